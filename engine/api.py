@@ -1,0 +1,94 @@
+"""The Python API: load a ruleset once, then roll its checks (and, later, ask for distributions).
+
+This module wires the stages together and holds no logic of its own:
+load → validate → parse/compile → sample.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .compile import compile_document
+from .errors import Diagnostic, InputError, did_you_mean
+from .inputs import bind_inputs
+from .limits import DEFAULT_LIMITS, Limits
+from .load import Document, load as load_yaml, read_source
+from .model import Check, RulesetModel
+from .resources import shipped_rulesets
+from .sample import Forced, Result, sample
+from .source import SourceFile
+from .validate import validate
+
+
+class Ruleset:
+    """A compiled ruleset. Immutable; safe to share between threads and reuse for many rolls."""
+
+    def __init__(self, model: RulesetModel, document: Document, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.model = model
+        self.document = document
+        self.limits = limits
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    @property
+    def title(self) -> str:
+        return self.model.title
+
+    @property
+    def checks(self) -> Mapping[str, Check]:
+        return self.model.checks
+
+    def check(self, name: str) -> Check:
+        """The check called `name`, or an `InputError` naming the nearest one."""
+        try:
+            return self.model.checks[name]
+        except KeyError:
+            hint = did_you_mean(name, self.model.checks) or f"checks: {', '.join(self.model.checks)}"
+            raise InputError([Diagnostic("RC402", f"ruleset '{self.name}' has no check '{name}'", None, hint)]) from None
+
+    def roll(
+        self,
+        check: str,
+        /,
+        rng: random.Random | None = None,
+        *,
+        forced: Forced | None = None,
+        **inputs: Any,
+    ) -> Result:
+        """Roll `check` once. Pass a seeded `random.Random` for replayable rolls; `forced`
+        fixes dice (`{"tens": 5}`), pools (`{"dice": [9, 2, 0]}`) or draws (`{"beads": ["good"]}`)."""
+        c = self.check(check)
+        bound = bind_inputs(c, inputs)
+        return sample(c, bound, rng if rng is not None else random.Random(), forced, self.limits)
+
+    def __repr__(self) -> str:
+        return f"<Ruleset {self.name!r}: {', '.join(self.checks)}>"
+
+
+def load(path_or_text: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str | None = None) -> Ruleset:
+    """Load a ruleset from a path, from YAML text, or by the name of a shipped ruleset."""
+    if isinstance(path_or_text, str) and path_or_text in shipped_rulesets():
+        path_or_text = shipped_rulesets()[path_or_text]
+        name = name or _display(path_or_text)
+    source = read_source(path_or_text, name)
+    return load_source(source, limits=limits)
+
+
+def load_source(source: SourceFile, *, limits: Limits = DEFAULT_LIMITS) -> Ruleset:
+    """Run every stage on one source file."""
+    doc = load_yaml(source)
+    validate(doc)
+    return Ruleset(compile_document(doc), doc, limits)
+
+
+def _display(path: Path) -> str:
+    """A path as short as it can be shown: relative to the working folder when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

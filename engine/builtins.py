@@ -1,0 +1,179 @@
+"""The function library of the expression language.
+
+Each builtin has a type rule (checked at compile time) and one implementation that both the
+sampler and the exact evaluator call, so there is a single semantics for every function.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from . import types as T
+from .values import Multi, Symbol, normalize
+
+Typer = Callable[[Sequence[T.Type]], "T.Type | str"]
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    """A library function: arity, a type rule returning the result type or a complaint, the code."""
+
+    name: str
+    min_args: int
+    max_args: int
+    typer: Typer
+    impl: Callable[..., Any]
+    doc: str
+
+
+def _nums(result: T.Type) -> Typer:
+    def typer(args: Sequence[T.Type]) -> T.Type | str:
+        for a in args:
+            if not T.NUM.accepts(a):
+                return f"expects numbers, got {a}"
+        return result
+
+    return typer
+
+
+def _ordered(args: Sequence[T.Type]) -> T.Type | str:
+    """min/max: numbers, symbols of one scale, or a single pool."""
+    if len(args) == 1:
+        if args[0].kind == "multi" and args[0].elem is not None:
+            return args[0].elem
+        if args[0].kind == "any":
+            return T.ANY
+        return f"with one argument expects a pool or draw, got {args[0]}"
+    known = [a for a in args if a.kind != "any"]
+    if not known:
+        return T.ANY
+    first = known[0]
+    for a in known:
+        if not first.accepts(a) or a.kind not in ("num", "sym"):
+            return f"expects numbers or values of one scale, got {first} and {a}"
+    return first
+
+
+def _of_multi(result: Callable[[T.Type], T.Type]) -> Typer:
+    def typer(args: Sequence[T.Type]) -> T.Type | str:
+        a = args[0]
+        if a.kind == "any":
+            return T.ANY
+        if a.kind != "multi" or a.elem is None:
+            return f"expects a pool or draw, got {a}"
+        return result(a.elem)
+
+    return typer
+
+
+def _count_typer(args: Sequence[T.Type]) -> T.Type | str:
+    a = args[0]
+    if a.kind not in ("multi", "any"):
+        return f"expects a pool or draw first, got {a}"
+    if len(args) == 2 and a.elem is not None:
+        b = args[1]
+        target = b.elem if b.kind in ("list",) and b.elem else b
+        if b.kind != "range" and not a.elem.accepts(target):
+            return f"cannot count {b} in a pool of {a.elem}"
+    return T.NUM
+
+
+def _majority_typer(args: Sequence[T.Type]) -> T.Type | str:
+    a = args[0]
+    if a.kind == "any":
+        return T.ANY
+    if a.kind != "multi" or a.elem is None:
+        return f"expects a pool or draw first, got {a}"
+    if len(args) == 2:
+        b = args[1]
+        if b.kind != "list" or (b.elem is not None and not a.elem.accepts(b.elem)):
+            return f"expects a list of {a.elem} as the tie-break order, got {b}"
+    return a.elem
+
+
+def _shift_typer(args: Sequence[T.Type]) -> T.Type | str:
+    if args[0].kind not in ("sym", "any"):
+        return f"expects a value of a scale first, got {args[0]}"
+    if not T.NUM.accepts(args[1]):
+        return f"expects a number of steps second, got {args[1]}"
+    return args[0]
+
+
+def _rank_typer(args: Sequence[T.Type]) -> T.Type | str:
+    return T.NUM if args[0].kind in ("sym", "any") else f"expects a value of a scale, got {args[0]}"
+
+
+def _clamp(x: Any, lo: Any, hi: Any) -> Any:
+    return lo if x < lo else hi if x > hi else x
+
+
+def _min(*args: Any) -> Any:
+    if len(args) == 1 and isinstance(args[0], Multi):
+        return min(args[0].items)
+    return min(args)
+
+
+def _max(*args: Any) -> Any:
+    if len(args) == 1 and isinstance(args[0], Multi):
+        return max(args[0].items)
+    return max(args)
+
+
+def _count(m: Multi, what: Any = None) -> int:
+    if what is None:
+        return len(m.items)
+    if isinstance(what, (tuple, range)):
+        return sum(1 for i in m.items if i in what)
+    return sum(1 for i in m.items if i == what)
+
+
+def _sum(m: Multi) -> Any:
+    return normalize(sum(m.items, 0))  # type: ignore[arg-type]
+
+
+def _majority(m: Multi, order: tuple[Any, ...] = ()) -> Any:
+    """The reading with the most dice; among tied readings, the first in `order`, else the lowest."""
+    counts = m.counts()
+    top = max(counts.values())
+    tied = [v for v, c in counts.items() if c == top]
+    if len(tied) == 1:
+        return tied[0]
+    for preferred in order:
+        if preferred in tied:
+            return preferred
+    return min(tied)
+
+
+def _shift(s: Symbol, steps: Any, scales: dict[str, tuple[Symbol, ...]]) -> Symbol:
+    members = scales[s.scale]
+    return members[_clamp(s.rank + int(steps), 0, len(members) - 1)]
+
+
+def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
+    """The builtins, bound to the ruleset's scales (which `shift` needs)."""
+    fns = [
+        Builtin("floor", 1, 1, _nums(T.NUM), lambda x: math.floor(x), "round down to a whole number"),
+        Builtin("ceil", 1, 1, _nums(T.NUM), lambda x: math.ceil(x), "round up to a whole number"),
+        Builtin("abs", 1, 1, _nums(T.NUM), lambda x: abs(x), "absolute value"),
+        Builtin("min", 1, 8, _ordered, _min, "the least of its arguments, or of a pool"),
+        Builtin("max", 1, 8, _ordered, _max, "the greatest of its arguments, or of a pool"),
+        Builtin("clamp", 3, 3, _ordered, _clamp, "clamp(x, lo, hi): x kept within lo..hi"),
+        Builtin("count", 1, 2, _count_typer, _count, "count(p): dice in p; count(p, x): dice reading x (or in a list/range)"),
+        Builtin("sum", 1, 1, _of_multi(lambda e: T.NUM), _sum, "total of a pool's readings"),
+        Builtin("highest", 1, 1, _of_multi(lambda e: e), lambda m: max(m.items), "the highest reading of a pool"),
+        Builtin("lowest", 1, 1, _of_multi(lambda e: e), lambda m: min(m.items), "the lowest reading of a pool"),
+        Builtin("best", 1, 1, _of_multi(lambda e: e), lambda m: max(m.items), "the best chit of a draw (by the bag's order)"),
+        Builtin("worst", 1, 1, _of_multi(lambda e: e), lambda m: min(m.items), "the worst chit of a draw (by the bag's order)"),
+        Builtin("majority", 1, 2, _majority_typer, _majority, "majority(p, [order]): the most common reading, ties by order"),
+        Builtin("shift", 2, 2, _shift_typer, lambda s, n: _shift(s, n, scales), "shift(x, n): n steps along x's scale, clamped"),
+        Builtin("rank", 1, 1, _rank_typer, lambda s: s.rank, "position of a value in its scale, worst = 0"),
+        Builtin("half", 1, 1, _nums(T.NUM), lambda x: normalize(Fraction(x) / 2), "exactly half (may be a fraction)"),
+    ]
+    return {f.name: f for f in fns}
+
+
+BUILTIN_NAMES = frozenset(library({}).keys())

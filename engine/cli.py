@@ -1,0 +1,182 @@
+"""The `rulecraft` command: validate, list, show, roll, schema.
+
+Exit codes: 0 success; 1 a ruleset, input or evaluation problem (reported as diagnostics,
+never a traceback); 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from .api import Ruleset, load
+from .errors import Diagnostic, InputError, RulecraftError
+from .render import check_text, result_text, ruleset_text
+from .resources import schema_path, shipped_rulesets
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run(list(sys.argv[1:] if argv is None else argv), sys.stdout, sys.stderr)
+
+
+def run(argv: list[str], out: TextIO, err: TextIO) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        code: int = args.func(args, out, err)
+        return code
+    except RulecraftError as exc:
+        if getattr(args, "json", False) or getattr(args, "format", "text") == "json":
+            json.dump({"ok": False, "diagnostics": [d.as_json() for d in exc.diagnostics]}, out, indent=2)
+            out.write("\n")
+        else:
+            err.write(exc.render() + "\n")
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rulecraft", description="A declarative rules engine for tabletop RPGs.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    v = sub.add_parser("validate", help="check ruleset files or folders; exit 1 on any problem")
+    v.add_argument("paths", nargs="+", help="ruleset files, folders of them, or shipped ruleset names")
+    v.add_argument("--format", choices=["text", "json"], default="text", help="diagnostics as text or JSON")
+    v.set_defaults(func=_validate)
+
+    ls = sub.add_parser("list", help="the shipped rulesets and their checks")
+    ls.set_defaults(func=_list)
+
+    sh = sub.add_parser("show", help="what a ruleset or one of its checks offers")
+    sh.add_argument("ruleset", help="a shipped ruleset's name or a path")
+    sh.add_argument("check", nargs="?", help="a check of the ruleset")
+    sh.set_defaults(func=_show)
+
+    r = sub.add_parser("roll", help="roll one check and explain the result")
+    r.add_argument("ruleset", help="a shipped ruleset's name or a path")
+    r.add_argument("check", help="the check to roll")
+    r.add_argument("-i", "--input", action="append", default=[], metavar="NAME=VALUE", help="an input of the check")
+    r.add_argument("--force", action="append", default=[], metavar="NAME=FACES", help="fix a die (tens=5), pool (dice=9,2,0) or draw (beads=good)")
+    r.add_argument("--seed", type=int, help="seed for a replayable roll")
+    r.add_argument("--json", action="store_true", help="print the result as JSON")
+    r.set_defaults(func=_roll)
+
+    s = sub.add_parser("schema", help="print the ruleset JSON Schema")
+    s.set_defaults(func=_schema)
+    return p
+
+
+def _ruleset(ref: str) -> Ruleset:
+    return load(Path(ref) if ref not in shipped_rulesets() else ref)
+
+
+def _pairs(items: list[str], what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise InputError([Diagnostic("RC407", f"{what} '{item}' is not of the form NAME=VALUE", None)])
+        out[name.strip()] = value.strip()
+    return out
+
+
+def _files(paths: list[str]) -> list[Path]:
+    found: list[Path] = []
+    for p in paths:
+        if p in shipped_rulesets() and not Path(p).exists():
+            found.append(shipped_rulesets()[p])
+            continue
+        path = Path(p)
+        if path.is_dir():
+            found.extend(sorted(q for q in path.rglob("*") if q.suffix in (".yaml", ".yml")))
+        else:
+            found.append(path)
+    return found
+
+
+def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    files = _files(args.paths)
+    report: list[dict[str, Any]] = []
+    failed = 0
+    for f in files:
+        try:
+            rs = load(f)
+            report.append({"file": str(f), "ok": True, "checks": list(rs.checks), "diagnostics": []})
+            if args.format == "text":
+                out.write(f"ok      {f}  ({len(rs.checks)} checks: {', '.join(rs.checks)})\n")
+        except RulecraftError as exc:
+            failed += 1
+            report.append({"file": str(f), "ok": False, "diagnostics": [d.as_json() for d in exc.diagnostics]})
+            if args.format == "text":
+                out.write(f"FAILED  {f}\n")
+                err.write(exc.render() + "\n")
+    if not files:
+        err.write("no ruleset files found\n")
+        return 1
+    if args.format == "json":
+        json.dump({"ok": failed == 0, "files": report}, out, indent=2)
+        out.write("\n")
+    elif failed:
+        out.write(f"{failed} of {len(files)} file(s) failed\n")
+    return 1 if failed else 0
+
+
+def _list(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    for name, path in shipped_rulesets().items():
+        rs = load(path)
+        out.write(f"{name:<10} {rs.title}\n")
+        for c in rs.checks.values():
+            out.write(f"  {c.name:<10} {c.title}\n")
+    return 0
+
+
+def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    rs = _ruleset(args.ruleset)
+    if args.check:
+        out.write(check_text(rs.check(args.check)) + "\n")
+    else:
+        out.write(ruleset_text(rs.model) + "\n")
+    return 0
+
+
+def _forced(pairs: dict[str, str]) -> dict[str, Any]:
+    forced: dict[str, Any] = {}
+    for name, text in pairs.items():
+        parts = [p.strip() for p in text.split(",") if p.strip()]
+        values: list[Any] = [int(p) if p.lstrip("-").isdigit() else p for p in parts]
+        forced[name] = values[0] if len(values) == 1 and isinstance(values[0], int) and "," not in text else values
+    return forced
+
+
+def _roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    rs = _ruleset(args.ruleset)
+    inputs = _pairs(args.input, "input")
+    forced = _forced(_pairs(args.force, "force"))
+    rng = random.Random(args.seed)
+    result = rs.roll(args.check, rng, forced=forced or None, **inputs)
+    if args.json:
+        data = result.as_json()
+        data["ruleset"] = rs.name
+        data["seed"] = args.seed
+        json.dump(data, out, indent=2)
+        out.write("\n")
+    else:
+        seed = f"  (seed {args.seed})" if args.seed is not None else ""
+        out.write(result_text(result, f"{rs.name} · {rs.check(args.check).title}{seed}") + "\n")
+    return 0
+
+
+def _schema(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    out.write(schema_path().read_text(encoding="utf-8"))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

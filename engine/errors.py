@@ -1,0 +1,110 @@
+"""Errors as data.
+
+One base class, one subclass per stage. Each problem is a `Diagnostic` (severity, code, span,
+message, hint) so the CLI can print it for people or as JSON for CI; an error carries every
+diagnostic its stage found, most likely root cause first.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from .source import Span
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem at one place."""
+
+    code: str
+    message: str
+    span: Span | None = None
+    hint: str | None = None
+    severity: Severity = "error"
+
+    def render(self) -> str:
+        where = self.span.location() + ": " if self.span and self.span.line else ""
+        if self.span and not self.span.line and self.span.file:
+            where = self.span.file + ": "
+        head = f"{where}{self.severity} {self.code}: {self.message}"
+        parts = [head]
+        if self.span and self.span.line:
+            excerpt = self.span.excerpt()
+            if excerpt:
+                parts.append(excerpt)
+        if self.hint:
+            parts.append(f"  hint: {self.hint}")
+        return "\n".join(parts)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "file": self.span.file if self.span else None,
+            "line": self.span.line if self.span else None,
+            "column": self.span.col if self.span else None,
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+
+class RulecraftError(Exception):
+    """Base of every error the engine raises for bad input; never a bug."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:
+        self.diagnostics: tuple[Diagnostic, ...] = tuple(diagnostics)
+        super().__init__(self.render())
+
+    @classmethod
+    def one(cls, code: str, message: str, span: Span | None = None, hint: str | None = None) -> RulecraftError:
+        return cls([Diagnostic(code, message, span, hint)])
+
+    def render(self) -> str:
+        return "\n".join(d.render() for d in self.diagnostics)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class LoadError(RulecraftError):
+    """The file could not be read or is not valid YAML."""
+
+
+class SchemaError(RulecraftError):
+    """The YAML does not have the shape of a ruleset."""
+
+
+class ExprSyntaxError(RulecraftError):
+    """An expression string does not parse."""
+
+
+class CompileError(RulecraftError):
+    """Names, types or structure of a ruleset are wrong."""
+
+
+class InputError(RulecraftError):
+    """A check was called with a missing, unknown or out-of-range input."""
+
+
+class EvalError(RulecraftError):
+    """An expression failed while running (for example division by zero)."""
+
+
+class LimitError(RulecraftError):
+    """An evaluation would exceed a limit the embedder set."""
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    """A hint naming the nearest candidate, if one is close enough to be a misspelling."""
+    options = sorted(set(candidates))
+    close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+    if not close:
+        lowered = {c.lower(): c for c in options}
+        if name.lower() in lowered:
+            close = [lowered[name.lower()]]
+    return f"did you mean '{close[0]}'?" if close else None

@@ -1,0 +1,145 @@
+"""Expression syntax tree: frozen nodes that carry the span they were parsed from.
+
+The tree is the language's own (not lark's), so later stages match on node classes and never
+count children. Spans are excluded from equality so that parse → print → parse compares equal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ..source import Span
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    span: Span | None = field(default=None, compare=False, repr=False, kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Num(Node):
+    """An integer or exact rational literal: `3`, `1.5`."""
+
+    value: Fraction | int
+
+
+@dataclass(frozen=True, slots=True)
+class Bool(Node):
+    """`true` or `false`."""
+
+    value: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Sym(Node):
+    """A quoted name of a member of an ordered scale: `'botch'`, `'good'`."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Name(Node):
+    """A reference to an input, a die or a named value."""
+
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ListExpr(Node):
+    """`[a, b, c]` — used with `in` and as tie-break orders."""
+
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Range(Node):
+    """`a..b`, both ends included."""
+
+    lo: Node
+    hi: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Unary(Node):
+    """`-x`."""
+
+    op: str
+    operand: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Binary(Node):
+    """Arithmetic: `+ - * / // %`."""
+
+    op: str
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Compare(Node):
+    """`== != < <= > >=`, `in` and `not in`."""
+
+    op: str
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Logic(Node):
+    """`and` / `or`, short-circuiting."""
+
+    op: str
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Not(Node):
+    """`not x`."""
+
+    operand: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Cond(Node):
+    """`then if test else other`."""
+
+    then: Node
+    test: Node
+    other: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Node):
+    """`f(a, b)`: a builtin function or a table of the ruleset."""
+
+    func: str
+    args: tuple[Node, ...]
+
+
+def children(node: Node) -> tuple[Node, ...]:
+    """The direct sub-expressions of a node, for walks that do not care about its kind."""
+    match node:
+        case ListExpr(items=items) | Call(args=items):
+            return items
+        case Range(lo=a, hi=b) | Binary(left=a, right=b) | Compare(left=a, right=b) | Logic(left=a, right=b):
+            return (a, b)
+        case Unary(operand=a) | Not(operand=a):
+            return (a,)
+        case Cond(then=a, test=b, other=c):
+            return (a, b, c)
+    return ()
+
+
+def names(node: Node) -> set[str]:
+    """Every name an expression refers to (not counting function names)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Name):
+            found.add(n.id)
+        stack.extend(children(n))
+    return found

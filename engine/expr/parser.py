@@ -1,0 +1,160 @@
+"""Stage 3 — parse: expression text to the syntax tree, with spans placed in the YAML file.
+
+One LALR parser is built once from `grammar.lark`; lark's exceptions stop here and become
+`ExprSyntaxError`s that point into the ruleset file.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from importlib.resources import files
+from typing import Any
+
+from lark import Lark, Token, Transformer, Tree, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from ..errors import Diagnostic, ExprSyntaxError
+from ..load import ExprOrigin
+from ..source import SourceFile
+from . import ast
+
+_GRAMMAR = files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
+_PARSER = Lark(_GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=False)
+
+_TOKEN_WORDS = {
+    "NAME": "a name",
+    "INT": "a number",
+    "DECIMAL": "a number",
+    "STRING": "a quoted name",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "COMMA": "','",
+    "COMP_OP": "a comparison",
+    "ADD_OP": "'+' or '-'",
+    "MUL_OP": "'*', '/', '//' or '%'",
+    "MINUS": "'-'",
+    "PLUS": "'+'",
+    "$END": "the end of the expression",
+}
+
+
+@v_args(meta=True)
+class _Build(Transformer[Token, ast.Node]):
+    """Builds nodes only; no checks here, so lark never wraps our errors."""
+
+    def __init__(self, origin: ExprOrigin) -> None:
+        super().__init__()
+        self.origin = origin
+
+    def _span(self, meta: Any) -> Any:
+        if getattr(meta, "empty", True):
+            return None
+        return self.origin.span(meta.line, meta.column, meta.end_line, meta.end_column)
+
+    def int(self, meta: Any, c: list[Token]) -> ast.Node:
+        return ast.Num(int(c[0]), span=self._span(meta))
+
+    def decimal(self, meta: Any, c: list[Token]) -> ast.Node:
+        value = Fraction(str(c[0]))
+        return ast.Num(value.numerator if value.denominator == 1 else value, span=self._span(meta))
+
+    def symbol(self, meta: Any, c: list[Token]) -> ast.Node:
+        return ast.Sym(str(c[0])[1:-1], span=self._span(meta))
+
+    def true(self, meta: Any, c: list[Any]) -> ast.Node:
+        return ast.Bool(True, span=self._span(meta))
+
+    def false(self, meta: Any, c: list[Any]) -> ast.Node:
+        return ast.Bool(False, span=self._span(meta))
+
+    def name(self, meta: Any, c: list[Token]) -> ast.Node:
+        return ast.Name(str(c[0]), span=self._span(meta))
+
+    def call(self, meta: Any, c: list[Any]) -> ast.Node:
+        args = tuple(c[1].children) if len(c) > 1 else ()
+        return ast.Call(str(c[0]), args, span=self._span(meta))
+
+    def list(self, meta: Any, c: list[Any]) -> ast.Node:
+        items = tuple(c[0].children) if c else ()
+        return ast.ListExpr(items, span=self._span(meta))
+
+    def args(self, meta: Any, c: list[ast.Node]) -> Tree[Any]:
+        return Tree("args", c)
+
+    def cond(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+        return ast.Cond(c[0], c[1], c[2], span=self._span(meta))
+
+    def or_(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+        return ast.Logic("or", c[0], c[1], span=self._span(meta))
+
+    def and_(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+        return ast.Logic("and", c[0], c[1], span=self._span(meta))
+
+    def not_(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+        return ast.Not(c[0], span=self._span(meta))
+
+    def compare(self, meta: Any, c: list[Any]) -> ast.Node:
+        return ast.Compare(str(c[1]), c[0], c[2], span=self._span(meta))
+
+    def in_(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+        return ast.Compare("in", c[0], c[1], span=self._span(meta))
+
+    def not_in(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+        return ast.Compare("not in", c[0], c[1], span=self._span(meta))
+
+    def range(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+        return ast.Range(c[0], c[1], span=self._span(meta))
+
+    def binop(self, meta: Any, c: list[Any]) -> ast.Node:
+        return ast.Binary(str(c[1]), c[0], c[2], span=self._span(meta))
+
+    def neg(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+        operand = c[0]
+        if isinstance(operand, ast.Num):
+            return ast.Num(-operand.value, span=self._span(meta))
+        return ast.Unary("-", operand, span=self._span(meta))
+
+    def pos(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+        return c[0]
+
+
+def parse(text: str, origin: ExprOrigin | None = None) -> ast.Node:
+    """Parse one expression; `origin` says where its first character sits in the ruleset."""
+    if origin is None:
+        origin = ExprOrigin(SourceFile("<expr>", text), 1, 1, 0)
+    return _parse_cached(text, origin)
+
+
+@lru_cache(maxsize=4096)
+def _parse_cached(text: str, origin: ExprOrigin) -> ast.Node:
+    try:
+        tree = _PARSER.parse(text)
+    except UnexpectedInput as exc:
+        raise _syntax_error(text, origin, exc) from None
+    node = _Build(origin).transform(tree)
+    assert isinstance(node, ast.Node)
+    return node
+
+
+def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSyntaxError:
+    line = getattr(exc, "line", 1) or 1
+    col = getattr(exc, "column", 1) or 1
+    if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
+        lines = text.splitlines() or [""]
+        line, col = len(lines), len(lines[-1]) + 1
+        found = "the expression ends too early"
+    elif isinstance(exc, UnexpectedCharacters):
+        found = f"unexpected character {text.splitlines()[line - 1][col - 1]!r}"
+    elif isinstance(exc, UnexpectedToken):
+        found = f"unexpected {exc.token.value!r}"
+    else:  # pragma: no cover - lark has no other kinds today
+        found = "unexpected input"
+    expected = sorted({_TOKEN_WORDS.get(t, repr(t.strip('"').lower())) for t in getattr(exc, "expected", ()) or ()})
+    hint = f"expected {', '.join(expected[:6])}" if expected else None
+    if "=" in text and "==" not in text and not any(op in text for op in ("<=", ">=", "!=")):
+        hint = "comparison is written '==' (a single '=' is not an operator)"
+    span = origin.span(line, col, line, col + 1)
+    return ExprSyntaxError([Diagnostic("RC201", f"expression syntax error: {found}", span, hint)])

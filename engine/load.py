@@ -1,0 +1,174 @@
+"""Stage 1 — load: YAML text to plain data that remembers where every key and value was.
+
+ruamel.yaml's round-trip loader keeps 0-based positions on its containers; we copy the data
+into plain dicts and lists (so later stages never see YAML types) and keep the positions in
+a side table keyed by the path to each value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from .errors import Diagnostic, LoadError
+from .source import SourceFile, Span
+
+PathKey = tuple[str | int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a value sits: its key (for mapping entries) and the value itself, 1-based."""
+
+    key: tuple[int, int] | None
+    value: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Document:
+    """A loaded ruleset file: plain data plus the position of every value."""
+
+    source: SourceFile
+    data: Any
+    places: Mapping[PathKey, Place]
+
+    def span(self, path: PathKey, *, key: bool = False) -> Span:
+        """The span of the value at `path` (or of its key), falling back to the nearest parent."""
+        probe = tuple(path)
+        while probe and probe not in self.places:
+            probe = probe[:-1]
+        place = self.places.get(probe)
+        if place is None:
+            return Span(self.source, 1, 1)
+        line, col = place.key if (key and place.key) else place.value
+        width = self._token_width(line, col)
+        return Span(self.source, line, col, line, col + width)
+
+    def _token_width(self, line: int, col: int) -> int:
+        text = self.source.line(line)[col - 1 :]
+        if not text:
+            return 1
+        if text[0] in "'\"":
+            end = text.find(text[0], 1)
+            return end + 1 if end > 0 else len(text)
+        for stop in (": ", " #"):
+            cut = text.find(stop)
+            if cut > 0:
+                text = text[:cut]
+        if text.endswith(":"):
+            text = text[:-1]
+        return max(1, len(text.rstrip()))
+
+    def expr_origin(self, path: PathKey) -> ExprOrigin:
+        """Where the characters of the string at `path` begin, for placing expression errors."""
+        place = self.places.get(tuple(path))
+        if place is None:
+            return ExprOrigin(self.source, 1, 1, 0)
+        line, col = place.value
+        first = self.source.line(line)[col - 1 : col]
+        if first in ("'", '"'):
+            return ExprOrigin(self.source, line, col + 1, 0)
+        if first in ("|", ">"):
+            nxt = self.source.line(line + 1)
+            indent = len(nxt) - len(nxt.lstrip(" "))
+            return ExprOrigin(self.source, line + 1, indent + 1, indent)
+        return ExprOrigin(self.source, line, col, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class ExprOrigin:
+    """Maps a position inside an expression string to a position in the YAML file."""
+
+    source: SourceFile
+    line: int
+    col: int
+    indent: int
+
+    def span(self, line: int, col: int, end_line: int, end_col: int) -> Span:
+        def place(ln: int, cl: int) -> tuple[int, int]:
+            if ln <= 1:
+                return self.line, self.col + cl - 1
+            return self.line + ln - 1, self.indent + cl
+
+        a = place(line, col)
+        b = place(end_line, end_col)
+        return Span(self.source, a[0], a[1], b[0], b[1])
+
+
+def read_source(path_or_text: str | Path, name: str | None = None) -> SourceFile:
+    """A `SourceFile` from a path, or from YAML text given directly."""
+    if isinstance(path_or_text, Path) or ("\n" not in path_or_text and Path(path_or_text).suffix in (".yaml", ".yml")):
+        path = Path(path_or_text)
+        try:
+            return SourceFile(name or str(path), path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise LoadError([Diagnostic("RC001", f"cannot read {path}: {exc.strerror or exc}", None)]) from None
+        except UnicodeDecodeError:
+            raise LoadError([Diagnostic("RC001", f"{path} is not UTF-8 text", None)]) from None
+    return SourceFile(name or "<string>", str(path_or_text))
+
+
+def load(source: SourceFile) -> Document:
+    """Parse YAML into a `Document`; a YAML error becomes a `LoadError` at its position."""
+    yaml = YAML(typ="rt")
+    yaml.allow_duplicate_keys = False
+    try:
+        tree = yaml.load(source.text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        span = Span(source, mark.line + 1, mark.column + 1) if mark else None
+        problem = (exc.problem or exc.context or "invalid YAML").strip()
+        hint = None
+        if "duplicate key" in problem or "found duplicate key" in str(exc):
+            problem = str(exc.problem).split("\n")[0]
+            hint = "each key may appear once in a mapping"
+        raise LoadError([Diagnostic("RC002", f"YAML syntax error: {problem}", span, hint)]) from None
+    except YAMLError as exc:
+        raise LoadError([Diagnostic("RC002", f"YAML error: {exc}", Span(source, 1, 1))]) from None
+    places: dict[PathKey, Place] = {(): Place(None, (1, 1))}
+    data = _plain(tree, (), places)
+    return Document(source, data, places)
+
+
+def _plain(node: Any, path: PathKey, places: dict[PathKey, Place]) -> Any:
+    if isinstance(node, CommentedMap):
+        out: dict[Any, Any] = {}
+        for key, value in node.items():
+            k = key if isinstance(key, (str, int)) and not isinstance(key, bool) else str(key)
+            try:
+                kl, kc = node.lc.key(key)
+                vl, vc = node.lc.value(key)
+                places[path + (k,)] = Place((kl + 1, kc + 1), (vl + 1, vc + 1))
+            except (KeyError, TypeError, AttributeError):
+                pass
+            out[_scalar(k)] = _plain(value, path + (k,), places)
+        return out
+    if isinstance(node, CommentedSeq):
+        items = []
+        for index, value in enumerate(node):
+            try:
+                line, col = node.lc.item(index)
+                places[path + (index,)] = Place(None, (line + 1, col + 1))
+            except (KeyError, TypeError, AttributeError):
+                pass
+            items.append(_plain(value, path + (index,), places))
+        return items
+    return _scalar(node)
+
+
+def _scalar(value: Any) -> Any:
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str(value)
+    return value

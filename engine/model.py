@@ -1,0 +1,191 @@
+"""The compiled ruleset: frozen, typed, every name resolved, no YAML left.
+
+Expressions appear here twice: as their syntax tree (for printing and analysis) and as a
+`Code` closure that the sampler and the exact evaluator both call — one semantics.
+New constructs (triggers, contests, stored state) are new randomizer kinds, new check parts
+or new top-level sections here; existing ones need not change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .expr import ast
+from .source import Span
+from .types import Type
+from .values import Symbol
+
+Env = dict[str, Any]
+Code = Callable[[Env], Any]
+
+
+@dataclass(frozen=True)
+class Expr:
+    """A compiled expression: its tree, its static type, and the closure that runs it."""
+
+    node: ast.Node
+    type: Type
+    run: Code = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Scale:
+    """An ordered set of names, worst first: outcomes, chit colours, skill levels."""
+
+    name: str
+    members: tuple[Symbol, ...]
+    span: Span | None = field(default=None, compare=False)
+
+    def __getitem__(self, name: str) -> Symbol:
+        for m in self.members:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(m.name for m in self.members)
+
+
+@dataclass(frozen=True)
+class Note:
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Bag:
+    """A bag of chits: `chits` gives each colour's count in one set, `sets` how many sets."""
+
+    name: str
+    scale: Scale
+    chits: tuple[tuple[Symbol, int], ...]
+    sets: int
+    span: Span | None = field(default=None, compare=False)
+
+    def contents(self) -> tuple[tuple[Symbol, int], ...]:
+        return tuple((s, n * self.sets) for s, n in self.chits)
+
+    @property
+    def size(self) -> int:
+        return sum(n for _, n in self.chits) * self.sets
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """A typed input of a check: int, number, bool or a choice from a scale."""
+
+    name: str
+    kind: str
+    minimum: Any = None
+    maximum: Any = None
+    default: Any = None
+    scale: Scale | None = None
+    description: str = ""
+    span: Span | None = field(default=None, compare=False)
+
+    @property
+    def required(self) -> bool:
+        return self.default is None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of an ordered rule list: `when` (None for `else`) and the outcome it gives."""
+
+    when: Expr | None
+    then: Expr
+    span: Span | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A named, pure function of its parameters: ordered rules, a value table or one expression."""
+
+    name: str
+    params: tuple[tuple[str, Type], ...]
+    returns: Type
+    run: Callable[..., Any] = field(compare=False, repr=False)
+    description: str = ""
+    span: Span | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Die:
+    """One die with the given faces, equally likely."""
+
+    name: str
+    faces: tuple[int, ...]
+    span: Span | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Pool:
+    """`count` dice with `faces`, each read through `each` (the face itself when absent)."""
+
+    name: str
+    count: Expr
+    faces: tuple[int, ...]
+    each: Expr | None
+    span: Span | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Draw:
+    """`count` chits drawn from `bag` without replacement."""
+
+    name: str
+    bag: Bag
+    count: Expr
+    span: Span | None = field(default=None, compare=False)
+
+
+Randomizer = Die | Pool | Draw
+
+
+@dataclass(frozen=True)
+class Let:
+    """A named value; `before_roll` when it depends on no die, so dice and auto rules may use it."""
+
+    name: str
+    expr: Expr
+    before_roll: bool
+    span: Span | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check: inputs → values known before the roll → auto rules → dice → values → outcome."""
+
+    name: str
+    title: str
+    description: str
+    inputs: tuple[InputSpec, ...]
+    lets: tuple[Let, ...]
+    auto: tuple[Rule, ...]
+    roll: tuple[Randomizer, ...]
+    outcomes: Scale
+    outcome: Expr | tuple[Rule, ...]
+    outputs: tuple[tuple[str, Expr], ...]
+    span: Span | None = field(default=None, compare=False)
+
+    @property
+    def input_map(self) -> Mapping[str, InputSpec]:
+        return {i.name: i for i in self.inputs}
+
+
+@dataclass(frozen=True)
+class RulesetModel:
+    """Everything a ruleset declares, compiled."""
+
+    name: str
+    title: str
+    version: int
+    notes: tuple[Note, ...]
+    scales: Mapping[str, Scale]
+    bags: Mapping[str, Bag]
+    tables: Mapping[str, Table]
+    checks: Mapping[str, Check]
+    source_name: str

@@ -1,0 +1,103 @@
+"""Text for people: results with their trace, checks as `show` prints them.
+
+Kept apart from the evaluators (as d20 keeps its stringifiers apart from its roller), so the
+same `Result` can be printed as text here or as JSON by `Result.as_json`.
+"""
+
+from __future__ import annotations
+
+from .expr.printer import to_text
+from .inputs import describe
+from .model import Check, Die, Draw, Expr, Pool, RulesetModel
+from .sample import Result
+from .values import show
+
+
+def result_text(result: Result, title: str = "") -> str:
+    lines = [f"{title or result.check}"]
+    width = max([len(s.name) for s in result.trace] + [8])
+    for step in result.trace:
+        name = step.name.ljust(width)
+        value = show(step.value)
+        if step.kind == "input":
+            lines.append(f"  input   {name} = {value}")
+        elif step.kind == "value":
+            lines.append(f"  value   {name} = {value.ljust(6)}  ← {step.detail}")
+        elif step.kind == "die":
+            lines.append(f"  die     {name} : {value.ljust(6)}  {step.detail}".rstrip())
+        elif step.kind in ("pool", "draw"):
+            lines.append(f"  {step.kind.ljust(7)} {name} : {value}  ({step.detail})")
+        elif step.kind == "auto":
+            lines.append(f"  auto    {name} = {value}  ← {step.detail}")
+        elif step.kind in ("rule", "outcome"):
+            lines.append(f"  outcome {name} = {value}  ← {step.detail}")
+        elif step.kind == "output":
+            lines.append(f"  output  {name} = {value.ljust(6)}  ← {step.detail}")
+    lines.append(f"=> {result.outcome.name}")
+    return "\n".join(lines)
+
+
+def check_text(check: Check) -> str:
+    lines = [f"{check.name}: {check.title}"]
+    if check.description:
+        lines.append(f"  {check.description}")
+    if check.inputs:
+        lines.append("  inputs:")
+        for i in check.inputs:
+            default = f" (default {show(i.default)})" if i.default is not None else " (required)"
+            lines.append(f"    {i.name}: {describe(i)}{default}" + (f" — {i.description}" if i.description else ""))
+    if check.roll:
+        lines.append("  roll:")
+        for r in check.roll:
+            if isinstance(r, Die):
+                lines.append(f"    {r.name}: a die with faces {_faces(r.faces)}")
+            elif isinstance(r, Pool):
+                each = f", each read as {to_text(r.each.node)}" if r.each else ""
+                lines.append(f"    {r.name}: a pool of {to_text(r.count.node)} dice with faces {_faces(r.faces)}{each}")
+            elif isinstance(r, Draw):
+                lines.append(f"    {r.name}: {to_text(r.count.node)} chit(s) from bag '{r.bag.name}' ({r.bag.size} chits)")
+    if check.auto:
+        lines.append("  decided before rolling:")
+        for rule in check.auto:
+            when = to_text(rule.when.node) if rule.when else "otherwise"
+            lines.append(f"    {to_text(rule.then.node)} when {when}")
+    if check.lets:
+        lines.append("  values:")
+        for let in check.lets:
+            lines.append(f"    {let.name} = {to_text(let.expr.node)}")
+    lines.append(f"  outcomes (worst → best): {', '.join(check.outcomes.names)}")
+    if isinstance(check.outcome, Expr):
+        lines.append(f"  outcome = {to_text(check.outcome.node)}")
+    else:
+        lines.append("  outcome:")
+        for rule in check.outcome:
+            when = f"when {to_text(rule.when.node)}" if rule.when else "otherwise"
+            lines.append(f"    {to_text(rule.then.node)} {when}")
+    if check.outputs:
+        lines.append("  outputs:")
+        for name, expr in check.outputs:
+            lines.append(f"    {name} = {to_text(expr.node)}")
+    return "\n".join(lines)
+
+
+def ruleset_text(model: RulesetModel) -> str:
+    lines = [f"{model.name}: {model.title}  ({model.source_name})"]
+    if model.bags:
+        lines.append("bags:")
+        for b in model.bags.values():
+            chits = ", ".join(f"{n} {s.name}" for s, n in b.contents())
+            lines.append(f"  {b.name}: {chits} ({b.sets} sets)")
+    lines.append("checks:")
+    for c in model.checks.values():
+        lines.append(f"  {c.name}: {c.title}")
+    if model.notes:
+        lines.append("notes:")
+        for n in model.notes:
+            lines.append(f"  [{n.id}] {n.text}")
+    return "\n".join(lines)
+
+
+def _faces(faces: tuple[int, ...]) -> str:
+    if faces == tuple(range(faces[0], faces[0] + len(faces))):
+        return f"{faces[0]}..{faces[-1]}"
+    return ", ".join(map(str, faces))

@@ -1,0 +1,108 @@
+"""Stage 2 — validate: the document against `schemas/ruleset.schema.json`.
+
+jsonschema works on plain data and reports JSON paths; we map each path back to the line and
+column the loader recorded, and word the common failures for authors rather than for schema
+writers.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+
+from .errors import Diagnostic, SchemaError, did_you_mean
+from .load import Document
+from .resources import schema_path
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict[str, Any]:
+    """The ruleset JSON Schema (draft 2020-12)."""
+    loaded: dict[str, Any] = json.loads(schema_path().read_text(encoding="utf-8"))
+    return loaded
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Draft202012Validator:
+    s = schema()
+    Draft202012Validator.check_schema(s)
+    return Draft202012Validator(s)
+
+
+def validate(doc: Document) -> None:
+    """Raise `SchemaError` listing every shape problem of the document, in file order."""
+    diags = [_diagnostic(doc, e) for e in _validator().iter_errors(doc.data)]
+    if diags:
+        diags.sort(key=lambda d: (d.span.line if d.span else 0, d.span.col if d.span else 0))
+        raise SchemaError(_dedupe(diags))
+
+
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[object, ...]] = set()
+    out = []
+    for d in diags:
+        key = (d.span.line if d.span else 0, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def _where(path: list[Any]) -> str:
+    return ".".join(str(p) for p in path) or "the top level"
+
+
+def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        deeper = best_match(error.context)
+        if len(deeper.absolute_path) > len(error.absolute_path) or deeper.validator in ("required", "additionalProperties", "type"):
+            return _diagnostic(doc, deeper)
+    path = list(error.absolute_path)
+    span = doc.span(tuple(path))
+    where = _where(path)
+    v = error.validator
+    if v == "additionalProperties":
+        allowed = list(error.schema.get("properties", {}))
+        extra = [k for k in error.instance if k not in allowed] if isinstance(error.instance, dict) else []
+        key = extra[0] if extra else "?"
+        return Diagnostic(
+            "RC102",
+            f"unknown key '{key}' in {where}",
+            doc.span(tuple(path) + (key,), key=True),
+            did_you_mean(str(key), allowed) or (f"allowed keys: {', '.join(allowed)}" if allowed else None),
+        )
+    if v == "required":
+        missing = str(error.message).split("'")[1] if "'" in error.message else "?"
+        key_span = doc.span(tuple(path), key=True) if path else span
+        return Diagnostic("RC101", f"{where} is missing the required key '{missing}'", key_span)
+    if v == "type":
+        want = error.validator_value
+        want_s = " or ".join(want) if isinstance(want, list) else want
+        return Diagnostic("RC103", f"{where} should be {_article(want_s)}, not {_kind(error.instance)}", span)
+    if v in ("enum", "const"):
+        options = error.validator_value if v == "enum" else [error.validator_value]
+        hint = did_you_mean(str(error.instance), [str(o) for o in options])
+        return Diagnostic("RC104", f"{where} must be one of {', '.join(map(repr, options))}, not {error.instance!r}", span, hint)
+    if v == "pattern":
+        return Diagnostic("RC104", f"{error.instance!r} at {where} is not a valid name", span, "names start with a letter and use letters, digits and _")
+    if v in ("minimum", "maximum", "minItems", "minProperties", "uniqueItems"):
+        return Diagnostic("RC104", f"{where}: {error.message}", span)
+    if v == "oneOf" or v == "not":
+        return Diagnostic("RC105", f"{where} does not have a valid form: {error.schema.get('description', error.message)}", span)
+    return Diagnostic("RC105", f"{where}: {error.message}", span)
+
+
+def _article(word: str) -> str:
+    return ("an " if word[:1] in "aeiou" else "a ") + word
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "empty"
+    return {dict: "a mapping", list: "a list", str: "text", bool: "true/false", int: "a number", float: "a number"}.get(
+        type(value), type(value).__name__
+    )

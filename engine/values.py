@@ -1,0 +1,105 @@
+"""Runtime values the expression language works on, beyond Python's ints, Fractions and bools.
+
+All are immutable and hashable, so the exact evaluator can memoise on them and a `Result`
+can be compared with a replay of itself.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import total_ordering
+from typing import Union
+
+
+@total_ordering
+@dataclass(frozen=True, slots=True, eq=False)
+class Symbol:
+    """A member of an ordered scale (an outcome, a chit colour, a skill level).
+
+    Symbols of one scale compare by rank (worst first); symbols are interned per scale, so
+    identity is equality.
+    """
+
+    scale: str
+    name: str
+    rank: int
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return hash((self.scale, self.name))
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Symbol) or other.scale != self.scale:
+            return NotImplemented
+        return self.rank < other.rank
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"'{self.name}'"
+
+
+@dataclass(frozen=True, slots=True)
+class Multi:
+    """The dice of a pool or the chits of a draw, as read for the rules.
+
+    `items` is in the order rolled or drawn (sorted when the exact evaluator made it);
+    `faces` keeps the raw die faces behind a classified pool, for the trace.
+    """
+
+    items: tuple[Value, ...]
+    faces: tuple[int, ...] | None = field(default=None, compare=False)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def counts(self) -> Counter[Value]:
+        return Counter(self.items)
+
+    def __str__(self) -> str:
+        return "[" + ", ".join(str(i) for i in self.items) + "]"
+
+
+Value = Union[int, Fraction, bool, Symbol, Multi, tuple["Value", ...], range]
+
+
+def normalize(value: Fraction | int) -> Fraction | int:
+    """Whole rationals become ints so that results print and hash as people expect."""
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return int(value.numerator)
+    return value
+
+
+def show(value: object) -> str:
+    """A value as a player reads it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Fraction):
+        return f"{value.numerator}/{value.denominator}"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(show(v) for v in value) + "]"
+    if isinstance(value, range):
+        return f"{value.start}..{value.stop - 1}"
+    return str(value)
+
+
+def to_json(value: object) -> object:
+    """A JSON-ready form: exact rationals as "n/d" strings, symbols as names."""
+    if isinstance(value, bool) or isinstance(value, int):
+        return value
+    if isinstance(value, Fraction):
+        return f"{value.numerator}/{value.denominator}"
+    if isinstance(value, Symbol):
+        return value.name
+    if isinstance(value, Multi):
+        return [to_json(v) for v in value.items]
+    if isinstance(value, (tuple, list)):
+        return [to_json(v) for v in value]
+    if isinstance(value, range):
+        return [value.start, value.stop - 1]
+    return str(value)
