@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .compile import compile_document
+from .exact import Distribution, distribution
 from .errors import Diagnostic, InputError, did_you_mean
 from .inputs import bind_inputs
 from .limits import DEFAULT_LIMITS, Limits
@@ -30,6 +31,8 @@ class Ruleset:
         self.model = model
         self.document = document
         self.limits = limits
+        self._dist_cache: dict[tuple[Any, ...], Distribution] = {}
+        self._bind_cache: dict[tuple[Any, ...], dict[str, Any]] = {}
 
     @property
     def name(self) -> str:
@@ -45,9 +48,10 @@ class Ruleset:
 
     def check(self, name: str) -> Check:
         """The check called `name`, or an `InputError` naming the nearest one."""
-        try:
-            return self.model.checks[name]
-        except KeyError:
+        found = self.model.checks.get(name)
+        if found is not None:
+            return found
+        else:
             hint = did_you_mean(name, self.model.checks) or f"checks: {', '.join(self.model.checks)}"
             raise InputError([Diagnostic("RC402", f"ruleset '{self.name}' has no check '{name}'", None, hint)]) from None
 
@@ -63,8 +67,34 @@ class Ruleset:
         """Roll `check` once. Pass a seeded `random.Random` for replayable rolls; `forced`
         fixes dice (`{"tens": 5}`), pools (`{"dice": [9, 2, 0]}`) or draws (`{"beads": ["good"]}`)."""
         c = self.check(check)
-        bound = bind_inputs(c, inputs)
-        return sample(c, bound, rng if rng is not None else random.Random(), forced, self.limits)
+        return sample(c, self._bind(c, inputs), rng if rng is not None else random.Random(), forced, self.limits)
+
+    def _bind(self, check: Check, inputs: dict[str, Any]) -> dict[str, Any]:
+        """Checked inputs, memoised: a table rolls the same check with the same inputs often."""
+        try:
+            key = (check.name, *inputs.items())
+            bound = self._bind_cache.get(key)
+        except TypeError:  # an unhashable value: check it every time
+            return bind_inputs(check, inputs)
+        if bound is None:
+            bound = bind_inputs(check, inputs)
+            if len(self._bind_cache) > 4096:
+                self._bind_cache.clear()
+            self._bind_cache[key] = bound
+        return bound
+
+    def distribution(self, check: str, /, **inputs: Any) -> Distribution:
+        """The exact distribution of `check`'s outcome and named values, as `Fraction`s."""
+        c = self.check(check)
+        bound = self._bind(c, inputs)
+        key = (check, *bound.items())
+        cached = self._dist_cache.get(key)
+        if cached is None:
+            cached = distribution(c, bound, self.limits)
+            if len(self._dist_cache) > 4096:
+                self._dist_cache.clear()
+            self._dist_cache[key] = cached
+        return cached
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name!r}: {', '.join(self.checks)}>"

@@ -7,6 +7,7 @@ sampler and the exact evaluator call, so there is a single semantics for every f
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -137,9 +138,9 @@ def _sum(m: Multi) -> Any:
 
 def _majority(m: Multi, order: tuple[Any, ...] = ()) -> Any:
     """The reading with the most dice; among tied readings, the first in `order`, else the lowest."""
-    counts = m.counts()
-    top = max(counts.values())
-    tied = [v for v, c in counts.items() if c == top]
+    counts = m.tally if m.tally is not None else tuple(Counter(m.items).items())
+    top = max(c for _, c in counts)
+    tied = [v for v, c in counts if c == top]
     if len(tied) == 1:
         return tied[0]
     for preferred in order:

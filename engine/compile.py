@@ -7,7 +7,6 @@ Problems are collected (one per faulty statement) and raised together as a `Comp
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from fractions import Fraction
@@ -15,14 +14,15 @@ from typing import Any
 
 from . import types as T
 from .builtins import Builtin, library
-from .errors import CompileError, Diagnostic, EvalError, RulecraftError, did_you_mean
+from .errors import CompileError, Diagnostic, RulecraftError, did_you_mean
 from .expr import ast
 from .expr.parser import parse
-from .load import Document, PathKey
+from .codegen import Emitter
+from .expr.printer import to_text
+from .load import Document, ExprOrigin, PathKey
 from .model import (
     Bag,
     Check,
-    Code,
     Die,
     Draw,
     Expr,
@@ -37,23 +37,10 @@ from .model import (
     Table,
 )
 from .source import Span
-from .values import Multi, Symbol, normalize
+from .values import Symbol, normalize
 
 SUPPORTED_VERSIONS = (1,)
 
-_ARITH: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.add,
-    "-": operator.sub,
-    "*": operator.mul,
-}
-_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
-    "==": operator.eq,
-    "!=": operator.ne,
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-}
 
 
 class _Fail(Exception):
@@ -81,7 +68,9 @@ class _Compiler:
         self.bags: dict[str, Bag] = {}
         self.tables: dict[str, Table] = {}
         self._table_busy: list[str] = []
+        self._locals: set[str] = set()
         self.builtins: dict[str, Builtin] = {}
+        self.emit = Emitter()
 
     # -- driver -------------------------------------------------------------------------
 
@@ -173,48 +162,63 @@ class _Compiler:
 
     def expr(self, path: PathKey, scope: Mapping[str, T.Type], expect: T.Type | None = None) -> Expr:
         """Parse and compile the expression at `path` (a string, or a YAML number or boolean)."""
+        return self.lower(self.node_at(path), scope, expect)
+
+    def node_at(self, path: PathKey) -> ast.Node:
+        """The syntax tree of the expression at `path`; YAML numbers and booleans are literals."""
         raw = self.doc.data
         for p in path:
             raw = raw[p]
-        span = self.doc.span(path)
         if isinstance(raw, bool):
-            node: ast.Node = ast.Bool(raw, span=span)
-        elif isinstance(raw, (int, float)):
-            node = ast.Num(normalize(Fraction(str(raw))), span=span)
-        else:
-            node = parse(str(raw), self.doc.expr_origin(path))
-        return self.lower(node, scope, expect)
+            return ast.Bool(raw, span=self.doc.span(path))
+        if isinstance(raw, (int, float)):
+            return ast.Num(normalize(Fraction(str(raw))), span=self.doc.span(path))
+        return parse(str(raw), self.doc.expr_origin(path))
 
     def lower(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None = None) -> Expr:
-        """Type-check `node` and build its closure."""
-        t, run = self._lower(node, scope, expect)
+        """Type-check `node` and compile it to a function of the environment."""
+        t, src = self._lower(node, scope, expect)
         if expect is not None and not expect.accepts(t):
             raise _fail("RC304", f"expected {expect} here, but this is {t}", node.span)
-        return Expr(node, t, run)
+        return Expr(node, t, self.emit.expression(src), to_text(node))
 
-    def _lower(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None) -> tuple[T.Type, Code]:
+    def _lower(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None) -> tuple[T.Type, str]:
+        """The static type of `node` and its Python source; constant parts are folded."""
+        t, src = self._lower_node(node, scope, expect)
+        if not isinstance(node, (ast.Num, ast.Bool, ast.Sym, ast.Name)) and not ast.names(node):
+            try:
+                value = self.emit.expression(src)({})
+            except RulecraftError:
+                return t, src  # reported when it runs, with its position
+            return t, self.emit.const(value)
+        return t, src
+
+    def _name(self, name: str) -> str:
+        return f"v_{name}" if name in self._locals else f"env[{name!r}]"
+
+    def _lower_node(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None) -> tuple[T.Type, str]:
+        k = self.emit.const
         match node:
             case ast.Num(value=v):
-                return T.NUM, lambda env: v
+                return T.NUM, k(v)
             case ast.Bool(value=v):
-                return T.BOOL, lambda env: v
+                return T.BOOL, k(v)
             case ast.Sym():
                 s = self._symbol(node, expect)
-                return T.sym(s.scale), lambda env: s
+                return T.sym(s.scale), k(s)
             case ast.Name(id=name):
                 if name not in scope:
                     if expect is not None and expect.kind == "sym" and expect.scale in self.scales:
                         scale = self.scales[expect.scale]
                         if name in scale.names:
-                            s = scale[name]
-                            return T.sym(s.scale), lambda env: s
+                            return T.sym(scale.name), k(scale[name])
                     raise _fail(
                         "RC301",
                         f"unknown name '{name}'",
                         node.span,
                         did_you_mean(name, list(scope)) or self._symbol_hint(name),
                     )
-                return scope[name], lambda env: env[name]
+                return scope[name], self._name(name)
             case ast.ListExpr(items=items):
                 elem_expect = expect.elem if expect is not None and expect.kind == "list" else None
                 lowered = self._lower_all(items, scope, elem_expect)
@@ -222,48 +226,47 @@ class _Compiler:
                 for (t, _), item in zip(lowered, items):
                     if not elem.accepts(t):
                         raise _fail("RC304", f"a list holds values of one type; this is {t}, not {elem}", item.span)
-                fns = tuple(f for _, f in lowered)
-                return T.listof(elem), lambda env: tuple(f(env) for f in fns)
+                return T.listof(elem), "(" + "".join(f"{src}, " for _, src in lowered) + ")"
             case ast.Range(lo=lo, hi=hi):
-                (tl, fl), (th, fh) = self._need(lo, scope, T.NUM), self._need(hi, scope, T.NUM)
-                return T.RANGE, lambda env: range(_int(fl(env), lo), _int(fh(env), hi) + 1)
-            case ast.Unary(operand=a):
-                _, f = self._need(a, scope, T.NUM)
-                return T.NUM, lambda env: -f(env)
-            case ast.Binary(op=op, left=a, right=b):
-                (_, fa), (_, fb) = self._need(a, scope, T.NUM), self._need(b, scope, T.NUM)
-                return T.NUM, self._arith(op, fa, fb, node)
-            case ast.Compare(op=op, left=a, right=b):
-                return self._compare(node, op, a, b, scope)
-            case ast.Logic(op=op, left=a, right=b):
-                (_, fa), (_, fb) = self._need(a, scope, T.BOOL), self._need(b, scope, T.BOOL)
-                if op == "and":
-                    return T.BOOL, lambda env: bool(fa(env) and fb(env))
-                return T.BOOL, lambda env: bool(fa(env) or fb(env))
-            case ast.Not(operand=a):
-                _, f = self._need(a, scope, T.BOOL)
-                return T.BOOL, lambda env: not f(env)
-            case ast.Cond(then=a, test=c, other=b):
-                _, fc = self._need(c, scope, T.BOOL)
-                if isinstance(a, ast.Sym) and expect is None:
-                    tb, fb = self._lower(b, scope, None)
-                    ta, fa = self._lower(a, scope, tb)
+                (_, a), (_, b) = self._need(lo, scope, T.NUM), self._need(hi, scope, T.NUM)
+                return T.RANGE, f"_range({a}, {b}, {k(node.span)})"
+            case ast.Unary(operand=operand):
+                _, a = self._need(operand, scope, T.NUM)
+                return T.NUM, f"(-{a})"
+            case ast.Binary(op=op, left=left, right=right):
+                (_, a), (_, b) = self._need(left, scope, T.NUM), self._need(right, scope, T.NUM)
+                helper = {"/": "_div", "//": "_floordiv", "%": "_mod"}.get(op)
+                if helper:
+                    return T.NUM, f"{helper}({a}, {b}, {k(node.span)})"
+                return T.NUM, f"({a} {op} {b})"
+            case ast.Compare(op=op, left=left, right=right):
+                return self._compare(node, op, left, right, scope)
+            case ast.Logic(op=op, left=left, right=right):
+                (_, a), (_, b) = self._need(left, scope, T.BOOL), self._need(right, scope, T.BOOL)
+                return T.BOOL, f"({a} {op} {b})"
+            case ast.Not(operand=operand):
+                _, a = self._need(operand, scope, T.BOOL)
+                return T.BOOL, f"(not {a})"
+            case ast.Cond(then=then, test=test, other=other):
+                _, c = self._need(test, scope, T.BOOL)
+                if isinstance(then, ast.Sym) and expect is None:
+                    tb, b = self._lower(other, scope, None)
+                    ta, a = self._lower(then, scope, tb)
                 else:
-                    ta, fa = self._lower(a, scope, expect)
-                    tb, fb = self._lower(b, scope, ta if ta.kind != "any" else expect)
+                    ta, a = self._lower(then, scope, expect)
+                    tb, b = self._lower(other, scope, ta if ta.kind != "any" else expect)
                 if not ta.accepts(tb):
                     raise _fail("RC304", f"both branches must have one type: {ta} and {tb}", node.span)
-                result = tb if ta.kind == "any" else ta
-                return result, lambda env: fa(env) if fc(env) else fb(env)
+                return (tb if ta.kind == "any" else ta), f"({a} if {c} else {b})"
             case ast.Call():
-                return self._call(node, scope, expect)
+                return self._call(node, scope)
         raise _fail("RC304", f"unsupported expression {type(node).__name__}", node.span)  # pragma: no cover
 
     def _lower_all(
         self, nodes: tuple[ast.Node, ...], scope: Mapping[str, T.Type], expect: T.Type | None
-    ) -> list[tuple[T.Type, Code]]:
+    ) -> list[tuple[T.Type, str]]:
         """Lower siblings, letting a typed one tell quoted names in the others their scale."""
-        out: dict[int, tuple[T.Type, Code]] = {}
+        out: dict[int, tuple[T.Type, str]] = {}
         for i, n in enumerate(nodes):
             if not isinstance(n, ast.Sym) or expect is not None:
                 out[i] = self._lower(n, scope, expect)
@@ -275,61 +278,37 @@ class _Compiler:
                 expect = expect or out[i][0]
         return [out[i] for i in range(len(nodes))]
 
-    def _need(self, node: ast.Node, scope: Mapping[str, T.Type], want: T.Type) -> tuple[T.Type, Code]:
-        t, f = self._lower(node, scope, want)
+    def _need(self, node: ast.Node, scope: Mapping[str, T.Type], want: T.Type) -> tuple[T.Type, str]:
+        t, src = self._lower(node, scope, want)
         if not want.accepts(t):
             raise _fail("RC304", f"expected {want} here, but this is {t}", node.span)
-        return t, f
-
-    def _arith(self, op: str, fa: Code, fb: Code, node: ast.Node) -> Code:
-        span = node.span
-        if op in _ARITH:
-            fn = _ARITH[op]
-            return lambda env: fn(fa(env), fb(env))
-
-        def divide(env: dict[str, Any]) -> Any:
-            x, y = fa(env), fb(env)
-            if y == 0:
-                raise EvalError([Diagnostic("RC502", "division by zero", span)])
-            if op == "/":
-                return normalize(Fraction(x) / y)
-            if op == "//":
-                return x // y
-            return normalize(x % y)
-
-        return divide
+        return t, src
 
     def _compare(
         self, node: ast.Node, op: str, a: ast.Node, b: ast.Node, scope: Mapping[str, T.Type]
-    ) -> tuple[T.Type, Code]:
+    ) -> tuple[T.Type, str]:
         if op in ("in", "not in"):
-            tb, fb = self._lower(b, scope, None)
+            tb, sb = self._lower(b, scope, None)
             if tb.kind not in ("list", "range", "multi", "any"):
                 raise _fail("RC304", f"'in' needs a list, range or pool on its right, not {tb}", b.span)
             elem = T.NUM if tb.kind == "range" else (tb.elem or T.ANY)
-            ta, fa = self._lower(a, scope, elem)
+            ta, sa = self._lower(a, scope, elem if elem.kind != "any" else None)
             if not elem.accepts(ta):
                 raise _fail("RC304", f"cannot look for {ta} in a {tb}", a.span)
-            if isinstance(b, ast.ListExpr) and isinstance(a, ast.Sym) is False and ta.kind == "sym":
-                tb, fb = self._lower(b, scope, T.listof(ta))
-
-            def member(env: dict[str, Any]) -> bool:
-                coll = fb(env)
-                return fa(env) in (coll.items if isinstance(coll, Multi) else coll)
-
-            if op == "in":
-                return T.BOOL, member
-            return T.BOOL, lambda env: not member(env)
+            if isinstance(b, ast.ListExpr) and ta.kind == "sym":
+                tb, sb = self._lower(b, scope, T.listof(ta))
+            test = f"_in({sa}, {sb})" if tb.kind in ("multi", "any") else f"({sa} in {sb})"
+            return T.BOOL, test if op == "in" else f"(not {test})"
         first, second = (b, a) if isinstance(a, ast.Sym) else (a, b)
-        t1, f1 = self._lower(first, scope, None)
-        t2, f2 = self._lower(second, scope, t1 if t1.kind != "any" else None)
+        t1, s1 = self._lower(first, scope, None)
+        t2, s2 = self._lower(second, scope, t1 if t1.kind != "any" else None)
         if not t1.accepts(t2):
-            raise _fail("RC304", f"cannot compare {t1 if first is a else t2} with {t2 if first is a else t1}", node.span)
+            left_t, right_t = (t1, t2) if first is a else (t2, t1)
+            raise _fail("RC304", f"cannot compare {left_t} with {right_t}", node.span)
         if op not in ("==", "!=") and t1.kind not in ("num", "sym", "any"):
             raise _fail("RC304", f"'{op}' orders numbers or values of a scale, not {t1}", node.span)
-        fa, fb = (f1, f2) if first is a else (f2, f1)
-        fn = _COMPARE[op]
-        return T.BOOL, lambda env: fn(fa(env), fb(env))
+        sa, sb = (s1, s2) if first is a else (s2, s1)
+        return T.BOOL, f"({sa} {op} {sb})"
 
     def _symbol(self, node: ast.Sym, expect: T.Type | None) -> Symbol:
         name = node.name
@@ -363,7 +342,7 @@ class _Compiler:
                 return f"'{name}' is a value of scale '{s.name}'; quote it: '{name}'"
         return None
 
-    def _call(self, node: ast.Call, scope: Mapping[str, T.Type], expect: T.Type | None) -> tuple[T.Type, Code]:
+    def _call(self, node: ast.Call, scope: Mapping[str, T.Type]) -> tuple[T.Type, str]:
         name, args = node.func, node.args
         if name in self.builtins:
             fn = self.builtins[name]
@@ -376,7 +355,7 @@ class _Compiler:
             result = fn.typer([t for t, _ in lowered])
             if isinstance(result, str):
                 raise _fail("RC304", f"{name}() {result}", node.span, fn.doc)
-            return result, _apply(fn.impl, [f for _, f in lowered])
+            return result, f"{self.emit.const(fn.impl)}({', '.join(src for _, src in lowered)})"
         if name in self.data.get("tables", {}):
             table = self._table(name, node.span)
             if len(args) != len(table.params):
@@ -385,13 +364,13 @@ class _Compiler:
                     f"table {name}() takes {len(table.params)} argument(s) ({', '.join(p for p, _ in table.params)}), got {len(args)}",
                     node.span,
                 )
-            fns = []
+            srcs = []
             for arg, (pname, ptype) in zip(args, table.params):
-                t, f = self._lower(arg, scope, ptype if ptype.kind != "any" else None)
+                t, src = self._lower(arg, scope, ptype if ptype.kind != "any" else None)
                 if not ptype.accepts(t):
                     raise _fail("RC304", f"parameter '{pname}' of {name}() is {ptype}, but this is {t}", arg.span)
-                fns.append(f)
-            return table.returns, _apply(table.run, fns)
+                srcs.append(src)
+            return table.returns, f"{self.emit.const(table.run)}({', '.join(srcs)})"
         options = list(self.builtins) + list(self.data.get("tables", {}))
         raise _fail("RC302", f"unknown function '{name}'", node.span, did_you_mean(name, options))
 
@@ -419,6 +398,7 @@ class _Compiler:
         if name in self.builtins:
             raise _fail("RC307", f"table '{name}' has the name of a builtin function", self.doc.span(path, key=True))
         self._table_busy.append(name)
+        saved_locals = self._locals
         try:
             params_raw = spec.get("params", [])
             params: list[tuple[str, T.Type]] = []
@@ -429,27 +409,47 @@ class _Compiler:
                 params = [(str(p), T.ANY) for p in params_raw]
             returns = self._type_named(spec.get("returns", "any"), path + ("returns",))
             scope = dict(params)
-            names = [p for p, _ in params]
+            self._locals = set(scope)
+            span = self.doc.span(path, key=True)
             if "rules" in spec:
-                body = self._rules(path + ("rules",), scope, returns)
+                body = self._rules_source(path + ("rules",), scope, returns, span)
             elif "cases" in spec:
-                body = self._cases(path + ("cases",), spec["cases"], params, 0, returns)
+                body = self._cases(path + ("cases",), spec["cases"], params, 0, returns) + [
+                    f"raise _nomatch({self.emit.const(span)}, 'case of table {name}', {self._shown(params)})"
+                ]
             else:
-                body = self.expr(path + ("value",), scope, returns).run
-
-            def run(*args: Any) -> Any:
-                return body(dict(zip(names, args)))
-
-            table = Table(name, tuple(params), returns, run, spec.get("description", ""), self.doc.span(path, key=True))
+                body = [f"return {self._lower_checked(self.node_at(path + ('value',)), scope, returns)}"]
+            run = self.emit.function(f"table_{name}", [f"v_{p}" for p, _ in params], body)
+            table = Table(name, tuple(params), returns, run, spec.get("description", ""), span)
             self.tables[name] = table
             return table
         finally:
             self._table_busy.pop()
+            self._locals = saved_locals
 
-    def _rules(self, path: PathKey, scope: Mapping[str, T.Type], returns: T.Type) -> Code:
-        rows = self._rule_list(path, scope, returns)
-        span = self.doc.span(path, key=True)
-        return _run_rules(rows, span)
+    def _lower_checked(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None) -> str:
+        t, src = self._lower(node, scope, expect)
+        if expect is not None and not expect.accepts(t):
+            raise _fail("RC304", f"expected {expect} here, but this is {t}", node.span)
+        return src
+
+    def _shown(self, params: list[tuple[str, T.Type]]) -> str:
+        parts = " + ', ' + ".join(f"{p!r} + ' = ' + str(v_{p})" for p, _ in params)
+        return parts or "''"
+
+    def _rules_source(self, path: PathKey, scope: Mapping[str, T.Type], returns: T.Type, span: Span) -> list[str]:
+        """An if-chain for an ordered rule list inside a table."""
+        lines: list[str] = []
+        for rule in self._rule_list(path, scope, returns):
+            then = self._lower_checked(rule.then.node, scope, returns)
+            if rule.when is None:
+                lines.append(f"return {then}")
+                return lines
+            when = self._lower_checked(rule.when.node, scope, T.BOOL)
+            lines += [f"if {when}:", f"    return {then}"]
+        params = [(p, t) for p, t in scope.items()]
+        lines.append(f"raise _nomatch({self.emit.const(span)}, 'rule', {self._shown(params)})")
+        return lines
 
     def _rule_list(self, path: PathKey, scope: Mapping[str, T.Type], returns: T.Type) -> tuple[Rule, ...]:
         rows: list[Rule] = []
@@ -470,13 +470,13 @@ class _Compiler:
 
     def _cases(
         self, path: PathKey, cases: dict[Any, Any], params: list[tuple[str, T.Type]], depth: int, returns: T.Type
-    ) -> Code:
-        """A value table: one nested mapping level per parameter, keys are patterns."""
+    ) -> list[str]:
+        """A value table as an if-chain: one nested mapping level per parameter, keys are patterns."""
         if depth >= len(params):
             raise _fail("RC310", "this value table is nested deeper than it has parameters", self.doc.span(path, key=True))
         pname, ptype = params[depth]
-        matchers: list[tuple[Callable[[Any], bool], Code]] = []
-        default: Code | None = None
+        lines: list[str] = []
+        default: list[str] | None = None
         for key, sub in cases.items():
             here = path + (key,)
             with self.statement():
@@ -485,47 +485,40 @@ class _Compiler:
                 else:
                     if depth != len(params) - 1:
                         raise _fail("RC310", f"expected a nested table for parameter '{params[depth + 1][0]}'", self.doc.span(here))
-                    result = self.expr(here, {}, returns).run
+                    result = [f"return {self._lower_checked(self.node_at(here), {}, returns)}"]
                 if key == "else":
                     default = result
                 else:
-                    matchers.append((self._pattern(key, here, ptype), result))
-        span = self.doc.span(path, key=True)
-        index = depth
+                    lines.append(f"if {self._pattern(key, here, pname, ptype)}:")
+                    lines += ["    " + line for line in result]
+        if default is not None:
+            lines += default
+        return lines
 
-        def run(env: dict[str, Any]) -> Any:
-            value = env[pname]
-            for match, result in matchers:
-                if match(value):
-                    return result(env)
-            if default is not None:
-                return default(env)
-            raise EvalError([Diagnostic("RC501", f"no case of the table matches {pname} = {value}", span)])
-
-        del index
-        return run
-
-    def _pattern(self, key: Any, path: PathKey, ptype: T.Type) -> Callable[[Any], bool]:
+    def _pattern(self, key: Any, path: PathKey, pname: str, ptype: T.Type) -> str:
+        """A test of parameter `pname` against a case key: a value, a range, or a list of them."""
+        var = f"v_{pname}"
         if isinstance(key, int):
-            return lambda v: v == key
+            return f"{var} == {key!r}"
         place = self.doc.places.get(path)
         origin = self.doc.expr_origin(path)
         if place is not None and place.key is not None:
-            from .load import ExprOrigin
-
-            line, col = place.key
-            origin = ExprOrigin(self.doc.source, line, col, 0)
-        node = parse(str(key), origin)
-        items = node.items if isinstance(node, ast.ListExpr) else (node,)
-        tests: list[Callable[[Any], bool]] = []
-        for item in items:
-            expr = self.lower(item, {}, ptype if ptype.kind == "sym" else None)
-            value = expr.run({})
-            if isinstance(value, range):
-                tests.append(lambda v, r=value: v in r)
+            origin = ExprOrigin(self.doc.source, place.key[0], place.key[1], 0)
+        text = str(key)
+        node = parse(f"[{text}]", ExprOrigin(origin.source, origin.line, origin.col - 1, origin.indent))
+        assert isinstance(node, ast.ListExpr)
+        tests: list[str] = []
+        for item in node.items:
+            expect = ptype if ptype.kind == "sym" else None
+            if isinstance(item, ast.Name) and expect is None and ptype.kind == "any":
+                item = ast.Sym(item.id, span=item.span)
+            if isinstance(item, ast.Range):
+                (_, lo), (_, hi) = self._need(item.lo, {}, T.NUM), self._need(item.hi, {}, T.NUM)
+                tests.append(f"{lo} <= {var} <= {hi}")
             else:
-                tests.append(lambda v, c=value: v == c)
-        return lambda v: any(t(v) for t in tests)
+                _, src = self._lower(item, {}, expect)
+                tests.append(f"{var} == {src}")
+        return " or ".join(tests)
 
     # -- checks ------------------------------------------------------------------------
 
@@ -558,16 +551,9 @@ class _Compiler:
         let_nodes: dict[str, ast.Node] = {}
         for lname in let_spec:
             with self.statement():
-                lp = path + ("let", lname)
-                raw = let_spec[lname]
-                if isinstance(raw, (bool, int, float)):
-                    let_nodes[lname] = ast.Bool(raw, span=self.doc.span(lp)) if isinstance(raw, bool) else ast.Num(normalize(Fraction(str(raw))), span=self.doc.span(lp))
-                else:
-                    let_nodes[lname] = parse(str(raw), self.doc.expr_origin(lp))
+                let_nodes[lname] = self.node_at(path + ("let", lname))
         order = self._let_order(path, let_nodes)
-        needs_dice = {
-            n for n in order if self._depends_on(n, let_nodes, roll_names)
-        }
+        needs_dice = {n for n in order if self._depends_on(n, let_nodes, roll_names)}
         lets: list[Let] = []
         pre_scope = dict(scope)
         for lname in order:
@@ -625,6 +611,8 @@ class _Compiler:
 
         if len(self.diags) > before or outcome is None:
             return None
+        post = [let for let in lets if not let.before_roll]
+        program = self._program(name, scope, out_t, [r.name for r in roll], post, outcome, outputs)
         return Check(
             name=name,
             title=spec.get("title", name),
@@ -636,8 +624,50 @@ class _Compiler:
             outcomes=outcomes,
             outcome=outcome,
             outputs=tuple(outputs),
+            program=program,
             span=self.doc.span(path, key=True),
         )
+
+    def _program(
+        self,
+        name: str,
+        scope: Mapping[str, T.Type],
+        out_t: T.Type,
+        dice: list[str],
+        post: list[Let],
+        outcome: Expr | tuple[Rule, ...],
+        outputs: list[tuple[str, Expr]],
+    ) -> Callable[..., tuple[Any, ...]]:
+        """One Python function for everything after the roll, shared by sampler and exact.
+
+        Called as `program(env, *dice)`; returns (outcome, index of the rule that fired or -1,
+        each after-roll value, each output) — see `Check.layout`.
+        """
+        saved = self._locals
+        self._locals = set(dice) | {let.name for let in post} | {"outcome"} | {n for n, _ in outputs}
+        try:
+            full = dict(scope)
+            full["outcome"] = out_t
+            lines = [f"v_{n} = {self._lower_checked(let.expr.node, full, None)}" for let in post for n in [let.name]]
+            if isinstance(outcome, Expr):
+                lines += [f"v_outcome = {self._lower_checked(outcome.node, full, out_t)}", "rule = -1"]
+            else:
+                for i, rule in enumerate(outcome):
+                    then = self._lower_checked(rule.then.node, full, out_t)
+                    if rule.when is None:
+                        lines += [("else:" if i else "if True:"), f"    v_outcome = {then}", f"    rule = {i}"]
+                        break
+                    when = self._lower_checked(rule.when.node, full, T.BOOL)
+                    lines += [f"{'elif' if i else 'if'} {when}:", f"    v_outcome = {then}", f"    rule = {i}"]
+                else:
+                    span = self.emit.const(outcome[0].span if outcome else None)
+                    lines += ["else:", f"    raise _nomatch({span}, 'outcome rule', _show(env, {', '.join(f'v_{d}' for d in dice)}))"]
+            lines += [f"v_{n} = {self._lower_checked(e.node, full, None)}" for n, e in outputs]
+            names = [let.name for let in post] + [n for n, _ in outputs]
+            lines.append("return (v_outcome, rule, " + "".join(f"v_{n}, " for n in names) + ")")
+            return self.emit.function(f"check_{name}", ["env", *(f"v_{d}" for d in dice)], lines)
+        finally:
+            self._locals = saved
 
     def _only(self, scope: Mapping[str, T.Type], path: PathKey, banned: set[str]) -> dict[str, T.Type]:
         del path
@@ -758,40 +788,6 @@ class _Compiler:
             count = self.expr(path + ("count",), scope, T.NUM) if "count" in spec else self.lower(ast.Num(1, span=span), {})
             return Draw(name, self.bags[bag_name], count, span)
         return Die(name, self._faces(path + ("die",)), span)
-
-
-def _int(value: Any, node: ast.Node) -> int:
-    if isinstance(value, int):
-        return value
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return int(value)
-    raise EvalError([Diagnostic("RC304", f"a range needs whole numbers, got {value}", node.span)])
-
-
-def _apply(fn: Callable[..., Any], args: list[Code]) -> Code:
-    """A call closure, unrolled for the common arities (the sampler's hot path)."""
-    if len(args) == 1:
-        (a,) = args
-        return lambda env: fn(a(env))
-    if len(args) == 2:
-        a, b = args
-        return lambda env: fn(a(env), b(env))
-    if len(args) == 3:
-        a, b, c = args
-        return lambda env: fn(a(env), b(env), c(env))
-    return lambda env: fn(*(f(env) for f in args))
-
-
-def _run_rules(rows: tuple[Rule, ...], span: Span) -> Code:
-    pairs = [(r.when.run if r.when else None, r.then.run) for r in rows]
-
-    def run(env: dict[str, Any]) -> Any:
-        for when, then in pairs:
-            if when is None or when(env):
-                return then(env)
-        raise EvalError([Diagnostic("RC501", "no rule matched", span, "add an 'else:' row to cover every case")])
-
-    return run
 
 
 def first_rule(rows: tuple[Rule, ...], env: dict[str, Any]) -> tuple[int, Any] | None:

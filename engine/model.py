@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from .expr import ast
@@ -28,6 +29,7 @@ class Expr:
     node: ast.Node
     type: Type
     run: Code = field(compare=False, repr=False)
+    text: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,14 @@ class Die:
     faces: tuple[int, ...]
     span: Span | None = field(default=None, compare=False)
 
+    @cached_property
+    def label(self) -> str:
+        """`d{0..9}` for a die whose faces run in steps of one, else the faces listed."""
+        f = self.faces
+        if f == tuple(range(f[0], f[0] + len(f))):
+            return f"d{{{f[0]}..{f[-1]}}}"
+        return "d{" + ", ".join(map(str, f)) + "}"
+
 
 @dataclass(frozen=True)
 class Pool:
@@ -169,11 +179,25 @@ class Check:
     outcomes: Scale
     outcome: Expr | tuple[Rule, ...]
     outputs: tuple[tuple[str, Expr], ...]
+    program: Callable[..., tuple[Any, ...]] = field(compare=False, repr=False)
     span: Span | None = field(default=None, compare=False)
 
     @property
     def input_map(self) -> Mapping[str, InputSpec]:
         return {i.name: i for i in self.inputs}
+
+    @cached_property
+    def pre_lets(self) -> tuple[Let, ...]:
+        return tuple(let for let in self.lets if let.before_roll)
+
+    @cached_property
+    def post_lets(self) -> tuple[Let, ...]:
+        return tuple(let for let in self.lets if not let.before_roll)
+
+    @cached_property
+    def layout(self) -> tuple[str, ...]:
+        """Names of the values `program` returns after (outcome, rule index)."""
+        return tuple(let.name for let in self.lets if not let.before_roll) + tuple(n for n, _ in self.outputs)
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,10 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .compile import first_rule
-from .errors import Diagnostic, EvalError, InputError
-from .expr.printer import to_text
+from .errors import Diagnostic, InputError
 from .limits import DEFAULT_LIMITS, Limits, enforce
 from .model import Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from .values import Multi, Symbol, to_json
@@ -21,8 +20,7 @@ from .values import Multi, Symbol, to_json
 Forced = Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
+class Step(NamedTuple):
     """One line of a trace: what happened (`kind`), to what (`name`), the value, and why."""
 
     kind: str  # input | value | auto | die | pool | draw | rule | outcome | output
@@ -74,7 +72,7 @@ def sample(
 ) -> Result:
     """Roll `check` once with bound inputs (see `inputs.bind_inputs`)."""
     forced = forced or {}
-    unknown = [k for k in forced if k not in {r.name for r in check.roll}]
+    unknown = [k for k in forced if k not in {r.name for r in check.roll}] if forced else None
     if unknown:
         raise InputError(
             [Diagnostic("RC405", f"'{unknown[0]}' is not a die or draw of check '{check.name}'", check.span)]
@@ -83,33 +81,33 @@ def sample(
     trace: list[Step] = [Step("input", k, v) for k, v in inputs.items()]
     values: dict[str, Any] = {}
     rolled: dict[str, Any] = {}
-    for let in check.lets:
-        if let.before_roll:
-            env[let.name] = values[let.name] = let.expr.run(env)
-            trace.append(Step("value", let.name, env[let.name], to_text(let.expr.node)))
-    fired = first_rule(check.auto, env)
+    for let in check.pre_lets:
+        env[let.name] = values[let.name] = value = let.expr.run(env)
+        trace.append(Step("value", let.name, value, let.expr.text))
+    fired = first_rule(check.auto, env) if check.auto else None
     if fired is not None:
         index, outcome = fired
         trace.append(Step("auto", check.outcomes.name, outcome, _rule_text(check.auto[index]) + " (nothing is rolled)"))
         return _finish(check, env, values, inputs, rolled, trace, outcome, auto=True)
+    dice = []
     for r in check.roll:
         value = _roll(r, env, rng, forced.get(r.name), limits)
         env[r.name] = rolled[r.name] = value
+        dice.append(value)
         trace.append(_roll_step(r, value))
-    for let in check.lets:
-        if not let.before_roll:
-            env[let.name] = values[let.name] = let.expr.run(env)
-            trace.append(Step("value", let.name, env[let.name], to_text(let.expr.node)))
+    outcome, rule, *after = check.program(env, *dice)
+    results = iter(after)
+    for let in check.post_lets:
+        values[let.name] = value = next(results)
+        trace.append(Step("value", let.name, value, let.expr.text))
     if isinstance(check.outcome, Expr):
-        outcome = check.outcome.run(env)
-        trace.append(Step("outcome", check.outcomes.name, outcome, to_text(check.outcome.node)))
+        trace.append(Step("outcome", check.outcomes.name, outcome, check.outcome.text))
     else:
-        fired = first_rule(check.outcome, env)
-        if fired is None:
-            raise EvalError([Diagnostic("RC501", "no outcome rule matched", check.outcome[0].span, _no_match_hint(env))])
-        index, outcome = fired
-        trace.append(Step("rule", check.outcomes.name, outcome, _rule_text(check.outcome[index])))
-    return _finish(check, env, values, inputs, rolled, trace, outcome, auto=False)
+        trace.append(Step("rule", check.outcomes.name, outcome, _rule_text(check.outcome[rule])))
+    for name, expr in check.outputs:
+        values[name] = value = next(results)
+        trace.append(Step("output", name, value, expr.text))
+    return Result(check.name, outcome, values, dict(inputs), rolled, tuple(trace), False)
 
 
 def _finish(
@@ -125,26 +123,22 @@ def _finish(
     env["outcome"] = outcome
     for name, expr in check.outputs:
         env[name] = values[name] = expr.run(env)
-        trace.append(Step("output", name, values[name], to_text(expr.node)))
+        trace.append(Step("output", name, values[name], expr.text))
     return Result(check.name, outcome, values, dict(inputs), rolled, tuple(trace), auto)
 
 
 def _rule_text(rule: Rule) -> str:
-    return f"when {to_text(rule.when.node)}" if rule.when is not None else "else"
+    return f"when {rule.when.text}" if rule.when is not None else "else"
 
 
 def _roll_step(r: Randomizer, value: Any) -> Step:
     if isinstance(r, Die):
-        return Step("die", r.name, value, f"d{{{r.faces[0]}..{r.faces[-1]}}}" if _contiguous(r.faces) else "")
+        return Step("die", r.name, value, r.label)
     if isinstance(r, Pool):
         faces = value.faces or value.items
         read = "" if value.faces is None else " read as " + ", ".join(str(i) for i in value.items)
         return Step("pool", r.name, value, f"{len(faces)} dice rolled " + ", ".join(map(str, faces)) + read)
     return Step("draw", r.name, value, f"{len(value)} from bag '{r.bag.name}': " + ", ".join(str(i) for i in value.items))
-
-
-def _contiguous(faces: tuple[int, ...]) -> bool:
-    return faces == tuple(range(faces[0], faces[0] + len(faces)))
 
 
 def _roll(r: Randomizer, env: dict[str, Any], rng: random.Random, forced: Any, limits: Limits) -> Any:
@@ -155,7 +149,7 @@ def _roll(r: Randomizer, env: dict[str, Any], rng: random.Random, forced: Any, l
             return forced
         return r.faces[rng.randrange(len(r.faces))]
     if isinstance(r, Pool):
-        n = _count(r.count, env, r, limits.max_pool, "dice in the pool")
+        n = roll_count(r.count, env, r, limits.max_pool, "dice in the pool")
         if forced is not None:
             faces = tuple(forced)
             if len(faces) != n:
@@ -171,14 +165,14 @@ def _roll(r: Randomizer, env: dict[str, Any], rng: random.Random, forced: Any, l
         each = r.each.run
         return Multi(tuple(each({**env, "face": f}) for f in faces), faces)
     assert isinstance(r, Draw)
-    n = _count(r.count, env, r, limits.max_draw, "chits drawn")
+    n = roll_count(r.count, env, r, limits.max_draw, "chits drawn")
     if forced is not None:
         return _forced_draw(r, forced, n)
     chits = [s for s, k in r.bag.contents() for _ in range(k)]
     return Multi(tuple(rng.sample(chits, n)))
 
 
-def _count(expr: Expr, env: dict[str, Any], r: Randomizer, limit: int, what: str) -> int:
+def roll_count(expr: Expr, env: dict[str, Any], r: Randomizer, limit: int, what: str) -> int:
     n = expr.run(env)
     if not isinstance(n, int) or n < 0:
         raise InputError([Diagnostic("RC406", f"the number of {what} must be a whole number, at least 0, got {n}", r.span)])
@@ -206,6 +200,3 @@ def _bad_force(r: Randomizer, value: Any, why: str) -> InputError:
     return InputError([Diagnostic("RC405", f"forced {r.name} = {value!r} {why}", r.span)])
 
 
-def _no_match_hint(env: dict[str, Any]) -> str:
-    shown = ", ".join(f"{k} = {v}" for k, v in env.items() if not isinstance(v, Multi))
-    return f"add an 'else:' row; nothing matched {shown}"

@@ -9,39 +9,59 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import total_ordering
 from typing import Union
 
 
-@total_ordering
-@dataclass(frozen=True, slots=True, eq=False)
-class Symbol:
+class Symbol(str):
     """A member of an ordered scale (an outcome, a chit colour, a skill level).
 
-    Symbols of one scale compare by rank (worst first); symbols are interned per scale, so
-    identity is equality.
+    A symbol is its name (so `result.outcome == "botch"` reads naturally and hashing is as
+    fast as a string's) and also knows its scale and rank: symbols order by rank, worst first.
     """
 
+    __slots__ = ("scale", "rank")
     scale: str
-    name: str
     rank: int
 
-    def __eq__(self, other: object) -> bool:
-        return self is other
+    def __new__(cls, scale: str, name: str, rank: int) -> Symbol:
+        self = super().__new__(cls, name)
+        self.scale = scale
+        self.rank = rank
+        return self
 
-    def __hash__(self) -> int:
-        return hash((self.scale, self.name))
+    @property
+    def name(self) -> str:
+        return str.__str__(self)
 
     def __lt__(self, other: object) -> bool:
-        if not isinstance(other, Symbol) or other.scale != self.scale:
-            return NotImplemented
-        return self.rank < other.rank
+        if isinstance(other, Symbol) and other.scale == self.scale:
+            return self.rank < other.rank
+        return NotImplemented
 
-    def __str__(self) -> str:
-        return self.name
+    def __le__(self, other: object) -> bool:
+        if isinstance(other, Symbol) and other.scale == self.scale:
+            return self.rank <= other.rank
+        return NotImplemented
+
+    def __gt__(self, other: object) -> bool:
+        if isinstance(other, Symbol) and other.scale == self.scale:
+            return self.rank > other.rank
+        return NotImplemented
+
+    def __ge__(self, other: object) -> bool:
+        if isinstance(other, Symbol) and other.scale == self.scale:
+            return self.rank >= other.rank
+        return NotImplemented
+
+    __hash__ = str.__hash__
+    __eq__ = str.__eq__
+    __ne__ = str.__ne__
 
     def __repr__(self) -> str:
         return f"'{self.name}'"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (Symbol, (self.scale, self.name, self.rank))
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +74,15 @@ class Multi:
 
     items: tuple[Value, ...]
     faces: tuple[int, ...] | None = field(default=None, compare=False)
+    tally: tuple[tuple[Value, int], ...] | None = field(default=None, compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.items)
 
-    def counts(self) -> Counter[Value]:
+    def counts(self) -> dict[Value, int]:
+        """How many dice show each reading (precomputed when the exact evaluator built it)."""
+        if self.tally is not None:
+            return dict(self.tally)
         return Counter(self.items)
 
     def __str__(self) -> str:
@@ -79,6 +103,8 @@ def show(value: object) -> str:
     """A value as a player reads it."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, Symbol):
+        return value.name
     if isinstance(value, Fraction):
         return f"{value.numerator}/{value.denominator}"
     if isinstance(value, tuple):
@@ -90,12 +116,12 @@ def show(value: object) -> str:
 
 def to_json(value: object) -> object:
     """A JSON-ready form: exact rationals as "n/d" strings, symbols as names."""
+    if isinstance(value, Symbol):
+        return value.name
     if isinstance(value, bool) or isinstance(value, int):
         return value
     if isinstance(value, Fraction):
         return f"{value.numerator}/{value.denominator}"
-    if isinstance(value, Symbol):
-        return value.name
     if isinstance(value, Multi):
         return [to_json(v) for v in value.items]
     if isinstance(value, (tuple, list)):

@@ -1,0 +1,252 @@
+"""Stage 5b — evaluate exactly: the full distribution of a check's outcome and named values.
+
+It reads the same compiled model and runs the same closures as the sampler; only the way
+randomizers produce values differs. Each randomizer gives its own exact distribution with
+integer weights — a die its faces; a pool the multisets of its readings (after `each`) with
+multinomial weights; a draw the multisets of chits with hypergeometric counts — and the check
+is evaluated once per combination. Randomizer distributions are memoised on their hashable
+parameters, so sweeping an input reuses them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Hashable, Iterator, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from itertools import product
+from typing import Any
+
+from .compile import first_rule
+from .limits import DEFAULT_LIMITS, Limits, enforce
+from .model import Check, Die, Draw, Pool, Randomizer, Scale
+from .sample import roll_count
+from .values import Multi, Symbol, normalize, show, to_json
+
+Weighted = tuple[tuple[Any, int], ...]
+
+
+@dataclass(frozen=True)
+class Dist:
+    """An exact finite distribution over hashable values, kept as integer weights."""
+
+    weights: Mapping[Any, int]
+    total: int
+
+    def probability(self, value: Any) -> Fraction:
+        return Fraction(self.weights.get(value, 0), self.total)
+
+    def items(self) -> Iterator[tuple[Any, Fraction]]:
+        """(value, probability) pairs, in ascending order of value where values are ordered."""
+        keys = list(self.weights)
+        try:
+            keys.sort()
+        except TypeError:
+            pass
+        for k in keys:
+            yield k, Fraction(self.weights[k], self.total)
+
+    @property
+    def mean(self) -> Fraction:
+        """The expected value (numbers and true/false only)."""
+        if not all(isinstance(v, (int, Fraction)) for v in self.weights):
+            raise TypeError("only a distribution of numbers has a mean")
+        return Fraction(sum(v * w for v, w in self.weights.items()), self.total)
+
+    def at_least(self, value: Any) -> Fraction:
+        return Fraction(sum(w for v, w in self.weights.items() if v >= value), self.total)
+
+    def at_most(self, value: Any) -> Fraction:
+        return Fraction(sum(w for v, w in self.weights.items() if v <= value), self.total)
+
+    def as_json(self) -> dict[str, str]:
+        return {show(v) if not isinstance(v, Symbol) else v.name: _frac(p) for v, p in self.items()}
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """The exact distribution of one check for fixed inputs: outcomes and named values."""
+
+    check: str
+    inputs: Mapping[str, Any]
+    outcomes: Scale
+    outcome: Dist
+    values: Mapping[str, Dist] = field(default_factory=dict)
+    states: int = 0
+
+    def probability(self, outcome: str | Symbol) -> Fraction:
+        return self.outcome.probability(self._sym(outcome))
+
+    def at_least(self, outcome: str | Symbol) -> Fraction:
+        """P(outcome is this one or better)."""
+        return self.outcome.at_least(self._sym(outcome))
+
+    def at_most(self, outcome: str | Symbol) -> Fraction:
+        """P(outcome is this one or worse)."""
+        return self.outcome.at_most(self._sym(outcome))
+
+    def value(self, name: str) -> Dist:
+        return self.values[name]
+
+    def mean(self, name: str) -> Fraction:
+        return self.values[name].mean
+
+    def table(self) -> list[tuple[Symbol, Fraction]]:
+        """Every declared outcome, worst first, with its probability (zero included)."""
+        return [(s, self.outcome.probability(s)) for s in self.outcomes.members]
+
+    def _sym(self, outcome: str | Symbol) -> Symbol:
+        return outcome if isinstance(outcome, Symbol) else self.outcomes[outcome]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "check": self.check,
+            "inputs": {k: to_json(v) for k, v in self.inputs.items()},
+            "outcomes": {s.name: _frac(p) for s, p in self.table()},
+            "values": {k: d.as_json() for k, d in self.values.items()},
+            "states": self.states,
+        }
+
+
+def _frac(p: Fraction) -> str:
+    return f"{p.numerator}/{p.denominator}"
+
+
+def distribution(check: Check, inputs: Mapping[str, Any], limits: Limits = DEFAULT_LIMITS) -> Distribution:
+    """The exact distribution of `check` with bound inputs."""
+    env: dict[str, Any] = dict(inputs)
+    for let in check.lets:
+        if let.before_roll:
+            env[let.name] = let.expr.run(env)
+    fired = first_rule(check.auto, env)
+    if fired is not None:
+        return _fixed(check, inputs, env, fired[1])
+    parts: list[tuple[str, Weighted]] = []
+    for r in check.roll:
+        parts.append((r.name, _randomizer(r, env, limits)))
+    states = math.prod(len(w) for _, w in parts)
+    enforce("exact states", states, limits.max_states, check.span)
+    total = math.prod(sum(w for _, w in weighted) for _, weighted in parts)
+    program = check.program
+    joint: dict[tuple[Any, ...], int] = {}
+    if len(parts) == 1:
+        for value, weight in parts[0][1]:
+            key = program(env, value)
+            joint[key] = joint.get(key, 0) + weight
+    else:
+        for combo in product(*(w for _, w in parts)):
+            weight = 1
+            for _, w in combo:
+                weight *= w
+            key = program(env, *(v for v, _ in combo))
+            joint[key] = joint.get(key, 0) + weight
+    return _marginals(check, inputs, joint, total, check.layout, states)
+
+
+def _fixed(check: Check, inputs: Mapping[str, Any], env: dict[str, Any], outcome: Symbol) -> Distribution:
+    """An outcome decided before the roll: every value is certain."""
+    env = dict(env)
+    env["outcome"] = outcome
+    for name, expr in check.outputs:
+        env[name] = expr.run(env)
+    names = tuple(let.name for let in check.lets if let.before_roll) + tuple(n for n, _ in check.outputs)
+    key = (outcome, -1, *(env[n] for n in names))
+    return _marginals(check, inputs, {key: 1}, 1, names, 1)
+
+
+def _marginals(
+    check: Check,
+    inputs: Mapping[str, Any],
+    joint: Mapping[tuple[Any, ...], int],
+    total: int,
+    names: tuple[str, ...],
+    states: int,
+) -> Distribution:
+    outcome_w: dict[Symbol, int] = {}
+    value_w: dict[str, dict[Any, int]] = {name: {} for name in names}
+    for key, weight in joint.items():
+        outcome_w[key[0]] = outcome_w.get(key[0], 0) + weight
+        for name, v in zip(names, key[2:]):
+            counts = value_w[name]
+            counts[v] = counts.get(v, 0) + weight
+    values = {
+        n: Dist(c, total) for n, c in value_w.items() if all(isinstance(v, (int, Fraction, Symbol)) for v in c)
+    }
+    return Distribution(check.name, dict(inputs), check.outcomes, Dist(outcome_w, total), values, states)
+
+
+# -- per-randomizer exact distributions --------------------------------------------------
+
+
+def _randomizer(r: Randomizer, env: dict[str, Any], limits: Limits) -> Weighted:
+    if isinstance(r, Die):
+        return _die(r.faces)
+    if isinstance(r, Pool):
+        n = roll_count(r.count, env, r, limits.max_pool, "dice in the pool")
+        if r.each is None:
+            readings: tuple[tuple[Hashable, int], ...] = _die(r.faces)
+        else:
+            each = r.each.run
+            counts: Counter[Any] = Counter(each({**env, "face": f}) for f in r.faces)
+            readings = tuple(counts.items())
+        enforce("exact states", math.comb(n + len(readings) - 1, len(readings) - 1), limits.max_states, r.span)
+        return _multisets(readings, n)
+    assert isinstance(r, Draw)
+    n = roll_count(r.count, env, r, limits.max_draw, "chits drawn")
+    return _hypergeometric(r.bag.contents(), n)
+
+
+@lru_cache(maxsize=256)
+def _die(faces: tuple[int, ...]) -> Weighted:
+    return tuple(Counter(faces).items())
+
+
+@lru_cache(maxsize=1024)
+def _multisets(readings: tuple[tuple[Any, int], ...], n: int) -> Weighted:
+    """Every multiset of `n` independent readings with its multinomial weight."""
+    values = [v for v, _ in readings]
+    weights = [w for _, w in readings]
+    fact = [math.factorial(i) for i in range(n + 1)]
+    powers = [[w**c for c in range(n + 1)] for w in weights]
+    out: list[tuple[Any, int]] = []
+    for counts in _compositions(n, len(values)):
+        weight = fact[n]
+        items: list[Any] = []
+        tally = []
+        for i, c in enumerate(counts):
+            if c:
+                weight = weight // fact[c] * powers[i][c]
+                items.extend([values[i]] * c)
+                tally.append((values[i], c))
+        out.append((Multi(tuple(items), tally=tuple(tally)), weight))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1024)
+def _hypergeometric(contents: tuple[tuple[Symbol, int], ...], k: int) -> Weighted:
+    """Every multiset of `k` chits drawn without replacement, weighted by C(N_i, c_i) products."""
+    out: list[tuple[Any, int]] = []
+    for counts in _compositions(k, len(contents)):
+        weight = 1
+        for (_, avail), c in zip(contents, counts):
+            weight *= math.comb(avail, c)
+        if weight:
+            items = tuple(s for (s, _), c in zip(contents, counts) for _ in range(c))
+            tally = tuple((s, c) for (s, _), c in zip(contents, counts) if c)
+            out.append((Multi(items, tally=tally), weight))
+    return tuple(out)
+
+
+def _compositions(n: int, k: int) -> Iterator[tuple[int, ...]]:
+    """All k-tuples of non-negative integers summing to n."""
+    if k == 1:
+        yield (n,)
+        return
+    for first in range(n, -1, -1):
+        for rest in _compositions(n - first, k - 1):
+            yield (first, *rest)
+
+
+__all__ = ["Dist", "Distribution", "distribution", "normalize"]
