@@ -7,13 +7,13 @@ sampler and the exact evaluator call, so there is a single semantics for every f
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from . import types as T
+from .folds import Summary, apply
 from .values import Multi, Symbol, normalize
 
 Typer = Callable[[Sequence[T.Type]], "T.Type | str"]
@@ -112,41 +112,19 @@ def _clamp(x: Any, lo: Any, hi: Any) -> Any:
     return lo if x < lo else hi if x > hi else x
 
 
-def _min(*args: Any) -> Any:
-    if len(args) == 1 and isinstance(args[0], Multi):
-        return min(args[0].items)
-    return min(args)
+def _extreme(name: str, plain: Callable[..., Any]) -> Callable[..., Any]:
+    """min/max: of several values, or (one argument) of a pool's readings."""
+
+    def impl(*args: Any) -> Any:
+        if len(args) == 1 and isinstance(args[0], (Multi, Summary)):
+            return apply(name, args[0], ())
+        return plain(args)
+
+    return impl
 
 
-def _max(*args: Any) -> Any:
-    if len(args) == 1 and isinstance(args[0], Multi):
-        return max(args[0].items)
-    return max(args)
-
-
-def _count(m: Multi, what: Any = None) -> int:
-    if what is None:
-        return len(m.items)
-    if isinstance(what, (tuple, range)):
-        return sum(1 for i in m.items if i in what)
-    return sum(1 for i in m.items if i == what)
-
-
-def _sum(m: Multi) -> Any:
-    return normalize(sum(m.items, 0))  # type: ignore[arg-type]
-
-
-def _majority(m: Multi, order: tuple[Any, ...] = ()) -> Any:
-    """The reading with the most dice; among tied readings, the first in `order`, else the lowest."""
-    counts = m.tally if m.tally is not None else tuple(Counter(m.items).items())
-    top = max(c for _, c in counts)
-    tied = [v for v, c in counts if c == top]
-    if len(tied) == 1:
-        return tied[0]
-    for preferred in order:
-        if preferred in tied:
-            return preferred
-    return min(tied)
+def _fold(name: str) -> Callable[..., Any]:
+    return lambda m, *args: apply(name, m, args)
 
 
 def _shift(s: Symbol, steps: Any, scales: dict[str, tuple[Symbol, ...]]) -> Symbol:
@@ -160,16 +138,16 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
         Builtin("floor", 1, 1, _nums(T.NUM), lambda x: math.floor(x), "round down to a whole number"),
         Builtin("ceil", 1, 1, _nums(T.NUM), lambda x: math.ceil(x), "round up to a whole number"),
         Builtin("abs", 1, 1, _nums(T.NUM), lambda x: abs(x), "absolute value"),
-        Builtin("min", 1, 8, _ordered, _min, "the least of its arguments, or of a pool"),
-        Builtin("max", 1, 8, _ordered, _max, "the greatest of its arguments, or of a pool"),
+        Builtin("min", 1, 8, _ordered, _extreme("min", min), "the least of its arguments, or of a pool"),
+        Builtin("max", 1, 8, _ordered, _extreme("max", max), "the greatest of its arguments, or of a pool"),
         Builtin("clamp", 3, 3, _ordered, _clamp, "clamp(x, lo, hi): x kept within lo..hi"),
-        Builtin("count", 1, 2, _count_typer, _count, "count(p): dice in p; count(p, x): dice reading x (or in a list/range)"),
-        Builtin("sum", 1, 1, _of_multi(lambda e: T.NUM), _sum, "total of a pool's readings"),
-        Builtin("highest", 1, 1, _of_multi(lambda e: e), lambda m: max(m.items), "the highest reading of a pool"),
-        Builtin("lowest", 1, 1, _of_multi(lambda e: e), lambda m: min(m.items), "the lowest reading of a pool"),
-        Builtin("best", 1, 1, _of_multi(lambda e: e), lambda m: max(m.items), "the best chit of a draw (by the bag's order)"),
-        Builtin("worst", 1, 1, _of_multi(lambda e: e), lambda m: min(m.items), "the worst chit of a draw (by the bag's order)"),
-        Builtin("majority", 1, 2, _majority_typer, _majority, "majority(p, [order]): the most common reading, ties by order"),
+        Builtin("count", 1, 2, _count_typer, _fold("count"), "count(p): dice in p; count(p, x): dice reading x (or in a list/range)"),
+        Builtin("sum", 1, 1, _of_multi(lambda e: T.NUM), _fold("sum"), "total of a pool's readings"),
+        Builtin("highest", 1, 1, _of_multi(lambda e: e), _fold("highest"), "the highest reading of a pool"),
+        Builtin("lowest", 1, 1, _of_multi(lambda e: e), _fold("lowest"), "the lowest reading of a pool"),
+        Builtin("best", 1, 1, _of_multi(lambda e: e), _fold("best"), "the best chit of a draw (by the bag's order)"),
+        Builtin("worst", 1, 1, _of_multi(lambda e: e), _fold("worst"), "the worst chit of a draw (by the bag's order)"),
+        Builtin("majority", 1, 2, _majority_typer, _fold("majority"), "majority(p, [order]): the most common reading, ties by order"),
         Builtin("shift", 2, 2, _shift_typer, lambda s, n: _shift(s, n, scales), "shift(x, n): n steps along x's scale, clamped"),
         Builtin("rank", 1, 1, _rank_typer, lambda s: s.rank, "position of a value in its scale, worst = 0"),
         Builtin("half", 1, 1, _nums(T.NUM), lambda x: normalize(Fraction(x) / 2), "exactly half (may be a fraction)"),

@@ -1,4 +1,4 @@
-"""The `rulecraft` command: validate, list, show, roll, schema.
+"""The `rulecraft` command: validate, list, show, roll, prob, schema.
 
 Exit codes: 0 success; 1 a ruleset, input or evaluation problem (reported as diagnostics,
 never a traceback); 2 a usage error.
@@ -15,13 +15,19 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .api import Ruleset, load
-from .errors import Diagnostic, InputError, RulecraftError
-from .render import check_text, result_text, ruleset_text
+from .errors import Diagnostic, InputError, RulecraftError, did_you_mean
+from .plot import plot_distribution, plot_sweep
+from .values import show
+from .render import check_text, distribution_text, result_text, ruleset_text, sweep_text, value_text
 from .resources import schema_path, shipped_rulesets
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run(list(sys.argv[1:] if argv is None else argv), sys.stdout, sys.stderr)
+    try:
+        return run(list(sys.argv[1:] if argv is None else argv), sys.stdout, sys.stderr)
+    except BrokenPipeError:  # the reader (head, less) went away: not an error of ours
+        sys.stderr.close()
+        return 0
 
 
 def run(argv: list[str], out: TextIO, err: TextIO) -> int:
@@ -67,6 +73,16 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, help="seed for a replayable roll")
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.set_defaults(func=_roll)
+
+    pr = sub.add_parser("prob", help="the exact distribution of a check's outcomes")
+    pr.add_argument("ruleset", help="a shipped ruleset's name or a path")
+    pr.add_argument("check", help="the check")
+    pr.add_argument("-i", "--input", action="append", default=[], metavar="NAME=VALUE", help="an input of the check")
+    pr.add_argument("--sweep", metavar="NAME=A..B", help="one row per value of an input (A..B, or a,b,c)")
+    pr.add_argument("--value", action="append", default=[], metavar="NAME", help="also show the distribution of a named value")
+    pr.add_argument("--plot", metavar="FILE", help="draw the distribution or sweep to a .png or .svg file (needs matplotlib)")
+    pr.add_argument("--json", action="store_true", help="print exact fractions as JSON")
+    pr.set_defaults(func=_prob)
 
     s = sub.add_parser("schema", help="print the ruleset JSON Schema")
     s.set_defaults(func=_schema)
@@ -170,6 +186,65 @@ def _roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         seed = f"  (seed {args.seed})" if args.seed is not None else ""
         out.write(result_text(result, f"{rs.name} · {rs.check(args.check).title}{seed}") + "\n")
+    return 0
+
+
+def _sweep_values(spec: str) -> tuple[str, list[str]]:
+    name, sep, text = spec.partition("=")
+    if not sep or not name.strip() or not text.strip():
+        raise InputError([Diagnostic("RC407", f"--sweep '{spec}' is not of the form NAME=A..B or NAME=a,b,c", None)])
+    if ".." in text:
+        lo, _, hi = text.partition("..")
+        try:
+            a, b = int(lo), int(hi)
+        except ValueError:
+            raise InputError([Diagnostic("RC407", f"--sweep range '{text}' needs whole numbers, like 1..120", None)]) from None
+        if b < a or b - a > 10_000:
+            raise InputError([Diagnostic("RC407", f"--sweep range '{text}' must run upwards over at most 10001 values", None)])
+        return name.strip(), [str(v) for v in range(a, b + 1)]
+    return name.strip(), [v.strip() for v in text.split(",") if v.strip()]
+
+
+def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    rs = _ruleset(args.ruleset)
+    check = rs.check(args.check)
+    inputs = _pairs(args.input, "input")
+    title = f"{rs.name} · {check.title}"
+    if args.sweep:
+        name, values = _sweep_values(args.sweep)
+        dists = [rs.distribution(args.check, **{**inputs, name: v}) for v in values]
+        shown = [dists[i].inputs[name] for i in range(len(values))]
+        if args.json:
+            json.dump({"ruleset": rs.name, "check": check.name, "sweep": name, "rows": [d.as_json() for d in dists]}, out, indent=2)
+            out.write("\n")
+        else:
+            fixed = ", ".join(f"{k}={v}" for k, v in inputs.items())
+            out.write(f"{title}{'  (' + fixed + ')' if fixed else ''}\n" + sweep_text(name, shown, dists) + "\n")
+        if args.plot:
+            plot_sweep(name, shown, dists, Path(args.plot), f"{title}: outcome by {name}")
+            if not args.json:
+                out.write(f"wrote {args.plot}\n")
+        return 0
+    dist = rs.distribution(args.check, **inputs)
+    for name in args.value:
+        if name not in dist.values:
+            hint = did_you_mean(name, dist.values) or f"values: {', '.join(dist.values)}"
+            raise InputError([Diagnostic("RC402", f"check '{check.name}' has no numeric or scale value '{name}'", None, hint)])
+    if args.json:
+        data = dist.as_json()
+        data["ruleset"] = rs.name
+        json.dump(data, out, indent=2)
+        out.write("\n")
+    else:
+        shown = ", ".join(f"{k}={show(v)}" for k, v in dist.inputs.items())
+        out.write(distribution_text(dist, f"{title}  ({shown})") + "\n")
+        for name in args.value:
+            out.write(value_text(name, dist.values[name]) + "\n")
+    if args.plot:
+        shown = ", ".join(f"{k}={show(v)}" for k, v in dist.inputs.items())
+        plot_distribution(dist, Path(args.plot), f"{title} ({shown})")
+        if not args.json:
+            out.write(f"wrote {args.plot}\n")
     return 0
 
 

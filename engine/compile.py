@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -18,6 +19,7 @@ from .errors import CompileError, Diagnostic, RulecraftError, did_you_mean
 from .expr import ast
 from .expr.parser import parse
 from .codegen import Emitter
+from .folds import FOLDS
 from .expr.printer import to_text
 from .load import Document, ExprOrigin, PathKey
 from .model import (
@@ -308,6 +310,15 @@ class _Compiler:
         if op not in ("==", "!=") and t1.kind not in ("num", "sym", "any"):
             raise _fail("RC304", f"'{op}' orders numbers or values of a scale, not {t1}", node.span)
         sa, sb = (s1, s2) if first is a else (s2, s1)
+        if t1.kind == "num" and op not in ("==", "!="):
+            # x <= y / k  is  x * k <= y  for a whole k > 0: no fraction is made on every roll.
+            for side, other, flip in ((b, sa, False), (a, sb, True)):
+                if isinstance(side, ast.Binary) and side.op == "/" and isinstance(side.right, ast.Num):
+                    k = side.right.value
+                    if isinstance(k, int) and k > 0:
+                        _, num = self._lower(side.left, scope, T.NUM)
+                        left, right = (f"({other} * {k})", num) if not flip else (num, f"({other} * {k})")
+                        return T.BOOL, f"({left} {op} {right})"
         return T.BOOL, f"({sa} {op} {sb})"
 
     def _symbol(self, node: ast.Sym, expect: T.Type | None) -> Symbol:
@@ -612,6 +623,12 @@ class _Compiler:
         if len(self.diags) > before or outcome is None:
             return None
         post = [let for let in lets if not let.before_roll]
+        read_by = [let.expr.node for let in post] + [e.node for _, e in outputs]
+        if isinstance(outcome, Expr):
+            read_by.append(outcome.node)
+        else:
+            read_by += [n for rule in outcome for n in (rule.when.node if rule.when else None, rule.then.node) if n is not None]
+        roll = [self._with_folds(r, read_by, scope) for r in roll]
         program = self._program(name, scope, out_t, [r.name for r in roll], post, outcome, outputs)
         return Check(
             name=name,
@@ -627,6 +644,36 @@ class _Compiler:
             program=program,
             span=self.doc.span(path, key=True),
         )
+
+    def _with_folds(self, r: Randomizer, nodes: list[ast.Node], scope: Mapping[str, T.Type]) -> Randomizer:
+        """Mark a pool or draw that is read only through fold statistics with constant arguments."""
+        if isinstance(r, Die):
+            return r
+        keys: list[tuple[Any, ...]] = []
+        elem = scope[r.name].elem or T.ANY
+
+        def visit(node: ast.Node) -> bool:
+            if isinstance(node, ast.Name):
+                return node.id != r.name
+            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == r.name:
+                rest = node.args[1:]
+                if node.func not in FOLDS or (node.func in ("min", "max") and rest):
+                    return False
+                if any(ast.names(a) for a in rest):
+                    return False
+                expect = T.listof(elem) if node.func == "majority" else None
+                try:
+                    values = tuple(self.lower(a, {}, expect if expect else (elem if isinstance(a, ast.Sym) else None)).run({}) for a in rest)
+                except (RulecraftError, _Fail):
+                    return False
+                if (node.func, *values) not in keys:
+                    keys.append((node.func, *values))
+                return True
+            return all(visit(c) for c in ast.children(node))
+
+        if all(visit(n) for n in nodes):
+            return replace(r, folds=tuple(keys))
+        return r
 
     def _program(
         self,

@@ -15,12 +15,13 @@ from collections import Counter
 from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import product
 from typing import Any
 
 from .compile import first_rule
 from .limits import DEFAULT_LIMITS, Limits, enforce
+from .folds import FOLDS, Summary
 from .model import Check, Die, Draw, Pool, Randomizer, Scale
 from .sample import roll_count
 from .values import Multi, Symbol, normalize, show, to_json
@@ -73,8 +74,23 @@ class Distribution:
     inputs: Mapping[str, Any]
     outcomes: Scale
     outcome: Dist
-    values: Mapping[str, Dist] = field(default_factory=dict)
+    joint: Mapping[tuple[Any, ...], int] = field(repr=False)
+    names: tuple[str, ...] = ()
     states: int = 0
+
+    @cached_property
+    def values(self) -> Mapping[str, Dist]:
+        """Each named value's distribution (numbers, true/false and scale values), made on first use."""
+        value_w: dict[str, dict[Any, int]] = {name: {} for name in self.names}
+        for key, weight in self.joint.items():
+            for name, v in zip(self.names, key[2:]):
+                counts = value_w[name]
+                counts[v] = counts.get(v, 0) + weight
+        return {
+            n: Dist(c, self.outcome.total)
+            for n, c in value_w.items()
+            if all(isinstance(v, (int, Fraction, Symbol)) for v in c)
+        }
 
     def probability(self, outcome: str | Symbol) -> Fraction:
         return self.outcome.probability(self._sym(outcome))
@@ -135,6 +151,11 @@ def distribution(check: Check, inputs: Mapping[str, Any], limits: Limits = DEFAU
         for value, weight in parts[0][1]:
             key = program(env, value)
             joint[key] = joint.get(key, 0) + weight
+    elif len(parts) == 2:
+        for v1, w1 in parts[0][1]:
+            for v2, w2 in parts[1][1]:
+                key = program(env, v1, v2)
+                joint[key] = joint.get(key, 0) + w1 * w2
     else:
         for combo in product(*(w for _, w in parts)):
             weight = 1
@@ -165,16 +186,9 @@ def _marginals(
     states: int,
 ) -> Distribution:
     outcome_w: dict[Symbol, int] = {}
-    value_w: dict[str, dict[Any, int]] = {name: {} for name in names}
     for key, weight in joint.items():
         outcome_w[key[0]] = outcome_w.get(key[0], 0) + weight
-        for name, v in zip(names, key[2:]):
-            counts = value_w[name]
-            counts[v] = counts.get(v, 0) + weight
-    values = {
-        n: Dist(c, total) for n, c in value_w.items() if all(isinstance(v, (int, Fraction, Symbol)) for v in c)
-    }
-    return Distribution(check.name, dict(inputs), check.outcomes, Dist(outcome_w, total), values, states)
+    return Distribution(check.name, dict(inputs), check.outcomes, Dist(outcome_w, total), joint, names, states)
 
 
 # -- per-randomizer exact distributions --------------------------------------------------
@@ -191,11 +205,75 @@ def _randomizer(r: Randomizer, env: dict[str, Any], limits: Limits) -> Weighted:
             each = r.each.run
             counts: Counter[Any] = Counter(each({**env, "face": f}) for f in r.faces)
             readings = tuple(counts.items())
+        if r.folds is not None:
+            return _folded(readings, n, r.folds, False)
         enforce("exact states", math.comb(n + len(readings) - 1, len(readings) - 1), limits.max_states, r.span)
         return _multisets(readings, n)
     assert isinstance(r, Draw)
     n = roll_count(r.count, env, r, limits.max_draw, "chits drawn")
+    if r.folds is not None:
+        return _folded(r.bag.contents(), n, r.folds, True)
     return _hypergeometric(r.bag.contents(), n)
+
+
+@lru_cache(maxsize=1024)
+def _folded(
+    categories: tuple[tuple[Any, int], ...], n: int, keys: tuple[tuple[Any, ...], ...], without_replacement: bool
+) -> Weighted:
+    """The joint distribution of a pool's (or draw's) statistics, by dynamic programming.
+
+    Categories are taken one at a time; a state is (dice still to place, each statistic's
+    partial fold), and states that agree are merged. For independent dice a category of
+    weight w taking c of the r remaining dice weighs C(r, c)·w^c; for a draw without
+    replacement from N_i chits it weighs C(N_i, c), and the last category takes the rest.
+    """
+    folds = [(FOLDS[key[0]], key[1:]) for key in keys]
+    # Heaviest categories first: a leader emerges sooner, so more states settle early.
+    categories = tuple(sorted(categories, key=lambda vw: -vw[1]))
+    single = len(folds) == 1
+    done: dict[tuple[Any, ...], int] = {}
+    states: dict[tuple[Any, ...], int] = {(n, *(f.init(a) for f, a in folds)): 1}
+    for index, (value, weight) in enumerate(categories):
+        rest = categories[index + 1 :]
+        rest_weight = sum(w for _, w in rest)
+        nxt: dict[tuple[Any, ...], int] = {}
+        for (left, *partial), w in states.items():
+            choices = range(left, left + 1) if not rest else range(left + 1)
+            for c in choices:
+                if without_replacement:
+                    if c > weight:
+                        continue
+                    grow = math.comb(weight, c)
+                else:
+                    grow = math.comb(left, c) * weight**c
+                if not c:
+                    new = partial
+                elif single:
+                    new = [folds[0][0].step(partial[0], value, c, folds[0][1])]
+                else:
+                    new = [f.step(p, value, c, a) for (f, a), p in zip(folds, partial)]
+                remaining = left - c
+                if remaining and (
+                    folds[0][0].settled(new[0], remaining)
+                    if single
+                    else all(f.settled(p, remaining) for (f, _), p in zip(folds, new))
+                ):
+                    # Whatever the other dice show, the statistics stay: count their ways at once.
+                    ways = math.comb(rest_weight, remaining) if without_replacement else rest_weight**remaining
+                    key = (0, *new)
+                    done[key] = done.get(key, 0) + w * grow * ways
+                    continue
+                key = (remaining, *new)
+                nxt[key] = nxt.get(key, 0) + w * grow
+        states = nxt
+    for key, w in states.items():
+        done[key] = done.get(key, 0) + w
+    out: list[tuple[Any, int]] = []
+    for (left, *partial), w in done.items():
+        if left == 0 and w:
+            results = {key: f.final(p, a) for key, (f, a), p in zip(keys, folds, partial)}
+            out.append((Summary(results), w))
+    return tuple(out)
 
 
 @lru_cache(maxsize=256)

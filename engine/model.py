@@ -140,6 +140,9 @@ class Pool:
     faces: tuple[int, ...]
     each: Expr | None
     span: Span | None = field(default=None, compare=False)
+    folds: tuple[tuple[Any, ...], ...] | None = None
+    """When the check reads this pool only through statistics (`majority(p, ...)`, `sum(p)`,
+    ...), their keys: the exact evaluator then computes just those, never the multisets."""
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,8 @@ class Draw:
     bag: Bag
     count: Expr
     span: Span | None = field(default=None, compare=False)
+    folds: tuple[tuple[Any, ...], ...] | None = None
+    """As for `Pool.folds`."""
 
 
 Randomizer = Die | Pool | Draw

@@ -9,6 +9,7 @@ from __future__ import annotations
 from .expr.printer import to_text
 from .inputs import describe
 from .model import Check, Die, Draw, Expr, Pool, RulesetModel
+from .exact import Dist, Distribution
 from .sample import Result
 from .values import show
 
@@ -101,3 +102,52 @@ def _faces(faces: tuple[int, ...]) -> str:
     if faces == tuple(range(faces[0], faces[0] + len(faces))):
         return f"{faces[0]}..{faces[-1]}"
     return ", ".join(map(str, faces))
+
+
+def _bar(p: float, width: int = 30) -> str:
+    cells = p * width
+    full = int(cells)
+    part = " ▏▎▍▌▋▊▉"[int((cells - full) * 8)]
+    return ("█" * full + (part if full < width else "")).rstrip()
+
+
+def distribution_text(dist: Distribution, title: str) -> str:
+    """The outcomes worst → best with exact fraction, percentage and a bar."""
+    rows = dist.table()
+    width = max(len(s.name) for s, _ in rows)
+    fracs = [f"{p.numerator}/{p.denominator}" for _, p in rows]
+    fw = max(len(f) for f in fracs)
+    lines = [title]
+    for (s, p), f in zip(rows, fracs):
+        lines.append(f"  {s.name.ljust(width)}  {f.rjust(fw)}  {float(p) * 100:6.2f}%  {_bar(float(p))}")
+    return "\n".join(lines)
+
+
+def value_text(name: str, dist: Dist) -> str:
+    """One named value's distribution, with its mean when it is a number."""
+    items = list(dist.items())
+    width = max(len(show(v)) for v, _ in items)
+    fracs = [f"{p.numerator}/{p.denominator}" for _, p in items]
+    fw = max(len(f) for f in fracs)
+    head = f"  {name}:"
+    try:
+        mean = dist.mean
+        head += f" mean {mean.numerator}/{mean.denominator} ≈ {float(mean):.3f}" if mean.denominator != 1 else f" mean {mean}"
+    except TypeError:
+        pass
+    lines = [head]
+    for (v, p), f in zip(items, fracs):
+        lines.append(f"    {show(v).rjust(width)}  {f.rjust(fw)}  {float(p) * 100:6.2f}%  {_bar(float(p), 20)}")
+    return "\n".join(lines)
+
+
+def sweep_text(name: str, values: list[object], dists: list[Distribution]) -> str:
+    """One row per input value, one column per outcome (percentages)."""
+    members = dists[0].outcomes.members
+    widths = [max(len(m.name), 7) for m in members]
+    nw = max([len(name)] + [len(show(v)) for v in values])
+    lines = [name.rjust(nw) + "  " + "  ".join(m.name.rjust(w) for m, w in zip(members, widths))]
+    for v, d in zip(values, dists):
+        cells = [f"{float(d.probability(m)) * 100:6.2f}%".rjust(w) for m, w in zip(members, widths)]
+        lines.append(show(v).rjust(nw) + "  " + "  ".join(cells))
+    return "\n".join(lines)

@@ -1,0 +1,203 @@
+"""Benchmark: rulecraft's exact distributions against icepool and dyce, in one process.
+
+    pip install -e '.[bench]'
+    python benchmarks/bench.py                 # exact-distribution tasks
+    python benchmarks/bench.py --d20 /tmp/d20env/bin/python   # also time sampling against d20
+
+For every task each library computes the same numbers (checked equal, exactly) and we time
+  * first:  the first computation in this process after loading (what a user waits for);
+  * repeat: the median of later identical computations (caches warm).
+rulecraft's repeat goes through `Ruleset.distribution`, whose results are memoised; the
+`repeat*` column clears that memo each time to show the cost of recomputing.
+Ratios are rulecraft / the faster peer: below 1.0 rulecraft is faster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import engine  # noqa: E402
+import peers  # noqa: E402
+
+Result = dict[Any, Fraction]
+
+
+def _clean(d: dict[Any, Fraction]) -> dict[str, Fraction]:
+    return {str(k): v for k, v in d.items() if v}
+
+
+def _time(fn: Callable[[], Any], repeats: int) -> tuple[float, float, Any]:
+    start = time.perf_counter()
+    value = fn()
+    first = time.perf_counter() - start
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return first, statistics.median(times), value
+
+
+def tasks() -> list[tuple[str, Callable[[], Any], Callable[[], Any], Callable[[], Any], Callable[[], Any]]]:
+    """(name, rulecraft, rulecraft without memo, icepool, dyce) — each returns comparable data."""
+    chill = engine.load("chill")
+    chimera = engine.load("chimera")
+    castle = engine.load("castle")
+    chthonian = engine.load("chthonian")
+
+    def outcomes(rs: engine.Ruleset, check: str, **inputs: Any) -> dict[str, Fraction]:
+        return _clean({s.name: p for s, p in rs.distribution(check, **inputs).table()})
+
+    def fresh(rs: engine.Ruleset, fn: Callable[[], Any]) -> Callable[[], Any]:
+        def run() -> Any:
+            rs._dist_cache.clear()
+            return fn()
+
+        return run
+
+    out: list[Any] = []
+    sweep = range(1, 121)
+    rc = lambda: [outcomes(chill, "specific", target=t) for t in sweep]  # noqa: E731
+    out.append(
+        (
+            "Chill Specific, target 1..120",
+            rc,
+            fresh(chill, rc),
+            lambda: [_clean(peers.chill_specific_icepool(t)) for t in sweep],
+            lambda: [_clean(peers.chill_specific_dyce(t)) for t in sweep],
+        )
+    )
+    for n in range(1, 11):
+        rc = lambda n=n: outcomes(chimera, "pool", dice=n)  # noqa: E731
+        out.append(
+            (
+                f"Chimera majority pool, {n} d10",
+                rc,
+                fresh(chimera, rc),
+                lambda n=n: _clean(peers.chimera_majority_icepool(n)),
+                lambda n=n: _clean(peers.chimera_majority_dyce(n)),
+            )
+        )
+    for skill, keep in (("advantaged", "best"), ("disadvantaged", "worst")):
+        rc = lambda skill=skill: outcomes(castle, "task", skill=skill)  # noqa: E731
+        out.append(
+            (
+                f"Castle resolution bag, {skill} (5 sets)",
+                rc,
+                fresh(castle, rc),
+                lambda keep=keep: _clean(peers.castle_draw_icepool(2, keep, 5)),
+                lambda keep=keep: _clean(peers.castle_draw_dyce(2, keep, 5)),
+            )
+        )
+
+    def extent() -> dict[str, Fraction]:
+        return _clean(dict(chthonian.distribution("standard", traits=3, difficulty=8).value("extent").items()))
+
+    out.append(
+        (
+            "Chthonian Extent, d12 + 3 vs 8",
+            extent,
+            fresh(chthonian, extent),
+            lambda: _clean(peers.chthonian_extent_icepool(3, 8)),
+            lambda: _clean(peers.chthonian_extent_dyce(3, 8)),
+        )
+    )
+    return out
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.3f}"
+
+
+def run_exact(repeats: int) -> list[str]:
+    # Warm each library up on an unrelated computation, so "first" times the task, not imports.
+    peers.chthonian_success_icepool(0, 0)
+    peers.chthonian_success_dyce(0, 0)
+    engine.load("chthonian").distribution("standard", traits=0, difficulty=0)
+    rows = [
+        "| task | rulecraft first | icepool first | dyce first | ratio first | rulecraft repeat | rulecraft repeat* | icepool repeat | dyce repeat | ratio repeat* |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, rc, rc_fresh, ip, dy in tasks():
+        rf, rr, rv = _time(rc, repeats)
+        _, rr_fresh, _ = _time(rc_fresh, repeats)
+        ipf, ipr, iv = _time(ip, repeats)
+        dyf, dyr, dv = _time(dy, repeats)
+        if not (rv == iv == dv):
+            raise SystemExit(f"{name}: the libraries disagree:\nrulecraft {rv}\nicepool {iv}\ndyce {dv}")
+        ratio_first = rf / min(ipf, dyf)
+        ratio_repeat = rr_fresh / min(ipr, dyr)
+        rows.append(
+            f"| {name} | {_ms(rf)} | {_ms(ipf)} | {_ms(dyf)} | {ratio_first:5.2f} | {_ms(rr)} | {_ms(rr_fresh)} | {_ms(ipr)} | {_ms(dyr)} | {ratio_repeat:5.2f} |"
+        )
+        print(rows[-1], flush=True)
+    return rows
+
+
+_D20_SNIPPET = """
+import time, d20, statistics
+def once():
+    r = d20.roll("2d10")
+    t = r.total
+    return "failure" if t > 55 else ("high" if t * 2 <= 55 else "low")
+for _ in range(2000): once()
+times = []
+for _ in range(7):
+    s = time.perf_counter()
+    for _ in range(20000): once()
+    times.append((time.perf_counter() - s) / 20000)
+print(statistics.median(times))
+"""
+
+
+def run_sampling(d20_python: str | None) -> list[str]:
+    import random
+
+    chill = engine.load("chill")
+    rng = random.Random(1)
+    for _ in range(2000):
+        chill.roll("specific", rng, target=55)
+    times = []
+    for _ in range(7):
+        start = time.perf_counter()
+        for _ in range(20000):
+            chill.roll("specific", rng, target=55)
+        times.append((time.perf_counter() - start) / 20000)
+    ours = statistics.median(times)
+    rows = [f"rulecraft Chill Specific roll with trace (Python API): {ours * 1e6:.1f} µs per roll"]
+    if d20_python:
+        theirs = float(subprocess.run([d20_python, "-c", _D20_SNIPPET], capture_output=True, text=True, check=True).stdout)
+        rows.append(f"d20 roll('2d10') and classify in Python:              {theirs * 1e6:.1f} µs per roll")
+        rows.append(f"ratio rulecraft / d20: {ours / theirs:.2f}")
+    else:
+        rows.append("d20 not timed (pass --d20 PYTHON, a Python with d20 installed; see docs/performance.md)")
+    for r in rows:
+        print(r)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--d20", metavar="PYTHON", help="a Python interpreter that has d20 installed")
+    args = parser.parse_args()
+    print(f"# {platform.platform()} · Python {platform.python_version()} · {peers.versions()}")
+    print("# times in ms; ratio = rulecraft / faster peer\n")
+    run_exact(args.repeats)
+    print()
+    run_sampling(args.d20)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""Statistics of a pool or a draw, written once as folds over (reading, how many) pairs.
+
+`count`, `sum`, `highest`, `lowest`, `best`, `worst`, `majority` and one-argument `min`/`max`
+are folds. The builtins run them over a rolled pool; the exact evaluator runs the same step
+functions inside a dynamic programme over the pool's readings, so a check that looks at a
+pool only through these statistics never has to list the pool's multisets (a 10-die pool of
+five readings has 1001 of them; the programme keeps a few dozen states). Order of the pairs
+never matters: every fold is commutative.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import Diagnostic, EvalError
+from .values import Multi, Symbol, normalize
+
+
+@dataclass(frozen=True, slots=True)
+class Fold:
+    """A statistic: `step(state, reading, count, args)` from `init(args)`, read by `final`."""
+
+    name: str
+    init: Callable[[tuple[Any, ...]], Any]
+    step: Callable[[Any, Any, int, tuple[Any, ...]], Any]
+    final: Callable[[Any, tuple[Any, ...]], Any]
+    settled: Callable[[Any, int], bool] = lambda state, left: left == 0
+    """Whether no `left` more dice can change the result (lets the exact evaluator stop early)."""
+
+    def over(self, tally: Iterable[tuple[Any, int]], args: tuple[Any, ...]) -> Any:
+        state = self.init(args)
+        for value, count in tally:
+            if count:
+                state = self.step(state, value, count, args)
+        return self.final(state, args)
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """What the exact evaluator passes for a pool that is only read through folds: the results."""
+
+    results: dict[tuple[Any, ...], Any]
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.results.items(), key=repr)))
+
+
+def _matches(value: Any, what: Any) -> bool:
+    if isinstance(what, (tuple, range)):
+        return value in what
+    return bool(value == what)
+
+
+def _sort_key(value: Any) -> Any:
+    return value.rank if isinstance(value, Symbol) else value
+
+
+def _majority_key(value: Any, count: int, order: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Most dice first; among ties, earlier in `order`, then the lowest reading."""
+    if value in order:
+        return (count, 1, -order.index(value))
+    return (count, 0, -_sort_key(value))
+
+
+def _majority_step(state: Any, value: Any, count: int, args: tuple[Any, ...]) -> Any:
+    order = args[0] if args else ()
+    key = _majority_key(value, count, order)
+    return (key, value) if state is None or key > state[0] else state
+
+
+def _extreme(pick: Callable[[Any, Any], Any]) -> Callable[[Any, Any, int, tuple[Any, ...]], Any]:
+    return lambda state, value, count, args: value if state is None else pick(state, value)
+
+
+def _empty(name: str, pick: Callable[[Any], Any] = lambda s: s) -> Callable[[Any, tuple[Any, ...]], Any]:
+    def final(state: Any, args: tuple[Any, ...]) -> Any:
+        if state is None:
+            raise EvalError([Diagnostic("RC504", f"{name}() of an empty pool or draw has no value", None)])
+        return pick(state)
+
+    return final
+
+
+FOLDS: dict[str, Fold] = {
+    f.name: f
+    for f in (
+        Fold("count", lambda a: 0, lambda s, v, c, a: s + (c if not a or _matches(v, a[0]) else 0), lambda s, a: s),
+        Fold("sum", lambda a: 0, lambda s, v, c, a: s + v * c, lambda s, a: normalize(s)),
+        Fold("highest", lambda a: None, _extreme(max), _empty("highest")),
+        Fold("lowest", lambda a: None, _extreme(min), _empty("lowest")),
+        Fold("best", lambda a: None, _extreme(max), _empty("best")),
+        Fold("worst", lambda a: None, _extreme(min), _empty("worst")),
+        Fold("max", lambda a: None, _extreme(max), _empty("max")),
+        Fold("min", lambda a: None, _extreme(min), _empty("min")),
+        Fold(
+            "majority",
+            lambda a: None,
+            _majority_step,
+            _empty("majority", lambda s: s[1]),
+            # no other reading can reach the leader's count with the dice left
+            lambda s, left: left == 0 or (s is not None and s[0][0] > left),
+        ),
+    )
+}
+
+
+def tally(m: Multi) -> Iterable[tuple[Any, int]]:
+    return m.tally if m.tally is not None else Counter(m.items).items()
+
+
+def apply(name: str, m: Multi | Summary, args: tuple[Any, ...]) -> Any:
+    """Run statistic `name` on a rolled pool, or read it from the exact evaluator's summary."""
+    if isinstance(m, Summary):
+        return m.results[(name, *args)]
+    return FOLDS[name].over(tally(m), args)

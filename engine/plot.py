@@ -1,0 +1,72 @@
+"""Pictures of distributions with matplotlib (an optional extra: `pip install 'rulecraft[plot]'`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import Diagnostic, RulecraftError
+from .exact import Distribution
+
+
+class PlotError(RulecraftError):
+    """The picture could not be drawn (matplotlib missing, or an unknown file type)."""
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise PlotError(
+            [Diagnostic("RC601", "drawing a plot needs matplotlib, which is not installed", None, "pip install 'rulecraft[plot]'")]
+        ) from None
+    return plt
+
+
+def _check_suffix(path: Path) -> None:
+    if path.suffix.lower() not in (".png", ".svg"):
+        raise PlotError([Diagnostic("RC602", f"cannot draw '{path}': the file must end in .png or .svg", None)])
+
+
+def plot_distribution(dist: Distribution, path: Path, title: str) -> None:
+    """A bar chart of one distribution's outcomes, worst to best."""
+    _check_suffix(path)
+    plt = _pyplot()
+    rows = dist.table()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    names = [s.name for s, _ in rows]
+    probs = [float(p) * 100 for _, p in rows]
+    bars = ax.bar(names, probs, color="#4c72b0")
+    for bar, p in zip(bars, probs):
+        ax.annotate(f"{p:.1f}%", (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=9)
+    ax.set_ylabel("probability (%)")
+    ax.set_title(title)
+    ax.set_ylim(0, max(probs + [1]) * 1.15)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def plot_sweep(name: str, values: Sequence[Any], dists: Sequence[Distribution], path: Path, title: str) -> None:
+    """Stacked areas: how each outcome's chance moves as one input runs over a range."""
+    _check_suffix(path)
+    plt = _pyplot()
+    members = dists[0].outcomes.members
+    fig, ax = plt.subplots(figsize=(9, 5))
+    series = [[float(d.probability(m)) * 100 for d in dists] for m in members]
+    xs = [float(v) if isinstance(v, (int, float)) else i for i, v in enumerate(values)]
+    ax.stackplot(xs, series, labels=[m.name for m in members], alpha=0.85)
+    ax.set_xlabel(name)
+    ax.set_ylabel("probability (%)")
+    ax.set_ylim(0, 100)
+    ax.set_xlim(min(xs), max(xs))
+    ax.set_title(title)
+    handles, labels = ax.get_legend_handles_labels()
+    ax.legend(handles[::-1], labels[::-1], loc="center left", bbox_to_anchor=(1.01, 0.5), title="outcome (best on top)")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
