@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .chains import POLICIES
 from .compile import compile_document
 from .exact import Distribution, distribution
 from .errors import Diagnostic, InputError, did_you_mean
@@ -62,12 +63,15 @@ class Ruleset:
         rng: random.Random | None = None,
         *,
         forced: Forced | None = None,
+        policy: str = "always",
         **inputs: Any,
     ) -> Result:
         """Roll `check` once. Pass a seeded `random.Random` for replayable rolls; `forced`
-        fixes dice (`{"tens": 5}`), pools (`{"dice": [9, 2, 0]}`) or draws (`{"beads": ["good"]}`)."""
+        fixes dice (`{"tens": 5}`), pools (`{"dice": [9, 2, 0]}`, then any rerolled faces in
+        order) or draws (`{"beads": ["good"]}`); `policy` ("always", "never", "optimal")
+        decides every choice the rules leave to the player."""
         c = self.check(check)
-        return sample(c, self._bind(c, inputs), rng if rng is not None else random.Random(), forced, self.limits)
+        return sample(c, self._bind(c, inputs), rng if rng is not None else random.Random(), forced, self.limits, policy)
 
     def _bind(self, check: Check, inputs: dict[str, Any]) -> dict[str, Any]:
         """Checked inputs, memoised: a table rolls the same check with the same inputs often."""
@@ -83,14 +87,17 @@ class Ruleset:
             self._bind_cache[key] = bound
         return bound
 
-    def distribution(self, check: str, /, **inputs: Any) -> Distribution:
-        """The exact distribution of `check`'s outcome and named values, as `Fraction`s."""
+    def distribution(self, check: str, /, *, policy: str = "always", **inputs: Any) -> Distribution:
+        """The exact distribution of `check`'s outcome and named values, as `Fraction`s;
+        `policy` decides every choice the rules leave to the player."""
         c = self.check(check)
         bound = self._bind(c, inputs)
-        key = (check, *bound.items())
+        if policy not in POLICIES:
+            raise InputError([Diagnostic("RC408", f"unknown policy '{policy}'", None, f"policies: {', '.join(POLICIES)}")])
+        key = (check, policy, *bound.items())
         cached = self._dist_cache.get(key)
         if cached is None:
-            cached = distribution(c, bound, self.limits)
+            cached = distribution(c, bound, self.limits, policy)
             if len(self._dist_cache) > 4096:
                 self._dist_cache.clear()
             self._dist_cache[key] = cached

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .api import Ruleset, load
+from .chains import POLICIES
 from .errors import Diagnostic, InputError, RulecraftError, did_you_mean
 from .plot import plot_distribution, plot_sweep
 from .values import show
@@ -71,6 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("-i", "--input", action="append", default=[], metavar="NAME=VALUE", help="an input of the check")
     r.add_argument("--force", action="append", default=[], metavar="NAME=FACES", help="fix a die (tens=5), pool (dice=9,2,0) or draw (beads=good)")
     r.add_argument("--seed", type=int, help="seed for a replayable roll")
+    r.add_argument("--policy", choices=POLICIES, default="always", help="how the player decides every 'may' (default always)")
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.set_defaults(func=_roll)
 
@@ -82,6 +84,12 @@ def _parser() -> argparse.ArgumentParser:
     pr.add_argument("--value", action="append", default=[], metavar="NAME", help="also show the distribution of a named value")
     pr.add_argument("--plot", metavar="FILE", help="draw the distribution or sweep to a .png or .svg file (needs matplotlib)")
     pr.add_argument("--json", action="store_true", help="print exact fractions as JSON")
+    pr.add_argument(
+        "--policy",
+        choices=[*POLICIES, "all"],
+        default="always",
+        help="how the player decides every 'may'; 'all' shows the three side by side",
+    )
     pr.set_defaults(func=_prob)
 
     s = sub.add_parser("schema", help="print the ruleset JSON Schema")
@@ -176,7 +184,7 @@ def _roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     inputs = _pairs(args.input, "input")
     forced = _forced(_pairs(args.force, "force"))
     rng = random.Random(args.seed)
-    result = rs.roll(args.check, rng, forced=forced or None, **inputs)
+    result = rs.roll(args.check, rng, forced=forced or None, policy=args.policy, **inputs)
     if args.json:
         data = result.as_json()
         data["ruleset"] = rs.name
@@ -210,9 +218,11 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     check = rs.check(args.check)
     inputs = _pairs(args.input, "input")
     title = f"{rs.name} · {check.title}"
+    if args.policy == "all":
+        return _prob_policies(rs, args, inputs, title, out)
     if args.sweep:
         name, values = _sweep_values(args.sweep)
-        dists = [rs.distribution(args.check, **{**inputs, name: v}) for v in values]
+        dists = [rs.distribution(args.check, policy=args.policy, **{**inputs, name: v}) for v in values]
         shown = [dists[i].inputs[name] for i in range(len(values))]
         if args.json:
             json.dump({"ruleset": rs.name, "check": check.name, "sweep": name, "rows": [d.as_json() for d in dists]}, out, indent=2)
@@ -225,7 +235,7 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if not args.json:
                 out.write(f"wrote {args.plot}\n")
         return 0
-    dist = rs.distribution(args.check, **inputs)
+    dist = rs.distribution(args.check, policy=args.policy, **inputs)
     for name in args.value:
         if name not in dist.values:
             hint = did_you_mean(name, dist.values) or f"values: {', '.join(dist.values)}"
@@ -237,7 +247,10 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write("\n")
     else:
         shown = ", ".join(f"{k}={show(v)}" for k, v in dist.inputs.items())
-        out.write(distribution_text(dist, f"{title}  ({shown})") + "\n")
+        policy = f"  policy {args.policy}" if check.sequential else ""
+        out.write(distribution_text(dist, f"{title}  ({shown}){policy}") + "\n")
+        if dist.capped:
+            out.write(f"  note: a reroll cap ended the procedure with probability {dist.capped} ({float(dist.capped) * 100:.2f}%)\n")
         for name in args.value:
             out.write(value_text(name, dist.values[name]) + "\n")
     if args.plot:
@@ -245,6 +258,30 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         plot_distribution(dist, Path(args.plot), f"{title} ({shown})")
         if not args.json:
             out.write(f"wrote {args.plot}\n")
+    return 0
+
+
+def _prob_policies(rs: Ruleset, args: argparse.Namespace, inputs: dict[str, str], title: str, out: TextIO) -> int:
+    """The three policies side by side: how much the player's choices matter."""
+    if args.sweep or args.plot or args.value:
+        raise InputError([Diagnostic("RC407", "--policy all shows one distribution; leave out --sweep, --plot and --value", None)])
+    dists = {p: rs.distribution(args.check, policy=p, **inputs) for p in POLICIES}
+    if args.json:
+        json.dump({"ruleset": rs.name, "check": args.check, "policies": {p: d.as_json() for p, d in dists.items()}}, out, indent=2)
+        out.write("\n")
+        return 0
+    first = dists[POLICIES[0]]
+    shown = ", ".join(f"{k}={show(v)}" for k, v in first.inputs.items())
+    width = max(len(s.name) for s in first.outcomes.members)
+    out.write(f"{title}  ({shown})\n")
+    out.write("  " + "".ljust(width) + "".join(p.rjust(10) for p in POLICIES) + "\n")
+    for s in first.outcomes.members:
+        cells = "".join(f"{float(dists[p].probability(s)) * 100:9.2f}%" for p in POLICIES)
+        out.write(f"  {s.name.ljust(width)}{cells}\n")
+    kind, target = rs.check(args.check).objective
+    if kind == "at_least":
+        cells = "".join(f"{float(dists[p].at_least(target)) * 100:9.2f}%" for p in POLICIES)
+        out.write(f"  {('≥ ' + target.name).ljust(width)}{cells}\n")
     return 0
 
 

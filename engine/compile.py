@@ -33,6 +33,8 @@ from .model import (
     Note,
     Pool,
     Randomizer,
+    Redraw,
+    Trigger,
     Rule,
     RulesetModel,
     Scale,
@@ -587,13 +589,15 @@ class _Compiler:
             auto = self._rule_list(path + ("auto",), self._only(pre_scope, path + ("auto",), roll_names | needs_dice), out_t)
 
         roll: list[Randomizer] = []
+        roll_scope = dict(pre_scope)
         for rname, rspec in roll_spec.items():
             with self.statement():
-                r = self._randomizer(path + ("roll", rname), rname, rspec, pre_scope)
+                r = self._randomizer(path + ("roll", rname), rname, rspec, roll_scope)
                 rtype = T.NUM if isinstance(r, Die) else (
                     T.multi(r.each.type if r.each else T.NUM) if isinstance(r, Pool) else T.multi(T.sym(r.bag.name))
                 )
                 declare(rname, rtype, "a die", path + ("roll", rname))
+                roll_scope[rname] = rtype
                 roll.append(r)
 
         for lname in order:
@@ -622,6 +626,18 @@ class _Compiler:
 
         if len(self.diags) > before or outcome is None:
             return None
+        objective = self._objective(path, outcomes)
+        names_before: set[str] = set()
+        sequential = False
+        for r in roll:
+            params = [r.count] if not isinstance(r, Die) else []
+            if isinstance(r, Pool) and r.each is not None:
+                params.append(r.each)
+            if r.redraw is not None or (isinstance(r, Pool) and r.triggers):
+                sequential = True
+            if any(ast.names(p.node) & names_before for p in params):
+                sequential = True
+            names_before.add(r.name)
         post = [let for let in lets if not let.before_roll]
         read_by = [let.expr.node for let in post] + [e.node for _, e in outputs]
         if isinstance(outcome, Expr):
@@ -642,8 +658,33 @@ class _Compiler:
             outcome=outcome,
             outputs=tuple(outputs),
             program=program,
+            objective=objective,
+            sequential=sequential,
             span=self.doc.span(path, key=True),
         )
+
+    def _objective(self, path: PathKey, outcomes: Scale) -> tuple[str, Any]:
+        """What the optimal policy maximises (see `Check.objective`)."""
+        raw = self.doc.data
+        for p in path:
+            raw = raw[p]
+        spec = raw.get("objective")
+        if spec is None:
+            return ("best_first", None)
+        if isinstance(spec, str):
+            return (spec, None)
+        target = str(spec["at_least"])
+        if target not in outcomes.names:
+            self.diags.append(
+                Diagnostic(
+                    "RC305",
+                    f"'{target}' is not an outcome of this check ({', '.join(outcomes.names)})",
+                    self.doc.span(path + ("objective", "at_least")),
+                    did_you_mean(target, outcomes.names),
+                )
+            )
+            return ("best_first", None)
+        return ("at_least", outcomes[target])
 
     def _with_folds(self, r: Randomizer, nodes: list[ast.Node], scope: Mapping[str, T.Type]) -> Randomizer:
         """Mark a pool or draw that is read only through fold statistics with constant arguments."""
@@ -818,24 +859,66 @@ class _Compiler:
         return faces
 
     def _randomizer(self, path: PathKey, name: str, spec: dict[str, Any], scope: Mapping[str, T.Type]) -> Randomizer:
+        """A die, pool or draw; its parameters may use inputs, values known before the roll and
+        earlier dice of the same check."""
         span = self.doc.span(path, key=True)
+
+        def redraw_of(own: T.Type) -> Redraw | None:
+            if "redraw" not in spec:
+                return None
+            return self._redraw(path + ("redraw",), spec["redraw"], {**scope, name: own})
+
         if "pool" in spec:
             count = self.expr(path + ("pool",), scope, T.NUM)
             faces = self._faces(path + ("die",)) if "die" in spec else tuple(range(1, 7))
-            each = None
-            if "each" in spec:
-                each_scope = dict(scope)
-                each_scope["face"] = T.NUM
-                each = self.expr(path + ("each",), each_scope)
-            return Pool(name, count, faces, each, span)
+            face_scope = dict(scope)
+            face_scope["face"] = T.NUM
+            each = self.expr(path + ("each",), face_scope) if "each" in spec else None
+            redraw = redraw_of(T.multi(each.type if each else T.NUM))
+            triggers = tuple(
+                self._trigger(path + ("triggers", i), t, scope, face_scope) for i, t in enumerate(spec.get("triggers", []))
+            )
+            cap = spec.get("cap")
+            if any(t.action == "add" for t in triggers) and cap is None:
+                raise _fail(
+                    "RC313",
+                    "a pool whose dice add dice (explode) needs a 'cap' on how many it may add",
+                    self.doc.span(path, key=True),
+                    "without one the chain has no end; add for example 'cap: 20'",
+                )
+            return Pool(name, count, faces, each, span, triggers=triggers, cap=cap, redraw=redraw)
         if "draw" in spec:
             bag_name = spec["draw"]
             if bag_name not in self.bags:
                 raise _fail("RC312", f"unknown bag '{bag_name}'", self.doc.span(path + ("draw",)), did_you_mean(str(bag_name), self.bags))
             count = self.expr(path + ("count",), scope, T.NUM) if "count" in spec else self.lower(ast.Num(1, span=span), {})
-            return Draw(name, self.bags[bag_name], count, span)
-        return Die(name, self._faces(path + ("die",)), span)
+            return Draw(name, self.bags[bag_name], count, span, redraw=redraw_of(T.multi(T.sym(bag_name))))
+        return Die(name, self._faces(path + ("die",)), span, redraw=redraw_of(T.NUM))
 
+    def _trigger(
+        self, path: PathKey, spec: dict[str, Any], scope: Mapping[str, T.Type], face_scope: Mapping[str, T.Type]
+    ) -> Trigger:
+        must = "must" in spec
+        action = spec["must"] if must else spec["may"]
+        target = spec.get("target", "self")
+        return Trigger(
+            name=str(spec.get("name", f"trigger {path[-1] + 1}")),
+            on=self.expr(path + ("on",), face_scope, T.BOOL),
+            action=action,
+            must=must,
+            target=None if target == "self" else self.expr(path + ("target",), face_scope, T.BOOL),
+            per_die=int(spec.get("per_die", 1)),
+            only_if=self.expr(path + ("only_if",), scope, T.BOOL) if "only_if" in spec else None,
+            repeat=bool(spec.get("repeat", True)),
+            pick=str(spec.get("pick", "lowest")),
+            span=self.doc.span(path),
+        )
+
+    def _redraw(self, path: PathKey, spec: dict[str, Any], scope: Mapping[str, T.Type]) -> Redraw:
+        must = "must" in spec
+        allowed = self.expr(path + ("must" if must else "may",), scope, T.BOOL)
+        times = self.expr(path + ("times",), scope, T.NUM) if "times" in spec else self.lower(ast.Num(1), {})
+        return Redraw(allowed, must, times, self.doc.span(path, key=True))
 
 def first_rule(rows: tuple[Rule, ...], env: dict[str, Any]) -> tuple[int, Any] | None:
     """Which rule of a list fires for `env` and its value (for the trace)."""

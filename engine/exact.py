@@ -13,17 +13,17 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Hashable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property, lru_cache
 from itertools import product
 from typing import Any
 
 from .compile import first_rule
-from .limits import DEFAULT_LIMITS, Limits, enforce
+from .limits import DEFAULT_LIMITS, Limits, enforce, roll_count
+from .chains import Procedure, Solver, score
 from .folds import FOLDS, Summary
 from .model import Check, Die, Draw, Pool, Randomizer, Scale
-from .sample import roll_count
 from .values import Multi, Symbol, normalize, show, to_json
 
 Weighted = tuple[tuple[Any, int], ...]
@@ -77,6 +77,9 @@ class Distribution:
     joint: Mapping[tuple[Any, ...], int] = field(repr=False)
     names: tuple[str, ...] = ()
     states: int = 0
+    policy: str = "always"
+    capped: Fraction = Fraction(0)
+    """The chance that a pool's `cap`, not its rules, ended a reroll procedure."""
 
     @cached_property
     def values(self) -> Mapping[str, Dist]:
@@ -123,6 +126,8 @@ class Distribution:
             "outcomes": {s.name: _frac(p) for s, p in self.table()},
             "values": {k: d.as_json() for k, d in self.values.items()},
             "states": self.states,
+            "policy": self.policy,
+            "capped": _frac(self.capped),
         }
 
 
@@ -130,8 +135,10 @@ def _frac(p: Fraction) -> str:
     return f"{p.numerator}/{p.denominator}"
 
 
-def distribution(check: Check, inputs: Mapping[str, Any], limits: Limits = DEFAULT_LIMITS) -> Distribution:
-    """The exact distribution of `check` with bound inputs."""
+def distribution(
+    check: Check, inputs: Mapping[str, Any], limits: Limits = DEFAULT_LIMITS, policy: str = "always"
+) -> Distribution:
+    """The exact distribution of `check` with bound inputs; `policy` decides every "may"."""
     env: dict[str, Any] = dict(inputs)
     for let in check.lets:
         if let.before_roll:
@@ -139,6 +146,8 @@ def distribution(check: Check, inputs: Mapping[str, Any], limits: Limits = DEFAU
     fired = first_rule(check.auto, env)
     if fired is not None:
         return _fixed(check, inputs, env, fired[1])
+    if check.sequential:
+        return Sequential(check, env, limits, policy).distribution(inputs)
     parts: list[tuple[str, Weighted]] = []
     for r in check.roll:
         parts.append((r.name, _randomizer(r, env, limits)))
@@ -328,3 +337,153 @@ def _compositions(n: int, k: int) -> Iterator[tuple[int, ...]]:
 
 
 __all__ = ["Dist", "Distribution", "distribution", "normalize"]
+
+
+# -- die by die: dependent dice, reroll procedures and the player's choices -------------------
+
+
+class Sequential:
+    """Exact evaluation one randomizer at a time, for checks where a die depends on an earlier
+    one or the player chooses (triggers, redraws). Optimal choices compare the outcome
+    distributions of finishing the check each way, so they are exact too."""
+
+    def __init__(self, check: Check, env: dict[str, Any], limits: Limits, policy: str) -> None:
+        self.check = check
+        self.env = env
+        self.limits = limits
+        self.policy = policy
+        self._finish: dict[tuple[int, tuple[Any, ...]], dict[tuple[Any, ...], Fraction]] = {}
+        self._solvers: dict[tuple[int, tuple[Any, ...]], Solver] = {}
+
+    def distribution(self, inputs: Mapping[str, Any]) -> Distribution:
+        result = self.finish(0, ())
+        denominator = 1
+        for p in result.values():
+            denominator = denominator * p.denominator // math.gcd(denominator, p.denominator)
+        joint: dict[tuple[Any, ...], int] = {}
+        capped = Fraction(0)
+        for (key, was_capped), p in result.items():
+            joint[key] = joint.get(key, 0) + int(p * denominator)
+            if was_capped:
+                capped += p
+        d = _marginals(self.check, inputs, joint, denominator, self.check.layout, len(self._finish) + len(result))
+        return replace(d, policy=self.policy, capped=capped)
+
+    def _env(self, dice: tuple[Any, ...]) -> dict[str, Any]:
+        env = dict(self.env)
+        for r, v in zip(self.check.roll, dice):
+            env[r.name] = v
+        return env
+
+    def finish(self, i: int, dice: tuple[Any, ...]) -> dict[tuple[Any, ...], Fraction]:
+        """Distribution of (program result, capped?) given the first `i` randomizers' values."""
+        memo = self._finish.get((i, dice))
+        if memo is not None:
+            return memo
+        env = self._env(dice)
+        if i == len(self.check.roll):
+            result = {(self.check.program(env, *dice), False): Fraction(1)}
+        else:
+            result = {}
+            for value, p, capped in self.values(i, dice, env):
+                for (key, c), q in self.finish(i + 1, dice + (value,)).items():
+                    k = (key, c or capped)
+                    result[k] = result.get(k, Fraction(0)) + p * q
+        self._finish[(i, dice)] = result
+        enforce("exact states", len(self._finish), self.limits.max_states, self.check.span)
+        return result
+
+    def outcomes(self, i: int, dice: tuple[Any, ...]) -> dict[Symbol, Fraction]:
+        """The outcome distribution once the first `i` randomizers are known."""
+        out: dict[Symbol, Fraction] = {}
+        for (key, _), p in self.finish(i, dice).items():
+            out[key[0]] = out.get(key[0], Fraction(0)) + p
+        return out
+
+    def better(self, a: Mapping[Symbol, Fraction], b: Mapping[Symbol, Fraction]) -> bool:
+        members = self.check.outcomes.members
+        return score(self.check.objective, members, a) > score(self.check.objective, members, b)
+
+    def fresh(self, i: int, env: dict[str, Any]) -> list[tuple[Any, Fraction, bool]]:
+        """A new roll of randomizer `i` (no redraw decided yet)."""
+        r = self.check.roll[i]
+        if isinstance(r, Pool) and r.triggers:
+            solver = self.solver(i, tuple(env[x.name] for x in self.check.roll[:i]), env)
+            proc = solver.proc
+            n = roll_count(r.count, env, r, self.limits.max_pool, "dice in the pool")
+            start = proc.fresh(n)
+            total = sum(w for _, w in start)
+            ends: dict[tuple[tuple[int, ...], bool], Fraction] = {}
+            for counts, w in start:
+                for end, p in solver.terminal(proc.start(counts)).items():
+                    ends[end] = ends.get(end, Fraction(0)) + p * Fraction(w, total)
+            return [(proc.value(counts), p, capped) for (counts, capped), p in ends.items()]
+        weighted = _randomizer(r, env, self.limits)
+        total = sum(w for _, w in weighted)
+        return [(v, Fraction(w, total), False) for v, w in weighted]
+
+    def values(self, i: int, dice: tuple[Any, ...], env: dict[str, Any]) -> list[tuple[Any, Fraction, bool]]:
+        """Randomizer `i`'s final values, after any redraws the policy or the rule makes."""
+        r = self.check.roll[i]
+        first = self.fresh(i, env)
+        if r.redraw is None:
+            return first
+        times = r.redraw.times.run(env)
+        out: dict[tuple[Any, bool], Fraction] = {}
+        for value, p, capped in first:
+            for (v, c), q in self.settle(i, dice, env, value, capped, times, first).items():
+                out[(v, c)] = out.get((v, c), Fraction(0)) + p * q
+        return [(v, p, c) for (v, c), p in out.items()]
+
+    def settle(
+        self,
+        i: int,
+        dice: tuple[Any, ...],
+        env: dict[str, Any],
+        value: Any,
+        capped: bool,
+        times: int,
+        fresh: list[tuple[Any, Fraction, bool]],
+    ) -> dict[tuple[Any, bool], Fraction]:
+        """Where a drawn value ends after up to `times` redraws."""
+        r = self.check.roll[i]
+        assert r.redraw is not None
+        keep = {(value, capped): Fraction(1)}
+        if times <= 0 or not r.redraw.allowed.run({**env, r.name: value}):
+            return keep
+        if not r.redraw.must and not self.wants_redraw(i, dice, env, value, times, fresh):
+            return keep
+        out: dict[tuple[Any, bool], Fraction] = {}
+        for v, p, c in fresh:
+            for key, q in self.settle(i, dice, env, v, c, times - 1, fresh).items():
+                out[key] = out.get(key, Fraction(0)) + p * q
+        return out
+
+    def wants_redraw(
+        self, i: int, dice: tuple[Any, ...], env: dict[str, Any], value: Any, times: int, fresh: list[tuple[Any, Fraction, bool]]
+    ) -> bool:
+        """The policy's answer to "redraw this?" — for `optimal`, whichever finishes better."""
+        if self.policy != "optimal":
+            return self.policy == "always"
+        kept = self.outcomes(i + 1, dice + (value,))
+        again: dict[Symbol, Fraction] = {}
+        for v, p, c in fresh:
+            for (final, _), q in self.settle(i, dice, env, v, c, times - 1, fresh).items():
+                for s, x in self.outcomes(i + 1, dice + (final,)).items():
+                    again[s] = again.get(s, Fraction(0)) + p * q * x
+        return self.better(again, kept)
+
+    def solver(self, i: int, dice: tuple[Any, ...], env: dict[str, Any]) -> Solver:
+        """The reroll procedure of pool `i`, with optimal choices judged on the whole check."""
+        found = self._solvers.get((i, dice))
+        if found is None:
+            r = self.check.roll[i]
+            assert isinstance(r, Pool)
+            proc = Procedure(r, env)
+
+            def outcome_of(counts: tuple[int, ...]) -> dict[Symbol, Fraction]:
+                return self.outcomes(i + 1, dice + (proc.value(counts),))
+
+            found = Solver(proc, self.policy, self.limits.max_states, outcome_of, self.check.objective, self.check.outcomes.members)
+            self._solvers[(i, dice)] = found
+        return found

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import Diagnostic, LimitError
+from typing import Any
+
+from .errors import Diagnostic, InputError, LimitError
+from .model import Draw, Expr, Randomizer
 from .source import Span
 
 
@@ -18,6 +21,8 @@ class Limits:
     """Chits drawn at once from a bag."""
     max_states: int = 2_000_000
     """States the exact evaluator may enumerate for one distribution."""
+    max_rerolls: int = 1000
+    """Dice one sampled reroll procedure may reroll or add (pools with a `cap` stop earlier)."""
 
 
 
@@ -27,6 +32,17 @@ def enforce(what: str, value: int, limit: int, span: Span | None) -> None:
         raise LimitError(
             [Diagnostic("RC503", f"{what} is {value}, over the limit of {limit}", span, "the embedder's Limits set this bound")]
         )
+
+
+def roll_count(expr: Expr, env: dict[str, Any], r: Randomizer, limit: int, what: str) -> int:
+    """How many dice a pool rolls or chits a draw takes, checked against the bag and the limit."""
+    n = expr.run(env)
+    if not isinstance(n, int) or n < 0:
+        raise InputError([Diagnostic("RC406", f"the number of {what} must be a whole number, at least 0, got {n}", r.span)])
+    if isinstance(r, Draw) and n > r.bag.size:
+        raise InputError([Diagnostic("RC406", f"cannot draw {n} chits from a bag of {r.bag.size}", r.span)])
+    enforce(what, n, limit, r.span)
+    return n
 
 
 DEFAULT_LIMITS = Limits()

@@ -121,6 +121,7 @@ class Die:
     name: str
     faces: tuple[int, ...]
     span: Span | None = field(default=None, compare=False)
+    redraw: Redraw | None = None
 
     @cached_property
     def label(self) -> str:
@@ -129,6 +130,39 @@ class Die:
         if f == tuple(range(f[0], f[0] + len(f))):
             return f"d{{{f[0]}..{f[-1]}}}"
         return "d{" + ", ".join(map(str, f)) + "}"
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """A die face that sets off a reroll step in its pool (Chimera's 9s and 0s, exploding dice).
+
+    `on` and `target` are per-die conditions (the die's face is `face`); `target` None means
+    the triggering die itself. `action` is "reroll" or "add" (add a new die: explode);
+    `must` False makes it a player's choice, decided by the policy. `only_if` is a condition
+    known before the roll. With `repeat`, dice rolled by this step may trigger it again.
+    """
+
+    name: str
+    on: Expr
+    action: str
+    must: bool
+    target: Expr | None
+    per_die: int = 1
+    only_if: Expr | None = None
+    repeat: bool = True
+    pick: str = "lowest"
+    span: Span | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Redraw:
+    """A second chance at a draw or die: `may` says when it is allowed (a player's choice),
+    or `must` when it is forced; up to `times` times. The earlier chits go back in the bag."""
+
+    allowed: Expr
+    must: bool
+    times: Expr
+    span: Span | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -143,6 +177,10 @@ class Pool:
     folds: tuple[tuple[Any, ...], ...] | None = None
     """When the check reads this pool only through statistics (`majority(p, ...)`, `sum(p)`,
     ...), their keys: the exact evaluator then computes just those, never the multisets."""
+    triggers: tuple[Trigger, ...] = ()
+    cap: int | None = None
+    redraw: Redraw | None = None
+    """At most this many dice rerolled or added in all; past it the procedure stops."""
 
 
 @dataclass(frozen=True)
@@ -155,6 +193,7 @@ class Draw:
     span: Span | None = field(default=None, compare=False)
     folds: tuple[tuple[Any, ...], ...] | None = None
     """As for `Pool.folds`."""
+    redraw: Redraw | None = None
 
 
 Randomizer = Die | Pool | Draw
@@ -185,6 +224,10 @@ class Check:
     outcome: Expr | tuple[Rule, ...]
     outputs: tuple[tuple[str, Expr], ...]
     program: Callable[..., tuple[Any, ...]] = field(compare=False, repr=False)
+    objective: tuple[str, Any] = ("best_first", None)
+    """What the `optimal` policy maximises: ("best_first", None), ("at_least", outcome) or ("mean_rank", None)."""
+    sequential: bool = False
+    """Some die depends on an earlier one, or the player chooses: exact evaluation goes die by die."""
     span: Span | None = field(default=None, compare=False)
 
     @property

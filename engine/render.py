@@ -28,6 +28,10 @@ def result_text(result: Result, title: str = "") -> str:
             lines.append(f"  die     {name} : {value.ljust(6)}  {step.detail}".rstrip())
         elif step.kind in ("pool", "draw"):
             lines.append(f"  {step.kind.ljust(7)} {name} : {value}  ({step.detail})")
+        elif step.kind in ("reroll", "redraw", "choice"):
+            lines.append(f"  {step.kind.ljust(7)} {name} : {step.detail}")
+            if step.kind != "choice":
+                lines.append(f"  {''.ljust(7)} {''.ljust(width)}   now {value}")
         elif step.kind == "auto":
             lines.append(f"  auto    {name} = {value}  ← {step.detail}")
         elif step.kind in ("rule", "outcome"):
