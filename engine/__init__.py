@@ -1,10 +1,10 @@
 """rulecraft: a declarative rules engine for tabletop role-playing games.
 
     >>> import engine, random
-    >>> chill = engine.load("chill")
-    >>> result = chill.roll("specific", random.Random(7), target=55)
-    >>> result.outcome.name in chill.checks["specific"].outcomes.names
-    True
+    >>> rules = engine.load("rulesets/mygame.yaml")           # or YAML text, or a shipped name
+    >>> result = rules.roll("attack", random.Random(7), skill=3)
+    >>> result.outcome, result.values, result.trace            # what, the named values, and why
+    >>> rules.distribution("attack", skill=3).table()          # exact Fractions, worst first
 """
 
 from .api import Ruleset as Ruleset, load as load, load_source as load_source

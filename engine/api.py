@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .chains import POLICIES
-from .compile import compile_document
+from .compile import check_version, compile_document
 from .exact import Distribution, distribution
 from .errors import Diagnostic, InputError, did_you_mean
 from .inputs import bind_inputs
@@ -119,6 +119,7 @@ def load(path_or_text: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str
 def load_source(source: SourceFile, *, limits: Limits = DEFAULT_LIMITS) -> Ruleset:
     """Run every stage on one source file."""
     doc = load_yaml(source)
+    check_version(doc)
     validate(doc)
     return Ruleset(compile_document(doc), doc, limits)
 

@@ -78,8 +78,21 @@ def _count_typer(args: Sequence[T.Type]) -> T.Type | str:
     if len(args) == 2 and a.elem is not None:
         b = args[1]
         target = b.elem if b.kind in ("list",) and b.elem else b
+        if b.kind == "range" and not T.NUM.accepts(a.elem):
+            return f"cannot count a range of numbers in a pool of {a.elem}"
         if b.kind != "range" and not a.elem.accepts(target):
             return f"cannot count {b} in a pool of {a.elem}"
+    return T.NUM
+
+
+def _sum_typer(args: Sequence[T.Type]) -> T.Type | str:
+    a = args[0]
+    if a.kind == "any":
+        return T.NUM
+    if a.kind != "multi" or a.elem is None:
+        return f"expects a pool or draw, got {a}"
+    if not T.NUM.accepts(a.elem):
+        return f"adds numbers, but this pool reads as {a.elem}; count() the readings instead"
     return T.NUM
 
 
@@ -142,7 +155,7 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
         Builtin("max", 1, 8, _ordered, _extreme("max", max), "the greatest of its arguments, or of a pool"),
         Builtin("clamp", 3, 3, _ordered, _clamp, "clamp(x, lo, hi): x kept within lo..hi"),
         Builtin("count", 1, 2, _count_typer, _fold("count"), "count(p): dice in p; count(p, x): dice reading x (or in a list/range)"),
-        Builtin("sum", 1, 1, _of_multi(lambda e: T.NUM), _fold("sum"), "total of a pool's readings"),
+        Builtin("sum", 1, 1, _sum_typer, _fold("sum"), "total of a pool's readings"),
         Builtin("highest", 1, 1, _of_multi(lambda e: e), _fold("highest"), "the highest reading of a pool"),
         Builtin("lowest", 1, 1, _of_multi(lambda e: e), _fold("lowest"), "the lowest reading of a pool"),
         Builtin("best", 1, 1, _of_multi(lambda e: e), _fold("best"), "the best chit of a draw (by the bag's order)"),

@@ -370,30 +370,69 @@ class Solver:
 
     def terminal(self, state: State) -> dict[tuple[tuple[int, ...], bool], Fraction]:
         """Where the procedure ends from `state`, exactly (cycles are solved, not cut)."""
-        nums, den = self._terminal_weights(state)
-        return {end: Fraction(n, den) for end, n in nums.items() if n}
+        return self.absorb({state: Fraction(1)})
 
-    def _terminal_weights(self, state: State) -> Weights:
-        found = self._terminal.get(state)
-        if found is not None:
-            return found
-        if state in self._busy:
-            return self._solve_cycle(state)
-        t = self.proc.pending(state)
-        if t is None:
-            result: Weights = ({(state[0], self.proc.capped(state)): 1}, 1)
-        else:
-            option = self.choice(state, t)
-            self._busy.add(state)
-            try:
+    def absorb(self, starts: Mapping[State, Fraction]) -> dict[tuple[tuple[int, ...], bool], Fraction]:
+        """Push probability from the start states through the chain to where it ends.
+
+        The reachable states are listed once (following the policy's choices), put in
+        topological order, and each state's probability is passed on to its successors, so
+        every transition is used once. A chain that can return to a state is solved as a
+        linear system instead."""
+        edges: dict[State, list[tuple[State, Fraction]]] = {}
+        order: list[State] = []
+        stack: list[tuple[State, bool]] = [(s, False) for s in starts]
+        on_path: set[State] = set()
+        cyclic = False
+        while stack:
+            s, done = stack.pop()
+            if done:
+                on_path.discard(s)
+                order.append(s)
+                continue
+            if s in edges:
+                if s in on_path:
+                    cyclic = True
+                continue
+            t = self.proc.pending(s)
+            if t is None:
+                edges[s] = []
+            else:
+                option = self.choice(s, t)
                 fresh = self.proc.fresh(option[1])
                 total = sum(w for _, w in fresh)
-                result = _mix([(self._terminal_weights(self.proc.after(state, t, option, d)), w, total) for d, w in fresh])
-            finally:
-                self._busy.discard(state)
-        self._terminal[state] = result
-        self._count()
-        return result
+                edges[s] = [(self.proc.after(s, t, option, d), Fraction(w, total)) for d, w in fresh]
+            if len(edges) > self.max_states:
+                raise LimitError(
+                    [Diagnostic("RC503", f"the reroll chain has more than {self.max_states} states", self.proc.pool.span, "set a 'cap' on the pool or raise Limits.max_states")]
+                )
+            on_path.add(s)
+            stack.append((s, True))
+            for nxt, _ in edges[s]:
+                if nxt in on_path:
+                    cyclic = True
+                elif nxt not in edges:
+                    stack.append((nxt, False))
+        if cyclic:
+            out: dict[tuple[tuple[int, ...], bool], Fraction] = {}
+            for s, p in starts.items():
+                nums, den = self._solve_cycle(s)
+                for end, n in nums.items():
+                    out[end] = out.get(end, Fraction(0)) + p * Fraction(n, den)
+            return out
+        mass: dict[State, Fraction] = dict(starts)
+        out = {}
+        for s in reversed(order):
+            p = mass.pop(s, None)
+            if not p:
+                continue
+            if not edges[s]:
+                end = (s[0], self.proc.capped(s))
+                out[end] = out.get(end, Fraction(0)) + p
+                continue
+            for nxt, q in edges[s]:
+                mass[nxt] = mass.get(nxt, Fraction(0)) + p * q
+        return out
 
     def _solve_cycle(self, start: State) -> Weights:
         """The absorbing chain through `start`, solved by exact Gaussian elimination."""

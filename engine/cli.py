@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from .api import Ruleset, load
 from .chains import POLICIES
 from .errors import Diagnostic, InputError, RulecraftError, did_you_mean
-from .plot import plot_distribution, plot_sweep
+from .plot import check_plot_path, plot_distribution, plot_sweep
 from .values import show
 from .render import check_text, distribution_text, result_text, ruleset_text, sweep_text, value_text
 from .resources import schema_path, shipped_rulesets
@@ -218,6 +218,8 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     check = rs.check(args.check)
     inputs = _pairs(args.input, "input")
     title = f"{rs.name} · {check.title}"
+    if args.plot:
+        check_plot_path(Path(args.plot))
     if args.policy == "all":
         return _prob_policies(rs, args, inputs, title, out)
     if args.sweep:

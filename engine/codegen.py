@@ -61,6 +61,19 @@ def rt_nomatch(span: Span | None, what: str, shown: str) -> EvalError:
     return _fail("RC501", f"no {what} matched", span, f"add an 'else:' row; nothing matched {shown}")
 
 
+def rt_pairs(names: tuple[str, ...], *values: Any) -> str:
+    return ", ".join(f"{n} = {v}" for n, v in zip(names, values))
+
+
+def rt_wrong(span: Span | None, exc: Exception) -> EvalError:
+    """A Python error inside generated code: a value of an unexpected kind reached an operation."""
+    if isinstance(exc, EvalError):
+        if all(d.span is not None for d in exc.diagnostics):
+            return exc
+        return EvalError([d if d.span is not None else Diagnostic(d.code, d.message, span, d.hint) for d in exc.diagnostics])
+    return _fail("RC506", f"cannot evaluate this: {exc}", span, "a value of an unexpected kind reached an operation; declare the types of table parameters")
+
+
 def rt_show(env: dict[str, Any], *dice: Any) -> str:
     parts = [f"{k} = {v}" for k, v in env.items() if not isinstance(v, Multi)]
     return ", ".join(parts + [str(d) for d in dice])
@@ -68,6 +81,9 @@ def rt_show(env: dict[str, Any], *dice: Any) -> str:
 
 _RUNTIME: dict[str, Any] = {
     "_show": rt_show,
+    "_pairs": rt_pairs,
+    "_wrong": rt_wrong,
+    "_Error": (TypeError, ValueError, ArithmeticError, KeyError, IndexError, AttributeError, EvalError),
     "_div": rt_div,
     "_floordiv": rt_floordiv,
     "_mod": rt_mod,
@@ -98,15 +114,19 @@ class Emitter:
             self.namespace[name] = value
         return self._ids[key]
 
-    def expression(self, source: str) -> Callable[[dict[str, Any]], Any]:
+    def expression(self, source: str, span: Span | None = None) -> Callable[[dict[str, Any]], Any]:
         """A function of the environment dict that evaluates `source`."""
-        fn: Callable[[dict[str, Any]], Any] = eval(compile(f"lambda env: {source}", "<rulecraft>", "eval"), self.namespace)
-        return fn
+        return self.function("expr", ["env"], [f"return {source}"], span)
 
-    def function(self, name: str, params: list[str], body: list[str]) -> Callable[..., Any]:
-        """A function with the given positional parameter names and body lines."""
+    def function(self, name: str, params: list[str], body: list[str], span: Span | None = None) -> Callable[..., Any]:
+        """A function with the given positional parameter names and body lines.
+
+        Any Python error inside becomes an `EvalError` at `span` (zero cost until raised), so
+        an embedder never sees a traceback from a ruleset."""
         args = ", ".join(params)
-        text = f"def {name}({args}):\n" + "\n".join("    " + line for line in body) + "\n"
+        where = self.const(span)
+        lines = ["try:", *("    " + line for line in body), "except _Error as exc:", f"    raise _wrong({where}, exc) from None"]
+        text = f"def {name}({args}):\n" + "\n".join("    " + line for line in lines) + "\n"
         local: dict[str, Any] = {}
         exec(compile(text, "<rulecraft>", "exec"), self.namespace, local)
         fn: Callable[..., Any] = local[name]

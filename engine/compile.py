@@ -15,7 +15,8 @@ from typing import Any
 
 from . import types as T
 from .builtins import Builtin, library
-from .errors import CompileError, Diagnostic, RulecraftError, did_you_mean
+from .errors import CompileError, Diagnostic, InputError, RulecraftError, did_you_mean
+from .inputs import coerce
 from .expr import ast
 from .expr.parser import parse
 from .codegen import Emitter
@@ -58,6 +59,21 @@ def _fail(code: str, message: str, span: Span | None, hint: str | None = None) -
     return _Fail(Diagnostic(code, message, span, hint))
 
 
+def check_version(doc: Document) -> None:
+    """Refuse a file written for a format this rulecraft does not read, before anything else."""
+    data = doc.data if isinstance(doc.data, dict) else {}
+    version = data.get("rulecraft")
+    if version in SUPPORTED_VERSIONS:
+        return
+    if version is None:
+        message, span = "this file does not say which ruleset format it is written for", doc.span(())
+    else:
+        message, span = f"unsupported format version {version!r}", doc.span(("rulecraft",))
+    raise CompileError(
+        [Diagnostic("RC003", message, span, f"start the file with 'rulecraft: {SUPPORTED_VERSIONS[-1]}' (this rulecraft reads format {', '.join(map(str, SUPPORTED_VERSIONS))})")]
+    )
+
+
 def compile_document(doc: Document) -> RulesetModel:
     """Compile a validated document, raising `CompileError` with every problem found."""
     return _Compiler(doc).run()
@@ -73,6 +89,9 @@ class _Compiler:
         self.tables: dict[str, Table] = {}
         self._table_busy: list[str] = []
         self._locals: set[str] = set()
+        self._instances: set[tuple[str, tuple[T.Type, ...]]] = set()
+        self._owner: dict[str, str] = {}  # inline scales, by the check that declared them
+        self._current: str | None = None
         self.builtins: dict[str, Builtin] = {}
         self.emit = Emitter()
 
@@ -131,7 +150,7 @@ class _Compiler:
 
     # -- scales and bags ---------------------------------------------------------------
 
-    def _new_scale(self, name: str, members: list[str], path: PathKey) -> Scale | None:
+    def _new_scale(self, name: str, members: list[str], path: PathKey, owner: str | None = None) -> Scale | None:
         if name in self.scales:
             self.diags.append(
                 Diagnostic("RC307", f"scale '{name}' is declared twice", self.doc.span(path, key=True))
@@ -146,6 +165,8 @@ class _Compiler:
             seen.add(m)
         scale = Scale(name, tuple(Symbol(name, m, i) for i, m in enumerate(members)), self.doc.span(path, key=True))
         self.scales[name] = scale
+        if owner is not None:
+            self._owner[name] = owner
         return scale
 
     def _scales(self) -> None:
@@ -184,14 +205,14 @@ class _Compiler:
         t, src = self._lower(node, scope, expect)
         if expect is not None and not expect.accepts(t):
             raise _fail("RC304", f"expected {expect} here, but this is {t}", node.span)
-        return Expr(node, t, self.emit.expression(src), to_text(node))
+        return Expr(node, t, self.emit.expression(src, node.span), to_text(node))
 
     def _lower(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None) -> tuple[T.Type, str]:
         """The static type of `node` and its Python source; constant parts are folded."""
         t, src = self._lower_node(node, scope, expect)
         if not isinstance(node, (ast.Num, ast.Bool, ast.Sym, ast.Name)) and not ast.names(node):
             try:
-                value = self.emit.expression(src)({})
+                value = self.emit.expression(src, node.span)({})
             except RulecraftError:
                 return t, src  # reported when it runs, with its position
             return t, self.emit.const(value)
@@ -292,15 +313,19 @@ class _Compiler:
         self, node: ast.Node, op: str, a: ast.Node, b: ast.Node, scope: Mapping[str, T.Type]
     ) -> tuple[T.Type, str]:
         if op in ("in", "not in"):
-            tb, sb = self._lower(b, scope, None)
+            ta: T.Type | None = None
+            sa = ""
+            if not isinstance(a, ast.Sym):
+                ta, sa = self._lower(a, scope, None)
+            want = T.listof(ta) if ta is not None and ta.kind == "sym" else None
+            tb, sb = self._lower(b, scope, want)
             if tb.kind not in ("list", "range", "multi", "any"):
                 raise _fail("RC304", f"'in' needs a list, range or pool on its right, not {tb}", b.span)
             elem = T.NUM if tb.kind == "range" else (tb.elem or T.ANY)
-            ta, sa = self._lower(a, scope, elem if elem.kind != "any" else None)
+            if ta is None:
+                ta, sa = self._lower(a, scope, elem if elem.kind != "any" else None)
             if not elem.accepts(ta):
                 raise _fail("RC304", f"cannot look for {ta} in a {tb}", a.span)
-            if isinstance(b, ast.ListExpr) and ta.kind == "sym":
-                tb, sb = self._lower(b, scope, T.listof(ta))
             test = f"_in({sa}, {sb})" if tb.kind in ("multi", "any") else f"({sa} in {sb})"
             return T.BOOL, test if op == "in" else f"(not {test})"
         first, second = (b, a) if isinstance(a, ast.Sym) else (a, b)
@@ -337,7 +362,9 @@ class _Compiler:
                 node.span,
                 did_you_mean(name, scale.names),
             )
-        owners = [s for s in self.scales.values() if name in s.names]
+        owners = [
+            s for s in self.scales.values() if name in s.names and self._owner.get(s.name, self._current) == self._current
+        ]
         if len(owners) == 1:
             return owners[0][name]
         if not owners:
@@ -362,9 +389,12 @@ class _Compiler:
             if not fn.min_args <= len(args) <= fn.max_args:
                 want = str(fn.min_args) if fn.min_args == fn.max_args else f"{fn.min_args} to {fn.max_args}"
                 raise _fail("RC303", f"{name}() takes {want} argument(s), got {len(args)}", node.span, fn.doc)
-            lowered = self._lower_all(args, scope, None)
-            if name == "majority" and len(args) == 2 and lowered[0][0].kind == "multi":
-                lowered[1] = self._lower(args[1], scope, T.listof(lowered[0][0].elem or T.ANY))
+            lowered = self._lower_all(args, scope, None) if name not in ("count", "majority") else [self._lower(args[0], scope, None)]
+            if name in ("count", "majority") and len(args) == 2:
+                pool_t = lowered[0][0]
+                elem = pool_t.elem if pool_t.kind == "multi" and pool_t.elem is not None else None
+                want = T.listof(elem) if elem is not None and (name == "majority" or isinstance(args[1], ast.ListExpr)) else elem
+                lowered.append(self._lower(args[1], scope, want))
             result = fn.typer([t for t, _ in lowered])
             if isinstance(result, str):
                 raise _fail("RC304", f"{name}() {result}", node.span, fn.doc)
@@ -378,16 +408,48 @@ class _Compiler:
                     node.span,
                 )
             srcs = []
+            types = []
             for arg, (pname, ptype) in zip(args, table.params):
                 t, src = self._lower(arg, scope, ptype if ptype.kind != "any" else None)
                 if not ptype.accepts(t):
                     raise _fail("RC304", f"parameter '{pname}' of {name}() is {ptype}, but this is {t}", arg.span)
                 srcs.append(src)
+                types.append(t)
+            self._check_instance(table, tuple(types), node.span)
             return table.returns, f"{self.emit.const(table.run)}({', '.join(srcs)})"
         options = list(self.builtins) + list(self.data.get("tables", {}))
         raise _fail("RC302", f"unknown function '{name}'", node.span, did_you_mean(name, options))
 
     # -- tables ------------------------------------------------------------------------
+
+    def _check_instance(self, table: Table, types: tuple[T.Type, ...], call: Span | None) -> None:
+        """Type-check the body of a table with untyped parameters for the types of one call."""
+        if all(p.kind != "any" for _, p in table.params) or (table.name, types) in self._instances:
+            return
+        self._instances.add((table.name, types))
+        spec = self.data["tables"][table.name]
+        path: PathKey = ("tables", table.name)
+        scope = {p: (t if declared.kind == "any" else declared) for (p, declared), t in zip(table.params, types)}
+        nodes: list[tuple[ast.Node, T.Type | None]] = []
+        if "value" in spec:
+            nodes.append((self.node_at(path + ("value",)), table.returns))
+        for i, row in enumerate(spec.get("rules", [])):
+            here = path + ("rules", i)
+            if "when" in row:
+                nodes.append((self.node_at(here + ("when",)), T.BOOL))
+            key = "else" if "else" in row else "then"
+            nodes.append((self.node_at(here + (key,)), table.returns))
+        saved = self._locals
+        self._locals = set(scope)
+        try:
+            for node, expect in nodes:
+                try:
+                    self._lower_checked(node, scope, expect)
+                except _Fail as f:
+                    given = ", ".join(f"{p}: {t}" for p, t in scope.items())
+                    raise _fail(f.diag.code, f.diag.message, f.diag.span, f"when {table.name}() is called with {given} (at line {call.line if call else '?'})") from None
+        finally:
+            self._locals = saved
 
     def _type_named(self, name: str, path: PathKey) -> T.Type:
         t = T.named(str(name), set(self.scales))
@@ -432,7 +494,7 @@ class _Compiler:
                 ]
             else:
                 body = [f"return {self._lower_checked(self.node_at(path + ('value',)), scope, returns)}"]
-            run = self.emit.function(f"table_{name}", [f"v_{p}" for p, _ in params], body)
+            run = self.emit.function(f"table_{name}", [f"v_{p}" for p, _ in params], body, span)
             table = Table(name, tuple(params), returns, run, spec.get("description", ""), span)
             self.tables[name] = table
             return table
@@ -447,8 +509,8 @@ class _Compiler:
         return src
 
     def _shown(self, params: list[tuple[str, T.Type]]) -> str:
-        parts = " + ', ' + ".join(f"{p!r} + ' = ' + str(v_{p})" for p, _ in params)
-        return parts or "''"
+        names = tuple(p for p, _ in params)
+        return f"_pairs({self.emit.const(names)}, {', '.join(f'v_{p}' for p in names)})"
 
     def _rules_source(self, path: PathKey, scope: Mapping[str, T.Type], returns: T.Type, span: Span) -> list[str]:
         """An if-chain for an ordered rule list inside a table."""
@@ -518,7 +580,9 @@ class _Compiler:
         if place is not None and place.key is not None:
             origin = ExprOrigin(self.doc.source, place.key[0], place.key[1], 0)
         text = str(key)
-        node = parse(f"[{text}]", ExprOrigin(origin.source, origin.line, origin.col - 1, origin.indent))
+        node = parse(text, origin) if text.lstrip().startswith("[") else None
+        if not isinstance(node, ast.ListExpr):
+            node = parse(f"[{text}]", ExprOrigin(origin.source, origin.line, origin.col - 1, origin.indent))
         assert isinstance(node, ast.ListExpr)
         tests: list[str] = []
         for item in node.items:
@@ -526,8 +590,8 @@ class _Compiler:
             if isinstance(item, ast.Name) and expect is None and ptype.kind == "any":
                 item = ast.Sym(item.id, span=item.span)
             if isinstance(item, ast.Range):
-                (_, lo), (_, hi) = self._need(item.lo, {}, T.NUM), self._need(item.hi, {}, T.NUM)
-                tests.append(f"{lo} <= {var} <= {hi}")
+                _, rng = self._lower(item, {}, None)
+                tests.append(f"{var} in {rng}")
             else:
                 _, src = self._lower(item, {}, expect)
                 tests.append(f"{var} == {src}")
@@ -539,6 +603,7 @@ class _Compiler:
         path: PathKey = ("checks", name)
         spec = self.data["checks"][name]
         before = len(self.diags)
+        self._current = name
         scope: dict[str, T.Type] = {}
         kinds: dict[str, str] = {}
 
@@ -753,7 +818,8 @@ class _Compiler:
             lines += [f"v_{n} = {self._lower_checked(e.node, full, None)}" for n, e in outputs]
             names = [let.name for let in post] + [n for n, _ in outputs]
             lines.append("return (v_outcome, rule, " + "".join(f"v_{n}, " for n in names) + ")")
-            return self.emit.function(f"check_{name}", ["env", *(f"v_{d}" for d in dice)], lines)
+            where = self.doc.span(("checks", name), key=True)
+            return self.emit.function(f"check_{name}", ["env", *(f"v_{d}" for d in dice)], lines, where)
         finally:
             self._locals = saved
 
@@ -780,6 +846,8 @@ class _Compiler:
             order.append(n)
 
         for n in nodes:
+            if n in state:
+                continue
             with self.statement():
                 visit(n, [])
         return [n for n in order if n in nodes]
@@ -806,7 +874,7 @@ class _Compiler:
                     raise _fail("RC312", f"unknown scale '{choices}'", self.doc.span(path + ("choices",)), did_you_mean(choices, self.scales))
                 scale = self.scales[choices]
             else:
-                scale = self._new_scale(f"{check}.{name}", [str(c) for c in choices], path + ("choices",))
+                scale = self._new_scale(f"{check}.{name}", [str(c) for c in choices], path + ("choices",), owner=check)
                 if scale is None:
                     raise _fail("RC307", "duplicate choices", self.doc.span(path))
         default = spec.get("default")
@@ -817,10 +885,13 @@ class _Compiler:
         lo, hi = spec.get("min"), spec.get("max")
         if lo is not None and hi is not None and lo > hi:
             raise _fail("RC310", f"min {lo} is greater than max {hi}", self.doc.span(path + ("min",)))
-        if default is not None and kind in ("int", "number"):
-            if (lo is not None and default < lo) or (hi is not None and default > hi):
-                raise _fail("RC310", f"default {default} is outside {lo}..{hi}", self.doc.span(path + ("default",)))
-        return InputSpec(name, kind, lo, hi, default, scale, spec.get("description", ""), self.doc.span(path, key=True))
+        made = InputSpec(name, kind, lo, hi, None, scale, spec.get("description", ""), self.doc.span(path, key=True))
+        if default is not None and scale is None:
+            try:
+                default = coerce(made, default)
+            except InputError as exc:
+                raise _fail("RC310", f"default {default!r} does not fit: {exc.diagnostics[0].message}", self.doc.span(path + ("default",)), exc.diagnostics[0].hint) from None
+        return replace(made, default=default)
 
     def _outcome_scale(self, check: str, path: PathKey) -> Scale | None:
         spec = self.data["checks"][check]
@@ -832,7 +903,7 @@ class _Compiler:
                 )
                 return None
             return self.scales[raw]
-        return self._new_scale(check, [str(m) for m in raw], path + ("outcomes",))
+        return self._new_scale(check, [str(m) for m in raw], path + ("outcomes",), owner=check)
 
     def _faces(self, path: PathKey) -> tuple[int, ...]:
         raw = self.doc.data

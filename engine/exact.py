@@ -179,9 +179,9 @@ def _fixed(check: Check, inputs: Mapping[str, Any], env: dict[str, Any], outcome
     """An outcome decided before the roll: every value is certain."""
     env = dict(env)
     env["outcome"] = outcome
-    for name, expr in check.outputs:
+    for name, expr in check.auto_outputs:
         env[name] = expr.run(env)
-    names = tuple(let.name for let in check.lets if let.before_roll) + tuple(n for n, _ in check.outputs)
+    names = tuple(let.name for let in check.pre_lets) + tuple(n for n, _ in check.auto_outputs)
     key = (outcome, -1, *(env[n] for n in names))
     return _marginals(check, inputs, {key: 1}, 1, names, 1)
 
@@ -413,10 +413,11 @@ class Sequential:
             n = roll_count(r.count, env, r, self.limits.max_pool, "dice in the pool")
             start = proc.fresh(n)
             total = sum(w for _, w in start)
-            ends: dict[tuple[tuple[int, ...], bool], Fraction] = {}
+            starts: dict[Any, Fraction] = {}
             for counts, w in start:
-                for end, p in solver.terminal(proc.start(counts)).items():
-                    ends[end] = ends.get(end, Fraction(0)) + p * Fraction(w, total)
+                state = proc.start(counts)
+                starts[state] = starts.get(state, Fraction(0)) + Fraction(w, total)
+            ends = solver.absorb(starts)
             return [(proc.value(counts), p, capped) for (counts, capped), p in ends.items()]
         weighted = _randomizer(r, env, self.limits)
         total = sum(w for _, w in weighted)

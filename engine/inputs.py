@@ -68,6 +68,11 @@ def _bad(spec: InputSpec, value: Any, why: str, code: str = "RC404") -> InputErr
     return InputError([Diagnostic(code, f"input '{spec.name}' = {value!r} {why}", spec.span, f"'{spec.name}' is {describe(spec)}")])
 
 
+def coerce(spec: InputSpec, value: Any) -> Any:
+    """One input value, typed and range-checked, or an `InputError`."""
+    return _coerce(spec, value)
+
+
 def _coerce(spec: InputSpec, value: Any) -> Any:
     if spec.scale is not None:
         name = getattr(value, "name", value)

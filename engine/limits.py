@@ -19,7 +19,7 @@ class Limits:
     """Dice in one pool."""
     max_draw: int = 100
     """Chits drawn at once from a bag."""
-    max_states: int = 2_000_000
+    max_states: int = 200_000
     """States the exact evaluator may enumerate for one distribution."""
     max_rerolls: int = 1000
     """Dice one sampled reroll procedure may reroll or add (pools with a `cap` stop earlier)."""

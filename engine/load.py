@@ -140,7 +140,10 @@ def _plain(node: Any, path: PathKey, places: dict[PathKey, Place]) -> Any:
     if isinstance(node, CommentedMap):
         out: dict[Any, Any] = {}
         for key, value in node.items():
-            k = key if isinstance(key, (str, int)) and not isinstance(key, bool) else str(key)
+            if isinstance(key, bool):
+                k: str | int = "true" if key else "false"
+            else:
+                k = key if isinstance(key, (str, int)) else str(key)
             try:
                 kl, kc = node.lc.key(key)
                 vl, vc = node.lc.value(key)

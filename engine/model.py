@@ -134,7 +134,7 @@ class Die:
 
 @dataclass(frozen=True)
 class Trigger:
-    """A die face that sets off a reroll step in its pool (Chimera's 9s and 0s, exploding dice).
+    """A die face that sets off a reroll step in its pool (a 9 that grants a reroll, exploding dice).
 
     `on` and `target` are per-die conditions (the die's face is `face`); `target` None means
     the triggering die itself. `action` is "reroll" or "add" (add a new die: explode);
@@ -241,6 +241,17 @@ class Check:
     @cached_property
     def post_lets(self) -> tuple[Let, ...]:
         return tuple(let for let in self.lets if not let.before_roll)
+
+    @cached_property
+    def auto_outputs(self) -> tuple[tuple[str, Expr], ...]:
+        """The outputs that can be computed when an auto rule decides and nothing is rolled."""
+        known = {i.name for i in self.inputs} | {let.name for let in self.pre_lets} | {"outcome"}
+        out = []
+        for name, expr in self.outputs:
+            if ast.names(expr.node) <= known:
+                out.append((name, expr))
+                known.add(name)
+        return tuple(out)
 
     @cached_property
     def layout(self) -> tuple[str, ...]:

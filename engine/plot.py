@@ -27,14 +27,15 @@ def _pyplot() -> Any:
     return plt
 
 
-def _check_suffix(path: Path) -> None:
+def check_plot_path(path: Path) -> None:
+    """Refuse a file type we cannot draw before any work is done."""
     if path.suffix.lower() not in (".png", ".svg"):
         raise PlotError([Diagnostic("RC602", f"cannot draw '{path}': the file must end in .png or .svg", None)])
 
 
 def plot_distribution(dist: Distribution, path: Path, title: str) -> None:
     """A bar chart of one distribution's outcomes, worst to best."""
-    _check_suffix(path)
+    check_plot_path(path)
     plt = _pyplot()
     rows = dist.table()
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -53,7 +54,7 @@ def plot_distribution(dist: Distribution, path: Path, title: str) -> None:
 
 def plot_sweep(name: str, values: Sequence[Any], dists: Sequence[Distribution], path: Path, title: str) -> None:
     """Stacked areas: how each outcome's chance moves as one input runs over a range."""
-    _check_suffix(path)
+    check_plot_path(path)
     plt = _pyplot()
     members = dists[0].outcomes.members
     fig, ax = plt.subplots(figsize=(9, 5))

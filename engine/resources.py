@@ -1,7 +1,8 @@
 """Where the files that ship with rulecraft live: the JSON Schema and the bundled rulesets.
 
-A wheel carries them inside the package (`engine/_data`); a source checkout or editable
-install reads them from the repository's top-level `schemas/` and `rulesets/`.
+A wheel carries the schema inside the package (`engine/_data`) and the shipped games beside
+it in `rulecraft_rulesets/` (the engine package holds no game); a source checkout or
+editable install reads them from the repository's top-level `schemas/` and `rulesets/`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def schema_path() -> Path:
 
 
 def rulesets_dir() -> Path:
-    return _first(_PACKAGE / "_data" / "rulesets", _PACKAGE.parent / "rulesets")
+    return _first(_PACKAGE.parent / "rulecraft_rulesets", _PACKAGE.parent / "rulesets")
 
 
 def shipped_rulesets() -> dict[str, Path]:

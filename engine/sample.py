@@ -150,7 +150,6 @@ def sample(
     if fired is not None:
         index, outcome = fired
         trace.append(Step("auto", check.outcomes.name, outcome, _rule_text(check.auto[index]) + " (nothing is rolled)"))
-        source.finish()
         return _auto(check, env, values, inputs, trace, outcome, policy)
     roller = _Roller(check, env, source, limits, policy, trace) if check.sequential else None
     dice = []
@@ -189,7 +188,7 @@ def _auto(
     policy: str,
 ) -> Result:
     env["outcome"] = outcome
-    for name, expr in check.outputs:
+    for name, expr in check.auto_outputs:
         env[name] = values[name] = expr.run(env)
         trace.append(Step("output", name, values[name], expr.text))
     return Result(check.name, outcome, values, dict(inputs), {}, tuple(trace), True, {}, policy)

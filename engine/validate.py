@@ -58,8 +58,13 @@ def _where(path: list[Any]) -> str:
 
 def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
     if error.validator in ("oneOf", "anyOf") and error.context:
-        deeper = best_match(error.context)
-        if len(deeper.absolute_path) > len(error.absolute_path) or deeper.validator in ("required", "additionalProperties", "type"):
+        # Only the alternatives of the instance's own type explain it (an array is not a string).
+        fitting = [e for e in error.context if e.validator != "type" or len(e.absolute_path) > len(error.absolute_path)]
+        custom = error.schema.get("errorMessage")
+        deeper = best_match(fitting or error.context)
+        if custom and len(deeper.absolute_path) <= len(error.absolute_path) and deeper.validator not in ("additionalProperties",):
+            return Diagnostic("RC105", f"{_where(list(error.absolute_path))}: {custom}", doc.span(tuple(error.absolute_path)))
+        if len(deeper.absolute_path) > len(error.absolute_path) or deeper.validator in ("required", "additionalProperties", "type", "uniqueItems", "enum", "pattern", "minItems"):
             return _diagnostic(doc, deeper)
     path = list(error.absolute_path)
     span = doc.span(tuple(path))
@@ -89,10 +94,15 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
         return Diagnostic("RC104", f"{where} must be one of {', '.join(map(repr, options))}, not {error.instance!r}", span, hint)
     if v == "pattern":
         return Diagnostic("RC104", f"{error.instance!r} at {where} is not a valid name", span, "names start with a letter and use letters, digits and _")
+    if v == "uniqueItems" and isinstance(error.instance, list):
+        seen: set[str] = set()
+        twice = next((x for x in map(str, error.instance) if x in seen or seen.add(x)), "?")
+        return Diagnostic("RC104", f"'{twice}' appears twice in {where}", span, "each member of a list may appear once")
     if v in ("minimum", "maximum", "minItems", "minProperties", "uniqueItems"):
         return Diagnostic("RC104", f"{where}: {error.message}", span)
     if v == "oneOf" or v == "not":
-        return Diagnostic("RC105", f"{where} does not have a valid form: {error.schema.get('description', error.message)}", span)
+        text = error.schema.get("errorMessage") or error.schema.get("description", error.message)
+        return Diagnostic("RC105", f"{where} does not have a valid form: {text}", span)
     return Diagnostic("RC105", f"{where}: {error.message}", span)
 
 

@@ -15,7 +15,7 @@ from typing import Union
 class Symbol(str):
     """A member of an ordered scale (an outcome, a chit colour, a skill level).
 
-    A symbol is its name (so `result.outcome == "botch"` reads naturally and hashing is as
+    A symbol is its name (so `result.outcome == "failure"` reads naturally and hashing is as
     fast as a string's) and also knows its scale and rank: symbols order by rank, worst first.
     """
 

@@ -33,7 +33,7 @@ class Bool(Node):
 
 @dataclass(frozen=True, slots=True)
 class Sym(Node):
-    """A quoted name of a member of an ordered scale: `'botch'`, `'good'`."""
+    """A quoted name of a member of an ordered scale: `'failure'`, `'good'`."""
 
     name: str
 

@@ -139,6 +139,17 @@ def _parse_cached(text: str, origin: ExprOrigin) -> ast.Node:
     return node
 
 
+def _token_word(name: str) -> str:
+    """How a grammar terminal reads to an author (never lark's internal names)."""
+    if name in _TOKEN_WORDS:
+        return _TOKEN_WORDS[name]
+    try:
+        pattern = _PARSER.get_terminal(name).pattern
+    except KeyError:
+        return name.lower()
+    return repr(pattern.value) if pattern.type == "str" else name.lower()
+
+
 def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSyntaxError:
     line = getattr(exc, "line", 1) or 1
     col = getattr(exc, "column", 1) or 1
@@ -152,7 +163,7 @@ def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSy
         found = f"unexpected {exc.token.value!r}"
     else:  # pragma: no cover - lark has no other kinds today
         found = "unexpected input"
-    expected = sorted({_TOKEN_WORDS.get(t, repr(t.strip('"').lower())) for t in getattr(exc, "expected", ()) or ()})
+    expected = sorted({_token_word(t) for t in getattr(exc, "expected", ()) or ()})
     hint = f"expected {', '.join(expected[:6])}" if expected else None
     if "=" in text and "==" not in text and not any(op in text for op in ("<=", ">=", "!=")):
         hint = "comparison is written '==' (a single '=' is not an operator)"
