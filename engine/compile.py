@@ -131,7 +131,10 @@ class _Compiler:
             if check is not None:
                 checks[name] = check
         if self.diags:
-            raise CompileError(self.diags)
+            unique: dict[tuple[object, ...], Diagnostic] = {}
+            for d in self.diags:
+                unique.setdefault((d.code, d.message, d.span.line if d.span else 0, d.span.col if d.span else 0), d)
+            raise CompileError(list(unique.values()))
         notes = tuple(Note(n["id"], n["text"]) for n in self.data.get("notes", []))
         return RulesetModel(
             name=self.data["name"],
@@ -430,15 +433,20 @@ class _Compiler:
         spec = self.data["tables"][table.name]
         path: PathKey = ("tables", table.name)
         scope = {p: (t if declared.kind == "any" else declared) for (p, declared), t in zip(table.params, types)}
-        nodes: list[tuple[ast.Node, T.Type | None]] = []
+        wanted: list[tuple[PathKey, T.Type | None]] = []
         if "value" in spec:
-            nodes.append((self.node_at(path + ("value",)), table.returns))
+            wanted.append((path + ("value",), table.returns))
         for i, row in enumerate(spec.get("rules", [])):
             here = path + ("rules", i)
             if "when" in row:
-                nodes.append((self.node_at(here + ("when",)), T.BOOL))
-            key = "else" if "else" in row else "then"
-            nodes.append((self.node_at(here + (key,)), table.returns))
+                wanted.append((here + ("when",), T.BOOL))
+            wanted.append((here + ("else" if "else" in row else "then",), table.returns))
+        nodes: list[tuple[ast.Node, T.Type | None]] = []
+        for where, expect in wanted:
+            try:
+                nodes.append((self.node_at(where), expect))
+            except RulecraftError:
+                continue  # a syntax error, already reported where the table was compiled
         saved = self._locals
         self._locals = set(scope)
         try:

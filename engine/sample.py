@@ -209,6 +209,8 @@ def _roll_step(r: Randomizer, value: Any) -> Step:
         faces = value.faces or value.items
         read = "" if value.faces is None else " read as " + ", ".join(str(i) for i in value.items)
         return Step("pool", r.name, value, f"{len(faces)} {'die' if len(faces) == 1 else 'dice'} rolled " + ", ".join(map(str, faces)) + read)
+    if not len(value):
+        return Step("draw", r.name, value, "nothing drawn")
     return Step("draw", r.name, value, f"{len(value)} from bag '{r.bag.name}': " + ", ".join(str(i) for i in value.items))
 
 
