@@ -250,11 +250,9 @@ class _Roller:
         self._exact: Any = None
 
     def exact(self) -> Any:
-        """The exact evaluator, consulted by the optimal policy."""
+        """The exact evaluator, consulted by the optimal policy (kept between rolls)."""
         if self._exact is None:
-            from .exact import Sequential
-
-            self._exact = Sequential(self.check, self.base, self.limits, self.policy)
+            self._exact = _exact_for(self.check, self.base, self.limits, self.policy)
         return self._exact
 
     def env(self, dice: tuple[Any, ...]) -> dict[str, Any]:
@@ -395,6 +393,27 @@ class _Roller:
         why = f"policy optimal ({label} {_pct(best_score[0])}"
         why += f" vs {_pct(keep[0])} taking none)" if keep is not None and best[1] else ")"
         return best, why
+
+
+_EXACT: dict[tuple[Any, ...], tuple[Check, Any]] = {}
+
+
+def _exact_for(check: Check, env: dict[str, Any], limits: Limits, policy: str) -> Any:
+    """One exact evaluator per check, inputs and policy, so optimal rolls reuse its solutions."""
+    from .exact import Sequential
+
+    try:
+        key = (id(check), policy, limits, *sorted(env.items(), key=lambda kv: kv[0]))
+        hash(key)
+    except TypeError:
+        return Sequential(check, env, limits, policy)
+    found = _EXACT.get(key)
+    if found is None or found[0] is not check:
+        if len(_EXACT) > 64:
+            _EXACT.clear()
+        found = (check, Sequential(check, env, limits, policy))
+        _EXACT[key] = found
+    return found[1]
 
 
 def _objective_label(check: Check) -> str:

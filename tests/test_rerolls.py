@@ -1,0 +1,282 @@
+"""Reroll triggers, redraws and policies: forced-dice walks through Chimera's procedure, exact
+distributions under each policy checked against an independent simulation of the text, and
+the laws (optimal is never worse; samples agree with the exact answer)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+
+import engine
+from engine.source import SourceFile
+
+from _stats import chi_square_p
+
+CHIMERA = engine.load("chimera")
+CASTLE = engine.load("castle")
+
+
+def steps(result: engine.Result) -> list[str]:
+    return [s.detail for s in result.trace if s.kind in ("reroll", "choice", "redraw")]
+
+
+# -- the procedure, step by step, with forced dice --------------------------------------
+
+
+def test_a_nine_grants_a_reroll_of_a_two() -> None:
+    r = CHIMERA.roll("skill", forced={"rolled": [9, 2, 7]}, dice=2)
+    assert sorted(r.drawn["rolled"][:2]) == [2, 9]
+    [line] = steps(r)
+    assert "nines" in line and "showing 9" in line and "2 → 7" in line
+    assert r.outcome == "crit_pass" or r.outcome == "pass"
+    assert sorted(r.rolled["rolled"].faces) == [7, 9]
+
+
+def test_a_new_nine_from_the_reroll_grants_another() -> None:
+    r = CHIMERA.roll("skill", forced={"rolled": [9, 2, 3, 9, 5]}, dice=3)
+    lines = steps(r)
+    assert len(lines) == 2
+    assert "2 → 9" in lines[0]
+    assert "3 → 5" in lines[1]  # the new 9 grants a reroll of the remaining 0-5 die
+    assert sorted(r.rolled["rolled"].faces) == [5, 9, 9]
+
+
+def test_a_zero_forces_the_reroll_of_a_six() -> None:
+    r = CHIMERA.roll("skill", forced={"rolled": [0, 6, 1, 4]}, dice=3)
+    [line] = steps(r)
+    assert "zeros" in line and "forces" in line and "6 → 4" in line
+    assert sorted(r.rolled["rolled"].faces) == [0, 1, 4]
+
+
+def test_a_zero_hits_the_least_valuable_eligible_die() -> None:
+    # 0 with a 5 (half pass) and an 8 (pass): the half pass is rerolled.
+    r = CHIMERA.roll("skill", forced={"rolled": [0, 5, 8, 3]}, dice=3)
+    assert "5 → 3" in steps(r)[0]
+
+
+def test_a_single_die_ignores_the_nine_rule() -> None:
+    r = CHIMERA.roll("skill", forced={"rolled": [9]}, dice=1)
+    assert steps(r) == []
+    assert r.outcome == "crit_pass"
+
+
+def test_policy_never_declines_the_nine() -> None:
+    r = CHIMERA.roll("skill", forced={"rolled": [9, 2]}, dice=2, policy="never")
+    [line] = steps(r)
+    assert "none taken" in line
+    assert sorted(r.rolled["rolled"].faces) == [2, 9]
+
+
+def test_a_nine_may_reroll_a_zero_which_then_forces_nothing() -> None:
+    # 9, 0, 6: the 9 rerolls the 0 (worst eligible), so the 6 is never forced.
+    r = CHIMERA.roll("skill", forced={"rolled": [9, 0, 6, 7]}, dice=3)
+    lines = steps(r)
+    assert len(lines) == 1 and "0 → 7" in lines[0]
+    assert sorted(r.rolled["rolled"].faces) == [6, 7, 9]
+
+
+def test_replay_reproduces_every_step() -> None:
+    rng = random.Random(8)
+    for _ in range(40):
+        r = CHIMERA.roll("skill", rng, dice=6, policy="optimal")
+        again = CHIMERA.roll("skill", forced=r.forced(), dice=6, policy="optimal")
+        assert (again.outcome, again.values, steps(again)) == (r.outcome, r.values, steps(r))
+
+
+def test_forced_faces_left_over_are_an_error() -> None:
+    with pytest.raises(engine.InputError) as err:
+        CHIMERA.roll("skill", forced={"rolled": [7, 7, 3]}, dice=2)
+    assert "never used" in str(err.value)
+
+
+# -- exact distributions against an independent simulation of the text -----------------
+
+VOS = ["crit_fail", "fail", "fail", "fail", "half_pass", "half_pass", "pass", "pass", "pass", "crit_pass"]
+ORDER = ["half_pass", "fail", "pass", "crit_fail", "crit_pass"]
+RANK = {c: i for i, c in enumerate(["crit_fail", "fail", "half_pass", "pass", "crit_pass"])}
+
+
+def text_distribution(n: int, reroll_nines: bool) -> dict[str, Fraction]:
+    """Probability by exact recursion: each branch weighs 1/10 per face rolled."""
+    result: Counter[str] = Counter()
+
+    def walk(faces: list[int], nines: list[int], zeros: list[int], p: Fraction) -> None:
+        if nines and len(faces) >= 2:
+            eligible = sorted((i for i in range(len(faces)) if faces[i] <= 5), key=lambda i: (RANK[VOS[faces[i]]], -(i in zeros)))
+            chosen = eligible[: len(nines)] if reroll_nines else []
+            zeros = [z for z in zeros if z not in chosen]
+            if chosen:
+                for new in itertools.product(range(10), repeat=len(chosen)):
+                    f = faces[:]
+                    for i, v in zip(chosen, new):
+                        f[i] = v
+                    walk(f, [i for i, v in zip(chosen, new) if v == 9], zeros + [i for i, v in zip(chosen, new) if v == 0], p / 10 ** len(chosen))
+                return
+        if zeros:
+            eligible = sorted((i for i in range(len(faces)) if 4 <= faces[i] <= 8), key=lambda i: RANK[VOS[faces[i]]])
+            chosen = eligible[: len(zeros)]
+            if chosen:
+                for new in itertools.product(range(10), repeat=len(chosen)):
+                    f = faces[:]
+                    for i, v in zip(chosen, new):
+                        f[i] = v
+                    walk(f, [i for i, v in zip(chosen, new) if v == 9], [i for i, v in zip(chosen, new) if v == 0], p / 10 ** len(chosen))
+                return
+        c = Counter(VOS[f] for f in faces)
+        top = max(c.values())
+        result[next(x for x in ORDER if c[x] == top)] += p  # type: ignore[assignment]
+
+    for first in itertools.product(range(10), repeat=n):
+        walk(list(first), [i for i, f in enumerate(first) if f == 9], [i for i, f in enumerate(first) if f == 0], Fraction(1, 10**n))
+    return {k: v for k, v in result.items() if v}
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("policy", ["always", "never"])
+def test_exact_procedure_matches_the_text(n: int, policy: str) -> None:
+    got = {s.name: p for s, p in CHIMERA.distribution("skill", dice=n, policy=policy).table() if p}
+    assert got == text_distribution(n, reroll_nines=(policy == "always"))
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_optimal_is_never_worse_on_its_objective(n: int) -> None:
+    at_least = {p: CHIMERA.distribution("skill", dice=n, policy=p).at_least("pass") for p in ("always", "never", "optimal")}
+    assert at_least["optimal"] >= at_least["always"]
+    assert at_least["optimal"] >= at_least["never"]
+    for p in ("always", "never", "optimal"):
+        d = CHIMERA.distribution("skill", dice=n, policy=p)
+        assert sum(q for _, q in d.table()) == 1
+
+
+@pytest.mark.parametrize("policy", ["always", "never", "optimal"])
+@pytest.mark.parametrize("n", [2, 4, 6])
+def test_samples_agree_with_each_policy(policy: str, n: int) -> None:
+    exact = {s.name: p for s, p in CHIMERA.distribution("skill", dice=n, policy=policy).table()}
+    rng = random.Random(4242 + n)
+    observed = Counter(CHIMERA.roll("skill", rng, dice=n, policy=policy).outcome.name for _ in range(3000))
+    assert chi_square_p(observed, exact) > 1e-6
+
+
+def test_ten_dice_full_procedure_is_exact() -> None:
+    d = CHIMERA.distribution("skill", dice=10, policy="always")
+    assert sum(p for _, p in d.table()) == 1
+    assert d.at_least("pass") > CHIMERA.distribution("skill", dice=10, policy="never").at_least("pass")
+
+
+def test_trait_and_resolve_and_auto() -> None:
+    r = CHIMERA.roll("skill", forced={"rolled": [1, 2]}, dice=1, resolve=1, trait=True)
+    assert r.outcome == "pass"  # a trait lifts a fail to a pass (note trait)
+    r = CHIMERA.roll("skill", forced={"rolled": [9, 9]}, dice=2, trait=True)
+    assert r.outcome == "crit_pass"  # a critical pass stays
+    assert CHIMERA.roll("skill", dice=3, advantage=3).outcome == "pass"
+    assert CHIMERA.roll("skill", dice=0).outcome == "fail" and CHIMERA.roll("skill", dice=0).auto
+    d = CHIMERA.distribution("skill", dice=2, trait=True)
+    assert d.at_least("pass") == 1
+
+
+def test_instruction_dice_count() -> None:
+    r = CHIMERA.roll("instruction", random.Random(1), proficiency=2)
+    assert len(r.drawn["rolled"]) >= 4  # 6 - 2 dice first, then any rerolls
+    assert r.values["success"] == (1 if r.outcome >= CHIMERA.checks["instruction"].outcomes["pass"] else 0)
+
+
+# -- The Castle's redraws --------------------------------------------------------------
+
+
+def test_main_gauche_optimal_redraws_only_when_it_helps() -> None:
+    keep = CASTLE.roll("task", forced={"beads": ["good"]}, main_gauche=True, policy="optimal")
+    assert keep.outcome == "good" and len(keep.drawn["beads"]) == 1
+    redraw = CASTLE.roll("task", forced={"beads": ["poor", "average"]}, main_gauche=True, policy="optimal")
+    assert redraw.outcome == "average" and any(s.kind == "redraw" for s in redraw.trace)
+    never = CASTLE.roll("task", forced={"beads": ["poor"]}, main_gauche=True, policy="never")
+    assert never.outcome == "poor"
+
+
+def test_main_gauche_exact() -> None:
+    # Average skill: one bead of 45 (15 poor, 20 average, 10 good). The optimal player redraws
+    # anything but good (objective best_first: the chance of good first).
+    d = CASTLE.distribution("task", main_gauche=True, policy="optimal")
+    p_good = Fraction(10, 45)
+    assert d.probability("good") == p_good + (1 - p_good) * p_good
+    assert CASTLE.distribution("task", main_gauche=True, policy="never").probability("good") == p_good
+
+
+def test_riposte_and_botte() -> None:
+    r = CASTLE.roll("combat", forced={"foe_beads": ["average"], "beads": ["average"], "riposte_beads": ["good"]}, riposte=True)
+    assert r.outcome == "riposte_hit"
+    r = CASTLE.roll("combat", forced={"foe_beads": ["average"], "beads": ["average"], "riposte_beads": ["poor"]}, riposte=True)
+    assert r.outcome == "stand_off"  # a worse riposte changes nothing
+    r = CASTLE.roll("combat", forced={"foe_beads": ["good"], "beads": ["poor"]})
+    assert r.outcome == "foe_hits" and not r.drawn.get("riposte_beads")
+    botte = CASTLE.distribution("wound", weapon="knife", botte_di_serge=True)
+    plain_zwei = CASTLE.distribution("wound", weapon="zweihander")
+    assert botte.table() == plain_zwei.table()
+
+
+# -- general constructs: explode with a cap, reroll-once, a cycle solved exactly -------
+
+EXPLODE = """
+rulecraft: 1
+name: explode
+checks:
+  c:
+    roll:
+      dice:
+        pool: 1
+        die: 6
+        triggers:
+          - {on: face == 6, must: add}
+        cap: 3
+    let:
+      total: sum(dice)
+    outcomes: [low, high]
+    outcome: "'high' if total >= 10 else 'low'"
+"""
+
+
+def test_exploding_die_with_a_cap_reports_it() -> None:
+    rs = engine.load_source(SourceFile("explode.yaml", EXPLODE))
+    d = rs.distribution("c")
+    # Totals: 1-5 (5/6); 6+1..6+5 (5/36); 12+1..12+5 (5/216); 18+1..5 (5/1296); 18+6 capped (1/1296).
+    assert d.capped == Fraction(1, 1296)
+    assert d.value("total").probability(24) == Fraction(1, 1296)
+    # High needs a 6 first, then 4, 5 (totals 10, 11) or another 6 (at least 13): 3 in 36.
+    assert d.probability("high") == Fraction(3, 36)
+    r = rs.roll("c", forced={"dice": [6, 6, 6, 6]})
+    assert any("cap of 3" in s.detail for s in r.trace)
+
+
+def test_exploding_pool_needs_a_cap() -> None:
+    with pytest.raises(engine.CompileError) as err:
+        engine.load_source(SourceFile("x.yaml", EXPLODE.replace("        cap: 3\n", "")))
+    assert err.value.diagnostics[0].code == "RC313"
+
+
+CYCLE = """
+rulecraft: 1
+name: cycle
+checks:
+  c:
+    roll:
+      d:
+        pool: 2
+        die: 3
+        triggers:
+          - {on: face == 1, must: reroll, target: face <= 2}
+    outcomes: [no, yes]
+    outcome: "'yes' if count(d, 3) >= 1 else 'no'"
+"""
+
+
+def test_a_reroll_chain_that_loops_is_solved_exactly() -> None:
+    """A 1 forces a reroll of a die showing 1 or 2 (itself included): states can recur."""
+    rs = engine.load_source(SourceFile("cycle.yaml", CYCLE))
+    d = rs.distribution("c")
+    assert sum(p for _, p in d.table()) == 1
+    rng = random.Random(3)
+    observed = Counter(rs.roll("c", rng).outcome.name for _ in range(4000))
+    assert chi_square_p(observed, {s.name: p for s, p in d.table()}) > 1e-6
