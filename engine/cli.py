@@ -1,4 +1,4 @@
-"""The `rulecraft` command: validate, list, show, roll, prob, schema.
+"""The `rulecraft` command: validate, list, show, roll, prob, test, schema.
 
 Exit codes: 0 success; 1 a ruleset, input or evaluation problem (reported as diagnostics,
 never a traceback); 2 a usage error.
@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from .api import Ruleset, load
 from .chains import POLICIES
+from .examples import run_examples
 from .errors import Diagnostic, InputError, RulecraftError, did_you_mean
 from .plot import check_plot_path, plot_distribution, plot_sweep
 from .values import show
@@ -91,6 +92,11 @@ def _parser() -> argparse.ArgumentParser:
         help="how the player decides every 'may'; 'all' shows the three side by side",
     )
     pr.set_defaults(func=_prob)
+
+    t = sub.add_parser("test", help="run the worked examples written inside rulesets; exit 1 on any failure")
+    t.add_argument("paths", nargs="*", help="ruleset files, folders, or shipped names (default: the shipped rulesets)")
+    t.add_argument("--format", choices=["text", "json"], default="text", help="results as text or JSON")
+    t.set_defaults(func=_test)
 
     s = sub.add_parser("schema", help="print the ruleset JSON Schema")
     s.set_defaults(func=_schema)
@@ -285,6 +291,46 @@ def _prob_policies(rs: Ruleset, args: argparse.Namespace, inputs: dict[str, str]
         cells = "".join(f"{float(dists[p].at_least(target)) * 100:9.2f}%" for p in POLICIES)
         out.write(f"  {('≥ ' + target.name).ljust(width)}{cells}\n")
     return 0
+
+
+def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    files = _files(args.paths) if args.paths else list(shipped_rulesets().values())
+    failed = passed = broken = 0
+    report: list[dict[str, Any]] = []
+    for f in files:
+        try:
+            rs = load(f)
+        except RulecraftError as exc:
+            broken += 1
+            report.append({"file": str(f), "ok": False, "diagnostics": [d.as_json() for d in exc.diagnostics]})
+            if args.format == "text":
+                err.write(exc.render() + "\n")
+            continue
+        results = run_examples(rs)
+        for r in results:
+            if r.passed:
+                passed += 1
+            else:
+                failed += 1
+                if args.format == "text":
+                    err.write("\n".join(d.render() for d in r.problems) + "\n")
+        report.append(
+            {
+                "file": str(f),
+                "ok": all(r.passed for r in results),
+                "examples": len(results),
+                "diagnostics": [d.as_json() for r in results for d in r.problems],
+            }
+        )
+        if args.format == "text":
+            mark = "ok    " if all(r.passed for r in results) else "FAILED"
+            out.write(f"{mark}  {f}  ({sum(r.passed for r in results)}/{len(results)} examples)\n")
+    if args.format == "json":
+        json.dump({"ok": not (failed or broken), "passed": passed, "failed": failed, "files": report}, out, indent=2)
+        out.write("\n")
+    else:
+        out.write(f"{passed} passed, {failed} failed" + (f", {broken} file(s) did not load" if broken else "") + "\n")
+    return 1 if failed or broken or not files else 0
 
 
 def _schema(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -28,6 +28,8 @@ from .model import (
     Check,
     Die,
     Draw,
+    Example,
+    Expectation,
     Expr,
     InputSpec,
     Let,
@@ -733,8 +735,66 @@ class _Compiler:
             program=program,
             objective=objective,
             sequential=sequential,
+            examples=self._examples(path, spec, inputs, roll, lets, outputs, outcomes),
             span=self.doc.span(path, key=True),
         )
+
+    def _examples(
+        self,
+        path: PathKey,
+        spec: dict[str, Any],
+        inputs: list[InputSpec],
+        roll: list[Randomizer],
+        lets: list[Let],
+        outputs: list[tuple[str, Expr]],
+        outcomes: Scale,
+    ) -> tuple[Example, ...]:
+        """The check's worked examples, with every name in them checked now."""
+        found: list[Example] = []
+        value_names = [let.name for let in lets] + [n for n, _ in outputs]
+        for i, ex in enumerate(spec.get("examples", [])):
+            here = path + ("examples", i)
+            with self.statement():
+                for key, known, what in (
+                    ("inputs", [x.name for x in inputs], "input"),
+                    ("dice", [r.name for r in roll], "die or draw"),
+                ):
+                    for name in ex.get(key, {}):
+                        if name not in known:
+                            raise _fail("RC702", f"example names no {what} of this check: '{name}'", self.doc.span(here + (key, name), key=True), did_you_mean(str(name), known))
+                expects: list[Expectation] = []
+                want = ex["expect"]
+                if "outcome" in want:
+                    expects.append(Expectation("outcome", "", self._outcome_named(outcomes, want["outcome"], here + ("expect", "outcome")), self.doc.span(here + ("expect", "outcome"))))
+                for name, value in want.get("values", {}).items():
+                    if name not in value_names:
+                        raise _fail("RC702", f"example expects a value this check does not have: '{name}'", self.doc.span(here + ("expect", "values", name), key=True), did_you_mean(str(name), value_names))
+                    expects.append(Expectation("value", name, value, self.doc.span(here + ("expect", "values", name))))
+                for name, value in want.get("probability", {}).items():
+                    where = here + ("expect", "probability", name)
+                    sym = self._outcome_named(outcomes, name, where, key=True)
+                    if isinstance(value, dict):
+                        bounds = (self._probability(value.get("at_least", 0), where + ("at_least",)), self._probability(value.get("at_most", 1), where + ("at_most",)))
+                        expects.append(Expectation("probability", sym, bounds, self.doc.span(where)))
+                    else:
+                        p = self._probability(value, where)
+                        expects.append(Expectation("probability", sym, (p, p), self.doc.span(where)))
+                found.append(Example(str(ex.get("name", f"example {i + 1}")), dict(ex.get("inputs", {})), dict(ex.get("dice", {})), str(ex.get("policy", "always")), tuple(expects), self.doc.span(here)))
+        return tuple(found)
+
+    def _outcome_named(self, outcomes: Scale, name: Any, where: PathKey, key: bool = False) -> Symbol:
+        if str(name) not in outcomes.names:
+            raise _fail("RC702", f"'{name}' is not an outcome of this check ({', '.join(outcomes.names)})", self.doc.span(where, key=key), did_you_mean(str(name), outcomes.names))
+        return outcomes[str(name)]
+
+    def _probability(self, raw: Any, where: PathKey) -> Fraction:
+        try:
+            value = Fraction(str(raw).replace(" ", ""))
+        except (ValueError, ZeroDivisionError):
+            raise _fail("RC702", f"{raw!r} is not a probability", self.doc.span(where), 'write a fraction like "1/20" or a decimal') from None
+        if not 0 <= value <= 1:
+            raise _fail("RC702", f"{raw} is not a probability between 0 and 1", self.doc.span(where))
+        return value
 
     def _objective(self, path: PathKey, outcomes: Scale) -> tuple[str, Any]:
         """What the optimal policy maximises (see `Check.objective`)."""

@@ -210,6 +210,29 @@ class Let:
 
 
 @dataclass(frozen=True)
+class Expectation:
+    """One thing an example expects: the outcome, a named value, or an outcome's probability
+    (exact, or between bounds)."""
+
+    kind: str  # outcome | value | probability
+    name: str
+    expected: Any
+    span: Span | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Example:
+    """A worked example written in the ruleset, run by `rulecraft test`."""
+
+    name: str
+    inputs: Mapping[str, Any]
+    dice: Mapping[str, Any]
+    policy: str
+    expects: tuple[Expectation, ...]
+    span: Span | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
 class Check:
     """One check: inputs → values known before the roll → auto rules → dice → values → outcome."""
 
@@ -228,6 +251,7 @@ class Check:
     """What the `optimal` policy maximises: ("best_first", None), ("at_least", outcome) or ("mean_rank", None)."""
     sequential: bool = False
     """Some die depends on an earlier one, or the player chooses: exact evaluation goes die by die."""
+    examples: tuple[Example, ...] = ()
     span: Span | None = field(default=None, compare=False)
 
     @property
