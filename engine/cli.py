@@ -161,9 +161,9 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _list(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for name, path in shipped_rulesets().items():
         rs = load(path)
-        out.write(f"{name:<10} {rs.title}\n")
+        out.write(f"{name:<12} {rs.title}\n")
         for c in rs.checks.values():
-            out.write(f"  {c.name:<10} {c.title}\n")
+            out.write(f"  {c.name:<12} {c.title}\n")
     return 0
 
 

@@ -342,7 +342,7 @@ class _Compiler:
         if op not in ("==", "!=") and t1.kind not in ("num", "sym", "any"):
             raise _fail("RC304", f"'{op}' orders numbers or values of a scale, not {t1}", node.span)
         sa, sb = (s1, s2) if first is a else (s2, s1)
-        if t1.kind == "num" and op not in ("==", "!="):
+        if t1.kind in ("num", "any") and t2.kind in ("num", "any") and op not in ("==", "!="):
             # x <= y / k  is  x * k <= y  for a whole k > 0: no fraction is made on every roll.
             for side, other, flip in ((b, sa, False), (a, sb, True)):
                 if isinstance(side, ast.Binary) and side.op == "/" and isinstance(side.right, ast.Num):

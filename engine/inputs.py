@@ -19,8 +19,12 @@ def bind_inputs(check: Check, given: Mapping[str, Any]) -> dict[str, Any]:
     """Every declared input with its value (given or default), typed; or an `InputError`."""
     specs = check.input_map
     diags: list[Diagnostic] = []
+    meant: set[str] = set()  # inputs a misspelt name stands for: one message, not two
     for name in given:
         if name not in specs:
+            near = did_you_mean(name, specs)
+            if near:
+                meant.add(near.split("'")[1])
             hint = did_you_mean(name, specs) or (
                 f"inputs of '{check.name}': {', '.join(specs)}" if specs else f"'{check.name}' takes no inputs"
             )
@@ -34,7 +38,7 @@ def bind_inputs(check: Check, given: Mapping[str, Any]) -> dict[str, Any]:
                 diags.extend(exc.diagnostics)
         elif spec.default is not None:
             bound[spec.name] = spec.default
-        else:
+        elif spec.name not in meant:
             diags.append(
                 Diagnostic(
                     "RC401",

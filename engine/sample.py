@@ -195,7 +195,8 @@ def _auto(
 
 
 def _rule_text(rule: Rule) -> str:
-    return f"when {rule.when.text}" if rule.when is not None else "else"
+    then = rule.then.text
+    return f"when {rule.when.text} → {then}" if rule.when is not None else f"otherwise → {then}"
 
 
 def _faces(faces: tuple[int, ...]) -> str:
