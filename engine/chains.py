@@ -213,7 +213,7 @@ def kind_multisets(weights: tuple[int, ...], n: int) -> tuple[tuple[tuple[int, .
         return cached
     out = []
     fact = [math.factorial(i) for i in range(n + 1)]
-    for counts in _compositions(n, len(weights)):
+    for counts in compositions(n, len(weights)):
         w = fact[n]
         for c, wt in zip(counts, weights):
             if c:
@@ -226,7 +226,8 @@ def kind_multisets(weights: tuple[int, ...], n: int) -> tuple[tuple[tuple[int, .
     return result
 
 
-def _compositions(n: int, k: int) -> Iterator[tuple[int, ...]]:
+def compositions(n: int, k: int) -> Iterator[tuple[int, ...]]:
+    """All k-tuples of non-negative whole numbers summing to n."""
     if k == 0:
         if n == 0:
             yield ()
@@ -235,7 +236,7 @@ def _compositions(n: int, k: int) -> Iterator[tuple[int, ...]]:
         yield (n,)
         return
     for first in range(n, -1, -1):
-        for rest in _compositions(n - first, k - 1):
+        for rest in compositions(n - first, k - 1):
             yield (first, *rest)
 
 

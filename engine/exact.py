@@ -21,7 +21,7 @@ from typing import Any
 
 from .compile import first_rule
 from .limits import DEFAULT_LIMITS, Limits, enforce, roll_count
-from .chains import Procedure, Solver, score
+from .chains import Procedure, Solver, compositions, kind_multisets, score
 from .folds import FOLDS, Summary
 from .model import Check, Die, Draw, Pool, Randomizer, Scale
 from .values import Multi, Symbol, normalize, show, to_json
@@ -294,20 +294,11 @@ def _die(faces: tuple[int, ...]) -> Weighted:
 def _multisets(readings: tuple[tuple[Any, int], ...], n: int) -> Weighted:
     """Every multiset of `n` independent readings with its multinomial weight."""
     values = [v for v, _ in readings]
-    weights = [w for _, w in readings]
-    fact = [math.factorial(i) for i in range(n + 1)]
-    powers = [[w**c for c in range(n + 1)] for w in weights]
     out: list[tuple[Any, int]] = []
-    for counts in _compositions(n, len(values)):
-        weight = fact[n]
-        items: list[Any] = []
-        tally = []
-        for i, c in enumerate(counts):
-            if c:
-                weight = weight // fact[c] * powers[i][c]
-                items.extend([values[i]] * c)
-                tally.append((values[i], c))
-        out.append((Multi(tuple(items), tally=tuple(tally)), weight))
+    for counts, weight in kind_multisets(tuple(w for _, w in readings), n):
+        items = tuple(v for v, c in zip(values, counts) for _ in range(c))
+        tally = tuple((v, c) for v, c in zip(values, counts) if c)
+        out.append((Multi(items, tally=tally), weight))
     return tuple(out)
 
 
@@ -315,7 +306,7 @@ def _multisets(readings: tuple[tuple[Any, int], ...], n: int) -> Weighted:
 def _hypergeometric(contents: tuple[tuple[Symbol, int], ...], k: int) -> Weighted:
     """Every multiset of `k` chits drawn without replacement, weighted by C(N_i, c_i) products."""
     out: list[tuple[Any, int]] = []
-    for counts in _compositions(k, len(contents)):
+    for counts in compositions(k, len(contents)):
         weight = 1
         for (_, avail), c in zip(contents, counts):
             weight *= math.comb(avail, c)
@@ -324,16 +315,6 @@ def _hypergeometric(contents: tuple[tuple[Symbol, int], ...], k: int) -> Weighte
             tally = tuple((s, c) for (s, _), c in zip(contents, counts) if c)
             out.append((Multi(items, tally=tally), weight))
     return tuple(out)
-
-
-def _compositions(n: int, k: int) -> Iterator[tuple[int, ...]]:
-    """All k-tuples of non-negative integers summing to n."""
-    if k == 1:
-        yield (n,)
-        return
-    for first in range(n, -1, -1):
-        for rest in _compositions(n - first, k - 1):
-            yield (first, *rest)
 
 
 __all__ = ["Dist", "Distribution", "distribution", "normalize"]
