@@ -1,0 +1,484 @@
+"""Stage 4a — expressions: names resolved, types checked, Python source generated.
+
+`Lowering` is the half of the compiler that owns expressions and the named tables they call:
+it resolves each name against a scope, infers and checks static types (with the quoted names
+of scales learning their scale from context), and asks `codegen` for the Python source each
+expression becomes. `compile.py` owns the ruleset's structure and uses it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from fractions import Fraction
+from typing import Any
+
+from . import types as T
+from .builtins import Builtin
+from .codegen import Emitter
+from .errors import Diagnostic, RulecraftError, did_you_mean
+from .expr import ast
+from .expr.parser import parse
+from .expr.printer import to_text
+from .load import Document, ExprOrigin, PathKey
+from .model import Bag, Expr, Rule, Scale, Table
+from .source import Span
+from .values import Symbol, normalize
+
+
+class _Fail(Exception):
+    """One statement's problem; the compiler records it and goes on to the next statement."""
+
+    def __init__(self, diag: Diagnostic) -> None:
+        self.diag = diag
+
+
+def _fail(code: str, message: str, span: Span | None, hint: str | None = None) -> _Fail:
+    return _Fail(Diagnostic(code, message, span, hint))
+
+
+class Lowering:
+    """Expressions and tables of one document; subclassed by the ruleset compiler."""
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.data: dict[str, Any] = doc.data
+        self.diags: list[Diagnostic] = []
+        self.scales: dict[str, Scale] = {}
+        self.bags: dict[str, Bag] = {}
+        self.tables: dict[str, Table] = {}
+        self.builtins: dict[str, Builtin] = {}
+        self.emit = Emitter()
+        self._table_busy: list[str] = []
+        self._locals: set[str] = set()  # names that are Python locals (table parameters, program values)
+        self._instances: set[tuple[str, tuple[T.Type, ...]]] = set()
+        self._owner: dict[str, str] = {}  # inline scales, by the check that declared them
+        self._current: str | None = None
+
+    @contextmanager
+    def statement(self) -> Iterator[None]:
+        try:
+            yield
+        except _Fail as f:
+            self.diags.append(f.diag)
+        except RulecraftError as e:
+            self.diags.extend(e.diagnostics)
+
+    # -- expressions -------------------------------------------------------------------
+
+    def expr(self, path: PathKey, scope: Mapping[str, T.Type], expect: T.Type | None = None) -> Expr:
+        """Parse and compile the expression at `path` (a string, or a YAML number or boolean)."""
+        return self.lower(self.node_at(path), scope, expect)
+
+    def node_at(self, path: PathKey) -> ast.Node:
+        """The syntax tree of the expression at `path`; YAML numbers and booleans are literals."""
+        raw = self.doc.data
+        for p in path:
+            raw = raw[p]
+        if isinstance(raw, bool):
+            return ast.Bool(raw, span=self.doc.span(path))
+        if isinstance(raw, (int, float)):
+            return ast.Num(normalize(Fraction(str(raw))), span=self.doc.span(path))
+        return parse(str(raw), self.doc.expr_origin(path))
+
+    def lower(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None = None) -> Expr:
+        """Type-check `node` and compile it to a function of the environment."""
+        t, src = self._lower(node, scope, expect)
+        if expect is not None and not expect.accepts(t):
+            raise _fail("RC304", f"expected {expect} here, but this is {t}", node.span)
+        return Expr(node, t, self.emit.expression(src, node.span), to_text(node))
+
+    def _lower(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None) -> tuple[T.Type, str]:
+        """The static type of `node` and its Python source; constant parts are folded."""
+        t, src = self._lower_node(node, scope, expect)
+        if not isinstance(node, (ast.Num, ast.Bool, ast.Sym, ast.Name)) and not ast.names(node):
+            try:
+                value = self.emit.expression(src, node.span)({})
+            except RulecraftError:
+                return t, src  # reported when it runs, with its position
+            return t, self.emit.const(value)
+        return t, src
+
+    def _name(self, name: str) -> str:
+        return f"v_{name}" if name in self._locals else f"env[{name!r}]"
+
+    def _lower_node(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None) -> tuple[T.Type, str]:
+        k = self.emit.const
+        match node:
+            case ast.Num(value=v):
+                return T.NUM, k(v)
+            case ast.Bool(value=v):
+                return T.BOOL, k(v)
+            case ast.Sym():
+                s = self._symbol(node, expect)
+                return T.sym(s.scale), k(s)
+            case ast.Name(id=name):
+                if name not in scope:
+                    if expect is not None and expect.kind == "sym" and expect.scale in self.scales:
+                        scale = self.scales[expect.scale]
+                        if name in scale.names:
+                            return T.sym(scale.name), k(scale[name])
+                    raise _fail(
+                        "RC301",
+                        f"unknown name '{name}'",
+                        node.span,
+                        did_you_mean(name, list(scope)) or self._symbol_hint(name),
+                    )
+                return scope[name], self._name(name)
+            case ast.ListExpr(items=items):
+                elem_expect = expect.elem if expect is not None and expect.kind == "list" else None
+                lowered = self._lower_all(items, scope, elem_expect)
+                elem = lowered[0][0] if lowered else T.ANY
+                for (t, _), item in zip(lowered, items):
+                    if not elem.accepts(t):
+                        raise _fail("RC304", f"a list holds values of one type; this is {t}, not {elem}", item.span)
+                return T.listof(elem), "(" + "".join(f"{src}, " for _, src in lowered) + ")"
+            case ast.Range(lo=lo, hi=hi):
+                (_, a), (_, b) = self._need(lo, scope, T.NUM), self._need(hi, scope, T.NUM)
+                return T.RANGE, f"_range({a}, {b}, {k(node.span)})"
+            case ast.Unary(operand=operand):
+                _, a = self._need(operand, scope, T.NUM)
+                return T.NUM, f"(-{a})"
+            case ast.Binary(op=op, left=left, right=right):
+                (_, a), (_, b) = self._need(left, scope, T.NUM), self._need(right, scope, T.NUM)
+                helper = {"/": "_div", "//": "_floordiv", "%": "_mod"}.get(op)
+                if helper:
+                    return T.NUM, f"{helper}({a}, {b}, {k(node.span)})"
+                return T.NUM, f"({a} {op} {b})"
+            case ast.Compare(op=op, left=left, right=right):
+                return self._compare(node, op, left, right, scope)
+            case ast.Logic(op=op, left=left, right=right):
+                (_, a), (_, b) = self._need(left, scope, T.BOOL), self._need(right, scope, T.BOOL)
+                return T.BOOL, f"({a} {op} {b})"
+            case ast.Not(operand=operand):
+                _, a = self._need(operand, scope, T.BOOL)
+                return T.BOOL, f"(not {a})"
+            case ast.Cond(then=then, test=test, other=other):
+                _, c = self._need(test, scope, T.BOOL)
+                if isinstance(then, ast.Sym) and expect is None:
+                    tb, b = self._lower(other, scope, None)
+                    ta, a = self._lower(then, scope, tb)
+                else:
+                    ta, a = self._lower(then, scope, expect)
+                    tb, b = self._lower(other, scope, ta if ta.kind != "any" else expect)
+                if not ta.accepts(tb):
+                    raise _fail("RC304", f"both branches must have one type: {ta} and {tb}", node.span)
+                return (tb if ta.kind == "any" else ta), f"({a} if {c} else {b})"
+            case ast.Call():
+                return self._call(node, scope)
+        raise _fail("RC304", f"unsupported expression {type(node).__name__}", node.span)  # pragma: no cover
+
+    def _lower_all(
+        self, nodes: tuple[ast.Node, ...], scope: Mapping[str, T.Type], expect: T.Type | None
+    ) -> list[tuple[T.Type, str]]:
+        """Lower siblings, letting a typed one tell quoted names in the others their scale."""
+        out: dict[int, tuple[T.Type, str]] = {}
+        for i, n in enumerate(nodes):
+            if not isinstance(n, ast.Sym) or expect is not None:
+                out[i] = self._lower(n, scope, expect)
+                if expect is None and out[i][0].kind == "sym":
+                    expect = out[i][0]
+        for i, n in enumerate(nodes):
+            if i not in out:
+                out[i] = self._lower(n, scope, expect)
+                expect = expect or out[i][0]
+        return [out[i] for i in range(len(nodes))]
+
+    def _need(self, node: ast.Node, scope: Mapping[str, T.Type], want: T.Type) -> tuple[T.Type, str]:
+        t, src = self._lower(node, scope, want)
+        if not want.accepts(t):
+            raise _fail("RC304", f"expected {want} here, but this is {t}", node.span)
+        return t, src
+
+    def _compare(
+        self, node: ast.Node, op: str, a: ast.Node, b: ast.Node, scope: Mapping[str, T.Type]
+    ) -> tuple[T.Type, str]:
+        if op in ("in", "not in"):
+            ta: T.Type | None = None
+            sa = ""
+            if not isinstance(a, ast.Sym):
+                ta, sa = self._lower(a, scope, None)
+            want = T.listof(ta) if ta is not None and ta.kind == "sym" else None
+            tb, sb = self._lower(b, scope, want)
+            if tb.kind not in ("list", "range", "multi", "any"):
+                raise _fail("RC304", f"'in' needs a list, range or pool on its right, not {tb}", b.span)
+            elem = T.NUM if tb.kind == "range" else (tb.elem or T.ANY)
+            if ta is None:
+                ta, sa = self._lower(a, scope, elem if elem.kind != "any" else None)
+            if not elem.accepts(ta):
+                raise _fail("RC304", f"cannot look for {ta} in a {tb}", a.span)
+            test = f"_in({sa}, {sb})" if tb.kind in ("multi", "any") else f"({sa} in {sb})"
+            return T.BOOL, test if op == "in" else f"(not {test})"
+        first, second = (b, a) if isinstance(a, ast.Sym) else (a, b)
+        t1, s1 = self._lower(first, scope, None)
+        t2, s2 = self._lower(second, scope, t1 if t1.kind != "any" else None)
+        if not t1.accepts(t2):
+            left_t, right_t = (t1, t2) if first is a else (t2, t1)
+            raise _fail("RC304", f"cannot compare {left_t} with {right_t}", node.span)
+        if op not in ("==", "!=") and t1.kind not in ("num", "sym", "any"):
+            raise _fail("RC304", f"'{op}' orders numbers or values of a scale, not {t1}", node.span)
+        sa, sb = (s1, s2) if first is a else (s2, s1)
+        if t1.kind in ("num", "any") and t2.kind in ("num", "any") and op not in ("==", "!="):
+            # x <= y / k  is  x * k <= y  for a whole k > 0: no fraction is made on every roll.
+            for side, other, flip in ((b, sa, False), (a, sb, True)):
+                if isinstance(side, ast.Binary) and side.op == "/" and isinstance(side.right, ast.Num):
+                    k = side.right.value
+                    if isinstance(k, int) and k > 0:
+                        _, num = self._lower(side.left, scope, T.NUM)
+                        left, right = (f"({other} * {k})", num) if not flip else (num, f"({other} * {k})")
+                        return T.BOOL, f"({left} {op} {right})"
+        return T.BOOL, f"({sa} {op} {sb})"
+
+    def _symbol(self, node: ast.Sym, expect: T.Type | None) -> Symbol:
+        name = node.name
+        if expect is not None and expect.kind == "list" and expect.elem is not None:
+            expect = expect.elem
+        if expect is not None and expect.kind == "sym" and expect.scale in self.scales:
+            scale = self.scales[expect.scale]
+            if name in scale.names:
+                return scale[name]
+            raise _fail(
+                "RC305",
+                f"'{name}' is not in scale '{scale.name}' ({', '.join(scale.names)})",
+                node.span,
+                did_you_mean(name, scale.names),
+            )
+        owners = [
+            s for s in self.scales.values() if name in s.names and self._owner.get(s.name, self._current) == self._current
+        ]
+        if len(owners) == 1:
+            return owners[0][name]
+        if not owners:
+            everything = [m for s in self.scales.values() for m in s.names]
+            raise _fail("RC305", f"'{name}' is not in any scale", node.span, did_you_mean(name, everything))
+        raise _fail(
+            "RC306",
+            f"'{name}' is in several scales ({', '.join(s.name for s in owners)}); compare it with a value to say which",
+            node.span,
+        )
+
+    def _symbol_hint(self, name: str) -> str | None:
+        for s in self.scales.values():
+            if name in s.names:
+                return f"'{name}' is a value of scale '{s.name}'; quote it: '{name}'"
+        return None
+
+    def _call(self, node: ast.Call, scope: Mapping[str, T.Type]) -> tuple[T.Type, str]:
+        name, args = node.func, node.args
+        if name in self.builtins:
+            fn = self.builtins[name]
+            if not fn.min_args <= len(args) <= fn.max_args:
+                want = str(fn.min_args) if fn.min_args == fn.max_args else f"{fn.min_args} to {fn.max_args}"
+                raise _fail("RC303", f"{name}() takes {want} argument(s), got {len(args)}", node.span, fn.doc)
+            lowered = self._lower_all(args, scope, None) if name not in ("count", "majority") else [self._lower(args[0], scope, None)]
+            if name in ("count", "majority") and len(args) == 2:
+                pool_t = lowered[0][0]
+                elem = pool_t.elem if pool_t.kind == "multi" and pool_t.elem is not None else None
+                want = T.listof(elem) if elem is not None and (name == "majority" or isinstance(args[1], ast.ListExpr)) else elem
+                lowered.append(self._lower(args[1], scope, want))
+            result = fn.typer([t for t, _ in lowered])
+            if isinstance(result, str):
+                raise _fail("RC304", f"{name}() {result}", node.span, fn.doc)
+            return result, f"{self.emit.const(fn.impl)}({', '.join(src for _, src in lowered)})"
+        if name in self.data.get("tables", {}):
+            table = self._table(name, node.span)
+            if len(args) != len(table.params):
+                raise _fail(
+                    "RC303",
+                    f"table {name}() takes {len(table.params)} argument(s) ({', '.join(p for p, _ in table.params)}), got {len(args)}",
+                    node.span,
+                )
+            srcs = []
+            types = []
+            for arg, (pname, ptype) in zip(args, table.params):
+                t, src = self._lower(arg, scope, ptype if ptype.kind != "any" else None)
+                if not ptype.accepts(t):
+                    raise _fail("RC304", f"parameter '{pname}' of {name}() is {ptype}, but this is {t}", arg.span)
+                srcs.append(src)
+                types.append(t)
+            self._check_instance(table, tuple(types), node.span)
+            return table.returns, f"{self.emit.const(table.run)}({', '.join(srcs)})"
+        options = list(self.builtins) + list(self.data.get("tables", {}))
+        raise _fail("RC302", f"unknown function '{name}'", node.span, did_you_mean(name, options))
+
+    # -- tables ------------------------------------------------------------------------
+
+    def _check_instance(self, table: Table, types: tuple[T.Type, ...], call: Span | None) -> None:
+        """Type-check the body of a table with untyped parameters for the types of one call."""
+        if all(p.kind != "any" for _, p in table.params) or (table.name, types) in self._instances:
+            return
+        self._instances.add((table.name, types))
+        spec = self.data["tables"][table.name]
+        path: PathKey = ("tables", table.name)
+        scope = {p: (t if declared.kind == "any" else declared) for (p, declared), t in zip(table.params, types)}
+        wanted: list[tuple[PathKey, T.Type | None]] = []
+        if "value" in spec:
+            wanted.append((path + ("value",), table.returns))
+        for i, row in enumerate(spec.get("rules", [])):
+            here = path + ("rules", i)
+            if "when" in row:
+                wanted.append((here + ("when",), T.BOOL))
+            wanted.append((here + ("else" if "else" in row else "then",), table.returns))
+        nodes: list[tuple[ast.Node, T.Type | None]] = []
+        for where, expect in wanted:
+            try:
+                nodes.append((self.node_at(where), expect))
+            except RulecraftError:
+                continue  # a syntax error, already reported where the table was compiled
+        saved = self._locals
+        self._locals = set(scope)
+        try:
+            for node, expect in nodes:
+                try:
+                    self._lower_checked(node, scope, expect)
+                except _Fail as f:
+                    given = ", ".join(f"{p}: {t}" for p, t in scope.items())
+                    raise _fail(f.diag.code, f.diag.message, f.diag.span, f"when {table.name}() is called with {given} (at line {call.line if call else '?'})") from None
+        finally:
+            self._locals = saved
+
+    def _type_named(self, name: str, path: PathKey) -> T.Type:
+        t = T.named(str(name), set(self.scales))
+        if t is None:
+            raise _fail(
+                "RC312",
+                f"unknown type or scale '{name}'",
+                self.doc.span(path),
+                did_you_mean(str(name), ["int", "number", "bool", *self.scales]),
+            )
+        return t
+
+    def _table(self, name: str, used_at: Span | None = None) -> Table:
+        if name in self.tables:
+            return self.tables[name]
+        if name in self._table_busy:
+            cycle = " -> ".join(self._table_busy[self._table_busy.index(name) :] + [name])
+            raise _fail("RC308", f"tables may not call themselves ({cycle})", used_at)
+        path: PathKey = ("tables", name)
+        spec = self.data["tables"][name]
+        if name in self.builtins:
+            raise _fail("RC307", f"table '{name}' has the name of a builtin function", self.doc.span(path, key=True))
+        self._table_busy.append(name)
+        saved_locals = self._locals
+        try:
+            params_raw = spec.get("params", [])
+            params: list[tuple[str, T.Type]] = []
+            if isinstance(params_raw, dict):
+                for p, tname in params_raw.items():
+                    params.append((p, self._type_named(tname, path + ("params", p))))
+            else:
+                params = [(str(p), T.ANY) for p in params_raw]
+            returns = self._type_named(spec.get("returns", "any"), path + ("returns",))
+            scope = dict(params)
+            self._locals = set(scope)
+            span = self.doc.span(path, key=True)
+            if "rules" in spec:
+                body = self._rules_source(path + ("rules",), scope, returns, span)
+            elif "cases" in spec:
+                body = self._cases(path + ("cases",), spec["cases"], params, 0, returns) + [
+                    f"raise _nomatch({self.emit.const(span)}, 'case of table {name}', {self._shown(params)})"
+                ]
+            else:
+                body = [f"return {self._lower_checked(self.node_at(path + ('value',)), scope, returns)}"]
+            run = self.emit.function(f"table_{name}", [f"v_{p}" for p, _ in params], body, span)
+            table = Table(name, tuple(params), returns, run, spec.get("description", ""), span)
+            self.tables[name] = table
+            return table
+        finally:
+            self._table_busy.pop()
+            self._locals = saved_locals
+
+    def _lower_checked(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None) -> str:
+        t, src = self._lower(node, scope, expect)
+        if expect is not None and not expect.accepts(t):
+            raise _fail("RC304", f"expected {expect} here, but this is {t}", node.span)
+        return src
+
+    def _shown(self, params: list[tuple[str, T.Type]]) -> str:
+        names = tuple(p for p, _ in params)
+        return f"_pairs({self.emit.const(names)}, {', '.join(f'v_{p}' for p in names)})"
+
+    def _rules_source(self, path: PathKey, scope: Mapping[str, T.Type], returns: T.Type, span: Span) -> list[str]:
+        """An if-chain for an ordered rule list inside a table."""
+        lines: list[str] = []
+        for rule in self._rule_list(path, scope, returns):
+            then = self._lower_checked(rule.then.node, scope, returns)
+            if rule.when is None:
+                lines.append(f"return {then}")
+                return lines
+            when = self._lower_checked(rule.when.node, scope, T.BOOL)
+            lines += [f"if {when}:", f"    return {then}"]
+        params = [(p, t) for p, t in scope.items()]
+        lines.append(f"raise _nomatch({self.emit.const(span)}, 'rule', {self._shown(params)})")
+        return lines
+
+    def _rule_list(self, path: PathKey, scope: Mapping[str, T.Type], returns: T.Type) -> tuple[Rule, ...]:
+        rows: list[Rule] = []
+        items = self.doc.data
+        for p in path:
+            items = items[p]
+        for i, item in enumerate(items):
+            with self.statement():
+                here = path + (i,)
+                if "else" in item:
+                    then = self.expr(here + ("else",), scope, returns)
+                    rows.append(Rule(None, then, self.doc.span(here + ("else",), key=True)))
+                else:
+                    when = self.expr(here + ("when",), scope, T.BOOL)
+                    then = self.expr(here + ("then",), scope, returns)
+                    rows.append(Rule(when, then, self.doc.span(here + ("when",), key=True)))
+        return tuple(rows)
+
+    def _cases(
+        self, path: PathKey, cases: dict[Any, Any], params: list[tuple[str, T.Type]], depth: int, returns: T.Type
+    ) -> list[str]:
+        """A value table as an if-chain: one nested mapping level per parameter, keys are patterns."""
+        if depth >= len(params):
+            raise _fail("RC310", "this value table is nested deeper than it has parameters", self.doc.span(path, key=True))
+        pname, ptype = params[depth]
+        lines: list[str] = []
+        default: list[str] | None = None
+        for key, sub in cases.items():
+            here = path + (key,)
+            with self.statement():
+                if isinstance(sub, dict):
+                    result = self._cases(here, sub, params, depth + 1, returns)
+                else:
+                    if depth != len(params) - 1:
+                        raise _fail("RC310", f"expected a nested table for parameter '{params[depth + 1][0]}'", self.doc.span(here))
+                    result = [f"return {self._lower_checked(self.node_at(here), {}, returns)}"]
+                if key == "else":
+                    default = result
+                else:
+                    lines.append(f"if {self._pattern(key, here, pname, ptype)}:")
+                    lines += ["    " + line for line in result]
+        if default is not None:
+            lines += default
+        return lines
+
+    def _pattern(self, key: Any, path: PathKey, pname: str, ptype: T.Type) -> str:
+        """A test of parameter `pname` against a case key: a value, a range, or a list of them."""
+        var = f"v_{pname}"
+        if isinstance(key, int):
+            return f"{var} == {key!r}"
+        place = self.doc.places.get(path)
+        origin = self.doc.expr_origin(path)
+        if place is not None and place.key is not None:
+            origin = ExprOrigin(self.doc.source, place.key[0], place.key[1], 0)
+        text = str(key)
+        node = parse(text, origin) if text.lstrip().startswith("[") else None
+        if not isinstance(node, ast.ListExpr):
+            node = parse(f"[{text}]", ExprOrigin(origin.source, origin.line, origin.col - 1, origin.indent))
+        assert isinstance(node, ast.ListExpr)
+        tests: list[str] = []
+        for item in node.items:
+            expect = ptype if ptype.kind == "sym" else None
+            if isinstance(item, ast.Name) and expect is None and ptype.kind == "any":
+                item = ast.Sym(item.id, span=item.span)
+            if isinstance(item, ast.Range):
+                _, rng = self._lower(item, {}, None)
+                tests.append(f"{var} in {rng}")
+            else:
+                _, src = self._lower(item, {}, expect)
+                tests.append(f"{var} == {src}")
+        return " or ".join(tests)
