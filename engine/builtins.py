@@ -142,7 +142,8 @@ def _fold(name: str) -> Callable[..., Any]:
 
 def _shift(s: Symbol, steps: Any, scales: dict[str, tuple[Symbol, ...]]) -> Symbol:
     members = scales[s.scale]
-    return members[_clamp(s.rank + int(steps), 0, len(members) - 1)]
+    index: int = _clamp(s.rank + int(steps), 0, len(members) - 1)
+    return members[index]
 
 
 def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:

@@ -586,7 +586,7 @@ class _Compiler(Lowering):
         action = spec["must"] if must else spec["may"]
         target = spec.get("target", "self")
         return Trigger(
-            name=str(spec.get("name", f"trigger {path[-1] + 1}")),
+            name=str(spec.get("name", f"trigger {int(path[-1]) + 1}")),
             on=self.expr(path + ("on",), face_scope, T.BOOL),
             action=action,
             must=must,

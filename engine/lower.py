@@ -274,8 +274,8 @@ class Lowering:
             if name in ("count", "majority") and len(args) == 2:
                 pool_t = lowered[0][0]
                 elem = pool_t.elem if pool_t.kind == "multi" and pool_t.elem is not None else None
-                want = T.listof(elem) if elem is not None and (name == "majority" or isinstance(args[1], ast.ListExpr)) else elem
-                lowered.append(self._lower(args[1], scope, want))
+                hint_t = T.listof(elem) if elem is not None and (name == "majority" or isinstance(args[1], ast.ListExpr)) else elem
+                lowered.append(self._lower(args[1], scope, hint_t))
             result = fn.typer([t for t, _ in lowered])
             if isinstance(result, str):
                 raise _fail("RC304", f"{name}() {result}", node.span, fn.doc)

@@ -152,7 +152,7 @@ def sample(
         trace.append(Step("auto", check.outcomes.name, outcome, _rule_text(check.auto[index]) + " (nothing is rolled)"))
         return _auto(check, env, values, inputs, trace, outcome, policy)
     roller = _Roller(check, env, source, limits, policy, trace) if check.sequential else None
-    dice = []
+    dice: list[Any] = []
     for i, r in enumerate(check.roll):
         if roller is not None:
             value = roller.roll(i, tuple(dice))

@@ -8,6 +8,7 @@ writers.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from functools import lru_cache
 from typing import Any
 
@@ -95,8 +96,8 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
     if v == "pattern":
         return Diagnostic("RC104", f"{error.instance!r} at {where} is not a valid name", span, "names start with a letter and use letters, digits and _")
     if v == "uniqueItems" and isinstance(error.instance, list):
-        seen: set[str] = set()
-        twice = next((x for x in map(str, error.instance) if x in seen or seen.add(x)), "?")
+        counts = Counter(map(str, error.instance))
+        twice = next((x for x, n in counts.items() if n > 1), "?")
         return Diagnostic("RC104", f"'{twice}' appears twice in {where}", span, "each member of a list may appear once")
     if v in ("minimum", "maximum", "minItems", "minProperties", "uniqueItems"):
         return Diagnostic("RC104", f"{where}: {error.message}", span)

@@ -77,11 +77,11 @@ class _Build(Transformer[Token, ast.Node]):
         args = tuple(c[1].children) if len(c) > 1 else ()
         return ast.Call(str(c[0]), args, span=self._span(meta))
 
-    def list(self, meta: Any, c: list[Any]) -> ast.Node:
+    def list_expr(self, meta: Any, c: list[Any]) -> ast.Node:
         items = tuple(c[0].children) if c else ()
         return ast.ListExpr(items, span=self._span(meta))
 
-    def args(self, meta: Any, c: list[ast.Node]) -> Tree[Any]:
+    def args(self, meta: Any, c: list[Any]) -> Tree[Any]:
         return Tree("args", c)
 
     def cond(self, meta: Any, c: list[ast.Node]) -> ast.Node:
