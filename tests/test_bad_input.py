@@ -1,0 +1,526 @@
+"""Bad input gives one clear diagnostic: `file:line:col`, the source line, a caret, a hint.
+
+Each broken ruleset is a small YAML text written here; the expected line and column are found in
+that text (the position of the offending token), never copied from the engine's output.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import engine
+from engine.errors import CompileError, InputError, LoadError, RulecraftError, SchemaError
+from engine.source import SourceFile
+
+ROOT = Path(__file__).resolve().parents[1]
+
+BASE = """\
+rulecraft: 1
+name: mini
+scales:
+  result: [botch, failure, success]
+tables:
+  specific_band:
+    params: [roll, doubles, target]
+    returns: result
+    rules:
+      - when: doubles and roll > target
+        then: botch
+      - when: roll > target
+        then: failure
+      - else: success
+checks:
+  specific:
+    inputs:
+      target:
+        type: int
+        min: 1
+        max: 100
+    roll:
+      tens: {die: "0..9"}
+      ones: {die: "0..9"}
+    let:
+      roll: tens * 10 + ones
+      doubles: tens == ones
+    outcomes: result
+    outcome: specific_band(roll, doubles, target)
+    outputs:
+      flips: "1 if outcome == 'botch' else 0"
+"""
+
+
+def broken(old: str, new: str, base: str = BASE) -> str:
+    assert base.count(old) == 1, f"the edit {old!r} must hit exactly one place"
+    return base.replace(old, new)
+
+
+def locate(text: str, line_has: str, token: str, nth: int = 0, whole: bool = False) -> tuple[int, int]:
+    """1-based line and column of the `nth` `token` on the first line containing `line_has`
+    (or, with `whole`, the first line that is exactly `line_has` once stripped)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if (line.strip() == line_has) if whole else (line_has in line):
+            col = -1
+            for _ in range(nth + 1):
+                col = line.index(token, col + 1)
+            return number, col + 1
+    raise AssertionError(f"no line contains {line_has!r}")
+
+
+def load_text(text: str, name: str = "bad.yaml") -> engine.Ruleset:
+    return engine.load_source(SourceFile(name, text))
+
+
+def assert_one_diagnostic(
+    text: str, exc_type: type[RulecraftError], code: str, at: tuple[int, int], name: str = "bad.yaml"
+) -> engine.Diagnostic:
+    """Loading `text` fails with exactly one diagnostic of `code` at `at`, shown with a caret."""
+    with pytest.raises(exc_type) as info:
+        load_text(text, name)
+    exc = info.value
+    assert len(exc.diagnostics) == 1, str(exc)
+    d = exc.diagnostics[0]
+    line, col = at
+    assert d.code == code, str(exc)
+    assert d.span is not None and d.span.file == name
+    assert (d.span.line, d.span.col) == (line, col), str(exc)
+    rendered = str(exc)
+    assert rendered.startswith(f"{name}:{line}:{col}: "), rendered
+    source_line = text.splitlines()[line - 1]
+    assert f"  {source_line}\n  {' ' * (col - 1)}^" in rendered, rendered
+    assert "Traceback" not in rendered
+    return d
+
+
+def test_the_base_ruleset_is_valid():
+    """Every broken ruleset below is this one with a single fault; it must load cleanly itself."""
+    rs = load_text(BASE)
+    assert rs.roll("specific", forced={"tens": 7, "ones": 7}, target=50).outcome.name == "botch"
+
+
+# -- YAML syntax -------------------------------------------------------------------------------
+
+
+def test_yaml_mapping_value_where_none_is_allowed():
+    text = broken("name: mini", "name: mini: two")
+    assert_one_diagnostic(text, LoadError, "RC002", locate(text, "name: mini: two", ":", nth=1))
+
+
+def test_yaml_duplicate_key():
+    text = broken("name: mini\n", "name: mini\nname: again\n")
+    d = assert_one_diagnostic(text, LoadError, "RC002", locate(text, "name: again", "name"))
+    assert "name" in d.message
+
+
+def test_yaml_tab_indentation():
+    text = broken("    outcomes: result", "\toutcomes: result")
+    with pytest.raises(LoadError) as info:
+        load_text(text)
+    d = info.value.diagnostics[0]
+    assert (d.code, d.span.line) == ("RC002", locate(text, "\toutcomes", "\t")[0])
+    assert "Traceback" not in str(info.value)
+
+
+# -- schema ------------------------------------------------------------------------------------
+
+
+def test_schema_unknown_key_with_did_you_mean():
+    text = broken("    roll:\n", "    rolll:\n")
+    d = assert_one_diagnostic(text, SchemaError, "RC102", locate(text, "rolll:", "rolll"))
+    assert "rolll" in d.message
+    assert d.hint is not None and "did you mean 'roll'" in d.hint
+
+
+def test_schema_missing_required_key():
+    text = broken("    outcomes: result\n", "")
+    d = assert_one_diagnostic(text, SchemaError, "RC101", locate(text, "  specific:", "specific"))
+    assert "outcomes" in d.message
+
+
+def test_schema_wrong_type():
+    text = broken("        min: 1\n", "        min: one\n")
+    d = assert_one_diagnostic(text, SchemaError, "RC103", locate(text, "min: one", "one"))
+    assert "number" in d.message
+
+
+def test_schema_wrong_enum_with_did_you_mean():
+    text = broken("        type: int\n", "        type: integer\n")
+    d = assert_one_diagnostic(text, SchemaError, "RC104", locate(text, "type: integer", "integer"))
+    assert d.hint is not None and "'int'" in d.hint
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="BUG: caret under a flow-mapping value runs on over ', max' (Document._token_width stops only at ': ' and ' #')")
+def test_schema_wrong_type_in_flow_mapping_caret_covers_only_the_value():
+    text = broken("      target:\n        type: int\n        min: 1\n        max: 100\n", "      target: {type: int, min: one, max: 100}\n")
+    line, col = locate(text, "min: one", "one")
+    with pytest.raises(SchemaError) as info:
+        load_text(text)
+    d = info.value.diagnostics[0]
+    assert (d.span.line, d.span.col) == (line, col)
+    assert f"\n  {' ' * (col - 1)}^^^\n" in str(info.value) + "\n"
+
+
+def test_schema_bad_name_in_a_list_of_table_params():
+    """A list of params is allowed; a bad name in it is reported as that, at that item."""
+    text = broken("    params: [roll, doubles, target]", '    params: [roll, doubles, "tar get"]')
+    d = assert_one_diagnostic(text, SchemaError, "RC104", locate(text, "params:", '"tar get"'))
+    assert "tar get" in d.message
+
+
+def test_unsupported_format_version():
+    text = broken("rulecraft: 1", "rulecraft: 2")
+    with pytest.raises(RulecraftError) as info:
+        load_text(text)
+    exc = info.value
+    assert len(exc.diagnostics) == 1
+    d = exc.diagnostics[0]
+    assert d.code in ("RC003", "RC104")  # the schema (RC104) or the compiler (RC003) may catch it
+    assert (d.span.line, d.span.col) == locate(text, "rulecraft: 2", "2")
+    assert "2" in d.message and "1" in (d.message + (d.hint or ""))
+    assert "  rulecraft: 2\n             ^" in str(exc)
+
+
+# -- expressions: names ------------------------------------------------------------------------
+
+
+def test_unknown_name_inside_an_expression_points_into_the_string():
+    text = broken("outcome: specific_band(roll, doubles, target)", "outcome: specific_band(rol, doubles, target)")
+    d = assert_one_diagnostic(text, CompileError, "RC301", locate(text, "specific_band(rol,", "rol"))
+    assert "'rol'" in d.message
+    assert d.hint is not None and "did you mean 'roll'" in d.hint
+
+
+def test_unknown_name_inside_a_quoted_expression():
+    text = broken('flips: "1 if outcome', 'flips: "1 if outcom')
+    d = assert_one_diagnostic(text, CompileError, "RC301", locate(text, "flips:", "outcom"))
+    assert d.hint is not None and "did you mean 'outcome'" in d.hint
+
+
+def test_unknown_name_in_a_literal_block_expression():
+    text = broken(
+        "    outcome: specific_band(roll, doubles, target)\n",
+        "    outcome: |-\n      specific_band(roll,\n        doubles, targte)\n",
+    )
+    d = assert_one_diagnostic(text, CompileError, "RC301", locate(text, "doubles, targte", "targte"))
+    assert d.hint is not None and "did you mean 'target'" in d.hint
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="BUG: a plain scalar folded over two lines is placed on its first line, past the end (ExprOrigin assumes one line)")
+def test_unknown_name_in_a_multi_line_plain_expression():
+    text = broken(
+        "    outcome: specific_band(roll, doubles, target)\n",
+        "    outcome: specific_band(roll, doubles,\n      targte)\n",
+    )
+    assert_one_diagnostic(text, CompileError, "RC301", locate(text, "      targte)", "targte"))
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="BUG: a folded (>-) block expression is placed by lines of the folded text, so the column is wrong")
+def test_unknown_name_in_a_folded_block_expression():
+    text = broken(
+        "    outcome: specific_band(roll, doubles, target)\n",
+        "    outcome: >-\n      specific_band(roll, doubles,\n      targte)\n",
+    )
+    assert_one_diagnostic(text, CompileError, "RC301", locate(text, "      targte)", "targte"))
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="BUG: escapes in a double-quoted YAML string shift the columns of everything after them")
+def test_unknown_name_after_an_escape_in_a_double_quoted_expression():
+    text = broken(
+        'flips: "1 if outcome == \'botch\' else 0"',
+        'flips: "1 if outcome == \\"botch\\" else zero"',
+    )
+    assert_one_diagnostic(text, CompileError, "RC301", locate(text, "flips:", "zero"))
+
+
+def test_unknown_function_with_did_you_mean():
+    text = broken("outcome: specific_band(", "outcome: specifc_band(")
+    d = assert_one_diagnostic(text, CompileError, "RC302", locate(text, "specifc_band(", "specifc_band"))
+    assert d.hint is not None and "did you mean 'specific_band'" in d.hint
+
+
+# -- expressions: syntax -----------------------------------------------------------------------
+
+
+def test_expression_syntax_error():
+    text = broken("flips: \"1 if outcome == 'botch' else 0\"", 'flips: "1 + * 2"')
+    with pytest.raises(RulecraftError) as info:
+        load_text(text)
+    d = assert_one_diagnostic(text, type(info.value), "RC201", locate(text, "flips:", "*"))
+    assert "'*'" in d.message
+
+
+def test_expression_single_equals_gets_a_hint():
+    text = broken("when: roll > target\n", "when: roll = target\n")
+    d = assert_one_diagnostic(text, CompileError, "RC201", locate(text, "when: roll = target", "="))
+    assert d.hint is not None and "==" in d.hint
+
+
+def test_expression_ends_too_early():
+    text = broken("outcome: specific_band(roll, doubles, target)", 'outcome: "specific_band(roll, doubles, target"')
+    line, _ = locate(text, "outcome:", "outcome")
+    source = text.splitlines()[line - 1]
+    d = assert_one_diagnostic(text, CompileError, "RC201", (line, source.rindex('"') + 1))
+    assert d.hint is not None and "')'" in d.hint
+
+
+@pytest.mark.xfail(strict=True, raises=CompileError, reason="BUG: expression syntax errors in a ruleset surface as CompileError, never as the exported ExprSyntaxError")
+def test_expression_syntax_error_has_its_own_exception_type():
+    text = broken("flips: \"1 if outcome == 'botch' else 0\"", 'flips: "1 + * 2"')
+    with pytest.raises(engine.ExprSyntaxError):
+        load_text(text)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="BUG: a syntax error in a named value also reports every use of that value as an unknown name")
+def test_a_broken_named_value_gives_one_diagnostic():
+    text = broken("      roll: tens * 10 + ones\n", "      roll: tens * * 10 + ones\n")
+    assert_one_diagnostic(text, CompileError, "RC201", locate(text, "roll: tens * *", "*", nth=1))
+
+
+def test_syntax_error_hints_do_not_leak_grammar_internals():
+    """Hints name tokens as an author writes them, never lark's terminal names ('__ANON_0')."""
+    from engine.expr.parser import parse
+
+    with pytest.raises(engine.ExprSyntaxError) as info:
+        parse("1 2")
+    assert "__anon" not in str(info.value).lower()
+
+
+# -- expressions: types and scale members ------------------------------------------------------
+
+
+def test_type_error_number_plus_scale_value():
+    text = broken("flips: \"1 if outcome == 'botch' else 0\"", "flips: \"roll + 'botch'\"")
+    d = assert_one_diagnostic(text, CompileError, "RC304", locate(text, "flips:", "'botch'"))
+    assert "number" in d.message
+
+
+def test_type_error_number_where_a_condition_is_needed():
+    text = broken(
+        "    outcome: specific_band(roll, doubles, target)\n",
+        "    outcome:\n      - when: roll\n        then: failure\n      - else: success\n",
+    )
+    d = assert_one_diagnostic(text, CompileError, "RC304", locate(text, "- when: roll", "roll", whole=True))
+    assert "true/false" in d.message
+
+
+def test_unknown_scale_member_with_did_you_mean():
+    text = broken("outcome == 'botch'", "outcome == 'botsh'")
+    d = assert_one_diagnostic(text, CompileError, "RC305", locate(text, "flips:", "'botsh'"))
+    assert "botsh" in d.message
+    assert d.hint is not None and "did you mean 'botch'" in d.hint
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="BUG: a misspelt bare outcome in a rule's 'then:' gets 'unknown name' with no did-you-mean from the scale")
+def test_unknown_bare_scale_member_in_then_with_did_you_mean():
+    text = broken("        then: botch\n", "        then: botsh\n")
+    d = assert_one_diagnostic(text, CompileError, "RC301", locate(text, "then: botsh", "botsh"))
+    assert d.hint is not None and "botch" in d.hint
+
+
+def test_unknown_outcome_scale_with_did_you_mean():
+    text = broken("    outcomes: result", "    outcomes: resutl")
+    d = assert_one_diagnostic(text, CompileError, "RC312", locate(text, "outcomes: resutl", "resutl"))
+    assert d.hint is not None and "did you mean 'result'" in d.hint
+
+
+# -- inputs to a roll --------------------------------------------------------------------------
+
+CHILL_PATH = ROOT / "rulesets" / "chill.yaml"
+
+
+def chill_target_at() -> tuple[int, int]:
+    """Where chill.yaml declares the `target` input (the key under `inputs:`)."""
+    text = CHILL_PATH.read_text(encoding="utf-8")
+    for number, line in enumerate(text.splitlines(), start=1):
+        m = re.match(r"^(\s+)target:", line)
+        if m:
+            return number, len(m.group(1)) + 1
+    raise AssertionError("chill.yaml declares no target input")
+
+
+def roll_error(**inputs) -> InputError:
+    chill = engine.load(CHILL_PATH)
+    with pytest.raises(InputError) as info:
+        chill.roll("specific", **inputs)
+    exc = info.value
+    assert "Traceback" not in str(exc)
+    return exc
+
+
+def assert_at_target(exc: InputError) -> None:
+    d = exc.diagnostics[0]
+    line, col = chill_target_at()
+    assert d.span is not None and d.span.file.endswith("chill.yaml")
+    assert (d.span.line, d.span.col) == (line, col)
+    assert f"chill.yaml:{line}:{col}: " in str(exc)
+    assert "\n  " + " " * (col - 1) + "^" in str(exc)
+
+
+def test_missing_input():
+    exc = roll_error()
+    assert len(exc.diagnostics) == 1
+    assert exc.diagnostics[0].code == "RC401"
+    assert "'target'" in exc.diagnostics[0].message
+    assert_at_target(exc)
+
+
+def test_unknown_input_with_did_you_mean():
+    exc = roll_error(target=50, tokns=1)
+    assert len(exc.diagnostics) == 1
+    d = exc.diagnostics[0]
+    assert d.code == "RC402" and "'tokns'" in d.message
+    assert d.hint is not None and "did you mean 'tokens'" in d.hint
+    assert d.span is not None and d.span.file.endswith("chill.yaml")
+    line, col = locate(CHILL_PATH.read_text(encoding="utf-8"), "  specific:", "specific")
+    assert (d.span.line, d.span.col) == (line, col)
+
+
+@pytest.mark.parametrize("value", [0, -5, 10_000])
+def test_out_of_range_input(value):
+    exc = roll_error(target=value)
+    assert len(exc.diagnostics) == 1
+    assert exc.diagnostics[0].code == "RC403"
+    assert str(value) in exc.diagnostics[0].message
+    assert_at_target(exc)
+
+
+@pytest.mark.parametrize("value", ["abc", 5.5, True])
+def test_input_of_the_wrong_kind(value):
+    exc = roll_error(target=value)
+    assert exc.diagnostics[0].code == "RC404"
+    assert_at_target(exc)
+
+
+def test_choice_input_with_did_you_mean():
+    castle = engine.load("castle")
+    with pytest.raises(InputError) as info:
+        castle.roll("task", skill="advantagd")
+    d = info.value.diagnostics[0]
+    assert d.code == "RC404"
+    assert d.hint is not None and "did you mean 'advantaged'" in d.hint
+
+
+def test_unknown_check_with_did_you_mean():
+    with pytest.raises(InputError) as info:
+        engine.load("chill").roll("specifc", target=5)
+    assert info.value.diagnostics[0].hint == "did you mean 'specific'?"
+
+
+def test_forced_face_that_the_die_does_not_have():
+    with pytest.raises(InputError) as info:
+        engine.load("chill").roll("specific", forced={"tens": 10}, target=5)
+    assert info.value.diagnostics[0].code == "RC405"
+
+
+def test_forced_pool_given_a_single_int():
+    """A bare face for a one-die pool is that die; for a bigger pool it is too few faces — an
+    InputError, never a TypeError (this crashed before the current sampler)."""
+    chimera = engine.load("chimera")
+    assert chimera.roll("pool", forced={"rolled": 7}, dice=1).outcome.name == "pass"
+    with pytest.raises(InputError) as info:
+        chimera.roll("pool", forced={"rolled": 7}, dice=2)
+    assert info.value.diagnostics[0].code == "RC405"
+
+
+def test_empty_pool_is_a_clean_error_not_a_crash():
+    """max() of zero dice has no value: an embedder must get an EvalError, not a ValueError."""
+    text = """\
+rulecraft: 1
+name: empty
+checks:
+  c:
+    inputs:
+      n: {type: int, min: 0, max: 5}
+    roll:
+      p: {pool: n, die: 6}
+    outcomes: [lo, hi]
+    outcome: "'hi' if max(p) > 3 else 'lo'"
+"""
+    with pytest.raises(engine.EvalError) as info:
+        load_text(text).roll("c", n=0)
+    assert "Traceback" not in str(info.value)
+
+
+def test_division_by_zero_is_a_clean_error():
+    text = broken("      doubles: tens == ones\n", "      doubles: tens == ones\n      ratio: tens / ones\n")
+    with pytest.raises(engine.EvalError) as info:
+        load_text(text).roll("specific", forced={"tens": 1, "ones": 0}, target=5)
+    assert info.value.diagnostics[0].span.line == locate(text, "ratio:", "ratio")[0]
+
+
+def test_pool_over_the_limit_is_a_limit_error():
+    text = """\
+rulecraft: 1
+name: big
+checks:
+  c:
+    inputs:
+      n: {type: int, min: 0, max: 1000}
+    roll:
+      p: {pool: n, die: 6}
+    outcomes: [lo, hi]
+    outcome: "'hi' if sum(p) > 3 * n else 'lo'"
+"""
+    rs = engine.load_source(SourceFile("big.yaml", text), limits=engine.Limits(max_pool=10))
+    assert rs.roll("c", n=10).outcome.name in {"lo", "hi"}
+    with pytest.raises(engine.LimitError):
+        rs.roll("c", n=11)
+
+
+# -- through the command line ------------------------------------------------------------------
+
+
+def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=cwd, timeout=60)
+
+
+def test_cli_validate_reports_a_bad_file_at_its_line_and_column(tmp_path):
+    text = broken("outcome: specific_band(roll, doubles, target)", "outcome: specific_band(rol, doubles, target)")
+    path = tmp_path / "bad.yaml"
+    path.write_text(text, encoding="utf-8")
+    line, col = locate(text, "specific_band(rol,", "rol")
+    proc = cli("validate", str(path))
+    assert proc.returncode == 1
+    assert f"{path}:{line}:{col}: " in proc.stderr
+    assert "did you mean 'roll'" in proc.stderr
+    assert "\n  " + " " * (col - 1) + "^^^" in proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_cli_validate_reports_a_yaml_error(tmp_path):
+    text = broken("name: mini", "name: mini: two")
+    path = tmp_path / "broken.yaml"
+    path.write_text(text, encoding="utf-8")
+    line, col = locate(text, "name: mini: two", ":", nth=1)
+    proc = cli("validate", str(path))
+    assert proc.returncode == 1
+    assert f"{path}:{line}:{col}: " in proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_cli_roll_with_an_out_of_range_input():
+    line, col = chill_target_at()
+    proc = cli("roll", "chill", "specific", "--input", "target=999", "--seed", "1")
+    assert proc.returncode == 1
+    assert f"chill.yaml:{line}:{col}: " in proc.stderr
+    assert "999" in proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_cli_roll_with_a_missing_input():
+    proc = cli("roll", "chill", "specific")
+    assert proc.returncode == 1
+    assert "target" in proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_cli_force_one_die_of_a_pool():
+    """`--force rolled=7` on a one-die pool (this ended in a TypeError traceback before)."""
+    proc = cli("roll", "chimera", "pool", "--force", "rolled=7", "--json")
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout and '"outcome": "pass"' in proc.stdout
