@@ -1,4 +1,4 @@
-"""The `rulecraft` command: validate, list, show, roll, prob, test, schema.
+"""The `rulecraft` command: validate, list, show, roll, prob, test, schema, new.
 
 Exit codes: 0 success; 1 a ruleset, input or evaluation problem (reported as diagnostics,
 never a traceback); 2 a usage error.
@@ -22,6 +22,7 @@ from .plot import check_plot_path, plot_distribution, plot_sweep
 from .values import show
 from .render import check_text, distribution_text, result_text, ruleset_text, sweep_text, value_text
 from .resources import schema_path, shipped_rulesets
+from .starter import NAME_PATTERN, schema_reference, starter_text
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -100,6 +101,10 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("schema", help="print the ruleset JSON Schema")
     s.set_defaults(func=_schema)
+
+    n = sub.add_parser("new", help="write a commented starter ruleset NAME.yaml (never overwrites)")
+    n.add_argument("name", help="the ruleset's name, or a path such as games/mygame; '.yaml' is added")
+    n.set_defaults(func=_new)
     return p
 
 
@@ -231,15 +236,15 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.sweep:
         name, values = _sweep_values(args.sweep)
         dists = [rs.distribution(args.check, policy=args.policy, **{**inputs, name: v}) for v in values]
-        shown = [dists[i].inputs[name] for i in range(len(values))]
+        points = [dists[i].inputs[name] for i in range(len(values))]
         if args.json:
             json.dump({"ruleset": rs.name, "check": check.name, "sweep": name, "rows": [d.as_json() for d in dists]}, out, indent=2)
             out.write("\n")
         else:
             fixed = ", ".join(f"{k}={v}" for k, v in inputs.items())
-            out.write(f"{title}{'  (' + fixed + ')' if fixed else ''}\n" + sweep_text(name, shown, dists) + "\n")
+            out.write(f"{title}{'  (' + fixed + ')' if fixed else ''}\n" + sweep_text(name, points, dists) + "\n")
         if args.plot:
-            plot_sweep(name, shown, dists, Path(args.plot), f"{title}: outcome by {name}")
+            plot_sweep(name, points, dists, Path(args.plot), f"{title}: outcome by {name}")
             if not args.json:
                 out.write(f"wrote {args.plot}\n")
         return 0
@@ -335,6 +340,35 @@ def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _schema(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write(schema_path().read_text(encoding="utf-8"))
+    return 0
+
+
+def _new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Write a starter ruleset; never overwrite a file that is there."""
+    given = Path(args.name)
+    target = given if given.suffix in (".yaml", ".yml") else given.with_name(given.name + ".yaml")
+    name = target.stem.lower()
+    if not NAME_PATTERN.match(name):
+        err.write(f"rulecraft new: '{target.stem}' is not a ruleset name: start with a letter, then use a-z 0-9 _ - (for example 'my-game')\n")
+        return 2
+    if target.exists() or target.is_symlink():
+        err.write(f"rulecraft new: {target} already exists; not overwriting it (choose another name, or move the file away)\n")
+        return 1
+    if not target.parent.is_dir():
+        err.write(f"rulecraft new: folder {target.parent} does not exist\n")
+        return 1
+    text = starter_text(name, schema_reference(target))
+    try:
+        with target.open("x", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+    except FileExistsError:
+        err.write(f"rulecraft new: {target} already exists; not overwriting it\n")
+        return 1
+    except OSError as exc:
+        err.write(f"rulecraft new: cannot write {target}: {exc.strerror or exc}\n")
+        return 1
+    out.write(f"wrote {target}: ruleset '{name}' with one check ('act') and one example\n")
+    out.write(f"next: rulecraft validate {target} && rulecraft test {target}\n")
     return 0
 
 

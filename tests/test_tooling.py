@@ -1,0 +1,205 @@
+"""Editor and CI support: the schema outside our code, the pre-commit hooks, `rulecraft new`.
+
+- the third-party `check-jsonschema` accepts the shipped rulesets with our schema, and rejects
+  broken copies of them: the schema is usable by editors and CI without rulecraft;
+- `rulecraft schema` prints exactly the schema file, and every shipped ruleset names it on
+  its first line (the yaml-language-server comment) by a path that resolves;
+- `.pre-commit-hooks.yaml` parses and its hooks run real `rulecraft` subcommands;
+- `rulecraft new NAME` writes a starter that validates, tests green and is schema-valid as
+  written, and never overwrites a file.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+import engine
+from engine.cli import _parser, run
+from engine.examples import run_examples
+from engine.resources import schema_path
+from engine.source import SourceFile
+from engine.starter import schema_reference, starter_text
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = ROOT / "schemas" / "ruleset.schema.json"
+SHIPPED = sorted((ROOT / "rulesets").glob("*.yaml"))
+MODELINE = re.compile(r"^# yaml-language-server: \$schema=(?P<ref>\S+)$")
+
+
+def rulecraft(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+def rulecraft_here(*args: str) -> tuple[int, str, str]:
+    """The same command in this process (fast): exit code, stdout, stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(args), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def check_jsonschema(*files: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """The third-party validator, with our schema, as a CI job or pre-commit would run it."""
+    cmd = [sys.executable, "-m", "check_jsonschema", "--schemafile", str(SCHEMA), *files]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+# --- the schema outside our code ---------------------------------------------------------
+
+
+def test_check_jsonschema_accepts_the_shipped_rulesets():
+    assert len(SHIPPED) >= 4
+    proc = check_jsonschema(*(str(p.relative_to(ROOT)) for p in SHIPPED))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "validation done" in proc.stdout
+
+
+BREAKAGES = {
+    "version.yaml": ("rulecraft: 1", "rulecraft: 2", "$.rulecraft"),
+    "unknown_key.yaml": ("\nnotes:", "\ncolour: blue\nnotes:", "'colour' was unexpected"),
+    "mixed_randomizer.yaml": ('tens: {die: "0..9"}', 'tens: {die: "0..9", count: 2}', "$.checks.specific.roll.tens"),
+}
+
+
+def test_check_jsonschema_rejects_broken_copies(tmp_path: Path):
+    """One mistake per copy of a shipped ruleset; each copy fails, and is named with where."""
+    original = (ROOT / "rulesets" / "chill.yaml").read_text(encoding="utf-8")
+    for name, (old, new, _) in BREAKAGES.items():
+        assert old in original, f"the breakage for {name} no longer applies to chill.yaml"
+        (tmp_path / name).write_text(original.replace(old, new, 1), encoding="utf-8")
+    (tmp_path / "intact.yaml").write_text(original, encoding="utf-8")
+    proc = check_jsonschema(*BREAKAGES, "intact.yaml", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    for name, (_, _, where) in BREAKAGES.items():
+        lines = [ln for ln in proc.stdout.splitlines() if name in ln]
+        assert lines and any(where in ln for ln in lines), f"{name}: {where!r} not reported in\n{proc.stdout}"
+    assert "intact.yaml" not in proc.stdout
+
+
+def test_rulecraft_schema_prints_the_schema_file():
+    proc = rulecraft("schema")
+    assert proc.returncode == 0, proc.stderr
+    text = SCHEMA.read_text(encoding="utf-8")
+    assert proc.stdout == text
+    assert json.loads(proc.stdout) == json.loads(text)
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_shipped_ruleset_starts_with_the_schema_comment(path: Path):
+    first = path.read_text(encoding="utf-8").splitlines()[0]
+    m = MODELINE.match(first)
+    assert m, f"{path.name}: first line is {first!r}, not the yaml-language-server schema comment"
+    assert (path.parent / m["ref"]).resolve() == SCHEMA.resolve(), f"{path.name}: {m['ref']} is not the schema"
+
+
+# --- pre-commit hooks --------------------------------------------------------------------
+
+
+def _hooks() -> list[dict]:
+    return YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+
+
+def test_pre_commit_hooks_parse_and_name_real_commands():
+    hooks = {h["id"]: h for h in _hooks()}
+    assert set(hooks) == {"rulecraft-validate", "rulecraft-test"}
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    subcommands = next(a for a in _parser()._actions if a.dest == "command").choices
+    for hook_id, hook in hooks.items():
+        assert {"id", "name", "entry", "language"} <= set(hook), hook_id
+        assert hook["language"] == "python"
+        program, sub, *rest = hook["entry"].split()
+        assert program in scripts, f"{hook_id}: '{program}' is not a console script of this package"
+        assert sub in subcommands and hook_id == f"rulecraft-{sub}" and not rest
+        # the hook runs on the files it matches: these are rulesets, other YAML is not
+        files = re.compile(hook["files"])
+        for match in ("rulesets/chill.yaml", "games/rulesets/mygame.yml"):
+            assert files.search(match), (hook_id, match)
+        for other in (".pre-commit-config.yaml", ".github/workflows/ci.yml", "rulesets/notes.md"):
+            assert not files.search(other), (hook_id, other)
+
+
+def test_pre_commit_hook_entries_run_on_matching_files():
+    """What pre-commit runs: the entry followed by the matching file names."""
+    files = [str(p.relative_to(ROOT)) for p in SHIPPED if p.name == "chthonian.yaml"]
+    for hook in _hooks():
+        assert all(re.search(hook["files"], f) for f in files)
+        code, out, err = rulecraft_here(*hook["entry"].split()[1:], *files)
+        assert code == 0, out + err
+
+
+# --- rulecraft new -----------------------------------------------------------------------
+
+
+def test_new_validate_test_in_a_fresh_folder(tmp_path: Path):
+    proc = rulecraft("new", "mygame", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    made = tmp_path / "mygame.yaml"
+    assert made.is_file() and "wrote mygame.yaml" in proc.stdout
+    text = made.read_text(encoding="utf-8")
+    m = MODELINE.match(text.splitlines()[0])
+    assert m, "the starter's first line is the yaml-language-server schema comment"
+    assert (tmp_path / m["ref"]).resolve() == schema_path().resolve(), "the comment names a schema that is there"
+    assert "rulecraft: 1" in text.splitlines() and "name: mygame" in text.splitlines()
+
+    validate = rulecraft("validate", "mygame.yaml", cwd=tmp_path)
+    assert validate.returncode == 0, validate.stdout + validate.stderr
+    test = rulecraft("test", "mygame.yaml", cwd=tmp_path)
+    assert test.returncode == 0, test.stdout + test.stderr
+    assert "1 passed, 0 failed" in test.stdout
+    schema = check_jsonschema("mygame.yaml", cwd=tmp_path)
+    assert schema.returncode == 0, schema.stdout + schema.stderr
+
+
+def test_new_refuses_to_overwrite(tmp_path: Path):
+    existing = tmp_path / "mygame.yaml"
+    existing.write_text("my own work\n", encoding="utf-8")
+    proc = rulecraft("new", "mygame", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "mygame.yaml already exists" in proc.stderr and "not overwriting" in proc.stderr
+    assert existing.read_text(encoding="utf-8") == "my own work\n"
+    assert proc.stdout == ""
+
+
+def test_new_refuses_a_bad_name_and_a_missing_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = rulecraft_here("new", "9lives")
+    assert code == 2 and "not a ruleset name" in err
+    code, _, err = rulecraft_here("new", "nowhere/mygame")
+    assert code == 1 and "does not exist" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_new_accepts_a_path_and_names_the_schema_relatively_inside_a_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """In a project that holds the schema (a checkout, a virtualenv), the reference is relative,
+    like the shipped rulesets' `../schemas/ruleset.schema.json`."""
+    schema = tmp_path / "schemas" / "ruleset.schema.json"
+    schema.parent.mkdir()
+    schema.write_text("{}", encoding="utf-8")
+    (tmp_path / "rulesets").mkdir()
+    assert schema_reference(tmp_path / "rulesets" / "x.yaml", schema) == "../schemas/ruleset.schema.json"
+    monkeypatch.chdir(tmp_path)
+    code, _, err = rulecraft_here("new", "rulesets/side-quest.yaml")
+    assert code == 0, err
+    assert "name: side-quest" in (tmp_path / "rulesets" / "side-quest.yaml").read_text(encoding="utf-8")
+
+
+def test_the_starters_commented_probability_example_passes_when_uncommented():
+    """The starter teaches a statistical example in a comment; it must be right when used."""
+    text = starter_text("mygame")
+    lines = text.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.strip().startswith("# - name: with no skill"))
+    for i in range(start, len(lines)):
+        lines[i] = lines[i].replace("# ", "", 1)
+    rs = engine.load_source(SourceFile("mygame.yaml", "\n".join(lines) + "\n"))
+    results = run_examples(rs)
+    assert len(results) == 2 and all(r.passed for r in results), [d.render() for r in results for d in r.problems]
