@@ -14,7 +14,7 @@ from typing import Any
 from .chains import POLICIES
 from .compile import check_version, compile_document
 from .exact import Distribution, distribution
-from .errors import Diagnostic, InputError, did_you_mean
+from .errors import Diagnostic, InputError, LoadError, did_you_mean
 from .inputs import bind_inputs
 from .limits import DEFAULT_LIMITS, Limits
 from .load import Document, load as load_yaml, read_source
@@ -112,6 +112,11 @@ def load(path_or_text: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str
     if isinstance(path_or_text, str) and path_or_text in shipped_rulesets():
         path_or_text = shipped_rulesets()[path_or_text]
         name = name or _display(path_or_text)
+    elif isinstance(path_or_text, str) and _looks_like_a_name(path_or_text):
+        known = list(shipped_rulesets())
+        raise LoadError(
+            [Diagnostic("RC001", f"no ruleset '{path_or_text}': not a shipped ruleset nor a file", None, did_you_mean(path_or_text, known) or f"shipped rulesets: {', '.join(known)}")]
+        )
     source = read_source(path_or_text, name)
     return load_source(source, limits=limits)
 
@@ -122,6 +127,11 @@ def load_source(source: SourceFile, *, limits: Limits = DEFAULT_LIMITS) -> Rules
     check_version(doc)
     validate(doc)
     return Ruleset(compile_document(doc), doc, limits)
+
+
+def _looks_like_a_name(text: str) -> bool:
+    """A bare word that is not a file: meant as a shipped ruleset's name."""
+    return text.isidentifier() and not Path(text).exists()
 
 
 def _display(path: Path) -> str:

@@ -58,6 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check ruleset files or folders; exit 1 on any problem")
     v.add_argument("paths", nargs="+", help="ruleset files, folders of them, or shipped ruleset names")
     v.add_argument("--format", choices=["text", "json"], default="text", help="diagnostics as text or JSON")
+    v.add_argument("--strict", action="store_true", help="treat lint warnings as errors (RC809, 'not fully analysed', stays a warning)")
     v.set_defaults(func=_validate)
 
     ls = sub.add_parser("list", help="the shipped rulesets and their checks")
@@ -109,7 +110,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _ruleset(ref: str) -> Ruleset:
-    return load(Path(ref) if ref not in shipped_rulesets() else ref)
+    """A shipped ruleset by name, or any ruleset by path."""
+    return load(ref if ref in shipped_rulesets() or not Path(ref).exists() else Path(ref))
 
 
 def _pairs(items: list[str], what: str) -> dict[str, str]:
@@ -137,21 +139,38 @@ def _files(paths: list[str]) -> list[Path]:
 
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Load each file (schema, names, types), then lint it; every problem of a file in one
+    run, errors first, then by position. `--strict` makes warnings errors (not RC809)."""
+    from .lint import lint, ordered, promote
+
     files = _files(args.paths)
     report: list[dict[str, Any]] = []
     failed = 0
     for f in files:
+        checks: list[str] | None = None
         try:
             rs = load(f)
-            report.append({"file": str(f), "ok": True, "checks": list(rs.checks), "diagnostics": []})
-            if args.format == "text":
-                out.write(f"ok      {f}  ({len(rs.checks)} checks: {', '.join(rs.checks)})\n")
+            checks = list(rs.checks)
+            diags = ordered(promote(lint(rs), getattr(args, "strict", False)))
         except RulecraftError as exc:
-            failed += 1
-            report.append({"file": str(f), "ok": False, "diagnostics": [d.as_json() for d in exc.diagnostics]})
-            if args.format == "text":
+            diags = ordered(exc.diagnostics)
+        errors = sum(d.severity == "error" for d in diags)
+        warnings = len(diags) - errors
+        ok = checks is not None and not errors
+        failed += not ok
+        entry: dict[str, Any] = {"file": str(f), "ok": ok}
+        if checks is not None:
+            entry["checks"] = checks
+        entry.update(errors=errors, warnings=warnings, diagnostics=[d.as_json() for d in diags])
+        report.append(entry)
+        if args.format == "text":
+            if ok and checks is not None:
+                more = f", {warnings} warning(s)" if warnings else ""
+                out.write(f"ok      {f}  ({len(checks)} checks: {', '.join(checks)}{more})\n")
+            else:
                 out.write(f"FAILED  {f}\n")
-                err.write(exc.render() + "\n")
+            if diags:
+                err.write("\n".join(d.render() for d in diags) + "\n")
     if not files:
         err.write("no ruleset files found\n")
         return 1

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import types as T
 from .builtins import library
-from .errors import CompileError, Diagnostic, InputError, RulecraftError, did_you_mean
+from .errors import CompileError, Diagnostic, ExprSyntaxError, InputError, RulecraftError, did_you_mean
 from .expr import ast
 from .expr.parser import parse
 from .folds import FOLDS
@@ -45,6 +45,7 @@ from .source import Span
 from .values import Symbol
 
 SUPPORTED_VERSIONS = (1,)
+RESERVED = frozenset({"if", "else", "and", "or", "not", "in", "true", "false", "outcome", "face"})
 
 
 def check_version(doc: Document) -> None:
@@ -100,7 +101,8 @@ class _Compiler(Lowering):
             unique: dict[tuple[object, ...], Diagnostic] = {}
             for d in self.diags:
                 unique.setdefault((d.code, d.message, d.span.line if d.span else 0, d.span.col if d.span else 0), d)
-            raise CompileError(list(unique.values()))
+            found = list(unique.values())
+            raise (ExprSyntaxError if all(d.code == "RC201" for d in found) else CompileError)(found)
         notes = tuple(Note(n["id"], n["text"]) for n in self.data.get("notes", []))
         return RulesetModel(
             name=self.data["name"],
@@ -163,6 +165,8 @@ class _Compiler(Lowering):
         kinds: dict[str, str] = {}
 
         def declare(n: str, t: T.Type, kind: str, at: PathKey) -> None:
+            if n in RESERVED:
+                raise _fail("RC307", f"'{n}' is a word of the expression language and cannot name a value", self.doc.span(at, key=True), f"rename it, e.g. '{n}_'")
             if n in kinds:
                 raise _fail("RC307", f"'{n}' is already declared as {kinds[n]} of this check", self.doc.span(at, key=True))
             if n in self.builtins or n in self.data.get("tables", {}):
@@ -189,6 +193,13 @@ class _Compiler(Lowering):
         needs_dice = {n for n in order if self._depends_on(n, let_nodes, roll_names)}
         lets: list[Let] = []
         pre_scope = dict(scope)
+
+        def poison(lname: str) -> None:
+            """A value already reported as broken: later uses of it raise no second error."""
+            if lname not in kinds:
+                kinds[lname] = "a named value"
+                scope[lname] = pre_scope[lname] = T.ANY
+
         for lname in order:
             if lname in needs_dice:
                 continue
@@ -197,6 +208,10 @@ class _Compiler(Lowering):
                 declare(lname, e.type, "a named value", path + ("let", lname))
                 pre_scope[lname] = e.type
                 lets.append(Let(lname, e, True, self.doc.span(path + ("let", lname), key=True)))
+            poison(lname)
+        for lname in let_spec:
+            if lname not in order:
+                poison(lname)  # did not parse, or part of a circle
 
         # Outcomes.
         outcomes = self._outcome_scale(name, path)
@@ -227,6 +242,7 @@ class _Compiler(Lowering):
                 e = self.lower(let_nodes[lname], scope)
                 declare(lname, e.type, "a named value", path + ("let", lname))
                 lets.append(Let(lname, e, False, self.doc.span(path + ("let", lname), key=True)))
+            poison(lname)
 
         outcome: Expr | tuple[Rule, ...] | None = None
         with self.statement():

@@ -79,12 +79,12 @@ class SchemaError(RulecraftError):
     """The YAML does not have the shape of a ruleset."""
 
 
-class ExprSyntaxError(RulecraftError):
-    """An expression string does not parse."""
-
-
 class CompileError(RulecraftError):
     """Names, types or structure of a ruleset are wrong."""
+
+
+class ExprSyntaxError(CompileError):
+    """An expression string does not parse."""
 
 
 class InputError(RulecraftError):

@@ -51,13 +51,18 @@ class Document:
         return Span(self.source, line, col, line, col + width)
 
     def _token_width(self, line: int, col: int) -> int:
-        text = self.source.line(line)[col - 1 :]
+        whole = self.source.line(line)
+        text = whole[col - 1 :]
         if not text:
             return 1
         if text[0] in "'\"":
             end = text.find(text[0], 1)
             return end + 1 if end > 0 else len(text)
-        for stop in (": ", " #"):
+        stops = [": ", " #"]
+        before = whole[: col - 1]
+        if before.count("{") + before.count("[") > before.count("}") + before.count("]"):
+            stops += [",", "}", "]"]  # inside a flow collection these end the value
+        for stop in stops:
             cut = text.find(stop)
             if cut > 0:
                 text = text[:cut]
@@ -66,19 +71,65 @@ class Document:
         return max(1, len(text.rstrip()))
 
     def expr_origin(self, path: PathKey) -> ExprOrigin:
-        """Where the characters of the string at `path` begin, for placing expression errors."""
+        """Where each character of the string at `path` sits in the file, for placing errors
+        inside expressions — also when YAML folded lines or unescaped characters on the way."""
         place = self.places.get(tuple(path))
         if place is None:
             return ExprOrigin(self.source, 1, 1, 0)
         line, col = place.value
         first = self.source.line(line)[col - 1 : col]
+        value: Any = self.data
+        for p in path:
+            value = value[p]
+        value = str(value)
+        simple = "\n" not in value and first not in ("|", ">")
         if first in ("'", '"'):
-            return ExprOrigin(self.source, line, col + 1, 0)
-        if first in ("|", ">"):
-            nxt = self.source.line(line + 1)
-            indent = len(nxt) - len(nxt.lstrip(" "))
-            return ExprOrigin(self.source, line + 1, indent + 1, indent)
-        return ExprOrigin(self.source, line, col, 0)
+            rest = self.source.line(line)[col:]
+            closing = rest.find(first)
+            simple = simple and "\\" not in rest[: closing if closing >= 0 else None] and closing >= 0 and first + first not in rest
+            if simple:
+                return ExprOrigin(self.source, line, col + 1, 0)
+        elif simple and self.source.line(line)[col - 1 :].rstrip().endswith(value.rstrip()[-1:] or " "):
+            return ExprOrigin(self.source, line, col, 0)
+        starts = self._line_starts()
+        offset = starts[line - 1] + col - 1
+        if first in ("'", '"'):
+            offset += 1
+        elif first in ("|", ">"):
+            offset = starts[line] if line < len(starts) else offset
+        breaks = (0, *(i + 1 for i, ch in enumerate(value) if ch == "\n"))
+        return ExprOrigin(self.source, line, col, 0, _align(value, self.source.text, offset, starts), breaks)
+
+    def _line_starts(self) -> list[int]:
+        starts = [0]
+        for i, ch in enumerate(self.source.text):
+            if ch == "\n":
+                starts.append(i + 1)
+        return starts
+
+
+def _align(value: str, text: str, offset: int, starts: list[int]) -> tuple[tuple[int, int], ...]:
+    """The (line, col) in `text` of each character of `value`, read from `offset` on.
+
+    Source characters that produce nothing in the value (quotes, escape backslashes, the
+    indentation YAML strips) are skipped, and a folded line break stands for a space."""
+    import bisect
+
+    out: list[tuple[int, int]] = []
+    i = offset
+    for ch in value:
+        while i < len(text) and text[i] != ch and not (ch == " " and text[i] == "\n"):
+            i += 1
+        j = min(i, len(text) - 1) if text else 0
+        ln = bisect.bisect_right(starts, j)
+        out.append((ln, j - starts[ln - 1] + 1))
+        if i < len(text) and ch == " " and text[i] == "\n":
+            i += 1
+            while i < len(text) and text[i] in " \t":
+                i += 1
+        else:
+            i += 1
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +140,15 @@ class ExprOrigin:
     line: int
     col: int
     indent: int
+    positions: tuple[tuple[int, int], ...] | None = None
+    """Where each character of the expression is, when it is not one run of one line."""
+    breaks: tuple[int, ...] = (0,)
+    """Where each line of the expression starts, in characters of the expression."""
 
     def span(self, line: int, col: int, end_line: int, end_col: int) -> Span:
+        if self.positions:
+            return self._mapped(line, col, end_line, end_col)
+
         def place(ln: int, cl: int) -> tuple[int, int]:
             if ln <= 1:
                 return self.line, self.col + cl - 1
@@ -99,6 +157,18 @@ class ExprOrigin:
         a = place(line, col)
         b = place(end_line, end_col)
         return Span(self.source, a[0], a[1], b[0], b[1])
+
+    def _mapped(self, line: int, col: int, end_line: int, end_col: int) -> Span:
+        assert self.positions is not None
+
+        def index_of(ln: int, cl: int) -> int:
+            start = self.breaks[min(max(ln, 1), len(self.breaks)) - 1]
+            return min(max(start + cl - 1, 0), len(self.positions) - 1)
+
+        a = self.positions[index_of(line, col)]
+        last = self.positions[index_of(end_line, end_col - 1)] if end_col > 1 else a
+        end = (last[0], last[1] + 1) if last[0] == a[0] else (a[0], a[1] + 1)
+        return Span(self.source, a[0], a[1], end[0], end[1])
 
 
 def read_source(path_or_text: str | Path, name: str | None = None) -> SourceFile:

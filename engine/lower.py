@@ -118,11 +118,14 @@ class Lowering:
                         scale = self.scales[expect.scale]
                         if name in scale.names:
                             return T.sym(scale.name), k(scale[name])
+                    members: list[str] = []
+                    if expect is not None and expect.kind == "sym" and expect.scale in self.scales:
+                        members = list(self.scales[expect.scale].names)
                     raise _fail(
                         "RC301",
-                        f"unknown name '{name}'",
+                        f"unknown name '{name}'" + (f" (not a value nor one of {', '.join(members)})" if members else ""),
                         node.span,
-                        did_you_mean(name, list(scope)) or self._symbol_hint(name),
+                        did_you_mean(name, members + list(scope)) or self._symbol_hint(name),
                     )
                 return scope[name], self._name(name)
             case ast.ListExpr(items=items):

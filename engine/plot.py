@@ -47,9 +47,7 @@ def plot_distribution(dist: Distribution, path: Path, title: str) -> None:
     ax.set_ylabel("probability (%)")
     ax.set_title(title)
     ax.set_ylim(0, max(probs + [1]) * 1.15)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    _save(plt, fig, path)
 
 
 def plot_sweep(name: str, values: Sequence[Any], dists: Sequence[Distribution], path: Path, title: str) -> None:
@@ -59,8 +57,15 @@ def plot_sweep(name: str, values: Sequence[Any], dists: Sequence[Distribution], 
     members = dists[0].outcomes.members
     fig, ax = plt.subplots(figsize=(9, 5))
     series = [[float(d.probability(m)) * 100 for d in dists] for m in members]
-    xs = [float(v) if isinstance(v, (int, float)) else i for i, v in enumerate(values)]
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    xs = [float(v) if numeric else float(i) for i, v in enumerate(values)]
+    if len(xs) == 1:  # one point: draw it as a narrow band so it can be seen
+        xs = [xs[0] - 0.5, xs[0] + 0.5]
+        series = [[row[0], row[0]] for row in series]
+        values = [values[0], values[0]]
     ax.stackplot(xs, series, labels=[m.name for m in members], alpha=0.85)
+    if not numeric:
+        ax.set_xticks(xs, [str(v) for v in values])
     ax.set_xlabel(name)
     ax.set_ylabel("probability (%)")
     ax.set_ylim(0, 100)
@@ -68,6 +73,14 @@ def plot_sweep(name: str, values: Sequence[Any], dists: Sequence[Distribution], 
     ax.set_title(title)
     handles, labels = ax.get_legend_handles_labels()
     ax.legend(handles[::-1], labels[::-1], loc="center left", bbox_to_anchor=(1.01, 0.5), title="outcome (best on top)")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    _save(plt, fig, path)
+
+
+def _save(plt: Any, fig: Any, path: Path) -> None:
+    try:
+        fig.tight_layout()
+        fig.savefig(path)
+    except (OSError, ValueError) as exc:
+        raise PlotError([Diagnostic("RC603", f"cannot write the plot to '{path}': {exc}", None)]) from None
+    finally:
+        plt.close(fig)

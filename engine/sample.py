@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from .chains import POLICIES, Option, Procedure, State
 from .compile import first_rule
-from .errors import Diagnostic, InputError, LimitError
+from .errors import Diagnostic, InputError, LimitError, did_you_mean
 from .limits import DEFAULT_LIMITS, Limits, roll_count
 from .model import Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from .values import Multi, Symbol, show, to_json
@@ -77,10 +77,11 @@ class _Source:
     """Where faces and chits come from: the forced lists first, else the RNG; all recorded."""
 
     def __init__(self, check: Check, rng: random.Random, forced: Forced) -> None:
-        names = {r.name for r in check.roll}
+        self.spans = {r.name: r.span for r in check.roll}
         for k in forced:
-            if k not in names:
-                raise InputError([Diagnostic("RC405", f"'{k}' is not a die or draw of check '{check.name}'", check.span)])
+            if k not in self.spans:
+                hint = did_you_mean(k, self.spans) or f"dice and draws of '{check.name}': {', '.join(self.spans) or 'none'}"
+                raise InputError([Diagnostic("RC405", f"'{k}' is not a die or draw of check '{check.name}'", check.span, hint)])
         self.rng = rng
         self.forced = {k: list(v) if isinstance(v, (list, tuple)) else [v] for k, v in forced.items()}
         self.drawn: dict[str, list[Any]] = {}
@@ -115,7 +116,8 @@ class _Source:
                 name = getattr(queue[0], "name", queue[0])
                 queue.pop(0)
                 if left.get(name, 0) <= 0:
-                    raise _bad_force(r, name, f"is not left in bag '{r.bag.name}'")
+                    hint = did_you_mean(str(name), left) if name not in left else None
+                    raise InputError([Diagnostic("RC405", f"forced {r.name} = {name!r} is not left in bag '{r.bag.name}'", r.span, hint)])
                 left[name] -= 1
                 out.append(r.bag.scale[name])
         self.drawn.setdefault(r.name, []).extend(out)
@@ -124,7 +126,9 @@ class _Source:
     def finish(self) -> None:
         for name, queue in self.forced.items():
             if queue:
-                raise InputError([Diagnostic("RC405", f"forced {name} has {len(queue)} face(s) or chit(s) the roll never used: {queue}", None)])
+                raise InputError(
+                    [Diagnostic("RC405", f"forced {name} has {len(queue)} face(s) or chit(s) the roll never used: {queue}", self.spans.get(name), "force only what the roll takes, in order (rerolls and redraws included)")]
+                )
 
 
 def sample(

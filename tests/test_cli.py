@@ -241,7 +241,6 @@ def test_usage_error_is_not_exit_0():
     assert "Traceback" not in proc.stderr
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="BUG: a misspelt shipped name ('chil') is read as a path: 'cannot read chil', no did-you-mean")
 def test_misspelt_ruleset_name_gets_did_you_mean():
     proc = run("roll", "chil", "specific", "-i", "target=5")
     assert proc.returncode == 1

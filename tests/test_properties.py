@@ -258,7 +258,6 @@ def test_printer_adds_parentheses_that_matter():
     assert to_text(parse("a - (b - c)")) != to_text(parse("a - b - c"))
 
 
-@pytest.mark.xfail(strict=True, raises=engine.ExprSyntaxError, reason="BUG: a double-quoted name holding a single quote prints as 'it's', which does not parse")
 def test_parse_print_parse_of_a_name_with_a_single_quote():
     node = parse('"it\'s"')
     assert parse(to_text(node)) == node

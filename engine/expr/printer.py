@@ -54,7 +54,7 @@ def _print(node: ast.Node) -> str:
         case ast.Bool(value=v):
             return "true" if v else "false"
         case ast.Sym(name=n):
-            return f"'{n}'"
+            return f'"{n}"' if "'" in n else f"'{n}'"
         case ast.Name(id=n):
             return n
         case ast.ListExpr(items=items):
