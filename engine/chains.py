@@ -109,11 +109,21 @@ class Procedure:
         return None
 
     def capped(self, state: State) -> bool:
-        """Whether the cap, not the rules, ended the procedure here."""
+        """Whether the cap, not the rules, cut the procedure short on the way here."""
         _, unused, used = state
-        return self.cap is not None and used >= self.cap and any(
-            step.active and any(unused[t]) for t, step in enumerate(self.steps)
-        )
+        if self.cap is None:
+            return False
+        return used > self.cap or (used >= self.cap and any(step.active and any(unused[t]) for t, step in enumerate(self.steps)))
+
+    def used_after(self, state: State, t: int, rolled: int) -> int:
+        """Dice used once `rolled` more are rerolled or added at trigger `t`; past the cap
+        (one more than it) when the cap cut this step's grant short."""
+        _, unused, used = state
+        if self.cap is None:
+            return 0
+        if self.steps[t].per_die * sum(unused[t]) > self.cap - used:
+            return self.cap + 1
+        return used + rolled
 
     def eligible(self, state: State, t: int) -> tuple[int, ...]:
         counts, unused, _ = state
@@ -128,7 +138,7 @@ class Procedure:
         _, unused, used = state
         k = self.steps[t].per_die * sum(unused[t])
         if self.cap is not None:
-            k = min(k, self.cap - used)
+            k = max(0, min(k, self.cap - used))
         return k
 
     def options(self, state: State, t: int, policy: str) -> list[Option]:
@@ -177,7 +187,7 @@ class Procedure:
                     left += fresh[i]
                 row.append(left)
             new_unused.append(tuple(row))
-        return (new_counts, tuple(new_unused), used + rolled if self.cap is not None else 0)
+        return (new_counts, tuple(new_unused), self.used_after(state, t, rolled))
 
     def fresh(self, n: int) -> tuple[tuple[tuple[int, ...], int], ...]:
         """Every way `n` new dice can fall, by kind, with its multinomial weight (total W^n)."""

@@ -52,7 +52,7 @@ def check_version(doc: Document) -> None:
     """Refuse a file written for a format this rulecraft does not read, before anything else."""
     data = doc.data if isinstance(doc.data, dict) else {}
     version = data.get("rulecraft")
-    if version in SUPPORTED_VERSIONS:
+    if type(version) is int and version in SUPPORTED_VERSIONS:
         return
     if version is None:
         message, span = "this file does not say which ruleset format it is written for", doc.span(())
@@ -566,7 +566,7 @@ class _Compiler(Lowering):
         def redraw_of(own: T.Type) -> Redraw | None:
             if "redraw" not in spec:
                 return None
-            return self._redraw(path + ("redraw",), spec["redraw"], {**scope, name: own})
+            return self._redraw(path + ("redraw",), spec["redraw"], scope, name, own)
 
         if "pool" in spec:
             count = self.expr(path + ("pool",), scope, T.NUM)
@@ -614,9 +614,10 @@ class _Compiler(Lowering):
             span=self.doc.span(path),
         )
 
-    def _redraw(self, path: PathKey, spec: dict[str, Any], scope: Mapping[str, T.Type]) -> Redraw:
+    def _redraw(self, path: PathKey, spec: dict[str, Any], scope: Mapping[str, T.Type], name: str, own: T.Type) -> Redraw:
+        """`may`/`must` may look at the die itself; `times` is known before it is rolled."""
         must = "must" in spec
-        allowed = self.expr(path + ("must" if must else "may",), scope, T.BOOL)
+        allowed = self.expr(path + ("must" if must else "may",), {**scope, name: own}, T.BOOL)
         times = self.expr(path + ("times",), scope, T.NUM) if "times" in spec else self.lower(ast.Num(1), {})
         return Redraw(allowed, must, times, self.doc.span(path, key=True))
 

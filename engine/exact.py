@@ -20,7 +20,7 @@ from itertools import product
 from typing import Any
 
 from .compile import first_rule
-from .limits import DEFAULT_LIMITS, Limits, enforce, roll_count
+from .limits import DEFAULT_LIMITS, Limits, enforce, redraw_times, roll_count
 from .chains import Procedure, Solver, compositions, kind_multisets, score
 from .folds import FOLDS, Summary
 from .model import Check, Die, Draw, Pool, Randomizer, Scale
@@ -145,9 +145,14 @@ def distribution(
             env[let.name] = let.expr.run(env)
     fired = first_rule(check.auto, env)
     if fired is not None:
-        return _fixed(check, inputs, env, fired[1])
+        return replace(_fixed(check, inputs, env, fired[1]), policy=policy)
     if check.sequential:
         return Sequential(check, env, limits, policy).distribution(inputs)
+    return replace(_product(check, inputs, env, limits), policy=policy)
+
+
+def _product(check: Check, inputs: Mapping[str, Any], env: dict[str, Any], limits: Limits) -> Distribution:
+    """Independent randomizers: every combination once, weights multiplied."""
     parts: list[tuple[str, Weighted]] = []
     for r in check.roll:
         parts.append((r.name, _randomizer(r, env, limits)))
@@ -410,7 +415,7 @@ class Sequential:
         first = self.fresh(i, env)
         if r.redraw is None:
             return first
-        times = r.redraw.times.run(env)
+        times = redraw_times(r, env)
         out: dict[tuple[Any, bool], Fraction] = {}
         for value, p, capped in first:
             for (v, c), q in self.settle(i, dice, env, value, capped, times, first).items():

@@ -44,6 +44,16 @@ def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
     try:
         if rolled:
             result = rs.roll(check.name, random.Random(0), forced=ex.dice or None, policy=ex.policy, **ex.inputs)
+            loose = [name for name in result.rolled if name not in ex.dice and result.drawn.get(name)]
+            if loose:
+                problems.append(
+                    _fail(
+                        f"{where} expects a roll's result but does not force {', '.join(repr(n) for n in loose)}: it would hold only by chance",
+                        ex.span,
+                        "give every die or draw the roll takes under 'dice:', or expect probabilities instead",
+                    )
+                )
+                return Outcome(check.name, ex, tuple(problems))
             for e in rolled:
                 if e.kind == "outcome":
                     if result.outcome != e.expected:

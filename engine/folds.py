@@ -45,7 +45,7 @@ class Summary:
     results: dict[tuple[Any, ...], Any]
 
     def __hash__(self) -> int:
-        return hash(tuple(sorted(self.results.items(), key=repr)))
+        return hash(tuple(sorted(((k, v) for k, v in self.results.items() if not isinstance(v, _Undefined)), key=repr)))
 
 
 def _matches(value: Any, what: Any) -> bool:
@@ -75,10 +75,22 @@ def _extreme(pick: Callable[[Any, Any], Any]) -> Callable[[Any, Any, int, tuple[
     return lambda state, value, count, args: value if state is None else pick(state, value)
 
 
+class _Undefined:
+    """The statistic of an empty pool: an error only if the rules actually read it."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def fail(self) -> EvalError:
+        return EvalError([Diagnostic("RC504", f"{self.name}() of an empty pool or draw has no value", None, "guard it, e.g. 'count(p) > 0 and ...'")])
+
+
 def _empty(name: str, pick: Callable[[Any], Any] = lambda s: s) -> Callable[[Any, tuple[Any, ...]], Any]:
     def final(state: Any, args: tuple[Any, ...]) -> Any:
         if state is None:
-            raise EvalError([Diagnostic("RC504", f"{name}() of an empty pool or draw has no value", None)])
+            return _Undefined(name)
         return pick(state)
 
     return final
@@ -113,6 +125,7 @@ def tally(m: Multi) -> Iterable[tuple[Any, int]]:
 
 def apply(name: str, m: Multi | Summary, args: tuple[Any, ...]) -> Any:
     """Run statistic `name` on a rolled pool, or read it from the exact evaluator's summary."""
-    if isinstance(m, Summary):
-        return m.results[(name, *args)]
-    return FOLDS[name].over(tally(m), args)
+    value = m.results[(name, *args)] if isinstance(m, Summary) else FOLDS[name].over(tally(m), args)
+    if isinstance(value, _Undefined):
+        raise value.fail()
+    return value

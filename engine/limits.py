@@ -45,4 +45,13 @@ def roll_count(expr: Expr, env: dict[str, Any], r: Randomizer, limit: int, what:
     return n
 
 
+def redraw_times(r: Randomizer, env: dict[str, Any]) -> int:
+    """How many redraws a die or draw allows: a whole number, at least 0."""
+    assert r.redraw is not None
+    n = r.redraw.times.run(env)
+    if not isinstance(n, int) or n < 0:
+        raise InputError([Diagnostic("RC406", f"a redraw's 'times' must be a whole number, at least 0, got {n}", r.redraw.span)])
+    return n
+
+
 DEFAULT_LIMITS = Limits()

@@ -252,7 +252,9 @@ class Lowering:
         if len(owners) == 1:
             return owners[0][name]
         if not owners:
-            everything = [m for s in self.scales.values() for m in s.names]
+            everything = [
+                m for s in self.scales.values() if self._owner.get(s.name, self._current) == self._current for m in s.names
+            ]
             raise _fail("RC305", f"'{name}' is not in any scale", node.span, did_you_mean(name, everything))
         raise _fail(
             "RC306",
@@ -463,6 +465,8 @@ class Lowering:
         """A test of parameter `pname` against a case key: a value, a range, or a list of them."""
         var = f"v_{pname}"
         if isinstance(key, int):
+            if not ptype.accepts(T.NUM):
+                raise _fail("RC304", f"case {key} is a number, but parameter '{pname}' is {ptype}", self.doc.span(path, key=True))
             return f"{var} == {key!r}"
         place = self.doc.places.get(path)
         origin = self.doc.expr_origin(path)
@@ -479,9 +483,16 @@ class Lowering:
             if isinstance(item, ast.Name) and expect is None and ptype.kind == "any":
                 item = ast.Sym(item.id, span=item.span)
             if isinstance(item, ast.Range):
-                _, rng = self._lower(item, {}, None)
-                tests.append(f"{var} in {rng}")
+                if not ptype.accepts(T.NUM):
+                    raise _fail("RC304", f"a range of numbers cannot match parameter '{pname}', which is {ptype}", item.span)
+                try:
+                    value = self.lower(item, {}).run({})
+                except RulecraftError as exc:
+                    raise _fail("RC304", exc.diagnostics[0].message, item.span, "case ranges run over whole numbers") from None
+                tests.append(f"{var} in {self.emit.const(value)}")
             else:
-                _, src = self._lower(item, {}, expect)
+                t, src = self._lower(item, {}, expect)
+                if not ptype.accepts(t):
+                    raise _fail("RC304", f"case {to_text(item)} is {t}, but parameter '{pname}' is {ptype}", item.span)
                 tests.append(f"{var} == {src}")
         return " or ".join(tests)

@@ -59,8 +59,18 @@ def check_text(check: Check) -> str:
             elif isinstance(r, Pool):
                 each = f", each read as {to_text(r.each.node)}" if r.each else ""
                 lines.append(f"    {r.name}: a pool of {to_text(r.count.node)} dice with faces {_faces(r.faces)}{each}")
+                for t in r.triggers:
+                    verb = "must" if t.must else "may"
+                    target = "the die itself" if t.target is None else f"a die where {t.target.text}"
+                    extra = f", only if {t.only_if.text}" if t.only_if is not None else ""
+                    lines.append(f"      {t.name}: each die where {t.on.text} {verb} {t.action} {target} ×{t.per_die}{extra}")
+                if r.cap is not None:
+                    lines.append(f"      at most {r.cap} dice rerolled or added in all")
             elif isinstance(r, Draw):
                 lines.append(f"    {r.name}: {to_text(r.count.node)} chit(s) from bag '{r.bag.name}' ({r.bag.size} chits)")
+            if r.redraw is not None:
+                verb = "must" if r.redraw.must else "may"
+                lines.append(f"      {verb} be redrawn when {r.redraw.allowed.text}, up to {r.redraw.times.text} time(s)")
     if check.auto:
         lines.append("  decided before rolling:")
         for rule in check.auto:
@@ -82,6 +92,12 @@ def check_text(check: Check) -> str:
         lines.append("  outputs:")
         for name, expr in check.outputs:
             lines.append(f"    {name} = {to_text(expr.node)}")
+    if check.sequential:
+        kind, target = check.objective
+        aim = {"best_first": "the best outcome first", "mean_rank": "the mean rank"}.get(kind, f"at least {target}")
+        lines.append(f"  the optimal policy plays for {aim}")
+    if check.examples:
+        lines.append(f"  examples: {len(check.examples)} (rulecraft test)")
     return "\n".join(lines)
 
 

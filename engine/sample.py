@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from .chains import POLICIES, Option, Procedure, State
 from .compile import first_rule
 from .errors import Diagnostic, InputError, LimitError, did_you_mean
-from .limits import DEFAULT_LIMITS, Limits, roll_count
+from .limits import DEFAULT_LIMITS, Limits, redraw_times, roll_count
 from .model import Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from .values import Multi, Symbol, show, to_json
 
@@ -272,7 +272,7 @@ class _Roller:
         value = self.once(i, dice, env)
         if r.redraw is None:
             return value
-        times = r.redraw.times.run(env)
+        times = redraw_times(r, env)
         while times > 0 and r.redraw.allowed.run({**env, r.name: value}):
             if r.redraw.must:
                 why = "the rule forces it"
@@ -331,6 +331,8 @@ class _Roller:
                 f"{'forces' if step.must else 'allows'} {grant} {'added die' if step.action == 'add' else 'reroll'}{'s' if grant != 1 else ''}"
             )
             remove, count = option
+            if count == 0 and proc.cap is not None and proc.used_after(state, t, 0) > proc.cap:
+                used = proc.cap + 1
             if count == 0:
                 if step.action != "add" and not any(proc.eligible(state, t)):
                     why = "no die it may hit"
@@ -351,7 +353,7 @@ class _Roller:
                     unused[d] = {u for u in range(len(proc.steps)) if proc.kinds[proc.kind_of[f]].on[u] and (u != t or step.repeat)}
                 moves = ", ".join(f"{o} → {f}" for o, f in zip(olds, new))
                 detail = f"{head}; {why}: {verb} {moves}"
-            used += count
+            used = proc.used_after(state, t, count) if proc.cap is not None else used + count
             if used > self.limits.max_rerolls:
                 raise LimitError([Diagnostic("RC503", f"the reroll procedure went past {self.limits.max_rerolls} dice", r.span, "set a 'cap' on the pool")])
             self.trace.append(Step("reroll", r.name, _read(r, env, faces), detail))
@@ -383,12 +385,17 @@ class _Roller:
 
     def decide(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], proc: Procedure, state: State, t: int) -> tuple[Option, str]:
         step = proc.steps[t]
+        which = "least valuable" if step.pick == "lowest" else "most valuable"
         if step.must:
-            return proc.options(state, t, "always")[0], "the rule forces it on the least valuable eligible dice" if step.pick == "lowest" else "the rule forces it"
+            why = "the rule adds them" if step.action == "add" else f"the rule forces it on the {which} eligible dice"
+            return proc.options(state, t, "always")[0], why
         if self.policy != "optimal":
             option = proc.options(state, t, self.policy)[0]
-            why = "policy always takes every allowed reroll, worst eligible die first" if self.policy == "always" else "policy never"
-            return option, why
+            if self.policy == "never":
+                return option, "policy never"
+            if step.action == "add":
+                return option, "policy always takes every allowed die"
+            return option, f"policy always takes every allowed reroll, {which} eligible die first"
         solver = self.exact().solver(i, dice, env)
         scored = solver.decision_scores(state, t)
         best = solver.choice(state, t)

@@ -86,7 +86,7 @@ class Multi:
         return Counter(self.items)
 
     def __str__(self) -> str:
-        return "[" + ", ".join(str(i) for i in self.items) + "]"
+        return "[" + ", ".join(show(i) for i in self.items) + "]"
 
 
 Value = Union[int, Fraction, bool, Symbol, Multi, tuple["Value", ...], range]
