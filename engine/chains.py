@@ -91,6 +91,8 @@ class Procedure:
             for t in pool.triggers
         )
         self.cap = pool.cap
+        self._on = tuple(tuple(k.on[u] for k in self.kinds) for u in range(len(self.steps)))
+        self._zeros = tuple(0 for _ in self.kinds)
 
     # -- the rules, shared by sampler and solver ---------------------------------------
 
@@ -174,20 +176,16 @@ class Procedure:
 
     def after(self, state: State, t: int, option: Option, fresh: tuple[int, ...]) -> State:
         """The state once option `option` is taken at trigger `t` and the new dice show `fresh`."""
-        counts, unused, used = state
+        counts, unused, _ = state
         remove, rolled = option
-        repeat = self.steps[t].repeat
-        new_counts = tuple(c - r + f for c, r, f in zip(counts, remove, fresh))
-        new_unused = []
-        for u, step_unused in enumerate(unused):
-            row = []
-            for i, kind in enumerate(self.kinds):
-                left = 0 if u == t else max(0, step_unused[i] - remove[i])
-                if kind.on[u] and (u != t or repeat):
-                    left += fresh[i]
-                row.append(left)
-            new_unused.append(tuple(row))
-        return (new_counts, tuple(new_unused), self.used_after(state, t, rolled))
+        new_counts = tuple([c - r + f for c, r, f in zip(counts, remove, fresh)])
+        rows = []
+        for u, on in enumerate(self._on):
+            if u == t:
+                rows.append(tuple([f if o else 0 for f, o in zip(fresh, on)]) if self.steps[t].repeat else self._zeros)
+            else:
+                rows.append(tuple([(x - r if x > r else 0) + (f if o else 0) for x, r, f, o in zip(unused[u], remove, fresh, on)]))
+        return (new_counts, tuple(rows), self.used_after(state, t, rolled))
 
     def fresh(self, n: int) -> tuple[tuple[tuple[int, ...], int], ...]:
         """Every way `n` new dice can fall, by kind, with its multinomial weight (total W^n)."""
@@ -390,7 +388,8 @@ class Solver:
         topological order, and each state's probability is passed on to its successors, so
         every transition is used once. A chain that can return to a state is solved as a
         linear system instead."""
-        edges: dict[State, list[tuple[State, Fraction]]] = {}
+        # An edge is (next state, w, j): probability w / W**j, where W is the faces per die.
+        edges: dict[State, list[tuple[State, int, int]]] = {}
         order: list[State] = []
         stack: list[tuple[State, bool]] = [(s, False) for s in starts]
         on_path: set[State] = set()
@@ -410,16 +409,15 @@ class Solver:
                 edges[s] = []
             else:
                 option = self.choice(s, t)
-                fresh = self.proc.fresh(option[1])
-                total = sum(w for _, w in fresh)
-                edges[s] = [(self.proc.after(s, t, option, d), Fraction(w, total)) for d, w in fresh]
+                j = option[1]
+                edges[s] = [(self.proc.after(s, t, option, d), w, j) for d, w in self.proc.fresh(j)]
             if len(edges) > self.max_states:
                 raise LimitError(
                     [Diagnostic("RC503", f"the reroll chain has more than {self.max_states} states", self.proc.pool.span, "set a 'cap' on the pool or raise Limits.max_states")]
                 )
             on_path.add(s)
             stack.append((s, True))
-            for nxt, _ in edges[s]:
+            for nxt, _, _ in edges[s]:
                 if nxt in on_path:
                     cyclic = True
                 elif nxt not in edges:
@@ -431,19 +429,36 @@ class Solver:
                 for end, n in nums.items():
                     out[end] = out.get(end, Fraction(0)) + p * Fraction(n, den)
             return out
-        mass: dict[State, Fraction] = dict(starts)
-        out = {}
-        for s in reversed(order):
-            p = mass.pop(s, None)
-            if not p:
+        # Probabilities as (numerator, k) meaning numerator / W**k: whole-number arithmetic.
+        base = sum(self.proc.weights)
+        den = 1
+        for p in starts.values():
+            den = math.lcm(den, p.denominator)
+        mass: dict[State, tuple[int, int]] = {st: (int(p * den), 0) for st, p in starts.items()}
+        ends: dict[tuple[tuple[int, ...], bool], tuple[int, int]] = {}
+
+        def add(into: dict[Any, tuple[int, int]], key: Any, num: int, k: int) -> None:
+            old = into.get(key)
+            if old is None:
+                into[key] = (num, k)
+            elif old[1] == k:
+                into[key] = (old[0] + num, k)
+            elif old[1] < k:
+                into[key] = (old[0] * base ** (k - old[1]) + num, k)
+            else:
+                into[key] = (old[0] + num * base ** (old[1] - k), old[1])
+
+        for st in reversed(order):
+            got = mass.pop(st, None)
+            if got is None or not got[0]:
                 continue
-            if not edges[s]:
-                end = (s[0], self.proc.capped(s))
-                out[end] = out.get(end, Fraction(0)) + p
+            num, k = got
+            if not edges[st]:
+                add(ends, (st[0], self.proc.capped(st)), num, k)
                 continue
-            for nxt, q in edges[s]:
-                mass[nxt] = mass.get(nxt, Fraction(0)) + p * q
-        return out
+            for nxt, w, j in edges[st]:
+                add(mass, nxt, num * w, k + j)
+        return {end: Fraction(num, den * base**k) for end, (num, k) in ends.items()}
 
     def _solve_cycle(self, start: State) -> Weights:
         """The absorbing chain through `start`, solved by exact Gaussian elimination."""
