@@ -280,7 +280,7 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         shown = ", ".join(f"{k}={show(v)}" for k, v in dist.inputs.items())
         policy = f"  policy {args.policy}" if check.sequential else ""
-        out.write(distribution_text(dist, f"{title}  ({shown}){policy}") + "\n")
+        out.write(distribution_text(dist, f"{title}{'  (' + shown + ')' if shown else ''}{policy}") + "\n")
         if dist.capped:
             out.write(f"  note: a reroll cap ended the procedure with probability {dist.capped} ({float(dist.capped) * 100:.2f}%)\n")
         for name in args.value:
@@ -304,8 +304,8 @@ def _prob_policies(rs: Ruleset, args: argparse.Namespace, inputs: dict[str, str]
         return 0
     first = dists[POLICIES[0]]
     shown = ", ".join(f"{k}={show(v)}" for k, v in first.inputs.items())
-    width = max(len(s.name) for s in first.outcomes.members)
-    out.write(f"{title}  ({shown})\n")
+    width = max([len(s.name) for s in first.outcomes.members] + [len(m.name) + 2 for m in first.outcomes.members])
+    out.write(f"{title}{'  (' + shown + ')' if shown else ''}\n")
     out.write("  " + "".ljust(width) + "".join(p.rjust(10) for p in POLICIES) + "\n")
     for s in first.outcomes.members:
         cells = "".join(f"{float(dists[p].probability(s)) * 100:9.2f}%" for p in POLICIES)

@@ -1,0 +1,146 @@
+"""docs/diagnostics.md documents every diagnostic code, and its examples are run.
+
+- every code that appears anywhere in engine/ has a section (`## RCnnn`), and no section names a
+  code the engine does not have;
+- every code but RC601 (which needs matplotlib missing) has a bad and a fixed example;
+- ```yaml bad RCnnn``` blocks are rulesets that `rulecraft validate` (or `rulecraft test`)
+  reports with that code; ```yaml fixed RCnnn``` blocks validate and test with no diagnostic;
+- ```console``` blocks run their `$ rulecraft ...` lines in a folder holding the page's
+  `demo.yaml`: a bad one prints its code, a fixed one exits 0;
+- ```python``` blocks run as written: a bad one raises a `RulecraftError` carrying its code.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import engine
+from engine.cli import run
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "diagnostics.md"
+CODE = re.compile(r"RC[0-9]{3}")
+FENCE = re.compile(r"^```(?P<info>.*)$")
+
+
+@dataclass(frozen=True)
+class Block:
+    line: int
+    lang: str
+    kind: str  # bad | fixed | file | ""
+    arg: str  # the code, or the file name
+    text: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.lang}-{self.kind}-{self.arg}-line{self.line}"
+
+
+def blocks() -> list[Block]:
+    lines = DOC.read_text(encoding="utf-8").splitlines()
+    found: list[Block] = []
+    i = 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if not m or not m["info"].strip():
+            i += 1
+            continue
+        words = m["info"].split()
+        body: list[str] = []
+        j = i + 1
+        while j < len(lines) and lines[j].rstrip() != "```":
+            body.append(lines[j])
+            j += 1
+        kind = words[1] if len(words) > 1 else ""
+        arg = words[2] if len(words) > 2 else ""
+        found.append(Block(i + 1, words[0], kind, arg, "\n".join(body) + "\n"))
+        i = j + 1
+    return found
+
+
+BLOCKS = blocks()
+EXAMPLES = [b for b in BLOCKS if b.kind in ("bad", "fixed")]
+DEMO = next(b.text for b in BLOCKS if b.kind == "file" and b.arg == "demo.yaml")
+
+
+def engine_codes() -> set[str]:
+    codes: set[str] = set()
+    for path in (ROOT / "engine").rglob("*.py"):
+        codes |= set(CODE.findall(path.read_text(encoding="utf-8")))
+    return codes
+
+
+def cli(*argv: str) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), out, err)
+    text = out.getvalue() + err.getvalue()
+    assert "Traceback" not in text
+    return code, text
+
+
+def test_every_engine_code_has_a_section_and_no_section_is_stale():
+    text = DOC.read_text(encoding="utf-8")
+    sections = set(re.findall(r"^## (RC[0-9]{3})$", text, re.MULTILINE))
+    codes = engine_codes()
+    assert len(codes) >= 40
+    assert codes - sections == set(), "codes without a section in docs/diagnostics.md"
+    assert sections - codes == set(), "sections for codes the engine does not have"
+
+
+def test_every_code_has_a_bad_and_a_fixed_example():
+    for code in sorted(engine_codes() - {"RC601"}):
+        kinds = {b.kind for b in EXAMPLES if b.arg == code}
+        assert kinds == {"bad", "fixed"}, code
+
+
+def codes_reported(path: Path) -> tuple[set[str], int, int]:
+    """Codes of the diagnostics from `validate` and `test` (JSON), and both exit codes."""
+    found: set[str] = set()
+    exits = []
+    for command in ("validate", "test"):
+        code, text = cli(command, "--format", "json", str(path))
+        exits.append(code)
+        for entry in json.loads(text)["files"]:
+            found |= {d["code"] for d in entry["diagnostics"]}
+    return found, exits[0], exits[1]
+
+
+@pytest.mark.parametrize("block", EXAMPLES, ids=lambda b: b.id)
+def test_example(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    (tmp_path / "demo.yaml").write_text(DEMO, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    if block.lang == "yaml":
+        path = tmp_path / "example.yaml"
+        path.write_text(block.text, encoding="utf-8")
+        found, v_code, t_code = codes_reported(path)
+        if block.kind == "bad":
+            assert block.arg in found
+            assert v_code == 1 or t_code == 1 or block.arg in ("RC802", "RC803", "RC804", "RC805", "RC806", "RC807", "RC809")
+        else:
+            assert (v_code, t_code) == (0, 0) and not found, found
+            data = json.loads(cli("validate", "--format", "json", str(path))[1])
+            assert data["files"][0]["diagnostics"] == []
+    elif block.lang == "console":
+        commands = [line[2:] for line in block.text.splitlines() if line.startswith("$ ")]
+        assert commands and all(c.startswith("rulecraft ") for c in commands)
+        for command in commands:
+            code, text = cli(*shlex.split(command)[1:])
+            if block.kind == "bad":
+                assert code != 0 and f" {block.arg}:" in text, text
+            else:
+                assert code == 0 and " error RC" not in text, text
+    else:
+        assert block.lang == "python"
+        if block.kind == "bad":
+            with pytest.raises(engine.RulecraftError) as caught:
+                exec(compile(block.text, f"{DOC}:{block.line}", "exec"), {})
+            assert block.arg in {d.code for d in caught.value.diagnostics}
+        else:
+            exec(compile(block.text, f"{DOC}:{block.line}", "exec"), {})

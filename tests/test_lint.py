@@ -1,0 +1,550 @@
+"""The linter (engine/lint.py) and its place in `rulecraft validate`.
+
+The must-show case first: bands that leave a roll of exactly half the target unplaced get an
+RC801 that names such a roll. Then each finding, the absence of false positives on the shipped
+rulesets and on common idioms, `--strict`, `--format json`, the order of findings, and that the
+linter's work is bounded.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import engine
+from engine.cli import run
+from engine.lint import DEFAULT_BUDGET, LintBudget, lint
+
+ROOT = Path(__file__).resolve().parents[1]
+CHILL = (ROOT / "rulesets" / "chill.yaml").read_text(encoding="utf-8")
+SHIPPED = sorted((ROOT / "rulesets").glob("*.yaml"))
+
+
+def codes(text: str, budget: LintBudget = DEFAULT_BUDGET) -> list[engine.Diagnostic]:
+    return lint(engine.load(text), budget)
+
+
+def only(diags: list[engine.Diagnostic], code: str) -> engine.Diagnostic:
+    found = [d for d in diags if d.code == code]
+    assert len(found) == 1, [d.render() for d in diags]
+    return found[0]
+
+
+def validate(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(["validate", *args], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+# -- the must-show case: a gap at exactly half the target -----------------------------------------
+
+BANDS = """      - when: roll <= target / 2
+        then: high_success
+      - else: low_success"""
+EXPLICIT = """      - when: roll <= target / 2
+        then: high_success
+      - when: roll > target / 2
+        then: low_success"""
+
+
+def chill_bands(text: str) -> str:
+    """The shipped Chill bands with the last band written out (no `else`), as many authors write them."""
+    assert BANDS in CHILL
+    return CHILL.replace(BANDS, text)
+
+
+def test_the_explicit_bands_are_complete():
+    assert [d.code for d in codes(chill_bands(EXPLICIT))] == []
+
+
+def test_a_gap_at_half_the_target_names_a_roll_that_falls_through():
+    text = chill_bands(EXPLICIT.replace("roll <= target / 2", "roll < target / 2"))
+    d = only(codes(text), "RC801")
+    assert d.severity == "error"
+    m = re.search(r"roll = (\d+), doubles = false, target = (\d+)", d.message)
+    assert m, d.message
+    roll, target = int(m[1]), int(m[2])
+    assert 2 * roll == target  # exactly half
+    dice = re.search(r"tens = (\d), ones = (\d)", d.message)
+    assert dice and 10 * int(dice[1]) + int(dice[2]) == roll
+    assert "falls through" in d.message and "table 'specific_band'" in d.message
+    # the position is the table's rule list, and the hint says what to do
+    lines = text.splitlines()
+    assert d.span is not None and lines[d.span.line - 1].strip() == "rules:"
+    assert "else" in (d.hint or "")
+    # and the roll it names really has no result
+    rules = engine.load(text)
+    with pytest.raises(engine.EvalError) as caught:
+        rules.roll("specific", forced={"tens": int(dice[1]), "ones": int(dice[2])}, target=target)
+    assert caught.value.diagnostics[0].code == "RC501"
+
+
+def test_a_27_against_54_falls_through():
+    text = chill_bands(EXPLICIT.replace("roll <= target / 2", "roll < target / 2"))
+    text = text.replace("min: 1\n        max: 300", "min: 54\n        max: 54")
+    d = only(codes(text), "RC801")
+    assert "roll = 27, doubles = false, target = 54" in d.message
+    assert "target = 54 with tens = 2, ones = 7 falls through" in d.message
+    assert "probability 1/100" in d.message
+
+
+def test_the_one_character_change_with_an_else_moves_the_half_to_the_else():
+    """With the shipped `else: low_success` kept, `<` is no gap: exactly half becomes a Low Success."""
+    text = CHILL.replace("roll <= target / 2", "roll < target / 2")
+    assert text != CHILL
+    assert [d.code for d in codes(text)] == []
+
+
+def test_validate_reports_the_gap(tmp_path: Path):
+    bad = tmp_path / "chill_gap.yaml"
+    bad.write_text(chill_bands(EXPLICIT.replace("roll <= target / 2", "roll < target / 2")), encoding="utf-8")
+    code, out, err = validate(str(bad))
+    assert code == 1 and f"FAILED  {bad}" in out
+    assert re.search(rf"{re.escape(str(bad))}:\d+:5: error RC801: table 'specific_band' has no rule for roll = \d+", err)
+    assert "^^^^^" in err
+
+
+# -- the shipped rulesets ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_shipped_rulesets_lint_clean(path: Path):
+    assert [d.render() for d in lint(engine.load(path))] == []
+
+
+def test_validate_shipped_folder_strict_subprocess():
+    proc = subprocess.run(
+        [sys.executable, "-m", "engine", "validate", "--strict", "rulesets/"], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and "warning" not in proc.stdout + proc.stderr
+
+
+def test_lint_leaves_the_ruleset_as_it_was():
+    rules = engine.load("chill")
+    before = rules.distribution("specific", target=55).table()
+    lint(rules)
+    assert rules.distribution("specific", target=56).table() == engine.load("chill").distribution("specific", target=56).table()
+    assert rules.distribution("specific", target=55).table() == before
+    assert lint(rules) == lint(rules)  # and it is deterministic
+
+
+# -- each finding -------------------------------------------------------------------------------------
+
+D6 = """
+rulecraft: 1
+name: t
+checks:
+  act:
+    roll:
+      d: {die: 6}
+    outcomes: [miss, hit, critical]
+"""
+
+
+def test_rc801_outcome_rules_name_inputs_dice_and_values():
+    d = only(
+        codes("""
+rulecraft: 1
+name: t
+checks:
+  act:
+    inputs:
+      skill: {type: int, min: 0, max: 2, default: 0}
+    roll:
+      a: {die: 6}
+      b: {die: 6}
+    let:
+      total: a + b + skill
+    outcomes: [miss, partial, hit]
+    outcome:
+      - when: total >= 10
+        then: hit
+      - when: total >= 7 and total <= 8
+        then: partial
+      - when: total <= 6
+        then: miss
+"""),
+        "RC801",
+    )
+    assert d.message.startswith("the outcome rules of check 'act' leave rolls without an outcome: e.g. ")
+    assert "total = 9" in d.message and "falls through" in d.message
+    assert (d.span.line, d.span.col) == (14, 5)  # the `outcome:` key (the text starts with a blank line)
+
+
+def test_rc801_value_table_without_a_case():
+    d = only(
+        codes("""
+rulecraft: 1
+name: t
+scales:
+  result: [fail, pass]
+tables:
+  read:
+    params: {face: int}
+    returns: result
+    cases: {1..3: fail, 5..6: pass}
+checks:
+  act:
+    roll:
+      d: {die: 6}
+    outcomes: result
+    outcome: read(d)
+"""),
+        "RC801",
+    )
+    assert "table 'read' has no case for face = 4" in d.message and "d = 4" in d.message
+    assert "probability 1/6" in d.message
+
+
+def test_rc801_with_a_reroll_procedure():
+    """A pool with reroll triggers is followed exactly (small pools) under both policies."""
+    d = only(
+        codes("""
+rulecraft: 1
+name: t
+checks:
+  act:
+    inputs:
+      dice: {type: int, min: 1, max: 3, default: 2}
+    roll:
+      p:
+        pool: dice
+        die: 6
+        triggers:
+          - {on: face == 1, may: reroll, repeat: false}
+    outcomes: [miss, hit]
+    outcome:
+      - when: highest(p) >= 5
+        then: hit
+      - when: highest(p) <= 3
+        then: miss
+"""),
+        "RC801",
+    )
+    m = re.search(r"p = \[([\d, ]+)\]", d.message)
+    assert m, d.message
+    assert max(int(x) for x in m[1].split(", ")) == 4  # the one highest die no rule covers
+
+
+def test_rc802_shadowed_and_never_true():
+    diags = codes(D6 + """    outcome:
+      - when: d >= 4
+        then: hit
+      - when: d == 6
+        then: critical
+      - when: d > 6
+        then: miss
+      - else: miss
+""")
+    found = [d for d in diags if d.code == "RC802"]
+    assert [d.span.line for d in found] == [12, 14]
+    assert "rule 2 of check 'act' (when d == 6) never fires: earlier rule 1 already decides every roll it matches" in found[0].message
+    assert "so outcome 'critical' never comes out" in found[0].message
+    assert "rule 3 of check 'act' (when d > 6) never fires: its condition is never true for any allowed input" in found[1].message
+    assert not [d for d in diags if d.code in ("RC803", "RC804")]  # folded into the RC802
+
+
+def test_rc802_auto_rule_and_table_rule():
+    diags = codes("""
+rulecraft: 1
+name: t
+tables:
+  band:
+    params: {total: int}
+    returns: int
+    rules:
+      - when: total >= 4
+        then: 1
+      - when: total >= 5
+        then: 2
+      - else: 0
+      - when: total < 0
+        then: 3
+checks:
+  act:
+    inputs:
+      level: {type: int, min: 0, max: 3, default: 0}
+    auto:
+      - when: level >= 3
+        then: hit
+      - when: level >= 4
+        then: miss
+    roll:
+      d: {die: 6}
+    outcomes: [miss, hit]
+    outcome:
+      - when: band(d + level) >= 1
+        then: hit
+      - else: miss
+""")
+    messages = [d.message for d in diags if d.code == "RC802"]
+    assert any(m.startswith("auto rule 2 of check 'act' (when level >= 4) never fires: its condition is never true") for m in messages)
+    assert any(m.startswith("rule 2 of table 'band' (when total >= 5) never fires: earlier rule 1 already decides every call") for m in messages)
+    assert any(m.startswith("rule 4 of table 'band' (when total < 0) never fires: earlier rule 3 already decides") for m in messages)
+    assert len(messages) == 3  # the else row is never reported
+
+
+def test_rc803_and_rc804():
+    diags = codes(D6 + """    outcome: "'hit' if d >= 7 else 'miss'"
+""")
+    assert only(diags, "RC803").message == "outcome 'critical' of check 'act' is declared but nothing gives it"
+    d804 = only(diags, "RC804")
+    assert d804.message == "outcome 'hit' of check 'act' has probability 0 for every allowed input"
+    assert (d804.span.line, d804.span.col) == (8, 22)  # the member in the outcomes list
+
+
+def test_outcomes_computed_by_builtins_are_not_rc803():
+    diags = codes("""
+rulecraft: 1
+name: t
+scales:
+  result: [fail, half, pass]
+tables:
+  read:
+    params: {face: int}
+    returns: result
+    cases: {1..2: fail, 3..4: half, 5..6: pass}
+checks:
+  act:
+    roll:
+      p: {pool: 3, die: 6, each: read(face)}
+    outcomes: result
+    outcome: "majority(p, ['half', 'fail', 'pass'])"
+""")
+    assert diags == []
+
+
+def test_rc805_rc806_rc807_and_what_counts_as_a_use():
+    diags = codes("""
+rulecraft: 1
+name: t
+bags:
+  beads:
+    chits: {poor: 2, good: 1}
+tables:
+  twice:
+    params: {x: int}
+    returns: int
+    value: x * 2
+  spare:
+    params: [x]
+    value: x
+checks:
+  act:
+    inputs:
+      dice: {type: int, min: 1, max: 3, default: 1}
+      helped: {type: bool, default: false}
+      second: {type: bool, default: false}
+      ignored: {type: int, min: 0, max: 3, default: 0}
+    let:
+      bonus: twice(1 if helped else 0)
+      shown: dice + 1
+      unused: dice * 3
+    roll:
+      p:
+        pool: dice
+        die: 6
+        triggers:
+          - {on: face == 1, may: reroll, only_if: helped}
+      b:
+        draw: beads
+        redraw: {may: second}
+    outcomes: [miss, hit]
+    outcome:
+      - when: highest(p) + bonus >= 6 or best(b) == 'good'
+        then: hit
+      - else: miss
+    outputs:
+      echo: shown
+""")
+    assert only(diags, "RC805").message == "input 'ignored' of check 'act' is never used"
+    assert only(diags, "RC806").message == "named value 'unused' of check 'act' is never used"
+    assert only(diags, "RC807").message == "table 'spare' is never called by any check"
+    assert all(d.severity == "warning" for d in diags)
+
+
+def test_rc808_names_the_input_and_points_at_the_expression():
+    d = only(
+        codes("""
+rulecraft: 1
+name: t
+checks:
+  act:
+    inputs:
+      helpers: {type: int, min: 0, max: 4, default: 1}
+    roll:
+      d: {die: 6}
+    let:
+      share: d / helpers
+    outcomes: [miss, hit]
+    outcome: "'hit' if share >= 3 else 'miss'"
+"""),
+        "RC808",
+    )
+    assert d.severity == "error"
+    assert "helpers = 0 with d = 1: division by zero (RC502)" in d.message
+    assert (d.span.line, d.span.col, d.span.end_col) == (11, 14, 25)
+
+
+def test_rc809_when_a_check_is_too_large_and_the_work_stays_bounded():
+    text = """
+rulecraft: 1
+name: t
+checks:
+  big:
+    inputs:
+      n: {type: int, min: 1, max: 100, default: 50}
+      m: {type: int, min: 1, max: 100, default: 50}
+    roll:
+      p: {pool: n, die: 20}
+      q: {pool: m, die: 20}
+    outcomes: [lo, hi]
+    outcome: "'hi' if sum(p) > sum(q) else 'lo'"
+  many:
+    inputs:
+      a: {type: int, min: 0, max: 1000}
+      b: {type: int, min: 0, max: 1000}
+      c: {type: int, min: 0, max: 1000}
+    roll:
+      x: {die: 100}
+      y: {die: 100}
+      z: {die: 10}
+    outcomes: [lo, hi]
+    outcome: "'hi' if x + a > y + b + c + z else 'lo'"
+"""
+    start = time.monotonic()
+    diags = codes(text)
+    assert time.monotonic() - start < 10
+    notes = [d for d in diags if d.code == "RC809"]
+    assert {d.message.split("'")[1] for d in notes} == {"big", "many"}
+    assert all(d.severity == "warning" and "not fully analysed" in d.message for d in notes)
+    # a budget of no time at all still ends at once, with the notes
+    start = time.monotonic()
+    diags = codes(text, LintBudget(max_seconds=0.0))
+    assert time.monotonic() - start < 2
+    assert [d.code for d in diags] == ["RC809", "RC809"]
+
+
+def test_findings_that_need_the_whole_picture_are_not_claimed_when_work_was_left_out():
+    diags = codes("""
+rulecraft: 1
+name: t
+checks:
+  act:
+    inputs:
+      n: {type: int, min: 1, max: 100, default: 50}
+    roll:
+      p: {pool: n, die: 20}
+      q: {pool: n, die: 20}
+    outcomes: [lo, hi, never]
+    outcome: "'hi' if sum(p) > sum(q) else 'lo'"
+""", LintBudget(max_seconds=0.0))
+    assert [d.code for d in diags] == ["RC809"]
+
+
+# -- validate: strict, json, order, no duplicates of compile errors ------------------------------------
+
+
+WARN_ONLY = D6 + """    outcome:
+      - when: d >= 4
+        then: hit
+      - else: miss
+"""
+
+
+def test_strict_turns_warnings_into_errors(tmp_path: Path):
+    f = tmp_path / "warn.yaml"
+    f.write_text(WARN_ONLY, encoding="utf-8")
+    code, out, err = validate(str(f))
+    assert code == 0 and "1 warning(s)" in out and "warning RC803" in err
+    code, out, err = validate("--strict", str(f))
+    assert code == 1 and f"FAILED  {f}" in out and "error RC803" in err
+
+
+def test_strict_leaves_rc809_a_warning(tmp_path: Path):
+    f = tmp_path / "big.yaml"
+    f.write_text("""
+rulecraft: 1
+name: t
+checks:
+  big:
+    inputs:
+      n: {type: int, min: 1, max: 100, default: 50}
+    roll:
+      p: {pool: n, die: 20}
+      q: {pool: n, die: 20}
+    outcomes: [lo, hi]
+    outcome: "'hi' if sum(p) > sum(q) else 'lo'"
+""", encoding="utf-8")
+    code, out, err = validate("--strict", "--format", "json", str(f))
+    data = json.loads(out)
+    assert code == 0 and data["ok"] is True
+    assert [(d["code"], d["severity"]) for d in data["files"][0]["diagnostics"]] == [("RC809", "warning")]
+
+
+def test_json_has_the_lint_diagnostics(tmp_path: Path):
+    f = tmp_path / "warn.yaml"
+    f.write_text(WARN_ONLY, encoding="utf-8")
+    code, out, _ = validate("--format", "json", str(f))
+    entry = json.loads(out)["files"][0]
+    assert code == 0 and entry["ok"] is True and (entry["errors"], entry["warnings"]) == (0, 1)
+    (d,) = entry["diagnostics"]
+    assert d == {
+        "file": str(f),
+        "line": 8,
+        "column": 27,
+        "severity": "warning",
+        "code": "RC803",
+        "message": "outcome 'critical' of check 'act' is declared but nothing gives it",
+        "hint": d["hint"],
+    }
+
+
+def test_errors_come_first_then_position(tmp_path: Path):
+    f = tmp_path / "mixed.yaml"
+    f.write_text("""rulecraft: 1
+name: t
+checks:
+  act:
+    inputs:
+      unused: {type: int, min: 0, max: 1, default: 0}
+      helpers: {type: int, min: 0, max: 2, default: 1}
+    roll:
+      d: {die: 6}
+    outcomes: [miss, hit, critical]
+    outcome:
+      - when: d / helpers >= 4
+        then: hit
+      - when: d >= 2
+        then: miss
+""", encoding="utf-8")
+    code, out, _ = validate("--format", "json", str(f))
+    diags = json.loads(out)["files"][0]["diagnostics"]
+    assert code == 1
+    assert [d["severity"] for d in diags] == sorted((d["severity"] for d in diags), key=lambda s: s != "error")
+    assert diags[0]["code"] in ("RC801", "RC808")
+    errors = [(d["line"], d["column"]) for d in diags if d["severity"] == "error"]
+    warnings = [(d["line"], d["column"]) for d in diags if d["severity"] == "warning"]
+    assert errors == sorted(errors) and warnings == sorted(warnings)
+    assert "RC805" in {d["code"] for d in diags}
+
+
+def test_a_misspelt_name_is_reported_once_by_the_compiler(tmp_path: Path):
+    f = tmp_path / "typo.yaml"
+    f.write_text(D6 + """    outcome:
+      - when: dd >= 4
+        then: hit
+      - else: miss
+""", encoding="utf-8")
+    code, out, _ = validate("--format", "json", str(f))
+    diags = json.loads(out)["files"][0]["diagnostics"]
+    assert code == 1
+    assert [(d["code"], d["hint"]) for d in diags] == [("RC301", "did you mean 'd'?")]
