@@ -55,7 +55,8 @@ def check_version(doc: Document) -> None:
     if type(version) is int and version in SUPPORTED_VERSIONS:
         return
     if version is None:
-        message, span = "this file does not say which ruleset format it is written for", doc.span(())
+        first = next((i + 1 for i, line in enumerate(doc.source.text.splitlines()) if line.strip() and not line.lstrip().startswith("#")), 1)
+        message, span = "this file does not say which ruleset format it is written for", Span(doc.source, first, 1)
     else:
         message, span = f"unsupported format version {version!r}", doc.span(("rulecraft",))
     raise CompileError(
@@ -175,11 +176,18 @@ class _Compiler(Lowering):
             scope[n] = t
 
         inputs: list[InputSpec] = []
+        def poison(n: str) -> None:
+            """A name already reported as broken: later uses of it raise no second error."""
+            if n not in kinds:
+                kinds[n] = "a value"
+                scope[n] = T.ANY
+
         for iname in spec.get("inputs", {}):
             with self.statement():
                 inp = self._input(name, iname)
                 declare(iname, T.sym(inp.scale.name) if inp.scale else (T.BOOL if inp.kind == "bool" else T.NUM), "an input", path + ("inputs", iname))
                 inputs.append(inp)
+            poison(iname)
 
         # Values: parse first, then order by dependency and split before/after the roll.
         roll_spec: dict[str, Any] = spec.get("roll", {})
@@ -194,11 +202,10 @@ class _Compiler(Lowering):
         lets: list[Let] = []
         pre_scope = dict(scope)
 
-        def poison(lname: str) -> None:
-            """A value already reported as broken: later uses of it raise no second error."""
+        def poison_let(lname: str) -> None:
             if lname not in kinds:
-                kinds[lname] = "a named value"
-                scope[lname] = pre_scope[lname] = T.ANY
+                poison(lname)
+                pre_scope[lname] = T.ANY
 
         for lname in order:
             if lname in needs_dice:
@@ -208,10 +215,10 @@ class _Compiler(Lowering):
                 declare(lname, e.type, "a named value", path + ("let", lname))
                 pre_scope[lname] = e.type
                 lets.append(Let(lname, e, True, self.doc.span(path + ("let", lname), key=True)))
-            poison(lname)
+            poison_let(lname)
         for lname in let_spec:
             if lname not in order:
-                poison(lname)  # did not parse, or part of a circle
+                poison_let(lname)  # did not parse, or part of a circle
 
         # Outcomes.
         outcomes = self._outcome_scale(name, path)
@@ -234,6 +241,9 @@ class _Compiler(Lowering):
                 declare(rname, rtype, "a die", path + ("roll", rname))
                 roll_scope[rname] = rtype
                 roll.append(r)
+            if rname not in kinds:
+                poison(rname)
+                roll_scope[rname] = T.ANY
 
         for lname in order:
             if lname not in needs_dice:
@@ -242,7 +252,7 @@ class _Compiler(Lowering):
                 e = self.lower(let_nodes[lname], scope)
                 declare(lname, e.type, "a named value", path + ("let", lname))
                 lets.append(Let(lname, e, False, self.doc.span(path + ("let", lname), key=True)))
-            poison(lname)
+            poison_let(lname)
 
         outcome: Expr | tuple[Rule, ...] | None = None
         with self.statement():
@@ -430,9 +440,18 @@ class _Compiler(Lowering):
         try:
             full = dict(scope)
             full["outcome"] = out_t
-            lines = [f"v_{n} = {self._lower_checked(let.expr.node, full, None)}" for let in post for n in [let.name]]
+            def guarded(target: str, node: ast.Node, expect: T.Type | None) -> list[str]:
+                """An assignment whose errors are placed at its own expression (free until raised)."""
+                return [
+                    "try:",
+                    f"    {target} = {self._lower_checked(node, full, expect)}",
+                    "except _Error as exc:",
+                    f"    raise _wrong({self.emit.const(node.span)}, exc) from None",
+                ]
+
+            lines = [line for let in post for line in guarded(f"v_{let.name}", let.expr.node, None)]
             if isinstance(outcome, Expr):
-                lines += [f"v_outcome = {self._lower_checked(outcome.node, full, out_t)}", "rule = -1"]
+                lines += [*guarded("v_outcome", outcome.node, out_t), "rule = -1"]
             else:
                 for i, rule in enumerate(outcome):
                     then = self._lower_checked(rule.then.node, full, out_t)
@@ -444,7 +463,7 @@ class _Compiler(Lowering):
                 else:
                     span = self.emit.const(outcome[0].span if outcome else None)
                     lines += ["else:", f"    raise _nomatch({span}, 'outcome rule', _show(env, {', '.join(f'v_{d}' for d in dice)}))"]
-            lines += [f"v_{n} = {self._lower_checked(e.node, full, None)}" for n, e in outputs]
+            lines += [line for n, e in outputs for line in guarded(f"v_{n}", e.node, None)]
             names = [let.name for let in post] + [n for n, _ in outputs]
             lines.append("return (v_outcome, rule, " + "".join(f"v_{n}, " for n in names) + ")")
             where = self.doc.span(("checks", name), key=True)
