@@ -23,6 +23,7 @@ from .model import Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from .values import Multi, Symbol, show, to_json
 
 Forced = Mapping[str, Any]
+_new = tuple.__new__  # builds a Step without NamedTuple's Python-level constructor (hot path)
 
 
 class Step(NamedTuple):
@@ -77,18 +78,26 @@ class _Source:
     """Where faces and chits come from: the forced lists first, else the RNG; all recorded."""
 
     def __init__(self, check: Check, rng: random.Random, forced: Forced) -> None:
+        self.rng = rng
+        self.drawn: dict[str, list[Any]] = {}
+        self.forced: dict[str, list[Any]] = {}
+        if not forced:
+            return
         self.spans = {r.name: r.span for r in check.roll}
         for k in forced:
             if k not in self.spans:
                 hint = did_you_mean(k, self.spans) or f"dice and draws of '{check.name}': {', '.join(self.spans) or 'none'}"
                 raise InputError([Diagnostic("RC405", f"'{k}' is not a die or draw of check '{check.name}'", check.span, hint)])
-        self.rng = rng
         self.forced = {k: list(v) if isinstance(v, (list, tuple)) else [v] for k, v in forced.items()}
-        self.drawn: dict[str, list[Any]] = {}
 
     def faces(self, r: Die | Pool, n: int) -> list[int]:
-        out: list[int] = []
         queue = self.forced.get(r.name)
+        if queue is None:  # the common case: straight from the RNG
+            faces, size, draw = r.faces, len(r.faces), self.rng.randrange
+            out = [faces[draw(size)] for _ in range(n)]
+            self.drawn.setdefault(r.name, []).extend(out)
+            return out
+        out = []
         for _ in range(n):
             if queue is not None:
                 if not queue:
@@ -144,12 +153,12 @@ def sample(
         raise InputError([Diagnostic("RC408", f"unknown policy '{policy}'", None, f"policies: {', '.join(POLICIES)}")])
     source = _Source(check, rng, forced or {})
     env: dict[str, Any] = dict(inputs)
-    trace: list[Step] = [Step("input", k, v) for k, v in inputs.items()]
+    trace: list[Step] = [_new(Step, ("input", k, v, "")) for k, v in inputs.items()]
     values: dict[str, Any] = {}
     rolled: dict[str, Any] = {}
     for let in check.pre_lets:
         env[let.name] = values[let.name] = value = let.expr.run(env)
-        trace.append(Step("value", let.name, value, let.expr.text))
+        trace.append(_new(Step, ("value", let.name, value, let.expr.text)))
     fired = first_rule(check.auto, env) if check.auto else None
     if fired is not None:
         index, outcome = fired
@@ -170,14 +179,14 @@ def sample(
     results = iter(after)
     for let in check.post_lets:
         values[let.name] = value = next(results)
-        trace.append(Step("value", let.name, value, let.expr.text))
+        trace.append(_new(Step, ("value", let.name, value, let.expr.text)))
     if isinstance(check.outcome, Expr):
-        trace.append(Step("outcome", check.outcomes.name, outcome, check.outcome.text))
+        trace.append(_new(Step, ("outcome", check.outcomes.name, outcome, check.outcome.text)))
     else:
-        trace.append(Step("rule", check.outcomes.name, outcome, _rule_text(check.outcome[rule])))
+        trace.append(_new(Step, ("rule", check.outcomes.name, outcome, _rule_text(check.outcome[rule]))))
     for name, expr in check.outputs:
         values[name] = value = next(results)
-        trace.append(Step("output", name, value, expr.text))
+        trace.append(_new(Step, ("output", name, value, expr.text)))
     drawn = {k: tuple(v) for k, v in source.drawn.items()}
     return Result(check.name, outcome, values, dict(inputs), rolled, tuple(trace), False, drawn, policy)
 
@@ -209,7 +218,7 @@ def _faces(faces: tuple[int, ...]) -> str:
 
 def _roll_step(r: Randomizer, value: Any) -> Step:
     if isinstance(r, Die):
-        return Step("die", r.name, value, r.label)
+        return _new(Step, ("die", r.name, value, r.label))
     if isinstance(r, Pool):
         faces = value.faces or value.items
         read = "" if value.faces is None else " read as " + ", ".join(str(i) for i in value.items)
