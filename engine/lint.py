@@ -485,15 +485,7 @@ class _Analysis:
         nodes = [e.node for _, e in _check_exprs(check)]
         for t in _tables_reached(check, self.bodies):
             nodes += self.bodies[t]
-            cases = self.doc.data.get("tables", {}).get(t, {}).get("cases")
-            stack = [cases] if isinstance(cases, dict) else []
-            while stack:
-                level = stack.pop()
-                for k, v in level.items():
-                    if isinstance(k, int) and not isinstance(k, bool):
-                        nodes.append(ast.Num(k))
-                    if isinstance(v, dict):
-                        stack.append(v)
+            nodes += [ast.Num(k) for k, _ in self._case_entries(t) if isinstance(k, int) and not isinstance(k, bool)]
         found: set[Fraction | int] = set()
         for node in nodes:
             for n in _walk(node):
@@ -936,15 +928,7 @@ class _Analysis:
         nodes = [e.node for _, e in _check_exprs(check)]
         for t in _tables_reached(check, self.bodies):
             nodes += self.bodies[t]
-            cases = self.doc.data.get("tables", {}).get(t, {}).get("cases")
-            stack = [cases] if isinstance(cases, dict) else []
-            while stack:
-                level = stack.pop()
-                for v in level.values():
-                    if isinstance(v, dict):
-                        stack.append(v)
-                    elif isinstance(v, str):
-                        nodes.append(ast.Name(v))
+            nodes += [ast.Name(v) for _, v in self._case_entries(t) if isinstance(v, str)]
         names: set[str] = set()
         opaque = any(spec.scale is not None and spec.scale.name == check.outcomes.name for spec in check.inputs)
         for node in nodes:
@@ -956,6 +940,19 @@ class _Analysis:
                 elif isinstance(n, ast.Call) and n.func in _OPAQUE:
                     opaque = True
         return names, opaque
+
+    def _case_entries(self, table: str) -> list[tuple[Any, Any]]:
+        """Every (key, value) pair of a value table, at every nesting level."""
+        cases = self.doc.data.get("tables", {}).get(table, {}).get("cases")
+        out: list[tuple[Any, Any]] = []
+        stack = [cases] if isinstance(cases, dict) else []
+        while stack:
+            level = stack.pop()
+            for k, v in level.items():
+                out.append((k, v))
+                if isinstance(v, dict):
+                    stack.append(v)
+        return out
 
     def _outcome_span(self, check: Check, k: int) -> Span:
         raw = self.doc.data.get("checks", {}).get(check.name, {}).get("outcomes")
