@@ -274,3 +274,59 @@ def test_pool_limit_is_a_clear_error() -> None:
     with pytest.raises(engine.LimitError):
         small.roll("pool", dice=5)
     assert small.distribution("pool", dice=4).probability("fail") > 0
+
+
+# -- the checks added with rerolls and contests -----------------------------------------
+
+
+def test_castle_combat_without_moves_by_hand() -> None:
+    """Two independent draws at Average: better hits, equal is a stand-off (note combat)."""
+    counts: Counter[str] = Counter()
+    for foe in RESOLUTION:
+        for mine in RESOLUTION:
+            a, b = ORDER[mine], ORDER[foe]
+            counts["you_hit" if a > b else "foe_hits" if a < b else "stand_off"] += 1
+    assert outcomes(CASTLE, "combat") == normalise(counts)
+
+
+def test_castle_combat_with_riposte_by_hand() -> None:
+    """On a stand-off a third draw at the same level wounds only if it beats the foe's."""
+    n = len(RESOLUTION)
+    counts: Counter[str] = Counter()
+    for foe in RESOLUTION:
+        for mine in RESOLUTION:
+            a, b = ORDER[mine], ORDER[foe]
+            if a != b:
+                counts["you_hit" if a > b else "foe_hits"] += n
+                continue
+            for third in RESOLUTION:
+                counts["riposte_hit" if ORDER[third] > b else "stand_off"] += 1
+    assert outcomes(CASTLE, "combat", riposte=True) == normalise(counts)
+
+
+@pytest.mark.parametrize("traits,foe_traits,must_win", [(0, 0, False), (3, 4, False), (2, 1, True), (0, 0, True)])
+def test_chthonian_contest_by_hand(traits: int, foe_traits: int, must_win: bool) -> None:
+    counts: Counter[str] = Counter()
+    for mine in range(1, 13):
+        for theirs in range(1, 13):
+            extent = mine + traits - theirs - foe_traits
+            if extent:
+                counts["win" if extent > 0 else "lose"] += 1
+            elif not must_win:
+                counts["tie"] += 1
+            else:
+                counts["win" if traits > foe_traits else "lose" if traits < foe_traits else "reroll"] += 1
+    assert outcomes(CHTHONIAN, "contest", traits=traits, foe_traits=foe_traits, must_win=must_win) == normalise(counts)
+
+
+@pytest.mark.parametrize("check", ["skill", "attack", "evasion"])
+def test_chimera_procedure_checks_agree_with_each_other(check: str) -> None:
+    """Attack and evasion checks run the skill check's procedure (one set of rules)."""
+    assert outcomes(CHIMERA, check, dice=3) == outcomes(CHIMERA, "skill", dice=3)
+
+
+def test_chimera_instruction_rolls_six_minus_proficiency() -> None:
+    # 6 - 4 = 2 dice, plus one resolve die = 3: the same as a 3-die skill check.
+    assert outcomes(CHIMERA, "instruction", proficiency=4, resolve=1) == outcomes(CHIMERA, "skill", dice=3)
+    d = CHIMERA.distribution("instruction", proficiency=4)
+    assert d.value("success").probability(1) == d.at_least("pass")

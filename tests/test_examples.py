@@ -1,0 +1,115 @@
+"""`rulecraft test`: the examples written inside rulesets, passing and failing for real."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import engine
+from engine.examples import run_examples
+from engine.source import SourceFile
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def rulecraft(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def test_shipped_examples_pass() -> None:
+    run = rulecraft("test", str(ROOT / "rulesets"))
+    assert run.returncode == 0, run.stderr
+    last = run.stdout.strip().splitlines()[-1]
+    passed = int(last.split()[0])
+    assert passed >= 4 * 5 and last.endswith("0 failed")
+
+
+def test_every_shipped_check_has_an_example_for_every_outcome_it_can_give() -> None:
+    for name in ("chill", "chimera", "castle", "chthonian"):
+        rs = engine.load(name)
+        for check in rs.checks.values():
+            if check.name in ("attack", "evasion"):
+                continue  # the same procedure as 'skill', whose examples cover it
+            shown = {e.expected.name for ex in check.examples for e in ex.expects if e.kind == "outcome"}
+            shown |= {e.name.name for ex in check.examples for e in ex.expects if e.kind == "probability" and e.expected[0] > 0}
+            possible = set()
+            for ex in check.examples:
+                possible |= {s.name for s, p in rs.distribution(check.name, policy=ex.policy, **ex.inputs).table() if p}
+            missing = possible - shown
+            assert not missing, f"{name}.{check.name}: no example shows {sorted(missing)}"
+
+
+def test_a_changed_expectation_fails_at_its_line(tmp_path: Path) -> None:
+    text = (ROOT / "rulesets" / "chill.yaml").read_text()
+    target = "        dice: {tens: 6, ones: 0}\n        expect: {outcome: failure}\n"
+    assert target in text
+    broken = text.replace(target, "        dice: {tens: 6, ones: 0}\n        expect: {outcome: low_success}\n")
+    copy = tmp_path / "chill_copy.yaml"
+    copy.write_text(broken)
+    line = broken.splitlines().index("        expect: {outcome: low_success}") + 1
+    col = len("        expect: {outcome: ") + 1
+    run = rulecraft("test", str(copy))
+    assert run.returncode == 1
+    assert f"{copy}:{line}:{col}: error RC701" in run.stderr
+    assert "expected outcome 'low_success', got 'failure'" in run.stderr
+    assert "rolled tens = 6, ones = 0" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert "1 failed" in run.stdout
+
+
+def test_a_wrong_probability_names_the_exact_value(tmp_path: Path) -> None:
+    text = (ROOT / "rulesets" / "chthonian.yaml").read_text().replace("expect: {probability: {success: 5/12}}", "expect: {probability: {success: 1/2}}")
+    copy = tmp_path / "c.yaml"
+    copy.write_text(text)
+    run = rulecraft("test", str(copy), "--format", "json")
+    data = json.loads(run.stdout)
+    assert run.returncode == 1 and data["failed"] == 1
+    [diag] = data["files"][0]["diagnostics"]
+    assert diag["code"] == "RC701" and "expected P(success) exactly 1/2, got 5/12" in diag["message"]
+
+
+RULES = """
+rulecraft: 1
+name: coin
+checks:
+  flip:
+    inputs: {bias: {type: int, min: 0, max: 1, default: 0}}
+    roll: {d: {die: 2}}
+    outcomes: [tails, heads]
+    outcome: "'heads' if d + bias >= 2 else 'tails'"
+    examples:
+"""
+
+
+def load(examples: str) -> engine.Ruleset:
+    return engine.load_source(SourceFile("coin.yaml", RULES + examples))
+
+
+def test_an_example_must_force_the_dice_it_expects_a_result_of() -> None:
+    rs = load("      - {expect: {outcome: heads}}\n")
+    [result] = run_examples(rs)
+    assert not result.passed
+    assert "does not force 'd'" in result.problems[0].message
+
+
+def test_examples_check_their_names_when_the_ruleset_loads() -> None:
+    with pytest.raises(engine.CompileError) as err:
+        load("      - {inputs: {bais: 1}, dice: {d: 1}, expect: {outcome: heads}}\n")
+    d = err.value.diagnostics[0]
+    assert d.code == "RC702" and d.hint == "did you mean 'bias'?"
+    with pytest.raises(engine.CompileError) as err:
+        load("      - {dice: {d: 1}, expect: {outcome: head}}\n")
+    assert err.value.diagnostics[0].hint == "did you mean 'heads'?"
+
+
+def test_bounds_and_values() -> None:
+    rs = load(
+        "      - {expect: {probability: {heads: {at_least: 0.4, at_most: 0.6}}}}\n"
+        "      - {inputs: {bias: 1}, expect: {probability: {heads: 1, tails: 0}}}\n"
+        "      - {inputs: {bias: 1}, dice: {d: 1}, expect: {outcome: heads}}\n"
+    )
+    assert all(r.passed for r in run_examples(rs))
