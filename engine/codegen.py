@@ -71,7 +71,12 @@ def rt_wrong(span: Span | None, exc: Exception) -> EvalError:
         if all(d.span is not None for d in exc.diagnostics):
             return exc
         return EvalError([d if d.span is not None else Diagnostic(d.code, d.message, span, d.hint) for d in exc.diagnostics])
-    return _fail("RC506", f"cannot evaluate this: {exc}", span, "a value of an unexpected kind reached an operation; declare the types of table parameters")
+    return _fail(
+        "RC506",
+        f"cannot evaluate this: {exc}",
+        span,
+        "a value of an unexpected kind reached an operation; declaring table parameters and results ('params: {x: int}', 'returns:') lets rulecraft check them when it loads",
+    )
 
 
 def rt_show(env: dict[str, Any], *dice: Any) -> str:

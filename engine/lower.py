@@ -406,7 +406,19 @@ class Lowering:
     def _rules_source(self, path: PathKey, scope: Mapping[str, T.Type], returns: T.Type, span: Span) -> list[str]:
         """An if-chain for an ordered rule list inside a table."""
         lines: list[str] = []
-        for rule in self._rule_list(path, scope, returns):
+        rows = self._rule_list(path, scope, returns)
+        if returns.kind == "any":
+            # An undeclared result must still be one kind of value in every row.
+            kinds = [r.then for r in rows if r.then.type.kind != "any"]
+            for row in kinds[1:]:
+                if not kinds[0].type.accepts(row.type):
+                    raise _fail(
+                        "RC304",
+                        f"this row gives {row.type}, but an earlier row gives {kinds[0].type}",
+                        row.node.span,
+                        "every row of a table gives one kind of value; declare it with 'returns:'",
+                    )
+        for rule in rows:
             then = self._lower_checked(rule.then.node, scope, returns)
             if rule.when is None:
                 lines.append(f"return {then}")
