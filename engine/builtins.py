@@ -168,5 +168,3 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
     ]
     return {f.name: f for f in fns}
 
-
-BUILTIN_NAMES = frozenset(library({}).keys())

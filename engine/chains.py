@@ -377,10 +377,6 @@ class Solver:
         """Every option at `state` with the objective it reaches (for the trace)."""
         return [(o, self._score(self.option_value(state, t, o))) for o in self.proc.options(state, t, self.policy)]
 
-    def terminal(self, state: State) -> dict[tuple[tuple[int, ...], bool], Fraction]:
-        """Where the procedure ends from `state`, exactly (cycles are solved, not cut)."""
-        return self.absorb({state: Fraction(1)})
-
     def absorb(self, starts: Mapping[State, Fraction]) -> dict[tuple[tuple[int, ...], bool], Fraction]:
         """Push probability from the start states through the chain to where it ends.
 

@@ -228,7 +228,7 @@ class _Compiler(Lowering):
 
         auto: tuple[Rule, ...] = ()
         if "auto" in spec:
-            auto = self._rule_list(path + ("auto",), self._only(pre_scope, path + ("auto",), roll_names | needs_dice), out_t)
+            auto = self._rule_list(path + ("auto",), pre_scope, out_t)
 
         roll: list[Randomizer] = []
         roll_scope = dict(pre_scope)
@@ -470,10 +470,6 @@ class _Compiler(Lowering):
             return self.emit.function(f"check_{name}", ["env", *(f"v_{d}" for d in dice)], lines, where)
         finally:
             self._locals = saved
-
-    def _only(self, scope: Mapping[str, T.Type], path: PathKey, banned: set[str]) -> dict[str, T.Type]:
-        del path
-        return {k: v for k, v in scope.items() if k not in banned}
 
     def _let_order(self, path: PathKey, nodes: dict[str, ast.Node]) -> list[str]:
         """Named values in dependency order (the author's order where free); cycles are errors."""

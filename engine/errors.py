@@ -60,10 +60,6 @@ class RulecraftError(Exception):
         self.diagnostics: tuple[Diagnostic, ...] = tuple(diagnostics)
         super().__init__(self.render())
 
-    @classmethod
-    def one(cls, code: str, message: str, span: Span | None = None, hint: str | None = None) -> RulecraftError:
-        return cls([Diagnostic(code, message, span, hint)])
-
     def render(self) -> str:
         return "\n".join(d.render() for d in self.diagnostics)
 

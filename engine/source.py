@@ -51,11 +51,3 @@ class Span:
         width = max(1, min(width, len(text) - self.col + 1))
         pad = "".join("\t" if c == "\t" else " " for c in text[: self.col - 1])
         return f"  {text}\n  {pad}{'^' * width}"
-
-    def shifted(self, line: int, col: int, end_line: int, end_col: int) -> Span:
-        return Span(self.source, line, col, end_line, end_col)
-
-
-def unknown_span(name: str = "<input>") -> Span:
-    """A span for problems that have no place in a file (for example a command-line input)."""
-    return Span(SourceFile(name, ""), 0, 0)
