@@ -16,7 +16,7 @@ from typing import Any
 from .expr import ast
 from .source import Span
 from .types import Type
-from .values import Symbol
+from .values import Symbol, faces_text
 
 Env = dict[str, Any]
 Code = Callable[[Env], Any]
@@ -126,10 +126,7 @@ class Die:
     @cached_property
     def label(self) -> str:
         """`d{0..9}` for a die whose faces run in steps of one, else the faces listed."""
-        f = self.faces
-        if f == tuple(range(f[0], f[0] + len(f))):
-            return f"d{{{f[0]}..{f[-1]}}}"
-        return "d{" + ", ".join(map(str, f)) + "}"
+        return "d{" + faces_text(self.faces) + "}"
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from .inputs import describe
 from .model import Check, Die, Draw, Expr, Pool, RulesetModel
 from .exact import Dist, Distribution
 from .sample import Result
-from .values import show
+from .values import faces_text, show
 
 
 def result_text(result: Result, title: str = "") -> str:
@@ -55,10 +55,10 @@ def check_text(check: Check) -> str:
         lines.append("  roll:")
         for r in check.roll:
             if isinstance(r, Die):
-                lines.append(f"    {r.name}: a die with faces {_faces(r.faces)}")
+                lines.append(f"    {r.name}: a die with faces {faces_text(r.faces)}")
             elif isinstance(r, Pool):
                 each = f", each read as {to_text(r.each.node)}" if r.each else ""
-                lines.append(f"    {r.name}: a pool of {to_text(r.count.node)} dice with faces {_faces(r.faces)}{each}")
+                lines.append(f"    {r.name}: a pool of {to_text(r.count.node)} dice with faces {faces_text(r.faces)}{each}")
                 for t in r.triggers:
                     verb = "must" if t.must else "may"
                     target = "the die itself" if t.target is None else f"a die where {t.target.text}"
@@ -116,12 +116,6 @@ def ruleset_text(model: RulesetModel) -> str:
         for n in model.notes:
             lines.append(f"  [{n.id}] {n.text}")
     return "\n".join(lines)
-
-
-def _faces(faces: tuple[int, ...]) -> str:
-    if faces == tuple(range(faces[0], faces[0] + len(faces))):
-        return f"{faces[0]}..{faces[-1]}"
-    return ", ".join(map(str, faces))
 
 
 def _bar(p: float, width: int = 30) -> str:

@@ -20,7 +20,7 @@ from .compile import first_rule
 from .errors import Diagnostic, InputError, LimitError, did_you_mean
 from .limits import DEFAULT_LIMITS, Limits, redraw_times, roll_count
 from .model import Check, Die, Draw, Expr, Pool, Randomizer, Rule
-from .values import Multi, Symbol, show, to_json
+from .values import Multi, Symbol, faces_text, show, to_json
 
 Forced = Mapping[str, Any]
 _new = tuple.__new__  # builds a Step without NamedTuple's Python-level constructor (hot path)
@@ -104,7 +104,7 @@ class _Source:
                     raise _bad_force(r, self.drawn.get(r.name, []), "ran out: the roll needed more faces")
                 face = queue.pop(0)
                 if face not in r.faces:
-                    raise _bad_force(r, face, f"is not a face of this die ({_faces(r.faces)})")
+                    raise _bad_force(r, face, f"is not a face of this die ({faces_text(r.faces)})")
             else:
                 face = r.faces[self.rng.randrange(len(r.faces))]
             out.append(face)
@@ -210,10 +210,6 @@ def _auto(
 def _rule_text(rule: Rule) -> str:
     then = rule.then.text
     return f"when {rule.when.text} → {then}" if rule.when is not None else f"otherwise → {then}"
-
-
-def _faces(faces: tuple[int, ...]) -> str:
-    return f"{faces[0]}..{faces[-1]}" if faces == tuple(range(faces[0], faces[0] + len(faces))) else str(list(faces))
 
 
 def _roll_step(r: Randomizer, value: Any) -> Step:

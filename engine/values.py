@@ -129,3 +129,10 @@ def to_json(value: object) -> object:
     if isinstance(value, range):
         return [value.start, value.stop - 1]
     return str(value)
+
+
+def faces_text(faces: tuple[int, ...]) -> str:
+    """A die's faces as people write them: `0..9` when they run in steps of one, else listed."""
+    if faces and faces == tuple(range(faces[0], faces[0] + len(faces))):
+        return f"{faces[0]}..{faces[-1]}"
+    return ", ".join(map(str, faces))
