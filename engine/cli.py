@@ -166,7 +166,7 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.format == "text":
             if ok and checks is not None:
                 more = f", {warnings} warning(s)" if warnings else ""
-                out.write(f"ok      {f}  ({len(checks)} checks: {', '.join(checks)}{more})\n")
+                out.write(f"ok      {f}  ({len(checks)} check{'s' if len(checks) != 1 else ''}: {', '.join(checks)}{more})\n")
             else:
                 out.write(f"FAILED  {f}\n")
             if diags:
@@ -183,11 +183,12 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _list(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    for name, path in shipped_rulesets().items():
-        rs = load(path)
-        out.write(f"{name:<12} {rs.title}\n")
+    loaded = [(name, load(path)) for name, path in shipped_rulesets().items()]
+    width = max([len(n) for n, _ in loaded] + [len(c) + 2 for _, rs in loaded for c in rs.checks]) + 1
+    for name, rs in loaded:
+        out.write(f"{name:<{width}} {rs.title}\n")
         for c in rs.checks.values():
-            out.write(f"  {c.name:<12} {c.title}\n")
+            out.write(f"  {c.name:<{width - 2}} {c.title}\n")
     return 0
 
 
