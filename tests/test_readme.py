@@ -57,3 +57,19 @@ def test_readme_command_prints_what_the_readme_shows(command: str, shown: list[s
     printed = (run.stdout + run.stderr).splitlines()
     missing = [line for line in shown if line.strip() and line not in printed]
     assert not missing, f"{command} no longer prints:\n" + "\n".join(missing) + "\n--- it printed:\n" + run.stdout + run.stderr
+
+
+def test_readme_python_api_block_runs_and_says_true_things() -> None:
+    """The README's Python block runs, and the values in its comments are the real ones."""
+    [block] = re.findall(r"```python\n(.*?)```", README, flags=re.S)
+    scope: dict[str, object] = {}
+    exec(compile(block, "README.md", "exec"), scope)  # noqa: S102 - our own README
+    from fractions import Fraction
+
+    result, dist = scope["result"], scope["dist"]
+    assert result.outcome == "low_success" and "'low_success'" in block  # type: ignore[attr-defined]
+    assert result.values["roll"] == 52 and "# 52" in block  # type: ignore[attr-defined]
+    assert dist.probability("botch") == Fraction(1, 20)  # type: ignore[attr-defined]
+    assert dist.at_least("low_success") == Fraction(11, 20)  # type: ignore[attr-defined]
+    assert dist.value("roll").mean == Fraction(101, 2)  # type: ignore[attr-defined]
+    assert result.trace[0] == ("input", "target", 55, "")  # type: ignore[attr-defined]
