@@ -66,7 +66,10 @@ def check_version(doc: Document) -> None:
 
 def compile_document(doc: Document) -> RulesetModel:
     """Compile a validated document, raising `CompileError` with every problem found."""
-    return _Compiler(doc).run()
+    try:
+        return _Compiler(doc).run()
+    except _Fail as f:  # a problem outside any statement: still a diagnostic, never a traceback
+        raise CompileError([f.diag]) from None
 
 
 class _Compiler(Lowering):
@@ -268,7 +271,9 @@ class _Compiler(Lowering):
             with self.statement():
                 if oname in scope or oname == "outcome":
                     raise _fail("RC307", f"output '{oname}' has the name of another value", self.doc.span(path + ("outputs", oname), key=True))
-                outputs.append((oname, self.expr(path + ("outputs", oname), out_scope)))
+                e = self.expr(path + ("outputs", oname), out_scope)
+                outputs.append((oname, e))
+                out_scope[oname] = e.type  # later outputs may use earlier ones
 
         if len(self.diags) > before or outcome is None:
             return None
@@ -291,7 +296,11 @@ class _Compiler(Lowering):
         else:
             read_by += [n for rule in outcome for n in (rule.when.node if rule.when else None, rule.then.node) if n is not None]
         roll = [self._with_folds(r, read_by, scope) for r in roll]
-        program = self._program(name, scope, out_t, [r.name for r in roll], post, outcome, outputs)
+        program = None
+        with self.statement():
+            program = self._program(name, scope, out_t, [r.name for r in roll], post, outcome, outputs)
+        if program is None:
+            return None
         return Check(
             name=name,
             title=spec.get("title", name),
@@ -440,6 +449,7 @@ class _Compiler(Lowering):
         try:
             full = dict(scope)
             full["outcome"] = out_t
+
             def guarded(target: str, node: ast.Node, expect: T.Type | None) -> list[str]:
                 """An assignment whose errors are placed at its own expression (free until raised)."""
                 return [
@@ -463,7 +473,9 @@ class _Compiler(Lowering):
                 else:
                     span = self.emit.const(outcome[0].span if outcome else None)
                     lines += ["else:", f"    raise _nomatch({span}, 'outcome rule', _show(env, {', '.join(f'v_{d}' for d in dice)}))"]
-            lines += [line for n, e in outputs for line in guarded(f"v_{n}", e.node, None)]
+            for n, e in outputs:
+                lines += guarded(f"v_{n}", e.node, None)
+                full[n] = e.type  # later outputs may use earlier ones
             names = [let.name for let in post] + [n for n, _ in outputs]
             lines.append("return (v_outcome, rule, " + "".join(f"v_{n}, " for n in names) + ")")
             where = self.doc.span(("checks", name), key=True)
@@ -480,6 +492,8 @@ class _Compiler(Lowering):
             if state.get(n) == 2:
                 return
             if state.get(n) == 1:
+                if n not in trail:
+                    return  # part of a circle already reported
                 cycle = " -> ".join(trail[trail.index(n) :] + [n])
                 raise _fail("RC308", f"named values depend on each other in a circle: {cycle}", self.doc.span(path + ("let", n), key=True))
             state[n] = 1
