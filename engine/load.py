@@ -7,6 +7,7 @@ a side table keyed by the path to each value.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.error import MarkedYAMLError, ReusedAnchorWarning, YAMLError
 
 from .errors import Diagnostic, LoadError
 from .source import SourceFile, Span
@@ -189,7 +190,11 @@ def load(source: SourceFile) -> Document:
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
     try:
-        tree = yaml.load(source.text)
+        with warnings.catch_warnings():
+            # YAML lets an anchor be defined again (later aliases mean the newer one);
+            # ruamel only warns, and a warning is not ours to print.
+            warnings.simplefilter("ignore", ReusedAnchorWarning)
+            tree = yaml.load(source.text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         span = Span(source, mark.line + 1, mark.column + 1) if mark else None
