@@ -84,7 +84,7 @@ class Procedure:
                 t.must,
                 t.target is None,
                 t.per_die,
-                True if t.only_if is None else bool(t.only_if.run(env)),
+                True if t.only_if is None else bool(t.only_if.run(dict(env))),
                 t.repeat,
                 t.pick,
             )

@@ -160,14 +160,15 @@ class ExprOrigin:
         return Span(self.source, a[0], a[1], b[0], b[1])
 
     def _mapped(self, line: int, col: int, end_line: int, end_col: int) -> Span:
-        assert self.positions is not None
+        positions = self.positions
+        assert positions is not None
 
         def index_of(ln: int, cl: int) -> int:
             start = self.breaks[min(max(ln, 1), len(self.breaks)) - 1]
-            return min(max(start + cl - 1, 0), len(self.positions) - 1)
+            return min(max(start + cl - 1, 0), len(positions) - 1)
 
-        a = self.positions[index_of(line, col)]
-        last = self.positions[index_of(end_line, end_col - 1)] if end_col > 1 else a
+        a = positions[index_of(line, col)]
+        last = positions[index_of(end_line, end_col - 1)] if end_col > 1 else a
         end = (last[0], last[1] + 1) if last[0] == a[0] else (a[0], a[1] + 1)
         return Span(self.source, a[0], a[1], end[0], end[1])
 

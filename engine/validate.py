@@ -61,7 +61,7 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
     if error.validator in ("oneOf", "anyOf") and error.context:
         # Only the alternatives of the instance's own type explain it (an array is not a string).
         fitting = [e for e in error.context if e.validator != "type" or len(e.absolute_path) > len(error.absolute_path)]
-        custom = error.schema.get("errorMessage")
+        custom = _schema_of(error).get("errorMessage")
         deeper = best_match(fitting or error.context)
         if custom and len(deeper.absolute_path) <= len(error.absolute_path) and deeper.validator not in ("additionalProperties",):
             return Diagnostic("RC105", f"{_where(list(error.absolute_path))}: {custom}", doc.span(tuple(error.absolute_path)))
@@ -72,7 +72,7 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
     where = _where(path)
     v = error.validator
     if v == "additionalProperties":
-        allowed = list(error.schema.get("properties", {}))
+        allowed = list(_schema_of(error).get("properties", {}))
         extra = [k for k in error.instance if k not in allowed] if isinstance(error.instance, dict) else []
         key = extra[0] if extra else "?"
         return Diagnostic(
@@ -86,11 +86,11 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
         key_span = doc.span(tuple(path), key=True) if path else span
         return Diagnostic("RC101", f"{where} is missing the required key '{missing}'", key_span)
     if v == "type":
-        want = error.validator_value
+        want: Any = error.validator_value
         want_s = " or ".join(want) if isinstance(want, list) else want
         return Diagnostic("RC103", f"{where} should be {_article(want_s)}, not {_kind(error.instance)}", span)
     if v in ("enum", "const"):
-        options = error.validator_value if v == "enum" else [error.validator_value]
+        options: list[Any] = list(error.validator_value) if v == "enum" else [error.validator_value]  # type: ignore[arg-type]
         hint = did_you_mean(str(error.instance), [str(o) for o in options])
         return Diagnostic("RC104", f"{where} must be one of {', '.join(map(repr, options))}, not {error.instance!r}", span, hint)
     if v == "pattern":
@@ -102,9 +102,14 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
     if v in ("minimum", "maximum", "minItems", "minProperties", "uniqueItems"):
         return Diagnostic("RC104", f"{where}: {error.message}", span)
     if v == "oneOf" or v == "not":
-        text = error.schema.get("errorMessage") or error.schema.get("description", error.message)
+        text = _schema_of(error).get("errorMessage") or _schema_of(error).get("description", error.message)
         return Diagnostic("RC105", f"{where} does not have a valid form: {text}", span)
     return Diagnostic("RC105", f"{where}: {error.message}", span)
+
+
+def _schema_of(error: ValidationError) -> dict[str, Any]:
+    """The schema an error came from, as a mapping (jsonschema also allows booleans there)."""
+    return error.schema if isinstance(error.schema, dict) else {}
 
 
 def _article(word: str) -> str:
