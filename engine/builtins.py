@@ -59,11 +59,14 @@ def _ordered(args: Sequence[T.Type]) -> T.Type | str:
     return first
 
 
-def _of_multi(result: Callable[[T.Type], T.Type]) -> Typer:
+def _of_multi(result: Callable[[T.Type], T.Type | str], unknown: T.Type = T.ANY) -> Typer:
+    """A statistic of one pool or draw: `result` turns the element type into the result type
+    (or a complaint); `unknown` is the result when the argument's type is not known."""
+
     def typer(args: Sequence[T.Type]) -> T.Type | str:
         a = args[0]
         if a.kind == "any":
-            return T.ANY
+            return unknown
         if a.kind != "multi" or a.elem is None:
             return f"expects a pool or draw, got {a}"
         return result(a.elem)
@@ -85,14 +88,9 @@ def _count_typer(args: Sequence[T.Type]) -> T.Type | str:
     return T.NUM
 
 
-def _sum_typer(args: Sequence[T.Type]) -> T.Type | str:
-    a = args[0]
-    if a.kind == "any":
-        return T.NUM
-    if a.kind != "multi" or a.elem is None:
-        return f"expects a pool or draw, got {a}"
-    if not T.NUM.accepts(a.elem):
-        return f"adds numbers, but this pool reads as {a.elem}; count() the readings instead"
+def _sum_of(elem: T.Type) -> T.Type | str:
+    if not T.NUM.accepts(elem):
+        return f"adds numbers, but this pool reads as {elem}; count() the readings instead"
     return T.NUM
 
 
@@ -156,7 +154,7 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
         Builtin("max", 1, 8, _ordered, _extreme("max", max), "the greatest of its arguments, or of a pool"),
         Builtin("clamp", 3, 3, _ordered, _clamp, "clamp(x, lo, hi): x kept within lo..hi"),
         Builtin("count", 1, 2, _count_typer, _fold("count"), "count(p): dice in p; count(p, x): dice reading x (or in a list/range)"),
-        Builtin("sum", 1, 1, _sum_typer, _fold("sum"), "total of a pool's readings"),
+        Builtin("sum", 1, 1, _of_multi(_sum_of, T.NUM), _fold("sum"), "total of a pool's readings"),
         Builtin("highest", 1, 1, _of_multi(lambda e: e), _fold("highest"), "the highest reading of a pool"),
         Builtin("lowest", 1, 1, _of_multi(lambda e: e), _fold("lowest"), "the lowest reading of a pool"),
         Builtin("best", 1, 1, _of_multi(lambda e: e), _fold("best"), "the best chit of a draw (by the bag's order)"),

@@ -16,6 +16,8 @@ import pytest
 import engine
 from engine.errors import InputError
 
+from _chill import chill_band, chill_reading
+
 CHILL = engine.load("chill")
 CHIMERA = engine.load("chimera")
 CASTLE = engine.load("castle")
@@ -76,28 +78,6 @@ def test_every_check_reaches_every_declared_outcome(ruleset, check):
 # ---------------------------------------------------------------------------------------------
 # Chill — the Specific check
 # ---------------------------------------------------------------------------------------------
-
-
-def chill_reading(tens: int, ones: int) -> int:
-    """Percentile dice: tens and ones, and "if you roll double zeros, read the dice as 100"."""
-    return 100 if tens == 0 and ones == 0 else tens * 10 + ones
-
-
-def chill_band(roll: int, doubles: bool, target: int) -> str:
-    """The five results of a Specific check, from the text.
-
-    Readings the text leaves open follow chill.yaml's notes: `hundred` (100 always fails; a
-    Botch unless the target is *greater than* 100), `half-target` (exactly half is High).
-    """
-    if roll == 100:
-        return "failure" if target > 100 else "botch"
-    if doubles:
-        return "botch" if roll > target else "colossal_success"
-    if roll > target:
-        return "failure"
-    if roll * 2 <= target:
-        return "high_success"
-    return "low_success"
 
 
 def chill(tens: int, ones: int, target: int, tokens: int = 0) -> engine.Result:
