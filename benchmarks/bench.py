@@ -28,8 +28,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import engine  # noqa: E402
 import peers  # noqa: E402
+
+import engine  # noqa: E402
 
 Result = dict[Any, Fraction]
 
@@ -103,7 +104,9 @@ def tasks() -> list[tuple[str, Callable[[], Any], Callable[[], Any], Callable[[]
         )
 
     def extent() -> dict[str, Fraction]:
-        return _clean(dict(chthonian.distribution("standard", traits=3, difficulty=8).value("extent").items()))
+        return _clean(
+            dict(chthonian.distribution("standard", traits=3, difficulty=8).value("extent").items())
+        )
 
     out.append(
         (
@@ -188,15 +191,21 @@ def run_sampling(d20_python: str | None, rounds: int = 3) -> list[str]:
     for _ in range(rounds):
         ours.append(_ours())
         if d20_python:
-            out = subprocess.run([d20_python, "-c", _D20_SNIPPET], capture_output=True, text=True, check=True).stdout.split()
+            out = subprocess.run(
+                [d20_python, "-c", _D20_SNIPPET], capture_output=True, text=True, check=True
+            ).stdout.split()
             theirs.append((float(out[0]), float(out[1])))
     med = statistics.median(m for m, _ in ours)
     best = min(b for _, b in ours)
-    rows = [f"rulecraft Chill Specific roll with trace (Python API): median {med * 1e6:.1f} µs, best {best * 1e6:.1f} µs per roll"]
+    rows = [
+        f"rulecraft Chill Specific roll with trace (Python API): median {med * 1e6:.1f} µs, best {best * 1e6:.1f} µs per roll"
+    ]
     if theirs:
         tmed = statistics.median(m for m, _ in theirs)
         tbest = min(b for _, b in theirs)
-        rows.append(f"d20 roll('2d10') and classify in Python:              median {tmed * 1e6:.1f} µs, best {tbest * 1e6:.1f} µs per roll")
+        rows.append(
+            f"d20 roll('2d10') and classify in Python:              median {tmed * 1e6:.1f} µs, best {tbest * 1e6:.1f} µs per roll"
+        )
         rows.append(f"ratio rulecraft / d20: median {med / tmed:.2f}, best {best / tbest:.2f}")
     else:
         rows.append("d20 not timed (pass --d20 PYTHON, a Python with d20 installed; see docs/performance.md)")
@@ -221,7 +230,9 @@ def run_procedure() -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--d20", metavar="PYTHON", help="a Python interpreter that has d20 installed")
     args = parser.parse_args()

@@ -37,8 +37,9 @@ per-call timings.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 import dyce
 import icepool
@@ -92,9 +93,14 @@ CHIMERA_CLASSES = ("crit_fail", "fail", "half_pass", "pass", "crit_pass")
 # Face (0..9) -> class name.
 CHIMERA_FACE_CLASS = (
     "crit_fail",  # 0
-    "fail", "fail", "fail",  # 1-3
-    "half_pass", "half_pass",  # 4-5
-    "pass", "pass", "pass",  # 6-8
+    "fail",
+    "fail",
+    "fail",  # 1-3
+    "half_pass",
+    "half_pass",  # 4-5
+    "pass",
+    "pass",
+    "pass",  # 6-8
     "crit_pass",  # 9
 )
 # Tie-break preference, most preferred first.
@@ -171,8 +177,9 @@ def chill_specific_dyce(target: int) -> dict[str, Fraction]:
 class _MajorityEvaluator(icepool.MultisetEvaluator):
     """State = max((count, rank)) over the outcomes seen so far; the final outcome is the rank."""
 
-    def next_state(self, state: tuple[int, int] | None, order: Any, outcome: int,
-                   count: int) -> tuple[int, int]:
+    def next_state(
+        self, state: tuple[int, int] | None, order: Any, outcome: int, count: int
+    ) -> tuple[int, int]:
         cand = (count, outcome)
         return cand if state is None or cand > state else state
 
@@ -212,14 +219,16 @@ def chimera_majority_icepool(n: int) -> dict[str, Fraction]:
     one, reuses sub-results.  ``_chimera_majority_icepool_nocache`` uses a
     fresh evaluator per call to show the uncached cost.
     """
-    return _icepool_dict(_majority_evaluator.evaluate(icepool.Die(_CHIMERA_FACE_RANK).pool(n)),
-                         _CHIMERA_RANK_NAME)
+    return _icepool_dict(
+        _majority_evaluator.evaluate(icepool.Die(_CHIMERA_FACE_RANK).pool(n)), _CHIMERA_RANK_NAME
+    )
 
 
 def _chimera_majority_icepool_nocache(n: int) -> dict[str, Fraction]:
     """Same as ``chimera_majority_icepool`` with a fresh evaluator, so no cache carries over between calls."""
-    return _icepool_dict(_MajorityEvaluator().evaluate(icepool.Die(_CHIMERA_FACE_RANK).pool(n)),
-                         _CHIMERA_RANK_NAME)
+    return _icepool_dict(
+        _MajorityEvaluator().evaluate(icepool.Die(_CHIMERA_FACE_RANK).pool(n)), _CHIMERA_RANK_NAME
+    )
 
 
 def _chimera_majority_icepool_builtin(n: int) -> dict[str, Fraction]:
@@ -344,9 +353,7 @@ def castle_draw_dyce(k: int = 2, keep: str = "best", sets: int = 5) -> dict[str,
         rest = list(bag)
         rest[got] -= 1
         rest_t = tuple(rest)
-        nxt = dyce.expand(
-            draw, H({i: c for i, c in enumerate(rest_t) if c}), bag=rest_t, left=left - 1
-        )
+        nxt = dyce.expand(draw, H({i: c for i, c in enumerate(rest_t) if c}), bag=rest_t, left=left - 1)
         return nxt.apply(lambda x: pick(x, got))
 
     if k < 1 or k > sum(bag0):
@@ -641,9 +648,11 @@ def _main() -> int:
     run("chimera_majority", [(n,) for n in CHIMERA_NS], _brute_chimera_multisets)
     for n in CHIMERA_NS:
         expected = _brute_chimera_multisets(n)
-        for lib, fn in (("dyce-expand", _chimera_majority_dyce_expand),
-                        ("icepool-nocache", _chimera_majority_icepool_nocache),
-                        ("icepool-builtin", _chimera_majority_icepool_builtin)):
+        for lib, fn in (
+            ("dyce-expand", _chimera_majority_dyce_expand),
+            ("icepool-nocache", _chimera_majority_icepool_nocache),
+            ("icepool-builtin", _chimera_majority_icepool_builtin),
+        ):
             _check_result("chimera_majority", (n,), expected, fn(n), lib)
     print("ok  chimera_majority alternative formulations (dyce expand, icepool no-cache/builtin)")
 

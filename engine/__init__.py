@@ -1,27 +1,48 @@
 """rulecraft: a declarative rules engine for tabletop role-playing games.
 
-    >>> import engine, random
-    >>> rules = engine.load("rulesets/mygame.yaml")           # or YAML text, or a shipped name
-    >>> result = rules.roll("attack", random.Random(7), skill=3)
-    >>> result.outcome, result.values, result.trace            # what, the named values, and why
-    >>> rules.distribution("attack", skill=3).table()          # exact Fractions, worst first
+>>> import engine, random
+>>> rules = engine.load("rulesets/mygame.yaml")           # or YAML text, or a shipped name
+>>> result = rules.roll("attack", random.Random(7), skill=3)
+>>> result.outcome, result.values, result.trace            # what, the named values, and why
+>>> rules.distribution("attack", skill=3).table()          # exact Fractions, worst first
 """
 
-from .api import Ruleset as Ruleset, load as load, load_source as load_source
+from .api import Ruleset as Ruleset
+from .api import load as load
+from .api import load_source as load_source
 from .errors import (
     CompileError as CompileError,
+)
+from .errors import (
     Diagnostic as Diagnostic,
+)
+from .errors import (
     EvalError as EvalError,
+)
+from .errors import (
     ExprSyntaxError as ExprSyntaxError,
+)
+from .errors import (
     InputError as InputError,
+)
+from .errors import (
     LimitError as LimitError,
+)
+from .errors import (
     LoadError as LoadError,
+)
+from .errors import (
     RulecraftError as RulecraftError,
+)
+from .errors import (
     SchemaError as SchemaError,
 )
-from .limits import Limits as Limits
-from .sample import Result as Result, Step as Step
-from .values import Multi as Multi, Symbol as Symbol
+from .eval.sample import Result as Result
+from .eval.sample import Step as Step
+from .model.values import Multi as Multi
+from .model.values import Symbol as Symbol
+from .runtime.limits import Limits as Limits
+from .syntax.positions import SourceFile as SourceFile
 
 __all__ = [
     "CompileError",
@@ -37,6 +58,7 @@ __all__ = [
     "Ruleset",
     "RulecraftError",
     "SchemaError",
+    "SourceFile",
     "Step",
     "Symbol",
     "load",

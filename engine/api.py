@@ -11,18 +11,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .chains import POLICIES
-from .compile import check_version, compile_document
-from .exact import Distribution, distribution
+from .compiler.structure import check_version, compile_document
 from .errors import Diagnostic, InputError, LoadError, did_you_mean
-from .inputs import bind_inputs
-from .limits import DEFAULT_LIMITS, Limits
-from .load import Document, load as load_yaml, read_source
-from .model import Check, RulesetModel
-from .resources import shipped_rulesets
-from .sample import Forced, Result, sample
-from .source import SourceFile
-from .validate import validate
+from .eval.exact import Distribution, distribution
+from .eval.sample import Forced, Result, sample
+from .model.ruleset import Check, RulesetModel
+from .runtime.inputs import bind_inputs
+from .runtime.limits import DEFAULT_LIMITS, Limits
+from .runtime.procedure import POLICIES
+from .syntax.document import Document, read_source
+from .syntax.document import load as load_yaml
+from .syntax.positions import SourceFile
+from .syntax.resources import shipped_rulesets
+from .syntax.schema import validate
 
 
 class Ruleset:
@@ -54,7 +55,9 @@ class Ruleset:
             return found
         else:
             hint = did_you_mean(name, self.model.checks) or f"checks: {', '.join(self.model.checks)}"
-            raise InputError([Diagnostic("RC402", f"ruleset '{self.name}' has no check '{name}'", None, hint)]) from None
+            raise InputError(
+                [Diagnostic("RC402", f"ruleset '{self.name}' has no check '{name}'", None, hint)]
+            ) from None
 
     def roll(
         self,
@@ -71,7 +74,9 @@ class Ruleset:
         order) or draws (`{"beads": ["good"]}`); `policy` ("always", "never", "optimal")
         decides every choice the rules leave to the player."""
         c = self.check(check)
-        return sample(c, self._bind(c, inputs), rng if rng is not None else random.Random(), forced, self.limits, policy)
+        return sample(
+            c, self._bind(c, inputs), rng if rng is not None else random.Random(), forced, self.limits, policy
+        )
 
     def _bind(self, check: Check, inputs: dict[str, Any]) -> dict[str, Any]:
         """Checked inputs, memoised: a table rolls the same check with the same inputs often."""
@@ -93,7 +98,9 @@ class Ruleset:
         c = self.check(check)
         bound = self._bind(c, inputs)
         if policy not in POLICIES:
-            raise InputError([Diagnostic("RC408", f"unknown policy '{policy}'", None, f"policies: {', '.join(POLICIES)}")])
+            raise InputError(
+                [Diagnostic("RC408", f"unknown policy '{policy}'", None, f"policies: {', '.join(POLICIES)}")]
+            )
         key = (check, policy, *bound.items())
         cached = self._dist_cache.get(key)
         if cached is None:
@@ -115,7 +122,14 @@ def load(path_or_text: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str
     elif isinstance(path_or_text, str) and _looks_like_a_name(path_or_text):
         known = list(shipped_rulesets())
         raise LoadError(
-            [Diagnostic("RC001", f"no ruleset '{path_or_text}': not a shipped ruleset nor a file", None, did_you_mean(path_or_text, known) or f"shipped rulesets: {', '.join(known)}")]
+            [
+                Diagnostic(
+                    "RC001",
+                    f"no ruleset '{path_or_text}': not a shipped ruleset nor a file",
+                    None,
+                    did_you_mean(path_or_text, known) or f"shipped rulesets: {', '.join(known)}",
+                )
+            ]
         )
     source = read_source(path_or_text, name)
     return load_source(source, limits=limits)

@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .api import Ruleset, load
-from .chains import POLICIES
-from .examples import run_examples
 from .errors import Diagnostic, InputError, RulecraftError, did_you_mean
-from .plot import check_plot_path, plot_distribution, plot_sweep
-from .values import show
-from .render import check_text, distribution_text, result_text, ruleset_text, sweep_text, value_text
-from .resources import schema_path, shipped_rulesets
-from .starter import NAME_PATTERN, schema_reference, starter_text
+from .model.values import show
+from .runtime.procedure import POLICIES
+from .syntax.resources import schema_path, shipped_rulesets
+from .tools.examples import run_examples
+from .tools.plot import check_plot_path, plot_distribution, plot_sweep
+from .tools.render import check_text, distribution_text, result_text, ruleset_text, sweep_text, value_text
+from .tools.starter import NAME_PATTERN, schema_reference, starter_text
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -58,7 +58,11 @@ def _parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check ruleset files or folders; exit 1 on any problem")
     v.add_argument("paths", nargs="+", help="ruleset files, folders of them, or shipped ruleset names")
     v.add_argument("--format", choices=["text", "json"], default="text", help="diagnostics as text or JSON")
-    v.add_argument("--strict", action="store_true", help="treat lint warnings as errors (RC809, 'not fully analysed', stays a warning)")
+    v.add_argument(
+        "--strict",
+        action="store_true",
+        help="treat lint warnings as errors (RC809, 'not fully analysed', stays a warning)",
+    )
     v.set_defaults(func=_validate)
 
     ls = sub.add_parser("list", help="the shipped rulesets and their checks")
@@ -72,20 +76,45 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("roll", help="roll one check and explain the result")
     r.add_argument("ruleset", help="a shipped ruleset's name or a path")
     r.add_argument("check", help="the check to roll")
-    r.add_argument("-i", "--input", action="append", default=[], metavar="NAME=VALUE", help="an input of the check")
-    r.add_argument("--force", action="append", default=[], metavar="NAME=FACES", help="fix a die (tens=5), pool (dice=9,2,0) or draw (beads=good)")
+    r.add_argument(
+        "-i", "--input", action="append", default=[], metavar="NAME=VALUE", help="an input of the check"
+    )
+    r.add_argument(
+        "--force",
+        action="append",
+        default=[],
+        metavar="NAME=FACES",
+        help="fix a die (tens=5), pool (dice=9,2,0) or draw (beads=good)",
+    )
     r.add_argument("--seed", type=int, help="seed for a replayable roll")
-    r.add_argument("--policy", choices=POLICIES, default="always", help="how the player decides every 'may' (default always)")
+    r.add_argument(
+        "--policy",
+        choices=POLICIES,
+        default="always",
+        help="how the player decides every 'may' (default always)",
+    )
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.set_defaults(func=_roll)
 
     pr = sub.add_parser("prob", help="the exact distribution of a check's outcomes")
     pr.add_argument("ruleset", help="a shipped ruleset's name or a path")
     pr.add_argument("check", help="the check")
-    pr.add_argument("-i", "--input", action="append", default=[], metavar="NAME=VALUE", help="an input of the check")
+    pr.add_argument(
+        "-i", "--input", action="append", default=[], metavar="NAME=VALUE", help="an input of the check"
+    )
     pr.add_argument("--sweep", metavar="NAME=A..B", help="one row per value of an input (A..B, or a,b,c)")
-    pr.add_argument("--value", action="append", default=[], metavar="NAME", help="also show the distribution of a named value")
-    pr.add_argument("--plot", metavar="FILE", help="draw the distribution or sweep to a .png or .svg file (needs matplotlib)")
+    pr.add_argument(
+        "--value",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also show the distribution of a named value",
+    )
+    pr.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="draw the distribution or sweep to a .png or .svg file (needs matplotlib)",
+    )
     pr.add_argument("--json", action="store_true", help="print exact fractions as JSON")
     pr.add_argument(
         "--policy",
@@ -96,7 +125,9 @@ def _parser() -> argparse.ArgumentParser:
     pr.set_defaults(func=_prob)
 
     t = sub.add_parser("test", help="run the worked examples written inside rulesets; exit 1 on any failure")
-    t.add_argument("paths", nargs="*", help="ruleset files, folders, or shipped names (default: the shipped rulesets)")
+    t.add_argument(
+        "paths", nargs="*", help="ruleset files, folders, or shipped names (default: the shipped rulesets)"
+    )
     t.add_argument("--format", choices=["text", "json"], default="text", help="results as text or JSON")
     t.set_defaults(func=_test)
 
@@ -141,7 +172,7 @@ def _files(paths: list[str]) -> list[Path]:
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Load each file (schema, names, types), then lint it; every problem of a file in one
     run, errors first, then by position. `--strict` makes warnings errors (not RC809)."""
-    from .lint import lint, ordered, promote
+    from .tools.lint import lint, ordered, promote
 
     files = _files(args.paths)
     report: list[dict[str, Any]] = []
@@ -166,7 +197,9 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.format == "text":
             if ok and checks is not None:
                 more = f", {warnings} warning(s)" if warnings else ""
-                out.write(f"ok      {f}  ({len(checks)} check{'s' if len(checks) != 1 else ''}: {', '.join(checks)}{more})\n")
+                out.write(
+                    f"ok      {f}  ({len(checks)} check{'s' if len(checks) != 1 else ''}: {', '.join(checks)}{more})\n"
+                )
             else:
                 out.write(f"FAILED  {f}\n")
             if diags:
@@ -206,7 +239,9 @@ def _forced(pairs: dict[str, str]) -> dict[str, Any]:
     for name, text in pairs.items():
         parts = [p.strip() for p in text.split(",") if p.strip()]
         values: list[Any] = [int(p) if p.lstrip("-").isdigit() else p for p in parts]
-        forced[name] = values[0] if len(values) == 1 and isinstance(values[0], int) and "," not in text else values
+        forced[name] = (
+            values[0] if len(values) == 1 and isinstance(values[0], int) and "," not in text else values
+        )
     return forced
 
 
@@ -231,15 +266,25 @@ def _roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _sweep_values(spec: str) -> tuple[str, list[str]]:
     name, sep, text = spec.partition("=")
     if not sep or not name.strip() or not text.strip():
-        raise InputError([Diagnostic("RC407", f"--sweep '{spec}' is not of the form NAME=A..B or NAME=a,b,c", None)])
+        raise InputError(
+            [Diagnostic("RC407", f"--sweep '{spec}' is not of the form NAME=A..B or NAME=a,b,c", None)]
+        )
     if ".." in text:
         lo, _, hi = text.partition("..")
         try:
             a, b = int(lo), int(hi)
         except ValueError:
-            raise InputError([Diagnostic("RC407", f"--sweep range '{text}' needs whole numbers, like 1..120", None)]) from None
+            raise InputError(
+                [Diagnostic("RC407", f"--sweep range '{text}' needs whole numbers, like 1..120", None)]
+            ) from None
         if b < a or b - a > 10_000:
-            raise InputError([Diagnostic("RC407", f"--sweep range '{text}' must run upwards over at most 10001 values", None)])
+            raise InputError(
+                [
+                    Diagnostic(
+                        "RC407", f"--sweep range '{text}' must run upwards over at most 10001 values", None
+                    )
+                ]
+            )
         return name.strip(), [str(v) for v in range(a, b + 1)]
     return name.strip(), [v.strip() for v in text.split(",") if v.strip()]
 
@@ -258,11 +303,22 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         dists = [rs.distribution(args.check, policy=args.policy, **{**inputs, name: v}) for v in values]
         points = [dists[i].inputs[name] for i in range(len(values))]
         if args.json:
-            json.dump({"ruleset": rs.name, "check": check.name, "sweep": name, "rows": [d.as_json() for d in dists]}, out, indent=2)
+            json.dump(
+                {
+                    "ruleset": rs.name,
+                    "check": check.name,
+                    "sweep": name,
+                    "rows": [d.as_json() for d in dists],
+                },
+                out,
+                indent=2,
+            )
             out.write("\n")
         else:
             fixed = ", ".join(f"{k}={v}" for k, v in inputs.items())
-            out.write(f"{title}{'  (' + fixed + ')' if fixed else ''}\n" + sweep_text(name, points, dists) + "\n")
+            out.write(
+                f"{title}{'  (' + fixed + ')' if fixed else ''}\n" + sweep_text(name, points, dists) + "\n"
+            )
         if args.plot:
             plot_sweep(name, points, dists, Path(args.plot), f"{title}: outcome by {name}")
             if not args.json:
@@ -272,7 +328,13 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for name in args.value:
         if name not in dist.values:
             hint = did_you_mean(name, dist.values) or f"values: {', '.join(dist.values)}"
-            raise InputError([Diagnostic("RC402", f"check '{check.name}' has no numeric or scale value '{name}'", None, hint)])
+            raise InputError(
+                [
+                    Diagnostic(
+                        "RC402", f"check '{check.name}' has no numeric or scale value '{name}'", None, hint
+                    )
+                ]
+            )
     if args.json:
         data = dist.as_json()
         data["ruleset"] = rs.name
@@ -283,7 +345,9 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         policy = f"  policy {args.policy}" if check.sequential else ""
         out.write(distribution_text(dist, f"{title}{'  (' + shown + ')' if shown else ''}{policy}") + "\n")
         if dist.capped:
-            out.write(f"  note: a reroll cap ended the procedure with probability {dist.capped} ({float(dist.capped) * 100:.2f}%)\n")
+            out.write(
+                f"  note: a reroll cap ended the procedure with probability {dist.capped} ({float(dist.capped) * 100:.2f}%)\n"
+            )
         for name in args.value:
             out.write(value_text(name, dist.values[name]) + "\n")
     if args.plot:
@@ -294,18 +358,34 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def _prob_policies(rs: Ruleset, args: argparse.Namespace, inputs: dict[str, str], title: str, out: TextIO) -> int:
+def _prob_policies(
+    rs: Ruleset, args: argparse.Namespace, inputs: dict[str, str], title: str, out: TextIO
+) -> int:
     """The three policies side by side: how much the player's choices matter."""
     if args.sweep or args.plot or args.value:
-        raise InputError([Diagnostic("RC407", "--policy all shows one distribution; leave out --sweep, --plot and --value", None)])
+        raise InputError(
+            [
+                Diagnostic(
+                    "RC407",
+                    "--policy all shows one distribution; leave out --sweep, --plot and --value",
+                    None,
+                )
+            ]
+        )
     dists = {p: rs.distribution(args.check, policy=p, **inputs) for p in POLICIES}
     if args.json:
-        json.dump({"ruleset": rs.name, "check": args.check, "policies": {p: d.as_json() for p, d in dists.items()}}, out, indent=2)
+        json.dump(
+            {"ruleset": rs.name, "check": args.check, "policies": {p: d.as_json() for p, d in dists.items()}},
+            out,
+            indent=2,
+        )
         out.write("\n")
         return 0
     first = dists[POLICIES[0]]
     shown = ", ".join(f"{k}={show(v)}" for k, v in first.inputs.items())
-    width = max([len(s.name) for s in first.outcomes.members] + [len(m.name) + 2 for m in first.outcomes.members])
+    width = max(
+        [len(s.name) for s in first.outcomes.members] + [len(m.name) + 2 for m in first.outcomes.members]
+    )
     out.write(f"{title}{'  (' + shown + ')' if shown else ''}\n")
     out.write("  " + "".ljust(width) + "".join(p.rjust(10) for p in POLICIES) + "\n")
     for s in first.outcomes.members:
@@ -327,7 +407,9 @@ def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             rs = load(f)
         except RulecraftError as exc:
             broken += 1
-            report.append({"file": str(f), "ok": False, "diagnostics": [d.as_json() for d in exc.diagnostics]})
+            report.append(
+                {"file": str(f), "ok": False, "diagnostics": [d.as_json() for d in exc.diagnostics]}
+            )
             if args.format == "text":
                 err.write(exc.render() + "\n")
             continue
@@ -351,10 +433,16 @@ def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             mark = "ok    " if all(r.passed for r in results) else "FAILED"
             out.write(f"{mark}  {f}  ({sum(r.passed for r in results)}/{len(results)} examples)\n")
     if args.format == "json":
-        json.dump({"ok": not (failed or broken), "passed": passed, "failed": failed, "files": report}, out, indent=2)
+        json.dump(
+            {"ok": not (failed or broken), "passed": passed, "failed": failed, "files": report}, out, indent=2
+        )
         out.write("\n")
     else:
-        out.write(f"{passed} passed, {failed} failed" + (f", {broken} file(s) did not load" if broken else "") + "\n")
+        out.write(
+            f"{passed} passed, {failed} failed"
+            + (f", {broken} file(s) did not load" if broken else "")
+            + "\n"
+        )
     return 1 if failed or broken or not files else 0
 
 
@@ -369,10 +457,14 @@ def _new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     target = given if given.suffix in (".yaml", ".yml") else given.with_name(given.name + ".yaml")
     name = target.stem.lower()
     if not NAME_PATTERN.match(name):
-        err.write(f"rulecraft new: '{target.stem}' is not a ruleset name: start with a letter, then use a-z 0-9 _ - (for example 'my-game')\n")
+        err.write(
+            f"rulecraft new: '{target.stem}' is not a ruleset name: start with a letter, then use a-z 0-9 _ - (for example 'my-game')\n"
+        )
         return 2
     if target.exists() or target.is_symlink():
-        err.write(f"rulecraft new: {target} already exists; not overwriting it (choose another name, or move the file away)\n")
+        err.write(
+            f"rulecraft new: {target} already exists; not overwriting it (choose another name, or move the file away)\n"
+        )
         return 1
     if not target.parent.is_dir():
         err.write(f"rulecraft new: folder {target.parent} does not exist\n")

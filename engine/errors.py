@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from .source import Span
+from .syntax.positions import Span
 
 Severity = Literal["error", "warning"]
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import warnings
 
 with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", message=r"mypy_extensions\.TypedDict is deprecated", category=DeprecationWarning)
+    warnings.filterwarnings(
+        "ignore", message=r"mypy_extensions\.TypedDict is deprecated", category=DeprecationWarning
+    )
     try:
         import hypothesis.extra._patching  # noqa: F401
     except ImportError:  # libcst is optional for hypothesis; without it there is nothing to pre-import

@@ -14,13 +14,12 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
+from _stats import chi_square_p
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine.source import SourceFile
-
-from _stats import chi_square_p
+from engine.syntax.positions import SourceFile
 
 ALPHA = 1e-6
 CASES = [
@@ -54,7 +53,9 @@ def test_the_test_can_fail() -> None:
     rs = engine.load("chimera")
     exact = {s.name: p for s, p in rs.distribution("single").table()}
     rng = random.Random(1)
-    observed = Counter(rs.roll("single", forced={"die": rng.randrange(1, 10)}).outcome.name for _ in range(6000))
+    observed = Counter(
+        rs.roll("single", forced={"die": rng.randrange(1, 10)}).outcome.name for _ in range(6000)
+    )
     assert chi_square_p(observed, exact) <= ALPHA
 
 
@@ -76,7 +77,9 @@ def banded_ruleset(draw: st.DrawFn) -> tuple[str, list[list[int]], list[int], in
     else:
         bounds = [lo - 1] + cuts
         keys = "".join(
-            f"      {bounds[i]}..{bounds[i + 1] - 1}: {names[i]}\n" for i in range(len(cuts)) if bounds[i] <= bounds[i + 1] - 1
+            f"      {bounds[i]}..{bounds[i + 1] - 1}: {names[i]}\n"
+            for i in range(len(cuts))
+            if bounds[i] <= bounds[i + 1] - 1
         )
         tables = f"tables:\n  band:\n    params: {{t: int}}\n    returns: scale\n    cases:\n{keys}      else: {names[-1]}\n"
         outcome = "    outcome: band(total)\n"

@@ -15,7 +15,7 @@ import pytest
 
 import engine
 from engine.errors import CompileError, InputError, LoadError, RulecraftError, SchemaError
-from engine.source import SourceFile
+from engine.syntax.positions import SourceFile
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -154,7 +154,10 @@ def test_schema_wrong_enum_with_did_you_mean():
 
 
 def test_schema_wrong_type_in_flow_mapping_caret_covers_only_the_value():
-    text = broken("      target:\n        type: int\n        min: 1\n        max: 100\n", "      target: {type: int, min: one, max: 100}\n")
+    text = broken(
+        "      target:\n        type: int\n        min: 1\n        max: 100\n",
+        "      target: {type: int, min: one, max: 100}\n",
+    )
     line, col = locate(text, "min: one", "one")
     with pytest.raises(SchemaError) as info:
         load_text(text)
@@ -187,7 +190,9 @@ def test_unsupported_format_version():
 
 
 def test_unknown_name_inside_an_expression_points_into_the_string():
-    text = broken("outcome: specific_band(roll, doubles, target)", "outcome: specific_band(rol, doubles, target)")
+    text = broken(
+        "outcome: specific_band(roll, doubles, target)", "outcome: specific_band(rol, doubles, target)"
+    )
     d = assert_one_diagnostic(text, CompileError, "RC301", locate(text, "specific_band(rol,", "rol"))
     assert "'rol'" in d.message
     assert d.hint is not None and "did you mean 'roll'" in d.hint
@@ -226,7 +231,7 @@ def test_unknown_name_in_a_folded_block_expression():
 
 def test_unknown_name_after_an_escape_in_a_double_quoted_expression():
     text = broken(
-        'flips: "1 if outcome == \'botch\' else 0"',
+        "flips: \"1 if outcome == 'botch' else 0\"",
         'flips: "1 if outcome == \\"botch\\" else zero"',
     )
     assert_one_diagnostic(text, CompileError, "RC301", locate(text, "flips:", "zero"))
@@ -256,7 +261,9 @@ def test_expression_single_equals_gets_a_hint():
 
 
 def test_expression_ends_too_early():
-    text = broken("outcome: specific_band(roll, doubles, target)", 'outcome: "specific_band(roll, doubles, target"')
+    text = broken(
+        "outcome: specific_band(roll, doubles, target)", 'outcome: "specific_band(roll, doubles, target"'
+    )
     line, _ = locate(text, "outcome:", "outcome")
     source = text.splitlines()[line - 1]
     d = assert_one_diagnostic(text, CompileError, "RC201", (line, source.rindex('"') + 1))
@@ -468,11 +475,15 @@ checks:
 
 
 def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=cwd, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=cwd, timeout=60
+    )
 
 
 def test_cli_validate_reports_a_bad_file_at_its_line_and_column(tmp_path):
-    text = broken("outcome: specific_band(roll, doubles, target)", "outcome: specific_band(rol, doubles, target)")
+    text = broken(
+        "outcome: specific_band(roll, doubles, target)", "outcome: specific_band(rol, doubles, target)"
+    )
     path = tmp_path / "bad.yaml"
     path.write_text(text, encoding="utf-8")
     line, col = locate(text, "specific_band(rol,", "rol")

@@ -29,7 +29,9 @@ from engine.cli import run
 
 ROOT = Path(__file__).resolve().parents[1]
 BROKEN = ROOT / "tests" / "broken"
-HEADER = re.compile(r"^# expect: (?P<code>RC\d{3}) (?P<pos>\d+:\d+|-) (?P<fragment>.+?)(?: \| hint: (?P<hint>.+))?$")
+HEADER = re.compile(
+    r"^# expect: (?P<code>RC\d{3}) (?P<pos>\d+:\d+|-) (?P<fragment>.+?)(?: \| hint: (?P<hint>.+))?$"
+)
 WARNING_CODES = {"RC802", "RC803", "RC804", "RC805", "RC806", "RC807"}
 
 
@@ -71,10 +73,37 @@ def test_the_corpus_is_large_and_covers_every_stage():
     assert len(EXPECT) >= 30
     codes = {e.code for e in EXPECT}
     # load, every schema code, expressions, names/types/structure, examples, and the linter
-    for code in ("RC001", "RC002", "RC003", "RC101", "RC102", "RC103", "RC104", "RC105", "RC201",
-                 "RC301", "RC302", "RC303", "RC304", "RC305", "RC306", "RC307", "RC308", "RC310",
-                 "RC312", "RC313", "RC702", "RC801", "RC802", "RC803", "RC804", "RC805", "RC806",
-                 "RC807", "RC808"):
+    for code in (
+        "RC001",
+        "RC002",
+        "RC003",
+        "RC101",
+        "RC102",
+        "RC103",
+        "RC104",
+        "RC105",
+        "RC201",
+        "RC301",
+        "RC302",
+        "RC303",
+        "RC304",
+        "RC305",
+        "RC306",
+        "RC307",
+        "RC308",
+        "RC310",
+        "RC312",
+        "RC313",
+        "RC702",
+        "RC801",
+        "RC802",
+        "RC803",
+        "RC804",
+        "RC805",
+        "RC806",
+        "RC807",
+        "RC808",
+    ):
         assert code in codes, code
 
 
@@ -119,7 +148,9 @@ def test_warnings_fail_under_strict(e: Expect):
 
 
 def rulecraft(*args: str) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
     assert "Traceback" not in proc.stdout + proc.stderr
     return proc
 

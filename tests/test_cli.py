@@ -15,19 +15,20 @@ import sys
 from pathlib import Path
 
 import pytest
+from _chill import chill_band
 from jsonschema import Draft202012Validator
 from ruamel.yaml import YAML
 
 import engine
-
-from _chill import chill_band
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ("castle", "chill", "chimera", "chthonian")
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=cwd, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=cwd, timeout=60
+    )
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
 
@@ -94,13 +95,26 @@ def test_seeds_vary_the_roll():
 
 
 def test_roll_with_force():
-    proc = run("roll", "chill", "specific", "-i", "target=55", "--force", "tens=7", "--force", "ones=7", "--json")
+    proc = run(
+        "roll", "chill", "specific", "-i", "target=55", "--force", "tens=7", "--force", "ones=7", "--json"
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["outcome"] == "botch"
 
 
 def test_roll_by_path_and_choice_and_bool_inputs():
-    proc = run("roll", "rulesets/castle.yaml", "task", "-i", "skill=advantaged", "-i", "seriously_wounded=true", "--seed", "3", "--json")
+    proc = run(
+        "roll",
+        "rulesets/castle.yaml",
+        "task",
+        "-i",
+        "skill=advantaged",
+        "-i",
+        "seriously_wounded=true",
+        "--seed",
+        "3",
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["inputs"]["skill"] == "advantaged" and data["inputs"]["seriously_wounded"] is True
@@ -125,7 +139,9 @@ def test_validate_json_format():
 def test_validate_a_broken_file_exits_1(tmp_path):
     good = (ROOT / "rulesets" / "chthonian.yaml").read_text(encoding="utf-8")
     bad = tmp_path / "bad.yaml"
-    bad.write_text(good.replace("extent: result - difficulty", "extent: result - dificulty"), encoding="utf-8")
+    bad.write_text(
+        good.replace("extent: result - difficulty", "extent: result - dificulty"), encoding="utf-8"
+    )
     assert bad.read_text(encoding="utf-8") != good
     proc = run("validate", str(bad))
     assert proc.returncode == 1
@@ -227,7 +243,9 @@ def test_schema_describes_every_property(schema):
 
 
 def test_usage_error_is_not_exit_0():
-    proc = subprocess.run([sys.executable, "-m", "engine", "roll"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "engine", "roll"], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
     assert proc.returncode not in (0, 1)  # argparse usage errors are 2
     assert "Traceback" not in proc.stderr
 

@@ -122,7 +122,11 @@ def test_example(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         found, v_code, t_code = codes_reported(path)
         if block.kind == "bad":
             assert block.arg in found
-            assert v_code == 1 or t_code == 1 or block.arg in ("RC802", "RC803", "RC804", "RC805", "RC806", "RC807", "RC809")
+            assert (
+                v_code == 1
+                or t_code == 1
+                or block.arg in ("RC802", "RC803", "RC804", "RC805", "RC806", "RC807", "RC809")
+            )
         else:
             assert (v_code, t_code) == (0, 0) and not found, found
             data = json.loads(cli("validate", "--format", "json", str(path))[1])

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import engine
-from engine.examples import run_examples
-from engine.source import SourceFile
+from engine.syntax.positions import SourceFile
+from engine.tools.examples import run_examples
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ("docs/language.md", "docs/tutorial.md")
@@ -50,7 +50,9 @@ def fenced_blocks(file: str) -> list[Block]:
         indent, ticks, info = len(m["indent"]), m["ticks"], m["info"].strip()
         body: list[str] = []
         j = i + 1
-        while j < len(lines) and not (lines[j].strip().startswith(ticks) and not lines[j].strip().strip(ticks[0])):
+        while j < len(lines) and not (
+            lines[j].strip().startswith(ticks) and not lines[j].strip().strip(ticks[0])
+        ):
             line = lines[j]
             body.append(line[indent:] if line[:indent].strip() == "" else line.lstrip())
             j += 1
@@ -85,7 +87,9 @@ def test_fragments_are_tagged_and_nothing_else_is_yaml():
 @pytest.mark.parametrize("block", BLOCKS, ids=lambda b: b.id)
 def test_ruleset_block_compiles_and_its_examples_pass(block: Block):
     first = next(ln for ln in block.text.splitlines() if ln.strip())
-    assert first == "rulecraft: 1", f"{block.id}: a complete ruleset starts with 'rulecraft: 1', not {first!r}"
+    assert first == "rulecraft: 1", (
+        f"{block.id}: a complete ruleset starts with 'rulecraft: 1', not {first!r}"
+    )
     try:
         rs = engine.load_source(SourceFile(block.file, block.text))
     except engine.RulecraftError as exc:

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine.limits import Limits
+from engine.runtime.limits import Limits
 
 CHILL = engine.load("chill")
 CHIMERA = engine.load("chimera")
@@ -100,7 +100,9 @@ def majority_by_hand(classes: list[str]) -> str:
     return tied[0]
 
 
-@pytest.mark.parametrize("advantage,disadvantage", [(0, 0), (1, 0), (2, 0), (0, 1), (0, 2), (4, 1), (1, 5), (3, 0), (0, 3)])
+@pytest.mark.parametrize(
+    "advantage,disadvantage", [(0, 0), (1, 0), (2, 0), (0, 1), (0, 2), (4, 1), (1, 5), (3, 0), (0, 3)]
+)
 def test_chimera_single_every_level(advantage: int, disadvantage: int) -> None:
     level = max(-3, min(3, advantage - disadvantage))
     got = outcomes(CHIMERA, "single", advantage=advantage, disadvantage=disadvantage)
@@ -179,11 +181,21 @@ def draw_by_hand(bag: list[str], k: int, keep: str) -> dict[str, Fraction]:
     ],
 )
 def test_castle_task(skill: str, wounded: bool, k: int, keep: str) -> None:
-    assert outcomes(CASTLE, "task", skill=skill, seriously_wounded=wounded) == draw_by_hand(RESOLUTION, k, keep)
+    assert outcomes(CASTLE, "task", skill=skill, seriously_wounded=wounded) == draw_by_hand(
+        RESOLUTION, k, keep
+    )
 
 
 @pytest.mark.parametrize(
-    "weapon,k,keep", [("knife", 2, "worst"), ("fist", 2, "worst"), ("sword", 1, "best"), ("bow", 1, "best"), ("zweihander", 2, "best"), ("crossbow", 2, "best")]
+    "weapon,k,keep",
+    [
+        ("knife", 2, "worst"),
+        ("fist", 2, "worst"),
+        ("sword", 1, "best"),
+        ("bow", 1, "best"),
+        ("zweihander", 2, "best"),
+        ("crossbow", 2, "best"),
+    ],
 )
 def test_castle_wound(weapon: str, k: int, keep: str) -> None:
     assert outcomes(CASTLE, "wound", weapon=weapon) == draw_by_hand(WOUNDS, k, keep)
@@ -204,7 +216,9 @@ def test_chthonian_extent(traits: int, difficulty: int) -> None:
     d = CHTHONIAN.distribution("standard", traits=traits, difficulty=difficulty)
     extents = Counter(face + traits - difficulty for face in range(1, 13))
     assert dict(d.value("extent").items()) == normalise(extents)
-    assert d.probability("success") == Fraction(sum(1 for e in range(1, 13) if e + traits - difficulty >= 0), 12)
+    assert d.probability("success") == Fraction(
+        sum(1 for e in range(1, 13) if e + traits - difficulty >= 0), 12
+    )
     assert d.mean("extent") == Fraction(13, 2) + traits - difficulty
 
 
@@ -304,7 +318,9 @@ def test_castle_combat_with_riposte_by_hand() -> None:
     assert outcomes(CASTLE, "combat", riposte=True) == normalise(counts)
 
 
-@pytest.mark.parametrize("traits,foe_traits,must_win", [(0, 0, False), (3, 4, False), (2, 1, True), (0, 0, True)])
+@pytest.mark.parametrize(
+    "traits,foe_traits,must_win", [(0, 0, False), (3, 4, False), (2, 1, True), (0, 0, True)]
+)
 def test_chthonian_contest_by_hand(traits: int, foe_traits: int, must_win: bool) -> None:
     counts: Counter[str] = Counter()
     for mine in range(1, 13):
@@ -316,7 +332,9 @@ def test_chthonian_contest_by_hand(traits: int, foe_traits: int, must_win: bool)
                 counts["tie"] += 1
             else:
                 counts["win" if traits > foe_traits else "lose" if traits < foe_traits else "reroll"] += 1
-    assert outcomes(CHTHONIAN, "contest", traits=traits, foe_traits=foe_traits, must_win=must_win) == normalise(counts)
+    assert outcomes(
+        CHTHONIAN, "contest", traits=traits, foe_traits=foe_traits, must_win=must_win
+    ) == normalise(counts)
 
 
 @pytest.mark.parametrize("check", ["skill", "attack", "evasion"])

@@ -10,14 +10,16 @@ from pathlib import Path
 import pytest
 
 import engine
-from engine.examples import run_examples
-from engine.source import SourceFile
+from engine.syntax.positions import SourceFile
+from engine.tools.examples import run_examples
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def rulecraft(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "engine", *args], capture_output=True, text=True, timeout=300, cwd=cwd
+    )
 
 
 def test_shipped_examples_pass() -> None:
@@ -35,10 +37,17 @@ def test_every_shipped_check_has_an_example_for_every_outcome_it_can_give() -> N
             if check.name in ("attack", "evasion"):
                 continue  # the same procedure as 'skill', whose examples cover it
             shown = {e.expected.name for ex in check.examples for e in ex.expects if e.kind == "outcome"}
-            shown |= {e.name.name for ex in check.examples for e in ex.expects if e.kind == "probability" and e.expected[0] > 0}
+            shown |= {
+                e.name.name
+                for ex in check.examples
+                for e in ex.expects
+                if e.kind == "probability" and e.expected[0] > 0
+            }
             possible = set()
             for ex in check.examples:
-                possible |= {s.name for s, p in rs.distribution(check.name, policy=ex.policy, **ex.inputs).table() if p}
+                possible |= {
+                    s.name for s, p in rs.distribution(check.name, policy=ex.policy, **ex.inputs).table() if p
+                }
             missing = possible - shown
             assert not missing, f"{name}.{check.name}: no example shows {sorted(missing)}"
 
@@ -47,7 +56,9 @@ def test_a_changed_expectation_fails_at_its_line(tmp_path: Path) -> None:
     text = (ROOT / "rulesets" / "chill.yaml").read_text()
     target = "        dice: {tens: 6, ones: 0}\n        expect: {outcome: failure}\n"
     assert target in text
-    broken = text.replace(target, "        dice: {tens: 6, ones: 0}\n        expect: {outcome: low_success}\n")
+    broken = text.replace(
+        target, "        dice: {tens: 6, ones: 0}\n        expect: {outcome: low_success}\n"
+    )
     copy = tmp_path / "chill_copy.yaml"
     copy.write_text(broken)
     line = broken.splitlines().index("        expect: {outcome: low_success}") + 1
@@ -62,7 +73,11 @@ def test_a_changed_expectation_fails_at_its_line(tmp_path: Path) -> None:
 
 
 def test_a_wrong_probability_names_the_exact_value(tmp_path: Path) -> None:
-    text = (ROOT / "rulesets" / "chthonian.yaml").read_text().replace("expect: {probability: {success: 5/12}}", "expect: {probability: {success: 1/2}}")
+    text = (
+        (ROOT / "rulesets" / "chthonian.yaml")
+        .read_text()
+        .replace("expect: {probability: {success: 5/12}}", "expect: {probability: {success: 1/2}}")
+    )
     copy = tmp_path / "c.yaml"
     copy.write_text(text)
     run = rulecraft("test", str(copy), "--format", "json")

@@ -20,7 +20,7 @@ import pytest
 
 import engine
 from engine.cli import run
-from engine.lint import DEFAULT_BUDGET, LintBudget, lint
+from engine.tools.lint import DEFAULT_BUDGET, LintBudget, lint
 
 ROOT = Path(__file__).resolve().parents[1]
 CHILL = (ROOT / "rulesets" / "chill.yaml").read_text(encoding="utf-8")
@@ -107,7 +107,9 @@ def test_validate_reports_the_gap(tmp_path: Path):
     bad.write_text(chill_bands(EXPLICIT.replace("roll <= target / 2", "roll < target / 2")), encoding="utf-8")
     code, out, err = validate(str(bad))
     assert code == 1 and f"FAILED  {bad}" in out
-    assert re.search(rf"{re.escape(str(bad))}:\d+:5: error RC801: table 'specific_band' has no rule for roll = \d+", err)
+    assert re.search(
+        rf"{re.escape(str(bad))}:\d+:5: error RC801: table 'specific_band' has no rule for roll = \d+", err
+    )
     assert "^^^^^" in err
 
 
@@ -121,7 +123,11 @@ def test_shipped_rulesets_lint_clean(path: Path):
 
 def test_validate_shipped_folder_strict_subprocess():
     proc = subprocess.run(
-        [sys.executable, "-m", "engine", "validate", "--strict", "rulesets/"], capture_output=True, text=True, cwd=ROOT, timeout=120
+        [sys.executable, "-m", "engine", "validate", "--strict", "rulesets/"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr and "warning" not in proc.stdout + proc.stderr
@@ -131,7 +137,10 @@ def test_lint_leaves_the_ruleset_as_it_was():
     rules = engine.load("chill")
     before = rules.distribution("specific", target=55).table()
     lint(rules)
-    assert rules.distribution("specific", target=56).table() == engine.load("chill").distribution("specific", target=56).table()
+    assert (
+        rules.distribution("specific", target=56).table()
+        == engine.load("chill").distribution("specific", target=56).table()
+    )
     assert rules.distribution("specific", target=55).table() == before
     assert lint(rules) == lint(rules)  # and it is deterministic
 
@@ -235,7 +244,9 @@ checks:
 
 
 def test_rc802_shadowed_and_never_true():
-    diags = codes(D6 + """    outcome:
+    diags = codes(
+        D6
+        + """    outcome:
       - when: d >= 4
         then: hit
       - when: d == 6
@@ -243,12 +254,19 @@ def test_rc802_shadowed_and_never_true():
       - when: d > 6
         then: miss
       - else: miss
-""")
+"""
+    )
     found = [d for d in diags if d.code == "RC802"]
     assert [d.span.line for d in found] == [12, 14]
-    assert "rule 2 of check 'act' (when d == 6) never fires: earlier rule 1 already decides every roll it matches" in found[0].message
+    assert (
+        "rule 2 of check 'act' (when d == 6) never fires: earlier rule 1 already decides every roll it matches"
+        in found[0].message
+    )
     assert "so outcome 'critical' never comes out" in found[0].message
-    assert "rule 3 of check 'act' (when d > 6) never fires: its condition is never true for any allowed input" in found[1].message
+    assert (
+        "rule 3 of check 'act' (when d > 6) never fires: its condition is never true for any allowed input"
+        in found[1].message
+    )
     assert not [d for d in diags if d.code in ("RC803", "RC804")]  # folded into the RC802
 
 
@@ -286,16 +304,32 @@ checks:
       - else: miss
 """)
     messages = [d.message for d in diags if d.code == "RC802"]
-    assert any(m.startswith("auto rule 2 of check 'act' (when level >= 4) never fires: its condition is never true") for m in messages)
-    assert any(m.startswith("rule 2 of table 'band' (when total >= 5) never fires: earlier rule 1 already decides every call") for m in messages)
-    assert any(m.startswith("rule 4 of table 'band' (when total < 0) never fires: earlier rule 3 already decides") for m in messages)
+    assert any(
+        m.startswith("auto rule 2 of check 'act' (when level >= 4) never fires: its condition is never true")
+        for m in messages
+    )
+    assert any(
+        m.startswith(
+            "rule 2 of table 'band' (when total >= 5) never fires: earlier rule 1 already decides every call"
+        )
+        for m in messages
+    )
+    assert any(
+        m.startswith("rule 4 of table 'band' (when total < 0) never fires: earlier rule 3 already decides")
+        for m in messages
+    )
     assert len(messages) == 3  # the else row is never reported
 
 
 def test_rc803_and_rc804():
-    diags = codes(D6 + """    outcome: "'hit' if d >= 7 else 'miss'"
-""")
-    assert only(diags, "RC803").message == "outcome 'critical' of check 'act' is declared but nothing gives it"
+    diags = codes(
+        D6
+        + """    outcome: "'hit' if d >= 7 else 'miss'"
+"""
+    )
+    assert (
+        only(diags, "RC803").message == "outcome 'critical' of check 'act' is declared but nothing gives it"
+    )
     d804 = only(diags, "RC804")
     assert d804.message == "outcome 'hit' of check 'act' has probability 0 for every allowed input"
     assert (d804.span.line, d804.span.col) == (8, 22)  # the member in the outcomes list
@@ -434,7 +468,8 @@ checks:
 
 
 def test_findings_that_need_the_whole_picture_are_not_claimed_when_work_was_left_out():
-    diags = codes("""
+    diags = codes(
+        """
 rulecraft: 1
 name: t
 checks:
@@ -446,18 +481,23 @@ checks:
       q: {pool: n, die: 20}
     outcomes: [lo, hi, never]
     outcome: "'hi' if sum(p) > sum(q) else 'lo'"
-""", LintBudget(max_seconds=0.0))
+""",
+        LintBudget(max_seconds=0.0),
+    )
     assert [d.code for d in diags] == ["RC809"]
 
 
 # -- validate: strict, json, order, no duplicates of compile errors ------------------------------------
 
 
-WARN_ONLY = D6 + """    outcome:
+WARN_ONLY = (
+    D6
+    + """    outcome:
       - when: d >= 4
         then: hit
       - else: miss
 """
+)
 
 
 def test_strict_turns_warnings_into_errors(tmp_path: Path):
@@ -471,7 +511,8 @@ def test_strict_turns_warnings_into_errors(tmp_path: Path):
 
 def test_strict_leaves_rc809_a_warning(tmp_path: Path):
     f = tmp_path / "big.yaml"
-    f.write_text("""
+    f.write_text(
+        """
 rulecraft: 1
 name: t
 checks:
@@ -483,7 +524,9 @@ checks:
       q: {pool: n, die: 20}
     outcomes: [lo, hi]
     outcome: "'hi' if sum(p) > sum(q) else 'lo'"
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     code, out, err = validate("--strict", "--format", "json", str(f))
     data = json.loads(out)
     assert code == 0 and data["ok"] is True
@@ -510,7 +553,8 @@ def test_json_has_the_lint_diagnostics(tmp_path: Path):
 
 def test_errors_come_first_then_position(tmp_path: Path):
     f = tmp_path / "mixed.yaml"
-    f.write_text("""rulecraft: 1
+    f.write_text(
+        """rulecraft: 1
 name: t
 checks:
   act:
@@ -525,11 +569,15 @@ checks:
         then: hit
       - when: d >= 2
         then: miss
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     code, out, _ = validate("--format", "json", str(f))
     diags = json.loads(out)["files"][0]["diagnostics"]
     assert code == 1
-    assert [d["severity"] for d in diags] == sorted((d["severity"] for d in diags), key=lambda s: s != "error")
+    assert [d["severity"] for d in diags] == sorted(
+        (d["severity"] for d in diags), key=lambda s: s != "error"
+    )
     assert diags[0]["code"] in ("RC801", "RC808")
     errors = [(d["line"], d["column"]) for d in diags if d["severity"] == "error"]
     warnings = [(d["line"], d["column"]) for d in diags if d["severity"] == "warning"]
@@ -539,11 +587,15 @@ checks:
 
 def test_a_misspelt_name_is_reported_once_by_the_compiler(tmp_path: Path):
     f = tmp_path / "typo.yaml"
-    f.write_text(D6 + """    outcome:
+    f.write_text(
+        D6
+        + """    outcome:
       - when: dd >= 4
         then: hit
       - else: miss
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     code, out, _ = validate("--format", "json", str(f))
     diags = json.loads(out)["files"][0]["diagnostics"]
     assert code == 1

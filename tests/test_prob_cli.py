@@ -12,7 +12,9 @@ import pytest
 
 
 def rulecraft(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "engine", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_prob_table_shows_fractions_percentages_and_bars() -> None:
@@ -20,7 +22,13 @@ def test_prob_table_shows_fractions_percentages_and_bars() -> None:
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     rows = {line.split()[0]: line.split() for line in lines[1:]}
-    assert list(rows) == ["botch", "failure", "low_success", "high_success", "colossal_success"]  # worst → best
+    assert list(rows) == [
+        "botch",
+        "failure",
+        "low_success",
+        "high_success",
+        "colossal_success",
+    ]  # worst → best
     assert rows["botch"][1] == "1/20" and rows["botch"][2] == "5.00%"
     assert rows["failure"][1] == "2/5" and rows["failure"][2] == "40.00%"
     assert rows["low_success"][1] == "1/4" and rows["high_success"][1] == "1/4"
@@ -42,7 +50,9 @@ def test_prob_json_keeps_fractions_exact() -> None:
 
 
 def test_prob_value_distribution() -> None:
-    run = rulecraft("prob", "chthonian", "standard", "-i", "traits=3", "-i", "difficulty=8", "--value", "extent")
+    run = rulecraft(
+        "prob", "chthonian", "standard", "-i", "traits=3", "-i", "difficulty=8", "--value", "extent"
+    )
     assert run.returncode == 0, run.stderr
     assert "extent: mean 3/2" in run.stdout
     rows = [line.split() for line in run.stdout.splitlines()]

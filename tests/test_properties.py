@@ -22,8 +22,8 @@ import engine
 from engine.expr import ast
 from engine.expr.parser import parse
 from engine.expr.printer import to_text
-from engine.model import Check, Draw, InputSpec, Pool
-from engine.source import SourceFile
+from engine.model.ruleset import Check, Draw, InputSpec, Pool
+from engine.syntax.positions import SourceFile
 
 RULESETS = {name: engine.load(name) for name in ("chill", "chimera", "castle", "chthonian")}
 
@@ -99,7 +99,10 @@ def test_forced_replay_gives_the_same_result(ruleset, check, data):
     assert replay.as_json() == result.as_json()
 
 
-@pytest.mark.parametrize(("ruleset", "check", "inputs"), [("chimera", "pool", {"dice": 3}), ("castle", "task", {"skill": "advantaged"})])
+@pytest.mark.parametrize(
+    ("ruleset", "check", "inputs"),
+    [("chimera", "pool", {"dice": 3}), ("castle", "task", {"skill": "advantaged"})],
+)
 def test_forced_replay_of_a_pool_and_a_draw_concretely(ruleset, check, inputs):
     """Replay without hypothesis: a three-die Chimera pool, a two-chit Castle draw. (Before the
     current sampler, `Result.forced()` raised TypeError on every pool and draw.)"""
@@ -115,7 +118,9 @@ def test_a_pool_replays_from_its_raw_faces():
     result = chimera.roll("pool", random.Random(3), dice=3)
     faces = list(result.rolled["rolled"].faces)
     assert len(faces) == 3
-    assert chimera.roll("pool", random.Random(4), forced={"rolled": faces}, dice=3).as_json() == result.as_json()
+    assert (
+        chimera.roll("pool", random.Random(4), forced={"rolled": faces}, dice=3).as_json() == result.as_json()
+    )
 
 
 def some_value(spec: InputSpec) -> object:
@@ -127,11 +132,13 @@ def some_value(spec: InputSpec) -> object:
 
 
 def test_rolling_never_touches_the_global_random():
-    """"The RNG is always injected, never the global random"."""
+    """ "The RNG is always injected, never the global random"."""
     state = random.getstate()
     for name, rs in RULESETS.items():
         for check in rs.checks.values():
-            rs.roll(check.name, random.Random(1), **{i.name: some_value(i) for i in check.inputs if i.required})
+            rs.roll(
+                check.name, random.Random(1), **{i.name: some_value(i) for i in check.inputs if i.required}
+            )
     assert random.getstate() == state
     random.seed(1)
     a = RULESETS["chill"].roll("specific", random.Random(99), target=50).as_json()
@@ -204,7 +211,12 @@ def _compound(children: st.SearchStrategy) -> st.SearchStrategy:
         st.builds(ast.Range, children, children),
         st.builds(lambda x: ast.Unary("-", x), not_a_literal),
         st.builds(ast.Binary, st.sampled_from(["+", "-", "*", "/", "//", "%"]), children, children),
-        st.builds(ast.Compare, st.sampled_from(["==", "!=", "<", "<=", ">", ">=", "in", "not in"]), children, children),
+        st.builds(
+            ast.Compare,
+            st.sampled_from(["==", "!=", "<", "<=", ">", ">=", "in", "not in"]),
+            children,
+            children,
+        ),
         st.builds(ast.Logic, st.sampled_from(["and", "or"]), children, children),
         st.builds(ast.Not, children),
         st.builds(ast.Cond, children, children, children),

@@ -53,10 +53,18 @@ def test_readme_command_prints_what_the_readme_shows(command: str, shown: list[s
         )
         (tmp_path / "mychill.yaml").write_text(text)
         cwd = tmp_path
-    run = subprocess.run([sys.executable, "-m", "engine", *args[1:]], capture_output=True, text=True, cwd=cwd, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "engine", *args[1:]], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
     printed = (run.stdout + run.stderr).splitlines()
     missing = [line for line in shown if line.strip() and line not in printed]
-    assert not missing, f"{command} no longer prints:\n" + "\n".join(missing) + "\n--- it printed:\n" + run.stdout + run.stderr
+    assert not missing, (
+        f"{command} no longer prints:\n"
+        + "\n".join(missing)
+        + "\n--- it printed:\n"
+        + run.stdout
+        + run.stderr
+    )
 
 
 def test_readme_python_api_block_runs_and_says_true_things() -> None:

@@ -10,11 +10,10 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
+from _stats import chi_square_p
 
 import engine
-from engine.source import SourceFile
-
-from _stats import chi_square_p
+from engine.syntax.positions import SourceFile
 
 CHIMERA = engine.load("chimera")
 CASTLE = engine.load("castle")
@@ -106,7 +105,10 @@ def text_distribution(n: int, reroll_nines: bool) -> dict[str, Fraction]:
 
     def walk(faces: list[int], nines: list[int], zeros: list[int], p: Fraction) -> None:
         if nines and len(faces) >= 2:
-            eligible = sorted((i for i in range(len(faces)) if faces[i] <= 5), key=lambda i: (RANK[VOS[faces[i]]], -(i in zeros)))
+            eligible = sorted(
+                (i for i in range(len(faces)) if faces[i] <= 5),
+                key=lambda i: (RANK[VOS[faces[i]]], -(i in zeros)),
+            )
             chosen = eligible[: len(nines)] if reroll_nines else []
             zeros = [z for z in zeros if z not in chosen]
             if chosen:
@@ -114,24 +116,41 @@ def text_distribution(n: int, reroll_nines: bool) -> dict[str, Fraction]:
                     f = faces[:]
                     for i, v in zip(chosen, new):
                         f[i] = v
-                    walk(f, [i for i, v in zip(chosen, new) if v == 9], zeros + [i for i, v in zip(chosen, new) if v == 0], p / 10 ** len(chosen))
+                    walk(
+                        f,
+                        [i for i, v in zip(chosen, new) if v == 9],
+                        zeros + [i for i, v in zip(chosen, new) if v == 0],
+                        p / 10 ** len(chosen),
+                    )
                 return
         if zeros:
-            eligible = sorted((i for i in range(len(faces)) if 4 <= faces[i] <= 8), key=lambda i: RANK[VOS[faces[i]]])
+            eligible = sorted(
+                (i for i in range(len(faces)) if 4 <= faces[i] <= 8), key=lambda i: RANK[VOS[faces[i]]]
+            )
             chosen = eligible[: len(zeros)]
             if chosen:
                 for new in itertools.product(range(10), repeat=len(chosen)):
                     f = faces[:]
                     for i, v in zip(chosen, new):
                         f[i] = v
-                    walk(f, [i for i, v in zip(chosen, new) if v == 9], [i for i, v in zip(chosen, new) if v == 0], p / 10 ** len(chosen))
+                    walk(
+                        f,
+                        [i for i, v in zip(chosen, new) if v == 9],
+                        [i for i, v in zip(chosen, new) if v == 0],
+                        p / 10 ** len(chosen),
+                    )
                 return
         c = Counter(VOS[f] for f in faces)
         top = max(c.values())
         result[next(x for x in ORDER if c[x] == top)] += p  # type: ignore[assignment]
 
     for first in itertools.product(range(10), repeat=n):
-        walk(list(first), [i for i, f in enumerate(first) if f == 9], [i for i, f in enumerate(first) if f == 0], Fraction(1, 10**n))
+        walk(
+            list(first),
+            [i for i, f in enumerate(first) if f == 9],
+            [i for i, f in enumerate(first) if f == 0],
+            Fraction(1, 10**n),
+        )
     return {k: v for k, v in result.items() if v}
 
 
@@ -144,7 +163,10 @@ def test_exact_procedure_matches_the_text(n: int, policy: str) -> None:
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
 def test_optimal_is_never_worse_on_its_objective(n: int) -> None:
-    at_least = {p: CHIMERA.distribution("skill", dice=n, policy=p).at_least("pass") for p in ("always", "never", "optimal")}
+    at_least = {
+        p: CHIMERA.distribution("skill", dice=n, policy=p).at_least("pass")
+        for p in ("always", "never", "optimal")
+    }
     assert at_least["optimal"] >= at_least["always"]
     assert at_least["optimal"] >= at_least["never"]
     for p in ("always", "never", "optimal"):
@@ -206,9 +228,17 @@ def test_main_gauche_exact() -> None:
 
 
 def test_riposte_and_botte() -> None:
-    r = CASTLE.roll("combat", forced={"foe_beads": ["average"], "beads": ["average"], "riposte_beads": ["good"]}, riposte=True)
+    r = CASTLE.roll(
+        "combat",
+        forced={"foe_beads": ["average"], "beads": ["average"], "riposte_beads": ["good"]},
+        riposte=True,
+    )
     assert r.outcome == "riposte_hit"
-    r = CASTLE.roll("combat", forced={"foe_beads": ["average"], "beads": ["average"], "riposte_beads": ["poor"]}, riposte=True)
+    r = CASTLE.roll(
+        "combat",
+        forced={"foe_beads": ["average"], "beads": ["average"], "riposte_beads": ["poor"]},
+        riposte=True,
+    )
     assert r.outcome == "stand_off"  # a worse riposte changes nothing
     r = CASTLE.roll("combat", forced={"foe_beads": ["good"], "beads": ["poor"]})
     assert r.outcome == "foe_hits" and not r.drawn.get("riposte_beads")

@@ -11,20 +11,62 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine.source import SourceFile
+from engine.syntax.positions import SourceFile
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = {p.stem: p.read_text() for p in sorted((ROOT / "rulesets").glob("*.yaml"))}
 # Quoted expression strings in the shipped files: the places a fuzzer rewrites.
 QUOTED = {name: [m.span(1) for m in re.finditer(r'"([^"\n]{1,80})"', text)] for name, text in SHIPPED.items()}
 PIECES = [
-    "roll", "target", "tens", "face", "dice", "level", "'botch'", "'pass'", "'good'", "1", "0", "-3", "2.5",
-    "+", "-", "*", "/", "//", "%", "==", "<=", ">", "and", "or", "not", "if", "else", "in", "..",
-    "(", ")", "[", "]", ",", "majority(", "count(", "sum(", "best(", "shift(", "clamp(", "rank(", "true", "x",
+    "roll",
+    "target",
+    "tens",
+    "face",
+    "dice",
+    "level",
+    "'botch'",
+    "'pass'",
+    "'good'",
+    "1",
+    "0",
+    "-3",
+    "2.5",
+    "+",
+    "-",
+    "*",
+    "/",
+    "//",
+    "%",
+    "==",
+    "<=",
+    ">",
+    "and",
+    "or",
+    "not",
+    "if",
+    "else",
+    "in",
+    "..",
+    "(",
+    ")",
+    "[",
+    "]",
+    ",",
+    "majority(",
+    "count(",
+    "sum(",
+    "best(",
+    "shift(",
+    "clamp(",
+    "rank(",
+    "true",
+    "x",
 ]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(st.sampled_from(sorted(SHIPPED)), st.data())
 def test_rewritten_expressions_never_crash(name: str, data: st.DataObject) -> None:
     text = SHIPPED[name]

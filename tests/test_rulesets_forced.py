@@ -12,18 +12,16 @@ import itertools
 import random
 
 import pytest
+from _chill import chill_band, chill_reading
 
 import engine
 from engine.errors import InputError
-
-from _chill import chill_band, chill_reading
 
 CHILL = engine.load("chill")
 CHIMERA = engine.load("chimera")
 CASTLE = engine.load("castle")
 CHTHONIAN = engine.load("chthonian")
 SHIPPED = ("chill", "chimera", "castle", "chthonian")
-
 
 
 def declared(rs: engine.Ruleset, check: str) -> set[str]:
@@ -94,9 +92,11 @@ def test_chill_every_result_is_reached():
     assert reached == declared(CHILL, "specific")
 
 
-@pytest.mark.parametrize(("tens", "ones", "reading"), [(0, 0, 100), (0, 5, 5), (1, 0, 10), (9, 9, 99), (4, 2, 42)])
+@pytest.mark.parametrize(
+    ("tens", "ones", "reading"), [(0, 0, 100), (0, 5, 5), (1, 0, 10), (9, 9, 99), (4, 2, 42)]
+)
 def test_chill_dice_read_as_tens_and_ones_with_00_as_100(tens, ones, reading):
-    """"By reading the dice this way, you generate a number 1-100 … double zeros … read as 100"."""
+    """ "By reading the dice this way, you generate a number 1-100 … double zeros … read as 100"."""
     result = chill(tens, ones, target=50)
     assert result.values["roll"] == reading
     assert result.rolled == {"tens": tens, "ones": ones}
@@ -114,7 +114,7 @@ def test_chill_doubles_over_target_botch_and_at_or_under_colossal(digit):
 
 @pytest.mark.parametrize("target", [1, 30, 55, 99, 100, 101, 150, 300])
 def test_chill_100_always_fails(target):
-    """"A roll of a 100 is a failure, no matter what" — 00 is never any kind of success."""
+    """ "A roll of a 100 is a failure, no matter what" — 00 is never any kind of success."""
     assert chill(0, 0, target=target).outcome.name in {"botch", "failure"}
 
 
@@ -125,13 +125,13 @@ def test_chill_00_against_exactly_100_is_a_botch():
 
 @pytest.mark.parametrize("target", [101, 120, 300])
 def test_chill_00_against_more_than_100_is_a_failure(target):
-    """"If your character number is greater than 100, a roll of 00 is considered a Failure, not a Botch"."""
+    """ "If your character number is greater than 100, a roll of 00 is considered a Failure, not a Botch"."""
     assert chill(0, 0, target=target).outcome.name == "failure"
 
 
 @pytest.mark.parametrize("target", [100, 101, 180])
 def test_chill_target_of_100_or_more_only_fails_on_100(target):
-    """"If a target number is 100 or more, you can only fail if you roll 100"."""
+    """ "If a target number is 100 or more, you can only fail if you roll 100"."""
     for tens, ones in itertools.product(range(10), repeat=2):
         if (tens, ones) == (0, 0):
             continue
@@ -154,7 +154,7 @@ def test_chill_exactly_half_is_high():
 
 
 def test_chill_roll_equal_to_target_is_low_success():
-    """"lower than or equal to the target number, but still more than half" → Low Success."""
+    """ "lower than or equal to the target number, but still more than half" → Low Success."""
     assert chill(5, 4, target=54).outcome.name == "low_success"
     assert chill(5, 5, target=54).outcome.name == "botch"  # doubles, higher than the target
 
@@ -193,7 +193,7 @@ def test_chill_botch_not_rescued_by_too_few_tokens():
 
 
 def test_chill_plain_botch_and_plain_colossal_outputs():
-    """"A player must turn a token dark if she rolls a Botch"; the CM turns one light on a
+    """ "A player must turn a token dark if she rolls a Botch"; the CM turns one light on a
     player's Colossal Success."""
     botch = chill(7, 7, target=55)
     assert botch.outcome.name == "botch"
@@ -222,7 +222,9 @@ def test_chill_every_face_pair_matches_the_text(target, tokens):
         assert result.outcome.name == chill_band(roll, doubles, target + 10 * tokens), (tens, ones)
         before = chill_band(roll, doubles, target)
         assert result.values["forced_dark"] == tokens + (before == "botch")
-        assert result.values["forced_light"] == int(result.outcome.name == "colossal_success" and before != "botch")
+        assert result.values["forced_light"] == int(
+            result.outcome.name == "colossal_success" and before != "botch"
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -288,7 +290,9 @@ def test_chimera_single_auto_levels_roll_nothing_and_are_never_critical(level, w
         assert not any(step.kind == "die" for step in result.trace)
 
 
-@pytest.mark.parametrize(("inputs", "face", "want"), [({"advantage": 3}, 9, "pass"), ({"disadvantage": 3}, 0, "fail")])
+@pytest.mark.parametrize(
+    ("inputs", "face", "want"), [({"advantage": 3}, 9, "pass"), ({"disadvantage": 3}, 0, "fail")]
+)
 def test_chimera_single_auto_with_a_forced_die_is_never_critical(inputs, face, want):
     """Forcing a 9 (or a 0) at auto-pass (auto-fail) cannot make a critical: the engine either
     refuses a die it will not roll (InputError) or ignores it and rolls nothing."""
@@ -300,7 +304,8 @@ def test_chimera_single_auto_with_a_forced_die_is_never_critical(inputs, face, w
 
 
 @pytest.mark.parametrize(
-    ("advantage", "disadvantage"), [(0, 0), (1, 0), (2, 1), (5, 0), (10, 0), (0, 4), (0, 10), (3, 3), (4, 2), (1, 3)]
+    ("advantage", "disadvantage"),
+    [(0, 0), (1, 0), (2, 1), (5, 0), (10, 0), (0, 4), (0, 10), (3, 3), (4, 2), (1, 3)],
 )
 def test_chimera_single_net_level_is_clamped(advantage, disadvantage):
     """Advantages and disadvantages cancel, and the net is clamped to auto-fail..auto-pass."""
@@ -334,12 +339,18 @@ def test_chimera_single_reaches_every_outcome():
     ],
 )
 def test_chimera_pool_tie_break_examples_from_the_text(faces, want):
-    """"7, 7, 9" passes; "0, 4, 9" and "1, 5, 6" half-pass; "9, 8" passes and "0, 1" fails."""
+    """ "7, 7, 9" passes; "0, 4, 9" and "1, 5, 6" half-pass; "9, 8" passes and "0, 1" fails."""
     assert CHIMERA.roll("pool", forced={"rolled": faces}, dice=len(faces)).outcome.name == want
 
 
 def test_chimera_pool_reaches_every_outcome():
-    cases = {"crit_fail": [0, 0, 5], "fail": [1, 2, 9], "half_pass": [4], "pass": [6, 8, 0], "crit_pass": [9, 9, 1]}
+    cases = {
+        "crit_fail": [0, 0, 5],
+        "fail": [1, 2, 9],
+        "half_pass": [4],
+        "pass": [6, 8, 0],
+        "crit_pass": [9, 9, 1],
+    }
     reached = {CHIMERA.roll("pool", forced={"rolled": f}, dice=len(f)).outcome.name for f in cases.values()}
     assert reached == declared(CHIMERA, "pool")
     for want, f in cases.items():
@@ -357,7 +368,7 @@ def test_chimera_pool_every_pool_of_up_to_three_dice(level):
 
 @pytest.mark.parametrize(("level", "want"), [(-3, "fail"), (3, "pass")])
 def test_chimera_pool_auto_rolls_no_dice(level, want):
-    """"no roll is made, even if a number of dice are called for"."""
+    """ "no roll is made, even if a number of dice are called for"."""
     for seed in range(10):
         result = CHIMERA.roll("pool", random.Random(seed), dice=5, **inputs_for(level))
         assert (result.auto, result.rolled, result.outcome.name) == (True, {}, want)
@@ -442,7 +453,9 @@ def test_castle_task_every_draw(skill, seriously_wounded):
     count, keep = DRAW[level]
     reached = set()
     for beads in castle_draws(count, RES):
-        result = CASTLE.roll("task", forced={"beads": beads}, skill=skill, seriously_wounded=seriously_wounded)
+        result = CASTLE.roll(
+            "task", forced={"beads": beads}, skill=skill, seriously_wounded=seriously_wounded
+        )
         want = keep(beads, key=RES.index)
         assert result.outcome.name == want, beads
         reached.add(result.outcome.name)
@@ -468,8 +481,14 @@ def test_castle_task_examples():
     assert outcome(CASTLE, "task", {"beads": ["average"]}, skill="average") == "average"
     # Seriously wounded: Advantaged draws like Average (one chit), Average like Disadvantaged.
     assert outcome(CASTLE, "task", {"beads": ["poor"]}, skill="advantaged", seriously_wounded=True) == "poor"
-    assert outcome(CASTLE, "task", {"beads": ["good", "average"]}, skill="average", seriously_wounded=True) == "average"
-    assert outcome(CASTLE, "task", {"beads": ["good", "poor"]}, skill="disadvantaged", seriously_wounded=True) == "poor"
+    assert (
+        outcome(CASTLE, "task", {"beads": ["good", "average"]}, skill="average", seriously_wounded=True)
+        == "average"
+    )
+    assert (
+        outcome(CASTLE, "task", {"beads": ["good", "poor"]}, skill="disadvantaged", seriously_wounded=True)
+        == "poor"
+    )
 
 
 # "Knife, Fist: Disadvantaged; Sword, Axe, Bow: Normal; Zweihander, Crossbow: Advantaged."
@@ -505,13 +524,15 @@ def test_castle_wound_draw_by_weapon_class(weapon):
 @pytest.mark.parametrize("range_", ["short", "long"])
 @pytest.mark.parametrize("seriously_wounded", [False, True])
 def test_castle_ranged(skill, range_, seriously_wounded):
-    """"At Short Range an average result hits. At Long range a good result is needed." (note `ranged`)"""
+    """ "At Short Range an average result hits. At Long range a good result is needed." (note `ranged`)"""
     count, keep = DRAW[effective(skill, seriously_wounded)]
     reached = set()
     for beads in castle_draws(count, RES):
         drawn = keep(beads, key=RES.index)
         hit = RES.index(drawn) >= RES.index("average" if range_ == "short" else "good")
-        result = CASTLE.roll("ranged", forced={"beads": beads}, skill=skill, range=range_, seriously_wounded=seriously_wounded)
+        result = CASTLE.roll(
+            "ranged", forced={"beads": beads}, skill=skill, range=range_, seriously_wounded=seriously_wounded
+        )
         assert result.outcome.name == ("hit" if hit else "miss"), beads
         reached.add(result.outcome.name)
     assert reached == declared(CASTLE, "ranged")
@@ -522,8 +543,13 @@ def test_castle_ranged_examples():
     assert outcome(CASTLE, "ranged", {"beads": ["average"]}, range="long") == "miss"
     assert outcome(CASTLE, "ranged", {"beads": ["good"]}, range="long") == "hit"
     assert outcome(CASTLE, "ranged", {"beads": ["poor"]}, range="short") == "miss"
-    assert outcome(CASTLE, "ranged", {"beads": ["average", "good"]}, skill="advantaged", range="long") == "hit"
-    assert outcome(CASTLE, "ranged", {"beads": ["average", "good"]}, skill="disadvantaged", range="long") == "miss"
+    assert (
+        outcome(CASTLE, "ranged", {"beads": ["average", "good"]}, skill="advantaged", range="long") == "hit"
+    )
+    assert (
+        outcome(CASTLE, "ranged", {"beads": ["average", "good"]}, skill="disadvantaged", range="long")
+        == "miss"
+    )
 
 
 def test_castle_bags_hold_five_sets_of_the_texts_weights():
@@ -537,7 +563,7 @@ def test_castle_bags_hold_five_sets_of_the_texts_weights():
 def test_castle_draw_is_without_replacement():
     """Chits are drawn without replacement (note `sets`): a draw cannot hold more chits of a
     colour than the bag has. Shown on a bag with one chit of each colour."""
-    src = engine.source.SourceFile(
+    src = engine.SourceFile(
         "tiny.yaml",
         "rulecraft: 1\nname: tiny\nbags:\n  b: {chits: {x: 1, y: 1}, sets: 1}\n"
         "checks:\n  c:\n    roll:\n      d: {draw: b, count: 2}\n    outcomes: b\n    outcome: best(d)\n",
@@ -558,7 +584,7 @@ def test_castle_draw_is_without_replacement():
 @pytest.mark.parametrize("traits", [-5, -1, 0, 2, 7])
 @pytest.mark.parametrize("difficulty", [1, 5, 8, 11, 20])
 def test_chthonian_standard_extent(traits, difficulty):
-    """"roll your twelve-sided die and add or subtract any Traits … Subtract the Difficulty …
+    """ "roll your twelve-sided die and add or subtract any Traits … Subtract the Difficulty …
     the Extent … If the Extent is zero or greater, your Excursionist succeeds"."""
     for die in range(1, 13):
         result = CHTHONIAN.roll("standard", forced={"die": die}, traits=traits, difficulty=difficulty)
@@ -577,6 +603,6 @@ def test_chthonian_standard_reaches_both_outcomes_at_the_zero_boundary():
 
 @pytest.mark.parametrize("face", [0, 13])
 def test_chthonian_die_is_a_d12(face):
-    """"a twelve-sided die": faces 1-12, so 0 and 13 cannot be forced."""
+    """ "a twelve-sided die": faces 1-12, so 0 and 13 cannot be forced."""
     with pytest.raises(InputError):
         CHTHONIAN.roll("standard", forced={"die": face})

@@ -24,10 +24,10 @@ from ruamel.yaml import YAML
 
 import engine
 from engine.cli import _parser, run
-from engine.examples import run_examples
-from engine.resources import schema_path
-from engine.source import SourceFile
-from engine.starter import schema_reference, starter_text
+from engine.syntax.positions import SourceFile
+from engine.syntax.resources import schema_path
+from engine.tools.examples import run_examples
+from engine.tools.starter import schema_reference, starter_text
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "schemas" / "ruleset.schema.json"
@@ -36,7 +36,9 @@ MODELINE = re.compile(r"^# yaml-language-server: \$schema=(?P<ref>\S+)$")
 
 
 def rulecraft(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
 
@@ -67,7 +69,11 @@ def test_check_jsonschema_accepts_the_shipped_rulesets():
 BREAKAGES = {
     "version.yaml": ("rulecraft: 1", "rulecraft: 2", "$.rulecraft"),
     "unknown_key.yaml": ("\nnotes:", "\ncolour: blue\nnotes:", "'colour' was unexpected"),
-    "mixed_randomizer.yaml": ('tens: {die: "0..9"}', 'tens: {die: "0..9", count: 2}', "$.checks.specific.roll.tens"),
+    "mixed_randomizer.yaml": (
+        'tens: {die: "0..9"}',
+        'tens: {die: "0..9", count: 2}',
+        "$.checks.specific.roll.tens",
+    ),
 }
 
 
@@ -99,7 +105,9 @@ def test_shipped_ruleset_starts_with_the_schema_comment(path: Path):
     first = path.read_text(encoding="utf-8").splitlines()[0]
     m = MODELINE.match(first)
     assert m, f"{path.name}: first line is {first!r}, not the yaml-language-server schema comment"
-    assert (path.parent / m["ref"]).resolve() == SCHEMA.resolve(), f"{path.name}: {m['ref']} is not the schema"
+    assert (path.parent / m["ref"]).resolve() == SCHEMA.resolve(), (
+        f"{path.name}: {m['ref']} is not the schema"
+    )
 
 
 # --- pre-commit hooks --------------------------------------------------------------------
@@ -148,7 +156,9 @@ def test_new_validate_test_in_a_fresh_folder(tmp_path: Path):
     text = made.read_text(encoding="utf-8")
     m = MODELINE.match(text.splitlines()[0])
     assert m, "the starter's first line is the yaml-language-server schema comment"
-    assert (tmp_path / m["ref"]).resolve() == schema_path().resolve(), "the comment names a schema that is there"
+    assert (tmp_path / m["ref"]).resolve() == schema_path().resolve(), (
+        "the comment names a schema that is there"
+    )
     assert "rulecraft: 1" in text.splitlines() and "name: mygame" in text.splitlines()
 
     validate = rulecraft("validate", "mygame.yaml", cwd=tmp_path)
@@ -179,7 +189,9 @@ def test_new_refuses_a_bad_name_and_a_missing_folder(tmp_path: Path, monkeypatch
     assert list(tmp_path.iterdir()) == []
 
 
-def test_new_accepts_a_path_and_names_the_schema_relatively_inside_a_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_new_accepts_a_path_and_names_the_schema_relatively_inside_a_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     """In a project that holds the schema (a checkout, a virtualenv), the reference is relative,
     like the shipped rulesets' `../schemas/ruleset.schema.json`."""
     schema = tmp_path / "schemas" / "ruleset.schema.json"
@@ -202,4 +214,6 @@ def test_the_starters_commented_probability_example_passes_when_uncommented():
         lines[i] = lines[i].replace("# ", "", 1)
     rs = engine.load_source(SourceFile("mygame.yaml", "\n".join(lines) + "\n"))
     results = run_examples(rs)
-    assert len(results) == 2 and all(r.passed for r in results), [d.render() for r in results for d in r.problems]
+    assert len(results) == 2 and all(r.passed for r in results), [
+        d.render() for r in results for d in r.problems
+    ]

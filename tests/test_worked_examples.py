@@ -31,7 +31,7 @@ def standard(die: int, traits: int, difficulty: int = 8) -> engine.Result:
 
 
 def test_walter_picks_the_lock():
-    """"I roll an 8, adds Ex-Detective 2 and subtracts the lock's Well-Crafted 3 for a result of
+    """ "I roll an 8, adds Ex-Detective 2 and subtracts the lock's Well-Crafted 3 for a result of
     7. My Extent is -4 (7 minus 11). Walter fails"."""
     # Text inconsistency, recorded in no note: Walter's sheet says "ex-Detective 3", but this
     # example (and the Mulk contest) add Ex-Detective 2. We pin the example's own numbers.
@@ -42,7 +42,7 @@ def test_walter_picks_the_lock():
 
 
 def test_walter_and_the_crowbar_erratum():
-    """"Difficulty of 5. Walter's Player rolls a 7, adds the Crowbar's Pry 2 for a result of 9.
+    """ "Difficulty of 5. Walter's Player rolls a 7, adds the Crowbar's Pry 2 for a result of 9.
     My Extent is 2 (9 minus 7). Walter opens the chest"."""
     # Erratum, chthonian.yaml note `erratum-crowbar`: the text subtracts the roll, not the
     # Difficulty; by the rule the Extent is 9 - 5 = 4. We pin the rule's 4 (and the success).
@@ -54,7 +54,7 @@ def test_walter_and_the_crowbar_erratum():
 
 
 def test_terrible_insight_roll():
-    """"Terrible Insight Roll … Difficulty of 8 … rolls a 7 (9 - 2 from Practicality) for an
+    """ "Terrible Insight Roll … Difficulty of 8 … rolls a 7 (9 - 2 from Practicality) for an
     Extent of -1. Walter gains another point of Terrible Insight"."""
     # Text inconsistency, recorded in no note: at Terrible Insight 2 in a Weird Tale (the Style
     # chosen earlier), Practicality is one-half Insight = 1 (the sheet's track shows -1), but
@@ -66,7 +66,7 @@ def test_terrible_insight_roll():
 
 
 def test_automatic_success_follow_up_roll():
-    """"Standard Roll with a Difficulty of 15, modified by his Practicality; the Player rolls a 5
+    """ "Standard Roll with a Difficulty of 15, modified by his Practicality; the Player rolls a 5
     (7 - 2) for an Extent of -10. Walter gains another point of Terrible Insight"."""
     result = standard(7, -2, difficulty=15)
     assert result.values["result"] == 5
@@ -75,7 +75,7 @@ def test_automatic_success_follow_up_roll():
 
 
 def test_mulk_contest_erratum():
-    """"I roll a 6 and add Walter's Traits for a result of 9. The Narrator rolls an 8 for the Mulk
+    """ "I roll a 6 and add Walter's Traits for a result of 9. The Narrator rolls an 8 for the Mulk
     and adds the Mulk's Traits for a result of 12. The Mulk is the winner with an Extent of 4
     (12 - 8)"."""
     # Erratum, chthonian.yaml note `erratum-mulk`: a contest's Extent is the difference of the two
@@ -90,13 +90,13 @@ def test_mulk_contest_erratum():
 
 
 def test_jade_figure_contest():
-    """"I roll a 6 (4 + 2), not enough to beat the Narrator's roll of 10!"."""
+    """ "I roll a 6 (4 + 2), not enough to beat the Narrator's roll of 10!"."""
     walter = standard(4, 2).values["result"]
     assert walter == 6 and walter < 10
 
 
 def test_phase_bear_atomized_contest():
-    """"Walter tries to duck and I roll a 7 (no Traits apply). The Narrator rolls a 9 (10 - 1 for
+    """ "Walter tries to duck and I roll a 7 (no Traits apply). The Narrator rolls a 9 (10 - 1 for
     the Phase Bear's Clumsy) for an initial Extent of 2 … the final Extent is 4 (2 + 3 - 1)"."""
     walter = standard(7, 0).values["result"]
     bear = standard(10, -1).values["result"]
@@ -112,7 +112,7 @@ def test_phase_bear_atomized_contest():
 
 @pytest.mark.parametrize("target", range(67, 77))
 def test_connies_77_botch_turned_by_a_token(target):
-    """"if Connie had rolled a 77, that would be a Botch (higher than her target number and
+    """ "if Connie had rolled a 77, that would be a Botch (higher than her target number and
     doubles), but turning a token would raise her target number high enough to be successful.
     She still turns a token dark from the Botch regardless, plus any tokens required … At that
     point the check is a Colossal Success … but the player does not turn a token light".
@@ -128,7 +128,7 @@ def test_connies_77_botch_turned_by_a_token(target):
 
 
 def test_doubles_examples():
-    """"If the roll is doubles (33, 55, etc.)": 33 and 55 against 55 are Colossal Successes."""
+    """ "If the roll is doubles (33, 55, etc.)": 33 and 55 against 55 are Colossal Successes."""
     for d in (3, 5):
         result = CHILL.roll("specific", forced={"tens": d, "ones": d}, target=55)
         assert result.values["doubles"] is True
@@ -160,7 +160,7 @@ def test_rolling_with_resolve_examples(faces, want, quote):
 
 
 def test_auto_pass_never_critically_passes():
-    """"Auto-pass is gained when advantage stacks three times … no roll is made … a recipient
+    """ "Auto-pass is gained when advantage stacks three times … no roll is made … a recipient
     will never ever ever ever ever critically pass with this boon"."""
     for advantage in (3, 4, 10):
         result = CHIMERA.roll("single", advantage=advantage)
@@ -168,14 +168,14 @@ def test_auto_pass_never_critically_passes():
 
 
 def test_auto_fail_never_critically_fails():
-    """"Auto-fail … a recipient will never ever ever ever ever critically fail with this boon"."""
+    """ "Auto-fail … a recipient will never ever ever ever ever critically fail with this boon"."""
     for disadvantage in (3, 7):
         result = CHIMERA.roll("pool", dice=4, disadvantage=disadvantage)
         assert (result.outcome.name, result.auto, result.rolled) == ("fail", True, {})
 
 
 def test_advantage_and_disadvantage_cancel():
-    """"any instance of disadvantage acts as a -1, and can detract from any advantages received":
+    """ "any instance of disadvantage acts as a -1, and can detract from any advantages received":
     one of each is a normal roll, where a 4 is a half pass."""
     result = CHIMERA.roll("single", forced={"die": 4}, advantage=1, disadvantage=1)
     assert result.outcome.name == "half_pass"
@@ -187,7 +187,7 @@ def test_advantage_and_disadvantage_cancel():
 
 
 def test_main_gauche_scenario_draws():
-    """"you begin duelling a Parisian fop and draw a Poor result while he rather shockingly draws
+    """ "you begin duelling a Parisian fop and draw a Poor result while he rather shockingly draws
     a Good result": both Average, one chit each; the better result (Good) scores the hit."""
     you = CASTLE.roll("task", forced={"beads": ["poor"]}, skill="average").outcome
     fop = CASTLE.roll("task", forced={"beads": ["good"]}, skill="average").outcome
@@ -196,7 +196,7 @@ def test_main_gauche_scenario_draws():
 
 
 def test_botte_di_serge_is_draw_two_take_highest_damage():
-    """"deliver a Mighty Blow (draw 2 take the highest damage)": the best of two wound chits is the
+    """ "deliver a Mighty Blow (draw 2 take the highest damage)": the best of two wound chits is the
     most damaging, as the Advantaged weapon draw reads it (note `chit-order`)."""
     result = CASTLE.roll("wound", forced={"chits": ["light", "deadly"]}, weapon="zweihander")
     assert result.outcome.name == "deadly"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..source import Span
+from ..syntax.positions import Span
 
 
 @dataclass(frozen=True, slots=True)

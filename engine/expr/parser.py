@@ -15,8 +15,7 @@ from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ..errors import Diagnostic, ExprSyntaxError
-from ..load import ExprOrigin
-from ..source import SourceFile
+from ..syntax.positions import ExprOrigin, SourceFile
 from . import ast
 
 _GRAMMAR = files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
@@ -163,10 +162,16 @@ def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSy
         found = f"unexpected {exc.token.value!r}"
     else:  # pragma: no cover - lark has no other kinds today
         found = "unexpected input"
-    before = "\n".join(text.splitlines()[: line - 1] + [text.splitlines()[line - 1][: col - 1] if text.splitlines() else ""])
+    before = "\n".join(
+        text.splitlines()[: line - 1] + [text.splitlines()[line - 1][: col - 1] if text.splitlines() else ""]
+    )
     open_parens = before.count("(") - before.count(")")
     open_brackets = before.count("[") - before.count("]")
-    closers = {"RPAR": open_parens > 0, "RSQB": open_brackets > 0, "COMMA": open_parens > 0 or open_brackets > 0}
+    closers = {
+        "RPAR": open_parens > 0,
+        "RSQB": open_brackets > 0,
+        "COMMA": open_parens > 0 or open_brackets > 0,
+    }
     expected = sorted({_token_word(t) for t in getattr(exc, "expected", ()) or () if closers.get(t, True)})
     hint = f"expected {', '.join(expected[:6])}" if expected else None
     if "=" in text and "==" not in text and not any(op in text for op in ("<=", ">=", "!=")):

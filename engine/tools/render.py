@@ -6,12 +6,12 @@ same `Result` can be printed as text here or as JSON by `Result.as_json`.
 
 from __future__ import annotations
 
-from .expr.printer import to_text
-from .inputs import describe
-from .model import Check, Die, Draw, Expr, Pool, RulesetModel
-from .exact import Dist, Distribution
-from .sample import Result
-from .values import faces_text, show
+from ..eval.exact import Dist, Distribution
+from ..eval.sample import Result
+from ..expr.printer import to_text
+from ..model.ruleset import Check, Die, Draw, Expr, Pool, RulesetModel
+from ..model.values import faces_text, show
+from ..runtime.inputs import describe
 
 
 def result_text(result: Result, title: str = "") -> str:
@@ -50,7 +50,9 @@ def check_text(check: Check) -> str:
         lines.append("  inputs:")
         for i in check.inputs:
             default = f" (default {show(i.default)})" if i.default is not None else " (required)"
-            lines.append(f"    {i.name}: {describe(i)}{default}" + (f" — {i.description}" if i.description else ""))
+            lines.append(
+                f"    {i.name}: {describe(i)}{default}" + (f" — {i.description}" if i.description else "")
+            )
     if check.roll:
         lines.append("  roll:")
         for r in check.roll:
@@ -58,19 +60,27 @@ def check_text(check: Check) -> str:
                 lines.append(f"    {r.name}: a die with faces {faces_text(r.faces)}")
             elif isinstance(r, Pool):
                 each = f", each read as {to_text(r.each.node)}" if r.each else ""
-                lines.append(f"    {r.name}: a pool of {to_text(r.count.node)} dice with faces {faces_text(r.faces)}{each}")
+                lines.append(
+                    f"    {r.name}: a pool of {to_text(r.count.node)} dice with faces {faces_text(r.faces)}{each}"
+                )
                 for t in r.triggers:
                     verb = "must" if t.must else "may"
                     target = "the die itself" if t.target is None else f"a die where {t.target.text}"
                     extra = f", only if {t.only_if.text}" if t.only_if is not None else ""
-                    lines.append(f"      {t.name}: each die where {t.on.text} {verb} {t.action} {target} ×{t.per_die}{extra}")
+                    lines.append(
+                        f"      {t.name}: each die where {t.on.text} {verb} {t.action} {target} ×{t.per_die}{extra}"
+                    )
                 if r.cap is not None:
                     lines.append(f"      at most {r.cap} dice rerolled or added in all")
             elif isinstance(r, Draw):
-                lines.append(f"    {r.name}: {to_text(r.count.node)} chit(s) from bag '{r.bag.name}' ({r.bag.size} chits)")
+                lines.append(
+                    f"    {r.name}: {to_text(r.count.node)} chit(s) from bag '{r.bag.name}' ({r.bag.size} chits)"
+                )
             if r.redraw is not None:
                 verb = "must" if r.redraw.must else "may"
-                lines.append(f"      {verb} be redrawn when {r.redraw.allowed.text}, up to {r.redraw.times.text} time(s)")
+                lines.append(
+                    f"      {verb} be redrawn when {r.redraw.allowed.text}, up to {r.redraw.times.text} time(s)"
+                )
     if check.auto:
         lines.append("  decided before rolling:")
         for rule in check.auto:
@@ -94,7 +104,9 @@ def check_text(check: Check) -> str:
             lines.append(f"    {name} = {to_text(expr.node)}")
     if check.sequential:
         kind, target = check.objective
-        aim = {"best_first": "the best outcome first", "mean_rank": "the mean rank"}.get(kind, f"at least {target}")
+        aim = {"best_first": "the best outcome first", "mean_rank": "the mean rank"}.get(
+            kind, f"at least {target}"
+        )
         lines.append(f"  the optimal policy plays for {aim}")
     if check.examples:
         lines.append(f"  examples: {len(check.examples)} (rulecraft test)")
@@ -146,12 +158,18 @@ def value_text(name: str, dist: Dist) -> str:
     head = f"  {name}:"
     try:
         mean = dist.mean
-        head += f" mean {mean.numerator}/{mean.denominator} ≈ {float(mean):.3f}" if mean.denominator != 1 else f" mean {mean}"
+        head += (
+            f" mean {mean.numerator}/{mean.denominator} ≈ {float(mean):.3f}"
+            if mean.denominator != 1
+            else f" mean {mean}"
+        )
     except TypeError:
         pass
     lines = [head]
     for (v, p), f in zip(items, fracs):
-        lines.append(f"    {show(v).rjust(width)}  {f.rjust(fw)}  {float(p) * 100:6.2f}%  {_bar(float(p), 20)}")
+        lines.append(
+            f"    {show(v).rjust(width)}  {f.rjust(fw)}  {float(p) * 100:6.2f}%  {_bar(float(p), 20)}"
+        )
     return "\n".join(lines)
 
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from . import types as T
+from ..model import types as T
+from ..model.values import Multi, Symbol, normalize
 from .folds import Summary, apply
-from .values import Multi, Symbol, normalize
 
 Typer = Callable[[Sequence[T.Type]], "T.Type | str"]
 
@@ -153,16 +153,57 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
         Builtin("min", 1, 8, _ordered, _extreme("min", min), "the least of its arguments, or of a pool"),
         Builtin("max", 1, 8, _ordered, _extreme("max", max), "the greatest of its arguments, or of a pool"),
         Builtin("clamp", 3, 3, _ordered, _clamp, "clamp(x, lo, hi): x kept within lo..hi"),
-        Builtin("count", 1, 2, _count_typer, _fold("count"), "count(p): dice in p; count(p, x): dice reading x (or in a list/range)"),
+        Builtin(
+            "count",
+            1,
+            2,
+            _count_typer,
+            _fold("count"),
+            "count(p): dice in p; count(p, x): dice reading x (or in a list/range)",
+        ),
         Builtin("sum", 1, 1, _of_multi(_sum_of, T.NUM), _fold("sum"), "total of a pool's readings"),
         Builtin("highest", 1, 1, _of_multi(lambda e: e), _fold("highest"), "the highest reading of a pool"),
         Builtin("lowest", 1, 1, _of_multi(lambda e: e), _fold("lowest"), "the lowest reading of a pool"),
-        Builtin("best", 1, 1, _of_multi(lambda e: e), _fold("best"), "the best chit of a draw (by the bag's order)"),
-        Builtin("worst", 1, 1, _of_multi(lambda e: e), _fold("worst"), "the worst chit of a draw (by the bag's order)"),
-        Builtin("majority", 1, 2, _majority_typer, _fold("majority"), "majority(p, [order]): the most common reading, ties by order"),
-        Builtin("shift", 2, 2, _shift_typer, lambda s, n: _shift(s, n, scales), "shift(x, n): n steps along x's scale, clamped"),
+        Builtin(
+            "best",
+            1,
+            1,
+            _of_multi(lambda e: e),
+            _fold("best"),
+            "the best chit of a draw (by the bag's order)",
+        ),
+        Builtin(
+            "worst",
+            1,
+            1,
+            _of_multi(lambda e: e),
+            _fold("worst"),
+            "the worst chit of a draw (by the bag's order)",
+        ),
+        Builtin(
+            "majority",
+            1,
+            2,
+            _majority_typer,
+            _fold("majority"),
+            "majority(p, [order]): the most common reading, ties by order",
+        ),
+        Builtin(
+            "shift",
+            2,
+            2,
+            _shift_typer,
+            lambda s, n: _shift(s, n, scales),
+            "shift(x, n): n steps along x's scale, clamped",
+        ),
         Builtin("rank", 1, 1, _rank_typer, lambda s: s.rank, "position of a value in its scale, worst = 0"),
-        Builtin("half", 1, 1, _nums(T.NUM), lambda x: normalize(Fraction(x) / 2), "exactly half (may be a fraction)"),
+        Builtin(
+            "half",
+            1,
+            1,
+            _nums(T.NUM),
+            lambda x: normalize(Fraction(x) / 2),
+            "exactly half (may be a fraction)",
+        ),
     ]
     return {f.name: f for f in fns}
-

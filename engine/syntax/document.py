@@ -17,8 +17,8 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, ReusedAnchorWarning, YAMLError
 
-from .errors import Diagnostic, LoadError
-from .source import SourceFile, Span
+from ..errors import Diagnostic, LoadError
+from .positions import ExprOrigin, SourceFile, Span
 
 PathKey = tuple[str | int, ...]
 
@@ -87,7 +87,12 @@ class Document:
         if first in ("'", '"'):
             rest = self.source.line(line)[col:]
             closing = rest.find(first)
-            simple = simple and "\\" not in rest[: closing if closing >= 0 else None] and closing >= 0 and first + first not in rest
+            simple = (
+                simple
+                and "\\" not in rest[: closing if closing >= 0 else None]
+                and closing >= 0
+                and first + first not in rest
+            )
             if simple:
                 return ExprOrigin(self.source, line, col + 1, 0)
         elif simple and self.source.line(line)[col - 1 :].rstrip().endswith(value.rstrip()[-1:] or " "):
@@ -133,54 +138,18 @@ def _align(value: str, text: str, offset: int, starts: list[int]) -> tuple[tuple
     return tuple(out)
 
 
-@dataclass(frozen=True, slots=True)
-class ExprOrigin:
-    """Maps a position inside an expression string to a position in the YAML file."""
-
-    source: SourceFile
-    line: int
-    col: int
-    indent: int
-    positions: tuple[tuple[int, int], ...] | None = None
-    """Where each character of the expression is, when it is not one run of one line."""
-    breaks: tuple[int, ...] = (0,)
-    """Where each line of the expression starts, in characters of the expression."""
-
-    def span(self, line: int, col: int, end_line: int, end_col: int) -> Span:
-        if self.positions:
-            return self._mapped(line, col, end_line, end_col)
-
-        def place(ln: int, cl: int) -> tuple[int, int]:
-            if ln <= 1:
-                return self.line, self.col + cl - 1
-            return self.line + ln - 1, self.indent + cl
-
-        a = place(line, col)
-        b = place(end_line, end_col)
-        return Span(self.source, a[0], a[1], b[0], b[1])
-
-    def _mapped(self, line: int, col: int, end_line: int, end_col: int) -> Span:
-        positions = self.positions
-        assert positions is not None
-
-        def index_of(ln: int, cl: int) -> int:
-            start = self.breaks[min(max(ln, 1), len(self.breaks)) - 1]
-            return min(max(start + cl - 1, 0), len(positions) - 1)
-
-        a = positions[index_of(line, col)]
-        last = positions[index_of(end_line, end_col - 1)] if end_col > 1 else a
-        end = (last[0], last[1] + 1) if last[0] == a[0] else (a[0], a[1] + 1)
-        return Span(self.source, a[0], a[1], end[0], end[1])
-
-
 def read_source(path_or_text: str | Path, name: str | None = None) -> SourceFile:
     """A `SourceFile` from a path, or from YAML text given directly."""
-    if isinstance(path_or_text, Path) or ("\n" not in path_or_text and Path(path_or_text).suffix in (".yaml", ".yml")):
+    if isinstance(path_or_text, Path) or (
+        "\n" not in path_or_text and Path(path_or_text).suffix in (".yaml", ".yml")
+    ):
         path = Path(path_or_text)
         try:
             return SourceFile(name or str(path), path.read_text(encoding="utf-8"))
         except OSError as exc:
-            raise LoadError([Diagnostic("RC001", f"cannot read {path}: {exc.strerror or exc}", None)]) from None
+            raise LoadError(
+                [Diagnostic("RC001", f"cannot read {path}: {exc.strerror or exc}", None)]
+            ) from None
         except UnicodeDecodeError:
             raise LoadError([Diagnostic("RC001", f"{path} is not UTF-8 text", None)]) from None
     return SourceFile(name or "<string>", str(path_or_text))

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from .expr import ast
-from .source import Span
+from ..expr import ast
+from ..syntax.positions import Span
 from .types import Type
 from .values import Symbol, faces_text
 

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from .errors import Diagnostic, InputError, did_you_mean
-from .model import Check, InputSpec
-from .values import normalize
+from ..errors import Diagnostic, InputError, did_you_mean
+from ..model.ruleset import Check, InputSpec
+from ..model.values import normalize
 
 
 def bind_inputs(check: Check, given: Mapping[str, Any]) -> dict[str, Any]:
@@ -26,7 +26,9 @@ def bind_inputs(check: Check, given: Mapping[str, Any]) -> dict[str, Any]:
             if near:
                 meant.add(near.split("'")[1])
             hint = did_you_mean(name, specs) or (
-                f"inputs of '{check.name}': {', '.join(specs)}" if specs else f"'{check.name}' takes no inputs"
+                f"inputs of '{check.name}': {', '.join(specs)}"
+                if specs
+                else f"'{check.name}' takes no inputs"
             )
             diags.append(Diagnostic("RC402", f"check '{check.name}' has no input '{name}'", check.span, hint))
     bound: dict[str, Any] = {}
@@ -44,7 +46,7 @@ def bind_inputs(check: Check, given: Mapping[str, Any]) -> dict[str, Any]:
                     "RC401",
                     f"check '{check.name}' needs the input '{spec.name}' ({describe(spec)})",
                     spec.span,
-                    f"give it as --input {spec.name}=VALUE" ,
+                    f"give it as --input {spec.name}=VALUE",
                 )
             )
     if diags:
@@ -69,7 +71,16 @@ def describe(spec: InputSpec) -> str:
 
 
 def _bad(spec: InputSpec, value: Any, why: str, code: str = "RC404") -> InputError:
-    return InputError([Diagnostic(code, f"input '{spec.name}' = {value!r} {why}", spec.span, f"'{spec.name}' is {describe(spec)}")])
+    return InputError(
+        [
+            Diagnostic(
+                code,
+                f"input '{spec.name}' = {value!r} {why}",
+                spec.span,
+                f"'{spec.name}' is {describe(spec)}",
+            )
+        ]
+    )
 
 
 def coerce(spec: InputSpec, value: Any) -> Any:
@@ -84,7 +95,14 @@ def _coerce(spec: InputSpec, value: Any) -> Any:
             return spec.scale[name]
         hint = did_you_mean(str(name), spec.scale.names)
         raise InputError(
-            [Diagnostic("RC404", f"input '{spec.name}' = {value!r} is not one of the choices", spec.span, hint or f"'{spec.name}' is {describe(spec)}")]
+            [
+                Diagnostic(
+                    "RC404",
+                    f"input '{spec.name}' = {value!r} is not one of the choices",
+                    spec.span,
+                    hint or f"'{spec.name}' is {describe(spec)}",
+                )
+            ]
         )
     if spec.kind == "bool":
         if isinstance(value, bool):

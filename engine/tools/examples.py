@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .api import Ruleset
-from .errors import Diagnostic, RulecraftError
-from .model import Check, Example
-from .values import Symbol, show, to_json
+from ..api import Ruleset
+from ..errors import Diagnostic, RulecraftError
+from ..model.ruleset import Check, Example
+from ..model.values import Symbol, show, to_json
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,9 @@ def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
     probs = [e for e in ex.expects if e.kind == "probability"]
     try:
         if rolled:
-            result = rs.roll(check.name, random.Random(0), forced=ex.dice or None, policy=ex.policy, **ex.inputs)
+            result = rs.roll(
+                check.name, random.Random(0), forced=ex.dice or None, policy=ex.policy, **ex.inputs
+            )
             loose = [name for name in result.rolled if name not in ex.dice and result.drawn.get(name)]
             if loose:
                 problems.append(
@@ -57,13 +59,30 @@ def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
             for e in rolled:
                 if e.kind == "outcome":
                     if result.outcome != e.expected:
-                        problems.append(_fail(f"{where}: expected outcome '{e.expected}', got '{result.outcome}'", e.span, _why(result)))
+                        problems.append(
+                            _fail(
+                                f"{where}: expected outcome '{e.expected}', got '{result.outcome}'",
+                                e.span,
+                                _why(result),
+                            )
+                        )
                 else:
                     actual = result.values.get(e.name, _MISSING)
                     if actual is _MISSING:
-                        problems.append(_fail(f"{where}: '{e.name}' has no value in this roll (decided before the roll?)", e.span))
+                        problems.append(
+                            _fail(
+                                f"{where}: '{e.name}' has no value in this roll (decided before the roll?)",
+                                e.span,
+                            )
+                        )
                     elif not _same(actual, e.expected):
-                        problems.append(_fail(f"{where}: expected {e.name} = {_shown(e.expected)}, got {show(actual)}", e.span, _why(result)))
+                        problems.append(
+                            _fail(
+                                f"{where}: expected {e.name} = {_shown(e.expected)}, got {show(actual)}",
+                                e.span,
+                                _why(result),
+                            )
+                        )
         if probs:
             dist = rs.distribution(check.name, policy=ex.policy, **ex.inputs)
             for e in probs:
@@ -71,7 +90,11 @@ def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
                 lo, hi = e.expected
                 if not lo <= p <= hi:
                     want = f"exactly {_frac(lo)}" if lo == hi else f"between {_frac(lo)} and {_frac(hi)}"
-                    problems.append(_fail(f"{where}: expected P({e.name}) {want}, got {_frac(p)} ≈ {float(p):.4f}", e.span))
+                    problems.append(
+                        _fail(
+                            f"{where}: expected P({e.name}) {want}, got {_frac(p)} ≈ {float(p):.4f}", e.span
+                        )
+                    )
     except RulecraftError as exc:
         first = exc.diagnostics[0]
         problems.append(_fail(f"{where} could not run: {first.message}", ex.span, first.hint))

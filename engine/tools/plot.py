@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import Diagnostic, RulecraftError
-from .exact import Distribution
+from ..errors import Diagnostic, RulecraftError
+from ..eval.exact import Distribution
 
 
 class PlotError(RulecraftError):
@@ -22,7 +22,14 @@ def _pyplot() -> Any:
         import matplotlib.pyplot as plt
     except ImportError:
         raise PlotError(
-            [Diagnostic("RC601", "drawing a plot needs matplotlib, which is not installed", None, "pip install 'rulecraft[plot]'")]
+            [
+                Diagnostic(
+                    "RC601",
+                    "drawing a plot needs matplotlib, which is not installed",
+                    None,
+                    "pip install 'rulecraft[plot]'",
+                )
+            ]
         ) from None
     return plt
 
@@ -30,7 +37,9 @@ def _pyplot() -> Any:
 def check_plot_path(path: Path) -> None:
     """Refuse a file type we cannot draw before any work is done."""
     if path.suffix.lower() not in (".png", ".svg"):
-        raise PlotError([Diagnostic("RC602", f"cannot draw '{path}': the file must end in .png or .svg", None)])
+        raise PlotError(
+            [Diagnostic("RC602", f"cannot draw '{path}': the file must end in .png or .svg", None)]
+        )
 
 
 def plot_distribution(dist: Distribution, path: Path, title: str) -> None:
@@ -43,14 +52,22 @@ def plot_distribution(dist: Distribution, path: Path, title: str) -> None:
     probs = [float(p) * 100 for _, p in rows]
     bars = ax.bar(names, probs, color="#4c72b0")
     for bar, p in zip(bars, probs):
-        ax.annotate(f"{p:.1f}%", (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=9)
+        ax.annotate(
+            f"{p:.1f}%",
+            (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+            ha="center",
+            va="bottom",
+            fontsize=9,
+        )
     ax.set_ylabel("probability (%)")
     ax.set_title(title)
     ax.set_ylim(0, max(probs + [1]) * 1.15)
     _save(plt, fig, path)
 
 
-def plot_sweep(name: str, values: Sequence[Any], dists: Sequence[Distribution], path: Path, title: str) -> None:
+def plot_sweep(
+    name: str, values: Sequence[Any], dists: Sequence[Distribution], path: Path, title: str
+) -> None:
     """Stacked areas: how each outcome's chance moves as one input runs over a range."""
     check_plot_path(path)
     plt = _pyplot()
@@ -72,7 +89,13 @@ def plot_sweep(name: str, values: Sequence[Any], dists: Sequence[Distribution], 
     ax.set_xlim(min(xs), max(xs))
     ax.set_title(title)
     handles, labels = ax.get_legend_handles_labels()
-    ax.legend(handles[::-1], labels[::-1], loc="center left", bbox_to_anchor=(1.01, 0.5), title="outcome (best on top)")
+    ax.legend(
+        handles[::-1],
+        labels[::-1],
+        loc="center left",
+        bbox_to_anchor=(1.01, 0.5),
+        title="outcome (best on top)",
+    )
     _save(plt, fig, path)
 
 

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from .chains import POLICIES, Option, Procedure, State
-from .compile import first_rule
-from .errors import Diagnostic, InputError, LimitError, did_you_mean
-from .limits import DEFAULT_LIMITS, Limits, redraw_times, roll_count
-from .model import Check, Die, Draw, Expr, Pool, Randomizer, Rule
-from .values import Multi, Symbol, faces_text, show, to_json
+from ..errors import Diagnostic, InputError, LimitError, did_you_mean
+from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
+from ..model.values import Multi, Symbol, faces_text, show, to_json
+from ..runtime.limits import DEFAULT_LIMITS, Limits, redraw_times, roll_count
+from ..runtime.procedure import POLICIES, Option, Procedure, State
+from ..runtime.rules import first_rule
 
 Forced = Mapping[str, Any]
 _new = tuple.__new__  # builds a Step without NamedTuple's Python-level constructor (hot path)
@@ -86,8 +86,17 @@ class _Source:
         self.spans = {r.name: r.span for r in check.roll}
         for k in forced:
             if k not in self.spans:
-                hint = did_you_mean(k, self.spans) or f"dice and draws of '{check.name}': {', '.join(self.spans) or 'none'}"
-                raise InputError([Diagnostic("RC405", f"'{k}' is not a die or draw of check '{check.name}'", check.span, hint)])
+                hint = (
+                    did_you_mean(k, self.spans)
+                    or f"dice and draws of '{check.name}': {', '.join(self.spans) or 'none'}"
+                )
+                raise InputError(
+                    [
+                        Diagnostic(
+                            "RC405", f"'{k}' is not a die or draw of check '{check.name}'", check.span, hint
+                        )
+                    ]
+                )
         self.forced = {k: list(v) if isinstance(v, (list, tuple)) else [v] for k, v in forced.items()}
 
     def faces(self, r: Die | Pool, n: int) -> list[int]:
@@ -126,7 +135,16 @@ class _Source:
                 queue.pop(0)
                 if left.get(name, 0) <= 0:
                     hint = did_you_mean(str(name), left) if name not in left else None
-                    raise InputError([Diagnostic("RC405", f"forced {r.name} = {name!r} is not left in bag '{r.bag.name}'", r.span, hint)])
+                    raise InputError(
+                        [
+                            Diagnostic(
+                                "RC405",
+                                f"forced {r.name} = {name!r} is not left in bag '{r.bag.name}'",
+                                r.span,
+                                hint,
+                            )
+                        ]
+                    )
                 left[name] -= 1
                 out.append(r.bag.scale[name])
         self.drawn.setdefault(r.name, []).extend(out)
@@ -136,7 +154,14 @@ class _Source:
         for name, queue in self.forced.items():
             if queue:
                 raise InputError(
-                    [Diagnostic("RC405", f"forced {name} has {len(queue)} face(s) or chit(s) the roll never used: {queue}", self.spans.get(name), "force only what the roll takes, in order (rerolls and redraws included)")]
+                    [
+                        Diagnostic(
+                            "RC405",
+                            f"forced {name} has {len(queue)} face(s) or chit(s) the roll never used: {queue}",
+                            self.spans.get(name),
+                            "force only what the roll takes, in order (rerolls and redraws included)",
+                        )
+                    ]
                 )
 
 
@@ -150,7 +175,9 @@ def sample(
 ) -> Result:
     """Roll `check` once with bound inputs (see `inputs.bind_inputs`); `policy` decides every "may"."""
     if policy not in POLICIES:
-        raise InputError([Diagnostic("RC408", f"unknown policy '{policy}'", None, f"policies: {', '.join(POLICIES)}")])
+        raise InputError(
+            [Diagnostic("RC408", f"unknown policy '{policy}'", None, f"policies: {', '.join(POLICIES)}")]
+        )
     source = _Source(check, rng, forced or {})
     env: dict[str, Any] = dict(inputs)
     trace: list[Step] = [_new(Step, ("input", k, v, "")) for k, v in inputs.items()]
@@ -162,7 +189,9 @@ def sample(
     fired = first_rule(check.auto, env) if check.auto else None
     if fired is not None:
         index, outcome = fired
-        trace.append(Step("auto", check.outcomes.name, outcome, _rule_text(check.auto[index]) + " (nothing is rolled)"))
+        trace.append(
+            Step("auto", check.outcomes.name, outcome, _rule_text(check.auto[index]) + " (nothing is rolled)")
+        )
         return _auto(check, env, values, inputs, trace, outcome, policy)
     roller = _Roller(check, env, source, limits, policy, trace) if check.sequential else None
     dice: list[Any] = []
@@ -218,10 +247,22 @@ def _roll_step(r: Randomizer, value: Any) -> Step:
     if isinstance(r, Pool):
         faces = value.faces or value.items
         read = "" if value.faces is None else " read as " + ", ".join(str(i) for i in value.items)
-        return Step("pool", r.name, value, f"{len(faces)} {'die' if len(faces) == 1 else 'dice'} rolled " + ", ".join(map(str, faces)) + read)
+        return Step(
+            "pool",
+            r.name,
+            value,
+            f"{len(faces)} {'die' if len(faces) == 1 else 'dice'} rolled "
+            + ", ".join(map(str, faces))
+            + read,
+        )
     if not len(value):
         return Step("draw", r.name, value, "nothing drawn")
-    return Step("draw", r.name, value, f"{len(value)} from bag '{r.bag.name}': " + ", ".join(str(i) for i in value.items))
+    return Step(
+        "draw",
+        r.name,
+        value,
+        f"{len(value)} from bag '{r.bag.name}': " + ", ".join(str(i) for i in value.items),
+    )
 
 
 def _read(r: Pool, env: dict[str, Any], faces: Sequence[int]) -> Multi:
@@ -250,7 +291,15 @@ def _plain(r: Randomizer, env: dict[str, Any], source: _Source, limits: Limits) 
 class _Roller:
     """Rolls for checks with reroll procedures, redraws or dependent dice, tracing each step."""
 
-    def __init__(self, check: Check, env: dict[str, Any], source: _Source, limits: Limits, policy: str, trace: list[Step]) -> None:
+    def __init__(
+        self,
+        check: Check,
+        env: dict[str, Any],
+        source: _Source,
+        limits: Limits,
+        policy: str,
+        trace: list[Step],
+    ) -> None:
         self.check = check
         self.base = dict(env)
         self.source = source
@@ -284,7 +333,14 @@ class _Roller:
             elif self.policy == "optimal":
                 fresh = self.exact().fresh(i, env)
                 if not self.exact().wants_redraw(i, dice, env, value, times, fresh):
-                    self.trace.append(Step("choice", r.name, value, "policy optimal keeps it: a redraw would not improve the objective"))
+                    self.trace.append(
+                        Step(
+                            "choice",
+                            r.name,
+                            value,
+                            "policy optimal keeps it: a redraw would not improve the objective",
+                        )
+                    )
                     break
                 why = "policy optimal: a redraw improves the objective"
             elif self.policy == "always":
@@ -321,7 +377,14 @@ class _Roller:
             t = proc.pending(state)
             if t is None:
                 if proc.capped(state):
-                    self.trace.append(Step("reroll", r.name, _read(r, env, faces), f"cap of {proc.cap} reached: the remaining triggers go unused"))
+                    self.trace.append(
+                        Step(
+                            "reroll",
+                            r.name,
+                            _read(r, env, faces),
+                            f"cap of {proc.cap} reached: the remaining triggers go unused",
+                        )
+                    )
                 break
             step = proc.steps[t]
             option, why = self.decide(i, dice, env, proc, state, t)
@@ -347,7 +410,13 @@ class _Roller:
                 new = self.source.faces(r, count)
                 for f in new:
                     faces.append(f)
-                    unused.append({u for u in range(len(proc.steps)) if proc.kinds[proc.kind_of[f]].on[u] and (u != t or step.repeat)})
+                    unused.append(
+                        {
+                            u
+                            for u in range(len(proc.steps))
+                            if proc.kinds[proc.kind_of[f]].on[u] and (u != t or step.repeat)
+                        }
+                    )
                 detail = f"{head}; {why}: {verb} {', '.join(map(str, new))}"
             else:
                 picked = self._pick(proc, faces, unused, remove, triggering if step.self_target else None)
@@ -355,12 +424,25 @@ class _Roller:
                 new = self.source.faces(r, len(picked))
                 for d, f in zip(picked, new):
                     faces[d] = f
-                    unused[d] = {u for u in range(len(proc.steps)) if proc.kinds[proc.kind_of[f]].on[u] and (u != t or step.repeat)}
+                    unused[d] = {
+                        u
+                        for u in range(len(proc.steps))
+                        if proc.kinds[proc.kind_of[f]].on[u] and (u != t or step.repeat)
+                    }
                 moves = ", ".join(f"{o} → {f}" for o, f in zip(olds, new))
                 detail = f"{head}; {why}: {verb} {moves}"
             used = proc.used_after(state, t, count) if proc.cap is not None else used + count
             if used > self.limits.max_rerolls:
-                raise LimitError([Diagnostic("RC503", f"the reroll procedure went past {self.limits.max_rerolls} dice", r.span, "set a 'cap' on the pool")])
+                raise LimitError(
+                    [
+                        Diagnostic(
+                            "RC503",
+                            f"the reroll procedure went past {self.limits.max_rerolls} dice",
+                            r.span,
+                            "set a 'cap' on the pool",
+                        )
+                    ]
+                )
             self.trace.append(Step("reroll", r.name, _read(r, env, faces), detail))
         return _read(r, env, faces)
 
@@ -375,7 +457,12 @@ class _Roller:
         return (tuple(counts), tuple(tuple(row) for row in rows), used if proc.cap is not None else 0)
 
     def _pick(
-        self, proc: Procedure, faces: list[int], unused: list[set[int]], remove: tuple[int, ...], among: list[int] | None
+        self,
+        proc: Procedure,
+        faces: list[int],
+        unused: list[set[int]],
+        remove: tuple[int, ...],
+        among: list[int] | None,
     ) -> list[int]:
         """Which dice to reroll: `remove[k]` of each kind, those with unused triggers first."""
         picked: list[int] = []
@@ -388,11 +475,17 @@ class _Roller:
             picked.extend(candidates[:want])
         return picked
 
-    def decide(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], proc: Procedure, state: State, t: int) -> tuple[Option, str]:
+    def decide(
+        self, i: int, dice: tuple[Any, ...], env: dict[str, Any], proc: Procedure, state: State, t: int
+    ) -> tuple[Option, str]:
         step = proc.steps[t]
         which = "least valuable" if step.pick == "lowest" else "most valuable"
         if step.must:
-            why = "the rule adds them" if step.action == "add" else f"the rule forces it on the {which} eligible dice"
+            why = (
+                "the rule adds them"
+                if step.action == "add"
+                else f"the rule forces it on the {which} eligible dice"
+            )
             return proc.options(state, t, "always")[0], why
         if self.policy != "optimal":
             option = proc.options(state, t, self.policy)[0]

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import Diagnostic, EvalError
-from .values import Multi, Symbol, normalize
+from ..errors import Diagnostic, EvalError
+from ..model.values import Multi, Symbol, normalize
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +45,11 @@ class Summary:
     results: dict[tuple[Any, ...], Any]
 
     def __hash__(self) -> int:
-        return hash(tuple(sorted(((k, v) for k, v in self.results.items() if not isinstance(v, _Undefined)), key=repr)))
+        return hash(
+            tuple(
+                sorted(((k, v) for k, v in self.results.items() if not isinstance(v, _Undefined)), key=repr)
+            )
+        )
 
 
 def _matches(value: Any, what: Any) -> bool:
@@ -84,7 +88,16 @@ class _Undefined:
         self.name = name
 
     def fail(self) -> EvalError:
-        return EvalError([Diagnostic("RC504", f"{self.name}() of an empty pool or draw has no value", None, "guard it, e.g. 'count(p) > 0 and ...'")])
+        return EvalError(
+            [
+                Diagnostic(
+                    "RC504",
+                    f"{self.name}() of an empty pool or draw has no value",
+                    None,
+                    "guard it, e.g. 'count(p) > 0 and ...'",
+                )
+            ]
+        )
 
 
 def _empty(name: str, pick: Callable[[Any], Any] = lambda s: s) -> Callable[[Any, tuple[Any, ...]], Any]:
@@ -99,7 +112,12 @@ def _empty(name: str, pick: Callable[[Any], Any] = lambda s: s) -> Callable[[Any
 FOLDS: dict[str, Fold] = {
     f.name: f
     for f in (
-        Fold("count", lambda a: 0, lambda s, v, c, a: s + (c if not a or _matches(v, a[0]) else 0), lambda s, a: s),
+        Fold(
+            "count",
+            lambda a: 0,
+            lambda s, v, c, a: s + (c if not a or _matches(v, a[0]) else 0),
+            lambda s, a: s,
+        ),
         Fold("sum", lambda a: 0, lambda s, v, c, a: s + v * c, lambda s, a: normalize(s)),
         Fold("highest", lambda a: None, _extreme(max), _empty("highest")),
         Fold("lowest", lambda a: None, _extreme(min), _empty("lowest")),

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from .errors import Diagnostic, EvalError
-from .source import Span
-from .values import Multi, normalize
+from ..errors import Diagnostic, EvalError
+from ..model.values import Multi, normalize
+from ..syntax.positions import Span
 
 
 def _fail(code: str, message: str, span: Span | None, hint: str | None = None) -> EvalError:
@@ -70,7 +70,12 @@ def rt_wrong(span: Span | None, exc: Exception) -> EvalError:
     if isinstance(exc, EvalError):
         if all(d.span is not None for d in exc.diagnostics):
             return exc
-        return EvalError([d if d.span is not None else Diagnostic(d.code, d.message, span, d.hint) for d in exc.diagnostics])
+        return EvalError(
+            [
+                d if d.span is not None else Diagnostic(d.code, d.message, span, d.hint)
+                for d in exc.diagnostics
+            ]
+        )
     return _fail(
         "RC506",
         f"cannot evaluate this: {exc}",
@@ -123,14 +128,21 @@ class Emitter:
         """A function of the environment dict that evaluates `source`."""
         return self.function("expr", ["env"], [f"return {source}"], span)
 
-    def function(self, name: str, params: list[str], body: list[str], span: Span | None = None) -> Callable[..., Any]:
+    def function(
+        self, name: str, params: list[str], body: list[str], span: Span | None = None
+    ) -> Callable[..., Any]:
         """A function with the given positional parameter names and body lines.
 
         Any Python error inside becomes an `EvalError` at `span` (zero cost until raised), so
         an embedder never sees a traceback from a ruleset."""
         args = ", ".join(params)
         where = self.const(span)
-        lines = ["try:", *("    " + line for line in body), "except _Error as exc:", f"    raise _wrong({where}, exc) from None"]
+        lines = [
+            "try:",
+            *("    " + line for line in body),
+            "except _Error as exc:",
+            f"    raise _wrong({where}, exc) from None",
+        ]
         text = f"def {name}({args}):\n" + "\n".join("    " + line for line in lines) + "\n"
         local: dict[str, Any] = {}
         exec(compile(text, "<rulecraft>", "exec"), self.namespace, local)

@@ -15,8 +15,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
-from .errors import Diagnostic, SchemaError, did_you_mean
-from .load import Document
+from ..errors import Diagnostic, SchemaError, did_you_mean
+from .document import Document
 from .resources import schema_path
 
 
@@ -60,12 +60,32 @@ def _where(path: list[Any]) -> str:
 def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
     if error.validator in ("oneOf", "anyOf") and error.context:
         # Only the alternatives of the instance's own type explain it (an array is not a string).
-        fitting = [e for e in error.context if e.validator != "type" or len(e.absolute_path) > len(error.absolute_path)]
+        fitting = [
+            e
+            for e in error.context
+            if e.validator != "type" or len(e.absolute_path) > len(error.absolute_path)
+        ]
         custom = _schema_of(error).get("errorMessage")
         deeper = best_match(fitting or error.context)
-        if custom and len(deeper.absolute_path) <= len(error.absolute_path) and deeper.validator not in ("additionalProperties",):
-            return Diagnostic("RC105", f"{_where(list(error.absolute_path))}: {custom}", doc.span(tuple(error.absolute_path)))
-        if len(deeper.absolute_path) > len(error.absolute_path) or deeper.validator in ("required", "additionalProperties", "type", "uniqueItems", "enum", "pattern", "minItems"):
+        if (
+            custom
+            and len(deeper.absolute_path) <= len(error.absolute_path)
+            and deeper.validator not in ("additionalProperties",)
+        ):
+            return Diagnostic(
+                "RC105",
+                f"{_where(list(error.absolute_path))}: {custom}",
+                doc.span(tuple(error.absolute_path)),
+            )
+        if len(deeper.absolute_path) > len(error.absolute_path) or deeper.validator in (
+            "required",
+            "additionalProperties",
+            "type",
+            "uniqueItems",
+            "enum",
+            "pattern",
+            "minItems",
+        ):
             return _diagnostic(doc, deeper)
     path = list(error.absolute_path)
     span = doc.span(tuple(path))
@@ -92,13 +112,25 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
     if v in ("enum", "const"):
         options: list[Any] = list(error.validator_value) if v == "enum" else [error.validator_value]  # type: ignore[arg-type]
         hint = did_you_mean(str(error.instance), [str(o) for o in options])
-        return Diagnostic("RC104", f"{where} must be one of {', '.join(map(repr, options))}, not {error.instance!r}", span, hint)
+        return Diagnostic(
+            "RC104",
+            f"{where} must be one of {', '.join(map(repr, options))}, not {error.instance!r}",
+            span,
+            hint,
+        )
     if v == "pattern":
-        return Diagnostic("RC104", f"{error.instance!r} at {where} is not a valid name", span, "names start with a letter and use letters, digits and _")
+        return Diagnostic(
+            "RC104",
+            f"{error.instance!r} at {where} is not a valid name",
+            span,
+            "names start with a letter and use letters, digits and _",
+        )
     if v == "uniqueItems" and isinstance(error.instance, list):
         counts = Counter(map(str, error.instance))
         twice = next((x for x, n in counts.items() if n > 1), "?")
-        return Diagnostic("RC104", f"'{twice}' appears twice in {where}", span, "each member of a list may appear once")
+        return Diagnostic(
+            "RC104", f"'{twice}' appears twice in {where}", span, "each member of a list may appear once"
+        )
     if v in ("minimum", "maximum", "minItems", "minProperties", "uniqueItems"):
         return Diagnostic("RC104", f"{where}: {error.message}", span)
     if v == "oneOf" or v == "not":
@@ -119,6 +151,11 @@ def _article(word: str) -> str:
 def _kind(value: Any) -> str:
     if value is None:
         return "empty"
-    return {dict: "a mapping", list: "a list", str: "text", bool: "true/false", int: "a number", float: "a number"}.get(
-        type(value), type(value).__name__
-    )
+    return {
+        dict: "a mapping",
+        list: "a list",
+        str: "text",
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+    }.get(type(value), type(value).__name__)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent  # the `engine` package
 
 
 def _first(*candidates: Path) -> Path:
@@ -20,7 +20,9 @@ def _first(*candidates: Path) -> Path:
 
 
 def schema_path() -> Path:
-    return _first(_PACKAGE / "_data" / "ruleset.schema.json", _PACKAGE.parent / "schemas" / "ruleset.schema.json")
+    return _first(
+        _PACKAGE / "_data" / "ruleset.schema.json", _PACKAGE.parent / "schemas" / "ruleset.schema.json"
+    )
 
 
 def rulesets_dir() -> Path:

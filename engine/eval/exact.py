@@ -19,12 +19,12 @@ from functools import cached_property, lru_cache
 from itertools import product
 from typing import Any
 
-from .compile import first_rule
-from .limits import DEFAULT_LIMITS, Limits, enforce, redraw_times, roll_count
-from .chains import Procedure, Solver, compositions, kind_multisets, score
-from .folds import FOLDS, Summary
-from .model import Check, Die, Draw, Pool, Randomizer, Scale
-from .values import Multi, Symbol, normalize, show, to_json
+from ..model.ruleset import Check, Die, Draw, Pool, Randomizer, Scale
+from ..model.values import Multi, Symbol, normalize, show, to_json
+from ..runtime.folds import FOLDS, Summary
+from ..runtime.limits import DEFAULT_LIMITS, Limits, enforce, redraw_times, roll_count
+from ..runtime.procedure import Procedure, Solver, compositions, kind_multisets, score
+from ..runtime.rules import first_rule
 
 Weighted = tuple[tuple[Any, int], ...]
 
@@ -202,7 +202,9 @@ def _marginals(
     outcome_w: dict[Symbol, int] = {}
     for key, weight in joint.items():
         outcome_w[key[0]] = outcome_w.get(key[0], 0) + weight
-    return Distribution(check.name, dict(inputs), check.outcomes, Dist(outcome_w, total), joint, names, states)
+    return Distribution(
+        check.name, dict(inputs), check.outcomes, Dist(outcome_w, total), joint, names, states
+    )
 
 
 # -- per-randomizer exact distributions --------------------------------------------------
@@ -221,7 +223,9 @@ def _randomizer(r: Randomizer, env: dict[str, Any], limits: Limits) -> Weighted:
             readings = tuple(counts.items())
         if r.folds is not None:
             return _folded(readings, n, r.folds, False)
-        enforce("exact states", math.comb(n + len(readings) - 1, len(readings) - 1), limits.max_states, r.span)
+        enforce(
+            "exact states", math.comb(n + len(readings) - 1, len(readings) - 1), limits.max_states, r.span
+        )
         return _multisets(readings, n)
     assert isinstance(r, Draw)
     n = roll_count(r.count, env, r, limits.max_draw, "chits drawn")
@@ -232,7 +236,10 @@ def _randomizer(r: Randomizer, env: dict[str, Any], limits: Limits) -> Weighted:
 
 @lru_cache(maxsize=1024)
 def _folded(
-    categories: tuple[tuple[Any, int], ...], n: int, keys: tuple[tuple[Any, ...], ...], without_replacement: bool
+    categories: tuple[tuple[Any, int], ...],
+    n: int,
+    keys: tuple[tuple[Any, ...], ...],
+    without_replacement: bool,
 ) -> Weighted:
     """The joint distribution of a pool's (or draw's) statistics, by dynamic programming.
 
@@ -273,7 +280,9 @@ def _folded(
                     else all(f.settled(p, remaining) for (f, _), p in zip(folds, new))
                 ):
                     # Whatever the other dice show, the statistics stay: count their ways at once.
-                    ways = math.comb(rest_weight, remaining) if without_replacement else rest_weight**remaining
+                    ways = (
+                        math.comb(rest_weight, remaining) if without_replacement else rest_weight**remaining
+                    )
                     key = (0, *new)
                     done[key] = done.get(key, 0) + w * grow * ways
                     continue
@@ -352,7 +361,9 @@ class Sequential:
             joint[key] = joint.get(key, 0) + int(p * denominator)
             if was_capped:
                 capped += p
-        d = _marginals(self.check, inputs, joint, denominator, self.check.layout, len(self._finish) + len(result))
+        d = _marginals(
+            self.check, inputs, joint, denominator, self.check.layout, len(self._finish) + len(result)
+        )
         return replace(d, policy=self.policy, capped=capped)
 
     def _env(self, dice: tuple[Any, ...]) -> dict[str, Any]:
@@ -447,7 +458,13 @@ class Sequential:
         return out
 
     def wants_redraw(
-        self, i: int, dice: tuple[Any, ...], env: dict[str, Any], value: Any, times: int, fresh: list[tuple[Any, Fraction, bool]]
+        self,
+        i: int,
+        dice: tuple[Any, ...],
+        env: dict[str, Any],
+        value: Any,
+        times: int,
+        fresh: list[tuple[Any, Fraction, bool]],
     ) -> bool:
         """The policy's answer to "redraw this?" — for `optimal`, whichever finishes better."""
         if self.policy != "optimal":
@@ -471,6 +488,13 @@ class Sequential:
             def outcome_of(counts: tuple[int, ...]) -> dict[Symbol, Fraction]:
                 return self.outcomes(i + 1, dice + (proc.value(counts),))
 
-            found = Solver(proc, self.policy, self.limits.max_states, outcome_of, self.check.objective, self.check.outcomes.members)
+            found = Solver(
+                proc,
+                self.policy,
+                self.limits.max_states,
+                outcome_of,
+                self.check.objective,
+                self.check.outcomes.members,
+            )
             self._solvers[(i, dice)] = found
         return found

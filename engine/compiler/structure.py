@@ -13,16 +13,11 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from . import types as T
-from .builtins import library
-from .errors import CompileError, Diagnostic, ExprSyntaxError, InputError, RulecraftError, did_you_mean
-from .expr import ast
-from .expr.parser import parse
-from .folds import FOLDS
-from .inputs import coerce
-from .load import Document, PathKey
-from .lower import Lowering, _Fail, _fail
-from .model import (
+from ..errors import CompileError, Diagnostic, ExprSyntaxError, InputError, RulecraftError, did_you_mean
+from ..expr import ast
+from ..expr.parser import parse
+from ..model import types as T
+from ..model.ruleset import (
     Bag,
     Check,
     Die,
@@ -41,8 +36,13 @@ from .model import (
     Scale,
     Trigger,
 )
-from .source import Span
-from .values import Symbol
+from ..model.values import Symbol
+from ..runtime.builtins import library
+from ..runtime.folds import FOLDS
+from ..runtime.inputs import coerce
+from ..syntax.document import Document, PathKey
+from ..syntax.positions import Span
+from .expressions import Lowering, _Fail, _fail
 
 SUPPORTED_VERSIONS = (1,)
 RESERVED = frozenset({"if", "else", "and", "or", "not", "in", "true", "false", "outcome", "face"})
@@ -55,12 +55,29 @@ def check_version(doc: Document) -> None:
     if type(version) is int and version in SUPPORTED_VERSIONS:
         return
     if version is None:
-        first = next((i + 1 for i, line in enumerate(doc.source.text.splitlines()) if line.strip() and not line.lstrip().startswith("#")), 1)
-        message, span = "this file does not say which ruleset format it is written for", Span(doc.source, first, 1)
+        first = next(
+            (
+                i + 1
+                for i, line in enumerate(doc.source.text.splitlines())
+                if line.strip() and not line.lstrip().startswith("#")
+            ),
+            1,
+        )
+        message, span = (
+            "this file does not say which ruleset format it is written for",
+            Span(doc.source, first, 1),
+        )
     else:
         message, span = f"unsupported format version {version!r}", doc.span(("rulecraft",))
     raise CompileError(
-        [Diagnostic("RC003", message, span, f"start the file with 'rulecraft: {SUPPORTED_VERSIONS[-1]}' (this rulecraft reads format {', '.join(map(str, SUPPORTED_VERSIONS))})")]
+        [
+            Diagnostic(
+                "RC003",
+                message,
+                span,
+                f"start the file with 'rulecraft: {SUPPORTED_VERSIONS[-1]}' (this rulecraft reads format {', '.join(map(str, SUPPORTED_VERSIONS))})",
+            )
+        ]
     )
 
 
@@ -104,7 +121,9 @@ class _Compiler(Lowering):
         if self.diags:
             unique: dict[tuple[object, ...], Diagnostic] = {}
             for d in self.diags:
-                unique.setdefault((d.code, d.message, d.span.line if d.span else 0, d.span.col if d.span else 0), d)
+                unique.setdefault(
+                    (d.code, d.message, d.span.line if d.span else 0, d.span.col if d.span else 0), d
+                )
             found = list(unique.values())
             raise (ExprSyntaxError if all(d.code == "RC201" for d in found) else CompileError)(found)
         notes = tuple(Note(n["id"], n["text"]) for n in self.data.get("notes", []))
@@ -125,7 +144,9 @@ class _Compiler(Lowering):
 
     # -- scales and bags ---------------------------------------------------------------
 
-    def _new_scale(self, name: str, members: list[str], path: PathKey, owner: str | None = None) -> Scale | None:
+    def _new_scale(
+        self, name: str, members: list[str], path: PathKey, owner: str | None = None
+    ) -> Scale | None:
         if name in self.scales:
             self.diags.append(
                 Diagnostic("RC307", f"scale '{name}' is declared twice", self.doc.span(path, key=True))
@@ -138,7 +159,9 @@ class _Compiler(Lowering):
                     Diagnostic("RC307", f"'{m}' appears twice in scale '{name}'", self.doc.span(path + (i,)))
                 )
             seen.add(m)
-        scale = Scale(name, tuple(Symbol(name, m, i) for i, m in enumerate(members)), self.doc.span(path, key=True))
+        scale = Scale(
+            name, tuple(Symbol(name, m, i) for i, m in enumerate(members)), self.doc.span(path, key=True)
+        )
         self.scales[name] = scale
         if owner is not None:
             self._owner[name] = owner
@@ -156,7 +179,9 @@ class _Compiler(Lowering):
             if scale is None:
                 continue
             contents = tuple((scale[str(c)], int(n)) for c, n in chits.items())
-            self.bags[name] = Bag(name, scale, contents, int(spec.get("sets", 1)), self.doc.span(path, key=True))
+            self.bags[name] = Bag(
+                name, scale, contents, int(spec.get("sets", 1)), self.doc.span(path, key=True)
+            )
 
     # -- checks ------------------------------------------------------------------------
 
@@ -170,15 +195,25 @@ class _Compiler(Lowering):
 
         def declare(n: str, t: T.Type, kind: str, at: PathKey) -> None:
             if n in RESERVED:
-                raise _fail("RC307", f"'{n}' is a word of the expression language and cannot name a value", self.doc.span(at, key=True), f"rename it, e.g. '{n}_'")
+                raise _fail(
+                    "RC307",
+                    f"'{n}' is a word of the expression language and cannot name a value",
+                    self.doc.span(at, key=True),
+                    f"rename it, e.g. '{n}_'",
+                )
             if n in kinds:
-                raise _fail("RC307", f"'{n}' is already declared as {kinds[n]} of this check", self.doc.span(at, key=True))
+                raise _fail(
+                    "RC307",
+                    f"'{n}' is already declared as {kinds[n]} of this check",
+                    self.doc.span(at, key=True),
+                )
             if n in self.builtins or n in self.data.get("tables", {}):
                 raise _fail("RC307", f"'{n}' is the name of a function", self.doc.span(at, key=True))
             kinds[n] = kind
             scope[n] = t
 
         inputs: list[InputSpec] = []
+
         def poison(n: str) -> None:
             """A name already reported as broken: later uses of it raise no second error."""
             if n not in kinds:
@@ -188,7 +223,12 @@ class _Compiler(Lowering):
         for iname in spec.get("inputs", {}):
             with self.statement():
                 inp = self._input(name, iname)
-                declare(iname, T.sym(inp.scale.name) if inp.scale else (T.BOOL if inp.kind == "bool" else T.NUM), "an input", path + ("inputs", iname))
+                declare(
+                    iname,
+                    T.sym(inp.scale.name) if inp.scale else (T.BOOL if inp.kind == "bool" else T.NUM),
+                    "an input",
+                    path + ("inputs", iname),
+                )
                 inputs.append(inp)
             poison(iname)
 
@@ -238,8 +278,14 @@ class _Compiler(Lowering):
         for rname, rspec in roll_spec.items():
             with self.statement():
                 r = self._randomizer(path + ("roll", rname), rname, rspec, roll_scope)
-                rtype = T.NUM if isinstance(r, Die) else (
-                    T.multi(r.each.type if r.each else T.NUM) if isinstance(r, Pool) else T.multi(T.sym(r.bag.name))
+                rtype = (
+                    T.NUM
+                    if isinstance(r, Die)
+                    else (
+                        T.multi(r.each.type if r.each else T.NUM)
+                        if isinstance(r, Pool)
+                        else T.multi(T.sym(r.bag.name))
+                    )
                 )
                 declare(rname, rtype, "a die", path + ("roll", rname))
                 roll_scope[rname] = rtype
@@ -270,7 +316,11 @@ class _Compiler(Lowering):
         for oname in spec.get("outputs", {}):
             with self.statement():
                 if oname in scope or oname == "outcome":
-                    raise _fail("RC307", f"output '{oname}' has the name of another value", self.doc.span(path + ("outputs", oname), key=True))
+                    raise _fail(
+                        "RC307",
+                        f"output '{oname}' has the name of another value",
+                        self.doc.span(path + ("outputs", oname), key=True),
+                    )
                 e = self.expr(path + ("outputs", oname), out_scope)
                 outputs.append((oname, e))
                 out_scope[oname] = e.type  # later outputs may use earlier ones
@@ -294,7 +344,12 @@ class _Compiler(Lowering):
         if isinstance(outcome, Expr):
             read_by.append(outcome.node)
         else:
-            read_by += [n for rule in outcome for n in (rule.when.node if rule.when else None, rule.then.node) if n is not None]
+            read_by += [
+                n
+                for rule in outcome
+                for n in (rule.when.node if rule.when else None, rule.then.node)
+                if n is not None
+            ]
         roll = [self._with_folds(r, read_by, scope) for r in roll]
         program = None
         with self.statement():
@@ -341,37 +396,78 @@ class _Compiler(Lowering):
                 ):
                     for name in ex.get(key, {}):
                         if name not in known:
-                            raise _fail("RC702", f"example names no {what} of this check: '{name}'", self.doc.span(here + (key, name), key=True), did_you_mean(str(name), known))
+                            raise _fail(
+                                "RC702",
+                                f"example names no {what} of this check: '{name}'",
+                                self.doc.span(here + (key, name), key=True),
+                                did_you_mean(str(name), known),
+                            )
                 expects: list[Expectation] = []
                 want = ex["expect"]
                 if "outcome" in want:
-                    expects.append(Expectation("outcome", "", self._outcome_named(outcomes, want["outcome"], here + ("expect", "outcome")), self.doc.span(here + ("expect", "outcome"))))
+                    expects.append(
+                        Expectation(
+                            "outcome",
+                            "",
+                            self._outcome_named(outcomes, want["outcome"], here + ("expect", "outcome")),
+                            self.doc.span(here + ("expect", "outcome")),
+                        )
+                    )
                 for name, value in want.get("values", {}).items():
                     if name not in value_names:
-                        raise _fail("RC702", f"example expects a value this check does not have: '{name}'", self.doc.span(here + ("expect", "values", name), key=True), did_you_mean(str(name), value_names))
-                    expects.append(Expectation("value", name, value, self.doc.span(here + ("expect", "values", name))))
+                        raise _fail(
+                            "RC702",
+                            f"example expects a value this check does not have: '{name}'",
+                            self.doc.span(here + ("expect", "values", name), key=True),
+                            did_you_mean(str(name), value_names),
+                        )
+                    expects.append(
+                        Expectation("value", name, value, self.doc.span(here + ("expect", "values", name)))
+                    )
                 for name, value in want.get("probability", {}).items():
                     where = here + ("expect", "probability", name)
                     sym = self._outcome_named(outcomes, name, where, key=True)
                     if isinstance(value, dict):
-                        bounds = (self._probability(value.get("at_least", 0), where + ("at_least",)), self._probability(value.get("at_most", 1), where + ("at_most",)))
+                        bounds = (
+                            self._probability(value.get("at_least", 0), where + ("at_least",)),
+                            self._probability(value.get("at_most", 1), where + ("at_most",)),
+                        )
                         expects.append(Expectation("probability", sym, bounds, self.doc.span(where)))
                     else:
                         p = self._probability(value, where)
                         expects.append(Expectation("probability", sym, (p, p), self.doc.span(where)))
-                found.append(Example(str(ex.get("name", f"example {i + 1}")), dict(ex.get("inputs", {})), dict(ex.get("dice", {})), str(ex.get("policy", "always")), tuple(expects), self.doc.span(here)))
+                found.append(
+                    Example(
+                        str(ex.get("name", f"example {i + 1}")),
+                        dict(ex.get("inputs", {})),
+                        dict(ex.get("dice", {})),
+                        str(ex.get("policy", "always")),
+                        tuple(expects),
+                        self.doc.span(here),
+                    )
+                )
         return tuple(found)
 
     def _outcome_named(self, outcomes: Scale, name: Any, where: PathKey, key: bool = False) -> Symbol:
         if str(name) not in outcomes.names:
-            raise _fail("RC702", f"'{name}' is not an outcome of this check ({', '.join(outcomes.names)})", self.doc.span(where, key=key), did_you_mean(str(name), outcomes.names))
+            raise _fail(
+                "RC702",
+                f"'{name}' is not an outcome of this check ({', '.join(outcomes.names)})",
+                self.doc.span(where, key=key),
+                did_you_mean(str(name), outcomes.names),
+            )
         return outcomes[str(name)]
 
     def _probability(self, raw: Any, where: PathKey) -> Fraction:
         try:
             value = Fraction(str(raw).replace(" ", ""))
         except (ValueError, ZeroDivisionError):
-            raise _fail("RC702", f"{raw!r} is not a probability", self.doc.span(where), 'write a fraction like "1/20" or a decimal') from None
+            raise _fail(
+                "RC702",
+                f"{raw!r} is not a probability",
+                self.doc.span(where),
+                'write a fraction like "1/20" or a decimal',
+            ) from None
         if not 0 <= value <= 1:
             raise _fail("RC702", f"{raw} is not a probability between 0 and 1", self.doc.span(where))
         return value
@@ -409,7 +505,12 @@ class _Compiler(Lowering):
         def visit(node: ast.Node) -> bool:
             if isinstance(node, ast.Name):
                 return node.id != r.name
-            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == r.name:
+            if (
+                isinstance(node, ast.Call)
+                and node.args
+                and isinstance(node.args[0], ast.Name)
+                and node.args[0].id == r.name
+            ):
                 rest = node.args[1:]
                 if node.func not in FOLDS or (node.func in ("min", "max") and rest):
                     return False
@@ -417,7 +518,12 @@ class _Compiler(Lowering):
                     return False
                 expect = T.listof(elem) if node.func == "majority" else None
                 try:
-                    values = tuple(self.lower(a, {}, expect if expect else (elem if isinstance(a, ast.Sym) else None)).run({}) for a in rest)
+                    values = tuple(
+                        self.lower(
+                            a, {}, expect if expect else (elem if isinstance(a, ast.Sym) else None)
+                        ).run({})
+                        for a in rest
+                    )
                 except (RulecraftError, _Fail):
                     return False
                 if (node.func, *values) not in keys:
@@ -466,13 +572,24 @@ class _Compiler(Lowering):
                 for i, rule in enumerate(outcome):
                     then = self._lower_checked(rule.then.node, full, out_t)
                     if rule.when is None:
-                        lines += [("else:" if i else "if True:"), f"    v_outcome = {then}", f"    rule = {i}"]
+                        lines += [
+                            ("else:" if i else "if True:"),
+                            f"    v_outcome = {then}",
+                            f"    rule = {i}",
+                        ]
                         break
                     when = self._lower_checked(rule.when.node, full, T.BOOL)
-                    lines += [f"{'elif' if i else 'if'} {when}:", f"    v_outcome = {then}", f"    rule = {i}"]
+                    lines += [
+                        f"{'elif' if i else 'if'} {when}:",
+                        f"    v_outcome = {then}",
+                        f"    rule = {i}",
+                    ]
                 else:
                     span = self.emit.const(outcome[0].span if outcome else None)
-                    lines += ["else:", f"    raise _nomatch({span}, 'outcome rule', _show(env, {', '.join(f'v_{d}' for d in dice)}))"]
+                    lines += [
+                        "else:",
+                        f"    raise _nomatch({span}, 'outcome rule', _show(env, {', '.join(f'v_{d}' for d in dice)}))",
+                    ]
             for n, e in outputs:
                 lines += guarded(f"v_{n}", e.node, None)
                 full[n] = e.type  # later outputs may use earlier ones
@@ -495,7 +612,11 @@ class _Compiler(Lowering):
                 if n not in trail:
                     return  # part of a circle already reported
                 cycle = " -> ".join(trail[trail.index(n) :] + [n])
-                raise _fail("RC308", f"named values depend on each other in a circle: {cycle}", self.doc.span(path + ("let", n), key=True))
+                raise _fail(
+                    "RC308",
+                    f"named values depend on each other in a circle: {cycle}",
+                    self.doc.span(path + ("let", n), key=True),
+                )
             state[n] = 1
             for dep in sorted(ast.names(nodes[n])):
                 if dep in nodes:
@@ -510,7 +631,9 @@ class _Compiler(Lowering):
                 visit(n, [])
         return [n for n in order if n in nodes]
 
-    def _depends_on(self, name: str, nodes: dict[str, ast.Node], targets: set[str], seen: set[str] | None = None) -> bool:
+    def _depends_on(
+        self, name: str, nodes: dict[str, ast.Node], targets: set[str], seen: set[str] | None = None
+    ) -> bool:
         seen = seen or set()
         if name in seen:
             return False
@@ -529,26 +652,45 @@ class _Compiler(Lowering):
             choices = spec["choices"]
             if isinstance(choices, str):
                 if choices not in self.scales:
-                    raise _fail("RC312", f"unknown scale '{choices}'", self.doc.span(path + ("choices",)), did_you_mean(choices, self.scales))
+                    raise _fail(
+                        "RC312",
+                        f"unknown scale '{choices}'",
+                        self.doc.span(path + ("choices",)),
+                        did_you_mean(choices, self.scales),
+                    )
                 scale = self.scales[choices]
             else:
-                scale = self._new_scale(f"{check}.{name}", [str(c) for c in choices], path + ("choices",), owner=check)
+                scale = self._new_scale(
+                    f"{check}.{name}", [str(c) for c in choices], path + ("choices",), owner=check
+                )
                 if scale is None:
                     raise _fail("RC307", "duplicate choices", self.doc.span(path))
         default = spec.get("default")
         if default is not None and scale is not None:
             if str(default) not in scale.names:
-                raise _fail("RC305", f"default '{default}' is not one of the choices", self.doc.span(path + ("default",)), did_you_mean(str(default), scale.names))
+                raise _fail(
+                    "RC305",
+                    f"default '{default}' is not one of the choices",
+                    self.doc.span(path + ("default",)),
+                    did_you_mean(str(default), scale.names),
+                )
             default = scale[str(default)]
         lo, hi = spec.get("min"), spec.get("max")
         if lo is not None and hi is not None and lo > hi:
             raise _fail("RC310", f"min {lo} is greater than max {hi}", self.doc.span(path + ("min",)))
-        made = InputSpec(name, kind, lo, hi, None, scale, spec.get("description", ""), self.doc.span(path, key=True))
+        made = InputSpec(
+            name, kind, lo, hi, None, scale, spec.get("description", ""), self.doc.span(path, key=True)
+        )
         if default is not None and scale is None:
             try:
                 default = coerce(made, default)
             except InputError as exc:
-                raise _fail("RC310", f"default {default!r} does not fit: {exc.diagnostics[0].message}", self.doc.span(path + ("default",)), exc.diagnostics[0].hint) from None
+                raise _fail(
+                    "RC310",
+                    f"default {default!r} does not fit: {exc.diagnostics[0].message}",
+                    self.doc.span(path + ("default",)),
+                    exc.diagnostics[0].hint,
+                ) from None
         return replace(made, default=default)
 
     def _outcome_scale(self, check: str, path: PathKey) -> Scale | None:
@@ -557,7 +699,12 @@ class _Compiler(Lowering):
         if isinstance(raw, str):
             if raw not in self.scales:
                 self.diags.append(
-                    Diagnostic("RC312", f"unknown scale '{raw}'", self.doc.span(path + ("outcomes",)), did_you_mean(raw, self.scales))
+                    Diagnostic(
+                        "RC312",
+                        f"unknown scale '{raw}'",
+                        self.doc.span(path + ("outcomes",)),
+                        did_you_mean(raw, self.scales),
+                    )
                 )
                 return None
             return self.scales[raw]
@@ -568,7 +715,11 @@ class _Compiler(Lowering):
         for p in path:
             raw = raw[p]
         if isinstance(raw, bool):
-            raise _fail("RC310", "a die's faces are a number of sides, a range like '0..9' or a list", self.doc.span(path))
+            raise _fail(
+                "RC310",
+                "a die's faces are a number of sides, a range like '0..9' or a list",
+                self.doc.span(path),
+            )
         if isinstance(raw, int):
             return tuple(range(1, raw + 1))
         if isinstance(raw, list):
@@ -582,12 +733,18 @@ class _Compiler(Lowering):
         elif isinstance(value, int):
             faces = tuple(range(1, value + 1))
         else:
-            raise _fail("RC310", "a die's faces are a number of sides, a range like '0..9' or a list", self.doc.span(path))
+            raise _fail(
+                "RC310",
+                "a die's faces are a number of sides, a range like '0..9' or a list",
+                self.doc.span(path),
+            )
         if not faces:
             raise _fail("RC310", "this die has no faces", self.doc.span(path))
         return faces
 
-    def _randomizer(self, path: PathKey, name: str, spec: dict[str, Any], scope: Mapping[str, T.Type]) -> Randomizer:
+    def _randomizer(
+        self, path: PathKey, name: str, spec: dict[str, Any], scope: Mapping[str, T.Type]
+    ) -> Randomizer:
         """A die, pool or draw; its parameters may use inputs, values known before the roll and
         earlier dice of the same check."""
         span = self.doc.span(path, key=True)
@@ -605,7 +762,8 @@ class _Compiler(Lowering):
             each = self.expr(path + ("each",), face_scope) if "each" in spec else None
             redraw = redraw_of(T.multi(each.type if each else T.NUM))
             triggers = tuple(
-                self._trigger(path + ("triggers", i), t, scope, face_scope) for i, t in enumerate(spec.get("triggers", []))
+                self._trigger(path + ("triggers", i), t, scope, face_scope)
+                for i, t in enumerate(spec.get("triggers", []))
             )
             cap = spec.get("cap")
             if any(t.action == "add" for t in triggers) and cap is None:
@@ -619,13 +777,26 @@ class _Compiler(Lowering):
         if "draw" in spec:
             bag_name = spec["draw"]
             if bag_name not in self.bags:
-                raise _fail("RC312", f"unknown bag '{bag_name}'", self.doc.span(path + ("draw",)), did_you_mean(str(bag_name), self.bags))
-            count = self.expr(path + ("count",), scope, T.NUM) if "count" in spec else self.lower(ast.Num(1, span=span), {})
+                raise _fail(
+                    "RC312",
+                    f"unknown bag '{bag_name}'",
+                    self.doc.span(path + ("draw",)),
+                    did_you_mean(str(bag_name), self.bags),
+                )
+            count = (
+                self.expr(path + ("count",), scope, T.NUM)
+                if "count" in spec
+                else self.lower(ast.Num(1, span=span), {})
+            )
             return Draw(name, self.bags[bag_name], count, span, redraw=redraw_of(T.multi(T.sym(bag_name))))
         return Die(name, self._faces(path + ("die",)), span, redraw=redraw_of(T.NUM))
 
     def _trigger(
-        self, path: PathKey, spec: dict[str, Any], scope: Mapping[str, T.Type], face_scope: Mapping[str, T.Type]
+        self,
+        path: PathKey,
+        spec: dict[str, Any],
+        scope: Mapping[str, T.Type],
+        face_scope: Mapping[str, T.Type],
     ) -> Trigger:
         must = "must" in spec
         action = spec["must"] if must else spec["may"]
@@ -643,16 +814,11 @@ class _Compiler(Lowering):
             span=self.doc.span(path),
         )
 
-    def _redraw(self, path: PathKey, spec: dict[str, Any], scope: Mapping[str, T.Type], name: str, own: T.Type) -> Redraw:
+    def _redraw(
+        self, path: PathKey, spec: dict[str, Any], scope: Mapping[str, T.Type], name: str, own: T.Type
+    ) -> Redraw:
         """`may`/`must` may look at the die itself; `times` is known before it is rolled."""
         must = "must" in spec
         allowed = self.expr(path + ("must" if must else "may",), {**scope, name: own}, T.BOOL)
         times = self.expr(path + ("times",), scope, T.NUM) if "times" in spec else self.lower(ast.Num(1), {})
         return Redraw(allowed, must, times, self.doc.span(path, key=True))
-
-def first_rule(rows: tuple[Rule, ...], env: dict[str, Any]) -> tuple[int, Any] | None:
-    """Which rule of a list fires for `env` and its value (for the trace)."""
-    for i, r in enumerate(rows):
-        if r.when is None or r.when.run(env):
-            return i, r.then.run(env)
-    return None

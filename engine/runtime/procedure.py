@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .errors import Diagnostic, LimitError
-from .model import Pool
-from .values import Multi, Symbol
+from ..errors import Diagnostic, LimitError
+from ..model.ruleset import Pool
+from ..model.values import Multi, Symbol
 
 State = tuple[tuple[int, ...], tuple[tuple[int, ...], ...], int]  # counts, unused per trigger, dice used
 Option = tuple[tuple[int, ...], int]  # dice removed per kind, fresh dice rolled
@@ -72,7 +72,9 @@ class Procedure:
             scope["face"] = face
             reading = pool.each.run(scope) if pool.each is not None else face
             on = tuple(bool(t.on.run(scope)) for t in pool.triggers)
-            target = tuple(bool(t.target.run(scope)) if t.target is not None else False for t in pool.triggers)
+            target = tuple(
+                bool(t.target.run(scope)) if t.target is not None else False for t in pool.triggers
+            )
             groups.setdefault((reading, on, target), []).append(face)
         self.kinds = tuple(Kind(r, tuple(f), on, tg) for (r, on, tg), f in groups.items())
         self.kind_of = {f: i for i, k in enumerate(self.kinds) for f in k.faces}
@@ -97,7 +99,9 @@ class Procedure:
     # -- the rules, shared by sampler and solver ---------------------------------------
 
     def start(self, counts: tuple[int, ...]) -> State:
-        unused = tuple(tuple(c if k.on[t] else 0 for c, k in zip(counts, self.kinds)) for t in range(len(self.steps)))
+        unused = tuple(
+            tuple(c if k.on[t] else 0 for c, k in zip(counts, self.kinds)) for t in range(len(self.steps))
+        )
         return (counts, unused, 0)
 
     def pending(self, state: State) -> int | None:
@@ -115,7 +119,9 @@ class Procedure:
         _, unused, used = state
         if self.cap is None:
             return False
-        return used > self.cap or (used >= self.cap and any(step.active and any(unused[t]) for t, step in enumerate(self.steps)))
+        return used > self.cap or (
+            used >= self.cap and any(step.active and any(unused[t]) for t, step in enumerate(self.steps))
+        )
 
     def used_after(self, state: State, t: int, rolled: int) -> int:
         """Dice used once `rolled` more are rerolled or added at trigger `t`; past the cap
@@ -182,9 +188,18 @@ class Procedure:
         rows = []
         for u, on in enumerate(self._on):
             if u == t:
-                rows.append(tuple([f if o else 0 for f, o in zip(fresh, on)]) if self.steps[t].repeat else self._zeros)
+                rows.append(
+                    tuple([f if o else 0 for f, o in zip(fresh, on)]) if self.steps[t].repeat else self._zeros
+                )
             else:
-                rows.append(tuple([(x - r if x > r else 0) + (f if o else 0) for x, r, f, o in zip(unused[u], remove, fresh, on)]))
+                rows.append(
+                    tuple(
+                        [
+                            (x - r if x > r else 0) + (f if o else 0)
+                            for x, r, f, o in zip(unused[u], remove, fresh, on)
+                        ]
+                    )
+                )
         return (new_counts, tuple(rows), self.used_after(state, t, rolled))
 
     def fresh(self, n: int) -> tuple[tuple[tuple[int, ...], int], ...]:
@@ -316,7 +331,14 @@ class Solver:
     def _count(self) -> None:
         if len(self._terminal) + len(self._best) > self.max_states:
             raise LimitError(
-                [Diagnostic("RC503", f"the reroll chain has more than {self.max_states} states", self.proc.pool.span, "set a 'cap' on the pool or raise Limits.max_states")]
+                [
+                    Diagnostic(
+                        "RC503",
+                        f"the reroll chain has more than {self.max_states} states",
+                        self.proc.pool.span,
+                        "set a 'cap' on the pool or raise Limits.max_states",
+                    )
+                ]
             )
 
     def choice(self, state: State, t: int) -> Option:
@@ -345,7 +367,14 @@ class Solver:
             return found
         if state in self._busy:
             raise LimitError(
-                [Diagnostic("RC505", "the optimal policy cannot be solved on a reroll chain that can return to an earlier state", self.proc.pool.span, "set a 'cap' on the pool so the chain must end")]
+                [
+                    Diagnostic(
+                        "RC505",
+                        "the optimal policy cannot be solved on a reroll chain that can return to an earlier state",
+                        self.proc.pool.span,
+                        "set a 'cap' on the pool so the chain must end",
+                    )
+                ]
             )
         t = self.proc.pending(state)
         if t is None:
@@ -375,7 +404,9 @@ class Solver:
 
     def decision_scores(self, state: State, t: int) -> list[tuple[Option, tuple[Fraction, ...]]]:
         """Every option at `state` with the objective it reaches (for the trace)."""
-        return [(o, self._score(self.option_value(state, t, o))) for o in self.proc.options(state, t, self.policy)]
+        return [
+            (o, self._score(self.option_value(state, t, o))) for o in self.proc.options(state, t, self.policy)
+        ]
 
     def absorb(self, starts: Mapping[State, Fraction]) -> dict[tuple[tuple[int, ...], bool], Fraction]:
         """Push probability from the start states through the chain to where it ends.
@@ -409,7 +440,14 @@ class Solver:
                 edges[s] = [(self.proc.after(s, t, option, d), w, j) for d, w in self.proc.fresh(j)]
             if len(edges) > self.max_states:
                 raise LimitError(
-                    [Diagnostic("RC503", f"the reroll chain has more than {self.max_states} states", self.proc.pool.span, "set a 'cap' on the pool or raise Limits.max_states")]
+                    [
+                        Diagnostic(
+                            "RC503",
+                            f"the reroll chain has more than {self.max_states} states",
+                            self.proc.pool.span,
+                            "set a 'cap' on the pool or raise Limits.max_states",
+                        )
+                    ]
                 )
             on_path.add(s)
             stack.append((s, True))
@@ -469,12 +507,22 @@ class Solver:
             index[s] = len(states)
             states.append(s)
             if len(states) > self.max_states:
-                raise LimitError([Diagnostic("RC503", f"the reroll chain has more than {self.max_states} states", self.proc.pool.span)])
+                raise LimitError(
+                    [
+                        Diagnostic(
+                            "RC503",
+                            f"the reroll chain has more than {self.max_states} states",
+                            self.proc.pool.span,
+                        )
+                    ]
+                )
             t = self.proc.pending(s)
             if t is None:
                 edges[s] = []
                 continue
-            option = self.proc.options(s, t, self.policy)[0] if self.policy != "optimal" else self.choice(s, t)
+            option = (
+                self.proc.options(s, t, self.policy)[0] if self.policy != "optimal" else self.choice(s, t)
+            )
             fresh = self.proc.fresh(option[1])
             total = sum(w for _, w in fresh)
             edges[s] = [(self.proc.after(s, t, option, d), Fraction(w, total)) for d, w in fresh]

@@ -11,7 +11,7 @@ import os
 import re
 from pathlib import Path
 
-from .resources import schema_path
+from ..syntax.resources import schema_path
 
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_-]*$")
 """What `name:` accepts (the same pattern as the JSON Schema)."""
@@ -43,7 +43,9 @@ def starter_text(name: str, schema: str | None = None) -> str:
         raise ValueError(f"invalid ruleset name {name!r}: a lower-case letter, then a-z 0-9 _ -")
     ref = schema if schema is not None else schema_path().resolve().as_posix()
     file = f"{name}.yaml"
-    return _TEMPLATE.format(name=name, schema=ref, file=file, title=name.replace("_", " ").replace("-", " ").title())
+    return _TEMPLATE.format(
+        name=name, schema=ref, file=file, title=name.replace("_", " ").replace("-", " ").title()
+    )
 
 
 _TEMPLATE = """\

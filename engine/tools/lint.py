@@ -61,21 +61,22 @@ from fractions import Fraction
 from itertools import product
 from typing import TYPE_CHECKING, Any
 
-from .compile import compile_document
-from .errors import Diagnostic, EvalError, LimitError, RulecraftError
-from .exact import _randomizer as exact_randomizer, distribution
-from .expr import ast
-from .expr.parser import parse
-from .expr.printer import to_text
-from .folds import Summary
-from .inputs import bind_inputs
-from .load import Document, PathKey
-from .model import Check, Die, Draw, Expr, InputSpec, Pool, Randomizer, Rule, RulesetModel
-from .source import Span
-from .values import Multi, Symbol, show
+from ..compiler.structure import compile_document
+from ..errors import Diagnostic, EvalError, LimitError, RulecraftError
+from ..eval.exact import _randomizer as exact_randomizer
+from ..eval.exact import distribution
+from ..expr import ast
+from ..expr.parser import parse
+from ..expr.printer import to_text
+from ..model.ruleset import Check, Die, Draw, Expr, InputSpec, Pool, Randomizer, Rule, RulesetModel
+from ..model.values import Multi, Symbol, show
+from ..runtime.folds import Summary
+from ..runtime.inputs import bind_inputs
+from ..syntax.document import Document, PathKey
+from ..syntax.positions import Span
 
 if TYPE_CHECKING:
-    from .api import Ruleset
+    from ..api import Ruleset
 
 INFO_CODES = frozenset({"RC809"})
 """Warnings that say what the linter could not do, not what is wrong: `--strict` keeps them warnings."""
@@ -121,9 +122,16 @@ def lint(rs: Ruleset, budget: LintBudget = DEFAULT_BUDGET) -> list[Diagnostic]:
     except RulecraftError as exc:  # pragma: no cover - the analysis catches these itself
         found.append(_note(f"the linter stopped: {exc.diagnostics[0].message}", _file_span(rs)))
     except RecursionError:  # pragma: no cover - a deeply nested expression
-        found.append(_note("the linter stopped: an expression is nested too deeply to analyse", _file_span(rs)))
+        found.append(
+            _note("the linter stopped: an expression is nested too deeply to analyse", _file_span(rs))
+        )
     except Exception as exc:  # pragma: no cover - a bug in the linter must not hide the ruleset's findings
-        found.append(_note(f"the linter stopped on an internal error ({type(exc).__name__}: {exc}); please report it", _file_span(rs)))
+        found.append(
+            _note(
+                f"the linter stopped on an internal error ({type(exc).__name__}: {exc}); please report it",
+                _file_span(rs),
+            )
+        )
     return ordered(found)
 
 
@@ -141,7 +149,10 @@ def promote(diags: Iterable[Diagnostic], strict: bool) -> list[Diagnostic]:
     """With `strict`, warnings become errors (except the notes in `INFO_CODES`)."""
     if not strict:
         return list(diags)
-    return [replace(d, severity="error") if d.severity == "warning" and d.code not in INFO_CODES else d for d in diags]
+    return [
+        replace(d, severity="error") if d.severity == "warning" and d.code not in INFO_CODES else d
+        for d in diags
+    ]
 
 
 # -- static findings -------------------------------------------------------------------------
@@ -365,7 +376,9 @@ class _Probe:
                     continue
         return key
 
-    def full_env(self, env: dict[str, Any], dice: tuple[Any, ...], key: tuple[Any, ...] | None) -> dict[str, Any]:
+    def full_env(
+        self, env: dict[str, Any], dice: tuple[Any, ...], key: tuple[Any, ...] | None
+    ) -> dict[str, Any]:
         full = dict(env)
         full.update(zip(self.dice_names, dice))
         if key is not None:
@@ -397,8 +410,14 @@ class _Probe:
             found = self.gaps.get(where)
             if found is None:
                 self.gaps[where] = _Example(
-                    dict(self.combo), shown_dice, values, gap[1] if gap else None, self.policy, self.first_rolled,
-                    last=self.index, before=before,
+                    dict(self.combo),
+                    shown_dice,
+                    values,
+                    gap[1] if gap else None,
+                    self.policy,
+                    self.first_rolled,
+                    last=self.index,
+                    before=before,
                 )
             elif found.last != self.index:
                 found.combos += 1
@@ -408,7 +427,14 @@ class _Probe:
         where_f = (d.code, d.span.line if d.span else 0, d.span.col if d.span else 0)
         if where_f not in self.failures:
             self.failures[where_f] = _Example(
-                dict(self.combo), shown_dice, values, None, self.policy, self.first_rolled, diagnostic=d, before=before
+                dict(self.combo),
+                shown_dice,
+                values,
+                None,
+                self.policy,
+                self.first_rolled,
+                diagnostic=d,
+                before=before,
             )
         return (_FAIL, -2, *self.blank)
 
@@ -485,7 +511,9 @@ class _Analysis:
         nodes = [e.node for _, e in _check_exprs(check)]
         for t in _tables_reached(check, self.bodies):
             nodes += self.bodies[t]
-            nodes += [ast.Num(k) for k, _ in self._case_entries(t) if isinstance(k, int) and not isinstance(k, bool)]
+            nodes += [
+                ast.Num(k) for k, _ in self._case_entries(t) if isinstance(k, int) and not isinstance(k, bool)
+            ]
         found: set[Fraction | int] = set()
         for node in nodes:
             for n in _walk(node):
@@ -582,7 +610,11 @@ class _Analysis:
         states = 1.0
         extra = 0.0
         envs = [env]
-        read_later = set().union(*(ast.names(e.node) for r in check.roll for e in _randomizer_exprs(r))) if check.roll else set()
+        read_later = (
+            set().union(*(ast.names(e.node) for r in check.roll for e in _randomizer_exprs(r)))
+            if check.roll
+            else set()
+        )
         for r in check.roll:
             size, once, each = self._size(r, envs, follow)
             extra += once + each * states
@@ -618,7 +650,9 @@ class _Analysis:
             readings = []
         kinds: set[tuple[Any, ...]] = set()
         if isinstance(r, Pool) and len(r.faces) > 1000:
-            readings = list(range(len(set(r.faces))))  # too many faces to read one by one: at most one reading each
+            readings = list(
+                range(len(set(r.faces)))
+            )  # too many faces to read one by one: at most one reading each
             kinds = {(f, (), ()) for f in readings}
         elif isinstance(r, Pool):
             scope = dict(env)
@@ -628,7 +662,9 @@ class _Analysis:
                 try:
                     reading = r.each.run(scope) if r.each is not None else face
                     on = tuple(bool(t.on.run(scope)) for t in r.triggers)
-                    target = tuple(bool(t.target.run(scope)) if t.target is not None else False for t in r.triggers)
+                    target = tuple(
+                        bool(t.target.run(scope)) if t.target is not None else False for t in r.triggers
+                    )
                     hash(reading)
                 except (RulecraftError, TypeError):
                     reading, on, target = face, (), ()
@@ -677,8 +713,10 @@ class _Analysis:
         probe = _Probe(self, check)
         probed = replace(check, program=probe)
         dependent = self._dependent(check)
-        can_skip_choices = check.sequential and not dependent and all(
-            t.action == "reroll" for r in check.roll if isinstance(r, Pool) for t in r.triggers
+        can_skip_choices = (
+            check.sequential
+            and not dependent
+            and all(t.action == "reroll" for r in check.roll if isinstance(r, Pool) for t in r.triggers)
         )
         first_rolled = replace(probed, sequential=False) if can_skip_choices else None
         policies = ("always", "never") if check.sequential else ("always",)
@@ -763,7 +801,9 @@ class _Analysis:
                     for where, example in probe.gaps.items():
                         if where not in before and example.probability is None:
                             example.probability = Fraction(gap_weight, dist.outcome.total)
-        self._report_check(check, public, probe, produced, auto_fired, auto_true, skipped, tried, len(combos), exhaustive)
+        self._report_check(
+            check, public, probe, produced, auto_fired, auto_true, skipped, tried, len(combos), exhaustive
+        )
 
     def _dependent(self, check: Check) -> bool:
         names: set[str] = set()
@@ -831,7 +871,8 @@ class _Analysis:
                     "RC808",
                     f"check '{name}' fails for an allowed input: {when}: {d.message} ({d.code})",
                     d.span if d.span is not None and d.span.line else public.span,
-                    d.hint or "guard the expression (for example with 'if ... else'), or narrow the inputs with min and max",
+                    d.hint
+                    or "guard the expression (for example with 'if ... else'), or narrow the inputs with min and max",
                 )
             )
         if skipped:
@@ -868,7 +909,11 @@ class _Analysis:
             lost = gives if gives is not None and gives not in produced and not probe.gaps else None
             if lost is not None:
                 explained.add(lost)
-            self.found.append(self._never(label, to_text(rule.when.node), shadowers, what, scope, span, check=name, lost=lost))
+            self.found.append(
+                self._never(
+                    label, to_text(rule.when.node), shadowers, what, scope, span, check=name, lost=lost
+                )
+            )
         if probe.gaps:
             return  # outcomes that the rolls falling through should have had: the gap comes first
         mentioned, opaque = self._mentions(check)
@@ -914,7 +959,11 @@ class _Analysis:
         tail = f", so outcome '{lost}' never comes out" if lost is not None else ""
         earlier = sorted(i + 1 for i in shadowers or () if i >= 0)
         if earlier:
-            who = f"earlier rule {earlier[0]}" if len(earlier) == 1 else "earlier rules " + _and([str(i) for i in earlier])
+            who = (
+                f"earlier rule {earlier[0]}"
+                if len(earlier) == 1
+                else "earlier rules " + _and([str(i) for i in earlier])
+            )
             msg = f"{head}: {who} already decide{'s' if len(earlier) == 1 else ''} every {what} it matches{tail}"
             hint = "move it above the rule that covers it, or narrow that rule's condition; if it is not needed, remove it"
         else:
@@ -930,7 +979,9 @@ class _Analysis:
             nodes += self.bodies[t]
             nodes += [ast.Name(v) for _, v in self._case_entries(t) if isinstance(v, str)]
         names: set[str] = set()
-        opaque = any(spec.scale is not None and spec.scale.name == check.outcomes.name for spec in check.inputs)
+        opaque = any(
+            spec.scale is not None and spec.scale.name == check.outcomes.name for spec in check.inputs
+        )
         for node in nodes:
             for n in _walk(node):
                 if isinstance(n, ast.Sym):
@@ -1009,7 +1060,11 @@ class _Analysis:
 
     @staticmethod
     def _inputs(check: Check, combo: Mapping[str, Any]) -> str:
-        shown = [f"{s.name} = {show(combo[s.name])}" for s in check.inputs if s.name in combo and combo[s.name] != s.default]
+        shown = [
+            f"{s.name} = {show(combo[s.name])}"
+            for s in check.inputs
+            if s.name in combo and combo[s.name] != s.default
+        ]
         return ", ".join(shown) if shown else ("the default inputs" if check.inputs else "no inputs")
 
     # -- tables -----------------------------------------------------------------------------------
@@ -1017,8 +1072,14 @@ class _Analysis:
     def _tables(self) -> None:
         """RC802 for the rules of tables, over every argument list the checks called them with."""
         data = self.doc.data.get("tables", {})
-        wanted = [t for t, spec in data.items() if isinstance(spec.get("rules"), list) and self.table_args.get(t)]
-        wanted = [t for t in wanted if t not in self.table_overflow and t not in self.table_unsure and self._observed(t)]
+        wanted = [
+            t for t, spec in data.items() if isinstance(spec.get("rules"), list) and self.table_args.get(t)
+        ]
+        wanted = [
+            t
+            for t in wanted
+            if t not in self.table_overflow and t not in self.table_unsure and self._observed(t)
+        ]
         if not wanted:
             return
         probes = self._rule_probes(wanted)
@@ -1151,7 +1212,13 @@ def _pairwise(sizes: list[int], cap: int) -> list[tuple[int, ...]]:
     """Rows of value indexes in which every pair of values of every two columns appears at
     least once (a greedy covering array; at most `cap` rows, deterministic)."""
     n = len(sizes)
-    uncovered = {(i, a, j, b) for i in range(n) for j in range(i + 1, n) for a in range(sizes[i]) for b in range(sizes[j])}
+    uncovered = {
+        (i, a, j, b)
+        for i in range(n)
+        for j in range(i + 1, n)
+        for a in range(sizes[i])
+        for b in range(sizes[j])
+    }
     rows: list[tuple[int, ...]] = []
     while uncovered and len(rows) < cap:
         i, a, j, b = min(uncovered)
@@ -1207,7 +1274,10 @@ def _show_die(name: str, value: Any) -> str:
     if isinstance(value, Summary):
         if not all(_shown(v) for v in value.results.values()):
             return f"{name} = []"  # only an empty pool's statistics have no value
-        return ", ".join(f"{key[0]}({name}{', ...' if len(key) > 1 else ''}) = {show(v)}" for key, v in value.results.items())
+        return ", ".join(
+            f"{key[0]}({name}{', ...' if len(key) > 1 else ''}) = {show(v)}"
+            for key, v in value.results.items()
+        )
     return f"{name} = {show(value)}" if _shown(value) else f"{name} has no value"
 
 

@@ -13,17 +13,17 @@ from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
 
-from . import types as T
-from .builtins import Builtin
+from ..errors import Diagnostic, RulecraftError, did_you_mean
+from ..expr import ast
+from ..expr.parser import parse
+from ..expr.printer import to_text
+from ..model import types as T
+from ..model.ruleset import Bag, Expr, Rule, Scale, Table
+from ..model.values import Symbol, normalize
+from ..runtime.builtins import Builtin
+from ..syntax.document import Document, PathKey
+from ..syntax.positions import ExprOrigin, Span
 from .codegen import Emitter
-from .errors import Diagnostic, RulecraftError, did_you_mean
-from .expr import ast
-from .expr.parser import parse
-from .expr.printer import to_text
-from .load import Document, ExprOrigin, PathKey
-from .model import Bag, Expr, Rule, Scale, Table
-from .source import Span
-from .values import Symbol, normalize
 
 
 class _Fail(Exception):
@@ -88,7 +88,9 @@ class Lowering:
             raise _fail("RC304", f"expected {expect} here, but this is {t}", node.span)
         return Expr(node, t, self.emit.expression(src, node.span), to_text(node))
 
-    def _lower(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None) -> tuple[T.Type, str]:
+    def _lower(
+        self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None
+    ) -> tuple[T.Type, str]:
         """The static type of `node` and its Python source; constant parts are folded."""
         t, src = self._lower_node(node, scope, expect)
         if not isinstance(node, (ast.Num, ast.Bool, ast.Sym, ast.Name)) and not ast.names(node):
@@ -102,7 +104,9 @@ class Lowering:
     def _name(self, name: str) -> str:
         return f"v_{name}" if name in self._locals else f"env[{name!r}]"
 
-    def _lower_node(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None) -> tuple[T.Type, str]:
+    def _lower_node(
+        self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None
+    ) -> tuple[T.Type, str]:
         k = self.emit.const
         match node:
             case ast.Num(value=v):
@@ -123,7 +127,8 @@ class Lowering:
                         members = list(self.scales[expect.scale].names)
                     raise _fail(
                         "RC301",
-                        f"unknown name '{name}'" + (f" (not a value nor one of {', '.join(members)})" if members else ""),
+                        f"unknown name '{name}'"
+                        + (f" (not a value nor one of {', '.join(members)})" if members else ""),
                         node.span,
                         did_you_mean(name, members + list(scope)) or self._symbol_hint(name),
                     )
@@ -134,7 +139,9 @@ class Lowering:
                 elem = lowered[0][0] if lowered else T.ANY
                 for (t, _), item in zip(lowered, items):
                     if not elem.accepts(t):
-                        raise _fail("RC304", f"a list holds values of one type; this is {t}, not {elem}", item.span)
+                        raise _fail(
+                            "RC304", f"a list holds values of one type; this is {t}, not {elem}", item.span
+                        )
                 return T.listof(elem), "(" + "".join(f"{src}, " for _, src in lowered) + ")"
             case ast.Range(lo=lo, hi=hi):
                 (_, a), (_, b) = self._need(lo, scope, T.NUM), self._need(hi, scope, T.NUM)
@@ -247,13 +254,18 @@ class Lowering:
                 did_you_mean(name, scale.names),
             )
         owners = [
-            s for s in self.scales.values() if name in s.names and self._owner.get(s.name, self._current) == self._current
+            s
+            for s in self.scales.values()
+            if name in s.names and self._owner.get(s.name, self._current) == self._current
         ]
         if len(owners) == 1:
             return owners[0][name]
         if not owners:
             everything = [
-                m for s in self.scales.values() if self._owner.get(s.name, self._current) == self._current for m in s.names
+                m
+                for s in self.scales.values()
+                if self._owner.get(s.name, self._current) == self._current
+                for m in s.names
             ]
             raise _fail("RC305", f"'{name}' is not in any scale", node.span, did_you_mean(name, everything))
         raise _fail(
@@ -275,11 +287,19 @@ class Lowering:
             if not fn.min_args <= len(args) <= fn.max_args:
                 want = str(fn.min_args) if fn.min_args == fn.max_args else f"{fn.min_args} to {fn.max_args}"
                 raise _fail("RC303", f"{name}() takes {want} argument(s), got {len(args)}", node.span, fn.doc)
-            lowered = self._lower_all(args, scope, None) if name not in ("count", "majority") else [self._lower(args[0], scope, None)]
+            lowered = (
+                self._lower_all(args, scope, None)
+                if name not in ("count", "majority")
+                else [self._lower(args[0], scope, None)]
+            )
             if name in ("count", "majority") and len(args) == 2:
                 pool_t = lowered[0][0]
                 elem = pool_t.elem if pool_t.kind == "multi" and pool_t.elem is not None else None
-                hint_t = T.listof(elem) if elem is not None and (name == "majority" or isinstance(args[1], ast.ListExpr)) else elem
+                hint_t = (
+                    T.listof(elem)
+                    if elem is not None and (name == "majority" or isinstance(args[1], ast.ListExpr))
+                    else elem
+                )
                 lowered.append(self._lower(args[1], scope, hint_t))
             result = fn.typer([t for t, _ in lowered])
             if isinstance(result, str):
@@ -298,7 +318,9 @@ class Lowering:
             for arg, (pname, ptype) in zip(args, table.params):
                 t, src = self._lower(arg, scope, ptype if ptype.kind != "any" else None)
                 if not ptype.accepts(t):
-                    raise _fail("RC304", f"parameter '{pname}' of {name}() is {ptype}, but this is {t}", arg.span)
+                    raise _fail(
+                        "RC304", f"parameter '{pname}' of {name}() is {ptype}, but this is {t}", arg.span
+                    )
                 srcs.append(src)
                 types.append(t)
             self._check_instance(table, tuple(types), node.span)
@@ -315,7 +337,9 @@ class Lowering:
         self._instances.add((table.name, types))
         spec = self.data["tables"][table.name]
         path: PathKey = ("tables", table.name)
-        scope = {p: (t if declared.kind == "any" else declared) for (p, declared), t in zip(table.params, types)}
+        scope = {
+            p: (t if declared.kind == "any" else declared) for (p, declared), t in zip(table.params, types)
+        }
         wanted: list[tuple[PathKey, T.Type | None]] = []
         if "value" in spec:
             wanted.append((path + ("value",), table.returns))
@@ -338,7 +362,12 @@ class Lowering:
                     self._lower_checked(node, scope, expect)
                 except _Fail as f:
                     given = ", ".join(f"{p}: {t}" for p, t in scope.items())
-                    raise _fail(f.diag.code, f.diag.message, f.diag.span, f"when {table.name}() is called with {given} (at line {call.line if call else '?'})") from None
+                    raise _fail(
+                        f.diag.code,
+                        f.diag.message,
+                        f.diag.span,
+                        f"when {table.name}() is called with {given} (at line {call.line if call else '?'})",
+                    ) from None
         finally:
             self._locals = saved
 
@@ -362,7 +391,9 @@ class Lowering:
         path: PathKey = ("tables", name)
         spec = self.data["tables"][name]
         if name in self.builtins:
-            raise _fail("RC307", f"table '{name}' has the name of a builtin function", self.doc.span(path, key=True))
+            raise _fail(
+                "RC307", f"table '{name}' has the name of a builtin function", self.doc.span(path, key=True)
+            )
         self._table_busy.append(name)
         saved_locals = self._locals
         try:
@@ -403,7 +434,9 @@ class Lowering:
         names = tuple(p for p, _ in params)
         return f"_pairs({self.emit.const(names)}, {', '.join(f'v_{p}' for p in names)})"
 
-    def _rules_source(self, path: PathKey, scope: Mapping[str, T.Type], returns: T.Type, span: Span) -> list[str]:
+    def _rules_source(
+        self, path: PathKey, scope: Mapping[str, T.Type], returns: T.Type, span: Span
+    ) -> list[str]:
         """An if-chain for an ordered rule list inside a table."""
         lines: list[str] = []
         rows = self._rule_list(path, scope, returns)
@@ -447,11 +480,20 @@ class Lowering:
         return tuple(rows)
 
     def _cases(
-        self, path: PathKey, cases: dict[Any, Any], params: list[tuple[str, T.Type]], depth: int, returns: T.Type
+        self,
+        path: PathKey,
+        cases: dict[Any, Any],
+        params: list[tuple[str, T.Type]],
+        depth: int,
+        returns: T.Type,
     ) -> list[str]:
         """A value table as an if-chain: one nested mapping level per parameter, keys are patterns."""
         if depth >= len(params):
-            raise _fail("RC310", "this value table is nested deeper than it has parameters", self.doc.span(path, key=True))
+            raise _fail(
+                "RC310",
+                "this value table is nested deeper than it has parameters",
+                self.doc.span(path, key=True),
+            )
         pname, ptype = params[depth]
         lines: list[str] = []
         default: list[str] | None = None
@@ -462,7 +504,11 @@ class Lowering:
                     result = self._cases(here, sub, params, depth + 1, returns)
                 else:
                     if depth != len(params) - 1:
-                        raise _fail("RC310", f"expected a nested table for parameter '{params[depth + 1][0]}'", self.doc.span(here))
+                        raise _fail(
+                            "RC310",
+                            f"expected a nested table for parameter '{params[depth + 1][0]}'",
+                            self.doc.span(here),
+                        )
                     result = [f"return {self._lower_checked(self.node_at(here), {}, returns)}"]
                 if key == "else":
                     default = result
@@ -478,7 +524,11 @@ class Lowering:
         var = f"v_{pname}"
         if isinstance(key, int):
             if not ptype.accepts(T.NUM):
-                raise _fail("RC304", f"case {key} is a number, but parameter '{pname}' is {ptype}", self.doc.span(path, key=True))
+                raise _fail(
+                    "RC304",
+                    f"case {key} is a number, but parameter '{pname}' is {ptype}",
+                    self.doc.span(path, key=True),
+                )
             return f"{var} == {key!r}"
         place = self.doc.places.get(path)
         origin = self.doc.expr_origin(path)
@@ -496,15 +546,23 @@ class Lowering:
                 item = ast.Sym(item.id, span=item.span)
             if isinstance(item, ast.Range):
                 if not ptype.accepts(T.NUM):
-                    raise _fail("RC304", f"a range of numbers cannot match parameter '{pname}', which is {ptype}", item.span)
+                    raise _fail(
+                        "RC304",
+                        f"a range of numbers cannot match parameter '{pname}', which is {ptype}",
+                        item.span,
+                    )
                 try:
                     value = self.lower(item, {}).run({})
                 except RulecraftError as exc:
-                    raise _fail("RC304", exc.diagnostics[0].message, item.span, "case ranges run over whole numbers") from None
+                    raise _fail(
+                        "RC304", exc.diagnostics[0].message, item.span, "case ranges run over whole numbers"
+                    ) from None
                 tests.append(f"{var} in {self.emit.const(value)}")
             else:
                 t, src = self._lower(item, {}, expect)
                 if not ptype.accepts(t):
-                    raise _fail("RC304", f"case {to_text(item)} is {t}, but parameter '{pname}' is {ptype}", item.span)
+                    raise _fail(
+                        "RC304", f"case {to_text(item)} is {t}, but parameter '{pname}' is {ptype}", item.span
+                    )
                 tests.append(f"{var} == {src}")
         return " or ".join(tests)

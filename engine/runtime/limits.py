@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from typing import Any
 
-from .errors import Diagnostic, InputError, LimitError
-from .model import Draw, Expr, Randomizer
-from .source import Span
+from ..errors import Diagnostic, InputError, LimitError
+from ..model.ruleset import Draw, Expr, Randomizer
+from ..syntax.positions import Span
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,12 +24,18 @@ class Limits:
     """Dice one sampled reroll procedure may reroll or add (pools with a `cap` stop earlier)."""
 
 
-
 def enforce(what: str, value: int, limit: int, span: Span | None) -> None:
     """Raise `LimitError` when `value` is over `limit`."""
     if value > limit:
         raise LimitError(
-            [Diagnostic("RC503", f"{what} is {value}, over the limit of {limit}", span, "the embedder's Limits set this bound")]
+            [
+                Diagnostic(
+                    "RC503",
+                    f"{what} is {value}, over the limit of {limit}",
+                    span,
+                    "the embedder's Limits set this bound",
+                )
+            ]
         )
 
 
@@ -38,7 +43,9 @@ def roll_count(expr: Expr, env: dict[str, Any], r: Randomizer, limit: int, what:
     """How many dice a pool rolls or chits a draw takes, checked against the bag and the limit."""
     n = expr.run(env)
     if not isinstance(n, int) or n < 0:
-        raise InputError([Diagnostic("RC406", f"the number of {what} must be a whole number, at least 0, got {n}", r.span)])
+        raise InputError(
+            [Diagnostic("RC406", f"the number of {what} must be a whole number, at least 0, got {n}", r.span)]
+        )
     if isinstance(r, Draw) and n > r.bag.size:
         raise InputError([Diagnostic("RC406", f"cannot draw {n} chits from a bag of {r.bag.size}", r.span)])
     enforce(what, n, limit, r.span)
@@ -50,7 +57,13 @@ def redraw_times(r: Randomizer, env: dict[str, Any]) -> int:
     assert r.redraw is not None
     n = r.redraw.times.run(env)
     if not isinstance(n, int) or n < 0:
-        raise InputError([Diagnostic("RC406", f"a redraw's 'times' must be a whole number, at least 0, got {n}", r.redraw.span)])
+        raise InputError(
+            [
+                Diagnostic(
+                    "RC406", f"a redraw's 'times' must be a whole number, at least 0, got {n}", r.redraw.span
+                )
+            ]
+        )
     return n
 
 

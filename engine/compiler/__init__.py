@@ -1,0 +1,7 @@
+"""A validated `Document` to a frozen `RulesetModel`: one compile stage.
+
+`version` refuses unknown formats first; `structure` builds scales, bags, checks, randomizers
+and examples; `expressions` resolves names, checks types and folds constants; `codegen` turns
+each expression, table and check program into one Python function.
+May import: `engine.errors`, `engine.syntax`, `engine.expr`, `engine.model`, `engine.runtime`.
+"""

@@ -1,0 +1,93 @@
+"""Source files and positions.
+
+Every stage reports problems against the text the author wrote, so positions are one type
+(`Span`, 1-based like editors and lark) and rendering the line-and-caret lives here, once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """The text of one ruleset and the name it is reported under."""
+
+    name: str
+    text: str
+
+    def line(self, number: int) -> str:
+        lines = self.text.splitlines()
+        if 1 <= number <= len(lines):
+            return lines[number - 1]
+        return ""
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A 1-based region of a source file; `end_col` is exclusive and on `line` when shown."""
+
+    source: SourceFile
+    line: int
+    col: int
+    end_line: int = 0
+    end_col: int = 0
+
+    @property
+    def file(self) -> str:
+        return self.source.name
+
+    def location(self) -> str:
+        return f"{self.source.name}:{self.line}:{self.col}"
+
+    def excerpt(self) -> str:
+        """The source line and a caret (or a run of carets) under the span."""
+        text = self.source.line(self.line)
+        if not text:
+            return ""
+        width = 1
+        if self.end_line in (0, self.line) and self.end_col > self.col:
+            width = self.end_col - self.col
+        width = max(1, min(width, len(text) - self.col + 1))
+        pad = "".join("\t" if c == "\t" else " " for c in text[: self.col - 1])
+        return f"  {text}\n  {pad}{'^' * width}"
+
+
+@dataclass(frozen=True, slots=True)
+class ExprOrigin:
+    """Maps a position inside an expression string to a position in the YAML file."""
+
+    source: SourceFile
+    line: int
+    col: int
+    indent: int
+    positions: tuple[tuple[int, int], ...] | None = None
+    """Where each character of the expression is, when it is not one run of one line."""
+    breaks: tuple[int, ...] = (0,)
+    """Where each line of the expression starts, in characters of the expression."""
+
+    def span(self, line: int, col: int, end_line: int, end_col: int) -> Span:
+        if self.positions:
+            return self._mapped(line, col, end_line, end_col)
+
+        def place(ln: int, cl: int) -> tuple[int, int]:
+            if ln <= 1:
+                return self.line, self.col + cl - 1
+            return self.line + ln - 1, self.indent + cl
+
+        a = place(line, col)
+        b = place(end_line, end_col)
+        return Span(self.source, a[0], a[1], b[0], b[1])
+
+    def _mapped(self, line: int, col: int, end_line: int, end_col: int) -> Span:
+        positions = self.positions
+        assert positions is not None
+
+        def index_of(ln: int, cl: int) -> int:
+            start = self.breaks[min(max(ln, 1), len(self.breaks)) - 1]
+            return min(max(start + cl - 1, 0), len(positions) - 1)
+
+        a = positions[index_of(line, col)]
+        last = positions[index_of(end_line, end_col - 1)] if end_col > 1 else a
+        end = (last[0], last[1] + 1) if last[0] == a[0] else (a[0], a[1] + 1)
+        return Span(self.source, a[0], a[1], end[0], end[1])
