@@ -23,7 +23,8 @@ from ..model.ruleset import Check, Die, Draw, Pool, Randomizer, Scale
 from ..model.values import Multi, Symbol, normalize, show, to_json
 from ..runtime.folds import FOLDS, Summary
 from ..runtime.limits import DEFAULT_LIMITS, Limits, enforce, redraw_times, roll_count
-from ..runtime.procedure import Procedure, Solver, compositions, kind_multisets, score
+from ..runtime.multisets import compositions, kind_multisets
+from ..runtime.procedure import Procedure, Solver, score
 from ..runtime.rules import first_rule
 
 Weighted = tuple[tuple[Any, int], ...]

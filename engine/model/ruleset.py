@@ -196,6 +196,22 @@ class Draw:
 Randomizer = Die | Pool | Draw
 
 
+def randomizer_expressions(r: Randomizer) -> list[Expr]:
+    """Every expression a randomizer evaluates: its count, `each`, triggers and redraw."""
+    out: list[Expr] = []
+    if isinstance(r, Pool):
+        out.append(r.count)
+        if r.each is not None:
+            out.append(r.each)
+        for t in r.triggers:
+            out += [e for e in (t.on, t.target, t.only_if) if e is not None]
+    elif isinstance(r, Draw):
+        out.append(r.count)
+    if r.redraw is not None:
+        out += [r.redraw.allowed, r.redraw.times]
+    return out
+
+
 @dataclass(frozen=True)
 class Let:
     """A named value; `before_roll` when it depends on no die, so dice and auto rules may use it."""
@@ -273,6 +289,21 @@ class Check:
                 out.append((name, expr))
                 known.add(name)
         return tuple(out)
+
+    def expressions(self) -> list[tuple[str, Expr]]:
+        """Every expression of the check with its owner: a named value's name, or '' for the rest."""
+        out: list[tuple[str, Expr]] = [(let.name, let.expr) for let in self.lets]
+        for rule in self.auto:
+            out += [("", e) for e in (rule.when, rule.then) if e is not None]
+        for r in self.roll:
+            out += [("", e) for e in randomizer_expressions(r)]
+        if isinstance(self.outcome, Expr):
+            out.append(("", self.outcome))
+        else:
+            for rule in self.outcome:
+                out += [("", e) for e in (rule.when, rule.then) if e is not None]
+        out += [("", e) for _, e in self.outputs]
+        return out
 
     @cached_property
     def layout(self) -> tuple[str, ...]:

@@ -26,6 +26,7 @@ from typing import Any
 from ..errors import Diagnostic, LimitError
 from ..model.ruleset import Pool
 from ..model.values import Multi, Symbol
+from .multisets import kind_multisets
 
 State = tuple[tuple[int, ...], tuple[tuple[int, ...], ...], int]  # counts, unused per trigger, dice used
 Option = tuple[tuple[int, ...], int]  # dice removed per kind, fresh dice rolled
@@ -223,43 +224,6 @@ def _bounded_vectors(limits: tuple[int, ...], total: int) -> Iterator[tuple[int,
         return
     for first in range(min(limits[0], total) + 1):
         for rest in _bounded_vectors(limits[1:], total - first):
-            yield (first, *rest)
-
-
-_MULTISET_CACHE: dict[tuple[tuple[int, ...], int], tuple[tuple[tuple[int, ...], int], ...]] = {}
-
-
-def kind_multisets(weights: tuple[int, ...], n: int) -> tuple[tuple[tuple[int, ...], int], ...]:
-    key = (weights, n)
-    cached = _MULTISET_CACHE.get(key)
-    if cached is not None:
-        return cached
-    out = []
-    fact = [math.factorial(i) for i in range(n + 1)]
-    for counts in compositions(n, len(weights)):
-        w = fact[n]
-        for c, wt in zip(counts, weights):
-            if c:
-                w = w // fact[c] * wt**c
-        out.append((counts, w))
-    result = tuple(out)
-    if len(_MULTISET_CACHE) > 4096:
-        _MULTISET_CACHE.clear()
-    _MULTISET_CACHE[key] = result
-    return result
-
-
-def compositions(n: int, k: int) -> Iterator[tuple[int, ...]]:
-    """All k-tuples of non-negative whole numbers summing to n."""
-    if k == 0:
-        if n == 0:
-            yield ()
-        return
-    if k == 1:
-        yield (n,)
-        return
-    for first in range(n, -1, -1):
-        for rest in compositions(n - first, k - 1):
             yield (first, *rest)
 
 

@@ -1,15 +1,72 @@
-"""The rules of a check that every evaluator and the linter follow in the same way."""
+"""The rules of a check that the sampler, the exact evaluator and the linter follow alike.
+
+Each is stated once here: which rule of a list fires, the values known before the roll, the
+environment once dice are known, how a pool's faces are read through `each`, and whether a
+redraw may be taken.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..model.ruleset import Rule
+from ..model.ruleset import Check, Pool, Randomizer, Rule
+from ..model.values import Multi
 
 
-def first_rule(rows: tuple[Rule, ...], env: dict[str, Any]) -> tuple[int, Any] | None:
-    """Which rule of a list fires for `env` and its value (for the trace)."""
+def first_rule(rows: tuple[Rule, ...], env: Mapping[str, Any]) -> tuple[int, Any] | None:
+    """Which rule of a list fires for `env`, and its value; None when none does."""
     for i, r in enumerate(rows):
         if r.when is None or r.when.run(env):
             return i, r.then.run(env)
     return None
+
+
+def before_roll(check: Check, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """The environment before any die is rolled: the inputs and every value that needs no die."""
+    env: dict[str, Any] = dict(inputs)
+    for let in check.pre_lets:
+        env[let.name] = let.expr.run(env)
+    return env
+
+
+def with_dice(env: Mapping[str, Any], roll: Sequence[Randomizer], dice: Iterable[Any]) -> dict[str, Any]:
+    """`env` with the randomizers known so far bound to their values (in roll order)."""
+    out = dict(env)
+    for r, v in zip(roll, dice):
+        out[r.name] = v
+    return out
+
+
+def reading(pool: Pool, scope: dict[str, Any], face: int) -> Any:
+    """How the rules read one face of `pool`: through `each`, or the face itself.
+
+    `scope` is the check's environment, reused as the scope of `face` (it is changed)."""
+    if pool.each is None:
+        return face
+    scope["face"] = face
+    return pool.each.run(scope)
+
+
+def read_faces(pool: Pool, env: Mapping[str, Any], faces: Sequence[int]) -> Multi:
+    """A rolled pool as the rules read it; the raw faces are kept for the trace when `each` reads them."""
+    if pool.each is None:
+        return Multi(tuple(faces))
+    scope = dict(env)
+    return Multi(tuple(reading(pool, scope, f) for f in faces), tuple(faces))
+
+
+def face_readings(pool: Pool, env: Mapping[str, Any]) -> tuple[tuple[Any, int], ...]:
+    """Each distinct reading of one die of `pool` with the number of faces that show it."""
+    scope = dict(env)
+    counts: dict[Any, int] = {}
+    for f in pool.faces:
+        r = reading(pool, scope, f)
+        counts[r] = counts.get(r, 0) + 1
+    return tuple(counts.items())
+
+
+def redraw_offered(r: Randomizer, env: Mapping[str, Any], value: Any, times_left: int) -> bool:
+    """Whether the rules offer (or, for `must`, force) another redraw of `value` now."""
+    assert r.redraw is not None
+    return times_left > 0 and bool(r.redraw.allowed.run({**env, r.name: value}))

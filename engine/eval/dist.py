@@ -1,0 +1,107 @@
+"""The one exact distribution type: integer weights over a common total.
+
+Every exact path — a die's faces, a pool's multisets, a bag's hypergeometric draws, a reroll
+chain's end states, a whole check, the linter's probability findings — is a `Dist`. Weights stay
+whole numbers (no `Fraction` per state); a probability is made only when someone asks for one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from ..model.values import Symbol, show
+
+
+@dataclass(frozen=True)
+class Dist:
+    """An exact finite distribution: `weights[v] / total` is the probability of `v`."""
+
+    weights: Mapping[Any, int]
+    total: int
+
+    @staticmethod
+    def certain(value: Hashable) -> Dist:
+        return Dist({value: 1}, 1)
+
+    @staticmethod
+    def of(pairs: Iterable[tuple[Any, int]]) -> Dist:
+        """From (value, weight) pairs; equal values are merged and the total is their sum."""
+        weights: dict[Any, int] = {}
+        for v, w in pairs:
+            weights[v] = weights.get(v, 0) + w
+        return Dist(weights, sum(weights.values()))
+
+    @staticmethod
+    def from_fractions(probabilities: Mapping[Any, Fraction]) -> Dist:
+        """Exact probabilities over their least common denominator."""
+        den = 1
+        for p in probabilities.values():
+            den = math.lcm(den, p.denominator)
+        return Dist({v: p.numerator * (den // p.denominator) for v, p in probabilities.items()}, den)
+
+    @staticmethod
+    def mix(parts: Iterable[tuple[Dist, int, int]]) -> Dist:
+        """Σ (w / of) · child over every (child, w, of): each child weighed by the chance w / of,
+        kept whole over one common total."""
+        parts = list(parts)
+        den = 1
+        for child, _, of in parts:
+            den = math.lcm(den, child.total * of)
+        out: dict[Any, int] = {}
+        for child, w, of in parts:
+            factor = den // (child.total * of) * w
+            for k, n in child.weights.items():
+                out[k] = out.get(k, 0) + n * factor
+        return Dist(out, den)
+
+    def probability(self, value: Any) -> Fraction:
+        return Fraction(self.weights.get(value, 0), self.total)
+
+    def fractions(self) -> dict[Any, Fraction]:
+        return {v: Fraction(w, self.total) for v, w in self.weights.items()}
+
+    def map(self, f: Any) -> Dist:
+        """The distribution of `f(value)`: weights of values that map alike are merged."""
+        out: dict[Any, int] = {}
+        for v, w in self.weights.items():
+            k = f(v)
+            out[k] = out.get(k, 0) + w
+        return Dist(out, self.total)
+
+    def __len__(self) -> int:
+        return len(self.weights)
+
+    def items(self) -> Iterator[tuple[Any, Fraction]]:
+        """(value, probability) pairs, in ascending order of value where values are ordered."""
+        keys = list(self.weights)
+        try:
+            keys.sort()
+        except TypeError:
+            pass
+        for k in keys:
+            yield k, Fraction(self.weights[k], self.total)
+
+    @property
+    def mean(self) -> Fraction:
+        """The expected value (numbers and true/false only)."""
+        if not all(isinstance(v, (int, Fraction)) for v in self.weights):
+            raise TypeError("only a distribution of numbers has a mean")
+        return Fraction(sum(v * w for v, w in self.weights.items()), self.total)
+
+    def at_least(self, value: Any) -> Fraction:
+        return Fraction(sum(w for v, w in self.weights.items() if v >= value), self.total)
+
+    def at_most(self, value: Any) -> Fraction:
+        return Fraction(sum(w for v, w in self.weights.items() if v <= value), self.total)
+
+    def as_json(self) -> dict[str, str]:
+        return {v.name if isinstance(v, Symbol) else show(v): fraction_text(p) for v, p in self.items()}
+
+
+def fraction_text(p: Fraction) -> str:
+    """An exact probability as JSON carries it: "n/d"."""
+    return f"{p.numerator}/{p.denominator}"

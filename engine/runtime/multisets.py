@@ -1,0 +1,37 @@
+"""The one multiset enumeration: how n independent dice fall by kind, with multinomial weights.
+
+Pools (every multiset of their readings) and reroll procedures (how the rerolled dice fall)
+share it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+
+def kind_multisets(weights: tuple[int, ...], n: int) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """Every way `n` dice fall into kinds of the given face weights, with its number of ways
+    (the weights sum to W**n)."""
+    out = []
+    fact = [math.factorial(i) for i in range(n + 1)]
+    for counts in compositions(n, len(weights)):
+        w = fact[n]
+        for c, wt in zip(counts, weights):
+            if c:
+                w = w // fact[c] * wt**c
+        out.append((counts, w))
+    return tuple(out)
+
+
+def compositions(n: int, k: int) -> Iterator[tuple[int, ...]]:
+    """All k-tuples of non-negative whole numbers summing to n."""
+    if k == 0:
+        if n == 0:
+            yield ()
+        return
+    if k == 1:
+        yield (n,)
+        return
+    for first in range(n, -1, -1):
+        for rest in compositions(n - first, k - 1):
+            yield (first, *rest)
