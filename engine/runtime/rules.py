@@ -14,7 +14,7 @@ from ..model.ruleset import Check, Pool, Randomizer, Rule
 from ..model.values import Multi
 
 
-def first_rule(rows: tuple[Rule, ...], env: Mapping[str, Any]) -> tuple[int, Any] | None:
+def first_rule(rows: tuple[Rule, ...], env: dict[str, Any]) -> tuple[int, Any] | None:
     """Which rule of a list fires for `env`, and its value; None when none does."""
     for i, r in enumerate(rows):
         if r.when is None or r.when.run(env):
