@@ -37,8 +37,8 @@ from .errors import (
 from .errors import (
     SchemaError as SchemaError,
 )
-from .eval.sample import Result as Result
-from .eval.sample import Step as Step
+from .eval.trace import Result as Result
+from .eval.trace import Step as Step
 from .model.values import Multi as Multi
 from .model.values import Symbol as Symbol
 from .runtime.limits import Limits as Limits

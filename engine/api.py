@@ -14,11 +14,13 @@ from typing import Any
 from .compiler.structure import check_version, compile_document
 from .errors import Diagnostic, InputError, LoadError, did_you_mean
 from .eval.exact import Distribution, distribution
-from .eval.sample import Forced, Result, sample
+from .eval.sample import Forced, sample
+from .eval.trace import Result
 from .model.ruleset import Check, RulesetModel
 from .runtime.inputs import bind_inputs
 from .runtime.limits import DEFAULT_LIMITS, Limits
-from .runtime.procedure import POLICIES
+from .runtime.cache import Caches
+from .runtime.context import RunContext
 from .syntax.document import Document, read_source
 from .syntax.document import load as load_yaml
 from .syntax.positions import SourceFile
@@ -27,14 +29,14 @@ from .syntax.schema import validate
 
 
 class Ruleset:
-    """A compiled ruleset. Immutable; safe to share between threads and reuse for many rolls."""
+    """A compiled ruleset. Its model is immutable and its caches (`caches`: bounded, locked) are
+    its own, so one loaded ruleset is safe to share between threads for any number of rolls."""
 
     def __init__(self, model: RulesetModel, document: Document, limits: Limits = DEFAULT_LIMITS) -> None:
         self.model = model
         self.document = document
         self.limits = limits
-        self._dist_cache: dict[tuple[Any, ...], Distribution] = {}
-        self._bind_cache: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self.caches = Caches()
 
     @property
     def name(self) -> str:
@@ -74,22 +76,20 @@ class Ruleset:
         order) or draws (`{"beads": ["good"]}`); `policy` ("always", "never", "optimal")
         decides every choice the rules leave to the player."""
         c = self.check(check)
-        return sample(
-            c, self._bind(c, inputs), rng if rng is not None else random.Random(), forced, self.limits, policy
+        bound = self._bind(c, inputs)
+        ctx = RunContext(
+            self.limits, policy, self.caches, rng if rng is not None else random.Random(), forced
         )
+        return sample(c, bound, ctx)
 
     def _bind(self, check: Check, inputs: dict[str, Any]) -> dict[str, Any]:
         """Checked inputs, memoised: a table rolls the same check with the same inputs often."""
         try:
             key = (check.name, *inputs.items())
-            bound = self._bind_cache.get(key)
+            hash(key)
         except TypeError:  # an unhashable value: check it every time
             return bind_inputs(check, inputs)
-        if bound is None:
-            bound = bind_inputs(check, inputs)
-            if len(self._bind_cache) > 4096:
-                self._bind_cache.clear()
-            self._bind_cache[key] = bound
+        bound: dict[str, Any] = self.caches.bindings.get_or_make(key, lambda: bind_inputs(check, inputs))
         return bound
 
     def distribution(self, check: str, /, *, policy: str = "always", **inputs: Any) -> Distribution:
@@ -97,18 +97,10 @@ class Ruleset:
         `policy` decides every choice the rules leave to the player."""
         c = self.check(check)
         bound = self._bind(c, inputs)
-        if policy not in POLICIES:
-            raise InputError(
-                [Diagnostic("RC408", f"unknown policy '{policy}'", None, f"policies: {', '.join(POLICIES)}")]
-            )
+        ctx = RunContext(self.limits, policy, self.caches)
         key = (check, policy, *bound.items())
-        cached = self._dist_cache.get(key)
-        if cached is None:
-            cached = distribution(c, bound, self.limits, policy)
-            if len(self._dist_cache) > 4096:
-                self._dist_cache.clear()
-            self._dist_cache[key] = cached
-        return cached
+        found: Distribution = self.caches.distributions.get_or_make(key, lambda: distribution(c, bound, ctx))
+        return found
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name!r}: {', '.join(self.checks)}>"

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from .api import Ruleset, load
 from .errors import Diagnostic, InputError, RulecraftError, did_you_mean
 from .model.values import show
-from .runtime.procedure import POLICIES
+from .runtime.context import POLICIES
 from .syntax.resources import schema_path, shipped_rulesets
 from .tools.examples import run_examples
 from .tools.plot import check_plot_path, plot_distribution, plot_sweep
@@ -391,8 +391,8 @@ def _prob_policies(
     for s in first.outcomes.members:
         cells = "".join(f"{float(dists[p].probability(s)) * 100:9.2f}%" for p in POLICIES)
         out.write(f"  {s.name.ljust(width)}{cells}\n")
-    kind, target = rs.check(args.check).objective
-    if kind == "at_least":
+    target = rs.check(args.check).objective.target
+    if target is not None:
         cells = "".join(f"{float(dists[p].at_least(target)) * 100:9.2f}%" for p in POLICIES)
         out.write(f"  {('≥ ' + target.name).ljust(width)}{cells}\n")
     return 0

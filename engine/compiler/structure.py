@@ -17,6 +17,7 @@ from ..errors import CompileError, Diagnostic, ExprSyntaxError, InputError, Rule
 from ..expr import ast
 from ..expr.parser import parse
 from ..model import types as T
+from ..model.objective import Objective
 from ..model.ruleset import (
     Bag,
     Check,
@@ -472,16 +473,16 @@ class _Compiler(Lowering):
             raise _fail("RC702", f"{raw} is not a probability between 0 and 1", self.doc.span(where))
         return value
 
-    def _objective(self, path: PathKey, outcomes: Scale) -> tuple[str, Any]:
+    def _objective(self, path: PathKey, outcomes: Scale) -> Objective:
         """What the optimal policy maximises (see `Check.objective`)."""
         raw = self.doc.data
         for p in path:
             raw = raw[p]
         spec = raw.get("objective")
         if spec is None:
-            return ("best_first", None)
+            return Objective()
         if isinstance(spec, str):
-            return (spec, None)
+            return Objective(spec)
         target = str(spec["at_least"])
         if target not in outcomes.names:
             self.diags.append(
@@ -492,8 +493,8 @@ class _Compiler(Lowering):
                     did_you_mean(target, outcomes.names),
                 )
             )
-            return ("best_first", None)
-        return ("at_least", outcomes[target])
+            return Objective()
+        return Objective("at_least", outcomes[target])
 
     def _with_folds(self, r: Randomizer, nodes: list[ast.Node], scope: Mapping[str, T.Type]) -> Randomizer:
         """Mark a pool or draw that is read only through fold statistics with constant arguments."""

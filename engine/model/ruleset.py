@@ -15,6 +15,7 @@ from typing import Any
 
 from ..expr import ast
 from ..syntax.positions import Span
+from .objective import Objective
 from .types import Type
 from .values import Symbol, faces_text
 
@@ -260,8 +261,8 @@ class Check:
     outcome: Expr | tuple[Rule, ...]
     outputs: tuple[tuple[str, Expr], ...]
     program: Callable[..., tuple[Any, ...]] = field(compare=False, repr=False)
-    objective: tuple[str, Any] = ("best_first", None)
-    """What the `optimal` policy maximises: ("best_first", None), ("at_least", outcome) or ("mean_rank", None)."""
+    objective: Objective = Objective()
+    """What the `optimal` policy maximises."""
     sequential: bool = False
     """Some die depends on an earlier one, or the player chooses: exact evaluation goes die by die."""
     examples: tuple[Example, ...] = ()

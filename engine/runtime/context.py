@@ -32,4 +32,6 @@ class RunContext:
 
 def check_policy(policy: str) -> None:
     if policy not in POLICIES:
-        raise InputError([Diagnostic("RC408", f"unknown policy '{policy}'", None, f"policies: {', '.join(POLICIES)}")])
+        raise InputError(
+            [Diagnostic("RC408", f"unknown policy '{policy}'", None, f"policies: {', '.join(POLICIES)}")]
+        )

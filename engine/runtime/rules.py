@@ -42,9 +42,9 @@ def reading(pool: Pool, scope: dict[str, Any], face: int) -> Any:
     """How the rules read one face of `pool`: through `each`, or the face itself.
 
     `scope` is the check's environment, reused as the scope of `face` (it is changed)."""
+    scope["face"] = face
     if pool.each is None:
         return face
-    scope["face"] = face
     return pool.each.run(scope)
 
 

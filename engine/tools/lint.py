@@ -63,7 +63,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..compiler.structure import compile_document
 from ..errors import Diagnostic, EvalError, LimitError, RulecraftError
-from ..eval.exact import _randomizer as exact_randomizer
+from ..eval.tables import randomizer_table
+from ..runtime.context import RunContext
 from ..eval.exact import distribution
 from ..expr import ast
 from ..expr.parser import parse
@@ -627,7 +628,9 @@ class _Analysis:
         out: list[dict[str, Any]] = []
         for e in envs:
             try:
-                values = [v for v, _ in exact_randomizer(r, e, self.limits)][:6]
+                values = list(randomizer_table(r, e, RunContext(self.limits, caches=self.rs.caches)).weights)[
+                    :6
+                ]
             except (RulecraftError, TypeError, ValueError):
                 values = []
             out += [{**e, r.name: v} for v in values]
@@ -787,7 +790,7 @@ class _Analysis:
                 self.table_gap = None
                 before = {k: v.combo for k, v in probe.gaps.items()}
                 try:
-                    dist = distribution(target, bound, self.limits, policy)
+                    dist = distribution(target, bound, RunContext(self.limits, policy, self.rs.caches))
                 except LimitError as exc:
                     skipped.append((combo, exc.diagnostics[0].message))
                     break

@@ -6,8 +6,9 @@ same `Result` can be printed as text here or as JSON by `Result.as_json`.
 
 from __future__ import annotations
 
-from ..eval.exact import Dist, Distribution
-from ..eval.sample import Result
+from ..eval.dist import Dist
+from ..eval.exact import Distribution
+from ..eval.trace import Result
 from ..expr.printer import to_text
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, RulesetModel
 from ..model.values import faces_text, show
@@ -103,11 +104,7 @@ def check_text(check: Check) -> str:
         for name, expr in check.outputs:
             lines.append(f"    {name} = {to_text(expr.node)}")
     if check.sequential:
-        kind, target = check.objective
-        aim = {"best_first": "the best outcome first", "mean_rank": "the mean rank"}.get(
-            kind, f"at least {target}"
-        )
-        lines.append(f"  the optimal policy plays for {aim}")
+        lines.append(f"  the optimal policy plays for {check.objective.describe()}")
     if check.examples:
         lines.append(f"  examples: {len(check.examples)} (rulecraft test)")
     return "\n".join(lines)

@@ -1,0 +1,188 @@
+"""The one absorbing-Markov-chain solver: where a chain that must end ends, and best play on one.
+
+A chain is given by a `step` function: a state's successors as a `Dist`, or None when the state
+absorbs. Reroll procedures use it today; multi-roll scenes (a fight to the end) are the same
+shape. Nothing is truncated: an acyclic chain is pushed through in topological order with whole
+numbers, and a chain that can return to a state is solved as a linear system over fractions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Sequence
+from fractions import Fraction
+from typing import Any, Generic, TypeVar
+
+from .dist import Dist
+
+S = TypeVar("S", bound=Hashable)
+O = TypeVar("O")
+Step = Callable[[Any], "Dist | None"]
+
+
+def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Callable[[int], None]) -> Dist:
+    """The distribution of `end(s)` over the absorbing states `s` the chain reaches from `starts`.
+
+    `count(n)` is told how many states are listed so far, and raises to stop a chain that is too
+    large. Each state's successors are asked for once."""
+    edges: dict[Any, Dist | None] = {}
+    order: list[Any] = []
+    stack: list[tuple[Any, bool]] = [(s, False) for s in starts.weights]
+    on_path: set[Any] = set()
+    cyclic = False
+    while stack:
+        s, done = stack.pop()
+        if done:
+            on_path.discard(s)
+            order.append(s)
+            continue
+        if s in edges:
+            if s in on_path:
+                cyclic = True
+            continue
+        nxt = step(s)
+        edges[s] = nxt
+        count(len(edges))
+        on_path.add(s)
+        stack.append((s, True))
+        if nxt is not None:
+            for t in nxt.weights:
+                if t in on_path:
+                    cyclic = True
+                elif t not in edges:
+                    stack.append((t, False))
+    if cyclic:
+        return _solve(starts, edges, end)
+    # Mass as (numerator, denominator) per state, pushed once along every edge in topological order.
+    mass: dict[Any, tuple[int, int]] = {s: (w, starts.total) for s, w in starts.weights.items()}
+    ends: dict[Hashable, tuple[int, int]] = {}
+    for s in reversed(order):
+        got = mass.pop(s, None)
+        if got is None or not got[0]:
+            continue
+        num, den = got
+        nxt = edges[s]
+        if nxt is None:
+            _add(ends, end(s), num, den)
+            continue
+        den2 = den * nxt.total
+        for t, w in nxt.weights.items():
+            _add(mass, t, num * w, den2)
+    common = 1
+    for _, d in ends.values():
+        common = common if common % d == 0 else math.lcm(common, d)
+    return Dist({k: n * (common // d) for k, (n, d) in ends.items()}, common)
+
+
+def _add(into: dict[Any, tuple[int, int]], key: Any, num: int, den: int) -> None:
+    """into[key] += num / den, keeping one denominator (powers of one base divide each other)."""
+    old = into.get(key)
+    if old is None:
+        into[key] = (num, den)
+        return
+    n0, d0 = old
+    if d0 == den:
+        into[key] = (n0 + num, den)
+    elif den % d0 == 0:
+        into[key] = (n0 * (den // d0) + num, den)
+    elif d0 % den == 0:
+        into[key] = (n0 + num * (d0 // den), d0)
+    else:
+        common = math.lcm(d0, den)
+        into[key] = (n0 * (common // d0) + num * (common // den), common)
+
+
+def _solve(starts: Dist, edges: dict[Any, Dist | None], end: Callable[[Any], Hashable]) -> Dist:
+    """A chain with cycles: x_s = Σ p · x_next for a transient s, x_s = e_end(s) for an absorbing
+    one, solved by Gauss–Jordan elimination over the rationals (I − Q is invertible)."""
+    states = list(edges)
+    index = {s: i for i, s in enumerate(states)}
+    ends = sorted({end(s) for s in states if edges[s] is None}, key=repr)
+    col = {e: i for i, e in enumerate(ends)}
+    n = len(states)
+    a = [[Fraction(0)] * (n + len(ends)) for _ in range(n)]
+    for s, i in index.items():
+        a[i][i] = Fraction(1)
+        nxt = edges[s]
+        if nxt is None:
+            a[i][n + col[end(s)]] = Fraction(1)
+            continue
+        for t, w in nxt.weights.items():
+            a[i][index[t]] -= Fraction(w, nxt.total)
+    for c in range(n):
+        pivot = next(r for r in range(c, n) if a[r][c] != 0)
+        a[c], a[pivot] = a[pivot], a[c]
+        inv = 1 / a[c][c]
+        a[c] = [v * inv for v in a[c]]
+        for r in range(n):
+            if r != c and a[r][c] != 0:
+                f = a[r][c]
+                a[r] = [x - f * y for x, y in zip(a[r], a[c])]
+    out: dict[Hashable, Fraction] = {}
+    for s, w in starts.weights.items():
+        p = Fraction(w, starts.total)
+        for e, v in zip(ends, a[index[s]][n:]):
+            if v:
+                out[e] = out.get(e, Fraction(0)) + p * v
+    return Dist.from_fractions(out)
+
+
+class BestPlay(Generic[S, O]):
+    """Backward induction on a chain whose states offer options: from each state, the option that
+    maximises `score` of where the chain ends, and the distribution of that end under best play.
+
+    `options(s)` lists what may be done at `s` (None when `s` absorbs; fewest first: ties keep the
+    earlier option), `after(s, o)` gives the successors when `o` is taken, `final(s)` what an
+    absorbing state is worth (a `Dist` of outcomes). A decision on a chain that can return to a
+    state has no last step: `on_cycle(s)` makes the error to raise."""
+
+    def __init__(
+        self,
+        options: Callable[[S], Sequence[O] | None],
+        after: Callable[[S, O], Dist],
+        final: Callable[[S], Dist],
+        score: Callable[[Dist], tuple[Fraction, ...]],
+        count: Callable[[int], None],
+        on_cycle: Callable[[S], Exception],
+    ) -> None:
+        self.options = options
+        self.after = after
+        self.final = final
+        self.score = score
+        self.count = count
+        self.on_cycle = on_cycle
+        self._best: dict[S, tuple[Dist, O | None]] = {}
+        self._busy: set[S] = set()
+
+    def value(self, state: S, option: O) -> Dist:
+        """Where the chain ends if `option` is taken at `state` and best play follows."""
+        nxt = self.after(state, option)
+        return Dist.mix((self.best(t)[0], w, nxt.total) for t, w in nxt.weights.items())
+
+    def best(self, state: S) -> tuple[Dist, O | None]:
+        """Best play from `state`: where it ends, and the option taken now (None: it absorbs)."""
+        found = self._best.get(state)
+        if found is not None:
+            return found
+        if state in self._busy:
+            raise self.on_cycle(state)
+        options = self.options(state)
+        if options is None:
+            result: tuple[Dist, O | None] = (self.final(state), None)
+        else:
+            self._busy.add(state)
+            try:
+                best: tuple[Dist, O | None] | None = None
+                best_score: tuple[Fraction, ...] | None = None
+                for o in options:
+                    d = self.value(state, o)
+                    s = self.score(d)
+                    if best_score is None or s > best_score:
+                        best, best_score = (d, o), s
+                assert best is not None
+                result = best
+            finally:
+                self._busy.discard(state)
+        self._best[state] = result
+        self.count(len(self._best))
+        return result

@@ -1,0 +1,147 @@
+"""Each randomizer's exact distribution of first-roll values, as a `Dist` with whole weights.
+
+A die gives its faces; a pool the multisets of its readings (after `each`) with multinomial
+weights, or — when the check reads it only through statistics (`Pool.folds`) — the joint
+distribution of just those statistics by a dynamic programme; a draw the multisets of chits with
+hypergeometric counts. Tables are kept in the ruleset's own bounded cache, so a sweep reuses them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from ..model.ruleset import Die, Draw, Pool, Randomizer
+from ..model.values import Multi, Symbol
+from ..runtime.context import RunContext
+from ..runtime.folds import FOLDS, Summary
+from ..runtime.limits import enforce, roll_count
+from ..runtime.multisets import compositions, kind_multisets
+from ..runtime.rules import face_readings
+from .dist import Dist
+
+
+def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dist:
+    """Every value randomizer `r` can first show for this environment, with its weight."""
+    limits = ctx.limits
+    if isinstance(r, Die):
+        return _cached(ctx, ("die", r.faces), lambda: _die(r.faces))
+    if isinstance(r, Pool):
+        n = roll_count(r.count, env, r, limits.max_pool, "dice in the pool")
+        readings = face_readings(r, env)
+        if r.folds is not None:
+            folds = r.folds
+            return _cached(
+                ctx, ("folded", readings, n, folds, False), lambda: _folded(readings, n, folds, False)
+            )
+        enforce(
+            "exact states", math.comb(n + len(readings) - 1, len(readings) - 1), limits.max_states, r.span
+        )
+        return _cached(ctx, ("multisets", readings, n), lambda: _multisets(readings, n))
+    assert isinstance(r, Draw)
+    n = roll_count(r.count, env, r, limits.max_draw, "chits drawn")
+    contents = r.bag.contents()
+    if r.folds is not None:
+        folds = r.folds
+        return _cached(ctx, ("folded", contents, n, folds, True), lambda: _folded(contents, n, folds, True))
+    return _cached(ctx, ("draws", contents, n), lambda: _hypergeometric(contents, n))
+
+
+def _cached(ctx: RunContext, key: Hashable, make: Callable[[], Dist]) -> Dist:
+    return ctx.caches.tables.get_or_make(key, make)
+
+
+def _die(faces: tuple[int, ...]) -> Dist:
+    return Dist.of((f, 1) for f in faces)
+
+
+def _multisets(readings: tuple[tuple[Any, int], ...], n: int) -> Dist:
+    """Every multiset of `n` independent readings with its multinomial weight."""
+    values = [v for v, _ in readings]
+    weights: dict[Any, int] = {}
+    for counts, weight in kind_multisets(tuple(w for _, w in readings), n):
+        items = tuple(v for v, c in zip(values, counts) for _ in range(c))
+        tally = tuple((v, c) for v, c in zip(values, counts) if c)
+        weights[Multi(items, tally=tally)] = weight
+    return Dist(weights, sum(w for _, w in readings) ** n)
+
+
+def _hypergeometric(contents: tuple[tuple[Symbol, int], ...], k: int) -> Dist:
+    """Every multiset of `k` chits drawn without replacement, weighted by C(N_i, c_i) products."""
+    weights: dict[Any, int] = {}
+    for counts in compositions(k, len(contents)):
+        weight = 1
+        for (_, avail), c in zip(contents, counts):
+            weight *= math.comb(avail, c)
+        if weight:
+            items = tuple(s for (s, _), c in zip(contents, counts) for _ in range(c))
+            tally = tuple((s, c) for (s, _), c in zip(contents, counts) if c)
+            weights[Multi(items, tally=tally)] = weight
+    return Dist(weights, math.comb(sum(n for _, n in contents), k))
+
+
+def _folded(
+    categories: tuple[tuple[Any, int], ...],
+    n: int,
+    keys: tuple[tuple[Any, ...], ...],
+    without_replacement: bool,
+) -> Dist:
+    """The joint distribution of a pool's (or draw's) statistics, by dynamic programming.
+
+    Categories are taken one at a time; a state is (dice still to place, each statistic's
+    partial fold), and states that agree are merged. For independent dice a category of
+    weight w taking c of the r remaining dice weighs C(r, c)·w^c; for a draw without
+    replacement from N_i chits it weighs C(N_i, c), and the last category takes the rest.
+    """
+    folds = [(FOLDS[key[0]], key[1:]) for key in keys]
+    # Heaviest categories first: a leader emerges sooner, so more states settle early.
+    categories = tuple(sorted(categories, key=lambda vw: -vw[1]))
+    single = len(folds) == 1
+    done: dict[tuple[Any, ...], int] = {}
+    states: dict[tuple[Any, ...], int] = {(n, *(f.init(a) for f, a in folds)): 1}
+    for index, (value, weight) in enumerate(categories):
+        rest = categories[index + 1 :]
+        rest_weight = sum(w for _, w in rest)
+        nxt: dict[tuple[Any, ...], int] = {}
+        for (left, *partial), w in states.items():
+            choices = range(left, left + 1) if not rest else range(left + 1)
+            for c in choices:
+                if without_replacement:
+                    if c > weight:
+                        continue
+                    grow = math.comb(weight, c)
+                else:
+                    grow = math.comb(left, c) * weight**c
+                if not c:
+                    new = partial
+                elif single:
+                    new = [folds[0][0].step(partial[0], value, c, folds[0][1])]
+                else:
+                    new = [f.step(p, value, c, a) for (f, a), p in zip(folds, partial)]
+                remaining = left - c
+                if remaining and (
+                    folds[0][0].settled(new[0], remaining)
+                    if single
+                    else all(f.settled(p, remaining) for (f, _), p in zip(folds, new))
+                ):
+                    # Whatever the other dice show, the statistics stay: count their ways at once.
+                    ways = (
+                        math.comb(rest_weight, remaining) if without_replacement else rest_weight**remaining
+                    )
+                    key = (0, *new)
+                    done[key] = done.get(key, 0) + w * grow * ways
+                    continue
+                key = (remaining, *new)
+                nxt[key] = nxt.get(key, 0) + w * grow
+        states = nxt
+    for key, w in states.items():
+        done[key] = done.get(key, 0) + w
+    out: dict[Any, int] = {}
+    for (left, *partial), w in done.items():
+        if left == 0 and w:
+            results = {key: f.final(p, a) for key, (f, a), p in zip(keys, folds, partial)}
+            summary = Summary(results)
+            out[summary] = out.get(summary, 0) + w
+    total = sum(w for _, w in categories)
+    return Dist(out, math.comb(total, n) if without_replacement else total**n)

@@ -1,0 +1,272 @@
+"""What a roll did, as data: each step's kind, name and value, the dice or chits it took, the rule
+that fired (with its span), the trigger that acted, and who decided a choice under which policy.
+
+Text and JSON are both rendered here, from that data, in one place (`detail`, `step_json`): the
+command line, a web page or a bot can also show a trace its own way from the fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ..model.values import Symbol, faces_text, show, to_json
+from ..syntax.positions import Span
+
+KINDS = (
+    "input",
+    "value",
+    "auto",
+    "die",
+    "pool",
+    "draw",
+    "reroll",
+    "choice",
+    "redraw",
+    "rule",
+    "outcome",
+    "output",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleRef:
+    """The row of a rule list that fired: its place, its condition (None for `else`) and result."""
+
+    index: int
+    when: str | None
+    then: str
+    span: Span | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TriggerStep:
+    """A pool's trigger acting: the dice showing it, and the rerolls or added dice it grants."""
+
+    trigger: str
+    action: str  # reroll | add
+    must: bool
+    pick: str  # lowest | highest: which eligible dice a rule or `always` takes first
+    showing: tuple[int, ...]
+    grant: int
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Who decided a step — the rule, or a policy — and, for `optimal`, the objective it reached
+    taking the choice (`reached`) and taking nothing (`declined`, when something was taken)."""
+
+    by: str  # rule | always | never | optimal
+    taken: bool
+    objective: str = ""
+    reached: Fraction | None = None
+    declined: Fraction | None = None
+    nothing_to_hit: bool = False
+    """Nothing was taken because no die was eligible, whatever the policy."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a trace, in the order it happened (see `KINDS`)."""
+
+    kind: str
+    name: str
+    value: Any
+    expr: str = ""
+    """value, outcome, output: the expression's canonical text."""
+    rule: RuleRef | None = None
+    """auto, rule: the row that fired."""
+    faces: tuple[Any, ...] = ()
+    """die: the face; pool: the faces rolled; draw: the chits; reroll: the new faces."""
+    replaced: tuple[Any, ...] = ()
+    """reroll: the faces rerolled, in order; redraw: the value redrawn."""
+    die: tuple[int, ...] = ()
+    """die: the die's faces."""
+    bag: str = ""
+    """draw: the bag drawn from."""
+    trigger: TriggerStep | None = None
+    decision: Decision | None = None
+    cap: int | None = None
+    """reroll: the pool's cap, when it ended the procedure here."""
+
+    @property
+    def detail(self) -> str:
+        """The step in words, as `rulecraft roll` prints it."""
+        return detail(self)
+
+    def __repr__(self) -> str:
+        shown = [f"kind={self.kind!r}", f"name={self.name!r}", f"value={self.value!r}"]
+        for f in ("expr", "rule", "faces", "replaced", "die", "bag", "trigger", "decision", "cap"):
+            v = getattr(self, f)
+            if v:
+                shown.append(f"{f}={v!r}")
+        return f"Step({', '.join(shown)})"
+
+    def as_json(self) -> dict[str, Any]:
+        return step_json(self)
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of one roll, the named values, what was rolled, and the trace."""
+
+    check: str
+    outcome: Symbol
+    values: Mapping[str, Any]
+    inputs: Mapping[str, Any]
+    rolled: Mapping[str, Any]
+    trace: tuple[Step, ...] = field(repr=False)
+    auto: bool = False
+    drawn: Mapping[str, tuple[Any, ...]] = field(default_factory=dict, repr=False)
+    """Every face or chit each randomizer took, in order (first roll, rerolls, redraws)."""
+    policy: str = "always"
+
+    def forced(self) -> dict[str, Any]:
+        """The dice and chits of this roll, in the form `roll(..., forced=...)` accepts."""
+        return {k: [to_json(x) for x in v] for k, v in self.drawn.items()}
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "check": self.check,
+            "outcome": self.outcome.name,
+            "auto": self.auto,
+            "policy": self.policy,
+            "inputs": {k: to_json(v) for k, v in self.inputs.items()},
+            "rolled": {k: to_json(v) for k, v in self.rolled.items()},
+            "drawn": {k: [to_json(x) for x in v] for k, v in self.drawn.items()},
+            "values": {k: to_json(v) for k, v in self.values.items()},
+            "trace": [step_json(s) for s in self.trace],
+        }
+
+
+# -- rendering: the one place a step becomes words or JSON ---------------------------------------
+
+
+def rule_text(rule: RuleRef) -> str:
+    return f"when {rule.when} → {rule.then}" if rule.when is not None else f"otherwise → {rule.then}"
+
+
+def detail(step: Step) -> str:
+    """The step in words."""
+    kind = step.kind
+    if kind in ("value", "outcome", "output"):
+        return step.expr
+    if kind == "rule" and step.rule is not None:
+        return rule_text(step.rule)
+    if kind == "auto" and step.rule is not None:
+        return rule_text(step.rule) + " (nothing is rolled)"
+    if kind == "die":
+        return "d{" + faces_text(step.die) + "}"
+    if kind == "pool":
+        items = step.value.items
+        read = "" if step.value.faces is None else " read as " + ", ".join(str(i) for i in items)
+        n = len(step.faces)
+        return f"{n} {'die' if n == 1 else 'dice'} rolled " + ", ".join(map(str, step.faces)) + read
+    if kind == "draw":
+        if not step.faces:
+            return "nothing drawn"
+        return f"{len(step.faces)} from bag '{step.bag}': " + ", ".join(str(i) for i in step.faces)
+    if kind == "reroll" and step.cap is not None:
+        return f"cap of {step.cap} reached: the remaining triggers go unused"
+    if kind in ("reroll", "choice") and step.trigger is not None and step.decision is not None:
+        return _trigger_text(step, step.trigger, step.decision)
+    if kind == "choice" and step.decision is not None:
+        if step.decision.by == "optimal":
+            return "policy optimal keeps it: a redraw would not improve the objective"
+        return "policy never: keeps it"
+    if kind == "redraw" and step.decision is not None:
+        why = {
+            "rule": "the rule forces it",
+            "optimal": "policy optimal: a redraw improves the objective",
+            "always": "policy always takes every allowed redraw",
+        }[step.decision.by]
+        return f"{show(step.replaced[0])} redrawn ({why}) → {show(step.value)}"
+    return ""
+
+
+def _trigger_text(step: Step, t: TriggerStep, d: Decision) -> str:
+    n = len(t.showing)
+    shown = ", ".join(str(f) for f in t.showing)
+    added = t.action == "add"
+    head = (
+        f"{t.trigger}: {n} {'die' if n == 1 else 'dice'} showing {shown} "
+        f"{'forces' if t.must else 'allows'} {t.grant} {'added die' if added else 'reroll'}{'s' if t.grant != 1 else ''}"
+    )
+    which = "least valuable" if t.pick == "lowest" else "most valuable"
+    if d.nothing_to_hit:
+        why = "no die it may hit"
+    elif d.by == "rule":
+        why = "the rule adds them" if added else f"the rule forces it on the {which} eligible dice"
+    elif d.by == "never":
+        why = "policy never"
+    elif d.by == "always":
+        why = (
+            "policy always takes every allowed die"
+            if added
+            else f"policy always takes every allowed reroll, {which} eligible die first"
+        )
+    else:
+        why = f"policy optimal ({d.objective} {_pct(d.reached)}"
+        why += f" vs {_pct(d.declined)} taking none)" if d.declined is not None else ")"
+    if not d.taken:
+        return f"{head}; {why}: none taken"
+    if added:
+        return f"{head}; {why}: adds {', '.join(map(str, step.faces))}"
+    moves = ", ".join(f"{o} → {f}" for o, f in zip(step.replaced, step.faces))
+    return f"{head}; {why}: rerolls {moves}"
+
+
+def _pct(x: Fraction | None) -> str:
+    return f"{float(x or 0) * 100:.1f}%"
+
+
+def step_json(step: Step) -> dict[str, Any]:
+    """The step as JSON: its data, and its `detail` in words."""
+    out: dict[str, Any] = {"kind": step.kind, "name": step.name, "value": to_json(step.value)}
+    text = detail(step)
+    if text:
+        out["detail"] = text
+    if step.expr:
+        out["expr"] = step.expr
+    if step.rule is not None:
+        r = step.rule
+        out["rule"] = {"index": r.index, "when": r.when, "then": r.then, **_where(r.span)}
+    if step.faces:
+        out["faces"] = [to_json(f) for f in step.faces]
+    if step.replaced:
+        out["replaced"] = [to_json(f) for f in step.replaced]
+    if step.die:
+        out["die"] = list(step.die)
+    if step.bag:
+        out["bag"] = step.bag
+    if step.trigger is not None:
+        t = step.trigger
+        out["trigger"] = {
+            "name": t.trigger,
+            "action": t.action,
+            "must": t.must,
+            "pick": t.pick,
+            "showing": list(t.showing),
+            "grant": t.grant,
+        }
+    if step.decision is not None:
+        d = step.decision
+        dj: dict[str, Any] = {"by": d.by, "taken": d.taken}
+        if d.objective:
+            dj["objective"] = d.objective
+        if d.reached is not None:
+            dj["reached"] = to_json(d.reached)
+        if d.declined is not None:
+            dj["declined"] = to_json(d.declined)
+        if d.nothing_to_hit:
+            dj["nothing_to_hit"] = True
+        out["decision"] = dj
+    if step.cap is not None:
+        out["cap"] = step.cap
+    return out
+
+
+def _where(span: Span | None) -> dict[str, Any]:
+    return {"line": span.line, "column": span.col} if span is not None else {}

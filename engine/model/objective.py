@@ -1,0 +1,55 @@
+"""What a player plays for: the objective the `optimal` policy maximises, stated once.
+
+The exact solver scores every option with it, the sampler's trace names it, `show` and the
+command line describe it; none of them decodes it on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .values import Symbol
+
+KINDS = ("best_first", "at_least", "mean_rank")
+
+
+@dataclass(frozen=True)
+class Objective:
+    """`best_first`: the chance of the best outcome, then of the next best or better, and so on;
+    `at_least`: the chance of `target` or better; `mean_rank`: the mean rank of the outcome."""
+
+    kind: str = "best_first"
+    target: Symbol | None = None
+
+    def score(
+        self, members: tuple[Symbol, ...], weights: Mapping[Symbol, int], total: int
+    ) -> tuple[Fraction, ...]:
+        """How good an outcome distribution (weights over `total`) is for the player; larger is better."""
+        if self.kind == "at_least":
+            target = self.target
+            assert target is not None
+            return (Fraction(sum(w for s, w in weights.items() if s >= target), total),)
+        if self.kind == "mean_rank":
+            return (Fraction(sum(w * s.rank for s, w in weights.items()), total),)
+        out = []
+        for m in reversed(members):
+            out.append(Fraction(sum(w for s, w in weights.items() if s >= m), total))
+        return tuple(out)
+
+    def label(self, members: tuple[Symbol, ...]) -> str:
+        """The quantity the score leads with, as a trace names it."""
+        if self.kind == "at_least":
+            assert self.target is not None
+            return f"P(at least {self.target.name})"
+        if self.kind == "mean_rank":
+            return "mean rank"
+        return f"P({members[-1].name})"
+
+    def describe(self) -> str:
+        """What the player plays for, in words."""
+        if self.kind == "at_least":
+            assert self.target is not None
+            return f"at least {self.target.name}"
+        return {"best_first": "the best outcome first", "mean_rank": "the mean rank"}[self.kind]
