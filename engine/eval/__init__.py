@@ -1,5 +1,6 @@
-"""Answers about a compiled check: one seeded roll with its trace (`sample`) and the exact
-distribution (`exact`), on one distribution type (`dist`) and one absorbing-Markov-chain solver
-(`markov`), with caches owned by the caller (`cache`).
+"""Answers about a compiled check: one seeded roll traced as data (`sample`, `trace`) and the
+exact distribution (`exact`), on one distribution type (`dist`), each randomizer's exact table
+(`tables`) and one absorbing-Markov-chain solver (`markov`) that reroll procedures use
+(`rerolls`). Caches belong to the loaded ruleset and come in through the run context.
 May import: `engine.errors`, `engine.syntax.positions`, `engine.expr`, `engine.model`, `engine.runtime`.
 """
