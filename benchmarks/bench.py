@@ -63,7 +63,7 @@ def tasks() -> list[tuple[str, Callable[[], Any], Callable[[], Any], Callable[[]
 
     def fresh(rs: engine.Ruleset, fn: Callable[[], Any]) -> Callable[[], Any]:
         def run() -> Any:
-            rs._dist_cache.clear()
+            rs.caches.distributions.clear()
             return fn()
 
         return run

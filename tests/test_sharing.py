@@ -33,7 +33,9 @@ def _work(rulesets: dict[str, engine.Ruleset], seed: int) -> list[Any]:
         rs = rulesets[name]
         dist = rs.distribution(check, policy=policy, **inputs)
         rolls = [rs.roll(check, random.Random(seed * 100 + k), policy=policy, **inputs) for k in range(15)]
-        out.append((i, tuple(dist.table()), tuple((r.outcome, tuple(sorted(r.drawn.items()))) for r in rolls)))
+        out.append(
+            (i, tuple(dist.table()), tuple((r.outcome, tuple(sorted(r.drawn.items()))) for r in rolls))
+        )
     return sorted(out)
 
 

@@ -1,0 +1,70 @@
+"""Traces are data: each step carries the dice, the rule that fired (with its span), the trigger
+that acted and who decided; the words (`detail`) and the JSON are rendered from those fields."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import engine
+from engine.eval.trace import Decision, RuleRef, Step, TriggerStep, detail
+
+CHIMERA = engine.load("chimera")
+CHILL = engine.load("chill")
+CASTLE = engine.load("castle")
+
+
+def test_a_reroll_step_carries_its_trigger_dice_and_decision() -> None:
+    r = CHIMERA.roll("skill", forced={"rolled": [9, 2, 7]}, dice=2)
+    [step] = [s for s in r.trace if s.kind == "reroll"]
+    assert step.trigger is not None and step.decision is not None
+    assert (step.trigger.trigger, step.trigger.action, step.trigger.must) == ("nines", "reroll", False)
+    assert step.trigger.showing == (9,) and step.trigger.grant == 1
+    assert step.replaced == (2,) and step.faces == (7,)
+    assert (step.decision.by, step.decision.taken) == ("always", True)
+    assert "2 → 7" in step.detail  # the words come from those fields
+
+
+def test_an_optimal_choice_records_the_objective_each_way() -> None:
+    r = CHIMERA.roll("skill", forced={"rolled": [9, 2, 7]}, policy="optimal", dice=2)
+    [step] = [s for s in r.trace if s.kind in ("reroll", "choice")]
+    assert step.decision is not None and step.decision.by == "optimal"
+    assert step.decision.objective.startswith("P(")
+    assert step.decision.reached is not None and 0 <= step.decision.reached <= 1
+
+
+def test_the_rule_that_fired_is_a_position_in_the_ruleset() -> None:
+    r = CHILL.roll("specific", random.Random(7), target=55)
+    [outcome] = [s for s in r.trace if s.kind in ("rule", "outcome")]
+    assert outcome.expr == "specific_band(roll, doubles, final_target)"
+    chimera = CHIMERA.roll("skill", forced={"rolled": [9, 2, 7]}, dice=2)
+    rules = [s for s in chimera.trace if s.kind == "rule"]
+    for s in rules:
+        assert s.rule is not None and s.rule.span is not None and s.rule.span.line > 0
+        text = s.rule.span.source.line(s.rule.span.line)
+        assert ("else" in text) if s.rule.when is None else ("when" in text)
+
+
+def test_json_carries_the_fields_and_the_words() -> None:
+    r = CASTLE.roll("task", forced={"beads": ["poor", "good"]}, policy="always", main_gauche=True)
+    data = json.loads(json.dumps(r.as_json()))
+    [redraw] = [s for s in data["trace"] if s["kind"] == "redraw"]
+    assert redraw["decision"] == {"by": "always", "taken": True}
+    assert redraw["replaced"] == [["poor"]] and redraw["value"] == ["good"]
+    assert redraw["detail"] == "[poor] redrawn (policy always takes every allowed redraw) → [good]"
+    [draw] = [s for s in data["trace"] if s["kind"] == "draw"]
+    assert draw["bag"] == "resolution" and draw["faces"] == ["poor"]
+
+
+def test_words_are_rendered_from_data_alone() -> None:
+    """A step built by hand (as a page or a bot might) renders like one the sampler made."""
+    rule = RuleRef(1, "roll <= target", "'success'")
+    assert detail(Step("rule", "result", "success", rule=rule)) == "when roll <= target → 'success'"
+    acted = TriggerStep("zeros", "reroll", True, "lowest", (0,), 1)
+    step = Step(
+        "reroll", "dice", None, faces=(4,), replaced=(6,), trigger=acted, decision=Decision("rule", True)
+    )
+    assert detail(step) == (
+        "zeros: 1 die showing 0 forces 1 reroll; the rule forces it on the least valuable eligible dice: rerolls 6 → 4"
+    )
+    assert detail(Step("die", "d", 3, faces=(3,), die=(1, 2, 3, 4, 5, 6))) == "d{1..6}"
