@@ -65,6 +65,7 @@ def test_words_are_rendered_from_data_alone() -> None:
         "reroll", "dice", None, faces=(4,), replaced=(6,), trigger=acted, decision=Decision("rule", True)
     )
     assert detail(step) == (
-        "zeros: 1 die showing 0 forces 1 reroll; the rule forces it on the least valuable eligible dice: rerolls 6 → 4"
+        "zeros: 1 die showing 0 forces 1 reroll; "
+        "the rule forces it on the least valuable eligible dice: rerolls 6 → 4"
     )
     assert detail(Step("die", "d", 3, faces=(3,), die=(1, 2, 3, 4, 5, 6))) == "d{1..6}"
