@@ -17,10 +17,10 @@ from .eval.exact import Distribution, distribution
 from .eval.sample import Forced, sample
 from .eval.trace import Result
 from .model.ruleset import Check, RulesetModel
-from .runtime.inputs import bind_inputs
-from .runtime.limits import DEFAULT_LIMITS, Limits
 from .runtime.cache import Caches
 from .runtime.context import RunContext
+from .runtime.inputs import bind_inputs
+from .runtime.limits import DEFAULT_LIMITS, Limits
 from .syntax.document import Document, read_source
 from .syntax.document import load as load_yaml
 from .syntax.positions import SourceFile

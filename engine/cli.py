@@ -198,7 +198,8 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if ok and checks is not None:
                 more = f", {warnings} warning(s)" if warnings else ""
                 out.write(
-                    f"ok      {f}  ({len(checks)} check{'s' if len(checks) != 1 else ''}: {', '.join(checks)}{more})\n"
+                    f"ok      {f}  ({len(checks)} check{'s' if len(checks) != 1 else ''}: "
+                    f"{', '.join(checks)}{more})\n"
                 )
             else:
                 out.write(f"FAILED  {f}\n")
@@ -346,7 +347,8 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(distribution_text(dist, f"{title}{'  (' + shown + ')' if shown else ''}{policy}") + "\n")
         if dist.capped:
             out.write(
-                f"  note: a reroll cap ended the procedure with probability {dist.capped} ({float(dist.capped) * 100:.2f}%)\n"
+                f"  note: a reroll cap ended the procedure with probability {dist.capped} "
+                f"({float(dist.capped) * 100:.2f}%)\n"
             )
         for name in args.value:
             out.write(value_text(name, dist.values[name]) + "\n")
@@ -458,12 +460,14 @@ def _new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     name = target.stem.lower()
     if not NAME_PATTERN.match(name):
         err.write(
-            f"rulecraft new: '{target.stem}' is not a ruleset name: start with a letter, then use a-z 0-9 _ - (for example 'my-game')\n"
+            f"rulecraft new: '{target.stem}' is not a ruleset name: "
+            "start with a letter, then use a-z 0-9 _ - (for example 'my-game')\n"
         )
         return 2
     if target.exists() or target.is_symlink():
         err.write(
-            f"rulecraft new: {target} already exists; not overwriting it (choose another name, or move the file away)\n"
+            f"rulecraft new: {target} already exists; "
+            "not overwriting it (choose another name, or move the file away)\n"
         )
         return 1
     if not target.parent.is_dir():

@@ -16,7 +16,7 @@ from typing import Any, Generic, TypeVar
 from .dist import Dist
 
 S = TypeVar("S", bound=Hashable)
-O = TypeVar("O")
+Opt = TypeVar("Opt")
 Step = Callable[[Any], "Dist | None"]
 
 
@@ -127,7 +127,7 @@ def _solve(starts: Dist, edges: dict[Any, Dist | None], end: Callable[[Any], Has
     return Dist.from_fractions(out)
 
 
-class BestPlay(Generic[S, O]):
+class BestPlay(Generic[S, Opt]):
     """Backward induction on a chain whose states offer options: from each state, the option that
     maximises `score` of where the chain ends, and the distribution of that end under best play.
 
@@ -138,8 +138,8 @@ class BestPlay(Generic[S, O]):
 
     def __init__(
         self,
-        options: Callable[[S], Sequence[O] | None],
-        after: Callable[[S, O], Dist],
+        options: Callable[[S], Sequence[Opt] | None],
+        after: Callable[[S, Opt], Dist],
         final: Callable[[S], Dist],
         score: Callable[[Dist], tuple[Fraction, ...]],
         count: Callable[[int], None],
@@ -151,15 +151,15 @@ class BestPlay(Generic[S, O]):
         self.score = score
         self.count = count
         self.on_cycle = on_cycle
-        self._best: dict[S, tuple[Dist, O | None]] = {}
+        self._best: dict[S, tuple[Dist, Opt | None]] = {}
         self._busy: set[S] = set()
 
-    def value(self, state: S, option: O) -> Dist:
+    def value(self, state: S, option: Opt) -> Dist:
         """Where the chain ends if `option` is taken at `state` and best play follows."""
         nxt = self.after(state, option)
         return Dist.mix((self.best(t)[0], w, nxt.total) for t, w in nxt.weights.items())
 
-    def best(self, state: S) -> tuple[Dist, O | None]:
+    def best(self, state: S) -> tuple[Dist, Opt | None]:
         """Best play from `state`: where it ends, and the option taken now (None: it absorbs)."""
         found = self._best.get(state)
         if found is not None:
@@ -168,11 +168,11 @@ class BestPlay(Generic[S, O]):
             raise self.on_cycle(state)
         options = self.options(state)
         if options is None:
-            result: tuple[Dist, O | None] = (self.final(state), None)
+            result: tuple[Dist, Opt | None] = (self.final(state), None)
         else:
             self._busy.add(state)
             try:
-                best: tuple[Dist, O | None] | None = None
+                best: tuple[Dist, Opt | None] | None = None
                 best_score: tuple[Fraction, ...] | None = None
                 for o in options:
                     d = self.value(state, o)

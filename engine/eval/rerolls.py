@@ -58,7 +58,8 @@ class RerollSolver:
             [
                 Diagnostic(
                     "RC505",
-                    "the optimal policy cannot be solved on a reroll chain that can return to an earlier state",
+                    "the optimal policy cannot be solved on a reroll chain "
+                    "that can return to an earlier state",
                     self.proc.pool.span,
                     "set a 'cap' on the pool so the chain must end",
                 )

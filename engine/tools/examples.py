@@ -50,9 +50,11 @@ def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
             if loose:
                 problems.append(
                     _fail(
-                        f"{where} expects a roll's result but does not force {', '.join(repr(n) for n in loose)}: it would hold only by chance",
+                        f"{where} expects a roll's result but does not force "
+                        f"{', '.join(repr(n) for n in loose)}: it would hold only by chance",
                         ex.span,
-                        "give every die or draw the roll takes under 'dice:', or expect probabilities instead",
+                        "give every die or draw the roll takes under 'dice:', "
+                        "or expect probabilities instead",
                     )
                 )
                 return Outcome(check.name, ex, tuple(problems))

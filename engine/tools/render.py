@@ -62,25 +62,29 @@ def check_text(check: Check) -> str:
             elif isinstance(r, Pool):
                 each = f", each read as {to_text(r.each.node)}" if r.each else ""
                 lines.append(
-                    f"    {r.name}: a pool of {to_text(r.count.node)} dice with faces {faces_text(r.faces)}{each}"
+                    f"    {r.name}: a pool of {to_text(r.count.node)} dice "
+                    f"with faces {faces_text(r.faces)}{each}"
                 )
                 for t in r.triggers:
                     verb = "must" if t.must else "may"
                     target = "the die itself" if t.target is None else f"a die where {t.target.text}"
                     extra = f", only if {t.only_if.text}" if t.only_if is not None else ""
                     lines.append(
-                        f"      {t.name}: each die where {t.on.text} {verb} {t.action} {target} ×{t.per_die}{extra}"
+                        f"      {t.name}: each die where {t.on.text} "
+                        f"{verb} {t.action} {target} ×{t.per_die}{extra}"
                     )
                 if r.cap is not None:
                     lines.append(f"      at most {r.cap} dice rerolled or added in all")
             elif isinstance(r, Draw):
                 lines.append(
-                    f"    {r.name}: {to_text(r.count.node)} chit(s) from bag '{r.bag.name}' ({r.bag.size} chits)"
+                    f"    {r.name}: {to_text(r.count.node)} chit(s) "
+                    f"from bag '{r.bag.name}' ({r.bag.size} chits)"
                 )
             if r.redraw is not None:
                 verb = "must" if r.redraw.must else "may"
                 lines.append(
-                    f"      {verb} be redrawn when {r.redraw.allowed.text}, up to {r.redraw.times.text} time(s)"
+                    f"      {verb} be redrawn when {r.redraw.allowed.text}, "
+                    f"up to {r.redraw.times.text} time(s)"
                 )
     if check.auto:
         lines.append("  decided before rolling:")

@@ -94,7 +94,9 @@ scales:
 checks:
   act:
     title: Act under pressure
-    description: Roll two six-sided dice and add your skill; 10 or more is a full success, 7 to 9 a success at a cost.
+    description: >-
+      Roll two six-sided dice and add your skill; 10 or more is a full success,
+      7 to 9 a success at a cost.
 
     # Inputs the player or game master gives: int, number, bool or choice. Without a
     # default an input is required; min and max are checked.
