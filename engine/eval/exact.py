@@ -23,7 +23,7 @@ from ..model.values import Symbol, to_json
 from ..runtime.context import RunContext
 from ..runtime.limits import enforce, redraw_times, roll_count
 from ..runtime.procedure import Procedure
-from ..runtime.rules import before_roll, first_rule, redraw_offered, with_dice
+from ..runtime.rules import auto_outputs, before_roll, first_rule, redraw_offered, with_dice
 from .dist import Dist, fraction_text
 from .rerolls import RerollSolver
 from .tables import randomizer_table
@@ -140,12 +140,9 @@ def _product(check: Check, inputs: Mapping[str, Any], env: dict[str, Any], ctx: 
 
 def _fixed(check: Check, inputs: Mapping[str, Any], env: dict[str, Any], outcome: Symbol) -> Distribution:
     """An outcome decided before the roll: every value is certain."""
-    env = dict(env)
-    env["outcome"] = outcome
-    for name, expr in check.auto_outputs:
-        env[name] = expr.run(env)
-    names = tuple(let.name for let in check.pre_lets) + tuple(n for n, _ in check.auto_outputs)
-    key = (outcome, -1, *(env[n] for n in names))
+    values = {let.name: env[let.name] for let in check.pre_lets} | auto_outputs(check, env, outcome)
+    names = tuple(values)
+    key = (outcome, -1, *values.values())
     return Distribution(check.name, dict(inputs), check.outcomes, Dist.certain(key), names, 1)
 
 

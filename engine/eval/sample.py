@@ -20,7 +20,7 @@ from ..model.values import Multi, Symbol, faces_text
 from ..runtime.context import RunContext
 from ..runtime.limits import redraw_times, roll_count
 from ..runtime.procedure import Option, Procedure, State
-from ..runtime.rules import before_roll, first_rule, read_faces, redraw_offered, with_dice
+from ..runtime.rules import auto_outputs, before_roll, first_rule, read_faces, redraw_offered, with_dice
 from .exact import Sequential
 from .trace import Decision, Result, RuleRef, Step, TriggerStep
 
@@ -170,10 +170,10 @@ def _auto(
     outcome: Symbol,
     policy: str,
 ) -> Result:
-    env["outcome"] = outcome
-    for name, expr in check.auto_outputs:
-        env[name] = values[name] = expr.run(env)
-        trace.append(Step("output", name, values[name], expr.text))
+    texts = dict(check.auto_outputs)
+    for name, value in auto_outputs(check, env, outcome).items():
+        values[name] = value
+        trace.append(Step("output", name, value, texts[name].text))
     return Result(check.name, outcome, values, dict(inputs), {}, tuple(trace), True, {}, policy)
 
 

@@ -70,3 +70,13 @@ def redraw_offered(r: Randomizer, env: Mapping[str, Any], value: Any, times_left
     """Whether the rules offer (or, for `must`, force) another redraw of `value` now."""
     assert r.redraw is not None
     return times_left > 0 and bool(r.redraw.allowed.run({**env, r.name: value}))
+
+
+def auto_outputs(check: Check, env: Mapping[str, Any], outcome: Any) -> dict[str, Any]:
+    """The outputs an outcome decided before the roll gives: those that need no die, in order."""
+    scope = dict(env)
+    scope["outcome"] = outcome
+    out: dict[str, Any] = {}
+    for name, expr in check.auto_outputs:
+        scope[name] = out[name] = expr.run(scope)
+    return out
