@@ -79,11 +79,11 @@ def test_each_ruleset_has_caches_of_its_own() -> None:
     assert len(a.caches.distributions) == 1 and len(b.caches.distributions) == 0
 
 
-def test_bounded_cache_drops_the_least_recently_used() -> None:
+def test_bounded_cache_drops_the_oldest_entry() -> None:
     cache = BoundedCache(2)
     cache.put("a", 1)
     cache.put("b", 2)
-    assert cache.get("a") == 1  # "a" is now the most recently used
     cache.put("c", 3)
-    assert cache.get("b") is None and cache.get("a") == 1 and cache.get("c") == 3
+    assert cache.get("a") is None and cache.get("b") == 2 and cache.get("c") == 3
+    assert len(cache) == 2
     assert cache.get(["unhashable"]) is None  # never an error

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..model.ruleset import Check, Pool, Scale
 from ..model.values import Symbol, to_json
-from ..runtime.context import RunContext
+from ..runtime.context import RunContext, check_policy
 from ..runtime.limits import enforce, redraw_times, roll_count
 from ..runtime.procedure import Procedure
 from ..runtime.rules import auto_outputs, before_roll, first_rule, redraw_offered, with_dice
@@ -101,6 +101,7 @@ class Distribution:
 
 def distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Distribution:
     """The exact distribution of `check` with bound inputs; `ctx.policy` decides every "may"."""
+    check_policy(ctx.policy)
     env = before_roll(check, inputs)
     fired = first_rule(check.auto, env)
     if fired is not None:

@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import Diagnostic, InputError, LimitError, did_you_mean
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Symbol, faces_text
-from ..runtime.context import RunContext
+from ..runtime.context import RunContext, check_policy
 from ..runtime.limits import redraw_times, roll_count
 from ..runtime.procedure import Option, Procedure, State
 from ..runtime.rules import auto_outputs, before_roll, first_rule, read_faces, redraw_offered, with_dice
@@ -121,6 +121,7 @@ class _Source:
 def sample(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Result:
     """Roll `check` once with bound inputs (see `inputs.bind_inputs`); `ctx.policy` decides every
     "may", `ctx.rng` rolls and `ctx.forced` fixes dice."""
+    check_policy(ctx.policy)
     source = _Source(check, ctx.rng or random.Random(), ctx.forced or {})
     trace: list[Step] = [Step("input", k, v) for k, v in inputs.items()]
     env = before_roll(check, inputs)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..model.values import Symbol, faces_text, show, to_json
 from ..syntax.positions import Span
@@ -67,9 +67,9 @@ class Decision:
     """Nothing was taken because no die was eligible, whatever the policy."""
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One step of a trace, in the order it happened (see `KINDS`)."""
+class Step(NamedTuple):
+    """One step of a trace, in the order it happened (see `KINDS`). Immutable; a named tuple
+    because a roll makes a dozen of them and must stay quick."""
 
     kind: str
     name: str

@@ -1,5 +1,5 @@
-"""Caches that belong to one loaded ruleset: bounded, least recently used first out, and safe to
-share between threads. Nothing in rulecraft memoises results process-wide."""
+"""Caches that belong to one loaded ruleset: bounded, oldest entry out first, and safe to share
+between threads. Nothing in rulecraft memoises results process-wide."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ V = TypeVar("V")
 
 
 class BoundedCache:
-    """A least-recently-used map of at most `max_entries` entries, guarded by a lock."""
+    """A map of at most `max_entries` entries; the oldest goes first. Reads take no lock (one
+    dictionary read is atomic), writes do, so a hit stays as quick as a dict lookup."""
 
     def __init__(self, max_entries: int) -> None:
         self.max_entries = max_entries
@@ -23,11 +24,7 @@ class BoundedCache:
     def get(self, key: Hashable) -> Any:
         """The value for `key`, or None (also for an unhashable key)."""
         try:
-            with self._lock:
-                value = self._data.get(key)
-                if value is not None:
-                    self._data.move_to_end(key)
-                return value
+            return self._data.get(key)
         except TypeError:
             return None
 
@@ -35,7 +32,6 @@ class BoundedCache:
         try:
             with self._lock:
                 self._data[key] = value
-                self._data.move_to_end(key)
                 while len(self._data) > self.max_entries:
                     self._data.popitem(last=False)
         except TypeError:

@@ -4,30 +4,27 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import Diagnostic, InputError
 from .cache import Caches
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import Limits
 
 POLICIES = ("always", "never", "optimal")
 """How a player decides every "may": take it, decline it, or whatever is exactly best."""
 
 
-@dataclass(frozen=True)
-class RunContext:
+class RunContext(NamedTuple):
     """The limits, the policy for the player's choices, the caches of the ruleset, and — when
-    sampling — the random source and the dice the caller forces."""
+    sampling — the random source and the dice the caller forces. Immutable, and quick to make
+    for every roll; the evaluators check the policy (`check_policy`)."""
 
-    limits: Limits = DEFAULT_LIMITS
-    policy: str = "always"
-    caches: Caches = field(default_factory=Caches)
+    limits: Limits
+    policy: str
+    caches: Caches
+    """The loaded ruleset's own (`Ruleset.caches`), or a fresh `Caches()`: never shared by default."""
     rng: random.Random | None = None
     forced: Mapping[str, Any] | None = None
-
-    def __post_init__(self) -> None:
-        check_policy(self.policy)
 
 
 def check_policy(policy: str) -> None:

@@ -628,9 +628,9 @@ class _Analysis:
         out: list[dict[str, Any]] = []
         for e in envs:
             try:
-                values = list(randomizer_table(r, e, RunContext(self.limits, caches=self.rs.caches)).weights)[
-                    :6
-                ]
+                values = list(
+                    randomizer_table(r, e, RunContext(self.limits, "always", self.rs.caches)).weights
+                )[:6]
             except (RulecraftError, TypeError, ValueError):
                 values = []
             out += [{**e, r.name: v} for v in values]
