@@ -1,0 +1,121 @@
+"""Stage 6 — lint: what a ruleset that compiles may still get wrong, found by trying it.
+
+The compiler already rejects unknown names (with the nearest declared one), wrong types,
+cycles and bad structure; the linter runs only on a ruleset that compiled, so it never
+repeats those. Its findings are `Diagnostic`s with codes RC801-RC809:
+
+static, read from the compiled model
+  RC805  an input that no expression, rule, randomizer parameter or output reads (warning)
+  RC806  a named value (`let`) that nothing else reads (warning)
+  RC807  a table that no check calls, directly or through another table (warning)
+
+dynamic, by running the check's own compiled code over a bounded grid of inputs and,
+for each, every roll the exact evaluator enumerates (one semantics: the same closures,
+the same per-randomizer distributions)
+  RC801  outcome rules or a table's rules/cases leave a reachable roll without a result:
+         no rule matches and there is no `else` (error; names inputs and dice that fall through)
+  RC802  a rule that never fires: earlier rules decide every roll it matches, or its
+         condition is never true (warning; `else` rows are never reported)
+  RC803  a declared outcome that nothing in the check (its rules, values, tables) names and
+         no computed value gives (warning; a static fact, confirmed by the enumeration)
+  RC804  a declared outcome that something names but that has probability 0 for every
+         input tried (warning; the probability-aware finding)
+  RC808  evaluation fails for an allowed input: division by zero, a pool of -1 dice, ...
+         (error)
+  RC809  a check the linter could not analyse fully within its budget (warning; `--strict`
+         leaves it a warning, since the ruleset is not wrong, only too large to enumerate)
+
+How the work is bounded (it must end quickly on an untrusted ruleset): at most
+`LintBudget.max_combinations` input combinations per check (bounds, defaults, the numbers
+the expressions mention and their neighbours, evenly spaced values; all combinations when
+there are few enough, else every pair of values of two inputs with the others at their
+defaults, then a covering set that holds every pair once more);
+combinations that read the same values after the roll are evaluated once; each
+combination's cost is estimated before it runs and the exact evaluation is skipped when it
+is over `max_single` or the check's `max_cost` is spent; a wall-clock `max_seconds` stops the
+whole analysis; the embedder's `Limits` still bound each exact evaluation. Anything left
+out is reported as RC809, and then the findings that need the whole picture (RC802-RC804)
+are not claimed for that check.
+
+Player choices (`check.sequential`: reroll triggers, redraws, dice that depend on earlier
+dice) are analysed exactly under the `always` and `never` policies while that is cheap;
+above that, when the choices only reroll or redraw (never add dice), the dice are taken as
+first rolled: every value a reroll can end on is a value a first roll can show, so rules
+that fire there are evidence of reachability, and a roll that falls through there is
+reported with that caveat.
+
+Tables are analysed over every argument list the checks actually call them with: the linter
+compiles a private copy of the ruleset and wraps each table's function where the generated
+code looks it up, so the caller's `Ruleset` is never changed. A table rule's condition is
+compiled on its own (as a one-line table in a copy of the document), so it is judged with the
+engine's own semantics too.
+
+The modules, one job each: `static` (RC805-RC807, table bodies), `grid` (the input grid),
+`cost` (the cost model), `probe` (what running a check records), `analysis` (the run loop),
+`report` (the wording of the findings), `tables` (RC802 for table rules), `evaluate` (the one
+door into the evaluators), `budget` (`LintBudget`).
+
+May import: every package below `engine.tools`, and `engine.api` for the `Ruleset` type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ...errors import Diagnostic, RulecraftError
+from .analysis import Analysis
+from .budget import DEFAULT_BUDGET, LintBudget
+from .report import note
+from .static import unused
+
+if TYPE_CHECKING:
+    from ...api import Ruleset
+
+__all__ = ["DEFAULT_BUDGET", "INFO_CODES", "LintBudget", "lint", "ordered", "promote"]
+
+INFO_CODES = frozenset({"RC809"})
+"""Warnings that say what the linter could not do, not what is wrong: `--strict` keeps them warnings."""
+
+
+def lint(rs: Ruleset, budget: LintBudget = DEFAULT_BUDGET) -> list[Diagnostic]:
+    """Every finding about a compiled ruleset, errors first, then by position."""
+    found: list[Diagnostic] = []
+    found += unused(rs)
+    try:
+        found += Analysis(rs, budget).run()
+    except RulecraftError as exc:  # pragma: no cover - the analysis catches these itself
+        found.append(note(f"the linter stopped: {exc.diagnostics[0].message}", rs.document.span(())))
+    except RecursionError:  # pragma: no cover - a deeply nested expression
+        found.append(
+            note("the linter stopped: an expression is nested too deeply to analyse", rs.document.span(()))
+        )
+    except Exception as exc:  # pragma: no cover - a bug in the linter must not hide the ruleset's findings
+        found.append(
+            note(
+                f"the linter stopped on an internal error ({type(exc).__name__}: {exc}); please report it",
+                rs.document.span(()),
+            )
+        )
+    return ordered(found)
+
+
+def ordered(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Most likely root cause first: errors before warnings, then by file, line and column."""
+
+    def key(d: Diagnostic) -> tuple[Any, ...]:
+        s = d.span
+        return (d.severity != "error", s.file if s else "", s.line if s else 0, s.col if s else 0, d.code)
+
+    return sorted(diags, key=key)
+
+
+def promote(diags: Iterable[Diagnostic], strict: bool) -> list[Diagnostic]:
+    """With `strict`, warnings become errors (except the notes in `INFO_CODES`)."""
+    if not strict:
+        return list(diags)
+    return [
+        replace(d, severity="error") if d.severity == "warning" and d.code not in INFO_CODES else d
+        for d in diags
+    ]

@@ -1,0 +1,221 @@
+"""The run loop: each check of a private compiled copy of the ruleset, with a `Probe` in place
+of its program, over its input grid and (for player choices) both policies, within the budget.
+
+The grid comes from `grid`, the estimates from `cost`, the exact evaluation through `evaluate`;
+what was found is worded by `report`, and the table calls it recorded are judged by `tables`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from ...compiler.structure import compile_document
+from ...errors import Diagnostic, LimitError, RulecraftError
+from ...expr import ast
+from ...model.ruleset import Check, Expr, Pool, RulesetModel, randomizer_expressions
+from ...model.values import Symbol
+from ...runtime.cache import Caches
+from ...runtime.context import RunContext
+from ...runtime.inputs import bind_inputs
+from ...runtime.rules import before_roll
+from .budget import LintBudget
+from .cost import cost
+from .evaluate import exact_distribution
+from .grid import grid
+from .probe import FAIL, GAP, CheckRun, Probe, TableCalls
+from .report import Report
+from .static import table_nodes, tables_reached
+from .tables import table_rule_findings
+
+if TYPE_CHECKING:
+    from ...api import Ruleset
+
+
+class Analysis:
+    """One ruleset's dynamic analysis, on a private copy of its compiled model whose table
+    functions are wrapped to record the arguments they are called with."""
+
+    def __init__(self, rs: Ruleset, budget: LintBudget) -> None:
+        self.rs = rs
+        self.budget = budget
+        self.limits = rs.limits
+        self.ctx = RunContext(rs.limits, "always", Caches())  # its own: it runs edited copies of checks
+        self.deadline = time.monotonic() + budget.max_seconds
+        self.model: RulesetModel = compile_document(rs.document)
+        self.bodies = {t: table_nodes(rs.document, t) for t in self.model.tables}
+        self.tables = TableCalls(self.model, budget.max_table_args)
+        self.report = Report(rs.document, self.model.tables, self.bodies)
+
+    def run(self) -> list[Diagnostic]:
+        """The findings of every check, then of the tables' rules."""
+        found: list[Diagnostic] = []
+        for name, check in self.model.checks.items():
+            result = self._check(check, self.rs.checks[name])
+            found += self.report.check(result)
+            if not result.conclusive:
+                self.tables.incomplete |= tables_reached(check, self.bodies)
+        found += table_rule_findings(self.rs.document, self.model, self.bodies, self.tables)
+        return found
+
+    def _check(self, check: Check, public: Check) -> CheckRun:
+        probe = Probe(self.tables, check)
+        probed = replace(check, program=probe)
+        # Above the budget for following choices, dice that only reroll or redraw are taken
+        # as first rolled: every value a reroll can end on is one a first roll can show.
+        can_skip_choices = (
+            check.sequential
+            and not _dependent(check)
+            and all(t.action == "reroll" for r in check.roll if isinstance(r, Pool) for t in r.triggers)
+        )
+        first_rolled = replace(probed, sequential=False) if can_skip_choices else None
+        policies = ("always", "never") if check.sequential else ("always",)
+        combos, exhaustive = grid(check, self.bodies, self.rs.document, self.budget.max_combinations)
+        run = CheckRun(check, public, probe, len(combos), exhaustive)
+        roll_names = _roll_names(check)
+        seen: set[tuple[Any, ...]] = set()
+        spent = 0.0
+        check_deadline = time.monotonic() + 3 * self.budget.max_cost
+        for index, combo in enumerate(combos):
+            if time.monotonic() > self.deadline:
+                run.skipped += [(c, "the linter's time limit was reached") for c in combos[index:]]
+                break
+            probe.combo, probe.index = combo, index
+            try:
+                bound = bind_inputs(check, combo)
+            except RulecraftError:
+                continue
+            run.tried += 1
+            self.tables.gap = None
+            try:
+                env = before_roll(check, bound)
+            except LimitError as exc:
+                run.skipped.append((combo, exc.diagnostics[0].message))
+                continue
+            except RulecraftError as exc:
+                probe.failed(exc, dict(bound), None, before=True)
+                continue
+            fired = _auto(check, env, run, probe)
+            if fired is not None:
+                if isinstance(fired, Symbol):
+                    run.produced.add(str(fired))
+                continue
+            try:
+                key = tuple((n, env.get(n)) for n in roll_names)
+                hash(key)
+            except TypeError:  # pragma: no cover - inputs and values are hashable
+                key = (("#", index),)
+            if key in seen:
+                continue
+            seen.add(key)
+            target, runs = probed, policies
+            seconds, states = cost(check, env, check.sequential, self.ctx)
+            seconds *= len(policies)
+            if check.sequential and seconds > self.budget.max_follow and first_rolled is not None:
+                target, runs = first_rolled, ("always",)
+                seconds, states = cost(check, env, False, self.ctx)
+            reason = self._over_budget(seconds, states, spent, check_deadline)
+            if reason:
+                run.skipped.append((combo, reason))
+                continue
+            spent += seconds
+            probe.first_rolled = target is first_rolled
+            for policy in runs:
+                probe.policy = policy if check.sequential and target is probed else ""
+                if not self._evaluate(run, target, policy, bound, env, combo):
+                    break
+        return run
+
+    def _over_budget(self, seconds: float, states: float, spent: float, check_deadline: float) -> str:
+        """Why one combination estimated at `seconds` and `states` is left out; '' when it is not."""
+        if states > self.limits.max_states:
+            return (
+                f"about {states:.3g} rolls to enumerate, "
+                f"over the exact evaluator's limit of {self.limits.max_states}"
+            )
+        if seconds > self.budget.max_single:
+            return "too many dice or chits to enumerate within the linter's budget for one combination"
+        if spent + seconds > self.budget.max_cost or time.monotonic() > check_deadline:
+            return "the linter's budget for this check was spent"
+        return ""
+
+    def _evaluate(
+        self,
+        run: CheckRun,
+        target: Check,
+        policy: str,
+        bound: dict[str, Any],
+        env: dict[str, Any],
+        combo: dict[str, Any],
+    ) -> bool:
+        """Enumerate one combination exactly under one policy; False when it could not be."""
+        probe = run.probe
+        self.tables.gap = None
+        before = set(probe.gaps)
+        try:
+            weights, total = exact_distribution(target, bound, self.ctx._replace(policy=policy))
+        except LimitError as exc:
+            run.skipped.append((combo, exc.diagnostics[0].message))
+            return False
+        except RulecraftError as exc:
+            probe.failed(exc, env, None)
+            return False
+        run.produced |= {str(o) for o, w in weights.items() if w and isinstance(o, Symbol)}
+        gap_weight = weights.get(GAP, 0)
+        if gap_weight:
+            for where, example in probe.gaps.items():
+                if where not in before and example.probability is None:
+                    example.probability = Fraction(gap_weight, total)
+        return True
+
+
+def _roll_names(check: Check) -> list[str]:
+    """Inputs and values known before the roll that anything after it reads."""
+    known = {spec.name for spec in check.inputs} | {let.name for let in check.pre_lets}
+    exprs: list[Expr] = [e for r in check.roll for e in randomizer_expressions(r)]
+    exprs += [let.expr for let in check.post_lets] + [e for _, e in check.outputs]
+    if isinstance(check.outcome, Expr):
+        exprs.append(check.outcome)
+    else:
+        exprs += [e for rule in check.outcome for e in (rule.when, rule.then) if e is not None]
+    return sorted(known & set().union(*(ast.names(e.node) for e in exprs))) if exprs else []
+
+
+def _dependent(check: Check) -> bool:
+    """Whether some randomizer reads an earlier one (so its dice cannot be taken as first rolled)."""
+    names: set[str] = set()
+    for r in check.roll:
+        if any(ast.names(e.node) & names for e in randomizer_expressions(r)):
+            return True
+        names.add(r.name)
+    return False
+
+
+def _auto(check: Check, env: dict[str, Any], run: CheckRun, probe: Probe) -> Any:
+    """The value of the auto rule that decides this combination (None: roll), recording every
+    other that matched too (which `first_rule` does not: it stops at the first)."""
+    first: int | None = None
+    value: Any = None
+    for i, rule in enumerate(check.auto):
+        try:
+            hit = rule.when is None or bool(rule.when.run(env))
+        except RulecraftError as exc:
+            if first is None:
+                probe.failed(exc, env, None, before=True)
+                return FAIL
+            continue
+        if not hit:
+            continue
+        if first is None:
+            first = i
+            run.auto_fired.add(i)
+            try:
+                value = rule.then.run(env)
+            except RulecraftError as exc:
+                probe.failed(exc, env, None, before=True)
+                return FAIL
+        else:
+            run.auto_true.setdefault(i, set()).add(first)
+    return value if first is not None else None

@@ -1,0 +1,147 @@
+"""The cost model: the estimated seconds and rolls of one exact evaluation, known before it
+starts, so that work over the budget is left out (and reported as RC809) instead of run.
+
+Estimates are upper bounds in spirit, not promises: the wall clock and the exact evaluator's
+own limits stay in force.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from ...errors import RulecraftError
+from ...expr import ast
+from ...model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, randomizer_expressions
+from ...runtime.context import RunContext
+from ...runtime.rules import reading
+from .evaluate import randomizer_values
+
+_PER_STATE = 3e-6  # seconds per evaluated roll (the check's code, a table or two, the probe), measured
+_PER_FOLD = 1e-6  # seconds per step of the dynamic programme for a pool's statistics
+_PER_CHAIN_STATE2 = 5e-6  # a reroll chain's exact solution grows with the square of its states
+
+
+def cost(check: Check, env: dict[str, Any], follow: bool, ctx: RunContext) -> tuple[float, float]:
+    """Estimated (seconds, rolls) to evaluate one combination exactly, following rerolls and
+    redraws or not.
+
+    A randomizer whose size depends on earlier dice is sized at the largest it takes over a
+    few of those dice' values."""
+    states = 1.0
+    extra = 0.0
+    envs = [env]
+    read_later = (
+        set().union(*(ast.names(e.node) for r in check.roll for e in randomizer_expressions(r)))
+        if check.roll
+        else set()
+    )
+    for r in check.roll:
+        size, once, each = _size(r, envs, follow)
+        extra += once + each * states
+        states *= size
+        if r.name in read_later and size <= 1000:
+            envs = _extend(r, envs, ctx)
+    return states * _PER_STATE + extra, states
+
+
+def _extend(r: Randomizer, envs: list[dict[str, Any]], ctx: RunContext) -> list[dict[str, Any]]:
+    """A few environments with `r` rolled, for sizing the randomizers that read it."""
+    out: list[dict[str, Any]] = []
+    for e in envs:
+        try:
+            values = randomizer_values(r, e, ctx)[:6]
+        except (RulecraftError, TypeError, ValueError):
+            values = []
+        out += [{**e, r.name: v} for v in values]
+        if len(out) >= 36:
+            break
+    return out or envs
+
+
+def _size(r: Randomizer, envs: list[dict[str, Any]], follow: bool) -> tuple[float, float, float]:
+    """How many values the program sees from `r`, and the seconds it costs to make them:
+    once (a pool's statistics, memoised) and for each value of the dice before it (a
+    reroll chain's exact solution, a redraw's choices)."""
+    env = envs[0]
+    if isinstance(r, Die):
+        n = float(len(set(r.faces)))
+        return n, 0.0, (n * n * _PER_STATE if follow and r.redraw is not None else 0.0)
+    count = max(_count(r.count, e) for e in envs)
+    if isinstance(r, Draw):
+        readings: list[Any] = [s for s, _ in r.bag.chits]
+    else:
+        readings = []
+    kinds: set[tuple[Any, ...]] = set()
+    if isinstance(r, Pool) and len(r.faces) > 1000:
+        # too many faces to read one by one: at most one reading each
+        readings = list(range(len(set(r.faces))))
+        kinds = {(f, (), ()) for f in readings}
+    elif isinstance(r, Pool):
+        scope = dict(env)
+        seen: set[Any] = set()
+        for face in r.faces:
+            scope["face"] = face  # the triggers read it too, with or without `each`
+            try:
+                value = reading(r, scope, face)
+                on = tuple(bool(t.on.run(scope)) for t in r.triggers)
+                target = tuple(
+                    bool(t.target.run(scope)) if t.target is not None else False for t in r.triggers
+                )
+                hash(value)
+            except (RulecraftError, TypeError):
+                value, on, target = face, (), ()
+            if value not in seen:
+                seen.add(value)
+                readings.append(value)
+            kinds.add((value, on, target))
+    k = max(1, len(readings))
+    multisets = float(_comb(count + k - 1, k - 1))
+    size = multisets
+    once = each = 0.0
+    if r.folds is not None:
+        size = min(size, _fold_size(r.folds, count, readings))
+        once = count * k * size * _PER_FOLD
+    if follow and isinstance(r, Pool) and r.triggers:
+        m = float(_comb(count + len(kinds) - 1, len(kinds) - 1))
+        each += m * m * _PER_CHAIN_STATE2 * 2
+    if follow and r.redraw is not None:
+        each += size * size * _PER_STATE
+    return size, once, each
+
+
+def _count(e: Expr, env: dict[str, Any]) -> int:
+    """How many dice or chits `e` asks for, clamped; a guess when it needs an earlier die."""
+    try:
+        n = e.run(env)
+    except RulecraftError:
+        return 10  # depends on an earlier die: a guess, the wall clock still bounds it
+    if isinstance(n, bool) or not isinstance(n, (int, Fraction)):
+        return 10
+    return max(0, min(int(n), 10**6))
+
+
+def _comb(n: int, k: int) -> int:
+    """A binomial coefficient, capped so that estimates never overflow a float."""
+    if k <= 0:
+        return 1
+    value = 1
+    for i in range(1, k + 1):
+        value = value * (n - k + i) // i
+        if value > 10**15:
+            return 10**15
+    return value
+
+
+def _fold_size(keys: tuple[tuple[Any, ...], ...], n: int, readings: list[Any]) -> float:
+    """At most how many different statistics a pool of `n` dice can show."""
+    size = 1.0
+    numbers = [v for v in readings if isinstance(v, (int, Fraction)) and not isinstance(v, bool)]
+    for key in keys:
+        if key[0] == "sum":
+            size *= n * (max(numbers) - min(numbers)) + 1 if numbers else n * len(readings) + 1
+        elif key[0] == "count":
+            size *= n + 1
+        else:
+            size *= max(1, len(readings))
+    return float(size)

@@ -1,0 +1,155 @@
+"""The input grid: which combinations of input values a check is tried with.
+
+Bounds, defaults, the numbers the check's expressions and tables mention and their neighbours,
+and evenly spaced values; all combinations when there are few enough, else every pair of values
+of two inputs with the others at their ordinary values, then a covering set that holds every
+pair once more. Rows nearest the ordinary values come first, so examples in messages read
+naturally.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from itertools import product
+from typing import Any
+
+from ...expr import ast
+from ...model.ruleset import Check, InputSpec
+from ...syntax.document import Document
+from .static import Bodies, case_entries, tables_reached, walk
+
+_MAX_FULL_RANGE = 21
+"""An integer input with at most this many allowed values is tried at every one of them."""
+_STEPS = 8
+"""Otherwise its range is also cut into this many even steps."""
+
+
+def grid(check: Check, bodies: Bodies, doc: Document, cap: int) -> tuple[list[dict[str, Any]], bool]:
+    """At most `cap` input combinations to try, and whether they are every allowed one."""
+    consts = _numbers(check, bodies, doc)
+    names = [spec.name for spec in check.inputs]
+    lists: list[list[Any]] = []
+    complete = True
+    for spec in check.inputs:
+        values, full = _candidates(spec, consts)
+        lists.append(values)
+        complete = complete and full
+    # The most ordinary value of each input: its default, else the middle of its candidates.
+    home = [_home(spec, values) for spec, values in zip(check.inputs, lists)]
+
+    def distance(row: tuple[int, ...]) -> tuple[int, int]:
+        """Rows nearest the ordinary values first, so that examples in messages read naturally."""
+        return (sum(i != h for i, h in zip(row, home)), sum(abs(i - h) for i, h in zip(row, home)))
+
+    if math.prod(len(v) for v in lists) <= cap:
+        rows = sorted(product(*(range(len(v)) for v in lists)), key=distance)
+    else:
+        # Too many for all. Rules compare an input with another, rarely three at a time:
+        # every pair of values of every two inputs with the others at their ordinary
+        # values, then a covering set that holds every pair at least once more.
+        complete = False
+        sizes = [len(v) for v in lists]
+        near = {
+            tuple(a if k == i else b if k == j else h for k, h in enumerate(home))
+            for i in range(len(sizes))
+            for j in range(i, len(sizes))
+            for a in range(sizes[i])
+            for b in range(sizes[j])
+        }
+        rows = sorted(near, key=distance)[:cap]
+        if len(rows) < cap:
+            rows += sorted(set(_pairwise(sizes, cap - len(rows))) - near, key=distance)
+    return [{n: lists[k][i] for k, (n, i) in enumerate(zip(names, row))} for row in rows], complete
+
+
+def _numbers(check: Check, bodies: Bodies, doc: Document) -> set[Fraction | int]:
+    """The numbers the check's expressions and the tables it reaches mention (and case keys)."""
+    nodes = [e.node for _, e in check.expressions()]
+    for t in tables_reached(check, bodies):
+        nodes += bodies[t]
+        nodes += [
+            ast.Num(k) for k, _ in case_entries(doc, t) if isinstance(k, int) and not isinstance(k, bool)
+        ]
+    found: set[Fraction | int] = set()
+    for node in nodes:
+        for n in walk(node):
+            if isinstance(n, ast.Num):
+                found.add(n.value)
+    return found
+
+
+def _candidates(spec: InputSpec, consts: set[Fraction | int]) -> tuple[list[Any], bool]:
+    """Values to try for one input, and whether they are every value it allows."""
+    if spec.scale is not None:
+        return list(spec.scale.members), True
+    if spec.kind == "bool":
+        return [False, True], True
+    whole = spec.kind == "int"
+    picks: set[Any] = set()
+    for c in consts:
+        for v in (c - 1, c, c + 1):
+            if not whole or (isinstance(v, int) or (isinstance(v, Fraction) and v.denominator == 1)):
+                picks.add(int(v) if whole else v)
+    if spec.default is not None:
+        picks.add(spec.default)
+    anchors = picks | {0, 1}
+    lo = spec.minimum if spec.minimum is not None else min(anchors) - 1
+    hi = spec.maximum if spec.maximum is not None else max(anchors) + 1
+    full = spec.minimum is not None and spec.maximum is not None and whole
+    if whole:
+        lo, hi = math.ceil(lo), math.floor(hi)
+        if hi - lo + 1 <= _MAX_FULL_RANGE:
+            return list(range(lo, hi + 1)), full
+    values = {lo, hi} | {p for p in picks if lo <= p <= hi}
+    if whole:
+        values |= {lo + 1, hi - 1}
+        step = (hi - lo) / _STEPS
+        values |= {lo + round(step * k) for k in range(1, _STEPS)}
+    else:
+        values |= {Fraction(lo) + Fraction(hi - lo) * Fraction(k, _STEPS) for k in range(1, _STEPS)}
+    return sorted(values), False
+
+
+def _home(spec: InputSpec, values: list[Any]) -> int:
+    """The index of an input's most ordinary value: its default, else the middle one."""
+    if spec.default is not None:
+        for i, v in enumerate(values):
+            if type(v) is type(spec.default) and v == spec.default:
+                return i
+    return 0 if spec.scale is not None or spec.kind == "bool" else len(values) // 2
+
+
+def _pairwise(sizes: list[int], cap: int) -> list[tuple[int, ...]]:
+    """Rows of value indexes in which every pair of values of every two columns appears at
+    least once (a greedy covering array; at most `cap` rows, deterministic)."""
+    n = len(sizes)
+    uncovered = {
+        (i, a, j, b)
+        for i in range(n)
+        for j in range(i + 1, n)
+        for a in range(sizes[i])
+        for b in range(sizes[j])
+    }
+    rows: list[tuple[int, ...]] = []
+    while uncovered and len(rows) < cap:
+        i, a, j, b = min(uncovered)
+        row: list[int | None] = [None] * n
+        row[i], row[j] = a, b
+        for k in range(n):
+            if row[k] is None:
+                gains = [_gain(row, k, v, uncovered) for v in range(sizes[k])]
+                row[k] = gains.index(max(gains))  # the best value, the smallest of equals
+        done = tuple(v if v is not None else 0 for v in row)
+        rows.append(done)
+        uncovered -= {(p, done[p], q, done[q]) for p in range(n) for q in range(p + 1, n)}
+    return rows
+
+
+def _gain(row: list[int | None], k: int, v: int, uncovered: set[tuple[int, int, int, int]]) -> int:
+    """How many uncovered pairs value `v` in column `k` would cover, with the columns filled so far."""
+    return sum(
+        ((m, row[m], k, v) if m < k else (k, v, m, row[m])) in uncovered
+        for m in range(len(row))
+        if row[m] is not None
+    )

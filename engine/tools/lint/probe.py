@@ -1,0 +1,239 @@
+"""What running a check records, for the report to word.
+
+The linter runs each check's own compiled code, so it judges with the engine's semantics:
+`Probe` stands in for a check's `program` and notes which rule fired, which later rules would
+have matched too, and every roll that falls through or fails; `TableCalls` wraps each table's
+function where the generated code looks it up and notes the argument lists it is called with.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ...errors import Diagnostic, EvalError, RulecraftError
+from ...model.ruleset import Check, Rule, RulesetModel
+from ...runtime.rules import with_dice
+
+
+class Marker:
+    """An outcome no ruleset can give, standing for a roll without one."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+
+GAP = Marker("falls through")
+FAIL = Marker("fails")
+
+
+@dataclass
+class Example:
+    """The first place something happened: inputs, dice, values, and where it was found."""
+
+    combo: dict[str, Any]
+    dice: dict[str, Any] | None
+    values: dict[str, Any]
+    args: tuple[Any, ...] | None = None
+    policy: str = ""
+    first_rolled: bool = False
+    probability: Fraction | None = None
+    diagnostic: Diagnostic | None = None
+    combos: int = 1
+    last: int = -1
+    before: bool = False
+
+
+class TableCalls:
+    """The argument lists each table of a private compiled model is called with.
+
+    Each table's function is wrapped where the generated code looks it up (the namespaces of
+    the tables' and checks' code), so the caller's `Ruleset` is never changed."""
+
+    def __init__(self, model: RulesetModel, cap: int) -> None:
+        self.args: dict[str, set[tuple[Any, ...]]] = {t: set() for t in model.tables}
+        self.cap = cap
+        self.incomplete: set[str] = set()
+        """Tables some of whose calls were not recorded: more distinct argument lists than
+        `cap`, arguments that cannot be remembered, or a check that was not fully analysed."""
+        self.gap: tuple[str, tuple[Any, ...]] | None = None
+        """The first table call since the last reset that had no rule or case for its arguments."""
+        self._instrument(model)
+
+    def _instrument(self, model: RulesetModel) -> None:
+        by_id = {id(t.run): t.name for t in model.tables.values()}
+        spaces: dict[int, dict[str, Any]] = {}
+        for t in model.tables.values():
+            ns = getattr(t.run, "__globals__", None)
+            if isinstance(ns, dict):
+                spaces[id(ns)] = ns
+        for check in model.checks.values():
+            ns = getattr(check.program, "__globals__", None)
+            if isinstance(ns, dict):
+                spaces[id(ns)] = ns
+        for ns in spaces.values():
+            for k, v in list(ns.items()):
+                name = by_id.get(id(v))
+                if name is not None and v is model.tables[name].run:
+                    ns[k] = self._wrap(name, v)
+
+    def _wrap(self, name: str, real: Any) -> Any:
+        seen = self.args[name]
+        cap = self.cap
+
+        def run(*args: Any) -> Any:
+            try:
+                if len(seen) < cap:
+                    seen.add(args)
+                elif args not in seen:
+                    self.incomplete.add(name)
+            except TypeError:
+                self.incomplete.add(name)
+            try:
+                return real(*args)
+            except EvalError as exc:
+                if self.gap is None and exc.diagnostics and exc.diagnostics[0].code == "RC501":
+                    self.gap = (name, args)
+                raise
+
+        return run
+
+
+class Probe:
+    """Stands in for a check's compiled `program`: runs it, and records which rule fired,
+    which later rules would have matched too, and every roll that falls through or fails."""
+
+    def __init__(self, tables: TableCalls, check: Check) -> None:
+        self.tables = tables
+        self.check = check
+        self.program = check.program
+        self.dice_names = [r.name for r in check.roll]
+        self.rules: tuple[Rule, ...] = check.outcome if isinstance(check.outcome, tuple) else ()
+        self.fired: set[int] = set()
+        self.shadowed: dict[int, set[int]] = {}
+        self.pending = [j for j, r in enumerate(self.rules) if r.when is not None]
+        self.blank = (None,) * len(check.layout)
+        self.combo: dict[str, Any] = {}
+        self.index = -1
+        self.policy = ""
+        self.first_rolled = False
+        self.gaps: dict[tuple[str, ...], Example] = {}
+        self.failures: dict[tuple[Any, ...], Example] = {}
+
+    def __call__(self, env: dict[str, Any], *dice: Any) -> tuple[Any, ...]:
+        self.tables.gap = None
+        try:
+            key = self.program(env, *dice)
+        except EvalError as exc:
+            return self.failed(exc, env, dice)
+        fired = key[1]
+        if fired >= 0 and fired not in self.fired:
+            self.fired.add(fired)
+            if fired in self.pending:
+                self.pending.remove(fired)
+        later = [j for j in self.pending if j > fired]
+        if later:
+            full = self._full_env(env, dice, key)
+            for j in later:
+                when = self.rules[j].when
+                assert when is not None
+                try:
+                    if when.run(full):
+                        self.shadowed.setdefault(j, set()).add(fired)
+                except RulecraftError:
+                    continue
+        return key
+
+    def _full_env(
+        self, env: dict[str, Any], dice: tuple[Any, ...], key: tuple[Any, ...] | None
+    ) -> dict[str, Any]:
+        full = with_dice(env, self.check.roll, dice)
+        if key is not None:
+            full.update(zip(self.check.layout, key[2:]))
+        return full
+
+    def _values_at(self, env: dict[str, Any], dice: tuple[Any, ...]) -> dict[str, Any]:
+        """The named values after the roll, as far as they can be computed."""
+        full = self._full_env(env, dice, None)
+        out: dict[str, Any] = {}
+        for let in self.check.post_lets:
+            try:
+                full[let.name] = out[let.name] = let.expr.run(full)
+            except RulecraftError:
+                break
+        return out
+
+    def failed(
+        self, exc: RulecraftError, env: dict[str, Any], dice: tuple[Any, ...] | None, before: bool = False
+    ) -> tuple[Any, ...]:
+        """Record a roll (or, with `dice` None, an input combination) that has no result;
+        `before`: it failed before any die was rolled."""
+        d = exc.diagnostics[0]
+        shown_dice = dict(zip(self.dice_names, dice)) if dice is not None else None
+        values = self._values_at(env, dice) if dice is not None else {}
+        if d.code == "RC501":
+            gap = self.tables.gap
+            where: tuple[str, ...] = ("table", gap[0]) if gap else ("check",)
+            found = self.gaps.get(where)
+            if found is None:
+                self.gaps[where] = Example(
+                    dict(self.combo),
+                    shown_dice,
+                    values,
+                    gap[1] if gap else None,
+                    self.policy,
+                    self.first_rolled,
+                    last=self.index,
+                    before=before,
+                )
+            elif found.last != self.index:
+                found.combos += 1
+                found.last = self.index
+            self.tables.gap = None
+            return (GAP, -2, *self.blank)
+        where_f = (d.code, d.span.line if d.span else 0, d.span.col if d.span else 0)
+        if where_f not in self.failures:
+            self.failures[where_f] = Example(
+                dict(self.combo),
+                shown_dice,
+                values,
+                None,
+                self.policy,
+                self.first_rolled,
+                diagnostic=d,
+                before=before,
+            )
+        return (FAIL, -2, *self.blank)
+
+
+@dataclass
+class CheckRun:
+    """What running one check over its input grid found, for the report."""
+
+    check: Check
+    """The linter's private, instrumented copy."""
+    public: Check
+    """The caller's check, whose positions the report gives."""
+    probe: Probe
+    total: int
+    """Input combinations in the grid."""
+    exhaustive: bool
+    """The grid holds every allowed input combination."""
+    tried: int = 0
+    produced: set[str] = field(default_factory=set)
+    """Outcomes some roll or auto rule gave."""
+    auto_fired: set[int] = field(default_factory=set)
+    auto_true: dict[int, set[int]] = field(default_factory=dict)
+    """For each auto rule that matched after an earlier one decided: those earlier rules."""
+    skipped: list[tuple[dict[str, Any], str]] = field(default_factory=list)
+    """Combinations left out, each with the reason."""
+
+    @property
+    def conclusive(self) -> bool:
+        """Whether which rules fire and which outcomes come out can be judged: nothing was left
+        out, and no roll failed (a failing roll stops before later rules and tables)."""
+        return not self.skipped and not self.probe.failures

@@ -1,0 +1,309 @@
+"""Wording: what the run loop found, as `Diagnostic`s.
+
+Rolls that fall through (RC801), rules that never fire (RC802), outcomes nothing gives or that
+never come out (RC803, RC804), failures for an allowed input (RC808) and work left out (RC809).
+Every message names an example (inputs, dice, values) that a reader can check by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from ...errors import Diagnostic
+from ...expr import ast
+from ...expr.printer import to_text
+from ...model.ruleset import Check, Rule, Table
+from ...model.values import Multi, Symbol, show
+from ...runtime.folds import Summary
+from ...syntax.document import Document
+from ...syntax.positions import Span
+from .probe import CheckRun, Example
+from .static import Bodies, case_entries, tables_reached, walk
+
+_OPAQUE = frozenset({"shift", "majority", "min", "max", "clamp", "highest", "lowest", "best", "worst"})
+"""Builtins that can give a scale value no expression names."""
+
+
+def note(message: str, span: Span | None) -> Diagnostic:
+    """RC809: what the linter could not do."""
+    return Diagnostic(
+        "RC809",
+        message,
+        span,
+        "the linter bounds its work on every ruleset; the findings above cover what it analysed",
+        "warning",
+    )
+
+
+def never(
+    label: str,
+    condition: str,
+    shadowers: set[int] | None,
+    what: str,
+    scope: str,
+    span: Span | None,
+    check: str | None = None,
+    table: str | None = None,
+    lost: str | None = None,
+) -> Diagnostic:
+    """RC802: a rule that never fires, because earlier rules decide first or its condition is never true."""
+    owner = f" of table '{table}'" if table else (f" of check '{check}'" if check else "")
+    head = f"{label}{owner} (when {condition}) never fires"
+    tail = f", so outcome '{lost}' never comes out" if lost is not None else ""
+    earlier = sorted(i + 1 for i in shadowers or () if i >= 0)
+    if earlier:
+        who = (
+            f"earlier rule {earlier[0]}"
+            if len(earlier) == 1
+            else "earlier rules " + _and([str(i) for i in earlier])
+        )
+        decide = "decides" if len(earlier) == 1 else "decide"
+        msg = f"{head}: {who} already {decide} every {what} it matches{tail}"
+        hint = (
+            "move it above the rule that covers it, or narrow that rule's condition; "
+            "if it is not needed, remove it"
+        )
+    else:
+        msg = f"{head}: its condition is never true {scope}{tail}"
+        hint = "compare the condition with the dice faces and the inputs' min and max"
+    return Diagnostic("RC802", msg, span, hint, "warning")
+
+
+class Report:
+    """Words the findings about the checks of one ruleset; positions come from its document."""
+
+    def __init__(self, doc: Document, tables: Mapping[str, Table], bodies: Bodies) -> None:
+        self.doc = doc
+        self.tables = tables
+        self.bodies = bodies
+
+    def check(self, run: CheckRun) -> list[Diagnostic]:
+        """Everything found about one check, in the order it is reported."""
+        check, public, probe = run.check, run.public, run.probe
+        found = [self._gap(check, where, ex, run.tried) for where, ex in probe.gaps.items()]
+        for ex in probe.failures.values():
+            d = ex.diagnostic
+            assert d is not None
+            found.append(
+                Diagnostic(
+                    "RC808",
+                    f"check '{check.name}' fails for an allowed input: "
+                    f"{situation(check, ex)}: {d.message} ({d.code})",
+                    d.span if d.span is not None and d.span.line else public.span,
+                    d.hint
+                    or "guard the expression (for example with 'if ... else'), "
+                    "or narrow the inputs with min and max",
+                )
+            )
+        if run.skipped:
+            combo, reason = run.skipped[0]
+            found.append(
+                note(
+                    f"check '{check.name}' was not fully analysed: {len(run.skipped)} of {run.total} "
+                    f"input combinations were left out, e.g. {_inputs(check, combo)} ({reason})",
+                    public.span,
+                )
+            )
+        if not run.conclusive:
+            return found  # RC802-RC804 need the whole picture
+        silent, explained = self._silent(run)
+        found += silent
+        if probe.gaps:
+            return found  # outcomes that the rolls falling through should have had: the gap comes first
+        return found + self._unproduced(run, explained)
+
+    def _silent(self, run: CheckRun) -> tuple[list[Diagnostic], set[str]]:
+        """RC802 for the check's auto and outcome rules, and the outcomes that this explains:
+        a rule that never fires and is the only one to give an outcome is one finding, not two."""
+        check, public, probe = run.check, run.public, run.probe
+        if run.exhaustive:
+            scope = "for any allowed input"
+        else:
+            scope = f"for any of the {run.tried} input combinations tried"
+        silent: list[tuple[str, Rule, set[int] | None, str, Span | None]] = []
+        for j, rule in enumerate(check.auto):
+            if rule.when is not None and j not in run.auto_fired:
+                silent.append(
+                    (f"auto rule {j + 1}", rule, run.auto_true.get(j), "input", public.auto[j].span)
+                )
+        public_rules = public.outcome if isinstance(public.outcome, tuple) else probe.rules
+        for j, rule in enumerate(probe.rules):
+            if rule.when is not None and j not in probe.fired:
+                silent.append((f"rule {j + 1}", rule, probe.shadowed.get(j), "roll", public_rules[j].span))
+        found: list[Diagnostic] = []
+        explained: set[str] = set()
+        for label, rule, shadowers, what, span in silent:
+            assert rule.when is not None
+            gives = _named_outcome(rule.then.node, check)
+            lost = gives if gives is not None and gives not in run.produced and not probe.gaps else None
+            if lost is not None:
+                explained.add(lost)
+            found.append(
+                never(
+                    label, to_text(rule.when.node), shadowers, what, scope, span, check=check.name, lost=lost
+                )
+            )
+        return found, explained
+
+    def _unproduced(self, run: CheckRun, explained: set[str]) -> list[Diagnostic]:
+        """RC803 (nothing names the outcome) and RC804 (named, but probability 0)."""
+        check = run.check
+        every = (
+            "for every allowed input" if run.exhaustive else f"for all {run.tried} input combinations tried"
+        )
+        mentioned, opaque = self._mentions(check)
+        found: list[Diagnostic] = []
+        for k, member in enumerate(check.outcomes.members):
+            if member.name in run.produced or member.name in explained:
+                continue
+            span = self._outcome_span(check, k)
+            if member.name not in mentioned and not opaque:
+                found.append(
+                    Diagnostic(
+                        "RC803",
+                        f"outcome '{member.name}' of check '{check.name}' is declared but nothing gives it",
+                        span,
+                        "no rule, value or table of this check names it; "
+                        "remove it from the outcomes, or add the rule that gives it",
+                        "warning",
+                    )
+                )
+            else:
+                found.append(
+                    Diagnostic(
+                        "RC804",
+                        f"outcome '{member.name}' of check '{check.name}' has probability 0 {every}",
+                        span,
+                        "no roll reaches it with these dice and inputs; compare the conditions "
+                        "that give it with the dice faces and the inputs' min and max",
+                        "warning",
+                    )
+                )
+        return found
+
+    def _mentions(self, check: Check) -> tuple[set[str], bool]:
+        """Scale names that the check's values, rules and tables name; and whether some
+        builtin (shift, majority, best, ...) may compute a value nothing names."""
+        nodes = [e.node for _, e in check.expressions()]
+        for t in tables_reached(check, self.bodies):
+            nodes += self.bodies[t]
+            nodes += [ast.Name(v) for _, v in case_entries(self.doc, t) if isinstance(v, str)]
+        names: set[str] = set()
+        opaque = any(
+            spec.scale is not None and spec.scale.name == check.outcomes.name for spec in check.inputs
+        )
+        for node in nodes:
+            for n in walk(node):
+                if isinstance(n, ast.Sym):
+                    names.add(n.name)
+                elif isinstance(n, ast.Name):
+                    names.add(n.id)
+                elif isinstance(n, ast.Call) and n.func in _OPAQUE:
+                    opaque = True
+        return names, opaque
+
+    def _outcome_span(self, check: Check, k: int) -> Span:
+        raw = self.doc.data.get("checks", {}).get(check.name, {}).get("outcomes")
+        if isinstance(raw, list):
+            return self.doc.span(("checks", check.name, "outcomes", k))
+        return self.doc.span(("checks", check.name, "outcomes"))
+
+    def _gap(self, check: Check, where: tuple[str, ...], ex: Example, tried: int) -> Diagnostic:
+        """RC801: the first roll found that falls through, in the check's rules or a table's."""
+        where_text = situation(check, ex)
+        facts = []
+        if ex.probability:
+            facts.append(f"probability {_frac(ex.probability)} for these inputs")
+        if ex.combos > 1:
+            facts.append(f"{ex.combos} of {tried} input combinations tried have such rolls")
+        if where[0] == "table":
+            table = where[1]
+            params = [p for p, _ in self.tables[table].params]
+            args = ", ".join(f"{p} = {show(v)}" for p, v in zip(params, ex.args or ()))
+            spec = self.doc.data.get("tables", {}).get(table, {})
+            cases = "cases" in spec
+            part = "cases" if cases else "rules"
+            tail = f" ({'; '.join(facts)})" if facts else ""
+            return Diagnostic(
+                "RC801",
+                f"table '{table}' has no {'case' if cases else 'rule'} for {args}: "
+                f"e.g. in check '{check.name}', {where_text} falls through{tail}",
+                self.doc.span(("tables", table, part), key=True),
+                f"add {'a case' if cases else 'a rule'} for these values, "
+                f"or an 'else' {'case' if cases else 'row'} at the end",
+            )
+        values = ", ".join(f"{k} = {show(v)}" for k, v in ex.values.items() if _shown(v))
+        tail = f" ({'; '.join(([values] if values else []) + facts)})" if values or facts else ""
+        return Diagnostic(
+            "RC801",
+            f"the outcome rules of check '{check.name}' leave rolls without an outcome: "
+            f"e.g. {where_text} falls through{tail}",
+            self.doc.span(("checks", check.name, "outcome"), key=True),
+            "add a rule for these rolls, or an 'else:' row at the end",
+        )
+
+
+def situation(check: Check, ex: Example) -> str:
+    """Where something happened, in words: the inputs that differ from their defaults, the dice."""
+    inputs = _inputs(check, ex.combo)
+    if ex.dice is None:
+        return f"{inputs} (before the roll)" if ex.before else inputs
+    dice = ", ".join(_show_die(k, v) for k, v in ex.dice.items())
+    if not dice:
+        text = inputs
+    elif inputs in ("the default inputs", "no inputs"):
+        text = f"{dice} with {inputs}"
+    else:
+        text = f"{inputs} with {dice}"
+    if ex.first_rolled:
+        text += " as first rolled (the linter does not follow rerolls for this many dice)"
+    elif ex.policy == "never":
+        text += " (when the player declines every choice)"
+    return text
+
+
+def _inputs(check: Check, combo: Mapping[str, Any]) -> str:
+    shown = [
+        f"{s.name} = {show(combo[s.name])}"
+        for s in check.inputs
+        if s.name in combo and combo[s.name] != s.default
+    ]
+    return ", ".join(shown) if shown else ("the default inputs" if check.inputs else "no inputs")
+
+
+def _frac(p: Fraction) -> str:
+    if p.denominator == 1:
+        return str(p.numerator)
+    if p.denominator <= 1000:
+        return f"{p.numerator}/{p.denominator}"
+    return f"about {float(p):.4g}"
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _named_outcome(node: ast.Node, check: Check) -> str | None:
+    """The outcome a rule's `then` names outright (`hit` or `'hit'`), if it does."""
+    name = node.name if isinstance(node, ast.Sym) else node.id if isinstance(node, ast.Name) else None
+    return name if name is not None and name in check.outcomes.names else None
+
+
+def _show_die(name: str, value: Any) -> str:
+    """`tens = 2`, `beads = [poor, good]`, or for a pool the exact evaluator only summarised,
+    its statistics: `majority(rolled, ...) = half_pass`."""
+    if isinstance(value, Summary):
+        if not all(_shown(v) for v in value.results.values()):
+            return f"{name} = []"  # only an empty pool's statistics have no value
+        return ", ".join(
+            f"{key[0]}({name}{', ...' if len(key) > 1 else ''}) = {show(v)}"
+            for key, v in value.results.items()
+        )
+    return f"{name} = {show(value)}" if _shown(value) else f"{name} has no value"
+
+
+def _shown(value: Any) -> bool:
+    """Whether a value is one the language shows (an empty pool's statistic is not)."""
+    return isinstance(value, (bool, int, Fraction, Symbol, Multi, tuple, range))

@@ -1,0 +1,146 @@
+"""RC805-RC807, read from the compiled model without running anything; and the helpers that read
+a table's body, which the compiler turns into one function, back from the document."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ...errors import Diagnostic, RulecraftError
+from ...expr import ast
+from ...expr.parser import parse
+from ...model.ruleset import Check
+from ...syntax.document import Document, PathKey
+
+if TYPE_CHECKING:
+    from ...api import Ruleset
+
+Bodies = Mapping[str, list[ast.Node]]
+"""Each table's body expressions, by table name (see `table_nodes`)."""
+
+
+def walk(node: ast.Node) -> Iterable[ast.Node]:
+    """`node` and every node below it."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(ast.children(n))
+
+
+def calls(node: ast.Node) -> set[str]:
+    """The functions (builtins and tables) an expression calls."""
+    return {n.func for n in walk(node) if isinstance(n, ast.Call)}
+
+
+def _table_paths(doc: Document, name: str) -> list[PathKey]:
+    spec = doc.data.get("tables", {}).get(name, {})
+    path: PathKey = ("tables", name)
+    paths: list[PathKey] = []
+    if "value" in spec:
+        paths.append(path + ("value",))
+    for i, row in enumerate(spec.get("rules", None) or []):
+        for k in ("when", "then", "else"):
+            if isinstance(row, dict) and k in row:
+                paths.append(path + ("rules", i, k))
+
+    def leaves(cases: Mapping[Any, Any], p: PathKey) -> None:
+        for k, v in cases.items():
+            if isinstance(v, dict):
+                leaves(v, p + (k,))
+            else:
+                paths.append(p + (k,))
+
+    if isinstance(spec.get("cases"), dict):
+        leaves(spec["cases"], path + ("cases",))
+    return paths
+
+
+def table_nodes(doc: Document, name: str) -> list[ast.Node]:
+    """The expressions of a table's body, parsed from the document (numbers and booleans skipped)."""
+    nodes: list[ast.Node] = []
+    for p in _table_paths(doc, name):
+        raw: Any = doc.data
+        for q in p:
+            raw = raw[q]
+        if isinstance(raw, str):
+            try:
+                nodes.append(parse(raw, doc.expr_origin(p)))
+            except RulecraftError:  # pragma: no cover - it compiled, so it parses
+                continue
+    return nodes
+
+
+def case_entries(doc: Document, table: str) -> list[tuple[Any, Any]]:
+    """Every (key, value) pair of a value table, at every nesting level."""
+    cases = doc.data.get("tables", {}).get(table, {}).get("cases")
+    out: list[tuple[Any, Any]] = []
+    stack = [cases] if isinstance(cases, dict) else []
+    while stack:
+        level = stack.pop()
+        for k, v in level.items():
+            out.append((k, v))
+            if isinstance(v, dict):
+                stack.append(v)
+    return out
+
+
+def tables_reached(check: Check, bodies: Bodies) -> set[str]:
+    """The tables a check calls, directly or through other tables."""
+    todo = [t for _, e in check.expressions() for t in calls(e.node) if t in bodies]
+    seen: set[str] = set()
+    while todo:
+        t = todo.pop()
+        if t in seen:
+            continue
+        seen.add(t)
+        todo += [u for n in bodies[t] for u in calls(n) if u in bodies]
+    return seen
+
+
+def unused(rs: Ruleset) -> list[Diagnostic]:
+    """RC805 (inputs), RC806 (named values) and RC807 (tables) that nothing reads."""
+    found: list[Diagnostic] = []
+    bodies = {t: table_nodes(rs.document, t) for t in rs.model.tables}
+    called: set[str] = set()
+    for check in rs.checks.values():
+        exprs = check.expressions()
+        used = set().union(*(ast.names(e.node) for _, e in exprs)) if exprs else set()
+        for spec in check.inputs:
+            if spec.name not in used:
+                found.append(
+                    Diagnostic(
+                        "RC805",
+                        f"input '{spec.name}' of check '{check.name}' is never used",
+                        spec.span,
+                        "no value, rule, die or output reads it; "
+                        "remove it, or use it where the rules need it",
+                        "warning",
+                    )
+                )
+        for let in check.lets:
+            others = set().union(*(ast.names(e.node) for owner, e in exprs if owner != let.name))
+            if let.name not in others:
+                found.append(
+                    Diagnostic(
+                        "RC806",
+                        f"named value '{let.name}' of check '{check.name}' is never used",
+                        let.span,
+                        "no other value, rule, die or output reads it; "
+                        "remove it, or make it an output if it is only to be shown",
+                        "warning",
+                    )
+                )
+        called |= tables_reached(check, bodies)
+    for name, table in rs.model.tables.items():
+        if name not in called:
+            found.append(
+                Diagnostic(
+                    "RC807",
+                    f"table '{name}' is never called by any check",
+                    table.span,
+                    "remove it, or call it from a check (directly or through another table)",
+                    "warning",
+                )
+            )
+    return found
