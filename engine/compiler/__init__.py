@@ -5,3 +5,8 @@ and examples; `expressions` resolves names, checks types and folds constants; `c
 each expression, table and check program into one Python function.
 May import: `engine.errors`, `engine.syntax`, `engine.expr`, `engine.model`, `engine.runtime`.
 """
+
+from .structure import compile_document
+from .version import check_version
+
+__all__ = ["check_version", "compile_document"]

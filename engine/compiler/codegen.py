@@ -80,7 +80,8 @@ def rt_wrong(span: Span | None, exc: Exception) -> EvalError:
         "RC506",
         f"cannot evaluate this: {exc}",
         span,
-        "a value of an unexpected kind reached an operation; declaring table parameters and results ('params: {x: int}', 'returns:') lets rulecraft check them when it loads",
+        "a value of an unexpected kind reached an operation; declaring table parameters and results "
+        "('params: {x: int}', 'returns:') lets rulecraft check them when it loads",
     )
 
 

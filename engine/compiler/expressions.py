@@ -1,68 +1,37 @@
 """Stage 4a — expressions: names resolved, types checked, Python source generated.
 
-`Lowering` is the half of the compiler that owns expressions and the named tables they call:
-it resolves each name against a scope, infers and checks static types (with the quoted names
-of scales learning their scale from context), and asks `codegen` for the Python source each
-expression becomes. `compile.py` owns the ruleset's structure and uses it.
+`Expressions` owns expressions and the named tables they call: it resolves each name against
+a scope, infers and checks static types (with the quoted names of scales learning their scale
+from context), and asks `codegen` for the Python source each expression becomes. `structure`
+owns the ruleset's structure and calls it; both share one `Unit`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..errors import Diagnostic, RulecraftError, did_you_mean
+from ..errors import RulecraftError, did_you_mean
 from ..expr import ast
 from ..expr.parser import parse
 from ..expr.printer import to_text
 from ..model import types as T
-from ..model.ruleset import Bag, Expr, Rule, Scale, Table
+from ..model.ruleset import Expr, Rule, Table
 from ..model.values import Symbol, normalize
-from ..runtime.builtins import Builtin
-from ..syntax.document import Document, PathKey
+from ..syntax.document import PathKey
 from ..syntax.positions import ExprOrigin, Span
-from .codegen import Emitter
+from .problems import Problem, problem, statement
+from .unit import Unit
 
 
-class _Fail(Exception):
-    """One statement's problem; the compiler records it and goes on to the next statement."""
+class Expressions:
+    """Expressions and the named tables they call, for one compilation `unit`."""
 
-    def __init__(self, diag: Diagnostic) -> None:
-        self.diag = diag
-
-
-def _fail(code: str, message: str, span: Span | None, hint: str | None = None) -> _Fail:
-    return _Fail(Diagnostic(code, message, span, hint))
-
-
-class Lowering:
-    """Expressions and tables of one document; subclassed by the ruleset compiler."""
-
-    def __init__(self, doc: Document) -> None:
-        self.doc = doc
-        self.data: dict[str, Any] = doc.data
-        self.diags: list[Diagnostic] = []
-        self.scales: dict[str, Scale] = {}
-        self.bags: dict[str, Bag] = {}
-        self.tables: dict[str, Table] = {}
-        self.builtins: dict[str, Builtin] = {}
-        self.emit = Emitter()
+    def __init__(self, unit: Unit) -> None:
+        self.unit = unit
         self._table_busy: list[str] = []
-        self._locals: set[str] = set()  # names that are Python locals (table parameters, program values)
         self._instances: set[tuple[str, tuple[T.Type, ...]]] = set()
-        self._owner: dict[str, str] = {}  # inline scales, by the check that declared them
-        self._current: str | None = None
-
-    @contextmanager
-    def statement(self) -> Iterator[None]:
-        try:
-            yield
-        except _Fail as f:
-            self.diags.append(f.diag)
-        except RulecraftError as e:
-            self.diags.extend(e.diagnostics)
 
     # -- expressions -------------------------------------------------------------------
 
@@ -72,21 +41,21 @@ class Lowering:
 
     def node_at(self, path: PathKey) -> ast.Node:
         """The syntax tree of the expression at `path`; YAML numbers and booleans are literals."""
-        raw = self.doc.data
+        raw = self.unit.doc.data
         for p in path:
             raw = raw[p]
         if isinstance(raw, bool):
-            return ast.Bool(raw, span=self.doc.span(path))
+            return ast.Bool(raw, span=self.unit.doc.span(path))
         if isinstance(raw, (int, float)):
-            return ast.Num(normalize(Fraction(str(raw))), span=self.doc.span(path))
-        return parse(str(raw), self.doc.expr_origin(path))
+            return ast.Num(normalize(Fraction(str(raw))), span=self.unit.doc.span(path))
+        return parse(str(raw), self.unit.doc.expr_origin(path))
 
     def lower(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None = None) -> Expr:
         """Type-check `node` and compile it to a function of the environment."""
         t, src = self._lower(node, scope, expect)
         if expect is not None and not expect.accepts(t):
-            raise _fail("RC304", f"expected {expect} here, but this is {t}", node.span)
-        return Expr(node, t, self.emit.expression(src, node.span), to_text(node))
+            raise problem("RC304", f"expected {expect} here, but this is {t}", node.span)
+        return Expr(node, t, self.unit.emit.expression(src, node.span), to_text(node))
 
     def _lower(
         self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None
@@ -95,19 +64,19 @@ class Lowering:
         t, src = self._lower_node(node, scope, expect)
         if not isinstance(node, (ast.Num, ast.Bool, ast.Sym, ast.Name)) and not ast.names(node):
             try:
-                value = self.emit.expression(src, node.span)({})
+                value = self.unit.emit.expression(src, node.span)({})
             except RulecraftError:
                 return t, src  # reported when it runs, with its position
-            return t, self.emit.const(value)
+            return t, self.unit.emit.const(value)
         return t, src
 
     def _name(self, name: str) -> str:
-        return f"v_{name}" if name in self._locals else f"env[{name!r}]"
+        return f"v_{name}" if name in self.unit.locals else f"env[{name!r}]"
 
     def _lower_node(
         self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None
     ) -> tuple[T.Type, str]:
-        k = self.emit.const
+        k = self.unit.emit.const
         match node:
             case ast.Num(value=v):
                 return T.NUM, k(v)
@@ -118,14 +87,14 @@ class Lowering:
                 return T.sym(s.scale), k(s)
             case ast.Name(id=name):
                 if name not in scope:
-                    if expect is not None and expect.kind == "sym" and expect.scale in self.scales:
-                        scale = self.scales[expect.scale]
+                    if expect is not None and expect.kind == "sym" and expect.scale in self.unit.scales:
+                        scale = self.unit.scales[expect.scale]
                         if name in scale.names:
                             return T.sym(scale.name), k(scale[name])
                     members: list[str] = []
-                    if expect is not None and expect.kind == "sym" and expect.scale in self.scales:
-                        members = list(self.scales[expect.scale].names)
-                    raise _fail(
+                    if expect is not None and expect.kind == "sym" and expect.scale in self.unit.scales:
+                        members = list(self.unit.scales[expect.scale].names)
+                    raise problem(
                         "RC301",
                         f"unknown name '{name}'"
                         + (f" (not a value nor one of {', '.join(members)})" if members else ""),
@@ -139,7 +108,7 @@ class Lowering:
                 elem = lowered[0][0] if lowered else T.ANY
                 for (t, _), item in zip(lowered, items):
                     if not elem.accepts(t):
-                        raise _fail(
+                        raise problem(
                             "RC304", f"a list holds values of one type; this is {t}, not {elem}", item.span
                         )
                 return T.listof(elem), "(" + "".join(f"{src}, " for _, src in lowered) + ")"
@@ -172,11 +141,11 @@ class Lowering:
                     ta, a = self._lower(then, scope, expect)
                     tb, b = self._lower(other, scope, ta if ta.kind != "any" else expect)
                 if not ta.accepts(tb):
-                    raise _fail("RC304", f"both branches must have one type: {ta} and {tb}", node.span)
+                    raise problem("RC304", f"both branches must have one type: {ta} and {tb}", node.span)
                 return (tb if ta.kind == "any" else ta), f"({a} if {c} else {b})"
             case ast.Call():
                 return self._call(node, scope)
-        raise _fail("RC304", f"unsupported expression {type(node).__name__}", node.span)  # pragma: no cover
+        raise problem("RC304", f"unsupported expression {type(node).__name__}", node.span)  # pragma: no cover
 
     def _lower_all(
         self, nodes: tuple[ast.Node, ...], scope: Mapping[str, T.Type], expect: T.Type | None
@@ -197,7 +166,7 @@ class Lowering:
     def _need(self, node: ast.Node, scope: Mapping[str, T.Type], want: T.Type) -> tuple[T.Type, str]:
         t, src = self._lower(node, scope, want)
         if not want.accepts(t):
-            raise _fail("RC304", f"expected {want} here, but this is {t}", node.span)
+            raise problem("RC304", f"expected {want} here, but this is {t}", node.span)
         return t, src
 
     def _compare(
@@ -211,12 +180,12 @@ class Lowering:
             want = T.listof(ta) if ta is not None and ta.kind == "sym" else None
             tb, sb = self._lower(b, scope, want)
             if tb.kind not in ("list", "range", "multi", "any"):
-                raise _fail("RC304", f"'in' needs a list, range or pool on its right, not {tb}", b.span)
+                raise problem("RC304", f"'in' needs a list, range or pool on its right, not {tb}", b.span)
             elem = T.NUM if tb.kind == "range" else (tb.elem or T.ANY)
             if ta is None:
                 ta, sa = self._lower(a, scope, elem if elem.kind != "any" else None)
             if not elem.accepts(ta):
-                raise _fail("RC304", f"cannot look for {ta} in a {tb}", a.span)
+                raise problem("RC304", f"cannot look for {ta} in a {tb}", a.span)
             test = f"_in({sa}, {sb})" if tb.kind in ("multi", "any") else f"({sa} in {sb})"
             return T.BOOL, test if op == "in" else f"(not {test})"
         first, second = (b, a) if isinstance(a, ast.Sym) else (a, b)
@@ -224,9 +193,9 @@ class Lowering:
         t2, s2 = self._lower(second, scope, t1 if t1.kind != "any" else None)
         if not t1.accepts(t2):
             left_t, right_t = (t1, t2) if first is a else (t2, t1)
-            raise _fail("RC304", f"cannot compare {left_t} with {right_t}", node.span)
+            raise problem("RC304", f"cannot compare {left_t} with {right_t}", node.span)
         if op not in ("==", "!=") and t1.kind not in ("num", "sym", "any"):
-            raise _fail("RC304", f"'{op}' orders numbers or values of a scale, not {t1}", node.span)
+            raise problem("RC304", f"'{op}' orders numbers or values of a scale, not {t1}", node.span)
         sa, sb = (s1, s2) if first is a else (s2, s1)
         if t1.kind in ("num", "any") and t2.kind in ("num", "any") and op not in ("==", "!="):
             # x <= y / k  is  x * k <= y  for a whole k > 0: no fraction is made on every roll.
@@ -243,11 +212,11 @@ class Lowering:
         name = node.name
         if expect is not None and expect.kind == "list" and expect.elem is not None:
             expect = expect.elem
-        if expect is not None and expect.kind == "sym" and expect.scale in self.scales:
-            scale = self.scales[expect.scale]
+        if expect is not None and expect.kind == "sym" and expect.scale in self.unit.scales:
+            scale = self.unit.scales[expect.scale]
             if name in scale.names:
                 return scale[name]
-            raise _fail(
+            raise problem(
                 "RC305",
                 f"'{name}' is not in scale '{scale.name}' ({', '.join(scale.names)})",
                 node.span,
@@ -255,38 +224,41 @@ class Lowering:
             )
         owners = [
             s
-            for s in self.scales.values()
-            if name in s.names and self._owner.get(s.name, self._current) == self._current
+            for s in self.unit.scales.values()
+            if name in s.names and self.unit.owner.get(s.name, self.unit.current) == self.unit.current
         ]
         if len(owners) == 1:
             return owners[0][name]
         if not owners:
             everything = [
                 m
-                for s in self.scales.values()
-                if self._owner.get(s.name, self._current) == self._current
+                for s in self.unit.scales.values()
+                if self.unit.owner.get(s.name, self.unit.current) == self.unit.current
                 for m in s.names
             ]
-            raise _fail("RC305", f"'{name}' is not in any scale", node.span, did_you_mean(name, everything))
-        raise _fail(
+            raise problem("RC305", f"'{name}' is not in any scale", node.span, did_you_mean(name, everything))
+        raise problem(
             "RC306",
-            f"'{name}' is in several scales ({', '.join(s.name for s in owners)}); compare it with a value to say which",
+            f"'{name}' is in several scales ({', '.join(s.name for s in owners)}); "
+            "compare it with a value to say which",
             node.span,
         )
 
     def _symbol_hint(self, name: str) -> str | None:
-        for s in self.scales.values():
+        for s in self.unit.scales.values():
             if name in s.names:
                 return f"'{name}' is a value of scale '{s.name}'; quote it: '{name}'"
         return None
 
     def _call(self, node: ast.Call, scope: Mapping[str, T.Type]) -> tuple[T.Type, str]:
         name, args = node.func, node.args
-        if name in self.builtins:
-            fn = self.builtins[name]
+        if name in self.unit.builtins:
+            fn = self.unit.builtins[name]
             if not fn.min_args <= len(args) <= fn.max_args:
                 want = str(fn.min_args) if fn.min_args == fn.max_args else f"{fn.min_args} to {fn.max_args}"
-                raise _fail("RC303", f"{name}() takes {want} argument(s), got {len(args)}", node.span, fn.doc)
+                raise problem(
+                    "RC303", f"{name}() takes {want} argument(s), got {len(args)}", node.span, fn.doc
+                )
             lowered = (
                 self._lower_all(args, scope, None)
                 if name not in ("count", "majority")
@@ -303,14 +275,15 @@ class Lowering:
                 lowered.append(self._lower(args[1], scope, hint_t))
             result = fn.typer([t for t, _ in lowered])
             if isinstance(result, str):
-                raise _fail("RC304", f"{name}() {result}", node.span, fn.doc)
-            return result, f"{self.emit.const(fn.impl)}({', '.join(src for _, src in lowered)})"
-        if name in self.data.get("tables", {}):
-            table = self._table(name, node.span)
+                raise problem("RC304", f"{name}() {result}", node.span, fn.doc)
+            return result, f"{self.unit.emit.const(fn.impl)}({', '.join(src for _, src in lowered)})"
+        if name in self.unit.data.get("tables", {}):
+            table = self.table(name, node.span)
             if len(args) != len(table.params):
-                raise _fail(
+                raise problem(
                     "RC303",
-                    f"table {name}() takes {len(table.params)} argument(s) ({', '.join(p for p, _ in table.params)}), got {len(args)}",
+                    f"table {name}() takes {len(table.params)} argument(s) "
+                    f"({', '.join(p for p, _ in table.params)}), got {len(args)}",
                     node.span,
                 )
             srcs = []
@@ -318,15 +291,15 @@ class Lowering:
             for arg, (pname, ptype) in zip(args, table.params):
                 t, src = self._lower(arg, scope, ptype if ptype.kind != "any" else None)
                 if not ptype.accepts(t):
-                    raise _fail(
+                    raise problem(
                         "RC304", f"parameter '{pname}' of {name}() is {ptype}, but this is {t}", arg.span
                     )
                 srcs.append(src)
                 types.append(t)
             self._check_instance(table, tuple(types), node.span)
-            return table.returns, f"{self.emit.const(table.run)}({', '.join(srcs)})"
-        options = list(self.builtins) + list(self.data.get("tables", {}))
-        raise _fail("RC302", f"unknown function '{name}'", node.span, did_you_mean(name, options))
+            return table.returns, f"{self.unit.emit.const(table.run)}({', '.join(srcs)})"
+        options = list(self.unit.builtins) + list(self.unit.data.get("tables", {}))
+        raise problem("RC302", f"unknown function '{name}'", node.span, did_you_mean(name, options))
 
     # -- tables ------------------------------------------------------------------------
 
@@ -335,7 +308,7 @@ class Lowering:
         if all(p.kind != "any" for _, p in table.params) or (table.name, types) in self._instances:
             return
         self._instances.add((table.name, types))
-        spec = self.data["tables"][table.name]
+        spec = self.unit.data["tables"][table.name]
         path: PathKey = ("tables", table.name)
         scope = {
             p: (t if declared.kind == "any" else declared) for (p, declared), t in zip(table.params, types)
@@ -354,48 +327,51 @@ class Lowering:
                 nodes.append((self.node_at(where), expect))
             except RulecraftError:
                 continue  # a syntax error, already reported where the table was compiled
-        saved = self._locals
-        self._locals = set(scope)
+        saved = self.unit.locals
+        self.unit.locals = set(scope)
         try:
             for node, expect in nodes:
                 try:
-                    self._lower_checked(node, scope, expect)
-                except _Fail as f:
+                    self.lower_checked(node, scope, expect)
+                except Problem as f:
                     given = ", ".join(f"{p}: {t}" for p, t in scope.items())
-                    raise _fail(
+                    raise problem(
                         f.diag.code,
                         f.diag.message,
                         f.diag.span,
                         f"when {table.name}() is called with {given} (at line {call.line if call else '?'})",
                     ) from None
         finally:
-            self._locals = saved
+            self.unit.locals = saved
 
     def _type_named(self, name: str, path: PathKey) -> T.Type:
-        t = T.named(str(name), set(self.scales))
+        t = T.named(str(name), set(self.unit.scales))
         if t is None:
-            raise _fail(
+            raise problem(
                 "RC312",
                 f"unknown type or scale '{name}'",
-                self.doc.span(path),
-                did_you_mean(str(name), ["int", "number", "bool", *self.scales]),
+                self.unit.doc.span(path),
+                did_you_mean(str(name), ["int", "number", "bool", *self.unit.scales]),
             )
         return t
 
-    def _table(self, name: str, used_at: Span | None = None) -> Table:
-        if name in self.tables:
-            return self.tables[name]
+    def table(self, name: str, used_at: Span | None = None) -> Table:
+        """Compiled on first use, so a table may call one declared after it; a cycle is a problem."""
+        if name in self.unit.tables:
+            return self.unit.tables[name]
         if name in self._table_busy:
             cycle = " -> ".join(self._table_busy[self._table_busy.index(name) :] + [name])
-            raise _fail("RC308", f"tables may not call themselves ({cycle})", used_at)
+            raise problem("RC308", f"tables may not call themselves ({cycle})", used_at)
         path: PathKey = ("tables", name)
-        spec = self.data["tables"][name]
-        if name in self.builtins:
-            raise _fail(
-                "RC307", f"table '{name}' has the name of a builtin function", self.doc.span(path, key=True)
+        spec = self.unit.data["tables"][name]
+        if name in self.unit.builtins:
+            raise problem(
+                "RC307",
+                f"table '{name}' has the name of a builtin function",
+                self.unit.doc.span(path, key=True),
             )
         self._table_busy.append(name)
-        saved_locals = self._locals
+        saved_locals = self.unit.locals
         try:
             params_raw = spec.get("params", [])
             params: list[tuple[str, T.Type]] = []
@@ -406,77 +382,80 @@ class Lowering:
                 params = [(str(p), T.ANY) for p in params_raw]
             returns = self._type_named(spec.get("returns", "any"), path + ("returns",))
             scope = dict(params)
-            self._locals = set(scope)
-            span = self.doc.span(path, key=True)
+            self.unit.locals = set(scope)
+            span = self.unit.doc.span(path, key=True)
             if "rules" in spec:
                 body = self._rules_source(path + ("rules",), scope, returns, span)
             elif "cases" in spec:
                 body = self._cases(path + ("cases",), spec["cases"], params, 0, returns) + [
-                    f"raise _nomatch({self.emit.const(span)}, 'case of table {name}', {self._shown(params)})"
+                    f"raise _nomatch({self.unit.emit.const(span)}, "
+                    f"'case of table {name}', {self._shown(params)})"
                 ]
             else:
-                body = [f"return {self._lower_checked(self.node_at(path + ('value',)), scope, returns)}"]
-            run = self.emit.function(f"table_{name}", [f"v_{p}" for p, _ in params], body, span)
+                body = [f"return {self.lower_checked(self.node_at(path + ('value',)), scope, returns)}"]
+            run = self.unit.emit.function(f"table_{name}", [f"v_{p}" for p, _ in params], body, span)
             table = Table(name, tuple(params), returns, run, spec.get("description", ""), span)
-            self.tables[name] = table
+            self.unit.tables[name] = table
             return table
         finally:
             self._table_busy.pop()
-            self._locals = saved_locals
+            self.unit.locals = saved_locals
 
-    def _lower_checked(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None) -> str:
+    def lower_checked(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None) -> str:
+        """Python source for `node`, for generated code that inlines it instead of calling an `Expr`."""
         t, src = self._lower(node, scope, expect)
         if expect is not None and not expect.accepts(t):
-            raise _fail("RC304", f"expected {expect} here, but this is {t}", node.span)
+            raise problem("RC304", f"expected {expect} here, but this is {t}", node.span)
         return src
 
     def _shown(self, params: list[tuple[str, T.Type]]) -> str:
         names = tuple(p for p, _ in params)
-        return f"_pairs({self.emit.const(names)}, {', '.join(f'v_{p}' for p in names)})"
+        return f"_pairs({self.unit.emit.const(names)}, {', '.join(f'v_{p}' for p in names)})"
 
     def _rules_source(
         self, path: PathKey, scope: Mapping[str, T.Type], returns: T.Type, span: Span
     ) -> list[str]:
         """An if-chain for an ordered rule list inside a table."""
         lines: list[str] = []
-        rows = self._rule_list(path, scope, returns)
+        rows = self.rule_list(path, scope, returns)
         if returns.kind == "any":
             # An undeclared result must still be one kind of value in every row.
             kinds = [r.then for r in rows if r.then.type.kind != "any"]
             for row in kinds[1:]:
                 if not kinds[0].type.accepts(row.type):
-                    raise _fail(
+                    raise problem(
                         "RC304",
                         f"this row gives {row.type}, but an earlier row gives {kinds[0].type}",
                         row.node.span,
                         "every row of a table gives one kind of value; declare it with 'returns:'",
                     )
         for rule in rows:
-            then = self._lower_checked(rule.then.node, scope, returns)
+            then = self.lower_checked(rule.then.node, scope, returns)
             if rule.when is None:
                 lines.append(f"return {then}")
                 return lines
-            when = self._lower_checked(rule.when.node, scope, T.BOOL)
+            when = self.lower_checked(rule.when.node, scope, T.BOOL)
             lines += [f"if {when}:", f"    return {then}"]
         params = [(p, t) for p, t in scope.items()]
-        lines.append(f"raise _nomatch({self.emit.const(span)}, 'rule', {self._shown(params)})")
+        lines.append(f"raise _nomatch({self.unit.emit.const(span)}, 'rule', {self._shown(params)})")
         return lines
 
-    def _rule_list(self, path: PathKey, scope: Mapping[str, T.Type], returns: T.Type) -> tuple[Rule, ...]:
+    def rule_list(self, path: PathKey, scope: Mapping[str, T.Type], returns: T.Type) -> tuple[Rule, ...]:
+        """Each row is its own statement, so every faulty row is reported, not just the first."""
         rows: list[Rule] = []
-        items = self.doc.data
+        items = self.unit.doc.data
         for p in path:
             items = items[p]
         for i, item in enumerate(items):
-            with self.statement():
+            with statement(self.unit.diags):
                 here = path + (i,)
                 if "else" in item:
                     then = self.expr(here + ("else",), scope, returns)
-                    rows.append(Rule(None, then, self.doc.span(here + ("else",), key=True)))
+                    rows.append(Rule(None, then, self.unit.doc.span(here + ("else",), key=True)))
                 else:
                     when = self.expr(here + ("when",), scope, T.BOOL)
                     then = self.expr(here + ("then",), scope, returns)
-                    rows.append(Rule(when, then, self.doc.span(here + ("when",), key=True)))
+                    rows.append(Rule(when, then, self.unit.doc.span(here + ("when",), key=True)))
         return tuple(rows)
 
     def _cases(
@@ -489,27 +468,27 @@ class Lowering:
     ) -> list[str]:
         """A value table as an if-chain: one nested mapping level per parameter, keys are patterns."""
         if depth >= len(params):
-            raise _fail(
+            raise problem(
                 "RC310",
                 "this value table is nested deeper than it has parameters",
-                self.doc.span(path, key=True),
+                self.unit.doc.span(path, key=True),
             )
         pname, ptype = params[depth]
         lines: list[str] = []
         default: list[str] | None = None
         for key, sub in cases.items():
             here = path + (key,)
-            with self.statement():
+            with statement(self.unit.diags):
                 if isinstance(sub, dict):
                     result = self._cases(here, sub, params, depth + 1, returns)
                 else:
                     if depth != len(params) - 1:
-                        raise _fail(
+                        raise problem(
                             "RC310",
                             f"expected a nested table for parameter '{params[depth + 1][0]}'",
-                            self.doc.span(here),
+                            self.unit.doc.span(here),
                         )
-                    result = [f"return {self._lower_checked(self.node_at(here), {}, returns)}"]
+                    result = [f"return {self.lower_checked(self.node_at(here), {}, returns)}"]
                 if key == "else":
                     default = result
                 else:
@@ -524,16 +503,16 @@ class Lowering:
         var = f"v_{pname}"
         if isinstance(key, int):
             if not ptype.accepts(T.NUM):
-                raise _fail(
+                raise problem(
                     "RC304",
                     f"case {key} is a number, but parameter '{pname}' is {ptype}",
-                    self.doc.span(path, key=True),
+                    self.unit.doc.span(path, key=True),
                 )
             return f"{var} == {key!r}"
-        place = self.doc.places.get(path)
-        origin = self.doc.expr_origin(path)
+        place = self.unit.doc.places.get(path)
+        origin = self.unit.doc.expr_origin(path)
         if place is not None and place.key is not None:
-            origin = ExprOrigin(self.doc.source, place.key[0], place.key[1], 0)
+            origin = ExprOrigin(self.unit.doc.source, place.key[0], place.key[1], 0)
         text = str(key)
         node = parse(text, origin) if text.lstrip().startswith("[") else None
         if not isinstance(node, ast.ListExpr):
@@ -546,7 +525,7 @@ class Lowering:
                 item = ast.Sym(item.id, span=item.span)
             if isinstance(item, ast.Range):
                 if not ptype.accepts(T.NUM):
-                    raise _fail(
+                    raise problem(
                         "RC304",
                         f"a range of numbers cannot match parameter '{pname}', which is {ptype}",
                         item.span,
@@ -554,14 +533,14 @@ class Lowering:
                 try:
                     value = self.lower(item, {}).run({})
                 except RulecraftError as exc:
-                    raise _fail(
+                    raise problem(
                         "RC304", exc.diagnostics[0].message, item.span, "case ranges run over whole numbers"
                     ) from None
-                tests.append(f"{var} in {self.emit.const(value)}")
+                tests.append(f"{var} in {self.unit.emit.const(value)}")
             else:
                 t, src = self._lower(item, {}, expect)
                 if not ptype.accepts(t):
-                    raise _fail(
+                    raise problem(
                         "RC304", f"case {to_text(item)} is {t}, but parameter '{pname}' is {ptype}", item.span
                     )
                 tests.append(f"{var} == {src}")

@@ -2,8 +2,9 @@
 
 Here the ruleset's structure is built — scales, bags, checks with their inputs, dice and
 examples — and the values of a check are split into those known before the roll and those
-that need dice; expressions and tables are compiled by `lower.Lowering`, which this extends.
-Problems are collected (one per faulty statement) and raised together as a `CompileError`.
+that need dice. Expressions and tables are compiled by `expressions.Expressions`, which
+`Structure` holds and shares one `Unit` with. Problems are collected (one per faulty
+statement) and raised together as a `CompileError`.
 """
 
 from __future__ import annotations
@@ -42,174 +43,147 @@ from ..runtime.builtins import library
 from ..runtime.folds import FOLDS
 from ..runtime.inputs import coerce
 from ..syntax.document import Document, PathKey
-from ..syntax.positions import Span
-from .expressions import Lowering, _Fail, _fail
+from .expressions import Expressions
+from .problems import Problem, problem, statement
+from .unit import Unit
+from .version import SUPPORTED_VERSIONS, check_version
 
-SUPPORTED_VERSIONS = (1,)
+__all__ = ["RESERVED", "Structure", "check_version", "compile_document"]
+
 RESERVED = frozenset({"if", "else", "and", "or", "not", "in", "true", "false", "outcome", "face"})
-
-
-def check_version(doc: Document) -> None:
-    """Refuse a file written for a format this rulecraft does not read, before anything else."""
-    data = doc.data if isinstance(doc.data, dict) else {}
-    version = data.get("rulecraft")
-    if type(version) is int and version in SUPPORTED_VERSIONS:
-        return
-    if version is None:
-        first = next(
-            (
-                i + 1
-                for i, line in enumerate(doc.source.text.splitlines())
-                if line.strip() and not line.lstrip().startswith("#")
-            ),
-            1,
-        )
-        message, span = (
-            "this file does not say which ruleset format it is written for",
-            Span(doc.source, first, 1),
-        )
-    else:
-        message, span = f"unsupported format version {version!r}", doc.span(("rulecraft",))
-    raise CompileError(
-        [
-            Diagnostic(
-                "RC003",
-                message,
-                span,
-                f"start the file with 'rulecraft: {SUPPORTED_VERSIONS[-1]}' (this rulecraft reads format {', '.join(map(str, SUPPORTED_VERSIONS))})",
-            )
-        ]
-    )
 
 
 def compile_document(doc: Document) -> RulesetModel:
     """Compile a validated document, raising `CompileError` with every problem found."""
     try:
-        return _Compiler(doc).run()
-    except _Fail as f:  # a problem outside any statement: still a diagnostic, never a traceback
+        return Structure(doc).run()
+    except Problem as f:  # a problem outside any statement: still a diagnostic, never a traceback
         raise CompileError([f.diag]) from None
 
 
-class _Compiler(Lowering):
+class Structure:
     """The ruleset's structure: scales, bags, tables, checks, dice and examples."""
+
+    def __init__(self, doc: Document) -> None:
+        self.unit = Unit(doc)
+        self.exprs = Expressions(self.unit)
 
     # -- driver -------------------------------------------------------------------------
 
     def run(self) -> RulesetModel:
-        version = self.data.get("rulecraft")
+        version = self.unit.data.get("rulecraft")
         if version not in SUPPORTED_VERSIONS:
             raise CompileError(
                 [
                     Diagnostic(
                         "RC003",
                         f"unsupported format version {version!r}",
-                        self.doc.span(("rulecraft",)),
+                        self.unit.doc.span(("rulecraft",)),
                         f"this rulecraft reads format version {', '.join(map(str, SUPPORTED_VERSIONS))}",
                     )
                 ]
             )
         self._scales()
         self._bags()
-        self.builtins = library({n: s.members for n, s in self.scales.items()})
-        for name in self.data.get("tables", {}):
-            with self.statement():
-                self._table(name)
+        self.unit.builtins = library({n: s.members for n, s in self.unit.scales.items()})
+        for name in self.unit.data.get("tables", {}):
+            with statement(self.unit.diags):
+                self.exprs.table(name)
         checks: dict[str, Check] = {}
-        for name in self.data.get("checks", {}):
+        for name in self.unit.data.get("checks", {}):
             check = self._check(name)
             if check is not None:
                 checks[name] = check
-        if self.diags:
+        if self.unit.diags:
             unique: dict[tuple[object, ...], Diagnostic] = {}
-            for d in self.diags:
+            for d in self.unit.diags:
                 unique.setdefault(
                     (d.code, d.message, d.span.line if d.span else 0, d.span.col if d.span else 0), d
                 )
             found = list(unique.values())
             raise (ExprSyntaxError if all(d.code == "RC201" for d in found) else CompileError)(found)
-        notes = tuple(Note(n["id"], n["text"]) for n in self.data.get("notes", []))
+        notes = tuple(Note(n["id"], n["text"]) for n in self.unit.data.get("notes", []))
         return RulesetModel(
-            name=self.data["name"],
-            title=self.data.get("title", self.data["name"]),
+            name=self.unit.data["name"],
+            title=self.unit.data.get("title", self.unit.data["name"]),
             version=version,
             notes=notes,
-            scales=dict(self.scales),
-            bags=dict(self.bags),
-            tables=dict(self.tables),
+            scales=dict(self.unit.scales),
+            bags=dict(self.unit.bags),
+            tables=dict(self.unit.tables),
             checks=checks,
-            source_name=self.doc.source.name,
+            source_name=self.unit.doc.source.name,
         )
-
-    def span(self, *path: str | int, key: bool = False) -> Span:
-        return self.doc.span(tuple(path), key=key)
 
     # -- scales and bags ---------------------------------------------------------------
 
     def _new_scale(
         self, name: str, members: list[str], path: PathKey, owner: str | None = None
     ) -> Scale | None:
-        if name in self.scales:
-            self.diags.append(
-                Diagnostic("RC307", f"scale '{name}' is declared twice", self.doc.span(path, key=True))
+        if name in self.unit.scales:
+            self.unit.diags.append(
+                Diagnostic("RC307", f"scale '{name}' is declared twice", self.unit.doc.span(path, key=True))
             )
             return None
         seen: set[str] = set()
         for i, m in enumerate(members):
             if m in seen:
-                self.diags.append(
-                    Diagnostic("RC307", f"'{m}' appears twice in scale '{name}'", self.doc.span(path + (i,)))
+                self.unit.diags.append(
+                    Diagnostic(
+                        "RC307", f"'{m}' appears twice in scale '{name}'", self.unit.doc.span(path + (i,))
+                    )
                 )
             seen.add(m)
         scale = Scale(
-            name, tuple(Symbol(name, m, i) for i, m in enumerate(members)), self.doc.span(path, key=True)
+            name, tuple(Symbol(name, m, i) for i, m in enumerate(members)), self.unit.doc.span(path, key=True)
         )
-        self.scales[name] = scale
+        self.unit.scales[name] = scale
         if owner is not None:
-            self._owner[name] = owner
+            self.unit.owner[name] = owner
         return scale
 
     def _scales(self) -> None:
-        for name, members in self.data.get("scales", {}).items():
+        for name, members in self.unit.data.get("scales", {}).items():
             self._new_scale(name, [str(m) for m in members], ("scales", name))
 
     def _bags(self) -> None:
-        for name, spec in self.data.get("bags", {}).items():
+        for name, spec in self.unit.data.get("bags", {}).items():
             path: PathKey = ("bags", name)
             chits = spec["chits"]
             scale = self._new_scale(name, [str(c) for c in chits], path)
             if scale is None:
                 continue
             contents = tuple((scale[str(c)], int(n)) for c, n in chits.items())
-            self.bags[name] = Bag(
-                name, scale, contents, int(spec.get("sets", 1)), self.doc.span(path, key=True)
+            self.unit.bags[name] = Bag(
+                name, scale, contents, int(spec.get("sets", 1)), self.unit.doc.span(path, key=True)
             )
 
     # -- checks ------------------------------------------------------------------------
 
     def _check(self, name: str) -> Check | None:
         path: PathKey = ("checks", name)
-        spec = self.data["checks"][name]
-        before = len(self.diags)
-        self._current = name
+        spec = self.unit.data["checks"][name]
+        before = len(self.unit.diags)
+        self.unit.current = name
         scope: dict[str, T.Type] = {}
         kinds: dict[str, str] = {}
 
         def declare(n: str, t: T.Type, kind: str, at: PathKey) -> None:
             if n in RESERVED:
-                raise _fail(
+                raise problem(
                     "RC307",
                     f"'{n}' is a word of the expression language and cannot name a value",
-                    self.doc.span(at, key=True),
+                    self.unit.doc.span(at, key=True),
                     f"rename it, e.g. '{n}_'",
                 )
             if n in kinds:
-                raise _fail(
+                raise problem(
                     "RC307",
                     f"'{n}' is already declared as {kinds[n]} of this check",
-                    self.doc.span(at, key=True),
+                    self.unit.doc.span(at, key=True),
                 )
-            if n in self.builtins or n in self.data.get("tables", {}):
-                raise _fail("RC307", f"'{n}' is the name of a function", self.doc.span(at, key=True))
+            if n in self.unit.builtins or n in self.unit.data.get("tables", {}):
+                raise problem("RC307", f"'{n}' is the name of a function", self.unit.doc.span(at, key=True))
             kinds[n] = kind
             scope[n] = t
 
@@ -222,7 +196,7 @@ class _Compiler(Lowering):
                 scope[n] = T.ANY
 
         for iname in spec.get("inputs", {}):
-            with self.statement():
+            with statement(self.unit.diags):
                 inp = self._input(name, iname)
                 declare(
                     iname,
@@ -239,8 +213,8 @@ class _Compiler(Lowering):
         roll_names = set(roll_spec)
         let_nodes: dict[str, ast.Node] = {}
         for lname in let_spec:
-            with self.statement():
-                let_nodes[lname] = self.node_at(path + ("let", lname))
+            with statement(self.unit.diags):
+                let_nodes[lname] = self.exprs.node_at(path + ("let", lname))
         order = self._let_order(path, let_nodes)
         needs_dice = {n for n in order if self._depends_on(n, let_nodes, roll_names)}
         lets: list[Let] = []
@@ -254,11 +228,11 @@ class _Compiler(Lowering):
         for lname in order:
             if lname in needs_dice:
                 continue
-            with self.statement():
-                e = self.lower(let_nodes[lname], pre_scope)
+            with statement(self.unit.diags):
+                e = self.exprs.lower(let_nodes[lname], pre_scope)
                 declare(lname, e.type, "a named value", path + ("let", lname))
                 pre_scope[lname] = e.type
-                lets.append(Let(lname, e, True, self.doc.span(path + ("let", lname), key=True)))
+                lets.append(Let(lname, e, True, self.unit.doc.span(path + ("let", lname), key=True)))
             poison_let(lname)
         for lname in let_spec:
             if lname not in order:
@@ -272,12 +246,12 @@ class _Compiler(Lowering):
 
         auto: tuple[Rule, ...] = ()
         if "auto" in spec:
-            auto = self._rule_list(path + ("auto",), pre_scope, out_t)
+            auto = self.exprs.rule_list(path + ("auto",), pre_scope, out_t)
 
         roll: list[Randomizer] = []
         roll_scope = dict(pre_scope)
         for rname, rspec in roll_spec.items():
-            with self.statement():
+            with statement(self.unit.diags):
                 r = self._randomizer(path + ("roll", rname), rname, rspec, roll_scope)
                 rtype = (
                     T.NUM
@@ -298,35 +272,35 @@ class _Compiler(Lowering):
         for lname in order:
             if lname not in needs_dice:
                 continue
-            with self.statement():
-                e = self.lower(let_nodes[lname], scope)
+            with statement(self.unit.diags):
+                e = self.exprs.lower(let_nodes[lname], scope)
                 declare(lname, e.type, "a named value", path + ("let", lname))
-                lets.append(Let(lname, e, False, self.doc.span(path + ("let", lname), key=True)))
+                lets.append(Let(lname, e, False, self.unit.doc.span(path + ("let", lname), key=True)))
             poison_let(lname)
 
         outcome: Expr | tuple[Rule, ...] | None = None
-        with self.statement():
+        with statement(self.unit.diags):
             if isinstance(spec.get("outcome"), list):
-                outcome = self._rule_list(path + ("outcome",), scope, out_t)
+                outcome = self.exprs.rule_list(path + ("outcome",), scope, out_t)
             else:
-                outcome = self.expr(path + ("outcome",), scope, out_t)
+                outcome = self.exprs.expr(path + ("outcome",), scope, out_t)
 
         outputs: list[tuple[str, Expr]] = []
         out_scope = dict(scope)
         out_scope["outcome"] = out_t
         for oname in spec.get("outputs", {}):
-            with self.statement():
+            with statement(self.unit.diags):
                 if oname in scope or oname == "outcome":
-                    raise _fail(
+                    raise problem(
                         "RC307",
                         f"output '{oname}' has the name of another value",
-                        self.doc.span(path + ("outputs", oname), key=True),
+                        self.unit.doc.span(path + ("outputs", oname), key=True),
                     )
-                e = self.expr(path + ("outputs", oname), out_scope)
+                e = self.exprs.expr(path + ("outputs", oname), out_scope)
                 outputs.append((oname, e))
                 out_scope[oname] = e.type  # later outputs may use earlier ones
 
-        if len(self.diags) > before or outcome is None:
+        if len(self.unit.diags) > before or outcome is None:
             return None
         objective = self._objective(path, outcomes)
         names_before: set[str] = set()
@@ -353,7 +327,7 @@ class _Compiler(Lowering):
             ]
         roll = [self._with_folds(r, read_by, scope) for r in roll]
         program = None
-        with self.statement():
+        with statement(self.unit.diags):
             program = self._program(name, scope, out_t, [r.name for r in roll], post, outcome, outputs)
         if program is None:
             return None
@@ -372,7 +346,7 @@ class _Compiler(Lowering):
             objective=objective,
             sequential=sequential,
             examples=self._examples(path, spec, inputs, roll, lets, outputs, outcomes),
-            span=self.doc.span(path, key=True),
+            span=self.unit.doc.span(path, key=True),
         )
 
     def _examples(
@@ -390,17 +364,17 @@ class _Compiler(Lowering):
         value_names = [let.name for let in lets] + [n for n, _ in outputs]
         for i, ex in enumerate(spec.get("examples", [])):
             here = path + ("examples", i)
-            with self.statement():
+            with statement(self.unit.diags):
                 for key, known, what in (
                     ("inputs", [x.name for x in inputs], "input"),
                     ("dice", [r.name for r in roll], "die or draw"),
                 ):
                     for name in ex.get(key, {}):
                         if name not in known:
-                            raise _fail(
+                            raise problem(
                                 "RC702",
                                 f"example names no {what} of this check: '{name}'",
-                                self.doc.span(here + (key, name), key=True),
+                                self.unit.doc.span(here + (key, name), key=True),
                                 did_you_mean(str(name), known),
                             )
                 expects: list[Expectation] = []
@@ -411,19 +385,21 @@ class _Compiler(Lowering):
                             "outcome",
                             "",
                             self._outcome_named(outcomes, want["outcome"], here + ("expect", "outcome")),
-                            self.doc.span(here + ("expect", "outcome")),
+                            self.unit.doc.span(here + ("expect", "outcome")),
                         )
                     )
                 for name, value in want.get("values", {}).items():
                     if name not in value_names:
-                        raise _fail(
+                        raise problem(
                             "RC702",
                             f"example expects a value this check does not have: '{name}'",
-                            self.doc.span(here + ("expect", "values", name), key=True),
+                            self.unit.doc.span(here + ("expect", "values", name), key=True),
                             did_you_mean(str(name), value_names),
                         )
                     expects.append(
-                        Expectation("value", name, value, self.doc.span(here + ("expect", "values", name)))
+                        Expectation(
+                            "value", name, value, self.unit.doc.span(here + ("expect", "values", name))
+                        )
                     )
                 for name, value in want.get("probability", {}).items():
                     where = here + ("expect", "probability", name)
@@ -433,10 +409,10 @@ class _Compiler(Lowering):
                             self._probability(value.get("at_least", 0), where + ("at_least",)),
                             self._probability(value.get("at_most", 1), where + ("at_most",)),
                         )
-                        expects.append(Expectation("probability", sym, bounds, self.doc.span(where)))
+                        expects.append(Expectation("probability", sym, bounds, self.unit.doc.span(where)))
                     else:
                         p = self._probability(value, where)
-                        expects.append(Expectation("probability", sym, (p, p), self.doc.span(where)))
+                        expects.append(Expectation("probability", sym, (p, p), self.unit.doc.span(where)))
                 found.append(
                     Example(
                         str(ex.get("name", f"example {i + 1}")),
@@ -444,17 +420,17 @@ class _Compiler(Lowering):
                         dict(ex.get("dice", {})),
                         str(ex.get("policy", "always")),
                         tuple(expects),
-                        self.doc.span(here),
+                        self.unit.doc.span(here),
                     )
                 )
         return tuple(found)
 
     def _outcome_named(self, outcomes: Scale, name: Any, where: PathKey, key: bool = False) -> Symbol:
         if str(name) not in outcomes.names:
-            raise _fail(
+            raise problem(
                 "RC702",
                 f"'{name}' is not an outcome of this check ({', '.join(outcomes.names)})",
-                self.doc.span(where, key=key),
+                self.unit.doc.span(where, key=key),
                 did_you_mean(str(name), outcomes.names),
             )
         return outcomes[str(name)]
@@ -463,19 +439,19 @@ class _Compiler(Lowering):
         try:
             value = Fraction(str(raw).replace(" ", ""))
         except (ValueError, ZeroDivisionError):
-            raise _fail(
+            raise problem(
                 "RC702",
                 f"{raw!r} is not a probability",
-                self.doc.span(where),
+                self.unit.doc.span(where),
                 'write a fraction like "1/20" or a decimal',
             ) from None
         if not 0 <= value <= 1:
-            raise _fail("RC702", f"{raw} is not a probability between 0 and 1", self.doc.span(where))
+            raise problem("RC702", f"{raw} is not a probability between 0 and 1", self.unit.doc.span(where))
         return value
 
     def _objective(self, path: PathKey, outcomes: Scale) -> Objective:
         """What the optimal policy maximises (see `Check.objective`)."""
-        raw = self.doc.data
+        raw = self.unit.doc.data
         for p in path:
             raw = raw[p]
         spec = raw.get("objective")
@@ -485,11 +461,11 @@ class _Compiler(Lowering):
             return Objective(spec)
         target = str(spec["at_least"])
         if target not in outcomes.names:
-            self.diags.append(
+            self.unit.diags.append(
                 Diagnostic(
                     "RC305",
                     f"'{target}' is not an outcome of this check ({', '.join(outcomes.names)})",
-                    self.doc.span(path + ("objective", "at_least")),
+                    self.unit.doc.span(path + ("objective", "at_least")),
                     did_you_mean(target, outcomes.names),
                 )
             )
@@ -520,12 +496,12 @@ class _Compiler(Lowering):
                 expect = T.listof(elem) if node.func == "majority" else None
                 try:
                     values = tuple(
-                        self.lower(
+                        self.exprs.lower(
                             a, {}, expect if expect else (elem if isinstance(a, ast.Sym) else None)
                         ).run({})
                         for a in rest
                     )
-                except (RulecraftError, _Fail):
+                except (RulecraftError, Problem):
                     return False
                 if (node.func, *values) not in keys:
                     keys.append((node.func, *values))
@@ -551,8 +527,8 @@ class _Compiler(Lowering):
         Called as `program(env, *dice)`; returns (outcome, index of the rule that fired or -1,
         each after-roll value, each output) — see `Check.layout`.
         """
-        saved = self._locals
-        self._locals = set(dice) | {let.name for let in post} | {"outcome"} | {n for n, _ in outputs}
+        saved = self.unit.locals
+        self.unit.locals = set(dice) | {let.name for let in post} | {"outcome"} | {n for n, _ in outputs}
         try:
             full = dict(scope)
             full["outcome"] = out_t
@@ -561,9 +537,9 @@ class _Compiler(Lowering):
                 """An assignment whose errors are placed at its own expression (free until raised)."""
                 return [
                     "try:",
-                    f"    {target} = {self._lower_checked(node, full, expect)}",
+                    f"    {target} = {self.exprs.lower_checked(node, full, expect)}",
                     "except _Error as exc:",
-                    f"    raise _wrong({self.emit.const(node.span)}, exc) from None",
+                    f"    raise _wrong({self.unit.emit.const(node.span)}, exc) from None",
                 ]
 
             lines = [line for let in post for line in guarded(f"v_{let.name}", let.expr.node, None)]
@@ -571,7 +547,7 @@ class _Compiler(Lowering):
                 lines += [*guarded("v_outcome", outcome.node, out_t), "rule = -1"]
             else:
                 for i, rule in enumerate(outcome):
-                    then = self._lower_checked(rule.then.node, full, out_t)
+                    then = self.exprs.lower_checked(rule.then.node, full, out_t)
                     if rule.when is None:
                         lines += [
                             ("else:" if i else "if True:"),
@@ -579,27 +555,28 @@ class _Compiler(Lowering):
                             f"    rule = {i}",
                         ]
                         break
-                    when = self._lower_checked(rule.when.node, full, T.BOOL)
+                    when = self.exprs.lower_checked(rule.when.node, full, T.BOOL)
                     lines += [
                         f"{'elif' if i else 'if'} {when}:",
                         f"    v_outcome = {then}",
                         f"    rule = {i}",
                     ]
                 else:
-                    span = self.emit.const(outcome[0].span if outcome else None)
+                    span = self.unit.emit.const(outcome[0].span if outcome else None)
                     lines += [
                         "else:",
-                        f"    raise _nomatch({span}, 'outcome rule', _show(env, {', '.join(f'v_{d}' for d in dice)}))",
+                        f"    raise _nomatch({span}, 'outcome rule', "
+                        f"_show(env, {', '.join(f'v_{d}' for d in dice)}))",
                     ]
             for n, e in outputs:
                 lines += guarded(f"v_{n}", e.node, None)
                 full[n] = e.type  # later outputs may use earlier ones
             names = [let.name for let in post] + [n for n, _ in outputs]
             lines.append("return (v_outcome, rule, " + "".join(f"v_{n}, " for n in names) + ")")
-            where = self.doc.span(("checks", name), key=True)
-            return self.emit.function(f"check_{name}", ["env", *(f"v_{d}" for d in dice)], lines, where)
+            where = self.unit.doc.span(("checks", name), key=True)
+            return self.unit.emit.function(f"check_{name}", ["env", *(f"v_{d}" for d in dice)], lines, where)
         finally:
-            self._locals = saved
+            self.unit.locals = saved
 
     def _let_order(self, path: PathKey, nodes: dict[str, ast.Node]) -> list[str]:
         """Named values in dependency order (the author's order where free); cycles are errors."""
@@ -613,10 +590,10 @@ class _Compiler(Lowering):
                 if n not in trail:
                     return  # part of a circle already reported
                 cycle = " -> ".join(trail[trail.index(n) :] + [n])
-                raise _fail(
+                raise problem(
                     "RC308",
                     f"named values depend on each other in a circle: {cycle}",
-                    self.doc.span(path + ("let", n), key=True),
+                    self.unit.doc.span(path + ("let", n), key=True),
                 )
             state[n] = 1
             for dep in sorted(ast.names(nodes[n])):
@@ -628,7 +605,7 @@ class _Compiler(Lowering):
         for n in nodes:
             if n in state:
                 continue
-            with self.statement():
+            with statement(self.unit.diags):
                 visit(n, [])
         return [n for n in order if n in nodes]
 
@@ -646,87 +623,87 @@ class _Compiler(Lowering):
 
     def _input(self, check: str, name: str) -> InputSpec:
         path: PathKey = ("checks", check, "inputs", name)
-        spec = self.data["checks"][check]["inputs"][name]
+        spec = self.unit.data["checks"][check]["inputs"][name]
         kind = spec.get("type", "int")
         scale = None
         if kind == "choice":
             choices = spec["choices"]
             if isinstance(choices, str):
-                if choices not in self.scales:
-                    raise _fail(
+                if choices not in self.unit.scales:
+                    raise problem(
                         "RC312",
                         f"unknown scale '{choices}'",
-                        self.doc.span(path + ("choices",)),
-                        did_you_mean(choices, self.scales),
+                        self.unit.doc.span(path + ("choices",)),
+                        did_you_mean(choices, self.unit.scales),
                     )
-                scale = self.scales[choices]
+                scale = self.unit.scales[choices]
             else:
                 scale = self._new_scale(
                     f"{check}.{name}", [str(c) for c in choices], path + ("choices",), owner=check
                 )
                 if scale is None:
-                    raise _fail("RC307", "duplicate choices", self.doc.span(path))
+                    raise problem("RC307", "duplicate choices", self.unit.doc.span(path))
         default = spec.get("default")
         if default is not None and scale is not None:
             if str(default) not in scale.names:
-                raise _fail(
+                raise problem(
                     "RC305",
                     f"default '{default}' is not one of the choices",
-                    self.doc.span(path + ("default",)),
+                    self.unit.doc.span(path + ("default",)),
                     did_you_mean(str(default), scale.names),
                 )
             default = scale[str(default)]
         lo, hi = spec.get("min"), spec.get("max")
         if lo is not None and hi is not None and lo > hi:
-            raise _fail("RC310", f"min {lo} is greater than max {hi}", self.doc.span(path + ("min",)))
+            raise problem("RC310", f"min {lo} is greater than max {hi}", self.unit.doc.span(path + ("min",)))
         made = InputSpec(
-            name, kind, lo, hi, None, scale, spec.get("description", ""), self.doc.span(path, key=True)
+            name, kind, lo, hi, None, scale, spec.get("description", ""), self.unit.doc.span(path, key=True)
         )
         if default is not None and scale is None:
             try:
                 default = coerce(made, default)
             except InputError as exc:
-                raise _fail(
+                raise problem(
                     "RC310",
                     f"default {default!r} does not fit: {exc.diagnostics[0].message}",
-                    self.doc.span(path + ("default",)),
+                    self.unit.doc.span(path + ("default",)),
                     exc.diagnostics[0].hint,
                 ) from None
         return replace(made, default=default)
 
     def _outcome_scale(self, check: str, path: PathKey) -> Scale | None:
-        spec = self.data["checks"][check]
+        spec = self.unit.data["checks"][check]
         raw = spec["outcomes"]
         if isinstance(raw, str):
-            if raw not in self.scales:
-                self.diags.append(
+            if raw not in self.unit.scales:
+                self.unit.diags.append(
                     Diagnostic(
                         "RC312",
                         f"unknown scale '{raw}'",
-                        self.doc.span(path + ("outcomes",)),
-                        did_you_mean(raw, self.scales),
+                        self.unit.doc.span(path + ("outcomes",)),
+                        did_you_mean(raw, self.unit.scales),
                     )
                 )
                 return None
-            return self.scales[raw]
+            return self.unit.scales[raw]
         return self._new_scale(check, [str(m) for m in raw], path + ("outcomes",), owner=check)
 
     def _faces(self, path: PathKey) -> tuple[int, ...]:
-        raw = self.doc.data
+        raw = self.unit.doc.data
         for p in path:
             raw = raw[p]
         if isinstance(raw, bool):
-            raise _fail(
+            raise problem(
                 "RC310",
                 "a die's faces are a number of sides, a range like '0..9' or a list",
-                self.doc.span(path),
+                self.unit.doc.span(path),
             )
         if isinstance(raw, int):
             return tuple(range(1, raw + 1))
         if isinstance(raw, list):
             return tuple(int(x) for x in raw)
-        node = parse(str(raw), self.doc.expr_origin(path))
-        value = self.lower(node, {}).run({})
+        node = parse(str(raw), self.unit.doc.expr_origin(path))
+        value = self.exprs.lower(node, {}).run({})
         if isinstance(value, range):
             faces = tuple(value)
         elif isinstance(value, tuple):
@@ -734,13 +711,13 @@ class _Compiler(Lowering):
         elif isinstance(value, int):
             faces = tuple(range(1, value + 1))
         else:
-            raise _fail(
+            raise problem(
                 "RC310",
                 "a die's faces are a number of sides, a range like '0..9' or a list",
-                self.doc.span(path),
+                self.unit.doc.span(path),
             )
         if not faces:
-            raise _fail("RC310", "this die has no faces", self.doc.span(path))
+            raise problem("RC310", "this die has no faces", self.unit.doc.span(path))
         return faces
 
     def _randomizer(
@@ -748,7 +725,7 @@ class _Compiler(Lowering):
     ) -> Randomizer:
         """A die, pool or draw; its parameters may use inputs, values known before the roll and
         earlier dice of the same check."""
-        span = self.doc.span(path, key=True)
+        span = self.unit.doc.span(path, key=True)
 
         def redraw_of(own: T.Type) -> Redraw | None:
             if "redraw" not in spec:
@@ -756,11 +733,11 @@ class _Compiler(Lowering):
             return self._redraw(path + ("redraw",), spec["redraw"], scope, name, own)
 
         if "pool" in spec:
-            count = self.expr(path + ("pool",), scope, T.NUM)
+            count = self.exprs.expr(path + ("pool",), scope, T.NUM)
             faces = self._faces(path + ("die",)) if "die" in spec else tuple(range(1, 7))
             face_scope = dict(scope)
             face_scope["face"] = T.NUM
-            each = self.expr(path + ("each",), face_scope) if "each" in spec else None
+            each = self.exprs.expr(path + ("each",), face_scope) if "each" in spec else None
             redraw = redraw_of(T.multi(each.type if each else T.NUM))
             triggers = tuple(
                 self._trigger(path + ("triggers", i), t, scope, face_scope)
@@ -768,28 +745,30 @@ class _Compiler(Lowering):
             )
             cap = spec.get("cap")
             if any(t.action == "add" for t in triggers) and cap is None:
-                raise _fail(
+                raise problem(
                     "RC313",
                     "a pool whose dice add dice (explode) needs a 'cap' on how many it may add",
-                    self.doc.span(path, key=True),
+                    self.unit.doc.span(path, key=True),
                     "without one the chain has no end; add for example 'cap: 20'",
                 )
             return Pool(name, count, faces, each, span, triggers=triggers, cap=cap, redraw=redraw)
         if "draw" in spec:
             bag_name = spec["draw"]
-            if bag_name not in self.bags:
-                raise _fail(
+            if bag_name not in self.unit.bags:
+                raise problem(
                     "RC312",
                     f"unknown bag '{bag_name}'",
-                    self.doc.span(path + ("draw",)),
-                    did_you_mean(str(bag_name), self.bags),
+                    self.unit.doc.span(path + ("draw",)),
+                    did_you_mean(str(bag_name), self.unit.bags),
                 )
             count = (
-                self.expr(path + ("count",), scope, T.NUM)
+                self.exprs.expr(path + ("count",), scope, T.NUM)
                 if "count" in spec
-                else self.lower(ast.Num(1, span=span), {})
+                else self.exprs.lower(ast.Num(1, span=span), {})
             )
-            return Draw(name, self.bags[bag_name], count, span, redraw=redraw_of(T.multi(T.sym(bag_name))))
+            return Draw(
+                name, self.unit.bags[bag_name], count, span, redraw=redraw_of(T.multi(T.sym(bag_name)))
+            )
         return Die(name, self._faces(path + ("die",)), span, redraw=redraw_of(T.NUM))
 
     def _trigger(
@@ -804,15 +783,15 @@ class _Compiler(Lowering):
         target = spec.get("target", "self")
         return Trigger(
             name=str(spec.get("name", f"trigger {int(path[-1]) + 1}")),
-            on=self.expr(path + ("on",), face_scope, T.BOOL),
+            on=self.exprs.expr(path + ("on",), face_scope, T.BOOL),
             action=action,
             must=must,
-            target=None if target == "self" else self.expr(path + ("target",), face_scope, T.BOOL),
+            target=None if target == "self" else self.exprs.expr(path + ("target",), face_scope, T.BOOL),
             per_die=int(spec.get("per_die", 1)),
-            only_if=self.expr(path + ("only_if",), scope, T.BOOL) if "only_if" in spec else None,
+            only_if=self.exprs.expr(path + ("only_if",), scope, T.BOOL) if "only_if" in spec else None,
             repeat=bool(spec.get("repeat", True)),
             pick=str(spec.get("pick", "lowest")),
-            span=self.doc.span(path),
+            span=self.unit.doc.span(path),
         )
 
     def _redraw(
@@ -820,6 +799,10 @@ class _Compiler(Lowering):
     ) -> Redraw:
         """`may`/`must` may look at the die itself; `times` is known before it is rolled."""
         must = "must" in spec
-        allowed = self.expr(path + ("must" if must else "may",), {**scope, name: own}, T.BOOL)
-        times = self.expr(path + ("times",), scope, T.NUM) if "times" in spec else self.lower(ast.Num(1), {})
-        return Redraw(allowed, must, times, self.doc.span(path, key=True))
+        allowed = self.exprs.expr(path + ("must" if must else "may",), {**scope, name: own}, T.BOOL)
+        times = (
+            self.exprs.expr(path + ("times",), scope, T.NUM)
+            if "times" in spec
+            else self.exprs.lower(ast.Num(1), {})
+        )
+        return Redraw(allowed, must, times, self.unit.doc.span(path, key=True))

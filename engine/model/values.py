@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Union
 
 
 class Symbol(str):
@@ -89,7 +88,7 @@ class Multi:
         return "[" + ", ".join(show(i) for i in self.items) + "]"
 
 
-Value = Union[int, Fraction, bool, Symbol, Multi, tuple["Value", ...], range]
+Value = int | Fraction | bool | Symbol | Multi | tuple["Value", ...] | range
 
 
 def normalize(value: Fraction | int) -> Fraction | int:

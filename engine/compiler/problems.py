@@ -1,0 +1,33 @@
+"""A compile problem as an exception, so that one faulty statement is reported and the
+compiler goes on with the next one instead of stopping at the first mistake."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from ..errors import Diagnostic, RulecraftError
+from ..syntax.positions import Span
+
+
+class Problem(Exception):
+    """One statement's problem; `statement` records it and the compiler goes on."""
+
+    def __init__(self, diag: Diagnostic) -> None:
+        self.diag = diag
+
+
+def problem(code: str, message: str, span: Span | None, hint: str | None = None) -> Problem:
+    """Raised as `raise problem(...)`, so the raise stays visible where the problem is found."""
+    return Problem(Diagnostic(code, message, span, hint))
+
+
+@contextmanager
+def statement(diags: list[Diagnostic]) -> Iterator[None]:
+    """Run one statement, recording its problems (and any error of a stage below) in `diags`."""
+    try:
+        yield
+    except Problem as p:
+        diags.append(p.diag)
+    except RulecraftError as e:
+        diags.extend(e.diagnostics)
