@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .compiler.structure import check_version, compile_document
+from .compiler import check_version, compile_document
 from .errors import Diagnostic, InputError, LoadError, did_you_mean
 from .eval.exact import Distribution, distribution
 from .eval.sample import Forced, sample

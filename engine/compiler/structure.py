@@ -46,9 +46,9 @@ from ..syntax.document import Document, PathKey
 from .expressions import Expressions
 from .problems import Problem, problem, statement
 from .unit import Unit
-from .version import SUPPORTED_VERSIONS, check_version
+from .version import SUPPORTED_VERSIONS
 
-__all__ = ["RESERVED", "Structure", "check_version", "compile_document"]
+__all__ = ["RESERVED", "Structure", "compile_document"]
 
 RESERVED = frozenset({"if", "else", "and", "or", "not", "in", "true", "false", "outcome", "face"})
 

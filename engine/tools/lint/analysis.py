@@ -12,7 +12,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from ...compiler.structure import compile_document
+from ...compiler import compile_document
 from ...errors import Diagnostic, LimitError, RulecraftError
 from ...expr import ast
 from ...model.ruleset import Check, Expr, Pool, RulesetModel, randomizer_expressions

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...compiler.structure import compile_document
+from ...compiler import compile_document
 from ...errors import Diagnostic, RulecraftError
 from ...expr import ast
 from ...model.ruleset import RulesetModel
