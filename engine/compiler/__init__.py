@@ -3,7 +3,8 @@
 `version` refuses unknown formats first; `structure` builds scales, bags, checks, randomizers
 and examples; `expressions` resolves names, checks types and folds constants; `codegen` turns
 each expression, table and check program into one Python function.
-May import: `engine.errors`, `engine.syntax`, `engine.expr`, `engine.model`, `engine.runtime`.
+May import: the layers below it — `engine.errors`, `engine.syntax`, `engine.expr`, `engine.model`,
+`engine.runtime`; not its sibling `engine.eval`.
 """
 
 from .structure import compile_document

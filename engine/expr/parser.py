@@ -7,7 +7,6 @@ One LALR parser is built once from `grammar.lark`; lark's exceptions stop here a
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
 from importlib.resources import files
 from typing import Any
 
@@ -124,11 +123,10 @@ def parse(text: str, origin: ExprOrigin | None = None) -> ast.Node:
     """Parse one expression; `origin` says where its first character sits in the ruleset."""
     if origin is None:
         origin = ExprOrigin(SourceFile("<expr>", text), 1, 1, 0)
-    return _parse_cached(text, origin)
+    return _parse(text, origin)
 
 
-@lru_cache(maxsize=4096)
-def _parse_cached(text: str, origin: ExprOrigin) -> ast.Node:
+def _parse(text: str, origin: ExprOrigin) -> ast.Node:
     try:
         tree = _PARSER.parse(text)
     except UnexpectedInput as exc:

@@ -3,5 +3,5 @@ first matching rule, values known before the roll, the reroll and redraw procedu
 
 The sampler, the exact evaluator and the linter all read a check through these functions, so
 no rule of the language is restated per evaluator.
-May import: `engine.errors`, `engine.syntax.positions`, `engine.expr`, `engine.model`.
+May import: the layers below it — `engine.errors`, `engine.syntax`, `engine.expr`, `engine.model`.
 """
