@@ -8,7 +8,7 @@ owns the ruleset's structure and calls it; both share one `Unit`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -429,16 +429,34 @@ class Expressions:
                         row.node.span,
                         "every row of a table gives one kind of value; declare it with 'returns:'",
                     )
-        for rule in rows:
+        params = [(p, t) for p, t in scope.items()]
+        nomatch = f"raise _nomatch({self.unit.emit.const(span)}, 'rule', {self._shown(params)})"
+        return lines + self.rule_chain(rows, scope, returns, lambda i, then: [f"return {then}"], [nomatch])
+
+    def rule_chain(
+        self,
+        rows: tuple[Rule, ...],
+        scope: Mapping[str, T.Type],
+        returns: T.Type,
+        take: Callable[[int, str], list[str]],
+        otherwise: list[str],
+    ) -> list[str]:
+        """The first row whose condition holds decides — stated once, as the if/elif chain that
+        both a check's outcome rules and a table's rules become. `take(i, then)` is what row `i`
+        does with its result; `otherwise` runs when no row matches (there is no `else` row)."""
+        lines: list[str] = []
+        for i, rule in enumerate(rows):
             then = self.lower_checked(rule.then.node, scope, returns)
             if rule.when is None:
-                lines.append(f"return {then}")
+                head = "else:" if i else "if True:"
+            else:
+                head = f"{'elif' if i else 'if'} {self.lower_checked(rule.when.node, scope, T.BOOL)}:"
+            lines += [head, *("    " + line for line in take(i, then))]
+            if rule.when is None:
                 return lines
-            when = self.lower_checked(rule.when.node, scope, T.BOOL)
-            lines += [f"if {when}:", f"    return {then}"]
-        params = [(p, t) for p, t in scope.items()]
-        lines.append(f"raise _nomatch({self.unit.emit.const(span)}, 'rule', {self._shown(params)})")
-        return lines
+        if not lines:
+            return otherwise
+        return [*lines, "else:", *("    " + line for line in otherwise)]
 
     def rule_list(self, path: PathKey, scope: Mapping[str, T.Type], returns: T.Type) -> tuple[Rule, ...]:
         """Each row is its own statement, so every faulty row is reported, not just the first."""

@@ -546,28 +546,17 @@ class Structure:
             if isinstance(outcome, Expr):
                 lines += [*guarded("v_outcome", outcome.node, out_t), "rule = -1"]
             else:
-                for i, rule in enumerate(outcome):
-                    then = self.exprs.lower_checked(rule.then.node, full, out_t)
-                    if rule.when is None:
-                        lines += [
-                            ("else:" if i else "if True:"),
-                            f"    v_outcome = {then}",
-                            f"    rule = {i}",
-                        ]
-                        break
-                    when = self.exprs.lower_checked(rule.when.node, full, T.BOOL)
-                    lines += [
-                        f"{'elif' if i else 'if'} {when}:",
-                        f"    v_outcome = {then}",
-                        f"    rule = {i}",
-                    ]
-                else:
-                    span = self.unit.emit.const(outcome[0].span if outcome else None)
-                    lines += [
-                        "else:",
-                        f"    raise _nomatch({span}, 'outcome rule', "
-                        f"_show(env, {', '.join(f'v_{d}' for d in dice)}))",
-                    ]
+                span = self.unit.emit.const(outcome[0].span if outcome else None)
+                lines += self.exprs.rule_chain(
+                    outcome,
+                    full,
+                    out_t,
+                    lambda i, then: [f"v_outcome = {then}", f"rule = {i}"],
+                    [
+                        f"raise _nomatch({span}, 'outcome rule', "
+                        f"_show(env, {', '.join(f'v_{d}' for d in dice)}))"
+                    ],
+                )
             for n, e in outputs:
                 lines += guarded(f"v_{n}", e.node, None)
                 full[n] = e.type  # later outputs may use earlier ones
