@@ -1,4 +1,17 @@
-"""Test-session setup.
+"""Test-session setup and the fixtures the test files share.
+
+Fixtures:
+
+- `repo_root`: the repository root (a `Path`), for the shipped rulesets, schema, README and docs;
+- `cli`: the `rulecraft` command run in this process — `cli(*argv, cwd=None)` returns a
+  `CliResult(code, out, err)`. It calls `engine.cli.run(argv, out, err)` with `StringIO` streams,
+  in `cwd` (default: the repository root, where a subprocess test would run it), and also catches
+  what argparse writes to `sys.stdout`/`sys.stderr` itself (`--help`, usage errors), so `out` and
+  `err` hold everything a user would see. A traceback in either stream fails the test;
+- `shipped`: the four shipped rulesets, loaded once per session (name → `engine.Ruleset`).
+
+Only a few tests start a real process (`python -m engine`, the installed `rulecraft` script,
+mypy, check-jsonschema); everything else goes through `cli`, which is much faster.
 
 When a hypothesis test fails (a strict xfail included), hypothesis' pytest plugin imports
 `hypothesis.extra._patching`, which imports libcst, which (with mypy_extensions >= 1.1) emits a
@@ -9,7 +22,19 @@ with that one warning ignored, keeps the report intact; every other warning is s
 
 from __future__ import annotations
 
+import contextlib
+import io
 import warnings
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import NamedTuple
+
+import pytest
+from _repo import REPO_ROOT, SHIPPED_NAMES
+
+import engine
+from engine.cli import run
 
 with warnings.catch_warnings():
     warnings.filterwarnings(
@@ -19,3 +44,40 @@ with warnings.catch_warnings():
         import hypothesis.extra._patching  # noqa: F401
     except ImportError:  # libcst is optional for hypothesis; without it there is nothing to pre-import
         pass
+
+
+class CliResult(NamedTuple):
+    """What one `rulecraft` command gave: its exit code and everything it printed."""
+
+    code: int
+    out: str
+    err: str
+
+
+def run_cli(*argv: str, cwd: Path | None = None) -> CliResult:
+    """`rulecraft ARGV...` in this process, in `cwd` (default: the repository root)."""
+    out, err = io.StringIO(), io.StringIO()
+    with (
+        contextlib.chdir(REPO_ROOT if cwd is None else cwd),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        code = run(list(argv), out, err)
+    result = CliResult(code, out.getvalue(), err.getvalue())
+    assert "Traceback" not in result.out + result.err, result.out + result.err
+    return result
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def cli() -> Callable[..., CliResult]:
+    return run_cli
+
+
+@pytest.fixture(scope="session")
+def shipped() -> Mapping[str, engine.Ruleset]:
+    return MappingProxyType({name: engine.load(name) for name in SHIPPED_NAMES})

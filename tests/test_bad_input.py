@@ -7,17 +7,13 @@ that text (the position of the offending token), never copied from the engine's 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from _repo import REPO_ROOT
 
 import engine
 from engine.errors import CompileError, InputError, LoadError, RulecraftError, SchemaError
 from engine.syntax.positions import SourceFile
-
-ROOT = Path(__file__).resolve().parents[1]
 
 BASE = """\
 rulecraft: 1
@@ -329,7 +325,7 @@ def test_unknown_outcome_scale_with_did_you_mean():
 
 # -- inputs to a roll --------------------------------------------------------------------------
 
-CHILL_PATH = ROOT / "rulesets" / "chill.yaml"
+CHILL_PATH = REPO_ROOT / "rulesets" / "chill.yaml"
 
 
 def chill_target_at() -> tuple[int, int]:
@@ -474,57 +470,51 @@ checks:
 # -- through the command line ------------------------------------------------------------------
 
 
-def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=cwd, timeout=60
-    )
-
-
-def test_cli_validate_reports_a_bad_file_at_its_line_and_column(tmp_path):
+def test_cli_validate_reports_a_bad_file_at_its_line_and_column(tmp_path, cli):
     text = broken(
         "outcome: specific_band(roll, doubles, target)", "outcome: specific_band(rol, doubles, target)"
     )
     path = tmp_path / "bad.yaml"
     path.write_text(text, encoding="utf-8")
     line, col = locate(text, "specific_band(rol,", "rol")
-    proc = cli("validate", str(path))
-    assert proc.returncode == 1
-    assert f"{path}:{line}:{col}: " in proc.stderr
-    assert "did you mean 'roll'" in proc.stderr
-    assert "\n  " + " " * (col - 1) + "^^^" in proc.stderr
-    assert "Traceback" not in proc.stderr + proc.stdout
+    r = cli("validate", str(path))
+    assert r.code == 1
+    assert f"{path}:{line}:{col}: " in r.err
+    assert "did you mean 'roll'" in r.err
+    assert "\n  " + " " * (col - 1) + "^^^" in r.err
+    assert "Traceback" not in r.err + r.out
 
 
-def test_cli_validate_reports_a_yaml_error(tmp_path):
+def test_cli_validate_reports_a_yaml_error(tmp_path, cli):
     text = broken("name: mini", "name: mini: two")
     path = tmp_path / "broken.yaml"
     path.write_text(text, encoding="utf-8")
     line, col = locate(text, "name: mini: two", ":", nth=1)
-    proc = cli("validate", str(path))
-    assert proc.returncode == 1
-    assert f"{path}:{line}:{col}: " in proc.stderr
-    assert "Traceback" not in proc.stderr + proc.stdout
+    r = cli("validate", str(path))
+    assert r.code == 1
+    assert f"{path}:{line}:{col}: " in r.err
+    assert "Traceback" not in r.err + r.out
 
 
-def test_cli_roll_with_an_out_of_range_input():
+def test_cli_roll_with_an_out_of_range_input(cli):
     line, col = chill_target_at()
-    proc = cli("roll", "chill", "specific", "--input", "target=999", "--seed", "1")
-    assert proc.returncode == 1
-    assert f"chill.yaml:{line}:{col}: " in proc.stderr
-    assert "999" in proc.stderr
-    assert "Traceback" not in proc.stderr + proc.stdout
+    r = cli("roll", "chill", "specific", "--input", "target=999", "--seed", "1")
+    assert r.code == 1
+    assert f"chill.yaml:{line}:{col}: " in r.err
+    assert "999" in r.err
+    assert "Traceback" not in r.err + r.out
 
 
-def test_cli_roll_with_a_missing_input():
-    proc = cli("roll", "chill", "specific")
-    assert proc.returncode == 1
-    assert "target" in proc.stderr
-    assert "Traceback" not in proc.stderr + proc.stdout
+def test_cli_roll_with_a_missing_input(cli):
+    r = cli("roll", "chill", "specific")
+    assert r.code == 1
+    assert "target" in r.err
+    assert "Traceback" not in r.err + r.out
 
 
-def test_cli_force_one_die_of_a_pool():
+def test_cli_force_one_die_of_a_pool(cli):
     """`--force rolled=7` on a one-die pool (this ended in a TypeError traceback before)."""
-    proc = cli("roll", "chimera", "pool", "--force", "rolled=7", "--json")
-    assert "Traceback" not in proc.stderr
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout and '"outcome": "pass"' in proc.stdout
+    r = cli("roll", "chimera", "pool", "--force", "rolled=7", "--json")
+    assert "Traceback" not in r.err
+    assert r.code == 0, r.err
+    assert r.out and '"outcome": "pass"' in r.out

@@ -9,26 +9,22 @@ code, line:column (`-` for a problem with no place in the file), a fragment of t
 optionally, the exact hint. Errors make `validate` exit 1; a file whose first finding is a
 warning passes (exit 0) and fails under `--strict`.
 
-The expectations are checked in this process (fast); `rulecraft validate` itself runs as a
-subprocess over the whole folder, once as text, once with `--strict`, once as JSON.
+The expectations are checked file by file; `rulecraft validate` also runs over the whole
+folder, once as text, once with `--strict`, once as JSON (all in this process, through the
+`cli` fixture).
 """
 
 from __future__ import annotations
 
-import io
 import json
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from _repo import REPO_ROOT
 
-from engine.cli import run
-
-ROOT = Path(__file__).resolve().parents[1]
-BROKEN = ROOT / "tests" / "broken"
+BROKEN = REPO_ROOT / "tests" / "broken"
 HEADER = re.compile(
     r"^# expect: (?P<code>RC\d{3}) (?P<pos>\d+:\d+|-) (?P<fragment>.+?)(?: \| hint: (?P<hint>.+))?$"
 )
@@ -46,7 +42,7 @@ class Expect:
 
     @property
     def rel(self) -> str:
-        return str(self.path.relative_to(ROOT))
+        return str(self.path.relative_to(REPO_ROOT))
 
 
 def expectations() -> list[Expect]:
@@ -61,12 +57,6 @@ def expectations() -> list[Expect]:
 
 
 EXPECT = expectations()
-
-
-def validate_here(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run(["validate", *args], out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_the_corpus_is_large_and_covers_every_stage():
@@ -108,8 +98,8 @@ def test_the_corpus_is_large_and_covers_every_stage():
 
 
 @pytest.mark.parametrize("e", EXPECT, ids=lambda e: e.path.stem)
-def test_first_diagnostic_is_pinned(e: Expect):
-    code, out, err = validate_here("--format", "json", str(e.path))
+def test_first_diagnostic_is_pinned(e: Expect, cli):
+    code, out, err = cli("validate", "--format", "json", str(e.path))
     data = json.loads(out)
     (entry,) = data["files"]
     first = entry["diagnostics"][0]
@@ -126,8 +116,8 @@ def test_first_diagnostic_is_pinned(e: Expect):
 
 
 @pytest.mark.parametrize("e", EXPECT, ids=lambda e: e.path.stem)
-def test_text_shows_the_place_and_a_caret(e: Expect):
-    code, out, err = validate_here(str(e.path))
+def test_text_shows_the_place_and_a_caret(e: Expect, cli):
+    code, out, err = cli("validate", str(e.path))
     severity = "warning" if e.code in WARNING_CODES else "error"
     if e.line is None:
         assert f"{severity} {e.code}: " in err
@@ -141,42 +131,34 @@ def test_text_shows_the_place_and_a_caret(e: Expect):
 
 
 @pytest.mark.parametrize("e", [e for e in EXPECT if e.code in WARNING_CODES], ids=lambda e: e.path.stem)
-def test_warnings_fail_under_strict(e: Expect):
-    code, out, err = validate_here("--strict", "--format", "json", str(e.path))
+def test_warnings_fail_under_strict(e: Expect, cli):
+    code, out, err = cli("validate", "--strict", "--format", "json", str(e.path))
     first = json.loads(out)["files"][0]["diagnostics"][0]
     assert code == 1 and first["code"] == e.code and first["severity"] == "error"
 
 
-def rulecraft(*args: str) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=ROOT, timeout=300
-    )
-    assert "Traceback" not in proc.stdout + proc.stderr
-    return proc
-
-
-def test_validate_subprocess_text():
-    proc = rulecraft("validate", "tests/broken/")
-    assert proc.returncode == 1
+def test_validate_the_folder_text(cli):
+    r = cli("validate", "tests/broken/")
+    assert r.code == 1
     for e in EXPECT:
         status = "ok      " if e.code in WARNING_CODES else "FAILED  "
-        assert f"{status}{e.rel}" in proc.stdout, e.rel
-        assert f" {e.code}: " in proc.stderr
-    assert f"of {len(EXPECT)} file(s) failed" in proc.stdout
+        assert f"{status}{e.rel}" in r.out, e.rel
+        assert f" {e.code}: " in r.err
+    assert f"of {len(EXPECT)} file(s) failed" in r.out
 
 
-def test_validate_subprocess_strict_fails_every_file():
-    proc = rulecraft("validate", "--strict", "tests/broken/")
-    assert proc.returncode == 1
+def test_validate_the_folder_strict_fails_every_file(cli):
+    r = cli("validate", "--strict", "tests/broken/")
+    assert r.code == 1
     for e in EXPECT:
-        assert f"FAILED  {e.rel}" in proc.stdout, e.rel
-    assert f"{len(EXPECT)} of {len(EXPECT)} file(s) failed" in proc.stdout
+        assert f"FAILED  {e.rel}" in r.out, e.rel
+    assert f"{len(EXPECT)} of {len(EXPECT)} file(s) failed" in r.out
 
 
-def test_validate_subprocess_json_agrees():
-    proc = rulecraft("validate", "--format", "json", "--strict", "tests/broken/")
-    assert proc.returncode == 1
-    data = json.loads(proc.stdout)
+def test_validate_the_folder_json_agrees(cli):
+    r = cli("validate", "--format", "json", "--strict", "tests/broken/")
+    assert r.code == 1
+    data = json.loads(r.out)
     assert data["ok"] is False
     by_file = {f["file"]: f for f in data["files"]}
     for e in EXPECT:

@@ -1,4 +1,6 @@
-"""The `rulecraft` command, run as a real subprocess (`python -m engine`, and the installed script).
+"""The `rulecraft` command, run in this process through the `cli` fixture (conftest.py), plus two
+real processes: `python -m engine` for the exit status of a usage error, and the installed
+`rulecraft` script.
 
 Outputs are checked for what a user needs to see — the dice, the roll, the result, valid JSON —
 and for consistency with the rules and with the Python API, not against copied output.
@@ -7,6 +9,7 @@ and for consistency with the rules and with the Python API, not against copied o
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import shutil
@@ -16,31 +19,20 @@ from pathlib import Path
 
 import pytest
 from _chill import chill_band
+from _repo import REPO_ROOT, SHIPPED_NAMES
 from jsonschema import Draft202012Validator
 from ruamel.yaml import YAML
 
 import engine
 
-ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = ("castle", "chill", "chimera", "chthonian")
-
-
-def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=cwd, timeout=60
-    )
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
-
-
 ROLL = ("roll", "chill", "specific", "--input", "target=55", "--seed", "7")
 
 
 @pytest.fixture(scope="module")
-def roll_json() -> dict:
-    proc = run(*ROLL, "--json")
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+def roll_json(cli) -> dict:
+    r = cli(*ROLL, "--json")
+    assert r.code == 0, r.err
+    return json.loads(r.out)
 
 
 def test_roll_json_parses_and_has_the_parts(roll_json):
@@ -68,10 +60,10 @@ def test_roll_json_matches_the_python_api_with_the_same_seed(roll_json):
         assert roll_json[key] == api[key]
 
 
-def test_roll_text_shows_dice_roll_and_result(roll_json):
-    proc = run(*ROLL)
-    assert proc.returncode == 0, proc.stderr
-    out = proc.stdout
+def test_roll_text_shows_dice_roll_and_result(roll_json, cli):
+    r = cli(*ROLL)
+    assert r.code == 0, r.err
+    out = r.out
     tens, ones = roll_json["rolled"]["tens"], roll_json["rolled"]["ones"]
     assert re.search(rf"\btens\b\s*:\s*{tens}\b", out), out
     assert re.search(rf"\bones\b\s*:\s*{ones}\b", out), out
@@ -79,31 +71,31 @@ def test_roll_text_shows_dice_roll_and_result(roll_json):
     assert roll_json["outcome"] in out.splitlines()[-1], out
 
 
-def test_same_seed_same_output():
-    first, second = run(*ROLL), run(*ROLL)
-    assert first.returncode == second.returncode == 0
-    assert first.stdout == second.stdout
+def test_same_seed_same_output(cli):
+    first, second = cli(*ROLL), cli(*ROLL)
+    assert first.code == second.code == 0
+    assert first.out == second.out
 
 
-def test_seeds_vary_the_roll():
+def test_seeds_vary_the_roll(shipped):
     """Guard against a seed that is ignored: twenty seeds do not all give the same dice."""
     seen = set()
     for seed in range(20):
-        data = engine.load("chill").roll("specific", random.Random(seed), target=55).rolled
+        data = shipped["chill"].roll("specific", random.Random(seed), target=55).rolled
         seen.add((data["tens"], data["ones"]))
     assert len(seen) > 1
 
 
-def test_roll_with_force():
-    proc = run(
+def test_roll_with_force(cli):
+    r = cli(
         "roll", "chill", "specific", "-i", "target=55", "--force", "tens=7", "--force", "ones=7", "--json"
     )
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["outcome"] == "botch"
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["outcome"] == "botch"
 
 
-def test_roll_by_path_and_choice_and_bool_inputs():
-    proc = run(
+def test_roll_by_path_and_choice_and_bool_inputs(cli):
+    r = cli(
         "roll",
         "rulesets/castle.yaml",
         "task",
@@ -115,108 +107,108 @@ def test_roll_by_path_and_choice_and_bool_inputs():
         "3",
         "--json",
     )
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout)
+    assert r.code == 0, r.err
+    data = json.loads(r.out)
     assert data["inputs"]["skill"] == "advantaged" and data["inputs"]["seriously_wounded"] is True
     assert len(data["rolled"]["beads"]) == 1  # wounded: Advantaged draws as Average, one bead
 
 
-def test_validate_the_shipped_folder():
-    proc = run("validate", "rulesets/")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    for name in SHIPPED:
-        assert f"{name}.yaml" in proc.stdout
+def test_validate_the_shipped_folder(cli):
+    r = cli("validate", "rulesets/")
+    assert r.code == 0, r.out + r.err
+    for name in SHIPPED_NAMES:
+        assert f"{name}.yaml" in r.out
 
 
-def test_validate_json_format():
-    proc = run("validate", "rulesets/", "--format", "json")
-    assert proc.returncode == 0
-    data = json.loads(proc.stdout)
+def test_validate_json_format(cli):
+    r = cli("validate", "rulesets/", "--format", "json")
+    assert r.code == 0
+    data = json.loads(r.out)
     assert data["ok"] is True
-    assert len(data["files"]) == len(SHIPPED)
+    assert len(data["files"]) == len(SHIPPED_NAMES)
 
 
-def test_validate_a_broken_file_exits_1(tmp_path):
-    good = (ROOT / "rulesets" / "chthonian.yaml").read_text(encoding="utf-8")
+def test_validate_a_broken_file_exits_1(tmp_path, cli, repo_root):
+    good = (repo_root / "rulesets" / "chthonian.yaml").read_text(encoding="utf-8")
     bad = tmp_path / "bad.yaml"
     bad.write_text(
         good.replace("extent: result - difficulty", "extent: result - dificulty"), encoding="utf-8"
     )
     assert bad.read_text(encoding="utf-8") != good
-    proc = run("validate", str(bad))
-    assert proc.returncode == 1
-    assert "bad.yaml:" in proc.stderr and "did you mean 'difficulty'" in proc.stderr
+    r = cli("validate", str(bad))
+    assert r.code == 1
+    assert "bad.yaml:" in r.err and "did you mean 'difficulty'" in r.err
 
 
-def test_validate_a_folder_with_one_broken_file_exits_1(tmp_path):
-    shutil.copy(ROOT / "rulesets" / "chill.yaml", tmp_path / "chill.yaml")
+def test_validate_a_folder_with_one_broken_file_exits_1(tmp_path, cli, repo_root):
+    shutil.copy(repo_root / "rulesets" / "chill.yaml", tmp_path / "chill.yaml")
     (tmp_path / "broken.yaml").write_text("rulecraft: 1\nname: broken\nchecks: [\n", encoding="utf-8")
-    proc = run("validate", str(tmp_path))
-    assert proc.returncode == 1
-    assert "broken.yaml:" in proc.stderr
+    r = cli("validate", str(tmp_path))
+    assert r.code == 1
+    assert "broken.yaml:" in r.err
 
 
-def test_validate_json_reports_the_position(tmp_path):
+def test_validate_json_reports_the_position(tmp_path, cli, repo_root):
     bad = tmp_path / "bad.yaml"
-    text = (ROOT / "rulesets" / "chthonian.yaml").read_text(encoding="utf-8") + "rolll: 1\n"
+    text = (repo_root / "rulesets" / "chthonian.yaml").read_text(encoding="utf-8") + "rolll: 1\n"
     bad.write_text(text, encoding="utf-8")
-    proc = run("validate", str(bad), "--format", "json")
-    assert proc.returncode == 1
-    diag = json.loads(proc.stdout)["files"][0]["diagnostics"][0]
+    r = cli("validate", str(bad), "--format", "json")
+    assert r.code == 1
+    diag = json.loads(r.out)["files"][0]["diagnostics"][0]
     assert (diag["line"], diag["column"]) == (len(text.splitlines()), 1)
     assert diag["code"] == "RC102"
 
 
-def test_validate_nothing_found_is_an_error(tmp_path):
-    assert run("validate", str(tmp_path)).returncode != 0
+def test_validate_nothing_found_is_an_error(tmp_path, cli):
+    assert cli("validate", str(tmp_path)).code != 0
 
 
-def test_list():
-    proc = run("list")
-    assert proc.returncode == 0
-    for name in SHIPPED:
-        assert re.search(rf"^{name}\b", proc.stdout, re.M), proc.stdout
-        for check in engine.load(name).checks:
-            assert re.search(rf"^\s+{check}\b", proc.stdout, re.M)
+def test_list(cli, shipped):
+    r = cli("list")
+    assert r.code == 0
+    for name in SHIPPED_NAMES:
+        assert re.search(rf"^{name}\b", r.out, re.M), r.out
+        for check in shipped[name].checks:
+            assert re.search(rf"^\s+{check}\b", r.out, re.M)
 
 
-def test_show_chill():
-    proc = run("show", "chill")
-    assert proc.returncode == 0
-    assert "specific" in proc.stdout
-    for note in engine.load("chill").model.notes:  # every reading the ruleset chose is shown
-        assert note.id in proc.stdout
+def test_show_chill(cli, shipped):
+    r = cli("show", "chill")
+    assert r.code == 0
+    assert "specific" in r.out
+    for note in shipped["chill"].model.notes:  # every reading the ruleset chose is shown
+        assert note.id in r.out
 
 
-def test_show_chimera_pool():
-    proc = run("show", "chimera", "pool")
-    assert proc.returncode == 0
-    out = proc.stdout
+def test_show_chimera_pool(cli):
+    r = cli("show", "chimera", "pool")
+    assert r.code == 0
+    out = r.out
     for name in ("dice", "advantage", "disadvantage"):
         assert re.search(rf"^\s+{name}:", out, re.M), out
     for outcome in ("crit_fail", "fail", "half_pass", "pass", "crit_pass"):
         assert outcome in out
 
 
-def test_show_unknown_check_exits_1():
-    proc = run("show", "chill", "specifc")
-    assert proc.returncode == 1
-    assert "did you mean 'specific'" in proc.stderr
+def test_show_unknown_check_exits_1(cli):
+    r = cli("show", "chill", "specifc")
+    assert r.code == 1
+    assert "did you mean 'specific'" in r.err
 
 
 @pytest.fixture(scope="module")
-def schema() -> dict:
-    proc = run("schema")
-    assert proc.returncode == 0
-    return json.loads(proc.stdout)
+def schema(cli) -> dict:
+    r = cli("schema")
+    assert r.code == 0
+    return json.loads(r.out)
 
 
-def test_schema_is_valid_json_schema_that_accepts_the_shipped_rulesets(schema):
+def test_schema_is_valid_json_schema_that_accepts_the_shipped_rulesets(schema, repo_root):
     Draft202012Validator.check_schema(schema)
     validator = Draft202012Validator(schema)
     yaml = YAML(typ="safe")
-    for name in SHIPPED:
-        data = yaml.load((ROOT / "rulesets" / f"{name}.yaml").read_text(encoding="utf-8"))
+    for name in SHIPPED_NAMES:
+        data = yaml.load((repo_root / "rulesets" / f"{name}.yaml").read_text(encoding="utf-8"))
         errors = list(validator.iter_errors(data))
         assert not errors, (name, errors[0].message)
     assert list(validator.iter_errors({"rulecraft": 1, "name": "x", "checks": {}, "bogus": 1}))
@@ -242,25 +234,55 @@ def test_schema_describes_every_property(schema):
     assert not missing, missing
 
 
+def test_misspelt_ruleset_name_gets_did_you_mean(cli):
+    r = cli("roll", "chil", "specific", "-i", "target=5")
+    assert r.code == 1
+    assert "did you mean 'chill'" in r.err
+
+
+# --- real processes ------------------------------------------------------------------------
+
+
+def this_checkout_first() -> dict[str, str]:
+    """The environment for a child process that imports `engine` from this checkout, whatever
+    copy of rulecraft is installed (an editable install may point at another checkout)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
+    return env
+
+
 def test_usage_error_is_not_exit_0():
+    """The exit status a shell sees from `python -m engine` (argparse's usage error, not 0 or 1)."""
     proc = subprocess.run(
-        [sys.executable, "-m", "engine", "roll"], capture_output=True, text=True, cwd=ROOT, timeout=60
+        [sys.executable, "-m", "engine", "roll"],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        env=this_checkout_first(),
+        timeout=60,
     )
     assert proc.returncode not in (0, 1)  # argparse usage errors are 2
     assert "Traceback" not in proc.stderr
 
 
-def test_misspelt_ruleset_name_gets_did_you_mean():
-    proc = run("roll", "chil", "specific", "-i", "target=5")
-    assert proc.returncode == 1
-    assert "did you mean 'chill'" in proc.stderr
+INSTALLED_SCRIPT = Path(sys.executable).parent / ("rulecraft.exe" if os.name == "nt" else "rulecraft")
 
 
-@pytest.mark.skipif(shutil.which("rulecraft") is None, reason="the rulecraft script is not on PATH")
-def test_installed_script():
-    script = shutil.which("rulecraft")
-    assert script is not None
-    proc = subprocess.run([script, *ROLL, "--json"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+@pytest.mark.skipif(
+    not INSTALLED_SCRIPT.is_file(),
+    reason=f"the rulecraft script is not installed next to this Python ({INSTALLED_SCRIPT} is missing)",
+)
+def test_installed_script(roll_json):
+    """The console script of this Python's environment (not whatever `rulecraft` is first on PATH)
+    rolls what the command does in process."""
+    proc = subprocess.run(
+        [str(INSTALLED_SCRIPT), *ROLL, "--json"],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        env=this_checkout_first(),
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
-    via_module = run(*ROLL, "--json")
-    assert json.loads(proc.stdout) == json.loads(via_module.stdout)
+    assert "Traceback" not in proc.stderr
+    assert json.loads(proc.stdout) == roll_json

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import shlex
@@ -20,12 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from _repo import REPO_ROOT
 
 import engine
-from engine.cli import run
 
-ROOT = Path(__file__).resolve().parents[1]
-DOC = ROOT / "docs" / "diagnostics.md"
+DOC = REPO_ROOT / "docs" / "diagnostics.md"
 CODE = re.compile(r"RC[0-9]{3}")
 FENCE = re.compile(r"^```(?P<info>.*)$")
 
@@ -72,17 +70,9 @@ DEMO = next(b.text for b in BLOCKS if b.kind == "file" and b.arg == "demo.yaml")
 
 def engine_codes() -> set[str]:
     codes: set[str] = set()
-    for path in (ROOT / "engine").rglob("*.py"):
+    for path in (REPO_ROOT / "engine").rglob("*.py"):
         codes |= set(CODE.findall(path.read_text(encoding="utf-8")))
     return codes
-
-
-def cli(*argv: str) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run(list(argv), out, err)
-    text = out.getvalue() + err.getvalue()
-    assert "Traceback" not in text
-    return code, text
 
 
 def test_every_engine_code_has_a_section_and_no_section_is_stale():
@@ -100,26 +90,26 @@ def test_every_code_has_a_bad_and_a_fixed_example():
         assert kinds == {"bad", "fixed"}, code
 
 
-def codes_reported(path: Path) -> tuple[set[str], int, int]:
+def codes_reported(cli, path: Path) -> tuple[set[str], int, int]:
     """Codes of the diagnostics from `validate` and `test` (JSON), and both exit codes."""
     found: set[str] = set()
     exits = []
     for command in ("validate", "test"):
-        code, text = cli(command, "--format", "json", str(path))
-        exits.append(code)
-        for entry in json.loads(text)["files"]:
+        r = cli(command, "--format", "json", str(path), cwd=path.parent)
+        exits.append(r.code)
+        for entry in json.loads(r.out + r.err)["files"]:
             found |= {d["code"] for d in entry["diagnostics"]}
     return found, exits[0], exits[1]
 
 
 @pytest.mark.parametrize("block", EXAMPLES, ids=lambda b: b.id)
-def test_example(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_example(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli):
     (tmp_path / "demo.yaml").write_text(DEMO, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     if block.lang == "yaml":
         path = tmp_path / "example.yaml"
         path.write_text(block.text, encoding="utf-8")
-        found, v_code, t_code = codes_reported(path)
+        found, v_code, t_code = codes_reported(cli, path)
         if block.kind == "bad":
             assert block.arg in found
             assert (
@@ -129,13 +119,15 @@ def test_example(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
             )
         else:
             assert (v_code, t_code) == (0, 0) and not found, found
-            data = json.loads(cli("validate", "--format", "json", str(path))[1])
+            r = cli("validate", "--format", "json", str(path), cwd=tmp_path)
+            data = json.loads(r.out + r.err)
             assert data["files"][0]["diagnostics"] == []
     elif block.lang == "console":
         commands = [line[2:] for line in block.text.splitlines() if line.startswith("$ ")]
         assert commands and all(c.startswith("rulecraft ") for c in commands)
         for command in commands:
-            code, text = cli(*shlex.split(command)[1:])
+            code, out, err = cli(*shlex.split(command)[1:], cwd=tmp_path)
+            text = out + err
             if block.kind == "bad":
                 assert code != 0 and f" {block.arg}:" in text, text
             else:

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
+from _repo import REPO_ROOT
 
 import engine
 from engine.syntax.positions import SourceFile
 from engine.tools.examples import run_examples
 
-ROOT = Path(__file__).resolve().parents[1]
 DOCS = ("docs/language.md", "docs/tutorial.md")
 
 _FENCE = re.compile(r"^(?P<indent>\s*)(?P<ticks>`{3,}|~{3,})(?P<info>.*)$")
@@ -39,7 +38,7 @@ class Block:
 
 def fenced_blocks(file: str) -> list[Block]:
     """Every fenced code block of a markdown file, with its info string and position."""
-    lines = (ROOT / file).read_text(encoding="utf-8").splitlines()
+    lines = (REPO_ROOT / file).read_text(encoding="utf-8").splitlines()
     blocks: list[Block] = []
     i = 0
     while i < len(lines):
@@ -62,7 +61,9 @@ def fenced_blocks(file: str) -> list[Block]:
 
 
 def ruleset_blocks() -> list[Block]:
-    return [b for f in DOCS if (ROOT / f).exists() for b in fenced_blocks(f) if b.info.split() == ["yaml"]]
+    return [
+        b for f in DOCS if (REPO_ROOT / f).exists() for b in fenced_blocks(f) if b.info.split() == ["yaml"]
+    ]
 
 
 BLOCKS = ruleset_blocks()

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,26 +11,18 @@ import engine
 from engine.syntax.positions import SourceFile
 from engine.tools.examples import run_examples
 
-ROOT = Path(__file__).resolve().parent.parent
 
-
-def rulecraft(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "engine", *args], capture_output=True, text=True, timeout=300, cwd=cwd
-    )
-
-
-def test_shipped_examples_pass() -> None:
-    run = rulecraft("test", str(ROOT / "rulesets"))
-    assert run.returncode == 0, run.stderr
-    last = run.stdout.strip().splitlines()[-1]
+def test_shipped_examples_pass(cli, repo_root: Path) -> None:
+    r = cli("test", str(repo_root / "rulesets"))
+    assert r.code == 0, r.err
+    last = r.out.strip().splitlines()[-1]
     passed = int(last.split()[0])
     assert passed >= 4 * 5 and last.endswith("0 failed")
 
 
-def test_every_shipped_check_has_an_example_for_every_outcome_it_can_give() -> None:
+def test_every_shipped_check_has_an_example_for_every_outcome_it_can_give(shipped) -> None:
     for name in ("chill", "chimera", "castle", "chthonian"):
-        rs = engine.load(name)
+        rs = shipped[name]
         for check in rs.checks.values():
             if check.name in ("attack", "evasion"):
                 continue  # the same procedure as 'skill', whose examples cover it
@@ -52,8 +42,8 @@ def test_every_shipped_check_has_an_example_for_every_outcome_it_can_give() -> N
             assert not missing, f"{name}.{check.name}: no example shows {sorted(missing)}"
 
 
-def test_a_changed_expectation_fails_at_its_line(tmp_path: Path) -> None:
-    text = (ROOT / "rulesets" / "chill.yaml").read_text()
+def test_a_changed_expectation_fails_at_its_line(tmp_path: Path, cli, repo_root: Path) -> None:
+    text = (repo_root / "rulesets" / "chill.yaml").read_text()
     target = "        dice: {tens: 6, ones: 0}\n        expect: {outcome: failure}\n"
     assert target in text
     broken = text.replace(
@@ -63,26 +53,26 @@ def test_a_changed_expectation_fails_at_its_line(tmp_path: Path) -> None:
     copy.write_text(broken)
     line = broken.splitlines().index("        expect: {outcome: low_success}") + 1
     col = len("        expect: {outcome: ") + 1
-    run = rulecraft("test", str(copy))
-    assert run.returncode == 1
-    assert f"{copy}:{line}:{col}: error RC701" in run.stderr
-    assert "expected outcome 'low_success', got 'failure'" in run.stderr
-    assert "rolled tens = 6, ones = 0" in run.stderr
-    assert "Traceback" not in run.stderr
-    assert "1 failed" in run.stdout
+    r = cli("test", str(copy))
+    assert r.code == 1
+    assert f"{copy}:{line}:{col}: error RC701" in r.err
+    assert "expected outcome 'low_success', got 'failure'" in r.err
+    assert "rolled tens = 6, ones = 0" in r.err
+    assert "Traceback" not in r.err
+    assert "1 failed" in r.out
 
 
-def test_a_wrong_probability_names_the_exact_value(tmp_path: Path) -> None:
+def test_a_wrong_probability_names_the_exact_value(tmp_path: Path, cli, repo_root: Path) -> None:
     text = (
-        (ROOT / "rulesets" / "chthonian.yaml")
+        (repo_root / "rulesets" / "chthonian.yaml")
         .read_text()
         .replace("expect: {probability: {success: 5/12}}", "expect: {probability: {success: 1/2}}")
     )
     copy = tmp_path / "c.yaml"
     copy.write_text(text)
-    run = rulecraft("test", str(copy), "--format", "json")
-    data = json.loads(run.stdout)
-    assert run.returncode == 1 and data["failed"] == 1
+    r = cli("test", str(copy), "--format", "json")
+    data = json.loads(r.out)
+    assert r.code == 1 and data["failed"] == 1
     [diag] = data["files"][0]["diagnostics"]
     assert diag["code"] == "RC701" and "expected P(success) exactly 1/2, got 5/12" in diag["message"]
 

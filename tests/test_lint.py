@@ -8,7 +8,6 @@ linter's work is bounded.
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import subprocess
@@ -17,14 +16,13 @@ import time
 from pathlib import Path
 
 import pytest
+from _repo import REPO_ROOT
 
 import engine
-from engine.cli import run
 from engine.tools.lint import DEFAULT_BUDGET, LintBudget, lint
 
-ROOT = Path(__file__).resolve().parents[1]
-CHILL = (ROOT / "rulesets" / "chill.yaml").read_text(encoding="utf-8")
-SHIPPED = sorted((ROOT / "rulesets").glob("*.yaml"))
+CHILL = (REPO_ROOT / "rulesets" / "chill.yaml").read_text(encoding="utf-8")
+SHIPPED = sorted((REPO_ROOT / "rulesets").glob("*.yaml"))
 
 
 def codes(text: str, budget: LintBudget = DEFAULT_BUDGET) -> list[engine.Diagnostic]:
@@ -35,12 +33,6 @@ def only(diags: list[engine.Diagnostic], code: str) -> engine.Diagnostic:
     found = [d for d in diags if d.code == code]
     assert len(found) == 1, [d.render() for d in diags]
     return found[0]
-
-
-def validate(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run(["validate", *args], out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 # -- the must-show case: a gap at exactly half the target -----------------------------------------
@@ -102,10 +94,10 @@ def test_the_one_character_change_with_an_else_moves_the_half_to_the_else():
     assert [d.code for d in codes(text)] == []
 
 
-def test_validate_reports_the_gap(tmp_path: Path):
+def test_validate_reports_the_gap(tmp_path: Path, cli):
     bad = tmp_path / "chill_gap.yaml"
     bad.write_text(chill_bands(EXPLICIT.replace("roll <= target / 2", "roll < target / 2")), encoding="utf-8")
-    code, out, err = validate(str(bad))
+    code, out, err = cli("validate", str(bad))
     assert code == 1 and f"FAILED  {bad}" in out
     assert re.search(
         rf"{re.escape(str(bad))}:\d+:5: error RC801: table 'specific_band' has no rule for roll = \d+", err
@@ -122,11 +114,12 @@ def test_shipped_rulesets_lint_clean(path: Path):
 
 
 def test_validate_shipped_folder_strict_subprocess():
+    """Kept as a real process: `python -m engine validate` end to end, exit status included."""
     proc = subprocess.run(
         [sys.executable, "-m", "engine", "validate", "--strict", "rulesets/"],
         capture_output=True,
         text=True,
-        cwd=ROOT,
+        cwd=REPO_ROOT,
         timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -259,8 +252,8 @@ def test_rc802_shadowed_and_never_true():
     found = [d for d in diags if d.code == "RC802"]
     assert [d.span.line for d in found] == [12, 14]
     assert (
-        "rule 2 of check 'act' (when d == 6) never fires: earlier rule 1 already decides every roll it matches"
-        in found[0].message
+        "rule 2 of check 'act' (when d == 6) never fires: "
+        "earlier rule 1 already decides every roll it matches" in found[0].message
     )
     assert "so outcome 'critical' never comes out" in found[0].message
     assert (
@@ -500,16 +493,16 @@ WARN_ONLY = (
 )
 
 
-def test_strict_turns_warnings_into_errors(tmp_path: Path):
+def test_strict_turns_warnings_into_errors(tmp_path: Path, cli):
     f = tmp_path / "warn.yaml"
     f.write_text(WARN_ONLY, encoding="utf-8")
-    code, out, err = validate(str(f))
+    code, out, err = cli("validate", str(f))
     assert code == 0 and "1 warning(s)" in out and "warning RC803" in err
-    code, out, err = validate("--strict", str(f))
+    code, out, err = cli("validate", "--strict", str(f))
     assert code == 1 and f"FAILED  {f}" in out and "error RC803" in err
 
 
-def test_strict_leaves_rc809_a_warning(tmp_path: Path):
+def test_strict_leaves_rc809_a_warning(tmp_path: Path, cli):
     f = tmp_path / "big.yaml"
     f.write_text(
         """
@@ -527,16 +520,16 @@ checks:
 """,
         encoding="utf-8",
     )
-    code, out, err = validate("--strict", "--format", "json", str(f))
+    code, out, err = cli("validate", "--strict", "--format", "json", str(f))
     data = json.loads(out)
     assert code == 0 and data["ok"] is True
     assert [(d["code"], d["severity"]) for d in data["files"][0]["diagnostics"]] == [("RC809", "warning")]
 
 
-def test_json_has_the_lint_diagnostics(tmp_path: Path):
+def test_json_has_the_lint_diagnostics(tmp_path: Path, cli):
     f = tmp_path / "warn.yaml"
     f.write_text(WARN_ONLY, encoding="utf-8")
-    code, out, _ = validate("--format", "json", str(f))
+    code, out, _ = cli("validate", "--format", "json", str(f))
     entry = json.loads(out)["files"][0]
     assert code == 0 and entry["ok"] is True and (entry["errors"], entry["warnings"]) == (0, 1)
     (d,) = entry["diagnostics"]
@@ -551,7 +544,7 @@ def test_json_has_the_lint_diagnostics(tmp_path: Path):
     }
 
 
-def test_errors_come_first_then_position(tmp_path: Path):
+def test_errors_come_first_then_position(tmp_path: Path, cli):
     f = tmp_path / "mixed.yaml"
     f.write_text(
         """rulecraft: 1
@@ -572,7 +565,7 @@ checks:
 """,
         encoding="utf-8",
     )
-    code, out, _ = validate("--format", "json", str(f))
+    code, out, _ = cli("validate", "--format", "json", str(f))
     diags = json.loads(out)["files"][0]["diagnostics"]
     assert code == 1
     assert [d["severity"] for d in diags] == sorted(
@@ -585,7 +578,7 @@ checks:
     assert "RC805" in {d["code"] for d in diags}
 
 
-def test_a_misspelt_name_is_reported_once_by_the_compiler(tmp_path: Path):
+def test_a_misspelt_name_is_reported_once_by_the_compiler(tmp_path: Path, cli):
     f = tmp_path / "typo.yaml"
     f.write_text(
         D6
@@ -596,7 +589,7 @@ def test_a_misspelt_name_is_reported_once_by_the_compiler(tmp_path: Path):
 """,
         encoding="utf-8",
     )
-    code, out, _ = validate("--format", "json", str(f))
+    code, out, _ = cli("validate", "--format", "json", str(f))
     diags = json.loads(out)["files"][0]["diagnostics"]
     assert code == 1
     assert [(d["code"], d["hint"]) for d in diags] == [("RC301", "did you mean 'd'?")]

@@ -12,7 +12,6 @@ from pathlib import Path
 import engine
 
 ENGINE = Path(engine.__file__).resolve().parent
-ROOT = Path(__file__).resolve().parents[1]
 GAME_WORDS = re.compile(r"chill|chimera|castle|chthonian|botch|nodule", re.IGNORECASE)
 
 
@@ -33,8 +32,8 @@ def test_engine_names_no_game():
     assert hits(ENGINE) == []
 
 
-def test_the_search_does_find_game_words():
+def test_the_search_does_find_game_words(repo_root: Path):
     """The same search over rulesets/ must find them, or the test above could never fail."""
-    found = hits(ROOT / "rulesets")
+    found = hits(repo_root / "rulesets")
     for word in ("chill", "chimera", "castle", "chthonian", "botch"):
         assert any(word in line.lower() for line in found), word

@@ -1,9 +1,8 @@
-"""`rulecraft prob` as a user runs it: a real subprocess, real files."""
+"""`rulecraft prob` as a user runs it (in this process, through the `cli` fixture), real files."""
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -11,16 +10,10 @@ from pathlib import Path
 import pytest
 
 
-def rulecraft(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "engine", *args], capture_output=True, text=True, timeout=120
-    )
-
-
-def test_prob_table_shows_fractions_percentages_and_bars() -> None:
-    run = rulecraft("prob", "chill", "specific", "--input", "target=55")
-    assert run.returncode == 0, run.stderr
-    lines = run.stdout.splitlines()
+def test_prob_table_shows_fractions_percentages_and_bars(cli) -> None:
+    r = cli("prob", "chill", "specific", "--input", "target=55")
+    assert r.code == 0, r.err
+    lines = r.out.splitlines()
     rows = {line.split()[0]: line.split() for line in lines[1:]}
     assert list(rows) == [
         "botch",
@@ -36,9 +29,9 @@ def test_prob_table_shows_fractions_percentages_and_bars() -> None:
     assert "█" in rows["failure"][3]
 
 
-def test_prob_json_keeps_fractions_exact() -> None:
-    run = rulecraft("prob", "chill", "specific", "-i", "target=55", "--json")
-    data = json.loads(run.stdout)
+def test_prob_json_keeps_fractions_exact(cli) -> None:
+    r = cli("prob", "chill", "specific", "-i", "target=55", "--json")
+    data = json.loads(r.out)
     assert data["outcomes"] == {
         "botch": "1/20",
         "failure": "2/5",
@@ -49,49 +42,45 @@ def test_prob_json_keeps_fractions_exact() -> None:
     assert sum(Fraction(v) for v in data["outcomes"].values()) == 1
 
 
-def test_prob_value_distribution() -> None:
-    run = rulecraft(
-        "prob", "chthonian", "standard", "-i", "traits=3", "-i", "difficulty=8", "--value", "extent"
-    )
-    assert run.returncode == 0, run.stderr
-    assert "extent: mean 3/2" in run.stdout
-    rows = [line.split() for line in run.stdout.splitlines()]
+def test_prob_value_distribution(cli) -> None:
+    r = cli("prob", "chthonian", "standard", "-i", "traits=3", "-i", "difficulty=8", "--value", "extent")
+    assert r.code == 0, r.err
+    assert "extent: mean 3/2" in r.out
+    rows = [line.split() for line in r.out.splitlines()]
     assert ["-4", "1/12", "8.33%"] == rows[rows.index(["extent:", "mean", "3/2", "≈", "1.500"]) + 1][:3]
 
 
-def test_prob_sweep_rows_and_json() -> None:
-    run = rulecraft("prob", "castle", "task", "--sweep", "skill=disadvantaged,average,advantaged")
-    assert run.returncode == 0, run.stderr
-    body = run.stdout.splitlines()
+def test_prob_sweep_rows_and_json(cli) -> None:
+    r = cli("prob", "castle", "task", "--sweep", "skill=disadvantaged,average,advantaged")
+    assert r.code == 0, r.err
+    body = r.out.splitlines()
     assert body[1].split() == ["skill", "poor", "average", "good"]
     assert body[3].split()[0] == "average" and body[3].split()[1] == "33.33%"
-    data = json.loads(rulecraft("prob", "chill", "specific", "--sweep", "target=1..120", "--json").stdout)
+    data = json.loads(cli("prob", "chill", "specific", "--sweep", "target=1..120", "--json").out)
     assert len(data["rows"]) == 120
     assert data["rows"][54]["outcomes"]["botch"] == "1/20"
 
 
-def test_prob_sweep_plot_writes_a_png(tmp_path: Path) -> None:
+def test_prob_sweep_plot_writes_a_png(tmp_path: Path, cli) -> None:
     pytest.importorskip("matplotlib")
     out = tmp_path / "chill.png"
-    run = rulecraft("prob", "chill", "specific", "--sweep", "target=1..120", "--plot", str(out))
-    assert run.returncode == 0, run.stderr
+    r = cli("prob", "chill", "specific", "--sweep", "target=1..120", "--plot", str(out))
+    assert r.code == 0, r.err
     data = out.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
     svg = tmp_path / "one.svg"
-    assert rulecraft("prob", "chimera", "pool", "-i", "dice=5", "--plot", str(svg)).returncode == 0
+    assert cli("prob", "chimera", "pool", "-i", "dice=5", "--plot", str(svg)).code == 0
     assert "<svg" in svg.read_text()
 
 
-def test_plot_without_matplotlib_is_a_clear_message(tmp_path: Path) -> None:
-    code = (
-        "import sys; sys.modules['matplotlib'] = None\n"
-        "from engine.cli import main\n"
-        f"raise SystemExit(main(['prob', 'chill', 'specific', '-i', 'target=5', '--plot', {str(tmp_path / 'x.png')!r}]))"
-    )
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert run.returncode == 1
-    assert "needs matplotlib" in run.stderr and "pip install 'rulecraft[plot]'" in run.stderr
-    assert "Traceback" not in run.stderr
+def test_plot_without_matplotlib_is_a_clear_message(
+    tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` now fails, as if absent
+    r = cli("prob", "chill", "specific", "-i", "target=5", "--plot", str(tmp_path / "x.png"))
+    assert r.code == 1
+    assert "needs matplotlib" in r.err and "pip install 'rulecraft[plot]'" in r.err
+    assert "Traceback" not in r.err
 
 
 @pytest.mark.parametrize(
@@ -103,8 +92,8 @@ def test_plot_without_matplotlib_is_a_clear_message(tmp_path: Path) -> None:
         (["-i", "target=55", "--plot", "x.gif"], ".png or .svg"),
     ],
 )
-def test_prob_bad_arguments(args: list[str], needle: str) -> None:
-    run = rulecraft("prob", "chill", "specific", *args)
-    assert run.returncode == 1
-    assert needle in run.stderr
-    assert "Traceback" not in run.stderr
+def test_prob_bad_arguments(args: list[str], needle: str, cli) -> None:
+    r = cli("prob", "chill", "specific", *args)
+    assert r.code == 1
+    assert needle in r.err
+    assert "Traceback" not in r.err

@@ -134,7 +134,7 @@ def some_value(spec: InputSpec) -> object:
 def test_rolling_never_touches_the_global_random():
     """ "The RNG is always injected, never the global random"."""
     state = random.getstate()
-    for name, rs in RULESETS.items():
+    for rs in RULESETS.values():
         for check in rs.checks.values():
             rs.roll(
                 check.name, random.Random(1), **{i.name: some_value(i) for i in check.inputs if i.required}

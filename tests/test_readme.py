@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _repo import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def _sessions() -> list[tuple[str, list[str]]]:
@@ -41,29 +39,26 @@ def test_the_tour_has_commands() -> None:
 
 
 @pytest.mark.parametrize("command,shown", SESSIONS, ids=[c for c, _ in SESSIONS])
-def test_readme_command_prints_what_the_readme_shows(command: str, shown: list[str], tmp_path: Path) -> None:
+def test_readme_command_prints_what_the_readme_shows(
+    command: str, shown: list[str], tmp_path: Path, cli, repo_root: Path
+) -> None:
     args = shlex.split(command)
     assert args[0] == "rulecraft"
-    cwd = ROOT
+    cwd = repo_root
     if "mychill.yaml" in args:  # the linter example: a copy of chill.yaml with a gap at half
-        text = (ROOT / "rulesets" / "chill.yaml").read_text()
+        text = (repo_root / "rulesets" / "chill.yaml").read_text()
         text = text.replace(
             "      - when: roll <= target / 2\n        then: high_success\n      - else: low_success",
-            "      - when: roll < target / 2\n        then: high_success\n      - when: roll > target / 2\n        then: low_success",
+            "      - when: roll < target / 2\n        then: high_success\n"
+            "      - when: roll > target / 2\n        then: low_success",
         )
         (tmp_path / "mychill.yaml").write_text(text)
         cwd = tmp_path
-    run = subprocess.run(
-        [sys.executable, "-m", "engine", *args[1:]], capture_output=True, text=True, cwd=cwd, timeout=300
-    )
-    printed = (run.stdout + run.stderr).splitlines()
+    r = cli(*args[1:], cwd=cwd)
+    printed = (r.out + r.err).splitlines()
     missing = [line for line in shown if line.strip() and line not in printed]
     assert not missing, (
-        f"{command} no longer prints:\n"
-        + "\n".join(missing)
-        + "\n--- it printed:\n"
-        + run.stdout
-        + run.stderr
+        f"{command} no longer prints:\n" + "\n".join(missing) + "\n--- it printed:\n" + r.out + r.err
     )
 
 

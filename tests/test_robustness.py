@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 
+from _repo import REPO_ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
 from engine.syntax.positions import SourceFile
 
-ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = {p.stem: p.read_text() for p in sorted((ROOT / "rulesets").glob("*.yaml"))}
+SHIPPED = {p.stem: p.read_text() for p in sorted((REPO_ROOT / "rulesets").glob("*.yaml"))}
 # Quoted expression strings in the shipped files: the places a fuzzer rewrites.
 QUOTED = {name: [m.span(1) for m in re.finditer(r'"([^"\n]{1,80})"', text)] for name, text in SHIPPED.items()}
 PIECES = [

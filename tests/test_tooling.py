@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import subprocess
@@ -20,37 +19,22 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from _repo import REPO_ROOT
 from ruamel.yaml import YAML
 
 import engine
-from engine.cli import _parser, run
+from engine.cli import _parser
 from engine.syntax.positions import SourceFile
 from engine.syntax.resources import schema_path
 from engine.tools.examples import run_examples
 from engine.tools.starter import schema_reference, starter_text
 
-ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = ROOT / "schemas" / "ruleset.schema.json"
-SHIPPED = sorted((ROOT / "rulesets").glob("*.yaml"))
+SCHEMA = REPO_ROOT / "schemas" / "ruleset.schema.json"
+SHIPPED = sorted((REPO_ROOT / "rulesets").glob("*.yaml"))
 MODELINE = re.compile(r"^# yaml-language-server: \$schema=(?P<ref>\S+)$")
 
 
-def rulecraft(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=cwd, timeout=120
-    )
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
-
-
-def rulecraft_here(*args: str) -> tuple[int, str, str]:
-    """The same command in this process (fast): exit code, stdout, stderr."""
-    out, err = io.StringIO(), io.StringIO()
-    code = run(list(args), out, err)
-    return code, out.getvalue(), err.getvalue()
-
-
-def check_jsonschema(*files: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+def check_jsonschema(*files: str, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess[str]:
     """The third-party validator, with our schema, as a CI job or pre-commit would run it."""
     cmd = [sys.executable, "-m", "check_jsonschema", "--schemafile", str(SCHEMA), *files]
     return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, timeout=120)
@@ -61,7 +45,7 @@ def check_jsonschema(*files: str, cwd: Path = ROOT) -> subprocess.CompletedProce
 
 def test_check_jsonschema_accepts_the_shipped_rulesets():
     assert len(SHIPPED) >= 4
-    proc = check_jsonschema(*(str(p.relative_to(ROOT)) for p in SHIPPED))
+    proc = check_jsonschema(*(str(p.relative_to(REPO_ROOT)) for p in SHIPPED))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "validation done" in proc.stdout
 
@@ -79,7 +63,7 @@ BREAKAGES = {
 
 def test_check_jsonschema_rejects_broken_copies(tmp_path: Path):
     """One mistake per copy of a shipped ruleset; each copy fails, and is named with where."""
-    original = (ROOT / "rulesets" / "chill.yaml").read_text(encoding="utf-8")
+    original = (REPO_ROOT / "rulesets" / "chill.yaml").read_text(encoding="utf-8")
     for name, (old, new, _) in BREAKAGES.items():
         assert old in original, f"the breakage for {name} no longer applies to chill.yaml"
         (tmp_path / name).write_text(original.replace(old, new, 1), encoding="utf-8")
@@ -92,12 +76,12 @@ def test_check_jsonschema_rejects_broken_copies(tmp_path: Path):
     assert "intact.yaml" not in proc.stdout
 
 
-def test_rulecraft_schema_prints_the_schema_file():
-    proc = rulecraft("schema")
-    assert proc.returncode == 0, proc.stderr
+def test_rulecraft_schema_prints_the_schema_file(cli):
+    r = cli("schema")
+    assert r.code == 0, r.err
     text = SCHEMA.read_text(encoding="utf-8")
-    assert proc.stdout == text
-    assert json.loads(proc.stdout) == json.loads(text)
+    assert r.out == text
+    assert json.loads(r.out) == json.loads(text)
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
@@ -114,13 +98,13 @@ def test_shipped_ruleset_starts_with_the_schema_comment(path: Path):
 
 
 def _hooks() -> list[dict]:
-    return YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    return YAML(typ="safe").load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
 
 
 def test_pre_commit_hooks_parse_and_name_real_commands():
     hooks = {h["id"]: h for h in _hooks()}
     assert set(hooks) == {"rulecraft-validate", "rulecraft-test"}
-    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    scripts = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
     subcommands = next(a for a in _parser()._actions if a.dest == "command").choices
     for hook_id, hook in hooks.items():
         assert {"id", "name", "entry", "language"} <= set(hook), hook_id
@@ -136,23 +120,23 @@ def test_pre_commit_hooks_parse_and_name_real_commands():
             assert not files.search(other), (hook_id, other)
 
 
-def test_pre_commit_hook_entries_run_on_matching_files():
+def test_pre_commit_hook_entries_run_on_matching_files(cli):
     """What pre-commit runs: the entry followed by the matching file names."""
-    files = [str(p.relative_to(ROOT)) for p in SHIPPED if p.name == "chthonian.yaml"]
+    files = [str(p.relative_to(REPO_ROOT)) for p in SHIPPED if p.name == "chthonian.yaml"]
     for hook in _hooks():
         assert all(re.search(hook["files"], f) for f in files)
-        code, out, err = rulecraft_here(*hook["entry"].split()[1:], *files)
+        code, out, err = cli(*hook["entry"].split()[1:], *files)
         assert code == 0, out + err
 
 
 # --- rulecraft new -----------------------------------------------------------------------
 
 
-def test_new_validate_test_in_a_fresh_folder(tmp_path: Path):
-    proc = rulecraft("new", "mygame", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+def test_new_validate_test_in_a_fresh_folder(tmp_path: Path, cli):
+    new = cli("new", "mygame", cwd=tmp_path)
+    assert new.code == 0, new.err
     made = tmp_path / "mygame.yaml"
-    assert made.is_file() and "wrote mygame.yaml" in proc.stdout
+    assert made.is_file() and "wrote mygame.yaml" in new.out
     text = made.read_text(encoding="utf-8")
     m = MODELINE.match(text.splitlines()[0])
     assert m, "the starter's first line is the yaml-language-server schema comment"
@@ -161,37 +145,34 @@ def test_new_validate_test_in_a_fresh_folder(tmp_path: Path):
     )
     assert "rulecraft: 1" in text.splitlines() and "name: mygame" in text.splitlines()
 
-    validate = rulecraft("validate", "mygame.yaml", cwd=tmp_path)
-    assert validate.returncode == 0, validate.stdout + validate.stderr
-    test = rulecraft("test", "mygame.yaml", cwd=tmp_path)
-    assert test.returncode == 0, test.stdout + test.stderr
-    assert "1 passed, 0 failed" in test.stdout
+    validate = cli("validate", "mygame.yaml", cwd=tmp_path)
+    assert validate.code == 0, validate.out + validate.err
+    test = cli("test", "mygame.yaml", cwd=tmp_path)
+    assert test.code == 0, test.out + test.err
+    assert "1 passed, 0 failed" in test.out
     schema = check_jsonschema("mygame.yaml", cwd=tmp_path)
     assert schema.returncode == 0, schema.stdout + schema.stderr
 
 
-def test_new_refuses_to_overwrite(tmp_path: Path):
+def test_new_refuses_to_overwrite(tmp_path: Path, cli):
     existing = tmp_path / "mygame.yaml"
     existing.write_text("my own work\n", encoding="utf-8")
-    proc = rulecraft("new", "mygame", cwd=tmp_path)
-    assert proc.returncode == 1
-    assert "mygame.yaml already exists" in proc.stderr and "not overwriting" in proc.stderr
+    r = cli("new", "mygame", cwd=tmp_path)
+    assert r.code == 1
+    assert "mygame.yaml already exists" in r.err and "not overwriting" in r.err
     assert existing.read_text(encoding="utf-8") == "my own work\n"
-    assert proc.stdout == ""
+    assert r.out == ""
 
 
-def test_new_refuses_a_bad_name_and_a_missing_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.chdir(tmp_path)
-    code, _, err = rulecraft_here("new", "9lives")
+def test_new_refuses_a_bad_name_and_a_missing_folder(tmp_path: Path, cli):
+    code, _, err = cli("new", "9lives", cwd=tmp_path)
     assert code == 2 and "not a ruleset name" in err
-    code, _, err = rulecraft_here("new", "nowhere/mygame")
+    code, _, err = cli("new", "nowhere/mygame", cwd=tmp_path)
     assert code == 1 and "does not exist" in err
     assert list(tmp_path.iterdir()) == []
 
 
-def test_new_accepts_a_path_and_names_the_schema_relatively_inside_a_project(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
+def test_new_accepts_a_path_and_names_the_schema_relatively_inside_a_project(tmp_path: Path, cli):
     """In a project that holds the schema (a checkout, a virtualenv), the reference is relative,
     like the shipped rulesets' `../schemas/ruleset.schema.json`."""
     schema = tmp_path / "schemas" / "ruleset.schema.json"
@@ -199,8 +180,7 @@ def test_new_accepts_a_path_and_names_the_schema_relatively_inside_a_project(
     schema.write_text("{}", encoding="utf-8")
     (tmp_path / "rulesets").mkdir()
     assert schema_reference(tmp_path / "rulesets" / "x.yaml", schema) == "../schemas/ruleset.schema.json"
-    monkeypatch.chdir(tmp_path)
-    code, _, err = rulecraft_here("new", "rulesets/side-quest.yaml")
+    code, _, err = cli("new", "rulesets/side-quest.yaml", cwd=tmp_path)
     assert code == 0, err
     assert "name: side-quest" in (tmp_path / "rulesets" / "side-quest.yaml").read_text(encoding="utf-8")
 

@@ -6,16 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
 
-
-def test_engine_passes_mypy_strict() -> None:
+def test_engine_passes_mypy_strict(repo_root: Path) -> None:
     run = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "engine"],
         capture_output=True,
         text=True,
-        cwd=ROOT,
+        cwd=repo_root,
         timeout=600,
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    assert (ROOT / "engine" / "py.typed").exists()
+    assert (repo_root / "engine" / "py.typed").exists()
