@@ -37,6 +37,7 @@ from ..model.ruleset import (
     RulesetModel,
     Scale,
     Trigger,
+    randomizer_expressions,
 )
 from ..model.values import Symbol
 from ..runtime.builtins import library
@@ -325,6 +326,8 @@ class Structure:
                 for n in (rule.when.node if rule.when else None, rule.then.node)
                 if n is not None
             ]
+        # A later randomizer's count or a redraw's condition may read a pool's statistics too.
+        read_by += [e.node for r in roll for e in randomizer_expressions(r)]
         roll = [self._with_folds(r, read_by, scope) for r in roll]
         program = None
         with statement(self.unit.diags):
