@@ -130,7 +130,8 @@ def run_exact(repeats: int) -> list[str]:
     peers.chthonian_success_dyce(0, 0)
     engine.load("chthonian").distribution("standard", traits=0, difficulty=0)
     rows = [
-        "| task | rulecraft first | icepool first | dyce first | ratio first | rulecraft repeat | rulecraft repeat* | icepool repeat | dyce repeat | ratio repeat* |",
+        "| task | rulecraft first | icepool first | dyce first | ratio first "
+        "| rulecraft repeat | rulecraft repeat* | icepool repeat | dyce repeat | ratio repeat* |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, rc, rc_fresh, ip, dy in tasks():
@@ -143,7 +144,8 @@ def run_exact(repeats: int) -> list[str]:
         ratio_first = rf / min(ipf, dyf)
         ratio_repeat = rr_fresh / min(ipr, dyr)
         rows.append(
-            f"| {name} | {_ms(rf)} | {_ms(ipf)} | {_ms(dyf)} | {ratio_first:5.2f} | {_ms(rr)} | {_ms(rr_fresh)} | {_ms(ipr)} | {_ms(dyr)} | {ratio_repeat:5.2f} |"
+            f"| {name} | {_ms(rf)} | {_ms(ipf)} | {_ms(dyf)} | {ratio_first:5.2f} "
+            f"| {_ms(rr)} | {_ms(rr_fresh)} | {_ms(ipr)} | {_ms(dyr)} | {ratio_repeat:5.2f} |"
         )
         print(rows[-1], flush=True)
     return rows
@@ -198,13 +200,15 @@ def run_sampling(d20_python: str | None, rounds: int = 3) -> list[str]:
     med = statistics.median(m for m, _ in ours)
     best = min(b for _, b in ours)
     rows = [
-        f"rulecraft Chill Specific roll with trace (Python API): median {med * 1e6:.1f} µs, best {best * 1e6:.1f} µs per roll"
+        f"rulecraft Chill Specific roll with trace (Python API): "
+        f"median {med * 1e6:.1f} µs, best {best * 1e6:.1f} µs per roll"
     ]
     if theirs:
         tmed = statistics.median(m for m, _ in theirs)
         tbest = min(b for _, b in theirs)
         rows.append(
-            f"d20 roll('2d10') and classify in Python:              median {tmed * 1e6:.1f} µs, best {tbest * 1e6:.1f} µs per roll"
+            f"d20 roll('2d10') and classify in Python:              "
+            f"median {tmed * 1e6:.1f} µs, best {tbest * 1e6:.1f} µs per roll"
         )
         rows.append(f"ratio rulecraft / d20: median {med / tmed:.2f}, best {best / tbest:.2f}")
     else:
