@@ -1,4 +1,4 @@
-"""The linter (engine/lint.py) and its place in `rulecraft validate`.
+"""The linter (engine/tools/lint/) and its place in `rulecraft validate`.
 
 The must-show case first: bands that leave a roll of exactly half the target unplaced get an
 RC801 that names such a roll. Then each finding, the absence of false positives on the shipped
