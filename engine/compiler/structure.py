@@ -37,7 +37,7 @@ from ..model.ruleset import (
     RulesetModel,
     Scale,
     Trigger,
-    randomizer_expressions,
+    after_roll_expressions,
 )
 from ..model.values import Symbol
 from ..runtime.builtins import library
@@ -316,18 +316,8 @@ class Structure:
                 sequential = True
             names_before.add(r.name)
         post = [let for let in lets if not let.before_roll]
-        read_by = [let.expr.node for let in post] + [e.node for _, e in outputs]
-        if isinstance(outcome, Expr):
-            read_by.append(outcome.node)
-        else:
-            read_by += [
-                n
-                for rule in outcome
-                for n in (rule.when.node if rule.when else None, rule.then.node)
-                if n is not None
-            ]
         # A later randomizer's count or a redraw's condition may read a pool's statistics too.
-        read_by += [e.node for r in roll for e in randomizer_expressions(r)]
+        read_by = [e.node for e in after_roll_expressions(roll, post, outcome, outputs)]
         roll = [self._with_folds(r, read_by, scope) for r in roll]
         program = None
         with statement(self.unit.diags):

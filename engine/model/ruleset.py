@@ -8,7 +8,7 @@ or new top-level sections here; existing ones need not change.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -213,6 +213,24 @@ def randomizer_expressions(r: Randomizer) -> list[Expr]:
     return out
 
 
+def after_roll_expressions(
+    roll: Sequence[Randomizer],
+    post_lets: Sequence[Let],
+    outcome: Expr | tuple[Rule, ...],
+    outputs: Sequence[tuple[str, Expr]],
+) -> list[Expr]:
+    """Everything evaluated once the roll begins: the randomizers' own expressions, the values
+    that need dice, the outcome and the outputs. The compiler reads it to see how each pool is
+    read, the linter to see which inputs matter after the roll."""
+    out = [e for r in roll for e in randomizer_expressions(r)]
+    out += [let.expr for let in post_lets] + [e for _, e in outputs]
+    if isinstance(outcome, Expr):
+        out.append(outcome)
+    else:
+        out += [e for rule in outcome for e in (rule.when, rule.then) if e is not None]
+    return out
+
+
 @dataclass(frozen=True)
 class Let:
     """A named value; `before_roll` when it depends on no die, so dice and auto rules may use it."""
@@ -305,6 +323,10 @@ class Check:
                 out += [("", e) for e in (rule.when, rule.then) if e is not None]
         out += [("", e) for _, e in self.outputs]
         return out
+
+    def after_roll_expressions(self) -> list[Expr]:
+        """See `after_roll_expressions`."""
+        return after_roll_expressions(self.roll, self.post_lets, self.outcome, self.outputs)
 
     @cached_property
     def layout(self) -> tuple[str, ...]:

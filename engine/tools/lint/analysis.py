@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ...compiler import compile_document
 from ...errors import Diagnostic, LimitError, RulecraftError
 from ...expr import ast
-from ...model.ruleset import Check, Expr, Pool, RulesetModel, randomizer_expressions
+from ...model.ruleset import Check, Pool, RulesetModel, randomizer_expressions
 from ...model.values import Symbol
 from ...runtime.cache import Caches
 from ...runtime.context import RunContext
@@ -174,12 +174,7 @@ class Analysis:
 def _roll_names(check: Check) -> list[str]:
     """Inputs and values known before the roll that anything after it reads."""
     known = {spec.name for spec in check.inputs} | {let.name for let in check.pre_lets}
-    exprs: list[Expr] = [e for r in check.roll for e in randomizer_expressions(r)]
-    exprs += [let.expr for let in check.post_lets] + [e for _, e in check.outputs]
-    if isinstance(check.outcome, Expr):
-        exprs.append(check.outcome)
-    else:
-        exprs += [e for rule in check.outcome for e in (rule.when, rule.then) if e is not None]
+    exprs = check.after_roll_expressions()
     return sorted(known & set().union(*(ast.names(e.node) for e in exprs))) if exprs else []
 
 
