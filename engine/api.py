@@ -84,12 +84,12 @@ class Ruleset:
 
     def _bind(self, check: Check, inputs: dict[str, Any]) -> dict[str, Any]:
         """Checked inputs, memoised: a table rolls the same check with the same inputs often."""
-        try:
-            key = (check.name, *inputs.items())
-            hash(key)
-        except TypeError:  # an unhashable value: check it every time
-            return bind_inputs(check, inputs)
-        bound: dict[str, Any] = self.caches.bindings.get_or_make(key, lambda: bind_inputs(check, inputs))
+        key = (check.name, *inputs.items())
+        cache = self.caches.bindings
+        bound: dict[str, Any] | None = cache.get(key)  # None also for an unhashable value
+        if bound is None:
+            bound = bind_inputs(check, inputs)
+            cache.put(key, bound)
         return bound
 
     def distribution(self, check: str, /, *, policy: str = "always", **inputs: Any) -> Distribution:

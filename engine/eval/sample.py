@@ -25,6 +25,12 @@ from .exact import Sequential
 from .trace import Decision, Result, RuleRef, Step, TriggerStep
 
 Forced = Mapping[str, Any]
+_new = tuple.__new__  # a Step without NamedTuple's Python-level constructor, on the hot path
+
+
+def _said(kind: str, name: str, value: Any, expr: str = "") -> Step:
+    """A step that shows a value and the expression it came from (input, value, outcome, output)."""
+    return _new(Step, (kind, name, value, expr, None, (), (), (), "", None, None, None))
 
 
 class _Source:
@@ -123,12 +129,12 @@ def sample(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Result:
     "may", `ctx.rng` rolls and `ctx.forced` fixes dice."""
     check_policy(ctx.policy)
     source = _Source(check, ctx.rng or random.Random(), ctx.forced or {})
-    trace: list[Step] = [Step("input", k, v) for k, v in inputs.items()]
+    trace: list[Step] = [_said("input", k, v) for k, v in inputs.items()]
     env = before_roll(check, inputs)
     values: dict[str, Any] = {}
     for let in check.pre_lets:
         values[let.name] = env[let.name]
-        trace.append(Step("value", let.name, env[let.name], let.expr.text))
+        trace.append(_said("value", let.name, env[let.name], let.expr.text))
     fired = first_rule(check.auto, env) if check.auto else None
     if fired is not None:
         index, outcome = fired
@@ -150,14 +156,14 @@ def sample(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Result:
     results = iter(after)
     for let in check.post_lets:
         values[let.name] = value = next(results)
-        trace.append(Step("value", let.name, value, let.expr.text))
+        trace.append(_said("value", let.name, value, let.expr.text))
     if isinstance(check.outcome, Expr):
-        trace.append(Step("outcome", check.outcomes.name, outcome, check.outcome.text))
+        trace.append(_said("outcome", check.outcomes.name, outcome, check.outcome.text))
     else:
         trace.append(Step("rule", check.outcomes.name, outcome, rule=_rule_ref(check.outcome, rule)))
     for name, expr in check.outputs:
         values[name] = value = next(results)
-        trace.append(Step("output", name, value, expr.text))
+        trace.append(_said("output", name, value, expr.text))
     drawn = {k: tuple(v) for k, v in source.drawn.items()}
     return Result(check.name, outcome, values, dict(inputs), rolled, tuple(trace), False, drawn, ctx.policy)
 
@@ -186,7 +192,7 @@ def _rule_ref(rules: tuple[Rule, ...], index: int) -> RuleRef:
 def _roll_step(r: Randomizer, value: Any, source: _Source) -> Step:
     """The step that shows a randomizer's first roll."""
     if isinstance(r, Die):
-        return Step("die", r.name, value, faces=(value,), die=r.faces)
+        return _new(Step, ("die", r.name, value, "", None, (value,), (), r.faces, "", None, None, None))
     if isinstance(r, Pool):
         return Step("pool", r.name, value, faces=value.faces or value.items)
     return Step("draw", r.name, value, faces=value.items, bag=r.bag.name)

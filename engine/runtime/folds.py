@@ -45,11 +45,9 @@ class Summary:
     results: dict[tuple[Any, ...], Any]
 
     def __hash__(self) -> int:
-        return hash(
-            tuple(
-                sorted(((k, v) for k, v in self.results.items() if not isinstance(v, _Undefined)), key=repr)
-            )
-        )
+        # Order-free, so equal summaries hash alike; an empty pool's undefined statistic is left
+        # out (it equals only itself).
+        return hash(frozenset((k, v) for k, v in self.results.items() if not isinstance(v, _Undefined)))
 
 
 def _matches(value: Any, what: Any) -> bool:
