@@ -28,9 +28,8 @@ Forced = Mapping[str, Any]
 _new = tuple.__new__  # a Step without NamedTuple's Python-level constructor, on the hot path
 
 
-def _said(kind: str, name: str, value: Any, expr: str = "") -> Step:
-    """A step that shows a value and the expression it came from (input, value, outcome, output)."""
-    return _new(Step, (kind, name, value, expr, None, (), (), (), "", None, None, None))
+_REST = (None, (), (), (), "", None, None, None)
+"""The fields after `expr` of a step that shows a value and the expression it came from."""
 
 
 class _Source:
@@ -129,12 +128,12 @@ def sample(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Result:
     "may", `ctx.rng` rolls and `ctx.forced` fixes dice."""
     check_policy(ctx.policy)
     source = _Source(check, ctx.rng or random.Random(), ctx.forced or {})
-    trace: list[Step] = [_said("input", k, v) for k, v in inputs.items()]
+    trace: list[Step] = [_new(Step, ("input", k, v, "") + _REST) for k, v in inputs.items()]
     env = before_roll(check, inputs)
     values: dict[str, Any] = {}
     for let in check.pre_lets:
         values[let.name] = env[let.name]
-        trace.append(_said("value", let.name, env[let.name], let.expr.text))
+        trace.append(_new(Step, ("value", let.name, env[let.name], let.expr.text) + _REST))
     fired = first_rule(check.auto, env) if check.auto else None
     if fired is not None:
         index, outcome = fired
@@ -156,14 +155,14 @@ def sample(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Result:
     results = iter(after)
     for let in check.post_lets:
         values[let.name] = value = next(results)
-        trace.append(_said("value", let.name, value, let.expr.text))
+        trace.append(_new(Step, ("value", let.name, value, let.expr.text) + _REST))
     if isinstance(check.outcome, Expr):
-        trace.append(_said("outcome", check.outcomes.name, outcome, check.outcome.text))
+        trace.append(_new(Step, ("outcome", check.outcomes.name, outcome, check.outcome.text) + _REST))
     else:
         trace.append(Step("rule", check.outcomes.name, outcome, rule=_rule_ref(check.outcome, rule)))
     for name, expr in check.outputs:
         values[name] = value = next(results)
-        trace.append(_said("output", name, value, expr.text))
+        trace.append(_new(Step, ("output", name, value, expr.text) + _REST))
     drawn = {k: tuple(v) for k, v in source.drawn.items()}
     return Result(check.name, outcome, values, dict(inputs), rolled, tuple(trace), False, drawn, ctx.policy)
 
