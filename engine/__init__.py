@@ -11,30 +11,39 @@ from .api import Ruleset as Ruleset
 from .api import load as load
 from .api import load_source as load_source
 from .errors import (
+    CampaignError as CampaignError,
     CompileError as CompileError,
 )
 from .errors import (
+    CampaignError as CampaignError,
     Diagnostic as Diagnostic,
 )
 from .errors import (
+    CampaignError as CampaignError,
     EvalError as EvalError,
 )
 from .errors import (
+    CampaignError as CampaignError,
     ExprSyntaxError as ExprSyntaxError,
 )
 from .errors import (
+    CampaignError as CampaignError,
     InputError as InputError,
 )
 from .errors import (
+    CampaignError as CampaignError,
     LimitError as LimitError,
 )
 from .errors import (
+    CampaignError as CampaignError,
     LoadError as LoadError,
 )
 from .errors import (
+    CampaignError as CampaignError,
     RulecraftError as RulecraftError,
 )
 from .errors import (
+    CampaignError as CampaignError,
     SchemaError as SchemaError,
 )
 from .eval.trace import Result as Result
@@ -45,6 +54,7 @@ from .runtime.limits import Limits as Limits
 from .syntax.positions import SourceFile as SourceFile
 
 __all__ = [
+    "CampaignError",
     "CompileError",
     "Diagnostic",
     "EvalError",

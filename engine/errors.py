@@ -95,6 +95,12 @@ class LimitError(RulecraftError):
     """An evaluation would exceed a limit the embedder set."""
 
 
+class CampaignError(RulecraftError):
+    """A stored campaign refused a request: a precondition that fails, a value out of bounds, an
+    unknown campaign, action or character, a changed ruleset, a database that cannot be used.
+    Nothing was written."""
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """A hint naming the nearest candidate, if one is close enough to be a misspelling."""
     options = sorted(set(candidates))
