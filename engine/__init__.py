@@ -10,50 +10,28 @@
 from .api import Ruleset as Ruleset
 from .api import load as load
 from .api import load_source as load_source
-from .errors import (
-    CampaignError as CampaignError,
-    CompileError as CompileError,
-)
-from .errors import (
-    CampaignError as CampaignError,
-    Diagnostic as Diagnostic,
-)
-from .errors import (
-    CampaignError as CampaignError,
-    EvalError as EvalError,
-)
-from .errors import (
-    CampaignError as CampaignError,
-    ExprSyntaxError as ExprSyntaxError,
-)
-from .errors import (
-    CampaignError as CampaignError,
-    InputError as InputError,
-)
-from .errors import (
-    CampaignError as CampaignError,
-    LimitError as LimitError,
-)
-from .errors import (
-    CampaignError as CampaignError,
-    LoadError as LoadError,
-)
-from .errors import (
-    CampaignError as CampaignError,
-    RulecraftError as RulecraftError,
-)
-from .errors import (
-    CampaignError as CampaignError,
-    SchemaError as SchemaError,
-)
+from .api import new_campaign as new_campaign
+from .api import open_campaign as open_campaign
+from .errors import CampaignError as CampaignError
+from .errors import CompileError as CompileError
+from .errors import Diagnostic as Diagnostic
+from .errors import EvalError as EvalError
+from .errors import ExprSyntaxError as ExprSyntaxError
+from .errors import InputError as InputError
+from .errors import LimitError as LimitError
+from .errors import LoadError as LoadError
+from .errors import RulecraftError as RulecraftError
+from .errors import SchemaError as SchemaError
 from .eval.trace import Result as Result
 from .eval.trace import Step as Step
 from .model.values import Multi as Multi
 from .model.values import Symbol as Symbol
 from .runtime.limits import Limits as Limits
+from .state.campaign import Campaign as Campaign
 from .syntax.positions import SourceFile as SourceFile
 
 __all__ = [
+    "Campaign",
     "CampaignError",
     "CompileError",
     "Diagnostic",
@@ -73,4 +51,6 @@ __all__ = [
     "Symbol",
     "load",
     "load_source",
+    "new_campaign",
+    "open_campaign",
 ]

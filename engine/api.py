@@ -6,6 +6,7 @@ load → validate → parse/compile → sample.
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,6 +22,8 @@ from .runtime.cache import Caches
 from .runtime.context import RunContext
 from .runtime.inputs import bind_inputs
 from .runtime.limits import DEFAULT_LIMITS, Limits
+from .state.campaign import Campaign
+from .state.records import Store
 from .syntax.document import Document, read_source
 from .syntax.document import load as load_yaml
 from .syntax.positions import SourceFile
@@ -146,3 +149,84 @@ def _display(path: Path) -> str:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
+
+
+# -- campaigns -------------------------------------------------------------------------------------
+
+
+def default_db() -> Path:
+    """Where campaigns are kept unless told otherwise: `$RULECRAFT_DB`, else
+    `$XDG_DATA_HOME/rulecraft/campaigns.db`, else `~/.local/share/rulecraft/campaigns.db`."""
+    if os.environ.get("RULECRAFT_DB"):
+        return Path(os.environ["RULECRAFT_DB"])
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "rulecraft" / "campaigns.db"
+
+
+def open_store(db: str | Path | None = None) -> Store:
+    """The campaign store at `db` (a file path; the default location when None)."""
+    from .state.sqlite import SqliteStore
+
+    path = Path(db) if db is not None else default_db()
+    return SqliteStore(path)
+
+
+def _compile_text(text: str, name: str) -> RulesetModel:
+    return load_source(SourceFile(name, text)).model
+
+
+def new_campaign(
+    name: str,
+    ruleset: str | Path | Ruleset,
+    *,
+    store: Store | None = None,
+    params: Mapping[str, Any] | None = None,
+    characters: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Campaign:
+    """Make campaign `name` of `ruleset` (a loaded one, a path or a shipped name) in `store` (the
+    default SQLite file when None), with the campaign's parameters and its first characters."""
+    rs = ruleset if isinstance(ruleset, Ruleset) else load(ruleset)
+    source = (
+        rs.document.source.name
+        if not isinstance(ruleset, str) or ruleset not in shipped_rulesets()
+        else ruleset
+    )
+    return Campaign.create(
+        store or open_store(),
+        name,
+        rs.model,
+        rs.document.source.text,
+        params,
+        characters,
+        rs.limits,
+        compile=_compile_text,
+        source=source,
+    )
+
+
+def open_campaign(
+    name: str,
+    *,
+    store: Store | None = None,
+    ruleset: str | Path | Ruleset | None = None,
+    migrate: bool = False,
+) -> Campaign:
+    """The stored campaign `name`, played with `ruleset` — by default the one it was made from,
+    found again by its shipped name or path (the text stored with the campaign when it can no
+    longer be found). A ruleset whose content changed since is refused (RC904) unless `migrate`,
+    which records the change in the log."""
+    store = store or open_store()
+    text = None
+    if ruleset is None:
+        try:
+            ruleset = load(_reference(store.header(name).ruleset))
+        except LoadError:
+            ruleset = None
+    if ruleset is not None:
+        rs = ruleset if isinstance(ruleset, Ruleset) else load(ruleset)
+        text = rs.document.source.text
+    return Campaign.open(store, name, _compile_text, text, migrate=migrate)
+
+
+def _reference(ref: str) -> str | Path:
+    return ref if ref in shipped_rulesets() else Path(ref)

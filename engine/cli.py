@@ -14,14 +14,27 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from .api import Ruleset, load
+from .api import Ruleset, load, new_campaign, open_campaign, open_store
 from .errors import Diagnostic, InputError, RulecraftError, did_you_mean
 from .model.values import show
 from .runtime.context import POLICIES
+from .state.campaign import Campaign
+from .state.records import Event, Store
 from .syntax.resources import schema_path, shipped_rulesets
 from .tools.examples import run_examples
 from .tools.plot import check_plot_path, plot_distribution, plot_sweep
-from .tools.render import check_text, distribution_text, result_text, ruleset_text, sweep_text, value_text
+from .tools.render import (
+    campaign_text,
+    check_text,
+    distribution_text,
+    event_json,
+    event_text,
+    result_text,
+    ruleset_text,
+    store_path,
+    sweep_text,
+    value_text,
+)
 from .tools.starter import NAME_PATTERN, schema_reference, starter_text
 
 
@@ -137,7 +150,120 @@ def _parser() -> argparse.ArgumentParser:
     n = sub.add_parser("new", help="write a commented starter ruleset NAME.yaml (never overwrites)")
     n.add_argument("name", help="the ruleset's name, or a path such as games/mygame; '.yaml' is added")
     n.set_defaults(func=_new)
+    _campaign_parser(sub)
     return p
+
+
+def _campaign_parser(sub: Any) -> None:
+    """`rulecraft campaign …`: state that lasts, kept in a SQLite file (see `--db`)."""
+    c = sub.add_parser("campaign", help="keep a campaign's state (tokens, wounds, insight) across rolls")
+    c.add_argument(
+        "--db",
+        metavar="FILE",
+        help="the campaign database (default: $RULECRAFT_DB, else ~/.local/share/rulecraft/campaigns.db)",
+    )
+    cs = c.add_subparsers(dest="campaign_command", required=True)
+
+    def with_json(q: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        q.add_argument("--json", action="store_true", help="print JSON")
+        return q
+
+    def opening(q: argparse.ArgumentParser) -> None:
+        q.add_argument(
+            "--migrate",
+            action="store_true",
+            help="accept a ruleset changed since the campaign was made (recorded in the log)",
+        )
+
+    n = with_json(cs.add_parser("new", help="make a campaign of a ruleset"))
+    n.add_argument("name", help="the campaign's name")
+    n.add_argument("ruleset", help="a shipped ruleset's name or a path")
+    n.add_argument(
+        "-p", "--param", action="append", default=[], metavar="NAME=VALUE", help="a campaign parameter"
+    )
+    n.add_argument(
+        "-c",
+        "--character",
+        action="append",
+        default=[],
+        metavar="NAME[:KEY=VALUE,...]",
+        help="a character who plays from the start, with its parameters",
+    )
+    n.set_defaults(func=_campaign_new)
+
+    ls = with_json(cs.add_parser("list", help="the campaigns in the database"))
+    ls.set_defaults(func=_campaign_list)
+
+    sh = with_json(cs.add_parser("show", help="a campaign's state: the table's and each character's"))
+    sh.add_argument("name")
+    opening(sh)
+    sh.set_defaults(func=_campaign_show)
+
+    j = with_json(cs.add_parser("join", help="a character joins the campaign"))
+    j.add_argument("name")
+    j.add_argument("character", help="NAME[:KEY=VALUE,...]")
+    opening(j)
+    j.set_defaults(func=_campaign_join)
+
+    a = with_json(
+        cs.add_parser("act", help="take an action: check its preconditions, roll, apply its effects")
+    )
+    a.add_argument("name")
+    a.add_argument("action")
+    a.add_argument("-c", "--character", help="the character who acts (for actions taken by a character)")
+    a.add_argument(
+        "-i", "--input", action="append", default=[], metavar="NAME=VALUE", help="an input of the action"
+    )
+    a.add_argument("--force", action="append", default=[], metavar="NAME=FACES", help="fix a die of its roll")
+    a.add_argument("--seed", type=int, help="seed for a replayable roll (recorded either way)")
+    a.add_argument("--policy", choices=POLICIES, default="always", help="how the player decides every 'may'")
+    opening(a)
+    a.set_defaults(func=_campaign_act)
+
+    r = with_json(
+        cs.add_parser("roll", help="roll a check at the table and record it (the state is unchanged)")
+    )
+    r.add_argument("name")
+    r.add_argument("check")
+    r.add_argument(
+        "-i", "--input", action="append", default=[], metavar="NAME=VALUE", help="an input of the check"
+    )
+    r.add_argument("--force", action="append", default=[], metavar="NAME=FACES", help="fix a die")
+    r.add_argument("--seed", type=int, help="seed for a replayable roll (recorded either way)")
+    r.add_argument("--policy", choices=POLICIES, default="always", help="how the player decides every 'may'")
+    opening(r)
+    r.set_defaults(func=_campaign_roll)
+
+    b = with_json(
+        cs.add_parser("begin", help="a period begins (a case, a day, a fight): what it resets is reset")
+    )
+    b.add_argument("name")
+    b.add_argument("period")
+    opening(b)
+    b.set_defaults(func=_campaign_begin)
+
+    lg = with_json(cs.add_parser("log", help="the campaign's events, oldest first"))
+    lg.add_argument("name")
+    lg.set_defaults(func=_campaign_log)
+
+    u = with_json(
+        cs.add_parser("undo", help="reverse the latest change (appends an undo; nothing is deleted)")
+    )
+    u.add_argument("name")
+    opening(u)
+    u.set_defaults(func=_campaign_undo)
+
+    rp = with_json(
+        cs.add_parser("replay", help="recompute every state from the log and compare with the stored ones")
+    )
+    rp.add_argument("name")
+    opening(rp)
+    rp.set_defaults(func=_campaign_replay)
+
+    e = cs.add_parser("export", help="the whole campaign as JSON: header, log and state")
+    e.add_argument("name")
+    e.add_argument("-o", "--out", metavar="FILE", help="write to FILE (never overwrites) instead of printing")
+    e.set_defaults(func=_campaign_export)
 
 
 def _ruleset(ref: str) -> Ruleset:
@@ -490,3 +616,162 @@ def _new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())
+
+
+# -- campaigns ------------------------------------------------------------------------------------
+
+
+def _store(args: argparse.Namespace) -> Store:
+    return open_store(args.db)
+
+
+def _character(spec: str) -> tuple[str, dict[str, str]]:
+    """`alice` or `alice:toughness=true,brawn=1`."""
+    name, _, rest = spec.partition(":")
+    params = _pairs([p for p in rest.split(",") if p.strip()], "character parameter") if rest else {}
+    if not name.strip():
+        raise InputError(
+            [Diagnostic("RC407", f"character '{spec}' has no name (NAME[:KEY=VALUE,...])", None)]
+        )
+    return name.strip(), params
+
+
+def _open(args: argparse.Namespace, store: Store) -> Campaign:
+    return open_campaign(args.name, store=store, migrate=getattr(args, "migrate", False))
+
+
+def _dump(data: Any, out: TextIO) -> None:
+    json.dump(data, out, indent=2)
+    out.write("\n")
+
+
+def _campaign_new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    store = _store(args)
+    characters = dict(_character(c) for c in args.character)
+    ref = (
+        args.ruleset
+        if args.ruleset in shipped_rulesets() or not Path(args.ruleset).exists()
+        else Path(args.ruleset)
+    )
+    campaign = new_campaign(
+        args.name, ref, store=store, params=_pairs(args.param, "param"), characters=characters
+    )
+    if args.json:
+        _dump(campaign.show(), out)
+    else:
+        out.write(f"made campaign '{campaign.name}' ({campaign.header.ruleset}) in {store_path(store)}\n")
+        out.write(campaign_text(campaign.show()) + "\n")
+    return 0
+
+
+def _campaign_list(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    rows = _store(args).names()
+    if args.json:
+        _dump([{"campaign": n, "ruleset": r, "events": k} for n, r, k in rows], out)
+        return 0
+    if not rows:
+        out.write("no campaigns yet (rulecraft campaign new NAME RULESET)\n")
+    for name, ruleset, events in rows:
+        out.write(f"{name}  ({ruleset}, {events} event{'s' if events != 1 else ''})\n")
+    return 0
+
+
+def _campaign_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    campaign = _open(args, _store(args))
+    if args.json:
+        _dump(campaign.show(), out)
+    else:
+        out.write(campaign_text(campaign.show()) + "\n")
+    return 0
+
+
+def _campaign_join(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    campaign = _open(args, _store(args))
+    who, params = _character(args.character)
+    event = campaign.join(who, **params)
+    return _changed(campaign, event, args, out)
+
+
+def _changed(campaign: Campaign, event: Event, args: argparse.Namespace, out: TextIO, extra: str = "") -> int:
+    if args.json:
+        _dump({"event": event_json(event), "state": campaign.show()}, out)
+    else:
+        if extra:
+            out.write(extra + "\n")
+        out.write(event_text(event) + "\n" + campaign_text(campaign.show()) + "\n")
+    return 0
+
+
+def _campaign_act(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    campaign = _open(args, _store(args))
+    forced = _forced(_pairs(args.force, "force")) or None
+    acted = campaign.act(
+        args.action,
+        args.character,
+        seed=args.seed,
+        forced=forced,
+        policy=args.policy,
+        **_pairs(args.input, "input"),
+    )
+    roll = result_text(acted.result, f"{campaign.name} · {acted.result.check}") if acted.result else ""
+    return _changed(campaign, acted.event, args, out, roll)
+
+
+def _campaign_roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    campaign = _open(args, _store(args))
+    forced = _forced(_pairs(args.force, "force")) or None
+    event, result = campaign.roll(
+        args.check, seed=args.seed, forced=forced, policy=args.policy, **_pairs(args.input, "input")
+    )
+    return _changed(campaign, event, args, out, result_text(result, f"{campaign.name} · {result.check}"))
+
+
+def _campaign_begin(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    campaign = _open(args, _store(args))
+    return _changed(campaign, campaign.begin(args.period), args, out)
+
+
+def _campaign_log(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    events = _store(args).events(args.name)
+    if args.json:
+        _dump([event_json(e) for e in events], out)
+    else:
+        out.write("\n".join(event_text(e) for e in events) + "\n")
+    return 0
+
+
+def _campaign_undo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    campaign = _open(args, _store(args))
+    return _changed(campaign, campaign.undo(), args, out)
+
+
+def _campaign_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    campaign = _open(args, _store(args))
+    state = campaign.replay()
+    count = len(campaign.log())
+    if args.json:
+        _dump({"ok": True, "events": count, "state": state}, out)
+    else:
+        out.write(f"replayed {count} events of '{campaign.name}': every state equals the stored one\n")
+    return 0
+
+
+def _campaign_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    campaign = open_campaign(args.name, store=_store(args), ruleset=None)
+    data = campaign.export()
+    if not args.out:
+        _dump(data, out)
+        return 0
+    target = Path(args.out)
+    try:
+        with target.open("x", encoding="utf-8") as f:
+            json.dump(data, f, indent=2)
+            f.write("\n")
+    except FileExistsError:
+        err.write(f"rulecraft campaign export: {target} already exists; not overwriting it\n")
+        return 1
+    except OSError as exc:
+        err.write(f"rulecraft campaign export: cannot write {target}: {exc.strerror or exc}\n")
+        return 1
+    out.write(f"wrote {target}: {len(data['events'])} events of campaign '{campaign.name}'\n")
+    return 0

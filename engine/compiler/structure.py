@@ -46,6 +46,7 @@ from ..runtime.inputs import coerce
 from ..syntax.document import Document, PathKey
 from .expressions import Expressions
 from .problems import Problem, problem, statement
+from .state import StateCompiler
 from .unit import Unit
 from .version import SUPPORTED_VERSIONS
 
@@ -86,6 +87,8 @@ class Structure:
             )
         self._scales()
         self._bags()
+        lasting = StateCompiler(self)
+        lasting.scales()  # a tally's members are a scale, known to the builtins like any other
         self.unit.builtins = library({n: s.members for n, s in self.unit.scales.items()})
         for name in self.unit.data.get("tables", {}):
             with statement(self.unit.diags):
@@ -95,6 +98,7 @@ class Structure:
             check = self._check(name)
             if check is not None:
                 checks[name] = check
+        state = lasting.run(checks)
         if self.unit.diags:
             unique: dict[tuple[object, ...], Diagnostic] = {}
             for d in self.unit.diags:
@@ -114,11 +118,12 @@ class Structure:
             tables=dict(self.unit.tables),
             checks=checks,
             source_name=self.unit.doc.source.name,
+            state=state,
         )
 
     # -- scales and bags ---------------------------------------------------------------
 
-    def _new_scale(
+    def new_scale(
         self, name: str, members: list[str], path: PathKey, owner: str | None = None
     ) -> Scale | None:
         if name in self.unit.scales:
@@ -145,13 +150,13 @@ class Structure:
 
     def _scales(self) -> None:
         for name, members in self.unit.data.get("scales", {}).items():
-            self._new_scale(name, [str(m) for m in members], ("scales", name))
+            self.new_scale(name, [str(m) for m in members], ("scales", name))
 
     def _bags(self) -> None:
         for name, spec in self.unit.data.get("bags", {}).items():
             path: PathKey = ("bags", name)
             chits = spec["chits"]
-            scale = self._new_scale(name, [str(c) for c in chits], path)
+            scale = self.new_scale(name, [str(c) for c in chits], path)
             if scale is None:
                 continue
             contents = tuple((scale[str(c)], int(n)) for c, n in chits.items())
@@ -604,8 +609,15 @@ class Structure:
         return False
 
     def _input(self, check: str, name: str) -> InputSpec:
-        path: PathKey = ("checks", check, "inputs", name)
-        spec = self.unit.data["checks"][check]["inputs"][name]
+        return self.input_at(("checks", check, "inputs", name), name, check)
+
+    def input_at(self, path: PathKey, name: str, owner: str) -> InputSpec:
+        """A typed input (of a check, an action, a campaign or a character) declared at `path`;
+        an inline scale of choices belongs to `owner`."""
+        spec: Any = self.unit.data
+        for key in path:
+            spec = spec[key]
+        check = owner
         kind = spec.get("type", "int")
         scale = None
         if kind == "choice":
@@ -620,7 +632,7 @@ class Structure:
                     )
                 scale = self.unit.scales[choices]
             else:
-                scale = self._new_scale(
+                scale = self.new_scale(
                     f"{check}.{name}", [str(c) for c in choices], path + ("choices",), owner=check
                 )
                 if scale is None:
@@ -668,7 +680,7 @@ class Structure:
                 )
                 return None
             return self.unit.scales[raw]
-        return self._new_scale(check, [str(m) for m in raw], path + ("outcomes",), owner=check)
+        return self.new_scale(check, [str(m) for m in raw], path + ("outcomes",), owner=check)
 
     def _faces(self, path: PathKey) -> tuple[int, ...]:
         raw = self.unit.doc.data

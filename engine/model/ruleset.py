@@ -11,13 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..expr import ast
 from ..syntax.positions import Span
 from .objective import Objective
 from .types import Type
 from .values import Symbol, faces_text
+
+if TYPE_CHECKING:  # state.py builds on this module's Expr and InputSpec
+    from .state import StateModel
 
 Env = dict[str, Any]
 Code = Callable[[Env], Any]
@@ -347,3 +350,5 @@ class RulesetModel:
     tables: Mapping[str, Table]
     checks: Mapping[str, Check]
     source_name: str
+    state: StateModel | None = None
+    """What lasts across rolls in a stored campaign, and the actions that change it."""

@@ -13,26 +13,39 @@ from typing import Any
 from ..errors import Diagnostic, InputError, did_you_mean
 from ..model.ruleset import Check, InputSpec
 from ..model.values import normalize
+from ..syntax.positions import Span
 
 
 def bind_inputs(check: Check, given: Mapping[str, Any]) -> dict[str, Any]:
     """Every declared input with its value (given or default), typed; or an `InputError`."""
-    specs = check.input_map
+    return bind(check.inputs, given, "check", check.name, check.span)
+
+
+def bind(
+    specs: tuple[InputSpec, ...],
+    given: Mapping[str, Any],
+    kind: str,
+    owner: str,
+    span: Span | None,
+    flag: str = "--input",
+) -> dict[str, Any]:
+    """Inputs of a check, an action, a campaign or a character (`kind` and `owner` name it in
+    messages; `flag` is how the command line gives one)."""
+    by_name = {s.name: s for s in specs}
     diags: list[Diagnostic] = []
     meant: set[str] = set()  # inputs a misspelt name stands for: one message, not two
+    noun = "input" if kind in ("check", "action") else "parameter"
     for name in given:
-        if name not in specs:
-            near = did_you_mean(name, specs)
+        if name not in by_name:
+            near = did_you_mean(name, by_name)
             if near:
                 meant.add(near.split("'")[1])
-            hint = did_you_mean(name, specs) or (
-                f"inputs of '{check.name}': {', '.join(specs)}"
-                if specs
-                else f"'{check.name}' takes no inputs"
+            hint = near or (
+                f"{noun}s of '{owner}': {', '.join(by_name)}" if by_name else f"'{owner}' takes no {noun}s"
             )
-            diags.append(Diagnostic("RC402", f"check '{check.name}' has no input '{name}'", check.span, hint))
+            diags.append(Diagnostic("RC402", f"{kind} '{owner}' has no {noun} '{name}'", span, hint))
     bound: dict[str, Any] = {}
-    for spec in check.inputs:
+    for spec in specs:
         if spec.name in given:
             try:
                 bound[spec.name] = _coerce(spec, given[spec.name])
@@ -44,9 +57,9 @@ def bind_inputs(check: Check, given: Mapping[str, Any]) -> dict[str, Any]:
             diags.append(
                 Diagnostic(
                     "RC401",
-                    f"check '{check.name}' needs the input '{spec.name}' ({describe(spec)})",
+                    f"{kind} '{owner}' needs the {noun} '{spec.name}' ({describe(spec)})",
                     spec.span,
-                    f"give it as --input {spec.name}=VALUE",
+                    f"give it as {flag} {spec.name}=VALUE",
                 )
             )
     if diags:

@@ -24,7 +24,7 @@ class Header:
 
     name: str
     ruleset: str
-    """The ruleset's name (its `name:`)."""
+    """The ruleset as it was named when the campaign was made: a shipped name or a path."""
     ruleset_hash: str
     """sha256 of the ruleset's text, hex: a changed ruleset is detected before any action."""
     ruleset_text: str

@@ -8,6 +8,7 @@ diagnostic at the line of the expectation that failed.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -15,7 +16,10 @@ from typing import Any
 from ..api import Ruleset
 from ..errors import Diagnostic, RulecraftError
 from ..model.ruleset import Check, Example
+from ..model.state import StateExample
 from ..model.values import Symbol, show, to_json
+from ..state.campaign import Campaign
+from ..state.memory import MemoryStore
 
 
 @dataclass(frozen=True)
@@ -23,7 +27,8 @@ class Outcome:
     """How one example went: passed, or the diagnostics saying why not."""
 
     check: str
-    example: Example
+    """The check, or "state" for an example of lasting state."""
+    example: Example | StateExample
     problems: tuple[Diagnostic, ...]
 
     @property
@@ -32,8 +37,123 @@ class Outcome:
 
 
 def run_examples(rs: Ruleset) -> list[Outcome]:
-    """Every example of every check of `rs`, in file order."""
-    return [run_example(rs, check, ex) for check in rs.checks.values() for ex in check.examples]
+    """Every example of every check of `rs`, then every example of its lasting state, in file order."""
+    found = [run_example(rs, check, ex) for check in rs.checks.values() for ex in check.examples]
+    if rs.model.state is not None:
+        found += [run_state_example(rs, ex) for ex in rs.model.state.examples]
+    return found
+
+
+def run_state_example(rs: Ruleset, ex: StateExample) -> Outcome:
+    """Make a campaign in memory, take the example's steps, compare what it expects."""
+    where = f"state example '{ex.name}'"
+    problems: list[Diagnostic] = []
+    try:
+        campaign = Campaign.create(
+            MemoryStore(), "example", rs.model, rs.document.source.text, ex.params, ex.characters, rs.limits
+        )
+    except RulecraftError as exc:
+        first = exc.diagnostics[0]
+        return Outcome(
+            "state", ex, (_fail(f"{where} could not start: {first.message}", ex.span, first.hint),)
+        )
+    for i, step in enumerate(ex.steps):
+        last = i == len(ex.steps) - 1
+        try:
+            _step(rs, campaign, step)
+        except RulecraftError as exc:
+            first = exc.diagnostics[0]
+            if last and ex.refused == first.code:
+                break
+            problems.append(
+                _fail(
+                    f"{where}: step {i + 1} was refused: {first.message} ({first.code})", ex.span, first.hint
+                )
+            )
+            return Outcome("state", ex, tuple(problems))
+        else:
+            if last and ex.refused is not None:
+                problems.append(
+                    _fail(
+                        f"{where}: expected the last step to be refused ({ex.refused}), but it was taken",
+                        ex.spans.get(("refused",), ex.span),
+                    )
+                )
+    shown = campaign.show()
+    expect_shared = ex.expect.get("shared") or {}
+    assert isinstance(expect_shared, dict)
+    for name, want in expect_shared.items():
+        got = shown["shared"].get(name)
+        if not _same_state(got, want):
+            problems.append(
+                _fail(
+                    f"{where}: expected {name} = {_state_text(want)}, got {_state_text(got)}",
+                    ex.spans.get(("shared", name), ex.span),
+                )
+            )
+    expect_chars = ex.expect.get("characters") or {}
+    assert isinstance(expect_chars, dict)
+    for who, items in expect_chars.items():
+        sheet = shown["characters"].get(who)
+        if sheet is None:
+            problems.append(_fail(f"{where}: there is no character '{who}'", ex.span))
+            continue
+        for name, want in items.items():
+            got = sheet["items"].get(name)
+            if not _same_state(got, want):
+                problems.append(
+                    _fail(
+                        f"{where}: expected {who}'s {name} = {_state_text(want)}, got {_state_text(got)}",
+                        ex.spans.get(("characters", who, name), ex.span),
+                    )
+                )
+    return Outcome("state", ex, tuple(problems))
+
+
+def _step(rs: Ruleset, campaign: Campaign, step: Mapping[str, Any]) -> None:
+    if "act" in step:
+        action = rs.model.state.actions[str(step["act"])] if rs.model.state else None
+        dice = step.get("dice") or None
+        if action is not None and action.roll is not None and dice is None:
+            raise RulecraftError(
+                [
+                    Diagnostic(
+                        "RC701",
+                        f"action '{step['act']}' rolls, but the step forces no dice: "
+                        "it would hold only by chance",
+                        None,
+                        "give the dice its roll takes under 'dice:'",
+                    )
+                ]
+            )
+        campaign.act(
+            str(step["act"]),
+            step.get("character"),
+            forced=dice,
+            seed=0,
+            policy=str(step.get("policy", "always")),
+            **dict(step.get("inputs") or {}),
+        )
+    elif "begin" in step:
+        campaign.begin(str(step["begin"]))
+    elif "join" in step:
+        campaign.join(str(step["join"]), **dict(step.get("params") or {}))
+    else:
+        campaign.undo()
+
+
+def _same_state(got: Any, want: Any) -> bool:
+    if isinstance(want, dict):
+        return isinstance(got, dict) and {k: v for k, v in want.items() if v} == {
+            k: v for k, v in got.items() if v
+        }
+    return _same(got, want) if got is not None else False
+
+
+def _state_text(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {v}" for k, v in value.items() if v) + "}"
+    return _shown(value)
 
 
 def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:

@@ -6,6 +6,9 @@ same `Result` can be printed as text here or as JSON by `Result.as_json`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ..eval.dist import Dist
 from ..eval.exact import Distribution
 from ..eval.trace import Result
@@ -13,6 +16,7 @@ from ..expr.printer import to_text
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, RulesetModel
 from ..model.values import faces_text, show
 from ..runtime.inputs import describe
+from ..state.records import Event
 
 
 def result_text(result: Result, title: str = "") -> str:
@@ -184,3 +188,76 @@ def sweep_text(name: str, values: list[object], dists: list[Distribution]) -> st
         cells = [f"{float(d.probability(m)) * 100:6.2f}%".rjust(w) for m, w in zip(members, widths)]
         lines.append(show(v).rjust(nw) + "  " + "  ".join(cells))
     return "\n".join(lines)
+
+
+# -- campaigns --------------------------------------------------------------------------------------
+
+
+def _item_text(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{n} {m}" for m, n in value.items()) or "none"
+    return show(value) if not isinstance(value, str) else value
+
+
+def campaign_text(shown: Mapping[str, Any]) -> str:
+    """A campaign's state as `rulecraft campaign show` prints it (from `Campaign.show()`)."""
+    params = ", ".join(f"{k}={v}" for k, v in shown["params"].items())
+    lines = [f"campaign {shown['campaign']} ({shown['ruleset']}{'; ' + params if params else ''})"]
+    for name, value in shown["shared"].items():
+        lines.append(f"  {name}: {_item_text(value)}")
+    for who, sheet in shown["characters"].items():
+        extra = ", ".join(f"{k}={v}" for k, v in sheet["params"].items())
+        lines.append(f"  {who}{' (' + extra + ')' if extra else ''}")
+        for name, value in sheet["items"].items():
+            lines.append(f"    {name}: {_item_text(value)}")
+    return "\n".join(lines)
+
+
+def _effect_text(e: Mapping[str, Any]) -> str:
+    who = f"{e['character']}'s " if e.get("character") else ""
+    if "from" in e and "to" in e:
+        return f"{who}{e['item']} {_item_text(e['from'])} → {_item_text(e['to'])}"
+    return f"{who}{e['item']} reset to {_item_text(e.get('value'))}"
+
+
+def event_text(event: Event) -> str:
+    """One line of a campaign's log."""
+    d = event.data
+    head = f"#{event.seq} {event.at}"
+    if event.kind == "new":
+        return f"{head} made the campaign"
+    if event.kind == "join":
+        return f"{head} {d['character']} joins"
+    if event.kind == "period":
+        done = "; ".join(_effect_text(e) for e in d.get("effects", []))
+        return f"{head} a {d['period']} begins" + (f": {done}" if done else "")
+    if event.kind == "undo":
+        return f"{head} undo #{event.undoes} ({d.get('kind', '')})"
+    if event.kind == "migrate":
+        return f"{head} the ruleset changed ({str(d.get('from', ''))[:12]} → {str(d.get('to', ''))[:12]})"
+    roll = d.get("roll")
+    rolled = f" rolled {roll['check']}: {roll['outcome']}" if roll else ""
+    if event.kind == "roll":
+        return f"{head}{rolled} (seed {d.get('seed')})"
+    who = f" by {d['character']}" if d.get("character") else ""
+    inputs = ", ".join(f"{k}={v}" for k, v in d.get("inputs", {}).items())
+    done = "; ".join(_effect_text(e) for e in d.get("effects", []))
+    return f"{head} {d['action']}{who}{' (' + inputs + ')' if inputs else ''}{rolled}" + (
+        f" → {done}" if done else ""
+    )
+
+
+def event_json(event: Event) -> dict[str, Any]:
+    return {
+        "seq": event.seq,
+        "kind": event.kind,
+        "at": event.at,
+        "undoes": event.undoes,
+        "data": event.data,
+        "state": event.state,
+    }
+
+
+def store_path(store: Any) -> str:
+    """Where a store keeps its campaigns, for messages."""
+    return str(getattr(store, "path", "the campaign database"))

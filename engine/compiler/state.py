@@ -1,0 +1,502 @@
+"""The `state:` and `actions:` sections to a `StateModel`: counters, tallies, derived values,
+periods and actions, with every name resolved and every expression type-checked like a check's.
+
+Scopes: a shared item sees the campaign's parameters and the shared items declared before it; a
+character's item also sees the character's parameters, all shared items and its own earlier
+items. Bounds, promotions and derived values see the whole state of their owner. An action sees
+the state of the table (and, when `by: character`, of the character), its own inputs, and after
+its roll the check's `outcome`, values and outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..errors import did_you_mean
+from ..model import types as T
+from ..model.ruleset import Check, Expr, InputSpec, Scale
+from ..model.state import (
+    Action,
+    ActionRoll,
+    Counter,
+    Derived,
+    Effect,
+    Item,
+    Promotion,
+    Requirement,
+    StateExample,
+    StateModel,
+    Tally,
+)
+from ..syntax.document import PathKey
+from .problems import problem, statement
+
+if TYPE_CHECKING:
+    from .structure import Structure
+
+RESERVED = frozenset({"outcome", "face", "character"})
+
+
+class StateCompiler:
+    """Compiles a ruleset's lasting state; a part of `Structure`, which it uses for inputs and scales."""
+
+    def __init__(self, structure: Structure) -> None:
+        self.structure = structure
+        self.unit = structure.unit
+        self.exprs = structure.exprs
+        self.spec: dict[str, Any] = self.unit.data.get("state") or {}
+        self.action_spec: dict[str, Any] = self.unit.data.get("actions") or {}
+
+    def span(self, path: PathKey, key: bool = False) -> Any:
+        return self.unit.doc.span(path, key=key)
+
+    # -- pass 1: the scales of tallies ----------------------------------------------------------
+
+    def scales(self) -> None:
+        for owner in ("shared", "each"):
+            for name, item in (self.spec.get(owner) or {}).items():
+                members = item.get("tally") if isinstance(item, dict) else None
+                if isinstance(members, list):
+                    with statement(self.unit.diags):
+                        self.structure.new_scale(
+                            name, [str(m) for m in members], ("state", owner, name, "tally")
+                        )
+
+    # -- pass 2: everything else, once the checks are known ------------------------------------
+
+    def run(self, checks: Mapping[str, Check]) -> StateModel | None:
+        if not self.spec and not self.action_spec:
+            return None
+        self.unit.current = "state"  # inline scales of parameters and action inputs are quoted here
+        periods = tuple(str(p) for p in self.spec.get("periods", []))
+        scope: dict[str, T.Type] = {}
+        taken: dict[str, str] = {}
+
+        def declare(name: str, t: T.Type, what: str, path: PathKey) -> None:
+            if name in RESERVED:
+                raise problem(
+                    "RC307", f"'{name}' is a reserved word and cannot name {what}", self.span(path, True)
+                )
+            if name in taken:
+                raise problem("RC307", f"'{name}' is already {taken[name]}", self.span(path, True))
+            if name in self.unit.builtins or name in self.unit.tables:
+                raise problem("RC307", f"'{name}' is the name of a function", self.span(path, True))
+            taken[name] = what
+            scope[name] = t
+
+        campaign = self._params(("state", "campaign"), declare, "a campaign parameter")
+        shared_scope = dict(scope)
+        shared = self._items("shared", shared_scope, declare, periods)
+        scope.update(shared_scope)
+        character = self._params(("state", "character"), declare, "a character parameter")
+        each_scope = dict(scope)
+        each = self._items("each", each_scope, declare, periods)
+        actions: dict[str, Action] = {}
+        for name in self.action_spec:
+            with statement(self.unit.diags):
+                actions[name] = self._action(name, checks, shared_scope, each_scope)
+        examples: list[StateExample] = []
+        for i, raw in enumerate(self.spec.get("examples") or []):
+            with statement(self.unit.diags):
+                examples.append(self._example(("state", "examples", i), raw, periods, actions, shared, each))
+        return StateModel(
+            periods=periods,
+            campaign=campaign,
+            character=character,
+            shared=shared,
+            each=each,
+            actions=actions,
+            examples=tuple(examples),
+            span=self.span(("state",), True) if self.spec else None,
+        )
+
+    def _params(self, path: PathKey, declare: Any, what: str) -> tuple[InputSpec, ...]:
+        out: list[InputSpec] = []
+        raw = self.spec.get(str(path[-1])) or {}
+        for name in raw:
+            with statement(self.unit.diags):
+                spec = self.structure.input_at(path + (name,), name, "state")
+                declare(name, _input_type(spec), what, path + (name,))
+                out.append(spec)
+        return tuple(out)
+
+    def _items(
+        self, owner: str, scope: dict[str, T.Type], declare: Any, periods: tuple[str, ...]
+    ) -> dict[str, Item]:
+        """Items in order; each start value sees the items before it, everything else all of them."""
+        raw: dict[str, Any] = self.spec.get(owner) or {}
+        found: dict[str, Item] = {}
+        pending: list[tuple[str, PathKey]] = []
+        what = "a shared item" if owner == "shared" else "an item of each character"
+        for name, item in raw.items():
+            path: PathKey = ("state", owner, name)
+            with statement(self.unit.diags):
+                reset = self._reset(item.get("reset"), periods, path + ("reset",))
+                if "counter" in item:
+                    start = self.exprs.expr(path + ("counter",), scope, T.NUM)
+                    found[name] = Counter(
+                        name,
+                        start,
+                        reset=reset,
+                        clamp=bool(item.get("clamp", False)),
+                        description=item.get("description", ""),
+                        span=self.span(path, True),
+                    )
+                    declare(name, T.NUM, what, path)
+                    scope[name] = T.NUM
+                    pending.append((name, path))
+                elif "tally" in item:
+                    scale = self._tally_scale(name, item["tally"], path)
+                    counts = tuple(
+                        (
+                            self._member(scale.name, m, path + ("start", m)),
+                            self.exprs.expr(path + ("start", m), scope, T.NUM),
+                        )
+                        for m in (item.get("start") or {})
+                    )
+                    found[name] = Tally(
+                        name,
+                        scale,
+                        counts,
+                        reset=reset,
+                        description=item.get("description", ""),
+                        span=self.span(path, True),
+                    )
+                    declare(name, T.multi(T.sym(scale.name)), what, path)
+                    scope[name] = T.multi(T.sym(scale.name))
+                    pending.append((name, path))
+                else:
+                    value = self.exprs.expr(path + ("derived",), scope)
+                    found[name] = Derived(name, value, item.get("description", ""), self.span(path, True))
+                    declare(name, value.type, what, path)
+                    scope[name] = value.type
+        # Bounds and promotions see the whole state of their owner.
+        for name, path in pending:
+            item = raw[name]
+            with statement(self.unit.diags):
+                made = found[name]
+                if isinstance(made, Counter):
+                    found[name] = _replace_counter(
+                        made,
+                        self.exprs.expr(path + ("min",), scope, T.NUM) if "min" in item else None,
+                        self.exprs.expr(path + ("max",), scope, T.NUM) if "max" in item else None,
+                    )
+                elif isinstance(made, Tally):
+                    maximum = self.exprs.expr(path + ("max",), scope, T.NUM) if "max" in item else None
+                    promote = tuple(
+                        self._promotion(path + ("promote", i), rule, made, scope)
+                        for i, rule in enumerate(item.get("promote") or [])
+                    )
+                    found[name] = Tally(
+                        made.name,
+                        made.scale,
+                        made.start,
+                        maximum,
+                        promote,
+                        made.reset,
+                        made.description,
+                        made.span,
+                    )
+        return found
+
+    def _tally_scale(self, name: str, members: Any, path: PathKey) -> Any:
+        if isinstance(members, str):
+            if members not in self.unit.scales:
+                raise problem(
+                    "RC312",
+                    f"unknown scale '{members}'",
+                    self.span(path + ("tally",)),
+                    did_you_mean(members, self.unit.scales),
+                )
+            return self.unit.scales[members]
+        if name not in self.unit.scales:
+            raise problem(
+                "RC307", f"the members of tally '{name}' could not be made a scale", self.span(path, True)
+            )
+        return self.unit.scales[name]
+
+    def _member(self, scale: str, member: Any, path: PathKey) -> str:
+        names = self.unit.scales[scale].names
+        if str(member) not in names:
+            raise problem(
+                "RC305",
+                f"'{member}' is not a member of '{scale}' ({', '.join(names)})",
+                self.span(path, True),
+                did_you_mean(str(member), names),
+            )
+        return str(member)
+
+    def _reset(self, raw: Any, periods: tuple[str, ...], path: PathKey) -> tuple[str, ...]:
+        if raw is None:
+            return ()
+        names = [raw] if isinstance(raw, str) else list(raw)
+        for i, p in enumerate(names):
+            if p not in periods:
+                where = path if isinstance(raw, str) else path + (i,)
+                raise problem(
+                    "RC312",
+                    f"unknown period '{p}'",
+                    self.span(where),
+                    did_you_mean(str(p), periods) or f"periods: {', '.join(periods) or 'none declared'}",
+                )
+        return tuple(str(p) for p in names)
+
+    def _promotion(
+        self, path: PathKey, rule: dict[str, Any], tally: Tally, scope: Mapping[str, T.Type]
+    ) -> Promotion:
+        def counts(key: str) -> tuple[tuple[str, Expr], ...]:
+            return tuple(
+                (
+                    self._member(tally.scale.name, m, path + (key, m)),
+                    self.exprs.expr(path + (key, m), scope, T.NUM),
+                )
+                for m in (rule.get(key) or {})
+            )
+
+        when = self.exprs.expr(path + ("when",), scope, T.BOOL)
+        return Promotion(
+            when, counts("remove"), counts("add"), bool(rule.get("clear", False)), self.span(path)
+        )
+
+    def _example(
+        self,
+        path: PathKey,
+        raw: dict[str, Any],
+        periods: tuple[str, ...],
+        actions: Mapping[str, Action],
+        shared: Mapping[str, Item],
+        each: Mapping[str, Item],
+    ) -> StateExample:
+        """A state example, with every action, period and item it names checked now (RC702)."""
+        for i, step in enumerate(raw.get("steps") or []):
+            at = path + ("steps", i)
+            if "act" in step and step["act"] not in self.action_spec:
+                raise problem(
+                    "RC702",
+                    f"example names no action of this ruleset: '{step['act']}'",
+                    self.span(at + ("act",)),
+                    did_you_mean(str(step["act"]), list(self.action_spec)),
+                )
+            if "begin" in step and step["begin"] not in periods:
+                raise problem(
+                    "RC702",
+                    f"example names no period of this ruleset: '{step['begin']}'",
+                    self.span(at + ("begin",)),
+                    did_you_mean(str(step["begin"]), periods),
+                )
+        spans: dict[tuple[str, ...], Any] = {}
+        expect = raw.get("expect") or {}
+        for name in expect.get("shared") or {}:
+            at = path + ("expect", "shared", name)
+            if name not in shared:
+                raise problem(
+                    "RC702",
+                    f"example expects a shared item this ruleset does not have: '{name}'",
+                    self.span(at, True),
+                    did_you_mean(str(name), shared),
+                )
+            spans[("shared", str(name))] = self.span(at, True)
+        for who, items in (expect.get("characters") or {}).items():
+            for name in items:
+                at = path + ("expect", "characters", who, name)
+                if name not in each:
+                    raise problem(
+                        "RC702",
+                        f"example expects an item characters do not have: '{name}'",
+                        self.span(at, True),
+                        did_you_mean(str(name), each),
+                    )
+                spans[("characters", str(who), str(name))] = self.span(at, True)
+        refused = raw.get("refused")
+        if refused is not None:
+            spans[("refused",)] = self.span(path + ("refused",))
+        return StateExample(
+            name=str(raw["name"]),
+            params=dict(raw.get("params") or {}),
+            characters={str(k): dict(v or {}) for k, v in (raw.get("characters") or {}).items()},
+            steps=tuple(dict(s) for s in raw.get("steps") or []),
+            expect=dict(expect),
+            refused=str(refused) if refused is not None else None,
+            spans=spans,
+            span=self.span(path),
+        )
+
+    # -- actions ---------------------------------------------------------------------------------
+
+    def _action(
+        self, name: str, checks: Mapping[str, Check], shared: Mapping[str, T.Type], each: Mapping[str, T.Type]
+    ) -> Action:
+        path: PathKey = ("actions", name)
+        spec = self.action_spec[name]
+        by = str(spec.get("by", "table"))
+        scope = dict(each if by == "character" else shared)
+        inputs: list[InputSpec] = []
+        for iname in spec.get("inputs") or {}:
+            at = path + ("inputs", iname)
+            if iname in scope or iname in RESERVED:
+                raise problem(
+                    "RC307", f"input '{iname}' has the name of a state item or parameter", self.span(at, True)
+                )
+            made = self.structure.input_at(at, iname, "state")
+            inputs.append(made)
+            scope[iname] = _input_type(made)
+        requires = tuple(
+            Requirement(
+                self.exprs.expr(path + ("requires", i, "when"), scope, T.BOOL),
+                str(r["else"]),
+                self.span(path + ("requires", i), False),
+            )
+            for i, r in enumerate(spec.get("requires") or [])
+        )
+        roll = None
+        after = dict(scope)
+        if "roll" in spec:
+            roll, after = self._roll(path + ("roll",), spec["roll"], checks, scope)
+        effects: list[Effect] = []
+        for i, raw in enumerate(spec.get("effects") or []):
+            effects += self._effects(path + ("effects", i), raw, after, by)
+        return Action(
+            name=name,
+            title=str(spec.get("title", name)),
+            by=by,
+            inputs=tuple(inputs),
+            requires=requires,
+            roll=roll,
+            effects=tuple(effects),
+            description=str(spec.get("description", "")),
+            span=self.span(path, True),
+        )
+
+    def _roll(
+        self, path: PathKey, spec: dict[str, Any], checks: Mapping[str, Check], scope: Mapping[str, T.Type]
+    ) -> tuple[ActionRoll, dict[str, T.Type]]:
+        check_name = str(spec["check"])
+        check = checks.get(check_name)
+        if check is None:
+            raise problem(
+                "RC312",
+                f"unknown check '{check_name}'",
+                self.span(path + ("check",)),
+                did_you_mean(check_name, list(self.unit.data.get("checks", {}))),
+            )
+        specs = check.input_map
+        bound: list[tuple[str, Expr]] = []
+        for iname in spec.get("inputs") or {}:
+            if iname not in specs:
+                raise problem(
+                    "RC402",
+                    f"check '{check_name}' has no input '{iname}'",
+                    self.span(path + ("inputs", iname), True),
+                    did_you_mean(str(iname), specs),
+                )
+            want = _input_type(specs[iname])
+            bound.append((iname, self.exprs.expr(path + ("inputs", iname), scope, want)))
+        after = dict(scope)
+        after["outcome"] = T.sym(check.outcomes.name)
+        for let in check.lets:
+            after.setdefault(let.name, let.expr.type)
+        for oname, e in check.outputs:
+            after.setdefault(oname, e.type)
+        return ActionRoll(check_name, tuple(bound), self.span(path, True)), after
+
+    def _effects(
+        self, path: PathKey, raw: dict[str, Any], scope: Mapping[str, T.Type], by: str
+    ) -> list[Effect]:
+        when = self.exprs.expr(path + ("when",), scope, T.BOOL) if "when" in raw else None
+        clamp = bool(raw.get("clamp", False))
+        span = self.span(path)
+        if "move" in raw:
+            _, scale = self._target(str(raw["move"]), path + ("move",), by, tally=True)
+            assert scale is not None
+            amount = self.exprs.expr(path + ("count",), scope, T.NUM) if "count" in raw else None
+            return [
+                Effect(
+                    "move",
+                    str(raw["move"]),
+                    amount=amount,
+                    source=self._member(scale.name, raw["from"], path + ("from",)),
+                    target=self._member(scale.name, raw["to"], path + ("to",)),
+                    when=when,
+                    clamp=clamp,
+                    span=span,
+                )
+            ]
+        if "reset" in raw:
+            names = [raw["reset"]] if isinstance(raw["reset"], str) else list(raw["reset"])
+            for i, n in enumerate(names):
+                self._target(
+                    str(n), path + ("reset",) if isinstance(raw["reset"], str) else path + ("reset", i), by
+                )
+            return [
+                Effect("reset", "", items=tuple(str(n) for n in names), when=when, clamp=clamp, span=span)
+            ]
+        op = next(k for k in ("add", "remove", "set") if k in raw)
+        out: list[Effect] = []
+        for item_name, value in raw[op].items():
+            at = path + (op, item_name)
+            _, scale = self._target(str(item_name), at, by)
+            if scale is None:
+                if isinstance(value, dict):
+                    raise problem(
+                        "RC304", f"'{item_name}' is a counter: give a number, not members", self.span(at)
+                    )
+                amount = self.exprs.expr(at, scope, T.NUM)
+                out.append(Effect(op, str(item_name), amount=amount, when=when, clamp=clamp, span=span))
+                continue
+            if not isinstance(value, dict):
+                raise problem(
+                    "RC304",
+                    f"'{item_name}' is a tally: give members and counts, e.g. {{dark: 1}}",
+                    self.span(at),
+                    f"members: {', '.join(scale.names)}",
+                )
+            members = tuple(
+                (self._member(scale.name, m, at + (m,)), self.exprs.expr(at + (m,), scope, T.NUM))
+                for m in value
+            )
+            out.append(Effect(op, str(item_name), members=members, when=when, clamp=clamp, span=span))
+        return out
+
+    def _target(self, name: str, path: PathKey, by: str, tally: bool = False) -> tuple[str, Scale | None]:
+        """The kind of item an effect names (a counter, or a tally with its scale), checked
+        against the action."""
+        shared = self.spec.get("shared") or {}
+        each = self.spec.get("each") or {}
+        found = shared.get(name) if name in shared else each.get(name)
+        if found is None:
+            raise problem(
+                "RC301",
+                f"unknown state item '{name}'",
+                self.span(path, True),
+                did_you_mean(name, [*shared, *each]),
+            )
+        if name in each and by != "character":
+            raise problem(
+                "RC307",
+                f"'{name}' belongs to each character, but this action is by the table",
+                self.span(path, True),
+                "add 'by: character' to the action",
+            )
+        if "derived" in found:
+            raise problem(
+                "RC307", f"'{name}' is derived: it cannot be changed, only read", self.span(path, True)
+            )
+        if tally and "tally" not in found:
+            raise problem(
+                "RC304", f"'{name}' is not a tally: only a tally's members can move", self.span(path, True)
+            )
+        if "tally" in found:
+            scale: Scale = self.unit.scales[found["tally"] if isinstance(found["tally"], str) else name]
+            return "tally", scale
+        return "counter", None
+
+
+def _input_type(spec: InputSpec) -> T.Type:
+    if spec.scale is not None:
+        return T.sym(spec.scale.name)
+    return T.BOOL if spec.kind == "bool" else T.NUM
+
+
+def _replace_counter(c: Counter, lo: Expr | None, hi: Expr | None) -> Counter:
+    return Counter(c.name, c.start, lo, hi, c.clamp, c.reset, c.description, c.span)

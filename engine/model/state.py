@@ -1,0 +1,167 @@
+"""State that lasts, as declared in a ruleset: counters, tallies, derived values, periods, and the
+actions that change them. Frozen, like the rest of the model; what an action *does* is `runtime.state`.
+
+A counter is a whole number with bounds; a tally counts members of a scale (two-faced tokens:
+light and dark; a wound track: light, serious, deadly, dead) and may cap its total and promote
+(N of one member become one of another). Usage limits per period are counters that a period
+resets; a derived value is an expression over the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..syntax.positions import Span
+from .ruleset import Expr, InputSpec, Scale
+
+
+@dataclass(frozen=True)
+class Counter:
+    """A whole number: `start` when made (and when a period in `reset` begins), kept within
+    [`minimum`, `maximum`]; a change past a bound is refused unless `clamp`."""
+
+    name: str
+    start: Expr
+    minimum: Expr | None = None
+    maximum: Expr | None = None
+    clamp: bool = False
+    reset: tuple[str, ...] = ()
+    description: str = ""
+    span: Span | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Promotion:
+    """After every change, while `when` holds: take away `remove` and put in `add` (counts per member)."""
+
+    when: Expr
+    remove: tuple[tuple[str, Expr], ...] = ()
+    add: tuple[tuple[str, Expr], ...] = ()
+    clear: bool = False
+    span: Span | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """How many of each member of `scale` there are: tokens by face, wounds by level."""
+
+    name: str
+    scale: Scale
+    start: tuple[tuple[str, Expr], ...]
+    maximum: Expr | None = None
+    """The largest total allowed; a change past it is refused unless the effect clamps."""
+    promote: tuple[Promotion, ...] = ()
+    reset: tuple[str, ...] = ()
+    description: str = ""
+    span: Span | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A value computed from the state and the parameters whenever it is read; never stored."""
+
+    name: str
+    expr: Expr
+    description: str = ""
+    span: Span | None = field(default=None, compare=False)
+
+
+Item = Counter | Tally | Derived
+
+
+@dataclass(frozen=True)
+class Effect:
+    """One change an action makes, in order: `op` is add, remove, set, move or reset.
+
+    add/set on a counter: `amount` (for set, the new value); add/remove/set on a tally: per member
+    (`members`); move on a tally: `amount` from member `source` to member `target`; reset: put
+    `items` back to their start. `when` makes it conditional; `clamp` stops at a bound instead
+    of refusing the action."""
+
+    op: str
+    item: str
+    amount: Expr | None = None
+    members: tuple[tuple[str, Expr], ...] = ()
+    source: str = ""
+    target: str = ""
+    items: tuple[str, ...] = ()
+    when: Expr | None = None
+    clamp: bool = False
+    span: Span | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A precondition: unless `when` holds, the action is refused with `message` and changes nothing."""
+
+    when: Expr
+    message: str
+    span: Span | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class ActionRoll:
+    """The check an action rolls, with its inputs bound from the state and the action's inputs."""
+
+    check: str
+    inputs: tuple[tuple[str, Expr], ...]
+    span: Span | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Action:
+    """A named change of state: preconditions, an optional roll, then effects that may read the
+    roll's outcome and values. `by` is "character" (it acts for one character) or "table"."""
+
+    name: str
+    title: str
+    by: str
+    inputs: tuple[InputSpec, ...]
+    requires: tuple[Requirement, ...]
+    roll: ActionRoll | None
+    effects: tuple[Effect, ...]
+    description: str = ""
+    span: Span | None = field(default=None, compare=False)
+
+    @property
+    def input_map(self) -> Mapping[str, InputSpec]:
+        return {i.name: i for i in self.inputs}
+
+
+@dataclass(frozen=True)
+class StateExample:
+    """A worked example of lasting state, run by `rulecraft test`: make a campaign, take the
+    steps, compare the items named in `expect` (or expect the last step refused with `refused`).
+    Steps and values stay as written; `spans` places each expected item for a failure report."""
+
+    name: str
+    params: Mapping[str, object]
+    characters: Mapping[str, Mapping[str, object]]
+    steps: tuple[Mapping[str, object], ...]
+    expect: Mapping[str, object]
+    refused: str | None = None
+    spans: Mapping[tuple[str, ...], Span] = field(default_factory=dict, compare=False)
+    span: Span | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class StateModel:
+    """A ruleset's lasting state: periods, the parameters of a campaign and of each character, the
+    items the whole table shares and those each character has, and the actions."""
+
+    periods: tuple[str, ...]
+    campaign: tuple[InputSpec, ...]
+    character: tuple[InputSpec, ...]
+    shared: Mapping[str, Item]
+    each: Mapping[str, Item]
+    actions: Mapping[str, Action]
+    examples: tuple[StateExample, ...] = ()
+    span: Span | None = field(default=None, compare=False)
+
+    def owner(self, item: str) -> str:
+        """ "shared" or "each": where an item lives."""
+        return "shared" if item in self.shared else "each"
+
+    def item(self, name: str) -> Item:
+        return self.shared[name] if name in self.shared else self.each[name]

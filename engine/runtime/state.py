@@ -1,0 +1,362 @@
+"""What lasting state does, stated once: starting values, the environment an expression sees, an
+action's preconditions and effects, promotions, bounds, and periods that reset items.
+
+A state is plain JSON (see `engine.state.records.State`):
+`{"params": {...}, "shared": {item: value}, "characters": {name: {"params": {...}, "items": {...}}}}`
+— a counter is an int, a tally `{member: count}` (members with 0 left out). These functions never
+change the state they are given; they return a new one, or raise `CampaignError` and change nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import CampaignError, Diagnostic, RulecraftError
+from ..model.ruleset import Expr, InputSpec
+from ..model.state import Action, Counter, Derived, Effect, Item, StateModel, Tally
+from ..model.values import Multi, to_json
+from ..syntax.positions import Span
+from .inputs import bind
+
+State = dict[str, Any]
+MAX_PROMOTIONS = 1000
+"""Promotions one change may set off; past it the rules loop (`RC906`), never hang."""
+
+
+def _fail(code: str, message: str, span: Span | None, hint: str | None = None) -> CampaignError:
+    return CampaignError([Diagnostic(code, message, span, hint)])
+
+
+# -- parameters --------------------------------------------------------------------------------
+
+
+def bind_params(
+    specs: tuple[InputSpec, ...], given: Mapping[str, Any], kind: str, owner: str
+) -> dict[str, Any]:
+    """Typed parameters of a campaign or a character (text or Python values)."""
+    flag = "--param" if kind == "campaign" else "--character NAME:"
+    return bind(specs, given, kind, owner, None, flag)
+
+
+def _params(specs: tuple[InputSpec, ...], stored: Mapping[str, Any]) -> dict[str, Any]:
+    """Stored (JSON) parameters back to typed values."""
+    return bind(specs, stored, "stored", "parameters", None)
+
+
+# -- the environment ---------------------------------------------------------------------------
+
+
+def tally_value(tally: Tally, counts: Mapping[str, int]) -> Multi:
+    """A tally as expressions read it: a pool of its members (so `count(tokens, 'dark')` works)."""
+    items = tuple(m for m in tally.scale.members for _ in range(counts.get(m.name, 0)))
+    return Multi(
+        items, tally=tuple((m, counts[m.name]) for m in tally.scale.members if counts.get(m.name, 0))
+    )
+
+
+def _read(items: Mapping[str, Item], stored: Mapping[str, Any], env: dict[str, Any]) -> None:
+    for name, item in items.items():
+        if isinstance(item, Counter):
+            env[name] = stored[name]
+        elif isinstance(item, Tally):
+            env[name] = tally_value(item, stored[name])
+        else:
+            env[name] = _run(item.expr, env, f"derived value '{name}'")
+
+
+def environment(model: StateModel, state: State, character: str | None) -> dict[str, Any]:
+    """What an expression sees: the campaign's parameters and shared items, and — for a character —
+    its parameters and items; derived values computed in order."""
+    env = _params(model.campaign, state["params"])
+    _read(model.shared, state["shared"], env)
+    if character is not None:
+        sheet = state["characters"][character]
+        env.update(_params(model.character, sheet["params"]))
+        _read(model.each, sheet["items"], env)
+    return env
+
+
+def _run(expr: Expr, env: Mapping[str, Any], what: str) -> Any:
+    try:
+        return expr.run(dict(env))
+    except RulecraftError as exc:
+        d = exc.diagnostics[0]
+        raise _fail(d.code, f"{what}: {d.message}", d.span, d.hint) from None
+
+
+# -- making a campaign and its characters ------------------------------------------------------
+
+
+def _start(items: Mapping[str, Item], env: dict[str, Any]) -> dict[str, Any]:
+    """Start values in order (each sees the ones before it), checked against the bounds."""
+    out: dict[str, Any] = {}
+    for name, item in items.items():
+        if isinstance(item, Counter):
+            out[name] = _whole(_run(item.start, env, f"the start of '{name}'"), item.start.node.span, name)
+            env[name] = out[name]
+        elif isinstance(item, Tally):
+            counts = {
+                m: _whole(_run(e, env, f"the start of '{name}'"), e.node.span, name) for m, e in item.start
+            }
+            out[name] = _ordered(item, counts)
+            env[name] = tally_value(item, out[name])
+        else:
+            env[name] = _run(item.expr, env, f"derived value '{name}'")
+    return out
+
+
+def _ordered(tally: Tally, counts: Mapping[str, int]) -> dict[str, int]:
+    """A tally's counts in its scale's order, members with none left out."""
+    return {m.name: counts[m.name] for m in tally.scale.members if counts.get(m.name, 0)}
+
+
+def _whole(value: Any, span: Span | None, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _fail("RC906", f"'{name}' must be a whole number, got {value}", span)
+    return value
+
+
+def new_state(model: StateModel, params: Mapping[str, Any]) -> State:
+    """The state of a new campaign with bound `params` and no characters yet."""
+    env = dict(params)
+    state: State = {"params": {k: to_json(v) for k, v in params.items()}, "characters": {}}
+    state["shared"] = _start(model.shared, env)
+    _check_bounds(model, state, None, None)
+    return state
+
+
+def join(model: StateModel, state: State, character: str, params: Mapping[str, Any]) -> State:
+    """The state with a new character, made with bound `params`."""
+    if character in state["characters"]:
+        raise _fail("RC902", f"there is already a character '{character}'", None, "choose another name")
+    env = environment(model, state, None)
+    env.update(params)
+    new = copy.deepcopy(state)
+    new["characters"][character] = {"params": {k: to_json(v) for k, v in params.items()}, "items": {}}
+    new["characters"][character]["items"] = _start(model.each, env)
+    _check_bounds(model, new, character, None)
+    return new
+
+
+# -- actions ------------------------------------------------------------------------------------
+
+
+def refusal(
+    model: StateModel, action: Action, state: State, character: str | None, inputs: Mapping[str, Any]
+) -> None:
+    """Raise `CampaignError` RC905 naming the first precondition that does not hold."""
+    env = {**environment(model, state, character), **inputs}
+    for req in action.requires:
+        if not _run(req.when, env, f"a precondition of '{action.name}'"):
+            raise _fail(
+                "RC905",
+                f"action '{action.name}' is refused: {req.message}",
+                req.span,
+                f"it requires {req.when.text}",
+            )
+
+
+def apply(
+    model: StateModel,
+    action: Action,
+    state: State,
+    character: str | None,
+    inputs: Mapping[str, Any],
+    rolled: Mapping[str, Any] | None = None,
+) -> tuple[State, list[dict[str, Any]]]:
+    """The state after `action`'s effects, and what each effect did; `rolled` holds the roll's
+    outcome, values and outputs. Preconditions are checked first (`refusal`)."""
+    refusal(model, action, state, character, inputs)
+    new = copy.deepcopy(state)
+    done: list[dict[str, Any]] = []
+    for effect in action.effects:
+        env = {**environment(model, new, character), **inputs, **(rolled or {})}
+        if effect.when is not None and not _run(effect.when, env, f"a condition of '{action.name}'"):
+            continue
+        done += _effect(model, effect, new, character, env)
+        _check_bounds(model, new, character, effect)
+    return new, done
+
+
+def _slot(model: StateModel, state: State, character: str | None, item: str) -> dict[str, Any]:
+    """The mapping that holds `item`'s value: the shared items, or the character's."""
+    if model.owner(item) == "shared":
+        slot: dict[str, Any] = state["shared"]
+        return slot
+    assert character is not None
+    items: dict[str, Any] = state["characters"][character]["items"]
+    return items
+
+
+def _effect(
+    model: StateModel, effect: Effect, state: State, character: str | None, env: dict[str, Any]
+) -> list[dict[str, Any]]:
+    if effect.op == "reset":
+        out = []
+        for name in effect.items:
+            slot = _slot(model, state, character, name)
+            fresh = _start({name: model.item(name)}, dict(env))
+            slot[name] = fresh[name]
+            out.append({"op": "reset", "item": name, "value": slot[name]})
+        return out
+    item = model.item(effect.item)
+    slot = _slot(model, state, character, effect.item)
+    if isinstance(item, Counter):
+        assert effect.amount is not None
+        amount = _whole(_run(effect.amount, env, f"an effect on '{item.name}'"), effect.span, item.name)
+        old = slot[item.name]
+        value = {"add": old + amount, "remove": old - amount, "set": amount}[effect.op]
+        if effect.clamp:
+            value = _clamped(model, item, value, env)
+        slot[item.name] = value
+        return [] if value == old else [{"op": effect.op, "item": item.name, "from": old, "to": value}]
+    assert isinstance(item, Tally)
+    counts: dict[str, int] = dict(slot[item.name])
+    before = dict(counts)
+    if effect.op == "move":
+        n = (
+            _whole(_run(effect.amount, env, f"a move in '{item.name}'"), effect.span, item.name)
+            if effect.amount
+            else 1
+        )
+        if effect.clamp:
+            n = max(0, min(n, counts.get(effect.source, 0)))
+        counts[effect.source] = counts.get(effect.source, 0) - n
+        counts[effect.target] = counts.get(effect.target, 0) + n
+    else:
+        amounts = {
+            m: _whole(_run(e, env, f"an effect on '{item.name}'"), effect.span, item.name)
+            for m, e in effect.members
+        }
+        if effect.op == "set":
+            counts = dict(amounts)
+        for m, n in amounts.items():
+            if effect.op == "add":
+                if effect.clamp and item.maximum is not None:
+                    room = _run(item.maximum, env, f"the max of '{item.name}'") - sum(counts.values())
+                    n = max(0, min(n, room))
+                counts[m] = counts.get(m, 0) + n
+            elif effect.op == "remove":
+                counts[m] = counts.get(m, 0) - (min(n, counts.get(m, 0)) if effect.clamp else n)
+    for m, c in counts.items():
+        if c < 0:
+            raise _fail(
+                "RC906",
+                f"'{item.name}' would have {c} {m}: there are only {before.get(m, 0)}",
+                effect.span,
+                "add a precondition, or 'clamp: true' to take what there is",
+            )
+    slot[item.name] = _ordered(item, counts)
+    _promote(model, item, state, character, slot)
+    if slot[item.name] == before:
+        return []
+    return [{"op": effect.op, "item": item.name, "from": before, "to": slot[item.name]}]
+
+
+def _clamped(model: StateModel, item: Counter, value: int, env: Mapping[str, Any]) -> int:
+    if item.minimum is not None:
+        value = max(value, _run(item.minimum, env, f"the min of '{item.name}'"))
+    if item.maximum is not None:
+        value = min(value, _run(item.maximum, env, f"the max of '{item.name}'"))
+    return value
+
+
+def _promote(
+    model: StateModel, tally: Tally, state: State, character: str | None, slot: dict[str, Any]
+) -> None:
+    """Apply the tally's promotions, in order and again, until none holds."""
+    for _ in range(MAX_PROMOTIONS):
+        env = environment(model, state, character)
+        for rule in tally.promote:
+            if _run(rule.when, env, f"a promotion of '{tally.name}'"):
+                counts: dict[str, int] = {} if rule.clear else dict(slot[tally.name])
+                for m, e in rule.remove:
+                    counts[m] = counts.get(m, 0) - _whole(_run(e, env, "a promotion"), rule.span, tally.name)
+                for m, e in rule.add:
+                    counts[m] = counts.get(m, 0) + _whole(_run(e, env, "a promotion"), rule.span, tally.name)
+                if any(c < 0 for c in counts.values()):
+                    raise _fail("RC906", f"a promotion of '{tally.name}' takes more than there is", rule.span)
+                slot[tally.name] = _ordered(tally, counts)
+                break
+        else:
+            return
+    raise _fail(
+        "RC906",
+        f"the promotions of '{tally.name}' never settle",
+        tally.span,
+        "make each promotion's condition false once it has been applied",
+    )
+
+
+def _check_bounds(model: StateModel, state: State, character: str | None, effect: Effect | None) -> None:
+    """Refuse a state where a counter is outside its bounds or a tally over its maximum."""
+    owners: list[tuple[Mapping[str, Item], str | None]] = [(model.shared, None)]
+    if character is not None:
+        owners.append((model.each, character))
+    for items, who in owners:
+        env = environment(model, state, who)
+        for name, item in items.items():
+            where = effect.span if effect is not None else item.span
+            if isinstance(item, Counter):
+                value = env[name]
+                lo = _run(item.minimum, env, f"the min of '{name}'") if item.minimum is not None else None
+                hi = _run(item.maximum, env, f"the max of '{name}'") if item.maximum is not None else None
+                if lo is not None and value < lo:
+                    raise _fail(
+                        "RC906", f"'{name}' would be {value}, below its minimum {lo}", where, _hint(item)
+                    )
+                if hi is not None and value > hi:
+                    raise _fail(
+                        "RC906", f"'{name}' would be {value}, above its maximum {hi}", where, _hint(item)
+                    )
+            elif isinstance(item, Tally) and item.maximum is not None:
+                total = len(env[name])
+                hi = _run(item.maximum, env, f"the max of '{name}'")
+                if total > hi:
+                    raise _fail(
+                        "RC906",
+                        f"'{name}' would hold {total}, more than its maximum {hi}",
+                        where,
+                        "add a precondition, or 'clamp: true' to add only what fits",
+                    )
+
+
+def _hint(item: Counter) -> str:
+    return "add a precondition, or 'clamp: true' on the effect (or the counter) to stop at the bound"
+
+
+# -- periods ------------------------------------------------------------------------------------
+
+
+def begin(model: StateModel, state: State, period: str) -> tuple[State, list[dict[str, Any]]]:
+    """The state once `period` begins: every item that names it goes back to its start."""
+    new = copy.deepcopy(state)
+    done: list[dict[str, Any]] = []
+    for items, who in [(model.shared, None), *((model.each, c) for c in state["characters"])]:
+        for name, item in items.items():
+            if isinstance(item, Derived) or period not in item.reset:
+                continue
+            env = environment(model, new, who)
+            slot = _slot(model, new, who, name)
+            old = slot[name]
+            slot[name] = _start({name: item}, env)[name]
+            if slot[name] != old:
+                done.append({"op": "reset", "item": name, "character": who, "from": old, "to": slot[name]})
+        _check_bounds(model, new, who, None)
+    return new, done
+
+
+def view(model: StateModel, state: State, character: str | None) -> dict[str, Any]:
+    """Every item (derived included) of the table or of one character, JSON-ready."""
+    env = environment(model, state, character)
+    items = model.each if character is not None else model.shared
+    out: dict[str, Any] = {}
+    for name in items:
+        value = env[name]
+        if isinstance(value, Multi):
+            out[name] = {str(m): c for m, c in (value.tally or ())}
+        else:
+            out[name] = to_json(value)
+    return out

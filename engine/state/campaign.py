@@ -1,0 +1,440 @@
+"""A campaign: a ruleset's lasting state in a store, changed only by events appended to its log.
+
+Every change — a character joining, an action (with its roll), a period beginning, an undo — is
+one transaction: the current state is read, the rules compute the next one, and the event is
+appended with that state, or nothing is written at all. `replay` recomputes every state from
+the log and must find the stored ones; the dice an action drew are in its event, so a replay
+rolls nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from ..errors import CampaignError, Diagnostic, did_you_mean
+from ..eval.sample import sample
+from ..eval.trace import Result
+from ..model.ruleset import RulesetModel
+from ..model.state import Action, StateModel
+from ..model.values import to_json
+from ..runtime.cache import Caches
+from ..runtime.context import RunContext
+from ..runtime.inputs import bind, bind_inputs
+from ..runtime.limits import DEFAULT_LIMITS, Limits
+from ..runtime.state import State, apply, begin, bind_params, environment, join, new_state, refusal, view
+from .records import Event, Header, Store
+
+Compile = Callable[[str, str], RulesetModel]
+"""Compiles a ruleset's text (with the name it is shown under) to its model: given by the API."""
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _fail(code: str, message: str, hint: str | None = None) -> CampaignError:
+    return CampaignError([Diagnostic(code, message, None, hint)])
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class Acted:
+    """What one action did: its event, and the roll it made (None when it rolled nothing)."""
+
+    event: Event
+    result: Result | None
+
+
+class Campaign:
+    """One stored campaign of one ruleset. Make one with `Campaign.create` or `Campaign.open`."""
+
+    def __init__(
+        self,
+        store: Store,
+        header: Header,
+        model: RulesetModel,
+        limits: Limits = DEFAULT_LIMITS,
+        compile: Compile | None = None,
+    ) -> None:
+        self.store = store
+        self.compile = compile
+        self.header = header
+        self.model = model
+        self.limits = limits
+        self.caches = Caches()
+        if model.state is None:
+            raise _fail(
+                "RC907",
+                f"ruleset '{model.name}' declares no state: it has nothing a campaign could keep",
+                "add a 'state:' section (see docs/language.md, State that lasts)",
+            )
+        self.rules: StateModel = model.state
+
+    @property
+    def name(self) -> str:
+        return self.header.name
+
+    # -- making and opening ---------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        store: Store,
+        name: str,
+        model: RulesetModel,
+        text: str,
+        params: Mapping[str, Any] | None = None,
+        characters: Mapping[str, Mapping[str, Any]] | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        compile: Compile | None = None,
+        source: str = "",
+    ) -> Campaign:
+        """A new campaign with its parameters and first characters, all in its first event;
+        `source` is how the ruleset is found again (a shipped name or a path)."""
+        if model.state is None:
+            raise _fail(
+                "RC907", f"ruleset '{model.name}' declares no state: it has nothing a campaign could keep"
+            )
+        bound = bind_params(model.state.campaign, params or {}, "campaign", name)
+        state = new_state(model.state, bound)
+        for who, given in (characters or {}).items():
+            state = join(model.state, state, who, bind_params(model.state.character, given, "character", who))
+        header = Header(
+            name, model.name, content_hash(text), text, {k: to_json(v) for k, v in bound.items()}, _now()
+        )
+        store.create(header, state)
+        return cls(store, header, model, limits, compile)
+
+    @classmethod
+    def open(
+        cls,
+        store: Store,
+        name: str,
+        compile: Compile,
+        text: str | None = None,
+        *,
+        migrate: bool = False,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> Campaign:
+        """The stored campaign `name`, played with `text` (the ruleset as it is now) or, when None,
+        the ruleset text stored with it. A ruleset whose content changed is refused (RC904) unless
+        `migrate`, which records the change as an event."""
+        header = store.header(name)
+        if text is None or content_hash(text) == header.ruleset_hash:
+            return cls(store, header, compile(header.ruleset_text, f"<campaign {name}>"), limits, compile)
+        if not migrate:
+            raise _fail(
+                "RC904",
+                f"the ruleset of campaign '{name}' has changed since the campaign was made",
+                "play it with the stored ruleset (leave out the ruleset), or migrate it on purpose "
+                "(--migrate): the change is recorded in the log",
+            )
+        model = compile(text, header.ruleset)
+        campaign = cls(store, header, model, limits, compile)
+        with store.transaction(name) as tx:
+            state = tx.last().state
+            tx.replace_ruleset(content_hash(text), text)
+            old = {"from": header.ruleset_hash, "to": content_hash(text), "from_text": header.ruleset_text}
+            tx.append("migrate", old, state)
+        campaign.header = store.header(name)
+        return campaign
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def state(self) -> State:
+        return self.store.events(self.name)[-1].state
+
+    def log(self) -> list[Event]:
+        return self.store.events(self.name)
+
+    def show(self) -> dict[str, Any]:
+        """Every item of the table and of each character, derived values included, JSON-ready."""
+        state = self.state()
+        return {
+            "campaign": self.name,
+            "ruleset": self.header.ruleset,
+            "params": state["params"],
+            "shared": view(self.rules, state, None),
+            "characters": {
+                who: {"params": sheet["params"], "items": view(self.rules, state, who)}
+                for who, sheet in state["characters"].items()
+            },
+        }
+
+    # -- changing --------------------------------------------------------------------------------
+
+    def join(self, character: str, **params: Any) -> Event:
+        """A character joins, with its parameters."""
+        bound = bind_params(self.rules.character, params, "character", character)
+        with self.store.transaction(self.name) as tx:
+            state = join(self.rules, tx.last().state, character, bound)
+            return tx.append(
+                "join", {"character": character, "params": {k: to_json(v) for k, v in bound.items()}}, state
+            )
+
+    def act(
+        self,
+        action: str,
+        character: str | None = None,
+        *,
+        seed: int | None = None,
+        forced: Mapping[str, Any] | None = None,
+        policy: str = "always",
+        **inputs: Any,
+    ) -> Acted:
+        """Run `action` (for `character` when it acts by character): check its preconditions, roll
+        its check if it has one, apply its effects, append the event. Refused actions change nothing."""
+        act = self._action(action)
+        with self.store.transaction(self.name) as tx:
+            state = tx.last().state
+            who = self._who(act, character, state)
+            bound = bind(act.inputs, inputs, "action", act.name, act.span)
+            seed = random.randrange(2**32) if seed is None and forced is None else seed
+            new, done, result = self._run(act, state, who, bound, seed, forced, policy)
+            data: dict[str, Any] = {
+                "action": act.name,
+                "character": who,
+                "inputs": {k: to_json(v) for k, v in bound.items()},
+                "policy": policy,
+                "seed": seed,
+                "effects": done,
+            }
+            if result is not None:
+                data["roll"] = {
+                    "check": result.check,
+                    "outcome": result.outcome.name,
+                    "dice": result.forced(),
+                    "values": {k: to_json(v) for k, v in result.values.items()},
+                }
+            return Acted(tx.append("action", data, new), result)
+
+    def _run(
+        self,
+        act: Action,
+        state: State,
+        who: str | None,
+        bound: Mapping[str, Any],
+        seed: int | None,
+        forced: Mapping[str, Any] | None,
+        policy: str,
+    ) -> tuple[State, list[dict[str, Any]], Result | None]:
+        """The rules of one action, pure: the next state, the effects applied, the roll made."""
+        refusal(self.rules, act, state, who, bound)
+        rolled: dict[str, Any] | None = None
+        result = None
+        if act.roll is not None:
+            check = self.model.checks[act.roll.check]
+            env = {**environment(self.rules, state, who), **bound}
+            given = {name: expr.run(dict(env)) for name, expr in act.roll.inputs}
+            ctx = RunContext(self.limits, policy, self.caches, random.Random(seed), forced)
+            result = sample(check, bind_inputs(check, given), ctx)
+            rolled = {**result.values, "outcome": result.outcome}
+        new, done = apply(self.rules, act, state, who, bound, rolled)
+        return new, done, result
+
+    def roll(
+        self,
+        check: str,
+        *,
+        seed: int | None = None,
+        forced: Mapping[str, Any] | None = None,
+        policy: str = "always",
+        **inputs: Any,
+    ) -> tuple[Event, Result]:
+        """Roll a check at the table, with inputs as given, and record it; the state is unchanged."""
+        found = self.model.checks.get(check)
+        if found is None:
+            raise _fail(
+                "RC907",
+                f"ruleset '{self.model.name}' has no check '{check}'",
+                did_you_mean(check, self.model.checks) or f"checks: {', '.join(self.model.checks)}",
+            )
+        bound = bind_inputs(found, inputs)
+        seed = random.randrange(2**32) if seed is None and forced is None else seed
+        result = sample(
+            found, bound, RunContext(self.limits, policy, self.caches, random.Random(seed), forced)
+        )
+        data = {
+            "check": check,
+            "inputs": {k: to_json(v) for k, v in bound.items()},
+            "policy": policy,
+            "seed": seed,
+            "roll": {
+                "check": check,
+                "outcome": result.outcome.name,
+                "dice": result.forced(),
+                "values": {k: to_json(v) for k, v in result.values.items()},
+            },
+        }
+        with self.store.transaction(self.name) as tx:
+            return tx.append("roll", data, tx.last().state), result
+
+    def begin(self, period: str) -> Event:
+        """A period begins: everything that names it in `reset` goes back to its start."""
+        if period not in self.rules.periods:
+            raise _fail(
+                "RC907",
+                f"ruleset '{self.model.name}' has no period '{period}'",
+                did_you_mean(period, self.rules.periods) or f"periods: {', '.join(self.rules.periods)}",
+            )
+        with self.store.transaction(self.name) as tx:
+            new, done = begin(self.rules, tx.last().state, period)
+            return tx.append("period", {"period": period, "effects": done}, new)
+
+    def undo(self) -> Event:
+        """Reverse the latest change that is not already undone (an undo appends; nothing is deleted)."""
+        with self.store.transaction(self.name) as tx:
+            events = tx.events()
+            target = _undoable(events)
+            if target is None:
+                raise _fail("RC908", f"campaign '{self.name}' has nothing to undo")
+            before = _state_before(events, target.seq)
+            return tx.append("undo", {"undoes": target.seq, "kind": target.kind}, before, undoes=target.seq)
+
+    def replay(self) -> State:
+        """Every state recomputed from the log; `CampaignError` RC909 at the first that differs from
+        the stored one. The stored state is returned when all agree. Events before a migration are
+        replayed under the ruleset they were made with (kept in the migration's event)."""
+        events = self.log()
+        migrations = [e for e in events if e.kind == "migrate"]
+        model = self.model
+        if migrations and self.compile is not None:
+            model = self.compile(migrations[0].data["from_text"], self.header.ruleset)
+        rules = model.state
+        assert rules is not None
+        states: list[State] = []
+        for e in events:
+            if e.kind == "new":
+                got = e.state
+            elif e.kind == "join":
+                params = bind_params(rules.character, e.data["params"], "character", e.data["character"])
+                got = join(rules, states[-1], e.data["character"], params)
+            elif e.kind == "action":
+                act = rules.actions[e.data["action"]]
+                bound = bind(act.inputs, e.data["inputs"], "action", act.name, act.span)
+                forced = e.data["roll"]["dice"] if "roll" in e.data else None
+                got, _, _ = self._rules_of(model)._run(
+                    act,
+                    states[-1],
+                    e.data["character"],
+                    bound,
+                    e.data.get("seed"),
+                    forced,
+                    e.data.get("policy", "always"),
+                )
+            elif e.kind == "roll":
+                got = states[-1]
+            elif e.kind == "period":
+                got, _ = begin(rules, states[-1], e.data["period"])
+            elif e.kind == "undo":
+                got = _state_before(events, e.undoes or 0, states)
+            else:  # migrate: the state is carried over, and the new ruleset plays on
+                got = states[-1]
+                model = self.model
+                if self.compile is not None and e is not migrations[-1]:
+                    nxt = migrations[migrations.index(e) + 1]
+                    model = self.compile(nxt.data["from_text"], self.header.ruleset)
+                assert model.state is not None
+                rules = model.state
+            if got != e.state:
+                raise _fail(
+                    "RC909",
+                    f"replaying campaign '{self.name}' gives a different state at event {e.seq} ({e.kind})",
+                    "the log or the stored state was changed outside rulecraft",
+                )
+            states.append(got)
+        return states[-1]
+
+    def export(self) -> dict[str, Any]:
+        """The whole campaign as JSON: header, log and current state."""
+        events = self.log()
+        return {
+            "campaign": self.name,
+            "ruleset": self.header.ruleset,
+            "ruleset_hash": self.header.ruleset_hash,
+            "params": dict(self.header.params),
+            "created": self.header.created,
+            "events": [
+                {
+                    "seq": e.seq,
+                    "kind": e.kind,
+                    "at": e.at,
+                    "undoes": e.undoes,
+                    "data": e.data,
+                    "state": e.state,
+                }
+                for e in events
+            ],
+            "state": events[-1].state,
+        }
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _rules_of(self, model: RulesetModel) -> Campaign:
+        """This campaign played under `model` (for replaying events made before a migration)."""
+        if model is self.model:
+            return self
+        return Campaign(self.store, self.header, model, self.limits, self.compile)
+
+    def _action(self, name: str) -> Action:
+        found = self.rules.actions.get(name)
+        if found is None:
+            raise _fail(
+                "RC907",
+                f"ruleset '{self.model.name}' has no action '{name}'",
+                did_you_mean(name, self.rules.actions) or f"actions: {', '.join(self.rules.actions)}",
+            )
+        return found
+
+    def _who(self, act: Action, character: str | None, state: State) -> str | None:
+        if act.by != "character":
+            if character is not None:
+                raise _fail(
+                    "RC907",
+                    f"action '{act.name}' is taken by the table, not by a character",
+                    "leave out the character",
+                )
+            return None
+        names = list(state["characters"])
+        if character is None:
+            raise _fail(
+                "RC907",
+                f"action '{act.name}' needs the character who acts",
+                f"characters: {', '.join(names)}" if names else "no character has joined yet",
+            )
+        if character not in state["characters"]:
+            raise _fail(
+                "RC907",
+                f"campaign '{self.name}' has no character '{character}'",
+                did_you_mean(character, names) or f"characters: {', '.join(names) or 'none'}",
+            )
+        return character
+
+
+def _undoable(events: list[Event]) -> Event | None:
+    """The latest change not yet undone; undoing again walks further back. A campaign's making and
+    a migration of its ruleset are not undone."""
+    undone = {e.undoes for e in events if e.kind == "undo"}
+    for e in reversed(events):
+        if e.kind in ("new", "migrate"):
+            return None
+        if e.kind in ("undo", "roll") or e.seq in undone:
+            continue
+        return e
+    return None
+
+
+def _state_before(events: list[Event], seq: int, states: list[State] | None = None) -> State:
+    """The state just before event `seq` (from the stored log, or from states replayed so far)."""
+    index = next(i for i, e in enumerate(events) if e.seq == seq)
+    if states is not None:
+        return states[index - 1]
+    return events[index - 1].state

@@ -1,0 +1,112 @@
+"""A store that keeps campaigns in memory: for a ruleset's own state examples, for one-off
+questions, and for embedders that keep nothing on disk. The same interface and guarantees as the
+SQLite store within one process (a lock serialises transactions; a failed one keeps nothing)."""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from ..errors import CampaignError, Diagnostic, did_you_mean
+from .records import Event, Header, State
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class MemoryStore:
+    """Campaigns in a dict; nothing outlives the object."""
+
+    path = "memory"
+
+    def __init__(self) -> None:
+        self._headers: dict[str, Header] = {}
+        self._events: dict[str, list[Event]] = {}
+        self._lock = threading.RLock()
+
+    def create(self, header: Header, state: State) -> Event:
+        with self._lock:
+            if header.name in self._headers:
+                raise CampaignError(
+                    [
+                        Diagnostic(
+                            "RC902",
+                            f"a campaign named '{header.name}' already exists",
+                            None,
+                            "choose another name",
+                        )
+                    ]
+                )
+            first = Event(1, "new", {}, copy.deepcopy(state), None, _now())
+            self._headers[header.name] = header
+            self._events[header.name] = [first]
+            return first
+
+    def names(self) -> list[tuple[str, str, int]]:
+        return sorted((n, h.ruleset, len(self._events[n])) for n, h in self._headers.items())
+
+    def header(self, name: str) -> Header:
+        self._known(name)
+        return self._headers[name]
+
+    def events(self, name: str) -> list[Event]:
+        self._known(name)
+        return list(self._events[name])
+
+    @contextmanager
+    def transaction(self, name: str) -> Iterator[_Transaction]:
+        with self._lock:
+            self._known(name)
+            tx = _Transaction(self, name)
+            yield tx
+            self._events[name].extend(tx.added)
+            if tx.new_header is not None:
+                self._headers[name] = tx.new_header
+
+    def close(self) -> None:
+        return None
+
+    def _known(self, name: str) -> None:
+        if name not in self._headers:
+            raise CampaignError(
+                [
+                    Diagnostic(
+                        "RC901", f"no campaign '{name}'", None, did_you_mean(name, self._headers) or None
+                    )
+                ]
+            )
+
+
+class _Transaction:
+    """Appends are kept aside and added only when the block ends without an error."""
+
+    def __init__(self, store: MemoryStore, name: str) -> None:
+        self.store = store
+        self.name = name
+        self.added: list[Event] = []
+        self.new_header: Header | None = None
+
+    def header(self) -> Header:
+        return self.new_header or self.store._headers[self.name]
+
+    def events(self) -> list[Event]:
+        return [*self.store._events[self.name], *self.added]
+
+    def last(self) -> Event:
+        return self.events()[-1]
+
+    def append(self, kind: str, data: Mapping[str, Any], state: State, undoes: int | None = None) -> Event:
+        event = Event(
+            self.last().seq + 1, kind, copy.deepcopy(dict(data)), copy.deepcopy(state), undoes, _now()
+        )
+        self.added.append(event)
+        return event
+
+    def replace_ruleset(self, ruleset_hash: str, ruleset_text: str) -> None:
+        self.new_header = replace(self.header(), ruleset_hash=ruleset_hash, ruleset_text=ruleset_text)
