@@ -1,0 +1,486 @@
+"""Campaigns in one SQLite file: the embedded `Store`.
+
+Why SQLite: a single file a group can copy or back up, commits that survive a crash or a kill
+whole or not at all, and a write lock shared by every process that opens the file, so two
+players acting on one campaign at once queue up instead of overwriting each other.
+
+Layout, schema version 1 (JSON is `json.dumps(..., sort_keys=True)`, times are ISO 8601 UTC):
+
+    meta(key PRIMARY KEY, value)    ("format", "rulecraft-campaigns") and ("version", "1")
+    campaigns(name PRIMARY KEY, ruleset, ruleset_hash, ruleset_text, params JSON, created)
+    events(campaign, seq, kind, data JSON, state JSON, undoes, at, PRIMARY KEY (campaign, seq))
+
+The journal is WAL, so readers never wait for the writer nor the writer for readers. Every write
+runs in `BEGIN IMMEDIATE`: the write lock is taken before anything is read, so one process's
+read-compute-append can never interleave with another's.
+
+A file that is not ours is never changed: its kind is decided by reading, and our tables are
+created only in a file that is empty or new.
+
+One `SqliteStore` per thread: its connection refuses other threads (sqlite3's
+`check_same_thread`). Each thread or process opens its own store on the same path; they share
+the file's lock.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from ..errors import CampaignError, Diagnostic, did_you_mean
+from .records import Event, Header, State, Transaction
+
+if TYPE_CHECKING:
+    from .records import Store
+
+FORMAT: Final = "rulecraft-campaigns"
+SCHEMA_VERSION: Final = 1
+APPEND_KINDS: Final = frozenset({"action", "period", "undo", "migrate"})
+"""What `Transaction.append` accepts; "new" is written by `create` alone."""
+
+_MAGIC: Final = b"SQLite format 3\x00"
+_SCHEMA: Final = (
+    "CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)",
+    """CREATE TABLE campaigns (
+        name TEXT PRIMARY KEY NOT NULL,
+        ruleset TEXT NOT NULL,
+        ruleset_hash TEXT NOT NULL,
+        ruleset_text TEXT NOT NULL,
+        params TEXT NOT NULL,
+        created TEXT NOT NULL
+    )""",
+    """CREATE TABLE events (
+        campaign TEXT NOT NULL REFERENCES campaigns (name),
+        seq INTEGER NOT NULL CHECK (seq >= 1),
+        kind TEXT NOT NULL,
+        data TEXT NOT NULL,
+        state TEXT NOT NULL,
+        undoes INTEGER,
+        at TEXT NOT NULL,
+        PRIMARY KEY (campaign, seq)
+    )""",
+)
+_EVENT_COLUMNS: Final = "seq, kind, data, state, undoes, at"
+_LEFT_AS_IT_IS: Final = "the file was left as it is"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _dumps(value: Mapping[str, Any], what: str) -> str:
+    """JSON text for a column; a value that is not JSON-ready is the caller's bug, said plainly."""
+    try:
+        return json.dumps(dict(value), sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"the {what} to store is not JSON-ready: {e}") from e
+
+
+class SqliteStore:
+    """The campaigns in the SQLite file at `path`, which is created if it is missing or empty.
+
+    `timeout` is how many seconds to wait for another writer before giving up (RC903 "locked").
+    A file that is not a rulecraft campaign database raises `CampaignError` RC903 and is left
+    untouched. Use one store per thread; close it (or use it as a context manager) when done.
+    """
+
+    def __init__(self, path: str | Path, *, timeout: float = 10.0) -> None:
+        self.path = Path(path)
+        self.timeout = timeout
+        self._where = str(self.path)
+        self._connection: sqlite3.Connection | None = None
+        self._check_file()
+        try:
+            connection = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+        except sqlite3.Error as e:
+            raise self._db_error(e, "opening it") from e
+        self._connection = connection
+        try:
+            self._prepare(connection)
+        except BaseException:
+            self.close()
+            raise
+
+    def __repr__(self) -> str:
+        return f"SqliteStore({self._where!r})"
+
+    def __enter__(self) -> SqliteStore:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # -- the Store interface ------------------------------------------------------------------
+
+    def create(self, header: Header, state: State) -> Event:
+        """A new campaign with its first event ("new"); RC902 if the name is taken (then nothing
+        is written: the check and the insert share one write transaction)."""
+        params = _dumps(header.params, "campaign parameters")
+        state_text = _dumps(state, "starting state")
+        at = _now()
+        with self._write() as connection, self._errors("creating a campaign"):
+            if self._exists(connection, header.name):
+                raise self._error(
+                    "RC902",
+                    f"a campaign named '{header.name}' already exists in {self._where}",
+                    "choose another name: a campaign is never overwritten",
+                )
+            connection.execute(
+                "INSERT INTO campaigns (name, ruleset, ruleset_hash, ruleset_text, params, created)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    header.name,
+                    header.ruleset,
+                    header.ruleset_hash,
+                    header.ruleset_text,
+                    params,
+                    header.created or at,
+                ),
+            )
+            connection.execute(
+                f"INSERT INTO events (campaign, {_EVENT_COLUMNS}) VALUES (?, 1, 'new', '{{}}', ?, NULL, ?)",
+                (header.name, state_text, at),
+            )
+        return Event(1, "new", {}, json.loads(state_text), None, at)
+
+    def names(self) -> list[tuple[str, str, int]]:
+        """Every campaign as (name, ruleset, number of events), sorted by name."""
+        with self._read() as connection, self._errors("listing campaigns"):
+            rows = connection.execute(
+                "SELECT c.name, c.ruleset, COUNT(e.seq) FROM campaigns AS c"
+                " LEFT JOIN events AS e ON e.campaign = c.name GROUP BY c.name"
+            ).fetchall()
+        return sorted((str(name), str(ruleset), int(count)) for name, ruleset, count in rows)
+
+    def header(self, name: str) -> Header:
+        """The campaign's header; RC901 (with the nearest name) if there is no such campaign."""
+        with self._read() as connection:
+            return self._header(connection, name)
+
+    def events(self, name: str) -> list[Event]:
+        """The campaign's whole log, oldest first; RC901 if there is no such campaign."""
+        with self._read() as connection:
+            self._header(connection, name)
+            return self._events(connection, name)
+
+    @contextmanager
+    def transaction(self, name: str) -> Iterator[Transaction]:
+        """One atomic change to campaign `name`: the write lock is taken first (waiting up to the
+        timeout for another writer), everything read inside is current, and the appends are
+        committed on a normal exit and all dropped on any exception, which is re-raised.
+        RC901 if there is no such campaign. One transaction at a time per store."""
+        with self._write() as connection:
+            self._header(connection, name)
+            tx = _SqliteTransaction(self, connection, name)
+            try:
+                yield tx
+            finally:
+                tx.closed = True
+
+    def close(self) -> None:
+        """Release the file (an open transaction is rolled back). Closing twice is harmless."""
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            _rollback(connection)
+            connection.close()
+
+    # -- opening --------------------------------------------------------------------------------
+
+    def _check_file(self) -> None:
+        """Refuse what is plainly not a campaign database before SQLite touches it."""
+        if self.path.is_dir():
+            raise self._error("RC903", f"{self._where} is a folder, not a rulecraft campaign database")
+        if not self.path.parent.is_dir():
+            raise self._error(
+                "RC903",
+                f"cannot create {self._where}: {self.path.parent} "
+                + ("is not a folder" if self.path.parent.exists() else "does not exist"),
+                "create the folder first, or give another path",
+            )
+        try:
+            with self.path.open("rb") as file:
+                head = file.read(len(_MAGIC))
+        except FileNotFoundError:
+            return
+        except OSError as e:
+            raise self._error("RC903", f"cannot read {self._where}: {e.strerror or e}") from e
+        if head and head != _MAGIC:
+            raise self._not_sqlite()
+
+    def _prepare(self, connection: sqlite3.Connection) -> None:
+        """Check that the file is ours (only reading), or lay out our tables in a new, empty one."""
+        with self._errors("opening it"):
+            connection.execute("PRAGMA foreign_keys = ON")
+            if self._inspect(connection) == "empty":
+                connection.execute("PRAGMA journal_mode = WAL").fetchall()
+                with self._write():  # a second process creating the same file waits here
+                    if self._inspect(connection) == "empty":
+                        for statement in _SCHEMA:
+                            connection.execute(statement)
+                        connection.executemany(
+                            "INSERT INTO meta (key, value) VALUES (?, ?)",
+                            [("format", FORMAT), ("version", str(SCHEMA_VERSION))],
+                        )
+            (mode,) = connection.execute("PRAGMA journal_mode").fetchone()
+            if str(mode).lower() != "wal":
+                connection.execute("PRAGMA journal_mode = WAL").fetchall()
+
+    def _inspect(self, connection: sqlite3.Connection) -> Literal["empty", "ours"]:
+        """What the file holds, decided by reading alone; RC903 for anything but ours or empty."""
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master").fetchall()}
+        if not tables:
+            return "empty"
+        try:
+            meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.OperationalError:  # no meta table, or one with other columns
+            meta = {}
+        if meta.get("format") != FORMAT:
+            raise self._error(
+                "RC903",
+                f"{self._where} is an SQLite database but not rulecraft's (no '{FORMAT}' format mark)",
+                f"give a new file name to start a campaign database; {_LEFT_AS_IT_IS}",
+            )
+        version = str(meta.get("version", ""))
+        if not version.isdigit() or int(version) < 1:
+            raise self._error("RC903", f"{self._where} has an unknown schema version {version!r}")
+        if int(version) > SCHEMA_VERSION:
+            raise self._error(
+                "RC903",
+                f"{self._where} is a rulecraft campaign database of schema version {version}, newer than"
+                f" this rulecraft reads (version {SCHEMA_VERSION})",
+                f"upgrade rulecraft to use it; {_LEFT_AS_IT_IS}",
+            )
+        missing = sorted({"campaigns", "events"} - tables)
+        if missing:
+            raise self._error(
+                "RC903", f"{self._where} is damaged: its table(s) {', '.join(missing)} are missing"
+            )
+        return "ours"
+
+    # -- transactions and errors ---------------------------------------------------------------
+
+    def _open(self) -> sqlite3.Connection:
+        if self._connection is None:
+            raise RuntimeError(f"{self!r} is closed")
+        return self._connection
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """`BEGIN IMMEDIATE` ... `COMMIT`, or `ROLLBACK` on any exception (re-raised)."""
+        connection = self._open()
+        if connection.in_transaction:
+            raise RuntimeError(f"{self!r} already has a transaction open: one at a time per store")
+        with self._errors("taking the write lock"):
+            connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield connection
+            with self._errors("committing"):
+                connection.execute("COMMIT")
+        except BaseException:
+            _rollback(connection)
+            raise
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """One snapshot for several reads; inside an open transaction, that transaction's."""
+        connection = self._open()
+        if connection.in_transaction:
+            yield connection
+            return
+        with self._errors("reading"):
+            connection.execute("BEGIN DEFERRED")
+        try:
+            yield connection
+        finally:
+            _rollback(connection)  # nothing was written: ending the read is all this does
+
+    @contextmanager
+    def _errors(self, doing: str) -> Iterator[None]:
+        """SQLite's own errors as one RC903 naming the file; misuse of the API is not caught."""
+        try:
+            yield
+        except sqlite3.ProgrammingError:
+            raise
+        except sqlite3.Error as e:
+            raise self._db_error(e, doing) from e
+
+    def _db_error(self, error: sqlite3.Error, doing: str) -> CampaignError:
+        kind = getattr(error, "sqlite_errorname", "") or ""
+        if kind.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(error):
+            return self._error(
+                "RC903",
+                f"{self._where} is locked: another writer held it for more than {self.timeout:g} s",
+                "another process is writing to this file; try again when it is done, or wait longer",
+            )
+        if kind.startswith("SQLITE_NOTADB"):
+            return self._not_sqlite()
+        if kind.startswith("SQLITE_CORRUPT"):
+            return self._error("RC903", f"{self._where} is damaged ({error}) while {doing}")
+        if kind.startswith(
+            ("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM", "SQLITE_IOERR", "SQLITE_FULL")
+        ):
+            return self._error(
+                "RC903",
+                f"cannot write {self._where} ({error}) while {doing}",
+                "check that the file and its folder exist, can be written, and the disk has room",
+            )
+        return self._error("RC903", f"{self._where}: {doing} failed: {error}")
+
+    def _not_sqlite(self) -> CampaignError:
+        return self._error(
+            "RC903",
+            f"{self._where} is not a rulecraft campaign database (not SQLite)",
+            f"give a campaign database, or a new file name to start one; {_LEFT_AS_IT_IS}",
+        )
+
+    def _error(self, code: str, message: str, hint: str | None = None) -> CampaignError:
+        return CampaignError([Diagnostic(code, message, None, hint)])
+
+    # -- rows -------------------------------------------------------------------------------------
+
+    def _exists(self, connection: sqlite3.Connection, name: str) -> bool:
+        row = connection.execute("SELECT 1 FROM campaigns WHERE name = ?", (name,)).fetchone()
+        return row is not None
+
+    def _header(self, connection: sqlite3.Connection, name: str) -> Header:
+        with self._errors("reading a campaign"):
+            row = connection.execute(
+                "SELECT ruleset, ruleset_hash, ruleset_text, params, created FROM campaigns WHERE name = ?",
+                (name,),
+            ).fetchone()
+            if row is None:
+                names = [r[0] for r in connection.execute("SELECT name FROM campaigns").fetchall()]
+                raise self._unknown(name, names)
+        ruleset, ruleset_hash, ruleset_text, params, created = row
+        return Header(
+            name, ruleset, ruleset_hash, ruleset_text, self._load(params, name, "its parameters"), created
+        )
+
+    def _events(self, connection: sqlite3.Connection, name: str, *, last: bool = False) -> list[Event]:
+        order = "DESC LIMIT 1" if last else "ASC"
+        with self._errors("reading events"):
+            rows = connection.execute(
+                f"SELECT {_EVENT_COLUMNS} FROM events WHERE campaign = ? ORDER BY seq {order}", (name,)
+            ).fetchall()
+        events: list[Event] = []
+        for seq, kind, data, state, undoes, at in rows:
+            where = f"event {seq}"
+            events.append(
+                Event(
+                    seq,
+                    kind,
+                    self._load(data, name, f"{where}'s data"),
+                    self._load(state, name, f"{where}'s state"),
+                    undoes,
+                    at,
+                )
+            )
+        return events
+
+    def _load(self, text: object, campaign: str, what: str) -> dict[str, Any]:
+        """A JSON object from a column; anything else means the file was damaged (RC903)."""
+        try:
+            value = json.loads(text) if isinstance(text, str | bytes) else None
+        except ValueError as e:
+            problem = f"is not valid JSON ({e})"
+        else:
+            if isinstance(value, dict):
+                return value
+            problem = "is not a JSON object"
+        raise self._error("RC903", f"{self._where} is damaged: in campaign '{campaign}', {what} {problem}")
+
+    def _unknown(self, name: str, names: list[str]) -> CampaignError:
+        hint = did_you_mean(name, names)
+        if hint is None:
+            shown = sorted(names)
+            more = f" and {len(shown) - 10} more" if len(shown) > 10 else ""
+            hint = (
+                f"the campaigns in this file: {', '.join(shown[:10])}{more}"
+                if shown
+                else "this file has no campaigns yet: create one first"
+            )
+        return self._error("RC901", f"no campaign named '{name}' in {self._where}", hint)
+
+
+class _SqliteTransaction:
+    """The `Transaction` that `SqliteStore.transaction` yields: valid only inside its `with`."""
+
+    def __init__(self, store: SqliteStore, connection: sqlite3.Connection, name: str) -> None:
+        self._store = store
+        self._connection = connection
+        self.name = name
+        self.closed = False
+
+    def _live(self) -> sqlite3.Connection:
+        if self.closed:
+            raise RuntimeError(f"the transaction on campaign '{self.name}' has ended")
+        return self._connection
+
+    def header(self) -> Header:
+        return self._store._header(self._live(), self.name)
+
+    def events(self) -> list[Event]:
+        return self._store._events(self._live(), self.name)
+
+    def last(self) -> Event:
+        found = self._store._events(self._live(), self.name, last=True)
+        if not found:
+            raise self._store._error(
+                "RC903", f"{self._store._where} is damaged: campaign '{self.name}' has no events"
+            )
+        return found[0]
+
+    def append(self, kind: str, data: Mapping[str, Any], state: State, undoes: int | None = None) -> Event:
+        """Add an event after the last one (seq = last seq + 1). A kind other than those of
+        `APPEND_KINDS`, or `undoes` that is missing for an undo, given for anything else, or not
+        an earlier event, is a caller's bug: ValueError."""
+        connection = self._live()
+        if kind not in APPEND_KINDS:
+            raise ValueError(f"cannot append an event of kind {kind!r}: one of {sorted(APPEND_KINDS)}")
+        data_text = _dumps(data, "event data")
+        state_text = _dumps(state, "state")
+        with self._store._errors("appending an event"):
+            (last,) = connection.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM events WHERE campaign = ?", (self.name,)
+            ).fetchone()
+            seq = int(last) + 1
+            if (kind == "undo") != (undoes is not None):
+                raise ValueError("an undo event, and only an undo event, names the seq it undoes")
+            if undoes is not None and not 1 <= undoes < seq:
+                raise ValueError(f"undoes={undoes} is not an earlier event of '{self.name}' (1..{seq - 1})")
+            at = _now()
+            connection.execute(
+                f"INSERT INTO events (campaign, {_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (self.name, seq, kind, data_text, state_text, undoes, at),
+            )
+        return Event(seq, kind, json.loads(data_text), json.loads(state_text), undoes, at)
+
+    def replace_ruleset(self, ruleset_hash: str, ruleset_text: str) -> None:
+        """Point the campaign at a changed ruleset; the caller records the migration as an event."""
+        with self._store._errors("replacing the ruleset"):
+            self._live().execute(
+                "UPDATE campaigns SET ruleset_hash = ?, ruleset_text = ? WHERE name = ?",
+                (ruleset_hash, ruleset_text, self.name),
+            )
+
+
+def _rollback(connection: sqlite3.Connection) -> None:
+    """End the open transaction, if any, keeping nothing. A rollback that fails must not hide the
+    error that caused it; SQLite drops the transaction when the connection closes anyway."""
+    if connection.in_transaction:
+        try:
+            connection.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+
+
+if TYPE_CHECKING:
+    _conforms: type[Store] = SqliteStore  # mypy checks that SqliteStore is a Store
