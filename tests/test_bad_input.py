@@ -329,11 +329,13 @@ CHILL_PATH = REPO_ROOT / "rulesets" / "chill.yaml"
 
 
 def chill_target_at() -> tuple[int, int]:
-    """Where chill.yaml declares the `target` input (the key under `inputs:`)."""
+    """Where chill.yaml's `specific` check declares the `target` input (the key under `inputs:`)."""
     text = CHILL_PATH.read_text(encoding="utf-8")
+    in_checks = False
     for number, line in enumerate(text.splitlines(), start=1):
+        in_checks = in_checks or line.startswith("checks:")
         m = re.match(r"^(\s+)target:", line)
-        if m:
+        if m and in_checks:
             return number, len(m.group(1)) + 1
     raise AssertionError("chill.yaml declares no target input")
 
