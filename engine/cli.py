@@ -11,14 +11,17 @@ import json
 import random
 import sys
 from collections.abc import Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, TextIO
 
 from .api import Ruleset, load, new_campaign, open_campaign, open_store
 from .errors import Diagnostic, InputError, RulecraftError, did_you_mean
+from .eval.dist import Dist
 from .model.values import show
 from .runtime.context import POLICIES
 from .state.campaign import Campaign
+from .state.exact import item_marginals
 from .state.records import Event, Store
 from .syntax.resources import schema_path, shipped_rulesets
 from .tools.examples import run_examples
@@ -29,8 +32,10 @@ from .tools.render import (
     distribution_text,
     event_json,
     event_text,
+    fraction,
     result_text,
     ruleset_text,
+    state_distribution_text,
     store_path,
     sweep_text,
     value_text,
@@ -233,6 +238,22 @@ def _campaign_parser(sub: Any) -> None:
     r.add_argument("--policy", choices=POLICIES, default="always", help="how the player decides every 'may'")
     opening(r)
     r.set_defaults(func=_campaign_roll)
+
+    pb = with_json(
+        cs.add_parser(
+            "prob", help="the exact distribution of the state after one action (nothing is written)"
+        )
+    )
+    pb.add_argument("name")
+    pb.add_argument("action")
+    pb.add_argument("-c", "--character", help="the character who acts (for actions taken by a character)")
+    pb.add_argument(
+        "-i", "--input", action="append", default=[], metavar="NAME=VALUE", help="an input of the action"
+    )
+    pb.add_argument("--policy", choices=POLICIES, default="always", help="how the player decides every 'may'")
+    pb.add_argument("--all", action="store_true", help="also show the items that cannot change")
+    opening(pb)
+    pb.set_defaults(func=_campaign_prob)
 
     b = with_json(
         cs.add_parser("begin", help="a period begins (a case, a day, a fight): what it resets is reset")
@@ -724,6 +745,40 @@ def _campaign_roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         args.check, seed=args.seed, forced=forced, policy=args.policy, **_pairs(args.input, "input")
     )
     return _changed(campaign, event, args, out, result_text(result, f"{campaign.name} · {result.check}"))
+
+
+def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    campaign = _open(args, _store(args))
+    inputs = _pairs(args.input, "input")
+    dist = campaign.distribution(args.action, args.character, policy=args.policy, **inputs)
+    marginals = item_marginals(dist, args.character)
+    if args.json:
+        _dump(
+            {
+                "campaign": campaign.name,
+                "action": args.action,
+                "character": args.character,
+                "items": {
+                    name: [
+                        {"value": json.loads(v), "p": fraction(Fraction(w, d.total))}
+                        for v, w in d.weights.items()
+                    ]
+                    for name, d in marginals.items()
+                },
+            },
+            out,
+        )
+        return 0
+    shown = ", ".join(f"{k}={v}" for k, v in inputs.items())
+    who = f" by {args.character}" if args.character else ""
+    title = f"{campaign.name} · after {args.action}{who}{' (' + shown + ')' if shown else ''}"
+    now = (
+        None
+        if args.all
+        else item_marginals(Dist.certain(json.dumps(campaign.state(), sort_keys=True)), args.character)
+    )
+    out.write(state_distribution_text(title, marginals, now) + "\n")
+    return 0
 
 
 def _campaign_begin(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

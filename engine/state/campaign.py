@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, did_you_mean
+from ..eval.dist import Dist
 from ..eval.sample import sample
 from ..eval.trace import Result
 from ..model.ruleset import RulesetModel
@@ -27,6 +28,7 @@ from ..runtime.context import RunContext
 from ..runtime.inputs import bind, bind_inputs
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.state import State, apply, begin, bind_params, environment, join, new_state, refusal, view
+from .exact import after_action
 from .records import Event, Header, Store
 
 Compile = Callable[[str, str], RulesetModel]
@@ -276,6 +278,18 @@ class Campaign:
         }
         with self.store.transaction(self.name) as tx:
             return tx.append("roll", data, tx.last().state), result
+
+    def distribution(
+        self, action: str, character: str | None = None, *, policy: str = "always", **inputs: Any
+    ) -> Dist:
+        """The exact distribution of the state after `action` taken now (nothing is written): a
+        `Dist` over states as canonical JSON text; `item_marginals` splits it per item."""
+        act = self._action(action)
+        state = self.state()
+        who = self._who(act, character, state)
+        bound = bind(act.inputs, inputs, "action", act.name, act.span)
+        ctx = RunContext(self.limits, policy, self.caches)
+        return after_action(self.rules, self.model.checks, act, state, who, bound, ctx)
 
     def begin(self, period: str) -> Event:
         """A period begins: everything that names it in `reset` goes back to its start."""

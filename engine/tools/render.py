@@ -6,7 +6,9 @@ same `Result` can be printed as text here or as JSON by `Result.as_json`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 from ..eval.dist import Dist
@@ -261,3 +263,35 @@ def event_json(event: Event) -> dict[str, Any]:
 def store_path(store: Any) -> str:
     """Where a store keeps its campaigns, for messages."""
     return str(getattr(store, "path", "the campaign database"))
+
+
+def state_distribution_text(
+    title: str, marginals: Mapping[str, Dist], now: Mapping[str, Dist] | None = None
+) -> str:
+    """After one action: each item's exact distribution — with `now` (the items as they are), only
+    those that may change."""
+    lines = [title]
+    for name, dist in marginals.items():
+        if (
+            now is not None
+            and name in now
+            and dict(now[name].weights) == {v: dist.total for v in dist.weights}
+        ):
+            continue
+        rows = sorted(dist.weights.items(), key=lambda vw: -vw[1])
+        texts = [_item_text(json.loads(v)) for v, _ in rows]
+        width = max(len(s) for s in texts)
+        lines.append(f"  {name}:")
+        for (_, w), text in zip(rows, texts):
+            p = Fraction(w, dist.total)
+            lines.append(
+                f"    {text.ljust(width)}  {fraction(p).rjust(9)}  "
+                f"{float(p) * 100:6.2f}%  {_bar(float(p), 20)}"
+            )
+    if len(lines) == 1:
+        lines.append("  nothing changes")
+    return "\n".join(lines)
+
+
+def fraction(p: Fraction) -> str:
+    return f"{p.numerator}/{p.denominator}"

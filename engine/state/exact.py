@@ -1,0 +1,72 @@
+"""Exact questions one step deep: the distribution of the state after one action.
+
+An action's roll is a check; its exact joint distribution (outcome and every value) is known. The
+action's effects are applied to each joint point — the same `runtime.state.apply` a real action
+uses — and states that come out alike are merged. So "what becomes of the token pool after this
+roll?" or "of the wound track after this hit?" is a `Dist` over whole states, exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ..eval.dist import Dist
+from ..eval.exact import distribution
+from ..model.ruleset import Check
+from ..model.state import Action, StateModel
+from ..runtime.context import RunContext
+from ..runtime.inputs import bind_inputs
+from ..runtime.rules import before_roll
+from ..runtime.state import State, apply, environment, refusal
+
+
+def after_action(
+    rules: StateModel,
+    checks: Mapping[str, Check],
+    action: Action,
+    state: State,
+    character: str | None,
+    inputs: Mapping[str, Any],
+    ctx: RunContext,
+) -> Dist:
+    """The exact distribution of the state after `action`, keyed by the state as canonical JSON
+    text (`json.loads` gives it back); certain when the action rolls nothing."""
+    refusal(rules, action, state, character, inputs)
+    if action.roll is None:
+        new, _ = apply(rules, action, state, character, inputs)
+        return Dist.certain(_key(new))
+    check = checks[action.roll.check]
+    env = {**environment(rules, state, character), **inputs}
+    bound = bind_inputs(check, {name: expr.run(dict(env)) for name, expr in action.roll.inputs})
+    dist = distribution(check, bound, ctx)
+    before = before_roll(check, bound)
+    fixed = {let.name: before[let.name] for let in check.pre_lets}
+    out: dict[str, int] = {}
+    for key, weight in dist.joint.weights.items():
+        rolled = {**fixed, **dict(zip(dist.names, key[2:])), "outcome": key[0]}
+        new, _ = apply(rules, action, state, character, inputs, rolled)
+        k = _key(new)
+        out[k] = out.get(k, 0) + weight
+    return Dist(out, dist.joint.total)
+
+
+def _key(state: State) -> str:
+    return json.dumps(state, sort_keys=True)
+
+
+def item_marginals(dist: Dist, character: str | None) -> dict[str, Dist]:
+    """Each item's own distribution (shared items, then the character's), from a `Dist` of states."""
+    found: dict[str, dict[str, int]] = {}
+    for text, weight in dist.weights.items():
+        state = json.loads(text)
+        places = [("", state["shared"])]
+        if character is not None:
+            places.append((f"{character}.", state["characters"][character]["items"]))
+        for prefix, items in places:
+            for name, value in items.items():
+                shown = json.dumps(value, sort_keys=True)
+                counts = found.setdefault(prefix + name, {})
+                counts[shown] = counts.get(shown, 0) + weight
+    return {name: Dist(counts, dist.total) for name, counts in found.items()}
