@@ -272,11 +272,7 @@ def state_distribution_text(
     those that may change."""
     lines = [title]
     for name, dist in marginals.items():
-        if (
-            now is not None
-            and name in now
-            and dict(now[name].weights) == {v: dist.total for v in dist.weights}
-        ):
+        if now is not None and name in now and len(dist) == 1 and set(dist.weights) == set(now[name].weights):
             continue
         rows = sorted(dist.weights.items(), key=lambda vw: -vw[1])
         texts = [_item_text(json.loads(v)) for v, _ in rows]
