@@ -751,7 +751,7 @@ def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     campaign = _open(args, _store(args))
     inputs = _pairs(args.input, "input")
     dist = campaign.distribution(args.action, args.character, policy=args.policy, **inputs)
-    marginals = item_marginals(dist, args.character)
+    marginals = item_marginals(dist, args.character, campaign.rules)
     if args.json:
         _dump(
             {
@@ -775,7 +775,9 @@ def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     now = (
         None
         if args.all
-        else item_marginals(Dist.certain(json.dumps(campaign.state(), sort_keys=True)), args.character)
+        else item_marginals(
+            Dist.certain(json.dumps(campaign.state(), sort_keys=True)), args.character, campaign.rules
+        )
     )
     out.write(state_distribution_text(title, marginals, now) + "\n")
     return 0

@@ -110,7 +110,12 @@ class Campaign:
         for who, given in (characters or {}).items():
             state = join(model.state, state, who, bind_params(model.state.character, given, "character", who))
         header = Header(
-            name, model.name, content_hash(text), text, {k: to_json(v) for k, v in bound.items()}, _now()
+            name,
+            source or model.name,
+            content_hash(text),
+            text,
+            {k: to_json(v) for k, v in bound.items()},
+            _now(),
         )
         store.create(header, state)
         return cls(store, header, model, limits, compile)

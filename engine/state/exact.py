@@ -15,7 +15,7 @@ from typing import Any
 from ..eval.dist import Dist
 from ..eval.exact import distribution
 from ..model.ruleset import Check
-from ..model.state import Action, StateModel
+from ..model.state import Action, StateModel, Tally
 from ..runtime.context import RunContext
 from ..runtime.inputs import bind_inputs
 from ..runtime.rules import before_roll
@@ -56,8 +56,9 @@ def _key(state: State) -> str:
     return json.dumps(state, sort_keys=True)
 
 
-def item_marginals(dist: Dist, character: str | None) -> dict[str, Dist]:
-    """Each item's own distribution (shared items, then the character's), from a `Dist` of states."""
+def item_marginals(dist: Dist, character: str | None, rules: StateModel | None = None) -> dict[str, Dist]:
+    """Each item's own distribution (shared items, then the character's), from a `Dist` of states;
+    with `rules`, a tally's members are listed in its scale's order."""
     found: dict[str, dict[str, int]] = {}
     for text, weight in dist.weights.items():
         state = json.loads(text)
@@ -66,7 +67,10 @@ def item_marginals(dist: Dist, character: str | None) -> dict[str, Dist]:
             places.append((f"{character}.", state["characters"][character]["items"]))
         for prefix, items in places:
             for name, value in items.items():
-                shown = json.dumps(value, sort_keys=True)
+                item = rules.item(name) if rules is not None else None
+                if isinstance(item, Tally):
+                    value = {m.name: value[m.name] for m in item.scale.members if m.name in value}
+                shown = json.dumps(value)
                 counts = found.setdefault(prefix + name, {})
                 counts[shown] = counts.get(shown, 0) + weight
     return {name: Dist(counts, dist.total) for name, counts in found.items()}

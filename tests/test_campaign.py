@@ -1,0 +1,294 @@
+"""Campaigns: lasting state kept in a store and changed only by actions, one transaction each.
+
+A scripted Chill case through the command line; refusals that change nothing; bounds; a changed
+ruleset; a broken database; exact questions one action deep; and the laws, by hypothesis and by
+real processes: random action sequences never break a bound and always replay, and two writers
+at once lose nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import engine
+from engine.state.exact import item_marginals
+from engine.state.memory import MemoryStore
+from engine.state.sqlite import SqliteStore
+
+
+def tokens(campaign: engine.Campaign) -> dict[str, int]:
+    value: dict[str, int] = campaign.show()["shared"]["tokens"]
+    return value
+
+
+# -- a scripted Chill case through the command line -----------------------------------------------
+
+
+def test_a_chill_case_through_the_command_line(cli: Any, tmp_path: Path) -> None:
+    db = str(tmp_path / "campaigns.db")
+
+    def run(*args: str) -> str:
+        r = cli("campaign", "--db", db, *args)
+        assert r.code == 0, r.out + r.err
+        return str(r.out)
+
+    def shown() -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(run("show", "case", "--json"))
+        return data
+
+    run("new", "case", "chill", "-p", "players=4")
+    assert shown()["shared"]["tokens"] == {"light": 3, "dark": 2}  # players + 1, two of them dark
+    printed = run("act", "case", "player_roll", "-i", "target=55", "--force", "tens=7", "--force", "ones=7")
+    assert "=> botch" in printed
+    assert shown()["shared"]["tokens"] == {"light": 2, "dark": 3}  # her Botch turns one dark
+    run("act", "case", "chill_master_roll", "-i", "target=55", "--force", "tens=3", "--force", "ones=3")
+    assert shown()["shared"]["tokens"] == {
+        "light": 1,
+        "dark": 4,
+    }  # the CM's Colossal: the players turn one dark
+    run("act", "case", "chill_master_roll", "-i", "target=20", "--force", "tens=6", "--force", "ones=6")
+    assert shown()["shared"]["tokens"] == {"light": 2, "dark": 3}  # the CM's own Botch turns one light
+    for _ in range(5):
+        run("act", "case", "add_light")
+    assert sum(shown()["shared"]["tokens"].values()) == 8  # never above twice the players
+    run("undo", "case")
+    run("undo", "case")
+    assert sum(shown()["shared"]["tokens"].values()) == 8  # two of the five adds were clamped away anyway
+    for _ in range(3):
+        run("undo", "case")
+    assert shown()["shared"]["tokens"] == {"light": 2, "dark": 3}  # undo restores, step by step
+    assert "every state equals the stored one" in run("replay", "case")
+    log = run("log", "case")
+    assert log.count("undo #") == 5 and "player_roll" in log
+    exported = json.loads(run("export", "case"))
+    assert exported["state"]["shared"]["tokens"] == {"dark": 3, "light": 2}
+    assert [e["seq"] for e in exported["events"]] == list(range(1, len(exported["events"]) + 1))
+
+
+def test_a_refused_action_changes_nothing_and_names_the_rule(tmp_path: Path) -> None:
+    campaign = engine.new_campaign("c", "chill", store=MemoryStore(), params={"players": 4})
+    before = campaign.log()
+    with pytest.raises(engine.CampaignError) as caught:
+        campaign.act("turn_dark", n=4)
+    [d] = caught.value.diagnostics
+    assert d.code == "RC905" and "turn_dark" in d.message and "not that many light tokens" in d.message
+    assert d.span is not None and d.span.file.endswith("chill.yaml")
+    assert d.hint is not None and "count(tokens, 'light') >= n" in d.hint
+    assert campaign.log() == before
+
+
+def test_unknown_names_get_a_near_match(tmp_path: Path) -> None:
+    campaign = engine.new_campaign("c", "chill", store=MemoryStore(), params={"players": 4})
+    with pytest.raises(engine.CampaignError) as caught:
+        campaign.act("turn_drak")
+    assert caught.value.diagnostics[0].code == "RC907" and "turn_dark" in (
+        caught.value.diagnostics[0].hint or ""
+    )
+    with pytest.raises(engine.CampaignError) as caught:
+        campaign.begin("cas")
+    assert caught.value.diagnostics[0].code == "RC907"
+    with pytest.raises(engine.InputError):
+        engine.new_campaign("d", "chill", store=MemoryStore(), params={"playres": 4})
+
+
+# -- bounds --------------------------------------------------------------------------------------
+
+BOUNDED = """\
+rulecraft: 1
+name: bounded
+checks:
+  flip:
+    roll: {d: {die: 2}}
+    outcomes: [tails, heads]
+    outcome: "'heads' if d == 2 else 'tails'"
+state:
+  shared:
+    luck: {counter: 1, min: 0, max: 3}
+    gems: {tally: [red, blue], start: {red: 1}, max: 2}
+actions:
+  spend:
+    effects: [{remove: {luck: 1}}]
+  spend_gently:
+    effects: [{remove: {luck: 1}, clamp: true}]
+  gem:
+    effects: [{add: {gems: {blue: 1}}}]
+  take_red:
+    effects: [{remove: {gems: {red: 1}}}]
+"""
+
+
+def test_a_value_outside_its_bounds_is_refused_unless_the_rule_clamps() -> None:
+    campaign = engine.new_campaign("b", engine.load(BOUNDED), store=MemoryStore())
+    campaign.act("spend")
+    with pytest.raises(engine.CampaignError) as caught:
+        campaign.act("spend")
+    assert (
+        caught.value.diagnostics[0].code == "RC906"
+        and "below its minimum 0" in caught.value.diagnostics[0].message
+    )
+    campaign.act("spend_gently")  # clamps at 0: taken, nothing changes
+    assert campaign.show()["shared"]["luck"] == 0
+    campaign.act("gem")
+    with pytest.raises(engine.CampaignError) as caught:
+        campaign.act("gem")
+    assert "more than its maximum 2" in caught.value.diagnostics[0].message
+    campaign.act("take_red")
+    with pytest.raises(engine.CampaignError) as caught:
+        campaign.act("take_red")
+    assert "there are only 0" in caught.value.diagnostics[0].message
+    assert campaign.show()["shared"] == {"luck": 0, "gems": {"blue": 1}}
+
+
+# -- a changed ruleset and a broken database --------------------------------------------------------
+
+
+def test_a_changed_ruleset_is_refused_unless_migrated(tmp_path: Path) -> None:
+    path = tmp_path / "bounded.yaml"
+    path.write_text(BOUNDED)
+    store = SqliteStore(tmp_path / "c.db")
+    engine.new_campaign("b", path, store=store)
+    engine.open_campaign("b", store=store).act("spend")
+    path.write_text(BOUNDED.replace("max: 3", "max: 5"))
+    with pytest.raises(engine.CampaignError) as caught:
+        engine.open_campaign("b", store=store)
+    assert caught.value.diagnostics[0].code == "RC904"
+    campaign = engine.open_campaign("b", store=store, migrate=True)
+    assert campaign.log()[-1].kind == "migrate"
+    campaign.act("spend_gently")
+    assert campaign.replay() == campaign.state()
+    assert engine.open_campaign("b", store=store).show()["shared"]["luck"] == 0
+
+
+def test_a_file_that_is_not_a_campaign_database_is_refused_and_left_alone(cli: Any, tmp_path: Path) -> None:
+    db = tmp_path / "notes.txt"
+    db.write_text("my notes, not a database\n")
+    before = db.read_bytes()
+    r = cli("campaign", "--db", str(db), "new", "case", "chill", "-p", "players=4")
+    assert r.code == 1 and "RC903" in r.err and "Traceback" not in r.err
+    assert db.read_bytes() == before
+
+
+# -- exact questions one step deep -----------------------------------------------------------------
+
+
+def test_the_token_pool_after_one_roll_exactly() -> None:
+    campaign = engine.new_campaign("c", "chill", store=MemoryStore(), params={"players": 4})
+    dist = campaign.distribution("player_roll", target=55, spend=1)
+    marginals = item_marginals(dist, None)
+    after = {
+        json.dumps(json.loads(v), sort_keys=True): Fraction(w, marginals["tokens"].total)
+        for v, w in marginals["tokens"].weights.items()
+    }
+    # Spending one: 90 rolls keep it at that; a Botch (66, 77, 88, 99, 00 against 65) costs one
+    # more; a Colossal Success (11 .. 55) gives one back.
+    assert after == {
+        json.dumps({"dark": 3, "light": 2}, sort_keys=True): Fraction(9, 10),
+        json.dumps({"dark": 4, "light": 1}, sort_keys=True): Fraction(1, 20),
+        json.dumps({"dark": 2, "light": 3}, sort_keys=True): Fraction(1, 20),
+    }
+    assert campaign.log()[-1].kind == "new"  # asking writes nothing
+
+
+def test_campaign_prob_prints_the_distribution(cli: Any, tmp_path: Path) -> None:
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "c", "chill", "-p", "players=4").code == 0
+    r = cli("campaign", "--db", db, "prob", "c", "player_roll", "-i", "target=55")
+    assert r.code == 0
+    # No spend: a Botch (1/20) turns one dark, a Colossal Success (1/20) one light.
+    assert [line.split()[:5] for line in r.out.splitlines()[2:]] == [
+        ["3", "light,", "2", "dark", "9/10"],
+        ["2", "light,", "3", "dark", "1/20"],
+        ["4", "light,", "1", "dark", "1/20"],
+    ]
+
+
+# -- the laws --------------------------------------------------------------------------------------
+
+STEPS = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("player_roll"),
+            st.integers(1, 120),
+            st.integers(0, 3),
+            st.integers(0, 9),
+            st.integers(0, 9),
+        ),
+        st.tuples(
+            st.just("chill_master_roll"),
+            st.integers(1, 120),
+            st.integers(0, 3),
+            st.integers(0, 9),
+            st.integers(0, 9),
+        ),
+        st.tuples(st.sampled_from(["turn_dark", "turn_light"]), st.integers(1, 3)),
+        st.tuples(st.sampled_from(["save_envoy", "unknown_aware", "add_light", "undo", "case"])),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(players=st.integers(1, 6), steps=STEPS)
+def test_random_actions_never_break_a_bound_and_always_replay(
+    players: int, steps: list[tuple[Any, ...]]
+) -> None:
+    campaign = engine.new_campaign("c", "chill", store=MemoryStore(), params={"players": players})
+    for step in steps:
+        try:
+            if step[0] in ("player_roll", "chill_master_roll"):
+                _, target, spend, tens, ones = step
+                campaign.act(step[0], forced={"tens": tens, "ones": ones}, target=target, spend=spend)
+            elif step[0] in ("turn_dark", "turn_light"):
+                campaign.act(step[0], n=step[1])
+            elif step[0] == "undo":
+                campaign.undo()
+            elif step[0] == "case":
+                campaign.begin("case")
+            else:
+                campaign.act(step[0])
+        except engine.CampaignError as exc:
+            assert exc.diagnostics[0].code in ("RC905", "RC906", "RC908"), exc
+        pool = tokens(campaign)
+        assert all(n > 0 for n in pool.values())
+        assert sum(pool.values()) <= 2 * players
+        assert 0 <= campaign.show()["shared"]["awareness_left"] <= 1
+    assert campaign.replay() == campaign.state()
+
+
+WRITER = """\
+import sys
+import engine
+from engine.state.sqlite import SqliteStore
+store = SqliteStore(sys.argv[1], timeout=60)
+campaign = engine.open_campaign("c", store=store)
+for i in range(int(sys.argv[2])):
+    campaign.act("add_light" if i % 2 else "turn_dark")
+"""
+
+
+def test_two_writers_at_once_lose_no_event(tmp_path: Path, repo_root: Path) -> None:
+    db = tmp_path / "c.db"
+    engine.new_campaign("c", "chill", store=SqliteStore(db), params={"players": 12})
+    env = {**os.environ, "PYTHONPATH": str(repo_root)}
+    script = textwrap.dedent(WRITER)
+    writers = [
+        subprocess.Popen([sys.executable, "-c", script, str(db), "20"], env=env, cwd=repo_root)
+        for _ in range(2)
+    ]
+    assert all(w.wait(timeout=120) == 0 for w in writers)
+    campaign = engine.open_campaign("c", store=SqliteStore(db))
+    log = campaign.log()
+    assert [e.seq for e in log] == list(range(1, 42))  # the first event and 2 x 20 actions, none lost
+    assert sum(1 for e in log if e.kind == "action") == 40
+    assert campaign.replay() == campaign.state()  # every action saw the state the one before left
