@@ -16,6 +16,7 @@ from ..eval.exact import Distribution
 from ..eval.trace import Result
 from ..expr.printer import to_text
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, RulesetModel
+from ..model.state import Derived, Item, StateModel, Tally
 from ..model.values import faces_text, show
 from ..runtime.inputs import describe
 from ..state.records import Event
@@ -130,11 +131,40 @@ def ruleset_text(model: RulesetModel) -> str:
     lines.append("checks:")
     for c in model.checks.values():
         lines.append(f"  {c.name}: {c.title}")
+    if model.state is not None:
+        lines += _state_lines(model.state)
     if model.notes:
         lines.append("notes:")
         for n in model.notes:
             lines.append(f"  [{n.id}] {n.text}")
     return "\n".join(lines)
+
+
+def _state_lines(state: StateModel) -> list[str]:
+    """What a campaign of this ruleset keeps, and the actions that change it."""
+    lines = ["state (rulecraft campaign):"]
+    if state.periods:
+        lines.append(f"  periods: {', '.join(state.periods)}")
+    for label, specs in (("campaign parameters", state.campaign), ("character parameters", state.character)):
+        if specs:
+            lines.append(f"  {label}: " + ", ".join(f"{s.name} ({describe(s)})" for s in specs))
+    for label, items in (("the table", state.shared), ("each character", state.each)):
+        if items:
+            lines.append(f"  {label}: {', '.join(_item_kind(i) for i in items.values())}")
+    if state.actions:
+        lines.append("actions:")
+        for a in state.actions.values():
+            by = " (by a character)" if a.by == "character" else ""
+            lines.append(f"  {a.name}: {a.title}{by}")
+    return lines
+
+
+def _item_kind(item: Item) -> str:
+    if isinstance(item, Tally):
+        return f"{item.name} (a tally of {', '.join(item.scale.names)})"
+    if isinstance(item, Derived):
+        return f"{item.name} (= {item.expr.text})"
+    return f"{item.name} (a counter)"
 
 
 def _bar(p: float, width: int = 30) -> str:
