@@ -222,10 +222,16 @@ def open_campaign(
             ruleset = load(_reference(store.header(name).ruleset))
         except LoadError:
             ruleset = None
+    shown_as = ""
+    compile = _compile_text
     if ruleset is not None:
         rs = ruleset if isinstance(ruleset, Ruleset) else load(ruleset)
-        text = rs.document.source.text
-    return Campaign.open(store, name, _compile_text, text, migrate=migrate)
+        text, shown_as = rs.document.source.text, rs.document.source.name
+
+        def compile(source: str, as_name: str) -> RulesetModel:  # the loaded ruleset is not compiled again
+            return rs.model if source == rs.document.source.text else _compile_text(source, as_name)
+
+    return Campaign.open(store, name, compile, text, migrate=migrate, shown_as=shown_as)
 
 
 def _reference(ref: str) -> str | Path:

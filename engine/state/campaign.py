@@ -130,13 +130,16 @@ class Campaign:
         *,
         migrate: bool = False,
         limits: Limits = DEFAULT_LIMITS,
+        shown_as: str = "",
     ) -> Campaign:
-        """The stored campaign `name`, played with `text` (the ruleset as it is now) or, when None,
-        the ruleset text stored with it. A ruleset whose content changed is refused (RC904) unless
-        `migrate`, which records the change as an event."""
+        """The stored campaign `name`, played with `text` (the ruleset as it is now, reported under
+        `shown_as`) or, when None, the ruleset text stored with it. A ruleset whose content changed
+        is refused (RC904) unless `migrate`, which records the change as an event."""
         header = store.header(name)
-        if text is None or content_hash(text) == header.ruleset_hash:
+        if text is None:
             return cls(store, header, compile(header.ruleset_text, f"<campaign {name}>"), limits, compile)
+        if content_hash(text) == header.ruleset_hash:
+            return cls(store, header, compile(text, shown_as or header.ruleset), limits, compile)
         if not migrate:
             raise _fail(
                 "RC904",
@@ -144,7 +147,7 @@ class Campaign:
                 "play it with the stored ruleset (leave out the ruleset), or migrate it on purpose "
                 "(--migrate): the change is recorded in the log",
             )
-        model = compile(text, header.ruleset)
+        model = compile(text, shown_as or header.ruleset)
         campaign = cls(store, header, model, limits, compile)
         with store.transaction(name) as tx:
             state = tx.last().state
