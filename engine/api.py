@@ -223,13 +223,16 @@ def open_campaign(
         except LoadError:
             ruleset = None
     shown_as = ""
-    compile = _compile_text
+    loaded: Ruleset | None = None
     if ruleset is not None:
-        rs = ruleset if isinstance(ruleset, Ruleset) else load(ruleset)
-        text, shown_as = rs.document.source.text, rs.document.source.name
+        loaded = ruleset if isinstance(ruleset, Ruleset) else load(ruleset)
+        text, shown_as = loaded.document.source.text, loaded.document.source.name
 
-        def compile(source: str, as_name: str) -> RulesetModel:  # the loaded ruleset is not compiled again
-            return rs.model if source == rs.document.source.text else _compile_text(source, as_name)
+    def compile(source: str, as_name: str) -> RulesetModel:
+        """The loaded ruleset as it is, never compiled twice; any other text (a migration's) compiled."""
+        if loaded is not None and source == loaded.document.source.text:
+            return loaded.model
+        return _compile_text(source, as_name)
 
     return Campaign.open(store, name, compile, text, migrate=migrate, shown_as=shown_as)
 
