@@ -286,6 +286,24 @@ class StateCompiler:
                     did_you_mean(str(step["begin"]), periods),
                 )
         spans: dict[tuple[str, ...], Any] = {}
+        start = raw.get("start") or {}
+        for name in start.get("shared") or {}:
+            if name not in shared:
+                raise problem(
+                    "RC702",
+                    f"example starts a shared item this ruleset does not have: '{name}'",
+                    self.span(path + ("start", "shared", name), True),
+                    did_you_mean(str(name), shared),
+                )
+        for who, items in (start.get("characters") or {}).items():
+            for name in items:
+                if name not in each:
+                    raise problem(
+                        "RC702",
+                        f"example starts an item characters do not have: '{name}'",
+                        self.span(path + ("start", "characters", who, name), True),
+                        did_you_mean(str(name), each),
+                    )
         expect = raw.get("expect") or {}
         for name in expect.get("shared") or {}:
             at = path + ("expect", "shared", name)
@@ -318,6 +336,7 @@ class StateCompiler:
             steps=tuple(dict(s) for s in raw.get("steps") or []),
             expect=dict(expect),
             refused=str(refused) if refused is not None else None,
+            start=dict(start),
             spans=spans,
             span=self.span(path),
         )

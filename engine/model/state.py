@@ -141,6 +141,8 @@ class StateExample:
     steps: tuple[Mapping[str, object], ...]
     expect: Mapping[str, object]
     refused: str | None = None
+    start: Mapping[str, object] = field(default_factory=dict)
+    """Items that start with other values than the rules' own: {"shared": {...}, "characters": {...}}."""
     spans: Mapping[tuple[str, ...], Span] = field(default_factory=dict, compare=False)
     span: Span | None = field(default=None, compare=False)
 

@@ -13,7 +13,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import CampaignError, Diagnostic, RulecraftError
+from ..errors import CampaignError, Diagnostic, RulecraftError, did_you_mean
 from ..model.ruleset import Expr, InputSpec
 from ..model.state import Action, Counter, Derived, Effect, Item, StateModel, Tally
 from ..model.values import Multi, to_json
@@ -137,6 +137,39 @@ def join(model: StateModel, state: State, character: str, params: Mapping[str, A
     new["characters"][character] = {"params": {k: to_json(v) for k, v in params.items()}, "items": {}}
     new["characters"][character]["items"] = _start(model.each, env)
     _check_bounds(model, new, character, None)
+    return new
+
+
+def with_values(model: StateModel, state: State, given: Mapping[str, Any]) -> State:
+    """The state with some items set outright (`{"shared": {...}, "characters": {who: {...}}}`):
+    a starting position for an example. Values are checked like any other change."""
+    new = copy.deepcopy(state)
+    places: list[tuple[Mapping[str, Any], dict[str, Any], str | None]] = [
+        (given.get("shared") or {}, new["shared"], None)
+    ]
+    for who, items in (given.get("characters") or {}).items():
+        if who not in new["characters"]:
+            raise _fail(
+                "RC907",
+                f"there is no character '{who}' to start",
+                None,
+                did_you_mean(str(who), new["characters"]) or "name it under 'characters:'",
+            )
+        places.append((items, new["characters"][who]["items"], who))
+    for values, slot, who in places:
+        for name, value in values.items():
+            item = model.item(name)
+            if isinstance(item, Tally):
+                if not isinstance(value, Mapping) or any(m not in item.scale.names for m in value):
+                    raise _fail(
+                        "RC906",
+                        f"'{name}' starts as counts of its members ({', '.join(item.scale.names)})",
+                        None,
+                    )
+                slot[name] = _ordered(item, {m: _whole(n, None, name) for m, n in value.items()})
+            else:
+                slot[name] = _whole(value, None, name)
+        _check_bounds(model, new, who, None)
     return new
 
 

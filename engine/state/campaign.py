@@ -27,7 +27,18 @@ from ..runtime.cache import Caches
 from ..runtime.context import RunContext
 from ..runtime.inputs import bind, bind_inputs
 from ..runtime.limits import DEFAULT_LIMITS, Limits
-from ..runtime.state import State, apply, begin, bind_params, environment, join, new_state, refusal, view
+from ..runtime.state import (
+    State,
+    apply,
+    begin,
+    bind_params,
+    environment,
+    join,
+    new_state,
+    refusal,
+    view,
+    with_values,
+)
 from .exact import after_action
 from .records import Event, Header, Store
 
@@ -98,9 +109,11 @@ class Campaign:
         limits: Limits = DEFAULT_LIMITS,
         compile: Compile | None = None,
         source: str = "",
+        start: Mapping[str, Any] | None = None,
     ) -> Campaign:
         """A new campaign with its parameters and first characters, all in its first event;
-        `source` is how the ruleset is found again (a shipped name or a path)."""
+        `source` is how the ruleset is found again (a shipped name or a path); `start` sets some
+        items to other values than the rules' own starting ones (see `runtime.state.with_values`)."""
         if model.state is None:
             raise _fail(
                 "RC907", f"ruleset '{model.name}' declares no state: it has nothing a campaign could keep"
@@ -109,6 +122,8 @@ class Campaign:
         state = new_state(model.state, bound)
         for who, given in (characters or {}).items():
             state = join(model.state, state, who, bind_params(model.state.character, given, "character", who))
+        if start:
+            state = with_values(model.state, state, start)
         header = Header(
             name,
             source or model.name,

@@ -50,7 +50,14 @@ def run_state_example(rs: Ruleset, ex: StateExample) -> Outcome:
     problems: list[Diagnostic] = []
     try:
         campaign = Campaign.create(
-            MemoryStore(), "example", rs.model, rs.document.source.text, ex.params, ex.characters, rs.limits
+            MemoryStore(),
+            "example",
+            rs.model,
+            rs.document.source.text,
+            ex.params,
+            ex.characters,
+            rs.limits,
+            start=ex.start,
         )
     except RulecraftError as exc:
         first = exc.diagnostics[0]
