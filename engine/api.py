@@ -167,7 +167,13 @@ def open_store(db: str | Path | None = None) -> Store:
     """The campaign store at `db` (a file path; the default location when None)."""
     from .state.sqlite import SqliteStore
 
-    path = Path(db) if db is not None else default_db()
+    if db is not None:
+        return SqliteStore(Path(db))
+    path = default_db()
+    try:  # the default folder is ours to make; a path the user names is not
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        pass  # the store says what is wrong with the place
     return SqliteStore(path)
 
 

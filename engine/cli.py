@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .api import Ruleset, load, new_campaign, open_campaign, open_store
-from .errors import Diagnostic, InputError, RulecraftError, did_you_mean
+from .errors import CampaignError, Diagnostic, InputError, RulecraftError, did_you_mean
 from .eval.dist import Dist
 from .model.values import show
 from .runtime.context import POLICIES
@@ -668,7 +668,14 @@ def _dump(data: Any, out: TextIO) -> None:
 
 def _campaign_new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     store = _store(args)
-    characters = dict(_character(c) for c in args.character)
+    characters: dict[str, dict[str, str]] = {}
+    for spec in args.character:
+        who, params = _character(spec)
+        if who in characters:
+            raise CampaignError(
+                [Diagnostic("RC902", f"character '{who}' is given twice", None, "name each once")]
+            )
+        characters[who] = params
     ref = (
         args.ruleset
         if args.ruleset in shipped_rulesets() or not Path(args.ruleset).exists()

@@ -1,9 +1,9 @@
 """The `state:` and `actions:` sections to a `StateModel`: counters, tallies, derived values,
 periods and actions, with every name resolved and every expression type-checked like a check's.
 
-Scopes: a shared item sees the campaign's parameters and the shared items declared before it; a
-character's item also sees the character's parameters, all shared items and its own earlier
-items. Bounds, promotions and derived values see the whole state of their owner. An action sees
+Scopes: a shared item's start and a derived value see the campaign's parameters and the shared
+items declared before them; a character's also see the character's parameters, all shared items
+and the character's earlier items. Bounds and promotions see the whole state of their owner. An action sees
 the state of the table (and, when `by: character`, of the character), its own inputs, and after
 its roll the check's `outcome`, values and outputs.
 """
@@ -94,8 +94,10 @@ class StateCompiler:
         each = self._items("each", each_scope, declare, periods)
         actions: dict[str, Action] = {}
         for name in self.action_spec:
+            self.unit.current = f"actions.{name}"  # its inputs' inline choices are quoted only here
             with statement(self.unit.diags):
                 actions[name] = self._action(name, checks, shared_scope, each_scope)
+        self.unit.current = "state"
         examples: list[StateExample] = []
         for i, raw in enumerate(self.spec.get("examples") or []):
             with statement(self.unit.diags):
@@ -357,7 +359,7 @@ class StateCompiler:
                 raise problem(
                     "RC307", f"input '{iname}' has the name of a state item or parameter", self.span(at, True)
                 )
-            made = self.structure.input_at(at, iname, "state")
+            made = self.structure.input_at(at, iname, f"actions.{name}")
             inputs.append(made)
             scope[iname] = _input_type(made)
         requires = tuple(
@@ -413,10 +415,19 @@ class StateCompiler:
             bound.append((iname, self.exprs.expr(path + ("inputs", iname), scope, want)))
         after = dict(scope)
         after["outcome"] = T.sym(check.outcomes.name)
-        for let in check.lets:
-            after.setdefault(let.name, let.expr.type)
-        for oname, e in check.outputs:
-            after.setdefault(oname, e.type)
+        for value, t in [
+            *((let.name, let.expr.type) for let in check.lets),
+            *((n, e.type) for n, e in check.outputs),
+        ]:
+            if value in scope:
+                raise problem(
+                    "RC307",
+                    f"check '{check_name}' has a value '{value}', the name of an input, parameter or item "
+                    "this action already reads",
+                    self.span(path + ("check",)),
+                    "after the roll both would be in scope: rename one of them",
+                )
+            after[value] = t
         return ActionRoll(check_name, tuple(bound), self.span(path, True)), after
 
     def _effects(

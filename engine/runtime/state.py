@@ -241,7 +241,7 @@ def _effect(
         amount = _whole(_run(effect.amount, env, f"an effect on '{item.name}'"), effect.span, item.name)
         old = slot[item.name]
         value = {"add": old + amount, "remove": old - amount, "set": amount}[effect.op]
-        if effect.clamp:
+        if effect.clamp or item.clamp:
             value = _clamped(model, item, value, env)
         slot[item.name] = value
         return [] if value == old else [{"op": effect.op, "item": item.name, "from": old, "to": value}]

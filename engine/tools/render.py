@@ -233,12 +233,12 @@ def _item_text(value: Any) -> str:
 
 def campaign_text(shown: Mapping[str, Any]) -> str:
     """A campaign's state as `rulecraft campaign show` prints it (from `Campaign.show()`)."""
-    params = ", ".join(f"{k}={v}" for k, v in shown["params"].items())
+    params = ", ".join(f"{k}={_item_text(v)}" for k, v in shown["params"].items())
     lines = [f"campaign {shown['campaign']} ({shown['ruleset']}{'; ' + params if params else ''})"]
     for name, value in shown["shared"].items():
         lines.append(f"  {name}: {_item_text(value)}")
     for who, sheet in shown["characters"].items():
-        extra = ", ".join(f"{k}={v}" for k, v in sheet["params"].items())
+        extra = ", ".join(f"{k}={_item_text(v)}" for k, v in sheet["params"].items())
         lines.append(f"  {who}{' (' + extra + ')' if extra else ''}")
         for name, value in sheet["items"].items():
             lines.append(f"    {name}: {_item_text(value)}")
