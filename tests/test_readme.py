@@ -13,22 +13,52 @@ from _repo import REPO_ROOT
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
 
 
+def _blocks() -> list[list[tuple[str, list[str]]]]:
+    """Each console block as its (command, lines it is shown to print) pairs, in order."""
+    return [_commands(block) for block in re.findall(r"```console\n(.*?)```", README, flags=re.S)]
+
+
 def _sessions() -> list[tuple[str, list[str]]]:
-    """(command, lines it is shown to print) for each `$ rulecraft ...` in a console block."""
+    """(command, lines it is shown to print) for each `$ rulecraft ...` that stands alone: the
+    campaign sessions run in order, in their own test."""
+    return [pair for block in _blocks() for pair in block if not pair[0].startswith("rulecraft campaign")]
+
+
+def _commands(block: str) -> list[tuple[str, list[str]]]:
     found: list[tuple[str, list[str]]] = []
-    for block in re.findall(r"```console\n(.*?)```", README, flags=re.S):
-        command: str | None = None
-        shown: list[str] = []
-        for line in block.splitlines():
-            if line.startswith("$ "):
-                if command:
-                    found.append((command, shown))
-                command, shown = line[2:], []
-            elif command:
-                shown.append(line)
-        if command:
-            found.append((command, shown))
+    command: str | None = None
+    shown: list[str] = []
+    for line in block.splitlines():
+        if line.startswith("$ "):
+            if command:
+                found.append((command, shown))
+            command, shown = line[2:], []
+        elif command:
+            shown.append(line)
+    if command:
+        found.append((command, shown))
     return found
+
+
+CAMPAIGN_SESSIONS = [b for b in _blocks() if b and b[0][0].startswith("rulecraft campaign")]
+EVENT_TIME = re.compile(r"^#[0-9]+ [0-9T:.+-]+ ")
+
+
+def test_the_readme_campaign_session_prints_what_it_shows(
+    tmp_path: Path, cli, repo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The campaign session runs in order against one fresh database; an event's time is the one
+    part of its line that cannot be the same."""
+    assert CAMPAIGN_SESSIONS, "the README shows a campaign session"
+    for block in CAMPAIGN_SESSIONS:
+        monkeypatch.setenv("RULECRAFT_DB", str(tmp_path / "campaigns.db"))
+        for command, shown in block:
+            r = cli(*shlex.split(command)[1:], cwd=repo_root)
+            assert r.code == 0, r.out + r.err
+            printed = [EVENT_TIME.sub("#N ", line) for line in (r.out + r.err).splitlines()]
+            printed = [line.replace(str(tmp_path / "campaigns.db"), "campaigns.db") for line in printed]
+            missing = [line for line in shown if line.strip() and EVENT_TIME.sub("#N ", line) not in printed]
+            assert not missing, f"{command} no longer prints:\n" + "\n".join(missing) + "\n---\n" + r.out
 
 
 SESSIONS = _sessions()
