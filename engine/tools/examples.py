@@ -120,8 +120,8 @@ def run_state_example(rs: Ruleset, ex: StateExample) -> Outcome:
 def _step(rs: Ruleset, campaign: Campaign, step: Mapping[str, Any]) -> None:
     if "act" in step:
         action = rs.model.state.actions[str(step["act"])] if rs.model.state else None
-        dice = step.get("dice") or None
-        if action is not None and action.roll is not None and dice is None:
+        dice = step.get("dice")
+        if action is not None and action.roll is not None and "dice" not in step:
             raise RulecraftError(
                 [
                     Diagnostic(
@@ -133,7 +133,7 @@ def _step(rs: Ruleset, campaign: Campaign, step: Mapping[str, Any]) -> None:
                     )
                 ]
             )
-        campaign.act(
+        acted = campaign.act(
             str(step["act"]),
             step.get("character"),
             forced=dice,
@@ -141,6 +141,21 @@ def _step(rs: Ruleset, campaign: Campaign, step: Mapping[str, Any]) -> None:
             policy=str(step.get("policy", "always")),
             **dict(step.get("inputs") or {}),
         )
+        loose = [
+            n for n, drawn in (acted.result.drawn.items() if acted.result else ()) if drawn and n not in dice
+        ]
+        if loose:  # the step was taken, but what it showed held only by chance
+            raise RulecraftError(
+                [
+                    Diagnostic(
+                        "RC701",
+                        f"action '{step['act']}' rolled {', '.join(repr(n) for n in loose)} "
+                        "without forcing it: it would hold only by chance",
+                        None,
+                        "give every die or draw its roll takes under 'dice:'",
+                    )
+                ]
+            )
     elif "begin" in step:
         campaign.begin(str(step["begin"]))
     elif "join" in step:
