@@ -141,9 +141,9 @@ def _step(rs: Ruleset, campaign: Campaign, step: Mapping[str, Any]) -> None:
             policy=str(step.get("policy", "always")),
             **dict(step.get("inputs") or {}),
         )
-        loose = [
-            n for n, drawn in (acted.result.drawn.items() if acted.result else ()) if drawn and n not in dice
-        ]
+        given = dict(dice or {})
+        drew = acted.result.drawn if acted.result else {}
+        loose = [n for n, faces in drew.items() if faces and n not in given]
         if loose:  # the step was taken, but what it showed held only by chance
             raise RulecraftError(
                 [
