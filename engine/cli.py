@@ -217,6 +217,9 @@ def _campaign_parser(sub: Any) -> None:
     a.add_argument("action")
     a.add_argument("-c", "--character", help="the character who acts (for actions taken by a character)")
     a.add_argument(
+        "-o", "--other", action="append", default=[], metavar="ROLE=NAME", help="a character in a role"
+    )
+    a.add_argument(
         "-i", "--input", action="append", default=[], metavar="NAME=VALUE", help="an input of the action"
     )
     a.add_argument("--force", action="append", default=[], metavar="NAME=FACES", help="fix a die of its roll")
@@ -247,6 +250,9 @@ def _campaign_parser(sub: Any) -> None:
     pb.add_argument("name")
     pb.add_argument("action")
     pb.add_argument("-c", "--character", help="the character who acts (for actions taken by a character)")
+    pb.add_argument(
+        "-o", "--other", action="append", default=[], metavar="ROLE=NAME", help="a character in a role"
+    )
     pb.add_argument(
         "-i", "--input", action="append", default=[], metavar="NAME=VALUE", help="an input of the action"
     )
@@ -733,13 +739,15 @@ def _changed(campaign: Campaign, event: Event, args: argparse.Namespace, out: Te
 def _campaign_act(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     campaign = _open(args, _store(args))
     forced = _forced(_pairs(args.force, "force")) or None
+    given: dict[str, Any] = _pairs(args.input, "input")
     acted = campaign.act(
         args.action,
         args.character,
         seed=args.seed,
         forced=forced,
         policy=args.policy,
-        **_pairs(args.input, "input"),
+        others=_pairs(args.other, "other"),
+        **given,
     )
     roll = result_text(acted.result, f"{campaign.name} · {acted.result.check}") if acted.result else ""
     return _changed(campaign, acted.event, args, out, roll)
@@ -757,7 +765,10 @@ def _campaign_roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     campaign = _open(args, _store(args))
     inputs = _pairs(args.input, "input")
-    dist = campaign.distribution(args.action, args.character, policy=args.policy, **inputs)
+    given: dict[str, Any] = dict(inputs)
+    dist = campaign.distribution(
+        args.action, args.character, policy=args.policy, others=_pairs(args.other, "other"), **given
+    )
     marginals = item_marginals(dist, args.character, campaign.rules)
     if args.json:
         _dump(

@@ -292,3 +292,83 @@ def test_two_writers_at_once_lose_no_event(tmp_path: Path, repo_root: Path) -> N
     assert [e.seq for e in log] == list(range(1, 42))  # the first event and 2 x 20 actions, none lost
     assert sum(1 for e in log if e.kind == "action") == 40
     assert campaign.replay() == campaign.state()  # every action saw the state the one before left
+
+
+# -- actions that involve another character ---------------------------------------------------------
+
+DUEL = """\
+rulecraft: 1
+name: duel
+checks:
+  swing:
+    inputs:
+      guard: {type: int, min: 0, max: 5, default: 0}
+    roll: {d: {die: 6}}
+    outcomes: [miss, hit]
+    outcome: "'hit' if d > guard + 2 else 'miss'"
+state:
+  character:
+    tough: {type: bool, default: false}
+  each:
+    hurt: {counter: 0, min: 0, max: 3}
+    down: {derived: "hurt >= (3 if tough else 2)"}
+actions:
+  strike:
+    by: character
+    others: [foe]
+    requires:
+      - {when: "not down and not foe.down", else: nobody who is down fights}
+    roll: {check: swing, inputs: {guard: "1 if foe.tough else 0"}}
+    effects:
+      - {add: {hurt: 1}, of: foe, when: "outcome == 'hit'"}
+"""
+
+
+def _duel() -> engine.Campaign:
+    return engine.new_campaign(
+        "d", engine.load(DUEL), store=MemoryStore(), characters={"ann": {}, "bo": {"tough": True}}
+    )
+
+
+def test_an_action_reads_and_changes_the_character_in_its_role() -> None:
+    duel = _duel()
+    duel.act("strike", "ann", others={"foe": "bo"}, forced={"d": 4})  # 4 > guard 1 + 2: a hit on Bo
+    shown = duel.show()["characters"]
+    assert shown["bo"]["items"]["hurt"] == 1 and shown["ann"]["items"]["hurt"] == 0
+    duel.act("strike", "bo", others={"foe": "ann"}, forced={"d": 3})  # 3 > 0 + 2: a hit on Ann
+    duel.act("strike", "bo", others={"foe": "ann"}, forced={"d": 6})
+    assert duel.show()["characters"]["ann"]["items"]["down"] is True
+    with pytest.raises(engine.CampaignError) as caught:
+        duel.act("strike", "ann", others={"foe": "bo"}, forced={"d": 6})
+    assert caught.value.diagnostics[0].code == "RC905"
+    assert duel.replay() == duel.state()
+    assert [e.data.get("others") for e in duel.log() if e.kind == "action"] == [
+        {"foe": "bo"},
+        {"foe": "ann"},
+        {"foe": "ann"},
+    ]
+
+
+def test_roles_must_be_named_and_other_than_the_actor() -> None:
+    duel = _duel()
+    for others, words in (
+        ({}, "needs the character who is its 'foe'"),
+        ({"foe": "ann"}, "cannot be both"),
+        ({"foe": "cy"}, "no character 'cy'"),
+        ({"foe": "bo", "ally": "bo"}, "no role 'ally'"),
+    ):
+        with pytest.raises(engine.CampaignError) as caught:
+            duel.act("strike", "ann", others=others, forced={"d": 1})
+        assert caught.value.diagnostics[0].code == "RC907" and words in caught.value.diagnostics[0].message
+    assert len(duel.log()) == 1
+
+
+def test_the_foe_after_one_strike_exactly() -> None:
+    dist = _duel().distribution("strike", "ann", others={"foe": "bo"})
+    hurt = item_marginals(dist, "ann")
+    assert set(hurt) == {"ann.hurt"}  # the actor's stored items; the foe's are in the whole states
+    foe = {
+        json.loads(s)["characters"]["bo"]["items"]["hurt"]: Fraction(w, dist.total)
+        for s, w in dist.weights.items()
+    }
+    assert foe == {1: Fraction(1, 2), 0: Fraction(1, 2)}  # 4, 5 or 6 beat Bo's guard of 1 + 2

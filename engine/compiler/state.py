@@ -352,6 +352,17 @@ class StateCompiler:
         spec = self.action_spec[name]
         by = str(spec.get("by", "table"))
         scope = dict(each if by == "character" else shared)
+        others = tuple(str(r) for r in spec.get("others") or [])
+        own = {k: v for k, v in each.items() if k not in shared}  # a character's parameters and items
+        for i, role in enumerate(others):
+            if role in scope or role in RESERVED or others.index(role) != i:
+                raise problem(
+                    "RC307",
+                    f"role '{role}' has the name of another value, or is given twice",
+                    self.span(path + ("others", i)),
+                )
+            for k, v in own.items():
+                scope[f"{role}.{k}"] = v
         inputs: list[InputSpec] = []
         for iname in spec.get("inputs") or {}:
             at = path + ("inputs", iname)
@@ -376,7 +387,7 @@ class StateCompiler:
             roll, after = self._roll(path + ("roll",), spec["roll"], checks, scope)
         effects: list[Effect] = []
         for i, raw in enumerate(spec.get("effects") or []):
-            effects += self._effects(path + ("effects", i), raw, after, by)
+            effects += self._effects(path + ("effects", i), raw, after, by, others)
         return Action(
             name=name,
             title=str(spec.get("title", name)),
@@ -386,6 +397,7 @@ class StateCompiler:
             roll=roll,
             effects=tuple(effects),
             description=str(spec.get("description", "")),
+            others=others,
             span=self.span(path, True),
         )
 
@@ -431,11 +443,26 @@ class StateCompiler:
         return ActionRoll(check_name, tuple(bound), self.span(path, True)), after
 
     def _effects(
-        self, path: PathKey, raw: dict[str, Any], scope: Mapping[str, T.Type], by: str
+        self,
+        path: PathKey,
+        raw: dict[str, Any],
+        scope: Mapping[str, T.Type],
+        by: str,
+        others: tuple[str, ...],
     ) -> list[Effect]:
         when = self.exprs.expr(path + ("when",), scope, T.BOOL) if "when" in raw else None
         clamp = bool(raw.get("clamp", False))
         span = self.span(path)
+        on = str(raw.get("of", ""))
+        if on:
+            if on not in others:
+                raise problem(
+                    "RC301",
+                    f"unknown role '{on}' of this action",
+                    self.span(path + ("of",)),
+                    did_you_mean(on, others) or "name the roles under 'others:'",
+                )
+            by = "other"  # the effect changes a character's items: the role's
         if "move" in raw:
             _, scale = self._target(str(raw["move"]), path + ("move",), by, tally=True)
             assert scale is not None
@@ -449,6 +476,7 @@ class StateCompiler:
                     target=self._member(scale.name, raw["to"], path + ("to",)),
                     when=when,
                     clamp=clamp,
+                    on=on,
                     span=span,
                 )
             ]
@@ -459,7 +487,9 @@ class StateCompiler:
                     str(n), path + ("reset",) if isinstance(raw["reset"], str) else path + ("reset", i), by
                 )
             return [
-                Effect("reset", "", items=tuple(str(n) for n in names), when=when, clamp=clamp, span=span)
+                Effect(
+                    "reset", "", items=tuple(str(n) for n in names), when=when, clamp=clamp, on=on, span=span
+                )
             ]
         op = next(k for k in ("add", "remove", "set") if k in raw)
         out: list[Effect] = []
@@ -472,7 +502,9 @@ class StateCompiler:
                         "RC304", f"'{item_name}' is a counter: give a number, not members", self.span(at)
                     )
                 amount = self.exprs.expr(at, scope, T.NUM)
-                out.append(Effect(op, str(item_name), amount=amount, when=when, clamp=clamp, span=span))
+                out.append(
+                    Effect(op, str(item_name), amount=amount, when=when, clamp=clamp, on=on, span=span)
+                )
                 continue
             if not isinstance(value, dict):
                 raise problem(
@@ -485,7 +517,7 @@ class StateCompiler:
                 (self._member(scale.name, m, at + (m,)), self.exprs.expr(at + (m,), scope, T.NUM))
                 for m in value
             )
-            out.append(Effect(op, str(item_name), members=members, when=when, clamp=clamp, span=span))
+            out.append(Effect(op, str(item_name), members=members, when=when, clamp=clamp, on=on, span=span))
         return out
 
     def _target(self, name: str, path: PathKey, by: str, tally: bool = False) -> tuple[str, Scale | None]:
@@ -501,7 +533,14 @@ class StateCompiler:
                 self.span(path, True),
                 did_you_mean(name, [*shared, *each]),
             )
-        if name in each and by != "character":
+        if by == "other" and name not in each:
+            raise problem(
+                "RC307",
+                f"'{name}' is not an item of each character: "
+                "an effect with 'of:' changes a character's items",
+                self.span(path, True),
+            )
+        if name in each and by not in ("character", "other"):
             raise problem(
                 "RC307",
                 f"'{name}' belongs to each character, but this action is by the table",

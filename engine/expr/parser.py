@@ -71,6 +71,10 @@ class _Build(Transformer[Token, ast.Node]):
     def name(self, meta: Any, c: list[Token]) -> ast.Node:
         return ast.Name(str(c[0]), span=self._span(meta))
 
+    def qualified(self, meta: Any, c: list[Token]) -> ast.Node:
+        """`foe.wounds`: an item of another character an action names (one name, with its dot)."""
+        return ast.Name(f"{c[0]}.{c[1]}", span=self._span(meta))
+
     def call(self, meta: Any, c: list[Any]) -> ast.Node:
         args = tuple(c[1].children) if len(c) > 1 else ()
         return ast.Call(str(c[0]), args, span=self._span(meta))

@@ -88,6 +88,8 @@ class Effect:
     items: tuple[str, ...] = ()
     when: Expr | None = None
     clamp: bool = False
+    on: str = ""
+    """A role of the action (`others`): the effect changes that character's item, not the actor's."""
     span: Span | None = field(default=None, compare=False)
 
 
@@ -122,6 +124,9 @@ class Action:
     roll: ActionRoll | None
     effects: tuple[Effect, ...]
     description: str = ""
+    others: tuple[str, ...] = ()
+    """Roles of other characters the action involves (a foe, a helper): read as `ROLE.NAME`,
+    changed by effects with `to: ROLE`; named when acting."""
     span: Span | None = field(default=None, compare=False)
 
     @property

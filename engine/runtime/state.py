@@ -66,15 +66,22 @@ def _read(items: Mapping[str, Item], stored: Mapping[str, Any], env: dict[str, A
             env[name] = _run(item.expr, env, f"derived value '{name}'")
 
 
-def environment(model: StateModel, state: State, character: str | None) -> dict[str, Any]:
+def environment(
+    model: StateModel, state: State, character: str | None, others: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """What an expression sees: the campaign's parameters and shared items, and — for a character —
-    its parameters and items; derived values computed in order."""
+    its parameters and items; derived values computed in order. Each other character an action
+    names by a role (`others`) is seen as `ROLE.NAME` (its parameters and items)."""
     env = _params(model.campaign, state["params"])
     _read(model.shared, state["shared"], env)
     if character is not None:
         sheet = state["characters"][character]
         env.update(_params(model.character, sheet["params"]))
         _read(model.each, sheet["items"], env)
+    for role, who in (others or {}).items():
+        theirs = environment(model, state, who)
+        for name in [*(s.name for s in model.character), *model.each]:
+            env[f"{role}.{name}"] = theirs[name]
     return env
 
 
@@ -177,10 +184,15 @@ def with_values(model: StateModel, state: State, given: Mapping[str, Any]) -> St
 
 
 def refusal(
-    model: StateModel, action: Action, state: State, character: str | None, inputs: Mapping[str, Any]
+    model: StateModel,
+    action: Action,
+    state: State,
+    character: str | None,
+    inputs: Mapping[str, Any],
+    others: Mapping[str, str] | None = None,
 ) -> None:
     """Raise `CampaignError` RC905 naming the first precondition that does not hold."""
-    env = {**environment(model, state, character), **inputs}
+    env = {**environment(model, state, character, others), **inputs}
     for req in action.requires:
         if not _run(req.when, env, f"a precondition of '{action.name}'"):
             raise _fail(
@@ -198,18 +210,26 @@ def apply(
     character: str | None,
     inputs: Mapping[str, Any],
     rolled: Mapping[str, Any] | None = None,
+    others: Mapping[str, str] | None = None,
 ) -> tuple[State, list[dict[str, Any]]]:
     """The state after `action`'s effects, and what each effect did; `rolled` holds the roll's
-    outcome, values and outputs. Preconditions are checked first (`refusal`)."""
-    refusal(model, action, state, character, inputs)
+    outcome, values and outputs, `others` the characters it names by role. Preconditions are
+    checked first (`refusal`)."""
+    others = others or {}
+    refusal(model, action, state, character, inputs, others)
     new = copy.deepcopy(state)
     done: list[dict[str, Any]] = []
     for effect in action.effects:
-        env = {**environment(model, new, character), **inputs, **(rolled or {})}
+        env = {**environment(model, new, character, others), **inputs, **(rolled or {})}
         if effect.when is not None and not _run(effect.when, env, f"a condition of '{action.name}'"):
             continue
-        done += _effect(model, effect, new, character, env)
-        _check_bounds(model, new, character, effect)
+        who = others[effect.on] if effect.on else character
+        changed = _effect(model, effect, new, who, env)
+        if effect.on:
+            changed = [{**c, "character": who} for c in changed]
+        done += changed
+        for owner in {character, *others.values()}:
+            _check_bounds(model, new, owner, effect)
     return new, done
 
 
@@ -230,7 +250,7 @@ def _effect(
         out = []
         for name in effect.items:
             slot = _slot(model, state, character, name)
-            fresh = _start({name: model.item(name)}, dict(env))
+            fresh = _start({name: model.item(name)}, {**env, **environment(model, state, character)})
             slot[name] = fresh[name]
             out.append({"op": "reset", "item": name, "value": slot[name]})
         return out
@@ -242,7 +262,7 @@ def _effect(
         old = slot[item.name]
         value = {"add": old + amount, "remove": old - amount, "set": amount}[effect.op]
         if effect.clamp or item.clamp:
-            value = _clamped(model, item, value, env)
+            value = _clamped(model, item, value, environment(model, state, character))
         slot[item.name] = value
         return [] if value == old else [{"op": effect.op, "item": item.name, "from": old, "to": value}]
     assert isinstance(item, Tally)
@@ -268,7 +288,8 @@ def _effect(
         for m, n in amounts.items():
             if effect.op == "add":
                 if effect.clamp and item.maximum is not None:
-                    room = _run(item.maximum, env, f"the max of '{item.name}'") - sum(counts.values())
+                    own = environment(model, state, character)
+                    room = _run(item.maximum, own, f"the max of '{item.name}'") - sum(counts.values())
                     n = max(0, min(n, room))
                 counts[m] = counts.get(m, 0) + n
             elif effect.op == "remove":

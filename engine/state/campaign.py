@@ -213,20 +213,24 @@ class Campaign:
         seed: int | None = None,
         forced: Mapping[str, Any] | None = None,
         policy: str = "always",
+        others: Mapping[str, str] | None = None,
         **inputs: Any,
     ) -> Acted:
-        """Run `action` (for `character` when it acts by character): check its preconditions, roll
-        its check if it has one, apply its effects, append the event. Refused actions change nothing."""
+        """Run `action` (for `character` when it acts by character, with the characters in its
+        roles as `others`): check its preconditions, roll its check if it has one, apply its
+        effects, append the event. Refused actions change nothing."""
         act = self._action(action)
         with self.store.transaction(self.name) as tx:
             state = tx.last().state
             who = self._who(act, character, state)
+            roles = self._roles(act, who, others, state)
             bound = bind(act.inputs, inputs, "action", act.name, act.span)
             seed = random.randrange(2**32) if seed is None and forced is None else seed
-            new, done, result = self._run(act, state, who, bound, seed, forced, policy)
+            new, done, result = self._run(act, state, who, bound, seed, forced, policy, roles)
             data: dict[str, Any] = {
                 "action": act.name,
                 "character": who,
+                "others": roles,
                 "inputs": {k: to_json(v) for k, v in bound.items()},
                 "policy": policy,
                 "seed": seed,
@@ -250,19 +254,20 @@ class Campaign:
         seed: int | None,
         forced: Mapping[str, Any] | None,
         policy: str,
+        roles: Mapping[str, str] | None = None,
     ) -> tuple[State, list[dict[str, Any]], Result | None]:
         """The rules of one action, pure: the next state, the effects applied, the roll made."""
-        refusal(self.rules, act, state, who, bound)
+        refusal(self.rules, act, state, who, bound, roles)
         rolled: dict[str, Any] | None = None
         result = None
         if act.roll is not None:
             check = self.model.checks[act.roll.check]
-            env = {**environment(self.rules, state, who), **bound}
+            env = {**environment(self.rules, state, who, roles), **bound}
             given = {name: expr.run(dict(env)) for name, expr in act.roll.inputs}
             ctx = RunContext(self.limits, policy, self.caches, random.Random(seed), forced)
             result = sample(check, bind_inputs(check, given), ctx)
             rolled = {**result.values, "outcome": result.outcome}
-        new, done = apply(self.rules, act, state, who, bound, rolled)
+        new, done = apply(self.rules, act, state, who, bound, rolled, roles)
         return new, done, result
 
     def roll(
@@ -303,16 +308,23 @@ class Campaign:
             return tx.append("roll", data, tx.last().state), result
 
     def distribution(
-        self, action: str, character: str | None = None, *, policy: str = "always", **inputs: Any
+        self,
+        action: str,
+        character: str | None = None,
+        *,
+        policy: str = "always",
+        others: Mapping[str, str] | None = None,
+        **inputs: Any,
     ) -> Dist:
         """The exact distribution of the state after `action` taken now (nothing is written): a
         `Dist` over states as canonical JSON text; `item_marginals` splits it per item."""
         act = self._action(action)
         state = self.state()
         who = self._who(act, character, state)
+        roles = self._roles(act, who, others, state)
         bound = bind(act.inputs, inputs, "action", act.name, act.span)
         ctx = RunContext(self.limits, policy, self.caches)
-        return after_action(self.rules, self.model.checks, act, state, who, bound, ctx)
+        return after_action(self.rules, self.model.checks, act, state, who, bound, ctx, roles)
 
     def begin(self, period: str) -> Event:
         """A period begins: everything that names it in `reset` goes back to its start."""
@@ -366,6 +378,7 @@ class Campaign:
                     e.data.get("seed"),
                     forced,
                     e.data.get("policy", "always"),
+                    e.data.get("others") or {},
                 )
             elif e.kind == "roll":
                 got = states[-1]
@@ -430,6 +443,37 @@ class Campaign:
                 did_you_mean(name, self.rules.actions) or f"actions: {', '.join(self.rules.actions)}",
             )
         return found
+
+    def _roles(
+        self, act: Action, who: str | None, others: Mapping[str, str] | None, state: State
+    ) -> dict[str, str]:
+        """The character in each of the action's roles: every role named, each by a character of
+        the campaign other than the one who acts."""
+        given = dict(others or {})
+        names = list(state["characters"])
+        for role in given:
+            if role not in act.others:
+                raise _fail(
+                    "RC907",
+                    f"action '{act.name}' has no role '{role}'",
+                    did_you_mean(role, act.others) or f"roles: {', '.join(act.others) or 'none'}",
+                )
+        for role in act.others:
+            if role not in given:
+                raise _fail(
+                    "RC907",
+                    f"action '{act.name}' needs the character who is its '{role}'",
+                    f"give it as --other {role}=NAME (characters: {', '.join(names) or 'none'})",
+                )
+            if given[role] not in state["characters"]:
+                raise _fail(
+                    "RC907",
+                    f"campaign '{self.name}' has no character '{given[role]}'",
+                    did_you_mean(given[role], names) or f"characters: {', '.join(names) or 'none'}",
+                )
+            if given[role] == who:
+                raise _fail("RC907", f"'{who}' cannot be both the one who acts and the action's '{role}'")
+        return given
 
     def _who(self, act: Action, character: str | None, state: State) -> str | None:
         if act.by != "character":

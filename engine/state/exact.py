@@ -30,15 +30,16 @@ def after_action(
     character: str | None,
     inputs: Mapping[str, Any],
     ctx: RunContext,
+    others: Mapping[str, str] | None = None,
 ) -> Dist:
     """The exact distribution of the state after `action`, keyed by the state as canonical JSON
     text (`json.loads` gives it back); certain when the action rolls nothing."""
-    refusal(rules, action, state, character, inputs)
+    refusal(rules, action, state, character, inputs, others)
     if action.roll is None:
-        new, _ = apply(rules, action, state, character, inputs)
+        new, _ = apply(rules, action, state, character, inputs, None, others)
         return Dist.certain(_key(new))
     check = checks[action.roll.check]
-    env = {**environment(rules, state, character), **inputs}
+    env = {**environment(rules, state, character, others), **inputs}
     bound = bind_inputs(check, {name: expr.run(dict(env)) for name, expr in action.roll.inputs})
     dist = distribution(check, bound, ctx)
     before = before_roll(check, bound)
@@ -46,7 +47,7 @@ def after_action(
     out: dict[str, int] = {}
     for key, weight in dist.joint.weights.items():
         rolled = {**fixed, **dict(zip(dist.names, key[2:])), "outcome": key[0]}
-        new, _ = apply(rules, action, state, character, inputs, rolled)
+        new, _ = apply(rules, action, state, character, inputs, rolled, others)
         k = _key(new)
         out[k] = out.get(k, 0) + weight
     return Dist(out, dist.joint.total)

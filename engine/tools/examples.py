@@ -139,6 +139,7 @@ def _step(rs: Ruleset, campaign: Campaign, step: Mapping[str, Any]) -> None:
             forced=dice,
             seed=0,
             policy=str(step.get("policy", "always")),
+            others={str(k): str(v) for k, v in (step.get("others") or {}).items()},
             **dict(step.get("inputs") or {}),
         )
         given = dict(dice or {})
