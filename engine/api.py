@@ -13,15 +13,18 @@ from pathlib import Path
 from typing import Any
 
 from .compiler import check_version, compile_document
-from .errors import Diagnostic, InputError, LoadError, did_you_mean
+from .errors import CampaignError, Diagnostic, InputError, LoadError, did_you_mean
 from .eval.exact import Distribution, distribution
 from .eval.sample import Forced, sample
 from .eval.trace import Result
 from .model.ruleset import Check, RulesetModel
+from .model.scene import Scene
 from .runtime.cache import Caches
 from .runtime.context import RunContext
 from .runtime.inputs import bind_inputs
 from .runtime.limits import DEFAULT_LIMITS, Limits
+from .scenes.odds import Odds, odds
+from .scenes.play import Played, cast_state, play
 from .state.campaign import Campaign
 from .state.records import Store
 from .syntax.document import Document, read_source
@@ -104,6 +107,50 @@ class Ruleset:
         key = (check, policy, *bound.items())
         found: Distribution = self.caches.distributions.get_or_make(key, lambda: distribution(c, bound, ctx))
         return found
+
+    def scene(self, name: str) -> Scene:
+        """The scene called `name`, or a `CampaignError` RC907 naming the nearest one."""
+        scenes = self.model.state.scenes if self.model.state is not None else {}
+        found = scenes.get(name)
+        if found is None:
+            hint = did_you_mean(name, scenes) or (
+                f"scenes: {', '.join(scenes)}" if scenes else "it declares none"
+            )
+            raise CampaignError(
+                [Diagnostic("RC907", f"ruleset '{self.name}' has no scene '{name}'", None, hint)]
+            )
+        return found
+
+    def scene_odds(
+        self,
+        scene: str,
+        /,
+        *,
+        params: Mapping[str, Any] | None = None,
+        parties: Mapping[str, Mapping[str, Any]] | None = None,
+        policy: str = "always",
+    ) -> Odds:
+        """The exact odds of a scene played on its own: each ending's chance, its length in rounds.
+        `params` are the campaign's parameters, `parties` each party's character parameters."""
+        found = self.scene(scene)
+        state, cast = cast_state(self.model, found, params, parties)
+        return odds(self.model, found, state, cast, RunContext(self.limits, policy, self.caches))
+
+    def play_scene(
+        self,
+        scene: str,
+        /,
+        rng: random.Random | None = None,
+        *,
+        params: Mapping[str, Any] | None = None,
+        parties: Mapping[str, Mapping[str, Any]] | None = None,
+        policy: str = "always",
+    ) -> Played:
+        """One whole scene, sampled round by round with `rng`, with its trace."""
+        found = self.scene(scene)
+        state, cast = cast_state(self.model, found, params, parties)
+        ctx = RunContext(self.limits, policy, self.caches, rng if rng is not None else random.Random())
+        return play(self.model, found, state, cast, ctx)
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name!r}: {', '.join(self.checks)}>"

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import did_you_mean
 from ..model import types as T
 from ..model.ruleset import Check, Expr, InputSpec, Scale
+from ..model.scene import Ending, Scene, SceneStep
 from ..model.state import (
     Action,
     ActionRoll,
@@ -66,7 +67,7 @@ class StateCompiler:
     # -- pass 2: everything else, once the checks are known ------------------------------------
 
     def run(self, checks: Mapping[str, Check]) -> StateModel | None:
-        if not self.spec and not self.action_spec:
+        if not self.spec and not self.action_spec and not self.unit.data.get("scenes"):
             return None
         self.unit.current = "state"  # inline scales of parameters and action inputs are quoted here
         periods = tuple(str(p) for p in self.spec.get("periods", []))
@@ -98,6 +99,10 @@ class StateCompiler:
             with statement(self.unit.diags):
                 actions[name] = self._action(name, checks, shared_scope, each_scope)
         self.unit.current = "state"
+        scenes: dict[str, Scene] = {}
+        for name in self.unit.data.get("scenes") or {}:
+            with statement(self.unit.diags):
+                scenes[name] = self._scene(name, actions, shared_scope, each_scope)
         examples: list[StateExample] = []
         for i, raw in enumerate(self.spec.get("examples") or []):
             with statement(self.unit.diags):
@@ -110,6 +115,7 @@ class StateCompiler:
             each=each,
             actions=actions,
             examples=tuple(examples),
+            scenes=scenes,
             span=self.span(("state",), True) if self.spec else None,
         )
 
@@ -259,6 +265,115 @@ class StateCompiler:
         when = self.exprs.expr(path + ("when",), scope, T.BOOL)
         return Promotion(
             when, counts("remove"), counts("add"), bool(rule.get("clear", False)), self.span(path)
+        )
+
+    def _scene(
+        self,
+        name: str,
+        actions: Mapping[str, Action],
+        shared: Mapping[str, T.Type],
+        each: Mapping[str, T.Type],
+    ) -> Scene:
+        """A scene: its parties are read as PARTY.NAME; each step's action, party and roles checked."""
+        path: PathKey = ("scenes", name)
+        spec = self.unit.data["scenes"][name]
+        parties = tuple(str(p) for p in spec["parties"])
+        own = {k: v for k, v in each.items() if k not in shared}
+        scope = dict(shared)
+        for i, party in enumerate(parties):
+            if party in scope or party in RESERVED:
+                raise problem(
+                    "RC307",
+                    f"party '{party}' has the name of another value",
+                    self.span(path + ("parties", i)),
+                )
+            scope.update({f"{party}.{k}": v for k, v in own.items()})
+        steps: list[SceneStep] = []
+        for i, raw in enumerate(spec["round"]):
+            at = path + ("round", i)
+            if "begin" in raw:
+                period = str(raw["begin"])
+                if period not in (self.spec.get("periods") or []):
+                    raise problem(
+                        "RC312",
+                        f"unknown period '{period}'",
+                        self.span(at + ("begin",)),
+                        did_you_mean(period, list(self.spec.get("periods") or [])),
+                    )
+                when = self.exprs.expr(at + ("when",), scope, T.BOOL) if "when" in raw else None
+                steps.append(SceneStep("", "", when=when, period=period, span=self.span(at)))
+                continue
+            act_name = str(raw["act"])
+            act = actions.get(act_name)
+            if act is None:
+                raise problem(
+                    "RC312",
+                    f"unknown action '{act_name}'",
+                    self.span(at + ("act",)),
+                    did_you_mean(act_name, list(self.action_spec)),
+                )
+            party = str(raw.get("by", ""))
+            if act.by == "character" and party not in parties:
+                raise problem(
+                    "RC307",
+                    f"action '{act_name}' is taken by a character: say which party takes it",
+                    self.span(at, True),
+                    f"parties: {', '.join(parties)}",
+                )
+            if act.by != "character" and party:
+                raise problem(
+                    "RC307",
+                    f"action '{act_name}' is taken by the table, not by a party",
+                    self.span(at + ("by",)),
+                )
+            others = tuple((str(r), str(p)) for r, p in (raw.get("others") or {}).items())
+            for role, who in others:
+                if role not in act.others or who not in parties:
+                    raise problem(
+                        "RC307",
+                        f"'{role}: {who}' is not a role of '{act_name}' filled by a party",
+                        self.span(at + ("others", role), True),
+                        f"roles: {', '.join(act.others) or 'none'}; parties: {', '.join(parties)}",
+                    )
+            missing = [r for r in act.others if r not in dict(others)]
+            if missing:
+                raise problem(
+                    "RC307",
+                    f"step names no party for the role '{missing[0]}' of '{act_name}'",
+                    self.span(at, True),
+                )
+            specs = act.input_map
+            inputs = []
+            for iname in raw.get("inputs") or {}:
+                if iname not in specs:
+                    raise problem(
+                        "RC402",
+                        f"action '{act_name}' has no input '{iname}'",
+                        self.span(at + ("inputs", iname), True),
+                        did_you_mean(str(iname), specs),
+                    )
+                inputs.append(
+                    (str(iname), self.exprs.expr(at + ("inputs", iname), scope, _input_type(specs[iname])))
+                )
+            when = self.exprs.expr(at + ("when",), scope, T.BOOL) if "when" in raw else None
+            steps.append(SceneStep(act_name, party, others, tuple(inputs), when, span=self.span(at)))
+        ends = tuple(
+            Ending(
+                str(e["then"]),
+                self.exprs.expr(path + ("ends", i, "when"), scope, T.BOOL),
+                self.span(path + ("ends", i)),
+            )
+            for i, e in enumerate(spec["ends"])
+        )
+        return Scene(
+            name=name,
+            title=str(spec.get("title", name)),
+            parties=parties,
+            round=tuple(steps),
+            ends=ends,
+            max_rounds=int(spec.get("max_rounds", 100)),
+            description=str(spec.get("description", "")),
+            span=self.span(path, True),
         )
 
     def _example(

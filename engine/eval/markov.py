@@ -9,7 +9,7 @@ numbers, and a chain that can return to a state is solved as a linear system ove
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Generic, TypeVar
 
@@ -109,6 +109,40 @@ def _solve(starts: Dist, edges: dict[Any, Dist | None], end: Callable[[Any], Has
             continue
         for t, w in nxt.weights.items():
             a[i][index[t]] -= Fraction(w, nxt.total)
+    _eliminate(a, n)
+    out: dict[Hashable, Fraction] = {}
+    for s, w in starts.weights.items():
+        p = Fraction(w, starts.total)
+        for e, v in zip(ends, a[index[s]][n:]):
+            if v:
+                out[e] = out.get(e, Fraction(0)) + p * v
+    return Dist.from_fractions(out)
+
+
+def expected_steps(start: Any, edges: Mapping[Any, Dist | None]) -> Fraction:
+    """The exact expected number of steps from `start` until the chain absorbs (a state whose
+    edges are None): t_s = 1 + Σ p · t_next over the transient states, solved by Gauss–Jordan.
+    Every transient state must be able to absorb."""
+    transient = [s for s, nxt in edges.items() if nxt is not None]
+    if start not in edges or edges[start] is None:
+        return Fraction(0)
+    index = {s: i for i, s in enumerate(transient)}
+    n = len(transient)
+    a = [[Fraction(0)] * (n + 1) for _ in range(n)]
+    for s, i in index.items():
+        a[i][i] += 1
+        a[i][n] = Fraction(1)
+        nxt = edges[s]
+        assert nxt is not None
+        for t, w in nxt.weights.items():
+            if t in index:
+                a[i][index[t]] -= Fraction(w, nxt.total)
+    _eliminate(a, n)
+    return a[index[start]][n]
+
+
+def _eliminate(a: list[list[Fraction]], n: int) -> None:
+    """Gauss–Jordan on the first n columns of `a`, in place (the matrix part is invertible)."""
     for c in range(n):
         pivot = next(r for r in range(c, n) if a[r][c] != 0)
         a[c], a[pivot] = a[pivot], a[c]
@@ -118,13 +152,6 @@ def _solve(starts: Dist, edges: dict[Any, Dist | None], end: Callable[[Any], Has
             if r != c and a[r][c] != 0:
                 f = a[r][c]
                 a[r] = [x - f * y for x, y in zip(a[r], a[c])]
-    out: dict[Hashable, Fraction] = {}
-    for s, w in starts.weights.items():
-        p = Fraction(w, starts.total)
-        for e, v in zip(ends, a[index[s]][n:]):
-            if v:
-                out[e] = out.get(e, Fraction(0)) + p * v
-    return Dist.from_fractions(out)
 
 
 class BestPlay(Generic[S, Opt]):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..syntax.positions import Span
 from .ruleset import Expr, InputSpec, Scale
+from .scene import Scene
 
 
 @dataclass(frozen=True)
@@ -164,6 +165,7 @@ class StateModel:
     each: Mapping[str, Item]
     actions: Mapping[str, Action]
     examples: tuple[StateExample, ...] = ()
+    scenes: Mapping[str, Scene] = field(default_factory=dict)
     span: Span | None = field(default=None, compare=False)
 
     def owner(self, item: str) -> str:

@@ -257,18 +257,8 @@ class Campaign:
         roles: Mapping[str, str] | None = None,
     ) -> tuple[State, list[dict[str, Any]], Result | None]:
         """The rules of one action, pure: the next state, the effects applied, the roll made."""
-        refusal(self.rules, act, state, who, bound, roles)
-        rolled: dict[str, Any] | None = None
-        result = None
-        if act.roll is not None:
-            check = self.model.checks[act.roll.check]
-            env = {**environment(self.rules, state, who, roles), **bound}
-            given = {name: expr.run(dict(env)) for name, expr in act.roll.inputs}
-            ctx = RunContext(self.limits, policy, self.caches, random.Random(seed), forced)
-            result = sample(check, bind_inputs(check, given), ctx)
-            rolled = {**result.values, "outcome": result.outcome}
-        new, done = apply(self.rules, act, state, who, bound, rolled, roles)
-        return new, done, result
+        ctx = RunContext(self.limits, policy, self.caches, random.Random(seed), forced)
+        return take(self.model, act, state, who, bound, ctx, roles)
 
     def roll(
         self,
@@ -498,6 +488,32 @@ class Campaign:
                 did_you_mean(character, names) or f"characters: {', '.join(names) or 'none'}",
             )
         return character
+
+
+def take(
+    model: RulesetModel,
+    act: Action,
+    state: State,
+    who: str | None,
+    bound: Mapping[str, Any],
+    ctx: RunContext,
+    roles: Mapping[str, str] | None = None,
+) -> tuple[State, list[dict[str, Any]], Result | None]:
+    """One action on a state, pure: preconditions, the roll (with `ctx`'s random source, forced
+    dice and policy), the effects. The next state, the effects applied and the roll made."""
+    rules = model.state
+    assert rules is not None
+    refusal(rules, act, state, who, bound, roles)
+    rolled: dict[str, Any] | None = None
+    result = None
+    if act.roll is not None:
+        check = model.checks[act.roll.check]
+        env = {**environment(rules, state, who, roles), **bound}
+        given = {name: expr.run(dict(env)) for name, expr in act.roll.inputs}
+        result = sample(check, bind_inputs(check, given), ctx)
+        rolled = {**result.values, "outcome": result.outcome}
+    new, done = apply(rules, act, state, who, bound, rolled, roles)
+    return new, done, result
 
 
 def _undoable(events: list[Event]) -> Event | None:

@@ -1,0 +1,54 @@
+"""A scene, as declared in a ruleset: parties, the steps of a round, and the endings.
+
+A scene plays a ruleset's actions over and over — an exchange of blows, a damage draw, a wound —
+until one of its endings holds. Each party is a character of the ruleset's state; a step names an
+action, the party that takes it and the parties in its roles. Frozen, like the rest of the model;
+playing a scene is `engine.scenes`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..syntax.positions import Span
+from .ruleset import Expr
+
+
+@dataclass(frozen=True)
+class SceneStep:
+    """One step of a round: `party` takes `action` (no party for a table action), the parties in
+    its roles are `others` (action role → scene party), its inputs are expressions over the scene."""
+
+    action: str
+    party: str
+    others: tuple[tuple[str, str], ...] = ()
+    inputs: tuple[tuple[str, Expr], ...] = ()
+    when: Expr | None = None
+    period: str = ""
+    """A step that begins this period instead of taking an action (`action` is then "")."""
+    span: Span | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Ending:
+    """The scene is over, with this ending, as soon as `when` holds (checked after every step)."""
+
+    name: str
+    when: Expr
+    span: Span | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Parties, the steps of one round, and the endings in order (the first that holds is it)."""
+
+    name: str
+    title: str
+    parties: tuple[str, ...]
+    round: tuple[SceneStep, ...]
+    ends: tuple[Ending, ...]
+    max_rounds: int = 100
+    """Rounds a sampled scene may last, and the rounds the length distribution is counted to;
+    the exact odds of each ending are not cut off by it."""
+    description: str = ""
+    span: Span | None = field(default=None, compare=False)

@@ -1,0 +1,156 @@
+"""What one step and one round of a scene do, and a whole scene sampled with its trace.
+
+A step's action is taken by the party's character, with the parties in its roles; a step whose
+condition is false, or whose action the rules refuse in that state, changes nothing. After every
+step the endings are checked in order; the first that holds ends the scene there.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import CampaignError, Diagnostic, did_you_mean
+from ..model.ruleset import RulesetModel
+from ..model.scene import Scene, SceneStep
+from ..model.values import to_json
+from ..runtime.context import RunContext
+from ..runtime.inputs import bind
+from ..runtime.state import State, begin, bind_params, environment, join, new_state
+from ..state.campaign import take
+
+
+def cast_state(
+    model: RulesetModel,
+    scene: Scene,
+    params: Mapping[str, Any] | None,
+    parties: Mapping[str, Mapping[str, Any]] | None,
+) -> tuple[State, dict[str, str]]:
+    """A fresh state for a scene played on its own: the campaign's parameters and one character per
+    party, named after it, with that party's parameters; and the cast (party → character)."""
+    rules = model.state
+    assert rules is not None
+    state = new_state(rules, bind_params(rules.campaign, params or {}, "campaign", scene.name))
+    given = dict(parties or {})
+    for party in given:
+        if party not in scene.parties:
+            raise CampaignError(
+                [
+                    Diagnostic(
+                        "RC907",
+                        f"scene '{scene.name}' has no party '{party}'",
+                        scene.span,
+                        did_you_mean(party, scene.parties) or f"parties: {', '.join(scene.parties)}",
+                    )
+                ]
+            )
+    for party in scene.parties:
+        state = join(
+            rules, state, party, bind_params(rules.character, given.get(party, {}), "character", party)
+        )
+    return state, {p: p for p in scene.parties}
+
+
+def ending(model: RulesetModel, scene: Scene, state: State, cast: Mapping[str, str]) -> str | None:
+    """The scene's ending in this state, or None while it goes on."""
+    rules = model.state
+    assert rules is not None
+    env = environment(rules, state, None, cast)
+    for end in scene.ends:
+        if end.when.run(dict(env)):
+            return end.name
+    return None
+
+
+def takes_place(model: RulesetModel, step: SceneStep, state: State, cast: Mapping[str, str]) -> bool:
+    """Whether the step happens in this state (its condition holds, or it has none)."""
+    rules = model.state
+    assert rules is not None
+    return step.when is None or bool(step.when.run(dict(environment(rules, state, None, cast))))
+
+
+def step_call(
+    model: RulesetModel, step: SceneStep, state: State, cast: Mapping[str, str]
+) -> tuple[Any, str | None, dict[str, Any], dict[str, str]] | None:
+    """The action, the acting character, its bound inputs and its roles for this step in this
+    state; None when the step's condition is false."""
+    rules = model.state
+    assert rules is not None
+    env = environment(rules, state, None, cast)
+    if not takes_place(model, step, state, cast):
+        return None
+    act = rules.actions[step.action]
+    given = {name: expr.run(dict(env)) for name, expr in step.inputs}
+    bound = bind(act.inputs, given, "action", act.name, act.span)
+    who = cast[step.party] if step.party else None
+    roles = {role: cast[party] for role, party in step.others}
+    return act, who, bound, roles
+
+
+@dataclass(frozen=True)
+class Played:
+    """A sampled scene: its ending ("unfinished" past `max_rounds`), its length, every step."""
+
+    scene: str
+    ending: str
+    rounds: int
+    trace: tuple[dict[str, Any], ...]
+    state: State
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "scene": self.scene,
+            "ending": self.ending,
+            "rounds": self.rounds,
+            "trace": list(self.trace),
+            "state": self.state,
+        }
+
+
+def play(model: RulesetModel, scene: Scene, state: State, cast: Mapping[str, str], ctx: RunContext) -> Played:
+    """One whole scene, sampled with `ctx`'s random source."""
+    rules = model.state
+    assert rules is not None
+    rng = ctx.rng or random.Random()
+    trace: list[dict[str, Any]] = []
+    for rnd in range(1, scene.max_rounds + 1):
+        for step in scene.round:
+            if step.period:
+                if takes_place(model, step, state, cast):
+                    state, done = begin(rules, state, step.period)
+                    trace.append({"round": rnd, "begin": step.period, "effects": done})
+                    end = ending(model, scene, state, cast)
+                    if end is not None:
+                        return Played(scene.name, end, rnd, tuple(trace), state)
+                continue
+            call = step_call(model, step, state, cast)
+            if call is None:
+                continue
+            act, who, bound, roles = call
+            try:
+                state, done, result = take(model, act, state, who, bound, ctx._replace(rng=rng), roles)
+            except CampaignError as exc:
+                if exc.diagnostics[0].code != "RC905":
+                    raise
+                trace.append(
+                    {"round": rnd, "action": act.name, "by": who, "refused": exc.diagnostics[0].message}
+                )
+                continue
+            entry: dict[str, Any] = {
+                "round": rnd,
+                "action": act.name,
+                "by": who,
+                "others": roles,
+                "inputs": {k: to_json(v) for k, v in bound.items()},
+                "effects": done,
+            }
+            if result is not None:
+                entry["outcome"] = result.outcome.name
+                entry["dice"] = result.forced()
+            trace.append(entry)
+            end = ending(model, scene, state, cast)
+            if end is not None:
+                return Played(scene.name, end, rnd, tuple(trace), state)
+    return Played(scene.name, "unfinished", scene.max_rounds, tuple(trace), state)
