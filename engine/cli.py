@@ -33,8 +33,10 @@ from .tools.render import (
     event_json,
     event_text,
     fraction,
+    played_text,
     result_text,
     ruleset_text,
+    scene_odds_text,
     state_distribution_text,
     store_path,
     sweep_text,
@@ -156,7 +158,40 @@ def _parser() -> argparse.ArgumentParser:
     n.add_argument("name", help="the ruleset's name, or a path such as games/mygame; '.yaml' is added")
     n.set_defaults(func=_new)
     _campaign_parser(sub)
+    _scene_parser(sub)
     return p
+
+
+def _scene_parser(sub: Any) -> None:
+    """`rulecraft scene prob|roll`: a whole scene, solved exactly or played out."""
+    sc = sub.add_parser(
+        "scene", help="several parties and several rolls: a scene's exact odds, or one played out"
+    )
+    ss = sc.add_subparsers(dest="scene_command", required=True)
+    for name, helptext in (
+        ("prob", "the exact odds of each ending and the scene's length"),
+        ("roll", "play the scene out once, round by round"),
+    ):
+        q = ss.add_parser(name, help=helptext)
+        q.add_argument("ruleset", help="a shipped ruleset's name or a path")
+        q.add_argument("scene", help="the scene")
+        q.add_argument(
+            "-p", "--param", action="append", default=[], metavar="NAME=VALUE", help="a campaign parameter"
+        )
+        q.add_argument(
+            "--party",
+            action="append",
+            default=[],
+            metavar="PARTY[:KEY=VALUE,...]",
+            help="a party's character parameters",
+        )
+        q.add_argument(
+            "--policy", choices=POLICIES, default="always", help="how every 'may' in a roll is decided"
+        )
+        q.add_argument("--json", action="store_true", help="print JSON")
+        if name == "roll":
+            q.add_argument("--seed", type=int, help="seed for a replayable scene")
+        q.set_defaults(func=_scene_prob if name == "prob" else _scene_roll)
 
 
 def _campaign_parser(sub: Any) -> None:
@@ -849,4 +884,59 @@ def _campaign_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"rulecraft campaign export: cannot write {target}: {exc.strerror or exc}\n")
         return 1
     out.write(f"wrote {target}: {len(data['events'])} events of campaign '{campaign.name}'\n")
+    return 0
+
+
+# -- scenes -----------------------------------------------------------------------------------------
+
+
+def _parties(args: argparse.Namespace) -> dict[str, dict[str, str]]:
+    parties: dict[str, dict[str, str]] = {}
+    for spec in args.party:
+        who, params = _character(spec)
+        parties[who] = params
+    return parties
+
+
+def _scene_title(rs: Ruleset, args: argparse.Namespace, parties: dict[str, dict[str, str]]) -> str:
+    scene = rs.scene(args.scene)
+    shown = [", ".join(f"{k}={v}" for k, v in _pairs(args.param, "param").items())]
+    shown += [
+        f"{p}: " + (", ".join(f"{k}={v}" for k, v in ps.items()) or "as made") for p, ps in parties.items()
+    ]
+    detail = "; ".join(s for s in shown if s)
+    return f"{rs.name} · {scene.title}" + (f"  ({detail})" if detail else "")
+
+
+def _scene_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    rs = _ruleset(args.ruleset)
+    parties = _parties(args)
+    found = rs.scene_odds(args.scene, params=_pairs(args.param, "param"), parties=parties, policy=args.policy)
+    if args.json:
+        data = found.as_json()
+        data["ruleset"] = rs.name
+        _dump(data, out)
+        return 0
+    out.write(scene_odds_text(found, _scene_title(rs, args, parties)) + "\n")
+    return 0
+
+
+def _scene_roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    rs = _ruleset(args.ruleset)
+    parties = _parties(args)
+    played = rs.play_scene(
+        args.scene,
+        random.Random(args.seed),
+        params=_pairs(args.param, "param"),
+        parties=parties,
+        policy=args.policy,
+    )
+    if args.json:
+        data = played.as_json()
+        data["ruleset"] = rs.name
+        data["seed"] = args.seed
+        _dump(data, out)
+        return 0
+    seed = f"  (seed {args.seed})" if args.seed is not None else ""
+    out.write(played_text(played, _scene_title(rs, args, parties) + seed) + "\n")
     return 0

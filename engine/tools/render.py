@@ -19,6 +19,8 @@ from ..model.ruleset import Check, Die, Draw, Expr, Pool, RulesetModel
 from ..model.state import Derived, Item, StateModel, Tally
 from ..model.values import faces_text, show
 from ..runtime.inputs import describe
+from ..scenes.odds import Odds
+from ..scenes.play import Played
 from ..state.records import Event
 
 
@@ -321,3 +323,57 @@ def state_distribution_text(
 
 def fraction(p: Fraction) -> str:
     return f"{p.numerator}/{p.denominator}"
+
+
+# -- scenes ---------------------------------------------------------------------------------------------
+
+
+def scene_odds_text(odds: Odds, title: str) -> str:
+    """Each ending's exact chance with a bar, then the length: its mean and its distribution."""
+    rows = list(odds.endings.items())
+    width = max(len(str(e)) for e, _ in rows)
+    fracs = [fraction(p) for _, p in rows]
+    fw = max(len(f) for f in fracs)
+    lines = [title]
+    for (e, p), f in zip(rows, fracs):
+        lines.append(f"  {str(e).ljust(width)}  {f.rjust(fw)}  {float(p) * 100:6.2f}%  {_bar(float(p))}")
+    if odds.mean_rounds is not None:
+        m = odds.mean_rounds
+        exact = f" = {fraction(m)}" if m.denominator != 1 and len(fraction(m)) <= 24 else ""
+        lines.append(f"  rounds: mean {float(m):.3f}{exact}")
+    else:
+        lines.append("  rounds: some states never end, so the length has no mean")
+    shown = [(r, p) for r, p in odds.rounds.items() if p]
+    for r, p in shown[:12]:
+        lines.append(f"    {str(r).rjust(4)}  {float(p) * 100:6.2f}%  {_bar(float(p), 20)}")
+    rest = sum((p for _, p in shown[12:]), Fraction(0)) + odds.longer
+    if rest:
+        lines.append(f"    {'more'.rjust(4)}  {float(rest) * 100:6.2f}%")
+    lines.append(f"  ({odds.states} states, policy {odds.policy})")
+    return "\n".join(lines)
+
+
+def played_text(played: Played, title: str) -> str:
+    """A sampled scene, one line a step."""
+    lines = [title]
+    for e in played.trace:
+        head = f"  round {str(e['round']).rjust(3)}  "
+        if "begin" in e:
+            done = "; ".join(_effect_text(x) for x in e.get("effects", []))
+            lines.append(f"{head}a {e['begin']} begins" + (f": {done}" if done else ""))
+            continue
+        who = f"{e['by']}: " if e.get("by") else ""
+        others = ", ".join(f"{r}={n}" for r, n in (e.get("others") or {}).items())
+        if "refused" in e:
+            lines.append(f"{head}{who}{e['action']} refused ({e['refused']})")
+            continue
+        inputs = ", ".join(f"{k}={_item_text(v)}" for k, v in e.get("inputs", {}).items())
+        args = ", ".join(s for s in (others, inputs) if s)
+        outcome = f" → {e['outcome']}" if "outcome" in e else ""
+        done = "; ".join(_effect_text(x) for x in e.get("effects", []))
+        lines.append(
+            f"{head}{who}{e['action']}{' (' + args + ')' if args else ''}{outcome}"
+            + (f"; {done}" if done else "")
+        )
+    lines.append(f"=> {played.ending} after {played.rounds} round{'s' if played.rounds != 1 else ''}")
+    return "\n".join(lines)

@@ -1,0 +1,163 @@
+"""Scenes: several parties and several rolls, solved exactly and played out.
+
+The exact odds are checked against independent computations: Chimera's instruction to three
+successes is a negative binomial; a small duel with misses (a chain that returns to a state) is
+solved by hand as a geometric series. Played-out scenes agree with the odds; a scene that cannot
+end says so; mistakes are diagnostics.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from fractions import Fraction
+from math import comb, sqrt
+from typing import Any
+
+import pytest
+
+import engine
+
+CHIMERA = engine.load("chimera")
+STUDENT = {"student": {"max_resolve": 0}}
+
+DUEL = """\
+rulecraft: 1
+name: skirmish
+checks:
+  swing:
+    roll: {d: {die: 6}}
+    outcomes: [miss, hit]
+    outcome: "'hit' if d >= 5 else 'miss'"
+state:
+  character:
+    hp: {type: int, min: 1, max: 5, default: 2}
+  each:
+    hurt: {counter: 0, min: 0}
+    down: {derived: "hurt >= hp"}
+actions:
+  strike:
+    by: character
+    others: [foe]
+    requires:
+      - {when: "not down and not foe.down", else: nobody who is down fights}
+    roll: {check: swing}
+    effects:
+      - {add: {hurt: 1}, of: foe, when: "outcome == 'hit'"}
+scenes:
+  fight:
+    title: Two fighters trade blows
+    parties: [ann, bo]
+    round:
+      - {act: strike, by: ann, others: {foe: bo}}
+      - {act: strike, by: bo, others: {foe: ann}}
+    ends:
+      - {when: bo.down, then: ann_wins}
+      - {when: ann.down, then: bo_wins}
+    max_rounds: 40
+"""
+SKIRMISH = engine.load(DUEL)
+
+
+def test_instruction_to_three_successes_is_a_negative_binomial() -> None:
+    odds = CHIMERA.scene_odds("learning", parties=STUDENT)
+    q = CHIMERA.distribution("instruction", proficiency=2).at_least("pass")
+    assert odds.endings.fractions() == {"learned": Fraction(1)}
+    for n in range(1, 30):
+        expected = comb(n - 1, 2) * q**3 * (1 - q) ** (n - 3) if n >= 3 else Fraction(0)
+        assert odds.rounds[n] == expected, n
+    assert odds.mean_rounds == 3 / q  # the mean of a negative binomial: three successes at q each
+
+
+def _hand_duel(hp_ann: int, hp_bo: int) -> Fraction:
+    """P(Ann wins), from the rules by hand: each blow hits on 5-6 (1/3); Ann strikes first each
+    round. A round in which both miss returns to the same state: a geometric series."""
+    p = Fraction(1, 3)
+    memo: dict[tuple[int, int], Fraction] = {}
+
+    def win(a: int, b: int) -> Fraction:  # a, b: hits each can still take
+        if b == 0:
+            return Fraction(1)
+        if a == 0:
+            return Fraction(0)
+        if (a, b) not in memo:
+            # Ann hits (p): Bo may be down; else Bo strikes. Ann misses: Bo strikes.
+            after_ann_hit = Fraction(1) if b == 1 else p * win(a - 1, b - 1) + (1 - p) * win(a, b - 1)
+            moves = p * after_ann_hit + (1 - p) * p * win(a - 1, b)
+            memo[(a, b)] = moves / (1 - (1 - p) * (1 - p))  # both miss: the same state again
+        return memo[(a, b)]
+
+    return win(hp_ann, hp_bo)
+
+
+@pytest.mark.parametrize("hp", [(1, 1), (2, 2), (2, 3), (3, 1)])
+def test_a_duel_with_misses_is_solved_exactly(hp: tuple[int, int]) -> None:
+    odds = SKIRMISH.scene_odds("fight", parties={"ann": {"hp": hp[0]}, "bo": {"hp": hp[1]}})
+    assert odds.probability("ann_wins") == _hand_duel(*hp)
+    assert odds.probability("ann_wins") + odds.probability("bo_wins") == 1
+    assert odds.mean_rounds is not None and sum(odds.rounds.values()) + odds.longer == 1
+
+
+def test_played_scenes_agree_with_the_exact_odds() -> None:
+    odds = SKIRMISH.scene_odds("fight")
+    rng = random.Random(5)
+    n = 2000
+    counts = Counter(SKIRMISH.play_scene("fight", rng).ending for _ in range(n))
+    p = float(odds.probability("ann_wins"))
+    se = sqrt(p * (1 - p) / n)
+    assert abs(counts["ann_wins"] / n - p) < 5 * se
+    rounds = [SKIRMISH.play_scene("fight", rng).rounds for _ in range(500)]
+    assert abs(sum(rounds) / len(rounds) - float(odds.mean_rounds or 0)) < 0.5
+
+
+def test_a_played_scene_is_traced_and_replayable() -> None:
+    a = SKIRMISH.play_scene("fight", random.Random(9))
+    b = SKIRMISH.play_scene("fight", random.Random(9))
+    assert a == b and a.ending in ("ann_wins", "bo_wins")
+    assert all(step["action"] == "strike" and "outcome" in step for step in a.trace if "refused" not in step)
+    assert a.trace[-1]["round"] == a.rounds
+
+
+def test_a_scene_that_cannot_end_says_so() -> None:
+    never = DUEL.replace("{when: bo.down, then: ann_wins}", "{when: bo.hurt > 99, then: ann_wins}").replace(
+        "{when: ann.down, then: bo_wins}", "{when: ann.hurt > 99, then: bo_wins}"
+    )
+    odds = engine.load(never).scene_odds("fight")
+    assert odds.endings.fractions() == {"never": Fraction(1)}  # down fighters are refused: nothing moves
+    assert odds.mean_rounds is None and odds.longer == 1
+
+
+def test_scene_mistakes_are_diagnostics() -> None:
+    with pytest.raises(engine.CampaignError) as caught:
+        SKIRMISH.scene_odds("fihgt")
+    assert caught.value.diagnostics[0].code == "RC907" and "fight" in (caught.value.diagnostics[0].hint or "")
+    with pytest.raises(engine.CampaignError):
+        SKIRMISH.scene_odds("fight", parties={"cy": {}})
+    for broken, code in (
+        (DUEL.replace("{act: strike, by: ann", "{act: strik, by: ann"), "RC312"),
+        (
+            DUEL.replace("{act: strike, by: ann, others: {foe: bo}}", "{act: strike, others: {foe: bo}}"),
+            "RC307",
+        ),
+        (DUEL.replace("others: {foe: bo}}", "others: {foe: cy}}"), "RC307"),
+        (DUEL.replace("then: ann_wins}", "then: ann_wins}\n      - {when: bo.hurtt, then: x}"), "RC301"),
+    ):
+        with pytest.raises(engine.CompileError) as compiled:
+            engine.load(broken)
+        assert compiled.value.diagnostics[0].code == code, broken
+
+
+def test_the_command_line_prints_the_odds_and_a_played_scene(cli: Any, tmp_path: Any) -> None:
+    (tmp_path / "skirmish.yaml").write_text(DUEL)
+    r = cli(
+        "scene", "prob", "skirmish.yaml", "fight", "--party", "ann:hp=1", "--party", "bo:hp=1", cwd=tmp_path
+    )
+    assert r.code == 0, r.err
+    p = _hand_duel(1, 1)
+    assert f"ann_wins  {p.numerator}/{p.denominator}" in r.out
+    r = cli("scene", "roll", "skirmish.yaml", "fight", "--seed", "3", cwd=tmp_path)
+    assert (
+        r.code == 0 and "ann: strike (foe=bo)" in r.out and r.out.rstrip().splitlines()[-1].startswith("=> ")
+    )
+    r = cli("scene", "prob", "skirmish.yaml", "fight", "--json", cwd=tmp_path)
+    assert r.code == 0 and '"endings"' in r.out
