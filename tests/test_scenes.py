@@ -161,3 +161,124 @@ def test_the_command_line_prints_the_odds_and_a_played_scene(cli: Any, tmp_path:
     )
     r = cli("scene", "prob", "skirmish.yaml", "fight", "--json", cwd=tmp_path)
     assert r.code == 0 and '"endings"' in r.out
+
+
+# -- choices: when to use a once-per-fight move ------------------------------------------------------
+
+LUCKY = """\
+rulecraft: 1
+name: lucky
+checks:
+  swing:
+    inputs:
+      needs: {type: int, min: 1, max: 6, default: 5}
+    roll: {d: {die: 6}}
+    outcomes: [miss, hit]
+    outcome: "'hit' if d >= needs else 'miss'"
+state:
+  character:
+    hp: {type: int, min: 1, max: 5, default: 2}
+  each:
+    hurt: {counter: 0, min: 0}
+    luck: {counter: 1, min: 0}
+    down: {derived: "hurt >= hp"}
+actions:
+  strike:
+    by: character
+    others: [foe]
+    inputs:
+      lucky: {type: bool, default: false}
+    requires:
+      - {when: "not down and not foe.down", else: nobody who is down fights}
+      - {when: "not lucky or luck > 0", else: no luck left}
+    roll: {check: swing, inputs: {needs: "6 if lucky else 5"}}
+    effects:
+      - {remove: {luck: 1}, when: lucky}
+      - {add: {hurt: "2 if lucky else 1"}, of: foe, when: "outcome == 'hit'"}
+scenes:
+  fight:
+    title: A fight with one mighty blow each
+    parties: [ann, bo]
+    round:
+      - {act: strike, by: ann, others: {foe: bo}, may: {lucky: true}}
+      - {act: strike, by: bo, others: {foe: ann}, inputs: {lucky: "bo.luck > 0"}}
+    ends:
+      - {when: bo.down, then: ann_wins}
+      - {when: ann.down, then: bo_wins}
+    objective: ann_wins
+    max_rounds: 60
+"""
+
+
+def _solve_lucky(hp_ann: int, hp_bo: int, policy: str) -> Fraction:
+    """P(Ann wins) by hand. A blow hits on 5-6 and wounds once; the mighty blow (once per fight)
+    hits only on a 6 but wounds twice. Bo uses his on his first blow; Ann as `policy` says
+    ('best': whichever gives her the better chance). Two plain misses return to the same state:
+    summed as a geometric series."""
+    plain, mighty = (Fraction(1, 3), 1), (Fraction(1, 6), 2)
+    memo: dict[tuple[int, int, int, int], Fraction] = {}
+
+    def bo(a: int, b: int, la: int, lb: int) -> Fraction:
+        """Bo strikes Ann (a and b: the hits each can still take)."""
+        q, e = mighty if lb else plain
+        down = Fraction(0) if a - e <= 0 else ann(a - e, b, la, 0)
+        return q * down + (1 - q) * ann(a, b, la, 0)
+
+    def ann(a: int, b: int, la: int, lb: int) -> Fraction:
+        key = (a, b, la, lb)
+        if key in memo:
+            return memo[key]
+        options = [False, True] if la else [False]
+        if policy == "never":
+            options = [False]
+        elif policy == "always":
+            options = [options[-1]]
+        best = Fraction(-1)
+        for use in options:
+            p, d = mighty if use else plain
+            la2 = 0 if use else la
+            hit = Fraction(1) if b - d <= 0 else bo(a, b - d, la2, lb)
+            if not use and not lb:
+                # Ann's plain miss, then Bo's plain miss, is this very state: x = c + r x.
+                q, e = plain
+                down = Fraction(0) if a - e <= 0 else ann(a - e, b, la2, 0)
+                value = (p * hit + (1 - p) * q * down) / (1 - (1 - p) * (1 - q))
+            else:
+                value = p * hit + (1 - p) * bo(a, b, la2, lb)
+            best = max(best, value)
+        memo[key] = best
+        return best
+
+    return ann(hp_ann, hp_bo, 1, 1)
+
+
+@pytest.mark.parametrize("hp", [(1, 1), (2, 2), (3, 2), (2, 3), (4, 4)])
+def test_the_optimal_use_of_a_once_per_fight_move_is_exact(hp: tuple[int, int]) -> None:
+    parties = {"ann": {"hp": hp[0]}, "bo": {"hp": hp[1]}}
+    rs = engine.load(LUCKY)
+    got = {
+        policy: rs.scene_odds("fight", parties=parties, policy=policy).probability("ann_wins")
+        for policy in ("never", "always", "optimal")
+    }
+    for policy, mine in (("never", "never"), ("always", "always"), ("optimal", "best")):
+        assert got[policy] == _solve_lucky(*hp, mine), policy
+    assert got["optimal"] >= max(got["always"], got["never"])
+
+
+def test_optimal_timing_beats_both_fixed_policies_somewhere() -> None:
+    rs = engine.load(LUCKY)
+    parties = {"ann": {"hp": 3}, "bo": {"hp": 3}}  # at 3 hits each, saving it pays
+    got = {
+        policy: rs.scene_odds("fight", parties=parties, policy=policy).probability("ann_wins")
+        for policy in ("never", "always", "optimal")
+    }
+    assert got["optimal"] > got["always"] and got["optimal"] > got["never"], got
+
+
+def test_a_played_scene_follows_the_optimal_choices() -> None:
+    rs = engine.load(LUCKY)
+    played = rs.play_scene(
+        "fight", random.Random(2), parties={"ann": {"hp": 3}, "bo": {"hp": 3}}, policy="optimal"
+    )
+    choices = [step["choice"] for step in played.trace if "choice" in step]
+    assert choices and all(c["policy"] == "optimal" for c in choices)

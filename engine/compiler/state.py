@@ -355,8 +355,22 @@ class StateCompiler:
                 inputs.append(
                     (str(iname), self.exprs.expr(at + ("inputs", iname), scope, _input_type(specs[iname])))
                 )
+            may = []
+            for iname in raw.get("may") or {}:
+                if iname not in specs:
+                    raise problem(
+                        "RC402",
+                        f"action '{act_name}' has no input '{iname}'",
+                        self.span(at + ("may", iname), True),
+                        did_you_mean(str(iname), specs),
+                    )
+                may.append(
+                    (str(iname), self.exprs.expr(at + ("may", iname), scope, _input_type(specs[iname])))
+                )
             when = self.exprs.expr(at + ("when",), scope, T.BOOL) if "when" in raw else None
-            steps.append(SceneStep(act_name, party, others, tuple(inputs), when, span=self.span(at)))
+            steps.append(
+                SceneStep(act_name, party, others, tuple(inputs), when, may=tuple(may), span=self.span(at))
+            )
         ends = tuple(
             Ending(
                 str(e["then"]),
@@ -365,9 +379,18 @@ class StateCompiler:
             )
             for i, e in enumerate(spec["ends"])
         )
+        objective = str(spec.get("objective", ""))
+        if objective and objective not in [e.name for e in ends]:
+            raise problem(
+                "RC305",
+                f"'{objective}' is not an ending of scene '{name}'",
+                self.span(path + ("objective",)),
+                did_you_mean(objective, [e.name for e in ends]),
+            )
         return Scene(
             name=name,
             title=str(spec.get("title", name)),
+            objective=objective,
             parties=parties,
             round=tuple(steps),
             ends=ends,

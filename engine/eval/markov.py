@@ -9,7 +9,7 @@ numbers, and a chain that can return to a state is solved as a linear system ove
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Generic, TypeVar
 
@@ -213,3 +213,182 @@ class BestPlay(Generic[S, Opt]):
         self._best[state] = result
         self.count(len(self._best))
         return result
+
+
+# -- chains with choices, solved component by component ------------------------------------------
+
+
+Vector = dict[Hashable, Fraction]
+NEVER = "never"
+"""What a state is worth when it can never reach an absorbing state."""
+
+
+def solve_components(
+    choices: Mapping[Any, Sequence[Dist] | None],
+    terminal: Callable[[Any], Vector],
+    score: Callable[[Vector], Fraction] | None = None,
+    reward: Callable[[Any, Any], Fraction] | None = None,
+) -> tuple[dict[Any, Vector], dict[Any, int], dict[Any, Fraction]]:
+    """Exact values of a finite chain whose states may offer choices.
+
+    `choices[s]` lists the successor distributions among which `s` chooses (one: no choice;
+    None: `s` absorbs, worth `terminal(s)`, a vector over outcomes). Without `score` the first
+    choice is taken everywhere; with it, each state takes the choice whose vector scores highest
+    (ties keep the earlier one). Strongly connected components are solved from the sinks back:
+    a component without cycles by one sweep, one with cycles by policy iteration, each policy
+    evaluated by exact elimination over fractions on that component alone. `reward(s, t)` adds
+    an expected total (e.g. rounds) along the way. Returns each state's vector, the choice taken
+    and the expected reward."""
+    order = _components(choices)
+    value: dict[Any, Vector] = {}
+    chosen: dict[Any, int] = {}
+    total: dict[Any, Fraction] = {}
+    for component in order:
+        members = set(component)
+        for s in component:
+            if choices[s] is None:
+                value[s], chosen[s], total[s] = terminal(s), 0, Fraction(0)
+        inner = [s for s in component if choices[s] is not None]
+        if not inner:
+            continue
+        policy = {s: 0 for s in inner}
+        while True:
+            _evaluate(inner, members, choices, policy, value, total, reward)
+            if score is None:
+                break
+            changed = False
+            for s in inner:
+                options = choices[s]
+                assert options is not None
+                scores = [score(_expect(d, value)) for d in options]
+                best = max(range(len(options)), key=lambda i: (scores[i], -i))
+                if scores[best] > scores[policy[s]]:
+                    policy[s] = best
+                    changed = True
+            if not changed:
+                break
+        chosen.update(policy)
+    return value, chosen, total
+
+
+def _expect(d: Dist, value: Mapping[Any, Vector]) -> Vector:
+    out: Vector = {}
+    for t, w in d.weights.items():
+        for k, v in value[t].items():
+            out[k] = out.get(k, Fraction(0)) + Fraction(w, d.total) * v
+    return out
+
+
+def _evaluate(
+    inner: list[Any],
+    members: set[Any],
+    choices: Mapping[Any, Sequence[Dist] | None],
+    policy: Mapping[Any, int],
+    value: dict[Any, Vector],
+    total: dict[Any, Fraction],
+    reward: Callable[[Any, Any], Fraction] | None,
+) -> None:
+    """Values of one component's states under `policy`: x = b + Q x, solved exactly. A state that
+    under this policy can never leave the component never ends: it is worth {NEVER: 1}."""
+    leaving = {s for s in inner if any(t not in members for t in _succ(choices, policy, s))}
+    back: dict[Any, list[Any]] = {}
+    for s in inner:
+        for t in _succ(choices, policy, s):
+            back.setdefault(t, []).append(s)
+    frontier = list(leaving)
+    while frontier:
+        for s in back.get(frontier.pop(), []):
+            if s not in leaving and s in members:
+                leaving.add(s)
+                frontier.append(s)
+    for s in inner:
+        if s not in leaving:
+            value[s], total[s] = {NEVER: Fraction(1)}, Fraction(0)
+    inner = [s for s in inner if s in leaving]
+    if not inner:
+        return
+    index = {s: i for i, s in enumerate(inner)}
+    keys: list[Hashable] = sorted(
+        {k for s in inner for t in _succ(choices, policy, s) if t not in index for k in value[t]}, key=repr
+    )
+    n, m = len(inner), len(keys)
+    a = [[Fraction(0)] * (n + m + 1) for _ in range(n)]
+    col = {k: n + j for j, k in enumerate(keys)}
+    for s, i in index.items():
+        a[i][i] += 1
+        options = choices[s]
+        assert options is not None
+        d = options[policy[s]]
+        for t, w in d.weights.items():
+            p = Fraction(w, d.total)
+            if reward is not None:
+                a[i][n + m] += p * reward(s, t)
+            if t in index:
+                a[i][index[t]] -= p
+            else:
+                for k, v in value[t].items():
+                    a[i][col[k]] += p * v
+                if reward is not None:
+                    a[i][n + m] += p * total[t]
+    _eliminate(a, n)
+    for s, i in index.items():
+        value[s] = {k: a[i][col[k]] for k in keys if a[i][col[k]]}
+        total[s] = a[i][n + m]
+
+
+def _succ(choices: Mapping[Any, Sequence[Dist] | None], policy: Mapping[Any, int], s: Any) -> list[Any]:
+    options = choices[s]
+    return [] if options is None else list(options[policy[s]].weights)
+
+
+def _components(choices: Mapping[Any, Sequence[Dist] | None]) -> list[list[Any]]:
+    """Strongly connected components over every choice's successors, sinks first (Tarjan,
+    without recursion)."""
+    index: dict[Any, int] = {}
+    low: dict[Any, int] = {}
+    stack: list[Any] = []
+    on_stack: set[Any] = set()
+    out: list[list[Any]] = []
+    counter = 0
+    for root in choices:
+        if root in index:
+            continue
+        work: list[tuple[Any, Iterator[Any]]] = [(root, iter(_all_succ(choices, root)))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, successors = work[-1]
+            advanced = False
+            for t in successors:
+                if t not in index:
+                    index[t] = low[t] = counter
+                    counter += 1
+                    stack.append(t)
+                    on_stack.add(t)
+                    work.append((t, iter(_all_succ(choices, t))))
+                    advanced = True
+                    break
+                if t in on_stack:
+                    low[node] = min(low[node], index[t])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    t = stack.pop()
+                    on_stack.discard(t)
+                    component.append(t)
+                    if t == node:
+                        break
+                out.append(component)
+    return out
+
+
+def _all_succ(choices: Mapping[Any, Sequence[Dist] | None], s: Any) -> list[Any]:
+    options = choices[s]
+    return [] if options is None else list(dict.fromkeys(t for d in options for t in d.weights))

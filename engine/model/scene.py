@@ -26,6 +26,8 @@ class SceneStep:
     when: Expr | None = None
     period: str = ""
     """A step that begins this period instead of taking an action (`action` is then "")."""
+    may: tuple[tuple[str, Expr], ...] = ()
+    """A choice the party may make: these inputs instead of the step's own (the policy decides)."""
     span: Span | None = field(default=None, compare=False)
 
 
@@ -51,4 +53,6 @@ class Scene:
     """Rounds a sampled scene may last, and the rounds the length distribution is counted to;
     the exact odds of each ending are not cut off by it."""
     description: str = ""
+    objective: str = ""
+    """The ending the `optimal` policy plays for (the first ending when not given)."""
     span: Span | None = field(default=None, compare=False)

@@ -1,11 +1,14 @@
-"""A scene solved exactly: an absorbing Markov chain over its states, one round a step.
+"""A scene solved exactly: a Markov chain over its states, one step at a time, with choices.
 
-A state of the chain is the whole lasting state (canonical JSON). One round takes the steps in
-order; each step's action is solved one action deep (`state.exact.after_action`: the check's exact
-distribution, each point through the same effects), and a state in which an ending holds stays
-where it is. Where the scene can return to a state (a stand-off changes nothing) the chain has
-cycles and is solved exactly as a linear system, not cut off; a state from which no ending can
-be reached ends as "never". The length in rounds is counted to `max_rounds`, with what is left.
+A node of the chain is the whole lasting state (canonical JSON) and the step about to be taken.
+A step's action is solved one action deep (`state.exact.after_action`: the check's exact
+distribution, each point through the same effects); a node whose state meets an ending absorbs.
+A step that offers a choice (`may:`) has two successors — the step without it and with it — and
+the policy picks: `never` the first, `always` the second where the rules allow it, `optimal` the
+one that gives the scene's objective ending the higher chance, found by policy iteration
+(`eval.markov.solve_components`). Where play can return to a state (a stand-off changes nothing)
+the chain has cycles and each cycle is solved exactly, not cut off; a state from which no ending
+can be reached ends as "never". The length in rounds is counted to `max_rounds`, with the rest.
 """
 
 from __future__ import annotations
@@ -13,13 +16,13 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, LimitError
 from ..eval.dist import Dist, fraction_text
-from ..eval.markov import absorb, expected_steps
+from ..eval.markov import NEVER, solve_components
 from ..model.ruleset import RulesetModel
 from ..model.scene import Scene
 from ..runtime.context import RunContext
@@ -27,8 +30,8 @@ from ..runtime.state import begin
 from ..state.exact import after_action
 from .play import ending, step_call, takes_place
 
-NEVER = "never"
-"""The ending of a state from which no ending of the scene can be reached."""
+Node = tuple[str, int]
+"""(the state as canonical JSON, the index of the step about to be taken)."""
 
 
 @dataclass(frozen=True)
@@ -43,8 +46,10 @@ class Odds:
     longer: Fraction
     """P(it lasts longer than `max_rounds`)."""
     mean_rounds: Fraction | None
-    """The exact expected length (None when some state can never end)."""
+    """The exact expected length (None when the scene may never end)."""
     states: int
+    choices: Mapping[str, int] = field(default_factory=dict)
+    """How many nodes of the chain offered a choice, and in how many the policy took it."""
 
     def probability(self, name: str) -> Fraction:
         return self.endings.probability(name)
@@ -58,6 +63,7 @@ class Odds:
             "longer": fraction_text(self.longer),
             "mean_rounds": fraction_text(self.mean_rounds) if self.mean_rounds is not None else None,
             "states": self.states,
+            "choices": dict(self.choices),
         }
 
 
@@ -65,12 +71,38 @@ def _key(state: Any) -> str:
     return json.dumps(state, sort_keys=True)
 
 
+def node_of(state: Any, step: int) -> Node:
+    """The chain's node for a state about to take step `step`."""
+    return (_key(state), step)
+
+
 def odds(
     model: RulesetModel, scene: Scene, state: Mapping[str, Any], cast: Mapping[str, str], ctx: RunContext
 ) -> Odds:
     """The exact odds of `scene` from `state`, with the parties played by `cast`."""
+    return solve(model, scene, state, cast, ctx)[0]
+
+
+def choice_at(
+    model: RulesetModel, scene: Scene, state: Mapping[str, Any], cast: Mapping[str, str], ctx: RunContext
+) -> Mapping[Node, int]:
+    """Where the optimal policy takes the choice a step offers: node → 1 (take) or 0 (decline);
+    solved once per scene, start and policy, and kept in the ruleset's cache."""
+    key = ("scene", scene.name, _key(state), tuple(sorted(cast.items())), ctx.policy, ctx.limits)
+    found: Mapping[Node, int] | None = ctx.caches.evaluators.get(key)
+    if found is None:
+        found = solve(model, scene, state, cast, ctx)[1]
+        ctx.caches.evaluators.put(key, found)
+    return found
+
+
+def solve(
+    model: RulesetModel, scene: Scene, state: Mapping[str, Any], cast: Mapping[str, str], ctx: RunContext
+) -> tuple[Odds, dict[Node, int]]:
+    """The odds, and at each node that offers a choice whether the policy takes it."""
     rules = model.state
     assert rules is not None
+    size = len(scene.round)
     ends: dict[str, str | None] = {}
 
     def ended(key: str) -> str | None:
@@ -78,38 +110,46 @@ def odds(
             ends[key] = ending(model, scene, json.loads(key), cast)
         return ends[key]
 
-    def round_from(key: str) -> Dist:
-        current = Dist.certain(key)
-        for step in scene.round:
-            parts = []
-            for k, w in current.weights.items():
-                here = json.loads(k)
-                moved = Dist.certain(k)
-                if ended(k) is None and step.period:
-                    if takes_place(model, step, here, cast):
-                        moved = Dist.certain(_key(begin(rules, here, step.period)[0]))
-                elif ended(k) is None:
-                    call = step_call(model, step, here, cast)
-                    if call is not None:
-                        act, who, bound, roles = call
-                        try:
-                            moved = after_action(rules, model.checks, act, here, who, bound, ctx, roles)
-                        except CampaignError as exc:
-                            if exc.diagnostics[0].code != "RC905":
-                                raise
-                parts.append((moved, w, current.total))
-            current = Dist.mix(parts)
-        return current
+    def successors(node: Node) -> list[Dist] | None:
+        """The distributions a node may lead to (several when the step offers a choice)."""
+        key, i = node
+        if ended(key) is not None:
+            return None
+        step, here, nxt = scene.round[i], json.loads(key), (i + 1) % size
+        if step.period:
+            moved = _key(begin(rules, here, step.period)[0]) if takes_place(model, step, here, cast) else key
+            return [Dist.certain((moved, nxt))]
+        options = []
+        for offer in (False, True) if step.may else (False,):
+            call = step_call(model, step, here, cast, offer)
+            if call is None:
+                options.append(Dist.certain((key, nxt)))
+                continue
+            act, who, bound, roles = call
+            try:
+                after = after_action(rules, model.checks, act, here, who, bound, ctx, roles)
+            except CampaignError as exc:
+                if exc.diagnostics[0].code != "RC905":
+                    raise
+                if offer:
+                    continue  # the choice is not there in this state
+                after = Dist.certain(key)
+            options.append(after.map(lambda k: (k, nxt)))
+        if ctx.policy == "never" or len(options) == 1:
+            return options[:1]
+        if ctx.policy == "always":
+            return options[1:2]
+        return options
 
-    start = _key(state)
-    edges: dict[str, Dist | None] = {}
+    start: Node = (_key(state), 0)
+    graph: dict[Node, list[Dist] | None] = {}
     todo = deque([start])
     while todo:
-        k = todo.popleft()
-        if k in edges:
+        node = todo.popleft()
+        if node in graph:
             continue
-        edges[k] = None if ended(k) is not None else round_from(k)
-        if len(edges) > ctx.limits.max_states:
+        graph[node] = successors(node)
+        if len(graph) > ctx.limits.max_states:
             raise LimitError(
                 [
                     Diagnostic(
@@ -120,49 +160,55 @@ def odds(
                     )
                 ]
             )
-        nxt = edges[k]
-        if nxt is not None:
-            todo.extend(t for t in nxt.weights if t not in edges)
-    # States from which no ending can be reached never end: they absorb as NEVER.
-    reaches: set[str] = {k for k, e in edges.items() if e is None}
-    back: dict[str, list[str]] = {}
-    for k, e in edges.items():
-        for t in e.weights if e is not None else ():
-            back.setdefault(t, []).append(k)
-    frontier = deque(reaches)
-    while frontier:
-        for k in back.get(frontier.popleft(), []):
-            if k not in reaches:
-                reaches.add(k)
-                frontier.append(k)
-    stuck = {k for k in edges if k not in reaches}
-    chain = {k: (None if k in stuck else e) for k, e in edges.items()}
-    endings = absorb(Dist.certain(start), lambda k: chain[k], lambda k: ended(k) or NEVER, lambda n: None)
-    rounds, longer = _lengths(start, edges, scene.max_rounds)  # a stuck state's mass stays "longer"
-    mean = expected_steps(start, chain) if not stuck else None
-    return Odds(scene.name, ctx.policy, endings, rounds, longer, mean, len(edges))
+        for d in graph[node] or ():
+            todo.extend(t for t in d.weights if t not in graph)
+
+    objective = scene.objective or scene.ends[0].name
+
+    def score(vector: Mapping[Any, Fraction]) -> Fraction:
+        return vector.get(objective, Fraction(0))
+
+    value, chosen, total = solve_components(
+        graph,
+        lambda node: {ended(node[0]) or NEVER: Fraction(1)},
+        score if ctx.policy == "optimal" else None,
+        lambda s, t: Fraction(1) if s[1] == 0 else Fraction(0),  # a round begins with its first step
+    )
+    endings = Dist.from_fractions({k: v for k, v in value[start].items() if v})
+    offered = [n for n, options in graph.items() if options is not None and len(options) > 1]
+    policy_graph = {n: (None if o is None else [o[chosen.get(n, 0)]]) for n, o in graph.items()}
+    rounds, longer = _lengths(start, policy_graph, scene.max_rounds, size)
+    mean = total[start] if NEVER not in endings.weights else None
+    taken = {"offered": len(offered), "taken": sum(1 for n in offered if chosen.get(n, 0) == 1)}
+    odds = Odds(scene.name, ctx.policy, endings, rounds, longer, mean, len(graph), taken)
+    return odds, {n: chosen.get(n, 0) for n in offered}
 
 
 def _lengths(
-    start: str, chain: Mapping[str, Dist | None], horizon: int
+    start: Node, graph: Mapping[Node, list[Dist] | None], horizon: int, size: int
 ) -> tuple[dict[int, Fraction], Fraction]:
-    """P(the scene ends in round r) for r = 1..horizon, pushing the mass one round at a time."""
-    mass: dict[str, Fraction] = {start: Fraction(1)} if chain[start] is not None else {}
+    """P(the scene ends in round r) for r = 1..horizon, pushing the mass one step at a time (all
+    of it stands at the same step: a round is `size` steps)."""
+    mass: dict[Node, Fraction] = {start: Fraction(1)} if graph[start] is not None else {}
     rounds: dict[int, Fraction] = {}
     for r in range(1, horizon + 1):
         if not mass:
             break
-        nxt: dict[str, Fraction] = {}
         done = Fraction(0)
-        for k, p in mass.items():
-            e = chain[k]
-            assert e is not None
-            for t, w in e.weights.items():
-                q = p * Fraction(w, e.total)
-                if chain[t] is None:
-                    done += q
-                else:
-                    nxt[t] = nxt.get(t, Fraction(0)) + q
+        for _ in range(size):
+            nxt: dict[Node, Fraction] = {}
+            for node, p in mass.items():
+                options = graph[node]
+                assert options is not None
+                d = options[0]
+                for t, w in d.weights.items():
+                    q = p * Fraction(w, d.total)
+                    if graph[t] is None:
+                        done += q
+                    else:
+                        nxt[t] = nxt.get(t, Fraction(0)) + q
+            mass = nxt
+            if not mass:
+                break
         rounds[r] = done
-        mass = nxt
     return rounds, sum(mass.values(), Fraction(0))

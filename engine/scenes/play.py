@@ -72,17 +72,17 @@ def takes_place(model: RulesetModel, step: SceneStep, state: State, cast: Mappin
 
 
 def step_call(
-    model: RulesetModel, step: SceneStep, state: State, cast: Mapping[str, str]
+    model: RulesetModel, step: SceneStep, state: State, cast: Mapping[str, str], offer: bool = False
 ) -> tuple[Any, str | None, dict[str, Any], dict[str, str]] | None:
     """The action, the acting character, its bound inputs and its roles for this step in this
-    state; None when the step's condition is false."""
+    state (with its `may` inputs when the choice is taken); None when the step's condition is false."""
     rules = model.state
     assert rules is not None
     env = environment(rules, state, None, cast)
     if not takes_place(model, step, state, cast):
         return None
     act = rules.actions[step.action]
-    given = {name: expr.run(dict(env)) for name, expr in step.inputs}
+    given = {name: expr.run(dict(env)) for name, expr in (*step.inputs, *(step.may if offer else ()))}
     bound = bind(act.inputs, given, "action", act.name, act.span)
     who = cast[step.party] if step.party else None
     roles = {role: cast[party] for role, party in step.others}
@@ -110,13 +110,18 @@ class Played:
 
 
 def play(model: RulesetModel, scene: Scene, state: State, cast: Mapping[str, str], ctx: RunContext) -> Played:
-    """One whole scene, sampled with `ctx`'s random source."""
+    """One whole scene, sampled with `ctx`'s random source; a choice a step offers is taken as the
+    policy says (`optimal`: as the exact solution of the whole scene says)."""
+    from .odds import choice_at, node_of  # the exact solution the optimal policy follows
+
     rules = model.state
     assert rules is not None
     rng = ctx.rng or random.Random()
+    roll_ctx = ctx._replace(rng=rng)
+    optimal = choice_at(model, scene, state, cast, ctx) if ctx.policy == "optimal" and _offers(scene) else {}
     trace: list[dict[str, Any]] = []
     for rnd in range(1, scene.max_rounds + 1):
-        for step in scene.round:
+        for index, step in enumerate(scene.round):
             if step.period:
                 if takes_place(model, step, state, cast):
                     state, done = begin(rules, state, step.period)
@@ -125,32 +130,56 @@ def play(model: RulesetModel, scene: Scene, state: State, cast: Mapping[str, str
                     if end is not None:
                         return Played(scene.name, end, rnd, tuple(trace), state)
                 continue
-            call = step_call(model, step, state, cast)
-            if call is None:
+            offer = bool(step.may) and (ctx.policy == "always" or optimal.get(node_of(state, index), 0) == 1)
+            taken = _take(model, step, state, cast, offer, roll_ctx)
+            if isinstance(taken, str) and offer:  # the choice is not there in this state
+                offer = False
+                taken = _take(model, step, state, cast, offer, roll_ctx)
+            if taken is None:
                 continue
-            act, who, bound, roles = call
-            try:
-                state, done, result = take(model, act, state, who, bound, ctx._replace(rng=rng), roles)
-            except CampaignError as exc:
-                if exc.diagnostics[0].code != "RC905":
-                    raise
+            if isinstance(taken, str):
                 trace.append(
-                    {"round": rnd, "action": act.name, "by": who, "refused": exc.diagnostics[0].message}
+                    {"round": rnd, "action": step.action, "by": cast.get(step.party), "refused": taken}
                 )
                 continue
-            entry: dict[str, Any] = {
-                "round": rnd,
-                "action": act.name,
-                "by": who,
-                "others": roles,
-                "inputs": {k: to_json(v) for k, v in bound.items()},
-                "effects": done,
-            }
-            if result is not None:
-                entry["outcome"] = result.outcome.name
-                entry["dice"] = result.forced()
+            state, entry = taken
+            entry["round"] = rnd
+            if step.may:
+                entry["choice"] = {"taken": offer, "policy": ctx.policy}
             trace.append(entry)
             end = ending(model, scene, state, cast)
             if end is not None:
                 return Played(scene.name, end, rnd, tuple(trace), state)
     return Played(scene.name, "unfinished", scene.max_rounds, tuple(trace), state)
+
+
+def _offers(scene: Scene) -> bool:
+    return any(step.may for step in scene.round)
+
+
+def _take(
+    model: RulesetModel, step: SceneStep, state: State, cast: Mapping[str, str], offer: bool, ctx: RunContext
+) -> tuple[State, dict[str, Any]] | str | None:
+    """The state after the step and its trace entry; the refusal's message; or None when the
+    step does not take place."""
+    call = step_call(model, step, state, cast, offer)
+    if call is None:
+        return None
+    act, who, bound, roles = call
+    try:
+        new, done, result = take(model, act, state, who, bound, ctx, roles)
+    except CampaignError as exc:
+        if exc.diagnostics[0].code != "RC905":
+            raise
+        return exc.diagnostics[0].message
+    entry: dict[str, Any] = {
+        "action": act.name,
+        "by": who,
+        "others": roles,
+        "inputs": {k: to_json(v) for k, v in bound.items()},
+        "effects": done,
+    }
+    if result is not None:
+        entry["outcome"] = result.outcome.name
+        entry["dice"] = result.forced()
+    return new, entry

@@ -41,7 +41,11 @@ def after_action(
     check = checks[action.roll.check]
     env = {**environment(rules, state, character, others), **inputs}
     bound = bind_inputs(check, {name: expr.run(dict(env)) for name, expr in action.roll.inputs})
-    dist = distribution(check, bound, ctx)
+    key = ("distribution", check.name, id(check), ctx.policy, *bound.items())
+    dist = ctx.caches.distributions.get(key)
+    if dist is None:  # a scene asks for the same roll from many states
+        dist = distribution(check, bound, ctx)
+        ctx.caches.distributions.put(key, dist)
     before = before_roll(check, bound)
     fixed = {let.name: before[let.name] for let in check.pre_lets}
     out: dict[str, int] = {}
