@@ -20,6 +20,7 @@ from .errors import CampaignError, Diagnostic, InputError, RulecraftError, did_y
 from .eval.dist import Dist
 from .model.values import show
 from .runtime.context import POLICIES
+from .scenes.campaign import campaign_odds, play_in_campaign
 from .state.campaign import Campaign
 from .state.exact import item_marginals
 from .state.records import Event, Store
@@ -303,6 +304,24 @@ def _campaign_parser(sub: Any) -> None:
     b.add_argument("period")
     opening(b)
     b.set_defaults(func=_campaign_begin)
+
+    scn = with_json(
+        cs.add_parser("scene", help="play a scene from the campaign's state and keep where it ends")
+    )
+    scn.add_argument("name")
+    scn.add_argument("scene")
+    scn.add_argument(
+        "--cast",
+        action="append",
+        default=[],
+        metavar="PARTY=CHARACTER",
+        help="the campaign's character who plays a party of the scene",
+    )
+    scn.add_argument("--seed", type=int, help="seed for a replayable scene (recorded either way)")
+    scn.add_argument("--policy", choices=POLICIES, default="always", help="how every 'may' is decided")
+    scn.add_argument("--odds", action="store_true", help="only the exact odds from here (nothing is written)")
+    opening(scn)
+    scn.set_defaults(func=_campaign_scene)
 
     lg = with_json(cs.add_parser("log", help="the campaign's events, oldest first"))
     lg.add_argument("name")
@@ -833,6 +852,25 @@ def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
     )
     out.write(state_distribution_text(title, marginals, now) + "\n")
+    return 0
+
+
+def _campaign_scene(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    campaign = _open(args, _store(args))
+    cast = _pairs(args.cast, "cast")
+    if args.odds:
+        found = campaign_odds(campaign, args.scene, cast, policy=args.policy)
+        if args.json:
+            _dump(found.as_json(), out)
+        else:
+            out.write(scene_odds_text(found, f"{campaign.name} · {args.scene} from here") + "\n")
+        return 0
+    event, played = play_in_campaign(campaign, args.scene, cast, seed=args.seed, policy=args.policy)
+    if args.json:
+        _dump({"event": event_json(event), "scene": played.as_json(), "state": campaign.show()}, out)
+        return 0
+    out.write(played_text(played, f"{campaign.name} · {args.scene}  (seed {event.data['seed']})") + "\n")
+    out.write(event_text(event) + "\n" + campaign_text(campaign.show()) + "\n")
     return 0
 
 

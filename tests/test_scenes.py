@@ -282,3 +282,49 @@ def test_a_played_scene_follows_the_optimal_choices() -> None:
     )
     choices = [step["choice"] for step in played.trace if "choice" in step]
     assert choices and all(c["policy"] == "optimal" for c in choices)
+
+
+# -- from a stored campaign ---------------------------------------------------------------------------
+
+
+def test_a_scene_plays_from_a_campaign_and_is_kept_in_its_log(tmp_path: Any) -> None:
+    from engine.scenes.campaign import campaign_odds, play_in_campaign
+    from engine.state.sqlite import SqliteStore
+
+    rs = engine.load(LUCKY)
+    store = SqliteStore(tmp_path / "c.db")
+    campaign = engine.new_campaign("tale", rs, store=store, characters={"cy": {"hp": 2}, "di": {"hp": 2}})
+    cast = {"ann": "cy", "bo": "di"}
+    here = campaign_odds(campaign, "fight", cast, policy="optimal")
+    assert (
+        here.endings
+        == rs.scene_odds("fight", parties={"ann": {"hp": 2}, "bo": {"hp": 2}}, policy="optimal").endings
+    )
+    event, played = play_in_campaign(campaign, "fight", cast, seed=4, policy="optimal")
+    assert event.kind == "scene" and event.data["ending"] == played.ending
+    assert campaign.state() == played.state
+    sheets = campaign.show()["characters"]
+    loser = "di" if played.ending == "ann_wins" else "cy"
+    assert sheets[loser]["items"]["down"] is True
+    assert campaign.replay() == campaign.state()  # the stored trace is taken again, step by step
+    campaign.undo()
+    assert campaign.show()["characters"]["cy"]["items"]["hurt"] == 0
+    with pytest.raises(engine.CampaignError) as caught:
+        play_in_campaign(campaign, "fight", {"ann": "cy"})
+    assert caught.value.diagnostics[0].code == "RC907" and "'bo'" in caught.value.diagnostics[0].message
+
+
+def test_the_campaign_scene_command(cli: Any, tmp_path: Any) -> None:
+    (tmp_path / "lucky.yaml").write_text(LUCKY)
+    db = str(tmp_path / "c.db")
+
+    def run(*args: str) -> str:
+        r = cli("campaign", "--db", db, *args, cwd=tmp_path)
+        assert r.code == 0, r.out + r.err
+        return str(r.out)
+
+    run("new", "tale", "lucky.yaml", "-c", "cy:hp=1", "-c", "di:hp=1")
+    assert "ann_wins" in run("scene", "tale", "fight", "--cast", "ann=cy", "--cast", "bo=di", "--odds")
+    printed = run("scene", "tale", "fight", "--cast", "ann=cy", "--cast", "bo=di", "--seed", "1")
+    assert "scene fight (ann=cy, bo=di)" in printed
+    assert "every state equals the stored one" in run("replay", "tale")

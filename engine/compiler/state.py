@@ -335,6 +335,13 @@ class StateCompiler:
                         self.span(at + ("others", role), True),
                         f"roles: {', '.join(act.others) or 'none'}; parties: {', '.join(parties)}",
                     )
+            if party and any(who == party for _, who in others):
+                raise problem(
+                    "RC307",
+                    f"party '{party}' cannot fill a role of its own action '{act_name}'",
+                    self.span(at + ("others",)),
+                    "name another party for the role",
+                )
             missing = [r for r in act.others if r not in dict(others)]
             if missing:
                 raise problem(

@@ -120,6 +120,9 @@ def play(model: RulesetModel, scene: Scene, state: State, cast: Mapping[str, str
     roll_ctx = ctx._replace(rng=rng)
     optimal = choice_at(model, scene, state, cast, ctx) if ctx.policy == "optimal" and _offers(scene) else {}
     trace: list[dict[str, Any]] = []
+    already = ending(model, scene, state, cast)
+    if already is not None:  # over before it begins, as the exact odds say
+        return Played(scene.name, already, 0, (), state)
     for rnd in range(1, scene.max_rounds + 1):
         for index, step in enumerate(scene.round):
             if step.period:

@@ -372,6 +372,8 @@ class Campaign:
                 )
             elif e.kind == "roll":
                 got = states[-1]
+            elif e.kind == "scene":
+                got = self._rules_of(model)._replay_scene(states[-1], e.data)
             elif e.kind == "period":
                 got, _ = begin(rules, states[-1], e.data["period"])
             elif e.kind == "undo":
@@ -415,6 +417,24 @@ class Campaign:
             ],
             "state": events[-1].state,
         }
+
+    def _replay_scene(self, state: State, data: Mapping[str, Any]) -> State:
+        """The state after a stored scene: each traced step again, with its dice."""
+        for entry in data["trace"]:
+            if "begin" in entry:
+                state, _ = begin(self.rules, state, entry["begin"])
+            elif "refused" not in entry:
+                act = self.rules.actions[entry["action"]]
+                bound = bind(act.inputs, entry["inputs"], "action", act.name, act.span)
+                ctx = RunContext(
+                    self.limits,
+                    data.get("policy", "always"),
+                    self.caches,
+                    random.Random(0),
+                    entry.get("dice") or {},
+                )
+                state, _, _ = take(self.model, act, state, entry["by"], bound, ctx, entry.get("others") or {})
+        return state
 
     # -- helpers ---------------------------------------------------------------------------------
 

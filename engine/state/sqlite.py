@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 FORMAT: Final = "rulecraft-campaigns"
 SCHEMA_VERSION: Final = 1
-APPEND_KINDS: Final = frozenset({"join", "action", "roll", "period", "undo", "migrate"})
+APPEND_KINDS: Final = frozenset({"join", "action", "roll", "scene", "period", "undo", "migrate"})
 """What `Transaction.append` accepts; "new" is written by `create` alone."""
 
 _MAGIC: Final = b"SQLite format 3\x00"

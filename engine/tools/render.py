@@ -267,6 +267,9 @@ def event_text(event: Event) -> str:
         return f"{head} a {d['period']} begins" + (f": {done}" if done else "")
     if event.kind == "undo":
         return f"{head} undo #{event.undoes} ({d.get('kind', '')})"
+    if event.kind == "scene":
+        cast = ", ".join(f"{p}={c}" for p, c in d.get("cast", {}).items())
+        return f"{head} scene {d['scene']} ({cast}): {d['ending']} after {d['rounds']} round(s)"
     if event.kind == "migrate":
         return f"{head} the ruleset changed ({str(d.get('from', ''))[:12]} → {str(d.get('to', ''))[:12]})"
     roll = d.get("roll")
