@@ -26,7 +26,7 @@ from .state.exact import item_marginals
 from .state.records import Event, Store
 from .syntax.resources import schema_path, shipped_rulesets
 from .tools.examples import run_examples
-from .tools.plot import check_plot_path, plot_distribution, plot_sweep
+from .tools.plot import check_plot_path, plot_distribution, plot_grid, plot_scene, plot_sweep
 from .tools.render import (
     campaign_text,
     check_text,
@@ -192,6 +192,19 @@ def _scene_parser(sub: Any) -> None:
         q.add_argument("--json", action="store_true", help="print JSON")
         if name == "roll":
             q.add_argument("--seed", type=int, help="seed for a replayable scene")
+        else:
+            q.add_argument(
+                "--plot",
+                metavar="FILE",
+                help="draw the endings and the length (or, with two --grid, a heat map) to .png or .svg",
+            )
+            q.add_argument(
+                "--grid",
+                action="append",
+                default=[],
+                metavar="[PARTY.]NAME=A,B,...",
+                help="the objective's chance over the values of a parameter (two: a table and a heat map)",
+            )
         q.set_defaults(func=_scene_prob if name == "prob" else _scene_roll)
 
 
@@ -949,6 +962,10 @@ def _scene_title(rs: Ruleset, args: argparse.Namespace, parties: dict[str, dict[
 def _scene_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     rs = _ruleset(args.ruleset)
     parties = _parties(args)
+    if args.plot:
+        check_plot_path(Path(args.plot))
+    if args.grid:
+        return _scene_grid(rs, args, parties, out)
     found = rs.scene_odds(args.scene, params=_pairs(args.param, "param"), parties=parties, policy=args.policy)
     if args.json:
         data = found.as_json()
@@ -956,6 +973,73 @@ def _scene_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _dump(data, out)
         return 0
     out.write(scene_odds_text(found, _scene_title(rs, args, parties)) + "\n")
+    if args.plot:
+        plot_scene(found, Path(args.plot), _scene_title(rs, args, parties))
+        out.write(f"wrote {args.plot}\n")
+    return 0
+
+
+def _scene_grid(
+    rs: Ruleset, args: argparse.Namespace, parties: dict[str, dict[str, str]], out: TextIO
+) -> int:
+    """The objective's exact chance over one or two parameters' values: a table, and a heat map."""
+    if len(args.grid) > 2:
+        raise InputError([Diagnostic("RC407", "give --grid once or twice (rows, then columns)", None)])
+    axes = []
+    for spec in args.grid:
+        name, values = _sweep_values(spec)
+        axes.append((name, values))
+    if len(axes) == 1:
+        axes.append(("", [""]))
+    scene = rs.scene(args.scene)
+    objective = scene.objective or scene.ends[0].name
+    table: list[list[float]] = []
+    cells: list[list[str]] = []
+    for a in axes[0][1]:
+        row, shown = [], []
+        for b in axes[1][1]:
+            params = dict(_pairs(args.param, "param"))
+            cast = {p: dict(v) for p, v in parties.items()}
+            for (name, _), value in ((axes[0], a), (axes[1], b)):
+                if not name:
+                    continue
+                party, dot, key = name.partition(".")
+                if dot:
+                    cast.setdefault(party, {})[key] = value
+                else:
+                    params[name] = value
+            p = rs.scene_odds(args.scene, params=params, parties=cast, policy=args.policy).probability(
+                objective
+            )
+            row.append(float(p))
+            shown.append(f"{float(p) * 100:6.2f}%")
+        table.append(row)
+        cells.append(shown)
+    if args.json:
+        _dump(
+            {
+                "ruleset": rs.name,
+                "scene": scene.name,
+                "objective": objective,
+                "rows": axes[0],
+                "columns": axes[1],
+                "chances": table,
+            },
+            out,
+        )
+        return 0
+    width = max(len(str(v)) for v in axes[0][1])
+    head = f"P({objective})  rows: {axes[0][0]}" + (f", columns: {axes[1][0]}" if axes[1][0] else "")
+    out.write(_scene_title(rs, args, parties) + "\n" + head + "\n")
+    if axes[1][0]:
+        out.write(" " * (width + 2) + "  ".join(str(v).rjust(7) for v in axes[1][1]) + "\n")
+    for a, shown in zip(axes[0][1], cells):
+        out.write(str(a).rjust(width) + "  " + "  ".join(s.rjust(7) for s in shown) + "\n")
+    if args.plot:
+        plot_grid(
+            axes[0], axes[1], table, Path(args.plot), _scene_title(rs, args, parties), f"P({objective})"
+        )
+        out.write(f"wrote {args.plot}\n")
     return 0
 
 

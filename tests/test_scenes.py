@@ -328,3 +328,31 @@ def test_the_campaign_scene_command(cli: Any, tmp_path: Any) -> None:
     printed = run("scene", "tale", "fight", "--cast", "ann=cy", "--cast", "bo=di", "--seed", "1")
     assert "scene fight (ann=cy, bo=di)" in printed
     assert "every state equals the stored one" in run("replay", "tale")
+
+
+def test_the_odds_over_two_parameters_as_a_table_and_a_heat_map(cli: Any, tmp_path: Any) -> None:
+    (tmp_path / "lucky.yaml").write_text(LUCKY)
+    r = cli(
+        "scene",
+        "prob",
+        "lucky.yaml",
+        "fight",
+        "--grid",
+        "ann.hp=1,2",
+        "--grid",
+        "bo.hp=1,3",
+        "--policy",
+        "optimal",
+        "--plot",
+        "grid.png",
+        cwd=tmp_path,
+    )
+    assert r.code == 0, r.err
+    rs = engine.load(LUCKY)
+    row = next(line for line in r.out.splitlines() if line.startswith("2 "))
+    for hp_bo, cell in zip((1, 3), row.split()[1:]):
+        p = rs.scene_odds("fight", parties={"ann": {"hp": 2}, "bo": {"hp": hp_bo}}, policy="optimal")
+        assert cell == f"{float(p.probability('ann_wins')) * 100:.2f}%"
+    assert (tmp_path / "grid.png").read_bytes()[:4] == b"\x89PNG"
+    r = cli("scene", "prob", "lucky.yaml", "fight", "--plot", "scene.svg", cwd=tmp_path)
+    assert r.code == 0 and (tmp_path / "scene.svg").read_text().lstrip().startswith("<?xml")

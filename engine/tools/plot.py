@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import Diagnostic, RulecraftError
 from ..eval.exact import Distribution
+from ..scenes.odds import Odds
 
 
 class PlotError(RulecraftError):
@@ -96,6 +97,54 @@ def plot_sweep(
         bbox_to_anchor=(1.01, 0.5),
         title="outcome (best on top)",
     )
+    _save(plt, fig, path)
+
+
+def plot_scene(odds: Odds, path: Path, title: str) -> None:
+    """Two panels: the chance of each ending, and the chance that the scene ends in each round."""
+    check_plot_path(path)
+    plt = _pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [1, 2]})
+    names = [str(e) for e, _ in odds.endings.items()]
+    probs = [float(p) * 100 for _, p in odds.endings.items()]
+    left.bar(names, probs, color="#4c72b0")
+    left.set_ylabel("probability (%)")
+    left.set_ylim(0, 100)
+    left.set_title("endings")
+    rounds = [r for r, p in odds.rounds.items() if p]
+    right.bar(rounds, [float(odds.rounds[r]) * 100 for r in rounds], color="#55a868")
+    right.set_xlabel("round in which the scene ends")
+    right.set_ylabel("probability (%)")
+    mean = f", mean {float(odds.mean_rounds):.2f}" if odds.mean_rounds is not None else ""
+    right.set_title(f"length{mean}")
+    fig.suptitle(title)
+    _save(plt, fig, path)
+
+
+def plot_grid(
+    rows: tuple[str, Sequence[Any]],
+    columns: tuple[str, Sequence[Any]],
+    values: Sequence[Sequence[float]],
+    path: Path,
+    title: str,
+    what: str,
+) -> None:
+    """A heat map: `what` (a chance, 0..1) for each pair of values of two settings."""
+    check_plot_path(path)
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(1.6 + 1.3 * len(columns[1]), 1.4 + 0.8 * len(rows[1])))
+    image = ax.imshow(
+        [[v * 100 for v in row] for row in values], cmap="viridis", vmin=0, vmax=100, aspect="auto"
+    )
+    ax.set_xticks(range(len(columns[1])), [str(v) for v in columns[1]])
+    ax.set_yticks(range(len(rows[1])), [str(v) for v in rows[1]])
+    ax.set_xlabel(columns[0])
+    ax.set_ylabel(rows[0])
+    for i, row in enumerate(values):
+        for j, v in enumerate(row):
+            ax.text(j, i, f"{v * 100:.1f}%", ha="center", va="center", color="white" if v < 0.6 else "black")
+    fig.colorbar(image, ax=ax, label=f"{what} (%)")
+    ax.set_title(title)
     _save(plt, fig, path)
 
 
