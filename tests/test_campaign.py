@@ -372,3 +372,14 @@ def test_the_foe_after_one_strike_exactly() -> None:
         for s, w in dist.weights.items()
     }
     assert foe == {1: Fraction(1, 2), 0: Fraction(1, 2)}  # 4, 5 or 6 beat Bo's guard of 1 + 2
+
+
+def test_one_character_cannot_fill_two_roles() -> None:
+    text = DUEL.replace("others: [foe]", "others: [foe, witness]")
+    duel = engine.new_campaign(
+        "d", engine.load(text), store=MemoryStore(), characters={"ann": {}, "bo": {}, "cy": {}}
+    )
+    with pytest.raises(engine.CampaignError) as caught:
+        duel.act("strike", "ann", others={"foe": "bo", "witness": "bo"}, forced={"d": 1})
+    assert caught.value.diagnostics[0].code == "RC907" and "two roles" in caught.value.diagnostics[0].message
+    duel.act("strike", "ann", others={"foe": "bo", "witness": "cy"}, forced={"d": 1})

@@ -348,3 +348,32 @@ def test_chimera_instruction_rolls_six_minus_proficiency() -> None:
     assert outcomes(CHIMERA, "instruction", proficiency=4, resolve=1) == outcomes(CHIMERA, "skill", dice=3)
     d = CHIMERA.distribution("instruction", proficiency=4)
     assert d.value("success").probability(1) == d.at_least("pass")
+
+
+EMPTY_EACH = """\
+rulecraft: 1
+name: empty_each
+tables: {band: {params: {level: int, face: int}, returns: int, cases: {0: {else: 0}, 1: {else: 1}}}}
+checks:
+  c:
+    inputs: {level: {type: int, min: 0, max: 2, default: 0}}
+    roll: {p: {pool: "2 if level < 2 else 0", die: 6, each: "band(level, face)"}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if level >= 2 or count(p, 1) > 0 else 'lo'"
+"""
+
+
+def test_a_pool_of_no_dice_reads_no_face() -> None:
+    """`each` is read only for dice that are rolled: a pool of 0 dice never calls the table that
+    has no case for its level (the exact evaluator did, and failed with RC501 where sampling did
+    not)."""
+    rs = engine.load(EMPTY_EACH)
+    assert dict(rs.distribution("c", level=2).table()) == {"lo": 0, "hi": 1}
+    assert rs.roll("c", level=2).outcome == "hi"
+    triggered = EMPTY_EACH.replace(
+        'each: "band(level, face)"}',
+        'each: "band(level, face)", triggers: [{on: "face == 6", must: reroll}]}',
+    )
+    rs = engine.load(triggered)
+    assert dict(rs.distribution("c", level=2).table()) == {"lo": 0, "hi": 1}
+    assert rs.roll("c", level=2).outcome == "hi"

@@ -19,7 +19,7 @@ from itertools import product
 from typing import Any
 
 from ..model.ruleset import Check, Pool, Scale
-from ..model.values import Symbol, to_json
+from ..model.values import Multi, Symbol, to_json
 from ..runtime.context import RunContext, check_policy
 from ..runtime.limits import enforce, redraw_times, roll_count
 from ..runtime.procedure import Procedure
@@ -209,6 +209,8 @@ class Sequential:
         """A new roll of randomizer `i` (no redraw decided yet), over (value, capped?)."""
         r = self.check.roll[i]
         if isinstance(r, Pool) and r.triggers:
+            if roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool") == 0:
+                return Dist.certain((Multi(()), False))  # no die: no face is read, nothing triggers
             solver = self.solver(i, tuple(env[x.name] for x in self.check.roll[:i]), env)
             proc = solver.proc
             n = roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool")

@@ -268,8 +268,13 @@ class _Roller:
 
     def procedure(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], r: Pool, announce: bool) -> Multi:
         """A pool with triggers: roll, then run the steps until none is pending."""
-        proc = Procedure(r, env)
         n = roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool")
+        if n == 0:  # no die: no face is read, nothing triggers
+            empty = Multi(())
+            if announce:
+                self.trace.append(_roll_step(r, empty, self.source))
+            return empty
+        proc = Procedure(r, env)
         faces = self.source.faces(r, n)
         unused = [proc.holds(f) for f in faces]
         if announce:

@@ -29,7 +29,7 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
         return _cached(ctx, ("die", r.faces), lambda: _die(r.faces))
     if isinstance(r, Pool):
         n = roll_count(r.count, env, r, limits.max_pool, "dice in the pool")
-        readings = face_readings(r, env)
+        readings = face_readings(r, env) if n else ()  # no die: no face is read
         if r.folds is not None:
             folds = r.folds
             return _cached(

@@ -483,6 +483,8 @@ class Campaign:
                 )
             if given[role] == who:
                 raise _fail("RC907", f"'{who}' cannot be both the one who acts and the action's '{role}'")
+        if len(set(given.values())) != len(given):
+            raise _fail("RC907", f"one character cannot fill two roles of action '{act.name}'")
         return given
 
     def _who(self, act: Action, character: str | None, state: State) -> str | None:
