@@ -19,11 +19,11 @@ from itertools import product
 from typing import Any
 
 from ..model.ruleset import Check, Pool, Scale
-from ..model.values import Multi, Symbol, to_json
+from ..model.values import Symbol, to_json
 from ..runtime.context import RunContext, check_policy
 from ..runtime.limits import enforce, redraw_times, roll_count
 from ..runtime.procedure import Procedure
-from ..runtime.rules import auto_outputs, before_roll, first_rule, redraw_offered, with_dice
+from ..runtime.rules import auto_outputs, before_roll, first_rule, read_faces, redraw_offered, with_dice
 from .dist import Dist, fraction_text
 from .rerolls import RerollSolver
 from .tables import randomizer_table
@@ -210,7 +210,7 @@ class Sequential:
         r = self.check.roll[i]
         if isinstance(r, Pool) and r.triggers:
             if roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool") == 0:
-                return Dist.certain((Multi(()), False))  # no die: no face is read, nothing triggers
+                return Dist.certain((read_faces(r, env, ()), False))  # no die: no face read, no trigger
             solver = self.solver(i, tuple(env[x.name] for x in self.check.roll[:i]), env)
             proc = solver.proc
             n = roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool")

@@ -270,8 +270,7 @@ class _Roller:
         """A pool with triggers: roll, then run the steps until none is pending."""
         n = roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool")
         if n == 0:  # no die: no face is read, nothing triggers
-            self.source.faces(r, 0)  # still recorded as drawn: nothing
-            empty = Multi(())
+            empty = read_faces(r, env, self.source.faces(r, 0))  # recorded as drawn: nothing
             if announce:
                 self.trace.append(_roll_step(r, empty, self.source))
             return empty
