@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, RulecraftError, did_you_mean
 from ..model.ruleset import Expr, InputSpec
 from ..model.state import Action, Counter, Derived, Effect, Item, StateModel, Tally
-from ..model.values import Multi, to_json
+from ..model.values import Multi, normalize, to_json
 from ..syntax.positions import Span
 from .inputs import bind
 
@@ -41,8 +42,17 @@ def bind_params(
 
 
 def _params(specs: tuple[InputSpec, ...], stored: Mapping[str, Any]) -> dict[str, Any]:
-    """Stored (JSON) parameters back to typed values."""
-    return bind(specs, stored, "stored", "parameters", None)
+    """Stored (JSON) parameters back to typed values. They were checked when they were given, so
+    only their JSON form is undone here (a scale member's name, an exact fraction's text)."""
+    out: dict[str, Any] = {}
+    for spec in specs:
+        value = stored.get(spec.name)
+        if spec.scale is not None and isinstance(value, str):
+            value = spec.scale[value]
+        elif isinstance(value, str):  # "n/d", as `to_json` writes a fraction
+            value = normalize(Fraction(value))
+        out[spec.name] = value
+    return out
 
 
 # -- the environment ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ can be reached ends as "never". The length in rounds is counted to `max_rounds`,
 from __future__ import annotations
 
 import json
+import math
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -188,27 +189,42 @@ def _lengths(
     start: Node, graph: Mapping[Node, list[Dist] | None], horizon: int, size: int
 ) -> tuple[dict[int, Fraction], Fraction]:
     """P(the scene ends in round r) for r = 1..horizon, pushing the mass one step at a time (all
-    of it stands at the same step: a round is `size` steps)."""
-    mass: dict[Node, Fraction] = {start: Fraction(1)} if graph[start] is not None else {}
+    of it stands at the same step: a round is `size` steps). The mass is kept as whole numbers
+    over one common total, reduced once a round."""
+    mass: dict[Node, int] = {start: 1} if graph[start] is not None else {}
+    total = 1
     rounds: dict[int, Fraction] = {}
     for r in range(1, horizon + 1):
         if not mass:
             break
-        done = Fraction(0)
+        done, done_total = 0, 1
         for _ in range(size):
-            nxt: dict[Node, Fraction] = {}
-            for node, p in mass.items():
+            scale = 1
+            for node in mass:
+                options = graph[node]
+                assert options is not None
+                scale = math.lcm(scale, options[0].total)
+            nxt: dict[Node, int] = {}
+            ended = 0
+            for node, m in mass.items():
                 options = graph[node]
                 assert options is not None
                 d = options[0]
+                factor = m * (scale // d.total)
                 for t, w in d.weights.items():
-                    q = p * Fraction(w, d.total)
                     if graph[t] is None:
-                        done += q
+                        ended += factor * w
                     else:
-                        nxt[t] = nxt.get(t, Fraction(0)) + q
+                        nxt[t] = nxt.get(t, 0) + factor * w
+            total *= scale
+            done = done * scale + ended  # `done` stays over the running total
+            done_total = total
             mass = nxt
             if not mass:
                 break
-        rounds[r] = done
-    return rounds, sum(mass.values(), Fraction(0))
+        rounds[r] = Fraction(done, done_total)
+        common = math.gcd(total, *mass.values()) if mass else total
+        if common > 1:
+            total //= common
+            mass = {k: v // common for k, v in mass.items()}
+    return rounds, Fraction(sum(mass.values()), total)
