@@ -233,6 +233,28 @@ def run_procedure() -> list[str]:
     return rows
 
 
+def run_scenes() -> list[str]:
+    """Whole scenes solved exactly (no peer can express them): first computation, fresh ruleset."""
+    rows = ["| scene | states | time |", "|---|---:|---:|"]
+    cases = [
+        ("castle", "duel", {}, "Castle duel, Average vs Average"),
+        (
+            "castle",
+            "duel",
+            {"you": {"fighting": "advantaged"}, "foe": {"fighting": "advantaged"}},
+            "Castle duel, Advantaged vs Advantaged",
+        ),
+        ("chimera", "learning", {"student": {"max_resolve": 0}}, "Chimera instruction to three successes"),
+    ]
+    for ruleset, scene, parties, label in cases:
+        rs = engine.load(ruleset)
+        start = time.perf_counter()
+        odds = rs.scene_odds(scene, parties=parties)
+        rows.append(f"| {label} | {odds.states} | {(time.perf_counter() - start) * 1000:9.1f} ms |")
+        print(rows[-1], flush=True)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -245,6 +267,8 @@ def main() -> None:
     run_exact(args.repeats)
     print("\n# Chimera skill check with the full reroll procedure, exact, first computation")
     run_procedure()
+    print("\n# Whole scenes, exact, first computation")
+    run_scenes()
     print()
     run_sampling(args.d20)
 
