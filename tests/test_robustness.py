@@ -3,19 +3,22 @@ rolling and solving either work or raise a `RulecraftError` — never another ex
 
 from __future__ import annotations
 
+import copy
 import random
-import re
+from typing import Any
 
 from _repo import REPO_ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
+from engine.compiler import check_version, compile_document
+from engine.syntax.document import Document
+from engine.syntax.document import load as load_yaml
 from engine.syntax.positions import SourceFile
+from engine.syntax.schema import validate
 
 SHIPPED = {p.stem: p.read_text() for p in sorted((REPO_ROOT / "rulesets").glob("*.yaml"))}
-# Quoted expression strings in the shipped files: the places a fuzzer rewrites.
-QUOTED = {name: [m.span(1) for m in re.finditer(r'"([^"\n]{1,80})"', text)] for name, text in SHIPPED.items()}
 PIECES = [
     "roll",
     "target",
@@ -63,18 +66,48 @@ PIECES = [
 ]
 
 
+# The rulesets as loaded once: a rewritten expression goes straight into the loaded document, so
+# each example runs the schema check, the compiler, a roll and a distribution on it (the stages
+# where an expression can do harm) without parsing the whole YAML file again.
+DOCUMENTS = {name: load_yaml(SourceFile(f"{name}.yaml", text)) for name, text in SHIPPED.items()}
+EXPRESSION_SECTIONS = ("checks", "tables", "state", "actions", "scenes")
+PROSE = ("description", "title", "text", "note", "name", "else", "source")
+
+
+def _expression_paths(data: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every string in the sections that hold expressions, but not prose."""
+    if isinstance(data, dict):
+        return [p for k, v in data.items() if k not in PROSE for p in _expression_paths(v, path + (k,))]
+    if isinstance(data, list):
+        return [p for i, v in enumerate(data) for p in _expression_paths(v, path + (i,))]
+    return [path] if isinstance(data, str) and path and path[0] in EXPRESSION_SECTIONS else []
+
+
+PATHS = {name: _expression_paths(doc.data) for name, doc in DOCUMENTS.items()}
+
+
+def _rewritten(name: str, path: tuple[Any, ...], text: str) -> Document:
+    doc = DOCUMENTS[name]
+    data = copy.deepcopy(doc.data)
+    here = data
+    for key in path[:-1]:
+        here = here[key]
+    here[path[-1]] = text
+    return Document(doc.source, data, doc.places)
+
+
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )
 @given(st.sampled_from(sorted(SHIPPED)), st.data())
 def test_rewritten_expressions_never_crash(name: str, data: st.DataObject) -> None:
-    text = SHIPPED[name]
-    spans = QUOTED[name]
-    start, end = spans[data.draw(st.integers(0, len(spans) - 1))]
+    path = data.draw(st.sampled_from(PATHS[name]))
     words = data.draw(st.lists(st.sampled_from(PIECES), min_size=1, max_size=8))
-    broken = text[:start] + " ".join(words) + text[end:]
+    doc = _rewritten(name, path, " ".join(words))
     try:
-        rs = engine.load_source(SourceFile(f"{name}.yaml", broken))
+        check_version(doc)
+        validate(doc)
+        rs = engine.Ruleset(compile_document(doc), doc)
     except engine.RulecraftError as exc:
         assert exc.diagnostics and all(d.code.startswith("RC") for d in exc.diagnostics)
         return
@@ -85,6 +118,11 @@ def test_rewritten_expressions_never_crash(name: str, data: st.DataObject) -> No
             rs.distribution(check.name)
         except engine.RulecraftError:
             pass
+
+
+def test_every_shipped_ruleset_offers_expressions_to_rewrite() -> None:
+    assert all(len(paths) > 20 for paths in PATHS.values())
+    assert ("checks", "specific", "let", "roll") in PATHS["chill"]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
