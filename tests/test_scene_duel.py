@@ -310,3 +310,29 @@ def test_a_played_duel_follows_the_round(castle: engine.Ruleset) -> None:
         outcome = steps[0]["outcome"]
         struck = [s["by"] for s in steps if s["action"] == "strike"]
         assert struck == {"you_hit": ["you"], "foe_hits": ["foe"], "stand_off": []}[outcome]
+
+
+def test_your_main_gauche_is_a_choice_that_optimal_play_times(castle: engine.Ruleset) -> None:
+    """Your Main Gauche redraw is `may: {use: true}` in the scene (the foe's spends it by the fixed
+    rule, its first lost exchange). `never` is the duel without Main Gauche at all; `always` is that
+    fixed rule on your side too; `optimal` times the one redraw for P(you win), and beats both."""
+    parties = {"you": {"fencing": 1, "main_gauche": True}, "foe": {}}
+    won = {
+        policy: castle.scene_odds("duel", parties=parties, policy=policy).endings.fractions()["you_win"]
+        for policy in ("never", "always", "optimal")
+    }
+    without = castle.scene_odds("duel", parties={"you": {"fencing": 1}, "foe": {}}, policy="optimal")
+    assert won["never"] == without.endings.fractions()["you_win"]
+    assert won["never"] < won["always"] < won["optimal"]
+    # about 0.8297, 0.8660 and 0.8810; `always` is the value the scene gave before the choice, when
+    # it spent your redraw by the fixed rule (engine-computed, pinned against regressions)
+    assert won["always"] == Fraction(
+        243272977684276902624657265613071027, 280921643537355403505330107044593664
+    )
+    played = castle.play_scene("duel", random.Random(5), parties=parties, policy="optimal")
+    offered = [entry for entry in played.trace if "choice" in entry]
+    assert all(entry["by"] == "you" and entry["choice"]["policy"] == "optimal" for entry in offered)
+    taken = [entry for entry in offered if entry["choice"]["taken"]]
+    assert len(taken) == 1 and "refused" not in taken[0]  # this seed's duel: spent once, in round 3
+    declined = [entry for entry in offered if not entry["choice"]["taken"]]
+    assert declined and all("keeps the bead" in entry["refused"] for entry in declined)

@@ -140,10 +140,16 @@ def play(model: RulesetModel, scene: Scene, state: State, cast: Mapping[str, str
                 taken = _take(model, step, state, cast, offer, roll_ctx)
             if taken is None:
                 continue
-            if isinstance(taken, str):
-                trace.append(
-                    {"round": rnd, "action": step.action, "by": cast.get(step.party), "refused": taken}
-                )
+            if isinstance(taken, str):  # refused: the step changes nothing (a declined choice too)
+                refused: dict[str, Any] = {
+                    "round": rnd,
+                    "action": step.action,
+                    "by": cast.get(step.party),
+                    "refused": taken,
+                }
+                if step.may:
+                    refused["choice"] = {"taken": False, "policy": ctx.policy}
+                trace.append(refused)
                 continue
             state, entry = taken
             entry["round"] = rnd
