@@ -336,3 +336,23 @@ def test_your_main_gauche_is_a_choice_that_optimal_play_times(castle: engine.Rul
     assert len(taken) == 1 and "refused" not in taken[0]  # this seed's duel: spent once, in round 3
     declined = [entry for entry in offered if not entry["choice"]["taken"]]
     assert declined and all("keeps the bead" in entry["refused"] for entry in declined)
+
+
+def test_your_riposte_is_a_choice_that_optimal_play_times(castle: engine.Ruleset) -> None:
+    """Your Riposte is `may: {use: true}` too. Fencing 2 without a fencing weapon gives the Riposte
+    and no virtual armour, so `never` is the plain Average duel, which the hand solution puts at
+    exactly 1/2; `always` (riposte every stand-off while it is left) and `optimal` beat it."""
+    parties = {"you": {"fencing": 2, "riposte": True, "fencing_weapon": False}, "foe": {}}
+    won = {
+        policy: castle.scene_odds("duel", parties=parties, policy=policy).endings.fractions()["you_win"]
+        for policy in ("never", "always", "optimal")
+    }
+    duel = Duel(Side(), Side())
+    assert won["never"] == duel.solve(duel.start())[0] == Fraction(1, 2)
+    assert won["never"] < won["always"] < won["optimal"]
+    # about 0.5542 and 0.5700; `always` is the value the scene gave before the choice, when it spent
+    # your Riposte by the fixed rule (engine-computed, pinned against regressions)
+    assert won["always"] == Fraction(
+        8255827969707788956140292719027984060458257611596279545,
+        14896713356313393207157645355367296919565235167678169088,
+    )
