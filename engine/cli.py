@@ -72,6 +72,24 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         return 1
 
 
+def _inputs(q: argparse.ArgumentParser, of: str) -> None:
+    q.add_argument(
+        "-i", "--input", action="append", default=[], metavar="NAME=VALUE", help=f"an input of the {of}"
+    )
+
+
+def _policy(q: argparse.ArgumentParser, text: str = "how the player decides every 'may'") -> None:
+    q.add_argument("--policy", choices=POLICIES, default="always", help=text)
+
+
+def _actor(q: argparse.ArgumentParser) -> None:
+    """Who takes a campaign action: the acting character and the characters in its roles."""
+    q.add_argument("-c", "--character", help="the character who acts (for actions taken by a character)")
+    q.add_argument(
+        "-o", "--other", action="append", default=[], metavar="ROLE=NAME", help="a character in a role"
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rulecraft", description="A declarative rules engine for tabletop RPGs.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -97,9 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("roll", help="roll one check and explain the result")
     r.add_argument("ruleset", help="a shipped ruleset's name or a path")
     r.add_argument("check", help="the check to roll")
-    r.add_argument(
-        "-i", "--input", action="append", default=[], metavar="NAME=VALUE", help="an input of the check"
-    )
+    _inputs(r, "check")
     r.add_argument(
         "--force",
         action="append",
@@ -108,21 +124,14 @@ def _parser() -> argparse.ArgumentParser:
         help="fix a die (tens=5), pool (dice=9,2,0) or draw (beads=good)",
     )
     r.add_argument("--seed", type=int, help="seed for a replayable roll")
-    r.add_argument(
-        "--policy",
-        choices=POLICIES,
-        default="always",
-        help="how the player decides every 'may' (default always)",
-    )
+    _policy(r, "how the player decides every 'may' (default always)")
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.set_defaults(func=_roll)
 
     pr = sub.add_parser("prob", help="the exact distribution of a check's outcomes")
     pr.add_argument("ruleset", help="a shipped ruleset's name or a path")
     pr.add_argument("check", help="the check")
-    pr.add_argument(
-        "-i", "--input", action="append", default=[], metavar="NAME=VALUE", help="an input of the check"
-    )
+    _inputs(pr, "check")
     pr.add_argument("--sweep", metavar="NAME=A..B", help="one row per value of an input (A..B, or a,b,c)")
     pr.add_argument(
         "--value",
@@ -186,9 +195,7 @@ def _scene_parser(sub: Any) -> None:
             metavar="PARTY[:KEY=VALUE,...]",
             help="a party's character parameters",
         )
-        q.add_argument(
-            "--policy", choices=POLICIES, default="always", help="how every 'may' in a roll is decided"
-        )
+        _policy(q, "how every 'may' in a roll is decided")
         q.add_argument("--json", action="store_true", help="print JSON")
         if name == "roll":
             q.add_argument("--seed", type=int, help="seed for a replayable scene")
@@ -264,16 +271,11 @@ def _campaign_parser(sub: Any) -> None:
     )
     a.add_argument("name")
     a.add_argument("action")
-    a.add_argument("-c", "--character", help="the character who acts (for actions taken by a character)")
-    a.add_argument(
-        "-o", "--other", action="append", default=[], metavar="ROLE=NAME", help="a character in a role"
-    )
-    a.add_argument(
-        "-i", "--input", action="append", default=[], metavar="NAME=VALUE", help="an input of the action"
-    )
+    _actor(a)
+    _inputs(a, "action")
     a.add_argument("--force", action="append", default=[], metavar="NAME=FACES", help="fix a die of its roll")
     a.add_argument("--seed", type=int, help="seed for a replayable roll (recorded either way)")
-    a.add_argument("--policy", choices=POLICIES, default="always", help="how the player decides every 'may'")
+    _policy(a)
     opening(a)
     a.set_defaults(func=_campaign_act)
 
@@ -282,12 +284,10 @@ def _campaign_parser(sub: Any) -> None:
     )
     r.add_argument("name")
     r.add_argument("check")
-    r.add_argument(
-        "-i", "--input", action="append", default=[], metavar="NAME=VALUE", help="an input of the check"
-    )
+    _inputs(r, "check")
     r.add_argument("--force", action="append", default=[], metavar="NAME=FACES", help="fix a die")
     r.add_argument("--seed", type=int, help="seed for a replayable roll (recorded either way)")
-    r.add_argument("--policy", choices=POLICIES, default="always", help="how the player decides every 'may'")
+    _policy(r)
     opening(r)
     r.set_defaults(func=_campaign_roll)
 
@@ -298,14 +298,9 @@ def _campaign_parser(sub: Any) -> None:
     )
     pb.add_argument("name")
     pb.add_argument("action")
-    pb.add_argument("-c", "--character", help="the character who acts (for actions taken by a character)")
-    pb.add_argument(
-        "-o", "--other", action="append", default=[], metavar="ROLE=NAME", help="a character in a role"
-    )
-    pb.add_argument(
-        "-i", "--input", action="append", default=[], metavar="NAME=VALUE", help="an input of the action"
-    )
-    pb.add_argument("--policy", choices=POLICIES, default="always", help="how the player decides every 'may'")
+    _actor(pb)
+    _inputs(pb, "action")
+    _policy(pb)
     pb.add_argument("--all", action="store_true", help="also show the items that cannot change")
     opening(pb)
     pb.set_defaults(func=_campaign_prob)
@@ -331,7 +326,7 @@ def _campaign_parser(sub: Any) -> None:
         help="the campaign's character who plays a party of the scene",
     )
     scn.add_argument("--seed", type=int, help="seed for a replayable scene (recorded either way)")
-    scn.add_argument("--policy", choices=POLICIES, default="always", help="how every 'may' is decided")
+    _policy(scn, "how every 'may' is decided")
     scn.add_argument("--odds", action="store_true", help="only the exact odds from here (nothing is written)")
     opening(scn)
     scn.set_defaults(func=_campaign_scene)
