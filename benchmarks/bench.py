@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import platform
+import random
 import statistics
 import subprocess
 import sys
@@ -236,22 +237,48 @@ def run_procedure() -> list[str]:
 def run_scenes() -> list[str]:
     """Whole scenes solved exactly (no peer can express them): first computation, fresh ruleset."""
     rows = ["| scene | states | time |", "|---|---:|---:|"]
-    cases = [
-        ("castle", "duel", {}, "Castle duel, Average vs Average"),
+    armoured = {"fencing": 2, "armour": 1}
+    cases: list[tuple[str, str, dict[str, Any], str, str]] = [
+        ("castle", "duel", {}, "always", "Castle duel, Average vs Average"),
         (
             "castle",
             "duel",
             {"you": {"fighting": "advantaged"}, "foe": {"fighting": "advantaged"}},
+            "always",
             "Castle duel, Advantaged vs Advantaged",
         ),
-        ("chimera", "learning", {"student": {"max_resolve": 0}}, "Chimera instruction to three successes"),
+        (
+            "castle",
+            "duel",
+            {"you": {"fencing": 1, "main_gauche": True}},
+            "optimal",
+            "Castle duel, your Main Gauche timed optimally",
+        ),
+        ("castle", "duel", {"you": armoured, "foe": armoured}, "always", "Castle duel, fencers in armour"),
+        (
+            "chimera",
+            "learning",
+            {"student": {"max_resolve": 0}},
+            "always",
+            "Chimera instruction to three successes",
+        ),
     ]
-    for ruleset, scene, parties, label in cases:
+    for ruleset, scene, parties, policy, label in cases:
         rs = engine.load(ruleset)
         start = time.perf_counter()
-        odds = rs.scene_odds(scene, parties=parties)
+        odds = rs.scene_odds(scene, parties=parties, policy=policy)
         rows.append(f"| {label} | {odds.states} | {(time.perf_counter() - start) * 1000:9.1f} ms |")
         print(rows[-1], flush=True)
+    rs = engine.load("castle")
+    rs.play_scene("duel", random.Random(0))
+    start = time.perf_counter()
+    for seed in range(200):
+        rs.play_scene("duel", random.Random(seed))
+    each = (time.perf_counter() - start) / 200
+    rows.append(
+        f"| Castle duel, Average vs Average, one sampled duel (mean of 200) | – | {each * 1000:9.2f} ms |"
+    )
+    print(rows[-1], flush=True)
     return rows
 
 
@@ -261,16 +288,27 @@ def main() -> None:
     )
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--d20", metavar="PYTHON", help="a Python interpreter that has d20 installed")
+    parser.add_argument(
+        "--only",
+        choices=["exact", "procedure", "scenes", "sampling"],
+        action="append",
+        help="run only these parts (repeatable; default: all)",
+    )
     args = parser.parse_args()
+    parts = set(args.only or ["exact", "procedure", "scenes", "sampling"])
     print(f"# {platform.platform()} · Python {platform.python_version()} · {peers.versions()}")
     print("# times in ms; ratio = rulecraft / faster peer\n")
-    run_exact(args.repeats)
-    print("\n# Chimera skill check with the full reroll procedure, exact, first computation")
-    run_procedure()
-    print("\n# Whole scenes, exact, first computation")
-    run_scenes()
-    print()
-    run_sampling(args.d20)
+    if "exact" in parts:
+        run_exact(args.repeats)
+    if "procedure" in parts:
+        print("\n# Chimera skill check with the full reroll procedure, exact, first computation")
+        run_procedure()
+    if "scenes" in parts:
+        print("\n# Whole scenes, exact, first computation")
+        run_scenes()
+    if "sampling" in parts:
+        print()
+        run_sampling(args.d20)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
+from engine.runtime.cache import BoundedCache
+from engine.runtime.state import apply, environment, new_state
 from engine.state.exact import item_marginals
 from engine.state.memory import MemoryStore
 from engine.state.sqlite import SqliteStore
@@ -148,6 +150,24 @@ def test_a_value_outside_its_bounds_is_refused_unless_the_rule_clamps() -> None:
         campaign.act("take_red")
     assert "there are only 0" in caught.value.diagnostics[0].message
     assert campaign.show()["shared"] == {"luck": 0, "gems": {"blue": 1}}
+
+
+def test_the_environment_memo_gives_each_caller_a_copy_and_never_hides_a_broken_bound() -> None:
+    """A scene reads thousands of states through one memo of environments and of states already
+    found within their bounds; neither may leak a change or let a bad state through."""
+    rules = engine.load(BOUNDED).model.state
+    assert rules is not None
+    memo = BoundedCache(16)
+    state = new_state(rules, {})
+    seen = environment(rules, state, None, None, memo)
+    seen["luck"] = 99
+    assert environment(rules, state, None, None, memo)["luck"] == 1
+    once, _ = apply(rules, rules.actions["spend"], state, None, {}, memo=memo)
+    assert once["shared"]["luck"] == 0 and state["shared"]["luck"] == 1
+    for _ in range(2):  # a refusal is never remembered as fine
+        with pytest.raises(engine.CampaignError) as caught:
+            apply(rules, rules.actions["spend"], once, None, {}, memo=memo)
+        assert caught.value.diagnostics[0].code == "RC906"
 
 
 # -- a changed ruleset and a broken database --------------------------------------------------------

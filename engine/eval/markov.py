@@ -307,33 +307,78 @@ def _evaluate(
     inner = [s for s in inner if s in leaving]
     if not inner:
         return
-    index = {s: i for i, s in enumerate(inner)}
-    keys: list[Hashable] = sorted(
-        {k for s in inner for t in _succ(choices, policy, s) if t not in index for k in value[t]}, key=repr
-    )
-    n, m = len(inner), len(keys)
-    a = [[Fraction(0)] * (n + m + 1) for _ in range(n)]
-    col = {k: n + j for j, k in enumerate(keys)}
-    for s, i in index.items():
-        a[i][i] += 1
+    _solve_sparse(inner, choices, policy, value, total, reward)
+
+
+_REWARD = object()
+"""The key under which a state's expected reward rides along with its vector of outcomes."""
+
+
+def _solve_sparse(
+    inner: list[Any],
+    choices: Mapping[Any, Sequence[Dist] | None],
+    policy: Mapping[Any, int],
+    value: dict[Any, Vector],
+    total: dict[Any, Fraction],
+    reward: Callable[[Any, Any], Fraction] | None,
+) -> None:
+    """x_s = Σ q_st x_t + c_s over one component, by eliminating one state at a time and then
+    substituting back. A scene's components are long thin cycles (a round's steps returning to
+    its start), so each row stays a handful of entries and this costs a few operations a state,
+    where a dense elimination costs the cube of the component's size."""
+    members = set(inner)
+    rows: dict[Any, dict[Any, Fraction]] = {}
+    consts: dict[Any, dict[Hashable, Fraction]] = {}
+    users: dict[Any, set[Any]] = {s: set() for s in inner}
+    for s in inner:
         options = choices[s]
         assert options is not None
         d = options[policy[s]]
+        row: dict[Any, Fraction] = {}
+        const: dict[Hashable, Fraction] = {}
         for t, w in d.weights.items():
             p = Fraction(w, d.total)
             if reward is not None:
-                a[i][n + m] += p * reward(s, t)
-            if t in index:
-                a[i][index[t]] -= p
-            else:
-                for k, v in value[t].items():
-                    a[i][col[k]] += p * v
-                if reward is not None:
-                    a[i][n + m] += p * total[t]
-    _eliminate(a, n)
-    for s, i in index.items():
-        value[s] = {k: a[i][col[k]] for k in keys if a[i][col[k]]}
-        total[s] = a[i][n + m]
+                r = reward(s, t)
+                if r:
+                    const[_REWARD] = const.get(_REWARD, Fraction(0)) + p * r
+            if t in members:
+                row[t] = row.get(t, Fraction(0)) + p
+                users[t].add(s)
+                continue
+            for k, v in value[t].items():
+                const[k] = const.get(k, Fraction(0)) + p * v
+            if reward is not None and total[t]:
+                const[_REWARD] = const.get(_REWARD, Fraction(0)) + p * total[t]
+        rows[s], consts[s] = row, const
+    eliminated: set[Any] = set()
+    for s in inner:
+        row, const = rows[s], consts[s]
+        loop = row.pop(s, None)
+        if loop:
+            f = 1 / (1 - loop)
+            row = rows[s] = {t: v * f for t, v in row.items()}
+            const = consts[s] = {k: v * f for k, v in const.items()}
+        for r in users.pop(s):
+            if r in eliminated or r == s:
+                continue
+            target, c = rows[r], rows[r].pop(s)
+            for t, v in row.items():
+                target[t] = target.get(t, Fraction(0)) + c * v
+                users[t].add(r)
+            into = consts[r]
+            for k, v in const.items():
+                into[k] = into.get(k, Fraction(0)) + c * v
+        eliminated.add(s)
+    for s in reversed(inner):
+        x = dict(consts[s])
+        for t, c in rows[s].items():
+            for k, v in value[t].items():
+                x[k] = x.get(k, Fraction(0)) + c * v
+            if total[t]:
+                x[_REWARD] = x.get(_REWARD, Fraction(0)) + c * total[t]
+        total[s] = x.pop(_REWARD, Fraction(0))
+        value[s] = {k: x[k] for k in sorted(x, key=repr) if x[k]}
 
 
 def _succ(choices: Mapping[Any, Sequence[Dist] | None], policy: Mapping[Any, int], s: Any) -> list[Any]:

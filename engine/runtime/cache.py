@@ -65,3 +65,5 @@ class Caches:
     """Die-by-die exact evaluators kept for the optimal policy's decisions while rolling."""
     bindings: BoundedCache = field(default_factory=lambda: BoundedCache(4096))
     """Checked inputs, by check and the inputs as given."""
+    environments: BoundedCache = field(default_factory=lambda: BoundedCache(8192))
+    """What expressions see in a lasting state, by the parts of the state they read (scenes)."""

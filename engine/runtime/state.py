@@ -9,7 +9,6 @@ change the state they are given; they return a new one, or raise `CampaignError`
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -19,6 +18,7 @@ from ..model.ruleset import Expr, InputSpec
 from ..model.state import Action, Counter, Derived, Effect, Item, StateModel, Tally
 from ..model.values import Multi, normalize, to_json
 from ..syntax.positions import Span
+from .cache import BoundedCache
 from .inputs import bind
 
 State = dict[str, Any]
@@ -55,6 +55,24 @@ def _params(specs: tuple[InputSpec, ...], stored: Mapping[str, Any]) -> dict[str
     return out
 
 
+def _copied(state: State) -> State:
+    """A copy deep enough to change any item in (a state is JSON: items are whole numbers or
+    one level of counts); far quicker than `copy.deepcopy`, which a scene calls for every roll."""
+
+    def items(values: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: dict(v) if isinstance(v, dict) else v for k, v in values.items()}
+
+    return {
+        **state,
+        "params": dict(state["params"]),
+        "shared": items(state["shared"]),
+        "characters": {
+            name: {**sheet, "params": dict(sheet["params"]), "items": items(sheet["items"])}
+            for name, sheet in state["characters"].items()
+        },
+    }
+
+
 # -- the environment ---------------------------------------------------------------------------
 
 
@@ -77,11 +95,43 @@ def _read(items: Mapping[str, Item], stored: Mapping[str, Any], env: dict[str, A
 
 
 def environment(
-    model: StateModel, state: State, character: str | None, others: Mapping[str, str] | None = None
+    model: StateModel,
+    state: State,
+    character: str | None,
+    others: Mapping[str, str] | None = None,
+    memo: BoundedCache | None = None,
 ) -> dict[str, Any]:
     """What an expression sees: the campaign's parameters and shared items, and — for a character —
     its parameters and items; derived values computed in order. Each other character an action
-    names by a role (`others`) is seen as `ROLE.NAME` (its parameters and items)."""
+    names by a role (`others`) is seen as `ROLE.NAME` (its parameters and items).
+
+    With a `memo` (a scene asks the same of thousands of states that share most of their parts)
+    the environment is kept under the parts of the state it reads; the caller gets its own copy."""
+    if memo is None:
+        return _environment(model, state, character, others)
+    key = _parts(state, character, others)
+    found: dict[str, Any] | None = memo.get(key)
+    if found is None:
+        found = _environment(model, state, character, others)
+        memo.put(key, found)
+    return dict(found)
+
+
+def _parts(state: State, character: str | None, others: Mapping[str, str] | None) -> tuple[Any, ...]:
+    """The parts of a state an environment reads, as a key: equal text means equal values."""
+    sheets = state["characters"]
+    return (
+        character,
+        tuple(others.items()) if others else (),
+        repr(state["params"]),
+        repr(state["shared"]),
+        *(repr(sheets[who]) for who in (character, *(others or {}).values()) if who is not None),
+    )
+
+
+def _environment(
+    model: StateModel, state: State, character: str | None, others: Mapping[str, str] | None
+) -> dict[str, Any]:
     env = _params(model.campaign, state["params"])
     _read(model.shared, state["shared"], env)
     if character is not None:
@@ -89,7 +139,7 @@ def environment(
         env.update(_params(model.character, sheet["params"]))
         _read(model.each, sheet["items"], env)
     for role, who in (others or {}).items():
-        theirs = environment(model, state, who)
+        theirs = _environment(model, state, who, None)
         for name in [*(s.name for s in model.character), *model.each]:
             env[f"{role}.{name}"] = theirs[name]
     return env
@@ -150,7 +200,7 @@ def join(model: StateModel, state: State, character: str, params: Mapping[str, A
         raise _fail("RC902", f"there is already a character '{character}'", None, "choose another name")
     env = environment(model, state, None)
     env.update(params)
-    new = copy.deepcopy(state)
+    new = _copied(state)
     new["characters"][character] = {"params": {k: to_json(v) for k, v in params.items()}, "items": {}}
     new["characters"][character]["items"] = _start(model.each, env)
     _check_bounds(model, new, character, None)
@@ -160,7 +210,7 @@ def join(model: StateModel, state: State, character: str, params: Mapping[str, A
 def with_values(model: StateModel, state: State, given: Mapping[str, Any]) -> State:
     """The state with some items set outright (`{"shared": {...}, "characters": {who: {...}}}`):
     a starting position for an example. Values are checked like any other change."""
-    new = copy.deepcopy(state)
+    new = _copied(state)
     places: list[tuple[Mapping[str, Any], dict[str, Any], str | None]] = [
         (given.get("shared") or {}, new["shared"], None)
     ]
@@ -200,9 +250,10 @@ def refusal(
     character: str | None,
     inputs: Mapping[str, Any],
     others: Mapping[str, str] | None = None,
+    memo: BoundedCache | None = None,
 ) -> None:
     """Raise `CampaignError` RC905 naming the first precondition that does not hold."""
-    env = {**environment(model, state, character, others), **inputs}
+    env = {**environment(model, state, character, others, memo), **inputs}
     for req in action.requires:
         if not _run(req.when, env, f"a precondition of '{action.name}'"):
             raise _fail(
@@ -221,25 +272,34 @@ def apply(
     inputs: Mapping[str, Any],
     rolled: Mapping[str, Any] | None = None,
     others: Mapping[str, str] | None = None,
+    memo: BoundedCache | None = None,
 ) -> tuple[State, list[dict[str, Any]]]:
     """The state after `action`'s effects, and what each effect did; `rolled` holds the roll's
     outcome, values and outputs, `others` the characters it names by role. Preconditions are
     checked first (`refusal`)."""
     others = others or {}
-    refusal(model, action, state, character, inputs, others)
-    new = copy.deepcopy(state)
+    refusal(model, action, state, character, inputs, others, memo)
+    new = _copied(state)
     done: list[dict[str, Any]] = []
+    env: dict[str, Any] | None = None
     for effect in action.effects:
-        env = {**environment(model, new, character, others), **inputs, **(rolled or {})}
+        if env is None:  # the state changed (or this is the first effect): see it anew
+            env = {**environment(model, new, character, others, memo), **inputs, **(rolled or {})}
         if effect.when is not None and not _run(effect.when, env, f"a condition of '{action.name}'"):
             continue
         who = others[effect.on] if effect.on else character
-        changed = _effect(model, effect, new, who, env)
+        changed = _effect(model, effect, new, who, env, memo)
+        if not changed:
+            continue  # the state is as it was, and that was within its bounds
+        env = None
         if effect.on:
             changed = [{**c, "character": who} for c in changed]
         done += changed
-        for owner in {character, *others.values()}:
-            _check_bounds(model, new, owner, effect)
+        if any(model.owner(c["item"]) == "shared" for c in changed):
+            for owner in {character, *others.values()}:  # every sheet's bounds may read the table's
+                _check_bounds(model, new, owner, effect, memo)
+        else:  # a character's bounds read only its own items and the table's
+            _check_bounds(model, new, who, effect, memo, shared=False)
     return new, done
 
 
@@ -254,13 +314,20 @@ def _slot(model: StateModel, state: State, character: str | None, item: str) -> 
 
 
 def _effect(
-    model: StateModel, effect: Effect, state: State, character: str | None, env: dict[str, Any]
+    model: StateModel,
+    effect: Effect,
+    state: State,
+    character: str | None,
+    env: dict[str, Any],
+    memo: BoundedCache | None = None,
 ) -> list[dict[str, Any]]:
     if effect.op == "reset":
         out = []
         for name in effect.items:
             slot = _slot(model, state, character, name)
-            fresh = _start({name: model.item(name)}, {**env, **environment(model, state, character)})
+            fresh = _start(
+                {name: model.item(name)}, {**env, **environment(model, state, character, None, memo)}
+            )
             slot[name] = fresh[name]
             out.append({"op": "reset", "item": name, "value": slot[name]})
         return out
@@ -272,7 +339,7 @@ def _effect(
         old = slot[item.name]
         value = {"add": old + amount, "remove": old - amount, "set": amount}[effect.op]
         if effect.clamp or item.clamp:
-            value = _clamped(model, item, value, environment(model, state, character))
+            value = _clamped(model, item, value, environment(model, state, character, None, memo))
         slot[item.name] = value
         return [] if value == old else [{"op": effect.op, "item": item.name, "from": old, "to": value}]
     assert isinstance(item, Tally)
@@ -298,7 +365,7 @@ def _effect(
         for m, n in amounts.items():
             if effect.op == "add":
                 if effect.clamp and item.maximum is not None:
-                    own = environment(model, state, character)
+                    own = environment(model, state, character, None, memo)
                     room = _run(item.maximum, own, f"the max of '{item.name}'") - sum(counts.values())
                     n = max(0, min(n, room))
                 counts[m] = counts.get(m, 0) + n
@@ -313,7 +380,7 @@ def _effect(
                 "add a precondition, or 'clamp: true' to take what there is",
             )
     slot[item.name] = _ordered(item, counts)
-    _promote(model, item, state, character, slot)
+    _promote(model, item, state, character, slot, memo)
     if slot[item.name] == before:
         return []
     return [{"op": effect.op, "item": item.name, "from": before, "to": slot[item.name]}]
@@ -328,11 +395,16 @@ def _clamped(model: StateModel, item: Counter, value: int, env: Mapping[str, Any
 
 
 def _promote(
-    model: StateModel, tally: Tally, state: State, character: str | None, slot: dict[str, Any]
+    model: StateModel,
+    tally: Tally,
+    state: State,
+    character: str | None,
+    slot: dict[str, Any],
+    memo: BoundedCache | None = None,
 ) -> None:
     """Apply the tally's promotions, in order and again, until none holds."""
     for _ in range(MAX_PROMOTIONS):
-        env = environment(model, state, character)
+        env = environment(model, state, character, None, memo)
         for rule in tally.promote:
             if _run(rule.when, env, f"a promotion of '{tally.name}'"):
                 counts: dict[str, int] = {} if rule.clear else dict(slot[tally.name])
@@ -354,37 +426,49 @@ def _promote(
     )
 
 
-def _check_bounds(model: StateModel, state: State, character: str | None, effect: Effect | None) -> None:
-    """Refuse a state where a counter is outside its bounds or a tally over its maximum."""
-    owners: list[tuple[Mapping[str, Item], str | None]] = [(model.shared, None)]
+def _check_bounds(
+    model: StateModel,
+    state: State,
+    character: str | None,
+    effect: Effect | None,
+    memo: BoundedCache | None = None,
+    shared: bool = True,
+) -> None:
+    """Refuse a state where a counter is outside its bounds or a tally over its maximum (the
+    table's items unless `shared` is false, and the character's)."""
+    owners: list[tuple[Mapping[str, Item], str | None]] = [(model.shared, None)] if shared else []
     if character is not None:
         owners.append((model.each, character))
     for items, who in owners:
-        env = environment(model, state, who)
-        for name, item in items.items():
-            where = effect.span if effect is not None else item.span
-            if isinstance(item, Counter):
-                value = env[name]
-                lo = _run(item.minimum, env, f"the min of '{name}'") if item.minimum is not None else None
-                hi = _run(item.maximum, env, f"the max of '{name}'") if item.maximum is not None else None
-                if lo is not None and value < lo:
-                    raise _fail(
-                        "RC906", f"'{name}' would be {value}, below its minimum {lo}", where, _hint(item)
-                    )
-                if hi is not None and value > hi:
-                    raise _fail(
-                        "RC906", f"'{name}' would be {value}, above its maximum {hi}", where, _hint(item)
-                    )
-            elif isinstance(item, Tally) and item.maximum is not None:
-                total = len(env[name])
-                hi = _run(item.maximum, env, f"the max of '{name}'")
-                if total > hi:
-                    raise _fail(
-                        "RC906",
-                        f"'{name}' would hold {total}, more than its maximum {hi}",
-                        where,
-                        "add a precondition, or 'clamp: true' to add only what fits",
-                    )
+        checked = ("within bounds", *_parts(state, who, None)) if memo is not None else None
+        if memo is not None and memo.get(checked):
+            continue  # these very values were found within their bounds before
+        _check_owner(items, environment(model, state, who, None, memo), effect)
+        if memo is not None:
+            memo.put(checked, True)
+
+
+def _check_owner(items: Mapping[str, Item], env: Mapping[str, Any], effect: Effect | None) -> None:
+    for name, item in items.items():
+        where = effect.span if effect is not None else item.span
+        if isinstance(item, Counter):
+            value = env[name]
+            lo = _run(item.minimum, env, f"the min of '{name}'") if item.minimum is not None else None
+            hi = _run(item.maximum, env, f"the max of '{name}'") if item.maximum is not None else None
+            if lo is not None and value < lo:
+                raise _fail("RC906", f"'{name}' would be {value}, below its minimum {lo}", where, _hint(item))
+            if hi is not None and value > hi:
+                raise _fail("RC906", f"'{name}' would be {value}, above its maximum {hi}", where, _hint(item))
+        elif isinstance(item, Tally) and item.maximum is not None:
+            total = len(env[name])
+            hi = _run(item.maximum, env, f"the max of '{name}'")
+            if total > hi:
+                raise _fail(
+                    "RC906",
+                    f"'{name}' would hold {total}, more than its maximum {hi}",
+                    where,
+                    "add a precondition, or 'clamp: true' to add only what fits",
+                )
 
 
 def _hint(item: Counter) -> str:
@@ -394,21 +478,23 @@ def _hint(item: Counter) -> str:
 # -- periods ------------------------------------------------------------------------------------
 
 
-def begin(model: StateModel, state: State, period: str) -> tuple[State, list[dict[str, Any]]]:
+def begin(
+    model: StateModel, state: State, period: str, memo: BoundedCache | None = None
+) -> tuple[State, list[dict[str, Any]]]:
     """The state once `period` begins: every item that names it goes back to its start."""
-    new = copy.deepcopy(state)
+    new = _copied(state)
     done: list[dict[str, Any]] = []
     for items, who in [(model.shared, None), *((model.each, c) for c in state["characters"])]:
         for name, item in items.items():
             if isinstance(item, Derived) or period not in item.reset:
                 continue
-            env = environment(model, new, who)
+            env = environment(model, new, who, None, memo)
             slot = _slot(model, new, who, name)
             old = slot[name]
             slot[name] = _start({name: item}, env)[name]
             if slot[name] != old:
                 done.append({"op": "reset", "item": name, "character": who, "from": old, "to": slot[name]})
-        _check_bounds(model, new, who, None)
+        _check_bounds(model, new, who, None, memo)
     return new, done
 
 

@@ -104,11 +104,12 @@ def solve(
     rules = model.state
     assert rules is not None
     size = len(scene.round)
+    memo = ctx.caches.environments
     ends: dict[str, str | None] = {}
 
     def ended(key: str) -> str | None:
         if key not in ends:
-            ends[key] = ending(model, scene, json.loads(key), cast)
+            ends[key] = ending(model, scene, json.loads(key), cast, memo)
         return ends[key]
 
     def successors(node: Node) -> list[Dist] | None:
@@ -118,11 +119,12 @@ def solve(
             return None
         step, here, nxt = scene.round[i], json.loads(key), (i + 1) % size
         if step.period:
-            moved = _key(begin(rules, here, step.period)[0]) if takes_place(model, step, here, cast) else key
+            taken = takes_place(model, step, here, cast, memo)
+            moved = _key(begin(rules, here, step.period, memo)[0]) if taken else key
             return [Dist.certain((moved, nxt))]
         options = []
         for offer in (False, True) if step.may else (False,):
-            call = step_call(model, step, here, cast, offer)
+            call = step_call(model, step, here, cast, offer, memo)
             if call is None:
                 options.append(Dist.certain((key, nxt)))
                 continue
@@ -190,39 +192,43 @@ def _lengths(
 ) -> tuple[dict[int, Fraction], Fraction]:
     """P(the scene ends in round r) for r = 1..horizon, pushing the mass one step at a time (all
     of it stands at the same step: a round is `size` steps). The mass is kept as whole numbers
-    over one common total, reduced once a round."""
-    mass: dict[Node, int] = {start: 1} if graph[start] is not None else {}
+    over one common total, reduced once a round. Nodes are numbered and every step's weights put
+    over one denominator up front, so a push is integer multiply-adds only."""
+    number = {node: i for i, node in enumerate(graph)}
+    scale = [1] * size  # the common denominator of the moves out of step i
+    for node, options in graph.items():
+        if options is not None:
+            scale[node[1]] = math.lcm(scale[node[1]], options[0].total)
+    moves: list[list[tuple[int, int]] | None] = []
+    for node, options in graph.items():
+        if options is None:
+            moves.append(None)
+            continue
+        d = options[0]
+        f = scale[node[1]] // d.total
+        moves.append([(number[t], w * f) for t, w in d.weights.items()])
+    mass: dict[int, int] = {number[start]: 1} if graph[start] is not None else {}
     total = 1
     rounds: dict[int, Fraction] = {}
     for r in range(1, horizon + 1):
         if not mass:
             break
-        done, done_total = 0, 1
-        for _ in range(size):
-            scale = 1
-            for node in mass:
-                options = graph[node]
-                assert options is not None
-                scale = math.lcm(scale, options[0].total)
-            nxt: dict[Node, int] = {}
+        done = 0
+        for i in range(size):
+            nxt: dict[int, int] = {}
             ended = 0
-            for node, m in mass.items():
-                options = graph[node]
-                assert options is not None
-                d = options[0]
-                factor = m * (scale // d.total)
-                for t, w in d.weights.items():
-                    if graph[t] is None:
-                        ended += factor * w
+            for at, m in mass.items():
+                for t, w in moves[at] or ():
+                    if moves[t] is None:
+                        ended += m * w
                     else:
-                        nxt[t] = nxt.get(t, 0) + factor * w
-            total *= scale
-            done = done * scale + ended  # `done` stays over the running total
-            done_total = total
+                        nxt[t] = nxt.get(t, 0) + m * w
+            total *= scale[i]
+            done = done * scale[i] + ended  # `done` stays over the running total
             mass = nxt
             if not mass:
                 break
-        rounds[r] = Fraction(done, done_total)
+        rounds[r] = Fraction(done, total)
         common = math.gcd(total, *mass.values()) if mass else total
         if common > 1:
             total //= common

@@ -16,6 +16,7 @@ from ..errors import CampaignError, Diagnostic, did_you_mean
 from ..model.ruleset import RulesetModel
 from ..model.scene import Scene, SceneStep
 from ..model.values import to_json
+from ..runtime.cache import BoundedCache
 from ..runtime.context import RunContext
 from ..runtime.inputs import bind
 from ..runtime.state import State, begin, bind_params, environment, join, new_state
@@ -53,33 +54,50 @@ def cast_state(
     return state, {p: p for p in scene.parties}
 
 
-def ending(model: RulesetModel, scene: Scene, state: State, cast: Mapping[str, str]) -> str | None:
+def ending(
+    model: RulesetModel,
+    scene: Scene,
+    state: State,
+    cast: Mapping[str, str],
+    memo: BoundedCache | None = None,
+) -> str | None:
     """The scene's ending in this state, or None while it goes on."""
     rules = model.state
     assert rules is not None
-    env = environment(rules, state, None, cast)
+    env = environment(rules, state, None, cast, memo)
     for end in scene.ends:
         if end.when.run(dict(env)):
             return end.name
     return None
 
 
-def takes_place(model: RulesetModel, step: SceneStep, state: State, cast: Mapping[str, str]) -> bool:
+def takes_place(
+    model: RulesetModel,
+    step: SceneStep,
+    state: State,
+    cast: Mapping[str, str],
+    memo: BoundedCache | None = None,
+) -> bool:
     """Whether the step happens in this state (its condition holds, or it has none)."""
     rules = model.state
     assert rules is not None
-    return step.when is None or bool(step.when.run(dict(environment(rules, state, None, cast))))
+    return step.when is None or bool(step.when.run(environment(rules, state, None, cast, memo)))
 
 
 def step_call(
-    model: RulesetModel, step: SceneStep, state: State, cast: Mapping[str, str], offer: bool = False
+    model: RulesetModel,
+    step: SceneStep,
+    state: State,
+    cast: Mapping[str, str],
+    offer: bool = False,
+    memo: BoundedCache | None = None,
 ) -> tuple[Any, str | None, dict[str, Any], dict[str, str]] | None:
     """The action, the acting character, its bound inputs and its roles for this step in this
     state (with its `may` inputs when the choice is taken); None when the step's condition is false."""
     rules = model.state
     assert rules is not None
-    env = environment(rules, state, None, cast)
-    if not takes_place(model, step, state, cast):
+    env = environment(rules, state, None, cast, memo)
+    if step.when is not None and not step.when.run(dict(env)):
         return None
     act = rules.actions[step.action]
     given = {name: expr.run(dict(env)) for name, expr in (*step.inputs, *(step.may if offer else ()))}
@@ -120,16 +138,17 @@ def play(model: RulesetModel, scene: Scene, state: State, cast: Mapping[str, str
     roll_ctx = ctx._replace(rng=rng)
     optimal = choice_at(model, scene, state, cast, ctx) if ctx.policy == "optimal" and _offers(scene) else {}
     trace: list[dict[str, Any]] = []
-    already = ending(model, scene, state, cast)
+    memo = ctx.caches.environments
+    already = ending(model, scene, state, cast, memo)
     if already is not None:  # over before it begins, as the exact odds say
         return Played(scene.name, already, 0, (), state)
     for rnd in range(1, scene.max_rounds + 1):
         for index, step in enumerate(scene.round):
             if step.period:
-                if takes_place(model, step, state, cast):
-                    state, done = begin(rules, state, step.period)
+                if takes_place(model, step, state, cast, memo):
+                    state, done = begin(rules, state, step.period, memo)
                     trace.append({"round": rnd, "begin": step.period, "effects": done})
-                    end = ending(model, scene, state, cast)
+                    end = ending(model, scene, state, cast, memo)
                     if end is not None:
                         return Played(scene.name, end, rnd, tuple(trace), state)
                 continue
@@ -156,7 +175,7 @@ def play(model: RulesetModel, scene: Scene, state: State, cast: Mapping[str, str
             if step.may:
                 entry["choice"] = {"taken": offer, "policy": ctx.policy}
             trace.append(entry)
-            end = ending(model, scene, state, cast)
+            end = ending(model, scene, state, cast, memo)
             if end is not None:
                 return Played(scene.name, end, rnd, tuple(trace), state)
     return Played(scene.name, "unfinished", scene.max_rounds, tuple(trace), state)
@@ -171,7 +190,7 @@ def _take(
 ) -> tuple[State, dict[str, Any]] | str | None:
     """The state after the step and its trace entry; the refusal's message; or None when the
     step does not take place."""
-    call = step_call(model, step, state, cast, offer)
+    call = step_call(model, step, state, cast, offer, ctx.caches.environments)
     if call is None:
         return None
     act, who, bound, roles = call

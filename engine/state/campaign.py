@@ -525,16 +525,17 @@ def take(
     dice and policy), the effects. The next state, the effects applied and the roll made."""
     rules = model.state
     assert rules is not None
-    refusal(rules, act, state, who, bound, roles)
+    memo = ctx.caches.environments
+    refusal(rules, act, state, who, bound, roles, memo)
     rolled: dict[str, Any] | None = None
     result = None
     if act.roll is not None:
         check = model.checks[act.roll.check]
-        env = {**environment(rules, state, who, roles), **bound}
+        env = {**environment(rules, state, who, roles, memo), **bound}
         given = {name: expr.run(dict(env)) for name, expr in act.roll.inputs}
         result = sample(check, bind_inputs(check, given), ctx)
         rolled = {**result.values, "outcome": result.outcome}
-    new, done = apply(rules, act, state, who, bound, rolled, roles)
+    new, done = apply(rules, act, state, who, bound, rolled, roles, memo)
     return new, done, result
 
 

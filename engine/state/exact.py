@@ -34,12 +34,13 @@ def after_action(
 ) -> Dist:
     """The exact distribution of the state after `action`, keyed by the state as canonical JSON
     text (`json.loads` gives it back); certain when the action rolls nothing."""
-    refusal(rules, action, state, character, inputs, others)
+    memo = ctx.caches.environments
+    refusal(rules, action, state, character, inputs, others, memo)
     if action.roll is None:
-        new, _ = apply(rules, action, state, character, inputs, None, others)
+        new, _ = apply(rules, action, state, character, inputs, None, others, memo)
         return Dist.certain(_key(new))
     check = checks[action.roll.check]
-    env = {**environment(rules, state, character, others), **inputs}
+    env = {**environment(rules, state, character, others, memo), **inputs}
     bound = bind_inputs(check, {name: expr.run(dict(env)) for name, expr in action.roll.inputs})
     key = ("distribution", check.name, id(check), ctx.policy, *bound.items())
     dist = ctx.caches.distributions.get(key)
@@ -51,7 +52,7 @@ def after_action(
     out: dict[str, int] = {}
     for key, weight in dist.joint.weights.items():
         rolled = {**fixed, **dict(zip(dist.names, key[2:])), "outcome": key[0]}
-        new, _ = apply(rules, action, state, character, inputs, rolled, others)
+        new, _ = apply(rules, action, state, character, inputs, rolled, others, memo)
         k = _key(new)
         out[k] = out.get(k, 0) + weight
     return Dist(out, dist.joint.total)
