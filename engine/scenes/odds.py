@@ -29,7 +29,7 @@ from ..model.scene import Scene
 from ..runtime.context import RunContext
 from ..runtime.state import begin
 from ..state.exact import after_action
-from .play import ending, step_call, takes_place
+from .play import ending, scene_view, step_call, takes_place
 
 Node = tuple[str, int]
 """(the state as canonical JSON, the index of the step about to be taken)."""
@@ -105,26 +105,35 @@ def solve(
     assert rules is not None
     size = len(scene.round)
     memo = ctx.caches.environments
-    ends: dict[str, str | None] = {}
+    seen: dict[str, tuple[dict[str, Any], dict[str, Any], str | None]] = {}
+
+    def look(key: str) -> tuple[dict[str, Any], dict[str, Any], str | None]:
+        """A state (by its key), its scene view and its ending: made once, though a state is
+        about to take each step of the round in turn."""
+        found = seen.get(key)
+        if found is None:
+            state = json.loads(key)
+            view = scene_view(model, state, cast)
+            found = seen[key] = (state, view, ending(scene, view))
+        return found
 
     def ended(key: str) -> str | None:
-        if key not in ends:
-            ends[key] = ending(model, scene, json.loads(key), cast, memo)
-        return ends[key]
+        return look(key)[2]
 
     def successors(node: Node) -> list[Dist] | None:
         """The distributions a node may lead to (several when the step offers a choice)."""
         key, i = node
-        if ended(key) is not None:
+        here, view, end = look(key)
+        if end is not None:
             return None
-        step, here, nxt = scene.round[i], json.loads(key), (i + 1) % size
+        step, nxt = scene.round[i], (i + 1) % size
         if step.period:
-            taken = takes_place(model, step, here, cast, memo)
+            taken = takes_place(step, view)
             moved = _key(begin(rules, here, step.period, memo)[0]) if taken else key
             return [Dist.certain((moved, nxt))]
         options = []
         for offer in (False, True) if step.may else (False,):
-            call = step_call(model, step, here, cast, offer, memo)
+            call = step_call(model, step, view, cast, offer)
             if call is None:
                 options.append(Dist.certain((key, nxt)))
                 continue

@@ -54,53 +54,45 @@ def cast_state(
     return state, {p: p for p in scene.parties}
 
 
-def ending(
-    model: RulesetModel,
-    scene: Scene,
-    state: State,
-    cast: Mapping[str, str],
-    memo: BoundedCache | None = None,
-) -> str | None:
-    """The scene's ending in this state, or None while it goes on."""
+def scene_view(
+    model: RulesetModel, state: State, cast: Mapping[str, str], memo: BoundedCache | None = None
+) -> dict[str, Any]:
+    """What a scene's expressions see in a state: the table's names and `PARTY.NAME` for every
+    party. Made once per state and handed to `ending`, `takes_place` and `step_call`."""
     rules = model.state
     assert rules is not None
-    env = environment(rules, state, None, cast, memo)
+    return environment(rules, state, None, cast, memo)
+
+
+def ending(scene: Scene, view: Mapping[str, Any]) -> str | None:
+    """The scene's ending in the state seen as `view`, or None while it goes on."""
     for end in scene.ends:
-        if end.when.run(dict(env)):
+        if end.when.run(dict(view)):
             return end.name
     return None
 
 
-def takes_place(
-    model: RulesetModel,
-    step: SceneStep,
-    state: State,
-    cast: Mapping[str, str],
-    memo: BoundedCache | None = None,
-) -> bool:
-    """Whether the step happens in this state (its condition holds, or it has none)."""
-    rules = model.state
-    assert rules is not None
-    return step.when is None or bool(step.when.run(environment(rules, state, None, cast, memo)))
+def takes_place(step: SceneStep, view: Mapping[str, Any]) -> bool:
+    """Whether the step happens in the state seen as `view` (its condition holds, or it has none)."""
+    return step.when is None or bool(step.when.run(dict(view)))
 
 
 def step_call(
     model: RulesetModel,
     step: SceneStep,
-    state: State,
+    view: Mapping[str, Any],
     cast: Mapping[str, str],
     offer: bool = False,
-    memo: BoundedCache | None = None,
 ) -> tuple[Any, str | None, dict[str, Any], dict[str, str]] | None:
-    """The action, the acting character, its bound inputs and its roles for this step in this
-    state (with its `may` inputs when the choice is taken); None when the step's condition is false."""
+    """The action, the acting character, its bound inputs and its roles for this step in the
+    state seen as `view` (with its `may` inputs when the choice is taken); None when the step's
+    condition is false."""
     rules = model.state
     assert rules is not None
-    env = environment(rules, state, None, cast, memo)
-    if step.when is not None and not step.when.run(dict(env)):
+    if not takes_place(step, view):
         return None
     act = rules.actions[step.action]
-    given = {name: expr.run(dict(env)) for name, expr in (*step.inputs, *(step.may if offer else ()))}
+    given = {name: expr.run(dict(view)) for name, expr in (*step.inputs, *(step.may if offer else ()))}
     bound = bind(act.inputs, given, "action", act.name, act.span)
     who = cast[step.party] if step.party else None
     roles = {role: cast[party] for role, party in step.others}
@@ -139,24 +131,26 @@ def play(model: RulesetModel, scene: Scene, state: State, cast: Mapping[str, str
     optimal = choice_at(model, scene, state, cast, ctx) if ctx.policy == "optimal" and _offers(scene) else {}
     trace: list[dict[str, Any]] = []
     memo = ctx.caches.environments
-    already = ending(model, scene, state, cast, memo)
+    view = scene_view(model, state, cast, memo)  # seen anew after every change
+    already = ending(scene, view)
     if already is not None:  # over before it begins, as the exact odds say
         return Played(scene.name, already, 0, (), state)
     for rnd in range(1, scene.max_rounds + 1):
         for index, step in enumerate(scene.round):
             if step.period:
-                if takes_place(model, step, state, cast, memo):
+                if takes_place(step, view):
                     state, done = begin(rules, state, step.period, memo)
+                    view = scene_view(model, state, cast, memo)
                     trace.append({"round": rnd, "begin": step.period, "effects": done})
-                    end = ending(model, scene, state, cast, memo)
+                    end = ending(scene, view)
                     if end is not None:
                         return Played(scene.name, end, rnd, tuple(trace), state)
                 continue
             offer = bool(step.may) and (ctx.policy == "always" or optimal.get(node_of(state, index), 0) == 1)
-            taken = _take(model, step, state, cast, offer, roll_ctx)
+            taken = _take(model, step, state, view, cast, offer, roll_ctx)
             if isinstance(taken, str) and offer:  # the choice is not there in this state
                 offer = False
-                taken = _take(model, step, state, cast, offer, roll_ctx)
+                taken = _take(model, step, state, view, cast, offer, roll_ctx)
             if taken is None:
                 continue
             if isinstance(taken, str):  # refused: the step changes nothing (a declined choice too)
@@ -171,11 +165,12 @@ def play(model: RulesetModel, scene: Scene, state: State, cast: Mapping[str, str
                 trace.append(refused)
                 continue
             state, entry = taken
+            view = scene_view(model, state, cast, memo)
             entry["round"] = rnd
             if step.may:
                 entry["choice"] = {"taken": offer, "policy": ctx.policy}
             trace.append(entry)
-            end = ending(model, scene, state, cast, memo)
+            end = ending(scene, view)
             if end is not None:
                 return Played(scene.name, end, rnd, tuple(trace), state)
     return Played(scene.name, "unfinished", scene.max_rounds, tuple(trace), state)
@@ -186,11 +181,17 @@ def _offers(scene: Scene) -> bool:
 
 
 def _take(
-    model: RulesetModel, step: SceneStep, state: State, cast: Mapping[str, str], offer: bool, ctx: RunContext
+    model: RulesetModel,
+    step: SceneStep,
+    state: State,
+    view: Mapping[str, Any],
+    cast: Mapping[str, str],
+    offer: bool,
+    ctx: RunContext,
 ) -> tuple[State, dict[str, Any]] | str | None:
     """The state after the step and its trace entry; the refusal's message; or None when the
     step does not take place."""
-    call = step_call(model, step, state, cast, offer, ctx.caches.environments)
+    call = step_call(model, step, view, cast, offer)
     if call is None:
         return None
     act, who, bound, roles = call
