@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -129,12 +129,15 @@ class Ruleset:
         params: Mapping[str, Any] | None = None,
         parties: Mapping[str, Mapping[str, Any]] | None = None,
         policy: str = "always",
+        expect: Sequence[str] = (),
     ) -> Odds:
         """The exact odds of a scene played on its own: each ending's chance, its length in rounds.
-        `params` are the campaign's parameters, `parties` each party's character parameters."""
+        `params` are the campaign's parameters, `parties` each party's character parameters;
+        `expect` names (`PARTY.ITEM`) whose expected value at the end is wanted too."""
         found = self.scene(scene)
         state, cast = cast_state(self.model, found, params, parties)
-        return odds(self.model, found, state, cast, RunContext(self.limits, policy, self.caches))
+        ctx = RunContext(self.limits, policy, self.caches)
+        return odds(self.model, found, state, cast, ctx, tuple(expect))
 
     def play_scene(
         self,

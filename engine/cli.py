@@ -172,6 +172,16 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _expect(parser: Any) -> None:
+    parser.add_argument(
+        "--expect",
+        action="append",
+        default=[],
+        metavar="PARTY.ITEM",
+        help="also the exact expected value of this item at the end (repeatable): a resource left, wounds",
+    )
+
+
 def _scene_parser(sub: Any) -> None:
     """`rulecraft scene prob|roll`: a whole scene, solved exactly or played out."""
     sc = sub.add_parser(
@@ -212,6 +222,7 @@ def _scene_parser(sub: Any) -> None:
                 metavar="[PARTY.]NAME=A,B,...",
                 help="the objective's chance over the values of a parameter (two: a table and a heat map)",
             )
+            _expect(q)
         q.set_defaults(func=_scene_prob if name == "prob" else _scene_roll)
 
 
@@ -328,6 +339,7 @@ def _campaign_parser(sub: Any) -> None:
     scn.add_argument("--seed", type=int, help="seed for a replayable scene (recorded either way)")
     _policy(scn, "how every 'may' is decided")
     scn.add_argument("--odds", action="store_true", help="only the exact odds from here (nothing is written)")
+    _expect(scn)
     opening(scn)
     scn.set_defaults(func=_campaign_scene)
 
@@ -866,8 +878,11 @@ def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _campaign_scene(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     campaign = _open(args, _store(args))
     cast = _pairs(args.cast, "cast")
+    if args.expect and not args.odds:
+        wrong = "--expect goes with --odds (a played scene has one end)"
+        raise InputError([Diagnostic("RC407", wrong, None)])
     if args.odds:
-        found = campaign_odds(campaign, args.scene, cast, policy=args.policy)
+        found = campaign_odds(campaign, args.scene, cast, policy=args.policy, expect=args.expect)
         if args.json:
             _dump(found.as_json(), out)
         else:
@@ -961,7 +976,13 @@ def _scene_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         check_plot_path(Path(args.plot))
     if args.grid:
         return _scene_grid(rs, args, parties, out)
-    found = rs.scene_odds(args.scene, params=_pairs(args.param, "param"), parties=parties, policy=args.policy)
+    found = rs.scene_odds(
+        args.scene,
+        params=_pairs(args.param, "param"),
+        parties=parties,
+        policy=args.policy,
+        expect=args.expect,
+    )
     if args.json:
         data = found.as_json()
         data["ruleset"] = rs.name

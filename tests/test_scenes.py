@@ -8,6 +8,7 @@ end says so; mistakes are diagnostics.
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from fractions import Fraction
@@ -118,13 +119,47 @@ def test_a_played_scene_is_traced_and_replayable() -> None:
     assert a.trace[-1]["round"] == a.rounds
 
 
+def _hand_hurt(hp_ann: int, hp_bo: int) -> Fraction:
+    """E[the hits Ann has taken when the fight ends], by hand: the same rounds as `_hand_duel`,
+    each blow on Ann counted once, a round of two misses summed as a geometric series."""
+    p = Fraction(1, 3)
+    memo: dict[tuple[int, int], Fraction] = {}
+
+    def hurt(a: int, b: int) -> Fraction:
+        if a == 0 or b == 0:
+            return Fraction(0)
+        if (a, b) not in memo:
+            after_ann_hit = Fraction(0) if b == 1 else p * (1 + hurt(a - 1, b - 1)) + (1 - p) * hurt(a, b - 1)
+            moves = p * after_ann_hit + (1 - p) * p * (1 + hurt(a - 1, b))
+            memo[(a, b)] = moves / (1 - (1 - p) * (1 - p))
+        return memo[(a, b)]
+
+    return hurt(hp_ann, hp_bo)
+
+
+@pytest.mark.parametrize("hp", [(1, 1), (2, 3), (3, 2)])
+def test_the_expected_value_of_an_item_at_the_end_is_exact(hp: tuple[int, int]) -> None:
+    odds = SKIRMISH.scene_odds(
+        "fight", parties={"ann": {"hp": hp[0]}, "bo": {"hp": hp[1]}}, expect=["ann.hurt", "ann.down"]
+    )
+    assert odds.expected is not None
+    assert odds.expected["ann.hurt"] == _hand_hurt(*hp)
+    assert odds.expected["ann.down"] == odds.probability("bo_wins") == 1 - _hand_duel(*hp)  # true as 1
+    with pytest.raises(engine.CampaignError) as caught:
+        SKIRMISH.scene_odds("fight", expect=["ann.hrut"])
+    assert caught.value.diagnostics[0].code == "RC907" and "ann.hurt" in (
+        caught.value.diagnostics[0].hint or ""
+    )
+
+
 def test_a_scene_that_cannot_end_says_so() -> None:
     never = DUEL.replace("{when: bo.down, then: ann_wins}", "{when: bo.hurt > 99, then: ann_wins}").replace(
         "{when: ann.down, then: bo_wins}", "{when: ann.hurt > 99, then: bo_wins}"
     )
-    odds = engine.load(never).scene_odds("fight")
+    odds = engine.load(never).scene_odds("fight", expect=["ann.hurt"])
     assert odds.endings.fractions() == {"never": Fraction(1)}  # down fighters are refused: nothing moves
     assert odds.mean_rounds is None and odds.longer == 1
+    assert odds.expected is None  # no end to average over
 
 
 def test_scene_mistakes_are_diagnostics() -> None:
@@ -161,6 +196,13 @@ def test_the_command_line_prints_the_odds_and_a_played_scene(cli: Any, tmp_path:
     )
     r = cli("scene", "prob", "skirmish.yaml", "fight", "--json", cwd=tmp_path)
     assert r.code == 0 and '"endings"' in r.out
+    hurt = _hand_hurt(2, 2)
+    r = cli("scene", "prob", "skirmish.yaml", "fight", "--expect", "ann.hurt", cwd=tmp_path)
+    assert r.code == 0 and f"ann.hurt  {float(hurt):.4f} = {hurt.numerator}/{hurt.denominator}" in r.out
+    r = cli("scene", "prob", "skirmish.yaml", "fight", "--expect", "ann.hurt", "--json", cwd=tmp_path)
+    assert json.loads(r.out)["expected"] == {"ann.hurt": f"{hurt.numerator}/{hurt.denominator}"}
+    r = cli("scene", "prob", "skirmish.yaml", "fight", "--expect", "ann.hp2", cwd=tmp_path)
+    assert r.code == 1 and "RC907" in r.err and "skirmish.yaml:" in r.err
 
 
 # -- choices: when to use a once-per-fight move ------------------------------------------------------
@@ -325,6 +367,12 @@ def test_the_campaign_scene_command(cli: Any, tmp_path: Any) -> None:
 
     run("new", "tale", "lucky.yaml", "-c", "cy:hp=1", "-c", "di:hp=1")
     assert "ann_wins" in run("scene", "tale", "fight", "--cast", "ann=cy", "--cast", "bo=di", "--odds")
+    odds = run(
+        "scene", "tale", "fight", "--cast", "ann=cy", "--cast", "bo=di", "--odds", "--expect", "ann.hp"
+    )
+    assert "expected at the end:" in odds and "ann.hp  1.0000" in odds  # a parameter stays as it is
+    r = cli("campaign", "--db", db, "scene", "tale", "fight", "--expect", "ann.hp", cwd=tmp_path)
+    assert r.code == 1 and "RC407" in r.err
     printed = run("scene", "tale", "fight", "--cast", "ann=cy", "--cast", "bo=di", "--seed", "1")
     assert "scene fight (ann=cy, bo=di)" in printed
     assert "every state equals the stored one" in run("replay", "tale")

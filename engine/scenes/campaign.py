@@ -4,7 +4,7 @@ kept as one event of its log (with every step's dice, so a replay takes the same
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ..errors import CampaignError, Diagnostic, did_you_mean
 from ..model.scene import Scene
@@ -50,12 +50,17 @@ def cast_of(campaign: Campaign, scene: str, cast: Mapping[str, str] | None) -> t
 
 
 def campaign_odds(
-    campaign: Campaign, scene: str, cast: Mapping[str, str] | None = None, *, policy: str = "always"
+    campaign: Campaign,
+    scene: str,
+    cast: Mapping[str, str] | None = None,
+    *,
+    policy: str = "always",
+    expect: Sequence[str] = (),
 ) -> Odds:
     """The exact odds of a scene played from the campaign's state now (nothing is written)."""
     found, given = cast_of(campaign, scene, cast)
     ctx = RunContext(campaign.limits, policy, campaign.caches)
-    return odds(campaign.model, found, campaign.state(), given, ctx)
+    return odds(campaign.model, found, campaign.state(), given, ctx, tuple(expect))
 
 
 def play_in_campaign(

@@ -16,16 +16,17 @@ from __future__ import annotations
 import json
 import math
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..errors import CampaignError, Diagnostic, LimitError
+from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean
 from ..eval.dist import Dist, fraction_text
 from ..eval.markov import NEVER, solve_components
 from ..model.ruleset import RulesetModel
 from ..model.scene import Scene
+from ..model.values import Multi
 from ..runtime.context import RunContext
 from ..runtime.state import begin
 from ..state.exact import after_action
@@ -51,6 +52,9 @@ class Odds:
     states: int
     choices: Mapping[str, int] = field(default_factory=dict)
     """How many nodes of the chain offered a choice, and in how many the policy took it."""
+    expected: Mapping[str, Fraction] | None = None
+    """The expected value at the end of each name asked for (`PARTY.ITEM`: what is left of a
+    resource, a count of wounds); None when some state never ends, so there is no end to average."""
 
     def probability(self, name: str) -> Fraction:
         return self.endings.probability(name)
@@ -65,6 +69,9 @@ class Odds:
             "mean_rounds": fraction_text(self.mean_rounds) if self.mean_rounds is not None else None,
             "states": self.states,
             "choices": dict(self.choices),
+            "expected": None
+            if self.expected is None
+            else {k: fraction_text(v) for k, v in self.expected.items()},
         }
 
 
@@ -78,10 +85,16 @@ def node_of(state: Any, step: int) -> Node:
 
 
 def odds(
-    model: RulesetModel, scene: Scene, state: Mapping[str, Any], cast: Mapping[str, str], ctx: RunContext
+    model: RulesetModel,
+    scene: Scene,
+    state: Mapping[str, Any],
+    cast: Mapping[str, str],
+    ctx: RunContext,
+    expect: Sequence[str] = (),
 ) -> Odds:
-    """The exact odds of `scene` from `state`, with the parties played by `cast`."""
-    return solve(model, scene, state, cast, ctx)[0]
+    """The exact odds of `scene` from `state`, with the parties played by `cast`; with the expected
+    value at the end of each name in `expect`."""
+    return solve(model, scene, state, cast, ctx, expect)[0]
 
 
 def choice_at(
@@ -98,11 +111,19 @@ def choice_at(
 
 
 def solve(
-    model: RulesetModel, scene: Scene, state: Mapping[str, Any], cast: Mapping[str, str], ctx: RunContext
+    model: RulesetModel,
+    scene: Scene,
+    state: Mapping[str, Any],
+    cast: Mapping[str, str],
+    ctx: RunContext,
+    expect: Sequence[str] = (),
 ) -> tuple[Odds, dict[Node, int]]:
-    """The odds, and at each node that offers a choice whether the policy takes it."""
+    """The odds, and at each node that offers a choice whether the policy takes it. Each name in
+    `expect` rides along the chain as one more column of the ending vectors (an ending state is
+    worth its value there), so its expectation at the end comes out of the same solve."""
     rules = model.state
     assert rules is not None
+    _check_names(scene, scene_view(model, dict(state), cast), expect)
     size = len(scene.round)
     memo = ctx.caches.environments
     seen: dict[str, tuple[dict[str, Any], dict[str, Any], str | None]] = {}
@@ -180,20 +201,64 @@ def solve(
     def score(vector: Mapping[Any, Fraction]) -> Fraction:
         return vector.get(objective, Fraction(0))
 
+    def terminal(node: Node) -> dict[Any, Fraction]:
+        name = ended(node[0])
+        if name is None:
+            return {NEVER: Fraction(1)}
+        vector: dict[Any, Fraction] = {name: Fraction(1)}
+        for asked in expect:
+            vector[(EXPECTED, asked)] = _number(look(node[0])[1][asked])
+        return vector
+
     value, chosen, total = solve_components(
         graph,
-        lambda node: {ended(node[0]) or NEVER: Fraction(1)},
+        terminal,
         score if ctx.policy == "optimal" else None,
         lambda s, t: Fraction(1) if s[1] == 0 else Fraction(0),  # a round begins with its first step
     )
-    endings = Dist.from_fractions({k: v for k, v in value[start].items() if v})
+    at_start = value[start]
+    endings = Dist.from_fractions({k: v for k, v in at_start.items() if v and not isinstance(k, tuple)})
+    expected = (
+        None
+        if NEVER in endings.weights and expect
+        else {asked: at_start.get((EXPECTED, asked), Fraction(0)) for asked in expect}
+    )
     offered = [n for n, options in graph.items() if options is not None and len(options) > 1]
     policy_graph = {n: (None if o is None else [o[chosen.get(n, 0)]]) for n, o in graph.items()}
     rounds, longer = _lengths(start, policy_graph, scene.max_rounds, size)
     mean = total[start] if NEVER not in endings.weights else None
     taken = {"offered": len(offered), "taken": sum(1 for n in offered if chosen.get(n, 0) == 1)}
-    odds = Odds(scene.name, ctx.policy, endings, rounds, longer, mean, len(graph), taken)
+    odds = Odds(scene.name, ctx.policy, endings, rounds, longer, mean, len(graph), taken, expected)
     return odds, {n: chosen.get(n, 0) for n in offered}
+
+
+EXPECTED = "expected"
+"""Tags the columns of an ending vector that carry a name's value rather than an ending's chance."""
+
+
+def _number(value: Any) -> Fraction:
+    """A value as a number to average: a count, a whole or exact number, true as 1, a tally as
+    how many it holds."""
+    if isinstance(value, Multi):
+        return Fraction(len(value))
+    return Fraction(value)
+
+
+def _check_names(scene: Scene, view: Mapping[str, Any], expect: Sequence[str]) -> None:
+    """Each name to average must be one the scene's expressions can read, and hold a number."""
+    numbers = [n for n, v in view.items() if isinstance(v, (int, Fraction, Multi))]
+    for asked in expect:
+        if asked not in numbers:
+            raise CampaignError(
+                [
+                    Diagnostic(
+                        "RC907",
+                        f"scene '{scene.name}' has no number '{asked}' to average at the end",
+                        scene.span,
+                        did_you_mean(asked, numbers) or "name a PARTY.ITEM that holds a number or a tally",
+                    )
+                ]
+            )
 
 
 def _lengths(

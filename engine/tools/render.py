@@ -352,6 +352,14 @@ def scene_odds_text(odds: Odds, title: str) -> str:
     rest = sum((p for _, p in shown[12:]), Fraction(0)) + odds.longer
     if rest:
         lines.append(f"    {'more'.rjust(4)}  {float(rest) * 100:6.2f}%")
+    if odds.expected is not None and odds.expected:
+        lines.append("  expected at the end:")
+        named = max(len(n) for n in odds.expected)
+        for name, v in odds.expected.items():
+            exact = f" = {fraction(v)}" if v.denominator != 1 and len(fraction(v)) <= 24 else ""
+            lines.append(f"    {name.ljust(named)}  {float(v):.4f}{exact}")
+    elif odds.expected is None:
+        lines.append("  expected at the end: none, since some states never end")
     lines.append(f"  ({odds.states} states, policy {odds.policy})")
     return "\n".join(lines)
 
