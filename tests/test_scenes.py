@@ -180,6 +180,10 @@ def test_scene_mistakes_are_diagnostics() -> None:
         with pytest.raises(engine.CompileError) as compiled:
             engine.load(broken)
         assert compiled.value.diagnostics[0].code == code, broken
+    # an action that does not compile is reported once, not again as unknown in the scene
+    with pytest.raises(engine.CompileError) as compiled:
+        engine.load(DUEL.replace("when: \"outcome == 'hit'\"", "when: \"outcome == 'hti'\""))
+    assert [d.code for d in compiled.value.diagnostics] == ["RC305"]
 
 
 def test_the_command_line_prints_the_odds_and_a_played_scene(cli: Any, tmp_path: Any) -> None:
@@ -404,3 +408,86 @@ def test_the_odds_over_two_parameters_as_a_table_and_a_heat_map(cli: Any, tmp_pa
     assert (tmp_path / "grid.png").read_bytes()[:4] == b"\x89PNG"
     r = cli("scene", "prob", "lucky.yaml", "fight", "--plot", "scene.svg", cwd=tmp_path)
     assert r.code == 0 and (tmp_path / "scene.svg").read_text().lstrip().startswith("<?xml")
+
+
+# -- a contest between three parties, by total ----------------------------------------------------
+
+RACE = """\
+rulecraft: 1
+name: race
+checks:
+  dash:
+    roll: {d: {die: 6}}
+    outcomes: [run]
+    outcome: "'run'"
+    outputs: {rolled: d}
+state:
+  each:
+    pace: {counter: 0, min: 0, max: 6}
+    legs: {counter: 0, min: 0}
+actions:
+  dash:
+    by: character
+    roll: {check: dash}
+    effects:
+      - set: {pace: rolled}
+  judge:
+    by: character
+    others: [second, third]
+    effects:
+      - {add: {legs: 1}, when: "pace > second.pace and pace > third.pace"}
+      - {add: {legs: 1}, of: second, when: "second.pace > pace and second.pace > third.pace"}
+      - {add: {legs: 1}, of: third, when: "third.pace > pace and third.pace > second.pace"}
+      - set: {pace: 0}
+      - {set: {pace: 0}, of: second}
+      - {set: {pace: 0}, of: third}
+scenes:
+  race:
+    title: Three runners; each leg is won by the one highest total, two legs win
+    parties: [ann, bo, cy]
+    round:
+      - {act: dash, by: ann}
+      - {act: dash, by: bo}
+      - {act: dash, by: cy}
+      - {act: judge, by: ann, others: {second: bo, third: cy}}
+    ends:
+      - {when: ann.legs >= 2, then: ann_wins}
+      - {when: bo.legs >= 2, then: bo_wins}
+      - {when: cy.legs >= 2, then: cy_wins}
+"""
+
+
+def _hand_race(legs: int) -> dict[str, Fraction]:
+    """Each leg, three d6: the one strictly highest wins it; a tie at the top is a leg nobody wins,
+    which leaves the race as it was (a geometric series). First to `legs` legs wins."""
+    won = Counter(
+        "abc"[[a, b, c].index(max(a, b, c))] if [a, b, c].count(max(a, b, c)) == 1 else "-"
+        for a in range(1, 7)
+        for b in range(1, 7)
+        for c in range(1, 7)
+    )
+    p = {k: Fraction(v, 216) for k, v in won.items()}
+    memo: dict[tuple[int, int, int], dict[str, Fraction]] = {}
+
+    def race(a: int, b: int, c: int) -> dict[str, Fraction]:
+        for name, n in (("ann_wins", a), ("bo_wins", b), ("cy_wins", c)):
+            if n >= legs:
+                return {name: Fraction(1)}
+        if (a, b, c) not in memo:
+            out: Counter[str] = Counter()
+            for who, nxt in (("a", (a + 1, b, c)), ("b", (a, b + 1, c)), ("c", (a, b, c + 1))):
+                for k, v in race(*nxt).items():
+                    out[k] += p[who] * v / (1 - p["-"])
+            memo[(a, b, c)] = dict(out)
+        return memo[(a, b, c)]
+
+    return race(0, 0, 0)
+
+
+def test_a_contest_between_three_parties_by_total_is_exact() -> None:
+    odds = engine.load(RACE).scene_odds("race", expect=["ann.legs"])
+    hand = _hand_race(2)
+    assert odds.endings.fractions() == hand
+    assert hand["ann_wins"] == hand["bo_wins"] == hand["cy_wins"] == Fraction(1, 3)  # a fair race
+    assert odds.mean_rounds is not None and odds.expected is not None
+    assert 0 < odds.expected["ann.legs"] < 2

@@ -17,6 +17,11 @@ class Problem(Exception):
         self.diag = diag
 
 
+class Reported(Exception):
+    """A statement that rests on one whose problem is already recorded: skipped without a second
+    message, so that one mistake is not also reported as an unknown name further down."""
+
+
 def problem(code: str, message: str, span: Span | None, hint: str | None = None) -> Problem:
     """Raised as `raise problem(...)`, so the raise stays visible where the problem is found."""
     return Problem(Diagnostic(code, message, span, hint))
@@ -29,5 +34,7 @@ def statement(diags: list[Diagnostic]) -> Iterator[None]:
         yield
     except Problem as p:
         diags.append(p.diag)
+    except Reported:
+        pass
     except RulecraftError as e:
         diags.extend(e.diagnostics)

@@ -31,7 +31,7 @@ from ..model.state import (
     Tally,
 )
 from ..syntax.document import PathKey
-from .problems import problem, statement
+from .problems import Reported, problem, statement
 
 if TYPE_CHECKING:
     from .structure import Structure
@@ -305,6 +305,8 @@ class StateCompiler:
                 continue
             act_name = str(raw["act"])
             act = actions.get(act_name)
+            if act is None and act_name in self.action_spec:
+                raise Reported  # the action itself did not compile, and says why
             if act is None:
                 raise problem(
                     "RC312",
