@@ -19,7 +19,7 @@ import engine
 from engine.syntax.positions import SourceFile
 from engine.tools.examples import run_examples
 
-DOCS = ("docs/language.md", "docs/tutorial.md")
+DOCS = ("docs/language.md", "docs/tutorial.md", "docs/scenes.md")
 
 _FENCE = re.compile(r"^(?P<indent>\s*)(?P<ticks>`{3,}|~{3,})(?P<info>.*)$")
 
@@ -74,6 +74,7 @@ def test_the_docs_show_rulesets():
     per_file = {f: sum(b.file == f for b in BLOCKS) for f in DOCS}
     assert per_file["docs/language.md"] >= 5, per_file
     assert per_file["docs/tutorial.md"] >= 3, per_file
+    assert per_file["docs/scenes.md"] >= 1, per_file
 
 
 def test_fragments_are_tagged_and_nothing_else_is_yaml():
