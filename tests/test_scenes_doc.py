@@ -106,7 +106,11 @@ def test_the_yaml_fragments_are_copied_from_castle_yaml() -> None:
     assert len(fragments) >= 8, len(fragments)  # the scene, its endings, the six actions, the items
     for fragment in fragments:
         assert fragment in castle, "not a verbatim excerpt of castle.yaml:\n" + fragment
-    scene = castle[castle.index("\nscenes:\n") + 1 :].rstrip("\n") + "\n"
+    after = castle[castle.index("\nscenes:\n") + 1 :].splitlines(keepends=True)
+    ends = next(  # the duel runs up to the next scene, or to the end of the file
+        (i for i, line in enumerate(after) if i > 1 and re.match(r"  \S", line)), len(after)
+    )
+    scene = "".join(after[:ends]).rstrip("\n") + "\n"
     assert scene in fragments, "the walkthrough quotes the whole duel scene"
     for action in (
         "duel_exchange",
