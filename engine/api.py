@@ -22,9 +22,9 @@ from .model.scene import Scene
 from .runtime.cache import Caches
 from .runtime.context import RunContext
 from .runtime.inputs import bind_inputs
-from .runtime.limits import DEFAULT_LIMITS, Limits
+from .runtime.limits import DEFAULT_LIMITS, Limits, enforce
 from .scenes.odds import Odds, odds
-from .scenes.play import Played, cast_state, play
+from .scenes.play import Played, Sampled, cast_state, play, play_many
 from .state.campaign import Campaign
 from .state.records import Store
 from .syntax.document import Document, read_source
@@ -154,6 +154,28 @@ class Ruleset:
         state, cast = cast_state(self.model, found, params, parties)
         ctx = RunContext(self.limits, policy, self.caches, rng if rng is not None else random.Random())
         return play(self.model, found, state, cast, ctx)
+
+    def sample_scenes(
+        self,
+        scene: str,
+        times: int,
+        /,
+        rng: random.Random | None = None,
+        *,
+        params: Mapping[str, Any] | None = None,
+        parties: Mapping[str, Mapping[str, Any]] | None = None,
+        policy: str = "always",
+    ) -> Sampled:
+        """`times` whole scenes played one after another with `rng`, without their traces: how
+        many ended each way and in which round (what `scene_odds` gives exactly)."""
+        found = self.scene(scene)
+        if isinstance(times, bool) or not isinstance(times, int) or times < 1:
+            message = f"the number of scenes must be a whole number, at least 1, got {times!r}"
+            raise InputError([Diagnostic("RC404", message, found.span)])
+        enforce("the number of scenes", times, self.limits.max_scenes, found.span)
+        state, cast = cast_state(self.model, found, params, parties)
+        ctx = RunContext(self.limits, policy, self.caches, rng if rng is not None else random.Random())
+        return play_many(self.model, found, state, cast, ctx, times)
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name!r}: {', '.join(self.checks)}>"

@@ -37,6 +37,7 @@ from .tools.render import (
     played_text,
     result_text,
     ruleset_text,
+    sampled_text,
     scene_odds_text,
     state_distribution_text,
     store_path,
@@ -209,6 +210,12 @@ def _scene_parser(sub: Any) -> None:
         q.add_argument("--json", action="store_true", help="print JSON")
         if name == "roll":
             q.add_argument("--seed", type=int, help="seed for a replayable scene")
+            q.add_argument(
+                "--times",
+                type=int,
+                metavar="N",
+                help="play N scenes and count their endings and lengths (no trace)",
+            )
         else:
             q.add_argument(
                 "--plot",
@@ -1062,6 +1069,22 @@ def _scene_grid(
 def _scene_roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     rs = _ruleset(args.ruleset)
     parties = _parties(args)
+    if args.times is not None:
+        sampled = rs.sample_scenes(
+            args.scene,
+            args.times,
+            random.Random(args.seed),
+            params=_pairs(args.param, "param"),
+            parties=parties,
+            policy=args.policy,
+        )
+        if args.json:
+            _dump({**sampled.as_json(), "ruleset": rs.name, "seed": args.seed}, out)
+            return 0
+        seed = f"; seed {args.seed}" if args.seed is not None else ""
+        title = _scene_title(rs, args, parties) + f"  ({args.times} scenes{seed})"
+        out.write(sampled_text(sampled, title) + "\n")
+        return 0
     played = rs.play_scene(
         args.scene,
         random.Random(args.seed),

@@ -7,6 +7,7 @@ import copy
 import random
 from typing import Any
 
+import pytest
 from _repo import REPO_ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -144,3 +145,26 @@ def test_cut_and_shuffled_lines_never_crash(name: str, data: st.DataObject) -> N
         engine.load_source(SourceFile(f"{name}.yaml", "\n".join(lines)))
     except engine.RulecraftError as exc:
         assert exc.diagnostics
+
+
+def test_a_value_table_whose_nested_rows_all_fail_is_reported_not_crashed() -> None:
+    """Found by the fuzz above: a nested case whose every row fails left an empty `if` in the
+    generated code (IndentationError); the rows' own problems are the report."""
+    text = """\
+rulecraft: 1
+name: nested
+tables:
+  pick:
+    params: [level, face]
+    cases:
+      1: {2: nowhere}
+      else: {else: 0}
+checks:
+  c:
+    roll: {d: {die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if pick(1, d) > 0 else 'lo'"
+"""
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load_source(SourceFile("nested.yaml", text))
+    assert [d.code for d in caught.value.diagnostics] == ["RC301"]

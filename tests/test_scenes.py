@@ -119,6 +119,49 @@ def test_a_played_scene_is_traced_and_replayable() -> None:
     assert a.trace[-1]["round"] == a.rounds
 
 
+def test_many_scenes_at_once_count_what_one_at_a_time_plays() -> None:
+    """`sample_scenes` plays the same scenes, from the same random source, as `play_scene` one
+    at a time; what it keeps between scenes (each state's steps and the state after each roll) only
+    saves work. A fresh ruleset, which has kept nothing yet, plays the very same traces."""
+    n = 300
+    one_by_one = random.Random(11)
+    played = [SKIRMISH.play_scene("fight", one_by_one) for _ in range(n)]
+    sampled = SKIRMISH.sample_scenes("fight", n, random.Random(11))
+    assert sampled.endings == {
+        "ann_wins": sum(p.ending == "ann_wins" for p in played),
+        "bo_wins": sum(p.ending == "bo_wins" for p in played),
+    }
+    assert sampled.rounds == dict(sorted(Counter(p.rounds for p in played).items()))
+    fresh = engine.load(DUEL)
+    again = random.Random(11)
+    assert [fresh.play_scene("fight", again) for _ in range(20)] == played[:20]
+
+
+def test_many_scenes_agree_with_the_exact_odds() -> None:
+    odds = SKIRMISH.scene_odds("fight", parties={"ann": {"hp": 2}, "bo": {"hp": 3}})
+    n = 20_000
+    sampled = SKIRMISH.sample_scenes(
+        "fight", n, random.Random(2), parties={"ann": {"hp": 2}, "bo": {"hp": 3}}
+    )
+    p = float(odds.probability("ann_wins"))
+    assert abs(sampled.share("ann_wins") - p) < 5 * sampled.standard_error("ann_wins")
+    mean = float(odds.mean_rounds or 0)
+    spread = sqrt(sum((r - mean) ** 2 * c for r, c in sampled.rounds.items()) / n)
+    assert abs(sampled.mean_rounds() - mean) < 5 * spread / sqrt(n)
+    assert sampled.as_json()["endings"] == sampled.endings
+
+
+def test_many_scenes_are_bounded() -> None:
+    for times, code in ((0, "RC404"), (True, "RC404"), (2.5, "RC404")):
+        with pytest.raises(engine.InputError) as caught:
+            SKIRMISH.sample_scenes("fight", times)  # type: ignore[arg-type]
+        assert caught.value.diagnostics[0].code == code
+    small = engine.load(DUEL, limits=engine.Limits(max_scenes=10))
+    with pytest.raises(engine.LimitError) as limited:
+        small.sample_scenes("fight", 11)
+    assert limited.value.diagnostics[0].code == "RC503"
+
+
 def _hand_hurt(hp_ann: int, hp_bo: int) -> Fraction:
     """E[the hits Ann has taken when the fight ends], by hand: the same rounds as `_hand_duel`,
     each blow on Ann counted once, a round of two misses summed as a geometric series."""
@@ -200,6 +243,9 @@ def test_the_command_line_prints_the_odds_and_a_played_scene(cli: Any, tmp_path:
     )
     r = cli("scene", "prob", "skirmish.yaml", "fight", "--json", cwd=tmp_path)
     assert r.code == 0 and '"endings"' in r.out
+    r = cli("scene", "roll", "skirmish.yaml", "fight", "--times", "500", "--seed", "1", cwd=tmp_path)
+    wins = SKIRMISH.sample_scenes("fight", 500, random.Random(1)).endings["ann_wins"]
+    assert r.code == 0 and f"ann_wins  {wins:3d}" in r.out and "(500 scenes, policy always" in r.out
     hurt = _hand_hurt(2, 2)
     r = cli("scene", "prob", "skirmish.yaml", "fight", "--expect", "ann.hurt", cwd=tmp_path)
     assert r.code == 0 and f"ann.hurt  {float(hurt):.4f} = {hurt.numerator}/{hurt.denominator}" in r.out

@@ -511,7 +511,7 @@ class Expressions:
                     default = result
                 else:
                     lines.append(f"if {self._pattern(key, here, pname, ptype)}:")
-                    lines += ["    " + line for line in result]
+                    lines += ["    " + line for line in result] or ["    pass"]  # rows that failed
         if default is not None:
             lines += default
         return lines

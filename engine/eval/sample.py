@@ -81,8 +81,7 @@ class _Source:
     def chits(self, r: Draw, n: int) -> list[Symbol]:
         queue = self.forced.get(r.name)
         if queue is None:
-            bag = [s for s, k in r.bag.contents() for _ in range(k)]
-            out = list(self.rng.sample(bag, n))
+            out = list(self.rng.sample(r.bag.population, n))
         else:
             left = {s.name: k for s, k in r.bag.contents()}
             out = []

@@ -74,6 +74,12 @@ class Bag:
     def contents(self) -> tuple[tuple[Symbol, int], ...]:
         return tuple((s, n * self.sets) for s, n in self.chits)
 
+    @cached_property
+    def population(self) -> tuple[Symbol, ...]:
+        """Every chit in the bag, one entry each, in the scale's order: what a draw samples from
+        (made once, not on every draw)."""
+        return tuple(s for s, k in self.contents() for _ in range(k))
+
     @property
     def size(self) -> int:
         return sum(n for _, n in self.chits) * self.sets

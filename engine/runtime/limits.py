@@ -22,6 +22,8 @@ class Limits:
     """States the exact evaluator may enumerate for one distribution."""
     max_rerolls: int = 1000
     """Dice one sampled reroll procedure may reroll or add (pools with a `cap` stop earlier)."""
+    max_scenes: int = 1_000_000
+    """Scenes one request may play at once (`Ruleset.sample_scenes`, `scene roll --times`)."""
 
 
 def enforce(what: str, value: int, limit: int, span: Span | None) -> None:

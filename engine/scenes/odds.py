@@ -30,7 +30,7 @@ from ..model.values import Multi
 from ..runtime.context import RunContext
 from ..runtime.state import begin
 from ..state.exact import after_action
-from .play import ending, scene_view, step_call, takes_place
+from .play import ending, scene_view, state_key, step_call, takes_place
 
 Node = tuple[str, int]
 """(the state as canonical JSON, the index of the step about to be taken)."""
@@ -75,15 +75,6 @@ class Odds:
         }
 
 
-def _key(state: Any) -> str:
-    return json.dumps(state, sort_keys=True)
-
-
-def node_of(state: Any, step: int) -> Node:
-    """The chain's node for a state about to take step `step`."""
-    return (_key(state), step)
-
-
 def odds(
     model: RulesetModel,
     scene: Scene,
@@ -102,7 +93,7 @@ def choice_at(
 ) -> Mapping[Node, int]:
     """Where the optimal policy takes the choice a step offers: node → 1 (take) or 0 (decline);
     solved once per scene, start and policy, and kept in the ruleset's cache."""
-    key = ("scene", scene.name, _key(state), tuple(sorted(cast.items())), ctx.policy, ctx.limits)
+    key = ("scene", scene.name, state_key(state), tuple(sorted(cast.items())), ctx.policy, ctx.limits)
     found: Mapping[Node, int] | None = ctx.caches.evaluators.get(key)
     if found is None:
         found = solve(model, scene, state, cast, ctx)[1]
@@ -150,7 +141,7 @@ def solve(
         step, nxt = scene.round[i], (i + 1) % size
         if step.period:
             taken = takes_place(step, view)
-            moved = _key(begin(rules, here, step.period, memo)[0]) if taken else key
+            moved = state_key(begin(rules, here, step.period, memo)[0]) if taken else key
             return [Dist.certain((moved, nxt))]
         options = []
         for offer in (False, True) if step.may else (False,):
@@ -174,7 +165,7 @@ def solve(
             return options[1:2]
         return options
 
-    start: Node = (_key(state), 0)
+    start: Node = (state_key(state), 0)
     graph: dict[Node, list[Dist] | None] = {}
     todo = deque([start])
     while todo:

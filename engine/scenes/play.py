@@ -7,20 +7,23 @@ step the endings are checked in order; the first that holds ends the scene there
 
 from __future__ import annotations
 
+import json
+import math
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, did_you_mean
+from ..eval.sample import sample
 from ..model.ruleset import RulesetModel
 from ..model.scene import Scene, SceneStep
 from ..model.values import to_json
 from ..runtime.cache import BoundedCache
 from ..runtime.context import RunContext
 from ..runtime.inputs import bind
-from ..runtime.state import State, begin, bind_params, environment, join, new_state
-from ..state.campaign import take
+from ..runtime.state import State, apply, begin, bind_params, environment, join, new_state
+from ..state.campaign import prepare
 
 
 def cast_state(
@@ -119,61 +122,166 @@ class Played:
         }
 
 
-def play(model: RulesetModel, scene: Scene, state: State, cast: Mapping[str, str], ctx: RunContext) -> Played:
+class Steps:
+    """What a scene's steps give that does not depend on the dice, kept by state (as canonical
+    JSON) so that a scene played many times works it out once: each state's view and ending, each
+    step's action, inputs and check (or its refusal), and the state after each roll's values. The
+    dice are still rolled every time, so a seeded scene plays exactly as without it. Each part is
+    cleared when it grows past `limit` entries."""
+
+    def __init__(self, limit: int = 20_000) -> None:
+        self.limit = limit
+        self.looks: dict[str, tuple[dict[str, Any], str | None]] = {}
+        self.calls: dict[tuple[str, int, bool], Any] = {}
+        self.afters: dict[Any, tuple[State, str, list[dict[str, Any]]]] = {}
+
+    def keep(self, part: dict[Any, Any], key: Any, value: Any) -> None:
+        if len(part) >= self.limit:
+            part.clear()
+        part[key] = value
+
+
+def steps_of(scene: Scene, cast: Mapping[str, str], ctx: RunContext) -> Steps:
+    """The ruleset's `Steps` for this scene and cast (one per pair, in the ruleset's caches)."""
+    key = ("scene steps", scene.name, tuple(sorted(cast.items())), ctx.policy)
+    found: Steps | None = ctx.caches.evaluators.get(key)
+    if found is None:
+        found = Steps()
+        ctx.caches.evaluators.put(key, found)
+    return found
+
+
+def state_key(state: Mapping[str, Any]) -> str:
+    """A state as canonical JSON: equal states, equal keys."""
+    return json.dumps(state, sort_keys=True)
+
+
+def play(
+    model: RulesetModel,
+    scene: Scene,
+    state: State,
+    cast: Mapping[str, str],
+    ctx: RunContext,
+    trace: bool = True,
+) -> Played:
     """One whole scene, sampled with `ctx`'s random source; a choice a step offers is taken as the
-    policy says (`optimal`: as the exact solution of the whole scene says)."""
-    from .odds import choice_at, node_of  # the exact solution the optimal policy follows
+    policy says (`optimal`: as the exact solution of the whole scene says). Without `trace` the
+    steps are not recorded (many scenes at once)."""
+    from .odds import choice_at  # the exact solution the optimal policy follows
 
     rules = model.state
     assert rules is not None
     rng = ctx.rng or random.Random()
     roll_ctx = ctx._replace(rng=rng)
     optimal = choice_at(model, scene, state, cast, ctx) if ctx.policy == "optimal" and _offers(scene) else {}
-    trace: list[dict[str, Any]] = []
+    steps = steps_of(scene, cast, ctx)
     memo = ctx.caches.environments
-    view = scene_view(model, state, cast, memo)  # seen anew after every change
-    already = ending(scene, view)
+    log: list[dict[str, Any]] = []
+    key = state_key(state)
+
+    def look(key: str, state: State) -> tuple[dict[str, Any], str | None]:
+        found = steps.looks.get(key)
+        if found is None:
+            view = scene_view(model, state, cast, memo)
+            found = (view, ending(scene, view))
+            steps.keep(steps.looks, key, found)
+        return found
+
+    def done(ending: str, rounds: int) -> Played:
+        return Played(scene.name, ending, rounds, tuple(log), json.loads(key))
+
+    already = look(key, state)[1]
     if already is not None:  # over before it begins, as the exact odds say
-        return Played(scene.name, already, 0, (), state)
+        return done(already, 0)
     for rnd in range(1, scene.max_rounds + 1):
         for index, step in enumerate(scene.round):
             if step.period:
-                if takes_place(step, view):
-                    state, done = begin(rules, state, step.period, memo)
-                    view = scene_view(model, state, cast, memo)
-                    trace.append({"round": rnd, "begin": step.period, "effects": done})
-                    end = ending(scene, view)
+                if takes_place(step, look(key, state)[0]):
+                    state, changes = begin(rules, state, step.period, memo)
+                    key = state_key(state)
+                    if trace:
+                        log.append({"round": rnd, "begin": step.period, "effects": changes})
+                    end = look(key, state)[1]
                     if end is not None:
-                        return Played(scene.name, end, rnd, tuple(trace), state)
+                        return done(end, rnd)
                 continue
-            offer = bool(step.may) and (ctx.policy == "always" or optimal.get(node_of(state, index), 0) == 1)
-            taken = _take(model, step, state, view, cast, offer, roll_ctx)
+            offer = bool(step.may) and (ctx.policy == "always" or optimal.get((key, index), 0) == 1)
+            taken = _take(model, steps, look, step, index, key, state, cast, offer, roll_ctx)
             if isinstance(taken, str) and offer:  # the choice is not there in this state
                 offer = False
-                taken = _take(model, step, state, view, cast, offer, roll_ctx)
+                taken = _take(model, steps, look, step, index, key, state, cast, offer, roll_ctx)
             if taken is None:
                 continue
             if isinstance(taken, str):  # refused: the step changes nothing (a declined choice too)
-                refused: dict[str, Any] = {
-                    "round": rnd,
-                    "action": step.action,
-                    "by": cast.get(step.party),
-                    "refused": taken,
-                }
-                if step.may:
-                    refused["choice"] = {"taken": False, "policy": ctx.policy}
-                trace.append(refused)
+                if trace:
+                    refused: dict[str, Any] = {
+                        "round": rnd,
+                        "action": step.action,
+                        "by": cast.get(step.party),
+                        "refused": taken,
+                    }
+                    if step.may:
+                        refused["choice"] = {"taken": False, "policy": ctx.policy}
+                    log.append(refused)
                 continue
-            state, entry = taken
-            view = scene_view(model, state, cast, memo)
-            entry["round"] = rnd
-            if step.may:
-                entry["choice"] = {"taken": offer, "policy": ctx.policy}
-            trace.append(entry)
-            end = ending(scene, view)
+            state, key, entry = taken
+            if trace:
+                entry["round"] = rnd
+                if step.may:
+                    entry["choice"] = {"taken": offer, "policy": ctx.policy}
+                log.append(entry)
+            end = look(key, state)[1]
             if end is not None:
-                return Played(scene.name, end, rnd, tuple(trace), state)
-    return Played(scene.name, "unfinished", scene.max_rounds, tuple(trace), state)
+                return done(end, rnd)
+    return done("unfinished", scene.max_rounds)
+
+
+@dataclass(frozen=True)
+class Sampled:
+    """Many scenes played at once: how many ended each way and in which round."""
+
+    scene: str
+    policy: str
+    scenes: int
+    endings: Mapping[str, int]
+    rounds: Mapping[int, int]
+
+    def share(self, ending: str) -> float:
+        """The fraction of the scenes that ended so."""
+        return self.endings.get(ending, 0) / self.scenes
+
+    def standard_error(self, ending: str) -> float:
+        """The standard error of `share(ending)`, √(p(1−p)/n)."""
+        p = self.share(ending)
+        return math.sqrt(p * (1 - p) / self.scenes)
+
+    def mean_rounds(self) -> float:
+        return sum(r * n for r, n in self.rounds.items()) / self.scenes
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "scene": self.scene,
+            "policy": self.policy,
+            "scenes": self.scenes,
+            "endings": dict(self.endings),
+            "rounds": {str(r): n for r, n in sorted(self.rounds.items())},
+        }
+
+
+def play_many(
+    model: RulesetModel, scene: Scene, state: State, cast: Mapping[str, str], ctx: RunContext, times: int
+) -> Sampled:
+    """`times` scenes from the same start, one after another from `ctx`'s random source, without
+    their traces: the counts of each ending and of each length."""
+    endings: dict[str, int] = {end.name: 0 for end in scene.ends}
+    rounds: dict[int, int] = {}
+    rng = ctx.rng or random.Random()
+    ctx = ctx._replace(rng=rng)
+    for _ in range(times):
+        played = play(model, scene, state, cast, ctx, trace=False)
+        endings[played.ending] = endings.get(played.ending, 0) + 1
+        rounds[played.rounds] = rounds.get(played.rounds, 0) + 1
+    return Sampled(scene.name, ctx.policy, times, endings, dict(sorted(rounds.items())))
 
 
 def _offers(scene: Scene) -> bool:
@@ -182,33 +290,71 @@ def _offers(scene: Scene) -> bool:
 
 def _take(
     model: RulesetModel,
+    steps: Steps,
+    look: Callable[[str, State], tuple[dict[str, Any], str | None]],
     step: SceneStep,
+    index: int,
+    key: str,
     state: State,
-    view: Mapping[str, Any],
     cast: Mapping[str, str],
     offer: bool,
     ctx: RunContext,
-) -> tuple[State, dict[str, Any]] | str | None:
-    """The state after the step and its trace entry; the refusal's message; or None when the
-    step does not take place."""
-    call = step_call(model, step, view, cast, offer)
-    if call is None:
-        return None
-    act, who, bound, roles = call
-    try:
-        new, done, result = take(model, act, state, who, bound, ctx, roles)
-    except CampaignError as exc:
-        if exc.diagnostics[0].code != "RC905":
-            raise
-        return exc.diagnostics[0].message
+) -> tuple[State, str, dict[str, Any]] | str | None:
+    """The state after the step, its key and its trace entry; the refusal's message; or None when
+    the step does not take place. Only the dice are rolled anew; the rest is kept in `steps`."""
+    rules = model.state
+    assert rules is not None
+    at = (key, index, offer)
+    call = steps.calls.get(at, _UNSEEN)
+    if call is _UNSEEN:
+        call = step_call(model, step, look(key, state)[0], cast, offer)
+        if call is not None:
+            act, who, bound, roles = call
+            try:
+                roll = prepare(model, act, state, who, bound, ctx, roles)
+            except CampaignError as exc:
+                if exc.diagnostics[0].code != "RC905":
+                    raise
+                call = exc.diagnostics[0].message
+            else:
+                call = (act, who, bound, roles, roll, {k: to_json(v) for k, v in bound.items()})
+        steps.keep(steps.calls, at, call)
+    if call is None or isinstance(call, str):
+        return call
+    act, who, bound, roles, roll, shown = call
+    result = sample(roll[0], roll[1], ctx) if roll is not None else None
+    rolled = {**result.values, "outcome": result.outcome} if result is not None else None
+    after_key = (at, _frozen(rolled))
+    after = steps.afters.get(after_key) if after_key[1] is not None else None
+    if after is None:
+        new, changes = apply(rules, act, state, who, bound, rolled, roles, ctx.caches.environments)
+        after = (new, state_key(new), changes)
+        if after_key[1] is not None:
+            steps.keep(steps.afters, after_key, after)
+    new, new_key, changes = after
     entry: dict[str, Any] = {
         "action": act.name,
         "by": who,
-        "others": roles,
-        "inputs": {k: to_json(v) for k, v in bound.items()},
-        "effects": done,
+        "others": dict(roles),
+        "inputs": dict(shown),
+        "effects": [dict(c) for c in changes],
     }
     if result is not None:
         entry["outcome"] = result.outcome.name
         entry["dice"] = result.forced()
-    return new, entry
+    return new, new_key, entry
+
+
+_UNSEEN = object()
+
+
+def _frozen(rolled: Mapping[str, Any] | None) -> Any:
+    """A roll's values as a key (None: they cannot be one, so the state after is not kept)."""
+    if rolled is None:
+        return ()
+    key = tuple(sorted(rolled.items()))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key

@@ -20,7 +20,7 @@ from ..errors import CampaignError, Diagnostic, did_you_mean
 from ..eval.dist import Dist
 from ..eval.sample import sample
 from ..eval.trace import Result
-from ..model.ruleset import RulesetModel
+from ..model.ruleset import Check, RulesetModel
 from ..model.state import Action, StateModel
 from ..model.values import to_json
 from ..runtime.cache import Caches
@@ -526,17 +526,35 @@ def take(
     rules = model.state
     assert rules is not None
     memo = ctx.caches.environments
-    refusal(rules, act, state, who, bound, roles, memo)
-    rolled: dict[str, Any] | None = None
-    result = None
-    if act.roll is not None:
-        check = model.checks[act.roll.check]
-        env = {**environment(rules, state, who, roles, memo), **bound}
-        given = {name: expr.run(dict(env)) for name, expr in act.roll.inputs}
-        result = sample(check, bind_inputs(check, given), ctx)
-        rolled = {**result.values, "outcome": result.outcome}
+    roll = prepare(model, act, state, who, bound, ctx, roles)
+    result = sample(roll[0], roll[1], ctx) if roll is not None else None
+    rolled = {**result.values, "outcome": result.outcome} if result is not None else None
     new, done = apply(rules, act, state, who, bound, rolled, roles, memo)
     return new, done, result
+
+
+def prepare(
+    model: RulesetModel,
+    act: Action,
+    state: State,
+    who: str | None,
+    bound: Mapping[str, Any],
+    ctx: RunContext,
+    roles: Mapping[str, str] | None = None,
+) -> tuple[Check, dict[str, Any]] | None:
+    """An action's preconditions (`CampaignError` RC905 when one fails), then the check it rolls
+    with its bound inputs; None when it rolls nothing. What comes before the dice, so that a scene
+    played many times can keep it per state."""
+    rules = model.state
+    assert rules is not None
+    memo = ctx.caches.environments
+    refusal(rules, act, state, who, bound, roles, memo)
+    if act.roll is None:
+        return None
+    check = model.checks[act.roll.check]
+    env = {**environment(rules, state, who, roles, memo), **bound}
+    given = {name: expr.run(dict(env)) for name, expr in act.roll.inputs}
+    return check, bind_inputs(check, given)
 
 
 def _undoable(events: list[Event]) -> Event | None:

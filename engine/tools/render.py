@@ -20,7 +20,7 @@ from ..model.state import Derived, Item, StateModel, Tally
 from ..model.values import faces_text, show
 from ..runtime.inputs import describe
 from ..scenes.odds import Odds
-from ..scenes.play import Played
+from ..scenes.play import Played, Sampled
 from ..state.records import Event
 
 
@@ -361,6 +361,21 @@ def scene_odds_text(odds: Odds, title: str) -> str:
     elif odds.expected is None:
         lines.append("  expected at the end: none, since some states never end")
     lines.append(f"  ({odds.states} states, policy {odds.policy})")
+    return "\n".join(lines)
+
+
+def sampled_text(sampled: Sampled, title: str) -> str:
+    """Many played scenes: each ending's count and share with its standard error, the mean length."""
+    rows = [(e, n) for e, n in sampled.endings.items() if n or e != "unfinished"]
+    width = max(len(e) for e, _ in rows)
+    counts = max(len(str(n)) for _, n in rows)
+    lines = [title]
+    for e, n in rows:
+        share, se = sampled.share(e), sampled.standard_error(e)
+        shown = f"{share * 100:6.2f}% ± {se * 100:.2f}%"
+        lines.append(f"  {e.ljust(width)}  {str(n).rjust(counts)}  {shown}  {_bar(share)}")
+    lines.append(f"  rounds: mean {sampled.mean_rounds():.3f}")
+    lines.append(f"  ({sampled.scenes} scenes, policy {sampled.policy}; ± is one standard error)")
     return "\n".join(lines)
 
 
