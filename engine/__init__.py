@@ -1,7 +1,8 @@
 """rulecraft: a declarative rules engine for tabletop role-playing games.
 
 >>> import engine, random
->>> rules = engine.load("rulesets/mygame.yaml")           # or YAML text, or a shipped name
+>>> from pathlib import Path
+>>> rules = engine.load(Path("rulesets/mygame.yaml"))     # a file is a Path; a str: a shipped name or YAML
 >>> result = rules.roll("attack", random.Random(7), skill=3)
 >>> result.outcome, result.values, result.trace            # what, the named values, and why
 >>> rules.distribution("attack", skill=3).table()          # exact Fractions, worst first

@@ -90,7 +90,7 @@ class Ruleset:
 
     def _bind(self, check: Check, inputs: dict[str, Any]) -> dict[str, Any]:
         """Checked inputs, memoised: a table rolls the same check with the same inputs often."""
-        key = (check.name, *inputs.items())
+        key = (check.name, *((k, type(v), v) for k, v in inputs.items()))  # True == 1, yet not an int
         cache = self.caches.bindings
         bound: dict[str, Any] | None = cache.get(key)  # None also for an unhashable value
         if bound is None:
@@ -181,38 +181,75 @@ class Ruleset:
         return f"<Ruleset {self.name!r}: {', '.join(self.checks)}>"
 
 
-def load(path_or_text: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str | None = None) -> Ruleset:
-    """Load a ruleset from a path, from YAML text, or by the name of a shipped ruleset."""
-    if isinstance(path_or_text, str) and path_or_text in shipped_rulesets():
-        path_or_text = shipped_rulesets()[path_or_text]
-        name = name or _display(path_or_text)
-    elif isinstance(path_or_text, str) and _looks_like_a_name(path_or_text):
-        known = list(shipped_rulesets())
+def load(source: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str | None = None) -> Ruleset:
+    """Load a ruleset. What `source` is decides how it is read, and text never opens a file:
+
+    - a `pathlib.Path` is a file, read as UTF-8;
+    - a `str` that is the name of a shipped ruleset is that ruleset;
+    - any other `str` is YAML text (reported as `name`, by default `<string>`). A string that looks
+      like a file name or a misspelt shipped name is refused (`RC001`) without touching the disk.
+
+    `limits` bound the text (size, nesting, aliases, expressions) as it loads and every
+    evaluation after."""
+    if isinstance(source, Path):
+        if not source.exists() and _looks_like_a_name(str(source)):
+            raise _no_such_name(str(source))
+        return load_source(read_source(source, name), limits=limits)
+    if not isinstance(source, str):
         raise LoadError(
-            [
-                Diagnostic(
-                    "RC001",
-                    f"no ruleset '{path_or_text}': not a shipped ruleset nor a file",
-                    None,
-                    did_you_mean(path_or_text, known) or f"shipped rulesets: {', '.join(known)}",
-                )
-            ]
+            [Diagnostic("RC001", f"a ruleset is text or a pathlib.Path, not {type(source).__name__}", None)]
         )
-    source = read_source(path_or_text, name)
-    return load_source(source, limits=limits)
+    if source in shipped_rulesets():
+        path = shipped_rulesets()[source]
+        return load_source(read_source(path, name or _display(path)), limits=limits)
+    line = source.strip()
+    if "\n" not in line and ":" not in line:
+        if _looks_like_a_name(line):
+            raise _no_such_name(line)
+        if line.endswith((".yaml", ".yml")) or "/" in line or "\\" in line:
+            raise LoadError(
+                [
+                    Diagnostic(
+                        "RC001",
+                        "a string is read as YAML text, never as a file name",
+                        None,
+                        f"to load a file, pass a pathlib.Path: engine.load(Path({line!r}))",
+                    )
+                ]
+            )
+    return load_source(SourceFile(name or "<string>", source), limits=limits)
+
+
+def _no_such_name(text: str) -> LoadError:
+    known = list(shipped_rulesets())
+    return LoadError(
+        [
+            Diagnostic(
+                "RC001",
+                f"no ruleset '{text}': not a shipped ruleset nor a file",
+                None,
+                did_you_mean(text, known) or f"shipped rulesets: {', '.join(known)}",
+            )
+        ]
+    )
 
 
 def load_source(source: SourceFile, *, limits: Limits = DEFAULT_LIMITS) -> Ruleset:
-    """Run every stage on one source file."""
-    doc = load_yaml(source)
+    """Run every stage on one source file, within `limits`."""
+    doc = load_yaml(
+        source,
+        max_bytes=limits.max_yaml_bytes,
+        max_depth=limits.max_yaml_depth,
+        max_nodes=limits.max_yaml_nodes,
+    )
     check_version(doc)
     validate(doc)
-    return Ruleset(compile_document(doc), doc, limits)
+    return Ruleset(compile_document(doc, limits), doc, limits)
 
 
 def _looks_like_a_name(text: str) -> bool:
-    """A bare word that is not a file: meant as a shipped ruleset's name."""
-    return text.isidentifier() and not Path(text).exists()
+    """A bare word: meant as a shipped ruleset's name (no ruleset is one word of YAML)."""
+    return text.isidentifier()
 
 
 def _display(path: Path) -> str:
@@ -261,8 +298,9 @@ def new_campaign(
     params: Mapping[str, Any] | None = None,
     characters: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Campaign:
-    """Make campaign `name` of `ruleset` (a loaded one, a path or a shipped name) in `store` (the
-    default SQLite file when None), with the campaign's parameters and its first characters."""
+    """Make campaign `name` of `ruleset` (a loaded one, a `Path`, a shipped name or YAML text) in
+    `store` (the default SQLite file when None), with the campaign's parameters and its first
+    characters."""
     rs = ruleset if isinstance(ruleset, Ruleset) else load(ruleset)
     source = (
         rs.document.source.name

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 from collections.abc import Sequence
 from fractions import Fraction
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .api import Ruleset, load, new_campaign, open_campaign, open_store
-from .errors import CampaignError, Diagnostic, InputError, RulecraftError, did_you_mean
+from .errors import MAX_DIGITS, CampaignError, Diagnostic, InputError, RulecraftError, did_you_mean
 from .eval.dist import Dist
 from .model.values import show
 from .runtime.context import POLICIES
@@ -375,8 +376,13 @@ def _campaign_parser(sub: Any) -> None:
 
 
 def _ruleset(ref: str) -> Ruleset:
-    """A shipped ruleset by name, or any ruleset by path."""
-    return load(ref if ref in shipped_rulesets() or not Path(ref).exists() else Path(ref))
+    """A shipped ruleset by name, or any ruleset by path (a `Path`: the command line names files,
+    and text given to `load` is never taken for one)."""
+    return load(_reference(ref))
+
+
+def _reference(ref: str) -> str | Path:
+    return ref if ref in shipped_rulesets() else Path(ref)
 
 
 def _pairs(items: list[str], what: str) -> dict[str, str]:
@@ -469,11 +475,15 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+_WHOLE = re.compile(rf"-?[0-9]{{1,{MAX_DIGITS}}}", re.ASCII)
+"""A forced face: ASCII digits only (`²` is a digit to Python, not a face), never too long to read."""
+
+
 def _forced(pairs: dict[str, str]) -> dict[str, Any]:
     forced: dict[str, Any] = {}
     for name, text in pairs.items():
         parts = [p.strip() for p in text.split(",") if p.strip()]
-        values: list[Any] = [int(p) if p.lstrip("-").isdigit() else p for p in parts]
+        values: list[Any] = [int(p) if _WHOLE.fullmatch(p) else p for p in parts]
         forced[name] = (
             values[0] if len(values) == 1 and isinstance(values[0], int) and "," not in text else values
         )
@@ -763,14 +773,8 @@ def _campaign_new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 [Diagnostic("RC902", f"character '{who}' is given twice", None, "name each once")]
             )
         characters[who] = params
-    ref = (
-        args.ruleset
-        if args.ruleset in shipped_rulesets() or not Path(args.ruleset).exists()
-        else Path(args.ruleset)
-    )
-    campaign = new_campaign(
-        args.name, ref, store=store, params=_pairs(args.param, "param"), characters=characters
-    )
+    ref, params = _reference(args.ruleset), _pairs(args.param, "param")
+    campaign = new_campaign(args.name, ref, store=store, params=params, characters=characters)
     if args.json:
         _dump(campaign.show(), out)
     else:

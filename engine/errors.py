@@ -16,6 +16,11 @@ from .syntax.positions import Span
 
 Severity = Literal["error", "warning"]
 
+MAX_DIGITS = 100
+"""The most digits a number may be written with — in YAML, in an expression, as an input or a
+forced face — or have when the compiler folds a constant: far beyond any game, and far below the
+4,300 digits past which Python refuses to turn a whole number into text."""
+
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:

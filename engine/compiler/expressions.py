@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..errors import RulecraftError, did_you_mean
+from ..errors import MAX_DIGITS, RulecraftError, did_you_mean
 from ..expr import ast
 from ..expr.parser import parse
 from ..expr.printer import to_text
@@ -48,7 +48,12 @@ class Expressions:
             return ast.Bool(raw, span=self.unit.doc.span(path))
         if isinstance(raw, (int, float)):
             return ast.Num(normalize(Fraction(str(raw))), span=self.unit.doc.span(path))
-        return parse(str(raw), self.unit.doc.expr_origin(path))
+        return self.parse(str(raw), self.unit.doc.expr_origin(path))
+
+    def parse(self, text: str, origin: ExprOrigin) -> ast.Node:
+        """Parse `text` within the expression limits of this compilation."""
+        limits = self.unit.limits
+        return parse(text, origin, max_depth=limits.max_expression_depth, max_size=limits.max_expression_size)
 
     def lower(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None = None) -> Expr:
         """Type-check `node` and compile it to a function of the environment."""
@@ -67,6 +72,13 @@ class Expressions:
                 value = self.unit.emit.expression(src, node.span)({})
             except RulecraftError:
                 return t, src  # reported when it runs, with its position
+            if _too_long(value):
+                raise problem(
+                    "RC202",
+                    f"this constant has more than {MAX_DIGITS} digits",
+                    node.span,
+                    f"numbers have at most {MAX_DIGITS} digits",
+                )
             return t, self.unit.emit.const(value)
         return t, src
 
@@ -532,9 +544,10 @@ class Expressions:
         if place is not None and place.key is not None:
             origin = ExprOrigin(self.unit.doc.source, place.key[0], place.key[1], 0)
         text = str(key)
-        node = parse(text, origin) if text.lstrip().startswith("[") else None
+        node = self.parse(text, origin) if text.lstrip().startswith("[") else None
         if not isinstance(node, ast.ListExpr):
-            node = parse(f"[{text}]", ExprOrigin(origin.source, origin.line, origin.col - 1, origin.indent))
+            at = ExprOrigin(origin.source, origin.line, origin.col - 1, origin.indent)
+            node = self.parse(f"[{text}]", at)
         assert isinstance(node, ast.ListExpr)
         tests: list[str] = []
         for item in node.items:
@@ -563,3 +576,12 @@ class Expressions:
                     )
                 tests.append(f"{var} == {src}")
         return " or ".join(tests)
+
+
+def _too_long(value: Any) -> bool:
+    """A folded number with more digits than any number may have (a bool is not one)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, Fraction)):
+        return bool(max(abs(value.numerator), value.denominator) >= 10**MAX_DIGITS)
+    return False

@@ -9,14 +9,21 @@ statement) and raised together as a `CompileError`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from ..errors import CompileError, Diagnostic, ExprSyntaxError, InputError, RulecraftError, did_you_mean
+from ..errors import (
+    CompileError,
+    Diagnostic,
+    ExprSyntaxError,
+    InputError,
+    LimitError,
+    RulecraftError,
+    did_you_mean,
+)
 from ..expr import ast
-from ..expr.parser import parse
 from ..model import types as T
 from ..model.objective import Objective
 from ..model.ruleset import (
@@ -43,6 +50,7 @@ from ..model.values import Symbol
 from ..runtime.builtins import library
 from ..runtime.folds import FOLDS
 from ..runtime.inputs import coerce
+from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..syntax.document import Document, PathKey
 from .expressions import Expressions
 from .problems import Problem, problem, statement
@@ -50,15 +58,19 @@ from .state import StateCompiler
 from .unit import Unit
 from .version import SUPPORTED_VERSIONS
 
+MAX_FACES = 1000
+"""The most faces a die may have, however they are written (the schema says so of a number of sides)."""
+
 __all__ = ["RESERVED", "Structure", "compile_document"]
 
 RESERVED = frozenset({"if", "else", "and", "or", "not", "in", "true", "false", "outcome", "face"})
 
 
-def compile_document(doc: Document) -> RulesetModel:
-    """Compile a validated document, raising `CompileError` with every problem found."""
+def compile_document(doc: Document, limits: Limits = DEFAULT_LIMITS) -> RulesetModel:
+    """Compile a validated document within `limits` (expression depth and size), raising
+    `CompileError` with every problem found."""
     try:
-        return Structure(doc).run()
+        return Structure(doc, limits).run()
     except Problem as f:  # a problem outside any statement: still a diagnostic, never a traceback
         raise CompileError([f.diag]) from None
 
@@ -66,8 +78,8 @@ def compile_document(doc: Document) -> RulesetModel:
 class Structure:
     """The ruleset's structure: scales, bags, tables, checks, dice and examples."""
 
-    def __init__(self, doc: Document) -> None:
-        self.unit = Unit(doc)
+    def __init__(self, doc: Document, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.unit = Unit(doc, limits)
         self.exprs = Expressions(self.unit)
 
     # -- driver -------------------------------------------------------------------------
@@ -106,6 +118,8 @@ class Structure:
                     (d.code, d.message, d.span.line if d.span else 0, d.span.col if d.span else 0), d
                 )
             found = list(unique.values())
+            if all(d.code == "RC202" for d in found):
+                raise LimitError(found)
             raise (ExprSyntaxError if all(d.code == "RC201" for d in found) else CompileError)(found)
         notes = tuple(Note(n["id"], n["text"]) for n in self.unit.data.get("notes", []))
         return RulesetModel(
@@ -686,33 +700,38 @@ class Structure:
         raw = self.unit.doc.data
         for p in path:
             raw = raw[p]
+        span = self.unit.doc.span(path)
+        form = "a die's faces are a number of sides, a range like '0..9' or a list of whole numbers"
+        values: Sequence[Any]
         if isinstance(raw, bool):
-            raise problem(
-                "RC310",
-                "a die's faces are a number of sides, a range like '0..9' or a list",
-                self.unit.doc.span(path),
-            )
+            raise problem("RC310", form, span)
         if isinstance(raw, int):
-            return tuple(range(1, raw + 1))
-        if isinstance(raw, list):
-            return tuple(int(x) for x in raw)
-        node = parse(str(raw), self.unit.doc.expr_origin(path))
-        value = self.exprs.lower(node, {}).run({})
-        if isinstance(value, range):
-            faces = tuple(value)
-        elif isinstance(value, tuple):
-            faces = tuple(int(v) for v in value)
-        elif isinstance(value, int):
-            faces = tuple(range(1, value + 1))
+            values = range(1, raw + 1)
+        elif isinstance(raw, list):
+            values = raw
         else:
+            node = self.exprs.parse(str(raw), self.unit.doc.expr_origin(path))
+            value = self.exprs.lower(node, {}).run({})
+            if isinstance(value, (range, tuple)):
+                values = value
+            elif isinstance(value, int) and not isinstance(value, bool):
+                values = range(1, value + 1)
+            else:
+                raise problem("RC310", form, span)
+        if len(values) > MAX_FACES:  # len of a range is counted, not listed
             raise problem(
                 "RC310",
-                "a die's faces are a number of sides, a range like '0..9' or a list",
-                self.unit.doc.span(path),
+                f"this die has {len(values):,} faces, over the limit of {MAX_FACES}",
+                span,
+                "a die has at most 1000 faces; a larger range is better read from several dice",
             )
-        if not faces:
-            raise problem("RC310", "this die has no faces", self.unit.doc.span(path))
-        return faces
+        for v in values:
+            if isinstance(v, bool) or not isinstance(v, int):
+                shown = f"{v.start}..{v.stop - 1}" if isinstance(v, range) else str(v)
+                raise problem("RC310", f"{shown} is not a face: {form}", span)
+        if not values:
+            raise problem("RC310", "this die has no faces", span)
+        return tuple(values)
 
     def _randomizer(
         self, path: PathKey, name: str, spec: dict[str, Any], scope: Mapping[str, T.Type]
@@ -745,6 +764,15 @@ class Structure:
                     self.unit.doc.span(path, key=True),
                     "without one the chain has no end; add for example 'cap: 20'",
                 )
+            if cap is None:
+                for i, t in enumerate(triggers):
+                    if self._never_ends(t, faces):
+                        raise problem(
+                            "RC313",
+                            f"every face of this die must be rerolled by '{t.name}': the rerolls never end",
+                            self.unit.doc.span(path + ("triggers", i)),
+                            "give the pool a 'cap' on how many dice it may reroll, or narrow 'on'",
+                        )
             return Pool(name, count, faces, each, span, triggers=triggers, cap=cap, redraw=redraw)
         if "draw" in spec:
             bag_name = spec["draw"]
@@ -764,6 +792,20 @@ class Structure:
                 name, self.unit.bags[bag_name], count, span, redraw=redraw_of(T.multi(T.sym(bag_name)))
             )
         return Die(name, self._faces(path + ("die",)), span, redraw=redraw_of(T.NUM))
+
+    @staticmethod
+    def _never_ends(t: Trigger, faces: tuple[int, ...]) -> bool:
+        """A `must: reroll` of the die itself that holds on every face, whatever the inputs: with
+        no cap, no roll of the pool ever stops."""
+        if not (t.must and t.action == "reroll" and t.target is None and t.repeat and t.only_if is None):
+            return False
+        for face in faces:
+            try:
+                if t.on.run({"face": face}) is not True:
+                    return False
+            except RulecraftError:  # `on` reads an input or a value: decided when it runs
+                return False
+        return True
 
     def _trigger(
         self,

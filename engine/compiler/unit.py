@@ -10,6 +10,7 @@ from typing import Any
 from ..errors import Diagnostic
 from ..model.ruleset import Bag, Scale, Table
 from ..runtime.builtins import Builtin
+from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..syntax.document import Document
 from .codegen import Emitter
 
@@ -19,6 +20,7 @@ class Unit:
     """One document being compiled (a compilation unit, not `engine.state`'s campaign state)."""
 
     doc: Document
+    limits: Limits = DEFAULT_LIMITS
     diags: list[Diagnostic] = field(default_factory=list)
     scales: dict[str, Scale] = field(default_factory=dict)
     bags: dict[str, Bag] = field(default_factory=dict)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Generic, TypeVar
 
+from ..errors import Diagnostic, LimitError
 from .dist import Dist
 
 S = TypeVar("S", bound=Hashable)
@@ -144,7 +145,11 @@ def expected_steps(start: Any, edges: Mapping[Any, Dist | None]) -> Fraction:
 def _eliminate(a: list[list[Fraction]], n: int) -> None:
     """Gauss–Jordan on the first n columns of `a`, in place (the matrix part is invertible)."""
     for c in range(n):
-        pivot = next(r for r in range(c, n) if a[r][c] != 0)
+        pivot = next((r for r in range(c, n) if a[r][c] != 0), None)
+        if pivot is None:  # some states never reach an end: a chain of rerolls that goes on forever
+            raise LimitError(
+                [Diagnostic("RC503", "this chain of rerolls never ends", None, "give it a 'cap'")]
+            )
         a[c], a[pivot] = a[pivot], a[c]
         inv = 1 / a[c][c]
         a[c] = [v * inv for v in a[c]]

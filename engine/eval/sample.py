@@ -18,6 +18,7 @@ from ..errors import Diagnostic, InputError, LimitError, did_you_mean
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Symbol, faces_text
 from ..runtime.context import RunContext, check_policy
+from ..runtime.inputs import shown
 from ..runtime.limits import redraw_times, roll_count
 from ..runtime.procedure import Option, Procedure, State
 from ..runtime.rules import auto_outputs, before_roll, first_rule, read_faces, redraw_offered, with_dice
@@ -70,7 +71,7 @@ class _Source:
                 if not queue:
                     raise _bad_force(r, self.drawn.get(r.name, []), "ran out: the roll needed more faces")
                 face = queue.pop(0)
-                if face not in r.faces:
+                if type(face) is not int or face not in r.faces:  # 1.0 and True equal 1, yet are not faces
                     raise _bad_force(r, face, f"is not a face of this die ({faces_text(r.faces)})")
             else:
                 face = r.faces[self.rng.randrange(len(r.faces))]
@@ -383,4 +384,4 @@ def _exact_for(check: Check, env: dict[str, Any], ctx: RunContext) -> Sequential
 
 
 def _bad_force(r: Randomizer, value: Any, why: str) -> InputError:
-    return InputError([Diagnostic("RC405", f"forced {r.name} = {value!r} {why}", r.span)])
+    return InputError([Diagnostic("RC405", f"forced {r.name} = {shown(value)} {why}", r.span)])

@@ -13,8 +13,8 @@ from typing import Any
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from ..errors import Diagnostic, ExprSyntaxError
-from ..syntax.positions import ExprOrigin, SourceFile
+from ..errors import MAX_DIGITS, Diagnostic, ExprSyntaxError, LimitError
+from ..syntax.positions import ExprOrigin, SourceFile, Span
 from . import ast
 
 _GRAMMAR = files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
@@ -123,21 +123,74 @@ class _Build(Transformer[Token, ast.Node]):
         return c[0]
 
 
-def parse(text: str, origin: ExprOrigin | None = None) -> ast.Node:
-    """Parse one expression; `origin` says where its first character sits in the ruleset."""
+MAX_DEPTH = 50
+MAX_SIZE = 2000
+
+
+def parse(
+    text: str, origin: ExprOrigin | None = None, *, max_depth: int = MAX_DEPTH, max_size: int = MAX_SIZE
+) -> ast.Node:
+    """Parse one expression; `origin` says where its first character sits in the ruleset.
+
+    An expression nested more than `max_depth` operations deep or holding more than `max_size`
+    names, numbers and operations, or a number of more than `MAX_DIGITS` digits, is refused
+    (`RC202`) before anything recursive sees it: the tree, the compiler and Python's own parser of
+    the generated code all stay far from their limits."""
     if origin is None:
         origin = ExprOrigin(SourceFile("<expr>", text), 1, 1, 0)
-    return _parse(text, origin)
+    return _parse(text, origin, max_depth, max_size)
 
 
-def _parse(text: str, origin: ExprOrigin) -> ast.Node:
+def _parse(text: str, origin: ExprOrigin, max_depth: int = MAX_DEPTH, max_size: int = MAX_SIZE) -> ast.Node:
     try:
         tree = _PARSER.parse(text)
     except UnexpectedInput as exc:
         raise _syntax_error(text, origin, exc) from None
+    _bound(tree, origin, max_depth, max_size)
     node = _Build(origin).transform(tree)
     assert isinstance(node, ast.Node)
     return node
+
+
+def _bound(tree: Tree[Token], origin: ExprOrigin, max_depth: int, max_size: int) -> None:
+    """Walk lark's tree without recursion; refuse it when it is too deep, too large, or holds a
+    number with too many digits."""
+    size = 0
+    stack: list[tuple[Tree[Token] | Token, int]] = [(tree, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Token):
+            if item.type in ("INT", "DECIMAL") and sum(ch.isdigit() for ch in item) > MAX_DIGITS:
+                span = origin.span(item.line or 1, item.column or 1, item.end_line or 1, item.end_column or 2)
+                raise _too_large(
+                    f"a number of {sum(ch.isdigit() for ch in item)} digits, over the limit of {MAX_DIGITS}",
+                    span,
+                    f"numbers have at most {MAX_DIGITS} digits",
+                )
+            continue
+        size += 1
+        if depth > max_depth or size > max_size:
+            meta = item.meta
+            line, col = getattr(meta, "line", 1), getattr(meta, "column", 1)
+            span = origin.span(line, col, line, col + 1)
+            if depth > max_depth:
+                raise _too_large(
+                    f"this expression is nested more than {max_depth} operations deep",
+                    span,
+                    "split it into named values (let:) or tables; the embedder's Limits set this bound "
+                    "(max_expression_depth)",
+                )
+            raise _too_large(
+                f"this expression has more than {max_size} parts",
+                span,
+                "split it into named values (let:) or tables; the embedder's Limits set this bound "
+                "(max_expression_size)",
+            )
+        stack.extend((child, depth + 1) for child in item.children)
+
+
+def _too_large(message: str, span: Span, hint: str) -> LimitError:
+    return LimitError([Diagnostic("RC202", message, span, hint)])
 
 
 def _token_word(name: str) -> str:

@@ -6,14 +6,46 @@ Values may come as Python values or as command-line text; either way a bad one i
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..errors import Diagnostic, InputError, did_you_mean
+from ..errors import MAX_DIGITS, Diagnostic, InputError, did_you_mean
 from ..model.ruleset import Check, InputSpec
 from ..model.values import normalize
 from ..syntax.positions import Span
+
+_DECIMAL = re.compile(r"[+-]?(?:(\d+)(?:\.(\d*))?|\.(\d+))(?:[eE]([+-]?\d+))?", re.ASCII)
+_RATIO = re.compile(r"([+-]?\d+)\s*/\s*(\d+)", re.ASCII)
+
+
+def parse_number(text: str) -> int | Fraction | None:
+    """A number written as text (`3`, `-2.5`, `1e3`, `2/3`), or None when it is not one.
+
+    The text is checked before anything converts it, so no text is slow to read: at most
+    `MAX_DIGITS` digits, an exponent of at most `MAX_DIGITS`, only ASCII digits (no `²`), no NaN or
+    infinity."""
+    text = text.strip()
+    if len(text) > 4 * MAX_DIGITS:
+        return None
+    ratio = _RATIO.fullmatch(text)
+    if ratio is not None:
+        top, bottom = ratio.group(1), ratio.group(2)
+        if len(top) > MAX_DIGITS + 1 or len(bottom) > MAX_DIGITS or int(bottom) == 0:
+            return None
+        return normalize(Fraction(int(top), int(bottom)))
+    m = _DECIMAL.fullmatch(text)
+    if m is None:
+        return None
+    whole, part, only, exponent = m.groups()
+    digits = len(whole or "") + len(part or "") + len(only or "")
+    if digits > MAX_DIGITS or (exponent is not None and len(exponent.lstrip("+-")) > 4):
+        return None
+    if exponent is not None and abs(int(exponent)) > MAX_DIGITS:
+        return None
+    return normalize(Fraction(text))
 
 
 def bind_inputs(check: Check, given: Mapping[str, Any]) -> dict[str, Any]:
@@ -83,12 +115,21 @@ def describe(spec: InputSpec) -> str:
     return kind
 
 
+def shown(value: Any) -> str:
+    """A caller's value as a message shows it: never a wall of text, never a number too long to print."""
+    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        if max(abs(value.numerator), value.denominator) >= 10**MAX_DIGITS:
+            return f"(a number of more than {MAX_DIGITS} digits)"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:50] + f"… ({len(text)} characters)"
+
+
 def _bad(spec: InputSpec, value: Any, why: str, code: str = "RC404") -> InputError:
     return InputError(
         [
             Diagnostic(
                 code,
-                f"input '{spec.name}' = {value!r} {why}",
+                f"input '{spec.name}' = {shown(value)} {why}",
                 spec.span,
                 f"'{spec.name}' is {describe(spec)}",
             )
@@ -106,12 +147,12 @@ def _coerce(spec: InputSpec, value: Any) -> Any:
         name = getattr(value, "name", value)
         if isinstance(name, str) and name in spec.scale.names:
             return spec.scale[name]
-        hint = did_you_mean(str(name), spec.scale.names)
+        hint = did_you_mean(name, spec.scale.names) if isinstance(name, str) else None
         raise InputError(
             [
                 Diagnostic(
                     "RC404",
-                    f"input '{spec.name}' = {value!r} is not one of the choices",
+                    f"input '{spec.name}' = {shown(value)} is not one of the choices",
                     spec.span,
                     hint or f"'{spec.name}' is {describe(spec)}",
                 )
@@ -128,13 +169,17 @@ def _coerce(spec: InputSpec, value: Any) -> Any:
         raise _bad(spec, value, "is not a number")
     if isinstance(value, (int, Fraction)):
         number = value
+        if max(abs(number.numerator), number.denominator) >= 10**MAX_DIGITS:
+            raise _bad(spec, value, f"has more than {MAX_DIGITS} digits")
     elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise _bad(spec, value, "is not a finite number")
         number = Fraction(str(value))
     elif isinstance(value, str):
-        try:
-            number = Fraction(value.strip())
-        except (ValueError, ZeroDivisionError):
-            raise _bad(spec, value, "is not a number") from None
+        parsed = parse_number(value)
+        if parsed is None:
+            raise _bad(spec, value, "is not a number")
+        number = parsed
     else:
         raise _bad(spec, value, "is not a number")
     number = normalize(number)

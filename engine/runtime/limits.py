@@ -24,6 +24,17 @@ class Limits:
     """Dice one sampled reroll procedure may reroll or add (pools with a `cap` stop earlier)."""
     max_scenes: int = 1_000_000
     """Scenes one request may play at once (`Ruleset.sample_scenes`, `scene roll --times`)."""
+    max_yaml_bytes: int = 512 * 1024
+    """Size of a ruleset's text, in bytes of UTF-8 (`RC004`); the shipped rulesets are under 100 KB."""
+    max_yaml_depth: int = 64
+    """Mappings and lists nested inside each other in a ruleset's YAML (`RC004`)."""
+    max_yaml_nodes: int = 100_000
+    """Values in a ruleset's YAML once every alias is expanded (`RC004`): a few aliases may not
+    stand for millions of values."""
+    max_expression_depth: int = 50
+    """Levels of one expression's tree (`RC202`): `a + b + c` is 3 (two sums, then a name)."""
+    max_expression_size: int = 2000
+    """Names, numbers and operations in one expression (`RC202`)."""
 
 
 def enforce(what: str, value: int, limit: int, span: Span | None) -> None:

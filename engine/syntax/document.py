@@ -7,6 +7,8 @@ a side table keyed by the path to each value.
 
 from __future__ import annotations
 
+import math
+import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,9 +17,10 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.composer import Composer, MaxDepthExceededError
 from ruamel.yaml.error import MarkedYAMLError, ReusedAnchorWarning, YAMLError
 
-from ..errors import Diagnostic, LoadError
+from ..errors import MAX_DIGITS, Diagnostic, LimitError, LoadError
 from .positions import ExprOrigin, SourceFile, Span
 
 PathKey = tuple[str | int, ...]
@@ -138,33 +141,65 @@ def _align(value: str, text: str, offset: int, starts: list[int]) -> tuple[tuple
     return tuple(out)
 
 
-def read_source(path_or_text: str | Path, name: str | None = None) -> SourceFile:
-    """A `SourceFile` from a path, or from YAML text given directly."""
-    if isinstance(path_or_text, Path) or (
-        "\n" not in path_or_text and Path(path_or_text).suffix in (".yaml", ".yml")
-    ):
-        path = Path(path_or_text)
-        try:
-            return SourceFile(name or str(path), path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise LoadError(
-                [Diagnostic("RC001", f"cannot read {path}: {exc.strerror or exc}", None)]
-            ) from None
-        except UnicodeDecodeError:
-            raise LoadError([Diagnostic("RC001", f"{path} is not UTF-8 text", None)]) from None
-    return SourceFile(name or "<string>", str(path_or_text))
+def read_source(path: Path, name: str | None = None) -> SourceFile:
+    """A `SourceFile` from a file. Only a `Path` is ever opened: text is never taken for a file name."""
+    try:
+        return SourceFile(name or str(path), path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise LoadError([Diagnostic("RC001", f"cannot read {path}: {exc.strerror or exc}", None)]) from None
+    except UnicodeDecodeError:
+        raise LoadError([Diagnostic("RC001", f"{path} is not UTF-8 text", None)]) from None
 
 
-def load(source: SourceFile) -> Document:
-    """Parse YAML into a `Document`; a YAML error becomes a `LoadError` at its position."""
+MAX_YAML_BYTES = 512 * 1024
+MAX_YAML_DEPTH = 64
+MAX_YAML_NODES = 100_000
+
+
+def load(
+    source: SourceFile,
+    *,
+    max_bytes: int = MAX_YAML_BYTES,
+    max_depth: int = MAX_YAML_DEPTH,
+    max_nodes: int = MAX_YAML_NODES,
+) -> Document:
+    """Parse YAML into a `Document`; a YAML error becomes a `LoadError` at its position.
+
+    Untrusted text is bounded before and while it is read: its size (`max_bytes`), how deeply
+    mappings and lists nest (`max_depth`) and how many values it holds once aliases are expanded
+    (`max_nodes`) — each a `LimitError` `RC004`; a number that is not finite or is written with
+    more than `MAX_DIGITS` digits is `RC005`."""
+    size = len(source.text.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        raise _too_big(f"the file is {size:,} bytes, over the limit of {max_bytes:,}", None, "max_yaml_bytes")
+    deep = _flow_too_deep(source.text, max_depth)
+    if deep is not None:
+        line = source.text.count("\n", 0, deep) + 1
+        col = deep - (source.text.rfind("\n", 0, deep) + 1) + 1
+        raise _too_big(
+            f"mappings and lists are nested more than {max_depth} deep",
+            Span(source, line, col),
+            "max_yaml_depth",
+        )
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
+    yaml.max_depth = max_depth
+    yaml.Composer = _Composer
     try:
         with warnings.catch_warnings():
             # YAML lets an anchor be defined again (later aliases mean the newer one);
             # ruamel only warns, and a warning is not ours to print.
             warnings.simplefilter("ignore", ReusedAnchorWarning)
             tree = yaml.load(source.text)
+    except MaxDepthExceededError as exc:
+        mark = exc.problem_mark
+        span = Span(source, mark.line + 1, mark.column + 1) if mark else None
+        raise _too_big(
+            f"mappings and lists are nested more than {max_depth} deep", span, "max_yaml_depth"
+        ) from None
+    except _BadNumber as exc:
+        span = Span(source, exc.mark.line + 1, exc.mark.column + 1, exc.mark.line + 1, exc.end)
+        raise LoadError([Diagnostic("RC005", exc.message, span, exc.hint)]) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         span = Span(source, mark.line + 1, mark.column + 1) if mark else None
@@ -176,12 +211,199 @@ def load(source: SourceFile) -> Document:
         raise LoadError([Diagnostic("RC002", f"YAML syntax error: {problem}", span, hint)]) from None
     except YAMLError as exc:
         raise LoadError([Diagnostic("RC002", f"YAML error: {exc}", Span(source, 1, 1))]) from None
+    except RecursionError:  # a safety net: max_depth is far below Python's own limit
+        raise _too_big("mappings and lists are nested too deeply", None, "max_yaml_depth") from None
+    _count(tree, max_nodes)
     places: dict[PathKey, Place] = {(): Place(None, (1, 1))}
-    data = _plain(tree, (), places)
+    budget = _Budget(max_nodes)
+    data = _plain(tree, (), places, budget)
     return Document(source, data, places)
 
 
-def _plain(node: Any, path: PathKey, places: dict[PathKey, Place]) -> Any:
+_FLOW_CHARS = re.compile(r"""[\[\]{}'"#\n]""")
+_STRUCTURAL = frozenset(":-?[{,\n")
+
+
+def _flow_too_deep(text: str, limit: int) -> int | None:
+    """Where flow collections (`[...]`, `{...}`) first nest more than `limit` deep, or None.
+
+    ruamel's scanner looks ahead through a whole flow collection for a possible key, which takes
+    time quadratic in its nesting, before its composer could count the depth; this cheap pass
+    over the text comes first. Quoted scalars and comments are skipped; in block context a bracket
+    counts only where a flow collection may start (`key: [`, `- {`, the start of a line)."""
+    depth = 0
+    skip_to = 0
+    for m in _FLOW_CHARS.finditer(text):
+        i = m.start()
+        if i < skip_to:
+            continue
+        ch = text[i]
+        if ch == "\n":
+            continue
+        if ch == "#":
+            if i == 0 or text[i - 1] in " \t\n":
+                end = text.find("\n", i)
+                skip_to = len(text) if end < 0 else end
+            continue
+        if ch in "'\"":
+            if depth == 0 and not _at_structural(text, i):
+                continue  # an apostrophe inside plain text
+            skip_to = _quote_end(text, i)
+            continue
+        if ch in "[{":
+            if depth > 0 or _at_structural(text, i):
+                depth += 1
+                if depth > limit:
+                    return i
+        elif depth > 0:
+            depth -= 1
+    return None
+
+
+def _at_structural(text: str, i: int) -> bool:
+    """Whether a flow collection or quoted scalar may start at `i`: after an indicator, at the
+    start of a line, or after an anchor or a tag."""
+    j = i - 1
+    while j >= 0 and text[j] in " \t":
+        j -= 1
+    if j < 0 or text[j] in _STRUCTURAL:
+        return True
+    start = j
+    while start >= 0 and text[start] not in " \t\n":
+        start -= 1
+    return text[start + 1] in "&!" and j < i - 1
+
+
+def _quote_end(text: str, i: int) -> int:
+    """Just after the quoted scalar that opens at `i` (the end of the text if it never closes)."""
+    quote = text[i]
+    j = i + 1
+    while True:
+        k = text.find(quote, j)
+        if k < 0:
+            return len(text)
+        if quote == "'":
+            if text.startswith("''", k):
+                j = k + 2
+                continue
+            return k + 1
+        backslashes = 0
+        while text[k - 1 - backslashes] == "\\":
+            backslashes += 1
+        if backslashes % 2 == 0:
+            return k + 1
+        j = k + 1
+
+
+def _too_big(message: str, span: Span | None, field: str) -> LimitError:
+    hint = f"the embedder's Limits set this bound ({field})"
+    return LimitError([Diagnostic("RC004", message, span, hint)])
+
+
+class _BadNumber(Exception):
+    def __init__(self, message: str, mark: Any, end: int, hint: str) -> None:
+        super().__init__(message)
+        self.message, self.mark, self.end, self.hint = message, mark, end, hint
+
+
+_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+_NOT_FINITE = re.compile(r"^[-+]?\.(inf|nan)$", re.IGNORECASE)
+
+
+class _Composer(Composer):
+    """ruamel's composer, refusing before conversion the numbers Python would choke on or that
+    have no place in a ruleset: NaN, infinities and numbers of more than `MAX_DIGITS` digits."""
+
+    def compose_scalar_node(self, anchor: Any) -> Any:
+        node = super().compose_scalar_node(anchor)
+        if str(node.tag) in _NUMBER_TAGS and node.style is None:
+            text = str(node.value)
+            mark = node.start_mark
+            end = mark.column + 1 + len(text)
+            if _NOT_FINITE.match(text.strip()):
+                raise _BadNumber(
+                    f"{text.strip()} is not a number a ruleset can use",
+                    mark,
+                    end,
+                    "numbers in a ruleset are finite: no .nan, .inf or -.inf",
+                )
+            if str(node.tag).endswith("float") and not _finite(text):
+                raise _BadNumber(
+                    f"{text.strip()} is too large to be a number a ruleset can use",
+                    mark,
+                    end,
+                    "numbers in a ruleset are finite",
+                )
+            digits = sum(ch.isdigit() for ch in text)
+            if digits > MAX_DIGITS or len(text) > 4 * MAX_DIGITS:
+                raise _BadNumber(
+                    f"a number written with {digits} digits, over the limit of {MAX_DIGITS}",
+                    mark,
+                    end,
+                    f"numbers in a ruleset have at most {MAX_DIGITS} digits",
+                )
+        return node
+
+
+def _finite(text: str) -> bool:
+    try:
+        return math.isfinite(float(text.replace("_", "")))
+    except ValueError:
+        return True  # a form Python does not read (YAML 1.1 sexagesimal): ruamel's to judge
+
+
+def _count(tree: Any, limit: int) -> None:
+    """Refuse, before anything expands them, aliases that would stand for more than `limit` values
+    (each shared value is counted once per use, but visited once) or that contain themselves."""
+    sizes: dict[int, int] = {}
+    busy: set[int] = set()
+
+    def size(node: Any) -> int:
+        if not isinstance(node, (CommentedMap, CommentedSeq)):
+            return 1
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in busy:
+            raise _too_big("an alias stands for a value that contains it", None, "max_yaml_nodes")
+        busy.add(key)
+        children = node.values() if isinstance(node, CommentedMap) else node
+        total = 1 + sum(size(child) for child in children)
+        busy.discard(key)
+        if total > limit:
+            raise _too_big(
+                f"the file holds more than {limit:,} values once its aliases are expanded",
+                None,
+                "max_yaml_nodes",
+            )
+        sizes[key] = total
+        return total
+
+    size(tree)
+
+
+@dataclass
+class _Budget:
+    """How many more values the document may hold (aliases count each time they are used)."""
+
+    limit: int
+    left: int = 0
+
+    def __post_init__(self) -> None:
+        self.left = self.limit
+
+    def take(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise _too_big(
+                f"the file holds more than {self.limit:,} values once its aliases are expanded",
+                None,
+                "max_yaml_nodes",
+            )
+
+
+def _plain(node: Any, path: PathKey, places: dict[PathKey, Place], budget: _Budget) -> Any:
+    budget.take()
     if isinstance(node, CommentedMap):
         out: dict[Any, Any] = {}
         for key, value in node.items():
@@ -195,7 +417,7 @@ def _plain(node: Any, path: PathKey, places: dict[PathKey, Place]) -> Any:
                 places[path + (k,)] = Place((kl + 1, kc + 1), (vl + 1, vc + 1))
             except (KeyError, TypeError, AttributeError):
                 pass
-            out[_scalar(k)] = _plain(value, path + (k,), places)
+            out[_scalar(k)] = _plain(value, path + (k,), places, budget)
         return out
     if isinstance(node, CommentedSeq):
         items = []
@@ -205,7 +427,7 @@ def _plain(node: Any, path: PathKey, places: dict[PathKey, Place]) -> Any:
                 places[path + (index,)] = Place(None, (line + 1, col + 1))
             except (KeyError, TypeError, AttributeError):
                 pass
-            items.append(_plain(value, path + (index,), places))
+            items.append(_plain(value, path + (index,), places, budget))
         return items
     return _scalar(node)
 

@@ -8,11 +8,13 @@ writers.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
 from ..errors import Diagnostic, SchemaError, did_you_mean
@@ -27,11 +29,34 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
+def _pattern(
+    validator: Any, pattern: str, instance: Any, schema: dict[str, Any]
+) -> Iterator[ValidationError]:
+    """`pattern` as JSON Schema means it (ECMA-262): `$` is the end of the text — Python's `re`
+    also lets it match before a final newline, which would let `"name\\n"` through. A key that is
+    not text (`1:` where a name belongs) is not a name either; where the schema asks for text
+    (`type: string`), the type check already says so."""
+    if isinstance(instance, str):
+        if not re.search(_ecma(pattern), instance):
+            yield ValidationError(f"{instance!r} does not match {pattern!r}")
+    elif "type" not in schema and not isinstance(instance, bool):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@lru_cache(maxsize=64)
+def _ecma(pattern: str) -> re.Pattern[str]:
+    return re.compile(
+        pattern[:-1] + r"\Z" if pattern.endswith("$") and not pattern.endswith("\\$") else pattern
+    )
+
+
 @lru_cache(maxsize=1)
 def _validator() -> Draft202012Validator:
     s = schema()
     Draft202012Validator.check_schema(s)
-    return Draft202012Validator(s)
+    checker = validators.extend(Draft202012Validator, {"pattern": _pattern})  # type: ignore[no-untyped-call]
+    made: Draft202012Validator = checker(s)
+    return made
 
 
 def validate(doc: Document) -> None:

@@ -1,0 +1,68 @@
+"""Helpers for the hostile corpus: rulesets and inputs written to break the engine.
+
+Every case must end with a `RulecraftError` carrying its exact diagnostic code (or, where the
+input is harmless after all, a result) within a generous bound — never a traceback, a hang or a
+silently wrong answer. The bound (`BOUND`, seconds) is loose on purpose: a busy 2-core machine
+must not make these tests flaky; what they catch is a hang or a blow-up, which takes far longer.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import engine
+
+BOUND = 5.0
+
+
+class Refused:
+    """`refused(code, fn, *args, **kwargs)`: `fn` raises a `RulecraftError` with `code` (and no
+    other kind of exception) within `BOUND` seconds; returns the error."""
+
+    def __call__(self, code: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> engine.RulecraftError:
+        start = time.monotonic()
+        with pytest.raises(engine.RulecraftError) as caught:
+            fn(*args, **kwargs)
+        took = time.monotonic() - start
+        codes = [d.code for d in caught.value.diagnostics]
+        assert code in codes, f"expected {code}, got {codes}: {caught.value}"
+        assert took < BOUND, f"{code} took {took:.1f} s"
+        caught.value.render()  # every diagnostic can be shown (no number too long to print)
+        return caught.value
+
+
+@pytest.fixture(scope="session")
+def refused() -> Refused:
+    return Refused()
+
+
+@pytest.fixture(scope="session")
+def ruleset() -> Callable[..., str]:
+    """A small valid ruleset's text, with parts replaced: `ruleset(inputs=..., die=..., outcome=...)`."""
+
+    def make(
+        *,
+        target: str = "{type: int, min: 1, max: 100}",
+        die: str = "6",
+        outcome: str = "\"'hit' if d + target > 7 else 'miss'\"",
+        extra: str = "",
+    ) -> str:
+        return (
+            "rulecraft: 1\n"
+            "name: mini\n"
+            "checks:\n"
+            "  act:\n"
+            "    inputs:\n"
+            f"      target: {target}\n"
+            "    roll:\n"
+            f"      d: {{die: {die}}}\n"
+            "    outcomes: [miss, hit]\n"
+            f"    outcome: {outcome}\n"
+            f"{extra}"
+        )
+
+    return make

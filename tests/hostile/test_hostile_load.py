@@ -1,0 +1,216 @@
+"""Issue 11, items 4 and 5 (load time): text never opens a file, and hostile YAML and expressions
+end with a diagnostic — never a RecursionError, a ValueError from a long number, a SyntaxError
+from the generated Python, a MemoryError or a hang."""
+
+from __future__ import annotations
+
+import pytest
+
+import engine
+
+# -- no path magic for text ----------------------------------------------------------------------
+
+
+def test_a_string_is_never_taken_for_a_file(refused, tmp_path, monkeypatch):
+    secret = tmp_path / "secret.yml"
+    secret.write_text("password: hunter2\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    for text in (str(secret), "secret.yml", "./secret.yml"):
+        error = refused("RC001", engine.load, text)
+        assert "hunter2" not in str(error) and "Path(" in str(error)
+
+
+def test_a_path_is_a_file(tmp_path, ruleset):
+    path = tmp_path / "mine.yaml"
+    path.write_text(ruleset(), encoding="utf-8")
+    assert engine.load(path).name == "mini"
+    assert engine.load(ruleset()).document.source.name == "<string>"
+
+
+def test_a_misspelt_shipped_name_is_not_looked_up_on_disk(refused):
+    error = refused("RC001", engine.load, "chil")
+    assert "did you mean 'chill'" in str(error)
+
+
+def test_a_missing_file_passed_as_a_path(refused, tmp_path):
+    refused("RC001", engine.load, tmp_path / "absent.yaml")
+
+
+def test_the_command_line_reads_files_as_paths(cli, tmp_path, ruleset):
+    (tmp_path / "mine.yaml").write_text(ruleset(), encoding="utf-8")
+    assert cli("validate", "mine.yaml", cwd=tmp_path).code == 0
+    assert cli("roll", "mine.yaml", "act", "-i", "target=3", cwd=tmp_path).code == 0
+    r = cli("roll", "absent.yaml", "act", cwd=tmp_path)
+    assert r.code != 0 and " RC001:" in r.err
+
+
+# -- YAML -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("depth", [300, 1000, 100_000])
+def test_yaml_nested_deeply_in_flow_style(refused, depth):
+    refused("RC004", engine.load, "rulecraft: 1\nname: x\nchecks: " + "[" * depth + "]" * depth + "\n")
+
+
+def test_yaml_nested_deeply_in_block_style(refused):
+    lines = "".join("  " * (i + 1) + f"k{i}:\n" for i in range(400))
+    refused("RC004", engine.load, "rulecraft: 1\nname: x\nchecks:\n" + lines + "  " * 401 + "v\n")
+
+
+def test_the_billion_laughs(refused):
+    text = "rulecraft: 1\nname: lol\na: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+    for name, before in zip("bcdefghi", "abcdefgh"):
+        text += f"{name}: &{name} [" + ", ".join([f"*{before}"] * 9) + "]\n"
+    text += "checks: {}\n"
+    assert len(text) < 700
+    refused("RC004", engine.load, text)
+
+
+def test_a_5_mb_file(refused):
+    note = "  - {id: n, text: '" + "a" * 60 + "'}\n"
+    text = "rulecraft: 1\nname: big\nnotes:\n" + note * (5_000_000 // len(note))
+    refused("RC004", engine.load, text)
+
+
+def test_the_yaml_limits_are_the_embedders(refused, ruleset):
+    small = engine.Limits(max_yaml_bytes=100)
+    refused("RC004", engine.load, ruleset(), limits=small)
+    # the deepest value: the top level > checks > act > inputs > target > its min, six deep
+    assert engine.load(ruleset(), limits=engine.Limits(max_yaml_depth=6)).name == "mini"
+    refused("RC004", engine.load, ruleset(), limits=engine.Limits(max_yaml_depth=5))
+
+
+@pytest.mark.parametrize("digits", [101, 4301, 100_000])
+def test_an_integer_too_long_in_yaml(refused, ruleset, digits):
+    refused("RC005", engine.load, ruleset(target="{type: int, min: 1, max: " + "9" * digits + "}"))
+
+
+def test_a_name_that_ends_in_a_newline(refused, ruleset):
+    refused("RC104", engine.load, ruleset().replace("name: mini", 'name: "mini\\n"'))
+    refused("RC104", engine.load, ruleset().replace("  act:", '  "act\\n":'))
+
+
+def test_an_integer_key_where_a_name_belongs(refused, ruleset):
+    refused("RC104", engine.load, ruleset().replace("  act:", "  1:"))
+    refused("RC104", engine.load, ruleset().replace("      target:", "      5:"))
+
+
+def test_integer_keys_in_a_value_table_are_still_values():
+    text = (
+        "rulecraft: 1\nname: t\ntables:\n  band:\n    params: {n: int}\n    returns: result\n"
+        "    cases: {1: miss, 2: hit, else: miss}\nscales:\n  result: [miss, hit]\n"
+        "checks:\n  act:\n    roll:\n      d: {die: 2}\n    outcomes: result\n    outcome: band(d)\n"
+    )
+    assert engine.load(text).distribution("act").probability("hit") == engine.load(text).distribution(
+        "act"
+    ).probability("miss")
+
+
+# -- expressions ------------------------------------------------------------------------------------
+
+
+def _outcome(condition: str) -> str:
+    return f"\"'hit' if {condition} else 'miss'\""
+
+
+@pytest.mark.parametrize("terms", [250, 2000])
+def test_an_expression_of_many_terms(refused, ruleset, terms):
+    refused("RC202", engine.load, ruleset(outcome=_outcome(" + ".join(["d"] * terms) + " > 7")))
+
+
+def test_nested_parentheses_that_nest_operations(refused, ruleset):
+    nested = "(" * 250 + "d" + " + 1)" * 250
+    refused("RC202", engine.load, ruleset(outcome=_outcome(nested + " > 7")))
+
+
+def test_redundant_parentheses_are_harmless(ruleset):
+    rs = engine.load(ruleset(outcome=_outcome("(" * 1000 + "d" + ")" * 1000 + " + target > 7")))
+    assert rs.distribution("act", target=1).probability("hit") == engine.load(ruleset()).distribution(
+        "act", target=1
+    ).probability("hit")
+
+
+def test_an_expression_of_many_parts(refused, ruleset):
+    wide = "[" + ", ".join(["d"] * 3000) + "]"
+    refused("RC202", engine.load, ruleset(outcome=_outcome(f"d in {wide}")))
+
+
+def test_the_expression_limits_are_the_embedders(refused, ruleset):
+    text = ruleset(outcome=_outcome(" + ".join(["d"] * 20) + " > 7"))
+    assert engine.load(text).name == "mini"
+    refused("RC202", engine.load, text, limits=engine.Limits(max_expression_depth=10))
+    refused("RC202", engine.load, text, limits=engine.Limits(max_expression_size=20))
+
+
+@pytest.mark.parametrize("digits", [101, 5000])
+def test_an_integer_literal_too_long(refused, ruleset, digits):
+    refused("RC202", engine.load, ruleset(outcome=_outcome("d > " + "9" * digits)))
+
+
+def test_constant_folding_that_makes_a_number_too_long(refused, ruleset):
+    big = "9" * 90
+    product = "((" + f"{big} * {big}) * ({big} * {big})) * (({big} * {big}) * ({big} * {big}))"
+    refused("RC202", engine.load, ruleset(outcome=_outcome(f"d > {product}")))
+
+
+def test_an_output_with_a_number_too_long(refused, ruleset):
+    big = "9" * 90
+    outputs = f"    outputs:\n      big: d * ({big} * {big} * {big} * {big} * {big} * {big})\n"
+    refused("RC202", engine.load, ruleset(extra=outputs))
+    refused("RC202", engine.load, ruleset(extra="    outputs:\n      big: d * " + "9" * 5000 + "\n"))
+
+
+# -- dice -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "die",
+    ['"[1..3]"', '"[1.5, 2.5, 3.9]"', '"[1, 2.5]"', '"1..1000000000"', '"[0..9, 1..3]"', '"-3"', "[]"],
+)
+def test_faces_that_are_not_faces(refused, ruleset, die):
+    code = "RC104" if die == "[]" else "RC310"
+    refused(code, engine.load, ruleset(die=die))
+
+
+def test_the_face_cap_applies_to_every_form(refused, ruleset):
+    refused("RC310", engine.load, ruleset(die="[" + ", ".join(["1"] * 1001) + "]"))
+    refused("RC105", engine.load, ruleset(die="1001"))
+    assert len(engine.load(ruleset(die='"1..1000"')).check("act").roll[0].faces) == 1000
+
+
+POOL = """rulecraft: 1
+name: loop
+checks:
+  act:
+    inputs:
+      low: {{type: int, min: 1, max: 6, default: 3}}
+    roll:
+      p:
+        pool: 2
+        die: 6
+        triggers:
+          - on: {on}
+            must: reroll
+    outcomes: [miss, hit]
+    outcome: "'hit' if count(p, 6) > 0 else 'miss'"
+"""
+
+
+@pytest.mark.parametrize("on", ["true", "face >= 1", "face in 1..6"])
+def test_a_die_whose_every_face_rerolls(refused, on):
+    refused("RC313", engine.load, POOL.format(on=on))
+
+
+def test_a_die_whose_every_face_rerolls_for_some_input(refused):
+    rs = engine.load(POOL.format(on="face >= low"))
+    assert rs.distribution("act", low=2).probability("miss") == 1
+    refused("RC503", rs.distribution, "act", low=1)
+    refused("RC503", rs.roll, "act", low=1)
+
+
+def test_hostile_files_through_the_command_line(cli, tmp_path):
+    bomb = tmp_path / "deep.yaml"
+    bomb.write_text("rulecraft: 1\nname: x\nchecks: " + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")
+    for command in ("validate", "test", "show"):
+        r = cli(command, str(bomb), cwd=tmp_path)
+        assert r.code != 0 and " RC004:" in (r.out + r.err), r.out + r.err
