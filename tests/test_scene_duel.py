@@ -336,6 +336,19 @@ def test_your_main_gauche_is_a_choice_that_optimal_play_times(castle: engine.Rul
     assert len(taken) == 1 and "refused" not in taken[0]  # this seed's duel: spent once, in round 3
     declined = [entry for entry in offered if not entry["choice"]["taken"]]
     assert declined and all("keeps the bead" in entry["refused"] for entry in declined)
+    # why: the chance of winning either way, with best play after; a tie keeps the redraw
+    for entry in offered:
+        why = entry["choice"]
+        assert why["objective"] == "you_win"
+        assert (why["if_taken"] > why["if_declined"]) == why["taken"]
+    assert "[taken: P(you_win)" in castle_text(castle, parties)
+
+
+def castle_text(castle: engine.Ruleset, parties: dict[str, Any]) -> str:
+    from engine.tools.render import played_text
+
+    played = castle.play_scene("duel", random.Random(5), parties=parties, policy="optimal")
+    return played_text(played, "duel")
 
 
 def test_your_riposte_is_a_choice_that_optimal_play_times(castle: engine.Ruleset) -> None:

@@ -265,7 +265,7 @@ def solve_components(
             for s in inner:
                 options = choices[s]
                 assert options is not None
-                scores = [score(_expect(d, value)) for d in options]
+                scores = [score(expectation(d, value)) for d in options]
                 best = max(range(len(options)), key=lambda i: (scores[i], -i))
                 if scores[best] > scores[policy[s]]:
                     policy[s] = best
@@ -276,7 +276,8 @@ def solve_components(
     return value, chosen, total
 
 
-def _expect(d: Dist, value: Mapping[Any, Vector]) -> Vector:
+def expectation(d: Dist, value: Mapping[Any, Vector]) -> Vector:
+    """Where the chain ends, as a vector, when it moves by `d` from states worth `value`."""
     out: Vector = {}
     for t, w in d.weights.items():
         for k, v in value[t].items():

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean
 from ..eval.dist import Dist, fraction_text
-from ..eval.markov import NEVER, solve_components
+from ..eval.markov import NEVER, expectation, solve_components
 from ..model.ruleset import RulesetModel
 from ..model.scene import Scene
 from ..model.values import Multi
@@ -88,13 +88,25 @@ def odds(
     return solve(model, scene, state, cast, ctx, expect)[0]
 
 
+@dataclass(frozen=True)
+class Decision:
+    """What the optimal policy does where a step offers a choice, and why: the chance of the
+    scene's objective ending if the choice is declined and if it is taken, each with best play
+    after it."""
+
+    taken: bool
+    objective: str
+    if_declined: Fraction
+    if_taken: Fraction
+
+
 def choice_at(
     model: RulesetModel, scene: Scene, state: Mapping[str, Any], cast: Mapping[str, str], ctx: RunContext
-) -> Mapping[Node, int]:
-    """Where the optimal policy takes the choice a step offers: node → 1 (take) or 0 (decline);
-    solved once per scene, start and policy, and kept in the ruleset's cache."""
+) -> Mapping[Node, Decision]:
+    """The optimal policy's decision at every node whose step offers a choice; solved once per
+    scene, start and policy, and kept in the ruleset's cache."""
     key = ("scene", scene.name, state_key(state), tuple(sorted(cast.items())), ctx.policy, ctx.limits)
-    found: Mapping[Node, int] | None = ctx.caches.evaluators.get(key)
+    found: Mapping[Node, Decision] | None = ctx.caches.evaluators.get(key)
     if found is None:
         found = solve(model, scene, state, cast, ctx)[1]
         ctx.caches.evaluators.put(key, found)
@@ -108,8 +120,8 @@ def solve(
     cast: Mapping[str, str],
     ctx: RunContext,
     expect: Sequence[str] = (),
-) -> tuple[Odds, dict[Node, int]]:
-    """The odds, and at each node that offers a choice whether the policy takes it. Each name in
+) -> tuple[Odds, dict[Node, Decision]]:
+    """The odds, and at each node that offers a choice what the policy does and why. Each name in
     `expect` rides along the chain as one more column of the ending vectors (an ending state is
     worth its value there), so its expectation at the end comes out of the same solve."""
     rules = model.state
@@ -220,7 +232,13 @@ def solve(
     mean = total[start] if NEVER not in endings.weights else None
     taken = {"offered": len(offered), "taken": sum(1 for n in offered if chosen.get(n, 0) == 1)}
     odds = Odds(scene.name, ctx.policy, endings, rounds, longer, mean, len(graph), taken, expected)
-    return odds, {n: chosen.get(n, 0) for n in offered}
+    decisions = {}
+    for n in offered:
+        options = graph[n]
+        assert options is not None
+        declined, accepted = (score(expectation(d, value)) for d in options)
+        decisions[n] = Decision(chosen.get(n, 0) == 1, objective, declined, accepted)
+    return odds, decisions
 
 
 EXPECTED = "expected"

@@ -205,7 +205,8 @@ def play(
                     if end is not None:
                         return done(end, rnd)
                 continue
-            offer = bool(step.may) and (ctx.policy == "always" or optimal.get((key, index), 0) == 1)
+            decided = optimal.get((key, index))
+            offer = bool(step.may) and (ctx.policy == "always" or (decided is not None and decided.taken))
             taken = _take(model, steps, look, step, index, key, state, cast, offer, roll_ctx)
             if isinstance(taken, str) and offer:  # the choice is not there in this state
                 offer = False
@@ -221,14 +222,14 @@ def play(
                         "refused": taken,
                     }
                     if step.may:
-                        refused["choice"] = {"taken": False, "policy": ctx.policy}
+                        refused["choice"] = _choice(False, ctx.policy, decided)
                     log.append(refused)
                 continue
             state, key, entry = taken
             if trace:
                 entry["round"] = rnd
                 if step.may:
-                    entry["choice"] = {"taken": offer, "policy": ctx.policy}
+                    entry["choice"] = _choice(offer, ctx.policy, decided)
                 log.append(entry)
             end = look(key, state)[1]
             if end is not None:
@@ -282,6 +283,16 @@ def play_many(
         endings[played.ending] = endings.get(played.ending, 0) + 1
         rounds[played.rounds] = rounds.get(played.rounds, 0) + 1
     return Sampled(scene.name, ctx.policy, times, endings, dict(sorted(rounds.items())))
+
+
+def _choice(taken: bool, policy: str, decided: Any) -> dict[str, Any]:
+    """A choice as the trace shows it; under `optimal`, why: the objective's chance either way."""
+    shown: dict[str, Any] = {"taken": taken, "policy": policy}
+    if decided is not None:
+        shown["objective"] = decided.objective
+        shown["if_taken"] = round(float(decided.if_taken), 6)
+        shown["if_declined"] = round(float(decided.if_declined), 6)
+    return shown
 
 
 def _offers(scene: Scene) -> bool:

@@ -379,6 +379,16 @@ def sampled_text(sampled: Sampled, title: str) -> str:
     return "\n".join(lines)
 
 
+def _why(entry: Mapping[str, Any]) -> str:
+    """Why the optimal policy took or declined a choice: the objective's chance either way."""
+    choice = entry.get("choice") or {}
+    if "objective" not in choice:
+        return ""
+    p = f"P({choice['objective']})"
+    verdict = "taken" if choice["taken"] else "declined"
+    return f"  [{verdict}: {p} {choice['if_taken']:.4f} if taken, {choice['if_declined']:.4f} if not]"
+
+
 def played_text(played: Played, title: str) -> str:
     """A sampled scene, one line a step."""
     lines = [title]
@@ -391,7 +401,7 @@ def played_text(played: Played, title: str) -> str:
         who = f"{e['by']}: " if e.get("by") else ""
         others = ", ".join(f"{r}={n}" for r, n in (e.get("others") or {}).items())
         if "refused" in e:
-            lines.append(f"{head}{who}{e['action']} refused ({e['refused']})")
+            lines.append(f"{head}{who}{e['action']} refused ({e['refused']}){_why(e)}")
             continue
         inputs = ", ".join(f"{k}={_item_text(v)}" for k, v in e.get("inputs", {}).items())
         args = ", ".join(s for s in (others, inputs) if s)
@@ -400,6 +410,7 @@ def played_text(played: Played, title: str) -> str:
         lines.append(
             f"{head}{who}{e['action']}{' (' + args + ')' if args else ''}{outcome}"
             + (f"; {done}" if done else "")
+            + _why(e)
         )
     lines.append(f"=> {played.ending} after {played.rounds} round{'s' if played.rounds != 1 else ''}")
     return "\n".join(lines)
