@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .compiler import check_version, compile_document
-from .errors import CampaignError, Diagnostic, InputError, LoadError, did_you_mean
+from .errors import CampaignError, CompileError, Diagnostic, InputError, LoadError, SchemaError, did_you_mean
 from .eval.exact import Distribution, distribution
 from .eval.sample import Forced, sample
 from .eval.trace import Result
@@ -27,7 +27,7 @@ from .scenes.odds import Odds, odds
 from .scenes.play import Played, Sampled, cast_state, play, play_many
 from .state.campaign import Campaign
 from .state.records import Store
-from .syntax.document import Document, read_source
+from .syntax.document import Document, graft, read_source
 from .syntax.document import load as load_yaml
 from .syntax.positions import SourceFile
 from .syntax.resources import shipped_rulesets
@@ -47,6 +47,40 @@ class Ruleset:
     @property
     def name(self) -> str:
         return self.model.name
+
+    def with_scenes(self, source: Path | str) -> Ruleset:
+        """This ruleset and the scenes of a scene file: YAML whose only key is `scenes:`, each scene
+        written as in a ruleset and compiled against this one's state, actions and scales, so a
+        question about a fight needs no change to the ruleset. A `Path` is the file; a `str` is
+        its text. A mistake in it is reported at its own file's line and column."""
+        text = read_source(source) if isinstance(source, Path) else SourceFile("<scenes>", source)
+        part = _yaml(text, self.limits)
+        scenes = part.data.get("scenes") if isinstance(part.data, dict) else None
+        if not isinstance(part.data, dict) or not isinstance(scenes, dict) or not scenes:
+            where = part.span(())
+            raise SchemaError(
+                [Diagnostic("RC101", "a scene file holds 'scenes:', a mapping of scenes", where)]
+            )
+        for key in part.data:
+            if key != "scenes":
+                message = f"unknown key '{key}' in a scene file: it holds only 'scenes:'"
+                raise SchemaError([Diagnostic("RC102", message, part.span((key,), key=True))])
+        merged = self.document
+        for name in scenes:
+            if name in (self.document.data.get("scenes") or {}):
+                raise CompileError(
+                    [
+                        Diagnostic(
+                            "RC307",
+                            f"the ruleset has a scene '{name}' already",
+                            part.span(("scenes", name), key=True),
+                            "give the scene in the file a name of its own",
+                        )
+                    ]
+                )
+            merged = graft(merged, part, ("scenes", name))
+        validate(merged)
+        return Ruleset(compile_document(merged, self.limits), merged, self.limits)
 
     @property
     def title(self) -> str:
@@ -108,9 +142,14 @@ class Ruleset:
         found: Distribution = self.caches.distributions.get_or_make(key, lambda: distribution(c, bound, ctx))
         return found
 
+    @property
+    def scenes(self) -> Mapping[str, Scene]:
+        """The ruleset's scenes by name (none without `state:`)."""
+        return self.model.state.scenes if self.model.state is not None else {}
+
     def scene(self, name: str) -> Scene:
         """The scene called `name`, or a `CampaignError` RC907 naming the nearest one."""
-        scenes = self.model.state.scenes if self.model.state is not None else {}
+        scenes = self.scenes
         found = scenes.get(name)
         if found is None:
             hint = did_you_mean(name, scenes) or (
@@ -236,15 +275,19 @@ def _no_such_name(text: str) -> LoadError:
 
 def load_source(source: SourceFile, *, limits: Limits = DEFAULT_LIMITS) -> Ruleset:
     """Run every stage on one source file, within `limits`."""
-    doc = load_yaml(
+    doc = _yaml(source, limits)
+    check_version(doc)
+    validate(doc)
+    return Ruleset(compile_document(doc, limits), doc, limits)
+
+
+def _yaml(source: SourceFile, limits: Limits) -> Document:
+    return load_yaml(
         source,
         max_bytes=limits.max_yaml_bytes,
         max_depth=limits.max_yaml_depth,
         max_nodes=limits.max_yaml_nodes,
     )
-    check_version(doc)
-    validate(doc)
-    return Ruleset(compile_document(doc, limits), doc, limits)
 
 
 def _looks_like_a_name(text: str) -> bool:

@@ -980,8 +980,33 @@ def _scene_title(rs: Ruleset, args: argparse.Namespace, parties: dict[str, dict[
     return f"{rs.name} · {scene.title}" + (f"  ({detail})" if detail else "")
 
 
+def _scene_of(rs: Ruleset, ref: str) -> tuple[Ruleset, str]:
+    """A scene of the ruleset by name, or one from a scene file: `FILE.yaml` (its only scene) or
+    `FILE.yaml:NAME`."""
+    path, colon, name = ref.partition(".yaml:") if ".yaml:" in ref else ref.partition(".yml:")
+    file = Path(path + (".yaml" if ".yaml:" in ref else ".yml")) if colon else Path(ref)
+    if not colon and file.suffix not in (".yaml", ".yml"):
+        return rs, ref
+    with_file = rs.with_scenes(file)
+    added = [n for n in with_file.scenes if n not in rs.scenes]
+    if not name:
+        if len(added) != 1:
+            raise InputError(
+                [
+                    Diagnostic(
+                        "RC407",
+                        f"{file} has {len(added)} scenes: say which, as {file}:NAME",
+                        None,
+                        f"its scenes: {', '.join(added)}",
+                    )
+                ]
+            )
+        name = added[0]
+    return with_file, name
+
+
 def _scene_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    rs = _ruleset(args.ruleset)
+    rs, args.scene = _scene_of(_ruleset(args.ruleset), args.scene)
     parties = _parties(args)
     if args.plot:
         check_plot_path(Path(args.plot))
@@ -1071,7 +1096,7 @@ def _scene_grid(
 
 
 def _scene_roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    rs = _ruleset(args.ruleset)
+    rs, args.scene = _scene_of(_ruleset(args.ruleset), args.scene)
     parties = _parties(args)
     if args.times is not None:
         sampled = rs.sample_scenes(

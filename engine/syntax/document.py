@@ -41,9 +41,21 @@ class Document:
     source: SourceFile
     data: Any
     places: Mapping[PathKey, Place]
+    parts: tuple[tuple[PathKey, Document], ...] = ()
+    """Values grafted in from other files (`graft`): each path prefix and the document it came
+    from, which places every value under it in its own file."""
+
+    def _part(self, path: PathKey) -> Document | None:
+        for prefix, other in self.parts:
+            if tuple(path[: len(prefix)]) == prefix:
+                return other
+        return None
 
     def span(self, path: PathKey, *, key: bool = False) -> Span:
         """The span of the value at `path` (or of its key), falling back to the nearest parent."""
+        other = self._part(path)
+        if other is not None:
+            return other.span(path, key=key)
         probe = tuple(path)
         while probe and probe not in self.places:
             probe = probe[:-1]
@@ -77,6 +89,9 @@ class Document:
     def expr_origin(self, path: PathKey) -> ExprOrigin:
         """Where each character of the string at `path` sits in the file, for placing errors
         inside expressions — also when YAML folded lines or unescaped characters on the way."""
+        other = self._part(path)
+        if other is not None:
+            return other.expr_origin(path)
         place = self.places.get(tuple(path))
         if place is None:
             return ExprOrigin(self.source, 1, 1, 0)
@@ -139,6 +154,20 @@ def _align(value: str, text: str, offset: int, starts: list[int]) -> tuple[tuple
         else:
             i += 1
     return tuple(out)
+
+
+def graft(base: Document, other: Document, path: PathKey) -> Document:
+    """`base` with the value at `path` in `other` put at the same path in it: one document in which
+    every value still reports the line and column of its own file (a scene file added to a
+    ruleset). The mappings along the path are copied; neither document is changed."""
+    data = dict(base.data)
+    here, there = data, other.data
+    for key in path[:-1]:
+        there = there[key]
+        here[key] = dict(here.get(key) or {})
+        here = here[key]
+    here[path[-1]] = there[path[-1]]
+    return Document(base.source, data, base.places, (*base.parts, (tuple(path), other)))
 
 
 def read_source(path: Path, name: str | None = None) -> SourceFile:

@@ -126,7 +126,7 @@ def _rule_probes(doc: Document, tables: Sequence[str]) -> dict[tuple[str, int], 
     data["tables"] = specs
     data["checks"] = {}
     try:
-        model = compile_document(Document(doc.source, data, doc.places))
+        model = compile_document(Document(doc.source, data, doc.places, doc.parts))
     except RulecraftError:
         return None
     return {key: model.tables[probe].run for probe, key in names.items() if probe in model.tables}

@@ -1,0 +1,92 @@
+"""A scene in a file of its own (`Ruleset.with_scenes`, `rulecraft scene prob RULESET FILE.yaml`):
+a question about a fight asked without changing the ruleset, and its mistakes reported at the
+scene file's own lines."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import engine
+
+FIRST_BLOOD = """\
+scenes:
+  first_blood:
+    title: A duel to first blood
+    parties: [you, foe]
+    round:
+      - {act: duel_exchange, by: you, others: {foe: foe}}
+      - {act: strike, by: you, others: {foe: foe},
+         when: you.drew > foe.drew and (you.reach >= foe.reach or you.closed == 1)}
+      - {act: strike, by: foe, others: {foe: you},
+         when: foe.drew > you.drew and (foe.reach >= you.reach or foe.closed == 1)}
+      - {act: close_in, by: you, others: {foe: foe},
+         when: you.drew > foe.drew and you.reach < foe.reach and you.closed == 0}
+      - {act: close_in, by: foe, others: {foe: you},
+         when: foe.drew > you.drew and foe.reach < you.reach and foe.closed == 0}
+      - {act: end_exchange, by: you, others: {foe: foe}, when: you.drew > 0}
+    ends:
+      - {when: count(foe.wound_track) > 0, then: you_draw_blood}
+      - {when: count(you.wound_track) > 0, then: foe_draws_blood}
+"""
+
+
+@pytest.fixture(scope="module")
+def castle() -> engine.Ruleset:
+    return engine.load("castle")
+
+
+def test_a_scene_file_is_solved_against_the_ruleset(castle: engine.Ruleset) -> None:
+    """Knife against sword, to first blood, by hand: both draw as Average, so each exchange that
+    is not a stand-off goes either way with the same chance. The knife must first win one to close
+    (note closing); the sword wounds whenever it wins (every chit is a wound; no armour). So the
+    knife draws blood only by winning two exchanges in a row that are not stand-offs: 1/2 · 1/2."""
+    rs = castle.with_scenes(FIRST_BLOOD)
+    odds = rs.scene_odds("first_blood", parties={"you": {"wielding": "knife"}})
+    assert odds.endings.fractions() == {"you_draw_blood": Fraction(1, 4), "foe_draws_blood": Fraction(3, 4)}
+    even = rs.scene_odds("first_blood")  # sword against sword: one exchange won decides it
+    assert even.endings.fractions() == {"you_draw_blood": Fraction(1, 2), "foe_draws_blood": Fraction(1, 2)}
+    assert "first_blood" not in castle.scenes  # the loaded ruleset is left as it was
+
+
+def test_the_command_line_takes_a_scene_file(cli: Any, tmp_path: Path) -> None:
+    (tmp_path / "blood.yaml").write_text(FIRST_BLOOD)
+    r = cli("scene", "prob", "castle", "blood.yaml", "--party", "you:wielding=knife", cwd=tmp_path)
+    assert r.code == 0, r.err
+    assert "castle · A duel to first blood" in r.out and "you_draw_blood   1/4" in r.out
+    r = cli("scene", "roll", "castle", "blood.yaml:first_blood", "--seed", "2", cwd=tmp_path)
+    assert r.code == 0 and r.out.rstrip().splitlines()[-1].startswith("=> ")
+    twice = FIRST_BLOOD + FIRST_BLOOD.replace("scenes:\n", "").replace("first_blood:", "second:")
+    (tmp_path / "two.yaml").write_text(twice)
+    r = cli("scene", "prob", "castle", "two.yaml", cwd=tmp_path)
+    assert r.code == 1 and "RC407" in r.err and "first_blood, second" in r.err
+    assert cli("scene", "prob", "castle", "two.yaml:second", cwd=tmp_path).code == 0
+
+
+@pytest.mark.parametrize(
+    "old,new,code",
+    [
+        ("foe.wound_track) > 0", "foe.wound_trak) > 0", "RC301"),
+        ("act: close_in, by: you", "act: close_inn, by: you", "RC312"),
+        ("parties: [you, foe]", "parties: 3", "RC103"),
+        ("first_blood:", "duel:", "RC307"),
+        ("scenes:", "rulecraft: 1\nscenes:", "RC102"),
+        (FIRST_BLOOD, "scenes: {}\n", "RC101"),
+    ],
+)
+def test_a_mistake_in_a_scene_file_is_reported_at_its_own_line(
+    castle: engine.Ruleset, tmp_path: Path, old: str, new: str, code: str
+) -> None:
+    text = FIRST_BLOOD.replace(old, new)
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if new.splitlines()[0] in ln)
+    path = tmp_path / "blood.yaml"
+    path.write_text(text)
+    with pytest.raises(engine.RulecraftError) as caught:
+        castle.with_scenes(path)
+    first = caught.value.diagnostics[0]
+    assert first.code == code, caught.value
+    assert first.span is not None and first.span.source.name.endswith("blood.yaml")
+    assert first.span.line == line, caught.value
