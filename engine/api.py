@@ -42,7 +42,7 @@ class Ruleset:
         self.model = model
         self.document = document
         self.limits = limits
-        self.caches = Caches()
+        self.caches = Caches.within(limits.max_cache_bytes)
 
     @property
     def name(self) -> str:

@@ -1,8 +1,10 @@
-"""Caches that belong to one loaded ruleset: bounded, oldest entry out first, and safe to share
-between threads. Nothing in rulecraft memoises results process-wide."""
+"""Caches that belong to one loaded ruleset: bounded in entries and in bytes, oldest entry out
+first, and safe to share between threads. Nothing in rulecraft memoises results process-wide."""
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -11,14 +13,60 @@ from typing import Any, TypeVar
 
 V = TypeVar("V")
 
+MB = 1 << 20
+DEFAULT_CACHE_BYTES = 256 * MB
+"""What one ruleset's caches may hold together unless the embedder says otherwise
+(`Limits.max_cache_bytes`)."""
+
+
+_MODEL = __name__.rsplit(".", 2)[0] + ".model"
+
+
+def approx_bytes(value: Any, cap: int = 200_000) -> int:
+    """About how much memory `value` holds: containers, dataclasses and objects walked to their
+    leaves, each object counted once, the walk stopped after `cap` objects (the rest estimated
+    from what was seen). Cheap next to the work that made a cached value."""
+    seen: set[int] = set()
+    stack = [value]
+    total = 0
+    while stack and len(seen) < cap:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if type(v).__module__.startswith(_MODEL):
+            continue  # the ruleset's own immutable model (a scale's member, a check): not the cache's
+        total += sys.getsizeof(v, 64)
+        if isinstance(v, (str, bytes, int, float, bool, type(None))):
+            continue
+        if isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple, set, frozenset)):
+            stack.extend(v)
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            stack.extend(getattr(v, f.name, None) for f in dataclasses.fields(v))
+        elif hasattr(v, "__dict__") and not callable(v):
+            stack.extend(vars(v).values())
+        elif hasattr(v, "__slots__"):
+            stack.extend(getattr(v, s, None) for s in v.__slots__ if isinstance(s, str))
+    if stack:  # stopped early: scale what was seen up to what was left
+        total += total // max(len(seen), 1) * len(stack)
+    return total
+
 
 class BoundedCache:
-    """A map of at most `max_entries` entries; the oldest goes first. Reads take no lock (one
-    dictionary read is atomic), writes do, so a hit stays as quick as a dict lookup."""
+    """A map of at most `max_entries` entries holding at most about `max_bytes` (each value
+    weighed once, when it is put, by `approx_bytes`); the oldest goes first. Reads take no lock (one
+    dictionary read is atomic), writes do, so a hit stays as quick as a dict lookup. A value too
+    big for the whole cache is not kept at all."""
 
-    def __init__(self, max_entries: int) -> None:
+    def __init__(self, max_entries: int, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         self.max_entries = max_entries
+        self.max_bytes = max_bytes
         self._data: OrderedDict[Hashable, Any] = OrderedDict()
+        self._sizes: dict[Hashable, int] = {}
+        self.bytes = 0
         self._lock = threading.Lock()
 
     def get(self, key: Hashable) -> Any:
@@ -28,14 +76,25 @@ class BoundedCache:
         except TypeError:
             return None
 
-    def put(self, key: Hashable, value: Any) -> None:
+    def put(self, key: Hashable, value: Any, size: int | None = None) -> None:
+        """Keep `value` under `key`; `size` overrides the estimate (in bytes)."""
         try:
-            with self._lock:
-                self._data[key] = value
-                while len(self._data) > self.max_entries:
-                    self._data.popitem(last=False)
+            hash(key)
         except TypeError:
             return
+        weight = approx_bytes(value) if size is None else size
+        if weight > self.max_bytes:
+            return
+        with self._lock:
+            if key in self._data:
+                self.bytes -= self._sizes.pop(key)
+                del self._data[key]
+            self._data[key] = value
+            self._sizes[key] = weight
+            self.bytes += weight
+            while len(self._data) > self.max_entries or self.bytes > self.max_bytes:
+                old, _ = self._data.popitem(last=False)
+                self.bytes -= self._sizes.pop(old)
 
     def get_or_make(self, key: Hashable, make: Callable[[], V]) -> V:
         """The cached value, or `make()` stored under `key` (two threads may both make it once)."""
@@ -51,19 +110,55 @@ class BoundedCache:
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
+            self._sizes.clear()
+            self.bytes = 0
+
+
+_SHARES = {
+    "tables": (1024, 0.25),
+    "distributions": (1024, 0.25),
+    "evaluators": (64, 0.2),
+    "bindings": (4096, 0.05),
+    "environments": (8192, 0.15),
+    "scenes": (8, 0.1),
+}
+"""Each part's most entries and its share of the bytes."""
+
+
+def _part(name: str) -> Any:
+    entries, share = _SHARES[name]
+    return field(default_factory=lambda: BoundedCache(entries, int(DEFAULT_CACHE_BYTES * share)))
 
 
 @dataclass(frozen=True)
 class Caches:
-    """Everything one `Ruleset` remembers between requests, each part bounded."""
+    """Everything one `Ruleset` remembers between requests, each part bounded in entries and in
+    bytes; together at most `max_bytes` (`Caches.within(n)` sizes them for a budget of n)."""
 
-    tables: BoundedCache = field(default_factory=lambda: BoundedCache(1024))
+    tables: BoundedCache = _part("tables")
     """Per-randomizer exact tables (a pool's multisets or statistics, a bag's draws)."""
-    distributions: BoundedCache = field(default_factory=lambda: BoundedCache(1024))
+    distributions: BoundedCache = _part("distributions")
     """Whole exact distributions, by check, policy and inputs."""
-    evaluators: BoundedCache = field(default_factory=lambda: BoundedCache(64))
-    """Die-by-die exact evaluators kept for the optimal policy's decisions while rolling."""
-    bindings: BoundedCache = field(default_factory=lambda: BoundedCache(4096))
+    evaluators: BoundedCache = _part("evaluators")
+    """Die-by-die exact evaluators kept for the optimal policy's decisions while rolling, and a
+    scene's optimal decisions."""
+    bindings: BoundedCache = _part("bindings")
     """Checked inputs, by check and the inputs as given."""
-    environments: BoundedCache = field(default_factory=lambda: BoundedCache(8192))
+    environments: BoundedCache = _part("environments")
     """What expressions see in a lasting state, by the parts of the state they read (scenes)."""
+    scenes: BoundedCache = _part("scenes")
+    """What a played scene keeps per state (`scenes.play.Steps`), by scene, cast and policy."""
+
+    @classmethod
+    def within(cls, max_bytes: int) -> Caches:
+        """Caches that hold about `max_bytes` together, shared out as the defaults are."""
+        return cls(
+            **{
+                name: BoundedCache(entries, max(int(max_bytes * share), 1))
+                for name, (entries, share) in _SHARES.items()
+            }
+        )
+
+    def bytes(self) -> int:
+        """About how much the caches hold now, as weighed when each value was put."""
+        return sum(getattr(self, name).bytes for name in _SHARES)

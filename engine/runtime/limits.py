@@ -24,6 +24,9 @@ class Limits:
     """Dice one sampled reroll procedure may reroll or add (pools with a `cap` stop earlier)."""
     max_scenes: int = 1_000_000
     """Scenes one request may play at once (`Ruleset.sample_scenes`, `scene roll --times`)."""
+    max_cache_bytes: int = 256 * 1024 * 1024
+    """What a loaded ruleset's caches may hold together, in bytes (about: each value is weighed
+    when it is kept); the oldest entries go first."""
     max_yaml_bytes: int = 512 * 1024
     """Size of a ruleset's text, in bytes of UTF-8 (`RC004`); the shipped rulesets are under 100 KB."""
     max_yaml_depth: int = 64

@@ -129,7 +129,7 @@ class Steps:
     dice are still rolled every time, so a seeded scene plays exactly as without it. Each part is
     cleared when it grows past `limit` entries."""
 
-    def __init__(self, limit: int = 20_000) -> None:
+    def __init__(self, limit: int = 2048) -> None:
         self.limit = limit
         self.looks: dict[str, tuple[dict[str, Any], str | None]] = {}
         self.calls: dict[tuple[str, int, bool], Any] = {}
@@ -141,13 +141,19 @@ class Steps:
         part[key] = value
 
 
+STEP_BYTES = 16 * 1024
+"""About what one state's entries in `Steps` hold at most (a state, its view, a step's call)."""
+
+
 def steps_of(scene: Scene, cast: Mapping[str, str], ctx: RunContext) -> Steps:
-    """The ruleset's `Steps` for this scene and cast (one per pair, in the ruleset's caches)."""
+    """The ruleset's `Steps` for this scene and cast (in the ruleset's caches, weighed at the
+    most it may grow to, so the cache's byte bound holds)."""
     key = ("scene steps", scene.name, tuple(sorted(cast.items())), ctx.policy)
-    found: Steps | None = ctx.caches.evaluators.get(key)
+    cache = ctx.caches.scenes
+    found: Steps | None = cache.get(key)
     if found is None:
-        found = Steps()
-        ctx.caches.evaluators.put(key, found)
+        found = Steps(limit=max(64, cache.max_bytes // STEP_BYTES))
+        cache.put(key, found, size=found.limit * STEP_BYTES)
     return found
 
 

@@ -82,7 +82,7 @@ class Campaign:
         self.header = header
         self.model = model
         self.limits = limits
-        self.caches = Caches()
+        self.caches = Caches.within(limits.max_cache_bytes)
         if model.state is None:
             raise _fail(
                 "RC907",

@@ -1,0 +1,114 @@
+"""What a loaded ruleset remembers between requests is bounded in entries and in bytes
+(`Limits.max_cache_bytes`): many distinct requests on one `Ruleset` never make it hold more."""
+
+from __future__ import annotations
+
+import gc
+import random
+import threading
+import tracemalloc
+from typing import Any
+
+import engine
+from engine.runtime.cache import BoundedCache, Caches, approx_bytes
+
+BUDGET = 2 * 1024 * 1024
+
+
+def test_a_cache_keeps_its_entries_and_bytes_under_their_bounds() -> None:
+    cache = BoundedCache(max_entries=3, max_bytes=1000)
+    for i in range(5):
+        cache.put(i, "x", size=100)
+    assert len(cache) == 3 and cache.get(0) is None and cache.get(4) == "x"  # the oldest went first
+    cache.put("big", "y", size=700)
+    assert cache.bytes <= 1000 and cache.get("big") == "y" and len(cache) == 3
+    cache.put("huge", "z", size=1001)  # more than the whole cache: not kept, nothing evicted for it
+    assert cache.get("huge") is None and cache.get("big") == "y"
+    cache.put("big", "y2", size=50)  # kept again: weighed again, not twice
+    assert cache.bytes == sum([100, 100, 50])
+
+
+def test_a_value_is_weighed_by_what_it_holds_not_by_the_model_it_points_to() -> None:
+    rs = engine.load("chill")
+    small, large = {"a": 1}, {i: list(range(50)) for i in range(200)}
+    assert approx_bytes(large) > 50 * approx_bytes(small)
+    outcome = rs.roll("specific", random.Random(1), target=55).outcome  # a Symbol of the model
+    assert approx_bytes([outcome]) <= approx_bytes([None])  # the Symbol and its scale: not counted
+
+
+def test_writers_on_many_threads_keep_the_count_of_bytes_right() -> None:
+    cache = BoundedCache(max_entries=50, max_bytes=10_000)
+
+    def write(k: int) -> None:
+        for i in range(2000):
+            cache.put((k, i % 80), i, size=97)
+
+    threads = [threading.Thread(target=write, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert cache.bytes == 97 * len(cache) <= 10_000
+
+
+def _requests() -> list[tuple[str, str, dict[str, Any]]]:
+    """200 distinct requests: exact distributions, rolls and scenes, over several rulesets."""
+    out: list[tuple[str, str, dict[str, Any]]] = []
+    out += [("chill", "specific", {"target": t}) for t in range(1, 121)]
+    out += [("chimera", "skill", {"dice": d, "policy": p}) for d in range(1, 7) for p in ("always", "never")]
+    out += [
+        ("castle", "combat", {"skill": s, "foe_skill": f})
+        for s in ("average", "advantaged")
+        for f in ("average", "disadvantaged")
+    ]
+    out += [("chimera", "learning", {"student": {"max_resolve": r}}) for r in range(3)]
+    out += [("castle", "duel-sampled", {"you": {"wielding": w}}) for w in ("knife", "sword", "axe")]
+    out += [("chthonian", "standard", {"traits": t, "difficulty": d}) for t in range(-14, 15) for d in (2, 3)]
+    return out[:200]
+
+
+def _run(rulesets: dict[str, engine.Ruleset], name: str, what: str, args: dict[str, Any]) -> None:
+    rs = rulesets[name]
+    if what == "learning":
+        rs.scene_odds("learning", parties=args)
+    elif what == "duel-sampled":
+        rs.sample_scenes("duel", 10, random.Random(1), parties=args)
+    else:
+        policy = args.pop("policy", "always")
+        rs.distribution(what, policy=policy, **args)
+        rs.roll(what, random.Random(2), policy=policy, **args)
+
+
+def test_two_hundred_distinct_requests_stay_within_the_cache_budget() -> None:
+    requests = _requests()
+    assert len({repr(r) for r in requests}) == 200
+    limits = engine.Limits(max_cache_bytes=BUDGET)
+    bounded = {n: engine.load(n, limits=limits) for n in ("chill", "chimera", "castle", "chthonian")}
+    free = {"castle": engine.load("castle")}
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for name, what, args in requests:
+        _run(bounded, name, what, dict(args))
+        assert all(rs.caches.bytes() <= BUDGET for rs in bounded.values())
+    gc.collect()
+    grown = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    # what the four rulesets still hold, measured, not estimated: within their budgets, with room
+    # for what the estimate leaves out (interned strings, the allocator's rounding)
+    assert grown < 2 * 4 * BUDGET, grown
+    free["castle"].scene_odds("duel")  # without the small budget, one duel solved keeps far more
+    assert free["castle"].caches.bytes() > 2 * BUDGET
+
+
+def test_caches_share_out_a_budget() -> None:
+    caches = Caches.within(1_000_000)
+    parts = [
+        caches.tables,
+        caches.distributions,
+        caches.evaluators,
+        caches.bindings,
+        caches.environments,
+        caches.scenes,
+    ]
+    assert sum(p.max_bytes for p in parts) <= 1_000_000
