@@ -117,9 +117,7 @@ class Ruleset:
         decides every choice the rules leave to the player."""
         c = self.check(check)
         bound = self._bind(c, inputs)
-        ctx = RunContext(
-            self.limits, policy, self.caches, rng if rng is not None else random.Random(), forced
-        )
+        ctx = RunContext(self.limits, policy, self.caches, _random(rng), forced)
         return sample(c, bound, ctx)
 
     def _bind(self, check: Check, inputs: dict[str, Any]) -> dict[str, Any]:
@@ -191,7 +189,7 @@ class Ruleset:
         """One whole scene, sampled round by round with `rng`, with its trace."""
         found = self.scene(scene)
         state, cast = cast_state(self.model, found, params, parties)
-        ctx = RunContext(self.limits, policy, self.caches, rng if rng is not None else random.Random())
+        ctx = RunContext(self.limits, policy, self.caches, _random(rng))
         return play(self.model, found, state, cast, ctx)
 
     def sample_scenes(
@@ -213,7 +211,7 @@ class Ruleset:
             raise InputError([Diagnostic("RC404", message, found.span)])
         enforce("the number of scenes", times, self.limits.max_scenes, found.span)
         state, cast = cast_state(self.model, found, params, parties)
-        ctx = RunContext(self.limits, policy, self.caches, rng if rng is not None else random.Random())
+        ctx = RunContext(self.limits, policy, self.caches, _random(rng))
         return play_many(self.model, found, state, cast, ctx, times)
 
     def __repr__(self) -> str:
@@ -279,6 +277,26 @@ def load_source(source: SourceFile, *, limits: Limits = DEFAULT_LIMITS) -> Rules
     check_version(doc)
     validate(doc)
     return Ruleset(compile_document(doc, limits), doc, limits)
+
+
+def _random(rng: Any) -> random.Random:
+    """The caller's random source, or a fresh one; anything else (a seed given where the source
+    goes) is an `InputError`, not a traceback from deep in the sampler."""
+    if rng is None:
+        return random.Random()
+    if not isinstance(rng, random.Random):
+        shown = f"{type(rng).__name__} {rng!r}"[:60]
+        raise InputError(
+            [
+                Diagnostic(
+                    "RC404",
+                    f"the random source must be a random.Random, got {shown}",
+                    None,
+                    "for a seed, pass random.Random(seed)",
+                )
+            ]
+        )
+    return rng
 
 
 def _yaml(source: SourceFile, limits: Limits) -> Document:

@@ -90,3 +90,11 @@ def test_a_forced_face_on_the_command_line_must_be_a_face(cli, text):
 def test_forced_faces_that_are_faces_still_work(chill):
     result = chill.roll("specific", forced={"tens": 5, "ones": 2}, target=60)
     assert result.values["roll"] == 52 and type(result.values["roll"]) is int
+
+
+@pytest.mark.parametrize("rng", [1, "seed", 2.5], ids=["int", "text", "float"])
+def test_a_seed_where_the_random_source_goes_is_an_input_error(refused, chill, rng):
+    refused("RC404", chill.roll, "specific", rng, target=50)
+    castle = engine.load("castle")
+    refused("RC404", castle.play_scene, "duel", rng)
+    refused("RC404", castle.sample_scenes, "duel", 3, rng)
