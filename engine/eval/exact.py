@@ -18,6 +18,7 @@ from functools import cached_property
 from itertools import product
 from typing import Any
 
+from ..errors import Diagnostic, InputError, did_you_mean
 from ..model.ruleset import Check, Pool, Scale
 from ..model.values import Symbol, to_json
 from ..runtime.context import RunContext, check_policy
@@ -75,17 +76,44 @@ class Distribution:
         return self.outcome.at_most(self._sym(outcome))
 
     def value(self, name: str) -> Dist:
-        return self.values[name]
+        """A named value's distribution (`InputError` RC402 for a name the check has no value of)."""
+        found = self.values.get(name)
+        if found is None:
+            raise InputError(
+                [
+                    Diagnostic(
+                        "RC402",
+                        f"check '{self.check}' has no value '{name}' with a distribution",
+                        None,
+                        did_you_mean(str(name), self.values) or f"values: {', '.join(self.values) or 'none'}",
+                    )
+                ]
+            )
+        return found
 
     def mean(self, name: str) -> Fraction:
-        return self.values[name].mean
+        return self.value(name).mean
 
     def table(self) -> list[tuple[Symbol, Fraction]]:
         """Every declared outcome, worst first, with its probability (zero included)."""
         return [(s, self.outcome.probability(s)) for s in self.outcomes.members]
 
     def _sym(self, outcome: str | Symbol) -> Symbol:
-        return outcome if isinstance(outcome, Symbol) else self.outcomes[outcome]
+        if isinstance(outcome, Symbol):
+            return outcome
+        if isinstance(outcome, str) and outcome in self.outcomes.names:
+            return self.outcomes[outcome]
+        raise InputError(
+            [
+                Diagnostic(
+                    "RC402",
+                    f"check '{self.check}' has no outcome {outcome!r}"[:120],
+                    None,
+                    did_you_mean(str(outcome), self.outcomes.names)
+                    or f"outcomes: {', '.join(self.outcomes.names)}",
+                )
+            ]
+        )
 
     def as_json(self) -> dict[str, Any]:
         return {

@@ -98,3 +98,19 @@ def test_a_seed_where_the_random_source_goes_is_an_input_error(refused, chill, r
     castle = engine.load("castle")
     refused("RC404", castle.play_scene, "duel", rng)
     refused("RC404", castle.sample_scenes, "duel", 3, rng)
+
+
+def test_an_unknown_outcome_or_value_of_a_distribution_is_an_input_error(chill):
+    dist = chill.distribution("specific", target=55)
+    for ask in (dist.probability, dist.at_least, dist.at_most):
+        with pytest.raises(engine.InputError) as caught:
+            ask("botchh")
+        assert caught.value.diagnostics[0].code == "RC402" and "'botch'" in (
+            caught.value.diagnostics[0].hint or ""
+        )
+    for ask in (dist.value, dist.mean):
+        with pytest.raises(engine.InputError) as caught:
+            ask("rol")
+        assert caught.value.diagnostics[0].code == "RC402" and "'roll'" in (
+            caught.value.diagnostics[0].hint or ""
+        )
