@@ -21,6 +21,10 @@ MAX_DIGITS = 100
 forced face — or have when the compiler folds a constant: far beyond any game, and far below the
 4,300 digits past which Python refuses to turn a whole number into text."""
 
+MAX_COMPUTED_DIGITS = 1000
+"""The most digits a product a ruleset computes while it runs may have (`RC503`): a value
+squared forty times would otherwise take minutes and gigabytes, and every result stays printable."""
+
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:

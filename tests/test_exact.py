@@ -16,7 +16,9 @@ import engine
 from engine.runtime.limits import Limits
 
 CHILL = engine.load("chill")
-CHIMERA = engine.load("chimera")
+# The contest with 4 NPC dice and 3 resolve dice (which the property tests below may draw) needs
+# about 4.8 million units of work, over the default budget of one request (Limits.max_work).
+CHIMERA = engine.load("chimera", limits=Limits(max_work=10_000_000))
 CASTLE = engine.load("castle")
 CHTHONIAN = engine.load("chthonian")
 

@@ -16,8 +16,9 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from ..errors import Diagnostic, EvalError
+from ..errors import MAX_COMPUTED_DIGITS, Diagnostic, EvalError, LimitError
 from ..model.values import Multi, normalize
+from ..runtime.work import current_work
 from ..syntax.positions import Span
 
 
@@ -32,6 +33,31 @@ def rt_div(x: Any, y: Any, span: Span | None) -> Any:
         q, r = divmod(x, y)
         return q if r == 0 else Fraction(x, y)
     return normalize(Fraction(x) / y)
+
+
+_TOO_BIG = 10**MAX_COMPUTED_DIGITS
+
+
+def rt_mul(x: Any, y: Any, span: Span | None) -> Any:
+    """x * y, refused when the product has more than `MAX_COMPUTED_DIGITS` digits: products are
+    the one way a ruleset's numbers grow fast (a value squared forty times), and every operand is
+    itself bounded, so the product is cheap to make before it is checked."""
+    p = x * y
+    if type(p) is int:
+        if -_TOO_BIG < p < _TOO_BIG:
+            return p
+    elif not isinstance(p, Fraction) or (-_TOO_BIG < p.numerator < _TOO_BIG and p.denominator < _TOO_BIG):
+        return p
+    raise LimitError(
+        [
+            Diagnostic(
+                "RC503",
+                f"a number this ruleset computes has more than {MAX_COMPUTED_DIGITS} digits",
+                span,
+                f"numbers rulecraft computes have at most {MAX_COMPUTED_DIGITS} digits",
+            )
+        ]
+    )
 
 
 def rt_floordiv(x: Any, y: Any, span: Span | None) -> Any:
@@ -96,6 +122,8 @@ _RUNTIME: dict[str, Any] = {
     "_wrong": rt_wrong,
     "_Error": (TypeError, ValueError, ArithmeticError, KeyError, IndexError, AttributeError, EvalError),
     "_div": rt_div,
+    "_mul": rt_mul,
+    "_work": current_work,
     "_floordiv": rt_floordiv,
     "_mod": rt_mod,
     "_range": rt_range,

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..errors import MAX_DIGITS, RulecraftError, did_you_mean
+from ..errors import MAX_DIGITS, LimitError, RulecraftError, did_you_mean
 from ..expr import ast
 from ..expr.parser import parse
 from ..expr.printer import to_text
@@ -70,6 +70,9 @@ class Expressions:
         if not isinstance(node, (ast.Num, ast.Bool, ast.Sym, ast.Name)) and not ast.names(node):
             try:
                 value = self.unit.emit.expression(src, node.span)({})
+            except LimitError as exc:  # the load's work budget (`compile_document`) or a number's size
+                d = exc.diagnostics[0]
+                raise problem("RC503", f"folding this constant: {d.message}", node.span, d.hint) from None
             except RulecraftError:
                 return t, src  # reported when it runs, with its position
             if _too_long(value):
@@ -132,7 +135,7 @@ class Expressions:
                 return T.NUM, f"(-{a})"
             case ast.Binary(op=op, left=left, right=right):
                 (_, a), (_, b) = self._need(left, scope, T.NUM), self._need(right, scope, T.NUM)
-                helper = {"/": "_div", "//": "_floordiv", "%": "_mod"}.get(op)
+                helper = {"/": "_div", "//": "_floordiv", "%": "_mod", "*": "_mul"}.get(op)
                 if helper:
                     return T.NUM, f"{helper}({a}, {b}, {k(node.span)})"
                 return T.NUM, f"({a} {op} {b})"
@@ -405,7 +408,10 @@ class Expressions:
                 ]
             else:
                 body = [f"return {self.lower_checked(self.node_at(path + ('value',)), scope, returns)}"]
-            run = self.unit.emit.function(f"table_{name}", [f"v_{p}" for p, _ in params], body, span)
+            # each call is charged to the request that makes it (a table calling tables grows fast)
+            run = self.unit.emit.function(
+                f"table_{name}", [f"v_{p}" for p, _ in params], [*_CHARGE, *body], span
+            )
             table = Table(name, tuple(params), returns, run, spec.get("description", ""), span)
             self.unit.tables[name] = table
             return table
@@ -576,6 +582,16 @@ class Expressions:
                     )
                 tests.append(f"{var} == {src}")
         return " or ".join(tests)
+
+
+_CHARGE = [
+    "_w = _work()",
+    "if _w is not None:",
+    "    _w.used += 1",
+    "    if _w.used > _w.mark:",
+    "        _w.over()",
+]
+"""A table call's first lines: one unit charged to the current request (`runtime.work`), inline."""
 
 
 def _too_long(value: Any) -> bool:

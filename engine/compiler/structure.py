@@ -48,9 +48,11 @@ from ..model.ruleset import (
 )
 from ..model.values import Symbol
 from ..runtime.builtins import library
+from ..runtime.context import new_work
 from ..runtime.folds import FOLDS
 from ..runtime.inputs import coerce
 from ..runtime.limits import DEFAULT_LIMITS, Limits
+from ..runtime.work import working
 from ..syntax.document import Document, PathKey
 from .expressions import Expressions
 from .problems import Problem, problem, statement
@@ -70,7 +72,8 @@ def compile_document(doc: Document, limits: Limits = DEFAULT_LIMITS) -> RulesetM
     """Compile a validated document within `limits` (expression depth and size), raising
     `CompileError` with every problem found."""
     try:
-        return Structure(doc, limits).run()
+        with working(new_work(limits)):  # folding constants runs tables: within one request's budget
+            return Structure(doc, limits).run()
     except Problem as f:  # a problem outside any statement: still a diagnostic, never a traceback
         raise CompileError([f.diag]) from None
 
@@ -174,6 +177,8 @@ class Structure:
             if scale is None:
                 continue
             contents = tuple((scale[str(c)], int(n)) for c, n in chits.items())
+            size = sum(n for _, n in contents) * int(spec.get("sets", 1))
+            self._within(f"bag '{name}' holds {size:,} chits", size, "max_bag", path)
             self.unit.bags[name] = Bag(
                 name, scale, contents, int(spec.get("sets", 1)), self.unit.doc.span(path, key=True)
             )
@@ -757,6 +762,13 @@ class Structure:
                 for i, t in enumerate(spec.get("triggers", []))
             )
             cap = spec.get("cap")
+            n = self._constant(count)
+            self._within(f"a pool of {n} dice", n, "max_pool", path + ("pool",))
+            if cap is not None:
+                self._within(f"a cap of {cap} dice", cap, "max_rerolls", path + ("cap",))
+            for i, t in enumerate(triggers):
+                what = f"'{t.name}' grants {t.per_die} dice per die (per_die)"
+                self._within(what, t.per_die, "max_rerolls", path + ("triggers", i, "per_die"))
             if any(t.action == "add" for t in triggers) and cap is None:
                 raise problem(
                     "RC313",
@@ -788,10 +800,33 @@ class Structure:
                 if "count" in spec
                 else self.exprs.lower(ast.Num(1, span=span), {})
             )
+            n = self._constant(count)
+            self._within(f"a draw of {n} chits", n, "max_draw", path + ("count",))
             return Draw(
                 name, self.unit.bags[bag_name], count, span, redraw=redraw_of(T.multi(T.sym(bag_name)))
             )
         return Die(name, self._faces(path + ("die",)), span, redraw=redraw_of(T.NUM))
+
+    @staticmethod
+    def _constant(expr: Expr) -> Any:
+        """The value of an expression that reads no name (None when it reads one or fails)."""
+        if ast.names(expr.node):
+            return None
+        try:
+            return expr.run({})
+        except RulecraftError:
+            return None
+
+    def _within(self, what: str, value: Any, limit: str, path: PathKey) -> None:
+        """Refuse at load (`RC503`) a constant size that no roll could fit in `Limits.<limit>`."""
+        bound = getattr(self.unit.limits, limit)
+        if type(value) is int and value > bound:
+            raise problem(
+                "RC503",
+                f"{what}: over the limit of {bound:,} (Limits.{limit})",
+                self.unit.doc.span(path),
+                f"use less, or raise Limits.{limit} if the embedder allows it",
+            )
 
     @staticmethod
     def _never_ends(t: Trigger, faces: tuple[int, ...]) -> bool:
@@ -841,4 +876,6 @@ class Structure:
             if "times" in spec
             else self.exprs.lower(ast.Num(1), {})
         )
+        n = self._constant(times)
+        self._within(f"a redraw offered {n} times", n, "max_rerolls", path + ("times",))
         return Redraw(allowed, must, times, self.unit.doc.span(path, key=True))

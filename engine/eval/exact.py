@@ -21,10 +21,11 @@ from typing import Any
 from ..errors import Diagnostic, InputError, did_you_mean
 from ..model.ruleset import Check, Pool, Scale
 from ..model.values import Symbol, to_json
-from ..runtime.context import RunContext, check_policy
+from ..runtime.context import RunContext, check_policy, with_work
 from ..runtime.limits import enforce, redraw_times, roll_count
 from ..runtime.procedure import Procedure
 from ..runtime.rules import auto_outputs, before_roll, first_rule, read_faces, redraw_offered, with_dice
+from ..runtime.work import TRANSITION, meter, working
 from .dist import Dist, fraction_text
 from .rerolls import RerollSolver
 from .tables import randomizer_table
@@ -128,8 +129,16 @@ class Distribution:
 
 
 def distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Distribution:
-    """The exact distribution of `check` with bound inputs; `ctx.policy` decides every "may"."""
+    """The exact distribution of `check` with bound inputs; `ctx.policy` decides every "may".
+    The work is charged to `ctx.work` (a fresh budget from `ctx.limits` when it has none)."""
     check_policy(ctx.policy)
+    ctx = with_work(ctx)
+    assert ctx.work is not None
+    with working(ctx.work):
+        return _distribution(check, inputs, ctx)
+
+
+def _distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Distribution:
     env = before_roll(check, inputs)
     fired = first_rule(check.auto, env)
     if fired is not None:
@@ -144,6 +153,7 @@ def _product(check: Check, inputs: Mapping[str, Any], env: dict[str, Any], ctx: 
     parts = [randomizer_table(r, env, ctx) for r in check.roll]
     states = math.prod(len(d) for d in parts)
     enforce("exact states", states, ctx.limits.max_states, check.span)
+    meter().charge(states)
     total = math.prod(d.total for d in parts)
     program = check.program
     joint: dict[tuple[Any, ...], int] = {}
@@ -194,6 +204,7 @@ class Sequential:
         self.lock = threading.RLock()
         self._finish: dict[tuple[int, tuple[Any, ...]], Dist] = {}
         self._solvers: dict[tuple[int, tuple[Any, ...]], RerollSolver] = {}
+        self._redrawn: dict[tuple[int, tuple[Any, ...], int], Dist] = {}
 
     def distribution(self, inputs: Mapping[str, Any]) -> Distribution:
         result = self.finish(0, ())
@@ -221,6 +232,7 @@ class Sequential:
                 parts.append((rest, w, values.total))
             result = Dist.mix(parts)
         self._finish[(i, dice)] = result
+        meter().charge(len(result))
         enforce("exact states", len(self._finish), self.ctx.limits.max_states, self.check.span)
         return result
 
@@ -253,7 +265,9 @@ class Sequential:
         first = self.fresh(i, env)
         if r.redraw is None:
             return first
-        times = redraw_times(r, env)
+        times = redraw_times(r, env, self.ctx.limits)
+        for t in range(1, times):  # fewest redraws left first, so no chain of calls is `times` deep
+            self.redrawn(i, dice, env, t, first)
         return Dist.mix(
             (self.settle(i, dice, env, value, capped, times, first), w, first.total)
             for (value, capped), w in first.weights.items()
@@ -280,10 +294,15 @@ class Sequential:
 
     def redrawn(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], times: int, fresh: Dist) -> Dist:
         """Where the value ends when it is redrawn now (with `times - 1` redraws left after)."""
-        return Dist.mix(
-            (self.settle(i, dice, env, v, c, times - 1, fresh), w, fresh.total)
-            for (v, c), w in fresh.weights.items()
-        )
+        key = (i, dice, times)
+        found = self._redrawn.get(key)
+        if found is None:
+            meter().charge(TRANSITION * len(fresh))
+            found = self._redrawn[key] = Dist.mix(
+                (self.settle(i, dice, env, v, c, times - 1, fresh), w, fresh.total)
+                for (v, c), w in fresh.weights.items()
+            )
+        return found
 
     def wants_redraw(
         self, i: int, dice: tuple[Any, ...], env: dict[str, Any], value: Any, times: int, fresh: Dist

@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any, Generic, TypeVar
 
 from ..errors import Diagnostic, LimitError
+from ..runtime.work import meter
 from .dist import Dist
 
 S = TypeVar("S", bound=Hashable)
@@ -143,7 +144,10 @@ def expected_steps(start: Any, edges: Mapping[Any, Dist | None]) -> Fraction:
 
 
 def _eliminate(a: list[list[Fraction]], n: int) -> None:
-    """Gauss–Jordan on the first n columns of `a`, in place (the matrix part is invertible)."""
+    """Gauss–Jordan on the first n columns of `a`, in place (the matrix part is invertible).
+    Each row it changes is charged to the current request, a unit per entry."""
+    work = meter()
+    width = len(a[0]) if a else 0
     for c in range(n):
         pivot = next((r for r in range(c, n) if a[r][c] != 0), None)
         if pivot is None:  # some states never reach an end: a chain of rerolls that goes on forever
@@ -155,6 +159,7 @@ def _eliminate(a: list[list[Fraction]], n: int) -> None:
         a[c] = [v * inv for v in a[c]]
         for r in range(n):
             if r != c and a[r][c] != 0:
+                work.charge(width)
                 f = a[r][c]
                 a[r] = [x - f * y for x, y in zip(a[r], a[c])]
 
@@ -358,6 +363,8 @@ def _solve_sparse(
                 const[_REWARD] = const.get(_REWARD, Fraction(0)) + p * total[t]
         rows[s], consts[s] = row, const
     eliminated: set[Any] = set()
+    work = meter()  # a unit per entry touched, to the current request (none outside one)
+    work.charge(len(inner))
     for s in inner:
         row, const = rows[s], consts[s]
         loop = row.pop(s, None)
@@ -369,6 +376,7 @@ def _solve_sparse(
             if r in eliminated or r == s:
                 continue
             target, c = rows[r], rows[r].pop(s)
+            work.charge(len(row) + len(const))
             for t, v in row.items():
                 target[t] = target.get(t, Fraction(0)) + c * v
                 users[t].add(r)

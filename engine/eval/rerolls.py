@@ -15,6 +15,7 @@ from ..errors import Diagnostic, LimitError
 from ..model.objective import Objective
 from ..model.values import Symbol
 from ..runtime.procedure import Option, Procedure, State
+from ..runtime.work import TRANSITION, meter
 from .dist import Dist
 from .markov import BestPlay, absorb
 
@@ -79,6 +80,7 @@ class RerollSolver:
         assert t is not None
         out: dict[State, int] = {}
         fresh = self.proc.fresh(option[1])
+        meter().charge(TRANSITION * len(fresh))
         for dice, w in fresh:
             nxt = self.proc.after(state, t, option, dice)
             out[nxt] = out.get(nxt, 0) + w

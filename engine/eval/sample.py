@@ -17,11 +17,12 @@ from typing import Any
 from ..errors import Diagnostic, InputError, LimitError, did_you_mean
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Symbol, faces_text
-from ..runtime.context import RunContext, check_policy
+from ..runtime.context import RunContext, check_policy, with_work
 from ..runtime.inputs import shown
 from ..runtime.limits import redraw_times, roll_count
 from ..runtime.procedure import Option, Procedure, State
 from ..runtime.rules import auto_outputs, before_roll, first_rule, read_faces, redraw_offered, with_dice
+from ..runtime.work import TRANSITION, meter, working
 from .exact import Sequential
 from .trace import Decision, Result, RuleRef, Step, TriggerStep
 
@@ -125,8 +126,16 @@ class _Source:
 
 def sample(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Result:
     """Roll `check` once with bound inputs (see `inputs.bind_inputs`); `ctx.policy` decides every
-    "may", `ctx.rng` rolls and `ctx.forced` fixes dice."""
+    "may", `ctx.rng` rolls and `ctx.forced` fixes dice. The work is charged to `ctx.work` (a
+    fresh budget from `ctx.limits` when it has none)."""
     check_policy(ctx.policy)
+    ctx = with_work(ctx)
+    assert ctx.work is not None
+    with working(ctx.work):
+        return _sample(check, inputs, ctx)
+
+
+def _sample(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Result:
     source = _Source(check, ctx.rng or random.Random(), ctx.forced or {})
     trace: list[Step] = [_new(Step, ("input", k, v, "") + _REST) for k, v in inputs.items()]
     env = before_roll(check, inputs)
@@ -234,8 +243,10 @@ class _Roller:
         value = self.once(i, dice, env)
         if r.redraw is None:
             return value
-        times = redraw_times(r, env)
+        times = redraw_times(r, env, self.ctx.limits)
+        work = meter()
         while redraw_offered(r, env, value, times):
+            work.charge(TRANSITION)
             if r.redraw.must:
                 by = "rule"
             elif self.policy == "optimal":
@@ -280,7 +291,9 @@ class _Roller:
         if announce:
             self.trace.append(_roll_step(r, read_faces(r, env, faces), self.source))
         used = 0
+        work = meter()
         while True:
+            work.charge(TRANSITION + len(faces))
             state = proc.state_of(faces, unused, used)
             t = proc.pending(state)
             if t is None:
@@ -310,6 +323,18 @@ class _Roller:
                     Step("choice", r.name, read_faces(r, env, faces), trigger=acted, decision=decision)
                 )
                 continue
+            used = proc.used_after(state, t, count) if proc.cap is not None else used + count
+            if used > self.ctx.limits.max_rerolls:
+                raise LimitError(
+                    [
+                        Diagnostic(
+                            "RC503",
+                            f"the reroll procedure went past {self.ctx.limits.max_rerolls} dice",
+                            r.span,
+                            "set a 'cap' on the pool",
+                        )
+                    ]
+                )
             if step.action == "add":
                 new = self.source.faces(r, count)
                 for f in new:
@@ -323,18 +348,6 @@ class _Roller:
                 for d, f in zip(picked, new):
                     faces[d] = f
                     unused[d] = proc.holds(f, t)
-            used = proc.used_after(state, t, count) if proc.cap is not None else used + count
-            if used > self.ctx.limits.max_rerolls:
-                raise LimitError(
-                    [
-                        Diagnostic(
-                            "RC503",
-                            f"the reroll procedure went past {self.ctx.limits.max_rerolls} dice",
-                            r.span,
-                            "set a 'cap' on the pool",
-                        )
-                    ]
-                )
             self.trace.append(
                 Step(
                     "reroll",

@@ -19,6 +19,7 @@ from ..runtime.folds import FOLDS, Summary
 from ..runtime.limits import enforce, roll_count
 from ..runtime.multisets import compositions, kind_multisets
 from ..runtime.rules import face_readings
+from ..runtime.work import meter
 from .dist import Dist
 
 
@@ -70,7 +71,9 @@ def _multisets(readings: tuple[tuple[Any, int], ...], n: int) -> Dist:
 def _hypergeometric(contents: tuple[tuple[Symbol, int], ...], k: int) -> Dist:
     """Every multiset of `k` chits drawn without replacement, weighted by C(N_i, c_i) products."""
     weights: dict[Any, int] = {}
+    work = meter()
     for counts in compositions(k, len(contents)):
+        work.charge()
         weight = 1
         for (_, avail), c in zip(contents, counts):
             weight *= math.comb(avail, c)
@@ -100,11 +103,13 @@ def _folded(
     single = len(folds) == 1
     done: dict[tuple[Any, ...], int] = {}
     states: dict[tuple[Any, ...], int] = {(n, *(f.init(a) for f, a in folds)): 1}
+    work = meter()
     for index, (value, weight) in enumerate(categories):
         rest = categories[index + 1 :]
         rest_weight = sum(w for _, w in rest)
         nxt: dict[tuple[Any, ...], int] = {}
         for (left, *partial), w in states.items():
+            work.charge(left + 1)
             choices = range(left, left + 1) if not rest else range(left + 1)
             for c in choices:
                 if without_replacement:

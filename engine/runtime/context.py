@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 from ..errors import Diagnostic, InputError
 from .cache import Caches
 from .limits import Limits
+from .work import Work
 
 POLICIES = ("always", "never", "optimal")
 """How a player decides every "may": take it, decline it, or whatever is exactly best."""
@@ -25,6 +26,20 @@ class RunContext(NamedTuple):
     """The loaded ruleset's own (`Ruleset.caches`), or a fresh `Caches()`: never shared by default."""
     rng: random.Random | None = None
     forced: Mapping[str, Any] | None = None
+    work: Work | None = None
+    """This request's work budget; None: the evaluator makes one from `limits` (`with_work`)."""
+
+
+def with_work(ctx: RunContext) -> RunContext:
+    """`ctx` with a budget of its own: the one it carries, else a fresh one from its limits."""
+    if ctx.work is not None:
+        return ctx
+    return ctx._replace(work=new_work(ctx.limits))
+
+
+def new_work(limits: Limits) -> Work:
+    """A fresh budget for one request under `limits`."""
+    return Work(limits.max_work, limits.deadline)
 
 
 def check_policy(policy: str) -> None:

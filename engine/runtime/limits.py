@@ -22,6 +22,14 @@ class Limits:
     """States the exact evaluator may enumerate for one distribution."""
     max_rerolls: int = 1000
     """Dice one sampled reroll procedure may reroll or add (pools with a `cap` stop earlier)."""
+    max_work: int = 2_000_000
+    """Units of work one request may do (`RC503`): about a microsecond each — a state listed, a
+    statistic's step, a table call, a few for a reroll chain's transition. The default ends any
+    request in about 2 s on a small machine, well under 256 MB."""
+    deadline: float | None = None
+    """Seconds of wall clock one request may take (`RC503`); None: only `max_work` bounds it."""
+    max_bag: int = 100_000
+    """Chits in one bag, all its sets counted (`RC503` when the ruleset loads)."""
     max_scenes: int = 1_000_000
     """Scenes one request may play at once (`Ruleset.sample_scenes`, `scene roll --times`)."""
     max_cache_bytes: int = 256 * 1024 * 1024
@@ -68,8 +76,9 @@ def roll_count(expr: Expr, env: dict[str, Any], r: Randomizer, limit: int, what:
     return n
 
 
-def redraw_times(r: Randomizer, env: dict[str, Any]) -> int:
-    """How many redraws a die or draw allows: a whole number, at least 0."""
+def redraw_times(r: Randomizer, env: dict[str, Any], limits: Limits) -> int:
+    """How many redraws a die or draw allows: a whole number, at least 0, at most
+    `limits.max_rerolls`."""
     assert r.redraw is not None
     n = r.redraw.times.run(env)
     if not isinstance(n, int) or n < 0:
@@ -80,6 +89,7 @@ def redraw_times(r: Randomizer, env: dict[str, Any]) -> int:
                 )
             ]
         )
+    enforce("a redraw's 'times' (Limits.max_rerolls)", n, limits.max_rerolls, r.redraw.span)
     return n
 
 

@@ -8,12 +8,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
+from .work import meter
+
 
 def kind_multisets(weights: tuple[int, ...], n: int) -> tuple[tuple[tuple[int, ...], int], ...]:
     """Every way `n` dice fall into kinds of the given face weights, with its number of ways
-    (the weights sum to W**n)."""
+    (the weights sum to W**n). The current request is charged a unit per way before any is listed."""
     out = []
     fact = [math.factorial(i) for i in range(n + 1)]
+    meter().charge(math.comb(n + len(weights) - 1, len(weights) - 1) if weights else 1)  # before listing
     for counts in compositions(n, len(weights)):
         w = fact[n]
         for c, wt in zip(counts, weights):

@@ -21,12 +21,13 @@ from ...runtime.cache import Caches
 from ...runtime.context import RunContext
 from ...runtime.inputs import bind_inputs
 from ...runtime.rules import before_roll
+from ...runtime.work import Work, working
 from .budget import LintBudget
 from .cost import cost
 from .evaluate import exact_distribution
 from .grid import grid
 from .probe import FAIL, GAP, CheckRun, Probe, TableCalls
-from .report import Report
+from .report import Report, note
 from .static import table_nodes, tables_reached
 from .tables import table_rule_findings
 
@@ -44,6 +45,9 @@ class Analysis:
         self.limits = rs.limits
         self.ctx = RunContext(rs.limits, "always", Caches())  # its own: it runs edited copies of checks
         self.deadline = time.monotonic() + budget.max_seconds
+        self.work = Work(budget.max_work, budget.max_seconds, until=self.deadline)
+        """The whole analysis's budget: each exact evaluation runs on a share of it (`_evaluate`),
+        and everything else it runs — lets, tables, sizing the dice — is charged here directly."""
         self.model: RulesetModel = compile_document(rs.document)
         self.bodies = {t: table_nodes(rs.document, t) for t in self.model.tables}
         self.tables = TableCalls(self.model, budget.max_table_args)
@@ -51,13 +55,20 @@ class Analysis:
 
     def run(self) -> list[Diagnostic]:
         """The findings of every check, then of the tables' rules."""
+        with working(self.work):
+            return self._run()
+
+    def _run(self) -> list[Diagnostic]:
         found: list[Diagnostic] = []
         for name, check in self.model.checks.items():
             result = self._check(check, self.rs.checks[name])
             found += self.report.check(result)
             if not result.conclusive:
                 self.tables.incomplete |= tables_reached(check, self.bodies)
-        found += table_rule_findings(self.rs.document, self.model, self.bodies, self.tables)
+        try:
+            found += table_rule_findings(self.rs.document, self.model, self.bodies, self.tables)
+        except LimitError as exc:
+            found.append(note(f"the table rules were not all analysed: {exc.diagnostics[0].message}", None))
         return found
 
     def _check(self, check: Check, public: Check) -> CheckRun:
@@ -82,6 +93,9 @@ class Analysis:
             if time.monotonic() > self.deadline:
                 run.skipped += [(c, "the linter's time limit was reached") for c in combos[index:]]
                 break
+            if not self.work.left:
+                run.skipped += [(c, "the linter's work budget was used up") for c in combos[index:]]
+                break
             probe.combo, probe.index = combo, index
             try:
                 bound = bind_inputs(check, combo)
@@ -97,7 +111,11 @@ class Analysis:
             except RulecraftError as exc:
                 probe.failed(exc, dict(bound), None, before=True)
                 continue
-            fired = _auto(check, env, run, probe)
+            try:
+                fired = _auto(check, env, run, probe)
+            except LimitError as exc:
+                run.skipped.append((combo, exc.diagnostics[0].message))
+                continue
             if fired is not None:
                 if isinstance(fired, Symbol):
                     run.produced.add(str(fired))
@@ -111,11 +129,15 @@ class Analysis:
                 continue
             seen.add(key)
             target, runs = probed, policies
-            seconds, states = cost(check, env, check.sequential, self.ctx)
-            seconds *= len(policies)
-            if check.sequential and seconds > self.budget.max_follow and first_rolled is not None:
-                target, runs = first_rolled, ("always",)
-                seconds, states = cost(check, env, False, self.ctx)
+            try:
+                seconds, states = cost(check, env, check.sequential, self.ctx)
+                seconds *= len(policies)
+                if check.sequential and seconds > self.budget.max_follow and first_rolled is not None:
+                    target, runs = first_rolled, ("always",)
+                    seconds, states = cost(check, env, False, self.ctx)
+            except LimitError as exc:  # sizing the dice ran out of the analysis's budget
+                run.skipped.append((combo, exc.diagnostics[0].message))
+                continue
             reason = self._over_budget(seconds, states, spent, check_deadline)
             if reason:
                 run.skipped.append((combo, reason))
@@ -154,14 +176,18 @@ class Analysis:
         probe = run.probe
         self.tables.gap = None
         before = set(probe.gaps)
+        # one evaluation may use what one request may, and no more than the analysis has left
+        share = Work(min(self.limits.max_work, self.work.left), self.budget.max_seconds, until=self.deadline)
         try:
-            weights, total = exact_distribution(target, bound, self.ctx._replace(policy=policy))
+            weights, total = exact_distribution(target, bound, self.ctx._replace(policy=policy, work=share))
         except LimitError as exc:
             run.skipped.append((combo, exc.diagnostics[0].message))
             return False
         except RulecraftError as exc:
             probe.failed(exc, env, None)
             return False
+        finally:
+            self.work.used += share.used  # counted, not checked: the loop stops once it is spent
         run.produced |= {str(o) for o, w in weights.items() if w and isinstance(o, Symbol)}
         gap_weight = weights.get(GAP, 0)
         if gap_weight:
@@ -196,6 +222,8 @@ def _auto(check: Check, env: dict[str, Any], run: CheckRun, probe: Probe) -> Any
     for i, rule in enumerate(check.auto):
         try:
             hit = rule.when is None or bool(rule.when.run(env))
+        except LimitError:
+            raise  # not a failure of the rules: the analysis's budget
         except RulecraftError as exc:
             if first is None:
                 probe.failed(exc, env, None, before=True)
@@ -208,6 +236,8 @@ def _auto(check: Check, env: dict[str, Any], run: CheckRun, probe: Probe) -> Any
             run.auto_fired.add(i)
             try:
                 value = rule.then.run(env)
+            except LimitError:
+                raise
             except RulecraftError as exc:
                 probe.failed(exc, env, None, before=True)
                 return FAIL

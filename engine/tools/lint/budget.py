@@ -23,7 +23,11 @@ class LintBudget:
     both policies; above it (when the choices only reroll or redraw) the dice are taken as
     first rolled."""
     max_seconds: float = 10.0
-    """Wall-clock seconds for the whole ruleset, checked between combinations."""
+    """Wall-clock seconds for the whole ruleset: a deadline every loop honours (`RC503` inside an
+    evaluation, which then counts as left out)."""
+    max_work: int = 20_000_000
+    """Units of work for the whole ruleset (as `Limits.max_work` counts them; one evaluation may
+    use at most the `Limits.max_work` of one request): about ten requests' worth."""
     max_table_args: int = 20_000
     """Distinct argument lists remembered per table (for RC802 on a table's rules)."""
 

@@ -1,0 +1,131 @@
+"""The work budget of one request: a counter every loop that can grow charges, and a deadline.
+
+A `Work` is made for each request (`RunContext.work`, or by the evaluator when the context has
+none) and is never shared between requests, so it needs no lock: a thread only ever charges its
+own request's counter. The loops that have the request's context at hand charge `ctx.work`; the
+code the compiler generates (a table call) and the solvers a ruleset keeps between requests (an
+`optimal` reroll chain) find the counter of the request they are running for through `meter()`,
+a context variable the evaluator sets for the length of the request (`working`). A context
+variable is per thread (and per asyncio task), so two requests never see each other's counter.
+
+One unit is roughly a microsecond of the engine's own work: a state listed, a fold step, a table
+call; a reroll chain's transition, which costs several times more, is charged several units.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from ..errors import Diagnostic, LimitError
+
+CLOCK_EVERY = 20_000
+"""Units charged between two looks at the clock when a deadline is set (a few milliseconds)."""
+
+TRANSITION = 8
+"""Units charged per transition of a reroll chain or redraw (each costs several microseconds)."""
+
+
+class Work:
+    """How much work one request may still do, and until when."""
+
+    __slots__ = ("limit", "used", "until", "seconds", "mark")
+
+    def __init__(self, limit: int, seconds: float | None = None, *, until: float | None = None) -> None:
+        self.limit = limit
+        """Units this request may charge (`Limits.max_work`)."""
+        self.used = 0
+        self.seconds = seconds
+        """The deadline as the embedder gave it (`Limits.deadline`), for the message."""
+        self.until = until if until is not None else (None if seconds is None else time.monotonic() + seconds)
+        """The `time.monotonic()` past which the request stops (None: no deadline)."""
+        self.mark = limit if self.until is None else min(limit, CLOCK_EVERY)
+        """Past this count `over()` decides: the budget is spent, or it is time to look at the clock."""
+
+    def charge(self, n: int = 1) -> None:
+        """Count `n` units of work; past the budget or the deadline, a `LimitError` RC503."""
+        self.used += n
+        if self.used > self.mark:
+            self.over()
+
+    def check_clock(self) -> None:
+        """Look at the deadline now (for loops whose steps are few but slow)."""
+        if self.until is not None and time.monotonic() > self.until:
+            raise self._late()
+
+    @property
+    def left(self) -> int:
+        return max(0, self.limit - self.used)
+
+    def over(self) -> None:
+        """Called once `used` passes `mark`: raise if the budget is spent or the deadline passed."""
+        if self.used > self.limit:
+            raise LimitError(
+                [
+                    Diagnostic(
+                        "RC503",
+                        f"the work budget of {self.limit:,} units was used up "
+                        "(this request needs more work than the embedder allows)",
+                        None,
+                        "ask for less (fewer dice, a smaller input, a 'cap'), or raise Limits.max_work",
+                    )
+                ]
+            )
+        self.check_clock()
+        self.mark = min(self.limit, self.used + CLOCK_EVERY)
+
+    def _late(self) -> LimitError:
+        given = f"{self.seconds:g} s" if self.seconds is not None else "its time"
+        return LimitError(
+            [
+                Diagnostic(
+                    "RC503",
+                    f"the deadline of {given} passed before the request ended",
+                    None,
+                    "ask for less, or raise Limits.deadline (None: no deadline)",
+                )
+            ]
+        )
+
+
+_CURRENT: ContextVar[Work | None] = ContextVar("rulecraft_work", default=None)
+
+
+def current() -> Work | None:
+    """The counter of the request this thread is running for, if any."""
+    return _CURRENT.get()
+
+
+current_work = _CURRENT.get
+"""`current` without a Python frame, for generated code: a table charges its call inline
+(`used += 1`, and `over()` only past `mark`), so a call costs a few bytecodes."""
+
+
+@contextmanager
+def working(work: Work) -> Iterator[Work]:
+    """Make `work` the current request's counter while the block runs (nesting restores)."""
+    token = _CURRENT.set(work)
+    try:
+        yield work
+    finally:
+        _CURRENT.reset(token)
+
+
+class _Unmetered(Work):
+    """What code that charges gets when no request is running (a direct call from a test or a
+    tool): it counts nothing, so it needs no lock."""
+
+    __slots__ = ()
+
+    def charge(self, n: int = 1) -> None:
+        return None
+
+
+_UNMETERED = _Unmetered(0)
+
+
+def meter() -> Work:
+    """The counter to charge: the current request's, or one that counts nothing outside a request."""
+    return _CURRENT.get() or _UNMETERED
