@@ -537,3 +537,26 @@ def test_a_contest_between_three_parties_by_total_is_exact() -> None:
     assert hand["ann_wins"] == hand["bo_wins"] == hand["cy_wins"] == Fraction(1, 3)  # a fair race
     assert odds.mean_rounds is not None and odds.expected is not None
     assert 0 < odds.expected["ann.legs"] < 2
+
+
+def test_a_scene_is_solved_and_played_within_the_work_budget() -> None:
+    """The whole solve (its nodes, the checks it solves, its linear algebra) has one budget, and so
+    does each played scene; past it, RC503 names the limit to raise."""
+    tight = engine.load(DUEL, limits=engine.Limits(max_work=200))
+    parties = {"ann": {"hp": 5}, "bo": {"hp": 5}}
+    for run in (
+        lambda: tight.scene_odds("fight", parties=parties),
+        lambda: tight.play_scene("fight", random.Random(1), parties=parties),
+        lambda: tight.sample_scenes("fight", 5, random.Random(1), parties=parties),
+    ):
+        with pytest.raises(engine.LimitError) as caught:
+            run()
+        assert caught.value.diagnostics[0].code == "RC503" and "max_work" in (
+            caught.value.diagnostics[0].hint or ""
+        )
+    roomy = engine.load(DUEL, limits=engine.Limits(max_work=2_000_000))
+    assert roomy.scene_odds("fight", parties=parties).probability("ann_wins") == _hand_duel(5, 5)
+    late = engine.load(DUEL, limits=engine.Limits(deadline=0.0))
+    with pytest.raises(engine.LimitError) as caught:
+        late.sample_scenes("fight", 100_000, random.Random(1), parties=parties)
+    assert "deadline" in caught.value.diagnostics[0].message

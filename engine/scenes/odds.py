@@ -27,8 +27,9 @@ from ..eval.markov import NEVER, expectation, solve_components
 from ..model.ruleset import RulesetModel
 from ..model.scene import Scene
 from ..model.values import Multi
-from ..runtime.context import RunContext
+from ..runtime.context import RunContext, with_work
 from ..runtime.state import begin
+from ..runtime.work import working
 from ..state.exact import after_action
 from .play import ending, scene_view, state_key, step_call, takes_place
 
@@ -113,6 +114,11 @@ def choice_at(
     return found
 
 
+NODE_WORK = 120
+"""Units of work charged for listing one node of a scene's chain (its state's view, its step's
+action applied to each point of the roll): about what it costs, at a microsecond a unit."""
+
+
 def solve(
     model: RulesetModel,
     scene: Scene,
@@ -121,9 +127,28 @@ def solve(
     ctx: RunContext,
     expect: Sequence[str] = (),
 ) -> tuple[Odds, dict[Node, Decision]]:
-    """The odds, and at each node that offers a choice what the policy does and why. Each name in
-    `expect` rides along the chain as one more column of the ending vectors (an ending state is
-    worth its value there), so its expectation at the end comes out of the same solve."""
+    """The odds, and at each node that offers a choice what the policy does and why, within one
+    work budget (`Limits.max_work`, `Limits.deadline`) for the whole solve, the checks it solves
+    included."""
+    ctx = with_work(ctx)
+    assert ctx.work is not None
+    with working(ctx.work):
+        return _solve(model, scene, state, cast, ctx, expect)
+
+
+def _solve(
+    model: RulesetModel,
+    scene: Scene,
+    state: Mapping[str, Any],
+    cast: Mapping[str, str],
+    ctx: RunContext,
+    expect: Sequence[str],
+) -> tuple[Odds, dict[Node, Decision]]:
+    """Each name in `expect` rides along the chain as one more column of the ending vectors (an
+    ending state is worth its value there), so its expectation at the end comes out of the same
+    solve."""
+    work = ctx.work
+    assert work is not None
     rules = model.state
     assert rules is not None
     _check_names(scene, scene_view(model, dict(state), cast), expect)
@@ -185,6 +210,7 @@ def solve(
         if node in graph:
             continue
         graph[node] = successors(node)
+        work.charge(NODE_WORK + sum(len(d.weights) for d in graph[node] or ()))
         if len(graph) > ctx.limits.max_states:
             raise LimitError(
                 [

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,9 +21,10 @@ from ..model.ruleset import RulesetModel
 from ..model.scene import Scene, SceneStep
 from ..model.values import to_json
 from ..runtime.cache import BoundedCache
-from ..runtime.context import RunContext
+from ..runtime.context import RunContext, with_work
 from ..runtime.inputs import bind
 from ..runtime.state import State, apply, begin, bind_params, environment, join, new_state
+from ..runtime.work import Work, working
 from ..state.campaign import prepare
 
 
@@ -162,6 +164,11 @@ def state_key(state: Mapping[str, Any]) -> str:
     return json.dumps(state, sort_keys=True)
 
 
+STEP_WORK = 20
+"""Units of work charged for one step a played scene takes (about its cost at a microsecond a
+unit, the dice it rolls charged apart)."""
+
+
 def play(
     model: RulesetModel,
     scene: Scene,
@@ -170,9 +177,25 @@ def play(
     ctx: RunContext,
     trace: bool = True,
 ) -> Played:
-    """One whole scene, sampled with `ctx`'s random source; a choice a step offers is taken as the
-    policy says (`optimal`: as the exact solution of the whole scene says). Without `trace` the
-    steps are not recorded (many scenes at once)."""
+    """One whole scene, sampled with `ctx`'s random source, within one work budget (the checks it
+    rolls included); a choice a step offers is taken as the policy says (`optimal`: as the exact
+    solution of the whole scene says). Without `trace` the steps are not recorded (many scenes at
+    once)."""
+    ctx = with_work(ctx)
+    assert ctx.work is not None
+    with working(ctx.work):
+        return _play(model, scene, state, cast, ctx, trace, ctx.work)
+
+
+def _play(
+    model: RulesetModel,
+    scene: Scene,
+    state: State,
+    cast: Mapping[str, str],
+    ctx: RunContext,
+    trace: bool,
+    work: Work,
+) -> Played:
     from .odds import choice_at  # the exact solution the optimal policy follows
 
     rules = model.state
@@ -211,6 +234,7 @@ def play(
                     if end is not None:
                         return done(end, rnd)
                 continue
+            work.charge(STEP_WORK)
             decided = optimal.get((key, index))
             offer = bool(step.may) and (ctx.policy == "always" or (decided is not None and decided.taken))
             taken = _take(model, steps, look, step, index, key, state, cast, offer, roll_ctx)
@@ -279,13 +303,18 @@ def play_many(
     model: RulesetModel, scene: Scene, state: State, cast: Mapping[str, str], ctx: RunContext, times: int
 ) -> Sampled:
     """`times` scenes from the same start, one after another from `ctx`'s random source, without
-    their traces: the counts of each ending and of each length."""
+    their traces: the counts of each ending and of each length. Each scene has a work budget of
+    its own (`Limits.max_work`); a deadline (`Limits.deadline`) is for them all."""
     endings: dict[str, int] = {end.name: 0 for end in scene.ends}
     rounds: dict[int, int] = {}
     rng = ctx.rng or random.Random()
     ctx = ctx._replace(rng=rng)
+    limits = ctx.limits
+    until = None if limits.deadline is None else time.monotonic() + limits.deadline
     for _ in range(times):
-        played = play(model, scene, state, cast, ctx, trace=False)
+        work = Work(limits.max_work, limits.deadline, until=until)
+        work.check_clock()  # a scene's own budget reads the clock only after much work
+        played = play(model, scene, state, cast, ctx._replace(work=work), trace=False)
         endings[played.ending] = endings.get(played.ending, 0) + 1
         rounds[played.rounds] = rounds.get(played.rounds, 0) + 1
     return Sampled(scene.name, ctx.policy, times, endings, dict(sorted(rounds.items())))
