@@ -271,8 +271,9 @@ def test_distribution_api_and_json() -> None:
     data = d.as_json()
     assert data["outcomes"]["botch"] == "1/20"
     assert data["values"]["roll"]["100"] == "1/100"
-    with pytest.raises(KeyError):
+    with pytest.raises(engine.InputError) as caught:  # was a bare KeyError (issue 11, item 5)
         d.probability("botsh")
+    assert caught.value.diagnostics[0].hint == "did you mean 'botch'?"
 
 
 def test_state_limit_is_a_clear_error() -> None:
