@@ -42,7 +42,7 @@ def chill_by_hand(target: int, tokens: int = 0) -> dict[str, Fraction]:
             roll = 100 if tens == ones == 0 else tens * 10 + ones
             doubles = tens == ones
             if roll == 100:
-                counts["failure" if final > 100 else "botch"] += 1
+                counts["failure" if final >= 100 else "botch"] += 1
             elif doubles:
                 counts["colossal_success" if roll <= final else "botch"] += 1
             elif roll > final:
