@@ -344,8 +344,12 @@ def test_chimera_procedure_checks_agree_with_each_other(check: str) -> None:
 
 
 def test_chimera_instruction_rolls_six_minus_proficiency() -> None:
-    # 6 - 4 = 2 dice, plus one resolve die = 3: the same as a 3-die skill check.
-    assert outcomes(CHIMERA, "instruction", proficiency=4, resolve=1) == outcomes(CHIMERA, "skill", dice=3)
+    # 6 - 3 = 3 dice, however many the teacher gives (resolve makes up the rest, note instruction):
+    # the same as a 3-die skill check.
+    for teacher in (0, 1, 3, 5):
+        assert outcomes(CHIMERA, "instruction", proficiency=3, given=teacher) == outcomes(
+            CHIMERA, "skill", dice=3
+        )
     d = CHIMERA.distribution("instruction", proficiency=4)
     assert d.value("success").probability(1) == d.at_least("pass")
 

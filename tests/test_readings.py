@@ -13,6 +13,7 @@ import pytest
 import engine
 
 CHILL = engine.load("chill")
+CHIMERA = engine.load("chimera")
 
 
 def table(rs: engine.Ruleset, check: str, **inputs: object) -> dict[str, Fraction]:
@@ -44,3 +45,44 @@ def test_chill_00_is_a_botch_only_against_a_lower_target(target: int, band: str)
     result = CHILL.roll("specific", forced={"tens": 0, "ones": 0}, target=target)
     assert result.outcome.name == band
     assert result.values["forced_dark"] == (1 if band == "botch" else 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Chimera instruction checks, notes `instruction`, `instruction-dice`, `instruction-master`
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("proficiency", range(0, 6))
+@pytest.mark.parametrize("given", [0, 1, 2, 4, 6])
+def test_chimera_resolve_makes_up_the_dice_an_instruction_needs(proficiency: int, given: int):
+    """ "is subtracted from a value of 6. This determines the number of dice needed for the check.
+    Use your Resolve to meet the required number of dice"; the teacher "gives this number of dice
+    to their student". The check rolls exactly 6 - proficiency dice, whatever the teacher gives;
+    resolve pays for the ones the teacher does not give."""
+    needed = 6 - proficiency
+    faces = [6] * needed  # every die a pass: no 9 or 0 to set off a reroll
+    result = CHIMERA.roll("instruction", forced={"rolled": faces}, proficiency=proficiency, given=given)
+    assert len(result.drawn["rolled"]) == needed
+    assert result.values["resolve_needed"] == max(needed - given, 0)
+    assert result.outcome.name == "pass"
+
+
+def test_chimera_an_instruction_with_one_die_reads_the_variables_of_success():
+    """Proficiency 5: one die; "If you rolled multiple die, and there is a 9" does not apply, and a
+    lone 0 has no 4-8 die to reroll. 0 | 1-3 | 4-5 | 6-8 | 9 out of ten faces."""
+    assert table(CHIMERA, "instruction", proficiency=5, given=1) == {
+        "crit_fail": Fraction(1, 10),
+        "fail": Fraction(3, 10),
+        "half_pass": Fraction(2, 10),
+        "pass": Fraction(3, 10),
+        "crit_pass": Fraction(1, 10),
+    }
+
+
+def test_chimera_an_instructor_of_proficiency_six_needs_no_die_and_the_student_passes():
+    """6 - 6 = 0 dice are needed: nothing is rolled and the student passes (it was an Auto-fail);
+    Auto-fail still fails."""
+    master = CHIMERA.distribution("instruction", proficiency=6)
+    assert {s.name: p for s, p in master.table() if p} == {"pass": Fraction(1)}
+    assert master.value("success").probability(1) == 1
+    assert CHIMERA.roll("instruction", proficiency=6, disadvantage=3).outcome.name == "fail"
