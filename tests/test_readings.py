@@ -11,9 +11,12 @@ from fractions import Fraction
 import pytest
 
 import engine
+from engine.errors import RulecraftError
+from engine.state.memory import MemoryStore
 
 CHILL = engine.load("chill")
 CHIMERA = engine.load("chimera")
+CASTLE = engine.load("castle")
 
 
 def table(rs: engine.Ruleset, check: str, **inputs: object) -> dict[str, Fraction]:
@@ -86,3 +89,34 @@ def test_chimera_an_instructor_of_proficiency_six_needs_no_die_and_the_student_p
     assert {s.name: p for s, p in master.table() if p} == {"pass": Fraction(1)}
     assert master.value("success").probability(1) == 1
     assert CHIMERA.roll("instruction", proficiency=6, disadvantage=3).outcome.name == "fail"
+
+
+# ---------------------------------------------------------------------------------------------
+# The Castle, note `main-gauche`
+# ---------------------------------------------------------------------------------------------
+
+
+def test_castle_a_task_draw_offers_no_main_gauche():
+    """ "you can make one re-draw every fight ... But just once for each combat": the task check
+    (outside a fight) has no Main Gauche input, and the attempt action none to spend."""
+    with pytest.raises(RulecraftError) as error:
+        CASTLE.roll("task", forced={"beads": ["poor", "good"]}, main_gauche=True)
+    assert error.value.diagnostics[0].code == "RC402"
+    campaign = engine.new_campaign(
+        "t", CASTLE, store=MemoryStore(), characters={"duval": {"fencing": 1, "main_gauche": True}}
+    )
+    with pytest.raises(RulecraftError) as error:
+        campaign.act("attempt", "duval", forced={"beads": ["poor", "good"]}, use_main_gauche=True)
+    assert error.value.diagnostics[0].code == "RC402"
+    # By hand: one bead of 45 (15 poor, 20 average, 10 good), whatever the policy.
+    for policy in ("always", "optimal"):
+        got = {s.name: p for s, p in CASTLE.distribution("task", policy=policy).table()}
+        assert got == {"poor": Fraction(1, 3), "average": Fraction(4, 9), "good": Fraction(2, 9)}
+
+
+def test_castle_main_gauche_in_a_fight_is_the_combat_exchange_redraw():
+    """The Parisian fop draws Good and you Poor: "you can use your Main Gauche to swiftly try to
+    turn the result in your favour by redrawing your result"."""
+    forced = {"foe_beads": ["good"], "beads": ["poor", "good"]}
+    result = CASTLE.roll("combat", forced=forced, main_gauche=True, policy="optimal")
+    assert result.outcome.name == "stand_off"
