@@ -120,3 +120,49 @@ def test_castle_main_gauche_in_a_fight_is_the_combat_exchange_redraw():
     forced = {"foe_beads": ["good"], "beads": ["poor", "good"]}
     result = CASTLE.roll("combat", forced=forced, main_gauche=True, policy="optimal")
     assert result.outcome.name == "stand_off"
+
+
+# ---------------------------------------------------------------------------------------------
+# Chimera: the `pool` check is the plain majority (note pool-check); traits on saves (save-trait)
+# ---------------------------------------------------------------------------------------------
+
+VOS = ["crit_fail"] + ["fail"] * 3 + ["half_pass"] * 2 + ["pass"] * 3 + ["crit_pass"]  # faces 0-9
+TIE_ORDER = ["half_pass", "fail", "pass", "crit_fail", "crit_pass"]  # note majority-tie
+
+
+def test_chimera_pool_is_the_plain_majority_of_the_dice_as_rolled():
+    """Two dice, no 9s-and-0s procedure: a pair reads its class, two classes tie and the tie goes
+    by the order of note majority-tie. Counted over the 100 face pairs by hand."""
+    counts = dict.fromkeys(TIE_ORDER, 0)
+    for a in range(10):
+        for b in range(10):
+            ca, cb = VOS[a], VOS[b]
+            counts[ca if ca == cb else min(ca, cb, key=TIE_ORDER.index)] += 1
+    assert table(CHIMERA, "pool", dice=2) == {k: Fraction(v, 100) for k, v in counts.items()}
+    # A 0 beside a 6: the plain majority keeps the tie (a pass); the skill check's 0s rule ("you
+    # must reroll") rerolls the 6.
+    assert CHIMERA.roll("pool", forced={"rolled": [0, 6]}, dice=2).outcome.name == "pass"
+    assert CHIMERA.roll("skill", forced={"rolled": [0, 6, 2]}, dice=2).outcome.name == "fail"
+    pool = CHIMERA.checks["pool"]
+    assert "not a Chimera check" in pool.title and "skill" not in pool.title.lower()
+
+
+@pytest.mark.parametrize("bonus", [-2, 0, 1, 3])
+@pytest.mark.parametrize("level", [-2, -1, 0, 1, 2])
+def test_chimera_a_trait_forces_a_save_to_succeed(bonus: int, level: int):
+    """Traits "can be used to force any roll to succeed"; step 6 offers "resolve, a trait, or
+    taking a point of corruption" on every roll: a save below a pass becomes a pass."""
+    ladder = {
+        -2: ["crit_fail", "fail", "fail", "fail", "crit_pass"],
+        -1: ["crit_fail", "fail", "fail", "pass", "crit_pass"],
+        0: ["crit_fail", "fail", "half_pass", "pass", "crit_pass"],
+        1: ["crit_fail", "fail", "pass", "pass", "crit_pass"],
+        2: ["crit_fail", "pass", "pass", "pass", "crit_pass"],
+    }[level]  # the columns 0 | 1-3 | 4-5 | 6-8 | 9 of the text's tables
+    column = [0, 1, 1, 1, 2, 2, 3, 3, 3, 4]
+    want = dict.fromkeys(TIE_ORDER, Fraction(0))
+    for die in range(10):
+        read = ladder[column[min(max(die + bonus, 0), 9)]]
+        want["pass" if read in ("crit_fail", "fail", "half_pass") else read] += Fraction(1, 10)
+    inputs = {"advantage": max(level, 0), "disadvantage": max(-level, 0)}
+    assert table(CHIMERA, "save", bonus=bonus, trait=True, **inputs) == want
