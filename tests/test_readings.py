@@ -17,6 +17,7 @@ from engine.state.memory import MemoryStore
 CHILL = engine.load("chill")
 CHIMERA = engine.load("chimera")
 CASTLE = engine.load("castle")
+CHTHONIAN = engine.load("chthonian")
 
 
 def table(rs: engine.Ruleset, check: str, **inputs: object) -> dict[str, Fraction]:
@@ -166,3 +167,59 @@ def test_chimera_a_trait_forces_a_save_to_succeed(bonus: int, level: int):
         want["pass" if read in ("crit_fail", "fail", "half_pass") else read] += Fraction(1, 10)
     inputs = {"advantage": max(level, 0), "disadvantage": max(-level, 0)}
     assert table(CHIMERA, "save", bonus=bonus, trait=True, **inputs) == want
+
+
+# ---------------------------------------------------------------------------------------------
+# Chthonian: Atomizing (note atomizing) and the worked examples' slips
+# ---------------------------------------------------------------------------------------------
+
+
+def test_chthonian_atomizing_adds_the_extent_traits_only_to_a_success():
+    """ "the Player should roll the die, using any Traits that would modify the Roll to figure the
+    Extent. Only if this initial Extent is a success does the Player add Traits to the Extent for
+    a final result." d12 against 8 with Extent Traits 2, by hand: faces 1-7 keep Extents -7..-1,
+    faces 8-12 (Extents 0..4) become 2..6."""
+    final = CHTHONIAN.distribution("standard", difficulty=8, extent_traits=2).value("final_extent")
+    want = {face - 8 + (2 if face >= 8 else 0): Fraction(1, 12) for face in range(1, 13)}
+    assert {v: final.probability(v) for v in want} == want
+    assert sum(want.values()) == 1
+
+
+def test_chthonian_the_phase_bear_atomized():
+    """ "I roll a 7 (no Traits apply). The Narrator rolls a 9 (10 - 1 for the Phase Bear's Clumsy)
+    for an initial Extent of 2 ... the final Extent is 4 (2 + 3 - 1 from the Bear's Strong and
+    Walter's Protection)"."""
+    result = CHTHONIAN.roll(
+        "contest", forced={"die": 7, "foe_die": 10}, traits=0, foe_traits=-1, foe_extent_traits=3 - 1
+    )
+    assert result.outcome.name == "lose"
+    assert (result.values["extent"], result.values["final_extent"]) == (-2, -4)
+    # Not atomized (no Extent Traits), the Contest's Extent is the plain difference.
+    plain = CHTHONIAN.roll("contest", forced={"die": 7, "foe_die": 10}, foe_traits=-1)
+    assert plain.values["final_extent"] == plain.values["extent"] == -2
+
+
+def test_chthonian_walters_sheet_against_his_examples():
+    """Note erratum-ex-detective: the sheet's "ex-Detective 3" against the examples' 2."""
+    lock = CHTHONIAN.roll("standard", forced={"die": 8}, traits=3 - 3, difficulty=11)
+    assert (lock.values["result"], lock.values["extent"], lock.outcome.name) == (8, -3, "failure")
+    mulk = CHTHONIAN.roll("contest", forced={"die": 6, "foe_die": 8}, traits=1 + 3, foe_traits=3 + 1)
+    assert (mulk.values["result"], mulk.values["foe_result"], mulk.values["extent"]) == (10, 12, -2)
+    assert "erratum-ex-detective" in {n.id for n in CHTHONIAN.model.notes}
+
+
+def test_chthonian_walters_automatic_success_by_the_rule():
+    """Note walter-automatic-success: at TI 3 (the text's own sequence) a Weird Tale's Practicality
+    is 3 // 2 = 1, so the Roll against 15 is 7 - 1 = 6, Extent -9, not "5 (7 - 2)", -10."""
+    campaign = engine.new_campaign(
+        "t",
+        CHTHONIAN,
+        store=MemoryStore(),
+        params={"style": "weird_tale"},
+        characters={"walter": {"starting_ti": 3}},
+    )
+    acted = campaign.act("automatic_success", "walter", forced={"die": 7}, declared_extent=15)
+    assert acted.result is not None
+    assert acted.result.values["result"] == 6 and acted.result.values["extent"] == -9
+    sheet = campaign.show()["characters"]["walter"]["items"]
+    assert (sheet["ti"], sheet["practicality"], sheet["cognizance"]) == (4, 2, 2)
