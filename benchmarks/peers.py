@@ -78,7 +78,7 @@ def _chill_band(tens: int, ones: int, target: int) -> str:
     """Result band of one (tens, ones) reading against ``target``: first match wins."""
     roll = 100 if tens == 0 and ones == 0 else 10 * tens + ones
     if roll == 100:
-        return "botch" if target <= 100 else "failure"
+        return "botch" if target < 100 else "failure"
     doubles = tens == ones
     if doubles:
         return "colossal_success" if roll <= target else "botch"
@@ -442,7 +442,7 @@ def _brute_chill(target: int) -> dict[str, Fraction]:
         roll = 100 if is_00 else tens * 10 + ones
         dbl = tens == ones
         if is_00:
-            band = "failure" if target > 100 else "botch"
+            band = "failure" if target >= 100 else "botch"
         elif roll > target:
             band = "botch" if dbl else "failure"
         elif dbl:

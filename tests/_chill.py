@@ -13,10 +13,11 @@ def chill_band(roll: int, doubles: bool, target: int) -> str:
     """The five results of a Specific check, from the text.
 
     Readings the text leaves open follow chill.yaml's notes: `hundred` (100 always fails; a
-    Botch unless the target is *greater than* 100), `half-target` (exactly half is High).
+    Botch only when it is higher than the target, so a Failure against 100 or more),
+    `half-target` (exactly half is High).
     """
     if roll == 100:
-        return "failure" if target > 100 else "botch"
+        return "failure" if target >= 100 else "botch"
     if doubles:
         return "botch" if roll > target else "colossal_success"
     if roll > target:

@@ -44,7 +44,7 @@ def chill_by_hand(target: int, tokens: int = 0) -> dict[str, Fraction]:
             roll = 100 if tens == ones == 0 else tens * 10 + ones
             doubles = tens == ones
             if roll == 100:
-                counts["failure" if final > 100 else "botch"] += 1
+                counts["failure" if final >= 100 else "botch"] += 1
             elif doubles:
                 counts["colossal_success" if roll <= final else "botch"] += 1
             elif roll > final:
@@ -347,8 +347,12 @@ def test_chimera_procedure_checks_agree_with_each_other(check: str) -> None:
 
 
 def test_chimera_instruction_rolls_six_minus_proficiency() -> None:
-    # 6 - 4 = 2 dice, plus one resolve die = 3: the same as a 3-die skill check.
-    assert outcomes(CHIMERA, "instruction", proficiency=4, resolve=1) == outcomes(CHIMERA, "skill", dice=3)
+    # 6 - 3 = 3 dice, however many the teacher gives (resolve makes up the rest, note instruction):
+    # the same as a 3-die skill check.
+    for teacher in (0, 1, 3, 5):
+        assert outcomes(CHIMERA, "instruction", proficiency=3, given=teacher) == outcomes(
+            CHIMERA, "skill", dice=3
+        )
     d = CHIMERA.distribution("instruction", proficiency=4)
     assert d.value("success").probability(1) == d.at_least("pass")
 

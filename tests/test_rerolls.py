@@ -210,21 +210,47 @@ def test_instruction_dice_count() -> None:
 
 
 def test_main_gauche_optimal_redraws_only_when_it_helps() -> None:
-    keep = CASTLE.roll("task", forced={"beads": ["good"]}, main_gauche=True, policy="optimal")
-    assert keep.outcome == "good" and len(keep.drawn["beads"]) == 1
-    redraw = CASTLE.roll("task", forced={"beads": ["poor", "average"]}, main_gauche=True, policy="optimal")
-    assert redraw.outcome == "average" and any(s.kind == "redraw" for s in redraw.trace)
-    never = CASTLE.roll("task", forced={"beads": ["poor"]}, main_gauche=True, policy="never")
-    assert never.outcome == "poor"
+    """Main Gauche is a fight's redraw (castle.yaml note main-gauche): on the combat exchange."""
+    foe = {"foe_beads": ["average"]}
+    keep = CASTLE.roll("combat", forced={**foe, "beads": ["good"]}, main_gauche=True, policy="optimal")
+    assert keep.outcome == "you_hit" and len(keep.drawn["beads"]) == 1
+    redraw = CASTLE.roll(
+        "combat", forced={**foe, "beads": ["poor", "average"]}, main_gauche=True, policy="optimal"
+    )
+    assert redraw.outcome == "stand_off" and any(s.kind == "redraw" for s in redraw.trace)
+    never = CASTLE.roll("combat", forced={**foe, "beads": ["poor"]}, main_gauche=True, policy="never")
+    assert never.outcome == "foe_hits"
 
 
 def test_main_gauche_exact() -> None:
-    # Average skill: one bead of 45 (15 poor, 20 average, 10 good). The optimal player redraws
-    # anything but good (objective best_first: the chance of good first).
-    d = CASTLE.distribution("task", main_gauche=True, policy="optimal")
-    p_good = Fraction(10, 45)
-    assert d.probability("good") == p_good + (1 - p_good) * p_good
-    assert CASTLE.distribution("task", main_gauche=True, policy="never").probability("good") == p_good
+    # Average against Average: one bead each of 45 (15 poor, 20 average, 10 good). The optimal
+    # player (objective mean_rank) redraws a losing bead; the foe's bead is the redraw's target.
+    p = {"poor": Fraction(1, 3), "average": Fraction(4, 9), "good": Fraction(2, 9)}
+    rank = {"poor": 0, "average": 1, "good": 2}
+    want: dict[str, Fraction] = {"foe_hits": Fraction(0), "stand_off": Fraction(0), "you_hit": Fraction(0)}
+
+    def band(mine: str, theirs: str) -> str:
+        return (
+            "you_hit"
+            if rank[mine] > rank[theirs]
+            else "foe_hits"
+            if rank[mine] < rank[theirs]
+            else "stand_off"
+        )
+
+    score = {"foe_hits": 0, "stand_off": 1, "you_hit": 2}
+    for theirs, pt in p.items():
+        fresh = sum(pm * score[band(mine, theirs)] for mine, pm in p.items())
+        for mine, pm in p.items():
+            if score[band(mine, theirs)] < fresh:  # redraw: a fresh bead from the full bag
+                for again, pa in p.items():
+                    want[band(again, theirs)] += pt * pm * pa
+            else:
+                want[band(mine, theirs)] += pt * pm
+    d = CASTLE.distribution("combat", main_gauche=True, policy="optimal")
+    assert {s.name: d.probability(s.name) for s, _ in d.table() if s.name != "riposte_hit"} == want
+    never = CASTLE.distribution("combat", main_gauche=True, policy="never")
+    assert never.probability("you_hit") == p["poor"] * (1 - p["poor"]) + p["average"] * p["good"]
 
 
 def test_riposte_and_botte() -> None:

@@ -118,9 +118,12 @@ def test_chill_100_always_fails(target):
     assert chill(0, 0, target=target).outcome.name in {"botch", "failure"}
 
 
-def test_chill_00_against_exactly_100_is_a_botch():
-    """Note `hundred`: only a target *greater than* 100 turns 00 into a plain Failure."""
-    assert chill(0, 0, target=100).outcome.name == "botch"
+def test_chill_00_against_exactly_100_is_a_failure():
+    """Note `hundred`: the Botch needs a roll "higher than the target number", and 100 is not
+    higher than 100; "a roll of a 100 is a failure, no matter what" keeps it from being a
+    Colossal Success. Against 99 it is higher: a Botch."""
+    assert chill(0, 0, target=100).outcome.name == "failure"
+    assert chill(0, 0, target=99).outcome.name == "botch"
 
 
 @pytest.mark.parametrize("target", [101, 120, 300])

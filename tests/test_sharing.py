@@ -18,7 +18,7 @@ REQUESTS: list[tuple[str, str, str, dict[str, Any]]] = [
     ("chimera", "skill", "optimal", {"dice": 5}),
     ("chimera", "skill", "always", {"dice": 6}),
     ("castle", "combat", "optimal", {"skill": "advantaged", "main_gauche": True, "riposte": True}),
-    ("castle", "task", "optimal", {"main_gauche": True}),
+    ("castle", "combat", "optimal", {"main_gauche": True}),
     ("chill", "specific", "always", {"target": 55}),
 ]
 

@@ -58,9 +58,10 @@ def refused(code: str, campaign: Campaign, action: str, who: str | None = "ada",
 
 
 def instruct(campaign: Campaign, subject: int, passes: bool, who: str = "ada", **kw: Any) -> None:
-    """One instruction attempt with an instructor of proficiency 4 (two dice): 6, 7 is a pass and
-    1, 2 a fail."""
+    """One instruction attempt with an instructor of proficiency 4 (two dice needed) who gives four
+    dice, so no resolve makes them up (note instruction): 6, 7 is a pass and 1, 2 a fail."""
     dice = [6, 7] if passes else [1, 2]
+    kw.setdefault("given", 4)
     campaign.act("instruct", who, forced={"rolled": dice}, subject=subject, proficiency=4, **kw)
 
 
@@ -184,10 +185,10 @@ def test_three_cumulative_successes_learn_the_skill_whoever_teaches() -> None:
     instruct(c, 1, passes=False)  # a fail marks nothing and keeps what there is
     assert (sheet(c)["instruction_successes"], sheet(c)["learning"]) == (1, 1)
     c.begin("rest")
-    c.act("instruct", "ada", forced={"rolled": [6, 7, 1]}, subject=1, proficiency=3)
+    c.act("instruct", "ada", forced={"rolled": [6, 7, 1]}, subject=1, proficiency=3, given=3)
     assert (sheet(c)["instruction_successes"], sheet(c)["learned"]) == (2, 0)
     c.begin("rest")
-    c.act("instruct", "ada", forced={"rolled": [8]}, subject=1, proficiency=5)
+    c.act("instruct", "ada", forced={"rolled": [8]}, subject=1, proficiency=5, given=5)
     got = sheet(c)
     assert (got["learned"], got["instruction_successes"], got["learning"]) == (1, 0, 0)
 
@@ -195,9 +196,9 @@ def test_three_cumulative_successes_learn_the_skill_whoever_teaches() -> None:
 def test_one_instruction_attempt_per_rest_whatever_its_result() -> None:
     c = table(ada={"max_resolve": 3})
     instruct(c, 1, passes=False)
-    refused("RC905", c, "instruct", forced={"rolled": [6, 7]}, subject=1, proficiency=4)
+    refused("RC905", c, "instruct", forced={"rolled": [6, 7]}, subject=1, proficiency=4, given=4)
     c.begin("day")  # a new day is not a rest
-    refused("RC905", c, "instruct", forced={"rolled": [6, 7]}, subject=1, proficiency=4)
+    refused("RC905", c, "instruct", forced={"rolled": [6, 7]}, subject=1, proficiency=4, given=4)
     c.begin("rest")
     instruct(c, 1, passes=True)
     assert sheet(c)["instruction_successes"] == 1
@@ -243,11 +244,23 @@ def test_instruction_follows_the_rule_for_any_run_of_attempts(run_of: list[tuple
         )
 
 
-def test_resolve_dice_meet_the_dice_an_instruction_needs() -> None:
+def test_resolve_makes_up_the_dice_an_instruction_needs() -> None:
+    """ "Use your Resolve to meet the required number of dice" (note instruction): 6 - 3 = 3 dice
+    needed, the teacher gives 1, two points of resolve make up the rest; none is added on top."""
     c = table(ada={"max_resolve": 3})
-    acted = c.act("instruct", "ada", forced={"rolled": [7]}, subject=1, proficiency=6, resolve_dice=1)
-    assert acted.result is not None and acted.result.values["total_dice"] == 1
-    assert (sheet(c)["resolve"], sheet(c)["instruction_successes"]) == (2, 1)
+    acted = c.act("instruct", "ada", forced={"rolled": [7, 8, 1]}, subject=1, proficiency=3, given=1)
+    assert acted.result is not None and acted.result.values["total_dice"] == 3
+    assert acted.result.values["resolve_needed"] == 2
+    assert (sheet(c)["resolve"], sheet(c)["instruction_successes"]) == (1, 1)
+
+
+def test_an_instructor_of_proficiency_six_needs_no_die() -> None:
+    """Note instruction-master: 6 - 6 = 0 dice are needed; the student passes without a roll and
+    pays no resolve (it was an automatic fail)."""
+    c = table(ada={"max_resolve": 0})
+    acted = c.act("instruct", "ada", forced={"rolled": []}, subject=1, proficiency=6)
+    assert acted.result is not None and acted.result.outcome.name == "pass" and acted.result.auto
+    assert (sheet(c)["resolve"], sheet(c)["instruction_successes"]) == (0, 1)
 
 
 # -- help ----------------------------------------------------------------------------------------
@@ -256,7 +269,7 @@ def test_resolve_dice_meet_the_dice_an_instruction_needs() -> None:
 def test_helpers_give_advantage_and_share_a_critical_failure() -> None:
     c = table(ada={"max_resolve": 3}, bea={"max_resolve": 1})
     instruct(c, 1, passes=False, who="bea")
-    c.act("instruct", "ada", forced={"rolled": [4, 5]}, subject=1, proficiency=4, helpers=1)
+    c.act("instruct", "ada", forced={"rolled": [4, 5]}, subject=1, proficiency=4, given=4, helpers=1)
     assert sheet(c)["instruction_successes"] == 1  # a half pass with advantage is a pass
     c.act("skill_check", "ada", forced={"rolled": [0, 0]}, dice=2, helpers=2)
     assert owed(c) == 2

@@ -113,7 +113,7 @@ def test_walters_terrible_insight_roll_succeeds_by_the_rule() -> None:
     c = campaign("weird_tale", walter=2)
     acted = c.act("insight_roll", "walter", forced={"die": 9}, difficulty=8)
     assert acted.result is not None
-    assert acted.result.values == {"result": 8, "extent": 0}
+    assert acted.result.values == {"result": 8, "extent": 0, "final_extent": 0}
     assert acted.result.outcome.name == "success"
     assert items(c, "walter")["ti"] == 2
 
@@ -123,7 +123,7 @@ def test_the_texts_numbers_for_walters_roll_are_those_of_practicality_2() -> Non
     c = campaign("shocking_discovery", walter=2)
     acted = c.act("insight_roll", "walter", forced={"die": 9}, difficulty=8)
     assert acted.result is not None
-    assert acted.result.values == {"result": 7, "extent": -1}
+    assert acted.result.values == {"result": 7, "extent": -1, "final_extent": -1}
     assert items(c, "walter")["ti"] == 3
 
 
@@ -245,7 +245,7 @@ def test_walters_automatic_success_of_extent_15() -> None:
     c = campaign("weird_tale", walter=5)
     acted = c.act("automatic_success", "walter", forced={"die": 7}, declared_extent=15)
     assert acted.result is not None
-    assert acted.result.values == {"result": 5, "extent": -10}
+    assert acted.result.values == {"result": 5, "extent": -10, "final_extent": -10}
     expected = {"ti": 6, "practicality": 3, "cognizance": 3, "nodules": 4, "wounded": 0}
     assert {k: v for k, v in items(c, "walter").items() if k in expected} == expected
 
@@ -282,11 +282,11 @@ def test_a_wound_lasts_and_hinders_every_later_roll() -> None:
     assert items(c, "mulk")["wounded"] == 3
     fight = c.act("fight", "mulk", forced={"die": 6, "foe_die": 8}, traits=4, foe_traits=3)
     assert fight.result is not None
-    assert fight.result.values == {"result": 7, "foe_result": 11, "extent": -4}
+    assert fight.result.values == {"result": 7, "foe_result": 11, "extent": -4, "final_extent": -4}
     assert items(c, "mulk")["wounded"] == 7
     roll = c.act("standard_roll", "mulk", forced={"die": 10}, traits=2, difficulty=8)
     assert roll.result is not None
-    assert roll.result.values == {"result": 5, "extent": -3}  # 10 + 2 - 7
+    assert roll.result.values == {"result": 5, "extent": -3, "final_extent": -3}  # 10 + 2 - 7
 
 
 def test_the_mulks_blow_wounds_walter_by_the_rules_extent() -> None:
@@ -408,7 +408,7 @@ def test_walters_story_through_the_command_line(tmp_path: Path) -> None:
     )  # fmt: skip
     assert code == 0, err
     done = json.loads(out)
-    assert done["event"]["data"]["roll"]["values"] == {"result": 5, "extent": -10}
+    assert done["event"]["data"]["roll"]["values"] == {"result": 5, "extent": -10, "final_extent": -10}
     walter = done["state"]["characters"]["walter"]["items"]
     assert {k: walter[k] for k in ("ti", "practicality", "cognizance", "nodules", "wounded")} == {
         "ti": 6,

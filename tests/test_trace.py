@@ -46,13 +46,14 @@ def test_the_rule_that_fired_is_a_position_in_the_ruleset() -> None:
 
 
 def test_json_carries_the_fields_and_the_words() -> None:
-    r = CASTLE.roll("task", forced={"beads": ["poor", "good"]}, policy="always", main_gauche=True)
+    forced = {"foe_beads": ["good"], "beads": ["poor", "good"]}
+    r = CASTLE.roll("combat", forced=forced, policy="always", main_gauche=True)
     data = json.loads(json.dumps(r.as_json()))
     [redraw] = [s for s in data["trace"] if s["kind"] == "redraw"]
     assert redraw["decision"] == {"by": "always", "taken": True}
     assert redraw["replaced"] == [["poor"]] and redraw["value"] == ["good"]
     assert redraw["detail"] == "[poor] redrawn (policy always takes every allowed redraw) → [good]"
-    [draw] = [s for s in data["trace"] if s["kind"] == "draw"]
+    [draw] = [s for s in data["trace"] if s["kind"] == "draw" and s["name"] == "beads"]
     assert draw["bag"] == "resolution" and draw["faces"] == ["poor"]
 
 

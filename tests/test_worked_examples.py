@@ -33,8 +33,9 @@ def standard(die: int, traits: int, difficulty: int = 8) -> engine.Result:
 def test_walter_picks_the_lock():
     """ "I roll an 8, adds Ex-Detective 2 and subtracts the lock's Well-Crafted 3 for a result of
     7. My Extent is -4 (7 minus 11). Walter fails"."""
-    # Text inconsistency, recorded in no note: Walter's sheet says "ex-Detective 3", but this
-    # example (and the Mulk contest) add Ex-Detective 2. We pin the example's own numbers.
+    # Erratum, chthonian.yaml note `erratum-ex-detective`: Walter's sheet says "ex-Detective 3",
+    # but this example (and the Mulk contest) add Ex-Detective 2. We pin the example's own numbers
+    # here; with the sheet's 3 the result is 8 and the Extent -3 (tests/test_readings.py).
     result = standard(8, 2 - 3, difficulty=11)
     assert result.values["result"] == 7
     assert result.values["extent"] == -4
@@ -68,6 +69,9 @@ def test_terrible_insight_roll():
 def test_automatic_success_follow_up_roll():
     """ "Standard Roll with a Difficulty of 15, modified by his Practicality; the Player rolls a 5
     (7 - 2) for an Extent of -10. Walter gains another point of Terrible Insight"."""
+    # Erratum, chthonian.yaml note `walter-automatic-success`: at the TI 3 the text left him with,
+    # Practicality is 1 in a Weird Tale (7 - 1 = 6, Extent -9; tests/test_readings.py); the text's
+    # 2 is the record sheet's rounding up. We pin the example's own arithmetic here.
     result = standard(7, -2, difficulty=15)
     assert result.values["result"] == 5
     assert result.values["extent"] == -10
