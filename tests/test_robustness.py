@@ -168,3 +168,22 @@ checks:
     with pytest.raises(engine.CompileError) as caught:
         engine.load_source(SourceFile("nested.yaml", text))
     assert [d.code for d in caught.value.diagnostics] == ["RC301"]
+
+
+def test_a_pool_of_no_dice_read_whole_has_one_empty_result() -> None:
+    """Found by the fuzz suite: a pool of 0 dice whose multiset is read whole (an output of the
+    pool itself) made the exact evaluator count its states with math.comb(-1, -1) (ValueError)."""
+    text = """\
+rulecraft: 1
+name: empty
+checks:
+  c:
+    inputs: {n: {type: int, min: 0, max: 3, default: 0}}
+    roll: {d: {pool: n, die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if count(d) > 1 else 'lo'"
+    outputs: {all: d}
+"""
+    rs = engine.load_source(SourceFile("empty.yaml", text))
+    assert dict(rs.distribution("c", n=0).table()) == {"lo": 1, "hi": 0}
+    assert rs.roll("c", random.Random(1), n=0).outcome == "lo"

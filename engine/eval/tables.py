@@ -36,9 +36,8 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
             return _cached(
                 ctx, ("folded", readings, n, folds, False), lambda: _folded(readings, n, folds, False)
             )
-        enforce(
-            "exact states", math.comb(n + len(readings) - 1, len(readings) - 1), limits.max_states, r.span
-        )
+        states = math.comb(n + len(readings) - 1, len(readings) - 1) if readings else 1  # no die: one
+        enforce("exact states", states, limits.max_states, r.span)
         return _cached(ctx, ("multisets", readings, n), lambda: _multisets(readings, n))
     assert isinstance(r, Draw)
     n = roll_count(r.count, env, r, limits.max_draw, "chits drawn")
