@@ -187,3 +187,46 @@ checks:
     rs = engine.load_source(SourceFile("empty.yaml", text))
     assert dict(rs.distribution("c", n=0).table()) == {"lo": 1, "hi": 0}
     assert rs.roll("c", random.Random(1), n=0).outcome == "lo"
+
+
+def test_a_table_parameter_given_twice_is_reported_not_crashed() -> None:
+    """Found by the fuzz suite (tests/fuzz): `params: [a, a]` made a generated function with two
+    arguments of one name (SyntaxError from Python's compiler)."""
+    text = """\
+rulecraft: 1
+name: twice
+tables:
+  t: {params: [a, a], value: a}
+checks:
+  c:
+    roll: {d: {die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if t(d, 1) > 3 else 'lo'"
+"""
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load_source(SourceFile("twice.yaml", text))
+    assert [d.code for d in caught.value.diagnostics] == ["RC307"]
+
+
+def test_an_undeclared_table_result_that_is_not_an_outcome_is_refused_when_it_runs() -> None:
+    """Found by the fuzz suite (tests/fuzz): a table without `returns:` may give anything, and the
+    compiler lets its call stand where an outcome belongs; a number it gave came back as the
+    roll's outcome (`result.outcome == 1`), and the exact distribution's outcomes summed to 0.
+    The value is now checked where it is used (RC506)."""
+    text = """\
+rulecraft: 1
+name: anything
+tables:
+  t: {params: [a], value: a + 1}
+checks:
+  c:
+    roll: {d: {die: 6}}
+    outcomes: [lo, hi]
+    outcome: t(d)
+"""
+    rs = engine.load_source(SourceFile("anything.yaml", text))
+    for ask in (lambda: rs.roll("c", random.Random(1)), lambda: rs.distribution("c")):
+        with pytest.raises(engine.EvalError) as caught:
+            ask()
+        assert [d.code for d in caught.value.diagnostics] == ["RC506"]
+        assert caught.value.diagnostics[0].span is not None and caught.value.diagnostics[0].span.line == 9

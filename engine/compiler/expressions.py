@@ -60,7 +60,16 @@ class Expressions:
         t, src = self._lower(node, scope, expect)
         if expect is not None and not expect.accepts(t):
             raise problem("RC304", f"expected {expect} here, but this is {t}", node.span)
+        src = self._wanted(src, t, expect, node)
         return Expr(node, t, self.unit.emit.expression(src, node.span), to_text(node))
+
+    def _wanted(self, src: str, t: T.Type, expect: T.Type | None, node: ast.Node) -> str:
+        """`src`, checked when it runs where its type is known only then (a table's undeclared
+        result) but a number, true/false or a scale's value is expected."""
+        if expect is None or t.kind != "any" or expect.kind not in ("num", "bool", "sym"):
+            return src
+        emit = self.unit.emit
+        return f"_want({src}, {emit.const(expect)}, {emit.const(node.span)})"
 
     def _lower(
         self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None
@@ -395,6 +404,14 @@ class Expressions:
                     params.append((p, self._type_named(tname, path + ("params", p))))
             else:
                 params = [(str(p), T.ANY) for p in params_raw]
+            for i, (p, _) in enumerate(params):
+                if any(q == p for q, _ in params[:i]):
+                    raise problem(
+                        "RC307",
+                        f"parameter '{p}' of table '{name}' is given twice",
+                        self.unit.doc.span(path + ("params", i if isinstance(params_raw, list) else p)),
+                        "give each parameter a name of its own",
+                    )
             returns = self._type_named(spec.get("returns", "any"), path + ("returns",))
             scope = dict(params)
             self.unit.locals = set(scope)
@@ -424,7 +441,7 @@ class Expressions:
         t, src = self._lower(node, scope, expect)
         if expect is not None and not expect.accepts(t):
             raise problem("RC304", f"expected {expect} here, but this is {t}", node.span)
-        return src
+        return self._wanted(src, t, expect, node)
 
     def _shown(self, params: list[tuple[str, T.Type]]) -> str:
         names = tuple(p for p, _ in params)
