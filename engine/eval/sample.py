@@ -22,7 +22,7 @@ from ..runtime.inputs import shown
 from ..runtime.limits import redraw_times, roll_count
 from ..runtime.procedure import Option, Procedure, State
 from ..runtime.rules import auto_outputs, before_roll, first_rule, read_faces, redraw_offered, with_dice
-from ..runtime.work import TRANSITION, meter, working
+from ..runtime.work import TRANSITION, current, meter, working
 from .exact import Sequential
 from .trace import Decision, Result, RuleRef, Step, TriggerStep
 
@@ -131,6 +131,8 @@ def sample(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Result:
     check_policy(ctx.policy)
     ctx = with_work(ctx)
     assert ctx.work is not None
+    if current() is ctx.work:  # inside its request already (a scene's roll): nothing to set
+        return _sample(check, inputs, ctx)
     with working(ctx.work):
         return _sample(check, inputs, ctx)
 

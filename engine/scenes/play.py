@@ -128,23 +128,26 @@ class Steps:
     """What a scene's steps give that does not depend on the dice, kept by state (as canonical
     JSON) so that a scene played many times works it out once: each state's view and ending, each
     step's action, inputs and check (or its refusal), and the state after each roll's values. The
-    dice are still rolled every time, so a seeded scene plays exactly as without it. Each part is
-    cleared when it grows past `limit` entries."""
+    dice are still rolled every time, so a seeded scene plays exactly as without it. A part is
+    cleared when it grows past its share of `limit`: `limit` views, four times as many steps (a
+    state takes each step of the round) and twice as many states after a roll."""
 
-    def __init__(self, limit: int = 2048) -> None:
+    def __init__(self, limit: int = 1024) -> None:
         self.limit = limit
         self.looks: dict[str, tuple[dict[str, Any], str | None]] = {}
         self.calls: dict[tuple[str, int, bool], Any] = {}
         self.afters: dict[Any, tuple[State, str, list[dict[str, Any]]]] = {}
+        self._most = {id(self.looks): limit, id(self.calls): 4 * limit, id(self.afters): 2 * limit}
 
     def keep(self, part: dict[Any, Any], key: Any, value: Any) -> None:
-        if len(part) >= self.limit:
+        if len(part) >= self._most[id(part)]:
             part.clear()
         part[key] = value
 
 
-STEP_BYTES = 16 * 1024
-"""About what one state's entries in `Steps` hold at most (a state, its view, a step's call)."""
+STEP_BYTES = 24 * 1024
+"""About what `Steps` holds at most per unit of its `limit`: a view (about 6 KB), four steps'
+calls (about 1 KB each) and two states after a roll (about 7 KB each)."""
 
 
 def steps_of(scene: Scene, cast: Mapping[str, str], ctx: RunContext) -> Steps:
