@@ -31,7 +31,8 @@ from ..runtime.context import RunContext, with_work
 from ..runtime.state import begin
 from ..runtime.work import working
 from ..state.exact import after_action
-from .play import ending, scene_view, state_key, step_call, takes_place
+from .memo import state_key
+from .play import ending, scene_view, step_call, takes_place
 
 Node = tuple[str, int]
 """(the state as canonical JSON, the index of the step about to be taken)."""

@@ -26,6 +26,7 @@ from ..runtime.inputs import bind
 from ..runtime.state import State, apply, begin, bind_params, environment, join, new_state
 from ..runtime.work import Work, working
 from ..state.campaign import prepare
+from .memo import Steps, state_key, steps_of
 
 
 def cast_state(
@@ -124,49 +125,6 @@ class Played:
         }
 
 
-class Steps:
-    """What a scene's steps give that does not depend on the dice, kept by state (as canonical
-    JSON) so that a scene played many times works it out once: each state's view and ending, each
-    step's action, inputs and check (or its refusal), and the state after each roll's values. The
-    dice are still rolled every time, so a seeded scene plays exactly as without it. A part is
-    cleared when it grows past its share of `limit`: `limit` views, four times as many steps (a
-    state takes each step of the round) and twice as many states after a roll."""
-
-    def __init__(self, limit: int = 1024) -> None:
-        self.limit = limit
-        self.looks: dict[str, tuple[dict[str, Any], str | None]] = {}
-        self.calls: dict[tuple[str, int, bool], Any] = {}
-        self.afters: dict[Any, tuple[State, str, list[dict[str, Any]]]] = {}
-        self._most = {id(self.looks): limit, id(self.calls): 4 * limit, id(self.afters): 2 * limit}
-
-    def keep(self, part: dict[Any, Any], key: Any, value: Any) -> None:
-        if len(part) >= self._most[id(part)]:
-            part.clear()
-        part[key] = value
-
-
-STEP_BYTES = 24 * 1024
-"""About what `Steps` holds at most per unit of its `limit`: a view (about 6 KB), four steps'
-calls (about 1 KB each) and two states after a roll (about 7 KB each)."""
-
-
-def steps_of(scene: Scene, cast: Mapping[str, str], ctx: RunContext) -> Steps:
-    """The ruleset's `Steps` for this scene and cast (in the ruleset's caches, weighed at the
-    most it may grow to, so the cache's byte bound holds)."""
-    key = ("scene steps", scene.name, tuple(sorted(cast.items())), ctx.policy)
-    cache = ctx.caches.scenes
-    found: Steps | None = cache.get(key)
-    if found is None:
-        found = Steps(limit=max(64, cache.max_bytes // STEP_BYTES))
-        cache.put(key, found, size=found.limit * STEP_BYTES)
-    return found
-
-
-def state_key(state: Mapping[str, Any]) -> str:
-    """A state as canonical JSON: equal states, equal keys."""
-    return json.dumps(state, sort_keys=True)
-
-
 STEP_WORK = 20
 """Units of work charged for one step a played scene takes (about its cost at a microsecond a
 unit, the dice it rolls charged apart)."""
@@ -216,7 +174,7 @@ def _play(
         if found is None:
             view = scene_view(model, state, cast, memo)
             found = (view, ending(scene, view))
-            steps.keep(steps.looks, key, found)
+            steps.keep("looks", key, found)
         return found
 
     def done(ending: str, rounds: int) -> Played:
@@ -367,7 +325,7 @@ def _take(
                 call = exc.diagnostics[0].message
             else:
                 call = (act, who, bound, roles, roll, {k: to_json(v) for k, v in bound.items()})
-        steps.keep(steps.calls, at, call)
+        steps.keep("calls", at, call)
     if call is None or isinstance(call, str):
         return call
     act, who, bound, roles, roll, shown = call
@@ -379,7 +337,7 @@ def _take(
         new, changes = apply(rules, act, state, who, bound, rolled, roles, ctx.caches.environments)
         after = (new, state_key(new), changes)
         if after_key[1] is not None:
-            steps.keep(steps.afters, after_key, after)
+            steps.keep("afters", after_key, after)
     new, new_key, changes = after
     entry: dict[str, Any] = {
         "action": act.name,
