@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from .syntax.positions import Span
 
@@ -119,3 +119,16 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
         if name.lower() in lowered:
             close = [lowered[name.lower()]]
     return f"did you mean '{close[0]}'?" if close else None
+
+
+E = TypeVar("E", bound=RulecraftError)
+
+
+def placed(exc: E, span: Span | None) -> E:
+    """`exc` with every diagnostic that has no position placed at `span` (a budget spent deep in
+    an evaluation is reported at the check or scene that was asked for)."""
+    if span is None or all(d.span is not None for d in exc.diagnostics):
+        return exc
+    return type(exc)(
+        [d if d.span is not None else Diagnostic(d.code, d.message, span, d.hint) for d in exc.diagnostics]
+    )

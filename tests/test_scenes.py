@@ -551,9 +551,9 @@ def test_a_scene_is_solved_and_played_within_the_work_budget() -> None:
     ):
         with pytest.raises(engine.LimitError) as caught:
             run()
-        assert caught.value.diagnostics[0].code == "RC503" and "max_work" in (
-            caught.value.diagnostics[0].hint or ""
-        )
+        first = caught.value.diagnostics[0]
+        assert first.code == "RC503" and "max_work" in (first.hint or "")
+        assert first.span is not None and first.span.line == DUEL.splitlines().index("  fight:") + 1
     roomy = engine.load(DUEL, limits=engine.Limits(max_work=2_000_000))
     assert roomy.scene_odds("fight", parties=parties).probability("ann_wins") == _hand_duel(5, 5)
     late = engine.load(DUEL, limits=engine.Limits(deadline=0.0))

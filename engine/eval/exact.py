@@ -18,7 +18,7 @@ from functools import cached_property
 from itertools import product
 from typing import Any
 
-from ..errors import Diagnostic, InputError, did_you_mean
+from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
 from ..model.ruleset import Check, Pool, Scale
 from ..model.values import Symbol, to_json
 from ..runtime.context import RunContext, check_policy, with_work
@@ -134,8 +134,11 @@ def distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Di
     check_policy(ctx.policy)
     ctx = with_work(ctx)
     assert ctx.work is not None
-    with working(ctx.work):
-        return _distribution(check, inputs, ctx)
+    try:
+        with working(ctx.work):
+            return _distribution(check, inputs, ctx)
+    except LimitError as exc:
+        raise placed(exc, check.span) from None
 
 
 def _distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Distribution:

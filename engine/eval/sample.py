@@ -14,7 +14,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import Diagnostic, InputError, LimitError, did_you_mean
+from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Symbol, faces_text
 from ..runtime.context import RunContext, check_policy, with_work
@@ -131,10 +131,13 @@ def sample(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Result:
     check_policy(ctx.policy)
     ctx = with_work(ctx)
     assert ctx.work is not None
-    if current() is ctx.work:  # inside its request already (a scene's roll): nothing to set
-        return _sample(check, inputs, ctx)
-    with working(ctx.work):
-        return _sample(check, inputs, ctx)
+    try:
+        if current() is ctx.work:  # inside its request already (a scene's roll): nothing to set
+            return _sample(check, inputs, ctx)
+        with working(ctx.work):
+            return _sample(check, inputs, ctx)
+    except LimitError as exc:
+        raise placed(exc, check.span) from None
 
 
 def _sample(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Result:

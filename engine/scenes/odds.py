@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean
+from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, placed
 from ..eval.dist import Dist, fraction_text
 from ..eval.markov import NEVER, expectation, solve_components
 from ..model.ruleset import RulesetModel
@@ -133,8 +133,11 @@ def solve(
     included."""
     ctx = with_work(ctx)
     assert ctx.work is not None
-    with working(ctx.work):
-        return _solve(model, scene, state, cast, ctx, expect)
+    try:
+        with working(ctx.work):
+            return _solve(model, scene, state, cast, ctx, expect)
+    except LimitError as exc:
+        raise placed(exc, scene.span) from None
 
 
 def _solve(

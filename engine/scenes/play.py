@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import CampaignError, Diagnostic, did_you_mean
+from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, placed
 from ..eval.sample import sample
 from ..model.ruleset import RulesetModel
 from ..model.scene import Scene, SceneStep
@@ -144,8 +144,11 @@ def play(
     once)."""
     ctx = with_work(ctx)
     assert ctx.work is not None
-    with working(ctx.work):
-        return _play(model, scene, state, cast, ctx, trace, ctx.work)
+    try:
+        with working(ctx.work):
+            return _play(model, scene, state, cast, ctx, trace, ctx.work)
+    except LimitError as exc:
+        raise placed(exc, scene.span) from None
 
 
 def _play(
