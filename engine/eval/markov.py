@@ -121,28 +121,6 @@ def _solve(starts: Dist, edges: dict[Any, Dist | None], end: Callable[[Any], Has
     return Dist.from_fractions(out)
 
 
-def expected_steps(start: Any, edges: Mapping[Any, Dist | None]) -> Fraction:
-    """The exact expected number of steps from `start` until the chain absorbs (a state whose
-    edges are None): t_s = 1 + Σ p · t_next over the transient states, solved by Gauss–Jordan.
-    Every transient state must be able to absorb."""
-    transient = [s for s, nxt in edges.items() if nxt is not None]
-    if start not in edges or edges[start] is None:
-        return Fraction(0)
-    index = {s: i for i, s in enumerate(transient)}
-    n = len(transient)
-    a = [[Fraction(0)] * (n + 1) for _ in range(n)]
-    for s, i in index.items():
-        a[i][i] += 1
-        a[i][n] = Fraction(1)
-        nxt = edges[s]
-        assert nxt is not None
-        for t, w in nxt.weights.items():
-            if t in index:
-                a[i][index[t]] -= Fraction(w, nxt.total)
-    _eliminate(a, n)
-    return a[index[start]][n]
-
-
 def _eliminate(a: list[list[Fraction]], n: int) -> None:
     """Gauss–Jordan on the first n columns of `a`, in place (the matrix part is invertible).
     Each row it changes is charged to the current request, a unit per entry."""
