@@ -155,7 +155,8 @@ def _solve(
     assert work is not None
     rules = model.state
     assert rules is not None
-    _check_names(scene, scene_view(model, dict(state), cast), expect)
+    if expect:
+        _check_names(scene, scene_view(model, dict(state), cast), expect)
     size = len(scene.round)
     memo = ctx.caches.environments
     seen: dict[str, tuple[dict[str, Any], dict[str, Any], str | None]] = {}
