@@ -22,8 +22,11 @@ forced face — or have when the compiler folds a constant: far beyond any game,
 4,300 digits past which Python refuses to turn a whole number into text."""
 
 MAX_COMPUTED_DIGITS = 1000
-"""The most digits a product a ruleset computes while it runs may have (`RC503`): a value
-squared forty times would otherwise take minutes and gigabytes, and every result stays printable."""
+"""The most digits a product or a quotient a ruleset computes while it runs may have (`RC503`): a
+value squared forty times, or `v + 1/v` forty times over (a sum of fractions doubles its digits,
+and dividing by it lets it double again), would otherwise take minutes and gigabytes, and every
+result stays printable. Sums and differences of bounded numbers grow by a digit or a factor of
+two at most, so capping products and quotients bounds every chain of arithmetic."""
 
 
 @dataclass(frozen=True, slots=True)

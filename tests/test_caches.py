@@ -112,3 +112,39 @@ def test_caches_share_out_a_budget() -> None:
         caches.scenes,
     ]
     assert sum(p.max_bytes for p in parts) <= 1_000_000
+
+
+def test_a_kept_optimal_solver_is_weighed_again_as_it_grows() -> None:
+    """The optimal policy's exact evaluator is kept between rolls and learns as it is asked; the
+    cache weighs it again once it has grown, so what it counts follows what it holds and the
+    byte bound holds for it too (before, it stayed at its weight when empty: a few hundred bytes)."""
+    rs = engine.load("chimera")
+    rng = random.Random(7)
+    for _ in range(60):
+        rs.roll("skill", rng, policy="optimal", dice=6, resolve=2)
+    evaluators = rs.caches.evaluators
+    (key,) = list(evaluators._data)
+    held = approx_bytes(evaluators.get(key))
+    assert held > 100_000  # it did learn: many states solved
+    assert evaluators.bytes >= held // 2  # counted, not left at its empty weight
+
+    small = engine.load("chimera", limits=engine.Limits(max_cache_bytes=BUDGET))
+    for _ in range(60):
+        small.roll("skill", rng, policy="optimal", dice=6, resolve=2)
+        assert small.caches.evaluators.bytes <= small.caches.evaluators.max_bytes
+        # between two weighings a solver grows by at most about a quarter (`_Roller.consulted`)
+        kept = small.caches.evaluators._data.values()
+        assert all(approx_bytes(v) <= 1.5 * small.caches.evaluators.max_bytes for v in kept)
+
+
+def test_reweighing_drops_what_no_longer_fits() -> None:
+    cache = BoundedCache(max_entries=4, max_bytes=10_000)
+    grows: list[int] = []
+    cache.put("a", "x", size=100)
+    cache.put("grows", grows)
+    grows.extend(range(200))  # about 200 * 28 + the list: well over 4 KB
+    cache.reweigh("grows")
+    assert cache.bytes == 100 + approx_bytes(grows) and cache.get("a") == "x"
+    grows.extend(range(200, 2000))
+    cache.reweigh("grows")  # now bigger than the whole cache: dropped, the rest kept
+    assert cache.get("grows") is None and cache.get("a") == "x" and cache.bytes == 100

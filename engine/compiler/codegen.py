@@ -27,23 +27,29 @@ def _fail(code: str, message: str, span: Span | None, hint: str | None = None) -
     return EvalError([Diagnostic(code, message, span, hint)])
 
 
+_TOO_BIG = 10**MAX_COMPUTED_DIGITS
+
+
 def rt_div(x: Any, y: Any, span: Span | None) -> Any:
+    """x / y, exact, refused like a product when the quotient has more than `MAX_COMPUTED_DIGITS`
+    digits: a sum of fractions can double its digits (p/q + q/p), and dividing by it is what lets
+    it grow again, so capping quotients and products bounds every chain of arithmetic."""
     if y == 0:
         raise _fail("RC502", "division by zero", span)
     if type(x) is int and type(y) is int:
         q, r = divmod(x, y)
-        return q if r == 0 else Fraction(x, y)
-    return normalize(Fraction(x) / y)
-
-
-_TOO_BIG = 10**MAX_COMPUTED_DIGITS
+        return q if r == 0 else _bounded(Fraction(x, y), span)
+    return _bounded(normalize(Fraction(x) / y), span)
 
 
 def rt_mul(x: Any, y: Any, span: Span | None) -> Any:
     """x * y, refused when the product has more than `MAX_COMPUTED_DIGITS` digits: products are
     the one way a ruleset's numbers grow fast (a value squared forty times), and every operand is
     itself bounded, so the product is cheap to make before it is checked."""
-    p = x * y
+    return _bounded(x * y, span)
+
+
+def _bounded(p: Any, span: Span | None) -> Any:
     if type(p) is int:
         if -_TOO_BIG < p < _TOO_BIG:
             return p

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
@@ -199,7 +199,15 @@ class Sequential:
     Its memos grow as it is asked; `lock` serialises callers that share one (the sampler's
     `optimal` decisions)."""
 
-    def __init__(self, check: Check, env: dict[str, Any], ctx: RunContext) -> None:
+    def __init__(
+        self, check: Check, env: dict[str, Any], ctx: RunContext, key: Hashable | None = None
+    ) -> None:
+        self.key = key
+        """Its key in the ruleset's `evaluators` cache, when it is kept there."""
+        self.weighed = 0
+        """Units of work done before it was last weighed by that cache."""
+        self.unweighed = 0
+        """Units of work done since (the sampler weighs it again when this passes a quarter of `weighed`)."""
         self.check = check
         self.env = env
         self.ctx = ctx

@@ -11,7 +11,8 @@ best, so sampled play is exact play.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
@@ -242,6 +243,24 @@ class _Roller:
             self._exact = _exact_for(self.check, self.base, self.ctx)
         return self._exact
 
+    @contextmanager
+    def consulted(self) -> Iterator[Sequential]:
+        """The exact evaluator, locked for this roll. Its memos grow as the optimal policy asks
+        it more, after its cache weighed it; once it has done a quarter as much work again as it
+        had when last weighed (and at least `REWEIGH_WORK`), it is weighed again. Memory grows with
+        work, so a kept evaluator holds at most about a quarter more than its cache counts, and
+        the weighing costs a bounded multiple of the work it follows."""
+        exact = self.exact()
+        work = meter()
+        with exact.lock:
+            before = work.used
+            yield exact
+            exact.unweighed += work.used - before
+            if exact.key is not None and exact.unweighed > max(REWEIGH_WORK, exact.weighed // 4):
+                exact.weighed += exact.unweighed
+                exact.unweighed = 0
+                self.ctx.caches.evaluators.reweigh(exact.key)
+
     def roll(self, i: int, dice: tuple[Any, ...]) -> Any:
         r = self.check.roll[i]
         env = with_dice(self.base, self.check.roll, dice)
@@ -255,8 +274,7 @@ class _Roller:
             if r.redraw.must:
                 by = "rule"
             elif self.policy == "optimal":
-                exact = self.exact()
-                with exact.lock:
+                with self.consulted() as exact:
                     wanted = exact.wants_redraw(i, dice, env, value, times, exact.fresh(i, env))
                 if not wanted:
                     self.trace.append(Step("choice", r.name, value, decision=Decision("optimal", False)))
@@ -374,8 +392,7 @@ class _Roller:
             return proc.options(state, t, "always")[0], Decision("rule", True)
         if self.policy != "optimal":
             return proc.options(state, t, self.policy)[0], Decision(self.policy, True)
-        exact = self.exact()
-        with exact.lock:
+        with self.consulted() as exact:
             solver = exact.solver(i, dice, env)
             scored = solver.decision_scores(state, t)
             best = solver.choice(state, t)
@@ -384,6 +401,10 @@ class _Roller:
         label = self.check.objective.label(self.check.outcomes.members)
         declined = keep[0] if keep is not None and best[1] else None
         return best, Decision("optimal", True, label, best_score[0], declined)
+
+
+REWEIGH_WORK = 2_000
+"""Units of work a kept exact evaluator may do before it is weighed again (a few milliseconds)."""
 
 
 def _exact_for(check: Check, env: dict[str, Any], ctx: RunContext) -> Sequential:
@@ -396,7 +417,7 @@ def _exact_for(check: Check, env: dict[str, Any], ctx: RunContext) -> Sequential
         return Sequential(check, env, ctx)
     found: tuple[Check, Sequential] | None = ctx.caches.evaluators.get(key)
     if found is None or found[0] is not check:  # an id can be reused by a later check object
-        found = (check, Sequential(check, env, ctx))
+        found = (check, Sequential(check, env, ctx, key))
         ctx.caches.evaluators.put(key, found)
     return found[1]
 

@@ -57,9 +57,9 @@ def approx_bytes(value: Any, cap: int = 200_000) -> int:
 
 class BoundedCache:
     """A map of at most `max_entries` entries holding at most about `max_bytes` (each value
-    weighed once, when it is put, by `approx_bytes`); the oldest goes first. Reads take no lock (one
-    dictionary read is atomic), writes do, so a hit stays as quick as a dict lookup. A value too
-    big for the whole cache is not kept at all."""
+    weighed by `approx_bytes` when it is put, and again by `reweigh` if it grows); the oldest goes
+    first. Reads take no lock (one dictionary read is atomic), writes do, so a hit stays as quick
+    as a dict lookup. A value too big for the whole cache is not kept at all."""
 
     def __init__(self, max_entries: int, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         self.max_entries = max_entries
@@ -92,6 +92,26 @@ class BoundedCache:
             self._data[key] = value
             self._sizes[key] = weight
             self.bytes += weight
+            while len(self._data) > self.max_entries or self.bytes > self.max_bytes:
+                old, _ = self._data.popitem(last=False)
+                self.bytes -= self._sizes.pop(old)
+
+    def reweigh(self, key: Hashable) -> None:
+        """Weigh the value under `key` again (it has grown since it was put: a kept solver), and
+        drop the oldest entries — itself too, if it no longer fits — until the cache fits. The
+        caller must keep the value from changing while it is weighed."""
+        value = self.get(key)
+        if value is None:
+            return
+        weight = approx_bytes(value)
+        with self._lock:
+            if self._data.get(key) is not value:
+                return  # replaced or dropped meanwhile
+            self.bytes += weight - self._sizes[key]
+            self._sizes[key] = weight
+            if weight > self.max_bytes:
+                del self._data[key]
+                self.bytes -= self._sizes.pop(key)
             while len(self._data) > self.max_entries or self.bytes > self.max_bytes:
                 old, _ = self._data.popitem(last=False)
                 self.bytes -= self._sizes.pop(old)

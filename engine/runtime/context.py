@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from ..errors import Diagnostic, InputError
 from .cache import Caches
 from .limits import Limits
-from .work import Work
+from .work import Work, working
 
 POLICIES = ("always", "never", "optimal")
 """How a player decides every "may": take it, decline it, or whatever is exactly best."""
@@ -40,6 +41,15 @@ def with_work(ctx: RunContext) -> RunContext:
 def new_work(limits: Limits) -> Work:
     """A fresh budget for one request under `limits`."""
     return Work(limits.max_work, limits.deadline)
+
+
+@contextmanager
+def metered(limits: Limits) -> Iterator[Work]:
+    """A request's budget for code that runs expressions outside an evaluator — a campaign's
+    preconditions, effects, derived values and period resets — whose table calls find it through
+    `work.meter()`, so a hostile ruleset's state is bounded like its checks."""
+    with working(new_work(limits)) as work:
+        yield work
 
 
 def check_policy(policy: str) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..errors import CampaignError, Diagnostic, RulecraftError, did_you_mean
+from ..errors import CampaignError, Diagnostic, LimitError, RulecraftError, did_you_mean
 from ..model.ruleset import Expr, InputSpec
 from ..model.state import Action, Counter, Derived, Effect, Item, StateModel, Tally
 from ..model.values import Multi, normalize, to_json
@@ -148,6 +148,11 @@ def _environment(
 def _run(expr: Expr, env: Mapping[str, Any], what: str) -> Any:
     try:
         return expr.run(dict(env))
+    except LimitError as exc:  # a spent budget stays a LimitError, placed at the expression
+        d = exc.diagnostics[0]
+        raise LimitError(
+            [Diagnostic(d.code, f"{what}: {d.message}", d.span or expr.node.span, d.hint)]
+        ) from None
     except RulecraftError as exc:
         d = exc.diagnostics[0]
         raise _fail(d.code, f"{what}: {d.message}", d.span, d.hint) from None

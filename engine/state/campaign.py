@@ -24,7 +24,7 @@ from ..model.ruleset import Check, RulesetModel
 from ..model.state import Action, StateModel
 from ..model.values import to_json
 from ..runtime.cache import Caches
-from ..runtime.context import RunContext
+from ..runtime.context import RunContext, metered, with_work
 from ..runtime.inputs import bind, bind_inputs
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.state import (
@@ -39,6 +39,7 @@ from ..runtime.state import (
     view,
     with_values,
 )
+from ..runtime.work import working
 from .exact import after_action
 from .records import Event, Header, Store
 
@@ -119,11 +120,14 @@ class Campaign:
                 "RC907", f"ruleset '{model.name}' declares no state: it has nothing a campaign could keep"
             )
         bound = bind_params(model.state.campaign, params or {}, "campaign", name)
-        state = new_state(model.state, bound)
-        for who, given in (characters or {}).items():
-            state = join(model.state, state, who, bind_params(model.state.character, given, "character", who))
-        if start:
-            state = with_values(model.state, state, start)
+        with metered(limits):
+            state = new_state(model.state, bound)
+            for who, given in (characters or {}).items():
+                state = join(
+                    model.state, state, who, bind_params(model.state.character, given, "character", who)
+                )
+            if start:
+                state = with_values(model.state, state, start)
         header = Header(
             name,
             source or model.name,
@@ -183,23 +187,24 @@ class Campaign:
     def show(self) -> dict[str, Any]:
         """Every item of the table and of each character, derived values included, JSON-ready."""
         state = self.state()
-        return {
-            "campaign": self.name,
-            "ruleset": self.header.ruleset,
-            "params": state["params"],
-            "shared": view(self.rules, state, None),
-            "characters": {
-                who: {"params": sheet["params"], "items": view(self.rules, state, who)}
-                for who, sheet in state["characters"].items()
-            },
-        }
+        with metered(self.limits):
+            return {
+                "campaign": self.name,
+                "ruleset": self.header.ruleset,
+                "params": state["params"],
+                "shared": view(self.rules, state, None),
+                "characters": {
+                    who: {"params": sheet["params"], "items": view(self.rules, state, who)}
+                    for who, sheet in state["characters"].items()
+                },
+            }
 
     # -- changing --------------------------------------------------------------------------------
 
     def join(self, character: str, **params: Any) -> Event:
         """A character joins, with its parameters."""
         bound = bind_params(self.rules.character, params, "character", character)
-        with self.store.transaction(self.name) as tx:
+        with self.store.transaction(self.name) as tx, metered(self.limits):
             state = join(self.rules, tx.last().state, character, bound)
             return tx.append(
                 "join", {"character": character, "params": {k: to_json(v) for k, v in bound.items()}}, state
@@ -324,7 +329,7 @@ class Campaign:
                 f"ruleset '{self.model.name}' has no period '{period}'",
                 did_you_mean(period, self.rules.periods) or f"periods: {', '.join(self.rules.periods)}",
             )
-        with self.store.transaction(self.name) as tx:
+        with self.store.transaction(self.name) as tx, metered(self.limits):
             new, done = begin(self.rules, tx.last().state, period)
             return tx.append("period", {"period": period, "effects": done}, new)
 
@@ -351,41 +356,42 @@ class Campaign:
         assert rules is not None
         states: list[State] = []
         for e in events:
-            if e.kind == "new":
-                got = e.state
-            elif e.kind == "join":
-                params = bind_params(rules.character, e.data["params"], "character", e.data["character"])
-                got = join(rules, states[-1], e.data["character"], params)
-            elif e.kind == "action":
-                act = rules.actions[e.data["action"]]
-                bound = bind(act.inputs, e.data["inputs"], "action", act.name, act.span)
-                forced = e.data["roll"]["dice"] if "roll" in e.data else None
-                got, _, _ = self._rules_of(model)._run(
-                    act,
-                    states[-1],
-                    e.data["character"],
-                    bound,
-                    e.data.get("seed"),
-                    forced,
-                    e.data.get("policy", "always"),
-                    e.data.get("others") or {},
-                )
-            elif e.kind == "roll":
-                got = states[-1]
-            elif e.kind == "scene":
-                got = self._rules_of(model)._replay_scene(states[-1], e.data)
-            elif e.kind == "period":
-                got, _ = begin(rules, states[-1], e.data["period"])
-            elif e.kind == "undo":
-                got = _state_before(events, e.undoes or 0, states)
-            else:  # migrate: the state is carried over, and the new ruleset plays on
-                got = states[-1]
-                model = self.model
-                if self.compile is not None and e is not migrations[-1]:
-                    nxt = migrations[migrations.index(e) + 1]
-                    model = self.compile(nxt.data["from_text"], self.header.ruleset)
-                assert model.state is not None
-                rules = model.state
+            with metered(self.limits):  # each event was one request when it was made
+                if e.kind == "new":
+                    got = e.state
+                elif e.kind == "join":
+                    params = bind_params(rules.character, e.data["params"], "character", e.data["character"])
+                    got = join(rules, states[-1], e.data["character"], params)
+                elif e.kind == "action":
+                    act = rules.actions[e.data["action"]]
+                    bound = bind(act.inputs, e.data["inputs"], "action", act.name, act.span)
+                    forced = e.data["roll"]["dice"] if "roll" in e.data else None
+                    got, _, _ = self._rules_of(model)._run(
+                        act,
+                        states[-1],
+                        e.data["character"],
+                        bound,
+                        e.data.get("seed"),
+                        forced,
+                        e.data.get("policy", "always"),
+                        e.data.get("others") or {},
+                    )
+                elif e.kind == "roll":
+                    got = states[-1]
+                elif e.kind == "scene":
+                    got = self._rules_of(model)._replay_scene(states[-1], e.data)
+                elif e.kind == "period":
+                    got, _ = begin(rules, states[-1], e.data["period"])
+                elif e.kind == "undo":
+                    got = _state_before(events, e.undoes or 0, states)
+                else:  # migrate: the state is carried over, and the new ruleset plays on
+                    got = states[-1]
+                    model = self.model
+                    if self.compile is not None and e is not migrations[-1]:
+                        nxt = migrations[migrations.index(e) + 1]
+                        model = self.compile(nxt.data["from_text"], self.header.ruleset)
+                    assert model.state is not None
+                    rules = model.state
             if got != e.state:
                 raise _fail(
                     "RC909",
@@ -526,10 +532,13 @@ def take(
     rules = model.state
     assert rules is not None
     memo = ctx.caches.environments
-    roll = prepare(model, act, state, who, bound, ctx, roles)
-    result = sample(roll[0], roll[1], ctx) if roll is not None else None
-    rolled = {**result.values, "outcome": result.outcome} if result is not None else None
-    new, done = apply(rules, act, state, who, bound, rolled, roles, memo)
+    ctx = with_work(ctx)
+    assert ctx.work is not None
+    with working(ctx.work):  # preconditions, inputs and effects share the roll's budget
+        roll = prepare(model, act, state, who, bound, ctx, roles)
+        result = sample(roll[0], roll[1], ctx) if roll is not None else None
+        rolled = {**result.values, "outcome": result.outcome} if result is not None else None
+        new, done = apply(rules, act, state, who, bound, rolled, roles, memo)
     return new, done, result
 
 

@@ -16,10 +16,11 @@ from ..eval.dist import Dist
 from ..eval.exact import distribution
 from ..model.ruleset import Check
 from ..model.state import Action, StateModel, Tally
-from ..runtime.context import RunContext
+from ..runtime.context import RunContext, with_work
 from ..runtime.inputs import bind_inputs
 from ..runtime.rules import before_roll
 from ..runtime.state import State, apply, environment, refusal
+from ..runtime.work import working
 
 
 def after_action(
@@ -34,6 +35,22 @@ def after_action(
 ) -> Dist:
     """The exact distribution of the state after `action`, keyed by the state as canonical JSON
     text (`json.loads` gives it back); certain when the action rolls nothing."""
+    ctx = with_work(ctx)
+    assert ctx.work is not None
+    with working(ctx.work):  # the effects on every joint point share the solve's budget
+        return _after(rules, checks, action, state, character, inputs, ctx, others)
+
+
+def _after(
+    rules: StateModel,
+    checks: Mapping[str, Check],
+    action: Action,
+    state: State,
+    character: str | None,
+    inputs: Mapping[str, Any],
+    ctx: RunContext,
+    others: Mapping[str, str] | None,
+) -> Dist:
     memo = ctx.caches.environments
     refusal(rules, action, state, character, inputs, others, memo)
     if action.roll is None:
