@@ -219,6 +219,38 @@ def run_sampling(d20_python: str | None, rounds: int = 3) -> list[str]:
     return rows
 
 
+def run_batch(rounds: int = 5) -> list[str]:
+    """Many Chill rolls at once (`Ruleset.sample`): rolls per second, drawn from the exact
+    distribution (cold: a fresh ruleset, the exact solve included; warm: the solve cached) and
+    rolled one by one, in alternating rounds, medians."""
+    import random
+
+    n = 1_000_000
+    cold: list[float] = []
+    warm: list[float] = []
+    rolled: list[float] = []
+    for r in range(rounds):
+        chill = engine.load("chill")
+        start = time.perf_counter()
+        chill.sample("specific", n, random.Random(r), target=55)
+        cold.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        chill.sample("specific", n, random.Random(r), target=55)
+        warm.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        chill.sample("specific", 20_000, random.Random(r), method="rolled", target=55)
+        rolled.append((time.perf_counter() - start) / 20_000 * n)
+    rows = [
+        f"rulecraft sample('specific', {n:,}) drawn from the exact distribution: "
+        f"cold {n / statistics.median(cold):,.0f} rolls/s, warm {n / statistics.median(warm):,.0f} rolls/s",
+        f"rulecraft sample(..., method='rolled'), roll by roll:                 "
+        f"{n / statistics.median(rolled):,.0f} rolls/s",
+    ]
+    for row in rows:
+        print(row)
+    return rows
+
+
 def run_procedure() -> list[str]:
     """Chimera's full 9s-and-0s procedure, solved exactly (no peer can express it)."""
     rows = ["| dice | always | never | optimal |", "|---:|---:|---:|---:|"]
@@ -315,6 +347,7 @@ def main() -> None:
     if "sampling" in parts:
         print()
         run_sampling(args.d20)
+        run_batch()
 
 
 if __name__ == "__main__":

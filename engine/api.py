@@ -14,13 +14,14 @@ from typing import Any
 
 from .compiler import check_version, compile_document
 from .errors import CampaignError, CompileError, Diagnostic, InputError, LoadError, SchemaError, did_you_mean
+from .eval.batch import METHODS, Batch, sample_many
 from .eval.exact import Distribution, distribution
 from .eval.sample import Forced, sample
 from .eval.trace import Result
 from .model.ruleset import Check, RulesetModel
 from .model.scene import Scene
 from .runtime.cache import Caches
-from .runtime.context import RunContext
+from .runtime.context import RunContext, check_policy
 from .runtime.inputs import bind_inputs
 from .runtime.limits import DEFAULT_LIMITS, Limits, enforce
 from .scenes.odds import Odds, odds
@@ -119,6 +120,34 @@ class Ruleset:
         bound = self._bind(c, inputs)
         ctx = RunContext(self.limits, policy, self.caches, _random(rng), forced)
         return sample(c, bound, ctx)
+
+    def sample(
+        self,
+        check: str,
+        times: int,
+        /,
+        rng: random.Random | None = None,
+        *,
+        policy: str = "always",
+        method: str = "auto",
+        **inputs: Any,
+    ) -> Batch:
+        """`times` rolls of `check` at once, without traces: each outcome's count and each value's.
+        `method` "exact" draws them from the exact distribution (with numpy, in a time that does
+        not grow with `times`), "rolled" rolls each one, "auto" draws when the exact distribution
+        fits the work budget and rolls otherwise; `Batch.method` says which was done."""
+        c = self.check(check)
+        if isinstance(times, bool) or not isinstance(times, int) or times < 1:
+            message = f"the number of rolls must be a whole number, at least 1, got {times!r}"
+            raise InputError([Diagnostic("RC404", message, c.span)])
+        enforce("the number of rolls", times, self.limits.max_samples, c.span)
+        if method not in METHODS:
+            hint = did_you_mean(str(method), METHODS) or f"methods: {', '.join(METHODS)}"
+            raise InputError([Diagnostic("RC404", f"no sampling method {method!r}"[:120], None, hint)])
+        check_policy(policy)
+        bound = self._bind(c, inputs)
+        ctx = RunContext(self.limits, policy, self.caches, _random(rng))
+        return sample_many(c, bound, ctx, times, method, lambda: self.distribution(check, policy=policy, **inputs))
 
     def _bind(self, check: Check, inputs: dict[str, Any]) -> dict[str, Any]:
         """Checked inputs, memoised: a table rolls the same check with the same inputs often."""

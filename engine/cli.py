@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from .api import Ruleset, load, new_campaign, open_campaign, open_store
 from .errors import MAX_DIGITS, CampaignError, Diagnostic, InputError, RulecraftError, did_you_mean
+from .eval.batch import METHODS
 from .eval.dist import Dist
 from .model.values import show
 from .runtime.context import POLICIES
@@ -29,6 +30,7 @@ from .syntax.resources import schema_path, shipped_rulesets
 from .tools.examples import run_examples
 from .tools.plot import check_plot_path, plot_distribution, plot_grid, plot_scene, plot_sweep
 from .tools.render import (
+    batch_text,
     campaign_text,
     check_text,
     distribution_text,
@@ -128,6 +130,19 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, help="seed for a replayable roll")
     _policy(r, "how the player decides every 'may' (default always)")
     r.add_argument("--json", action="store_true", help="print the result as JSON")
+    r.add_argument(
+        "--times",
+        type=int,
+        metavar="N",
+        help="roll N times at once and count the outcomes (no trace; see --method)",
+    )
+    r.add_argument(
+        "--method",
+        choices=METHODS,
+        default="auto",
+        help="with --times: 'exact' draws from the exact distribution, 'rolled' rolls each time, "
+        "'auto' (default) draws when the exact distribution fits the work budget",
+    )
     r.set_defaults(func=_roll)
 
     pr = sub.add_parser("prob", help="the exact distribution of a check's outcomes")
@@ -495,6 +510,18 @@ def _roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     inputs = _pairs(args.input, "input")
     forced = _forced(_pairs(args.force, "force"))
     rng = random.Random(args.seed)
+    if args.times is not None:
+        if forced:
+            raise InputError([Diagnostic("RC407", "--force fixes one roll; it cannot go with --times", None)])
+        batch = rs.sample(args.check, args.times, rng, policy=args.policy, method=args.method, **inputs)
+        if args.json:
+            _dump({**batch.as_json(), "ruleset": rs.name, "seed": args.seed}, out)
+            return 0
+        how = "drawn from the exact distribution" if batch.method == "exact" else "rolled one by one"
+        seed = f"; seed {args.seed}" if args.seed is not None else ""
+        title = f"{rs.name} · {rs.check(args.check).title}  ({args.times} rolls, {how}{seed})"
+        out.write(batch_text(batch, title) + "\n")
+        return 0
     result = rs.roll(args.check, rng, forced=forced or None, policy=args.policy, **inputs)
     if args.json:
         data = result.as_json()

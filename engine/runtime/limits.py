@@ -32,6 +32,8 @@ class Limits:
     """Chits in one bag, all its sets counted (`RC503` when the ruleset loads)."""
     max_scenes: int = 1_000_000
     """Scenes one request may play at once (`Ruleset.sample_scenes`, `scene roll --times`)."""
+    max_samples: int = 10_000_000
+    """Rolls one request may make at once (`Ruleset.sample`, `roll --times`)."""
     max_cache_bytes: int = 256 * 1024 * 1024
     """What a loaded ruleset's caches may hold together, in bytes (about: each value is weighed
     when it is kept); the oldest entries go first."""

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from ..eval.batch import Batch
 from ..eval.dist import Dist
 from ..eval.exact import Distribution
 from ..eval.trace import Result
@@ -361,6 +362,19 @@ def scene_odds_text(odds: Odds, title: str) -> str:
     elif odds.expected is None:
         lines.append("  expected at the end: none, since some states never end")
     lines.append(f"  ({odds.states} states, policy {odds.policy})")
+    return "\n".join(lines)
+
+
+def batch_text(batch: Batch, title: str) -> str:
+    """Many rolls of a check: each outcome's count and share with its standard error."""
+    width = max(len(o) for o in batch.outcomes)
+    counts = max(len(str(n)) for n in batch.outcomes.values())
+    lines = [title]
+    for o, n in batch.outcomes.items():
+        share, se = batch.share(o), batch.standard_error(o)
+        shown = f"{share * 100:6.2f}% ± {se * 100:.2f}%"
+        lines.append(f"  {o.ljust(width)}  {str(n).rjust(counts)}  {shown}  {_bar(share)}")
+    lines.append(f"  ({batch.times} rolls, policy {batch.policy}; ± is one standard error)")
     return "\n".join(lines)
 
 

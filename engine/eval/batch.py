@@ -1,0 +1,178 @@
+"""Many rolls of one check at once: how many came out each way, and how often each value came up.
+
+Two ways to the same law. When the check's exact joint distribution (outcome, the rule that fired,
+every named value) can be had within the request's budget — it is kept in the ruleset's cache
+once made — `times` rolls are drawn from it in one go: a multinomial draw over its points, with
+numpy when it is installed (its time does not grow with `times`) and Python's `random.choices`
+otherwise. That is what rolling `times` times gives, in law, for every check: triggers, redraws
+and the optimal policy included, since the exact evaluator solves the same rules as the sampler.
+When the distribution cannot be had (its solve would spend the budget), or when the caller asks
+for it (`method="rolled"`: an independent check of the exact evaluator), the check is rolled
+`times` times by the one sampler, each roll with a budget of its own and the deadline over all.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from ..errors import LimitError
+from ..model.ruleset import Check
+from ..model.values import Symbol, to_json
+from ..runtime.context import RunContext
+from ..runtime.work import Work
+from .exact import Distribution
+from .sample import sample
+
+METHODS = ("auto", "exact", "rolled")
+"""How a batch is made: `exact` draws from the exact distribution, `rolled` rolls each time,
+`auto` draws when the distribution fits the budget and rolls otherwise."""
+
+CHUNK = 65_536
+"""Draws made at once without numpy (a list of this many indices at a time, not of `times`)."""
+
+
+@dataclass(frozen=True)
+class Batch:
+    """`times` rolls of one check: each outcome's count (every declared outcome, worst first, zeros
+    included) and, for each named value that is a number, true/false or a scale value, how many
+    rolls gave each value."""
+
+    check: str
+    inputs: Mapping[str, Any]
+    policy: str
+    times: int
+    method: str
+    """`exact` (drawn from the exact distribution) or `rolled` (the sampler, roll by roll)."""
+    outcomes: Mapping[str, int]
+    values: Mapping[str, Mapping[Any, int]]
+
+    def share(self, outcome: str) -> float:
+        """The fraction of the rolls that came out so."""
+        return self.outcomes.get(outcome, 0) / self.times
+
+    def standard_error(self, outcome: str) -> float:
+        """The standard error of `share(outcome)`, √(p(1−p)/n)."""
+        p = self.share(outcome)
+        return math.sqrt(p * (1 - p) / self.times)
+
+    def mean(self, name: str) -> float:
+        """The mean of a numeric value over the rolls."""
+        counts = self.values[name]
+        return sum(float(v) * n for v, n in counts.items()) / self.times
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "check": self.check,
+            "inputs": {k: to_json(v) for k, v in self.inputs.items()},
+            "policy": self.policy,
+            "times": self.times,
+            "method": self.method,
+            "outcomes": dict(self.outcomes),
+            "values": {
+                name: [[to_json(v), n] for v, n in counts.items()] for name, counts in self.values.items()
+            },
+        }
+
+
+def sample_many(
+    check: Check,
+    inputs: Mapping[str, Any],
+    ctx: RunContext,
+    times: int,
+    method: str,
+    exact: Any,
+) -> Batch:
+    """`times` rolls of `check` with bound `inputs`, made as `method` says; `exact()` gives the
+    check's exact `Distribution` (the caller's, so its cache is used) or raises `LimitError`."""
+    rng = ctx.rng or random.Random()
+    if method != "rolled":
+        try:
+            dist: Distribution = exact()
+        except LimitError:
+            if method == "exact":
+                raise
+        else:
+            return _drawn(check, dist, rng, times, ctx)
+    return _rolled(check, inputs, ctx._replace(rng=rng), times)
+
+
+def _drawn(check: Check, dist: Distribution, rng: random.Random, times: int, ctx: RunContext) -> Batch:
+    points = list(dist.joint.weights.items())
+    work = Work(ctx.limits.max_work, ctx.limits.deadline)
+    counts = _multinomial(rng, [w for _, w in points], dist.joint.total, times, work)
+    outcomes = {s.name: 0 for s in check.outcomes.members}
+    kept = [i for i, name in enumerate(dist.names) if name in dist.values]
+    values: dict[str, dict[Any, int]] = {dist.names[i]: {} for i in kept}
+    for (key, _), n in zip(points, counts):
+        if not n:
+            continue
+        outcomes[key[0].name] += n
+        for i in kept:
+            tally = values[dist.names[i]]
+            v = key[2 + i]
+            tally[v] = tally.get(v, 0) + n
+    return Batch(check.name, dist.inputs, ctx.policy, times, "exact", outcomes, _sorted(values))
+
+
+def _multinomial(rng: random.Random, weights: list[int], total: int, times: int, work: Work) -> list[int]:
+    """How many of `times` draws fall on each point, each point drawn with chance weight / total.
+    numpy's multinomial costs a unit a point; without numpy, a draw costs about half a unit."""
+    try:
+        import numpy as np
+    except ImportError:  # the pure-Python way: draw indices a chunk at a time, and count them
+        work.charge(times // 2)
+        counts = [0] * len(weights)
+        cumulative: list[int] = []
+        running = 0
+        for w in weights:
+            running += w
+            cumulative.append(running)
+        indices = range(len(weights))
+        left = times
+        while left:
+            n = min(left, CHUNK)
+            for i in rng.choices(indices, cum_weights=cumulative, k=n):
+                counts[i] += 1
+            left -= n
+        return counts
+    work.charge(len(weights))
+    generator = np.random.default_rng(rng.getrandbits(128))
+    shares = np.array([Fraction(w, total) for w in weights], dtype=float)
+    drawn = generator.multinomial(times, shares / shares.sum())
+    return [int(n) for n in drawn]
+
+
+def _rolled(check: Check, inputs: Mapping[str, Any], ctx: RunContext, times: int) -> Batch:
+    """The check rolled `times` times, each roll with a budget of its own (`Limits.max_work`) and
+    the deadline (`Limits.deadline`) for them all."""
+    limits = ctx.limits
+    until = None if limits.deadline is None else time.monotonic() + limits.deadline
+    outcomes = {s.name: 0 for s in check.outcomes.members}
+    values: dict[str, dict[Any, int]] = {}
+    for _ in range(times):
+        work = Work(limits.max_work, limits.deadline, until=until)
+        work.check_clock()  # a roll's own budget reads the clock only after much work
+        result = sample(check, inputs, ctx._replace(work=work))
+        outcomes[result.outcome.name] += 1
+        for name, v in result.values.items():
+            if isinstance(v, (int, Fraction, Symbol)):
+                tally = values.setdefault(name, {})
+                tally[v] = tally.get(v, 0) + 1
+    return Batch(check.name, dict(inputs), ctx.policy, times, "rolled", outcomes, _sorted(values))
+
+
+def _sorted(values: dict[str, dict[Any, int]]) -> dict[str, dict[Any, int]]:
+    """Each value's counts in the value's own order (numbers ascending, scale values worst first)."""
+    out: dict[str, dict[Any, int]] = {}
+    for name, counts in values.items():
+        try:
+            out[name] = dict(sorted(counts.items()))
+        except TypeError:  # values of kinds that do not compare with each other: as they came
+            out[name] = counts
+    return out

@@ -1,0 +1,124 @@
+"""Many rolls at once (`Ruleset.sample`, `roll --times`): drawn from the exact distribution or
+rolled one by one, the counts agree with the exact distribution in a chi-square test at
+α = 1e-6 — and that test rejects a batch drawn from a slightly wrong distribution."""
+
+from __future__ import annotations
+
+import random
+import sys
+from fractions import Fraction
+
+import pytest
+from _stats import chi_square_p
+
+import engine
+from engine import Limits
+
+ALPHA = 1e-6
+
+
+def seen(counts: dict[object, int]) -> dict[object, int]:
+    """The counts without the outcomes no roll gave (a batch lists every declared outcome)."""
+    return {k: n for k, n in counts.items() if n}
+
+
+def exact_outcomes(rs: engine.Ruleset, check: str, **inputs: object) -> dict[str, Fraction]:
+    return {s.name: p for s, p in rs.distribution(check, **inputs).table()}
+
+
+@pytest.mark.parametrize("target", [1, 55, 100, 105])
+def test_a_million_chill_rolls_drawn_from_the_exact_distribution(shipped, target):
+    rs = shipped["chill"]
+    batch = rs.sample("specific", 1_000_000, random.Random(target), target=target)
+    assert batch.method == "exact" and batch.times == 1_000_000
+    assert sum(batch.outcomes.values()) == 1_000_000
+    assert list(batch.outcomes) == [s.name for s in rs.check("specific").outcomes.members]
+    expected = exact_outcomes(rs, "specific", target=target)
+    assert chi_square_p(seen(batch.outcomes), expected) > ALPHA
+    roll = rs.distribution("specific", target=target).value("roll")
+    assert chi_square_p(batch.values["roll"], roll.fractions()) > ALPHA
+
+
+def test_the_chi_square_test_rejects_a_slightly_wrong_law(shipped):
+    """Chill against 55 with a 1% point moved from failure to low success: a million rolls see it."""
+    rs = shipped["chill"]
+    batch = rs.sample("specific", 1_000_000, random.Random(5), target=55)
+    wrong = exact_outcomes(rs, "specific", target=55)
+    wrong["failure"] -= Fraction(1, 100)
+    wrong["low_success"] += Fraction(1, 100)
+    assert chi_square_p(seen(batch.outcomes), wrong) <= ALPHA
+
+
+@pytest.mark.parametrize(
+    "ruleset,check,inputs",
+    [
+        ("chill", "specific", {"target": 55}),
+        ("chimera", "skill", {"dice": 4, "resolve": 1, "policy": "optimal"}),
+        ("castle", "combat", {"skill": "advantaged", "foe_skill": "average"}),
+    ],
+)
+def test_rolled_one_by_one_agrees_with_the_exact_distribution(shipped, ruleset, check, inputs):
+    """The independent way: the sampler itself, roll by roll (triggers and `optimal` included)."""
+    rs = shipped[ruleset]
+    policy = inputs.pop("policy", "always")
+    batch = rs.sample(check, 6000, random.Random(11), method="rolled", policy=policy, **inputs)
+    assert batch.method == "rolled" and sum(batch.outcomes.values()) == 6000
+    expected = {s.name: p for s, p in rs.distribution(check, policy=policy, **inputs).table()}
+    assert chi_square_p(seen(batch.outcomes), expected) > ALPHA
+
+
+def test_without_numpy_the_draw_is_made_in_python(shipped, monkeypatch):
+    monkeypatch.setitem(sys.modules, "numpy", None)  # `import numpy` now fails, as without it
+    rs = shipped["chill"]
+    batch = rs.sample("specific", 200_000, random.Random(3), target=55)
+    assert batch.method == "exact"
+    assert chi_square_p(seen(batch.outcomes), exact_outcomes(rs, "specific", target=55)) > ALPHA
+
+
+def test_a_seed_gives_the_same_batch(shipped):
+    rs = shipped["chill"]
+    for method in ("exact", "rolled"):
+        one = rs.sample("specific", 500, random.Random(9), method=method, target=40)
+        two = rs.sample("specific", 500, random.Random(9), method=method, target=40)
+        assert one == two
+
+
+def test_auto_rolls_when_the_exact_distribution_does_not_fit_the_budget():
+    rs = engine.load("chimera")
+    batch = rs.sample("skill", 20, random.Random(1), dice=10, resolve=10)
+    assert batch.method == "rolled" and sum(batch.outcomes.values()) == 20
+    with pytest.raises(engine.LimitError) as caught:
+        rs.sample("skill", 20, random.Random(1), method="exact", dice=10, resolve=10)
+    assert caught.value.diagnostics[0].code == "RC503"
+
+
+@pytest.mark.parametrize("times", [0, -3, True, 2.5, "10"])
+def test_the_number_of_rolls_must_be_a_whole_number(shipped, times):
+    with pytest.raises(engine.InputError) as caught:
+        shipped["chill"].sample("specific", times, target=55)
+    assert caught.value.diagnostics[0].code == "RC404"
+
+
+def test_the_limits_bound_the_number_of_rolls():
+    rs = engine.load("chill", limits=Limits(max_samples=1000))
+    with pytest.raises(engine.LimitError) as caught:
+        rs.sample("specific", 1001, target=55)
+    assert "over the limit of 1000" in str(caught.value)
+
+
+def test_an_unknown_method_is_named(shipped):
+    with pytest.raises(engine.InputError) as caught:
+        shipped["chill"].sample("specific", 10, method="exakt", target=55)
+    assert "exact" in (caught.value.diagnostics[0].hint or "")
+
+
+def test_the_command_line_rolls_many(cli):
+    r = cli("roll", "chill", "specific", "-i", "target=55", "--times", "100000", "--seed", "1")
+    assert r.code == 0, r.err
+    lines = r.out.splitlines()
+    assert lines[0] == "chill · Specific check  (100000 rolls, drawn from the exact distribution; seed 1)"
+    assert any(line.lstrip().startswith("failure") and "±" in line for line in lines)
+    j = cli("roll", "chill", "specific", "-i", "target=55", "--times", "1000", "--json", "--method", "rolled")
+    assert j.code == 0 and '"method": "rolled"' in j.out
+    bad = cli("roll", "chill", "specific", "-i", "target=55", "--times", "0")
+    assert bad.code != 0 and "RC404" in bad.err
