@@ -147,7 +147,9 @@ class Ruleset:
         check_policy(policy)
         bound = self._bind(c, inputs)
         ctx = RunContext(self.limits, policy, self.caches, _random(rng))
-        return sample_many(c, bound, ctx, times, method, lambda: self.distribution(check, policy=policy, **inputs))
+        return sample_many(
+            c, bound, ctx, times, method, lambda: self.distribution(check, policy=policy, **inputs)
+        )
 
     def _bind(self, check: Check, inputs: dict[str, Any]) -> dict[str, Any]:
         """Checked inputs, memoised: a table rolls the same check with the same inputs often."""

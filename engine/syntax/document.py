@@ -125,11 +125,7 @@ class Document:
         return ExprOrigin(self.source, line, col, 0, _align(value, self.source.text, offset, starts), breaks)
 
     def _line_starts(self) -> list[int]:
-        starts = [0]
-        for i, ch in enumerate(self.source.text):
-            if ch == "\n":
-                starts.append(i + 1)
-        return starts
+        return list(self.source.line_starts)
 
 
 def _align(value: str, text: str, offset: int, starts: list[int]) -> tuple[tuple[int, int], ...]:

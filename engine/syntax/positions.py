@@ -7,17 +7,33 @@ Every stage reports problems against the text the author wrote, so positions are
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SourceFile:
     """The text of one ruleset and the name it is reported under."""
 
     name: str
     text: str
 
+    @cached_property
+    def lines(self) -> tuple[str, ...]:
+        """The text's lines, split once: the compiler asks for hundreds of them while it loads."""
+        return tuple(self.text.splitlines())
+
+    @cached_property
+    def line_starts(self) -> tuple[int, ...]:
+        """The offset in `text` at which each line begins (a line ends at a newline only)."""
+        starts = [0]
+        at = self.text.find("\n")
+        while at >= 0:
+            starts.append(at + 1)
+            at = self.text.find("\n", at + 1)
+        return tuple(starts)
+
     def line(self, number: int) -> str:
-        lines = self.text.splitlines()
+        lines = self.lines
         if 1 <= number <= len(lines):
             return lines[number - 1]
         return ""
