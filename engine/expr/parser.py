@@ -2,14 +2,23 @@
 
 One LALR parser is built once from `grammar.lark`; lark's exceptions stop here and become
 `ExprSyntaxError`s that point into the ruleset file.
+
+Analysing the grammar takes lark about 40 ms, a tenth of a fresh command's time, so its result is
+kept in a file of lark's own (`cache=`), which lark reads back only when the grammar, its options
+and lark's version all match. That file is a pickle, so it is kept only in a folder that this user
+alone can write (`$XDG_CACHE_HOME/rulecraft`, made private), never in a shared temporary folder;
+where there is no such folder, the grammar is analysed at import as before.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 from fractions import Fraction
 from importlib.resources import files
 from typing import Any
 
+import lark
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
@@ -18,7 +27,28 @@ from ..syntax.positions import ExprOrigin, SourceFile, Span
 from . import ast
 
 _GRAMMAR = files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
-_PARSER = Lark(_GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=False)
+
+
+def _cache_file() -> str | None:
+    """Where lark may keep its analysis of the grammar: a file in a folder only this user can
+    write, named by the grammar's hash and lark's version; None when there is no such folder."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "rulecraft")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        st = os.lstat(folder)
+        private = st.st_uid == os.getuid() and not st.st_mode & 0o022 and os.access(folder, os.W_OK)
+    except OSError:
+        return None
+    if not private:  # another user could write there: never read a pickle from it
+        return None
+    digest = hashlib.sha256(_GRAMMAR.encode()).hexdigest()[:16]
+    return os.path.join(folder, f"grammar-{digest}-lark-{lark.__version__}.cache")
+
+
+_PARSER = Lark(
+    _GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=False, cache=_cache_file() or False
+)
 
 _TOKEN_WORDS = {
     "NAME": "a name",
