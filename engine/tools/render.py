@@ -197,11 +197,13 @@ def value_text(name: str, dist: Dist) -> str:
     head = f"  {name}:"
     try:
         mean = dist.mean
-        head += (
-            f" mean {mean.numerator}/{mean.denominator} ≈ {float(mean):.3f}"
-            if mean.denominator != 1
-            else f" mean {mean}"
-        )
+        exact = f"{mean.numerator}/{mean.denominator}"
+        if mean.denominator == 1:
+            head += f" mean {mean}"
+        elif len(exact) > 24:  # an explosion's tail: the fraction is no help to read
+            head += f" mean ≈ {float(mean):.3f}"
+        else:
+            head += f" mean {exact} ≈ {float(mean):.3f}"
     except TypeError:
         pass
     lines = [head]
