@@ -800,9 +800,10 @@ class Structure:
             if cap is None:
                 for i, t in enumerate(triggers):
                     if self._never_ends(t, faces):
+                        verb = "add a die by" if t.action == "add" else "be rerolled by"
                         raise problem(
                             "RC313",
-                            f"every face of this die must be rerolled by '{t.name}': the rerolls never end",
+                            f"every face of this die must {verb} '{t.name}': the {t.action}s never end",
                             self.unit.doc.span(path + ("triggers", i)),
                             "give the pool a 'cap' on how many dice it may reroll, or narrow 'on'",
                         )
@@ -863,9 +864,10 @@ class Structure:
 
     @staticmethod
     def _never_ends(t: Trigger, faces: tuple[int, ...]) -> bool:
-        """A `must: reroll` of the die itself that holds on every face, whatever the inputs: with
-        no cap, no roll of the pool ever stops."""
-        if not (t.must and t.action == "reroll" and t.target is None and t.repeat and t.only_if is None):
+        """A `must: reroll` of the die itself, or a `must: add`, that holds on every face, whatever
+        the inputs: with no cap, no roll of the pool ever stops."""
+        itself = t.action == "add" or (t.action == "reroll" and t.target is None)
+        if not (t.must and itself and t.repeat and t.only_if is None):
             return False
         if not faces:  # faces worked out at roll time: decided when it runs
             return False

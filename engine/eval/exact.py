@@ -19,7 +19,8 @@ from itertools import product
 from typing import Any
 
 from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
-from ..model.ruleset import Check, Pool, Scale
+from ..expr import ast
+from ..model.ruleset import Check, Pool, Scale, randomizer_expressions
 from ..model.values import Symbol, to_json
 from ..runtime.context import RunContext, check_policy, with_work
 from ..runtime.limits import enforce, redraw_times, roll_count
@@ -209,6 +210,15 @@ def _fixed(check: Check, inputs: Mapping[str, Any], env: dict[str, Any], outcome
 # -- die by die: dependent dice, reroll procedures and the player's choices -------------------
 
 
+def _deeper(depth: int, cut: Fraction) -> int:
+    """How deep to follow an explosion next: where its tail, shrinking geometrically as it did
+    down to `depth`, would fall to `TAIL` (a little past it), and at most four times as deep."""
+    guess = depth * 2
+    if 0 < cut < 1:
+        guess = math.ceil(depth * math.log(TAIL) / math.log(cut)) + 1
+    return max(depth + 1, min(guess, 4 * depth))
+
+
 class Sequential:
     """Exact evaluation one randomizer at a time, for checks where a die depends on an earlier
     one or the player chooses (triggers, redraws). Optimal choices compare the outcome
@@ -225,6 +235,17 @@ class Sequential:
         self.lock = threading.RLock()
         self._finish: dict[tuple[int, tuple[Any, ...]], Dist] = {}
         self._solvers: dict[tuple[int, tuple[Any, ...]], RerollSolver] = {}
+        self._procedures: dict[tuple[int, tuple[Any, ...]], Dist] = {}
+        self._leaves = 0
+        """Ends of the roll the last randomizer's values reached without a memo entry each."""
+        self._reads: list[bool] = []
+        """Whether randomizer `i` reads an earlier one (else, under a fixed policy, its procedure
+        is solved once for every value of the dice before it)."""
+        earlier: set[str] = set()
+        for r in check.roll:
+            read = set().union(*(ast.names(e.node) for e in randomizer_expressions(r)))
+            self._reads.append(bool(read & earlier))
+            earlier.add(r.name)
         self._redrawn: dict[tuple[int, tuple[Any, ...], int], Dist] = {}
 
     def distribution(self, inputs: Mapping[str, Any]) -> Distribution:
@@ -232,7 +253,7 @@ class Sequential:
         joint = result.map(lambda kc: kc[0])
         capped = Fraction(sum(w for (_, c), w in result.weights.items() if c & CAPPED), result.total)
         truncated = Fraction(sum(w for (_, c), w in result.weights.items() if c & TRUNCATED), result.total)
-        states = len(self._finish) + len(result)
+        states = len(self._finish) + self._leaves + len(result)
         d = Distribution(self.check.name, dict(inputs), self.check.outcomes, joint, self.check.layout, states)
         return replace(d, policy=self.policy, capped=capped, truncated=truncated)
 
@@ -245,6 +266,15 @@ class Sequential:
         env = with_dice(self.env, self.check.roll, dice)
         if i == len(self.check.roll):
             result = Dist.certain((self.check.program(env, *dice), 0))
+        elif i == len(self.check.roll) - 1:  # the last randomizer: the program once per value
+            values = self.values(i, dice, env)
+            program = self.check.program
+            joint: dict[Any, int] = {}
+            for (value, cut), w in values.weights.items():
+                key = (program(env, *dice, value), cut)
+                joint[key] = joint.get(key, 0) + w
+            result = Dist(joint, values.total)
+            self._leaves += len(values)
         else:
             parts = []
             values = self.values(i, dice, env)
@@ -256,7 +286,7 @@ class Sequential:
             result = Dist.mix(parts)
         self._finish[(i, dice)] = result
         meter().charge(len(result))
-        enforce("exact states", len(self._finish), self.ctx.limits.max_states, self.check.span)
+        enforce("exact states", len(self._finish) + self._leaves, self.ctx.limits.max_states, self.check.span)
         return result
 
     def outcomes(self, i: int, dice: tuple[Any, ...]) -> Dist:
@@ -276,7 +306,11 @@ class Sequential:
             n = roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool")
             if n == 0:
                 return Dist.certain((read_faces(r, env, ()), 0))  # no die: no face read, no trigger
-            key = tuple(env[x.name] for x in self.check.roll[:i])
+            shared = self.policy != "optimal" and not self._reads[i]
+            key = () if shared else tuple(env[x.name] for x in self.check.roll[:i])
+            found = self._procedures.get((i, key))
+            if found is not None:
+                return found
             solver = self.solver(i, key, env)
             while True:
                 proc = solver.proc
@@ -285,11 +319,12 @@ class Sequential:
                 depth = proc.cap
                 if not proc.truncating or depth is None or depth >= self.ctx.limits.max_rerolls:
                     break
-                cut = sum(w for (_, c), w in ends.weights.items() if c)
-                if Fraction(cut, ends.total) <= TAIL:
+                cut = Fraction(sum(w for (_, c), w in ends.weights.items() if c), ends.total)
+                if cut <= TAIL:
                     break
-                solver = self.solver(i, key, env, min(2 * depth, self.ctx.limits.max_rerolls))
-            return ends.map(lambda end: (proc.value(end[0]), end[1]))
+                solver = self.solver(i, key, env, min(_deeper(depth, cut), self.ctx.limits.max_rerolls))
+            found = self._procedures[(i, key)] = ends.map(lambda end: (proc.value(end[0]), end[1]))
+            return found
         return randomizer_table(r, env, self.ctx).map(lambda v: (v, 0))
 
     def values(self, i: int, dice: tuple[Any, ...], env: dict[str, Any]) -> Dist:
