@@ -58,12 +58,13 @@ def concrete(r: R, env: Mapping[str, Any]) -> R:
         values = value
     else:
         values = (value,)
-    if len(values) > MAX_FACES:
+    count = max(0, values.stop - values.start) if isinstance(values, range) else len(values)
+    if count > MAX_FACES:  # a range's size is worked out, never listed (nor len(): it may overflow)
         raise LimitError(
             [
                 Diagnostic(
                     "RC503",
-                    f"die '{r.name}' has {len(values):,} faces ({r.faces_expr.text} = {show(value)}), "
+                    f"die '{r.name}' has {count:,} faces ({r.faces_expr.text} = {show(value)}), "
                     f"over the limit of {MAX_FACES}",
                     where,
                     "a die has at most 1000 faces; a larger range is better read from several dice",
