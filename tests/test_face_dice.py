@@ -8,6 +8,7 @@ with probability N^-(k+1), the better of two totals plus a modifier is compared 
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -336,3 +337,41 @@ checks:
     (diag,) = err.value.diagnostics
     assert diag.code == "RC313" and "the adds never end" in diag.message
     engine.load(text.format(on=on).replace("die: 6,", "die: 6, cap: 3,"))  # a cap ends it
+
+
+def test_faces_read_from_inputs_alone_keep_the_check_independent() -> None:
+    """No die reads another: the check is rolled and solved as independent dice."""
+    rs = engine.load(DICE.replace('      d: {die: "1..a"}\n', "").replace(" + d >", " >"))
+    assert not rs.check("c").sequential
+    d = rs.distribution("c", sides=3, r="high")
+    hits = sum(
+        Fraction(1, 9 * 4) for a in range(1, 4) for b in range(1, 4) for c in (2, 3, 4, 5) if a + b + c > 7
+    )
+    assert d.probability("hi") == hits
+    rng = random.Random(5)
+    seen = {(roll.rolled["a"], roll.rolled["b"]) for roll in (rs.roll("c", rng, sides=3) for _ in range(200))}
+    assert seen == {(a, b) for a in range(1, 4) for b in range(1, 4)}
+    with pytest.raises(engine.InputError) as err:
+        rs.roll("c", forced={"a": 4, "b": 1, "c": 1}, sides=3)
+    assert err.value.diagnostics[0].code == "RC405"
+
+
+def test_the_linter_notes_the_tail_of_an_uncapped_explosion_readably() -> None:
+    from engine.tools.lint import lint, promote
+
+    ace = """
+rulecraft: 1
+name: ace
+checks:
+  act:
+    roll:
+      d: {die: 6, triggers: [{name: ace, on: face == 6, must: add}]}
+    outcomes: [miss, hit]
+    outcome: "'hit' if d >= 8 else 'miss'"
+"""
+    (found,) = [d for d in lint(engine.load(ace)) if d.code == "RC314"]
+    assert found.severity == "warning" and found.span is not None and found.span.line == 7
+    assert re.search(r"at most \d\.\de-1[5-9] of the probability is left out", found.message), found.message
+    assert promote([found], strict=True)[0].severity == "warning"
+    capped = ace.replace("{die: 6,", "{die: 6, cap: 5,")
+    assert not [d for d in lint(engine.load(capped)) if d.code == "RC314"]

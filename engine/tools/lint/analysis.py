@@ -179,7 +179,11 @@ class Analysis:
         # one evaluation may use what one request may, and no more than the analysis has left
         share = Work(min(self.limits.max_work, self.work.left), self.budget.max_seconds, until=self.deadline)
         try:
-            weights, total = exact_distribution(target, bound, self.ctx._replace(policy=policy, work=share))
+            weights, total, truncated = exact_distribution(
+                target, bound, self.ctx._replace(policy=policy, work=share)
+            )
+            if truncated > run.truncated[0]:
+                run.truncated = (truncated, dict(combo))
         except LimitError as exc:
             run.skipped.append((combo, exc.diagnostics[0].message))
             return False
