@@ -375,3 +375,12 @@ checks:
     assert promote([found], strict=True)[0].severity == "warning"
     capped = ace.replace("{die: 6,", "{die: 6, cap: 5,")
     assert not [d for d in lint(engine.load(capped)) if d.code == "RC314"]
+
+
+def test_show_says_where_the_faces_come_from_and_what_the_name_reads(cli: Any) -> None:
+    out = cli("show", "examples/trait_and_wild.yaml", "trait").out
+    assert (
+        "trait_die: a die with faces sides(trait) (worked out when rolled), read as the total of its dice"
+        in out
+    )
+    assert "wild: a die with faces 1..6, read as the total of its dice" in out
