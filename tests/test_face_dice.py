@@ -7,6 +7,7 @@ with probability N^-(k+1), the better of two totals plus a modifier is compared 
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections import Counter
@@ -384,3 +385,12 @@ def test_show_says_where_the_faces_come_from_and_what_the_name_reads(cli: Any) -
         in out
     )
     assert "wild: a die with faces 1..6, read as the total of its dice" in out
+
+
+def test_the_trait_ruleset_validates_strictly_and_tests(cli: Any) -> None:
+    r = cli("validate", "--strict", "--format", "json", "examples/trait_and_wild.yaml")
+    assert r.code == 0, r.out + r.err
+    codes = {d["code"] for f in json.loads(r.out)["files"] for d in f["diagnostics"]}
+    assert "RC314" in codes and codes <= {"RC314", "RC809"}  # RC809 only when the machine is slow
+    t = cli("test", "examples/trait_and_wild.yaml")
+    assert t.code == 0 and "5/5 examples" in t.out

@@ -82,7 +82,10 @@ class Analysis:
             and all(t.action == "reroll" for r in check.roll if isinstance(r, Pool) for t in r.triggers)
         )
         first_rolled = replace(probed, sequential=False) if can_skip_choices else None
-        policies = ("always", "never") if check.sequential else ("always",)
+        choices = any(r.redraw is not None and not r.redraw.must for r in check.roll) or any(
+            not t.must for r in check.roll if isinstance(r, Pool) for t in r.triggers
+        )
+        policies = ("always", "never") if choices else ("always",)  # no "may": one way to play
         combos, exhaustive = grid(check, self.bodies, self.rs.document, self.budget.max_combinations)
         run = CheckRun(check, public, probe, len(combos), exhaustive)
         roll_names = _roll_names(check)
