@@ -394,3 +394,33 @@ def test_the_trait_ruleset_validates_strictly_and_tests(cli: Any) -> None:
     assert "RC314" in codes and codes <= {"RC314", "RC809"}  # RC809 only when the machine is slow
     t = cli("test", "examples/trait_and_wild.yaml")
     assert t.code == 0 and "5/5 examples" in t.out
+
+
+def test_optimal_play_on_a_pool_that_reads_no_earlier_die_still_sees_it() -> None:
+    """The procedure of a pool that reads nothing rolled before it is solved once under a fixed
+    policy; under `optimal` the choice depends on the dice before it, so it is solved per value."""
+    rs = engine.load(
+        """
+rulecraft: 1
+name: duel
+checks:
+  c:
+    roll:
+      foe: {die: 6}
+      mine: {pool: 1, die: 6, triggers: [{on: face <= 3, may: reroll, repeat: false}]}
+    outcomes: [lose, win]
+    outcome: "'win' if sum(mine) > foe else 'lose'"
+"""
+    )
+    win = Fraction(0)
+    for foe in range(1, 7):
+        for m in range(1, 7):
+            keep = Fraction(int(m > foe))
+            win += Fraction(1, 36) * (keep if m >= 4 else max(keep, Fraction(6 - foe, 6)))
+    assert rs.distribution("c", policy="optimal").probability("win") == win
+    always = sum(
+        Fraction(1, 36) * (Fraction(int(m > f)) if m >= 4 else Fraction(6 - f, 6))
+        for f in range(1, 7)
+        for m in range(1, 7)
+    )
+    assert rs.distribution("c").probability("win") == always
