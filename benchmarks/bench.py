@@ -3,6 +3,7 @@
     pip install -e '.[bench]'
     python benchmarks/bench.py                 # exact-distribution tasks
     python benchmarks/bench.py --d20 /tmp/d20env/bin/python   # also time sampling against d20
+    python benchmarks/bench.py --only trait    # sampling an uncapped explosion vs a plain check
     (make that interpreter with: python -m venv /tmp/d20env && /tmp/d20env/bin/pip install d20)
 
 For every task each library computes the same numbers (checked equal, exactly) and we time
@@ -184,6 +185,36 @@ def _ours() -> tuple[float, float]:
     return statistics.median(times), min(times)
 
 
+def _rolls_per_second(rs: engine.Ruleset, check: str, n: int = 5000, **inputs: Any) -> float:
+    """Median rolls per second of one check with its trace, over 5 timed batches."""
+    rng = random.Random(1)
+    for _ in range(500):
+        rs.roll(check, rng, **inputs)
+    rates = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(n):
+            rs.roll(check, rng, **inputs)
+        rates.append(n / (time.perf_counter() - start))
+    return statistics.median(rates)
+
+
+def run_trait_sampling() -> list[str]:
+    """Sampling a trait die and a wild die that both explode without a cap (one die each,
+    examples/trait_and_wild.yaml) against the plain Chill Specific check, in rolls per second."""
+    trait = engine.load(Path(__file__).resolve().parent.parent / "examples" / "trait_and_wild.yaml")
+    chill = engine.load("chill")
+    rows = ["| check | rolls/s | vs Chill |", "|---|---:|---:|"]
+    base = _rolls_per_second(chill, "specific", target=55)
+    rows.append(f"| Chill Specific, target 55 | {base:,.0f} | 1.00 |")
+    for rating in ("d4", "d8", "d12"):
+        rate = _rolls_per_second(trait, "trait", trait=rating)
+        rows.append(f"| trait and wild die, exploding, no cap, {rating} | {rate:,.0f} | {rate / base:.2f} |")
+    for r in rows:
+        print(r, flush=True)
+    return rows
+
+
 def run_sampling(d20_python: str | None, rounds: int = 3) -> list[str]:
     """Rolling a check with its trace against d20 rolling 2d10 and classifying it in Python.
 
@@ -328,12 +359,12 @@ def main() -> None:
     parser.add_argument("--d20", metavar="PYTHON", help="a Python interpreter that has d20 installed")
     parser.add_argument(
         "--only",
-        choices=["exact", "procedure", "scenes", "sampling"],
+        choices=["exact", "procedure", "scenes", "sampling", "trait"],
         action="append",
         help="run only these parts (repeatable; default: all)",
     )
     args = parser.parse_args()
-    parts = set(args.only or ["exact", "procedure", "scenes", "sampling"])
+    parts = set(args.only or ["exact", "procedure", "scenes", "sampling", "trait"])
     print(f"# {platform.platform()} · Python {platform.python_version()} · {peers.versions()}")
     print("# times in ms; ratio = rulecraft / faster peer\n")
     if "exact" in parts:
@@ -348,6 +379,9 @@ def main() -> None:
         print()
         run_sampling(args.d20)
         run_batch()
+    if "trait" in parts:
+        print("\n# Sampling an exploding trait die and wild die (no cap) against a plain check, rolls/s")
+        run_trait_sampling()
 
 
 if __name__ == "__main__":

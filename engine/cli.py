@@ -20,7 +20,7 @@ from .api import Ruleset, load, new_campaign, open_campaign, open_store
 from .errors import MAX_DIGITS, CampaignError, Diagnostic, InputError, RulecraftError, did_you_mean
 from .eval.batch import METHODS
 from .eval.dist import Dist
-from .model.values import show
+from .model.values import readable, show
 from .runtime.context import POLICIES
 from .scenes.campaign import campaign_odds, play_in_campaign
 from .state.campaign import Campaign
@@ -617,9 +617,11 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         policy = f"  policy {args.policy}" if check.sequential else ""
         out.write(distribution_text(dist, f"{title}{'  (' + shown + ')' if shown else ''}{policy}") + "\n")
         if dist.capped:
+            out.write(f"  note: a reroll cap ended the procedure with probability {readable(dist.capped)}\n")
+        if dist.truncated:
             out.write(
-                f"  note: a reroll cap ended the procedure with probability {dist.capped} "
-                f"({float(dist.capped) * 100:.2f}%)\n"
+                f"  note: an uncapped explosion was followed until {readable(dist.truncated)} of the "
+                "probability was left: each number above is exact to within it\n"
             )
         for name in args.value:
             out.write(value_text(name, dist.values[name]) + "\n")

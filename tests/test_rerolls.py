@@ -306,10 +306,24 @@ def test_exploding_die_with_a_cap_reports_it() -> None:
     assert any("cap of 3" in s.detail for s in r.trace)
 
 
-def test_exploding_pool_needs_a_cap() -> None:
-    with pytest.raises(engine.CompileError) as err:
-        engine.load_source(SourceFile("x.yaml", EXPLODE.replace("        cap: 3\n", "")))
-    assert err.value.diagnostics[0].code == "RC313"
+def test_exploding_pool_without_a_cap_is_solved_to_its_tail() -> None:
+    """Issue 12: an explosion needs no cap. The exact solver follows it until at most 1e-15 of
+    the probability is left (reported as `truncated`, not `capped`); sampling rolls on."""
+    rs = engine.load_source(SourceFile("x.yaml", EXPLODE.replace("        cap: 3\n", "")))
+    d = rs.distribution("c")
+    assert d.capped == 0 and 0 < d.truncated <= Fraction(1, 10**15)
+    assert d.probability("high") == Fraction(3, 36)  # a 6, then 4 or more: the tail is all high
+    total = d.value("total")
+    for k in range(8):  # k sixes, then 1..5: each such total has probability (1/6)^(k+1)
+        for f in range(1, 6):
+            assert total.probability(6 * k + f) == Fraction(1, 6 ** (k + 1))
+    r = rs.roll("c", forced={"dice": [6] * 40 + [2]})  # far past where the exact solver stopped
+    assert r.values["total"] == 242
+    with pytest.raises(engine.LimitError) as err:
+        engine.load_source(
+            SourceFile("x.yaml", EXPLODE.replace("        cap: 3\n", "")), limits=engine.Limits(max_rerolls=5)
+        ).roll("c", forced={"dice": [6] * 7 + [2]})
+    assert err.value.diagnostics[0].code == "RC503"
 
 
 CYCLE = """

@@ -51,7 +51,7 @@ from ..runtime.builtins import library
 from ..runtime.context import new_work
 from ..runtime.folds import FOLDS
 from ..runtime.inputs import coerce
-from ..runtime.limits import DEFAULT_LIMITS, Limits
+from ..runtime.limits import DEFAULT_LIMITS, MAX_FACES, Limits
 from ..runtime.work import working
 from ..syntax.document import Document, PathKey
 from .expressions import Expressions
@@ -59,9 +59,6 @@ from .problems import Problem, problem, statement
 from .state import StateCompiler
 from .unit import Unit
 from .version import SUPPORTED_VERSIONS
-
-MAX_FACES = 1000
-"""The most faces a die may have, however they are written (the schema says so of a number of sides)."""
 
 __all__ = ["RESERVED", "Structure", "compile_document"]
 
@@ -280,7 +277,7 @@ class Structure:
                 r = self._randomizer(path + ("roll", rname), rname, rspec, roll_scope)
                 rtype = (
                     T.NUM
-                    if isinstance(r, Die)
+                    if isinstance(r, Die) or (isinstance(r, Pool) and r.total)
                     else (
                         T.multi(r.each.type if r.each else T.NUM)
                         if isinstance(r, Pool)
@@ -332,6 +329,8 @@ class Structure:
         sequential = False
         for r in roll:
             params = [r.count] if not isinstance(r, Die) else []
+            if not isinstance(r, Draw) and r.faces_expr is not None:
+                params.append(r.faces_expr)
             if isinstance(r, Pool) and r.each is not None:
                 params.append(r.each)
             if r.redraw is not None or (isinstance(r, Pool) and r.triggers):
@@ -491,7 +490,7 @@ class Structure:
 
     def _with_folds(self, r: Randomizer, nodes: list[ast.Node], scope: Mapping[str, T.Type]) -> Randomizer:
         """Mark a pool or draw that is read only through fold statistics with constant arguments."""
-        if isinstance(r, Die):
+        if isinstance(r, Die) or (isinstance(r, Pool) and r.total):
             return r
         keys: list[tuple[Any, ...]] = []
         elem = scope[r.name].elem or T.ANY
@@ -701,7 +700,9 @@ class Structure:
             return self.unit.scales[raw]
         return self.new_scale(check, [str(m) for m in raw], path + ("outcomes",), owner=check)
 
-    def _faces(self, path: PathKey) -> tuple[int, ...]:
+    def _faces(self, path: PathKey, scope: Mapping[str, T.Type]) -> tuple[tuple[int, ...], Expr | None]:
+        """A die's faces: constant (checked now), or an expression over what a count may read
+        (inputs, values known before the roll, dice above), checked when the die is rolled."""
         raw = self.unit.doc.data
         for p in path:
             raw = raw[p]
@@ -716,6 +717,8 @@ class Structure:
             values = raw
         else:
             node = self.exprs.parse(str(raw), self.unit.doc.expr_origin(path))
+            if ast.names(node):
+                return (), self._faces_expr(node, scope, span, form)
             value = self.exprs.lower(node, {}).run({})
             if isinstance(value, (range, tuple)):
                 values = value
@@ -736,7 +739,25 @@ class Structure:
                 raise problem("RC310", f"{shown} is not a face: {form}", span)
         if not values:
             raise problem("RC310", "this die has no faces", span)
-        return tuple(values)
+        return tuple(values), None
+
+    def _faces_expr(self, node: ast.Node, scope: Mapping[str, T.Type], span: Any, form: str) -> Expr:
+        """Faces that read names: typed now, their values checked at roll time (`RC409`)."""
+        try:
+            e = self.exprs.lower(node, scope)
+        except Problem as p:
+            if p.diag.code != "RC301":
+                raise
+            reads = (
+                "a die's faces may read the check's inputs, values known before the roll and dice above it"
+            )
+            hint = f"{p.diag.hint}; {reads}" if p.diag.hint else reads
+            raise Problem(replace(p.diag, hint=hint)) from None
+        if e.type.kind not in ("num", "range", "any") and not (
+            e.type.kind == "list" and e.type.elem is not None and e.type.elem.kind in ("num", "any")
+        ):
+            raise problem("RC310", f"{form}; this expression gives {e.type}", span)
+        return e
 
     def _randomizer(
         self, path: PathKey, name: str, spec: dict[str, Any], scope: Mapping[str, T.Type]
@@ -750,13 +771,20 @@ class Structure:
                 return None
             return self._redraw(path + ("redraw",), spec["redraw"], scope, name, own)
 
-        if "pool" in spec:
-            count = self.exprs.expr(path + ("pool",), scope, T.NUM)
-            faces = self._faces(path + ("die",)) if "die" in spec else tuple(range(1, 7))
+        if "pool" in spec or "triggers" in spec:
+            total = "pool" not in spec  # a die with triggers: one die, read as the total of its dice
+            count = (
+                self.exprs.lower(ast.Num(1, span=span), {})
+                if total
+                else self.exprs.expr(path + ("pool",), scope, T.NUM)
+            )
+            faces, faces_expr = (
+                self._faces(path + ("die",), scope) if "die" in spec else (tuple(range(1, 7)), None)
+            )
             face_scope = dict(scope)
             face_scope["face"] = T.NUM
             each = self.exprs.expr(path + ("each",), face_scope) if "each" in spec else None
-            redraw = redraw_of(T.multi(each.type if each else T.NUM))
+            redraw = redraw_of(T.NUM if total else T.multi(each.type if each else T.NUM))
             triggers = tuple(
                 self._trigger(path + ("triggers", i), t, scope, face_scope)
                 for i, t in enumerate(spec.get("triggers", []))
@@ -769,23 +797,28 @@ class Structure:
             for i, t in enumerate(triggers):
                 what = f"'{t.name}' grants {t.per_die} dice per die (per_die)"
                 self._within(what, t.per_die, "max_rerolls", path + ("triggers", i, "per_die"))
-            if any(t.action == "add" for t in triggers) and cap is None:
-                raise problem(
-                    "RC313",
-                    "a pool whose dice add dice (explode) needs a 'cap' on how many it may add",
-                    self.unit.doc.span(path, key=True),
-                    "without one the chain has no end; add for example 'cap: 20'",
-                )
             if cap is None:
                 for i, t in enumerate(triggers):
                     if self._never_ends(t, faces):
+                        verb = "add a die by" if t.action == "add" else "be rerolled by"
                         raise problem(
                             "RC313",
-                            f"every face of this die must be rerolled by '{t.name}': the rerolls never end",
+                            f"every face of this die must {verb} '{t.name}': the {t.action}s never end",
                             self.unit.doc.span(path + ("triggers", i)),
                             "give the pool a 'cap' on how many dice it may reroll, or narrow 'on'",
                         )
-            return Pool(name, count, faces, each, span, triggers=triggers, cap=cap, redraw=redraw)
+            return Pool(
+                name,
+                count,
+                faces,
+                each,
+                span,
+                triggers=triggers,
+                cap=cap,
+                redraw=redraw,
+                faces_expr=faces_expr,
+                total=total,
+            )
         if "draw" in spec:
             bag_name = spec["draw"]
             if bag_name not in self.unit.bags:
@@ -805,7 +838,8 @@ class Structure:
             return Draw(
                 name, self.unit.bags[bag_name], count, span, redraw=redraw_of(T.multi(T.sym(bag_name)))
             )
-        return Die(name, self._faces(path + ("die",)), span, redraw=redraw_of(T.NUM))
+        faces, faces_expr = self._faces(path + ("die",), scope)
+        return Die(name, faces, span, redraw=redraw_of(T.NUM), faces_expr=faces_expr)
 
     @staticmethod
     def _constant(expr: Expr) -> Any:
@@ -830,9 +864,12 @@ class Structure:
 
     @staticmethod
     def _never_ends(t: Trigger, faces: tuple[int, ...]) -> bool:
-        """A `must: reroll` of the die itself that holds on every face, whatever the inputs: with
-        no cap, no roll of the pool ever stops."""
-        if not (t.must and t.action == "reroll" and t.target is None and t.repeat and t.only_if is None):
+        """A `must: reroll` of the die itself, or a `must: add`, that holds on every face, whatever
+        the inputs: with no cap, no roll of the pool ever stops."""
+        itself = t.action == "add" or (t.action == "reroll" and t.target is None)
+        if not (t.must and itself and t.repeat and t.only_if is None):
+            return False
+        if not faces:  # faces worked out at roll time: decided when it runs
             return False
         for face in faces:
             try:

@@ -19,16 +19,31 @@ from itertools import product
 from typing import Any
 
 from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
-from ..model.ruleset import Check, Pool, Scale
+from ..expr import ast
+from ..model.ruleset import Check, Pool, Scale, randomizer_expressions
 from ..model.values import Symbol, to_json
 from ..runtime.context import RunContext, check_policy, with_work
 from ..runtime.limits import enforce, redraw_times, roll_count
 from ..runtime.procedure import Procedure
-from ..runtime.rules import auto_outputs, before_roll, first_rule, read_faces, redraw_offered, with_dice
+from ..runtime.rules import (
+    auto_outputs,
+    before_roll,
+    concrete,
+    first_rule,
+    read_faces,
+    redraw_offered,
+    with_dice,
+)
 from ..runtime.work import TRANSITION, meter, working
 from .dist import Dist, fraction_text
-from .rerolls import RerollSolver
+from .rerolls import CAPPED, TRUNCATED, RerollSolver
 from .tables import randomizer_table
+
+TAIL = Fraction(1, 10**15)
+"""An uncapped explosion is followed deeper (8, 16, 32, … dice added or rerolled, at most
+`Limits.max_rerolls`) until the chance that it would go on is at most this; that chance is
+`Distribution.truncated`."""
+FIRST_DEPTH = 8
 
 
 @dataclass(frozen=True)
@@ -45,6 +60,9 @@ class Distribution:
     policy: str = "always"
     capped: Fraction = Fraction(0)
     """The chance that a pool's `cap`, not its rules, ended a reroll procedure."""
+    truncated: Fraction = Fraction(0)
+    """The chance that an uncapped explosion went on past where it was followed: each
+    probability is exact to within it (the cut roll counts the dice as they stood)."""
 
     @cached_property
     def outcome(self) -> Dist:
@@ -125,6 +143,7 @@ class Distribution:
             "states": self.states,
             "policy": self.policy,
             "capped": fraction_text(self.capped),
+            "truncated": fraction_text(self.truncated),
         }
 
 
@@ -191,6 +210,15 @@ def _fixed(check: Check, inputs: Mapping[str, Any], env: dict[str, Any], outcome
 # -- die by die: dependent dice, reroll procedures and the player's choices -------------------
 
 
+def _deeper(depth: int, cut: Fraction) -> int:
+    """How deep to follow an explosion next: where its tail, shrinking geometrically as it did
+    down to `depth`, would fall to `TAIL` (a little past it), and at most four times as deep."""
+    guess = depth * 2
+    if 0 < cut < 1:
+        guess = math.ceil(depth * math.log(TAIL) / math.log(cut)) + 1
+    return max(depth + 1, min(guess, 4 * depth))
+
+
 class Sequential:
     """Exact evaluation one randomizer at a time, for checks where a die depends on an earlier
     one or the player chooses (triggers, redraws). Optimal choices compare the outcome
@@ -215,36 +243,58 @@ class Sequential:
         self.lock = threading.RLock()
         self._finish: dict[tuple[int, tuple[Any, ...]], Dist] = {}
         self._solvers: dict[tuple[int, tuple[Any, ...]], RerollSolver] = {}
+        self._procedures: dict[tuple[int, tuple[Any, ...]], Dist] = {}
+        self._leaves = 0
+        """Ends of the roll the last randomizer's values reached without a memo entry each."""
+        self._reads: list[bool] = []
+        """Whether randomizer `i` reads an earlier one (else, under a fixed policy, its procedure
+        is solved once for every value of the dice before it)."""
+        earlier: set[str] = set()
+        for r in check.roll:
+            read = set().union(*(ast.names(e.node) for e in randomizer_expressions(r)))
+            self._reads.append(bool(read & earlier))
+            earlier.add(r.name)
         self._redrawn: dict[tuple[int, tuple[Any, ...], int], Dist] = {}
 
     def distribution(self, inputs: Mapping[str, Any]) -> Distribution:
         result = self.finish(0, ())
         joint = result.map(lambda kc: kc[0])
-        capped = Fraction(sum(w for (_, c), w in result.weights.items() if c), result.total)
-        states = len(self._finish) + len(result)
+        capped = Fraction(sum(w for (_, c), w in result.weights.items() if c & CAPPED), result.total)
+        truncated = Fraction(sum(w for (_, c), w in result.weights.items() if c & TRUNCATED), result.total)
+        states = len(self._finish) + self._leaves + len(result)
         d = Distribution(self.check.name, dict(inputs), self.check.outcomes, joint, self.check.layout, states)
-        return replace(d, policy=self.policy, capped=capped)
+        return replace(d, policy=self.policy, capped=capped, truncated=truncated)
 
     def finish(self, i: int, dice: tuple[Any, ...]) -> Dist:
-        """Distribution of (program result, capped?) given the first `i` randomizers' values."""
+        """Distribution of (program result, how a procedure was cut: `CAPPED` | `TRUNCATED` bits)
+        given the first `i` randomizers' values."""
         memo = self._finish.get((i, dice))
         if memo is not None:
             return memo
         env = with_dice(self.env, self.check.roll, dice)
         if i == len(self.check.roll):
-            result = Dist.certain((self.check.program(env, *dice), False))
+            result = Dist.certain((self.check.program(env, *dice), 0))
+        elif i == len(self.check.roll) - 1:  # the last randomizer: the program once per value
+            values = self.values(i, dice, env)
+            program = self.check.program
+            joint: dict[Any, int] = {}
+            for (value, cut), w in values.weights.items():
+                key = (program(env, *dice, value), cut)
+                joint[key] = joint.get(key, 0) + w
+            result = Dist(joint, values.total)
+            self._leaves += len(values)
         else:
             parts = []
             values = self.values(i, dice, env)
             for (value, capped), w in values.weights.items():
                 rest = self.finish(i + 1, dice + (value,))
                 if capped:
-                    rest = rest.map(lambda kc: (kc[0], True))
+                    rest = rest.map(lambda kc, c=capped: (kc[0], kc[1] | c))
                 parts.append((rest, w, values.total))
             result = Dist.mix(parts)
         self._finish[(i, dice)] = result
         meter().charge(len(result))
-        enforce("exact states", len(self._finish), self.ctx.limits.max_states, self.check.span)
+        enforce("exact states", len(self._finish) + self._leaves, self.ctx.limits.max_states, self.check.span)
         return result
 
     def outcomes(self, i: int, dice: tuple[Any, ...]) -> Dist:
@@ -257,18 +307,33 @@ class Sequential:
         return objective.score(members, a.weights, a.total) > objective.score(members, b.weights, b.total)
 
     def fresh(self, i: int, env: dict[str, Any]) -> Dist:
-        """A new roll of randomizer `i` (no redraw decided yet), over (value, capped?)."""
+        """A new roll of randomizer `i` (no redraw decided yet), over (value, how it was cut)."""
         r = self.check.roll[i]
         if isinstance(r, Pool) and r.triggers:
-            if roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool") == 0:
-                return Dist.certain((read_faces(r, env, ()), False))  # no die: no face read, no trigger
-            solver = self.solver(i, tuple(env[x.name] for x in self.check.roll[:i]), env)
-            proc = solver.proc
+            r = concrete(r, env)
             n = roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool")
-            start = proc.fresh(n)
-            starts = Dist.of((proc.start(counts), w) for counts, w in start)
-            return solver.ends(starts).map(lambda end: (proc.value(end[0]), end[1]))
-        return randomizer_table(r, env, self.ctx).map(lambda v: (v, False))
+            if n == 0:
+                return Dist.certain((read_faces(r, env, ()), 0))  # no die: no face read, no trigger
+            shared = self.policy != "optimal" and not self._reads[i]
+            key = () if shared else tuple(env[x.name] for x in self.check.roll[:i])
+            found = self._procedures.get((i, key))
+            if found is not None:
+                return found
+            solver = self.solver(i, key, env)
+            while True:
+                proc = solver.proc
+                starts = Dist.of((proc.start(counts), w) for counts, w in proc.fresh(n))
+                ends = solver.ends(starts)
+                depth = proc.cap
+                if not proc.truncating or depth is None or depth >= self.ctx.limits.max_rerolls:
+                    break
+                cut = Fraction(sum(w for (_, c), w in ends.weights.items() if c), ends.total)
+                if cut <= TAIL:
+                    break
+                solver = self.solver(i, key, env, min(_deeper(depth, cut), self.ctx.limits.max_rerolls))
+            found = self._procedures[(i, key)] = ends.map(lambda end: (proc.value(end[0]), end[1]))
+            return found
+        return randomizer_table(r, env, self.ctx).map(lambda v: (v, 0))
 
     def values(self, i: int, dice: tuple[Any, ...], env: dict[str, Any]) -> Dist:
         """Randomizer `i`'s final values, after any redraws the policy or the rule makes."""
@@ -328,13 +393,17 @@ class Sequential:
         )
         return self.better(again, kept)
 
-    def solver(self, i: int, dice: tuple[Any, ...], env: dict[str, Any]) -> RerollSolver:
-        """The reroll procedure of pool `i`, with optimal choices judged on the whole check."""
+    def solver(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], depth: int = 0) -> RerollSolver:
+        """The reroll procedure of pool `i`, with optimal choices judged on the whole check. An
+        uncapped pool that adds dice is followed `depth` dice deep (`FIRST_DEPTH` when 0, or
+        the depth it was last solved to); `fresh` goes deeper while the cut is over `TAIL`."""
         found = self._solvers.get((i, dice))
-        if found is None:
-            r = self.check.roll[i]
+        if found is None or (depth and found.proc.truncating and found.proc.cap != depth):
+            r = concrete(self.check.roll[i], env)
             assert isinstance(r, Pool)
-            proc = Procedure(r, env)
+            explodes = r.cap is None and any(t.action == "add" for t in r.triggers)
+            limit = self.ctx.limits.max_rerolls
+            proc = Procedure(r, env, min(depth or FIRST_DEPTH, limit) if explodes else None)
 
             def outcome_of(counts: tuple[int, ...]) -> Dist:
                 return self.outcomes(i + 1, dice + (proc.value(counts),))

@@ -19,6 +19,11 @@ from ..runtime.work import TRANSITION, meter
 from .dist import Dist
 from .markov import BestPlay, absorb
 
+CAPPED = 1
+"""A procedure ended by its pool's `cap` (a rule of the game)."""
+TRUNCATED = 2
+"""An uncapped explosion cut where the exact solver stopped following it (see `exact.TAIL`)."""
+
 
 class RerollSolver:
     """Exact results of one procedure under one policy (not shared between threads unlocked)."""
@@ -100,10 +105,12 @@ class RerollSolver:
         return [(o, self._score(self.play.value(state, o))) for o in self.proc.options(state, t, self.policy)]
 
     def ends(self, starts: Dist) -> Dist:
-        """Where the procedure ends from the first-roll states `starts`: (final counts, capped?)."""
+        """Where the procedure ends from the first-roll states `starts`: (final counts, how it
+        was cut: 0, `CAPPED` by the pool's cap or `TRUNCATED` at the solver's depth)."""
+        cut = TRUNCATED if self.proc.truncating else CAPPED
 
         def step(s: State) -> Dist | None:
             t = self.proc.pending(s)
             return None if t is None else self._after(s, self.choice(s, t))
 
-        return absorb(starts, step, lambda s: (s[0], self.proc.capped(s)), self._count)
+        return absorb(starts, step, lambda s: (s[0], cut if self.proc.capped(s) else 0), self._count)

@@ -22,7 +22,15 @@ from ..runtime.context import RunContext, check_policy, with_work
 from ..runtime.inputs import shown
 from ..runtime.limits import redraw_times, roll_count
 from ..runtime.procedure import Option, Procedure, State
-from ..runtime.rules import auto_outputs, before_roll, first_rule, read_faces, redraw_offered, with_dice
+from ..runtime.rules import (
+    auto_outputs,
+    before_roll,
+    concrete,
+    first_rule,
+    read_faces,
+    redraw_offered,
+    with_dice,
+)
 from ..runtime.work import TRANSITION, current, meter, working
 from .exact import Sequential
 from .trace import Decision, Result, RuleRef, Step, TriggerStep
@@ -161,6 +169,7 @@ def _sample(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Result:
         if roller is not None:
             value = roller.roll(i, tuple(dice))
         else:
+            r = concrete(r, env)  # faces read from inputs: worked out now
             value = _plain(r, env, source, ctx)
             trace.append(_roll_step(r, value, source))
         env[r.name] = rolled[r.name] = value
@@ -207,6 +216,8 @@ def _roll_step(r: Randomizer, value: Any, source: _Source) -> Step:
     """The step that shows a randomizer's first roll."""
     if isinstance(r, Die):
         return _new(Step, ("die", r.name, value, "", None, (value,), (), r.faces, "", None, None, None))
+    if isinstance(r, Pool) and r.total:  # a die with triggers: its first face
+        return Step("die", r.name, value.items[0], faces=value.items, die=r.faces)
     if isinstance(r, Pool):
         return Step("pool", r.name, value, faces=value.faces or value.items)
     return Step("draw", r.name, value, faces=value.items, bag=r.bag.name)
@@ -292,7 +303,7 @@ class _Roller:
         return value
 
     def once(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], announce: bool = True) -> Any:
-        r = self.check.roll[i]
+        r = concrete(self.check.roll[i], env)
         if not (isinstance(r, Pool) and r.triggers):
             value = _plain(r, env, self.source, self.ctx)
             if announce:
@@ -300,7 +311,7 @@ class _Roller:
             return value
         return self.procedure(i, dice, env, r, announce)
 
-    def procedure(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], r: Pool, announce: bool) -> Multi:
+    def procedure(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], r: Pool, announce: bool) -> Any:
         """A pool with triggers: roll, then run the steps until none is pending."""
         n = roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool")
         if n == 0:  # no die: no face is read, nothing triggers
@@ -382,6 +393,11 @@ class _Roller:
                     decision=decision,
                 )
             )
+        if r.total:  # a die with triggers reads as the total of its dice
+            total = sum(faces)
+            if len(faces) > 1:
+                self.trace.append(_new(Step, ("value", r.name, total, " + ".join(map(str, faces))) + _REST))
+            return total
         return read_faces(r, env, faces)
 
     def decide(

@@ -18,7 +18,7 @@ from ..runtime.context import RunContext
 from ..runtime.folds import FOLDS, Summary
 from ..runtime.limits import enforce, roll_count
 from ..runtime.multisets import compositions, kind_multisets
-from ..runtime.rules import face_readings
+from ..runtime.rules import concrete, face_readings
 from ..runtime.work import meter
 from .dist import Dist
 
@@ -26,6 +26,8 @@ from .dist import Dist
 def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dist:
     """Every value randomizer `r` can first show for this environment, with its weight."""
     limits = ctx.limits
+    if not isinstance(r, Draw):
+        r = concrete(r, env)  # faces read from inputs or earlier dice: worked out now
     if isinstance(r, Die):
         return _cached(ctx, ("die", r.faces), lambda: _die(r.faces))
     if isinstance(r, Pool):

@@ -126,12 +126,16 @@ class Table:
 
 @dataclass(frozen=True)
 class Die:
-    """One die with the given faces, equally likely."""
+    """One die with the given faces, equally likely.
+
+    `faces_expr` is set when the faces read inputs or earlier values (`die: "1..size"`): they
+    are worked out when the die is rolled (`runtime.rules.concrete`), and `faces` is empty."""
 
     name: str
     faces: tuple[int, ...]
     span: Span | None = field(default=None, compare=False)
     redraw: Redraw | None = None
+    faces_expr: Expr | None = None
 
     @cached_property
     def label(self) -> str:
@@ -186,8 +190,13 @@ class Pool:
     ...), their keys: the exact evaluator then computes just those, never the multisets."""
     triggers: tuple[Trigger, ...] = ()
     cap: int | None = None
-    redraw: Redraw | None = None
     """At most this many dice rerolled or added in all; past it the procedure stops."""
+    redraw: Redraw | None = None
+    faces_expr: Expr | None = None
+    """As for `Die.faces_expr`."""
+    total: bool = False
+    """A die with triggers, written `die:` with `triggers`: a one-die pool whose name reads as
+    a number, the total of its dice once the procedure stops."""
 
 
 @dataclass(frozen=True)
@@ -207,8 +216,11 @@ Randomizer = Die | Pool | Draw
 
 
 def randomizer_expressions(r: Randomizer) -> list[Expr]:
-    """Every expression a randomizer evaluates: its count, `each`, triggers and redraw."""
+    """Every expression a randomizer evaluates: its faces (when not constant), count, `each`,
+    triggers and redraw."""
     out: list[Expr] = []
+    if not isinstance(r, Draw) and r.faces_expr is not None:
+        out.append(r.faces_expr)
     if isinstance(r, Pool):
         out.append(r.count)
         if r.each is not None:

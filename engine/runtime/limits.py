@@ -9,6 +9,10 @@ from ..errors import Diagnostic, InputError, LimitError
 from ..model.ruleset import Draw, Expr, Randomizer
 from ..syntax.positions import Span
 
+MAX_FACES = 1000
+"""The most faces a die may have, however they are written (the schema says so of a number of
+sides): checked at load for constant faces, when the die is rolled for faces read from inputs."""
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:

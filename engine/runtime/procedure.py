@@ -62,7 +62,9 @@ class StepRule:
 class Procedure:
     """One pool's reroll procedure for fixed inputs: its kinds, steps and the shared rules."""
 
-    def __init__(self, pool: Pool, env: Mapping[str, Any]) -> None:
+    def __init__(self, pool: Pool, env: Mapping[str, Any], depth: int | None = None) -> None:
+        """`depth`: where the exact solver cuts an uncapped explosion (a cap of its own, whose
+        reach is reported as truncated, not capped); the sampler gives none and rolls on."""
         self.pool = pool
         scope = dict(env)
         groups: dict[tuple[Any, ...], list[int]] = {}
@@ -89,7 +91,8 @@ class Procedure:
             )
             for t in pool.triggers
         )
-        self.cap = pool.cap
+        self.cap = pool.cap if pool.cap is not None else depth
+        self.truncating = pool.cap is None and depth is not None
         self._on = tuple(tuple(k.on[u] for k in self.kinds) for u in range(len(self.steps)))
         self._zeros = tuple(0 for _ in self.kinds)
         self._fresh: dict[int, tuple[tuple[tuple[int, ...], int], ...]] = {}
@@ -241,8 +244,11 @@ class Procedure:
             picked.extend(candidates[:want])
         return picked
 
-    def value(self, counts: tuple[int, ...], capped: bool = False) -> Multi:
-        """The pool as the rules read it once the procedure is over."""
+    def value(self, counts: tuple[int, ...], capped: bool = False) -> Any:
+        """The pool as the rules read it once the procedure is over (a die with triggers: the
+        total of its dice)."""
+        if self.pool.total:
+            return sum(k.reading * c for k, c in zip(self.kinds, counts))
         items = tuple(k.reading for k, c in zip(self.kinds, counts) for _ in range(c))
         tally = tuple((k.reading, c) for k, c in zip(self.kinds, counts) if c)
         merged: dict[Any, int] = {}

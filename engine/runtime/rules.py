@@ -8,10 +8,15 @@ redraw may be taken.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import Any, TypeVar
 
-from ..model.ruleset import Check, Pool, Randomizer, Rule
-from ..model.values import Multi
+from ..errors import Diagnostic, InputError, LimitError
+from ..model.ruleset import Check, Draw, Pool, Randomizer, Rule
+from ..model.values import Multi, show
+from .limits import MAX_FACES
+
+R = TypeVar("R", bound=Randomizer)
 
 
 def first_rule(rows: tuple[Rule, ...], env: dict[str, Any]) -> tuple[int, Any] | None:
@@ -36,6 +41,49 @@ def with_dice(env: Mapping[str, Any], roll: Sequence[Randomizer], dice: Iterable
     for r, v in zip(roll, dice):
         out[r.name] = v
     return out
+
+
+def concrete(r: R, env: Mapping[str, Any]) -> R:
+    """`r` with its faces worked out for `env` when they read inputs or earlier values
+    (`die: "1..size"`), checked as the compiler checks constant faces: `RC409` for a value that
+    is not faces, `RC503` past the 1000-face limit. Constant faces: `r` itself."""
+    if isinstance(r, Draw) or r.faces_expr is None:
+        return r
+    value = r.faces_expr.run(dict(env))
+    where = r.faces_expr.node.span or r.span
+    values: Sequence[Any] = ()
+    if isinstance(value, int) and not isinstance(value, bool):
+        values = range(1, value + 1)
+    elif isinstance(value, (range, tuple)):
+        values = value
+    else:
+        values = (value,)
+    count = max(0, values.stop - values.start) if isinstance(values, range) else len(values)
+    if count > MAX_FACES:  # a range's size is worked out, never listed (nor len(): it may overflow)
+        raise LimitError(
+            [
+                Diagnostic(
+                    "RC503",
+                    f"die '{r.name}' has {count:,} faces ({r.faces_expr.text} = {show(value)}), "
+                    f"over the limit of {MAX_FACES}",
+                    where,
+                    "a die has at most 1000 faces; a larger range is better read from several dice",
+                )
+            ]
+        )
+    if not values or any(isinstance(v, bool) or not isinstance(v, int) for v in values):
+        raise InputError(
+            [
+                Diagnostic(
+                    "RC409",
+                    f"die '{r.name}' has faces {r.faces_expr.text} = {show(value)}, which are no faces",
+                    where,
+                    "a die's faces are a number of sides (at least 1), a range with at least one "
+                    "number or a list of whole numbers",
+                )
+            ]
+        )
+    return replace(r, faces=tuple(values), faces_expr=None)
 
 
 def reading(pool: Pool, scope: dict[str, Any], face: int) -> Any:

@@ -67,14 +67,18 @@ def check_text(check: Check) -> str:
     if check.roll:
         lines.append("  roll:")
         for r in check.roll:
+            faces = ""
+            if isinstance(r, (Die, Pool)):  # read from inputs when rolled, or constant
+                faces = (
+                    f"{r.faces_expr.text} (worked out when rolled)" if r.faces_expr else faces_text(r.faces)
+                )
             if isinstance(r, Die):
-                lines.append(f"    {r.name}: a die with faces {faces_text(r.faces)}")
+                lines.append(f"    {r.name}: a die with faces {faces}")
+            elif isinstance(r, Pool) and r.total:
+                lines.append(f"    {r.name}: a die with faces {faces}, read as the total of its dice")
             elif isinstance(r, Pool):
                 each = f", each read as {to_text(r.each.node)}" if r.each else ""
-                lines.append(
-                    f"    {r.name}: a pool of {to_text(r.count.node)} dice "
-                    f"with faces {faces_text(r.faces)}{each}"
-                )
+                lines.append(f"    {r.name}: a pool of {to_text(r.count.node)} dice with faces {faces}{each}")
                 for t in r.triggers:
                     verb = "must" if t.must else "may"
                     target = "the die itself" if t.target is None else f"a die where {t.target.text}"
@@ -198,11 +202,13 @@ def value_text(name: str, dist: Dist) -> str:
     head = f"  {name}:"
     try:
         mean = dist.mean
-        head += (
-            f" mean {mean.numerator}/{mean.denominator} ≈ {float(mean):.3f}"
-            if mean.denominator != 1
-            else f" mean {mean}"
-        )
+        exact = f"{mean.numerator}/{mean.denominator}"
+        if mean.denominator == 1:
+            head += f" mean {mean}"
+        elif len(exact) > 24:  # an explosion's tail: the fraction is no help to read
+            head += f" mean ≈ {float(mean):.3f}"
+        else:
+            head += f" mean {exact} ≈ {float(mean):.3f}"
     except TypeError:
         pass
     lines = [head]

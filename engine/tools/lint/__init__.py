@@ -75,7 +75,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_BUDGET", "INFO_CODES", "LintBudget", "lint", "ordered", "promote"]
 
-INFO_CODES = frozenset({"RC809"})
+INFO_CODES = frozenset({"RC809", "RC314"})
 """Warnings that say what the linter could not do, not what is wrong: `--strict` keeps them warnings."""
 
 

@@ -82,7 +82,10 @@ class Analysis:
             and all(t.action == "reroll" for r in check.roll if isinstance(r, Pool) for t in r.triggers)
         )
         first_rolled = replace(probed, sequential=False) if can_skip_choices else None
-        policies = ("always", "never") if check.sequential else ("always",)
+        choices = any(r.redraw is not None and not r.redraw.must for r in check.roll) or any(
+            not t.must for r in check.roll if isinstance(r, Pool) for t in r.triggers
+        )
+        policies = ("always", "never") if choices else ("always",)  # no "may": one way to play
         combos, exhaustive = grid(check, self.bodies, self.rs.document, self.budget.max_combinations)
         run = CheckRun(check, public, probe, len(combos), exhaustive)
         roll_names = _roll_names(check)
@@ -179,7 +182,11 @@ class Analysis:
         # one evaluation may use what one request may, and no more than the analysis has left
         share = Work(min(self.limits.max_work, self.work.left), self.budget.max_seconds, until=self.deadline)
         try:
-            weights, total = exact_distribution(target, bound, self.ctx._replace(policy=policy, work=share))
+            weights, total, truncated = exact_distribution(
+                target, bound, self.ctx._replace(policy=policy, work=share)
+            )
+            if truncated > run.truncated[0]:
+                run.truncated = (truncated, dict(combo))
         except LimitError as exc:
             run.skipped.append((combo, exc.diagnostics[0].message))
             return False

@@ -14,7 +14,7 @@ from ...errors import RulecraftError
 from ...expr import ast
 from ...model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, randomizer_expressions
 from ...runtime.context import RunContext
-from ...runtime.rules import reading
+from ...runtime.rules import concrete, reading
 from .evaluate import randomizer_values
 
 _PER_STATE = 3e-6  # seconds per evaluated roll (the check's code, a table or two, the probe), measured
@@ -64,6 +64,11 @@ def _size(r: Randomizer, envs: list[dict[str, Any]], follow: bool) -> tuple[floa
     once (a pool's statistics, memoised) and for each value of the dice before it (a
     reroll chain's exact solution, a redraw's choices)."""
     env = envs[0]
+    if not isinstance(r, Draw) and r.faces_expr is not None:
+        try:  # faces read from inputs: sized for the first environment
+            r = concrete(r, env)
+        except RulecraftError:
+            pass
     if isinstance(r, Die):
         n = float(len(set(r.faces)))
         return n, 0.0, (n * n * _PER_STATE if follow and r.redraw is not None else 0.0)

@@ -4,6 +4,7 @@ through these two functions. No other module of the linter imports `engine.eval`
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 from ...eval.exact import distribution
@@ -14,10 +15,11 @@ from ...runtime.context import RunContext
 
 def exact_distribution(
     check: Check, inputs: Mapping[str, Any], ctx: RunContext
-) -> tuple[Mapping[Any, int], int]:
-    """(outcome weights, total) of the check's exact distribution under `ctx.policy`."""
+) -> tuple[Mapping[Any, int], int, Fraction]:
+    """(outcome weights, total, truncated) of the check's exact distribution under `ctx.policy`;
+    `truncated` is what an uncapped explosion left out (`Distribution.truncated`)."""
     d = distribution(check, inputs, ctx)
-    return d.outcome.weights, d.outcome.total
+    return d.outcome.weights, d.outcome.total, d.truncated
 
 
 def randomizer_values(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> list[Any]:

@@ -231,6 +231,8 @@ class CheckRun:
     """For each auto rule that matched after an earlier one decided: those earlier rules."""
     skipped: list[tuple[dict[str, Any], str]] = field(default_factory=list)
     """Combinations left out, each with the reason."""
+    truncated: tuple[Fraction, dict[str, Any]] = (Fraction(0), {})
+    """The most an uncapped explosion left out of one distribution, and for which inputs."""
 
     @property
     def conclusive(self) -> bool:

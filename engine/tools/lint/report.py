@@ -14,8 +14,8 @@ from typing import Any
 from ...errors import Diagnostic
 from ...expr import ast
 from ...expr.printer import to_text
-from ...model.ruleset import Check, Rule, Table
-from ...model.values import Multi, Symbol, show
+from ...model.ruleset import Check, Pool, Rule, Table
+from ...model.values import Multi, Symbol, readable, show
 from ...runtime.folds import Summary
 from ...syntax.document import Document
 from ...syntax.positions import Span
@@ -24,6 +24,22 @@ from .static import Bodies, case_entries, tables_reached, walk
 
 _OPAQUE = frozenset({"shift", "majority", "min", "max", "clamp", "highest", "lowest", "best", "worst"})
 """Builtins that can give a scale value no expression names."""
+
+
+def _tail(run: CheckRun) -> Diagnostic:
+    """RC314: an explosion without a cap is exact only to within its reported tail."""
+    left, combo = run.truncated
+    pool = next((r for r in run.public.roll if isinstance(r, Pool) and r.cap is None and r.triggers), None)
+    return Diagnostic(
+        "RC314",
+        f"check '{run.check.name}': an explosion without a cap is solved exactly down to a tail; at "
+        f"most {readable(left)} of the probability is left out ({_inputs(run.check, combo)}), and "
+        "every probability is exact to within it",
+        pool.span if pool is not None else run.public.span,
+        "nothing to fix: a note on how the exact numbers are made; a 'cap' would make them exact "
+        "for a game that stops the chain",
+        "warning",
+    )
 
 
 def note(message: str, span: Span | None) -> Diagnostic:
@@ -97,6 +113,8 @@ class Report:
                     "or narrow the inputs with min and max",
                 )
             )
+        if run.truncated[0]:
+            found.append(_tail(run))
         if run.skipped:
             combo, reason = run.skipped[0]
             found.append(
