@@ -231,6 +231,8 @@ class CheckRun:
     """For each auto rule that matched after an earlier one decided: those earlier rules."""
     skipped: list[tuple[dict[str, Any], str]] = field(default_factory=list)
     """Combinations left out, each with the reason."""
+    work: int = 0
+    """Units the check's exact evaluations used (bounded by `LintBudget.per_check`)."""
 
     @property
     def conclusive(self) -> bool:
