@@ -15,6 +15,7 @@ from typing import Any
 from ...errors import RulecraftError
 from ...expr import ast
 from ...model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, randomizer_expressions
+from ...model.values import Multi
 from ...runtime.context import RunContext
 from ...runtime.rules import reading
 from .evaluate import randomizer_values
@@ -118,6 +119,8 @@ def _count(e: Expr, env: dict[str, Any]) -> int:
         n = e.run(env)
     except RulecraftError:
         return 10  # depends on an earlier die: a guess, the work charged still bounds it
+    if isinstance(n, Multi):
+        return len(n.items)  # a pool over a list: one die per element
     if isinstance(n, bool) or not isinstance(n, (int, Fraction)):
         return 10
     return max(0, min(int(n), 10**6))
