@@ -28,6 +28,7 @@ from .state.exact import item_marginals
 from .state.records import Event, Store
 from .syntax.resources import schema_path, shipped_rulesets
 from .tools.examples import run_examples
+from .tools.lint import DEFAULT_WORK, LintBudget, lint, ordered, promote
 from .tools.plot import check_plot_path, plot_distribution, plot_grid, plot_scene, plot_sweep
 from .tools.render import (
     batch_text,
@@ -94,6 +95,17 @@ def _actor(q: argparse.ArgumentParser) -> None:
     )
 
 
+def _work_units(text: str) -> int:
+    """`--lint-work N`: a whole number of units, at least 0 (`_` and `,` may group digits)."""
+    try:
+        n = int(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of units of work, got {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected at least 0 units of work, got {n}")
+    return n
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rulecraft", description="A declarative rules engine for tabletop RPGs.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -105,6 +117,15 @@ def _parser() -> argparse.ArgumentParser:
         "--strict",
         action="store_true",
         help="treat lint warnings as errors (RC809, 'not fully analysed', stays a warning)",
+    )
+    v.add_argument(
+        "--lint-work",
+        type=_work_units,
+        default=DEFAULT_WORK,
+        metavar="N",
+        help=f"units of work the linter may do per file (default {DEFAULT_WORK:,}, about as many "
+        "microseconds); raise it when RC809 says a check was not fully analysed. Counted, not timed: "
+        "the findings are the same on every machine",
     )
     v.set_defaults(func=_validate)
 
@@ -427,7 +448,6 @@ def _files(paths: list[str]) -> list[Path]:
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Load each file (schema, names, types), then lint it; every problem of a file in one
     run, errors first, then by position. `--strict` makes warnings errors (not RC809)."""
-    from .tools.lint import lint, ordered, promote
 
     files = _files(args.paths)
     report: list[dict[str, Any]] = []
@@ -437,7 +457,8 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         try:
             rs = load(f)
             checks = list(rs.checks)
-            diags = ordered(promote(lint(rs), getattr(args, "strict", False)))
+            budget = LintBudget(max_work=getattr(args, "lint_work", DEFAULT_WORK))
+            diags = ordered(promote(lint(rs, budget), getattr(args, "strict", False)))
         except RulecraftError as exc:
             diags = ordered(exc.diagnostics)
         errors = sum(d.severity == "error" for d in diags)

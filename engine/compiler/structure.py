@@ -222,7 +222,9 @@ class Structure:
                 inp = self._input(name, iname)
                 declare(
                     iname,
-                    T.sym(inp.scale.name) if inp.scale else (T.BOOL if inp.kind == "bool" else T.NUM),
+                    T.sym(inp.scale.name)
+                    if inp.scale
+                    else (T.BOOL if inp.kind == "bool" else T.multi(T.NUM) if inp.kind == "list" else T.NUM),
                     "an input",
                     path + ("inputs", iname),
                 )
@@ -627,16 +629,18 @@ class Structure:
         return False
 
     def _input(self, check: str, name: str) -> InputSpec:
-        return self.input_at(("checks", check, "inputs", name), name, check)
+        return self.input_at(("checks", check, "inputs", name), name, check, lists=True)
 
-    def input_at(self, path: PathKey, name: str, owner: str) -> InputSpec:
+    def input_at(self, path: PathKey, name: str, owner: str, lists: bool = False) -> InputSpec:
         """A typed input (of a check, an action, a campaign or a character) declared at `path`;
-        an inline scale of choices belongs to `owner`."""
+        an inline scale of choices belongs to `owner`. Only a check's input may be a list."""
         spec: Any = self.unit.data
         for key in path:
             spec = spec[key]
         check = owner
         kind = spec.get("type", "int")
+        if kind == "list" or any(k in spec for k in ("of", "min_length", "max_length")):
+            return self._list_input(path, name, spec, lists)
         scale = None
         if kind == "choice":
             choices = spec["choices"]
@@ -672,6 +676,76 @@ class Structure:
             name, kind, lo, hi, None, scale, spec.get("description", ""), self.unit.doc.span(path, key=True)
         )
         if default is not None and scale is None:
+            try:
+                default = coerce(made, default)
+            except InputError as exc:
+                raise problem(
+                    "RC310",
+                    f"default {default!r} does not fit: {exc.diagnostics[0].message}",
+                    self.unit.doc.span(path + ("default",)),
+                    exc.diagnostics[0].hint,
+                ) from None
+        return replace(made, default=default)
+
+    def _list_input(self, path: PathKey, name: str, spec: dict[str, Any], lists: bool) -> InputSpec:
+        """A list input: whole numbers (or numbers, `of: number`) each within `min`..`max`, at
+        least `min_length` and at most `max_length` of them (at most `Limits.max_pool`)."""
+        span = self.unit.doc.span(path, key=True)
+        if spec.get("type", "int") != "list":
+            key = next(k for k in ("of", "min_length", "max_length") if k in spec)
+            raise problem(
+                "RC321",
+                f"'{key}' belongs to a list input, and '{name}' is not one",
+                self.unit.doc.span(path + (key,), key=True),
+                "write 'type: list' to make it a list of numbers, or remove the key",
+            )
+        if not lists:
+            raise problem(
+                "RC320",
+                f"'{name}' is a list input, and only a check's inputs may be lists",
+                self.unit.doc.span(path + ("type",)),
+                "give the action, campaign or character a number for each, or move the roll into a check",
+            )
+        of = spec.get("of", "int")
+        if of not in ("int", "number"):
+            raise problem(
+                "RC321",
+                f"a list input holds numbers: 'of' is int or number, not {of!r}",
+                self.unit.doc.span(path + ("of",)),
+            )
+        if "max_length" not in spec:
+            raise problem(
+                "RC321",
+                f"list input '{name}' needs a 'max_length'",
+                span,
+                "say how many numbers it may hold at most, e.g. 'max_length: 4' (it bounds the work)",
+            )
+        lo_len, hi_len = spec.get("min_length", 0), spec["max_length"]
+        if lo_len > hi_len:
+            raise problem(
+                "RC321",
+                f"min_length {lo_len} is greater than max_length {hi_len}",
+                self.unit.doc.span(path + ("min_length",)),
+            )
+        self._within(f"a list of up to {hi_len} numbers", hi_len, "max_pool", path + ("max_length",))
+        lo, hi = spec.get("min"), spec.get("max")
+        if lo is not None and hi is not None and lo > hi:
+            raise problem("RC310", f"min {lo} is greater than max {hi}", self.unit.doc.span(path + ("min",)))
+        made = InputSpec(
+            name,
+            "list",
+            lo,
+            hi,
+            None,
+            None,
+            spec.get("description", ""),
+            span,
+            of=of,
+            min_length=lo_len,
+            max_length=hi_len,
+        )
+        default = spec.get("default")
+        if default is not None:
             try:
                 default = coerce(made, default)
             except InputError as exc:
@@ -773,16 +847,39 @@ class Structure:
 
         if "pool" in spec or "triggers" in spec:
             total = "pool" not in spec  # a die with triggers: one die, read as the total of its dice
-            count = (
-                self.exprs.lower(ast.Num(1, span=span), {})
-                if total
-                else self.exprs.expr(path + ("pool",), scope, T.NUM)
-            )
+            per = False
+            if total:
+                count = self.exprs.lower(ast.Num(1, span=span), {})
+            else:
+                count = self.exprs.expr(path + ("pool",), scope)
+                per = count.type.kind == "multi"
+                if not (
+                    T.NUM.accepts(count.type)
+                    or (per and count.type.elem is not None and T.NUM.accepts(count.type.elem))
+                ):
+                    raise problem(
+                        "RC322",
+                        "a pool's 'pool' is a number of dice or a list of numbers (one die each), "
+                        f"not {count.type}",
+                        self.unit.doc.span(path + ("pool",)),
+                        "a list input (type: list) gives one die per element, which 'each' reads as 'item'",
+                    )
             faces, faces_expr = (
                 self._faces(path + ("die",), scope) if "die" in spec else (tuple(range(1, 7)), None)
             )
             face_scope = dict(scope)
             face_scope["face"] = T.NUM
+            if per:
+                face_scope["item"] = count.type.elem or T.NUM
+                for key in ("triggers", "cap", "redraw"):
+                    if key in spec:
+                        raise problem(
+                            "RC320",
+                            f"a pool over a list (one die per element) takes no '{key}'",
+                            self.unit.doc.span(path + (key,), key=True),
+                            "its dice are not alike, so no reroll procedure is defined for them; "
+                            "use a pool of a number of dice",
+                        )
             each = self.exprs.expr(path + ("each",), face_scope) if "each" in spec else None
             redraw = redraw_of(T.NUM if total else T.multi(each.type if each else T.NUM))
             triggers = tuple(
@@ -818,6 +915,7 @@ class Structure:
                 redraw=redraw,
                 faces_expr=faces_expr,
                 total=total,
+                per=per,
             )
         if "draw" in spec:
             bag_name = spec["draw"]

@@ -18,7 +18,7 @@ from ..runtime.context import RunContext
 from ..runtime.folds import FOLDS, Summary
 from ..runtime.limits import enforce, roll_count
 from ..runtime.multisets import compositions, kind_multisets
-from ..runtime.rules import concrete, face_readings
+from ..runtime.rules import concrete, die_readings, face_readings
 from ..runtime.work import meter
 from .dist import Dist
 
@@ -30,6 +30,15 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
         r = concrete(r, env)  # faces read from inputs or earlier dice: worked out now
     if isinstance(r, Die):
         return _cached(ctx, ("die", r.faces), lambda: _die(r.faces))
+    if isinstance(r, Pool) and r.per:
+        roll_count(r.count, env, r, limits.max_pool, "dice in the pool")
+        dice = die_readings(r, env)
+        if r.folds is not None and all(
+            key[0] != "majority" for key in r.folds
+        ):  # majority needs whole tallies
+            folds = r.folds
+            return _cached(ctx, ("per-folded", dice, folds), lambda: _per_folded(dice, folds))
+        return _cached(ctx, ("per", dice), lambda: _per_multisets(dice, limits.max_states, r))
     if isinstance(r, Pool):
         n = roll_count(r.count, env, r, limits.max_pool, "dice in the pool")
         readings = face_readings(r, env) if n else ()  # no die: no face is read
@@ -67,6 +76,50 @@ def _multisets(readings: tuple[tuple[Any, int], ...], n: int) -> Dist:
         tally = tuple((v, c) for v, c in zip(values, counts) if c)
         weights[Multi(items, tally=tally)] = weight
     return Dist(weights, sum(w for _, w in readings) ** n)
+
+
+def _per_multisets(dice: tuple[tuple[tuple[Any, int], ...], ...], max_states: int, r: Pool) -> Dist:
+    """Every multiset of readings of dice that are not alike (a pool over a list), die by die:
+    a state is the sorted readings so far (by each reading's first place in the dice' lists)."""
+    order: dict[Any, int] = {}
+    for readings in dice:
+        for v, _ in readings:
+            order.setdefault(v, len(order))
+    states: dict[tuple[Any, ...], int] = {(): 1}
+    work = meter()
+    for readings in dice:
+        nxt: dict[tuple[Any, ...], int] = {}
+        for items, w in states.items():
+            work.charge(len(readings))
+            for v, k in readings:
+                key = tuple(sorted((*items, v), key=order.__getitem__))
+                nxt[key] = nxt.get(key, 0) + w * k
+        enforce("exact states", len(nxt), max_states, r.span)
+        states = nxt
+    total = math.prod(sum(k for _, k in readings) for readings in dice)
+    return Dist({Multi(items): w for items, w in states.items()}, total)
+
+
+def _per_folded(dice: tuple[tuple[tuple[Any, int], ...], ...], keys: tuple[tuple[Any, ...], ...]) -> Dist:
+    """The joint distribution of the statistics of dice that are not alike, die by die: a state
+    is each statistic's partial fold, and states that agree are merged."""
+    folds = [(FOLDS[key[0]], key[1:]) for key in keys]
+    states: dict[tuple[Any, ...], int] = {tuple(f.init(a) for f, a in folds): 1}
+    work = meter()
+    for readings in dice:
+        nxt: dict[tuple[Any, ...], int] = {}
+        for partial, w in states.items():
+            work.charge(len(readings))
+            for v, k in readings:
+                key = tuple(f.step(p, v, 1, a) for (f, a), p in zip(folds, partial))
+                nxt[key] = nxt.get(key, 0) + w * k
+        states = nxt
+    out: dict[Any, int] = {}
+    for partial, w in states.items():
+        summary = Summary({key: f.final(p, a) for key, (f, a), p in zip(keys, folds, partial)})
+        out[summary] = out.get(summary, 0) + w
+    total = math.prod(sum(k for _, k in readings) for readings in dice)
+    return Dist(out, total)
 
 
 def _hypergeometric(contents: tuple[tuple[Symbol, int], ...], k: int) -> Dist:

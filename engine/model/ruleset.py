@@ -87,7 +87,10 @@ class Bag:
 
 @dataclass(frozen=True)
 class InputSpec:
-    """A typed input of a check: int, number, bool or a choice from a scale."""
+    """A typed input of a check: int, number, bool, a choice from a scale, or a list of
+    numbers (`kind` "list": `of` is the element kind, `minimum`/`maximum` bound each element,
+    `min_length`/`max_length` the list; its value is a `Multi` of the numbers, sorted, since
+    the pool functions read it and a pool over it gives one die per element)."""
 
     name: str
     kind: str
@@ -97,6 +100,9 @@ class InputSpec:
     scale: Scale | None = None
     description: str = ""
     span: Span | None = field(default=None, compare=False)
+    of: str = ""
+    min_length: int = 0
+    max_length: int | None = None
 
     @property
     def required(self) -> bool:
@@ -197,6 +203,9 @@ class Pool:
     total: bool = False
     """A die with triggers, written `die:` with `triggers`: a one-die pool whose name reads as
     a number, the total of its dice once the procedure stops."""
+    per: bool = False
+    """`count` is a list of numbers (a `Multi`): one die per element, and `each` reads that
+    element as `item`, so the dice are not alike (no triggers, cap or redraw)."""
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 from ..errors import MAX_DIGITS, Diagnostic, InputError, did_you_mean
 from ..model.ruleset import Check, InputSpec
-from ..model.values import normalize
+from ..model.values import Multi, normalize
 from ..syntax.positions import Span
 
 _DECIMAL = re.compile(r"[+-]?(?:(\d+)(?:\.(\d*))?|\.(\d+))(?:[eE]([+-]?\d+))?", re.ASCII)
@@ -101,6 +102,11 @@ def bind(
 
 def describe(spec: InputSpec) -> str:
     """The allowed values of an input, in words."""
+    if spec.kind == "list":
+        lo, hi = spec.min_length, spec.max_length
+        size = f"{lo} to {hi}" if lo != hi else f"{lo}"
+        element = describe(replace(spec, kind=spec.of or "int"))
+        return f"a list of {size} numbers, each {element}, written like 3,1,2"
     if spec.scale is not None:
         return "one of " + ", ".join(spec.scale.names)
     if spec.kind == "bool":
@@ -143,6 +149,8 @@ def coerce(spec: InputSpec, value: Any) -> Any:
 
 
 def _coerce(spec: InputSpec, value: Any) -> Any:
+    if spec.kind == "list":
+        return _coerce_list(spec, value)
     if spec.scale is not None:
         name = getattr(value, "name", value)
         if isinstance(name, str) and name in spec.scale.names:
@@ -190,3 +198,27 @@ def _coerce(spec: InputSpec, value: Any) -> Any:
     if spec.maximum is not None and number > spec.maximum:
         raise _bad(spec, value, f"is above its maximum {spec.maximum}", "RC403")
     return number
+
+
+def _coerce_list(spec: InputSpec, value: Any) -> Multi:
+    """A list input: a sequence of numbers or text like `3,1,2` (`[]` or nothing: empty), each
+    element checked as the element kind, the length within its bounds; sorted into a `Multi`."""
+    raw: list[Any]
+    if isinstance(value, Multi):
+        raw = list(value.items)
+    elif isinstance(value, (list, tuple)):
+        raw = list(value)
+    elif isinstance(value, str):
+        text = value.strip().removeprefix("[").removesuffix("]").strip()
+        if len(text) > 4 * MAX_DIGITS * (spec.max_length or 1) + 100:
+            raise _bad(spec, value, "is too long")
+        raw = [t.strip() for t in text.split(",")] if text else []
+    elif isinstance(value, (int, Fraction, float)) and not isinstance(value, bool):
+        raw = [value]  # one number is a list of one
+    else:
+        raise _bad(spec, value, "is not a list of numbers")
+    hi = spec.max_length
+    if len(raw) < spec.min_length or (hi is not None and len(raw) > hi):
+        raise _bad(spec, value, f"has {len(raw)} elements, not {spec.min_length} to {hi}", "RC403")
+    element = replace(spec, kind=spec.of or "int")
+    return Multi(tuple(sorted(_coerce(element, v) for v in raw)))

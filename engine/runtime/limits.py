@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import Diagnostic, InputError, LimitError
-from ..model.ruleset import Draw, Expr, Randomizer
+from ..model.ruleset import Draw, Expr, Pool, Randomizer
+from ..model.values import Multi
 from ..syntax.positions import Span
 
 MAX_FACES = 1000
@@ -72,6 +73,8 @@ def enforce(what: str, value: int, limit: int, span: Span | None) -> None:
 def roll_count(expr: Expr, env: dict[str, Any], r: Randomizer, limit: int, what: str) -> int:
     """How many dice a pool rolls or chits a draw takes, checked against the bag and the limit."""
     n = expr.run(env)
+    if isinstance(n, Multi) and isinstance(r, Pool) and r.per:
+        n = len(n.items)  # a pool over a list: one die per element
     if not isinstance(n, int) or n < 0:
         raise InputError(
             [Diagnostic("RC406", f"the number of {what} must be a whole number, at least 0, got {n}", r.span)]

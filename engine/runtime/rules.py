@@ -97,11 +97,42 @@ def reading(pool: Pool, scope: dict[str, Any], face: int) -> Any:
 
 
 def read_faces(pool: Pool, env: Mapping[str, Any], faces: Sequence[int]) -> Multi:
-    """A rolled pool as the rules read it; the raw faces are kept for the trace when `each` reads them."""
+    """A rolled pool as the rules read it; the raw faces are kept for the trace when `each` reads them.
+
+    A pool over a list reads its i-th die with `item`, the list's i-th element (in the list's
+    sorted order, which is the order of the dice in the trace)."""
     if pool.each is None:
         return Multi(tuple(faces))
     scope = dict(env)
+    if pool.per:
+        items = elements(pool, env)
+        out = []
+        for item, f in zip(items, faces):
+            scope["item"] = item
+            out.append(reading(pool, scope, f))
+        return Multi(tuple(out), tuple(faces))
     return Multi(tuple(reading(pool, scope, f) for f in faces), tuple(faces))
+
+
+def elements(pool: Pool, env: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The list a pool over a list rolls one die for each element of."""
+    value = pool.count.run(dict(env))
+    return tuple(value.items) if isinstance(value, Multi) else ()
+
+
+def die_readings(pool: Pool, env: Mapping[str, Any]) -> tuple[tuple[tuple[Any, int], ...], ...]:
+    """For a pool over a list: each die's distinct readings (with `item` its element) and the
+    number of faces that show each."""
+    scope = dict(env)
+    out = []
+    for item in elements(pool, env):
+        scope["item"] = item
+        counts: dict[Any, int] = {}
+        for f in pool.faces:
+            r = reading(pool, scope, f)
+            counts[r] = counts.get(r, 0) + 1
+        out.append(tuple(counts.items()))
+    return tuple(out)
 
 
 def face_readings(pool: Pool, env: Mapping[str, Any]) -> tuple[tuple[Any, int], ...]:

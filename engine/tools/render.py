@@ -78,7 +78,12 @@ def check_text(check: Check) -> str:
                 lines.append(f"    {r.name}: a die with faces {faces}, read as the total of its dice")
             elif isinstance(r, Pool):
                 each = f", each read as {to_text(r.each.node)}" if r.each else ""
-                lines.append(f"    {r.name}: a pool of {to_text(r.count.node)} dice with faces {faces}{each}")
+                size = (
+                    f"one die per element of {to_text(r.count.node)} (its element is 'item')"
+                    if r.per
+                    else f"{to_text(r.count.node)} dice"
+                )
+                lines.append(f"    {r.name}: a pool of {size} with faces {faces}{each}")
                 for t in r.triggers:
                     verb = "must" if t.must else "may"
                     target = "the die itself" if t.target is None else f"a die where {t.target.text}"

@@ -38,7 +38,12 @@ LIMITS = engine.Limits(
     max_expression_size=200,
 )
 BUDGET = LintBudget(
-    max_combinations=6, max_cost=0.005, max_single=0.002, max_follow=0.001, max_seconds=0.5, max_table_args=50
+    max_combinations=6,
+    max_work=500_000,
+    check_work=5_000,
+    combination_work=2_000,
+    follow_work=1_000,
+    max_table_args=50,
 )
 BOUND = 10.0
 """Seconds one case may take: generous (a case takes milliseconds) so a busy machine is no

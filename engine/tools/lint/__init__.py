@@ -31,9 +31,12 @@ the expressions mention and their neighbours, evenly spaced values; all combinat
 there are few enough, else every pair of values of two inputs with the others at their
 defaults, then a covering set that holds every pair once more);
 combinations that read the same values after the roll are evaluated once; each
-combination's cost is estimated before it runs and the exact evaluation is skipped when it
-is over `max_single` or the check's `max_cost` is spent; a wall-clock `max_seconds` stops the
-whole analysis; the embedder's `Limits` still bound each exact evaluation. Anything left
+combination's work is estimated in units before it runs and the exact evaluation is skipped
+when it is over `LintBudget.per_combination` or would pass the check's `per_check`; every
+evaluation charges the units it really does to the check's and the whole analysis's
+`max_work`; the embedder's `Limits` still bound each exact evaluation. Everything is counted in
+units of work, never seconds, so the findings are the same on every run and machine; only an
+embedder's explicit `LintBudget.deadline` (off by default) adds the clock. Anything left
 out is reported as RC809, and then the findings that need the whole picture (RC802-RC804)
 are not claimed for that check.
 
@@ -66,14 +69,14 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import Diagnostic, RulecraftError
 from .analysis import Analysis
-from .budget import DEFAULT_BUDGET, LintBudget
+from .budget import DEFAULT_BUDGET, DEFAULT_WORK, LintBudget
 from .report import note
 from .static import unused
 
 if TYPE_CHECKING:
     from ...api import Ruleset
 
-__all__ = ["DEFAULT_BUDGET", "INFO_CODES", "LintBudget", "lint", "ordered", "promote"]
+__all__ = ["DEFAULT_BUDGET", "DEFAULT_WORK", "INFO_CODES", "LintBudget", "lint", "ordered", "promote"]
 
 INFO_CODES = frozenset({"RC809", "RC314"})
 """Warnings that say what the linter could not do, not what is wrong: `--strict` keeps them warnings."""

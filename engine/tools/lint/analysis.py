@@ -7,7 +7,6 @@ what was found is worded by `report`, and the table calls it recorded are judged
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -44,10 +43,11 @@ class Analysis:
         self.budget = budget
         self.limits = rs.limits
         self.ctx = RunContext(rs.limits, "always", Caches())  # its own: it runs edited copies of checks
-        self.deadline = time.monotonic() + budget.max_seconds
-        self.work = Work(budget.max_work, budget.max_seconds, until=self.deadline)
+        self.work = Work(budget.max_work, budget.deadline)
         """The whole analysis's budget: each exact evaluation runs on a share of it (`_evaluate`),
-        and everything else it runs — lets, tables, sizing the dice — is charged here directly."""
+        and everything else it runs — lets, tables, sizing the dice — is charged here directly.
+        Counted in units, so what is covered is the same on every machine; only an embedder's
+        explicit `LintBudget.deadline` adds the clock."""
         self.model: RulesetModel = compile_document(rs.document)
         self.bodies = {t: table_nodes(rs.document, t) for t in self.model.tables}
         self.tables = TableCalls(self.model, budget.max_table_args)
@@ -90,14 +90,11 @@ class Analysis:
         run = CheckRun(check, public, probe, len(combos), exhaustive)
         roll_names = _roll_names(check)
         seen: set[tuple[Any, ...]] = set()
-        spent = 0.0
-        check_deadline = time.monotonic() + 3 * self.budget.max_cost
         for index, combo in enumerate(combos):
-            if time.monotonic() > self.deadline:
-                run.skipped += [(c, "the linter's time limit was reached") for c in combos[index:]]
-                break
-            if not self.work.left:
-                run.skipped += [(c, "the linter's work budget was used up") for c in combos[index:]]
+            late = self._late()
+            if late or not self.work.left:
+                why = late or f"the linter's work budget of {self.budget.max_work:,} units was used up"
+                run.skipped += [(c, why) for c in combos[index:]]
                 break
             probe.combo, probe.index = combo, index
             try:
@@ -133,19 +130,18 @@ class Analysis:
             seen.add(key)
             target, runs = probed, policies
             try:
-                seconds, states = cost(check, env, check.sequential, self.ctx)
-                seconds *= len(policies)
-                if check.sequential and seconds > self.budget.max_follow and first_rolled is not None:
+                units, states = cost(check, env, check.sequential, self.ctx)
+                units *= len(policies)
+                if check.sequential and units > self.budget.per_follow and first_rolled is not None:
                     target, runs = first_rolled, ("always",)
-                    seconds, states = cost(check, env, False, self.ctx)
+                    units, states = cost(check, env, False, self.ctx)
             except LimitError as exc:  # sizing the dice ran out of the analysis's budget
-                run.skipped.append((combo, exc.diagnostics[0].message))
+                run.skipped.append((combo, self._why(exc)))
                 continue
-            reason = self._over_budget(seconds, states, spent, check_deadline)
+            reason = self._over_budget(units, states, run.work)
             if reason:
                 run.skipped.append((combo, reason))
                 continue
-            spent += seconds
             probe.first_rolled = target is first_rolled
             for policy in runs:
                 probe.policy = policy if check.sequential and target is probed else ""
@@ -153,18 +149,39 @@ class Analysis:
                     break
         return run
 
-    def _over_budget(self, seconds: float, states: float, spent: float, check_deadline: float) -> str:
-        """Why one combination estimated at `seconds` and `states` is left out; '' when it is not."""
+    def _over_budget(self, units: float, states: float, used: int) -> str:
+        """Why one combination estimated at `units` and `states` is left out, when the check's
+        evaluations have used `used` units so far; '' when it is not left out."""
         if states > self.limits.max_states:
             return (
                 f"about {states:.3g} rolls to enumerate, "
-                f"over the exact evaluator's limit of {self.limits.max_states}"
+                f"over the exact evaluator's limit of {self.limits.max_states} (Limits.max_states)"
             )
-        if seconds > self.budget.max_single:
-            return "too many dice or chits to enumerate within the linter's budget for one combination"
-        if spent + seconds > self.budget.max_cost or time.monotonic() > check_deadline:
-            return "the linter's budget for this check was spent"
+        if units > self.budget.per_combination:
+            return (
+                f"about {units:.3g} units of work to enumerate one combination, over the linter's "
+                f"{self.budget.per_combination:,} for one combination"
+            )
+        if used + units > self.budget.per_check:
+            return f"the linter's budget of {self.budget.per_check:,} units for this check was spent"
         return ""
+
+    def _late(self) -> str:
+        """Why the analysis stops now when the embedder's deadline has passed; '' otherwise."""
+        try:
+            self.work.check_clock()
+        except LimitError:
+            return f"the linter's deadline of {self.budget.deadline:g} s passed"
+        return ""
+
+    def _why(self, exc: LimitError) -> str:
+        """The reason an evaluation that ran out of the linter's own budget gives."""
+        late = self._late()
+        if late:
+            return late
+        if not self.work.left:
+            return f"the linter's work budget of {self.budget.max_work:,} units was used up"
+        return exc.diagnostics[0].message
 
     def _evaluate(
         self,
@@ -179,8 +196,11 @@ class Analysis:
         probe = run.probe
         self.tables.gap = None
         before = set(probe.gaps)
-        # one evaluation may use what one request may, and no more than the analysis has left
-        share = Work(min(self.limits.max_work, self.work.left), self.budget.max_seconds, until=self.deadline)
+        # one evaluation may use what one request may, and no more than the check and the
+        # analysis have left
+        check_left = max(0, self.budget.per_check - run.work)
+        limit = min(self.limits.max_work, check_left, self.work.left)
+        share = Work(limit, self.budget.deadline, until=self.work.until)
         try:
             weights, total, truncated = exact_distribution(
                 target, bound, self.ctx._replace(policy=policy, work=share)
@@ -188,12 +208,13 @@ class Analysis:
             if truncated > run.truncated[0]:
                 run.truncated = (truncated, dict(combo))
         except LimitError as exc:
-            run.skipped.append((combo, exc.diagnostics[0].message))
+            run.skipped.append((combo, self._share_spent(exc, share, check_left)))
             return False
         except RulecraftError as exc:
             probe.failed(exc, env, None)
             return False
         finally:
+            run.work += share.used
             self.work.used += share.used  # counted, not checked: the loop stops once it is spent
         run.produced |= {str(o) for o, w in weights.items() if w and isinstance(o, Symbol)}
         gap_weight = weights.get(GAP, 0)
@@ -202,6 +223,16 @@ class Analysis:
                 if where not in before and example.probability is None:
                     example.probability = Fraction(gap_weight, total)
         return True
+
+    def _share_spent(self, exc: LimitError, share: Work, check_left: int) -> str:
+        """Why an evaluation stopped: the share it had, named by whose budget it came from."""
+        if share.used <= share.limit:  # the clock, or another of the evaluator's limits
+            return self._why(exc)
+        if share.limit == self.work.left and share.limit < min(self.limits.max_work, check_left):
+            return f"the linter's work budget of {self.budget.max_work:,} units was used up"
+        if share.limit == check_left and check_left < self.limits.max_work:
+            return f"the linter's budget of {self.budget.per_check:,} units for this check was spent"
+        return exc.diagnostics[0].message
 
 
 def _roll_names(check: Check) -> list[str]:

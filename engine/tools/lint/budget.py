@@ -1,35 +1,63 @@
 """How much work the linter may do: it runs on untrusted rulesets, so every bound ends in RC809,
-never in a hang."""
+never in a hang. Every bound is counted in units of work (`engine.runtime.work`), never in
+seconds, so the same ruleset gets the same findings on every run and every machine."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+DEFAULT_WORK = 20_000_000
+"""The default `LintBudget.max_work`: the shipped rulesets use 0.02–0.45 million units each (no
+check more than 0.28 million of its 1 million) and the starter a few hundred, so they are
+covered completely with room to spare."""
+
 
 @dataclass(frozen=True, slots=True)
 class LintBudget:
-    """How much work the linter may do; every bound ends in RC809, never in a hang."""
+    """How much work the linter may do; every bound ends in RC809, never in a hang.
+
+    `max_work` is the one knob (`rulecraft validate --lint-work N`): the shares for one check,
+    one input combination and following one combination's choices are fixed fractions of it
+    unless given. Only `deadline` makes results depend on the machine, and it is off by default."""
 
     max_combinations: int = 1000
     """Input combinations tried per check: all of them when there are no more, else every
     pair of values of two inputs with the others at their ordinary values, then a covering
     set (combinations that read the same values after the roll are evaluated once)."""
-    max_cost: float = 1.0
-    """Estimated seconds of exact evaluation per check (and three times this on the wall clock)."""
-    max_single: float = 0.25
-    """Estimated seconds for one input combination; above it the combination is left out."""
-    max_follow: float = 0.05
-    """Estimated seconds for following one combination's rerolls and redraws exactly under
-    both policies; above it (when the choices only reroll or redraw) the dice are taken as
-    first rolled."""
-    max_seconds: float = 10.0
-    """Wall-clock seconds for the whole ruleset: a deadline every loop honours (`RC503` inside an
-    evaluation, which then counts as left out)."""
-    max_work: int = 20_000_000
-    """Units of work for the whole ruleset (as `Limits.max_work` counts them; one evaluation may
-    use at most the `Limits.max_work` of one request): about ten requests' worth."""
+    max_work: int = DEFAULT_WORK
+    """Units of work for the whole ruleset (as `Limits.max_work` counts them: about a
+    microsecond each on a small machine). One exact evaluation still uses at most the
+    `Limits.max_work` of one request."""
+    check_work: int | None = None
+    """Units the exact evaluations of one check may use together; None: `max_work // 20`."""
+    combination_work: int | None = None
+    """Estimated units for one input combination (the cost model, before it runs); above it the
+    combination is left out. None: `max_work // 80`."""
+    follow_work: int | None = None
+    """Estimated units for following one combination's rerolls and redraws exactly under both
+    policies; above it (when the choices only reroll or redraw) the dice are taken as first
+    rolled. None: `max_work // 400`."""
+    deadline: float | None = None
+    """Seconds of wall clock for the whole analysis, an embedder's explicit option (None, the
+    default: no deadline). The one thing that makes the findings depend on the machine's speed:
+    what is cut off by it differs from run to run."""
     max_table_args: int = 20_000
     """Distinct argument lists remembered per table (for RC802 on a table's rules)."""
+
+    @property
+    def per_check(self) -> int:
+        """Units one check's exact evaluations may use together."""
+        return self.check_work if self.check_work is not None else self.max_work // 20
+
+    @property
+    def per_combination(self) -> int:
+        """Estimated units one input combination may cost."""
+        return self.combination_work if self.combination_work is not None else self.max_work // 80
+
+    @property
+    def per_follow(self) -> int:
+        """Estimated units above which choices that only reroll are not followed."""
+        return self.follow_work if self.follow_work is not None else self.max_work // 400
 
 
 DEFAULT_BUDGET = LintBudget()

@@ -1,8 +1,10 @@
-"""The cost model: the estimated seconds and rolls of one exact evaluation, known before it
-starts, so that work over the budget is left out (and reported as RC809) instead of run.
+"""The cost model: the estimated units of work and rolls of one exact evaluation, known before
+it starts, so that work over the budget is left out (and reported as RC809) instead of run.
 
-Estimates are upper bounds in spirit, not promises: the wall clock and the exact evaluator's
-own limits stay in force.
+Estimates are in the units `engine.runtime.work` counts (about a microsecond each) and depend
+only on the ruleset and the inputs, never on the machine. They are upper bounds in spirit, not
+promises: the work the evaluation really charges and the exact evaluator's own limits stay in
+force.
 """
 
 from __future__ import annotations
@@ -13,17 +15,18 @@ from typing import Any
 from ...errors import RulecraftError
 from ...expr import ast
 from ...model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, randomizer_expressions
+from ...model.values import Multi
 from ...runtime.context import RunContext
 from ...runtime.rules import concrete, reading
 from .evaluate import randomizer_values
 
-_PER_STATE = 3e-6  # seconds per evaluated roll (the check's code, a table or two, the probe), measured
-_PER_FOLD = 1e-6  # seconds per step of the dynamic programme for a pool's statistics
-_PER_CHAIN_STATE2 = 5e-6  # a reroll chain's exact solution grows with the square of its states
+_PER_STATE = 3.0  # units per evaluated roll (the check's code, a table or two, the probe)
+_PER_FOLD = 1.0  # units per step of the dynamic programme for a pool's statistics
+_PER_CHAIN_STATE2 = 5.0  # a reroll chain's exact solution grows with the square of its states
 
 
 def cost(check: Check, env: dict[str, Any], follow: bool, ctx: RunContext) -> tuple[float, float]:
-    """Estimated (seconds, rolls) to evaluate one combination exactly, following rerolls and
+    """Estimated (units of work, rolls) to evaluate one combination exactly, following rerolls and
     redraws or not.
 
     A randomizer whose size depends on earlier dice is sized at the largest it takes over a
@@ -60,7 +63,7 @@ def _extend(r: Randomizer, envs: list[dict[str, Any]], ctx: RunContext) -> list[
 
 
 def _size(r: Randomizer, envs: list[dict[str, Any]], follow: bool) -> tuple[float, float, float]:
-    """How many values the program sees from `r`, and the seconds it costs to make them:
+    """How many values the program sees from `r`, and the units it costs to make them:
     once (a pool's statistics, memoised) and for each value of the dice before it (a
     reroll chain's exact solution, a redraw's choices)."""
     env = envs[0]
@@ -120,7 +123,9 @@ def _count(e: Expr, env: dict[str, Any]) -> int:
     try:
         n = e.run(env)
     except RulecraftError:
-        return 10  # depends on an earlier die: a guess, the wall clock still bounds it
+        return 10  # depends on an earlier die: a guess, the work charged still bounds it
+    if isinstance(n, Multi):
+        return len(n.items)  # a pool over a list: one die per element
     if isinstance(n, bool) or not isinstance(n, (int, Fraction)):
         return 10
     return max(0, min(int(n), 10**6))

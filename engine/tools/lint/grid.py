@@ -10,12 +10,14 @@ naturally.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from fractions import Fraction
 from itertools import product
 from typing import Any
 
 from ...expr import ast
 from ...model.ruleset import Check, InputSpec
+from ...model.values import Multi
 from ...syntax.document import Document
 from .static import Bodies, case_entries, tables_reached, walk
 
@@ -81,6 +83,8 @@ def _numbers(check: Check, bodies: Bodies, doc: Document) -> set[Fraction | int]
 
 def _candidates(spec: InputSpec, consts: set[Fraction | int]) -> tuple[list[Any], bool]:
     """Values to try for one input, and whether they are every value it allows."""
+    if spec.kind == "list":
+        return _lists(spec, consts)
     if spec.scale is not None:
         return list(spec.scale.members), True
     if spec.kind == "bool":
@@ -109,6 +113,26 @@ def _candidates(spec: InputSpec, consts: set[Fraction | int]) -> tuple[list[Any]
     else:
         values |= {Fraction(lo) + Fraction(hi - lo) * Fraction(k, _STEPS) for k in range(1, _STEPS)}
     return sorted(values), False
+
+
+def _lists(spec: InputSpec, consts: set[Fraction | int]) -> tuple[list[Any], bool]:
+    """Lists to try for a list input: for each allowed length, every element at its ordinary
+    value, all at one candidate value, and one element at a candidate with the rest ordinary
+    (every value each element can take, and the lengths' bounds); never all combinations."""
+    element = replace(spec, kind=spec.of or "int", default=None)
+    values, _ = _candidates(element, consts)
+    home = values[len(values) // 2] if 0 not in values else 0
+    hi = spec.max_length if spec.max_length is not None else spec.min_length + 4
+    found: dict[Multi, None] = {}
+    if spec.default is not None:
+        found[spec.default] = None
+    for length in range(spec.min_length, hi + 1):
+        found[Multi((home,) * length)] = None
+    for length in range(max(spec.min_length, 1), hi + 1):
+        for v in values:
+            found[Multi(tuple(sorted((v, *(home,) * (length - 1)))))] = None
+            found[Multi((v,) * length)] = None
+    return list(found), False
 
 
 def _home(spec: InputSpec, values: list[Any]) -> int:

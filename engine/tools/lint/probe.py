@@ -233,6 +233,8 @@ class CheckRun:
     """Combinations left out, each with the reason."""
     truncated: tuple[Fraction, dict[str, Any]] = (Fraction(0), {})
     """The most an uncapped explosion left out of one distribution, and for which inputs."""
+    work: int = 0
+    """Units the check's exact evaluations used (bounded by `LintBudget.per_check`)."""
 
     @property
     def conclusive(self) -> bool:

@@ -19,6 +19,7 @@ from ...model.values import Multi, Symbol, readable, show
 from ...runtime.folds import Summary
 from ...syntax.document import Document
 from ...syntax.positions import Span
+from .budget import DEFAULT_WORK
 from .probe import CheckRun, Example
 from .static import Bodies, case_entries, tables_reached, walk
 
@@ -48,7 +49,9 @@ def note(message: str, span: Span | None) -> Diagnostic:
         "RC809",
         message,
         span,
-        "the linter bounds its work on every ruleset; the findings above cover what it analysed",
+        "the linter bounds its work on every ruleset, in units counted the same on every machine; "
+        "give it more with `rulecraft validate --lint-work N` (default "
+        f"{DEFAULT_WORK:,}) or LintBudget(max_work=N) in Python. The findings above cover what it analysed",
         "warning",
     )
 
