@@ -21,6 +21,7 @@ from typing import Any
 from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
 from ..model.ruleset import Check, Pool, Scale
 from ..model.values import Symbol, to_json
+from ..runtime import arguments
 from ..runtime.context import RunContext, check_policy, with_work
 from ..runtime.limits import enforce, redraw_times, roll_count
 from ..runtime.procedure import Procedure
@@ -78,6 +79,7 @@ class Distribution:
 
     def value(self, name: str) -> Dist:
         """A named value's distribution (`InputError` RC402 for a name the check has no value of)."""
+        arguments.name("Distribution.value", "name", name)
         found = self.values.get(name)
         if found is None:
             raise InputError(
@@ -93,6 +95,7 @@ class Distribution:
         return found
 
     def mean(self, name: str) -> Fraction:
+        arguments.name("Distribution.mean", "name", name)
         return self.value(name).mean
 
     def table(self) -> list[tuple[Symbol, Fraction]]:

@@ -6,7 +6,7 @@ import random
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ..errors import Diagnostic, InputError
+from ..errors import Diagnostic, InputError, did_you_mean
 from .cache import Caches
 from .limits import Limits
 from .work import Work
@@ -44,6 +44,5 @@ def new_work(limits: Limits) -> Work:
 
 def check_policy(policy: str) -> None:
     if policy not in POLICIES:
-        raise InputError(
-            [Diagnostic("RC408", f"unknown policy '{policy}'", None, f"policies: {', '.join(POLICIES)}")]
-        )
+        hint = did_you_mean(str(policy), POLICIES) or f"policies: {', '.join(POLICIES)}"
+        raise InputError([Diagnostic("RC408", f"unknown policy {policy!r}"[:80], None, hint)])
