@@ -16,7 +16,6 @@ import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -111,41 +110,52 @@ def cases() -> list[Case]:
         out.append(Case(target, argument, wrong, call, named))
 
     # -- the functions ----------------------------------------------------------------------------
-    add("load", "source", "type", lambda: engine.load(42))  # type: ignore[arg-type]
-    add("load", "source", "None", lambda: engine.load(None))  # type: ignore[arg-type]
+    add("load", "source", "type", lambda: engine.load(42))
+    add("load", "source", "None", lambda: engine.load(None))
     add("load", "source", "unknown", lambda: engine.load("chil"), "did you mean")
-    add("load", "limits", "type", lambda: engine.load(TEXT, limits={"max_pool": 3}))  # type: ignore[arg-type]
-    add("load", "name", "type", lambda: engine.load(TEXT, name=3))  # type: ignore[arg-type]
-    add("load_source", "source", "type", lambda: engine.load_source(TEXT))  # type: ignore[arg-type]
-    add("load_source", "source", "None", lambda: engine.load_source(None))  # type: ignore[arg-type]
+    add("load", "limits", "type", lambda: engine.load(TEXT, limits={"max_pool": 3}))
+    add("load", "name", "type", lambda: engine.load(TEXT, name=3))
+    add("load_source", "source", "type", lambda: engine.load_source(TEXT))
+    add("load_source", "source", "None", lambda: engine.load_source(None))
     add(
         "load_source",
         "source",
         "type",
-        lambda: engine.load_source(engine.SourceFile("x.yaml", 3)),  # type: ignore[arg-type]
+        lambda: engine.load_source(engine.SourceFile("x.yaml", 3)),
     )
     add(
         "load_source",
         "source",
         "type",
-        lambda: engine.load_source(engine.SourceFile(None, TEXT)),  # type: ignore[arg-type]
+        lambda: engine.load_source(engine.SourceFile(None, TEXT)),
     )
     add(
         "load_source",
         "limits",
         "type",
-        lambda: engine.load_source(engine.SourceFile("x", TEXT), limits=3),  # type: ignore[arg-type]
+        lambda: engine.load_source(engine.SourceFile("x", TEXT), limits=3),
     )
-    add("new_campaign", "name", "type", lambda: engine.new_campaign(3, RULES, store=MemoryStore()))  # type: ignore[arg-type]
-    add("new_campaign", "ruleset", "type", lambda: engine.new_campaign("c", 3, store=MemoryStore()))  # type: ignore[arg-type]
-    add("new_campaign", "ruleset", "unknown", lambda: engine.new_campaign("c", "castel", store=MemoryStore()), "did you mean")
-    add("new_campaign", "store", "type", lambda: engine.new_campaign("c", RULES, store="x.db"))  # type: ignore[arg-type]
-    add("new_campaign", "params", "type", lambda: engine.new_campaign("c", RULES, store=MemoryStore(), params=[1]))  # type: ignore[arg-type]
+    add("new_campaign", "name", "type", lambda: engine.new_campaign(3, RULES, store=MemoryStore()))
+    add("new_campaign", "ruleset", "type", lambda: engine.new_campaign("c", 3, store=MemoryStore()))
+    add(
+        "new_campaign",
+        "ruleset",
+        "unknown",
+        lambda: engine.new_campaign("c", "castel", store=MemoryStore()),
+        "did you mean",
+    )
+    add("new_campaign", "store", "type", lambda: engine.new_campaign("c", RULES, store="x.db"))
+    add(
+        "new_campaign",
+        "params",
+        "type",
+        lambda: engine.new_campaign("c", RULES, store=MemoryStore(), params=[1]),
+    )
     add(
         "new_campaign",
         "characters",
         "type",
-        lambda: engine.new_campaign("c", RULES, store=MemoryStore(), characters=["ann"]),  # type: ignore[arg-type]
+        lambda: engine.new_campaign("c", RULES, store=MemoryStore(), characters=["ann"]),
     )
     add(
         "new_campaign",
@@ -161,38 +171,38 @@ def cases() -> list[Case]:
         lambda: engine.new_campaign("c", RULES, store=MemoryStore(), characters={"ann": {"hp": 9}}),
         "hp",
     )
-    add("open_campaign", "name", "type", lambda: engine.open_campaign(3, store=MemoryStore()))  # type: ignore[arg-type]
+    add("open_campaign", "name", "type", lambda: engine.open_campaign(3, store=MemoryStore()))
     add("open_campaign", "name", "unknown", lambda: engine.open_campaign("nope", store=MemoryStore()), "nope")
-    add("open_campaign", "store", "type", lambda: engine.open_campaign("c", store=3))  # type: ignore[arg-type]
-    add("open_campaign", "ruleset", "type", lambda: engine.open_campaign("c", store=_stored(), ruleset=3))  # type: ignore[arg-type]
-    add("open_campaign", "migrate", "type", lambda: engine.open_campaign("c", store=_stored(), migrate="yes"))  # type: ignore[arg-type]
+    add("open_campaign", "store", "type", lambda: engine.open_campaign("c", store=3))
+    add("open_campaign", "ruleset", "type", lambda: engine.open_campaign("c", store=_stored(), ruleset=3))
+    add("open_campaign", "migrate", "type", lambda: engine.open_campaign("c", store=_stored(), migrate="yes"))
 
     # -- Limits and SourceFile ----------------------------------------------------------------------
-    add("Limits", "max_pool", "type", lambda: engine.Limits(max_pool="3"))  # type: ignore[arg-type]
+    add("Limits", "max_pool", "type", lambda: engine.Limits(max_pool="3"))
     add("Limits", "max_pool", "bool", lambda: engine.Limits(max_pool=True))
     add("Limits", "max_pool", "range", lambda: engine.Limits(max_pool=-1))
-    add("Limits", "max_work", "NaN", lambda: engine.Limits(max_work=NAN))  # type: ignore[arg-type]
+    add("Limits", "max_work", "NaN", lambda: engine.Limits(max_work=NAN))
     add("Limits", "deadline", "NaN", lambda: engine.Limits(deadline=NAN))
     add("Limits", "deadline", "inf", lambda: engine.Limits(deadline=INF))
     add("Limits", "deadline", "range", lambda: engine.Limits(deadline=-1.0))
-    add("Limits", "deadline", "type", lambda: engine.Limits(deadline="2"))  # type: ignore[arg-type]
+    add("Limits", "deadline", "type", lambda: engine.Limits(deadline="2"))
     for field in engine.Limits.__dataclass_fields__:  # every bound: a whole number, never text
         add("Limits", field, "type", lambda f=field: engine.Limits(**{f: "3"}))
 
     # -- Ruleset ----------------------------------------------------------------------------------
     add("Ruleset.check", "name", "unknown", lambda: RULES.check("swng"), "did you mean")
-    add("Ruleset.check", "name", "type", lambda: RULES.check(3))  # type: ignore[arg-type]
-    add("Ruleset.check", "name", "None", lambda: RULES.check(None))  # type: ignore[arg-type]
+    add("Ruleset.check", "name", "type", lambda: RULES.check(3))
+    add("Ruleset.check", "name", "None", lambda: RULES.check(None))
     add("Ruleset.roll", "check", "unknown", lambda: RULES.roll("swng"), "did you mean")
-    add("Ruleset.roll", "check", "type", lambda: RULES.roll(["swing"]))  # type: ignore[arg-type]
-    add("Ruleset.roll", "rng", "type", lambda: RULES.roll("swing", 1), "random")  # type: ignore[arg-type]
-    add("Ruleset.roll", "forced", "type", lambda: RULES.roll("swing", forced=[6]))  # type: ignore[arg-type]
+    add("Ruleset.roll", "check", "type", lambda: RULES.roll(["swing"]))
+    add("Ruleset.roll", "rng", "type", lambda: RULES.roll("swing", 1), "random")
+    add("Ruleset.roll", "forced", "type", lambda: RULES.roll("swing", forced=[6]))
     add("Ruleset.roll", "forced", "unknown", lambda: RULES.roll("swing", forced={"dd": 6}), "did you mean")
     add("Ruleset.roll", "forced", "range", lambda: RULES.roll("swing", forced={"d": 7}), "d")
     add("Ruleset.roll", "forced", "NaN", lambda: RULES.roll("swing", forced={"d": NAN}), "d")
     add("Ruleset.roll", "forced", "bool", lambda: RULES.roll("swing", forced={"d": True}), "d")
     add("Ruleset.roll", "policy", "unknown", lambda: RULES.roll("swing", policy="optimall"), "did you mean")
-    add("Ruleset.roll", "policy", "type", lambda: RULES.roll("swing", policy=None))  # type: ignore[arg-type]
+    add("Ruleset.roll", "policy", "type", lambda: RULES.roll("swing", policy=None))
     add("Ruleset.roll", "inputs", "unknown", lambda: RULES.roll("swing", skil=1), "did you mean")
     add("Ruleset.roll", "inputs", "range", lambda: RULES.roll("swing", skill=9), "skill")
     add("Ruleset.roll", "inputs", "NaN", lambda: RULES.roll("swing", skill=NAN), "skill")
@@ -200,114 +210,279 @@ def cases() -> list[Case]:
     add("Ruleset.roll", "inputs", "bool", lambda: RULES.roll("swing", skill=True), "skill")
     add("Ruleset.roll", "inputs", "None", lambda: RULES.roll("swing", skill=None), "skill")
     add("Ruleset.distribution", "check", "unknown", lambda: RULES.distribution("swng"), "did you mean")
-    add("Ruleset.distribution", "check", "type", lambda: RULES.distribution(3))  # type: ignore[arg-type]
-    add("Ruleset.distribution", "policy", "unknown", lambda: RULES.distribution("swing", policy="x"), "policy")
-    add("Ruleset.distribution", "policy", "type", lambda: RULES.distribution("swing", policy=3))  # type: ignore[arg-type]
-    add("Ruleset.distribution", "inputs", "unknown", lambda: RULES.distribution("swing", skil=1), "did you mean")
+    add("Ruleset.distribution", "check", "type", lambda: RULES.distribution(3))
+    add(
+        "Ruleset.distribution", "policy", "unknown", lambda: RULES.distribution("swing", policy="x"), "policy"
+    )
+    add("Ruleset.distribution", "policy", "type", lambda: RULES.distribution("swing", policy=3))
+    add(
+        "Ruleset.distribution",
+        "inputs",
+        "unknown",
+        lambda: RULES.distribution("swing", skil=1),
+        "did you mean",
+    )
     add("Ruleset.distribution", "inputs", "NaN", lambda: RULES.distribution("swing", skill=NAN), "skill")
-    add("Ruleset.distribution", "inputs", "unhashable", lambda: RULES.distribution("swing", skill=[1]), "skill")
-    add("Ruleset.with_scenes", "source", "type", lambda: RULES.with_scenes(3))  # type: ignore[arg-type]
-    add("Ruleset.with_scenes", "source", "None", lambda: RULES.with_scenes(None))  # type: ignore[arg-type]
+    add(
+        "Ruleset.distribution",
+        "inputs",
+        "unhashable",
+        lambda: RULES.distribution("swing", skill=[1]),
+        "skill",
+    )
+    add("Ruleset.with_scenes", "source", "type", lambda: RULES.with_scenes(3))
+    add("Ruleset.with_scenes", "source", "None", lambda: RULES.with_scenes(None))
     add("Ruleset.with_scenes", "source", "unknown", lambda: RULES.with_scenes("scenes: {x: 1}"))
     add("Ruleset.scene", "name", "unknown", lambda: RULES.scene("fihgt"), "did you mean")
-    add("Ruleset.scene", "name", "type", lambda: RULES.scene(3))  # type: ignore[arg-type]
+    add("Ruleset.scene", "name", "type", lambda: RULES.scene(3))
     add("Ruleset.scene_odds", "scene", "unknown", lambda: RULES.scene_odds("fihgt"), "did you mean")
-    add("Ruleset.scene_odds", "scene", "type", lambda: RULES.scene_odds(None))  # type: ignore[arg-type]
-    add("Ruleset.scene_odds", "params", "type", lambda: RULES.scene_odds("fight", params=3))  # type: ignore[arg-type]
+    add("Ruleset.scene_odds", "scene", "type", lambda: RULES.scene_odds(None))
+    add("Ruleset.scene_odds", "params", "type", lambda: RULES.scene_odds("fight", params=3))
     add("Ruleset.scene_odds", "params", "unknown", lambda: RULES.scene_odds("fight", params={"x": 1}), "x")
-    add("Ruleset.scene_odds", "parties", "type", lambda: RULES.scene_odds("fight", parties=["ann"]))  # type: ignore[arg-type]
-    add("Ruleset.scene_odds", "parties", "unknown", lambda: RULES.scene_odds("fight", parties={"an": {}}), "did you mean")
-    add("Ruleset.scene_odds", "parties", "type", lambda: RULES.scene_odds("fight", parties={"ann": 3}))  # type: ignore[dict-item]
-    add("Ruleset.scene_odds", "parties", "range", lambda: RULES.scene_odds("fight", parties={"ann": {"hp": 0}}), "hp")
+    add("Ruleset.scene_odds", "parties", "type", lambda: RULES.scene_odds("fight", parties=["ann"]))
+    add(
+        "Ruleset.scene_odds",
+        "parties",
+        "unknown",
+        lambda: RULES.scene_odds("fight", parties={"an": {}}),
+        "did you mean",
+    )
+    add("Ruleset.scene_odds", "parties", "type", lambda: RULES.scene_odds("fight", parties={"ann": 3}))
+    add(
+        "Ruleset.scene_odds",
+        "parties",
+        "range",
+        lambda: RULES.scene_odds("fight", parties={"ann": {"hp": 0}}),
+        "hp",
+    )
     add("Ruleset.scene_odds", "policy", "unknown", lambda: RULES.scene_odds("fight", policy="best"), "policy")
     add("Ruleset.scene_odds", "expect", "type", lambda: RULES.scene_odds("fight", expect="ann.hurt"))
-    add("Ruleset.scene_odds", "expect", "unknown", lambda: RULES.scene_odds("fight", expect=["ann.hrt"]), "hrt")
+    add(
+        "Ruleset.scene_odds",
+        "expect",
+        "unknown",
+        lambda: RULES.scene_odds("fight", expect=["ann.hrt"]),
+        "hrt",
+    )
     add("Ruleset.play_scene", "scene", "unknown", lambda: RULES.play_scene("fihgt"), "did you mean")
-    add("Ruleset.play_scene", "rng", "type", lambda: RULES.play_scene("fight", 7), "random")  # type: ignore[arg-type]
-    add("Ruleset.play_scene", "params", "type", lambda: RULES.play_scene("fight", params=[]))  # type: ignore[arg-type]
-    add("Ruleset.play_scene", "parties", "unknown", lambda: RULES.play_scene("fight", parties={"bob": {}}), "did you mean")
-    add("Ruleset.play_scene", "policy", "type", lambda: RULES.play_scene("fight", policy=1))  # type: ignore[arg-type]
+    add("Ruleset.play_scene", "rng", "type", lambda: RULES.play_scene("fight", 7), "random")
+    add("Ruleset.play_scene", "params", "type", lambda: RULES.play_scene("fight", params=[]))
+    add(
+        "Ruleset.play_scene",
+        "parties",
+        "unknown",
+        lambda: RULES.play_scene("fight", parties={"bob": {}}),
+        "did you mean",
+    )
+    add("Ruleset.play_scene", "policy", "type", lambda: RULES.play_scene("fight", policy=1))
     add("Ruleset.sample_scenes", "scene", "unknown", lambda: RULES.sample_scenes("fihgt", 3), "did you mean")
     add("Ruleset.sample_scenes", "times", "range", lambda: RULES.sample_scenes("fight", 0), "times")
     add("Ruleset.sample_scenes", "times", "bool", lambda: RULES.sample_scenes("fight", True), "times")
-    add("Ruleset.sample_scenes", "times", "NaN", lambda: RULES.sample_scenes("fight", NAN), "times")  # type: ignore[arg-type]
-    add("Ruleset.sample_scenes", "times", "type", lambda: RULES.sample_scenes("fight", "3"), "times")  # type: ignore[arg-type]
-    add("Ruleset.sample_scenes", "rng", "type", lambda: RULES.sample_scenes("fight", 3, 3), "random")  # type: ignore[arg-type]
-    add("Ruleset.sample_scenes", "params", "type", lambda: RULES.sample_scenes("fight", 3, params=1))  # type: ignore[arg-type]
-    add("Ruleset.sample_scenes", "parties", "type", lambda: RULES.sample_scenes("fight", 3, parties=1))  # type: ignore[arg-type]
-    add("Ruleset.sample_scenes", "policy", "unknown", lambda: RULES.sample_scenes("fight", 3, policy="al"), "policy")
+    add("Ruleset.sample_scenes", "times", "NaN", lambda: RULES.sample_scenes("fight", NAN), "times")
+    add("Ruleset.sample_scenes", "times", "type", lambda: RULES.sample_scenes("fight", "3"), "times")
+    add("Ruleset.sample_scenes", "rng", "type", lambda: RULES.sample_scenes("fight", 3, 3), "random")
+    add("Ruleset.sample_scenes", "params", "type", lambda: RULES.sample_scenes("fight", 3, params=1))
+    add("Ruleset.sample_scenes", "parties", "type", lambda: RULES.sample_scenes("fight", 3, parties=1))
+    add(
+        "Ruleset.sample_scenes",
+        "policy",
+        "unknown",
+        lambda: RULES.sample_scenes("fight", 3, policy="al"),
+        "policy",
+    )
 
     # -- Distribution -----------------------------------------------------------------------------
     for method in ("probability", "at_least", "at_most"):
-        add(f"Distribution.{method}", "outcome", "unknown", lambda m=method: getattr(DIST, m)("hti"), "did you mean")
+        add(
+            f"Distribution.{method}",
+            "outcome",
+            "unknown",
+            lambda m=method: getattr(DIST, m)("hti"),
+            "did you mean",
+        )
         add(f"Distribution.{method}", "outcome", "type", lambda m=method: getattr(DIST, m)(3), "outcome")
         add(f"Distribution.{method}", "outcome", "None", lambda m=method: getattr(DIST, m)(None), "outcome")
     for method in ("value", "mean"):
-        add(f"Distribution.{method}", "name", "unknown", lambda m=method: getattr(DIST, m)("totl"), "did you mean")
+        add(
+            f"Distribution.{method}",
+            "name",
+            "unknown",
+            lambda m=method: getattr(DIST, m)("totl"),
+            "did you mean",
+        )
         add(f"Distribution.{method}", "name", "type", lambda m=method: getattr(DIST, m)(3), "name")
         add(f"Distribution.{method}", "name", "None", lambda m=method: getattr(DIST, m)(None), "name")
 
     # -- scene results ----------------------------------------------------------------------------
     add("Odds.probability", "name", "unknown", lambda: ODDS.probability("ann_won"), "did you mean")
-    add("Odds.probability", "name", "type", lambda: ODDS.probability(3), "name")  # type: ignore[arg-type]
+    add("Odds.probability", "name", "type", lambda: ODDS.probability(3), "name")
     for method in ("share", "standard_error"):
-        add(f"Sampled.{method}", "ending", "unknown", lambda m=method: getattr(SAMPLED, m)("ann_won"), "did you mean")
+        add(
+            f"Sampled.{method}",
+            "ending",
+            "unknown",
+            lambda m=method: getattr(SAMPLED, m)("ann_won"),
+            "did you mean",
+        )
         add(f"Sampled.{method}", "ending", "type", lambda m=method: getattr(SAMPLED, m)(None), "ending")
 
     # -- Campaign ---------------------------------------------------------------------------------
-    add("Campaign.join", "character", "type", lambda: c().join(3))  # type: ignore[arg-type]
+    add("Campaign.join", "character", "type", lambda: c().join(3))
     add("Campaign.join", "character", "unknown", lambda: c().join("ann"), "ann")  # already there
     add("Campaign.join", "params", "unknown", lambda: c().join("cy", hpp=2), "did you mean")
     add("Campaign.join", "params", "range", lambda: c().join("cy", hp=0), "hp")
     add("Campaign.join", "params", "bool", lambda: c().join("cy", hp=True), "hp")
     add("Campaign.join", "params", "NaN", lambda: c().join("cy", hp=NAN), "hp")
-    add("Campaign.act", "action", "unknown", lambda: c().act("strik", "ann", others={"foe": "bo"}), "did you mean")
-    add("Campaign.act", "action", "type", lambda: c().act(3, "ann"))  # type: ignore[arg-type]
-    add("Campaign.act", "character", "unknown", lambda: c().act("strike", "anne", others={"foe": "bo"}), "did you mean")
-    add("Campaign.act", "character", "type", lambda: c().act("strike", 3, others={"foe": "bo"}))  # type: ignore[arg-type]
-    add("Campaign.act", "seed", "type", lambda: c().act("strike", "ann", others={"foe": "bo"}, seed="1"))  # type: ignore[arg-type]
+    add(
+        "Campaign.act",
+        "action",
+        "unknown",
+        lambda: c().act("strik", "ann", others={"foe": "bo"}),
+        "did you mean",
+    )
+    add("Campaign.act", "action", "type", lambda: c().act(3, "ann"))
+    add(
+        "Campaign.act",
+        "character",
+        "unknown",
+        lambda: c().act("strike", "anne", others={"foe": "bo"}),
+        "did you mean",
+    )
+    add("Campaign.act", "character", "type", lambda: c().act("strike", 3, others={"foe": "bo"}))
+    add("Campaign.act", "seed", "type", lambda: c().act("strike", "ann", others={"foe": "bo"}, seed="1"))
     add("Campaign.act", "seed", "bool", lambda: c().act("strike", "ann", others={"foe": "bo"}, seed=True))
-    add("Campaign.act", "seed", "NaN", lambda: c().act("strike", "ann", others={"foe": "bo"}, seed=NAN))  # type: ignore[arg-type]
-    add("Campaign.act", "forced", "type", lambda: c().act("strike", "ann", others={"foe": "bo"}, forced=6))  # type: ignore[arg-type]
-    add("Campaign.act", "forced", "range", lambda: c().act("strike", "ann", others={"foe": "bo"}, forced={"d": 0}), "d")
-    add("Campaign.act", "policy", "unknown", lambda: c().act("strike", "ann", others={"foe": "bo"}, policy="x"), "policy")
-    add("Campaign.act", "others", "type", lambda: c().act("strike", "ann", others=["bo"]))  # type: ignore[arg-type]
-    add("Campaign.act", "others", "unknown", lambda: c().act("strike", "ann", others={"fo": "bo"}), "did you mean")
-    add("Campaign.act", "others", "unknown", lambda: c().act("strike", "ann", others={"foe": "bob"}), "did you mean")
+    add("Campaign.act", "seed", "NaN", lambda: c().act("strike", "ann", others={"foe": "bo"}, seed=NAN))
+    add("Campaign.act", "forced", "type", lambda: c().act("strike", "ann", others={"foe": "bo"}, forced=6))
+    add(
+        "Campaign.act",
+        "forced",
+        "range",
+        lambda: c().act("strike", "ann", others={"foe": "bo"}, forced={"d": 0}),
+        "d",
+    )
+    add(
+        "Campaign.act",
+        "policy",
+        "unknown",
+        lambda: c().act("strike", "ann", others={"foe": "bo"}, policy="x"),
+        "policy",
+    )
+    add("Campaign.act", "others", "type", lambda: c().act("strike", "ann", others=["bo"]))
+    add(
+        "Campaign.act",
+        "others",
+        "unknown",
+        lambda: c().act("strike", "ann", others={"fo": "bo"}),
+        "did you mean",
+    )
+    add(
+        "Campaign.act",
+        "others",
+        "unknown",
+        lambda: c().act("strike", "ann", others={"foe": "bob"}),
+        "did you mean",
+    )
     add("Campaign.act", "inputs", "unknown", lambda: c().act("strike", "ann", others={"foe": "bo"}, x=1), "x")
     add("Campaign.roll", "check", "unknown", lambda: c().roll("swng"), "did you mean")
-    add("Campaign.roll", "check", "type", lambda: c().roll(3))  # type: ignore[arg-type]
-    add("Campaign.roll", "seed", "type", lambda: c().roll("swing", seed=1.5))  # type: ignore[arg-type]
+    add("Campaign.roll", "check", "type", lambda: c().roll(3))
+    add("Campaign.roll", "seed", "type", lambda: c().roll("swing", seed=1.5))
     add("Campaign.roll", "forced", "unknown", lambda: c().roll("swing", forced={"dd": 1}), "did you mean")
-    add("Campaign.roll", "policy", "type", lambda: c().roll("swing", policy=None))  # type: ignore[arg-type]
+    add("Campaign.roll", "policy", "type", lambda: c().roll("swing", policy=None))
     add("Campaign.roll", "inputs", "range", lambda: c().roll("swing", skill=-1), "skill")
     add("Campaign.roll", "inputs", "inf", lambda: c().roll("swing", skill=INF), "skill")
-    add("Campaign.distribution", "action", "unknown", lambda: c().distribution("strik", "ann"), "did you mean")
-    add("Campaign.distribution", "action", "type", lambda: c().distribution(None))  # type: ignore[arg-type]
-    add("Campaign.distribution", "character", "unknown", lambda: c().distribution("strike", "an", others={"foe": "bo"}), "did you mean")
-    add("Campaign.distribution", "policy", "unknown", lambda: c().distribution("strike", "ann", others={"foe": "bo"}, policy="y"), "policy")
-    add("Campaign.distribution", "others", "type", lambda: c().distribution("strike", "ann", others="bo"))  # type: ignore[arg-type]
-    add("Campaign.distribution", "inputs", "unknown", lambda: c().distribution("strike", "ann", others={"foe": "bo"}, z=1), "z")
+    add(
+        "Campaign.distribution", "action", "unknown", lambda: c().distribution("strik", "ann"), "did you mean"
+    )
+    add("Campaign.distribution", "action", "type", lambda: c().distribution(None))
+    add(
+        "Campaign.distribution",
+        "character",
+        "unknown",
+        lambda: c().distribution("strike", "an", others={"foe": "bo"}),
+        "did you mean",
+    )
+    add(
+        "Campaign.distribution",
+        "policy",
+        "unknown",
+        lambda: c().distribution("strike", "ann", others={"foe": "bo"}, policy="y"),
+        "policy",
+    )
+    add("Campaign.distribution", "others", "type", lambda: c().distribution("strike", "ann", others="bo"))
+    add(
+        "Campaign.distribution",
+        "inputs",
+        "unknown",
+        lambda: c().distribution("strike", "ann", others={"foe": "bo"}, z=1),
+        "z",
+    )
     add("Campaign.begin", "period", "unknown", lambda: c().begin("figth"), "did you mean")
-    add("Campaign.begin", "period", "type", lambda: c().begin(3))  # type: ignore[arg-type]
+    add("Campaign.begin", "period", "type", lambda: c().begin(3))
     add("Campaign.undo", "-", "nothing to undo", lambda: c().undo(), "undo")
-    add("Campaign.create", "store", "type", lambda: engine.Campaign.create(3, "c", RULES.model, TEXT))  # type: ignore[arg-type]
-    add("Campaign.create", "name", "type", lambda: engine.Campaign.create(MemoryStore(), 3, RULES.model, TEXT))  # type: ignore[arg-type]
-    add("Campaign.create", "model", "type", lambda: engine.Campaign.create(MemoryStore(), "c", RULES, TEXT))  # type: ignore[arg-type]
-    add("Campaign.create", "text", "type", lambda: engine.Campaign.create(MemoryStore(), "c", RULES.model, None))  # type: ignore[arg-type]
-    add("Campaign.create", "params", "type", lambda: engine.Campaign.create(MemoryStore(), "c", RULES.model, TEXT, 3))  # type: ignore[arg-type]
-    add("Campaign.create", "characters", "type", lambda: engine.Campaign.create(MemoryStore(), "c", RULES.model, TEXT, None, 3))  # type: ignore[arg-type]
-    add("Campaign.create", "limits", "type", lambda: engine.Campaign.create(MemoryStore(), "c", RULES.model, TEXT, limits=3))  # type: ignore[arg-type]
-    add("Campaign.create", "compile", "type", lambda: engine.Campaign.create(MemoryStore(), "c", RULES.model, TEXT, compile=3))  # type: ignore[arg-type]
-    add("Campaign.create", "source", "type", lambda: engine.Campaign.create(MemoryStore(), "c", RULES.model, TEXT, source=3))  # type: ignore[arg-type]
-    add("Campaign.create", "start", "type", lambda: engine.Campaign.create(MemoryStore(), "c", RULES.model, TEXT, start=3))  # type: ignore[arg-type]
-    add("Campaign.open", "store", "type", lambda: engine.Campaign.open(None, "c", _compile))  # type: ignore[arg-type]
+    add("Campaign.create", "store", "type", lambda: engine.Campaign.create(3, "c", RULES.model, TEXT))
+    add(
+        "Campaign.create", "name", "type", lambda: engine.Campaign.create(MemoryStore(), 3, RULES.model, TEXT)
+    )
+    add("Campaign.create", "model", "type", lambda: engine.Campaign.create(MemoryStore(), "c", RULES, TEXT))
+    add(
+        "Campaign.create",
+        "text",
+        "type",
+        lambda: engine.Campaign.create(MemoryStore(), "c", RULES.model, None),
+    )
+    add(
+        "Campaign.create",
+        "params",
+        "type",
+        lambda: engine.Campaign.create(MemoryStore(), "c", RULES.model, TEXT, 3),
+    )
+    add(
+        "Campaign.create",
+        "characters",
+        "type",
+        lambda: engine.Campaign.create(MemoryStore(), "c", RULES.model, TEXT, None, 3),
+    )
+    add(
+        "Campaign.create",
+        "limits",
+        "type",
+        lambda: engine.Campaign.create(MemoryStore(), "c", RULES.model, TEXT, limits=3),
+    )
+    add(
+        "Campaign.create",
+        "compile",
+        "type",
+        lambda: engine.Campaign.create(MemoryStore(), "c", RULES.model, TEXT, compile=3),
+    )
+    add(
+        "Campaign.create",
+        "source",
+        "type",
+        lambda: engine.Campaign.create(MemoryStore(), "c", RULES.model, TEXT, source=3),
+    )
+    add(
+        "Campaign.create",
+        "start",
+        "type",
+        lambda: engine.Campaign.create(MemoryStore(), "c", RULES.model, TEXT, start=3),
+    )
+    add("Campaign.open", "store", "type", lambda: engine.Campaign.open(None, "c", _compile))
     add("Campaign.open", "name", "unknown", lambda: engine.Campaign.open(MemoryStore(), "c", _compile), "c")
-    add("Campaign.open", "compile", "type", lambda: engine.Campaign.open(_stored(), "c", 3))  # type: ignore[arg-type]
-    add("Campaign.open", "text", "type", lambda: engine.Campaign.open(_stored(), "c", _compile, 3))  # type: ignore[arg-type]
-    add("Campaign.open", "migrate", "type", lambda: engine.Campaign.open(_stored(), "c", _compile, migrate=None))  # type: ignore[arg-type]
-    add("Campaign.open", "limits", "type", lambda: engine.Campaign.open(_stored(), "c", _compile, limits=1))  # type: ignore[arg-type]
-    add("Campaign.open", "shown_as", "type", lambda: engine.Campaign.open(_stored(), "c", _compile, shown_as=1))  # type: ignore[arg-type]
+    add("Campaign.open", "compile", "type", lambda: engine.Campaign.open(_stored(), "c", 3))
+    add("Campaign.open", "text", "type", lambda: engine.Campaign.open(_stored(), "c", _compile, 3))
+    add(
+        "Campaign.open",
+        "migrate",
+        "type",
+        lambda: engine.Campaign.open(_stored(), "c", _compile, migrate=None),
+    )
+    add("Campaign.open", "limits", "type", lambda: engine.Campaign.open(_stored(), "c", _compile, limits=1))
+    add(
+        "Campaign.open",
+        "shown_as",
+        "type",
+        lambda: engine.Campaign.open(_stored(), "c", _compile, shown_as=1),
+    )
     return out
 
 
