@@ -63,7 +63,7 @@ def mapping(
         wrong_type(where, argument, value, "a mapping (dict)" + (" or None" if optional else ""))
     for key, item in value.items():
         if not isinstance(key, str):
-            wrong_type(where, f"{argument}' key '{key!r}", key, "a str")
+            raise TypeError(f"{where}: argument '{argument}' has a key {key!r}; its keys are names (str)")
         if of_mappings and not isinstance(item, Mapping):
             wrong_type(where, f"{argument}[{key!r}]", item, "a mapping (dict) of parameters")
 
