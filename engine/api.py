@@ -230,6 +230,8 @@ class Ruleset:
 
 def _check_call(where: str, check: Any, policy: Any, forced: Any = None) -> None:
     """The arguments every call of a check shares: its name, the policy, forced dice."""
+    if type(check) is str and type(policy) is str and forced is None:
+        return  # the common call, checked at the cost of two comparisons (a roll takes ~20 µs)
     arg.name(where, "check", check)
     arg.name(where, "policy", policy)
     arg.mapping(where, "forced", forced)
