@@ -20,6 +20,7 @@ from .eval.sample import Forced, sample
 from .eval.trace import Result
 from .model.ruleset import Check, RulesetModel
 from .model.scene import Scene
+from .runtime import arguments as arg
 from .runtime.cache import Caches
 from .runtime.context import RunContext, check_policy
 from .runtime.inputs import bind_inputs
@@ -27,7 +28,7 @@ from .runtime.limits import DEFAULT_LIMITS, Limits, enforce
 from .scenes.odds import Odds, odds
 from .scenes.play import Played, Sampled, cast_state, play, play_many
 from .state.campaign import Campaign
-from .state.records import Store
+from .state.records import STORE_METHODS, Store
 from .syntax.document import Document, graft, read_source
 from .syntax.document import load as load_yaml
 from .syntax.positions import SourceFile
@@ -54,6 +55,7 @@ class Ruleset:
         written as in a ruleset and compiled against this one's state, actions and scales, so a
         question about a fight needs no change to the ruleset. A `Path` is the file; a `str` is
         its text. A mistake in it is reported at its own file's line and column."""
+        arg.of_type("Ruleset.with_scenes", "source", source, (Path, str))
         text = read_source(source) if isinstance(source, Path) else SourceFile("<scenes>", source)
         part = _yaml(text, self.limits)
         scenes = part.data.get("scenes") if isinstance(part.data, dict) else None
@@ -93,6 +95,7 @@ class Ruleset:
 
     def check(self, name: str) -> Check:
         """The check called `name`, or an `InputError` naming the nearest one."""
+        arg.name("Ruleset.check", "name", name)
         found = self.model.checks.get(name)
         if found is not None:
             return found
@@ -116,6 +119,7 @@ class Ruleset:
         fixes dice (`{"tens": 5}`), pools (`{"dice": [9, 2, 0]}`, then any rerolled faces in
         order) or draws (`{"beads": ["good"]}`); `policy` ("always", "never", "optimal")
         decides every choice the rules leave to the player."""
+        _check_call("Ruleset.roll", check, policy, forced)
         c = self.check(check)
         bound = self._bind(c, inputs)
         ctx = RunContext(self.limits, policy, self.caches, _random(rng), forced)
@@ -164,6 +168,7 @@ class Ruleset:
     def distribution(self, check: str, /, *, policy: str = "always", **inputs: Any) -> Distribution:
         """The exact distribution of `check`'s outcome and named values, as `Fraction`s;
         `policy` decides every choice the rules leave to the player."""
+        _check_call("Ruleset.distribution", check, policy)
         c = self.check(check)
         bound = self._bind(c, inputs)
         ctx = RunContext(self.limits, policy, self.caches)
@@ -178,6 +183,7 @@ class Ruleset:
 
     def scene(self, name: str) -> Scene:
         """The scene called `name`, or a `CampaignError` RC907 naming the nearest one."""
+        arg.name("Ruleset.scene", "name", name)
         scenes = self.scenes
         found = scenes.get(name)
         if found is None:
@@ -202,6 +208,8 @@ class Ruleset:
         """The exact odds of a scene played on its own: each ending's chance, its length in rounds.
         `params` are the campaign's parameters, `parties` each party's character parameters;
         `expect` names (`PARTY.ITEM`) whose expected value at the end is wanted too."""
+        _scene_call("Ruleset.scene_odds", scene, params, parties, policy)
+        arg.names("Ruleset.scene_odds", "expect", expect)
         found = self.scene(scene)
         state, cast = cast_state(self.model, found, params, parties)
         ctx = RunContext(self.limits, policy, self.caches)
@@ -218,6 +226,7 @@ class Ruleset:
         policy: str = "always",
     ) -> Played:
         """One whole scene, sampled round by round with `rng`, with its trace."""
+        _scene_call("Ruleset.play_scene", scene, params, parties, policy)
         found = self.scene(scene)
         state, cast = cast_state(self.model, found, params, parties)
         ctx = RunContext(self.limits, policy, self.caches, _random(rng))
@@ -236,9 +245,10 @@ class Ruleset:
     ) -> Sampled:
         """`times` whole scenes played one after another with `rng`, without their traces: how
         many ended each way and in which round (what `scene_odds` gives exactly)."""
+        _scene_call("Ruleset.sample_scenes", scene, params, parties, policy)
         found = self.scene(scene)
         if isinstance(times, bool) or not isinstance(times, int) or times < 1:
-            message = f"the number of scenes must be a whole number, at least 1, got {times!r}"
+            message = f"'times', the number of scenes, must be a whole number, at least 1, got {times!r}"
             raise InputError([Diagnostic("RC404", message, found.span)])
         enforce("the number of scenes", times, self.limits.max_scenes, found.span)
         state, cast = cast_state(self.model, found, params, parties)
@@ -247,6 +257,23 @@ class Ruleset:
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name!r}: {', '.join(self.checks)}>"
+
+
+def _check_call(where: str, check: Any, policy: Any, forced: Any = None) -> None:
+    """The arguments every call of a check shares: its name, the policy, forced dice."""
+    if type(check) is str and type(policy) is str and forced is None:
+        return  # the common call, checked at the cost of two comparisons (a roll takes ~20 µs)
+    arg.name(where, "check", check)
+    arg.name(where, "policy", policy)
+    arg.mapping(where, "forced", forced)
+
+
+def _scene_call(where: str, scene: Any, params: Any, parties: Any, policy: Any) -> None:
+    """The arguments every call of a scene shares."""
+    arg.name(where, "scene", scene)
+    arg.mapping(where, "params", params)
+    arg.mapping(where, "parties", parties, of_mappings=True)
+    arg.name(where, "policy", policy)
 
 
 def load(source: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str | None = None) -> Ruleset:
@@ -259,6 +286,8 @@ def load(source: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str | Non
 
     `limits` bound the text (size, nesting, aliases, expressions) as it loads and every
     evaluation after."""
+    arg.of_type("load", "limits", limits, Limits)
+    arg.name("load", "name", name, optional=True)
     if isinstance(source, Path):
         if not source.exists() and _looks_like_a_name(str(source)):
             raise _no_such_name(str(source))
@@ -304,6 +333,10 @@ def _no_such_name(text: str) -> LoadError:
 
 def load_source(source: SourceFile, *, limits: Limits = DEFAULT_LIMITS) -> Ruleset:
     """Run every stage on one source file, within `limits`."""
+    arg.of_type("load_source", "source", source, SourceFile)
+    arg.name("load_source", "source' name", source.name)
+    arg.name("load_source", "source' text", source.text)
+    arg.of_type("load_source", "limits", limits, Limits)
     doc = _yaml(source, limits)
     check_version(doc)
     validate(doc)
@@ -393,6 +426,10 @@ def new_campaign(
     """Make campaign `name` of `ruleset` (a loaded one, a `Path`, a shipped name or YAML text) in
     `store` (the default SQLite file when None), with the campaign's parameters and its first
     characters."""
+    arg.name("new_campaign", "name", name)
+    _store("new_campaign", store)
+    arg.mapping("new_campaign", "params", params)
+    arg.mapping("new_campaign", "characters", characters, of_mappings=True)
     rs = ruleset if isinstance(ruleset, Ruleset) else load(ruleset)
     source = (
         rs.document.source.name
@@ -423,6 +460,9 @@ def open_campaign(
     found again by its shipped name or path (the text stored with the campaign when it can no
     longer be found). A ruleset whose content changed since is refused (RC904) unless `migrate`,
     which records the change in the log."""
+    arg.name("open_campaign", "name", name)
+    _store("open_campaign", store)
+    arg.of_type("open_campaign", "migrate", migrate, bool)
     store = store or open_store()
     text = None
     if ruleset is None:
@@ -443,6 +483,12 @@ def open_campaign(
         return _compile_text(source, as_name)
 
     return Campaign.open(store, name, compile, text, migrate=migrate, shown_as=shown_as)
+
+
+def _store(where: str, store: Any) -> None:
+    """A campaign store, or None for the default one."""
+    if store is not None:
+        arg.having(where, "store", store, STORE_METHODS, "a campaign store (engine.state) or None")
 
 
 def _reference(ref: str) -> str | Path:

@@ -62,7 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     parser = _parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            _unrecognized(_command_parser(parser, argv), extra)
     except SystemExit as exc:
         return int(exc.code or 0)
     try:
@@ -75,6 +77,38 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         else:
             err.write(exc.render() + "\n")
         return 1
+
+
+def _command_parser(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser:
+    """The parser of the (sub)command `argv` names, the deepest one given, so that a usage
+    error shows that command's own usage rather than the top level's."""
+    current = parser
+    words = iter(argv)
+    while True:
+        commands = next((a for a in current._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if commands is None:
+            return current
+        for word in words:
+            if word in commands.choices:
+                current = commands.choices[word]
+                break
+        else:
+            return current
+
+
+def _unrecognized(command: argparse.ArgumentParser, extra: list[str]) -> None:
+    """Refuse arguments `command` does not take (exit 2, with its usage); a bare `NAME=VALUE`
+    is most likely an input written without its option, which the message says."""
+    message = f"unrecognized arguments: {' '.join(extra)}"
+    takes = next(
+        (a for a in command._actions if a.option_strings and a.metavar == "NAME=VALUE" and a.option_strings),
+        None,
+    )
+    bare = next((word for word in extra if "=" in word and not word.startswith("-")), None)
+    if bare is not None and takes is not None:
+        option = max(takes.option_strings, key=len)
+        message += f" (did you mean `{option} {bare}`?)"
+    command.error(message)
 
 
 def _inputs(q: argparse.ArgumentParser, of: str) -> None:

@@ -9,6 +9,7 @@ statement) and raised together as a `CompileError`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -774,6 +775,13 @@ class Structure:
             return self.unit.scales[raw]
         return self.new_scale(check, [str(m) for m in raw], path + ("outcomes",), owner=check)
 
+    def _in_pool(self, path: PathKey) -> bool:
+        """Whether the faces at `path` are a pool's (its randomizer has `pool:`)."""
+        spec = self.unit.doc.data
+        for p in path[:-1]:
+            spec = spec[p]
+        return isinstance(spec, dict) and "pool" in spec
+
     def _faces(self, path: PathKey, scope: Mapping[str, T.Type]) -> tuple[tuple[int, ...], Expr | None]:
         """A die's faces: constant (checked now), or an expression over what a count may read
         (inputs, values known before the roll, dice above), checked when the die is rolled."""
@@ -790,10 +798,16 @@ class Structure:
         elif isinstance(raw, list):
             values = raw
         else:
-            node = self.exprs.parse(str(raw), self.unit.doc.expr_origin(path))
-            if ast.names(node):
-                return (), self._faces_expr(node, scope, span, form)
-            value = self.exprs.lower(node, {}).run({})
+            try:
+                node = self.exprs.parse(str(raw), self.unit.doc.expr_origin(path))
+                if ast.names(node):
+                    return (), self._faces_expr(node, scope, span, form)
+                value = self.exprs.lower(node, {}).run({})
+            except (Problem, RulecraftError):
+                slip = dice_notation(str(raw), str(path[-2]), in_pool=self._in_pool(path))
+                if slip is not None:
+                    raise problem("RC310", slip[0], span, slip[1]) from None
+                raise
             if isinstance(value, (range, tuple)):
                 values = value
             elif isinstance(value, int) and not isinstance(value, bool):
@@ -851,7 +865,19 @@ class Structure:
             if total:
                 count = self.exprs.lower(ast.Num(1, span=span), {})
             else:
-                count = self.exprs.expr(path + ("pool",), scope)
+                try:
+                    count = self.exprs.expr(path + ("pool",), scope)
+                except (Problem, RulecraftError):
+                    slip = _DICE_NOTATION.match(str(spec["pool"]))
+                    if slip is None or not slip["count"]:
+                        raise
+                    hint = f"'pool:' is how many dice: write pool: {slip['count']} with die: {slip['sides']}"
+                    raise problem(
+                        "RC310",
+                        f"'{spec['pool']}' is dice notation",
+                        self.unit.doc.span(path + ("pool",)),
+                        hint,
+                    ) from None
                 per = count.type.kind == "multi"
                 if not (
                     T.NUM.accepts(count.type)
@@ -1014,3 +1040,25 @@ class Structure:
         n = self._constant(times)
         self._within(f"a redraw offered {n} times", n, "max_rerolls", path + ("times",))
         return Redraw(allowed, must, times, self.unit.doc.span(path, key=True))
+
+
+_DICE_NOTATION = re.compile(r"^\s*(?P<count>[0-9]*)\s*[dD]\s*(?P<sides>[0-9]+|%)\s*$")
+
+
+def dice_notation(text: str, name: str, *, in_pool: bool) -> tuple[str, str] | None:
+    """The message and hint for faces written in dice notation (`2d6`, `d6`, `d%`), which a die
+    does not take: a die has faces, and a number of dice is a pool's `pool:`. None for other text."""
+    m = _DICE_NOTATION.match(text)
+    if m is None:
+        return None
+    shown = "100" if m["sides"] == "%" else m["sides"]
+    count = m["count"]
+    message = f"'{text.strip()}' is dice notation; a die's faces are a number of sides, a range or a list"
+    if count and count != "1":
+        if in_pool:
+            return message, f"'die:' is one die's faces and 'pool:' how many: write die: {shown}"
+        return (
+            message,
+            f"for {count} dice write a pool: pool: {count} with die: {shown} (then read sum({name}))",
+        )
+    return message, f"write the number of sides alone: die: {shown}"

@@ -22,6 +22,7 @@ from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
 from ..expr import ast
 from ..model.ruleset import Check, Pool, Scale, randomizer_expressions
 from ..model.values import Symbol, to_json
+from ..runtime import arguments
 from ..runtime.context import RunContext, check_policy, with_work
 from ..runtime.limits import enforce, redraw_times, roll_count
 from ..runtime.procedure import Procedure
@@ -96,6 +97,7 @@ class Distribution:
 
     def value(self, name: str) -> Dist:
         """A named value's distribution (`InputError` RC402 for a name the check has no value of)."""
+        arguments.name("Distribution.value", "name", name)
         found = self.values.get(name)
         if found is None:
             raise InputError(
@@ -111,6 +113,7 @@ class Distribution:
         return found
 
     def mean(self, name: str) -> Fraction:
+        arguments.name("Distribution.mean", "name", name)
         return self.value(name).mean
 
     def table(self) -> list[tuple[Symbol, Fraction]]:

@@ -50,6 +50,7 @@ class _Source:
         self.rng = rng
         self.drawn: dict[str, list[Any]] = {}
         self.forced: dict[str, list[Any]] = {}
+        self.given: dict[str, list[Any]] = {}
         if not forced:
             return
         self.spans = {r.name: r.span for r in check.roll}
@@ -67,6 +68,7 @@ class _Source:
                     ]
                 )
         self.forced = {k: list(v) if isinstance(v, (list, tuple)) else [v] for k, v in forced.items()}
+        self.given = {k: list(v) for k, v in self.forced.items()}
 
     def faces(self, r: Die | Pool, n: int) -> list[int]:
         queue = self.forced.get(r.name)
@@ -79,7 +81,7 @@ class _Source:
         for _ in range(n):
             if queue is not None:
                 if not queue:
-                    raise _bad_force(r, self.drawn.get(r.name, []), "ran out: the roll needed more faces")
+                    raise self._ran_out(r, n, [str(f) for f in r.faces])
                 face = queue.pop(0)
                 if type(face) is not int or face not in r.faces:  # 1.0 and True equal 1, yet are not faces
                     raise _bad_force(r, face, f"is not a face of this die ({faces_text(r.faces)})")
@@ -98,7 +100,7 @@ class _Source:
             out = []
             for _ in range(n):
                 if not queue:
-                    raise _bad_force(r, self.drawn.get(r.name, []), "ran out: the draw needed more chits")
+                    raise self._ran_out(r, n, [name for name, k in left.items() if k > 0])
                 name = getattr(queue[0], "name", queue[0])
                 queue.pop(0)
                 if left.get(name, 0) <= 0:
@@ -117,6 +119,36 @@ class _Source:
                 out.append(r.bag.scale[name])
         self.drawn.setdefault(r.name, []).extend(out)
         return out
+
+    def _ran_out(self, r: Randomizer, n: int, fill: list[str]) -> InputError:
+        """Forced faces (or chits) that ran out: how many the roll needs, how many were given, and
+        an example with enough of them."""
+        chits = isinstance(r, Draw)
+        given = [str(getattr(v, "name", v)) if chits else shown(v) for v in self.given.get(r.name, [])]
+        before = len(self.drawn.get(r.name, []))
+        needed = before + n
+        why = ""
+        if before:
+            why = (
+                ", counting every redraw" if chits else ", counting the dice rerolls and triggers roll again"
+            )
+        filler = fill[len(fill) // 2] if fill else "?"
+        example = [*given, *[filler] * (needed - len(given))]
+        in_python = ", ".join(repr(x) for x in example) if chits else ", ".join(example)
+        what = "chit(s)" if chits else "face(s)"
+        return InputError(
+            [
+                Diagnostic(
+                    "RC405",
+                    f"forced {r.name} ran out: {len(given)} {what} given, but the roll needs at least "
+                    f"{needed}{why}",
+                    r.span,
+                    f"force one per {'chit drawn' if chits else 'die'} in order, then one per reroll or "
+                    f"redraw: e.g. --force {r.name}={','.join(example)} "
+                    f"(from Python: forced={{'{r.name}': [{in_python}]}})",
+                )
+            ]
+        )
 
     def finish(self) -> None:
         for name, queue in self.forced.items():

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
-from ..errors import Diagnostic, InputError
+from ..errors import Diagnostic, InputError, did_you_mean
 from .cache import Caches
 from .limits import Limits
 from .work import Work, working
@@ -54,6 +54,5 @@ def metered(limits: Limits) -> Iterator[Work]:
 
 def check_policy(policy: str) -> None:
     if policy not in POLICIES:
-        raise InputError(
-            [Diagnostic("RC408", f"unknown policy '{policy}'", None, f"policies: {', '.join(POLICIES)}")]
-        )
+        hint = did_you_mean(str(policy), POLICIES) or f"policies: {', '.join(POLICIES)}"
+        raise InputError([Diagnostic("RC408", f"unknown policy {policy!r}"[:80], None, hint)])

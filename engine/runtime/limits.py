@@ -9,6 +9,7 @@ from ..errors import Diagnostic, InputError, LimitError
 from ..model.ruleset import Draw, Expr, Pool, Randomizer
 from ..model.values import Multi
 from ..syntax.positions import Span
+from . import arguments
 
 MAX_FACES = 1000
 """The most faces a die may have, however they are written (the schema says so of a number of
@@ -53,6 +54,16 @@ class Limits:
     """Levels of one expression's tree (`RC202`): `a + b + c` is 3 (two sums, then a name)."""
     max_expression_size: int = 2000
     """Names, numbers and operations in one expression (`RC202`)."""
+
+    def __post_init__(self) -> None:
+        """Every bound is a whole number of at least 0 and the deadline a positive, finite number
+        of seconds or None: a `TypeError` naming the field, or `InputError` RC410 — not a limit
+        that silently never holds (NaN compares false with everything)."""
+        for name in self.__dataclass_fields__:
+            if name == "deadline":
+                arguments.seconds("Limits", name, self.deadline)
+            else:
+                arguments.whole("Limits", name, getattr(self, name))
 
 
 def enforce(what: str, value: int, limit: int, span: Span | None) -> None:

@@ -27,6 +27,7 @@ from ..eval.markov import NEVER, expectation, solve_components
 from ..model.ruleset import RulesetModel
 from ..model.scene import Scene
 from ..model.values import Multi
+from ..runtime import arguments
 from ..runtime.context import RunContext, with_work
 from ..runtime.state import begin
 from ..runtime.work import working
@@ -57,8 +58,16 @@ class Odds:
     expected: Mapping[str, Fraction] | None = None
     """The expected value at the end of each name asked for (`PARTY.ITEM`: what is left of a
     resource, a count of wounds); None when some state never ends, so there is no end to average."""
+    declared: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    """Every ending the scene may have (its own and `never`), for telling a misspelt one."""
 
     def probability(self, name: str) -> Fraction:
+        """P(the scene ends so); `CampaignError` RC907 for an ending the scene does not have."""
+        arguments.name("Odds.probability", "name", name)
+        if self.declared and name not in self.declared:
+            raise arguments.unknown(
+                "ending", name, self.declared, f"scene '{self.scene}'", code="RC907", error=CampaignError
+            )
         return self.endings.probability(name)
 
     def as_json(self) -> dict[str, Any]:
@@ -262,7 +271,8 @@ def _solve(
     rounds, longer = _lengths(start, policy_graph, scene.max_rounds, size)
     mean = total[start] if NEVER not in endings.weights else None
     taken = {"offered": len(offered), "taken": sum(1 for n in offered if chosen.get(n, 0) == 1)}
-    odds = Odds(scene.name, ctx.policy, endings, rounds, longer, mean, len(graph), taken, expected)
+    declared = (*(e.name for e in scene.ends), NEVER)
+    odds = Odds(scene.name, ctx.policy, endings, rounds, longer, mean, len(graph), taken, expected, declared)
     decisions = {}
     for n in offered:
         options = graph[n]

@@ -12,7 +12,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, placed
@@ -20,6 +20,7 @@ from ..eval.sample import sample
 from ..model.ruleset import RulesetModel
 from ..model.scene import Scene, SceneStep
 from ..model.values import to_json
+from ..runtime import arguments
 from ..runtime.cache import BoundedCache
 from ..runtime.context import RunContext, with_work
 from ..runtime.inputs import bind
@@ -240,15 +241,26 @@ class Sampled:
     scenes: int
     endings: Mapping[str, int]
     rounds: Mapping[int, int]
+    declared: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    """Every ending the scene may have (its own and `unfinished`), for telling a misspelt one."""
 
     def share(self, ending: str) -> float:
         """The fraction of the scenes that ended so."""
+        self._known("Sampled.share", ending)
         return self.endings.get(ending, 0) / self.scenes
 
     def standard_error(self, ending: str) -> float:
         """The standard error of `share(ending)`, √(p(1−p)/n)."""
+        self._known("Sampled.standard_error", ending)
         p = self.share(ending)
         return math.sqrt(p * (1 - p) / self.scenes)
+
+    def _known(self, where: str, ending: str) -> None:
+        arguments.name(where, "ending", ending)
+        if self.declared and ending not in self.declared:
+            raise arguments.unknown(
+                "ending", ending, self.declared, f"scene '{self.scene}'", code="RC907", error=CampaignError
+            )
 
     def mean_rounds(self) -> float:
         return sum(r * n for r, n in self.rounds.items()) / self.scenes
@@ -281,7 +293,8 @@ def play_many(
         played = play(model, scene, state, cast, ctx._replace(work=work), trace=False)
         endings[played.ending] = endings.get(played.ending, 0) + 1
         rounds[played.rounds] = rounds.get(played.rounds, 0) + 1
-    return Sampled(scene.name, ctx.policy, times, endings, dict(sorted(rounds.items())))
+    declared = (*(e.name for e in scene.ends), "unfinished")
+    return Sampled(scene.name, ctx.policy, times, endings, dict(sorted(rounds.items())), declared)
 
 
 def _choice(taken: bool, policy: str, decided: Any) -> dict[str, Any]:

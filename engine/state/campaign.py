@@ -23,6 +23,7 @@ from ..eval.trace import Result
 from ..model.ruleset import Check, RulesetModel
 from ..model.state import Action, StateModel
 from ..model.values import to_json
+from ..runtime import arguments
 from ..runtime.cache import Caches
 from ..runtime.context import RunContext, metered, with_work
 from ..runtime.inputs import bind, bind_inputs
@@ -41,7 +42,7 @@ from ..runtime.state import (
 )
 from ..runtime.work import working
 from .exact import after_action
-from .records import Event, Header, Store
+from .records import STORE_METHODS, Event, Header, Store
 
 Compile = Callable[[str, str], RulesetModel]
 """Compiles a ruleset's text (with the name it is shown under) to its model: given by the API."""
@@ -115,6 +116,19 @@ class Campaign:
         """A new campaign with its parameters and first characters, all in its first event;
         `source` is how the ruleset is found again (a shipped name or a path); `start` sets some
         items to other values than the rules' own starting ones (see `runtime.state.with_values`)."""
+        where = "Campaign.create"
+        arguments.having(where, "store", store, STORE_METHODS, "a campaign store (engine.state)")
+        arguments.name(where, "name", name)
+        arguments.having(
+            where, "model", model, ("checks", "state", "name"), "a compiled ruleset (Ruleset.model)"
+        )
+        arguments.name(where, "text", text)
+        arguments.mapping(where, "params", params)
+        arguments.mapping(where, "characters", characters, of_mappings=True)
+        arguments.of_type(where, "limits", limits, Limits)
+        arguments.callable_(where, "compile", compile, optional=True)
+        arguments.name(where, "source", source)
+        arguments.mapping(where, "start", start)
         if model.state is None:
             raise _fail(
                 "RC907", f"ruleset '{model.name}' declares no state: it has nothing a campaign could keep"
@@ -154,6 +168,14 @@ class Campaign:
         """The stored campaign `name`, played with `text` (the ruleset as it is now, reported under
         `shown_as`) or, when None, the ruleset text stored with it. A ruleset whose content changed
         is refused (RC904) unless `migrate`, which records the change as an event."""
+        where = "Campaign.open"
+        arguments.having(where, "store", store, STORE_METHODS, "a campaign store (engine.state)")
+        arguments.name(where, "name", name)
+        arguments.callable_(where, "compile", compile)
+        arguments.name(where, "text", text, optional=True)
+        arguments.of_type(where, "migrate", migrate, bool)
+        arguments.of_type(where, "limits", limits, Limits)
+        arguments.name(where, "shown_as", shown_as)
         header = store.header(name)
         if text is None:
             return cls(store, header, compile(header.ruleset_text, f"<campaign {name}>"), limits, compile)
@@ -203,6 +225,7 @@ class Campaign:
 
     def join(self, character: str, **params: Any) -> Event:
         """A character joins, with its parameters."""
+        arguments.name("Campaign.join", "character", character)
         bound = bind_params(self.rules.character, params, "character", character)
         with self.store.transaction(self.name) as tx, metered(self.limits):
             state = join(self.rules, tx.last().state, character, bound)
@@ -224,6 +247,8 @@ class Campaign:
         """Run `action` (for `character` when it acts by character, with the characters in its
         roles as `others`): check its preconditions, roll its check if it has one, apply its
         effects, append the event. Refused actions change nothing."""
+        _acting("Campaign.act", action, character, others, policy)
+        _rolling("Campaign.act", seed, forced)
         act = self._action(action)
         with self.store.transaction(self.name) as tx:
             state = tx.last().state
@@ -275,6 +300,9 @@ class Campaign:
         **inputs: Any,
     ) -> tuple[Event, Result]:
         """Roll a check at the table, with inputs as given, and record it; the state is unchanged."""
+        arguments.name("Campaign.roll", "check", check)
+        arguments.name("Campaign.roll", "policy", policy)
+        _rolling("Campaign.roll", seed, forced)
         found = self.model.checks.get(check)
         if found is None:
             raise _fail(
@@ -313,6 +341,7 @@ class Campaign:
     ) -> Dist:
         """The exact distribution of the state after `action` taken now (nothing is written): a
         `Dist` over states as canonical JSON text; `item_marginals` splits it per item."""
+        _acting("Campaign.distribution", action, character, others, policy)
         act = self._action(action)
         state = self.state()
         who = self._who(act, character, state)
@@ -323,6 +352,7 @@ class Campaign:
 
     def begin(self, period: str) -> Event:
         """A period begins: everything that names it in `reset` goes back to its start."""
+        arguments.name("Campaign.begin", "period", period)
         if period not in self.rules.periods:
             raise _fail(
                 "RC907",
@@ -516,6 +546,20 @@ class Campaign:
                 did_you_mean(character, names) or f"characters: {', '.join(names) or 'none'}",
             )
         return character
+
+
+def _acting(where: str, action: Any, character: Any, others: Any, policy: Any) -> None:
+    """The arguments every action shares: which, by whom, with whom, under which policy."""
+    arguments.name(where, "action", action)
+    arguments.name(where, "character", character, optional=True)
+    arguments.mapping(where, "others", others)
+    arguments.name(where, "policy", policy)
+
+
+def _rolling(where: str, seed: Any, forced: Any) -> None:
+    """The arguments every recorded roll shares: its seed and forced dice."""
+    arguments.of_type(where, "seed", seed, int, optional=True)
+    arguments.mapping(where, "forced", forced)
 
 
 def take(

@@ -69,6 +69,10 @@ class Transaction(Protocol):
         ...
 
 
+STORE_METHODS = ("create", "names", "header", "events", "transaction", "close")
+"""What a campaign store offers (`Store`): what the API checks a caller's store has."""
+
+
 class Store(Protocol):
     """Where campaigns live. SQLite is the embedded default; another database implements the same
     few methods, and nothing about rules changes."""

@@ -22,6 +22,7 @@ from ruamel.yaml.error import MarkedYAMLError, ReusedAnchorWarning, YAMLError
 
 from ..errors import MAX_DIGITS, Diagnostic, LimitError, LoadError
 from .positions import ExprOrigin, SourceFile, Span
+from .yaml_errors import explain
 
 PathKey = tuple[str | int, ...]
 
@@ -229,6 +230,15 @@ def load(
         mark = exc.problem_mark or exc.context_mark
         span = Span(source, mark.line + 1, mark.column + 1) if mark else None
         problem = (exc.problem or exc.context or "invalid YAML").strip()
+        told = explain(
+            source,
+            str(exc.problem or ""),
+            (exc.problem_mark.line + 1, exc.problem_mark.column + 1) if exc.problem_mark else None,
+            str(exc.context or ""),
+            (exc.context_mark.line + 1, exc.context_mark.column + 1) if exc.context_mark else None,
+        )
+        if told is not None:
+            raise LoadError([Diagnostic("RC002", told.message, told.span, told.hint)]) from None
         hint = None
         if "duplicate key" in problem or "found duplicate key" in str(exc):
             problem = str(exc.problem).split("\n")[0]

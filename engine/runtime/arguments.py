@@ -1,0 +1,136 @@
+"""Checking the arguments a Python caller passes, at the public API's edge.
+
+A misused entry point should fail where it was called, in the caller's words: a `TypeError`
+whose sentence names the argument and what it must be, or a `RulecraftError` (an unknown name
+with the nearest known one; a value out of its range) — never an `AttributeError` or `KeyError`
+from deep inside an evaluator. Every public entry point checks its arguments with these few
+functions, so the wording is the same everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any, NoReturn
+
+from ..errors import Diagnostic, InputError, RulecraftError, did_you_mean
+
+_KIND_WORDS = {
+    str: "a str",
+    int: "a whole number (int)",
+    float: "a number",
+    bool: "True or False",
+    dict: "a mapping (dict)",
+    Mapping: "a mapping (dict)",
+}
+
+
+def _words(kinds: tuple[type, ...]) -> str:
+    return " or ".join(_KIND_WORDS.get(k, f"a {k.__name__}") for k in kinds)
+
+
+def wrong_type(where: str, argument: str, value: Any, wanted: str) -> NoReturn:
+    """Raise the `TypeError` that names the argument, what it must be and what it was."""
+    shown = f"{type(value).__name__} {value!r}"[:60]
+    raise TypeError(f"{where}: argument '{argument}' must be {wanted}, not {shown}")
+
+
+def of_type(
+    where: str, argument: str, value: Any, kinds: type | tuple[type, ...], *, optional: bool = False
+) -> None:
+    """`value` is one of `kinds` (or None when `optional`); True and False are never numbers."""
+    wanted = kinds if isinstance(kinds, tuple) else (kinds,)
+    if value is None and optional:
+        return
+    is_bool = isinstance(value, bool) and bool not in wanted
+    if is_bool or not isinstance(value, wanted):
+        wrong_type(where, argument, value, _words(wanted) + (" or None" if optional else ""))
+
+
+def name(where: str, argument: str, value: Any, *, optional: bool = False) -> None:
+    """A name (of a check, an outcome, a scene, …) is a `str`."""
+    of_type(where, argument, value, str, optional=optional)
+
+
+def mapping(
+    where: str, argument: str, value: Any, *, optional: bool = True, of_mappings: bool = False
+) -> None:
+    """A mapping with `str` keys (None allowed when `optional`); with `of_mappings`, each of its
+    values is a mapping too (a party's or a character's parameters)."""
+    if value is None and optional:
+        return
+    if not isinstance(value, Mapping):
+        wrong_type(where, argument, value, "a mapping (dict)" + (" or None" if optional else ""))
+    for key, item in value.items():
+        if not isinstance(key, str):
+            raise TypeError(f"{where}: argument '{argument}' has a key {key!r}; its keys are names (str)")
+        if of_mappings and not isinstance(item, Mapping):
+            wrong_type(where, f"{argument}[{key!r}]", item, "a mapping (dict) of parameters")
+
+
+def names(where: str, argument: str, value: Any) -> None:
+    """A list or tuple of names; a bare `str` is refused (it would be read letter by letter)."""
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        wrong_type(where, argument, value, "a list or tuple of str")
+    for item in value:
+        if not isinstance(item, str):
+            wrong_type(where, argument, item, "a list or tuple of str")
+
+
+def whole(where: str, argument: str, value: Any, *, least: int = 0) -> None:
+    """A whole number (never a bool) of at least `least`: a wrong kind is a `TypeError`, a value
+    below the range an `InputError` RC410."""
+    of_type(where, argument, value, int)
+    if value < least:
+        raise InputError(
+            [Diagnostic("RC410", f"{where}: '{argument}' must be at least {least}, got {value}", None)]
+        )
+
+
+def seconds(where: str, argument: str, value: Any, *, optional: bool = True) -> None:
+    """A finite number of seconds, at least 0 (None allowed when `optional`)."""
+    if value is None and optional:
+        return
+    of_type(where, argument, value, (int, float))
+    if not math.isfinite(value) or value < 0:
+        raise InputError(
+            [
+                Diagnostic(
+                    "RC410",
+                    f"{where}: '{argument}' must be a finite number of seconds, at least 0, got {value!r}",
+                    None,
+                    "leave it None for no wall-clock bound" if optional else None,
+                )
+            ]
+        )
+
+
+def unknown(
+    kind: str,
+    given: str,
+    known: Iterable[str],
+    owner: str,
+    *,
+    code: str,
+    error: type[RulecraftError] = InputError,
+) -> RulecraftError:
+    """The error for a name that is not one of `known`: the nearest one, or the whole list."""
+    options = list(known)
+    hint = did_you_mean(given, options) or (
+        f"{kind}s: {', '.join(options)}" if options else f"it has no {kind}s"
+    )
+    return error([Diagnostic(code, f"{owner} has no {kind} {given!r}"[:160], None, hint)])
+
+
+def having(where: str, argument: str, value: Any, attributes: tuple[str, ...], wanted: str) -> None:
+    """An object that offers `attributes` (a store, a compiled model): said as `wanted` if not."""
+    if value is None or not all(hasattr(value, a) for a in attributes):
+        wrong_type(where, argument, value, wanted)
+
+
+def callable_(where: str, argument: str, value: Any, *, optional: bool = False) -> None:
+    """A function (None allowed when `optional`)."""
+    if value is None and optional:
+        return
+    if not callable(value):
+        wrong_type(where, argument, value, "a function" + (" or None" if optional else ""))

@@ -1,0 +1,312 @@
+"""YAML parser errors in an author's words.
+
+ruamel.yaml reports what its grammar expected ("expected <block end>, but found '<scalar>'"),
+which names tokens an author never wrote. The usual mistakes behind those messages — a key
+indented one space off, a tab, an expression that starts with a quote, a key without its colon,
+a list item among a mapping's keys, a value holding ': ' — are recognised here from the parser's
+positions and the lines around them, and told with what to write instead. Anything not
+recognised keeps the parser's own words (`explain` returns None).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .positions import SourceFile, Span
+
+_KEY_LINE = re.compile(r"^(?P<indent> *)(?P<dashes>(?:- +)*)(?P<key>[^\s#'\"\-?:][^:#]*?) *:(?: |$)")
+"""A line that opens a mapping entry, possibly as a list item: `  - name: value`."""
+
+_QUOTED_START = re.compile(r"^(?P<lead> *(?:- +)*(?:[^\s#'\"][^:#]*?: +)?)(?P<quote>['\"])")
+"""A line whose value (after `key: ` or `- `) opens with a quote."""
+
+
+@dataclass(frozen=True, slots=True)
+class Explained:
+    """A YAML mistake told in an author's words: the message, where it is, what to do."""
+
+    message: str
+    span: Span
+    hint: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Level:
+    """A column at which keys (or a list's dashes) stand, and the line that shows it."""
+
+    indent: int
+    line: int
+    name: str
+    dash: bool = False
+
+
+def explain(
+    source: SourceFile,
+    problem: str,
+    problem_at: tuple[int, int] | None,
+    context: str,
+    context_at: tuple[int, int] | None,
+) -> Explained | None:
+    """The mistake behind a ruamel.yaml error, or None when it is none of the usual ones.
+
+    Positions are 1-based (line, column); `problem` and `context` are the parser's own words."""
+    lines = source.text.split("\n")
+    if problem_at is None:
+        return None
+    line, col = problem_at
+    if not 1 <= line <= len(lines) + 1:
+        return None
+    if "'\\t'" in problem:
+        return _tab(source, lines, line, col)
+    if "could not find expected ':'" in problem and context_at is not None and "simple key" in context:
+        return _missing_colon(source, lines, context_at[0])
+    if "mapping values are not allowed" in problem:
+        return _colon_in_value(source, lines, line, col)
+    if "quoted scalar" in context and "end of stream" in problem and context_at is not None:
+        at_line, at_col = context_at
+        return Explained(
+            "a quote opened here is never closed, so YAML reads on to the end of the file",
+            Span(source, at_line, at_col, at_line, at_col + 1),
+            "close the quote at the end of the value, with the same kind of quote",
+        )
+    if problem.startswith("expected '<document start>'"):
+        return Explained(
+            f"line {line} does not line up with the lines above it: the top-level keys of a "
+            "ruleset start at the left margin",
+            Span(source, line, col, line, col + 1),
+            "remove the spaces before the keys at the top of the file",
+        )
+    if problem.startswith("expected <block end>, but found"):
+        found = problem.split("found", 1)[1].strip()
+        if found == "'<scalar>'":
+            quoted = _quoted_expression(source, lines, line)
+            if quoted is not None:
+                return quoted
+        if found == "'-'":
+            return _dash_in_mapping(source, lines, line, col)
+        return _indentation(source, lines, line)
+    return None
+
+
+def _text(lines: list[str], line: int) -> str:
+    return lines[line - 1] if 1 <= line <= len(lines) else ""
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" "))
+
+
+def _tab(source: SourceFile, lines: list[str], line: int, col: int) -> Explained:
+    text = _text(lines, line)
+    span = Span(source, line, col, line, col + 1)
+    if text[: col - 1].strip(" \t") == "":
+        return Explained(
+            f"a tab in the indentation of line {line}: YAML indents with spaces only",
+            span,
+            "replace the tab with spaces, lining the key up with the others of its mapping "
+            "(most editors can be set to insert spaces for the Tab key)",
+        )
+    return Explained("a tab where YAML does not allow one", span, "use spaces instead of the tab")
+
+
+def _missing_colon(source: SourceFile, lines: list[str], line: int) -> Explained:
+    text = _text(lines, line)
+    start = _indent(text) + 1
+    stripped = text.strip()
+    span = Span(source, line, start, line, start + len(stripped))
+    glued = re.match(r"^(?P<dash>(?:- +)*)(?P<key>[^\s:]+):(?P<rest>\S.*)$", stripped)
+    if glued is not None:
+        fixed = f"{glued['dash']}{glued['key']}: {glued['rest']}"
+        return Explained(
+            f"'{glued['key']}:' has no space after its colon, so YAML does not read it as a key",
+            span,
+            f"put a space after the colon: {fixed}",
+        )
+    word = re.match(r"^(?P<dash>(?:- +)*)(?P<key>[^\s:]+)(?P<rest>.*)$", stripped)
+    key = word["key"] if word else stripped
+    fixed = f"{word['dash']}{key}:{word['rest']}" if word else f"{stripped}:"
+    return Explained(
+        f"'{key}' has no ':' after it, so YAML cannot tell the key from its value",
+        span,
+        f"write a key with a colon and a space before its value: {fixed.rstrip()}",
+    )
+
+
+def _colon_in_value(source: SourceFile, lines: list[str], line: int, col: int) -> Explained:
+    text = _text(lines, line)
+    entry = _KEY_LINE.match(text)
+    if entry is not None and entry.end() <= col - 1:
+        key = entry["key"]
+        value = text[entry.end() :].strip()
+        quote = _quoted(value)
+        return Explained(
+            f"the value of '{key}' holds ': ', which YAML reads as the start of another key",
+            Span(source, line, col, line, col + 1),
+            f"quote the whole value: {entry['dashes']}{key}: {quote}",
+        )
+    previous = _previous(lines, line)
+    here = _indent(text)
+    if previous is not None:
+        before = _text(lines, previous)
+        entry = _KEY_LINE.match(before)
+        start = here + 1
+        span = Span(source, line, start, line, start + len(text.strip()))
+        if entry is None and ":" not in before and not before.strip().startswith(("-", "#")):
+            word = before.strip()
+            start = _indent(before) + 1
+            return Explained(
+                f"'{word}' on line {previous} has no ':' after it, so YAML reads it and line {line} "
+                "as one text",
+                Span(source, previous, start, previous, start + len(word)),
+                f"write a key with a colon: {word}:",
+            )
+        if entry is not None:
+            key = entry["key"].strip()
+            owner = f"'{key}' on line {previous}"
+            if text.strip().startswith("- "):
+                return Explained(
+                    f"line {line} starts a list inside the value of {owner}, which has a value already",
+                    span,
+                    f"a key has either a value after its colon or items below it; check the "
+                    f"indentation of lines {previous} and {line}",
+                )
+            return Explained(
+                f"line {line} is indented more than {owner}, so YAML reads it as more of {key}'s value",
+                span,
+                _line_up(lines, line, here),
+            )
+    return Explained(
+        "a ':' where YAML does not expect a key",
+        Span(source, line, col, line, col + 1),
+        "quote a value that holds ': ', and line each key up with the others of its mapping",
+    )
+
+
+def _quoted_expression(source: SourceFile, lines: list[str], line: int) -> Explained | None:
+    text = _text(lines, line)
+    m = _QUOTED_START.match(text)
+    if m is None:
+        return None
+    start = m.end("lead")
+    quote = m["quote"]
+    close = text.find(quote, start + 1)
+    rest = text[close + 1 :].strip() if close > 0 else ""
+    if not rest or rest.startswith("#"):
+        return None
+    value = text[start:].rstrip()
+    lead = m["lead"].strip()
+    key = lead[:-1].strip().lstrip("- ").strip() if lead.endswith(":") else ""
+    whose = f"the value of '{key}'" if key else "the list item"
+    wrapped = _quoted(value)
+    kind = "double" if wrapped.startswith('"') else "single"
+    return Explained(
+        f"{whose} starts with a quote, so YAML takes only {text[start : close + 1]} as the value "
+        f"and cannot read the rest ({rest})",
+        Span(source, line, start + 1, line, start + 1 + len(value)),
+        f"wrap the whole expression in {kind} quotes: {lead + ' ' if lead else ''}{wrapped}",
+    )
+
+
+def _quoted(value: str) -> str:
+    """`value` as one YAML scalar: in double quotes when it holds none, else in single quotes."""
+    if '"' not in value and "\\" not in value:
+        return f'"{value}"'
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _dash_in_mapping(source: SourceFile, lines: list[str], line: int, col: int) -> Explained:
+    return Explained(
+        "a list item ('- ') among the keys of a mapping",
+        Span(source, line, col, line, col + 1),
+        "the entries of a mapping are 'key: value' lines without '- ': remove the '- ', or, for "
+        "a list, put every item under one key, each starting with '- '",
+    )
+
+
+def _indentation(source: SourceFile, lines: list[str], line: int) -> Explained | None:
+    text = _text(lines, line)
+    here = _indent(text)
+    if not text.strip():
+        return None
+    entry = _KEY_LINE.match(text)
+    item = text.strip().startswith("- ")
+    name = f"'{entry['key'].strip()}'" if entry and not entry["dashes"] else f"line {line}"
+    if item:
+        name = f"the list item on line {line}"
+    levels = _levels(lines, line)
+    dash = next((lv for lv in levels if lv.indent == here and lv.dash), None)
+    where = (
+        f"like the '-' of the list on line {dash.line}, where a key cannot stand"
+        if dash is not None
+        else "which lines up with no key above it"
+    )
+    if item:
+        where = "which lines up with no list or key above it"
+    width = len(entry["key"].strip()) if entry and not entry["dashes"] else 1
+    span = Span(source, line, here + 1, line, here + 1 + width)
+    return Explained(
+        f"{name} is indented {here} spaces, {where}", span, _line_up(lines, line, here, item=item)
+    )
+
+
+def _line_up(lines: list[str], line: int, here: int, *, item: bool = False) -> str:
+    """What indentation would put the line at `line` with keys above it (or, for a list item,
+    with the items of a list above it): the nearest deeper and shallower levels."""
+    if item:
+        dashes = [lv for lv in _levels(lines, line) if lv.dash and lv.indent != here]
+        if dashes:
+            near = min(dashes, key=lambda lv: abs(lv.indent - here))
+            return (
+                "the items of one list line up: indent it "
+                f"{near.indent} spaces to go with the '-' on line {near.line}"
+            )
+    keys = [lv for lv in _levels(lines, line) if not lv.dash and lv.indent != here]
+    deeper = [lv for lv in keys if lv.indent > here]
+    shallower = [lv for lv in keys if lv.indent < here]
+    options = []
+    if deeper:
+        near = min(deeper, key=lambda lv: lv.indent)
+        options.append(near)
+    if shallower:
+        options.append(max(shallower, key=lambda lv: lv.indent))
+    if not options:
+        return "a key lines up with the other keys of its mapping, indented with spaces"
+    said = [f"{options[0].indent} spaces to go with '{options[0].name}' (line {options[0].line})"]
+    said += [f"{lv.indent} to go with '{lv.name}' (line {lv.line})" for lv in options[1:]]
+    return "a key lines up with the other keys of its mapping: indent it " + ", or ".join(said)
+
+
+def _levels(lines: list[str], line: int) -> list[_Level]:
+    """The columns keys stand at in the mappings open before `line`: the line before it, then
+    each line above that is less indented than every one seen so far (its parents)."""
+    out: list[_Level] = []
+    bound = None
+    number = line - 1
+    while number >= 1:
+        text = _text(lines, number)
+        entry = _KEY_LINE.match(text)
+        if entry is not None:
+            indent = len(entry["indent"])
+            key_at = indent + len(entry["dashes"])
+            if bound is None or key_at < bound:
+                out.append(_Level(key_at, number, entry["key"].strip()))
+                bound = key_at
+            if entry["dashes"] and indent < bound:
+                out.append(_Level(indent, number, "-", dash=True))
+                bound = indent
+            if bound == 0:
+                break
+        number -= 1
+    return out
+
+
+def _previous(lines: list[str], line: int) -> int | None:
+    """The nearest line above `line` with something on it other than a comment."""
+    number = line - 1
+    while number >= 1:
+        stripped = _text(lines, number).strip()
+        if stripped and not stripped.startswith("#"):
+            return number
+        number -= 1
+    return None

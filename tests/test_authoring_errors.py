@@ -1,0 +1,359 @@
+"""An author's mistakes are told in an author's words: YAML slips, dice notation, the command line.
+
+Each mistake is one edit of a small valid ruleset; the expected line and column are found in the
+edited text (where the mistake is), never copied from the engine's output, and the hint is pinned
+to what it tells the author to write.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+from engine.cli import run
+from engine.errors import LoadError, RulecraftError
+from engine.syntax.positions import SourceFile
+
+BASE = """\
+rulecraft: 1
+name: coin
+checks:
+  flip:
+    roll:
+      d: {die: 2}
+    outcomes: [tails, heads]
+    outcome:
+      - when: d == 2
+        then: heads
+      - else: tails
+"""
+
+
+def edit(old: str, new: str) -> str:
+    assert BASE.count(old) == 1, old
+    return BASE.replace(old, new)
+
+
+def at(text: str, line_has: str, token: str) -> tuple[int, int]:
+    """1-based line and column of `token` on the first line holding `line_has`."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line_has in line:
+            return number, line.index(token) + 1
+    raise AssertionError(line_has)
+
+
+def one(text: str) -> engine.Diagnostic:
+    """Loading `text` fails with one diagnostic, drawn with its line and a caret."""
+    with pytest.raises(RulecraftError) as info:
+        engine.load_source(SourceFile("bad.yaml", text))
+    assert len(info.value.diagnostics) == 1, str(info.value)
+    d = info.value.diagnostics[0]
+    assert d.span is not None
+    rendered = str(info.value)
+    line = text.splitlines()[d.span.line - 1]
+    assert f"  {line}\n  " in rendered and "^" in rendered and "Traceback" not in rendered
+    return d
+
+
+def test_the_base_is_valid() -> None:
+    assert engine.load(BASE).distribution("flip").probability("heads") == 1 / 2
+
+
+# -- YAML ----------------------------------------------------------------------------------------
+
+YAML_MISTAKES = [
+    # (what, the edit, the line and token the caret is on, what the message says, what the hint says)
+    (
+        "a key one space too far",
+        ("    outcomes:", "     outcomes:"),
+        ("     outcomes:", "outcomes"),
+        "'outcomes' is indented 5 spaces, which lines up with no key above it",
+        "indent it 6 spaces to go with 'd' (line 6), or 4 to go with 'roll' (line 5)",
+    ),
+    (
+        "a key one space too little",
+        ("    outcomes:", "   outcomes:"),
+        ("   outcomes:", "outcomes"),
+        "'outcomes' is indented 3 spaces",
+        "indent it 4 spaces to go with 'roll' (line 5), or 2 to go with 'flip' (line 4)",
+    ),
+    (
+        "then: one space too little",
+        ("        then: heads", "       then: heads"),
+        ("then: heads", "then"),
+        "'then' is indented 7 spaces, which lines up with no key above it",
+        "indent it 8 spaces to go with 'when' (line 9)",
+    ),
+    (
+        "then: one space too far, read as more of when's value",
+        ("        then: heads", "         then: heads"),
+        ("then: heads", "then"),
+        "line 10 is indented more than 'when' on line 9, so YAML reads it as more of when's value",
+        "indent it 8 spaces to go with 'when' (line 9)",
+    ),
+    (
+        "then: at the level of the list's dashes",
+        ("        then: heads", "      then: heads"),
+        ("then: heads", "then"),
+        "'then' is indented 6 spaces, like the '-' of the list on line 9, where a key cannot stand",
+        "indent it 8 spaces to go with 'when' (line 9)",
+    ),
+    (
+        "a list item indented unlike its list",
+        ("      - else: tails", "     - else: tails"),
+        ("- else", "-"),
+        "the list item on line 11 is indented 5 spaces",
+        "indent it 6 spaces to go with the '-' on line 9",
+    ),
+    (
+        "a tab for indentation",
+        ("    outcomes:", "\toutcomes:"),
+        ("\toutcomes", "\t"),
+        "a tab in the indentation of line 7",
+        "replace the tab with spaces",
+    ),
+    (
+        "a when: that starts with a quote",
+        ("when: d == 2", "when: 'heads' == 'x'"),
+        ("'heads' == 'x'", "'heads'"),
+        "the value of 'when' starts with a quote, so YAML takes only 'heads' as the value",
+        """wrap the whole expression in double quotes: - when: "'heads' == 'x'\"""",
+    ),
+    (
+        "an outcome: that starts with a quote",
+        (
+            "    outcome:\n      - when: d == 2\n        then: heads\n      - else: tails\n",
+            "    outcome: 'heads' if d == 2 else 'tails'\n",
+        ),
+        ("outcome: 'heads'", "'heads'"),
+        "the value of 'outcome' starts with a quote",
+        """wrap the whole expression in double quotes: outcome: "'heads' if d == 2 else 'tails'\"""",
+    ),
+    (
+        "an expression that starts with a double quote",
+        ("when: d == 2", 'when: "x" == d'),
+        ('"x" == d', '"x"'),
+        "the value of 'when' starts with a quote",
+        """wrap the whole expression in single quotes: - when: '"x" == d'""",
+    ),
+    (
+        "a key without its colon",
+        ("    outcomes: [tails, heads]", "    outcomes [tails, heads]"),
+        ("outcomes [tails", "outcomes"),
+        "'outcomes' has no ':' after it",
+        "outcomes: [tails, heads]",
+    ),
+    (
+        "a key with no space after its colon",
+        ("    outcomes: [tails, heads]", "    outcomes:[tails, heads]"),
+        ("outcomes:[tails", "outcomes"),
+        "'outcomes:' has no space after its colon",
+        "put a space after the colon: outcomes: [tails, heads]",
+    ),
+    (
+        "a mapping key alone on its line, without its colon",
+        ("    roll:\n", "    roll\n"),
+        ("    roll", "roll"),
+        "'roll' on line 5 has no ':' after it",
+        "write a key with a colon: roll:",
+    ),
+    (
+        "a list item among a mapping's keys",
+        ("    outcomes: [tails, heads]", "    - outcomes: [tails, heads]"),
+        ("- outcomes", "-"),
+        "a list item ('- ') among the keys of a mapping",
+        "remove the '- '",
+    ),
+    (
+        "a value holding ': '",
+        ("name: coin", "name: coin: flip"),
+        ("name: coin: flip", ": flip"),
+        "the value of 'name' holds ': '",
+        'quote the whole value: name: "coin: flip"',
+    ),
+    (
+        "a quote never closed",
+        ("when: d == 2", 'when: "d == 2'),
+        ('"d == 2', '"'),
+        "a quote opened here is never closed",
+        "close the quote",
+    ),
+]
+
+
+@pytest.mark.parametrize("mistake", YAML_MISTAKES, ids=[m[0] for m in YAML_MISTAKES])
+def test_a_yaml_mistake_is_told_with_its_place_and_a_hint(mistake: tuple[object, ...]) -> None:
+    _, (old, new), (line_has, token), message, hint = mistake
+    assert isinstance(old, str) and isinstance(new, str)
+    text = edit(old, new)
+    d = one(text)
+    assert isinstance(line_has, str) and isinstance(token, str)
+    assert (d.code, d.span.line, d.span.col) == ("RC002", *at(text, line_has, token)), d.render()
+    assert str(message) in d.message, d.message
+    assert d.hint is not None and str(hint) in d.hint, d.hint
+    assert "<block" not in d.message and "<scalar>" not in d.message
+
+
+def test_other_yaml_errors_keep_the_parser_words() -> None:
+    """A mistake none of the rules recognise is still RC002 at the parser's place."""
+    text = edit("d: {die: 2}", "d: {die: 2")
+    d = one(text)
+    assert d.code == "RC002" and "expected ',' or '}'" in d.message
+
+
+KEY_LINES = [n for n, line in enumerate(BASE.splitlines()) if re.match(r"^ +(- )?\w+:", line)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(KEY_LINES), st.sampled_from([-3, -1, 1, 3]))
+def test_any_key_indented_off_gives_one_diagnostic_never_parser_jargon(line: int, shift: int) -> None:
+    """Shifting any indented key of the ruleset some spaces either still loads (YAML read it
+    another way, and a later stage says what is wrong) or is one diagnostic without the parser's
+    token names; an RC002 always carries a hint."""
+    lines = BASE.splitlines()
+    body = lines[line].lstrip(" ")
+    indent = len(lines[line]) - len(body)
+    lines[line] = " " * max(0, indent + shift) + body
+    text = "\n".join(lines) + "\n"
+    try:
+        engine.load_source(SourceFile("bad.yaml", text))
+    except RulecraftError as exc:
+        d = exc.diagnostics[0]
+        assert "<block" not in d.message and "<scalar>" not in d.message and "found '?'" not in d.message
+        if d.code == "RC002":
+            assert d.hint, d.render()
+
+
+# -- dice notation -------------------------------------------------------------------------------
+
+DICE = [
+    (
+        "d: {die: 2}",
+        "d: {die: 2d6}",
+        "2d6",
+        "for 2 dice write a pool: pool: 2 with die: 6 (then read sum(d))",
+    ),
+    ("d: {die: 2}", "d: {die: d6}", "d6", "write the number of sides alone: die: 6"),
+    ("d: {die: 2}", "d: {die: 1d20}", "1d20", "write the number of sides alone: die: 20"),
+    (
+        "d: {die: 2}",
+        'd: {die: "3D8"}',
+        '"3D8"',
+        "for 3 dice write a pool: pool: 3 with die: 8 (then read sum(d))",
+    ),
+    (
+        "d: {die: 2}",
+        "d: {pool: 3, die: 2d6}",
+        "2d6",
+        "'die:' is one die's faces and 'pool:' how many: write die: 6",
+    ),
+    ("d: {die: 2}", "d: {pool: 2d6}", "2d6", "'pool:' is how many dice: write pool: 2 with die: 6"),
+]
+
+
+@pytest.mark.parametrize("old, new, token, hint", DICE, ids=[d[1] for d in DICE])
+def test_dice_notation_gets_the_right_form(old: str, new: str, token: str, hint: str) -> None:
+    text = edit(old, new)
+    d = one(text)
+    assert d.span is not None
+    assert (d.code, d.span.line, d.span.col) == ("RC310", *at(text, new, token))
+    assert "dice notation" in d.message and d.hint == hint
+
+
+def test_a_name_where_faces_go_is_left_to_the_compiler() -> None:
+    """`die: sides` is a name, not dice notation: it is reported as the name it is."""
+    d = one(edit("d: {die: 2}", "d: {die: sides}"))
+    assert d.code == "RC301" and "dice notation" not in d.message
+
+
+# -- the command line ----------------------------------------------------------------------------
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize(
+    "argv, usage, hint",
+    [
+        (
+            ("roll", "chill", "specific", "target=50"),
+            "usage: rulecraft roll ",
+            "did you mean `--input target=50`?",
+        ),
+        (
+            ("prob", "chill", "specific", "target=50"),
+            "usage: rulecraft prob ",
+            "did you mean `--input target=50`?",
+        ),
+        (("campaign", "act", "c", "hit", "skill=2"), "usage: rulecraft campaign act ", "`--input skill=2`"),
+        (("scene", "prob", "castle", "duel", "x=1"), "usage: rulecraft scene prob ", "`--param x=1`"),
+        (("validate", "rulesets", "--strictly"), "usage: rulecraft validate ", None),
+        (("roll", "chill"), "usage: rulecraft roll ", None),
+    ],
+)
+def test_a_usage_error_prints_the_subcommands_own_usage(
+    argv: tuple[str, ...], usage: str, hint: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = cli(*argv)
+    err = capsys.readouterr().err  # argparse writes its usage to the process's stderr
+    assert code == 2 and out == ""
+    assert err.startswith(usage), err
+    assert "{validate,list" not in err  # not the top level's usage
+    if hint is not None:
+        assert hint in err, err
+    else:
+        assert "did you mean" not in err
+
+
+FORCED = [
+    # (command, the message, the example in the hint)
+    (
+        ("roll", "chimera", "pool", "--input", "dice=2", "--force", "rolled=6"),
+        "forced rolled ran out: 1 face(s) given, but the roll needs at least 2",
+        "--force rolled=6,5",
+    ),
+    (
+        ("roll", "chimera", "skill", "--input", "dice=2", "--force", "rolled=9,5"),
+        "forced rolled ran out: 2 face(s) given, but the roll needs at least 3, counting the dice "
+        "rerolls and triggers roll again",
+        "--force rolled=9,5,5",
+    ),
+    (
+        ("roll", "castle", "task", "--input", "skill=advantaged", "--force", "beads=good"),
+        "forced beads ran out: 1 chit(s) given, but the roll needs at least 2",
+        "--force beads=good,average",
+    ),
+]
+
+
+@pytest.mark.parametrize("argv, message, example", FORCED, ids=["pool", "trigger", "draw"])
+def test_forced_faces_that_run_out_say_how_many_the_roll_needs(
+    argv: tuple[str, ...], message: str, example: str
+) -> None:
+    code, out, err = cli(*argv)
+    assert code == 1 and "error RC405: " + message in err, err
+    assert "hint: " in err and f"e.g. {example} " in err, err
+    # the example is right: forcing it rolls without the error
+    name, faces = example.split(" ")[1].split("=")
+    fixed = [*argv[: argv.index("--force")], "--force", f"{name}={faces}"]
+    code, out, err = cli(*fixed)
+    assert code == 0, err
+
+
+def test_forced_dice_that_run_out_from_python_show_the_python_form() -> None:
+    with pytest.raises(engine.InputError) as info:
+        engine.load("chimera").roll("pool", forced={"rolled": [6]}, dice=2)
+    assert "forced={'rolled': [6, 5]}" in (info.value.diagnostics[0].hint or "")
+
+
+def test_load_error_is_a_load_error() -> None:
+    with pytest.raises(LoadError):
+        engine.load_source(SourceFile("bad.yaml", edit("    outcomes:", "\toutcomes:")))
