@@ -140,6 +140,8 @@ class Ruleset:
         `method` "exact" draws them from the exact distribution (with numpy, in a time that does
         not grow with `times`), "rolled" rolls each one, "auto" draws when the exact distribution
         fits the work budget and rolls otherwise; `Batch.method` says which was done."""
+        _check_call("Ruleset.sample", check, policy)
+        arg.name("Ruleset.sample", "method", method)
         c = self.check(check)
         if isinstance(times, bool) or not isinstance(times, int) or times < 1:
             message = f"the number of rolls must be a whole number, at least 1, got {times!r}"

@@ -209,6 +209,31 @@ def cases() -> list[Case]:
     add("Ruleset.roll", "inputs", "inf", lambda: RULES.roll("swing", skill=INF), "skill")
     add("Ruleset.roll", "inputs", "bool", lambda: RULES.roll("swing", skill=True), "skill")
     add("Ruleset.roll", "inputs", "None", lambda: RULES.roll("swing", skill=None), "skill")
+    add("Ruleset.sample", "check", "unknown", lambda: RULES.sample("swng", 10), "did you mean")
+    add("Ruleset.sample", "check", "type", lambda: RULES.sample(3, 10))
+    add("Ruleset.sample", "times", "range", lambda: RULES.sample("swing", 0), "number of rolls")
+    add("Ruleset.sample", "times", "bool", lambda: RULES.sample("swing", True), "number of rolls")
+    add("Ruleset.sample", "times", "NaN", lambda: RULES.sample("swing", NAN), "number of rolls")
+    add("Ruleset.sample", "times", "type", lambda: RULES.sample("swing", "10"), "number of rolls")
+    add("Ruleset.sample", "rng", "type", lambda: RULES.sample("swing", 10, 1), "random")
+    add(
+        "Ruleset.sample",
+        "policy",
+        "unknown",
+        lambda: RULES.sample("swing", 10, policy="nevr"),
+        "did you mean",
+    )
+    add("Ruleset.sample", "policy", "type", lambda: RULES.sample("swing", 10, policy=None))
+    add(
+        "Ruleset.sample",
+        "method",
+        "unknown",
+        lambda: RULES.sample("swing", 10, method="exakt"),
+        "did you mean",
+    )
+    add("Ruleset.sample", "method", "type", lambda: RULES.sample("swing", 10, method=1))
+    add("Ruleset.sample", "inputs", "unknown", lambda: RULES.sample("swing", 10, skil=1), "did you mean")
+    add("Ruleset.sample", "inputs", "range", lambda: RULES.sample("swing", 10, skill=9), "skill")
     add("Ruleset.distribution", "check", "unknown", lambda: RULES.distribution("swng"), "did you mean")
     add("Ruleset.distribution", "check", "type", lambda: RULES.distribution(3))
     add(
