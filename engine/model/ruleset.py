@@ -189,6 +189,18 @@ class Pool:
     redraw: Redraw | None = None
     """At most this many dice rerolled or added in all; past it the procedure stops."""
 
+    @cached_property
+    def procedure_reads(self) -> tuple[str, ...]:
+        """The names of the check that its reroll procedure reads (through `each` and the
+        triggers): a procedure made for one set of their values serves every roll with them."""
+        exprs = [self.each] + [e for t in self.triggers for e in (t.on, t.target, t.only_if)]
+        found: set[str] = set()
+        for e in exprs:
+            if e is not None:
+                found |= ast.names(e.node)
+        found.discard("face")
+        return tuple(sorted(found))
+
 
 @dataclass(frozen=True)
 class Draw:

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..model.ruleset import Pool
 from ..model.values import Multi, Symbol
+from .cache import Caches
 from .multisets import kind_multisets
 from .rules import reading as read
 
@@ -75,6 +76,7 @@ class Procedure:
             groups.setdefault((reading, on, target), []).append(face)
         self.kinds = tuple(Kind(r, tuple(f), on, tg) for (r, on, tg), f in groups.items())
         self.kind_of = {f: i for i, k in enumerate(self.kinds) for f in k.faces}
+        self.reading_of = {f: k.reading for k in self.kinds for f in k.faces}
         self.weights = tuple(len(k.faces) for k in self.kinds)
         self.steps = tuple(
             StepRule(
@@ -91,6 +93,27 @@ class Procedure:
         )
         self.cap = pool.cap
         self._on = tuple(tuple(k.on[u] for k in self.kinds) for u in range(len(self.steps)))
+        by_value = sorted(range(len(self.kinds)), key=lambda i: self.kinds[i].order)
+        self._order = {"lowest": tuple(by_value), "highest": tuple(reversed(by_value))}
+        n_steps = len(self.steps)
+        rank = {p: {k: i for i, k in enumerate(order)} for p, order in self._order.items()}
+        self._face_rank = {p: {f: r[self.kind_of[f]] for f in self.kind_of} for p, r in rank.items()}
+        self._hit = tuple(
+            frozenset(f for k in self.kinds if k.target[u] for f in k.faces) for u in range(n_steps)
+        )
+        self._active_mask = sum(1 << t for t, step in enumerate(self.steps) if step.active)
+        # the steps a face holds (a mask) when first rolled, and when rolled by each step
+        self._holds = {
+            f: (
+                sum(1 << u for u in range(n_steps) if k.on[u]),
+                tuple(
+                    sum(1 << u for u in range(n_steps) if k.on[u] and (u != t or self.steps[u].repeat))
+                    for t in range(n_steps)
+                ),
+            )
+            for k in self.kinds
+            for f in k.faces
+        }
         self._zeros = tuple(0 for _ in self.kinds)
         self._fresh: dict[int, tuple[tuple[tuple[int, ...], int], ...]] = {}
 
@@ -170,9 +193,8 @@ class Procedure:
         return found
 
     def _greedy(self, eligible: tuple[int, ...], j: int, pick: str) -> tuple[int, ...]:
-        order = sorted(range(len(self.kinds)), key=lambda i: self.kinds[i].order, reverse=(pick == "highest"))
         take = [0] * len(self.kinds)
-        for i in order:
+        for i in self._order["highest" if pick == "highest" else "lowest"]:
             grab = min(eligible[i], j)
             take[i] += grab
             j -= grab
@@ -208,38 +230,106 @@ class Procedure:
         return found
 
     # -- the same rules for real dice, one by one (the sampler) ------------------------------
+    # A die's unused steps are a bit mask: bit t set while it holds step t unused.
 
-    def holds(self, face: int, acted: int | None = None) -> set[int]:
-        """The triggers a newly rolled face holds unused; a face rolled by step `acted` does not
-        hold that step again when it says `repeat: false`."""
-        on = self.kinds[self.kind_of[face]].on
-        return {u for u in range(len(self.steps)) if on[u] and (u != acted or self.steps[u].repeat)}
+    def holds(self, face: int, acted: int | None = None) -> int:
+        """The triggers a newly rolled face holds unused (a mask); a face rolled by step `acted`
+        does not hold that step again when it says `repeat: false`."""
+        first, by_step = self._holds[face]
+        return first if acted is None else by_step[acted]
 
-    def state_of(self, faces: list[int], unused: list[set[int]], used: int) -> State:
+    def take(
+        self, faces: list[int], unused: list[int], t: int, triggering: list[int], used: int, policy: str
+    ) -> tuple[int, list[int], int, bool]:
+        """What a rule or a fixed policy does at step `t` with real dice, worked out on the dice
+        themselves: (the grant, the dice rerolled — in the order `pick` gives them —, how many dice
+        are rolled, whether no die was eligible). The same choice as `options` then `pick` on
+        `state_of` (a test holds them to it), without making the counted state. `triggering`
+        are the dice that set the step off, which no longer hold it."""
+        step = self.steps[t]
+        k = step.per_die * len(triggering)
+        if self.cap is not None:
+            k = max(0, min(k, self.cap - used))
+        taken = step.must or policy == "always"
+        if step.action == "add":
+            return k, [], k if taken else 0, False
+        if step.self_target:
+            eligible = triggering
+        else:
+            hit = self._hit[t]
+            eligible = [d for d, f in enumerate(faces) if f in hit]
+        if not taken or not eligible:
+            return k, [], 0, not eligible
+        kind_of = self.kind_of
+        if len(eligible) > k:  # the least valuable first; among alike dice, those holding steps
+            rank = self._face_rank["highest" if step.pick == "highest" else "lowest"]
+            chosen = sorted(eligible, key=lambda d: (rank[faces[d]], -unused[d].bit_count(), d))[:k]
+            taken = set(chosen)
+            short = {kind_of[faces[d]] for d in eligible if d not in taken}
+            # in `pick`'s order: by kind; within a kind cut short, those holding steps first
+            chosen.sort(
+                key=lambda d: (
+                    kind_of[faces[d]],
+                    -unused[d].bit_count() if kind_of[faces[d]] in short else 0,
+                    d,
+                )
+            )
+            return k, chosen, k, False
+        if len(eligible) > 1:
+            eligible = sorted(eligible, key=lambda d: (kind_of[faces[d]], d))
+        return k, eligible, len(eligible), False
+
+    def pending_among(self, unused: list[int], used: int) -> int | None:
+        """`pending` for real dice, without making their state: the quick test a sampled roll
+        makes before every step, most often to find that nothing is left to do."""
+        if self.cap is not None and used >= self.cap:
+            return None
+        held = 0
+        for u in unused:
+            held |= u
+        held &= self._active_mask
+        return (held & -held).bit_length() - 1 if held else None  # the first step written
+
+    def state_of(self, faces: list[int], unused: list[int], used: int) -> State:
         """The state of real dice: how many of each kind, and of those how many hold each trigger."""
-        counts = [0] * len(self.kinds)
-        rows = [[0] * len(self.kinds) for _ in self.steps]
+        n = len(self.kinds)
+        kind_of = self.kind_of
+        counts = [0] * n
+        rows = [[0] * n for _ in self.steps]
         for f, u in zip(faces, unused):
-            k = self.kind_of[f]
+            k = kind_of[f]
             counts[k] += 1
-            for t in u:
-                rows[t][k] += 1
-        return (tuple(counts), tuple(tuple(row) for row in rows), used if self.cap is not None else 0)
+            t = 0
+            while u:
+                if u & 1:
+                    rows[t][k] += 1
+                u >>= 1
+                t += 1
+        return (tuple(counts), tuple([tuple(row) for row in rows]), used if self.cap is not None else 0)
 
     def pick(
-        self, faces: list[int], unused: list[set[int]], remove: tuple[int, ...], among: list[int] | None
+        self, faces: list[int], unused: list[int], remove: tuple[int, ...], among: list[int] | None
     ) -> list[int]:
         """Which real dice an option rerolls: `remove[k]` of each kind, those holding unused
         triggers first (as `after` counts them)."""
         picked: list[int] = []
-        pool = among if among is not None else list(range(len(faces)))
+        pool = among if among is not None else range(len(faces))
+        kind_of = self.kind_of
         for k, want in enumerate(remove):
             if not want:
                 continue
-            candidates = [d for d in pool if self.kind_of[faces[d]] == k and d not in picked]
-            candidates.sort(key=lambda d: -len(unused[d]))
+            candidates = [d for d in pool if kind_of[faces[d]] == k]  # picked dice are of other kinds
+            if len(candidates) > want:
+                candidates.sort(key=lambda d: -unused[d].bit_count())
             picked.extend(candidates[:want])
         return picked
+
+    def read(self, faces: list[int] | tuple[int, ...]) -> Multi:
+        """Real dice as the rules read them: `rules.read_faces`, from the readings made once."""
+        if self.pool.each is None:
+            return Multi(tuple(faces))
+        reading_of = self.reading_of
+        return Multi(tuple([reading_of[f] for f in faces]), tuple(faces))
 
     def value(self, counts: tuple[int, ...], capped: bool = False) -> Multi:
         """The pool as the rules read it once the procedure is over."""
@@ -249,6 +339,18 @@ class Procedure:
         for r, c in tally:
             merged[r] = merged.get(r, 0) + c
         return Multi(items, tally=tuple(merged.items()))
+
+
+def procedure_for(pool: Pool, env: Mapping[str, Any], caches: Caches) -> Procedure:
+    """The pool's procedure for the values its `each` and triggers read, kept in the ruleset's
+    caches: making one reads every face through them, which costs more than a sampled roll."""
+    key = ("procedure", id(pool), tuple([env.get(n) for n in pool.procedure_reads]))
+    found: tuple[Pool, Procedure] | None = caches.tables.get(key)
+    if found is not None and found[0] is pool:  # an id can be reused by a later pool object
+        return found[1]
+    proc = Procedure(pool, env)
+    caches.tables.put(key, (pool, proc), 256 * (len(pool.faces) + len(proc.kinds) + 1))
+    return proc
 
 
 def _bounded_vectors(limits: tuple[int, ...], total: int) -> Iterator[tuple[int, ...]]:
