@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
 from ..model.ruleset import Check, Pool, Scale
-from ..model.values import Symbol, to_json
+from ..model.values import Multi, Symbol, to_json
 from ..runtime.context import RunContext, check_policy, with_work
 from ..runtime.limits import enforce, redraw_times, roll_count
 from ..runtime.procedure import Procedure
@@ -259,7 +259,7 @@ class Sequential:
             n = roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool")
             start = proc.fresh(n)
             starts = Dist.of((proc.start(counts), w) for counts, w in start)
-            return solver.ends(starts).map(lambda end: (proc.value(end[0]), end[1]))
+            return solver.ends(starts)
         return randomizer_table(r, env, self.ctx).map(lambda v: (v, False))
 
     def values(self, i: int, dice: tuple[Any, ...], env: dict[str, Any]) -> Dist:
@@ -328,8 +328,8 @@ class Sequential:
             assert isinstance(r, Pool)
             proc = Procedure(r, env)
 
-            def outcome_of(counts: tuple[int, ...]) -> Dist:
-                return self.outcomes(i + 1, dice + (proc.value(counts),))
+            def outcome_of(value: Multi) -> Dist:
+                return self.outcomes(i + 1, dice + (value,))
 
             found = RerollSolver(
                 proc,

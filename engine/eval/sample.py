@@ -306,6 +306,10 @@ class _Roller:
         holds = proc.holds
         unused = [holds(f) for f in faces]
         now = proc.read(faces)  # the pool as it stands, read again only when a die changes
+        keeps = bool(r.history)  # the check reads its history: the first roll, added, rerolled
+        first: list[int] = list(faces) if keeps else []
+        added: list[int] = []
+        rerolled: list[int] = []
         trace = self.trace
         if announce:
             trace.append(_roll_step(r, now, self.source))
@@ -329,7 +333,8 @@ class _Roller:
                 decision = _DECIDED["rule" if step.must else self.policy]
                 cut = cap is not None and step.per_die * len(triggering) > cap - used
             else:
-                state = proc.state_of(faces, unused, used)
+                hist = proc.counted(first, added, rerolled) if keeps else ()
+                state = proc.state_of(faces, unused, used, hist)
                 option, decision = self.decide(i, dice, env, proc, state, t)
                 for d in triggering:
                     unused[d] ^= bit
@@ -372,12 +377,16 @@ class _Roller:
                     faces.append(f)
                     unused.append(holds(f, t))
                 olds: list[int] = []
+                if keeps:
+                    added += new
             else:
                 olds = [faces[d] for d in picked]
                 new = self.source.faces(r, len(picked))
                 for d, f in zip(picked, new):
                     faces[d] = f
                     unused[d] = holds(f, t)
+                if keeps:
+                    rerolled += olds
             now = proc.read(faces)
             trace.append(
                 _new(
@@ -385,7 +394,7 @@ class _Roller:
                     ("reroll", r.name, now, "", None, tuple(new), tuple(olds), (), "", acted, decision, None),
                 )
             )
-        return now
+        return proc.with_history(now, first, added, rerolled) if keeps else now
 
     def decide(
         self, i: int, dice: tuple[Any, ...], env: dict[str, Any], proc: Procedure, state: State, t: int

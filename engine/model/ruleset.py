@@ -188,6 +188,9 @@ class Pool:
     cap: int | None = None
     redraw: Redraw | None = None
     """At most this many dice rerolled or added in all; past it the procedure stops."""
+    history: tuple[str, ...] = ()
+    """What the check reads of the pool's history (`first_roll`, `added_dice`, `rerolled_dice`):
+    the evaluators keep those parts in the pool's value, and nothing when none is read."""
 
     @cached_property
     def procedure_reads(self) -> tuple[str, ...]:

@@ -23,11 +23,16 @@ from typing import Any
 
 from ..model.ruleset import Pool
 from ..model.values import Multi, Symbol
+from .builtins import HISTORY
 from .cache import Caches
 from .multisets import kind_multisets
 from .rules import reading as read
 
-State = tuple[tuple[int, ...], tuple[tuple[int, ...], ...], int]  # counts, unused per trigger, dice used
+Counts = tuple[int, ...]
+History = tuple[Counts, ...]
+"""What the check reads of a pool's history, per kind: () when it reads none; else the first roll,
+the dice added and the dice rerolled away, each () when not read (`Pool.history`)."""
+State = tuple[Counts, tuple[Counts, ...], int, History]  # counts, unused per trigger, dice used, history
 Option = tuple[tuple[int, ...], int]  # dice removed per kind, fresh dice rolled
 
 
@@ -115,6 +120,8 @@ class Procedure:
             for f in k.faces
         }
         self._zeros = tuple(0 for _ in self.kinds)
+        self.keeps = tuple(h in pool.history for h in HISTORY)
+        """Which parts of the history the check reads (first roll, added, rerolled)."""
         self._fresh: dict[int, tuple[tuple[tuple[int, ...], int], ...]] = {}
 
     # -- the rules, shared by sampler and solver ---------------------------------------
@@ -123,11 +130,17 @@ class Procedure:
         unused = tuple(
             tuple(c if k.on[t] else 0 for c, k in zip(counts, self.kinds)) for t in range(len(self.steps))
         )
-        return (counts, unused, 0)
+        return (counts, unused, 0, self.history_of(counts, self._zeros, self._zeros))
+
+    def history_of(self, first: Counts, added: Counts, rerolled: Counts) -> History:
+        """The history a state keeps: only the parts the check reads, nothing when it reads none."""
+        if not self.pool.history:
+            return ()
+        return tuple(c if keep else () for c, keep in zip((first, added, rerolled), self.keeps))
 
     def pending(self, state: State) -> int | None:
         """The trigger that acts next, or None when the procedure is over."""
-        _, unused, used = state
+        unused, used = state[1], state[2]
         if self.cap is not None and used >= self.cap:
             return None
         for t, step in enumerate(self.steps):
@@ -137,7 +150,7 @@ class Procedure:
 
     def capped(self, state: State) -> bool:
         """Whether the cap, not the rules, cut the procedure short on the way here."""
-        _, unused, used = state
+        unused, used = state[1], state[2]
         if self.cap is None:
             return False
         return used > self.cap or (
@@ -147,7 +160,7 @@ class Procedure:
     def used_after(self, state: State, t: int, rolled: int) -> int:
         """Dice used once `rolled` more are rerolled or added at trigger `t`; past the cap
         (one more than it) when the cap cut this step's grant short."""
-        _, unused, used = state
+        unused, used = state[1], state[2]
         if self.cap is None:
             return 0
         if self.steps[t].per_die * sum(unused[t]) > self.cap - used:
@@ -155,7 +168,7 @@ class Procedure:
         return used + rolled
 
     def eligible(self, state: State, t: int) -> tuple[int, ...]:
-        counts, unused, _ = state
+        counts, unused = state[0], state[1]
         step = self.steps[t]
         if step.action == "add":
             return tuple(0 for _ in counts)
@@ -164,7 +177,7 @@ class Procedure:
         return tuple(c if k.target[t] else 0 for c, k in zip(counts, self.kinds))
 
     def grant(self, state: State, t: int) -> int:
-        _, unused, used = state
+        unused, used = state[1], state[2]
         k = self.steps[t].per_die * sum(unused[t])
         if self.cap is not None:
             k = max(0, min(k, self.cap - used))
@@ -202,7 +215,7 @@ class Procedure:
 
     def after(self, state: State, t: int, option: Option, fresh: tuple[int, ...]) -> State:
         """The state once option `option` is taken at trigger `t` and the new dice show `fresh`."""
-        counts, unused, _ = state
+        counts, unused, _, hist = state
         remove, rolled = option
         new_counts = tuple([c - r + f for c, r, f in zip(counts, remove, fresh)])
         rows = []
@@ -220,7 +233,14 @@ class Procedure:
                         ]
                     )
                 )
-        return (new_counts, tuple(rows), self.used_after(state, t, rolled))
+        if hist:  # the dice added, or the dice rerolled away, join the history the check reads
+            first, added, rerolled = hist
+            if self.steps[t].action == "add":
+                added = tuple([a + f for a, f in zip(added, fresh)]) if added else added
+            else:
+                rerolled = tuple([x + r for x, r in zip(rerolled, remove)]) if rerolled else rerolled
+            hist = (first, added, rerolled)
+        return (new_counts, tuple(rows), self.used_after(state, t, rolled), hist)
 
     def fresh(self, n: int) -> tuple[tuple[tuple[int, ...], int], ...]:
         """Every way `n` new dice can fall, by kind, with its multinomial weight (total W^n)."""
@@ -264,8 +284,8 @@ class Procedure:
         if len(eligible) > k:  # the least valuable first; among alike dice, those holding steps
             rank = self._face_rank["highest" if step.pick == "highest" else "lowest"]
             chosen = sorted(eligible, key=lambda d: (rank[faces[d]], -unused[d].bit_count(), d))[:k]
-            taken = set(chosen)
-            short = {kind_of[faces[d]] for d in eligible if d not in taken}
+            kept = set(chosen)
+            short = {kind_of[faces[d]] for d in eligible if d not in kept}
             # in `pick`'s order: by kind; within a kind cut short, those holding steps first
             chosen.sort(
                 key=lambda d: (
@@ -290,8 +310,9 @@ class Procedure:
         held &= self._active_mask
         return (held & -held).bit_length() - 1 if held else None  # the first step written
 
-    def state_of(self, faces: list[int], unused: list[int], used: int) -> State:
-        """The state of real dice: how many of each kind, and of those how many hold each trigger."""
+    def state_of(self, faces: list[int], unused: list[int], used: int, hist: History = ()) -> State:
+        """The state of real dice: how many of each kind, and of those how many hold each trigger
+        (`hist`: the history as `counted` gives it)."""
         n = len(self.kinds)
         kind_of = self.kind_of
         counts = [0] * n
@@ -305,7 +326,27 @@ class Procedure:
                     rows[t][k] += 1
                 u >>= 1
                 t += 1
-        return (tuple(counts), tuple([tuple(row) for row in rows]), used if self.cap is not None else 0)
+        return (tuple(counts), tuple([tuple(row) for row in rows]), used if self.cap is not None else 0, hist)
+
+    def counted(self, first: list[int], added: list[int], rerolled: list[int]) -> History:
+        """The history of real dice (the faces first rolled, added, rerolled away) as states keep it."""
+        if not self.pool.history:
+            return ()
+
+        def count(faces: list[int]) -> Counts:
+            out = [0] * len(self.kinds)
+            for f in faces:
+                out[self.kind_of[f]] += 1
+            return tuple(out)
+
+        return self.history_of(count(first), count(added), count(rerolled))
+
+    def with_history(self, value: Multi, first: list[int], added: list[int], rerolled: list[int]) -> Multi:
+        """A sampled pool's value with the parts of its history the check reads."""
+        if not self.pool.history:
+            return value
+        parts = tuple(self.read(f) if keep else None for f, keep in zip((first, added, rerolled), self.keeps))
+        return Multi(value.items, value.faces, value.tally, (parts[0], parts[1], parts[2]))
 
     def pick(
         self, faces: list[int], unused: list[int], remove: tuple[int, ...], among: list[int] | None
@@ -331,8 +372,16 @@ class Procedure:
         reading_of = self.reading_of
         return Multi(tuple([reading_of[f] for f in faces]), tuple(faces))
 
+    def final(self, counts: Counts, hist: History) -> Multi:
+        """The pool as the rules read it once the procedure is over, with the history it keeps."""
+        value = self.value(counts)
+        if not hist:
+            return value
+        parts = tuple(self.value(c) if keep else None for c, keep in zip(hist, self.keeps))
+        return Multi(value.items, value.faces, value.tally, (parts[0], parts[1], parts[2]))
+
     def value(self, counts: tuple[int, ...], capped: bool = False) -> Multi:
-        """The pool as the rules read it once the procedure is over."""
+        """The dice of these counts by kind as the rules read them (sorted by kind)."""
         items = tuple(k.reading for k, c in zip(self.kinds, counts) for _ in range(c))
         tally = tuple((k.reading, c) for k, c in zip(self.kinds, counts) if c)
         merged: dict[Any, int] = {}
