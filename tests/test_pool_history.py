@@ -269,6 +269,18 @@ def test_rerolled_history_is_exact(policy: str, n: int) -> None:
     assert _joint(d, ("hits", "saved", "first_hits")) == expected
 
 
+def test_an_optimal_choice_in_a_roll_weighs_the_history() -> None:
+    """Two 1s and one hit: rerolling both 1s gives a second hit with chance 3/4, but a rerolled
+    die spoils `clean` — so the best reachable is `hit` (rank 1): mean rank 3/4, not the 3/2 a
+    choice blind to the dice rerolled would promise."""
+    rs = engine.load(REROLLING)
+    r = rs.roll("lucky", forced={"d": [1, 1, 3, 4, 2]}, policy="optimal")
+    [step] = [s for s in r.trace if s.kind == "reroll"]
+    assert step.decision is not None and step.decision.by == "optimal"
+    assert (step.decision.reached, step.decision.declined) == (Fraction(3, 4), 0)
+    assert r.outcome == "hit"
+
+
 def test_optimal_weighs_the_history_and_samples_follow_it() -> None:
     rs = engine.load(REROLLING)
     exact = {p: rs.distribution("lucky", policy=p) for p in ("always", "never", "optimal")}
