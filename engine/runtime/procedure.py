@@ -283,6 +283,13 @@ class Procedure:
         kind_of = self.kind_of
         if len(eligible) > k:  # the least valuable first; among alike dice, those holding steps
             rank = self._face_rank["highest" if step.pick == "highest" else "lowest"]
+            if k <= 1:  # the common grant: one die (the first of the least valuable), or none
+                return (
+                    k,
+                    [min(eligible, key=lambda d: (rank[faces[d]], -unused[d].bit_count()))] if k else [],
+                    k,
+                    False,
+                )
             chosen = sorted(eligible, key=lambda d: (rank[faces[d]], -unused[d].bit_count(), d))[:k]
             kept = set(chosen)
             short = {kind_of[faces[d]] for d in eligible if d not in kept}
