@@ -19,6 +19,7 @@ from ..expr.printer import to_text
 from ..model import types as T
 from ..model.ruleset import Expr, Rule, Table
 from ..model.values import Symbol, normalize
+from ..runtime.builtins import HISTORY
 from ..syntax.document import PathKey
 from ..syntax.positions import ExprOrigin, Span
 from .problems import Problem, problem, statement
@@ -283,6 +284,17 @@ class Expressions:
                 raise problem(
                     "RC303", f"{name}() takes {want} argument(s), got {len(args)}", node.span, fn.doc
                 )
+            if name in HISTORY and not (isinstance(args[0], ast.Name) and args[0].id in self.unit.pools):
+                pools = ", ".join(sorted(self.unit.pools))
+                raise problem(
+                    "RC324",
+                    f"{name}() reads a pool's own history: its argument must be the name of a pool "
+                    "of this check's roll",
+                    args[0].span or node.span,
+                    f"pools here: {pools}"
+                    if pools
+                    else "only a check's after-roll expressions can read a pool",
+                )
             lowered = (
                 self._lower_all(args, scope, None)
                 if name not in ("count", "majority")
@@ -396,6 +408,7 @@ class Expressions:
             )
         self._table_busy.append(name)
         saved_locals = self.unit.locals
+        saved_pools, self.unit.pools = self.unit.pools, set()  # a table sees values, not the check's pools
         try:
             params_raw = spec.get("params", [])
             params: list[tuple[str, T.Type]] = []
@@ -435,6 +448,7 @@ class Expressions:
         finally:
             self._table_busy.pop()
             self.unit.locals = saved_locals
+            self.unit.pools = saved_pools
 
     def lower_checked(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None) -> str:
         """Python source for `node`, for generated code that inlines it instead of calling an `Expr`."""

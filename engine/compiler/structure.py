@@ -48,7 +48,7 @@ from ..model.ruleset import (
     after_roll_expressions,
 )
 from ..model.values import Symbol
-from ..runtime.builtins import library
+from ..runtime.builtins import HISTORY, library
 from ..runtime.context import new_work
 from ..runtime.folds import FOLDS
 from ..runtime.inputs import coerce
@@ -108,9 +108,11 @@ class Structure:
                 self.exprs.table(name)
         checks: dict[str, Check] = {}
         for name in self.unit.data.get("checks", {}):
+            self.unit.pools = set()
             check = self._check(name)
             if check is not None:
                 checks[name] = check
+        self.unit.pools = set()
         state = lasting.run(checks)
         if self.unit.diags:
             unique: dict[tuple[object, ...], Diagnostic] = {}
@@ -276,6 +278,8 @@ class Structure:
         roll: list[Randomizer] = []
         roll_scope = dict(pre_scope)
         for rname, rspec in roll_spec.items():
+            if isinstance(rspec, dict) and "pool" in rspec:
+                self.unit.pools.add(rname)  # its own redraw condition may read its history
             with statement(self.unit.diags):
                 r = self._randomizer(path + ("roll", rname), rname, rspec, roll_scope)
                 rtype = (
@@ -345,6 +349,8 @@ class Structure:
         # A later randomizer's count or a redraw's condition may read a pool's statistics too.
         read_by = [e.node for e in after_roll_expressions(roll, post, outcome, outputs)]
         roll = [self._with_folds(r, read_by, scope) for r in roll]
+        with statement(self.unit.diags):
+            roll = [self._with_history(r, read_by) for r in roll]
         program = None
         with statement(self.unit.diags):
             program = self._program(name, scope, out_t, [r.name for r in roll], post, outcome, outputs)
@@ -530,6 +536,40 @@ class Structure:
         if all(visit(n) for n in nodes):
             return replace(r, folds=tuple(keys))
         return r
+
+    def _with_history(self, r: Randomizer, nodes: list[ast.Node]) -> Randomizer:
+        """Mark which parts of a pool's history the check reads (`first_roll` and its kin), so
+        that the evaluators keep those, and only those."""
+        if not isinstance(r, Pool):
+            return r
+        read: dict[str, ast.Call] = {}
+        stack = list(nodes)
+        while stack:
+            node = stack.pop()
+            if (
+                isinstance(node, ast.Call)
+                and node.func in HISTORY
+                and node.args
+                and isinstance(node.args[0], ast.Name)
+                and node.args[0].id == r.name
+            ):
+                read.setdefault(node.func, node)
+            stack.extend(ast.children(node))
+        if not read:
+            return r
+        endless = r.triggers and r.cap is None and not (len(r.triggers) == 1 and not r.triggers[0].repeat)
+        grown = [read[f] for f in HISTORY[1:] if f in read]
+        if endless and grown:
+            call = grown[0]
+            raise problem(
+                "RC325",
+                f"{call.func}({r.name}) needs a 'cap' on pool '{r.name}': its triggers can act again "
+                "and again without end, so the dice they add or reroll have no last count",
+                call.span,
+                f"give '{r.name}' a cap (the most dice its triggers may add or reroll), or read "
+                f"first_roll({r.name}), which needs none",
+            )
+        return replace(r, history=tuple(f for f in HISTORY if f in read))
 
     def _program(
         self,

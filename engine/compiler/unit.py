@@ -33,6 +33,8 @@ class Unit:
     owner: dict[str, str] = field(default_factory=dict)
     # The check being compiled, which decides which inline scales a quoted name may mean.
     current: str | None = None
+    # The pools of that check declared so far: what first_roll() and its kin may read.
+    pools: set[str] = field(default_factory=set)
 
     @property
     def data(self) -> dict[str, Any]:

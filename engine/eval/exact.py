@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
 from ..expr import ast
 from ..model.ruleset import Check, Pool, Scale, randomizer_expressions
-from ..model.values import Symbol, to_json
+from ..model.values import Multi, Symbol, to_json
 from ..runtime import arguments
 from ..runtime.context import RunContext, check_policy, with_work
 from ..runtime.limits import enforce, redraw_times, roll_count
@@ -334,7 +334,7 @@ class Sequential:
                 if cut <= TAIL:
                     break
                 solver = self.solver(i, key, env, min(_deeper(depth, cut), self.ctx.limits.max_rerolls))
-            found = self._procedures[(i, key)] = ends.map(lambda end: (proc.value(end[0]), end[1]))
+            found = self._procedures[(i, key)] = ends
             return found
         return randomizer_table(r, env, self.ctx).map(lambda v: (v, 0))
 
@@ -408,8 +408,8 @@ class Sequential:
             limit = self.ctx.limits.max_rerolls
             proc = Procedure(r, env, min(depth or FIRST_DEPTH, limit) if explodes else None)
 
-            def outcome_of(counts: tuple[int, ...]) -> Dist:
-                return self.outcomes(i + 1, dice + (proc.value(counts),))
+            def outcome_of(value: Multi) -> Dist:
+                return self.outcomes(i + 1, dice + (value,))
 
             found = RerollSolver(
                 proc,

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from ..errors import Diagnostic, LimitError
 from ..model.objective import Objective
-from ..model.values import Symbol
+from ..model.values import Multi, Symbol
 from ..runtime.procedure import Option, Procedure, State
 from ..runtime.work import TRANSITION, meter
 from .dist import Dist
@@ -33,7 +33,7 @@ class RerollSolver:
         proc: Procedure,
         policy: str,
         max_states: int,
-        outcome_of: Callable[[tuple[int, ...]], Dist],
+        outcome_of: Callable[[Multi], Dist],
         objective: Objective,
         members: tuple[Symbol, ...],
     ) -> None:
@@ -43,7 +43,12 @@ class RerollSolver:
         self.objective = objective
         self.members = members
         self.play: BestPlay[State, Option] = BestPlay(
-            self._options, self._after, lambda s: outcome_of(s[0]), self._score, self._count, self._cycle
+            self._options,
+            self._after,
+            lambda s: outcome_of(proc.final(s[0], s[3])),
+            self._score,
+            self._count,
+            self._cycle,
         )
 
     def _count(self, n: int) -> None:
@@ -105,12 +110,14 @@ class RerollSolver:
         return [(o, self._score(self.play.value(state, o))) for o in self.proc.options(state, t, self.policy)]
 
     def ends(self, starts: Dist) -> Dist:
-        """Where the procedure ends from the first-roll states `starts`: (final counts, how it
-        was cut: 0, `CAPPED` by the pool's cap or `TRUNCATED` at the solver's depth)."""
+        """Where the procedure ends from the first-roll states `starts`: (the pool's value, how it
+        was cut: 0, `CAPPED` by the pool's cap or `TRUNCATED` at the solver's depth). Ends alike in
+        counts and in the history the check reads are one end."""
         cut = TRUNCATED if self.proc.truncating else CAPPED
 
         def step(s: State) -> Dist | None:
             t = self.proc.pending(s)
             return None if t is None else self._after(s, self.choice(s, t))
 
-        return absorb(starts, step, lambda s: (s[0], cut if self.proc.capped(s) else 0), self._count)
+        ends = absorb(starts, step, lambda s: (s[0], s[3], cut if self.proc.capped(s) else 0), self._count)
+        return ends.map(lambda end: (self.proc.final(end[0], end[1]), end[2]))

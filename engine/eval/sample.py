@@ -21,7 +21,7 @@ from ..model.values import Multi, Symbol, faces_text
 from ..runtime.context import RunContext, check_policy, with_work
 from ..runtime.inputs import shown
 from ..runtime.limits import redraw_times, roll_count
-from ..runtime.procedure import Option, Procedure, State
+from ..runtime.procedure import Option, Procedure, State, procedure_for
 from ..runtime.rules import (
     auto_outputs,
     before_roll,
@@ -38,6 +38,15 @@ from .trace import Decision, Result, RuleRef, Step, TriggerStep
 Forced = Mapping[str, Any]
 _new = tuple.__new__  # a Step without NamedTuple's Python-level constructor, on the hot path
 
+
+_DECIDED = {by: Decision(by, True) for by in ("rule", "always", "never")}
+"""The decisions of a rule or a fixed policy: the same every time, so made once."""
+_DECLINED = {
+    (by, nothing): Decision(by, False, "", None, None, nothing)
+    for by in _DECIDED
+    for nothing in (False, True)
+}
+"""The same, when nothing was taken (`nothing`: no die was eligible)."""
 
 _REST = (None, (), (), (), "", None, None, None)
 """The fields after `expr` of a step that shows a value and the expression it came from."""
@@ -251,7 +260,9 @@ def _roll_step(r: Randomizer, value: Any, source: _Source) -> Step:
     if isinstance(r, Pool) and r.total:  # a die with triggers: its first face
         return Step("die", r.name, value.items[0], faces=value.items, die=r.faces)
     if isinstance(r, Pool):
-        return Step("pool", r.name, value, faces=value.faces or value.items)
+        return _new(
+            Step, ("pool", r.name, value, "", None, value.faces or value.items, (), (), "", None, None, None)
+        )
     return Step("draw", r.name, value, faces=value.items, bag=r.bag.name)
 
 
@@ -335,15 +346,19 @@ class _Roller:
         return value
 
     def once(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], announce: bool = True) -> Any:
-        r = concrete(self.check.roll[i], env)
+        written = self.check.roll[i]
+        r = concrete(written, env)
         if not (isinstance(r, Pool) and r.triggers):
             value = _plain(r, env, self.source, self.ctx)
             if announce:
                 self.trace.append(_roll_step(r, value, self.source))
             return value
-        return self.procedure(i, dice, env, r, announce)
+        assert isinstance(written, Pool)
+        return self.procedure(i, dice, env, r, announce, written)
 
-    def procedure(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], r: Pool, announce: bool) -> Any:
+    def procedure(
+        self, i: int, dice: tuple[Any, ...], env: dict[str, Any], r: Pool, announce: bool, written: Pool
+    ) -> Any:
         """A pool with triggers: roll, then run the steps until none is pending."""
         n = roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool")
         if n == 0:  # no die: no face is read, nothing triggers
@@ -351,45 +366,65 @@ class _Roller:
             if announce:
                 self.trace.append(_roll_step(r, empty, self.source))
             return empty
-        proc = Procedure(r, env)
+        proc = procedure_for(written, env, self.ctx.caches, r)
         faces = self.source.faces(r, n)
-        unused = [proc.holds(f) for f in faces]
+        holds = proc.holds
+        unused = [holds(f) for f in faces]
+        now = proc.read(faces)  # the pool as it stands, read again only when a die changes
+        keeps = bool(r.history)  # the check reads its history: the first roll, added, rerolled
+        first: list[int] = list(faces) if keeps else []
+        added: list[int] = []
+        rerolled: list[int] = []
+        trace = self.trace
         if announce:
-            self.trace.append(_roll_step(r, read_faces(r, env, faces), self.source))
+            trace.append(_roll_step(r, now, self.source))
         used = 0
+        cap = proc.cap
         work = meter()
         while True:
             work.charge(TRANSITION + len(faces))
-            state = proc.state_of(faces, unused, used)
-            t = proc.pending(state)
+            t = proc.pending_among(unused, used)
             if t is None:
-                if proc.capped(state):
-                    self.trace.append(Step("reroll", r.name, read_faces(r, env, faces), cap=proc.cap))
+                if cap is not None and proc.capped(proc.state_of(faces, unused, used)):
+                    trace.append(Step("reroll", r.name, now, cap=cap))
                 break
             step = proc.steps[t]
-            option, decision = self.decide(i, dice, env, proc, state, t)
-            triggering = [d for d in range(len(faces)) if t in unused[d]]
-            for d in triggering:
-                unused[d].discard(t)
-            acted = TriggerStep(
-                step.name,
-                step.action,
-                step.must,
-                step.pick,
-                tuple(faces[d] for d in triggering),
-                proc.grant(state, t),
-            )
-            remove, count = option
-            if count == 0 and proc.cap is not None and proc.used_after(state, t, 0) > proc.cap:
-                used = proc.cap + 1
-            if count == 0:
+            bit = 1 << t
+            triggering = [d for d, u in enumerate(unused) if u & bit]
+            if step.must or self.policy != "optimal":  # worked out on the dice themselves
+                for d in triggering:
+                    unused[d] ^= bit
+                grant, picked, count, nothing = proc.take(faces, unused, t, triggering, used, self.policy)
+                decision = _DECIDED["rule" if step.must else self.policy]
+                cut = cap is not None and step.per_die * len(triggering) > cap - used
+            else:
+                hist = proc.counted(first, added, rerolled) if keeps else ()
+                state = proc.state_of(faces, unused, used, hist)
+                option, decision = self.decide(i, dice, env, proc, state, t)
+                for d in triggering:
+                    unused[d] ^= bit
+                grant, (remove, count) = proc.grant(state, t), option
                 nothing = step.action != "add" and not any(proc.eligible(state, t))
-                decision = Decision(decision.by, False, decision.objective, decision.reached, None, nothing)
-                self.trace.append(
-                    Step("choice", r.name, read_faces(r, env, faces), trigger=acted, decision=decision)
+                cut = cap is not None and proc.used_after(state, t, 0) > cap
+                if count and step.action != "add":
+                    picked = proc.pick(faces, unused, remove, triggering if step.self_target else None)
+            acted = TriggerStep(
+                step.name, step.action, step.must, step.pick, tuple([faces[d] for d in triggering]), grant
+            )
+            if count == 0:
+                if cut:
+                    used = cap + 1  # type: ignore[operator]
+                if decision.by == "optimal":
+                    decision = Decision(
+                        decision.by, False, decision.objective, decision.reached, None, nothing
+                    )
+                else:
+                    decision = _DECLINED[decision.by, nothing]
+                trace.append(
+                    _new(Step, ("choice", r.name, now, "", None, (), (), (), "", acted, decision, None))
                 )
                 continue
-            used = proc.used_after(state, t, count) if proc.cap is not None else used + count
+            used = (cap + 1 if cut else used + count) if cap is not None else used + count
             if used > self.ctx.limits.max_rerolls:
                 raise LimitError(
                     [
@@ -405,24 +440,23 @@ class _Roller:
                 new = self.source.faces(r, count)
                 for f in new:
                     faces.append(f)
-                    unused.append(proc.holds(f, t))
+                    unused.append(holds(f, t))
                 olds: list[int] = []
+                if keeps:
+                    added += new
             else:
-                picked = proc.pick(faces, unused, remove, triggering if step.self_target else None)
                 olds = [faces[d] for d in picked]
                 new = self.source.faces(r, len(picked))
                 for d, f in zip(picked, new):
                     faces[d] = f
-                    unused[d] = proc.holds(f, t)
-            self.trace.append(
-                Step(
-                    "reroll",
-                    r.name,
-                    read_faces(r, env, faces),
-                    faces=tuple(new),
-                    replaced=tuple(olds),
-                    trigger=acted,
-                    decision=decision,
+                    unused[d] = holds(f, t)
+                if keeps:
+                    rerolled += olds
+            now = proc.read(faces)
+            trace.append(
+                _new(
+                    Step,
+                    ("reroll", r.name, now, "", None, tuple(new), tuple(olds), (), "", acted, decision, None),
                 )
             )
         if r.total:  # a die with triggers reads as the total of its dice
@@ -430,16 +464,16 @@ class _Roller:
             if len(faces) > 1:
                 self.trace.append(_new(Step, ("value", r.name, total, " + ".join(map(str, faces))) + _REST))
             return total
-        return read_faces(r, env, faces)
+        return proc.with_history(now, first, added, rerolled) if keeps else now
 
     def decide(
         self, i: int, dice: tuple[Any, ...], env: dict[str, Any], proc: Procedure, state: State, t: int
     ) -> tuple[Option, Decision]:
         """The option taken at trigger `t`, and who took it."""
         if proc.steps[t].must:
-            return proc.options(state, t, "always")[0], Decision("rule", True)
+            return proc.options(state, t, "always")[0], _DECIDED["rule"]
         if self.policy != "optimal":
-            return proc.options(state, t, self.policy)[0], Decision(self.policy, True)
+            return proc.options(state, t, self.policy)[0], _DECIDED[self.policy]
         with self.consulted() as exact:
             solver = exact.solver(i, dice, env)
             scored = solver.decision_scores(state, t)

@@ -206,6 +206,21 @@ class Pool:
     per: bool = False
     """`count` is a list of numbers (a `Multi`): one die per element, and `each` reads that
     element as `item`, so the dice are not alike (no triggers, cap or redraw)."""
+    history: tuple[str, ...] = ()
+    """What the check reads of the pool's history (`first_roll`, `added_dice`, `rerolled_dice`):
+    the evaluators keep those parts in the pool's value, and nothing when none is read."""
+
+    @cached_property
+    def procedure_reads(self) -> tuple[str, ...]:
+        """The names of the check that its reroll procedure reads (through `each`, the faces and
+        the triggers): a procedure made for one set of their values serves every roll with them."""
+        exprs = [self.each, self.faces_expr] + [e for t in self.triggers for e in (t.on, t.target, t.only_if)]
+        found: set[str] = set()
+        for e in exprs:
+            if e is not None:
+                found |= ast.names(e.node)
+        found.discard("face")
+        return tuple(sorted(found))
 
 
 @dataclass(frozen=True)

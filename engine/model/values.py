@@ -68,12 +68,17 @@ class Multi:
     """The dice of a pool or the chits of a draw, as read for the rules.
 
     `items` is in the order rolled or drawn (sorted when the exact evaluator made it);
-    `faces` keeps the raw die faces behind a classified pool, for the trace.
+    `faces` keeps the raw die faces behind a classified pool, for the trace; `history` what
+    `first_roll`, `added_dice` and `rerolled_dice` read.
     """
 
     items: tuple[Value, ...]
     faces: tuple[int, ...] | None = field(default=None, compare=False)
     tally: tuple[tuple[Value, int], ...] | None = field(default=None, compare=False, repr=False)
+    history: tuple[Multi | None, Multi | None, Multi | None] | None = None
+    """A pool with triggers whose history the check reads: its first roll, the dice its triggers
+    added and the faces they rerolled away (None for a part the check does not read). Part of
+    the value, so that the exact evaluator tells apart pools that ended alike by different ways."""
 
     def __len__(self) -> int:
         return len(self.items)

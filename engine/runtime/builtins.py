@@ -138,6 +138,31 @@ def _fold(name: str) -> Callable[..., Any]:
     return lambda m, *args: apply(name, m, args)
 
 
+HISTORY = ("first_roll", "added_dice", "rerolled_dice")
+"""The functions that read a pool's own history, in the order `Multi.history` keeps it."""
+
+
+def _history(part: int) -> Callable[[Multi], Multi]:
+    """A part of a pool's history (`HISTORY[part]`). A pool that carries none (no triggers, or
+    none of them acted) was rolled once: its first roll is itself, nothing was added or rerolled."""
+
+    def impl(m: Multi) -> Multi:
+        if m.history is not None:
+            found = m.history[part]
+            if found is not None:
+                return found
+        return m if part == 0 else Multi(())
+
+    return impl
+
+
+def _same_pool(args: Sequence[T.Type]) -> T.Type | str:
+    a = args[0]
+    if a.kind in ("multi", "any"):
+        return a
+    return f"expects a pool, got {a}"
+
+
 def _shift(s: Symbol, steps: Any, scales: dict[str, tuple[Symbol, ...]]) -> Symbol:
     members = scales[s.scale]
     index: int = _clamp(s.rank + int(steps), 0, len(members) - 1)
@@ -195,6 +220,30 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
             _shift_typer,
             lambda s, n: _shift(s, n, scales),
             "shift(x, n): n steps along x's scale, clamped",
+        ),
+        Builtin(
+            "first_roll",
+            1,
+            1,
+            _same_pool,
+            _history(0),
+            "first_roll(p): the dice of pool p as first rolled, before its triggers acted",
+        ),
+        Builtin(
+            "added_dice",
+            1,
+            1,
+            _same_pool,
+            _history(1),
+            "added_dice(p): the dice the triggers of pool p added",
+        ),
+        Builtin(
+            "rerolled_dice",
+            1,
+            1,
+            _same_pool,
+            _history(2),
+            "rerolled_dice(p): the dice of pool p its triggers rerolled, as they showed before",
         ),
         Builtin("rank", 1, 1, _rank_typer, lambda s: s.rank, "position of a value in its scale, worst = 0"),
         Builtin(

@@ -23,10 +23,16 @@ from typing import Any
 
 from ..model.ruleset import Pool
 from ..model.values import Multi, Symbol
+from .builtins import HISTORY
+from .cache import Caches
 from .multisets import kind_multisets
 from .rules import reading as read
 
-State = tuple[tuple[int, ...], tuple[tuple[int, ...], ...], int]  # counts, unused per trigger, dice used
+Counts = tuple[int, ...]
+History = tuple[Counts, ...]
+"""What the check reads of a pool's history, per kind: () when it reads none; else the first roll,
+the dice added and the dice rerolled away, each () when not read (`Pool.history`)."""
+State = tuple[Counts, tuple[Counts, ...], int, History]  # counts, unused per trigger, dice used, history
 Option = tuple[tuple[int, ...], int]  # dice removed per kind, fresh dice rolled
 
 
@@ -77,6 +83,7 @@ class Procedure:
             groups.setdefault((reading, on, target), []).append(face)
         self.kinds = tuple(Kind(r, tuple(f), on, tg) for (r, on, tg), f in groups.items())
         self.kind_of = {f: i for i, k in enumerate(self.kinds) for f in k.faces}
+        self.reading_of = {f: k.reading for k in self.kinds for f in k.faces}
         self.weights = tuple(len(k.faces) for k in self.kinds)
         self.steps = tuple(
             StepRule(
@@ -94,7 +101,30 @@ class Procedure:
         self.cap = pool.cap if pool.cap is not None else depth
         self.truncating = pool.cap is None and depth is not None
         self._on = tuple(tuple(k.on[u] for k in self.kinds) for u in range(len(self.steps)))
+        by_value = sorted(range(len(self.kinds)), key=lambda i: self.kinds[i].order)
+        self._order = {"lowest": tuple(by_value), "highest": tuple(reversed(by_value))}
+        n_steps = len(self.steps)
+        rank = {p: {k: i for i, k in enumerate(order)} for p, order in self._order.items()}
+        self._face_rank = {p: {f: r[self.kind_of[f]] for f in self.kind_of} for p, r in rank.items()}
+        self._hit = tuple(
+            frozenset(f for k in self.kinds if k.target[u] for f in k.faces) for u in range(n_steps)
+        )
+        self._active_mask = sum(1 << t for t, step in enumerate(self.steps) if step.active)
+        # the steps a face holds (a mask) when first rolled, and when rolled by each step
+        self._holds = {
+            f: (
+                sum(1 << u for u in range(n_steps) if k.on[u]),
+                tuple(
+                    sum(1 << u for u in range(n_steps) if k.on[u] and (u != t or self.steps[u].repeat))
+                    for t in range(n_steps)
+                ),
+            )
+            for k in self.kinds
+            for f in k.faces
+        }
         self._zeros = tuple(0 for _ in self.kinds)
+        self.keeps = tuple(h in pool.history for h in HISTORY)
+        """Which parts of the history the check reads (first roll, added, rerolled)."""
         self._fresh: dict[int, tuple[tuple[tuple[int, ...], int], ...]] = {}
 
     # -- the rules, shared by sampler and solver ---------------------------------------
@@ -103,11 +133,17 @@ class Procedure:
         unused = tuple(
             tuple(c if k.on[t] else 0 for c, k in zip(counts, self.kinds)) for t in range(len(self.steps))
         )
-        return (counts, unused, 0)
+        return (counts, unused, 0, self.history_of(counts, self._zeros, self._zeros))
+
+    def history_of(self, first: Counts, added: Counts, rerolled: Counts) -> History:
+        """The history a state keeps: only the parts the check reads, nothing when it reads none."""
+        if not self.pool.history:
+            return ()
+        return tuple(c if keep else () for c, keep in zip((first, added, rerolled), self.keeps))
 
     def pending(self, state: State) -> int | None:
         """The trigger that acts next, or None when the procedure is over."""
-        _, unused, used = state
+        unused, used = state[1], state[2]
         if self.cap is not None and used >= self.cap:
             return None
         for t, step in enumerate(self.steps):
@@ -117,7 +153,7 @@ class Procedure:
 
     def capped(self, state: State) -> bool:
         """Whether the cap, not the rules, cut the procedure short on the way here."""
-        _, unused, used = state
+        unused, used = state[1], state[2]
         if self.cap is None:
             return False
         return used > self.cap or (
@@ -127,7 +163,7 @@ class Procedure:
     def used_after(self, state: State, t: int, rolled: int) -> int:
         """Dice used once `rolled` more are rerolled or added at trigger `t`; past the cap
         (one more than it) when the cap cut this step's grant short."""
-        _, unused, used = state
+        unused, used = state[1], state[2]
         if self.cap is None:
             return 0
         if self.steps[t].per_die * sum(unused[t]) > self.cap - used:
@@ -135,7 +171,7 @@ class Procedure:
         return used + rolled
 
     def eligible(self, state: State, t: int) -> tuple[int, ...]:
-        counts, unused, _ = state
+        counts, unused = state[0], state[1]
         step = self.steps[t]
         if step.action == "add":
             return tuple(0 for _ in counts)
@@ -144,7 +180,7 @@ class Procedure:
         return tuple(c if k.target[t] else 0 for c, k in zip(counts, self.kinds))
 
     def grant(self, state: State, t: int) -> int:
-        _, unused, used = state
+        unused, used = state[1], state[2]
         k = self.steps[t].per_die * sum(unused[t])
         if self.cap is not None:
             k = max(0, min(k, self.cap - used))
@@ -173,9 +209,8 @@ class Procedure:
         return found
 
     def _greedy(self, eligible: tuple[int, ...], j: int, pick: str) -> tuple[int, ...]:
-        order = sorted(range(len(self.kinds)), key=lambda i: self.kinds[i].order, reverse=(pick == "highest"))
         take = [0] * len(self.kinds)
-        for i in order:
+        for i in self._order["highest" if pick == "highest" else "lowest"]:
             grab = min(eligible[i], j)
             take[i] += grab
             j -= grab
@@ -183,7 +218,7 @@ class Procedure:
 
     def after(self, state: State, t: int, option: Option, fresh: tuple[int, ...]) -> State:
         """The state once option `option` is taken at trigger `t` and the new dice show `fresh`."""
-        counts, unused, _ = state
+        counts, unused, _, hist = state
         remove, rolled = option
         new_counts = tuple([c - r + f for c, r, f in zip(counts, remove, fresh)])
         rows = []
@@ -201,7 +236,14 @@ class Procedure:
                         ]
                     )
                 )
-        return (new_counts, tuple(rows), self.used_after(state, t, rolled))
+        if hist:  # the dice added, or the dice rerolled away, join the history the check reads
+            first, added, rerolled = hist
+            if self.steps[t].action == "add":
+                added = tuple([a + f for a, f in zip(added, fresh)]) if added else added
+            else:
+                rerolled = tuple([x + r for x, r in zip(rerolled, remove)]) if rerolled else rerolled
+            hist = (first, added, rerolled)
+        return (new_counts, tuple(rows), self.used_after(state, t, rolled), hist)
 
     def fresh(self, n: int) -> tuple[tuple[tuple[int, ...], int], ...]:
         """Every way `n` new dice can fall, by kind, with its multinomial weight (total W^n)."""
@@ -211,42 +253,147 @@ class Procedure:
         return found
 
     # -- the same rules for real dice, one by one (the sampler) ------------------------------
+    # A die's unused steps are a bit mask: bit t set while it holds step t unused.
 
-    def holds(self, face: int, acted: int | None = None) -> set[int]:
-        """The triggers a newly rolled face holds unused; a face rolled by step `acted` does not
-        hold that step again when it says `repeat: false`."""
-        on = self.kinds[self.kind_of[face]].on
-        return {u for u in range(len(self.steps)) if on[u] and (u != acted or self.steps[u].repeat)}
+    def holds(self, face: int, acted: int | None = None) -> int:
+        """The triggers a newly rolled face holds unused (a mask); a face rolled by step `acted`
+        does not hold that step again when it says `repeat: false`."""
+        first, by_step = self._holds[face]
+        return first if acted is None else by_step[acted]
 
-    def state_of(self, faces: list[int], unused: list[set[int]], used: int) -> State:
-        """The state of real dice: how many of each kind, and of those how many hold each trigger."""
-        counts = [0] * len(self.kinds)
-        rows = [[0] * len(self.kinds) for _ in self.steps]
+    def take(
+        self, faces: list[int], unused: list[int], t: int, triggering: list[int], used: int, policy: str
+    ) -> tuple[int, list[int], int, bool]:
+        """What a rule or a fixed policy does at step `t` with real dice, worked out on the dice
+        themselves: (the grant, the dice rerolled — in the order `pick` gives them —, how many dice
+        are rolled, whether no die was eligible). The same choice as `options` then `pick` on
+        `state_of` (a test holds them to it), without making the counted state. `triggering`
+        are the dice that set the step off, which no longer hold it."""
+        step = self.steps[t]
+        k = step.per_die * len(triggering)
+        if self.cap is not None:
+            k = max(0, min(k, self.cap - used))
+        taken = step.must or policy == "always"
+        if step.action == "add":
+            return k, [], k if taken else 0, False
+        if step.self_target:
+            eligible = triggering
+        else:
+            hit = self._hit[t]
+            eligible = [d for d, f in enumerate(faces) if f in hit]
+        if not taken or not eligible:
+            return k, [], 0, not eligible
+        kind_of = self.kind_of
+        if len(eligible) > k:  # the least valuable first; among alike dice, those holding steps
+            rank = self._face_rank["highest" if step.pick == "highest" else "lowest"]
+            if k <= 1:  # the common grant: one die (the first of the least valuable), or none
+                return (
+                    k,
+                    [min(eligible, key=lambda d: (rank[faces[d]], -unused[d].bit_count()))] if k else [],
+                    k,
+                    False,
+                )
+            chosen = sorted(eligible, key=lambda d: (rank[faces[d]], -unused[d].bit_count(), d))[:k]
+            kept = set(chosen)
+            short = {kind_of[faces[d]] for d in eligible if d not in kept}
+            # in `pick`'s order: by kind; within a kind cut short, those holding steps first
+            chosen.sort(
+                key=lambda d: (
+                    kind_of[faces[d]],
+                    -unused[d].bit_count() if kind_of[faces[d]] in short else 0,
+                    d,
+                )
+            )
+            return k, chosen, k, False
+        if len(eligible) > 1:
+            eligible = sorted(eligible, key=lambda d: (kind_of[faces[d]], d))
+        return k, eligible, len(eligible), False
+
+    def pending_among(self, unused: list[int], used: int) -> int | None:
+        """`pending` for real dice, without making their state: the quick test a sampled roll
+        makes before every step, most often to find that nothing is left to do."""
+        if self.cap is not None and used >= self.cap:
+            return None
+        held = 0
+        for u in unused:
+            held |= u
+        held &= self._active_mask
+        return (held & -held).bit_length() - 1 if held else None  # the first step written
+
+    def state_of(self, faces: list[int], unused: list[int], used: int, hist: History = ()) -> State:
+        """The state of real dice: how many of each kind, and of those how many hold each trigger
+        (`hist`: the history as `counted` gives it)."""
+        n = len(self.kinds)
+        kind_of = self.kind_of
+        counts = [0] * n
+        rows = [[0] * n for _ in self.steps]
         for f, u in zip(faces, unused):
-            k = self.kind_of[f]
+            k = kind_of[f]
             counts[k] += 1
-            for t in u:
-                rows[t][k] += 1
-        return (tuple(counts), tuple(tuple(row) for row in rows), used if self.cap is not None else 0)
+            t = 0
+            while u:
+                if u & 1:
+                    rows[t][k] += 1
+                u >>= 1
+                t += 1
+        return (tuple(counts), tuple([tuple(row) for row in rows]), used if self.cap is not None else 0, hist)
+
+    def counted(self, first: list[int], added: list[int], rerolled: list[int]) -> History:
+        """The history of real dice (the faces first rolled, added, rerolled away) as states keep it."""
+        if not self.pool.history:
+            return ()
+
+        def count(faces: list[int]) -> Counts:
+            out = [0] * len(self.kinds)
+            for f in faces:
+                out[self.kind_of[f]] += 1
+            return tuple(out)
+
+        return self.history_of(count(first), count(added), count(rerolled))
+
+    def with_history(self, value: Multi, first: list[int], added: list[int], rerolled: list[int]) -> Multi:
+        """A sampled pool's value with the parts of its history the check reads."""
+        if not self.pool.history:
+            return value
+        parts = tuple(self.read(f) if keep else None for f, keep in zip((first, added, rerolled), self.keeps))
+        return Multi(value.items, value.faces, value.tally, (parts[0], parts[1], parts[2]))
 
     def pick(
-        self, faces: list[int], unused: list[set[int]], remove: tuple[int, ...], among: list[int] | None
+        self, faces: list[int], unused: list[int], remove: tuple[int, ...], among: list[int] | None
     ) -> list[int]:
         """Which real dice an option rerolls: `remove[k]` of each kind, those holding unused
         triggers first (as `after` counts them)."""
         picked: list[int] = []
-        pool = among if among is not None else list(range(len(faces)))
+        pool = among if among is not None else range(len(faces))
+        kind_of = self.kind_of
         for k, want in enumerate(remove):
             if not want:
                 continue
-            candidates = [d for d in pool if self.kind_of[faces[d]] == k and d not in picked]
-            candidates.sort(key=lambda d: -len(unused[d]))
+            candidates = [d for d in pool if kind_of[faces[d]] == k]  # picked dice are of other kinds
+            if len(candidates) > want:
+                candidates.sort(key=lambda d: -unused[d].bit_count())
             picked.extend(candidates[:want])
         return picked
 
+    def read(self, faces: list[int] | tuple[int, ...]) -> Multi:
+        """Real dice as the rules read them: `rules.read_faces`, from the readings made once."""
+        if self.pool.each is None:
+            return Multi(tuple(faces))
+        reading_of = self.reading_of
+        return Multi(tuple([reading_of[f] for f in faces]), tuple(faces))
+
+    def final(self, counts: Counts, hist: History) -> Any:
+        """The pool as the rules read it once the procedure is over, with the history it keeps
+        (a die with triggers: the total of its dice, which keeps none)."""
+        value = self.value(counts)
+        if not hist:
+            return value
+        parts = tuple(self.value(c) if keep else None for c, keep in zip(hist, self.keeps))
+        return Multi(value.items, value.faces, value.tally, (parts[0], parts[1], parts[2]))
+
     def value(self, counts: tuple[int, ...], capped: bool = False) -> Any:
-        """The pool as the rules read it once the procedure is over (a die with triggers: the
-        total of its dice)."""
+        """The dice of these counts by kind as the rules read them (sorted by kind); a die with
+        triggers: the total of its dice."""
         if self.pool.total:
             return sum(k.reading * c for k, c in zip(self.kinds, counts))
         items = tuple(k.reading for k, c in zip(self.kinds, counts) for _ in range(c))
@@ -255,6 +402,22 @@ class Procedure:
         for r, c in tally:
             merged[r] = merged.get(r, 0) + c
         return Multi(items, tally=tuple(merged.items()))
+
+
+def procedure_for(
+    pool: Pool, env: Mapping[str, Any], caches: Caches, concrete: Pool | None = None
+) -> Procedure:
+    """The pool's procedure for the values its faces, `each` and triggers read, kept in the
+    ruleset's caches: making one reads every face through them, which costs more than a sampled
+    roll. `pool` is the pool as written (the key); `concrete` the same pool with faces read from
+    inputs worked out for `env` (`rules.concrete`), when they are."""
+    key = ("procedure", id(pool), tuple([env.get(n) for n in pool.procedure_reads]))
+    found: tuple[Pool, Procedure] | None = caches.tables.get(key)
+    if found is not None and found[0] is pool:  # an id can be reused by a later pool object
+        return found[1]
+    proc = Procedure(concrete or pool, env)
+    caches.tables.put(key, (pool, proc), 256 * (len(pool.faces) + len(proc.kinds) + 1))
+    return proc
 
 
 def _bounded_vectors(limits: tuple[int, ...], total: int) -> Iterator[tuple[int, ...]]:
