@@ -317,8 +317,9 @@ def test_reading_the_history_changes_no_other_number(policy: str, n: int) -> Non
     assert a.table() == b.table() and a.capped == b.capped == 0
     assert a.value("read").as_json() == b.value("read").as_json()
     assert b.states >= a.states
-    if n == 4:
-        assert a.states == 76
+    if n == 4:  # the states of the chain itself; under optimal the count also takes in each
+        # outcome the solver scored on the way (the evaluator's memo of finished rolls)
+        assert a.states == (111 if policy == "optimal" else 76)
 
 
 # -- the sampler agrees with its trace -------------------------------------------------
