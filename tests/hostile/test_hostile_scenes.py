@@ -41,6 +41,16 @@ THOUSAND_POINTS = scene(
 """A d1000 rolled in each of 300 states: its effects applied to each of the thousand points of
 the roll, in every state, charged as one node each (about 10 s under a budget of 100,000 units)."""
 
+STUCK = scene(
+    100, 87, "      - {add: {hurt: 1}, when: \"outcome == 'hit'\"}\n", "ann.hurt >= 2", 100_000
+).replace(
+    "    roll: {check: swing}\n",
+    "    requires: [{when: hurt < 1, else: no more}]\n    roll: {check: swing}\n",
+)
+"""After one hit the action is refused for ever and no ending can hold: the chance still running
+is a number whose length grows round after round, and each round's greatest common divisors on
+it were charged nothing (8 s in them under a budget of 50,000 units, deadline or not)."""
+
 
 def test_a_long_horizon_is_charged_round_by_round(refused):
     refused("RC503", engine.load(HEALING, limits=TIGHT).scene_odds, "fight")
@@ -59,3 +69,11 @@ def test_both_are_solved_with_room():
     short = engine.load(HEALING.replace("max_rounds: 10000", "max_rounds: 50"), limits=roomy)
     odds = short.scene_odds("fight")
     assert odds.probability("done") == 1 and sum(odds.rounds.values()) + odds.longer == 1
+
+
+def test_the_length_of_a_scene_that_never_ends_is_charged(refused):
+    rs = engine.load(STUCK, limits=TIGHT)
+    error = refused("RC503", rs.scene_odds, "fight")
+    assert "work budget" in str(error)
+    shorter = engine.load(STUCK.replace("max_rounds: 100000", "max_rounds: 500"))
+    assert shorter.scene_odds("fight").probability("never") > 0
