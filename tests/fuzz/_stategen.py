@@ -365,10 +365,18 @@ def operations(draw: st.DrawFn, doc: dict[str, Any]) -> list[dict[str, Any]]:
     for _ in range(draw(st.integers(1, 8))):
         kind = draw(st.sampled_from(("act", "act", "act", "act", "join", "roll", "begin", "undo", "scene")))
         op: dict[str, Any] = {"op": kind}
-        if kind == "act":
-            op["action"] = draw(st.sampled_from(actions))
-            op["character"] = draw(st.sampled_from((*PARTIES, None)))
-            op["others"] = {"foe": draw(st.sampled_from(PARTIES))} if _maybe(draw, 6) else None
+        if kind == "act":  # mostly as the rules allow, now and then not
+            name = draw(st.sampled_from(actions[:-1])) if draw(st.integers(0, 15)) else "nope"
+            op["action"] = name
+            action = doc.get("actions", {}).get(name, {})
+            who = draw(st.sampled_from(("ann", "bo")))
+            wrong = draw(st.integers(0, 7)) == 0
+            if (action.get("by") == "character") != wrong:
+                op["character"] = draw(st.sampled_from((None, "cy"))) if wrong else who
+            else:
+                op["character"] = None
+            foe = "bo" if who == "ann" else "ann"
+            op["others"] = {"foe": who if wrong else foe} if ("others" in action) != wrong else None
             op["policy"] = draw(st.sampled_from(("always", "never", "optimal")))
             if _maybe(draw, 2):
                 op["forced"] = _dice_for(draw, doc["checks"]["swing"]["roll"])
