@@ -117,7 +117,7 @@ def choice_at(
 
 PUSHES_PER_UNIT = 3
 """Multiply-adds of the length distribution charged as one unit of work (each takes about a
-third of a microsecond, measured on the Castle duel and on a cycle pushed 16,000 rounds)."""
+third of a microsecond, measured on a two-party duel and on a cycle pushed 16,000 rounds)."""
 
 BITS_PER_WORD = 32_768
 """Past this many bits of the common total, a multiply-add is charged once more per as many bits
