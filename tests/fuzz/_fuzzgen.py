@@ -31,9 +31,11 @@ keyword by keyword, except that
 `rulesets()` composes the pieces into a document whose top level the test decides (which
 sections appear), so the expensive sections (state, actions, scenes) are drawn only sometimes.
 
-Sizes are kept small on purpose: work that `Limits` does not yet bound (issue 11, item 1: a
-statistic folded over a large pool, 3^times redraws, large explosions and bags) must not turn a
-generated case into a hang; each place where a size is held down for that reason says so.
+Sizes go up to and past the limits (`_law.LIMITS`): dice of up to 1,000 faces and past it, pools
+and draws past `max_pool`, redraws past `max_rerolls`, triggers' `per_die` and pools' `cap` past
+it, bags past `max_bag`. The work budget, not the generator, is what stops a large case: each
+request of a case ends on its budget (`RC503`) well within its bound, and a size past a limit is
+refused when the ruleset loads.
 """
 
 from __future__ import annotations
@@ -75,9 +77,13 @@ def terminals(
 ) -> dict[str, st.SearchStrategy[str]]:
     """An explicit strategy for every terminal of the grammar. `numeric` leans to expressions that
     type-check as numbers: no quoted names, and `true`/`false` written as numbers. `tiny` numbers
-    are at most 3 (for a die's faces: `10 * 10 * 10` faces on a pool of 4 dice is 4·10^10
-    multisets, work Limits does not yet bound, issue 11, item 1)."""
-    ints = _spaced("0", "1", "2", "3") if tiny else _spaced("0", "1", "2", "3", "6", "10")
+    (for a die's faces, which may name nothing) are mostly at most 3, sometimes 1,000 or past it:
+    `1000 * 1000` faces is refused (RC310), `1..1000` is a large die the work budget must bound."""
+    ints = (
+        st.one_of(_spaced("0", "1", "2", "3"), _spaced("100", "1000", "1001"))
+        if tiny
+        else _spaced("0", "1", "2", "3", "6", "10")
+    )
     return {
         "NAME": _spaced(*names, *BUILTINS),
         "INT": ints,
@@ -181,11 +187,12 @@ def _node(schema: Any) -> Any:
             ]
         }
     if ref == "#/$defs/faces":
-        # A die of a few sides: a pool of many large dice is a statistic over every multiset,
-        # not yet bounded by Limits (issue 11, item 1), so no generated die is large.
+        # A die of a few sides or of many, up to the 1,000-face bound and past it (RC310); a pool
+        # of many large dice is a statistic over every multiset, which the work budget bounds.
         return {
             "anyOf": [
                 {"type": "integer", "minimum": 1, "maximum": 12},
+                {"enum": [100, 1000, 1001]},
                 {"type": "string", "format": FACES},
                 {
                     "type": "array",
@@ -202,12 +209,16 @@ def _node(schema: Any) -> Any:
         pattern = out.pop("pattern", None)
         out["format"] = NAME if pattern == NAME_PATTERN else WORD
     if out.get("type") in ("integer", "number"):
-        # cap, per_die, sets, chit counts, min/max: small (large explosions and bags are not yet
-        # bounded by Limits, issue 11, item 1)
-        out["minimum"] = max(out.get("minimum", -3), -3)
-        out["maximum"] = min(out.get("maximum", 8), 8)
-        if out["minimum"] > out["maximum"]:
-            out["minimum"] = out["maximum"]
+        # cap, per_die, sets, chit counts, min/max: mostly small, sometimes past a limit (a
+        # `per_die` or `cap` past max_rerolls, a bag past max_bag, an input's bound of 10^9)
+        low = max(out.get("minimum", -3), -3)
+        high = min(out.get("maximum", 8), 8)
+        small = {**out, "minimum": min(low, high), "maximum": high}
+        large = [v for v in (1001, 200_000, 10**9) if v <= out.get("maximum", 10**9)]
+        if large and "enum" not in out and "const" not in out:
+            out = {"anyOf": [small, {"enum": large}]}
+        else:
+            out = small
     if out.get("type") == "object" or "properties" in out or "additionalProperties" in out:
         out["maxProperties"] = max(SMALL, len(out.get("required", ())))
         if "format" not in out.get("propertyNames", {}) and (
@@ -237,9 +248,9 @@ def fuzz_schema() -> dict[str, Any]:
         "propertyNames": {"type": "string", "format": CASE},
         "additionalProperties": {"$ref": "#/$defs/expression"},
     }
-    # `redraw: {times: N}` does work growing as 3^N that Limits does not yet bound (issue 11, item 1:
-    # `times: 16` runs for minutes): a few redraws only, until the work counter lands.
-    schema["$defs"]["redraw"]["properties"]["times"] = {"enum": [0, 1, 2, "1"]}
+    # `redraw: {times: N}`: a few, many (16 once ran for minutes, 3^N work), up to max_rerolls
+    # and past it (RC503 when the ruleset loads), or an expression
+    schema["$defs"]["redraw"]["properties"]["times"] = {"enum": [0, 1, 2, "1", 16, 1000, 1001, 10**9, "a"]}
     _DEFS.update(schema["$defs"])  # what `_node` inlines
     top = _node({k: v for k, v in schema.items() if k not in ("$defs", "$schema", "$id")})
     top["properties"]["name"] = {"const": "fuzz"}
@@ -255,7 +266,9 @@ def formats(max_depth: int = 5) -> dict[str, st.SearchStrategy[str]]:
         # a short range, a list or a number of sides; anything else the grammar gives, with numbers
         # only (a face expression may not name anything)
         FACES: st.one_of(
-            st.sampled_from(["1..6", "0..9", "[1, 2, 3]", "4", "-1..1", "[1, 1, 2]", "1..2"]),
+            st.sampled_from(
+                ["1..6", "0..9", "[1, 2, 3]", "4", "-1..1", "[1, 1, 2]", "1..2", "1..1000", "0..1000"]
+            ),
             expressions(names=(), max_depth=3, tiny=True),
         ),
         CASE: st.sampled_from(["1", "2", "1..3", "else", "[1, 2]", "hit", "miss", "a", "true"]),
@@ -342,7 +355,8 @@ def piece_of(key: str) -> st.SearchStrategy[Any]:
 
 
 ROLLS = ("d", "e")
-COUNTS = ("0", "1", "2", "a", "a + 1", "3", "n")
+COUNTS = ("0", "1", "2", "a", "a + 1", "3", "n", "20", "100", "101", "a * 1000")
+"""A pool's size or a draw's count: small, at `max_pool`, past it (RC503 at load), or an input's."""
 FACE_TESTS = ("face == 6", "face >= 5", "face < 2", "face in 1..2", "face == 0")
 INPUTS = ("a", "n")
 LETS = ("x",)

@@ -8,8 +8,15 @@ stated elsewhere (tests/test_properties.py, tests/test_exact.py):
 - replaying a roll with its own dice (`forced=result.forced()`) gives the same result;
 - the declared outcomes' probabilities sum to exactly 1.
 
-Every case runs under small `Limits` and a small `LintBudget`, so no case can run long; a case
-that still runs past `BOUND` seconds is stopped by an alarm and fails as a hang.
+Scenes, a ruleset's own examples and campaigns are held to their laws too (`obey_scenes`,
+`obey_examples`, `obey_campaign`, below).
+
+Every case runs under `LIMITS`: the sizes a ruleset may ask for are the defaults (pools and draws
+of 100, 1,000 rerolls or redraws), so a generated size past them is refused at load, while the
+work budget is small (`max_work` 50,000 units, a `deadline` of 1 s) so that a case asking for
+much ends quickly on the budget. Each request (a load, a roll, a solve, a scene, an action) must
+end within `REQUEST_BOUND`, five times the deadline, and a whole case within `BOUND`, where an
+alarm stops it as a hang.
 """
 
 from __future__ import annotations
@@ -26,11 +33,10 @@ from engine.model.ruleset import Check, InputSpec
 from engine.tools.lint import LintBudget, lint
 
 LIMITS = engine.Limits(
-    max_pool=4,
-    max_draw=4,
-    max_states=500,
-    max_rerolls=20,
-    max_scenes=4,
+    max_work=50_000,
+    deadline=1.0,
+    max_states=20_000,
+    max_scenes=20,
     max_yaml_bytes=128 * 1024,  # the shipped rulesets fit, as seeds of the long harness
     max_yaml_depth=16,
     max_yaml_nodes=20_000,
@@ -45,9 +51,12 @@ BUDGET = LintBudget(
     follow_work=1_000,
     max_table_args=50,
 )
-BOUND = 10.0
-"""Seconds one case may take: generous (a case takes milliseconds) so a busy machine is no
-failure; what it catches is a hang, which takes far longer."""
+assert LIMITS.deadline is not None
+REQUEST_BOUND = 5 * LIMITS.deadline
+"""Seconds one request may take: five times the budget's deadline, generous so that a busy machine
+is no failure (a request takes milliseconds, or ends on its budget in a tenth of a second)."""
+BOUND = 60.0
+"""Seconds one whole case may take (many requests); what it catches is a hang."""
 
 
 class Hang(BaseException):
@@ -70,6 +79,17 @@ def bounded(what: str, seconds: float = BOUND) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     assert time.monotonic() - start < seconds, f"{what} took {time.monotonic() - start:.1f} s"
+
+
+@contextmanager
+def request(what: str) -> Iterator[None]:
+    """One request of a case: it must end (in a result or an error) within `REQUEST_BOUND`."""
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        took = time.monotonic() - start
+        assert took < REQUEST_BOUND, f"{what} took {took:.1f} s, over {REQUEST_BOUND} s"
 
 
 def refused(error: engine.RulecraftError) -> None:
@@ -104,7 +124,8 @@ def obey(rs: engine.Ruleset, seed: int, *, lint_too: bool = True) -> list[str]:
         inputs = inputs_for(check, rng)
         policy = rng.choice(["always", "never"])
         try:
-            result = rs.roll(check.name, random.Random(seed), policy=policy, **inputs)
+            with request(f"rolling {check.name}"):
+                result = rs.roll(check.name, random.Random(seed), policy=policy, **inputs)
         except engine.RulecraftError as error:
             refused(error)
             seen.append("roll:" + error.diagnostics[0].code)
@@ -117,7 +138,8 @@ def obey(rs: engine.Ruleset, seed: int, *, lint_too: bool = True) -> list[str]:
             )
             assert replay.as_json() == result.as_json()
         try:
-            dist = rs.distribution(check.name, policy=policy, **inputs)
+            with request(f"solving {check.name}"):
+                dist = rs.distribution(check.name, policy=policy, **inputs)
         except engine.RulecraftError as error:
             refused(error)
             seen.append("dist:" + error.diagnostics[0].code)
@@ -133,8 +155,156 @@ def load_and_obey(text: str, seed: int, *, lint_too: bool = True) -> list[str]:
     """The whole law for one ruleset's text."""
     with bounded("a generated ruleset"):
         try:
-            rs = engine.load(text, limits=LIMITS)
+            with request("loading"):
+                rs = engine.load(text, limits=LIMITS)
         except engine.RulecraftError as error:
             refused(error)
             return ["load:" + error.diagnostics[0].code]
         return ["loaded", *obey(rs, seed, lint_too=lint_too)]
+
+
+# -- scenes ---------------------------------------------------------------------------------------
+
+
+def obey_scenes(rs: engine.Ruleset, seed: int) -> list[str]:
+    """Each scene solved exactly (`scene prob`), played once (`scene roll`) and a few times
+    (`sample_scenes`, `scene roll --times`): each a result or a `RulecraftError`; the endings'
+    chances sum to exactly 1 and so do the rounds' with `longer` (unless an ending holds at the
+    start: then none, and a mean of 0 rounds); a played scene's ending is one
+    of the scene's (or `unfinished`) and, when the exact solve succeeded too, has a chance above 0
+    there; the same seed plays the same scene."""
+    rng = random.Random(seed)
+    seen: list[str] = []
+    for name, scene in rs.scenes.items():
+        names = {e.name for e in scene.ends}
+        policy = rng.choice(["always", "never", "optimal"])
+        expect = (
+            [f"{p}.{rng.choice(['hurt', 'hp', 'nope'])}" for p in scene.parties[:1]]
+            if rng.random() < 0.3
+            else []
+        )
+        odds = None
+        try:
+            with request(f"solving scene {name}"):
+                odds = rs.scene_odds(name, policy=policy, expect=expect)
+        except engine.RulecraftError as error:
+            refused(error)
+            seen.append("odds:" + error.diagnostics[0].code)
+        if odds is not None:
+            seen.append("odds")
+            chances = odds.endings.fractions()
+            assert sum(chances.values()) == 1, chances
+            assert set(chances) <= names | {"never"}, chances
+            lengths = sum(odds.rounds.values()) + odds.longer
+            # a scene whose ending holds before its first step ends before round 1 (docs/scenes.md)
+            assert lengths == 1 or (lengths == 0 and odds.mean_rounds == 0), (odds.rounds, odds.longer)
+            assert odds.mean_rounds is None or odds.mean_rounds >= 0
+            odds.as_json()
+        try:
+            with request(f"playing scene {name}"):
+                played = rs.play_scene(name, random.Random(seed), policy=policy)
+            with request(f"playing scene {name} again"):
+                again = rs.play_scene(name, random.Random(seed), policy=policy)
+        except engine.RulecraftError as error:
+            refused(error)
+            seen.append("play:" + error.diagnostics[0].code)
+        else:
+            seen.append("play")
+            assert played.ending in names | {"unfinished"}, played.ending
+            assert played.as_json() == again.as_json()
+            assert 1 <= played.rounds <= scene.max_rounds or not played.trace, played.rounds
+            if odds is not None and played.ending != "unfinished":
+                assert odds.probability(played.ending) > 0, (played.ending, odds.endings.fractions())
+        times = rng.choice([1, 3, LIMITS.max_scenes + 1])
+        try:
+            with request(f"sampling scene {name}"):
+                sampled = rs.sample_scenes(name, times, random.Random(seed), policy=policy)
+        except engine.RulecraftError as error:
+            refused(error)
+            seen.append("sample:" + error.diagnostics[0].code)
+        else:
+            seen.append("sample")
+            assert sum(sampled.endings.values()) == times == sum(sampled.rounds.values()), sampled.as_json()
+            if odds is not None:
+                for ending, count in sampled.endings.items():
+                    assert ending == "unfinished" or not count or odds.probability(ending) > 0, ending
+    return seen
+
+
+# -- examples -------------------------------------------------------------------------------------
+
+
+def obey_examples(rs: engine.Ruleset) -> list[str]:
+    """`rulecraft test`: every example of the ruleset passes, fails with diagnostics that carry a
+    code (RC701), or the run ends in a `RulecraftError` — never another exception."""
+    from engine.tools.examples import run_examples
+
+    try:
+        with request("running the examples"):
+            outcomes = run_examples(rs)
+    except engine.RulecraftError as error:
+        refused(error)
+        return ["examples:" + error.diagnostics[0].code]
+    seen = []
+    for outcome in outcomes:
+        for problem in outcome.problems:
+            assert problem.code.startswith("RC"), problem
+            assert "internal error" not in problem.message, problem.render()
+            problem.render()
+        seen.append("passed" if outcome.passed else "failed:" + outcome.problems[0].code)
+    return seen
+
+
+# -- campaigns ------------------------------------------------------------------------------------
+
+
+def obey_campaign(rs: engine.Ruleset, ops: list[dict[str, Any]], store: Any) -> list[str]:
+    """A campaign made in `store`, then each operation: each ends in a result or a
+    `RulecraftError`; a refused one leaves the stored log exactly as it was (never a partial write)
+    and a taken one appends exactly one event; at the end the log replays to the stored state."""
+    from engine.scenes.campaign import play_in_campaign
+
+    seen: list[str] = []
+    try:
+        with request("making a campaign"):
+            campaign = engine.new_campaign("c", rs, store=store, characters={"ann": {}, "bo": {}})
+    except engine.RulecraftError as error:
+        refused(error)
+        return ["new:" + error.diagnostics[0].code]
+    for op in ops:
+        before = [(e.seq, e.kind, e.data, e.state) for e in store.events("c")]
+        kind = op["op"]
+        try:
+            with request(f"campaign {kind}"):
+                if kind == "act":
+                    campaign.act(
+                        op["action"],
+                        op["character"],
+                        seed=op.get("seed"),
+                        forced=op.get("forced"),
+                        policy=op["policy"],
+                        others=op["others"],
+                        **op.get("inputs", {}),
+                    )
+                elif kind == "join":
+                    campaign.join(op["character"], **op["params"])
+                elif kind == "roll":
+                    campaign.roll(op["check"], seed=op["seed"], **op["inputs"])
+                elif kind == "begin":
+                    campaign.begin(op["period"])
+                elif kind == "undo":
+                    campaign.undo()
+                else:
+                    play_in_campaign(campaign, op["scene"], op["cast"], seed=op["seed"], policy=op["policy"])
+        except engine.RulecraftError as error:
+            refused(error)
+            seen.append(f"{kind}:" + error.diagnostics[0].code)
+            after = [(e.seq, e.kind, e.data, e.state) for e in store.events("c")]
+            assert after == before, f"a refused {kind} changed the log"
+            continue
+        seen.append(kind)
+        after = [(e.seq, e.kind, e.data, e.state) for e in store.events("c")]
+        assert after[:-1] == before and len(after) == len(before) + 1, f"{kind} did not append one event"
+    with request("replaying the campaign"):
+        assert campaign.replay() == campaign.state()
+    return seen

@@ -1,10 +1,12 @@
 """The fuzz suite's size: at least 10,000 generated cases a run (issue 11, item 6), spread over
-several tests so that pytest-xdist shares them between the cores."""
+several tests so that pytest-xdist shares them between the cores: expressions, whole rulesets, and
+scenes, examples and campaigns (each of which the suite must keep)."""
 
 from __future__ import annotations
 
 import test_fuzz_expressions
 import test_fuzz_rulesets
+import test_fuzz_scenes
 
 
 def _cases(module: object) -> dict[str, int]:
@@ -20,6 +22,18 @@ def _cases(module: object) -> dict[str, int]:
 
 
 def test_the_fuzz_suite_runs_ten_thousand_cases() -> None:
-    cases = _cases(test_fuzz_expressions) | _cases(test_fuzz_rulesets)
-    assert len(cases) >= 6
+    cases = _cases(test_fuzz_expressions) | _cases(test_fuzz_rulesets) | _cases(test_fuzz_scenes)
+    assert len(cases) >= 11
     assert sum(cases.values()) >= 10_000, cases
+
+
+def test_scenes_examples_and_campaigns_are_fuzzed() -> None:
+    """Scenes solved and played, examples run and campaigns driven each have cases of their own."""
+    cases = _cases(test_fuzz_scenes)
+    for name in (
+        "test_scenes_solved_played_and_sampled",
+        "test_examples_pass_fail_or_are_refused",
+        "test_campaigns_in_memory",
+        "test_campaigns_in_sqlite",
+    ):
+        assert cases.get(name, 0) >= 50, cases

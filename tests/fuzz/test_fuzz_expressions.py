@@ -52,7 +52,7 @@ DOCUMENT = load_yaml(SourceFile("fx.yaml", TEXT))
 NAMES = ("a", "n", "x", "t", "hit", "miss", "face", *ROLLS)
 
 SETTINGS = settings(
-    max_examples=3200,
+    max_examples=3000,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
@@ -98,7 +98,7 @@ def test_an_expression_as_the_outcome(text: str, form: str) -> None:
     _law(_placed(("checks", "hit", "outcome"), form.format(text)), len(text))
 
 
-@settings(SETTINGS, max_examples=1200)
+@settings(SETTINGS, max_examples=1270)
 @given(expressions(NAMES, max_depth=6), st.sampled_from(["value", "when"]), st.integers(0, 2**16))
 def test_an_expression_in_a_table(text: str, where: str, seed: int) -> None:
     """As a table's body, or as the condition of its first rule."""

@@ -1,0 +1,79 @@
+"""Scenes whose exact solve did work that no budget counted, found by the fuzz suite
+(tests/fuzz/test_fuzz_scenes.py): each ran for tens of seconds under a budget of a tenth of a
+second, past any deadline, and now ends with `RC503` within the bound (`conftest.BOUND`)."""
+
+from __future__ import annotations
+
+import engine
+
+TIGHT = engine.Limits(max_work=100_000)
+"""A tenth of the work a second; no deadline, which only a charge looks at."""
+
+
+def scene(die: int, hit: int, effects: str, ends: str, max_rounds: int) -> str:
+    """One party rolling a die round after round until `ends` holds."""
+    return (
+        "rulecraft: 1\nname: mini\n"
+        f"checks:\n  swing:\n    roll: {{d: {{die: {die}}}}}\n    outcomes: [miss, hit]\n"
+        f"    outcome: \"'hit' if d >= {hit} else 'miss'\"\n    outputs: {{dmg: d}}\n"
+        "state:\n  each:\n    hurt: {counter: 0, min: 0}\n"
+        f"actions:\n  swing:\n    by: character\n    roll: {{check: swing}}\n    effects:\n{effects}"
+        f"scenes:\n  fight:\n    parties: [ann]\n    round: [{{act: swing, by: ann}}]\n"
+        f"    ends: [{{when: {ends}, then: done}}]\n    max_rounds: {max_rounds}\n"
+    )
+
+
+HEALING = scene(
+    6,
+    3,
+    "      - {add: {hurt: 1}, when: \"outcome == 'hit'\"}\n"
+    "      - {remove: {hurt: 2}, when: \"outcome == 'miss'\", clamp: true}\n",
+    "ann.hurt >= 40",
+    10_000,
+)
+"""A scene that can come back to a state, counted round by round to `max_rounds: 10000`: the
+length distribution pushed ten thousand rounds of ever longer numbers, charged nothing (8 s under
+a budget of 100,000 units; 45 s for 20,000 rounds, the schema allowing 100,000)."""
+
+THOUSAND_POINTS = scene(
+    1000, 990, "      - {add: {hurt: 1}, when: \"outcome == 'hit'\"}\n", "ann.hurt >= 300", 100
+)
+"""A d1000 rolled in each of 300 states: its effects applied to each of the thousand points of
+the roll, in every state, charged as one node each (about 10 s under a budget of 100,000 units)."""
+
+STUCK = scene(
+    100, 87, "      - {add: {hurt: 1}, when: \"outcome == 'hit'\"}\n", "ann.hurt >= 2", 100_000
+).replace(
+    "    roll: {check: swing}\n",
+    "    requires: [{when: hurt < 1, else: no more}]\n    roll: {check: swing}\n",
+)
+"""After one hit the action is refused for ever and no ending can hold: the chance still running
+is a number whose length grows round after round, and each round's greatest common divisors on
+it were charged nothing (8 s in them under a budget of 50,000 units, deadline or not)."""
+
+
+def test_a_long_horizon_is_charged_round_by_round(refused):
+    refused("RC503", engine.load(HEALING, limits=TIGHT).scene_odds, "fight")
+
+
+def test_every_point_of_a_roll_is_charged(refused):
+    refused("RC503", engine.load(THOUSAND_POINTS, limits=TIGHT).scene_odds, "fight")
+
+
+def test_both_are_solved_with_room():
+    """The same scenes with a budget to fit them: solved, the length distribution and `longer`
+    adding up to 1."""
+    roomy = engine.Limits(max_work=50_000_000)
+    odds = engine.load(THOUSAND_POINTS, limits=roomy).scene_odds("fight")
+    assert odds.probability("done") == 1 and sum(odds.rounds.values()) + odds.longer == 1
+    short = engine.load(HEALING.replace("max_rounds: 10000", "max_rounds: 50"), limits=roomy)
+    odds = short.scene_odds("fight")
+    assert odds.probability("done") == 1 and sum(odds.rounds.values()) + odds.longer == 1
+
+
+def test_the_length_of_a_scene_that_never_ends_is_charged(refused):
+    rs = engine.load(STUCK, limits=TIGHT)
+    error = refused("RC503", rs.scene_odds, "fight")
+    assert "work budget" in str(error)
+    shorter = engine.load(STUCK.replace("max_rounds: 100000", "max_rounds: 500"))
+    assert shorter.scene_odds("fight").probability("never") > 0
