@@ -82,7 +82,9 @@ class _Source:
     def faces(self, r: Die | Pool, n: int) -> list[int]:
         queue = self.forced.get(r.name)
         if queue is None:  # the common case: straight from the RNG
-            faces, size, draw = r.faces, len(r.faces), self.rng.randrange
+            # `_randbelow(n)` is what `randrange(n)` returns, without its argument checks: the
+            # same draws from the same seed, about half a microsecond sooner each
+            faces, size, draw = r.faces, len(r.faces), self.rng._randbelow  # type: ignore[attr-defined]
             out = [faces[draw(size)] for _ in range(n)]
             self.drawn.setdefault(r.name, []).extend(out)
             return out
@@ -210,7 +212,7 @@ def _sample(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Result:
         if roller is not None:
             value = roller.roll(i, tuple(dice))
         else:
-            r = concrete(r, env)  # faces read from inputs: worked out now
+            r = concrete(r, env, ctx.caches)  # faces read from inputs: worked out now
             value = _plain(r, env, source, ctx)
             trace.append(_roll_step(r, value, source))
         env[r.name] = rolled[r.name] = value
@@ -347,7 +349,7 @@ class _Roller:
 
     def once(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], announce: bool = True) -> Any:
         written = self.check.roll[i]
-        r = concrete(written, env)
+        r = concrete(written, env, self.ctx.caches)
         if not (isinstance(r, Pool) and r.triggers):
             value = _plain(r, env, self.source, self.ctx)
             if announce:
@@ -360,7 +362,7 @@ class _Roller:
         self, i: int, dice: tuple[Any, ...], env: dict[str, Any], r: Pool, announce: bool, written: Pool
     ) -> Any:
         """A pool with triggers: roll, then run the steps until none is pending."""
-        n = roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool")
+        n = 1 if r.total else roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool")
         if n == 0:  # no die: no face is read, nothing triggers
             empty = read_faces(r, env, self.source.faces(r, 0))  # recorded as drawn: nothing
             if announce:
@@ -370,20 +372,28 @@ class _Roller:
         faces = self.source.faces(r, n)
         holds = proc.holds
         unused = [holds(f) for f in faces]
-        now = proc.read(faces)  # the pool as it stands, read again only when a die changes
         keeps = bool(r.history)  # the check reads its history: the first roll, added, rerolled
+        # the pool as it stands, read again only when a die changes; a die with triggers reads as
+        # its total, so its pool is read only when a step acts (most rolls, none does)
+        now: Any = None if r.total else proc.read(faces)
         first: list[int] = list(faces) if keeps else []
         added: list[int] = []
         rerolled: list[int] = []
         trace = self.trace
         if announce:
-            trace.append(_roll_step(r, now, self.source))
+            if r.total:
+                shown = ("die", r.name, faces[0], "", None, tuple(faces), (), r.faces, "", None, None, None)
+                trace.append(_new(Step, shown))
+            else:
+                trace.append(_roll_step(r, now, self.source))
         used = 0
         cap = proc.cap
         work = meter()
         while True:
             work.charge(TRANSITION + len(faces))
             t = proc.pending_among(unused, used)
+            if now is None and (t is not None or cap is not None):
+                now = proc.read(faces)
             if t is None:
                 if cap is not None and proc.capped(proc.state_of(faces, unused, used)):
                     trace.append(Step("reroll", r.name, now, cap=cap))

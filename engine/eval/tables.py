@@ -27,7 +27,7 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
     """Every value randomizer `r` can first show for this environment, with its weight."""
     limits = ctx.limits
     if not isinstance(r, Draw):
-        r = concrete(r, env)  # faces read from inputs or earlier dice: worked out now
+        r = concrete(r, env, ctx.caches)  # faces read from inputs or earlier dice: worked out now
     if isinstance(r, Die):
         return _cached(ctx, ("die", r.faces), lambda: _die(r.faces))
     if isinstance(r, Pool) and r.per:

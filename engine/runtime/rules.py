@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from ..errors import Diagnostic, InputError, LimitError
 from ..model.ruleset import Check, Draw, Pool, Randomizer, Rule
 from ..model.values import Multi, show
+from .cache import Caches
 from .limits import MAX_FACES
 
 R = TypeVar("R", bound=Randomizer)
@@ -43,13 +44,28 @@ def with_dice(env: Mapping[str, Any], roll: Sequence[Randomizer], dice: Iterable
     return out
 
 
-def concrete(r: R, env: Mapping[str, Any]) -> R:
+def concrete(r: R, env: Mapping[str, Any], caches: Caches | None = None) -> R:
     """`r` with its faces worked out for `env` when they read inputs or earlier values
     (`die: "1..size"`), checked as the compiler checks constant faces: `RC409` for a value that
-    is not faces, `RC503` past the 1000-face limit. Constant faces: `r` itself."""
+    is not faces, `RC503` past the 1000-face limit. Constant faces: `r` itself. With the
+    ruleset's `caches`, the checked die is kept per value of its faces, so a die rolled many
+    times with the same faces is checked and made once (the sampler's case)."""
     if isinstance(r, Draw) or r.faces_expr is None:
         return r
     value = r.faces_expr.run(dict(env))
+    if caches is None:
+        return _concrete(r, value)
+    key = ("faces", id(r), repr(value))  # repr: True is not 1 here, as `_concrete` tells them apart
+    found: tuple[R, R] | None = caches.tables.get(key)
+    if found is not None and found[0] is r:  # an id can be reused by a later randomizer
+        return found[1]
+    made = _concrete(r, value)
+    caches.tables.put(key, (r, made), 64 + 8 * len(made.faces))
+    return made
+
+
+def _concrete(r: R, value: Any) -> R:
+    assert not isinstance(r, Draw) and r.faces_expr is not None
     where = r.faces_expr.node.span or r.span
     values: Sequence[Any] = ()
     if isinstance(value, int) and not isinstance(value, bool):
