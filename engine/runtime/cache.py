@@ -22,37 +22,64 @@ DEFAULT_CACHE_BYTES = 256 * MB
 _MODEL = __name__.rsplit(".", 2)[0] + ".model"
 
 
+SAMPLED = 16
+"""A container with more entries than this is weighed from an even sample of about this many of
+them, scaled up: a distribution's hundred or thousand points cost as much to weigh as sixteen."""
+
+_LEAVES = frozenset({int, str, float, bool, type(None), bytes})
+
+
 def approx_bytes(value: Any, cap: int = 200_000) -> int:
     """About how much memory `value` holds: containers, dataclasses and objects walked to their
-    leaves, each object counted once, the walk stopped after `cap` objects (the rest estimated
-    from what was seen). Cheap next to the work that made a cached value."""
+    leaves, each object counted once, a large container weighed from an even sample of its
+    entries (`SAMPLED`), the walk stopped after `cap` objects (the rest estimated from what was
+    seen). Cheap next to the work that made a cached value: weighing every point of every kept
+    distribution once took most of the time of a sweep of distributions."""
     seen: set[int] = set()
-    stack = [value]
+    stack: list[tuple[Any, int]] = [(value, 1)]
     total = 0
-    while stack and len(seen) < cap:
-        v = stack.pop()
+    walked = 0
+    while stack and walked < cap:
+        v, scale = stack.pop()
         if id(v) in seen:
             continue
         seen.add(id(v))
+        walked += 1
+        if type(v) in _LEAVES:  # the most common objects, counted at once
+            total += sys.getsizeof(v) * scale
+            continue
         if type(v).__module__.startswith(_MODEL):
             continue  # the ruleset's own immutable model (a scale's member, a check): not the cache's
-        total += sys.getsizeof(v, 64)
+        total += sys.getsizeof(v, 64) * scale
         if isinstance(v, (str, bytes, int, float, bool, type(None))):
             continue
         if isinstance(v, dict):
-            stack.extend(v.keys())
-            stack.extend(v.values())
-        elif isinstance(v, (list, tuple, set, frozenset)):
-            stack.extend(v)
+            _push(stack, list(v.keys()), scale)
+            _push(stack, list(v.values()), scale)
+        elif isinstance(v, (list, tuple)):
+            _push(stack, v, scale)
+        elif isinstance(v, (set, frozenset)):
+            _push(stack, list(v), scale)
         elif dataclasses.is_dataclass(v) and not isinstance(v, type):
-            stack.extend(getattr(v, f.name, None) for f in dataclasses.fields(v))
+            stack.extend((getattr(v, f.name, None), scale) for f in dataclasses.fields(v))
         elif hasattr(v, "__dict__") and not callable(v):
-            stack.extend(vars(v).values())
+            stack.extend((x, scale) for x in vars(v).values())
         elif hasattr(v, "__slots__"):
-            stack.extend(getattr(v, s, None) for s in v.__slots__ if isinstance(s, str))
+            stack.extend((getattr(v, s, None), scale) for s in v.__slots__ if isinstance(s, str))
     if stack:  # stopped early: scale what was seen up to what was left
-        total += total // max(len(seen), 1) * len(stack)
+        total += total // max(walked, 1) * sum(scale for _, scale in stack)
     return total
+
+
+def _push(stack: list[tuple[Any, int]], items: Any, scale: int) -> None:
+    """Every entry of `items`, or an even sample of them standing for the rest."""
+    n = len(items)
+    if n <= SAMPLED:
+        stack.extend((x, scale) for x in items)
+        return
+    step = n // SAMPLED
+    stack.extend((items[i], scale * step) for i in range(0, step * SAMPLED, step))
+    stack.extend((items[i], scale) for i in range(step * SAMPLED, n))  # the few left over
 
 
 class BoundedCache:
