@@ -175,7 +175,9 @@ class Ruleset:
         bound = self._bind(c, inputs)
         ctx = RunContext(self.limits, policy, self.caches)
         key = (check, policy, *bound.items())
-        found: Distribution = self.caches.distributions.get_or_make(key, lambda: distribution(c, bound, ctx))
+        found: Distribution = self.caches.distributions.get_or_make(
+            key, lambda: distribution(c, bound, ctx), Distribution.approx_bytes
+        )
         return found
 
     @property

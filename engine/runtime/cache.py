@@ -143,12 +143,13 @@ class BoundedCache:
                 old, _ = self._data.popitem(last=False)
                 self.bytes -= self._sizes.pop(old)
 
-    def get_or_make(self, key: Hashable, make: Callable[[], V]) -> V:
-        """The cached value, or `make()` stored under `key` (two threads may both make it once)."""
+    def get_or_make(self, key: Hashable, make: Callable[[], V], weigh: Callable[[V], int] | None = None) -> V:
+        """The cached value, or `make()` stored under `key` (two threads may both make it once);
+        `weigh` says what a value holds when its kind knows better than `approx_bytes`."""
         found = self.get(key)
         if found is None:
             found = make()
-            self.put(key, found)
+            self.put(key, found, None if weigh is None else weigh(found))
         return found  # type: ignore[no-any-return]
 
     def __len__(self) -> int:

@@ -67,7 +67,7 @@ def _after(
     dist = ctx.caches.distributions.get(key)
     if dist is None:  # a scene asks for the same roll from many states
         dist = distribution(check, bound, ctx)
-        ctx.caches.distributions.put(key, dist)
+        ctx.caches.distributions.put(key, dist, dist.approx_bytes())
     before = before_roll(check, bound)
     fixed = {let.name: before[let.name] for let in check.pre_lets}
     # the node that asked paid for one point (scenes.odds.NODE_WORK); every other is charged
