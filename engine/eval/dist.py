@@ -102,6 +102,16 @@ class Dist:
         return {v.name if isinstance(v, Symbol) else show(v): fraction_text(p) for v, p in self.items()}
 
 
+HEX_BITS = 13_000
+"""Past this many bits (about 3,900 decimal digits) a numerator or denominator is written in
+hexadecimal: Python refuses to write a whole number of more than 4,300 decimal digits (and to
+read one back), and the exact chance of a scene lasting its hundredth round can be that long."""
+
+
 def fraction_text(p: Fraction) -> str:
-    """An exact probability as JSON carries it: "n/d"."""
-    return f"{p.numerator}/{p.denominator}"
+    """An exact probability as JSON carries it: "n/d" — or "0x…/0x…" when either part is too long
+    to write in decimal (Python reads it back with `int(part, 16)`), still exact."""
+    n, d = p.numerator, p.denominator
+    if abs(n).bit_length() > HEX_BITS or d.bit_length() > HEX_BITS:
+        return f"{n:#x}/{d:#x}"
+    return f"{n}/{d}"

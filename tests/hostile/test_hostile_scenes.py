@@ -4,6 +4,9 @@ second, past any deadline, and now ends with `RC503` within the bound (`conftest
 
 from __future__ import annotations
 
+import json
+from fractions import Fraction
+
 import engine
 
 TIGHT = engine.Limits(max_work=100_000)
@@ -77,3 +80,63 @@ def test_the_length_of_a_scene_that_never_ends_is_charged(refused):
     assert "work budget" in str(error)
     shorter = engine.load(STUCK.replace("max_rounds: 100000", "max_rounds: 500"))
     assert shorter.scene_odds("fight").probability("never") > 0
+
+
+# Found by the fuzz suite in a CI run: a scene whose rounds' exact chances grow past 4,300 decimal
+# digits (a redrawn d100 every step, a hundred rounds) made `Odds.as_json` raise Python's
+# ValueError for printing such a number. Those parts are now written in hexadecimal, still exact.
+HUGE_ROUNDS = {
+    "rulecraft": 1,
+    "name": "fuzz",
+    "checks": {
+        "swing": {
+            "inputs": {"edge": {"type": "int", "min": 0, "max": 3, "default": 0}},
+            "roll": {"d": {"die": 100, "redraw": {"may": "d < 3", "times": 12}}},
+            "outcomes": ["miss", "hit", "crit"],
+            "outcome": [
+                {"when": "d + edge >= 2", "then": "'crit'"},
+                {"when": "d + edge >= 1", "then": "'hit'"},
+                {"else": "'miss'"},
+            ],
+            "outputs": {"dmg": "1 + d // 3"},
+        }
+    },
+    "state": {
+        "character": {"hp": {"type": "int", "min": 1, "max": 1, "default": 1}},
+        "each": {
+            "hurt": {"counter": 0, "min": 0, "max": "hp", "clamp": True},
+            "down": {"derived": "hurt >= hp"},
+        },
+        "periods": ["rest"],
+        "campaign": {"bonus": {"type": "int", "min": 0, "max": 3, "default": 0}},
+    },
+    "actions": {
+        "strike": {
+            "by": "character",
+            "others": ["foe"],
+            "requires": [{"when": "not down and not foe.down", "else": "nobody who is down fights"}],
+            "roll": {"check": "swing", "inputs": {"edge": "0"}},
+            "effects": [{"add": {"hurt": 1}, "of": "foe", "when": "outcome == 'hit'", "clamp": True}],
+        }
+    },
+    "scenes": {
+        "fight": {
+            "parties": ["ann", "bo"],
+            "round": [
+                {"act": "strike", "by": "ann", "others": {"foe": "bo"}},
+                {"act": "strike", "by": "bo", "others": {"foe": "ann"}},
+                {"begin": "rest"},
+            ],
+            "ends": [{"when": "ann.down", "then": "ann_falls"}],
+        }
+    },
+}
+
+
+def test_a_scene_whose_chances_outgrow_decimal_text_still_prints() -> None:
+    odds = engine.load(json.dumps(HUGE_ROUNDS)).scene_odds("fight")
+    rounds = odds.as_json()["rounds"]
+    long = [r for r, text in rounds.items() if text.startswith("0x")]
+    assert long  # the late rounds' chances are too long for decimal text
+    n, d = rounds[long[-1]].split("/")
+    assert Fraction(int(n, 16), int(d, 16)) == odds.rounds[int(long[-1])]  # and still exact
