@@ -415,6 +415,58 @@ def run_scenes() -> list[str]:
     return rows
 
 
+def _fresh(argv: list[str]) -> float:
+    """Seconds a fresh process takes to run `argv` to its end."""
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def run_startup(rounds: int = 9) -> list[str]:
+    """Start-up (issue 13, item 5): a fresh `rulecraft roll chill specific` against a fresh
+    `python -c "import icepool"`, in alternating processes (medians), and a second load of the
+    same ruleset file in one process."""
+    roll = [
+        sys.executable,
+        "-m",
+        "engine",
+        "roll",
+        "chill",
+        "specific",
+        "--input",
+        "target=55",
+        "--seed",
+        "1",
+    ]
+    icepool = [sys.executable, "-c", "import icepool"]
+    bare = [sys.executable, "-c", "pass"]
+    ours: list[float] = []
+    theirs: list[float] = []
+    nothing: list[float] = []
+    for _ in range(rounds):
+        ours.append(_fresh(roll))
+        theirs.append(_fresh(icepool))
+        nothing.append(_fresh(bare))
+    chill = Path(__file__).resolve().parent.parent / "rulesets" / "chill.yaml"
+    engine.load(chill)
+    again = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        engine.load(chill)
+        again.append(time.perf_counter() - start)
+    med = statistics.median
+    rows = [
+        f"fresh `rulecraft roll chill specific --input target=55`: {med(ours) * 1e3:.0f} ms "
+        f"(`python -c pass`: {med(nothing) * 1e3:.0f} ms)",
+        f"fresh `python -c 'import icepool'`: {med(theirs) * 1e3:.0f} ms; "
+        f"ratio {med(ours) / med(theirs):.2f}",
+        f"a second engine.load of rulesets/chill.yaml in the same process: {med(again) * 1e3:.1f} ms",
+    ]
+    for row in rows:
+        print(row)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -423,12 +475,12 @@ def main() -> None:
     parser.add_argument("--d20", metavar="PYTHON", help="a Python interpreter that has d20 installed")
     parser.add_argument(
         "--only",
-        choices=["exact", "procedure", "scenes", "sampling", "trait"],
+        choices=["exact", "procedure", "scenes", "sampling", "trait", "startup"],
         action="append",
         help="run only these parts (repeatable; default: all)",
     )
     args = parser.parse_args()
-    parts = set(args.only or ["exact", "procedure", "scenes", "sampling", "trait"])
+    parts = set(args.only or ["exact", "procedure", "scenes", "sampling", "trait", "startup"])
     print(f"# {platform.platform()} · Python {platform.python_version()} · {peers.versions()}")
     print("# times in ms; ratio = rulecraft / faster peer\n")
     if "exact" in parts:
@@ -448,6 +500,9 @@ def main() -> None:
     if "trait" in parts:
         print("\n# Sampling an exploding trait die and wild die (no cap) against a plain check, rolls/s")
         run_trait_sampling()
+    if "startup" in parts:
+        print("\n# Start-up, fresh processes (medians of alternating runs)")
+        run_startup()
 
 
 if __name__ == "__main__":
