@@ -717,15 +717,7 @@ class Structure:
             name, kind, lo, hi, None, scale, spec.get("description", ""), self.unit.doc.span(path, key=True)
         )
         if default is not None and scale is None:
-            try:
-                default = coerce(made, default)
-            except InputError as exc:
-                raise problem(
-                    "RC310",
-                    f"default {default!r} does not fit: {exc.diagnostics[0].message}",
-                    self.unit.doc.span(path + ("default",)),
-                    exc.diagnostics[0].hint,
-                ) from None
+            default = self._fitted(made, default, path)
         return replace(made, default=default)
 
     def _list_input(self, path: PathKey, name: str, spec: dict[str, Any], lists: bool) -> InputSpec:
@@ -786,17 +778,19 @@ class Structure:
             max_length=hi_len,
         )
         default = spec.get("default")
-        if default is not None:
-            try:
-                default = coerce(made, default)
-            except InputError as exc:
-                raise problem(
-                    "RC310",
-                    f"default {default!r} does not fit: {exc.diagnostics[0].message}",
-                    self.unit.doc.span(path + ("default",)),
-                    exc.diagnostics[0].hint,
-                ) from None
-        return replace(made, default=default)
+        return replace(made, default=None if default is None else self._fitted(made, default, path))
+
+    def _fitted(self, made: InputSpec, default: Any, path: PathKey) -> Any:
+        """An input's default, checked as a value given for it would be (RC310 if it does not fit)."""
+        try:
+            return coerce(made, default)
+        except InputError as exc:
+            raise problem(
+                "RC310",
+                f"default {default!r} does not fit: {exc.diagnostics[0].message}",
+                self.unit.doc.span(path + ("default",)),
+                exc.diagnostics[0].hint,
+            ) from None
 
     def _outcome_scale(self, check: str, path: PathKey) -> Scale | None:
         spec = self.unit.data["checks"][check]
