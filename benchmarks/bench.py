@@ -12,7 +12,7 @@ Exact tasks: every library computes the same numbers (checked equal, exactly, in
 and in every fresh one; the script stops if any disagrees), and we time
   * first:   the task in a fresh process (the median of --fresh processes per library, the
              libraries taking turns): it imports the library, loads the ruleset, warms up on an
-             unrelated task (3d6 at least 11), then times the task once;
+             unrelated task (a pool of 3d6 summed, at least 11), then times the task once;
   * repeat:  in this process, the median of --repeats rounds in which the libraries take turns
              (caches warm). rulecraft's results are memoised, so its repeat is a cache hit;
              repeat* clears that memo each time;
@@ -327,7 +327,7 @@ def find_task(key: str) -> Task:
 
 
 def _warm_up(library: str) -> None:
-    """An unrelated computation (3d6, at least 11), so that "first" times the task, not the
+    """An unrelated computation (a pool of 3d6 summed, at least 11), so that "first" times the task, not the
     library's own first use."""
     if library == "rulecraft":
         engine.load(_WARM).distribution("three")
@@ -881,7 +881,8 @@ def worker_second_load() -> None:
 def run_startup(report: Report, settings: Settings) -> None:
     """Start-up (issue 13, item 5): a fresh `rulecraft roll chill specific` against a fresh
     `python -c "import icepool"` and `python -c pass`, and a second load of the same ruleset file
-    in a fresh process, the four taking turns (medians of --fresh rounds, at least 3)."""
+    in a fresh process, the four taking turns (medians of nine rounds, or --fresh if more; three
+    under --quick)."""
     roll = [
         sys.executable,
         "-m",
@@ -906,7 +907,7 @@ def run_startup(report: Report, settings: Settings) -> None:
         commands["icepool"] = lambda: _fresh([sys.executable, "-c", "import icepool"])
     found: dict[str, list[float]] = {name: [] for name in commands}
     names = tuple(commands)
-    for round_ in range(max(settings.fresh, 3)):
+    for round_ in range(3 if settings.quick else max(settings.fresh, 9)):
         for name in _turns(names, round_):
             found[name].append(commands[name]())
     ms = {name: statistics.median(v) * 1e3 for name, v in found.items()}
