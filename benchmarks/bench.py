@@ -710,6 +710,8 @@ def run_triggered(report: Report, settings: Settings) -> None:
     base = statistics.median(found[cases[0][0]])
     base_best = min(found[cases[0][0]])
     rows = list(TRIGGERED_HEADER)
+    for line in rows:
+        report.say(line)
     for name, *_ in cases:
         med = statistics.median(found[name])
         best = min(found[name])
