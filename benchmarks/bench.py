@@ -1,22 +1,33 @@
-"""Benchmark: rulecraft's exact distributions against icepool and dyce, in one process.
+"""Benchmark: rulecraft against icepool and dyce, the reroll procedure, scenes, sampling, start-up.
 
-    pip install -e '.[bench]'
-    python benchmarks/bench.py                 # exact-distribution tasks
-    python benchmarks/bench.py --d20 /tmp/d20env/bin/python   # also time sampling against d20
-    python benchmarks/bench.py --only trait    # sampling an uncapped explosion vs a plain check
+    pip install -e '.[bench]'                      # icepool and dyce
+    python benchmarks/bench.py                     # every part (exact, procedure, scenes, ...)
+    python benchmarks/bench.py --quick             # few repeats, one fresh process a cell
+    python benchmarks/bench.py --only exact --task combat   # one part; tasks whose key has 'combat'
+    python benchmarks/bench.py --markdown > tables.md       # the tables of docs/performance.md
+    python benchmarks/bench.py --d20 /tmp/d20env/bin/python # also time sampling against d20
     (make that interpreter with: python -m venv /tmp/d20env && /tmp/d20env/bin/pip install d20)
 
-For every task each library computes the same numbers (checked equal, exactly) and we time
-  * first:  the first computation in this process after loading (what a user waits for);
-  * repeat: the median of later identical computations (caches warm).
-rulecraft's repeat goes through `Ruleset.distribution`, whose results are memoised; the
-`repeat*` column clears that memo each time to show the cost of recomputing.
+Exact tasks: every library computes the same numbers (checked equal, exactly, in this process
+and in every fresh one; the script stops if any disagrees), and we time
+  * first:   the task in a fresh process (the median of --fresh processes per library, the
+             libraries taking turns): it imports the library, loads the ruleset, warms up on an
+             unrelated task (a pool of 3d6 summed, at least 11), then times the task once;
+  * repeat:  in this process, the median of --repeats rounds in which the libraries take turns
+             (caches warm). rulecraft's results are memoised, so its repeat is a cache hit;
+             repeat* clears that memo each time;
+  * peak:    tracemalloc's peak during the task, in one more fresh process per library.
 Ratios are rulecraft / the faster peer: below 1.0 rulecraft is faster.
+
+The reroll procedure (Chimera `skill`) and start-up rows come from fresh processes too; the
+procedure's peak is the growth of the process's resident memory (VmHWM) during the solve.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import platform
 import random
 import statistics
@@ -24,134 +35,563 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import peers  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = Path(__file__).resolve()
+# This checkout's engine, whatever the current directory and the editable install point at.
+sys.path[:0] = [str(ROOT), str(BENCH.parent)]
 
 import engine  # noqa: E402
 
-Result = dict[Any, Fraction]
+LIBRARIES = ("rulecraft", "icepool", "dyce")
+PEER_LIBRARIES = LIBRARIES[1:]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How hard each part measures: --quick lowers every count."""
+
+    repeats: int = 15
+    fresh: int = 7
+    procedure_fresh: int = 3
+    procedure_timeout: float = 300.0
+    rounds: int = 3
+    quick: bool = False
+
+
+QUICK = Settings(repeats=3, fresh=1, procedure_fresh=1, procedure_timeout=30.0, rounds=1, quick=True)
+
+
+class Report:
+    """Where rows go: printed as they come (to stderr under --markdown), and kept per part so
+    that --markdown prints each part's table at the end, as docs/performance.md shows it."""
+
+    def __init__(self, markdown: bool) -> None:
+        self.markdown = markdown
+        self.tables: list[tuple[str, list[str]]] = []
+
+    def say(self, line: str = "") -> None:
+        print(line, file=sys.stderr if self.markdown else sys.stdout, flush=True)
+
+    def table(self, title: str, lines: list[str]) -> None:
+        self.tables.append((title, lines))
+
+    def finish(self) -> None:
+        if not self.markdown:
+            return
+        for title, lines in self.tables:
+            print(f"<!-- bench.py: {title} -->")
+            print("\n".join(lines))
+            print()
+
+
+# ---------------------------------------------------------------------------
+# Exact tasks
+# ---------------------------------------------------------------------------
+
+Result = Any  # {outcome or value: Fraction}, or a list of them for a sweep
 
 
 def _clean(d: dict[Any, Fraction]) -> dict[str, Fraction]:
     return {str(k): v for k, v in d.items() if v}
 
 
-def _time(fn: Callable[[], Any], repeats: int) -> tuple[float, float, Any]:
-    start = time.perf_counter()
-    value = fn()
-    first = time.perf_counter() - start
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return first, statistics.median(times), value
+def _digest(result: Result) -> str:
+    """A short fingerprint of a result, so that a fresh process's answer is checked too."""
+
+    def canon(x: Any) -> Any:
+        if isinstance(x, dict):
+            return sorted((str(k), str(v)) for k, v in x.items() if v)
+        if isinstance(x, list):
+            return [canon(i) for i in x]
+        return str(x)
+
+    return hashlib.sha256(repr(canon(result)).encode()).hexdigest()[:16]
 
 
-def tasks() -> list[tuple[str, Callable[[], Any], Callable[[], Any], Callable[[], Any], Callable[[], Any]]]:
-    """(name, rulecraft, rulecraft without memo, icepool, dyce) — each returns comparable data."""
-    chill = engine.load("chill")
-    chimera = engine.load("chimera")
-    castle = engine.load("castle")
-    chthonian = engine.load("chthonian")
+_WIDE_POOL = "      dice: {type: int, min: 1, max: 10, default: 1, description: Number of d10 rolled.}"
 
-    def outcomes(rs: engine.Ruleset, check: str, **inputs: Any) -> dict[str, Fraction]:
-        return _clean({s.name: p for s, p in rs.distribution(check, **inputs).table()})
 
-    def fresh(rs: engine.Ruleset, fn: Callable[[], Any]) -> Callable[[], Any]:
-        def run() -> Any:
-            rs.caches.distributions.clear()
-            return fn()
+def _chimera_wide() -> engine.Ruleset:
+    """rulesets/chimera.yaml with its `pool` check's bound on `dice` raised from 10 to 100: the
+    same check, for the large-pool rows (the engine's own bound, Limits.max_pool, is 100)."""
+    text = (ROOT / "rulesets" / "chimera.yaml").read_text(encoding="utf-8")
+    if text.count(_WIDE_POOL) != 1:
+        raise SystemExit("rulesets/chimera.yaml's pool input changed: update _WIDE_POOL in bench.py")
+    return engine.load(text.replace(_WIDE_POOL, _WIDE_POOL.replace("max: 10,", "max: 100,")))
 
-        return run
 
-    out: list[Any] = []
-    sweep = range(1, 121)
-    rc = lambda: [outcomes(chill, "specific", target=t) for t in sweep]  # noqa: E731
-    out.append(
-        (
+RULESETS: dict[str, Callable[[], engine.Ruleset]] = {
+    "chill": lambda: engine.load("chill"),
+    "chimera": lambda: engine.load("chimera"),
+    "chimera-wide": _chimera_wide,
+    "castle": lambda: engine.load("castle"),
+    "chthonian": lambda: engine.load("chthonian"),
+}
+
+_WARM = """
+rulecraft: 1
+name: warm
+checks:
+  three:
+    roll:
+      dice: {pool: 3, die: 6}
+    outcomes: [low, high]
+    outcome: "'high' if sum(dice) >= 11 else 'low'"
+"""
+
+
+@cache
+def _peers() -> ModuleType | None:
+    """benchmarks/peers.py, or None when icepool or dyce is not installed (the bench extra)."""
+    try:
+        import peers
+    except ImportError:
+        return None
+    return peers
+
+
+@dataclass(frozen=True)
+class Task:
+    """One exact task: rulecraft's way (a check of a shipped ruleset) and each peer's (a function
+    of peers.py with its arguments). A peer that cannot express the task, or is left out, has
+    no entry, and `note` says why in the row."""
+
+    key: str
+    label: str
+    ruleset: str
+    check: str
+    inputs: dict[str, Any] = field(default_factory=dict)
+    sweep: tuple[str, tuple[int, ...]] | None = None  # an input and its values: one result each
+    value: str | None = None  # a named value's distribution instead of the outcomes
+    peer: str = ""  # the task's name in peers.PEERS
+    args: tuple[Any, ...] = ()
+    libraries: tuple[str, ...] = PEER_LIBRARIES
+    note: str = ""
+
+    def ours(self, rs: engine.Ruleset) -> Result:
+        """rulecraft's result on a loaded ruleset."""
+
+        def one(**inputs: Any) -> dict[str, Fraction]:
+            dist = rs.distribution(self.check, **inputs)
+            if self.value is not None:
+                return _clean(dict(dist.value(self.value).items()))
+            return _clean({s.name: p for s, p in dist.table()})
+
+        if self.sweep is None:
+            return one(**self.inputs)
+        name, values = self.sweep
+        return [one(**{**self.inputs, name: v}) for v in values]
+
+    def theirs(self, library: str) -> Callable[[], Result]:
+        """The peer's whole computation, as a function of nothing."""
+        peers = _peers()
+        assert peers is not None
+        fn = peers.PEERS[self.peer][library]
+        if self.sweep is not None:
+            values = self.sweep[1]
+            return lambda: [_clean(fn(v, *self.args)) for v in values]
+        return lambda: _clean(fn(*self.args))
+
+
+def tasks() -> list[Task]:
+    """Every exact task, in the table's order. Keys are stable: --task and the workers use them."""
+    out = [
+        Task(
+            "chill-55",
+            "Chill Specific, target 55",
+            "chill",
+            "specific",
+            {"target": 55},
+            peer="chill_specific",
+            args=(55,),
+        ),
+        Task(
+            "chill-sweep",
             "Chill Specific, target 1..120",
-            rc,
-            fresh(chill, rc),
-            lambda: [_clean(peers.chill_specific_icepool(t)) for t in sweep],
-            lambda: [_clean(peers.chill_specific_dyce(t)) for t in sweep],
-        )
-    )
+            "chill",
+            "specific",
+            sweep=("target", tuple(range(1, 121))),
+            peer="chill_specific",
+        ),
+    ]
     for n in range(1, 11):
-        rc = lambda n=n: outcomes(chimera, "pool", dice=n)  # noqa: E731
         out.append(
-            (
+            Task(
+                f"chimera-{n}",
                 f"Chimera majority pool, {n} d10",
-                rc,
-                fresh(chimera, rc),
-                lambda n=n: _clean(peers.chimera_majority_icepool(n)),
-                lambda n=n: _clean(peers.chimera_majority_dyce(n)),
+                "chimera",
+                "pool",
+                {"dice": n},
+                peer="chimera_majority",
+                args=(n,),
+            )
+        )
+    for n in (20, 30, 60, 100):
+        out.append(
+            Task(
+                f"chimera-{n}",
+                f"Chimera majority pool, {n} d10",
+                "chimera-wide",
+                "pool",
+                {"dice": n},
+                peer="chimera_majority",
+                args=(n,),
             )
         )
     for skill, keep in (("advantaged", "best"), ("disadvantaged", "worst")):
-        rc = lambda skill=skill: outcomes(castle, "task", skill=skill)  # noqa: E731
         out.append(
-            (
+            Task(
+                f"castle-{skill}",
                 f"Castle resolution bag, {skill} (5 sets)",
-                rc,
-                fresh(castle, rc),
-                lambda keep=keep: _clean(peers.castle_draw_icepool(2, keep, 5)),
-                lambda keep=keep: _clean(peers.castle_draw_dyce(2, keep, 5)),
+                "castle",
+                "task",
+                {"skill": skill},
+                peer="castle_draw",
+                args=(2, keep, 5),
             )
         )
-
-    def extent() -> dict[str, Fraction]:
-        return _clean(
-            dict(chthonian.distribution("standard", traits=3, difficulty=8).value("extent").items())
-        )
-
-    out.append(
+    combats = (
+        ("combat-average", "Castle combat, average vs average", "average", "average", False),
         (
-            "Chthonian Extent, d12 + 3 vs 8",
-            extent,
-            fresh(chthonian, extent),
-            lambda: _clean(peers.chthonian_extent_icepool(3, 8)),
-            lambda: _clean(peers.chthonian_extent_dyce(3, 8)),
-        )
+            "combat-advantaged",
+            "Castle combat, advantaged vs disadvantaged",
+            "advantaged",
+            "disadvantaged",
+            False,
+        ),
+        (
+            "combat-riposte",
+            "Castle combat, advantaged vs disadvantaged, with riposte",
+            "advantaged",
+            "disadvantaged",
+            True,
+        ),
     )
+    for key, label, skill, foe, riposte in combats:
+        out.append(
+            Task(
+                key,
+                label,
+                "castle",
+                "combat",
+                {"skill": skill, "foe_skill": foe, "riposte": riposte},
+                peer="castle_combat",
+                args=(skill, foe, riposte),
+            )
+        )
+    out += [
+        Task(
+            "chthonian-extent",
+            "Chthonian Extent, d12 + 3 vs 8",
+            "chthonian",
+            "standard",
+            {"traits": 3, "difficulty": 8},
+            value="extent",
+            peer="chthonian_extent",
+            args=(3, 8),
+        ),
+        Task(
+            "chthonian-standard",
+            "Chthonian Standard Roll, d12 + 3 vs 8 (success, failure)",
+            "chthonian",
+            "standard",
+            {"traits": 3, "difficulty": 8},
+            peer="chthonian_success",
+            args=(3, 8),
+        ),
+        Task(
+            "chthonian-contest",
+            "Chthonian Contest, d12 + 3 vs d12 + 4",
+            "chthonian",
+            "contest",
+            {"traits": 3, "foe_traits": 4},
+            peer="chthonian_contest",
+            args=(3, 4, False),
+        ),
+    ]
     return out
 
 
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1000:8.3f}"
+def find_task(key: str) -> Task:
+    for task in tasks():
+        if task.key == key:
+            return task
+    raise SystemExit(f"no exact task {key!r}; the keys are: {', '.join(t.key for t in tasks())}")
 
 
-def run_exact(repeats: int) -> list[str]:
-    # Warm each library up on an unrelated computation, so "first" times the task, not imports.
-    peers.chthonian_success_icepool(0, 0)
-    peers.chthonian_success_dyce(0, 0)
-    engine.load("chthonian").distribution("standard", traits=0, difficulty=0)
-    rows = [
-        "| task | rulecraft first | icepool first | dyce first | ratio first "
-        "| rulecraft repeat | rulecraft repeat* | icepool repeat | dyce repeat | ratio repeat* |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for name, rc, rc_fresh, ip, dy in tasks():
-        rf, rr, rv = _time(rc, repeats)
-        _, rr_fresh, _ = _time(rc_fresh, repeats)
-        ipf, ipr, iv = _time(ip, repeats)
-        dyf, dyr, dv = _time(dy, repeats)
-        if not (rv == iv == dv):
-            raise SystemExit(f"{name}: the libraries disagree:\nrulecraft {rv}\nicepool {iv}\ndyce {dv}")
-        ratio_first = rf / min(ipf, dyf)
-        ratio_repeat = rr_fresh / min(ipr, dyr)
+def _warm_up(library: str) -> None:
+    """An unrelated computation (a pool of 3d6 summed, at least 11), so that "first" times the task, not the
+    library's own first use."""
+    if library == "rulecraft":
+        engine.load(_WARM).distribution("three")
+        return
+    peers = _peers()
+    assert peers is not None
+    peers.warm_up(library)
+
+
+def _fresh_worker(argv: list[str], timeout: float | None = None) -> dict[str, Any]:
+    """Run this script as a worker in a fresh process; its last line of output is JSON."""
+    run = subprocess.run(
+        [sys.executable, str(BENCH), *argv],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+    )
+    if run.returncode != 0:
+        raise SystemExit(f"worker {argv} failed:\n{run.stderr}")
+    found: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
+    return found
+
+
+def worker_exact(library: str, key: str, memory: bool) -> None:
+    """One fresh process: import, load, warm up, then time (or trace the memory of) the task once."""
+    task = find_task(key)
+    if library == "rulecraft":
+        rs = RULESETS[task.ruleset]()
+        fn: Callable[[], Result] = lambda: task.ours(rs)  # noqa: E731
+    else:
+        fn = task.theirs(library)
+    _warm_up(library)
+    peak: int | None = None
+    if memory:
+        import tracemalloc
+
+        tracemalloc.start()
+        result = fn()
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        seconds = None
+    else:
+        start = time.perf_counter()
+        result = fn()
+        seconds = time.perf_counter() - start
+    print(json.dumps({"seconds": seconds, "peak": peak, "digest": _digest(result)}))
+
+
+def agree(name: str, results: dict[str, Result]) -> None:
+    """Stop the run when two libraries give different numbers for one task."""
+    items = list(results.items())
+    first_lib, first = items[0]
+    for lib, got in items[1:]:
+        if got != first:
+            raise SystemExit(
+                f"{name}: the libraries disagree:\n"
+                + "\n".join(f"{k}: {v}" for k, v in results.items())
+                + f"\n({lib} differs from {first_lib})"
+            )
+
+
+def _turns(libraries: tuple[str, ...], round_: int) -> tuple[str, ...]:
+    """The libraries in a rotated order, so that each goes first as often as the others."""
+    k = round_ % len(libraries)
+    return libraries[k:] + libraries[:k]
+
+
+def _fresh_firsts(task: Task, libraries: tuple[str, ...], runs: int, want: str) -> dict[str, float]:
+    """Median seconds of the task in `runs` fresh processes per library, taking turns; each
+    process's result must match `want` (the digest of this process's result)."""
+    times: dict[str, list[float]] = {lib: [] for lib in libraries}
+    for round_ in range(runs):
+        for lib in _turns(libraries, round_):
+            out = _fresh_worker(["--worker", lib, task.key])
+            if out["digest"] != want:
+                raise SystemExit(f"{task.label}: {lib} in a fresh process disagrees with this process")
+            times[lib].append(out["seconds"])
+    return {lib: statistics.median(v) for lib, v in times.items()}
+
+
+def _fresh_peaks(task: Task, libraries: tuple[str, ...]) -> dict[str, int]:
+    return {lib: _fresh_worker(["--worker", lib, task.key, "--memory"])["peak"] for lib in libraries}
+
+
+def _repeats(fns: dict[str, Callable[[], Any]], repeats: int) -> dict[str, float]:
+    """Median seconds per call over `repeats` rounds, the functions taking turns in each round."""
+    names = tuple(fns)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for round_ in range(repeats):
+        for name in _turns(names, round_):
+            start = time.perf_counter()
+            fns[name]()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(v) for name, v in times.items()}
+
+
+def _ms(seconds: float | None) -> str:
+    return "–" if seconds is None else f"{seconds * 1000:.3f}"
+
+
+def _kib(peak: int | None) -> str:
+    return "–" if peak is None else f"{peak / 1024:,.0f}"
+
+
+def _ratio(ours: float, theirs: list[float]) -> str:
+    return f"{ours / min(theirs):.2f}" if theirs else "–"
+
+
+EXACT_HEADER = [
+    "| task | rulecraft first | icepool first | dyce first | ratio first "
+    "| rulecraft repeat | rulecraft repeat* | icepool repeat | dyce repeat | ratio repeat* "
+    "| rulecraft peak KiB | icepool peak KiB | dyce peak KiB |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+]
+
+
+def run_exact(report: Report, settings: Settings, only: list[str] | None = None) -> None:
+    """The exact tasks against icepool and dyce (see the module's docstring for the columns)."""
+    peers = _peers()
+    if peers is None:
+        report.say("exact: skipped — icepool and dyce are not installed (pip install -e '.[bench]')")
+        return
+    chosen = [t for t in tasks() if not only or any(k in t.key for k in only)]
+    if not chosen:
+        raise SystemExit(f"no exact task matches {only}")
+    rows = list(EXACT_HEADER)
+    for line in rows:
+        report.say(line)
+    loaded: dict[str, engine.Ruleset] = {}
+    _warm_up("rulecraft")
+    for lib in PEER_LIBRARIES:
+        _warm_up(lib)
+    for task in chosen:
+        if task.ruleset not in loaded:
+            loaded[task.ruleset] = RULESETS[task.ruleset]()
+        rs = loaded[task.ruleset]
+        peer_libs = task.libraries
+
+        def ours(task: Task = task, rs: engine.Ruleset = rs) -> Result:
+            return task.ours(rs)
+
+        def ours_fresh(task: Task = task, rs: engine.Ruleset = rs) -> Result:
+            rs.caches.distributions.clear()
+            return task.ours(rs)
+
+        fns: dict[str, Callable[[], Any]] = {"rulecraft": ours, "rulecraft*": ours_fresh}
+        fns.update({lib: task.theirs(lib) for lib in peer_libs})
+        results = {"rulecraft": ours_fresh(), **{lib: fns[lib]() for lib in peer_libs}}
+        agree(task.label, results)
+        libs = ("rulecraft", *peer_libs)
+        firsts = _fresh_firsts(task, libs, settings.fresh, _digest(results["rulecraft"]))
+        repeat = _repeats(fns, settings.repeats)
+        peaks = _fresh_peaks(task, libs)
+        theirs_first = [firsts[lib] for lib in peer_libs]
+        theirs_repeat = [repeat[lib] for lib in peer_libs]
+        label = task.label + (f" ({task.note})" if task.note else "")
         rows.append(
-            f"| {name} | {_ms(rf)} | {_ms(ipf)} | {_ms(dyf)} | {ratio_first:5.2f} "
-            f"| {_ms(rr)} | {_ms(rr_fresh)} | {_ms(ipr)} | {_ms(dyr)} | {ratio_repeat:5.2f} |"
+            f"| {label} | {_ms(firsts['rulecraft'])} | {_ms(firsts.get('icepool'))} "
+            f"| {_ms(firsts.get('dyce'))} | {_ratio(firsts['rulecraft'], theirs_first)} "
+            f"| {_ms(repeat['rulecraft'])} | {_ms(repeat['rulecraft*'])} | {_ms(repeat.get('icepool'))} "
+            f"| {_ms(repeat.get('dyce'))} | {_ratio(repeat['rulecraft*'], theirs_repeat)} "
+            f"| {_kib(peaks['rulecraft'])} | {_kib(peaks.get('icepool'))} | {_kib(peaks.get('dyce'))} |"
         )
-        print(rows[-1], flush=True)
-    return rows
+        report.say(rows[-1])
+    report.table("exact", rows)
 
+
+# ---------------------------------------------------------------------------
+# The reroll procedure (Chimera `skill`), each cell from fresh processes
+# ---------------------------------------------------------------------------
+
+POLICIES = ("always", "never", "optimal")
+
+
+def procedure_sizes() -> list[tuple[int, int]]:
+    """(dice, resolve) for each row: 2..10 free dice, then 12, 16 and 20 dice as 10 free dice and
+    2, 6 and 10 resolve dice (the input bound on `dice` is 10)."""
+    return [(n, 0) for n in range(2, 11)] + [(10, 2), (10, 6), (10, 10)]
+
+
+def _status_kib(name: str) -> int:
+    """A line of /proc/self/status in KiB (Linux), e.g. VmRSS or VmHWM."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(name + ":"):
+            return int(line.split()[1])
+    raise OSError(f"no {name} in /proc/self/status")
+
+
+def worker_procedure(policy: str, dice: int, resolve: int) -> None:
+    """One fresh process: load Chimera under a raised work budget, warm up, then solve `skill`
+    once; prints the seconds and the growth of the resident set's high-water mark."""
+    rs = engine.load("chimera", limits=engine.Limits(max_work=10**12))
+    _warm_up("rulecraft")
+    try:
+        Path("/proc/self/clear_refs").write_text("5")  # reset VmHWM to the current VmRSS
+    except OSError:
+        pass
+    before = _status_kib("VmRSS")
+    start = time.perf_counter()
+    rs.distribution("skill", dice=dice, resolve=resolve, policy=policy)
+    seconds = time.perf_counter() - start
+    grown = max(_status_kib("VmHWM") - before, 0) * 1024
+    print(json.dumps({"seconds": seconds, "peak": grown}))
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def _mib(peak: int) -> str:
+    return f"{peak / 2**20:,.1f} MB" if peak >= 2**20 else f"{peak / 1024:.0f} KB"
+
+
+def run_procedure(report: Report, settings: Settings, dice: list[int] | None = None) -> None:
+    """Chimera's full 9s-and-0s procedure, solved exactly (no peer can express it): each cell is
+    the median of fresh processes (one for 12 dice and more), with a timeout."""
+    rows = [
+        "| dice | always | never | optimal | always peak | never peak | optimal peak |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for line in rows:
+        report.say(line)
+    gave_up: dict[str, float] = {}
+    for free, resolve in procedure_sizes():
+        total = free + resolve
+        if dice and total not in dice:
+            continue
+        runs = settings.procedure_fresh if total <= 10 else 1
+        times: dict[str, str] = {}
+        peaks: dict[str, str] = {}
+        for policy in POLICIES:
+            if policy in gave_up:
+                times[policy], peaks[policy] = "not run", "–"
+                continue
+            found: list[dict[str, Any]] = []
+            try:
+                for _ in range(runs):
+                    found.append(
+                        _fresh_worker(
+                            ["--worker-procedure", policy, str(free), str(resolve)],
+                            timeout=settings.procedure_timeout,
+                        )
+                    )
+            except subprocess.TimeoutExpired:
+                gave_up[policy] = settings.procedure_timeout
+                times[policy], peaks[policy] = f"over {settings.procedure_timeout:.0f} s", "–"
+                continue
+            times[policy] = _duration(statistics.median(f["seconds"] for f in found))
+            peaks[policy] = _mib(max(f["peak"] for f in found))
+        rows.append(
+            f"| {total} | "
+            + " | ".join(times[p] for p in POLICIES)
+            + " | "
+            + " | ".join(peaks[p] for p in POLICIES)
+            + " |"
+        )
+        report.say(rows[-1])
+    report.table("procedure", rows)
+
+
+# ---------------------------------------------------------------------------
+# Sampling, scenes and start-up (rulecraft alone, or against d20 in its own interpreter)
+# ---------------------------------------------------------------------------
 
 _D20_SNIPPET = """
 import time, d20, statistics
@@ -190,24 +630,33 @@ def _rolls_per_second(rs: engine.Ruleset, check: str, **inputs: Any) -> float:
     return 1 / _per_roll(rs, check, runs=5, n=5000, warm=500, **inputs)[0]
 
 
-def run_trait_sampling() -> list[str]:
+def run_trait_sampling(report: Report, settings: Settings) -> None:
     """Sampling a trait die and a wild die that both explode without a cap (one die each,
-    examples/trait_and_wild.yaml) against the plain Chill Specific check, in rolls per second."""
-    trait = engine.load(Path(__file__).resolve().parent.parent / "examples" / "trait_and_wild.yaml")
+    examples/trait_and_wild.yaml) against the plain Chill Specific check: time per roll with its
+    trace (median of five timed batches), as one row of the triggered pools' table."""
+    trait = engine.load(ROOT / "examples" / "trait_and_wild.yaml")
     chill = engine.load("chill")
-    rows = ["| check | rolls/s | vs Chill |", "|---|---:|---:|"]
-    base = _rolls_per_second(chill, "specific", target=55)
-    rows.append(f"| Chill Specific, target 55 | {base:,.0f} | 1.00 |")
-    for rating in ("d4", "d8", "d12"):
-        rate = _rolls_per_second(trait, "trait", trait=rating)
-        rows.append(f"| trait and wild die, exploding, no cap, {rating} | {rate:,.0f} | {rate / base:.2f} |")
-    for r in rows:
-        print(r, flush=True)
-    return rows
+    runs, n = (3, 1000) if settings.quick else (5, 5000)
+
+    def per_roll(rs: engine.Ruleset, check: str, **inputs: Any) -> float:
+        return _per_roll(rs, check, runs=runs, n=n, warm=n // 10, **inputs)[0]
+
+    base = per_roll(chill, "specific", target=55)
+    ratings = ("d4", "d8", "d12")
+    each = [per_roll(trait, "trait", trait=rating) for rating in ratings]
+    row = (
+        f"| trait die and wild die, both exploding, no cap ({' / '.join(ratings)}) "
+        f"| {' / '.join(f'{t * 1e6:.1f}' for t in each)} µs "
+        f"| {' / '.join(f'{t / base:.2f}' for t in each)} |"
+    )
+    report.say(f"(Chill Specific in the same run: {base * 1e6:.1f} µs a roll)")
+    report.say(row)
+    report.table("triggered", [*TRIGGERED_HEADER, row])
 
 
-def _ours() -> tuple[float, float]:
-    return _per_roll(engine.load("chill"), "specific", target=55)
+def _ours(settings: Settings) -> tuple[float, float]:
+    runs, n = (3, 2000) if settings.quick else (9, 20000)
+    return _per_roll(engine.load("chill"), "specific", runs=runs, n=n, target=55)
 
 
 _EXPLODING = """
@@ -231,18 +680,22 @@ checks:
 """
 
 
-def run_triggered(rounds: int = 40, rolls: int = 1000) -> list[str]:
+TRIGGERED_HEADER = ["| roll with trace | median | × plain |", "|---|---:|---:|"]
+
+
+def run_triggered(report: Report, settings: Settings) -> None:
     """Pools with triggers, sampled with their trace, against the plain Chill check (the target:
     within 2x of its time per roll). The checks take turns in short runs, so that a busy machine
-    slows them alike; each row gives the median and the best run."""
+    slows them alike; each row gives the median run (the best one goes to the progress lines)."""
+    rounds, rolls = (5, 200) if settings.quick else (40, 1000)
     chill = engine.load("chill")
     chimera = engine.load("chimera")
     exploding = engine.load(_EXPLODING)
     cases: list[tuple[str, engine.Ruleset, str, dict[str, Any]]] = [
-        ("Chill specific (plain check)", chill, "specific", {"target": 55}),
-        ("Chimera skill, 5 dice, always", chimera, "skill", {"dice": 5}),
-        ("Chimera skill, 5 dice, never", chimera, "skill", {"dice": 5, "policy": "never"}),
+        ("Chill Specific (plain check)", chill, "specific", {"target": 55}),
         ("5d6 exploding on 6 (cap 20)", exploding, "damage", {"dice": 5}),
+        ("Chimera `skill`, 5 dice, `never`", chimera, "skill", {"dice": 5, "policy": "never"}),
+        ("Chimera `skill`, 5 dice, `always`", chimera, "skill", {"dice": 5}),
     ]
     found: dict[str, list[float]] = {name: [] for name, *_ in cases}
     rngs = {name: random.Random(1) for name, *_ in cases}
@@ -256,31 +709,28 @@ def run_triggered(rounds: int = 40, rolls: int = 1000) -> list[str]:
                 found[name].append((time.perf_counter() - start) / rolls)
     base = statistics.median(found[cases[0][0]])
     base_best = min(found[cases[0][0]])
-    rows = [
-        "| roll with trace | median | best | rolls/s | × plain (median) | × plain (best) |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
+    rows = list(TRIGGERED_HEADER)
+    for line in rows:
+        report.say(line)
     for name, *_ in cases:
         med = statistics.median(found[name])
         best = min(found[name])
-        rows.append(
-            f"| {name} | {med * 1e6:.1f} µs | {best * 1e6:.1f} µs | {1 / med:,.0f} "
-            f"| {med / base:.2f} | {best / base_best:.2f} |"
+        rows.append(f"| {name} | {med * 1e6:.1f} µs | {med / base:.2f} |")
+        report.say(
+            f"{rows[-1]}  (best {best * 1e6:.1f} µs, × plain {best / base_best:.2f}; {1 / med:,.0f} rolls/s)"
         )
-    for r in rows:
-        print(r, flush=True)
-    return rows
+    report.table("triggered", rows)
 
 
-def run_sampling(d20_python: str | None, rounds: int = 3) -> list[str]:
+def run_sampling(report: Report, settings: Settings, d20_python: str | None) -> None:
     """Rolling a check with its trace against d20 rolling 2d10 and classifying it in Python.
 
     d20 needs the old `lark-parser` package, which clashes with `lark`, so it runs in its own
     interpreter; the two are timed in alternation to share the machine's noise."""
     ours: list[tuple[float, float]] = []
     theirs: list[tuple[float, float]] = []
-    for _ in range(rounds):
-        ours.append(_ours())
+    for _ in range(settings.rounds):
+        ours.append(_ours(settings))
         if d20_python:
             out = subprocess.run(
                 [d20_python, "-c", _D20_SNIPPET], capture_output=True, text=True, check=True
@@ -289,31 +739,29 @@ def run_sampling(d20_python: str | None, rounds: int = 3) -> list[str]:
     med = statistics.median(m for m, _ in ours)
     best = min(b for _, b in ours)
     rows = [
-        f"rulecraft Chill Specific roll with trace (Python API): "
-        f"median {med * 1e6:.1f} µs, best {best * 1e6:.1f} µs per roll"
+        "| | median | best |",
+        "|---|---:|---:|",
+        f'| rulecraft `roll("specific", rng, target=55)` | {med * 1e6:.1f} µs | {best * 1e6:.1f} µs |',
     ]
     if theirs:
         tmed = statistics.median(m for m, _ in theirs)
         tbest = min(b for _, b in theirs)
-        rows.append(
-            f"d20 roll('2d10') and classify in Python:              "
-            f"median {tmed * 1e6:.1f} µs, best {tbest * 1e6:.1f} µs per roll"
-        )
-        rows.append(f"ratio rulecraft / d20: median {med / tmed:.2f}, best {best / tbest:.2f}")
-    else:
-        rows.append("d20 not timed (pass --d20 PYTHON, a Python with d20 installed; see docs/performance.md)")
-    for r in rows:
-        print(r)
-    return rows
+        rows.append(f'| d20 `roll("2d10")` + classify | {tmed * 1e6:.1f} µs | {tbest * 1e6:.1f} µs |')
+        rows.append(f"| ratio | {med / tmed:.2f} | {best / tbest:.2f} |")
+    for row in rows:
+        report.say(row)
+    if not theirs:
+        report.say("d20 not timed (pass --d20 PYTHON, a Python with d20 installed; see docs/performance.md)")
+    report.table("sampling", rows)
 
 
-def run_batch(rounds: int = 5) -> list[str]:
+def run_batch(report: Report, settings: Settings) -> None:
     """Many Chill rolls at once (`Ruleset.sample`): rolls per second, drawn from the exact
     distribution (cold: a fresh ruleset, the exact solve included; warm: the solve cached) and
     rolled one by one, in alternating rounds, medians."""
-    import random
-
     n = 1_000_000
+    one_by_one = 2_000 if settings.quick else 20_000
+    rounds = 2 if settings.quick else 5
     cold: list[float] = []
     warm: list[float] = []
     rolled: list[float] = []
@@ -326,37 +774,31 @@ def run_batch(rounds: int = 5) -> list[str]:
         chill.sample("specific", n, random.Random(r), target=55)
         warm.append(time.perf_counter() - start)
         start = time.perf_counter()
-        chill.sample("specific", 20_000, random.Random(r), method="rolled", target=55)
-        rolled.append((time.perf_counter() - start) / 20_000 * n)
+        chill.sample("specific", one_by_one, random.Random(r), method="rolled", target=55)
+        rolled.append((time.perf_counter() - start) / one_by_one * n)
+    med = statistics.median
     rows = [
-        f"rulecraft sample('specific', {n:,}) drawn from the exact distribution: "
-        f"cold {n / statistics.median(cold):,.0f} rolls/s, warm {n / statistics.median(warm):,.0f} rolls/s",
-        f"rulecraft sample(..., method='rolled'), roll by roll:                 "
-        f"{n / statistics.median(rolled):,.0f} rolls/s",
+        "| many Chill Specific rolls at once (`Ruleset.sample`) | rolls/s |",
+        "|---|---:|",
+        f"| {n:,} drawn from the exact distribution, cold (the solve included) | {n / med(cold):,.0f} |",
+        f"| {n:,} drawn from the exact distribution, warm (the solve cached) | {n / med(warm):,.0f} |",
+        f'| rolled one by one (`method="rolled"`) | {n / med(rolled):,.0f} |',
     ]
     for row in rows:
-        print(row)
-    return rows
+        report.say(row)
+    report.table("batch", rows)
 
 
-def run_procedure() -> list[str]:
-    """Chimera's full 9s-and-0s procedure, solved exactly (no peer can express it)."""
-    rows = ["| dice | always | never | optimal |", "|---:|---:|---:|---:|"]
-    for n in (2, 4, 6, 8, 10):
-        cells = []
-        for policy in ("always", "never", "optimal"):
-            rs = engine.load("chimera")
-            start = time.perf_counter()
-            rs.distribution("skill", dice=n, policy=policy)
-            cells.append(f"{(time.perf_counter() - start) * 1000:9.1f} ms")
-        rows.append(f"| {n} | " + " | ".join(cells) + " |")
-        print(rows[-1], flush=True)
-    return rows
+def _scene_time(seconds: float) -> str:
+    return f"{seconds:.2f} s" if seconds >= 0.1 else f"{seconds * 1000:.2g} ms"
 
 
-def run_scenes() -> list[str]:
-    """Whole scenes solved exactly (no peer can express them): first computation, fresh ruleset."""
-    rows = ["| scene | states | time |", "|---|---:|---:|"]
+def run_scenes(report: Report, settings: Settings) -> None:
+    """Whole scenes solved exactly (no peer can express them): first computation, fresh ruleset.
+    --quick leaves out the armoured duel (seconds)."""
+    rows = ["| scene | nodes (state and step) | time |", "|---|---:|---:|"]
+    for line in rows:
+        report.say(line)
     armoured = {"fencing": 2, "armour": 1}
     cases: list[tuple[str, str, dict[str, Any], str, str]] = [
         ("castle", "duel", {}, "always", "Castle duel, Average vs Average"),
@@ -372,9 +814,16 @@ def run_scenes() -> list[str]:
             "duel",
             {"you": {"fencing": 1, "main_gauche": True}},
             "optimal",
-            "Castle duel, your Main Gauche timed optimally",
+            "Castle duel, your Main Gauche timed optimally (`--policy optimal`)",
         ),
-        ("castle", "duel", {"you": armoured, "foe": armoured}, "always", "Castle duel, fencers in armour"),
+        (
+            "castle",
+            "duel",
+            {"you": armoured, "foe": armoured},
+            "always",
+            "Castle duel, two fencers in armour (Fencing 2, armour 1 each; over the default work budget, "
+            "measured with `max_work` raised)",
+        ),
         (
             "chimera",
             "learning",
@@ -384,41 +833,58 @@ def run_scenes() -> list[str]:
         ),
     ]
     roomy = engine.Limits(max_work=100_000_000)  # the armoured duel is over the default budget
+    if settings.quick:
+        cases = [case for case in cases if "armour" not in case[4]]
     for ruleset, scene, parties, policy, label in cases:
         rs = engine.load(ruleset, limits=roomy)
         start = time.perf_counter()
         odds = rs.scene_odds(scene, parties=parties, policy=policy)
-        rows.append(f"| {label} | {odds.states} | {(time.perf_counter() - start) * 1000:9.1f} ms |")
-        print(rows[-1], flush=True)
+        rows.append(f"| {label} | {odds.states} | {_scene_time(time.perf_counter() - start)} |")
+        report.say(rows[-1])
+    played, many = (20, 1000) if settings.quick else (200, 10_000)
     rs = engine.load("castle")
     rs.play_scene("duel", random.Random(0))
     start = time.perf_counter()
-    for seed in range(200):
+    for seed in range(played):
         rs.play_scene("duel", random.Random(seed))
-    each = (time.perf_counter() - start) / 200
+    each = (time.perf_counter() - start) / played
     rows.append(
-        f"| Castle duel, Average vs Average, one sampled duel (mean of 200) | – | {each * 1000:9.2f} ms |"
+        f"| Castle duel, Average vs Average, one played duel with its trace (mean of {played}) "
+        f"| – | {_scene_time(each)} |"
     )
-    print(rows[-1], flush=True)
+    report.say(rows[-1])
     start = time.perf_counter()
-    rs.sample_scenes("duel", 10_000, random.Random(1))
-    each = (time.perf_counter() - start) / 10_000
-    rows.append(f"| the same, 10,000 at once (`sample_scenes`), a duel | – | {each * 1000:9.2f} ms |")
-    print(rows[-1], flush=True)
-    return rows
+    rs.sample_scenes("duel", many, random.Random(1))
+    each = (time.perf_counter() - start) / many
+    rows.append(
+        f"| the same, {many:,} at once (`sample_scenes`, no trace), a duel | – | {_scene_time(each)} |"
+    )
+    report.say(rows[-1])
+    report.table("scenes", rows)
 
 
 def _fresh(argv: list[str]) -> float:
-    """Seconds a fresh process takes to run `argv` to its end."""
+    """Seconds a fresh process takes to run `argv` to its end (in the repository, so that
+    `python -m engine` is this checkout's engine)."""
     start = time.perf_counter()
-    subprocess.run(argv, check=True, capture_output=True)
+    subprocess.run(argv, check=True, capture_output=True, cwd=ROOT)
     return time.perf_counter() - start
 
 
-def run_startup(rounds: int = 9) -> list[str]:
+def worker_second_load() -> None:
+    """One fresh process: load rulesets/chill.yaml, then time a second load of the same file."""
+    chill = ROOT / "rulesets" / "chill.yaml"
+    engine.load(chill)
+    start = time.perf_counter()
+    engine.load(chill)
+    print(json.dumps({"seconds": time.perf_counter() - start}))
+
+
+def run_startup(report: Report, settings: Settings) -> None:
     """Start-up (issue 13, item 5): a fresh `rulecraft roll chill specific` against a fresh
-    `python -c "import icepool"`, in alternating processes (medians), and a second load of the
-    same ruleset file in one process."""
+    `python -c "import icepool"` and `python -c pass`, and a second load of the same ruleset file
+    in a fresh process, the four taking turns (medians of nine rounds, or --fresh if more; three
+    under --quick)."""
     roll = [
         sys.executable,
         "-m",
@@ -431,71 +897,118 @@ def run_startup(rounds: int = 9) -> list[str]:
         "--seed",
         "1",
     ]
-    icepool = [sys.executable, "-c", "import icepool"]
-    bare = [sys.executable, "-c", "pass"]
-    ours: list[float] = []
-    theirs: list[float] = []
-    nothing: list[float] = []
-    for _ in range(rounds):
-        ours.append(_fresh(roll))
-        theirs.append(_fresh(icepool))
-        nothing.append(_fresh(bare))
-    chill = Path(__file__).resolve().parent.parent / "rulesets" / "chill.yaml"
-    engine.load(chill)
-    again = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        engine.load(chill)
-        again.append(time.perf_counter() - start)
-    med = statistics.median
+    has_icepool = (
+        subprocess.run([sys.executable, "-c", "import icepool"], capture_output=True).returncode == 0
+    )
+    commands: dict[str, Callable[[], float]] = {
+        "roll": lambda: _fresh(roll),
+        "pass": lambda: _fresh([sys.executable, "-c", "pass"]),
+        "again": lambda: float(_fresh_worker(["--worker-second-load"])["seconds"]),
+    }
+    if has_icepool:
+        commands["icepool"] = lambda: _fresh([sys.executable, "-c", "import icepool"])
+    found: dict[str, list[float]] = {name: [] for name in commands}
+    names = tuple(commands)
+    for round_ in range(3 if settings.quick else max(settings.fresh, 9)):
+        for name in _turns(names, round_):
+            found[name].append(commands[name]())
+    ms = {name: statistics.median(v) * 1e3 for name, v in found.items()}
     rows = [
-        f"fresh `rulecraft roll chill specific --input target=55`: {med(ours) * 1e3:.0f} ms "
-        f"(`python -c pass`: {med(nothing) * 1e3:.0f} ms)",
-        f"fresh `python -c 'import icepool'`: {med(theirs) * 1e3:.0f} ms; "
-        f"ratio {med(ours) / med(theirs):.2f}",
-        f"a second engine.load of rulesets/chill.yaml in the same process: {med(again) * 1e3:.1f} ms",
+        "| | time |",
+        "|---|---:|",
+        "| `python -m engine roll chill specific --input target=55 --seed 1`, a fresh process "
+        f"| {ms['roll']:.0f} ms |",
+    ]
+    if has_icepool:
+        rows.append(f'| `python -c "import icepool"`, a fresh process | {ms["icepool"]:.0f} ms |')
+    rows += [
+        f"| `python -c pass` | {ms['pass']:.0f} ms |",
+        f"| a second `engine.load` of `rulesets/chill.yaml` in the same process | {ms['again']:.0f} ms |",
     ]
     for row in rows:
-        print(row)
-    return rows
+        report.say(row)
+    if has_icepool:
+        report.say(f"(the command ÷ importing icepool: {ms['roll'] / ms['icepool']:.2f})")
+    report.table("startup", rows)
 
 
-def main() -> None:
+PARTS = ("exact", "procedure", "scenes", "sampling", "trait", "startup")
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--repeats", type=int, default=15)
-    parser.add_argument("--d20", metavar="PYTHON", help="a Python interpreter that has d20 installed")
+    parser.add_argument("--quick", action="store_true", help="few repeats and one fresh process a cell")
+    parser.add_argument("--repeats", type=int, help="in-process rounds for the repeat columns (15; quick 3)")
     parser.add_argument(
-        "--only",
-        choices=["exact", "procedure", "scenes", "sampling", "trait", "startup"],
-        action="append",
-        help="run only these parts (repeatable; default: all)",
+        "--fresh", type=int, help="fresh processes per library and task for 'first' (7; quick 1)"
     )
-    args = parser.parse_args()
-    parts = set(args.only or ["exact", "procedure", "scenes", "sampling", "trait", "startup"])
-    print(f"# {platform.platform()} · Python {platform.python_version()} · {peers.versions()}")
-    print("# times in ms; ratio = rulecraft / faster peer\n")
+    parser.add_argument(
+        "--timeout", type=float, help="seconds one reroll-procedure solve may take (300; quick 30)"
+    )
+    parser.add_argument("--only", choices=PARTS, action="append", help="run only these parts (repeatable)")
+    parser.add_argument("--task", action="append", help="exact tasks whose key contains this (repeatable)")
+    parser.add_argument("--dice", type=int, action="append", help="procedure rows with this many dice")
+    parser.add_argument("--markdown", action="store_true", help="print the tables of docs/performance.md")
+    parser.add_argument("--d20", metavar="PYTHON", help="a Python interpreter that has d20 installed")
+    # Internal: one measurement in a fresh process (the script calls itself).
+    parser.add_argument("--worker", nargs=2, metavar=("LIBRARY", "TASK"), help=argparse.SUPPRESS)
+    parser.add_argument("--memory", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--worker-procedure", nargs=3, metavar=("POLICY", "DICE", "RESOLVE"), help=argparse.SUPPRESS
+    )
+    parser.add_argument("--worker-second-load", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker_exact(args.worker[0], args.worker[1], args.memory)
+        return
+    if args.worker_procedure:
+        policy, dice, resolve = args.worker_procedure
+        worker_procedure(policy, int(dice), int(resolve))
+        return
+    if args.worker_second_load:
+        worker_second_load()
+        return
+
+    base = QUICK if args.quick else Settings()
+    settings = Settings(
+        repeats=args.repeats or base.repeats,
+        fresh=args.fresh or base.fresh,
+        procedure_fresh=base.procedure_fresh,
+        procedure_timeout=args.timeout or base.procedure_timeout,
+        rounds=base.rounds,
+        quick=base.quick,
+    )
+    parts = set(args.only or PARTS)
+    report = Report(args.markdown)
+    peers = _peers()
+    versions = peers.versions() if peers else "icepool and dyce not installed"
+    report.say(f"# {platform.platform()} · Python {platform.python_version()} · {versions}")
+    report.say(f"# {settings}")
     if "exact" in parts:
-        run_exact(args.repeats)
+        report.say("\n# Exact distributions; times in ms, peaks in KiB; ratio = rulecraft / the faster peer")
+        run_exact(report, settings, args.task)
     if "procedure" in parts:
-        print("\n# Chimera skill check with the full reroll procedure, exact, first computation")
-        run_procedure()
+        report.say("\n# Chimera skill check with the full reroll procedure, exact, fresh processes")
+        run_procedure(report, settings, args.dice)
     if "scenes" in parts:
-        print("\n# Whole scenes, exact, first computation")
-        run_scenes()
+        report.say("\n# Whole scenes, exact, first computation")
+        run_scenes(report, settings)
     if "sampling" in parts:
-        print()
-        run_sampling(args.d20)
-        run_batch()
-        print("\n# Pools with triggers, sampled with their trace, against the plain check")
-        run_triggered()
+        report.say("\n# Sampling with the trace, against d20")
+        run_sampling(report, settings, args.d20)
+        report.say("\n# Many rolls at once")
+        run_batch(report, settings)
+        report.say("\n# Pools with triggers, sampled with their trace, against the plain check")
+        run_triggered(report, settings)
     if "trait" in parts:
-        print("\n# Sampling an exploding trait die and wild die (no cap) against a plain check, rolls/s")
-        run_trait_sampling()
+        report.say("\n# An exploding trait die and wild die (no cap) against the plain check")
+        run_trait_sampling(report, settings)
     if "startup" in parts:
-        print("\n# Start-up, fresh processes (medians of alternating runs)")
-        run_startup()
+        report.say("\n# Start-up, fresh processes (medians of alternating runs)")
+        run_startup(report, settings)
+    report.finish()
 
 
 if __name__ == "__main__":

@@ -27,7 +27,15 @@ Tasks (the semantics are the ones rulecraft implements):
 3. ``castle_draw(k, keep, sets)``: draw k chits without replacement from a bag
    of sets x (3 poor, 4 average, 2 good), and keep the best or the worst.
 4. ``chthonian_extent(traits, difficulty)`` / ``chthonian_success``:
-   d12 + traits - difficulty.
+   d12 + traits - difficulty (the Standard Roll: success when it is 0 or more).
+5. ``castle_combat(skill, foe_skill, riposte)``: the Castle combat exchange.  Each side
+   draws at its level from its own full bag (Disadvantaged two keeping the worst,
+   Average one, Advantaged two keeping the best); the better bead hits, equal beads
+   are a stand-off; with a Riposte a stand-off draws again at your level from a full
+   bag, and a bead higher than the foe's is a riposte hit.
+6. ``chthonian_contest(traits, foe_traits, must_win)``: each side rolls d12 + its
+   Traits; the higher wins; a tie is a tie, or, when one side must win, goes to the
+   higher Traits and is rerolled when they are equal.
 
 Run ``python benchmarks/peers.py`` to check icepool, dyce and a plain-Python
 brute force against each other for every task and parameter, and to print
@@ -63,7 +71,13 @@ __all__ = [
     "chthonian_extent_dyce",
     "chthonian_success_icepool",
     "chthonian_success_dyce",
+    "castle_combat_icepool",
+    "castle_combat_dyce",
+    "chthonian_contest_icepool",
+    "chthonian_contest_dyce",
     "PEERS",
+    "self_check",
+    "warm_up",
     "versions",
 ]
 
@@ -325,8 +339,8 @@ def castle_draw_icepool(k: int = 2, keep: str = "best", sets: int = 5) -> dict[s
     return _icepool_dict(kept.sum(), CASTLE_CHITS)
 
 
-def castle_draw_dyce(k: int = 2, keep: str = "best", sets: int = 5) -> dict[str, Fraction]:
-    """Castle chit draw with dyce.
+def _castle_kept_dyce(k: int, keep: str, sets: int) -> H:
+    """The kept chit (0 poor, 1 average, 2 good) of a draw of k without replacement, as an H.
 
     dyce has no deck / without-replacement primitive: ``H`` and ``P`` always
     model independent draws.  The draw is therefore built from sequential
@@ -360,14 +374,99 @@ def castle_draw_dyce(k: int = 2, keep: str = "best", sets: int = 5) -> dict[str,
         raise ValueError(f"k must be between 1 and {sum(bag0)}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExperimentalWarning)
-        h = dyce.expand(
+        return dyce.expand(
             draw,
             H({i: c for i, c in enumerate(bag0) if c}),
             bag=bag0,
             left=k,
             min_path_probability=Fraction(0),
         )
-    return _dyce_dict(h, CASTLE_CHITS)
+
+
+def castle_draw_dyce(k: int = 2, keep: str = "best", sets: int = 5) -> dict[str, Fraction]:
+    """Castle chit draw with dyce: sequential draws with ``dyce.expand`` (see ``_castle_kept_dyce``)."""
+    return _dyce_dict(_castle_kept_dyce(k, keep, sets), CASTLE_CHITS)
+
+
+# ---------------------------------------------------------------------------
+# 3b. Castle combat exchange (two draws, and a riposte draw on a stand-off)
+# ---------------------------------------------------------------------------
+
+CASTLE_LEVELS = ("disadvantaged", "average", "advantaged")
+COMBAT_OUTCOMES = ("foe_hits", "stand_off", "you_hit", "riposte_hit")
+# A skill level's draw: (chits drawn, which one is kept).
+_CASTLE_DRAW = {"disadvantaged": (2, "worst"), "average": (1, "best"), "advantaged": (2, "best")}
+
+
+def _castle_level(level: str) -> tuple[int, str]:
+    if level not in _CASTLE_DRAW:
+        raise ValueError(f"level must be one of {CASTLE_LEVELS}, not {level!r}")
+    return _CASTLE_DRAW[level]
+
+
+def _castle_kept_icepool(level: str, sets: int = 5) -> icepool.Die:
+    k, keep = _castle_level(level)
+    hand = icepool.Deck({i: c * sets for i, c in enumerate(_CASTLE_PER_SET)}).deal(k)
+    return (hand.highest(1) if keep == "best" else hand.lowest(1)).sum()
+
+
+def castle_combat_icepool(
+    skill: str = "average", foe_skill: str = "average", riposte: bool = False
+) -> dict[str, Fraction]:
+    """Castle combat exchange with icepool.
+
+    Approach: each side's kept bead is a ``Deck.deal(k).highest(1)`` (or
+    ``lowest``) die, as in ``castle_draw_icepool``; ``icepool.map`` over the two
+    beads classifies the exchange, and on a stand-off with a Riposte returns
+    the riposte bead's die mapped against the foe's bead (icepool mixes a
+    returned ``Die`` in with the right weights).  The riposte bead is only
+    drawn on a stand-off, as in the rules.
+    """
+    mine = _castle_kept_icepool(skill)
+    theirs = mine if foe_skill == skill else _castle_kept_icepool(foe_skill)
+    again = mine if riposte else None
+
+    def exchange(m: int, t: int) -> Any:
+        if m > t:
+            return 2
+        if m < t:
+            return 0
+        if again is None:
+            return 1
+        return again.map(lambda r: 3 if r > t else 1)
+
+    return _icepool_dict(icepool.map(exchange, mine, theirs), COMBAT_OUTCOMES)
+
+
+def castle_combat_dyce(
+    skill: str = "average", foe_skill: str = "average", riposte: bool = False
+) -> dict[str, Fraction]:
+    """Castle combat exchange with dyce.
+
+    Approach: each side's kept bead is an ``H`` built by ``_castle_kept_dyce``
+    (sequential draws with ``expand``); then ``dyce.expand`` over the two beads
+    classifies the exchange and, on a stand-off with a Riposte, returns the
+    riposte bead's ``H`` mapped against the foe's bead (``expand`` splices a
+    returned ``H`` in with the right weights).  Caching: none.
+    """
+    mine = _castle_kept_dyce(*_castle_level(skill), 5)
+    theirs = mine if foe_skill == skill else _castle_kept_dyce(*_castle_level(foe_skill), 5)
+    again = mine if riposte else None
+
+    def exchange(m: HResult[int], t: HResult[int]) -> Any:
+        mo, to = m.outcome, t.outcome
+        if mo > to:
+            return 2
+        if mo < to:
+            return 0
+        if again is None:
+            return 1
+        return again.apply(lambda r: 3 if r > to else 1)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExperimentalWarning)
+        h = dyce.expand(exchange, mine, theirs, min_path_probability=Fraction(0))
+    return _dyce_dict(h, COMBAT_OUTCOMES)
 
 
 # ---------------------------------------------------------------------------
@@ -398,6 +497,36 @@ def chthonian_success_dyce(traits: int, difficulty: int) -> dict[str, Fraction]:
     return _dyce_dict((H(12) + (traits - difficulty)).ge(0), _SUCCESS_NAMES)
 
 
+CONTEST_OUTCOMES = ("lose", "reroll", "tie", "win")
+
+
+def _contest_reading(traits: int, foe_traits: int, must_win: bool) -> Callable[[int], int]:
+    """The outcome (an index into CONTEST_OUTCOMES) of one Extent, your result less the foe's."""
+
+    def reading(extent: int) -> int:
+        if extent > 0:
+            return 3
+        if extent < 0:
+            return 0
+        if not must_win:
+            return 2
+        return 3 if traits > foe_traits else 0 if traits < foe_traits else 1
+
+    return reading
+
+
+def chthonian_contest_icepool(traits: int, foe_traits: int, must_win: bool = False) -> dict[str, Fraction]:
+    """Contest Roll with icepool: ``((d12 + traits) - (d12 + foe_traits)).map(reading)`` (die arithmetic)."""
+    extent = (icepool.d12 + traits) - (icepool.d12 + foe_traits)
+    return _icepool_dict(extent.map(_contest_reading(traits, foe_traits, must_win)), CONTEST_OUTCOMES)
+
+
+def chthonian_contest_dyce(traits: int, foe_traits: int, must_win: bool = False) -> dict[str, Fraction]:
+    """Contest Roll with dyce: ``((H(12) + traits) - (H(12) + foe_traits)).apply(reading)``."""
+    extent = (H(12) + traits) - (H(12) + foe_traits)
+    return _dyce_dict(extent.apply(_contest_reading(traits, foe_traits, must_win)), CONTEST_OUTCOMES)
+
+
 # ---------------------------------------------------------------------------
 # Registry and versions
 # ---------------------------------------------------------------------------
@@ -408,7 +537,21 @@ PEERS: dict[str, dict[str, Callable[..., dict[Any, Fraction]]]] = {
     "castle_draw": {"icepool": castle_draw_icepool, "dyce": castle_draw_dyce},
     "chthonian_extent": {"icepool": chthonian_extent_icepool, "dyce": chthonian_extent_dyce},
     "chthonian_success": {"icepool": chthonian_success_icepool, "dyce": chthonian_success_dyce},
+    "castle_combat": {"icepool": castle_combat_icepool, "dyce": castle_combat_dyce},
+    "chthonian_contest": {"icepool": chthonian_contest_icepool, "dyce": chthonian_contest_dyce},
 }
+
+
+def warm_up(library: str) -> None:
+    """An unrelated task (a pool of 3d6, its sum at least 11, as rulecraft's warm-up in bench.py),
+    so that a library's first use of its pool machinery is not charged to the first task timed
+    in a fresh process."""
+    if library == "icepool":
+        _icepool_dict(icepool.d6.pool(3).sum() >= 11)  # a pool, through icepool's evaluator
+    elif library == "dyce":
+        _dyce_dict((3 @ P(6)).h().ge(11))  # a pool of three d6, summed
+    else:
+        raise ValueError(f"no peer library {library!r}")
 
 
 def versions() -> dict[str, str]:
@@ -505,6 +648,85 @@ def _brute_castle(k: int, keep: str, sets: int) -> dict[str, Fraction]:
     return {c: Fraction(v, total) for c, v in counts.items()}
 
 
+def _brute_chimera_classes(n: int) -> dict[str, Fraction]:
+    """Every count of dice per class (C(n+4, 4) of them), weighted by its multinomial number of
+    rolls and each class's faces: independent of both libraries, and fast enough for 100 dice."""
+    from math import comb
+
+    weight = {c: CHIMERA_FACE_CLASS.count(c) for c in CHIMERA_CLASSES}
+    order = CHIMERA_CLASSES
+    pw = {c: [weight[c] ** i for i in range(n + 1)] for c in order}
+    counts: dict[str, int] = dict.fromkeys(order, 0)
+    rank = {c: i for i, c in enumerate(CHIMERA_PREFERENCE)}
+    for a in range(n + 1):
+        wa = comb(n, a) * pw[order[0]][a]
+        for b in range(n - a + 1):
+            wb = wa * comb(n - a, b) * pw[order[1]][b]
+            for c in range(n - a - b + 1):
+                wc = wb * comb(n - a - b, c) * pw[order[2]][c]
+                left = n - a - b - c
+                for d in range(left + 1):
+                    e = left - d
+                    ways = wc * comb(left, d) * pw[order[3]][d] * pw[order[4]][e]
+                    got = (a, b, c, d, e)
+                    top = max(got)
+                    winner = min((k for k in range(5) if got[k] == top), key=lambda k: rank[order[k]])
+                    counts[order[winner]] += ways
+    return {c: Fraction(v, 10**n) for c, v in counts.items() if v}
+
+
+def _brute_castle_kept(level: str, sets: int = 5) -> dict[int, Fraction]:
+    """Every ordered draw of a level's chits from the physical bag; the kept chit's index."""
+    from itertools import permutations
+
+    k, keep = _castle_level(level)
+    bag = [kind for kind, c in enumerate(_CASTLE_PER_SET) for _ in range(c * sets)]
+    pick = max if keep == "best" else min
+    counts: dict[int, int] = {}
+    total = 0
+    for draw in permutations(range(len(bag)), k):
+        kept = pick(bag[i] for i in draw)
+        counts[kept] = counts.get(kept, 0) + 1
+        total += 1
+    return {c: Fraction(v, total) for c, v in counts.items()}
+
+
+def _brute_castle_combat(skill: str, foe_skill: str, riposte: bool) -> dict[str, Fraction]:
+    """Every (foe bead, your bead, riposte bead) of three independent full-bag draws."""
+    foe, mine = _brute_castle_kept(foe_skill), _brute_castle_kept(skill)
+    out: dict[str, Fraction] = {}
+    for t, pt in foe.items():
+        for m, pm in mine.items():
+            for r, pr in mine.items():  # the riposte draw, read only on a stand-off with a Riposte
+                if m > t:
+                    name = "you_hit"
+                elif m < t:
+                    name = "foe_hits"
+                elif riposte and r > t:
+                    name = "riposte_hit"
+                else:
+                    name = "stand_off"
+                out[name] = out.get(name, Fraction(0)) + pt * pm * pr
+    return out
+
+
+def _brute_chthonian_contest(traits: int, foe_traits: int, must_win: bool) -> dict[str, Fraction]:
+    out: dict[str, Fraction] = {}
+    for mine in range(1, 13):
+        for theirs in range(1, 13):
+            a, b = mine + traits, theirs + foe_traits
+            if a != b:
+                name = "win" if a > b else "lose"
+            elif not must_win:
+                name = "tie"
+            elif traits != foe_traits:
+                name = "win" if traits > foe_traits else "lose"
+            else:
+                name = "reroll"
+            out[name] = out.get(name, Fraction(0)) + Fraction(1, 144)
+    return out
+
+
 def _brute_chthonian_extent(traits: int, difficulty: int) -> dict[int, Fraction]:
     out: dict[int, Fraction] = {}
     for face in range(1, 13):
@@ -573,6 +795,9 @@ def _main() -> int:
         ("castle_draw", "castle_draw(2,'worst',5)", (2, "worst", 5)),
         ("chthonian_extent", "chthonian_extent(3,7)", (3, 7)),
         ("chthonian_success", "chthonian_success(3,7)", (3, 7)),
+        ("castle_combat", "castle_combat(avg,avg)", ("average", "average", False)),
+        ("castle_combat", "castle_combat(adv,dis,riposte)", ("advantaged", "disadvantaged", True)),
+        ("chthonian_contest", "chthonian_contest(3,4)", (3, 4, False)),
     ]
     print()
     print(f"{'task':<28} {'icepool first':>14} {'icepool repeat':>15} {'dyce first':>14} {'dyce repeat':>15}")
@@ -616,8 +841,22 @@ def _main() -> int:
         cells = [_fmt(_time_first_and_repeat(fn, (n,), repeats=r)[1]) for _, fn, r in variants]
         print(f"  n={n:<2}" + "".join(f"{c:>18}" for c in cells)[4:])
 
-    # -- Correctness: icepool vs dyce vs brute force.
     print()
+    print(f"all {self_check(full=True, say=print)} library results agree")
+    return 0
+
+
+CASTLE_COMBATS = [
+    (skill, foe, riposte) for skill in CASTLE_LEVELS for foe in CASTLE_LEVELS for riposte in (False, True)
+]
+CONTEST_PARAMS = [(t, f, m) for t in range(-2, 5) for f in range(-2, 5) for m in (False, True)]
+CHIMERA_LARGE = (20, 30, 60, 100)
+
+
+def self_check(full: bool = True, say: Callable[[str], object] = lambda _: None) -> int:
+    """Check icepool, dyce and a plain-Python enumeration against each other for every task;
+    `full=False` keeps to the small sizes (seconds), as tests/test_bench.py does. Returns the
+    number of library results checked; raises AssertionError on the first disagreement."""
     checks = 0
 
     sanity = {
@@ -628,8 +867,19 @@ def _main() -> int:
         "low_success": Fraction(1, 4),
     }
     assert _brute_chill(55) == sanity, _brute_chill(55)
+    # The ruleset's own worked figures (rulesets/castle.yaml, the combat check's examples).
+    assert _brute_castle_combat("average", "average", False) == {
+        "foe_hits": Fraction(26, 81),
+        "stand_off": Fraction(29, 81),
+        "you_hit": Fraction(26, 81),
+    }
+    assert _brute_chthonian_contest(0, 0, False) == {
+        "win": Fraction(11, 24),
+        "tie": Fraction(1, 12),
+        "lose": Fraction(11, 24),
+    }
 
-    def run(task: str, plist: list[tuple], brute: Callable[..., dict]) -> None:
+    def run(task: str, plist: list[tuple[Any, ...]], brute: Callable[..., dict[Any, Fraction]]) -> None:
         nonlocal checks
         for args in plist:
             expected = brute(*args)
@@ -637,31 +887,39 @@ def _main() -> int:
             for lib, fn in PEERS[task].items():
                 _check_result(task, args, expected, fn(*args), lib)
                 checks += 1
-        print(f"ok  {task:<18} {len(plist):4d} parameter sets: icepool == dyce == brute force")
+        say(f"ok  {task:<18} {len(plist):4d} parameter sets: icepool == dyce == brute force")
 
-    run("chill_specific", [(t,) for t in CHILL_TARGETS], _brute_chill)
+    run("chill_specific", [(t,) for t in CHILL_TARGETS] if full else [(1,), (55,), (100,)], _brute_chill)
 
-    # Chimera: multiset brute force for all n, cross-checked against the full
-    # ordered-face enumeration where 10**n is small.
-    for n in range(1, 6):
-        assert _brute_chimera_multisets(n) == _brute_chimera_faces(n), n
-    run("chimera_majority", [(n,) for n in CHIMERA_NS], _brute_chimera_multisets)
-    for n in CHIMERA_NS:
-        expected = _brute_chimera_multisets(n)
-        for lib, fn in (
-            ("dyce-expand", _chimera_majority_dyce_expand),
-            ("icepool-nocache", _chimera_majority_icepool_nocache),
-            ("icepool-builtin", _chimera_majority_icepool_builtin),
-        ):
-            _check_result("chimera_majority", (n,), expected, fn(n), lib)
-    print("ok  chimera_majority alternative formulations (dyce expand, icepool no-cache/builtin)")
+    # Chimera: three enumerations that agree where they are cheap (every ordered roll, every
+    # multiset of faces, every count per class); the last one checks the large pools.
+    for n in range(1, 6 if full else 4):
+        assert _brute_chimera_multisets(n) == _brute_chimera_faces(n) == _brute_chimera_classes(n), n
+    small = [(n,) for n in (CHIMERA_NS if full else range(1, 5))]
+    run("chimera_majority", small, _brute_chimera_multisets)
+    if full:
+        run("chimera_majority", [(n,) for n in CHIMERA_LARGE], _brute_chimera_classes)
+        for n in CHIMERA_NS:
+            expected = _brute_chimera_multisets(n)
+            for lib, fn in (
+                ("dyce-expand", _chimera_majority_dyce_expand),
+                ("icepool-nocache", _chimera_majority_icepool_nocache),
+                ("icepool-builtin", _chimera_majority_icepool_builtin),
+            ):
+                _check_result("chimera_majority", (n,), expected, fn(n), lib)
+        say("ok  chimera_majority alternative formulations (dyce expand, icepool no-cache/builtin)")
 
-    run("castle_draw", CASTLE_PARAMS + CASTLE_EXTRA, _brute_castle)
-    run("chthonian_extent", CHTHONIAN_PARAMS, _brute_chthonian_extent)
-    run("chthonian_success", CHTHONIAN_PARAMS, _brute_chthonian_success)
-
-    print(f"all {checks} library results agree")
-    return 0
+    run("castle_draw", CASTLE_PARAMS + (CASTLE_EXTRA if full else []), _brute_castle)
+    run("castle_combat", CASTLE_COMBATS, _brute_castle_combat)
+    chthonian = CHTHONIAN_PARAMS if full else [(3, 8), (0, 0), (6, 18)]
+    run("chthonian_extent", chthonian, _brute_chthonian_extent)
+    run("chthonian_success", chthonian, _brute_chthonian_success)
+    run(
+        "chthonian_contest",
+        CONTEST_PARAMS if full else [(3, 4, False), (2, 1, True), (0, 0, True)],
+        _brute_chthonian_contest,
+    )
+    return checks
 
 
 if __name__ == "__main__":

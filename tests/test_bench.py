@@ -1,0 +1,113 @@
+"""The benchmark script cannot rot: its peers' correctness checks pass for the small sizes, a
+disagreement stops it, and its parts run end to end in --quick mode on a tiny task.
+
+icepool and dyce are the `bench` extra, not the `test` extra: the tests that need them are
+skipped, with the reason shown, where they are not installed."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from fractions import Fraction
+from types import ModuleType
+
+import pytest
+from _repo import REPO_ROOT
+
+BENCH = REPO_ROOT / "benchmarks" / "bench.py"
+PEERS_MISSING = next(
+    (
+        f"{name} is not installed (the bench extra: pip install -e '.[bench]')"
+        for name in ("icepool", "dyce")
+        if importlib.util.find_spec(name) is None
+    ),
+    None,
+)
+needs_peers = pytest.mark.skipif(PEERS_MISSING is not None, reason=PEERS_MISSING or "")
+
+
+def _module(name: str) -> ModuleType:
+    sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(REPO_ROOT / "benchmarks"))
+
+
+def _quick(*argv: str) -> str:
+    """bench.py --quick --markdown with these arguments, in a fresh process: its tables."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--quick", "--markdown", *argv],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _rows(markdown: str, part: str) -> list[list[str]]:
+    """The cells of each row of one part's table in --markdown output (header rows included)."""
+    lines = markdown.splitlines()
+    start = lines.index(f"<!-- bench.py: {part} -->") + 1
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+@needs_peers
+def test_the_peers_agree_with_an_independent_enumeration_on_the_small_sizes() -> None:
+    peers = _module("peers")
+    assert peers.self_check(full=False) > 60
+
+
+@needs_peers
+def test_the_large_pool_enumeration_agrees_with_rulecraft_at_20_dice() -> None:
+    """The per-class enumeration that checks the 20..100-die pools (peers.py, run on its own)
+    against the engine on the bench's own widened ruleset (the same check, `dice` up to 100)."""
+    peers, bench = _module("peers"), _module("bench")
+    dist = bench.RULESETS["chimera-wide"]().distribution("pool", dice=20)
+    assert {s.name: p for s, p in dist.table() if p} == peers._brute_chimera_classes(20)
+
+
+def test_every_exact_task_names_a_peer_function_and_a_unique_key() -> None:
+    bench = _module("bench")
+    keys = [task.key for task in bench.tasks()]
+    assert len(keys) == len(set(keys))
+    for needed in ("chill-55", "chimera-100", "combat-average", "combat-riposte", "chthonian-contest"):
+        assert needed in keys
+    if PEERS_MISSING is None:
+        peers = _module("peers")
+        for task in bench.tasks():
+            assert set(task.libraries) <= set(peers.PEERS[task.peer]), task.key
+
+
+def test_a_disagreement_stops_the_benchmark() -> None:
+    bench = _module("bench")
+    same = {"win": Fraction(1, 2), "lose": Fraction(1, 2)}
+    bench.agree("task", {"rulecraft": same, "icepool": dict(same), "dyce": dict(same)})
+    other = {"win": Fraction(1, 3), "lose": Fraction(2, 3)}
+    with pytest.raises(SystemExit, match="disagree"):
+        bench.agree("task", {"rulecraft": same, "icepool": same, "dyce": other})
+
+
+@needs_peers
+def test_the_exact_part_runs_in_quick_mode_on_one_tiny_task() -> None:
+    rows = _rows(_quick("--only", "exact", "--task", "chthonian-standard"), "exact")
+    header, _, row = rows
+    assert header[:5] == ["task", "rulecraft first", "icepool first", "dyce first", "ratio first"]
+    assert len(row) == len(header) == 13
+    assert row[0].startswith("Chthonian Standard Roll")
+    assert all(float(cell.replace(",", "")) > 0 for cell in row[1:])
+
+
+def test_the_procedure_part_runs_in_quick_mode_on_two_dice() -> None:
+    rows = _rows(_quick("--only", "procedure", "--dice", "2"), "procedure")
+    assert rows[0] == ["dice", "always", "never", "optimal", "always peak", "never peak", "optimal peak"]
+    assert rows[2][0] == "2" and len(rows) == 3
+    assert all(cell.endswith(" ms") or cell.endswith(" s") for cell in rows[2][1:4])
