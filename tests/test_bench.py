@@ -2,7 +2,7 @@
 disagreement stops it, and its parts run end to end in --quick mode on a tiny task.
 
 icepool and dyce are the `bench` extra, not the `test` extra: the tests that need them are
-skipped, with the reason shown, where they are not installed."""
+skipped, with the reason shown, where they are not installed (the `test` extra installs them)."""
 
 from __future__ import annotations
 
