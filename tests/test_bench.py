@@ -1,8 +1,8 @@
 """The benchmark script cannot rot: its peers' correctness checks pass for the small sizes, a
 disagreement stops it, and its parts run end to end in --quick mode on a tiny task.
 
-icepool and dyce are the `bench` extra, not the `test` extra: the tests that need them are
-skipped, with the reason shown, where they are not installed (the `test` extra installs them)."""
+icepool and dyce are in the `bench` and `test` extras; where they are not installed, the tests
+that need them are skipped with the reason shown."""
 
 from __future__ import annotations
 
