@@ -205,6 +205,34 @@ def test_every_way_of_failing_to_connect_is_one_rc903_without_the_password(
         assert SECRET not in r.out + r.err
 
 
+def test_a_user_without_the_rights_is_told_which_it_needs(pg_cluster: Cluster, pg_url: str) -> None:
+    role = "rc_" + database_name(pg_url)[3:] + "_guest"
+    guest = pg_url.replace("postgresql://postgres@", f"postgresql://{role}@", 1)
+    if guest == pg_url:
+        pytest.skip("the guest's URL is made from the private cluster's (trusted socket) URL")
+    pg_cluster.execute(f"CREATE ROLE {role} LOGIN")
+    try:
+        pg_cluster.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC", pg_url)  # as PostgreSQL 15 has it
+        before = snapshot(pg_cluster, pg_url)
+        refused(lambda: PostgresStore(guest), "permission denied for schema public", "CREATE on the schema")
+        assert snapshot(pg_cluster, pg_url) == before
+        with PostgresStore(pg_url) as store:  # laid out by its owner, shown to the guest
+            store.create(header("moor"), counter(0))
+        pg_cluster.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}", pg_url)
+        with PostgresStore(guest) as store:
+            assert store.names() == [("moor", "castle", 1)]
+            refused(lambda: append(store), "permission denied for table campaigns", "UPDATE")  # FOR UPDATE
+            assert [e.seq for e in store.events("moor")] == [1]
+    finally:
+        pg_cluster.execute(f"DROP OWNED BY {role}", pg_url)
+        pg_cluster.execute(f"DROP ROLE {role}")
+
+
+def append(store: PostgresStore) -> None:
+    with store.transaction("moor") as tx:
+        tx.append("action", {}, counter(1))
+
+
 @pytest.mark.skipif("RULECRAFT_TEST_PG" in os.environ, reason="the private cluster's password is known")
 def test_the_right_password_over_tcp(pg_cluster: Cluster, pg_url: str) -> None:
     url = pg_cluster.tcp_url(database_name(pg_url))

@@ -332,7 +332,7 @@ class PostgresStore:
             if "meta" in tables:
                 try:
                     meta = {str(k): str(v) for k, v in connection.execute("SELECT key, value FROM meta")}
-                except (pg_errors.UndefinedColumn, pg_errors.InsufficientPrivilege):
+                except pg_errors.UndefinedColumn:
                     meta = {}  # another program's meta table
         if meta.get("format") != FORMAT:
             raise self._error(
@@ -459,7 +459,7 @@ class PostgresStore:
         if state == "42501":  # insufficient_privilege
             return self._error(
                 "RC903",
-                f"cannot write {self._where}: {said} (while {doing})",
+                f"cannot use {self._where}: {said} (while {doing})",
                 "grant the user the rights it needs (CREATE on the schema for a new database;"
                 " SELECT, INSERT and UPDATE on rulecraft's tables), or use a database it owns",
             )
