@@ -29,6 +29,8 @@ from .scenes.odds import Odds, odds
 from .scenes.play import Played, Sampled, cast_state, play, play_many
 from .state.campaign import Campaign
 from .state.records import STORE_METHODS, Store
+from .state.stores import is_postgres
+from .state.stores import open_store as state_store
 from .syntax.document import Document, graft, read_source
 from .syntax.document import load as load_yaml
 from .syntax.positions import SourceFile
@@ -392,27 +394,29 @@ def _display(path: Path) -> str:
 # -- campaigns -------------------------------------------------------------------------------------
 
 
-def default_db() -> Path:
-    """Where campaigns are kept unless told otherwise: `$RULECRAFT_DB`, else
-    `$XDG_DATA_HOME/rulecraft/campaigns.db`, else `~/.local/share/rulecraft/campaigns.db`."""
-    if os.environ.get("RULECRAFT_DB"):
-        return Path(os.environ["RULECRAFT_DB"])
+def default_db() -> str | Path:
+    """Where campaigns are kept unless told otherwise: `$RULECRAFT_DB` (a path, or a
+    `postgresql://` URL), else `$XDG_DATA_HOME/rulecraft/campaigns.db`, else
+    `~/.local/share/rulecraft/campaigns.db`."""
+    given = os.environ.get("RULECRAFT_DB")
+    if given:
+        return given if is_postgres(given) else Path(given)
     base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     return base / "rulecraft" / "campaigns.db"
 
 
 def open_store(db: str | Path | None = None) -> Store:
-    """The campaign store at `db` (a file path; the default location when None)."""
-    from .state.sqlite import SqliteStore
-
+    """The campaign store at `db` — a file path, or a `postgresql://` (`postgres://`) URL — or at
+    the default place when None (`default_db`). Close it when done."""
     if db is not None:
-        return SqliteStore(Path(db))
-    path = default_db()
-    try:  # the default folder is ours to make; a path the user names is not
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        pass  # the store says what is wrong with the place
-    return SqliteStore(path)
+        return state_store(db)
+    target = default_db()
+    if isinstance(target, Path):
+        try:  # the default folder is ours to make; a path the user names is not
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            pass  # the store says what is wrong with the place
+    return state_store(target)
 
 
 def _compile_text(text: str, name: str) -> RulesetModel:

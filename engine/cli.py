@@ -7,6 +7,7 @@ never a traceback); 2 a usage error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import re
@@ -68,7 +69,9 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     except SystemExit as exc:
         return int(exc.code or 0)
     try:
-        code: int = args.func(args, out, err)
+        with contextlib.ExitStack() as closing:
+            args.closing = closing  # what a command opens (a campaign store) is closed when it ends
+            code: int = args.func(args, out, err)
         return code
     except RulecraftError as exc:
         if getattr(args, "json", False) or getattr(args, "format", "text") == "json":
@@ -305,12 +308,14 @@ def _scene_parser(sub: Any) -> None:
 
 
 def _campaign_parser(sub: Any) -> None:
-    """`rulecraft campaign …`: state that lasts, kept in a SQLite file (see `--db`)."""
+    """`rulecraft campaign …`: state that lasts, kept in an SQLite file or a PostgreSQL database
+    (see `--db`)."""
     c = sub.add_parser("campaign", help="keep a campaign's state (tokens, wounds, insight) across rolls")
     c.add_argument(
         "--db",
-        metavar="FILE",
-        help="the campaign database (default: $RULECRAFT_DB, else ~/.local/share/rulecraft/campaigns.db)",
+        metavar="FILE|URL",
+        help="the campaign database: an SQLite file, or postgresql://USER@HOST/DB (default: $RULECRAFT_DB,"
+        " else ~/.local/share/rulecraft/campaigns.db)",
     )
     cs = c.add_subparsers(dest="campaign_command", required=True)
 
@@ -824,7 +829,10 @@ if __name__ == "__main__":  # pragma: no cover
 
 
 def _store(args: argparse.Namespace) -> Store:
-    return open_store(args.db)
+    """The store `--db` names (a file or a postgresql:// URL), closed when the command ends."""
+    store = open_store(args.db)
+    args.closing.callback(store.close)
+    return store
 
 
 def _character(spec: str) -> tuple[str, dict[str, str]]:

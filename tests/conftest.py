@@ -8,7 +8,10 @@ Fixtures:
   in `cwd` (default: the repository root, where a subprocess test would run it), and also catches
   what argparse writes to `sys.stdout`/`sys.stderr` itself (`--help`, usage errors), so `out` and
   `err` hold everything a user would see. A traceback in either stream fails the test;
-- `shipped`: the four shipped rulesets, loaded once per session (name → `engine.Ruleset`).
+- `shipped`: the four shipped rulesets, loaded once per session (name → `engine.Ruleset`);
+- `pg_cluster`: a real PostgreSQL server for the session (`tests/_postgres.py`: the server at
+  `$RULECRAFT_TEST_PG`, else a private throwaway cluster), or a skip that says why there is none;
+  `pg_url`: the URL of a new, empty database on it, dropped after the test.
 
 Only a few tests start a real process (`python -m engine`, the installed `rulecraft` script,
 mypy, check-jsonschema); everything else goes through `cli`, which is much faster.
@@ -25,12 +28,13 @@ from __future__ import annotations
 import contextlib
 import io
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import NamedTuple
 
 import pytest
+from _postgres import Cluster, Unavailable, database_name
 from _repo import REPO_ROOT, SHIPPED_NAMES
 
 import engine
@@ -81,3 +85,25 @@ def cli() -> Callable[..., CliResult]:
 @pytest.fixture(scope="session")
 def shipped() -> Mapping[str, engine.Ruleset]:
     return MappingProxyType({name: engine.load(name) for name in SHIPPED_NAMES})
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """One PostgreSQL server per test process (xdist worker), started when first asked for."""
+    try:
+        started = Cluster.start()
+    except Unavailable as e:
+        pytest.skip(f"no PostgreSQL server for the tests: {e}")
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: Cluster) -> Iterator[str]:
+    url = pg_cluster.database()
+    try:
+        yield url
+    finally:
+        pg_cluster.drop(database_name(url))

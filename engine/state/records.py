@@ -3,15 +3,21 @@
 A campaign is a header (its name, the ruleset it plays and that ruleset's text and content hash,
 the parameters it was made with) and an append-only log of events, each with the whole state
 after it. The current state is the last event's. Nothing is ever deleted: an undo is an event.
-Everything here is JSON-ready, so a store needs no knowledge of rulesets.
+Everything here is JSON-ready, so a store needs no knowledge of rulesets. The rules every
+database store shares (the format mark, what an append accepts, JSON in a column, the unknown
+campaign's hint) are stated here once, for the SQLite and the PostgreSQL store alike.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from datetime import UTC, datetime
+from typing import Any, Final, Protocol
+
+from ..errors import CampaignError, Diagnostic, did_you_mean
 
 State = dict[str, Any]
 """{"shared": {item: value}, "characters": {name: {item: value}}}: counters are ints, tallies
@@ -99,3 +105,62 @@ class Store(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+# -- what every database store shares ----------------------------------------------------------
+
+FORMAT: Final = "rulecraft-campaigns"
+"""The mark in a database's `meta` table (key "format") that says the database is ours."""
+SCHEMA_VERSION: Final = 1
+"""The layout of `meta`, `campaigns` and `events` (meta key "version"); a newer one is refused."""
+APPEND_KINDS: Final = frozenset({"join", "action", "roll", "scene", "period", "undo", "migrate"})
+"""What `Transaction.append` accepts; "new" is written by `create` alone."""
+
+
+def now() -> str:
+    """The time an event is stored with: ISO 8601, UTC, to the microsecond."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def dumps(value: Mapping[str, Any], what: str) -> str:
+    """JSON text for a column; a value that is not JSON-ready is the caller's bug, said plainly."""
+    try:
+        return json.dumps(dict(value), sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"the {what} to store is not JSON-ready: {e}") from e
+
+
+def check_append(name: str, kind: str, undoes: int | None, seq: int) -> None:
+    """An append of `kind` as event `seq` of campaign `name`: a kind other than those of
+    `APPEND_KINDS`, or `undoes` that is missing for an undo, given for anything else, or not an
+    earlier event, is a caller's bug (ValueError)."""
+    if kind not in APPEND_KINDS:
+        raise ValueError(f"cannot append an event of kind {kind!r}: one of {sorted(APPEND_KINDS)}")
+    if (kind == "undo") != (undoes is not None):
+        raise ValueError("an undo event, and only an undo event, names the seq it undoes")
+    if undoes is not None and not 1 <= undoes < seq:
+        raise ValueError(f"undoes={undoes} is not an earlier event of '{name}' (1..{seq - 1})")
+
+
+def json_object(text: object) -> dict[str, Any] | str:
+    """A JSON object read from a column, or what is wrong with it (the caller names the place)."""
+    try:
+        value = json.loads(text) if isinstance(text, str | bytes) else None
+    except ValueError as e:
+        return f"is not valid JSON ({e})"
+    return value if isinstance(value, dict) else "is not a JSON object"
+
+
+def unknown_campaign(name: str, names: list[str], where: str, holder: str = "file") -> CampaignError:
+    """RC901 for campaign `name`, not among `names` of the database at `where` (a "file" or a
+    "database"): the hint names the nearest name, or the campaigns there, or says there are none."""
+    hint = did_you_mean(name, names)
+    if hint is None:
+        shown = sorted(names)
+        more = f" and {len(shown) - 10} more" if len(shown) > 10 else ""
+        hint = (
+            f"the campaigns in this {holder}: {', '.join(shown[:10])}{more}"
+            if shown
+            else f"this {holder} has no campaigns yet: create one first"
+        )
+    return CampaignError([Diagnostic("RC901", f"no campaign named '{name}' in {where}", None, hint)])

@@ -28,21 +28,30 @@ import json
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from ..errors import CampaignError, Diagnostic, did_you_mean
-from .records import Event, Header, State, Transaction
+from ..errors import CampaignError, Diagnostic
+from .records import (
+    APPEND_KINDS,
+    FORMAT,
+    SCHEMA_VERSION,
+    Event,
+    Header,
+    State,
+    Transaction,
+    check_append,
+    dumps,
+    json_object,
+    now,
+    unknown_campaign,
+)
 
 if TYPE_CHECKING:
     from .records import Store
 
-FORMAT: Final = "rulecraft-campaigns"
-SCHEMA_VERSION: Final = 1
-APPEND_KINDS: Final = frozenset({"join", "action", "roll", "scene", "period", "undo", "migrate"})
-"""What `Transaction.append` accepts; "new" is written by `create` alone."""
+__all__ = ["APPEND_KINDS", "FORMAT", "SCHEMA_VERSION", "SqliteStore"]
 
 _MAGIC: Final = b"SQLite format 3\x00"
 _SCHEMA: Final = (
@@ -68,18 +77,6 @@ _SCHEMA: Final = (
 )
 _EVENT_COLUMNS: Final = "seq, kind, data, state, undoes, at"
 _LEFT_AS_IT_IS: Final = "the file was left as it is"
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
-
-
-def _dumps(value: Mapping[str, Any], what: str) -> str:
-    """JSON text for a column; a value that is not JSON-ready is the caller's bug, said plainly."""
-    try:
-        return json.dumps(dict(value), sort_keys=True, allow_nan=False)
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"the {what} to store is not JSON-ready: {e}") from e
 
 
 class SqliteStore:
@@ -123,9 +120,9 @@ class SqliteStore:
     def create(self, header: Header, state: State) -> Event:
         """A new campaign with its first event ("new"); RC902 if the name is taken (then nothing
         is written: the check and the insert share one write transaction)."""
-        params = _dumps(header.params, "campaign parameters")
-        state_text = _dumps(state, "starting state")
-        at = _now()
+        params = dumps(header.params, "campaign parameters")
+        state_text = dumps(state, "starting state")
+        at = now()
         with self._write() as connection, self._errors("creating a campaign"):
             if self._exists(connection, header.name):
                 raise self._error(
@@ -387,27 +384,14 @@ class SqliteStore:
 
     def _load(self, text: object, campaign: str, what: str) -> dict[str, Any]:
         """A JSON object from a column; anything else means the file was damaged (RC903)."""
-        try:
-            value = json.loads(text) if isinstance(text, str | bytes) else None
-        except ValueError as e:
-            problem = f"is not valid JSON ({e})"
-        else:
-            if isinstance(value, dict):
-                return value
-            problem = "is not a JSON object"
+        value = json_object(text)
+        if isinstance(value, dict):
+            return value
+        problem = value
         raise self._error("RC903", f"{self._where} is damaged: in campaign '{campaign}', {what} {problem}")
 
     def _unknown(self, name: str, names: list[str]) -> CampaignError:
-        hint = did_you_mean(name, names)
-        if hint is None:
-            shown = sorted(names)
-            more = f" and {len(shown) - 10} more" if len(shown) > 10 else ""
-            hint = (
-                f"the campaigns in this file: {', '.join(shown[:10])}{more}"
-                if shown
-                else "this file has no campaigns yet: create one first"
-            )
-        return self._error("RC901", f"no campaign named '{name}' in {self._where}", hint)
+        return unknown_campaign(name, names, self._where)
 
 
 class _SqliteTransaction:
@@ -443,20 +427,15 @@ class _SqliteTransaction:
         `APPEND_KINDS`, or `undoes` that is missing for an undo, given for anything else, or not
         an earlier event, is a caller's bug: ValueError."""
         connection = self._live()
-        if kind not in APPEND_KINDS:
-            raise ValueError(f"cannot append an event of kind {kind!r}: one of {sorted(APPEND_KINDS)}")
-        data_text = _dumps(data, "event data")
-        state_text = _dumps(state, "state")
+        data_text = dumps(data, "event data")
+        state_text = dumps(state, "state")
         with self._store._errors("appending an event"):
             (last,) = connection.execute(
                 "SELECT COALESCE(MAX(seq), 0) FROM events WHERE campaign = ?", (self.name,)
             ).fetchone()
             seq = int(last) + 1
-            if (kind == "undo") != (undoes is not None):
-                raise ValueError("an undo event, and only an undo event, names the seq it undoes")
-            if undoes is not None and not 1 <= undoes < seq:
-                raise ValueError(f"undoes={undoes} is not an earlier event of '{self.name}' (1..{seq - 1})")
-            at = _now()
+            check_append(self.name, kind, undoes, seq)
+            at = now()
             connection.execute(
                 f"INSERT INTO events (campaign, {_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (self.name, seq, kind, data_text, state_text, undoes, at),

@@ -1,0 +1,676 @@
+"""Campaigns in a PostgreSQL database: the `Store` for several processes on several machines.
+
+Why PostgreSQL beside SQLite: a bot that serves many tables runs several processes, often on
+several machines, and they must share one campaign's log. SQLite's lock is a file's; a server's
+is the network's. The guarantees are SQLite's, kept the same way: one transaction per change,
+committed whole or not at all (an exception, a refused action, a killed process or a dropped
+connection keeps nothing), and no lost or interleaved events however many processes write.
+
+How two writers of one campaign are kept apart: `SELECT ... FOR UPDATE` on the campaign's row,
+first thing in every changing transaction, in READ COMMITTED (set on each transaction, whatever
+the server's default). The second writer waits in the server's lock queue until the first
+commits or rolls back; its later statements then see everything the first committed, so its
+read-compute-append starts from the latest event. The alternatives, weighed:
+
+- SERIALIZABLE with retry: a conflict is found only at a later statement or at commit, and the
+  whole change must then be run again. The `Transaction` interface hands the transaction to the
+  caller's code (the rules, the roll), which a store cannot re-run; a retry loop would have to
+  live in every caller, and an action would roll its dice again. Waiting is simpler and fair.
+- An advisory lock (`pg_advisory_xact_lock`) keyed by a hash of the name: the same queue, but
+  tied to a number instead of the data (names can collide, other tools cannot see it). The row
+  lock is on the row itself, is released by commit, rollback or a lost connection alike, and
+  other campaigns' writers never wait for it. (An advisory lock is used once: while the tables
+  are laid out in an empty database, where there is no row yet to lock.)
+
+Waiting is bounded like SQLite's busy timeout: `lock_timeout` is set on each transaction to the
+store's `timeout`, after which the writer gets RC903 "locked". Seqs stay 1..n: each append
+takes the last seq under the row lock, and (campaign, seq) is the primary key besides.
+
+Layout, schema version 1 — the SQLite store's, so the same bytes are kept (JSON is
+`json.dumps(..., sort_keys=True)` in `text` columns, times ISO 8601 UTC text):
+
+    meta(key text PRIMARY KEY, value text)   ('format', 'rulecraft-campaigns'), ('version', '1')
+    campaigns(name PRIMARY KEY, ruleset, ruleset_hash, ruleset_text, params JSON, created)
+    events(campaign REFERENCES campaigns, seq, kind, data JSON, state JSON, undoes, at,
+           PRIMARY KEY (campaign, seq))
+
+The tables live in the connection's current schema: `public` unless the URL says otherwise
+(`?options=-csearch_path%3Dname`). A database is ours when that schema holds our `meta` table
+with our format mark; when it holds nothing at all, our tables are laid out in it (one
+transaction: all of them or none). Anything else — another program's tables, a newer schema
+version — is refused with RC903 after reading only (in a READ ONLY transaction): a database that
+is not ours is never changed.
+
+One `PostgresStore` holds one connection. Use one store per thread (as with SQLite); calls from
+several threads on one store are serialised by a lock rather than mixed into one transaction.
+psycopg 3 is needed only here, and only when a store is opened: the `postgres` extra
+(`pip install 'rulecraft[postgres]'`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Final, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from ..errors import CampaignError, Diagnostic
+from .records import (
+    FORMAT,
+    SCHEMA_VERSION,
+    Event,
+    Header,
+    State,
+    Transaction,
+    check_append,
+    dumps,
+    json_object,
+    now,
+    unknown_campaign,
+)
+
+try:
+    import psycopg
+    from psycopg import errors as pg_errors
+    from psycopg.pq import TransactionStatus
+except ImportError:  # the 'postgres' extra is not installed: PostgresStore says so when opened
+    psycopg = None  # type: ignore[assignment]
+
+if TYPE_CHECKING:
+    from .records import Store
+
+    Connection = psycopg.Connection[tuple[Any, ...]]
+
+EXTRA: Final = "pip install 'rulecraft[postgres]'"
+_SCHEMA: Final = (
+    "CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL)",
+    """CREATE TABLE campaigns (
+        name text PRIMARY KEY,
+        ruleset text NOT NULL,
+        ruleset_hash text NOT NULL,
+        ruleset_text text NOT NULL,
+        params text NOT NULL,
+        created text NOT NULL
+    )""",
+    """CREATE TABLE events (
+        campaign text NOT NULL REFERENCES campaigns (name),
+        seq integer NOT NULL CHECK (seq >= 1),
+        kind text NOT NULL,
+        data text NOT NULL,
+        state text NOT NULL,
+        undoes integer,
+        at text NOT NULL,
+        PRIMARY KEY (campaign, seq)
+    )""",
+)
+_LAYOUT_LOCK: Final = 0x72756C6563726166
+"""The advisory lock key ("rulecraf") held while an empty database gets our tables: two
+processes opening one new database at once lay them out once."""
+_EVENT_COLUMNS: Final = "seq, kind, data, state, undoes, at"
+_LEFT_AS_IT_IS: Final = "the database was left as it is"
+_CONNECT_TIMEOUT: Final = 10
+
+
+def redact(url: str) -> str:
+    """The URL as it may be shown: a password in it (user:password@ or ?password=) is masked."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL after all: masked by its words
+        parts = None
+    if parts is None or "://" not in url:  # key=value connection text
+        masked = re.sub(r"(password\s*=\s*)[^&\s]+", r"\1***", url)
+        return re.sub(r"(://[^/?#@]*?:)[^/?#]*@", r"\1***@", masked)
+    netloc = parts.netloc
+    if "@" in netloc:
+        who, _, where = netloc.rpartition("@")
+        if ":" in who:
+            netloc = who.partition(":")[0] + ":***@" + where
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(k == "password" for k, _ in pairs):
+            query = urlencode([(k, "***" if k == "password" else v) for k, v in pairs], safe="/,:=*")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _passwords(url: str) -> list[str]:
+    """The password(s) written in `url`, to be scrubbed from any text shown."""
+    found = re.findall(r"://[^/?#@]*?:([^/?#]*)@", url)
+    found += re.findall(r"password\s*=\s*([^&\s]+)", url)
+    return [p for p in found if p]
+
+
+class PostgresStore:
+    """The campaigns in the PostgreSQL database at `url` (`postgresql://user:password@host:port/db`,
+    `postgres://...`, or a socket folder as `?host=/path`); our tables are laid out in it when
+    its schema is empty.
+
+    `timeout` is how many seconds a writer waits for another writer of the same campaign before
+    giving up (RC903 "locked"); `connect_timeout` bounds the connection (unless the URL sets it).
+    A server that cannot be reached, refused credentials, a missing database, and a database
+    that is not ours are each one RC903 naming the URL (its password masked). Close the store (or
+    use it as a context manager) when done.
+    """
+
+    def __init__(self, url: str, *, timeout: float = 10.0, connect_timeout: float = _CONNECT_TIMEOUT) -> None:
+        self.url = url
+        self.path = redact(url)
+        """Where the campaigns are, for messages: the URL with its password masked."""
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self._where = self.path
+        self._lock = threading.RLock()
+        self._connection: Connection | None = None
+        self._closed = False
+        if psycopg is None:
+            raise self._error(
+                "RC903",
+                f"{self._where}: campaigns on PostgreSQL need psycopg 3, which is not installed",
+                f"install the 'postgres' extra: {EXTRA}",
+            )
+        self._connection = self._connect()
+        try:
+            self._prepare()
+        except BaseException:
+            self.close()
+            raise
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({self._where!r})"
+
+    def __del__(self) -> None:
+        """A store dropped without `close` still hangs up (psycopg would warn of an open connection)."""
+        connection = getattr(self, "_connection", None)
+        if connection is not None:
+            connection.close()
+
+    def __enter__(self) -> PostgresStore:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # -- the Store interface ------------------------------------------------------------------
+
+    def create(self, header: Header, state: State) -> Event:
+        """A new campaign with its first event ("new"); RC902 if the name is taken (then nothing
+        is written: the insert that finds the name taken and the event share one transaction)."""
+        params = dumps(header.params, "campaign parameters")
+        state_text = dumps(state, "starting state")
+        at = now()
+        with self._write() as connection, self._errors("creating a campaign"):
+            inserted = connection.execute(
+                "INSERT INTO campaigns (name, ruleset, ruleset_hash, ruleset_text, params, created)"
+                " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (name) DO NOTHING",
+                (
+                    header.name,
+                    header.ruleset,
+                    header.ruleset_hash,
+                    header.ruleset_text,
+                    params,
+                    header.created or at,
+                ),
+            ).rowcount
+            if inserted != 1:
+                raise self._error(
+                    "RC902",
+                    f"a campaign named '{header.name}' already exists in {self._where}",
+                    "choose another name: a campaign is never overwritten",
+                )
+            connection.execute(
+                f"INSERT INTO events (campaign, {_EVENT_COLUMNS})"
+                " VALUES (%s, 1, 'new', '{}', %s, NULL, %s)",
+                (header.name, state_text, at),
+            )
+        return Event(1, "new", {}, json.loads(state_text), None, at)
+
+    def names(self) -> list[tuple[str, str, int]]:
+        """Every campaign as (name, ruleset, number of events), sorted by name."""
+        with self._read() as connection, self._errors("listing campaigns"):
+            rows = connection.execute(
+                "SELECT c.name, c.ruleset, COUNT(e.seq) FROM campaigns AS c"
+                " LEFT JOIN events AS e ON e.campaign = c.name GROUP BY c.name, c.ruleset"
+            ).fetchall()
+        return sorted((str(name), str(ruleset), int(count)) for name, ruleset, count in rows)
+
+    def header(self, name: str) -> Header:
+        """The campaign's header; RC901 (with the nearest name) if there is no such campaign."""
+        with self._read() as connection:
+            return self._header(connection, name)
+
+    def events(self, name: str) -> list[Event]:
+        """The campaign's whole log, oldest first; RC901 if there is no such campaign."""
+        with self._read() as connection:
+            self._header(connection, name)
+            return self._events(connection, name)
+
+    @contextmanager
+    def transaction(self, name: str) -> Iterator[Transaction]:
+        """One atomic change to campaign `name`: its row is locked first (waiting up to the
+        timeout for another writer of it), everything read inside is current, and the appends
+        are committed on a normal exit and all dropped on any exception, which is re-raised.
+        RC901 if there is no such campaign. One transaction at a time per store."""
+        with self._write() as connection:
+            self._header(connection, name, lock=True)
+            tx = _PostgresTransaction(self, connection, name)
+            try:
+                yield tx
+            finally:
+                tx.closed = True
+
+    def close(self) -> None:
+        """Release the connection (an open transaction is rolled back). Closing twice is harmless."""
+        with self._lock:
+            self._closed = True
+            connection, self._connection = self._connection, None
+            if connection is not None:
+                connection.close()  # the server rolls back whatever was open
+
+    # -- opening --------------------------------------------------------------------------------
+
+    def _connect(self) -> Connection:
+        """A connection in autocommit mode (every transaction here is begun explicitly)."""
+        try:
+            given = psycopg.conninfo.conninfo_to_dict(self.url)
+        except psycopg.Error as e:
+            raise self._error(
+                "RC903",
+                f"{self._where} is not a PostgreSQL address rulecraft can read: {_first_line(e)}",
+                "write it as postgresql://USER:PASSWORD@HOST:PORT/DATABASE",
+            ) from e
+        extra: dict[str, Any] = {"application_name": "rulecraft"}
+        if "connect_timeout" not in given:
+            extra["connect_timeout"] = max(2, round(self.connect_timeout))
+        try:
+            return psycopg.connect(self.url, autocommit=True, **extra)
+        except psycopg.Error as e:
+            raise self._connect_error(e) from e
+
+    def _prepare(self) -> None:
+        """Check that the database is ours (only reading), or lay out our tables in an empty one."""
+        with self._read(snapshot=False) as connection:
+            found = self._inspect(connection)
+        if found == "empty":
+            with self._write() as connection, self._errors("laying out the campaign tables"):
+                connection.execute("SELECT pg_advisory_xact_lock(%s)", (_LAYOUT_LOCK,))
+                if self._inspect(connection) == "empty":  # not laid out meanwhile by another process
+                    for statement in _SCHEMA:
+                        connection.execute(statement)
+                    connection.cursor().executemany(
+                        "INSERT INTO meta (key, value) VALUES (%s, %s)",
+                        [("format", FORMAT), ("version", str(SCHEMA_VERSION))],
+                    )
+
+    def _inspect(self, connection: Connection) -> Literal["empty", "ours"]:
+        """What the current schema holds, decided by reading alone; RC903 for anything but ours
+        or empty."""
+        with self._errors("reading what the database holds"):
+            (schema,) = _one(connection.execute("SELECT current_schema()"))
+            if schema is None:
+                raise self._error(
+                    "RC903",
+                    f"{self._where} has no schema to keep campaigns in:"
+                    " its search_path names none that exists",
+                    "create the schema first (CREATE SCHEMA name), or leave search_path as it is",
+                )
+            tables = {
+                str(row[0])
+                for row in connection.execute(
+                    "SELECT c.relname FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace"
+                    " WHERE n.nspname = current_schema()"
+                ).fetchall()
+            }
+            if not tables:
+                return "empty"
+            meta: dict[str, str] = {}
+            if "meta" in tables:
+                try:
+                    meta = {str(k): str(v) for k, v in connection.execute("SELECT key, value FROM meta")}
+                except pg_errors.UndefinedColumn:
+                    meta = {}  # another program's meta table
+        if meta.get("format") != FORMAT:
+            raise self._error(
+                "RC903",
+                f"{self._where} holds tables that are not rulecraft's (schema '{schema}' has no"
+                f" '{FORMAT}' format mark)",
+                "give an empty database, or a schema of its own (add ?options=-csearch_path%3DNAME"
+                f" to the URL); {_LEFT_AS_IT_IS}",
+            )
+        version = meta.get("version", "")
+        if not version.isdigit() or int(version) < 1:
+            raise self._error("RC903", f"{self._where} has an unknown schema version {version!r}")
+        if int(version) > SCHEMA_VERSION:
+            raise self._error(
+                "RC903",
+                f"{self._where} is a rulecraft campaign database of schema version {version}, newer than"
+                f" this rulecraft reads (version {SCHEMA_VERSION})",
+                f"upgrade rulecraft to use it; {_LEFT_AS_IT_IS}",
+            )
+        missing = sorted({"campaigns", "events"} - tables)
+        if missing:
+            raise self._error(
+                "RC903", f"{self._where} is damaged: its table(s) {', '.join(missing)} are missing"
+            )
+        return "ours"
+
+    # -- transactions and errors ---------------------------------------------------------------
+
+    def _open(self) -> Connection:
+        """The connection, made again if the server dropped it while nothing was open."""
+        if self._closed:
+            raise RuntimeError(f"{self!r} is closed")
+        connection = self._connection
+        if connection is None or connection.closed or connection.broken:
+            self._connection = connection = self._connect()
+        return connection
+
+    def _begin(self, mode: str) -> Connection:
+        """BEGIN on the connection; once more on a new connection if the old one had been dropped
+        by the server (a restart, an idle timeout) — nothing had been done on it yet."""
+        connection = self._open()
+        if connection.info.transaction_status != TransactionStatus.IDLE:
+            raise RuntimeError(f"{self!r} already has a transaction open: one at a time per store")
+        try:
+            connection.execute(mode)
+        except psycopg.OperationalError:
+            if not (connection.closed or connection.broken):
+                raise
+            connection = self._open()
+            with self._errors("connecting again"):
+                connection.execute(mode)
+        return connection
+
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        """BEGIN (READ COMMITTED, waits bounded by `timeout`) ... COMMIT, or ROLLBACK on any
+        exception (re-raised)."""
+        with self._lock:
+            with self._errors("starting a transaction"):
+                connection = self._begin("BEGIN ISOLATION LEVEL READ COMMITTED, READ WRITE")
+            try:
+                with self._errors("starting a transaction"):
+                    connection.execute(
+                        "SELECT set_config('lock_timeout', %s, true)",
+                        (f"{max(1, round(self.timeout * 1000))}ms",),
+                    )
+                yield connection
+                with self._errors("committing", committing=True):
+                    connection.execute("COMMIT")
+            except BaseException:
+                _rollback(connection)
+                raise
+
+    @contextmanager
+    def _read(self, *, snapshot: bool = True) -> Iterator[Connection]:
+        """One snapshot for several reads (READ ONLY: nothing here can write); inside an open
+        transaction of this store, that transaction's."""
+        with self._lock:
+            connection = self._open()
+            if connection.info.transaction_status != TransactionStatus.IDLE:
+                yield connection
+                return
+            level = "REPEATABLE READ" if snapshot else "READ COMMITTED"
+            with self._errors("reading"):
+                connection = self._begin(f"BEGIN ISOLATION LEVEL {level}, READ ONLY")
+            try:
+                yield connection
+            finally:
+                _rollback(connection)  # nothing was written: ending the read is all this does
+
+    @contextmanager
+    def _errors(self, doing: str, *, committing: bool = False) -> Iterator[None]:
+        """psycopg's errors as one RC903 naming the database; a misuse of psycopg is not caught."""
+        try:
+            yield
+        except CampaignError:
+            raise
+        except psycopg.Error as e:
+            if isinstance(e, psycopg.ProgrammingError | psycopg.InterfaceError) and e.sqlstate is None:
+                raise  # said by psycopg itself, not the server: a bug of ours
+            raise self._db_error(e, doing, committing) from e
+
+    def _db_error(self, error: psycopg.Error, doing: str, committing: bool = False) -> CampaignError:
+        state = error.sqlstate or ""
+        said = _first_line(error)
+        if state in ("55P03", "57014"):  # lock_not_available (lock_timeout), query_canceled
+            return self._error(
+                "RC903",
+                f"{self._where} is locked: another writer held the campaign for more than {self.timeout:g} s",
+                "another process is writing to this campaign; try again when it is done, or wait longer",
+            )
+        if state in ("40001", "40P01", "23505"):  # serialization_failure, deadlock, a seq taken
+            return self._error(
+                "RC903",
+                f"{self._where}: {doing} collided with another writer ({said}); nothing was written",
+                "try again",
+            )
+        if state == "25006":  # read_only_sql_transaction: a standby
+            return self._error(
+                "RC903",
+                f"cannot write {self._where}: the server is read-only ({said})",
+                "give the primary server's address, not a standby's",
+            )
+        if state == "42501":  # insufficient_privilege
+            return self._error(
+                "RC903",
+                f"cannot use {self._where}: {said} (while {doing})",
+                "grant the user the rights it needs (CREATE on the schema for a new database;"
+                " SELECT, INSERT and UPDATE on rulecraft's tables), or use a database it owns",
+            )
+        if state.startswith("42"):  # undefined table or column: changed outside rulecraft
+            return self._error("RC903", f"{self._where} is damaged ({said}) while {doing}")
+        if state.startswith("53"):  # insufficient resources: disk full, out of memory
+            return self._error(
+                "RC903",
+                f"cannot write {self._where}: the server is out of room ({said}) while {doing}",
+                "free room on the server, then try again",
+            )
+        if isinstance(error, psycopg.DataError) and not state:
+            return self._error(
+                "RC903",
+                f"cannot keep that in {self._where} while {doing}: {said}",
+                "PostgreSQL text cannot hold a NUL character (\\x00): leave it out of names and text",
+            )
+        if isinstance(error, psycopg.OperationalError) and (not state or state.startswith(("08", "57P"))):
+            if committing:
+                return self._error(
+                    "RC903",
+                    f"lost the connection to {self._where} while committing ({said}): the change may or may"
+                    " not have been kept",
+                    "look at the campaign's log before doing it again",
+                )
+            return self._error(
+                "RC903",
+                f"lost the connection to {self._where} while {doing} ({said}); nothing was written",
+                "check that the server is running, then try again",
+            )
+        return self._error("RC903", f"{self._where}: {doing} failed: {said}")
+
+    def _connect_error(self, error: psycopg.Error) -> CampaignError:
+        """What went wrong while connecting, told from libpq's words (it gives no SQLSTATE)."""
+        said = _first_line(error)
+        text = str(error)
+        if (
+            "password authentication failed" in text
+            or "no password supplied" in text
+            or ("role" in text and "does not exist" in text)
+            or "authentication failed" in text
+            or "pg_hba.conf" in text
+        ):
+            return self._error(
+                "RC903",
+                f"cannot connect to {self._where}: the server refused the user or password ({_reason(text)})",
+                "check the user and password in the URL (or PGPASSWORD, ~/.pgpass)",
+            )
+        if "database" in text and "does not exist" in text:
+            return self._error(
+                "RC903",
+                f"cannot connect to {self._where}: {_reason(text)}",
+                "create it first (createdb NAME), or name one that exists",
+            )
+        if "Connection refused" in text or "No such file or directory" in text:
+            return self._error(
+                "RC903",
+                f"cannot connect to {self._where}: connection refused (no server is listening there)",
+                "check that PostgreSQL is running, and the host and port (or socket folder) in the URL",
+            )
+        if "resolve host" in text or "translate host name" in text:
+            return self._error(
+                "RC903",
+                f"cannot connect to {self._where}: {said}",
+                "check the host name in the URL",
+            )
+        if "timeout" in text.lower():
+            return self._error(
+                "RC903",
+                f"cannot connect to {self._where}: no answer within the connect timeout ({said})",
+                "check the host and port, and that a firewall lets the connection through",
+            )
+        return self._error("RC903", f"cannot connect to {self._where}: {said}")
+
+    def _error(self, code: str, message: str, hint: str | None = None) -> CampaignError:
+        """One diagnostic; the URL's password never appears in it, even inside a driver's words."""
+        for secret in _passwords(self.url):
+            message = message.replace(secret, "***")
+        return CampaignError([Diagnostic(code, message, None, hint)])
+
+    # -- rows -------------------------------------------------------------------------------------
+
+    def _header(self, connection: Connection, name: str, *, lock: bool = False) -> Header:
+        with self._errors("locking the campaign" if lock else "reading a campaign"):
+            row = connection.execute(
+                "SELECT ruleset, ruleset_hash, ruleset_text, params, created FROM campaigns WHERE name = %s"
+                + (" FOR UPDATE" if lock else ""),
+                (name,),
+            ).fetchone()
+            if row is None:
+                names = [str(r[0]) for r in connection.execute("SELECT name FROM campaigns").fetchall()]
+                raise unknown_campaign(name, names, self._where, "database")
+        ruleset, ruleset_hash, ruleset_text, params, created = row
+        return Header(
+            name, ruleset, ruleset_hash, ruleset_text, self._load(params, name, "its parameters"), created
+        )
+
+    def _events(self, connection: Connection, name: str, *, last: bool = False) -> list[Event]:
+        order = "DESC LIMIT 1" if last else "ASC"
+        with self._errors("reading events"):
+            rows = connection.execute(
+                f"SELECT {_EVENT_COLUMNS} FROM events WHERE campaign = %s ORDER BY seq {order}", (name,)
+            ).fetchall()
+        events: list[Event] = []
+        for seq, kind, data, state, undoes, at in rows:
+            where = f"event {seq}"
+            events.append(
+                Event(
+                    seq,
+                    kind,
+                    self._load(data, name, f"{where}'s data"),
+                    self._load(state, name, f"{where}'s state"),
+                    undoes,
+                    at,
+                )
+            )
+        return events
+
+    def _load(self, text: object, campaign: str, what: str) -> dict[str, Any]:
+        """A JSON object from a column; anything else means the database was damaged (RC903)."""
+        value = json_object(text)
+        if isinstance(value, dict):
+            return value
+        raise self._error("RC903", f"{self._where} is damaged: in campaign '{campaign}', {what} {value}")
+
+
+class _PostgresTransaction:
+    """The `Transaction` that `PostgresStore.transaction` yields: valid only inside its `with`."""
+
+    def __init__(self, store: PostgresStore, connection: Connection, name: str) -> None:
+        self._store = store
+        self._connection = connection
+        self.name = name
+        self.closed = False
+
+    def _live(self) -> Connection:
+        if self.closed:
+            raise RuntimeError(f"the transaction on campaign '{self.name}' has ended")
+        return self._connection
+
+    def header(self) -> Header:
+        return self._store._header(self._live(), self.name)
+
+    def events(self) -> list[Event]:
+        return self._store._events(self._live(), self.name)
+
+    def last(self) -> Event:
+        found = self._store._events(self._live(), self.name, last=True)
+        if not found:
+            raise self._store._error(
+                "RC903", f"{self._store._where} is damaged: campaign '{self.name}' has no events"
+            )
+        return found[0]
+
+    def append(self, kind: str, data: Mapping[str, Any], state: State, undoes: int | None = None) -> Event:
+        """Add an event after the last one (seq = last seq + 1, read under the campaign's lock).
+        A wrong kind or `undoes` is a caller's bug: ValueError (see `records.check_append`)."""
+        connection = self._live()
+        data_text = dumps(data, "event data")
+        state_text = dumps(state, "state")
+        with self._store._errors("appending an event"):
+            (last,) = _one(
+                connection.execute(
+                    "SELECT COALESCE(MAX(seq), 0) FROM events WHERE campaign = %s", (self.name,)
+                )
+            )
+            seq = int(last) + 1
+            check_append(self.name, kind, undoes, seq)
+            at = now()
+            connection.execute(
+                f"INSERT INTO events (campaign, {_EVENT_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                (self.name, seq, kind, data_text, state_text, undoes, at),
+            )
+        return Event(seq, kind, json.loads(data_text), json.loads(state_text), undoes, at)
+
+    def replace_ruleset(self, ruleset_hash: str, ruleset_text: str) -> None:
+        """Point the campaign at a changed ruleset; the caller records the migration as an event."""
+        with self._store._errors("replacing the ruleset"):
+            self._live().execute(
+                "UPDATE campaigns SET ruleset_hash = %s, ruleset_text = %s WHERE name = %s",
+                (ruleset_hash, ruleset_text, self.name),
+            )
+
+
+def _one(cursor: psycopg.Cursor[tuple[Any, ...]]) -> tuple[Any, ...]:
+    row = cursor.fetchone()
+    assert row is not None  # an aggregate or a function call always gives one row
+    return row
+
+
+def _first_line(error: BaseException) -> str:
+    """The first line of a driver's message, without libpq's "connection failed:" prefixes."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__
+
+
+def _reason(text: str) -> str:
+    """The server's own words in a libpq connection error: after its last "FATAL:"."""
+    found = re.findall(r"(?:FATAL|fe_sendauth):\s*(.+)", text)
+    return found[-1].strip() if found else _first_line(Exception(text))
+
+
+def _rollback(connection: Connection) -> None:
+    """End the open transaction, if any, keeping nothing. A rollback that fails (the connection
+    is gone) must not hide the error that caused it; the server drops the transaction anyway."""
+    try:
+        if not connection.closed and connection.info.transaction_status != TransactionStatus.IDLE:
+            connection.execute("ROLLBACK")
+    except psycopg.Error:
+        pass
+
+
+if TYPE_CHECKING:
+    _conforms: type[Store] = PostgresStore  # mypy checks that PostgresStore is a Store

@@ -1,0 +1,33 @@
+"""Which store a target names: one function, so that the CLI, the API and the server open
+campaigns the same way.
+
+A target is a path (the SQLite file, made when missing) or a PostgreSQL URL (`postgresql://...`
+or `postgres://...`). The PostgreSQL store is imported only when a URL is given, so the engine
+runs without psycopg until one is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+from .records import Store
+
+URL_SCHEMES: Final = ("postgresql://", "postgres://")
+
+
+def is_postgres(target: str | Path) -> bool:
+    """Whether `target` names a PostgreSQL database rather than a file."""
+    return isinstance(target, str) and target.lower().startswith(URL_SCHEMES)
+
+
+def open_store(target: str | Path) -> Store:
+    """The campaign store `target` names: a `PostgresStore` for a `postgresql://` or `postgres://`
+    URL, else a `SqliteStore` for the file at that path. Close it when done."""
+    if is_postgres(target):
+        from .postgres import PostgresStore
+
+        return PostgresStore(str(target))
+    from .sqlite import SqliteStore
+
+    return SqliteStore(Path(target))

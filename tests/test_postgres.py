@@ -1,0 +1,570 @@
+"""Campaigns on PostgreSQL (`engine.state.postgres`), against a real server (the `pg_cluster`
+fixture: `$RULECRAFT_TEST_PG`, else a private throwaway cluster; skipped with the reason when
+neither can be had).
+
+The store contract shared with SQLite is in tests/test_store_contract.py. Here: a database that
+is not ours is refused and not changed; every way of failing to connect is one RC903 that never
+shows the password; the engine runs without psycopg and says which extra a URL needs; a dropped
+connection is made again; the command line with `--db postgresql://...`; a refused or
+over-the-limit action writes nothing; and several processes acting on one campaign at once
+through the Python API and the command line lose nothing, interleave nothing, and replay.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _postgres import Cluster, database_name, with_database
+from _repo import REPO_ROOT
+
+import engine
+from engine.errors import CampaignError
+from engine.state import open_store
+from engine.state.postgres import PostgresStore, redact
+from engine.state.records import FORMAT, SCHEMA_VERSION, Header
+
+CHILD_ENV = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+SECRET = "s3cret-Pa55"
+
+
+def header(name: str) -> Header:
+    return Header(name, "castle", "0" * 64, "name: castle\n", {})
+
+
+def counter(n: int) -> dict[str, Any]:
+    return {"shared": {"counter": n}, "characters": {}}
+
+
+def refused(call: Callable[[], object], *says: str) -> str:
+    """`call` raises one RC903 with no position whose text holds each of `says`: its text."""
+    with pytest.raises(CampaignError) as error:
+        call()
+    (diagnostic,) = error.value.diagnostics
+    assert diagnostic.code == "RC903" and diagnostic.span is None, diagnostic.render()
+    text = diagnostic.render()
+    for part in says:
+        assert part in text, text
+    return text
+
+
+# -- a database that is not ours ------------------------------------------------------------------
+
+
+def snapshot(cluster: Cluster, url: str) -> tuple[object, ...]:
+    """Everything a user schema of the database holds: relations, columns and rows."""
+    relations = cluster.execute(
+        "SELECT n.nspname, c.relname, c.relkind FROM pg_class AS c"
+        " JOIN pg_namespace AS n ON n.oid = c.relnamespace"
+        " WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'"
+        " ORDER BY 1, 2",
+        url,
+    )
+    columns = cluster.execute(
+        "SELECT table_schema, table_name, column_name, data_type FROM information_schema.columns"
+        " WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2, 3",
+        url,
+    )
+    rows = [
+        cluster.execute(f'SELECT t::text FROM "{schema}"."{name}" AS t ORDER BY 1', url)
+        for schema, name, kind in relations
+        if kind == "r"
+    ]
+    return relations, columns, rows
+
+
+def _foreign(cluster: Cluster, url: str) -> None:
+    cluster.execute(
+        "CREATE TABLE songs (title text, seconds integer); INSERT INTO songs VALUES ('Greensleeves', 170)",
+        url,
+    )
+
+
+def _foreign_meta(cluster: Cluster, url: str) -> None:
+    cluster.execute(
+        "CREATE TABLE meta (key text PRIMARY KEY, value text);"
+        " INSERT INTO meta VALUES ('format', 'someone-elses'), ('version', '1')",
+        url,
+    )
+
+
+def _meta_of_other_columns(cluster: Cluster, url: str) -> None:
+    cluster.execute("CREATE TABLE meta (id integer, note text); INSERT INTO meta VALUES (1, 'x')", url)
+
+
+def _ours_then(statement: str) -> Callable[[Cluster, str], None]:
+    def make(cluster: Cluster, url: str) -> None:
+        with PostgresStore(url) as store:
+            store.create(header("moor"), counter(0))
+        cluster.execute(statement, url)
+
+    return make
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (_foreign, "holds tables that are not rulecraft's"),
+        (_foreign_meta, "holds tables that are not rulecraft's"),
+        (_meta_of_other_columns, "holds tables that are not rulecraft's"),
+        (
+            _ours_then(f"UPDATE meta SET value = '{SCHEMA_VERSION + 1}' WHERE key = 'version'"),
+            f"schema version {SCHEMA_VERSION + 1}, newer",
+        ),
+        (_ours_then("UPDATE meta SET value = 'banana' WHERE key = 'version'"), "unknown schema version"),
+        (_ours_then("DROP TABLE events"), "damaged: its table(s) events are missing"),
+    ],
+    ids=["foreign", "foreign-meta", "meta-of-other-columns", "newer", "bad-version", "damaged"],
+)
+def test_a_database_that_is_not_ours_is_one_rc903_and_left_unchanged(
+    pg_cluster: Cluster, pg_url: str, make: Callable[[Cluster, str], None], says: str
+) -> None:
+    make(pg_cluster, pg_url)
+    before = snapshot(pg_cluster, pg_url)
+    refused(lambda: PostgresStore(pg_url), says, redact(pg_url))
+    assert snapshot(pg_cluster, pg_url) == before
+
+
+def test_an_empty_database_is_laid_out_with_the_format_mark(pg_cluster: Cluster, pg_url: str) -> None:
+    with PostgresStore(pg_url) as store:
+        store.create(header("moor"), counter(0))
+    assert dict(pg_cluster.execute("SELECT key, value FROM meta", pg_url)) == {
+        "format": FORMAT,
+        "version": str(SCHEMA_VERSION),
+    }
+    (stored,) = pg_cluster.execute("SELECT state FROM events WHERE campaign = 'moor'", pg_url)
+    assert stored == (json.dumps(counter(0), sort_keys=True),)  # the bytes SQLite keeps
+
+
+def test_a_schema_of_its_own_named_in_the_url(pg_cluster: Cluster, pg_url: str) -> None:
+    """A database shared with another program: our tables go in the schema the URL names, and the
+    other program's tables are not touched."""
+    _foreign(pg_cluster, pg_url)
+    before = snapshot(pg_cluster, pg_url)
+    refused(lambda: PostgresStore(pg_url), "options=-csearch_path%3DNAME")
+    pg_cluster.execute("CREATE SCHEMA games", pg_url)
+    in_games = (
+        pg_url + "&options=-csearch_path%3Dgames"
+        if "?" in pg_url
+        else pg_url + "?options=-csearch_path%3Dgames"
+    )
+    with open_store(in_games) as store:
+        store.create(header("moor"), counter(0))
+    with open_store(in_games) as store:
+        assert store.names() == [("moor", "castle", 1)]
+    relations = {(s, n) for s, n, _ in snapshot(pg_cluster, pg_url)[0]}
+    assert {("games", "meta"), ("games", "campaigns"), ("games", "events")} <= relations
+    assert pg_cluster.execute("SELECT title FROM public.songs", pg_url) == [("Greensleeves",)]
+    assert [r for r in snapshot(pg_cluster, pg_url)[0] if r[0] == "public"] == before[0]
+    missing = pg_url + ("&" if "?" in pg_url else "?") + "options=-csearch_path%3Dnowhere"
+    refused(lambda: PostgresStore(missing), "no schema to keep campaigns in")
+
+
+# -- connecting -------------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def test_every_way_of_failing_to_connect_is_one_rc903_without_the_password(
+    pg_cluster: Cluster, pg_url: str, cli: Any, tmp_path: Path
+) -> None:
+    port = _free_port()
+    cases = [
+        (f"postgresql://ann:{SECRET}@127.0.0.1:{port}/games", "connection refused"),
+        (f"postgres://ann:{SECRET}@/games?host={tmp_path}&port={port}", "connection refused"),
+        (with_database(pg_url, "no_such_db"), 'database "no_such_db" does not exist'),
+        (pg_url.replace("postgresql://postgres@", "postgresql://nobody@", 1), "refused the user or password"),
+        (f"postgresql://ann:{SECRET}@no such host/games", "not a PostgreSQL address"),
+        (f"postgresql://ann:{SECRET} x@db.example/games", "not a PostgreSQL address"),  # psycopg quotes it
+        (f"postgresql://h/x?password={SECRET}&sslmode=nonsense", "postgresql://h/x?password=***"),
+    ]
+    if pg_cluster.tcp is not None:  # the private cluster asks for a password over TCP
+        cases.append((pg_cluster.tcp_url(database_name(pg_url), SECRET), "refused the user or password"))
+    for url, says in cases:
+        text = refused(lambda url=url: PostgresStore(url, connect_timeout=3), says)
+        assert SECRET not in text
+        r = cli("campaign", "--db", url, "list")
+        assert r.code == 1 and "error RC903" in r.err and says in r.err, r.err
+        assert SECRET not in r.out + r.err
+
+
+def test_a_user_without_the_rights_is_told_which_it_needs(pg_cluster: Cluster, pg_url: str) -> None:
+    role = "rc_" + database_name(pg_url)[3:] + "_guest"
+    guest = pg_url.replace("postgresql://postgres@", f"postgresql://{role}@", 1)
+    if guest == pg_url:
+        pytest.skip("the guest's URL is made from the private cluster's (trusted socket) URL")
+    pg_cluster.execute(f"CREATE ROLE {role} LOGIN")
+    try:
+        pg_cluster.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC", pg_url)  # as PostgreSQL 15 has it
+        before = snapshot(pg_cluster, pg_url)
+        refused(lambda: PostgresStore(guest), "permission denied for schema public", "CREATE on the schema")
+        assert snapshot(pg_cluster, pg_url) == before
+        with PostgresStore(pg_url) as store:  # laid out by its owner, shown to the guest
+            store.create(header("moor"), counter(0))
+        pg_cluster.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}", pg_url)
+        with PostgresStore(guest) as store:
+            assert store.names() == [("moor", "castle", 1)]
+            refused(lambda: append(store), "permission denied for table campaigns", "UPDATE")  # FOR UPDATE
+            assert [e.seq for e in store.events("moor")] == [1]
+    finally:
+        pg_cluster.execute(f"DROP OWNED BY {role}", pg_url)
+        pg_cluster.execute(f"DROP ROLE {role}")
+
+
+def append(store: PostgresStore) -> None:
+    with store.transaction("moor") as tx:
+        tx.append("action", {}, counter(1))
+
+
+@pytest.mark.skipif("RULECRAFT_TEST_PG" in os.environ, reason="the private cluster's password is known")
+def test_the_right_password_over_tcp(pg_cluster: Cluster, pg_url: str) -> None:
+    url = pg_cluster.tcp_url(database_name(pg_url))
+    with open_store(url) as store:
+        assert isinstance(store, PostgresStore)
+        store.create(header("moor"), counter(0))
+        assert "***" in store.path and url.split(":")[2].split("@")[0] not in store.path
+        with pytest.raises(CampaignError) as error:
+            store.header("mor")
+        assert "***" in error.value.diagnostics[0].message
+
+
+def test_a_dropped_connection_is_made_again_and_a_cut_transaction_keeps_nothing(
+    pg_cluster: Cluster, pg_url: str
+) -> None:
+    kill = (
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+        f" WHERE datname = '{database_name(pg_url)}' AND application_name = 'rulecraft'"
+    )
+    with PostgresStore(pg_url) as store:
+        store.create(header("moor"), counter(0))
+        assert pg_cluster.execute(kill) == [(True,)]
+        assert store.names() == [("moor", "castle", 1)]  # connected again: nothing was open
+        with pytest.raises(CampaignError) as error, store.transaction("moor") as tx:
+            tx.append("action", {}, counter(1))
+            pg_cluster.execute(kill)
+            tx.append("action", {}, counter(2))
+        (diagnostic,) = error.value.diagnostics
+        assert diagnostic.code == "RC903" and "lost the connection" in diagnostic.message
+        assert "nothing was written" in diagnostic.message
+        assert [e.seq for e in store.events("moor")] == [1]
+        with store.transaction("moor") as tx:
+            tx.append("action", {}, counter(1))
+    with PostgresStore(pg_url) as store:
+        assert [e.state for e in store.events("moor")] == [counter(0), counter(1)]
+
+
+def test_text_postgresql_cannot_hold_is_rc903_and_writes_nothing(pg_url: str) -> None:
+    with PostgresStore(pg_url) as store:
+        refused(lambda: store.create(header("mo\x00or"), counter(0)), "NUL")
+        assert store.names() == []
+
+
+# -- without psycopg --------------------------------------------------------------------------------
+
+NO_PSYCOPG = """
+import sys
+sys.modules["psycopg"] = None  # as if the 'postgres' extra were not installed
+from engine.cli import main
+import engine
+from engine.state import open_store
+store = open_store(sys.argv[1])
+engine.new_campaign("moor", "chill", store=store, params={"players": 3})
+store.close()
+assert "psycopg" not in sys.modules or sys.modules["psycopg"] is None
+print("sqlite ok", flush=True)
+sys.exit(main(["campaign", "--db", "postgresql://ann:hidden@localhost/games", "list"]))
+"""
+
+
+def test_the_engine_runs_without_psycopg_and_names_the_extra(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", NO_PSYCOPG, str(tmp_path / "c.db")],
+        capture_output=True,
+        text=True,
+        env=CHILD_ENV,
+        cwd=REPO_ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == "sqlite ok\n"
+    assert "error RC903" in done.stderr and "need psycopg 3" in done.stderr
+    assert "pip install 'rulecraft[postgres]'" in done.stderr
+    assert "Traceback" not in done.stderr and "hidden" not in done.stderr
+
+
+def test_importing_the_engine_does_not_import_psycopg() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, engine, engine.cli; print('psycopg' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        env=CHILD_ENV,
+        cwd=REPO_ROOT,
+        timeout=120,
+    )
+    assert done.stdout == "False\n", done.stderr
+
+
+# -- the command line ---------------------------------------------------------------------------------
+
+
+def test_a_chill_case_through_the_command_line_on_postgresql(
+    cli: Any, pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def run(*args: str) -> str:
+        r = cli("campaign", "--db", pg_url, *args)
+        assert r.code == 0, r.out + r.err
+        return str(r.out)
+
+    def tokens() -> dict[str, int]:
+        shown: dict[str, int] = json.loads(run("show", "case", "--json"))["shared"]["tokens"]
+        return shown
+
+    assert f"in {pg_url}" in run("new", "case", "chill", "-p", "players=4")
+    assert tokens() == {"light": 3, "dark": 2}
+    printed = run("act", "case", "player_roll", "-i", "target=55", "--force", "tens=7", "--force", "ones=7")
+    assert "=> botch" in printed
+    assert tokens() == {"light": 2, "dark": 3}
+    run("begin", "case", "case")
+    assert "undo #3 (period)" in run("undo", "case")
+    assert "replayed 4 events of 'case'" in run("replay", "case")
+    assert run("list") == "case  (chill, 4 events)\n"
+    assert [line.split(" ", 2)[0] for line in run("log", "case").splitlines()] == ["#1", "#2", "#3", "#4"]
+    run("export", "case", "-o", str(tmp_path / "case.json"))
+    exported = json.loads((tmp_path / "case.json").read_text(encoding="utf-8"))
+    assert [e["kind"] for e in exported["events"]] == ["new", "action", "period", "undo"]
+
+    r = cli("campaign", "--db", pg_url, "show", "cas")
+    assert r.code == 1 and "error RC901: no campaign named 'cas'" in r.err and "did you mean 'case'?" in r.err
+
+    monkeypatch.setenv("RULECRAFT_DB", pg_url)  # the default database may be a URL too
+    r = cli("campaign", "list")
+    assert (r.code, r.out) == (0, "case  (chill, 4 events)\n"), r.err
+
+
+# -- a failing action writes nothing ------------------------------------------------------------------
+
+MINI = (
+    "rulecraft: 1\nname: mini\ntables:\n  t0: {params: [x], value: x + 1}\n"
+    + "".join(f"  t{i}: {{params: [x], value: t{i - 1}(x) + t{i - 1}(x)}}\n" for i in range(1, 41))
+    + textwrap.dedent(
+        """\
+        checks:
+          act:
+            roll:
+              d: {die: 6}
+            outcomes: [miss, hit]
+            outcome: "'hit' if d > 3 else 'miss'"
+        state:
+          shared:
+            marks: {counter: 0, min: 0, max: 1000000000000}
+        actions:
+          push:
+            requires:
+              - {when: "marks < 2", else: two marks are enough}
+            roll: {check: act}
+            effects:
+              - {add: {marks: 1}}
+          strain:
+            roll: {check: act}
+            effects:
+              - {add: {marks: "t40(marks) - t40(marks) + 1"}}
+        """
+    )
+)
+
+
+def test_a_refused_or_over_the_limit_action_writes_nothing(pg_cluster: Cluster, pg_url: str) -> None:
+    with PostgresStore(pg_url) as store:
+        game = engine.new_campaign("c", engine.load(MINI), store=store)
+        game.act("push", seed=1)
+        game.act("push", seed=2)
+        before = store.events("c")
+
+        with pytest.raises(engine.CampaignError) as error:
+            game.act("push", seed=3)  # the precondition refuses
+        assert error.value.diagnostics[0].code == "RC905"
+        with pytest.raises(engine.LimitError) as over:
+            game.act("strain", seed=4)  # the work budget runs out inside the transaction
+        assert over.value.diagnostics[0].code == "RC503"
+
+        assert store.events("c") == before
+        assert pg_cluster.execute("SELECT count(*) FROM events", pg_url) == [(3,)]
+        assert pg_cluster.execute(  # no transaction was left open, no lock held
+            f"SELECT count(*) FROM pg_stat_activity WHERE datname = '{database_name(pg_url)}'"
+            " AND state LIKE 'idle in transaction%'"
+        ) == [(0,)]
+        assert game.replay() == game.state()
+        game.join("ann")  # and the campaign carries on
+        assert [e.seq for e in store.events("c")] == [1, 2, 3, 4]
+
+
+# -- several processes, one campaign ------------------------------------------------------------------
+
+RACE = """\
+rulecraft: 1
+name: race
+checks:
+  step:
+    roll:
+      d: {die: 6}
+    outcomes: [low, high]
+    outcome: "'high' if d > 3 else 'low'"
+state:
+  shared:
+    total: {counter: 0, min: 0, max: 1000000}
+    highs: {counter: 0, min: 0, max: 1000000}
+  each:
+    mine: {counter: 0, min: 0, max: 1000000}
+actions:
+  step:
+    by: character
+    roll: {check: step}
+    effects:
+      - {add: {total: 1}}
+      - {add: {highs: 1}, when: "outcome == 'high'"}
+      - {add: {mine: 1}}
+"""
+
+ACTOR = """
+import os, sys, time
+import engine
+from engine.state import open_store
+target, ruleset, who, go, n = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+store = open_store(target)
+game = engine.open_campaign("race", store=store, ruleset=engine.load(open(ruleset).read()))
+print("ready", flush=True)
+while not os.path.exists(go):
+    time.sleep(0.002)
+started = time.monotonic()
+for i in range(n):
+    game.act("step", who, seed=i)
+print(time.monotonic() - started, flush=True)
+store.close()
+"""
+
+
+def _race(pg_url: str, tmp_path: Path, processes: int, each: int, bound: float) -> list[float]:
+    """`processes` OS processes each act `each` times on one campaign, all at once; each must be
+    done within `bound` seconds of the start. Returns how long each took."""
+    ruleset = tmp_path / "race.yaml"
+    ruleset.write_text(RACE, encoding="utf-8")
+    players = [f"p{k}" for k in range(processes)]
+    with PostgresStore(pg_url) as store:
+        engine.new_campaign("race", engine.load(ruleset), store=store, characters={p: {} for p in players})
+    go = tmp_path / "go"
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", ACTOR, pg_url, str(ruleset), who, str(go), str(each)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=CHILD_ENV,
+            cwd=REPO_ROOT,
+        )
+        for who in players
+    ]
+    took: list[float] = []
+    try:
+        for child in children:
+            assert child.stdout is not None
+            assert child.stdout.readline() == "ready\n", child.communicate()[1]
+        go.touch()
+        deadline = time.monotonic() + bound
+        for child in children:
+            out, err = child.communicate(timeout=max(1.0, deadline - time.monotonic()) + 5)
+            assert child.returncode == 0, err
+            took.append(float(out))
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+                child.communicate()
+    assert max(took) < bound, took
+
+    with PostgresStore(pg_url) as store:
+        game = engine.open_campaign("race", store=store, ruleset=engine.load(ruleset))
+        log = game.log()
+        total = processes * each
+        assert [e.seq for e in log] == list(range(1, total + 2))  # every event once, seqs contiguous
+        actions = [e for e in log if e.kind == "action"]
+        assert len(actions) == total
+        for who in players:  # each process's actions, in the order it made them
+            assert [e.data["seed"] for e in actions if e.data["character"] == who] == list(range(each))
+        state = game.show()
+        assert state["shared"]["total"] == total
+        assert state["shared"]["highs"] == sum(e.data["roll"]["outcome"] == "high" for e in actions)
+        assert {who: c["items"]["mine"] for who, c in state["characters"].items()} == dict.fromkeys(
+            players, each
+        )
+        # no interleaving: every stored state is the one before it changed by its own action
+        assert [e.state["shared"]["total"] for e in log] == list(range(total + 1))
+        assert game.replay() == game.state()
+    return took
+
+
+def test_four_processes_acting_on_one_campaign_lose_nothing(pg_url: str, tmp_path: Path) -> None:
+    _race(pg_url, tmp_path, processes=4, each=50, bound=60)
+
+
+def test_a_thousand_actions_from_five_processes_within_a_minute(pg_url: str, tmp_path: Path) -> None:
+    took = _race(pg_url, tmp_path, processes=5, each=200, bound=60)
+    print(f"1000 actions by 5 processes: slowest process {max(took):.1f} s")
+
+
+def test_command_line_processes_acting_at_once(pg_url: str, tmp_path: Path) -> None:
+    """Three `rulecraft campaign act` processes at a time, three rounds, on one campaign."""
+    ruleset = tmp_path / "race.yaml"
+    ruleset.write_text(RACE, encoding="utf-8")
+    env = {**CHILD_ENV, "RULECRAFT_DB": pg_url}
+
+    def rulecraft(*args: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "engine", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=REPO_ROOT,
+        )
+
+    made = rulecraft("campaign", "new", "race", str(ruleset), "-c", "a", "-c", "b", "-c", "c")
+    assert made.wait(timeout=120) == 0, made.communicate()
+    made.communicate()
+    for round_ in range(3):
+        batch = [
+            rulecraft("campaign", "act", "race", "step", "-c", who, "--seed", str(round_)) for who in "abc"
+        ]
+        for child in batch:
+            out, err = child.communicate(timeout=120)
+            assert child.returncode == 0, err
+            assert "error" not in err
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", *shlex.split("campaign replay race --json")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO_ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    replayed = json.loads(done.stdout)
+    assert replayed["events"] == 10 and replayed["state"]["shared"]["total"] == 9
+    with contextlib.closing(open_store(pg_url)) as store:
+        assert [e.seq for e in store.events("race")] == list(range(1, 11))
