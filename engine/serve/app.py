@@ -160,7 +160,9 @@ class Server:
     async def solve(self, kind: str, rs: Ruleset, body: dict[str, Any], started: float) -> dict[str, Any]:
         """Run one exact job in the pool within the request's deadline."""
         job = Job(kind, rs.document.source.name, rs.document.source.text, body)
-        pool = self._pool or await run_in_threadpool(lambda: self.pool)  # never start it on the loop
+        pool = self._pool
+        if pool is None:  # started in a thread: never on the event loop
+            pool = await run_in_threadpool(lambda: self.pool)
         return await pool.run(job, started + self.settings.deadline)
 
 
