@@ -67,7 +67,7 @@ def test_the_page_shows_curl_for_every_kind_of_request() -> None:
 
 
 def test_every_documented_curl_answers_2xx(tmp_path: Path) -> None:
-    settings = Settings(db=str(tmp_path / "doc.db"), token=TOKEN, workers=1, deadline=30.0)
+    settings = Settings(db=str(tmp_path / "doc.db"), token=TOKEN, workers=1, deadline=60.0)
     with TestClient(create_app(settings)) as client:
         for line in curls():
             method, path, headers, body = request_of(line)
