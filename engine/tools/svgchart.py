@@ -100,9 +100,10 @@ def grouped_bar_chart(
 ) -> str:
     """Outcomes along the bottom, one bar per series inside each (a policy, say): how much the
     choice changes each outcome's chance, side by side on one scale."""
-    top, bottom, left, right = 34, 62, 16, 16
+    top, bottom, left, right = 34, 46, 16, 16
     plot_h = height - top - bottom
     plot_w = width - left - right
+    height += 16 * legend_rows([name for name, _ in series], plot_w)
     most = max((p for _, ps in series for p in ps), default=Fraction(0)) or Fraction(1)
     slot = plot_w / max(len(groups), 1)
     bar_w = slot * 0.8 / max(len(series), 1)
@@ -125,21 +126,39 @@ def grouped_bar_chart(
             f'<text x="{x0 + slot * 0.4:.2f}" y="{base + 16}" text-anchor="middle">'
             f"{_text(_short(group, slot))}</text>"
         )
-    out.extend(_legend([name for name, _ in series], left, height - 18, offset=3))
+    out.extend(_legend([name for name, _ in series], left, width - right, base + 38, offset=3))
     out.append("</svg>")
     return "\n".join(out)
 
 
-def _legend(names: Sequence[str], x: float, y: float, offset: int = 0) -> list[str]:
+def _legend(names: Sequence[str], left: float, right: float, y: float, offset: int = 0) -> list[str]:
+    """A key of coloured squares and names from `left`, wrapping onto a new row 16 pixels down
+    before it would pass `right` (the caller leaves room for `legend_rows`)."""
     out = ['<g class="legend">']
+    x = left
     for i, name in enumerate(names):
+        label = _short(name, 160)
+        room = 24 + len(label) * 7
+        if x > left and x + room > right:
+            x, y = left, y + 16
         out.append(
             f'<rect x="{x:.1f}" y="{y - 10:.1f}" width="10" height="10" fill="{colour(i + offset)}"/>'
-            f'<text x="{x + 14:.1f}" y="{y - 1:.1f}">{_text(_short(name, 110))}</text>'
+            f'<text x="{x + 14:.1f}" y="{y - 1:.1f}">{_text(label)}</text>'
         )
-        x += 24 + min(len(name), 15) * 7
+        x += room
     out.append("</g>")
     return out
+
+
+def legend_rows(names: Sequence[str], width: float) -> int:
+    """How many rows `_legend` takes for `names` in `width` pixels."""
+    rows, x = 1, 0.0
+    for name in names:
+        room = 24 + len(_short(name, 160)) * 7
+        if x > 0 and x + room > width:
+            rows, x = rows + 1, 0.0
+        x += room
+    return rows
 
 
 def sweep_chart(
@@ -157,6 +176,7 @@ def sweep_chart(
     top, bottom, left, right = 34, 62, 48, 16
     plot_h = height - top - bottom
     plot_w = width - left - right
+    height += 16 * (legend_rows([name for name, _ in series], plot_w) - 1)
     base = top + plot_h
     span = max(len(xs) - 1, 1)
 
@@ -173,9 +193,10 @@ def sweep_chart(
             f'<line x1="{left}" y1="{y:.2f}" x2="{width - right}" y2="{y:.2f}" stroke="#ddd"/>'
             f'<text x="{left - 6}" y="{y + 4:.2f}" text-anchor="end">{tick}%</text>'
         )
-    step = max(1, len(xs) // 12)
+    step = max(1, -(-len(xs) // 12))
+    last = len(xs) - 1
     for i, x in enumerate(xs):
-        if i % step == 0 or i == len(xs) - 1:
+        if (i % step == 0 and last - i >= step / 2) or i == last:
             out.append(f'<text x="{px(i):.2f}" y="{base + 16}" text-anchor="middle">{x}</text>')
     out.append(
         f'<text x="{left + plot_w / 2:.1f}" y="{base + 32}" text-anchor="middle">{_text(x_name)}</text>'
@@ -203,6 +224,6 @@ def sweep_chart(
                 head + f'<polyline points="{points}" fill="none" stroke="{colour(s)}" stroke-width="2"/>'
                 f"{dots}</g>"
             )
-    out.extend(_legend([name for name, _ in series], left, height - 8))
+    out.extend(_legend([name for name, _ in series], left, width - right, base + 54))
     out.append("</svg>")
     return "\n".join(out)
