@@ -48,7 +48,9 @@ WAIT_MS = 30_000
 
 pytestmark = [
     pytest.mark.skipif(sync_playwright is None, reason="the playwright package is not installed"),
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no chromium at {CHROMIUM} (apt install chromium)"),
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists(), reason=f"no chromium at {CHROMIUM} (apt install chromium)"
+    ),
 ]
 
 
@@ -163,7 +165,11 @@ def test_edit_see_the_error_fix_roll_and_chart(page: Page, server: str, shots: P
     expect(page.locator("#gutter .ln")).to_have_count(len(source.split("\n")))
 
     # Break one expression; the diagnostic appears at that line, with its code, after the pause.
-    line = next(i for i, text in enumerate(source.split("\n"), 1) if text.strip().startswith("outcome: specific_band("))
+    line = next(
+        i
+        for i, text in enumerate(source.split("\n"), 1)
+        if text.strip().startswith("outcome: specific_band(")
+    )
     _type_at_end_of(page, line, " +")
     mark = page.locator("#gutter .mark.error")
     expect(mark).to_have_count(1)
