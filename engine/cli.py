@@ -241,7 +241,47 @@ def _parser() -> argparse.ArgumentParser:
     n.set_defaults(func=_new)
     _campaign_parser(sub)
     _scene_parser(sub)
+    _serve_parser(sub)
     return p
+
+
+def _serve_parser(sub: Any) -> None:
+    sv = sub.add_parser(
+        "serve", help="the JSON HTTP API and the playground (needs the 'serve' extra: fastapi, uvicorn)"
+    )
+    sv.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
+    )
+    sv.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    sv.add_argument("--rulesets", metavar="DIR", help="a folder of rulesets served beside the shipped ones")
+    sv.add_argument("--db", metavar="TARGET", help="the campaign store (default: as 'rulecraft campaign')")
+    sv.add_argument(
+        "--token", help="campaign writes need 'Authorization: Bearer TOKEN' (default: $RULECRAFT_TOKEN)"
+    )
+    sv.add_argument("--workers", type=int, default=2, help="processes for exact solves (default 2)")
+    sv.add_argument("--queue", type=int, default=32, help="solves that may wait for a worker (default 32)")
+    sv.add_argument("--max-body", type=int, default=1024 * 1024, metavar="BYTES", help="largest request body")
+    sv.add_argument(
+        "--deadline",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="longest a request may take (default 5)",
+    )
+    sv.set_defaults(func=_serve)
+
+
+def _serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Start the HTTP server; without FastAPI and uvicorn, one line naming the extra to install."""
+    try:
+        from .serve.run import serve
+    except ImportError as exc:
+        err.write(
+            f"rulecraft serve: needs the 'serve' extra ({exc.name or 'fastapi'} is missing): "
+            "pip install 'rulecraft[serve]'\n"
+        )
+        return 2
+    return serve(args, out, err)
 
 
 def _expect(parser: Any) -> None:

@@ -31,8 +31,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tools",),
     ("cli", "serve", "__main__"),
 )
-# (importer, imported): a diagnostic carries a position, and `python -m engine` is the CLI.
-SIBLINGS_ALLOWED = frozenset({("errors", "syntax.positions"), ("__main__", "cli")})
+# (importer, imported): a diagnostic carries a position, `python -m engine` is the CLI, and the
+# CLI's `serve` command starts the server (never the other way round).
+SIBLINGS_ALLOWED = frozenset({("errors", "syntax.positions"), ("__main__", "cli"), ("cli", "serve")})
 # Only the programs on top may use the public facade (`engine/__init__.py`); the facade itself
 # may import anything.
 ROOT_IMPORTERS = frozenset({"cli", "serve", "__main__"})

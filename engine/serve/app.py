@@ -1,0 +1,310 @@
+"""`create_app`: the FastAPI app of `rulecraft serve` — its settings, the rulesets it serves,
+the limits every evaluation runs under, the bounded pool for exact solves, the request-size
+guard, the one error body, the routers and the static playground."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..api import Ruleset, load, load_source
+from ..errors import Diagnostic, LoadError, RulecraftError, did_you_mean
+from ..runtime.limits import Limits
+from ..syntax.positions import SourceFile
+from ..syntax.resources import shipped_rulesets
+from .jobs import diagnostic_json
+from .problems import ApiError, api_error
+from .workers import Job, Pool
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the operator decides: which rulesets, which campaign store, the token, the bounds."""
+
+    rulesets: Path | None = None
+    """A folder of `*.yaml` rulesets served beside the shipped ones (by file stem)."""
+    db: str | None = None
+    """The campaign store, as `engine.api.open_store` takes it (None: the default file)."""
+    token: str | None = None
+    """When set, campaign writes need `Authorization: Bearer <token>`."""
+    workers: int = 2
+    """Processes that run exact solves."""
+    queue: int = 32
+    """Solves that may wait for a worker; one more is refused with 503 and Retry-After."""
+    max_body: int = 1024 * 1024
+    """Bytes one request body may have (413 past it, found while the body streams in)."""
+    deadline: float = 5.0
+    """Seconds one request may take, waiting for a worker included."""
+    limits: Limits = field(default_factory=Limits)
+    """The engine's bounds for every evaluation; its `deadline` is replaced by `deadline`."""
+    cached_sources: int = 64
+    """Rulesets sent as text kept compiled, by content hash (the oldest goes first)."""
+
+    def __post_init__(self) -> None:
+        if self.workers < 1 or self.queue < 0 or self.max_body < 1 or not self.deadline > 0:
+            raise ValueError("workers >= 1, queue >= 0, max_body >= 1 and deadline > 0")
+
+
+class Catalog:
+    """The rulesets a request may name, and those it sends as text, compiled once each."""
+
+    def __init__(self, settings: Settings, limits: Limits) -> None:
+        self.settings = settings
+        self.limits = limits
+        self._named: dict[str, tuple[tuple[Path, int], Ruleset]] = {}
+        self._sources: OrderedDict[str, Ruleset] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def names(self) -> dict[str, Path]:
+        """Every ruleset by name: the shipped ones, then the served folder's (which win)."""
+        found = dict(shipped_rulesets())
+        folder = self.settings.rulesets
+        if folder is not None and folder.is_dir():
+            for path in sorted(folder.glob("*.y*ml")):
+                if path.suffix in (".yaml", ".yml"):
+                    found[path.stem] = path
+        return found
+
+    def named(self, name: str) -> Ruleset:
+        known = self.names()
+        path = known.get(name)
+        if path is None:
+            hint = did_you_mean(name, known) or f"rulesets: {', '.join(known)}"
+            raise LoadError([Diagnostic("RC001", f"no ruleset '{name}' on this server", None, hint)])
+        try:
+            stamp = path.stat().st_mtime_ns
+        except OSError:
+            stamp = 0
+        with self._lock:
+            kept = self._named.get(name)
+        if kept is not None and kept[0] == (path, stamp):
+            return kept[1]
+        found = load(path, limits=self.limits, name=path.name)
+        with self._lock:
+            self._named[name] = ((path, stamp), found)
+        return found
+
+    def source(self, text: str, name: str | None) -> Ruleset:
+        shown = name or "<request>"
+        key = hashlib.sha256(f"{shown}\0{text}".encode()).hexdigest()
+        with self._lock:
+            found = self._sources.get(key)
+            if found is not None:
+                self._sources.move_to_end(key)
+                return found
+        found = load_source(SourceFile(shown, text), limits=self.limits)
+        with self._lock:
+            self._sources[key] = found
+            while len(self._sources) > self.settings.cached_sources:
+                self._sources.popitem(last=False)
+        return found
+
+    def resolve(self, ruleset: str | None, source: str | None, name: str | None) -> tuple[Ruleset, str]:
+        """The ruleset a request refers to, and the name to show for it."""
+        if (ruleset is None) == (source is None):
+            raise ApiError.of(
+                422, "RC407", "give either 'ruleset' (a name) or 'source' (YAML text), not both or neither"
+            )
+        if ruleset is not None:
+            return self.named(ruleset), ruleset
+        assert source is not None
+        return self.source(source, name), name or "<request>"
+
+
+class Server:
+    """What every route reaches through `request.app.state.server`."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.limits = replace(settings.limits, deadline=settings.deadline)
+        self.catalog = Catalog(settings, self.limits)
+        self._pool: Pool | None = None
+        self._pool_lock = threading.Lock()
+
+    @property
+    def pool(self) -> Pool:
+        """The solve pool, started on first use (an app that is only listed never forks)."""
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = Pool(self.settings.workers, self.settings.queue, self.limits)
+            return self._pool
+
+    def close(self) -> None:
+        with self._pool_lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
+
+    async def solve(self, kind: str, rs: Ruleset, body: dict[str, Any], started: float) -> dict[str, Any]:
+        """Run one exact job in the pool within the request's deadline."""
+        job = Job(kind, rs.document.source.name, rs.document.source.text, body)
+        return await self.pool.run(job, started + self.settings.deadline)
+
+
+def server_of(request: Request) -> Server:
+    found: Server = request.app.state.server
+    return found
+
+
+class BodyLimit:
+    """Refuse a request body over `limit` bytes with 413: at once when Content-Length says so,
+    else as soon as the streamed chunks pass it — never after reading it all."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await self._refuse(send)
+            return
+        seen = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise _TooLarge()
+            return message
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counted, tracked)
+        except _TooLarge:
+            if not started:
+                await self._refuse(send)
+
+    async def _refuse(self, send: Send) -> None:
+        error = ApiError.of(
+            413,
+            "RC503",
+            f"the request body is over the server's limit of {self.limit} bytes",
+            "send less (a ruleset is at most 512 KB), or ask the operator for a larger --max-body",
+        )
+        response = JSONResponse(error.body(), status_code=413, headers={"Connection": "close"})
+        await response({"type": "http"}, _nothing, send)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _nothing() -> Message:
+    return {"type": "http.disconnect"}
+
+
+def _error_response(error: ApiError) -> JSONResponse:
+    return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+
+
+def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
+    """The app: `create_app(Settings(...))` or `create_app(workers=2, token="...")`."""
+    settings = settings or Settings(**given)
+    server = Server(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        server.close()
+
+    app = FastAPI(
+        title="rulecraft",
+        summary="Roll, solve and test tabletop RPG rulesets; keep campaigns.",
+        version="1",
+        lifespan=lifespan,
+        responses={
+            404: {"model": _error_model()},
+            422: {"model": _error_model()},
+        },
+    )
+    app.state.server = server
+
+    @app.exception_handler(ApiError)
+    async def on_api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return _error_response(exc)
+
+    @app.exception_handler(RulecraftError)
+    async def on_engine_error(request: Request, exc: RulecraftError) -> JSONResponse:
+        return _error_response(api_error(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def on_bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        diagnostics = []
+        for problem in exc.errors()[:20]:
+            where = ".".join(str(p) for p in problem.get("loc", ()) if p != "body")
+            message = f"{where or 'the body'}: {problem.get('msg', 'is wrong')}"
+            diagnostics.append(diagnostic_json(Diagnostic("RC407", message[:300], None)))
+        return _error_response(ApiError(422, diagnostics))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def on_http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        message = f"{request.method} {request.url.path}: {exc.detail}"
+        return _error_response(ApiError.of(exc.status_code, "RC407", message[:300], "see /docs"))
+
+    @app.exception_handler(Exception)
+    async def on_bug(request: Request, exc: Exception) -> JSONResponse:
+        return _error_response(ApiError.of(500, "RC506", f"internal error: {type(exc).__name__}"))
+
+    from . import routes_campaigns, routes_eval, routes_rulesets
+
+    app.include_router(routes_rulesets.router)
+    app.include_router(routes_eval.router)
+    app.include_router(routes_campaigns.router)
+
+    if STATIC.is_dir():
+        app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/", include_in_schema=False, response_model=None)
+    def index() -> Response:
+        page = STATIC / "index.html"
+        if page.is_file():
+            return FileResponse(page)
+        return HTMLResponse(
+            '<!doctype html><title>rulecraft</title><p>rulecraft API: <a href="/docs">/docs</a>'
+        )
+
+    app.add_middleware(BodyLimit, limit=settings.max_body)
+    return app
+
+
+def _error_model() -> Any:
+    from .models import ErrorResponse
+
+    return ErrorResponse
+
+
+def now() -> float:
+    return time.monotonic()

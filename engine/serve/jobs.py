@@ -1,0 +1,276 @@
+"""The work behind each endpoint, as plain functions from a `Ruleset` and a request's fields to
+JSON-ready data: the server process runs the light ones, the pool's workers the exact ones, and
+both call the same code, so an answer does not depend on where it was computed."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from typing import Any
+
+from ..api import Ruleset
+from ..errors import Diagnostic, InputError, RulecraftError, did_you_mean
+from ..eval.dist import fraction_text
+from ..model.ruleset import Check, InputSpec
+from ..model.values import Symbol, show, to_json
+from ..runtime.context import POLICIES
+from ..tools.examples import run_examples
+from ..tools.lint import DEFAULT_WORK, LintBudget, lint, ordered
+from ..tools.render import result_text
+
+MAX_SWEEP_POINTS = 201
+"""The most points one sweep may ask for: each is a whole exact solve."""
+
+
+def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
+    """A diagnostic as the API carries it: its place, the line it points at, and the CLI's text."""
+    span = d.span
+    line = span.line if span is not None and span.line else None
+    source_line = None
+    if span is not None and line is not None:
+        lines = span.source.text.splitlines()
+        source_line = lines[line - 1] if 0 < line <= len(lines) else None
+    return {
+        "code": d.code,
+        "severity": d.severity,
+        "message": d.message,
+        "file": span.file if span is not None else None,
+        "line": line,
+        "column": span.col if line is not None and span is not None else None,
+        "end_line": (span.end_line or None) if line is not None and span is not None else None,
+        "end_column": (span.end_col or None) if line is not None and span is not None else None,
+        "source_line": source_line,
+        "hint": d.hint,
+        "text": d.render(),
+    }
+
+
+def input_info(spec: InputSpec) -> dict[str, Any]:
+    info: dict[str, Any] = {"name": spec.name, "type": spec.kind, "default": _plain(spec.default)}
+    if spec.minimum is not None:
+        info["minimum"] = _plain(spec.minimum)
+    if spec.maximum is not None:
+        info["maximum"] = _plain(spec.maximum)
+    if spec.scale is not None:
+        info["choices"] = [m.name for m in spec.scale.members]
+    if spec.description:
+        info["description"] = spec.description
+    return info
+
+
+def check_info(check: Check) -> dict[str, Any]:
+    """What a form needs to call a check: its inputs, outcomes, values and policies."""
+    info: dict[str, Any] = {
+        "title": check.title,
+        "inputs": [input_info(i) for i in check.inputs],
+        "outcomes": [m.name for m in check.outcomes.members],
+        "values": [let.name for let in check.lets],
+        "policies": list(POLICIES) if check.sequential else ["always"],
+    }
+    if check.description:
+        info["description"] = check.description
+    return info
+
+
+def summary(rs: Ruleset, name: str) -> dict[str, Any]:
+    return {"name": name, "title": rs.title, "checks": list(rs.checks), "scenes": list(rs.scenes)}
+
+
+def detail(rs: Ruleset, name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "title": rs.title,
+        "source": rs.document.source.text,
+        "checks": {c.name: check_info(c) for c in rs.checks.values()},
+        "scenes": list(rs.scenes),
+    }
+
+
+def validate(load: Callable[[], Ruleset], lint_work: int = DEFAULT_WORK) -> dict[str, Any]:
+    """Load and lint: every problem found, errors first (200 even when not ok: it is the answer)."""
+    checks: dict[str, Any] = {}
+    try:
+        rs = load()
+        checks = {c.name: check_info(c) for c in rs.checks.values()}
+        diags = ordered(lint(rs, LintBudget(max_work=lint_work)))
+        ok = not any(d.severity == "error" for d in diags)
+    except RulecraftError as exc:
+        diags, ok = ordered(exc.diagnostics), False
+    return {"ok": ok, "diagnostics": [diagnostic_json(d) for d in diags], "checks": checks}
+
+
+def roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
+    check = rs.check(body["check"])
+    seed = body.get("seed")
+    seed = random.randrange(2**32) if seed is None else seed
+    forced = _forced(body.get("force"), check)
+    result = rs.roll(
+        check.name,
+        random.Random(seed),
+        forced=forced,
+        policy=body.get("policy") or "always",
+        **body["inputs"],
+    )
+    data = result.as_json()
+    outputs = {name: data["values"][name] for name, _ in check.outputs if name in data["values"]}
+    trace = data["trace"] if body.get("trace", True) else []
+    return {
+        "check": check.name,
+        "outcome": data["outcome"],
+        "values": data["values"],
+        "outputs": outputs,
+        "inputs": data["inputs"],
+        "drawn": data["drawn"],
+        "policy": data["policy"],
+        "seed": seed,
+        "trace": trace,
+        "text": result_text(result, f"{rs.name} · {check.title}  (seed {seed})"),
+    }
+
+
+def prob(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
+    check = rs.check(body["check"])
+    dist = rs.distribution(check.name, policy=body.get("policy") or "always", **body["inputs"])
+    out: dict[str, Any] = {
+        "check": check.name,
+        "inputs": {k: to_json(v) for k, v in dist.inputs.items()},
+        "policy": dist.policy,
+        "outcomes": [_point("name", s.name, p) for s, p in dist.table()],
+        "capped": fraction_text(dist.capped),
+        "truncated": fraction_text(dist.truncated),
+    }
+    value = body.get("value")
+    if value:
+        if value not in dist.values:
+            hint = did_you_mean(value, dist.values) or f"values: {', '.join(dist.values) or 'none'}"
+            raise InputError(
+                [
+                    Diagnostic(
+                        "RC402", f"check '{check.name}' has no numeric or scale value '{value}'", None, hint
+                    )
+                ]
+            )
+        out["value"] = [
+            _point("value", v.name if isinstance(v, Symbol) else to_json(v), p)
+            for v, p in dist.values[value].items()
+        ]
+    return out
+
+
+def sweep(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
+    check = rs.check(body["check"])
+    name, lo, hi = body["input"], body["from"], body["to"]
+    if name not in check.input_map:
+        hint = did_you_mean(name, check.input_map) or f"inputs: {', '.join(check.input_map) or 'none'}"
+        raise InputError(
+            [Diagnostic("RC402", f"check '{check.name}' has no input '{name}'", check.span, hint)]
+        )
+    if hi < lo or hi - lo + 1 > MAX_SWEEP_POINTS:
+        raise InputError(
+            [
+                Diagnostic(
+                    "RC407",
+                    f"a sweep runs upwards over at most {MAX_SWEEP_POINTS} values, got {lo}..{hi}",
+                    None,
+                )
+            ]
+        )
+    policy = body.get("policy") or "always"
+    points = []
+    for x in range(lo, hi + 1):
+        dist = rs.distribution(check.name, policy=policy, **{**body["inputs"], name: x})
+        points.append(
+            {
+                "x": x,
+                "outcomes": {
+                    s.name: {"probability": fraction_text(p), "float": float(p)} for s, p in dist.table()
+                },
+            }
+        )
+    return {"check": check.name, "input": name, "policy": policy, "points": points}
+
+
+def examples(rs: Ruleset) -> dict[str, Any]:
+    found = run_examples(rs)
+    results = [
+        {
+            "check": o.check,
+            "example": getattr(o.example, "name", "") or "",
+            "passed": o.passed,
+            "diagnostics": [diagnostic_json(d) for d in o.problems],
+        }
+        for o in found
+    ]
+    passed = sum(o.passed for o in found)
+    return {"passed": passed, "failed": len(found) - passed, "results": results}
+
+
+def scene_odds(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
+    found = rs.scene_odds(
+        body["scene"],
+        params=body.get("inputs") or {},
+        parties=body.get("parties") or {},
+        policy=body.get("policy") or "always",
+        expect=tuple(body.get("expect") or ()),
+    )
+    return found.as_json()
+
+
+def scene_roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
+    seed = body.get("seed")
+    seed = random.randrange(2**32) if seed is None else seed
+    played = rs.play_scene(
+        body["scene"],
+        random.Random(seed),
+        params=body.get("inputs") or {},
+        parties=body.get("parties") or {},
+        policy=body.get("policy") or "always",
+    )
+    return {**played.as_json(), "seed": seed}
+
+
+HEAVY: dict[str, Callable[[Ruleset, Mapping[str, Any]], dict[str, Any]]] = {
+    "roll": roll,
+    "prob": prob,
+    "sweep": sweep,
+    "test": lambda rs, body: examples(rs),
+    "scene_odds": scene_odds,
+    "scene_roll": scene_roll,
+}
+"""Every job a worker may be given, by name."""
+
+
+def _point(key: str, name: Any, p: Fraction) -> dict[str, Any]:
+    return {key: name, "probability": fraction_text(p), "float": float(p)}
+
+
+def _forced(force: Any, check: Check) -> dict[str, Any] | None:
+    """`force` as `Ruleset.roll` takes it: a mapping as given, or a list of faces for a check
+    that rolls one die, pool or draw (with several, a bare list names none of them)."""
+    if force is None or force == {} or force == []:
+        return None
+    if isinstance(force, dict):
+        return force
+    if len(check.roll) == 1:
+        return {check.roll[0].name: force}
+    names = ", ".join(r.name for r in check.roll) or "none"
+    raise InputError(
+        [
+            Diagnostic(
+                "RC405",
+                f"check '{check.name}' rolls {len(check.roll)} randomizers: name each one's forced faces",
+                check.span,
+                f'e.g. {{"NAME": [faces]}}; its randomizers: {names}',
+            )
+        ]
+    )
+
+
+def _plain(value: Any) -> Any:
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, Symbol):
+        return value.name
+    converted = to_json(value)
+    return converted if isinstance(converted, int | float | str | list | bool) else show(value)

@@ -1,0 +1,255 @@
+"""The API's request and response bodies as pydantic models: what OpenAPI shows and what a
+request is checked against before any engine code runs (a wrong shape is 422 RC407)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+JsonValue = Any
+"""An input's value as JSON gives it: a number, text, true/false or a list of numbers."""
+
+
+class Strict(BaseModel):
+    """Unknown fields are refused, not ignored: a misspelt field would otherwise pass silently."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class DiagnosticModel(BaseModel):
+    code: str = Field(examples=["RC201"])
+    severity: Literal["error", "warning", "note"]
+    message: str
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    end_line: int | None = None
+    end_column: int | None = None
+    source_line: str | None = None
+    hint: str | None = None
+    text: str = Field(description="the CLI's rendering, with the source line and a caret")
+
+
+class ErrorBody(BaseModel):
+    status: int
+    diagnostics: list[DiagnosticModel]
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody
+
+
+class RulesetRef(Strict):
+    """A shipped ruleset or one in the served folder by `ruleset`, or YAML text in `source`."""
+
+    ruleset: str | None = Field(default=None, description="a served ruleset's name (GET /api/rulesets)")
+    source: str | None = Field(default=None, description="a ruleset's YAML text")
+    name: str | None = Field(default=None, description="the file name diagnostics show for `source`")
+
+
+class InputInfo(BaseModel):
+    name: str
+    type: str
+    default: JsonValue = None
+    minimum: JsonValue = None
+    maximum: JsonValue = None
+    choices: list[str] | None = None
+    description: str | None = None
+
+
+class CheckInfo(BaseModel):
+    title: str
+    description: str | None = None
+    inputs: list[InputInfo]
+    outcomes: list[str]
+    values: list[str]
+    policies: list[str]
+
+
+class RulesetSummary(BaseModel):
+    name: str
+    title: str
+    checks: list[str]
+    scenes: list[str]
+
+
+class RulesetDetail(BaseModel):
+    name: str
+    title: str
+    source: str
+    checks: dict[str, CheckInfo]
+    scenes: list[str]
+
+
+class ValidateRequest(Strict):
+    source: str
+    name: str | None = None
+
+
+class ValidateResponse(BaseModel):
+    ok: bool
+    diagnostics: list[DiagnosticModel]
+    checks: dict[str, CheckInfo]
+
+
+class CheckRequest(RulesetRef):
+    check: str
+    inputs: dict[str, JsonValue] = Field(default_factory=dict)
+    policy: str | None = Field(default=None, examples=["always"])
+
+
+class RollRequest(CheckRequest):
+    seed: int | None = Field(default=None, ge=0, lt=2**63)
+    force: list[JsonValue] | dict[str, JsonValue] | None = None
+    trace: bool = True
+
+
+class RollResponse(BaseModel):
+    check: str
+    outcome: str
+    values: dict[str, JsonValue]
+    outputs: dict[str, JsonValue]
+    inputs: dict[str, JsonValue]
+    drawn: dict[str, JsonValue]
+    policy: str
+    seed: int
+    trace: list[dict[str, JsonValue]]
+    text: str
+
+
+class ProbRequest(CheckRequest):
+    value: str | None = None
+
+
+class Chance(BaseModel):
+    name: str
+    probability: str = Field(description="exact, as 'numerator/denominator'", examples=["11/36"])
+    float: float
+
+
+class ValueChance(BaseModel):
+    value: JsonValue
+    probability: str
+    float: float
+
+
+class ProbResponse(BaseModel):
+    check: str
+    inputs: dict[str, JsonValue]
+    policy: str
+    outcomes: list[Chance]
+    value: list[ValueChance] | None = None
+    capped: str
+    truncated: str
+
+
+class SweepRequest(CheckRequest):
+    input: str
+    from_: int = Field(alias="from")
+    to: int
+
+
+class PointChance(BaseModel):
+    probability: str
+    float: float
+
+
+class SweepPoint(BaseModel):
+    x: int
+    outcomes: dict[str, PointChance]
+
+
+class SweepResponse(BaseModel):
+    check: str
+    input: str
+    policy: str
+    points: list[SweepPoint]
+
+
+class TestRequest(RulesetRef):
+    pass
+
+
+class ExampleResult(BaseModel):
+    check: str
+    example: str
+    passed: bool
+    diagnostics: list[DiagnosticModel]
+
+
+class TestResponse(BaseModel):
+    passed: int
+    failed: int
+    results: list[ExampleResult]
+
+
+class SceneRequest(RulesetRef):
+    scene: str
+    inputs: dict[str, JsonValue] = Field(default_factory=dict, description="the campaign's parameters")
+    parties: dict[str, dict[str, JsonValue]] = Field(default_factory=dict)
+    policy: str | None = None
+    seed: int | None = Field(default=None, ge=0, lt=2**63)
+    expect: list[str] = Field(default_factory=list)
+
+
+class CampaignCreate(Strict):
+    name: str
+    ruleset: str
+    params: dict[str, JsonValue] = Field(default_factory=dict)
+    characters: dict[str, dict[str, JsonValue]] = Field(default_factory=dict)
+
+
+class JoinRequest(Strict):
+    character: str
+    params: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class ActRequest(Strict):
+    action: str
+    character: str | None = None
+    inputs: dict[str, JsonValue] = Field(default_factory=dict)
+    others: dict[str, str] = Field(default_factory=dict)
+    seed: int | None = Field(default=None, ge=0, lt=2**63)
+    force: dict[str, JsonValue] | None = None
+    policy: str | None = None
+
+
+class CampaignRollRequest(Strict):
+    check: str
+    inputs: dict[str, JsonValue] = Field(default_factory=dict)
+    seed: int | None = Field(default=None, ge=0, lt=2**63)
+    force: dict[str, JsonValue] | None = None
+    policy: str | None = None
+
+
+class BeginRequest(Strict):
+    period: str
+
+
+class CampaignSceneRequest(Strict):
+    scene: str
+    cast: dict[str, str] = Field(default_factory=dict)
+    seed: int | None = Field(default=None, ge=0, lt=2**63)
+    policy: str | None = None
+
+
+class CampaignSummary(BaseModel):
+    name: str
+    ruleset: str
+    events: int
+
+
+class EventModel(BaseModel):
+    seq: int
+    kind: str
+    at: str
+    undoes: int | None = None
+    data: dict[str, JsonValue]
+    state: dict[str, JsonValue]
+
+
+class Changed(BaseModel):
+    event: EventModel
+    state: dict[str, JsonValue]
+    roll: dict[str, JsonValue] | None = None

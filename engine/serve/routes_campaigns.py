@@ -1,0 +1,183 @@
+"""Campaigns over HTTP: the same `Campaign` the CLI's `campaign` commands use, in the store
+`--db` names (opened through `engine.api.open_store`, the one place a store target is read).
+Each request opens the store, does one thing in one transaction, and closes it, so several
+server processes can share one database. Writes need the server's token when it has one."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+
+from ..api import new_campaign, open_campaign, open_store
+from ..state.campaign import Campaign
+from ..state.records import Store
+from ..syntax.resources import shipped_rulesets
+from ..tools.render import event_json
+from .app import Server, server_of
+from .models import (
+    ActRequest,
+    BeginRequest,
+    CampaignCreate,
+    CampaignRollRequest,
+    CampaignSceneRequest,
+    CampaignSummary,
+    Changed,
+    EventModel,
+    JoinRequest,
+)
+from .problems import ApiError
+
+
+def require_token(request: Request) -> None:
+    """401 unless the request carries the server's token (compared in constant time)."""
+    token = server_of(request).settings.token
+    if token is None:
+        return
+    given = request.headers.get("authorization", "")
+    scheme, _, value = given.partition(" ")
+    if not (scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), token.encode())):
+        raise ApiError.of(
+            401,
+            "RC407",
+            "this server's campaign writes need its token",
+            "send the header 'Authorization: Bearer <token>'",
+            **{"WWW-Authenticate": "Bearer"},
+        )
+
+
+router = APIRouter(prefix="/api/campaigns", tags=["campaigns"])
+TOKEN = [Depends(require_token)]
+"""What every write route depends on."""
+
+
+@contextmanager
+def _store(server: Server) -> Iterator[Store]:
+    store = open_store(server.settings.db)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+@contextmanager
+def _campaign(request: Request, name: str) -> Iterator[Campaign]:
+    with _store(server_of(request)) as store:
+        yield open_campaign(name, store=store)
+
+
+def _changed(campaign: Campaign, event: Any, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"event": event_json(event), "state": campaign.show(), **(extra or {})}
+
+
+@router.get("", response_model=list[CampaignSummary])
+def list_campaigns(request: Request) -> list[dict[str, Any]]:
+    """Every campaign in the store."""
+    with _store(server_of(request)) as store:
+        return [{"name": n, "ruleset": r, "events": k} for n, r, k in store.names()]
+
+
+@router.get("/{name}")
+def show_campaign(name: str, request: Request) -> dict[str, Any]:
+    """A campaign's state: the table's and each character's."""
+    with _campaign(request, name) as campaign:
+        return campaign.show()
+
+
+@router.get("/{name}/log", response_model=list[EventModel])
+def campaign_log(name: str, request: Request) -> list[dict[str, Any]]:
+    """The campaign's events, oldest first."""
+    with _store(server_of(request)) as store:
+        return [event_json(e) for e in store.events(name)]
+
+
+@router.post("", status_code=201, dependencies=TOKEN)
+def create_campaign(body: CampaignCreate, request: Request) -> dict[str, Any]:
+    """Make a campaign of a served ruleset, with its parameters and first characters."""
+    server = server_of(request)
+    known = server.catalog.names()
+    server.catalog.named(body.ruleset)  # 404 with the nearest name, before anything is written
+    ref: str | Path = (
+        body.ruleset
+        if body.ruleset in shipped_rulesets() and known[body.ruleset] == shipped_rulesets()[body.ruleset]
+        else known[body.ruleset]
+    )
+    with _store(server) as store:
+        campaign = new_campaign(body.name, ref, store=store, params=body.params, characters=body.characters)
+        return campaign.show()
+
+
+@router.post("/{name}/join", response_model=Changed, response_model_exclude_none=True, dependencies=TOKEN)
+def join(name: str, body: JoinRequest, request: Request) -> dict[str, Any]:
+    """A character joins the campaign."""
+    with _campaign(request, name) as campaign:
+        return _changed(campaign, campaign.join(body.character, **body.params))
+
+
+@router.post("/{name}/act", response_model=Changed, response_model_exclude_none=True, dependencies=TOKEN)
+def act(name: str, body: ActRequest, request: Request) -> dict[str, Any]:
+    """Take an action: its preconditions, its roll, its effects, one event."""
+    with _campaign(request, name) as campaign:
+        acted = campaign.act(
+            body.action,
+            body.character,
+            seed=body.seed,
+            forced=body.force or None,
+            policy=body.policy or "always",
+            others=body.others,
+            **body.inputs,
+        )
+        roll = acted.result.as_json() if acted.result is not None else None
+        return _changed(campaign, acted.event, {"roll": roll})
+
+
+@router.post("/{name}/roll", response_model=Changed, response_model_exclude_none=True, dependencies=TOKEN)
+def roll(name: str, body: CampaignRollRequest, request: Request) -> dict[str, Any]:
+    """Roll a check at the table and record it (the state is unchanged)."""
+    with _campaign(request, name) as campaign:
+        event, result = campaign.roll(
+            body.check,
+            seed=body.seed,
+            forced=body.force or None,
+            policy=body.policy or "always",
+            **body.inputs,
+        )
+        return _changed(campaign, event, {"roll": result.as_json()})
+
+
+@router.post("/{name}/begin", response_model=Changed, response_model_exclude_none=True, dependencies=TOKEN)
+def begin(name: str, body: BeginRequest, request: Request) -> dict[str, Any]:
+    """A period begins: what it resets is reset."""
+    with _campaign(request, name) as campaign:
+        return _changed(campaign, campaign.begin(body.period))
+
+
+@router.post("/{name}/undo", response_model=Changed, response_model_exclude_none=True, dependencies=TOKEN)
+def undo(name: str, request: Request) -> dict[str, Any]:
+    """Reverse the latest change (an undo is appended; nothing is deleted)."""
+    with _campaign(request, name) as campaign:
+        return _changed(campaign, campaign.undo())
+
+
+@router.post("/{name}/scene", dependencies=TOKEN)
+def scene(name: str, body: CampaignSceneRequest, request: Request) -> dict[str, Any]:
+    """Play a scene from the campaign's state and keep where it ends, as one event."""
+    from ..scenes.campaign import play_in_campaign
+
+    with _campaign(request, name) as campaign:
+        event, played = play_in_campaign(
+            campaign, body.scene, body.cast, seed=body.seed, policy=body.policy or "always"
+        )
+        return {"event": event_json(event), "scene": played.as_json(), "state": campaign.show()}
+
+
+@router.get("/{name}/replay")
+def replay(name: str, request: Request) -> dict[str, Any]:
+    """Recompute every state from the log and compare it with the stored one (RC909 on a difference)."""
+    with _campaign(request, name) as campaign:
+        state = campaign.replay()
+        return {"ok": True, "events": len(campaign.log()), "state": state}

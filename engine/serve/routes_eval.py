@@ -1,0 +1,90 @@
+"""Rolling, solving, testing and scenes. A roll is light and answered in the server process;
+anything exact (prob, sweep, test, scene odds, a roll or scene under the `optimal` policy) runs in
+the bounded pool within the request's deadline."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from . import jobs
+from .app import server_of
+from .models import (
+    ProbRequest,
+    ProbResponse,
+    RollRequest,
+    RollResponse,
+    SceneRequest,
+    SweepRequest,
+    SweepResponse,
+    TestRequest,
+    TestResponse,
+)
+
+router = APIRouter(prefix="/api", tags=["evaluate"])
+
+
+@router.post("/roll", response_model=RollResponse)
+async def roll(body: RollRequest, request: Request) -> dict[str, Any]:
+    """One seeded roll with its trace as data (and as the CLI's text)."""
+    started = time.monotonic()
+    server = server_of(request)
+    rs = await _resolve(server, body)
+    data = body.model_dump(exclude={"ruleset", "source", "name"})
+    if body.policy == "optimal":
+        return await server.solve("roll", rs, data, started)
+    return await _light(jobs.roll, rs, data)
+
+
+@router.post("/prob", response_model=ProbResponse, response_model_exclude_none=True)
+async def prob(body: ProbRequest, request: Request) -> dict[str, Any]:
+    """The exact distribution of a check's outcomes (and of one named value), as fractions."""
+    return await _heavy("prob", body.model_dump(exclude={"ruleset", "source", "name"}), body, request)
+
+
+@router.post("/sweep", response_model=SweepResponse)
+async def sweep(body: SweepRequest, request: Request) -> dict[str, Any]:
+    """The exact outcome chances for each whole value of one input from `from` to `to`."""
+    data = body.model_dump(exclude={"ruleset", "source", "name"}, by_alias=True)
+    return await _heavy("sweep", data, body, request)
+
+
+@router.post("/test", response_model=TestResponse)
+async def test(body: TestRequest, request: Request) -> dict[str, Any]:
+    """Run the worked examples written in the ruleset."""
+    return await _heavy("test", {}, body, request)
+
+
+@router.post("/scenes/odds")
+async def scene_odds(body: SceneRequest, request: Request) -> dict[str, Any]:
+    """A scene's exact odds: each ending's chance, its length in rounds."""
+    return await _heavy("scene_odds", body.model_dump(exclude={"ruleset", "source", "name"}), body, request)
+
+
+@router.post("/scenes/roll")
+async def scene_roll(body: SceneRequest, request: Request) -> dict[str, Any]:
+    """One whole scene played round by round, with its trace."""
+    return await _heavy("scene_roll", body.model_dump(exclude={"ruleset", "source", "name"}), body, request)
+
+
+async def _heavy(kind: str, data: dict[str, Any], body: Any, request: Request) -> dict[str, Any]:
+    started = time.monotonic()
+    server = server_of(request)
+    rs = await _resolve(server, body)
+    return await server.solve(kind, rs, data, started)
+
+
+async def _resolve(server: Any, body: Any) -> Any:
+    from starlette.concurrency import run_in_threadpool
+
+    rs, _ = await run_in_threadpool(server.catalog.resolve, body.ruleset, body.source, body.name)
+    return rs
+
+
+async def _light(fn: Any, *args: Any) -> dict[str, Any]:
+    from starlette.concurrency import run_in_threadpool
+
+    result: dict[str, Any] = await run_in_threadpool(fn, *args)
+    return result

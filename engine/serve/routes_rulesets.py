@@ -1,0 +1,34 @@
+"""Listing and showing the served rulesets, and validating one sent as text: light requests,
+answered in the server process."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from . import jobs
+from .app import server_of
+from .models import RulesetDetail, RulesetSummary, ValidateRequest, ValidateResponse
+
+router = APIRouter(prefix="/api", tags=["rulesets"])
+
+
+@router.get("/rulesets", response_model=list[RulesetSummary])
+def list_rulesets(request: Request) -> list[dict[str, Any]]:
+    """Every ruleset this server serves: the shipped ones and those in its --rulesets folder."""
+    catalog = server_of(request).catalog
+    return [jobs.summary(catalog.named(name), name) for name in catalog.names()]
+
+
+@router.get("/rulesets/{name}", response_model=RulesetDetail)
+def show_ruleset(name: str, request: Request) -> dict[str, Any]:
+    """One ruleset: its YAML text and what each check takes and gives."""
+    return jobs.detail(server_of(request).catalog.named(name), name)
+
+
+@router.post("/validate", response_model=ValidateResponse)
+def validate(body: ValidateRequest, request: Request) -> dict[str, Any]:
+    """Load and lint a ruleset sent as text: 200 with every diagnostic, even when it is not ok."""
+    catalog = server_of(request).catalog
+    return jobs.validate(lambda: catalog.source(body.source, body.name or "ruleset.yaml"))

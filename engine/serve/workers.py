@@ -1,0 +1,205 @@
+"""The bounded process pool that runs exact solves: N worker processes, each owning one pipe, and
+a bounded number of requests waiting for one. A full queue is refused at once (503 with
+Retry-After); a request whose deadline passes while it waits is refused (504); a worker still
+busy past its request's deadline is killed and replaced, so a runaway solve never keeps a core.
+
+Threads, not the event loop, wait on the pipes: the pool does not belong to one event loop (a
+test client may run each request on a loop of its own), and each waiting request holds one
+thread of the pool's own executor, never one of the threads light requests run on."""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import queue
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+from ..api import Ruleset, load_source
+from ..errors import RulecraftError
+from ..runtime.limits import Limits
+from ..syntax.positions import SourceFile
+from .jobs import HEAVY, diagnostic_json
+from .problems import ApiError, status_of
+
+KILL_GRACE = 0.5
+"""Seconds a worker may run past its request's deadline before it is killed: the engine stops
+itself at the deadline (RC503), so only a solve that does not look at the clock is ever killed."""
+
+RULESETS_PER_WORKER = 16
+"""Compiled rulesets one worker keeps, by content (the oldest goes first)."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One solve: which job, the ruleset's name and text, the request's fields."""
+
+    kind: str
+    name: str
+    text: str
+    body: Mapping[str, Any]
+
+
+class _Slot:
+    """One worker process and the parent's end of its pipe."""
+
+    def __init__(self, ctx: Any, limits: Limits) -> None:
+        parent, child = ctx.Pipe()
+        self.conn: Connection = parent
+        self.process: BaseProcess = ctx.Process(target=_serve, args=(child, limits), daemon=True)
+        self.process.start()
+        child.close()
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.join(timeout=5)
+        self.conn.close()
+
+
+class Pool:
+    """`workers` processes and room for `waiting` more requests; `run` is what a route awaits."""
+
+    def __init__(self, workers: int, waiting: int, limits: Limits) -> None:
+        self.workers = workers
+        self.waiting = waiting
+        self.limits = limits
+        self._ctx = multiprocessing.get_context("spawn")
+        self._idle: queue.Queue[_Slot] = queue.Queue()
+        self._all: list[_Slot] = []
+        self._lock = threading.Lock()
+        self._admitted = 0
+        self._closed = False
+        self.killed = 0
+        """Workers killed past a deadline so far (for tests and the load report)."""
+        self._threads = ThreadPoolExecutor(workers + waiting, thread_name_prefix="rulecraft-solve")
+        for _ in range(workers):
+            self._add()
+
+    def _add(self) -> None:
+        slot = _Slot(self._ctx, self.limits)
+        with self._lock:
+            self._all.append(slot)
+        self._idle.put(slot)
+
+    def _replace(self, slot: _Slot) -> None:
+        slot.kill()
+        with self._lock:
+            if slot in self._all:
+                self._all.remove(slot)
+            closed = self._closed
+        if not closed:
+            self._add()
+
+    @property
+    def in_flight(self) -> int:
+        return self._admitted
+
+    async def run(self, job: Job, until: float) -> dict[str, Any]:
+        """The job's answer, or an `ApiError`: 503 when the queue is full, 504 past `until` (a
+        `time.monotonic()`), the engine's own diagnostics otherwise."""
+        with self._lock:
+            if self._closed or self._admitted >= self.workers + self.waiting:
+                raise ApiError.of(
+                    503,
+                    "RC503",
+                    f"the server is solving {self._admitted} requests, its limit: try again shortly",
+                    "the operator sets --workers and --queue",
+                    **{"Retry-After": "1"},
+                )
+            self._admitted += 1
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._threads, self._run, job, until)
+        finally:
+            with self._lock:
+                self._admitted -= 1
+
+    def _run(self, job: Job, until: float) -> dict[str, Any]:
+        try:
+            slot = self._idle.get(timeout=max(0.0, until - time.monotonic()))
+        except queue.Empty:
+            raise _late("while it waited for a worker") from None
+        left = until - time.monotonic()
+        if left <= 0:
+            self._idle.put(slot)
+            raise _late("while it waited for a worker")
+        try:
+            slot.conn.send((job, left))
+            if not slot.conn.poll(left + KILL_GRACE):
+                self.killed += 1
+                self._replace(slot)
+                raise _late("while it was being solved (the worker was stopped)")
+            reply: tuple[Any, ...] = slot.conn.recv()
+        except (EOFError, OSError):
+            self._replace(slot)
+            raise ApiError.of(
+                503, "RC503", "the worker solving this request stopped", **{"Retry-After": "1"}
+            ) from None
+        self._idle.put(slot)
+        if reply[0] == "ok":
+            answer: dict[str, Any] = reply[1]
+            return answer
+        raise ApiError(reply[1], reply[2])
+
+    def close(self) -> None:
+        """Stop every worker (the server is shutting down)."""
+        with self._lock:
+            self._closed = True
+            slots = list(self._all)
+            self._all.clear()
+        for slot in slots:
+            slot.kill()
+        self._threads.shutdown(wait=False, cancel_futures=True)
+
+
+def _late(when: str) -> ApiError:
+    return ApiError.of(
+        504,
+        "RC503",
+        f"the request's deadline passed {when}",
+        "ask for less (fewer dice, a smaller sweep), or ask the operator for a longer --deadline",
+    )
+
+
+def _serve(conn: Connection, limits: Limits) -> None:  # pragma: no cover - runs in a worker process
+    """A worker's loop: one job at a time, each within the request's remaining time."""
+    kept: OrderedDict[tuple[str, str], Ruleset] = OrderedDict()
+    while True:
+        try:
+            job, seconds = conn.recv()
+        except (EOFError, OSError, KeyboardInterrupt):
+            return
+        try:
+            key = (job.name, job.text)
+            rs = kept.get(key)
+            if rs is None:
+                rs = load_source(SourceFile(job.name, job.text), limits=limits)
+                kept[key] = rs
+                while len(kept) > RULESETS_PER_WORKER:
+                    kept.popitem(last=False)
+            kept.move_to_end(key)
+            rs.limits = replace(limits, deadline=max(seconds, 0.001))  # this worker's only job now
+            reply: tuple[Any, ...] = ("ok", HEAVY[job.kind](rs, job.body))
+        except RulecraftError as exc:
+            reply = ("error", status_of(exc), [diagnostic_json(d) for d in exc.diagnostics])
+        except RecursionError:
+            reply = ("error", 422, [_bug("RC503", "the request nests too deeply to solve")])
+        except Exception as exc:  # a bug: still one clean answer, and the worker lives on
+            reply = ("error", 500, [_bug("RC506", f"internal error: {type(exc).__name__}")])
+        try:
+            conn.send(reply)
+        except (BrokenPipeError, OSError):
+            return
+
+
+def _bug(code: str, message: str) -> dict[str, Any]:
+    from ..errors import Diagnostic
+
+    return diagnostic_json(Diagnostic(code, message, None))

@@ -1,0 +1,349 @@
+"""`rulecraft serve` through FastAPI's TestClient: every endpoint, and every class of error with
+its status and the CLI's diagnostic code (the status mapping docs/server.md documents)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+from fastapi.testclient import TestClient  # noqa: E402
+
+import engine  # noqa: E402
+from engine.serve.app import Settings, create_app  # noqa: E402
+
+BROKEN = """\
+rulecraft: 1
+name: broken
+checks:
+  hit:
+    roll: {d: {die: 6}}
+    outcomes: [miss, hit]
+    outcome: "'hit' if d >= 5 else 'miss' +"
+"""
+COIN = """\
+rulecraft: 1
+name: coin
+checks:
+  flip:
+    inputs:
+      bias: {type: int, min: 0, max: 4, default: 0}
+    roll: {d: {die: 6}}
+    outcomes: [tails, heads]
+    outcome: "'heads' if d + bias >= 4 else 'tails'"
+"""
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    db = tmp_path_factory.mktemp("serve") / "campaigns.db"
+    with TestClient(create_app(Settings(db=str(db), token="s3cret", workers=1, deadline=10.0))) as c:
+        yield c
+
+
+def error(response: Any, status: int) -> list[dict[str, Any]]:
+    """The diagnostics of an error response, after checking its status and its shape."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"} and body["error"]["status"] == status
+    diagnostics: list[dict[str, Any]] = body["error"]["diagnostics"]
+    assert diagnostics and all(d["code"].startswith("RC") and d["text"] for d in diagnostics)
+    return diagnostics
+
+
+# -- rulesets ---------------------------------------------------------------------------------------
+
+
+def test_the_shipped_rulesets_are_listed_with_their_checks(client: TestClient) -> None:
+    listed = {r["name"]: r for r in client.get("/api/rulesets").json()}
+    assert {"castle", "chill", "chimera", "chthonian"} <= set(listed)
+    assert listed["chill"]["checks"] == list(engine.load("chill").checks)
+    assert listed["castle"]["scenes"] == list(engine.load("castle").scenes)
+
+
+def test_a_ruleset_is_shown_with_its_text_and_each_checks_form(client: TestClient) -> None:
+    shown = client.get("/api/rulesets/chill").json()
+    assert shown["source"].startswith("# yaml-language-server") and "specific:" in shown["source"]
+    specific = shown["checks"]["specific"]
+    target = next(i for i in specific["inputs"] if i["name"] == "target")
+    assert target == {**target, "type": "int", "minimum": 1, "maximum": 300, "default": None}
+    assert "botch" in specific["outcomes"]
+
+
+def test_a_misspelt_ruleset_is_404_with_the_nearest_name(client: TestClient) -> None:
+    [d] = error(client.get("/api/rulesets/chil"), 404)
+    assert d["code"] == "RC001" and "chill" in d["hint"]
+
+
+def test_a_served_folder_adds_its_rulesets(tmp_path: Path) -> None:
+    (tmp_path / "coin.yaml").write_text(COIN, encoding="utf-8")
+    with TestClient(create_app(rulesets=tmp_path)) as c:
+        assert "coin" in [r["name"] for r in c.get("/api/rulesets").json()]
+        rolled = c.post("/api/roll", json={"ruleset": "coin", "check": "flip", "seed": 1}).json()
+        assert rolled["outcome"] in ("heads", "tails")
+
+
+# -- validate ---------------------------------------------------------------------------------------
+
+
+def test_validate_places_an_error_at_its_line_and_column(client: TestClient) -> None:
+    answer = client.post("/api/validate", json={"source": BROKEN, "name": "mine.yaml"})
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["ok"] is False and body["checks"] == {}
+    d = body["diagnostics"][0]
+    assert d["code"] == "RC201" and d["file"] == "mine.yaml" and d["line"] == 7
+    assert d["source_line"] == BROKEN.splitlines()[6] and d["column"] > 1
+    assert "^" in d["text"] and d["text"].startswith("mine.yaml:7:")
+
+
+def test_validate_of_a_good_ruleset_lists_its_checks(client: TestClient) -> None:
+    body = client.post("/api/validate", json={"source": COIN}).json()
+    assert body["ok"] is True and list(body["checks"]) == ["flip"]
+    assert body["checks"]["flip"]["inputs"][0] == {
+        "name": "bias",
+        "type": "int",
+        "default": 0,
+        "minimum": 0,
+        "maximum": 4,
+        "choices": None,
+        "description": None,
+    }
+
+
+# -- roll -------------------------------------------------------------------------------------------
+
+
+def test_a_seeded_roll_is_the_engines_roll_with_the_same_seed(client: TestClient) -> None:
+    body = {"ruleset": "chill", "check": "specific", "inputs": {"target": 55}, "seed": 42}
+    first, again = client.post("/api/roll", json=body).json(), client.post("/api/roll", json=body).json()
+    assert first == again
+    local = engine.load("chill").roll("specific", random.Random(42), target=55)
+    assert first["outcome"] == local.outcome.name and first["seed"] == 42
+    assert first["trace"] == local.as_json()["trace"] and "=> " in first["text"]
+
+
+def test_forced_dice_decide_the_roll(client: TestClient) -> None:
+    body = {
+        "ruleset": "chill",
+        "check": "specific",
+        "inputs": {"target": 55},
+        "force": {"tens": 7, "ones": 7},
+    }
+    assert client.post("/api/roll", json=body).json()["outcome"] == "botch"
+    one = {"source": COIN, "check": "flip", "force": [6]}
+    assert client.post("/api/roll", json=one).json()["outcome"] == "heads"
+    assert client.post("/api/roll", json={**one, "force": [1]}).json()["outcome"] == "tails"
+
+
+def test_a_roll_without_its_trace(client: TestClient) -> None:
+    body = {"source": COIN, "check": "flip", "seed": 3, "trace": False}
+    assert client.post("/api/roll", json=body).json()["trace"] == []
+
+
+def test_a_misspelt_check_is_404_with_did_you_mean(client: TestClient) -> None:
+    [d] = error(client.post("/api/roll", json={"ruleset": "chill", "check": "specfic"}), 404)
+    assert d["code"] == "RC402" and d["hint"] == "did you mean 'specific'?"
+
+
+@pytest.mark.parametrize(
+    ("inputs", "code"),
+    [({}, "RC401"), ({"targte": 5}, "RC402"), ({"target": 999}, "RC403"), ({"target": "high"}, "RC404")],
+)
+def test_bad_inputs_are_422_with_their_code(client: TestClient, inputs: dict[str, Any], code: str) -> None:
+    diagnostics = error(
+        client.post("/api/roll", json={"ruleset": "chill", "check": "specific", "inputs": inputs}), 422
+    )
+    assert diagnostics[0]["code"] == code
+
+
+def test_a_bad_policy_and_bad_forced_dice_are_422(client: TestClient) -> None:
+    body = {"ruleset": "chill", "check": "specific", "inputs": {"target": 5}}
+    assert error(client.post("/api/roll", json={**body, "policy": "greedy"}), 422)[0]["code"] == "RC408"
+    assert error(client.post("/api/roll", json={**body, "force": {"tens": 11}}), 422)[0]["code"] == "RC405"
+    assert error(client.post("/api/roll", json={**body, "force": [1, 2]}), 422)[0]["code"] == "RC405"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"check": "flip"},  # neither a ruleset nor a source
+        {"ruleset": "chill", "source": COIN, "check": "flip"},  # both
+        {"ruleset": "chill", "check": "specific", "inputz": {}},  # an unknown field
+        {"ruleset": "chill", "check": "specific", "seed": -1},  # a seed out of range
+        {"ruleset": "chill", "check": 7},  # a check that is no name
+    ],
+)
+def test_a_request_of_the_wrong_shape_is_422_rc407(client: TestClient, body: dict[str, Any]) -> None:
+    assert {d["code"] for d in error(client.post("/api/roll", json=body), 422)} == {"RC407"}
+
+
+def test_a_body_that_is_not_json_is_422(client: TestClient) -> None:
+    sent = client.post("/api/roll", content=b"{not json", headers={"content-type": "application/json"})
+    assert error(sent, 422)[0]["code"] == "RC407"
+
+
+def test_a_ruleset_sent_as_text_is_reported_at_its_own_lines(client: TestClient) -> None:
+    [d] = error(client.post("/api/roll", json={"source": BROKEN, "name": "b.yaml", "check": "hit"}), 422)
+    assert d["code"] == "RC201" and d["file"] == "b.yaml" and d["line"] == 7
+
+
+def test_an_unknown_path_is_a_json_404(client: TestClient) -> None:
+    assert error(client.get("/api/nothing"), 404)[0]["code"] == "RC407"
+
+
+# -- exact answers ----------------------------------------------------------------------------------
+
+
+def test_prob_is_the_exact_distribution(client: TestClient) -> None:
+    body = {"ruleset": "chill", "check": "specific", "inputs": {"target": 50}}
+    answer = client.post("/api/prob", json=body).json()
+    exact = engine.load("chill").distribution("specific", target=50)
+    assert {o["name"]: Fraction(o["probability"]) for o in answer["outcomes"]} == {
+        s.name: p for s, p in exact.table()
+    }
+    assert sum(Fraction(o["probability"]) for o in answer["outcomes"]) == 1
+    assert all(abs(o["float"] - float(Fraction(o["probability"]))) < 1e-12 for o in answer["outcomes"])
+    assert "value" not in answer
+
+
+def test_prob_of_a_named_value(client: TestClient) -> None:
+    rs = engine.load("chill")
+    check = rs.check("specific")
+    name = next(iter(rs.distribution("specific", target=50).values))
+    body = {"ruleset": "chill", "check": check.name, "inputs": {"target": 50}, "value": name}
+    values = client.post("/api/prob", json=body).json()["value"]
+    assert sum(Fraction(v["probability"]) for v in values) == 1
+    [d] = error(client.post("/api/prob", json={**body, "value": name + "x"}), 422)
+    assert d["code"] == "RC402" and name in (d["hint"] or "")
+
+
+def test_a_sweep_is_one_exact_distribution_per_value(client: TestClient) -> None:
+    body = {"source": COIN, "check": "flip", "input": "bias", "from": 0, "to": 3}
+    points = client.post("/api/sweep", json=body).json()["points"]
+    assert [p["x"] for p in points] == [0, 1, 2, 3]
+    assert [Fraction(p["outcomes"]["heads"]["probability"]) for p in points] == [
+        Fraction(3, 6),
+        Fraction(4, 6),
+        Fraction(5, 6),
+        Fraction(6, 6),
+    ]
+    assert error(client.post("/api/sweep", json={**body, "input": "bais"}), 422)[0]["code"] == "RC402"
+    assert error(client.post("/api/sweep", json={**body, "to": 5000}), 422)[0]["code"] == "RC407"
+    assert error(client.post("/api/sweep", json={**body, "to": 9}), 422)[0]["code"] == "RC403"
+
+
+def test_test_runs_the_rulesets_examples(client: TestClient) -> None:
+    answer = client.post("/api/test", json={"ruleset": "chill"}).json()
+    assert answer["failed"] == 0 and answer["passed"] == len(answer["results"]) > 5
+    example = "{name: always heads, inputs: {bias: 0}, dice: {d: 1}, expect: {outcome: heads}}"
+    wrong = COIN + f"    examples:\n      - {example}\n"
+    failed = client.post("/api/test", json={"source": wrong}).json()
+    assert failed["failed"] == 1 and failed["results"][0]["diagnostics"][0]["code"] == "RC701"
+
+
+def test_scene_odds_and_a_played_scene(client: TestClient) -> None:
+    rs = engine.load("castle")
+    scene = next(iter(rs.scenes))
+    odds = client.post("/api/scenes/odds", json={"ruleset": "castle", "scene": scene}).json()
+    assert odds == json.loads(json.dumps(rs.scene_odds(scene).as_json()))
+    played = client.post("/api/scenes/roll", json={"ruleset": "castle", "scene": scene, "seed": 5}).json()
+    assert played["seed"] == 5 and played == {**rs.play_scene(scene, random.Random(5)).as_json(), "seed": 5}
+    [d] = error(client.post("/api/scenes/odds", json={"ruleset": "castle", "scene": scene + "x"}), 404)
+    assert d["code"] == "RC907" and scene in (d["hint"] or "")
+
+
+# -- campaigns --------------------------------------------------------------------------------------
+
+AUTH = {"Authorization": "Bearer s3cret"}
+
+
+def test_a_campaign_through_the_api(client: TestClient) -> None:
+    made = client.post(
+        "/api/campaigns", json={"name": "case", "ruleset": "chill", "params": {"players": 4}}, headers=AUTH
+    )
+    assert made.status_code == 201, made.text
+    assert made.json()["shared"]["tokens"] == {"light": 3, "dark": 2}
+    acted = client.post(
+        "/api/campaigns/case/act",
+        json={"action": "player_roll", "inputs": {"target": 55}, "force": {"tens": 7, "ones": 7}},
+        headers=AUTH,
+    ).json()
+    assert acted["roll"]["outcome"] == "botch" and acted["state"]["shared"]["tokens"] == {
+        "light": 2,
+        "dark": 3,
+    }
+    undone = client.post("/api/campaigns/case/undo", headers=AUTH).json()
+    assert undone["state"]["shared"]["tokens"] == {"light": 3, "dark": 2}
+    assert client.get("/api/campaigns/case").json()["shared"]["tokens"] == {"light": 3, "dark": 2}
+    log = client.get("/api/campaigns/case/log").json()
+    assert [e["kind"] for e in log][-1] == "undo" and [e["seq"] for e in log] == list(range(1, len(log) + 1))
+    assert {"name": "case", "ruleset": "chill", "events": len(log)} in client.get("/api/campaigns").json()
+    assert client.get("/api/campaigns/case/replay").json()["ok"] is True
+
+
+def test_campaign_writes_need_the_token(client: TestClient) -> None:
+    body = {"name": "nope", "ruleset": "chill", "params": {"players": 2}}
+    assert error(client.post("/api/campaigns", json=body), 401)[0]["code"] == "RC407"
+    wrong = client.post("/api/campaigns", json=body, headers={"Authorization": "Bearer s3cre"})
+    assert error(wrong, 401) and wrong.headers["www-authenticate"] == "Bearer"
+    assert "nope" not in [c["name"] for c in client.get("/api/campaigns").json()]
+
+
+def test_campaign_errors_keep_their_codes(client: TestClient) -> None:
+    [d] = error(client.get("/api/campaigns/nosuch"), 404)
+    assert d["code"] == "RC901"
+    client.post(
+        "/api/campaigns", json={"name": "c2", "ruleset": "chill", "params": {"players": 4}}, headers=AUTH
+    )
+    refused = client.post(
+        "/api/campaigns/c2/act", json={"action": "turn_dark", "inputs": {"n": 4}}, headers=AUTH
+    )
+    assert error(refused, 409)[0]["code"] == "RC905"
+    assert (
+        error(client.post("/api/campaigns/c2/act", json={"action": "turn_drak"}, headers=AUTH), 409)[0][
+            "code"
+        ]
+        == "RC907"
+    )
+    taken = client.post(
+        "/api/campaigns", json={"name": "c2", "ruleset": "chill", "params": {"players": 4}}, headers=AUTH
+    )
+    assert error(taken, 409)[0]["code"] == "RC902"
+    assert (
+        error(client.post("/api/campaigns", json={"name": "c3", "ruleset": "chil"}, headers=AUTH), 404)[0][
+            "code"
+        ]
+        == "RC001"
+    )
+
+
+# -- the schema and the page ------------------------------------------------------------------------
+
+
+def test_the_openapi_schema_lists_every_endpoint(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    for path in (
+        "/api/rulesets",
+        "/api/rulesets/{name}",
+        "/api/validate",
+        "/api/roll",
+        "/api/prob",
+        "/api/sweep",
+        "/api/test",
+        "/api/scenes/odds",
+        "/api/scenes/roll",
+        "/api/campaigns",
+        "/api/campaigns/{name}",
+        "/api/campaigns/{name}/act",
+        "/api/campaigns/{name}/log",
+    ):
+        assert path in paths, path
+    assert client.get("/docs").status_code == 200
+    assert client.get("/").status_code == 200
