@@ -4,7 +4,6 @@ served."""
 
 from __future__ import annotations
 
-import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from fractions import Fraction
@@ -13,9 +12,7 @@ from typing import Any
 import pytest
 
 fastapi = pytest.importorskip("fastapi", reason="the serve extra (fastapi) is not installed")
-with warnings.catch_warnings():  # starlette asks for `httpx2`; `httpx` is what is installed and works
-    warnings.filterwarnings("ignore", message=r".*install `httpx2`")
-    from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient  # noqa: E402
 
 from engine.serve.app import create_app  # noqa: E402
 from engine.serve.routes_charts import exact  # noqa: E402

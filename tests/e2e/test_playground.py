@@ -46,6 +46,9 @@ CHROMIUM_ARGS = [
 START_SECONDS = 90.0  # a loaded 2-core machine starts the server slowly; a hang is far longer
 WAIT_MS = 30_000
 
+if sync_playwright is not None:
+    expect.set_options(timeout=WAIT_MS)
+
 pytestmark = [
     pytest.mark.skipif(sync_playwright is None, reason="the playwright package is not installed"),
     pytest.mark.skipif(
@@ -164,12 +167,9 @@ def test_edit_see_the_error_fix_roll_and_chart(page: Page, server: str, shots: P
     expect(page.locator("#validity")).to_have_text("valid")
     expect(page.locator("#gutter .ln")).to_have_count(len(source.split("\n")))
 
-    # Break one expression; the diagnostic appears at that line, with its code, after the pause.
-    line = next(
-        i
-        for i, text in enumerate(source.split("\n"), 1)
-        if text.strip().startswith("outcome: specific_band(")
-    )
+    # Break one expression (a table's row, so the check still compiles and nothing else is
+    # reported); the diagnostic appears at that line, with its code, after the pause.
+    line = next(i for i, text in enumerate(source.split("\n"), 1) if text.strip() == "- when: roll > target")
     _type_at_end_of(page, line, " +")
     mark = page.locator("#gutter .mark.error")
     expect(mark).to_have_count(1)
@@ -227,10 +227,11 @@ def test_edit_see_the_error_fix_roll_and_chart(page: Page, server: str, shots: P
     page.fill("#sweep-to", "100")
     page.click("#sweep")
     expect(page.locator("#sweep-chart svg g.series polyline")).to_have_count(5)
-    page.locator("#chart-card").scroll_into_view_if_needed()
-    page.screenshot(path=str(shots / "playground-chart.png"), full_page=True)
+    page.locator("#charts").screenshot(path=str(shots / "playground-chart.png"))
 
     # The campaign made before the server started: its state and its log, read-only.
     expect(page.locator("#campaign-list option[value='mycase']")).to_have_count(1)
     expect(page.locator("#campaign-state")).to_contain_text("tokens")
-    expect(page.locator("#campaign-log li")).to_have_count(2)
+    log = page.locator("#campaign-log li")
+    expect(log).to_have_count(2)
+    expect(log.nth(1).locator(".what")).to_contain_text("action player_roll → ")

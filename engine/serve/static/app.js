@@ -327,8 +327,22 @@ async function campaign(name) {
     ]);
     $("campaign-state").textContent = JSON.stringify(shown, null, 2);
     const events = Array.isArray(log) ? log : log.events || [];
-    $("campaign-log").replaceChildren(...events.map((e) => el("li", e.text || JSON.stringify(e))));
+    $("campaign-log").replaceChildren(...events.map(logItem));
   } catch (err) { $("campaign-state").textContent = "could not read the campaign"; }
+}
+
+function logItem(event) {
+  // One line an author reads (what happened, and the roll's outcome), the whole event beneath.
+  const data = event.data || {};
+  const roll = data.roll || {};
+  const what = [event.kind, data.action, data.character].filter(Boolean).join(" ");
+  const item = el("li", null, "event");
+  item.append(el("span", `${what}${roll.outcome ? " → " + roll.outcome : ""}`, "what"));
+  if (event.undoes) item.append(el("span", ` (undoes #${event.undoes})`, "muted"));
+  const more = el("details");
+  more.append(el("summary", event.at || "event"), el("pre", JSON.stringify(event, null, 2)));
+  item.append(more);
+  return item;
 }
 
 async function start() {
