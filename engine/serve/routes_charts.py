@@ -30,7 +30,7 @@ HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
     "X-Content-Type-Options": "nosniff",
 }
-PICTURE = {200: {"content": {SVG: {}}, "description": "the chart, as SVG"}}
+PICTURE: dict[int | str, dict[str, Any]] = {200: {"content": {SVG: {}}, "description": "the chart, as SVG"}}
 
 
 class SweepChartRequest(SweepRequest):

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 from xml.sax.saxutils import escape, quoteattr
 
-# Colours worst to best, picked to stay apart for the common colour blindnesses (Okabe–Ito's, its yellow darkened to show on white).
+# Colours worst to best, picked to stay apart for the common colour blindnesses (Okabe–Ito's,
+# its yellow darkened to show on white).
 PALETTE = ("#d55e00", "#e69f00", "#cbb400", "#009e73", "#56b4e9", "#0072b2", "#cc79a7", "#999999")
 FONT = "system-ui, -apple-system, 'Segoe UI', sans-serif"
 
