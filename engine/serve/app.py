@@ -18,6 +18,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..api import Ruleset, load, load_source
@@ -159,7 +160,10 @@ class Server:
     async def solve(self, kind: str, rs: Ruleset, body: dict[str, Any], started: float) -> dict[str, Any]:
         """Run one exact job in the pool within the request's deadline."""
         job = Job(kind, rs.document.source.name, rs.document.source.text, body)
-        return await self.pool.run(job, started + self.settings.deadline)
+        pool = self._pool
+        if pool is None:  # started in a thread: never on the event loop
+            pool = await run_in_threadpool(lambda: self.pool)
+        return await pool.run(job, started + self.settings.deadline)
 
 
 def server_of(request: Request) -> Server:
@@ -184,28 +188,31 @@ class BodyLimit:
             await self._refuse(send)
             return
         seen = 0
-        started = False
+        started = refused = False
 
         async def counted() -> Message:
-            nonlocal seen
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise _TooLarge()
+                if seen > self.limit:  # answer now; the app sees a client that went away
+                    refused = True
+                    if not started:
+                        await self._refuse(send)
+                    return {"type": "http.disconnect"}
             return message
 
         async def tracked(message: Message) -> None:
             nonlocal started
+            if refused:
+                return  # the 413 went out already; what the app says after it is dropped
             if message["type"] == "http.response.start":
                 started = True
             await send(message)
 
-        try:
-            await self.app(scope, counted, tracked)
-        except _TooLarge:
-            if not started:
-                await self._refuse(send)
+        await self.app(scope, counted, tracked)
 
     async def _refuse(self, send: Send) -> None:
         error = ApiError.of(
@@ -216,10 +223,6 @@ class BodyLimit:
         )
         response = JSONResponse(error.body(), status_code=413, headers={"Connection": "close"})
         await response({"type": "http"}, _nothing, send)
-
-
-class _TooLarge(Exception):
-    pass
 
 
 async def _nothing() -> Message:
@@ -237,6 +240,7 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await run_in_threadpool(lambda: server.pool)  # the workers are ready before the first request
         yield
         server.close()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 import queue
 import threading
 import time
@@ -32,6 +33,13 @@ from .problems import ApiError, status_of
 KILL_GRACE = 0.5
 """Seconds a worker may run past its request's deadline before it is killed: the engine stops
 itself at the deadline (RC503), so only a solve that does not look at the clock is ever killed."""
+
+NICENESS = 5
+"""How much lower a worker's CPU priority is than the server's: on a machine with as many busy
+workers as cores, the server process still gets the CPU it needs to answer light requests."""
+
+STARTUP = 60.0
+"""Seconds a new worker may take to import the engine before it is given up and started again."""
 
 RULESETS_PER_WORKER = 16
 """Compiled rulesets one worker keeps, by content (the oldest goes first)."""
@@ -56,6 +64,13 @@ class _Slot:
         self.process: BaseProcess = ctx.Process(target=_serve, args=(child, limits), daemon=True)
         self.process.start()
         child.close()
+
+    def ready(self, timeout: float) -> bool:
+        """Wait for the worker to say it has imported the engine (the first job then pays nothing)."""
+        try:
+            return bool(self.conn.poll(timeout)) and self.conn.recv() == ("ready",)
+        except (EOFError, OSError):
+            return False
 
     def kill(self) -> None:
         self.process.kill()
@@ -83,19 +98,31 @@ class Pool:
             self._add()
 
     def _add(self) -> None:
+        """Start one worker and, once it is ready, offer it (a worker that cannot start is retried
+        by the next replacement; the pool never waits on it forever)."""
         slot = _Slot(self._ctx, self.limits)
         with self._lock:
             self._all.append(slot)
-        self._idle.put(slot)
+        if slot.ready(STARTUP):
+            self._idle.put(slot)
+        else:
+            self._replace(slot)
 
     def _replace(self, slot: _Slot) -> None:
+        """Kill `slot` and start its successor in the background: the request that found it
+        broken is answered at once."""
         slot.kill()
         with self._lock:
             if slot in self._all:
                 self._all.remove(slot)
             closed = self._closed
         if not closed:
-            self._add()
+            threading.Thread(target=self._add, name="rulecraft-respawn", daemon=True).start()
+
+    @property
+    def idle(self) -> int:
+        """Workers started and waiting for a job."""
+        return self._idle.qsize()
 
     @property
     def in_flight(self) -> int:
@@ -171,6 +198,11 @@ def _late(when: str) -> ApiError:
 def _serve(conn: Connection, limits: Limits) -> None:  # pragma: no cover - runs in a worker process
     """A worker's loop: one job at a time, each within the request's remaining time."""
     kept: OrderedDict[tuple[str, str], Ruleset] = OrderedDict()
+    try:
+        os.nice(NICENESS)
+    except OSError:  # not permitted here: the worker runs at the server's priority
+        pass
+    conn.send(("ready",))
     while True:
         try:
             job, seconds = conn.recv()

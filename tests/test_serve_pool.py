@@ -1,0 +1,156 @@
+"""The server under untrusted load, in one process with real worker processes: a body over the
+limit (declared or streamed), a full queue (503 with Retry-After), a deadline that passes while
+a request waits or runs (504), a stuck worker killed and replaced, a dead worker replaced."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+import httpx  # noqa: E402
+from fastapi.testclient import TestClient  # noqa: E402
+
+from engine.serve.app import Settings, create_app  # noqa: E402
+from engine.serve.workers import KILL_GRACE  # noqa: E402
+
+HEAVY = """\
+rulecraft: 1
+name: heavy
+checks:
+  big:
+    inputs:
+      n: {type: int, min: 1, max: 100, default: 60}
+    roll:
+      p: {pool: n, die: 20}
+    outcomes: [low, high]
+    outcome: "'high' if sum(p) > 10 * n else 'low'"
+"""
+"""The sum of n twenty-sided dice: n=2 is instant, n=40 takes seconds, n=100 would outrun any
+deadline (its work budget ends it later still)."""
+
+
+def prob(n: int) -> dict[str, Any]:
+    return {"source": HEAVY, "name": "heavy.yaml", "check": "big", "inputs": {"n": n}}
+
+
+async def gather(app: Any, bodies: list[dict[str, Any]]) -> list[tuple[httpx.Response, float]]:
+    """Send every body to /api/prob at once; each response with its seconds."""
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test", timeout=60) as client:
+
+        async def one(body: dict[str, Any]) -> tuple[httpx.Response, float]:
+            started = time.monotonic()
+            response = await client.post("/api/prob", json=body)
+            return response, time.monotonic() - started
+
+        return list(await asyncio.gather(*(one(b) for b in bodies)))
+
+
+@pytest.fixture
+def make() -> Iterator[Any]:
+    """`make(**settings)`: an app whose pool is stopped at the end of the test."""
+    apps: list[Any] = []
+
+    def build(**given: Any) -> Any:
+        app = create_app(Settings(**given))
+        apps.append(app)
+        assert app.state.server.pool.workers  # started and ready before the clock runs
+        return app
+
+    yield build
+    for app in apps:
+        app.state.server.close()
+
+
+def ready_by(pool: Any, seconds: float) -> None:
+    """Wait for a replaced worker to be started and ready (it starts in the background)."""
+    until = time.monotonic() + seconds
+    while pool.idle < pool.workers:
+        assert time.monotonic() < until, "no worker took the dead one's place"
+        time.sleep(0.05)
+
+
+def codes(response: httpx.Response) -> set[str]:
+    return {d["code"] for d in response.json()["error"]["diagnostics"]}
+
+
+# -- the body limit ---------------------------------------------------------------------------------
+
+
+def test_a_body_over_the_limit_is_413_whether_declared_or_streamed(make: Any) -> None:
+    client = TestClient(make(max_body=1000))
+    declared = client.post("/api/validate", content=b"x" * 2000, headers={"content-type": "application/json"})
+    assert declared.status_code == 413 and codes(declared) == {"RC503"}
+    assert "1000 bytes" in declared.json()["error"]["diagnostics"][0]["message"]
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it streams in
+        yield from (b" " * 100 for _ in range(30))
+
+    streamed = client.post("/api/validate", content=chunks(), headers={"content-type": "application/json"})
+    assert streamed.status_code == 413 and codes(streamed) == {"RC503"}
+    fits = client.post("/api/validate", json={"source": "x" * 900})
+    assert fits.status_code == 200
+
+
+# -- the pool ---------------------------------------------------------------------------------------
+
+
+def test_a_full_queue_is_503_with_retry_after(make: Any) -> None:
+    app = make(workers=1, queue=1, deadline=20.0)
+    answers = asyncio.run(gather(app, [prob(30), prob(31), prob(32), prob(33)]))
+    refused = [r for r, _ in answers if r.status_code == 503]
+    assert len(refused) == 2  # one runs, one waits, the rest are turned away at once
+    assert all(r.headers["retry-after"] == "1" and codes(r) == {"RC503"} for r in refused)
+    assert all(seconds < 1.0 for r, seconds in answers if r.status_code == 503)
+    assert sorted(r.status_code for r, _ in answers) == [200, 200, 503, 503]
+
+
+def test_a_deadline_that_passes_running_or_waiting_is_504(make: Any) -> None:
+    app = make(workers=1, queue=4, deadline=1.0)
+    answers = asyncio.run(gather(app, [prob(60), prob(61)]))
+    for response, seconds in answers:
+        assert response.status_code == 504, response.text
+        assert codes(response) == {"RC503"} and seconds < 1.0 + KILL_GRACE + 1.0
+    messages = sorted(r.json()["error"]["diagnostics"][0]["message"] for r, _ in answers)
+    assert "deadline" in messages[0] and "deadline" in messages[1]
+    assert any("waited for a worker" in m for m in messages)  # the second never reached the worker
+    assert app.state.server.pool.killed == 0  # the engine stopped itself at its deadline
+
+
+def test_a_stuck_worker_is_killed_and_replaced(make: Any) -> None:
+    app = make(workers=1, queue=4, deadline=1.0)
+    [(first, _)] = asyncio.run(gather(app, [prob(2)]))
+    assert first.status_code == 200
+    pool = app.state.server.pool
+    [slot] = pool._all
+    pid = slot.process.pid
+    os.kill(pid, signal.SIGSTOP)  # a worker that will never answer
+    [(stuck, seconds)] = asyncio.run(gather(app, [prob(3)]))
+    assert stuck.status_code == 504 and "worker was stopped" in stuck.text
+    assert 1.0 <= seconds < 1.0 + KILL_GRACE + 1.0
+    assert pool.killed == 1 and not slot.process.is_alive()
+    ready_by(pool, 60)
+    [(after, _)] = asyncio.run(gather(app, [prob(4)]))
+    assert after.status_code == 200  # a new worker took its place
+    assert pool._all[0].process.pid != pid
+
+
+def test_a_dead_worker_is_replaced(make: Any) -> None:
+    app = make(workers=1, queue=4, deadline=5.0)
+    [(first, _)] = asyncio.run(gather(app, [prob(2)]))
+    assert first.status_code == 200
+    [slot] = app.state.server.pool._all
+    slot.process.kill()
+    slot.process.join()
+    [(lost, _)] = asyncio.run(gather(app, [prob(3)]))
+    assert lost.status_code == 503 and codes(lost) == {"RC503"} and lost.headers["retry-after"] == "1"
+    ready_by(app.state.server.pool, 60)
+    [(after, _)] = asyncio.run(gather(app, [prob(3)]))
+    assert after.status_code == 200
