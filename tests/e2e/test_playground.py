@@ -134,7 +134,18 @@ def page(server: str) -> Iterator[Page]:
             page.set_default_timeout(WAIT_MS)
             problems: list[str] = []
             page.on("pageerror", lambda e: problems.append(str(e)))
-            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+            # A 4xx the test asks for (a misspelt action) is logged by the browser too; a script
+            # error, a 5xx or a file that is not there is a failure.
+            page.on("response", lambda r: problems.append(f"{r.status} {r.url}") if r.status >= 500 else None)
+            page.on(
+                "console",
+                lambda m: (
+                    problems.append(m.text)
+                    if m.type == "error" and "the server responded with a status of 4" not in m.text
+                    else None
+                ),
+            )
+            page.on("response", lambda r: problems.append(f"missing {r.url}") if r.status == 404 else None)
             page.goto(server)
             yield page
             assert problems == [], problems  # no script error and no failed request on the way
@@ -235,3 +246,19 @@ def test_edit_see_the_error_fix_roll_and_chart(page: Page, server: str, shots: P
     log = page.locator("#campaign-log li")
     expect(log).to_have_count(2)
     expect(log.nth(1).locator(".what")).to_contain_text("action player_roll → ")
+
+    # Acting from the page: a misspelt action is refused with its diagnostic; the right one is
+    # logged with its roll's outcome, and an undo is logged after it (nothing is deleted).
+    page.fill("#act-action", "player_rol")
+    page.fill("#act-inputs", "target=55")
+    page.click("#act")
+    expect(page.locator("#campaign-errors li")).to_contain_text("player_roll")
+    expect(log).to_have_count(2)
+    page.fill("#act-action", "player_roll")
+    page.click("#act")
+    expect(log).to_have_count(3)
+    expect(page.locator("#campaign-errors li")).to_have_count(0)
+    expect(log.nth(2).locator(".what")).to_contain_text("action player_roll → ")
+    page.click("#undo")
+    expect(log).to_have_count(4)
+    expect(log.nth(3)).to_contain_text("undoes #3")

@@ -15,10 +15,10 @@ function el(tag, text, cls) {
   return node;
 }
 
-async function api(path, body) {
-  const init = body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
-  };
+async function api(path, body, token) {
+  const headers = { "Content-Type": "application/json" };
+  if (token) headers.Authorization = "Bearer " + token;
+  const init = body === undefined ? {} : { method: "POST", headers, body: JSON.stringify(body) };
   const res = await fetch("api/" + path, init);
   const type = res.headers.get("content-type") || "";
   const data = type.includes("json") ? await res.json() : await res.text();
@@ -31,8 +31,8 @@ async function api(path, body) {
 
 function status(text) { $("status").textContent = text; }
 
-function showErrors(err) {
-  const list = $("errors");
+function showErrors(err, where = "errors") {
+  const list = $(where);
   list.replaceChildren();
   for (const d of (err && err.diagnostics) || []) {
     list.append(el("li", d.text || `${d.code}: ${d.message}`));
@@ -331,6 +331,35 @@ async function campaign(name) {
   } catch (err) { $("campaign-state").textContent = "could not read the campaign"; }
 }
 
+function pairs(text) {
+  // "target=55 roller=player" → {target: 55, roller: "player"}: what the CLI's -i takes.
+  const out = {};
+  for (const part of text.split(/[\s,]+/).filter(Boolean)) {
+    const [name, ...rest] = part.split("=");
+    const value = rest.join("=");
+    out[name] = value !== "" && !Number.isNaN(Number(value)) ? Number(value) : value;
+  }
+  return out;
+}
+
+async function change(path, body) {
+  // A campaign write (the token, if the server wants one, is sent and kept only in this page).
+  const name = $("campaign-list").value;
+  if (!name) return;
+  showErrors(null, "campaign-errors");
+  try {
+    await api(`campaigns/${encodeURIComponent(name)}/${path}`, body, $("act-token").value);
+    await campaign(name);
+  } catch (err) { showErrors(err, "campaign-errors"); }
+}
+
+function act(event) {
+  event.preventDefault();
+  const body = { action: $("act-action").value.trim(), inputs: pairs($("act-inputs").value) };
+  if ($("act-character").value.trim()) body.character = $("act-character").value.trim();
+  return change("act", body);
+}
+
 function logItem(event) {
   // One line an author reads (what happened, and the roll's outcome), the whole event beneath.
   const data = event.data || {};
@@ -358,6 +387,8 @@ async function start() {
   $("sweep").addEventListener("click", sweep);
   $("campaign-list").addEventListener("change", (e) => campaign(e.target.value));
   $("campaign-refresh").addEventListener("click", campaigns);
+  $("act-form").addEventListener("submit", act);
+  $("undo").addEventListener("click", () => change("undo", {}));
   const pick = $("ruleset-list");
   pick.addEventListener("change", () => loadRuleset(pick.value));
   try {
