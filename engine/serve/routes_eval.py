@@ -33,6 +33,7 @@ async def roll(body: RollRequest, request: Request) -> dict[str, Any]:
     server = server_of(request)
     rs = await _resolve(server, body)
     data = body.model_dump(exclude={"ruleset", "source", "name"})
+    rs.check(body.check)
     if body.policy == "optimal":
         return await server.solve("roll", rs, data, started)
     return await _light(jobs.roll, rs, data)
@@ -73,6 +74,10 @@ async def _heavy(kind: str, data: dict[str, Any], body: Any, request: Request) -
     started = time.monotonic()
     server = server_of(request)
     rs = await _resolve(server, body)
+    if getattr(body, "check", None) is not None:
+        rs.check(body.check)  # a misspelt check is a 404 now, not after a wait for a worker
+    if getattr(body, "scene", None) is not None:
+        rs.scene(body.scene)
     return await server.solve(kind, rs, data, started)
 
 

@@ -34,12 +34,15 @@ KILL_GRACE = 0.5
 """Seconds a worker may run past its request's deadline before it is killed: the engine stops
 itself at the deadline (RC503), so only a solve that does not look at the clock is ever killed."""
 
-NICENESS = 5
+NICENESS = 10
 """How much lower a worker's CPU priority is than the server's: on a machine with as many busy
 workers as cores, the server process still gets the CPU it needs to answer light requests."""
 
 STARTUP = 60.0
 """Seconds a new worker may take to import the engine before it is given up and started again."""
+
+RETRY_MAX = 30.0
+"""The longest pause between two attempts to start a worker that failed to start."""
 
 RULESETS_PER_WORKER = 16
 """Compiled rulesets one worker keeps, by content (the oldest goes first)."""
@@ -94,19 +97,32 @@ class Pool:
         self.killed = 0
         """Workers killed past a deadline so far (for tests and the load report)."""
         self._threads = ThreadPoolExecutor(workers + waiting, thread_name_prefix="rulecraft-solve")
-        for _ in range(workers):
-            self._add()
+        for _ in range(workers):  # side by side; a pool whose workers cannot start still answers (504)
+            threading.Thread(target=self._add, name="rulecraft-start", daemon=True).start()
+        until = time.monotonic() + STARTUP
+        while self._idle.qsize() < workers and time.monotonic() < until:
+            time.sleep(0.02)
 
     def _add(self) -> None:
-        """Start one worker and, once it is ready, offer it (a worker that cannot start is retried
-        by the next replacement; the pool never waits on it forever)."""
-        slot = _Slot(self._ctx, self.limits)
-        with self._lock:
-            self._all.append(slot)
-        if slot.ready(STARTUP):
-            self._idle.put(slot)
-        else:
-            self._replace(slot)
+        """Start one worker and, once it is ready, offer it. One that cannot start is tried
+        again after a pause that doubles (up to `RETRY_MAX` seconds): never a storm of processes."""
+        pause = 0.5
+        while True:
+            slot = _Slot(self._ctx, self.limits)
+            with self._lock:
+                if self._closed:
+                    slot.kill()
+                    return
+                self._all.append(slot)
+            if slot.ready(STARTUP):
+                self._idle.put(slot)
+                return
+            slot.kill()
+            with self._lock:
+                if slot in self._all:
+                    self._all.remove(slot)
+            time.sleep(pause)
+            pause = min(pause * 2, RETRY_MAX)
 
     def _replace(self, slot: _Slot) -> None:
         """Kill `slot` and start its successor in the background: the request that found it
