@@ -16,7 +16,6 @@ from fastapi.responses import Response
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
-from ..model.values import show
 from ..tools.svgchart import bar_chart, grouped_bar_chart, sweep_chart
 from . import jobs
 from .app import Server, server_of
@@ -51,8 +50,17 @@ def _svg(text: str) -> Response:
     return Response(text, media_type=SVG, headers=HEADERS)
 
 
+def _value(v: Any) -> str:
+    """An input's JSON value as the CLI writes it: true/false, a list in brackets, else as is."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    return str(v)
+
+
 def _shown(inputs: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k}={show(v) if not isinstance(v, str) else v}" for k, v in inputs.items())
+    return ", ".join(f"{k}={_value(v)}" for k, v in inputs.items())
 
 
 async def _resolve(server: Server, body: RulesetRef) -> Any:
