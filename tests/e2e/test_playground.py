@@ -86,7 +86,19 @@ def server(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     log = tmp_path_factory.mktemp("serve-log") / "server.log"
     with log.open("w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "engine", "serve", "--port", str(port), "--db", str(db)],
+            # A long deadline: this test is about the page, and a loaded machine solves slowly.
+            [
+                sys.executable,
+                "-m",
+                "engine",
+                "serve",
+                "--port",
+                str(port),
+                "--db",
+                str(db),
+                "--deadline",
+                "120",
+            ],
             cwd=repo_root,
             env=env,
             stdout=out,
@@ -134,6 +146,7 @@ def page(server: str) -> Iterator[Page]:
             page.set_default_timeout(WAIT_MS)
             problems: list[str] = []
             page.on("pageerror", lambda e: problems.append(str(e)))
+            page.on("dialog", lambda d: problems.append(f"a {d.type} opened: {d.message}"))
             # A 4xx the test asks for (a misspelt action) is logged by the browser too; a script
             # error, a 5xx or a file that is not there is a failure.
             page.on("response", lambda r: problems.append(f"{r.status} {r.url}") if r.status >= 500 else None)
@@ -262,3 +275,17 @@ def test_edit_see_the_error_fix_roll_and_chart(page: Page, server: str, shots: P
     page.click("#undo")
     expect(log).to_have_count(4)
     expect(log.nth(3)).to_contain_text("undoes #3")
+
+    # Markup in what comes back is shown as text: a ruleset whose unknown key is an <img> tag.
+    hostile = (
+        'rulecraft: 1\nname: x\n"<img src=x onerror=alert(1)>": 1\nchecks:\n  flip:\n'
+        '    roll: {d: {die: 2}}\n    outcomes: [tails, heads]\n    outcome: "heads if d == 2 else tails"\n'
+    )
+    page.fill("#source", hostile)
+    item = page.locator("#diagnostics li.diag")
+    expect(item).to_have_count(1)
+    expect(item).to_have_attribute("data-code", "RC102")
+    expect(item.locator(".message")).to_have_text(
+        "unknown key '<img src=x onerror=alert(1)>' in the top level"
+    )
+    expect(page.locator("#diagnostics img, #gutter img")).to_have_count(0)
