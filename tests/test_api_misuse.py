@@ -508,6 +508,7 @@ def cases() -> list[Case]:
         "type",
         lambda: engine.Campaign.open(_stored(), "c", _compile, shown_as=1),
     )
+    add("Campaign.show", "at", "type", lambda: engine.open_campaign("c", store=_stored()).show(at=3))
     return out
 
 

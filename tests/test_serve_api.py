@@ -250,7 +250,8 @@ def test_test_runs_the_rulesets_examples(client: TestClient) -> None:
 
 def test_scene_odds_and_a_played_scene(client: TestClient) -> None:
     rs = engine.load("castle")
-    scene = next(iter(rs.scenes))
+    scene = "shootout"  # solved in milliseconds (the duel takes a second or more)
+    assert scene in rs.scenes
     odds = client.post("/api/scenes/odds", json={"ruleset": "castle", "scene": scene}).json()
     assert odds == json.loads(json.dumps(rs.scene_odds(scene).as_json()))
     played = client.post("/api/scenes/roll", json={"ruleset": "castle", "scene": scene, "seed": 5}).json()

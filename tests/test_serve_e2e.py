@@ -8,8 +8,8 @@
 
 Margins: the machine this runs on has 2 cores shared with other work, so each deadline check
 allows 1.5 s past the deadline for a loaded scheduler, and the 200 ms claim is measured on the
-roll sent while all 100 solves are in flight: the median of five such rolls must be under it, and
-every one under two seconds (with the load average at 12 on 2 cores, the first roll after the
+rolls sent one after another while the 100 solves are in flight: the median of ten must be under
+it, and every one under two seconds (with the load average at 12 on 2 cores, the first roll after the
 burst has taken 0.65 s here; on a quiet machine it takes 20-30 ms).
 """
 
@@ -195,12 +195,13 @@ def test_a_hundred_heavy_solves_and_a_light_roll(server: str) -> None:
         assert blast.stdout is not None and blast.stdout.readline() == "sent\n"
         time.sleep(0.3)  # the solves are on their way and in flight
         rolls = []
-        for seed in range(5):
+        for seed in range(10):
             started = time.monotonic()
             response = client.post("/api/roll", json={**body, "seed": seed})
             rolls.append(time.monotonic() - started)
             assert response.status_code == 200, response.text
             time.sleep(0.1)
+        assert blast.poll() is None, "the solves were over before the rolls: nothing was measured"
         out, _ = blast.communicate(timeout=120)
     answers = json.loads(out.splitlines()[-1])
     print(f"light rolls while 100 solves were in flight: {[round(s * 1000) for s in rolls]} ms")

@@ -18,7 +18,6 @@ import httpx  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 from engine.serve.app import Settings, create_app  # noqa: E402
-from engine.serve.workers import KILL_GRACE  # noqa: E402
 
 HEAVY = """\
 rulecraft: 1
@@ -117,7 +116,7 @@ def test_a_deadline_that_passes_running_or_waiting_is_504(make: Any) -> None:
     answers = asyncio.run(gather(app, [prob(60), prob(61)]))
     for response, seconds in answers:
         assert response.status_code == 504, response.text
-        assert codes(response) == {"RC503"} and seconds < 1.0 + KILL_GRACE + 1.0
+        assert codes(response) == {"RC503"} and seconds < 3.0
     messages = sorted(r.json()["error"]["diagnostics"][0]["message"] for r, _ in answers)
     assert "deadline" in messages[0] and "deadline" in messages[1]
     assert any("waited for a worker" in m for m in messages)  # the second never reached the worker
@@ -134,7 +133,7 @@ def test_a_stuck_worker_is_killed_and_replaced(make: Any) -> None:
     os.kill(pid, signal.SIGSTOP)  # a worker that will never answer
     [(stuck, seconds)] = asyncio.run(gather(app, [prob(3)]))
     assert stuck.status_code == 504 and "worker was stopped" in stuck.text
-    assert 1.0 <= seconds < 1.0 + KILL_GRACE + 1.0
+    assert 1.0 <= seconds < 3.0  # the deadline, half a second of grace, scheduler slack
     assert pool.killed == 1 and not slot.process.is_alive()
     ready_by(pool, 60)
     [(after, _)] = asyncio.run(gather(app, [prob(4)]))

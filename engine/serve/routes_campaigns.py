@@ -15,7 +15,7 @@ from fastapi import APIRouter, Depends, Request
 
 from ..api import new_campaign, open_campaign, open_store
 from ..state.campaign import Campaign
-from ..state.records import Store
+from ..state.records import Event, Store
 from ..syntax.resources import shipped_rulesets
 from ..tools.render import event_json
 from .app import Server, server_of
@@ -66,12 +66,19 @@ def _store(server: Server) -> Iterator[Store]:
 
 @contextmanager
 def _campaign(request: Request, name: str) -> Iterator[Campaign]:
-    with _store(server_of(request)) as store:
-        yield open_campaign(name, store=store)
+    """The campaign, played with the ruleset the server has compiled already when it names one
+    the server serves (a changed text is still `RC904`); otherwise as `open_campaign` finds it."""
+    server = server_of(request)
+    with _store(server) as store:
+        reference = store.header(name).ruleset
+        ruleset = server.catalog.named(reference) if reference in server.catalog.names() else None
+        yield open_campaign(name, store=store, ruleset=ruleset)
 
 
-def _changed(campaign: Campaign, event: Any, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"event": event_json(event), "state": campaign.show(), **(extra or {})}
+def _changed(campaign: Campaign, event: Event, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The event and the state after it, from the event itself: once it is committed, nothing
+    else is read (a read that met a busy store would report a change that was made as failed)."""
+    return {"event": event_json(event), "state": campaign.show(at=event), **(extra or {})}
 
 
 @router.get("", response_model=list[CampaignSummary])
@@ -172,7 +179,7 @@ def scene(name: str, body: CampaignSceneRequest, request: Request) -> dict[str, 
         event, played = play_in_campaign(
             campaign, body.scene, body.cast, seed=body.seed, policy=body.policy or "always"
         )
-        return {"event": event_json(event), "scene": played.as_json(), "state": campaign.show()}
+        return {"event": event_json(event), "scene": played.as_json(), "state": campaign.show(at=event)}
 
 
 @router.get("/{name}/replay")

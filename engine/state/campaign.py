@@ -206,9 +206,12 @@ class Campaign:
     def log(self) -> list[Event]:
         return self.store.events(self.name)
 
-    def show(self) -> dict[str, Any]:
-        """Every item of the table and of each character, derived values included, JSON-ready."""
-        state = self.state()
+    def show(self, at: Event | None = None) -> dict[str, Any]:
+        """Every item of the table and of each character, derived values included, JSON-ready:
+        as it stands now, or as it stood after event `at` (what a caller that has just appended
+        it shows, without reading the store again: another writer may hold it by then)."""
+        arguments.of_type("Campaign.show", "at", at, Event, optional=True)
+        state = at.state if at is not None else self.state()
         with metered(self.limits):
             return {
                 "campaign": self.name,
