@@ -80,7 +80,7 @@ async def distribution(body: ProbRequest, request: Request) -> Response:
     title = f"{answer['check']}{' (' + shown + ')' if shown else ''}"
     if answer["policy"] != "always" or len(jobs.check_info(rs.check(answer["check"]))["policies"]) > 1:
         title += f" · {answer['policy']}"
-    return _svg(bar_chart(title, bars))
+    return _svg(await run_in_threadpool(bar_chart, title, bars))
 
 
 @router.post("/sweep", response_class=Response, responses=PICTURE)
@@ -90,12 +90,17 @@ async def sweep(body: SweepChartRequest, request: Request) -> Response:
     server = server_of(request)
     rs = await _resolve(server, body)
     answer = await server.solve("sweep", rs, _fields(body, stacked=None), started)
+    fixed = _shown({k: v for k, v in body.inputs.items() if k != answer["input"]})
+    title = f"{answer['check']} by {answer['input']}{' (' + fixed + ')' if fixed else ''}"
+    # Up to 201 points a line: tens of milliseconds of drawing, kept off the event loop.
+    return _svg(await run_in_threadpool(_sweep_picture, title, answer, body.stacked))
+
+
+def _sweep_picture(title: str, answer: Mapping[str, Any], stacked: bool) -> str:
     points: Sequence[Mapping[str, Any]] = answer["points"]
     names = list(points[0]["outcomes"]) if points else []
     series = [(n, [exact(p["outcomes"][n]["probability"]) for p in points]) for n in names]
-    fixed = _shown({k: v for k, v in body.inputs.items() if k != answer["input"]})
-    title = f"{answer['check']} by {answer['input']}{' (' + fixed + ')' if fixed else ''}"
-    return _svg(sweep_chart(title, answer["input"], [p["x"] for p in points], series, stacked=body.stacked))
+    return sweep_chart(title, answer["input"], [p["x"] for p in points], series, stacked=stacked)
 
 
 @router.post("/policies", response_class=Response, responses=PICTURE)
@@ -113,4 +118,4 @@ async def policies(body: ProbRequest, request: Request) -> Response:
     series = [(p, [exact(o["probability"]) for o in a["outcomes"]]) for p, a in zip(offered, answers)]
     shown = _shown(answers[0]["inputs"])
     title = f"{body.check} by policy{' (' + shown + ')' if shown else ''}"
-    return _svg(grouped_bar_chart(title, groups, series))
+    return _svg(await run_in_threadpool(grouped_bar_chart, title, groups, series))
