@@ -282,11 +282,12 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
     async def on_bug(request: Request, exc: Exception) -> JSONResponse:
         return _error_response(ApiError.of(500, "RC506", f"internal error: {type(exc).__name__}"))
 
-    from . import routes_campaigns, routes_eval, routes_rulesets
+    from . import routes_campaigns, routes_charts, routes_eval, routes_rulesets
 
     app.include_router(routes_rulesets.router)
     app.include_router(routes_eval.router)
     app.include_router(routes_campaigns.router)
+    app.include_router(routes_charts.router)
 
     if STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -1,0 +1,291 @@
+"""The playground in a real browser: `rulecraft serve` started as a process, the page driven in
+headless Chromium (Playwright with the system's `chromium`, never a downloaded one).
+
+One walk through what an author does: load a shipped ruleset, break a line and see the error at
+that line (its number and code), mend it and see the errors go, pick a check, fill an input,
+roll and read the trace, then see the exact distribution and a sweep drawn as SVG. Screenshots
+of the diagnostics, the trace and the charts go to `$RULECRAFT_SCREENSHOTS` (the README's copies
+in docs/img/ are made with `RULECRAFT_SCREENSHOTS=docs/img`), else to a temporary folder.
+
+Skipped, with the reason shown, only where Playwright or Chromium is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+try:
+    from playwright.sync_api import Page, expect, sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    sync_playwright = None
+
+CHROMIUM = os.environ.get("RULECRAFT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+# A closed network: Chromium must not try to reach anything but the test's own server.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+START_SECONDS = 90.0  # a loaded 2-core machine starts the server slowly; a hang is far longer
+WAIT_MS = 30_000
+
+if sync_playwright is not None:
+    expect.set_options(timeout=WAIT_MS)
+
+pytestmark = [
+    pytest.mark.skipif(sync_playwright is None, reason="the playwright package is not installed"),
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists(), reason=f"no chromium at {CHROMIUM} (apt install chromium)"
+    ),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        return json.load(answer)
+
+
+@pytest.fixture(scope="module")
+def server(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`python -m engine serve` on a free loopback port, with a campaign in its database."""
+    db = tmp_path_factory.mktemp("serve") / "campaigns.db"
+    env = {**os.environ, "PYTHONPATH": str(repo_root)}
+    for argv in (
+        ["campaign", "--db", str(db), "new", "mycase", "chill", "-p", "players=4"],
+        ["campaign", "--db", str(db), "act", "mycase", "player_roll", "-i", "target=55", "--seed", "3"],
+    ):
+        made = subprocess.run(
+            [sys.executable, "-m", "engine", *argv], cwd=repo_root, env=env, capture_output=True, text=True
+        )
+        assert made.returncode == 0, made.stderr
+    port = _free_port()
+    log = tmp_path_factory.mktemp("serve-log") / "server.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            # A long deadline: this test is about the page, and a loaded machine solves slowly.
+            [
+                sys.executable,
+                "-m",
+                "engine",
+                "serve",
+                "--port",
+                str(port),
+                "--db",
+                str(db),
+                "--deadline",
+                "120",
+            ],
+            cwd=repo_root,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}/"
+    try:
+        until = time.monotonic() + START_SECONDS
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"rulecraft serve exited with {proc.returncode}:\n{log.read_text()}")
+            try:
+                _get(base + "api/rulesets")
+                break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                if time.monotonic() > until:
+                    pytest.fail(f"rulecraft serve did not answer in {START_SECONDS} s:\n{log.read_text()}")
+                time.sleep(0.2)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = os.environ.get("RULECRAFT_SCREENSHOTS")
+    folder = Path(where) if where else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture()
+def page(server: str) -> Iterator[Page]:
+    assert sync_playwright is not None
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            page = context.new_page()
+            page.set_default_timeout(WAIT_MS)
+            problems: list[str] = []
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.on("dialog", lambda d: problems.append(f"a {d.type} opened: {d.message}"))
+            # A 4xx the test asks for (a misspelt action) is logged by the browser too; a script
+            # error, a 5xx or a file that is not there is a failure.
+            page.on("response", lambda r: problems.append(f"{r.status} {r.url}") if r.status >= 500 else None)
+            page.on(
+                "console",
+                lambda m: (
+                    problems.append(m.text)
+                    if m.type == "error" and "the server responded with a status of 4" not in m.text
+                    else None
+                ),
+            )
+            page.on("response", lambda r: problems.append(f"missing {r.url}") if r.status == 404 else None)
+            page.goto(server)
+            yield page
+            assert problems == [], problems  # no script error and no failed request on the way
+        finally:
+            browser.close()
+
+
+def _type_at_end_of(page: Page, line: int, text: str) -> None:
+    """Put the caret at the end of `line` (1-based) and type, key by key, as an author would."""
+    page.evaluate(
+        """(line) => {
+            const src = document.getElementById("source");
+            const lines = src.value.split("\\n");
+            let at = 0;
+            for (let i = 0; i < line; i++) at += lines[i].length + (i < line - 1 ? 1 : 0);
+            src.focus();
+            src.setSelectionRange(at, at);
+        }""",
+        line,
+    )
+    page.keyboard.type(text, delay=20)
+
+
+def test_edit_see_the_error_fix_roll_and_chart(page: Page, server: str, shots: Path) -> None:
+    # The page lists the shipped rulesets; pick one and wait for it to load and validate.
+    expect(page.locator("#ruleset-list option[value='chill']")).to_have_count(1)
+    page.select_option("#ruleset-list", "chill")
+    source = _get(server + "api/rulesets/chill")["source"]
+    expect(page.locator("#source")).to_have_value(source)
+    expect(page.locator("#validity")).to_have_text("valid")
+    expect(page.locator("#gutter .ln")).to_have_count(len(source.split("\n")))
+
+    # Break one expression (a table's row, so the check still compiles and nothing else is
+    # reported); the diagnostic appears at that line, with its code, after the pause.
+    line = next(i for i, text in enumerate(source.split("\n"), 1) if text.strip() == "- when: roll > target")
+    _type_at_end_of(page, line, " +")
+    mark = page.locator("#gutter .mark.error")
+    expect(mark).to_have_count(1)
+    expect(mark).to_have_text(str(line))
+    expect(mark).to_have_attribute("data-code", "RC201")
+    item = page.locator("#diagnostics li.diag")
+    expect(item).to_have_count(1)
+    expect(item).to_have_attribute("data-line", str(line))
+    expect(item.locator(".code")).to_have_text("RC201")
+    expect(item.locator(".where")).to_contain_text(f"line {line}:")
+    expect(page.locator(f"#marks .band[data-line='{line}']")).to_have_count(1)
+    expect(page.locator("#validity")).to_have_text("1 error")
+    page.locator("#editor-pane").screenshot(path=str(shots / "playground-diagnostics.png"))
+
+    # Mend it: the marks and the list clear.
+    page.keyboard.press("Backspace")
+    page.keyboard.press("Backspace")
+    expect(page.locator("#validity")).to_have_text("valid")
+    expect(page.locator("#diagnostics li")).to_have_count(0)
+    expect(page.locator("#gutter .mark")).to_have_count(0)
+    expect(page.locator("#source")).to_have_value(source)
+
+    # Pick the check, fill an input, roll with a seed: the outcome and the trace show.
+    page.locator("#check-list button", has_text="specific").click()
+    target = page.locator("#inputs input[name='target']")
+    expect(target).to_have_attribute("min", "1")
+    expect(target).to_have_attribute("max", "300")
+    expect(page.locator("#inputs select[name='roller'] option")).to_have_count(2)
+    target.fill("55")
+    page.fill("#seed", "11")
+    page.click("#roll")
+    steps = page.locator("#trace li")
+    expect(steps.first).to_be_visible()
+    rolled = json.loads(
+        page.evaluate(
+            """async (body) => JSON.stringify(await (await fetch("api/roll", {method: "POST",
+               headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)})).json())""",
+            {"ruleset": "chill", "check": "specific", "inputs": {"target": 55}, "seed": 11},
+        )
+    )
+    expect(page.locator("#outcome")).to_have_text(rolled["outcome"])
+    expect(steps).to_have_count(len(rolled["trace"]))
+    expect(page.locator("#trace li.step.die")).to_have_count(2)
+    page.locator("#work-pane").screenshot(path=str(shots / "playground-trace.png"))
+
+    # The exact distribution: an <svg> with one bar per outcome.
+    page.click("#exact")
+    bars = page.locator("#chart svg g.bar")
+    expect(bars).to_have_count(5)
+    expect(bars.first.locator("title")).to_contain_text("%")
+
+    # A sweep over the target: one line per outcome.
+    page.select_option("#sweep-input", "target")
+    page.fill("#sweep-from", "5")
+    page.fill("#sweep-to", "100")
+    page.click("#sweep")
+    expect(page.locator("#sweep-chart svg g.series polyline")).to_have_count(5)
+    page.locator("#charts").screenshot(path=str(shots / "playground-chart.png"))
+
+    # The campaign made before the server started: its state and its log, read-only.
+    expect(page.locator("#campaign-list option[value='mycase']")).to_have_count(1)
+    expect(page.locator("#campaign-state")).to_contain_text("tokens")
+    log = page.locator("#campaign-log li")
+    expect(log).to_have_count(2)
+    expect(log.nth(1).locator(".what")).to_contain_text("action player_roll → ")
+
+    # Acting from the page: a misspelt action is refused with its diagnostic; the right one is
+    # logged with its roll's outcome, and an undo is logged after it (nothing is deleted).
+    page.fill("#act-action", "player_rol")
+    page.fill("#act-inputs", "target=55")
+    page.click("#act")
+    expect(page.locator("#campaign-errors li")).to_contain_text("player_roll")
+    expect(log).to_have_count(2)
+    page.fill("#act-action", "player_roll")
+    page.click("#act")
+    expect(log).to_have_count(3)
+    expect(page.locator("#campaign-errors li")).to_have_count(0)
+    expect(log.nth(2).locator(".what")).to_contain_text("action player_roll → ")
+    page.click("#undo")
+    expect(log).to_have_count(4)
+    expect(log.nth(3)).to_contain_text("undoes #3")
+
+    # Markup in what comes back is shown as text: a ruleset whose unknown key is an <img> tag.
+    hostile = (
+        'rulecraft: 1\nname: x\n"<img src=x onerror=alert(1)>": 1\nchecks:\n  flip:\n'
+        '    roll: {d: {die: 2}}\n    outcomes: [tails, heads]\n    outcome: "heads if d == 2 else tails"\n'
+    )
+    page.fill("#source", hostile)
+    item = page.locator("#diagnostics li.diag")
+    expect(item).to_have_count(1)
+    expect(item).to_have_attribute("data-code", "RC102")
+    expect(item.locator(".message")).to_have_text(
+        "unknown key '<img src=x onerror=alert(1)>' in the top level"
+    )
+    expect(page.locator("#diagnostics img, #gutter img")).to_have_count(0)

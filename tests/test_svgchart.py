@@ -1,0 +1,99 @@
+"""The server-drawn charts: well-formed SVG, bars in proportion to their chances, names escaped."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from fractions import Fraction
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+import engine
+from engine.tools.svgchart import bar_chart, grouped_bar_chart, sweep_chart
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _tree(text: str) -> ET.Element:
+    root = ET.fromstring(text)  # raises on anything not well-formed
+    assert root.tag == f"{SVG}svg"
+    assert root.find(f"{SVG}title") is not None
+    return root
+
+
+def _height(g: ET.Element) -> float:
+    rect = g.find(f"{SVG}rect")
+    assert rect is not None
+    return float(rect.get("height", "nan"))
+
+
+def _bars(root: ET.Element) -> list[ET.Element]:
+    return [g for g in root.iter(f"{SVG}g") if g.get("class") == "bar"]
+
+
+names = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=20)
+chances = st.lists(st.fractions(min_value=0, max_value=1, max_denominator=10**6), min_size=1, max_size=8)
+
+
+@given(st.lists(names, min_size=1, max_size=8), chances)
+def test_bars_are_proportional_and_any_name_survives(labels: list[str], ps: list[Fraction]) -> None:
+    bars = list(zip(labels, ps))
+    root = _tree(bar_chart("t <&> \"'", bars))
+    found = _bars(root)
+    assert [g.get("data-outcome") for g in found] == [n for n, _ in bars]
+    most = max(p for _, p in bars)
+    tallest = max(_height(g) for g in found)
+    for g, (name, p) in zip(found, bars):
+        h = _height(g)
+        assert Fraction(g.get("data-probability", "")) == p
+        if most:
+            assert abs(h - float(p / most) * tallest) < 1e-3
+        else:
+            assert h == 0
+        title = g.find(f"{SVG}title")
+        assert title is not None and title.text is not None and title.text.startswith(name + ":")
+
+
+def test_a_name_with_markup_is_text_not_markup() -> None:
+    evil = '<script>alert(1)</script>"><g class="bar">'
+    text = bar_chart(evil, [(evil, Fraction(1, 3)), ("ok", Fraction(2, 3))])
+    root = _tree(text)
+    assert "<script>" not in text
+    assert not any(e.tag.endswith("script") for e in root.iter())
+    assert len(_bars(root)) == 2  # the injected <g class="bar"> stayed text
+    assert root.find(f"{SVG}title").text == evil  # type: ignore[union-attr]
+    labels = [t.text for t in root.iter(f"{SVG}text")]
+    assert "33.33%" in labels and "66.67%" in labels
+    for chart in (
+        sweep_chart(evil, evil, [1, 2], [(evil, [Fraction(1, 2), Fraction(1)])]),
+        sweep_chart(evil, evil, [1, 2], [(evil, [Fraction(1, 2), Fraction(1)])], stacked=True),
+        grouped_bar_chart(evil, [evil], [(evil, [Fraction(1, 2)])]),
+    ):
+        assert "<script>" not in chart
+        assert not any(e.tag.endswith("script") for e in _tree(chart).iter())
+
+
+def test_a_real_distribution_charted() -> None:
+    rs = engine.load("chill")
+    dist = rs.distribution("specific", target=50)
+    table = [(s.name, p) for s, p in dist.table()]
+    root = _tree(bar_chart("specific", table))
+    assert sum(Fraction(g.get("data-probability", "")) for g in _bars(root)) == 1
+
+
+def test_stacked_areas_reach_the_top_and_lines_follow_the_points() -> None:
+    xs = [1, 2, 3]
+    series = [
+        ("low", [Fraction(1), Fraction(1, 2), Fraction(0)]),
+        ("high", [Fraction(0), Fraction(1, 2), Fraction(1)]),
+    ]
+    stacked = _tree(sweep_chart("s", "skill", xs, series, stacked=True))
+    polys = [p.get("points", "").split() for p in stacked.iter(f"{SVG}polygon")]
+    assert len(polys) == 2
+    tops = {float(pt.split(",")[1]) for pt in polys[1][: len(xs)]}
+    assert len(tops) == 1  # the last area's upper edge is 100% at every x
+    lines = _tree(sweep_chart("s", "skill", xs, series))
+    ys = [float(pt.split(",")[1]) for pt in next(lines.iter(f"{SVG}polyline")).get("points", "").split()]
+    assert ys[0] < ys[1] < ys[2]  # "low" falls from 100% to 0%: y grows downwards
+    grouped = _tree(grouped_bar_chart("g", ["a", "b"], series))
+    assert len(_bars(grouped)) == 4
