@@ -8,6 +8,7 @@ to what it tells the author to write.
 from __future__ import annotations
 
 import io
+from pathlib import Path
 import re
 
 import pytest
@@ -357,3 +358,17 @@ def test_forced_dice_that_run_out_from_python_show_the_python_form() -> None:
 def test_load_error_is_a_load_error() -> None:
     with pytest.raises(LoadError):
         engine.load_source(SourceFile("bad.yaml", edit("    outcomes:", "\toutcomes:")))
+
+
+def test_a_check_that_does_not_compile_is_not_also_an_unknown_check_in_actions(repo_root: Path) -> None:
+    """One mistake, one message: the actions that roll the broken check stay quiet, instead of
+    each saying "unknown check 'specific'" with the hint "did you mean 'specific'?"."""
+    text = (repo_root / "rulesets" / "chill.yaml").read_text(encoding="utf-8")
+    broken = text.replace(
+        "outcome: specific_band(roll, doubles, final_target)", "outcome: specific_band(roll, doubles, +)"
+    )
+    assert broken != text and "check: specific" in text
+    with pytest.raises(RulecraftError) as caught:
+        engine.load_source(SourceFile("chill.yaml", broken))
+    codes = [d.code for d in caught.value.diagnostics]
+    assert codes == ["RC201"], codes

@@ -553,6 +553,8 @@ class StateCompiler:
     ) -> tuple[ActionRoll, dict[str, T.Type]]:
         check_name = str(spec["check"])
         check = checks.get(check_name)
+        if check is None and check_name in (self.unit.data.get("checks") or {}):
+            raise Reported  # the check is declared but did not compile, and says why
         if check is None:
             raise problem(
                 "RC312",
