@@ -8,8 +8,8 @@ to what it tells the author to write.
 from __future__ import annotations
 
 import io
-from pathlib import Path
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
