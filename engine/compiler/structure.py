@@ -351,11 +351,12 @@ class Structure:
         roll = [self._with_folds(r, read_by, scope) for r in roll]
         with statement(self.unit.diags):
             roll = [self._with_history(r, read_by) for r in roll]
-        program = None
+        programs = None
         with statement(self.unit.diags):
-            program = self._program(name, scope, out_t, [r.name for r in roll], post, outcome, outputs)
-        if program is None:
+            programs = self._program(name, scope, out_t, [r.name for r in roll], post, outcome, outputs)
+        if programs is None:
             return None
+        program, outcome_program = programs
         return Check(
             name=name,
             title=spec.get("title", name),
@@ -368,6 +369,7 @@ class Structure:
             outcome=outcome,
             outputs=tuple(outputs),
             program=program,
+            outcome_program=outcome_program,
             objective=objective,
             sequential=sequential,
             examples=self._examples(path, spec, inputs, roll, lets, outputs, outcomes),
@@ -580,11 +582,15 @@ class Structure:
         post: list[Let],
         outcome: Expr | tuple[Rule, ...],
         outputs: list[tuple[str, Expr]],
-    ) -> Callable[..., tuple[Any, ...]]:
-        """One Python function for everything after the roll, shared by sampler and exact.
+    ) -> tuple[Callable[..., tuple[Any, ...]], Callable[..., Any]]:
+        """One Python function for everything after the roll, shared by sampler and exact, and
+        the same statements cut down to what the outcome needs (`Check.outcome_program`).
 
-        Called as `program(env, *dice)`; returns (outcome, index of the rule that fired or -1,
-        each after-roll value, each output) — see `Check.layout`.
+        The first is called as `program(env, *dice)` and returns (outcome, index of the rule that
+        fired or -1, each after-roll value, each output) — see `Check.layout`. The second, with
+        the same arguments, runs only the named values the outcome reads (directly or through
+        other values) and returns the outcome alone: the exact evaluator's outcome pass, which
+        need not work out outputs and values nobody asked for.
         """
         saved = self.unit.locals
         self.unit.locals = set(dice) | {let.name for let in post} | {"outcome"} | {n for n, _ in outputs}
@@ -601,12 +607,13 @@ class Structure:
                     f"    raise _wrong({self.unit.emit.const(node.span)}, exc) from None",
                 ]
 
-            lines = [line for let in post for line in guarded(f"v_{let.name}", let.expr.node, None)]
+            let_lines = [(let, guarded(f"v_{let.name}", let.expr.node, None)) for let in post]
             if isinstance(outcome, Expr):
-                lines += [*guarded("v_outcome", outcome.node, out_t), "rule = -1"]
+                decide = [*guarded("v_outcome", outcome.node, out_t), "rule = -1"]
+                read = set(ast.names(outcome.node))
             else:
                 span = self.unit.emit.const(outcome[0].span if outcome else None)
-                lines += self.exprs.rule_chain(
+                decide = self.exprs.rule_chain(
                     outcome,
                     full,
                     out_t,
@@ -616,13 +623,25 @@ class Structure:
                         f"_show(env, {', '.join(f'v_{d}' for d in dice)}))"
                     ],
                 )
+                read = set().union(*(ast.names(e.node) for r in outcome for e in (r.when, r.then) if e))
+            lines = [line for _, block in let_lines for line in block] + decide
             for n, e in outputs:
                 lines += guarded(f"v_{n}", e.node, None)
                 full[n] = e.type  # later outputs may use earlier ones
             names = [let.name for let in post] + [n for n, _ in outputs]
             lines.append("return (v_outcome, rule, " + "".join(f"v_{n}, " for n in names) + ")")
+            for let, _ in reversed(let_lines):  # the values the outcome reads, through each other
+                if let.name in read:
+                    read |= ast.names(let.expr.node)
+            short = [line for let, block in let_lines if let.name in read for line in block]
+            short += [*decide, "return v_outcome"]
             where = self.unit.doc.span(("checks", name), key=True)
-            return self.unit.emit.function(f"check_{name}", ["env", *(f"v_{d}" for d in dice)], lines, where)
+            params = ["env", *(f"v_{d}" for d in dice)]
+            emit = self.unit.emit
+            return (
+                emit.function(f"check_{name}", params, lines, where),
+                emit.function(f"outcome_{name}", params, short, where),
+            )
         finally:
             self.unit.locals = saved
 

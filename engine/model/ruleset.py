@@ -330,6 +330,10 @@ class Check:
     """Some die depends on an earlier one, or the player chooses: exact evaluation goes die by die."""
     examples: tuple[Example, ...] = ()
     span: Span | None = field(default=None, compare=False)
+    outcome_program: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
+    """`program` cut down to the outcome: called alike, it runs only the values the outcome reads
+    and returns the outcome alone (None: run `program` and take its first item). Whoever replaces
+    `program` (the linter's probe) replaces this too, or sets it to None."""
 
     @property
     def input_map(self) -> Mapping[str, InputSpec]:
