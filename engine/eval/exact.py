@@ -69,6 +69,7 @@ class Distribution:
     truncated: Fraction = Fraction(0)
     """The chance that an uncapped explosion went on past where it was followed: each
     probability is exact to within it (the cut roll counts the dice as they stood)."""
+    _outcome: Dist = field(init=False, repr=False)
 
     @cached_property
     def joint(self) -> Dist:
@@ -76,13 +77,15 @@ class Distribution:
         source = self.source
         return source if isinstance(source, Dist) else source.joint()
 
-    @cached_property
+    @property
     def outcome(self) -> Dist:
         """The outcome's distribution."""
+        return self._outcome
+
+    def __post_init__(self) -> None:
         source = self.source
-        if isinstance(source, _Product):
-            return source.outcome
-        return self.joint.map(_first)
+        made = source.outcome if isinstance(source, _Product) else source.map(_first)
+        object.__setattr__(self, "_outcome", made)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Distribution):
@@ -171,7 +174,7 @@ class Distribution:
         made yet is weighed as if it were, at its largest: a point for every state."""
         if isinstance(self.source, _Product):
             each = 200 + 8 * (2 + len(self.names))  # an entry, its tuple, its weight and new values
-            return 1000 + each * self.states + 150 * len(self.outcome) + 200 * len(self.inputs)
+            return 1000 + each * self.states + 150 * len(self._outcome) + 200 * len(self.inputs)
         points = list(islice(self.joint.weights.items(), 2))
         each = approx_bytes(points) // max(len(points), 1) + 100  # and its entry in the dict
         return 1000 + each * len(self.joint.weights) + 200 * len(self.inputs)
@@ -196,7 +199,7 @@ def distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Di
     work = ctx.work
     if work is None:
         work = new_work(ctx.limits)
-        ctx = ctx._replace(work=work)
+        ctx = RunContext(ctx.limits, ctx.policy, ctx.caches, ctx.rng, ctx.forced, work)
     try:
         with working(work):
             return _distribution(check, inputs, ctx)
@@ -232,11 +235,19 @@ class _Product:
         self.parts = parts
         self.total = math.prod(d.total for d in parts)
         self.limits = ctx.limits
-        program = check.outcome_program
-        if program is None:
-            self.outcome = self._run(check.program).map(_first)
+        loop = check.outcome_loop
+        weights: dict[Any, int] = {}
+        if check.outcome_stages is not None:
+            stage, rest = check.outcome_stages
+            rest(env, weights, _groups(stage, parts, ctx))
+            self.outcome = Dist(weights, self.total)
+        elif loop is not None:
+            loop(env, weights, *(tuple(d.weights.items()) for d in parts))
+            self.outcome = Dist(weights, self.total)
+        elif check.outcome_program is not None:
+            self.outcome = self._run(check.outcome_program)
         else:
-            self.outcome = self._run(program)
+            self.outcome = self._run(check.program).map(_first)
 
     def _run(self, program: Any) -> Dist:
         """`program(env, *values)` over every combination, its results' weights summed."""
@@ -277,6 +288,30 @@ class _Product:
                 return self._run(self.check.program)
         except LimitError as exc:
             raise placed(exc, self.check.span) from None
+
+
+def _groups(stage: Any, parts: list[Dist], ctx: RunContext) -> tuple[tuple[tuple[Any, ...], int], ...]:
+    """Every combination of the tables `parts` through `stage`, the combinations that agree
+    merged: kept in the ruleset's tables with the parts themselves (they depend on nothing
+    else), so the next request with the same tables, whatever its inputs, starts from the groups."""
+    tables = ctx.caches.tables
+    key = ("groups", id(stage), *map(id, parts))
+    found = tables.get(key)
+    if found is not None and found[0] is stage and all(a is b for a, b in zip(found[1], parts)):
+        return found[2]  # type: ignore[no-any-return]
+    meter().charge(math.prod(len(d) for d in parts))
+    merged: dict[tuple[Any, ...], int] = {}
+    get = merged.get
+    for combo in product(*(d.weights.items() for d in parts)):
+        weight = 1
+        for _, w in combo:
+            weight *= w
+        live = stage(*(v for v, _ in combo))
+        merged[live] = get(live, 0) + weight
+    groups = tuple(merged.items())
+    width = len(groups[0][0]) if groups else 0
+    tables.put(key, (stage, tuple(parts), groups), 200 + (120 + 8 * width) * len(groups))
+    return groups
 
 
 def _product(check: Check, inputs: Mapping[str, Any], env: dict[str, Any], ctx: RunContext) -> Distribution:

@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from ..expr import ast
 from ..model.ruleset import Die, Draw, Pool, Randomizer
 from ..model.values import Multi, Symbol
 from ..runtime.context import RunContext
@@ -41,7 +42,7 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
         return _cached(ctx, ("per", dice), lambda: _per_multisets(dice, limits.max_states, r))
     if isinstance(r, Pool):
         n = roll_count(r.count, env, r, limits.max_pool, "dice in the pool")
-        readings = face_readings(r, env) if n else ()  # no die: no face is read
+        readings = _face_readings(r, env, ctx) if n else ()  # no die: no face is read
         if r.folds is not None:
             folds = r.folds
             return _cached(
@@ -57,6 +58,24 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
         folds = r.folds
         return _cached(ctx, ("folded", contents, n, folds, True), lambda: _folded(contents, n, folds, True))
     return _cached(ctx, ("draws", contents, n), lambda: _hypergeometric(contents, n))
+
+
+def _face_readings(r: Pool, env: dict[str, Any], ctx: RunContext) -> tuple[tuple[Any, int], ...]:
+    """`face_readings`, kept per pool and per value of what its `each` reads besides the face: a
+    sweep of distributions reads the same faces the same way each time (ten table calls for a d10)."""
+    tables = ctx.caches.tables
+    reads = tables.get(("each reads", id(r)))
+    if reads is None or reads[0] is not r:  # an id can be reused by a later pool
+        names = ast.names(r.each.node) - {"face"} if r.each is not None else set()
+        reads = (r, tuple(sorted(names)))
+        tables.put(("each reads", id(r)), reads, 64 + 64 * len(names))
+    key = ("readings", id(r), *((type(v), v) for v in map(env.get, reads[1])))  # True == 1, not alike
+    found = tables.get(key)
+    if found is not None and found[0] is r:
+        return found[1]  # type: ignore[no-any-return]
+    made = face_readings(r, env)
+    tables.put(key, (r, made), 64 + 100 * len(made))
+    return made
 
 
 def _cached(ctx: RunContext, key: Hashable, make: Callable[[], Dist]) -> Dist:
