@@ -70,6 +70,7 @@ class Distribution:
     """The chance that an uncapped explosion went on past where it was followed: each
     probability is exact to within it (the cut roll counts the dice as they stood)."""
     _outcome: Dist = field(init=False, repr=False)
+    _marginals: dict[str, Dist | None] = field(init=False, repr=False)
 
     @cached_property
     def joint(self) -> Dist:
@@ -86,6 +87,7 @@ class Distribution:
         source = self.source
         made = source.outcome if isinstance(source, _Product) else source.map(_first)
         object.__setattr__(self, "_outcome", made)
+        object.__setattr__(self, "_marginals", {})
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Distribution):
@@ -104,16 +106,28 @@ class Distribution:
     @cached_property
     def values(self) -> Mapping[str, Dist]:
         """Each named value's distribution (numbers, true/false and scale values), made on first use."""
-        value_w: dict[str, dict[Any, int]] = {name: {} for name in self.names}
-        for key, weight in self.joint.weights.items():
-            for name, v in zip(self.names, key[2:]):
-                counts = value_w[name]
-                counts[v] = counts.get(v, 0) + weight
-        return {
-            n: Dist(c, self.joint.total)
-            for n, c in value_w.items()
-            if all(isinstance(v, (int, Fraction, Symbol)) for v in c)
-        }
+        found = {name: self._marginal(name) for name in self.names}
+        return {name: d for name, d in found.items() if d is not None}
+
+    def _marginal(self, name: str) -> Dist | None:
+        """One named value's distribution from the joint, kept; None for a name the check has
+        no value of, or a value that is not a number, true/false or a scale value."""
+        kept = self._marginals
+        if name in kept:
+            return kept[name]
+        made = None
+        if name in self.names:
+            at = self.names.index(name) + 2
+            counts: dict[Any, int] = {}
+            get = counts.get
+            joint = self.joint
+            for key, weight in joint.weights.items():
+                v = key[at]
+                counts[v] = get(v, 0) + weight
+            if all(isinstance(v, (int, Fraction, Symbol)) for v in counts):
+                made = Dist(counts, joint.total)
+        kept[name] = made
+        return made
 
     def probability(self, outcome: str | Symbol) -> Fraction:
         return self.outcome.probability(self._sym(outcome))
@@ -129,7 +143,7 @@ class Distribution:
     def value(self, name: str) -> Dist:
         """A named value's distribution (`InputError` RC402 for a name the check has no value of)."""
         arguments.name("Distribution.value", "name", name)
-        found = self.values.get(name)
+        found = self._marginal(name)
         if found is None:
             raise InputError(
                 [

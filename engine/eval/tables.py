@@ -174,6 +174,8 @@ def _folded(
     # Heaviest categories first: a leader emerges sooner, so more states settle early.
     categories = tuple(sorted(categories, key=lambda vw: -vw[1]))
     single = len(folds) == 1
+    if single and not without_replacement:
+        return _folded_one(categories, n, keys[0])
     done: dict[tuple[Any, ...], int] = {}
     states: dict[tuple[Any, ...], int] = {(n, *(f.init(a) for f, a in folds)): 1}
     work = meter()
@@ -223,3 +225,58 @@ def _folded(
             out[summary] = out.get(summary, 0) + w
     total = sum(w for _, w in categories)
     return Dist(out, math.comb(total, n) if without_replacement else total**n)
+
+
+def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any, ...]) -> Dist:
+    """`_folded` for one statistic of independent dice (a majority, a sum, a count), the same
+    programme and the same work charged, with what repeats worked out once: a category's step
+    from one partial fold by c dice (the same for every count of dice left), whether a partial
+    fold is settled with so many left, and the powers of the weights."""
+    fold, args = FOLDS[key[0]], key[1:]
+    step, settled = fold.step, fold.settled
+    done: dict[tuple[Any, ...], int] = {}
+    states: dict[tuple[int, Any], int] = {(n, fold.init(args)): 1}
+    work = meter()
+    comb = math.comb
+    for index, (value, weight) in enumerate(categories):
+        last = index == len(categories) - 1
+        rest_weight = sum(w for _, w in categories[index + 1 :])
+        powers = [weight**c for c in range(n + 1)]
+        rest_powers = [rest_weight**r for r in range(n + 1)]
+        steps: dict[tuple[Any, int], Any] = {}
+        calm: dict[tuple[Any, int], bool] = {}
+        nxt: dict[tuple[int, Any], int] = {}
+        get = nxt.get
+        for (left, partial), w in states.items():
+            work.charge(left + 1)
+            for c in range(left, left + 1) if last else range(left + 1):
+                grow = comb(left, c) * powers[c]
+                if c:
+                    found = steps.get((partial, c), steps)
+                    if found is steps:
+                        found = steps[(partial, c)] = step(partial, value, c, args)
+                    new = found
+                else:
+                    new = partial
+                remaining = left - c
+                if remaining:
+                    still = calm.get((new, remaining))
+                    if still is None:
+                        still = calm[(new, remaining)] = settled(new, remaining)
+                    if still:
+                        # Whatever the other dice show, the statistic stays: count their ways at once.
+                        k = (0, new)
+                        done[k] = done.get(k, 0) + w * grow * rest_powers[remaining]
+                        continue
+                k = (remaining, new)
+                nxt[k] = get(k, 0) + w * grow
+        states = nxt
+    for k, w in states.items():
+        done[k] = done.get(k, 0) + w
+    out: dict[Any, int] = {}
+    for (left, partial), w in done.items():
+        if left == 0 and w:
+            summary = Summary({key: fold.final(partial, args)})
+            out[summary] = out.get(summary, 0) + w
+    total = sum(w for _, w in categories)
+    return Dist(out, total**n)
