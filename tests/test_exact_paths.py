@@ -6,7 +6,6 @@ gives; these tests compare them with that, on every shipped check and on checks 
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -110,7 +109,38 @@ checks:
     outputs:
       margin: s - target
       broken: 1 / (s - target)
+  weighted:
+    inputs:
+      bonus: {type: int, min: -5, max: 5, default: 0}
+    roll:
+      a: {die: [1, 1, 2, 3]}
+      b: {die: [2, 2, 2, 5]}
+    let:
+      x: a + bonus
+    outcomes: [lo, even, hi]
+    outcome: "'hi' if x > b else 'even' if x == b else 'lo'"
 """
+
+
+@pytest.mark.parametrize("bonus", range(-5, 6))
+def test_the_loop_weighs_a_combination_by_the_product_of_its_faces_weights(bonus: int) -> None:
+    """Dice with repeated faces: each combination's weight is the product of both dice' weights."""
+    check = engine.load(SUMS).check("weighted")
+    assert check.outcome_stages is None and check.outcome_loop is not None  # x reads an input
+    found = {}
+    for way, c in _ways(check).items():
+        found[way] = exact.distribution(
+            c, {"bonus": bonus}, RunContext(DEFAULT_LIMITS, "always", Caches())
+        ).outcome
+    hand: dict[str, int] = {}
+    for a in (1, 1, 2, 3):
+        for b in (2, 2, 2, 5):
+            k = "hi" if a + bonus > b else "even" if a + bonus == b else "lo"
+            hand[k] = hand.get(k, 0) + 1
+    for way, d in found.items():
+        assert {str(k): Fraction(w, d.total) for k, w in d.weights.items()} == {
+            k: Fraction(w, 16) for k, w in hand.items()
+        }, way
 
 
 def test_combinations_that_agree_on_what_the_rest_reads_are_merged() -> None:
@@ -186,5 +216,5 @@ def test_one_statistic_by_the_quick_programme_is_the_general_one(
         k = summary.results[key]
         merged[k] = merged.get(k, 0) + w
     assert {s.results[key]: w for s, w in quick.weights.items()} == merged
-    assert math.fsum(quick.weights.values()) == quick.total
+    assert sum(quick.weights.values()) == quick.total
     assert FOLDS[fold].name == fold
