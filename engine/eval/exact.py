@@ -185,10 +185,15 @@ class Distribution:
     def approx_bytes(self) -> int:
         """About what this distribution holds, for the cache that keeps it. A joint made already
         is weighed from two of its points (they are alike in shape) times their number; one not
-        made yet is weighed as if it were, at its largest: a point for every state."""
-        if isinstance(self.source, _Product):
+        made yet is weighed as if it were, at its largest (a point for every state), with the
+        randomizer tables it keeps to make it."""
+        source = self.source
+        if isinstance(source, _Product):
             each = 200 + 8 * (2 + len(self.names))  # an entry, its tuple, its weight and new values
-            return 1000 + each * self.states + 150 * len(self._outcome) + 200 * len(self.inputs)
+            tables = 200 * sum(
+                len(d) for d in source.parts
+            )  # kept alive by it, whatever the tables cache drops
+            return 1000 + each * self.states + tables + 150 * len(self._outcome) + 200 * len(self.inputs)
         points = list(islice(self.joint.weights.items(), 2))
         each = approx_bytes(points) // max(len(points), 1) + 100  # and its entry in the dict
         return 1000 + each * len(self.joint.weights) + 200 * len(self.inputs)
