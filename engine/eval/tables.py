@@ -229,11 +229,15 @@ def _folded(
 
 def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any, ...]) -> Dist:
     """`_folded` for one statistic of independent dice (a majority, a sum, a count), the same
-    programme and the same work charged, with what repeats worked out once: a category's step
-    from one partial fold by c dice (the same for every count of dice left), whether a partial
-    fold is settled with so many left, and the powers of the weights."""
+    programme and the same work charged, with what repeats worked out once: the powers of the
+    weights and, for a majority, a category's step from one leader by c dice (the same for every
+    count of dice left) and whether a leader is settled with so many left."""
     fold, args = FOLDS[key[0]], key[1:]
     step, settled = fold.step, fold.settled
+    # A majority's partial fold is its leader, the same for many counts of dice left, and its
+    # step is the costliest: kept. A sum's partials rarely meet again, so keeping them would
+    # cost more than it saves (and each unit of work charged would take longer).
+    reuse = fold.name == "majority"
     done: dict[tuple[Any, ...], int] = {}
     states: dict[tuple[int, Any], int] = {(n, fold.init(args)): 1}
     work = meter()
@@ -251,18 +255,23 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
             work.charge(left + 1)
             for c in range(left, left + 1) if last else range(left + 1):
                 grow = comb(left, c) * powers[c]
-                if c:
-                    found = steps.get((partial, c), steps)
-                    if found is steps:
-                        found = steps[(partial, c)] = step(partial, value, c, args)
-                    new = found
-                else:
+                if not c:
                     new = partial
+                elif not reuse:
+                    new = step(partial, value, c, args)
+                else:
+                    new = steps.get((partial, c), steps)
+                    if new is steps:
+                        new = steps[(partial, c)] = step(partial, value, c, args)
                 remaining = left - c
                 if remaining:
-                    still = calm.get((new, remaining))
-                    if still is None:
-                        still = calm[(new, remaining)] = settled(new, remaining)
+                    still: bool | None = None
+                    if not reuse:
+                        still = settled(new, remaining)
+                    else:
+                        still = calm.get((new, remaining))
+                        if still is None:
+                            still = calm[(new, remaining)] = settled(new, remaining)
                     if still:
                         # Whatever the other dice show, the statistic stays: count their ways at once.
                         k = (0, new)
