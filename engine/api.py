@@ -175,11 +175,11 @@ class Ruleset:
         _check_call("Ruleset.distribution", check, policy)
         c = self.check(check)
         bound = self._bind(c, inputs)
-        ctx = RunContext(self.limits, policy, self.caches)
         key = (check, policy, *bound.items())
-        found: Distribution = self.caches.distributions.get_or_make(
-            key, lambda: distribution(c, bound, ctx), Distribution.approx_bytes
-        )
+        found: Distribution | None = self.caches.distributions.get(key)
+        if found is None:
+            found = distribution(c, bound, RunContext(self.limits, policy, self.caches))
+            self.caches.distributions.put(key, found, found.approx_bytes())
         return found
 
     @property

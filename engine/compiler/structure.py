@@ -55,6 +55,7 @@ from ..runtime.inputs import coerce
 from ..runtime.limits import DEFAULT_LIMITS, MAX_FACES, Limits
 from ..runtime.work import working
 from ..syntax.document import Document, PathKey
+from ..syntax.positions import Span
 from .expressions import Expressions
 from .problems import Problem, problem, statement
 from .state import StateCompiler
@@ -351,11 +352,12 @@ class Structure:
         roll = [self._with_folds(r, read_by, scope) for r in roll]
         with statement(self.unit.diags):
             roll = [self._with_history(r, read_by) for r in roll]
-        program = None
+        programs = None
         with statement(self.unit.diags):
-            program = self._program(name, scope, out_t, [r.name for r in roll], post, outcome, outputs)
-        if program is None:
+            programs = self._program(name, scope, out_t, [r.name for r in roll], post, outcome, outputs)
+        if programs is None:
             return None
+        program, outcome_program, outcome_loop, outcome_stages = programs
         return Check(
             name=name,
             title=spec.get("title", name),
@@ -368,6 +370,9 @@ class Structure:
             outcome=outcome,
             outputs=tuple(outputs),
             program=program,
+            outcome_program=outcome_program,
+            outcome_loop=outcome_loop,
+            outcome_stages=outcome_stages,
             objective=objective,
             sequential=sequential,
             examples=self._examples(path, spec, inputs, roll, lets, outputs, outcomes),
@@ -580,11 +585,16 @@ class Structure:
         post: list[Let],
         outcome: Expr | tuple[Rule, ...],
         outputs: list[tuple[str, Expr]],
-    ) -> Callable[..., tuple[Any, ...]]:
-        """One Python function for everything after the roll, shared by sampler and exact.
+    ) -> tuple[Callable[..., tuple[Any, ...]], Callable[..., Any], Callable[..., None] | None, Any]:
+        """One Python function for everything after the roll, shared by sampler and exact, and
+        the same statements cut down to what the outcome needs (`Check.outcome_program`,
+        `Check.outcome_loop`).
 
-        Called as `program(env, *dice)`; returns (outcome, index of the rule that fired or -1,
-        each after-roll value, each output) — see `Check.layout`.
+        The first is called as `program(env, *dice)` and returns (outcome, index of the rule that
+        fired or -1, each after-roll value, each output) — see `Check.layout`. The second, with
+        the same arguments, runs only the named values the outcome reads (directly or through
+        other values) and returns the outcome alone: the exact evaluator's outcome pass, which
+        need not work out outputs and values nobody asked for.
         """
         saved = self.unit.locals
         self.unit.locals = set(dice) | {let.name for let in post} | {"outcome"} | {n for n, _ in outputs}
@@ -601,12 +611,14 @@ class Structure:
                     f"    raise _wrong({self.unit.emit.const(node.span)}, exc) from None",
                 ]
 
-            lines = [line for let in post for line in guarded(f"v_{let.name}", let.expr.node, None)]
+            let_lines = [(let, guarded(f"v_{let.name}", let.expr.node, None)) for let in post]
+            unmatched = False  # a rule list with no 'else': its message shows every die
             if isinstance(outcome, Expr):
-                lines += [*guarded("v_outcome", outcome.node, out_t), "rule = -1"]
+                decide = [*guarded("v_outcome", outcome.node, out_t), "rule = -1"]
+                read = set(ast.names(outcome.node))
             else:
                 span = self.unit.emit.const(outcome[0].span if outcome else None)
-                lines += self.exprs.rule_chain(
+                decide = self.exprs.rule_chain(
                     outcome,
                     full,
                     out_t,
@@ -616,15 +628,82 @@ class Structure:
                         f"_show(env, {', '.join(f'v_{d}' for d in dice)}))"
                     ],
                 )
+                read = set().union(*(ast.names(e.node) for r in outcome for e in (r.when, r.then) if e))
+                unmatched = not outcome or outcome[-1].when is not None
+            decided_by = set(read)
+            lines = [line for _, block in let_lines for line in block] + decide
             for n, e in outputs:
                 lines += guarded(f"v_{n}", e.node, None)
                 full[n] = e.type  # later outputs may use earlier ones
             names = [let.name for let in post] + [n for n, _ in outputs]
             lines.append("return (v_outcome, rule, " + "".join(f"v_{n}, " for n in names) + ")")
+            for let, _ in reversed(let_lines):  # the values the outcome reads, through each other
+                if let.name in read:
+                    read |= ast.names(let.expr.node)
+            short = [line for let, block in let_lines if let.name in read for line in block]
+            short += [*decide, "return v_outcome"]
             where = self.unit.doc.span(("checks", name), key=True)
-            return self.unit.emit.function(f"check_{name}", ["env", *(f"v_{d}" for d in dice)], lines, where)
+            params = ["env", *(f"v_{d}" for d in dice)]
+            emit = self.unit.emit
+            loop = None
+            if 0 < len(dice) <= MAX_LOOP_DEPTH:
+                body = _outcome_loop(
+                    dice, [(let, block) for let, block in let_lines if let.name in read], decide
+                )
+                loop = emit.function(
+                    f"outcomes_{name}", ["env", "_out", *(f"_p{i}" for i in range(len(dice)))], body, where
+                )
+            needed = [(let, block) for let, block in let_lines if let.name in read]
+            return (
+                emit.function(f"check_{name}", params, lines, where),
+                emit.function(f"outcome_{name}", params, short, where),
+                loop,
+                self._staged(name, dice, needed, decide, decided_by, unmatched, where),
+            )
         finally:
             self.unit.locals = saved
+
+    def _staged(
+        self,
+        name: str,
+        dice: list[str],
+        lets: list[tuple[Let, list[str]]],
+        decide: list[str],
+        decided_by: set[str],
+        unmatched: bool,
+        where: Span | None,
+    ) -> tuple[Callable[..., tuple[Any, ...]], Callable[..., None]] | None:
+        """`Check.outcome_stages`: the values the outcome reads that depend on the dice alone
+        (no input, no value known before the roll), split off from the rest, or None when the
+        outcome reads none. Whatever the inputs, the same dice give them the same values, so the
+        exact evaluator works them out once per check and merges the combinations of dice that
+        agree on what the rest reads (`stage`); the rest runs per request over those groups."""
+        alone: set[str] = set(dice)
+        for let, _ in lets:
+            if ast.names(let.expr.node) <= alone:
+                alone.add(let.name)
+        early = [(let, block) for let, block in lets if let.name in alone]
+        if not early:
+            return None
+        rest = [(let, block) for let, block in lets if let.name not in alone]
+        reads = set(decided_by).union(*(ast.names(let.expr.node) for let, _ in rest))
+        live = [d for d in dice if d in reads or unmatched] + [
+            let.name for let, _ in early if let.name in reads
+        ]
+        if not live:
+            return None
+        emit = self.unit.emit
+        values = "(" + "".join(f"v_{n}, " for n in live) + ")"
+        stage = emit.function(
+            f"stage_{name}",
+            [f"v_{d}" for d in dice],
+            [line for _, b in early for line in b] + [f"return {values}"],
+            where,
+        )
+        body = ["_get = _out.get", f"for {values}, _w in _staged:"]
+        body += ["    " + line for _, b in rest for line in b] + ["    " + line for line in decide]
+        body.append("    _out[v_outcome] = _get(v_outcome, 0) + _w")
+        return stage, emit.function(f"staged_{name}", ["env", "_out", "_staged"], body, where)
 
     def _let_order(self, path: PathKey, nodes: dict[str, ast.Node]) -> list[str]:
         """Named values in dependency order (the author's order where free); cycles are errors."""
@@ -1096,3 +1175,30 @@ def dice_notation(text: str, name: str, *, in_pool: bool) -> tuple[str, str] | N
             f"for {count} dice write a pool: pool: {count} with die: {shown} (then read sum({name}))",
         )
     return message, f"write the number of sides alone: die: {shown}"
+
+
+MAX_LOOP_DEPTH = 6
+"""Randomizers a check's outcome loop nests at most (Python allows about twenty nested blocks);
+a check with more is run through `Check.outcome_program` once per combination instead."""
+
+
+def _outcome_loop(dice: list[str], lets: list[tuple[Let, list[str]]], decide: list[str]) -> list[str]:
+    """The body of `Check.outcome_loop`: one loop per randomizer, nested in roll order, each named
+    value worked out in the loop of the last die it reads (once per value of the dice before it,
+    not once per combination), the outcome's weight added up in `_out` — no call per state."""
+    depth: dict[str, int] = {d: i for i, d in enumerate(dice)}
+    placed: list[list[str]] = [[] for _ in dice]
+    for let, block in lets:  # in dependency order: what a value reads is placed already
+        level = max((depth[n] for n in ast.names(let.expr.node) if n in depth), default=len(dice) - 1)
+        depth[let.name] = level
+        placed[level] += block
+    lines = ["_get = _out.get"]
+    indent = ""
+    for i, d in enumerate(dice):
+        lines.append(f"{indent}for v_{d}, _w in _p{i}:")
+        indent += "    "
+        lines.append(f"{indent}_w{i} = _w" if i == 0 else f"{indent}_w{i} = _w{i - 1} * _w")
+        lines += [indent + line for line in placed[i]]
+    lines += [indent + line for line in decide]
+    lines.append(f"{indent}_out[v_outcome] = _get(v_outcome, 0) + _w{len(dice) - 1}")
+    return lines

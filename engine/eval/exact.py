@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 from itertools import islice, product
@@ -24,7 +24,7 @@ from ..model.ruleset import Check, Pool, Scale, randomizer_expressions
 from ..model.values import Multi, Symbol, to_json
 from ..runtime import arguments
 from ..runtime.cache import approx_bytes
-from ..runtime.context import RunContext, check_policy, with_work
+from ..runtime.context import RunContext, check_policy, new_work
 from ..runtime.limits import enforce, redraw_times, roll_count
 from ..runtime.procedure import Procedure
 from ..runtime.rules import (
@@ -36,7 +36,7 @@ from ..runtime.rules import (
     redraw_offered,
     with_dice,
 )
-from ..runtime.work import TRANSITION, meter, working
+from ..runtime.work import TRANSITION, current, meter, working
 from .dist import Dist, fraction_text
 from .rerolls import CAPPED, TRUNCATED, RerollSolver
 from .tables import randomizer_table
@@ -48,15 +48,19 @@ TAIL = Fraction(1, 10**15)
 FIRST_DEPTH = 8
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Distribution:
-    """The exact distribution of one check for fixed inputs: outcomes and named values."""
+    """The exact distribution of one check for fixed inputs: outcomes and named values.
+
+    The outcome's distribution is made when the distribution is; the joint distribution of the
+    outcome with every named value (`joint`, `values`) is made the first time it is asked for
+    (`_Product`), so a question about outcomes alone never works out outputs and values."""
 
     check: str
     inputs: Mapping[str, Any]
     outcomes: Scale
-    joint: Dist = field(repr=False)
-    """Over (outcome, index of the rule that fired, each named value in `names`)."""
+    source: Dist | _Product = field(repr=False)
+    """The joint `Dist` itself, or the product of the check's randomizer tables that makes it."""
     names: tuple[str, ...] = ()
     states: int = 0
     policy: str = "always"
@@ -65,25 +69,65 @@ class Distribution:
     truncated: Fraction = Fraction(0)
     """The chance that an uncapped explosion went on past where it was followed: each
     probability is exact to within it (the cut roll counts the dice as they stood)."""
+    _outcome: Dist = field(init=False, repr=False)
+    _marginals: dict[str, Dist | None] = field(init=False, repr=False)
 
     @cached_property
+    def joint(self) -> Dist:
+        """Over (outcome, index of the rule that fired, each named value in `names`)."""
+        source = self.source
+        return source if isinstance(source, Dist) else source.joint()
+
+    @property
     def outcome(self) -> Dist:
         """The outcome's distribution."""
-        return self.joint.map(lambda key: key[0])
+        return self._outcome
+
+    def __post_init__(self) -> None:
+        source = self.source
+        made = source.outcome if isinstance(source, _Product) else source.map(_first)
+        object.__setattr__(self, "_outcome", made)
+        object.__setattr__(self, "_marginals", {})
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Distribution):
+            return NotImplemented
+        return (self.check, self.inputs, self.outcomes, self.names, self.states, self.policy) == (
+            other.check,
+            other.inputs,
+            other.outcomes,
+            other.names,
+            other.states,
+            other.policy,
+        ) and (self.capped, self.truncated, self.joint) == (other.capped, other.truncated, other.joint)
+
+    __hash__ = None  # type: ignore[assignment]
 
     @cached_property
     def values(self) -> Mapping[str, Dist]:
         """Each named value's distribution (numbers, true/false and scale values), made on first use."""
-        value_w: dict[str, dict[Any, int]] = {name: {} for name in self.names}
-        for key, weight in self.joint.weights.items():
-            for name, v in zip(self.names, key[2:]):
-                counts = value_w[name]
-                counts[v] = counts.get(v, 0) + weight
-        return {
-            n: Dist(c, self.joint.total)
-            for n, c in value_w.items()
-            if all(isinstance(v, (int, Fraction, Symbol)) for v in c)
-        }
+        found = {name: self._marginal(name) for name in self.names}
+        return {name: d for name, d in found.items() if d is not None}
+
+    def _marginal(self, name: str) -> Dist | None:
+        """One named value's distribution from the joint, kept; None for a name the check has
+        no value of, or a value that is not a number, true/false or a scale value."""
+        kept = self._marginals
+        if name in kept:
+            return kept[name]
+        made = None
+        if name in self.names:
+            at = self.names.index(name) + 2
+            counts: dict[Any, int] = {}
+            get = counts.get
+            joint = self.joint
+            for key, weight in joint.weights.items():
+                v = key[at]
+                counts[v] = get(v, 0) + weight
+            if all(isinstance(v, (int, Fraction, Symbol)) for v in counts):
+                made = Dist(counts, joint.total)
+        kept[name] = made
+        return made
 
     def probability(self, outcome: str | Symbol) -> Fraction:
         return self.outcome.probability(self._sym(outcome))
@@ -99,7 +143,7 @@ class Distribution:
     def value(self, name: str) -> Dist:
         """A named value's distribution (`InputError` RC402 for a name the check has no value of)."""
         arguments.name("Distribution.value", "name", name)
-        found = self.values.get(name)
+        found = self._marginal(name)
         if found is None:
             raise InputError(
                 [
@@ -139,8 +183,17 @@ class Distribution:
         )
 
     def approx_bytes(self) -> int:
-        """About what this distribution holds, for the cache that keeps it: its points are alike
-        in shape, so a few of them are weighed and the rest counted, instead of walking all."""
+        """About what this distribution holds, for the cache that keeps it. A joint made already
+        is weighed from two of its points (they are alike in shape) times their number; one not
+        made yet is weighed as if it were, at its largest (a point for every state), with the
+        randomizer tables it keeps to make it."""
+        source = self.source
+        if isinstance(source, _Product):
+            each = 200 + 8 * (2 + len(self.names))  # an entry, its tuple, its weight and new values
+            tables = 200 * sum(
+                len(d) for d in source.parts
+            )  # kept alive by it, whatever the tables cache drops
+            return 1000 + each * self.states + tables + 150 * len(self._outcome) + 200 * len(self.inputs)
         points = list(islice(self.joint.weights.items(), 2))
         each = approx_bytes(points) // max(len(points), 1) + 100  # and its entry in the dict
         return 1000 + each * len(self.joint.weights) + 200 * len(self.inputs)
@@ -162,10 +215,12 @@ def distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Di
     """The exact distribution of `check` with bound inputs; `ctx.policy` decides every "may".
     The work is charged to `ctx.work` (a fresh budget from `ctx.limits` when it has none)."""
     check_policy(ctx.policy)
-    ctx = with_work(ctx)
-    assert ctx.work is not None
+    work = ctx.work
+    if work is None:
+        work = new_work(ctx.limits)
+        ctx = RunContext(ctx.limits, ctx.policy, ctx.caches, ctx.rng, ctx.forced, work)
     try:
-        with working(ctx.work):
+        with working(work):
             return _distribution(check, inputs, ctx)
     except LimitError as exc:
         raise placed(exc, check.span) from None
@@ -173,12 +228,109 @@ def distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Di
 
 def _distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Distribution:
     env = before_roll(check, inputs)
-    fired = first_rule(check.auto, env)
-    if fired is not None:
-        return replace(_fixed(check, inputs, env, fired[1]), policy=ctx.policy)
+    if check.auto:
+        fired = first_rule(check.auto, env)
+        if fired is not None:
+            return _fixed(check, inputs, env, fired[1], ctx.policy)
     if check.sequential:
         return Sequential(check, env, ctx).distribution(inputs)
-    return replace(_product(check, inputs, env, ctx), policy=ctx.policy)
+    return _product(check, inputs, env, ctx)
+
+
+def _first(key: tuple[Any, ...]) -> Any:
+    return key[0]
+
+
+class _Product:
+    """Independent randomizers, every combination once, weights multiplied: the outcome's
+    distribution at once (through `Check.outcome_program`, which works out only what the outcome
+    reads), the joint distribution with every named value when it is first asked for."""
+
+    __slots__ = ("check", "env", "parts", "total", "limits", "outcome")
+
+    def __init__(self, check: Check, env: dict[str, Any], parts: list[Dist], ctx: RunContext) -> None:
+        self.check = check
+        self.env = env
+        self.parts = parts
+        self.total = math.prod(d.total for d in parts)
+        self.limits = ctx.limits
+        loop = check.outcome_loop
+        weights: dict[Any, int] = {}
+        if check.outcome_stages is not None:
+            stage, rest = check.outcome_stages
+            rest(env, weights, _groups(stage, parts, ctx))
+            self.outcome = Dist(weights, self.total)
+        elif loop is not None:
+            loop(env, weights, *(tuple(d.weights.items()) for d in parts))
+            self.outcome = Dist(weights, self.total)
+        elif check.outcome_program is not None:
+            self.outcome = self._run(check.outcome_program)
+        else:
+            self.outcome = self._run(check.program).map(_first)
+
+    def _run(self, program: Any) -> Dist:
+        """`program(env, *values)` over every combination, its results' weights summed."""
+        env = self.env
+        parts = self.parts
+        out: dict[Any, int] = {}
+        get = out.get
+        if len(parts) == 1:
+            for value, weight in parts[0].weights.items():
+                key = program(env, value)
+                out[key] = get(key, 0) + weight
+        elif len(parts) == 2:
+            second = tuple(parts[1].weights.items())
+            for v1, w1 in parts[0].weights.items():
+                for v2, w2 in second:
+                    key = program(env, v1, v2)
+                    out[key] = get(key, 0) + w1 * w2
+        else:
+            for combo in product(*(d.weights.items() for d in parts)):
+                weight = 1
+                for _, w in combo:
+                    weight *= w
+                key = program(env, *(v for v, _ in combo))
+                out[key] = get(key, 0) + weight
+        return Dist(out, self.total)
+
+    def joint(self) -> Dist:
+        """The joint distribution of (outcome, rule, values), made now: within the request that
+        asks for it, else within a budget of its own from the same limits (it is as much work
+        as the outcome's pass, charged again)."""
+        states = math.prod(len(d) for d in self.parts)
+        if current() is not None:
+            meter().charge(states)
+            return self._run(self.check.program)
+        try:
+            with working(new_work(self.limits)) as work:
+                work.charge(states)
+                return self._run(self.check.program)
+        except LimitError as exc:
+            raise placed(exc, self.check.span) from None
+
+
+def _groups(stage: Any, parts: list[Dist], ctx: RunContext) -> tuple[tuple[tuple[Any, ...], int], ...]:
+    """Every combination of the tables `parts` through `stage`, the combinations that agree
+    merged: kept in the ruleset's tables with the parts themselves (they depend on nothing
+    else), so the next request with the same tables, whatever its inputs, starts from the groups."""
+    tables = ctx.caches.tables
+    key = ("groups", id(stage), *map(id, parts))
+    found = tables.get(key)
+    if found is not None and found[0] is stage and all(a is b for a, b in zip(found[1], parts)):
+        return found[2]  # type: ignore[no-any-return]
+    meter().charge(math.prod(len(d) for d in parts))
+    merged: dict[tuple[Any, ...], int] = {}
+    get = merged.get
+    for combo in product(*(d.weights.items() for d in parts)):
+        weight = 1
+        for _, w in combo:
+            weight *= w
+        live = stage(*(v for v, _ in combo))
+        merged[live] = get(live, 0) + weight
+    groups = tuple(merged.items())
+    width = len(groups[0][0]) if groups else 0
+    tables.put(key, (stage, tuple(parts), groups), 200 + (120 + 8 * width) * len(groups))
+    return groups
 
 
 def _product(check: Check, inputs: Mapping[str, Any], env: dict[str, Any], ctx: RunContext) -> Distribution:
@@ -187,35 +339,18 @@ def _product(check: Check, inputs: Mapping[str, Any], env: dict[str, Any], ctx: 
     states = math.prod(len(d) for d in parts)
     enforce("exact states", states, ctx.limits.max_states, check.span)
     meter().charge(states)
-    total = math.prod(d.total for d in parts)
-    program = check.program
-    joint: dict[tuple[Any, ...], int] = {}
-    if len(parts) == 1:
-        for value, weight in parts[0].weights.items():
-            key = program(env, value)
-            joint[key] = joint.get(key, 0) + weight
-    elif len(parts) == 2:
-        second = parts[1].weights.items()
-        for v1, w1 in parts[0].weights.items():
-            for v2, w2 in second:
-                key = program(env, v1, v2)
-                joint[key] = joint.get(key, 0) + w1 * w2
-    else:
-        for combo in product(*(d.weights.items() for d in parts)):
-            weight = 1
-            for _, w in combo:
-                weight *= w
-            key = program(env, *(v for v, _ in combo))
-            joint[key] = joint.get(key, 0) + weight
-    return Distribution(check.name, dict(inputs), check.outcomes, Dist(joint, total), check.layout, states)
+    source = _Product(check, env, parts, ctx)
+    return Distribution(check.name, dict(inputs), check.outcomes, source, check.layout, states, ctx.policy)
 
 
-def _fixed(check: Check, inputs: Mapping[str, Any], env: dict[str, Any], outcome: Symbol) -> Distribution:
+def _fixed(
+    check: Check, inputs: Mapping[str, Any], env: dict[str, Any], outcome: Symbol, policy: str
+) -> Distribution:
     """An outcome decided before the roll: every value is certain."""
     values = {let.name: env[let.name] for let in check.pre_lets} | auto_outputs(check, env, outcome)
     names = tuple(values)
     key = (outcome, -1, *values.values())
-    return Distribution(check.name, dict(inputs), check.outcomes, Dist.certain(key), names, 1)
+    return Distribution(check.name, dict(inputs), check.outcomes, Dist.certain(key), names, 1, policy)
 
 
 # -- die by die: dependent dice, reroll procedures and the player's choices -------------------
@@ -273,8 +408,17 @@ class Sequential:
         capped = Fraction(sum(w for (_, c), w in result.weights.items() if c & CAPPED), result.total)
         truncated = Fraction(sum(w for (_, c), w in result.weights.items() if c & TRUNCATED), result.total)
         states = len(self._finish) + self._leaves + len(result)
-        d = Distribution(self.check.name, dict(inputs), self.check.outcomes, joint, self.check.layout, states)
-        return replace(d, policy=self.policy, capped=capped, truncated=truncated)
+        return Distribution(
+            self.check.name,
+            dict(inputs),
+            self.check.outcomes,
+            joint,
+            self.check.layout,
+            states,
+            self.policy,
+            capped,
+            truncated,
+        )
 
     def finish(self, i: int, dice: tuple[Any, ...]) -> Dist:
         """Distribution of (program result, how a procedure was cut: `CAPPED` | `TRUNCATED` bits)

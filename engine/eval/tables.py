@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from ..expr import ast
 from ..model.ruleset import Die, Draw, Pool, Randomizer
 from ..model.values import Multi, Symbol
 from ..runtime.context import RunContext
@@ -41,7 +42,7 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
         return _cached(ctx, ("per", dice), lambda: _per_multisets(dice, limits.max_states, r))
     if isinstance(r, Pool):
         n = roll_count(r.count, env, r, limits.max_pool, "dice in the pool")
-        readings = face_readings(r, env) if n else ()  # no die: no face is read
+        readings = _face_readings(r, env, ctx) if n else ()  # no die: no face is read
         if r.folds is not None:
             folds = r.folds
             return _cached(
@@ -57,6 +58,24 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
         folds = r.folds
         return _cached(ctx, ("folded", contents, n, folds, True), lambda: _folded(contents, n, folds, True))
     return _cached(ctx, ("draws", contents, n), lambda: _hypergeometric(contents, n))
+
+
+def _face_readings(r: Pool, env: dict[str, Any], ctx: RunContext) -> tuple[tuple[Any, int], ...]:
+    """`face_readings`, kept per pool and per value of what its `each` reads besides the face: a
+    sweep of distributions reads the same faces the same way each time (ten table calls for a d10)."""
+    tables = ctx.caches.tables
+    reads = tables.get(("each reads", id(r)))
+    if reads is None or reads[0] is not r:  # an id can be reused by a later pool
+        names = ast.names(r.each.node) - {"face"} if r.each is not None else set()
+        reads = (r, tuple(sorted(names)))
+        tables.put(("each reads", id(r)), reads, 64 + 64 * len(names))
+    key = ("readings", id(r), *((type(v), v) for v in map(env.get, reads[1])))  # True == 1, not alike
+    found = tables.get(key)
+    if found is not None and found[0] is r:
+        return found[1]  # type: ignore[no-any-return]
+    made = face_readings(r, env)
+    tables.put(key, (r, made), 64 + 100 * len(made))
+    return made
 
 
 def _cached(ctx: RunContext, key: Hashable, make: Callable[[], Dist]) -> Dist:
@@ -155,6 +174,8 @@ def _folded(
     # Heaviest categories first: a leader emerges sooner, so more states settle early.
     categories = tuple(sorted(categories, key=lambda vw: -vw[1]))
     single = len(folds) == 1
+    if single and not without_replacement:
+        return _folded_one(categories, n, keys[0])
     done: dict[tuple[Any, ...], int] = {}
     states: dict[tuple[Any, ...], int] = {(n, *(f.init(a) for f, a in folds)): 1}
     work = meter()
@@ -204,3 +225,67 @@ def _folded(
             out[summary] = out.get(summary, 0) + w
     total = sum(w for _, w in categories)
     return Dist(out, math.comb(total, n) if without_replacement else total**n)
+
+
+def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any, ...]) -> Dist:
+    """`_folded` for one statistic of independent dice (a majority, a sum, a count), the same
+    programme and the same work charged, with what repeats worked out once: the powers of the
+    weights and, for a majority, a category's step from one leader by c dice (the same for every
+    count of dice left) and whether a leader is settled with so many left."""
+    fold, args = FOLDS[key[0]], key[1:]
+    step, settled = fold.step, fold.settled
+    # A majority's partial fold is its leader, the same for many counts of dice left, and its
+    # step is the costliest: kept. A sum's partials rarely meet again, so keeping them would
+    # cost more than it saves (and each unit of work charged would take longer).
+    reuse = fold.name == "majority"
+    done: dict[tuple[Any, ...], int] = {}
+    states: dict[tuple[int, Any], int] = {(n, fold.init(args)): 1}
+    work = meter()
+    comb = math.comb
+    for index, (value, weight) in enumerate(categories):
+        last = index == len(categories) - 1
+        rest_weight = sum(w for _, w in categories[index + 1 :])
+        powers = [weight**c for c in range(n + 1)]
+        rest_powers = [rest_weight**r for r in range(n + 1)]
+        steps: dict[tuple[Any, int], Any] = {}
+        calm: dict[tuple[Any, int], bool] = {}
+        nxt: dict[tuple[int, Any], int] = {}
+        get = nxt.get
+        for (left, partial), w in states.items():
+            work.charge(left + 1)
+            for c in range(left, left + 1) if last else range(left + 1):
+                grow = comb(left, c) * powers[c]
+                if not c:
+                    new = partial
+                elif not reuse:
+                    new = step(partial, value, c, args)
+                else:
+                    new = steps.get((partial, c), steps)
+                    if new is steps:
+                        new = steps[(partial, c)] = step(partial, value, c, args)
+                remaining = left - c
+                if remaining:
+                    still: bool | None = None
+                    if not reuse:
+                        still = settled(new, remaining)
+                    else:
+                        still = calm.get((new, remaining))
+                        if still is None:
+                            still = calm[(new, remaining)] = settled(new, remaining)
+                    if still:
+                        # Whatever the other dice show, the statistic stays: count their ways at once.
+                        k = (0, new)
+                        done[k] = done.get(k, 0) + w * grow * rest_powers[remaining]
+                        continue
+                k = (remaining, new)
+                nxt[k] = get(k, 0) + w * grow
+        states = nxt
+    for k, w in states.items():
+        done[k] = done.get(k, 0) + w
+    out: dict[Any, int] = {}
+    for (left, partial), w in done.items():
+        if left == 0 and w:
+            summary = Summary({key: fold.final(partial, args)})
+            out[summary] = out.get(summary, 0) + w
+    total = sum(w for _, w in categories)
+    return Dist(out, total**n)

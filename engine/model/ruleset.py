@@ -330,6 +330,22 @@ class Check:
     """Some die depends on an earlier one, or the player chooses: exact evaluation goes die by die."""
     examples: tuple[Example, ...] = ()
     span: Span | None = field(default=None, compare=False)
+    outcome_program: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
+    """`program` cut down to the outcome: called alike, it runs only the values the outcome reads
+    and returns the outcome alone (None: run `program` and take its first item). Whoever replaces
+    `program` (the linter's probe) replaces this too, or sets it to None."""
+    outcome_loop: Callable[..., None] | None = field(default=None, compare=False, repr=False)
+    """The same, over every combination of the randomizers at once: called as
+    `outcome_loop(env, out, *tables)` with each randomizer's (value, weight) pairs, it adds each
+    combination's weight (their product) to `out[outcome]`. None for a check with no dice or
+    more than the compiler nests; replaced (or None) with `program` too."""
+    outcome_stages: tuple[Callable[..., tuple[Any, ...]], Callable[..., None]] | None = field(
+        default=None, compare=False, repr=False
+    )
+    """The outcome in two stages, when it reads values that depend on the dice alone: `stage(*dice)`
+    gives what the rest reads of the dice (those values, and the dice it reads itself), the same
+    for any inputs; `rest(env, out, groups)` adds each group's weight to `out[outcome]`, with
+    `groups` the (what the rest reads, weight) pairs. None otherwise; replaced with `program` too."""
 
     @property
     def input_map(self) -> Mapping[str, InputSpec]:

@@ -1,0 +1,220 @@
+"""The exact evaluator's quick ways to an outcome's distribution (issue 13): the generated loop
+over the randomizers, the two stages with the dice-only values worked out once and merged, the
+outcome-only program, the joint made only when asked for, and the fold programme's single
+statistic. Each must give exactly what running the whole check program over every combination
+gives; these tests compare them with that, on every shipped check and on checks written here."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+from engine.errors import EvalError
+from engine.eval import exact, tables
+from engine.model.ruleset import Check
+from engine.runtime.cache import Caches
+from engine.runtime.context import RunContext
+from engine.runtime.folds import FOLDS
+from engine.runtime.inputs import bind_inputs
+from engine.runtime.limits import DEFAULT_LIMITS
+
+SHIPPED = {name: engine.load(name) for name in ("castle", "chill", "chimera", "chthonian")}
+
+
+def _ways(check: Check) -> dict[str, Check]:
+    """The check with each quick way taken away in turn, down to the whole program alone."""
+    return {
+        "as compiled": check,
+        "loop": replace(check, outcome_stages=None),
+        "outcome program": replace(check, outcome_stages=None, outcome_loop=None),
+        "whole program": replace(check, outcome_stages=None, outcome_loop=None, outcome_program=None),
+    }
+
+
+def _product_cases() -> list[tuple[str, str, dict[str, Any]]]:
+    """Every shipped check that multiplies its randomizers, with the inputs of each example."""
+    cases = []
+    for rs_name, rs in SHIPPED.items():
+        for check in rs.checks.values():
+            if check.sequential or not check.roll:
+                continue
+            seen = []
+            for ex in check.examples:
+                inputs = dict(ex.inputs)
+                if inputs not in seen:
+                    seen.append(inputs)
+                    cases.append((rs_name, check.name, inputs))
+    return cases
+
+
+@pytest.mark.parametrize(("rs_name", "check_name", "inputs"), _product_cases())
+def test_every_quick_way_gives_the_outcome_the_whole_program_gives(
+    rs_name: str, check_name: str, inputs: dict[str, Any]
+) -> None:
+    check = SHIPPED[rs_name].check(check_name)
+    bound = bind_inputs(check, inputs)
+    found = {}
+    for way, c in _ways(check).items():
+        d = exact.distribution(c, bound, RunContext(DEFAULT_LIMITS, "always", Caches()))
+        found[way] = d.outcome
+        assert d.joint.map(lambda key: key[0]) == d.outcome, way
+    assert len({repr(sorted(d.weights.items())) for d in found.values()}) == 1, found
+
+
+def test_the_chill_check_runs_in_two_stages_and_its_groups_serve_every_target() -> None:
+    """The band reads the dice only through `roll` and `doubles`, which no input changes: they
+    are worked out once for the check (100 groups), then each target runs only the band."""
+    rs = engine.load("chill")
+    check = rs.check("specific")
+    assert check.outcome_stages is not None and check.outcome_loop is not None
+    whole = replace(check, outcome_stages=None, outcome_loop=None, outcome_program=None)
+    for target in (1, 27, 54, 55, 99, 100, 101, 300):
+        for tokens in (0, 3):
+            bound = bind_inputs(check, {"target": target, "tokens": tokens})
+            quick = exact.distribution(check, bound, RunContext(rs.limits, "always", rs.caches))
+            slow = exact.distribution(whole, bound, RunContext(rs.limits, "always", Caches()))
+            assert quick.outcome == slow.outcome
+    groups = [k for k in rs.caches.tables._data if k[0] == "groups"]
+    assert len(groups) == 1  # made once, for every target
+    assert len(rs.caches.tables.get(groups[0])[2]) == 100
+
+
+SUMS = """
+rulecraft: 1
+name: sums
+checks:
+  total:
+    inputs:
+      target: {type: int, min: 0, max: 20, default: 7}
+    roll:
+      a: {die: 6}
+      b: {die: 6}
+      c: {die: 4}
+    let:
+      s: a + b
+      odd: c % 2 == 1
+    outcomes: [low, high, special]
+    outcome:
+      - when: s >= target and odd
+        then: special
+      - when: s >= target
+        then: high
+      - else: low
+    outputs:
+      margin: s - target
+      broken: 1 / (s - target)
+  weighted:
+    inputs:
+      bonus: {type: int, min: -5, max: 5, default: 0}
+    roll:
+      a: {die: [1, 1, 2, 3]}
+      b: {die: [2, 2, 2, 5]}
+    let:
+      x: a + bonus
+    outcomes: [lo, even, hi]
+    outcome: "'hi' if x > b else 'even' if x == b else 'lo'"
+"""
+
+
+@pytest.mark.parametrize("bonus", range(-5, 6))
+def test_the_loop_weighs_a_combination_by_the_product_of_its_faces_weights(bonus: int) -> None:
+    """Dice with repeated faces: each combination's weight is the product of both dice' weights."""
+    check = engine.load(SUMS).check("weighted")
+    assert check.outcome_stages is None and check.outcome_loop is not None  # x reads an input
+    found = {}
+    for way, c in _ways(check).items():
+        found[way] = exact.distribution(
+            c, {"bonus": bonus}, RunContext(DEFAULT_LIMITS, "always", Caches())
+        ).outcome
+    hand: dict[str, int] = {}
+    for a in (1, 1, 2, 3):
+        for b in (2, 2, 2, 5):
+            k = "hi" if a + bonus > b else "even" if a + bonus == b else "lo"
+            hand[k] = hand.get(k, 0) + 1
+    for way, d in found.items():
+        assert {str(k): Fraction(w, d.total) for k, w in d.weights.items()} == {
+            k: Fraction(w, 16) for k, w in hand.items()
+        }, way
+
+
+def test_combinations_that_agree_on_what_the_rest_reads_are_merged() -> None:
+    """36 x 4 combinations, but the rest reads only (a + b, whether c is odd): 11 x 2 groups."""
+    rs = engine.load(SUMS)
+    check = rs.check("total")
+    assert check.outcome_stages is not None
+    for target in range(0, 15):
+        d = rs.distribution("total", target=target)
+        high = sum(1 for a in range(1, 7) for b in range(1, 7) if a + b >= target)
+        assert d.probability("special") == Fraction(high * 2, 144)
+        assert d.probability("high") == Fraction(high * 2, 144)
+    groups = [k for k in rs.caches.tables._data if k[0] == "groups"]
+    assert len(groups) == 1 and len(rs.caches.tables.get(groups[0])[2]) == 22
+
+
+def test_the_joint_is_made_only_when_asked_for_and_an_output_fails_there() -> None:
+    """An outcome question runs no output: `broken` divides by zero where the sum hits the
+    target, which the outcome never reads; asking for the values runs it and says so."""
+    rs = engine.load(SUMS)
+    d = rs.distribution("total", target=7)
+    assert d.probability("low") == Fraction(15, 36)
+    assert "joint" not in d.__dict__
+    with pytest.raises(EvalError) as caught:
+        d.value("margin")
+    assert caught.value.diagnostics[0].code == "RC502"
+    fine = rs.distribution("total", target=13)  # no sum reaches 13: nothing divides by zero
+    assert fine.value("margin").mean == Fraction(7) - 13
+    assert fine.joint.map(lambda key: key[0]) == fine.outcome
+
+
+def test_a_lazy_distribution_is_weighed_at_its_largest() -> None:
+    """The cache weighs a distribution whose joint is not made yet as if every state were a
+    point of it, so making the joint later never holds more than was counted."""
+    rs = engine.load("chill")
+    d = rs.distribution("specific", target=55)
+    before = d.approx_bytes()
+    assert before >= 100 * 200
+    d.values  # noqa: B018 -- the joint and every marginal made now
+    made = engine.runtime.cache.approx_bytes(d.joint.weights)
+    assert made <= before
+
+
+def test_face_readings_kept_per_value_of_what_each_reads() -> None:
+    """A pool's readings are kept per value of the inputs its `each` reads, never across them."""
+    rs = engine.load("chimera")
+    fresh = engine.load("chimera")
+    for adv in (0, 1, 2, 0, 1):
+        for dice in (1, 3):
+            assert rs.distribution("pool", dice=dice, advantage=adv) == fresh.distribution(
+                "pool", dice=dice, advantage=adv
+            )
+            fresh.caches.tables.clear()
+            fresh.caches.distributions.clear()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    weights=st.lists(st.integers(1, 5), min_size=1, max_size=5),
+    n=st.integers(1, 12),  # no die: an undefined statistic, equal only to itself
+    fold=st.sampled_from(["majority", "sum", "count", "highest", "lowest"]),
+)
+def test_one_statistic_by_the_quick_programme_is_the_general_one(
+    weights: list[int], n: int, fold: str
+) -> None:
+    categories = tuple((v, w) for v, w in enumerate(weights))
+    key = (fold,) if fold != "count" else ("count",)
+    quick = tables._folded(categories, n, (key,), False)
+    slow = tables._folded(categories, n, (key, ("count",)), False)  # two statistics: the general path
+    assert quick.total == slow.total == sum(weights) ** n
+    merged: dict[Any, int] = {}
+    for summary, w in slow.weights.items():
+        k = summary.results[key]
+        merged[k] = merged.get(k, 0) + w
+    assert {s.results[key]: w for s, w in quick.weights.items()} == merged
+    assert sum(quick.weights.values()) == quick.total
+    assert FOLDS[fold].name == fold
