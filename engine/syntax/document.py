@@ -457,7 +457,7 @@ def _plain(node: Any, path: PathKey, places: dict[PathKey, Place], budget: _Budg
             if isinstance(key, bool):
                 k: str | int = "true" if key else "false"
             else:
-                k = key if isinstance(key, (str, int)) else str(key)
+                k = _scalar(key) if isinstance(key, (str, int)) else str(key)  # plain, as in the data
             try:
                 kl, kc = node.lc.key(key)
                 vl, vc = node.lc.value(key)
