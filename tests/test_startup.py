@@ -72,7 +72,7 @@ def _forget() -> None:
     """This process's memory of loaded rulesets and parsed expressions, so the next load goes to
     the disk cache (or the YAML) as a fresh process would."""
     api._LOADED.clear()
-    parser._SHAPES.clear()
+    parser.forget()
 
 
 @pytest.fixture

@@ -93,17 +93,32 @@ def fingerprint() -> bytes | None:
 
 
 _SHAPES: dict[str, Shape] = {}
-"""Shapes by expression text, for this process (bounded: `_SHAPES_MAX`, oldest out first)."""
-_SHAPES_MAX = 20_000
+"""Shapes by expression text, for this process: bounded by the length of the texts kept together
+(`_SHAPES_CHARS`, a shape has at most a node or two per character), the oldest out first."""
+_SHAPES_CHARS = 1_000_000
 _SHAPES_LOCK = threading.Lock()
 _RECORDING: ContextVar[dict[str, Shape] | None] = ContextVar("rulecraft_shapes", default=None)
+_kept_chars = 0
 
 
 def _keep(text: str, shape: Shape) -> None:
+    global _kept_chars
     with _SHAPES_LOCK:
+        if text not in _SHAPES:
+            _kept_chars += len(text)
         _SHAPES[text] = shape
-        while len(_SHAPES) > _SHAPES_MAX:
-            del _SHAPES[next(iter(_SHAPES))]
+        while _kept_chars > _SHAPES_CHARS and _SHAPES:
+            oldest = next(iter(_SHAPES))
+            del _SHAPES[oldest]
+            _kept_chars -= len(oldest)
+
+
+def forget() -> None:
+    """Drop every shape this process keeps (as a fresh process starts)."""
+    global _kept_chars
+    with _SHAPES_LOCK:
+        _SHAPES.clear()
+        _kept_chars = 0
 
 
 @contextmanager
