@@ -17,7 +17,6 @@ Ratios are rulecraft / the faster peer: below 1.0 rulecraft is faster.
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import random
 import statistics
@@ -409,10 +408,10 @@ def run_scenes() -> list[str]:
     return rows
 
 
-def _fresh(argv: list[str], env: dict[str, str] | None = None) -> float:
+def _fresh(argv: list[str]) -> float:
     """Seconds a fresh process takes to run `argv` to its end."""
     start = time.perf_counter()
-    subprocess.run(argv, check=True, capture_output=True, env=env)
+    subprocess.run(argv, check=True, capture_output=True)
     return time.perf_counter() - start
 
 
@@ -437,11 +436,8 @@ def run_startup(rounds: int = 9) -> list[str]:
     ours: list[float] = []
     theirs: list[float] = []
     nothing: list[float] = []
-    uncached: list[float] = []
-    _fresh(roll)  # the ruleset's document is now in the private cache, as after any first run
     for _ in range(rounds):
         ours.append(_fresh(roll))
-        uncached.append(_fresh(roll, {**os.environ, "RULECRAFT_NO_CACHE": "1"}))
         theirs.append(_fresh(icepool))
         nothing.append(_fresh(bare))
     chill = Path(__file__).resolve().parent.parent / "rulesets" / "chill.yaml"
@@ -454,8 +450,7 @@ def run_startup(rounds: int = 9) -> list[str]:
     med = statistics.median
     rows = [
         f"fresh `rulecraft roll chill specific --input target=55`: {med(ours) * 1e3:.0f} ms "
-        f"(`python -c pass`: {med(nothing) * 1e3:.0f} ms; with RULECRAFT_NO_CACHE=1: "
-        f"{med(uncached) * 1e3:.0f} ms)",
+        f"(`python -c pass`: {med(nothing) * 1e3:.0f} ms)",
         f"fresh `python -c 'import icepool'`: {med(theirs) * 1e3:.0f} ms; "
         f"ratio {med(ours) / med(theirs):.2f}",
         f"a second engine.load of rulesets/chill.yaml in the same process: {med(again) * 1e3:.1f} ms",
