@@ -8,6 +8,9 @@
 >>> rules.distribution("attack", skill=3).table()          # exact Fractions, worst first
 """
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .api import Ruleset as Ruleset
 from .api import load as load
 from .api import load_source as load_source
@@ -23,13 +26,27 @@ from .errors import LimitError as LimitError
 from .errors import LoadError as LoadError
 from .errors import RulecraftError as RulecraftError
 from .errors import SchemaError as SchemaError
-from .eval.trace import Result as Result
-from .eval.trace import Step as Step
 from .model.values import Multi as Multi
 from .model.values import Symbol as Symbol
 from .runtime.limits import Limits as Limits
-from .state.campaign import Campaign as Campaign
 from .syntax.positions import SourceFile as SourceFile
+
+if TYPE_CHECKING:
+    from .eval.trace import Result as Result
+    from .eval.trace import Step as Step
+    from .state.campaign import Campaign as Campaign
+
+_LATER = {"Campaign": ".state.campaign", "Result": ".eval.trace", "Step": ".eval.trace"}
+"""Names imported on first use: a command that keeps no campaign never loads the campaign code."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LATER:
+        value = getattr(import_module(_LATER[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Campaign",

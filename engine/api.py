@@ -2,40 +2,49 @@
 
 This module wires the stages together and holds no logic of its own:
 load → validate → parse/compile → sample.
+
+What a call does not need is imported when it is first needed (the schema check, the exact
+evaluator, batches, scenes, campaigns), so a fresh process that rolls one check loads only what
+rolling takes. A ruleset loaded again in the same process reuses its compiled model (`_LOADED`),
+and a document already loaded and validated by an earlier process is read from the private cache
+(`syntax.cached`) instead of from the YAML.
 """
 
 from __future__ import annotations
 
 import os
 import random
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .compiler import check_version, compile_document
 from .errors import CampaignError, CompileError, Diagnostic, InputError, LoadError, SchemaError, did_you_mean
-from .eval.batch import METHODS, Batch, sample_many
-from .eval.exact import Distribution, distribution
 from .eval.sample import Forced, sample
-from .eval.trace import Result
+from .expr import parser
 from .model.ruleset import Check, RulesetModel
-from .model.scene import Scene
 from .runtime import arguments as arg
 from .runtime.cache import Caches
 from .runtime.context import RunContext, check_policy
 from .runtime.inputs import bind_inputs
 from .runtime.limits import DEFAULT_LIMITS, Limits, enforce
-from .scenes.odds import Odds, odds
-from .scenes.play import Played, Sampled, cast_state, play, play_many
-from .state.campaign import Campaign
-from .state.records import STORE_METHODS, Store
-from .state.stores import is_postgres
-from .state.stores import open_store as state_store
+from .syntax import cached
 from .syntax.document import Document, graft, read_source
 from .syntax.document import load as load_yaml
 from .syntax.positions import SourceFile
 from .syntax.resources import shipped_rulesets
-from .syntax.schema import validate
+
+if TYPE_CHECKING:
+    from .eval.batch import Batch
+    from .eval.exact import Distribution
+    from .eval.trace import Result
+    from .model.scene import Scene
+    from .scenes.odds import Odds
+    from .scenes.play import Played, Sampled
+    from .state.campaign import Campaign
+    from .state.records import Store
 
 
 class Ruleset:
@@ -84,6 +93,8 @@ class Ruleset:
                     ]
                 )
             merged = graft(merged, part, ("scenes", name))
+        from .syntax.schema import validate
+
         validate(merged)
         return Ruleset(compile_document(merged, self.limits), merged, self.limits)
 
@@ -142,6 +153,8 @@ class Ruleset:
         `method` "exact" draws them from the exact distribution (with numpy, in a time that does
         not grow with `times`), "rolled" rolls each one, "auto" draws when the exact distribution
         fits the work budget and rolls otherwise; `Batch.method` says which was done."""
+        from .eval.batch import METHODS, sample_many
+
         _check_call("Ruleset.sample", check, policy)
         arg.name("Ruleset.sample", "method", method)
         c = self.check(check)
@@ -172,6 +185,8 @@ class Ruleset:
     def distribution(self, check: str, /, *, policy: str = "always", **inputs: Any) -> Distribution:
         """The exact distribution of `check`'s outcome and named values, as `Fraction`s;
         `policy` decides every choice the rules leave to the player."""
+        from .eval.exact import distribution
+
         _check_call("Ruleset.distribution", check, policy)
         c = self.check(check)
         bound = self._bind(c, inputs)
@@ -214,6 +229,9 @@ class Ruleset:
         """The exact odds of a scene played on its own: each ending's chance, its length in rounds.
         `params` are the campaign's parameters, `parties` each party's character parameters;
         `expect` names (`PARTY.ITEM`) whose expected value at the end is wanted too."""
+        from .scenes.odds import odds
+        from .scenes.play import cast_state
+
         _scene_call("Ruleset.scene_odds", scene, params, parties, policy)
         arg.names("Ruleset.scene_odds", "expect", expect)
         found = self.scene(scene)
@@ -232,6 +250,8 @@ class Ruleset:
         policy: str = "always",
     ) -> Played:
         """One whole scene, sampled round by round with `rng`, with its trace."""
+        from .scenes.play import cast_state, play
+
         _scene_call("Ruleset.play_scene", scene, params, parties, policy)
         found = self.scene(scene)
         state, cast = cast_state(self.model, found, params, parties)
@@ -251,6 +271,8 @@ class Ruleset:
     ) -> Sampled:
         """`times` whole scenes played one after another with `rng`, without their traces: how
         many ended each way and in which round (what `scene_odds` gives exactly)."""
+        from .scenes.play import cast_state, play_many
+
         _scene_call("Ruleset.sample_scenes", scene, params, parties, policy)
         found = self.scene(scene)
         if isinstance(times, bool) or not isinstance(times, int) or times < 1:
@@ -343,10 +365,55 @@ def load_source(source: SourceFile, *, limits: Limits = DEFAULT_LIMITS) -> Rules
     arg.name("load_source", "source' name", source.name)
     arg.name("load_source", "source' text", source.text)
     arg.of_type("load_source", "limits", limits, Limits)
+    memo = (source.name, source.text, limits)
+    found = _LOADED.get(memo)
+    if found is None:
+        found = _compiled(source, limits)
+        with _LOADED_LOCK:
+            _LOADED[memo] = found
+            while len(_LOADED) > _LOADED_MAX:
+                _LOADED.popitem(last=False)
+    return Ruleset(found.model, found.document, limits)
+
+
+class _Loaded(NamedTuple):
+    """A ruleset's compiled model and its document: immutable, so any number of `Ruleset`s (each
+    with caches of its own) may share them."""
+
+    model: RulesetModel
+    document: Document
+
+
+_LOADED: OrderedDict[tuple[str, str, Limits], _Loaded] = OrderedDict()
+"""The rulesets this process compiled, by source name, text and limits: loading the same file
+again costs a lookup (a bad ruleset is never kept: it raises before)."""
+_LOADED_MAX = 16
+_LOADED_LOCK = threading.Lock()
+
+
+def _compiled(source: SourceFile, limits: Limits) -> _Loaded:
+    """Every stage on `source`. When an earlier process loaded, validated and compiled the same
+    text under the same limits, its document and its expressions' shapes come from the private
+    on-disk cache (`syntax.cached`): no YAML parser, no schema check, no lark. Otherwise the YAML
+    is read and checked (jsonschema imported only then), and what compiled is kept for the next
+    process; a ruleset with any problem is never kept, so it is reported afresh every time."""
+    key = cached.key(
+        source, limits.max_yaml_bytes, limits.max_yaml_depth, limits.max_yaml_nodes, parser.fingerprint()
+    )
+    hit = cached.read(key, source)
+    if hit is not None and parser.remember(hit[1]):
+        doc = hit[0]
+        check_version(doc)
+        return _Loaded(compile_document(doc, limits), doc)
     doc = _yaml(source, limits)
     check_version(doc)
+    from .syntax.schema import validate
+
     validate(doc)
-    return Ruleset(compile_document(doc, limits), doc, limits)
+    with parser.recording() as shapes:
+        model = compile_document(doc, limits)
+    cached.write(key, doc, shapes)
+    return _Loaded(model, doc)
 
 
 def _random(rng: Any) -> random.Random:
@@ -398,6 +465,8 @@ def default_db() -> str | Path:
     """Where campaigns are kept unless told otherwise: `$RULECRAFT_DB` (a path, or a
     `postgresql://` URL), else `$XDG_DATA_HOME/rulecraft/campaigns.db`, else
     `~/.local/share/rulecraft/campaigns.db`."""
+    from .state.stores import is_postgres
+
     given = os.environ.get("RULECRAFT_DB")
     if given:
         return given if is_postgres(given) else Path(given)
@@ -408,6 +477,8 @@ def default_db() -> str | Path:
 def open_store(db: str | Path | None = None) -> Store:
     """The campaign store at `db` — a file path, or a `postgresql://` (`postgres://`) URL — or at
     the default place when None (`default_db`). Close it when done."""
+    from .state.stores import open_store as state_store
+
     if db is not None:
         return state_store(db)
     target = default_db()
@@ -434,6 +505,8 @@ def new_campaign(
     """Make campaign `name` of `ruleset` (a loaded one, a `Path`, a shipped name or YAML text) in
     `store` (the default SQLite file when None), with the campaign's parameters and its first
     characters."""
+    from .state.campaign import Campaign
+
     arg.name("new_campaign", "name", name)
     _store("new_campaign", store)
     arg.mapping("new_campaign", "params", params)
@@ -468,6 +541,8 @@ def open_campaign(
     found again by its shipped name or path (the text stored with the campaign when it can no
     longer be found). A ruleset whose content changed since is refused (RC904) unless `migrate`,
     which records the change in the log."""
+    from .state.campaign import Campaign
+
     arg.name("open_campaign", "name", name)
     _store("open_campaign", store)
     arg.of_type("open_campaign", "migrate", migrate, bool)
@@ -495,6 +570,8 @@ def open_campaign(
 
 def _store(where: str, store: Any) -> None:
     """A campaign store, or None for the default one."""
+    from .state.records import STORE_METHODS
+
     if store is not None:
         arg.having(where, "store", store, STORE_METHODS, "a campaign store (engine.state) or None")
 

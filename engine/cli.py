@@ -15,22 +15,14 @@ import sys
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .api import Ruleset, load, new_campaign, open_campaign, open_store
 from .errors import MAX_DIGITS, CampaignError, Diagnostic, InputError, RulecraftError, did_you_mean
 from .eval.batch import METHODS
-from .eval.dist import Dist
 from .model.values import readable, show
 from .runtime.context import POLICIES
-from .scenes.campaign import campaign_odds, play_in_campaign
-from .state.campaign import Campaign
-from .state.exact import item_marginals
-from .state.records import Event, Store
 from .syntax.resources import schema_path, shipped_rulesets
-from .tools.examples import run_examples
-from .tools.lint import DEFAULT_WORK, LintBudget, lint, ordered, promote
-from .tools.plot import check_plot_path, plot_distribution, plot_grid, plot_scene, plot_sweep
 from .tools.render import (
     batch_text,
     campaign_text,
@@ -49,7 +41,13 @@ from .tools.render import (
     sweep_text,
     value_text,
 )
-from .tools.starter import NAME_PATTERN, schema_reference, starter_text
+
+if TYPE_CHECKING:
+    from .state.campaign import Campaign
+    from .state.records import Event, Store
+
+# What only some commands use (campaigns, scenes, plots, examples, the linter, the starter) is
+# imported by those commands, so that `rulecraft roll` starts without it.
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -61,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(argv: list[str], out: TextIO, err: TextIO) -> int:
-    parser = _parser()
+    parser = _parser(next((a for a in argv if not a.startswith("-")), ""))
     try:
         args, extra = parser.parse_known_args(argv)
         if extra:
@@ -143,115 +141,135 @@ def _work_units(text: str) -> int:
     return n
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line. Given `command` (the first word of the arguments), the commands it does
+    not name are only listed, with their help: building every command's options took a twentieth
+    of a fresh `rulecraft roll`. None builds them all."""
     p = argparse.ArgumentParser(prog="rulecraft", description="A declarative rules engine for tabletop RPGs.")
     sub = p.add_subparsers(dest="command", required=True)
 
     v = sub.add_parser("validate", help="check ruleset files or folders; exit 1 on any problem")
-    v.add_argument("paths", nargs="+", help="ruleset files, folders of them, or shipped ruleset names")
-    v.add_argument("--format", choices=["text", "json"], default="text", help="diagnostics as text or JSON")
-    v.add_argument(
-        "--strict",
-        action="store_true",
-        help="treat lint warnings as errors (RC809, 'not fully analysed', stays a warning)",
-    )
-    v.add_argument(
-        "--lint-work",
-        type=_work_units,
-        default=DEFAULT_WORK,
-        metavar="N",
-        help=f"units of work the linter may do per file (default {DEFAULT_WORK:,}, about as many "
-        "microseconds); raise it when RC809 says a check was not fully analysed. Counted, not timed: "
-        "the findings are the same on every machine",
-    )
-    v.set_defaults(func=_validate)
+    if command in (None, "validate"):
+        from .tools.lint import DEFAULT_WORK
+
+        v.add_argument("paths", nargs="+", help="ruleset files, folders of them, or shipped ruleset names")
+        v.add_argument(
+            "--format", choices=["text", "json"], default="text", help="diagnostics as text or JSON"
+        )
+        v.add_argument(
+            "--strict",
+            action="store_true",
+            help="treat lint warnings as errors (RC809, 'not fully analysed', stays a warning)",
+        )
+        v.add_argument(
+            "--lint-work",
+            type=_work_units,
+            default=DEFAULT_WORK,
+            metavar="N",
+            help=f"units of work the linter may do per file (default {DEFAULT_WORK:,}, about as many "
+            "microseconds); raise it when RC809 says a check was not fully analysed. Counted, not timed: "
+            "the findings are the same on every machine",
+        )
+        v.set_defaults(func=_validate)
 
     ls = sub.add_parser("list", help="the shipped rulesets and their checks")
-    ls.set_defaults(func=_list)
+    if command in (None, "list"):
+        ls.set_defaults(func=_list)
 
     sh = sub.add_parser("show", help="what a ruleset or one of its checks offers")
-    sh.add_argument("ruleset", help="a shipped ruleset's name or a path")
-    sh.add_argument("check", nargs="?", help="a check of the ruleset")
-    sh.set_defaults(func=_show)
+    if command in (None, "show"):
+        sh.add_argument("ruleset", help="a shipped ruleset's name or a path")
+        sh.add_argument("check", nargs="?", help="a check of the ruleset")
+        sh.set_defaults(func=_show)
 
     r = sub.add_parser("roll", help="roll one check and explain the result")
-    r.add_argument("ruleset", help="a shipped ruleset's name or a path")
-    r.add_argument("check", help="the check to roll")
-    _inputs(r, "check")
-    r.add_argument(
-        "--force",
-        action="append",
-        default=[],
-        metavar="NAME=FACES",
-        help="fix a die (tens=5), pool (dice=9,2,0) or draw (beads=good)",
-    )
-    r.add_argument("--seed", type=int, help="seed for a replayable roll")
-    _policy(r, "how the player decides every 'may' (default always)")
-    r.add_argument("--json", action="store_true", help="print the result as JSON")
-    r.add_argument(
-        "--times",
-        type=int,
-        metavar="N",
-        help="roll N times at once and count the outcomes (no trace; see --method)",
-    )
-    r.add_argument(
-        "--method",
-        choices=METHODS,
-        default="auto",
-        help="with --times: 'exact' draws from the exact distribution, 'rolled' rolls each time, "
-        "'auto' (default) draws when the exact distribution fits the work budget",
-    )
-    r.set_defaults(func=_roll)
+    if command in (None, "roll"):
+        r.add_argument("ruleset", help="a shipped ruleset's name or a path")
+        r.add_argument("check", help="the check to roll")
+        _inputs(r, "check")
+        r.add_argument(
+            "--force",
+            action="append",
+            default=[],
+            metavar="NAME=FACES",
+            help="fix a die (tens=5), pool (dice=9,2,0) or draw (beads=good)",
+        )
+        r.add_argument("--seed", type=int, help="seed for a replayable roll")
+        _policy(r, "how the player decides every 'may' (default always)")
+        r.add_argument("--json", action="store_true", help="print the result as JSON")
+        r.add_argument(
+            "--times",
+            type=int,
+            metavar="N",
+            help="roll N times at once and count the outcomes (no trace; see --method)",
+        )
+        r.add_argument(
+            "--method",
+            choices=METHODS,
+            default="auto",
+            help="with --times: 'exact' draws from the exact distribution, 'rolled' rolls each time, "
+            "'auto' (default) draws when the exact distribution fits the work budget",
+        )
+        r.set_defaults(func=_roll)
 
     pr = sub.add_parser("prob", help="the exact distribution of a check's outcomes")
-    pr.add_argument("ruleset", help="a shipped ruleset's name or a path")
-    pr.add_argument("check", help="the check")
-    _inputs(pr, "check")
-    pr.add_argument("--sweep", metavar="NAME=A..B", help="one row per value of an input (A..B, or a,b,c)")
-    pr.add_argument(
-        "--value",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="also show the distribution of a named value",
-    )
-    pr.add_argument(
-        "--plot",
-        metavar="FILE",
-        help="draw the distribution or sweep to a .png or .svg file (needs matplotlib)",
-    )
-    pr.add_argument("--json", action="store_true", help="print exact fractions as JSON")
-    pr.add_argument(
-        "--policy",
-        choices=[*POLICIES, "all"],
-        default="always",
-        help="how the player decides every 'may'; 'all' shows the three side by side",
-    )
-    pr.set_defaults(func=_prob)
+    if command in (None, "prob"):
+        pr.add_argument("ruleset", help="a shipped ruleset's name or a path")
+        pr.add_argument("check", help="the check")
+        _inputs(pr, "check")
+        pr.add_argument("--sweep", metavar="NAME=A..B", help="one row per value of an input (A..B, or a,b,c)")
+        pr.add_argument(
+            "--value",
+            action="append",
+            default=[],
+            metavar="NAME",
+            help="also show the distribution of a named value",
+        )
+        pr.add_argument(
+            "--plot",
+            metavar="FILE",
+            help="draw the distribution or sweep to a .png or .svg file (needs matplotlib)",
+        )
+        pr.add_argument("--json", action="store_true", help="print exact fractions as JSON")
+        pr.add_argument(
+            "--policy",
+            choices=[*POLICIES, "all"],
+            default="always",
+            help="how the player decides every 'may'; 'all' shows the three side by side",
+        )
+        pr.set_defaults(func=_prob)
 
     t = sub.add_parser("test", help="run the worked examples written inside rulesets; exit 1 on any failure")
-    t.add_argument(
-        "paths", nargs="*", help="ruleset files, folders, or shipped names (default: the shipped rulesets)"
-    )
-    t.add_argument("--format", choices=["text", "json"], default="text", help="results as text or JSON")
-    t.set_defaults(func=_test)
+    if command in (None, "test"):
+        t.add_argument(
+            "paths",
+            nargs="*",
+            help="ruleset files, folders, or shipped names (default: the shipped rulesets)",
+        )
+        t.add_argument("--format", choices=["text", "json"], default="text", help="results as text or JSON")
+        t.set_defaults(func=_test)
 
     s = sub.add_parser("schema", help="print the ruleset JSON Schema")
-    s.set_defaults(func=_schema)
+    if command in (None, "schema"):
+        s.set_defaults(func=_schema)
 
     n = sub.add_parser("new", help="write a commented starter ruleset NAME.yaml (never overwrites)")
-    n.add_argument("name", help="the ruleset's name, or a path such as games/mygame; '.yaml' is added")
-    n.set_defaults(func=_new)
-    _campaign_parser(sub)
-    _scene_parser(sub)
-    _serve_parser(sub)
+    if command in (None, "new"):
+        n.add_argument("name", help="the ruleset's name, or a path such as games/mygame; '.yaml' is added")
+        n.set_defaults(func=_new)
+    _campaign_parser(sub, command in (None, "campaign"))
+    _scene_parser(sub, command in (None, "scene"))
+    _serve_parser(sub, command in (None, "serve"))
     return p
 
 
-def _serve_parser(sub: Any) -> None:
+def _serve_parser(sub: Any, build: bool = True) -> None:
+    """`rulecraft serve`: only named unless `build`."""
     sv = sub.add_parser(
         "serve", help="the JSON HTTP API and the playground (needs the 'serve' extra: fastapi, uvicorn)"
     )
+    if not build:
+        return
     sv.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
     )
@@ -297,11 +315,14 @@ def _expect(parser: Any) -> None:
     )
 
 
-def _scene_parser(sub: Any) -> None:
-    """`rulecraft scene prob|roll`: a whole scene, solved exactly or played out."""
+def _scene_parser(sub: Any, build: bool = True) -> None:
+    """`rulecraft scene prob|roll`: a whole scene, solved exactly or played out (only named
+    unless `build`)."""
     sc = sub.add_parser(
         "scene", help="several parties and several rolls: a scene's exact odds, or one played out"
     )
+    if not build:
+        return
     ss = sc.add_subparsers(dest="scene_command", required=True)
     for name, helptext in (
         ("prob", "the exact odds of each ending and the scene's length"),
@@ -347,10 +368,12 @@ def _scene_parser(sub: Any) -> None:
         q.set_defaults(func=_scene_prob if name == "prob" else _scene_roll)
 
 
-def _campaign_parser(sub: Any) -> None:
+def _campaign_parser(sub: Any, build: bool = True) -> None:
     """`rulecraft campaign …`: state that lasts, kept in an SQLite file or a PostgreSQL database
-    (see `--db`)."""
+    (see `--db`); only named unless `build`."""
     c = sub.add_parser("campaign", help="keep a campaign's state (tokens, wounds, insight) across rolls")
+    if not build:
+        return
     c.add_argument(
         "--db",
         metavar="FILE|URL",
@@ -528,6 +551,8 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Load each file (schema, names, types), then lint it; every problem of a file in one
     run, errors first, then by position. `--strict` makes warnings errors (not RC809)."""
 
+    from .tools.lint import DEFAULT_WORK, LintBudget, lint, ordered, promote
+
     files = _files(args.paths)
     report: list[dict[str, Any]] = []
     failed = 0
@@ -662,6 +687,8 @@ def _sweep_values(spec: str) -> tuple[str, list[str]]:
 
 
 def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .tools.plot import check_plot_path, plot_distribution, plot_sweep
+
     rs = _ruleset(args.ruleset)
     check = rs.check(args.check)
     inputs = _pairs(args.input, "input")
@@ -774,6 +801,8 @@ def _prob_policies(
 
 
 def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .tools.examples import run_examples
+
     files = _files(args.paths) if args.paths else list(shipped_rulesets().values())
     failed = passed = broken = 0
     report: list[dict[str, Any]] = []
@@ -828,6 +857,8 @@ def _schema(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Write a starter ruleset; never overwrite a file that is there."""
+    from .tools.starter import NAME_PATTERN, schema_reference, starter_text
+
     given = Path(args.name)
     target = given if given.suffix in (".yaml", ".yml") else given.with_name(given.name + ".yaml")
     name = target.stem.lower()
@@ -980,6 +1011,9 @@ def _campaign_roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .eval.dist import Dist
+    from .state.exact import item_marginals
+
     campaign = _open(args, _store(args))
     inputs = _pairs(args.input, "input")
     given: dict[str, Any] = dict(inputs)
@@ -1019,6 +1053,8 @@ def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _campaign_scene(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .scenes.campaign import campaign_odds, play_in_campaign
+
     campaign = _open(args, _store(args))
     cast = _pairs(args.cast, "cast")
     if args.expect and not args.odds:
@@ -1138,6 +1174,8 @@ def _scene_of(rs: Ruleset, ref: str) -> tuple[Ruleset, str]:
 
 
 def _scene_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .tools.plot import check_plot_path, plot_scene
+
     rs, args.scene = _scene_of(_ruleset(args.ruleset), args.scene)
     parties = _parties(args)
     if args.plot:
@@ -1167,6 +1205,8 @@ def _scene_grid(
     rs: Ruleset, args: argparse.Namespace, parties: dict[str, dict[str, str]], out: TextIO
 ) -> int:
     """The objective's exact chance over one or two parameters' values: a table, and a heat map."""
+    from .tools.plot import plot_grid
+
     if len(args.grid) > 2:
         raise InputError([Diagnostic("RC407", "give --grid once or twice (rows, then columns)", None)])
     axes = []

@@ -7,7 +7,6 @@ diagnostic its stage found, most likely root cause first.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
@@ -116,6 +115,8 @@ class CampaignError(RulecraftError):
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """A hint naming the nearest candidate, if one is close enough to be a misspelling."""
     options = sorted(set(candidates))
+    import difflib  # only when a name is wrong: not at every start
+
     close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
     if not close:
         lowered = {c.lower(): c for c in options}

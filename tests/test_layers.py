@@ -20,7 +20,7 @@ ENGINE = Path(__file__).resolve().parent.parent / "engine"
 # Bottom to top, relative to the package. Units on one level are siblings: neither may import
 # the other. A unit may be absent (`state`, `scenes` and `serve` are still to come).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "syntax.positions"),
+    ("errors", "syntax.positions", "syntax.cachedir"),
     ("syntax", "expr"),
     ("model",),
     ("runtime",),

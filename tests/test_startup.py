@@ -11,8 +11,8 @@ from pathlib import Path
 from engine.expr import parser
 
 PARSE = (
-    "from engine.expr.parser import _PARSER; "
-    "print(_PARSER.parse('1 + f(x) * 2 if a else b').pretty().count(chr(10)))"
+    "from engine.expr.parser import parse; from engine.expr.printer import to_text; "
+    "print(to_text(parse('1 + f(x) * 2 if a else b')))"
 )
 
 
@@ -49,4 +49,282 @@ def test_a_folder_others_can_write_is_not_used(tmp_path: Path, monkeypatch) -> N
 def test_no_cache_folder_to_be_had_still_parses(tmp_path: Path, repo_root: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a folder")
-    assert _run(blocked, repo_root).strip().isdigit()  # analysed at import, as before
+    assert _run(blocked, repo_root).strip() == "1 + f(x) * 2 if a else b"  # analysed afresh, as before
+
+
+# --- the document cache (issue 13, item 5) ----------------------------------------------------
+
+import json  # noqa: E402
+import shutil  # noqa: E402
+
+import pytest  # noqa: E402
+from _repo import SHIPPED_NAMES  # noqa: E402
+
+import engine  # noqa: E402
+from engine import api  # noqa: E402
+from engine.syntax import cached  # noqa: E402
+from engine.syntax.positions import SourceFile  # noqa: E402
+
+HEAVY = ("ruamel.yaml", "jsonschema", "lark", "numpy", "matplotlib", "engine.state.campaign", "engine.scenes")
+
+
+def _forget() -> None:
+    """This process's memory of loaded rulesets and parsed expressions, so the next load goes to
+    the disk cache (or the YAML) as a fresh process would."""
+    api._LOADED.clear()
+    parser.forget()
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A private cache folder of this test's own, and nothing remembered in this process."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("RULECRAFT_NO_CACHE", raising=False)
+    _forget()
+    yield tmp_path / "cache" / "rulecraft"
+    _forget()
+
+
+def _entries(folder: Path) -> list[Path]:
+    return sorted(folder.glob("document-*.marshal")) if folder.is_dir() else []
+
+
+def _copy(repo_root: Path, tmp_path: Path, name: str = "chill") -> Path:
+    target = tmp_path / f"{name}.yaml"
+    shutil.copy(repo_root / "rulesets" / f"{name}.yaml", target)
+    return target
+
+
+def test_a_second_load_in_one_process_reuses_the_compiled_model(tmp_path: Path, repo_root: Path) -> None:
+    path = _copy(repo_root, tmp_path)
+    first = engine.load(path)
+    second = engine.load(path)
+    assert second.model is first.model and second.document is first.document  # not compiled again
+    assert second is not first and second.caches is not first.caches  # each Ruleset its own caches
+    other_limits = engine.load(path, limits=engine.Limits(max_pool=50))
+    assert other_limits.model is not first.model and other_limits.model == first.model
+    path.write_text(path.read_text().replace("title: Chill", "title: Chilly", 1))
+    changed = engine.load(path)
+    assert changed.model is not first.model and changed.title.startswith("Chilly")
+
+
+@pytest.mark.parametrize("name", SHIPPED_NAMES)
+def test_a_document_from_the_disk_cache_compiles_to_an_equal_model(
+    name: str, folder: Path, tmp_path: Path, repo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _copy(repo_root, tmp_path, name)
+    monkeypatch.setenv("RULECRAFT_NO_CACHE", "1")
+    fresh = engine.load(path)
+    assert _entries(folder) == []  # turned off: nothing written
+    monkeypatch.delenv("RULECRAFT_NO_CACHE")
+    _forget()
+    engine.load(path)  # read from the YAML and kept
+    [entry] = _entries(folder)
+    assert entry.stat().st_mode & 0o777 == 0o600 and folder.stat().st_mode & 0o777 == 0o700
+    _forget()
+    hit = cached.read(_key(path), SourceFile(str(path), path.read_text()))
+    assert hit is not None and hit[0].data == fresh.document.data and hit[0].places == fresh.document.places
+    again = engine.load(path)  # from the entry
+    assert again.model == fresh.model and again.model is not fresh.model
+    assert again.document.data == fresh.document.data and again.document.places == fresh.document.places
+
+
+def _key(path: Path) -> bytes:
+    source = SourceFile(str(path), path.read_text())
+    limits = engine.Limits()
+    key = cached.key(
+        source, limits.max_yaml_bytes, limits.max_yaml_depth, limits.max_yaml_nodes, parser.fingerprint()
+    )
+    assert key is not None
+    return key
+
+
+def _plant_stale_title(path: Path, title: str) -> None:
+    """An entry under `path`'s key whose document says another title: what a stale cache would hold."""
+    doc = engine.load(path).document
+    stale = type(doc)(doc.source, {**doc.data, "title": title}, doc.places)
+    cached.write(_key(path), stale, dict(parser._SHAPES))
+    _forget()
+
+
+def test_a_matching_entry_is_what_is_read(folder: Path, tmp_path: Path, repo_root: Path) -> None:
+    """The stale-entry tests below can fail: an entry that matches is used as it is."""
+    path = _copy(repo_root, tmp_path)
+    _plant_stale_title(path, "from the cache")
+    assert engine.load(path).title == "from the cache"
+
+
+def test_another_engine_version_does_not_reuse_an_entry(
+    folder: Path, tmp_path: Path, repo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _copy(repo_root, tmp_path)
+    _plant_stale_title(path, "from an older engine")
+    monkeypatch.setattr(cached, "FORMAT", cached.FORMAT + 1)  # as an upgrade changes the fingerprint
+    cached.fingerprint.cache_clear()
+    try:
+        assert engine.load(path).title != "from an older engine"
+        assert len(_entries(folder)) == 2  # the new version's entry beside the old one
+    finally:
+        monkeypatch.undo()
+        cached.fingerprint.cache_clear()
+
+
+def test_a_changed_file_or_other_limits_do_not_reuse_an_entry(
+    folder: Path, tmp_path: Path, repo_root: Path
+) -> None:
+    path = _copy(repo_root, tmp_path)
+    _plant_stale_title(path, "stale")
+    limits = engine.Limits(max_yaml_nodes=50_000)
+    assert engine.load(path, limits=limits).title != "stale"  # read under other YAML limits
+    path.write_text(path.read_text() + "\n# an edit\n")
+    _forget()
+    assert engine.load(path).title != "stale"
+    assert len(_entries(folder)) == 3
+
+
+def _damaged(good: bytes) -> dict[str, bytes]:
+    head = len(cached.MAGIC)
+    flipped = bytearray(good)
+    flipped[-10] ^= 0xFF
+    return {
+        "truncated": good[: len(good) // 2],
+        "empty": b"",
+        "flipped byte": bytes(flipped),
+        "not ours": b"PK\x03\x04 some other program's file",
+        "other key": good[:head] + bytes(32) + good[head + 32 :],
+        "other digest": good[: head + 32] + bytes(32) + good[head + 64 :],
+    }
+
+
+def test_a_damaged_entry_is_ignored_and_written_again(folder: Path, tmp_path: Path, repo_root: Path) -> None:
+    path = _copy(repo_root, tmp_path)
+    expected = engine.load(path)
+    [entry] = _entries(folder)
+    good = entry.read_bytes()
+    for how, blob in _damaged(good).items():
+        entry.write_bytes(blob)
+        _forget()
+        assert cached.read(_key(path), expected.document.source) is None, how
+        loaded = engine.load(path)
+        assert loaded.model == expected.model, how
+        assert _valid(path, expected), how  # written again, whole
+
+
+def _valid(path: Path, expected: engine.Ruleset) -> bool:
+    hit = cached.read(_key(path), expected.document.source)
+    return hit is not None and hit[0].data == expected.document.data and parser.remember(hit[1])
+
+
+def test_malformed_shapes_in_an_entry_are_not_used(folder: Path, tmp_path: Path, repo_root: Path) -> None:
+    path = _copy(repo_root, tmp_path)
+    expected = engine.load(path)
+    text = next(iter(cached.read(_key(path), expected.document.source)[1]))  # an expression chill has
+    for bad in (
+        {text: ("binop", None, ("not a shape",))},
+        {text: ("no_such_rule", None, ())},
+        {text: ("name", (1, 1, 1, "2"), (("NAME", "x", 1, 1, 1, 2),))},
+        {text: "x"},
+        ["x"],
+    ):
+        cached.write(_key(path), expected.document, bad)  # a valid entry with shapes no parser made
+        _forget()
+        assert engine.load(path).model == expected.model
+        assert _valid(path, expected)  # written again, with the shapes the parser made
+
+
+def test_a_bad_ruleset_is_never_kept_and_reports_the_same(
+    folder: Path, tmp_path: Path, repo_root: Path
+) -> None:
+    loaded = failed = 0
+    for broken in sorted((repo_root / "tests" / "broken").glob("*.yaml"))[:12]:
+        reports = []
+        for _ in range(2):
+            _forget()
+            try:
+                engine.load(broken)
+            except engine.RulecraftError as exc:
+                reports.append(exc.render())
+        assert len(reports) in (0, 2) and len(set(reports)) <= 1, broken.name  # the same, twice
+        loaded += not reports
+        failed += bool(reports)
+    assert failed >= 8 and len(_entries(folder)) == loaded  # only what loaded was kept
+
+
+def test_no_private_folder_means_no_cache(
+    tmp_path: Path, repo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = tmp_path / "cache" / "rulecraft"
+    shared.mkdir(parents=True)
+    shared.chmod(0o777)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    _forget()
+    path = _copy(repo_root, tmp_path)
+    assert engine.load(path).name == "chill"
+    assert _entries(shared) == []  # another user could write there: nothing kept, nothing read
+    shared.chmod(0o700)
+    _forget()
+    engine.load(path)
+    assert len(_entries(shared)) == 1
+    _forget()
+
+
+ROLL = (
+    "import sys, json, io, contextlib\n"
+    "from engine.cli import run\n"
+    "out = io.StringIO()\n"
+    "code = run(sys.argv[1:], out, sys.stderr)\n"
+    "print(json.dumps({'code': code, 'out': out.getvalue(), 'modules': sorted(sys.modules)}))\n"
+)
+
+
+def _roll(cache_home: Path, repo_root: Path, ruleset: str, **env: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", ROLL, "roll", ruleset, "specific", "--input", "target=55", "--seed", "1"],
+        cwd=repo_root,
+        env={**os.environ, "XDG_CACHE_HOME": str(cache_home), **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def test_a_cached_fresh_roll_imports_nothing_heavy(tmp_path: Path, repo_root: Path) -> None:
+    ruleset = str(_copy(repo_root, tmp_path))
+    first = _roll(tmp_path, repo_root, ruleset)
+    assert {"ruamel.yaml", "jsonschema", "lark"} <= set(first["modules"])  # the check can see them
+    second = _roll(tmp_path, repo_root, ruleset)
+    assert second["code"] == first["code"] == 0 and second["out"] == first["out"]
+    assert [m for m in second["modules"] if m.startswith(HEAVY)] == []
+    off = _roll(tmp_path, repo_root, ruleset, RULECRAFT_NO_CACHE="1")
+    assert off["out"] == first["out"] and "ruamel.yaml" in off["modules"]
+
+
+def test_processes_sharing_an_empty_cache_at_once(tmp_path: Path, repo_root: Path) -> None:
+    ruleset = str(_copy(repo_root, tmp_path))
+    argv = [
+        sys.executable,
+        "-m",
+        "engine",
+        "roll",
+        ruleset,
+        "specific",
+        "--input",
+        "target=55",
+        "--seed",
+        "1",
+    ]
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    running = [
+        subprocess.Popen(
+            argv, cwd=repo_root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(4)
+    ]
+    outputs = [p.communicate() for p in running]
+    assert all(p.returncode == 0 for p in running) and all(err == "" for _, err in outputs)
+    assert len({out for out, _ in outputs}) == 1
+    [entry] = _entries(tmp_path / "rulecraft")
+    assert not list((tmp_path / "rulecraft").glob(".tmp-*"))  # no half-written file left
+    hit = cached.read(_key(Path(ruleset)), SourceFile(ruleset, Path(ruleset).read_text()))
+    assert hit is not None

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from ..errors import did_you_mean
 from ..model import types as T
 from ..model.ruleset import Check, Expr, InputSpec, Scale
-from ..model.scene import Ending, Scene, SceneStep
 from ..model.state import (
     Action,
     ActionRoll,
@@ -34,6 +33,7 @@ from ..syntax.document import PathKey
 from .problems import Reported, problem, statement
 
 if TYPE_CHECKING:
+    from ..model.scene import Scene
     from .structure import Structure
 
 RESERVED = frozenset({"outcome", "face", "character"})
@@ -274,7 +274,10 @@ class StateCompiler:
         shared: Mapping[str, T.Type],
         each: Mapping[str, T.Type],
     ) -> Scene:
-        """A scene: its parties are read as PARTY.NAME; each step's action, party and roles checked."""
+        """A scene: its parties are read as PARTY.NAME; each step's action, party and roles checked.
+        (The scene model is imported here: a ruleset without scenes never loads it.)"""
+        from ..model.scene import Ending, Scene, SceneStep
+
         path: PathKey = ("scenes", name)
         spec = self.unit.data["scenes"][name]
         parties = tuple(str(p) for p in spec["parties"])

@@ -1,54 +1,175 @@
 """Stage 3 — parse: expression text to the syntax tree, with spans placed in the YAML file.
 
-One LALR parser is built once from `grammar.lark`; lark's exceptions stop here and become
+One LALR parser is built from `grammar.lark`; lark's exceptions stop here and become
 `ExprSyntaxError`s that point into the ruleset file.
 
-Analysing the grammar takes lark about 40 ms, a tenth of a fresh command's time, so its result is
-kept in a file of lark's own (`cache=`), which lark reads back only when the grammar, its options
-and lark's version all match. That file is a pickle, so it is kept only in a folder that this user
-alone can write (`$XDG_CACHE_HOME/rulecraft`, made private), never in a shared temporary folder;
-where there is no such folder, the grammar is analysed at import as before.
+lark's tree is first turned into a `Shape`: plain tuples that say the same (each rule's name and
+the positions of its tokens, relative to the expression), and the syntax tree is built from the
+shape and the expression's `ExprOrigin`. A text's shape does not depend on where it stands, so
+shapes are kept by text (`remember`, `recording`): a ruleset whose shapes came with its cached
+document (`syntax.cached`, through `api`) compiles without importing lark at all. The limits on
+depth and size are checked on the shape every time, whatever limits it was first made under.
+
+lark itself is imported and its parser built on first use. Analysing the grammar takes lark about
+40 ms, so its result is kept in a file of lark's own (`cache=`), which lark reads back only when
+the grammar, its options and lark's version all match. That file is a pickle, so it is kept only
+in the private cache folder (`syntax.cachedir`), never in a shared temporary folder; where there
+is no such folder (or `RULECRAFT_NO_CACHE` is set), the grammar is analysed afresh.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from fractions import Fraction
+from functools import lru_cache
 from importlib.resources import files
-from typing import Any
-
-import lark
-from lark import Lark, Token, Transformer, Tree, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..errors import MAX_DIGITS, Diagnostic, ExprSyntaxError, LimitError
+from ..syntax import cachedir
 from ..syntax.positions import ExprOrigin, SourceFile, Span
 from . import ast
 
+if TYPE_CHECKING:
+    from lark import Lark
+    from lark.exceptions import UnexpectedInput
+
 _GRAMMAR = files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
+
+Meta = tuple[int, int, int, int] | None
+"""A rule's first and last position in the expression (line, column, end line, end column)."""
+Shape = tuple[Any, ...]
+"""One node of a parsed expression as plain data: a rule is `(name, Meta, children)` (3 items), a
+token `(type, text, line, column, end_line, end_column)` (6 items)."""
+
+SHAPE_FORMAT = 1
 
 
 def _cache_file() -> str | None:
-    """Where lark may keep its analysis of the grammar: a file in a folder only this user can
-    write, named by the grammar's hash and lark's version; None when there is no such folder."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = os.path.join(base, "rulecraft")
-    try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        st = os.lstat(folder)
-        private = st.st_uid == os.getuid() and not st.st_mode & 0o022 and os.access(folder, os.W_OK)
-    except OSError:
+    """Where lark may keep its analysis of the grammar: a file in the private cache folder
+    (`syntax.cachedir`), named by the grammar's hash and lark's version; None when there is none."""
+    folder = cachedir.folder()
+    if folder is None:  # caching is off, or another user could write there: never read a pickle
         return None
-    if not private:  # another user could write there: never read a pickle from it
-        return None
+    import hashlib
+
+    import lark
+
     digest = hashlib.sha256(_GRAMMAR.encode()).hexdigest()[:16]
     return os.path.join(folder, f"grammar-{digest}-lark-{lark.__version__}.cache")
 
 
-_PARSER = Lark(
-    _GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=False, cache=_cache_file() or False
-)
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    """The LALR parser, built (or read from lark's cache) when an expression is first parsed."""
+    from lark import Lark
+
+    return Lark(
+        _GRAMMAR,
+        parser="lalr",
+        propagate_positions=True,
+        maybe_placeholders=False,
+        cache=_cache_file() or False,
+    )
+
+
+@lru_cache(maxsize=1)
+def fingerprint() -> bytes | None:
+    """What decides a text's shape — the grammar, this module and the installed lark — hashed, for
+    a cache that keeps shapes across processes; None when it cannot be told."""
+    lark = cachedir.library_identity("lark")
+    if lark is None:
+        return None
+    try:
+        here = Path(__file__).read_bytes()
+    except OSError:
+        return None
+    return cachedir.digest(b"shape %d" % SHAPE_FORMAT, _GRAMMAR.encode(), here, lark)
+
+
+_SHAPES: dict[str, Shape] = {}
+"""Shapes by expression text, for this process: bounded by the length of the texts kept together
+(`_SHAPES_CHARS`, a shape has at most a node or two per character), the oldest out first."""
+_SHAPES_CHARS = 1_000_000
+_SHAPES_LOCK = threading.Lock()
+_RECORDING: ContextVar[dict[str, Shape] | None] = ContextVar("rulecraft_shapes", default=None)
+_kept_chars = 0
+
+
+def _keep(text: str, shape: Shape) -> None:
+    global _kept_chars
+    with _SHAPES_LOCK:
+        if text not in _SHAPES:
+            _kept_chars += len(text)
+        _SHAPES[text] = shape
+        while _kept_chars > _SHAPES_CHARS and _SHAPES:
+            oldest = next(iter(_SHAPES))
+            del _SHAPES[oldest]
+            _kept_chars -= len(oldest)
+
+
+def forget() -> None:
+    """Drop every shape this process keeps (as a fresh process starts)."""
+    global _kept_chars
+    with _SHAPES_LOCK:
+        _SHAPES.clear()
+        _kept_chars = 0
+
+
+@contextmanager
+def recording() -> Iterator[dict[str, Shape]]:
+    """Collect the shape of every expression parsed inside the block (in this thread or task),
+    to be kept with the document they came from."""
+    seen: dict[str, Shape] = {}
+    token = _RECORDING.set(seen)
+    try:
+        yield seen
+    finally:
+        _RECORDING.reset(token)
+
+
+def remember(shapes: object) -> bool:
+    """Take shapes recorded by an earlier process; False (and nothing taken) unless every one is
+    well formed: a text and a tree of rules and tokens as `Shape` describes."""
+    if not isinstance(shapes, dict):
+        return False
+    for text, shape in shapes.items():
+        if not isinstance(text, str) or not _well_formed(shape):
+            return False
+    for text, shape in shapes.items():
+        _keep(text, shape)
+    return True
+
+
+def _well_formed(shape: object) -> bool:
+    stack = [shape]
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, tuple):
+            return False
+        if len(item) == 6:
+            if not (isinstance(item[0], str) and isinstance(item[1], str)):
+                return False
+            if not all(v is None or type(v) is int for v in item[2:]):
+                return False
+        elif len(item) == 3:
+            name, meta, children = item
+            if not isinstance(name, str) or not hasattr(_Build, name) or not isinstance(children, tuple):
+                return False
+            if meta is not None and not (
+                isinstance(meta, tuple) and len(meta) == 4 and all(type(v) is int for v in meta)
+            ):
+                return False
+            stack.extend(children)
+        else:
+            return False
+    return True
+
 
 _TOKEN_WORDS = {
     "NAME": "a name",
@@ -69,87 +190,94 @@ _TOKEN_WORDS = {
 }
 
 
-@v_args(meta=True)
-class _Build(Transformer[Token, ast.Node]):
-    """Builds nodes only; no checks here, so lark never wraps our errors."""
+class _Build:
+    """Builds nodes from a shape, one method per rule of the grammar; no checks here."""
 
     def __init__(self, origin: ExprOrigin) -> None:
-        super().__init__()
         self.origin = origin
 
-    def _span(self, meta: Any) -> Any:
-        if getattr(meta, "empty", True):
-            return None
-        return self.origin.span(meta.line, meta.column, meta.end_line, meta.end_column)
+    def transform(self, shape: Shape) -> Any:
+        """The node (or, for a token, its text) that `shape` stands for. Recursive: `_bound` has
+        limited the depth before this runs."""
+        if len(shape) == 6:
+            return shape[1]
+        name, meta, children = shape
+        built: Any = getattr(self, name)(meta, [self.transform(child) for child in children])
+        return built
 
-    def int(self, meta: Any, c: list[Token]) -> ast.Node:
+    def _span(self, meta: Meta) -> Any:
+        if meta is None:
+            return None
+        return self.origin.span(*meta)
+
+    def int(self, meta: Meta, c: list[str]) -> ast.Node:
         return ast.Num(int(c[0]), span=self._span(meta))
 
-    def decimal(self, meta: Any, c: list[Token]) -> ast.Node:
-        value = Fraction(str(c[0]))
+    def decimal(self, meta: Meta, c: list[str]) -> ast.Node:
+        value = Fraction(c[0])
         return ast.Num(value.numerator if value.denominator == 1 else value, span=self._span(meta))
 
-    def symbol(self, meta: Any, c: list[Token]) -> ast.Node:
-        return ast.Sym(str(c[0])[1:-1], span=self._span(meta))
+    def symbol(self, meta: Meta, c: list[str]) -> ast.Node:
+        return ast.Sym(c[0][1:-1], span=self._span(meta))
 
-    def true(self, meta: Any, c: list[Any]) -> ast.Node:
+    def true(self, meta: Meta, c: list[Any]) -> ast.Node:
         return ast.Bool(True, span=self._span(meta))
 
-    def false(self, meta: Any, c: list[Any]) -> ast.Node:
+    def false(self, meta: Meta, c: list[Any]) -> ast.Node:
         return ast.Bool(False, span=self._span(meta))
 
-    def name(self, meta: Any, c: list[Token]) -> ast.Node:
-        return ast.Name(str(c[0]), span=self._span(meta))
+    def name(self, meta: Meta, c: list[str]) -> ast.Node:
+        return ast.Name(c[0], span=self._span(meta))
 
-    def qualified(self, meta: Any, c: list[Token]) -> ast.Node:
+    def qualified(self, meta: Meta, c: list[str]) -> ast.Node:
         """`foe.wounds`: an item of another character an action names (one name, with its dot)."""
         return ast.Name(f"{c[0]}.{c[1]}", span=self._span(meta))
 
-    def call(self, meta: Any, c: list[Any]) -> ast.Node:
-        args = tuple(c[1].children) if len(c) > 1 else ()
-        return ast.Call(str(c[0]), args, span=self._span(meta))
+    def call(self, meta: Meta, c: list[Any]) -> ast.Node:
+        args = tuple(c[1]) if len(c) > 1 else ()
+        return ast.Call(c[0], args, span=self._span(meta))
 
-    def list_expr(self, meta: Any, c: list[Any]) -> ast.Node:
-        items = tuple(c[0].children) if c else ()
+    def list_expr(self, meta: Meta, c: list[Any]) -> ast.Node:
+        items = tuple(c[0]) if c else ()
         return ast.ListExpr(items, span=self._span(meta))
 
-    def args(self, meta: Any, c: list[Any]) -> Tree[Any]:
-        return Tree("args", c)
+    def args(self, meta: Meta, c: list[ast.Node]) -> tuple[ast.Node, ...]:
+        return tuple(c)
 
-    def cond(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+    def cond(self, meta: Meta, c: list[ast.Node]) -> ast.Node:
         return ast.Cond(c[0], c[1], c[2], span=self._span(meta))
 
-    def or_(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+    def or_(self, meta: Meta, c: list[ast.Node]) -> ast.Node:
         return ast.Logic("or", c[0], c[1], span=self._span(meta))
 
-    def and_(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+    def and_(self, meta: Meta, c: list[ast.Node]) -> ast.Node:
         return ast.Logic("and", c[0], c[1], span=self._span(meta))
 
-    def not_(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+    def not_(self, meta: Meta, c: list[ast.Node]) -> ast.Node:
         return ast.Not(c[0], span=self._span(meta))
 
-    def compare(self, meta: Any, c: list[Any]) -> ast.Node:
-        return ast.Compare(str(c[1]), c[0], c[2], span=self._span(meta))
+    def compare(self, meta: Meta, c: list[Any]) -> ast.Node:
+        return ast.Compare(c[1], c[0], c[2], span=self._span(meta))
 
-    def in_(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+    def in_(self, meta: Meta, c: list[ast.Node]) -> ast.Node:
         return ast.Compare("in", c[0], c[1], span=self._span(meta))
 
-    def not_in(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+    def not_in(self, meta: Meta, c: list[ast.Node]) -> ast.Node:
         return ast.Compare("not in", c[0], c[1], span=self._span(meta))
 
-    def range(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+    def range(self, meta: Meta, c: list[ast.Node]) -> ast.Node:
         return ast.Range(c[0], c[1], span=self._span(meta))
 
-    def binop(self, meta: Any, c: list[Any]) -> ast.Node:
-        return ast.Binary(str(c[1]), c[0], c[2], span=self._span(meta))
+    def binop(self, meta: Meta, c: list[Any]) -> ast.Node:
+        return ast.Binary(c[1], c[0], c[2], span=self._span(meta))
 
-    def neg(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+    def neg(self, meta: Meta, c: list[ast.Node]) -> ast.Node:
         operand = c[0]
         if isinstance(operand, ast.Num):
             return ast.Num(-operand.value, span=self._span(meta))
         return ast.Unary("-", operand, span=self._span(meta))
 
-    def pos(self, meta: Any, c: list[ast.Node]) -> ast.Node:
+    def pos(self, meta: Meta, c: list[ast.Node]) -> ast.Node:
         return c[0]
 
 
@@ -172,36 +300,69 @@ def parse(
 
 
 def _parse(text: str, origin: ExprOrigin, max_depth: int = MAX_DEPTH, max_size: int = MAX_SIZE) -> ast.Node:
-    try:
-        tree = _PARSER.parse(text)
-    except UnexpectedInput as exc:
-        raise _syntax_error(text, origin, exc) from None
-    _bound(tree, origin, max_depth, max_size)
-    node = _Build(origin).transform(tree)
+    shape = _SHAPES.get(text)
+    if shape is None:
+        shape = _shape_of(text, origin)
+        _keep(text, shape)
+    seen = _RECORDING.get()
+    if seen is not None:
+        seen[text] = shape
+    _bound(shape, origin, max_depth, max_size)
+    node = _Build(origin).transform(shape)
     assert isinstance(node, ast.Node)
     return node
 
 
-def _bound(tree: Tree[Token], origin: ExprOrigin, max_depth: int, max_size: int) -> None:
-    """Walk lark's tree without recursion; refuse it when it is too deep, too large, or holds a
+def _shape_of(text: str, origin: ExprOrigin) -> Shape:
+    """lark's tree of `text` as a `Shape`, made without recursion (the tree may be deep: `_bound`
+    refuses it only afterwards); a syntax error is `RC201` at its place in the file."""
+    from lark import Token
+    from lark.exceptions import UnexpectedInput
+
+    try:
+        tree = _parser().parse(text)
+    except UnexpectedInput as exc:
+        raise _syntax_error(text, origin, exc) from None
+    done: list[Shape] = []
+    stack: list[tuple[Any, bool]] = [(tree, False)]
+    while stack:
+        item, ready = stack.pop()
+        if isinstance(item, Token):
+            done.append((item.type, str(item), item.line, item.column, item.end_line, item.end_column))
+        elif not ready:
+            stack.append((item, True))
+            stack.extend((child, False) for child in reversed(item.children))
+        else:
+            count = len(item.children)
+            children = tuple(done[len(done) - count :]) if count else ()
+            del done[len(done) - count :]
+            m = item.meta
+            meta = None if getattr(m, "empty", True) else (m.line, m.column, m.end_line, m.end_column)
+            done.append((str(item.data), meta, children))
+    return done[0]
+
+
+def _bound(shape: Shape, origin: ExprOrigin, max_depth: int, max_size: int) -> None:
+    """Walk the shape without recursion; refuse it when it is too deep, too large, or holds a
     number with too many digits."""
     size = 0
-    stack: list[tuple[Tree[Token] | Token, int]] = [(tree, 1)]
+    stack: list[tuple[Shape, int]] = [(shape, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, Token):
-            if item.type in ("INT", "DECIMAL") and sum(ch.isdigit() for ch in item) > MAX_DIGITS:
-                span = origin.span(item.line or 1, item.column or 1, item.end_line or 1, item.end_column or 2)
+        if len(item) == 6:
+            kind, value, line, col, end_line, end_col = item
+            if kind in ("INT", "DECIMAL") and sum(ch.isdigit() for ch in value) > MAX_DIGITS:
+                span = origin.span(line or 1, col or 1, end_line or 1, end_col or 2)
                 raise _too_large(
-                    f"a number of {sum(ch.isdigit() for ch in item)} digits, over the limit of {MAX_DIGITS}",
+                    f"a number of {sum(ch.isdigit() for ch in value)} digits, over the limit of {MAX_DIGITS}",
                     span,
                     f"numbers have at most {MAX_DIGITS} digits",
                 )
             continue
         size += 1
         if depth > max_depth or size > max_size:
-            meta = item.meta
-            line, col = getattr(meta, "line", 1), getattr(meta, "column", 1)
+            meta = item[1]
+            line, col = (meta[0], meta[1]) if meta is not None else (1, 1)
             span = origin.span(line, col, line, col + 1)
             if depth > max_depth:
                 raise _too_large(
@@ -216,7 +377,7 @@ def _bound(tree: Tree[Token], origin: ExprOrigin, max_depth: int, max_size: int)
                 "split it into named values (let:) or tables; the embedder's Limits set this bound "
                 "(max_expression_size)",
             )
-        stack.extend((child, depth + 1) for child in item.children)
+        stack.extend((child, depth + 1) for child in item[2])
 
 
 def _too_large(message: str, span: Span, hint: str) -> LimitError:
@@ -228,13 +389,15 @@ def _token_word(name: str) -> str:
     if name in _TOKEN_WORDS:
         return _TOKEN_WORDS[name]
     try:
-        pattern = _PARSER.get_terminal(name).pattern
+        pattern = _parser().get_terminal(name).pattern
     except KeyError:
         return name.lower()
     return repr(pattern.value) if pattern.type == "str" else name.lower()
 
 
 def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSyntaxError:
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
     line = getattr(exc, "line", 1) or 1
     col = getattr(exc, "column", 1) or 1
     if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..syntax.positions import Span
 from .ruleset import Expr, InputSpec, Scale
-from .scene import Scene
+
+if TYPE_CHECKING:
+    from .scene import Scene
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 ruamel.yaml's round-trip loader keeps 0-based positions on its containers; we copy the data
 into plain dicts and lists (so later stages never see YAML types) and keep the positions in
-a side table keyed by the path to each value.
+a side table keyed by the path to each value. ruamel is imported only when YAML is read: a
+document found in the cache (`cached.py`) never needs it.
 """
 
 from __future__ import annotations
@@ -12,17 +13,12 @@ import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.composer import Composer, MaxDepthExceededError
-from ruamel.yaml.error import MarkedYAMLError, ReusedAnchorWarning, YAMLError
-
 from ..errors import MAX_DIGITS, Diagnostic, LimitError, LoadError
 from .positions import ExprOrigin, SourceFile, Span
-from .yaml_errors import explain
 
 PathKey = tuple[str | int, ...]
 
@@ -207,10 +203,15 @@ def load(
             Span(source, line, col),
             "max_yaml_depth",
         )
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.composer import MaxDepthExceededError
+    from ruamel.yaml.error import MarkedYAMLError, ReusedAnchorWarning, YAMLError
+
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
     yaml.max_depth = max_depth
-    yaml.Composer = _Composer
+    yaml.Composer = _composer()
     try:
         with warnings.catch_warnings():
             # YAML lets an anchor be defined again (later aliases mean the newer one);
@@ -230,6 +231,8 @@ def load(
         mark = exc.problem_mark or exc.context_mark
         span = Span(source, mark.line + 1, mark.column + 1) if mark else None
         problem = (exc.problem or exc.context or "invalid YAML").strip()
+        from .yaml_errors import explain
+
         told = explain(
             source,
             str(exc.problem or ""),
@@ -248,10 +251,11 @@ def load(
         raise LoadError([Diagnostic("RC002", f"YAML error: {exc}", Span(source, 1, 1))]) from None
     except RecursionError:  # a safety net: max_depth is far below Python's own limit
         raise _too_big("mappings and lists are nested too deeply", None, "max_yaml_depth") from None
-    _count(tree, max_nodes)
+    kinds: _Kinds = (CommentedMap, CommentedSeq)
+    _count(tree, max_nodes, kinds)
     places: dict[PathKey, Place] = {(): Place(None, (1, 1))}
     budget = _Budget(max_nodes)
-    data = _plain(tree, (), places, budget)
+    data = _plain(tree, (), places, budget, kinds)
     return Document(source, data, places)
 
 
@@ -345,39 +349,46 @@ _NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
 _NOT_FINITE = re.compile(r"^[-+]?\.(inf|nan)$", re.IGNORECASE)
 
 
-class _Composer(Composer):
-    """ruamel's composer, refusing before conversion the numbers Python would choke on or that
-    have no place in a ruleset: NaN, infinities and numbers of more than `MAX_DIGITS` digits."""
+@lru_cache(maxsize=1)
+def _composer() -> Any:
+    """The composer class below, made on first use: ruamel is imported only then."""
+    from ruamel.yaml.composer import Composer
 
-    def compose_scalar_node(self, anchor: Any) -> Any:
-        node = super().compose_scalar_node(anchor)
-        if str(node.tag) in _NUMBER_TAGS and node.style is None:
-            text = str(node.value)
-            mark = node.start_mark
-            end = mark.column + 1 + len(text)
-            if _NOT_FINITE.match(text.strip()):
-                raise _BadNumber(
-                    f"{text.strip()} is not a number a ruleset can use",
-                    mark,
-                    end,
-                    "numbers in a ruleset are finite: no .nan, .inf or -.inf",
-                )
-            if str(node.tag).endswith("float") and not _finite(text):
-                raise _BadNumber(
-                    f"{text.strip()} is too large to be a number a ruleset can use",
-                    mark,
-                    end,
-                    "numbers in a ruleset are finite",
-                )
-            digits = sum(ch.isdigit() for ch in text)
-            if digits > MAX_DIGITS or len(text) > 4 * MAX_DIGITS:
-                raise _BadNumber(
-                    f"a number written with {digits} digits, over the limit of {MAX_DIGITS}",
-                    mark,
-                    end,
-                    f"numbers in a ruleset have at most {MAX_DIGITS} digits",
-                )
-        return node
+    class _Composer(Composer):
+        """ruamel's composer, refusing before conversion the numbers Python would choke on or that
+        have no place in a ruleset: NaN, infinities and numbers of more than `MAX_DIGITS` digits."""
+
+        def compose_scalar_node(self, anchor: Any) -> Any:
+            node = super().compose_scalar_node(anchor)
+            if str(node.tag) in _NUMBER_TAGS and node.style is None:
+                text = str(node.value)
+                mark = node.start_mark
+                end = mark.column + 1 + len(text)
+                if _NOT_FINITE.match(text.strip()):
+                    raise _BadNumber(
+                        f"{text.strip()} is not a number a ruleset can use",
+                        mark,
+                        end,
+                        "numbers in a ruleset are finite: no .nan, .inf or -.inf",
+                    )
+                if str(node.tag).endswith("float") and not _finite(text):
+                    raise _BadNumber(
+                        f"{text.strip()} is too large to be a number a ruleset can use",
+                        mark,
+                        end,
+                        "numbers in a ruleset are finite",
+                    )
+                digits = sum(ch.isdigit() for ch in text)
+                if digits > MAX_DIGITS or len(text) > 4 * MAX_DIGITS:
+                    raise _BadNumber(
+                        f"a number written with {digits} digits, over the limit of {MAX_DIGITS}",
+                        mark,
+                        end,
+                        f"numbers in a ruleset have at most {MAX_DIGITS} digits",
+                    )
+            return node
+
+    return _Composer
 
 
 def _finite(text: str) -> bool:
@@ -387,14 +398,18 @@ def _finite(text: str) -> bool:
         return True  # a form Python does not read (YAML 1.1 sexagesimal): ruamel's to judge
 
 
-def _count(tree: Any, limit: int) -> None:
+_Kinds = tuple[Any, Any]
+"""ruamel's mapping and list types, handed down once it is imported."""
+
+
+def _count(tree: Any, limit: int, kinds: _Kinds) -> None:
     """Refuse, before anything expands them, aliases that would stand for more than `limit` values
     (each shared value is counted once per use, but visited once) or that contain themselves."""
     sizes: dict[int, int] = {}
     busy: set[int] = set()
 
     def size(node: Any) -> int:
-        if not isinstance(node, (CommentedMap, CommentedSeq)):
+        if not isinstance(node, kinds):
             return 1
         key = id(node)
         if key in sizes:
@@ -402,7 +417,7 @@ def _count(tree: Any, limit: int) -> None:
         if key in busy:
             raise _too_big("an alias stands for a value that contains it", None, "max_yaml_nodes")
         busy.add(key)
-        children = node.values() if isinstance(node, CommentedMap) else node
+        children = node.values() if isinstance(node, kinds[0]) else node
         total = 1 + sum(size(child) for child in children)
         busy.discard(key)
         if total > limit:
@@ -417,15 +432,12 @@ def _count(tree: Any, limit: int) -> None:
     size(tree)
 
 
-@dataclass
 class _Budget:
     """How many more values the document may hold (aliases count each time they are used)."""
 
-    limit: int
-    left: int = 0
-
-    def __post_init__(self) -> None:
-        self.left = self.limit
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.left = limit
 
     def take(self) -> None:
         self.left -= 1
@@ -437,24 +449,24 @@ class _Budget:
             )
 
 
-def _plain(node: Any, path: PathKey, places: dict[PathKey, Place], budget: _Budget) -> Any:
+def _plain(node: Any, path: PathKey, places: dict[PathKey, Place], budget: _Budget, kinds: _Kinds) -> Any:
     budget.take()
-    if isinstance(node, CommentedMap):
+    if isinstance(node, kinds[0]):
         out: dict[Any, Any] = {}
         for key, value in node.items():
             if isinstance(key, bool):
                 k: str | int = "true" if key else "false"
             else:
-                k = key if isinstance(key, (str, int)) else str(key)
+                k = _scalar(key) if isinstance(key, (str, int)) else str(key)  # plain, as in the data
             try:
                 kl, kc = node.lc.key(key)
                 vl, vc = node.lc.value(key)
                 places[path + (k,)] = Place((kl + 1, kc + 1), (vl + 1, vc + 1))
             except (KeyError, TypeError, AttributeError):
                 pass
-            out[_scalar(k)] = _plain(value, path + (k,), places, budget)
+            out[_scalar(k)] = _plain(value, path + (k,), places, budget, kinds)
         return out
-    if isinstance(node, CommentedSeq):
+    if isinstance(node, kinds[1]):
         items = []
         for index, value in enumerate(node):
             try:
@@ -462,7 +474,7 @@ def _plain(node: Any, path: PathKey, places: dict[PathKey, Place], budget: _Budg
                 places[path + (index,)] = Place(None, (line + 1, col + 1))
             except (KeyError, TypeError, AttributeError):
                 pass
-            items.append(_plain(value, path + (index,), places, budget))
+            items.append(_plain(value, path + (index,), places, budget, kinds))
         return items
     return _scalar(node)
 

@@ -9,20 +9,22 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..eval.batch import Batch
 from ..eval.dist import Dist
-from ..eval.exact import Distribution
 from ..eval.trace import Result
 from ..expr.printer import to_text
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, RulesetModel
 from ..model.state import Derived, Item, StateModel, Tally
 from ..model.values import faces_text, show
 from ..runtime.inputs import describe
-from ..scenes.odds import Odds
-from ..scenes.play import Played, Sampled
-from ..state.records import Event
+
+if TYPE_CHECKING:  # named in signatures only: a roll's text loads none of them
+    from ..eval.batch import Batch
+    from ..eval.exact import Distribution
+    from ..scenes.odds import Odds
+    from ..scenes.play import Played, Sampled
+    from ..state.records import Event
 
 
 def result_text(result: Result, title: str = "") -> str:

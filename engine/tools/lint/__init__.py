@@ -68,10 +68,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ...errors import Diagnostic, RulecraftError
-from .analysis import Analysis
 from .budget import DEFAULT_BUDGET, DEFAULT_WORK, LintBudget
-from .report import note
-from .static import unused
 
 if TYPE_CHECKING:
     from ...api import Ruleset
@@ -84,6 +81,10 @@ INFO_CODES = frozenset({"RC809", "RC314"})
 
 def lint(rs: Ruleset, budget: LintBudget = DEFAULT_BUDGET) -> list[Diagnostic]:
     """Every finding about a compiled ruleset, errors first, then by position."""
+    from .analysis import Analysis  # imported when a linter runs: `rulecraft roll` never needs it
+    from .report import note
+    from .static import unused
+
     found: list[Diagnostic] = []
     found += unused(rs)
     try:

@@ -1,0 +1,88 @@
+"""The private folder where rulecraft keeps what a later process may reuse: lark's analysis of
+the expression grammar and loaded, validated documents (`syntax.cached`).
+
+Both are read back by the engine itself, so the folder must be one that only this user can
+write: `$XDG_CACHE_HOME/rulecraft` (else `~/.cache/rulecraft`), made 0700, owned by this user,
+not a symbolic link, writable by no group nor other. Anywhere else — or with
+`RULECRAFT_NO_CACHE` set to anything but `0` or nothing — there is no folder, and every caller
+does its work afresh. Files are written whole or not at all (a temporary file renamed into
+place), so several processes may share the folder at once."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import tempfile
+
+try:  # CPython's own BLAKE2: `hashlib` would load OpenSSL, a tenth of a cached start-up
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - another Python
+    from hashlib import blake2b
+
+NO_CACHE = "RULECRAFT_NO_CACHE"
+
+
+def digest(*parts: bytes) -> bytes:
+    """A 32-byte BLAKE2b digest of `parts`, each length-prefixed so that no two lists of parts
+    run together into the same bytes."""
+    h = blake2b(digest_size=32)
+    for part in parts:
+        h.update(b"%d:" % len(part))
+        h.update(part)
+    return h.digest()
+
+
+def disabled() -> bool:
+    """Whether the user turned the on-disk caches off (`RULECRAFT_NO_CACHE=1`)."""
+    return os.environ.get(NO_CACHE, "") not in ("", "0")
+
+
+def folder() -> str | None:
+    """The private cache folder, made if need be; None when caching is off or no folder that
+    only this user can write is to be had."""
+    if disabled():
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = os.path.join(base, "rulecraft")
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        st = os.lstat(path)
+        private = st.st_uid == os.getuid() and not st.st_mode & 0o022 and os.access(path, os.W_OK)
+    except OSError:
+        return None
+    return path if private else None  # another user could write there: never read from it
+
+
+def write_atomically(path: str, data: bytes) -> bool:
+    """Write `data` to `path` whole: into a private temporary file beside it, then renamed over
+    it, so a reader sees the old file or the new one, never half of one. False when it could
+    not be written (a full disk, a folder gone): a cache that is not kept is not an error."""
+    try:
+        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+        return True
+    except OSError:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        return False
+
+
+def library_identity(name: str) -> bytes | None:
+    """Which copy of an installed library this is, told without importing it: its package file's
+    path, inode, size and modification time, which an upgrade or reinstall changes. None when
+    the library is not to be found."""
+    try:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            return None
+        st = os.stat(spec.origin)
+    except (ImportError, ValueError, OSError):
+        return None
+    return f"{name} {spec.origin} {st.st_ino} {st.st_size} {st.st_mtime_ns}".encode()
