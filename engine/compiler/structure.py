@@ -351,11 +351,14 @@ class Structure:
         roll = [self._with_folds(r, read_by, scope) for r in roll]
         with statement(self.unit.diags):
             roll = [self._with_history(r, read_by) for r in roll]
-        program = None
+        made = None
+        plain = not sequential and all(isinstance(r, Die) and r.faces_expr is None for r in roll)
+        pre = [let.name for let in lets if let.before_roll]
         with statement(self.unit.diags):
-            program = self._program(name, scope, out_t, [r.name for r in roll], post, outcome, outputs)
-        if program is None:
+            made = self._program(name, scope, out_t, roll, post, outcome, outputs, pre if plain else None)
+        if made is None:
             return None
+        program, roller, units = made
         return Check(
             name=name,
             title=spec.get("title", name),
@@ -368,6 +371,8 @@ class Structure:
             outcome=outcome,
             outputs=tuple(outputs),
             program=program,
+            roller=roller,
+            roller_units=units,
             objective=objective,
             sequential=sequential,
             examples=self._examples(path, spec, inputs, roll, lets, outputs, outcomes),
@@ -576,18 +581,26 @@ class Structure:
         name: str,
         scope: Mapping[str, T.Type],
         out_t: T.Type,
-        dice: list[str],
+        roll: Sequence[Randomizer],
         post: list[Let],
         outcome: Expr | tuple[Rule, ...],
         outputs: list[tuple[str, Expr]],
-    ) -> Callable[..., tuple[Any, ...]]:
-        """One Python function for everything after the roll, shared by sampler and exact.
+        pre: list[str] | None,
+    ) -> tuple[Callable[..., tuple[Any, ...]], Callable[..., tuple[Any, ...]] | None, int]:
+        """One Python function for everything after the roll, shared by sampler and exact; and,
+        when every randomizer is a plain die (`pre`: the names of the values known before the
+        roll), the same statements after the dice drawn, for the sampler.
 
-        Called as `program(env, *dice)`; returns (outcome, index of the rule that fired or -1,
-        each after-roll value, each output) — see `Check.layout`.
+        `program(env, *dice)` returns (outcome, index of the rule that fired or -1, each
+        after-roll value, each output) — see `Check.layout`. `roller(env, draw)` draws each die's
+        face as `faces[draw(len(faces))]` in roll order and returns (outcome, rule index, the
+        dice by name, each die's faces taken by name, every named value by name). The third
+        part: the most work units one run can charge (its table calls; 0 without a roller).
         """
+        dice = [r.name for r in roll]
         saved = self.unit.locals
         self.unit.locals = set(dice) | {let.name for let in post} | {"outcome"} | {n for n, _ in outputs}
+        self.unit.counted.append(0)  # the table units one run can charge
         try:
             full = dict(scope)
             full["outcome"] = out_t
@@ -620,11 +633,29 @@ class Structure:
                 lines += guarded(f"v_{n}", e.node, None)
                 full[n] = e.type  # later outputs may use earlier ones
             names = [let.name for let in post] + [n for n, _ in outputs]
-            lines.append("return (v_outcome, rule, " + "".join(f"v_{n}, " for n in names) + ")")
+            emit = self.unit.emit
+            body = [*lines, "return (v_outcome, rule, " + "".join(f"v_{n}, " for n in names) + ")"]
             where = self.unit.doc.span(("checks", name), key=True)
-            return self.unit.emit.function(f"check_{name}", ["env", *(f"v_{d}" for d in dice)], lines, where)
+            program = emit.function(f"check_{name}", ["env", *(f"v_{d}" for d in dice)], body, where)
+            if pre is None:
+                return program, None, 0
+            draws = [
+                f"v_{r.name} = {emit.const(r.faces)}[draw({len(r.faces)})]"
+                for r in roll
+                if isinstance(r, Die)
+            ]
+            # the keys are names the grammar checked as identifiers (as the `v_` locals are), so
+            # they are written as literals: a dict of constant keys is built in one step
+            rolled = ", ".join(f"{d!r}: v_{d}" for d in dice)
+            drawn = ", ".join(f"{d!r}: (v_{d},)" for d in dice)
+            values = [f"{n!r}: env[{n!r}]" for n in pre]
+            values += [f"{n!r}: v_{n}" for n in names]
+            back = f"return (v_outcome, rule, {{{rolled}}}, {{{drawn}}}, {{{', '.join(values)}}})"
+            roller = emit.function(f"roll_{name}", ["env", "draw"], [*draws, *lines, back], where)
+            return program, roller, self.unit.counted[-1]
         finally:
             self.unit.locals = saved
+            self.unit.counted.pop()
 
     def _let_order(self, path: PathKey, nodes: dict[str, ast.Node]) -> list[str]:
         """Named values in dependency order (the author's order where free); cycles are errors."""

@@ -73,7 +73,7 @@ class Analysis:
 
     def _check(self, check: Check, public: Check) -> CheckRun:
         probe = Probe(self.tables, check)
-        probed = replace(check, program=probe)
+        probed = replace(check, program=probe, roller=None)  # the probe sees every run
         # Above the budget for following choices, dice that only reroll or redraw are taken
         # as first rolled: every value a reroll can end on is one a first roll can show —
         # unless the check reads a pool's history, which a first roll alone never shows.
