@@ -30,6 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import handwritten  # noqa: E402
 import peers  # noqa: E402
 
 import engine  # noqa: E402
@@ -206,10 +207,6 @@ def run_trait_sampling() -> list[str]:
     return rows
 
 
-def _ours() -> tuple[float, float]:
-    return _per_roll(engine.load("chill"), "specific", target=55)
-
-
 _EXPLODING = """
 rulecraft: 1
 name: exploding
@@ -272,38 +269,79 @@ def run_triggered(rounds: int = 40, rolls: int = 1000) -> list[str]:
     return rows
 
 
+def _rolling_rounds(rounds: int, n: int = 5000) -> dict[str, list[float]]:
+    """Seconds per roll of Chill's Specific check (target 55), three ways in alternating runs of
+    `n` rolls, so that a busy machine slows them alike: `Ruleset.roll` with its trace, the same
+    with `trace=False`, and the hand-written function (benchmarks/handwritten.py)."""
+    chill = engine.load("chill")
+    ways: dict[str, Callable[[random.Random], Any]] = {
+        "traced": lambda rng: chill.roll("specific", rng, target=55),
+        "untraced": lambda rng: chill.roll("specific", rng, target=55, trace=False),
+        "hand": lambda rng: handwritten.specific(rng, 55),
+    }
+    found: dict[str, list[float]] = {name: [] for name in ways}
+    for round_ in range(rounds + 2):
+        for name, way in ways.items():
+            rng = random.Random(round_)
+            start = time.perf_counter()
+            for _ in range(n):
+                way(rng)
+            if round_ >= 2:  # the first two warm up
+                found[name].append((time.perf_counter() - start) / n)
+    return found
+
+
 def run_sampling(d20_python: str | None, rounds: int = 3) -> list[str]:
-    """Rolling a check with its trace against d20 rolling 2d10 and classifying it in Python.
+    """Rolling a check with its trace and without, against the same check written by hand in
+    plain Python and against d20 rolling 2d10 and classifying it in Python.
 
     d20 needs the old `lark-parser` package, which clashes with `lark`, so it runs in its own
-    interpreter; the two are timed in alternation to share the machine's noise."""
-    ours: list[tuple[float, float]] = []
+    interpreter, in alternation with rounds of our three (themselves alternating, in one process)."""
+    found: dict[str, list[float]] = {"traced": [], "untraced": [], "hand": []}
     theirs: list[tuple[float, float]] = []
     for _ in range(rounds):
-        ours.append(_ours())
+        for name, times in _rolling_rounds(7).items():
+            found[name] += times
         if d20_python:
             out = subprocess.run(
                 [d20_python, "-c", _D20_SNIPPET], capture_output=True, text=True, check=True
             ).stdout.split()
             theirs.append((float(out[0]), float(out[1])))
-    med = statistics.median(m for m, _ in ours)
-    best = min(b for _, b in ours)
+    med = {name: statistics.median(times) for name, times in found.items()}
+    best = {name: min(times) for name, times in found.items()}
+    words = {
+        "traced": "rulecraft Chill Specific roll with trace (Python API):",
+        "untraced": "rulecraft Chill Specific roll, trace=False:          ",
+        "hand": "the same check by hand (benchmarks/handwritten.py):  ",
+    }
     rows = [
-        f"rulecraft Chill Specific roll with trace (Python API): "
-        f"median {med * 1e6:.1f} µs, best {best * 1e6:.1f} µs per roll"
+        f"{words[name]} median {med[name] * 1e6:.2f} µs, best {best[name] * 1e6:.2f} µs per roll"
+        for name in found
     ]
     if theirs:
         tmed = statistics.median(m for m, _ in theirs)
         tbest = min(b for _, b in theirs)
         rows.append(
             f"d20 roll('2d10') and classify in Python:              "
-            f"median {tmed * 1e6:.1f} µs, best {tbest * 1e6:.1f} µs per roll"
+            f"median {tmed * 1e6:.2f} µs, best {tbest * 1e6:.2f} µs per roll"
         )
-        rows.append(f"ratio rulecraft / d20: median {med / tmed:.2f}, best {best / tbest:.2f}")
+    rows.append(
+        f"ratio traced / by hand: median {med['traced'] / med['hand']:.2f}, "
+        f"best {best['traced'] / best['hand']:.2f} (goal ≤ 3)"
+    )
+    rows.append(
+        f"ratio trace=False / by hand: median {med['untraced'] / med['hand']:.2f}, "
+        f"best {best['untraced'] / best['hand']:.2f} (goal ≤ 1.5)"
+    )
+    if theirs:
+        rows.append(
+            f"ratio rulecraft (traced) / d20: median {med['traced'] / tmed:.2f}, "
+            f"best {best['traced'] / tbest:.2f} (goal < 1)"
+        )
     else:
         rows.append("d20 not timed (pass --d20 PYTHON, a Python with d20 installed; see docs/performance.md)")
     for r in rows:
-        print(r)
+        print(r, flush=True)
     return rows
 
 

@@ -122,11 +122,12 @@ class Ruleset:
         decides every choice the rules leave to the player. `trace=False` skips the trace (the
         result's `trace` is empty) for a caller that wants only the outcome and values: the
         same dice, outcome and values from the same seed, sooner."""
-        _check_call("Ruleset.roll", check, policy, forced)
+        if forced is not None or type(check) is not str or type(policy) is not str:
+            _check_call("Ruleset.roll", check, policy, forced)
         if trace is not True and trace is not False:
             arg.of_type("Ruleset.roll", "trace", trace, bool)
         c = self.model.checks.get(check) or self.check(check)
-        key = (check, *((k, type(v), v) for k, v in inputs.items()))  # as `_bind`'s, inline: it is hot
+        key = (check, *inputs.items(), *map(type, inputs.values()))  # `_bind`'s key, inline: it is hot
         ready = self.caches.bindings.get(key) or self._bind(c, inputs)
         ctx = RunContext(
             self.limits, policy, self.caches, rng if type(rng) is random.Random else _random(rng), forced
@@ -168,8 +169,9 @@ class Ruleset:
     def _bind(self, check: Check, inputs: dict[str, Any]) -> Ready:
         """Checked inputs, memoised with what rolls with them share (`Ready`): a table rolls the
         same check with the same inputs often."""
-        key = (check.name, *((k, type(v), v) for k, v in inputs.items()))  # True == 1, yet not an int
-        # (`roll` makes the same key inline)
+        # the inputs as given, and their types: True == 1, yet it is not an int (`roll` makes the
+        # same key inline)
+        key = (check.name, *inputs.items(), *map(type, inputs.values()))
         cache = self.caches.bindings
         ready: Ready | None = cache.get(key)  # None also for an unhashable value
         if ready is None:
