@@ -47,6 +47,8 @@ BENCH = Path(__file__).resolve()
 # This checkout's engine, whatever the current directory and the editable install point at.
 sys.path[:0] = [str(ROOT), str(BENCH.parent)]
 
+import handwritten  # noqa: E402
+
 import engine  # noqa: E402
 
 LIBRARIES = ("rulecraft", "icepool", "dyce")
@@ -654,11 +656,6 @@ def run_trait_sampling(report: Report, settings: Settings) -> None:
     report.table("triggered", [*TRIGGERED_HEADER, row])
 
 
-def _ours(settings: Settings) -> tuple[float, float]:
-    runs, n = (3, 2000) if settings.quick else (9, 20000)
-    return _per_roll(engine.load("chill"), "specific", runs=runs, n=n, target=55)
-
-
 _EXPLODING = """
 rulecraft: 1
 name: exploding
@@ -722,32 +719,68 @@ def run_triggered(report: Report, settings: Settings) -> None:
     report.table("triggered", rows)
 
 
+def _rolling_rounds(rounds: int, n: int = 5000) -> dict[str, list[float]]:
+    """Seconds per roll of Chill's Specific check (target 55), three ways in alternating runs of
+    `n` rolls, so that a busy machine slows them alike: `Ruleset.roll` with its trace, the same
+    with `trace=False`, and the hand-written function (benchmarks/handwritten.py)."""
+    chill = engine.load("chill")
+    ways: dict[str, Callable[[random.Random], Any]] = {
+        "traced": lambda rng: chill.roll("specific", rng, target=55),
+        "untraced": lambda rng: chill.roll("specific", rng, target=55, trace=False),
+        "hand": lambda rng: handwritten.specific(rng, 55),
+    }
+    found: dict[str, list[float]] = {name: [] for name in ways}
+    for round_ in range(rounds + 2):
+        for name, way in ways.items():
+            rng = random.Random(round_)
+            start = time.perf_counter()
+            for _ in range(n):
+                way(rng)
+            if round_ >= 2:  # the first two warm up
+                found[name].append((time.perf_counter() - start) / n)
+    return found
+
+
+SAMPLING_LABELS = {
+    "traced": 'rulecraft `roll("specific", rng, target=55)` (with its trace)',
+    "untraced": 'rulecraft `roll("specific", rng, target=55, trace=False)`',
+    "hand": "the same check by hand (`benchmarks/handwritten.py`)",
+}
+
+
 def run_sampling(report: Report, settings: Settings, d20_python: str | None) -> None:
-    """Rolling a check with its trace against d20 rolling 2d10 and classifying it in Python.
+    """Rolling a check with its trace and without, against the same check written by hand in
+    plain Python and against d20 rolling 2d10 and classifying it in Python.
 
     d20 needs the old `lark-parser` package, which clashes with `lark`, so it runs in its own
-    interpreter; the two are timed in alternation to share the machine's noise."""
-    ours: list[tuple[float, float]] = []
+    interpreter, in alternation with rounds of our three (themselves alternating, in one process)."""
+    found: dict[str, list[float]] = {"traced": [], "untraced": [], "hand": []}
     theirs: list[tuple[float, float]] = []
+    runs, n = (2, 2000) if settings.quick else (7, 5000)
     for _ in range(settings.rounds):
-        ours.append(_ours(settings))
+        for name, times in _rolling_rounds(runs, n).items():
+            found[name] += times
         if d20_python:
             out = subprocess.run(
                 [d20_python, "-c", _D20_SNIPPET], capture_output=True, text=True, check=True
             ).stdout.split()
             theirs.append((float(out[0]), float(out[1])))
-    med = statistics.median(m for m, _ in ours)
-    best = min(b for _, b in ours)
-    rows = [
-        "| | median | best |",
-        "|---|---:|---:|",
-        f'| rulecraft `roll("specific", rng, target=55)` | {med * 1e6:.1f} µs | {best * 1e6:.1f} µs |',
-    ]
+    med = {name: statistics.median(times) for name, times in found.items()}
+    best = {name: min(times) for name, times in found.items()}
+    rows = ["| | median | best | × by hand |", "|---|---:|---:|---:|"]
+    for name in found:
+        rows.append(
+            f"| {SAMPLING_LABELS[name]} | {med[name] * 1e6:.2f} µs | {best[name] * 1e6:.2f} µs "
+            f"| {med[name] / med['hand']:.2f} |"
+        )
     if theirs:
         tmed = statistics.median(m for m, _ in theirs)
         tbest = min(b for _, b in theirs)
-        rows.append(f'| d20 `roll("2d10")` + classify | {tmed * 1e6:.1f} µs | {tbest * 1e6:.1f} µs |')
-        rows.append(f"| ratio | {med / tmed:.2f} | {best / tbest:.2f} |")
+        rows.append(
+            f'| d20 `roll("2d10")` + classify | {tmed * 1e6:.2f} µs | {tbest * 1e6:.2f} µs '
+            f"| {tmed / med['hand']:.2f} |"
+        )
+        rows.append(f"| traced ÷ d20 | {med['traced'] / tmed:.2f} | {best['traced'] / tbest:.2f} | |")
     for row in rows:
         report.say(row)
     if not theirs:

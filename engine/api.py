@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .compiler import check_version, compile_document
 from .errors import CampaignError, CompileError, Diagnostic, InputError, LoadError, SchemaError, did_you_mean
-from .eval.sample import Forced, sample
+from .eval.sample import READY_WEIGHT, Forced, Ready, sample
 from .expr import parser
 from .model.ruleset import Check, RulesetModel
 from .runtime import arguments as arg
-from .runtime.cache import Caches
+from .runtime.cache import Caches, approx_bytes
 from .runtime.context import RunContext, check_policy
 from .runtime.inputs import bind_inputs
 from .runtime.limits import DEFAULT_LIMITS, Limits, enforce
@@ -126,17 +126,26 @@ class Ruleset:
         *,
         forced: Forced | None = None,
         policy: str = "always",
+        trace: bool = True,
         **inputs: Any,
     ) -> Result:
         """Roll `check` once. Pass a seeded `random.Random` for replayable rolls; `forced`
         fixes dice (`{"tens": 5}`), pools (`{"dice": [9, 2, 0]}`, then any rerolled faces in
         order) or draws (`{"beads": ["good"]}`); `policy` ("always", "never", "optimal")
-        decides every choice the rules leave to the player."""
-        _check_call("Ruleset.roll", check, policy, forced)
-        c = self.check(check)
-        bound = self._bind(c, inputs)
-        ctx = RunContext(self.limits, policy, self.caches, _random(rng), forced)
-        return sample(c, bound, ctx)
+        decides every choice the rules leave to the player. `trace=False` skips the trace (the
+        result's `trace` is empty) for a caller that wants only the outcome and values: the
+        same dice, outcome and values from the same seed, sooner."""
+        if forced is not None or type(check) is not str or type(policy) is not str:
+            _check_call("Ruleset.roll", check, policy, forced)
+        if trace is not True and trace is not False:
+            arg.of_type("Ruleset.roll", "trace", trace, bool)
+        c = self.model.checks.get(check) or self.check(check)
+        key = (check, *inputs.items(), *map(type, inputs.values()))  # `_bind`'s key, inline: it is hot
+        ready = self.caches.bindings.get(key) or self._bind(c, inputs)
+        ctx = RunContext(
+            self.limits, policy, self.caches, rng if type(rng) is random.Random else _random(rng), forced
+        )
+        return sample(c, ready.inputs, ctx, trace, ready)
 
     def sample(
         self,
@@ -166,21 +175,24 @@ class Ruleset:
             hint = did_you_mean(str(method), METHODS) or f"methods: {', '.join(METHODS)}"
             raise InputError([Diagnostic("RC404", f"no sampling method {method!r}"[:120], None, hint)])
         check_policy(policy)
-        bound = self._bind(c, inputs)
+        bound = self._bind(c, inputs).inputs
         ctx = RunContext(self.limits, policy, self.caches, _random(rng))
         return sample_many(
             c, bound, ctx, times, method, lambda: self.distribution(check, policy=policy, **inputs)
         )
 
-    def _bind(self, check: Check, inputs: dict[str, Any]) -> dict[str, Any]:
-        """Checked inputs, memoised: a table rolls the same check with the same inputs often."""
-        key = (check.name, *((k, type(v), v) for k, v in inputs.items()))  # True == 1, yet not an int
+    def _bind(self, check: Check, inputs: dict[str, Any]) -> Ready:
+        """Checked inputs, memoised with what rolls with them share (`Ready`): a table rolls the
+        same check with the same inputs often."""
+        # the inputs as given, and their types: True == 1, yet it is not an int (`roll` makes the
+        # same key inline)
+        key = (check.name, *inputs.items(), *map(type, inputs.values()))
         cache = self.caches.bindings
-        bound: dict[str, Any] | None = cache.get(key)  # None also for an unhashable value
-        if bound is None:
-            bound = bind_inputs(check, inputs)
-            cache.put(key, bound)
-        return bound
+        ready: Ready | None = cache.get(key)  # None also for an unhashable value
+        if ready is None:
+            ready = Ready(check, bind_inputs(check, inputs))
+            cache.put(key, ready, approx_bytes(ready.inputs) * READY_WEIGHT)
+        return ready
 
     def distribution(self, check: str, /, *, policy: str = "always", **inputs: Any) -> Distribution:
         """The exact distribution of `check`'s outcome and named values, as `Fraction`s;
@@ -189,7 +201,7 @@ class Ruleset:
 
         _check_call("Ruleset.distribution", check, policy)
         c = self.check(check)
-        bound = self._bind(c, inputs)
+        bound = self._bind(c, inputs).inputs
         key = (check, policy, *bound.items())
         found: Distribution | None = self.caches.distributions.get(key)
         if found is None:

@@ -198,6 +198,11 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         _policy(r, "how the player decides every 'may' (default always)")
         r.add_argument("--json", action="store_true", help="print the result as JSON")
         r.add_argument(
+            "--no-trace",
+            action="store_true",
+            help="skip the trace: print the dice, the values and the outcome (the same for the same seed)",
+        )
+        r.add_argument(
             "--times",
             type=int,
             metavar="N",
@@ -647,7 +652,10 @@ def _roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         title = f"{rs.name} · {rs.check(args.check).title}  ({args.times} rolls, {how}{seed})"
         out.write(batch_text(batch, title) + "\n")
         return 0
-    result = rs.roll(args.check, rng, forced=forced or None, policy=args.policy, **inputs)
+    given: dict[str, Any] = dict(inputs)
+    result = rs.roll(
+        args.check, rng, forced=forced or None, policy=args.policy, trace=not args.no_trace, **given
+    )
     if args.json:
         data = result.as_json()
         data["ruleset"] = rs.name

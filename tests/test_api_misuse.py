@@ -203,6 +203,10 @@ def cases() -> list[Case]:
     add("Ruleset.roll", "forced", "bool", lambda: RULES.roll("swing", forced={"d": True}), "d")
     add("Ruleset.roll", "policy", "unknown", lambda: RULES.roll("swing", policy="optimall"), "did you mean")
     add("Ruleset.roll", "policy", "type", lambda: RULES.roll("swing", policy=None))
+    add("Ruleset.roll", "trace", "type", lambda: RULES.roll("swing", trace="no"))
+    add("Ruleset.roll", "trace", "None", lambda: RULES.roll("swing", trace=None))
+    add("Ruleset.roll", "trace", "type", lambda: RULES.roll("swing", trace=0))  # 0 is not False here
+    add("Ruleset.roll", "trace", "NaN", lambda: RULES.roll("swing", trace=NAN))
     add("Ruleset.roll", "inputs", "unknown", lambda: RULES.roll("swing", skil=1), "did you mean")
     add("Ruleset.roll", "inputs", "range", lambda: RULES.roll("swing", skill=9), "skill")
     add("Ruleset.roll", "inputs", "NaN", lambda: RULES.roll("swing", skill=NAN), "skill")

@@ -145,7 +145,10 @@ class Expressions:
                 return T.NUM, f"(-{a})"
             case ast.Binary(op=op, left=left, right=right):
                 (_, a), (_, b) = self._need(left, scope, T.NUM), self._need(right, scope, T.NUM)
-                helper = {"/": "_div", "//": "_floordiv", "%": "_mod", "*": "_mul"}.get(op)
+                if op == "*":  # the bound of `rt_mul` inline for whole numbers (a call costs more)
+                    big = f"_mul(_p, 1, {k(node.span)})"
+                    return T.NUM, f"(_p if _type(_p := {a} * {b}) is _int and -_B < _p < _B else {big})"
+                helper = {"/": "_div", "//": "_floordiv", "%": "_mod"}.get(op)
                 if helper:
                     return T.NUM, f"{helper}({a}, {b}, {k(node.span)})"
                 return T.NUM, f"({a} {op} {b})"
@@ -333,6 +336,8 @@ class Expressions:
                 srcs.append(src)
                 types.append(t)
             self._check_instance(table, tuple(types), node.span)
+            if self.unit.counted:
+                self.unit.counted[-1] += self.unit.table_units[name]
             return table.returns, f"{self.unit.emit.const(table.run)}({', '.join(srcs)})"
         options = list(self.unit.builtins) + list(self.unit.data.get("tables", {}))
         raise problem("RC302", f"unknown function '{name}'", node.span, did_you_mean(name, options))
@@ -407,6 +412,7 @@ class Expressions:
                 self.unit.doc.span(path, key=True),
             )
         self._table_busy.append(name)
+        self.unit.counted.append(0)
         saved_locals = self.unit.locals
         saved_pools, self.unit.pools = self.unit.pools, set()  # a table sees values, not the check's pools
         try:
@@ -444,9 +450,11 @@ class Expressions:
             )
             table = Table(name, tuple(params), returns, run, spec.get("description", ""), span)
             self.unit.tables[name] = table
+            self.unit.table_units[name] = 1 + self.unit.counted[-1]
             return table
         finally:
             self._table_busy.pop()
+            self.unit.counted.pop()
             self.unit.locals = saved_locals
             self.unit.pools = saved_pools
 

@@ -352,12 +352,14 @@ class Structure:
         roll = [self._with_folds(r, read_by, scope) for r in roll]
         with statement(self.unit.diags):
             roll = [self._with_history(r, read_by) for r in roll]
-        programs = None
+        made = None
+        plain = not sequential and all(isinstance(r, Die) and r.faces_expr is None for r in roll)
+        pre = [let.name for let in lets if let.before_roll]
         with statement(self.unit.diags):
-            programs = self._program(name, scope, out_t, [r.name for r in roll], post, outcome, outputs)
-        if programs is None:
+            made = self._program(name, scope, out_t, roll, post, outcome, outputs, pre if plain else None)
+        if made is None:
             return None
-        program, outcome_program, outcome_loop, outcome_stages = programs
+        program, outcome_program, outcome_loop, outcome_stages, roller, units = made
         return Check(
             name=name,
             title=spec.get("title", name),
@@ -373,6 +375,8 @@ class Structure:
             outcome_program=outcome_program,
             outcome_loop=outcome_loop,
             outcome_stages=outcome_stages,
+            roller=roller,
+            roller_units=units,
             objective=objective,
             sequential=sequential,
             examples=self._examples(path, spec, inputs, roll, lets, outputs, outcomes),
@@ -581,23 +585,38 @@ class Structure:
         name: str,
         scope: Mapping[str, T.Type],
         out_t: T.Type,
-        dice: list[str],
+        roll: Sequence[Randomizer],
         post: list[Let],
         outcome: Expr | tuple[Rule, ...],
         outputs: list[tuple[str, Expr]],
-    ) -> tuple[Callable[..., tuple[Any, ...]], Callable[..., Any], Callable[..., None] | None, Any]:
-        """One Python function for everything after the roll, shared by sampler and exact, and
-        the same statements cut down to what the outcome needs (`Check.outcome_program`,
-        `Check.outcome_loop`).
+        pre: list[str] | None,
+    ) -> tuple[
+        Callable[..., tuple[Any, ...]],
+        Callable[..., Any],
+        Callable[..., None] | None,
+        Any,
+        Callable[..., tuple[Any, ...]] | None,
+        int,
+    ]:
+        """One Python function for everything after the roll, shared by sampler and exact; the
+        same statements cut down to what the outcome needs (`Check.outcome_program`,
+        `Check.outcome_loop`, `Check.outcome_stages`) for the exact evaluator; and, when every
+        randomizer is a plain die (`pre`: the names of the values known before the roll), the
+        same statements after the dice drawn (`Check.roller`), for the sampler.
 
-        The first is called as `program(env, *dice)` and returns (outcome, index of the rule that
-        fired or -1, each after-roll value, each output) — see `Check.layout`. The second, with
-        the same arguments, runs only the named values the outcome reads (directly or through
-        other values) and returns the outcome alone: the exact evaluator's outcome pass, which
-        need not work out outputs and values nobody asked for.
+        `program(env, *dice)` returns (outcome, index of the rule that fired or -1, each
+        after-roll value, each output) — see `Check.layout`. `outcome_program`, with the same
+        arguments, runs only the named values the outcome reads (directly or through other
+        values) and returns the outcome alone: the exact evaluator's outcome pass, which need not
+        work out outputs and values nobody asked for. `roller(env, draw)` draws each die's face as
+        `faces[draw(len(faces))]` in roll order and returns (outcome, rule index, the dice by
+        name, each die's faces taken by name, every named value by name). The last part: the most
+        work units one run can charge (its table calls; 0 without a roller).
         """
+        dice = [r.name for r in roll]
         saved = self.unit.locals
         self.unit.locals = set(dice) | {let.name for let in post} | {"outcome"} | {n for n, _ in outputs}
+        self.unit.counted.append(0)  # the table units one run can charge
         try:
             full = dict(scope)
             full["outcome"] = out_t
@@ -636,32 +655,46 @@ class Structure:
                 lines += guarded(f"v_{n}", e.node, None)
                 full[n] = e.type  # later outputs may use earlier ones
             names = [let.name for let in post] + [n for n, _ in outputs]
-            lines.append("return (v_outcome, rule, " + "".join(f"v_{n}, " for n in names) + ")")
+            body = [*lines, "return (v_outcome, rule, " + "".join(f"v_{n}, " for n in names) + ")"]
             for let, _ in reversed(let_lines):  # the values the outcome reads, through each other
                 if let.name in read:
                     read |= ast.names(let.expr.node)
-            short = [line for let, block in let_lines if let.name in read for line in block]
+            needed = [(let, block) for let, block in let_lines if let.name in read]
+            short = [line for _, block in needed for line in block]
             short += [*decide, "return v_outcome"]
             where = self.unit.doc.span(("checks", name), key=True)
             params = ["env", *(f"v_{d}" for d in dice)]
             emit = self.unit.emit
             loop = None
             if 0 < len(dice) <= MAX_LOOP_DEPTH:
-                body = _outcome_loop(
-                    dice, [(let, block) for let, block in let_lines if let.name in read], decide
-                )
                 loop = emit.function(
-                    f"outcomes_{name}", ["env", "_out", *(f"_p{i}" for i in range(len(dice)))], body, where
+                    f"outcomes_{name}",
+                    ["env", "_out", *(f"_p{i}" for i in range(len(dice)))],
+                    _outcome_loop(dice, needed, decide),
+                    where,
                 )
-            needed = [(let, block) for let, block in let_lines if let.name in read]
-            return (
-                emit.function(f"check_{name}", params, lines, where),
-                emit.function(f"outcome_{name}", params, short, where),
-                loop,
-                self._staged(name, dice, needed, decide, decided_by, unmatched, where),
-            )
+            program = emit.function(f"check_{name}", params, body, where)
+            outcome_program = emit.function(f"outcome_{name}", params, short, where)
+            staged = self._staged(name, dice, needed, decide, decided_by, unmatched, where)
+            if pre is None:
+                return program, outcome_program, loop, staged, None, 0
+            draws = [
+                f"v_{r.name} = {emit.const(r.faces)}[draw({len(r.faces)})]"
+                for r in roll
+                if isinstance(r, Die)
+            ]
+            # the keys are names the grammar checked as identifiers (as the `v_` locals are), so
+            # they are written as literals: a dict of constant keys is built in one step
+            rolled = ", ".join(f"{d!r}: v_{d}" for d in dice)
+            drawn = ", ".join(f"{d!r}: (v_{d},)" for d in dice)
+            values = [f"{n!r}: env[{n!r}]" for n in pre]
+            values += [f"{n!r}: v_{n}" for n in names]
+            back = f"return (v_outcome, rule, {{{rolled}}}, {{{drawn}}}, {{{', '.join(values)}}})"
+            roller = emit.function(f"roll_{name}", ["env", "draw"], [*draws, *lines, back], where)
+            return program, outcome_program, loop, staged, roller, self.unit.counted[-1]
         finally:
             self.unit.locals = saved
+            self.unit.counted.pop()
 
     def _staged(
         self,

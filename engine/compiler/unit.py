@@ -35,6 +35,11 @@ class Unit:
     current: str | None = None
     # The pools of that check declared so far: what first_roll() and its kin may read.
     pools: set[str] = field(default_factory=set)
+    # The most work units one call of each table charges (itself and the tables it calls), and
+    # a running total per body being lowered: the language has no loops, so a call site runs
+    # at most once per evaluation and these sums bound what an evaluation charges.
+    table_units: dict[str, int] = field(default_factory=dict)
+    counted: list[int] = field(default_factory=list)
 
     @property
     def data(self) -> dict[str, Any]:

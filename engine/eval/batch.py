@@ -27,7 +27,7 @@ from ..model.values import Symbol, to_json
 from ..runtime.context import RunContext
 from ..runtime.work import Work
 from .exact import Distribution
-from .sample import sample
+from .sample import Ready, sample
 
 METHODS = ("auto", "exact", "rolled")
 """How a batch is made: `exact` draws from the exact distribution, `rolled` rolls each time,
@@ -155,10 +155,11 @@ def _rolled(check: Check, inputs: Mapping[str, Any], ctx: RunContext, times: int
     until = None if limits.deadline is None else time.monotonic() + limits.deadline
     outcomes = {s.name: 0 for s in check.outcomes.members}
     values: dict[str, dict[Any, int]] = {}
+    ready = Ready(check, dict(inputs))  # what the rolls share, worked out in the first one
     for _ in range(times):
         work = Work(limits.max_work, limits.deadline, until=until)
         work.check_clock()  # a roll's own budget reads the clock only after much work
-        result = sample(check, inputs, ctx._replace(work=work))
+        result = sample(check, inputs, ctx._replace(work=work), False, ready)  # no trace: none is kept
         outcomes[result.outcome.name] += 1
         for name, v in result.values.items():
             if isinstance(v, (int, Fraction, Symbol)):

@@ -13,12 +13,12 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Symbol, faces_text
-from ..runtime.context import RunContext, check_policy, with_work
+from ..runtime.context import POLICIES, RunContext, check_policy, new_work
 from ..runtime.inputs import shown
 from ..runtime.limits import redraw_times, roll_count
 from ..runtime.procedure import Option, Procedure, State, procedure_for
@@ -31,9 +31,9 @@ from ..runtime.rules import (
     redraw_offered,
     with_dice,
 )
-from ..runtime.work import TRANSITION, current, meter, working
+from ..runtime.work import CLOCK_EVERY, TRANSITION, current_work, enter, leave, meter
 from .exact import Sequential
-from .trace import Decision, Result, RuleRef, Step, TriggerStep
+from .trace import Decision, Result, RuleRef, Step, TriggerStep, made
 
 Forced = Mapping[str, Any]
 _new = tuple.__new__  # a Step without NamedTuple's Python-level constructor, on the hot path
@@ -176,33 +176,168 @@ class _Source:
                 )
 
 
-def sample(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Result:
+class Before(NamedTuple):
+    """What every roll of one check with one set of bound inputs shares, worked out once: the
+    environment before the dice, the trace's first steps and the values so far, the auto rule
+    that fires (if any), and how the steps after the dice are made."""
+
+    env: dict[str, Any]
+    steps: tuple[Step, ...]
+    """The inputs' and the values known before the roll."""
+    values: tuple[tuple[str, Any], ...]
+    fired: tuple[int, Symbol] | None
+    quick: bool
+    """The check has a `roller` (plain dice) and no auto rule fires: a roll is one call."""
+    dice: tuple[tuple[str, tuple[int, ...]], ...]
+    """Each die's name and faces, for its step (plain dice only)."""
+    posts: tuple[tuple[str, str, tuple[Any, ...]], ...]
+    """Each value after the roll: kind, name, and the step's fields after its value."""
+    outs: tuple[tuple[str, str, tuple[Any, ...]], ...]
+    """The same for each output."""
+    outcome: tuple[Any, ...] | None
+    """The fields after the outcome's value when it is one expression."""
+    refs: tuple[RuleRef, ...]
+    """The rows of an outcome rule list, as a trace names the one that fired."""
+    scale: str
+    """The name of the check's outcomes, which names the outcome's step."""
+
+
+READY_WEIGHT = 4
+"""A kept `Ready` weighs about this many times its bound inputs (the environment and the steps
+made from them, which come later)."""
+
+
+class Ready:
+    """A check with bound inputs, kept by the ruleset per inputs as given (`Ruleset.roll`), and
+    what the rolls share (`before`), worked out at the first roll under its budget and kept:
+    a later roll with the same inputs starts at its dice. Two threads may both work it out once."""
+
+    __slots__ = ("check", "inputs", "before")
+
+    def __init__(self, check: Check, inputs: dict[str, Any]) -> None:
+        self.check = check
+        self.inputs = inputs
+        self.before: Before | None = None
+
+    def work_out(self) -> Before:
+        """`before`, worked out now (under the current request's budget) and kept."""
+        check = self.check
+        env = before_roll(check, self.inputs)
+        steps = [_new(Step, ("input", k, v, "") + _REST) for k, v in self.inputs.items()]
+        steps += [
+            _new(Step, ("value", let.name, env[let.name], let.expr.text) + _REST) for let in check.pre_lets
+        ]
+        fired = first_rule(check.auto, env) if check.auto else None
+        outcome = check.outcome
+        self.before = Before(
+            env,
+            tuple(steps),
+            tuple((let.name, env[let.name]) for let in check.pre_lets),
+            fired,
+            check.roller is not None and fired is None,
+            tuple((r.name, r.faces) for r in check.roll if isinstance(r, Die)),
+            tuple(("value", let.name, (let.expr.text, *_REST)) for let in check.post_lets),
+            tuple(("output", name, (expr.text, *_REST)) for name, expr in check.outputs),
+            (outcome.text, *_REST) if isinstance(outcome, Expr) else None,
+            () if isinstance(outcome, Expr) else tuple(_rule_ref(outcome, i) for i in range(len(outcome))),
+            check.outcomes.name,
+        )
+        return self.before
+
+
+def sample(
+    check: Check, inputs: Mapping[str, Any], ctx: RunContext, trace: bool = True, ready: Ready | None = None
+) -> Result:
     """Roll `check` once with bound inputs (see `inputs.bind_inputs`); `ctx.policy` decides every
     "may", `ctx.rng` rolls and `ctx.forced` fixes dice. The work is charged to `ctx.work` (a
-    fresh budget from `ctx.limits` when it has none)."""
+    fresh budget from `ctx.limits` when it has none). Without `trace` the result's trace is empty
+    and no step is made; the dice, outcome and values are the same. `ready`: the same check and
+    inputs as kept by the ruleset, so what the rolls share is worked out once."""
+    before = ready.before if ready is not None else None
+    if (
+        before is not None
+        and before.quick
+        and not ctx.forced
+        and ctx.work is None
+        and check.roller_units <= CLOCK_EVERY
+        and check.roller_units <= ctx.limits.max_work
+        and current_work() is None
+        and ctx.policy in POLICIES
+    ):
+        # A plain roll whose table calls can charge no more than a fresh budget holds, nor
+        # enough to make it look at the clock: metering it could never stop it, so it is not
+        # metered (its values known before the roll were worked out under a budget, in `before`).
+        try:
+            return _quick(check, ready, before, ctx.rng or random.Random(), ctx.policy, trace)  # type: ignore[arg-type]
+        except LimitError as exc:  # a number past the digits a ruleset may compute
+            raise placed(exc, check.span) from None
     check_policy(ctx.policy)
-    ctx = with_work(ctx)
-    assert ctx.work is not None
+    work = ctx.work
+    if work is None:
+        work = new_work(ctx.limits)
+    token = enter(work) if current_work() is not work else None  # a scene's roll runs in its request
     try:
-        if current() is ctx.work:  # inside its request already (a scene's roll): nothing to set
-            return _sample(check, inputs, ctx)
-        with working(ctx.work):
-            return _sample(check, inputs, ctx)
+        if ready is None:
+            ready = Ready(check, dict(inputs))
+        before = ready.before or ready.work_out()
+        if before.quick and not ctx.forced:
+            return _quick(check, ready, before, ctx.rng or random.Random(), ctx.policy, trace)
+        return _sample(check, ready, before, ctx if ctx.work is not None else ctx._replace(work=work), trace)
     except LimitError as exc:
         raise placed(exc, check.span) from None
+    finally:
+        if token is not None:
+            leave(token)
 
 
-def _sample(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Result:
+def _quick(
+    check: Check, ready: Ready, before: Before, rng: random.Random, policy: str, traced: bool
+) -> Result:
+    """A roll of plain dice: the check's `roller` draws each die's face straight from the RNG
+    (`_randbelow(n)` is what `randrange(n)` returns, without its argument checks: the same draws
+    from the same seed) and runs the statements of its `program`; steps only when traced."""
+    outcome, rule, rolled, drawn, values = check.roller(before.env, rng._randbelow)  # type: ignore[misc, attr-defined]
+    if not traced:
+        return made(check.name, outcome, values, dict(ready.inputs), rolled, (), drawn, policy)
+    trace = [
+        *before.steps,
+        *[
+            _new(Step, ("die", name, rolled[name], "", None, drawn[name], (), faces, "", None, None, None))
+            for name, faces in before.dice
+        ],
+        *_after(before, outcome, rule, values),
+    ]
+    return made(check.name, outcome, values, dict(ready.inputs), rolled, tuple(trace), drawn, policy)
+
+
+def _after(before: Before, outcome: Symbol, rule: int, values: Mapping[str, Any]) -> list[Step]:
+    """The steps after the dice: each value, the outcome (its expression's, or the row of its
+    rules that fired), each output."""
+    steps = [_new(Step, (kind, name, values[name], *rest)) for kind, name, rest in before.posts]
+    if before.outcome is not None:
+        steps.append(_new(Step, ("outcome", before.scale, outcome, *before.outcome)))
+    else:
+        ref = before.refs[rule]
+        steps.append(_new(Step, ("rule", before.scale, outcome, "", ref, (), (), (), "", None, None, None)))
+    steps += [_new(Step, (kind, name, values[name], *rest)) for kind, name, rest in before.outs]
+    return steps
+
+
+class _Untraced(list[Step]):
+    """Where the steps of an untraced roll go: nowhere."""
+
+    def append(self, step: Step) -> None:
+        return None
+
+
+def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced: bool) -> Result:
     source = _Source(check, ctx.rng or random.Random(), ctx.forced or {})
-    trace: list[Step] = [_new(Step, ("input", k, v, "") + _REST) for k, v in inputs.items()]
-    env = before_roll(check, inputs)
-    values: dict[str, Any] = {}
-    for let in check.pre_lets:
-        values[let.name] = env[let.name]
-        trace.append(_new(Step, ("value", let.name, env[let.name], let.expr.text) + _REST))
-    fired = first_rule(check.auto, env) if check.auto else None
-    if fired is not None:
-        index, outcome = fired
+    inputs = ready.inputs
+    trace: list[Step] = list(before.steps) if traced else _Untraced()
+    env = dict(before.env)
+    values: dict[str, Any] = dict(before.values)
+    if before.fired is not None:
+        index, outcome = before.fired
         trace.append(Step("auto", check.outcomes.name, outcome, rule=_rule_ref(check.auto, index)))
         return _auto(check, env, values, inputs, trace, outcome, ctx.policy)
     roller = _Roller(check, env, source, ctx, trace) if check.sequential else None
@@ -219,18 +354,12 @@ def _sample(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Result:
         dice.append(value)
     source.finish()
     outcome, rule, *after = check.program(env, *dice)
-    results = iter(after)
-    for let in check.post_lets:
-        values[let.name] = value = next(results)
-        trace.append(_new(Step, ("value", let.name, value, let.expr.text) + _REST))
-    if isinstance(check.outcome, Expr):
-        trace.append(_new(Step, ("outcome", check.outcomes.name, outcome, check.outcome.text) + _REST))
-    else:
-        trace.append(Step("rule", check.outcomes.name, outcome, rule=_rule_ref(check.outcome, rule)))
-    for name, expr in check.outputs:
-        values[name] = value = next(results)
-        trace.append(_new(Step, ("output", name, value, expr.text) + _REST))
+    for (_, name, _), value in zip(before.posts + before.outs, after):
+        values[name] = value
     drawn = {k: tuple(v) for k, v in source.drawn.items()}
+    if not traced:
+        return Result(check.name, outcome, values, dict(inputs), rolled, (), False, drawn, ctx.policy)
+    trace += _after(before, outcome, rule, values)
     return Result(check.name, outcome, values, dict(inputs), rolled, tuple(trace), False, drawn, ctx.policy)
 
 

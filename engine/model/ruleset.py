@@ -324,6 +324,11 @@ class Check:
     outcome: Expr | tuple[Rule, ...]
     outputs: tuple[tuple[str, Expr], ...]
     program: Callable[..., tuple[Any, ...]] = field(compare=False, repr=False)
+    roller: Callable[..., tuple[Any, ...]] | None = field(default=None, compare=False, repr=False)
+    """When every randomizer is a plain die: the dice drawn and `program`'s statements, as one
+    function `roller(env, draw)` (see `compiler.structure`), which a plain roll calls."""
+    roller_units: int = 0
+    """The most work units one run of `roller` can charge (its table calls, counted at load)."""
     objective: Objective = Objective()
     """What the `optimal` policy maximises."""
     sequential: bool = False

@@ -15,7 +15,8 @@ call; a reroll chain's transition, which costs several times more, is charged se
 from __future__ import annotations
 
 import time
-from contextvars import ContextVar
+from collections.abc import Callable
+from contextvars import ContextVar, Token
 
 from ..errors import Diagnostic, LimitError
 
@@ -116,6 +117,14 @@ class working:  # noqa: N801 -- used as a function: `with working(work):`
 
     def __exit__(self, *exc: object) -> None:
         _CURRENT.reset(self.token)
+
+
+enter: Callable[[Work], Token[Work | None]] = _CURRENT.set
+"""Make a `Work` the current counter until `leave(token)`: `working` without a context manager,
+for a roll's hot path, where the `with` statement costs more than the check's expressions."""
+
+leave: Callable[[Token[Work | None]], None] = _CURRENT.reset
+"""Restore the counter `enter` replaced (call it in a `finally`)."""
 
 
 class _Unmetered(Work):

@@ -29,6 +29,14 @@ if TYPE_CHECKING:  # named in signatures only: a roll's text loads none of them
 
 def result_text(result: Result, title: str = "") -> str:
     lines = [f"{title or result.check}"]
+    if not result.trace:  # rolled without its trace: the dice and the values, then the outcome
+        width = max([len(name) for name in [*result.rolled, *result.values]] + [8])
+        for name, value in result.rolled.items():
+            lines.append(f"  rolled  {name.ljust(width)} : {show(value)}")
+        for name, value in result.values.items():
+            lines.append(f"  value   {name.ljust(width)} = {show(value)}")
+        lines.append(f"=> {result.outcome.name}")
+        return "\n".join(lines)
     width = max([len(s.name) for s in result.trace] + [8])
     for step in result.trace:
         name = step.name.ljust(width)

@@ -1,0 +1,231 @@
+"""Rolling fast: a roll without its trace, the plain-dice `roller`, and the hand-written Chill check
+the benchmark compares them with.
+
+- A roll with `trace=False` has the dice, outcome and values of the traced roll from the same
+  seed, for every check of every shipped ruleset and example under each fixed policy, and an
+  empty trace; `Ruleset.sample(method="rolled")` counts what one roll after another gives.
+- The hand-written function (benchmarks/handwritten.py) agrees with rulecraft roll for roll from
+  the same seed, on every pair of dice, and with the exact distribution: it cannot drift.
+- The work bound the compiler counts for a `roller` holds, and a budget below it still stops a
+  roll, as it did before plain rolls went unmetered.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import random
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from _repo import REPO_ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+from engine.errors import LimitError
+from engine.runtime.limits import Limits
+from engine.runtime.work import Work, working
+
+
+def _handwritten() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("handwritten", REPO_ROOT / "benchmarks" / "handwritten.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+HAND = _handwritten()
+
+
+def _rulesets() -> list[engine.Ruleset]:
+    found = [engine.load(name) for name in ("castle", "chill", "chimera", "chthonian")]
+    found += [engine.load(Path(p)) for p in sorted((REPO_ROOT / "examples").glob("*.yaml"))]
+    return found
+
+
+def _inputs(check: Any) -> list[dict[str, Any]]:
+    """The inputs of the check's examples (names of scale values as text), or none at all."""
+    found = []
+    for example in check.examples:
+        shown = {k: getattr(v, "name", v) for k, v in example.inputs.items()}
+        if shown not in found:
+            found.append(shown)
+    return found[:3] or [{}]
+
+
+def _same(a: engine.Result, b: engine.Result) -> None:
+    assert (a.outcome, a.values, a.rolled, a.drawn, a.inputs, a.auto, a.policy) == (
+        b.outcome,
+        b.values,
+        b.rolled,
+        b.drawn,
+        b.inputs,
+        b.auto,
+        b.policy,
+    )
+
+
+def test_a_roll_without_its_trace_is_the_same_roll_for_every_shipped_check() -> None:
+    rolls = 0
+    for rs in _rulesets():
+        for name, check in rs.checks.items():
+            for inputs in _inputs(check):
+                for policy in ("always", "never"):
+                    for seed in range(40):
+                        try:
+                            traced = rs.roll(name, random.Random(seed), policy=policy, **inputs)
+                        except engine.RulecraftError:
+                            continue  # an example's inputs that need forced dice (a limit)
+                        bare = rs.roll(name, random.Random(seed), policy=policy, trace=False, **inputs)
+                        _same(bare, traced)
+                        assert bare.trace == () and traced.trace
+                        again = rs.roll(name, random.Random(seed), policy=policy, **inputs)
+                        assert again == traced and again.trace == traced.trace  # kept steps stay right
+                        rolls += 1
+    assert rolls > 2000
+
+
+def test_optimal_rolls_without_their_trace_decide_alike() -> None:
+    chimera = engine.load("chimera")
+    for seed in range(30):
+        traced = chimera.roll("skill", random.Random(seed), policy="optimal", dice=4)
+        bare = chimera.roll("skill", random.Random(seed), policy="optimal", dice=4, trace=False)
+        _same(bare, traced)
+
+
+def test_forced_dice_without_the_trace() -> None:
+    chill = engine.load("chill")
+    bare = chill.roll("specific", forced={"tens": 7, "ones": 7}, target=70, tokens=1, trace=False)
+    assert bare.outcome.name == "colossal_success" and bare.values["forced_dark"] == 2
+    assert bare.trace == () and bare.forced() == {"tens": [7], "ones": [7]}
+
+
+def test_the_untraced_result_is_a_result() -> None:
+    chill = engine.load("chill")
+    bare = chill.roll("specific", random.Random(5), target=55, trace=False)
+    traced = chill.roll("specific", random.Random(5), target=55)
+    assert type(bare) is engine.Result
+    assert bare.as_json() == {**traced.as_json(), "trace": []}
+    with pytest.raises(AttributeError):
+        bare.outcome = traced.outcome  # type: ignore[misc]  # still frozen
+
+
+def test_sampling_rolled_counts_one_roll_after_another() -> None:
+    for ruleset, check, inputs in (
+        ("chill", "specific", {"target": 55}),
+        ("chimera", "skill", {"dice": 3}),
+        ("castle", "task", {}),
+    ):
+        rs = engine.load(ruleset)
+        batch = rs.sample(check, 300, random.Random(9), method="rolled", **inputs)
+        rng = random.Random(9)
+        counts = Counter(rs.roll(check, rng, **inputs).outcome.name for _ in range(300))
+        assert {k: v for k, v in batch.outcomes.items() if v} == dict(counts)
+
+
+# -- the hand-written function --------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 300),
+    st.integers(0, 20),
+    st.sampled_from(["player", "chill_master"]),
+    st.integers(0, 2**32),
+)
+def test_the_hand_written_check_is_rulecraft_roll_for_roll(
+    target: int, tokens: int, roller: str, seed: int
+) -> None:
+    chill = CHILL
+    ours, theirs = random.Random(seed), random.Random(seed)
+    for _ in range(20):
+        for traced in (True, False):
+            result = chill.roll("specific", ours, target=target, tokens=tokens, roller=roller, trace=traced)
+            outcome, values = HAND.specific(theirs, target, tokens, roller)
+            assert result.outcome.name == outcome
+            shown = {k: getattr(v, "name", v) for k, v in result.values.items()}
+            assert shown == values and list(shown) == list(values)
+
+
+def test_the_hand_written_check_on_every_pair_of_dice() -> None:
+    for target in (1, 27, 54, 55, 90, 99, 100, 101, 120, 300):
+        for tokens in (0, 1, 3):
+            for roller in ("player", "chill_master"):
+                for tens in range(10):
+                    for ones in range(10):
+                        forced = {"tens": tens, "ones": ones}
+                        result = CHILL.roll(
+                            "specific", forced=forced, target=target, tokens=tokens, roller=roller
+                        )
+                        faces = iter([tens, ones])
+                        outcome, values = HAND.specific(_Fixed(faces), target, tokens, roller)
+                        assert result.outcome.name == outcome
+                        assert {k: getattr(v, "name", v) for k, v in result.values.items()} == values
+
+
+def test_the_hand_written_check_has_the_exact_distribution() -> None:
+    for target in (1, 55, 100, 120):
+        counts: Counter[str] = Counter()
+        for tens in range(10):
+            for ones in range(10):
+                counts[HAND.specific(_Fixed(iter([tens, ones])), target)[0]] += 1
+        exact = CHILL.distribution("specific", target=target).outcome
+        assert {k.name: v for k, v in exact.items() if v} == {k: Fraction(n, 100) for k, n in counts.items()}
+
+
+class _Fixed(random.Random):
+    """A random source that hands out the given faces (the hand-written check's forced dice)."""
+
+    def __init__(self, faces: Any) -> None:
+        super().__init__(0)
+        self.faces = faces
+
+    def randrange(self, *args: Any, **kwargs: Any) -> int:  # type: ignore[override]
+        return int(next(self.faces))
+
+
+CHILL = engine.load("chill")
+
+
+# -- the work a plain roll may do --------------------------------------------------------------
+
+
+def test_the_counted_bound_holds_for_every_plain_check() -> None:
+    checked = 0
+    for rs in _rulesets():
+        for name, check in rs.checks.items():
+            if check.roller is None:
+                continue
+            for inputs in _inputs(check):
+                try:
+                    rs.roll(name, random.Random(0), **inputs)
+                except engine.RulecraftError:
+                    continue
+                ready = rs._bind(check, inputs)
+                assert ready.before is not None
+                rng = random.Random(1)
+                for _ in range(200):
+                    work = Work(10**9)
+                    with working(work), contextlib.suppress(engine.RulecraftError):
+                        check.roller(ready.before.env, rng._randbelow)  # (some inputs fail on some dice)
+                    assert work.used <= check.roller_units
+                checked += 1
+    assert checked >= 5
+    assert CHILL.check("specific").roller_units == 2  # two calls of specific_band
+
+
+def test_a_budget_below_the_bound_still_stops_a_plain_roll() -> None:
+    tight = engine.load("chill", limits=Limits(max_work=1))
+    for _ in range(2):  # the first roll works out what the rolls share; the second starts at the dice
+        with pytest.raises(LimitError) as caught:
+            tight.roll("specific", random.Random(1), target=55, trace=False)
+        assert caught.value.diagnostics[0].code == "RC503"
+    enough = engine.load("chill", limits=Limits(max_work=2))
+    for _ in range(3):
+        enough.roll("specific", random.Random(1), target=55)
