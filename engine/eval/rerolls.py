@@ -116,11 +116,11 @@ class RerollSolver:
         return self._landed(code) if move is None else Dist.certain(move[1])
 
     def _launch(self, state: State, t: int, option: Option) -> int:
-        meter().charge(TRANSITION)
+        meter().charge(2 * TRANSITION)
         return self.packing.pack_any(self.proc.launch(state, t, option))
 
     def _landed(self, code: int) -> Dist:
-        meter().charge(TRANSITION * len(self.proc.weights))
+        meter().charge(2 * TRANSITION)
         return Dist(dict(zip(self.packing.landings(code), self.proc.weights)), self._faces)
 
     def choice(self, state: State, t: int) -> Option:
@@ -182,7 +182,7 @@ class RerollSolver:
                 if nxt is None:
                     nxt = follow(landed)
                 out[nxt] = out.get(nxt, 0) + w
-            meter().charge(TRANSITION * len(out))
+            meter().charge(2 * TRANSITION)
             return Dist(out, self._faces)
 
         def end(code: int) -> tuple[Counts, History, int]:
