@@ -190,5 +190,5 @@ class RerollSolver:
             return (state[0], state[3], cut if proc.capped(state) else 0)
 
         begun = starts.map(lambda s: follow(packing.pack(s)))
-        ends = absorb(begun, step, end, lambda n: self._count(n + len(nexts)))
+        ends = absorb(begun, step, end, self._count)  # a followed state is charged as work
         return ends.map(lambda e: (proc.final(e[0], e[1]), e[2]))
