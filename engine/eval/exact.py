@@ -570,6 +570,7 @@ class Sequential:
                 outcome_of,
                 self.check.objective,
                 self.check.outcomes.members,
+                self.ctx.limits.max_pool,
             )
             self._solvers[(i, dice)] = found
         return found

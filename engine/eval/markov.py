@@ -28,31 +28,33 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
     `count(n)` is told how many states are listed so far, and raises to stop a chain that is too
     large. Each state's successors are asked for once."""
     edges: dict[Any, Dist | None] = {}
-    order: list[Any] = []
-    stack: list[tuple[Any, bool]] = [(s, False) for s in starts.weights]
+    order: list[Any] = []  # each state after every state it leads to (when the chain has no cycle)
     on_path: set[Any] = set()
     cyclic = False
-    while stack:
-        s, done = stack.pop()
-        if done:
-            on_path.discard(s)
-            order.append(s)
+    none: tuple[Any, ...] = ()
+    for root in starts.weights:
+        if root in edges:
             continue
-        if s in edges:
-            if s in on_path:
-                cyclic = True
-            continue
-        nxt = step(s)
-        edges[s] = nxt
+        nxt = edges[root] = step(root)
         count(len(edges))
-        on_path.add(s)
-        stack.append((s, True))
-        if nxt is not None:
-            for t in nxt.weights:
-                if t in on_path:
-                    cyclic = True
-                elif t not in edges:
-                    stack.append((t, False))
+        on_path.add(root)
+        stack = [(root, iter(nxt.weights if nxt is not None else none))]
+        while stack:
+            s, successors = stack[-1]
+            for t in successors:
+                if t in edges:
+                    if t in on_path:
+                        cyclic = True
+                    continue
+                nxt = edges[t] = step(t)
+                count(len(edges))
+                on_path.add(t)
+                stack.append((t, iter(nxt.weights if nxt is not None else none)))
+                break
+            else:
+                stack.pop()
+                on_path.discard(s)
+                order.append(s)
     if cyclic:
         return _solve(starts, edges, end)
     # Mass as (numerator, denominator) per state, pushed once along every edge in topological order.
@@ -69,7 +71,13 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
             continue
         den2 = den * nxt.total
         for t, w in nxt.weights.items():
-            _add(mass, t, num * w, den2)
+            old = mass.get(t)
+            if old is None:
+                mass[t] = (num * w, den2)
+            elif old[1] == den2:
+                mass[t] = (old[0] + num * w, den2)
+            else:
+                _add(mass, t, num * w, den2)
     common = 1
     for _, d in ends.values():
         common = common if common % d == 0 else math.lcm(common, d)
@@ -167,12 +175,28 @@ class BestPlay(Generic[S, Opt]):
         self.count = count
         self.on_cycle = on_cycle
         self._best: dict[S, tuple[Dist, Opt | None]] = {}
+        self._scores: dict[S, tuple[Fraction, ...]] = {}
         self._busy: set[S] = set()
 
     def value(self, state: S, option: Opt) -> Dist:
         """Where the chain ends if `option` is taken at `state` and best play follows."""
+        return self._valued(state, option, False)[0]
+
+    def _valued(self, state: S, option: Opt, scored: bool) -> tuple[Dist, tuple[Fraction, ...] | None]:
+        """`value`, and its score when `scored`: an option with one certain successor is worth
+        that successor's best play, whose score is worked out once however many options lead there."""
         nxt = self.after(state, option)
-        return Dist.mix((self.best(t)[0], w, nxt.total) for t, w in nxt.weights.items())
+        if len(nxt.weights) == 1:
+            (t,) = nxt.weights
+            d = self.best(t)[0]
+            if not scored:
+                return d, None
+            s = self._scores.get(t)
+            if s is None:
+                s = self._scores[t] = self.score(d)
+            return d, s
+        d = Dist.mix((self.best(t)[0], w, nxt.total) for t, w in nxt.weights.items())
+        return d, self.score(d) if scored else None
 
     def best(self, state: S) -> tuple[Dist, Opt | None]:
         """Best play from `state`: where it ends, and the option taken now (None: it absorbs)."""
@@ -189,10 +213,10 @@ class BestPlay(Generic[S, Opt]):
             try:
                 best: tuple[Dist, Opt | None] | None = None
                 best_score: tuple[Fraction, ...] | None = None
+                scored = len(options) > 1
                 for o in options:
-                    d = self.value(state, o)
-                    s = self.score(d)
-                    if best_score is None or s > best_score:
+                    d, s = self._valued(state, o, scored)
+                    if best is None or (s is not None and best_score is not None and s > best_score):
                         best, best_score = (d, o), s
                 assert best is not None
                 result = best

@@ -1,9 +1,12 @@
 """A pool's reroll procedure solved exactly: its `Procedure` (the rules) on the one Markov solver.
 
-The states are the procedure's hashable states; a state's successors are how the dice it rerolls
-or adds can fall. Under `always` and `never` the policy's single option is followed; under
-`optimal` each decision is `BestPlay`'s, judged by the check's objective on the outcome the check
-gives once the pool is finished (`outcome_of`, later randomizers averaged in).
+The nodes are the procedure's hashable states and its flights (`Procedure.launch`): a state's one
+successor is the flight of the option taken, and a flight's successors are how its next die can
+fall (`Procedure.land`), one die at a time, so a node has at most as many successors as the pool
+has kinds, and every option that leaves the same dice in the air shares one flight. Under
+`always` and `never` the policy's single option is followed; under `optimal` each decision is
+`BestPlay`'s, judged by the check's objective on the outcome the check gives once the pool is
+finished (`outcome_of`, later randomizers averaged in).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from fractions import Fraction
 from ..errors import Diagnostic, LimitError
 from ..model.objective import Objective
 from ..model.values import Multi, Symbol
-from ..runtime.procedure import Option, Procedure, State
+from ..runtime.procedure import Counts, History, Option, Packing, Procedure, State
 from ..runtime.work import TRANSITION, meter
 from .dist import Dist
 from .markov import BestPlay, absorb
@@ -25,8 +28,14 @@ TRUNCATED = 2
 """An uncapped explosion cut where the exact solver stopped following it (see `exact.TAIL`)."""
 
 
+Move = tuple[Option, int]
+"""An option taken at a state, with the node it leads to."""
+
+
 class RerollSolver:
-    """Exact results of one procedure under one policy (not shared between threads unlocked)."""
+    """Exact results of one procedure under one policy (not shared between threads unlocked).
+
+    The chain's nodes are `Packing` codes: whole numbers for states and flights."""
 
     def __init__(
         self,
@@ -36,20 +45,31 @@ class RerollSolver:
         outcome_of: Callable[[Multi], Dist],
         objective: Objective,
         members: tuple[Symbol, ...],
+        max_dice: int,
     ) -> None:
+        """`max_dice`: the most dice the pool can hold (rolled and added), which bounds every
+        count a state keeps; a history of rerolled dice grows by at most that much per state."""
         self.proc = proc
         self.policy = policy
         self.max_states = max_states
         self.objective = objective
         self.members = members
-        self.play: BestPlay[State, Option] = BestPlay(
+        self._faces = sum(proc.weights)
+        dice = max_dice + (proc.cap or 0) + 2
+        rerolls = proc.pool.history and proc.keeps[2]
+        self.packing = Packing(proc, (max_states + 2) * dice if rerolls else dice)
+        self.play: BestPlay[int, Move | None] = BestPlay(
             self._options,
             self._after,
-            lambda s: outcome_of(proc.final(s[0], s[3])),
+            lambda code: outcome_of(proc.final(*self._ending(code))),
             self._score,
             self._count,
             self._cycle,
         )
+
+    def _ending(self, code: int) -> tuple[Counts, History]:
+        state = self.packing.unpack(code)
+        return state[0], state[3]
 
     def _count(self, n: int) -> None:
         if n > self.max_states:
@@ -64,7 +84,7 @@ class RerollSolver:
                 ]
             )
 
-    def _cycle(self, state: State) -> Exception:
+    def _cycle(self, code: int) -> Exception:
         return LimitError(
             [
                 Diagnostic(
@@ -80,44 +100,95 @@ class RerollSolver:
     def _score(self, d: Dist) -> tuple[Fraction, ...]:
         return self.objective.score(self.members, d.weights, d.total)
 
-    def _options(self, state: State) -> list[Option] | None:
+    def _options(self, code: int) -> list[Move | None] | None:
+        """A state's options, each with the node it leads to; a flight's one move, its next die."""
+        if code >= self.packing.flying:
+            return [None]
+        state = self.packing.unpack(code)
         t = self.proc.pending(state)
-        return None if t is None else self.proc.options(state, t, self.policy)
+        if t is None:
+            return None
+        return [(o, self._launch(state, t, o)) for o in self.proc.options(state, t, self.policy)]
 
-    def _after(self, state: State, option: Option) -> Dist:
-        """Where the dice go when `option` is taken at `state`: W**j ways for j fresh dice."""
-        t = self.proc.pending(state)
-        assert t is not None
-        out: dict[State, int] = {}
-        fresh = self.proc.fresh(option[1])
-        meter().charge(TRANSITION * len(fresh))
-        for dice, w in fresh:
-            nxt = self.proc.after(state, t, option, dice)
-            out[nxt] = out.get(nxt, 0) + w
-        return Dist(out, sum(w for _, w in fresh))
+    def _after(self, code: int, move: Move | None) -> Dist:
+        """Where a move leads: a state's option to its flight (or, with no die to roll, its next
+        state); a flight to its next die's fall, W ways (one per face)."""
+        return self._landed(code) if move is None else Dist.certain(move[1])
+
+    def _launch(self, state: State, t: int, option: Option) -> int:
+        meter().charge(2 * TRANSITION)
+        return self.packing.pack_any(self.proc.launch(state, t, option))
+
+    def _landed(self, code: int) -> Dist:
+        meter().charge(2 * TRANSITION)
+        return Dist(dict(zip(self.packing.landings(code), self.proc.weights)), self._faces)
 
     def choice(self, state: State, t: int) -> Option:
         """The option the policy takes at `state` (which is pending on trigger `t`)."""
         options = self.proc.options(state, t, self.policy)
         if len(options) == 1:
             return options[0]
-        best = self.play.best(state)[1]
+        best = self.play.best(self.packing.pack(state))[1]
         assert best is not None
-        return best
+        return best[0]
 
     def decision_scores(self, state: State, t: int) -> list[tuple[Option, tuple[Fraction, ...]]]:
         """Every option at `state` with the objective it reaches (for the trace)."""
-        return [(o, self._score(self.play.value(state, o))) for o in self.proc.options(state, t, self.policy)]
+        code = self.packing.pack(state)
+        return [
+            (o, self._score(self.play.value(code, (o, self._launch(state, t, o)))))
+            for o in self.proc.options(state, t, self.policy)
+        ]
 
     def ends(self, starts: Dist) -> Dist:
         """Where the procedure ends from the first-roll states `starts`: (the pool's value, how it
         was cut: 0, `CAPPED` by the pool's cap or `TRUNCATED` at the solver's depth). Ends alike in
         counts and in the history the check reads are one end."""
         cut = TRUNCATED if self.proc.truncating else CAPPED
+        packing = self.packing
+        flying = packing.flying
+        proc = self.proc
 
-        def step(s: State) -> Dist | None:
-            t = self.proc.pending(s)
-            return None if t is None else self._after(s, self.choice(s, t))
+        nexts: dict[int, int] = {}
 
-        ends = absorb(starts, step, lambda s: (s[0], s[3], cut if self.proc.capped(s) else 0), self._count)
-        return ends.map(lambda end: (self.proc.final(end[0], end[1]), end[2]))
+        def follow(code: int) -> int:
+            """Where a state goes once the policy has acted: a flight, or a state where nothing
+            is pending (a state's one move is followed at once, so it is no node of the chain)."""
+            found = nexts.get(code)
+            if found is not None:
+                return found
+            now = code
+            while now < flying:
+                state = packing.unpack(now)
+                t = proc.pending(state)
+                if t is None:
+                    break
+                options = proc.options(state, t, self.policy)
+                if len(options) == 1:  # a rule, a fixed policy, or nothing to choose
+                    now = self._launch(state, t, options[0])
+                    continue
+                move = self.play.best(now)[1]
+                assert move is not None
+                now = move[1]
+            nexts[code] = now
+            return now
+
+        def step(code: int) -> Dist | None:
+            if code < flying:
+                return None
+            out: dict[int, int] = {}
+            for landed, w in zip(packing.landings(code), proc.weights):
+                nxt = nexts.get(landed)
+                if nxt is None:
+                    nxt = follow(landed)
+                out[nxt] = out.get(nxt, 0) + w
+            meter().charge(2 * TRANSITION)
+            return Dist(out, self._faces)
+
+        def end(code: int) -> tuple[Counts, History, int]:
+            state = packing.unpack(code)
+            return (state[0], state[3], cut if proc.capped(state) else 0)
+
+        begun = starts.map(lambda s: follow(packing.pack(s)))
+        ends = absorb(begun, step, end, self._count)  # a followed state is charged as work
+        return ends.map(lambda e: (proc.final(e[0], e[1]), e[2]))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from itertools import product
 from typing import Any
 
 from ..model.ruleset import Pool
@@ -34,6 +35,9 @@ History = tuple[Counts, ...]
 the dice added and the dice rerolled away, each () when not read (`Pool.history`)."""
 State = tuple[Counts, tuple[Counts, ...], int, History]  # counts, unused per trigger, dice used, history
 Option = tuple[tuple[int, ...], int]  # dice removed per kind, fresh dice rolled
+Flight = tuple[State, int, int]
+"""A step's dice in the air: the state without them (grant spent), the trigger acting, how many
+are still to be rolled, one at a time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +105,7 @@ class Procedure:
         self.cap = pool.cap if pool.cap is not None else depth
         self.truncating = pool.cap is None and depth is not None
         self._on = tuple(tuple(k.on[u] for k in self.kinds) for u in range(len(self.steps)))
+        self._targets = tuple(tuple(k.target[u] for k in self.kinds) for u in range(len(self.steps)))
         by_value = sorted(range(len(self.kinds)), key=lambda i: self.kinds[i].order)
         self._order = {"lowest": tuple(by_value), "highest": tuple(reversed(by_value))}
         n_steps = len(self.steps)
@@ -123,6 +128,14 @@ class Procedure:
             for f in k.faces
         }
         self._zeros = tuple(0 for _ in self.kinds)
+        # the triggers a die rolled by step t holds when it falls as each kind
+        self._lands = tuple(
+            tuple(
+                frozenset(u for u in range(n_steps) if k.on[u] and (u != t or self.steps[u].repeat))
+                for k in self.kinds
+            )
+            for t in range(n_steps)
+        )
         self.keeps = tuple(h in pool.history for h in HISTORY)
         """Which parts of the history the check reads (first roll, added, rerolled)."""
         self._fresh: dict[int, tuple[tuple[tuple[int, ...], int], ...]] = {}
@@ -177,7 +190,7 @@ class Procedure:
             return tuple(0 for _ in counts)
         if step.self_target:
             return unused[t]
-        return tuple(c if k.target[t] else 0 for c, k in zip(counts, self.kinds))
+        return tuple([c if hit else 0 for c, hit in zip(counts, self._targets[t])])
 
     def grant(self, state: State, t: int) -> int:
         unused, used = state[1], state[2]
@@ -217,33 +230,55 @@ class Procedure:
         return tuple(take)
 
     def after(self, state: State, t: int, option: Option, fresh: tuple[int, ...]) -> State:
-        """The state once option `option` is taken at trigger `t` and the new dice show `fresh`."""
+        """The state once option `option` is taken at trigger `t` and the new dice show `fresh`:
+        `launch`, then each new die `land`ed in turn (the order does not matter)."""
+        now: State | Flight = self.launch(state, t, option)
+        for kind, n in enumerate(fresh):
+            for _ in range(n):
+                now = self.land(now, kind)  # type: ignore[arg-type]
+        assert len(now) == 4
+        return now
+
+    def launch(self, state: State, t: int, option: Option) -> State | Flight:
+        """Option `option` taken at trigger `t`: the chosen dice are taken away (those holding
+        unused triggers first) and the grant is spent. With no die to roll that is the next state;
+        else a `Flight`, whose dice are rolled one at a time by `land` — the same distribution as
+        rolling them together, with a handful of successors instead of every multiset."""
         counts, unused, _, hist = state
         remove, rolled = option
-        new_counts = tuple([c - r + f for c, r, f in zip(counts, remove, fresh)])
-        rows = []
-        for u, on in enumerate(self._on):
-            if u == t:
-                rows.append(
-                    tuple([f if o else 0 for f, o in zip(fresh, on)]) if self.steps[t].repeat else self._zeros
-                )
-            else:
-                rows.append(
-                    tuple(
-                        [
-                            (x - r if x > r else 0) + (f if o else 0)
-                            for x, r, f, o in zip(unused[u], remove, fresh, on)
-                        ]
-                    )
-                )
-        if hist:  # the dice added, or the dice rerolled away, join the history the check reads
+        if any(remove):
+            counts = tuple([c - r for c, r in zip(counts, remove)])
+        rows = tuple(
+            [
+                self._zeros if u == t else tuple([x - r if x > r else 0 for x, r in zip(unused[u], remove)])
+                for u in range(len(self.steps))
+            ]
+        )
+        if hist and self.steps[t].action != "add" and hist[2]:  # the dice rerolled away join the history
             first, added, rerolled = hist
-            if self.steps[t].action == "add":
-                added = tuple([a + f for a, f in zip(added, fresh)]) if added else added
-            else:
-                rerolled = tuple([x + r for x, r in zip(rerolled, remove)]) if rerolled else rerolled
-            hist = (first, added, rerolled)
-        return (new_counts, tuple(rows), self.used_after(state, t, rolled), hist)
+            hist = (first, added, tuple([x + r for x, r in zip(rerolled, remove)]))
+        base = (counts, rows, self.used_after(state, t, rolled), hist)
+        return base if rolled == 0 else (base, t, rolled)
+
+    def land(self, flight: Flight, kind: int) -> State | Flight:
+        """One die of a flight falls as `kind`: it joins the pool holding the triggers it sets
+        off (not the acting one again when that says `repeat: false`); the state once the last
+        one has fallen, else the flight with one die fewer to roll."""
+        (counts, rows, used, hist), t, left = flight
+        counts = counts[:kind] + (counts[kind] + 1,) + counts[kind + 1 :]
+        holds = self._lands[t][kind]
+        if holds:
+            rows = tuple(
+                [
+                    row[:kind] + (row[kind] + 1,) + row[kind + 1 :] if u in holds else row
+                    for u, row in enumerate(rows)
+                ]
+            )
+        if hist and self.steps[t].action == "add" and hist[1]:  # the dice added join the history
+            first, added, rerolled = hist
+            hist = (first, added[:kind] + (added[kind] + 1,) + added[kind + 1 :], rerolled)
+        state = (counts, rows, used, hist)
+        return state if left == 1 else (state, t, left - 1)
 
     def fresh(self, n: int) -> tuple[tuple[tuple[int, ...], int], ...]:
         """Every way `n` new dice can fall, by kind, with its multinomial weight (total W^n)."""
@@ -404,6 +439,102 @@ class Procedure:
         return Multi(items, tally=tuple(merged.items()))
 
 
+class Packing:
+    """A procedure's counted states and flights as whole numbers, for the exact solver: one
+    bit field per count that can be nonzero (the dice of each kind, the unused triggers a kind
+    can hold, the dice used, the history kept), the acting step and the dice still in the air
+    above them. A number hashes and compares faster than nested tuples, and a die landing is
+    one addition: `land` on the fields, worked out once per step and kind from `Procedure.land`
+    itself, so the rule is still stated once."""
+
+    def __init__(self, proc: Procedure, bound: int) -> None:
+        """`bound`: more than any count a state can hold (the solver's own bound)."""
+        self.proc = proc
+        n = len(proc.kinds)
+        self._held = tuple((t, k) for t in range(len(proc.steps)) for k in range(n) if proc.kinds[k].on[t])
+        kept = proc.keeps if proc.pool.history else (False, False, False)
+        self._kept = kept
+        size = n + len(self._held) + (1 if proc.cap is not None else 0) + n * sum(kept)
+        width = max(bound, 1).bit_length()
+        self._mask = (1 << width) - 1
+        self._shifts = tuple(range(0, width * size, width))
+        self._high = width * size
+        self.flying = 1 << self._high
+        """Codes from here up are flights."""
+        steps = max(len(proc.steps), 1)
+        self._steps = steps
+        zero = proc.history_of(proc._zeros, proc._zeros, proc._zeros)
+        empty: State = (proc._zeros, tuple(proc._zeros for _ in proc.steps), 0, zero)
+        # what landing adds, per step, per whether it is the last die, per kind
+        self._land = tuple(
+            tuple(
+                tuple(
+                    self.pack(proc.land((empty, t, 2), k)[0])  # type: ignore[arg-type]
+                    - ((steps + (t if last else 0)) << self._high)
+                    for k in range(n)
+                )
+                for last in (False, True)
+            )
+            for t in range(len(proc.steps))
+        )
+
+    def pack(self, state: State) -> int:
+        counts, unused, used, hist = state
+        flat = [*counts, *(unused[t][k] for t, k in self._held)]
+        if self.proc.cap is not None:
+            flat.append(used)
+        if hist:
+            for part, keep in zip(hist, self._kept):
+                if keep:
+                    flat.extend(part)
+        assert max(flat) <= self._mask and min(flat) >= 0
+        code = 0
+        for v, shift in zip(flat, self._shifts):
+            code |= v << shift
+        return code
+
+    def pack_any(self, now: State | Flight) -> int:
+        """A state's code, or a flight's: its state's, with the step and the dice left above."""
+        if len(now) == 4:
+            return self.pack(now)
+        state, t, left = now
+        return self.pack(state) + ((left * self._steps + t) << self._high)
+
+    def unpack(self, code: int) -> State:
+        """The state of a code below `flying`."""
+        proc = self.proc
+        mask = self._mask
+        flat = [(code >> shift) & mask for shift in self._shifts]
+        n = len(proc.kinds)
+        counts = tuple(flat[:n])
+        rows = [list(proc._zeros) for _ in proc.steps]
+        at = n
+        for t, k in self._held:
+            rows[t][k] = flat[at]
+            at += 1
+        used = 0
+        if proc.cap is not None:
+            used = flat[at]
+            at += 1
+        hist: History = ()
+        if proc.pool.history:
+            parts: list[Counts] = []
+            for keep in self._kept:
+                if keep:
+                    parts.append(tuple(flat[at : at + n]))
+                    at += n
+                else:
+                    parts.append(())
+            hist = (parts[0], parts[1], parts[2])
+        return (counts, tuple([tuple(r) for r in rows]), used, hist)
+
+    def landings(self, code: int) -> list[int]:
+        """A flight's successors, one per kind its next die can show (`Procedure.land`)."""
+        top = code >> self._high
+        left, t = divmod(top, self._steps)
+        return [code + d for d in self._land[t][left == 1]]
+
+
 def procedure_for(
     pool: Pool, env: Mapping[str, Any], caches: Caches, concrete: Pool | None = None
 ) -> Procedure:
@@ -421,10 +552,13 @@ def procedure_for(
 
 
 def _bounded_vectors(limits: tuple[int, ...], total: int) -> Iterator[tuple[int, ...]]:
-    """All vectors v with 0 <= v[i] <= limits[i] and sum(v) <= total."""
-    if not limits:
-        yield ()
-        return
-    for first in range(min(limits[0], total) + 1):
-        for rest in _bounded_vectors(limits[1:], total - first):
-            yield (first, *rest)
+    """All vectors v with 0 <= v[i] <= limits[i] and sum(v) <= total (in the order of
+    `itertools.product` over the places whose limit is not 0)."""
+    places = [i for i, n in enumerate(limits) if n]
+    zeros = [0] * len(limits)
+    for picked in product(*(range(min(limits[i], total) + 1) for i in places)):
+        if sum(picked) <= total:
+            v = zeros.copy()
+            for i, n in zip(places, picked):
+                v[i] = n
+            yield tuple(v)

@@ -1,0 +1,265 @@
+"""The reroll solver (issue 13): dice rerolled one at a time, states packed into whole numbers.
+
+Two checks that it changed no number: every result recorded from the solver it replaced (all
+rerolled dice at once, over every multiset) is given again exactly, for Chimera's procedure
+over a range of pool sizes, levels and policies and for the tests' small procedures (loops,
+explosions with and without a cap, histories); and, for generated pools of every trigger form, a
+slow reference kept here — the old transition, every way the dice can fall at once, solved by
+plain recursion — gives the same ends and the same best play.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+import test_pool_history
+import test_rerolls
+from hypothesis import assume, given, settings
+from test_procedure_quick import pools
+
+import engine
+from engine.api import Limits
+from engine.eval.dist import Dist
+from engine.eval.rerolls import CAPPED, RerollSolver
+from engine.model.values import Multi
+from engine.runtime.procedure import Option, Packing, Procedure, State
+from engine.syntax.positions import SourceFile
+
+RECORDED = json.loads((Path(__file__).parent / "reroll_reference.json").read_text())["cases"]
+SOURCES = {
+    "EXPLODE": test_rerolls.EXPLODE,
+    "EXPLODE_UNCAPPED": test_rerolls.EXPLODE.replace("        cap: 3\n", ""),
+    "CYCLE": test_rerolls.CYCLE,
+    "EXPLODING": test_pool_history.EXPLODING,
+    "REROLLING": test_pool_history.REROLLING,
+    "BOTH": test_pool_history.BOTH,
+}
+_loaded: dict[str, engine.Ruleset] = {}
+
+
+def _ruleset(source: str) -> engine.Ruleset:
+    if source not in _loaded:
+        big = Limits(max_work=10**12, max_states=10**7)
+        _loaded[source] = (
+            engine.load("chimera", limits=big)
+            if source == "chimera"
+            else engine.load_source(SourceFile(source.lower() + ".yaml", SOURCES[source]), limits=big)
+        )
+    return _loaded[source]
+
+
+def _digest(d: engine.Distribution) -> str:
+    rows = sorted((repr(k), str(Fraction(w, d.joint.total))) for k, w in d.joint.weights.items())
+    return hashlib.sha256(repr(rows).encode()).hexdigest()
+
+
+@pytest.mark.parametrize(
+    "case",
+    RECORDED,
+    ids=[
+        f"{c['source']}-{c['check']}-{c['policy']}-" + ",".join(f"{k}={v}" for k, v in c["inputs"].items())
+        for c in RECORDED
+    ],
+)
+def test_the_recorded_results_are_given_exactly(case: dict[str, Any]) -> None:
+    d = _ruleset(case["source"]).distribution(case["check"], policy=case["policy"], **case["inputs"])
+    outcome = {str(k): str(Fraction(w, d.outcome.total)) for k, w in d.outcome.weights.items()}
+    assert outcome == case["outcome"]
+    if "capped" in case:
+        assert (str(d.capped), str(d.truncated)) == (case["capped"], case["truncated"])
+    assert _digest(d) == case["joint"]
+
+
+def test_the_recorded_cases_span_pool_sizes_and_policies() -> None:
+    """What the test above covers: Chimera's skill check from 1 to 10 dice under every policy."""
+    skill = {
+        (c["inputs"]["dice"], c["policy"])
+        for c in RECORDED
+        if c["check"] == "skill" and len(c["inputs"]) == 1
+    }
+    assert skill == {(n, p) for n in range(1, 11) for p in ("always", "never", "optimal")}
+
+
+# -- a slow reference: the transition before issue 13, all dice at once --------------------------
+
+
+def _after_all_at_once(
+    proc: Procedure, state: State, t: int, option: Option, fresh: tuple[int, ...]
+) -> State:
+    """`Procedure.after` as it was written before flights: every new die in one step."""
+    counts, unused, _, hist = state
+    remove, rolled = option
+    new_counts = tuple(c - r + f for c, r, f in zip(counts, remove, fresh))
+    zeros = tuple(0 for _ in proc.kinds)
+    rows = []
+    for u in range(len(proc.steps)):
+        on = tuple(k.on[u] for k in proc.kinds)
+        if u == t:
+            rows.append(tuple(f if o else 0 for f, o in zip(fresh, on)) if proc.steps[t].repeat else zeros)
+        else:
+            rows.append(
+                tuple(
+                    (x - r if x > r else 0) + (f if o else 0)
+                    for x, r, f, o in zip(unused[u], remove, fresh, on)
+                )
+            )
+    if hist:
+        first, added, rerolled = hist
+        if proc.steps[t].action == "add":
+            added = tuple(a + f for a, f in zip(added, fresh)) if added else added
+        else:
+            rerolled = tuple(x + r for x, r in zip(rerolled, remove)) if rerolled else rerolled
+        hist = (first, added, rerolled)
+    return (new_counts, tuple(rows), proc.used_after(state, t, rolled), hist)
+
+
+class _Cycle(Exception):
+    pass
+
+
+class Reference:
+    """Ends and best play by recursion over states (a chain that returns to a state is refused)."""
+
+    def __init__(
+        self, proc: Procedure, policy: str, outcome_of: Callable[[Any], Dist], score: Callable[[Dist], Any]
+    ) -> None:
+        self.proc, self.policy, self.outcome_of, self.score = proc, policy, outcome_of, score
+        self._ends: dict[State, dict[Any, Fraction]] = {}
+        self._best: dict[State, tuple[dict[Any, Fraction], Option | None]] = {}
+        self._busy: set[State] = set()
+
+    def successors(self, state: State, t: int, option: Option) -> list[tuple[State, Fraction]]:
+        fresh = self.proc.fresh(option[1])
+        total = sum(w for _, w in fresh)
+        return [(_after_all_at_once(self.proc, state, t, option, f), Fraction(w, total)) for f, w in fresh]
+
+    def best(self, state: State) -> tuple[dict[Any, Fraction], Option | None]:
+        if state in self._best:
+            return self._best[state]
+        if state in self._busy:
+            raise _Cycle
+        t = self.proc.pending(state)
+        if t is None:
+            d = self.outcome_of(self.proc.final(state[0], state[3]))
+            found: tuple[dict[Any, Fraction], Option | None] = (d.fractions(), None)
+        else:
+            self._busy.add(state)
+            found_best: tuple[dict[Any, Fraction], Option] | None = None
+            best_score = None
+            for o in self.proc.options(state, t, self.policy):
+                mixed: dict[Any, Fraction] = {}
+                for nxt, p in self.successors(state, t, o):
+                    for k, q in self.best(nxt)[0].items():
+                        mixed[k] = mixed.get(k, Fraction(0)) + p * q
+                s = self.score(Dist.from_fractions(mixed))
+                if found_best is None or s > best_score:
+                    found_best, best_score = (mixed, o), s
+            self._busy.discard(state)
+            assert found_best is not None
+            found = found_best
+        self._best[state] = found
+        return found
+
+    def ends(self, state: State) -> dict[Any, Fraction]:
+        if state in self._ends:
+            return self._ends[state]
+        if state in self._busy:
+            raise _Cycle
+        proc = self.proc
+        t = proc.pending(state)
+        if t is None:
+            out = {(proc.final(state[0], state[3]), CAPPED if proc.capped(state) else 0): Fraction(1)}
+        else:
+            self._busy.add(state)
+            options = proc.options(state, t, self.policy)
+            option = options[0] if len(options) == 1 else self.best(state)[1]
+            assert option is not None
+            out = {}
+            for nxt, p in self.successors(state, t, option):
+                for k, q in self.ends(nxt).items():
+                    out[k] = out.get(k, Fraction(0)) + p * q
+            self._busy.discard(state)
+        self._ends[state] = out
+        return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(pools())
+def test_one_die_at_a_time_gives_what_all_at_once_gives(spec: tuple[str, int]) -> None:
+    """Generated pools of d6 with one to three triggers of every form (reroll or add, may or
+    must, targets, per_die, repeat, pick, caps, readings): under each policy the new solver's
+    ends, and under `optimal` its best play from every first roll, equal the reference's."""
+    text, n = spec
+    rs = engine.load(text)
+    check = rs.model.checks["c"]
+    pool = check.roll[0]
+    members = check.outcomes.members
+
+    def outcome_of(value: Any) -> Dist:  # an outcome that depends on the dice in the pool
+        items = value.items if isinstance(value, Multi) else (value,)
+        return Dist.certain(members[0] if len(items) > n else members[1])
+
+    for policy in ("always", "never", "optimal"):
+        proc = Procedure(pool, {})
+        solver = RerollSolver(proc, policy, 200_000, outcome_of, check.objective, members, 100)
+        reference = Reference(
+            proc, policy, outcome_of, lambda d: check.objective.score(members, d.weights, d.total)
+        )
+        starts = Dist.of((proc.start(c), w) for c, w in proc.fresh(n))
+        expected: dict[Any, Fraction] = {}
+        try:
+            for s, w in starts.weights.items():
+                for k, q in reference.ends(s).items():
+                    expected[k] = expected.get(k, Fraction(0)) + Fraction(w, starts.total) * q
+                if policy == "optimal" and proc.pending(s) is not None:
+                    value, option = reference.best(s)
+                    t = proc.pending(s)
+                    assert t is not None
+                    assert solver.choice(s, t) == option
+                    scored = dict(solver.decision_scores(s, t))
+                    assert scored[option] == reference.score(Dist.from_fractions(value))
+        except _Cycle:
+            assume(False)
+        assert solver.ends(starts).fractions() == expected, (text, policy)
+
+
+def test_the_packed_states_round_trip() -> None:
+    """A state packed into a whole number unpacks to itself (Chimera's pool, and a pool that
+    keeps its whole history, with a cap)."""
+    rs = engine.load_source(SourceFile("both.yaml", test_pool_history.BOTH))
+    chimera = _ruleset("chimera").model.checks["skill"].roll[0]
+    for pool, env in [(chimera, {"level": 0, "total_dice": 4}), (rs.model.checks["both"].roll[0], {})]:
+        proc = Procedure(pool, env)
+        packing = Packing(proc, 50)
+        for counts, _ in proc.fresh(4):
+            state = proc.start(counts)
+            assert packing.unpack(packing.pack(state)) == state
+            t = proc.pending(state)
+            if t is None:
+                continue
+            for option in proc.options(state, t, "optimal"):
+                flight = proc.launch(state, t, option)
+                if len(flight) == 3:
+                    code = packing.pack_any(flight)
+                    assert code >= packing.flying
+                    for kind, landed in enumerate(packing.landings(code)):
+                        assert landed == packing.pack_any(proc.land(flight, kind))  # type: ignore[arg-type]
+
+
+def test_twenty_dice_stay_inside_the_default_budget_or_stop_with_rc503() -> None:
+    """20 dice (`dice=10, resolve=10`) under `always`: solved within a raised budget, and a
+    small budget still stops the chain with RC503 (the work is charged)."""
+    small = engine.load("chimera", limits=Limits(max_work=50_000))
+    with pytest.raises(engine.LimitError) as err:
+        small.distribution("skill", dice=10, resolve=10, policy="always")
+    assert err.value.diagnostics[0].code == "RC503"
+    few = engine.load("chimera", limits=Limits(max_states=2_000))
+    with pytest.raises(engine.LimitError) as err:
+        few.distribution("skill", dice=10, resolve=10, policy="always")
+    assert err.value.diagnostics[0].code == "RC503"
