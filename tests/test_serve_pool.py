@@ -17,6 +17,7 @@ pytest.importorskip("fastapi")
 import httpx  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
+from engine import Limits  # noqa: E402
 from engine.serve.app import Settings, create_app  # noqa: E402
 
 HEAVY = """\
@@ -112,7 +113,8 @@ def test_a_full_queue_is_503_with_retry_after(make: Any) -> None:
 
 
 def test_a_deadline_that_passes_running_or_waiting_is_504(make: Any) -> None:
-    app = make(workers=1, queue=4, deadline=1.0)
+    # the work budget raised, so that the deadline, not the budget, is what ends the solves
+    app = make(workers=1, queue=4, deadline=1.0, limits=Limits(max_work=10**12))
     answers = asyncio.run(gather(app, [prob(60), prob(61)]))
     for response, seconds in answers:
         assert response.status_code == 504, response.text
