@@ -53,7 +53,6 @@ if TYPE_CHECKING:
 
 __all__ = ["APPEND_KINDS", "FORMAT", "SCHEMA_VERSION", "SqliteStore"]
 
-_MAGIC: Final = b"SQLite format 3\x00"
 _SCHEMA: Final = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)",
     """CREATE TABLE campaigns (
@@ -192,7 +191,14 @@ class SqliteStore:
     # -- opening --------------------------------------------------------------------------------
 
     def _check_file(self) -> None:
-        """Refuse what is plainly not a campaign database before SQLite touches it."""
+        """Refuse a folder, or a file in a folder that is not there, before SQLite is asked.
+
+        The file itself is never opened here, not even to read its first bytes: closing any
+        descriptor of a file drops every POSIX lock this process holds on it, those of SQLite's
+        other connections included (a server opens a store per request, in threads). Another
+        process could then take the file as unused, checkpoint and delete the write-ahead log
+        under them, and the file is corrupted. Whether it is SQLite at all, SQLite says
+        (`SQLITE_NOTADB`, on the first read), before anything is written."""
         if self.path.is_dir():
             raise self._error("RC903", f"{self._where} is a folder, not a rulecraft campaign database")
         if not self.path.parent.is_dir():
@@ -202,15 +208,6 @@ class SqliteStore:
                 + ("is not a folder" if self.path.parent.exists() else "does not exist"),
                 "create the folder first, or give another path",
             )
-        try:
-            with self.path.open("rb") as file:
-                head = file.read(len(_MAGIC))
-        except FileNotFoundError:
-            return
-        except OSError as e:
-            raise self._error("RC903", f"cannot read {self._where}: {e.strerror or e}") from e
-        if head and head != _MAGIC:
-            raise self._not_sqlite()
 
     def _prepare(self, connection: sqlite3.Connection) -> None:
         """Check that the file is ours (only reading), or lay out our tables in a new, empty one."""
