@@ -520,9 +520,9 @@ def _status_kib(name: str) -> int:
 
 
 def worker_procedure(policy: str, dice: int, resolve: int) -> None:
-    """One fresh process: load Chimera under a raised work budget, warm up, then solve `skill`
+    """One fresh process: load Chimera under a raised work budget and state bound, warm up, then solve `skill`
     once; prints the seconds and the growth of the resident set's high-water mark."""
-    rs = engine.load("chimera", limits=engine.Limits(max_work=10**12))
+    rs = engine.load("chimera", limits=engine.Limits(max_work=10**12, max_states=10**8))
     _warm_up("rulecraft")
     try:
         Path("/proc/self/clear_refs").write_text("5")  # reset VmHWM to the current VmRSS
