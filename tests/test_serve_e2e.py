@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
+import shutil
 import socket
 import statistics
 import subprocess
@@ -213,3 +215,20 @@ def test_a_hundred_heavy_solves_and_a_light_roll(server: str) -> None:
         assert seconds < DEADLINE + SLACK, seconds
     assert any(status == 200 for status, _, _ in answers)
     assert statistics.median(rolls) < 0.2 and max(rolls) < 2.0, rolls
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no node on PATH: the JavaScript bot is not run")
+def test_the_javascript_bot_of_the_docs_runs(server: str, tmp_path: Path) -> None:
+    """docs/server.md's bot, as written, against a real server: it prints the roll and the odds,
+    and a bad input comes back as the diagnostic's text."""
+    text = (REPO_ROOT / "docs" / "server.md").read_text(encoding="utf-8")
+    found = re.search(r"```js\n(.*?)```", text, re.S)
+    assert found is not None
+    bot = tmp_path / "bot.mjs"
+    bot.write_text(found.group(1), encoding="utf-8")
+    env = {**os.environ, "RULECRAFT_URL": server}
+    ran = subprocess.run(["node", str(bot), "40"], capture_output=True, text=True, env=env, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert "=> " in ran.stdout and re.search(r"^failure\s+53\.0%$", ran.stdout, re.M), ran.stdout
+    bad = subprocess.run(["node", str(bot), "400"], capture_output=True, text=True, env=env, timeout=60)
+    assert bad.returncode != 0 and "RC403" in bad.stderr and "above its maximum 300" in bad.stderr
