@@ -4,26 +4,25 @@ What it promises: an append-only log per campaign with seqs 1..n; a transaction 
 appends or none (an exception, or a SIGKILL halfway, keeps none, and leaves no stale lock); two
 processes writing one campaign at once lose nothing; a file that is not a rulecraft campaign
 database gets one RC903 and is not changed by a single byte.
+
+What every store promises alike (the round trip, all or nothing, waiting writers, killed writers,
+concurrent writers) is tested once for SQLite and PostgreSQL in tests/test_store_contract.py;
+this file keeps what is SQLite's own: files, folders, foreign and damaged files, locks.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import random
-import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _repo import REPO_ROOT
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import CampaignError
@@ -76,33 +75,6 @@ def append_counter(store: SqliteStore, name: str, data: dict[str, Any] | None = 
 # -- the round trip ----------------------------------------------------------------------------
 
 
-def test_create_names_header_events_round_trip(db: Path, store: SqliteStore) -> None:
-    first = store.create(header("moor"), counter(0))
-    assert (first.seq, first.kind, first.data, first.state, first.undoes) == (1, "new", {}, counter(0), None)
-    store.create(header("abbey", "chill"), counter(10))
-    appended = [append_counter(store, "moor", {"action": "flip", "seed": i}) for i in range(3)]
-    assert [e.seq for e in appended] == [2, 3, 4]
-    assert store.names() == [("abbey", "chill", 1), ("moor", "castle", 4)]
-
-    got = store.header("moor")
-    assert (got.name, got.ruleset, got.ruleset_text, dict(got.params)) == (
-        "moor",
-        "castle",
-        "name: castle\n",
-        {"difficulty": 2},
-    )
-    assert got.created.endswith("+00:00")  # ISO 8601, UTC
-
-    events = store.events("moor")
-    assert events == [first, *appended]
-    assert [e.state["shared"]["counter"] for e in events] == [0, 1, 2, 3]
-    store.close()
-    with SqliteStore(db) as again:  # all of it is on disk
-        assert again.events("moor") == events
-        assert again.header("moor") == got
-        assert again.names() == [("abbey", "chill", 1), ("moor", "castle", 4)]
-
-
 def test_the_file_says_what_it_is_and_uses_wal(db: Path, store: SqliteStore) -> None:
     store.close()
     raw = sqlite3.connect(db)
@@ -116,115 +88,7 @@ def test_the_file_says_what_it_is_and_uses_wal(db: Path, store: SqliteStore) -> 
         raw.close()
 
 
-def test_reads_inside_a_transaction_are_current(store: SqliteStore) -> None:
-    store.create(header("moor"), counter(0))
-    with store.transaction("moor") as tx:
-        tx.append("action", {}, counter(1))
-        second = tx.append("period", {"period": "session"}, counter(5))
-        assert tx.last() == second
-        assert [e.seq for e in tx.events()] == [1, 2, 3]
-        assert [e.seq for e in store.events("moor")] == [1, 2, 3]
-        undo = tx.append("undo", {}, counter(1), undoes=3)
-        assert (undo.seq, undo.undoes) == (4, 3)
-        tx.replace_ruleset("f" * 64, "name: castle  # v2\n")
-        assert tx.header().ruleset_hash == "f" * 64
-    assert store.header("moor").ruleset_text == "name: castle  # v2\n"
-    assert store.events("moor")[-1] == undo
-
-
-def test_create_refuses_a_taken_name_and_writes_nothing(db: Path, store: SqliteStore) -> None:
-    store.create(header("moor"), counter(0))
-    append_counter(store, "moor")
-    before = (store.header("moor"), store.events("moor"))
-    with pytest.raises(CampaignError) as error:
-        store.create(header("moor", "chill"), counter(99))
-    assert "moor" in only_diagnostic(error, "RC902", db)
-    assert (store.header("moor"), store.events("moor")) == before
-
-
-def test_an_unknown_campaign_is_rc901_with_the_nearest_name(db: Path, store: SqliteStore) -> None:
-    with pytest.raises(CampaignError) as error:
-        store.events("moor")
-    only_diagnostic(error, "RC901", db)
-    assert "no campaigns yet" in (error.value.diagnostics[0].hint or "")
-
-    store.create(header("moor"), counter(0))
-    store.create(header("abbey"), counter(0))
-    for call in (store.header, store.events, lambda name: last_in_transaction(store, name)):
-        with pytest.raises(CampaignError) as error:
-            call("mor")
-        assert "'mor'" in only_diagnostic(error, "RC901", db)
-        assert error.value.diagnostics[0].hint == "did you mean 'moor'?"
-    with pytest.raises(CampaignError) as error:
-        store.header("zzz")
-    assert error.value.diagnostics[0].hint == "the campaigns in this file: abbey, moor"
-    append_counter(store, "moor")  # the failed transaction left no lock behind
-
-
 # -- transactions keep all or nothing --------------------------------------------------------
-
-
-class Boom(Exception):
-    pass
-
-
-def test_a_transaction_that_raises_keeps_nothing(store: SqliteStore) -> None:
-    store.create(header("moor"), counter(0))
-    append_counter(store, "moor")
-    before = (store.header("moor"), store.events("moor"))
-    with pytest.raises(Boom), store.transaction("moor") as tx:
-        tx.append("action", {}, counter(2))
-        tx.append("action", {}, counter(3))
-        tx.replace_ruleset("f" * 64, "changed")
-        raise Boom
-    assert (store.header("moor"), store.events("moor")) == before
-    assert append_counter(store, "moor").seq == 3  # and the next one carries on
-
-
-def test_misuse_is_a_python_error_and_rolls_back(store: SqliteStore) -> None:
-    store.create(header("moor"), counter(0))
-    with pytest.raises(ValueError, match="kind"), store.transaction("moor") as tx:
-        tx.append("new", {}, counter(1))
-    with pytest.raises(ValueError, match="undo"), store.transaction("moor") as tx:
-        tx.append("undo", {}, counter(1))
-    with pytest.raises(ValueError, match="earlier"), store.transaction("moor") as tx:
-        tx.append("action", {}, counter(1))
-        tx.append("undo", {}, counter(0), undoes=3)
-    with pytest.raises(TypeError, match="JSON"), store.transaction("moor") as tx:
-        tx.append("action", {"roll": object()}, counter(1))
-    with pytest.raises(TypeError, match="JSON"):
-        store.create(header("abbey"), {"shared": {"x": float("nan")}})
-    with pytest.raises(RuntimeError, match="one at a time"), store.transaction("moor"):
-        with store.transaction("moor"):
-            pass
-    with store.transaction("moor") as tx:
-        pass
-    with pytest.raises(RuntimeError, match="ended"):
-        tx.last()
-    assert [e.seq for e in store.events("moor")] == [1]
-    assert [n for n, _, _ in store.names()] == ["moor"]
-    store.close()
-    store.close()
-    with pytest.raises(RuntimeError, match="closed"):
-        store.names()
-
-
-def test_a_writer_waits_then_gives_up_with_locked(db: Path, store: SqliteStore) -> None:
-    store.create(header("moor"), counter(0))
-    with SqliteStore(db, timeout=0.2) as other, store.transaction("moor") as tx:
-        tx.append("action", {}, counter(1))
-        assert [e.seq for e in other.events("moor")] == [1]  # readers never wait (WAL)
-        started = time.monotonic()
-        with pytest.raises(CampaignError) as error:
-            with other.transaction("moor"):
-                pass
-        assert time.monotonic() - started >= 0.15
-        assert "locked" in only_diagnostic(error, "RC903", db)
-        with pytest.raises(CampaignError) as error:
-            other.create(header("abbey"), counter(0))
-        assert "locked" in only_diagnostic(error, "RC903", db)
-    assert [e.seq for e in store.events("moor")] == [1, 2]
-    assert [n for n, _, _ in store.names()] == ["moor"]
 
 
 # -- real processes ----------------------------------------------------------------------------
@@ -240,41 +104,6 @@ with store.transaction("moor") as tx:
     print("inside", flush=True)
     time.sleep(60)
 """
-
-
-def test_a_writer_killed_inside_a_transaction_leaves_the_last_commit_and_no_lock(db: Path) -> None:
-    with SqliteStore(db) as store:
-        store.create(header("moor"), counter(0))
-    child = subprocess.Popen(
-        [sys.executable, "-c", KILLED, str(db)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=CHILD_ENV,
-        cwd=REPO_ROOT,
-    )
-    try:
-        assert child.stdout is not None
-        line = child.stdout.readline()
-        assert line == "inside\n", child.communicate()[1] if line == "" else line
-        with SqliteStore(db, timeout=0.1) as waiting:
-            with pytest.raises(CampaignError) as error, waiting.transaction("moor"):
-                pass
-            assert "locked" in only_diagnostic(error, "RC903", db)
-        child.send_signal(signal.SIGKILL)
-        assert child.wait(timeout=10) == -signal.SIGKILL
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-        child.communicate()
-
-    with SqliteStore(db, timeout=2) as store:
-        events = store.events("moor")
-        assert [(e.seq, e.data) for e in events] == [(1, {}), (2, {"step": "kept"})]
-        assert events[-1].state == counter(1)
-        assert append_counter(store, "moor").seq == 3  # the lock died with the process
-        assert store.events("moor")[-1].state == counter(2)
 
 
 WRITER = """
@@ -293,44 +122,6 @@ for _ in range(n):
         tx.append("action", {"by": os.getpid()}, state)
 store.close()
 """
-
-
-def test_concurrent_writers_lose_nothing(db: Path, tmp_path: Path) -> None:
-    writers, n = 3, 50
-    go = tmp_path / "go"
-    children = [
-        subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(db), str(go), str(n)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=CHILD_ENV,
-            cwd=REPO_ROOT,
-        )
-        for _ in range(writers)
-    ]
-    try:
-        for child in children:
-            assert child.stdout is not None
-            assert child.stdout.readline() == "ready\n", child.communicate()[1]
-        with SqliteStore(db) as store:  # the writers made the file between them
-            store.create(header("race"), counter(0))
-        go.touch()  # all start writing at once
-        for child in children:
-            _, err = child.communicate(timeout=60)
-            assert child.returncode == 0, err
-    finally:
-        for child in children:
-            if child.poll() is None:
-                child.kill()
-                child.communicate()
-
-    with SqliteStore(db) as store:
-        events = store.events("race")
-    assert [e.seq for e in events] == list(range(1, 1 + writers * n + 1))
-    assert [e.state["shared"]["counter"] for e in events] == list(range(writers * n + 1))
-    by = [e.data["by"] for e in events[1:]]
-    assert sorted(by.count(child.pid) for child in children) == [n] * writers
 
 
 # -- files that are not ours -----------------------------------------------------------------
@@ -479,56 +270,6 @@ OPS = st.lists(
     ),
     max_size=12,
 )
-
-
-@settings(max_examples=30, deadline=None, derandomize=True)
-@given(OPS)
-def test_the_store_holds_exactly_what_was_committed(ops: list[tuple[str, str, list[int]]]) -> None:
-    model: dict[str, list[tuple[str, dict[str, Any], State]]] = {}
-
-    def check(store: SqliteStore) -> None:
-        assert store.names() == [(name, "castle", len(log)) for name, log in sorted(model.items())]
-        for name, log in model.items():
-            events = store.events(name)
-            assert [e.seq for e in events] == list(range(1, len(log) + 1))
-            assert [(e.kind, e.data, e.state) for e in events] == log
-
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "model.db"
-        store = SqliteStore(path)
-        try:
-            for op, name, steps in ops:
-                if op == "reopen":
-                    store.close()
-                    store = SqliteStore(path)
-                elif op == "create":
-                    start = counter(len(steps))
-                    if name in model:
-                        with pytest.raises(CampaignError):
-                            store.create(header(name), start)
-                    else:
-                        store.create(header(name), start)
-                        model[name] = [("new", {}, start)]
-                elif name not in model:
-                    with pytest.raises(CampaignError), store.transaction(name):
-                        pass
-                else:
-                    pending: list[tuple[str, dict[str, Any], State]] = []
-                    with (
-                        pytest.raises(Boom) if op == "fail" else contextlib.nullcontext(),
-                        store.transaction(name) as tx,
-                    ):
-                        for step in steps:
-                            n = tx.last().state["shared"]["counter"] + step
-                            tx.append("action", {"step": step}, counter(n))
-                            pending.append(("action", {"step": step}, counter(n)))
-                        if op == "fail":
-                            raise Boom
-                    if op == "commit":
-                        model[name].extend(pending)
-                check(store)
-        finally:
-            store.close()
 
 
 def test_opening_another_store_on_the_file_keeps_this_process_locks(tmp_path: Path) -> None:
