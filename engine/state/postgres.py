@@ -52,13 +52,13 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ..errors import CampaignError, Diagnostic
+from ..errors import CampaignError
 from .records import (
     FORMAT,
     SCHEMA_VERSION,
@@ -66,12 +66,10 @@ from .records import (
     Header,
     State,
     Transaction,
-    check_append,
     dumps,
-    json_object,
     now,
-    unknown_campaign,
 )
+from .sql import EVENT_COLUMNS, SqlStore, SqlTransaction
 
 try:
     import psycopg
@@ -110,8 +108,6 @@ _SCHEMA: Final = (
 _LAYOUT_LOCK: Final = 0x72756C6563726166
 """The advisory lock key ("rulecraf") held while an empty database gets our tables: two
 processes opening one new database at once lay them out once."""
-_EVENT_COLUMNS: Final = "seq, kind, data, state, undoes, at"
-_LEFT_AS_IT_IS: Final = "the database was left as it is"
 _CONNECT_TIMEOUT: Final = 10
 
 
@@ -144,7 +140,7 @@ def _passwords(url: str) -> list[str]:
     return [p for p in found if p]
 
 
-class PostgresStore:
+class PostgresStore(SqlStore):
     """The campaigns in the PostgreSQL database at `url` (`postgresql://user:password@host:port/db`,
     `postgres://...`, or a socket folder as `?host=/path`); our tables are laid out in it when
     its schema is empty.
@@ -155,6 +151,10 @@ class PostgresStore:
     that is not ours are each one RC903 naming the URL (its password masked). Close the store (or
     use it as a context manager) when done.
     """
+
+    HOLDER = "database"
+    MARK = "%s"
+    LEFT = "the database was left as it is"
 
     def __init__(self, url: str, *, timeout: float = 10.0, connect_timeout: float = _CONNECT_TIMEOUT) -> None:
         self.url = url
@@ -224,31 +224,10 @@ class PostgresStore:
                     "choose another name: a campaign is never overwritten",
                 )
             connection.execute(
-                f"INSERT INTO events (campaign, {_EVENT_COLUMNS})"
-                " VALUES (%s, 1, 'new', '{}', %s, NULL, %s)",
+                f"INSERT INTO events (campaign, {EVENT_COLUMNS}) VALUES (%s, 1, 'new', '{{}}', %s, NULL, %s)",
                 (header.name, state_text, at),
             )
         return Event(1, "new", {}, json.loads(state_text), None, at)
-
-    def names(self) -> list[tuple[str, str, int]]:
-        """Every campaign as (name, ruleset, number of events), sorted by name."""
-        with self._read() as connection, self._errors("listing campaigns"):
-            rows = connection.execute(
-                "SELECT c.name, c.ruleset, COUNT(e.seq) FROM campaigns AS c"
-                " LEFT JOIN events AS e ON e.campaign = c.name GROUP BY c.name, c.ruleset"
-            ).fetchall()
-        return sorted((str(name), str(ruleset), int(count)) for name, ruleset, count in rows)
-
-    def header(self, name: str) -> Header:
-        """The campaign's header; RC901 (with the nearest name) if there is no such campaign."""
-        with self._read() as connection:
-            return self._header(connection, name)
-
-    def events(self, name: str) -> list[Event]:
-        """The campaign's whole log, oldest first; RC901 if there is no such campaign."""
-        with self._read() as connection:
-            self._header(connection, name)
-            return self._events(connection, name)
 
     @contextmanager
     def transaction(self, name: str) -> Iterator[Transaction]:
@@ -258,7 +237,7 @@ class PostgresStore:
         RC901 if there is no such campaign. One transaction at a time per store."""
         with self._write() as connection:
             self._header(connection, name, lock=True)
-            tx = _PostgresTransaction(self, connection, name)
+            tx = SqlTransaction(self, connection, name)
             try:
                 yield tx
             finally:
@@ -334,30 +313,14 @@ class PostgresStore:
                     meta = {str(k): str(v) for k, v in connection.execute("SELECT key, value FROM meta")}
                 except pg_errors.UndefinedColumn:
                     meta = {}  # another program's meta table
-        if meta.get("format") != FORMAT:
-            raise self._error(
-                "RC903",
-                f"{self._where} holds tables that are not rulecraft's (schema '{schema}' has no"
-                f" '{FORMAT}' format mark)",
-                "give an empty database, or a schema of its own (add ?options=-csearch_path%3DNAME"
-                f" to the URL); {_LEFT_AS_IT_IS}",
-            )
-        version = meta.get("version", "")
-        if not version.isdigit() or int(version) < 1:
-            raise self._error("RC903", f"{self._where} has an unknown schema version {version!r}")
-        if int(version) > SCHEMA_VERSION:
-            raise self._error(
-                "RC903",
-                f"{self._where} is a rulecraft campaign database of schema version {version}, newer than"
-                f" this rulecraft reads (version {SCHEMA_VERSION})",
-                f"upgrade rulecraft to use it; {_LEFT_AS_IT_IS}",
-            )
-        missing = sorted({"campaigns", "events"} - tables)
-        if missing:
-            raise self._error(
-                "RC903", f"{self._where} is damaged: its table(s) {', '.join(missing)} are missing"
-            )
-        return "ours"
+        foreign = self._error(
+            "RC903",
+            f"{self._where} holds tables that are not rulecraft's (schema '{schema}' has no"
+            f" '{FORMAT}' format mark)",
+            "give an empty database, or a schema of its own (add ?options=-csearch_path%3DNAME"
+            f" to the URL); {self.LEFT}",
+        )
+        return self._ours(meta, tables, foreign)
 
     # -- transactions and errors ---------------------------------------------------------------
 
@@ -492,6 +455,12 @@ class PostgresStore:
             )
         return self._error("RC903", f"{self._where}: {doing} failed: {said}")
 
+    def _error(self, code: str, message: str, hint: str | None = None) -> CampaignError:
+        """One diagnostic; the URL's password never appears in it, even inside a driver's words."""
+        for secret in _passwords(self.url):
+            message = message.replace(secret, "***")
+        return super()._error(code, message, hint)
+
     def _connect_error(self, error: psycopg.Error) -> CampaignError:
         """What went wrong while connecting, told from libpq's words (it gives no SQLSTATE)."""
         said = _first_line(error)
@@ -534,114 +503,7 @@ class PostgresStore:
             )
         return self._error("RC903", f"cannot connect to {self._where}: {said}")
 
-    def _error(self, code: str, message: str, hint: str | None = None) -> CampaignError:
-        """One diagnostic; the URL's password never appears in it, even inside a driver's words."""
-        for secret in _passwords(self.url):
-            message = message.replace(secret, "***")
-        return CampaignError([Diagnostic(code, message, None, hint)])
-
     # -- rows -------------------------------------------------------------------------------------
-
-    def _header(self, connection: Connection, name: str, *, lock: bool = False) -> Header:
-        with self._errors("locking the campaign" if lock else "reading a campaign"):
-            row = connection.execute(
-                "SELECT ruleset, ruleset_hash, ruleset_text, params, created FROM campaigns WHERE name = %s"
-                + (" FOR UPDATE" if lock else ""),
-                (name,),
-            ).fetchone()
-            if row is None:
-                names = [str(r[0]) for r in connection.execute("SELECT name FROM campaigns").fetchall()]
-                raise unknown_campaign(name, names, self._where, "database")
-        ruleset, ruleset_hash, ruleset_text, params, created = row
-        return Header(
-            name, ruleset, ruleset_hash, ruleset_text, self._load(params, name, "its parameters"), created
-        )
-
-    def _events(self, connection: Connection, name: str, *, last: bool = False) -> list[Event]:
-        order = "DESC LIMIT 1" if last else "ASC"
-        with self._errors("reading events"):
-            rows = connection.execute(
-                f"SELECT {_EVENT_COLUMNS} FROM events WHERE campaign = %s ORDER BY seq {order}", (name,)
-            ).fetchall()
-        events: list[Event] = []
-        for seq, kind, data, state, undoes, at in rows:
-            where = f"event {seq}"
-            events.append(
-                Event(
-                    seq,
-                    kind,
-                    self._load(data, name, f"{where}'s data"),
-                    self._load(state, name, f"{where}'s state"),
-                    undoes,
-                    at,
-                )
-            )
-        return events
-
-    def _load(self, text: object, campaign: str, what: str) -> dict[str, Any]:
-        """A JSON object from a column; anything else means the database was damaged (RC903)."""
-        value = json_object(text)
-        if isinstance(value, dict):
-            return value
-        raise self._error("RC903", f"{self._where} is damaged: in campaign '{campaign}', {what} {value}")
-
-
-class _PostgresTransaction:
-    """The `Transaction` that `PostgresStore.transaction` yields: valid only inside its `with`."""
-
-    def __init__(self, store: PostgresStore, connection: Connection, name: str) -> None:
-        self._store = store
-        self._connection = connection
-        self.name = name
-        self.closed = False
-
-    def _live(self) -> Connection:
-        if self.closed:
-            raise RuntimeError(f"the transaction on campaign '{self.name}' has ended")
-        return self._connection
-
-    def header(self) -> Header:
-        return self._store._header(self._live(), self.name)
-
-    def events(self) -> list[Event]:
-        return self._store._events(self._live(), self.name)
-
-    def last(self) -> Event:
-        found = self._store._events(self._live(), self.name, last=True)
-        if not found:
-            raise self._store._error(
-                "RC903", f"{self._store._where} is damaged: campaign '{self.name}' has no events"
-            )
-        return found[0]
-
-    def append(self, kind: str, data: Mapping[str, Any], state: State, undoes: int | None = None) -> Event:
-        """Add an event after the last one (seq = last seq + 1, read under the campaign's lock).
-        A wrong kind or `undoes` is a caller's bug: ValueError (see `records.check_append`)."""
-        connection = self._live()
-        data_text = dumps(data, "event data")
-        state_text = dumps(state, "state")
-        with self._store._errors("appending an event"):
-            (last,) = _one(
-                connection.execute(
-                    "SELECT COALESCE(MAX(seq), 0) FROM events WHERE campaign = %s", (self.name,)
-                )
-            )
-            seq = int(last) + 1
-            check_append(self.name, kind, undoes, seq)
-            at = now()
-            connection.execute(
-                f"INSERT INTO events (campaign, {_EVENT_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                (self.name, seq, kind, data_text, state_text, undoes, at),
-            )
-        return Event(seq, kind, json.loads(data_text), json.loads(state_text), undoes, at)
-
-    def replace_ruleset(self, ruleset_hash: str, ruleset_text: str) -> None:
-        """Point the campaign at a changed ruleset; the caller records the migration as an event."""
-        with self._store._errors("replacing the ruleset"):
-            self._live().execute(
-                "UPDATE campaigns SET ruleset_hash = %s, ruleset_text = %s WHERE name = %s",
-                (ruleset_hash, ruleset_text, self.name),
-            )
 
 
 def _one(cursor: psycopg.Cursor[tuple[Any, ...]]) -> tuple[Any, ...]:

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
-from ..errors import CampaignError, Diagnostic
+from ..errors import CampaignError
 from .records import (
     APPEND_KINDS,
     FORMAT,
@@ -41,12 +41,10 @@ from .records import (
     Header,
     State,
     Transaction,
-    check_append,
     dumps,
-    json_object,
     now,
-    unknown_campaign,
 )
+from .sql import EVENT_COLUMNS, SqlStore, SqlTransaction
 
 if TYPE_CHECKING:
     from .records import Store
@@ -74,11 +72,9 @@ _SCHEMA: Final = (
         PRIMARY KEY (campaign, seq)
     )""",
 )
-_EVENT_COLUMNS: Final = "seq, kind, data, state, undoes, at"
-_LEFT_AS_IT_IS: Final = "the file was left as it is"
 
 
-class SqliteStore:
+class SqliteStore(SqlStore):
     """The campaigns in the SQLite file at `path`, which is created if it is missing or empty.
 
     `timeout` is how many seconds to wait for another writer before giving up (RC903 "locked").
@@ -142,30 +138,10 @@ class SqliteStore:
                 ),
             )
             connection.execute(
-                f"INSERT INTO events (campaign, {_EVENT_COLUMNS}) VALUES (?, 1, 'new', '{{}}', ?, NULL, ?)",
+                f"INSERT INTO events (campaign, {EVENT_COLUMNS}) VALUES (?, 1, 'new', '{{}}', ?, NULL, ?)",
                 (header.name, state_text, at),
             )
         return Event(1, "new", {}, json.loads(state_text), None, at)
-
-    def names(self) -> list[tuple[str, str, int]]:
-        """Every campaign as (name, ruleset, number of events), sorted by name."""
-        with self._read() as connection, self._errors("listing campaigns"):
-            rows = connection.execute(
-                "SELECT c.name, c.ruleset, COUNT(e.seq) FROM campaigns AS c"
-                " LEFT JOIN events AS e ON e.campaign = c.name GROUP BY c.name"
-            ).fetchall()
-        return sorted((str(name), str(ruleset), int(count)) for name, ruleset, count in rows)
-
-    def header(self, name: str) -> Header:
-        """The campaign's header; RC901 (with the nearest name) if there is no such campaign."""
-        with self._read() as connection:
-            return self._header(connection, name)
-
-    def events(self, name: str) -> list[Event]:
-        """The campaign's whole log, oldest first; RC901 if there is no such campaign."""
-        with self._read() as connection:
-            self._header(connection, name)
-            return self._events(connection, name)
 
     @contextmanager
     def transaction(self, name: str) -> Iterator[Transaction]:
@@ -175,7 +151,7 @@ class SqliteStore:
         RC901 if there is no such campaign. One transaction at a time per store."""
         with self._write() as connection:
             self._header(connection, name)
-            tx = _SqliteTransaction(self, connection, name)
+            tx = SqlTransaction(self, connection, name)
             try:
                 yield tx
             finally:
@@ -236,28 +212,12 @@ class SqliteStore:
             meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.OperationalError:  # no meta table, or one with other columns
             meta = {}
-        if meta.get("format") != FORMAT:
-            raise self._error(
-                "RC903",
-                f"{self._where} is an SQLite database but not rulecraft's (no '{FORMAT}' format mark)",
-                f"give a new file name to start a campaign database; {_LEFT_AS_IT_IS}",
-            )
-        version = str(meta.get("version", ""))
-        if not version.isdigit() or int(version) < 1:
-            raise self._error("RC903", f"{self._where} has an unknown schema version {version!r}")
-        if int(version) > SCHEMA_VERSION:
-            raise self._error(
-                "RC903",
-                f"{self._where} is a rulecraft campaign database of schema version {version}, newer than"
-                f" this rulecraft reads (version {SCHEMA_VERSION})",
-                f"upgrade rulecraft to use it; {_LEFT_AS_IT_IS}",
-            )
-        missing = sorted({"campaigns", "events"} - tables)
-        if missing:
-            raise self._error(
-                "RC903", f"{self._where} is damaged: its table(s) {', '.join(missing)} are missing"
-            )
-        return "ours"
+        foreign = self._error(
+            "RC903",
+            f"{self._where} is an SQLite database but not rulecraft's (no '{FORMAT}' format mark)",
+            f"give a new file name to start a campaign database; {self.LEFT}",
+        )
+        return self._ours(meta, tables, foreign)
 
     # -- transactions and errors ---------------------------------------------------------------
 
@@ -332,120 +292,14 @@ class SqliteStore:
         return self._error(
             "RC903",
             f"{self._where} is not a rulecraft campaign database (not SQLite)",
-            f"give a campaign database, or a new file name to start one; {_LEFT_AS_IT_IS}",
+            f"give a campaign database, or a new file name to start one; {self.LEFT}",
         )
-
-    def _error(self, code: str, message: str, hint: str | None = None) -> CampaignError:
-        return CampaignError([Diagnostic(code, message, None, hint)])
 
     # -- rows -------------------------------------------------------------------------------------
 
     def _exists(self, connection: sqlite3.Connection, name: str) -> bool:
         row = connection.execute("SELECT 1 FROM campaigns WHERE name = ?", (name,)).fetchone()
         return row is not None
-
-    def _header(self, connection: sqlite3.Connection, name: str) -> Header:
-        with self._errors("reading a campaign"):
-            row = connection.execute(
-                "SELECT ruleset, ruleset_hash, ruleset_text, params, created FROM campaigns WHERE name = ?",
-                (name,),
-            ).fetchone()
-            if row is None:
-                names = [r[0] for r in connection.execute("SELECT name FROM campaigns").fetchall()]
-                raise self._unknown(name, names)
-        ruleset, ruleset_hash, ruleset_text, params, created = row
-        return Header(
-            name, ruleset, ruleset_hash, ruleset_text, self._load(params, name, "its parameters"), created
-        )
-
-    def _events(self, connection: sqlite3.Connection, name: str, *, last: bool = False) -> list[Event]:
-        order = "DESC LIMIT 1" if last else "ASC"
-        with self._errors("reading events"):
-            rows = connection.execute(
-                f"SELECT {_EVENT_COLUMNS} FROM events WHERE campaign = ? ORDER BY seq {order}", (name,)
-            ).fetchall()
-        events: list[Event] = []
-        for seq, kind, data, state, undoes, at in rows:
-            where = f"event {seq}"
-            events.append(
-                Event(
-                    seq,
-                    kind,
-                    self._load(data, name, f"{where}'s data"),
-                    self._load(state, name, f"{where}'s state"),
-                    undoes,
-                    at,
-                )
-            )
-        return events
-
-    def _load(self, text: object, campaign: str, what: str) -> dict[str, Any]:
-        """A JSON object from a column; anything else means the file was damaged (RC903)."""
-        value = json_object(text)
-        if isinstance(value, dict):
-            return value
-        problem = value
-        raise self._error("RC903", f"{self._where} is damaged: in campaign '{campaign}', {what} {problem}")
-
-    def _unknown(self, name: str, names: list[str]) -> CampaignError:
-        return unknown_campaign(name, names, self._where)
-
-
-class _SqliteTransaction:
-    """The `Transaction` that `SqliteStore.transaction` yields: valid only inside its `with`."""
-
-    def __init__(self, store: SqliteStore, connection: sqlite3.Connection, name: str) -> None:
-        self._store = store
-        self._connection = connection
-        self.name = name
-        self.closed = False
-
-    def _live(self) -> sqlite3.Connection:
-        if self.closed:
-            raise RuntimeError(f"the transaction on campaign '{self.name}' has ended")
-        return self._connection
-
-    def header(self) -> Header:
-        return self._store._header(self._live(), self.name)
-
-    def events(self) -> list[Event]:
-        return self._store._events(self._live(), self.name)
-
-    def last(self) -> Event:
-        found = self._store._events(self._live(), self.name, last=True)
-        if not found:
-            raise self._store._error(
-                "RC903", f"{self._store._where} is damaged: campaign '{self.name}' has no events"
-            )
-        return found[0]
-
-    def append(self, kind: str, data: Mapping[str, Any], state: State, undoes: int | None = None) -> Event:
-        """Add an event after the last one (seq = last seq + 1). A kind other than those of
-        `APPEND_KINDS`, or `undoes` that is missing for an undo, given for anything else, or not
-        an earlier event, is a caller's bug: ValueError."""
-        connection = self._live()
-        data_text = dumps(data, "event data")
-        state_text = dumps(state, "state")
-        with self._store._errors("appending an event"):
-            (last,) = connection.execute(
-                "SELECT COALESCE(MAX(seq), 0) FROM events WHERE campaign = ?", (self.name,)
-            ).fetchone()
-            seq = int(last) + 1
-            check_append(self.name, kind, undoes, seq)
-            at = now()
-            connection.execute(
-                f"INSERT INTO events (campaign, {_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (self.name, seq, kind, data_text, state_text, undoes, at),
-            )
-        return Event(seq, kind, json.loads(data_text), json.loads(state_text), undoes, at)
-
-    def replace_ruleset(self, ruleset_hash: str, ruleset_text: str) -> None:
-        """Point the campaign at a changed ruleset; the caller records the migration as an event."""
-        with self._store._errors("replacing the ruleset"):
-            self._live().execute(
-                "UPDATE campaigns SET ruleset_hash = ?, ruleset_text = ? WHERE name = ?",
-                (ruleset_hash, ruleset_text, self.name),
-            )
 
 
 def _rollback(connection: sqlite3.Connection) -> None:

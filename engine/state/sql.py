@@ -1,0 +1,203 @@
+"""What the two SQL stores share, written once: reading the layout's rows into records, and the
+`Transaction` a store yields. Each store keeps its own connection, locking, errors and the SQL
+that differs (creating the layout, refusing a database that is not ours); the statements here
+are written with `?` and a store whose driver marks parameters otherwise sets `MARK`.
+
+The layout (see sqlite.py) is the same in both: `campaigns` and `events`, JSON as text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from typing import Any, ClassVar, Final, Literal
+
+from ..errors import CampaignError, Diagnostic
+from .records import (
+    FORMAT,
+    SCHEMA_VERSION,
+    Event,
+    Header,
+    State,
+    check_append,
+    dumps,
+    json_object,
+    now,
+    unknown_campaign,
+)
+
+EVENT_COLUMNS: Final = "seq, kind, data, state, undoes, at"
+
+
+class SqlStore:
+    """The reads of a campaign store over SQL. A subclass gives `_where` (the database as shown),
+    `_errors` (the driver's errors as one RC903), `_read` (one snapshot) and `_write` (one write
+    transaction with the lock taken), and `HOLDER` and `MARK` for its kind."""
+
+    HOLDER: ClassVar[str] = "file"
+    """What holds the campaigns, in messages: "file" or "database"."""
+    MARK: ClassVar[str] = "?"
+    """The driver's parameter mark."""
+    LEFT: ClassVar[str] = "the file was left as it is"
+    """What a refusal says of the database it would not use."""
+    _where: str
+
+    def _errors(self, doing: str) -> AbstractContextManager[None]:
+        raise NotImplementedError
+
+    def _read(self) -> AbstractContextManager[Any]:
+        raise NotImplementedError
+
+    def _sql(self, statement: str) -> str:
+        return statement if self.MARK == "?" else statement.replace("?", self.MARK)
+
+    def _error(self, code: str, message: str, hint: str | None = None) -> CampaignError:
+        return CampaignError([Diagnostic(code, message, None, hint)])
+
+    def _ours(self, meta: Mapping[str, object], tables: set[str], foreign: CampaignError) -> Literal["ours"]:
+        """Whether a database with `tables` and the `meta` rows read from it is ours: `foreign`
+        when it has no format mark of ours, RC903 for an unknown or newer schema version or a
+        missing table. Decided by reading alone."""
+        if meta.get("format") != FORMAT:
+            raise foreign
+        version = str(meta.get("version", ""))
+        if not version.isdigit() or int(version) < 1:
+            raise self._error("RC903", f"{self._where} has an unknown schema version {version!r}")
+        if int(version) > SCHEMA_VERSION:
+            raise self._error(
+                "RC903",
+                f"{self._where} is a rulecraft campaign database of schema version {version}, newer than"
+                f" this rulecraft reads (version {SCHEMA_VERSION})",
+                f"upgrade rulecraft to use it; {self.LEFT}",
+            )
+        missing = sorted({"campaigns", "events"} - tables)
+        if missing:
+            raise self._error(
+                "RC903", f"{self._where} is damaged: its table(s) {', '.join(missing)} are missing"
+            )
+        return "ours"
+
+    def names(self) -> list[tuple[str, str, int]]:
+        """Every campaign as (name, ruleset, number of events), sorted by name."""
+        with self._read() as connection, self._errors("listing campaigns"):
+            rows = connection.execute(
+                "SELECT c.name, c.ruleset, COUNT(e.seq) FROM campaigns AS c"
+                " LEFT JOIN events AS e ON e.campaign = c.name GROUP BY c.name, c.ruleset"
+            ).fetchall()
+        return sorted((str(name), str(ruleset), int(count)) for name, ruleset, count in rows)
+
+    def header(self, name: str) -> Header:
+        """The campaign's header; RC901 (with the nearest name) if there is no such campaign."""
+        with self._read() as connection:
+            return self._header(connection, name)
+
+    def events(self, name: str) -> list[Event]:
+        """The campaign's whole log, oldest first; RC901 if there is no such campaign."""
+        with self._read() as connection:
+            self._header(connection, name)
+            return self._events(connection, name)
+
+    def _header(self, connection: Any, name: str, *, lock: bool = False) -> Header:
+        """The header, read inside the caller's transaction; `lock` also locks the campaign's row
+        until it ends (`FOR UPDATE`: a store whose write lock is the whole file never asks)."""
+        with self._errors("locking the campaign" if lock else "reading a campaign"):
+            row = connection.execute(
+                self._sql(
+                    "SELECT ruleset, ruleset_hash, ruleset_text, params, created"
+                    " FROM campaigns WHERE name = ?"
+                )
+                + (" FOR UPDATE" if lock else ""),
+                (name,),
+            ).fetchone()
+            if row is None:
+                names = [str(r[0]) for r in connection.execute("SELECT name FROM campaigns").fetchall()]
+                raise unknown_campaign(name, names, self._where, self.HOLDER)
+        ruleset, ruleset_hash, ruleset_text, params, created = row
+        return Header(
+            name, ruleset, ruleset_hash, ruleset_text, self._load(params, name, "its parameters"), created
+        )
+
+    def _events(self, connection: Any, name: str, *, last: bool = False) -> list[Event]:
+        order = "DESC LIMIT 1" if last else "ASC"
+        with self._errors("reading events"):
+            rows = connection.execute(
+                self._sql(f"SELECT {EVENT_COLUMNS} FROM events WHERE campaign = ? ORDER BY seq {order}"),
+                (name,),
+            ).fetchall()
+        return [
+            Event(
+                seq,
+                kind,
+                self._load(data, name, f"event {seq}'s data"),
+                self._load(state, name, f"event {seq}'s state"),
+                undoes,
+                at,
+            )
+            for seq, kind, data, state, undoes, at in rows
+        ]
+
+    def _load(self, text: object, campaign: str, what: str) -> dict[str, Any]:
+        """A JSON object from a column; anything else means the database was damaged (RC903)."""
+        value = json_object(text)
+        if isinstance(value, dict):
+            return value
+        raise self._error("RC903", f"{self._where} is damaged: in campaign '{campaign}', {what} {value}")
+
+
+class SqlTransaction:
+    """The `Transaction` a SQL store's `transaction` yields: valid only inside its `with`, on the
+    connection whose transaction holds the campaign's write lock."""
+
+    def __init__(self, store: SqlStore, connection: Any, name: str) -> None:
+        self._store = store
+        self._connection = connection
+        self.name = name
+        self.closed = False
+
+    def _live(self) -> Any:
+        if self.closed:
+            raise RuntimeError(f"the transaction on campaign '{self.name}' has ended")
+        return self._connection
+
+    def header(self) -> Header:
+        return self._store._header(self._live(), self.name)
+
+    def events(self) -> list[Event]:
+        return self._store._events(self._live(), self.name)
+
+    def last(self) -> Event:
+        found = self._store._events(self._live(), self.name, last=True)
+        if not found:
+            raise self._store._error(
+                "RC903", f"{self._store._where} is damaged: campaign '{self.name}' has no events"
+            )
+        return found[0]
+
+    def append(self, kind: str, data: Mapping[str, Any], state: State, undoes: int | None = None) -> Event:
+        """Add an event after the last one (seq = last seq + 1, read under the write lock). A
+        wrong kind or `undoes` is a caller's bug: ValueError (see `records.check_append`)."""
+        connection = self._live()
+        sql = self._store._sql
+        data_text = dumps(data, "event data")
+        state_text = dumps(state, "state")
+        with self._store._errors("appending an event"):
+            row = connection.execute(
+                sql("SELECT COALESCE(MAX(seq), 0) FROM events WHERE campaign = ?"), (self.name,)
+            ).fetchone()
+            seq = int(row[0]) + 1
+            check_append(self.name, kind, undoes, seq)
+            at = now()
+            connection.execute(
+                sql(f"INSERT INTO events (campaign, {EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+                (self.name, seq, kind, data_text, state_text, undoes, at),
+            )
+        return Event(seq, kind, json.loads(data_text), json.loads(state_text), undoes, at)
+
+    def replace_ruleset(self, ruleset_hash: str, ruleset_text: str) -> None:
+        """Point the campaign at a changed ruleset; the caller records the migration as an event."""
+        with self._store._errors("replacing the ruleset"):
+            self._live().execute(
+                self._store._sql("UPDATE campaigns SET ruleset_hash = ?, ruleset_text = ? WHERE name = ?"),
+                (ruleset_hash, ruleset_text, self.name),
+            )
