@@ -69,7 +69,7 @@ from .records import (
     dumps,
     now,
 )
-from .sql import EVENT_COLUMNS, SqlStore, SqlTransaction
+from .sql import EVENT_COLUMNS, SCHEMA, SqlStore, SqlTransaction
 
 try:
     import psycopg
@@ -84,27 +84,6 @@ if TYPE_CHECKING:
     Connection = psycopg.Connection[tuple[Any, ...]]
 
 EXTRA: Final = "pip install 'rulecraft[postgres]'"
-_SCHEMA: Final = (
-    "CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL)",
-    """CREATE TABLE campaigns (
-        name text PRIMARY KEY,
-        ruleset text NOT NULL,
-        ruleset_hash text NOT NULL,
-        ruleset_text text NOT NULL,
-        params text NOT NULL,
-        created text NOT NULL
-    )""",
-    """CREATE TABLE events (
-        campaign text NOT NULL REFERENCES campaigns (name),
-        seq integer NOT NULL CHECK (seq >= 1),
-        kind text NOT NULL,
-        data text NOT NULL,
-        state text NOT NULL,
-        undoes integer,
-        at text NOT NULL,
-        PRIMARY KEY (campaign, seq)
-    )""",
-)
 _LAYOUT_LOCK: Final = 0x72756C6563726166
 """The advisory lock key ("rulecraf") held while an empty database gets our tables: two
 processes opening one new database at once lay them out once."""
@@ -279,7 +258,7 @@ class PostgresStore(SqlStore):
             with self._write() as connection, self._errors("laying out the campaign tables"):
                 connection.execute("SELECT pg_advisory_xact_lock(%s)", (_LAYOUT_LOCK,))
                 if self._inspect(connection) == "empty":  # not laid out meanwhile by another process
-                    for statement in _SCHEMA:
+                    for statement in SCHEMA:
                         connection.execute(statement)
                     connection.cursor().executemany(
                         "INSERT INTO meta (key, value) VALUES (%s, %s)",

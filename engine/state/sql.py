@@ -27,6 +27,28 @@ from .records import (
     unknown_campaign,
 )
 
+SCHEMA: Final = (
+    "CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)",
+    """CREATE TABLE campaigns (
+        name TEXT PRIMARY KEY NOT NULL,
+        ruleset TEXT NOT NULL,
+        ruleset_hash TEXT NOT NULL,
+        ruleset_text TEXT NOT NULL,
+        params TEXT NOT NULL,
+        created TEXT NOT NULL
+    )""",
+    """CREATE TABLE events (
+        campaign TEXT NOT NULL REFERENCES campaigns (name),
+        seq INTEGER NOT NULL CHECK (seq >= 1),
+        kind TEXT NOT NULL,
+        data TEXT NOT NULL,
+        state TEXT NOT NULL,
+        undoes INTEGER,
+        at TEXT NOT NULL,
+        PRIMARY KEY (campaign, seq)
+    )""",
+)
+"""The layout, schema version 1 (see sqlite.py), in SQL that SQLite and PostgreSQL both take."""
 EVENT_COLUMNS: Final = "seq, kind, data, state, undoes, at"
 
 

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import CampaignError
 from .records import (
@@ -44,34 +44,12 @@ from .records import (
     dumps,
     now,
 )
-from .sql import EVENT_COLUMNS, SqlStore, SqlTransaction
+from .sql import EVENT_COLUMNS, SCHEMA, SqlStore, SqlTransaction
 
 if TYPE_CHECKING:
     from .records import Store
 
 __all__ = ["APPEND_KINDS", "FORMAT", "SCHEMA_VERSION", "SqliteStore"]
-
-_SCHEMA: Final = (
-    "CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)",
-    """CREATE TABLE campaigns (
-        name TEXT PRIMARY KEY NOT NULL,
-        ruleset TEXT NOT NULL,
-        ruleset_hash TEXT NOT NULL,
-        ruleset_text TEXT NOT NULL,
-        params TEXT NOT NULL,
-        created TEXT NOT NULL
-    )""",
-    """CREATE TABLE events (
-        campaign TEXT NOT NULL REFERENCES campaigns (name),
-        seq INTEGER NOT NULL CHECK (seq >= 1),
-        kind TEXT NOT NULL,
-        data TEXT NOT NULL,
-        state TEXT NOT NULL,
-        undoes INTEGER,
-        at TEXT NOT NULL,
-        PRIMARY KEY (campaign, seq)
-    )""",
-)
 
 
 class SqliteStore(SqlStore):
@@ -193,7 +171,7 @@ class SqliteStore(SqlStore):
                 connection.execute("PRAGMA journal_mode = WAL").fetchall()
                 with self._write():  # a second process creating the same file waits here
                     if self._inspect(connection) == "empty":
-                        for statement in _SCHEMA:
+                        for statement in SCHEMA:
                             connection.execute(statement)
                         connection.executemany(
                             "INSERT INTO meta (key, value) VALUES (?, ?)",
