@@ -49,12 +49,10 @@ psycopg 3 is needed only here, and only when a store is opened: the `postgres` e
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -62,14 +60,8 @@ from ..errors import CampaignError
 from .records import (
     FORMAT,
     SCHEMA_VERSION,
-    Event,
-    Header,
-    State,
-    Transaction,
-    dumps,
-    now,
 )
-from .sql import EVENT_COLUMNS, SCHEMA, SqlStore, SqlTransaction
+from .sql import SCHEMA, SqlStore
 
 try:
     import psycopg
@@ -134,6 +126,7 @@ class PostgresStore(SqlStore):
     HOLDER = "database"
     MARK = "%s"
     LEFT = "the database was left as it is"
+    LOCKS_ROW = True
 
     def __init__(self, url: str, *, timeout: float = 10.0, connect_timeout: float = _CONNECT_TIMEOUT) -> None:
         self.url = url
@@ -167,60 +160,7 @@ class PostgresStore(SqlStore):
         if connection is not None:
             connection.close()
 
-    def __enter__(self) -> PostgresStore:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
     # -- the Store interface ------------------------------------------------------------------
-
-    def create(self, header: Header, state: State) -> Event:
-        """A new campaign with its first event ("new"); RC902 if the name is taken (then nothing
-        is written: the insert that finds the name taken and the event share one transaction)."""
-        params = dumps(header.params, "campaign parameters")
-        state_text = dumps(state, "starting state")
-        at = now()
-        with self._write() as connection, self._errors("creating a campaign"):
-            inserted = connection.execute(
-                "INSERT INTO campaigns (name, ruleset, ruleset_hash, ruleset_text, params, created)"
-                " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (name) DO NOTHING",
-                (
-                    header.name,
-                    header.ruleset,
-                    header.ruleset_hash,
-                    header.ruleset_text,
-                    params,
-                    header.created or at,
-                ),
-            ).rowcount
-            if inserted != 1:
-                raise self._error(
-                    "RC902",
-                    f"a campaign named '{header.name}' already exists in {self._where}",
-                    "choose another name: a campaign is never overwritten",
-                )
-            connection.execute(
-                f"INSERT INTO events (campaign, {EVENT_COLUMNS}) VALUES (%s, 1, 'new', '{{}}', %s, NULL, %s)",
-                (header.name, state_text, at),
-            )
-        return Event(1, "new", {}, json.loads(state_text), None, at)
-
-    @contextmanager
-    def transaction(self, name: str) -> Iterator[Transaction]:
-        """One atomic change to campaign `name`: its row is locked first (waiting up to the
-        timeout for another writer of it), everything read inside is current, and the appends
-        are committed on a normal exit and all dropped on any exception, which is re-raised.
-        RC901 if there is no such campaign. One transaction at a time per store."""
-        with self._write() as connection:
-            self._header(connection, name, lock=True)
-            tx = SqlTransaction(self, connection, name)
-            try:
-                yield tx
-            finally:
-                tx.closed = True
 
     def close(self) -> None:
         """Release the connection (an open transaction is rolled back). Closing twice is harmless."""

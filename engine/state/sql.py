@@ -9,9 +9,10 @@ The layout (see sqlite.py) is the same in both: `campaigns` and `events`, JSON a
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from contextlib import AbstractContextManager
-from typing import Any, ClassVar, Final, Literal
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
+from types import TracebackType
+from typing import Any, ClassVar, Final, Literal, Self
 
 from ..errors import CampaignError, Diagnostic
 from .records import (
@@ -20,6 +21,7 @@ from .records import (
     Event,
     Header,
     State,
+    Transaction,
     check_append,
     dumps,
     json_object,
@@ -63,6 +65,9 @@ class SqlStore:
     """The driver's parameter mark."""
     LEFT: ClassVar[str] = "the file was left as it is"
     """What a refusal says of the database it would not use."""
+    LOCKS_ROW: ClassVar[bool] = False
+    """Whether a transaction locks its campaign's row (`FOR UPDATE`); not where the write lock
+    already covers the whole file."""
     _where: str
 
     def _errors(self, doing: str) -> AbstractContextManager[None]:
@@ -70,6 +75,69 @@ class SqlStore:
 
     def _read(self) -> AbstractContextManager[Any]:
         raise NotImplementedError
+
+    def _write(self) -> AbstractContextManager[Any]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def create(self, header: Header, state: State) -> Event:
+        """A new campaign with its first event ("new"); RC902 if the name is taken (then nothing
+        is written: the insert that finds the name taken and the event share one transaction)."""
+        params = dumps(header.params, "campaign parameters")
+        state_text = dumps(state, "starting state")
+        at = now()
+        with self._write() as connection, self._errors("creating a campaign"):
+            inserted = connection.execute(
+                self._sql(
+                    "INSERT INTO campaigns (name, ruleset, ruleset_hash, ruleset_text, params, created)"
+                    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING"
+                ),
+                (
+                    header.name,
+                    header.ruleset,
+                    header.ruleset_hash,
+                    header.ruleset_text,
+                    params,
+                    header.created or at,
+                ),
+            ).rowcount
+            if inserted != 1:
+                raise self._error(
+                    "RC902",
+                    f"a campaign named '{header.name}' already exists in {self._where}",
+                    "choose another name: a campaign is never overwritten",
+                )
+            connection.execute(
+                self._sql(
+                    f"INSERT INTO events (campaign, {EVENT_COLUMNS}) VALUES (?, 1, 'new', '{{}}', ?, NULL, ?)"
+                ),
+                (header.name, state_text, at),
+            )
+        return Event(1, "new", {}, json.loads(state_text), None, at)
+
+    @contextmanager
+    def transaction(self, name: str) -> Iterator[Transaction]:
+        """One atomic change to campaign `name`: the write lock is taken first (waiting up to the
+        timeout for another writer of it), everything read inside is current, and the appends
+        are committed on a normal exit and all dropped on any exception, which is re-raised.
+        RC901 if there is no such campaign. One transaction at a time per store."""
+        with self._write() as connection:
+            self._header(connection, name, lock=self.LOCKS_ROW)
+            tx = SqlTransaction(self, connection, name)
+            try:
+                yield tx
+            finally:
+                tx.closed = True
 
     def _sql(self, statement: str) -> str:
         return statement if self.MARK == "?" else statement.replace("?", self.MARK)

@@ -24,12 +24,10 @@ the file's lock.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Literal
 
 from ..errors import CampaignError
@@ -37,14 +35,8 @@ from .records import (
     APPEND_KINDS,
     FORMAT,
     SCHEMA_VERSION,
-    Event,
-    Header,
-    State,
-    Transaction,
-    dumps,
-    now,
 )
-from .sql import EVENT_COLUMNS, SCHEMA, SqlStore, SqlTransaction
+from .sql import SCHEMA, SqlStore
 
 if TYPE_CHECKING:
     from .records import Store
@@ -80,60 +72,7 @@ class SqliteStore(SqlStore):
     def __repr__(self) -> str:
         return f"SqliteStore({self._where!r})"
 
-    def __enter__(self) -> SqliteStore:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
     # -- the Store interface ------------------------------------------------------------------
-
-    def create(self, header: Header, state: State) -> Event:
-        """A new campaign with its first event ("new"); RC902 if the name is taken (then nothing
-        is written: the check and the insert share one write transaction)."""
-        params = dumps(header.params, "campaign parameters")
-        state_text = dumps(state, "starting state")
-        at = now()
-        with self._write() as connection, self._errors("creating a campaign"):
-            if self._exists(connection, header.name):
-                raise self._error(
-                    "RC902",
-                    f"a campaign named '{header.name}' already exists in {self._where}",
-                    "choose another name: a campaign is never overwritten",
-                )
-            connection.execute(
-                "INSERT INTO campaigns (name, ruleset, ruleset_hash, ruleset_text, params, created)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    header.name,
-                    header.ruleset,
-                    header.ruleset_hash,
-                    header.ruleset_text,
-                    params,
-                    header.created or at,
-                ),
-            )
-            connection.execute(
-                f"INSERT INTO events (campaign, {EVENT_COLUMNS}) VALUES (?, 1, 'new', '{{}}', ?, NULL, ?)",
-                (header.name, state_text, at),
-            )
-        return Event(1, "new", {}, json.loads(state_text), None, at)
-
-    @contextmanager
-    def transaction(self, name: str) -> Iterator[Transaction]:
-        """One atomic change to campaign `name`: the write lock is taken first (waiting up to the
-        timeout for another writer), everything read inside is current, and the appends are
-        committed on a normal exit and all dropped on any exception, which is re-raised.
-        RC901 if there is no such campaign. One transaction at a time per store."""
-        with self._write() as connection:
-            self._header(connection, name)
-            tx = SqlTransaction(self, connection, name)
-            try:
-                yield tx
-            finally:
-                tx.closed = True
 
     def close(self) -> None:
         """Release the file (an open transaction is rolled back). Closing twice is harmless."""
@@ -274,10 +213,6 @@ class SqliteStore(SqlStore):
         )
 
     # -- rows -------------------------------------------------------------------------------------
-
-    def _exists(self, connection: sqlite3.Connection, name: str) -> bool:
-        row = connection.execute("SELECT 1 FROM campaigns WHERE name = ?", (name,)).fetchone()
-        return row is not None
 
 
 def _rollback(connection: sqlite3.Connection) -> None:
