@@ -23,7 +23,6 @@ from typing import Any
 
 import pytest
 from _repo import REPO_ROOT
-from hypothesis import strategies as st
 
 from engine.errors import CampaignError
 from engine.state.records import Event, Header, State
@@ -86,42 +85,6 @@ def test_the_file_says_what_it_is_and_uses_wal(db: Path, store: SqliteStore) -> 
         assert raw.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     finally:
         raw.close()
-
-
-# -- transactions keep all or nothing --------------------------------------------------------
-
-
-# -- real processes ----------------------------------------------------------------------------
-
-KILLED = """
-import sys, time
-from engine.state.sqlite import SqliteStore
-store = SqliteStore(sys.argv[1])
-with store.transaction("moor") as tx:
-    tx.append("action", {"step": "kept"}, {"shared": {"counter": 1}, "characters": {}})
-with store.transaction("moor") as tx:
-    tx.append("action", {"step": "half"}, {"shared": {"counter": 2}, "characters": {}})
-    print("inside", flush=True)
-    time.sleep(60)
-"""
-
-
-WRITER = """
-import os, sys, time
-from engine.state.sqlite import SqliteStore
-path, go, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-store = SqliteStore(path)
-print("ready", flush=True)
-while not os.path.exists(go):
-    time.sleep(0.002)
-for _ in range(n):
-    with store.transaction("race") as tx:
-        state = tx.last().state
-        time.sleep(0.0005)  # widen the read-to-write window a lost update would need
-        state["shared"]["counter"] += 1
-        tx.append("action", {"by": os.getpid()}, state)
-store.close()
-"""
 
 
 # -- files that are not ours -----------------------------------------------------------------
@@ -259,17 +222,7 @@ def test_corrupt_json_in_a_row_is_rc903_naming_the_campaign_and_seq(db: Path) ->
         assert "parameters" in only_diagnostic(error, "RC903", db)
 
 
-# -- the store against a model ----------------------------------------------------------------
-
-NAMES = ("ash", "birch", "cedar")
-OPS = st.lists(
-    st.tuples(
-        st.sampled_from(["create", "commit", "fail", "reopen"]),
-        st.sampled_from(NAMES),
-        st.lists(st.integers(-3, 3), max_size=3),
-    ),
-    max_size=12,
-)
+# -- locks ---------------------------------------------------------------------------------------
 
 
 def test_opening_another_store_on_the_file_keeps_this_process_locks(tmp_path: Path) -> None:
