@@ -256,9 +256,12 @@ class _Product:
         self.limits = ctx.limits
         loop = check.outcome_loop
         weights: dict[Any, int] = {}
+        groups = None
         if check.outcome_stages is not None:
-            stage, rest = check.outcome_stages
-            rest(env, weights, _groups(stage, parts, ctx))
+            groups = _groups(check.outcome_stages[0], parts, ctx, loop is None)
+        if groups is not None:
+            assert check.outcome_stages is not None
+            check.outcome_stages[1](env, weights, groups)
             self.outcome = Dist(weights, self.total)
         elif loop is not None:
             loop(env, weights, *(tuple(d.weights.items()) for d in parts))
@@ -309,15 +312,25 @@ class _Product:
             raise placed(exc, self.check.span) from None
 
 
-def _groups(stage: Any, parts: list[Dist], ctx: RunContext) -> tuple[tuple[tuple[Any, ...], int], ...]:
+def _groups(
+    stage: Any, parts: list[Dist], ctx: RunContext, now: bool
+) -> tuple[tuple[tuple[Any, ...], int], ...] | None:
     """Every combination of the tables `parts` through `stage`, the combinations that agree
     merged: kept in the ruleset's tables with the parts themselves (they depend on nothing
-    else), so the next request with the same tables, whatever its inputs, starts from the groups."""
+    else), so the next request with the same tables, whatever its inputs, starts from the groups.
+
+    Made at the second request that could use them (or at once when `now`: no loop to fall back
+    on): a single request is quicker through `Check.outcome_loop` than through making groups it
+    uses once, and the first request only leaves a mark (None: take the loop)."""
     tables = ctx.caches.tables
     key = ("groups", id(stage), *map(id, parts))
     found = tables.get(key)
     if found is not None and found[0] is stage and all(a is b for a, b in zip(found[1], parts)):
-        return found[2]  # type: ignore[no-any-return]
+        if found[2] is not None:
+            return found[2]  # type: ignore[no-any-return]
+    elif not now:
+        tables.put(key, (stage, tuple(parts), None), 200)
+        return None
     meter().charge(math.prod(len(d) for d in parts))
     merged: dict[tuple[Any, ...], int] = {}
     get = merged.get
