@@ -359,7 +359,7 @@ class Structure:
             made = self._program(name, scope, out_t, roll, post, outcome, outputs, pre if plain else None)
         if made is None:
             return None
-        program, outcome_program, outcome_loop, outcome_stages, roller, units = made
+        program, outcome_program, outcome_loop, outcome_stages, roller, units, outcome_units = made
         return Check(
             name=name,
             title=spec.get("title", name),
@@ -377,6 +377,7 @@ class Structure:
             outcome_stages=outcome_stages,
             roller=roller,
             roller_units=units,
+            outcome_units=outcome_units,
             objective=objective,
             sequential=sequential,
             examples=self._examples(path, spec, inputs, roll, lets, outputs, outcomes),
@@ -597,6 +598,7 @@ class Structure:
         Any,
         Callable[..., tuple[Any, ...]] | None,
         int,
+        int,
     ]:
         """One Python function for everything after the roll, shared by sampler and exact; the
         same statements cut down to what the outcome needs (`Check.outcome_program`,
@@ -610,8 +612,9 @@ class Structure:
         values) and returns the outcome alone: the exact evaluator's outcome pass, which need not
         work out outputs and values nobody asked for. `roller(env, draw)` draws each die's face as
         `faces[draw(len(faces))]` in roll order and returns (outcome, rule index, the dice by
-        name, each die's faces taken by name, every named value by name). The last part: the most
-        work units one run can charge (its table calls; 0 without a roller).
+        name, each die's faces taken by name, every named value by name). Then the most work
+        units one run of the roller can charge (its table calls; 0 without a roller), and the
+        most the outcome's statements can charge for one combination (`Check.outcome_units`).
         """
         dice = [r.name for r in roll]
         saved = self.unit.locals
@@ -630,7 +633,14 @@ class Structure:
                     f"    raise _wrong({self.unit.emit.const(node.span)}, exc) from None",
                 ]
 
-            let_lines = [(let, guarded(f"v_{let.name}", let.expr.node, None)) for let in post]
+            counted = self.unit.counted
+            let_lines = []
+            let_units: dict[str, int] = {}  # the table units each value's statements can charge
+            for let in post:
+                before = counted[-1]
+                let_lines.append((let, guarded(f"v_{let.name}", let.expr.node, None)))
+                let_units[let.name] = counted[-1] - before
+            before = counted[-1]
             unmatched = False  # a rule list with no 'else': its message shows every die
             if isinstance(outcome, Expr):
                 decide = [*guarded("v_outcome", outcome.node, out_t), "rule = -1"]
@@ -650,6 +660,7 @@ class Structure:
                 read = set().union(*(ast.names(e.node) for r in outcome for e in (r.when, r.then) if e))
                 unmatched = not outcome or outcome[-1].when is not None
             decided_by = set(read)
+            decide_units = counted[-1] - before
             lines = [line for _, block in let_lines for line in block] + decide
             for n, e in outputs:
                 lines += guarded(f"v_{n}", e.node, None)
@@ -661,6 +672,7 @@ class Structure:
                     read |= ast.names(let.expr.node)
             needed = [(let, block) for let, block in let_lines if let.name in read]
             short = [line for _, block in needed for line in block]
+            outcome_units = decide_units + sum(let_units[let.name] for let, _ in needed)
             short += [*decide, "return v_outcome"]
             where = self.unit.doc.span(("checks", name), key=True)
             params = ["env", *(f"v_{d}" for d in dice)]
@@ -677,7 +689,7 @@ class Structure:
             outcome_program = emit.function(f"outcome_{name}", params, short, where)
             staged = self._staged(name, dice, needed, decide, decided_by, unmatched, where)
             if pre is None:
-                return program, outcome_program, loop, staged, None, 0
+                return program, outcome_program, loop, staged, None, 0, outcome_units
             draws = [
                 f"v_{r.name} = {emit.const(r.faces)}[draw({len(r.faces)})]"
                 for r in roll
@@ -691,7 +703,7 @@ class Structure:
             values += [f"{n!r}: v_{n}" for n in names]
             back = f"return (v_outcome, rule, {{{rolled}}}, {{{drawn}}}, {{{', '.join(values)}}})"
             roller = emit.function(f"roll_{name}", ["env", "draw"], [*draws, *lines, back], where)
-            return program, outcome_program, loop, staged, roller, self.unit.counted[-1]
+            return program, outcome_program, loop, staged, roller, self.unit.counted[-1], outcome_units
         finally:
             self.unit.locals = saved
             self.unit.counted.pop()

@@ -36,7 +36,7 @@ from ..runtime.rules import (
     redraw_offered,
     with_dice,
 )
-from ..runtime.work import TRANSITION, current, meter, working
+from ..runtime.work import CLOCK_EVERY, TRANSITION, current, leave, meter, pause, working
 from .dist import Dist, fraction_text
 from .rerolls import CAPPED, TRUNCATED, RerollSolver
 from .tables import randomizer_table
@@ -190,10 +190,12 @@ class Distribution:
         source = self.source
         if isinstance(source, _Product):
             each = 200 + 8 * (2 + len(self.names))  # an entry, its tuple, its weight and new values
-            tables = 200 * sum(
-                len(d) for d in source.parts
-            )  # kept alive by it, whatever the tables cache drops
-            return 1000 + each * self.states + tables + 150 * len(self._outcome) + 200 * len(self.inputs)
+            tables = 0  # kept alive by it, whatever the tables cache drops
+            for d in source.parts:
+                tables += 200 * len(d.weights)
+            return (
+                1000 + each * self.states + tables + 150 * len(self._outcome.weights) + 200 * len(self.inputs)
+            )
         points = list(islice(self.joint.weights.items(), 2))
         each = approx_bytes(points) // max(len(points), 1) + 100  # and its entry in the dict
         return 1000 + each * len(self.joint.weights) + 200 * len(self.inputs)
@@ -246,12 +248,16 @@ class _Product:
     distribution at once (through `Check.outcome_program`, which works out only what the outcome
     reads), the joint distribution with every named value when it is first asked for."""
 
-    __slots__ = ("check", "env", "parts", "total", "limits", "outcome")
+    __slots__ = ("check", "env", "parts", "states", "total", "limits", "outcome")
 
-    def __init__(self, check: Check, env: dict[str, Any], parts: list[Dist], ctx: RunContext) -> None:
+    def __init__(
+        self, check: Check, env: dict[str, Any], parts: list[Dist], states: int, ctx: RunContext
+    ) -> None:
         self.check = check
         self.env = env
         self.parts = parts
+        self.states = states
+        """Combinations of the parts' values (the product of their sizes)."""
         self.total = math.prod(d.total for d in parts)
         self.limits = ctx.limits
         loop = check.outcome_loop
@@ -259,12 +265,25 @@ class _Product:
         groups = None
         if check.outcome_stages is not None:
             groups = _groups(check.outcome_stages[0], parts, ctx, loop is None)
-        if groups is not None:
-            assert check.outcome_stages is not None
-            check.outcome_stages[1](env, weights, groups)
-            self.outcome = Dist(weights, self.total)
-        elif loop is not None:
-            loop(env, weights, *(tuple(d.weights.items()) for d in parts))
+        if groups is not None or loop is not None:
+            # the table calls are charged before the pass, at their most; a pass that could make
+            # the budget look at the clock is metered as it goes instead
+            runs = len(groups) if groups is not None else states
+            units = check.outcome_units * runs
+            token = None
+            if units <= CLOCK_EVERY:
+                meter().charge(units)
+                token = pause()
+            try:
+                if groups is not None:
+                    assert check.outcome_stages is not None
+                    check.outcome_stages[1](env, weights, groups)
+                else:
+                    assert loop is not None
+                    loop(env, weights, *(tuple(d.weights.items()) for d in parts))
+            finally:
+                if token is not None:
+                    leave(token)
             self.outcome = Dist(weights, self.total)
         elif check.outcome_program is not None:
             self.outcome = self._run(check.outcome_program)
@@ -300,7 +319,7 @@ class _Product:
         """The joint distribution of (outcome, rule, values), made now: within the request that
         asks for it, else within a budget of its own from the same limits (it is as much work
         as the outcome's pass, charged again)."""
-        states = math.prod(len(d) for d in self.parts)
+        states = self.states
         if current() is not None:
             meter().charge(states)
             return self._run(self.check.program)
@@ -349,10 +368,10 @@ def _groups(
 def _product(check: Check, inputs: Mapping[str, Any], env: dict[str, Any], ctx: RunContext) -> Distribution:
     """Independent randomizers: every combination once, weights multiplied."""
     parts = [randomizer_table(r, env, ctx) for r in check.roll]
-    states = math.prod(len(d) for d in parts)
+    states = math.prod([len(d.weights) for d in parts])
     enforce("exact states", states, ctx.limits.max_states, check.span)
     meter().charge(states)
-    source = _Product(check, env, parts, ctx)
+    source = _Product(check, env, parts, states, ctx)
     return Distribution(check.name, dict(inputs), check.outcomes, source, check.layout, states, ctx.policy)
 
 

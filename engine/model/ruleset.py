@@ -329,6 +329,10 @@ class Check:
     function `roller(env, draw)` (see `compiler.structure`), which a plain roll calls."""
     roller_units: int = 0
     """The most work units one run of `roller` can charge (its table calls, counted at load)."""
+    outcome_units: int = 0
+    """The most work units the outcome's statements can charge for one combination of the dice
+    (their table calls, counted at load): one run of `outcome_program`, one state of
+    `outcome_loop`, one group of `outcome_stages`' rest."""
     objective: Objective = Objective()
     """What the `optimal` policy maximises."""
     sequential: bool = False
