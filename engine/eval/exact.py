@@ -117,15 +117,25 @@ class Distribution:
             return kept[name]
         made = None
         if name in self.names:
-            at = self.names.index(name) + 2
+            source = self.source
+            loop = None
+            if isinstance(source, _Product) and "joint" not in self.__dict__:
+                loop = source.check.value_loops.get(name)
             counts: dict[Any, int] = {}
-            get = counts.get
-            joint = self.joint
-            for key, weight in joint.weights.items():
-                v = key[at]
-                counts[v] = get(v, 0) + weight
+            if loop is not None:  # that value alone, through its own loop (the joint is not made)
+                assert isinstance(source, _Product)
+                source.value(loop, counts)
+                total = source.total
+            else:
+                at = self.names.index(name) + 2
+                get = counts.get
+                joint = self.joint
+                for key, weight in joint.weights.items():
+                    v = key[at]
+                    counts[v] = get(v, 0) + weight
+                total = joint.total
             if all(isinstance(v, (int, Fraction, Symbol)) for v in counts):
-                made = Dist(counts, joint.total)
+                made = Dist(counts, total)
         kept[name] = made
         return made
 
@@ -327,6 +337,21 @@ class _Product:
             with working(new_work(self.limits)) as work:
                 work.charge(states)
                 return self._run(self.check.program)
+        except LimitError as exc:
+            raise placed(exc, self.check.span) from None
+
+    def value(self, loop: Any, out: dict[Any, int]) -> None:
+        """One named value's weights into `out` through its loop (`Check.value_loops`), charged
+        as the joint is (a unit per state, and the table calls as they are made)."""
+        tables = [tuple(d.weights.items()) for d in self.parts]
+        if current() is not None:
+            meter().charge(self.states)
+            loop(self.env, out, *tables)
+            return
+        try:
+            with working(new_work(self.limits)) as work:
+                work.charge(self.states)
+                loop(self.env, out, *tables)
         except LimitError as exc:
             raise placed(exc, self.check.span) from None
 

@@ -355,6 +355,11 @@ class Check:
     gives what the rest reads of the dice (those values, and the dice it reads itself), the same
     for any inputs; `rest(env, out, groups)` adds each group's weight to `out[outcome]`, with
     `groups` the (what the rest reads, weight) pairs. None otherwise; replaced with `program` too."""
+    value_loops: Mapping[str, Callable[..., None]] = field(default_factory=dict, compare=False, repr=False)
+    """Per named value worked out after the roll (a `let:`, not an output): `outcome_loop`'s
+    loops running only that value and the values it reads, adding each combination's weight to
+    `out[value]` — one value's distribution without the joint. Empty when there is no
+    `outcome_loop`; replaced (or emptied) with `program` too."""
 
     @property
     def input_map(self) -> Mapping[str, InputSpec]:
