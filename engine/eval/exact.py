@@ -106,6 +106,9 @@ class Distribution:
     @cached_property
     def values(self) -> Mapping[str, Dist]:
         """Each named value's distribution (numbers, true/false and scale values), made on first use."""
+        source = self.source
+        if isinstance(source, _Product) and len(source.check.value_loops) < len(self.names):
+            _ = self.joint  # some value has no loop of its own: every value from one pass
         found = {name: self._marginal(name) for name in self.names}
         return {name: d for name, d in found.items() if d is not None}
 
