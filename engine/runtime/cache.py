@@ -95,6 +95,9 @@ class BoundedCache:
         self._sizes: dict[Hashable, int] = {}
         self.bytes = 0
         self._lock = threading.Lock()
+        self.lookup: Callable[[Hashable], Any] = self._data.get
+        """`get` for a caller on a hot path: one dictionary read, and a `TypeError` for an
+        unhashable key (which `get` turns into None)."""
 
     def get(self, key: Hashable) -> Any:
         """The value for `key`, or None (also for an unhashable key)."""
