@@ -303,6 +303,7 @@ def test_results_of_kept_rolls_share_no_dictionary() -> None:
     """A caller may change the dictionaries of a `Result` it was given; the next roll of the same
     faces is not changed with them."""
     rng = random.Random(11)
+    CHILL.roll("specific", rng, target=55)  # the binding's first roll: its rolls are kept from the next
     first = CHILL.roll("specific", rng, target=55)
     bound = CHILL.roller("specific", target=55, trace=False)
     for mapping in (first.values, first.inputs, first.rolled, first.drawn):
@@ -390,3 +391,11 @@ def test_a_prebound_roller_of_a_check_that_is_not_plain() -> None:
     with pytest.raises(engine.RulecraftError) as caught:
         chimera.roller("skill", dice=4)(7)
     assert "random.Random" in str(caught.value)
+
+
+def test_the_language_guide_shows_a_real_prebound_roll() -> None:
+    text = (REPO_ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+    roll = CHILL.roller("specific", target=55)
+    rng = random.Random(7)
+    shown = [roll(rng).outcome.name for _ in range(3)]
+    assert f"[roll(rng).outcome.name for _ in range(3)]  # {shown}" in text
