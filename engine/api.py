@@ -221,7 +221,7 @@ class Ruleset:
         if ready is None:
             ready = Ready(check, bind_inputs(check, inputs))
             cache.put(key, ready, approx_bytes(ready.inputs) * READY_WEIGHT)
-            ready.weigh = partial(cache.reweigh, key)  # the rolls it keeps, weighed as they come
+            ready.weigh = partial(cache.hold, key, ready)  # the rolls it keeps, weighed as they come
         return ready
 
     def distribution(self, check: str, /, *, policy: str = "always", **inputs: Any) -> Distribution:

@@ -399,3 +399,38 @@ def test_the_language_guide_shows_a_real_prebound_roll() -> None:
     rng = random.Random(7)
     shown = [roll(rng).outcome.name for _ in range(3)]
     assert f"[roll(rng).outcome.name for _ in range(3)]  # {shown}" in text
+
+
+def test_a_binding_too_big_for_the_cache_keeps_nothing_and_still_rolls() -> None:
+    """With room for a few kept Chill rolls only (5 % of 1 MB for all bindings), a binding that
+    outgrows the cache stops keeping rolls and drops the ones it kept; its rolls stay the same."""
+    small = engine.load("chill", limits=Limits(max_cache_bytes=2**20))
+    ready = None
+    ours, theirs = random.Random(4), random.Random(4)
+    for _ in range(2000):
+        a = small.roll("specific", ours, target=55)
+        b = CHILL.roll("specific", theirs, target=55)
+        assert a == b and a.trace == b.trace
+        ready = ready or small._bind(small.check("specific"), {"target": 55})
+    assert ready is not None and ready.room == 0 and not ready.kept
+    assert small.caches.bindings.bytes <= small.caches.bindings.max_bytes
+
+
+def test_a_prebound_rollers_binding_dropped_by_the_cache_is_put_back_as_it_grows() -> None:
+    """Other bindings push a roller's binding out of the cache; when its kept rolls grow, it is
+    weighed into the cache again (the cache's bound still holds), not kept outside it."""
+    rs = engine.load("chill", limits=Limits(max_cache_bytes=12 * 2**20))  # bindings: about 600 kB
+    bound = rs.roller("specific", target=55)
+    rng = random.Random(8)
+    bound(rng)
+    key = ("specific", ("target", 55), int)
+    ready = rs.caches.bindings.get(key)
+    assert ready is not None
+    for target in range(1, 60):  # other bindings, each with rolls kept: the first is pushed out
+        for _ in range(300):
+            rs.roll("specific", rng, target=target, tokens=1)
+    assert rs.caches.bindings.get(key) is None
+    for _ in range(3000):
+        bound(rng)
+    assert rs.caches.bindings.get(key) is ready and len(ready.kept) == 100
+    assert rs.caches.bindings.bytes <= rs.caches.bindings.max_bytes

@@ -224,11 +224,13 @@ class Ready:
 
     A check of plain dice is a pure function of its bound inputs and its faces, so once its
     rolls are proven unmeterable under the ruleset's limits (`unmetered`), each tuple of faces
-    is worked out once and kept (`kept`, at most `KEEP`): a later roll draws its dice from the
-    RNG as before and copies what was kept. `weigh`, when the ruleset's cache holds this, weighs
-    it again as it grows (at 8, 16, 32, ... kept rolls and traces), so the cache stays bounded."""
+    is worked out once and kept (`kept`, at most `room`): a later roll draws its dice from the
+    RNG as before and copies what was kept. Only a binding the ruleset's cache holds keeps rolls:
+    `weigh` weighs it again in the cache as it grows (at 8, 16, 32, ... kept rolls and traces),
+    putting it back if the cache dropped it while a pre-bound roller still rolls it, so the
+    cache's bound holds what is kept; one that no longer fits in the cache at all keeps none."""
 
-    __slots__ = ("check", "inputs", "before", "unmetered", "kept", "grew", "weigh")
+    __slots__ = ("check", "inputs", "before", "unmetered", "kept", "room", "grew", "weigh")
 
     def __init__(self, check: Check, inputs: dict[str, Any]) -> None:
         self.check = check
@@ -237,8 +239,10 @@ class Ready:
         self.unmetered: Limits | None = None
         """The limits under which a roll was proven unmeterable (see `sample`), else None."""
         self.kept: dict[tuple[int, ...], Kept] = {}
+        self.room = KEEP
         self.grew = 0
-        self.weigh: Callable[[], None] | None = None
+        self.weigh: Callable[[], bool] | None = None
+        """Weigh this in the cache that holds it; False when it does not fit (see `BoundedCache.hold`)."""
 
     def work_out(self) -> Before:
         """`before`, worked out now (under the current request's budget) and kept."""
@@ -439,11 +443,12 @@ def _keep(ready: Ready, before: Before, dice: tuple[int, ...], kept: Kept | None
         ]
         steps += _after(before, kept["outcome"], rule, kept["values"])
         kept = {**kept, "trace": before.steps + tuple(steps)}
-    if dice in ready.kept or len(ready.kept) < KEEP:
+    if ready.weigh is not None and (dice in ready.kept or len(ready.kept) < ready.room):
         ready.kept[dice] = kept
         ready.grew += 1
-        if ready.grew >= 8 and ready.grew & (ready.grew - 1) == 0 and ready.weigh is not None:
-            ready.weigh()
+        if ready.grew >= 8 and ready.grew & (ready.grew - 1) == 0 and not ready.weigh():
+            ready.kept.clear()  # too big for the cache: it keeps nothing more
+            ready.room = 0
     return kept
 
 

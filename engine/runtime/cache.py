@@ -146,6 +146,16 @@ class BoundedCache:
                 old, _ = self._data.popitem(last=False)
                 self.bytes -= self._sizes.pop(old)
 
+    def hold(self, key: Hashable, value: Any) -> bool:
+        """Weigh `value`, which has grown, under `key` again — putting it back if the cache
+        dropped it meanwhile (it is in use) — and say whether the cache holds it now (False: it
+        no longer fits at all)."""
+        if self.get(key) is value:
+            self.reweigh(key)
+        else:
+            self.put(key, value)
+        return self.get(key) is value
+
     def get_or_make(self, key: Hashable, make: Callable[[], V], weigh: Callable[[V], int] | None = None) -> V:
         """The cached value, or `make()` stored under `key` (two threads may both make it once);
         `weigh` says what a value holds when its kind knows better than `approx_bytes`."""
