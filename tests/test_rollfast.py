@@ -434,3 +434,54 @@ def test_a_prebound_rollers_binding_dropped_by_the_cache_is_put_back_as_it_grows
         bound(rng)
     assert rs.caches.bindings.get(key) is ready and len(ready.kept) == 100
     assert rs.caches.bindings.bytes <= rs.caches.bindings.max_bytes
+
+
+_MIXED = """
+rulecraft: 1
+name: mixed
+checks:
+  one:
+    roll: {a: {die: 4}}
+    outcomes: [low, high]
+    outcome: "'high' if a > 2 else 'low'"
+  two:
+    roll: {a: {die: 4}, b: {die: 20}}
+    let: {total: a * 100 + b}
+    outcomes: [low, high]
+    outcome: "'high' if a > b else 'low'"
+  three:
+    roll: {a: {die: 4}, b: {die: 20}, c: {die: "2..7"}}
+    let: {total: a * 10000 + b * 100 + c}
+    outcomes: [low, high]
+    outcome: "'high' if a + c > b else 'low'"
+  five:
+    roll: {a: {die: 4}, b: {die: 20}, c: {die: "2..7"}, d: {die: 6}, e: {die: "0..1"}}
+    let: {total: "a * 1000000 + b * 10000 + c * 1000 + d * 10 + e"}
+    outcomes: [low, high]
+    outcome: "'high' if a + c + d + e > b else 'low'"
+"""
+
+
+def test_kept_rolls_draw_what_the_compiled_roller_draws() -> None:
+    """Rolls from what was kept (outside any request) against the same seeds rolled the metered
+    way through the check's compiled `roller` (inside a request's budget): the same results,
+    traces and RNG states, for dice of different sizes, one to five of them, and every shipped
+    plain check."""
+    compared = 0
+    for rs in [engine.load(_MIXED), *_rulesets()]:
+        for name, check in rs.checks.items():
+            if check.roller is None:
+                continue
+            for inputs in _inputs(check):
+                for traced in (True, False):
+                    ours, theirs = random.Random(6), random.Random(6)
+                    try:
+                        kept = [rs.roll(name, ours, trace=traced, **inputs) for _ in range(200)]
+                    except engine.RulecraftError:
+                        continue
+                    with working(Work(10**9)):
+                        metered = [rs.roll(name, theirs, trace=traced, **inputs) for _ in range(200)]
+                    assert kept == metered and [r.trace for r in kept] == [r.trace for r in metered]
+                    assert ours.getstate() == theirs.getstate()
+                    compared += 1
+    assert compared >= 12
