@@ -720,13 +720,16 @@ def run_triggered(report: Report, settings: Settings) -> None:
 
 
 def _rolling_rounds(rounds: int, n: int = 5000) -> dict[str, list[float]]:
-    """Seconds per roll of Chill's Specific check (target 55), three ways in alternating runs of
+    """Seconds per roll of Chill's Specific check (target 55), five ways in alternating runs of
     `n` rolls, so that a busy machine slows them alike: `Ruleset.roll` with its trace, the same
-    with `trace=False`, and the hand-written function (benchmarks/handwritten.py)."""
+    with `trace=False`, a pre-bound `Ruleset.roller` with and without its trace, and the
+    hand-written function (benchmarks/handwritten.py)."""
     chill = engine.load("chill")
     ways: dict[str, Callable[[random.Random], Any]] = {
         "traced": lambda rng: chill.roll("specific", rng, target=55),
         "untraced": lambda rng: chill.roll("specific", rng, target=55, trace=False),
+        "roller": chill.roller("specific", target=55),
+        "roller untraced": chill.roller("specific", target=55, trace=False),
         "hand": lambda rng: handwritten.specific(rng, 55),
     }
     found: dict[str, list[float]] = {name: [] for name in ways}
@@ -744,6 +747,8 @@ def _rolling_rounds(rounds: int, n: int = 5000) -> dict[str, list[float]]:
 SAMPLING_LABELS = {
     "traced": 'rulecraft `roll("specific", rng, target=55)` (with its trace)',
     "untraced": 'rulecraft `roll("specific", rng, target=55, trace=False)`',
+    "roller": 'rulecraft `roller("specific", target=55)(rng)` (pre-bound, with its trace)',
+    "roller untraced": 'rulecraft `roller("specific", target=55, trace=False)(rng)`',
     "hand": "the same check by hand (`benchmarks/handwritten.py`)",
 }
 
@@ -753,8 +758,8 @@ def run_sampling(report: Report, settings: Settings, d20_python: str | None) -> 
     plain Python and against d20 rolling 2d10 and classifying it in Python.
 
     d20 needs the old `lark-parser` package, which clashes with `lark`, so it runs in its own
-    interpreter, in alternation with rounds of our three (themselves alternating, in one process)."""
-    found: dict[str, list[float]] = {"traced": [], "untraced": [], "hand": []}
+    interpreter, in alternation with rounds of our five (themselves alternating, in one process)."""
+    found: dict[str, list[float]] = {name: [] for name in SAMPLING_LABELS}
     theirs: list[tuple[float, float]] = []
     runs, n = (2, 2000) if settings.quick else (7, 5000)
     for _ in range(settings.rounds):

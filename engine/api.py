@@ -16,14 +16,15 @@ import os
 import random
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .compiler import check_version, compile_document
 from .errors import CampaignError, CompileError, Diagnostic, InputError, LoadError, SchemaError, did_you_mean
 from .eval.exact import distribution as exact_distribution
-from .eval.sample import READY_WEIGHT, Forced, Ready, sample
+from .eval.sample import READY_WEIGHT, Forced, Ready, prepared, roll_ready, sample
 from .expr import parser
 from .model.ruleset import Check, RulesetModel
 from .runtime import arguments as arg
@@ -140,13 +141,41 @@ class Ruleset:
             _check_call("Ruleset.roll", check, policy, forced)
         if trace is not True and trace is not False:
             arg.of_type("Ruleset.roll", "trace", trace, bool)
-        c = self.model.checks.get(check) or self.check(check)
         key = (check, *inputs.items(), *map(type, inputs.values()))  # `_bind`'s key, inline: it is hot
-        ready = self.caches.bindings.get(key) or self._bind(c, inputs)
+        try:
+            ready = self.caches.bindings.lookup(key)
+        except TypeError:  # an unhashable input: `_bind` words it
+            ready = None
+        if (
+            ready is not None
+            and ready.unmetered is self.limits
+            and forced is None
+            and type(rng) is random.Random
+        ):
+            # bound and proven before (a check of plain dice): straight to its dice
+            return roll_ready(ready, rng, policy, trace, self.limits, self.caches)
+        c = self.model.checks.get(check) or self.check(check)
+        if ready is None:
+            ready = self._bind(c, inputs)
         ctx = RunContext(
             self.limits, policy, self.caches, rng if type(rng) is random.Random else _random(rng), forced
         )
         return sample(c, ready.inputs, ctx, trace, ready)
+
+    def roller(
+        self, check: str, /, *, policy: str = "always", trace: bool = True, **inputs: Any
+    ) -> Callable[..., Result]:
+        """A function that rolls `check` with these inputs: `roller(rng)` gives what
+        `roll(check, rng, policy=policy, trace=trace, **inputs)` gives (the same dice, outcome,
+        values and trace from the same seed), with the arguments checked, the inputs bound and
+        what every roll with them shares worked out once, here (so their errors are raised
+        here). For a bot or a table that rolls the same check again and again."""
+        _check_call("Ruleset.roller", check, policy)
+        if trace is not True and trace is not False:
+            arg.of_type("Ruleset.roller", "trace", trace, bool)
+        check_policy(policy)
+        ready = self._bind(self.check(check), inputs)
+        return prepared(ready, policy, trace, self.limits, self.caches, _random)
 
     def sample(
         self,
@@ -193,6 +222,7 @@ class Ruleset:
         if ready is None:
             ready = Ready(check, bind_inputs(check, inputs))
             cache.put(key, ready, approx_bytes(ready.inputs) * READY_WEIGHT)
+            ready.weigh = partial(cache.hold, key, ready)  # the rolls it keeps, weighed as they come
         return ready
 
     def distribution(self, check: str, /, *, policy: str = "always", **inputs: Any) -> Distribution:

@@ -213,6 +213,32 @@ def cases() -> list[Case]:
     add("Ruleset.roll", "inputs", "inf", lambda: RULES.roll("swing", skill=INF), "skill")
     add("Ruleset.roll", "inputs", "bool", lambda: RULES.roll("swing", skill=True), "skill")
     add("Ruleset.roll", "inputs", "None", lambda: RULES.roll("swing", skill=None), "skill")
+    add("Ruleset.roller", "check", "unknown", lambda: RULES.roller("swng"), "did you mean")
+    add("Ruleset.roller", "check", "type", lambda: RULES.roller(["swing"]))
+    add("Ruleset.roller", "check", "None", lambda: RULES.roller(None))
+    add(
+        "Ruleset.roller",
+        "policy",
+        "unknown",
+        lambda: RULES.roller("swing", policy="optimall"),
+        "did you mean",
+    )
+    add("Ruleset.roller", "policy", "type", lambda: RULES.roller("swing", policy=None))
+    add("Ruleset.roller", "trace", "type", lambda: RULES.roller("swing", trace="no"))
+    add("Ruleset.roller", "trace", "None", lambda: RULES.roller("swing", trace=None))
+    add("Ruleset.roller", "trace", "type", lambda: RULES.roller("swing", trace=0))
+    add("Ruleset.roller", "trace", "NaN", lambda: RULES.roller("swing", trace=NAN))
+    add("Ruleset.roller", "inputs", "unknown", lambda: RULES.roller("swing", skil=1), "did you mean")
+    add("Ruleset.roller", "inputs", "range", lambda: RULES.roller("swing", skill=9), "skill")
+    add("Ruleset.roller", "inputs", "NaN", lambda: RULES.roller("swing", skill=NAN), "skill")
+    add("Ruleset.roller", "inputs", "inf", lambda: RULES.roller("swing", skill=INF), "skill")
+    add("Ruleset.roller", "inputs", "bool", lambda: RULES.roller("swing", skill=True), "skill")
+    add("Ruleset.roller", "inputs", "None", lambda: RULES.roller("swing", skill=None), "skill")
+    add("Ruleset.roller", "inputs", "type", lambda: RULES.roller("swing", skill=[1]), "skill")
+    # the function it returns takes one argument, the random source
+    add("Ruleset.roller", "rng", "type", lambda: RULES.roller("swing")(1), "random")
+    add("Ruleset.roller", "rng", "type", lambda: RULES.roller("swing", trace=False)("seed"), "random")
+    add("Ruleset.roller", "rng", "type", lambda: RULES.roller("swing", skill=2)(random), "random")
     add("Ruleset.sample", "check", "unknown", lambda: RULES.sample("swng", 10), "did you mean")
     add("Ruleset.sample", "check", "type", lambda: RULES.sample(3, 10))
     add("Ruleset.sample", "times", "range", lambda: RULES.sample("swing", 0), "number of rolls")

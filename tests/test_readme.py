@@ -103,6 +103,7 @@ def test_readme_python_api_block_runs_and_says_true_things() -> None:
     result, dist = scope["result"], scope["dist"]
     assert result.outcome == "low_success" and "'low_success'" in block  # type: ignore[attr-defined]
     assert result.values["roll"] == 52 and "# 52" in block  # type: ignore[attr-defined]
+    assert scope["roll"](random.Random(7)) == result  # type: ignore[operator]
     assert dist.probability("botch") == Fraction(1, 20)  # type: ignore[attr-defined]
     assert dist.at_least("low_success") == Fraction(11, 20)  # type: ignore[attr-defined]
     assert dist.value("roll").mean == Fraction(101, 2)  # type: ignore[attr-defined]

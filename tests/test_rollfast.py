@@ -229,3 +229,259 @@ def test_a_budget_below_the_bound_still_stops_a_plain_roll() -> None:
     enough = engine.load("chill", limits=Limits(max_work=2))
     for _ in range(3):
         enough.roll("specific", random.Random(1), target=55)
+
+
+# -- the pre-bound roller and the rolls a binding keeps ---------------------------------------------
+
+
+def test_a_prebound_roller_is_roll_for_every_shipped_check() -> None:
+    """`rs.roller(check, policy=..., trace=..., **inputs)(rng)` is `rs.roll(check, rng, ...)`: the
+    same result and trace, and the RNG left in the same state (ten rolls in a row from one RNG)."""
+    rolls = 0
+    for rs in _rulesets():
+        for name, check in rs.checks.items():
+            for inputs in _inputs(check):
+                for policy in ("always", "never"):
+                    for traced in (True, False):
+                        try:
+                            roller = rs.roller(name, policy=policy, trace=traced, **inputs)
+                            rs.roll(name, random.Random(0), policy=policy, **inputs)
+                        except engine.RulecraftError:
+                            continue  # an example's inputs that need forced dice (a limit)
+                        for seed in range(8):
+                            ours, theirs = random.Random(seed), random.Random(seed)
+                            for _ in range(10):
+                                a = roller(ours)
+                                b = rs.roll(name, theirs, policy=policy, trace=traced, **inputs)
+                                _same(a, b)
+                                assert a == b and a.trace == b.trace
+                                assert a.as_json() == b.as_json()
+                                rolls += 1
+                            assert ours.getstate() == theirs.getstate()
+    assert rolls > 5000
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(1, 300),
+    st.integers(0, 20),
+    st.sampled_from(["player", "chill_master"]),
+    st.integers(0, 2**32),
+)
+def test_the_prebound_roller_on_any_chill_inputs(target: int, tokens: int, roller: str, seed: int) -> None:
+    for traced in (True, False):
+        bound = CHILL.roller("specific", trace=traced, target=target, tokens=tokens, roller=roller)
+        ours, theirs = random.Random(seed), random.Random(seed)
+        for _ in range(30):
+            a = bound(ours)
+            b = CHILL.roll("specific", theirs, trace=traced, target=target, tokens=tokens, roller=roller)
+            assert a == b and a.trace == b.trace
+
+
+def test_a_kept_roll_is_the_roll_worked_out_again() -> None:
+    """Every roll of a plain check, once its faces' roll is kept, equals the same faces forced
+    (forced dice never use what is kept: they go through the general sampler), trace and all."""
+    for rs in _rulesets():
+        for name, check in rs.checks.items():
+            if check.roller is None:
+                continue
+            for inputs in _inputs(check):
+                rng = random.Random(3)
+                try:
+                    for _ in range(300):
+                        rs.roll(name, rng, **inputs)  # keeps them
+                except engine.RulecraftError:
+                    continue
+                for traced in (True, False):
+                    for _ in range(100):
+                        kept = rs.roll(name, rng, trace=traced, **inputs)
+                        again = rs.roll(name, forced=kept.forced(), trace=traced, **inputs)
+                        assert kept == again and kept.trace == again.trace
+
+
+def test_results_of_kept_rolls_share_no_dictionary() -> None:
+    """A caller may change the dictionaries of a `Result` it was given; the next roll of the same
+    faces is not changed with them."""
+    rng = random.Random(11)
+    CHILL.roll("specific", rng, target=55)  # the binding's first roll: its rolls are kept from the next
+    first = CHILL.roll("specific", rng, target=55)
+    bound = CHILL.roller("specific", target=55, trace=False)
+    for mapping in (first.values, first.inputs, first.rolled, first.drawn):
+        mapping.clear()  # type: ignore[union-attr]
+    for _ in range(500):  # every pair of faces comes up: the first one's among them
+        for result in (CHILL.roll("specific", rng, target=55), bound(rng)):
+            assert len(result.values) == 8 and result.inputs == {
+                "target": 55,
+                "tokens": 0,
+                "roller": "player",
+            }
+            assert list(result.rolled) == ["tens", "ones"] and list(result.drawn) == ["tens", "ones"]
+
+
+_WIDE = """
+rulecraft: 1
+name: wide
+checks:
+  four:
+    inputs:
+      bonus: {type: int, min: 0, max: 100000, default: 0}
+    roll:
+      a: {die: 20}
+      b: {die: 20}
+      c: {die: 20}
+      d: {die: 20}
+    let:
+      total: a + b + c + d + bonus
+    outcomes: [low, high]
+    outcome: "'high' if total > 42 + bonus else 'low'"
+"""
+
+
+def test_the_rolls_a_binding_keeps_are_bounded_and_weighed() -> None:
+    """A check of more face tuples than `KEEP` keeps at most `KEEP` of them; the ruleset's cache
+    weighs them as they come (its bytes grow with them), so its byte bound holds them too."""
+    from engine.eval.sample import KEEP
+
+    wide = engine.load(_WIDE)
+    rng = random.Random(5)
+    wide.roll("four", rng)
+    check = wide.check("four")
+    ready = wide._bind(check, {})
+    start = wide.caches.bindings.bytes
+    for _ in range(4 * KEEP):
+        wide.roll("four", rng)
+    assert len(ready.kept) == KEEP  # 160,000 tuples of faces: the first KEEP met are kept
+    assert wide.caches.bindings.bytes > start + KEEP * 200  # each kept roll weighed, about its size
+    tight = engine.load(_WIDE, limits=Limits(max_cache_bytes=4 * 2**20))
+    for bonus in range(40):  # forty bindings of up to 1024 kept rolls each: more than 4 MB
+        for _ in range(KEEP):
+            tight.roll("four", rng, bonus=bonus)
+    assert tight.caches.bindings.bytes <= tight.caches.bindings.max_bytes
+    assert len(tight.caches.bindings) < 40
+
+
+def test_a_prebound_roller_is_still_metered_where_it_must_be() -> None:
+    """A roller made under a budget below the check's bound is metered like `roll`, from its
+    first roll on; inside a running request (`working`) its rolls go the metered way, as `roll`'s
+    do, and are the same rolls."""
+    tight = engine.load("chill", limits=Limits(max_work=1))
+    for traced in (True, False):
+        bound = tight.roller("specific", target=55, trace=traced)
+        for _ in range(3):
+            with pytest.raises(LimitError) as caught:
+                bound(random.Random(1))
+            assert caught.value.diagnostics[0].code == "RC503"
+    bound = CHILL.roller("specific", target=55)
+    outside = [bound(random.Random(seed)) for seed in range(20)]
+    with working(Work(10**6)):
+        inside = [bound(random.Random(seed)) for seed in range(20)]
+    assert inside == outside and [r.trace for r in inside] == [r.trace for r in outside]
+
+
+def test_a_prebound_roller_of_a_check_that_is_not_plain() -> None:
+    chimera = engine.load("chimera")
+    for policy in ("always", "never", "optimal"):
+        bound = chimera.roller("skill", policy=policy, dice=4)
+        for seed in range(10):
+            a, b = (
+                bound(random.Random(seed)),
+                chimera.roll("skill", random.Random(seed), policy=policy, dice=4),
+            )
+            assert a == b and a.trace == b.trace
+    with pytest.raises(engine.RulecraftError) as caught:
+        chimera.roller("skill", dice=4)(7)
+    assert "random.Random" in str(caught.value)
+
+
+def test_the_language_guide_shows_a_real_prebound_roll() -> None:
+    text = (REPO_ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+    roll = CHILL.roller("specific", target=55)
+    rng = random.Random(7)
+    shown = [roll(rng).outcome.name for _ in range(3)]
+    assert f"[roll(rng).outcome.name for _ in range(3)]  # {shown}" in text
+
+
+def test_a_binding_too_big_for_the_cache_keeps_nothing_and_still_rolls() -> None:
+    """With room for a few kept Chill rolls only (5 % of 1 MB for all bindings), a binding that
+    outgrows the cache stops keeping rolls and drops the ones it kept; its rolls stay the same."""
+    small = engine.load("chill", limits=Limits(max_cache_bytes=2**20))
+    ready = None
+    ours, theirs = random.Random(4), random.Random(4)
+    for _ in range(2000):
+        a = small.roll("specific", ours, target=55)
+        b = CHILL.roll("specific", theirs, target=55)
+        assert a == b and a.trace == b.trace
+        ready = ready or small._bind(small.check("specific"), {"target": 55})
+    assert ready is not None and ready.room == 0 and not ready.kept
+    assert small.caches.bindings.bytes <= small.caches.bindings.max_bytes
+
+
+def test_a_prebound_rollers_binding_dropped_by_the_cache_is_put_back_as_it_grows() -> None:
+    """Other bindings push a roller's binding out of the cache; when its kept rolls grow, it is
+    weighed into the cache again (the cache's bound still holds), not kept outside it."""
+    rs = engine.load("chill", limits=Limits(max_cache_bytes=12 * 2**20))  # bindings: about 600 kB
+    bound = rs.roller("specific", target=55)
+    rng = random.Random(8)
+    bound(rng)
+    key = ("specific", ("target", 55), int)
+    ready = rs.caches.bindings.get(key)
+    assert ready is not None
+    for target in range(1, 60):  # other bindings, each with rolls kept: the first is pushed out
+        for _ in range(300):
+            rs.roll("specific", rng, target=target, tokens=1)
+    assert rs.caches.bindings.get(key) is None
+    for _ in range(3000):
+        bound(rng)
+    assert rs.caches.bindings.get(key) is ready and len(ready.kept) == 100
+    assert rs.caches.bindings.bytes <= rs.caches.bindings.max_bytes
+
+
+_MIXED = """
+rulecraft: 1
+name: mixed
+checks:
+  one:
+    roll: {a: {die: 4}}
+    outcomes: [low, high]
+    outcome: "'high' if a > 2 else 'low'"
+  two:
+    roll: {a: {die: 4}, b: {die: 20}}
+    let: {total: a * 100 + b}
+    outcomes: [low, high]
+    outcome: "'high' if a > b else 'low'"
+  three:
+    roll: {a: {die: 4}, b: {die: 20}, c: {die: "2..7"}}
+    let: {total: a * 10000 + b * 100 + c}
+    outcomes: [low, high]
+    outcome: "'high' if a + c > b else 'low'"
+  five:
+    roll: {a: {die: 4}, b: {die: 20}, c: {die: "2..7"}, d: {die: 6}, e: {die: "0..1"}}
+    let: {total: "a * 1000000 + b * 10000 + c * 1000 + d * 10 + e"}
+    outcomes: [low, high]
+    outcome: "'high' if a + c + d + e > b else 'low'"
+"""
+
+
+def test_kept_rolls_draw_what_the_compiled_roller_draws() -> None:
+    """Rolls from what was kept (outside any request) against the same seeds rolled the metered
+    way through the check's compiled `roller` (inside a request's budget): the same results,
+    traces and RNG states, for dice of different sizes, one to five of them, and every shipped
+    plain check."""
+    compared = 0
+    for rs in [engine.load(_MIXED), *_rulesets()]:
+        for name, check in rs.checks.items():
+            if check.roller is None:
+                continue
+            for inputs in _inputs(check):
+                for traced in (True, False):
+                    ours, theirs = random.Random(6), random.Random(6)
+                    try:
+                        kept = [rs.roll(name, ours, trace=traced, **inputs) for _ in range(200)]
+                    except engine.RulecraftError:
+                        continue
+                    with working(Work(10**9)):
+                        metered = [rs.roll(name, theirs, trace=traced, **inputs) for _ in range(200)]
+                    assert kept == metered and [r.trace for r in kept] == [r.trace for r in metered]
+                    assert ours.getstate() == theirs.getstate()
+                    compared += 1
+    assert compared >= 12

@@ -11,16 +11,17 @@ best, so sampled play is exact play.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Symbol, faces_text
+from ..runtime.cache import Caches
 from ..runtime.context import POLICIES, RunContext, check_policy, new_work
 from ..runtime.inputs import shown
-from ..runtime.limits import redraw_times, roll_count
+from ..runtime.limits import Limits, redraw_times, roll_count
 from ..runtime.procedure import Option, Procedure, State, procedure_for
 from ..runtime.rules import (
     auto_outputs,
@@ -31,7 +32,7 @@ from ..runtime.rules import (
     redraw_offered,
     with_dice,
 )
-from ..runtime.work import CLOCK_EVERY, TRANSITION, current_work, enter, leave, meter
+from ..runtime.work import CLOCK_EVERY, TRANSITION, current_work, enter, leave, meter, working
 from .exact import Sequential
 from .trace import Decision, Result, RuleRef, Step, TriggerStep, made
 
@@ -200,24 +201,48 @@ class Before(NamedTuple):
     """The rows of an outcome rule list, as a trace names the one that fired."""
     scale: str
     """The name of the check's outcomes, which names the outcome's step."""
+    draw: Callable[[Callable[[int], int]], tuple[int, ...]] | None
+    """Plain dice only: every die's face drawn with `draw(n)` in roll order, as one tuple."""
 
 
 READY_WEIGHT = 4
 """A kept `Ready` weighs about this many times its bound inputs (the environment and the steps
-made from them, which come later)."""
+made from them, which come later; the rolls it keeps are weighed as they come, `Ready.weigh`)."""
+
+KEEP = 1024
+"""The most rolls of plain dice one `Ready` keeps, one per tuple of faces: a check of two d10
+keeps all of its 100, a check of more faces than this keeps the first ones it meets."""
+
+Kept = dict[str, Any]
+"""One kept roll of plain dice: a `Result`'s attributes (its trace None until one is made)."""
 
 
 class Ready:
     """A check with bound inputs, kept by the ruleset per inputs as given (`Ruleset.roll`), and
     what the rolls share (`before`), worked out at the first roll under its budget and kept:
-    a later roll with the same inputs starts at its dice. Two threads may both work it out once."""
+    a later roll with the same inputs starts at its dice. Two threads may both work it out once.
 
-    __slots__ = ("check", "inputs", "before")
+    A check of plain dice is a pure function of its bound inputs and its faces, so once its
+    rolls are proven unmeterable under the ruleset's limits (`unmetered`), each tuple of faces
+    is worked out once and kept (`kept`, at most `room`): a later roll draws its dice from the
+    RNG as before and copies what was kept. Only a binding the ruleset's cache holds keeps rolls:
+    `weigh` weighs it again in the cache as it grows (at 8, 16, 32, ... kept rolls and traces),
+    putting it back if the cache dropped it while a pre-bound roller still rolls it, so the
+    cache's bound holds what is kept; one that no longer fits in the cache at all keeps none."""
+
+    __slots__ = ("check", "inputs", "before", "unmetered", "kept", "room", "grew", "weigh")
 
     def __init__(self, check: Check, inputs: dict[str, Any]) -> None:
         self.check = check
         self.inputs = inputs
         self.before: Before | None = None
+        self.unmetered: Limits | None = None
+        """The limits under which a roll was proven unmeterable (see `sample`), else None."""
+        self.kept: dict[tuple[int, ...], Kept] = {}
+        self.room = KEEP
+        self.grew = 0
+        self.weigh: Callable[[], bool] | None = None
+        """Weigh this in the cache that holds it; False when it does not fit (see `BoundedCache.hold`)."""
 
     def work_out(self) -> Before:
         """`before`, worked out now (under the current request's budget) and kept."""
@@ -229,20 +254,40 @@ class Ready:
         ]
         fired = first_rule(check.auto, env) if check.auto else None
         outcome = check.outcome
+        quick = check.roller is not None and fired is None
+        dice = tuple((r.name, r.faces) for r in check.roll if isinstance(r, Die))
         self.before = Before(
             env,
             tuple(steps),
             tuple((let.name, env[let.name]) for let in check.pre_lets),
             fired,
-            check.roller is not None and fired is None,
-            tuple((r.name, r.faces) for r in check.roll if isinstance(r, Die)),
+            quick,
+            dice,
             tuple(("value", let.name, (let.expr.text, *_REST)) for let in check.post_lets),
             tuple(("output", name, (expr.text, *_REST)) for name, expr in check.outputs),
             (outcome.text, *_REST) if isinstance(outcome, Expr) else None,
             () if isinstance(outcome, Expr) else tuple(_rule_ref(outcome, i) for i in range(len(outcome))),
             check.outcomes.name,
+            _drawer(tuple(faces for _, faces in dice)) if quick else None,
         )
         return self.before
+
+
+def _drawer(faces: tuple[tuple[int, ...], ...]) -> Callable[[Callable[[int], int]], tuple[int, ...]]:
+    """Draw each die's face as `faces[draw(len(faces))]`, in roll order (what the check's
+    `roller` draws, so the same RNG calls in the same order), as one tuple; one, two and three
+    dice without a loop."""
+    sized = [(f, len(f)) for f in faces]
+    if len(sized) == 1:
+        ((f0, n0),) = sized
+        return lambda draw: (f0[draw(n0)],)
+    if len(sized) == 2:
+        (f0, n0), (f1, n1) = sized
+        return lambda draw: (f0[draw(n0)], f1[draw(n1)])
+    if len(sized) == 3:
+        (f0, n0), (f1, n1), (f2, n2) = sized
+        return lambda draw: (f0[draw(n0)], f1[draw(n1)], f2[draw(n2)])
+    return lambda draw: tuple([f[draw(n)] for f, n in sized])
 
 
 def sample(
@@ -253,24 +298,15 @@ def sample(
     fresh budget from `ctx.limits` when it has none). Without `trace` the result's trace is empty
     and no step is made; the dice, outcome and values are the same. `ready`: the same check and
     inputs as kept by the ruleset, so what the rolls share is worked out once."""
-    before = ready.before if ready is not None else None
     if (
-        before is not None
-        and before.quick
+        ready is not None
+        and ready.unmetered is ctx.limits
         and not ctx.forced
         and ctx.work is None
-        and check.roller_units <= CLOCK_EVERY
-        and check.roller_units <= ctx.limits.max_work
         and current_work() is None
         and ctx.policy in POLICIES
     ):
-        # A plain roll whose table calls can charge no more than a fresh budget holds, nor
-        # enough to make it look at the clock: metering it could never stop it, so it is not
-        # metered (its values known before the roll were worked out under a budget, in `before`).
-        try:
-            return _quick(check, ready, before, ctx.rng or random.Random(), ctx.policy, trace)  # type: ignore[arg-type]
-        except LimitError as exc:  # a number past the digits a ruleset may compute
-            raise placed(exc, check.span) from None
+        return _from_kept(ready, ctx.rng or random.Random(), ctx.policy, trace)
     check_policy(ctx.policy)
     work = ctx.work
     if work is None:
@@ -280,6 +316,7 @@ def sample(
         if ready is None:
             ready = Ready(check, dict(inputs))
         before = ready.before or ready.work_out()
+        _decide(ready, before, ctx.limits)
         if before.quick and not ctx.forced:
             return _quick(check, ready, before, ctx.rng or random.Random(), ctx.policy, trace)
         return _sample(check, ready, before, ctx if ctx.work is not None else ctx._replace(work=work), trace)
@@ -288,6 +325,131 @@ def sample(
     finally:
         if token is not None:
             leave(token)
+
+
+def _decide(ready: Ready, before: Before, limits: Limits) -> None:
+    """Whether the rolls of `ready` go unmetered under `limits`: a plain roll whose table calls
+    can charge no more than a fresh budget holds, nor enough to make it look at the clock, could
+    never be stopped by metering, so the rolls after this one are not metered (`_from_kept`; its
+    values known before the roll were worked out under a budget, in `before`)."""
+    units = ready.check.roller_units
+    if before.quick and units <= CLOCK_EVERY and units <= limits.max_work:
+        ready.unmetered = limits
+
+
+def prepared(
+    ready: Ready,
+    policy: str,
+    traced: bool,
+    limits: Limits,
+    caches: Caches,
+    source: Callable[[Any], random.Random],
+) -> Callable[..., Result]:
+    """A function of a random source that rolls `ready`'s check with its bound inputs under
+    `policy` (checked by the caller): what rolls share is worked out now, under a fresh budget,
+    and whether they go unmetered decided now, so a roll of plain dice is its dice and a copy
+    of what was kept. `source` checks a random source that is not a `random.Random`."""
+    if ready.before is None:
+        try:
+            with working(new_work(limits)):
+                ready.work_out()
+        except LimitError as exc:
+            raise placed(exc, ready.check.span) from None
+    assert ready.before is not None
+    _decide(ready, ready.before, limits)
+    check, inputs = ready.check, ready.inputs
+
+    def metered(rng: random.Random) -> Result:
+        return sample(check, inputs, RunContext(limits, policy, caches, rng), traced, ready)
+
+    if ready.unmetered is not limits:
+        return lambda rng=None: metered(source(rng))
+
+    def roll(rng: random.Random | None = None) -> Result:
+        if type(rng) is not random.Random:
+            rng = source(rng)
+        if current_work() is None:
+            return _from_kept(ready, rng, policy, traced)
+        return metered(rng)  # inside a request's budget: charged to it
+
+    return roll
+
+
+def roll_ready(
+    ready: Ready, rng: random.Random, policy: str, traced: bool, limits: Limits, caches: Caches
+) -> Result:
+    """One roll of `ready`'s check with its bound inputs and no forced dice, for a caller that
+    has seen `ready.unmetered is limits`: from what was kept when no request's budget is running
+    and the policy is one (`sample` decides the rest, and words a bad policy)."""
+    if current_work() is None and policy in POLICIES:
+        return _from_kept(ready, rng, policy, traced)
+    return sample(ready.check, ready.inputs, RunContext(limits, policy, caches, rng), traced, ready)
+
+
+def _from_kept(ready: Ready, rng: random.Random, policy: str, traced: bool) -> Result:
+    """A roll of plain dice: the faces drawn, the roll of those faces as kept (worked out now
+    if it is not), copied into a new `Result`, whose attributes are a copy of the kept ones with
+    new dictionaries (as `trace.made` makes one; a copy of a dictionary is quicker than a new one)."""
+    before = ready.before
+    dice = before.draw(rng._randbelow)  # type: ignore[union-attr, misc, attr-defined]
+    kept = ready.kept.get(dice)
+    if kept is None or (traced and kept["trace"] is None):
+        try:
+            kept = _keep(ready, before, dice, kept, traced)  # type: ignore[arg-type]
+        except LimitError as exc:  # a number past the digits a ruleset may compute
+            raise placed(exc, ready.check.span) from None
+    fields = kept.copy()
+    fields["values"] = kept["values"].copy()
+    fields["inputs"] = ready.inputs.copy()
+    fields["rolled"] = kept["rolled"].copy()
+    fields["drawn"] = kept["drawn"].copy()
+    fields["policy"] = policy
+    if not traced:
+        fields["trace"] = ()
+    result: Result = _NEW(Result)
+    _SET(result, "__dict__", fields)
+    return result
+
+
+_NEW = object.__new__
+_SET = object.__setattr__
+
+
+def _keep(ready: Ready, before: Before, dice: tuple[int, ...], kept: Kept | None, traced: bool) -> Kept:
+    """The roll of these faces worked out (the check's `program`, the same statements as its
+    `roller`), with its trace when `traced`, and kept while there is room. (A kept roll whose
+    trace is asked for later runs the program again, once, for the rule that fired.)"""
+    outcome, rule, *after = ready.check.program(before.env, *dice)
+    if kept is None:
+        values = dict(before.values)
+        for (_, name, _), value in zip(before.posts + before.outs, after):
+            values[name] = value
+        names = [name for name, _ in before.dice]
+        kept = {
+            "check": ready.check.name,
+            "outcome": outcome,
+            "values": values,
+            "inputs": ready.inputs,
+            "rolled": dict(zip(names, dice)),
+            "trace": None,
+            "auto": False,
+            "drawn": {name: (face,) for name, face in zip(names, dice)},
+            "policy": None,
+        }
+    if traced:
+        steps = [
+            _new(Step, ("die", name, face, "", None, (face,), (), faces, "", None, None, None))
+            for (name, faces), face in zip(before.dice, dice)
+        ]
+        steps += _after(before, kept["outcome"], rule, kept["values"])
+        kept = {**kept, "trace": before.steps + tuple(steps)}
+    if ready.weigh is not None and (dice in ready.kept or len(ready.kept) < ready.room):
+        ready.kept[dice] = kept
+        ready.grew += 1
+        if ready.grew >= 8 and ready.grew & (ready.grew - 1) == 0 and not ready.weigh():
+            ready.kept.clear()  # too big for the cache: it keeps nothing more
+            ready.room = 0
+    return kept
 
 
 def _quick(

@@ -107,6 +107,9 @@ class BoundedCache:
         self._sizes: dict[Hashable, int] = {}
         self.bytes = 0
         self._lock = threading.Lock()
+        self.lookup: Callable[[Hashable], Any] = self._data.get
+        """`get` for a caller on a hot path: one dictionary read, and a `TypeError` for an
+        unhashable key (which `get` turns into None)."""
 
     def get(self, key: Hashable) -> Any:
         """The value for `key`, or None (also for an unhashable key)."""
@@ -154,6 +157,16 @@ class BoundedCache:
             while len(self._data) > self.max_entries or self.bytes > self.max_bytes:
                 old, _ = self._data.popitem(last=False)
                 self.bytes -= self._sizes.pop(old)
+
+    def hold(self, key: Hashable, value: Any) -> bool:
+        """Weigh `value`, which has grown, under `key` again — putting it back if the cache
+        dropped it meanwhile (it is in use) — and say whether the cache holds it now (False: it
+        no longer fits at all)."""
+        if self.get(key) is value:
+            self.reweigh(key)
+        else:
+            self.put(key, value)
+        return self.get(key) is value
 
     def get_or_make(self, key: Hashable, make: Callable[[], V], weigh: Callable[[V], int] | None = None) -> V:
         """The cached value, or `make()` stored under `key` (two threads may both make it once);
