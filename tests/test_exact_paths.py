@@ -120,6 +120,16 @@ checks:
       x: a + bonus
     outcomes: [lo, even, hi]
     outcome: "'hi' if x > b else 'even' if x == b else 'lo'"
+  pair:
+    inputs:
+      target: {type: int, min: 0, max: 10, default: 5}
+    roll:
+      a: {die: [1, 1, 2, 3]}
+      b: {die: [2, 2, 2, 5]}
+    let:
+      s: a + b
+    outcomes: [lo, hi]
+    outcome: "'hi' if s >= target else 'lo'"
 """
 
 
@@ -288,3 +298,16 @@ def test_the_outcome_pass_charges_each_table_call_once_and_the_groups_come_secon
     with working(work):
         d.value("before_tokens")
     assert work.used == 200
+
+
+def test_two_dice_with_repeated_faces_weigh_alike_through_the_loop_and_the_groups() -> None:
+    """The first request takes the loop, the next ones the groups (sums of two dice whose faces
+    repeat: each group weighs the product of both dice' weights); both give the hand count."""
+    rs = engine.load(SUMS)
+    assert rs.check("pair").outcome_stages is not None
+    for target in range(0, 11):
+        hand = sum(1 for a in (1, 1, 2, 3) for b in (2, 2, 2, 5) if a + b >= target)
+        assert rs.distribution("pair", target=target).probability("hi") == Fraction(hand, 16)
+    groups = [rs.caches.tables.get(k) for k in rs.caches.tables._data if k[0] == "groups"]
+    assert len(groups) == 1
+    assert dict(groups[0][2]) == {(3,): 6, (4,): 3, (5,): 3, (6,): 2, (7,): 1, (8,): 1}

@@ -381,12 +381,19 @@ def _groups(
     meter().charge(math.prod(len(d) for d in parts))
     merged: dict[tuple[Any, ...], int] = {}
     get = merged.get
-    for combo in product(*(d.weights.items() for d in parts)):
-        weight = 1
-        for _, w in combo:
-            weight *= w
-        live = stage(*(v for v, _ in combo))
-        merged[live] = get(live, 0) + weight
+    if len(parts) == 2:  # the common case, without a tuple and a generator per combination
+        second = tuple(parts[1].weights.items())
+        for v1, w1 in parts[0].weights.items():
+            for v2, w2 in second:
+                live = stage(v1, v2)
+                merged[live] = get(live, 0) + w1 * w2
+    else:
+        for combo in product(*(d.weights.items() for d in parts)):
+            weight = 1
+            for _, w in combo:
+                weight *= w
+            live = stage(*(v for v, _ in combo))
+            merged[live] = get(live, 0) + weight
     groups = tuple(merged.items())
     width = len(groups[0][0]) if groups else 0
     tables.put(key, (stage, tuple(parts), groups), 200 + (120 + 8 * width) * len(groups))
