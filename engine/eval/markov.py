@@ -150,19 +150,46 @@ def _eliminate(a: list[list[Fraction]], n: int) -> None:
                 a[r] = [x - f * y for x, y in zip(a[r], a[c])]
 
 
+Value = tuple[tuple[int, ...], int]
+"""A score kept whole: its parts' numerators over one common denominator."""
+
+
+def _whole(score: tuple[Fraction, ...]) -> Value:
+    den = 1
+    for f in score:
+        if den % f.denominator:
+            den = math.lcm(den, f.denominator)
+    return tuple([f.numerator * (den // f.denominator) for f in score]), den
+
+
+def _above(a: Value, b: Value) -> bool:
+    """Whether score `a` is larger than `b` (compared part by part, the first difference deciding)."""
+    an, ad = a
+    bn, bd = b
+    if len(an) == 1:
+        return an[0] * bd > bn[0] * ad
+    return tuple([x * bd for x in an]) > tuple([y * ad for y in bn])
+
+
 class BestPlay(Generic[S, Opt]):
     """Backward induction on a chain whose states offer options: from each state, the option that
-    maximises `score` of where the chain ends, and the distribution of that end under best play.
+    maximises `score` of where the chain ends, and that score under best play.
 
     `options(s)` lists what may be done at `s` (None when `s` absorbs; fewest first: ties keep the
     earlier option), `after(s, o)` gives the successors when `o` is taken, `final(s)` what an
-    absorbing state is worth (a `Dist` of outcomes). A decision on a chain that can return to a
-    state has no last step: `on_cycle(s)` makes the error to raise."""
+    absorbing state is worth (a `Dist` of outcomes); `after` may give the successor itself when it
+    is certain (no `Dist` made for it). A decision on a chain that can return to a state has no
+    last step: `on_cycle(s)` makes the error to raise.
+
+    `score` must be an expected value, part by part (every `Objective`'s is): the score of a
+    mixture is then the mixture of the scores, so a state keeps its score alone — a few whole
+    numbers over one denominator — and never the distribution of its ends (where the chain ends
+    under best play is `absorb`'s to work out, following `best`)."""
 
     def __init__(
         self,
         options: Callable[[S], Sequence[Opt] | None],
-        after: Callable[[S, Opt], Dist],
+        after: Callable[[S, Opt], Dist | S],
         final: Callable[[S], Dist],
         score: Callable[[Dist], tuple[Fraction, ...]],
         count: Callable[[int], None],
@@ -174,32 +201,37 @@ class BestPlay(Generic[S, Opt]):
         self.score = score
         self.count = count
         self.on_cycle = on_cycle
-        self._best: dict[S, tuple[Dist, Opt | None]] = {}
-        self._scores: dict[S, tuple[Fraction, ...]] = {}
+        self._best: dict[S, tuple[Value, Opt | None]] = {}
         self._busy: set[S] = set()
 
-    def value(self, state: S, option: Opt) -> Dist:
-        """Where the chain ends if `option` is taken at `state` and best play follows."""
-        return self._valued(state, option, False)[0]
+    def scored(self, state: S, option: Opt) -> tuple[Fraction, ...]:
+        """The score reached if `option` is taken at `state` and best play follows."""
+        nums, den = self._valued(state, option)
+        return tuple([Fraction(n, den) for n in nums])
 
-    def _valued(self, state: S, option: Opt, scored: bool) -> tuple[Dist, tuple[Fraction, ...] | None]:
-        """`value`, and its score when `scored`: an option with one certain successor is worth
-        that successor's best play, whose score is worked out once however many options lead there."""
+    def _valued(self, state: S, option: Opt) -> Value:
+        """The score of `option` at `state`: its successors' best scores, weighed by their chances
+        over one common denominator (an option with one certain successor is worth that successor)."""
         nxt = self.after(state, option)
+        if not isinstance(nxt, Dist):
+            return self.best(nxt)[0]
         if len(nxt.weights) == 1:
             (t,) = nxt.weights
-            d = self.best(t)[0]
-            if not scored:
-                return d, None
-            s = self._scores.get(t)
-            if s is None:
-                s = self._scores[t] = self.score(d)
-            return d, s
-        d = Dist.mix((self.best(t)[0], w, nxt.total) for t, w in nxt.weights.items())
-        return d, self.score(d) if scored else None
+            return self.best(t)[0]
+        parts = [(self.best(t)[0], w) for t, w in nxt.weights.items()]
+        den = 1
+        for (_, d), _ in parts:
+            if den % d:
+                den = d if d % den == 0 else math.lcm(den, d)
+        acc = [0] * len(parts[0][0][0])
+        for (nums, d), w in parts:
+            f = den // d * w
+            for i, n in enumerate(nums):
+                acc[i] += n * f
+        return tuple(acc), den * nxt.total
 
-    def best(self, state: S) -> tuple[Dist, Opt | None]:
-        """Best play from `state`: where it ends, and the option taken now (None: it absorbs)."""
+    def best(self, state: S) -> tuple[Value, Opt | None]:
+        """Best play from `state`: its score, and the option taken now (None: it absorbs)."""
         found = self._best.get(state)
         if found is not None:
             return found
@@ -207,17 +239,15 @@ class BestPlay(Generic[S, Opt]):
             raise self.on_cycle(state)
         options = self.options(state)
         if options is None:
-            result: tuple[Dist, Opt | None] = (self.final(state), None)
+            result: tuple[Value, Opt | None] = (_whole(self.score(self.final(state))), None)
         else:
             self._busy.add(state)
             try:
-                best: tuple[Dist, Opt | None] | None = None
-                best_score: tuple[Fraction, ...] | None = None
-                scored = len(options) > 1
+                best: tuple[Value, Opt | None] | None = None
                 for o in options:
-                    d, s = self._valued(state, o, scored)
-                    if best is None or (s is not None and best_score is not None and s > best_score):
-                        best, best_score = (d, o), s
+                    v = self._valued(state, o)
+                    if best is None or _above(v, best[0]):
+                        best = (v, o)
                 assert best is not None
                 result = best
             finally:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from itertools import product
 from typing import Any
 
 from ..model.ruleset import Pool
@@ -38,6 +37,10 @@ Option = tuple[tuple[int, ...], int]  # dice removed per kind, fresh dice rolled
 Flight = tuple[State, int, int]
 """A step's dice in the air: the state without them (grant spent), the trigger acting, how many
 are still to be rolled, one at a time."""
+
+
+OPTIONS_KEPT = 1 << 16
+"""How many options a procedure keeps listed for reuse (a few megabytes at most)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +142,8 @@ class Procedure:
         self.keeps = tuple(h in pool.history for h in HISTORY)
         """Which parts of the history the check reads (first roll, added, rerolled)."""
         self._fresh: dict[int, tuple[tuple[tuple[int, ...], int], ...]] = {}
+        self._options: dict[tuple[int, str, int, tuple[int, ...]], list[Option]] = {}
+        self._kept = 0
 
     # -- the rules, shared by sampler and solver ---------------------------------------
 
@@ -202,9 +207,20 @@ class Procedure:
     def options(self, state: State, t: int, policy: str) -> list[Option]:
         """What may be done at this step: one option for a rule or a fixed policy, every
         option for `optimal` (fewest dice first)."""
-        step = self.steps[t]
         k = self.grant(state, t)
         eligible = self.eligible(state, t)
+        key = (t, policy, k, eligible)
+        found = self._options.get(key)
+        if found is None:
+            found = self._listed(t, policy, k, eligible)
+            if self._kept < OPTIONS_KEPT:  # states alike in what options read share one list
+                self._options[key] = found
+                self._kept += len(found)
+        return list(found)
+
+    def _listed(self, t: int, policy: str, k: int, eligible: tuple[int, ...]) -> list[Option]:
+        """`options` for a grant of `k` dice among `eligible`: all they read of the state."""
+        step = self.steps[t]
         n = len(self.kinds)
         if step.action == "add":
             if step.must or policy == "always":
@@ -217,9 +233,7 @@ class Procedure:
             return [(take, sum(take))]
         if policy == "never":
             return [(tuple([0] * n), 0)]
-        found = [(v, sum(v)) for v in _bounded_vectors(eligible, k)]
-        found.sort(key=lambda o: o[1])
-        return found
+        return [(v, m) for m in range(min(k, sum(eligible)) + 1) for v in _vectors_summing(eligible, m)]
 
     def _greedy(self, eligible: tuple[int, ...], j: int, pick: str) -> tuple[int, ...]:
         take = [0] * len(self.kinds)
@@ -500,6 +514,34 @@ class Packing:
         state, t, left = now
         return self.pack(state) + ((left * self._steps + t) << self._high)
 
+    def launched(self, state: State, t: int, options: list[Option]) -> list[int]:
+        """`pack_any(proc.launch(state, t, o))` for every option `o` at one state, from a handful of
+        launches: taking dice of one kind changes only that kind's count, unused triggers and
+        history, and the number rolled only the dice used and the flight, so an option's code is
+        the state's plus one part per kind taken plus the part of the dice rolled (each part
+        worked out once by `Procedure.launch` itself; a test holds the sum to the launch)."""
+        proc = self.proc
+        if len(options) <= 2:
+            return [self.pack_any(proc.launch(state, t, o)) for o in options]
+        zero = proc._zeros
+        base = self.pack_any(proc.launch(state, t, (zero, 0)))
+        rolls: dict[int, int] = {}
+        parts: dict[tuple[int, int], int] = {}
+        codes = []
+        for remove, rolled in options:
+            code = rolls.get(rolled)
+            if code is None:
+                code = rolls[rolled] = self.pack_any(proc.launch(state, t, (zero, rolled)))
+            for k, j in enumerate(remove):
+                if j:
+                    part = parts.get((k, j))
+                    if part is None:
+                        one = zero[:k] + (j,) + zero[k + 1 :]
+                        part = parts[(k, j)] = self.pack_any(proc.launch(state, t, (one, 0))) - base
+                    code += part
+            codes.append(code)
+        return codes
+
     def unpack(self, code: int) -> State:
         """The state of a code below `flying`."""
         proc = self.proc
@@ -551,14 +593,24 @@ def procedure_for(
     return proc
 
 
-def _bounded_vectors(limits: tuple[int, ...], total: int) -> Iterator[tuple[int, ...]]:
-    """All vectors v with 0 <= v[i] <= limits[i] and sum(v) <= total (in the order of
-    `itertools.product` over the places whose limit is not 0)."""
-    places = [i for i, n in enumerate(limits) if n]
-    zeros = [0] * len(limits)
-    for picked in product(*(range(min(limits[i], total) + 1) for i in places)):
-        if sum(picked) <= total:
-            v = zeros.copy()
-            for i, n in zip(places, picked):
-                v[i] = n
+def _vectors_summing(limits: tuple[int, ...], total: int) -> Iterator[tuple[int, ...]]:
+    """All vectors v with 0 <= v[i] <= limits[i] and sum(v) == total, in ascending lexicographic
+    order (so, taken for total 0, 1, 2, …, the order of every bounded vector sorted by its sum,
+    `itertools.product`'s order among equal sums)."""
+    n = len(limits)
+    room = [0] * (n + 1)  # room[i]: the most the places from i on can hold
+    for i in range(n - 1, -1, -1):
+        room[i] = room[i + 1] + limits[i]
+    v = [0] * n
+
+    def fill(i: int, left: int) -> Iterator[tuple[int, ...]]:
+        if i == n - 1:
+            v[i] = left
             yield tuple(v)
+            return
+        for x in range(max(0, left - room[i + 1]), min(limits[i], left) + 1):
+            v[i] = x
+            yield from fill(i + 1, left - x)
+
+    if n and total <= room[0]:
+        yield from fill(0, total)
