@@ -110,13 +110,13 @@ class RerollSolver:
         """A state's options, each with the node it leads to; a flight's one move, its next die."""
         if code >= self.packing.flying:
             return [None]
-        state = self.packing.unpack(code)
-        t = self.proc.pending(state)
+        t = self.packing.pending(code)
         if t is None:
             return None
+        state = self.packing.unpack(code)
         options = self.proc.options(state, t, self.policy)
         meter().charge(2 * TRANSITION * len(options))
-        return list(zip(options, self.packing.launched(state, t, options)))
+        return list(zip(options, self.packing.launched(code, state, t, options)))
 
     def _after(self, code: int, move: Move | None) -> Dist | int:
         """Where a move leads: a state's option to its flight (or, with no die to roll, its next
@@ -167,13 +167,14 @@ class RerollSolver:
                 return found
             now = code
             while now < flying:
-                state = packing.unpack(now)
-                t = proc.pending(state)
+                t = packing.pending(now)
                 if t is None:
                     break
+                state = packing.unpack(now)
                 options = proc.options(state, t, self.policy)
                 if len(options) == 1:  # a rule, a fixed policy, or nothing to choose
-                    now = self._launch(state, t, options[0])
+                    meter().charge(2 * TRANSITION)
+                    now = packing.launched(now, state, t, options)[0]
                     continue
                 move = self.play.best(now)[1]
                 assert move is not None

@@ -473,6 +473,13 @@ class Packing:
         self._mask = (1 << width) - 1
         self._shifts = tuple(range(0, width * size, width))
         self._high = width * size
+        self._by_roll: dict[tuple[int, int, int, int], int] = {}
+        self._by_kind: dict[tuple[int, int, int, tuple[int, ...]], int] = {}
+        rows = [0] * len(proc.steps)  # per step, its unused triggers' fields
+        for (t, _), shift in zip(self._held, self._shifts[n:]):
+            rows[t] |= self._mask << shift
+        self._rows = tuple(rows)
+        self._active = tuple(t for t, step in enumerate(proc.steps) if step.active)
         self.flying = 1 << self._high
         """Codes from here up are flights."""
         steps = max(len(proc.steps), 1)
@@ -514,33 +521,60 @@ class Packing:
         state, t, left = now
         return self.pack(state) + ((left * self._steps + t) << self._high)
 
-    def launched(self, state: State, t: int, options: list[Option]) -> list[int]:
-        """`pack_any(proc.launch(state, t, o))` for every option `o` at one state, from a handful of
-        launches: taking dice of one kind changes only that kind's count, unused triggers and
+    def pending(self, code: int) -> int | None:
+        """`Procedure.pending` of a state's code, read off its fields without unpacking it: the
+        first active step whose unused triggers are not all zero (a test holds it to the rule)."""
+        if self.proc.cap is not None:  # the dice used decide too
+            return self.proc.pending(self.unpack(code))
+        for t in self._active:
+            if code & self._rows[t]:
+                return t
+        return None
+
+    def launched(self, code: int, state: State, t: int, options: list[Option]) -> list[int]:
+        """`pack_any(proc.launch(state, t, o))` for every option `o` at the state of `code`, with
+        no launch per option: a launch spends the acting step's unused triggers (its fields are
+        cleared), taking dice of one kind changes only that kind's count, unused triggers and
         history, and the number rolled only the dice used and the flight, so an option's code is
-        the state's plus one part per kind taken plus the part of the dice rolled (each part
-        worked out once by `Procedure.launch` itself; a test holds the sum to the launch)."""
+        the cleared code plus one part per kind taken plus the part of the dice rolled. Each part
+        is worked out by `Procedure.launch` itself, once for all it reads (a test holds the sum to
+        the launch)."""
         proc = self.proc
-        if len(options) <= 2:
-            return [self.pack_any(proc.launch(state, t, o)) for o in options]
         zero = proc._zeros
-        base = self.pack_any(proc.launch(state, t, (zero, 0)))
-        rolls: dict[int, int] = {}
-        parts: dict[tuple[int, int], int] = {}
+        unused, used = state[1], state[2]
+        base = code & ~self._rows[t]
+        spent = sum(unused[t])
+        local: dict[tuple[int, int], int] = {}
         codes = []
         for remove, rolled in options:
-            code = rolls.get(rolled)
-            if code is None:
-                code = rolls[rolled] = self.pack_any(proc.launch(state, t, (zero, rolled)))
+            key = (t, rolled, used, spent)  # all the dice rolled change reads
+            part = self._by_roll.get(key)
+            if part is None:
+                part = self._by_roll[key] = self.pack_any(proc.launch(state, t, (zero, rolled))) - base
+            now = base + part
             for k, j in enumerate(remove):
                 if j:
-                    part = parts.get((k, j))
+                    part = local.get((k, j))
                     if part is None:
-                        one = zero[:k] + (j,) + zero[k + 1 :]
-                        part = parts[(k, j)] = self.pack_any(proc.launch(state, t, (one, 0))) - base
-                    code += part
-            codes.append(code)
+                        part = local[(k, j)] = self._taken(state, t, k, j)
+                    now += part
+            codes.append(now)
         return codes
+
+    def _taken(self, state: State, t: int, k: int, j: int) -> int:
+        """What taking `j` dice of kind `k` at step `t` adds to a code: all it reads is how many
+        of them hold each other step unused."""
+        proc = self.proc
+        unused = state[1]
+        key = (t, k, j, tuple([min(unused[u][k], j) if u != t else 0 for u in range(len(proc.steps))]))
+        part = self._by_kind.get(key)
+        if part is None:
+            zero = proc._zeros
+            one = zero[:k] + (j,) + zero[k + 1 :]
+            part = self._by_kind[key] = self.pack_any(proc.launch(state, t, (one, 0))) - self.pack_any(
+                proc.launch(state, t, (zero, 0))
+            )
+        return part
 
     def unpack(self, code: int) -> State:
         """The state of a code below `flying`."""
