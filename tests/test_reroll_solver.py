@@ -297,8 +297,8 @@ def test_codes_worked_out_from_parts_are_the_launches_codes(spec: tuple[str, int
     for every option under every policy, over many states sharing one packing."""
     text, n = spec
     pool = engine.load(text).model.checks["c"].roll[0]
-    proc = Procedure(pool, {}, 3 if pool.cap is None else None)
-    packing = Packing(proc, 100)
+    proc = Procedure(pool, {})  # uncapped pools too: `_reachable` stops
+    packing = Packing(proc, 1000)
     for state in _reachable(proc, n):
         code = packing.pack(state)
         t = proc.pending(state)
