@@ -57,31 +57,43 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
                 order.append(s)
     if cyclic:
         return _solve(starts, edges, end)
-    # Mass as (numerator, denominator) per state, pushed once along every edge in topological order.
-    mass: dict[Any, tuple[int, int]] = {s: (w, starts.total) for s, w in starts.weights.items()}
+    # Mass as a numerator and a denominator per state, pushed once along every edge in topological
+    # order; the denominators are mostly one power of the chain's totals, so sums rarely need an lcm.
+    nums: dict[Any, int] = dict(starts.weights)
+    dens: dict[Any, int] = dict.fromkeys(starts.weights, starts.total)
     ends: dict[Hashable, tuple[int, int]] = {}
     for s in reversed(order):
-        got = mass.pop(s, None)
-        if got is None or not got[0]:
+        num = nums.pop(s, 0)
+        if not num:
             continue
-        num, den = got
+        den = dens.pop(s)
         nxt = edges[s]
         if nxt is None:
             _add(ends, end(s), num, den)
             continue
         den2 = den * nxt.total
         for t, w in nxt.weights.items():
-            old = mass.get(t)
+            old = dens.get(t)
             if old is None:
-                mass[t] = (num * w, den2)
-            elif old[1] == den2:
-                mass[t] = (old[0] + num * w, den2)
+                nums[t] = num * w
+                dens[t] = den2
+            elif old == den2:
+                nums[t] += num * w
             else:
-                _add(mass, t, num * w, den2)
+                common = _common(old, den2)
+                nums[t] = nums[t] * (common // old) + num * w * (common // den2)
+                dens[t] = common
     common = 1
     for _, d in ends.values():
         common = common if common % d == 0 else math.lcm(common, d)
     return Dist({k: n * (common // d) for k, (n, d) in ends.items()}, common)
+
+
+def _common(a: int, b: int) -> int:
+    """A common denominator of a and b (the larger, when one divides the other, as powers do)."""
+    if a > b:
+        return a if a % b == 0 else math.lcm(a, b)
+    return b if b % a == 0 else math.lcm(a, b)
 
 
 def _add(into: dict[Any, tuple[int, int]], key: Any, num: int, den: int) -> None:

@@ -158,13 +158,11 @@ class RerollSolver:
         proc = self.proc
 
         nexts: dict[int, int] = {}
+        work = meter()
 
         def follow(code: int) -> int:
             """Where a state goes once the policy has acted: a flight, or a state where nothing
             is pending (a state's one move is followed at once, so it is no node of the chain)."""
-            found = nexts.get(code)
-            if found is not None:
-                return found
             now = code
             while now < flying:
                 t = packing.pending(now)
@@ -173,7 +171,7 @@ class RerollSolver:
                 state = packing.unpack(now)
                 options = proc.options(state, t, self.policy)
                 if len(options) == 1:  # a rule, a fixed policy, or nothing to choose
-                    meter().charge(2 * TRANSITION)
+                    work.charge(2 * TRANSITION)
                     now = packing.launched(now, state, t, options)[0]
                     continue
                 move = self.play.best(now)[1]
@@ -182,17 +180,23 @@ class RerollSolver:
             nexts[code] = now
             return now
 
+        weights = proc.weights
+        faces = self._faces
+
         def step(code: int) -> Dist | None:
             if code < flying:
                 return None
             out: dict[int, int] = {}
-            for landed, w in zip(packing.landings(code), proc.weights):
+            for landed, w in zip(packing.landings(code), weights):
                 nxt = nexts.get(landed)
                 if nxt is None:
                     nxt = follow(landed)
-                out[nxt] = out.get(nxt, 0) + w
-            meter().charge(2 * TRANSITION)
-            return Dist(out, self._faces)
+                if nxt in out:
+                    out[nxt] += w
+                else:
+                    out[nxt] = w
+            work.charge(2 * TRANSITION)
+            return Dist(out, faces)
 
         def end(code: int) -> tuple[Any, int]:
             return (self._final(code), cut if proc.capped(packing.unpack(code)) else 0)
