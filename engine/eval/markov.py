@@ -22,23 +22,40 @@ Opt = TypeVar("Opt")
 Step = Callable[[Any], "Dist | None"]
 
 
+Edges = tuple[tuple[Any, ...], tuple[int, ...], int]
+"""A state's successors as absorb keeps them: the states, their weights and the total (a tuple
+of three is a third of the memory of a `Dist` and its map)."""
+
+
 def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Callable[[int], None]) -> Dist:
     """The distribution of `end(s)` over the absorbing states `s` the chain reaches from `starts`.
 
     `count(n)` is told how many states are listed so far, and raises to stop a chain that is too
     large. Each state's successors are asked for once."""
-    edges: dict[Any, Dist | None] = {}
+    edges: dict[Any, Edges | None] = {}
     order: list[Any] = []  # each state after every state it leads to (when the chain has no cycle)
     on_path: set[Any] = set()
     cyclic = False
     none: tuple[Any, ...] = ()
+    shared: dict[tuple[int, ...], tuple[int, ...]] = {}  # one tuple per list of weights
+
+    def listed(s: Any) -> tuple[Any, ...]:
+        nxt = step(s)
+        if nxt is None:
+            edges[s] = None
+            count(len(edges))
+            return none
+        weights = tuple(nxt.weights.values())
+        weights = shared.setdefault(weights, weights)
+        found = edges[s] = (tuple(nxt.weights), weights, nxt.total)
+        count(len(edges))
+        return found[0]
+
     for root in starts.weights:
         if root in edges:
             continue
-        nxt = edges[root] = step(root)
-        count(len(edges))
         on_path.add(root)
-        stack = [(root, iter(nxt.weights if nxt is not None else none))]
+        stack = [(root, iter(listed(root)))]
         while stack:
             s, successors = stack[-1]
             for t in successors:
@@ -46,10 +63,8 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
                     if t in on_path:
                         cyclic = True
                     continue
-                nxt = edges[t] = step(t)
-                count(len(edges))
                 on_path.add(t)
-                stack.append((t, iter(nxt.weights if nxt is not None else none)))
+                stack.append((t, iter(listed(t))))
                 break
             else:
                 stack.pop()
@@ -67,12 +82,13 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
         if not num:
             continue
         den = dens.pop(s)
-        nxt = edges[s]
+        nxt = edges.pop(s)  # pushed once: its successors are no longer needed
         if nxt is None:
             _add(ends, end(s), num, den)
             continue
-        den2 = den * nxt.total
-        for t, w in nxt.weights.items():
+        targets, weights, total = nxt
+        den2 = den * total
+        for t, w in zip(targets, weights):
             old = dens.get(t)
             if old is None:
                 nums[t] = num * w
@@ -114,7 +130,7 @@ def _add(into: dict[Any, tuple[int, int]], key: Any, num: int, den: int) -> None
         into[key] = (n0 * (common // d0) + num * (common // den), common)
 
 
-def _solve(starts: Dist, edges: dict[Any, Dist | None], end: Callable[[Any], Hashable]) -> Dist:
+def _solve(starts: Dist, edges: dict[Any, Edges | None], end: Callable[[Any], Hashable]) -> Dist:
     """A chain with cycles: x_s = Σ p · x_next for a transient s, x_s = e_end(s) for an absorbing
     one, solved by Gauss–Jordan elimination over the rationals (I − Q is invertible)."""
     states = list(edges)
@@ -129,8 +145,9 @@ def _solve(starts: Dist, edges: dict[Any, Dist | None], end: Callable[[Any], Has
         if nxt is None:
             a[i][n + col[end(s)]] = Fraction(1)
             continue
-        for t, w in nxt.weights.items():
-            a[i][index[t]] -= Fraction(w, nxt.total)
+        targets, weights, total = nxt
+        for t, w in zip(targets, weights):
+            a[i][index[t]] -= Fraction(w, total)
     _eliminate(a, n)
     out: dict[Hashable, Fraction] = {}
     for s, w in starts.weights.items():
@@ -162,8 +179,8 @@ def _eliminate(a: list[list[Fraction]], n: int) -> None:
                 a[r] = [x - f * y for x, y in zip(a[r], a[c])]
 
 
-Value = tuple[tuple[int, ...], int]
-"""A score kept whole: its parts' numerators over one common denominator."""
+Value = tuple[int, ...]
+"""A score kept whole: one common denominator, then its parts' numerators."""
 
 
 def _whole(score: tuple[Fraction, ...]) -> Value:
@@ -171,16 +188,15 @@ def _whole(score: tuple[Fraction, ...]) -> Value:
     for f in score:
         if den % f.denominator:
             den = math.lcm(den, f.denominator)
-    return tuple([f.numerator * (den // f.denominator) for f in score]), den
+    return (den, *[f.numerator * (den // f.denominator) for f in score])
 
 
 def _above(a: Value, b: Value) -> bool:
     """Whether score `a` is larger than `b` (compared part by part, the first difference deciding)."""
-    an, ad = a
-    bn, bd = b
-    if len(an) == 1:
-        return an[0] * bd > bn[0] * ad
-    return tuple([x * bd for x in an]) > tuple([y * ad for y in bn])
+    ad, bd = a[0], b[0]
+    if len(a) == 2:
+        return a[1] * bd > b[1] * ad
+    return tuple([x * bd for x in a[1:]]) > tuple([y * ad for y in b[1:]])
 
 
 class BestPlay(Generic[S, Opt]):
@@ -213,13 +229,14 @@ class BestPlay(Generic[S, Opt]):
         self.score = score
         self.count = count
         self.on_cycle = on_cycle
-        self._best: dict[S, tuple[Value, Opt | None]] = {}
+        self._values: dict[S, Value] = {}
+        self._moves: dict[S, Opt] = {}  # a state's option taken (a flight's one move, None, is not kept)
         self._busy: set[S] = set()
 
     def scored(self, state: S, option: Opt) -> tuple[Fraction, ...]:
         """The score reached if `option` is taken at `state` and best play follows."""
-        nums, den = self._valued(state, option)
-        return tuple([Fraction(n, den) for n in nums])
+        value = self._valued(state, option)
+        return tuple([Fraction(n, value[0]) for n in value[1:]])
 
     def _valued(self, state: S, option: Opt) -> Value:
         """The score of `option` at `state`: its successors' best scores, weighed by their chances
@@ -232,41 +249,43 @@ class BestPlay(Generic[S, Opt]):
             return self.best(t)[0]
         parts = [(self.best(t)[0], w) for t, w in nxt.weights.items()]
         den = 1
-        for (_, d), _ in parts:
+        for value, _ in parts:
+            d = value[0]
             if den % d:
                 den = d if d % den == 0 else math.lcm(den, d)
-        acc = [0] * len(parts[0][0][0])
-        for (nums, d), w in parts:
-            f = den // d * w
-            for i, n in enumerate(nums):
+        acc = [0] * (len(parts[0][0]) - 1)
+        for value, w in parts:
+            f = den // value[0] * w
+            for i, n in enumerate(value[1:]):
                 acc[i] += n * f
-        return tuple(acc), den * nxt.total
+        return (den * nxt.total, *acc)
 
     def best(self, state: S) -> tuple[Value, Opt | None]:
         """Best play from `state`: its score, and the option taken now (None: it absorbs)."""
-        found = self._best.get(state)
-        if found is not None:
-            return found
+        value = self._values.get(state)
+        if value is not None:
+            return value, self._moves.get(state)
         if state in self._busy:
             raise self.on_cycle(state)
         options = self.options(state)
+        move: Opt | None = None
         if options is None:
-            result: tuple[Value, Opt | None] = (_whole(self.score(self.final(state))), None)
+            value = _whole(self.score(self.final(state)))
         else:
             self._busy.add(state)
             try:
-                best: tuple[Value, Opt | None] | None = None
                 for o in options:
                     v = self._valued(state, o)
-                    if best is None or _above(v, best[0]):
-                        best = (v, o)
-                assert best is not None
-                result = best
+                    if value is None or _above(v, value):
+                        value, move = v, o
+                assert value is not None
             finally:
                 self._busy.discard(state)
-        self._best[state] = result
-        self.count(len(self._best))
-        return result
+            if move is not None:  # a flight's one move (None) is not kept
+                self._moves[state] = move
+        self._values[state] = value
+        self.count(len(self._values))
+        return value, move
 
 
 # -- chains with choices, solved component by component ------------------------------------------
