@@ -291,10 +291,12 @@ def _reachable(proc: Procedure, n: int, limit: int = 400) -> list[State]:
 @settings(max_examples=60, deadline=None)
 @given(pools())
 def test_codes_worked_out_from_parts_are_the_launches_codes(spec: tuple[str, int]) -> None:
-    """`Packing.pending` reads the step a state's code is pending on as `Procedure.pending` does,
-    and `Packing.launched` (an option's code summed from parts shared by every state alike in
-    what the part reads) gives each option's code exactly as launching it and packing the result,
-    for every option under every policy, over many states sharing one packing."""
+    """`Packing.pending` reads the step a state's code is pending on as `Procedure.pending` does;
+    `Packing.launched` (an option's code summed from parts shared by every state alike in what
+    the part reads) and `Packing.moves` (the options and how far each moves the code, shared by
+    every state alike in the fields the step reads) give each option's code exactly as launching
+    it and packing the result, for every option under every policy, over many states sharing one
+    packing."""
     text, n = spec
     pool = engine.load(text).model.checks["c"].roll[0]
     proc = Procedure(pool, {})  # uncapped pools too: `_reachable` stops
@@ -309,6 +311,7 @@ def test_codes_worked_out_from_parts_are_the_launches_codes(spec: tuple[str, int
             options = proc.options(state, t, policy)
             expected = [packing.pack_any(proc.launch(state, t, o)) for o in options]
             assert packing.launched(code, state, t, options) == expected, (text, state, t, policy)
+            assert packing.moves(code, t, policy) == (options, expected), (text, state, t, policy)
 
 
 def _bounded_in_product_order(limits: tuple[int, ...], total: int) -> list[tuple[int, ...]]:

@@ -113,10 +113,9 @@ class RerollSolver:
         t = self.packing.pending(code)
         if t is None:
             return None
-        state = self.packing.unpack(code)
-        options = self.proc.options(state, t, self.policy)
+        options, codes = self.packing.moves(code, t, self.policy)
         meter().charge(2 * TRANSITION * len(options))
-        return list(zip(options, self.packing.launched(code, state, t, options)))
+        return list(zip(options, codes))
 
     def _after(self, code: int, move: Move | None) -> Dist | int:
         """Where a move leads: a state's option to its flight (or, with no die to roll, its next
@@ -168,11 +167,10 @@ class RerollSolver:
                 t = packing.pending(now)
                 if t is None:
                     break
-                state = packing.unpack(now)
-                options = proc.options(state, t, self.policy)
+                options, codes = packing.moves(now, t, self.policy)
                 if len(options) == 1:  # a rule, a fixed policy, or nothing to choose
                     work.charge(2 * TRANSITION)
-                    now = packing.launched(now, state, t, options)[0]
+                    now = codes[0]
                     continue
                 move = self.play.best(now)[1]
                 assert move is not None

@@ -41,6 +41,8 @@ are still to be rolled, one at a time."""
 
 OPTIONS_KEPT = 1 << 16
 """How many options a procedure keeps listed for reuse (a few megabytes at most)."""
+MOVES_KEPT = 1 << 18
+"""How many moves a packing keeps for reuse (about ten megabytes at most)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -480,6 +482,32 @@ class Packing:
             rows[t] |= self._mask << shift
         self._rows = tuple(rows)
         self._active = tuple(t for t, step in enumerate(proc.steps) if step.active)
+        # per step, the fields its options and their launches read: its own unused triggers, and
+        # of each kind it can take, the count and the other steps' unused triggers (the dice used
+        # too, under a cap); nothing else of a state changes what the step does to it. Fields are
+        # named (kind,) for a count and (step, kind) for unused triggers.
+        field: dict[tuple[int, ...], int] = {(k,): shift for k, shift in enumerate(self._shifts[:n])}
+        field.update({(t, k): shift for (t, k), shift in zip(self._held, self._shifts[n:])})
+        reads = []
+        for t, step in enumerate(proc.steps):
+            mask = rows[t]
+            if step.action == "add":
+                takes = []
+            else:  # a step without a target takes the dice that set it off
+                takes = [
+                    k for k in range(n) if (proc.kinds[k].on if step.self_target else proc.kinds[k].target)[t]
+                ]
+            for k in takes:
+                mask |= self._mask << field[(k,)]
+                for u in range(len(proc.steps)):
+                    if (u, k) in field:
+                        mask |= self._mask << field[(u, k)]
+            if proc.cap is not None:
+                mask |= self._mask << self._shifts[n + len(self._held)]
+            reads.append(mask)
+        self._reads = tuple(reads)
+        self._moved: dict[tuple[int, str, int], tuple[list[Option], list[int]]] = {}
+        self._moves_kept = 0
         self.flying = 1 << self._high
         """Codes from here up are flights."""
         steps = max(len(proc.steps), 1)
@@ -530,6 +558,24 @@ class Packing:
             if code & self._rows[t]:
                 return t
         return None
+
+    def moves(self, code: int, t: int, policy: str) -> tuple[list[Option], list[int]]:
+        """The options at the state of `code` (pending on step `t`) and the code each leads to
+        (`launched`), kept by what the step reads of a state (`_reads`): states alike in those
+        fields share their options and how far each moves the code, so most states are never
+        unpacked (a test holds the moves to the launches)."""
+        key = (t, policy, code & self._reads[t])
+        found = self._moved.get(key)
+        if found is None:
+            state = self.unpack(code)
+            options = self.proc.options(state, t, policy)
+            codes = self.launched(code, state, t, options)
+            found = (options, [c - code for c in codes])
+            if self._moves_kept < MOVES_KEPT:
+                self._moved[key] = found
+                self._moves_kept += len(options)
+        options, shifts = found
+        return options, [code + d for d in shifts]
 
     def launched(self, code: int, state: State, t: int, options: list[Option]) -> list[int]:
         """`pack_any(proc.launch(state, t, o))` for every option `o` at the state of `code`, with
