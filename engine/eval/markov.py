@@ -19,19 +19,18 @@ from .dist import Dist
 
 S = TypeVar("S", bound=Hashable)
 Opt = TypeVar("Opt")
-Step = Callable[[Any], "Dist | None"]
-
-
 Edges = tuple[tuple[Any, ...], tuple[int, ...], int]
 """A state's successors as absorb keeps them: the states, their weights and the total (a tuple
 of three is a third of the memory of a `Dist` and its map)."""
+Step = Callable[[Any], "Dist | Edges | None"]
 
 
 def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Callable[[int], None]) -> Dist:
     """The distribution of `end(s)` over the absorbing states `s` the chain reaches from `starts`.
 
-    `count(n)` is told how many states are listed so far, and raises to stop a chain that is too
-    large. Each state's successors are asked for once."""
+    `step(s)` gives a state's successors as a `Dist` (or as `Edges`, the same without making
+    one), or None when it absorbs. `count(n)` is told how many states are listed so far, and
+    raises to stop a chain that is too large. Each state's successors are asked for once."""
     edges: dict[Any, Edges | None] = {}
     order: list[Any] = []  # each state after every state it leads to (when the chain has no cycle)
     on_path: set[Any] = set()
@@ -45,11 +44,13 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
             edges[s] = None
             count(len(edges))
             return none
-        weights = tuple(nxt.weights.values())
-        weights = shared.setdefault(weights, weights)
-        found = edges[s] = (tuple(nxt.weights), weights, nxt.total)
+        if isinstance(nxt, Dist):
+            targets, weights, total = tuple(nxt.weights), tuple(nxt.weights.values()), nxt.total
+        else:
+            targets, weights, total = nxt
+        edges[s] = (targets, shared.setdefault(weights, weights), total)
         count(len(edges))
-        return found[0]
+        return targets
 
     for root in starts.weights:
         if root in edges:

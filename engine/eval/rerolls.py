@@ -21,7 +21,7 @@ from ..model.values import Multi, Symbol
 from ..runtime.procedure import Option, Packing, Procedure, State
 from ..runtime.work import TRANSITION, meter
 from .dist import Dist
-from .markov import BestPlay, absorb
+from .markov import BestPlay, Edges, absorb
 
 CAPPED = 1
 """A procedure ended by its pool's `cap` (a rule of the game)."""
@@ -181,7 +181,7 @@ class RerollSolver:
         weights = proc.weights
         faces = self._faces
 
-        def step(code: int) -> Dist | None:
+        def step(code: int) -> Edges | None:
             if code < flying:
                 return None
             out: dict[int, int] = {}
@@ -194,7 +194,7 @@ class RerollSolver:
                 else:
                     out[nxt] = w
             work.charge(2 * TRANSITION)
-            return Dist(out, faces)
+            return tuple(out), tuple(out.values()), faces
 
         def end(code: int) -> tuple[Any, int]:
             return (self._final(code), cut if proc.capped(packing.unpack(code)) else 0)

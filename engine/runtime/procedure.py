@@ -208,7 +208,7 @@ class Procedure:
 
     def options(self, state: State, t: int, policy: str) -> list[Option]:
         """What may be done at this step: one option for a rule or a fixed policy, every
-        option for `optimal` (fewest dice first)."""
+        option for `optimal` (fewest dice first). The list may be shared: do not change it."""
         k = self.grant(state, t)
         eligible = self.eligible(state, t)
         key = (t, policy, k, eligible)
@@ -218,7 +218,7 @@ class Procedure:
             if self._kept < OPTIONS_KEPT:  # states alike in what options read share one list
                 self._options[key] = found
                 self._kept += len(found)
-        return list(found)
+        return found
 
     def _listed(self, t: int, policy: str, k: int, eligible: tuple[int, ...]) -> list[Option]:
         """`options` for a grant of `k` dice among `eligible`: all they read of the state."""
