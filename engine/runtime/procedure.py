@@ -146,6 +146,7 @@ class Procedure:
         self._fresh: dict[int, tuple[tuple[tuple[int, ...], int], ...]] = {}
         self._options: dict[tuple[int, str, int, tuple[int, ...]], list[Option]] = {}
         self._kept = 0
+        self._same: dict[Option, Option] = {}
 
     # -- the rules, shared by sampler and solver ---------------------------------------
 
@@ -235,7 +236,11 @@ class Procedure:
             return [(take, sum(take))]
         if policy == "never":
             return [(tuple([0] * n), 0)]
-        return [(v, m) for m in range(min(k, sum(eligible)) + 1) for v in _vectors_summing(eligible, m)]
+        found = [(v, m) for m in range(min(k, sum(eligible)) + 1) for v in _vectors_summing(eligible, m)]
+        same = self._same  # one tuple per option, however many lists hold it (up to a bound)
+        if len(same) < OPTIONS_KEPT:
+            found = [same.setdefault(o, o) for o in found]
+        return found
 
     def _greedy(self, eligible: tuple[int, ...], j: int, pick: str) -> tuple[int, ...]:
         take = [0] * len(self.kinds)
@@ -506,7 +511,7 @@ class Packing:
                 mask |= self._mask << self._shifts[n + len(self._held)]
             reads.append(mask)
         self._reads = tuple(reads)
-        self._moved: dict[tuple[int, str, int], tuple[list[Option], list[int]]] = {}
+        self._moved: dict[tuple[int, str], dict[int, tuple[list[Option], tuple[int, ...]]]] = {}
         self._moves_kept = 0
         self.flying = 1 << self._high
         """Codes from here up are flights."""
@@ -564,15 +569,18 @@ class Packing:
         (`launched`), kept by what the step reads of a state (`_reads`): states alike in those
         fields share their options and how far each moves the code, so most states are never
         unpacked (a test holds the moves to the launches)."""
-        key = (t, policy, code & self._reads[t])
-        found = self._moved.get(key)
+        kept = self._moved.get((t, policy))
+        if kept is None:
+            kept = self._moved[(t, policy)] = {}
+        key = code & self._reads[t]
+        found = kept.get(key)
         if found is None:
             state = self.unpack(code)
             options = self.proc.options(state, t, policy)
             codes = self.launched(code, state, t, options)
-            found = (options, [c - code for c in codes])
+            found = (options, tuple([c - code for c in codes]))
             if self._moves_kept < MOVES_KEPT:
-                self._moved[key] = found
+                kept[key] = found
                 self._moves_kept += len(options)
         options, shifts = found
         return options, [code + d for d in shifts]
