@@ -18,7 +18,7 @@ from functools import cached_property
 from itertools import islice, product
 from typing import Any
 
-from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
+from ..errors import Diagnostic, EvalError, InputError, LimitError, did_you_mean, placed
 from ..expr import ast
 from ..model.ruleset import Check, Pool, Scale, randomizer_expressions
 from ..model.values import Multi, Symbol, to_json
@@ -46,6 +46,8 @@ TAIL = Fraction(1, 10**15)
 `Limits.max_rerolls`) until the chance that it would go on is at most this; that chance is
 `Distribution.truncated`."""
 FIRST_DEPTH = 8
+_APART = object()
+"""Marks a `Sequential.key` made of the dice themselves because working out the key failed."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -241,6 +243,11 @@ def _first(key: tuple[Any, ...]) -> Any:
     return key[0]
 
 
+def _uncut(value: Any) -> tuple[Any, int]:
+    """A randomizer's value as `Sequential` carries it: with no procedure cut short."""
+    return (value, 0)
+
+
 class _Product:
     """Independent randomizers, every combination once, weights multiplied: the outcome's
     distribution at once (through `Check.outcome_program`, which works out only what the outcome
@@ -392,15 +399,22 @@ class Sequential:
         self._procedures: dict[tuple[int, tuple[Any, ...]], Dist] = {}
         self._leaves = 0
         """Ends of the roll the last randomizer's values reached without a memo entry each."""
-        self._reads: list[bool] = []
-        """Whether randomizer `i` reads an earlier one (else, under a fixed policy, its procedure
-        is solved once for every value of the dice before it)."""
-        earlier: set[str] = set()
-        for r in check.roll:
-            read = set().union(*(ast.names(e.node) for e in randomizer_expressions(r)))
-            self._reads.append(bool(read & earlier))
-            earlier.add(r.name)
         self._redrawn: dict[tuple[int, tuple[Any, ...], int], Dist] = {}
+        self._tables: dict[int, tuple[Dist, Dist]] = {}
+        """Each randomizer table met, by id, with its values paired with "not cut" (`fresh`)."""
+
+    @cached_property
+    def _reads(self) -> list[bool]:
+        """Whether randomizer `i` reads an earlier one (else, under a fixed policy, its procedure
+        is solved once for every value of the dice before it): worked out only for a pool with
+        triggers, which alone asks."""
+        reads: list[bool] = []
+        earlier: set[str] = set()
+        for r in self.check.roll:
+            read = set().union(*(ast.names(e.node) for e in randomizer_expressions(r)))
+            reads.append(bool(read & earlier))
+            earlier.add(r.name)
+        return reads
 
     def distribution(self, inputs: Mapping[str, Any]) -> Distribution:
         result = self.finish(0, ())
@@ -420,10 +434,26 @@ class Sequential:
             truncated,
         )
 
-    def finish(self, i: int, dice: tuple[Any, ...]) -> Dist:
+    def stage_key(self, i: int, dice: tuple[Any, ...]) -> tuple[Any, ...]:
+        """What the rest of the check reads of the first `i` randomizers' values `dice`
+        (`Check.stage_keys`): rolls with equal keys finish alike, so they share one memo entry.
+        The dice themselves where there is no key; where working the key out fails (a value
+        that raises for these dice), the dice too, so that the error comes where it came before."""
+        keys = self.check.stage_keys
+        if i == 0:
+            return ()
+        if keys is None or i > len(keys):
+            return dice
+        try:
+            return keys[i - 1](self.env, *dice)
+        except (EvalError, InputError):
+            return (_APART, *dice)
+
+    def finish(self, i: int, dice: tuple[Any, ...], key: tuple[Any, ...] | None = None) -> Dist:
         """Distribution of (program result, how a procedure was cut: `CAPPED` | `TRUNCATED` bits)
-        given the first `i` randomizers' values."""
-        memo = self._finish.get((i, dice))
+        given the first `i` randomizers' values (`key`: theirs, when known already)."""
+        at = (i, self.stage_key(i, dice) if key is None else key)
+        memo = self._finish.get(at)
         if memo is not None:
             return memo
         env = with_dice(self.env, self.check.roll, dice)
@@ -439,15 +469,23 @@ class Sequential:
             result = Dist(joint, values.total)
             self._leaves += len(values)
         else:
-            parts = []
             values = self.values(i, dice, env)
+            groups: dict[tuple[Any, ...], list[Any]] = {}  # rolls that finish alike, weighed together
             for (value, capped), w in values.weights.items():
-                rest = self.finish(i + 1, dice + (value,))
+                then = self.stage_key(i + 1, dice + (value,))
+                found = groups.get((then, capped))
+                if found is None:
+                    groups[(then, capped)] = [value, w]
+                else:
+                    found[1] += w
+            parts = []
+            for (then, capped), (value, w) in groups.items():
+                rest = self.finish(i + 1, dice + (value,), then)
                 if capped:
                     rest = rest.map(lambda kc, c=capped: (kc[0], kc[1] | c))
                 parts.append((rest, w, values.total))
             result = Dist.mix(parts)
-        self._finish[(i, dice)] = result
+        self._finish[at] = result
         meter().charge(len(result))
         enforce("exact states", len(self._finish) + self._leaves, self.ctx.limits.max_states, self.check.span)
         return result
@@ -488,7 +526,11 @@ class Sequential:
                 solver = self.solver(i, key, env, min(_deeper(depth, cut), self.ctx.limits.max_rerolls))
             found = self._procedures[(i, key)] = ends
             return found
-        return randomizer_table(r, env, self.ctx).map(lambda v: (v, 0))
+        table = randomizer_table(r, env, self.ctx)
+        pair = self._tables.get(id(table))
+        if pair is None or pair[0] is not table:
+            pair = self._tables[id(table)] = (table, table.map(_uncut))
+        return pair[1]
 
     def values(self, i: int, dice: tuple[Any, ...], env: dict[str, Any]) -> Dist:
         """Randomizer `i`'s final values, after any redraws the policy or the rule makes."""
@@ -499,10 +541,13 @@ class Sequential:
         times = redraw_times(r, env, self.ctx.limits)
         for t in range(1, times):  # fewest redraws left first, so no chain of calls is `times` deep
             self.redrawn(i, dice, env, t, first)
-        return Dist.mix(
-            (self.settle(i, dice, env, value, capped, times, first), w, first.total)
-            for (value, capped), w in first.weights.items()
-        )
+        parts = []
+        kept = True  # no value redrawn: the first roll is the answer, no mix to make
+        for (value, capped), w in first.weights.items():
+            ends = self.settle(i, dice, env, value, capped, times, first)
+            kept = kept and ends.total == 1 and (value, capped) in ends.weights
+            parts.append((ends, w, first.total))
+        return first if kept else Dist.mix(parts)
 
     def settle(
         self,
@@ -525,7 +570,7 @@ class Sequential:
 
     def redrawn(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], times: int, fresh: Dist) -> Dist:
         """Where the value ends when it is redrawn now (with `times - 1` redraws left after)."""
-        key = (i, dice, times)
+        key = (i, self.stage_key(i, dice), times)
         found = self._redrawn.get(key)
         if found is None:
             meter().charge(TRANSITION * len(fresh))
