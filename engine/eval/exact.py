@@ -46,6 +46,10 @@ TAIL = Fraction(1, 10**15)
 `Limits.max_rerolls`) until the chance that it would go on is at most this; that chance is
 `Distribution.truncated`."""
 FIRST_DEPTH = 8
+_NONE = Fraction(0)
+_SMALL = frozenset({Symbol, int, bool})
+"""The kinds of value a point of a joint distribution is weighed without walking it: a tuple of
+these is about its slots and a small number each (a scale's members belong to the model)."""
 _APART = object()
 """Marks a `Sequential.key` made of the dice themselves because working out the key failed."""
 
@@ -197,7 +201,10 @@ class Distribution:
             )  # kept alive by it, whatever the tables cache drops
             return 1000 + each * self.states + tables + 150 * len(self._outcome) + 200 * len(self.inputs)
         points = list(islice(self.joint.weights.items(), 2))
-        each = approx_bytes(points) // max(len(points), 1) + 100  # and its entry in the dict
+        if all(type(v) in _SMALL for (key, _) in points for v in key):  # no value to walk into
+            each = 64 + 8 * len(points[0][0]) + 28 * (len(points[0][0]) + 1) + 100
+        else:
+            each = approx_bytes(points) // max(len(points), 1) + 100  # and its entry in the dict
         return 1000 + each * len(self.joint.weights) + 200 * len(self.inputs)
 
     def as_json(self) -> dict[str, Any]:
@@ -235,8 +242,62 @@ def _distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> D
         if fired is not None:
             return _fixed(check, inputs, env, fired[1], ctx.policy)
     if check.sequential:
-        return Sequential(check, env, ctx).distribution(inputs)
+        parts = _unlinked(check, env, ctx)
+        if parts is None:
+            return Sequential(check, env, ctx).distribution(inputs)
+        return _product(check, inputs, env, ctx, parts)
     return _product(check, inputs, env, ctx)
+
+
+class _Read(Exception):
+    """A die not rolled yet was read (`_Unrolled`)."""
+
+
+class _Unrolled:
+    """What an earlier die is bound to while `_unlinked` asks whether a randomizer reads it:
+    every use of it — a comparison, a hash, truth, arithmetic, an attribute, printing — raises
+    `_Read`, which no generated code catches, so a value worked out without one is a value that
+    does not depend on that die."""
+
+    __slots__ = ()
+
+
+def _read(*_: Any) -> Any:
+    raise _Read
+
+
+for _use in (
+    "__eq__ __ne__ __lt__ __le__ __gt__ __ge__ __hash__ __bool__ __len__ __iter__ __contains__ "
+    "__getitem__ __getattr__ __add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ "
+    "__rtruediv__ __floordiv__ __rfloordiv__ __mod__ __rmod__ __pow__ __rpow__ __neg__ __pos__ "
+    "__abs__ __index__ __int__ __float__ __round__ __floor__ __ceil__ __str__ __repr__ __format__"
+).split():
+    setattr(_Unrolled, _use, _read)
+_UNROLLED = _Unrolled()
+
+
+def _unlinked(check: Check, env: dict[str, Any], ctx: RunContext) -> list[Dist] | None:
+    """Each randomizer's table, when for these inputs the check needs no die-by-die evaluation:
+    no randomizer reads an earlier one (a count like `2 if riposte and mine == theirs else 0`
+    reads no die when `riposte` is false), none has triggers, and no redraw can be offered (its
+    condition false, or no redraw left, whatever the dice). Then the dice are independent and the
+    check is evaluated as a product, with its outcome programs. None otherwise, or when asking
+    fails: the die-by-die evaluation then does what it always did, errors included."""
+    probe = dict(env)
+    for r in check.roll:
+        probe[r.name] = _UNROLLED
+    parts = []
+    try:
+        for r in check.roll:
+            if isinstance(r, Pool) and r.triggers:
+                return None
+            if r.redraw is not None:
+                if redraw_times(r, probe, ctx.limits) and bool(r.redraw.allowed.run(probe)):
+                    return None
+            parts.append(randomizer_table(r, probe, ctx))
+    except (_Read, EvalError, InputError):
+        return None
+    return parts
 
 
 def _first(key: tuple[Any, ...]) -> Any:
@@ -340,9 +401,17 @@ def _groups(stage: Any, parts: list[Dist], ctx: RunContext) -> tuple[tuple[tuple
     return groups
 
 
-def _product(check: Check, inputs: Mapping[str, Any], env: dict[str, Any], ctx: RunContext) -> Distribution:
-    """Independent randomizers: every combination once, weights multiplied."""
-    parts = [randomizer_table(r, env, ctx) for r in check.roll]
+def _product(
+    check: Check,
+    inputs: Mapping[str, Any],
+    env: dict[str, Any],
+    ctx: RunContext,
+    parts: list[Dist] | None = None,
+) -> Distribution:
+    """Independent randomizers: every combination once, weights multiplied (`parts`: their
+    tables, when made already)."""
+    if parts is None:
+        parts = [randomizer_table(r, env, ctx) for r in check.roll]
     states = math.prod(len(d) for d in parts)
     enforce("exact states", states, ctx.limits.max_states, check.span)
     meter().charge(states)
@@ -418,9 +487,12 @@ class Sequential:
 
     def distribution(self, inputs: Mapping[str, Any]) -> Distribution:
         result = self.finish(0, ())
-        joint = result.map(lambda kc: kc[0])
-        capped = Fraction(sum(w for (_, c), w in result.weights.items() if c & CAPPED), result.total)
-        truncated = Fraction(sum(w for (_, c), w in result.weights.items() if c & TRUNCATED), result.total)
+        joint = result.map(_first)
+        cut = [(c, w) for (_, c), w in result.weights.items() if c]
+        capped = truncated = _NONE
+        if cut:  # a reroll procedure was cut short somewhere
+            capped = Fraction(sum(w for c, w in cut if c & CAPPED), result.total)
+            truncated = Fraction(sum(w for c, w in cut if c & TRUNCATED), result.total)
         states = len(self._finish) + self._leaves + len(result)
         return Distribution(
             self.check.name,

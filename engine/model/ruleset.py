@@ -72,6 +72,11 @@ class Bag:
     span: Span | None = field(default=None, compare=False)
 
     def contents(self) -> tuple[tuple[Symbol, int], ...]:
+        return self._contents
+
+    @cached_property
+    def _contents(self) -> tuple[tuple[Symbol, int], ...]:
+        """Each colour with its chits over every set (made once: a draw's table is looked up by it)."""
         return tuple((s, n * self.sets) for s, n in self.chits)
 
     @cached_property
@@ -80,7 +85,7 @@ class Bag:
         (made once, not on every draw)."""
         return tuple(s for s, k in self.contents() for _ in range(k))
 
-    @property
+    @cached_property
     def size(self) -> int:
         return sum(n for _, n in self.chits) * self.sets
 
