@@ -362,9 +362,10 @@ class Structure:
         if made is None:
             return None
         program, outcome_program, outcome_loop, outcome_stages, roller, units = made
-        stage_keys = (
-            self._stage_keys(name, scope, out_t, roll, post, outcome, outputs) if sequential else None
-        )
+        stage_keys = own_keys = None
+        if sequential:
+            own_keys, own_parts = self._own_keys(name, scope, out_t, roll, post, outcome, outputs)
+            stage_keys = self._stage_keys(name, scope, out_t, roll, post, outcome, outputs, own_parts)
         return Check(
             name=name,
             title=spec.get("title", name),
@@ -381,6 +382,7 @@ class Structure:
             outcome_loop=outcome_loop,
             outcome_stages=outcome_stages,
             stage_keys=stage_keys,
+            own_keys=own_keys,
             roller=roller,
             roller_units=units,
             objective=objective,
@@ -744,6 +746,74 @@ class Structure:
         body.append("    _out[v_outcome] = _get(v_outcome, 0) + _w")
         return stage, emit.function(f"staged_{name}", ["env", "_out", "_staged"], body, where)
 
+    def _own_keys(
+        self,
+        name: str,
+        scope: Mapping[str, T.Type],
+        out_t: T.Type,
+        roll: Sequence[Randomizer],
+        post: list[Let],
+        outcome: Expr | tuple[Rule, ...],
+        outputs: list[tuple[str, Expr]],
+    ) -> tuple[
+        tuple[tuple[Callable[..., tuple[Any, ...]], tuple[str, ...]] | None, ...] | None,
+        list[set[str] | None],
+    ]:
+        """`Check.own_keys` of a sequential check: for each randomizer whose value the check reads
+        only through parts that read nothing else but inputs and values known before the roll
+        (`keep(beads, level)`, `count(p) > 0`), a function of (env, its value) giving those parts,
+        with the names of what they read besides the value. Values with equal parts are read
+        alike everywhere, so the exact evaluator keeps one of them with their weights summed:
+        it enumerates what the check reads, not every draw. None for a randomizer read whole
+        somewhere (or with triggers: its value carries its history, or when the outcome's
+        message on no match shows every die), and when no randomizer has one. Second, the text
+        of each key's parts (None where there is no key), which `_stage_keys` compares with."""
+        dice = [r.name for r in roll]
+        lets = {let.name for let in post}
+        env_names = set(scope) - set(dice) - lets - {n for n, _ in outputs} - {"outcome"}
+        texts: list[set[str] | None] = [None] * len(roll)
+        if not isinstance(outcome, Expr) and (not outcome or outcome[-1].when is not None):
+            return None, texts  # the outcome's message on no match shows every die as drawn
+        readers = after_roll_expressions(roll, post, outcome, outputs)
+        full = dict(scope)
+        full["outcome"] = out_t
+        saved = self.unit.locals
+        self.unit.counted.append(0)
+        made: list[tuple[Callable[..., tuple[Any, ...]], tuple[str, ...]] | None] = []
+        try:
+            for r in roll:
+                self.unit.locals = {r.name}
+                parts: dict[str, str] = {}
+                reads: set[str] = set()
+                whole = isinstance(r, Pool) and bool(r.triggers)
+                for expr in readers:
+                    if whole:
+                        break
+                    for node in _largest_known(expr.node, env_names | {r.name}, {r.name}):
+                        if isinstance(node, ast.Name):
+                            whole = True  # read whole: no two values are alike
+                            break
+                        text = to_text(node)
+                        if text not in parts:
+                            try:
+                                parts[text] = self.exprs.lower_checked(node, full, None)
+                            except (Problem, Reported, RulecraftError):
+                                whole = True
+                                break
+                            reads |= ast.names(node) - {r.name}
+                if whole or not parts:
+                    made.append(None)
+                    continue
+                body = ["return (" + "".join(f"{p}, " for p in parts.values()) + ")"]
+                where = self.unit.doc.span(("checks", name), key=True)
+                fn = self.unit.emit.function(f"own_{name}_{r.name}", ["env", f"v_{r.name}"], body, where)
+                made.append((fn, tuple(sorted(reads))))
+                texts[len(made) - 1] = set(parts)
+        finally:
+            self.unit.locals = saved
+            self.unit.counted.pop()
+        return (tuple(made) if any(m is not None for m in made) else None), texts
+
     def _stage_keys(
         self,
         name: str,
@@ -753,7 +823,8 @@ class Structure:
         post: list[Let],
         outcome: Expr | tuple[Rule, ...],
         outputs: list[tuple[str, Expr]],
-    ) -> tuple[Callable[..., tuple[Any, ...]], ...] | None:
+        own_parts: list[set[str] | None],
+    ) -> tuple[Callable[..., tuple[Any, ...]] | None, ...] | None:
         """`Check.stage_keys` of a sequential check: after each randomizer but the last, what the
         rest of the check reads of the dice so far. The parts: each value that needs only those
         dice; each largest part of a later expression (a later randomizer's count, faces, `each`,
@@ -762,7 +833,9 @@ class Structure:
         finish the check alike, so the exact evaluator finishes it once per key. A part that
         cannot be compiled alone gives the dice it reads instead; an error while a key is worked
         out makes the evaluator keep those dice apart (see `exact.Sequential.stage_key`), so the
-        evaluation fails as it did without keys. None when nothing can be merged."""
+        evaluation fails as it did without keys. A stage's key is None where its parts are just
+        the `own_parts` of its dice (their own keys' parts): values merged by those are told
+        apart by it already, so the dice themselves serve. None when no stage has a key."""
         dice = [r.name for r in roll]
         if len(dice) < 2:
             return None
@@ -776,7 +849,7 @@ class Structure:
         saved = self.unit.locals
         self.unit.locals = set(dice) | set(lets)
         self.unit.counted.append(0)
-        made: list[Callable[..., tuple[Any, ...]]] = []
+        made: list[Callable[..., tuple[Any, ...]] | None] = []
         try:
             for i in range(len(dice) - 1):
                 known = set(dice[: i + 1])
@@ -812,8 +885,11 @@ class Structure:
                             raw |= ast.names(node) & set(dice)
                 values = [f"v_{let.name}" for let in ready] + [f"v_{d}" for d in dice if d in raw]
                 values += list(parts.values())
-                if not values:
-                    return None  # nothing after reads these dice: not worth a key
+                own = [o for o in own_parts[: i + 1] if o is not None]
+                if not raw and len(own) == i + 1:
+                    if {to_text(let.expr.node) for let in ready} | set(parts) == set().union(*own):
+                        made.append(None)  # the dice's own keys, no more: nothing left to merge
+                        continue
                 body = [
                     f"v_{let.name} = {self.exprs.lower_checked(let.expr.node, full, None)}" for let in ready
                 ]
@@ -827,7 +903,7 @@ class Structure:
         finally:
             self.unit.locals = saved
             self.unit.counted.pop()
-        return tuple(made)
+        return tuple(made) if any(m is not None for m in made) else None
 
     def _let_order(self, path: PathKey, nodes: dict[str, ast.Node]) -> list[str]:
         """Named values in dependency order (the author's order where free); cycles are errors."""

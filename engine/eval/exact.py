@@ -297,7 +297,38 @@ def _unlinked(check: Check, env: dict[str, Any], ctx: RunContext) -> list[Dist] 
             parts.append(randomizer_table(r, probe, ctx))
     except (_Read, EvalError, InputError):
         return None
-    return parts
+    return [_read_alike(check, i, table, env, ctx) for i, table in enumerate(parts)]
+
+
+def _read_alike(check: Check, i: int, table: Dist, env: dict[str, Any], ctx: RunContext) -> Dist:
+    """Randomizer `i`'s `table` with the values the check reads alike merged (`Check.own_keys`):
+    one value kept, weighed for all. It depends only on the table and the values known before
+    the roll that the key reads, so it is kept in the ruleset's tables for the next request. A
+    value whose key fails to work out is kept apart, so its error comes where it came before."""
+    own = check.own_keys[i] if check.own_keys is not None else None
+    if own is None or len(table) < 2:
+        return table
+    fn, reads = own
+    tables = ctx.caches.tables
+    key = ("alike", id(fn), id(table), *((type(v), v) for v in map(env.get, reads)))
+    found = tables.get(key)
+    if found is not None and found[0] is fn and found[1] is table:
+        return found[2]  # type: ignore[no-any-return]
+    meter().charge(len(table))
+    groups: dict[Any, list[Any]] = {}
+    for value, w in table.weights.items():
+        try:
+            alike = fn(env, value)
+        except (EvalError, InputError):
+            alike = (_APART, value)
+        group = groups.get(alike)
+        if group is None:
+            groups[alike] = [value, w]
+        else:
+            group[1] += w
+    merged = table if len(groups) == len(table) else Dist(dict(groups.values()), table.total)
+    tables.put(key, (fn, table, merged), 200 + 120 * len(merged))
+    return merged
 
 
 def _first(key: tuple[Any, ...]) -> Any:
@@ -469,8 +500,9 @@ class Sequential:
         self._leaves = 0
         """Ends of the roll the last randomizer's values reached without a memo entry each."""
         self._redrawn: dict[tuple[int, tuple[Any, ...], int], Dist] = {}
-        self._tables: dict[int, tuple[Dist, Dist]] = {}
-        """Each randomizer table met, by id, with its values paired with "not cut" (`fresh`)."""
+        self._tables: dict[tuple[int, int], tuple[Dist, Dist]] = {}
+        """Each randomizer's tables met, by id, with the values it reads alike merged and paired
+        with "not cut" (`fresh`)."""
 
     @cached_property
     def _reads(self) -> list[bool]:
@@ -516,8 +548,11 @@ class Sequential:
             return ()
         if keys is None or i > len(keys):
             return dice
+        made = keys[i - 1]
+        if made is None:
+            return dice
         try:
-            return keys[i - 1](self.env, *dice)
+            return made(self.env, *dice)
         except (EvalError, InputError):
             return (_APART, *dice)
 
@@ -599,9 +634,10 @@ class Sequential:
             found = self._procedures[(i, key)] = ends
             return found
         table = randomizer_table(r, env, self.ctx)
-        pair = self._tables.get(id(table))
+        pair = self._tables.get((i, id(table)))
         if pair is None or pair[0] is not table:
-            pair = self._tables[id(table)] = (table, table.map(_uncut))
+            merged = _read_alike(self.check, i, table, self.env, self.ctx)
+            pair = self._tables[(i, id(table))] = (table, merged.map(_uncut))
         return pair[1]
 
     def values(self, i: int, dice: tuple[Any, ...], env: dict[str, Any]) -> Dist:
