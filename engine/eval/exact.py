@@ -297,6 +297,8 @@ def _unlinked(check: Check, env: dict[str, Any], ctx: RunContext) -> list[Dist] 
             parts.append(randomizer_table(r, probe, ctx))
     except (_Read, EvalError, InputError):
         return None
+    if math.prod(map(len, parts)) <= 2 * sum(map(len, parts)):
+        return parts  # few combinations: merging the values would cost more than it saves
     return [_read_alike(check, i, table, env, ctx) for i, table in enumerate(parts)]
 
 
