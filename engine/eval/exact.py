@@ -3,8 +3,10 @@
 It reads the same compiled model and runs the same `Check.program` as the sampler; only the way
 randomizers produce values differs. Independent randomizers multiply (`randomizer_table` each,
 every combination once); a check whose dice depend on earlier dice, or whose player chooses
-(triggers, redraws), goes die by die (`Sequential`), with reroll procedures solved as absorbing
-Markov chains (`rerolls`). Every weight is a whole number over a common total (`Dist`).
+(triggers, redraws), goes die by die (`Sequential`) — unless, for the inputs given, none of that
+is in force (`_unlinked`) — listing only what the check reads of each value and finishing once
+per key of what the rest reads, with reroll procedures solved as absorbing Markov chains
+(`rerolls`). Every weight is a whole number over a common total (`Dist`).
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ _SMALL = frozenset({Symbol, int, bool})
 """The kinds of value a point of a joint distribution is weighed without walking it: a tuple of
 these is about its slots and a small number each (a scale's members belong to the model)."""
 _APART = object()
-"""Marks a `Sequential.key` made of the dice themselves because working out the key failed."""
+"""Marks a key made of the value or dice themselves because working out the key failed
+(`Sequential.stage_key`, `_read_alike`): they are merged with nothing."""
 
 
 @dataclass(frozen=True, eq=False)
