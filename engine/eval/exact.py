@@ -564,7 +564,9 @@ class Sequential:
     def finish(self, i: int, dice: tuple[Any, ...], key: tuple[Any, ...] | None = None) -> Dist:
         """Distribution of (program result, how a procedure was cut: `CAPPED` | `TRUNCATED` bits)
         given the first `i` randomizers' values (`key`: theirs, when known already)."""
-        at = (i, self.stage_key(i, dice) if key is None else key)
+        if key is None:
+            key = dice if self.check.stage_keys is None else self.stage_key(i, dice)
+        at = (i, key)
         memo = self._finish.get(at)
         if memo is not None:
             return memo
@@ -576,8 +578,8 @@ class Sequential:
             program = self.check.program
             joint: dict[Any, int] = {}
             for (value, cut), w in values.weights.items():
-                key = (program(env, *dice, value), cut)
-                joint[key] = joint.get(key, 0) + w
+                point = (program(env, *dice, value), cut)
+                joint[point] = joint.get(point, 0) + w
             result = Dist(joint, values.total)
             self._leaves += len(values)
         else:
