@@ -74,7 +74,14 @@ class Analysis:
     def _check(self, check: Check, public: Check) -> CheckRun:
         probe = Probe(self.tables, check)
         probed = replace(
-            check, program=probe, outcome_program=None, outcome_loop=None, outcome_stages=None, roller=None
+            check,
+            program=probe,
+            outcome_program=None,
+            outcome_loop=None,
+            outcome_stages=None,
+            stage_keys=None,
+            own_keys=None,
+            roller=None,
         )  # every state and every run through the probe
         # Above the budget for following choices, dice that only reroll or redraw are taken
         # as first rolled: every value a reroll can end on is one a first roll can show —
