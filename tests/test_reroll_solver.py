@@ -21,6 +21,7 @@ import pytest
 import test_pool_history
 import test_rerolls
 from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from test_procedure_quick import pools
 
 import engine
@@ -263,3 +264,109 @@ def test_twenty_dice_stay_inside_the_default_budget_or_stop_with_rc503() -> None
     with pytest.raises(engine.LimitError) as err:
         few.distribution("skill", dice=10, resolve=10, policy="always")
     assert err.value.diagnostics[0].code == "RC503"
+
+
+# -- the solver's shortcuts, held to the rules they stand for --------------------------------------
+
+
+def _reachable(proc: Procedure, n: int, limit: int = 400) -> list[State]:
+    """States a pool of `n` dice reaches (first rolls, then every option landed every way), up to
+    `limit` of them, in the order they are met."""
+    seen: dict[State, None] = {}
+    todo = [proc.start(c) for c, _ in proc.fresh(n)]
+    while todo and len(seen) < limit:
+        state = todo.pop(0)
+        if state in seen:
+            continue
+        seen[state] = None
+        t = proc.pending(state)
+        if t is None:
+            continue
+        for option in proc.options(state, t, "optimal"):
+            for fresh, _ in proc.fresh(option[1]):
+                todo.append(proc.after(state, t, option, fresh))
+    return list(seen)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pools())
+def test_codes_worked_out_from_parts_are_the_launches_codes(spec: tuple[str, int]) -> None:
+    """`Packing.pending` reads the step a state's code is pending on as `Procedure.pending` does;
+    `Packing.launched` (an option's code summed from parts shared by every state alike in what
+    the part reads) and `Packing.moves` (the options and how far each moves the code, shared by
+    every state alike in the fields the step reads) give each option's code exactly as launching
+    it and packing the result, for every option under every policy, over many states sharing one
+    packing."""
+    text, n = spec
+    pool = engine.load(text).model.checks["c"].roll[0]
+    proc = Procedure(pool, {})  # uncapped pools too: `_reachable` stops
+    packing = Packing(proc, 1000)
+    for state in _reachable(proc, n):
+        code = packing.pack(state)
+        t = proc.pending(state)
+        assert packing.pending(code) == t
+        if t is None:
+            continue
+        for policy in ("always", "never", "optimal"):
+            options = proc.options(state, t, policy)
+            expected = [packing.pack_any(proc.launch(state, t, o)) for o in options]
+            assert packing.launched(code, state, t, options) == expected, (text, state, t, policy)
+            assert packing.moves(code, t, policy) == (options, expected), (text, state, t, policy)
+
+
+def _bounded_in_product_order(limits: tuple[int, ...], total: int) -> list[tuple[int, ...]]:
+    """Every v <= limits with sum(v) <= total, as options listed them before issue 13: in the
+    order of `itertools.product`, then sorted (stably) by sum."""
+    from itertools import product
+
+    places = [i for i, n in enumerate(limits) if n]
+    found = []
+    for picked in product(*(range(min(limits[i], total) + 1) for i in places)):
+        if sum(picked) <= total:
+            v = [0] * len(limits)
+            for i, x in zip(places, picked):
+                v[i] = x
+            found.append(tuple(v))
+    found.sort(key=sum)
+    return found
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=5), st.integers(0, 9))
+def test_options_come_in_the_order_ties_are_broken_in(limits: list[int], total: int) -> None:
+    """Best play keeps the first of equally good options, so the options of a step keep their
+    order: fewest dice first, then the order of `itertools.product` (as before they were listed
+    by sum directly)."""
+    from engine.runtime.procedure import _vectors_summing
+
+    bound = tuple(limits)
+    listed = [v for m in range(min(total, sum(bound)) + 1) for v in _vectors_summing(bound, m)]
+    assert listed == _bounded_in_product_order(bound, total)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.sampled_from(["best_first", "at_least", "mean_rank"]),
+    st.lists(st.lists(st.integers(0, 9), min_size=3, max_size=3), min_size=1, max_size=4),
+    st.lists(st.integers(1, 9), min_size=4, max_size=4),
+)
+def test_an_objective_scores_a_mixture_as_the_mixture_of_its_scores(
+    kind: str, parts: list[list[int]], chances: list[int]
+) -> None:
+    """What best play relies on to keep scores instead of distributions (`markov.BestPlay`): each
+    objective's score is an expected value, so mixing distributions mixes their scores."""
+    from engine.model.objective import Objective
+    from engine.model.values import Symbol
+
+    members = tuple(Symbol("s", name, rank) for rank, name in enumerate(["lo", "mid", "hi"]))
+    objective = Objective(kind, members[1] if kind == "at_least" else None)
+    dists = [Dist(dict(zip(members, ws)), sum(ws)) for ws in parts if sum(ws)]
+    assume(dists)
+    weights = chances[: len(dists)]
+    total = sum(weights)
+    mixed = Dist.mix((d, w, total) for d, w in zip(dists, weights))
+    expected = [Fraction(0)] * len(objective.score(members, mixed.weights, mixed.total))
+    for d, w in zip(dists, weights):
+        for i, s in enumerate(objective.score(members, d.weights, d.total)):
+            expected[i] += Fraction(w, total) * s
+    assert objective.score(members, mixed.weights, mixed.total) == tuple(expected)

@@ -25,6 +25,7 @@ from ..errors import (
     did_you_mean,
 )
 from ..expr import ast
+from ..expr.printer import to_text
 from ..model import types as T
 from ..model.objective import Objective
 from ..model.ruleset import (
@@ -46,6 +47,7 @@ from ..model.ruleset import (
     Scale,
     Trigger,
     after_roll_expressions,
+    randomizer_expressions,
 )
 from ..model.values import Symbol
 from ..runtime.builtins import HISTORY, library
@@ -57,7 +59,7 @@ from ..runtime.work import working
 from ..syntax.document import Document, PathKey
 from ..syntax.positions import Span
 from .expressions import Expressions
-from .problems import Problem, problem, statement
+from .problems import Problem, Reported, problem, statement
 from .state import StateCompiler
 from .unit import Unit
 from .version import SUPPORTED_VERSIONS
@@ -362,6 +364,10 @@ class Structure:
         program, outcome_program, outcome_loop, outcome_stages, roller, units, outcome_units, value_loops = (
             made
         )
+        stage_keys = own_keys = None
+        if sequential:
+            own_keys, own_parts = self._own_keys(name, scope, out_t, roll, post, outcome, outputs)
+            stage_keys = self._stage_keys(name, scope, out_t, roll, post, outcome, outputs, own_parts)
         return Check(
             name=name,
             title=spec.get("title", name),
@@ -377,6 +383,8 @@ class Structure:
             outcome_program=outcome_program,
             outcome_loop=outcome_loop,
             outcome_stages=outcome_stages,
+            stage_keys=stage_keys,
+            own_keys=own_keys,
             roller=roller,
             roller_units=units,
             outcome_units=outcome_units,
@@ -769,6 +777,165 @@ class Structure:
         body += ["    " + line for _, b in rest for line in b] + ["    " + line for line in decide]
         body.append("    _out[v_outcome] = _get(v_outcome, 0) + _w")
         return stage, emit.function(f"staged_{name}", ["env", "_out", "_staged"], body, where)
+
+    def _own_keys(
+        self,
+        name: str,
+        scope: Mapping[str, T.Type],
+        out_t: T.Type,
+        roll: Sequence[Randomizer],
+        post: list[Let],
+        outcome: Expr | tuple[Rule, ...],
+        outputs: list[tuple[str, Expr]],
+    ) -> tuple[
+        tuple[tuple[Callable[..., tuple[Any, ...]], tuple[str, ...]] | None, ...] | None,
+        list[set[str] | None],
+    ]:
+        """`Check.own_keys` of a sequential check: for each randomizer whose value the check reads
+        only through parts that read nothing else but inputs and values known before the roll
+        (`keep(beads, level)`, `count(p) > 0`), a function of (env, its value) giving those parts,
+        with the names of what they read besides the value. Values with equal parts are read
+        alike everywhere, so the exact evaluator keeps one of them with their weights summed:
+        it enumerates what the check reads, not every draw. None for a randomizer read whole
+        somewhere (or with triggers: its value carries its history, or when the outcome's
+        message on no match shows every die), and when no randomizer has one. Second, the text
+        of each key's parts (None where there is no key), which `_stage_keys` compares with."""
+        dice = [r.name for r in roll]
+        lets = {let.name for let in post}
+        env_names = set(scope) - set(dice) - lets - {n for n, _ in outputs} - {"outcome"}
+        texts: list[set[str] | None] = [None] * len(roll)
+        if not isinstance(outcome, Expr) and (not outcome or outcome[-1].when is not None):
+            return None, texts  # the outcome's message on no match shows every die as drawn
+        readers = after_roll_expressions(roll, post, outcome, outputs)
+        full = dict(scope)
+        full["outcome"] = out_t
+        saved = self.unit.locals
+        self.unit.counted.append(0)
+        made: list[tuple[Callable[..., tuple[Any, ...]], tuple[str, ...]] | None] = []
+        try:
+            for r in roll:
+                self.unit.locals = {r.name}
+                parts: dict[str, str] = {}
+                reads: set[str] = set()
+                whole = isinstance(r, Pool) and bool(r.triggers)
+                for expr in readers:
+                    if whole:
+                        break
+                    for node in _largest_known(expr.node, env_names | {r.name}, {r.name}):
+                        if isinstance(node, ast.Name):
+                            whole = True  # read whole: no two values are alike
+                            break
+                        text = to_text(node)
+                        if text not in parts:
+                            try:
+                                parts[text] = self.exprs.lower_checked(node, full, None)
+                            except (Problem, Reported, RulecraftError):
+                                whole = True
+                                break
+                            reads |= ast.names(node) - {r.name}
+                if whole or not parts:
+                    made.append(None)
+                    continue
+                body = ["return (" + "".join(f"{p}, " for p in parts.values()) + ")"]
+                where = self.unit.doc.span(("checks", name), key=True)
+                fn = self.unit.emit.function(f"own_{name}_{r.name}", ["env", f"v_{r.name}"], body, where)
+                made.append((fn, tuple(sorted(reads))))
+                texts[len(made) - 1] = set(parts)
+        finally:
+            self.unit.locals = saved
+            self.unit.counted.pop()
+        return (tuple(made) if any(m is not None for m in made) else None), texts
+
+    def _stage_keys(
+        self,
+        name: str,
+        scope: Mapping[str, T.Type],
+        out_t: T.Type,
+        roll: Sequence[Randomizer],
+        post: list[Let],
+        outcome: Expr | tuple[Rule, ...],
+        outputs: list[tuple[str, Expr]],
+        own_parts: list[set[str] | None],
+    ) -> tuple[Callable[..., tuple[Any, ...]] | None, ...] | None:
+        """`Check.stage_keys` of a sequential check: after each randomizer but the last, what the
+        rest of the check reads of the dice so far. The parts: each value that needs only those
+        dice; each largest part of a later expression (a later randomizer's count, faces, `each`,
+        triggers or redraw, a value, the outcome, an output) that reads them and nothing still
+        unknown; a die itself where only a whole read of it will do. Two rolls with equal keys
+        finish the check alike, so the exact evaluator finishes it once per key. A part that
+        cannot be compiled alone gives the dice it reads instead; an error while a key is worked
+        out makes the evaluator keep those dice apart (see `exact.Sequential.stage_key`), so the
+        evaluation fails as it did without keys. A stage's key is None where its parts are just
+        the `own_parts` of its dice (their own keys' parts): values merged by those are told
+        apart by it already, so the dice themselves serve. None when no stage has a key."""
+        dice = [r.name for r in roll]
+        if len(dice) < 2:
+            return None
+        lets = {let.name: let for let in post}
+        later_names = set(lets) | {n for n, _ in outputs} | {"outcome"}
+        env_names = set(scope) - set(dice) - later_names
+        unmatched = not isinstance(outcome, Expr) and (not outcome or outcome[-1].when is not None)
+        full = dict(scope)
+        full["outcome"] = out_t
+        emit = self.unit.emit
+        saved = self.unit.locals
+        self.unit.locals = set(dice) | set(lets)
+        self.unit.counted.append(0)
+        made: list[Callable[..., tuple[Any, ...]] | None] = []
+        try:
+            for i in range(len(dice) - 1):
+                known = set(dice[: i + 1])
+                ready: list[Let] = []  # the values that need only the dice so far, in order
+                for let in post:
+                    if ast.names(let.expr.node) <= env_names | known:
+                        ready.append(let)
+                        known.add(let.name)
+                readers = [e for r in roll[i + 1 :] for e in randomizer_expressions(r)]
+                readers += [let.expr for let in post if let.name not in known]
+                readers += (
+                    [e for rule in outcome for e in (rule.when, rule.then) if e]
+                    if not isinstance(outcome, Expr)
+                    else [outcome]
+                )
+                readers += [e for _, e in outputs]
+                parts: dict[str, str] = {}  # the source of each part, by its text
+                covered = {let.expr.node for let in ready}
+                raw = set(dice[: i + 1]) if unmatched else set()  # its message shows every die
+                for expr in readers:
+                    for node in _largest_known(expr.node, env_names | known, known):
+                        if _through(node, covered, set(dice)):
+                            continue  # reads the dice only through values that are parts already
+                        text = to_text(node)
+                        if text in parts:
+                            continue
+                        if isinstance(node, ast.Name):
+                            raw.add(node.id)
+                            continue
+                        try:
+                            parts[text] = self.exprs.lower_checked(node, full, None)
+                        except (Problem, Reported, RulecraftError):
+                            raw |= ast.names(node) & set(dice)
+                values = [f"v_{let.name}" for let in ready] + [f"v_{d}" for d in dice if d in raw]
+                values += list(parts.values())
+                own = [o for o in own_parts[: i + 1] if o is not None]
+                if not raw and len(own) == i + 1:
+                    if {to_text(let.expr.node) for let in ready} | set(parts) == set().union(*own):
+                        made.append(None)  # the dice's own keys, no more: nothing left to merge
+                        continue
+                body = [
+                    f"v_{let.name} = {self.exprs.lower_checked(let.expr.node, full, None)}" for let in ready
+                ]
+                body.append("return (" + "".join(f"{v}, " for v in values) + ")")
+                where = self.unit.doc.span(("checks", name), key=True)
+                made.append(
+                    emit.function(f"key_{name}_{i}", ["env", *(f"v_{d}" for d in dice[: i + 1])], body, where)
+                )
+        except (Problem, Reported, RulecraftError):
+            return None
+        finally:
+            self.unit.locals = saved
+            self.unit.counted.pop()
+        return tuple(made) if any(m is not None for m in made) else None
 
     def _let_order(self, path: PathKey, nodes: dict[str, ast.Node]) -> list[str]:
         """Named values in dependency order (the author's order where free); cycles are errors."""
@@ -1240,6 +1407,25 @@ def dice_notation(text: str, name: str, *, in_pool: bool) -> tuple[str, str] | N
             f"for {count} dice write a pool: pool: {count} with die: {shown} (then read sum({name}))",
         )
     return message, f"write the number of sides alone: die: {shown}"
+
+
+def _largest_known(node: ast.Node, known: set[str], dice: set[str]) -> list[ast.Node]:
+    """The largest parts of `node` that read only names in `known` and at least one in `dice`."""
+    names = ast.names(node)
+    if not names & dice:
+        return []
+    if names <= known:
+        return [node]
+    return [part for child in ast.children(node) for part in _largest_known(child, known, dice)]
+
+
+def _through(node: ast.Node, covered: set[ast.Node], dice: set[str]) -> bool:
+    """Whether `node` reads `dice` only inside parts equal to one of `covered` (spans aside)."""
+    if node in covered:
+        return True
+    if isinstance(node, ast.Name):
+        return node.id not in dice
+    return all(_through(child, covered, dice) for child in ast.children(node))
 
 
 MAX_LOOP_DEPTH = 6

@@ -3,8 +3,10 @@
 It reads the same compiled model and runs the same `Check.program` as the sampler; only the way
 randomizers produce values differs. Independent randomizers multiply (`randomizer_table` each,
 every combination once); a check whose dice depend on earlier dice, or whose player chooses
-(triggers, redraws), goes die by die (`Sequential`), with reroll procedures solved as absorbing
-Markov chains (`rerolls`). Every weight is a whole number over a common total (`Dist`).
+(triggers, redraws), goes die by die (`Sequential`) — unless, for the inputs given, none of that
+is in force (`_unlinked`) — listing only what the check reads of each value and finishing once
+per key of what the rest reads, with reroll procedures solved as absorbing Markov chains
+(`rerolls`). Every weight is a whole number over a common total (`Dist`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from functools import cached_property
 from itertools import islice, product
 from typing import Any
 
-from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
+from ..errors import Diagnostic, EvalError, InputError, LimitError, did_you_mean, placed
 from ..expr import ast
 from ..model.ruleset import Check, Pool, Scale, randomizer_expressions
 from ..model.values import Multi, Symbol, to_json
@@ -46,6 +48,13 @@ TAIL = Fraction(1, 10**15)
 `Limits.max_rerolls`) until the chance that it would go on is at most this; that chance is
 `Distribution.truncated`."""
 FIRST_DEPTH = 8
+_NONE = Fraction(0)
+_SMALL = frozenset({Symbol, int, bool})
+"""The kinds of value a point of a joint distribution is weighed without walking it: a tuple of
+these is about its slots and a small number each (a scale's members belong to the model)."""
+_APART = object()
+"""Marks a key made of the value or dice themselves because working out the key failed
+(`Sequential.stage_key`, `_read_alike`): they are merged with nothing."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -210,7 +219,10 @@ class Distribution:
                 1000 + each * self.states + tables + 150 * len(self._outcome.weights) + 200 * len(self.inputs)
             )
         points = list(islice(self.joint.weights.items(), 2))
-        each = approx_bytes(points) // max(len(points), 1) + 100  # and its entry in the dict
+        if all(type(v) in _SMALL for (key, _) in points for v in key):  # no value to walk into
+            each = 64 + 8 * len(points[0][0]) + 28 * (len(points[0][0]) + 1) + 100
+        else:
+            each = approx_bytes(points) // max(len(points), 1) + 100  # and its entry in the dict
         return 1000 + each * len(self.joint.weights) + 200 * len(self.inputs)
 
     def as_json(self) -> dict[str, Any]:
@@ -248,12 +260,104 @@ def _distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> D
         if fired is not None:
             return _fixed(check, inputs, env, fired[1], ctx.policy)
     if check.sequential:
-        return Sequential(check, env, ctx).distribution(inputs)
+        parts = _unlinked(check, env, ctx)
+        if parts is None:
+            return Sequential(check, env, ctx).distribution(inputs)
+        return _product(check, inputs, env, ctx, parts)
     return _product(check, inputs, env, ctx)
+
+
+class _Read(Exception):
+    """A die not rolled yet was read (`_Unrolled`)."""
+
+
+class _Unrolled:
+    """What an earlier die is bound to while `_unlinked` asks whether a randomizer reads it:
+    every use of it — a comparison, a hash, truth, arithmetic, an attribute, printing — raises
+    `_Read`, which no generated code catches, so a value worked out without one is a value that
+    does not depend on that die."""
+
+    __slots__ = ()
+
+
+def _read(*_: Any) -> Any:
+    raise _Read
+
+
+for _use in (
+    "__eq__ __ne__ __lt__ __le__ __gt__ __ge__ __hash__ __bool__ __len__ __iter__ __contains__ "
+    "__getitem__ __getattr__ __add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ "
+    "__rtruediv__ __floordiv__ __rfloordiv__ __mod__ __rmod__ __pow__ __rpow__ __neg__ __pos__ "
+    "__abs__ __index__ __int__ __float__ __round__ __floor__ __ceil__ __str__ __repr__ __format__"
+).split():
+    setattr(_Unrolled, _use, _read)
+_UNROLLED = _Unrolled()
+
+
+def _unlinked(check: Check, env: dict[str, Any], ctx: RunContext) -> list[Dist] | None:
+    """Each randomizer's table, when for these inputs the check needs no die-by-die evaluation:
+    no randomizer reads an earlier one (a count like `2 if riposte and mine == theirs else 0`
+    reads no die when `riposte` is false), none has triggers, and no redraw can be offered (its
+    condition false, or no redraw left, whatever the dice). Then the dice are independent and the
+    check is evaluated as a product, with its outcome programs. None otherwise, or when asking
+    fails: the die-by-die evaluation then does what it always did, errors included."""
+    probe = dict(env)
+    for r in check.roll:
+        probe[r.name] = _UNROLLED
+    parts = []
+    try:
+        for r in check.roll:
+            if isinstance(r, Pool) and r.triggers:
+                return None
+            if r.redraw is not None:
+                if redraw_times(r, probe, ctx.limits) and bool(r.redraw.allowed.run(probe)):
+                    return None
+            parts.append(randomizer_table(r, probe, ctx))
+    except (_Read, EvalError, InputError):
+        return None
+    if math.prod(map(len, parts)) <= 2 * sum(map(len, parts)):
+        return parts  # few combinations: merging the values would cost more than it saves
+    return [_read_alike(check, i, table, env, ctx) for i, table in enumerate(parts)]
+
+
+def _read_alike(check: Check, i: int, table: Dist, env: dict[str, Any], ctx: RunContext) -> Dist:
+    """Randomizer `i`'s `table` with the values the check reads alike merged (`Check.own_keys`):
+    one value kept, weighed for all. It depends only on the table and the values known before
+    the roll that the key reads, so it is kept in the ruleset's tables for the next request. A
+    value whose key fails to work out is kept apart, so its error comes where it came before."""
+    own = check.own_keys[i] if check.own_keys is not None else None
+    if own is None or len(table) < 2:
+        return table
+    fn, reads = own
+    tables = ctx.caches.tables
+    key = ("alike", id(fn), id(table), *((type(v), v) for v in map(env.get, reads)))
+    found = tables.get(key)
+    if found is not None and found[0] is fn and found[1] is table:
+        return found[2]  # type: ignore[no-any-return]
+    meter().charge(len(table))
+    groups: dict[Any, list[Any]] = {}
+    for value, w in table.weights.items():
+        try:
+            alike = fn(env, value)
+        except (EvalError, InputError):
+            alike = (_APART, value)
+        group = groups.get(alike)
+        if group is None:
+            groups[alike] = [value, w]
+        else:
+            group[1] += w
+    merged = table if len(groups) == len(table) else Dist(dict(groups.values()), table.total)
+    tables.put(key, (fn, table, merged), 200 + 120 * len(merged))
+    return merged
 
 
 def _first(key: tuple[Any, ...]) -> Any:
     return key[0]
+
+
+def _uncut(value: Any) -> tuple[Any, int]:
+    """A randomizer's value as `Sequential` carries it: with no procedure cut short."""
+    return (value, 0)
 
 
 class _Product:
@@ -400,9 +504,17 @@ def _groups(
     return groups
 
 
-def _product(check: Check, inputs: Mapping[str, Any], env: dict[str, Any], ctx: RunContext) -> Distribution:
-    """Independent randomizers: every combination once, weights multiplied."""
-    parts = [randomizer_table(r, env, ctx) for r in check.roll]
+def _product(
+    check: Check,
+    inputs: Mapping[str, Any],
+    env: dict[str, Any],
+    ctx: RunContext,
+    parts: list[Dist] | None = None,
+) -> Distribution:
+    """Independent randomizers: every combination once, weights multiplied (`parts`: their
+    tables, when made already)."""
+    if parts is None:
+        parts = [randomizer_table(r, env, ctx) for r in check.roll]
     states = math.prod([len(d.weights) for d in parts])
     enforce("exact states", states, ctx.limits.max_states, check.span)
     meter().charge(states)
@@ -459,21 +571,32 @@ class Sequential:
         self._procedures: dict[tuple[int, tuple[Any, ...]], Dist] = {}
         self._leaves = 0
         """Ends of the roll the last randomizer's values reached without a memo entry each."""
-        self._reads: list[bool] = []
-        """Whether randomizer `i` reads an earlier one (else, under a fixed policy, its procedure
-        is solved once for every value of the dice before it)."""
-        earlier: set[str] = set()
-        for r in check.roll:
-            read = set().union(*(ast.names(e.node) for e in randomizer_expressions(r)))
-            self._reads.append(bool(read & earlier))
-            earlier.add(r.name)
         self._redrawn: dict[tuple[int, tuple[Any, ...], int], Dist] = {}
+        self._tables: dict[tuple[int, int], tuple[Dist, Dist]] = {}
+        """Each randomizer's tables met, by id, with the values it reads alike merged and paired
+        with "not cut" (`fresh`)."""
+
+    @cached_property
+    def _reads(self) -> list[bool]:
+        """Whether randomizer `i` reads an earlier one (else, under a fixed policy, its procedure
+        is solved once for every value of the dice before it): worked out only for a pool with
+        triggers, which alone asks."""
+        reads: list[bool] = []
+        earlier: set[str] = set()
+        for r in self.check.roll:
+            read = set().union(*(ast.names(e.node) for e in randomizer_expressions(r)))
+            reads.append(bool(read & earlier))
+            earlier.add(r.name)
+        return reads
 
     def distribution(self, inputs: Mapping[str, Any]) -> Distribution:
         result = self.finish(0, ())
-        joint = result.map(lambda kc: kc[0])
-        capped = Fraction(sum(w for (_, c), w in result.weights.items() if c & CAPPED), result.total)
-        truncated = Fraction(sum(w for (_, c), w in result.weights.items() if c & TRUNCATED), result.total)
+        joint = result.map(_first)
+        cut = [(c, w) for (_, c), w in result.weights.items() if c]
+        capped = truncated = _NONE
+        if cut:  # a reroll procedure was cut short somewhere
+            capped = Fraction(sum(w for c, w in cut if c & CAPPED), result.total)
+            truncated = Fraction(sum(w for c, w in cut if c & TRUNCATED), result.total)
         states = len(self._finish) + self._leaves + len(result)
         return Distribution(
             self.check.name,
@@ -487,10 +610,31 @@ class Sequential:
             truncated,
         )
 
-    def finish(self, i: int, dice: tuple[Any, ...]) -> Dist:
+    def stage_key(self, i: int, dice: tuple[Any, ...]) -> tuple[Any, ...]:
+        """What the rest of the check reads of the first `i` randomizers' values `dice`
+        (`Check.stage_keys`): rolls with equal keys finish alike, so they share one memo entry.
+        The dice themselves where there is no key; where working the key out fails (a value
+        that raises for these dice), the dice too, so that the error comes where it came before."""
+        keys = self.check.stage_keys
+        if i == 0:
+            return ()
+        if keys is None or i > len(keys):
+            return dice
+        made = keys[i - 1]
+        if made is None:
+            return dice
+        try:
+            return made(self.env, *dice)
+        except (EvalError, InputError):
+            return (_APART, *dice)
+
+    def finish(self, i: int, dice: tuple[Any, ...], key: tuple[Any, ...] | None = None) -> Dist:
         """Distribution of (program result, how a procedure was cut: `CAPPED` | `TRUNCATED` bits)
-        given the first `i` randomizers' values."""
-        memo = self._finish.get((i, dice))
+        given the first `i` randomizers' values (`key`: theirs, when known already)."""
+        if key is None:
+            key = dice if self.check.stage_keys is None else self.stage_key(i, dice)
+        at = (i, key)
+        memo = self._finish.get(at)
         if memo is not None:
             return memo
         env = with_dice(self.env, self.check.roll, dice)
@@ -501,20 +645,28 @@ class Sequential:
             program = self.check.program
             joint: dict[Any, int] = {}
             for (value, cut), w in values.weights.items():
-                key = (program(env, *dice, value), cut)
-                joint[key] = joint.get(key, 0) + w
+                point = (program(env, *dice, value), cut)
+                joint[point] = joint.get(point, 0) + w
             result = Dist(joint, values.total)
             self._leaves += len(values)
         else:
-            parts = []
             values = self.values(i, dice, env)
+            groups: dict[tuple[Any, ...], list[Any]] = {}  # rolls that finish alike, weighed together
             for (value, capped), w in values.weights.items():
-                rest = self.finish(i + 1, dice + (value,))
+                then = self.stage_key(i + 1, dice + (value,))
+                found = groups.get((then, capped))
+                if found is None:
+                    groups[(then, capped)] = [value, w]
+                else:
+                    found[1] += w
+            parts = []
+            for (then, capped), (value, w) in groups.items():
+                rest = self.finish(i + 1, dice + (value,), then)
                 if capped:
                     rest = rest.map(lambda kc, c=capped: (kc[0], kc[1] | c))
                 parts.append((rest, w, values.total))
             result = Dist.mix(parts)
-        self._finish[(i, dice)] = result
+        self._finish[at] = result
         meter().charge(len(result))
         enforce("exact states", len(self._finish) + self._leaves, self.ctx.limits.max_states, self.check.span)
         return result
@@ -555,7 +707,12 @@ class Sequential:
                 solver = self.solver(i, key, env, min(_deeper(depth, cut), self.ctx.limits.max_rerolls))
             found = self._procedures[(i, key)] = ends
             return found
-        return randomizer_table(r, env, self.ctx).map(lambda v: (v, 0))
+        table = randomizer_table(r, env, self.ctx)
+        pair = self._tables.get((i, id(table)))
+        if pair is None or pair[0] is not table:
+            merged = _read_alike(self.check, i, table, self.env, self.ctx)
+            pair = self._tables[(i, id(table))] = (table, merged.map(_uncut))
+        return pair[1]
 
     def values(self, i: int, dice: tuple[Any, ...], env: dict[str, Any]) -> Dist:
         """Randomizer `i`'s final values, after any redraws the policy or the rule makes."""
@@ -566,10 +723,13 @@ class Sequential:
         times = redraw_times(r, env, self.ctx.limits)
         for t in range(1, times):  # fewest redraws left first, so no chain of calls is `times` deep
             self.redrawn(i, dice, env, t, first)
-        return Dist.mix(
-            (self.settle(i, dice, env, value, capped, times, first), w, first.total)
-            for (value, capped), w in first.weights.items()
-        )
+        parts = []
+        kept = True  # no value redrawn: the first roll is the answer, no mix to make
+        for (value, capped), w in first.weights.items():
+            ends = self.settle(i, dice, env, value, capped, times, first)
+            kept = kept and ends.total == 1 and (value, capped) in ends.weights
+            parts.append((ends, w, first.total))
+        return first if kept else Dist.mix(parts)
 
     def settle(
         self,
@@ -592,7 +752,7 @@ class Sequential:
 
     def redrawn(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], times: int, fresh: Dist) -> Dist:
         """Where the value ends when it is redrawn now (with `times - 1` redraws left after)."""
-        key = (i, dice, times)
+        key = (i, self.stage_key(i, dice), times)
         found = self._redrawn.get(key)
         if found is None:
             meter().charge(TRANSITION * len(fresh))

@@ -19,26 +19,44 @@ from .dist import Dist
 
 S = TypeVar("S", bound=Hashable)
 Opt = TypeVar("Opt")
-Step = Callable[[Any], "Dist | None"]
+Edges = tuple[tuple[Any, ...], tuple[int, ...], int]
+"""A state's successors as absorb keeps them: the states, their weights and the total (a tuple
+of three is a third of the memory of a `Dist` and its map)."""
+Step = Callable[[Any], "Dist | Edges | None"]
 
 
 def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Callable[[int], None]) -> Dist:
     """The distribution of `end(s)` over the absorbing states `s` the chain reaches from `starts`.
 
-    `count(n)` is told how many states are listed so far, and raises to stop a chain that is too
-    large. Each state's successors are asked for once."""
-    edges: dict[Any, Dist | None] = {}
+    `step(s)` gives a state's successors as a `Dist` (or as `Edges`, the same without making
+    one), or None when it absorbs. `count(n)` is told how many states are listed so far, and
+    raises to stop a chain that is too large. Each state's successors are asked for once."""
+    edges: dict[Any, Edges | None] = {}
     order: list[Any] = []  # each state after every state it leads to (when the chain has no cycle)
     on_path: set[Any] = set()
     cyclic = False
     none: tuple[Any, ...] = ()
+    shared: dict[tuple[int, ...], tuple[int, ...]] = {}  # one tuple per list of weights
+
+    def listed(s: Any) -> tuple[Any, ...]:
+        nxt = step(s)
+        if nxt is None:
+            edges[s] = None
+            count(len(edges))
+            return none
+        if isinstance(nxt, Dist):
+            targets, weights, total = tuple(nxt.weights), tuple(nxt.weights.values()), nxt.total
+        else:
+            targets, weights, total = nxt
+        edges[s] = (targets, shared.setdefault(weights, weights), total)
+        count(len(edges))
+        return targets
+
     for root in starts.weights:
         if root in edges:
             continue
-        nxt = edges[root] = step(root)
-        count(len(edges))
         on_path.add(root)
-        stack = [(root, iter(nxt.weights if nxt is not None else none))]
+        stack = [(root, iter(listed(root)))]
         while stack:
             s, successors = stack[-1]
             for t in successors:
@@ -46,10 +64,8 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
                     if t in on_path:
                         cyclic = True
                     continue
-                nxt = edges[t] = step(t)
-                count(len(edges))
                 on_path.add(t)
-                stack.append((t, iter(nxt.weights if nxt is not None else none)))
+                stack.append((t, iter(listed(t))))
                 break
             else:
                 stack.pop()
@@ -57,31 +73,44 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
                 order.append(s)
     if cyclic:
         return _solve(starts, edges, end)
-    # Mass as (numerator, denominator) per state, pushed once along every edge in topological order.
-    mass: dict[Any, tuple[int, int]] = {s: (w, starts.total) for s, w in starts.weights.items()}
+    # Mass as a numerator and a denominator per state, pushed once along every edge in topological
+    # order; the denominators are mostly one power of the chain's totals, so sums rarely need an lcm.
+    nums: dict[Any, int] = dict(starts.weights)
+    dens: dict[Any, int] = dict.fromkeys(starts.weights, starts.total)
     ends: dict[Hashable, tuple[int, int]] = {}
     for s in reversed(order):
-        got = mass.pop(s, None)
-        if got is None or not got[0]:
+        num = nums.pop(s, 0)
+        if not num:
             continue
-        num, den = got
-        nxt = edges[s]
+        den = dens.pop(s)
+        nxt = edges.pop(s)  # pushed once: its successors are no longer needed
         if nxt is None:
             _add(ends, end(s), num, den)
             continue
-        den2 = den * nxt.total
-        for t, w in nxt.weights.items():
-            old = mass.get(t)
+        targets, weights, total = nxt
+        den2 = den * total
+        for t, w in zip(targets, weights):
+            old = dens.get(t)
             if old is None:
-                mass[t] = (num * w, den2)
-            elif old[1] == den2:
-                mass[t] = (old[0] + num * w, den2)
+                nums[t] = num * w
+                dens[t] = den2
+            elif old == den2:
+                nums[t] += num * w
             else:
-                _add(mass, t, num * w, den2)
+                common = _common(old, den2)
+                nums[t] = nums[t] * (common // old) + num * w * (common // den2)
+                dens[t] = common
     common = 1
     for _, d in ends.values():
         common = common if common % d == 0 else math.lcm(common, d)
     return Dist({k: n * (common // d) for k, (n, d) in ends.items()}, common)
+
+
+def _common(a: int, b: int) -> int:
+    """A common denominator of a and b (the larger, when one divides the other, as powers do)."""
+    if a > b:
+        return a if a % b == 0 else math.lcm(a, b)
+    return b if b % a == 0 else math.lcm(a, b)
 
 
 def _add(into: dict[Any, tuple[int, int]], key: Any, num: int, den: int) -> None:
@@ -102,7 +131,7 @@ def _add(into: dict[Any, tuple[int, int]], key: Any, num: int, den: int) -> None
         into[key] = (n0 * (common // d0) + num * (common // den), common)
 
 
-def _solve(starts: Dist, edges: dict[Any, Dist | None], end: Callable[[Any], Hashable]) -> Dist:
+def _solve(starts: Dist, edges: dict[Any, Edges | None], end: Callable[[Any], Hashable]) -> Dist:
     """A chain with cycles: x_s = Σ p · x_next for a transient s, x_s = e_end(s) for an absorbing
     one, solved by Gauss–Jordan elimination over the rationals (I − Q is invertible)."""
     states = list(edges)
@@ -117,8 +146,9 @@ def _solve(starts: Dist, edges: dict[Any, Dist | None], end: Callable[[Any], Has
         if nxt is None:
             a[i][n + col[end(s)]] = Fraction(1)
             continue
-        for t, w in nxt.weights.items():
-            a[i][index[t]] -= Fraction(w, nxt.total)
+        targets, weights, total = nxt
+        for t, w in zip(targets, weights):
+            a[i][index[t]] -= Fraction(w, total)
     _eliminate(a, n)
     out: dict[Hashable, Fraction] = {}
     for s, w in starts.weights.items():
@@ -150,19 +180,45 @@ def _eliminate(a: list[list[Fraction]], n: int) -> None:
                 a[r] = [x - f * y for x, y in zip(a[r], a[c])]
 
 
+Value = tuple[int, ...]
+"""A score kept whole: one common denominator, then its parts' numerators."""
+
+
+def _whole(score: tuple[Fraction, ...]) -> Value:
+    den = 1
+    for f in score:
+        if den % f.denominator:
+            den = math.lcm(den, f.denominator)
+    return (den, *[f.numerator * (den // f.denominator) for f in score])
+
+
+def _above(a: Value, b: Value) -> bool:
+    """Whether score `a` is larger than `b` (compared part by part, the first difference deciding)."""
+    ad, bd = a[0], b[0]
+    if len(a) == 2:
+        return a[1] * bd > b[1] * ad
+    return tuple([x * bd for x in a[1:]]) > tuple([y * ad for y in b[1:]])
+
+
 class BestPlay(Generic[S, Opt]):
     """Backward induction on a chain whose states offer options: from each state, the option that
-    maximises `score` of where the chain ends, and the distribution of that end under best play.
+    maximises `score` of where the chain ends, and that score under best play.
 
     `options(s)` lists what may be done at `s` (None when `s` absorbs; fewest first: ties keep the
     earlier option), `after(s, o)` gives the successors when `o` is taken, `final(s)` what an
-    absorbing state is worth (a `Dist` of outcomes). A decision on a chain that can return to a
-    state has no last step: `on_cycle(s)` makes the error to raise."""
+    absorbing state is worth (a `Dist` of outcomes); `after` may give the successor itself when it
+    is certain (no `Dist` made for it). A decision on a chain that can return to a state has no
+    last step: `on_cycle(s)` makes the error to raise.
+
+    `score` must be an expected value, part by part (every `Objective`'s is): the score of a
+    mixture is then the mixture of the scores, so a state keeps its score alone — a few whole
+    numbers over one denominator — and never the distribution of its ends (where the chain ends
+    under best play is `absorb`'s to work out, following `best`)."""
 
     def __init__(
         self,
         options: Callable[[S], Sequence[Opt] | None],
-        after: Callable[[S, Opt], Dist],
+        after: Callable[[S, Opt], Dist | S],
         final: Callable[[S], Dist],
         score: Callable[[Dist], tuple[Fraction, ...]],
         count: Callable[[int], None],
@@ -174,57 +230,63 @@ class BestPlay(Generic[S, Opt]):
         self.score = score
         self.count = count
         self.on_cycle = on_cycle
-        self._best: dict[S, tuple[Dist, Opt | None]] = {}
-        self._scores: dict[S, tuple[Fraction, ...]] = {}
+        self._values: dict[S, Value] = {}
+        self._moves: dict[S, Opt] = {}  # a state's option taken (a flight's one move, None, is not kept)
         self._busy: set[S] = set()
 
-    def value(self, state: S, option: Opt) -> Dist:
-        """Where the chain ends if `option` is taken at `state` and best play follows."""
-        return self._valued(state, option, False)[0]
+    def scored(self, state: S, option: Opt) -> tuple[Fraction, ...]:
+        """The score reached if `option` is taken at `state` and best play follows."""
+        value = self._valued(state, option)
+        return tuple([Fraction(n, value[0]) for n in value[1:]])
 
-    def _valued(self, state: S, option: Opt, scored: bool) -> tuple[Dist, tuple[Fraction, ...] | None]:
-        """`value`, and its score when `scored`: an option with one certain successor is worth
-        that successor's best play, whose score is worked out once however many options lead there."""
+    def _valued(self, state: S, option: Opt) -> Value:
+        """The score of `option` at `state`: its successors' best scores, weighed by their chances
+        over one common denominator (an option with one certain successor is worth that successor)."""
         nxt = self.after(state, option)
+        if not isinstance(nxt, Dist):
+            return self.best(nxt)[0]
         if len(nxt.weights) == 1:
             (t,) = nxt.weights
-            d = self.best(t)[0]
-            if not scored:
-                return d, None
-            s = self._scores.get(t)
-            if s is None:
-                s = self._scores[t] = self.score(d)
-            return d, s
-        d = Dist.mix((self.best(t)[0], w, nxt.total) for t, w in nxt.weights.items())
-        return d, self.score(d) if scored else None
+            return self.best(t)[0]
+        parts = [(self.best(t)[0], w) for t, w in nxt.weights.items()]
+        den = 1
+        for value, _ in parts:
+            d = value[0]
+            if den % d:
+                den = d if d % den == 0 else math.lcm(den, d)
+        acc = [0] * (len(parts[0][0]) - 1)
+        for value, w in parts:
+            f = den // value[0] * w
+            for i, n in enumerate(value[1:]):
+                acc[i] += n * f
+        return (den * nxt.total, *acc)
 
-    def best(self, state: S) -> tuple[Dist, Opt | None]:
-        """Best play from `state`: where it ends, and the option taken now (None: it absorbs)."""
-        found = self._best.get(state)
-        if found is not None:
-            return found
+    def best(self, state: S) -> tuple[Value, Opt | None]:
+        """Best play from `state`: its score, and the option taken now (None: it absorbs)."""
+        value = self._values.get(state)
+        if value is not None:
+            return value, self._moves.get(state)
         if state in self._busy:
             raise self.on_cycle(state)
         options = self.options(state)
+        move: Opt | None = None
         if options is None:
-            result: tuple[Dist, Opt | None] = (self.final(state), None)
+            value = _whole(self.score(self.final(state)))
         else:
             self._busy.add(state)
             try:
-                best: tuple[Dist, Opt | None] | None = None
-                best_score: tuple[Fraction, ...] | None = None
-                scored = len(options) > 1
                 for o in options:
-                    d, s = self._valued(state, o, scored)
-                    if best is None or (s is not None and best_score is not None and s > best_score):
-                        best, best_score = (d, o), s
-                assert best is not None
-                result = best
+                    v = self._valued(state, o)
+                    if value is None or _above(v, value):
+                        value, move = v, o
+                assert value is not None
             finally:
                 self._busy.discard(state)
-        self._best[state] = result
-        self.count(len(self._best))
-        return result
+            if move is not None:  # a flight's one move (None) is not kept
+                self._moves[state] = move
+        self._values[state] = value
+        self.count(len(self._values))
+        return value, move
 
 
 # -- chains with choices, solved component by component ------------------------------------------

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 from ..errors import Diagnostic, LimitError
 from ..model.objective import Objective
 from ..model.values import Multi, Symbol
-from ..runtime.procedure import Counts, History, Option, Packing, Procedure, State
+from ..runtime.procedure import Option, Packing, Procedure, State
 from ..runtime.work import TRANSITION, meter
 from .dist import Dist
-from .markov import BestPlay, absorb
+from .markov import BestPlay, Edges, absorb
 
 CAPPED = 1
 """A procedure ended by its pool's `cap` (a rule of the game)."""
@@ -58,18 +59,23 @@ class RerollSolver:
         dice = max_dice + (proc.cap or 0) + 2
         rerolls = proc.pool.history and proc.keeps[2]
         self.packing = Packing(proc, (max_states + 2) * dice if rerolls else dice)
+        self._finals: dict[int, Any] = {}
         self.play: BestPlay[int, Move | None] = BestPlay(
             self._options,
             self._after,
-            lambda code: outcome_of(proc.final(*self._ending(code))),
+            lambda code: outcome_of(self._final(code)),
             self._score,
             self._count,
             self._cycle,
         )
 
-    def _ending(self, code: int) -> tuple[Counts, History]:
-        state = self.packing.unpack(code)
-        return state[0], state[3]
+    def _final(self, code: int) -> Any:
+        """The pool's value at an end state (asked by best play and again by `ends`: made once)."""
+        found = self._finals.get(code)
+        if found is None:
+            state = self.packing.unpack(code)
+            found = self._finals[code] = self.proc.final(state[0], state[3])
+        return found
 
     def _count(self, n: int) -> None:
         if n > self.max_states:
@@ -104,16 +110,17 @@ class RerollSolver:
         """A state's options, each with the node it leads to; a flight's one move, its next die."""
         if code >= self.packing.flying:
             return [None]
-        state = self.packing.unpack(code)
-        t = self.proc.pending(state)
+        t = self.packing.pending(code)
         if t is None:
             return None
-        return [(o, self._launch(state, t, o)) for o in self.proc.options(state, t, self.policy)]
+        options, codes = self.packing.moves(code, t, self.policy)
+        meter().charge(2 * TRANSITION * len(options))
+        return list(zip(options, codes))
 
-    def _after(self, code: int, move: Move | None) -> Dist:
+    def _after(self, code: int, move: Move | None) -> Dist | int:
         """Where a move leads: a state's option to its flight (or, with no die to roll, its next
         state); a flight to its next die's fall, W ways (one per face)."""
-        return self._landed(code) if move is None else Dist.certain(move[1])
+        return self._landed(code) if move is None else move[1]
 
     def _launch(self, state: State, t: int, option: Option) -> int:
         meter().charge(2 * TRANSITION)
@@ -136,7 +143,7 @@ class RerollSolver:
         """Every option at `state` with the objective it reaches (for the trace)."""
         code = self.packing.pack(state)
         return [
-            (o, self._score(self.play.value(code, (o, self._launch(state, t, o)))))
+            (o, self.play.scored(code, (o, self._launch(state, t, o))))
             for o in self.proc.options(state, t, self.policy)
         ]
 
@@ -150,22 +157,20 @@ class RerollSolver:
         proc = self.proc
 
         nexts: dict[int, int] = {}
+        work = meter()
 
         def follow(code: int) -> int:
             """Where a state goes once the policy has acted: a flight, or a state where nothing
             is pending (a state's one move is followed at once, so it is no node of the chain)."""
-            found = nexts.get(code)
-            if found is not None:
-                return found
             now = code
             while now < flying:
-                state = packing.unpack(now)
-                t = proc.pending(state)
+                t = packing.pending(now)
                 if t is None:
                     break
-                options = proc.options(state, t, self.policy)
+                options, codes = packing.moves(now, t, self.policy)
                 if len(options) == 1:  # a rule, a fixed policy, or nothing to choose
-                    now = self._launch(state, t, options[0])
+                    work.charge(2 * TRANSITION)
+                    now = codes[0]
                     continue
                 move = self.play.best(now)[1]
                 assert move is not None
@@ -173,22 +178,26 @@ class RerollSolver:
             nexts[code] = now
             return now
 
-        def step(code: int) -> Dist | None:
+        weights = proc.weights
+        faces = self._faces
+
+        def step(code: int) -> Edges | None:
             if code < flying:
                 return None
             out: dict[int, int] = {}
-            for landed, w in zip(packing.landings(code), proc.weights):
+            for landed, w in zip(packing.landings(code), weights):
                 nxt = nexts.get(landed)
                 if nxt is None:
                     nxt = follow(landed)
-                out[nxt] = out.get(nxt, 0) + w
-            meter().charge(2 * TRANSITION)
-            return Dist(out, self._faces)
+                if nxt in out:
+                    out[nxt] += w
+                else:
+                    out[nxt] = w
+            work.charge(2 * TRANSITION)
+            return tuple(out), tuple(out.values()), faces
 
-        def end(code: int) -> tuple[Counts, History, int]:
-            state = packing.unpack(code)
-            return (state[0], state[3], cut if proc.capped(state) else 0)
+        def end(code: int) -> tuple[Any, int]:
+            return (self._final(code), cut if proc.capped(packing.unpack(code)) else 0)
 
         begun = starts.map(lambda s: follow(packing.pack(s)))
-        ends = absorb(begun, step, end, self._count)  # a followed state is charged as work
-        return ends.map(lambda e: (proc.final(e[0], e[1]), e[2]))
+        return absorb(begun, step, end, self._count)  # a followed state is charged as work

@@ -57,7 +57,15 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
     if r.folds is not None:
         folds = r.folds
         return _cached(ctx, ("folded", contents, n, folds, True), lambda: _folded(contents, n, folds, True))
-    return _cached(ctx, ("draws", contents, n), lambda: _hypergeometric(contents, n))
+    return _cached(
+        ctx, ("draws", contents, n), lambda: _hypergeometric(contents, n), lambda d: _weigh_draws(d, n)
+    )
+
+
+def _weigh_draws(table: Dist, n: int) -> int:
+    """What a table of draws of `n` chits holds: per multiset its entry, its chits and its tally
+    (counted, not walked: weighing a new table by walking it cost more than making it)."""
+    return 200 + (150 + 24 * n) * len(table)
 
 
 def _face_readings(r: Pool, env: dict[str, Any], ctx: RunContext) -> tuple[tuple[Any, int], ...]:
@@ -78,8 +86,10 @@ def _face_readings(r: Pool, env: dict[str, Any], ctx: RunContext) -> tuple[tuple
     return made
 
 
-def _cached(ctx: RunContext, key: Hashable, make: Callable[[], Dist]) -> Dist:
-    return ctx.caches.tables.get_or_make(key, make)
+def _cached(
+    ctx: RunContext, key: Hashable, make: Callable[[], Dist], weigh: Callable[[Dist], int] | None = None
+) -> Dist:
+    return ctx.caches.tables.get_or_make(key, make, weigh)
 
 
 def _die(faces: tuple[int, ...]) -> Dist:

@@ -26,7 +26,9 @@ class Objective:
     def score(
         self, members: tuple[Symbol, ...], weights: Mapping[Symbol, int], total: int
     ) -> tuple[Fraction, ...]:
-        """How good an outcome distribution (weights over `total`) is for the player; larger is better."""
+        """How good an outcome distribution (weights over `total`) is for the player; larger is better.
+        Each part is an expected value over the outcomes, so the score of a mixture is the mixture
+        of the scores: best play keeps a state's score and never its distribution (`BestPlay`)."""
         if self.kind == "at_least":
             target = self.target
             assert target is not None

@@ -72,6 +72,11 @@ class Bag:
     span: Span | None = field(default=None, compare=False)
 
     def contents(self) -> tuple[tuple[Symbol, int], ...]:
+        return self._contents
+
+    @cached_property
+    def _contents(self) -> tuple[tuple[Symbol, int], ...]:
+        """Each colour with its chits over every set (made once: a draw's table is looked up by it)."""
         return tuple((s, n * self.sets) for s, n in self.chits)
 
     @cached_property
@@ -80,7 +85,7 @@ class Bag:
         (made once, not on every draw)."""
         return tuple(s for s, k in self.contents() for _ in range(k))
 
-    @property
+    @cached_property
     def size(self) -> int:
         return sum(n for _, n in self.chits) * self.sets
 
@@ -360,6 +365,23 @@ class Check:
     loops running only that value and the values it reads, adding each combination's weight to
     `out[value]` — one value's distribution without the joint. Empty when there is no
     `outcome_loop`; replaced (or emptied) with `program` too."""
+    stage_keys: tuple[Callable[..., tuple[Any, ...]] | None, ...] | None = field(
+        default=None, compare=False, repr=False
+    )
+    """For a sequential check: `stage_keys[i](env, *dice)`, with the first i + 1 randomizers'
+    values, gives everything the rest of the check reads of them — each value that needs only
+    those dice, each part of a later expression that reads them (`keep(foe, level)` in a later
+    count), a die itself where something later reads it whole — so the exact evaluator finishes
+    the check once per key, not once per roll of those dice. A stage's key is None where it
+    would only repeat the dice's `own_keys` (the dice themselves serve). None for other checks,
+    or when `program` is replaced (the linter's probe sees every state)."""
+    own_keys: tuple[tuple[Callable[..., tuple[Any, ...]], tuple[str, ...]] | None, ...] | None = field(
+        default=None, compare=False, repr=False
+    )
+    """For a sequential check: per randomizer, None or `(key, reads)` — `key(env, value)` gives
+    every part of the check that reads the value (each reads besides it only the names `reads`,
+    all known before the roll), so values with equal keys are read alike and the exact evaluator
+    lists one of them, weighed for all. None as `stage_keys` is."""
 
     @property
     def input_map(self) -> Mapping[str, InputSpec]:

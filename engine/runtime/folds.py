@@ -139,9 +139,28 @@ def tally(m: Multi) -> Iterable[tuple[Any, int]]:
     return m.tally if m.tally is not None else Counter(m.items).items()
 
 
+_EXTREMES: dict[str, Callable[[tuple[Any, ...]], Any]] = {
+    "highest": max,
+    "lowest": min,
+    "best": max,
+    "worst": min,
+    "max": max,
+    "min": min,
+}
+"""The folds that keep one extreme reading: over a pool's readings at once, the same answer
+as the fold's steps (the exact evaluator calls them once per state, so the steps' calls show)."""
+
+
 def apply(name: str, m: Multi | Summary, args: tuple[Any, ...]) -> Any:
     """Run statistic `name` on a rolled pool, or read it from the exact evaluator's summary."""
-    value = m.results[(name, *args)] if isinstance(m, Summary) else FOLDS[name].over(tally(m), args)
+    if isinstance(m, Summary):
+        value = m.results[(name, *args)]
+    elif m.items and name in _EXTREMES:
+        return _EXTREMES[name](m.items)
+    elif name == "count" and not args:
+        return len(m.items)
+    else:
+        value = FOLDS[name].over(tally(m), args)
     if isinstance(value, _Undefined):
         raise value.fail()
     return value

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from itertools import product
 from typing import Any
 
 from ..model.ruleset import Pool
@@ -38,6 +37,12 @@ Option = tuple[tuple[int, ...], int]  # dice removed per kind, fresh dice rolled
 Flight = tuple[State, int, int]
 """A step's dice in the air: the state without them (grant spent), the trigger acting, how many
 are still to be rolled, one at a time."""
+
+
+OPTIONS_KEPT = 1 << 16
+"""How many options a procedure keeps listed for reuse (a few megabytes at most)."""
+MOVES_KEPT = 1 << 18
+"""How many moves a packing keeps for reuse (about ten megabytes at most)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +144,9 @@ class Procedure:
         self.keeps = tuple(h in pool.history for h in HISTORY)
         """Which parts of the history the check reads (first roll, added, rerolled)."""
         self._fresh: dict[int, tuple[tuple[tuple[int, ...], int], ...]] = {}
+        self._options: dict[tuple[int, str, int, tuple[int, ...]], list[Option]] = {}
+        self._kept = 0
+        self._same: dict[Option, Option] = {}
 
     # -- the rules, shared by sampler and solver ---------------------------------------
 
@@ -201,10 +209,21 @@ class Procedure:
 
     def options(self, state: State, t: int, policy: str) -> list[Option]:
         """What may be done at this step: one option for a rule or a fixed policy, every
-        option for `optimal` (fewest dice first)."""
-        step = self.steps[t]
+        option for `optimal` (fewest dice first). The list may be shared: do not change it."""
         k = self.grant(state, t)
         eligible = self.eligible(state, t)
+        key = (t, policy, k, eligible)
+        found = self._options.get(key)
+        if found is None:
+            found = self._listed(t, policy, k, eligible)
+            if self._kept < OPTIONS_KEPT:  # states alike in what options read share one list
+                self._options[key] = found
+                self._kept += len(found)
+        return found
+
+    def _listed(self, t: int, policy: str, k: int, eligible: tuple[int, ...]) -> list[Option]:
+        """`options` for a grant of `k` dice among `eligible`: all they read of the state."""
+        step = self.steps[t]
         n = len(self.kinds)
         if step.action == "add":
             if step.must or policy == "always":
@@ -217,8 +236,10 @@ class Procedure:
             return [(take, sum(take))]
         if policy == "never":
             return [(tuple([0] * n), 0)]
-        found = [(v, sum(v)) for v in _bounded_vectors(eligible, k)]
-        found.sort(key=lambda o: o[1])
+        found = [(v, m) for m in range(min(k, sum(eligible)) + 1) for v in _vectors_summing(eligible, m)]
+        same = self._same  # one tuple per option, however many lists hold it (up to a bound)
+        if len(same) < OPTIONS_KEPT:
+            found = [same.setdefault(o, o) for o in found]
         return found
 
     def _greedy(self, eligible: tuple[int, ...], j: int, pick: str) -> tuple[int, ...]:
@@ -459,6 +480,39 @@ class Packing:
         self._mask = (1 << width) - 1
         self._shifts = tuple(range(0, width * size, width))
         self._high = width * size
+        self._by_roll: dict[tuple[int, int, int, int], int] = {}
+        self._by_kind: dict[tuple[int, int, int, tuple[int, ...]], int] = {}
+        rows = [0] * len(proc.steps)  # per step, its unused triggers' fields
+        for (t, _), shift in zip(self._held, self._shifts[n:]):
+            rows[t] |= self._mask << shift
+        self._rows = tuple(rows)
+        self._active = tuple(t for t, step in enumerate(proc.steps) if step.active)
+        # per step, the fields its options and their launches read: its own unused triggers, and
+        # of each kind it can take, the count and the other steps' unused triggers (the dice used
+        # too, under a cap); nothing else of a state changes what the step does to it. Fields are
+        # named (kind,) for a count and (step, kind) for unused triggers.
+        field: dict[tuple[int, ...], int] = {(k,): shift for k, shift in enumerate(self._shifts[:n])}
+        field.update({(t, k): shift for (t, k), shift in zip(self._held, self._shifts[n:])})
+        reads = []
+        for t, step in enumerate(proc.steps):
+            mask = rows[t]
+            if step.action == "add":
+                takes = []
+            else:  # a step without a target takes the dice that set it off
+                takes = [
+                    k for k in range(n) if (proc.kinds[k].on if step.self_target else proc.kinds[k].target)[t]
+                ]
+            for k in takes:
+                mask |= self._mask << field[(k,)]
+                for u in range(len(proc.steps)):
+                    if (u, k) in field:
+                        mask |= self._mask << field[(u, k)]
+            if proc.cap is not None:
+                mask |= self._mask << self._shifts[n + len(self._held)]
+            reads.append(mask)
+        self._reads = tuple(reads)
+        self._moved: dict[tuple[int, str], dict[int, tuple[list[Option], tuple[int, ...]]]] = {}
+        self._moves_kept = 0
         self.flying = 1 << self._high
         """Codes from here up are flights."""
         steps = max(len(proc.steps), 1)
@@ -499,6 +553,82 @@ class Packing:
             return self.pack(now)
         state, t, left = now
         return self.pack(state) + ((left * self._steps + t) << self._high)
+
+    def pending(self, code: int) -> int | None:
+        """`Procedure.pending` of a state's code, read off its fields without unpacking it: the
+        first active step whose unused triggers are not all zero (a test holds it to the rule)."""
+        if self.proc.cap is not None:  # the dice used decide too
+            return self.proc.pending(self.unpack(code))
+        for t in self._active:
+            if code & self._rows[t]:
+                return t
+        return None
+
+    def moves(self, code: int, t: int, policy: str) -> tuple[list[Option], list[int]]:
+        """The options at the state of `code` (pending on step `t`) and the code each leads to
+        (`launched`), kept by what the step reads of a state (`_reads`): states alike in those
+        fields share their options and how far each moves the code, so most states are never
+        unpacked (a test holds the moves to the launches)."""
+        kept = self._moved.get((t, policy))
+        if kept is None:
+            kept = self._moved[(t, policy)] = {}
+        key = code & self._reads[t]
+        found = kept.get(key)
+        if found is None:
+            state = self.unpack(code)
+            options = self.proc.options(state, t, policy)
+            codes = self.launched(code, state, t, options)
+            found = (options, tuple([c - code for c in codes]))
+            if self._moves_kept < MOVES_KEPT:
+                kept[key] = found
+                self._moves_kept += len(options)
+        options, shifts = found
+        return options, [code + d for d in shifts]
+
+    def launched(self, code: int, state: State, t: int, options: list[Option]) -> list[int]:
+        """`pack_any(proc.launch(state, t, o))` for every option `o` at the state of `code`, with
+        no launch per option: a launch spends the acting step's unused triggers (its fields are
+        cleared), taking dice of one kind changes only that kind's count, unused triggers and
+        history, and the number rolled only the dice used and the flight, so an option's code is
+        the cleared code plus one part per kind taken plus the part of the dice rolled. Each part
+        is worked out by `Procedure.launch` itself, once for all it reads (a test holds the sum to
+        the launch)."""
+        proc = self.proc
+        zero = proc._zeros
+        unused, used = state[1], state[2]
+        base = code & ~self._rows[t]
+        spent = sum(unused[t])
+        local: dict[tuple[int, int], int] = {}
+        codes = []
+        for remove, rolled in options:
+            key = (t, rolled, used, spent)  # all the dice rolled change reads
+            part = self._by_roll.get(key)
+            if part is None:
+                part = self._by_roll[key] = self.pack_any(proc.launch(state, t, (zero, rolled))) - base
+            now = base + part
+            for k, j in enumerate(remove):
+                if j:
+                    part = local.get((k, j))
+                    if part is None:
+                        part = local[(k, j)] = self._taken(state, t, k, j)
+                    now += part
+            codes.append(now)
+        return codes
+
+    def _taken(self, state: State, t: int, k: int, j: int) -> int:
+        """What taking `j` dice of kind `k` at step `t` adds to a code: all it reads is how many
+        of them hold each other step unused."""
+        proc = self.proc
+        unused = state[1]
+        key = (t, k, j, tuple([min(unused[u][k], j) if u != t else 0 for u in range(len(proc.steps))]))
+        part = self._by_kind.get(key)
+        if part is None:
+            zero = proc._zeros
+            one = zero[:k] + (j,) + zero[k + 1 :]
+            part = self._by_kind[key] = self.pack_any(proc.launch(state, t, (one, 0))) - self.pack_any(
+                proc.launch(state, t, (zero, 0))
+            )
+        return part
 
     def unpack(self, code: int) -> State:
         """The state of a code below `flying`."""
@@ -551,14 +681,24 @@ def procedure_for(
     return proc
 
 
-def _bounded_vectors(limits: tuple[int, ...], total: int) -> Iterator[tuple[int, ...]]:
-    """All vectors v with 0 <= v[i] <= limits[i] and sum(v) <= total (in the order of
-    `itertools.product` over the places whose limit is not 0)."""
-    places = [i for i, n in enumerate(limits) if n]
-    zeros = [0] * len(limits)
-    for picked in product(*(range(min(limits[i], total) + 1) for i in places)):
-        if sum(picked) <= total:
-            v = zeros.copy()
-            for i, n in zip(places, picked):
-                v[i] = n
+def _vectors_summing(limits: tuple[int, ...], total: int) -> Iterator[tuple[int, ...]]:
+    """All vectors v with 0 <= v[i] <= limits[i] and sum(v) == total, in ascending lexicographic
+    order (so, taken for total 0, 1, 2, …, the order of every bounded vector sorted by its sum,
+    `itertools.product`'s order among equal sums)."""
+    n = len(limits)
+    room = [0] * (n + 1)  # room[i]: the most the places from i on can hold
+    for i in range(n - 1, -1, -1):
+        room[i] = room[i + 1] + limits[i]
+    v = [0] * n
+
+    def fill(i: int, left: int) -> Iterator[tuple[int, ...]]:
+        if i == n - 1:
+            v[i] = left
             yield tuple(v)
+            return
+        for x in range(max(0, left - room[i + 1]), min(limits[i], left) + 1):
+            v[i] = x
+            yield from fill(i + 1, left - x)
+
+    if n and total <= room[0]:
+        yield from fill(0, total)

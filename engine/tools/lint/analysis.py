@@ -80,6 +80,8 @@ class Analysis:
             outcome_loop=None,
             outcome_stages=None,
             value_loops={},
+            stage_keys=None,
+            own_keys=None,
             roller=None,
         )  # every state and every run through the probe
         # Above the budget for following choices, dice that only reroll or redraw are taken
