@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .compiler import check_version, compile_document
 from .errors import CampaignError, CompileError, Diagnostic, InputError, LoadError, SchemaError, did_you_mean
+from .eval.exact import distribution as exact_distribution
 from .eval.sample import READY_WEIGHT, Forced, Ready, prepared, roll_ready, sample
 from .expr import parser
 from .model.ruleset import Check, RulesetModel
@@ -227,15 +228,13 @@ class Ruleset:
     def distribution(self, check: str, /, *, policy: str = "always", **inputs: Any) -> Distribution:
         """The exact distribution of `check`'s outcome and named values, as `Fraction`s;
         `policy` decides every choice the rules leave to the player."""
-        from .eval.exact import distribution
-
         _check_call("Ruleset.distribution", check, policy)
         c = self.check(check)
         bound = self._bind(c, inputs).inputs
         key = (check, policy, *bound.items())
         found: Distribution | None = self.caches.distributions.get(key)
         if found is None:
-            found = distribution(c, bound, RunContext(self.limits, policy, self.caches))
+            found = exact_distribution(c, bound, RunContext(self.limits, policy, self.caches))
             self.caches.distributions.put(key, found, found.approx_bytes())
         return found
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import engine
 from engine.errors import EvalError
 from engine.eval import exact, tables
+from engine.eval.dist import Dist
 from engine.model.ruleset import Check
 from engine.runtime.cache import Caches
 from engine.runtime.context import RunContext
@@ -119,6 +120,16 @@ checks:
       x: a + bonus
     outcomes: [lo, even, hi]
     outcome: "'hi' if x > b else 'even' if x == b else 'lo'"
+  pair:
+    inputs:
+      target: {type: int, min: 0, max: 10, default: 5}
+    roll:
+      a: {die: [1, 1, 2, 3]}
+      b: {die: [2, 2, 2, 5]}
+    let:
+      s: a + b
+    outcomes: [lo, hi]
+    outcome: "'hi' if s >= target else 'lo'"
 """
 
 
@@ -218,3 +229,85 @@ def test_one_statistic_by_the_quick_programme_is_the_general_one(
     assert {s.results[key]: w for s, w in quick.weights.items()} == merged
     assert sum(quick.weights.values()) == quick.total
     assert FOLDS[fold].name == fold
+
+
+def _value_cases() -> list[tuple[str, str, dict[str, Any], str]]:
+    """Every named value with a loop of its own, on every shipped check and example's inputs."""
+    return [
+        (rs_name, check_name, inputs, name)
+        for rs_name, check_name, inputs in _product_cases()
+        for name in SHIPPED[rs_name].check(check_name).value_loops
+    ]
+
+
+@pytest.mark.parametrize(("rs_name", "check_name", "inputs", "name"), _value_cases())
+def test_a_values_own_loop_gives_what_the_joint_gives(
+    rs_name: str, check_name: str, inputs: dict[str, Any], name: str
+) -> None:
+    """`value(name)` asked before the joint runs only that value's loop (`Check.value_loops`),
+    and gives the distribution the joint gives."""
+    check = SHIPPED[rs_name].check(check_name)
+    bound = bind_inputs(check, inputs)
+    alone = exact.distribution(check, bound, RunContext(DEFAULT_LIMITS, "always", Caches()))
+    if not isinstance(alone.source, exact._Product):
+        pytest.skip("an auto rule decided the outcome: no roll")
+    quick = alone.value(name)
+    assert "joint" not in alone.__dict__  # the joint was not made for it
+    whole = exact.distribution(check, bound, RunContext(DEFAULT_LIMITS, "always", Caches()))
+    assert len(whole.joint) > 0  # made first: `value` then reads it
+    assert quick == whole.value(name) and quick.total == whole.joint.total
+
+
+def test_a_value_loop_weighs_repeated_faces_and_reads_only_what_it_needs() -> None:
+    """Dice with repeated faces, a value that reads one die and an input: the hand count; the
+    output that divides by zero is never run for it."""
+    rs = engine.load(SUMS)
+    check = rs.check("weighted")
+    assert set(check.value_loops) == {"x"}
+    for bonus in range(-5, 6):
+        d = rs.distribution("weighted", bonus=bonus)
+        assert d.value("x") == Dist({a + bonus: 4 * w for a, w in ((1, 2), (2, 1), (3, 1))}, 16)
+    total = rs.check("total")
+    assert set(total.value_loops) == {"s", "odd"}
+    d = rs.distribution("total", target=7)  # `broken` divides by zero at s == 7: not for `s`
+    assert d.value("s").probability(7) == Fraction(6, 36) and "joint" not in d.__dict__
+    with pytest.raises(EvalError):
+        d.value("broken")
+
+
+def test_the_outcome_pass_charges_each_table_call_once_and_the_groups_come_second() -> None:
+    """Chill's outcome calls its band table once per state: the first request charges a unit per
+    state and one per call (200), before its loop runs unmetered, and leaves the groups for the
+    next; the second makes them (100 more) and runs the band per group, as every later one does;
+    a named value alone charges its own table calls only."""
+    from engine.runtime.work import Work, working
+
+    rs = engine.load("chill")
+    check = rs.check("specific")
+    assert check.outcome_units == 1
+    used = []
+    for target in (55, 54, 53):
+        work = Work(10**9)
+        ctx = RunContext(rs.limits, "always", rs.caches, None, None, work)
+        d = exact.distribution(check, bind_inputs(check, {"target": target}), ctx)
+        used.append(work.used)
+        groups = [rs.caches.tables.get(k) for k in rs.caches.tables._data if k[0] == "groups"]
+        assert len(groups) == 1 and (groups[0][2] is None) == (target == 55)
+    assert used == [200, 300, 200]
+    work = Work(10**9)
+    with working(work):
+        d.value("before_tokens")
+    assert work.used == 200
+
+
+def test_two_dice_with_repeated_faces_weigh_alike_through_the_loop_and_the_groups() -> None:
+    """The first request takes the loop, the next ones the groups (sums of two dice whose faces
+    repeat: each group weighs the product of both dice' weights); both give the hand count."""
+    rs = engine.load(SUMS)
+    assert rs.check("pair").outcome_stages is not None
+    for target in range(0, 11):
+        hand = sum(1 for a in (1, 1, 2, 3) for b in (2, 2, 2, 5) if a + b >= target)
+        assert rs.distribution("pair", target=target).probability("hi") == Fraction(hand, 16)
+    groups = [rs.caches.tables.get(k) for k in rs.caches.tables._data if k[0] == "groups"]
+    assert len(groups) == 1
+    assert dict(groups[0][2]) == {(3,): 6, (4,): 3, (5,): 3, (6,): 2, (7,): 1, (8,): 1}

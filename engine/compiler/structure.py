@@ -361,7 +361,9 @@ class Structure:
             made = self._program(name, scope, out_t, roll, post, outcome, outputs, pre if plain else None)
         if made is None:
             return None
-        program, outcome_program, outcome_loop, outcome_stages, roller, units = made
+        program, outcome_program, outcome_loop, outcome_stages, roller, units, outcome_units, value_loops = (
+            made
+        )
         stage_keys = own_keys = None
         if sequential:
             own_keys, own_parts = self._own_keys(name, scope, out_t, roll, post, outcome, outputs)
@@ -385,6 +387,8 @@ class Structure:
             own_keys=own_keys,
             roller=roller,
             roller_units=units,
+            outcome_units=outcome_units,
+            value_loops=value_loops,
             objective=objective,
             sequential=sequential,
             examples=self._examples(path, spec, inputs, roll, lets, outputs, outcomes),
@@ -605,6 +609,8 @@ class Structure:
         Any,
         Callable[..., tuple[Any, ...]] | None,
         int,
+        int,
+        dict[str, Callable[..., None]],
     ]:
         """One Python function for everything after the roll, shared by sampler and exact; the
         same statements cut down to what the outcome needs (`Check.outcome_program`,
@@ -618,8 +624,10 @@ class Structure:
         values) and returns the outcome alone: the exact evaluator's outcome pass, which need not
         work out outputs and values nobody asked for. `roller(env, draw)` draws each die's face as
         `faces[draw(len(faces))]` in roll order and returns (outcome, rule index, the dice by
-        name, each die's faces taken by name, every named value by name). The last part: the most
-        work units one run can charge (its table calls; 0 without a roller).
+        name, each die's faces taken by name, every named value by name). Then the most work
+        units one run of the roller can charge (its table calls; 0 without a roller), and the
+        most the outcome's statements can charge for one combination (`Check.outcome_units`);
+        last, each named value's own loop (`Check.value_loops`).
         """
         dice = [r.name for r in roll]
         saved = self.unit.locals
@@ -638,7 +646,14 @@ class Structure:
                     f"    raise _wrong({self.unit.emit.const(node.span)}, exc) from None",
                 ]
 
-            let_lines = [(let, guarded(f"v_{let.name}", let.expr.node, None)) for let in post]
+            counted = self.unit.counted
+            let_lines = []
+            let_units: dict[str, int] = {}  # the table units each value's statements can charge
+            for let in post:
+                before = counted[-1]
+                let_lines.append((let, guarded(f"v_{let.name}", let.expr.node, None)))
+                let_units[let.name] = counted[-1] - before
+            before = counted[-1]
             unmatched = False  # a rule list with no 'else': its message shows every die
             if isinstance(outcome, Expr):
                 decide = [*guarded("v_outcome", outcome.node, out_t), "rule = -1"]
@@ -658,6 +673,7 @@ class Structure:
                 read = set().union(*(ast.names(e.node) for r in outcome for e in (r.when, r.then) if e))
                 unmatched = not outcome or outcome[-1].when is not None
             decided_by = set(read)
+            decide_units = counted[-1] - before
             lines = [line for _, block in let_lines for line in block] + decide
             for n, e in outputs:
                 lines += guarded(f"v_{n}", e.node, None)
@@ -669,23 +685,30 @@ class Structure:
                     read |= ast.names(let.expr.node)
             needed = [(let, block) for let, block in let_lines if let.name in read]
             short = [line for _, block in needed for line in block]
+            outcome_units = decide_units + sum(let_units[let.name] for let, _ in needed)
             short += [*decide, "return v_outcome"]
             where = self.unit.doc.span(("checks", name), key=True)
             params = ["env", *(f"v_{d}" for d in dice)]
             emit = self.unit.emit
             loop = None
+            value_loops: dict[str, Callable[..., None]] = {}
             if 0 < len(dice) <= MAX_LOOP_DEPTH:
-                loop = emit.function(
-                    f"outcomes_{name}",
-                    ["env", "_out", *(f"_p{i}" for i in range(len(dice)))],
-                    _outcome_loop(dice, needed, decide),
-                    where,
-                )
+                tables = ["env", "_out", *(f"_p{i}" for i in range(len(dice)))]
+                loop = emit.function(f"outcomes_{name}", tables, _outcome_loop(dice, needed, decide), where)
+                for let, _ in let_lines:  # each named value alone, through the values it reads
+                    reads = {let.name}
+                    for other, _ in reversed(let_lines):
+                        if other.name in reads:
+                            reads |= ast.names(other.expr.node)
+                    mine = [(x, block) for x, block in let_lines if x.name in reads]
+                    value_loops[let.name] = emit.function(
+                        f"value_{name}_{let.name}", tables, _outcome_loop(dice, mine, [], let.name), where
+                    )
             program = emit.function(f"check_{name}", params, body, where)
             outcome_program = emit.function(f"outcome_{name}", params, short, where)
             staged = self._staged(name, dice, needed, decide, decided_by, unmatched, where)
             if pre is None:
-                return program, outcome_program, loop, staged, None, 0
+                return program, outcome_program, loop, staged, None, 0, outcome_units, value_loops
             draws = [
                 f"v_{r.name} = {emit.const(r.faces)}[draw({len(r.faces)})]"
                 for r in roll
@@ -699,7 +722,16 @@ class Structure:
             values += [f"{n!r}: v_{n}" for n in names]
             back = f"return (v_outcome, rule, {{{rolled}}}, {{{drawn}}}, {{{', '.join(values)}}})"
             roller = emit.function(f"roll_{name}", ["env", "draw"], [*draws, *lines, back], where)
-            return program, outcome_program, loop, staged, roller, self.unit.counted[-1]
+            return (
+                program,
+                outcome_program,
+                loop,
+                staged,
+                roller,
+                self.unit.counted[-1],
+                outcome_units,
+                value_loops,
+            )
         finally:
             self.unit.locals = saved
             self.unit.counted.pop()
@@ -1401,10 +1433,13 @@ MAX_LOOP_DEPTH = 6
 a check with more is run through `Check.outcome_program` once per combination instead."""
 
 
-def _outcome_loop(dice: list[str], lets: list[tuple[Let, list[str]]], decide: list[str]) -> list[str]:
+def _outcome_loop(
+    dice: list[str], lets: list[tuple[Let, list[str]]], decide: list[str], result: str = "outcome"
+) -> list[str]:
     """The body of `Check.outcome_loop`: one loop per randomizer, nested in roll order, each named
     value worked out in the loop of the last die it reads (once per value of the dice before it,
-    not once per combination), the outcome's weight added up in `_out` — no call per state."""
+    not once per combination), the outcome's weight added up in `_out` — no call per state.
+    With `result` another name than the outcome: that named value's weights (`Check.value_loops`)."""
     depth: dict[str, int] = {d: i for i, d in enumerate(dice)}
     placed: list[list[str]] = [[] for _ in dice]
     for let, block in lets:  # in dependency order: what a value reads is placed already
@@ -1419,5 +1454,5 @@ def _outcome_loop(dice: list[str], lets: list[tuple[Let, list[str]]], decide: li
         lines.append(f"{indent}_w{i} = _w" if i == 0 else f"{indent}_w{i} = _w{i - 1} * _w")
         lines += [indent + line for line in placed[i]]
     lines += [indent + line for line in decide]
-    lines.append(f"{indent}_out[v_outcome] = _get(v_outcome, 0) + _w{len(dice) - 1}")
+    lines.append(f"{indent}_out[v_{result}] = _get(v_{result}, 0) + _w{len(dice) - 1}")
     return lines

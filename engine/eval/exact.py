@@ -38,7 +38,7 @@ from ..runtime.rules import (
     redraw_offered,
     with_dice,
 )
-from ..runtime.work import TRANSITION, current, meter, working
+from ..runtime.work import CLOCK_EVERY, TRANSITION, current, leave, meter, pause, working
 from .dist import Dist, fraction_text
 from .rerolls import CAPPED, TRUNCATED, RerollSolver
 from .tables import randomizer_table
@@ -115,6 +115,9 @@ class Distribution:
     @cached_property
     def values(self) -> Mapping[str, Dist]:
         """Each named value's distribution (numbers, true/false and scale values), made on first use."""
+        source = self.source
+        if isinstance(source, _Product) and len(source.check.value_loops) < len(self.names):
+            _ = self.joint  # some value has no loop of its own: every value from one pass
         found = {name: self._marginal(name) for name in self.names}
         return {name: d for name, d in found.items() if d is not None}
 
@@ -126,15 +129,25 @@ class Distribution:
             return kept[name]
         made = None
         if name in self.names:
-            at = self.names.index(name) + 2
+            source = self.source
+            loop = None
+            if isinstance(source, _Product) and "joint" not in self.__dict__:
+                loop = source.check.value_loops.get(name)
             counts: dict[Any, int] = {}
-            get = counts.get
-            joint = self.joint
-            for key, weight in joint.weights.items():
-                v = key[at]
-                counts[v] = get(v, 0) + weight
+            if loop is not None:  # that value alone, through its own loop (the joint is not made)
+                assert isinstance(source, _Product)
+                source.value(loop, counts)
+                total = source.total
+            else:
+                at = self.names.index(name) + 2
+                get = counts.get
+                joint = self.joint
+                for key, weight in joint.weights.items():
+                    v = key[at]
+                    counts[v] = get(v, 0) + weight
+                total = joint.total
             if all(isinstance(v, (int, Fraction, Symbol)) for v in counts):
-                made = Dist(counts, joint.total)
+                made = Dist(counts, total)
         kept[name] = made
         return made
 
@@ -199,10 +212,12 @@ class Distribution:
         source = self.source
         if isinstance(source, _Product):
             each = 200 + 8 * (2 + len(self.names))  # an entry, its tuple, its weight and new values
-            tables = 200 * sum(
-                len(d) for d in source.parts
-            )  # kept alive by it, whatever the tables cache drops
-            return 1000 + each * self.states + tables + 150 * len(self._outcome) + 200 * len(self.inputs)
+            tables = 0  # kept alive by it, whatever the tables cache drops
+            for d in source.parts:
+                tables += 200 * len(d.weights)
+            return (
+                1000 + each * self.states + tables + 150 * len(self._outcome.weights) + 200 * len(self.inputs)
+            )
         points = list(islice(self.joint.weights.items(), 2))
         if all(type(v) in _SMALL for (key, _) in points for v in key):  # no value to walk into
             each = 64 + 8 * len(points[0][0]) + 28 * (len(points[0][0]) + 1) + 100
@@ -350,22 +365,42 @@ class _Product:
     distribution at once (through `Check.outcome_program`, which works out only what the outcome
     reads), the joint distribution with every named value when it is first asked for."""
 
-    __slots__ = ("check", "env", "parts", "total", "limits", "outcome")
+    __slots__ = ("check", "env", "parts", "states", "total", "limits", "outcome")
 
-    def __init__(self, check: Check, env: dict[str, Any], parts: list[Dist], ctx: RunContext) -> None:
+    def __init__(
+        self, check: Check, env: dict[str, Any], parts: list[Dist], states: int, ctx: RunContext
+    ) -> None:
         self.check = check
         self.env = env
         self.parts = parts
+        self.states = states
+        """Combinations of the parts' values (the product of their sizes)."""
         self.total = math.prod(d.total for d in parts)
         self.limits = ctx.limits
         loop = check.outcome_loop
         weights: dict[Any, int] = {}
+        groups = None
         if check.outcome_stages is not None:
-            stage, rest = check.outcome_stages
-            rest(env, weights, _groups(stage, parts, ctx))
-            self.outcome = Dist(weights, self.total)
-        elif loop is not None:
-            loop(env, weights, *(tuple(d.weights.items()) for d in parts))
+            groups = _groups(check.outcome_stages[0], parts, ctx, loop is None)
+        if groups is not None or loop is not None:
+            # the table calls are charged before the pass, at their most; a pass that could make
+            # the budget look at the clock is metered as it goes instead
+            runs = len(groups) if groups is not None else states
+            units = check.outcome_units * runs
+            token = None
+            if units <= CLOCK_EVERY:
+                meter().charge(units)
+                token = pause()
+            try:
+                if groups is not None:
+                    assert check.outcome_stages is not None
+                    check.outcome_stages[1](env, weights, groups)
+                else:
+                    assert loop is not None
+                    loop(env, weights, *(tuple(d.weights.items()) for d in parts))
+            finally:
+                if token is not None:
+                    leave(token)
             self.outcome = Dist(weights, self.total)
         elif check.outcome_program is not None:
             self.outcome = self._run(check.outcome_program)
@@ -401,7 +436,7 @@ class _Product:
         """The joint distribution of (outcome, rule, values), made now: within the request that
         asks for it, else within a budget of its own from the same limits (it is as much work
         as the outcome's pass, charged again)."""
-        states = math.prod(len(d) for d in self.parts)
+        states = self.states
         if current() is not None:
             meter().charge(states)
             return self._run(self.check.program)
@@ -412,25 +447,57 @@ class _Product:
         except LimitError as exc:
             raise placed(exc, self.check.span) from None
 
+    def value(self, loop: Any, out: dict[Any, int]) -> None:
+        """One named value's weights into `out` through its loop (`Check.value_loops`), charged
+        as the joint is (a unit per state, and the table calls as they are made)."""
+        tables = [tuple(d.weights.items()) for d in self.parts]
+        if current() is not None:
+            meter().charge(self.states)
+            loop(self.env, out, *tables)
+            return
+        try:
+            with working(new_work(self.limits)) as work:
+                work.charge(self.states)
+                loop(self.env, out, *tables)
+        except LimitError as exc:
+            raise placed(exc, self.check.span) from None
 
-def _groups(stage: Any, parts: list[Dist], ctx: RunContext) -> tuple[tuple[tuple[Any, ...], int], ...]:
+
+def _groups(
+    stage: Any, parts: list[Dist], ctx: RunContext, now: bool
+) -> tuple[tuple[tuple[Any, ...], int], ...] | None:
     """Every combination of the tables `parts` through `stage`, the combinations that agree
     merged: kept in the ruleset's tables with the parts themselves (they depend on nothing
-    else), so the next request with the same tables, whatever its inputs, starts from the groups."""
+    else), so the next request with the same tables, whatever its inputs, starts from the groups.
+
+    Made at the second request that could use them (or at once when `now`: no loop to fall back
+    on): a single request is quicker through `Check.outcome_loop` than through making groups it
+    uses once, and the first request only leaves a mark (None: take the loop)."""
     tables = ctx.caches.tables
     key = ("groups", id(stage), *map(id, parts))
     found = tables.get(key)
     if found is not None and found[0] is stage and all(a is b for a, b in zip(found[1], parts)):
-        return found[2]  # type: ignore[no-any-return]
+        if found[2] is not None:
+            return found[2]  # type: ignore[no-any-return]
+    elif not now:
+        tables.put(key, (stage, tuple(parts), None), 200)
+        return None
     meter().charge(math.prod(len(d) for d in parts))
     merged: dict[tuple[Any, ...], int] = {}
     get = merged.get
-    for combo in product(*(d.weights.items() for d in parts)):
-        weight = 1
-        for _, w in combo:
-            weight *= w
-        live = stage(*(v for v, _ in combo))
-        merged[live] = get(live, 0) + weight
+    if len(parts) == 2:  # the common case, without a tuple and a generator per combination
+        second = tuple(parts[1].weights.items())
+        for v1, w1 in parts[0].weights.items():
+            for v2, w2 in second:
+                live = stage(v1, v2)
+                merged[live] = get(live, 0) + w1 * w2
+    else:
+        for combo in product(*(d.weights.items() for d in parts)):
+            weight = 1
+            for _, w in combo:
+                weight *= w
+            live = stage(*(v for v, _ in combo))
+            merged[live] = get(live, 0) + weight
     groups = tuple(merged.items())
     width = len(groups[0][0]) if groups else 0
     tables.put(key, (stage, tuple(parts), groups), 200 + (120 + 8 * width) * len(groups))
@@ -448,10 +515,10 @@ def _product(
     tables, when made already)."""
     if parts is None:
         parts = [randomizer_table(r, env, ctx) for r in check.roll]
-    states = math.prod(len(d) for d in parts)
+    states = math.prod([len(d.weights) for d in parts])
     enforce("exact states", states, ctx.limits.max_states, check.span)
     meter().charge(states)
-    source = _Product(check, env, parts, ctx)
+    source = _Product(check, env, parts, states, ctx)
     return Distribution(check.name, dict(inputs), check.outcomes, source, check.layout, states, ctx.policy)
 
 

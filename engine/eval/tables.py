@@ -30,7 +30,7 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
     if not isinstance(r, Draw):
         r = concrete(r, env, ctx.caches)  # faces read from inputs or earlier dice: worked out now
     if isinstance(r, Die):
-        return _cached(ctx, ("die", r.faces), lambda: _die(r.faces))
+        return ctx.caches.tables.get_or_make(("die", r.faces), lambda: _die(r.faces), _die_bytes)
     if isinstance(r, Pool) and r.per:
         roll_count(r.count, env, r, limits.max_pool, "dice in the pool")
         dice = die_readings(r, env)
@@ -94,6 +94,13 @@ def _cached(
 
 def _die(faces: tuple[int, ...]) -> Dist:
     return Dist.of((f, 1) for f in faces)
+
+
+def _die_bytes(table: Dist) -> int:
+    """What a die's table holds: per face a dict entry, a whole number and a weight (a face that
+    is a scale value belongs to the model). Worked out, not walked: walking a twelve-face table
+    took half of a small check's first distribution."""
+    return 400 + 120 * len(table.weights)
 
 
 def _multisets(readings: tuple[tuple[Any, int], ...], n: int) -> Dist:

@@ -334,6 +334,10 @@ class Check:
     function `roller(env, draw)` (see `compiler.structure`), which a plain roll calls."""
     roller_units: int = 0
     """The most work units one run of `roller` can charge (its table calls, counted at load)."""
+    outcome_units: int = 0
+    """The most work units the outcome's statements can charge for one combination of the dice
+    (their table calls, counted at load): one run of `outcome_program`, one state of
+    `outcome_loop`, one group of `outcome_stages`' rest."""
     objective: Objective = Objective()
     """What the `optimal` policy maximises."""
     sequential: bool = False
@@ -356,6 +360,11 @@ class Check:
     gives what the rest reads of the dice (those values, and the dice it reads itself), the same
     for any inputs; `rest(env, out, groups)` adds each group's weight to `out[outcome]`, with
     `groups` the (what the rest reads, weight) pairs. None otherwise; replaced with `program` too."""
+    value_loops: Mapping[str, Callable[..., None]] = field(default_factory=dict, compare=False, repr=False)
+    """Per named value worked out after the roll (a `let:`, not an output): `outcome_loop`'s
+    loops running only that value and the values it reads, adding each combination's weight to
+    `out[value]` — one value's distribution without the joint. Empty when there is no
+    `outcome_loop`; replaced (or emptied) with `program` too."""
     stage_keys: tuple[Callable[..., tuple[Any, ...]] | None, ...] | None = field(
         default=None, compare=False, repr=False
     )

@@ -35,6 +35,18 @@ def approx_bytes(value: Any, cap: int = 200_000) -> int:
     entries (`SAMPLED`), the walk stopped after `cap` objects (the rest estimated from what was
     seen). Cheap next to the work that made a cached value: weighing every point of every kept
     distribution once took most of the time of a sweep of distributions."""
+    if type(value) is dict and len(value) <= SAMPLED:  # a request's inputs: weighed at once
+        total = sys.getsizeof(value)
+        for k, v in value.items():
+            if type(k) not in _LEAVES:
+                break
+            total += sys.getsizeof(k)
+            if type(v) in _LEAVES:
+                total += sys.getsizeof(v)
+            elif not type(v).__module__.startswith(_MODEL):  # the model's own (a choice): not counted
+                break
+        else:
+            return total
     seen: set[int] = set()
     stack: list[tuple[Any, int]] = [(value, 1)]
     total = 0

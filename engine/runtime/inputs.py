@@ -19,6 +19,7 @@ from ..model.values import Multi, normalize
 from ..syntax.positions import Span
 
 _DECIMAL = re.compile(r"[+-]?(?:(\d+)(?:\.(\d*))?|\.(\d+))(?:[eE]([+-]?\d+))?", re.ASCII)
+_TOO_LONG = 10**MAX_DIGITS
 _RATIO = re.compile(r"([+-]?\d+)\s*/\s*(\d+)", re.ASCII)
 
 
@@ -173,9 +174,13 @@ def _coerce(spec: InputSpec, value: Any) -> Any:
             return value.lower() in ("true", "yes", "1")
         raise _bad(spec, value, "is not true or false")
     number: int | Fraction
-    if isinstance(value, bool):
+    if type(value) is int:  # the usual case, taken first: `isinstance(x, Fraction)` asks an ABC
+        number = value
+        if abs(number) >= _TOO_LONG:
+            raise _bad(spec, value, f"has more than {MAX_DIGITS} digits")
+    elif isinstance(value, bool):
         raise _bad(spec, value, "is not a number")
-    if isinstance(value, (int, Fraction)):
+    elif isinstance(value, (int, Fraction)):
         number = value
         if max(abs(number.numerator), number.denominator) >= 10**MAX_DIGITS:
             raise _bad(spec, value, f"has more than {MAX_DIGITS} digits")
@@ -190,7 +195,8 @@ def _coerce(spec: InputSpec, value: Any) -> Any:
         number = parsed
     else:
         raise _bad(spec, value, "is not a number")
-    number = normalize(number)
+    if type(number) is not int:
+        number = normalize(number)
     if spec.kind == "int" and not isinstance(number, int):
         raise _bad(spec, value, "is not a whole number")
     if spec.minimum is not None and number < spec.minimum:

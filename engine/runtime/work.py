@@ -127,6 +127,12 @@ leave: Callable[[Token[Work | None]], None] = _CURRENT.reset
 """Restore the counter `enter` replaced (call it in a `finally`)."""
 
 
+def pause() -> Token[Work | None]:
+    """No counter until `leave(token)`: for a loop whose table calls were charged, at their
+    most, before it ran (a table's charge is then one look at the context variable)."""
+    return _CURRENT.set(None)
+
+
 class _Unmetered(Work):
     """What code that charges gets when no request is running (a direct call from a test or a
     tool): it counts nothing, so it needs no lock."""

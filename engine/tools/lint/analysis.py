@@ -79,6 +79,7 @@ class Analysis:
             outcome_program=None,
             outcome_loop=None,
             outcome_stages=None,
+            value_loops={},
             stage_keys=None,
             own_keys=None,
             roller=None,
