@@ -27,14 +27,24 @@ def kind_multisets(weights: tuple[int, ...], n: int) -> tuple[tuple[tuple[int, .
 
 
 def compositions(n: int, k: int) -> Iterator[tuple[int, ...]]:
-    """All k-tuples of non-negative whole numbers summing to n."""
+    """All k-tuples of non-negative whole numbers summing to n, the largest first (descending
+    order). A loop, not a recursion: a die of a thousand kinds must not reach Python's
+    recursion limit."""
     if k == 0:
         if n == 0:
             yield ()
         return
-    if k == 1:
-        yield (n,)
-        return
-    for first in range(n, -1, -1):
-        for rest in compositions(n - first, k - 1):
-            yield (first, *rest)
+    c = [0] * k
+    c[0] = n
+    last = k - 1
+    while True:
+        yield tuple(c)
+        i = last - 1  # the last place before the end that can give one away
+        while i >= 0 and not c[i]:
+            i -= 1
+        if i < 0:
+            return
+        c[i] -= 1
+        moved = c[last] + 1  # the places between are zero: the tail is the last place
+        c[last] = 0
+        c[i + 1] = moved

@@ -1,0 +1,46 @@
+"""The one multiset enumeration (`engine.runtime.multisets`): every composition once, in the
+order the evaluators rely on, without recursion (a die of a thousand kinds found by the fuzzer
+once raised `RecursionError`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.runtime.multisets import compositions, kind_multisets
+
+
+def _reference(n: int, k: int) -> Iterator[tuple[int, ...]]:
+    """The recursive definition: the first place from n down, then the rest."""
+    if k == 0:
+        if n == 0:
+            yield ()
+        return
+    if k == 1:
+        yield (n,)
+        return
+    for first in range(n, -1, -1):
+        for rest in _reference(n - first, k - 1):
+            yield (first, *rest)
+
+
+@given(st.integers(0, 7), st.integers(0, 6))
+def test_compositions_are_the_recursive_definitions_in_its_order(n: int, k: int) -> None:
+    found = list(compositions(n, k))
+    assert found == list(_reference(n, k))
+    assert len(found) == (math.comb(n + k - 1, k - 1) if k else int(n == 0))
+
+
+def test_a_thousand_kinds_need_no_recursion() -> None:
+    found = list(compositions(2, 1000))
+    assert len(found) == math.comb(1001, 999)
+    assert found[0] == (2,) + (0,) * 999 and found[-1] == (0,) * 999 + (2,)
+
+
+def test_kind_multisets_weigh_every_way() -> None:
+    weights = (1, 2, 3)
+    ways = kind_multisets(weights, 3)
+    assert sum(w for _, w in ways) == sum(weights) ** 3
