@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, partial
 from itertools import islice, product
 from typing import Any
 
@@ -360,6 +360,31 @@ def _uncut(value: Any) -> tuple[Any, int]:
     return (value, 0)
 
 
+def _tally(call: Callable[..., Any], parts: list[Dist]) -> dict[Any, int]:
+    """`call(*values)` over every combination of the parts' values, the weights of equal results
+    summed (whole numbers): one and two parts without a tuple and a generator per combination."""
+    out: dict[Any, int] = {}
+    get = out.get
+    if len(parts) == 1:
+        for value, weight in parts[0].weights.items():
+            key = call(value)
+            out[key] = get(key, 0) + weight
+    elif len(parts) == 2:
+        second = tuple(parts[1].weights.items())
+        for v1, w1 in parts[0].weights.items():
+            for v2, w2 in second:
+                key = call(v1, v2)
+                out[key] = get(key, 0) + w1 * w2
+    else:
+        for combo in product(*(d.weights.items() for d in parts)):
+            weight = 1
+            for _, w in combo:
+                weight *= w
+            key = call(*(v for v, _ in combo))
+            out[key] = get(key, 0) + weight
+    return out
+
+
 class _Product:
     """Independent randomizers, every combination once, weights multiplied: the outcome's
     distribution at once (through `Check.outcome_program`, which works out only what the outcome
@@ -409,28 +434,7 @@ class _Product:
 
     def _run(self, program: Any) -> Dist:
         """`program(env, *values)` over every combination, its results' weights summed."""
-        env = self.env
-        parts = self.parts
-        out: dict[Any, int] = {}
-        get = out.get
-        if len(parts) == 1:
-            for value, weight in parts[0].weights.items():
-                key = program(env, value)
-                out[key] = get(key, 0) + weight
-        elif len(parts) == 2:
-            second = tuple(parts[1].weights.items())
-            for v1, w1 in parts[0].weights.items():
-                for v2, w2 in second:
-                    key = program(env, v1, v2)
-                    out[key] = get(key, 0) + w1 * w2
-        else:
-            for combo in product(*(d.weights.items() for d in parts)):
-                weight = 1
-                for _, w in combo:
-                    weight *= w
-                key = program(env, *(v for v, _ in combo))
-                out[key] = get(key, 0) + weight
-        return Dist(out, self.total)
+        return Dist(_tally(partial(program, self.env), self.parts), self.total)
 
     def joint(self) -> Dist:
         """The joint distribution of (outcome, rule, values), made now: within the request that
@@ -483,22 +487,7 @@ def _groups(
         tables.put(key, (stage, tuple(parts), None), 200)
         return None
     meter().charge(math.prod(len(d) for d in parts))
-    merged: dict[tuple[Any, ...], int] = {}
-    get = merged.get
-    if len(parts) == 2:  # the common case, without a tuple and a generator per combination
-        second = tuple(parts[1].weights.items())
-        for v1, w1 in parts[0].weights.items():
-            for v2, w2 in second:
-                live = stage(v1, v2)
-                merged[live] = get(live, 0) + w1 * w2
-    else:
-        for combo in product(*(d.weights.items() for d in parts)):
-            weight = 1
-            for _, w in combo:
-                weight *= w
-            live = stage(*(v for v, _ in combo))
-            merged[live] = get(live, 0) + weight
-    groups = tuple(merged.items())
+    groups = tuple(_tally(stage, parts).items())
     width = len(groups[0][0]) if groups else 0
     tables.put(key, (stage, tuple(parts), groups), 200 + (120 + 8 * width) * len(groups))
     return groups
