@@ -93,7 +93,12 @@ def _cached(
 
 
 def _die(faces: tuple[int, ...]) -> Dist:
-    return Dist.of((f, 1) for f in faces)
+    weights = dict.fromkeys(faces, 1)
+    if len(weights) < len(faces):  # a face written more than once weighs more
+        weights = {}
+        for f in faces:
+            weights[f] = weights.get(f, 0) + 1
+    return Dist(weights, len(faces))
 
 
 def _die_bytes(table: Dist) -> int:
