@@ -232,8 +232,8 @@ class Ruleset:
         c = self.model.checks.get(check)
         if c is None:
             c = self.check(check)  # the error, with the nearest name
-        bound = self._bind(c, inputs).inputs
-        key = (check, policy, *bound.items())
+        bound = bind_inputs(c, inputs)  # no `Ready`: what rolls share, made, weighed and kept, is
+        key = (check, policy, *bound.items())  # a third of a first request; this is one pass
         distributions = self.caches.distributions
         found: Distribution | None = distributions.get(key)
         if found is None:

@@ -19,19 +19,31 @@ _new = object.__new__
 _SLOTS = getattr(Fraction, "__slots__", None) == ("_numerator", "_denominator")
 
 
-def ratio(n: int, d: int) -> Fraction:
-    """`Fraction(n, d)` for whole numbers, d > 0, made without the constructor's checks of its
-    arguments (a third of its time): every probability an answer lists is one, and a check's
+def ratios(numerators: Iterable[int], d: int) -> list[Fraction]:
+    """`Fraction(n, d)` for each whole number n, d > 0, made without the constructor's checks of
+    its arguments (a third of its time): every probability an answer lists is one, and a check's
     table of a dozen of them was a quarter of a small distribution's time. Lowest terms as the
     constructor makes them; any other argument, or a `Fraction` laid out otherwise, is handed to
     the constructor itself."""
-    if type(n) is int and type(d) is int and d > 0 and _SLOTS:
-        g = math.gcd(n, d)
-        made: Any = _new(Fraction)
-        made._numerator = n // g
-        made._denominator = d // g
-        return made  # type: ignore[no-any-return]
-    return Fraction(n, d)
+    if type(d) is not int or d <= 0 or not _SLOTS:
+        return [Fraction(n, d) for n in numerators]
+    gcd = math.gcd
+    out: list[Fraction] = []
+    for n in numerators:
+        if type(n) is int:
+            g = gcd(n, d)
+            made: Any = _new(Fraction)
+            made._numerator = n // g
+            made._denominator = d // g
+        else:
+            made = Fraction(n, d)
+        out.append(made)
+    return out
+
+
+def ratio(n: int, d: int) -> Fraction:
+    """`Fraction(n, d)` as `ratios` makes it."""
+    return ratios((n,), d)[0]
 
 
 @dataclass(frozen=True)
@@ -80,8 +92,8 @@ class Dist:
         return ratio(self.weights.get(value, 0), self.total)
 
     def fractions(self) -> dict[Any, Fraction]:
-        total = self.total
-        return {v: ratio(w, total) for v, w in self.weights.items()}
+        weights = self.weights
+        return dict(zip(weights, ratios(weights.values(), self.total)))
 
     def map(self, f: Any) -> Dist:
         """The distribution of `f(value)`: weights of values that map alike are merged."""
@@ -102,8 +114,7 @@ class Dist:
             keys.sort()
         except TypeError:
             pass
-        for k in keys:
-            yield k, ratio(weights[k], total)
+        yield from zip(keys, ratios(map(weights.__getitem__, keys), total))
 
     @property
     def mean(self) -> Fraction:

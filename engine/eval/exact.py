@@ -17,7 +17,7 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, partial
-from itertools import islice, product
+from itertools import islice, product, repeat
 from typing import Any
 
 from ..errors import Diagnostic, EvalError, InputError, LimitError, did_you_mean, placed
@@ -39,7 +39,7 @@ from ..runtime.rules import (
     with_dice,
 )
 from ..runtime.work import CLOCK_EVERY, TRANSITION, current, leave, meter, pause, working
-from .dist import Dist, fraction_text, ratio
+from .dist import Dist, fraction_text, ratios
 from .rerolls import CAPPED, TRUNCATED, RerollSolver
 from .tables import randomizer_table
 
@@ -190,9 +190,9 @@ class Distribution:
 
     def table(self) -> list[tuple[Symbol, Fraction]]:
         """Every declared outcome, worst first, with its probability (zero included)."""
-        outcome = self._outcome
-        weights, total = outcome.weights, outcome.total
-        return [(s, ratio(weights.get(s, 0), total)) for s in self.outcomes.members]
+        members = self.outcomes.members
+        weights = self._outcome.weights
+        return list(zip(members, ratios(map(weights.get, members, repeat(0)), self._outcome.total)))
 
     def _sym(self, outcome: str | Symbol) -> Symbol:
         if isinstance(outcome, Symbol):
