@@ -38,7 +38,7 @@ from ..runtime.rules import (
     redraw_offered,
     with_dice,
 )
-from ..runtime.work import CLOCK_EVERY, TRANSITION, current, leave, meter, pause, working
+from ..runtime.work import CLOCK_EVERY, TRANSITION, current_work, leave, meter, pause, working
 from .dist import Dist, fraction_text, ratios
 from .rerolls import CAPPED, TRUNCATED, RerollSolver
 from .tables import randomizer_table
@@ -454,7 +454,7 @@ class _Product:
         asks for it, else within a budget of its own from the same limits (it is as much work
         as the outcome's pass, charged again)."""
         states = self.states
-        if current() is not None:
+        if current_work() is not None:  # no Python frame: a first request runs it cold
             meter().charge(states)
             return self._run(self.check.program)
         try:
@@ -468,7 +468,7 @@ class _Product:
         """One named value's weights into `out` through its loop (`Check.value_loops`), charged
         as the joint is (a unit per state, and the table calls as they are made)."""
         tables = self.items
-        if current() is not None:
+        if current_work() is not None:  # no Python frame: a first request runs it cold
             meter().charge(self.states)
             loop(self.env, out, *tables)
             return
