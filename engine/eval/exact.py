@@ -397,7 +397,7 @@ class _Product:
     distribution at once (through `Check.outcome_program`, which works out only what the outcome
     reads), the joint distribution with every named value when it is first asked for."""
 
-    __slots__ = ("check", "env", "parts", "states", "total", "limits", "outcome", "items")
+    __slots__ = ("check", "env", "parts", "states", "total", "limits", "outcome")
 
     def __init__(
         self, check: Check, env: dict[str, Any], parts: list[Dist], states: int, ctx: RunContext
@@ -413,7 +413,6 @@ class _Product:
             total *= d.total
             items.append(tuple(d.weights.items()))
         self.total = total
-        self.items = items
         self.limits = ctx.limits
         loop = check.outcome_loop
         weights: dict[Any, int] = {}
@@ -467,7 +466,9 @@ class _Product:
     def value(self, loop: Any, out: dict[Any, int]) -> None:
         """One named value's weights into `out` through its loop (`Check.value_loops`), charged
         as the joint is (a unit per state, and the table calls as they are made)."""
-        tables = self.items
+        tables = []  # made again, not kept: a kept distribution would hold them all its life
+        for d in self.parts:
+            tables.append(tuple(d.weights.items()))
         if current_work() is not None:  # no Python frame: a first request runs it cold
             meter().charge(self.states)
             loop(self.env, out, *tables)
