@@ -29,7 +29,7 @@ from .expr import parser
 from .model.ruleset import Check, RulesetModel
 from .runtime import arguments as arg
 from .runtime.cache import Caches, approx_bytes
-from .runtime.context import RunContext, check_policy
+from .runtime.context import RunContext, check_policy, new_work
 from .runtime.inputs import bind_inputs
 from .runtime.limits import DEFAULT_LIMITS, Limits, enforce
 from .syntax import cached
@@ -229,13 +229,18 @@ class Ruleset:
         """The exact distribution of `check`'s outcome and named values, as `Fraction`s;
         `policy` decides every choice the rules leave to the player."""
         _check_call("Ruleset.distribution", check, policy)
-        c = self.check(check)
-        bound = self._bind(c, inputs).inputs
-        key = (check, policy, *bound.items())
-        found: Distribution | None = self.caches.distributions.get(key)
+        c = self.model.checks.get(check)
+        if c is None:
+            c = self.check(check)  # the error, with the nearest name
+        bound = bind_inputs(c, inputs)  # no `Ready`: what rolls share, made, weighed and kept, is
+        key = (check, policy, *bound.items())  # a third of a first request; this is one pass
+        distributions = self.caches.distributions
+        found: Distribution | None = distributions.get(key)
         if found is None:
-            found = exact_distribution(c, bound, RunContext(self.limits, policy, self.caches))
-            self.caches.distributions.put(key, found, found.approx_bytes())
+            limits = self.limits
+            ctx = RunContext(limits, policy, self.caches, None, None, new_work(limits))
+            found = exact_distribution(c, bound, ctx)
+            distributions.put(key, found, found.approx_bytes())
         return found
 
     @property

@@ -17,7 +17,7 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, partial
-from itertools import islice, product
+from itertools import islice, product, repeat
 from typing import Any
 
 from ..errors import Diagnostic, EvalError, InputError, LimitError, did_you_mean, placed
@@ -38,8 +38,8 @@ from ..runtime.rules import (
     redraw_offered,
     with_dice,
 )
-from ..runtime.work import CLOCK_EVERY, TRANSITION, current, leave, meter, pause, working
-from .dist import Dist, fraction_text
+from ..runtime.work import CLOCK_EVERY, TRANSITION, current_work, leave, meter, pause, working
+from .dist import Dist, fraction_text, ratios
 from .rerolls import CAPPED, TRUNCATED, RerollSolver
 from .tables import randomizer_table
 
@@ -49,6 +49,10 @@ TAIL = Fraction(1, 10**15)
 `Distribution.truncated`."""
 FIRST_DEPTH = 8
 _NONE = Fraction(0)
+_KINDS = (int, Fraction, Symbol)
+"""The kinds of value a named value's distribution holds (numbers, true/false, scale values)."""
+_PLAIN = frozenset({int, bool, Fraction, Symbol})
+"""`_KINDS` by exact type, told at once for a whole distribution (a subclass is asked one by one)."""
 _SMALL = frozenset({Symbol, int, bool})
 """The kinds of value a point of a joint distribution is weighed without walking it: a tuple of
 these is about its slots and a small number each (a scale's members belong to the model)."""
@@ -146,7 +150,7 @@ class Distribution:
                     v = key[at]
                     counts[v] = get(v, 0) + weight
                 total = joint.total
-            if all(isinstance(v, (int, Fraction, Symbol)) for v in counts):
+            if set(map(type, counts)) <= _PLAIN or all(isinstance(v, _KINDS) for v in counts):
                 made = Dist(counts, total)
         kept[name] = made
         return made
@@ -164,7 +168,8 @@ class Distribution:
 
     def value(self, name: str) -> Dist:
         """A named value's distribution (`InputError` RC402 for a name the check has no value of)."""
-        arguments.name("Distribution.value", "name", name)
+        if type(name) is not str:
+            arguments.name("Distribution.value", "name", name)
         found = self._marginal(name)
         if found is None:
             raise InputError(
@@ -185,7 +190,9 @@ class Distribution:
 
     def table(self) -> list[tuple[Symbol, Fraction]]:
         """Every declared outcome, worst first, with its probability (zero included)."""
-        return [(s, self.outcome.probability(s)) for s in self.outcomes.members]
+        members = self.outcomes.members
+        weights = self._outcome.weights
+        return list(zip(members, ratios(map(weights.get, members, repeat(0)), self._outcome.total)))
 
     def _sym(self, outcome: str | Symbol) -> Symbol:
         if isinstance(outcome, Symbol):
@@ -400,7 +407,12 @@ class _Product:
         self.parts = parts
         self.states = states
         """Combinations of the parts' values (the product of their sizes)."""
-        self.total = math.prod(d.total for d in parts)
+        total = 1
+        items = []  # each table's (value, weight) pairs, as the generated loops take them
+        for d in parts:  # a loop, not a generator: a first request runs each piece of code cold
+            total *= d.total
+            items.append(tuple(d.weights.items()))
+        self.total = total
         self.limits = ctx.limits
         loop = check.outcome_loop
         weights: dict[Any, int] = {}
@@ -422,7 +434,7 @@ class _Product:
                     check.outcome_stages[1](env, weights, groups)
                 else:
                     assert loop is not None
-                    loop(env, weights, *(tuple(d.weights.items()) for d in parts))
+                    loop(env, weights, *items)
             finally:
                 if token is not None:
                     leave(token)
@@ -441,7 +453,7 @@ class _Product:
         asks for it, else within a budget of its own from the same limits (it is as much work
         as the outcome's pass, charged again)."""
         states = self.states
-        if current() is not None:
+        if current_work() is not None:  # no Python frame: a first request runs it cold
             meter().charge(states)
             return self._run(self.check.program)
         try:
@@ -454,8 +466,10 @@ class _Product:
     def value(self, loop: Any, out: dict[Any, int]) -> None:
         """One named value's weights into `out` through its loop (`Check.value_loops`), charged
         as the joint is (a unit per state, and the table calls as they are made)."""
-        tables = [tuple(d.weights.items()) for d in self.parts]
-        if current() is not None:
+        tables = []  # made again, not kept: a kept distribution would hold them all its life
+        for d in self.parts:
+            tables.append(tuple(d.weights.items()))
+        if current_work() is not None:  # no Python frame: a first request runs it cold
             meter().charge(self.states)
             loop(self.env, out, *tables)
             return
@@ -503,8 +517,12 @@ def _product(
     """Independent randomizers: every combination once, weights multiplied (`parts`: their
     tables, when made already)."""
     if parts is None:
-        parts = [randomizer_table(r, env, ctx) for r in check.roll]
-    states = math.prod([len(d.weights) for d in parts])
+        parts = []
+        for r in check.roll:
+            parts.append(randomizer_table(r, env, ctx))
+    states = 1
+    for d in parts:
+        states *= len(d.weights)
     enforce("exact states", states, ctx.limits.max_states, check.span)
     meter().charge(states)
     source = _Product(check, env, parts, states, ctx)

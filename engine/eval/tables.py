@@ -29,8 +29,14 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
     limits = ctx.limits
     if not isinstance(r, Draw):
         r = concrete(r, env, ctx.caches)  # faces read from inputs or earlier dice: worked out now
-    if isinstance(r, Die):
-        return ctx.caches.tables.get_or_make(("die", r.faces), lambda: _die(r.faces), _die_bytes)
+    if isinstance(r, Die):  # the common case, without a callback: a first request runs it cold
+        tables = ctx.caches.tables
+        key = ("die", r.faces)
+        found: Dist | None = tables.get(key)
+        if found is None:
+            found = _die(r.faces)
+            tables.put(key, found, _die_bytes(found))
+        return found
     if isinstance(r, Pool) and r.per:
         roll_count(r.count, env, r, limits.max_pool, "dice in the pool")
         dice = die_readings(r, env)
@@ -93,7 +99,12 @@ def _cached(
 
 
 def _die(faces: tuple[int, ...]) -> Dist:
-    return Dist.of((f, 1) for f in faces)
+    weights = dict.fromkeys(faces, 1)
+    if len(weights) < len(faces):  # a face written more than once weighs more
+        weights = {}
+        for f in faces:
+            weights[f] = weights.get(f, 0) + 1
+    return Dist(weights, len(faces))
 
 
 def _die_bytes(table: Dist) -> int:
