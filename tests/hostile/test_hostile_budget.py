@@ -51,6 +51,12 @@ TRIGGERED = mini(
     "      p: {pool: n, die: 1000, triggers: [{on: face == 1, may: reroll}], cap: 5}\n",
     "'hit' if sum(p) > 10000 else 'miss'",
 )
+MANY_KINDS = mini(
+    "      d: {die: 1000, cap: 0, triggers: [{may: add, on: face >= 5, name: a}, {may: reroll, on: face >= 5}]}\n",
+    "'hit' if 6 >= 1 else 'miss'",
+)
+"""Found by the fuzzer: a die of a thousand faces, each its own kind, whose reroll chain packs
+states of three thousand fields; it charged nothing while it packed them (3 s past a 1 s deadline)."""
 TABLES_CONSTANT = mini("      d: {die: 6}\n", "'hit' if d + t40(1) > 7 else 'miss'", top=tables(40))
 TABLES_INPUT = mini("      d: {die: 6}\n", "'hit' if d + t40(n) > 7 else 'miss'", top=tables(40))
 SQUARES = mini("      d: {die: 6}\n", "'hit' if d + v40 > 7 else 'miss'", extra=lets(40))
@@ -71,6 +77,23 @@ def test_a_statistic_over_a_hundred_dice_by_default(refused):
 def test_a_triggered_pool_is_not_listed_before_it_is_charged(refused):
     refused("RC503", engine.load(TRIGGERED, limits=SMALL).distribution, "act", n=20)
     refused("RC503", engine.load(TRIGGERED).distribution, "act", n=20)
+
+
+@pytest.mark.parametrize("policy", ["always", "never", "optimal"])
+def test_a_die_of_a_thousand_kinds_is_charged_as_its_states_are_packed(refused, policy):
+    small = engine.load(MANY_KINDS, limits=Limits(max_work=50_000, deadline=1.0))
+    refused("RC503", small.distribution, "act", policy=policy)
+    refused("RC503", engine.load(MANY_KINDS).distribution, "act", policy=policy)
+
+
+def test_a_die_of_a_thousand_kinds_stops_at_its_deadline():
+    rs = engine.load(MANY_KINDS, limits=Limits(max_work=10**12, deadline=0.3))
+    start = time.monotonic()
+    with pytest.raises(engine.LimitError) as caught:
+        rs.distribution("act")
+    took = time.monotonic() - start
+    assert "deadline of 0.3 s" in str(caught.value)
+    assert took < 1.5, took
 
 
 def test_tables_calling_tables_while_loading(refused):
