@@ -58,7 +58,7 @@ from ..runtime.limits import DEFAULT_LIMITS, MAX_FACES, Limits
 from ..runtime.work import working
 from ..syntax.document import Document, PathKey
 from ..syntax.positions import Span
-from .expressions import Expressions
+from .expressions import ENV_READ, Expressions
 from .problems import Problem, Reported, problem, statement
 from .state import StateCompiler
 from .unit import Unit
@@ -69,12 +69,13 @@ __all__ = ["RESERVED", "Structure", "compile_document"]
 RESERVED = frozenset({"if", "else", "and", "or", "not", "in", "true", "false", "outcome", "face"})
 
 
-def compile_document(doc: Document, limits: Limits = DEFAULT_LIMITS) -> RulesetModel:
+def compile_document(doc: Document, limits: Limits = DEFAULT_LIMITS, *, inline: bool = True) -> RulesetModel:
     """Compile a validated document within `limits` (expression depth and size), raising
-    `CompileError` with every problem found."""
+    `CompileError` with every problem found. `inline=False` keeps every table a call in the
+    generated loops (the same results: tests compare the two)."""
     try:
         with working(new_work(limits)):  # folding constants runs tables: within one request's budget
-            return Structure(doc, limits).run()
+            return Structure(doc, limits, inline=inline).run()
     except Problem as f:  # a problem outside any statement: still a diagnostic, never a traceback
         raise CompileError([f.diag]) from None
 
@@ -82,8 +83,8 @@ def compile_document(doc: Document, limits: Limits = DEFAULT_LIMITS) -> RulesetM
 class Structure:
     """The ruleset's structure: scales, bags, tables, checks, dice and examples."""
 
-    def __init__(self, doc: Document, limits: Limits = DEFAULT_LIMITS) -> None:
-        self.unit = Unit(doc, limits)
+    def __init__(self, doc: Document, limits: Limits = DEFAULT_LIMITS, *, inline: bool = True) -> None:
+        self.unit = Unit(doc, limits, inline=inline)
         self.exprs = Expressions(self.unit)
 
     # -- driver -------------------------------------------------------------------------
@@ -637,14 +638,14 @@ class Structure:
             full = dict(scope)
             full["outcome"] = out_t
 
+            fast: dict[str, list[str]] = {}  # by target: a table call's body written in its place
+
             def guarded(target: str, node: ast.Node, expect: T.Type | None) -> list[str]:
                 """An assignment whose errors are placed at its own expression (free until raised)."""
-                return [
-                    "try:",
-                    f"    {target} = {self.exprs.lower_checked(node, full, expect)}",
-                    "except _Error as exc:",
-                    f"    raise _wrong({self.unit.emit.const(node.span)}, exc) from None",
-                ]
+                called, inline = self.exprs.assign(target, node, full, expect)
+                if inline is not None:
+                    fast[target] = inline
+                return called
 
             counted = self.unit.counted
             let_lines = []
@@ -692,9 +693,16 @@ class Structure:
             emit = self.unit.emit
             loop = None
             value_loops: dict[str, Callable[..., None]] = {}
+            fast_decide = decide
+            if "v_outcome" in fast and isinstance(outcome, Expr):
+                fast_decide = [*fast["v_outcome"], "rule = -1"]
+            quick = [(let, fast.get(f"v_{let.name}", block)) for let, block in needed]
             if 0 < len(dice) <= MAX_LOOP_DEPTH:
                 tables = ["env", "_out", *(f"_p{i}" for i in range(len(dice)))]
-                loop = emit.function(f"outcomes_{name}", tables, _outcome_loop(dice, needed, decide), where)
+                looped = _two_forms(
+                    _outcome_loop(dice, needed, decide), _outcome_loop(dice, quick, fast_decide)
+                )
+                loop = emit.function(f"outcomes_{name}", tables, _hoisted(looped), where)
                 for let, _ in let_lines:  # each named value alone, through the values it reads
                     reads = {let.name}
                     for other, _ in reversed(let_lines):
@@ -706,7 +714,9 @@ class Structure:
                     )
             program = emit.function(f"check_{name}", params, body, where)
             outcome_program = emit.function(f"outcome_{name}", params, short, where)
-            staged = self._staged(name, dice, needed, decide, decided_by, unmatched, where)
+            staged = self._staged(
+                name, dice, (needed, decide, quick, fast_decide), decided_by, unmatched, where
+            )
             if pre is None:
                 return program, outcome_program, loop, staged, None, 0, outcome_units, value_loops
             draws = [
@@ -740,8 +750,7 @@ class Structure:
         self,
         name: str,
         dice: list[str],
-        lets: list[tuple[Let, list[str]]],
-        decide: list[str],
+        forms: tuple[list[tuple[Let, list[str]]], list[str], list[tuple[Let, list[str]]], list[str]],
         decided_by: set[str],
         unmatched: bool,
         where: Span | None,
@@ -750,7 +759,10 @@ class Structure:
         (no input, no value known before the roll), split off from the rest, or None when the
         outcome reads none. Whatever the inputs, the same dice give them the same values, so the
         exact evaluator works them out once per check and merges the combinations of dice that
-        agree on what the rest reads (`stage`); the rest runs per request over those groups."""
+        agree on what the rest reads (`stage`); the rest runs per request over those groups.
+        `forms`: the values' statements and the outcome's, then the same with plain tables'
+        bodies in place of their calls, for the rest's unmetered pass (`_two_forms`)."""
+        lets, decide, quick, fast_decide = forms
         alone: set[str] = set(dice)
         for let, _ in lets:
             if ast.names(let.expr.node) <= alone:
@@ -773,10 +785,15 @@ class Structure:
             [line for _, b in early for line in b] + [f"return {values}"],
             where,
         )
-        body = ["_get = _out.get", f"for {values}, _w in _staged:"]
-        body += ["    " + line for _, b in rest for line in b] + ["    " + line for line in decide]
-        body.append("    _out[v_outcome] = _get(v_outcome, 0) + _w")
-        return stage, emit.function(f"staged_{name}", ["env", "_out", "_staged"], body, where)
+
+        def over_groups(blocks: list[tuple[Let, list[str]]], decide: list[str]) -> list[str]:
+            body = ["_get = _out.get", f"for {values}, _w in _staged:"]
+            body += ["    " + line for let, b in blocks if let.name not in alone for line in b]
+            body += ["    " + line for line in decide]
+            return [*body, "    _out[v_outcome] = _get(v_outcome, 0) + _w"]
+
+        body = _two_forms(over_groups(lets, decide), over_groups(quick, fast_decide))
+        return stage, emit.function(f"staged_{name}", ["env", "_out", "_staged"], _hoisted(body), where)
 
     def _own_keys(
         self,
@@ -1431,6 +1448,30 @@ def _through(node: ast.Node, covered: set[ast.Node], dice: set[str]) -> bool:
 MAX_LOOP_DEPTH = 6
 """Randomizers a check's outcome loop nests at most (Python allows about twenty nested blocks);
 a check with more is run through `Check.outcome_program` once per combination instead."""
+
+
+def _two_forms(metered: list[str], inline: list[str]) -> list[str]:
+    """A loop's body twice: as written, with its table calls (each charging the request's work
+    counter), when a counter is set; else with the plain tables' bodies in place of their calls.
+    The evaluator runs a loop with no counter set only when it has charged the loop's table calls
+    before, at their most (`Check.outcome_units`), and the charge could not reach the point where
+    the counter looks at the clock (`runtime.work.CLOCK_EVERY`); otherwise the calls meter as
+    they go, as they always did. Once only when no call was replaced."""
+    if inline == metered:
+        return metered
+    return ["if _work() is not None:", *("    " + line for line in metered), "    return", *inline]
+
+
+def _hoisted(body: list[str]) -> list[str]:
+    """`body` with each `env[...]` read made once, before the loops: a loop assigns locals only,
+    so what it reads of `env` (inputs, values known before the roll) cannot change inside it.
+    Generated code reads `env` only as `env['<name>']` (`Expressions._name`), a name the grammar
+    checked as an identifier."""
+    names = sorted(set(ENV_READ.findall("\n".join(body))))
+    if not names:
+        return body
+    reads = [f"_e_{key[1:-1]} = env[{key}]" for key in names]
+    return reads + [ENV_READ.sub(lambda m: f"_e_{m.group(1)[1:-1]}", line) for line in body]
 
 
 def _outcome_loop(
