@@ -48,7 +48,7 @@ def _answer(rs: engine.Ruleset, check: str, inputs: dict[str, Any]) -> Any:
         d = rs.distribution(check, **inputs)
     except RulecraftError as exc:
         return [d.render() for d in exc.diagnostics]
-    return dict(d.outcome.weights), d.outcome.total
+    return list(d.outcome.weights.items()), d.outcome.total  # in order: batches draw by it
 
 
 def _inlined(rs: engine.Ruleset, check: str) -> bool:
@@ -64,6 +64,9 @@ def test_a_plain_table_called_as_a_statement_is_written_into_the_loop_and_the_gr
     assert stages is not None and "_work" in stages[1].__code__.co_names
     castle, _ = _pair("castle")
     assert _inlined(castle, "task")  # a `value:` table
+    # outcome rules whose every row gives one outcome: each row counts its weight in a local
+    rules, plain = _pair("chthonian")
+    assert _inlined(rules, "standard") and not _inlined(plain, "standard")
     # a table called inside a larger expression stays a call (its arguments might not all run)
     assert not _inlined(engine.load(CHECKS), "nested")
 

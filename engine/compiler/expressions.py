@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -482,10 +483,10 @@ class Expressions:
 
     def assign(
         self, target: str, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None
-    ) -> tuple[list[str], list[str] | None]:
+    ) -> tuple[list[str], Inlined | None]:
         """`target = node` as statements whose errors are placed at `node` (free until raised);
         and, when `node` is a call of a table whose body is a plain if/elif chain (`Unit.bodies`),
-        the same with that body written in place of the call, or None.
+        that body ready to be written in place of the call (`Inlined.lines`), or None.
 
         The second form is for a generated loop that runs with no work counter set (its table
         calls charged before it ran): it skips the call and the call's own metering, nothing
@@ -509,10 +510,13 @@ class Expressions:
                 same[p] = a
             else:
                 binds.append(f"{p} = {a}")
-        rows = chain(body.rows, lambda _, then: [f"{target} = {then}"], [body.otherwise])
-        if same:
-            rows = [_LOCAL.sub(lambda m: same.get(m.group(0), m.group(0)), line) for line in rows]
-        return called, (_guarded(binds, here) if binds else []) + _guarded(rows, body.where)
+
+        def read(text: str) -> str:
+            return _LOCAL.sub(lambda m: same.get(m.group(0), m.group(0)), text) if same else text
+
+        rows = tuple((None if when is None else read(when), read(then)) for when, then in body.rows)
+        head = tuple(_guarded(binds, here)) if binds else ()
+        return called, Inlined(head, rows, read(body.otherwise), body.where)
 
     def _shown(self, params: list[tuple[str, T.Type]]) -> str:
         names = tuple(p for p, _ in params)
@@ -539,18 +543,11 @@ class Expressions:
         nomatch = f"raise _nomatch({self.unit.emit.const(span)}, 'rule', {self._shown(params)})"
         return self._rule_parts(rows, scope, returns), nomatch
 
-    def rule_chain(
-        self,
-        rows: tuple[Rule, ...],
-        scope: Mapping[str, T.Type],
-        returns: T.Type,
-        take: Callable[[int, str], list[str]],
-        otherwise: list[str],
-    ) -> list[str]:
-        """The first row whose condition holds decides — stated once, as the if/elif chain that
-        both a check's outcome rules and a table's rules become. `take(i, then)` is what row `i`
-        does with its result; `otherwise` runs when no row matches (there is no `else` row)."""
-        return chain(self._rule_parts(rows, scope, returns), take, otherwise)
+    def rule_parts(
+        self, rows: tuple[Rule, ...], scope: Mapping[str, T.Type], returns: T.Type
+    ) -> list[tuple[str | None, str]]:
+        """A check's outcome rules as `chain` takes them (each row's condition and result)."""
+        return self._rule_parts(rows, scope, returns)
 
     def _rule_parts(
         self, rows: tuple[Rule, ...], scope: Mapping[str, T.Type], returns: T.Type
@@ -691,6 +688,21 @@ def chain(
     if not lines:
         return otherwise
     return [*lines, "else:", *("    " + line for line in otherwise)]
+
+
+@dataclass(frozen=True)
+class Inlined:
+    """One call of a plain table written out: the arguments bound (`head`, placed at the call),
+    then the table's rows with its parameters read as the arguments, placed at the table."""
+
+    head: tuple[str, ...]
+    rows: tuple[tuple[str | None, str], ...]
+    otherwise: str
+    where: str
+
+    def lines(self, take: Callable[[int, str], list[str]]) -> list[str]:
+        """The statements, row `i` doing `take(i, result)` (an assignment, or a weight counted)."""
+        return [*self.head, *_guarded(chain(self.rows, take, [self.otherwise]), self.where)]
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
