@@ -541,18 +541,13 @@ class Expressions:
                     )
         params = [(p, t) for p, t in scope.items()]
         nomatch = f"raise _nomatch({self.unit.emit.const(span)}, 'rule', {self._shown(params)})"
-        return self._rule_parts(rows, scope, returns), nomatch
+        return self.rule_parts(rows, scope, returns), nomatch
 
     def rule_parts(
         self, rows: tuple[Rule, ...], scope: Mapping[str, T.Type], returns: T.Type
     ) -> list[tuple[str | None, str]]:
-        """A check's outcome rules as `chain` takes them (each row's condition and result)."""
-        return self._rule_parts(rows, scope, returns)
-
-    def _rule_parts(
-        self, rows: tuple[Rule, ...], scope: Mapping[str, T.Type], returns: T.Type
-    ) -> list[tuple[str | None, str]]:
-        """Each row's condition (None for `else:`) and result, as Python source."""
+        """Each row's condition (None for `else:`) and result, as Python source: a table's rules
+        or a check's outcome rules, as `chain` takes them."""
         parts: list[tuple[str | None, str]] = []
         for rule in rows:
             then = self.lower_checked(rule.then.node, scope, returns)

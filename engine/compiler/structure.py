@@ -1477,7 +1477,8 @@ a check with more is run through `Check.outcome_program` once per combination in
 
 def _two_forms(metered: list[str], inline: list[str]) -> list[str]:
     """A loop's body twice: as written, with its table calls (each charging the request's work
-    counter), when a counter is set; else with the plain tables' bodies in place of their calls.
+    counter), when a counter is set; else with the plain tables' bodies in place of their calls
+    (and the outcome's weights counted in locals: `_outcome_loop`'s `tally`).
     The evaluator runs a loop with no counter set only when it has charged the loop's table calls
     before, at their most (`Check.outcome_units`), and the charge could not reach the point where
     the counter looks at the clock (`runtime.work.CLOCK_EVERY`); otherwise the calls meter as
