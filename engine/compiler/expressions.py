@@ -8,7 +8,9 @@ owns the ruleset's structure and calls it; both share one `Unit`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -23,7 +25,7 @@ from ..runtime.builtins import HISTORY
 from ..syntax.document import PathKey
 from ..syntax.positions import ExprOrigin, Span
 from .problems import Problem, problem, statement
-from .unit import Unit
+from .unit import InlineBody, Unit
 
 
 class Expressions:
@@ -33,6 +35,9 @@ class Expressions:
         self.unit = unit
         self._table_busy: list[str] = []
         self._instances: set[tuple[str, tuple[T.Type, ...]]] = set()
+        self._tables_made = 0
+        self._last_call: tuple[ast.Call, Table, list[str]] | None = None
+        """The table call lowered last, with its arguments' sources: what `assign` inlines."""
 
     # -- expressions -------------------------------------------------------------------
 
@@ -96,7 +101,9 @@ class Expressions:
         return t, src
 
     def _name(self, name: str) -> str:
-        return f"v_{name}" if name in self.unit.locals else f"env[{name!r}]"
+        if name in self.unit.locals:
+            return self.unit.renamed.get(name, f"v_{name}")
+        return f"env[{name!r}]"
 
     def _lower_node(
         self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None
@@ -338,6 +345,7 @@ class Expressions:
             self._check_instance(table, tuple(types), node.span)
             if self.unit.counted:
                 self.unit.counted[-1] += self.unit.table_units[name]
+            self._last_call = (node, table, srcs)
             return table.returns, f"{self.unit.emit.const(table.run)}({', '.join(srcs)})"
         options = list(self.unit.builtins) + list(self.unit.data.get("tables", {}))
         raise problem("RC302", f"unknown function '{name}'", node.span, did_you_mean(name, options))
@@ -413,7 +421,7 @@ class Expressions:
             )
         self._table_busy.append(name)
         self.unit.counted.append(0)
-        saved_locals = self.unit.locals
+        saved_locals, saved_renamed = self.unit.locals, self.unit.renamed
         saved_pools, self.unit.pools = self.unit.pools, set()  # a table sees values, not the check's pools
         try:
             params_raw = spec.get("params", [])
@@ -434,20 +442,28 @@ class Expressions:
             returns = self._type_named(spec.get("returns", "any"), path + ("returns",))
             scope = dict(params)
             self.unit.locals = set(scope)
+            # its parameters' names are its own, so that its body can stand inside a check's loop
+            self.unit.renamed = {p: f"_t{self._tables_made}_{p}" for p, _ in params}
+            self._tables_made += 1
             span = self.unit.doc.span(path, key=True)
+            where = self.unit.emit.const(span)
+            rows: list[tuple[str | None, str]] | None = None
+            otherwise = ""
             if "rules" in spec:
-                body = self._rules_source(path + ("rules",), scope, returns, span)
+                rows, otherwise = self._rules_parts(path + ("rules",), scope, returns, span)
+                body = chain(rows, lambda _, then: [f"return {then}"], [otherwise])
             elif "cases" in spec:
                 body = self._cases(path + ("cases",), spec["cases"], params, 0, returns) + [
-                    f"raise _nomatch({self.unit.emit.const(span)}, "
-                    f"'case of table {name}', {self._shown(params)})"
+                    f"raise _nomatch({where}, 'case of table {name}', {self._shown(params)})"
                 ]
             else:
-                body = [f"return {self.lower_checked(self.node_at(path + ('value',)), scope, returns)}"]
+                rows = [(None, self.lower_checked(self.node_at(path + ("value",)), scope, returns))]
+                body = [f"return {rows[0][1]}"]
+            local = tuple(self._name(p) for p, _ in params)
             # each call is charged to the request that makes it (a table calling tables grows fast)
-            run = self.unit.emit.function(
-                f"table_{name}", [f"v_{p}" for p, _ in params], [*_CHARGE, *body], span
-            )
+            run = self.unit.emit.function(f"table_{name}", list(local), [*_CHARGE, *body], span)
+            if rows is not None and self.unit.inline:
+                self.unit.bodies[name] = InlineBody(local, tuple(rows), otherwise, where)
             table = Table(name, tuple(params), returns, run, spec.get("description", ""), span)
             self.unit.tables[name] = table
             self.unit.table_units[name] = 1 + self.unit.counted[-1]
@@ -455,7 +471,7 @@ class Expressions:
         finally:
             self._table_busy.pop()
             self.unit.counted.pop()
-            self.unit.locals = saved_locals
+            self.unit.locals, self.unit.renamed = saved_locals, saved_renamed
             self.unit.pools = saved_pools
 
     def lower_checked(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None) -> str:
@@ -465,15 +481,52 @@ class Expressions:
             raise problem("RC304", f"expected {expect} here, but this is {t}", node.span)
         return self._wanted(src, t, expect, node)
 
+    def assign(
+        self, target: str, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None
+    ) -> tuple[list[str], Inlined | None]:
+        """`target = node` as statements whose errors are placed at `node` (free until raised);
+        and, when `node` is a call of a table whose body is a plain if/elif chain (`Unit.bodies`),
+        that body ready to be written in place of the call (`Inlined.lines`), or None.
+
+        The second form is for a generated loop that runs with no work counter set (its table
+        calls charged before it ran): it skips the call and the call's own metering, nothing
+        else. The arguments are worked out first under `node`'s span, then the rows under the
+        table's, so an error inside gives the diagnostic the call gave."""
+        self._last_call = None
+        src = self.lower_checked(node, scope, expect)
+        here = self.unit.emit.const(node.span)
+        called = _guarded([f"{target} = {src}"], here)
+        found, self._last_call = self._last_call, None
+        if found is None or found[0] is not node:
+            return called, None  # not a table call, or one inside a larger expression
+        _, table, args = found
+        body = self.unit.bodies.get(table.name)
+        if body is None or src != f"{self.unit.emit.const(table.run)}({', '.join(args)})":
+            return called, None  # a result checked when it runs (`_want`), or folded to a constant
+        binds: list[str] = []
+        same: dict[str, str] = {}  # a parameter given a local, a constant or an `env` read is read as it
+        for p, a in zip(body.params, args):
+            if _IDENTIFIER.fullmatch(a) or ENV_READ.fullmatch(a):
+                same[p] = a
+            else:
+                binds.append(f"{p} = {a}")
+
+        def read(text: str) -> str:
+            return _LOCAL.sub(lambda m: same.get(m.group(0), m.group(0)), text) if same else text
+
+        rows = tuple((None if when is None else read(when), read(then)) for when, then in body.rows)
+        head = tuple(_guarded(binds, here)) if binds else ()
+        return called, Inlined(head, rows, read(body.otherwise), body.where)
+
     def _shown(self, params: list[tuple[str, T.Type]]) -> str:
         names = tuple(p for p, _ in params)
-        return f"_pairs({self.unit.emit.const(names)}, {', '.join(f'v_{p}' for p in names)})"
+        return f"_pairs({self.unit.emit.const(names)}, {', '.join(self._name(p) for p in names)})"
 
-    def _rules_source(
+    def _rules_parts(
         self, path: PathKey, scope: Mapping[str, T.Type], returns: T.Type, span: Span
-    ) -> list[str]:
-        """An if-chain for an ordered rule list inside a table."""
-        lines: list[str] = []
+    ) -> tuple[list[tuple[str | None, str]], str]:
+        """An ordered rule list inside a table: each row's condition and result, and the
+        statement that raises when none matches."""
         rows = self.rule_list(path, scope, returns)
         if returns.kind == "any":
             # An undeclared result must still be one kind of value in every row.
@@ -488,32 +541,21 @@ class Expressions:
                     )
         params = [(p, t) for p, t in scope.items()]
         nomatch = f"raise _nomatch({self.unit.emit.const(span)}, 'rule', {self._shown(params)})"
-        return lines + self.rule_chain(rows, scope, returns, lambda i, then: [f"return {then}"], [nomatch])
+        return self.rule_parts(rows, scope, returns), nomatch
 
-    def rule_chain(
-        self,
-        rows: tuple[Rule, ...],
-        scope: Mapping[str, T.Type],
-        returns: T.Type,
-        take: Callable[[int, str], list[str]],
-        otherwise: list[str],
-    ) -> list[str]:
-        """The first row whose condition holds decides — stated once, as the if/elif chain that
-        both a check's outcome rules and a table's rules become. `take(i, then)` is what row `i`
-        does with its result; `otherwise` runs when no row matches (there is no `else` row)."""
-        lines: list[str] = []
-        for i, rule in enumerate(rows):
+    def rule_parts(
+        self, rows: tuple[Rule, ...], scope: Mapping[str, T.Type], returns: T.Type
+    ) -> list[tuple[str | None, str]]:
+        """Each row's condition (None for `else:`) and result, as Python source: a table's rules
+        or a check's outcome rules, as `chain` takes them."""
+        parts: list[tuple[str | None, str]] = []
+        for rule in rows:
             then = self.lower_checked(rule.then.node, scope, returns)
-            if rule.when is None:
-                head = "else:" if i else "if True:"
-            else:
-                head = f"{'elif' if i else 'if'} {self.lower_checked(rule.when.node, scope, T.BOOL)}:"
-            lines += [head, *("    " + line for line in take(i, then))]
-            if rule.when is None:
-                return lines
-        if not lines:
-            return otherwise
-        return [*lines, "else:", *("    " + line for line in otherwise)]
+            when = None if rule.when is None else self.lower_checked(rule.when.node, scope, T.BOOL)
+            parts.append((when, then))
+            if when is None:
+                break  # rows after an `else:` never run (nor are their table calls counted)
+        return parts
 
     def rule_list(self, path: PathKey, scope: Mapping[str, T.Type], returns: T.Type) -> tuple[Rule, ...]:
         """Each row is its own statement, so every faulty row is reported, not just the first."""
@@ -575,7 +617,7 @@ class Expressions:
 
     def _pattern(self, key: Any, path: PathKey, pname: str, ptype: T.Type) -> str:
         """A test of parameter `pname` against a case key: a value, a range, or a list of them."""
-        var = f"v_{pname}"
+        var = self._name(pname)
         if isinstance(key, int):
             if not ptype.accepts(T.NUM):
                 raise problem(
@@ -621,6 +663,59 @@ class Expressions:
                     )
                 tests.append(f"{var} == {src}")
         return " or ".join(tests)
+
+
+def chain(
+    rows: Sequence[tuple[str | None, str]], take: Callable[[int, str], list[str]], otherwise: list[str]
+) -> list[str]:
+    """The if/elif chain of a rule list, stated once: the first row whose condition holds
+    decides. Each row is (its condition's source, None for `else:`; its result's source);
+    `take(i, result)` is what row `i` does with it, `otherwise` what runs when no row holds."""
+    lines: list[str] = []
+    for i, (when, then) in enumerate(rows):
+        if when is None:
+            head = "else:" if i else "if True:"
+        else:
+            head = f"{'elif' if i else 'if'} {when}:"
+        lines += [head, *("    " + line for line in take(i, then))]
+        if when is None:
+            return lines
+    if not lines:
+        return otherwise
+    return [*lines, "else:", *("    " + line for line in otherwise)]
+
+
+@dataclass(frozen=True)
+class Inlined:
+    """One call of a plain table written out: the arguments bound (`head`, placed at the call),
+    then the table's rows with its parameters read as the arguments, placed at the table."""
+
+    head: tuple[str, ...]
+    rows: tuple[tuple[str | None, str], ...]
+    otherwise: str
+    where: str
+
+    def lines(self, take: Callable[[int, str], list[str]]) -> list[str]:
+        """The statements, row `i` doing `take(i, result)` (an assignment, or a weight counted)."""
+        return [*self.head, *_guarded(chain(self.rows, take, [self.otherwise]), self.where)]
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+ENV_READ = re.compile(r"env\[('[A-Za-z_][A-Za-z0-9_]*')\]")
+"""How generated code reads a name that is not a local (`Expressions._name`): what a loop reads
+once before it starts (`structure._hoisted`), and what an inlined parameter may stand for."""
+_LOCAL = re.compile(r"\b_t[0-9]+_[A-Za-z0-9_]+\b")
+"""A table parameter's name in generated code (`Unit.renamed`); nothing else there starts so."""
+
+
+def _guarded(lines: list[str], where: str) -> list[str]:
+    """Statements whose Python errors are placed at the span named `where` (free until raised)."""
+    return [
+        "try:",
+        *("    " + line for line in lines),
+        "except _Error as exc:",
+        f"    raise _wrong({where}, exc) from None",
+    ]
 
 
 _CHARGE = [

@@ -58,7 +58,7 @@ from ..runtime.limits import DEFAULT_LIMITS, MAX_FACES, Limits
 from ..runtime.work import working
 from ..syntax.document import Document, PathKey
 from ..syntax.positions import Span
-from .expressions import Expressions
+from .expressions import ENV_READ, Expressions, Inlined, chain
 from .problems import Problem, Reported, problem, statement
 from .state import StateCompiler
 from .unit import Unit
@@ -69,12 +69,13 @@ __all__ = ["RESERVED", "Structure", "compile_document"]
 RESERVED = frozenset({"if", "else", "and", "or", "not", "in", "true", "false", "outcome", "face"})
 
 
-def compile_document(doc: Document, limits: Limits = DEFAULT_LIMITS) -> RulesetModel:
+def compile_document(doc: Document, limits: Limits = DEFAULT_LIMITS, *, inline: bool = True) -> RulesetModel:
     """Compile a validated document within `limits` (expression depth and size), raising
-    `CompileError` with every problem found."""
+    `CompileError` with every problem found. `inline=False` keeps every table a call in the
+    generated loops (the same results: tests compare the two)."""
     try:
         with working(new_work(limits)):  # folding constants runs tables: within one request's budget
-            return Structure(doc, limits).run()
+            return Structure(doc, limits, inline=inline).run()
     except Problem as f:  # a problem outside any statement: still a diagnostic, never a traceback
         raise CompileError([f.diag]) from None
 
@@ -82,8 +83,8 @@ def compile_document(doc: Document, limits: Limits = DEFAULT_LIMITS) -> RulesetM
 class Structure:
     """The ruleset's structure: scales, bags, tables, checks, dice and examples."""
 
-    def __init__(self, doc: Document, limits: Limits = DEFAULT_LIMITS) -> None:
-        self.unit = Unit(doc, limits)
+    def __init__(self, doc: Document, limits: Limits = DEFAULT_LIMITS, *, inline: bool = True) -> None:
+        self.unit = Unit(doc, limits, inline=inline)
         self.exprs = Expressions(self.unit)
 
     # -- driver -------------------------------------------------------------------------
@@ -637,14 +638,14 @@ class Structure:
             full = dict(scope)
             full["outcome"] = out_t
 
+            fast: dict[str, Inlined] = {}  # by target: a plain table's body to write in place of its call
+
             def guarded(target: str, node: ast.Node, expect: T.Type | None) -> list[str]:
                 """An assignment whose errors are placed at its own expression (free until raised)."""
-                return [
-                    "try:",
-                    f"    {target} = {self.exprs.lower_checked(node, full, expect)}",
-                    "except _Error as exc:",
-                    f"    raise _wrong({self.unit.emit.const(node.span)}, exc) from None",
-                ]
+                called, inline = self.exprs.assign(target, node, full, expect)
+                if inline is not None:
+                    fast[target] = inline
+                return called
 
             counted = self.unit.counted
             let_lines = []
@@ -655,21 +656,17 @@ class Structure:
                 let_units[let.name] = counted[-1] - before
             before = counted[-1]
             unmatched = False  # a rule list with no 'else': its message shows every die
+            nomatch: list[str] = []
+            parts: list[tuple[str | None, str]] | None = None  # the outcome's rows
             if isinstance(outcome, Expr):
                 decide = [*guarded("v_outcome", outcome.node, out_t), "rule = -1"]
                 read = set(ast.names(outcome.node))
             else:
                 span = self.unit.emit.const(outcome[0].span if outcome else None)
-                decide = self.exprs.rule_chain(
-                    outcome,
-                    full,
-                    out_t,
-                    lambda i, then: [f"v_outcome = {then}", f"rule = {i}"],
-                    [
-                        f"raise _nomatch({span}, 'outcome rule', "
-                        f"_show(env, {', '.join(f'v_{d}' for d in dice)}))"
-                    ],
-                )
+                shown = ", ".join(f"v_{d}" for d in dice)
+                nomatch = [f"raise _nomatch({span}, 'outcome rule', _show(env, {shown}))"]
+                parts = self.exprs.rule_parts(outcome, full, out_t)
+                decide = chain(parts, lambda i, then: [f"v_outcome = {then}", f"rule = {i}"], nomatch)
                 read = set().union(*(ast.names(e.node) for r in outcome for e in (r.when, r.then) if e))
                 unmatched = not outcome or outcome[-1].when is not None
             decided_by = set(read)
@@ -692,9 +689,38 @@ class Structure:
             emit = self.unit.emit
             loop = None
             value_loops: dict[str, Callable[..., None]] = {}
+            quick = [
+                (
+                    let,
+                    fast[f"v_{let.name}"].lines(_assigned(f"v_{let.name}"))
+                    if f"v_{let.name}" in fast
+                    else block,
+                )
+                for let, block in needed
+            ]
+            inlined = fast.get("v_outcome") if isinstance(outcome, Expr) else None
+            fast_decide = decide if inlined is None else inlined.lines(_assigned("v_outcome"))
+            rows = parts if inlined is None else list(inlined.rows)
+            tally: tuple[list[str], list[str]] | None = None
+            if self.unit.inline and rows and all(_CONSTANT.fullmatch(then) for _, then in rows):
+                # each row's result is one outcome: its weight is counted in a local, not in `_out`
+                fast_decide = (
+                    inlined.lines(_counted) if inlined is not None else chain(rows, _counted, nomatch)
+                )
+                tally = (
+                    [" = ".join(f"_c{i}" for i in range(len(rows))) + " = 0"],
+                    [
+                        x
+                        for i, (_, then) in enumerate(rows)
+                        for x in (f"if _c{i}:", f"    _out[{then}] += _c{i}")
+                    ],
+                )
             if 0 < len(dice) <= MAX_LOOP_DEPTH:
                 tables = ["env", "_out", *(f"_p{i}" for i in range(len(dice)))]
-                loop = emit.function(f"outcomes_{name}", tables, _outcome_loop(dice, needed, decide), where)
+                looped = _two_forms(
+                    _outcome_loop(dice, needed, decide), _outcome_loop(dice, quick, fast_decide, tally=tally)
+                )
+                loop = emit.function(f"outcomes_{name}", tables, _hoisted(looped), where)
                 for let, _ in let_lines:  # each named value alone, through the values it reads
                     reads = {let.name}
                     for other, _ in reversed(let_lines):
@@ -706,7 +732,9 @@ class Structure:
                     )
             program = emit.function(f"check_{name}", params, body, where)
             outcome_program = emit.function(f"outcome_{name}", params, short, where)
-            staged = self._staged(name, dice, needed, decide, decided_by, unmatched, where)
+            staged = self._staged(
+                name, dice, (needed, decide, quick, fast_decide), decided_by, unmatched, where, tally
+            )
             if pre is None:
                 return program, outcome_program, loop, staged, None, 0, outcome_units, value_loops
             draws = [
@@ -740,17 +768,21 @@ class Structure:
         self,
         name: str,
         dice: list[str],
-        lets: list[tuple[Let, list[str]]],
-        decide: list[str],
+        forms: tuple[list[tuple[Let, list[str]]], list[str], list[tuple[Let, list[str]]], list[str]],
         decided_by: set[str],
         unmatched: bool,
         where: Span | None,
+        tally: tuple[list[str], list[str]] | None,
     ) -> tuple[Callable[..., tuple[Any, ...]], Callable[..., None]] | None:
         """`Check.outcome_stages`: the values the outcome reads that depend on the dice alone
         (no input, no value known before the roll), split off from the rest, or None when the
         outcome reads none. Whatever the inputs, the same dice give them the same values, so the
         exact evaluator works them out once per check and merges the combinations of dice that
-        agree on what the rest reads (`stage`); the rest runs per request over those groups."""
+        agree on what the rest reads (`stage`); the rest runs per request over those groups.
+        `forms`: the values' statements and the outcome's, then the same with plain tables'
+        bodies in place of their calls, for the rest's unmetered pass (`_two_forms`), which counts
+        each row's weight in a local when `tally` is given (see `_outcome_loop`)."""
+        lets, decide, quick, fast_decide = forms
         alone: set[str] = set(dice)
         for let, _ in lets:
             if ast.names(let.expr.node) <= alone:
@@ -773,10 +805,20 @@ class Structure:
             [line for _, b in early for line in b] + [f"return {values}"],
             where,
         )
-        body = ["_get = _out.get", f"for {values}, _w in _staged:"]
-        body += ["    " + line for _, b in rest for line in b] + ["    " + line for line in decide]
-        body.append("    _out[v_outcome] = _get(v_outcome, 0) + _w")
-        return stage, emit.function(f"staged_{name}", ["env", "_out", "_staged"], body, where)
+
+        def over_groups(
+            blocks: list[tuple[Let, list[str]]], decide: list[str], tally: tuple[list[str], list[str]] | None
+        ) -> list[str]:
+            body = [*tally[0]] if tally else ["_get = _out.get"]
+            body.append(f"for {values}, _wt in _staged:")
+            body += ["    " + line for let, b in blocks if let.name not in alone for line in b]
+            body += ["    " + line for line in decide]
+            if tally:
+                return body + tally[1]
+            return [*body, "    _out[v_outcome] = _get(v_outcome, 0) + _wt"]
+
+        body = _two_forms(over_groups(lets, decide, None), over_groups(quick, fast_decide, tally))
+        return stage, emit.function(f"staged_{name}", ["env", "_out", "_staged"], _hoisted(body), where)
 
     def _own_keys(
         self,
@@ -1433,26 +1475,77 @@ MAX_LOOP_DEPTH = 6
 a check with more is run through `Check.outcome_program` once per combination instead."""
 
 
+def _two_forms(metered: list[str], inline: list[str]) -> list[str]:
+    """A loop's body twice: as written, with its table calls (each charging the request's work
+    counter), when a counter is set; else with the plain tables' bodies in place of their calls
+    (and the outcome's weights counted in locals: `_outcome_loop`'s `tally`).
+    The evaluator runs a loop with no counter set only when it has charged the loop's table calls
+    before, at their most (`Check.outcome_units`), and the charge could not reach the point where
+    the counter looks at the clock (`runtime.work.CLOCK_EVERY`); otherwise the calls meter as
+    they go, as they always did. Once only when no call was replaced."""
+    if inline == metered:
+        return metered
+    return ["if _work() is not None:", *("    " + line for line in metered), "    return", *inline]
+
+
+def _hoisted(body: list[str]) -> list[str]:
+    """`body` with each `env[...]` read made once, before the loops: a loop assigns locals only,
+    so what it reads of `env` (inputs, values known before the roll) cannot change inside it.
+    Generated code reads `env` only as `env['<name>']` (`Expressions._name`), a name the grammar
+    checked as an identifier."""
+    names = sorted(set(ENV_READ.findall("\n".join(body))))
+    if not names:
+        return body
+    reads = [f"_e_{key[1:-1]} = env[{key}]" for key in names]
+    return reads + [ENV_READ.sub(lambda m: f"_e_{m.group(1)[1:-1]}", line) for line in body]
+
+
+def _assigned(target: str) -> Callable[[int, str], list[str]]:
+    """What a row of an inlined table does with its result: assign it to `target`."""
+    return lambda _, then: [f"{target} = {then}"]
+
+
+def _counted(i: int, then: str) -> list[str]:
+    """What row `i` of the outcome does in a loop that counts weights (`_outcome_loop`'s `tally`):
+    add the combination's weight `_wt` to its own counter, the outcome put in `_out` the first
+    time (so `_out` lists the outcomes in the order the loop meets them, as it did)."""
+    return [f"if not _c{i}:", f"    _out.setdefault({then}, 0)", f"_c{i} += _wt"]
+
+
+_CONSTANT = re.compile(r"_k[0-9]+")
+"""A value generated code reads from the emitter's constants (`codegen.Emitter.const`)."""
+
+
 def _outcome_loop(
-    dice: list[str], lets: list[tuple[Let, list[str]]], decide: list[str], result: str = "outcome"
+    dice: list[str],
+    lets: list[tuple[Let, list[str]]],
+    decide: list[str],
+    result: str = "outcome",
+    tally: tuple[list[str], list[str]] | None = None,
 ) -> list[str]:
     """The body of `Check.outcome_loop`: one loop per randomizer, nested in roll order, each named
     value worked out in the loop of the last die it reads (once per value of the dice before it,
     not once per combination), the outcome's weight added up in `_out` — no call per state.
-    With `result` another name than the outcome: that named value's weights (`Check.value_loops`)."""
+    With `result` another name than the outcome: that named value's weights (`Check.value_loops`).
+    With `tally` (the counters set to 0, and their sums put in `_out`), `decide` counts each
+    combination's weight `_wt` itself (`_counted`), one local per row of the outcome, which
+    costs less than a look-up in `_out` per combination."""
     depth: dict[str, int] = {d: i for i, d in enumerate(dice)}
     placed: list[list[str]] = [[] for _ in dice]
     for let, block in lets:  # in dependency order: what a value reads is placed already
         level = max((depth[n] for n in ast.names(let.expr.node) if n in depth), default=len(dice) - 1)
         depth[let.name] = level
         placed[level] += block
-    lines = ["_get = _out.get"]
+    lines = [*tally[0]] if tally else ["_get = _out.get"]
     indent = ""
     for i, d in enumerate(dice):
         lines.append(f"{indent}for v_{d}, _w in _p{i}:")
         indent += "    "
-        lines.append(f"{indent}_w{i} = _w" if i == 0 else f"{indent}_w{i} = _w{i - 1} * _w")
+        weight = "_wt" if i == len(dice) - 1 else f"_w{i}"
+        lines.append(f"{indent}{weight} = _w" if i == 0 else f"{indent}{weight} = _w{i - 1} * _w")
         lines += [indent + line for line in placed[i]]
     lines += [indent + line for line in decide]
-    lines.append(f"{indent}_out[v_{result}] = _get(v_{result}, 0) + _w{len(dice) - 1}")
+    if tally:
+        return lines + tally[1]
+    lines.append(f"{indent}_out[v_{result}] = _get(v_{result}, 0) + _wt")
     return lines

@@ -40,9 +40,32 @@ class Unit:
     # at most once per evaluation and these sums bound what an evaluation charges.
     table_units: dict[str, int] = field(default_factory=dict)
     counted: list[int] = field(default_factory=list)
+    # The Python name of a local where it is not `v_<name>`: a table's parameters are `_t<k>_<name>`,
+    # so that its body can be written into a check's generated loop beside the check's own values.
+    renamed: dict[str, str] = field(default_factory=dict)
+    # Per table whose body is a plain if/elif chain (`rules:` or `value:`), that body as parts a
+    # generated loop can hold instead of a call (`Expressions.assign`); none when `inline` is off.
+    inline: bool = True
+    bodies: dict[str, InlineBody] = field(default_factory=dict)
 
     @property
     def data(self) -> dict[str, Any]:
         """The document's data as the mapping the schema check has already guaranteed."""
         data: dict[str, Any] = self.doc.data
         return data
+
+
+@dataclass(frozen=True)
+class InlineBody:
+    """A table's body as a generated loop writes it in place of a call: bind `params` to the
+    arguments, then the first row whose condition holds gives the result; no row: `otherwise`.
+    Both parts keep their own error spans (`where`: the table's), as the call did."""
+
+    params: tuple[str, ...]
+    """The body's local names, in parameter order."""
+    rows: tuple[tuple[str | None, str], ...]
+    """(condition's source, or None for an `else:` row; result's source)."""
+    otherwise: str
+    """The statement that raises when no row matches."""
+    where: str
+    """The constant that names the table's span, where an error inside its body is placed."""
