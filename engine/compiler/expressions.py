@@ -703,7 +703,7 @@ class Inlined:
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ENV_READ = re.compile(r"env\[('[A-Za-z_][A-Za-z0-9_]*')\]")
 """How generated code reads a name that is not a local (`Expressions._name`): what a loop reads
-once before it starts (`structure._hoisted`), and what an inlined parameter may stand for."""
+once before it starts (`programs._hoisted`), and what an inlined parameter may stand for."""
 _LOCAL = re.compile(r"\b_t[0-9]+_[A-Za-z0-9_]+\b")
 """A table parameter's name in generated code (`Unit.renamed`); nothing else there starts so."""
 

@@ -52,7 +52,8 @@ TRIGGERED = mini(
     "'hit' if sum(p) > 10000 else 'miss'",
 )
 MANY_KINDS = mini(
-    "      d: {die: 1000, cap: 0, triggers: [{may: add, on: face >= 5, name: a}, {may: reroll, on: face >= 5}]}\n",
+    "      d: {die: 1000, cap: 0, triggers: "
+    "[{may: add, on: face >= 5, name: a}, {may: reroll, on: face >= 5}]}\n",
     "'hit' if 6 >= 1 else 'miss'",
 )
 """Found by the fuzzer: a die of a thousand faces, each its own kind, whose reroll chain packs
