@@ -9,8 +9,7 @@ statement) and raised together as a `CompileError`.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -40,11 +39,9 @@ from ..model.ruleset import (
     Note,
     Pool,
     Randomizer,
-    Redraw,
     Rule,
     RulesetModel,
     Scale,
-    Trigger,
     after_roll_expressions,
 )
 from ..model.values import Symbol
@@ -52,12 +49,13 @@ from ..runtime.builtins import HISTORY, library
 from ..runtime.context import new_work
 from ..runtime.folds import FOLDS
 from ..runtime.inputs import coerce
-from ..runtime.limits import DEFAULT_LIMITS, MAX_FACES, Limits
+from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.work import working
 from ..syntax.document import Document, PathKey
 from .expressions import Expressions
 from .problems import Problem, problem, statement
 from .programs import ProgramWriter
+from .randomizers import RandomizerCompiler
 from .state import StateCompiler
 from .unit import Unit
 from .version import SUPPORTED_VERSIONS
@@ -85,6 +83,7 @@ class Structure:
         self.unit = Unit(doc, limits, inline=inline)
         self.exprs = Expressions(self.unit)
         self.programs = ProgramWriter(self.unit, self.exprs)
+        self.randomizers = RandomizerCompiler(self.unit, self.exprs)
 
     # -- driver -------------------------------------------------------------------------
 
@@ -181,7 +180,7 @@ class Structure:
                 continue
             contents = tuple((scale[str(c)], int(n)) for c, n in chits.items())
             size = sum(n for _, n in contents) * int(spec.get("sets", 1))
-            self._within(f"bag '{name}' holds {size:,} chits", size, "max_bag", path)
+            self.unit.within(f"bag '{name}' holds {size:,} chits", size, "max_bag", path)
             self.unit.bags[name] = Bag(
                 name, scale, contents, int(spec.get("sets", 1)), self.unit.doc.span(path, key=True)
             )
@@ -284,7 +283,7 @@ class Structure:
             if isinstance(rspec, dict) and "pool" in rspec:
                 self.unit.pools.add(rname)  # its own redraw condition may read its history
             with statement(self.unit.diags):
-                r = self._randomizer(path + ("roll", rname), rname, rspec, roll_scope)
+                r = self.randomizers.randomizer(path + ("roll", rname), rname, rspec, roll_scope)
                 rtype = (
                     T.NUM
                     if isinstance(r, Die) or (isinstance(r, Pool) and r.total)
@@ -725,7 +724,7 @@ class Structure:
                 f"min_length {lo_len} is greater than max_length {hi_len}",
                 self.unit.doc.span(path + ("min_length",)),
             )
-        self._within(f"a list of up to {hi_len} numbers", hi_len, "max_pool", path + ("max_length",))
+        self.unit.within(f"a list of up to {hi_len} numbers", hi_len, "max_pool", path + ("max_length",))
         lo, hi = spec.get("min"), spec.get("max")
         if lo is not None and hi is not None and lo > hi:
             raise problem("RC310", f"min {lo} is greater than max {hi}", self.unit.doc.span(path + ("min",)))
@@ -773,291 +772,3 @@ class Structure:
                 return None
             return self.unit.scales[raw]
         return self.new_scale(check, [str(m) for m in raw], path + ("outcomes",), owner=check)
-
-    def _in_pool(self, path: PathKey) -> bool:
-        """Whether the faces at `path` are a pool's (its randomizer has `pool:`)."""
-        spec = self.unit.doc.data
-        for p in path[:-1]:
-            spec = spec[p]
-        return isinstance(spec, dict) and "pool" in spec
-
-    def _faces(self, path: PathKey, scope: Mapping[str, T.Type]) -> tuple[tuple[int, ...], Expr | None]:
-        """A die's faces: constant (checked now), or an expression over what a count may read
-        (inputs, values known before the roll, dice above), checked when the die is rolled."""
-        raw = self.unit.doc.data
-        for p in path:
-            raw = raw[p]
-        span = self.unit.doc.span(path)
-        form = "a die's faces are a number of sides, a range like '0..9' or a list of whole numbers"
-        values: Sequence[Any]
-        if isinstance(raw, bool):
-            raise problem("RC310", form, span)
-        if isinstance(raw, int):
-            values = range(1, raw + 1)
-        elif isinstance(raw, list):
-            values = raw
-        else:
-            try:
-                node = self.exprs.parse(str(raw), self.unit.doc.expr_origin(path))
-                if ast.names(node):
-                    return (), self._faces_expr(node, scope, span, form)
-                value = self.exprs.lower(node, {}).run({})
-            except (Problem, RulecraftError):
-                slip = dice_notation(str(raw), str(path[-2]), in_pool=self._in_pool(path))
-                if slip is not None:
-                    raise problem("RC310", slip[0], span, slip[1]) from None
-                raise
-            if isinstance(value, (range, tuple)):
-                values = value
-            elif isinstance(value, int) and not isinstance(value, bool):
-                values = range(1, value + 1)
-            else:
-                raise problem("RC310", form, span)
-        if len(values) > MAX_FACES:  # len of a range is counted, not listed
-            raise problem(
-                "RC310",
-                f"this die has {len(values):,} faces, over the limit of {MAX_FACES}",
-                span,
-                "a die has at most 1000 faces; a larger range is better read from several dice",
-            )
-        for v in values:
-            if isinstance(v, bool) or not isinstance(v, int):
-                shown = f"{v.start}..{v.stop - 1}" if isinstance(v, range) else str(v)
-                raise problem("RC310", f"{shown} is not a face: {form}", span)
-        if not values:
-            raise problem("RC310", "this die has no faces", span)
-        return tuple(values), None
-
-    def _faces_expr(self, node: ast.Node, scope: Mapping[str, T.Type], span: Any, form: str) -> Expr:
-        """Faces that read names: typed now, their values checked at roll time (`RC409`)."""
-        try:
-            e = self.exprs.lower(node, scope)
-        except Problem as p:
-            if p.diag.code != "RC301":
-                raise
-            reads = (
-                "a die's faces may read the check's inputs, values known before the roll and dice above it"
-            )
-            hint = f"{p.diag.hint}; {reads}" if p.diag.hint else reads
-            raise Problem(replace(p.diag, hint=hint)) from None
-        if e.type.kind not in ("num", "range", "any") and not (
-            e.type.kind == "list" and e.type.elem is not None and e.type.elem.kind in ("num", "any")
-        ):
-            raise problem("RC310", f"{form}; this expression gives {e.type}", span)
-        return e
-
-    def _randomizer(
-        self, path: PathKey, name: str, spec: dict[str, Any], scope: Mapping[str, T.Type]
-    ) -> Randomizer:
-        """A die, pool or draw; its parameters may use inputs, values known before the roll and
-        earlier dice of the same check."""
-        span = self.unit.doc.span(path, key=True)
-
-        def redraw_of(own: T.Type) -> Redraw | None:
-            if "redraw" not in spec:
-                return None
-            return self._redraw(path + ("redraw",), spec["redraw"], scope, name, own)
-
-        if "pool" in spec or "triggers" in spec:
-            total = "pool" not in spec  # a die with triggers: one die, read as the total of its dice
-            per = False
-            if total:
-                count = self.exprs.lower(ast.Num(1, span=span), {})
-            else:
-                try:
-                    count = self.exprs.expr(path + ("pool",), scope)
-                except (Problem, RulecraftError):
-                    slip = _DICE_NOTATION.match(str(spec["pool"]))
-                    if slip is None or not slip["count"]:
-                        raise
-                    hint = f"'pool:' is how many dice: write pool: {slip['count']} with die: {slip['sides']}"
-                    raise problem(
-                        "RC310",
-                        f"'{spec['pool']}' is dice notation",
-                        self.unit.doc.span(path + ("pool",)),
-                        hint,
-                    ) from None
-                per = count.type.kind == "multi"
-                if not (
-                    T.NUM.accepts(count.type)
-                    or (per and count.type.elem is not None and T.NUM.accepts(count.type.elem))
-                ):
-                    raise problem(
-                        "RC322",
-                        "a pool's 'pool' is a number of dice or a list of numbers (one die each), "
-                        f"not {count.type}",
-                        self.unit.doc.span(path + ("pool",)),
-                        "a list input (type: list) gives one die per element, which 'each' reads as 'item'",
-                    )
-            faces, faces_expr = (
-                self._faces(path + ("die",), scope) if "die" in spec else (tuple(range(1, 7)), None)
-            )
-            face_scope = dict(scope)
-            face_scope["face"] = T.NUM
-            if per:
-                face_scope["item"] = count.type.elem or T.NUM
-                for key in ("triggers", "cap", "redraw"):
-                    if key in spec:
-                        raise problem(
-                            "RC320",
-                            f"a pool over a list (one die per element) takes no '{key}'",
-                            self.unit.doc.span(path + (key,), key=True),
-                            "its dice are not alike, so no reroll procedure is defined for them; "
-                            "use a pool of a number of dice",
-                        )
-            each = self.exprs.expr(path + ("each",), face_scope) if "each" in spec else None
-            redraw = redraw_of(T.NUM if total else T.multi(each.type if each else T.NUM))
-            triggers = tuple(
-                self._trigger(path + ("triggers", i), t, scope, face_scope)
-                for i, t in enumerate(spec.get("triggers", []))
-            )
-            cap = spec.get("cap")
-            n = self._constant(count)
-            self._within(f"a pool of {n} dice", n, "max_pool", path + ("pool",))
-            if cap is not None:
-                self._within(f"a cap of {cap} dice", cap, "max_rerolls", path + ("cap",))
-            for i, t in enumerate(triggers):
-                what = f"'{t.name}' grants {t.per_die} dice per die (per_die)"
-                self._within(what, t.per_die, "max_rerolls", path + ("triggers", i, "per_die"))
-            if cap is None:
-                for i, t in enumerate(triggers):
-                    if self._never_ends(t, faces):
-                        verb = "add a die by" if t.action == "add" else "be rerolled by"
-                        raise problem(
-                            "RC313",
-                            f"every face of this die must {verb} '{t.name}': the {t.action}s never end",
-                            self.unit.doc.span(path + ("triggers", i)),
-                            "give the pool a 'cap' on how many dice it may reroll, or narrow 'on'",
-                        )
-            return Pool(
-                name,
-                count,
-                faces,
-                each,
-                span,
-                triggers=triggers,
-                cap=cap,
-                redraw=redraw,
-                faces_expr=faces_expr,
-                total=total,
-                per=per,
-            )
-        if "draw" in spec:
-            bag_name = spec["draw"]
-            if bag_name not in self.unit.bags:
-                raise problem(
-                    "RC312",
-                    f"unknown bag '{bag_name}'",
-                    self.unit.doc.span(path + ("draw",)),
-                    did_you_mean(str(bag_name), self.unit.bags),
-                )
-            count = (
-                self.exprs.expr(path + ("count",), scope, T.NUM)
-                if "count" in spec
-                else self.exprs.lower(ast.Num(1, span=span), {})
-            )
-            n = self._constant(count)
-            self._within(f"a draw of {n} chits", n, "max_draw", path + ("count",))
-            return Draw(
-                name, self.unit.bags[bag_name], count, span, redraw=redraw_of(T.multi(T.sym(bag_name)))
-            )
-        faces, faces_expr = self._faces(path + ("die",), scope)
-        return Die(name, faces, span, redraw=redraw_of(T.NUM), faces_expr=faces_expr)
-
-    @staticmethod
-    def _constant(expr: Expr) -> Any:
-        """The value of an expression that reads no name (None when it reads one or fails)."""
-        if ast.names(expr.node):
-            return None
-        try:
-            return expr.run({})
-        except RulecraftError:
-            return None
-
-    def _within(self, what: str, value: Any, limit: str, path: PathKey) -> None:
-        """Refuse at load (`RC503`) a constant size that no roll could fit in `Limits.<limit>`."""
-        bound = getattr(self.unit.limits, limit)
-        if type(value) is int and value > bound:
-            raise problem(
-                "RC503",
-                f"{what}: over the limit of {bound:,} (Limits.{limit})",
-                self.unit.doc.span(path),
-                f"use less, or raise Limits.{limit} if the embedder allows it",
-            )
-
-    @staticmethod
-    def _never_ends(t: Trigger, faces: tuple[int, ...]) -> bool:
-        """A `must: reroll` of the die itself, or a `must: add`, that holds on every face, whatever
-        the inputs: with no cap, no roll of the pool ever stops."""
-        itself = t.action == "add" or (t.action == "reroll" and t.target is None)
-        if not (t.must and itself and t.repeat and t.only_if is None):
-            return False
-        if not faces:  # faces worked out at roll time: decided when it runs
-            return False
-        for face in faces:
-            try:
-                if t.on.run({"face": face}) is not True:
-                    return False
-            except RulecraftError:  # `on` reads an input or a value: decided when it runs
-                return False
-        return True
-
-    def _trigger(
-        self,
-        path: PathKey,
-        spec: dict[str, Any],
-        scope: Mapping[str, T.Type],
-        face_scope: Mapping[str, T.Type],
-    ) -> Trigger:
-        must = "must" in spec
-        action = spec["must"] if must else spec["may"]
-        target = spec.get("target", "self")
-        return Trigger(
-            name=str(spec.get("name", f"trigger {int(path[-1]) + 1}")),
-            on=self.exprs.expr(path + ("on",), face_scope, T.BOOL),
-            action=action,
-            must=must,
-            target=None if target == "self" else self.exprs.expr(path + ("target",), face_scope, T.BOOL),
-            per_die=int(spec.get("per_die", 1)),
-            only_if=self.exprs.expr(path + ("only_if",), scope, T.BOOL) if "only_if" in spec else None,
-            repeat=bool(spec.get("repeat", True)),
-            pick=str(spec.get("pick", "lowest")),
-            span=self.unit.doc.span(path),
-        )
-
-    def _redraw(
-        self, path: PathKey, spec: dict[str, Any], scope: Mapping[str, T.Type], name: str, own: T.Type
-    ) -> Redraw:
-        """`may`/`must` may look at the die itself; `times` is known before it is rolled."""
-        must = "must" in spec
-        allowed = self.exprs.expr(path + ("must" if must else "may",), {**scope, name: own}, T.BOOL)
-        times = (
-            self.exprs.expr(path + ("times",), scope, T.NUM)
-            if "times" in spec
-            else self.exprs.lower(ast.Num(1), {})
-        )
-        n = self._constant(times)
-        self._within(f"a redraw offered {n} times", n, "max_rerolls", path + ("times",))
-        return Redraw(allowed, must, times, self.unit.doc.span(path, key=True))
-
-
-_DICE_NOTATION = re.compile(r"^\s*(?P<count>[0-9]*)\s*[dD]\s*(?P<sides>[0-9]+|%)\s*$")
-
-
-def dice_notation(text: str, name: str, *, in_pool: bool) -> tuple[str, str] | None:
-    """The message and hint for faces written in dice notation (`2d6`, `d6`, `d%`), which a die
-    does not take: a die has faces, and a number of dice is a pool's `pool:`. None for other text."""
-    m = _DICE_NOTATION.match(text)
-    if m is None:
-        return None
-    shown = "100" if m["sides"] == "%" else m["sides"]
-    count = m["count"]
-    message = f"'{text.strip()}' is dice notation; a die's faces are a number of sides, a range or a list"
-    if count and count != "1":
-        if in_pool:
-            return message, f"'die:' is one die's faces and 'pool:' how many: write die: {shown}"
-        return (
-            message,
-            f"for {count} dice write a pool: pool: {count} with die: {shown} (then read sum({name}))",
-        )
-    return message, f"write the number of sides alone: die: {shown}"

@@ -11,8 +11,9 @@ from ..errors import Diagnostic
 from ..model.ruleset import Bag, Scale, Table
 from ..runtime.builtins import Builtin
 from ..runtime.limits import DEFAULT_LIMITS, Limits
-from ..syntax.document import Document
+from ..syntax.document import Document, PathKey
 from .codegen import Emitter
+from .problems import problem
 
 
 @dataclass(eq=False)
@@ -47,6 +48,17 @@ class Unit:
     # generated loop can hold instead of a call (`Expressions.assign`); none when `inline` is off.
     inline: bool = True
     bodies: dict[str, InlineBody] = field(default_factory=dict)
+
+    def within(self, what: str, value: Any, limit: str, path: PathKey) -> None:
+        """Refuse at load (`RC503`) a constant size that no roll could fit in `Limits.<limit>`."""
+        bound = getattr(self.limits, limit)
+        if type(value) is int and value > bound:
+            raise problem(
+                "RC503",
+                f"{what}: over the limit of {bound:,} (Limits.{limit})",
+                self.doc.span(path),
+                f"use less, or raise Limits.{limit} if the embedder allows it",
+            )
 
     @property
     def data(self) -> dict[str, Any]:
