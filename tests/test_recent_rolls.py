@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import random
+import sys
 from fractions import Fraction
 from functools import partial
 from typing import Any
@@ -54,32 +55,31 @@ def _outcome(call: Any) -> Any:
     return r.outcome, r.values, r.inputs, {k: type(v) for k, v in r.inputs.items()}, r.rolled, r.trace
 
 
-ODD = [
-    {"target": True},
-    {"target": False},
-    {"target": 55.0},
-    {"target": 1.0},
-    {"target": Fraction(55)},
-    {"target": _Int(55)},
-    {"target": 55, "roller": _Str("player")},
-    {"target": 55, "tokens": True},
-    {"target": 55, "tokens": 0.0},
-    {"target": "55"},
+ODD = [  # (plain arguments, arguments equal to them of other types)
+    ({"target": 1}, {"target": True}),
+    ({"target": 55}, {"target": 55.0}),
+    ({"target": 1}, {"target": 1.0}),
+    ({"target": 55}, {"target": Fraction(55)}),
+    ({"target": 55}, {"target": _Int(55)}),
+    ({"target": 55, "roller": "player"}, {"target": 55, "roller": _Str("player")}),
+    ({"target": 55, "tokens": 1}, {"target": 55, "tokens": True}),
+    ({"target": 55, "tokens": 0}, {"target": 55, "tokens": 0.0}),
+    ({"target": 55, "tokens": 0}, {"target": 55, "tokens": False}),
 ]
 
 
-@pytest.mark.parametrize("odd", ODD, ids=repr)
-def test_arguments_of_other_types_go_the_way_they_went_before(odd: dict[str, Any]) -> None:
-    """The remembered rolls are of `target=1`/`55`, `tokens=0`/`1`, `roller="player"`; the odd
-    arguments equal them but are of other types. A warm ruleset and a fresh one (nothing
-    remembered) give the same result, or the same error, for them."""
+@pytest.mark.parametrize(("plain", "odd"), ODD, ids=repr)
+def test_arguments_of_other_types_go_the_way_they_went_before(
+    plain: dict[str, Any], odd: dict[str, Any]
+) -> None:
+    """Right after a roll with the plain arguments (its roller the newest remembered), a roll
+    with equal arguments of other types gives what a fresh ruleset (nothing remembered) gives:
+    the same result, or the same error."""
     warm = engine.load("chill")
-    for target in (1, 55):
-        for tokens in (0, 1):
-            _warm(warm, target=target, tokens=tokens, roller="player")
-            _warm(warm, target=target)
+    _warm(warm, **plain)
     for traced in (True, False):
         fresh = engine.load("chill")
+        warm.roll("specific", random.Random(2), trace=traced, **plain)
         ours = _outcome(partial(warm.roll, "specific", random.Random(3), trace=traced, **odd))
         theirs = _outcome(partial(fresh.roll, "specific", random.Random(3), trace=traced, **odd))
         assert ours == theirs
@@ -91,13 +91,12 @@ def test_arguments_of_other_types_go_the_way_they_went_before(odd: dict[str, Any
 
 def test_a_bool_never_finds_the_roller_of_a_number() -> None:
     chill = engine.load("chill")
-    _warm(chill, target=1)
-    with pytest.raises(engine.InputError) as caught:
-        chill.roll("specific", random.Random(1), target=True)
-    assert caught.value.diagnostics[0].code == "RC404"
-    _warm(chill, tokens=1, target=55)
-    with pytest.raises(engine.InputError):
-        chill.roll("specific", random.Random(1), tokens=True, target=55)
+    for traced in (True, False):
+        _warm(chill, target=1)
+        chill.roll("specific", random.Random(1), trace=traced, target=1)  # the newest
+        with pytest.raises(engine.InputError) as caught:
+            chill.roll("specific", random.Random(1), trace=traced, target=True)
+        assert caught.value.diagnostics[0].code == "RC404"
 
 
 def test_a_policy_or_trace_of_another_kind_is_refused_as_before() -> None:
@@ -122,7 +121,11 @@ def test_an_equal_policy_that_is_another_string_finds_the_roller() -> None:
     chill = engine.load("chill")
     _warm(chill, target=55)
     built = "".join(["alw", "ays"])  # not the interned "always"
+    assert built is not sys.intern("always")  # the point: equal, not the same object
+    before = chill._recent["specific"]
     a = chill.roll("specific", random.Random(5), policy=built, target=55)
+    assert len(chill._recent["specific"]) == len(before)  # found, not remembered anew
+    assert all(entry[1] is not built for entry in chill._recent["specific"])
     b = engine.load("chill").roll("specific", random.Random(5), target=55)
     assert a == b and a.trace == b.trace and a.policy == "always"
 
