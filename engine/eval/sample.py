@@ -284,7 +284,7 @@ def _drawer(faces: tuple[tuple[int, ...], ...]) -> Drawer:
     the tuple of faces (`_faces`: the places drawn, in mixed radix), which a binding keeps its
     rolls by (no tuple to make and hash); one, two and three dice without a loop. Where this
     Python's `_randbelow` is the `getrandbits` loop (`_inlined`), that loop is written out here:
-    the same `getrandbits` calls, without two Python frames a die (for an exact `random.Random`
+    the same `getrandbits` calls, without a Python frame a die (for an exact `random.Random`
     only: a subclass may draw another way)."""
     sized = [(len(f), len(f).bit_length()) for f in faces]
     if not _inlined():
