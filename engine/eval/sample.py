@@ -487,14 +487,14 @@ def _kept_roller(
     kept (worked out now if it is not), copied into a new `Result`, whose attributes are a copy
     of the kept ones with new dictionaries (as `trace.made` makes one; a copy of a dictionary is
     quicker than a new one), so a caller who changes one result's dictionaries changes no
-    other. Inside a running request's budget a roll is metered and charged to it instead."""
+    other. Inside a running request a roll goes the metered way instead (`sample`)."""
     before, check, inputs, limits = ready.before, ready.check, ready.inputs, ready.unmetered
     assert before is not None and before.draw is not None and limits is not None
     draw, got = before.draw, ready.kept.get  # `kept` is emptied in place, never replaced
 
     def roll(rng: random.Random | None = None) -> Result:
         if type(rng) is not random.Random or current_work() is not None:
-            # inside a request's budget, charged to it; a subclass's dice drawn its own way
+            # inside a running request: metered, as `sample` meters it; a subclass draws its own way
             return sample(check, inputs, RunContext(limits, policy, caches, source(rng)), traced, ready)
         index = draw(rng)
         kept = got(index)
