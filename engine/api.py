@@ -24,12 +24,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .compiler import check_version, compile_document
 from .errors import CampaignError, CompileError, Diagnostic, InputError, LoadError, SchemaError, did_you_mean
 from .eval.exact import distribution as exact_distribution
-from .eval.sample import READY_WEIGHT, Forced, Ready, prepared, roll_ready, sample
+from .eval.sample import READY_WEIGHT, Forced, Ready, kept_roller, prepared, sample
+from .eval.trace import Result
 from .expr import parser
 from .model.ruleset import Check, RulesetModel
 from .runtime import arguments as arg
 from .runtime.cache import Caches, approx_bytes
-from .runtime.context import RunContext, check_policy, new_work
+from .runtime.context import POLICIES, RunContext, check_policy, new_work
 from .runtime.inputs import bind_inputs
 from .runtime.limits import DEFAULT_LIMITS, Limits, enforce
 from .syntax import cached
@@ -41,12 +42,15 @@ from .syntax.resources import shipped_rulesets
 if TYPE_CHECKING:
     from .eval.batch import Batch
     from .eval.exact import Distribution
-    from .eval.trace import Result
     from .model.scene import Scene
     from .scenes.odds import Odds
     from .scenes.play import Played, Sampled
     from .state.campaign import Campaign
     from .state.records import Store
+
+
+RECENT = 4
+"""How many recent argument sets of one check `Ruleset.roll` finds its roller by at once."""
 
 
 class Ruleset:
@@ -58,6 +62,7 @@ class Ruleset:
         self.document = document
         self.limits = limits
         self.caches = Caches.within(limits.max_cache_bytes)
+        self._recent: dict[Any, tuple[Recent, ...]] = self.caches.bindings.recent
 
     @property
     def name(self) -> str:
@@ -137,6 +142,21 @@ class Ruleset:
         decides every choice the rules leave to the player. `trace=False` skips the trace (the
         result's `trace` is empty) for a caller that wants only the outcome and values: the
         same dice, outcome and values from the same seed, sooner."""
+        if forced is None and type(check) is str:
+            # the arguments of a recent roll of this check: straight to its roller (`_remember`),
+            # which checks the random source as `sample` would
+            recent = self._recent.get(check)
+            if recent is not None:
+                given, was_policy, was_traced, roller = recent[0]  # the newest
+                if inputs == given and trace is was_traced and policy is was_policy:
+                    for value in inputs.values():  # equal, and int or str: of the same types
+                        if type(value) is not int and type(value) is not str:
+                            break
+                    else:
+                        return roller(rng)
+                found = self._recalled(check, recent, inputs, policy, trace)
+                if found is not None:
+                    return found(rng)
         if forced is not None or type(check) is not str or type(policy) is not str:
             _check_call("Ruleset.roll", check, policy, forced)
         if trace is not True and trace is not False:
@@ -151,9 +171,12 @@ class Ruleset:
             and ready.unmetered is self.limits
             and forced is None
             and type(rng) is random.Random
+            and policy in POLICIES
         ):
             # bound and proven before (a check of plain dice): straight to its dice
-            return roll_ready(ready, rng, policy, trace, self.limits, self.caches)
+            roller = kept_roller(ready, policy, trace, self.caches, _random)
+            self._remember(check, key, ready, inputs, policy, trace, roller)
+            return roller(rng)
         c = self.model.checks.get(check) or self.check(check)
         if ready is None:
             ready = self._bind(c, inputs)
@@ -161,6 +184,50 @@ class Ruleset:
             self.limits, policy, self.caches, rng if type(rng) is random.Random else _random(rng), forced
         )
         return sample(c, ready.inputs, ctx, trace, ready)
+
+    def _recalled(
+        self, check: str, recent: tuple[Recent, ...], inputs: dict[str, Any], policy: Any, trace: Any
+    ) -> Callable[..., Result] | None:
+        """The roller of one of a check's recent rolls with these arguments (`_remember`), if
+        any, moved to the front: the inputs equal and all `int` or `str`, the policy an equal
+        `str`, the same trace."""
+        for value in inputs.values():
+            if type(value) is not int and type(value) is not str:
+                return None
+        for i, entry in enumerate(recent):
+            given, was_policy, was_traced, roller = entry
+            if (
+                inputs == given
+                and trace is was_traced
+                and (policy is was_policy or (type(policy) is str and policy == was_policy))
+            ):
+                if i:
+                    self._recent[check] = (entry, *recent[:i], *recent[i + 1 :])
+                return roller
+        return None
+
+    def _remember(
+        self,
+        check: str,
+        key: tuple[Any, ...],
+        ready: Ready,
+        inputs: dict[str, Any],
+        policy: str,
+        traced: bool,
+        roller: Callable[..., Result],
+    ) -> None:
+        """Keep a proven roller for `roll` to find by its arguments as given, when their values
+        are all `int` or `str` (two equal values of those are of one type, so `True` never
+        finds the roller of `1`, nor `55.0` that of `55`): the last `RECENT` of each check,
+        newest first, in the bindings cache's `recent`, which forgets them all when the cache
+        lets any binding go, so it holds no binding the cache does not."""
+        if type(policy) is not str or not all(type(v) is int or type(v) is str for v in inputs.values()):
+            return
+        recent = self._recent
+        entry = (inputs, policy, traced, roller)
+        recent[check] = (entry, *[e for e in recent.get(check, ()) if e[3] is not roller][: RECENT - 1])
+        if self.caches.bindings.lookup(key) is not ready:  # let go meanwhile: not kept
+            recent.pop(check, None)
 
     def roller(
         self, check: str, /, *, policy: str = "always", trace: bool = True, **inputs: Any
@@ -331,6 +398,10 @@ class Ruleset:
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name!r}: {', '.join(self.checks)}>"
+
+
+Recent = tuple[dict[str, Any], str, bool, Callable[..., Result]]
+"""A recent roll's arguments as given (inputs, policy, trace) and the proven roller they found."""
 
 
 def _check_call(where: str, check: Any, policy: Any, forced: Any = None) -> None:

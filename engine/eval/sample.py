@@ -37,6 +37,8 @@ from .exact import Sequential
 from .trace import Decision, Result, RuleRef, Step, TriggerStep, made
 
 Forced = Mapping[str, Any]
+Drawer = Callable[[random.Random], int]
+"""Draws each die's face of a check of plain dice from a `random.Random`, as one number (`_drawer`)."""
 _new = tuple.__new__  # a Step without NamedTuple's Python-level constructor, on the hot path
 
 
@@ -201,8 +203,8 @@ class Before(NamedTuple):
     """The rows of an outcome rule list, as a trace names the one that fired."""
     scale: str
     """The name of the check's outcomes, which names the outcome's step."""
-    draw: Callable[[Callable[[int], int]], tuple[int, ...]] | None
-    """Plain dice only: every die's face drawn with `draw(n)` in roll order, as one tuple."""
+    draw: Drawer | None
+    """Plain dice only: every die's face drawn from an exact `random.Random` in roll order."""
 
 
 READY_WEIGHT = 4
@@ -230,7 +232,7 @@ class Ready:
     putting it back if the cache dropped it while a pre-bound roller still rolls it, so the
     cache's bound holds what is kept; one that no longer fits in the cache at all keeps none."""
 
-    __slots__ = ("check", "inputs", "before", "unmetered", "kept", "room", "grew", "weigh")
+    __slots__ = ("check", "inputs", "before", "unmetered", "kept", "room", "grew", "weigh", "rollers")
 
     def __init__(self, check: Check, inputs: dict[str, Any]) -> None:
         self.check = check
@@ -238,11 +240,14 @@ class Ready:
         self.before: Before | None = None
         self.unmetered: Limits | None = None
         """The limits under which a roll was proven unmeterable (see `sample`), else None."""
-        self.kept: dict[tuple[int, ...], Kept] = {}
+        self.kept: dict[int, Kept] = {}
+        """The kept rolls, by the number that names their faces (`_drawer`)."""
         self.room = KEEP
         self.grew = 0
         self.weigh: Callable[[], bool] | None = None
         """Weigh this in the cache that holds it; False when it does not fit (see `BoundedCache.hold`)."""
+        self.rollers: dict[tuple[str, bool, Callable[[Any], random.Random]], Callable[..., Result]] = {}
+        """Its rollers once proven unmeterable, by policy, trace and random source (`kept_roller`)."""
 
     def work_out(self) -> Before:
         """`before`, worked out now (under the current request's budget) and kept."""
@@ -273,21 +278,116 @@ class Ready:
         return self.before
 
 
-def _drawer(faces: tuple[tuple[int, ...], ...]) -> Callable[[Callable[[int], int]], tuple[int, ...]]:
-    """Draw each die's face as `faces[draw(len(faces))]`, in roll order (what the check's
-    `roller` draws, so the same RNG calls in the same order), as one tuple; one, two and three
-    dice without a loop."""
-    sized = [(f, len(f)) for f in faces]
+def _drawer(faces: tuple[tuple[int, ...], ...]) -> Drawer:
+    """Draw each die's face as `faces[rng._randbelow(len(faces))]`, in roll order (what the
+    check's `roller` draws, so the same RNG calls in the same order), as the number that names
+    the tuple of faces (`_faces`: the places drawn, in mixed radix), which a binding keeps its
+    rolls by (no tuple to make and hash); one, two and three dice without a loop. Where this
+    Python's `_randbelow` is the `getrandbits` loop (`_inlined`), that loop is written out here:
+    the same `getrandbits` calls, without a Python frame a die (for an exact `random.Random`
+    only: a subclass may draw another way)."""
+    sized = [(len(f), len(f).bit_length()) for f in faces]
+    if not _inlined():
+
+        def below(rng: random.Random) -> int:
+            index = 0
+            for n, _ in sized:
+                index = index * n + rng._randbelow(n)  # type: ignore[attr-defined]
+            return index
+
+        return below
     if len(sized) == 1:
-        ((f0, n0),) = sized
-        return lambda draw: (f0[draw(n0)],)
+        ((n0, k0),) = sized
+
+        def one(rng: random.Random) -> int:
+            bits = rng.getrandbits
+            r = bits(k0)
+            while r >= n0:
+                r = bits(k0)
+            return r
+
+        return one
     if len(sized) == 2:
-        (f0, n0), (f1, n1) = sized
-        return lambda draw: (f0[draw(n0)], f1[draw(n1)])
+        (n0, k0), (n1, k1) = sized
+
+        def two(rng: random.Random) -> int:
+            bits = rng.getrandbits
+            r = bits(k0)
+            while r >= n0:
+                r = bits(k0)
+            s = bits(k1)
+            while s >= n1:
+                s = bits(k1)
+            return r * n1 + s
+
+        return two
     if len(sized) == 3:
-        (f0, n0), (f1, n1), (f2, n2) = sized
-        return lambda draw: (f0[draw(n0)], f1[draw(n1)], f2[draw(n2)])
-    return lambda draw: tuple([f[draw(n)] for f, n in sized])
+        (n0, k0), (n1, k1), (n2, k2) = sized
+
+        def three(rng: random.Random) -> int:
+            bits = rng.getrandbits
+            r = bits(k0)
+            while r >= n0:
+                r = bits(k0)
+            s = bits(k1)
+            while s >= n1:
+                s = bits(k1)
+            t = bits(k2)
+            while t >= n2:
+                t = bits(k2)
+            return (r * n1 + s) * n2 + t
+
+        return three
+
+    def many(rng: random.Random) -> int:
+        bits = rng.getrandbits
+        index = 0
+        for n, k in sized:
+            r = bits(k)
+            while r >= n:
+                r = bits(k)
+            index = index * n + r
+        return index
+
+    return many
+
+
+def _faces(before: Before, index: int) -> tuple[int, ...]:
+    """The faces a drawer's number names (see `_drawer`)."""
+    out = []
+    for _, faces in reversed(before.dice):
+        index, place = divmod(index, len(faces))
+        out.append(faces[place])
+    return tuple(reversed(out))
+
+
+_INLINED: list[bool] = []
+"""Whether `_drawer` may write out `_randbelow`: worked out once (`_inlined`)."""
+
+
+def _inlined() -> bool:
+    """Whether this Python's `random.Random._randbelow(n)` is `_below(rng.getrandbits, n)`:
+    CPython's `_randbelow_with_getrandbits`, seen to draw what `_below` draws, and leave the
+    generator where it leaves it, from one seed over sizes from 1 to past 2**20 (else the
+    drawers call `_randbelow` itself)."""
+    if not _INLINED:
+        ours, theirs = random.Random(20261201), random.Random(20261201)
+        same = random.Random._randbelow is getattr(random.Random, "_randbelow_with_getrandbits", None)  # type: ignore[attr-defined]
+        for n in (1, 2, 3, 5, 6, 8, 10, 12, 16, 20, 100, 1000, 2**20 + 1):
+            for _ in range(8):
+                same = same and theirs._randbelow(n) == _below(ours.getrandbits, n)  # type: ignore[attr-defined]
+        _INLINED.append(same and ours.getstate() == theirs.getstate())
+    return _INLINED[0]
+
+
+def _below(bits: Callable[[int], int], n: int) -> int:
+    """A whole number from 0 to n - 1 from `bits` (`Random.getrandbits`), as CPython's
+    `Random._randbelow_with_getrandbits` draws it: `n.bit_length()` bits, again while too big."""
+    k = n.bit_length()
+    r = bits(k)
+    while r >= n:
+        r = bits(k)
+    return r
 
 
 def sample(
@@ -305,8 +405,9 @@ def sample(
         and ctx.work is None
         and current_work() is None
         and ctx.policy in POLICIES
+        and type(ctx.rng) is random.Random
     ):
-        return _from_kept(ready, ctx.rng or random.Random(), ctx.policy, trace)
+        return kept_roller(ready, ctx.policy, trace, ctx.caches, _as_given)(ctx.rng)
     check_policy(ctx.policy)
     work = ctx.work
     if work is None:
@@ -348,7 +449,8 @@ def prepared(
     """A function of a random source that rolls `ready`'s check with its bound inputs under
     `policy` (checked by the caller): what rolls share is worked out now, under a fresh budget,
     and whether they go unmetered decided now, so a roll of plain dice is its dice and a copy
-    of what was kept. `source` checks a random source that is not a `random.Random`."""
+    of what was kept (`kept_roller`). `source` checks a random source that is not a
+    `random.Random`."""
     if ready.before is None:
         try:
             with working(new_work(limits)):
@@ -357,68 +459,80 @@ def prepared(
             raise placed(exc, ready.check.span) from None
     assert ready.before is not None
     _decide(ready, ready.before, limits)
+    if ready.unmetered is limits:
+        return kept_roller(ready, policy, traced, caches, source)
     check, inputs = ready.check, ready.inputs
+    return lambda rng=None: sample(
+        check, inputs, RunContext(limits, policy, caches, source(rng)), traced, ready
+    )
 
-    def metered(rng: random.Random) -> Result:
-        return sample(check, inputs, RunContext(limits, policy, caches, rng), traced, ready)
 
-    if ready.unmetered is not limits:
-        return lambda rng=None: metered(source(rng))
+def kept_roller(
+    ready: Ready, policy: str, traced: bool, caches: Caches, source: Callable[[Any], random.Random]
+) -> Callable[..., Result]:
+    """The roller of a binding whose rolls were proven unmeterable (`ready.unmetered` is the
+    ruleset's limits) under `policy` (one of `POLICIES`), made once and kept by the binding: what
+    `Ruleset.roller` returns and what `Ruleset.roll` calls once it has seen the same arguments."""
+    key = (policy, traced, source)
+    found = ready.rollers.get(key)
+    if found is None:
+        found = ready.rollers[key] = _kept_roller(ready, policy, traced, caches, source)
+    return found
+
+
+def _kept_roller(
+    ready: Ready, policy: str, traced: bool, caches: Caches, source: Callable[[Any], random.Random]
+) -> Callable[..., Result]:
+    """A roll of plain dice as one Python frame: the faces drawn, the roll of those faces as
+    kept (worked out now if it is not), copied into a new `Result`, whose attributes are a copy
+    of the kept ones with new dictionaries (as `trace.made` makes one; a copy of a dictionary is
+    quicker than a new one), so a caller who changes one result's dictionaries changes no
+    other. Inside a running request a roll goes the metered way instead (`sample`)."""
+    before, check, inputs, limits = ready.before, ready.check, ready.inputs, ready.unmetered
+    assert before is not None and before.draw is not None and limits is not None
+    draw, got = before.draw, ready.kept.get  # `kept` is emptied in place, never replaced
 
     def roll(rng: random.Random | None = None) -> Result:
-        if type(rng) is not random.Random:
-            rng = source(rng)
-        if current_work() is None:
-            return _from_kept(ready, rng, policy, traced)
-        return metered(rng)  # inside a request's budget: charged to it
+        if type(rng) is not random.Random or current_work() is not None:
+            # inside a running request: metered, as `sample` meters it; a subclass draws its own way
+            return sample(check, inputs, RunContext(limits, policy, caches, source(rng)), traced, ready)
+        index = draw(rng)
+        kept = got(index)
+        if kept is None or (traced and kept["trace"] is None):
+            try:
+                kept = _keep(ready, before, index, kept, traced)
+            except LimitError as exc:  # a number past the digits a ruleset may compute
+                raise placed(exc, check.span) from None
+        fields = kept.copy()
+        fields["values"] = kept["values"].copy()
+        fields["inputs"] = inputs.copy()
+        fields["rolled"] = kept["rolled"].copy()
+        fields["drawn"] = kept["drawn"].copy()
+        fields["policy"] = policy
+        if not traced:
+            fields["trace"] = ()
+        result: Result = _NEW(Result)
+        _SET(result, "__dict__", fields)
+        return result
 
     return roll
 
 
-def roll_ready(
-    ready: Ready, rng: random.Random, policy: str, traced: bool, limits: Limits, caches: Caches
-) -> Result:
-    """One roll of `ready`'s check with its bound inputs and no forced dice, for a caller that
-    has seen `ready.unmetered is limits`: from what was kept when no request's budget is running
-    and the policy is one (`sample` decides the rest, and words a bad policy)."""
-    if current_work() is None and policy in POLICIES:
-        return _from_kept(ready, rng, policy, traced)
-    return sample(ready.check, ready.inputs, RunContext(limits, policy, caches, rng), traced, ready)
-
-
-def _from_kept(ready: Ready, rng: random.Random, policy: str, traced: bool) -> Result:
-    """A roll of plain dice: the faces drawn, the roll of those faces as kept (worked out now
-    if it is not), copied into a new `Result`, whose attributes are a copy of the kept ones with
-    new dictionaries (as `trace.made` makes one; a copy of a dictionary is quicker than a new one)."""
-    before = ready.before
-    dice = before.draw(rng._randbelow)  # type: ignore[union-attr, misc, attr-defined]
-    kept = ready.kept.get(dice)
-    if kept is None or (traced and kept["trace"] is None):
-        try:
-            kept = _keep(ready, before, dice, kept, traced)  # type: ignore[arg-type]
-        except LimitError as exc:  # a number past the digits a ruleset may compute
-            raise placed(exc, ready.check.span) from None
-    fields = kept.copy()
-    fields["values"] = kept["values"].copy()
-    fields["inputs"] = ready.inputs.copy()
-    fields["rolled"] = kept["rolled"].copy()
-    fields["drawn"] = kept["drawn"].copy()
-    fields["policy"] = policy
-    if not traced:
-        fields["trace"] = ()
-    result: Result = _NEW(Result)
-    _SET(result, "__dict__", fields)
-    return result
+def _as_given(rng: Any) -> random.Random:
+    """The random source `sample` was given, already a `random.Random`."""
+    return rng  # type: ignore[no-any-return]
 
 
 _NEW = object.__new__
 _SET = object.__setattr__
 
 
-def _keep(ready: Ready, before: Before, dice: tuple[int, ...], kept: Kept | None, traced: bool) -> Kept:
-    """The roll of these faces worked out (the check's `program`, the same statements as its
-    `roller`), with its trace when `traced`, and kept while there is room. (A kept roll whose
-    trace is asked for later runs the program again, once, for the rule that fired.)"""
+def _keep(ready: Ready, before: Before, index: int, kept: Kept | None, traced: bool) -> Kept:
+    """The roll of the faces `index` names worked out (the check's `program`, the same
+    statements as its `roller`), with its trace when `traced`, and kept while there is room. (A
+    kept roll whose trace is asked for later runs the program again, once, for the rule that
+    fired.)"""
+    dice = _faces(before, index)
     outcome, rule, *after = ready.check.program(before.env, *dice)
     if kept is None:
         values = dict(before.values)
@@ -443,8 +557,8 @@ def _keep(ready: Ready, before: Before, dice: tuple[int, ...], kept: Kept | None
         ]
         steps += _after(before, kept["outcome"], rule, kept["values"])
         kept = {**kept, "trace": before.steps + tuple(steps)}
-    if ready.weigh is not None and (dice in ready.kept or len(ready.kept) < ready.room):
-        ready.kept[dice] = kept
+    if ready.weigh is not None and (index in ready.kept or len(ready.kept) < ready.room):
+        ready.kept[index] = kept
         ready.grew += 1
         if ready.grew >= 8 and ready.grew & (ready.grew - 1) == 0 and not ready.weigh():
             ready.kept.clear()  # too big for the cache: it keeps nothing more

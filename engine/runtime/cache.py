@@ -110,6 +110,10 @@ class BoundedCache:
         self.lookup: Callable[[Hashable], Any] = self._data.get
         """`get` for a caller on a hot path: one dictionary read, and a `TypeError` for an
         unhashable key (which `get` turns into None)."""
+        self.recent: dict[Hashable, Any] = {}
+        """A hot caller's memo of values this cache holds, found by a cheaper key of its own
+        (`Ruleset.roll`'s rollers by check): emptied whenever an entry leaves the cache, so it
+        never keeps what the cache let go, and bounded by the caller in entries."""
 
     def get(self, key: Hashable) -> Any:
         """The value for `key`, or None (also for an unhashable key)."""
@@ -131,12 +135,11 @@ class BoundedCache:
             if key in self._data:
                 self.bytes -= self._sizes.pop(key)
                 del self._data[key]
+                self.recent.clear()
             self._data[key] = value
             self._sizes[key] = weight
             self.bytes += weight
-            while len(self._data) > self.max_entries or self.bytes > self.max_bytes:
-                old, _ = self._data.popitem(last=False)
-                self.bytes -= self._sizes.pop(old)
+            self._fit()
 
     def reweigh(self, key: Hashable) -> None:
         """Weigh the value under `key` again (it has grown since it was put: a kept solver), and
@@ -154,6 +157,14 @@ class BoundedCache:
             if weight > self.max_bytes:
                 del self._data[key]
                 self.bytes -= self._sizes.pop(key)
+                self.recent.clear()
+            self._fit()
+
+    def _fit(self) -> None:
+        """Drop the oldest entries until the cache fits (under the lock); `recent` forgets all
+        when any goes."""
+        if len(self._data) > self.max_entries or self.bytes > self.max_bytes:
+            self.recent.clear()
             while len(self._data) > self.max_entries or self.bytes > self.max_bytes:
                 old, _ = self._data.popitem(last=False)
                 self.bytes -= self._sizes.pop(old)
@@ -184,6 +195,7 @@ class BoundedCache:
         with self._lock:
             self._data.clear()
             self._sizes.clear()
+            self.recent.clear()
             self.bytes = 0
 
 

@@ -1,0 +1,255 @@
+"""`Ruleset.roll`'s recent rollers and the drawers of kept rolls.
+
+- A roll with the arguments of a recent roll of the same check goes straight to its proven
+  roller; anything that is not the same arguments of the same types (`True` after `1`, `55.0`
+  after `55`, a `str` subclass, a policy or trace of another type) goes the way it went before
+  and gives what a fresh ruleset gives, result or error.
+- The recent rollers hold only bindings the ruleset's cache holds, at most `RECENT` a check.
+- The results stay independent; a roll inside a running request's budget is still metered.
+- The drawers write out `Random._randbelow`: the same faces and the same generator state as
+  `_randbelow` itself for any number of dice of any size.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from fractions import Fraction
+from functools import partial
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+from engine.api import RECENT
+from engine.eval import sample as sampling
+from engine.runtime.limits import Limits
+from engine.runtime.work import Work, working
+
+
+class _Str(str):
+    """A `str` that equals its text but is not of its type."""
+
+
+class _Int(int):
+    """An `int` that equals its value but is not of its type."""
+
+
+def _warm(rs: engine.Ruleset, **inputs: Any) -> None:
+    """Roll until the binding is proven and its roller remembered."""
+    rng = random.Random(0)
+    for traced in (True, False):
+        for _ in range(3):
+            rs.roll("specific", rng, trace=traced, **inputs)
+    assert "specific" in rs._recent
+
+
+def _outcome(call: Any) -> Any:
+    """What a call gives: the result's parts, or the error's type and text."""
+    try:
+        r = call()
+    except (engine.RulecraftError, TypeError) as exc:
+        return type(exc).__name__, str(exc)
+    return r.outcome, r.values, r.inputs, {k: type(v) for k, v in r.inputs.items()}, r.rolled, r.trace
+
+
+ODD = [  # (plain arguments, arguments equal to them of other types)
+    ({"target": 1}, {"target": True}),
+    ({"target": 55}, {"target": 55.0}),
+    ({"target": 1}, {"target": 1.0}),
+    ({"target": 55}, {"target": Fraction(55)}),
+    ({"target": 55}, {"target": _Int(55)}),
+    ({"target": 55, "roller": "player"}, {"target": 55, "roller": _Str("player")}),
+    ({"target": 55, "tokens": 1}, {"target": 55, "tokens": True}),
+    ({"target": 55, "tokens": 0}, {"target": 55, "tokens": 0.0}),
+    ({"target": 55, "tokens": 0}, {"target": 55, "tokens": False}),
+]
+
+
+@pytest.mark.parametrize(("plain", "odd"), ODD, ids=repr)
+def test_arguments_of_other_types_go_the_way_they_went_before(
+    plain: dict[str, Any], odd: dict[str, Any]
+) -> None:
+    """Right after a roll with the plain arguments (its roller the newest remembered), a roll
+    with equal arguments of other types gives what a fresh ruleset (nothing remembered) gives:
+    the same result, or the same error."""
+    warm = engine.load("chill")
+    _warm(warm, **plain)
+    for traced in (True, False):
+        fresh = engine.load("chill")
+        warm.roll("specific", random.Random(2), trace=traced, **plain)
+        ours = _outcome(partial(warm.roll, "specific", random.Random(3), trace=traced, **odd))
+        theirs = _outcome(partial(fresh.roll, "specific", random.Random(3), trace=traced, **odd))
+        assert ours == theirs
+    for entries in warm._recent.values():
+        for given_inputs, policy, traced, _ in entries:
+            assert all(type(v) in (int, str) for v in given_inputs.values())
+            assert type(policy) is str and type(traced) is bool
+
+
+def test_a_bool_never_finds_the_roller_of_a_number() -> None:
+    chill = engine.load("chill")
+    for traced in (True, False):
+        _warm(chill, target=1)
+        chill.roll("specific", random.Random(1), trace=traced, target=1)  # the newest
+        with pytest.raises(engine.InputError) as caught:
+            chill.roll("specific", random.Random(1), trace=traced, target=True)
+        assert caught.value.diagnostics[0].code == "RC404"
+
+
+def test_a_policy_or_trace_of_another_kind_is_refused_as_before() -> None:
+    chill = engine.load("chill")
+    _warm(chill, target=55)
+    with pytest.raises(TypeError):
+        chill.roll("specific", random.Random(1), trace=1, target=55)  # type: ignore[arg-type]
+    with pytest.raises(engine.RulecraftError) as caught:
+        chill.roll("specific", random.Random(1), policy="sometimes", target=55)
+    assert caught.value.diagnostics[0].code == "RC408"
+    odd = _Str("always")  # accepted as a name, as before: the same roll a fresh ruleset gives
+    fresh = engine.load("chill")
+    assert _outcome(lambda: chill.roll("specific", random.Random(1), policy=odd, target=55)) == _outcome(
+        lambda: fresh.roll("specific", random.Random(1), policy=odd, target=55)
+    )
+    with pytest.raises(engine.RulecraftError) as caught:
+        chill.roll("specific", 7, target=55)  # type: ignore[arg-type]
+    assert "random.Random" in str(caught.value)
+
+
+def test_an_equal_policy_that_is_another_string_finds_the_roller() -> None:
+    chill = engine.load("chill")
+    _warm(chill, target=55)
+    built = "".join(["alw", "ays"])  # not the interned "always"
+    assert built is not sys.intern("always")  # the point: equal, not the same object
+    before = chill._recent["specific"]
+    a = chill.roll("specific", random.Random(5), policy=built, target=55)
+    assert len(chill._recent["specific"]) == len(before)  # found, not remembered anew
+    assert all(entry[1] is not built for entry in chill._recent["specific"])
+    b = engine.load("chill").roll("specific", random.Random(5), target=55)
+    assert a == b and a.trace == b.trace and a.policy == "always"
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 6), st.booleans()), min_size=1, max_size=60), st.integers(0, 2**32))
+def test_recent_rolls_are_the_rolls_a_fresh_ruleset_gives(calls: list[tuple[int, bool]], seed: int) -> None:
+    """Any sequence of rolls with a few targets, traced or not (more than `RECENT` of them in
+    turn), from one RNG: the same results, traces and RNG state as on a ruleset that remembers
+    nothing (every roll there goes the way it went before: bound by its key)."""
+    warm, cold = engine.load("chill"), engine.load("chill")
+    ours, theirs = random.Random(seed), random.Random(seed)
+    for target, traced in calls:
+        a = warm.roll("specific", ours, trace=traced, target=target * 10)
+        cold.caches.bindings.recent.clear()
+        b = cold.roll("specific", theirs, trace=traced, target=target * 10)
+        assert a == b and a.trace == b.trace
+        assert len(warm._recent.get("specific", ())) <= RECENT
+    assert ours.getstate() == theirs.getstate()
+
+
+def test_the_recent_rollers_hold_only_what_the_cache_holds() -> None:
+    """When the cache lets bindings go (here: pushed out by others), it forgets every recent
+    roller, so none keeps a binding the cache dropped; `clear` forgets them too."""
+    rs = engine.load("chill", limits=Limits(max_cache_bytes=12 * 2**20))  # bindings: about 600 kB
+    rng = random.Random(8)
+    for target in range(1, 80):
+        for _ in range(200):
+            rs.roll("specific", rng, target=target, tokens=1)
+        held = {id(v) for v in rs.caches.bindings._data.values()}
+        for entries in rs._recent.values():
+            assert len(entries) <= RECENT
+            for *_, roller in entries:
+                ready = roller.__closure__ and next(
+                    c.cell_contents for c in roller.__closure__ if type(c.cell_contents) is sampling.Ready
+                )
+                assert id(ready) in held
+    assert len(rs.caches.bindings) < 79  # some were let go
+    rs.caches.bindings.clear()
+    assert not rs._recent
+
+
+def test_results_of_recent_rolls_share_no_dictionary() -> None:
+    chill = engine.load("chill")
+    _warm(chill, target=55)
+    rng = random.Random(2)
+    for traced in (False, True):
+        first = chill.roll("specific", rng, trace=traced, target=55)
+        for mapping in (first.values, first.inputs, first.rolled, first.drawn):
+            mapping.clear()  # type: ignore[attr-defined]
+        for _ in range(500):  # every pair of faces comes up
+            result = chill.roll("specific", rng, trace=traced, target=55)
+            assert len(result.values) == 8
+            assert result.inputs == {"target": 55, "tokens": 0, "roller": "player"}
+            assert list(result.rolled) == ["tens", "ones"] and list(result.drawn) == ["tens", "ones"]
+
+
+def test_a_recent_roll_inside_a_request_is_metered() -> None:
+    """Inside a running request (`working`), the remembered roller of a proven binding rolls
+    the metered way (the check's compiled `roller`, under a budget), as `roll` did before: it
+    keeps no roll there, and gives what a fresh ruleset gives."""
+    chill = engine.load("chill")
+    _warm(chill, target=55)
+    ready = chill._bind(chill.check("specific"), {"target": 55})
+    ready.kept.clear()
+    fresh = engine.load("chill")
+    for traced in (True, False):
+        ours, theirs = random.Random(6), random.Random(6)
+        with working(Work(10**6)):
+            inside = [chill.roll("specific", ours, trace=traced, target=55) for _ in range(300)]
+        assert not ready.kept
+        outside = [fresh.roll("specific", theirs, trace=traced, target=55) for _ in range(300)]
+        assert inside == outside and [r.trace for r in inside] == [r.trace for r in outside]
+    chill.roll("specific", random.Random(1), target=55)
+    assert ready.kept  # outside, it keeps them again
+
+
+class _Sub(random.Random):
+    """A random source that draws its own way: `_randbelow` from `random()`."""
+
+    def random(self) -> float:
+        return super().random()
+
+
+def test_a_random_subclass_draws_its_own_way_through_a_recent_roller() -> None:
+    chill = engine.load("chill")
+    _warm(chill, target=55)
+    for traced in (True, False):
+        ours, theirs = _Sub(4), _Sub(4)
+        for _ in range(50):
+            a = chill.roll("specific", ours, trace=traced, target=55)
+            b = chill.roll("specific", theirs, trace=traced, target=55, forced=None)
+            tens, ones = b.rolled["tens"], b.rolled["ones"]
+            again = chill.roll("specific", forced={"tens": tens, "ones": ones}, trace=traced, target=55)
+            assert a == b == again
+        assert ours.getstate() == theirs.getstate()
+    check = _Sub(4)
+    draws = [check._randbelow(10) for _ in range(4)]  # type: ignore[attr-defined]
+    roll = chill.roll("specific", _Sub(4), target=55)
+    assert (roll.rolled["tens"], roll.rolled["ones"]) == (draws[0], draws[1])
+
+
+# -- the drawers --------------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 3000), min_size=1, max_size=5), st.integers(0, 2**32))
+def test_a_drawer_draws_what_randbelow_draws(sizes: list[int], seed: int) -> None:
+    """Written out or not (`_inlined`), a drawer gives the number of the faces `_randbelow`
+    gives, die by die in order, and leaves the generator where `_randbelow` leaves it."""
+    faces = tuple(tuple(range(100, 100 + n)) for n in sizes)
+    before = sampling.Before(
+        {}, (), (), None, True, tuple((f"d{i}", f) for i, f in enumerate(faces)), (), (), None, (), "", None
+    )
+    assert sampling._inlined()  # CPython's `_randbelow` here: the written-out drawers are tested
+    written = sampling._drawer(faces)
+    sampling._INLINED[0] = False
+    try:
+        plain = sampling._drawer(faces)
+    finally:
+        sampling._INLINED[0] = True
+    ours, theirs, third = random.Random(seed), random.Random(seed), random.Random(seed)
+    for _ in range(20):
+        expected = tuple(f[theirs._randbelow(len(f))] for f in faces)  # type: ignore[attr-defined]
+        assert sampling._faces(before, written(ours)) == expected
+        assert sampling._faces(before, plain(third)) == expected
+    assert ours.getstate() == theirs.getstate() == third.getstate()
