@@ -300,7 +300,10 @@ def test_a_cached_fresh_roll_imports_nothing_heavy(tmp_path: Path, repo_root: Pa
     assert off["out"] == first["out"] and "ruamel.yaml" in off["modules"]
 
 
-def test_processes_sharing_an_empty_cache_at_once(tmp_path: Path, repo_root: Path) -> None:
+def test_processes_sharing_an_empty_cache_at_once(
+    tmp_path: Path, repo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # read below from the folder they shared
     ruleset = str(_copy(repo_root, tmp_path))
     argv = [
         sys.executable,
