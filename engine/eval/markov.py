@@ -245,10 +245,15 @@ class BestPlay(Generic[S, Opt]):
         nxt = self.after(state, option)
         if not isinstance(nxt, Dist):
             return self.best(nxt)[0]
+        return self._mixed(nxt)
+
+    def _mixed(self, nxt: Dist) -> Value:
+        """The score of successors `nxt`: their best scores weighed by their chances."""
         if len(nxt.weights) == 1:
             (t,) = nxt.weights
             return self.best(t)[0]
-        parts = [(self.best(t)[0], w) for t, w in nxt.weights.items()]
+        values, best = self._values, self.best
+        parts = [(values.get(t) or best(t)[0], w) for t, w in nxt.weights.items()]
         den = 1
         for value, _ in parts:
             d = value[0]
@@ -274,9 +279,17 @@ class BestPlay(Generic[S, Opt]):
             value = _whole(self.score(self.final(state)))
         else:
             self._busy.add(state)
+            values, after = self._values, self.after
             try:
                 for o in options:
-                    v = self._valued(state, o)
+                    # an option's certain successor, already scored, is looked up here: one call
+                    # fewer per option, and an optimal solve weighs millions of them
+                    nxt = after(state, o)
+                    if isinstance(nxt, Dist):
+                        v = self._mixed(nxt)
+                    else:
+                        found = values.get(nxt)
+                        v = found if found is not None else self.best(nxt)[0]
                     if value is None or _above(v, value):
                         value, move = v, o
                 assert value is not None
