@@ -9,6 +9,10 @@ Fixtures:
   what argparse writes to `sys.stdout`/`sys.stderr` itself (`--help`, usage errors), so `out` and
   `err` hold everything a user would see. A traceback in either stream fails the test;
 - `shipped`: the four shipped rulesets, loaded once per session (name → `engine.Ruleset`);
+- a private cache (`pytest_configure`, automatic): the session's on-disk caches (lark's grammar
+  analysis, loaded documents) go to a throwaway folder of its own, never the user's `~/.cache/rulecraft` — the
+  suite loads hundreds of rulesets, which filled the user's 128 kept documents, and a test that
+  read that folder passed or failed by what other tests had left there;
 - `pg_cluster`: a real PostgreSQL server for the session (`tests/_postgres.py`: the server at
   `$RULECRAFT_TEST_PG`, else a private throwaway cluster), or a skip that says why there is none;
   `pg_url`: the URL of a new, empty database on it, dropped after the test.
@@ -27,6 +31,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
+import shutil
+import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -70,6 +77,28 @@ def run_cli(*argv: str, cwd: Path | None = None) -> CliResult:
     result = CliResult(code, out.getvalue(), err.getvalue())
     assert "Traceback" not in result.out + result.err, result.out + result.err
     return result
+
+
+_CACHE_BEFORE: list[str | None] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Before collection (some test files load rulesets when imported): the session's own cache
+    folder (see the module's docstring, "a private cache")."""
+    _CACHE_BEFORE.append(os.environ.get("XDG_CACHE_HOME"))
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="rulecraft-test-cache-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = os.environ.get("XDG_CACHE_HOME")
+    if _CACHE_BEFORE:
+        before = _CACHE_BEFORE.pop()
+        if before is None:
+            os.environ.pop("XDG_CACHE_HOME", None)
+        else:
+            os.environ["XDG_CACHE_HOME"] = before
+        if folder and os.path.basename(folder).startswith("rulecraft-test-cache-"):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

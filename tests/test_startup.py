@@ -331,3 +331,14 @@ def test_processes_sharing_an_empty_cache_at_once(
     assert not list((tmp_path / "rulecraft").glob(".tmp-*"))  # no half-written file left
     hit = cached.read(_key(Path(ruleset)), SourceFile(ruleset, Path(ruleset).read_text()))
     assert hit is not None
+
+
+def test_the_suite_keeps_its_caches_out_of_the_users_folder() -> None:
+    """`conftest.pytest_configure`: every on-disk cache of this session goes to a throwaway folder
+    (the suite once filled `~/.cache/rulecraft` and read back what other tests had left there)."""
+    from engine.syntax import cachedir
+
+    folder = cachedir.folder()
+    assert folder is not None
+    assert Path(folder).parent.name.startswith("rulecraft-test-cache-")
+    assert not Path(folder).is_relative_to(Path.home() / ".cache")
