@@ -10,6 +10,7 @@ a count of dice added or rerolled that has no last value is RC325.
 from __future__ import annotations
 
 import itertools
+import os
 import random
 import re
 import subprocess
@@ -499,8 +500,15 @@ def test_the_docs_transcripts_are_what_the_command_prints(tmp_path: Any) -> None
             cwd=tmp_path,
             capture_output=True,
             text=True,
-            env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"},
+            env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin", **_cache_home()},
         )
         assert run.returncode == 0, run.stderr
         assert run.stdout.rstrip("\n").splitlines() == expected
     assert lint(engine.load(ruleset.group(1))) == []
+
+
+def _cache_home() -> dict[str, str]:
+    """The session's cache folder (`conftest.pytest_configure`), for a child given a bare
+    environment: without it the child would write the user's `~/.cache`."""
+    home = os.environ.get("XDG_CACHE_HOME")
+    return {"XDG_CACHE_HOME": home} if home else {}

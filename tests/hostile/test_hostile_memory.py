@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import random
 import resource
 import subprocess
@@ -95,7 +96,11 @@ def test_a_request_stays_within_256_mb(case):
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PYTHONPATH": f"{here}{':' + str(here.parent.parent)}", "PATH": "/usr/bin:/bin"},
+        env={
+            "PYTHONPATH": f"{here}{':' + str(here.parent.parent)}",
+            "PATH": "/usr/bin:/bin",
+            **({"XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"]} if "XDG_CACHE_HOME" in os.environ else {}),
+        },
     )
     assert child.returncode == 0, child.stderr
     got = json.loads(child.stdout.splitlines()[-1])
