@@ -10,7 +10,6 @@ a count of dice added or rerolled that has no last value is RC325.
 from __future__ import annotations
 
 import itertools
-import os
 import random
 import re
 import subprocess
@@ -21,7 +20,7 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from _repo import REPO_ROOT
+from _repo import REPO_ROOT, cache_home
 from _stats import chi_square_p
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -500,15 +499,8 @@ def test_the_docs_transcripts_are_what_the_command_prints(tmp_path: Any) -> None
             cwd=tmp_path,
             capture_output=True,
             text=True,
-            env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin", **_cache_home()},
+            env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin", **cache_home()},
         )
         assert run.returncode == 0, run.stderr
         assert run.stdout.rstrip("\n").splitlines() == expected
     assert lint(engine.load(ruleset.group(1))) == []
-
-
-def _cache_home() -> dict[str, str]:
-    """The session's cache folder (`conftest.pytest_configure`), for a child given a bare
-    environment: without it the child would write the user's `~/.cache`."""
-    home = os.environ.get("XDG_CACHE_HOME")
-    return {"XDG_CACHE_HOME": home} if home else {}

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import random
 import resource
 import subprocess
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _repo import cache_home
 from test_hostile_budget import SUM_ND100, TABLES_INPUT, TRIGGERED
 
 import engine
@@ -97,9 +97,9 @@ def test_a_request_stays_within_256_mb(case):
         text=True,
         timeout=120,
         env={
-            "PYTHONPATH": f"{here}{':' + str(here.parent.parent)}",
+            "PYTHONPATH": f"{here}:{here.parent}:{here.parent.parent}",  # its imports, tests/, the repo
             "PATH": "/usr/bin:/bin",
-            **({"XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"]} if "XDG_CACHE_HOME" in os.environ else {}),
+            **cache_home(),
         },
     )
     assert child.returncode == 0, child.stderr
