@@ -216,8 +216,10 @@ KEEP = 1024
 trace asked for (`_variant`): a check of two d10 keeps all of its 100 a roller, a check of more
 faces than this keeps the first ones it meets."""
 
-Kept = dict[str, Any]
-"""One kept roll of plain dice: a `Result`'s attributes, its policy and its trace (or none) too."""
+Kept = tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]
+"""One kept roll of plain dice: a `Result`'s attributes, its policy and its trace (or none)
+too, then the three of them a roll copies anew (`values`, `rolled`, `drawn`), at hand without
+looking them up."""
 
 
 class Ready:
@@ -498,9 +500,10 @@ def _kept_roller(
     draw, got = before.draw, ready.kept.get  # `kept` is emptied in place, never replaced
     at = _variant(before, policy, traced)
     named = POLICIES[POLICIES.index(policy)]  # an equal `str` of another kind: the policy's own name
+    exact = random.Random
 
     def roll(rng: random.Random | None = None) -> Result:
-        if type(rng) is not random.Random or current_work() is not None:
+        if type(rng) is not exact or current_work() is not None:
             # inside a running request: metered, as `sample` meters it; a subclass draws its own way
             return sample(check, inputs, RunContext(limits, policy, caches, source(rng)), traced, ready)
         index = draw(rng)
@@ -510,11 +513,12 @@ def _kept_roller(
                 kept = _keep(ready, before, index, at, named, traced)
             except LimitError as exc:  # a number past the digits a ruleset may compute
                 raise placed(exc, check.span) from None
-        fields = kept.copy()
-        fields["values"] = kept["values"].copy()
+        attributes, values, rolled, drawn = kept
+        fields = attributes.copy()
+        fields["values"] = values.copy()
         fields["inputs"] = inputs.copy()
-        fields["rolled"] = kept["rolled"].copy()
-        fields["drawn"] = kept["drawn"].copy()
+        fields["rolled"] = rolled.copy()
+        fields["drawn"] = drawn.copy()
         result: Result = NEW(Result)
         SET_FIELDS(result, fields)
         return result
@@ -557,17 +561,20 @@ def _keep(ready: Ready, before: Before, index: int, at: int, policy: str, traced
         ]
         steps += _after(before, outcome, rule, values)
         trace = before.steps + tuple(steps)
-    kept = {
+    rolled = dict(zip(names, dice))
+    drawn = {name: (face,) for name, face in zip(names, dice)}
+    attributes = {
         "check": ready.check.name,
         "outcome": outcome,
         "values": values,
         "inputs": ready.inputs,
-        "rolled": dict(zip(names, dice)),
+        "rolled": rolled,
         "trace": trace,
         "auto": False,
-        "drawn": {name: (face,) for name, face in zip(names, dice)},
+        "drawn": drawn,
         "policy": policy,
     }
+    kept = (attributes, values, rolled, drawn)
     at += index
     if ready.weigh is not None and (at in ready.kept or len(ready.kept) < ready.room):
         ready.kept[at] = kept
