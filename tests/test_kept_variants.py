@@ -35,15 +35,15 @@ class _Int(int):
     """An `int` that equals its value but is not of its type."""
 
 
-CALLS = st.lists(
-    st.tuples(st.sampled_from(POLICIES), st.booleans(), st.booleans()), min_size=1, max_size=40
-)
+CALLS = st.lists(st.tuples(st.sampled_from(POLICIES), st.booleans(), st.booleans()), min_size=1, max_size=40)
 """Rolls in some order: (policy, traced, through a pre-bound roller)."""
 
 
 @settings(max_examples=30, deadline=None)
 @given(CALLS, st.integers(0, 2**32))
-def test_each_policy_and_trace_rolls_its_own_kept_rolls(calls: list[tuple[str, bool, bool]], seed: int) -> None:
+def test_each_policy_and_trace_rolls_its_own_kept_rolls(
+    calls: list[tuple[str, bool, bool]], seed: int
+) -> None:
     """Interleaved rolls of one binding under every policy and trace, once its rolls are kept,
     are what the metered way (inside a request's budget) gives a fresh ruleset from the same seed:
     a kept roll of one policy or trace never serves another."""
