@@ -52,6 +52,10 @@ if TYPE_CHECKING:
 RECENT = 4
 """How many recent argument sets of one check `Ruleset.roll` finds its roller by at once."""
 
+PLAIN = frozenset((int, str))
+"""The types of the inputs `Ruleset.roll` remembers (`_remember`): two equal values of these
+types are of one type, so a remembered roller is found only by inputs of its own types."""
+
 
 class Ruleset:
     """A compiled ruleset. Its model is immutable and its caches (`caches`: bounded, locked) are
@@ -147,13 +151,18 @@ class Ruleset:
             # which checks the random source as `sample` would
             recent = self._recent.get(check)
             if recent is not None:
-                given, was_policy, was_traced, roller = recent[0]  # the newest
+                given, was_policy, was_traced, only, roller = recent[0]  # the newest
                 if inputs == given and trace is was_traced and policy is was_policy:
-                    for value in inputs.values():  # equal, and int or str: of the same types
-                        if type(value) is not int and type(value) is not str:
-                            break
+                    # equal to `int`s and `str`s: of those types too? (`True == 1`)
+                    if only is not None:  # one input: its type alone, without a loop
+                        if type(inputs[only]) in PLAIN:
+                            return roller(rng)
                     else:
-                        return roller(rng)
+                        for value in inputs.values():
+                            if type(value) not in PLAIN:
+                                break
+                        else:
+                            return roller(rng)
                 found = self._recalled(check, recent, inputs, policy, trace)
                 if found is not None:
                     return found(rng)
@@ -192,10 +201,10 @@ class Ruleset:
         any, moved to the front: the inputs equal and all `int` or `str`, the policy an equal
         `str`, the same trace."""
         for value in inputs.values():
-            if type(value) is not int and type(value) is not str:
+            if type(value) not in PLAIN:
                 return None
         for i, entry in enumerate(recent):
-            given, was_policy, was_traced, roller = entry
+            given, was_policy, was_traced, _, roller = entry
             if (
                 inputs == given
                 and trace is was_traced
@@ -221,11 +230,11 @@ class Ruleset:
         finds the roller of `1`, nor `55.0` that of `55`): the last `RECENT` of each check,
         newest first, in the bindings cache's `recent`, which forgets them all when the cache
         lets any binding go, so it holds no binding the cache does not."""
-        if type(policy) is not str or not all(type(v) is int or type(v) is str for v in inputs.values()):
+        if type(policy) is not str or not all(type(v) in PLAIN for v in inputs.values()):
             return
         recent = self._recent
-        entry = (inputs, policy, traced, roller)
-        recent[check] = (entry, *[e for e in recent.get(check, ()) if e[3] is not roller][: RECENT - 1])
+        entry = (inputs, policy, traced, next(iter(inputs)) if len(inputs) == 1 else None, roller)
+        recent[check] = (entry, *[e for e in recent.get(check, ()) if e[4] is not roller][: RECENT - 1])
         if self.caches.bindings.lookup(key) is not ready:  # let go meanwhile: not kept
             recent.pop(check, None)
 
@@ -400,8 +409,9 @@ class Ruleset:
         return f"<Ruleset {self.name!r}: {', '.join(self.checks)}>"
 
 
-Recent = tuple[dict[str, Any], str, bool, Callable[..., Result]]
-"""A recent roll's arguments as given (inputs, policy, trace) and the proven roller they found."""
+Recent = tuple[dict[str, Any], str, bool, str | None, Callable[..., Result]]
+"""A recent roll's arguments as given (inputs, policy, trace), the name of its only input when
+it has one (whose type `roll` then checks without a loop), and the proven roller they found."""
 
 
 def _check_call(where: str, check: Any, policy: Any, forced: Any = None) -> None:

@@ -84,7 +84,7 @@ def test_arguments_of_other_types_go_the_way_they_went_before(
         theirs = _outcome(partial(fresh.roll, "specific", random.Random(3), trace=traced, **odd))
         assert ours == theirs
     for entries in warm._recent.values():
-        for given_inputs, policy, traced, _ in entries:
+        for given_inputs, policy, traced, *_ in entries:
             assert all(type(v) in (int, str) for v in given_inputs.values())
             assert type(policy) is str and type(traced) is bool
 

@@ -34,7 +34,7 @@ from ..runtime.rules import (
 )
 from ..runtime.work import CLOCK_EVERY, TRANSITION, current_work, enter, leave, meter, working
 from .exact import Sequential
-from .trace import Decision, Result, RuleRef, Step, TriggerStep, made
+from .trace import NEW, SET_FIELDS, Decision, Result, RuleRef, Step, TriggerStep, made
 
 Forced = Mapping[str, Any]
 Drawer = Callable[[random.Random], int]
@@ -212,11 +212,14 @@ READY_WEIGHT = 4
 made from them, which come later; the rolls it keeps are weighed as they come, `Ready.weigh`)."""
 
 KEEP = 1024
-"""The most rolls of plain dice one `Ready` keeps, one per tuple of faces: a check of two d10
-keeps all of its 100, a check of more faces than this keeps the first ones it meets."""
+"""The most rolls of plain dice one `Ready` keeps, one per tuple of faces under each policy and
+trace asked for (`_variant`): a check of two d10 keeps all of its 100 a roller, a check of more
+faces than this keeps the first ones it meets."""
 
-Kept = dict[str, Any]
-"""One kept roll of plain dice: a `Result`'s attributes (its trace None until one is made)."""
+Kept = tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]
+"""One kept roll of plain dice: a `Result`'s attributes, its policy and its trace (or none)
+too, then the three of them a roll copies anew (`values`, `rolled`, `drawn`), at hand without
+looking them up."""
 
 
 class Ready:
@@ -226,11 +229,12 @@ class Ready:
 
     A check of plain dice is a pure function of its bound inputs and its faces, so once its
     rolls are proven unmeterable under the ruleset's limits (`unmetered`), each tuple of faces
-    is worked out once and kept (`kept`, at most `room`): a later roll draws its dice from the
-    RNG as before and copies what was kept. Only a binding the ruleset's cache holds keeps rolls:
-    `weigh` weighs it again in the cache as it grows (at 8, 16, 32, ... kept rolls and traces),
-    putting it back if the cache dropped it while a pre-bound roller still rolls it, so the
-    cache's bound holds what is kept; one that no longer fits in the cache at all keeps none."""
+    is worked out once under each policy and trace asked for and kept (`kept`, at most `room`):
+    a later roll draws its dice from the RNG as before and copies what was kept. Only a binding
+    the ruleset's cache holds keeps rolls: `weigh` weighs it again in the cache as it grows (at
+    8, 16, 32, ... kept rolls), putting it back if the cache dropped it while a pre-bound
+    roller still rolls it, so the cache's bound holds what is kept; one that no longer fits in
+    the cache at all keeps none."""
 
     __slots__ = ("check", "inputs", "before", "unmetered", "kept", "room", "grew", "weigh", "rollers")
 
@@ -241,7 +245,8 @@ class Ready:
         self.unmetered: Limits | None = None
         """The limits under which a roll was proven unmeterable (see `sample`), else None."""
         self.kept: dict[int, Kept] = {}
-        """The kept rolls, by the number that names their faces (`_drawer`)."""
+        """The kept rolls, by the number that names their faces (`_drawer`) plus where their
+        policy's and trace's rolls start (`_variant`)."""
         self.room = KEEP
         self.grew = 0
         self.weigh: Callable[[], bool] | None = None
@@ -483,39 +488,53 @@ def kept_roller(
 def _kept_roller(
     ready: Ready, policy: str, traced: bool, caches: Caches, source: Callable[[Any], random.Random]
 ) -> Callable[..., Result]:
-    """A roll of plain dice as one Python frame: the faces drawn, the roll of those faces as
-    kept (worked out now if it is not), copied into a new `Result`, whose attributes are a copy
-    of the kept ones with new dictionaries (as `trace.made` makes one; a copy of a dictionary is
-    quicker than a new one), so a caller who changes one result's dictionaries changes no
-    other. Inside a running request a roll goes the metered way instead (`sample`)."""
+    """A roll of plain dice as one Python frame: the faces drawn, this roller's own kept roll of
+    those faces (worked out now if it is not), copied into a new `Result`, whose attributes are
+    a copy of the kept ones with new dictionaries (as `trace.made` makes one; a copy of a
+    dictionary is quicker than a new one), so a caller who changes one result's dictionaries
+    changes no other. Each policy and trace keeps its own rolls, made with that policy and
+    that trace (or none), so a copy is all a roll sets (`_variant`). Inside a running request a
+    roll goes the metered way instead (`sample`)."""
     before, check, inputs, limits = ready.before, ready.check, ready.inputs, ready.unmetered
     assert before is not None and before.draw is not None and limits is not None
     draw, got = before.draw, ready.kept.get  # `kept` is emptied in place, never replaced
+    at = _variant(before, policy, traced)
+    named = POLICIES[POLICIES.index(policy)]  # an equal `str` of another kind: the policy's own name
+    exact = random.Random
 
     def roll(rng: random.Random | None = None) -> Result:
-        if type(rng) is not random.Random or current_work() is not None:
+        if type(rng) is not exact or current_work() is not None:
             # inside a running request: metered, as `sample` meters it; a subclass draws its own way
             return sample(check, inputs, RunContext(limits, policy, caches, source(rng)), traced, ready)
         index = draw(rng)
-        kept = got(index)
-        if kept is None or (traced and kept["trace"] is None):
+        kept = got(index + at)
+        if kept is None:
             try:
-                kept = _keep(ready, before, index, kept, traced)
+                kept = _keep(ready, before, index, at, named, traced)
             except LimitError as exc:  # a number past the digits a ruleset may compute
                 raise placed(exc, check.span) from None
-        fields = kept.copy()
-        fields["values"] = kept["values"].copy()
+        attributes, values, rolled, drawn = kept
+        fields = attributes.copy()
+        fields["values"] = values.copy()
         fields["inputs"] = inputs.copy()
-        fields["rolled"] = kept["rolled"].copy()
-        fields["drawn"] = kept["drawn"].copy()
-        fields["policy"] = policy
-        if not traced:
-            fields["trace"] = ()
-        result: Result = _NEW(Result)
-        _SET(result, "__dict__", fields)
+        fields["rolled"] = rolled.copy()
+        fields["drawn"] = drawn.copy()
+        result: Result = NEW(Result)
+        SET_FIELDS(result, fields)
         return result
 
     return roll
+
+
+def _variant(before: Before, policy: str, traced: bool) -> int:
+    """Where the rolls kept for `policy` (one of `POLICIES`) and `traced` start among a
+    binding's numbers (`Ready.kept`): each of the six takes its own run of as many numbers as
+    there are tuples of faces, after the drawer's (`_drawer`), so a roller finds its own kept
+    roll by one addition, with its policy and trace (or none) already in it."""
+    tuples = 1
+    for _, faces in before.dice:
+        tuples *= len(faces)
+    return (POLICIES.index(policy) * 2 + (1 if traced else 0)) * tuples
 
 
 def _as_given(rng: Any) -> random.Random:
@@ -523,42 +542,42 @@ def _as_given(rng: Any) -> random.Random:
     return rng  # type: ignore[no-any-return]
 
 
-_NEW = object.__new__
-_SET = object.__setattr__
-
-
-def _keep(ready: Ready, before: Before, index: int, kept: Kept | None, traced: bool) -> Kept:
+def _keep(ready: Ready, before: Before, index: int, at: int, policy: str, traced: bool) -> Kept:
     """The roll of the faces `index` names worked out (the check's `program`, the same
-    statements as its `roller`), with its trace when `traced`, and kept while there is room. (A
-    kept roll whose trace is asked for later runs the program again, once, for the rule that
-    fired.)"""
+    statements as its `roller`) under `policy`, with its trace when `traced` (else an empty
+    one), and kept among the rolls of that policy and trace (starting at `at`, `_variant`) while
+    there is room."""
     dice = _faces(before, index)
     outcome, rule, *after = ready.check.program(before.env, *dice)
-    if kept is None:
-        values = dict(before.values)
-        for (_, name, _), value in zip(before.posts + before.outs, after):
-            values[name] = value
-        names = [name for name, _ in before.dice]
-        kept = {
-            "check": ready.check.name,
-            "outcome": outcome,
-            "values": values,
-            "inputs": ready.inputs,
-            "rolled": dict(zip(names, dice)),
-            "trace": None,
-            "auto": False,
-            "drawn": {name: (face,) for name, face in zip(names, dice)},
-            "policy": None,
-        }
+    values = dict(before.values)
+    for (_, name, _), value in zip(before.posts + before.outs, after):
+        values[name] = value
+    names = [name for name, _ in before.dice]
+    trace: tuple[Step, ...] = ()
     if traced:
         steps = [
             _new(Step, ("die", name, face, "", None, (face,), (), faces, "", None, None, None))
             for (name, faces), face in zip(before.dice, dice)
         ]
-        steps += _after(before, kept["outcome"], rule, kept["values"])
-        kept = {**kept, "trace": before.steps + tuple(steps)}
-    if ready.weigh is not None and (index in ready.kept or len(ready.kept) < ready.room):
-        ready.kept[index] = kept
+        steps += _after(before, outcome, rule, values)
+        trace = before.steps + tuple(steps)
+    rolled = dict(zip(names, dice))
+    drawn = {name: (face,) for name, face in zip(names, dice)}
+    attributes = {
+        "check": ready.check.name,
+        "outcome": outcome,
+        "values": values,
+        "inputs": ready.inputs,
+        "rolled": rolled,
+        "trace": trace,
+        "auto": False,
+        "drawn": drawn,
+        "policy": policy,
+    }
+    kept = (attributes, values, rolled, drawn)
+    at += index
+    if ready.weigh is not None and (at in ready.kept or len(ready.kept) < ready.room):
+        ready.kept[at] = kept
         ready.grew += 1
         if ready.grew >= 8 and ready.grew & (ready.grew - 1) == 0 and not ready.weigh():
             ready.kept.clear()  # too big for the cache: it keeps nothing more
