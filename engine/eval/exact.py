@@ -26,7 +26,7 @@ from ..model.ruleset import Check, Pool, Scale, randomizer_expressions
 from ..model.values import Multi, Symbol, to_json
 from ..runtime import arguments
 from ..runtime.cache import approx_bytes
-from ..runtime.context import RunContext, check_policy, new_work
+from ..runtime.context import POLICIES, RunContext, check_policy, new_work
 from ..runtime.limits import enforce, redraw_times, roll_count
 from ..runtime.procedure import Procedure
 from ..runtime.rules import (
@@ -38,7 +38,7 @@ from ..runtime.rules import (
     redraw_offered,
     with_dice,
 )
-from ..runtime.work import CLOCK_EVERY, TRANSITION, current_work, leave, meter, pause, working
+from ..runtime.work import CLOCK_EVERY, TRANSITION, current_work, enter, leave, meter, pause, working
 from .dist import Dist, fraction_text, ratios
 from .rerolls import CAPPED, TRUNCATED, RerollSolver
 from .tables import randomizer_table
@@ -248,30 +248,29 @@ class Distribution:
 def distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Distribution:
     """The exact distribution of `check` with bound inputs; `ctx.policy` decides every "may".
     The work is charged to `ctx.work` (a fresh budget from `ctx.limits` when it has none)."""
-    check_policy(ctx.policy)
+    if ctx.policy not in POLICIES:
+        check_policy(ctx.policy)
     work = ctx.work
     if work is None:
         work = new_work(ctx.limits)
         ctx = RunContext(ctx.limits, ctx.policy, ctx.caches, ctx.rng, ctx.forced, work)
+    token = enter(work)  # `working` without its three frames: a first request runs them cold
     try:
-        with working(work):
-            return _distribution(check, inputs, ctx)
+        env = before_roll(check, inputs)
+        if check.auto:
+            fired = first_rule(check.auto, env)
+            if fired is not None:
+                return _fixed(check, inputs, env, fired[1], ctx.policy)
+        if check.sequential:
+            parts = _unlinked(check, env, ctx)
+            if parts is None:
+                return Sequential(check, env, ctx).distribution(inputs)
+            return _product(check, inputs, env, ctx, parts)
+        return _product(check, inputs, env, ctx)
     except LimitError as exc:
         raise placed(exc, check.span) from None
-
-
-def _distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Distribution:
-    env = before_roll(check, inputs)
-    if check.auto:
-        fired = first_rule(check.auto, env)
-        if fired is not None:
-            return _fixed(check, inputs, env, fired[1], ctx.policy)
-    if check.sequential:
-        parts = _unlinked(check, env, ctx)
-        if parts is None:
-            return Sequential(check, env, ctx).distribution(inputs)
-        return _product(check, inputs, env, ctx, parts)
-    return _product(check, inputs, env, ctx)
+    finally:
+        leave(token)
 
 
 class _Read(Exception):
@@ -414,20 +413,27 @@ class _Product:
             items.append(tuple(d.weights.items()))
         self.total = total
         self.limits = ctx.limits
+        work = ctx.work if ctx.work is not None else meter()
         loop = check.outcome_loop
         weights: dict[Any, int] = {}
         groups = None
+        due = states  # a unit per state, charged with the pass's table calls in one charge
         if check.outcome_stages is not None:
+            work.charge(due)
+            due = 0
             groups = _groups(check.outcome_stages[0], parts, ctx, loop is None)
         if groups is not None or loop is not None:
-            # the table calls are charged before the pass, at their most; a pass that could make
-            # the budget look at the clock is metered as it goes instead
+            # the table calls are charged before the pass, at their most (with the states, in
+            # one charge); a pass that could make the budget look at the clock is metered as it
+            # goes instead
             runs = len(groups) if groups is not None else states
             units = check.outcome_units * runs
             token = None
             if units <= CLOCK_EVERY:
-                meter().charge(units)
+                work.charge(due + units)
                 token = pause()
+            else:
+                work.charge(due)
             try:
                 if groups is not None:
                     assert check.outcome_stages is not None
@@ -439,10 +445,12 @@ class _Product:
                 if token is not None:
                     leave(token)
             self.outcome = Dist(weights, self.total)
-        elif check.outcome_program is not None:
-            self.outcome = self._run(check.outcome_program)
         else:
-            self.outcome = self._run(check.program).map(_first)
+            work.charge(due)
+            if check.outcome_program is not None:
+                self.outcome = self._run(check.outcome_program)
+            else:
+                self.outcome = self._run(check.program).map(_first)
 
     def _run(self, program: Any) -> Dist:
         """`program(env, *values)` over every combination, its results' weights summed."""
@@ -473,12 +481,15 @@ class _Product:
             meter().charge(self.states)
             loop(self.env, out, *tables)
             return
+        work = new_work(self.limits)
+        token = enter(work)  # `working` without its three frames
         try:
-            with working(new_work(self.limits)) as work:
-                work.charge(self.states)
-                loop(self.env, out, *tables)
+            work.charge(self.states)
+            loop(self.env, out, *tables)
         except LimitError as exc:
             raise placed(exc, self.check.span) from None
+        finally:
+            leave(token)
 
 
 def _groups(
@@ -523,9 +534,9 @@ def _product(
     states = 1
     for d in parts:
         states *= len(d.weights)
-    enforce("exact states", states, ctx.limits.max_states, check.span)
-    meter().charge(states)
-    source = _Product(check, env, parts, states, ctx)
+    if states > ctx.limits.max_states:
+        enforce("exact states", states, ctx.limits.max_states, check.span)
+    source = _Product(check, env, parts, states, ctx)  # it charges the states
     return Distribution(check.name, dict(inputs), check.outcomes, source, check.layout, states, ctx.policy)
 
 
