@@ -365,6 +365,12 @@ class Check:
     loops running only that value and the values it reads, adding each combination's weight to
     `out[value]` — one value's distribution without the joint. Empty when there is no
     `outcome_loop`; replaced (or emptied) with `program` too."""
+    outcome_total: bool = field(default=False, compare=False)
+    """The outcome's statements can never raise (`+`, `-`, orders of numbers, tests and rules
+    that end in an `else`: no call, product, quotient or lookup; `compiler.programs._total`),
+    so the exact evaluator may run `outcome_loop` when the outcome is first asked for rather than
+    when the distribution is made: no error can come later than it would have. The loop's work
+    is charged when the distribution is made either way."""
     stage_keys: tuple[Callable[..., tuple[Any, ...]] | None, ...] | None = field(
         default=None, compare=False, repr=False
     )
