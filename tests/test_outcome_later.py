@@ -7,7 +7,9 @@ distribution to the eager one (the same numbers, the same units charged), and ev
 
 from __future__ import annotations
 
+import dis
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -213,3 +215,72 @@ def test_a_left_pass_never_raises_and_every_error_comes_from_distribution(
         return
     lazy = exact.distribution(check, bound, RunContext(DEFAULT_LIMITS, "always", Caches()))
     assert lazy.table() == eager
+
+
+PRODUCTS = """
+rulecraft: 1
+name: products
+checks:
+  small:
+    inputs:
+      t: {type: int, min: -5, max: 5, default: 2}
+    roll:
+      tens: {die: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}
+      ones: {die: 10}
+    let:
+      roll: tens * 10 + ones
+      scaled: (tens - 3) * -(ones * 2)
+      by_input: tens * t
+    outcomes: [low, high]
+    outcome:
+      - when: roll + scaled + by_input > 40
+        then: high
+      - else: low
+  huge:
+    roll:
+      a: {die: [BIG, 2]}
+    let:
+      x: FACTORS
+    outcomes: [low, high]
+    outcome:
+      - when: x > 0
+        then: high
+      - else: low
+"""
+
+
+def test_a_product_of_dice_is_written_without_the_bound_and_gives_the_same_numbers() -> None:
+    """Products of dice of constant whole faces and whole constants cannot pass the bound on a
+    computed number: no check is written for them (one is for a product with an input); the
+    numbers are those of the checked product, worked out by hand."""
+    big, factors = 10**99, "a"
+    rs = engine.load(PRODUCTS.replace("BIG", str(big)).replace("FACTORS", factors))
+    check = rs.check("small")
+    checked = [
+        i for i in dis.get_instructions(check.program) if i.opname == "LOAD_GLOBAL" and i.argval == "_mul"
+    ]
+    assert len(checked) == 1  # `tens * t` alone: t is an input
+    for t in range(-5, 6):
+        want: dict[str, int] = {}
+        for tens in range(10):
+            for ones in range(1, 11):
+                high = tens * 10 + ones + (tens - 3) * -(ones * 2) + tens * t > 40
+                key = "high" if high else "low"
+                want[key] = want.get(key, 0) + 1
+        got = {s.name: p for s, p in rs.distribution("small", t=t).table() if p}
+        assert got == {k: Fraction(n, 100) for k, n in want.items()}
+
+
+@pytest.mark.parametrize(("count", "refused"), [(10, False), (11, True)])
+def test_a_product_that_can_pass_the_bound_is_still_checked(count: int, refused: bool) -> None:
+    """Ten factors of a hundred-digit face stay under the thousand-digit bound, unchecked; eleven
+    can pass it, so the outer product is checked and refused (RC503) as it always was."""
+    big = 10**99
+    rs = engine.load(PRODUCTS.replace("BIG", str(big)).replace("FACTORS", " * ".join(["a"] * count)))
+    if not refused:
+        assert "_mul" not in rs.check("huge").program.__code__.co_names
+        assert rs.distribution("huge").probability("high") == 1
+        return
+    with pytest.raises(LimitError) as caught:
+        rs.distribution("huge")
+    assert caught.value.diagnostics[0].code == "RC503"

@@ -91,10 +91,20 @@ class ProgramWriter:
         saved = self.unit.locals
         self.unit.locals = set(dice) | {let.name for let in post} | {"outcome"} | {n for n, _ in outputs}
         self.unit.counted.append(0)  # the table units one run can charge
+        full = dict(scope)
+        full["outcome"] = out_t
+        # a die of constant whole faces is at most its largest face in everything written here
+        sizes = {}
+        for r in roll:
+            if (
+                isinstance(r, Die)
+                and r.faces_expr is None
+                and r.faces
+                and all(type(f) is int for f in r.faces)
+            ):
+                sizes[r.name] = max(abs(f) for f in r.faces)
+        self.exprs.bounded(full, sizes)
         try:
-            full = dict(scope)
-            full["outcome"] = out_t
-
             fast: dict[str, Inlined] = {}  # by target: a plain table's body to write in place of its call
 
             def guarded(target: str, node: ast.Node, expect: T.Type | None) -> list[str]:
@@ -231,6 +241,7 @@ class ProgramWriter:
                 total,
             )
         finally:
+            self.exprs.unbounded(full)
             self.unit.locals = saved
             self.unit.counted.pop()
 
