@@ -306,7 +306,10 @@ class Ruleset:
         bound = bind(c.inputs, inputs, "check", check, c.span)
         key = (check, policy, *bound.items())
         distributions = self.caches.distributions
-        found: Distribution | None = distributions.get(key)
+        try:  # every bound value is hashable: `lookup` is `get` without its frame
+            found: Distribution | None = distributions.lookup(key)
+        except TypeError:
+            found = None
         if found is None:
             limits = self.limits
             work = Work(limits.max_work, limits.deadline)  # `new_work`, without its frame

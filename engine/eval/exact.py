@@ -269,7 +269,7 @@ def distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Di
         ctx = RunContext(ctx.limits, ctx.policy, ctx.caches, ctx.rng, ctx.forced, work)
     token = enter(work)  # `working` without its three frames: a first request runs them cold
     try:
-        env = before_roll(check, inputs)
+        env = before_roll(check, inputs) if check.pre_lets else dict(inputs)  # no value: no frame
         if check.auto:
             fired = first_rule(check.auto, env)
             if fired is not None:

@@ -32,7 +32,7 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
     if isinstance(r, Die):  # the common case, without a callback: a first request runs it cold
         tables = ctx.caches.tables
         key = ("die", r.faces)
-        found: Dist | None = tables.get(key)
+        found: Dist | None = tables.lookup(key)  # `get` without its frame: the key is hashable
         if found is None:
             found = _die(r.faces)
             # weighed by a formula, not walked (walking a twelve-face table took half of a small
