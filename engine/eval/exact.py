@@ -447,12 +447,13 @@ class _Product:
                 self.outcome = self._pass(groups, False)
             else:
                 work.charge(due + units)
-                if groups is None and check.outcome_total:
-                    # nothing in the loop can raise (and it calls no table): run when the outcome
-                    # is first asked for, so a question about a value alone never runs it
-                    self.outcome = None
-                else:
+                self.outcome = None
+                if groups is not None:
                     self.outcome = self._pass(groups, True)
+                elif not check.outcome_total:
+                    self.finish()
+                # else nothing in the loop can raise (and it calls no table): it runs when the
+                # outcome is first asked for, so a question about a value alone never runs it
         else:
             work.charge(due)
             if check.outcome_program is not None:
