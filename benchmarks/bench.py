@@ -329,10 +329,11 @@ def find_task(key: str) -> Task:
 
 
 def _warm_up(library: str) -> None:
-    """An unrelated computation (a pool of 3d6 summed, at least 11), so that "first" times the task, not the
-    library's own first use."""
+    """An unrelated computation (a pool of 3d6 summed, at least 11) and its answer's probabilities
+    (as each peer's warm-up makes its dict of `Fraction`s, `peers.warm_up`), so that "first" times
+    the task, not the library's own first use."""
     if library == "rulecraft":
-        engine.load(_WARM).distribution("three")
+        engine.load(_WARM).distribution("three").table()
         return
     peers = _peers()
     assert peers is not None

@@ -30,9 +30,10 @@ from .expr import parser
 from .model.ruleset import Check, RulesetModel
 from .runtime import arguments as arg
 from .runtime.cache import Caches, approx_bytes
-from .runtime.context import POLICIES, RunContext, check_policy, new_work
-from .runtime.inputs import bind_inputs
+from .runtime.context import POLICIES, RunContext, check_policy
+from .runtime.inputs import bind, bind_inputs
 from .runtime.limits import DEFAULT_LIMITS, Limits, enforce
+from .runtime.work import Work
 from .syntax import cached
 from .syntax.document import Document, graft, read_source
 from .syntax.document import load as load_yaml
@@ -304,17 +305,24 @@ class Ruleset:
     def distribution(self, check: str, /, *, policy: str = "always", **inputs: Any) -> Distribution:
         """The exact distribution of `check`'s outcome and named values, as `Fraction`s;
         `policy` decides every choice the rules leave to the player."""
-        _check_call("Ruleset.distribution", check, policy)
+        if type(check) is not str or type(policy) is not str:  # `_check_call`'s test, inline
+            _check_call("Ruleset.distribution", check, policy)
         c = self.model.checks.get(check)
         if c is None:
             c = self.check(check)  # the error, with the nearest name
-        bound = bind_inputs(c, inputs)  # no `Ready`: what rolls share, made, weighed and kept, is
-        key = (check, policy, *bound.items())  # a third of a first request; this is one pass
+        # no `Ready`: what rolls share, made, weighed and kept, is a third of a first request;
+        # this is one pass (`bind`, as `bind_inputs` calls it, without its frame)
+        bound = bind(c.inputs, inputs, "check", check, c.span)
+        key = (check, policy, *bound.items())
         distributions = self.caches.distributions
-        found: Distribution | None = distributions.get(key)
+        try:  # every bound value is hashable: `lookup` is `get` without its frame
+            found: Distribution | None = distributions.lookup(key)
+        except TypeError:
+            found = None
         if found is None:
             limits = self.limits
-            ctx = RunContext(limits, policy, self.caches, None, None, new_work(limits))
+            work = Work(limits.max_work, limits.deadline)  # `new_work`, without its frame
+            ctx = RunContext(limits, policy, self.caches, None, None, work)
             found = exact_distribution(c, bound, ctx)
             distributions.put(key, found, found.approx_bytes())
         return found

@@ -27,7 +27,8 @@ def _fail(code: str, message: str, span: Span | None, hint: str | None = None) -
     return EvalError([Diagnostic(code, message, span, hint)])
 
 
-_TOO_BIG = 10**MAX_COMPUTED_DIGITS
+TOO_BIG = 10**MAX_COMPUTED_DIGITS
+"""A computed number's bound: a product or quotient this big or bigger is refused (`rt_mul`)."""
 
 
 def rt_div(x: Any, y: Any, span: Span | None) -> Any:
@@ -51,9 +52,9 @@ def rt_mul(x: Any, y: Any, span: Span | None) -> Any:
 
 def _bounded(p: Any, span: Span | None) -> Any:
     if type(p) is int:
-        if -_TOO_BIG < p < _TOO_BIG:
+        if -TOO_BIG < p < TOO_BIG:
             return p
-    elif not isinstance(p, Fraction) or (-_TOO_BIG < p.numerator < _TOO_BIG and p.denominator < _TOO_BIG):
+    elif not isinstance(p, Fraction) or (-TOO_BIG < p.numerator < TOO_BIG and p.denominator < TOO_BIG):
         return p
     raise LimitError(
         [
@@ -150,7 +151,7 @@ _RUNTIME: dict[str, Any] = {
     "_Error": (TypeError, ValueError, ArithmeticError, KeyError, IndexError, AttributeError, EvalError),
     "_div": rt_div,
     "_mul": rt_mul,
-    "_B": _TOO_BIG,
+    "_B": TOO_BIG,
     "_type": type,
     "_int": int,
     "_work": current_work,

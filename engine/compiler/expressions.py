@@ -24,6 +24,7 @@ from ..model.values import Symbol, normalize
 from ..runtime.builtins import HISTORY
 from ..syntax.document import PathKey
 from ..syntax.positions import ExprOrigin, Span
+from .codegen import TOO_BIG
 from .problems import Problem, problem, statement
 from .unit import InlineBody, Unit
 
@@ -38,6 +39,42 @@ class Expressions:
         self._tables_made = 0
         self._last_call: tuple[ast.Call, Table, list[str]] | None = None
         """The table call lowered last, with its arguments' sources: what `assign` inlines."""
+        self._bounds: dict[int, Mapping[str, int]] = {}
+        """Per scope (by identity, while it is `bounded`): names whose value is a whole number of
+        at most this size, so a product of them needs no check against `rt_mul`'s bound."""
+
+    def bounded(self, scope: Mapping[str, T.Type], bounds: Mapping[str, int]) -> None:
+        """While `scope` is used (until `unbounded`), its names in `bounds` are whole numbers of at
+        most that size (a die's constant faces): only lowering in this very scope reads them, so a
+        table's parameter of the same name, lowered in its own scope, is never taken for one."""
+        self._bounds[id(scope)] = bounds
+
+    def unbounded(self, scope: Mapping[str, T.Type]) -> None:
+        self._bounds.pop(id(scope), None)
+
+    def _bound(self, node: ast.Node, scope: Mapping[str, T.Type]) -> int | None:
+        """The largest size `node`'s value can have when it is surely a whole number, else None."""
+        match node:
+            case ast.Num(value=value):
+                return abs(value) if type(value) is int else None
+            case ast.Name(id=name):
+                found = scope.get(name)
+                bounds = self._bounds.get(id(scope))
+                if bounds is None or found is None or found.kind != "num":
+                    return None
+                return bounds.get(name)
+            case ast.Unary(operand=operand):
+                return self._bound(operand, scope)
+            case ast.Binary(op=op, left=left, right=right) if op in ("+", "-", "*"):
+                a, b = self._bound(left, scope), self._bound(right, scope)
+                if a is None or b is None:
+                    return None
+                return a * b if op == "*" else a + b
+            case ast.Cond(then=then, other=other):
+                a, b = self._bound(then, scope), self._bound(other, scope)
+                return None if a is None or b is None else max(a, b)
+            case _:
+                return None
 
     # -- expressions -------------------------------------------------------------------
 
@@ -153,6 +190,9 @@ class Expressions:
             case ast.Binary(op=op, left=left, right=right):
                 (_, a), (_, b) = self._need(left, scope, T.NUM), self._need(right, scope, T.NUM)
                 if op == "*":  # the bound of `rt_mul` inline for whole numbers (a call costs more)
+                    size = self._bound(node, scope)
+                    if size is not None and size < TOO_BIG:  # small whole numbers: within it
+                        return T.NUM, f"({a} * {b})"
                     big = f"_mul(_p, 1, {k(node.span)})"
                     return T.NUM, f"(_p if _type(_p := {a} * {b}) is _int and -_B < _p < _B else {big})"
                 helper = {"/": "_div", "//": "_floordiv", "%": "_mod"}.get(op)

@@ -48,6 +48,7 @@ class Programs:
     roller_units: int
     outcome_units: int
     value_loops: dict[str, Callable[..., None]]
+    outcome_total: bool = False
 
 
 class ProgramWriter:
@@ -90,10 +91,20 @@ class ProgramWriter:
         saved = self.unit.locals
         self.unit.locals = set(dice) | {let.name for let in post} | {"outcome"} | {n for n, _ in outputs}
         self.unit.counted.append(0)  # the table units one run can charge
+        full = dict(scope)
+        full["outcome"] = out_t
+        # a die of constant whole faces is at most its largest face in everything written here
+        sizes = {}
+        for r in roll:
+            if (
+                isinstance(r, Die)
+                and r.faces_expr is None
+                and r.faces
+                and all(type(f) is int for f in r.faces)
+            ):
+                sizes[r.name] = max(abs(f) for f in r.faces)
+        self.exprs.bounded(full, sizes)
         try:
-            full = dict(scope)
-            full["outcome"] = out_t
-
             fast: dict[str, Inlined] = {}  # by target: a plain table's body to write in place of its call
 
             def guarded(target: str, node: ast.Node, expect: T.Type | None) -> list[str]:
@@ -137,6 +148,13 @@ class ProgramWriter:
                 if let.name in read:
                     read |= ast.names(let.expr.node)
             needed = [(let, block) for let, block in let_lines if let.name in read]
+            types = {**full, **{let.name: let.expr.type for let in post}}
+            total = all(_total(let.expr.node, types) for let, _ in needed) and (
+                _total(outcome.node, types)
+                if isinstance(outcome, Expr)
+                else not unmatched
+                and all(_total(e.node, types) for r in outcome for e in (r.when, r.then) if e is not None)
+            )
             short = [line for _, block in needed for line in block]
             outcome_units = decide_units + sum(let_units[let.name] for let, _ in needed)
             short += [*decide, "return v_outcome"]
@@ -184,7 +202,10 @@ class ProgramWriter:
                             reads |= ast.names(other.expr.node)
                     mine = [(x, block) for x, block in let_lines if x.name in reads]
                     value_loops[let.name] = emit.function(
-                        f"value_{name}_{let.name}", tables, _outcome_loop(dice, mine, [], let.name), where
+                        f"value_{name}_{let.name}",
+                        tables,
+                        _hoisted(_outcome_loop(dice, mine, [], let.name)),
+                        where,
                     )
             program = emit.function(f"check_{name}", params, body, where)
             outcome_program = emit.function(f"outcome_{name}", params, short, where)
@@ -192,7 +213,9 @@ class ProgramWriter:
                 name, dice, (needed, decide, quick, fast_decide), decided_by, unmatched, where, tally
             )
             if pre is None:
-                return Programs(program, outcome_program, loop, staged, None, 0, outcome_units, value_loops)
+                return Programs(
+                    program, outcome_program, loop, staged, None, 0, outcome_units, value_loops, total
+                )
             draws = [
                 f"v_{r.name} = {emit.const(r.faces)}[draw({len(r.faces)})]"
                 for r in roll
@@ -215,8 +238,10 @@ class ProgramWriter:
                 self.unit.counted[-1],
                 outcome_units,
                 value_loops,
+                total,
             )
         finally:
+            self.exprs.unbounded(full)
             self.unit.locals = saved
             self.unit.counted.pop()
 
@@ -458,6 +483,47 @@ def _through(node: ast.Node, covered: set[ast.Node], dice: set[str]) -> bool:
 MAX_LOOP_DEPTH = 6
 """Randomizers a check's outcome loop nests at most (Python allows about twenty nested blocks);
 a check with more is run through `Check.outcome_program` once per combination instead."""
+
+
+def _total(node: ast.Node, types: Mapping[str, T.Type]) -> bool:
+    """Whether working out `node` can never raise, whatever the dice and inputs: constants, names,
+    `+` and `-` of numbers, `==`/`!=` of anything, an order of numbers, `and`/`or`/`not` and
+    `if`/`else` of such. A call (a table's lookup may fail, or charge), a product or a quotient
+    (bounded: it may be refused), `in`, a list, a range, and an order of scale values (two
+    scales' values do not order) are not (`Check.outcome_total`)."""
+    match node:
+        case ast.Num() | ast.Bool() | ast.Sym() | ast.Name():
+            return True
+        case ast.Compare(op=op, left=left, right=right):
+            if op in ("==", "!="):
+                return _total(left, types) and _total(right, types)
+            return op in ("<", "<=", ">", ">=") and _number(left, types) and _number(right, types)
+        case ast.Logic(left=left, right=right):
+            return _total(left, types) and _total(right, types)
+        case ast.Not(operand=operand):
+            return _total(operand, types)
+        case ast.Cond(then=then, test=test, other=other):
+            return _total(test, types) and _total(then, types) and _total(other, types)
+        case _:
+            return _number(node, types)
+
+
+def _number(node: ast.Node, types: Mapping[str, T.Type]) -> bool:
+    """Whether `node` is surely a number (whole or a fraction) worked out without raising."""
+    match node:
+        case ast.Num():
+            return True
+        case ast.Name(id=name):
+            found = types.get(name)
+            return found is not None and found.kind == "num"
+        case ast.Unary(op="-", operand=operand):
+            return _number(operand, types)
+        case ast.Binary(op=op, left=left, right=right):
+            return op in ("+", "-") and _number(left, types) and _number(right, types)
+        case ast.Cond(then=then, test=test, other=other):
+            return _total(test, types) and _number(then, types) and _number(other, types)
+        case _:
+            return False
 
 
 def _two_forms(metered: list[str], inline: list[str]) -> list[str]:

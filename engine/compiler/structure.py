@@ -387,6 +387,7 @@ class Structure:
             roller_units=made.roller_units,
             outcome_units=made.outcome_units,
             value_loops=made.value_loops,
+            outcome_total=made.outcome_total,
             objective=objective,
             sequential=sequential,
             examples=self._examples(path, spec, inputs, roll, lets, outputs, outcomes),

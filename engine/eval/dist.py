@@ -114,7 +114,8 @@ class Dist:
             keys.sort()
         except TypeError:
             pass
-        yield from zip(keys, ratios(map(weights.__getitem__, keys), total))
+        # made at once, not by a generator: a generator's frame is resumed once per pair
+        return zip(keys, ratios(map(weights.__getitem__, keys), total))
 
     @property
     def mean(self) -> Fraction:

@@ -26,7 +26,7 @@ from ..model.ruleset import Check, Pool, Scale, randomizer_expressions
 from ..model.values import Multi, Symbol, to_json
 from ..runtime import arguments
 from ..runtime.cache import approx_bytes
-from ..runtime.context import RunContext, check_policy, new_work
+from ..runtime.context import POLICIES, RunContext, check_policy, new_work
 from ..runtime.limits import enforce, redraw_times, roll_count
 from ..runtime.procedure import Procedure
 from ..runtime.rules import (
@@ -38,7 +38,7 @@ from ..runtime.rules import (
     redraw_offered,
     with_dice,
 )
-from ..runtime.work import CLOCK_EVERY, TRANSITION, current_work, leave, meter, pause, working
+from ..runtime.work import CLOCK_EVERY, TRANSITION, current_work, enter, leave, meter, pause, working
 from .dist import Dist, fraction_text, ratios
 from .rerolls import CAPPED, TRUNCATED, RerollSolver
 from .tables import randomizer_table
@@ -65,7 +65,9 @@ _APART = object()
 class Distribution:
     """The exact distribution of one check for fixed inputs: outcomes and named values.
 
-    The outcome's distribution is made when the distribution is; the joint distribution of the
+    The outcome's distribution is made when the distribution is — or, when nothing in its pass
+    can raise (`Check.outcome_total`), charged then and made at the first question about
+    outcomes, so a question about a value alone never makes it; the joint distribution of the
     outcome with every named value (`joint`, `values`) is made the first time it is asked for
     (`_Product`), so a question about outcomes alone never works out outputs and values."""
 
@@ -82,7 +84,9 @@ class Distribution:
     truncated: Fraction = Fraction(0)
     """The chance that an uncapped explosion went on past where it was followed: each
     probability is exact to within it (the cut roll counts the dice as they stood)."""
-    _outcome: Dist = field(init=False, repr=False)
+    _outcome: Dist | None = field(init=False, repr=False)
+    """The outcome's distribution as made with the distribution; None when its pass was left
+    (then `_Product.finish` makes and keeps it)."""
     _marginals: dict[str, Dist | None] = field(init=False, repr=False)
 
     @cached_property
@@ -93,8 +97,13 @@ class Distribution:
 
     @property
     def outcome(self) -> Dist:
-        """The outcome's distribution."""
-        return self._outcome
+        """The outcome's distribution (its pass run now when it was left for the first question
+        about outcomes: `_Product.finish`)."""
+        made = self._outcome
+        if made is None:
+            assert isinstance(self.source, _Product)
+            made = self.source.finish()
+        return made
 
     def __post_init__(self) -> None:
         source = self.source
@@ -191,8 +200,12 @@ class Distribution:
     def table(self) -> list[tuple[Symbol, Fraction]]:
         """Every declared outcome, worst first, with its probability (zero included)."""
         members = self.outcomes.members
-        weights = self._outcome.weights
-        return list(zip(members, ratios(map(weights.get, members, repeat(0)), self._outcome.total)))
+        made = self._outcome
+        if made is None:  # its pass was left for the first question about outcomes
+            assert isinstance(self.source, _Product)
+            made = self.source.finish()
+        weights = made.weights
+        return list(zip(members, ratios(map(weights.get, members, repeat(0)), made.total)))
 
     def _sym(self, outcome: str | Symbol) -> Symbol:
         if isinstance(outcome, Symbol):
@@ -222,9 +235,9 @@ class Distribution:
             tables = 0  # kept alive by it, whatever the tables cache drops
             for d in source.parts:
                 tables += 200 * len(d.weights)
-            return (
-                1000 + each * self.states + tables + 150 * len(self._outcome.weights) + 200 * len(self.inputs)
-            )
+            made = source.outcome  # not made yet: at its most, every outcome
+            outcomes = len(made.weights) if made is not None else len(self.outcomes.members)
+            return 1000 + each * self.states + tables + 150 * outcomes + 200 * len(self.inputs)
         points = list(islice(self.joint.weights.items(), 2))
         if all(type(v) in _SMALL for (key, _) in points for v in key):  # no value to walk into
             each = 64 + 8 * len(points[0][0]) + 28 * (len(points[0][0]) + 1) + 100
@@ -248,30 +261,29 @@ class Distribution:
 def distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Distribution:
     """The exact distribution of `check` with bound inputs; `ctx.policy` decides every "may".
     The work is charged to `ctx.work` (a fresh budget from `ctx.limits` when it has none)."""
-    check_policy(ctx.policy)
+    if ctx.policy not in POLICIES:
+        check_policy(ctx.policy)
     work = ctx.work
     if work is None:
         work = new_work(ctx.limits)
         ctx = RunContext(ctx.limits, ctx.policy, ctx.caches, ctx.rng, ctx.forced, work)
+    token = enter(work)  # `working` without its three frames: a first request runs them cold
     try:
-        with working(work):
-            return _distribution(check, inputs, ctx)
+        env = before_roll(check, inputs) if check.pre_lets else dict(inputs)  # no value: no frame
+        if check.auto:
+            fired = first_rule(check.auto, env)
+            if fired is not None:
+                return _fixed(check, inputs, env, fired[1], ctx.policy)
+        if check.sequential:
+            parts = _unlinked(check, env, ctx)
+            if parts is None:
+                return Sequential(check, env, ctx).distribution(inputs)
+            return _product(check, inputs, env, ctx, parts)
+        return _product(check, inputs, env, ctx)
     except LimitError as exc:
         raise placed(exc, check.span) from None
-
-
-def _distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Distribution:
-    env = before_roll(check, inputs)
-    if check.auto:
-        fired = first_rule(check.auto, env)
-        if fired is not None:
-            return _fixed(check, inputs, env, fired[1], ctx.policy)
-    if check.sequential:
-        parts = _unlinked(check, env, ctx)
-        if parts is None:
-            return Sequential(check, env, ctx).distribution(inputs)
-        return _product(check, inputs, env, ctx, parts)
-    return _product(check, inputs, env, ctx)
+    finally:
+        leave(token)
 
 
 class _Read(Exception):
@@ -399,6 +411,10 @@ class _Product:
 
     __slots__ = ("check", "env", "parts", "states", "total", "limits", "outcome")
 
+    outcome: Dist | None
+    """The outcome's distribution; None while its pass is left for the first question about
+    outcomes (`finish`)."""
+
     def __init__(
         self, check: Check, env: dict[str, Any], parts: list[Dist], states: int, ctx: RunContext
     ) -> None:
@@ -408,41 +424,72 @@ class _Product:
         self.states = states
         """Combinations of the parts' values (the product of their sizes)."""
         total = 1
-        items = []  # each table's (value, weight) pairs, as the generated loops take them
         for d in parts:  # a loop, not a generator: a first request runs each piece of code cold
             total *= d.total
-            items.append(tuple(d.weights.items()))
         self.total = total
         self.limits = ctx.limits
+        work = ctx.work if ctx.work is not None else meter()
         loop = check.outcome_loop
-        weights: dict[Any, int] = {}
         groups = None
+        due = states  # a unit per state, charged with the pass's table calls in one charge
         if check.outcome_stages is not None:
+            work.charge(due)
+            due = 0
             groups = _groups(check.outcome_stages[0], parts, ctx, loop is None)
         if groups is not None or loop is not None:
-            # the table calls are charged before the pass, at their most; a pass that could make
-            # the budget look at the clock is metered as it goes instead
+            # the table calls are charged before the pass, at their most (with the states, in
+            # one charge); a pass that could make the budget look at the clock is metered as it
+            # goes instead
             runs = len(groups) if groups is not None else states
             units = check.outcome_units * runs
-            token = None
-            if units <= CLOCK_EVERY:
-                meter().charge(units)
-                token = pause()
-            try:
+            if units > CLOCK_EVERY:
+                work.charge(due)
+                self.outcome = self._pass(groups, False)
+            else:
+                work.charge(due + units)
+                self.outcome = None
                 if groups is not None:
-                    assert check.outcome_stages is not None
-                    check.outcome_stages[1](env, weights, groups)
-                else:
-                    assert loop is not None
-                    loop(env, weights, *items)
-            finally:
-                if token is not None:
-                    leave(token)
-            self.outcome = Dist(weights, self.total)
-        elif check.outcome_program is not None:
-            self.outcome = self._run(check.outcome_program)
+                    self.outcome = self._pass(groups, True)
+                elif not check.outcome_total:
+                    self.finish()
+                # else nothing in the loop can raise (and it calls no table): it runs when the
+                # outcome is first asked for, so a question about a value alone never runs it
         else:
-            self.outcome = self._run(check.program).map(_first)
+            work.charge(due)
+            if check.outcome_program is not None:
+                self.outcome = self._run(check.outcome_program)
+            else:
+                self.outcome = self._run(check.program).map(_first)
+
+    def _pass(self, groups: tuple[tuple[tuple[Any, ...], int], ...] | None, charged: bool) -> Dist:
+        """The outcome's pass: through `Check.outcome_stages`' rest over `groups`, or through
+        `Check.outcome_loop` over every combination; with no counter set when its table calls
+        were `charged` before it (each call then skips its own metering)."""
+        check = self.check
+        weights: dict[Any, int] = {}
+        token = pause() if charged else None
+        try:
+            if groups is not None:
+                assert check.outcome_stages is not None
+                check.outcome_stages[1](self.env, weights, groups)
+            else:
+                assert check.outcome_loop is not None
+                items = []  # each table's (value, weight) pairs, as the generated loops take them
+                for d in self.parts:  # a loop, not a generator: a first request runs each piece cold
+                    items.append(tuple(d.weights.items()))
+                check.outcome_loop(self.env, weights, *items)
+        finally:
+            if token is not None:
+                leave(token)
+        return Dist(weights, self.total)
+
+    def finish(self) -> Dist:
+        """The outcome's distribution, its pass run now if it was left (`Check.outcome_total`):
+        charged when the distribution was made, it runs as a charged pass does."""
+        made = self.outcome
+        if made is None:
+            made = self.outcome = self._pass(None, True)
+        return made
 
     def _run(self, program: Any) -> Dist:
         """`program(env, *values)` over every combination, its results' weights summed."""
@@ -473,12 +520,15 @@ class _Product:
             meter().charge(self.states)
             loop(self.env, out, *tables)
             return
+        work = new_work(self.limits)
+        token = enter(work)  # `working` without its three frames
         try:
-            with working(new_work(self.limits)) as work:
-                work.charge(self.states)
-                loop(self.env, out, *tables)
+            work.charge(self.states)
+            loop(self.env, out, *tables)
         except LimitError as exc:
             raise placed(exc, self.check.span) from None
+        finally:
+            leave(token)
 
 
 def _groups(
@@ -523,9 +573,9 @@ def _product(
     states = 1
     for d in parts:
         states *= len(d.weights)
-    enforce("exact states", states, ctx.limits.max_states, check.span)
-    meter().charge(states)
-    source = _Product(check, env, parts, states, ctx)
+    if states > ctx.limits.max_states:
+        enforce("exact states", states, ctx.limits.max_states, check.span)
+    source = _Product(check, env, parts, states, ctx)  # it charges the states
     return Distribution(check.name, dict(inputs), check.outcomes, source, check.layout, states, ctx.policy)
 
 

@@ -27,15 +27,18 @@ from .dist import Dist
 def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dist:
     """Every value randomizer `r` can first show for this environment, with its weight."""
     limits = ctx.limits
-    if not isinstance(r, Draw):
+    if not isinstance(r, Draw) and r.faces_expr is not None:
         r = concrete(r, env, ctx.caches)  # faces read from inputs or earlier dice: worked out now
     if isinstance(r, Die):  # the common case, without a callback: a first request runs it cold
         tables = ctx.caches.tables
         key = ("die", r.faces)
-        found: Dist | None = tables.get(key)
+        found: Dist | None = tables.lookup(key)  # `get` without its frame: the key is hashable
         if found is None:
             found = _die(r.faces)
-            tables.put(key, found, _die_bytes(found))
+            # weighed by a formula, not walked (walking a twelve-face table took half of a small
+            # check's first distribution): per face a dict entry, a whole number and a weight (a
+            # face that is a scale value belongs to the model)
+            tables.put(key, found, 400 + 120 * len(found.weights))
         return found
     if isinstance(r, Pool) and r.per:
         roll_count(r.count, env, r, limits.max_pool, "dice in the pool")
@@ -105,13 +108,6 @@ def _die(faces: tuple[int, ...]) -> Dist:
         for f in faces:
             weights[f] = weights.get(f, 0) + 1
     return Dist(weights, len(faces))
-
-
-def _die_bytes(table: Dist) -> int:
-    """What a die's table holds: per face a dict entry, a whole number and a weight (a face that
-    is a scale value belongs to the model). Worked out, not walked: walking a twelve-face table
-    took half of a small check's first distribution."""
-    return 400 + 120 * len(table.weights)
 
 
 def _multisets(readings: tuple[tuple[Any, int], ...], n: int) -> Dist:

@@ -365,6 +365,12 @@ class Check:
     loops running only that value and the values it reads, adding each combination's weight to
     `out[value]` — one value's distribution without the joint. Empty when there is no
     `outcome_loop`; replaced (or emptied) with `program` too."""
+    outcome_total: bool = field(default=False, compare=False)
+    """The outcome's statements can never raise (`+`, `-`, orders of numbers, tests and rules
+    that end in an `else`: no call, product, quotient or lookup; `compiler.programs._total`),
+    so the exact evaluator may run `outcome_loop` when the outcome is first asked for rather than
+    when the distribution is made: no error can come later than it would have. The loop's work
+    is charged when the distribution is made either way."""
     stage_keys: tuple[Callable[..., tuple[Any, ...]] | None, ...] | None = field(
         default=None, compare=False, repr=False
     )
@@ -382,18 +388,27 @@ class Check:
     every part of the check that reads the value (each reads besides it only the names `reads`,
     all known before the roll), so values with equal keys are read alike and the exact evaluator
     lists one of them, weighed for all. None as `stage_keys` is."""
+    pre_lets: tuple[Let, ...] = field(init=False, compare=False, repr=False)
+    """The values that need no die (`Let.before_roll`), in order."""
+    post_lets: tuple[Let, ...] = field(init=False, compare=False, repr=False)
+    """The values worked out after the roll, in order."""
+    layout: tuple[str, ...] = field(init=False, compare=False, repr=False)
+    """Names of the values `program` returns after (outcome, rule index): each after-roll
+    value, then each output."""
+
+    def __post_init__(self) -> None:
+        # worked out once, when the check is made (a `replace` makes them again): every request
+        # reads them, and a property computed on first use is cold code in a first request
+        pre = tuple(let for let in self.lets if let.before_roll)
+        post = tuple(let for let in self.lets if not let.before_roll)
+        object.__setattr__(self, "pre_lets", pre)
+        object.__setattr__(self, "post_lets", post)
+        layout = tuple(let.name for let in post) + tuple(n for n, _ in self.outputs)
+        object.__setattr__(self, "layout", layout)
 
     @property
     def input_map(self) -> Mapping[str, InputSpec]:
         return {i.name: i for i in self.inputs}
-
-    @cached_property
-    def pre_lets(self) -> tuple[Let, ...]:
-        return tuple(let for let in self.lets if let.before_roll)
-
-    @cached_property
-    def post_lets(self) -> tuple[Let, ...]:
-        return tuple(let for let in self.lets if not let.before_roll)
 
     @cached_property
     def auto_outputs(self) -> tuple[tuple[str, Expr], ...]:
@@ -424,11 +439,6 @@ class Check:
     def after_roll_expressions(self) -> list[Expr]:
         """See `after_roll_expressions`."""
         return after_roll_expressions(self.roll, self.post_lets, self.outcome, self.outputs)
-
-    @cached_property
-    def layout(self) -> tuple[str, ...]:
-        """Names of the values `program` returns after (outcome, rule index)."""
-        return tuple(let.name for let in self.lets if not let.before_roll) + tuple(n for n, _ in self.outputs)
 
 
 @dataclass(frozen=True)

@@ -18,19 +18,18 @@ class Symbol(str):
     fast as a string's) and also knows its scale and rank: symbols order by rank, worst first.
     """
 
-    __slots__ = ("scale", "rank")
+    __slots__ = ("scale", "rank", "name")
     scale: str
     rank: int
+    name: str
+    """The name as a plain `str` (a slot, not a property: no Python frame per read)."""
 
     def __new__(cls, scale: str, name: str, rank: int) -> Symbol:
         self = super().__new__(cls, name)
         self.scale = scale
         self.rank = rank
+        self.name = str.__str__(self)
         return self
-
-    @property
-    def name(self) -> str:
-        return str.__str__(self)
 
     def __lt__(self, other: object) -> bool:
         if isinstance(other, Symbol) and other.scale == self.scale:
