@@ -21,16 +21,12 @@ from ..model.values import Multi, Symbol
 from ..runtime.procedure import Option, Packing, Procedure, State
 from ..runtime.work import TRANSITION, meter
 from .dist import Dist
-from .markov import BestPlay, Edges, absorb
+from .markov import BestPlay, Edges, Node, absorb
 
 CAPPED = 1
 """A procedure ended by its pool's `cap` (a rule of the game)."""
 TRUNCATED = 2
 """An uncapped explosion cut where the exact solver stopped following it (see `exact.TAIL`)."""
-
-
-Move = tuple[Option, int]
-"""An option taken at a state, with the node it leads to."""
 
 
 class RerollSolver:
@@ -60,9 +56,8 @@ class RerollSolver:
         rerolls = proc.pool.history and proc.keeps[2]
         self.packing = Packing(proc, (max_states + 2) * dice if rerolls else dice)
         self._finals: dict[int, Any] = {}
-        self.play: BestPlay[int, Move | None] = BestPlay(
-            self._options,
-            self._after,
+        self.play: BestPlay[int, Option] = BestPlay(
+            self._node,
             lambda code: outcome_of(self._final(code)),
             self._score,
             self._count,
@@ -106,45 +101,37 @@ class RerollSolver:
     def _score(self, d: Dist) -> tuple[Fraction, ...]:
         return self.objective.score(self.members, d.weights, d.total)
 
-    def _options(self, code: int) -> list[Move | None] | None:
-        """A state's options, each with the node it leads to; a flight's one move, its next die."""
-        if code >= self.packing.flying:
-            return [None]
-        t = self.packing.pending(code)
+    def _node(self, code: int) -> Node | None:
+        """What happens at a node (`markov.Node`): a flight's next die falls, W ways (one per
+        face); a state's options lead each to its flight (or, with no die to roll, its next state)."""
+        packing = self.packing
+        if code >= packing.flying:
+            meter().charge(2 * TRANSITION)
+            return (None, packing.landings(code), self.proc.weights, self._faces)
+        t = packing.pending(code)
         if t is None:
             return None
-        options, codes = self.packing.moves(code, t, self.policy)
+        options, codes = packing.moves(code, t, self.policy)
         meter().charge(2 * TRANSITION * len(options))
-        return list(zip(options, codes))
-
-    def _after(self, code: int, move: Move | None) -> Dist | int:
-        """Where a move leads: a state's option to its flight (or, with no die to roll, its next
-        state); a flight to its next die's fall, W ways (one per face)."""
-        return self._landed(code) if move is None else move[1]
+        return (options, codes, (), 0)
 
     def _launch(self, state: State, t: int, option: Option) -> int:
         meter().charge(2 * TRANSITION)
         return self.packing.pack_any(self.proc.launch(state, t, option))
-
-    def _landed(self, code: int) -> Dist:
-        meter().charge(2 * TRANSITION)
-        return Dist(dict(zip(self.packing.landings(code), self.proc.weights)), self._faces)
 
     def choice(self, state: State, t: int) -> Option:
         """The option the policy takes at `state` (which is pending on trigger `t`)."""
         options = self.proc.options(state, t, self.policy)
         if len(options) == 1:
             return options[0]
-        best = self.play.best(self.packing.pack(state))[1]
-        assert best is not None
-        return best[0]
+        move = self.play.best(self.packing.pack(state))[1]
+        assert move is not None
+        return move[0]
 
     def decision_scores(self, state: State, t: int) -> list[tuple[Option, tuple[Fraction, ...]]]:
         """Every option at `state` with the objective it reaches (for the trace)."""
-        code = self.packing.pack(state)
         return [
-            (o, self.play.scored(code, (o, self._launch(state, t, o))))
-            for o in self.proc.options(state, t, self.policy)
+            (o, self.play.scored(self._launch(state, t, o))) for o in self.proc.options(state, t, self.policy)
         ]
 
     def ends(self, starts: Dist) -> Dist:

@@ -548,6 +548,13 @@ class Packing:
             )
             for t in range(len(proc.steps))
         )
+        self._alike = tuple(
+            next(u for u in range(t + 1) if self._land[u][0] == self._land[t][0])
+            for t in range(len(proc.steps))
+        )
+        """Per step, the first step whose dice land as its own do (the same fields added, each
+        kind): a flight's code names that one, so dice in the air alike but for the step that
+        rolled them are one node (Chimera's 9s and 0s both let a rerolled die hold every trigger)."""
 
     def pack(self, state: State) -> int:
         if self._cost:
@@ -571,7 +578,7 @@ class Packing:
         if len(now) == 4:
             return self.pack(now)
         state, t, left = now
-        return self.pack(state) + ((left * self._steps + t) << self._high)
+        return self.pack(state) + ((left * self._steps + self._alike[t]) << self._high)
 
     def pending(self, code: int) -> int | None:
         """`Procedure.pending` of a state's code, read off its fields without unpacking it: the
