@@ -337,11 +337,12 @@ def test_options_come_in_the_order_ties_are_broken_in(limits: list[int], total: 
     """Best play keeps the first of equally good options, so the options of a step keep their
     order: fewest dice first, then the order of `itertools.product` (as before they were listed
     by sum directly)."""
-    from engine.runtime.procedure import _vectors_summing
+    from engine.runtime.procedure import _bounded
 
     bound = tuple(limits)
-    listed = [v for m in range(min(total, sum(bound)) + 1) for v in _vectors_summing(bound, m)]
-    assert listed == _bounded_in_product_order(bound, total)
+    by_sum = _bounded(bound, total)
+    assert all(sum(v) == m for m, vs in enumerate(by_sum) for v in vs)
+    assert [v for vs in by_sum for v in vs] == _bounded_in_product_order(bound, total)
 
 
 @settings(max_examples=100, deadline=None)

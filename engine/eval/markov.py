@@ -9,7 +9,7 @@ numbers, and a chain that can return to a state is solved as a linear system ove
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Generic, TypeVar
 
@@ -73,17 +73,31 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
                 order.append(s)
     if cyclic:
         return _solve(starts, edges, end)
+    return pushed(starts, reversed(order), edges.pop, end)  # pushed once: no longer needed
+
+
+def pushed(
+    starts: Dist,
+    order: Iterable[Any],
+    successors: Callable[[Any], Edges | None],
+    end: Callable[[Any], Hashable],
+) -> Dist:
+    """The distribution of `end(s)` over the absorbing states `s` an acyclic chain reaches from
+    `starts`, its states given in `order`, each before every state it leads to (a topological
+    order; states that receive no mass may be among them and cost a look-up). `successors(s)`
+    gives a state's successors as `Edges` (None where it absorbs), and is asked once per state
+    that receives mass."""
     # Mass as a numerator and a denominator per state, pushed once along every edge in topological
     # order; the denominators are mostly one power of the chain's totals, so sums rarely need an lcm.
     nums: dict[Any, int] = dict(starts.weights)
     dens: dict[Any, int] = dict.fromkeys(starts.weights, starts.total)
     ends: dict[Hashable, tuple[int, int]] = {}
-    for s in reversed(order):
+    for s in order:
         num = nums.pop(s, 0)
         if not num:
             continue
         den = dens.pop(s)
-        nxt = edges.pop(s)  # pushed once: its successors are no longer needed
+        nxt = successors(s)
         if nxt is None:
             _add(ends, end(s), num, den)
             continue
@@ -238,6 +252,19 @@ class BestPlay(Generic[S, Opt]):
         self._values: dict[S, Value] = {}
         self._moves: dict[S, tuple[Opt, S]] = {}  # a choice's option taken, with where it leads
         self._busy: set[S] = set()
+        self.order: list[S] = []
+        """Every state scored so far, each after every state it leads to (so, read backwards, an
+        order in which mass can be pushed through the chain under best play: `pushed`)."""
+
+    @property
+    def scores(self) -> Mapping[S, Value]:
+        """The states scored so far (to look up, not to change)."""
+        return self._values
+
+    def move(self, state: S) -> tuple[Opt, S] | None:
+        """The option best play takes at a scored state, with where it leads (None where
+        nobody chooses)."""
+        return self._moves.get(state)
 
     def scored(self, state: S) -> tuple[Fraction, ...]:
         """The score reached from `state` under best play (an option's: that of where it leads)."""
@@ -279,6 +306,7 @@ class BestPlay(Generic[S, Opt]):
             finally:
                 self._busy.discard(state)
         self._values[state] = value
+        self.order.append(state)
         self.count(len(self._values))
         return value
 

@@ -11,8 +11,9 @@ finished (`outcome_of`, later randomizers averaged in).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from fractions import Fraction
+from itertools import chain
 from typing import Any
 
 from ..errors import Diagnostic, LimitError
@@ -21,12 +22,13 @@ from ..model.values import Multi, Symbol
 from ..runtime.procedure import Option, Packing, Procedure, State
 from ..runtime.work import TRANSITION, meter
 from .dist import Dist
-from .markov import BestPlay, Edges, Node, absorb
+from .markov import BestPlay, Edges, Node, absorb, pushed
 
 CAPPED = 1
 """A procedure ended by its pool's `cap` (a rule of the game)."""
 TRUNCATED = 2
 """An uncapped explosion cut where the exact solver stopped following it (see `exact.TAIL`)."""
+ONE = (1,)
 
 
 class RerollSolver:
@@ -186,5 +188,80 @@ class RerollSolver:
         def end(code: int) -> tuple[Any, int]:
             return (self._final(code), cut if proc.capped(packing.unpack(code)) else 0)
 
+        if self.policy == "optimal":
+            played = self._played(starts.map(packing.pack), end)
+            if played is not None:
+                return played
         begun = starts.map(lambda s: follow(packing.pack(s)))
         return absorb(begun, step, end, self._count)  # a followed state is charged as work
+
+    def _played(self, starts: Dist, end: Callable[[int], Hashable]) -> Dist | None:
+        """`ends` under best play with one walk of the chain fewer: best play keeps every node it
+        scores after each it leads to, so that order, read backwards, pushes the mass through
+        (`pushed`). What lies above best play — the first rolls, down to where a choice is made
+        or to nodes already scored — is walked here as `absorb` walks it (best play scores no
+        more than it would, so the same outcomes are asked for), and comes first. None when that
+        part of the chain returns to a state: `absorb` solves it."""
+        play, packing, policy = self.play, self.packing, self.policy
+        flying = packing.flying
+        scored = play.scores
+        work = meter()
+
+        def below(code: int) -> list[int]:
+            """A node's successors in the walk; none where best play has scored it."""
+            if code >= flying:
+                work.charge(2 * TRANSITION)
+                return packing.landings(code)
+            t = packing.pending(code)
+            if t is None:
+                return []
+            options, codes = packing.moves(code, t, policy)
+            if len(options) == 1:  # a rule, a fixed policy, or nothing to choose
+                work.charge(2 * TRANSITION)
+                return [codes[0]]
+            play.best(code)  # scored, with all it leads to
+            return []
+
+        seen: set[int] = set()
+        on_path: set[int] = set()
+        above: list[int] = []  # each after all it leads to
+        for root in starts.weights:
+            if root in seen or root in scored:
+                continue
+            seen.add(root)
+            on_path.add(root)
+            stack = [(root, iter(below(root)))]
+            while stack:
+                s, nexts = stack[-1]
+                for t in nexts:
+                    if t in on_path:
+                        return None
+                    if t in seen or t in scored:
+                        continue
+                    seen.add(t)
+                    self._count(len(seen))
+                    on_path.add(t)
+                    stack.append((t, iter(below(t))))
+                    break
+                else:
+                    stack.pop()
+                    on_path.discard(s)
+                    above.append(s)
+        landing = (self.proc.weights, self._faces)
+
+        def successors(code: int) -> Edges | None:
+            if code >= flying:
+                if code in scored:  # a node above was charged on the walk
+                    work.charge(2 * TRANSITION)
+                return (tuple(packing.landings(code)), *landing)
+            move = play.move(code)
+            if move is not None:
+                work.charge(2 * TRANSITION)
+                return ((move[1],), ONE, 1)
+            t = packing.pending(code)
+            if t is None:
+                return None
+            return ((packing.moves(code, t, policy)[1][0],), ONE, 1)  # a state above: one option
+
+        order = chain([s for s in reversed(above) if s not in scored], reversed(play.order))
+        return pushed(starts, order, successors, end)
