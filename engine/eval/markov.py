@@ -229,7 +229,8 @@ class BestPlay(Generic[S, Opt]):
     of chance. A choice whose outcome is uncertain is a choice of a chance node, so an option costs
     one look-up of a score already kept and no call. `final(s)` is what an absorbing state is worth
     (a `Dist` of outcomes). A decision on a chain that can return to a state has no last step:
-    `on_cycle(s)` makes the error to raise.
+    `on_cycle(s)` makes the error to raise. `count(n)` is told how many states are scored once
+    there are more than `most` (each time, when `most` is 0), and raises to stop a chain too large.
 
     `score` must be an expected value, part by part (every `Objective`'s is): the score of a
     mixture is then the mixture of the scores, so a state keeps its score alone — a few whole
@@ -243,8 +244,10 @@ class BestPlay(Generic[S, Opt]):
         score: Callable[[Dist], tuple[Fraction, ...]],
         count: Callable[[int], None],
         on_cycle: Callable[[S], Exception],
+        most: int = 0,
     ) -> None:
         self.node = node
+        self.most = most
         self.final = final
         self.score = score
         self.count = count
@@ -275,39 +278,43 @@ class BestPlay(Generic[S, Opt]):
         """Best play from `state`: its score, and the option taken now with where it leads (None
         where nobody chooses)."""
         value = self._values.get(state)
-        if value is not None:
-            return value, self._moves.get(state)
-        return self._solved(state), self._moves.get(state)
+        if value is None:
+            try:
+                value = self._solved(state)
+            except BaseException:
+                self._busy.clear()  # a limit, or a cycle: nothing is being scored any more
+                raise
+        return value, self._moves.get(state)
 
     def _solved(self, state: S) -> Value:
-        """Score `state` (not yet scored), and the states it needs first, depth first."""
-        if state in self._busy:
+        """Score `state` (not yet scored), and the states it needs first, depth first: the
+        hottest loop of an optimal solve, so one call per state (and none per option)."""
+        busy = self._busy
+        if state in busy:
             raise self.on_cycle(state)
         node = self.node(state)
+        values = self._values
         if node is None:
             value = _whole(self.score(self.final(state)))
         else:
             options, successors, weights, total = node
-            values = self._values
-            self._busy.add(state)
-            try:
-                # scores of the successors, most already kept: looked up in place, one call fewer
-                # each (an optimal solve weighs millions of them)
-                found = [values.get(t) for t in successors]
-                if None in found:
-                    found = [v if v is not None else self._solved(t) for v, t in zip(found, successors)]
-                scores: list[Value] = found  # type: ignore[assignment]
-                if options is None:
-                    value = _mixed(scores, weights, total)
-                else:
-                    at = _first_best(scores)
-                    value = scores[at]
-                    self._moves[state] = (options[at], successors[at])
-            finally:
-                self._busy.discard(state)
-        self._values[state] = value
+            busy.add(state)
+            # the successors' scores, most already kept: looked up in place
+            found = [values.get(t) for t in successors]
+            if None in found:
+                found = [v if v is not None else self._solved(t) for v, t in zip(found, successors)]
+            scores: list[Value] = found  # type: ignore[assignment]
+            busy.discard(state)
+            if options is None:
+                value = _mixed(scores, weights, total)
+            else:
+                at = _first_best(scores)
+                value = scores[at]
+                self._moves[state] = (options[at], successors[at])
+        values[state] = value
         self.order.append(state)
-        self.count(len(self._values))
+        if len(values) > self.most:
+            self.count(len(values))
         return value
 
 

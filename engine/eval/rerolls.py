@@ -64,7 +64,10 @@ class RerollSolver:
             self._score,
             self._count,
             self._cycle,
+            max_states,
         )
+        self._work = meter()
+        """The counter this solve charges: the current request's (set again at every entry)."""
 
     def _final(self, code: int) -> Any:
         """The pool's value at an end state (asked by best play and again by `ends`: made once)."""
@@ -108,13 +111,13 @@ class RerollSolver:
         face); a state's options lead each to its flight (or, with no die to roll, its next state)."""
         packing = self.packing
         if code >= packing.flying:
-            meter().charge(2 * TRANSITION)
+            self._work.charge(2 * TRANSITION)
             return (None, packing.landings(code), self.proc.weights, self._faces)
         t = packing.pending(code)
         if t is None:
             return None
         options, codes = packing.moves(code, t, self.policy)
-        meter().charge(2 * TRANSITION * len(options))
+        self._work.charge(2 * TRANSITION * len(options))
         return (options, codes, (), 0)
 
     def _launch(self, state: State, t: int, option: Option) -> int:
@@ -123,6 +126,7 @@ class RerollSolver:
 
     def choice(self, state: State, t: int) -> Option:
         """The option the policy takes at `state` (which is pending on trigger `t`)."""
+        self._work = meter()
         options = self.proc.options(state, t, self.policy)
         if len(options) == 1:
             return options[0]
@@ -132,6 +136,7 @@ class RerollSolver:
 
     def decision_scores(self, state: State, t: int) -> list[tuple[Option, tuple[Fraction, ...]]]:
         """Every option at `state` with the objective it reaches (for the trace)."""
+        self._work = meter()
         return [
             (o, self.play.scored(self._launch(state, t, o))) for o in self.proc.options(state, t, self.policy)
         ]
@@ -140,6 +145,7 @@ class RerollSolver:
         """Where the procedure ends from the first-roll states `starts`: (the pool's value, how it
         was cut: 0, `CAPPED` by the pool's cap or `TRUNCATED` at the solver's depth). Ends alike in
         counts and in the history the check reads are one end."""
+        self._work = meter()
         cut = TRUNCATED if self.proc.truncating else CAPPED
         packing = self.packing
         flying = packing.flying

@@ -610,7 +610,7 @@ class Packing:
                 kept[key] = found
                 self._moves_kept += len(options)
         options, shifts = found
-        return options, [code + d for d in shifts]
+        return options, list(map(code.__add__, shifts))
 
     def launched(self, code: int, state: State, t: int, options: list[Option]) -> list[int]:
         """`pack_any(proc.launch(state, t, o))` for every option `o` at the state of `code`, with
@@ -698,7 +698,7 @@ class Packing:
         """A flight's successors, one per kind its next die can show (`Procedure.land`)."""
         top = code >> self._high
         left, t = divmod(top, self._steps)
-        return [code + d for d in self._land[t][left == 1]]
+        return list(map(code.__add__, self._land[t][left == 1]))
 
 
 def procedure_for(
