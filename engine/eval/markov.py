@@ -19,7 +19,7 @@ from .dist import Dist
 
 S = TypeVar("S", bound=Hashable)
 Opt = TypeVar("Opt")
-Edges = tuple[tuple[Any, ...], tuple[int, ...], int]
+Edges = tuple[Sequence[Any], tuple[int, ...], int]
 """A state's successors as absorb keeps them: the states, their weights and the total (a tuple
 of three is a third of the memory of a `Dist` and its map)."""
 Step = Callable[[Any], "Dist | Edges | None"]
@@ -35,15 +35,16 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
     order: list[Any] = []  # each state after every state it leads to (when the chain has no cycle)
     on_path: set[Any] = set()
     cyclic = False
-    none: tuple[Any, ...] = ()
+    none: Sequence[Any] = ()
     shared: dict[tuple[int, ...], tuple[int, ...]] = {}  # one tuple per list of weights
 
-    def listed(s: Any) -> tuple[Any, ...]:
+    def listed(s: Any) -> Sequence[Any]:
         nxt = step(s)
         if nxt is None:
             edges[s] = None
             count(len(edges))
             return none
+        targets: Sequence[Any]
         if isinstance(nxt, Dist):
             targets, weights, total = tuple(nxt.weights), tuple(nxt.weights.values()), nxt.total
         else:

@@ -259,7 +259,7 @@ class RerollSolver:
             if code >= flying:
                 if code in scored:  # a node above was charged on the walk
                     work.charge(2 * TRANSITION)
-                return (tuple(packing.landings(code)), *landing)
+                return (packing.landings(code), *landing)
             move = play.move(code)
             if move is not None:
                 work.charge(2 * TRANSITION)
