@@ -610,7 +610,7 @@ class Packing:
                 kept[key] = found
                 self._moves_kept += len(options)
         options, shifts = found
-        return options, list(map(code.__add__, shifts))
+        return options, [code + d for d in shifts]
 
     def launched(self, code: int, state: State, t: int, options: list[Option]) -> list[int]:
         """`pack_any(proc.launch(state, t, o))` for every option `o` at the state of `code`, with
@@ -625,10 +625,7 @@ class Packing:
         unused, used = state[1], state[2]
         base = code & ~self._rows[t]
         spent = sum(unused[t])
-        eligible = proc.eligible(state, t)
-        # an option takes eligible dice only: per kind that has some, its parts by how many taken
-        # (0: not yet worked out; taking a die changes its kind's count, so no part is 0)
-        places = [(k, [0] * (e + 1)) for k, e in enumerate(eligible) if e]
+        parts: list[dict[int, int] | None] = [None] * len(zero)  # per kind, its parts by dice taken
         rolls: dict[int, int] = {}
         codes = []
         for remove, rolled in options:
@@ -639,12 +636,14 @@ class Packing:
                 if part is None:
                     part = self._by_roll[key] = self.pack_any(proc.launch(state, t, (zero, rolled))) - base
                 now = rolls[rolled] = base + part
-            for k, parts in places:
-                j = remove[k]
+            for k, j in enumerate(remove):
                 if j:
-                    part = parts[j]
-                    if not part:
-                        part = parts[j] = self._taken(state, t, k, j)
+                    taken = parts[k]
+                    if taken is None:
+                        taken = parts[k] = {}
+                    part = taken.get(j)
+                    if part is None:
+                        part = taken[j] = self._taken(state, t, k, j)
                     now += part
             codes.append(now)
         return codes
@@ -698,7 +697,7 @@ class Packing:
         """A flight's successors, one per kind its next die can show (`Procedure.land`)."""
         top = code >> self._high
         left, t = divmod(top, self._steps)
-        return list(map(code.__add__, self._land[t][left == 1]))
+        return [code + d for d in self._land[t][left == 1]]
 
 
 def procedure_for(
