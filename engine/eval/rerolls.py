@@ -192,6 +192,8 @@ class RerollSolver:
             return tuple(out), tuple(out.values()), faces
 
         def end(code: int) -> tuple[Any, int]:
+            if proc.cap is None:  # nothing cuts it: no need to unpack the state to ask
+                return (self._final(code), 0)
             return (self._final(code), cut if proc.capped(packing.unpack(code)) else 0)
 
         if self.policy == "optimal":
