@@ -3,10 +3,12 @@
 The nodes are the procedure's hashable states and its flights (`Procedure.launch`): a state's one
 successor is the flight of the option taken, and a flight's successors are how its next die can
 fall (`Procedure.land`), one die at a time, so a node has at most as many successors as the pool
-has kinds, and every option that leaves the same dice in the air shares one flight. Under
-`always` and `never` the policy's single option is followed; under `optimal` each decision is
-`BestPlay`'s, judged by the check's objective on the outcome the check gives once the pool is
-finished (`outcome_of`, later randomizers averaged in).
+has kinds, and every option that leaves the same dice in the air shares one flight (whichever
+step rolled them, where they land alike). Under `always` and `never` the policy's single option
+is followed and `absorb` walks the chain; under `optimal` each decision is `BestPlay`'s, judged by
+the check's objective on the outcome the check gives once the pool is finished (`outcome_of`,
+later randomizers averaged in), and the ends are pushed through in the order best play scored
+its nodes (`pushed`), so the chain below its choices is walked once.
 """
 
 from __future__ import annotations
