@@ -555,7 +555,7 @@ class Packing:
         )
         """Per step, the first step whose dice land as its own do (the same fields added, each
         kind): a flight's code names that one, so dice in the air alike but for the step that
-        rolled them are one node (Chimera's 9s and 0s both let a rerolled die hold every trigger)."""
+        rolled them are one node (two steps that both let a rerolled die hold every trigger again)."""
 
     def pack(self, state: State) -> int:
         if self._cost:
