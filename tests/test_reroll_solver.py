@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
@@ -266,6 +267,59 @@ def test_twenty_dice_stay_inside_the_default_budget_or_stop_with_rc503() -> None
     assert err.value.diagnostics[0].code == "RC503"
 
 
+def test_a_state_bound_stops_best_play_too() -> None:
+    """Under `optimal` the states best play scores are counted against `Limits.max_states` (checked
+    in place, once past the bound), with the work budget out of the way: sampled rolls whose dice
+    offer a choice ask best play alone (the states it scores are kept from roll to roll), and an
+    exact solve walks the chain too."""
+    few = engine.load("chimera", limits=Limits(max_work=10**12, max_states=2_000))
+
+    def rolls() -> None:
+        for seed in range(5):
+            few.roll("skill", random.Random(seed), dice=10, resolve=2, policy="optimal")
+
+    for ask in (rolls, lambda: few.distribution("skill", dice=10, resolve=2, policy="optimal")):
+        with pytest.raises(engine.LimitError) as err:
+            ask()
+        assert err.value.diagnostics[0].code == "RC503"
+        assert "more than 2000 states" in str(err.value)
+
+
+SKIPPING = """
+rulecraft: 1
+name: skipping
+checks:
+  c:
+    roll:
+      d:
+        pool: 3
+        die: 4
+        triggers:
+          - {name: ones, on: face == 1, may: reroll, repeat: false}
+          - {name: fours, on: face == 4, must: reroll, target: face == 2}
+    outcomes: [no, yes]
+    outcome: "'yes' if count(d, 3) >= 1 else 'no'"
+"""
+
+
+def test_dice_in_the_air_are_one_flight_whichever_step_rolled_them_when_they_land_alike() -> None:
+    """A flight's code names the first step whose dice land as its own do: Chimera's 9s and 0s
+    each let a rerolled die hold every trigger again, so the dice either puts in the air are one
+    node; a die rolled by a step that says `repeat: false` does not hold that step again, so its
+    flights stay its own. Every flight still lands as `Procedure.land` says (test above)."""
+    chimera = _ruleset("chimera").model.checks["skill"].roll[0]
+    skipping = engine.load_source(SourceFile("skipping.yaml", SKIPPING)).model.checks["c"].roll[0]
+    for pool, env, alike in [(chimera, {"level": 0, "total_dice": 4}, True), (skipping, {}, False)]:
+        proc = Procedure(pool, env)
+        packing = Packing(proc, 50)
+        assert len(proc.steps) == 2
+        for counts, _ in proc.fresh(3):
+            state = proc.start(counts)
+            for left in (1, 2):
+                codes = [packing.pack_any((state, t, left)) for t in (0, 1)]
+                assert (codes[0] == codes[1]) is alike, (pool, state, left)
+
+
 # -- the solver's shortcuts, held to the rules they stand for --------------------------------------
 
 
@@ -337,11 +391,12 @@ def test_options_come_in_the_order_ties_are_broken_in(limits: list[int], total: 
     """Best play keeps the first of equally good options, so the options of a step keep their
     order: fewest dice first, then the order of `itertools.product` (as before they were listed
     by sum directly)."""
-    from engine.runtime.procedure import _vectors_summing
+    from engine.runtime.procedure import _bounded
 
     bound = tuple(limits)
-    listed = [v for m in range(min(total, sum(bound)) + 1) for v in _vectors_summing(bound, m)]
-    assert listed == _bounded_in_product_order(bound, total)
+    by_sum = _bounded(bound, total)
+    assert all(sum(v) == m for m, vs in enumerate(by_sum) for v in vs)
+    assert [v for vs in by_sum for v in vs] == _bounded_in_product_order(bound, total)
 
 
 @settings(max_examples=100, deadline=None)

@@ -9,7 +9,7 @@ numbers, and a chain that can return to a state is solved as a linear system ove
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Generic, TypeVar
 
@@ -19,7 +19,7 @@ from .dist import Dist
 
 S = TypeVar("S", bound=Hashable)
 Opt = TypeVar("Opt")
-Edges = tuple[tuple[Any, ...], tuple[int, ...], int]
+Edges = tuple[Sequence[Any], tuple[int, ...], int]
 """A state's successors as absorb keeps them: the states, their weights and the total (a tuple
 of three is a third of the memory of a `Dist` and its map)."""
 Step = Callable[[Any], "Dist | Edges | None"]
@@ -35,15 +35,16 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
     order: list[Any] = []  # each state after every state it leads to (when the chain has no cycle)
     on_path: set[Any] = set()
     cyclic = False
-    none: tuple[Any, ...] = ()
+    none: Sequence[Any] = ()
     shared: dict[tuple[int, ...], tuple[int, ...]] = {}  # one tuple per list of weights
 
-    def listed(s: Any) -> tuple[Any, ...]:
+    def listed(s: Any) -> Sequence[Any]:
         nxt = step(s)
         if nxt is None:
             edges[s] = None
             count(len(edges))
             return none
+        targets: Sequence[Any]
         if isinstance(nxt, Dist):
             targets, weights, total = tuple(nxt.weights), tuple(nxt.weights.values()), nxt.total
         else:
@@ -73,17 +74,31 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
                 order.append(s)
     if cyclic:
         return _solve(starts, edges, end)
+    return pushed(starts, reversed(order), edges.pop, end)  # pushed once: no longer needed
+
+
+def pushed(
+    starts: Dist,
+    order: Iterable[Any],
+    successors: Callable[[Any], Edges | None],
+    end: Callable[[Any], Hashable],
+) -> Dist:
+    """The distribution of `end(s)` over the absorbing states `s` an acyclic chain reaches from
+    `starts`, its states given in `order`, each before every state it leads to (a topological
+    order; states that receive no mass may be among them and cost a look-up). `successors(s)`
+    gives a state's successors as `Edges` (None where it absorbs), and is asked once per state
+    that receives mass."""
     # Mass as a numerator and a denominator per state, pushed once along every edge in topological
     # order; the denominators are mostly one power of the chain's totals, so sums rarely need an lcm.
     nums: dict[Any, int] = dict(starts.weights)
     dens: dict[Any, int] = dict.fromkeys(starts.weights, starts.total)
     ends: dict[Hashable, tuple[int, int]] = {}
-    for s in reversed(order):
+    for s in order:
         num = nums.pop(s, 0)
         if not num:
             continue
         den = dens.pop(s)
-        nxt = edges.pop(s)  # pushed once: its successors are no longer needed
+        nxt = successors(s)
         if nxt is None:
             _add(ends, end(s), num, den)
             continue
@@ -200,15 +215,23 @@ def _above(a: Value, b: Value) -> bool:
     return tuple([x * bd for x in a[1:]]) > tuple([y * ad for y in b[1:]])
 
 
+Node = tuple[Sequence[Any] | None, Sequence[Any], tuple[int, ...], int]
+"""A node of a chain with choices, as `BestPlay` asks for it: (options, successors, (), 0) where a
+player chooses (successor i is where option i leads, for certain), or (None, successors, weights,
+total) where chance moves (successor i with chance weights[i] / total)."""
+
+
 class BestPlay(Generic[S, Opt]):
     """Backward induction on a chain whose states offer options: from each state, the option that
     maximises `score` of where the chain ends, and that score under best play.
 
-    `options(s)` lists what may be done at `s` (None when `s` absorbs; fewest first: ties keep the
-    earlier option), `after(s, o)` gives the successors when `o` is taken, `final(s)` what an
-    absorbing state is worth (a `Dist` of outcomes); `after` may give the successor itself when it
-    is certain (no `Dist` made for it). A decision on a chain that can return to a state has no
-    last step: `on_cycle(s)` makes the error to raise.
+    `node(s)` tells what happens at `s` (a `Node`; None when `s` absorbs): a choice among options
+    (fewest first: ties keep the earlier option), each leading to one state for certain, or a move
+    of chance. A choice whose outcome is uncertain is a choice of a chance node, so an option costs
+    one look-up of a score already kept and no call. `final(s)` is what an absorbing state is worth
+    (a `Dist` of outcomes). A decision on a chain that can return to a state has no last step:
+    `on_cycle(s)` makes the error to raise. `count(n)` is told how many states are scored once
+    there are more than `most` (each time, when `most` is 0), and raises to stop a chain too large.
 
     `score` must be an expected value, part by part (every `Objective`'s is): the score of a
     mixture is then the mixture of the scores, so a state keeps its score alone — a few whole
@@ -217,89 +240,123 @@ class BestPlay(Generic[S, Opt]):
 
     def __init__(
         self,
-        options: Callable[[S], Sequence[Opt] | None],
-        after: Callable[[S, Opt], Dist | S],
+        node: Callable[[S], Node | None],
         final: Callable[[S], Dist],
         score: Callable[[Dist], tuple[Fraction, ...]],
         count: Callable[[int], None],
         on_cycle: Callable[[S], Exception],
+        most: int = 0,
     ) -> None:
-        self.options = options
-        self.after = after
+        self.node = node
+        self.most = most
         self.final = final
         self.score = score
         self.count = count
         self.on_cycle = on_cycle
         self._values: dict[S, Value] = {}
-        self._moves: dict[S, Opt] = {}  # a state's option taken (a flight's one move, None, is not kept)
+        self._moves: dict[S, tuple[Opt, S]] = {}  # a choice's option taken, with where it leads
         self._busy: set[S] = set()
+        self.order: list[S] = []
+        """Every state scored so far, each after every state it leads to (so, read backwards, an
+        order in which mass can be pushed through the chain under best play: `pushed`)."""
 
-    def scored(self, state: S, option: Opt) -> tuple[Fraction, ...]:
-        """The score reached if `option` is taken at `state` and best play follows."""
-        value = self._valued(state, option)
+    @property
+    def scores(self) -> Mapping[S, Value]:
+        """The states scored so far (to look up, not to change)."""
+        return self._values
+
+    def move(self, state: S) -> tuple[Opt, S] | None:
+        """The option best play takes at a scored state, with where it leads (None where
+        nobody chooses)."""
+        return self._moves.get(state)
+
+    def scored(self, state: S) -> tuple[Fraction, ...]:
+        """The score reached from `state` under best play (an option's: that of where it leads)."""
+        value = self.best(state)[0]
         return tuple([Fraction(n, value[0]) for n in value[1:]])
 
-    def _valued(self, state: S, option: Opt) -> Value:
-        """The score of `option` at `state`: its successors' best scores, weighed by their chances
-        over one common denominator (an option with one certain successor is worth that successor)."""
-        nxt = self.after(state, option)
-        if not isinstance(nxt, Dist):
-            return self.best(nxt)[0]
-        return self._mixed(nxt)
-
-    def _mixed(self, nxt: Dist) -> Value:
-        """The score of successors `nxt`: their best scores weighed by their chances."""
-        if len(nxt.weights) == 1:
-            (t,) = nxt.weights
-            return self.best(t)[0]
-        values, best = self._values, self.best
-        parts = [(values.get(t) or best(t)[0], w) for t, w in nxt.weights.items()]
-        den = 1
-        for value, _ in parts:
-            d = value[0]
-            if den % d:
-                den = d if d % den == 0 else math.lcm(den, d)
-        acc = [0] * (len(parts[0][0]) - 1)
-        for value, w in parts:
-            f = den // value[0] * w
-            for i, n in enumerate(value[1:]):
-                acc[i] += n * f
-        return (den * nxt.total, *acc)
-
-    def best(self, state: S) -> tuple[Value, Opt | None]:
-        """Best play from `state`: its score, and the option taken now (None: it absorbs)."""
+    def best(self, state: S) -> tuple[Value, tuple[Opt, S] | None]:
+        """Best play from `state`: its score, and the option taken now with where it leads (None
+        where nobody chooses)."""
         value = self._values.get(state)
-        if value is not None:
-            return value, self._moves.get(state)
-        if state in self._busy:
+        if value is None:
+            try:
+                value = self._solved(state)
+            except BaseException:
+                self._busy.clear()  # a limit, or a cycle: nothing is being scored any more
+                raise
+        return value, self._moves.get(state)
+
+    def _solved(self, state: S) -> Value:
+        """Score `state` (not yet scored), and the states it needs first, depth first: the
+        hottest loop of an optimal solve, so one call per state (and none per option)."""
+        busy = self._busy
+        if state in busy:
             raise self.on_cycle(state)
-        options = self.options(state)
-        move: Opt | None = None
-        if options is None:
+        node = self.node(state)
+        values = self._values
+        if node is None:
             value = _whole(self.score(self.final(state)))
         else:
-            self._busy.add(state)
-            values, after = self._values, self.after
-            try:
-                for o in options:
-                    # an option's certain successor, already scored, is looked up here: one call
-                    # fewer per option, and an optimal solve weighs millions of them
-                    nxt = after(state, o)
-                    if isinstance(nxt, Dist):
-                        v = self._mixed(nxt)
-                    else:
-                        found = values.get(nxt)
-                        v = found if found is not None else self.best(nxt)[0]
-                    if value is None or _above(v, value):
-                        value, move = v, o
-                assert value is not None
-            finally:
-                self._busy.discard(state)
-            if move is not None:  # a flight's one move (None) is not kept
-                self._moves[state] = move
-        self._values[state] = value
-        self.count(len(self._values))
-        return value, move
+            options, successors, weights, total = node
+            busy.add(state)
+            # the successors' scores, most already kept: looked up in place
+            found = [values.get(t) for t in successors]
+            if None in found:
+                found = [v if v is not None else self._solved(t) for v, t in zip(found, successors)]
+            scores: list[Value] = found  # type: ignore[assignment]
+            busy.discard(state)
+            if options is None:
+                value = _mixed(scores, weights, total)
+            else:
+                at = _first_best(scores)
+                value = scores[at]
+                self._moves[state] = (options[at], successors[at])
+        values[state] = value
+        self.order.append(state)
+        if len(values) > self.most:
+            self.count(len(values))
+        return value
+
+
+def _first_best(scores: list[Value]) -> int:
+    """Where the highest score is first found (ties keep the earlier one)."""
+    at = 0
+    top = scores[0]
+    if len(top) == 2:  # one part: compared by cross multiplication inline
+        d, n = top
+        for i in range(1, len(scores)):
+            d2, n2 = scores[i]
+            if n2 * d > n * d2:
+                at, d, n = i, d2, n2
+        return at
+    for i in range(1, len(scores)):
+        if _above(scores[i], top):
+            at, top = i, scores[i]
+    return at
+
+
+def _mixed(scores: list[Value], weights: tuple[int, ...], total: int) -> Value:
+    """The score of a move of chance: its successors' scores weighed by their chances, over one
+    common denominator (one successor: its own score)."""
+    if len(scores) == 1:
+        return scores[0]
+    den = 1
+    for value in scores:
+        d = value[0]
+        if den % d:
+            den = d if d % den == 0 else math.lcm(den, d)
+    if len(scores[0]) == 2:
+        acc = 0
+        for (d, n), w in zip(scores, weights):
+            acc += n * (den // d * w)
+        return (den * total, acc)
+    parts = [0] * (len(scores[0]) - 1)
+    for value, w in zip(scores, weights):
+        f = den // value[0] * w
+        for i, n in enumerate(value[1:]):
+            parts[i] += n * f
+    return (den * total, *parts)
 
 
 # -- chains with choices, solved component by component ------------------------------------------

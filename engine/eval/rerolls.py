@@ -3,16 +3,19 @@
 The nodes are the procedure's hashable states and its flights (`Procedure.launch`): a state's one
 successor is the flight of the option taken, and a flight's successors are how its next die can
 fall (`Procedure.land`), one die at a time, so a node has at most as many successors as the pool
-has kinds, and every option that leaves the same dice in the air shares one flight. Under
-`always` and `never` the policy's single option is followed; under `optimal` each decision is
-`BestPlay`'s, judged by the check's objective on the outcome the check gives once the pool is
-finished (`outcome_of`, later randomizers averaged in).
+has kinds, and every option that leaves the same dice in the air shares one flight (whichever
+step rolled them, where they land alike). Under `always` and `never` the policy's single option
+is followed and `absorb` walks the chain; under `optimal` each decision is `BestPlay`'s, judged by
+the check's objective on the outcome the check gives once the pool is finished (`outcome_of`,
+later randomizers averaged in), and the ends are pushed through in the order best play scored
+its nodes (`pushed`), so the chain below its choices is walked once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from fractions import Fraction
+from itertools import chain
 from typing import Any
 
 from ..errors import Diagnostic, LimitError
@@ -21,16 +24,13 @@ from ..model.values import Multi, Symbol
 from ..runtime.procedure import Option, Packing, Procedure, State
 from ..runtime.work import TRANSITION, meter
 from .dist import Dist
-from .markov import BestPlay, Edges, absorb
+from .markov import BestPlay, Edges, Node, absorb, pushed
 
 CAPPED = 1
 """A procedure ended by its pool's `cap` (a rule of the game)."""
 TRUNCATED = 2
 """An uncapped explosion cut where the exact solver stopped following it (see `exact.TAIL`)."""
-
-
-Move = tuple[Option, int]
-"""An option taken at a state, with the node it leads to."""
+ONE = (1,)
 
 
 class RerollSolver:
@@ -60,14 +60,16 @@ class RerollSolver:
         rerolls = proc.pool.history and proc.keeps[2]
         self.packing = Packing(proc, (max_states + 2) * dice if rerolls else dice)
         self._finals: dict[int, Any] = {}
-        self.play: BestPlay[int, Move | None] = BestPlay(
-            self._options,
-            self._after,
+        self.play: BestPlay[int, Option] = BestPlay(
+            self._node,
             lambda code: outcome_of(self._final(code)),
             self._score,
             self._count,
             self._cycle,
+            max_states,
         )
+        self._work = meter()
+        """The counter this solve charges: the current request's (set again at every entry)."""
 
     def _final(self, code: int) -> Any:
         """The pool's value at an end state (asked by best play and again by `ends`: made once)."""
@@ -106,51 +108,46 @@ class RerollSolver:
     def _score(self, d: Dist) -> tuple[Fraction, ...]:
         return self.objective.score(self.members, d.weights, d.total)
 
-    def _options(self, code: int) -> list[Move | None] | None:
-        """A state's options, each with the node it leads to; a flight's one move, its next die."""
-        if code >= self.packing.flying:
-            return [None]
-        t = self.packing.pending(code)
+    def _node(self, code: int) -> Node | None:
+        """What happens at a node (`markov.Node`): a flight's next die falls, W ways (one per
+        face); a state's options lead each to its flight (or, with no die to roll, its next state)."""
+        packing = self.packing
+        if code >= packing.flying:
+            self._work.charge(2 * TRANSITION)
+            return (None, packing.landings(code), self.proc.weights, self._faces)
+        t = packing.pending(code)
         if t is None:
             return None
-        options, codes = self.packing.moves(code, t, self.policy)
-        meter().charge(2 * TRANSITION * len(options))
-        return list(zip(options, codes))
-
-    def _after(self, code: int, move: Move | None) -> Dist | int:
-        """Where a move leads: a state's option to its flight (or, with no die to roll, its next
-        state); a flight to its next die's fall, W ways (one per face)."""
-        return self._landed(code) if move is None else move[1]
+        options, codes = packing.moves(code, t, self.policy)
+        self._work.charge(2 * TRANSITION * len(options))
+        return (options, codes, (), 0)
 
     def _launch(self, state: State, t: int, option: Option) -> int:
         meter().charge(2 * TRANSITION)
         return self.packing.pack_any(self.proc.launch(state, t, option))
 
-    def _landed(self, code: int) -> Dist:
-        meter().charge(2 * TRANSITION)
-        return Dist(dict(zip(self.packing.landings(code), self.proc.weights)), self._faces)
-
     def choice(self, state: State, t: int) -> Option:
         """The option the policy takes at `state` (which is pending on trigger `t`)."""
+        self._work = meter()
         options = self.proc.options(state, t, self.policy)
         if len(options) == 1:
             return options[0]
-        best = self.play.best(self.packing.pack(state))[1]
-        assert best is not None
-        return best[0]
+        move = self.play.best(self.packing.pack(state))[1]
+        assert move is not None
+        return move[0]
 
     def decision_scores(self, state: State, t: int) -> list[tuple[Option, tuple[Fraction, ...]]]:
         """Every option at `state` with the objective it reaches (for the trace)."""
-        code = self.packing.pack(state)
+        self._work = meter()
         return [
-            (o, self.play.scored(code, (o, self._launch(state, t, o))))
-            for o in self.proc.options(state, t, self.policy)
+            (o, self.play.scored(self._launch(state, t, o))) for o in self.proc.options(state, t, self.policy)
         ]
 
     def ends(self, starts: Dist) -> Dist:
         """Where the procedure ends from the first-roll states `starts`: (the pool's value, how it
         was cut: 0, `CAPPED` by the pool's cap or `TRUNCATED` at the solver's depth). Ends alike in
         counts and in the history the check reads are one end."""
+        self._work = meter()
         cut = TRUNCATED if self.proc.truncating else CAPPED
         packing = self.packing
         flying = packing.flying
@@ -197,7 +194,84 @@ class RerollSolver:
             return tuple(out), tuple(out.values()), faces
 
         def end(code: int) -> tuple[Any, int]:
+            if proc.cap is None:  # nothing cuts it: no need to unpack the state to ask
+                return (self._final(code), 0)
             return (self._final(code), cut if proc.capped(packing.unpack(code)) else 0)
 
+        if self.policy == "optimal":
+            played = self._played(starts.map(packing.pack), end)
+            if played is not None:
+                return played
         begun = starts.map(lambda s: follow(packing.pack(s)))
         return absorb(begun, step, end, self._count)  # a followed state is charged as work
+
+    def _played(self, starts: Dist, end: Callable[[int], Hashable]) -> Dist | None:
+        """`ends` under best play with one walk of the chain fewer: best play keeps every node it
+        scores after each it leads to, so that order, read backwards, pushes the mass through
+        (`pushed`). What lies above best play — the first rolls, down to where a choice is made
+        or to nodes already scored — is walked here as `absorb` walks it (best play scores no
+        more than it would, so the same outcomes are asked for), and comes first. None when that
+        part of the chain returns to a state: `absorb` solves it."""
+        play, packing, policy = self.play, self.packing, self.policy
+        flying = packing.flying
+        scored = play.scores
+        work = meter()
+
+        def below(code: int) -> list[int]:
+            """A node's successors in the walk; none where best play has scored it."""
+            if code >= flying:
+                work.charge(2 * TRANSITION)
+                return packing.landings(code)
+            t = packing.pending(code)
+            if t is None:
+                return []
+            options, codes = packing.moves(code, t, policy)
+            if len(options) == 1:  # a rule, a fixed policy, or nothing to choose
+                work.charge(2 * TRANSITION)
+                return [codes[0]]
+            play.best(code)  # scored, with all it leads to
+            return []
+
+        seen: set[int] = set()
+        on_path: set[int] = set()
+        above: list[int] = []  # each after all it leads to
+        for root in starts.weights:
+            if root in seen or root in scored:
+                continue
+            seen.add(root)
+            on_path.add(root)
+            stack = [(root, iter(below(root)))]
+            while stack:
+                s, nexts = stack[-1]
+                for t in nexts:
+                    if t in on_path:
+                        return None
+                    if t in seen or t in scored:
+                        continue
+                    seen.add(t)
+                    self._count(len(seen))
+                    on_path.add(t)
+                    stack.append((t, iter(below(t))))
+                    break
+                else:
+                    stack.pop()
+                    on_path.discard(s)
+                    above.append(s)
+        landing = (self.proc.weights, self._faces)
+
+        def successors(code: int) -> Edges | None:
+            if code >= flying:
+                if code in scored:  # a node above was charged on the walk
+                    work.charge(2 * TRANSITION)
+                return (packing.landings(code), *landing)
+            move = play.move(code)
+            if move is not None:
+                work.charge(2 * TRANSITION)
+                return ((move[1],), ONE, 1)
+            t = packing.pending(code)
+            if t is None:
+                return None
+            return ((packing.moves(code, t, policy)[1][0],), ONE, 1)  # a state above: one option
+
+        order = chain([s for s in reversed(above) if s not in scored], reversed(play.order))
+        return pushed(starts, order, successors, end)

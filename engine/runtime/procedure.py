@@ -17,8 +17,9 @@ rather than cut off.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from ..model.ruleset import Pool
@@ -239,7 +240,7 @@ class Procedure:
             return [(take, sum(take))]
         if policy == "never":
             return [(tuple([0] * n), 0)]
-        found = [(v, m) for m in range(min(k, sum(eligible)) + 1) for v in _vectors_summing(eligible, m)]
+        found = [(v, m) for m, vs in enumerate(_bounded(eligible, k)) for v in vs]
         same = self._same  # one tuple per option, however many lists hold it (up to a bound)
         if len(same) < OPTIONS_KEPT:
             found = [same.setdefault(o, o) for o in found]
@@ -548,6 +549,13 @@ class Packing:
             )
             for t in range(len(proc.steps))
         )
+        self._alike = tuple(
+            next(u for u in range(t + 1) if self._land[u][0] == self._land[t][0])
+            for t in range(len(proc.steps))
+        )
+        """Per step, the first step whose dice land as its own do (the same fields added, each
+        kind): a flight's code names that one, so dice in the air alike but for the step that
+        rolled them are one node (two steps that both let a rerolled die hold every trigger again)."""
 
     def pack(self, state: State) -> int:
         if self._cost:
@@ -571,7 +579,7 @@ class Packing:
         if len(now) == 4:
             return self.pack(now)
         state, t, left = now
-        return self.pack(state) + ((left * self._steps + t) << self._high)
+        return self.pack(state) + ((left * self._steps + self._alike[t]) << self._high)
 
     def pending(self, code: int) -> int | None:
         """`Procedure.pending` of a state's code, read off its fields without unpacking it: the
@@ -617,19 +625,25 @@ class Packing:
         unused, used = state[1], state[2]
         base = code & ~self._rows[t]
         spent = sum(unused[t])
-        local: dict[tuple[int, int], int] = {}
+        parts: list[dict[int, int] | None] = [None] * len(zero)  # per kind, its parts by dice taken
+        rolls: dict[int, int] = {}
         codes = []
         for remove, rolled in options:
-            key = (t, rolled, used, spent)  # all the dice rolled change reads
-            part = self._by_roll.get(key)
-            if part is None:
-                part = self._by_roll[key] = self.pack_any(proc.launch(state, t, (zero, rolled))) - base
-            now = base + part
+            now = rolls.get(rolled)
+            if now is None:
+                key = (t, rolled, used, spent)  # all the dice rolled change reads
+                part = self._by_roll.get(key)
+                if part is None:
+                    part = self._by_roll[key] = self.pack_any(proc.launch(state, t, (zero, rolled))) - base
+                now = rolls[rolled] = base + part
             for k, j in enumerate(remove):
                 if j:
-                    part = local.get((k, j))
+                    taken = parts[k]
+                    if taken is None:
+                        taken = parts[k] = {}
+                    part = taken.get(j)
                     if part is None:
-                        part = local[(k, j)] = self._taken(state, t, k, j)
+                        part = taken[j] = self._taken(state, t, k, j)
                     now += part
             codes.append(now)
         return codes
@@ -702,24 +716,33 @@ def procedure_for(
     return proc
 
 
-def _vectors_summing(limits: tuple[int, ...], total: int) -> Iterator[tuple[int, ...]]:
-    """All vectors v with 0 <= v[i] <= limits[i] and sum(v) == total, in ascending lexicographic
-    order (so, taken for total 0, 1, 2, …, the order of every bounded vector sorted by its sum,
-    `itertools.product`'s order among equal sums)."""
+def _bounded(limits: tuple[int, ...], most: int) -> list[list[tuple[int, ...]]]:
+    """Every vector v with 0 <= v[i] <= limits[i] and sum(v) <= most, listed by its sum (the
+    list at m holds those summing to m) in ascending lexicographic order (so, taken for sums
+    0, 1, 2, …, the order of every bounded vector sorted by its sum, `itertools.product`'s order
+    among equal sums). Built from the last place back, over the places that can be nonzero only,
+    each list from the next place's lists, with no call per vector: a step's options are
+    listed thousands of times in an optimal solve."""
     n = len(limits)
-    room = [0] * (n + 1)  # room[i]: the most the places from i on can hold
-    for i in range(n - 1, -1, -1):
-        room[i] = room[i + 1] + limits[i]
-    v = [0] * n
-
-    def fill(i: int, left: int) -> Iterator[tuple[int, ...]]:
-        if i == n - 1:
-            v[i] = left
-            yield tuple(v)
-            return
-        for x in range(max(0, left - room[i + 1]), min(limits[i], left) + 1):
-            v[i] = x
-            yield from fill(i + 1, left - x)
-
-    if n and total <= room[0]:
-        yield from fill(0, total)
+    if not n:
+        return [[()]]
+    places = [i for i, c in enumerate(limits) if c]
+    most = max(0, min(most, sum(limits)))
+    # suffix[s]: the vectors over the places from here on that sum to s, each ending with a 0 that
+    # every place that cannot be nonzero reads (so a whole vector is one `itemgetter` away)
+    first: tuple[int, ...] = (0,)
+    suffix: list[list[tuple[int, ...]]] = [[first]] + [[] for _ in range(most)]
+    room = 0
+    for place in reversed(places):
+        c = limits[place]
+        suffix = [
+            [(x, *rest) for x in range(max(0, s - room), min(c, s) + 1) for rest in suffix[s - x]]
+            for s in range(most + 1)
+        ]
+        room += c
+    where = {p: i for i, p in enumerate(places)}
+    pick = [where.get(i, len(places)) for i in range(n)]
+    if n == 1:
+        return [[(v[pick[0]],) for v in vs] for vs in suffix]
+    whole = itemgetter(*pick)
+    return [[whole(v) for v in vs] for vs in suffix]
