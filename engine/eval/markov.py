@@ -9,7 +9,7 @@ numbers, and a chain that can return to a state is solved as a linear system ove
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Hashable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Generic, TypeVar
 
@@ -32,9 +32,6 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
     one), or None when it absorbs. `count(n)` is told how many states are listed so far, and
     raises to stop a chain that is too large. Each state's successors are asked for once."""
     edges: dict[Any, Edges | None] = {}
-    order: list[Any] = []  # each state after every state it leads to (when the chain has no cycle)
-    on_path: set[Any] = set()
-    cyclic = False
     none: Sequence[Any] = ()
     shared: dict[tuple[int, ...], tuple[int, ...]] = {}  # one tuple per list of weights
 
@@ -53,28 +50,43 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
         count(len(edges))
         return targets
 
-    for root in starts.weights:
-        if root in edges:
+    order, cyclic = postorder(starts.weights, listed, edges)
+    if cyclic:
+        return _solve(starts, edges, end)
+    return pushed(starts, reversed(order), edges.pop, end)  # pushed once: no longer needed
+
+
+def postorder(
+    roots: Iterable[Any], successors: Callable[[Any], Iterable[Any]], known: Container[Any]
+) -> tuple[list[Any], bool]:
+    """Every node reached from `roots` and not `known`, each after every node it leads to (a
+    topological order, read backwards, when the chain has no cycle), and whether some node leads
+    back to one on its own path (a cycle). The walk is depth first without recursion;
+    `successors(s)` is asked once per node, and must make `s` known (the caller keeps what it
+    learns, so nothing is held twice)."""
+    order: list[Any] = []
+    on_path: set[Any] = set()
+    cyclic = False
+    for root in roots:
+        if root in known:
             continue
         on_path.add(root)
-        stack = [(root, iter(listed(root)))]
+        stack = [(root, iter(successors(root)))]
         while stack:
-            s, successors = stack[-1]
-            for t in successors:
-                if t in edges:
+            s, nexts = stack[-1]
+            for t in nexts:
+                if t in known:
                     if t in on_path:
                         cyclic = True
                     continue
                 on_path.add(t)
-                stack.append((t, iter(listed(t))))
+                stack.append((t, iter(successors(t))))
                 break
             else:
                 stack.pop()
                 on_path.discard(s)
                 order.append(s)
-    if cyclic:
-        return _solve(starts, edges, end)
-    return pushed(starts, reversed(order), edges.pop, end)  # pushed once: no longer needed
+    return order, cyclic
 
 
 def pushed(

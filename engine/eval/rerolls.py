@@ -13,7 +13,7 @@ its nodes (`pushed`), so the chain below its choices is walked once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Container, Hashable
 from fractions import Fraction
 from itertools import chain
 from typing import Any
@@ -24,7 +24,7 @@ from ..model.values import Multi, Symbol
 from ..runtime.procedure import Option, Packing, Procedure, State
 from ..runtime.work import TRANSITION, meter
 from .dist import Dist
-from .markov import BestPlay, Edges, Node, absorb, pushed
+from .markov import BestPlay, Edges, Node, absorb, postorder, pushed
 
 CAPPED = 1
 """A procedure ended by its pool's `cap` (a rule of the game)."""
@@ -217,8 +217,12 @@ class RerollSolver:
         scored = play.scores
         work = meter()
 
+        seen: set[int] = set()
+
         def below(code: int) -> list[int]:
             """A node's successors in the walk; none where best play has scored it."""
+            seen.add(code)
+            self._count(len(seen))
             if code >= flying:
                 work.charge(2 * TRANSITION)
                 return packing.landings(code)
@@ -232,31 +236,9 @@ class RerollSolver:
             play.best(code)  # scored, with all it leads to
             return []
 
-        seen: set[int] = set()
-        on_path: set[int] = set()
-        above: list[int] = []  # each after all it leads to
-        for root in starts.weights:
-            if root in seen or root in scored:
-                continue
-            seen.add(root)
-            on_path.add(root)
-            stack = [(root, iter(below(root)))]
-            while stack:
-                s, nexts = stack[-1]
-                for t in nexts:
-                    if t in on_path:
-                        return None
-                    if t in seen or t in scored:
-                        continue
-                    seen.add(t)
-                    self._count(len(seen))
-                    on_path.add(t)
-                    stack.append((t, iter(below(t))))
-                    break
-                else:
-                    stack.pop()
-                    on_path.discard(s)
-                    above.append(s)
+        above, cyclic = postorder(starts.weights, below, _Either(seen, scored))  # each after all it leads to
+        if cyclic:
+            return None
         landing = (self.proc.weights, self._faces)
 
         def successors(code: int) -> Edges | None:
@@ -275,3 +257,17 @@ class RerollSolver:
 
         order = chain([s for s in reversed(above) if s not in scored], reversed(play.order))
         return pushed(starts, order, successors, end)
+
+
+class _Either:
+    """Known to a walk when in either of two collections (what it has seen, what best play has
+    scored), without merging them."""
+
+    __slots__ = ("first", "second")
+
+    def __init__(self, first: Container[Any], second: Container[Any]) -> None:
+        self.first = first
+        self.second = second
+
+    def __contains__(self, item: object) -> bool:
+        return item in self.first or item in self.second
