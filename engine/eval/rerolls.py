@@ -241,11 +241,14 @@ class RerollSolver:
             return None
         landing = (self.proc.weights, self._faces)
 
+        through = play.through
+
         def successors(code: int) -> Edges | None:
             if code >= flying:
                 if code in scored:  # a node above was charged on the walk
                     work.charge(2 * TRANSITION)
-                return (packing.landings(code), *landing)
+                # a die that lands where best play chooses goes on at once where the choice leads
+                return ([through.get(c, c) for c in packing.landings(code)], *landing)
             move = play.move(code)
             if move is not None:
                 work.charge(2 * TRANSITION)
