@@ -752,7 +752,7 @@ class Sequential:
             if found is not None:
                 return found
             solver = self.solver(i, key, env)
-            with collector_paused():  # a chain's tables are acyclic (see `collector`)
+            with collector_paused:  # a chain's tables are acyclic (see `collector`)
                 while True:
                     proc = solver.proc
                     starts = Dist.of((proc.start(counts), w) for counts, w in proc.fresh(n))

@@ -271,7 +271,7 @@ class BestPlay(Generic[S, Opt]):
         self.count = count
         self.on_cycle = on_cycle
         self._values: dict[S, Value] = {}
-        self._moves: dict[S, tuple[Opt, S]] = {}  # a choice's option taken, with where it leads
+        self._moves: dict[S, Opt] = {}  # a choice's option taken
         self._through: dict[S, S] = {}
         self.order: list[S] = []
         """Every state scored so far, each after every state it leads to (so, read backwards, an
@@ -290,9 +290,9 @@ class BestPlay(Generic[S, Opt]):
         after it in `order` read backwards)."""
         return self._through
 
-    def move(self, state: S) -> tuple[Opt, S] | None:
-        """The option best play takes at a scored state, with where it leads (None where
-        nobody chooses)."""
+    def move(self, state: S) -> Opt | None:
+        """The option best play takes at a scored state (None where nobody chooses; where it
+        leads: `through`)."""
         return self._moves.get(state)
 
     def scored(self, state: S) -> tuple[Fraction, ...]:
@@ -300,13 +300,13 @@ class BestPlay(Generic[S, Opt]):
         value = self.best(state)[0]
         return tuple([Fraction(n, value[0]) for n in value[1:]])
 
-    def best(self, state: S) -> tuple[Value, tuple[Opt, S] | None]:
-        """Best play from `state`: its score, and the option taken now with where it leads (None
-        where nobody chooses)."""
+    def best(self, state: S) -> tuple[Value, Opt | None]:
+        """Best play from `state`: its score, and the option taken now (None where nobody
+        chooses)."""
         value = self._values.get(state)
         if value is None:
             try:
-                with collector_paused():  # the scores kept are acyclic (see `collector`)
+                with collector_paused:  # the scores kept are acyclic (see `collector`)
                     value = self._solved(state)
             except BaseException:  # a limit, or a cycle: nothing is being scored any more
                 values = self._values
@@ -336,7 +336,7 @@ class BestPlay(Generic[S, Opt]):
                 at = _first_best(scores)
                 value = scores[at]
                 to: S = successors[at]
-                self._moves[state] = (options[at], to)
+                self._moves[state] = options[at]
                 through = self._through
                 through[state] = through.get(to, to)
         values[state] = value
