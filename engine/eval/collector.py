@@ -6,10 +6,10 @@ know that: as they pile up it runs its full pass again and again over everything
 a 20-die optimal solve those passes were a sixth of the time. While any thread is inside
 `collector_paused` the collector is off; when the last one leaves, it is back as it was (an
 embedder that had switched it off keeps it off; one that switches it while a solve runs in
-another thread has that switch undone when the solve ends). Nothing is leaked by the pause: reference
-counting frees what it always frees, and what only the collector can free (a cycle some other
-thread made meanwhile) is freed by its next pass. A solve is bounded by the request's work
-budget and deadline, and so is the pause.
+another thread has that switch undone when the solve ends). Nothing is leaked by the pause:
+reference counting frees what it always frees, and what only the collector can free (a cycle
+some other thread made meanwhile) is freed by its next pass. A solve is bounded by the
+request's work budget and deadline, and so is the pause.
 """
 
 from __future__ import annotations
