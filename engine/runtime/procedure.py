@@ -49,7 +49,9 @@ OPTIONS_KEPT = 1 << 16
 MOVES_KEPT = 1 << 18
 """How many moves a packing keeps for reuse (about ten megabytes at most)."""
 PLANS_KEPT = 1 << 18
-"""How many options a packing keeps laid out for reuse (`Packing._plan`)."""
+"""How many options a packing keeps laid out for reuse (`Packing._plan`; each list counts one more
+than its options): the benchmark's 20-dice reroll procedure under `optimal` keeps all it lists
+(8,527 lists, 142,474 options, about 14 MB of resident memory)."""
 
 
 @dataclass(frozen=True, slots=True)
