@@ -39,6 +39,7 @@ from ..runtime.rules import (
     with_dice,
 )
 from ..runtime.work import CLOCK_EVERY, TRANSITION, Work, current_work, enter, leave, meter, pause, working
+from .collector import collector_paused
 from .dist import Dist, fraction_text, ratios
 from .rerolls import CAPPED, TRUNCATED, RerollSolver
 from .tables import randomizer_table
@@ -757,17 +758,18 @@ class Sequential:
             if found is not None:
                 return found
             solver = self.solver(i, key, env)
-            while True:
-                proc = solver.proc
-                starts = Dist.of((proc.start(counts), w) for counts, w in proc.fresh(n))
-                ends = solver.ends(starts)
-                depth = proc.cap
-                if not proc.truncating or depth is None or depth >= self.ctx.limits.max_rerolls:
-                    break
-                cut = Fraction(sum(w for (_, c), w in ends.weights.items() if c), ends.total)
-                if cut <= TAIL:
-                    break
-                solver = self.solver(i, key, env, min(_deeper(depth, cut), self.ctx.limits.max_rerolls))
+            with collector_paused:  # a chain's tables are acyclic (see `collector`)
+                while True:
+                    proc = solver.proc
+                    starts = Dist.of((proc.start(counts), w) for counts, w in proc.fresh(n))
+                    ends = solver.ends(starts)
+                    depth = proc.cap
+                    if not proc.truncating or depth is None or depth >= self.ctx.limits.max_rerolls:
+                        break
+                    cut = Fraction(sum(w for (_, c), w in ends.weights.items() if c), ends.total)
+                    if cut <= TAIL:
+                        break
+                    solver = self.solver(i, key, env, min(_deeper(depth, cut), self.ctx.limits.max_rerolls))
             found = self._procedures[(i, key)] = ends
             return found
         table = randomizer_table(r, env, self.ctx)

@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar
 
 from ..errors import Diagnostic, LimitError
 from ..runtime.work import meter
+from .collector import collector_paused
 from .dist import Dist
 
 S = TypeVar("S", bound=Hashable)
@@ -227,6 +228,9 @@ def _above(a: Value, b: Value) -> bool:
     return tuple([x * bd for x in a[1:]]) > tuple([y * ad for y in b[1:]])
 
 
+BUSY: Value = ()
+"""The score of a state being scored (falsy: reaching it again is a cycle)."""
+
 Node = tuple[Sequence[Any] | None, Sequence[Any], tuple[int, ...], int]
 """A node of a chain with choices, as `BestPlay` asks for it: (options, successors, (), 0) where a
 player chooses (successor i is where option i leads, for certain), or (None, successors, weights,
@@ -242,8 +246,9 @@ class BestPlay(Generic[S, Opt]):
     of chance. A choice whose outcome is uncertain is a choice of a chance node, so an option costs
     one look-up of a score already kept and no call. `final(s)` is what an absorbing state is worth
     (a `Dist` of outcomes). A decision on a chain that can return to a state has no last step:
-    `on_cycle(s)` makes the error to raise. `count(n)` is told how many states are scored once
-    there are more than `most` (each time, when `most` is 0), and raises to stop a chain too large.
+    `on_cycle(s)` makes the error to raise. `count(n)` is told how many states are scored (or
+    being scored) once there are more than `most` (each time, when `most` is 0), and raises to
+    stop a chain too large.
 
     `score` must be an expected value, part by part (every `Objective`'s is): the score of a
     mixture is then the mixture of the scores, so a state keeps its score alone — a few whole
@@ -266,8 +271,8 @@ class BestPlay(Generic[S, Opt]):
         self.count = count
         self.on_cycle = on_cycle
         self._values: dict[S, Value] = {}
-        self._moves: dict[S, tuple[Opt, S]] = {}  # a choice's option taken, with where it leads
-        self._busy: set[S] = set()
+        self._moves: dict[S, Opt] = {}  # a choice's option taken
+        self._through: dict[S, S] = {}
         self.order: list[S] = []
         """Every state scored so far, each after every state it leads to (so, read backwards, an
         order in which mass can be pushed through the chain under best play: `pushed`)."""
@@ -277,9 +282,17 @@ class BestPlay(Generic[S, Opt]):
         """The states scored so far (to look up, not to change)."""
         return self._values
 
-    def move(self, state: S) -> tuple[Opt, S] | None:
-        """The option best play takes at a scored state, with where it leads (None where
-        nobody chooses)."""
+    @property
+    def through(self) -> Mapping[S, S]:
+        """Per choice scored, where the chain goes from it for certain under best play: where its
+        option leads, and on through the option of each choice it comes to (so a push through
+        the chain can pass over choices: a choice's successor is scored before it, so comes
+        after it in `order` read backwards)."""
+        return self._through
+
+    def move(self, state: S) -> Opt | None:
+        """The option best play takes at a scored state (None where nobody chooses; where it
+        leads: `through`)."""
         return self._moves.get(state)
 
     def scored(self, state: S) -> tuple[Fraction, ...]:
@@ -287,43 +300,45 @@ class BestPlay(Generic[S, Opt]):
         value = self.best(state)[0]
         return tuple([Fraction(n, value[0]) for n in value[1:]])
 
-    def best(self, state: S) -> tuple[Value, tuple[Opt, S] | None]:
-        """Best play from `state`: its score, and the option taken now with where it leads (None
-        where nobody chooses)."""
+    def best(self, state: S) -> tuple[Value, Opt | None]:
+        """Best play from `state`: its score, and the option taken now (None where nobody
+        chooses)."""
         value = self._values.get(state)
         if value is None:
             try:
-                value = self._solved(state)
-            except BaseException:
-                self._busy.clear()  # a limit, or a cycle: nothing is being scored any more
+                with collector_paused:  # the scores kept are acyclic (see `collector`)
+                    value = self._solved(state)
+            except BaseException:  # a limit, or a cycle: nothing is being scored any more
+                values = self._values
+                for s in [s for s, v in values.items() if v is BUSY]:
+                    del values[s]
                 raise
         return value, self._moves.get(state)
 
     def _solved(self, state: S) -> Value:
         """Score `state` (not yet scored), and the states it needs first, depth first: the
-        hottest loop of an optimal solve, so one call per state (and none per option)."""
-        busy = self._busy
-        if state in busy:
+        hottest loop of an optimal solve, so one call per state (and none per option). A state
+        being scored is kept as `BUSY` (falsy), so reaching it again is a cycle."""
+        values = self._values
+        if state in values:
             raise self.on_cycle(state)
         node = self.node(state)
-        values = self._values
         if node is None:
             value = _whole(self.score(self.final(state)))
         else:
             options, successors, weights, total = node
-            busy.add(state)
-            # the successors' scores, most already kept: looked up in place
-            found = [values.get(t) for t in successors]
-            if None in found:
-                found = [v if v is not None else self._solved(t) for v, t in zip(found, successors)]
-            scores: list[Value] = found  # type: ignore[assignment]
-            busy.discard(state)
+            values[state] = BUSY
+            solved = self._solved
+            scores: list[Value] = [values.get(t) or solved(t) for t in successors]
             if options is None:
                 value = _mixed(scores, weights, total)
             else:
                 at = _first_best(scores)
                 value = scores[at]
-                self._moves[state] = (options[at], successors[at])
+                to: S = successors[at]
+                self._moves[state] = options[at]
+                through = self._through
+                through[state] = through.get(to, to)
         values[state] = value
         self.order.append(state)
         if len(values) > self.most:

@@ -134,7 +134,7 @@ class RerollSolver:
             return options[0]
         move = self.play.best(self.packing.pack(state))[1]
         assert move is not None
-        return move[0]
+        return move
 
     def decision_scores(self, state: State, t: int) -> list[tuple[Option, tuple[Fraction, ...]]]:
         """Every option at `state` with the objective it reaches (for the trace)."""
@@ -169,9 +169,8 @@ class RerollSolver:
                     work.charge(2 * TRANSITION)
                     now = codes[0]
                     continue
-                move = self.play.best(now)[1]
-                assert move is not None
-                now = move[1]
+                self.play.best(now)
+                now = self.play.through[now]  # past the choices best play makes from there too
             nexts[code] = now
             return now
 
@@ -241,15 +240,18 @@ class RerollSolver:
             return None
         landing = (self.proc.weights, self._faces)
 
+        through = play.through
+
         def successors(code: int) -> Edges | None:
             if code >= flying:
                 if code in scored:  # a node above was charged on the walk
                     work.charge(2 * TRANSITION)
-                return (packing.landings(code), *landing)
-            move = play.move(code)
-            if move is not None:
+                # a die that lands where best play chooses goes on at once where the choice leads
+                return ([through.get(c, c) for c in packing.landings(code)], *landing)
+            to = through.get(code)
+            if to is not None:  # a choice (a first roll: one reached by a landing is passed over)
                 work.charge(2 * TRANSITION)
-                return ((move[1],), ONE, 1)
+                return ((to,), ONE, 1)
             t = packing.pending(code)
             if t is None:
                 return None
