@@ -330,10 +330,10 @@ def find_task(key: str) -> Task:
 
 def _warm_up(library: str) -> None:
     """An unrelated computation (a pool of 3d6 summed, at least 11) and its answer's probabilities
-    (as each peer's warm-up makes its dict of `Fraction`s, `peers.warm_up`), so that "first" times
-    the task, not the library's own first use."""
+    kept where they are not zero (as each peer's warm-up makes its dict of `Fraction`s with
+    `if p`, `peers.warm_up`), so that "first" times the task, not the library's own first use."""
     if library == "rulecraft":
-        engine.load(_WARM).distribution("three").table()
+        {s.name: p for s, p in engine.load(_WARM).distribution("three").table() if p}
         return
     peers = _peers()
     assert peers is not None
