@@ -26,6 +26,7 @@ procedure's peak is the growth of the process's resident memory (VmHWM) during t
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import json
 import platform
@@ -330,10 +331,10 @@ def find_task(key: str) -> Task:
 
 def _warm_up(library: str) -> None:
     """An unrelated computation (a pool of 3d6 summed, at least 11) and its answer's probabilities
-    (as each peer's warm-up makes its dict of `Fraction`s, `peers.warm_up`), so that "first" times
-    the task, not the library's own first use."""
+    kept where they are not zero (as each peer's warm-up makes its dict of `Fraction`s with
+    `if p`, `peers.warm_up`), so that "first" times the task, not the library's own first use."""
     if library == "rulecraft":
-        engine.load(_WARM).distribution("three").table()
+        {s.name: p for s, p in engine.load(_WARM).distribution("three").table() if p}
         return
     peers = _peers()
     assert peers is not None
@@ -364,6 +365,10 @@ def worker_exact(library: str, key: str, memory: bool) -> None:
     else:
         fn = task.theirs(library)
     _warm_up(library)
+    # the cycle collector's pass over what importing, loading and the warm-up made, run now for
+    # every library alike, so that it does not land inside one library's timed call by chance
+    # (`timeit` switches the collector off for the same reason)
+    gc.collect()
     peak: int | None = None
     if memory:
         import tracemalloc
@@ -525,6 +530,7 @@ def worker_procedure(policy: str, dice: int, resolve: int) -> None:
     once; prints the seconds and the growth of the resident set's high-water mark."""
     rs = engine.load("chimera", limits=engine.Limits(max_work=10**12, max_states=10**8))
     _warm_up("rulecraft")
+    gc.collect()  # as before an exact task's first call
     try:
         Path("/proc/self/clear_refs").write_text("5")  # reset VmHWM to the current VmRSS
     except OSError:

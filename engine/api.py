@@ -25,6 +25,7 @@ from .compiler import check_version, compile_document
 from .errors import CampaignError, CompileError, Diagnostic, InputError, LoadError, SchemaError, did_you_mean
 from .eval.exact import distribution as exact_distribution
 from .eval.sample import READY_WEIGHT, Forced, Ready, kept_roller, prepared, sample
+from .eval.tables import keep_die_tables
 from .eval.trace import Result
 from .expr import parser
 from .model.ruleset import Check, RulesetModel
@@ -67,6 +68,7 @@ class Ruleset:
         self.document = document
         self.limits = limits
         self.caches = Caches.within(limits.max_cache_bytes)
+        keep_die_tables(model.checks.values(), self.caches.tables)  # a first request finds them
         self._recent: dict[Any, tuple[Recent, ...]] = self.caches.bindings.recent
 
     @property

@@ -38,7 +38,7 @@ from ..runtime.rules import (
     redraw_offered,
     with_dice,
 )
-from ..runtime.work import CLOCK_EVERY, TRANSITION, current_work, enter, leave, meter, pause, working
+from ..runtime.work import CLOCK_EVERY, TRANSITION, Work, current_work, enter, leave, meter, pause, working
 from .collector import collector_paused
 from .dist import Dist, fraction_text, ratios
 from .rerolls import CAPPED, TRUNCATED, RerollSolver
@@ -160,7 +160,12 @@ class Distribution:
                     v = key[at]
                     counts[v] = get(v, 0) + weight
                 total = joint.total
-            if set(map(type, counts)) <= _PLAIN or all(isinstance(v, _KINDS) for v in counts):
+            plain = source.check.plain_values if isinstance(source, _Product) else ()
+            if (
+                name in plain  # its static type says what it holds: no value looked at
+                or set(map(type, counts)) <= _PLAIN
+                or all(isinstance(v, _KINDS) for v in counts)
+            ):
                 made = Dist(counts, total)
         kept[name] = made
         return made
@@ -521,7 +526,8 @@ class _Product:
             meter().charge(self.states)
             loop(self.env, out, *tables)
             return
-        work = new_work(self.limits)
+        limits = self.limits
+        work = Work(limits.max_work, limits.deadline)  # `new_work`, without its frame
         token = enter(work)  # `working` without its three frames
         try:
             work.charge(self.states)

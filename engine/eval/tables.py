@@ -9,12 +9,13 @@ hypergeometric counts. Tables are kept in the ruleset's own bounded cache, so a 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 from ..expr import ast
-from ..model.ruleset import Die, Draw, Pool, Randomizer
+from ..model.ruleset import Check, Die, Draw, Pool, Randomizer
 from ..model.values import Multi, Symbol
+from ..runtime.cache import BoundedCache
 from ..runtime.context import RunContext
 from ..runtime.folds import FOLDS, Summary
 from ..runtime.limits import enforce, roll_count
@@ -31,14 +32,9 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
         r = concrete(r, env, ctx.caches)  # faces read from inputs or earlier dice: worked out now
     if isinstance(r, Die):  # the common case, without a callback: a first request runs it cold
         tables = ctx.caches.tables
-        key = ("die", r.faces)
-        found: Dist | None = tables.lookup(key)  # `get` without its frame: the key is hashable
-        if found is None:
-            found = _die(r.faces)
-            # weighed by a formula, not walked (walking a twelve-face table took half of a small
-            # check's first distribution): per face a dict entry, a whole number and a weight (a
-            # face that is a scale value belongs to the model)
-            tables.put(key, found, 400 + 120 * len(found.weights))
+        found: Dist | None = tables.lookup(("die", r.faces))  # `get` without its frame: hashable
+        if found is None:  # made when the ruleset loaded (`keep_die_tables`), unless let go since
+            found = _kept_die(r.faces, tables)
         return found
     if isinstance(r, Pool) and r.per:
         roll_count(r.count, env, r, limits.max_pool, "dice in the pool")
@@ -99,6 +95,27 @@ def _cached(
     ctx: RunContext, key: Hashable, make: Callable[[], Dist], weigh: Callable[[Dist], int] | None = None
 ) -> Dist:
     return ctx.caches.tables.get_or_make(key, make, weigh)
+
+
+def keep_die_tables(checks: Iterable[Check], tables: BoundedCache) -> None:
+    """The table of each die of constant faces in `checks`, made now, when the ruleset loads, and
+    kept in its `tables` for `randomizer_table`: a die's faces are known at load, and made on the
+    first request its table was a sixth of a small check's first distribution (code and data met
+    for the first time there). Dice with equal faces share one table."""
+    for check in checks:
+        for r in check.roll:
+            if isinstance(r, Die) and r.faces_expr is None and r.faces:
+                if tables.lookup(("die", r.faces)) is None:
+                    _kept_die(r.faces, tables)
+
+
+def _kept_die(faces: tuple[int, ...], tables: BoundedCache) -> Dist:
+    """A die's table made and kept under `("die", faces)`: weighed by a formula, not walked
+    (walking a twelve-face table took half of a small check's first distribution): per face a
+    dict entry, a whole number and a weight (a face that is a scale value belongs to the model)."""
+    made = _die(faces)
+    tables.put(("die", faces), made, 400 + 120 * len(made.weights))
+    return made
 
 
 def _die(faces: tuple[int, ...]) -> Dist:

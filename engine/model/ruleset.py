@@ -314,6 +314,10 @@ class Example:
     span: Span | None = field(default=None, compare=False)
 
 
+_PLAIN_KINDS = frozenset({"num", "bool", "sym"})
+"""The static types (`Type.kind`) of the values a distribution is made of (`Check.plain_values`)."""
+
+
 @dataclass(frozen=True)
 class Check:
     """One check: inputs → values known before the roll → auto rules → dice → values → outcome."""
@@ -395,6 +399,10 @@ class Check:
     layout: tuple[str, ...] = field(init=False, compare=False, repr=False)
     """Names of the values `program` returns after (outcome, rule index): each after-roll
     value, then each output."""
+    plain_values: frozenset[str] = field(init=False, compare=False, repr=False)
+    """The after-roll values whose static type is a number, true/false or a scale value: every
+    value they take is one of those, so the exact evaluator makes their distributions without
+    looking at each value's kind (it looks for the others, whose type is known only when run)."""
 
     def __post_init__(self) -> None:
         # worked out once, when the check is made (a `replace` makes them again): every request
@@ -405,6 +413,8 @@ class Check:
         object.__setattr__(self, "post_lets", post)
         layout = tuple(let.name for let in post) + tuple(n for n, _ in self.outputs)
         object.__setattr__(self, "layout", layout)
+        plain = frozenset(let.name for let in post if let.expr.type.kind in _PLAIN_KINDS)
+        object.__setattr__(self, "plain_values", plain)
 
     @property
     def input_map(self) -> Mapping[str, InputSpec]:
