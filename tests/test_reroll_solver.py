@@ -368,6 +368,39 @@ def test_codes_worked_out_from_parts_are_the_launches_codes(spec: tuple[str, int
             assert packing.moves(code, t, policy) == (options, expected), (text, state, t, policy)
 
 
+@settings(max_examples=60, deadline=None)
+@given(pools())
+def test_options_kept_by_what_they_read_are_the_options_listed_afresh(spec: tuple[str, int]) -> None:
+    """`Procedure.options` keeps its lists by what they read (`asked`: a reroll's grant cut to the
+    eligible dice, since no more can be taken) and lists a reroll's options once per eligible dice
+    for every grant up to the largest listed (a smaller grant's options are the first of a larger
+    one's): over many states sharing one procedure, every list is the one a procedure that keeps
+    nothing lists for the state's own grant and eligible dice."""
+    text, n = spec
+    pool = engine.load(text).model.checks["c"].roll[0]
+    proc = Procedure(pool, {})
+    for state in _reachable(proc, n):
+        t = proc.pending(state)
+        if t is None:
+            continue
+        for policy in ("always", "never", "optimal"):
+            afresh = Procedure(pool, {})
+            expected = afresh._listed(t, policy, afresh.grant(state, t), afresh.eligible(state, t))
+            assert proc.options(state, t, policy) == expected, (text, state, t, policy)
+
+
+def test_a_reroll_lists_its_options_once_for_every_grant_among_the_same_dice() -> None:
+    """Chimera's 9s: grants asked in any order among the same eligible dice, larger and smaller
+    than any listed before, each get exactly the options listed afresh for that grant."""
+    proc = Procedure(_ruleset("chimera").model.checks["skill"].roll[0], {"level": 0, "total_dice": 20})
+    assert proc.steps[0].name == "nines" and not proc.steps[0].must
+    eligible = (2, 3, 4, 0, 0)
+    for k in (1, 0, 3, 2, 7, 5, 9, 4):
+        expected = Procedure(proc.pool, {"level": 0, "total_dice": 20})._listed(0, "optimal", k, eligible)
+        assert len(expected) > k
+        assert proc.listed((0, "optimal", min(k, sum(eligible)), eligible)) == expected, k
+
+
 def _bounded_in_product_order(limits: tuple[int, ...], total: int) -> list[tuple[int, ...]]:
     """Every v <= limits with sum(v) <= total, as options listed them before issue 13: in the
     order of `itertools.product`, then sorted (stably) by sum."""

@@ -17,10 +17,11 @@ rather than cut off.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from operator import itemgetter
-from typing import Any
+from itertools import chain, repeat
+from operator import add, itemgetter
+from typing import Any, NamedTuple
 
 from ..model.ruleset import Pool
 from ..model.values import Multi, Symbol
@@ -36,6 +37,8 @@ History = tuple[Counts, ...]
 the dice added and the dice rerolled away, each () when not read (`Pool.history`)."""
 State = tuple[Counts, tuple[Counts, ...], int, History]  # counts, unused per trigger, dice used, history
 Option = tuple[tuple[int, ...], int]  # dice removed per kind, fresh dice rolled
+Asked = tuple[int, str, int, tuple[int, ...]]
+"""All a step's options read of a state (`Procedure.asked`): step, policy, grant, eligible dice."""
 Flight = tuple[State, int, int]
 """A step's dice in the air: the state without them (grant spent), the trigger acting, how many
 are still to be rolled, one at a time."""
@@ -45,6 +48,10 @@ OPTIONS_KEPT = 1 << 16
 """How many options a procedure keeps listed for reuse (a few megabytes at most)."""
 MOVES_KEPT = 1 << 18
 """How many moves a packing keeps for reuse (about ten megabytes at most)."""
+PLANS_KEPT = 1 << 18
+"""How many options a packing keeps laid out for reuse (`Packing._plan`; each list counts one more
+than its options): the benchmark's 20-dice reroll procedure under `optimal` keeps all it lists
+(8,527 lists, 142,474 options, about 12 MB of resident memory)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,8 +155,9 @@ class Procedure:
         self.keeps = tuple(h in pool.history for h in HISTORY)
         """Which parts of the history the check reads (first roll, added, rerolled)."""
         self._fresh: dict[int, tuple[tuple[tuple[int, ...], int], ...]] = {}
-        self._options: dict[tuple[int, str, int, tuple[int, ...]], list[Option]] = {}
+        self._options: dict[Asked, list[Option]] = {}
         self._kept = 0
+        self._sums: dict[tuple[int, ...], list[list[Option]]] = {}
         self._same: dict[Option, Option] = {}
 
     # -- the rules, shared by sampler and solver ---------------------------------------
@@ -214,14 +222,25 @@ class Procedure:
     def options(self, state: State, t: int, policy: str) -> list[Option]:
         """What may be done at this step: one option for a rule or a fixed policy, every
         option for `optimal` (fewest dice first). The list may be shared: do not change it."""
+        return self.listed(self.asked(state, t, policy))
+
+    def asked(self, state: State, t: int, policy: str) -> Asked:
+        """All that `options` reads of a state: the step, the policy, the grant and the eligible
+        dice — for a reroll, the grant no larger than the eligible dice (no more can be taken), so
+        states alike but for rerolls they cannot use share one list."""
         k = self.grant(state, t)
         eligible = self.eligible(state, t)
-        key = (t, policy, k, eligible)
-        found = self._options.get(key)
+        if self.steps[t].action != "add":
+            k = min(k, sum(eligible))
+        return (t, policy, k, eligible)
+
+    def listed(self, asked: Asked) -> list[Option]:
+        """`options` for what they read (`asked`), kept for reuse up to `OPTIONS_KEPT`."""
+        found = self._options.get(asked)
         if found is None:
-            found = self._listed(t, policy, k, eligible)
+            found = self._listed(*asked)
             if self._kept < OPTIONS_KEPT:  # states alike in what options read share one list
-                self._options[key] = found
+                self._options[asked] = found
                 self._kept += len(found)
         return found
 
@@ -240,11 +259,20 @@ class Procedure:
             return [(take, sum(take))]
         if policy == "never":
             return [(tuple([0] * n), 0)]
-        found = [(v, m) for m, vs in enumerate(_bounded(eligible, k)) for v in vs]
-        same = self._same  # one tuple per option, however many lists hold it (up to a bound)
-        if len(same) < OPTIONS_KEPT:
-            found = [same.setdefault(o, o) for o in found]
-        return found
+        # by the dice rerolled: a smaller grant's options are the first of a larger one's, so one
+        # listing among these eligible dice serves every grant up to its own (listed again for a
+        # larger grant, never beyond the grant asked: no option is listed that the solver, which
+        # charges the options it weighs, was not asked for)
+        by_sum = self._sums.get(eligible)
+        if by_sum is None or len(by_sum) <= k:
+            by_sum = [[(v, m) for v in vs] for m, vs in enumerate(_bounded(eligible, k))]
+            same = self._same  # one tuple per option, however many lists hold it (up to a bound)
+            if len(same) < OPTIONS_KEPT:
+                by_sum = [[same.setdefault(o, o) for o in os] for os in by_sum]
+            if self._kept < OPTIONS_KEPT:
+                self._sums[eligible] = by_sum
+                self._kept += sum(map(len, by_sum))
+        return list(chain.from_iterable(by_sum[: k + 1]))
 
     def _greedy(self, eligible: tuple[int, ...], j: int, pick: str) -> tuple[int, ...]:
         take = [0] * len(self.kinds)
@@ -472,6 +500,19 @@ FIELDS_PER_UNIT = 4
 0.55 ms for a state of 3,000 fields, measured on a d1000 with two triggers)."""
 
 
+class _Plan(NamedTuple):
+    """A step's options laid out for `Packing._offsets`: the part of how far each moves a code
+    that every state listing them shares, and the columns of the parts that vary by state."""
+
+    options: list[Option]
+    fixed: tuple[int, ...]
+    varying: tuple[tuple[int, tuple[int, ...], int], ...]
+    """Per kind whose taken dice may hold other steps: the kind, the dice taken per option, the most."""
+    rolled: tuple[int, ...] | None
+    """The dice rolled per option, when what rolling adds varies by state (under a cap)."""
+    most: int
+
+
 class Packing:
     """A procedure's counted states and flights as whole numbers, for the exact solver: one
     bit field per count that can be nonzero (the dice of each kind, the unused triggers a kind
@@ -496,8 +537,13 @@ class Packing:
         self._mask = (1 << width) - 1
         self._shifts = tuple(range(0, width * size, width))
         self._high = width * size
-        self._by_roll: dict[tuple[int, int, int, int], int] = {}
-        self._by_kind: dict[tuple[int, int, int, tuple[int, ...]], int] = {}
+        self._by_roll: dict[tuple[int, int, int, int], list[int]] = {}
+        self._by_kind: dict[tuple[int, ...], list[int]] = {}
+        self._holding = tuple(
+            tuple(tuple(u for u in range(len(proc.steps)) if u != t and kind.on[u]) for kind in proc.kinds)
+            for t in range(len(proc.steps))
+        )
+        """Per step and kind, the other steps a die of that kind can hold unused (what taking it reads)."""
         rows = [0] * len(proc.steps)  # per step, its unused triggers' fields
         for (t, _), shift in zip(self._held, self._shifts[n:]):
             rows[t] |= self._mask << shift
@@ -529,6 +575,8 @@ class Packing:
         self._reads = tuple(reads)
         self._moved: dict[tuple[int, str], dict[int, tuple[list[Option], tuple[int, ...]]]] = {}
         self._moves_kept = 0
+        self._plans: dict[Asked, _Plan] = {}
+        self._plans_kept = 0
         self.flying = 1 << self._high
         """Codes from here up are flights."""
         steps = max(len(proc.steps), 1)
@@ -603,65 +651,119 @@ class Packing:
         found = kept.get(key)
         if found is None:
             state = self.unpack(code)
-            options = self.proc.options(state, t, policy)
-            codes = self.launched(code, state, t, options)
-            found = (options, tuple([c - code for c in codes]))
+            plan = self._planned(state, t, policy)
+            found = (plan.options, self._offsets(code, state, t, plan))
             if self._moves_kept < MOVES_KEPT:
                 kept[key] = found
-                self._moves_kept += len(options)
+                self._moves_kept += len(plan.options)
         options, shifts = found
         return options, [code + d for d in shifts]
 
     def launched(self, code: int, state: State, t: int, options: list[Option]) -> list[int]:
         """`pack_any(proc.launch(state, t, o))` for every option `o` at the state of `code`, with
-        no launch per option: a launch spends the acting step's unused triggers (its fields are
-        cleared), taking dice of one kind changes only that kind's count, unused triggers and
-        history, and the number rolled only the dice used and the flight, so an option's code is
-        the cleared code plus one part per kind taken plus the part of the dice rolled. Each part
-        is worked out by `Procedure.launch` itself, once for all it reads (a test holds the sum to
-        the launch)."""
-        proc = self.proc
-        zero = proc._zeros
-        unused, used = state[1], state[2]
-        base = code & ~self._rows[t]
-        spent = sum(unused[t])
-        parts: list[dict[int, int] | None] = [None] * len(zero)  # per kind, its parts by dice taken
-        rolls: dict[int, int] = {}
-        codes = []
-        for remove, rolled in options:
-            now = rolls.get(rolled)
-            if now is None:
-                key = (t, rolled, used, spent)  # all the dice rolled change reads
-                part = self._by_roll.get(key)
-                if part is None:
-                    part = self._by_roll[key] = self.pack_any(proc.launch(state, t, (zero, rolled))) - base
-                now = rolls[rolled] = base + part
-            for k, j in enumerate(remove):
-                if j:
-                    taken = parts[k]
-                    if taken is None:
-                        taken = parts[k] = {}
-                    part = taken.get(j)
-                    if part is None:
-                        part = taken[j] = self._taken(state, t, k, j)
-                    now += part
-            codes.append(now)
-        return codes
+        no launch per option (`_plan`, `_offsets`; a test holds the sum to the launch)."""
+        return [code + d for d in self._offsets(code, state, t, self._plan(state, t, options))]
 
-    def _taken(self, state: State, t: int, k: int, j: int) -> int:
-        """What taking `j` dice of kind `k` at step `t` adds to a code: all it reads is how many
-        of them hold each other step unused."""
-        proc = self.proc
-        unused = state[1]
-        key = (t, k, j, tuple([min(unused[u][k], j) if u != t else 0 for u in range(len(proc.steps))]))
-        part = self._by_kind.get(key)
-        if part is None:
+    def _planned(self, state: State, t: int, policy: str) -> _Plan:
+        """The options at a state pending on step `t`, laid out (`_plan`) once for every state
+        alike in what they read (`Procedure.asked`), kept up to `PLANS_KEPT` options."""
+        asked = self.proc.asked(state, t, policy)
+        plan = self._plans.get(asked)
+        if plan is None:
+            plan = self._plan(state, t, self.proc.listed(asked))
+            if self._plans_kept < PLANS_KEPT:
+                self._plans[asked] = plan
+                self._plans_kept += 1 + len(plan.options)
+        return plan
+
+    def _plan(self, state: State, t: int, options: list[Option]) -> _Plan:
+        """How far each option moves a code, split by what it reads. A launch spends the acting
+        step's unused triggers (its fields are cleared), taking dice of one kind changes only that
+        kind's count, unused triggers and history, and the number rolled only the dice used and
+        the flight; so an option moves a code by the clearing, plus the part of the dice rolled
+        (`_rolls`), plus one part per kind taken (`_taken`), each worked out by `Procedure.launch`
+        itself. Parts that read nothing of the state but the options' own key — a kind that can
+        hold no other step, the dice rolled when there is no cap — are summed here once; the
+        others are kept as the options' columns, for `_offsets` to add at each state."""
+        capped = self.proc.cap is not None  # rolling reads the dice used and the grant spent
+        if len(options) == 1:  # one option (a rule, a fixed policy): its parts added in place
+            (remove, m) = options[0]
+            one = 0 if capped else self._rolls(state, t, m)[m]
+            held = []
+            for k, j in enumerate(remove):
+                if j and self._holding[t][k]:
+                    held.append((k, (j,), j))
+                elif j:
+                    one += self._taken(state, t, k, j)[j]
+            return _Plan(options, (one,), tuple(held), (m,) if capped else None, m)
+        removes, rolled = zip(*options)
+        most = max(rolled)
+        fixed: Iterable[int] = (
+            repeat(0, len(options)) if capped else map(self._rolls(state, t, most).__getitem__, rolled)
+        )
+        varying = []
+        for k, column in enumerate(zip(*removes)):
+            top = max(column)
+            if not top:
+                continue
+            if self._holding[t][k]:  # how many taken dice hold other steps: the state's to say
+                varying.append((k, column, top))
+            else:
+                fixed = map(add, fixed, map(self._taken(state, t, k, top).__getitem__, column))
+        return _Plan(options, tuple(fixed), tuple(varying), rolled if capped else None, most)
+
+    def _offsets(self, code: int, state: State, t: int, plan: _Plan) -> tuple[int, ...]:
+        """How far each of a plan's options moves the code of `state`: its fixed part, plus the
+        parts of the kinds whose dice may hold other steps (and of the dice rolled, under a cap),
+        read for this state from lists by how many dice, plus the clearing — one pass per varying
+        part, no loop over kinds per option."""
+        _, fixed, varying, rolled, most = plan
+        cleared = -(code & self._rows[t])
+        if len(fixed) == 1:  # one option (a rule, a fixed policy): the parts added in place
+            one = cleared + fixed[0]
+            for k, column, top in varying:
+                one += self._taken(state, t, k, top)[column[0]]
+            if rolled is not None:
+                one += self._rolls(state, t, most)[rolled[0]]
+            return (one,)
+        total: Iterable[int] = fixed
+        for k, column, top in varying:
+            total = map(add, total, map(self._taken(state, t, k, top).__getitem__, column))
+        if rolled is not None:
+            total = map(add, total, map(self._rolls(state, t, most).__getitem__, rolled))
+        return tuple([cleared + d for d in total])
+
+    def _rolls(self, state: State, t: int, most: int) -> list[int]:
+        """What rolling 0, 1, … `most` dice at step `t` adds to a code once the step's fields are
+        cleared (the dice used, and the flight): all it reads is the step, and under a cap the
+        dice used and the grant spent (none rolled may still cut the grant short)."""
+        used, spent = state[2], sum(state[1][t])
+        key = (t, most, used, spent)
+        parts = self._by_roll.get(key)
+        if parts is None:
+            proc = self.proc
             zero = proc._zeros
-            one = zero[:k] + (j,) + zero[k + 1 :]
-            part = self._by_kind[key] = self.pack_any(proc.launch(state, t, (one, 0))) - self.pack_any(
-                proc.launch(state, t, (zero, 0))
-            )
-        return part
+            base = self.pack(state) & ~self._rows[t]
+            parts = self._by_roll[key] = [
+                self.pack_any(proc.launch(state, t, (zero, m))) - base for m in range(most + 1)
+            ]
+        return parts
+
+    def _taken(self, state: State, t: int, k: int, most: int) -> list[int]:
+        """What taking 0, 1, … `most` dice of kind `k` at step `t` adds to a code: all it reads
+        is how many of them (up to `most`) hold each other step unused."""
+        unused = state[1]
+        key = (t, k, most, *[min(unused[u][k], most) for u in self._holding[t][k]])
+        parts = self._by_kind.get(key)
+        if parts is None:
+            proc = self.proc
+            zero = proc._zeros
+            base = self.pack_any(proc.launch(state, t, (zero, 0)))
+            parts = self._by_kind[key] = [0] + [
+                self.pack_any(proc.launch(state, t, (zero[:k] + (j,) + zero[k + 1 :], 0))) - base
+                for j in range(1, most + 1)
+            ]
+        return parts
 
     def unpack(self, code: int) -> State:
         """The state of a code below `flying`."""
