@@ -71,6 +71,12 @@ class RerollSolver:
         self._work = meter()
         """The counter this solve charges: the current request's (set again at every entry)."""
 
+    def close(self) -> None:
+        """Drop best play (and so its tables): its callbacks are this solver's methods and its
+        evaluator's, so it is in reference cycles that reference counting alone cannot free.
+        The solver cannot be asked again."""
+        del self.play
+
     def _final(self, code: int) -> Any:
         """The pool's value at an end state (asked by best play and again by `ends`: made once)."""
         found = self._finals.get(code)
