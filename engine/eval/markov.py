@@ -101,16 +101,19 @@ def pushed(
     order; states that receive no mass may be among them and cost a look-up). `successors(s)`
     gives a state's successors as `Edges` (None where it absorbs), and is asked once per state
     that receives mass."""
-    # Mass as a numerator and a denominator per state, pushed once along every edge in topological
-    # order; the denominators are mostly one power of the chain's totals, so sums rarely need an lcm.
-    nums: dict[Any, int] = dict(starts.weights)
-    dens: dict[Any, int] = dict.fromkeys(starts.weights, starts.total)
+    # Mass as a numerator and a denominator per state (one list each, so an edge costs one look-up),
+    # pushed once along every edge in topological order; the denominators are mostly one power of
+    # the chain's totals, so sums rarely need an lcm.
+    total0 = starts.total
+    mass: dict[Any, list[int]] = {s: [w, total0] for s, w in starts.weights.items()}
     ends: dict[Hashable, tuple[int, int]] = {}
     for s in order:
-        num = nums.pop(s, 0)
+        here = mass.pop(s, None)
+        if here is None:
+            continue
+        num, den = here
         if not num:
             continue
-        den = dens.pop(s)
         nxt = successors(s)
         if nxt is None:
             _add(ends, end(s), num, den)
@@ -118,16 +121,16 @@ def pushed(
         targets, weights, total = nxt
         den2 = den * total
         for t, w in zip(targets, weights):
-            old = dens.get(t)
-            if old is None:
-                nums[t] = num * w
-                dens[t] = den2
-            elif old == den2:
-                nums[t] += num * w
+            there = mass.get(t)
+            if there is None:
+                mass[t] = [num * w, den2]
+            elif there[1] == den2:
+                there[0] += num * w
             else:
+                old = there[1]
                 common = _common(old, den2)
-                nums[t] = nums[t] * (common // old) + num * w * (common // den2)
-                dens[t] = common
+                there[0] = there[0] * (common // old) + num * w * (common // den2)
+                there[1] = common
     common = 1
     for _, d in ends.values():
         common = common if common % d == 0 else math.lcm(common, d)

@@ -252,8 +252,10 @@ class RerollSolver:
             if code >= flying:
                 if code in scored:  # a node above was charged on the walk
                     work.charge(2 * TRANSITION)
-                # a die that lands where best play chooses goes on at once where the choice leads
-                return ([through.get(c, c) for c in packing.landings(code)], *landing)
+                landed = packing.landings(code)
+                if landed[0] < flying:  # the last die: where it lands best play may choose, so
+                    landed = [through.get(c, c) for c in landed]  # it goes on where that leads
+                return (landed, *landing)
             to = through.get(code)
             if to is not None:  # a choice (a first roll: one reached by a landing is passed over)
                 work.charge(2 * TRANSITION)

@@ -582,6 +582,7 @@ class Packing:
         self._plans_kept = 0
         self.flying = 1 << self._high
         """Codes from here up are flights."""
+        self._landing: dict[int, tuple[int, ...]] = {}
         steps = max(len(proc.steps), 1)
         self._steps = steps
         zero = proc.history_of(proc._zeros, proc._zeros, proc._zeros)
@@ -801,8 +802,11 @@ class Packing:
     def landings(self, code: int) -> list[int]:
         """A flight's successors, one per kind its next die can show (`Procedure.land`)."""
         top = code >> self._high
-        left, t = divmod(top, self._steps)
-        return [code + d for d in self._land[t][left == 1]]
+        deltas = self._landing.get(top)
+        if deltas is None:  # what landing adds, by the flight's step and dice left (few of them)
+            left, t = divmod(top, self._steps)
+            deltas = self._landing[top] = self._land[t][left == 1]
+        return [code + d for d in deltas]
 
 
 def procedure_for(
