@@ -58,25 +58,29 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
 
 
 def postorder(
-    roots: Iterable[Any], successors: Callable[[Any], Iterable[Any]], known: Container[Any]
+    roots: Iterable[Any],
+    successors: Callable[[Any], Iterable[Any]],
+    known: Container[Any],
+    done: Container[Any] = frozenset(),
 ) -> tuple[list[Any], bool]:
-    """Every node reached from `roots` and not `known`, each after every node it leads to (a
-    topological order, read backwards, when the chain has no cycle), and whether some node leads
-    back to one on its own path (a cycle). The walk is depth first without recursion;
+    """Every node reached from `roots` and neither `known` nor `done`, each after every node it
+    leads to (a topological order, read backwards, when the chain has no cycle), and whether some
+    node leads back to one on its own path (a cycle). The walk is depth first without recursion;
     `successors(s)` is asked once per node, and must make `s` known (the caller keeps what it
-    learns, so nothing is held twice)."""
+    learns, so nothing is held twice); `done` holds nodes dealt with elsewhere, which may grow
+    while the walk runs (two containers, not one that asks both: a look-up per edge)."""
     order: list[Any] = []
     on_path: set[Any] = set()
     cyclic = False
     for root in roots:
-        if root in known:
+        if root in known or root in done:
             continue
         on_path.add(root)
         stack = [(root, iter(successors(root)))]
         while stack:
             s, nexts = stack[-1]
             for t in nexts:
-                if t in known:
+                if t in known or t in done:
                     if t in on_path:
                         cyclic = True
                     continue

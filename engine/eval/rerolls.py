@@ -13,7 +13,7 @@ its nodes (`pushed`), so the chain below its choices is walked once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Hashable
+from collections.abc import Callable, Hashable
 from fractions import Fraction
 from itertools import chain
 from typing import Any
@@ -223,11 +223,13 @@ class RerollSolver:
         work = meter()
 
         seen: set[int] = set()
+        most = self.max_states
 
         def below(code: int) -> list[int]:
             """A node's successors in the walk; none where best play has scored it."""
             seen.add(code)
-            self._count(len(seen))
+            if len(seen) > most:
+                self._count(len(seen))
             if code >= flying:
                 work.charge(2 * TRANSITION)
                 return packing.landings(code)
@@ -241,7 +243,7 @@ class RerollSolver:
             play.best(code)  # scored, with all it leads to
             return []
 
-        above, cyclic = postorder(starts.weights, below, _Either(seen, scored))  # each after all it leads to
+        above, cyclic = postorder(starts.weights, below, seen, scored)  # each after all it leads to
         if cyclic:
             return None
         landing = (self.proc.weights, self._faces)
@@ -267,17 +269,3 @@ class RerollSolver:
 
         order = chain([s for s in reversed(above) if s not in scored], reversed(play.order))
         return pushed(starts, order, successors, end)
-
-
-class _Either:
-    """Known to a walk when in either of two collections (what it has seen, what best play has
-    scored), without merging them."""
-
-    __slots__ = ("first", "second")
-
-    def __init__(self, first: Container[Any], second: Container[Any]) -> None:
-        self.first = first
-        self.second = second
-
-    def __contains__(self, item: object) -> bool:
-        return item in self.first or item in self.second
