@@ -269,6 +269,8 @@ class Procedure:
             if self._kept < OPTIONS_KEPT:
                 self._sums[eligible] = by_sum
         if len(by_sum) <= k:
+            if self._kept >= OPTIONS_KEPT:  # past the bound: what is kept grows no further
+                by_sum = list(by_sum)
             same = self._same  # one tuple per option, however many lists hold it (up to a bound)
             shared = len(same) < OPTIONS_KEPT
             for m in range(len(by_sum), k + 1):
