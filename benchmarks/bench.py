@@ -26,6 +26,7 @@ procedure's peak is the growth of the process's resident memory (VmHWM) during t
 from __future__ import annotations
 
 import argparse
+import compileall
 import gc
 import hashlib
 import json
@@ -929,7 +930,10 @@ def run_startup(report: Report, settings: Settings) -> None:
     """Start-up (issue 13, item 5): a fresh `rulecraft roll chill specific` against a fresh
     `python -c "import icepool"` and `python -c pass`, and a second load of the same ruleset file
     in a fresh process, the four taking turns (medians of nine rounds, or --fresh if more; three
-    under --quick)."""
+    under --quick). The engine's bytecode is brought up to date first, as installing a package
+    does (icepool's was written when it was installed): a shell with PYTHONDONTWRITEBYTECODE set
+    would otherwise leave stale `.pyc` files and time the compiling of changed modules."""
+    compileall.compile_dir(ROOT / "engine", quiet=1)
     roll = [
         sys.executable,
         "-m",

@@ -24,6 +24,7 @@ from engine.errors import Diagnostic, LimitError
 from engine.eval.collector import collector_paused
 from engine.eval.dist import Dist
 from engine.eval.markov import BestPlay, Node
+from engine.eval.rerolls import RerollSolver
 
 # A: choose 'x' (to C) or 'y' (to D); C: one option, to E; D loses, E wins; F: a chance node,
 # half to A, half to D. L: a loop, choosing between itself's successor M and an end; M leads back.
@@ -155,3 +156,37 @@ def test_a_reroll_chain_is_solved_with_the_collector_paused(
     assert d.outcome.total > 0
     solving = [s for s in eager_collector if s & {"ends", "_solved", "absorb", "pushed"}]
     assert eager_collector and not solving  # it ran elsewhere, never while the chain was solved
+
+
+def _solves_alive() -> int:
+    """Best plays and reroll solvers alive, reachable or not (the collector is off)."""
+    return sum(isinstance(o, (BestPlay, RerollSolver)) for o in gc.get_objects())
+
+
+@pytest.mark.parametrize("policy", ["never", "optimal"])
+def test_a_requests_solve_is_freed_when_the_request_ends(policy: str) -> None:
+    """A solver's best play calls back into it and into its evaluator (reference cycles): the
+    request breaks them, so its tables are freed at once, not left for the collector."""
+    rs = engine.load("chimera", limits=engine.Limits(max_work=10**9))
+    gc.collect()
+    before = _solves_alive()
+    gc.disable()
+    try:
+        d = rs.distribution("skill", dice=4, resolve=1, advantage=2, policy=policy)  # asked nowhere else
+        assert d.outcome.total > 0
+        assert _solves_alive() == before
+    finally:
+        gc.enable()
+
+
+def test_a_solve_stopped_by_a_limit_is_freed_too() -> None:
+    rs = engine.load("chimera", limits=engine.Limits(max_work=20_000))
+    gc.collect()
+    before = sum(isinstance(o, BestPlay) for o in gc.get_objects())
+    gc.disable()
+    try:
+        with pytest.raises(LimitError):
+            rs.distribution("skill", dice=9, resolve=1, policy="optimal")
+        assert sum(isinstance(o, BestPlay) for o in gc.get_objects()) == before
+    finally:
+        gc.enable()

@@ -424,11 +424,11 @@ def test_options_come_in_the_order_ties_are_broken_in(limits: list[int], total: 
     """Best play keeps the first of equally good options, so the options of a step keep their
     order: fewest dice first, then the order of `itertools.product` (as before they were listed
     by sum directly)."""
-    from engine.runtime.procedure import _bounded
+    from engine.runtime.procedure import _summing
 
     bound = tuple(limits)
-    by_sum = _bounded(bound, total)
-    assert all(sum(v) == m for m, vs in enumerate(by_sum) for v in vs)
+    by_sum = [_summing(bound, m) for m in range(total + 1)]
+    assert all(sum(v) == m and len(v) == len(bound) for m, vs in enumerate(by_sum) for v in vs)
     assert [v for vs in by_sum for v in vs] == _bounded_in_product_order(bound, total)
 
 

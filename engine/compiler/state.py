@@ -708,7 +708,11 @@ class StateCompiler:
                 "RC304", f"'{name}' is not a tally: only a tally's members can move", self.span(path, True)
             )
         if "tally" in found:
-            scale: Scale = self.unit.scales[found["tally"] if isinstance(found["tally"], str) else name]
+            scale: Scale | None = self.unit.scales.get(
+                found["tally"] if isinstance(found["tally"], str) else name
+            )
+            if scale is None:
+                raise Reported  # the tally's own scale is unknown, and its item says so
             return "tally", scale
         return "counter", None
 

@@ -10,6 +10,10 @@ another thread has that switch undone when the solve ends). Nothing is leaked by
 reference counting frees what it always frees, and what only the collector can free (a cycle
 some other thread made meanwhile) is freed by its next pass. A solve is bounded by the
 request's work budget and deadline, and so is the pause.
+
+An exact request keeps the pause until its evaluator has let its solvers go (`Sequential.close`:
+best play calls back into its solver, a reference cycle), so reference counting frees the tables
+before the collector resumes, and it has no pass to make over them, then or later.
 """
 
 from __future__ import annotations

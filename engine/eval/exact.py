@@ -293,7 +293,12 @@ def distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Di
         if check.sequential:
             parts = _unlinked(check, env, ctx)
             if parts is None:
-                return Sequential(check, env, ctx).distribution(inputs)
+                with collector_paused:  # resumed once its tables are freed (see `collector`)
+                    evaluator = Sequential(check, env, ctx)
+                    try:
+                        return evaluator.distribution(inputs)
+                    finally:
+                        evaluator.close()
             return _product(check, inputs, env, ctx, parts)
         return _product(check, inputs, env, ctx)
     except LimitError as exc:
@@ -657,6 +662,13 @@ class Sequential:
         self._tables: dict[tuple[int, int], tuple[Dist, Dist]] = {}
         """Each randomizer's tables met, by id, with the values it reads alike merged and paired
         with "not cut" (`fresh`)."""
+
+    def close(self) -> None:
+        """Let its reroll solvers' tables go now, for one that is not kept: a solver's best play
+        calls back into the solver and into this evaluator (reference cycles), so without this
+        they would wait, a solve's worth of memory, for the cycle collector's next full pass."""
+        for solver in self._solvers.values():
+            solver.close()
 
     @cached_property
     def _reads(self) -> list[bool]:

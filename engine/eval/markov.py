@@ -58,25 +58,29 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
 
 
 def postorder(
-    roots: Iterable[Any], successors: Callable[[Any], Iterable[Any]], known: Container[Any]
+    roots: Iterable[Any],
+    successors: Callable[[Any], Iterable[Any]],
+    known: Container[Any],
+    done: Container[Any] = frozenset(),
 ) -> tuple[list[Any], bool]:
-    """Every node reached from `roots` and not `known`, each after every node it leads to (a
-    topological order, read backwards, when the chain has no cycle), and whether some node leads
-    back to one on its own path (a cycle). The walk is depth first without recursion;
+    """Every node reached from `roots` and neither `known` nor `done`, each after every node it
+    leads to (a topological order, read backwards, when the chain has no cycle), and whether some
+    node leads back to one on its own path (a cycle). The walk is depth first without recursion;
     `successors(s)` is asked once per node, and must make `s` known (the caller keeps what it
-    learns, so nothing is held twice)."""
+    learns, so nothing is held twice); `done` holds nodes dealt with elsewhere, which may grow
+    while the walk runs (two containers, not one that asks both: a look-up per edge)."""
     order: list[Any] = []
     on_path: set[Any] = set()
     cyclic = False
     for root in roots:
-        if root in known:
+        if root in known or root in done:
             continue
         on_path.add(root)
         stack = [(root, iter(successors(root)))]
         while stack:
             s, nexts = stack[-1]
             for t in nexts:
-                if t in known:
+                if t in known or t in done:
                     if t in on_path:
                         cyclic = True
                     continue
@@ -101,16 +105,19 @@ def pushed(
     order; states that receive no mass may be among them and cost a look-up). `successors(s)`
     gives a state's successors as `Edges` (None where it absorbs), and is asked once per state
     that receives mass."""
-    # Mass as a numerator and a denominator per state, pushed once along every edge in topological
-    # order; the denominators are mostly one power of the chain's totals, so sums rarely need an lcm.
-    nums: dict[Any, int] = dict(starts.weights)
-    dens: dict[Any, int] = dict.fromkeys(starts.weights, starts.total)
+    # Mass as a numerator and a denominator per state (one list each, so an edge costs one look-up),
+    # pushed once along every edge in topological order; the denominators are mostly one power of
+    # the chain's totals, so sums rarely need an lcm.
+    total0 = starts.total
+    mass: dict[Any, list[int]] = {s: [w, total0] for s, w in starts.weights.items()}
     ends: dict[Hashable, tuple[int, int]] = {}
     for s in order:
-        num = nums.pop(s, 0)
+        here = mass.pop(s, None)
+        if here is None:
+            continue
+        num, den = here
         if not num:
             continue
-        den = dens.pop(s)
         nxt = successors(s)
         if nxt is None:
             _add(ends, end(s), num, den)
@@ -118,16 +125,16 @@ def pushed(
         targets, weights, total = nxt
         den2 = den * total
         for t, w in zip(targets, weights):
-            old = dens.get(t)
-            if old is None:
-                nums[t] = num * w
-                dens[t] = den2
-            elif old == den2:
-                nums[t] += num * w
+            there = mass.get(t)
+            if there is None:
+                mass[t] = [num * w, den2]
+            elif there[1] == den2:
+                there[0] += num * w
             else:
+                old = there[1]
                 common = _common(old, den2)
-                nums[t] = nums[t] * (common // old) + num * w * (common // den2)
-                dens[t] = common
+                there[0] = there[0] * (common // old) + num * w * (common // den2)
+                there[1] = common
     common = 1
     for _, d in ends.values():
         common = common if common % d == 0 else math.lcm(common, d)

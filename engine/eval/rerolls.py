@@ -13,7 +13,7 @@ its nodes (`pushed`), so the chain below its choices is walked once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Hashable
+from collections.abc import Callable, Hashable
 from fractions import Fraction
 from itertools import chain
 from typing import Any
@@ -70,6 +70,12 @@ class RerollSolver:
         )
         self._work = meter()
         """The counter this solve charges: the current request's (set again at every entry)."""
+
+    def close(self) -> None:
+        """Drop best play (and so its tables): its callbacks are this solver's methods and its
+        evaluator's, so it is in reference cycles that reference counting alone cannot free.
+        The solver cannot be asked again."""
+        del self.play
 
     def _final(self, code: int) -> Any:
         """The pool's value at an end state (asked by best play and again by `ends`: made once)."""
@@ -217,11 +223,13 @@ class RerollSolver:
         work = meter()
 
         seen: set[int] = set()
+        most = self.max_states
 
         def below(code: int) -> list[int]:
             """A node's successors in the walk; none where best play has scored it."""
             seen.add(code)
-            self._count(len(seen))
+            if len(seen) > most:
+                self._count(len(seen))
             if code >= flying:
                 work.charge(2 * TRANSITION)
                 return packing.landings(code)
@@ -235,7 +243,7 @@ class RerollSolver:
             play.best(code)  # scored, with all it leads to
             return []
 
-        above, cyclic = postorder(starts.weights, below, _Either(seen, scored))  # each after all it leads to
+        above, cyclic = postorder(starts.weights, below, seen, scored)  # each after all it leads to
         if cyclic:
             return None
         landing = (self.proc.weights, self._faces)
@@ -246,8 +254,10 @@ class RerollSolver:
             if code >= flying:
                 if code in scored:  # a node above was charged on the walk
                     work.charge(2 * TRANSITION)
-                # a die that lands where best play chooses goes on at once where the choice leads
-                return ([through.get(c, c) for c in packing.landings(code)], *landing)
+                landed = packing.landings(code)
+                if landed[0] < flying:  # the last die: where it lands best play may choose, so
+                    landed = [through.get(c, c) for c in landed]  # it goes on where that leads
+                return (landed, *landing)
             to = through.get(code)
             if to is not None:  # a choice (a first roll: one reached by a landing is passed over)
                 work.charge(2 * TRANSITION)
@@ -259,17 +269,3 @@ class RerollSolver:
 
         order = chain([s for s in reversed(above) if s not in scored], reversed(play.order))
         return pushed(starts, order, successors, end)
-
-
-class _Either:
-    """Known to a walk when in either of two collections (what it has seen, what best play has
-    scored), without merging them."""
-
-    __slots__ = ("first", "second")
-
-    def __init__(self, first: Container[Any], second: Container[Any]) -> None:
-        self.first = first
-        self.second = second
-
-    def __contains__(self, item: object) -> bool:
-        return item in self.first or item in self.second

@@ -259,19 +259,24 @@ class Procedure:
             return [(take, sum(take))]
         if policy == "never":
             return [(tuple([0] * n), 0)]
-        # by the dice rerolled: a smaller grant's options are the first of a larger one's, so one
-        # listing among these eligible dice serves every grant up to its own (listed again for a
-        # larger grant, never beyond the grant asked: no option is listed that the solver, which
-        # charges the options it weighs, was not asked for)
+        # by the dice rerolled: a smaller grant's options are the first of a larger one's, so the
+        # listing among these eligible dice is kept and extended, sum by sum, when a larger grant
+        # is asked (each option listed once; never beyond the grant asked: no option is listed
+        # that the solver, which charges the options it weighs, was not asked for)
         by_sum = self._sums.get(eligible)
-        if by_sum is None or len(by_sum) <= k:
-            by_sum = [[(v, m) for v in vs] for m, vs in enumerate(_bounded(eligible, k))]
-            same = self._same  # one tuple per option, however many lists hold it (up to a bound)
-            if len(same) < OPTIONS_KEPT:
-                by_sum = [[same.setdefault(o, o) for o in os] for os in by_sum]
+        if by_sum is None:
+            by_sum = []
             if self._kept < OPTIONS_KEPT:
                 self._sums[eligible] = by_sum
-                self._kept += sum(map(len, by_sum))
+        if len(by_sum) <= k:
+            if self._kept >= OPTIONS_KEPT:  # past the bound: what is kept grows no further
+                by_sum = list(by_sum)
+            same = self._same  # one tuple per option, however many lists hold it (up to a bound)
+            shared = len(same) < OPTIONS_KEPT
+            for m in range(len(by_sum), k + 1):
+                listed = [(v, m) for v in _summing(eligible, m)]
+                by_sum.append([same.setdefault(o, o) for o in listed] if shared else listed)
+                self._kept += len(listed)
         return list(chain.from_iterable(by_sum[: k + 1]))
 
     def _greedy(self, eligible: tuple[int, ...], j: int, pick: str) -> tuple[int, ...]:
@@ -579,6 +584,7 @@ class Packing:
         self._plans_kept = 0
         self.flying = 1 << self._high
         """Codes from here up are flights."""
+        self._landing: dict[int, tuple[int, ...]] = {}
         steps = max(len(proc.steps), 1)
         self._steps = steps
         zero = proc.history_of(proc._zeros, proc._zeros, proc._zeros)
@@ -798,8 +804,11 @@ class Packing:
     def landings(self, code: int) -> list[int]:
         """A flight's successors, one per kind its next die can show (`Procedure.land`)."""
         top = code >> self._high
-        left, t = divmod(top, self._steps)
-        return [code + d for d in self._land[t][left == 1]]
+        deltas = self._landing.get(top)
+        if deltas is None:  # what landing adds, by the flight's step and dice left (few of them)
+            left, t = divmod(top, self._steps)
+            deltas = self._landing[top] = self._land[t][left == 1]
+        return [code + d for d in deltas]
 
 
 def procedure_for(
@@ -818,33 +827,29 @@ def procedure_for(
     return proc
 
 
-def _bounded(limits: tuple[int, ...], most: int) -> list[list[tuple[int, ...]]]:
-    """Every vector v with 0 <= v[i] <= limits[i] and sum(v) <= most, listed by its sum (the
-    list at m holds those summing to m) in ascending lexicographic order (so, taken for sums
-    0, 1, 2, …, the order of every bounded vector sorted by its sum, `itertools.product`'s order
-    among equal sums). Built from the last place back, over the places that can be nonzero only,
-    each list from the next place's lists, with no call per vector: a step's options are
+def _summing(limits: tuple[int, ...], m: int) -> list[tuple[int, ...]]:
+    """Every vector v with 0 <= v[i] <= limits[i] and sum(v) == m, in ascending lexicographic
+    order (so, taken for sums 0, 1, 2, …, the order of every bounded vector sorted by its sum,
+    `itertools.product`'s order among equal sums). Built place by place over the places that can
+    be nonzero only, the last taking what is left, with no call per vector: a step's options are
     listed thousands of times in an optimal solve."""
-    n = len(limits)
-    if not n:
-        return [[()]]
     places = [i for i, c in enumerate(limits) if c]
-    most = max(0, min(most, sum(limits)))
-    # suffix[s]: the vectors over the places from here on that sum to s, each ending with a 0 that
-    # every place that cannot be nonzero reads (so a whole vector is one `itemgetter` away)
-    first: tuple[int, ...] = (0,)
-    suffix: list[list[tuple[int, ...]]] = [[first]] + [[] for _ in range(most)]
-    room = 0
-    for place in reversed(places):
-        c = limits[place]
-        suffix = [
-            [(x, *rest) for x in range(max(0, s - room), min(c, s) + 1) for rest in suffix[s - x]]
-            for s in range(most + 1)
+    n = len(limits)
+    if not places:
+        return [(0,) * n] if m == 0 else []
+    room = [0] * (len(places) + 1)  # room[j]: the most the places from the j-th on can hold
+    for j in range(len(places) - 1, -1, -1):
+        room[j] = room[j + 1] + limits[places[j]]
+    if m > room[0]:
+        return []
+    partial: list[tuple[tuple[int, ...], int]] = [((), m)]  # each prefix with what it leaves
+    for j in range(len(places) - 1):
+        c, after = limits[places[j]], room[j + 1]
+        partial = [
+            (p + (x,), left - x) for p, left in partial for x in range(max(0, left - after), min(c, left) + 1)
         ]
-        room += c
-    where = {p: i for i, p in enumerate(places)}
-    pick = [where.get(i, len(places)) for i in range(n)]
-    if n == 1:
-        return [[(v[pick[0]],) for v in vs] for vs in suffix]
-    whole = itemgetter(*pick)
-    return [[whole(v) for v in vs] for vs in suffix]
+    whole = [p + (left, 0) for p, left in partial]  # a 0 for every place that cannot be nonzero
+    if len(places) == n:
+        return [v[:-1] for v in whole]
+    where = {p: j for j, p in enumerate(places)}  # n > 1 here: itemgetter gives tuples
+    return list(map(itemgetter(*[where.get(i, len(places)) for i in range(n)]), whole))
