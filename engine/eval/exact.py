@@ -38,17 +38,7 @@ from ..runtime.rules import (
     redraw_offered,
     with_dice,
 )
-from ..runtime.work import (
-    CLOCK_EVERY,
-    TRANSITION,
-    Work,
-    current_work,
-    enter,
-    leave,
-    meter,
-    pause,
-    working,
-)
+from ..runtime.work import CLOCK_EVERY, TRANSITION, Work, current_work, enter, leave, meter, pause, working
 from .collector import collector_paused
 from .dist import Dist, fraction_text, ratios
 from .rerolls import CAPPED, TRUNCATED, RerollSolver
