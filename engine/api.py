@@ -315,7 +315,7 @@ class Ruleset:
         # no `Ready`: what rolls share, made, weighed and kept, is a third of a first request;
         # this is one pass (`bind`, as `bind_inputs` calls it, without its frame)
         bound = bind(c.inputs, inputs, "check", check, c.span)
-        key = (check, policy, *bound.items())
+        key = (check, policy, tuple(bound.values()))  # every declared input, in order: no names
         distributions = self.caches.distributions
         try:  # every bound value is hashable: `lookup` is `get` without its frame
             found: Distribution | None = distributions.lookup(key)

@@ -9,13 +9,20 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import engine
-from engine.errors import InputError
+from engine.errors import MAX_DIGITS, InputError, LimitError
 from engine.eval import exact
 from engine.eval.dist import Dist
-from engine.model.ruleset import Die
+from engine.model.ruleset import Die, InputSpec
 from engine.model.values import Symbol
+from engine.runtime.cache import Caches
+from engine.runtime.context import RunContext
+from engine.runtime.inputs import bind, bind_inputs, coerce
+from engine.runtime.limits import Limits
+from engine.runtime.work import CLOCK_EVERY, Work
 
 SHIPPED = ("castle", "chill", "chimera", "chthonian")
 
@@ -198,3 +205,132 @@ def test_every_value_of_a_plain_type_holds_only_numbers_truths_and_scale_values(
                         assert isinstance(key[at + 2], (int, Fraction, Symbol)), (check.name, value)
                         seen += 1
     assert seen
+
+
+# -- a whole number bound as it comes ------------------------------------------------------------
+
+_MOST = 10**MAX_DIGITS - 1
+_BOUNDS = st.one_of(
+    st.none(),
+    st.integers(-60, 60),
+    st.fractions(Fraction(-60), Fraction(60), max_denominator=7),
+    st.sampled_from([-_MOST - 5, -_MOST, _MOST, _MOST + 5]),
+)
+_WHOLE = st.one_of(
+    st.integers(-70, 70),
+    st.sampled_from([-_MOST - 1, -_MOST, _MOST, _MOST + 1, 10**MAX_DIGITS * 7, True, False]),
+    st.integers(),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(kind=st.sampled_from(["int", "number"]), lo=_BOUNDS, hi=_BOUNDS, value=_WHOLE)
+def test_a_whole_number_input_is_bound_as_the_general_check_binds_it(
+    kind: str, lo: Any, hi: Any, value: Any
+) -> None:
+    """`InputSpec.whole` lets `bind` take a plain `int` within an input's bounds without the
+    general check: on any bounds (none, whole, fractional, past the digits a number may have)
+    and any whole number (at and past each bound, past the digits, a bool), `bind` gives what
+    `coerce` gives — the same value of the same type, or the same diagnostics."""
+    spec = InputSpec("x", kind, lo, hi, span=None)
+    assert spec.whole is not None
+    try:
+        wanted: Any = coerce(spec, value)
+    except InputError as exc:
+        wanted = exc.diagnostics
+    try:
+        got: Any = bind((spec,), {"x": value}, "check", "c", None)["x"]
+    except InputError as exc:
+        got = exc.diagnostics
+    assert got == wanted and type(got) is type(wanted)
+
+
+def test_only_a_number_input_is_bound_without_the_general_check() -> None:
+    """A true/false, a choice or a list input has no `whole` (its `int` means something else);
+    every number input of the shipped checks has one, its bounds as declared."""
+    rs = engine.load(KINDS)
+    level = rs.model.scales["level"]
+    assert InputSpec("b", "bool").whole is None
+    assert InputSpec("c", "choice", scale=level).whole is None
+    assert InputSpec("l", "list", 0, 5, of="int", max_length=3).whole is None
+    seen = 0
+    for name in SHIPPED:
+        for check in engine.load(name).checks.values():
+            for spec in check.inputs:
+                if spec.kind in ("int", "number") and spec.scale is None:
+                    assert spec.whole == (
+                        -_MOST if spec.minimum is None else spec.minimum,
+                        _MOST if spec.maximum is None else spec.maximum,
+                    )
+                    seen += 1
+                else:
+                    assert spec.whole is None
+    assert seen
+
+
+# -- a value's own loop, without a budget that could not refuse it --------------------------------
+
+_WIDE = """
+rulecraft: 1
+name: wide
+tables:
+  plus:
+    params: [x]
+    value: x + 3
+checks:
+  wide:
+    roll:
+      a: {die: 30}
+      b: {die: 30}
+      c: {die: 30}
+    let:
+      s: a + b + c
+      t: plus(a)
+    outcomes: [low, high]
+    outcome: "'high' if s > 45 else 'low'"
+"""
+
+
+@pytest.mark.parametrize("faces", [20, 30])
+@pytest.mark.parametrize("name", ["s", "t"])
+def test_a_value_asked_after_its_request_is_refused_exactly_where_its_own_budget_refuses_it(
+    name: str, faces: int
+) -> None:
+    """A named value asked after its request runs without a budget of its own when that budget
+    could neither refuse the charge nor look at the clock; otherwise through one, as before. So
+    `max_work` refuses it (RC503) exactly when the units its own budget counts — a unit per
+    state and each table call made (`t` calls its table once per face of `a`, in `a`'s loop) —
+    pass it, though a run without a budget is judged by its most (a call per state), and a
+    deadline already passed refuses it exactly when its charge, over `CLOCK_EVERY` units, makes
+    the budget look at the clock; whichever way it ran, the same distribution. Three d20 (8,000
+    states) run without a budget when the limit allows; three d30 (27,000) always through one."""
+    rs = engine.load(_WIDE.replace("{die: 30}", f"{{die: {faces}}}"))
+    check = rs.check("wide")
+    _, units = check.value_loops[name]
+    assert units == (1 if name == "t" else 0)  # `t` may call a table once per state, `s` never
+    bound = bind_inputs(check, {})
+    states = faces**3
+    counted = states + (faces if name == "t" else 0)  # what its own budget is charged
+    most = states * (1 + units)  # what a run without one is judged by
+    assert (most <= CLOCK_EVERY) == (faces == 20)
+    dice = range(1, faces + 1)
+    wanted = Dist.of(((a + b + c if name == "s" else a + 3), 1) for a in dice for b in dice for c in dice)
+
+    def value(limits: Limits) -> Dist:
+        # the request within an unbounded budget of the caller's; the value after it, alone
+        ctx = RunContext(limits, "always", Caches(), None, None, Work(10**12))
+        return exact.distribution(check, bound, ctx).value(name)
+
+    for limit in sorted({counted - 1, counted, counted + 1, most - 1, most, most + 1}):
+        if limit < counted:
+            with pytest.raises(LimitError) as caught:
+                value(Limits(max_work=limit))
+            assert caught.value.diagnostics[0].code == "RC503"
+        else:
+            assert value(Limits(max_work=limit)) == wanted
+    if counted > CLOCK_EVERY:
+        with pytest.raises(LimitError) as caught:
+            value(Limits(deadline=1e-9))
+        assert "deadline" in caught.value.diagnostics[0].message
+    else:
+        assert value(Limits(deadline=1e-9)) == wanted

@@ -47,7 +47,7 @@ class Programs:
     roller: Callable[..., tuple[Any, ...]] | None
     roller_units: int
     outcome_units: int
-    value_loops: dict[str, Callable[..., None]]
+    value_loops: dict[str, tuple[Callable[..., None], int]]
     outcome_total: bool = False
 
 
@@ -162,7 +162,7 @@ class ProgramWriter:
             params = ["env", *(f"v_{d}" for d in dice)]
             emit = self.unit.emit
             loop = None
-            value_loops: dict[str, Callable[..., None]] = {}
+            value_loops: dict[str, tuple[Callable[..., None], int]] = {}
             quick = [
                 (
                     let,
@@ -201,11 +201,14 @@ class ProgramWriter:
                         if other.name in reads:
                             reads |= ast.names(other.expr.node)
                     mine = [(x, block) for x, block in let_lines if x.name in reads]
-                    value_loops[let.name] = emit.function(
-                        f"value_{name}_{let.name}",
-                        tables,
-                        _hoisted(_outcome_loop(dice, mine, [], let.name)),
-                        where,
+                    value_loops[let.name] = (
+                        emit.function(
+                            f"value_{name}_{let.name}",
+                            tables,
+                            _hoisted(_outcome_loop(dice, mine, [], let.name)),
+                            where,
+                        ),
+                        sum(let_units[x.name] for x, _ in mine),  # its table calls at their most
                     )
             program = emit.function(f"check_{name}", params, body, where)
             outcome_program = emit.function(f"outcome_{name}", params, short, where)

@@ -150,7 +150,7 @@ class Distribution:
             counts: dict[Any, int] = {}
             if loop is not None:  # that value alone, through its own loop (the joint is not made)
                 assert isinstance(source, _Product)
-                source.value(loop, counts)
+                source.value(*loop, counts)
                 total = source.total
             else:
                 at = self.names.index(name) + 2
@@ -521,17 +521,25 @@ class _Product:
         except LimitError as exc:
             raise placed(exc, self.check.span) from None
 
-    def value(self, loop: Any, out: dict[Any, int]) -> None:
+    def value(self, loop: Any, units: int, out: dict[Any, int]) -> None:
         """One named value's weights into `out` through its loop (`Check.value_loops`), charged
-        as the joint is (a unit per state, and the table calls as they are made)."""
-        tables = []  # made again, not kept: a kept distribution would hold them all its life
+        as the joint is (a unit per state, and the table calls as they are made) — within the
+        running request, or a budget of its own from the same limits. A budget of its own is
+        not made when it could neither refuse the charge, at its most (`units` per state besides
+        the state's own), nor look at the clock: then the loop runs with no counter set, as an
+        outcome's pass runs once its table calls are charged."""
+        tables = []  # each table's (value, weight) pairs, read in place
         for d in self.parts:
-            tables.append(tuple(d.weights.items()))
+            tables.append(d.weights.items())
         if current_work() is not None:  # no Python frame: a first request runs it cold
             meter().charge(self.states)
             loop(self.env, out, *tables)
             return
         limits = self.limits
+        due = self.states * (1 + units)
+        if due <= CLOCK_EVERY and due <= limits.max_work:  # under a fresh `Work`'s first `mark`
+            loop(self.env, out, *tables)
+            return
         work = Work(limits.max_work, limits.deadline)  # `new_work`, without its frame
         token = enter(work)  # `working` without its three frames
         try:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from ..errors import MAX_DIGITS
 from ..expr import ast
 from ..syntax.positions import Span
 from .objective import Objective
@@ -108,6 +109,21 @@ class InputSpec:
     of: str = ""
     min_length: int = 0
     max_length: int | None = None
+    whole: tuple[Any, Any] | None = field(init=False, compare=False, repr=False)
+    """For an input that takes a number (`int` or `number`, not a list or a scale): the lowest
+    and the highest an `int` given for it may be — its `minimum` and `maximum`, within the
+    digits any number may have —, so that binding takes a plain `int` in range as it comes,
+    without the general check (`runtime.inputs.bind`); None for any other input."""
+
+    def __post_init__(self) -> None:
+        # worked out when the input is declared: every request binds its inputs
+        whole = None
+        if self.kind in ("int", "number") and self.scale is None:
+            most = 10**MAX_DIGITS - 1
+            lo = -most if self.minimum is None else max(self.minimum, -most)
+            hi = most if self.maximum is None else min(self.maximum, most)
+            whole = (lo, hi)
+        object.__setattr__(self, "whole", whole)
 
     @property
     def required(self) -> bool:
@@ -364,11 +380,15 @@ class Check:
     gives what the rest reads of the dice (those values, and the dice it reads itself), the same
     for any inputs; `rest(env, out, groups)` adds each group's weight to `out[outcome]`, with
     `groups` the (what the rest reads, weight) pairs. None otherwise; replaced with `program` too."""
-    value_loops: Mapping[str, Callable[..., None]] = field(default_factory=dict, compare=False, repr=False)
+    value_loops: Mapping[str, tuple[Callable[..., None], int]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
     """Per named value worked out after the roll (a `let:`, not an output): `outcome_loop`'s
     loops running only that value and the values it reads, adding each combination's weight to
-    `out[value]` — one value's distribution without the joint. Empty when there is no
-    `outcome_loop`; replaced (or emptied) with `program` too."""
+    `out[value]` — one value's distribution without the joint —, with the most work units its
+    statements can charge for one combination (their table calls, counted at load, as
+    `outcome_units` is). Empty when there is no `outcome_loop`; replaced (or emptied) with
+    `program` too."""
     outcome_total: bool = field(default=False, compare=False)
     """The outcome's statements can never raise (`+`, `-`, orders of numbers, tests and rules
     that end in an `else`: no call, product, quotient or lookup; `compiler.programs._total`),

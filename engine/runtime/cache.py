@@ -139,7 +139,8 @@ class BoundedCache:
             self._data[key] = value
             self._sizes[key] = weight
             self.bytes += weight
-            self._fit()
+            if len(self._data) > self.max_entries or self.bytes > self.max_bytes:
+                self._fit()  # a call only when something must go: every request puts its answer
 
     def reweigh(self, key: Hashable) -> None:
         """Weigh the value under `key` again (it has grown since it was put: a kept solver), and

@@ -76,7 +76,12 @@ def bind(
             name = spec.name
             if name in given:
                 known += 1
-                bound[name] = _coerce(spec, given[name])
+                value = given[name]
+                whole = spec.whole
+                if whole is not None and type(value) is int and whole[0] <= value <= whole[1]:
+                    bound[name] = value  # as `_coerce` gives it: a plain `int` within its bounds
+                else:
+                    bound[name] = _coerce(spec, value)
             elif spec.default is not None:
                 bound[name] = spec.default
             else:
