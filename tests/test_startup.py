@@ -342,3 +342,42 @@ def test_the_suite_keeps_its_caches_out_of_the_users_folder() -> None:
     assert folder is not None
     assert Path(folder).parent.name.startswith("rulecraft-test-cache-")
     assert not Path(folder).is_relative_to(Path.home() / ".cache")
+
+
+STATELESS = """\
+rulecraft: 1
+name: plain
+checks:
+  hit:
+    roll:
+      die: {die: 6}
+    outcomes: [miss, hit]
+    outcome: "'hit' if die >= 4 else 'miss'"
+"""
+
+
+def test_a_ruleset_without_state_imports_no_state_compiler(tmp_path: Path, repo_root: Path) -> None:
+    """Only a ruleset that keeps state (or has actions or scenes) pays for importing the state
+    model and its compiler; the same process then loading one that does imports them."""
+    path = tmp_path / "plain.yaml"
+    path.write_text(STATELESS)
+    script = (
+        "import sys, json, pathlib, engine\n"
+        "rs = engine.load(pathlib.Path(sys.argv[1]))\n"
+        "before = sorted(m for m in sys.modules if m.endswith('.state'))\n"
+        "assert rs.model.state is None\n"
+        "engine.load('chill')\n"
+        "after = sorted(m for m in sys.modules if m.endswith('.state'))\n"
+        "print(json.dumps([before, after]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(path)],
+        cwd=repo_root,
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    before, after = json.loads(done.stdout)
+    assert "engine.model.state" not in before and "engine.compiler.state" not in before
+    assert {"engine.model.state", "engine.compiler.state"} <= set(after)

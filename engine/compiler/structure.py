@@ -56,7 +56,6 @@ from .expressions import Expressions
 from .problems import Problem, problem, statement
 from .programs import ProgramWriter
 from .randomizers import RandomizerCompiler
-from .state import StateCompiler
 from .unit import Unit
 from .version import SUPPORTED_VERSIONS
 
@@ -102,8 +101,12 @@ class Structure:
             )
         self._scales()
         self._bags()
-        lasting = StateCompiler(self)
-        lasting.scales()  # a tally's members are a scale, known to the builtins like any other
+        lasting = None
+        if any(self.unit.data.get(k) for k in ("state", "actions", "scenes")):
+            from .state import StateCompiler  # imported only by a ruleset that keeps state
+
+            lasting = StateCompiler(self)
+            lasting.scales()  # a tally's members are a scale, known to the builtins like any other
         self.unit.builtins = library({n: s.members for n, s in self.unit.scales.items()})
         for name in self.unit.data.get("tables", {}):
             with statement(self.unit.diags):
@@ -115,7 +118,7 @@ class Structure:
             if check is not None:
                 checks[name] = check
         self.unit.pools = set()
-        state = lasting.run(checks)
+        state = lasting.run(checks) if lasting is not None else None
         if self.unit.diags:
             unique: dict[tuple[object, ...], Diagnostic] = {}
             for d in self.unit.diags:

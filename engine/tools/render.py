@@ -15,13 +15,13 @@ from ..eval.dist import Dist
 from ..eval.trace import Result
 from ..expr.printer import to_text
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, RulesetModel
-from ..model.state import Derived, Item, StateModel, Tally
 from ..model.values import faces_text, show
 from ..runtime.inputs import describe
 
 if TYPE_CHECKING:  # named in signatures only: a roll's text loads none of them
     from ..eval.batch import Batch
     from ..eval.exact import Distribution
+    from ..model.state import Item, StateModel
     from ..scenes.odds import Odds
     from ..scenes.play import Played, Sampled
     from ..state.records import Event
@@ -182,6 +182,8 @@ def _state_lines(state: StateModel) -> list[str]:
 
 
 def _item_kind(item: Item) -> str:
+    from ..model.state import Derived, Tally  # a ruleset without state never imports them
+
     if isinstance(item, Tally):
         return f"{item.name} (a tally of {', '.join(item.scale.names)})"
     if isinstance(item, Derived):
