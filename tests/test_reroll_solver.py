@@ -368,6 +368,32 @@ def test_codes_worked_out_from_parts_are_the_launches_codes(spec: tuple[str, int
             assert packing.moves(code, t, policy) == (options, expected), (text, state, t, policy)
 
 
+def test_a_declined_step_keeps_one_move_per_count_of_its_own_triggers() -> None:
+    """Under `never` a `may` step's one option takes no die whatever the dice, so `Packing.moves`
+    keeps its move by the step's own unused triggers alone: Chimera's 9s step, met in thousands
+    of states of a 12-die pool, keeps one entry per number of unused 9s; the 0s step, a `must`,
+    still reads the dice it takes."""
+    check = engine.load("chimera").model.checks["skill"]
+    proc = Procedure(check.roll[0], {"total_dice": 12, "level": 0})
+    packing = Packing(proc, 20)
+    nines, zeros = (proc.steps.index(s) for s in proc.steps)
+    met = {nines: set(), zeros: set()}
+    for state in _reachable(proc, 12, limit=3000):
+        t = proc.pending(state)
+        if t is None:
+            continue
+        code = packing.pack(state)
+        assert packing.moves(code, t, "never") == (
+            proc.options(state, t, "never"),
+            [packing.pack_any(proc.launch(state, t, o)) for o in proc.options(state, t, "never")],
+        )
+        met[t].add(state)
+    kept = {t: len(packing._moved[(t, "never")][1]) for t in met}
+    unused_nines = {state[1][nines] for state in met[nines]}
+    assert len(met[nines]) > 1000 and kept[nines] == len(unused_nines) <= 12
+    assert kept[zeros] > 12  # a rule's option reads the dice it takes
+
+
 @settings(max_examples=60, deadline=None)
 @given(pools())
 def test_options_kept_by_what_they_read_are_the_options_listed_afresh(spec: tuple[str, int]) -> None:

@@ -561,8 +561,12 @@ class Packing:
         field: dict[tuple[int, ...], int] = {(k,): shift for k, shift in enumerate(self._shifts[:n])}
         field.update({(t, k): shift for (t, k), shift in zip(self._held, self._shifts[n:])})
         reads = []
+        declined = []  # per step, what declining it reads: its own unused triggers (and the dice used)
         for t, step in enumerate(proc.steps):
             mask = rows[t]
+            if proc.cap is not None:
+                mask |= self._mask << self._shifts[n + len(self._held)]
+            declined.append(mask)
             if step.action == "add":
                 takes = []
             else:  # a step without a target takes the dice that set it off
@@ -574,11 +578,13 @@ class Packing:
                 for u in range(len(proc.steps)):
                     if (u, k) in field:
                         mask |= self._mask << field[(u, k)]
-            if proc.cap is not None:
-                mask |= self._mask << self._shifts[n + len(self._held)]
             reads.append(mask)
         self._reads = tuple(reads)
-        self._moved: dict[tuple[int, str], dict[int, tuple[list[Option], tuple[int, ...]]]] = {}
+        self._declined = tuple(declined)
+        """Per step, the fields read where the policy declines it (`never` at a `may`): its one
+        option takes no die whatever the dice, so only the clearing of its own unused triggers (and,
+        under a cap, the dice used) moves a code."""
+        self._moved: dict[tuple[int, str], tuple[int, dict[int, tuple[list[Option], tuple[int, ...]]]]] = {}
         self._moves_kept = 0
         self._plans: dict[Asked, _Plan] = {}
         self._plans_kept = 0
@@ -647,20 +653,22 @@ class Packing:
 
     def moves(self, code: int, t: int, policy: str) -> tuple[list[Option], list[int]]:
         """The options at the state of `code` (pending on step `t`) and the code each leads to
-        (`launched`), kept by what the step reads of a state (`_reads`): states alike in those
-        fields share their options and how far each moves the code, so most states are never
-        unpacked (a test holds the moves to the launches)."""
-        kept = self._moved.get((t, policy))
-        if kept is None:
-            kept = self._moved[(t, policy)] = {}
-        key = code & self._reads[t]
-        found = kept.get(key)
+        (`launched`), kept by what the step reads of a state (`_reads`; `_declined` where the policy
+        declines the step): states alike in those fields share their options and how far each
+        moves the code, so most states are never unpacked (a test holds the moves to the
+        launches)."""
+        moved = self._moved.get((t, policy))
+        if moved is None:
+            declines = policy == "never" and not self.proc.steps[t].must
+            moved = self._moved[(t, policy)] = (self._declined[t] if declines else self._reads[t], {})
+        reads, kept = moved
+        found = kept.get(code & reads)
         if found is None:
             state = self.unpack(code)
             plan = self._planned(state, t, policy)
             found = (plan.options, self._offsets(code, state, t, plan))
             if self._moves_kept < MOVES_KEPT:
-                kept[key] = found
+                kept[code & reads] = found
                 self._moves_kept += len(plan.options)
         options, shifts = found
         return options, [code + d for d in shifts]
