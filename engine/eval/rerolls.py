@@ -186,16 +186,19 @@ class RerollSolver:
         def step(code: int) -> Edges | None:
             if code < flying:
                 return None
-            out: dict[int, int] = {}
-            for landed, w in zip(packing.landings(code), weights):
-                nxt = nexts.get(landed)
+            work.charge(2 * TRANSITION)
+            landed = packing.landings(code)
+            if landed[0] >= flying:  # dice still in the air: each landing is a flight, a node
+                return landed, weights, faces
+            out: dict[int, int] = {}  # the last die: where each landing goes once the policy acts
+            for c, w in zip(landed, weights):
+                nxt = nexts.get(c)
                 if nxt is None:
-                    nxt = follow(landed)
+                    nxt = follow(c)
                 if nxt in out:
                     out[nxt] += w
                 else:
                     out[nxt] = w
-            work.charge(2 * TRANSITION)
             return tuple(out), tuple(out.values()), faces
 
         def end(code: int) -> tuple[Any, int]:
