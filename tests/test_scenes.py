@@ -560,3 +560,32 @@ def test_a_scene_is_solved_and_played_within_the_work_budget() -> None:
     with pytest.raises(engine.LimitError) as caught:
         late.sample_scenes("fight", 100_000, random.Random(1), parties=parties)
     assert "deadline" in caught.value.diagnostics[0].message
+
+
+GOON = (
+    {"style": "pulp_adventure"},
+    {"excursionist": {"out_at": 3, "starting_ti": 1, "nodule_extent": 1}, "creature": {"out_at": 3}},
+)
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "scene", "policy", "params", "parties"),
+    [
+        ("castle", "duel", "always", {}, {}),
+        ("castle", "duel", "optimal", {}, {"you": {"fencing": 1, "main_gauche": True}}),
+        ("chimera", "learning", "optimal", {}, {"student": {"max_resolve": 2}}),
+        ("chthonian", "combat", "optimal", *GOON),
+    ],
+)
+def test_scenes_sampled_without_a_trace_draw_what_played_ones_draw(
+    ruleset: str, scene: str, policy: str, params: dict[str, Any], parties: dict[str, Any]
+) -> None:
+    """`sample_scenes` rolls each check without its trace (no step is made), `play_scene` with it:
+    from one seed they draw the same dice, so they end the same way in the same rounds."""
+    rs = engine.load(ruleset)
+    sampled = rs.sample_scenes(scene, 40, random.Random(11), params=params, parties=parties, policy=policy)
+    rng = random.Random(11)
+    played = [rs.play_scene(scene, rng, params=params, parties=parties, policy=policy) for _ in range(40)]
+    assert dict(sampled.endings) == dict(Counter(p.ending for p in played))
+    assert dict(sampled.rounds) == dict(Counter(p.rounds for p in played))
+    assert any(entry.get("dice") for p in played for entry in p.trace)  # the played ones rolled, traced

@@ -202,10 +202,10 @@ def _play(
             work.charge(STEP_WORK)
             decided = optimal.get((key, index))
             offer = bool(step.may) and (ctx.policy == "always" or (decided is not None and decided.taken))
-            taken = _take(model, steps, look, step, index, key, state, cast, offer, roll_ctx)
+            taken = _take(model, steps, look, step, index, key, state, cast, offer, roll_ctx, trace)
             if isinstance(taken, str) and offer:  # the choice is not there in this state
                 offer = False
-                taken = _take(model, steps, look, step, index, key, state, cast, offer, roll_ctx)
+                taken = _take(model, steps, look, step, index, key, state, cast, offer, roll_ctx, trace)
             if taken is None:
                 continue
             if isinstance(taken, str):  # refused: the step changes nothing (a declined choice too)
@@ -221,7 +221,7 @@ def _play(
                     log.append(refused)
                 continue
             state, key, entry = taken
-            if trace:
+            if entry is not None:
                 entry["round"] = rnd
                 if step.may:
                     entry["choice"] = _choice(offer, ctx.policy, decided)
@@ -322,9 +322,12 @@ def _take(
     cast: Mapping[str, str],
     offer: bool,
     ctx: RunContext,
-) -> tuple[State, str, dict[str, Any]] | str | None:
-    """The state after the step, its key and its trace entry; the refusal's message; or None when
-    the step does not take place. Only the dice are rolled anew; the rest is kept in `steps`."""
+    traced: bool,
+) -> tuple[State, str, dict[str, Any] | None] | str | None:
+    """The state after the step, its key and its trace entry (None when the scene is played
+    without its trace: the check is rolled without one too, the same dice drawn); the refusal's
+    message; or None when the step does not take place. Only the dice are rolled anew; the rest is
+    kept in `steps`."""
     rules = model.state
     assert rules is not None
     at = (key, index, offer)
@@ -345,7 +348,7 @@ def _take(
     if call is None or isinstance(call, str):
         return call
     act, who, bound, roles, roll, shown = call
-    result = sample(roll[0], roll[1], ctx) if roll is not None else None
+    result = sample(roll[0], roll[1], ctx, trace=traced) if roll is not None else None
     rolled = {**result.values, "outcome": result.outcome} if result is not None else None
     after_key = (at, _frozen(rolled))
     after = steps.afters.get(after_key) if after_key[1] is not None else None
@@ -355,6 +358,8 @@ def _take(
         if after_key[1] is not None:
             steps.keep("afters", after_key, after)
     new, new_key, changes = after
+    if not traced:
+        return new, new_key, None
     entry: dict[str, Any] = {
         "action": act.name,
         "by": who,
