@@ -644,7 +644,8 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
         else:
             r = concrete(r, env, ctx.caches)  # faces read from inputs: worked out now
             value = _plain(r, env, source, ctx)
-            trace.append(_roll_step(r, value, source))
+            if traced:  # no step is made for a roll without its trace
+                trace.append(_roll_step(r, value, source))
         env[r.name] = rolled[r.name] = value
         dice.append(value)
     source.finish()
@@ -715,6 +716,8 @@ class _Roller:
         self.ctx = ctx
         self.policy = ctx.policy
         self.trace = trace
+        self.announced = type(trace) is not _Untraced
+        """Whether a randomizer's first roll is shown (a roll with its trace): else no step is made."""
         self._exact: Sequential | None = None
 
     def exact(self) -> Sequential:
@@ -776,7 +779,7 @@ class _Roller:
         r = concrete(written, env, self.ctx.caches)
         if not (isinstance(r, Pool) and r.triggers):
             value = _plain(r, env, self.source, self.ctx)
-            if announce:
+            if announce and self.announced:
                 self.trace.append(_roll_step(r, value, self.source))
             return value
         assert isinstance(written, Pool)
@@ -789,7 +792,7 @@ class _Roller:
         n = 1 if r.total else roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool")
         if n == 0:  # no die: no face is read, nothing triggers
             empty = read_faces(r, env, self.source.faces(r, 0))  # recorded as drawn: nothing
-            if announce:
+            if announce and self.announced:
                 self.trace.append(_roll_step(r, empty, self.source))
             return empty
         proc = procedure_for(written, env, self.ctx.caches, r)
@@ -804,7 +807,7 @@ class _Roller:
         added: list[int] = []
         rerolled: list[int] = []
         trace = self.trace
-        if announce:
+        if announce and self.announced:
             if r.total:
                 shown = ("die", r.name, faces[0], "", None, tuple(faces), (), r.faces, "", None, None, None)
                 trace.append(_new(Step, shown))
