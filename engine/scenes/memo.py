@@ -35,9 +35,11 @@ class Steps:
         part[key] = value
 
 
-STEP_BYTES = 24 * 1024
+STEP_BYTES = 32 * 1024
 """About what `Steps` holds at most per unit of its `limit`: a view (about 6 KB), four steps'
-calls (about 1 KB each) and two states after a roll (about 7 KB each)."""
+calls (about 3 KB each: the action, its inputs and the check's `Ready`, whose values and steps
+known before the roll are worked out at its first roll) and two states after a roll (about 7 KB
+each)."""
 
 
 def steps_of(scene: Scene, cast: Mapping[str, str], ctx: RunContext) -> Steps:

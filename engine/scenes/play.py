@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, placed
-from ..eval.sample import sample
+from ..eval.sample import Ready, sample
 from ..model.ruleset import RulesetModel
 from ..model.scene import Scene, SceneStep
 from ..model.values import to_json
@@ -343,12 +343,16 @@ def _take(
                     raise
                 call = exc.diagnostics[0].message
             else:
-                call = (act, who, bound, roles, roll, {k: to_json(v) for k, v in bound.items()})
+                shown = {k: to_json(v) for k, v in bound.items()}
+                # the check with its inputs, kept with what every roll of them shares (`Ready`:
+                # worked out at its first roll, so no roll of this step works it out again)
+                ready = Ready(*roll) if roll is not None else None
+                call = (act, who, bound, roles, ready, shown)
         steps.keep("calls", at, call)
     if call is None or isinstance(call, str):
         return call
-    act, who, bound, roles, roll, shown = call
-    result = sample(roll[0], roll[1], ctx, trace=traced) if roll is not None else None
+    act, who, bound, roles, ready, shown = call
+    result = sample(ready.check, ready.inputs, ctx, traced, ready) if ready is not None else None
     rolled = {**result.values, "outcome": result.outcome} if result is not None else None
     after_key = (at, _frozen(rolled))
     after = steps.afters.get(after_key) if after_key[1] is not None else None
