@@ -66,9 +66,9 @@ class StateCompiler:
 
     # -- pass 2: everything else, once the checks are known ------------------------------------
 
-    def run(self, checks: Mapping[str, Check]) -> StateModel | None:
-        if not self.spec and not self.action_spec and not self.unit.data.get("scenes"):
-            return None
+    def run(self, checks: Mapping[str, Check]) -> StateModel:
+        """The state model (made only for a ruleset with `state`, `actions` or `scenes`:
+        `Structure.run` decides, and imports this module only then)."""
         self.unit.current = "state"  # inline scales of parameters and action inputs are quoted here
         periods = tuple(str(p) for p in self.spec.get("periods", []))
         scope: dict[str, T.Type] = {}

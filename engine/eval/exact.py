@@ -38,7 +38,18 @@ from ..runtime.rules import (
     redraw_offered,
     with_dice,
 )
-from ..runtime.work import CLOCK_EVERY, TRANSITION, Work, current_work, enter, leave, meter, pause, working
+from ..runtime.work import (
+    CLOCK_EVERY,
+    TRANSITION,
+    Work,
+    current_work,
+    enter,
+    leave,
+    meter,
+    pause,
+    unstoppable,
+    working,
+)
 from .collector import collector_paused
 from .dist import Dist, fraction_text, ratios
 from .rerolls import CAPPED, TRUNCATED, RerollSolver
@@ -536,8 +547,7 @@ class _Product:
             loop(self.env, out, *tables)
             return
         limits = self.limits
-        due = self.states * (1 + units)
-        if due <= CLOCK_EVERY and due <= limits.max_work:  # under a fresh `Work`'s first `mark`
+        if unstoppable(self.states * (1 + units), limits.max_work):
             loop(self.env, out, *tables)
             return
         work = Work(limits.max_work, limits.deadline)  # `new_work`, without its frame

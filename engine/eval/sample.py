@@ -32,7 +32,7 @@ from ..runtime.rules import (
     redraw_offered,
     with_dice,
 )
-from ..runtime.work import CLOCK_EVERY, TRANSITION, current_work, enter, leave, meter, working
+from ..runtime.work import TRANSITION, current_work, enter, leave, meter, unstoppable, working
 from .exact import Sequential
 from .trace import NEW, SET_FIELDS, Decision, Result, RuleRef, Step, TriggerStep, made
 
@@ -439,7 +439,7 @@ def _decide(ready: Ready, before: Before, limits: Limits) -> None:
     never be stopped by metering, so the rolls after this one are not metered (`_from_kept`; its
     values known before the roll were worked out under a budget, in `before`)."""
     units = ready.check.roller_units
-    if before.quick and units <= CLOCK_EVERY and units <= limits.max_work:
+    if before.quick and unstoppable(units, limits.max_work):
         ready.unmetered = limits
 
 

@@ -23,6 +23,14 @@ from ..errors import Diagnostic, LimitError
 CLOCK_EVERY = 20_000
 """Units charged between two looks at the clock when a deadline is set (a few milliseconds)."""
 
+
+def unstoppable(units: int, max_work: int) -> bool:
+    """Whether `units` of work charged to a fresh budget of `max_work` could neither be refused
+    nor make it look at the clock (they stay under its first `mark`): such work may run with no
+    counter set, as metering it could never stop it."""
+    return units <= CLOCK_EVERY and units <= max_work
+
+
 TRANSITION = 8
 """Units charged per transition of a reroll chain or redraw (each costs several microseconds)."""
 
