@@ -8,9 +8,9 @@ diagnostic its stage found, most likely root cause first.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Literal, TypeVar
 
+from .frozen import frozen
 from .syntax.positions import Span
 
 Severity = Literal["error", "warning"]
@@ -28,7 +28,7 @@ result stays printable. Sums and differences of bounded numbers grow by a digit 
 two at most, so capping products and quotients bounds every chain of arithmetic."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Diagnostic:
     """One problem at one place."""
 

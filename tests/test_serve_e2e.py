@@ -205,15 +205,21 @@ def test_a_hundred_heavy_solves_and_a_light_roll(server: str) -> None:
             time.sleep(0.1)
         assert blast.poll() is None, "the solves were over before the rolls: nothing was measured"
         out, _ = blast.communicate(timeout=120)
+        after = client.post("/api/prob", json=prob(10))  # the pool still solves once the burst is over
     answers = json.loads(out.splitlines()[-1])
+    done = sum(status == 200 for status, _, _ in answers)
     print(f"light rolls while 100 solves were in flight: {[round(s * 1000) for s in rolls]} ms")
+    print(f"solves answered: {done} of 100 (the rest refused or cut at the deadline)")
     assert len(answers) == 100
     for status, answer, seconds in answers:
         if status != 200:
             assert status in (503, 504) and answer["error"]["status"] == status, answer
             assert {d["code"] for d in answer["error"]["diagnostics"]} == {"RC503"}
         assert seconds < DEADLINE + SLACK, seconds
-    assert any(status == 200 for status, _, _ in answers)
+    # How many of the burst finish in time is the machine's: 14 of 100 on a quiet one, and none
+    # at all while the rest of the suite keeps both cores busy (the pool's workers are niced, so
+    # they yield to it). That the pool still answers is the server's, and holds either way.
+    assert after.status_code == 200, after.text
     assert statistics.median(rolls) < 0.2 and max(rolls) < 2.0, rolls
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -18,6 +17,7 @@ from ..errors import MAX_DIGITS, LimitError, RulecraftError, did_you_mean
 from ..expr import ast
 from ..expr.parser import parse
 from ..expr.printer import to_text
+from ..frozen import frozen
 from ..model import types as T
 from ..model.ruleset import Expr, Rule, Table
 from ..model.values import Symbol, normalize
@@ -725,7 +725,7 @@ def chain(
     return [*lines, "else:", *("    " + line for line in otherwise)]
 
 
-@dataclass(frozen=True)
+@frozen
 class Inlined:
     """One call of a plain table written out: the arguments bound (`head`, placed at the call),
     then the table's rows with its parameters read as the arguments, placed at the table."""

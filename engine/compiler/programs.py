@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import RulecraftError
 from ..expr import ast
 from ..expr.printer import to_text
+from ..frozen import frozen
 from ..model import types as T
 from ..model.ruleset import (
     Die,
@@ -36,7 +36,7 @@ from .unit import Unit
 __all__ = ["Programs", "ProgramWriter"]
 
 
-@dataclass(frozen=True)
+@frozen
 class Programs:
     """A check's generated functions and what they may charge (see `ProgramWriter.program`)."""
 

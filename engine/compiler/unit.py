@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import Diagnostic
+from ..frozen import frozen
 from ..model.ruleset import Bag, Scale, Table
 from ..runtime.builtins import Builtin
 from ..runtime.limits import DEFAULT_LIMITS, Limits
@@ -67,7 +68,7 @@ class Unit:
         return data
 
 
-@dataclass(frozen=True)
+@frozen
 class InlineBody:
     """A table's body as a generated loop writes it in place of a call: bind `params` to the
     arguments, then the first row whose condition holds gives the result; no row: `otherwise`.

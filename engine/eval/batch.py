@@ -17,11 +17,11 @@ import math
 import random
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from ..errors import LimitError
+from ..frozen import frozen
 from ..model.ruleset import Check
 from ..model.values import Symbol, to_json
 from ..runtime.context import RunContext
@@ -37,7 +37,7 @@ CHUNK = 65_536
 """Draws made at once without numpy (a list of this many indices at a time, not of `times`)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Batch:
     """`times` rolls of one check: each outcome's count (every declared outcome, worst first, zeros
     included) and, for each named value that is a number, true/false or a scale value, how many

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ..frozen import frozen
 from ..model.values import Symbol, show
 
 _new = object.__new__
@@ -46,7 +46,7 @@ def ratio(n: int, d: int) -> Fraction:
     return ratios((n,), d)[0]
 
 
-@dataclass(frozen=True)
+@frozen
 class Dist:
     """An exact finite distribution: `weights[v] / total` is the probability of `v`."""
 

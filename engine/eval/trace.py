@@ -8,10 +8,11 @@ command line, a web page or a bot can also show a trace its own way from the fie
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from fractions import Fraction
 from typing import Any, NamedTuple
 
+from ..frozen import frozen
 from ..model.values import Symbol, faces_text, show, to_json
 from ..syntax.positions import Span
 
@@ -31,7 +32,7 @@ KINDS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class RuleRef:
     """The row of a rule list that fired: its place, its condition (None for `else`) and result."""
 
@@ -41,7 +42,7 @@ class RuleRef:
     span: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class TriggerStep:
     """A pool's trigger acting: the dice showing it, and the rerolls or added dice it grants."""
 
@@ -53,7 +54,7 @@ class TriggerStep:
     grant: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Decision:
     """Who decided a step — the rule, or a policy — and, for `optimal`, the objective it reached
     taking the choice (`reached`) and taking nothing (`declined`, when something was taken)."""
@@ -108,7 +109,7 @@ class Step(NamedTuple):
         return step_json(self)
 
 
-@dataclass(frozen=True)
+@frozen
 class Result:
     """The outcome of one roll, the named values, what was rolled, and the trace."""
 

@@ -6,53 +6,54 @@ count children. Spans are excluded from equality so that parse → print → par
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from fractions import Fraction
 
+from ..frozen import frozen
 from ..syntax.positions import Span
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Node:
     span: Span | None = field(default=None, compare=False, repr=False, kw_only=True)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Num(Node):
     """An integer or exact rational literal: `3`, `1.5`."""
 
     value: Fraction | int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Bool(Node):
     """`true` or `false`."""
 
     value: bool
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Sym(Node):
     """A quoted name of a member of an ordered scale: `'failure'`, `'good'`."""
 
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Name(Node):
     """A reference to an input, a die or a named value."""
 
     id: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class ListExpr(Node):
     """`[a, b, c]` — used with `in` and as tie-break orders."""
 
     items: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Range(Node):
     """`a..b`, both ends included."""
 
@@ -60,7 +61,7 @@ class Range(Node):
     hi: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Unary(Node):
     """`-x`."""
 
@@ -68,7 +69,7 @@ class Unary(Node):
     operand: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Binary(Node):
     """Arithmetic: `+ - * / // %`."""
 
@@ -77,7 +78,7 @@ class Binary(Node):
     right: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Compare(Node):
     """`== != < <= > >=`, `in` and `not in`."""
 
@@ -86,7 +87,7 @@ class Compare(Node):
     right: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Logic(Node):
     """`and` / `or`, short-circuiting."""
 
@@ -95,14 +96,14 @@ class Logic(Node):
     right: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Not(Node):
     """`not x`."""
 
     operand: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Cond(Node):
     """`then if test else other`."""
 
@@ -111,7 +112,7 @@ class Cond(Node):
     other: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Call(Node):
     """`f(a, b)`: a builtin function or a table of the ruleset."""
 

@@ -7,15 +7,15 @@ command line describe it; none of them decodes it on its own.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from fractions import Fraction
 
+from ..frozen import frozen
 from .values import Symbol
 
 KINDS = ("best_first", "at_least", "mean_rank")
 
 
-@dataclass(frozen=True)
+@frozen
 class Objective:
     """`best_first`: the chance of the best outcome, then of the next best or better, and so on;
     `at_least`: the chance of `target` or better; `mean_rank`: the mean rank of the outcome."""

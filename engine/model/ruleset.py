@@ -9,12 +9,13 @@ or new top-level sections here; existing ones need not change.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MAX_DIGITS
 from ..expr import ast
+from ..frozen import frozen
 from ..syntax.positions import Span
 from .objective import Objective
 from .types import Type
@@ -27,7 +28,7 @@ Env = dict[str, Any]
 Code = Callable[[Env], Any]
 
 
-@dataclass(frozen=True)
+@frozen
 class Expr:
     """A compiled expression: its tree, its static type, and the closure that runs it."""
 
@@ -37,7 +38,7 @@ class Expr:
     text: str = field(default="", compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Scale:
     """An ordered set of names, worst first: outcomes, chit colours, skill levels."""
 
@@ -56,13 +57,13 @@ class Scale:
         return tuple(m.name for m in self.members)
 
 
-@dataclass(frozen=True)
+@frozen
 class Note:
     id: str
     text: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Bag:
     """A bag of chits: `chits` gives each colour's count in one set, `sets` how many sets."""
 
@@ -91,7 +92,7 @@ class Bag:
         return sum(n for _, n in self.chits) * self.sets
 
 
-@dataclass(frozen=True)
+@frozen
 class InputSpec:
     """A typed input of a check: int, number, bool, a choice from a scale, or a list of
     numbers (`kind` "list": `of` is the element kind, `minimum`/`maximum` bound each element,
@@ -130,7 +131,7 @@ class InputSpec:
         return self.default is None
 
 
-@dataclass(frozen=True)
+@frozen
 class Rule:
     """One row of an ordered rule list: `when` (None for `else`) and the outcome it gives."""
 
@@ -139,7 +140,7 @@ class Rule:
     span: Span | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Table:
     """A named, pure function of its parameters: ordered rules, a value table or one expression."""
 
@@ -151,7 +152,7 @@ class Table:
     span: Span | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Die:
     """One die with the given faces, equally likely.
 
@@ -170,7 +171,7 @@ class Die:
         return "d{" + faces_text(self.faces) + "}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Trigger:
     """A die face that sets off a reroll step in its pool (a 9 that grants a reroll, exploding dice).
 
@@ -192,7 +193,7 @@ class Trigger:
     span: Span | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Redraw:
     """A second chance at a draw or die: `may` says when it is allowed (a player's choice),
     or `must` when it is forced; up to `times` times. The earlier chits go back in the bag."""
@@ -203,7 +204,7 @@ class Redraw:
     span: Span | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Pool:
     """`count` dice with `faces`, each read through `each` (the face itself when absent)."""
 
@@ -244,7 +245,7 @@ class Pool:
         return tuple(sorted(found))
 
 
-@dataclass(frozen=True)
+@frozen
 class Draw:
     """`count` chits drawn from `bag` without replacement."""
 
@@ -297,7 +298,7 @@ def after_roll_expressions(
     return out
 
 
-@dataclass(frozen=True)
+@frozen
 class Let:
     """A named value; `before_roll` when it depends on no die, so dice and auto rules may use it."""
 
@@ -307,7 +308,7 @@ class Let:
     span: Span | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Expectation:
     """One thing an example expects: the outcome, a named value, or an outcome's probability
     (exact, or between bounds)."""
@@ -318,7 +319,7 @@ class Expectation:
     span: Span | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Example:
     """A worked example written in the ruleset, run by `rulecraft test`."""
 
@@ -334,7 +335,7 @@ _PLAIN_KINDS = frozenset({"num", "bool", "sym"})
 """The static types (`Type.kind`) of the values a distribution is made of (`Check.plain_values`)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Check:
     """One check: inputs → values known before the roll → auto rules → dice → values → outcome."""
 
@@ -471,7 +472,7 @@ class Check:
         return after_roll_expressions(self.roll, self.post_lets, self.outcome, self.outputs)
 
 
-@dataclass(frozen=True)
+@frozen
 class RulesetModel:
     """Everything a ruleset declares, compiled."""
 

@@ -8,13 +8,14 @@ playing a scene is `engine.scenes`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ..frozen import frozen
 from ..syntax.positions import Span
 from .ruleset import Expr
 
 
-@dataclass(frozen=True)
+@frozen
 class SceneStep:
     """One step of a round: `party` takes `action` (no party for a table action), the parties in
     its roles are `others` (action role → scene party), its inputs are expressions over the scene."""
@@ -31,7 +32,7 @@ class SceneStep:
     span: Span | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Ending:
     """The scene is over, with this ending, as soon as `when` holds (checked after every step)."""
 
@@ -40,7 +41,7 @@ class Ending:
     span: Span | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Scene:
     """Parties, the steps of one round, and the endings in order (the first that holds is it)."""
 

@@ -10,9 +10,10 @@ resets; a derived value is an expression over the rest.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
+from ..frozen import frozen
 from ..syntax.positions import Span
 from .ruleset import Expr, InputSpec, Scale
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from .scene import Scene
 
 
-@dataclass(frozen=True)
+@frozen
 class Counter:
     """A whole number: `start` when made (and when a period in `reset` begins), kept within
     [`minimum`, `maximum`]; a change past a bound is refused unless `clamp`."""
@@ -35,7 +36,7 @@ class Counter:
     span: Span | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Promotion:
     """After every change, while `when` holds: take away `remove` and put in `add` (counts per member)."""
 
@@ -46,7 +47,7 @@ class Promotion:
     span: Span | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Tally:
     """How many of each member of `scale` there are: tokens by face, wounds by level."""
 
@@ -61,7 +62,7 @@ class Tally:
     span: Span | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Derived:
     """A value computed from the state and the parameters whenever it is read; never stored."""
 
@@ -74,7 +75,7 @@ class Derived:
 Item = Counter | Tally | Derived
 
 
-@dataclass(frozen=True)
+@frozen
 class Effect:
     """One change an action makes, in order: `op` is add, remove, set, move or reset.
 
@@ -97,7 +98,7 @@ class Effect:
     span: Span | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Requirement:
     """A precondition: unless `when` holds, the action is refused with `message` and changes nothing."""
 
@@ -106,7 +107,7 @@ class Requirement:
     span: Span | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class ActionRoll:
     """The check an action rolls, with its inputs bound from the state and the action's inputs."""
 
@@ -115,7 +116,7 @@ class ActionRoll:
     span: Span | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Action:
     """A named change of state: preconditions, an optional roll, then effects that may read the
     roll's outcome and values. `by` is "character" (it acts for one character) or "table"."""
@@ -138,7 +139,7 @@ class Action:
         return {i.name: i for i in self.inputs}
 
 
-@dataclass(frozen=True)
+@frozen
 class StateExample:
     """A worked example of lasting state, run by `rulecraft test`: make a campaign, take the
     steps, compare the items named in `expect` (or expect the last step refused with `refused`).
@@ -156,7 +157,7 @@ class StateExample:
     span: Span | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class StateModel:
     """A ruleset's lasting state: periods, the parameters of a campaign and of each character, the
     items the whole table shares and those each character has, and the actions."""

@@ -7,10 +7,10 @@ parameter was declared without a type.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..frozen import frozen
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Type:
     kind: str  # num | bool | sym | multi | list | range | any
     scale: str | None = None

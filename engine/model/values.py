@@ -7,8 +7,10 @@ can be compared with a replay of itself.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from fractions import Fraction
+
+from ..frozen import frozen
 
 
 class Symbol(str):
@@ -62,7 +64,7 @@ class Symbol(str):
         return (Symbol, (self.scale, self.name, self.rank))
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Multi:
     """The dice of a pool or the chits of a draw, as read for the rules.
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ..frozen import frozen
 from ..model import types as T
 from ..model.values import Multi, Symbol, normalize
 from .folds import Summary, apply
@@ -19,7 +19,7 @@ from .folds import Summary, apply
 Typer = Callable[[Sequence[T.Type]], "T.Type | str"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Builtin:
     """A library function: arity, a type rule returning the result type or a complaint, the code."""
 

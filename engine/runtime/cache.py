@@ -8,8 +8,10 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, TypeVar
+
+from ..frozen import frozen
 
 V = TypeVar("V")
 
@@ -216,7 +218,7 @@ def _part(name: str) -> Any:
     return field(default_factory=lambda: BoundedCache(entries, int(DEFAULT_CACHE_BYTES * share)))
 
 
-@dataclass(frozen=True)
+@frozen
 class Caches:
     """Everything one `Ruleset` remembers between requests, each part bounded in entries and in
     bytes; together at most `max_bytes` (`Caches.within(n)` sizes them for a budget of n)."""

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import Diagnostic, EvalError
+from ..frozen import frozen
 from ..model.values import Multi, Symbol, normalize
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Fold:
     """A statistic: `step(state, reading, count, args)` from `init(args)`, read by `final`."""
 
@@ -38,7 +38,7 @@ class Fold:
         return self.final(state, args)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Summary:
     """What the exact evaluator passes for a pool that is only read through folds: the results."""
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import Diagnostic, InputError, LimitError
+from ..frozen import frozen
 from ..model.ruleset import Draw, Expr, Pool, Randomizer
 from ..model.values import Multi
 from ..syntax.positions import Span
@@ -16,7 +16,7 @@ MAX_FACES = 1000
 sides): checked at load for constant faces, when the die is rolled for faces read from inputs."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Limits:
     """Upper bounds for one evaluation; breaching one is a `LimitError`, never a hang."""
 

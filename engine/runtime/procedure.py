@@ -18,11 +18,11 @@ rather than cut off.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from itertools import chain, repeat
 from operator import add, itemgetter
 from typing import Any, NamedTuple
 
+from ..frozen import frozen
 from ..model.ruleset import Pool
 from ..model.values import Multi, Symbol
 from .builtins import HISTORY
@@ -54,7 +54,7 @@ than its options): the benchmark's 20-dice reroll procedure under `optimal` keep
 (8,527 lists, 142,474 options, about 12 MB of resident memory)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Kind:
     """Faces that behave alike in the procedure."""
 
@@ -69,7 +69,7 @@ class Kind:
         return (r.rank if isinstance(r, Symbol) else r, self.faces[0])
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class StepRule:
     """A trigger as it applies to this roll (its `only_if` already decided)."""
 

@@ -17,13 +17,14 @@ import json
 import math
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from fractions import Fraction
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, placed
 from ..eval.dist import Dist, fraction_text
 from ..eval.markov import NEVER, expectation, solve_components
+from ..frozen import frozen
 from ..model.ruleset import RulesetModel
 from ..model.scene import Scene
 from ..model.values import Multi
@@ -39,7 +40,7 @@ Node = tuple[str, int]
 """(the state as canonical JSON, the index of the step about to be taken)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Odds:
     """The exact chance of each ending, the length in rounds, and how large the chain was."""
 
@@ -99,7 +100,7 @@ def odds(
     return solve(model, scene, state, cast, ctx, expect)[0]
 
 
-@dataclass(frozen=True)
+@frozen
 class Decision:
     """What the optimal policy does where a step offers a choice, and why: the chance of the
     scene's objective ending if the choice is declined and if it is taken, each with best play

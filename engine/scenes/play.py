@@ -12,11 +12,12 @@ import math
 import random
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, placed
 from ..eval.sample import Ready, sample
+from ..frozen import frozen
 from ..model.ruleset import RulesetModel
 from ..model.scene import Scene, SceneStep
 from ..model.values import to_json
@@ -106,7 +107,7 @@ def step_call(
     return act, who, bound, roles
 
 
-@dataclass(frozen=True)
+@frozen
 class Played:
     """A sampled scene: its ending ("unfinished" past `max_rounds`), its length, every step."""
 
@@ -232,7 +233,7 @@ def _play(
     return done("unfinished", scene.max_rounds)
 
 
-@dataclass(frozen=True)
+@frozen
 class Sampled:
     """Many scenes played at once: how many ended each way and in which round."""
 

@@ -10,7 +10,7 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..api import Ruleset, load, load_source
 from ..errors import Diagnostic, LoadError, RulecraftError, did_you_mean
+from ..frozen import frozen
 from ..runtime.limits import Limits
 from ..syntax.positions import SourceFile
 from ..syntax.resources import shipped_rulesets
@@ -39,7 +40,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-@dataclass(frozen=True)
+@frozen
 class Settings:
     """What the operator decides: which rulesets, which campaign store, the token, the bounds."""
 

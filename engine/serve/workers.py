@@ -18,13 +18,14 @@ import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
 from ..api import Ruleset, load_source
 from ..errors import RulecraftError
+from ..frozen import frozen
 from ..runtime.limits import Limits
 from ..syntax.positions import SourceFile
 from .jobs import HEAVY, diagnostic_json
@@ -48,7 +49,7 @@ RULESETS_PER_WORKER = 16
 """Compiled rulesets one worker keeps, by content (the oldest goes first)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Job:
     """One solve: which job, the ruleset's name and text, the request's fields."""
 

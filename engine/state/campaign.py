@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,6 +19,7 @@ from ..errors import CampaignError, Diagnostic, did_you_mean
 from ..eval.dist import Dist
 from ..eval.sample import sample
 from ..eval.trace import Result
+from ..frozen import frozen
 from ..model.ruleset import Check, RulesetModel
 from ..model.state import Action, StateModel
 from ..model.values import to_json
@@ -60,7 +60,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-@dataclass(frozen=True)
+@frozen
 class Acted:
     """What one action did: its event, and the roll it made (None when it rolled nothing)."""
 

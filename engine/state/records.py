@@ -13,18 +13,19 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol
 
 from ..errors import CampaignError, Diagnostic, did_you_mean
+from ..frozen import frozen
 
 State = dict[str, Any]
 """{"shared": {item: value}, "characters": {name: {item: value}}}: counters are ints, tallies
 {member: count}; JSON-ready."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Header:
     """A campaign as made: never changed afterwards, except the ruleset by an explicit migration."""
 
@@ -39,7 +40,7 @@ class Header:
     """ISO 8601 time, UTC."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Event:
     """One entry of the log: what happened and the whole state after it.
 

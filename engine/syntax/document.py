@@ -12,18 +12,18 @@ import math
 import re
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ..errors import MAX_DIGITS, Diagnostic, LimitError, LoadError
+from ..frozen import frozen
 from .positions import ExprOrigin, SourceFile, Span
 
 PathKey = tuple[str | int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Place:
     """Where a value sits: its key (for mapping entries) and the value itself, 1-based."""
 
@@ -31,7 +31,7 @@ class Place:
     value: tuple[int, int]
 
 
-@dataclass(frozen=True)
+@frozen
 class Document:
     """A loaded ruleset file: plain data plus the position of every value."""
 

@@ -6,11 +6,12 @@ Every stage reports problems against the text the author wrote, so positions are
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
+from ..frozen import frozen
 
-@dataclass(frozen=True)
+
+@frozen
 class SourceFile:
     """The text of one ruleset and the name it is reported under."""
 
@@ -39,7 +40,7 @@ class SourceFile:
         return ""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Span:
     """A 1-based region of a source file; `end_col` is exclusive and on `line` when shown."""
 
@@ -69,7 +70,7 @@ class Span:
         return f"  {text}\n  {pad}{'^' * width}"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class ExprOrigin:
     """Maps a position inside an expression string to a position in the YAML file."""
 

@@ -11,8 +11,8 @@ recognised keeps the parser's own words (`explain` returns None).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from ..frozen import frozen
 from .positions import SourceFile, Span
 
 _KEY_LINE = re.compile(r"^(?P<indent> *)(?P<dashes>(?:- +)*)(?P<key>[^\s#'\"\-?:][^:#]*?) *:(?: |$)")
@@ -22,7 +22,7 @@ _QUOTED_START = re.compile(r"^(?P<lead> *(?:- +)*(?:[^\s#'\"][^:#]*?: +)?)(?P<qu
 """A line whose value (after `key: ` or `- `) opens with a quote."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Explained:
     """A YAML mistake told in an author's words: the message, where it is, what to do."""
 
@@ -31,7 +31,7 @@ class Explained:
     hint: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class _Level:
     """A column at which keys (or a list's dashes) stand, and the line that shows it."""
 

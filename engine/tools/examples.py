@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from ..api import Ruleset
 from ..errors import Diagnostic, RulecraftError
+from ..frozen import frozen
 from ..model.ruleset import Check, Example
 from ..model.state import StateExample
 from ..model.values import Symbol, show, to_json
@@ -22,7 +22,7 @@ from ..state.campaign import Campaign
 from ..state.memory import MemoryStore
 
 
-@dataclass(frozen=True)
+@frozen
 class Outcome:
     """How one example went: passed, or the diagnostics saying why not."""
 

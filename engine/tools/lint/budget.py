@@ -4,7 +4,7 @@ seconds, so the same ruleset gets the same findings on every run and every machi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ...frozen import frozen
 
 DEFAULT_WORK = 20_000_000
 """The default `LintBudget.max_work`: the shipped rulesets use 0.02–0.45 million units each (no
@@ -12,7 +12,7 @@ check more than 0.28 million of its 1 million) and the starter a few hundred, so
 covered completely with room to spare."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class LintBudget:
     """How much work the linter may do; every bound ends in RC809, never in a hang.
 

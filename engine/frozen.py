@@ -1,0 +1,153 @@
+"""Frozen records: `dataclasses` made with one `exec` where the standard decorator makes six.
+
+`@dataclass(frozen=True)` compiles each method it generates from source with its own `exec`
+(`__init__`, `__repr__`, `__eq__`, `__hash__`, `__setattr__`, `__delattr__`), and compiling
+is most of a class's creation: the engine's start-up creates about seventy such classes, and
+those compilations were a quarter of a fresh `rulecraft roll`. `frozen` lets `dataclasses`
+collect the fields (so `fields`, `replace`, `asdict` and `is_dataclass` work as ever),
+compiles only `__init__`, and makes the rest as closures over the fields' names. Every method
+answers exactly what the generated one answers: the same tuples compared and hashed, the same
+repr text, the same `FrozenInstanceError`s, the same pickled state. Methods a class writes
+itself are kept, as `dataclasses` keeps them. Python 3.13's own `dataclasses` compiles each
+class's methods in one `exec` for the same reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, FrozenInstanceError, dataclass, field, fields
+from operator import attrgetter
+from reprlib import recursive_repr
+from typing import Any, TypeVar, cast, dataclass_transform, overload
+
+T = TypeVar("T", bound=type)
+
+
+class _Factory:
+    """The default of a parameter whose field has a `default_factory` (as `dataclasses` marks
+    it, and shown as it shows it in a signature)."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _Factory()
+
+
+@overload
+def frozen(cls: T, /) -> T: ...
+@overload
+def frozen(*, slots: bool = False) -> Callable[[T], T]: ...
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def frozen(cls: T | None = None, /, *, slots: bool = False) -> T | Callable[[T], T]:
+    """`@dataclass(frozen=True)` (with `slots` as given): the same class, made faster."""
+
+    def make(c: T) -> T:
+        made = cast(T, dataclass(init=False, repr=False, eq=False, slots=slots)(c))
+        _finish(made, c.__dict__, slots)
+        return made
+
+    return make if cls is None else make(cls)
+
+
+def _finish(cls: Any, own: Mapping[str, Any], slots: bool) -> None:
+    """Add the methods `dataclass(frozen=True)` would generate where the class body (`own`) did
+    not write its own, by the same rules (`dataclasses._process_class` in Python 3.11)."""
+    every = fields(cls)
+    names = tuple(f.name for f in every)
+    compared = _tuple_of(tuple(f.name for f in every if f.compare))
+    hashed = _tuple_of(tuple(f.name for f in every if (f.compare if f.hash is None else f.hash)))
+    shown = tuple(f.name for f in every if f.repr)
+
+    def __eq__(self: Any, other: Any) -> Any:
+        if other.__class__ is self.__class__:
+            return compared(self) == compared(other)
+        return NotImplemented
+
+    def __hash__(self: Any) -> int:
+        return hash(hashed(self))
+
+    @recursive_repr()
+    def __repr__(self: Any) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
+        return f"{self.__class__.__qualname__}({inner})"
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    made: dict[str, Any] = {"__init__": _init(cls, every, hasattr(cls, "__post_init__"), slots)}
+    made.update(__repr__=__repr__, __eq__=__eq__)
+    made = {name: fn for name, fn in made.items() if name not in own}
+    if "__hash__" not in own or (own["__hash__"] is None and "__eq__" in own):
+        made["__hash__"] = __hash__  # no hash of its own (Python's None beside an `__eq__` is not)
+    for name, fn in (("__setattr__", __setattr__), ("__delattr__", __delattr__)):
+        if name in own:
+            raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
+        made[name] = fn
+    if slots:  # pickled as `dataclasses` pickles a frozen class with slots: the fields in order
+        made["__getstate__"] = lambda self: [getattr(self, name) for name in names]
+        made["__setstate__"] = lambda self, state: _set_all(self, names, state)
+    for name, fn in made.items():
+        fn.__qualname__ = f"{cls.__qualname__}.{name}"
+        setattr(cls, name, fn)
+
+
+def _init(cls: Any, every: tuple[Any, ...], post_init: bool, slots: bool) -> Callable[..., None]:
+    """`__init__` as `dataclasses` writes it for a frozen class, compiled in the one `exec`."""
+    params: list[str] = []
+    keywords: list[str] = []  # after a `*`, as `dataclasses` orders them
+    body: list[str] = []
+    scope: dict[str, Any] = {"__set": object.__setattr__, "__FACTORY": _FACTORY}
+    seen_default = False
+    for f in every:
+        default = f"__dflt_{f.name}"
+        if f.default_factory is not MISSING:
+            scope[default] = f.default_factory
+            value = f"{default}() if {f.name} is __FACTORY else {f.name}" if f.init else f"{default}()"
+        elif f.default is not MISSING:
+            scope[default] = f.default
+            value = f.name if f.init else default
+        else:
+            value = f.name if f.init else ""
+        if f.init:
+            has_default = f.default is not MISSING or f.default_factory is not MISSING
+            if not f.kw_only:
+                if seen_default and not has_default:
+                    raise TypeError(f"non-default argument {f.name!r} follows default argument")
+                seen_default = seen_default or has_default
+            marker = "__FACTORY" if f.default_factory is not MISSING else default
+            (keywords if f.kw_only else params).append(f"{f.name}={marker}" if has_default else f.name)
+        if value and (f.init or slots or f.default is MISSING):  # else the class attribute serves
+            body.append(f"__set(self, {f.name!r}, {value})")
+    if post_init:
+        body.append("self.__post_init__()")
+    signature = ", ".join(["self", *params, *(["*", *keywords] if keywords else [])])
+    source = f"def __init__({signature}):\n    " + "\n    ".join(body or ["pass"])
+    exec(source, scope)  # built above from the field names alone
+    init: Callable[..., None] = scope["__init__"]
+    init.__annotations__ = {f.name: f.type for f in every if f.init} | {"return": None}
+    return init
+
+
+def _set_all(obj: Any, names: tuple[str, ...], state: list[Any]) -> None:
+    for name, value in zip(names, state):
+        object.__setattr__(obj, name, value)
+
+
+def _tuple_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The fields as one tuple, as the generated methods build it (a single field too)."""
+    if not names:
+        return lambda _: ()
+    if len(names) == 1:
+        one = attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return attrgetter(*names)

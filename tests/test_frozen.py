@@ -1,0 +1,164 @@
+"""`engine.frozen` against `dataclass(frozen=True)`: the same class behaviour, method by method.
+
+Each shape is declared twice, once with each decorator, and every answer is compared: init
+(positional, keyword, defaults, factories, `init=False` fields, `__post_init__`), repr, eq,
+hash, the frozen guards, `replace`, `fields`, pickling and copying, and the signature."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import inspect
+import pickle
+import types
+from dataclasses import FrozenInstanceError, dataclass, field
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.frozen import frozen
+
+
+def _body(ns: dict[str, Any]) -> None:
+    """One record's class body, with every field option the engine uses."""
+    ns["__annotations__"] = {
+        "a": "int",
+        "b": "Any",
+        "c": "tuple[int, ...]",
+        "d": "dict[str, int]",
+        "e": "int",
+        "f": "int",
+        "g": "list[int]",
+    }
+    ns["c"] = ()
+    ns["d"] = field(default_factory=dict, compare=False)
+    ns["e"] = field(default=5, repr=False)
+    ns["f"] = field(default=0, hash=False)
+    ns["g"] = field(init=False, default_factory=list, repr=False, compare=False)
+
+    def __post_init__(self: Any) -> None:
+        object.__setattr__(self, "g", [self.a])
+
+    ns["__post_init__"] = __post_init__
+
+
+def _declare(name: str, decorate: Any) -> Any:
+    cls = decorate(types.new_class(name, (), {}, _body))
+    cls.__module__ = __name__  # found by pickle under its name here
+    return cls
+
+
+OursPlain = _declare("OursPlain", frozen)
+OursSlots = _declare("OursSlots", frozen(slots=True))
+TheirsPlain = _declare("TheirsPlain", dataclass(frozen=True))
+TheirsSlots = _declare("TheirsSlots", dataclass(frozen=True, slots=True))
+
+
+def _pair(slots: bool) -> tuple[Any, Any]:
+    """The same record declared by `frozen` and by `dataclasses`."""
+    return (OursSlots, TheirsSlots) if slots else (OursPlain, TheirsPlain)
+
+
+def _shown(obj: Any) -> str:
+    """The repr after the class's name (the two classes' names differ)."""
+    return repr(obj).split("(", 1)[1]
+
+
+values = st.one_of(st.integers(-3, 3), st.text(max_size=2), st.none(), st.tuples(st.integers(0, 2)))
+
+
+@pytest.mark.parametrize("slots", [False, True])
+@given(a=st.integers(-5, 5), b=values, b2=values, c=st.tuples(st.integers(0, 3)), f=st.integers(0, 2))
+def test_a_frozen_record_answers_as_a_frozen_dataclass(
+    slots: bool, a: int, b: Any, b2: Any, c: tuple[int, ...], f: int
+) -> None:
+    ours, theirs = _pair(slots)
+    for args, kwargs in (((a, b), {}), ((a,), {"b": b, "c": c, "f": f}), ((a, b2, c), {"e": 7})):
+        x, y = ours(*args, **kwargs), theirs(*args, **kwargs)
+        x2, y2 = ours(a, b2, c, f=f), theirs(a, b2, c, f=f)
+        assert _shown(x) == _shown(y) and repr(x).startswith(f"{type(x).__qualname__}(")
+        assert (x == x2) == (y == y2) and (x != x2) == (y != y2)
+        assert (hash(x) == hash(x2)) == (hash(y) == hash(y2))
+        assert hash(x) == hash(y)  # the same tuple is hashed
+        assert [getattr(x, n.name) for n in dataclasses.fields(x)] == [
+            getattr(y, n.name) for n in dataclasses.fields(y)
+        ]
+        assert x.g == y.g == [a]
+        assert x != y and x.__eq__(y) is NotImplemented  # a different class is never equal
+        assert _shown(dataclasses.replace(x, a=a + 1)) == _shown(dataclasses.replace(y, a=a + 1))
+        back = pickle.loads(pickle.dumps(x))
+        assert back == x and back.g == x.g and back.e == x.e
+        assert x.__reduce_ex__(4)[2:] == y.__reduce_ex__(4)[2:]  # the same state is pickled
+        assert copy.deepcopy(x) == x and copy.copy(x) == x
+
+
+@pytest.mark.parametrize("slots", [False, True])
+def test_a_frozen_record_refuses_what_a_frozen_dataclass_refuses(slots: bool) -> None:
+    ours, theirs = _pair(slots)
+    for cls in (ours, theirs):
+        x = cls(1, 2)
+        with pytest.raises(FrozenInstanceError, match="cannot assign to field 'a'"):
+            x.a = 2
+        with pytest.raises(FrozenInstanceError, match="cannot delete field 'b'"):
+            del x.b
+        with pytest.raises(TypeError):
+            cls()
+        with pytest.raises(TypeError):
+            cls(1, 2, g=[])  # an `init=False` field is no parameter
+    assert str(inspect.signature(ours)) == str(inspect.signature(theirs))
+    assert dataclasses.is_dataclass(ours) and [f.name for f in dataclasses.fields(ours)] == list("abcdefg")
+
+
+def test_a_frozen_record_keeps_the_methods_its_class_writes() -> None:
+    @frozen
+    class Own:
+        a: int
+
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        def __repr__(self) -> str:
+            return "own"
+
+    @frozen(slots=True)
+    class Hashed:
+        a: int
+
+        def __hash__(self) -> int:
+            return 7
+
+    assert Own(1) == Own(2) and repr(Own(1)) == "own"
+    assert hash(Own(1)) == hash((1,))  # an `__eq__` of its own, no `__hash__`: the fields' hash
+    assert hash(Hashed(1)) == 7 and Hashed(1) == Hashed(1) and Hashed(1) != Hashed(2)
+
+
+def test_a_frozen_record_rejects_what_a_dataclass_rejects() -> None:
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+
+        @frozen
+        class Bad:
+            a: int = 0
+            b: int
+
+    with pytest.raises(TypeError, match="Cannot overwrite attribute __setattr__"):
+
+        @frozen
+        class Guarded:
+            a: int
+
+            def __setattr__(self, name: str, value: object) -> None:
+                pass
+
+
+def test_the_engine_records_repr_as_before() -> None:
+    """The model's repr is shown in the README and hashed by tests: one record, read whole."""
+    from engine.syntax.positions import SourceFile, Span
+
+    source = SourceFile("f.yaml", "a: 1\n")
+    span = Span(source, 1, 2, 1, 4)
+    assert repr(span) == f"Span(source={source!r}, line=1, col=2, end_line=1, end_col=4)"
+    assert repr(source) == "SourceFile(name='f.yaml', text='a: 1\\n')"
+    assert span == Span(SourceFile("f.yaml", "a: 1\n"), 1, 2, 1, 4)
+    assert hash(span) == hash((source, 1, 2, 1, 4))
