@@ -4,19 +4,19 @@
 (`__init__`, `__repr__`, `__eq__`, `__hash__`, `__setattr__`, `__delattr__`), and compiling
 is most of a class's creation: the engine's start-up creates about seventy such classes, and
 those compilations were a quarter of a fresh `rulecraft roll`. `frozen` lets `dataclasses`
-collect the fields (so `fields`, `replace`, `asdict` and `is_dataclass` work as ever),
-compiles only `__init__`, and makes the rest as closures over the fields' names. Every method
-answers exactly what the generated one answers: the same tuples compared and hashed, the same
-repr text, the same `FrozenInstanceError`s, the same pickled state. Methods a class writes
-itself are kept, as `dataclasses` keeps them. Python 3.13's own `dataclasses` compiles each
-class's methods in one `exec` for the same reason.
+collect the fields (so `fields`, `replace`, `asdict` and `is_dataclass` work as ever), compiles
+the methods that run hot (`__init__`, `__eq__`, `__hash__`: the very code `dataclasses` writes)
+in one `exec`, and makes the rest (the repr, the frozen guards, pickling) as closures over the
+fields' names. Every method answers exactly what the generated one answers: the same tuples
+compared and hashed, the same repr text, the same `FrozenInstanceError`s, the same pickled
+state. Methods a class writes itself are kept, as `dataclasses` keeps them. Python 3.13's own
+`dataclasses` compiles each class's methods in one `exec` for the same reason.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, FrozenInstanceError, dataclass, field, fields
-from operator import attrgetter
 from reprlib import recursive_repr
 from typing import Any, TypeVar, cast, dataclass_transform, overload
 
@@ -57,17 +57,7 @@ def _finish(cls: Any, own: Mapping[str, Any], slots: bool) -> None:
     not write its own, by the same rules (`dataclasses._process_class` in Python 3.11)."""
     every = fields(cls)
     names = tuple(f.name for f in every)
-    compared = _tuple_of(tuple(f.name for f in every if f.compare))
-    hashed = _tuple_of(tuple(f.name for f in every if (f.compare if f.hash is None else f.hash)))
     shown = tuple(f.name for f in every if f.repr)
-
-    def __eq__(self: Any, other: Any) -> Any:
-        if other.__class__ is self.__class__:
-            return compared(self) == compared(other)
-        return NotImplemented
-
-    def __hash__(self: Any) -> int:
-        return hash(hashed(self))
 
     @recursive_repr()
     def __repr__(self: Any) -> str:
@@ -84,11 +74,11 @@ def _finish(cls: Any, own: Mapping[str, Any], slots: bool) -> None:
             raise FrozenInstanceError(f"cannot delete field {name!r}")
         super(cls, self).__delattr__(name)
 
-    made: dict[str, Any] = {"__init__": _init(cls, every, hasattr(cls, "__post_init__"), slots)}
-    made.update(__repr__=__repr__, __eq__=__eq__)
-    made = {name: fn for name, fn in made.items() if name not in own}
-    if "__hash__" not in own or (own["__hash__"] is None and "__eq__" in own):
-        made["__hash__"] = __hash__  # no hash of its own (Python's None beside an `__eq__` is not)
+    made = _compiled(every, hasattr(cls, "__post_init__"), slots)
+    made["__repr__"] = __repr__
+    made = {name: fn for name, fn in made.items() if name not in own or name == "__hash__"}
+    if "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own):
+        del made["__hash__"]  # a hash of its own (Python's None beside an `__eq__` is not one)
     for name, fn in (("__setattr__", __setattr__), ("__delattr__", __delattr__)):
         if name in own:
             raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
@@ -101,8 +91,9 @@ def _finish(cls: Any, own: Mapping[str, Any], slots: bool) -> None:
         setattr(cls, name, fn)
 
 
-def _init(cls: Any, every: tuple[Any, ...], post_init: bool, slots: bool) -> Callable[..., None]:
-    """`__init__` as `dataclasses` writes it for a frozen class, compiled in the one `exec`."""
+def _compiled(every: tuple[Any, ...], post_init: bool, slots: bool) -> dict[str, Any]:
+    """`__init__`, `__eq__` and `__hash__` as `dataclasses` writes them for a frozen class (the
+    methods that run hot, so they are the generated code itself), compiled in one `exec`."""
     params: list[str] = []
     keywords: list[str] = []  # after a `*`, as `dataclasses` orders them
     body: list[str] = []
@@ -130,24 +121,32 @@ def _init(cls: Any, every: tuple[Any, ...], post_init: bool, slots: bool) -> Cal
             body.append(f"__set(self, {f.name!r}, {value})")
     if post_init:
         body.append("self.__post_init__()")
+    compared = [f.name for f in every if f.compare]
+    hashed = [f.name for f in every if (f.compare if f.hash is None else f.hash)]
     signature = ", ".join(["self", *params, *(["*", *keywords] if keywords else [])])
-    source = f"def __init__({signature}):\n    " + "\n    ".join(body or ["pass"])
+    source = "\n".join(
+        [
+            f"def __init__({signature}):",
+            *(f"    {line}" for line in body or ["pass"]),
+            "def __eq__(self, other):",
+            "    if other.__class__ is self.__class__:",
+            f"        return {_tuple('self', compared)} == {_tuple('other', compared)}",
+            "    return NotImplemented",
+            "def __hash__(self):",
+            f"    return hash({_tuple('self', hashed)})",
+        ]
+    )
     exec(source, scope)  # built above from the field names alone
-    init: Callable[..., None] = scope["__init__"]
-    init.__annotations__ = {f.name: f.type for f in every if f.init} | {"return": None}
-    return init
+    made = {name: scope[name] for name in ("__init__", "__eq__", "__hash__")}
+    made["__init__"].__annotations__ = {f.name: f.type for f in every if f.init} | {"return": None}
+    return made
+
+
+def _tuple(obj: str, names: list[str]) -> str:
+    """`(obj.a,obj.b,)`: the fields as one tuple, as the generated methods build it."""
+    return f"({','.join(f'{obj}.{name}' for name in names)},)" if names else "()"
 
 
 def _set_all(obj: Any, names: tuple[str, ...], state: list[Any]) -> None:
     for name, value in zip(names, state):
         object.__setattr__(obj, name, value)
-
-
-def _tuple_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
-    """The fields as one tuple, as the generated methods build it (a single field too)."""
-    if not names:
-        return lambda _: ()
-    if len(names) == 1:
-        one = attrgetter(names[0])
-        return lambda obj: (one(obj),)
-    return attrgetter(*names)
