@@ -775,11 +775,12 @@ class _Roller:
         return value
 
     def once(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], announce: bool = True) -> Any:
+        announce = announce and self.announced  # a roll without its trace shows no first roll
         written = self.check.roll[i]
         r = concrete(written, env, self.ctx.caches)
         if not (isinstance(r, Pool) and r.triggers):
             value = _plain(r, env, self.source, self.ctx)
-            if announce and self.announced:
+            if announce:
                 self.trace.append(_roll_step(r, value, self.source))
             return value
         assert isinstance(written, Pool)
@@ -792,7 +793,7 @@ class _Roller:
         n = 1 if r.total else roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool")
         if n == 0:  # no die: no face is read, nothing triggers
             empty = read_faces(r, env, self.source.faces(r, 0))  # recorded as drawn: nothing
-            if announce and self.announced:
+            if announce:
                 self.trace.append(_roll_step(r, empty, self.source))
             return empty
         proc = procedure_for(written, env, self.ctx.caches, r)
@@ -807,7 +808,7 @@ class _Roller:
         added: list[int] = []
         rerolled: list[int] = []
         trace = self.trace
-        if announce and self.announced:
+        if announce:
             if r.total:
                 shown = ("die", r.name, faces[0], "", None, tuple(faces), (), r.faces, "", None, None, None)
                 trace.append(_new(Step, shown))
