@@ -108,7 +108,19 @@ def test_a_frozen_record_refuses_what_a_frozen_dataclass_refuses(slots: bool) ->
         with pytest.raises(TypeError):
             cls(1, 2, g=[])  # an `init=False` field is no parameter
     assert str(inspect.signature(ours)) == str(inspect.signature(theirs))
+    assert ours.__doc__.replace(ours.__name__, "") == theirs.__doc__.replace(theirs.__name__, "")
+    assert ours.__doc__.startswith(f"{ours.__name__}(a: 'int', b: 'Any', c: 'tuple[int, ...]' = ()")
     assert dataclasses.is_dataclass(ours) and [f.name for f in dataclasses.fields(ours)] == list("abcdefg")
+
+
+def test_a_documented_record_keeps_its_docstring() -> None:
+    @frozen(slots=True)
+    class Told:
+        """Why it exists."""
+
+        a: int
+
+    assert Told.__doc__ == "Why it exists."
 
 
 def test_a_frozen_record_keeps_the_methods_its_class_writes() -> None:
