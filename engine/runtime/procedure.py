@@ -518,6 +518,10 @@ class _Plan(NamedTuple):
     most: int
 
 
+_Move = tuple[list[Option], tuple[int, ...]]
+"""A state's options and how far each moves its code."""
+
+
 class Packing:
     """A procedure's counted states and flights as whole numbers, for the exact solver: one
     bit field per count that can be nonzero (the dice of each kind, the unused triggers a kind
@@ -562,10 +566,12 @@ class Packing:
         field.update({(t, k): shift for (t, k), shift in zip(self._held, self._shifts[n:])})
         reads = []
         declined = []  # per step, what declining it reads: its own unused triggers (and the dice used)
+        clips = []
+        self._used_at = self._shifts[n + len(self._held)] if proc.cap is not None else 0
         for t, step in enumerate(proc.steps):
             mask = rows[t]
             if proc.cap is not None:
-                mask |= self._mask << self._shifts[n + len(self._held)]
+                mask |= self._mask << self._used_at
             declined.append(mask)
             if step.action == "add":
                 takes = []
@@ -573,18 +579,29 @@ class Packing:
                 takes = [
                     k for k in range(n) if (proc.kinds[k].on if step.self_target else proc.kinds[k].target)[t]
                 ]
+            cut = []  # the fields of the dice it may take: read no further than the grant
             for k in takes:
                 mask |= self._mask << field[(k,)]
+                cut.append(field[(k,)])
                 for u in range(len(proc.steps)):
                     if (u, k) in field:
                         mask |= self._mask << field[(u, k)]
+                        if u != t:
+                            cut.append(field[(u, k)])
             reads.append(mask)
+            own = tuple(field[(t, k)] for k in range(n) if (t, k) in field)
+            clips.append((tuple(cut), own, step.per_die))
         self._reads = tuple(reads)
+        self._clips = tuple(clips)
+        """Per step, what `_cut` reads: the fields cut to the grant, the step's own unused
+        triggers' fields (the grant) and the dice each grants."""
         self._declined = tuple(declined)
         """Per step, the fields read where the policy declines it (`never` at a `may`): its one
         option takes no die whatever the dice, so only the clearing of its own unused triggers (and,
         under a cap, the dice used) moves a code."""
-        self._moved: dict[tuple[int, str], tuple[int, dict[int, tuple[list[Option], tuple[int, ...]]]]] = {}
+        self._moved: dict[tuple[int, str], tuple[int, dict[int, _Move], dict[int, _Move] | None]] = {}
+        """Per step and policy: the fields read, the moves kept by them, and (where the step can
+        take dice) the moves kept by the code cut to the grant (`_cut`)."""
         self._moves_kept = 0
         self._plans: dict[Asked, _Plan] = {}
         self._plans_kept = 0
@@ -660,18 +677,48 @@ class Packing:
         moved = self._moved.get((t, policy))
         if moved is None:
             declines = policy == "never" and not self.proc.steps[t].must
-            moved = self._moved[(t, policy)] = (self._declined[t] if declines else self._reads[t], {})
-        reads, kept = moved
+            cuts: dict[int, _Move] | None = None if declines or not self._clips[t][0] else {}
+            moved = self._moved[(t, policy)] = (self._declined[t] if declines else self._reads[t], {}, cuts)
+        reads, kept, cuts = moved
         found = kept.get(code & reads)
         if found is None:
-            state = self.unpack(code)
-            plan = self._planned(state, t, policy)
-            found = (plan.options, self._offsets(code, state, t, plan))
+            cut = self._cut(code, t) if cuts is not None else 0
+            found = cuts.get(cut) if cuts is not None else None
+            if found is None:
+                state = self.unpack(code)
+                plan = self._planned(state, t, policy)
+                found = (plan.options, self._offsets(code, state, t, plan))
+                if cuts is not None and self._moves_kept < MOVES_KEPT:
+                    cuts[cut] = found
+                    self._moves_kept += len(plan.options)
             if self._moves_kept < MOVES_KEPT:
                 kept[code & reads] = found
-                self._moves_kept += len(plan.options)
+                self._moves_kept += len(found[0])
         options, shifts = found
         return options, [code + d for d in shifts]
+
+    def _cut(self, code: int, t: int) -> int:
+        """`code` as step `t`'s options read it, every field of the dice it may take cut to the
+        grant: no option takes more dice of a kind than the grant, so a count (or another step's
+        unused triggers on a kind) above it reads as the grant does — the greedy pick reads
+        `min(eligible, grant)`, listing every option reads no more, and taking dice reads how
+        many of them hold other steps up to the dice taken (`_taken`). States alike so share one
+        move where the fields read in full (`_reads`) would tell them apart: a pool of many dice
+        and few triggers meets many counts above its grant."""
+        cut, own, per_die = self._clips[t]
+        mask = self._mask
+        grant = 0
+        for shift in own:
+            grant += (code >> shift) & mask
+        grant *= per_die
+        cap = self.proc.cap
+        if cap is not None:
+            grant = max(0, min(grant, cap - ((code >> self._used_at) & mask)))
+        key = code & self._declined[t]  # the step's own unused triggers and the dice used, whole
+        for shift in cut:
+            v = (code >> shift) & mask
+            key |= (v if v < grant else grant) << shift
+        return key
 
     def launched(self, code: int, state: State, t: int, options: list[Option]) -> list[int]:
         """`pack_any(proc.launch(state, t, o))` for every option `o` at the state of `code`, with
