@@ -345,10 +345,11 @@ def _reachable(proc: Procedure, n: int, limit: int = 400) -> list[State]:
 @settings(max_examples=60, deadline=None)
 @given(pools())
 def test_codes_worked_out_from_parts_are_the_launches_codes(spec: tuple[str, int]) -> None:
-    """`Packing.pending` reads the step a state's code is pending on as `Procedure.pending` does;
-    `Packing.launched` (an option's code summed from parts shared by every state alike in what
-    the part reads) and `Packing.moves` (the options and how far each moves the code, shared by
-    every state alike in the fields the step reads) give each option's code exactly as launching
+    """`Packing.pending` and `Packing.grant` read the step a state's code is pending on and its
+    grant as `Procedure.pending` and `Procedure.grant` do; `Packing.launched` (an option's code
+    summed from parts shared by every state alike in what the part reads) and `Packing.moves` (the
+    options and how far each moves the code, shared by every state alike in the fields the step
+    reads, or in the code cut to the grant) give each option's code exactly as launching
     it and packing the result, for every option under every policy, over many states sharing one
     packing."""
     text, n = spec
@@ -361,6 +362,7 @@ def test_codes_worked_out_from_parts_are_the_launches_codes(spec: tuple[str, int
         assert packing.pending(code) == t
         if t is None:
             continue
+        assert packing.grant(code, t) == proc.grant(state, t), (text, state, t)
         for policy in ("always", "never", "optimal"):
             options = proc.options(state, t, policy)
             expected = [packing.pack_any(proc.launch(state, t, o)) for o in options]

@@ -593,8 +593,8 @@ class Packing:
             clips.append((tuple(cut), own, step.per_die))
         self._reads = tuple(reads)
         self._clips = tuple(clips)
-        """Per step, what `_cut` reads: the fields cut to the grant, the step's own unused
-        triggers' fields (the grant) and the dice each grants."""
+        """Per step: the fields `_cut` cuts to the grant, and what `grant` reads (the step's own
+        unused triggers' fields, and the dice each grants)."""
         self._declined = tuple(declined)
         """Per step, the fields read where the policy declines it (`never` at a `may`): its one
         option takes no die whatever the dice, so only the clearing of its own unused triggers (and,
@@ -697,15 +697,10 @@ class Packing:
         options, shifts = found
         return options, [code + d for d in shifts]
 
-    def _cut(self, code: int, t: int) -> int:
-        """`code` as step `t`'s options read it, every field of the dice it may take cut to the
-        grant: no option takes more dice of a kind than the grant, so a count (or another step's
-        unused triggers on a kind) above it reads as the grant does — the greedy pick reads
-        `min(eligible, grant)`, listing every option reads no more, and taking dice reads how
-        many of them hold other steps up to the dice taken (`_taken`). States alike so share one
-        move where the fields read in full (`_reads`) would tell them apart: a pool of many dice
-        and few triggers meets many counts above its grant."""
-        cut, own, per_die = self._clips[t]
+    def grant(self, code: int, t: int) -> int:
+        """`Procedure.grant` of a state's code, read off its fields without unpacking it (a test
+        holds it to the rule)."""
+        _, own, per_die = self._clips[t]
         mask = self._mask
         grant = 0
         for shift in own:
@@ -714,8 +709,20 @@ class Packing:
         cap = self.proc.cap
         if cap is not None:
             grant = max(0, min(grant, cap - ((code >> self._used_at) & mask)))
+        return grant
+
+    def _cut(self, code: int, t: int) -> int:
+        """`code` as step `t`'s options read it, every field of the dice it may take cut to the
+        grant: no option takes more dice of a kind than the grant, so a count (or another step's
+        unused triggers on a kind) above it reads as the grant does — the greedy pick reads
+        `min(eligible, grant)`, listing every option reads no more, and taking dice reads how
+        many of them hold other steps up to the dice taken (`_taken`). States alike so share one
+        move where the fields read in full (`_reads`) would tell them apart: a pool of many dice
+        and few triggers meets many counts above its grant."""
+        grant = self.grant(code, t)
+        mask = self._mask
         key = code & self._declined[t]  # the step's own unused triggers and the dice used, whole
-        for shift in cut:
+        for shift in self._clips[t][0]:
             v = (code >> shift) & mask
             key |= (v if v < grant else grant) << shift
         return key
