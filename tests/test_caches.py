@@ -150,6 +150,21 @@ def test_reweighing_drops_what_no_longer_fits() -> None:
     assert cache.get("grows") is None and cache.get("a") == "x" and cache.bytes == 100
 
 
+def test_an_environment_is_weighed_entry_by_entry() -> None:
+    """A flat dict of names to plain values and the model's own (a state's environment: 71
+    entries in a Castle duel) is weighed at once, every entry counted, the model's values not,
+    not walked from a sample."""
+    import sys
+
+    rs = engine.load("chill")
+    outcome = rs.roll("specific", random.Random(1), target=55).outcome  # a Symbol of the model
+    env: dict[str, object] = {f"v{i}": (i * 1000 if i % 3 else i % 2 == 0) for i in range(70)}
+    env["outcome"] = outcome
+    expected = sys.getsizeof(env) + sum(sys.getsizeof(k) for k in env)
+    expected += sum(sys.getsizeof(v) for v in env.values() if v is not outcome)
+    assert approx_bytes(env) == expected
+
+
 def test_a_large_container_is_weighed_from_a_sample() -> None:
     """Weighing samples large containers (`SAMPLED` entries) and scales them up: the estimate stays
     within a tenth of the full walk, here and for a real distribution."""

@@ -30,6 +30,11 @@ them, scaled up: a distribution's hundred or thousand points cost as much to wei
 
 _LEAVES = frozenset({int, str, float, bool, type(None), bytes})
 
+FLAT = 256
+"""A dict of at most this many entries, each a name to a plain value or the model's own, is
+weighed entry by entry at once, without the walk: a request's inputs, and a state's environment
+(71 entries in a Castle duel), which a scene's solve keeps, and so weighs, hundreds of times."""
+
 
 def approx_bytes(value: Any, cap: int = 200_000) -> int:
     """About how much memory `value` holds: containers, dataclasses and objects walked to their
@@ -37,7 +42,7 @@ def approx_bytes(value: Any, cap: int = 200_000) -> int:
     entries (`SAMPLED`), the walk stopped after `cap` objects (the rest estimated from what was
     seen). Cheap next to the work that made a cached value: weighing every point of every kept
     distribution once took most of the time of a sweep of distributions."""
-    if type(value) is dict and len(value) <= SAMPLED:  # a request's inputs: weighed at once
+    if type(value) is dict and len(value) <= FLAT:  # inputs, an environment: weighed at once
         total = sys.getsizeof(value)
         for k, v in value.items():
             if type(k) not in _LEAVES:
