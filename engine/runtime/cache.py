@@ -33,7 +33,7 @@ _LEAVES = frozenset({int, str, float, bool, type(None), bytes})
 FLAT = 256
 """A dict of at most this many entries, each a name to a plain value or the model's own, is
 weighed entry by entry at once, without the walk: a request's inputs, and a state's environment
-(71 entries in a Castle duel), which a scene's solve keeps, and so weighs, hundreds of times."""
+(tens of entries), which a scene's solve keeps, and so weighs, hundreds of times."""
 
 
 def approx_bytes(value: Any, cap: int = 200_000) -> int:
