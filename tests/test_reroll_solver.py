@@ -228,7 +228,7 @@ def test_one_die_at_a_time_gives_what_all_at_once_gives(spec: tuple[str, int]) -
                     assert scored[option] == reference.score(Dist.from_fractions(value))
         except _Cycle:
             assume(False)
-        assert solver.ends(starts).fractions() == expected, (text, policy)
+        assert solver.ends(proc.fresh(n)).fractions() == expected, (text, policy)
 
 
 def test_the_packed_states_round_trip() -> None:
@@ -345,7 +345,8 @@ def _reachable(proc: Procedure, n: int, limit: int = 400) -> list[State]:
 @settings(max_examples=60, deadline=None)
 @given(pools())
 def test_codes_worked_out_from_parts_are_the_launches_codes(spec: tuple[str, int]) -> None:
-    """`Packing.pending` and `Packing.grant` read the step a state's code is pending on and its
+    """`Packing.start` packs a first roll as `Procedure.start` and `Packing.pack` do;
+    `Packing.pending` and `Packing.grant` read the step a state's code is pending on and its
     grant as `Procedure.pending` and `Procedure.grant` do; `Packing.launched` (an option's code
     summed from parts shared by every state alike in what the part reads) and `Packing.moves` (the
     options and how far each moves the code, shared by every state alike in the fields the step
@@ -356,6 +357,8 @@ def test_codes_worked_out_from_parts_are_the_launches_codes(spec: tuple[str, int
     pool = engine.load(text).model.checks["c"].roll[0]
     proc = Procedure(pool, {})  # uncapped pools too: `_reachable` stops
     packing = Packing(proc, 1000)
+    for counts, _ in proc.fresh(n):
+        assert packing.start(counts) == packing.pack(proc.start(counts)), (text, counts)
     for state in _reachable(proc, n):
         code = packing.pack(state)
         t = proc.pending(state)

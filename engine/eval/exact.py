@@ -791,8 +791,7 @@ class Sequential:
             with collector_paused:  # a chain's tables are acyclic (see `collector`)
                 while True:
                     proc = solver.proc
-                    starts = Dist.of((proc.start(counts), w) for counts, w in proc.fresh(n))
-                    ends = solver.ends(starts)
+                    ends = solver.ends(proc.fresh(n))
                     depth = proc.cap
                     if not proc.truncating or depth is None or depth >= self.ctx.limits.max_rerolls:
                         break

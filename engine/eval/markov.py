@@ -26,12 +26,19 @@ of three is a third of the memory of a `Dist` and its map)."""
 Step = Callable[[Any], "Dist | Edges | None"]
 
 
-def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Callable[[int], None]) -> Dist:
+def absorb(
+    starts: Dist,
+    step: Step,
+    end: Callable[[Any], Hashable],
+    count: Callable[[int], None],
+    most: int = 0,
+) -> Dist:
     """The distribution of `end(s)` over the absorbing states `s` the chain reaches from `starts`.
 
     `step(s)` gives a state's successors as a `Dist` (or as `Edges`, the same without making
-    one), or None when it absorbs. `count(n)` is told how many states are listed so far, and
-    raises to stop a chain that is too large. Each state's successors are asked for once."""
+    one), or None when it absorbs. `count(n)` is told how many states are listed so far once
+    there are more than `most` (each time, when `most` is 0), and raises to stop a chain that is
+    too large. Each state's successors are asked for once."""
     edges: dict[Any, Edges | None] = {}
     none: Sequence[Any] = ()
     shared: dict[tuple[int, ...], tuple[int, ...]] = {}  # one tuple per list of weights
@@ -40,7 +47,8 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
         nxt = step(s)
         if nxt is None:
             edges[s] = None
-            count(len(edges))
+            if len(edges) > most:
+                count(len(edges))
             return none
         targets: Sequence[Any]
         if isinstance(nxt, Dist):
@@ -48,7 +56,8 @@ def absorb(starts: Dist, step: Step, end: Callable[[Any], Hashable], count: Call
         else:
             targets, weights, total = nxt
         edges[s] = (targets, shared.setdefault(weights, weights), total)
-        count(len(edges))
+        if len(edges) > most:
+            count(len(edges))
         return targets
 
     order, cyclic = postorder(starts.weights, listed, edges)

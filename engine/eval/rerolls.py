@@ -13,7 +13,7 @@ its nodes (`pushed`), so the chain below its choices is walked once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from fractions import Fraction
 from itertools import chain
 from typing import Any
@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import Diagnostic, LimitError
 from ..model.objective import Objective
 from ..model.values import Multi, Symbol
-from ..runtime.procedure import Option, Packing, Procedure, State
+from ..runtime.procedure import Counts, Option, Packing, Procedure, State
 from ..runtime.work import TRANSITION, meter
 from .dist import Dist
 from .markov import BestPlay, Edges, Node, absorb, postorder, pushed
@@ -149,10 +149,11 @@ class RerollSolver:
             (o, self.play.scored(self._launch(state, t, o))) for o in self.proc.options(state, t, self.policy)
         ]
 
-    def ends(self, starts: Dist) -> Dist:
-        """Where the procedure ends from the first-roll states `starts`: (the pool's value, how it
-        was cut: 0, `CAPPED` by the pool's cap or `TRUNCATED` at the solver's depth). Ends alike in
-        counts and in the history the check reads are one end."""
+    def ends(self, first: Iterable[tuple[Counts, int]]) -> Dist:
+        """Where the procedure ends from the first rolls `first` (dice per kind, each with its
+        number of ways: `Procedure.fresh`): (the pool's value, how it was cut: 0, `CAPPED` by the
+        pool's cap or `TRUNCATED` at the solver's depth). Ends alike in counts and in the history
+        the check reads are one end."""
         self._work = meter()
         cut = TRUNCATED if self.proc.truncating else CAPPED
         packing = self.packing
@@ -206,12 +207,13 @@ class RerollSolver:
                 return (self._final(code), 0)
             return (self._final(code), cut if proc.capped(packing.unpack(code)) else 0)
 
+        starts = Dist.of((packing.start(counts), w) for counts, w in first)
         if self.policy == "optimal":
-            played = self._played(starts.map(packing.pack), end)
+            played = self._played(starts, end)
             if played is not None:
                 return played
-        begun = starts.map(lambda s: follow(packing.pack(s)))
-        return absorb(begun, step, end, self._count)  # a followed state is charged as work
+        begun = starts.map(follow)
+        return absorb(begun, step, end, self._count, self.max_states)  # a followed state is charged as work
 
     def _played(self, starts: Dist, end: Callable[[int], Hashable]) -> Dist | None:
         """`ends` under best play with one walk of the chain fewer: best play keeps every node it
