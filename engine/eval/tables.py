@@ -270,9 +270,10 @@ def _folded(
 
 def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any, ...]) -> Dist:
     """`_folded` for one statistic of independent dice (a majority, a sum, a count), the same
-    programme and the same work charged, with what repeats worked out once: the powers of the
-    weights and, for a majority, a category's step from one leader by c dice (the same for every
-    count of dice left) and whether a leader is settled with so many left."""
+    programme and the same work charged, with what repeats worked out once: the ways a category
+    takes c of the dice left (the same for every state with as many left) and, for a majority,
+    a category's step from one leader by every c (the same for every count of dice left) and
+    whether a leader is settled with so many left."""
     fold, args = FOLDS[key[0]], key[1:]
     step, settled = fold.step, fold.settled
     # A majority's partial fold is its leader, the same for many counts of dice left, and its
@@ -288,38 +289,46 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
         rest_weight = sum(w for _, w in categories[index + 1 :])
         powers = [weight**c for c in range(n + 1)]
         rest_powers = [rest_weight**r for r in range(n + 1)]
-        steps: dict[tuple[Any, int], Any] = {}
-        calm: dict[tuple[Any, int], bool] = {}
+        ways: dict[int, list[int]] = {}  # per dice left, the ways to take c of them, by c
+        steps: dict[Any, list[Any]] = {}  # per leader, where c more dice of this category take it
+        calm: dict[Any, list[bool]] = {}  # per leader, whether it is settled with r dice left, by r
         nxt: dict[tuple[int, Any], int] = {}
         get = nxt.get
         for (left, partial), w in states.items():
             work.charge(left + 1)
+            grows = ways.get(left)
+            if grows is None:
+                grows = ways[left] = [comb(left, c) * powers[c] for c in range(left + 1)]
+            moved: list[Any] | None = None
+            if reuse and not last:  # the last category takes every die left: one step a state
+                moved = steps.get(partial)
+                if moved is None or len(moved) <= left:
+                    moved = steps[partial] = [partial] + [
+                        step(partial, value, c, args) for c in range(1, left + 1)
+                    ]
             for c in range(left, left + 1) if last else range(left + 1):
-                grow = comb(left, c) * powers[c]
-                if not c:
-                    new = partial
-                elif not reuse:
+                if moved is not None:
+                    new = moved[c]
+                elif c:
                     new = step(partial, value, c, args)
                 else:
-                    new = steps.get((partial, c), steps)
-                    if new is steps:
-                        new = steps[(partial, c)] = step(partial, value, c, args)
+                    new = partial
                 remaining = left - c
                 if remaining:
-                    still: bool | None = None
-                    if not reuse:
-                        still = settled(new, remaining)
+                    if moved is not None:
+                        flags = calm.get(new)
+                        if flags is None or len(flags) <= remaining:
+                            flags = calm[new] = [settled(new, r) for r in range(remaining + 1)]
+                        still = flags[remaining]
                     else:
-                        still = calm.get((new, remaining))
-                        if still is None:
-                            still = calm[(new, remaining)] = settled(new, remaining)
+                        still = settled(new, remaining)
                     if still:
                         # Whatever the other dice show, the statistic stays: count their ways at once.
                         k = (0, new)
-                        done[k] = done.get(k, 0) + w * grow * rest_powers[remaining]
+                        done[k] = done.get(k, 0) + w * grows[c] * rest_powers[remaining]
                         continue
                 k = (remaining, new)
-                nxt[k] = get(k, 0) + w * grow
+                nxt[k] = get(k, 0) + w * grows[c]
         states = nxt
     for k, w in states.items():
         done[k] = done.get(k, 0) + w
