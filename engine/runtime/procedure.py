@@ -105,6 +105,7 @@ class Procedure:
         self.kind_of = {f: i for i, k in enumerate(self.kinds) for f in k.faces}
         self.reading_of = {f: k.reading for k in self.kinds for f in k.faces}
         self.weights = tuple(len(k.faces) for k in self.kinds)
+        self._readings = tuple(k.reading for k in self.kinds)
         self.steps = tuple(
             StepRule(
                 t.name,
@@ -489,12 +490,13 @@ class Procedure:
         triggers: the total of its dice."""
         if self.pool.total:
             return sum(k.reading * c for k, c in zip(self.kinds, counts))
-        items = tuple(k.reading for k, c in zip(self.kinds, counts) for _ in range(c))
-        tally = tuple((k.reading, c) for k, c in zip(self.kinds, counts) if c)
+        items: list[Any] = []
         merged: dict[Any, int] = {}
-        for r, c in tally:
-            merged[r] = merged.get(r, 0) + c
-        return Multi(items, tally=tuple(merged.items()))
+        for r, c in zip(self._readings, counts):
+            if c:
+                items += [r] * c
+                merged[r] = merged.get(r, 0) + c
+        return Multi(tuple(items), tally=tuple(merged.items()))
 
 
 FREE_FIELDS = 16
