@@ -381,3 +381,58 @@ def test_a_ruleset_without_state_imports_no_state_compiler(tmp_path: Path, repo_
     before, after = json.loads(done.stdout)
     assert "engine.model.state" not in before and "engine.compiler.state" not in before
     assert {"engine.model.state", "engine.compiler.state"} <= set(after)
+
+
+FROZEN_AT_EXIT = (
+    "import atexit, gc, sys\n"
+    "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0, file=sys.stderr))\n"
+    "sys.argv = ['rulecraft', *sys.argv[1:]]\n"
+    "from engine.cli import console\n"
+    "console()\n"
+)
+
+
+def test_the_command_leaves_its_objects_to_the_system_and_loses_nothing(
+    tmp_path: Path, repo_root: Path
+) -> None:
+    """`console` (the `rulecraft` command, and `python -m engine`) freezes what the process made
+    before it exits, so the interpreter does not collect it, yet everything a command writes is
+    there: its output in full, its exit code, and a campaign made and acted on in a SQLite file by
+    fresh processes, read back afterwards."""
+    env = {**os.environ, "RULECRAFT_DB": str(tmp_path / "games.db")}
+
+    def command(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", FROZEN_AT_EXIT, *args],
+            cwd=repo_root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    made = command("campaign", "new", "mycase", "chill", "-p", "players=4")
+    assert made.returncode == 0 and "frozen True" in made.stderr, made.stderr
+    for seed in range(3):
+        acted = command("campaign", "act", "mycase", "player_roll", "-i", "target=55", "--seed", str(seed))
+        assert acted.returncode == 0 and "frozen True" in acted.stderr, acted.stderr
+    listed = command("list")
+    assert listed.stdout.splitlines()[-1].strip() and "frozen True" in listed.stderr
+    assert sorted(listed.stdout.split()) == sorted(
+        subprocess.run(
+            [sys.executable, "-c", "from engine.cli import main; main(['list'])"],
+            cwd=repo_root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+    )
+    refused = command("roll", "chill", "specific", "--input", "target=999")
+    assert refused.returncode == 1 and "RC403" in refused.stderr and "frozen True" in refused.stderr
+    from engine.state import open_store
+
+    store = open_store(str(tmp_path / "games.db"))
+    try:
+        assert [e.seq for e in store.events("mycase")] == [1, 2, 3, 4]
+    finally:
+        store.close()
