@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .compiler import check_version, compile_document
 from .errors import CampaignError, CompileError, Diagnostic, InputError, LoadError, SchemaError, did_you_mean
-from .eval.exact import distribution as exact_distribution
 from .eval.sample import READY_WEIGHT, Forced, Ready, kept_roller, prepared, sample
 from .eval.tables import keep_die_tables
 from .eval.trace import Result
@@ -325,6 +324,8 @@ class Ruleset:
             limits = self.limits
             work = Work(limits.max_work, limits.deadline)  # `new_work`, without its frame
             ctx = RunContext(limits, policy, self.caches, None, None, work)
+            from .eval.exact import distribution as exact_distribution  # not needed to roll
+
             found = exact_distribution(c, bound, ctx)
             distributions.put(key, found, found.approx_bytes())
         return found

@@ -65,7 +65,17 @@ from engine import api  # noqa: E402
 from engine.syntax import cached  # noqa: E402
 from engine.syntax.positions import SourceFile  # noqa: E402
 
-HEAVY = ("ruamel.yaml", "jsonschema", "lark", "numpy", "matplotlib", "engine.state.campaign", "engine.scenes")
+HEAVY = (
+    "ruamel.yaml",
+    "jsonschema",
+    "lark",
+    "numpy",
+    "matplotlib",
+    "engine.state.campaign",
+    "engine.scenes",
+    "engine.eval.exact",  # a check rolled with no `optimal` policy never consults the exact evaluator
+    "engine.eval.markov",
+)
 
 
 def _forget() -> None:

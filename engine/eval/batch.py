@@ -18,7 +18,7 @@ import random
 import time
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import LimitError
 from ..frozen import frozen
@@ -26,8 +26,10 @@ from ..model.ruleset import Check
 from ..model.values import Symbol, to_json
 from ..runtime.context import RunContext
 from ..runtime.work import Work
-from .exact import Distribution
 from .sample import Ready, sample
+
+if TYPE_CHECKING:
+    from .exact import Distribution
 
 METHODS = ("auto", "exact", "rolled")
 """How a batch is made: `exact` draws from the exact distribution, `rolled` rolls each time,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
@@ -33,8 +33,10 @@ from ..runtime.rules import (
     with_dice,
 )
 from ..runtime.work import TRANSITION, current_work, enter, leave, meter, unstoppable, working
-from .exact import Sequential
 from .trace import NEW, SET_FIELDS, Decision, Result, RuleRef, Step, TriggerStep, made
+
+if TYPE_CHECKING:  # the exact evaluator is imported by the rolls that consult it (`_exact_for`)
+    from .exact import Sequential
 
 Forced = Mapping[str, Any]
 Drawer = Callable[[random.Random], int]
@@ -930,6 +932,8 @@ REWEIGH_WORK = 2_000
 def _exact_for(check: Check, env: dict[str, Any], ctx: RunContext) -> Sequential:
     """One exact evaluator per check, inputs and policy, kept in the ruleset's caches so that
     optimal rolls reuse its solutions."""
+    from .exact import Sequential
+
     try:
         key = (check.name, id(check), ctx.policy, ctx.limits, *sorted(env.items(), key=lambda kv: kv[0]))
         hash(key)
