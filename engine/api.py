@@ -50,6 +50,20 @@ if TYPE_CHECKING:
     from .state.records import Store
 
 
+def _exact_at_first_use(check: Check, env: dict[str, Any], ctx: RunContext) -> Distribution:
+    """`eval.exact.distribution`, imported by the first exact request and put in this one's place
+    (a roll never needs the exact evaluator, and an import statement at every request would
+    cost a microsecond)."""
+    global exact_distribution
+    from .eval.exact import distribution
+
+    exact_distribution = distribution
+    return distribution(check, env, ctx)
+
+
+exact_distribution: Callable[[Check, dict[str, Any], RunContext], Distribution] = _exact_at_first_use
+
+
 RECENT = 4
 """How many recent argument sets of one check `Ruleset.roll` finds its roller by at once."""
 
@@ -324,8 +338,6 @@ class Ruleset:
             limits = self.limits
             work = Work(limits.max_work, limits.deadline)  # `new_work`, without its frame
             ctx = RunContext(limits, policy, self.caches, None, None, work)
-            from .eval.exact import distribution as exact_distribution  # not needed to roll
-
             found = exact_distribution(c, bound, ctx)
             distributions.put(key, found, found.approx_bytes())
         return found
