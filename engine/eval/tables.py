@@ -302,10 +302,10 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
             moved: list[Any] | None = None
             if reuse and not last:  # the last category takes every die left: one step a state
                 moved = steps.get(partial)
-                if moved is None or len(moved) <= left:
-                    moved = steps[partial] = [partial] + [
-                        step(partial, value, c, args) for c in range(1, left + 1)
-                    ]
+                if moved is None:
+                    moved = steps[partial] = [partial]
+                if len(moved) <= left:  # each step worked out once, as far as the dice left reach
+                    moved.extend([step(partial, value, c, args) for c in range(len(moved), left + 1)])
             for c in range(left, left + 1) if last else range(left + 1):
                 if moved is not None:
                     new = moved[c]
@@ -317,8 +317,10 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
                 if remaining:
                     if moved is not None:
                         flags = calm.get(new)
-                        if flags is None or len(flags) <= remaining:
-                            flags = calm[new] = [settled(new, r) for r in range(remaining + 1)]
+                        if flags is None:
+                            flags = calm[new] = []
+                        if len(flags) <= remaining:
+                            flags.extend([settled(new, r) for r in range(len(flags), remaining + 1)])
                         still = flags[remaining]
                     else:
                         still = settled(new, remaining)
