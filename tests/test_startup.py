@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 from engine.expr import parser
@@ -439,6 +440,22 @@ def test_the_command_leaves_its_objects_to_the_system_and_loses_nothing(
     )
     refused = command("roll", "chill", "specific", "--input", "target=999")
     assert refused.returncode == 1 and "RC403" in refused.stderr and "frozen True" in refused.stderr
+    # the installed command and `python -m engine` both go through `console`
+    scripts = tomllib.loads((repo_root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    assert scripts["rulecraft"] == "engine.cli:console"
+    as_module = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import atexit, gc, runpy, sys\n" + FROZEN_AT_EXIT.splitlines()[1] + "\n"
+            "sys.argv = ['engine', 'list']\nrunpy.run_module('engine', run_name='__main__')",
+        ],
+        cwd=repo_root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert as_module.returncode == 0 and "frozen True" in as_module.stderr, as_module.stderr
     from engine.state import open_store
 
     store = open_store(str(tmp_path / "games.db"))
