@@ -635,7 +635,9 @@ class Packing:
         """Per step, the first step whose dice land as its own do (the same fields added, each
         kind): a flight's code names that one, so dice in the air alike but for the step that
         rolled them are one node (two steps that both let a rerolled die hold every trigger again)."""
-        self._first = tuple(self.pack(proc.start(_unit(n, k))) for k in range(n))
+        self._first = tuple(
+            self.pack(proc.start(proc._zeros[:k] + (1,) + proc._zeros[k + 1 :])) for k in range(n)
+        )
         """Per kind, the code of a first roll of one die of it: `Procedure.start` fills every field
         of a first roll in proportion to the dice of each kind (their counts, the unused triggers
         they hold, the history's first roll), so a first roll's code is the sum of these (`start`)."""
@@ -904,11 +906,6 @@ def procedure_for(
     proc = Procedure(concrete or pool, env)
     caches.tables.put(key, (pool, proc), 256 * (len(pool.faces) + len(proc.kinds) + 1))
     return proc
-
-
-def _unit(n: int, k: int) -> Counts:
-    """One die of kind `k` among `n` kinds."""
-    return tuple([1 if i == k else 0 for i in range(n)])
 
 
 def _summing(limits: tuple[int, ...], m: int) -> list[tuple[int, ...]]:
