@@ -542,12 +542,19 @@ def _reference(ref: str) -> str | Path:
 
 
 def _pairs(items: list[str], what: str) -> dict[str, str]:
+    """`NAME=VALUE` arguments as a map. A name given twice is refused rather than the last
+    taken: `--input target=55 --input target=65` is more likely a slip than a choice."""
     out: dict[str, str] = {}
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
             raise InputError([Diagnostic("RC407", f"{what} '{item}' is not of the form NAME=VALUE", None)])
-        out[name.strip()] = value.strip()
+        name = name.strip()
+        if name in out:
+            raise InputError(
+                [Diagnostic("RC407", f"{what} '{name}' is given twice", None, "give each name once")]
+            )
+        out[name] = value.strip()
     return out
 
 

@@ -240,6 +240,21 @@ def test_misspelt_ruleset_name_gets_did_you_mean(cli):
     assert "did you mean 'chill'" in r.err
 
 
+def test_a_name_given_twice_is_refused_not_overridden(cli):
+    """`--input target=55 --input target=65` (or `--force`, `--param`, … likewise) is a slip more
+    often than a choice: one RC407 naming it, exit 1, and nothing rolled."""
+    for argv in (
+        ("prob", "chill", "specific", "-i", "target=55", "-i", "target=65"),
+        ("roll", "chill", "specific", "-i", "target=55", "-i", " target = 65"),
+        ("roll", "chill", "specific", "-i", "target=55", "--force", "tens=1", "--force", "tens=2"),
+    ):
+        r = cli(*argv)
+        assert r.code == 1, argv
+        assert "RC407" in r.err and "is given twice" in r.err, r.err
+        assert r.out == "" and "Traceback" not in r.err
+    assert cli("roll", "chill", "specific", "-i", "target=55", "-i", "tokens=1").code == 0
+
+
 # --- real processes ------------------------------------------------------------------------
 
 
