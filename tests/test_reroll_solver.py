@@ -30,7 +30,8 @@ from engine.api import Limits
 from engine.eval.dist import Dist
 from engine.eval.rerolls import CAPPED, RerollSolver
 from engine.model.values import Multi
-from engine.runtime.procedure import Option, Packing, Procedure, State
+from engine.runtime.packing import Packing
+from engine.runtime.procedure import Option, Procedure, State
 from engine.syntax.positions import SourceFile
 
 RECORDED = json.loads((Path(__file__).parent / "reroll_reference.json").read_text())["cases"]

@@ -21,7 +21,8 @@ from typing import Any
 from ..errors import Diagnostic, LimitError
 from ..model.objective import Objective
 from ..model.values import Multi, Symbol
-from ..runtime.procedure import Counts, Option, Packing, Procedure, State
+from ..runtime.packing import Packing
+from ..runtime.procedure import Counts, Option, Procedure, State
 from ..runtime.work import TRANSITION, meter
 from .dist import Dist
 from .markov import BestPlay, Edges, Node, absorb, postorder, pushed

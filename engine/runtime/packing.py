@@ -1,0 +1,417 @@
+"""A reroll procedure's counted states and flights as whole numbers, for the exact solver.
+
+`Procedure` (procedure.py) states the rules on states of nested tuples, which the sampler and
+the solver share; the solver walks hundreds of thousands of them, and a whole number hashes,
+compares and moves faster. `Packing` lays every count out as a bit field and restates what the
+solver asks of a state (`pending`, `grant`, a step's `moves`, a die's landing, a first roll) on
+the code itself, each part worked out from the rules once (`launch`, `land`, `start`) so each
+rule is still stated once; `tests/test_reroll_solver.py` holds every such reading to the rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import repeat
+from operator import add
+from typing import NamedTuple
+
+from .procedure import Asked, Counts, Flight, History, Option, Procedure, State
+from .work import meter
+
+MOVES_KEPT = 1 << 18
+"""How many moves a packing keeps for reuse (about ten megabytes at most)."""
+PLANS_KEPT = 1 << 18
+"""How many options a packing keeps laid out for reuse (`Packing._plan`; each list counts one more
+than its options): the benchmark's 20-dice reroll procedure under `optimal` keeps all it lists
+(8,527 lists, 142,474 options, about 12 MB of resident memory)."""
+FREE_FIELDS = 16
+"""Fields of a packed state whose packing is in the charge of the state itself (a pool of a few
+kinds: every shipped one)."""
+FIELDS_PER_UNIT = 4
+"""Fields packed or unpacked per unit of work past `FREE_FIELDS` (a field takes about 0.2 µs:
+0.55 ms for a state of 3,000 fields, measured on a d1000 with two triggers)."""
+
+
+class _Plan(NamedTuple):
+    """A step's options laid out for `Packing._offsets`: the part of how far each moves a code
+    that every state listing them shares, and the columns of the parts that vary by state."""
+
+    options: list[Option]
+    fixed: tuple[int, ...]
+    varying: tuple[tuple[int, tuple[int, ...], int], ...]
+    """Per kind whose taken dice may hold other steps: the kind, the dice taken per option, the most."""
+    rolled: tuple[int, ...] | None
+    """The dice rolled per option, when what rolling adds varies by state (under a cap)."""
+    most: int
+
+
+_Move = tuple[list[Option], tuple[int, ...]]
+"""A state's options and how far each moves its code."""
+
+
+class Packing:
+    """A procedure's counted states and flights as whole numbers, for the exact solver: one
+    bit field per count that can be nonzero (the dice of each kind, the unused triggers a kind
+    can hold, the dice used, the history kept), the acting step and the dice still in the air
+    above them. A number hashes and compares faster than nested tuples, and a die landing is
+    one addition: `land` on the fields, worked out once per step and kind from `Procedure.land`
+    itself, so the rule is still stated once."""
+
+    def __init__(self, proc: Procedure, bound: int) -> None:
+        """`bound`: more than any count a state can hold (the solver's own bound)."""
+        self.proc = proc
+        n = len(proc.kinds)
+        self._held = tuple((t, k) for t in range(len(proc.steps)) for k in range(n) if proc.kinds[k].on[t])
+        kept = proc.keeps if proc.pool.history else (False, False, False)
+        self._kept = kept
+        size = n + len(self._held) + (1 if proc.cap is not None else 0) + n * sum(kept)
+        self._cost = max(0, size - FREE_FIELDS) // FIELDS_PER_UNIT
+        """Units charged for packing or unpacking one state past the first `FREE_FIELDS` fields
+        (a pool of many kinds has states of thousands of fields; a few are in the state's own
+        charge)."""
+        width = max(bound, 1).bit_length()
+        self._mask = (1 << width) - 1
+        self._shifts = tuple(range(0, width * size, width))
+        self._high = width * size
+        self._by_roll: dict[tuple[int, int, int, int], list[int]] = {}
+        self._by_kind: dict[tuple[int, ...], list[int]] = {}
+        self._holding = tuple(
+            tuple(tuple(u for u in range(len(proc.steps)) if u != t and kind.on[u]) for kind in proc.kinds)
+            for t in range(len(proc.steps))
+        )
+        """Per step and kind, the other steps a die of that kind can hold unused (what taking it reads)."""
+        rows = [0] * len(proc.steps)  # per step, its unused triggers' fields
+        for (t, _), shift in zip(self._held, self._shifts[n:]):
+            rows[t] |= self._mask << shift
+        self._rows = tuple(rows)
+        self._active = tuple(t for t, step in enumerate(proc.steps) if step.active)
+        # per step, the fields its options and their launches read: its own unused triggers, and
+        # of each kind it can take, the count and the other steps' unused triggers (the dice used
+        # too, under a cap); nothing else of a state changes what the step does to it. Fields are
+        # named (kind,) for a count and (step, kind) for unused triggers.
+        field: dict[tuple[int, ...], int] = {(k,): shift for k, shift in enumerate(self._shifts[:n])}
+        field.update({(t, k): shift for (t, k), shift in zip(self._held, self._shifts[n:])})
+        reads = []
+        declined = []  # per step, what declining it reads: its own unused triggers (and the dice used)
+        clips = []
+        self._used_at = self._shifts[n + len(self._held)] if proc.cap is not None else 0
+        for t, step in enumerate(proc.steps):
+            mask = rows[t]
+            if proc.cap is not None:
+                mask |= self._mask << self._used_at
+            declined.append(mask)
+            if step.action == "add":
+                takes = []
+            else:  # a step without a target takes the dice that set it off
+                takes = [
+                    k for k in range(n) if (proc.kinds[k].on if step.self_target else proc.kinds[k].target)[t]
+                ]
+            cut = []  # the fields of the dice it may take: read no further than the grant
+            for k in takes:
+                mask |= self._mask << field[(k,)]
+                cut.append(field[(k,)])
+                for u in range(len(proc.steps)):
+                    if (u, k) in field:
+                        mask |= self._mask << field[(u, k)]
+                        if u != t:
+                            cut.append(field[(u, k)])
+            reads.append(mask)
+            own = tuple(field[(t, k)] for k in range(n) if (t, k) in field)
+            clips.append((tuple(cut), own, step.per_die))
+        self._reads = tuple(reads)
+        self._clips = tuple(clips)
+        """Per step: the fields `_cut` cuts to the grant, and what `grant` reads (the step's own
+        unused triggers' fields, and the dice each grants)."""
+        self._declined = tuple(declined)
+        """Per step, the fields read where the policy declines it (`never` at a `may`): its one
+        option takes no die whatever the dice, so only the clearing of its own unused triggers (and,
+        under a cap, the dice used) moves a code."""
+        self._moved: dict[tuple[int, str], tuple[int, dict[int, _Move], dict[int, _Move] | None]] = {}
+        """Per step and policy: the fields read, the moves kept by them, and (where the step can
+        take dice) the moves kept by the code cut to the grant (`_cut`)."""
+        self._moves_kept = 0
+        self._plans: dict[Asked, _Plan] = {}
+        self._plans_kept = 0
+        self.flying = 1 << self._high
+        """Codes from here up are flights."""
+        self._landing: dict[int, tuple[int, ...]] = {}
+        steps = max(len(proc.steps), 1)
+        self._steps = steps
+        zero = proc.history_of(proc._zeros, proc._zeros, proc._zeros)
+        empty: State = (proc._zeros, tuple(proc._zeros for _ in proc.steps), 0, zero)
+        # what landing adds, per step, per whether it is the last die, per kind: a state packed
+        # for each, charged before it is made (kinds × fields grows as the square of the faces)
+        meter().charge(2 * len(proc.steps) * n * (1 + self._cost))
+        self._land = tuple(
+            tuple(
+                tuple(
+                    self.pack(proc.land((empty, t, 2), k)[0])  # type: ignore[arg-type]
+                    - ((steps + (t if last else 0)) << self._high)
+                    for k in range(n)
+                )
+                for last in (False, True)
+            )
+            for t in range(len(proc.steps))
+        )
+        self._alike = tuple(
+            next(u for u in range(t + 1) if self._land[u][0] == self._land[t][0])
+            for t in range(len(proc.steps))
+        )
+        """Per step, the first step whose dice land as its own do (the same fields added, each
+        kind): a flight's code names that one, so dice in the air alike but for the step that
+        rolled them are one node (two steps that both let a rerolled die hold every trigger again)."""
+        self._first = tuple(
+            self.pack(proc.start(proc._zeros[:k] + (1,) + proc._zeros[k + 1 :])) for k in range(n)
+        )
+        """Per kind, the code of a first roll of one die of it: `Procedure.start` fills every field
+        of a first roll in proportion to the dice of each kind (their counts, the unused triggers
+        they hold, the history's first roll), so a first roll's code is the sum of these (`start`)."""
+
+    def start(self, counts: Counts) -> int:
+        """`pack(proc.start(counts))`, summed from one die's code per kind (`_first`; a test holds
+        it to the rule): every first roll of a pool is packed, thousands of them at 20 dice."""
+        if self._cost:
+            meter().charge(self._cost)
+        code = 0
+        for c, one in zip(counts, self._first):
+            if c:
+                code += c * one
+        return code
+
+    def pack(self, state: State) -> int:
+        if self._cost:
+            meter().charge(self._cost)
+        counts, unused, used, hist = state
+        flat = [*counts, *(unused[t][k] for t, k in self._held)]
+        if self.proc.cap is not None:
+            flat.append(used)
+        if hist:
+            for part, keep in zip(hist, self._kept):
+                if keep:
+                    flat.extend(part)
+        assert max(flat) <= self._mask and min(flat) >= 0
+        code = 0
+        for v, shift in zip(flat, self._shifts):
+            code |= v << shift
+        return code
+
+    def pack_any(self, now: State | Flight) -> int:
+        """A state's code, or a flight's: its state's, with the step and the dice left above."""
+        if len(now) == 4:
+            return self.pack(now)
+        state, t, left = now
+        return self.pack(state) + ((left * self._steps + self._alike[t]) << self._high)
+
+    def pending(self, code: int) -> int | None:
+        """`Procedure.pending` of a state's code, read off its fields without unpacking it: the
+        first active step whose unused triggers are not all zero (a test holds it to the rule)."""
+        if self.proc.cap is not None:  # the dice used decide too
+            return self.proc.pending(self.unpack(code))
+        for t in self._active:
+            if code & self._rows[t]:
+                return t
+        return None
+
+    def moves(self, code: int, t: int, policy: str) -> tuple[list[Option], list[int]]:
+        """The options at the state of `code` (pending on step `t`) and the code each leads to
+        (`launched`), kept by what the step reads of a state (`_reads`; `_declined` where the policy
+        declines the step): states alike in those fields share their options and how far each
+        moves the code, so most states are never unpacked (a test holds the moves to the
+        launches)."""
+        moved = self._moved.get((t, policy))
+        if moved is None:
+            declines = policy == "never" and not self.proc.steps[t].must
+            cuts: dict[int, _Move] | None = None if declines or not self._clips[t][0] else {}
+            moved = self._moved[(t, policy)] = (self._declined[t] if declines else self._reads[t], {}, cuts)
+        reads, kept, cuts = moved
+        found = kept.get(code & reads)
+        if found is None:
+            cut = self._cut(code, t) if cuts is not None else 0
+            found = cuts.get(cut) if cuts is not None else None
+            if found is None:
+                state = self.unpack(code)
+                plan = self._planned(state, t, policy)
+                found = (plan.options, self._offsets(code, state, t, plan))
+                if cuts is not None and self._moves_kept < MOVES_KEPT:
+                    cuts[cut] = found
+                    self._moves_kept += len(plan.options)
+            if self._moves_kept < MOVES_KEPT:
+                kept[code & reads] = found
+                self._moves_kept += len(found[0])
+        options, shifts = found
+        return options, [code + d for d in shifts]
+
+    def grant(self, code: int, t: int) -> int:
+        """`Procedure.grant` of a state's code, read off its fields without unpacking it (a test
+        holds it to the rule)."""
+        _, own, per_die = self._clips[t]
+        mask = self._mask
+        grant = 0
+        for shift in own:
+            grant += (code >> shift) & mask
+        grant *= per_die
+        cap = self.proc.cap
+        if cap is not None:
+            grant = max(0, min(grant, cap - ((code >> self._used_at) & mask)))
+        return grant
+
+    def _cut(self, code: int, t: int) -> int:
+        """`code` as step `t`'s options read it, every field of the dice it may take cut to the
+        grant: no option takes more dice of a kind than the grant, so a count (or another step's
+        unused triggers on a kind) above it reads as the grant does — the greedy pick reads
+        `min(eligible, grant)`, listing every option reads no more, and taking dice reads how
+        many of them hold other steps up to the dice taken (`_taken`). States alike so share one
+        move where the fields read in full (`_reads`) would tell them apart: a pool of many dice
+        and few triggers meets many counts above its grant."""
+        grant = self.grant(code, t)
+        mask = self._mask
+        key = code & self._declined[t]  # the step's own unused triggers and the dice used, whole
+        for shift in self._clips[t][0]:
+            v = (code >> shift) & mask
+            key |= (v if v < grant else grant) << shift
+        return key
+
+    def launched(self, code: int, state: State, t: int, options: list[Option]) -> list[int]:
+        """`pack_any(proc.launch(state, t, o))` for every option `o` at the state of `code`, with
+        no launch per option (`_plan`, `_offsets`; a test holds the sum to the launch)."""
+        return [code + d for d in self._offsets(code, state, t, self._plan(state, t, options))]
+
+    def _planned(self, state: State, t: int, policy: str) -> _Plan:
+        """The options at a state pending on step `t`, laid out (`_plan`) once for every state
+        alike in what they read (`Procedure.asked`), kept up to `PLANS_KEPT` options."""
+        asked = self.proc.asked(state, t, policy)
+        plan = self._plans.get(asked)
+        if plan is None:
+            plan = self._plan(state, t, self.proc.listed(asked))
+            if self._plans_kept < PLANS_KEPT:
+                self._plans[asked] = plan
+                self._plans_kept += 1 + len(plan.options)
+        return plan
+
+    def _plan(self, state: State, t: int, options: list[Option]) -> _Plan:
+        """How far each option moves a code, split by what it reads. A launch spends the acting
+        step's unused triggers (its fields are cleared), taking dice of one kind changes only that
+        kind's count, unused triggers and history, and the number rolled only the dice used and
+        the flight; so an option moves a code by the clearing, plus the part of the dice rolled
+        (`_rolls`), plus one part per kind taken (`_taken`), each worked out by `Procedure.launch`
+        itself. Parts that read nothing of the state but the options' own key — a kind that can
+        hold no other step, the dice rolled when there is no cap — are summed here once; the
+        others are kept as the options' columns, for `_offsets` to add at each state."""
+        capped = self.proc.cap is not None  # rolling reads the dice used and the grant spent
+        if len(options) == 1:  # one option (a rule, a fixed policy): its parts added in place
+            (remove, m) = options[0]
+            one = 0 if capped else self._rolls(state, t, m)[m]
+            held = []
+            for k, j in enumerate(remove):
+                if j and self._holding[t][k]:
+                    held.append((k, (j,), j))
+                elif j:
+                    one += self._taken(state, t, k, j)[j]
+            return _Plan(options, (one,), tuple(held), (m,) if capped else None, m)
+        removes, rolled = zip(*options)
+        most = max(rolled)
+        fixed: Iterable[int] = (
+            repeat(0, len(options)) if capped else map(self._rolls(state, t, most).__getitem__, rolled)
+        )
+        varying = []
+        for k, column in enumerate(zip(*removes)):
+            top = max(column)
+            if not top:
+                continue
+            if self._holding[t][k]:  # how many taken dice hold other steps: the state's to say
+                varying.append((k, column, top))
+            else:
+                fixed = map(add, fixed, map(self._taken(state, t, k, top).__getitem__, column))
+        return _Plan(options, tuple(fixed), tuple(varying), rolled if capped else None, most)
+
+    def _offsets(self, code: int, state: State, t: int, plan: _Plan) -> tuple[int, ...]:
+        """How far each of a plan's options moves the code of `state`: its fixed part, plus the
+        parts of the kinds whose dice may hold other steps (and of the dice rolled, under a cap),
+        read for this state from lists by how many dice, plus the clearing — one pass per varying
+        part, no loop over kinds per option."""
+        _, fixed, varying, rolled, most = plan
+        cleared = -(code & self._rows[t])
+        if len(fixed) == 1:  # one option (a rule, a fixed policy): the parts added in place
+            one = cleared + fixed[0]
+            for k, column, top in varying:
+                one += self._taken(state, t, k, top)[column[0]]
+            if rolled is not None:
+                one += self._rolls(state, t, most)[rolled[0]]
+            return (one,)
+        total: Iterable[int] = fixed
+        for k, column, top in varying:
+            total = map(add, total, map(self._taken(state, t, k, top).__getitem__, column))
+        if rolled is not None:
+            total = map(add, total, map(self._rolls(state, t, most).__getitem__, rolled))
+        return tuple([cleared + d for d in total])
+
+    def _rolls(self, state: State, t: int, most: int) -> list[int]:
+        """What rolling 0, 1, … `most` dice at step `t` adds to a code once the step's fields are
+        cleared (the dice used, and the flight): all it reads is the step, and under a cap the
+        dice used and the grant spent (none rolled may still cut the grant short)."""
+        used, spent = state[2], sum(state[1][t])
+        key = (t, most, used, spent)
+        parts = self._by_roll.get(key)
+        if parts is None:
+            proc = self.proc
+            zero = proc._zeros
+            base = self.pack(state) & ~self._rows[t]
+            parts = self._by_roll[key] = [
+                self.pack_any(proc.launch(state, t, (zero, m))) - base for m in range(most + 1)
+            ]
+        return parts
+
+    def _taken(self, state: State, t: int, k: int, most: int) -> list[int]:
+        """What taking 0, 1, … `most` dice of kind `k` at step `t` adds to a code: all it reads
+        is how many of them (up to `most`) hold each other step unused."""
+        unused = state[1]
+        key = (t, k, most, *[min(unused[u][k], most) for u in self._holding[t][k]])
+        parts = self._by_kind.get(key)
+        if parts is None:
+            proc = self.proc
+            zero = proc._zeros
+            base = self.pack_any(proc.launch(state, t, (zero, 0)))
+            parts = self._by_kind[key] = [0] + [
+                self.pack_any(proc.launch(state, t, (zero[:k] + (j,) + zero[k + 1 :], 0))) - base
+                for j in range(1, most + 1)
+            ]
+        return parts
+
+    def unpack(self, code: int) -> State:
+        """The state of a code below `flying`."""
+        if self._cost:
+            meter().charge(self._cost)
+        proc = self.proc
+        mask = self._mask
+        flat = [(code >> shift) & mask for shift in self._shifts]
+        n = len(proc.kinds)
+        counts = tuple(flat[:n])
+        rows = [list(proc._zeros) for _ in proc.steps]
+        at = n
+        for t, k in self._held:
+            rows[t][k] = flat[at]
+            at += 1
+        used = 0
+        if proc.cap is not None:
+            used = flat[at]
+            at += 1
+        hist: History = ()
+        if proc.pool.history:
+            parts: list[Counts] = []
+            for keep in self._kept:
+                if keep:
+                    parts.append(tuple(flat[at : at + n]))
+                    at += n
+                else:
+                    parts.append(())
+            hist = (parts[0], parts[1], parts[2])
+        return (counts, tuple([tuple(r) for r in rows]), used, hist)
+
+    def landings(self, code: int) -> list[int]:
+        """A flight's successors, one per kind its next die can show (`Procedure.land`)."""
+        top = code >> self._high
+        deltas = self._landing.get(top)
+        if deltas is None:  # what landing adds, by the flight's step and dice left (few of them)
+            left, t = divmod(top, self._steps)
+            deltas = self._landing[top] = self._land[t][left == 1]
+        return [code + d for d in deltas]
