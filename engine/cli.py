@@ -727,6 +727,17 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return _prob_policies(rs, args, inputs, title, out)
     if args.sweep:
         name, values = _sweep_values(args.sweep)
+        if name in inputs:  # the rows would each override it, under a header that shows it
+            raise InputError(
+                [
+                    Diagnostic(
+                        "RC407",
+                        f"input '{name}' is both swept (--sweep) and given (--input)",
+                        None,
+                        "sweep it or give it, not both",
+                    )
+                ]
+            )
         dists = [rs.distribution(args.check, policy=args.policy, **{**inputs, name: v}) for v in values]
         points = [dists[i].inputs[name] for i in range(len(values))]
         if args.json:
@@ -1237,9 +1248,21 @@ def _scene_grid(
 
     if len(args.grid) > 2:
         raise InputError([Diagnostic("RC407", "give --grid once or twice (rows, then columns)", None)])
-    axes = []
+    axes: list[tuple[str, list[str]]] = []
+    fixed = _pairs(args.param, "param")
     for spec in args.grid:
         name, values = _sweep_values(spec)
+        if name in fixed or any(name == other for other, _ in axes):
+            raise InputError(
+                [
+                    Diagnostic(
+                        "RC407",
+                        f"'{name}' is given twice (--grid and --param, or two --grid)",
+                        None,
+                        "give each name once",
+                    )
+                ]
+            )
         axes.append((name, values))
     if len(axes) == 1:
         axes.append(("", [""]))

@@ -61,6 +61,14 @@ def test_prob_sweep_rows_and_json(cli) -> None:
     assert data["rows"][54]["outcomes"]["botch"] == "1/20"
 
 
+def test_prob_refuses_an_input_both_swept_and_given(cli) -> None:
+    """Each row would override the given value under a header that shows it: refused (RC407)."""
+    r = cli("prob", "chill", "specific", "--sweep", "target=1..3", "--input", "target=5")
+    assert r.code == 1 and "RC407" in r.err and "both swept (--sweep) and given (--input)" in r.err
+    assert r.out == ""
+    assert cli("prob", "chill", "specific", "--sweep", "target=1..3", "--input", "tokens=1").code == 0
+
+
 def test_prob_sweep_plot_writes_a_png(tmp_path: Path, cli) -> None:
     pytest.importorskip("matplotlib")
     out = tmp_path / "chill.png"

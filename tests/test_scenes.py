@@ -454,6 +454,10 @@ def test_the_odds_over_two_parameters_as_a_table_and_a_heat_map(cli: Any, tmp_pa
     assert (tmp_path / "grid.png").read_bytes()[:4] == b"\x89PNG"
     r = cli("scene", "prob", "lucky.yaml", "fight", "--plot", "scene.svg", cwd=tmp_path)
     assert r.code == 0 and (tmp_path / "scene.svg").read_text().lstrip().startswith("<?xml")
+    for twice in (["--grid", "ann.hp=1,2", "--grid", "ann.hp=3"], ["--grid", "x=1,2", "--param", "x=3"]):
+        r = cli("scene", "prob", "lucky.yaml", "fight", *twice, cwd=tmp_path)
+        assert r.code == 1 and "RC407" in r.err and "is given twice" in r.err, r.err
+        assert r.out == ""
 
 
 # -- a contest between three parties, by total ----------------------------------------------------
