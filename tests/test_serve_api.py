@@ -236,6 +236,9 @@ def test_a_sweep_is_one_exact_distribution_per_value(client: TestClient) -> None
         Fraction(5, 6),
         Fraction(6, 6),
     ]
+    # a form that sends every input (the playground's) may sweep one of them: each point replaces it
+    given = client.post("/api/sweep", json={**body, "inputs": {"bias": 2}}).json()["points"]
+    assert given == points
     assert error(client.post("/api/sweep", json={**body, "input": "bais"}), 422)[0]["code"] == "RC402"
     assert error(client.post("/api/sweep", json={**body, "to": 5000}), 422)[0]["code"] == "RC407"
     assert error(client.post("/api/sweep", json={**body, "to": 9}), 422)[0]["code"] == "RC403"
