@@ -1273,7 +1273,7 @@ def _scene_grid(
     for a in axes[0][1]:
         row, shown = [], []
         for b in axes[1][1]:
-            params = dict(_pairs(args.param, "param"))
+            params = dict(fixed)
             cast = {p: dict(v) for p, v in parties.items()}
             for (name, _), value in ((axes[0], a), (axes[1], b)):
                 if not name:
