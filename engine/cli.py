@@ -551,11 +551,14 @@ def _pairs(items: list[str], what: str) -> dict[str, str]:
             raise InputError([Diagnostic("RC407", f"{what} '{item}' is not of the form NAME=VALUE", None)])
         name = name.strip()
         if name in out:
-            raise InputError(
-                [Diagnostic("RC407", f"{what} '{name}' is given twice", None, "give each name once")]
-            )
+            raise _twice(f"{what} '{name}'")
         out[name] = value.strip()
     return out
+
+
+def _twice(named: str) -> InputError:
+    """A name given twice on the command line (RC407): refused, never the last one taken."""
+    return InputError([Diagnostic("RC407", f"{named} is given twice", None, "give each name once")])
 
 
 def _files(paths: list[str]) -> list[Path]:
@@ -1253,16 +1256,7 @@ def _scene_grid(
     for spec in args.grid:
         name, values = _sweep_values(spec)
         if name in fixed or any(name == other for other, _ in axes):
-            raise InputError(
-                [
-                    Diagnostic(
-                        "RC407",
-                        f"'{name}' is given twice (--grid and --param, or two --grid)",
-                        None,
-                        "give each name once",
-                    )
-                ]
-            )
+            raise _twice(f"'{name}' (by --grid and --param, or by two --grid)")
         axes.append((name, values))
     if len(axes) == 1:
         axes.append(("", [""]))
