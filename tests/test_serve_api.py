@@ -191,6 +191,34 @@ def test_a_body_that_is_not_json_is_422(client: TestClient) -> None:
     assert error(sent, 422)[0]["code"] == "RC407"
 
 
+@pytest.mark.parametrize(
+    ("path", "body", "key"),
+    [
+        (
+            "/api/roll",
+            b'{"ruleset": "chill", "check": "specific", "inputs": {"target": 55, "target": 65}}',
+            "target",
+        ),
+        (
+            "/api/prob",
+            b'{"ruleset": "chill", "check": "specific", "check": "general", "inputs": {"target": 5}}',
+            "check",
+        ),
+        ("/api/campaigns", b'{"name": "twice", "ruleset": "chill", "name": "again"}', "name"),
+    ],
+)
+def test_a_key_given_twice_is_refused_not_overridden(
+    client: TestClient, path: str, body: bytes, key: str
+) -> None:
+    """JSON parsers keep the last of two equal keys; the API refuses them, as the CLI refuses a
+    NAME=VALUE given twice, and acts on nothing (no roll, no campaign made)."""
+    sent = client.post(path, content=body, headers={"content-type": "application/json", **AUTH})
+    [d] = error(sent, 422)
+    assert d["code"] == "RC407" and f"the key '{key}' twice" in d["message"]
+    assert client.get("/api/campaigns/twice").status_code == 404
+    assert client.get("/api/campaigns/again").status_code == 404
+
+
 def test_a_ruleset_sent_as_text_is_reported_at_its_own_lines(client: TestClient) -> None:
     [d] = error(client.post("/api/roll", json={"source": BROKEN, "name": "b.yaml", "check": "hit"}), 422)
     assert d["code"] == "RC201" and d["file"] == "b.yaml" and d["line"] == 7

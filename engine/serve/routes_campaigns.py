@@ -19,6 +19,7 @@ from ..state.records import Event, Store
 from ..syntax.resources import shipped_rulesets
 from ..tools.render import event_json
 from .app import Server, server_of
+from .body import OnceRoute
 from .models import (
     ActRequest,
     BeginRequest,
@@ -50,7 +51,7 @@ def require_token(request: Request) -> None:
         )
 
 
-router = APIRouter(prefix="/api/campaigns", tags=["campaigns"])
+router = APIRouter(prefix="/api/campaigns", tags=["campaigns"], route_class=OnceRoute)
 TOKEN = [Depends(require_token)]
 """What every write route depends on."""
 

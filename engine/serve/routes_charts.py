@@ -19,9 +19,10 @@ from starlette.concurrency import run_in_threadpool
 from ..tools.svgchart import bar_chart, grouped_bar_chart, sweep_chart
 from . import jobs
 from .app import Server, server_of
+from .body import OnceRoute
 from .models import ProbRequest, RulesetRef, SweepRequest
 
-router = APIRouter(prefix="/api/chart", tags=["charts"])
+router = APIRouter(prefix="/api/chart", tags=["charts"], route_class=OnceRoute)
 
 SVG = "image/svg+xml"
 HEADERS = {

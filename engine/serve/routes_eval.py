@@ -11,6 +11,7 @@ from fastapi import APIRouter, Request
 
 from . import jobs
 from .app import server_of
+from .body import OnceRoute
 from .models import (
     ProbRequest,
     ProbResponse,
@@ -23,7 +24,7 @@ from .models import (
     TestResponse,
 )
 
-router = APIRouter(prefix="/api", tags=["evaluate"])
+router = APIRouter(prefix="/api", tags=["evaluate"], route_class=OnceRoute)
 
 
 @router.post("/roll", response_model=RollResponse)

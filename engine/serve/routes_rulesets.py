@@ -9,9 +9,10 @@ from fastapi import APIRouter, Request
 
 from . import jobs
 from .app import server_of
+from .body import OnceRoute
 from .models import RulesetDetail, RulesetSummary, ValidateRequest, ValidateResponse
 
-router = APIRouter(prefix="/api", tags=["rulesets"])
+router = APIRouter(prefix="/api", tags=["rulesets"], route_class=OnceRoute)
 
 
 @router.get("/rulesets", response_model=list[RulesetSummary])
