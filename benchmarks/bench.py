@@ -545,6 +545,8 @@ def worker_procedure(policy: str, dice: int, resolve: int) -> None:
 
 
 def _duration(seconds: float) -> str:
+    if seconds < 0.001:
+        return f"{seconds * 1e6:.0f} µs"
     return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
@@ -972,7 +974,8 @@ def run_startup(report: Report, settings: Settings) -> None:
         rows.append(f'| `python -c "import icepool"`, a fresh process | {ms["icepool"]:.0f} ms |')
     rows += [
         f"| `python -c pass` | {ms['pass']:.0f} ms |",
-        f"| a second `engine.load` of `rulesets/chill.yaml` in the same process | {ms['again']:.0f} ms |",
+        "| a second `engine.load` of `rulesets/chill.yaml` in the same process "
+        f"| {_duration(ms['again'] / 1e3)} |",
     ]
     for row in rows:
         report.say(row)
