@@ -136,6 +136,30 @@ def cases() -> list[Case]:
         lambda: engine.load_source(engine.SourceFile("x", TEXT), limits=3),
     )
     add("new_campaign", "name", "type", lambda: engine.new_campaign(3, RULES, store=MemoryStore()))
+    # a name a campaign keeps: printable, 1 to 100 characters, no space at an end, no '/'
+    for bad, says in [
+        ("", "is empty"),
+        ("x" * 101, "101 characters"),
+        ("a\tb", "cannot be printed"),
+        ("c\udcff", "cannot be printed"),
+        (" c", "space"),
+        ("a/b", "'/'"),
+    ]:
+        add(
+            "new_campaign",
+            "name",
+            "range",
+            lambda bad=bad: engine.new_campaign(bad, RULES, store=MemoryStore()),
+            says,
+        )
+        add(
+            "new_campaign",
+            "characters",
+            "range",
+            lambda bad=bad: engine.new_campaign("c", RULES, store=MemoryStore(), characters={bad: {}}),
+            says,
+        )
+        add("Campaign.join", "character", "range", lambda bad=bad: c().join(bad), says)
     add("new_campaign", "ruleset", "type", lambda: engine.new_campaign("c", 3, store=MemoryStore()))
     add(
         "new_campaign",

@@ -4,6 +4,7 @@ its status and the CLI's diagnostic code (the status mapping docs/server.md docu
 from __future__ import annotations
 
 import json
+import os
 import random
 from collections.abc import Iterator
 from fractions import Fraction
@@ -17,6 +18,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 import engine  # noqa: E402
 from engine.serve.app import Settings, create_app  # noqa: E402
+from engine.syntax.resources import shipped_rulesets  # noqa: E402
 
 BROKEN = """\
 rulecraft: 1
@@ -217,6 +219,51 @@ def test_a_key_given_twice_is_refused_not_overridden(
     assert d["code"] == "RC407" and f"the key '{key}' twice" in d["message"]
     assert client.get("/api/campaigns/twice").status_code == 404
     assert client.get("/api/campaigns/again").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        (b'{"ruleset": "chill", "check": "specific", "inputs": {"\\ud800": 5}}', "lone surrogate"),
+        (b'{"source": "name: x\\udcff", "check": "specific"}', "lone surrogate"),
+        (b'{"ruleset": "chill\xff", "check": "specific"}', "not UTF-8"),
+        (b"[" * 100_000 + b"]" * 100_000, "deeper"),
+        (b'{"ruleset": "chill", "check": "specific", "seed": ' + b"9" * 5000 + b"}", "4300 digits"),
+        (
+            b'{"ruleset": "chill", "check": "specific", "inputs": {"target": }}',
+            "Expecting value (line 1, column 64)",
+        ),
+    ],
+)
+def test_a_body_that_cannot_be_read_is_one_422_that_says_why(
+    client: TestClient, body: bytes, says: str
+) -> None:
+    """Text no UTF-8 store or terminal can take (a lone surrogate from JSON's escape), bytes that
+    are not UTF-8, nesting past the reader's depth and a number past Python's digit limit were a
+    500 from the route's source handling, or FastAPI's 400 "There was an error parsing the body";
+    each is one 422 RC407 now that names the trouble."""
+    sent = client.post("/api/roll", content=body, headers={"content-type": "application/json"})
+    [d] = error(sent, 422)
+    assert d["code"] == "RC407" and says in d["message"], d["message"]
+
+
+def test_a_served_file_name_that_is_not_utf8_is_listed_escaped(tmp_path: Path) -> None:
+    """A `--rulesets` file whose name is not UTF-8 (Python names it with a lone surrogate) made
+    every listing a 500: the response could not be encoded. JSON can spell the surrogate, so the
+    listing escapes it."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / os.fsdecode(b"caf\xe9.yaml")).write_bytes(shipped_rulesets()["chill"].read_bytes())
+    with TestClient(create_app(Settings(rulesets=folder, workers=1))) as other:
+        listed = other.get("/api/rulesets")
+    assert listed.status_code == 200 and listed.content.isascii()
+    assert "caf\udce9" in [r["name"] for r in listed.json()]
+
+
+def test_a_campaign_name_the_store_cannot_keep_is_422(client: TestClient) -> None:
+    for bad in ["", "a/b", " padded", "x" * 101]:
+        [d] = error(client.post("/api/campaigns", json={"name": bad, "ruleset": "chill"}, headers=AUTH), 422)
+        assert d["code"] == "RC410" and "name" in d["message"]
 
 
 def test_a_ruleset_sent_as_text_is_reported_at_its_own_lines(client: TestClient) -> None:

@@ -52,6 +52,42 @@ def name(where: str, argument: str, value: Any, *, optional: bool = False) -> No
     of_type(where, argument, value, str, optional=optional)
 
 
+KEPT_NAME_MOST = 100
+"""The longest name a campaign or a character may be given (in characters)."""
+
+
+def kept_name(where: str, argument: str, value: Any, what: str) -> None:
+    """A name a campaign keeps (its own, a character's): one it can print, store and put in a
+    URL path — 1 to `KEPT_NAME_MOST` printable characters (no control character, no lone
+    surrogate, which no UTF-8 store can take), no space at either end, no '/'. A wrong one is an
+    `InputError` RC410 that says which rule it breaks; a name kept before this rule is still
+    opened as it is."""
+    name(where, argument, value)
+    problem = None
+    if not value:
+        problem = "is empty"
+    elif len(value) > KEPT_NAME_MOST:
+        problem = f"is {len(value)} characters long (at most {KEPT_NAME_MOST})"
+    elif not value.isprintable():
+        problem = "holds a character that cannot be printed (a control character or a lone surrogate)"
+    elif value != value.strip():
+        problem = "begins or ends with a space"
+    elif "/" in value:
+        problem = "holds a '/' (a name is part of the HTTP API's paths)"
+    if problem is not None:
+        shown = ascii(value[:40]) + ("..." if len(value) > 40 else "")
+        raise InputError(
+            [
+                Diagnostic(
+                    "RC410",
+                    f"{where}: the {what}'s name {shown} {problem}",
+                    None,
+                    f"give the {what} a name of 1 to {KEPT_NAME_MOST} printable characters, without '/'",
+                )
+            ]
+        )
+
+
 def mapping(
     where: str, argument: str, value: Any, *, optional: bool = True, of_mappings: bool = False
 ) -> None:

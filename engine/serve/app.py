@@ -16,7 +16,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -27,6 +27,7 @@ from ..frozen import frozen
 from ..runtime.limits import Limits
 from ..syntax.positions import SourceFile
 from ..syntax.resources import shipped_rulesets
+from .body import SafeJSONResponse
 from .jobs import diagnostic_json
 from .problems import ApiError, api_error
 from .workers import Job, Pool
@@ -222,7 +223,7 @@ class BodyLimit:
             f"the request body is over the server's limit of {self.limit} bytes",
             "send less (a ruleset is at most 512 KB), or ask the operator for a larger --max-body",
         )
-        response = JSONResponse(error.body(), status_code=413, headers={"Connection": "close"})
+        response = SafeJSONResponse(error.body(), status_code=413, headers={"Connection": "close"})
         await response({"type": "http"}, _nothing, send)
 
 
@@ -230,8 +231,8 @@ async def _nothing() -> Message:
     return {"type": "http.disconnect"}
 
 
-def _error_response(error: ApiError) -> JSONResponse:
-    return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+def _error_response(error: ApiError) -> SafeJSONResponse:
+    return SafeJSONResponse(error.body(), status_code=error.status, headers=error.headers)
 
 
 def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
@@ -250,6 +251,7 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
         summary="Roll, solve and test tabletop RPG rulesets; keep campaigns.",
         version="1",
         lifespan=lifespan,
+        default_response_class=SafeJSONResponse,
         responses={
             404: {"model": _error_model()},
             422: {"model": _error_model()},
@@ -258,15 +260,15 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
     app.state.server = server
 
     @app.exception_handler(ApiError)
-    async def on_api_error(request: Request, exc: ApiError) -> JSONResponse:
+    async def on_api_error(request: Request, exc: ApiError) -> SafeJSONResponse:
         return _error_response(exc)
 
     @app.exception_handler(RulecraftError)
-    async def on_engine_error(request: Request, exc: RulecraftError) -> JSONResponse:
+    async def on_engine_error(request: Request, exc: RulecraftError) -> SafeJSONResponse:
         return _error_response(api_error(exc))
 
     @app.exception_handler(RequestValidationError)
-    async def on_bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def on_bad_request(request: Request, exc: RequestValidationError) -> SafeJSONResponse:
         diagnostics = []
         for problem in exc.errors()[:20]:
             where = ".".join(str(p) for p in problem.get("loc", ()) if p != "body")
@@ -275,12 +277,12 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
         return _error_response(ApiError(422, diagnostics))
 
     @app.exception_handler(StarletteHTTPException)
-    async def on_http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def on_http(request: Request, exc: StarletteHTTPException) -> SafeJSONResponse:
         message = f"{request.method} {request.url.path}: {exc.detail}"
         return _error_response(ApiError.of(exc.status_code, "RC407", message[:300], "see /docs"))
 
     @app.exception_handler(Exception)
-    async def on_bug(request: Request, exc: Exception) -> JSONResponse:
+    async def on_bug(request: Request, exc: Exception) -> SafeJSONResponse:
         return _error_response(ApiError.of(500, "RC506", f"internal error: {type(exc).__name__}"))
 
     from . import routes_campaigns, routes_charts, routes_eval, routes_rulesets

@@ -1,6 +1,9 @@
-"""How the API reads a JSON body: as FastAPI does, except that an object giving one key twice
-is refused (422 `RC407`) instead of keeping the last, as the command line refuses a
-`NAME=VALUE` given twice. A repeated key is far likelier a client's slip than a choice."""
+"""JSON in and out of the API. In: a body is read as FastAPI reads it, except that an object
+giving one key twice is refused instead of keeping the last (as the command line refuses a
+`NAME=VALUE` given twice), and a body that cannot be read — not JSON, not UTF-8, nested past
+what the reader takes, a number past Python's digit limit — is one 422 `RC407` that says why.
+Out: text that UTF-8 cannot carry (a lone surrogate, which JSON's `\\ud800` can spell) is
+escaped rather than crashing the response that would report it."""
 
 from __future__ import annotations
 
@@ -9,11 +12,17 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from fastapi import HTTPException, Request, Response
+from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 
 
 class Twice(ValueError):
     """A key given twice in one JSON object."""
+
+
+class Unpaired(ValueError):
+    """Text holding a lone surrogate (`\\ud800` in JSON): no UTF-8 store, file or terminal
+    can take it, so it is refused at the door rather than wherever it is first written."""
 
 
 def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -26,8 +35,42 @@ def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def read_json(body: bytes | str) -> Any:
-    """`json.loads`, refusing a key given twice in any one object (raises `Twice`)."""
-    return json.loads(body, object_pairs_hook=_once)
+    """`json.loads`, refusing a key given twice in any one object (`Twice`) and text with a lone
+    surrogate anywhere (`Unpaired`)."""
+    found = json.loads(body, object_pairs_hook=_once)
+    _whole_text(found)
+    return found
+
+
+def _whole_text(found: Any) -> None:
+    todo = [found]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise Unpaired(item[max(exc.start - 20, 0) : exc.end + 20]) from None
+        elif isinstance(item, dict):
+            todo.extend(item)
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+
+
+def _unreadable(exc: Exception) -> str:
+    """What is wrong with a body `read_json` could not read, in words for the client."""
+    if isinstance(exc, Twice):
+        return f"the body gives the key {ascii(str(exc))} twice in one object"
+    if isinstance(exc, Unpaired):
+        return f"the body's text has a lone surrogate, which is not Unicode text: {ascii(str(exc))}"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"the body is not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+    if isinstance(exc, UnicodeDecodeError):
+        return "the body is not JSON: it is not UTF-8 (or UTF-16/32) text"
+    if isinstance(exc, RecursionError):
+        return "the body nests arrays and objects deeper than the server reads"
+    return f"the body is not JSON the server can read: {exc}"
 
 
 class OnceRequest(Request):
@@ -35,8 +78,8 @@ class OnceRequest(Request):
         if not hasattr(self, "_json"):
             try:
                 self._json = read_json(await self.body())
-            except Twice as twice:
-                raise HTTPException(422, f"the body gives the key '{twice}' twice in one object") from None
+            except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError too
+                raise HTTPException(422, _unreadable(exc)[:300]) from None
         return self._json
 
 
@@ -50,3 +93,14 @@ class OnceRoute(APIRoute):
             return await handler(OnceRequest(request.scope, request.receive))
 
         return handle
+
+
+class SafeJSONResponse(JSONResponse):
+    """Starlette's JSON response, which writes non-ASCII text as it is, but falls back to
+    escaping it where UTF-8 cannot carry it (a lone surrogate read from a request's `\\ud800`)."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except UnicodeEncodeError:
+            return json.dumps(content, allow_nan=False, separators=(",", ":")).encode("ascii")

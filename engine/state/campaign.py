@@ -118,13 +118,15 @@ class Campaign:
         items to other values than the rules' own starting ones (see `runtime.state.with_values`)."""
         where = "Campaign.create"
         arguments.having(where, "store", store, STORE_METHODS, "a campaign store (engine.state)")
-        arguments.name(where, "name", name)
+        arguments.kept_name(where, "name", name, "campaign")
         arguments.having(
             where, "model", model, ("checks", "state", "name"), "a compiled ruleset (Ruleset.model)"
         )
         arguments.name(where, "text", text)
         arguments.mapping(where, "params", params)
         arguments.mapping(where, "characters", characters, of_mappings=True)
+        for who in characters or {}:
+            arguments.kept_name(where, "characters", who, "character")
         arguments.of_type(where, "limits", limits, Limits)
         arguments.callable_(where, "compile", compile, optional=True)
         arguments.name(where, "source", source)
@@ -228,7 +230,7 @@ class Campaign:
 
     def join(self, character: str, **params: Any) -> Event:
         """A character joins, with its parameters."""
-        arguments.name("Campaign.join", "character", character)
+        arguments.kept_name("Campaign.join", "character", character, "character")
         bound = bind_params(self.rules.character, params, "character", character)
         with self.store.transaction(self.name) as tx, metered(self.limits):
             state = join(self.rules, tx.last().state, character, bound)
