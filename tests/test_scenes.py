@@ -458,6 +458,9 @@ def test_the_odds_over_two_parameters_as_a_table_and_a_heat_map(cli: Any, tmp_pa
         r = cli("scene", "prob", "lucky.yaml", "fight", *twice, cwd=tmp_path)
         assert r.code == 1 and "RC407" in r.err and "is given twice" in r.err, r.err
         assert r.out == ""
+    # a parameter the scene does not have is the scene's, not a campaign's (there is none here)
+    r = cli("scene", "prob", "castle", "duel", "--param", "nope=1")
+    assert r.code == 1 and "scene 'duel' has no parameter 'nope'" in r.err, r.err
 
 
 # -- a contest between three parties, by total ----------------------------------------------------

@@ -36,8 +36,9 @@ def _fail(code: str, message: str, span: Span | None, hint: str | None = None) -
 def bind_params(
     specs: tuple[InputSpec, ...], given: Mapping[str, Any], kind: str, owner: str
 ) -> dict[str, Any]:
-    """Typed parameters of a campaign or a character (text or Python values)."""
-    flag = "--param" if kind == "campaign" else "--character NAME:"
+    """Typed parameters of a campaign, a scene (a campaign's parameters, given to the scene) or a
+    character (text or Python values); `kind` names which in the diagnostics."""
+    flag = "--character NAME:" if kind == "character" else "--param"
     return bind(specs, given, kind, owner, None, flag)
 
 

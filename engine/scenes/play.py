@@ -41,7 +41,7 @@ def cast_state(
     party, named after it, with that party's parameters; and the cast (party → character)."""
     rules = model.state
     assert rules is not None
-    state = new_state(rules, bind_params(rules.campaign, params or {}, "campaign", scene.name))
+    state = new_state(rules, bind_params(rules.campaign, params or {}, "scene", scene.name))
     given = dict(parties or {})
     for party in given:
         if party not in scene.parties:
