@@ -121,6 +121,15 @@ def test_yaml_tab_indentation():
     assert "Traceback" not in str(info.value)
 
 
+@pytest.mark.parametrize("character", ["\x07", "\x1b", "\ud800"])
+def test_a_character_yaml_does_not_allow_is_shown_where_it_is(character: str) -> None:
+    """A control character pasted into a ruleset (it does not show on screen) was reported at 1:1
+    with ruamel's "position 72"; it is at its own line and column now, with its code point."""
+    text = broken("        max: 100\n", f"        max: 100{character}\n")
+    d = assert_one_diagnostic(text, LoadError, "RC002", locate(text, "max: 100" + character, character))
+    assert f"U+{ord(character):04X}" in d.message and "does not show" in (d.hint or "")
+
+
 # -- schema ------------------------------------------------------------------------------------
 
 

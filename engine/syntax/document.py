@@ -207,6 +207,7 @@ def load(
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
     from ruamel.yaml.composer import MaxDepthExceededError
     from ruamel.yaml.error import MarkedYAMLError, ReusedAnchorWarning, YAMLError
+    from ruamel.yaml.reader import ReaderError
 
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
@@ -247,6 +248,8 @@ def load(
             problem = str(exc.problem).split("\n")[0]
             hint = "each key may appear once in a mapping"
         raise LoadError([Diagnostic("RC002", f"YAML syntax error: {problem}", span, hint)]) from None
+    except ReaderError as exc:
+        raise LoadError([_unacceptable(source, exc.position, exc.character)]) from None
     except YAMLError as exc:
         raise LoadError([Diagnostic("RC002", f"YAML error: {exc}", Span(source, 1, 1))]) from None
     except RecursionError:  # a safety net: max_depth is far below Python's own limit
@@ -332,6 +335,27 @@ def _quote_end(text: str, i: int) -> int:
         if backslashes % 2 == 0:
             return k + 1
         j = k + 1
+
+
+def _unacceptable(source: SourceFile, position: Any, character: Any) -> Diagnostic:
+    """A character YAML does not allow in its text (a control character, a lone surrogate), at its
+    own line and column: ruamel tells its index in the text, not a mark."""
+    text = source.text
+    if not isinstance(position, int) or not 0 <= position < len(text):
+        return Diagnostic(
+            "RC002", "YAML error: the text holds a character YAML does not allow", Span(source, 1, 1)
+        )
+    line = text.count("\n", 0, position) + 1
+    col = position - (text.rfind("\n", 0, position) + 1) + 1
+    code = character if isinstance(character, int) else ord(text[position])
+    escape = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return Diagnostic(
+        "RC002",
+        f"YAML error: the text holds a character YAML does not allow (U+{code:04X}, a control "
+        "character or a lone surrogate)",
+        Span(source, line, col, line, col + 1),
+        f'delete it (it does not show); a double-quoted string may spell a control character "{escape}"',
+    )
 
 
 def _too_big(message: str, span: Span | None, field: str) -> LimitError:
