@@ -140,8 +140,9 @@ def cases() -> list[Case]:
     for bad, says in [
         ("", "is empty"),
         ("x" * 101, "101 characters"),
-        ("a\tb", "cannot be printed"),
-        ("c\udcff", "cannot be printed"),
+        ("a\tb", "a control character"),
+        ("c\udcff", "a lone surrogate"),
+        ("a\u2028b", "a line break"),
         (" c", "space"),
         ("a/b", "'/'"),
     ]:

@@ -204,7 +204,8 @@ def test_a_name_a_campaign_cannot_keep_is_refused_before_anything_is_written(
 ) -> None:
     """A name from undecodable bytes (Python reads them as lone surrogates) crashed the SQLite
     insert with a traceback; an empty one made a campaign no command could show apart. Both, a
-    control character, a space at an end and a '/' are RC410 now, and nothing is written."""
+    control character, a space at an end and a '/' are RC410 now, and nothing is written; any
+    other text is a name."""
     db = tmp_path / "play.db"
     assert cli("campaign", "--db", str(db), "new", "case", "chill", "-p", "players=4").code == 0
     for bad in ["c\udcff", "", " case2", "a/b", "tab\there", "x" * 101]:
@@ -213,11 +214,13 @@ def test_a_name_a_campaign_cannot_keep_is_refused_before_anything_is_written(
         if bad.strip() == bad and bad:  # the command strips a character's name and refuses '' itself
             r = cli("campaign", "--db", str(db), "join", "case", bad)
             assert r.code == 1 and "RC410" in r.err and "Traceback" not in r.err, r.err
+    # text like any other: a letter with a mark, a joined emoji, a no-break space
+    assert cli("campaign", "--db", str(db), "join", "case", "Zoë\u00a0👨\u200d👩\u200d👧").code == 0
     listed = cli("campaign", "--db", str(db), "list")
     assert listed.code == 0 and listed.out.count("\n") == 1 and "case" in listed.out, listed.out
     assert "tokens" in cli("campaign", "--db", str(db), "show", "case").out
     shown = json.loads(cli("campaign", "--db", str(db), "show", "case", "--json").out)
-    assert shown["characters"] == {}
+    assert list(shown["characters"]) == ["Zoë\u00a0👨\u200d👩\u200d👧"]
 
 
 # -- exact questions one step deep -----------------------------------------------------------------

@@ -56,10 +56,26 @@ KEPT_NAME_MOST = 100
 """The longest name a campaign or a character may be given (in characters)."""
 
 
+_ODD = {"Cc": "a control character", "Cs": "a lone surrogate", "Zl": "a line break", "Zp": "a line break"}
+
+
+def _unprintable(text: str) -> str | None:
+    """The first character of `text` no terminal, log line or UTF-8 store takes as it is, said in
+    words; None when there is none. Format characters (a zero-width joiner in an emoji, a
+    direction mark) and spaces other than ' ' are text like any other."""
+    import unicodedata
+
+    for c in text:
+        kind = _ODD.get(unicodedata.category(c))
+        if kind is not None:
+            return f"{kind} ({ascii(c)})"
+    return None
+
+
 def kept_name(where: str, argument: str, value: Any, what: str) -> None:
     """A name a campaign keeps (its own, a character's): one it can print, store and put in a
-    URL path — 1 to `KEPT_NAME_MOST` printable characters (no control character, no lone
-    surrogate, which no UTF-8 store can take), no space at either end, no '/'. A wrong one is an
+    URL path — 1 to `KEPT_NAME_MOST` characters, none a control character, a line break or a lone
+    surrogate (which no UTF-8 store can take), no space at either end, no '/'. A wrong one is an
     `InputError` RC410 that says which rule it breaks; a name kept before this rule is still
     opened as it is."""
     name(where, argument, value)
@@ -68,8 +84,8 @@ def kept_name(where: str, argument: str, value: Any, what: str) -> None:
         problem = "is empty"
     elif len(value) > KEPT_NAME_MOST:
         problem = f"is {len(value)} characters long (at most {KEPT_NAME_MOST})"
-    elif not value.isprintable():
-        problem = "holds a character that cannot be printed (a control character or a lone surrogate)"
+    elif (odd := _unprintable(value)) is not None:
+        problem = f"holds {odd}"
     elif value != value.strip():
         problem = "begins or ends with a space"
     elif "/" in value:
