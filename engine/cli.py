@@ -902,11 +902,14 @@ def _new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .tools.starter import NAME_PATTERN, schema_reference, starter_text
 
     given = Path(args.name)
-    target = given if given.suffix in (".yaml", ".yml") else given.with_name(given.name + ".yaml")
+    if not given.name:  # '', '.', '/': a folder, with no file name in it
+        target = given
+    else:
+        target = given if given.suffix in (".yaml", ".yml") else given.with_name(given.name + ".yaml")
     name = target.stem.lower()
     if not NAME_PATTERN.match(name):
         err.write(
-            f"rulecraft new: '{target.stem}' is not a ruleset name: "
+            f"rulecraft new: '{target.stem or args.name}' is not a ruleset name: "
             "start with a letter, then use a-z 0-9 _ - (for example 'my-game')\n"
         )
         return 2

@@ -169,6 +169,9 @@ def test_new_refuses_a_bad_name_and_a_missing_folder(tmp_path: Path, cli):
     assert code == 2 and "not a ruleset name" in err
     code, _, err = cli("new", "nowhere/mygame", cwd=tmp_path)
     assert code == 1 and "does not exist" in err
+    for folder in ("", ".", "/", ".."):  # no file name in it: a ValueError from pathlib before
+        r = cli("new", folder, cwd=tmp_path)
+        assert r.code == 2 and "not a ruleset name" in r.err and "Traceback" not in r.err, r.err
     assert list(tmp_path.iterdir()) == []
 
 
