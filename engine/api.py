@@ -467,7 +467,11 @@ def load(source: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str | Non
     arg.of_type("load", "limits", limits, Limits)
     arg.name("load", "name", name, optional=True)
     if isinstance(source, Path):
-        if not source.exists() and _looks_like_a_name(str(source)):
+        try:
+            missing = not source.exists()
+        except OSError:  # a path the system refuses (a name too long): reading it says why
+            missing = False
+        if missing and _looks_like_a_name(str(source)):
             raise _no_such_name(str(source))
         return load_source(read_source(source, name), limits=limits)
     if not isinstance(source, str):

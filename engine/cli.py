@@ -568,7 +568,11 @@ def _files(paths: list[str]) -> list[Path]:
             found.append(shipped_rulesets()[p])
             continue
         path = Path(p)
-        if path.is_dir():
+        try:
+            folder = path.is_dir()
+        except OSError:  # a path the system refuses (a name too long): loading it says why
+            folder = False
+        if folder:
             found.extend(sorted(q for q in path.rglob("*") if q.suffix in (".yaml", ".yml")))
         else:
             found.append(path)
@@ -913,13 +917,18 @@ def _new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             "start with a letter, then use a-z 0-9 _ - (for example 'my-game')\n"
         )
         return 2
-    if target.exists() or target.is_symlink():
+    try:
+        taken, folder = target.exists() or target.is_symlink(), target.parent.is_dir()
+    except OSError as exc:  # a path the system refuses (a name too long)
+        err.write(f"rulecraft new: cannot write {target}: {exc.strerror or exc}\n")
+        return 1
+    if taken:
         err.write(
             f"rulecraft new: {target} already exists; "
             "not overwriting it (choose another name, or move the file away)\n"
         )
         return 1
-    if not target.parent.is_dir():
+    if not folder:
         err.write(f"rulecraft new: folder {target.parent} does not exist\n")
         return 1
     text = starter_text(name, schema_reference(target))

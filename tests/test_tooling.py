@@ -175,6 +175,27 @@ def test_new_refuses_a_bad_name_and_a_missing_folder(tmp_path: Path, cli):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_path_or_name_the_system_refuses_is_a_clear_error(tmp_path: Path, cli):
+    """A file name longer than the system takes made `Path.exists()` raise (pathlib ignores only
+    "no such file"), and a campaign name from bytes that are not UTF-8 reached the SQLite query:
+    tracebacks, each. Each is one message and exit 1 now, and nothing is written."""
+    long = "x" * 3000
+    for argv, says in [
+        (["validate", long], "File name too long"),
+        (["show", long], "File name too long"),
+        (["test", long], "File name too long"),
+        (["new", long], "File name too long"),
+        (["campaign", "--db", long, "list"], "File name too long"),
+        (["campaign", "--db", str(tmp_path / "c.db"), "show", "c\udcff"], "RC901"),
+        (["campaign", "--db", str(tmp_path / "c.db"), "log", "c\udcff"], "RC901"),
+    ]:
+        r = cli(*argv, cwd=tmp_path)
+        assert r.code == 1 and says in r.err + r.out and "Traceback" not in r.err, (argv[:2], r.err)
+    assert [p.name for p in tmp_path.iterdir()] in ([], ["c.db"])
+    with pytest.raises(engine.LoadError, match="File name too long"):
+        engine.load(Path(long))
+
+
 def test_new_accepts_a_path_and_names_the_schema_relatively_inside_a_project(tmp_path: Path, cli):
     """In a project that holds the schema (a checkout, a virtualenv), the reference is relative,
     like the shipped rulesets' `../schemas/ruleset.schema.json`."""

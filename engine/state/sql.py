@@ -192,14 +192,16 @@ class SqlStore:
         """The header, read inside the caller's transaction; `lock` also locks the campaign's row
         until it ends (`FOR UPDATE`: a store whose write lock is the whole file never asks)."""
         with self._errors("locking the campaign" if lock else "reading a campaign"):
-            row = connection.execute(
-                self._sql(
-                    "SELECT ruleset, ruleset_hash, ruleset_text, params, created"
-                    " FROM campaigns WHERE name = ?"
-                )
-                + (" FOR UPDATE" if lock else ""),
-                (name,),
-            ).fetchone()
+            row = None
+            if _storable(name):  # else no campaign has it (see `arguments.kept_name`)
+                row = connection.execute(
+                    self._sql(
+                        "SELECT ruleset, ruleset_hash, ruleset_text, params, created"
+                        " FROM campaigns WHERE name = ?"
+                    )
+                    + (" FOR UPDATE" if lock else ""),
+                    (name,),
+                ).fetchone()
             if row is None:
                 names = [str(r[0]) for r in connection.execute("SELECT name FROM campaigns").fetchall()]
                 raise unknown_campaign(name, names, self._where, self.HOLDER)
@@ -291,3 +293,13 @@ class SqlTransaction:
                 self._store._sql("UPDATE campaigns SET ruleset_hash = ?, ruleset_text = ? WHERE name = ?"),
                 (ruleset_hash, ruleset_text, self.name),
             )
+
+
+def _storable(name: str) -> bool:
+    """Whether `name` can be sent to the database at all: text with a lone surrogate (what Python
+    makes of bytes that are not UTF-8 on a command line) cannot, so no campaign is named so."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

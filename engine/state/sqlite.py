@@ -92,9 +92,13 @@ class SqliteStore(SqlStore):
         process could then take the file as unused, checkpoint and delete the write-ahead log
         under them, and the file is corrupted. Whether it is SQLite at all, SQLite says
         (`SQLITE_NOTADB`, on the first read), before anything is written."""
-        if self.path.is_dir():
+        try:
+            folder, parent = self.path.is_dir(), self.path.parent.is_dir()
+        except OSError as exc:  # a path the system refuses (a name too long)
+            raise self._error("RC903", f"cannot use {self._where}: {exc.strerror or exc}") from None
+        if folder:
             raise self._error("RC903", f"{self._where} is a folder, not a rulecraft campaign database")
-        if not self.path.parent.is_dir():
+        if not parent:
             raise self._error(
                 "RC903",
                 f"cannot create {self._where}: {self.path.parent} "
