@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import gc
 import json
+import os
 import random
 import re
 import sys
@@ -572,11 +573,19 @@ def _files(paths: list[str]) -> list[Path]:
             folder = path.is_dir()
         except OSError:  # a path the system refuses (a name too long): loading it says why
             folder = False
-        if folder:
-            found.extend(sorted(q for q in path.rglob("*") if q.suffix in (".yaml", ".yml")))
-        else:
-            found.append(path)
+        found.extend(_yaml_below(path) if folder else [path])
     return found
+
+
+def _yaml_below(folder: Path) -> list[Path]:
+    """The `*.yaml` and `*.yml` files in `folder`, at any depth, in order, but none that is hidden
+    or inside a hidden folder (a name starting with '.'): `rulecraft validate .` in a project
+    reads its rulesets, not `.github/workflows/`, `.pre-commit-config.yaml` or a `.venv`."""
+    found: list[Path] = []
+    for top, folders, files in os.walk(folder):
+        folders[:] = [f for f in folders if not f.startswith(".")]
+        found.extend(Path(top, f) for f in files if f.endswith((".yaml", ".yml")) and not f.startswith("."))
+    return sorted(found)
 
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

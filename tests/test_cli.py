@@ -148,6 +148,28 @@ def test_validate_a_folder_with_one_broken_file_exits_1(tmp_path, cli, repo_root
     assert "broken.yaml:" in r.err
 
 
+def test_a_folder_is_read_without_its_hidden_files_and_folders(tmp_path, cli, repo_root):
+    """`rulecraft validate .` in a project: its rulesets, not a CI workflow, a pre-commit config or
+    a virtual environment's YAML, which are no rulesets and failed it (RC003). A hidden file or
+    folder named on the command line is still read."""
+    (tmp_path / "rulesets").mkdir()
+    shutil.copy(repo_root / "rulesets" / "chill.yaml", tmp_path / "rulesets" / "chill.yaml")
+    for hidden in (
+        ".github/workflows/ci.yml",
+        ".venv/lib/x.yaml",
+        "rulesets/.old/y.yaml",
+        ".pre-commit-config.yaml",
+    ):
+        (tmp_path / hidden).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / hidden).write_text("on: push\n", encoding="utf-8")
+    for command in ("validate", "test"):
+        r = cli(command, ".", cwd=tmp_path)
+        assert r.code == 0 and "chill.yaml" in r.out, r.out + r.err
+        assert "ci.yml" not in r.out + r.err and "x.yaml" not in r.out + r.err
+    r = cli("validate", ".github", cwd=tmp_path)
+    assert r.code == 1 and "ci.yml" in r.out + r.err and "RC003" in r.err
+
+
 def test_validate_json_reports_the_position(tmp_path, cli, repo_root):
     bad = tmp_path / "bad.yaml"
     text = (repo_root / "rulesets" / "chthonian.yaml").read_text(encoding="utf-8") + "rolll: 1\n"
