@@ -137,8 +137,8 @@ class Packing:
         self._landing: dict[int, tuple[int, ...]] = {}
         steps = max(len(proc.steps), 1)
         self._steps = steps
-        zero = proc.history_of(proc._zeros, proc._zeros, proc._zeros)
-        empty: State = (proc._zeros, tuple(proc._zeros for _ in proc.steps), 0, zero)
+        zero = proc.history_of(proc.zeros, proc.zeros, proc.zeros)
+        empty: State = (proc.zeros, tuple(proc.zeros for _ in proc.steps), 0, zero)
         # what landing adds, per step, per whether it is the last die, per kind: a state packed
         # for each, charged before it is made (kinds × fields grows as the square of the faces)
         meter().charge(2 * len(proc.steps) * n * (1 + self._cost))
@@ -161,7 +161,7 @@ class Packing:
         kind): a flight's code names that one, so dice in the air alike but for the step that
         rolled them are one node (two steps that both let a rerolled die hold every trigger again)."""
         self._first = tuple(
-            self.pack(proc.start(proc._zeros[:k] + (1,) + proc._zeros[k + 1 :])) for k in range(n)
+            self.pack(proc.start(proc.zeros[:k] + (1,) + proc.zeros[k + 1 :])) for k in range(n)
         )
         """Per kind, the code of a first roll of one die of it: `Procedure.start` fills every field
         of a first roll in proportion to the dice of each kind (their counts, the unused triggers
@@ -354,7 +354,7 @@ class Packing:
         parts = self._by_roll.get(key)
         if parts is None:
             proc = self.proc
-            zero = proc._zeros
+            zero = proc.zeros
             base = self.pack(state) & ~self._rows[t]
             parts = self._by_roll[key] = [
                 self.pack_any(proc.launch(state, t, (zero, m))) - base for m in range(most + 1)
@@ -369,7 +369,7 @@ class Packing:
         parts = self._by_kind.get(key)
         if parts is None:
             proc = self.proc
-            zero = proc._zeros
+            zero = proc.zeros
             base = self.pack_any(proc.launch(state, t, (zero, 0)))
             parts = self._by_kind[key] = [0] + [
                 self.pack_any(proc.launch(state, t, (zero[:k] + (j,) + zero[k + 1 :], 0))) - base
@@ -386,7 +386,7 @@ class Packing:
         flat = [(code >> shift) & mask for shift in self._shifts]
         n = len(proc.kinds)
         counts = tuple(flat[:n])
-        rows = [list(proc._zeros) for _ in proc.steps]
+        rows = [list(proc.zeros) for _ in proc.steps]
         at = n
         for t, k in self._held:
             rows[t][k] = flat[at]

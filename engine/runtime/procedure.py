@@ -138,7 +138,8 @@ class Procedure:
             for k in self.kinds
             for f in k.faces
         }
-        self._zeros = tuple(0 for _ in self.kinds)
+        self.zeros = tuple(0 for _ in self.kinds)
+        """No die of any kind: the counts of an empty pool (`Packing` packs its states from it too)."""
         # the triggers a die rolled by step t holds when it falls as each kind
         self._lands = tuple(
             tuple(
@@ -161,7 +162,7 @@ class Procedure:
         unused = tuple(
             tuple(c if k.on[t] else 0 for c, k in zip(counts, self.kinds)) for t in range(len(self.steps))
         )
-        return (counts, unused, 0, self.history_of(counts, self._zeros, self._zeros))
+        return (counts, unused, 0, self.history_of(counts, self.zeros, self.zeros))
 
     def history_of(self, first: Counts, added: Counts, rerolled: Counts) -> History:
         """The history a state keeps: only the parts the check reads, nothing when it reads none."""
@@ -303,7 +304,7 @@ class Procedure:
             counts = tuple([c - r for c, r in zip(counts, remove)])
         rows = tuple(
             [
-                self._zeros if u == t else tuple([x - r if x > r else 0 for x, r in zip(unused[u], remove)])
+                self.zeros if u == t else tuple([x - r if x > r else 0 for x, r in zip(unused[u], remove)])
                 for u in range(len(self.steps))
             ]
         )
