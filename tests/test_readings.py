@@ -209,17 +209,23 @@ def test_chthonian_walters_sheet_against_his_examples():
 
 
 def test_chthonian_walters_automatic_success_by_the_rule():
-    """Note walter-automatic-success: at TI 3 (the text's own sequence) a Weird Tale's Practicality
-    is 3 // 2 = 1, so the Roll against 15 is 7 - 1 = 6, Extent -9, not "5 (7 - 2)", -10."""
+    """Note erratum-walter-automatic-success: in the text's order, the Terrible Insight Roll (9 - 1
+    = 8 against 8) succeeds and Walter keeps TI 2; the Roll after his Automatic Success is then
+    7 - 1 = 6, Extent -9, not "5 (7 - 2)", -10, and the point it costs takes him to TI 3, where
+    Practicality and Cognizance are still 1: no "new Numbers"."""
     campaign = engine.new_campaign(
         "t",
         CHTHONIAN,
         store=MemoryStore(),
         params={"style": "weird_tale"},
-        characters={"walter": {"starting_ti": 3}},
+        characters={"walter": {"starting_ti": 2}},
     )
+    studied = campaign.act("insight_roll", "walter", forced={"die": 9}, difficulty=8)
+    assert studied.result is not None and studied.result.outcome.name == "success"
+    assert studied.result.values["extent"] == 0
+    assert campaign.show()["characters"]["walter"]["items"]["ti"] == 2
     acted = campaign.act("automatic_success", "walter", forced={"die": 7}, declared_extent=15)
     assert acted.result is not None
     assert acted.result.values["result"] == 6 and acted.result.values["extent"] == -9
     sheet = campaign.show()["characters"]["walter"]["items"]
-    assert (sheet["ti"], sheet["practicality"], sheet["cognizance"]) == (4, 2, 2)
+    assert (sheet["ti"], sheet["practicality"], sheet["cognizance"]) == (3, 1, 1)

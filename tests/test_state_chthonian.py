@@ -240,7 +240,7 @@ def test_a_failed_follow_up_roll_adds_a_point_and_a_success_does_not(
 
 
 def test_walters_automatic_success_of_extent_15() -> None:
-    """Note walter-automatic-success: "rolls a 5 (7 - 2) for an Extent of -10" and "new Numbers"
+    """Note erratum-walter-automatic-success: "rolls a 5 (7 - 2) for an Extent of -10" and "new Numbers"
     after the point hold in a Weird Tale only from TI 5 (Practicality 2, then 3 at TI 6)."""
     c = campaign("weird_tale", walter=5)
     acted = c.act("automatic_success", "walter", forced={"die": 7}, declared_extent=15)

@@ -54,27 +54,32 @@ def test_walter_and_the_crowbar_erratum():
     assert result.outcome.name == "success"
 
 
-def test_terrible_insight_roll():
-    """ "Terrible Insight Roll … Difficulty of 8 … rolls a 7 (9 - 2 from Practicality) for an
-    Extent of -1. Walter gains another point of Terrible Insight"."""
-    # Text inconsistency, recorded in no note: at Terrible Insight 2 in a Weird Tale (the Style
-    # chosen earlier), Practicality is one-half Insight = 1 (the sheet's track shows -1), but
-    # the example applies 2. We pin the example's numbers; the Extent arithmetic itself is right.
-    result = standard(9, -2, difficulty=8)
-    assert result.values["result"] == 7
-    assert result.values["extent"] == -1
-    assert result.outcome.name == "failure"  # failure gains a point of Terrible Insight
+def test_terrible_insight_roll_erratum():
+    """ "Terrible Insight Roll … Difficulty of 8. Walter already has a Terrible Insight of 2, and
+    Walter's Player rolls a 7 (9 - 2 from Practicality) for an Extent of -1. Walter gains another
+    point of Terrible Insight"."""
+    # Erratum, chthonian.yaml note `erratum-walter-ti-roll`: at TI 2 in a Weird Tale (the Style
+    # chosen earlier) Practicality is one-half Insight rounded down, 1, not 2. By the rule the die
+    # of 9 gives 8, Extent 0: a success ("Roller's Extent must be zero or greater"), no point.
+    assert "erratum-walter-ti-roll" in note_ids(CHTHONIAN)
+    result = standard(9, -1, difficulty=8)
+    assert result.values["result"] == 8
+    assert result.values["extent"] == 0
+    assert result.outcome.name == "success"
 
 
-def test_automatic_success_follow_up_roll():
+def test_automatic_success_follow_up_roll_erratum():
     """ "Standard Roll with a Difficulty of 15, modified by his Practicality; the Player rolls a 5
-    (7 - 2) for an Extent of -10. Walter gains another point of Terrible Insight"."""
-    # Erratum, chthonian.yaml note `walter-automatic-success`: at the TI 3 the text left him with,
-    # Practicality is 1 in a Weird Tale (7 - 1 = 6, Extent -9; tests/test_readings.py); the text's
-    # 2 is the record sheet's rounding up. We pin the example's own arithmetic here.
-    result = standard(7, -2, difficulty=15)
-    assert result.values["result"] == 5
-    assert result.values["extent"] == -10
+    (7 - 2) for an Extent of -10. Walter gains another point of Terrible Insight along with new
+    Numbers for his Practicality and Cognizance Traits"."""
+    # Erratum, chthonian.yaml note `erratum-walter-automatic-success`: Walter comes to this Roll at
+    # TI 2 (the Terrible Insight Roll above gained nothing), Practicality 1: 7 - 1 = 6, Extent -9,
+    # a failure. The point takes him to TI 3, where his Numbers are still 3 // 2 = 1: no new
+    # Numbers. The whole chain, as campaign state, is tests/test_readings.py's.
+    assert "erratum-walter-automatic-success" in note_ids(CHTHONIAN)
+    result = standard(7, -1, difficulty=15)
+    assert result.values["result"] == 6
+    assert result.values["extent"] == -9
     assert result.outcome.name == "failure"
 
 
@@ -83,14 +88,24 @@ def test_mulk_contest_erratum():
     and adds the Mulk's Traits for a result of 12. The Mulk is the winner with an Extent of 4
     (12 - 8)"."""
     # Erratum, chthonian.yaml note `erratum-mulk`: a contest's Extent is the difference of the two
-    # results, 12 - 9 = 3; the text subtracted the Mulk's die. Contests are not a check yet, so
-    # the results come from two Standard Rolls (Powerful 1 + Ex-Detective 2; Inhuman Strength 3 +
-    # Tough Hide 1) and the difference is taken here.
+    # results, 12 - 9 = 3; the text subtracted the Mulk's die. Walter adds Powerful 1 and
+    # Ex-Detective 2, the Mulk Inhuman Strength 3 and Tough Hide 1.
     assert "erratum-mulk" in note_ids(CHTHONIAN)
-    walter = standard(6, 1 + 2).values["result"]
-    mulk = standard(8, 3 + 1).values["result"]
-    assert (walter, mulk) == (9, 12)
-    assert mulk - walter == 3
+    result = CHTHONIAN.roll("contest", forced={"die": 6, "foe_die": 8}, traits=1 + 2, foe_traits=3 + 1)
+    assert (result.values["result"], result.values["foe_result"]) == (9, 12)
+    assert result.outcome.name == "lose"
+    assert result.values["extent"] == -3  # the Mulk's Extent of 3, from Walter's side
+
+
+def test_instructive_notes():
+    """ "I make a Roll with an Extent of 4. The directions now have the Trait Instructive 4. Anyone
+    trying to decipher Walter's notes would add the Instructive Trait to their own Roll"."""
+    # The Extent becomes a Trait of its number; the state keeps no objects (note `wounded`), so the
+    # Trait is added by hand to the next Roll: a die of 5 with Instructive 4 makes 9.
+    written = standard(12, 0, difficulty=8)
+    assert written.values["extent"] == 4
+    reader = standard(5, written.values["extent"], difficulty=8)
+    assert (reader.values["result"], reader.outcome.name) == (9, "success")
 
 
 def test_jade_figure_contest():
@@ -131,6 +146,18 @@ def test_connies_77_botch_turned_by_a_token(target):
     assert after.values["forced_light"] == 0
 
 
+def test_a_roll_equal_to_the_target_succeeds_erratum():
+    """ "A check is successful if the result is lower than a particular number" against "If the
+    roll is lower than or equal to the target number, but still more than half the target number,
+    the result is a Low Success"."""
+    # Erratum, chill.yaml note `erratum-lower-than`: the sentences that name the results win, so a
+    # roll equal to the target succeeds; doubles equal to it are a Colossal Success.
+    assert "erratum-lower-than" in note_ids(CHILL)
+    assert CHILL.roll("specific", forced={"tens": 5, "ones": 6}, target=56).outcome.name == "low_success"
+    assert CHILL.roll("specific", forced={"tens": 5, "ones": 7}, target=56).outcome.name == "failure"
+    assert CHILL.roll("specific", forced={"tens": 5, "ones": 5}, target=55).outcome.name == "colossal_success"
+
+
 def test_doubles_examples():
     """ "If the roll is doubles (33, 55, etc.)": 33 and 55 against 55 are Colossal Successes."""
     for d in (3, 5):
@@ -156,11 +183,58 @@ def test_doubles_examples():
 )
 def test_rolling_with_resolve_examples(faces, want, quote):
     """The majority examples of "Rolling with Resolve" (tie-break per chimera.yaml note
-    `majority-tie`), on the `pool` check, which reads the dice as first rolled. By the text's own
-    9s-and-0s procedure "0, 4, 9" would first force the 4 to be rerolled for the 0, so the text's
-    example, like this check, reads the dice before any reroll."""
+    `majority-tie`), on the `pool` check: the majority reading of the dice given. The text does not
+    say whether its examples are first rolls or the dice the 9s-and-0s procedure leaves; the same
+    majority reads both (on `skill`: the next test)."""
     result = CHIMERA.roll("pool", forced={"rolled": faces}, dice=len(faces))
     assert result.outcome.name == want, quote
+
+
+@pytest.mark.parametrize(
+    ("first", "rerolls", "policy", "want"),
+    [
+        ([7, 7, 9], [], "always", "pass"),  # the 9 finds no die showing 0-5 to reroll
+        ([1, 5, 6], [], "always", "half_pass"),  # no 9, no 0
+        ([9, 8], [], "always", "pass"),
+        ([0, 1], [], "always", "fail"),  # the 0 finds no die showing 4-8
+        # Step 2 comes first: the 9 rerolls the 0 (a 0, a new one), which then rerolls the 4 (a 4).
+        ([0, 4, 9], [0, 4], "always", "half_pass"),
+        # Declined, the 9 rerolls nothing; the 0 must reroll the 4 (a 4).
+        ([0, 4, 9], [4], "never", "half_pass"),
+    ],
+)
+def test_rolling_with_resolve_examples_under_the_procedure(first, rerolls, policy, want):
+    """The same examples on `skill`, which runs the 9s-and-0s procedure: four of them leave it
+    nothing to do, and "0, 4, 9" stands as the final dice of rolls that rerolled into it."""
+    result = CHIMERA.roll("skill", forced={"rolled": first + rerolls}, dice=len(first), policy=policy)
+    assert result.outcome.name == want
+    assert tuple(sorted(result.rolled["rolled"].faces)) == tuple(sorted(first))
+
+
+@pytest.mark.parametrize(
+    ("teacher", "student_roll", "want"),
+    [
+        (9, [1, 2], "pass"),
+        (6, [4, 5], "pass"),
+        (4, [4, 5], "half_pass"),
+        (2, [4, 5], "fail"),
+        (0, [6, 7], "fail"),
+    ],
+)
+def test_teaching_an_ability(teacher, student_roll, want):
+    """ "On a crit pass, the student rolls with double advantage, on a pass--advantage, on a
+    half-pass--they roll normally, on a fail--disadvantage, and on a crit fail--double
+    disadvantage. The student must then make their own roll with this modification"."""
+    # Note ability-demonstration: the teacher's d10 is the `demonstration` check; its outputs are
+    # the student's advantage and disadvantage. An ability's teacher gives no dice, so an
+    # instructor of Luck modifier 4 leaves the student 2 dice.
+    shown = CHIMERA.roll("demonstration", forced={"die": teacher})
+    mod = {
+        "advantage": shown.values["student_advantage"],
+        "disadvantage": shown.values["student_disadvantage"],
+    }
+    result = CHIMERA.roll("instruction", forced={"rolled": student_roll}, proficiency=4, **mod)
+    assert result.outcome.name == want
 
 
 def test_auto_pass_never_critically_passes():
