@@ -123,6 +123,21 @@ def test_castle_main_gauche_in_a_fight_is_the_combat_exchange_redraw():
     assert result.outcome.name == "stand_off"
 
 
+@pytest.mark.parametrize(
+    ("foe", "mine", "want"), [("poor", "poor", "stand_off"), ("average", "good", "you_hit")]
+)
+def test_castle_main_gauche_redraws_only_a_losing_bead(foe, mine, want):
+    """Note main-gauche: the redraw is "to turn the result in your favour", and a stand-off has the
+    Riposte ("in the event of a draw, you can redraw"): even `always` keeps a tie or a win (one
+    forced bead each: a redraw would run out of beads)."""
+    for policy in ("always", "optimal"):
+        result = CASTLE.roll(
+            "combat", forced={"foe_beads": [foe], "beads": [mine]}, main_gauche=True, policy=policy
+        )
+        assert result.outcome.name == want
+        assert not any(s.kind == "redraw" for s in result.trace)
+
+
 # ---------------------------------------------------------------------------------------------
 # Chimera: the `pool` check is the plain majority (note pool-check); traits on saves (save-trait)
 # ---------------------------------------------------------------------------------------------

@@ -223,8 +223,9 @@ def test_main_gauche_optimal_redraws_only_when_it_helps() -> None:
 
 
 def test_main_gauche_exact() -> None:
-    # Average against Average: one bead each of 45 (15 poor, 20 average, 10 good). The optimal
-    # player (objective mean_rank) redraws a losing bead; the foe's bead is the redraw's target.
+    # Average against Average: one bead each of 45 (15 poor, 20 average, 10 good). Main Gauche is
+    # offered on a losing bead only (castle.yaml note main-gauche), where a fresh bead never does
+    # worse, so `always` and `optimal` both redraw exactly the losing beads.
     p = {"poor": Fraction(1, 3), "average": Fraction(4, 9), "good": Fraction(2, 9)}
     rank = {"poor": 0, "average": 1, "good": 2}
     want: dict[str, Fraction] = {"foe_hits": Fraction(0), "stand_off": Fraction(0), "you_hit": Fraction(0)}
@@ -238,17 +239,21 @@ def test_main_gauche_exact() -> None:
             else "stand_off"
         )
 
-    score = {"foe_hits": 0, "stand_off": 1, "you_hit": 2}
     for theirs, pt in p.items():
-        fresh = sum(pm * score[band(mine, theirs)] for mine, pm in p.items())
         for mine, pm in p.items():
-            if score[band(mine, theirs)] < fresh:  # redraw: a fresh bead from the full bag
+            if band(mine, theirs) == "foe_hits":  # redraw: a fresh bead from the full bag
                 for again, pa in p.items():
                     want[band(again, theirs)] += pt * pm * pa
             else:
                 want[band(mine, theirs)] += pt * pm
-    d = CASTLE.distribution("combat", main_gauche=True, policy="optimal")
-    assert {s.name: d.probability(s.name) for s, _ in d.table() if s.name != "riposte_hit"} == want
+    for policy in ("always", "optimal"):
+        d = CASTLE.distribution("combat", main_gauche=True, policy=policy)
+        assert {s.name: d.probability(s.name) for s, _ in d.table() if s.name != "riposte_hit"} == want
+    assert want == {
+        "foe_hits": Fraction(134, 729),
+        "stand_off": Fraction(337, 729),
+        "you_hit": Fraction(258, 729),
+    }
     never = CASTLE.distribution("combat", main_gauche=True, policy="never")
     assert never.probability("you_hit") == p["poor"] * (1 - p["poor"]) + p["average"] * p["good"]
 

@@ -308,6 +308,8 @@ def test_a_shorter_weapon_closes_and_is_pushed_back(castle: engine.Ruleset) -> N
         (("light",), "night", {}),
         (("serious",), "night", {"serious": 1}),
         (("serious", "light"), "week", {"light": 1}),
+        # Erratum, castle.yaml note `erratum-two-serious`: the text's "2 serious wounds ... Healing
+        # will reduce this to light" read with two lights, which make the serious state.
         (("light", "light"), "week", {"light": 1}),
         (("serious",), "month", {}),
         (("deadly",), "week", {"deadly": 1}),
@@ -321,6 +323,19 @@ def test_rest_heals_the_state(
     wound(c, "anna", *levels)
     c.act("rest", "anna", length=length)
     assert items(c, "anna")["wound_track"] == track
+
+
+def test_with_toughness_two_serious_wounds_heal_as_the_text_says(castle: engine.Ruleset) -> None:
+    """Note heal-the-state: "someone who has taken 2 serious wounds is just seriously wounded.
+    Healing will reduce this to light" holds as written for a tough character ("3 serious before
+    it becomes deadly"); without Toughness the two make a deadly (note erratum-two-serious)."""
+    c = play(castle, anna={"toughness": True}, bo={})
+    wound(c, "anna", "serious", "serious")
+    assert items(c, "anna")["wound_level"] == "serious"
+    c.act("rest", "anna", length="week")
+    assert items(c, "anna")["wound_track"] == {"light": 1}
+    wound(c, "bo", "serious", "serious")
+    assert items(c, "bo")["wound_level"] == "deadly"
 
 
 @pytest.mark.parametrize("chit", LEVELS)
