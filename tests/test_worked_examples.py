@@ -143,6 +143,8 @@ def test_connies_77_botch_turned_by_a_token(target):
     after = CHILL.roll("specific", forced={"tens": 7, "ones": 7}, target=target, tokens=1)
     assert after.outcome.name == "colossal_success"
     assert after.values["forced_dark"] == 2  # one from the Botch, one turned for +10
+    # Erratum, chill.yaml note `erratum-player-turns-no-light`: "the player does not turn a token
+    # light" names the wrong side; the Chill Master turns none light for this Colossal Success.
     assert after.values["forced_light"] == 0
 
 
