@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Container, Hashable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
+from operator import mul
 from typing import Any, Generic, TypeVar
 
 from ..errors import Diagnostic, LimitError
@@ -114,65 +115,39 @@ def pushed(
     order; states that receive no mass may be among them and cost a look-up). `successors(s)`
     gives a state's successors as `Edges` (None where it absorbs), and is asked once per state
     that receives mass."""
-    # Mass as a numerator and a denominator per state (one list each, so an edge costs one look-up),
-    # pushed once along every edge in topological order; the denominators are mostly one power of
-    # the chain's totals, so sums rarely need an lcm.
-    total0 = starts.total
-    mass: dict[Any, list[int]] = {s: [w, total0] for s, w in starts.weights.items()}
-    ends: dict[Hashable, tuple[int, int]] = {}
+    # Mass as whole numbers over one scale, pushed once along every edge in topological order: a
+    # state's mass is split by its total once, and each edge costs a look-up, a product and a sum.
+    # Where a mass does not divide by its total, the scale (and every mass and end held) takes on
+    # powers of that total first: exact, since each was a whole number over the old scale.
+    scale = starts.total
+    mass: dict[Any, int] = dict(starts.weights)
+    ends: dict[Hashable, int] = {}
     for s in order:
-        here = mass.pop(s, None)
-        if here is None:
-            continue
-        num, den = here
+        num = mass.pop(s, None)
         if not num:
             continue
         nxt = successors(s)
         if nxt is None:
-            _add(ends, end(s), num, den)
+            key = end(s)
+            ends[key] = ends.get(key, 0) + num
             continue
         targets, weights, total = nxt
-        den2 = den * total
+        share, left = divmod(num, total)
+        if left:
+            factor = total**RESCALE
+            scale *= factor
+            for held in (mass, ends):
+                for k, v in held.items():
+                    held[k] = v * factor
+            share = num * factor // total
+        get = mass.get
         for t, w in zip(targets, weights):
-            there = mass.get(t)
-            if there is None:
-                mass[t] = [num * w, den2]
-            elif there[1] == den2:
-                there[0] += num * w
-            else:
-                old = there[1]
-                common = _common(old, den2)
-                there[0] = there[0] * (common // old) + num * w * (common // den2)
-                there[1] = common
-    common = 1
-    for _, d in ends.values():
-        common = common if common % d == 0 else math.lcm(common, d)
-    return Dist({k: n * (common // d) for k, (n, d) in ends.items()}, common)
-
-
-def _common(a: int, b: int) -> int:
-    """A common denominator of a and b (the larger, when one divides the other, as powers do)."""
-    if a > b:
-        return a if a % b == 0 else math.lcm(a, b)
-    return b if b % a == 0 else math.lcm(a, b)
-
-
-def _add(into: dict[Any, tuple[int, int]], key: Any, num: int, den: int) -> None:
-    """into[key] += num / den, keeping one denominator (powers of one base divide each other)."""
-    old = into.get(key)
-    if old is None:
-        into[key] = (num, den)
-        return
-    n0, d0 = old
-    if d0 == den:
-        into[key] = (n0 + num, den)
-    elif den % d0 == 0:
-        into[key] = (n0 * (den // d0) + num, den)
-    elif d0 % den == 0:
-        into[key] = (n0 + num * (d0 // den), d0)
-    else:
-        common = math.lcm(d0, den)
-        into[key] = (n0 * (common // d0) + num * (common // den), common)
+            mass[t] = get(t, 0) + share * w
+    common = 0
+    for n in ends.values():
+        common = math.gcd(common, n)
+    common = math.gcd(common, scale)
+    return Dist({k: n // common for k, n in ends.items()}, scale // common)
 
 
 def _solve(starts: Dist, edges: dict[Any, Edges | None], end: Callable[[Any], Hashable]) -> Dist:
@@ -224,28 +199,12 @@ def _eliminate(a: list[list[Fraction]], n: int) -> None:
                 a[r] = [x - f * y for x, y in zip(a[r], a[c])]
 
 
-Value = tuple[int, ...]
-"""A score kept whole: one common denominator, then its parts' numerators."""
+Value = Any
+"""A score kept whole, as numerators over `BestPlay`'s one scale: an `int` for a score of one part
+(compared and mixed by `max` and `sum` in C), a tuple of them for more (compared part by part)."""
 
-
-def _whole(score: tuple[Fraction, ...]) -> Value:
-    den = 1
-    for f in score:
-        if den % f.denominator:
-            den = math.lcm(den, f.denominator)
-    return (den, *[f.numerator * (den // f.denominator) for f in score])
-
-
-def _above(a: Value, b: Value) -> bool:
-    """Whether score `a` is larger than `b` (compared part by part, the first difference deciding)."""
-    ad, bd = a[0], b[0]
-    if len(a) == 2:
-        return a[1] * bd > b[1] * ad
-    return tuple([x * bd for x in a[1:]]) > tuple([y * ad for y in b[1:]])
-
-
-BUSY: Value = ()
-"""The score of a state being scored (falsy: reaching it again is a cycle)."""
+RESCALE = 8
+"""How many powers of a chance node's total the scale takes on when a score does not fit it."""
 
 Node = tuple[Sequence[Any] | None, Sequence[Any], tuple[int, ...], int]
 """A node of a chain with choices, as `BestPlay` asks for it: (options, successors, (), 0) where a
@@ -269,7 +228,14 @@ class BestPlay(Generic[S, Opt]):
     `score` must be an expected value, part by part (every `Objective`'s is): the score of a
     mixture is then the mixture of the scores, so a state keeps its score alone — a few whole
     numbers over one denominator — and never the distribution of its ends (where the chain ends
-    under best play is `absorb`'s to work out, following `best`)."""
+    under best play is `absorb`'s to work out, following `best`).
+
+    Every score is kept over one denominator, the scale, so a choice is `max` over whole numbers
+    and a move of chance one weighted sum, divided exactly: no fraction is made or compared in
+    the loop. The scale starts at `scale` (a guess; 1 will do) and grows when a score does not
+    fit it — an end's denominator, or a chance node's sum not divisible by its total — by
+    multiplying every score kept so far (exact, since each was a whole number over the old
+    scale), so the scores are the exact ones whatever the guess."""
 
     def __init__(
         self,
@@ -279,6 +245,7 @@ class BestPlay(Generic[S, Opt]):
         count: Callable[[int], None],
         on_cycle: Callable[[S], Exception],
         most: int = 0,
+        scale: int = 1,
     ) -> None:
         self.node = node
         self.most = most
@@ -286,7 +253,12 @@ class BestPlay(Generic[S, Opt]):
         self.score = score
         self.count = count
         self.on_cycle = on_cycle
+        self._scale = scale
+        self._rescaled = 0
+        """How many times the scale has grown (a solve that saw it grow reads its scores again)."""
         self._values: dict[S, Value] = {}
+        self._busy: set[S] = set()
+        """The states being scored (reaching one again is a cycle)."""
         self._moves: dict[S, Opt] = {}  # a choice's option taken
         self._through: dict[S, S] = {}
         self.order: list[S] = []
@@ -314,92 +286,103 @@ class BestPlay(Generic[S, Opt]):
     def scored(self, state: S) -> tuple[Fraction, ...]:
         """The score reached from `state` under best play (an option's: that of where it leads)."""
         value = self.best(state)[0]
-        return tuple([Fraction(n, value[0]) for n in value[1:]])
+        parts = (value,) if isinstance(value, int) else value
+        return tuple([Fraction(n, self._scale) for n in parts])
 
     def best(self, state: S) -> tuple[Value, Opt | None]:
-        """Best play from `state`: its score, and the option taken now (None where nobody
-        chooses)."""
+        """Best play from `state`: its score (over the scale as it is now), and the option taken
+        now (None where nobody chooses)."""
         value = self._values.get(state)
         if value is None:
             try:
                 with collector_paused:  # the scores kept are acyclic (see `collector`)
                     value = self._solved(state)
             except BaseException:  # a limit, or a cycle: nothing is being scored any more
-                values = self._values
-                for s in [s for s, v in values.items() if v is BUSY]:
-                    del values[s]
+                self._busy.clear()
                 raise
         return value, self._moves.get(state)
 
     def _solved(self, state: S) -> Value:
         """Score `state` (not yet scored), and the states it needs first, depth first: the
-        hottest loop of an optimal solve, so one call per state (and none per option). A state
-        being scored is kept as `BUSY` (falsy), so reaching it again is a cycle."""
-        values = self._values
-        if state in values:
-            raise self.on_cycle(state)
+        hottest loop of an optimal solve, so one call per state, and the look-ups, sums and
+        comparisons of its successors' scores each one call into C."""
         node = self.node(state)
+        values = self._values
         if node is None:
-            value = _whole(self.score(self.final(state)))
+            value = self._end(state)
         else:
             options, successors, weights, total = node
-            values[state] = BUSY
-            solved = self._solved
-            scores: list[Value] = [values.get(t) or solved(t) for t in successors]
+            get = values.get
+            scores: list[Any] = list(map(get, successors))
+            if None in scores:
+                busy = self._busy
+                if state in busy:
+                    raise self.on_cycle(state)
+                busy.add(state)
+                rescaled = self._rescaled
+                for i, t in enumerate(successors):
+                    if scores[i] is None:
+                        found = get(t)
+                        if found is None:
+                            if t in busy:
+                                raise self.on_cycle(t)
+                            found = self._solved(t)
+                        scores[i] = found
+                busy.discard(state)
+                if self._rescaled != rescaled:  # the scale grew meanwhile: read them again
+                    scores = list(map(get, successors))
             if options is None:
-                value = _mixed(scores, weights, total)
+                value = self._mixed(successors, scores, weights, total)
             else:
-                at = _first_best(scores)
-                value = scores[at]
+                value = max(scores)
+                at = scores.index(value)  # ties keep the earlier option
                 to: S = successors[at]
                 self._moves[state] = options[at]
                 through = self._through
                 through[state] = through.get(to, to)
         values[state] = value
         self.order.append(state)
-        if len(values) > self.most:
-            self.count(len(values))
+        n = len(values) + len(self._busy)
+        if n > self.most:
+            self.count(n)
         return value
 
+    def _end(self, state: S) -> Value:
+        """An absorbing state's score over the scale (grown first if the score does not fit it)."""
+        parts = self.score(self.final(state))
+        scale = self._scale
+        for f in parts:
+            if scale % f.denominator:
+                self._rescale(f.denominator // math.gcd(scale, f.denominator))
+                scale = self._scale
+        nums = [f.numerator * (scale // f.denominator) for f in parts]
+        return nums[0] if len(nums) == 1 else tuple(nums)
 
-def _first_best(scores: list[Value]) -> int:
-    """Where the highest score is first found (ties keep the earlier one)."""
-    at = 0
-    top = scores[0]
-    if len(top) == 2:  # one part: compared by cross multiplication inline
-        d, n = top
-        for i in range(1, len(scores)):
-            d2, n2 = scores[i]
-            if n2 * d > n * d2:
-                at, d, n = i, d2, n2
-        return at
-    for i in range(1, len(scores)):
-        if _above(scores[i], top):
-            at, top = i, scores[i]
-    return at
+    def _mixed(
+        self, successors: Sequence[S], scores: list[Value], weights: tuple[int, ...], total: int
+    ) -> Value:
+        """A move of chance: its successors' scores weighed by their chances, over the scale
+        (grown by powers of `total` until the weighted sum divides exactly)."""
+        while True:
+            if isinstance(scores[0], int):
+                value, left = divmod(sum(map(mul, scores, weights)), total)
+                if not left:
+                    return value
+            else:
+                sums = [sum(map(mul, part, weights)) for part in zip(*scores)]
+                if not any(s % total for s in sums):
+                    return tuple([s // total for s in sums])
+            self._rescale(total**RESCALE)
+            scores = list(map(self._values.__getitem__, successors))
 
-
-def _mixed(scores: list[Value], weights: tuple[int, ...], total: int) -> Value:
-    """The score of a move of chance: its successors' scores weighed by their chances, over one
-    common denominator (one successor: its own score)."""
-    if len(scores) == 1:
-        return scores[0]
-    den = 1
-    for value in scores:
-        d = value[0]
-        if den % d:
-            den = d if d % den == 0 else math.lcm(den, d)
-    if len(scores[0]) == 2:
-        acc = 0
-        for (d, n), w in zip(scores, weights):
-            acc += n * (den // d * w)
-        return (den * total, acc)
-    parts = [0] * (len(scores[0]) - 1)
-    for value, w in zip(scores, weights):
-        f = den // value[0] * w
-        for i, n in enumerate(value[1:]):
-            parts[i] += n * f
-    return (den * total, *parts)
+    def _rescale(self, factor: int) -> None:
+        """Multiply the scale, and so every score kept, by `factor` (in place: callers hold the
+        table)."""
+        self._scale *= factor
+        self._rescaled += 1
+        values = self._values
+        for s, v in values.items():
+            values[s] = v * factor if isinstance(v, int) else tuple([x * factor for x in v])
 
 
 # -- chains with choices, solved component by component ------------------------------------------
