@@ -1,4 +1,4 @@
-"""Whole numbers over one scale in the chain solver.
+"""Whole numbers over one scale in the chain solver, and codes that hash apart.
 
 Best play keeps every score, and the push every mass, as a whole number over one denominator
 that grows when a score or a share does not fit it (`markov.BestPlay`, `markov.pushed`); the
@@ -16,10 +16,13 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_reroll_solver import _reachable, _ruleset
 
 from engine.errors import Diagnostic, LimitError
 from engine.eval.dist import Dist
 from engine.eval.markov import BestPlay, Node, pushed
+from engine.runtime.packing import Packing
+from engine.runtime.procedure import Procedure
 
 Chain = tuple[dict[int, Node | None], dict[int, tuple[Fraction, ...]]]
 
@@ -150,3 +153,20 @@ def test_mass_pushed_over_one_scale_is_the_exact_distribution(flow: tuple[Dist, 
             mass[t] = mass.get(t, Fraction(0)) + here * Fraction(w, total)
     got = pushed(starts, sorted(edges), edges.__getitem__, lambda s: s % 3)
     assert got.fractions() == expected
+
+
+def test_a_pools_codes_land_in_many_dictionary_slots() -> None:
+    """The codes of states and flights Chimera's pool of 12 dice reaches: a dictionary of as many
+    slots as codes (rounded up to a power of two) finds most of them a slot of their own, as a
+    random hash would (about two thirds); the fields' number alone put them in under a tenth."""
+    pool = _ruleset("chimera").model.checks["skill"].roll[0]
+    proc = Procedure(pool, {"level": 0, "total_dice": 12})
+    packing = Packing(proc, 14)
+    codes = set()
+    for state in _reachable(proc, 12, limit=600):
+        codes.add(packing.pack(state))
+        for t in range(len(proc.steps)):
+            for left in range(1, 5):
+                codes.add(packing.pack_any((state, t, left)))
+    slots = (1 << (len(codes) - 1).bit_length()) - 1
+    assert len({hash(c) & slots for c in codes}) > len(codes) / 2, len(codes)
