@@ -104,6 +104,18 @@ def postorder(
     return order, cyclic
 
 
+RESCALE = 8
+"""How many powers of a chance node's total a scale takes on when a mass or score does not fit it
+(the push's and best play's alike)."""
+
+
+def _multiply(table: dict[Any, Any], factor: int) -> None:
+    """Every whole number in `table` (or tuple of them) times `factor`, in place: a scale grew, and
+    callers hold the table."""
+    for k, v in table.items():
+        table[k] = v * factor if isinstance(v, int) else tuple([x * factor for x in v])
+
+
 def pushed(
     starts: Dist,
     order: Iterable[Any],
@@ -136,9 +148,8 @@ def pushed(
         if left:
             factor = total**RESCALE
             scale *= factor
-            for held in (mass, ends):
-                for k, v in held.items():
-                    held[k] = v * factor
+            _multiply(mass, factor)
+            _multiply(ends, factor)
             share = num * factor // total
         get = mass.get
         for t, w in zip(targets, weights):
@@ -203,9 +214,6 @@ Value = Any
 """A score kept whole, as numerators over `BestPlay`'s one scale: an `int` for a score of one part
 (compared and mixed by `max` and `sum` in C), a tuple of them for more (compared part by part)."""
 
-RESCALE = 8
-"""How many powers of a chance node's total the scale takes on when a score does not fit it."""
-
 Node = tuple[Sequence[Any] | None, Sequence[Any], tuple[int, ...], int]
 """A node of a chain with choices, as `BestPlay` asks for it: (options, successors, (), 0) where a
 player chooses (successor i is where option i leads, for certain), or (None, successors, weights,
@@ -232,10 +240,9 @@ class BestPlay(Generic[S, Opt]):
 
     Every score is kept over one denominator, the scale, so a choice is `max` over whole numbers
     and a move of chance one weighted sum, divided exactly: no fraction is made or compared in
-    the loop. The scale starts at `scale` (a guess; 1 will do) and grows when a score does not
-    fit it — an end's denominator, or a chance node's sum not divisible by its total — by
-    multiplying every score kept so far (exact, since each was a whole number over the old
-    scale), so the scores are the exact ones whatever the guess."""
+    the loop. The scale starts at 1 and grows when a score does not fit it — an end's
+    denominator, or a chance node's sum not divisible by its total — by multiplying every score
+    kept so far (exact, since each was a whole number over the old scale)."""
 
     def __init__(
         self,
@@ -245,7 +252,6 @@ class BestPlay(Generic[S, Opt]):
         count: Callable[[int], None],
         on_cycle: Callable[[S], Exception],
         most: int = 0,
-        scale: int = 1,
     ) -> None:
         self.node = node
         self.most = most
@@ -253,7 +259,7 @@ class BestPlay(Generic[S, Opt]):
         self.score = score
         self.count = count
         self.on_cycle = on_cycle
-        self._scale = scale
+        self._scale = 1
         self._rescaled = 0
         """How many times the scale has grown (a solve that saw it grow reads its scores again)."""
         self._values: dict[S, Value] = {}
@@ -376,13 +382,10 @@ class BestPlay(Generic[S, Opt]):
             scores = list(map(self._values.__getitem__, successors))
 
     def _rescale(self, factor: int) -> None:
-        """Multiply the scale, and so every score kept, by `factor` (in place: callers hold the
-        table)."""
+        """Multiply the scale, and so every score kept, by `factor`."""
         self._scale *= factor
         self._rescaled += 1
-        values = self._values
-        for s, v in values.items():
-            values[s] = v * factor if isinstance(v, int) else tuple([x * factor for x in v])
+        _multiply(self._values, factor)
 
 
 # -- chains with choices, solved component by component ------------------------------------------
