@@ -260,6 +260,23 @@ def test_main_gauche_once_per_fight(castle: engine.Ruleset) -> None:
     assert items(c, "duval")["main_gauche_left"] == 1
 
 
+def test_main_gauche_is_spent_only_by_the_redraw_it_makes(castle: engine.Ruleset) -> None:
+    """Offered on every exchange, the Main Gauche stays while the first bead wins or ties (no
+    redraw is made: castle.yaml note moves-once-per-fight), and goes with the exchange that
+    redraws a losing bead; the combat check's `main_gauche_used` says which."""
+    c = play(castle, duval={"fencing": 1, "main_gauche": True})
+    won = c.act("exchange", "duval", forced={"foe_beads": ["poor"], "beads": ["good"]}, use_main_gauche=True)
+    assert won.result is not None and won.result.values["main_gauche_used"] == 0
+    tied = {"foe_beads": ["average"], "beads": ["average"]}
+    c.act("exchange", "duval", forced=tied, use_main_gauche=True, use_riposte=False)
+    assert items(c, "duval")["main_gauche_left"] == 1
+    lost = c.act(
+        "exchange", "duval", forced={"foe_beads": ["good"], "beads": ["poor", "good"]}, use_main_gauche=True
+    )
+    assert lost.result is not None and lost.result.values["main_gauche_used"] == 1
+    assert items(c, "duval")["main_gauche_left"] == 0
+
+
 def test_riposte_is_spent_only_on_a_stand_off(castle: engine.Ruleset) -> None:
     c = play(castle, rene={"fencing": 2, "riposte": True})
     c.act("exchange", "rene", forced={"foe_beads": ["average"], "beads": ["good"]})

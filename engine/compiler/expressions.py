@@ -345,6 +345,8 @@ class Expressions:
                     if pools
                     else "only a check's after-roll expressions can read a pool",
                 )
+            if name == "redraws":
+                return T.NUM, self._redraws(node)
             lowered = (
                 self._lower_all(args, scope, None)
                 if name not in ("count", "majority")
@@ -389,6 +391,28 @@ class Expressions:
             return table.returns, f"{self.unit.emit.const(table.run)}({', '.join(srcs)})"
         options = list(self.unit.builtins) + list(self.unit.data.get("tables", {}))
         raise problem("RC302", f"unknown function '{name}'", node.span, did_you_mean(name, options))
+
+    def _redraws(self, node: ast.Call) -> str:
+        """`redraws(x)`: the count of x's redraws, which the evaluators keep in the environment
+        beside x's value, not in it (`runtime.rules.with_dice`). Only a randomizer of this check
+        that has a `redraw`, and only once it is made: read by the values, rules and outputs after
+        the roll and by later randomizers, not by its own redraw condition or a table."""
+        arg = node.args[0]
+        if not (isinstance(arg, ast.Name) and arg.id in self.unit.redrawn):
+            have = ", ".join(sorted(self.unit.redrawn))
+            raise problem(
+                "RC326",
+                "redraws() reads how often a die, pool or draw was redrawn: its argument must be "
+                "the name of one in this check's roll that has a 'redraw' and is made before this "
+                "expression",
+                arg.span or node.span,
+                f"randomizers with a redraw here: {have}"
+                if have
+                else "only a check's expressions after the randomizer (values, rules, outputs, later "
+                "randomizers) can read its redraws",
+            )
+        emit = self.unit.emit
+        return f"{emit.const(self.unit.builtins['redraws'].impl)}(env, {arg.id!r})"
 
     # -- tables ------------------------------------------------------------------------
 
@@ -463,6 +487,7 @@ class Expressions:
         self.unit.counted.append(0)
         saved_locals, saved_renamed = self.unit.locals, self.unit.renamed
         saved_pools, self.unit.pools = self.unit.pools, set()  # a table sees values, not the check's pools
+        saved_redrawn, self.unit.redrawn = self.unit.redrawn, set()
         try:
             params_raw = spec.get("params", [])
             params: list[tuple[str, T.Type]] = []
@@ -513,6 +538,7 @@ class Expressions:
             self.unit.counted.pop()
             self.unit.locals, self.unit.renamed = saved_locals, saved_renamed
             self.unit.pools = saved_pools
+            self.unit.redrawn = saved_redrawn
 
     def lower_checked(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None) -> str:
         """Python source for `node`, for generated code that inlines it instead of calling an `Expr`."""

@@ -347,7 +347,7 @@ class ProgramWriter:
                 for expr in readers:
                     if whole:
                         break
-                    for node in _largest_known(expr.node, env_names | {r.name}, {r.name}):
+                    for node in _largest_known(expr.node, env_names | {r.name}, {r.name}, first=True):
                         if isinstance(node, ast.Name):
                             whole = True  # read whole: no two values are alike
                             break
@@ -425,6 +425,7 @@ class ProgramWriter:
                 )
                 readers += [e for _, e in outputs]
                 parts: dict[str, str] = {}  # the source of each part, by its text
+                counts: set[str] = set()  # the parts that are counts of redraws, by their text
                 covered = {let.expr.node for let in ready}
                 raw = set(dice[: i + 1]) if unmatched else set()  # its message shows every die
                 for expr in readers:
@@ -437,6 +438,8 @@ class ProgramWriter:
                         if isinstance(node, ast.Name):
                             raw.add(node.id)
                             continue
+                        if _counts(node):
+                            counts.add(text)
                         try:
                             parts[text] = self.exprs.lower_checked(node, full, None)
                         except (Problem, Reported, RulecraftError):
@@ -445,7 +448,8 @@ class ProgramWriter:
                 values += list(parts.values())
                 own = [o for o in own_parts[: i + 1] if o is not None]
                 if not raw and len(own) == i + 1:
-                    if {to_text(let.expr.node) for let in ready} | set(parts) == set().union(*own):
+                    # a count of redraws is carried with its die's value (`Redrawn`) among the dice
+                    if {to_text(let.expr.node) for let in ready} | (set(parts) - counts) == set().union(*own):
                         made.append(None)  # the dice's own keys, no more: nothing left to merge
                         continue
                 body = [
@@ -464,14 +468,37 @@ class ProgramWriter:
         return tuple(made) if any(m is not None for m in made) else None
 
 
-def _largest_known(node: ast.Node, known: set[str], dice: set[str]) -> list[ast.Node]:
-    """The largest parts of `node` that read only names in `known` and at least one in `dice`."""
+def _largest_known(node: ast.Node, known: set[str], dice: set[str], first: bool = False) -> list[ast.Node]:
+    """The largest parts of `node` that read only names in `known` and at least one in `dice`.
+    `first`: parts of the values the dice were first rolled, which `redraws(x)` does not read
+    (it reads how often x was redrawn): it is then no part, and a part holds none."""
+    if first and _counts(node):
+        return []
     names = ast.names(node)
     if not names & dice:
         return []
-    if names <= known:
+    if names <= known and not (first and _counting(node)):
         return [node]
-    return [part for child in ast.children(node) for part in _largest_known(child, known, dice)]
+    return [part for child in ast.children(node) for part in _largest_known(child, known, dice, first)]
+
+
+def counts_redraws(node: ast.Node) -> str | None:
+    """The randomizer `node` counts the redraws of, when it is `redraws(x)` (the compiler has
+    checked that x names one)."""
+    if isinstance(node, ast.Call) and node.func == "redraws" and node.args:
+        arg = node.args[0]
+        if isinstance(arg, ast.Name):
+            return arg.id
+    return None
+
+
+def _counts(node: ast.Node) -> bool:
+    return counts_redraws(node) is not None
+
+
+def _counting(node: ast.Node) -> bool:
+    """Whether `node` holds a `redraws(...)`."""
+    return _counts(node) or any(_counting(c) for c in ast.children(node))
 
 
 def _through(node: ast.Node, covered: set[ast.Node], dice: set[str]) -> bool:

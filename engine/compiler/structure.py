@@ -50,11 +50,12 @@ from ..runtime.context import new_work
 from ..runtime.folds import FOLDS
 from ..runtime.inputs import coerce
 from ..runtime.limits import DEFAULT_LIMITS, Limits
+from ..runtime.rules import counting
 from ..runtime.work import working
 from ..syntax.document import Document, PathKey
 from .expressions import Expressions
 from .problems import Problem, problem, statement
-from .programs import ProgramWriter
+from .programs import ProgramWriter, counts_redraws
 from .randomizers import RandomizerCompiler
 from .unit import Unit
 from .version import SUPPORTED_VERSIONS
@@ -113,11 +114,11 @@ class Structure:
                 self.exprs.table(name)
         checks: dict[str, Check] = {}
         for name in self.unit.data.get("checks", {}):
-            self.unit.pools = set()
+            self.unit.pools, self.unit.redrawn = set(), set()
             check = self._check(name)
             if check is not None:
                 checks[name] = check
-        self.unit.pools = set()
+        self.unit.pools, self.unit.redrawn = set(), set()
         state = lasting.run(checks) if lasting is not None else None
         if self.unit.diags:
             unique: dict[tuple[object, ...], Diagnostic] = {}
@@ -299,6 +300,8 @@ class Structure:
                 declare(rname, rtype, "a die", path + ("roll", rname))
                 roll_scope[rname] = rtype
                 roll.append(r)
+                if r.redraw is not None:  # made: later expressions may count its redraws
+                    self.unit.redrawn.add(rname)
             if rname not in kinds:
                 poison(rname)
                 roll_scope[rname] = T.ANY
@@ -356,6 +359,8 @@ class Structure:
         roll = [self._with_folds(r, read_by, scope) for r in roll]
         with statement(self.unit.diags):
             roll = [self._with_history(r, read_by) for r in roll]
+        counted = _counted(read_by)
+        roll = [replace(r, counted=True) if r.name in counted else r for r in roll]
         made = None
         plain = not sequential and all(isinstance(r, Die) and r.faces_expr is None for r in roll)
         pre = [let.name for let in lets if let.before_roll]
@@ -369,6 +374,14 @@ class Structure:
         if sequential:
             own_keys, own_parts = self.programs.own_keys(name, scope, out_t, roll, post, outcome, outputs)
             stage_keys = self.programs.stage_keys(name, scope, out_t, roll, post, outcome, outputs, own_parts)
+        program, outcome_program = made.program, made.outcome_program
+        if counted:
+            # the counted dice come with their counts (`Redrawn`): the programs and the stage keys
+            # (whose parts may read a count) are given both; where no redraw can be made, the
+            # product's loops read each count as 0, and the dice's own keys read no count
+            program, outcome_program = counting(program, roll), counting(outcome_program, roll)
+            if stage_keys is not None:
+                stage_keys = tuple(None if k is None else counting(k, roll) for k in stage_keys)
         return Check(
             name=name,
             title=spec.get("title", name),
@@ -380,8 +393,8 @@ class Structure:
             outcomes=outcomes,
             outcome=outcome,
             outputs=tuple(outputs),
-            program=made.program,
-            outcome_program=made.outcome_program,
+            program=program,
+            outcome_program=outcome_program,
             outcome_loop=made.outcome_loop,
             outcome_stages=made.outcome_stages,
             stage_keys=stage_keys,
@@ -530,6 +543,8 @@ class Structure:
         def visit(node: ast.Node) -> bool:
             if isinstance(node, ast.Name):
                 return node.id != r.name
+            if counts_redraws(node) is not None:
+                return True  # how often it was redrawn: nothing of its dice or chits
             if (
                 isinstance(node, ast.Call)
                 and node.args
@@ -776,3 +791,16 @@ class Structure:
                 return None
             return self.unit.scales[raw]
         return self.new_scale(check, [str(m) for m in raw], path + ("outcomes",), owner=check)
+
+
+def _counted(nodes: list[ast.Node]) -> set[str]:
+    """The randomizers whose redraws these expressions count (`redraws(x)`)."""
+    found: set[str] = set()
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        name = counts_redraws(node)
+        if name is not None:
+            found.add(name)
+        stack.extend(ast.children(node))
+    return found

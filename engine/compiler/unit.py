@@ -37,6 +37,8 @@ class Unit:
     current: str | None = None
     # The pools of that check declared so far: what first_roll() and its kin may read.
     pools: set[str] = field(default_factory=set)
+    # The randomizers of that check made so far that have a redraw: what redraws() may count.
+    redrawn: set[str] = field(default_factory=set)
     # The most work units one call of each table charges (itself and the tables it calls), and
     # a running total per body being lowered: the language has no loops, so a call site runs
     # at most once per evaluation and these sums bound what an evaluation charges.

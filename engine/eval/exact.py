@@ -23,8 +23,9 @@ from typing import Any
 from ..errors import Diagnostic, EvalError, InputError, LimitError, did_you_mean, placed
 from ..expr import ast
 from ..model.ruleset import Check, Pool, Scale, randomizer_expressions
-from ..model.values import Multi, Symbol, to_json
+from ..model.values import Multi, Redrawn, Symbol, to_json
 from ..runtime import arguments
+from ..runtime.builtins import redraws_key
 from ..runtime.cache import approx_bytes
 from ..runtime.context import POLICIES, RunContext, check_policy, new_work
 from ..runtime.limits import enforce, redraw_times, roll_count
@@ -300,7 +301,7 @@ def distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Di
                         return evaluator.distribution(inputs)
                     finally:
                         evaluator.close()
-            return _product(check, inputs, env, ctx, parts)
+            return _product(check, inputs, _unredrawn(check, env), ctx, parts)
         return _product(check, inputs, env, ctx)
     except LimitError as exc:
         raise placed(exc, check.span) from None
@@ -342,7 +343,7 @@ def _unlinked(check: Check, env: dict[str, Any], ctx: RunContext) -> list[Dist] 
     condition false, or no redraw left, whatever the dice). Then the dice are independent and the
     check is evaluated as a product, with its outcome programs. None otherwise, or when asking
     fails: the die-by-die evaluation then does what it always did, errors included."""
-    probe = dict(env)
+    probe = dict(_unredrawn(check, env))
     for r in check.roll:
         probe[r.name] = _UNROLLED
     parts = []
@@ -359,6 +360,12 @@ def _unlinked(check: Check, env: dict[str, Any], ctx: RunContext) -> list[Dist] 
     if math.prod(map(len, parts)) <= 2 * sum(map(len, parts)):
         return parts  # few combinations: merging the values would cost more than it saves
     return [_read_alike(check, i, table, env, ctx) for i, table in enumerate(parts)]
+
+
+def _unredrawn(check: Check, env: dict[str, Any]) -> dict[str, Any]:
+    """`env` where no redraw is made: each count the check reads (`redraws(x)`) is 0."""
+    counted = [redraws_key(r.name) for r in check.roll if r.counted]
+    return {**env, **dict.fromkeys(counted, 0)} if counted else env
 
 
 def _read_alike(check: Check, i: int, table: Dist, env: dict[str, Any], ctx: RunContext) -> Dist:
@@ -818,12 +825,20 @@ class Sequential:
         for t in range(1, times):  # fewest redraws left first, so no chain of calls is `times` deep
             self.redrawn(i, dice, env, t, first)
         parts = []
-        kept = True  # no value redrawn: the first roll is the answer, no mix to make
+        kept = not r.counted  # no value redrawn: the first roll is the answer, no mix to make
         for (value, capped), w in first.weights.items():
             ends = self.settle(i, dice, env, value, capped, times, first)
             kept = kept and ends.total == 1 and (value, capped) in ends.weights
             parts.append((ends, w, first.total))
         return first if kept else Dist.mix(parts)
+
+    def standing(self, i: int, env: dict[str, Any], value: Any, times: int) -> Any:
+        """Randomizer `i`'s value as it stands with `times` redraws left: carried with the count
+        of redraws made so far where the check counts them (`Redrawn`), else the value itself."""
+        r = self.check.roll[i]
+        if not r.counted:
+            return value
+        return Redrawn(value, redraw_times(r, env, self.ctx.limits) - times)
 
     def settle(
         self,
@@ -839,9 +854,9 @@ class Sequential:
         r = self.check.roll[i]
         assert r.redraw is not None
         if not redraw_offered(r, env, value, times):
-            return Dist.certain((value, capped))
+            return Dist.certain((self.standing(i, env, value, times), capped))
         if not r.redraw.must and not self.wants_redraw(i, dice, env, value, times, fresh):
-            return Dist.certain((value, capped))
+            return Dist.certain((self.standing(i, env, value, times), capped))
         return self.redrawn(i, dice, env, times, fresh)
 
     def redrawn(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], times: int, fresh: Dist) -> Dist:
@@ -862,7 +877,7 @@ class Sequential:
         """The policy's answer to "redraw this?" — for `optimal`, whichever finishes better."""
         if self.policy != "optimal":
             return self.policy == "always"
-        kept = self.outcomes(i + 1, dice + (value,))
+        kept = self.outcomes(i + 1, dice + (self.standing(i, env, value, times),))
         ends = self.redrawn(i, dice, env, times, fresh)
         again = Dist.mix(
             (self.outcomes(i + 1, dice + (final,)), w, ends.total) for (final, _), w in ends.weights.items()

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
-from ..model.values import Multi, Symbol, faces_text
+from ..model.values import Multi, Redrawn, Symbol, faces_text
+from ..runtime.builtins import redraws_key
 from ..runtime.cache import Caches
 from ..runtime.context import POLICIES, RunContext, check_policy, new_work
 from ..runtime.inputs import shown
@@ -648,8 +649,11 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
             value = _plain(r, env, source, ctx)
             if traced:  # no step is made for a roll without its trace
                 trace.append(_roll_step(r, value, source))
-        env[r.name] = rolled[r.name] = value
         dice.append(value)
+        if type(value) is Redrawn:  # the name reads the value; redraws(name) the count
+            env[redraws_key(r.name)] = value.count
+            value = value.value
+        env[r.name] = rolled[r.name] = value
     source.finish()
     outcome, rule, *after = check.program(env, *dice)
     for (_, name, _), value in zip(before.posts + before.outs, after):
@@ -753,6 +757,7 @@ class _Roller:
         if r.redraw is None:
             return value
         times = redraw_times(r, env, self.ctx.limits)
+        allowed = times
         work = meter()
         while redraw_offered(r, env, value, times):
             work.charge(TRANSITION)
@@ -774,7 +779,7 @@ class _Roller:
             value = self.once(i, dice, env, announce=False)
             self.trace.append(Step("redraw", r.name, value, replaced=(old,), decision=Decision(by, True)))
             times -= 1
-        return value
+        return Redrawn(value, allowed - times) if r.counted else value
 
     def once(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], announce: bool = True) -> Any:
         announce = announce and self.announced  # a roll without its trace shows no first roll

@@ -164,6 +164,9 @@ class Die:
     span: Span | None = field(default=None, compare=False)
     redraw: Redraw | None = None
     faces_expr: Expr | None = None
+    counted: bool = False
+    """The check reads `redraws(name)`: the evaluators carry, with the final value, how many
+    redraws were made of it (`values.Redrawn`)."""
 
     @cached_property
     def label(self) -> str:
@@ -231,6 +234,9 @@ class Pool:
     history: tuple[str, ...] = ()
     """What the check reads of the pool's history (`first_roll`, `added_dice`, `rerolled_dice`):
     the evaluators keep those parts in the pool's value, and nothing when none is read."""
+    counted: bool = False
+    """The check reads `redraws(name)`: the evaluators carry, with the final value, how many
+    redraws were made of it (`values.Redrawn`)."""
 
     @cached_property
     def procedure_reads(self) -> tuple[str, ...]:
@@ -256,6 +262,9 @@ class Draw:
     folds: tuple[tuple[Any, ...], ...] | None = None
     """As for `Pool.folds`."""
     redraw: Redraw | None = None
+    counted: bool = False
+    """The check reads `redraws(name)`: the evaluators carry, with the final value, how many
+    redraws were made of it (`values.Redrawn`)."""
 
 
 Randomizer = Die | Pool | Draw

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import field
 from fractions import Fraction
+from typing import Any
 
 from ..frozen import frozen
 
@@ -95,6 +96,18 @@ class Multi:
 
 
 Value = int | Fraction | bool | Symbol | Multi | tuple["Value", ...] | range
+
+
+@frozen(slots=True)
+class Redrawn:
+    """A randomizer's value with how many redraws were made of it, where the check reads
+    `redraws(name)`: the evaluators carry the two together among the dice, so that rolls that
+    ended on one value by different numbers of redraws stay apart (in the exact evaluator's
+    memos too). Whatever reads the dice by name sees `value` (`runtime.rules.with_dice`): a
+    number, a `Multi`, or a pool's statistics where the check reads only those."""
+
+    value: Any
+    count: int
 
 
 def readable(p: Fraction) -> str:

@@ -7,7 +7,7 @@ sampler and the exact evaluator call, so there is a single semantics for every f
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -156,6 +156,19 @@ def _history(part: int) -> Callable[[Multi], Multi]:
     return impl
 
 
+def redraws_key(name: str) -> str:
+    """Where an environment keeps how many redraws were made of randomizer `name`: a key that
+    no name of the language can be, so it never meets one."""
+    return f"redraws({name})"
+
+
+def _redraws(env: Mapping[str, Any], name: str) -> int:
+    """`redraws(name)`: the compiler passes the environment and the randomizer's name (the
+    count is no part of the value the name reads)."""
+    count: int = env[redraws_key(name)]
+    return count
+
+
 def _same_pool(args: Sequence[T.Type]) -> T.Type | str:
     a = args[0]
     if a.kind in ("multi", "any"):
@@ -244,6 +257,14 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
             _same_pool,
             _history(2),
             "rerolled_dice(p): the dice of pool p its triggers rerolled, as they showed before",
+        ),
+        Builtin(
+            "redraws",
+            1,
+            1,
+            lambda args: T.NUM,
+            _redraws,
+            "redraws(x): how many times die, pool or draw x was redrawn (its `redraw`)",
         ),
         Builtin("rank", 1, 1, _rank_typer, lambda s: s.rank, "position of a value in its scale, worst = 0"),
         Builtin(

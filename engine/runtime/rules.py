@@ -7,17 +7,19 @@ redraw may be taken.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
 from ..errors import Diagnostic, InputError, LimitError
 from ..model.ruleset import Check, Draw, Pool, Randomizer, Rule
-from ..model.values import Multi, show
+from ..model.values import Multi, Redrawn, show
+from .builtins import redraws_key
 from .cache import Caches
 from .limits import MAX_FACES
 
 R = TypeVar("R", bound=Randomizer)
+T = TypeVar("T")
 
 
 def first_rule(rows: tuple[Rule, ...], env: dict[str, Any]) -> tuple[int, Any] | None:
@@ -37,11 +39,38 @@ def before_roll(check: Check, inputs: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def with_dice(env: Mapping[str, Any], roll: Sequence[Randomizer], dice: Iterable[Any]) -> dict[str, Any]:
-    """`env` with the randomizers known so far bound to their values (in roll order)."""
+    """`env` with the randomizers known so far bound to their values (in roll order); a value
+    carried with its count of redraws (`Redrawn`) binds the name to the value and the count to
+    `redraws_key`, where `redraws(name)` reads it."""
     out = dict(env)
     for r, v in zip(roll, dice):
+        if type(v) is Redrawn:
+            out[redraws_key(r.name)] = v.count
+            v = v.value
         out[r.name] = v
     return out
+
+
+def counting(program: Callable[..., T], roll: Sequence[Randomizer]) -> Callable[..., T]:
+    """`program(env, *dice)` for a check that reads `redraws(...)`: the dice of the randomizers
+    it counts come carried with their counts (`Redrawn`), and the program is given the values,
+    with each count in the environment. A value that comes bare was not redrawn (a pool's
+    value as its reroll procedure weighs it, before any redraw): its count is 0."""
+    counted = [(i, redraws_key(r.name)) for i, r in enumerate(roll) if r.counted]
+
+    def run(env: dict[str, Any], *dice: Any) -> T:
+        scope = dict(env)
+        plain = list(dice)
+        for i, key in counted:
+            if i < len(plain):
+                v = plain[i]
+                if type(v) is Redrawn:
+                    scope[key], plain[i] = v.count, v.value
+                else:
+                    scope[key] = 0
+        return program(scope, *plain)
+
+    return run
 
 
 def concrete(r: R, env: Mapping[str, Any], caches: Caches | None = None) -> R:

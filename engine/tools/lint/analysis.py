@@ -86,12 +86,13 @@ class Analysis:
         )  # every state and every run through the probe
         # Above the budget for following choices, dice that only reroll or redraw are taken
         # as first rolled: every value a reroll can end on is one a first roll can show —
-        # unless the check reads a pool's history, which a first roll alone never shows.
+        # unless the check reads a pool's history or counts redraws, which a first roll alone
+        # never shows.
         can_skip_choices = (
             check.sequential
             and not _dependent(check)
             and all(t.action == "reroll" for r in check.roll if isinstance(r, Pool) for t in r.triggers)
-            and not any(isinstance(r, Pool) and r.history for r in check.roll)
+            and not any(isinstance(r, Pool) and r.history or r.counted for r in check.roll)
         )
         first_rolled = replace(probed, sequential=False) if can_skip_choices else None
         choices = any(r.redraw is not None and not r.redraw.must for r in check.roll) or any(

@@ -14,6 +14,8 @@ from typing import Any
 
 from ...errors import Diagnostic, EvalError, RulecraftError
 from ...model.ruleset import Check, Rule, RulesetModel
+from ...model.values import Redrawn
+from ...runtime.builtins import redraws_key
 from ...runtime.rules import with_dice
 
 
@@ -173,7 +175,14 @@ class Probe:
         """Record a roll (or, with `dice` None, an input combination) that has no result;
         `before`: it failed before any die was rolled."""
         d = exc.diagnostics[0]
-        shown_dice = dict(zip(self.dice_names, dice)) if dice is not None else None
+        shown_dice = None
+        if dice is not None:  # a die carried with its redraws shows both, as the check reads them
+            shown_dice = {}
+            for n, v in zip(self.dice_names, dice):
+                if type(v) is Redrawn:
+                    shown_dice[n], shown_dice[redraws_key(n)] = v.value, v.count
+                else:
+                    shown_dice[n] = v
         values = self._values_at(env, dice) if dice is not None else {}
         if d.code == "RC501":
             gap = self.tables.gap
