@@ -23,7 +23,7 @@ from typing import Any
 from ..errors import Diagnostic, EvalError, InputError, LimitError, did_you_mean, placed
 from ..expr import ast
 from ..model.ruleset import Check, Pool, Scale, randomizer_expressions
-from ..model.values import Multi, Redrawn, Symbol, to_json
+from ..model.values import Multi, Symbol, to_json
 from ..runtime import arguments
 from ..runtime.builtins import redraws_key
 from ..runtime.cache import approx_bytes
@@ -33,6 +33,7 @@ from ..runtime.procedure import Procedure
 from ..runtime.rules import (
     auto_outputs,
     before_roll,
+    carried,
     concrete,
     first_rule,
     read_faces,
@@ -823,22 +824,14 @@ class Sequential:
             return first
         times = redraw_times(r, env, self.ctx.limits)
         for t in range(1, times):  # fewest redraws left first, so no chain of calls is `times` deep
-            self.redrawn(i, dice, env, t, first)
+            self.redrawn(i, dice, env, t, first, times - t)
         parts = []
-        kept = not r.counted  # no value redrawn: the first roll is the answer, no mix to make
+        kept = True  # no value redrawn: the first roll is the answer, no mix to make
         for (value, capped), w in first.weights.items():
-            ends = self.settle(i, dice, env, value, capped, times, first)
+            ends = self.settle(i, dice, env, value, capped, times, first, 0)
             kept = kept and ends.total == 1 and (value, capped) in ends.weights
             parts.append((ends, w, first.total))
         return first if kept else Dist.mix(parts)
-
-    def standing(self, i: int, env: dict[str, Any], value: Any, times: int) -> Any:
-        """Randomizer `i`'s value as it stands with `times` redraws left: carried with the count
-        of redraws made so far where the check counts them (`Redrawn`), else the value itself."""
-        r = self.check.roll[i]
-        if not r.counted:
-            return value
-        return Redrawn(value, redraw_times(r, env, self.ctx.limits) - times)
 
     def settle(
         self,
@@ -849,36 +842,48 @@ class Sequential:
         capped: bool,
         times: int,
         fresh: Dist,
+        made: int,
     ) -> Dist:
-        """Where a drawn value ends after up to `times` redraws."""
+        """Where a drawn value ends after up to `times` more redraws, `made` made already."""
         r = self.check.roll[i]
         assert r.redraw is not None
         if not redraw_offered(r, env, value, times):
-            return Dist.certain((self.standing(i, env, value, times), capped))
-        if not r.redraw.must and not self.wants_redraw(i, dice, env, value, times, fresh):
-            return Dist.certain((self.standing(i, env, value, times), capped))
-        return self.redrawn(i, dice, env, times, fresh)
+            return Dist.certain((carried(r, value, made), capped))
+        if not r.redraw.must and not self.wants_redraw(i, dice, env, value, times, fresh, made):
+            return Dist.certain((carried(r, value, made), capped))
+        return self.redrawn(i, dice, env, times, fresh, made)
 
-    def redrawn(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], times: int, fresh: Dist) -> Dist:
-        """Where the value ends when it is redrawn now (with `times - 1` redraws left after)."""
+    def redrawn(
+        self, i: int, dice: tuple[Any, ...], env: dict[str, Any], times: int, fresh: Dist, made: int
+    ) -> Dist:
+        """Where the value ends when it is redrawn now (with `times - 1` redraws left after, and
+        `made` made before: for one stage key, always its `times` allowed less those left)."""
         key = (i, self.stage_key(i, dice), times)
         found = self._redrawn.get(key)
         if found is None:
             meter().charge(TRANSITION * len(fresh))
             found = self._redrawn[key] = Dist.mix(
-                (self.settle(i, dice, env, v, c, times - 1, fresh), w, fresh.total)
+                (self.settle(i, dice, env, v, c, times - 1, fresh, made + 1), w, fresh.total)
                 for (v, c), w in fresh.weights.items()
             )
         return found
 
     def wants_redraw(
-        self, i: int, dice: tuple[Any, ...], env: dict[str, Any], value: Any, times: int, fresh: Dist
+        self,
+        i: int,
+        dice: tuple[Any, ...],
+        env: dict[str, Any],
+        value: Any,
+        times: int,
+        fresh: Dist,
+        made: int,
     ) -> bool:
-        """The policy's answer to "redraw this?" — for `optimal`, whichever finishes better."""
+        """The policy's answer to "redraw this?" (with `times` redraws left, `made` made already) —
+        for `optimal`, whichever finishes better."""
         if self.policy != "optimal":
             return self.policy == "always"
-        kept = self.outcomes(i + 1, dice + (self.standing(i, env, value, times),))
-        ends = self.redrawn(i, dice, env, times, fresh)
+        kept = self.outcomes(i + 1, dice + (carried(self.check.roll[i], value, made),))
+        ends = self.redrawn(i, dice, env, times, fresh, made)
         again = Dist.mix(
             (self.outcomes(i + 1, dice + (final,)), w, ends.total) for (final, _), w in ends.weights.items()
         )

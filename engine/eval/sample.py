@@ -27,6 +27,7 @@ from ..runtime.procedure import Option, Procedure, State, procedure_for
 from ..runtime.rules import (
     auto_outputs,
     before_roll,
+    carried,
     concrete,
     first_rule,
     read_faces,
@@ -650,9 +651,9 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
             if traced:  # no step is made for a roll without its trace
                 trace.append(_roll_step(r, value, source))
         dice.append(value)
-        if type(value) is Redrawn:  # the name reads the value; redraws(name) the count
-            env[redraws_key(r.name)] = value.count
-            value = value.value
+        if r.counted:  # the name reads the value; redraws(name) the count (0 when it is bare)
+            env[redraws_key(r.name)] = value.count if type(value) is Redrawn else 0
+            value = value.value if type(value) is Redrawn else value
         env[r.name] = rolled[r.name] = value
     source.finish()
     outcome, rule, *after = check.program(env, *dice)
@@ -765,7 +766,9 @@ class _Roller:
                 by = "rule"
             elif self.policy == "optimal":
                 with self.consulted() as exact:
-                    wanted = exact.wants_redraw(i, dice, env, value, times, exact.fresh(i, env))
+                    wanted = exact.wants_redraw(
+                        i, dice, env, value, times, exact.fresh(i, env), allowed - times
+                    )
                 if not wanted:
                     self.trace.append(Step("choice", r.name, value, decision=Decision("optimal", False)))
                     break
@@ -779,7 +782,7 @@ class _Roller:
             value = self.once(i, dice, env, announce=False)
             self.trace.append(Step("redraw", r.name, value, replaced=(old,), decision=Decision(by, True)))
             times -= 1
-        return Redrawn(value, allowed - times) if r.counted else value
+        return carried(r, value, allowed - times)
 
     def once(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], announce: bool = True) -> Any:
         announce = announce and self.announced  # a roll without its trace shows no first roll

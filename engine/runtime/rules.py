@@ -39,16 +39,27 @@ def before_roll(check: Check, inputs: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def with_dice(env: Mapping[str, Any], roll: Sequence[Randomizer], dice: Iterable[Any]) -> dict[str, Any]:
-    """`env` with the randomizers known so far bound to their values (in roll order); a value
-    carried with its count of redraws (`Redrawn`) binds the name to the value and the count to
-    `redraws_key`, where `redraws(name)` reads it."""
+    """`env` with the randomizers known so far bound to their values (in roll order); for a
+    randomizer whose redraws the check counts, the count goes to `redraws_key`, where
+    `redraws(name)` reads it: that of a value carried with it (`Redrawn`), else 0 (no roll of
+    that value was redrawn)."""
     out = dict(env)
     for r, v in zip(roll, dice):
-        if type(v) is Redrawn:
-            out[redraws_key(r.name)] = v.count
-            v = v.value
+        if r.counted:
+            if type(v) is Redrawn:
+                out[redraws_key(r.name)] = v.count
+                v = v.value
+            else:
+                out[redraws_key(r.name)] = 0
         out[r.name] = v
     return out
+
+
+def carried(r: Randomizer, value: Any, made: int) -> Any:
+    """Randomizer `r`'s value once `made` redraws of it were made, as the dice carry it: with the
+    count where the check counts them and some were made (`Redrawn`), else bare (a bare value
+    reads as redrawn 0 times), so that the sampler and the exact evaluator key rolls alike."""
+    return Redrawn(value, made) if made and r.counted else value
 
 
 def counting(program: Callable[..., T], roll: Sequence[Randomizer]) -> Callable[..., T]:
