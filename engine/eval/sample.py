@@ -652,8 +652,9 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
                 trace.append(_roll_step(r, value, source))
         dice.append(value)
         if r.counted:  # the name reads the value; redraws(name) the count (0 when it is bare)
-            env[redraws_key(r.name)] = value.count if type(value) is Redrawn else 0
-            value = value.value if type(value) is Redrawn else value
+            value, env[redraws_key(r.name)] = (
+                (value.value, value.count) if type(value) is Redrawn else (value, 0)
+            )
         env[r.name] = rolled[r.name] = value
     source.finish()
     outcome, rule, *after = check.program(env, *dice)
