@@ -18,6 +18,7 @@ from .api import new_campaign as new_campaign
 from .api import open_campaign as open_campaign
 from .errors import CampaignError as CampaignError
 from .errors import CompileError as CompileError
+from .errors import DeadlineError as DeadlineError
 from .errors import Diagnostic as Diagnostic
 from .errors import EvalError as EvalError
 from .errors import ExprSyntaxError as ExprSyntaxError
@@ -52,6 +53,7 @@ __all__ = [
     "Campaign",
     "CampaignError",
     "CompileError",
+    "DeadlineError",
     "Diagnostic",
     "EvalError",
     "ExprSyntaxError",

@@ -142,7 +142,8 @@ class Ruleset:
         else:
             hint = did_you_mean(name, self.model.checks) or f"checks: {', '.join(self.model.checks)}"
             raise InputError(
-                [Diagnostic("RC402", f"ruleset '{self.name}' has no check '{name}'", None, hint)]
+                [Diagnostic("RC402", f"ruleset '{self.name}' has no check '{name}'", None, hint)],
+                missing=True,
             ) from None
 
     def roll(
@@ -357,7 +358,8 @@ class Ruleset:
                 f"scenes: {', '.join(scenes)}" if scenes else "it declares none"
             )
             raise CampaignError(
-                [Diagnostic("RC907", f"ruleset '{self.name}' has no scene '{name}'", None, hint)]
+                [Diagnostic("RC907", f"ruleset '{self.name}' has no scene '{name}'", None, hint)],
+                missing=True,
             )
         return found
 
@@ -509,7 +511,8 @@ def _no_such_name(text: str) -> LoadError:
                 None,
                 did_you_mean(text, known) or f"shipped rulesets: {', '.join(known)}",
             )
-        ]
+        ],
+        missing=True,
     )
 
 

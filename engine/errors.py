@@ -65,10 +65,15 @@ class Diagnostic:
 
 
 class RulecraftError(Exception):
-    """Base of every error the engine raises for bad input; never a bug."""
+    """Base of every error the engine raises for bad input; never a bug.
 
-    def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:
+    `missing` says the request named something that is not there (a ruleset, campaign, check,
+    scene, action or period): kept as data where the error is made, so a server answers 404 by
+    it, not by reading the message."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic], *, missing: bool = False) -> None:
         self.diagnostics: tuple[Diagnostic, ...] = tuple(diagnostics)
+        self.missing = missing
         super().__init__(self.render())
 
     def render(self) -> str:
@@ -106,6 +111,11 @@ class LimitError(RulecraftError):
     """An evaluation would exceed a limit the embedder set."""
 
 
+class DeadlineError(LimitError):
+    """The request's deadline (`Limits.deadline`) passed before it ended: a limit of time, not of
+    work, which a server answers with 504."""
+
+
 class CampaignError(RulecraftError):
     """A stored campaign refused a request: a precondition that fails, a value out of bounds, an
     unknown campaign, action or character, a changed ruleset, a database that cannot be used.
@@ -134,5 +144,6 @@ def placed(exc: E, span: Span | None) -> E:
     if span is None or all(d.span is not None for d in exc.diagnostics):
         return exc
     return type(exc)(
-        [d if d.span is not None else Diagnostic(d.code, d.message, span, d.hint) for d in exc.diagnostics]
+        [d if d.span is not None else Diagnostic(d.code, d.message, span, d.hint) for d in exc.diagnostics],
+        missing=exc.missing,
     )

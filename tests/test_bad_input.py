@@ -529,3 +529,24 @@ def test_cli_force_one_die_of_a_pool(cli):
     assert "Traceback" not in r.err
     assert r.code == 0, r.err
     assert r.out and '"outcome": "pass"' in r.out
+
+
+def test_a_missing_name_is_data_on_the_error_and_stays_when_placed() -> None:
+    """`missing` (the request named what is not there) is set where the error is made, and kept
+    when a position is given to it later (`placed`), so a server reads it, not the message."""
+    from engine.errors import Diagnostic, placed
+    from engine.syntax.positions import Span
+
+    with pytest.raises(InputError) as caught:
+        engine.load("chill").distribution("specfic", target=50)
+    assert caught.value.missing
+    with pytest.raises(LoadError) as loading:
+        engine.load("chil")
+    assert loading.value.missing
+    with pytest.raises(InputError) as bad:
+        engine.load("chill").distribution("specific", target=999)
+    assert not bad.value.missing  # there, but out of range
+    span = Span(SourceFile("x.yaml", "a: 1\n"), 1, 1, 1, 2)
+    moved = placed(InputError([Diagnostic("RC402", "no such", None)], missing=True), span)
+    assert moved.missing and moved.diagnostics[0].span == span
+    assert not placed(InputError([Diagnostic("RC402", "out", None)]), span).missing

@@ -97,9 +97,16 @@ def test_unknown_names_get_a_near_match(tmp_path: Path) -> None:
     assert caught.value.diagnostics[0].code == "RC907" and "turn_dark" in (
         caught.value.diagnostics[0].hint or ""
     )
+    assert caught.value.missing  # a name the ruleset lacks: the server's 404
     with pytest.raises(engine.CampaignError) as caught:
         campaign.begin("cas")
-    assert caught.value.diagnostics[0].code == "RC907"
+    assert caught.value.diagnostics[0].code == "RC907" and caught.value.missing
+    with pytest.raises(engine.CampaignError) as caught:
+        campaign.roll("specfic", target=50)
+    assert caught.value.diagnostics[0].code == "RC907" and caught.value.missing
+    with pytest.raises(engine.CampaignError) as caught:
+        campaign.act("turn_dark", n=4)  # there is no such token to turn: refused, not missing
+    assert caught.value.diagnostics[0].code == "RC905" and not caught.value.missing
     with pytest.raises(engine.InputError):
         engine.new_campaign("d", "chill", store=MemoryStore(), params={"playres": 4})
 
@@ -404,6 +411,7 @@ def test_roles_must_be_named_and_other_than_the_actor() -> None:
         with pytest.raises(engine.CampaignError) as caught:
             duel.act("strike", "ann", others=others, forced={"d": 1})
         assert caught.value.diagnostics[0].code == "RC907" and words in caught.value.diagnostics[0].message
+        assert not caught.value.missing  # the action is there; its roles are the campaign's to refuse
     assert len(duel.log()) == 1
 
 

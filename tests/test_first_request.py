@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine.errors import MAX_DIGITS, InputError, LimitError
+from engine.errors import MAX_DIGITS, DeadlineError, InputError, LimitError
 from engine.eval import exact
 from engine.eval.dist import Dist
 from engine.model.ruleset import Die, InputSpec
@@ -326,10 +326,11 @@ def test_a_value_asked_after_its_request_is_refused_exactly_where_its_own_budget
             with pytest.raises(LimitError) as caught:
                 value(Limits(max_work=limit))
             assert caught.value.diagnostics[0].code == "RC503"
+            assert not isinstance(caught.value, DeadlineError)  # out of work, not of time
         else:
             assert value(Limits(max_work=limit)) == wanted
     if counted > CLOCK_EVERY:
-        with pytest.raises(LimitError) as caught:
+        with pytest.raises(DeadlineError) as caught:
             value(Limits(deadline=1e-9))
         assert "deadline" in caught.value.diagnostics[0].message
     else:

@@ -381,6 +381,28 @@ def test_campaign_writes_need_the_token(client: TestClient) -> None:
     assert "nope" not in [c["name"] for c in client.get("/api/campaigns").json()]
 
 
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("act", {"action": "turn_drak"}),
+        ("roll", {"check": "specfic", "inputs": {"target": 50}}),
+        ("begin", {"period": "cas"}),
+        ("scene", {"scene": "nosuch", "cast": {}}),
+    ],
+    ids=["action", "check", "period", "scene"],
+)
+def test_a_name_the_campaign_lacks_is_404(client: TestClient, path: str, body: dict[str, Any]) -> None:
+    """What the request names and the ruleset does not have is not found (404), wherever it is
+    named, as a misspelt check is at /api/roll; nothing is written."""
+    client.post(
+        "/api/campaigns", json={"name": "c404", "ruleset": "chill", "params": {"players": 4}}, headers=AUTH
+    )
+    before = client.get("/api/campaigns/c404/log").json()
+    [d] = error(client.post(f"/api/campaigns/c404/{path}", json=body, headers=AUTH), 404)
+    assert d["code"] == "RC907" and "has no" in d["message"]
+    assert client.get("/api/campaigns/c404/log").json() == before
+
+
 def test_campaign_errors_keep_their_codes(client: TestClient) -> None:
     [d] = error(client.get("/api/campaigns/nosuch"), 404)
     assert d["code"] == "RC901"
@@ -391,12 +413,13 @@ def test_campaign_errors_keep_their_codes(client: TestClient) -> None:
         "/api/campaigns/c2/act", json={"action": "turn_dark", "inputs": {"n": 4}}, headers=AUTH
     )
     assert error(refused, 409)[0]["code"] == "RC905"
-    assert (
-        error(client.post("/api/campaigns/c2/act", json={"action": "turn_drak"}, headers=AUTH), 409)[0][
-            "code"
-        ]
-        == "RC907"
+    unknown = client.post("/api/campaigns/c2/act", json={"action": "turn_drak"}, headers=AUTH)
+    [d] = error(unknown, 404)
+    assert d["code"] == "RC907" and d["hint"] == "did you mean 'turn_dark'?"
+    no_role = client.post(
+        "/api/campaigns/c2/act", json={"action": "turn_dark", "others": {"nobody": "x"}}, headers=AUTH
     )
+    assert error(no_role, 409)[0]["code"] == "RC907"  # the action is there: the campaign refuses
     taken = client.post(
         "/api/campaigns", json={"name": "c2", "ruleset": "chill", "params": {"players": 4}}, headers=AUTH
     )

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from contextvars import ContextVar, Token
 
-from ..errors import Diagnostic, LimitError
+from ..errors import DeadlineError, Diagnostic, LimitError
 
 CLOCK_EVERY = 20_000
 """Units charged between two looks at the clock when a deadline is set (a few milliseconds)."""
@@ -83,9 +83,9 @@ class Work:
         self.check_clock()
         self.mark = min(self.limit, self.used + CLOCK_EVERY)
 
-    def _late(self) -> LimitError:
+    def _late(self) -> DeadlineError:
         given = f"{self.seconds:g} s" if self.seconds is not None else "its time"
-        return LimitError(
+        return DeadlineError(
             [
                 Diagnostic(
                     "RC503",

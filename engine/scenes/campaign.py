@@ -15,8 +15,8 @@ from .odds import Odds, odds
 from .play import Played, play
 
 
-def _fail(message: str, hint: str | None = None) -> CampaignError:
-    return CampaignError([Diagnostic("RC907", message, None, hint)])
+def _fail(message: str, hint: str | None = None, *, missing: bool = False) -> CampaignError:
+    return CampaignError([Diagnostic("RC907", message, None, hint)], missing=missing)
 
 
 def cast_of(campaign: Campaign, scene: str, cast: Mapping[str, str] | None) -> tuple[Scene, dict[str, str]]:
@@ -27,6 +27,7 @@ def cast_of(campaign: Campaign, scene: str, cast: Mapping[str, str] | None) -> t
             f"ruleset '{campaign.model.name}' has no scene '{scene}'",
             did_you_mean(scene, campaign.rules.scenes)
             or f"scenes: {', '.join(campaign.rules.scenes) or 'none'}",
+            missing=True,
         )
     given = dict(cast or {})
     names = list(campaign.state()["characters"])

@@ -94,7 +94,9 @@ class Catalog:
         path = known.get(name)
         if path is None:
             hint = did_you_mean(name, known) or f"rulesets: {', '.join(known)}"
-            raise LoadError([Diagnostic("RC001", f"no ruleset '{name}' on this server", None, hint)])
+            raise LoadError(
+                [Diagnostic("RC001", f"no ruleset '{name}' on this server", None, hint)], missing=True
+            )
         try:
             stamp = path.stat().st_mtime_ns
         except OSError:

@@ -6,18 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import (
-    CampaignError,
-    Diagnostic,
-    InputError,
-    LimitError,
-    LoadError,
-    RulecraftError,
-)
+from ..errors import CampaignError, DeadlineError, Diagnostic, InputError, LimitError, RulecraftError
 from .jobs import diagnostic_json
-
-NOT_FOUND_CODES = frozenset({"RC001", "RC901"})
-"""No such ruleset, no such campaign: the path or reference names nothing (404)."""
 
 
 class ApiError(Exception):
@@ -43,19 +33,12 @@ def status_of(exc: RulecraftError) -> int:
     """The status of an engine error: 404 for a name that names nothing (a ruleset, a check, a
     scene, a campaign), 504 for a deadline, 409 for a campaign that refused a change, 503 for a
     database that cannot be used now, 422 for everything else the request got wrong."""
-    codes = {d.code for d in exc.diagnostics}
-    first = exc.diagnostics[0] if exc.diagnostics else None
-    message = first.message if first is not None else ""
-    if codes & NOT_FOUND_CODES and isinstance(exc, LoadError | CampaignError):
+    if exc.missing:
         return 404
-    if first is not None and first.code == "RC402" and " has no check " in message:
-        return 404
-    if first is not None and first.code == "RC907" and " has no scene " in message:
-        return 404
-    if isinstance(exc, LimitError) and "deadline" in message:
+    if isinstance(exc, DeadlineError):
         return 504
     if isinstance(exc, CampaignError):
-        return 503 if "RC903" in codes else 409
+        return 503 if any(d.code == "RC903" for d in exc.diagnostics) else 409
     if isinstance(exc, InputError | LimitError):
         return 422
     return 422

@@ -52,8 +52,8 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _fail(code: str, message: str, hint: str | None = None) -> CampaignError:
-    return CampaignError([Diagnostic(code, message, None, hint)])
+def _fail(code: str, message: str, hint: str | None = None, *, missing: bool = False) -> CampaignError:
+    return CampaignError([Diagnostic(code, message, None, hint)], missing=missing)
 
 
 def _now() -> str:
@@ -314,6 +314,7 @@ class Campaign:
                 "RC907",
                 f"ruleset '{self.model.name}' has no check '{check}'",
                 did_you_mean(check, self.model.checks) or f"checks: {', '.join(self.model.checks)}",
+                missing=True,
             )
         bound = bind_inputs(found, inputs)
         seed = random.randrange(2**32) if seed is None and forced is None else seed
@@ -363,6 +364,7 @@ class Campaign:
                 "RC907",
                 f"ruleset '{self.model.name}' has no period '{period}'",
                 did_you_mean(period, self.rules.periods) or f"periods: {', '.join(self.rules.periods)}",
+                missing=True,
             )
         with self.store.transaction(self.name) as tx, metered(self.limits):
             new, done = begin(self.rules, tx.last().state, period)
@@ -492,6 +494,7 @@ class Campaign:
                 "RC907",
                 f"ruleset '{self.model.name}' has no action '{name}'",
                 did_you_mean(name, self.rules.actions) or f"actions: {', '.join(self.rules.actions)}",
+                missing=True,
             )
         return found
 

@@ -79,7 +79,8 @@ class MemoryStore:
                     Diagnostic(
                         "RC901", f"no campaign '{name}'", None, did_you_mean(name, self._headers) or None
                     )
-                ]
+                ],
+                missing=True,
             )
 
 

@@ -164,4 +164,6 @@ def unknown_campaign(name: str, names: list[str], where: str, holder: str = "fil
             if shown
             else f"this {holder} has no campaigns yet: create one first"
         )
-    return CampaignError([Diagnostic("RC901", f"no campaign named '{name}' in {where}", None, hint)])
+    return CampaignError(
+        [Diagnostic("RC901", f"no campaign named '{name}' in {where}", None, hint)], missing=True
+    )

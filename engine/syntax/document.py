@@ -168,7 +168,9 @@ def read_source(path: Path, name: str | None = None) -> SourceFile:
     try:
         return SourceFile(name or str(path), path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise LoadError([Diagnostic("RC001", f"cannot read {path}: {exc.strerror or exc}", None)]) from None
+        raise LoadError(
+            [Diagnostic("RC001", f"cannot read {path}: {exc.strerror or exc}", None)], missing=True
+        ) from None
     except UnicodeDecodeError:
         raise LoadError([Diagnostic("RC001", f"{path} is not UTF-8 text", None)]) from None
 
