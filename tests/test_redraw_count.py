@@ -274,6 +274,8 @@ def test_a_count_of_something_that_is_not_redrawn_is_refused(where: str, fields:
     values = {"table": "x", "condition": "d <= 3", "let": "redraws(d)"} | fields
     message = _error(BASE.format(**values))
     assert "RC326" in message and "^" in message, where
+    # one error: a die whose own condition is refused is still counted by the value after it
+    assert message.count("error RC326") == 1, message
     assert engine.load(BASE.format(table="x", condition="d <= 3", let="redraws(d)"))  # the fix
 
 

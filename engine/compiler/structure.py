@@ -305,6 +305,8 @@ class Structure:
             if rname not in kinds:
                 poison(rname)
                 roll_scope[rname] = T.ANY
+                if isinstance(rspec, dict) and "redraw" in rspec:  # reported once: later counts stand
+                    self.unit.redrawn.add(rname)
 
         for lname in order:
             if lname not in needs_dice:
