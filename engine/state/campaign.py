@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -310,12 +310,7 @@ class Campaign:
         _rolling("Campaign.roll", seed, forced)
         found = self.model.checks.get(check)
         if found is None:
-            raise _fail(
-                "RC907",
-                f"ruleset '{self.model.name}' has no check '{check}'",
-                did_you_mean(check, self.model.checks) or f"checks: {', '.join(self.model.checks)}",
-                missing=True,
-            )
+            raise self._missing("check", check, self.model.checks)
         bound = bind_inputs(found, inputs)
         seed = random.randrange(2**32) if seed is None and forced is None else seed
         result = sample(
@@ -360,12 +355,7 @@ class Campaign:
         """A period begins: everything that names it in `reset` goes back to its start."""
         arguments.name("Campaign.begin", "period", period)
         if period not in self.rules.periods:
-            raise _fail(
-                "RC907",
-                f"ruleset '{self.model.name}' has no period '{period}'",
-                did_you_mean(period, self.rules.periods) or f"periods: {', '.join(self.rules.periods)}",
-                missing=True,
-            )
+            raise self._missing("period", period, self.rules.periods)
         with self.store.transaction(self.name) as tx, metered(self.limits):
             new, done = begin(self.rules, tx.last().state, period)
             return tx.append("period", {"period": period, "effects": done}, new)
@@ -490,13 +480,14 @@ class Campaign:
     def _action(self, name: str) -> Action:
         found = self.rules.actions.get(name)
         if found is None:
-            raise _fail(
-                "RC907",
-                f"ruleset '{self.model.name}' has no action '{name}'",
-                did_you_mean(name, self.rules.actions) or f"actions: {', '.join(self.rules.actions)}",
-                missing=True,
-            )
+            raise self._missing("action", name, self.rules.actions)
         return found
+
+    def _missing(self, kind: str, name: str, known: Collection[str]) -> CampaignError:
+        """RC907 for a name the ruleset does not have, with the nearest (or every) name of that
+        kind; `missing`, so a server answers 404."""
+        hint = did_you_mean(name, known) or f"{kind}s: {', '.join(known)}"
+        return _fail("RC907", f"ruleset '{self.model.name}' has no {kind} '{name}'", hint, missing=True)
 
     def _roles(
         self, act: Action, who: str | None, others: Mapping[str, str] | None, state: State
