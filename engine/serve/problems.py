@@ -30,9 +30,10 @@ class ApiError(Exception):
 
 
 def status_of(exc: RulecraftError) -> int:
-    """The status of an engine error: 404 for a name that names nothing (a ruleset, a check, a
-    scene, a campaign), 504 for a deadline, 409 for a campaign that refused a change, 503 for a
-    database that cannot be used now, 422 for everything else the request got wrong."""
+    """The status of an engine error, read from what the error is, never from its words: 404
+    for a name that names nothing (`missing`: a ruleset, campaign, check, scene, action or
+    period), 504 for a deadline (`DeadlineError`), 409 for a campaign that refused a change, 503
+    for a database that cannot be used now, 422 for everything else the request got wrong."""
     if exc.missing:
         return 404
     if isinstance(exc, DeadlineError):
