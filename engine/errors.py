@@ -67,13 +67,18 @@ class Diagnostic:
 class RulecraftError(Exception):
     """Base of every error the engine raises for bad input; never a bug.
 
-    `missing` says the request named something that is not there (a ruleset, campaign, check,
-    scene, action or period): kept as data where the error is made, so a server answers 404 by
-    it, not by reading the message."""
+    What a caller may act on is kept as data where the error is made, so that a server answers
+    by it, not by reading the message: `missing`, the request named something that is not there
+    (a ruleset, campaign, check, scene, action or period: 404); `unfit`, a `CampaignError` that
+    is no refusal by a campaign's state but a request that does not fit the ruleset (a party,
+    role or number it does not declare, one it needs and was not given: 422, not 409)."""
 
-    def __init__(self, diagnostics: Sequence[Diagnostic], *, missing: bool = False) -> None:
+    def __init__(
+        self, diagnostics: Sequence[Diagnostic], *, missing: bool = False, unfit: bool = False
+    ) -> None:
         self.diagnostics: tuple[Diagnostic, ...] = tuple(diagnostics)
         self.missing = missing
+        self.unfit = unfit
         super().__init__(self.render())
 
     def render(self) -> str:
@@ -146,4 +151,5 @@ def placed(exc: E, span: Span | None) -> E:
     return type(exc)(
         [d if d.span is not None else Diagnostic(d.code, d.message, span, d.hint) for d in exc.diagnostics],
         missing=exc.missing,
+        unfit=exc.unfit,
     )

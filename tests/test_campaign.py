@@ -411,7 +411,10 @@ def test_roles_must_be_named_and_other_than_the_actor() -> None:
         with pytest.raises(engine.CampaignError) as caught:
             duel.act("strike", "ann", others=others, forced={"d": 1})
         assert caught.value.diagnostics[0].code == "RC907" and words in caught.value.diagnostics[0].message
-        assert not caught.value.missing  # the action is there; its roles are the campaign's to refuse
+        assert not caught.value.missing  # the action is there
+        # a role the action does not declare, or one not filled, does not fit the ruleset; a
+        # character the campaign does not have is the campaign's state
+        assert caught.value.unfit == ("no character" not in words), words
     assert len(duel.log()) == 1
 
 

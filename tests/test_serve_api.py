@@ -342,6 +342,11 @@ def test_scene_odds_and_a_played_scene(client: TestClient) -> None:
     assert played["seed"] == 5 and played == {**rs.play_scene(scene, random.Random(5)).as_json(), "seed": 5}
     [d] = error(client.post("/api/scenes/odds", json={"ruleset": "castle", "scene": scene + "x"}), 404)
     assert d["code"] == "RC907" and scene in (d["hint"] or "")
+    # a party or a number the scene does not declare: the request does not fit (no campaign refused it)
+    for fields in ({"parties": {"yuo": {}}}, {"expect": ["you.nosuch"]}):
+        body = {"ruleset": "castle", "scene": scene, **fields}
+        [d] = error(client.post("/api/scenes/odds", json=body), 422)
+        assert d["code"] == "RC907", fields
 
 
 # -- campaigns --------------------------------------------------------------------------------------
@@ -419,7 +424,7 @@ def test_campaign_errors_keep_their_codes(client: TestClient) -> None:
     no_role = client.post(
         "/api/campaigns/c2/act", json={"action": "turn_dark", "others": {"nobody": "x"}}, headers=AUTH
     )
-    assert error(no_role, 409)[0]["code"] == "RC907"  # the action is there: the campaign refuses
+    assert error(no_role, 422)[0]["code"] == "RC907"  # a role the action does not declare: no refusal
     taken = client.post(
         "/api/campaigns", json={"name": "c2", "ruleset": "chill", "params": {"players": 4}}, headers=AUTH
     )

@@ -15,8 +15,10 @@ from .odds import Odds, odds
 from .play import Played, play
 
 
-def _fail(message: str, hint: str | None = None, *, missing: bool = False) -> CampaignError:
-    return CampaignError([Diagnostic("RC907", message, None, hint)], missing=missing)
+def _fail(
+    message: str, hint: str | None = None, *, missing: bool = False, unfit: bool = False
+) -> CampaignError:
+    return CampaignError([Diagnostic("RC907", message, None, hint)], missing=missing, unfit=unfit)
 
 
 def cast_of(campaign: Campaign, scene: str, cast: Mapping[str, str] | None) -> tuple[Scene, dict[str, str]]:
@@ -36,6 +38,7 @@ def cast_of(campaign: Campaign, scene: str, cast: Mapping[str, str] | None) -> t
             raise _fail(
                 f"scene '{scene}' needs the character who plays '{party}'",
                 f"give it as --cast {party}=NAME (characters: {', '.join(names) or 'none'})",
+                unfit=True,
             )
         if given[party] not in names:
             raise _fail(
@@ -44,9 +47,11 @@ def cast_of(campaign: Campaign, scene: str, cast: Mapping[str, str] | None) -> t
             )
     extra = [p for p in given if p not in found.parties]
     if extra:
-        raise _fail(f"scene '{scene}' has no party '{extra[0]}'", f"parties: {', '.join(found.parties)}")
+        raise _fail(
+            f"scene '{scene}' has no party '{extra[0]}'", f"parties: {', '.join(found.parties)}", unfit=True
+        )
     if len(set(given.values())) != len(given):
-        raise _fail("one character cannot play two parties of a scene")
+        raise _fail("one character cannot play two parties of a scene", unfit=True)
     return found, given
 
 

@@ -320,7 +320,8 @@ def _check_names(scene: Scene, view: Mapping[str, Any], expect: Sequence[str]) -
                         scene.span,
                         did_you_mean(asked, numbers) or "name a PARTY.ITEM that holds a number or a tally",
                     )
-                ]
+                ],
+                unfit=True,
             )
 
 

@@ -53,7 +53,8 @@ def cast_state(
                         scene.span,
                         did_you_mean(party, scene.parties) or f"parties: {', '.join(scene.parties)}",
                     )
-                ]
+                ],
+                unfit=True,
             )
     for party in scene.parties:
         state = join(

@@ -52,8 +52,10 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _fail(code: str, message: str, hint: str | None = None, *, missing: bool = False) -> CampaignError:
-    return CampaignError([Diagnostic(code, message, None, hint)], missing=missing)
+def _fail(
+    code: str, message: str, hint: str | None = None, *, missing: bool = False, unfit: bool = False
+) -> CampaignError:
+    return CampaignError([Diagnostic(code, message, None, hint)], missing=missing, unfit=unfit)
 
 
 def _now() -> str:
@@ -90,6 +92,7 @@ class Campaign:
                 "RC907",
                 f"ruleset '{model.name}' declares no state: it has nothing a campaign could keep",
                 "add a 'state:' section (see docs/language.md, State that lasts)",
+                unfit=True,
             )
         self.rules: StateModel = model.state
 
@@ -133,7 +136,9 @@ class Campaign:
         arguments.mapping(where, "start", start)
         if model.state is None:
             raise _fail(
-                "RC907", f"ruleset '{model.name}' declares no state: it has nothing a campaign could keep"
+                "RC907",
+                f"ruleset '{model.name}' declares no state: it has nothing a campaign could keep",
+                unfit=True,
             )
         bound = bind_params(model.state.campaign, params or {}, "campaign", name)
         with metered(limits):
@@ -502,6 +507,7 @@ class Campaign:
                     "RC907",
                     f"action '{act.name}' has no role '{role}'",
                     did_you_mean(role, act.others) or f"roles: {', '.join(act.others) or 'none'}",
+                    unfit=True,
                 )
         for role in act.others:
             if role not in given:
@@ -509,6 +515,7 @@ class Campaign:
                     "RC907",
                     f"action '{act.name}' needs the character who is its '{role}'",
                     f"give it as --other {role}=NAME (characters: {', '.join(names) or 'none'})",
+                    unfit=True,
                 )
             if given[role] not in state["characters"]:
                 raise _fail(
@@ -517,9 +524,11 @@ class Campaign:
                     did_you_mean(given[role], names) or f"characters: {', '.join(names) or 'none'}",
                 )
             if given[role] == who:
-                raise _fail("RC907", f"'{who}' cannot be both the one who acts and the action's '{role}'")
+                raise _fail(
+                    "RC907", f"'{who}' cannot be both the one who acts and the action's '{role}'", unfit=True
+                )
         if len(set(given.values())) != len(given):
-            raise _fail("RC907", f"one character cannot fill two roles of action '{act.name}'")
+            raise _fail("RC907", f"one character cannot fill two roles of action '{act.name}'", unfit=True)
         return given
 
     def _who(self, act: Action, character: str | None, state: State) -> str | None:
@@ -529,6 +538,7 @@ class Campaign:
                     "RC907",
                     f"action '{act.name}' is taken by the table, not by a character",
                     "leave out the character",
+                    unfit=True,
                 )
             return None
         names = list(state["characters"])
@@ -537,6 +547,7 @@ class Campaign:
                 "RC907",
                 f"action '{act.name}' needs the character who acts",
                 f"characters: {', '.join(names)}" if names else "no character has joined yet",
+                unfit=True,
             )
         if character not in state["characters"]:
             raise _fail(
