@@ -8,7 +8,7 @@ diagnostic its stage found, most likely root cause first.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from .frozen import frozen
 from .syntax.positions import Span
@@ -81,11 +81,22 @@ class RulecraftError(Exception):
         self.unfit = unfit
         super().__init__(self.render())
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with its diagnostics and flags (`Exception` would pickle only the rendered
+        text), so an error raised in a worker process reaches its parent whole."""
+        return (_rebuilt, (type(self), self.diagnostics, self.missing, self.unfit), self.__dict__)
+
     def render(self) -> str:
         return "\n".join(d.render() for d in self.diagnostics)
 
     def __str__(self) -> str:
         return self.render()
+
+
+def _rebuilt(
+    kind: type[RulecraftError], diagnostics: Sequence[Diagnostic], missing: bool, unfit: bool
+) -> RulecraftError:
+    return kind(diagnostics, missing=missing, unfit=unfit)
 
 
 class LoadError(RulecraftError):

@@ -550,3 +550,26 @@ def test_a_missing_name_is_data_on_the_error_and_stays_when_placed() -> None:
     moved = placed(InputError([Diagnostic("RC402", "no such", None)], missing=True), span)
     assert moved.missing and moved.diagnostics[0].span == span
     assert not placed(InputError([Diagnostic("RC402", "out", None)]), span).missing
+
+
+def test_an_error_crosses_a_process_whole() -> None:
+    """An error pickles with its diagnostics and flags (`Exception` alone would pickle its text
+    and fail to unpickle), so an embedder's worker process hands its parent the same error."""
+    import multiprocessing
+    import pickle
+    from concurrent.futures import ProcessPoolExecutor
+
+    from engine.errors import DeadlineError, Diagnostic
+
+    for error in (
+        InputError([Diagnostic("RC402", "no such", None, "did you mean 'x'?")], missing=True),
+        DeadlineError([Diagnostic("RC503", "late", None)]),
+        engine.CampaignError([Diagnostic("RC907", "no party", None)], unfit=True),
+    ):
+        back = pickle.loads(pickle.dumps(error))
+        assert type(back) is type(error) and back.diagnostics == error.diagnostics
+        assert (back.missing, back.unfit, str(back)) == (error.missing, error.unfit, str(error))
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        failed = pool.submit(engine.load, "chil").exception(timeout=120)
+    assert isinstance(failed, LoadError) and failed.missing
+    assert failed.diagnostics[0].code == "RC001" and "chill" in (failed.diagnostics[0].hint or "")
