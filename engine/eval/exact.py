@@ -125,6 +125,13 @@ class Distribution:
         object.__setattr__(self, "_outcome", made)
         object.__setattr__(self, "_marginals", {})
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with its joint distribution worked out first: the product that would make it
+        later holds the check's compiled code, which does not pickle (so a distribution solved in
+        a worker process reaches its parent)."""
+        fields = (self.check, self.inputs, self.outcomes, self.joint, self.names, self.states, self.policy)
+        return (Distribution, (*fields, self.capped, self.truncated))
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Distribution):
             return NotImplemented
