@@ -84,6 +84,15 @@ class Ruleset:
         keep_die_tables(model.checks.values(), self.caches.tables)  # a first request finds them
         self._recent: dict[Any, tuple[Recent, ...]] = self.caches.bindings.recent
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """A ruleset pickles as what it was made from and is compiled again where it is
+        unpickled, with empty caches of its own: a file's text (compiled once per process, as
+        `load_source` keeps it), or, with a scene file grafted in, the whole document. So
+        `pool.submit(ruleset.distribution, ...)` works in a worker process."""
+        if not self.document.parts:
+            return (_reloaded, (self.document.source, self.limits))
+        return (_recompiled, (self.document, self.limits))
+
     @property
     def name(self) -> str:
         return self.model.name
@@ -531,6 +540,14 @@ def load_source(source: SourceFile, *, limits: Limits = DEFAULT_LIMITS) -> Rules
             while len(_LOADED) > _LOADED_MAX:
                 _LOADED.popitem(last=False)
     return Ruleset(found.model, found.document, limits)
+
+
+def _reloaded(source: SourceFile, limits: Limits) -> Ruleset:
+    return load_source(source, limits=limits)
+
+
+def _recompiled(document: Document, limits: Limits) -> Ruleset:
+    return Ruleset(compile_document(document, limits), document, limits)
 
 
 class _Loaded(NamedTuple):

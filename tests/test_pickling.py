@@ -1,7 +1,8 @@
-"""What an embedder hands between processes pickles whole: a roll's `Result`, an exact
-`Distribution` (its joint distribution worked out first: the product that makes it lazily holds
-compiled code) and every `RulecraftError` (tests/test_bad_input.py). A bot that solves in a
-worker pool gets the same answer back as it would in one process."""
+"""What an embedder hands between processes pickles: a `Ruleset` (as its source, compiled again
+where it lands), a roll's `Result`, an exact `Distribution` (its joint distribution worked out
+first: the product that makes it lazily holds compiled code) and every `RulecraftError`
+(tests/test_bad_input.py). A bot that solves in a worker pool gets the same answer back as it
+would in one process."""
 
 from __future__ import annotations
 
@@ -41,7 +42,38 @@ def test_a_result_pickles_whole() -> None:
     assert (back.outcome, back.values, back.as_json()) == (made.outcome, made.values, made.as_json())
 
 
+SCENE_FILE = """
+scenes:
+  two_rounds:
+    parties: [you, foe]
+    round:
+      - {act: duel_exchange, by: you, others: {foe: foe}}
+      - {act: end_exchange, by: you, others: {foe: foe}}
+    ends:
+      - {when: you.dead, then: you_lose}
+    max_rounds: 2
+"""
+
+
+def test_a_ruleset_pickles_as_what_it_was_made_from() -> None:
+    """A loaded ruleset comes back compiled from its text; one with a scene file grafted in, from
+    its whole document (the scene included); each answers as the original does."""
+    plain = engine.load("chill")
+    back = pickle.loads(pickle.dumps(plain))
+    assert back is not plain and back.name == plain.name and back.limits == plain.limits
+    assert back.distribution("specific", target=55) == plain.distribution("specific", target=55)
+    grafted = engine.load("castle").with_scenes(SCENE_FILE)
+    again = pickle.loads(pickle.dumps(grafted))
+    assert "two_rounds" in again.scenes
+    assert again.scene_odds("two_rounds").as_json() == grafted.scene_odds("two_rounds").as_json()
+
+
 def test_a_distribution_solved_in_a_worker_process_is_the_same() -> None:
+    """The embedder's pattern: the bound method goes to a worker (the ruleset pickled with it),
+    the distribution comes back."""
+    ruleset = engine.load("chill", limits=engine.Limits(max_work=3_000_000))
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        there = pool.submit(_solve, "chill", "specific", {"target": 55}).result(timeout=120)
-    assert there == _solve("chill", "specific", {"target": 55})
+        there = pool.submit(ruleset.distribution, "specific", target=55).result(timeout=120)
+        refused = pool.submit(ruleset.distribution, "specific", target=999).exception(timeout=120)
+    assert there == ruleset.distribution("specific", target=55)
+    assert isinstance(refused, engine.InputError) and refused.diagnostics[0].code == "RC403"
