@@ -42,6 +42,20 @@ def test_a_result_pickles_whole() -> None:
     assert (back.outcome, back.values, back.as_json()) == (made.outcome, made.values, made.as_json())
 
 
+def test_samples_and_scenes_pickle_whole() -> None:
+    """The other answers a worker may hand back: a batch of rolls, a scene's odds, a played
+    scene and a sample of scenes."""
+    chill, castle = engine.load("chill"), engine.load("castle")
+    for made in (
+        chill.sample("specific", 1000, random.Random(1), target=55),
+        castle.scene_odds("shootout"),
+        castle.play_scene("shootout", random.Random(2)),
+        castle.sample_scenes("shootout", 50, random.Random(3)),
+    ):
+        back = pickle.loads(pickle.dumps(made))
+        assert type(back) is type(made) and back.as_json() == made.as_json(), type(made).__name__
+
+
 SCENE_FILE = """
 scenes:
   two_rounds:
