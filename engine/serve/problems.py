@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import CampaignError, DeadlineError, Diagnostic, InputError, LimitError, RulecraftError
+from ..errors import CampaignError, DeadlineError, Diagnostic, RulecraftError
 from .jobs import diagnostic_json
 
 
@@ -41,8 +41,6 @@ def status_of(exc: RulecraftError) -> int:
         return 504
     if isinstance(exc, CampaignError) and not exc.unfit:
         return 503 if any(d.code == "RC903" for d in exc.diagnostics) else 409
-    if isinstance(exc, InputError | LimitError):
-        return 422
     return 422
 
 
