@@ -10,7 +10,7 @@ loop — and the keys by which the die-by-die evaluation merges states (`own_key
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import RulecraftError
@@ -477,7 +477,7 @@ def _largest_known(node: ast.Node, known: set[str], dice: set[str], first: bool 
     names = ast.names(node)
     if not names & dice:
         return []
-    if names <= known and not (first and _counting(node)):
+    if names <= known and not (first and counted_randomizers([node])):
         return [node]
     return [part for child in ast.children(node) for part in _largest_known(child, known, dice, first)]
 
@@ -496,9 +496,17 @@ def _counts(node: ast.Node) -> bool:
     return counts_redraws(node) is not None
 
 
-def _counting(node: ast.Node) -> bool:
-    """Whether `node` holds a `redraws(...)`."""
-    return _counts(node) or any(_counting(c) for c in ast.children(node))
+def counted_randomizers(nodes: Iterable[ast.Node]) -> set[str]:
+    """The randomizers whose redraws these expressions count (`redraws(x)`, anywhere in them)."""
+    found: set[str] = set()
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        name = counts_redraws(node)
+        if name is not None:
+            found.add(name)
+        stack.extend(ast.children(node))
+    return found
 
 
 def _through(node: ast.Node, covered: set[ast.Node], dice: set[str]) -> bool:

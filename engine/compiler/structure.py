@@ -55,7 +55,7 @@ from ..runtime.work import working
 from ..syntax.document import Document, PathKey
 from .expressions import Expressions
 from .problems import Problem, problem, statement
-from .programs import ProgramWriter, counts_redraws
+from .programs import ProgramWriter, counted_randomizers, counts_redraws
 from .randomizers import RandomizerCompiler
 from .unit import Unit
 from .version import SUPPORTED_VERSIONS
@@ -361,7 +361,7 @@ class Structure:
         roll = [self._with_folds(r, read_by, scope) for r in roll]
         with statement(self.unit.diags):
             roll = [self._with_history(r, read_by) for r in roll]
-        counted = _counted(read_by)
+        counted = counted_randomizers(read_by)
         roll = [replace(r, counted=True) if r.name in counted else r for r in roll]
         made = None
         plain = not sequential and all(isinstance(r, Die) and r.faces_expr is None for r in roll)
@@ -793,16 +793,3 @@ class Structure:
                 return None
             return self.unit.scales[raw]
         return self.new_scale(check, [str(m) for m in raw], path + ("outcomes",), owner=check)
-
-
-def _counted(nodes: list[ast.Node]) -> set[str]:
-    """The randomizers whose redraws these expressions count (`redraws(x)`)."""
-    found: set[str] = set()
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        name = counts_redraws(node)
-        if name is not None:
-            found.add(name)
-        stack.extend(ast.children(node))
-    return found

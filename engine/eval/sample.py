@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
-from ..model.values import Multi, Redrawn, Symbol, faces_text
+from ..model.values import Multi, Symbol, faces_text
 from ..runtime.builtins import redraws_key
 from ..runtime.cache import Caches
 from ..runtime.context import POLICIES, RunContext, check_policy, new_work
@@ -32,6 +32,7 @@ from ..runtime.rules import (
     first_rule,
     read_faces,
     redraw_offered,
+    split_counted,
     with_dice,
 )
 from ..runtime.work import TRANSITION, current_work, enter, leave, meter, unstoppable, working
@@ -652,9 +653,7 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
                 trace.append(_roll_step(r, value, source))
         dice.append(value)
         if r.counted:  # the name reads the value; redraws(name) the count (0 when it is bare)
-            value, env[redraws_key(r.name)] = (
-                (value.value, value.count) if type(value) is Redrawn else (value, 0)
-            )
+            value, env[redraws_key(r.name)] = split_counted(value)
         env[r.name] = rolled[r.name] = value
     source.finish()
     outcome, rule, *after = check.program(env, *dice)

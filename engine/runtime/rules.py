@@ -46,13 +46,15 @@ def with_dice(env: Mapping[str, Any], roll: Sequence[Randomizer], dice: Iterable
     out = dict(env)
     for r, v in zip(roll, dice):
         if r.counted:
-            if type(v) is Redrawn:
-                out[redraws_key(r.name)] = v.count
-                v = v.value
-            else:
-                out[redraws_key(r.name)] = 0
+            v, out[redraws_key(r.name)] = split_counted(v)
         out[r.name] = v
     return out
+
+
+def split_counted(v: Any) -> tuple[Any, int]:
+    """A counted randomizer's value as the dice carry it: the value and its count of redraws
+    (`Redrawn`), or a bare value, redrawn 0 times."""
+    return (v.value, v.count) if type(v) is Redrawn else (v, 0)
 
 
 def carried(r: Randomizer, value: Any, made: int) -> Any:
@@ -74,11 +76,7 @@ def counting(program: Callable[..., T], roll: Sequence[Randomizer]) -> Callable[
         plain = list(dice)
         for i, key in counted:
             if i < len(plain):
-                v = plain[i]
-                if type(v) is Redrawn:
-                    scope[key], plain[i] = v.count, v.value
-                else:
-                    scope[key] = 0
+                plain[i], scope[key] = split_counted(plain[i])
         return program(scope, *plain)
 
     return run

@@ -140,7 +140,7 @@ class SqliteStore(SqlStore):
                 connection.execute("PRAGMA journal_mode = WAL").fetchall()
                 return
             except sqlite3.OperationalError as e:
-                if "locked" not in str(e) or time.monotonic() + pause > deadline:
+                if not _busy(e) or time.monotonic() + pause > deadline:
                     raise
             time.sleep(pause)
             pause = min(pause * 2, 0.05)
@@ -210,7 +210,7 @@ class SqliteStore(SqlStore):
 
     def _db_error(self, error: sqlite3.Error, doing: str) -> CampaignError:
         kind = getattr(error, "sqlite_errorname", "") or ""
-        if kind.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(error):
+        if _busy(error):
             return self._error(
                 "RC903",
                 f"{self._where} is locked: another writer held it for more than {self.timeout:g} s",
@@ -252,3 +252,9 @@ def _rollback(connection: sqlite3.Connection) -> None:
 
 if TYPE_CHECKING:
     _conforms: type[Store] = SqliteStore  # mypy checks that SqliteStore is a Store
+
+
+def _busy(error: sqlite3.Error) -> bool:
+    """Whether SQLite refused because another connection holds the file (busy or locked)."""
+    kind = getattr(error, "sqlite_errorname", "") or ""
+    return kind.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(error)
