@@ -43,7 +43,7 @@ def test_walter_picks_the_lock():
 
 
 def test_walter_and_the_crowbar_erratum():
-    """ "Difficulty of 5. Walter's Player rolls a 7, adds the Crowbar's Pry 2 for a result of 9.
+    """ "Difficulty of 5. Walter' Player rolls a 7, adds the Crowbar's Pry 2 for a result of 9.
     My Extent is 2 (9 minus 7). Walter opens the chest"."""
     # Erratum, chthonian.yaml note `erratum-crowbar`: the text subtracts the roll, not the
     # Difficulty; by the rule the Extent is 9 - 5 = 4. We pin the rule's 4 (and the success).
@@ -211,6 +211,16 @@ def test_rolling_with_resolve_examples_under_the_procedure(first, rerolls, polic
     result = CHIMERA.roll("skill", forced={"rolled": first + rerolls}, dice=len(first), policy=policy)
     assert result.outcome.name == want
     assert tuple(sorted(result.rolled["rolled"].faces)) == tuple(sorted(first))
+
+
+def test_zero_four_nine_as_a_first_roll_does_not_stand():
+    """chimera.yaml note `majority-tie`: "0, 4, 9" is read as the dice that stand. Rolled first on
+    `skill`, step 5 forces the 4's reroll ("If there are any 0s, you must reroll ... this only
+    applies to 4, 5, 6, 7, 8"), so the new die decides: a 7 leaves crit_fail, pass, crit_pass,
+    a three-way tie with no half pass, which the order gives to the pass."""
+    result = CHIMERA.roll("skill", forced={"rolled": [0, 4, 9, 7]}, dice=3, policy="never")
+    assert sorted(result.rolled["rolled"].faces) == [0, 7, 9]
+    assert result.outcome.name == "pass"
 
 
 @pytest.mark.parametrize(
