@@ -483,7 +483,7 @@ def load(source: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str | Non
         except OSError:  # a path the system refuses (a name too long): reading it says why
             missing = False
         if missing and _looks_like_a_name(str(source)):
-            raise _no_such_name(str(source))
+            raise _no_such_name(str(source), _with_suffix(source))
         return load_source(read_source(source, name), limits=limits)
     if not isinstance(source, str):
         raise LoadError(
@@ -510,17 +510,27 @@ def load(source: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str | Non
     return load_source(SourceFile(name or "<string>", source), limits=limits)
 
 
-def _no_such_name(text: str) -> LoadError:
+def _with_suffix(path: Path) -> Path | None:
+    """`mygame.yaml` (or `.yml`) beside where `mygame` was looked for, when it is there: the file
+    `rulecraft new mygame` wrote, named without its suffix."""
+    for suffix in (".yaml", ".yml"):
+        try:
+            if path.with_name(path.name + suffix).is_file():
+                return path.with_name(path.name + suffix)
+        except (OSError, ValueError):  # a name the system refuses
+            return None
+    return None
+
+
+def _no_such_name(text: str, file: Path | None = None) -> LoadError:
     known = list(shipped_rulesets())
+    hint = (
+        f"did you mean the file '{file}'?"
+        if file is not None
+        else did_you_mean(text, known) or f"shipped rulesets: {', '.join(known)}"
+    )
     return LoadError(
-        [
-            Diagnostic(
-                "RC001",
-                f"no ruleset '{text}': not a shipped ruleset nor a file",
-                None,
-                did_you_mean(text, known) or f"shipped rulesets: {', '.join(known)}",
-            )
-        ],
+        [Diagnostic("RC001", f"no ruleset '{text}': not a shipped ruleset nor a file", None, hint)],
         missing=True,
     )
 

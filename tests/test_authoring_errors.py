@@ -7,6 +7,7 @@ to what it tells the author to write.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 from pathlib import Path
@@ -372,3 +373,150 @@ def test_a_check_that_does_not_compile_is_not_also_an_unknown_check_in_actions(r
         engine.load_source(SourceFile("chill.yaml", broken))
     codes = [d.code for d in caught.value.diagnostics]
     assert codes == ["RC201"], codes
+
+
+# -- what a newcomer writes wrong in an expression -----------------------------------------------
+
+RICH = """\
+rulecraft: 1
+name: fortune
+checks:
+  fortune:
+    inputs:
+      bonus: {type: int, min: 0, max: 5, default: 0}
+      sizes: {type: list, max_length: 3, default: [1]}
+    roll:
+      pool: {pool: 3, die: 6}
+      first: {die: 6}
+    let:
+      sixes: count(pool, 6)
+      kept: highest(pool) + first
+      total: kept + bonus
+      lucky: sixes > 1
+    outcomes: [failure, success]
+    outcome:
+      - when: sixes >= 2 and total > 3
+        then: success
+      - else: failure
+"""
+
+
+def rich(old: str, new: str) -> str:
+    assert RICH.count(old) == 1, old
+    return RICH.replace(old, new)
+
+
+def test_the_rich_base_is_valid() -> None:
+    assert engine.load(RICH).distribution("fortune").probability("success") > 0
+
+
+@pytest.mark.parametrize(
+    "old, new, token, hint",
+    [
+        # a value that names no die is reckoned before the roll, where no die is: the nearest is
+        # still offered (naming it rightly moves the value after the roll)
+        ("sixes: count(pool, 6)", "sixes: count(pol, 6)", "pol", "did you mean 'pool'?"),
+        ("kept: highest(pool) + first", "kept: highest(pool) + frist", "frist", "did you mean 'first'?"),
+        ("total: kept + bonus", "total: kep + bonus", "kep", "did you mean 'kept'?"),
+    ],
+)
+def test_a_misspelt_die_or_later_value_gets_its_nearest_name(
+    old: str, new: str, token: str, hint: str
+) -> None:
+    text = rich(old, new)
+    d = one(text)
+    assert d.span is not None
+    assert (d.code, d.span.line, d.span.col) == ("RC301", *at(text, new, token))
+    assert d.hint == hint
+
+
+def test_auto_rules_are_not_offered_a_die() -> None:
+    """An auto rule is decided before the roll: a die is no name it could mean."""
+    text = rich(
+        "    outcomes: [failure, success]\n",
+        "    auto:\n      - {when: pol > 9, then: success}\n    outcomes: [failure, success]\n",
+    )
+    d = one(text)
+    assert d.code == "RC301" and d.hint != "did you mean 'pool'?"
+
+
+@pytest.mark.parametrize(
+    "condition, code, hint",
+    [
+        ("sixes => 2", "RC201", "'=>' is written '>='"),
+        ("sixes =< 2", "RC201", "'=<' is written '<='"),
+        ("sixes = 2", "RC201", "comparison is written '==' (a single '=' is not an operator)"),
+        ("1 < sixes < 3", "RC201", "comparisons do not chain: join two with 'and', as in 1 < x and x < 3"),
+        ("sixes == 2 == 2", "RC201", "comparisons do not chain: join two with 'and', as in 1 < x and x < 3"),
+        ("sixes", "RC304", "a condition is true or false: compare the number, e.g. sixes > 0"),
+        ("lucky + 1 > 1", "RC304", "true/false is no number: write 1 if lucky else 0"),
+        (
+            "total + 'success' > 3",
+            "RC304",
+            "a scale's values are names, not numbers: compare them (== 'NAME'), "
+            "or give each one a number with a table",
+        ),
+        (
+            "pool > 3",
+            "RC304",
+            "a pool or list holds several values: compare one number read from it, "
+            "such as count(), sum(), highest() or lowest()",
+        ),
+        (
+            "sixes + pool > 3",
+            "RC304",
+            "a pool or list holds several values: count(), sum(), highest() or lowest() read one number",
+        ),
+    ],
+)
+def test_a_wrong_condition_says_what_to_write(condition: str, code: str, hint: str) -> None:
+    d = one(rich("      - when: sixes >= 2 and total > 3", f'      - when: "{condition}"'))
+    assert (d.code, d.hint) == (code, hint)
+
+
+def test_an_unquoted_decimal_is_told_to_be_quoted() -> None:
+    text = rich("      lucky: sixes > 1", "      lucky: sixes > 1\n      rate: 1.5")
+    d = one(text)
+    assert d.span is not None
+    assert (d.code, d.span.line, d.span.col) == ("RC103", *at(text, "rate: 1.5", "1.5"))
+    assert d.hint == 'an exact number is written as an expression, in quotes: "1.5"'
+    engine.load(text.replace("rate: 1.5", 'rate: "1.5"'))  # and so it is
+
+
+def test_a_repeated_key_names_the_key_and_its_first_line() -> None:
+    text = rich(
+        "    outcomes: [failure, success]\n", "    outcomes: [failure, success]\n    outcome: sixes\n"
+    )
+    d = one(text)
+    assert d.span is not None
+    first = at(text, "outcome: sixes", "outcome")[0]
+    second = next(n for n, line in enumerate(text.splitlines(), 1) if line == "    outcome:")
+    assert (d.code, d.span.line) == ("RC002", second) and first < second
+    assert d.message == "YAML syntax error: the key 'outcome' appears twice in one mapping"
+    assert d.hint == f"each key may appear once in a mapping; the first is on line {first}"
+    assert "[" not in d.message and "{" not in d.message  # no Python data of ruamel's
+
+
+@pytest.mark.parametrize(
+    "line, lists",
+    [
+        ("      bonus: {type: int, min: 0, max: 5, default: 0}", False),
+        ("      sizes: {type: list, max_length: 3, default: [1]}", True),
+    ],
+)
+def test_an_unknown_input_key_offers_the_keys_of_its_kind(line: str, lists: bool) -> None:
+    d = one(rich(line, line.replace("}", ", colour: red}")))
+    assert d.code == "RC102" and d.hint is not None
+    offered = set(d.hint.removeprefix("allowed keys: ").split(", "))
+    assert {"type", "min", "max", "default", "description"} <= offered
+    assert ({"of", "min_length", "max_length"} <= offered) is lists
+
+
+def test_a_ruleset_named_without_its_suffix_is_found_for_the_hint(tmp_path: Path) -> None:
+    (tmp_path / "mygame.yaml").write_text(RICH, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(tmp_path):
+        code = run(["roll", "mygame", "fortune"], out, err)
+    assert code == 1
+    assert "no ruleset 'mygame'" in err.getvalue()
+    assert "hint: did you mean the file 'mygame.yaml'?" in err.getvalue()

@@ -9,7 +9,7 @@ owns the ruleset's structure and calls it; both share one `Unit`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -27,6 +27,43 @@ from ..syntax.positions import ExprOrigin, Span
 from .codegen import TOO_BIG
 from .problems import Problem, problem, statement
 from .unit import InlineBody, Unit
+
+
+class BeforeTheRoll(dict[str, T.Type]):
+    """The scope of a value reckoned before the roll, with the check's names it does not hold (its
+    dice and the values after the roll). A value is reckoned there because it names no die, so a
+    misspelt die or later value is unknown there: the nearest of `later` is the hint, since naming
+    it rightly moves the value after the roll."""
+
+    def __init__(self, scope: Mapping[str, T.Type], later: Iterable[str]) -> None:
+        super().__init__(scope)
+        self.later = frozenset(later)
+
+
+def _mismatch(want: T.Type, t: T.Type, node: ast.Node) -> Problem:
+    """RC304 for a value of type `t` where `want` is needed, with the usual way from one to the
+    other when there is one."""
+    text = to_text(node)
+    shown = text if len(text) <= 30 else "it"
+    hint: str | None = None
+    if want.kind == "bool" and t.kind == "num":
+        hint = f"a condition is true or false: compare the number, e.g. {shown} > 0"
+    elif want.kind == "bool" and t.kind == "sym" and t.scale:
+        hint = f"compare the value with one of its scale's: {shown} == 'NAME'"
+    elif want.kind == "num" and t.kind == "sym":
+        hint = (
+            "a scale's values are names, not numbers: compare them (== 'NAME'), or give each one a "
+            "number with a table"
+        )
+    elif want.kind == "num" and t.kind == "bool":
+        hint = f"true/false is no number: write 1 if {shown} else 0"
+    elif want.kind == "num" and t.kind in ("multi", "list"):
+        hint = "a pool or list holds several values: count(), sum(), highest() or lowest() read one number"
+    return problem("RC304", f"expected {want} here, but this is {t}", node.span, hint)
+
+
+def _later(scope: Mapping[str, T.Type]) -> frozenset[str]:
+    return scope.later if isinstance(scope, BeforeTheRoll) else frozenset()
 
 
 class Expressions:
@@ -102,7 +139,7 @@ class Expressions:
         """Type-check `node` and compile it to a function of the environment."""
         t, src = self._lower(node, scope, expect)
         if expect is not None and not expect.accepts(t):
-            raise problem("RC304", f"expected {expect} here, but this is {t}", node.span)
+            raise _mismatch(expect, t, node)
         src = self._wanted(src, t, expect, node)
         return Expr(node, t, self.unit.emit.expression(src, node.span), to_text(node))
 
@@ -168,7 +205,7 @@ class Expressions:
                         f"unknown name '{name}'"
                         + (f" (not a value nor one of {', '.join(members)})" if members else ""),
                         node.span,
-                        did_you_mean(name, members + list(scope)) or self._symbol_hint(name),
+                        did_you_mean(name, [*members, *scope, *_later(scope)]) or self._symbol_hint(name),
                     )
                 return scope[name], self._name(name)
             case ast.ListExpr(items=items):
@@ -241,7 +278,7 @@ class Expressions:
     def _need(self, node: ast.Node, scope: Mapping[str, T.Type], want: T.Type) -> tuple[T.Type, str]:
         t, src = self._lower(node, scope, want)
         if not want.accepts(t):
-            raise problem("RC304", f"expected {want} here, but this is {t}", node.span)
+            raise _mismatch(want, t, node)
         return t, src
 
     def _compare(
@@ -268,7 +305,14 @@ class Expressions:
         t2, s2 = self._lower(second, scope, t1 if t1.kind != "any" else None)
         if not t1.accepts(t2):
             left_t, right_t = (t1, t2) if first is a else (t2, t1)
-            raise problem("RC304", f"cannot compare {left_t} with {right_t}", node.span)
+            several = next((x for x in (left_t, right_t) if x.kind in ("multi", "list")), None)
+            hint = (
+                "a pool or list holds several values: compare one number read from it, such as "
+                "count(), sum(), highest() or lowest()"
+                if several is not None and {left_t.kind, right_t.kind} & {"num", "sym"}
+                else None
+            )
+            raise problem("RC304", f"cannot compare {left_t} with {right_t}", node.span, hint)
         if op not in ("==", "!=") and t1.kind not in ("num", "sym", "any"):
             raise problem("RC304", f"'{op}' orders numbers or values of a scale, not {t1}", node.span)
         sa, sb = (s1, s2) if first is a else (s2, s1)
@@ -544,7 +588,7 @@ class Expressions:
         """Python source for `node`, for generated code that inlines it instead of calling an `Expr`."""
         t, src = self._lower(node, scope, expect)
         if expect is not None and not expect.accepts(t):
-            raise problem("RC304", f"expected {expect} here, but this is {t}", node.span)
+            raise _mismatch(expect, t, node)
         return self._wanted(src, t, expect, node)
 
     def assign(

@@ -53,7 +53,7 @@ from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.rules import counting
 from ..runtime.work import working
 from ..syntax.document import Document, PathKey
-from .expressions import Expressions
+from .expressions import BeforeTheRoll, Expressions
 from .problems import Problem, problem, statement
 from .programs import ProgramWriter, counted_randomizers, counts_redraws
 from .randomizers import RandomizerCompiler
@@ -251,7 +251,7 @@ class Structure:
         order = self._let_order(path, let_nodes)
         needs_dice = {n for n in order if self._depends_on(n, let_nodes, roll_names)}
         lets: list[Let] = []
-        pre_scope = dict(scope)
+        pre_scope = BeforeTheRoll(scope, [*roll_names, *let_spec])
 
         def poison_let(lname: str) -> None:
             if lname not in kinds:
@@ -279,7 +279,7 @@ class Structure:
 
         auto: tuple[Rule, ...] = ()
         if "auto" in spec:
-            auto = self.exprs.rule_list(path + ("auto",), pre_scope, out_t)
+            auto = self.exprs.rule_list(path + ("auto",), dict(pre_scope), out_t)  # no die is read there
 
         roll: list[Randomizer] = []
         roll_scope = dict(pre_scope)

@@ -20,6 +20,7 @@ is no such folder (or `RULECRAFT_NO_CACHE` is set), the grammar is analysed afre
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -395,6 +396,11 @@ def _token_word(name: str) -> str:
     return repr(pattern.value) if pattern.type == "str" else name.lower()
 
 
+_COMPARISONS = frozenset(("<", ">", "<=", ">=", "==", "!="))
+_COMPARED = re.compile(r"[<>]|[=!]=")
+"""A comparison before the place a parse failed at another: the author chained them."""
+
+
 def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSyntaxError:
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
@@ -422,7 +428,12 @@ def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSy
     }
     expected = sorted({_token_word(t) for t in getattr(exc, "expected", ()) or () if closers.get(t, True)})
     hint = f"expected {', '.join(expected[:6])}" if expected else None
-    if "=" in text and "==" not in text and not any(op in text for op in ("<=", ">=", "!=")):
+    here = text.splitlines()[line - 1][col - 1 :] if text.splitlines() else ""
+    if here.startswith(("=>", "=<")):
+        hint = f"'{here[:2]}' is written '{here[1]}='"
+    elif here.startswith("=") and not here.startswith("=="):
         hint = "comparison is written '==' (a single '=' is not an operator)"
+    elif isinstance(exc, UnexpectedToken) and exc.token.value in _COMPARISONS and _COMPARED.search(before):
+        hint = "comparisons do not chain: join two with 'and', as in 1 < x and x < 3"
     span = origin.span(line, col, line, col + 1)
     return ExprSyntaxError([Diagnostic("RC201", f"expression syntax error: {found}", span, hint)])

@@ -246,9 +246,12 @@ def load(
         if told is not None:
             raise LoadError([Diagnostic("RC002", told.message, told.span, told.hint)]) from None
         hint = None
-        if "duplicate key" in problem or "found duplicate key" in str(exc):
-            problem = str(exc.problem).split("\n")[0]
+        twice = _DUPLICATE.match(str(exc.problem or ""))
+        if twice is not None:  # ruamel's words hold the key and both values, shown as Python data
+            first = _first_line_of(source.text, twice.group(1), mark.line if mark else 0)
+            problem = f"the key '{twice.group(1)}' appears twice in one mapping"
             hint = "each key may appear once in a mapping"
+            hint += f"; the first is on line {first}" if first else ""
         raise LoadError([Diagnostic("RC002", f"YAML syntax error: {problem}", span, hint)]) from None
     except ReaderError as exc:
         raise LoadError([_unacceptable(source, exc.position, exc.character)]) from None
@@ -262,6 +265,26 @@ def load(
     budget = _Budget(max_nodes)
     data = _plain(tree, (), places, budget, kinds)
     return Document(source, data, places)
+
+
+_DUPLICATE = re.compile(r'found duplicate key "(.*?)" with value')
+
+
+def _first_line_of(text: str, key: str, line: int) -> int | None:
+    """The line (1-based) of the nearest `key:` above the 0-based `line` at the same indentation,
+    where a mapping's repeated key was first written (None when it is not found so simply)."""
+    lines = text.splitlines()
+    if line >= len(lines):
+        return None
+    indent = len(lines[line]) - len(lines[line].lstrip(" -"))
+    for number in range(line - 1, -1, -1):
+        above = lines[number]
+        stripped = above.lstrip(" -")
+        if stripped and len(above) - len(stripped) < indent and not stripped.startswith("#"):
+            return None  # left the mapping
+        if len(above) - len(stripped) == indent and re.match(rf"{re.escape(key)}\s*:", stripped):
+            return number + 1
+    return None
 
 
 _FLOW_CHARS = re.compile(r"""[\[\]{}'"#\n]""")

@@ -84,6 +84,10 @@ def _where(path: list[Any]) -> str:
     return ".".join(str(p) for p in path) or "the top level"
 
 
+LIST_INPUT_KEYS = frozenset(("of", "min_length", "max_length"))
+"""An input's keys that only a list input takes (the compiler refuses them elsewhere, RC321)."""
+
+
 def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
     if error.validator in ("oneOf", "anyOf") and error.context:
         # Only the alternatives of the instance's own type explain it (an array is not a string).
@@ -122,6 +126,10 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
         allowed = list(_schema_of(error).get("properties", {}))
         extra = [k for k in error.instance if k not in allowed] if isinstance(error.instance, dict) else []
         key = extra[0] if extra else "?"
+        instance: Any = error.instance
+        an_input = len(path) >= 2 and path[-2] == "inputs" and isinstance(instance, dict)
+        if an_input and instance.get("type") != "list":
+            allowed = [k for k in allowed if k not in LIST_INPUT_KEYS]  # not offered to an int input
         return Diagnostic(
             "RC102",
             f"unknown key '{key}' in {where}",
@@ -135,7 +143,12 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
     if v == "type":
         want: Any = error.validator_value
         want_s = " or ".join(want) if isinstance(want, list) else want
-        return Diagnostic("RC103", f"{where} should be {_article(want_s)}, not {_kind(error.instance)}", span)
+        hint = None
+        if isinstance(error.instance, float) and "string" in want_s:  # 1.5 where an expression goes
+            hint = f'an exact number is written as an expression, in quotes: "{error.instance}"'
+        return Diagnostic(
+            "RC103", f"{where} should be {_article(want_s)}, not {_kind(error.instance)}", span, hint
+        )
     if v in ("enum", "const"):
         options: list[Any] = list(error.validator_value) if v == "enum" else [error.validator_value]  # type: ignore[arg-type]
         hint = did_you_mean(str(error.instance), [str(o) for o in options])
