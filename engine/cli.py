@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from .api import Ruleset, load, new_campaign, open_campaign, open_store
 from .errors import MAX_DIGITS, CampaignError, Diagnostic, InputError, RulecraftError, did_you_mean
@@ -64,9 +64,27 @@ def console() -> None:
     raise SystemExit(code)
 
 
+class _AfterOut:
+    """Standard error that lets standard output go first. Piped into one reader (`2>&1 | less`,
+    a CI log), standard output is held in a buffer and standard error is not, so `validate`'s
+    verdict came out before the diagnostics printed ahead of it; flushed first, the lines keep
+    the order they were written in, as on a terminal."""
+
+    def __init__(self, err: TextIO, out: TextIO) -> None:
+        self._err, self._out = err, out
+
+    def write(self, text: str) -> int:
+        self._out.flush()
+        return self._err.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._err, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        return run(list(sys.argv[1:] if argv is None else argv), sys.stdout, sys.stderr)
+        err = cast(TextIO, _AfterOut(sys.stderr, sys.stdout))
+        return run(list(sys.argv[1:] if argv is None else argv), sys.stdout, err)
     except BrokenPipeError:  # the reader (head, less) went away: not an error of ours
         sys.stderr.close()
         return 0

@@ -302,6 +302,28 @@ def test_usage_error_is_not_exit_0():
     assert "Traceback" not in proc.stderr
 
 
+def test_piped_into_one_reader_the_lines_keep_their_order(tmp_path: Path):
+    """`rulecraft validate bad.yaml 2>&1 | less` (or a CI log): the verdict, the diagnostic, then
+    the count, as on a terminal, though standard output is buffered in a pipe and error is not."""
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.yaml").write_text("rulecraft: 1\nname: x\nchecks: {c: {roll: {d: {die: 6}}}}\n")
+    env = this_checkout_first()
+    env.pop("PYTHONUNBUFFERED", None)  # as a user's shell has it: output to a pipe is buffered
+    proc = subprocess.run(
+        [sys.executable, "-m", "engine", "validate", "a.yaml", "b.yaml"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
+    assert proc.returncode == 1
+    firsts = [line.split()[0] for line in proc.stdout.splitlines() if not line.startswith(" ")]
+    a, b = ["a.yaml:3:10:"] * 2, ["b.yaml:3:10:"] * 2  # 'outcomes' and 'outcome' missing
+    assert firsts == ["FAILED", *a, "FAILED", *b, "2"], proc.stdout
+
+
 INSTALLED_SCRIPT = Path(sys.executable).parent / ("rulecraft.exe" if os.name == "nt" else "rulecraft")
 
 
