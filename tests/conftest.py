@@ -79,6 +79,38 @@ def run_cli(*argv: str, cwd: Path | None = None) -> CliResult:
     return result
 
 
+class _Teed(io.StringIO):
+    """A stream that also writes into `both`: standard output and error as one reader sees them."""
+
+    def __init__(self, both: io.StringIO) -> None:
+        super().__init__()
+        self._both = both
+
+    def write(self, text: str) -> int:
+        self._both.write(text)
+        return super().write(text)
+
+
+def run_cli_seen(*argv: str, cwd: Path | None = None) -> tuple[int, str]:
+    """`rulecraft ARGV...` as `run_cli` runs it, with what it printed on both streams in the order
+    it printed it (what a terminal shows, or a log of `2>&1`)."""
+    both = io.StringIO()
+    out, err = _Teed(both), _Teed(both)
+    with (
+        contextlib.chdir(REPO_ROOT if cwd is None else cwd),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        code = run(list(argv), out, err)
+    assert "Traceback" not in both.getvalue(), both.getvalue()
+    return code, both.getvalue()
+
+
+@pytest.fixture
+def cli_seen() -> Callable[..., tuple[int, str]]:
+    return run_cli_seen
+
+
 _CACHE_BEFORE: list[str | None] = []
 
 

@@ -94,7 +94,8 @@ class Step(NamedTuple):
 
     @property
     def detail(self) -> str:
-        """The step in words, as `rulecraft roll` prints it."""
+        """The step's facts in words, as `rulecraft roll` prints them at the end of its line,
+        after its kind, name and value (empty for an input, which those say in full)."""
         return detail(self)
 
     def __repr__(self) -> str:

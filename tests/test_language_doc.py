@@ -1,0 +1,172 @@
+"""The commands docs/language.md shows print what it shows (test_docs.py loads its rulesets).
+
+Each `$ rulecraft ...` line of a ```text block runs in a folder holding the file it names: the
+page's complete ruleset (```yaml) whose `name:` starts with the file's stem (`quick.yaml` is
+`quickstart`), else the nearest one above the command that has the check it names; the three
+files the page describes as edits of one of its rulesets are made here by that edit. The watch
+campaign runs in order against one database; an event's time is the one part that cannot agree.
+Commands on a PostgreSQL server the page names (`postgresql://ann@localhost/...`) are not run.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from _repo import REPO_ROOT
+
+DOC = REPO_ROOT / "docs" / "language.md"
+FENCE = re.compile(r"^```(?P<info>.*)$")
+EVENT_TIME = re.compile(r"^#([0-9]+) [0-9T:.+-]+ ")
+
+EDITS = {
+    # the file, as the page describes it: (the ruleset it is made from, a line of it, that line now)
+    "old.yaml": ("coin", "rulecraft: 1", "rulecraft: 2"),
+    "bad.yaml": ("quickstart", "- when: total >= armour", "- when: total >= armor"),
+    "examples.yaml": (
+        "examples_demo",
+        "expect: {outcome: hit, values: {total: 14, margin: 0}}",
+        "expect: {outcome: miss, values: {total: 14, margin: 0}}",
+    ),
+}
+"""Files the page shows an edit of; `examples.yaml` is edited only where its command says so."""
+
+
+@dataclass(frozen=True)
+class Block:
+    line: int
+    info: str
+    text: str
+
+    @property
+    def name(self) -> str:
+        m = re.search(r"^name: (\S+)", self.text, flags=re.M)
+        return m[1] if m else ""
+
+    def has_check(self, check: str) -> bool:
+        return re.search(rf"^  {re.escape(check)}:", self.text, flags=re.M) is not None
+
+
+def blocks() -> list[Block]:
+    lines = DOC.read_text(encoding="utf-8").splitlines()
+    found: list[Block] = []
+    i = 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if not m or not m["info"].strip():
+            i += 1
+            continue
+        j = i + 1
+        while lines[j].rstrip() != "```":
+            j += 1
+        found.append(Block(i + 1, m["info"].strip(), "\n".join(lines[i + 1 : j]) + "\n"))
+        i = j + 1
+    return found
+
+
+BLOCKS = blocks()
+RULESETS = [b for b in BLOCKS if b.info == "yaml"]
+
+
+def _ruleset(file: str, check: str | None, line: int) -> str:
+    stem = file.removesuffix(".yaml")
+    named = [b for b in RULESETS if b.name.startswith(stem)]
+    if len(named) == 1:
+        return named[0].text
+    above = [b for b in RULESETS if b.line < line and (check is None or b.has_check(check))]
+    assert above, f"line {line}: no ruleset above for {file}"
+    return above[-1].text
+
+
+@dataclass(frozen=True)
+class Command:
+    line: int  # of its block
+    words: list[str]
+    shown: list[str]
+    edited: bool  # `# with ...` after the command: the page's edit of its file
+
+
+def commands() -> list[Command]:
+    found: list[Command] = []
+    for b in BLOCKS:
+        if b.info != "text" or not b.text.startswith("$ rulecraft "):
+            continue
+        for line in b.text.splitlines():
+            if line.startswith("$ "):
+                found.append(Command(b.line, shlex.split(line[2:], comments=True), [], "#" in line))
+            else:
+                found[-1].shown.append(line)
+    return found
+
+
+def _folder(tmp_path: Path, command: Command) -> Path:
+    words = command.words
+    file = next(w for w in words if w.endswith(".yaml"))
+    at = words.index(file)
+    check = words[at + 1] if words[1] in ("roll", "prob") and at + 1 < len(words) else None
+    if file in EDITS and (file != "examples.yaml" or command.edited):
+        source, old, new = EDITS[file]
+        [base] = [b.text for b in RULESETS if b.name == source]
+        assert base.count(old) == 1, (file, old)
+        text = base.replace(old, new)
+    else:
+        text = _ruleset(file, check, command.line)
+    (tmp_path / file).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+ALONE = [c for c in commands() if c.words[1] != "campaign"]
+CAMPAIGN = [c for c in commands() if c.words[1] == "campaign" and "postgresql:" not in " ".join(c.words)]
+
+
+def _lines(text: list[str] | str) -> list[str]:
+    lines = text.splitlines() if isinstance(text, str) else text
+    return [EVENT_TIME.sub(r"#\1 TIME ", line.rstrip()) for line in lines if line.strip()]
+
+
+def _agree(printed: list[str], shown: list[str]) -> bool:
+    """`printed` is what is `shown`, where a shown line `...` stands for any lines (an excerpt)."""
+    if "..." not in shown:
+        return printed == shown
+    cut = shown.index("...")
+    head, tail = shown[:cut], shown[cut + 1 :]
+    return (
+        printed[:cut] == head
+        and len(printed) >= len(head) + len(tail)
+        and _agree(printed[len(printed) - len(tail) :] if tail else [], tail)
+    )
+
+
+def test_the_page_has_its_commands() -> None:
+    assert len(ALONE) >= 15 and len(CAMPAIGN) >= 8
+    assert {"old.yaml", "bad.yaml", "examples.yaml"} <= {w for c in ALONE for w in c.words}
+
+
+@pytest.mark.parametrize("command", ALONE, ids=[f"line{c.line}-{' '.join(c.words[1:3])}" for c in ALONE])
+def test_a_command_prints_what_the_page_shows(command: Command, tmp_path: Path, cli_seen) -> None:
+    if (
+        command.words[0] == "rulecraft"
+        and "chill" in command.words
+        and not any(w.endswith(".yaml") for w in command.words)
+    ):
+        folder = tmp_path  # a shipped ruleset, by name
+    else:
+        folder = _folder(tmp_path, command)
+    _, seen = cli_seen(*command.words[1:], cwd=folder)
+    assert _agree(
+        _lines(seen), [line.strip() if line.strip() == "..." else line for line in _lines(command.shown)]
+    ), f"line {command.line}: {' '.join(command.words)} prints, in place of what is shown:\n{seen}"
+
+
+def test_the_watch_campaign_session(tmp_path: Path, cli_seen) -> None:
+    """The session runs in order against one fresh database, as the page shows it."""
+    [watch] = [b.text for b in RULESETS if b.name == "watch"]
+    (tmp_path / "watch.yaml").write_text(watch, encoding="utf-8")
+    for command in CAMPAIGN:
+        _, seen = cli_seen(*command.words[1:], cwd=tmp_path)
+        assert _lines(seen) == _lines(command.shown), (
+            f"line {command.line}: {' '.join(command.words)} prints, in place of what is shown:\n{seen}"
+        )

@@ -1,0 +1,119 @@
+"""docs/tutorial.md is real: `lantern.yaml` is built as a reader builds it, step by step, and every
+command the tutorial shows prints exactly what it shows, on both streams in the order a terminal
+shows them (test_docs.py only loads its complete rulesets).
+
+How the reader's file is followed, from the blocks alone:
+- step 1's file is empty; step 2's one-line fragment `rulecraft: 1` is the whole file;
+- a complete ```yaml block is the file from then on;
+- a one-line fragment is a mistake made in the file: it takes the place of the line it most
+  resembles, for the commands right after it only (the tutorial fixes each before the next);
+- a fragment that starts with `examples:` is added at the end of the file (under its one check);
+- other fragments are parts that the next complete block shows in place.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from _repo import REPO_ROOT
+
+DOC = REPO_ROOT / "docs" / "tutorial.md"
+FENCE = re.compile(r"^```(?P<info>.*)$")
+
+
+@dataclass(frozen=True)
+class Block:
+    line: int
+    info: str
+    text: str
+
+
+def blocks() -> list[Block]:
+    lines = DOC.read_text(encoding="utf-8").splitlines()
+    found: list[Block] = []
+    i = 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if not m or not m["info"].strip():
+            i += 1
+            continue
+        j = i + 1
+        while lines[j].rstrip() != "```":
+            j += 1
+        found.append(Block(i + 1, m["info"].strip(), "\n".join(lines[i + 1 : j]) + "\n"))
+        i = j + 1
+    return found
+
+
+def _with_mistake(text: str, mistake: str) -> str:
+    """`text` with the line `mistake` most resembles replaced by it."""
+    lines = text.splitlines()
+    scores = [difflib.SequenceMatcher(None, line.strip(), mistake.strip()).ratio() for line in lines]
+    best = max(range(len(lines)), key=scores.__getitem__)
+    assert scores[best] > 0.8, f"no line of the file is like the mistake {mistake!r}"
+    assert sorted(scores)[-2] < scores[best], f"two lines are alike the mistake {mistake!r}"
+    lines[best] = mistake.rstrip("\n")
+    return "\n".join(lines) + "\n"
+
+
+def sessions() -> list[tuple[Block, str]]:
+    """Each console block, with the text of `lantern.yaml` when the reader runs it."""
+    out: list[tuple[Block, str]] = []
+    complete = current = ""
+    for b in blocks():
+        if b.info == "yaml":
+            complete = current = b.text
+        elif b.info == "yaml fragment":
+            if b.text.strip() == "rulecraft: 1":
+                complete = current = b.text
+            elif b.text.lstrip().startswith("examples:"):
+                current = complete + b.text
+            elif len(b.text.strip().splitlines()) == 1:
+                current = _with_mistake(complete, b.text)
+        elif b.info == "console":
+            out.append((b, current))
+            current = complete if current.count("\n") == complete.count("\n") else current
+    return out
+
+
+SESSIONS = sessions()
+
+
+def test_the_tutorial_has_its_sessions() -> None:
+    assert len(SESSIONS) >= 15, [b.line for b, _ in SESSIONS]
+    files = [text for _, text in SESSIONS]
+    assert files[0] == "" and files[1] == "rulecraft: 1\n"
+    assert any("totl" in text for text in files) and any("examples:" in text for text in files)
+
+
+def _commands(text: str) -> list[tuple[str, list[str]]]:
+    found: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        if line.startswith("$ "):
+            found.append((line[2:], []))
+        else:
+            found[-1][1].append(line)
+    return found
+
+
+@pytest.mark.parametrize(("block", "file"), SESSIONS, ids=[f"line{b.line}" for b, _ in SESSIONS])
+def test_a_tutorial_command_prints_what_the_tutorial_shows(
+    block: Block, file: str, tmp_path: Path, cli_seen
+) -> None:
+    (tmp_path / "lantern.yaml").write_text(file, encoding="utf-8")
+    code: int | None = None
+    for command, shown in _commands(block.text):
+        expected = [line.rstrip() for line in shown if line.strip()]
+        if command == "echo $?":
+            assert [str(code)] == expected, f"line {block.line}: the exit status"
+            continue
+        args = shlex.split(command)
+        assert args[0] == "rulecraft", command
+        code, seen = cli_seen(*args[1:], cwd=tmp_path)
+        printed = [line.rstrip() for line in seen.splitlines() if line.strip()]
+        assert printed == expected, f"line {block.line}: {command} prints, in place of what is shown:\n{seen}"
