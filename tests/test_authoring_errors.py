@@ -520,3 +520,17 @@ def test_a_ruleset_named_without_its_suffix_is_found_for_the_hint(tmp_path: Path
     assert code == 1
     assert "no ruleset 'mygame'" in err.getvalue()
     assert "hint: did you mean the file 'mygame.yaml'?" in err.getvalue()
+
+
+def test_a_first_key_astray_is_named_as_the_one_out_of_line() -> None:
+    """`sixes` one space too far opens `let`'s mapping at 7 spaces, so YAML trips on `kept`, which
+    is right: the hint also names the key astray. Where the line tripped on is itself the odd one
+    (one space off the file's step of 2), only moving it is offered."""
+    text = rich("      sixes: count(pool, 6)", "       sixes: count(pool, 6)")
+    d = one(text)
+    assert d.span is not None and d.span.line == at(text, "kept:", "kept")[0]
+    assert d.hint is not None and d.hint.endswith(
+        "; or, if it is 'sixes' that is out of line, indent that line 6 spaces"
+    )
+    d = one(edit("    outcomes:", "     outcomes:"))
+    assert d.hint is not None and "out of line" not in d.hint

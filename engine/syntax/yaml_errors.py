@@ -274,7 +274,21 @@ def _line_up(lines: list[str], line: int, here: int, *, item: bool = False) -> s
         return "a key lines up with the other keys of its mapping, indented with spaces"
     said = [f"{options[0].indent} spaces to go with '{options[0].name}' (line {options[0].line})"]
     said += [f"{lv.indent} to go with '{lv.name}' (line {lv.line})" for lv in options[1:]]
-    return "a key lines up with the other keys of its mapping: indent it " + ", or ".join(said)
+    hint = "a key lines up with the other keys of its mapping: indent it " + ", or ".join(said)
+    if deeper and shallower:
+        parent = max(shallower, key=lambda lv: lv.indent)
+        step = _step(lines)
+        if near.line == parent.line + 1 and here - parent.indent == step != near.indent - parent.indent:
+            # the line sits one usual step under the parent, and the key that opened the parent's
+            # mapping right under it does not: that key is likely the one astray
+            hint += f"; or, if it is '{near.name}' that is out of line, indent that line {here} spaces"
+    return hint
+
+
+def _step(lines: list[str]) -> int:
+    """The file's usual indentation step: the least indentation of a line that has any."""
+    indents = [len(text) - len(text.lstrip(" ")) for text in lines if text.strip() and text[0] == " "]
+    return min(indents, default=2)
 
 
 def _levels(lines: list[str], line: int) -> list[_Level]:

@@ -20,6 +20,7 @@ from ..model.state import StateExample
 from ..model.values import Symbol, show, to_json
 from ..state.campaign import Campaign
 from ..state.memory import MemoryStore
+from .render import possessive
 
 
 @frozen
@@ -110,7 +111,8 @@ def run_state_example(rs: Ruleset, ex: StateExample) -> Outcome:
             if not _same_state(got, want):
                 problems.append(
                     _fail(
-                        f"{where}: expected {who}'s {name} = {_state_text(want)}, got {_state_text(got)}",
+                        f"{where}: expected {possessive(who)} {name} = {_state_text(want)}, "
+                        f"got {_state_text(got)}",
                         ex.spans.get(("characters", who, name), ex.span),
                     )
                 )

@@ -271,8 +271,13 @@ def campaign_text(shown: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def possessive(name: str) -> str:
+    """`bo's`, and `your` for a party a scene calls `you` (not "you's")."""
+    return "your" if name.lower() == "you" else f"{name}'s"
+
+
 def _effect_text(e: Mapping[str, Any]) -> str:
-    who = f"{e['character']}'s " if e.get("character") else ""
+    who = f"{possessive(e['character'])} " if e.get("character") else ""
     if "from" in e and "to" in e:
         return f"{who}{e['item']} {_item_text(e['from'])} → {_item_text(e['to'])}"
     return f"{who}{e['item']} reset to {_item_text(e.get('value'))}"
