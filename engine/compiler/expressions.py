@@ -44,7 +44,7 @@ def _mismatch(want: T.Type, t: T.Type, node: ast.Node) -> Problem:
     """RC304 for a value of type `t` where `want` is needed, with the usual way from one to the
     other when there is one."""
     text = to_text(node)
-    shown = text if len(text) <= 30 else "it"
+    shown = text if len(text) <= 30 else "(…)"
     hint: str | None = None
     if want.kind == "bool" and t.kind == "num":
         hint = f"a condition is true or false: compare the number, e.g. {shown} > 0"
