@@ -674,8 +674,13 @@ def open_store(db: str | Path | None = None) -> Store:
     return state_store(target)
 
 
-def _compile_text(text: str, name: str) -> RulesetModel:
-    return load_source(SourceFile(name, text)).model
+def _compiler(limits: Limits) -> Callable[[str, str], RulesetModel]:
+    """Compiles a campaign's stored (or migrated) text under `limits`."""
+
+    def compile_text(text: str, name: str) -> RulesetModel:
+        return load_source(SourceFile(name, text), limits=limits).model
+
+    return compile_text
 
 
 def new_campaign(
@@ -685,17 +690,20 @@ def new_campaign(
     store: Store | None = None,
     params: Mapping[str, Any] | None = None,
     characters: Mapping[str, Mapping[str, Any]] | None = None,
+    limits: Limits | None = None,
 ) -> Campaign:
     """Make campaign `name` of `ruleset` (a loaded one, a `Path`, a shipped name or YAML text) in
     `store` (the default SQLite file when None), with the campaign's parameters and its first
-    characters."""
+    characters. `limits` bound the campaign's work (by default a loaded ruleset's own)."""
     from .state.campaign import Campaign
 
     arg.name("new_campaign", "name", name)
     _store("new_campaign", store)
     arg.mapping("new_campaign", "params", params)
     arg.mapping("new_campaign", "characters", characters, of_mappings=True)
-    rs = ruleset if isinstance(ruleset, Ruleset) else load(ruleset)
+    arg.of_type("new_campaign", "limits", limits, Limits, optional=True)
+    rs = ruleset if isinstance(ruleset, Ruleset) else load(ruleset, limits=limits or DEFAULT_LIMITS)
+    limits = limits or rs.limits
     source = (
         rs.document.source.name
         if not isinstance(ruleset, str) or ruleset not in shipped_rulesets()
@@ -708,8 +716,8 @@ def new_campaign(
         rs.document.source.text,
         params,
         characters,
-        rs.limits,
-        compile=_compile_text,
+        limits,
+        compile=_compiler(limits),
         source=source,
     )
 
@@ -720,36 +728,43 @@ def open_campaign(
     store: Store | None = None,
     ruleset: str | Path | Ruleset | None = None,
     migrate: bool = False,
+    limits: Limits | None = None,
 ) -> Campaign:
     """The stored campaign `name`, played with `ruleset` — by default the one it was made from,
     found again by its shipped name or path (the text stored with the campaign when it can no
     longer be found). A ruleset whose content changed since is refused (RC904) unless `migrate`,
-    which records the change in the log."""
+    which records the change in the log. `limits` bound the campaign's work and time (by default a
+    loaded ruleset's own)."""
     from .state.campaign import Campaign
 
     arg.name("open_campaign", "name", name)
     _store("open_campaign", store)
     arg.of_type("open_campaign", "migrate", migrate, bool)
+    arg.of_type("open_campaign", "limits", limits, Limits, optional=True)
     store = store or open_store()
+    given = limits or DEFAULT_LIMITS
     text = None
     if ruleset is None:
         try:
-            ruleset = load(_reference(store.header(name).ruleset))
+            ruleset = load(_reference(store.header(name).ruleset), limits=given)
         except LoadError:
             ruleset = None
     shown_as = ""
     loaded: Ruleset | None = None
     if ruleset is not None:
-        loaded = ruleset if isinstance(ruleset, Ruleset) else load(ruleset)
+        loaded = ruleset if isinstance(ruleset, Ruleset) else load(ruleset, limits=given)
         text, shown_as = loaded.document.source.text, loaded.document.source.name
+        limits = limits or loaded.limits
+    limits = limits or DEFAULT_LIMITS
+    compile_text = _compiler(limits)
 
     def compile(source: str, as_name: str) -> RulesetModel:
         """The loaded ruleset as it is, never compiled twice; any other text (a migration's) compiled."""
         if loaded is not None and source == loaded.document.source.text:
             return loaded.model
-        return _compile_text(source, as_name)
+        return compile_text(source, as_name)
 
-    return Campaign.open(store, name, compile, text, migrate=migrate, shown_as=shown_as)
+    return Campaign.open(store, name, compile, text, migrate=migrate, shown_as=shown_as, limits=limits)
 
 
 def _store(where: str, store: Any) -> None:

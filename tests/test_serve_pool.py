@@ -125,6 +125,27 @@ def test_a_deadline_that_passes_running_or_waiting_is_504(make: Any) -> None:
     assert app.state.server.pool.killed == 0  # the engine stopped itself at its deadline
 
 
+def test_a_campaign_request_keeps_the_servers_deadline(make: Any, tmp_path: Any) -> None:
+    """A campaign's scene solved for best play runs in the request, under the server's limits:
+    the deadline ends it (504), and nothing is written to the campaign."""
+    app = make(db=str(tmp_path / "c.db"), token="t", workers=1, deadline=0.3, limits=Limits(max_work=10**12))
+    auth = {"authorization": "Bearer t"}
+    with TestClient(app) as client:
+        made = client.post(
+            "/api/campaigns",
+            json={"name": "cd", "ruleset": "castle", "characters": {"ann": {}, "bo": {}}},
+            headers=auth,
+        )
+        assert made.status_code == 201, made.text
+        started = time.monotonic()
+        duel = {"scene": "duel", "cast": {"you": "ann", "foe": "bo"}, "policy": "optimal"}
+        played = client.post("/api/campaigns/cd/scene", json=duel, headers=auth)
+        seconds = time.monotonic() - started
+        assert played.status_code == 504, played.text
+        assert codes(played) == {"RC503"} and "deadline" in played.text and seconds < 3.0
+        assert len(client.get("/api/campaigns/cd/log").json()) == 1  # only its making
+
+
 def test_a_stuck_worker_is_killed_and_replaced(make: Any) -> None:
     app = make(workers=1, queue=4, deadline=1.0)
     [(first, _)] = asyncio.run(gather(app, [prob(2)]))

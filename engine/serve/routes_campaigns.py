@@ -73,7 +73,7 @@ def _campaign(request: Request, name: str) -> Iterator[Campaign]:
     with _store(server) as store:
         reference = store.header(name).ruleset
         ruleset = server.catalog.named(reference) if reference in server.catalog.names() else None
-        yield open_campaign(name, store=store, ruleset=ruleset)
+        yield open_campaign(name, store=store, ruleset=ruleset, limits=server.limits)
 
 
 def _changed(campaign: Campaign, event: Event, extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -115,7 +115,9 @@ def create_campaign(body: CampaignCreate, request: Request) -> dict[str, Any]:
         else known[body.ruleset]
     )
     with _store(server) as store:
-        campaign = new_campaign(body.name, ref, store=store, params=body.params, characters=body.characters)
+        campaign = new_campaign(
+            body.name, ref, store=store, params=body.params, characters=body.characters, limits=server.limits
+        )
         return campaign.show()
 
 
