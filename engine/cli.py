@@ -191,7 +191,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         v.add_argument(
             "--strict",
             action="store_true",
-            help="treat lint warnings as errors (RC809, 'not fully analysed', stays a warning)",
+            help="treat lint warnings as errors (the notes RC809, 'not fully analysed', and RC314, "
+            "an uncapped explosion's tail, stay warnings)",
         )
         v.add_argument(
             "--lint-work",
@@ -608,7 +609,8 @@ def _yaml_below(folder: Path) -> list[Path]:
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Load each file (schema, names, types), then lint it; every problem of a file in one
-    run, errors first, then by position. `--strict` makes warnings errors (not RC809)."""
+    run, errors first, then by position. `--strict` makes warnings errors (not the notes RC809
+    and RC314, `INFO_CODES`)."""
 
     from .tools.lint import DEFAULT_WORK, LintBudget, lint, ordered, promote
 

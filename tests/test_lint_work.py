@@ -117,3 +117,17 @@ def test_the_wall_clock_is_only_an_explicit_option():
     found = lint(engine.load(POOL), LintBudget(deadline=0.0))
     assert [d.code for d in found] == ["RC809"]
     assert "the linter's deadline of 0 s passed" in found[0].message
+
+
+def test_combinations_over_the_states_bound_are_not_sent_to_lint_work() -> None:
+    """Left out for Limits.max_states, a check gets a hint that says so: no lint budget raises it."""
+    text = (
+        "rulecraft: 1\nname: big\nchecks:\n  c:\n    roll:\n      p: {pool: 6, die: 10}\n"
+        "    outcomes: [low, high]\n    outcome: \"'high' if sum(p) > 30 else 'low'\"\n"
+    )
+    rs = engine.load(text, limits=engine.Limits(max_states=50))
+    [d] = [d for d in lint(rs) if d.code == "RC809"]
+    assert "Limits.max_states" in d.message
+    assert d.hint is not None and "does not raise that" in d.hint and "rulecraft prob" in d.hint
+    plain = [d for d in lint(engine.load(text), LintBudget(max_work=1)) if d.code == "RC809"]
+    assert plain and plain[0].hint is not None and "--lint-work N" in plain[0].hint

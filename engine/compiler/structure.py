@@ -554,7 +554,7 @@ class Structure:
                 and node.args[0].id == r.name
             ):
                 rest = node.args[1:]
-                if node.func not in FOLDS or (node.func in ("min", "max") and rest):
+                if node.func not in FOLDS or (node.func in ("min", "max", "highest", "lowest") and rest):
                     return False
                 if any(ast.names(a) for a in rest):
                     return False

@@ -11,9 +11,10 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from ..errors import Diagnostic, EvalError
 from ..frozen import frozen
 from ..model import types as T
-from ..model.values import Multi, Symbol, normalize
+from ..model.values import Multi, Symbol, normalize, show
 from .folds import Summary, apply
 
 Typer = Callable[[Sequence[T.Type]], "T.Type | str"]
@@ -138,6 +139,43 @@ def _fold(name: str) -> Callable[..., Any]:
     return lambda m, *args: apply(name, m, args)
 
 
+def _kept_typer(args: Sequence[T.Type]) -> T.Type | str:
+    """highest/lowest: of one pool its extreme reading; with a count, the pool of that many."""
+    if len(args) == 1:
+        return _of_multi(lambda e: e)(args)
+    a = args[0]
+    if a.kind not in ("multi", "any"):
+        return f"expects a pool or draw first, got {a}"
+    if not T.NUM.accepts(args[1]):
+        return f"expects how many dice to keep second, a number, got {args[1]}"
+    return a
+
+
+def _kept(name: str, reverse: bool) -> Callable[..., Any]:
+    """`highest(p)` (a fold), or `highest(p, k)`: the k highest readings of p as a pool (all of
+    them when p has fewer), the readings in order."""
+    fold = _fold(name)
+
+    def impl(m: Any, *args: Any) -> Any:
+        if not args:
+            return fold(m)
+        k = args[0]
+        if isinstance(k, bool) or k != int(k) or k < 0:
+            raise EvalError(
+                [
+                    Diagnostic(
+                        "RC504",
+                        f"{name}(p, k) keeps a whole number of dice, at least 0, not {show(k)}",
+                        None,
+                        "give k as a whole number, e.g. highest(p, 2)",
+                    )
+                ]
+            )
+        return Multi(tuple(sorted(m.items, reverse=reverse)[: int(k)]))
+
+    return impl
+
+
 HISTORY = ("first_roll", "added_dice", "rerolled_dice")
 """The functions that read a pool's own history, in the order `Multi.history` keeps it."""
 
@@ -200,8 +238,22 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
             "count(p): dice in p; count(p, x): dice reading x (or in a list/range)",
         ),
         Builtin("sum", 1, 1, _of_multi(_sum_of, T.NUM), _fold("sum"), "total of a pool's readings"),
-        Builtin("highest", 1, 1, _of_multi(lambda e: e), _fold("highest"), "the highest reading of a pool"),
-        Builtin("lowest", 1, 1, _of_multi(lambda e: e), _fold("lowest"), "the lowest reading of a pool"),
+        Builtin(
+            "highest",
+            1,
+            2,
+            _kept_typer,
+            _kept("highest", True),
+            "highest(p): the highest reading of a pool; highest(p, k): its k highest, as a pool",
+        ),
+        Builtin(
+            "lowest",
+            1,
+            2,
+            _kept_typer,
+            _kept("lowest", False),
+            "lowest(p): the lowest reading of a pool; lowest(p, k): its k lowest, as a pool",
+        ),
         Builtin(
             "best",
             1,

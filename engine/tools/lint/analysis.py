@@ -154,6 +154,7 @@ class Analysis:
             reason = self._over_budget(units, states, run.work)
             if reason:
                 run.skipped.append((combo, reason))
+                run.over_states |= states > self.limits.max_states
                 continue
             probe.first_rolled = target is first_rolled
             for policy in runs:

@@ -240,6 +240,9 @@ class CheckRun:
     """For each auto rule that matched after an earlier one decided: those earlier rules."""
     skipped: list[tuple[dict[str, Any], str]] = field(default_factory=list)
     """Combinations left out, each with the reason."""
+    over_states: bool = False
+    """Some were left out for the exact evaluator's own bound on states, which no lint budget
+    raises."""
     truncated: tuple[Fraction, dict[str, Any]] = (Fraction(0), {})
     """The most an uncapped explosion left out of one distribution, and for which inputs."""
     work: int = 0

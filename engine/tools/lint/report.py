@@ -43,17 +43,22 @@ def _tail(run: CheckRun) -> Diagnostic:
     )
 
 
-def note(message: str, span: Span | None) -> Diagnostic:
-    """RC809: what the linter could not do."""
-    return Diagnostic(
-        "RC809",
-        message,
-        span,
+def note(message: str, span: Span | None, over_states: bool = False) -> Diagnostic:
+    """RC809: what the linter could not do (`over_states`: some of it for Limits.max_states,
+    which its own budget does not raise)."""
+    hint = (
         "the linter bounds its work on every ruleset, in units counted the same on every machine; "
         "give it more with `rulecraft validate --lint-work N` (default "
-        f"{DEFAULT_WORK:,}) or LintBudget(max_work=N) in Python. The findings above cover what it analysed",
-        "warning",
+        f"{DEFAULT_WORK:,}) or LintBudget(max_work=N) in Python. The findings above cover what it analysed"
     )
+    if over_states:
+        hint = (
+            "the linter enumerates no more rolls than the exact evaluator may (Limits.max_states), "
+            "and it estimates them before it starts, at their most: `--lint-work` does not raise that. "
+            "`rulecraft prob` with these inputs shows whether they solve; the findings above cover "
+            "what it analysed"
+        )
+    return Diagnostic("RC809", message, span, hint, "warning")
 
 
 def never(
@@ -125,6 +130,7 @@ class Report:
                     f"check '{check.name}' was not fully analysed: {len(run.skipped)} of {run.total} "
                     f"input combinations were left out, e.g. {_inputs(check, combo)} ({reason})",
                     public.span,
+                    run.over_states,
                 )
             )
         if not run.conclusive:
