@@ -70,3 +70,18 @@ def test_words_are_rendered_from_data_alone() -> None:
         "the rule forces it on the least valuable eligible dice: rerolls 6 → 4"
     )
     assert detail(Step("die", "d", 3, faces=(3,), die=(1, 2, 3, 4, 5, 6))) == "d{1..6}"
+
+
+def test_a_mean_rank_objective_is_shown_as_a_rank_not_a_percentage() -> None:
+    """A 6 and a 1 on 2d6: rerolling the 1 reaches a mean rank of 1.5 (a 4-6 makes 10 or more,
+    rank 2; a 1-3 makes 7-9, rank 1), keeping it 1 (7 is mid)."""
+    rs = engine.load(
+        "rulecraft: 1\nname: mr\nchecks:\n  c:\n    roll:\n      p:\n        pool: 2\n        die: 6\n"
+        "        triggers:\n          - {name: sixes, on: face == 6, may: reroll, target: face <= 3}\n"
+        "    outcomes: [low, mid, high]\n    objective: mean_rank\n"
+        "    outcome: \"'high' if sum(p) >= 10 else 'mid' if sum(p) >= 7 else 'low'\"\n"
+    )
+    r = rs.roll("c", forced={"p": [6, 1, 5]}, policy="optimal")
+    [step] = [s for s in r.trace if s.kind == "reroll"]
+    assert "policy optimal (mean rank 1.500 vs 1.000 taking none)" in step.detail
+    assert "%" not in step.detail

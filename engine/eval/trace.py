@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from ..frozen import frozen
+from ..model.objective import MEAN_RANK
 from ..model.values import Symbol, faces_text, show, to_json
 from ..syntax.positions import Span
 
@@ -250,8 +251,8 @@ def _trigger_text(step: Step, t: TriggerStep, d: Decision) -> str:
             else f"policy always takes every allowed reroll, {which} eligible die first"
         )
     else:
-        why = f"policy optimal ({d.objective} {_pct(d.reached)}"
-        why += f" vs {_pct(d.declined)} taking none)" if d.declined is not None else ")"
+        why = f"policy optimal ({d.objective} {_score(d.objective, d.reached)}"
+        why += f" vs {_score(d.objective, d.declined)} taking none)" if d.declined is not None else ")"
     if not d.taken:
         return f"{head}; {why}: none taken"
     if added:
@@ -262,6 +263,11 @@ def _trigger_text(step: Step, t: TriggerStep, d: Decision) -> str:
 
 def _pct(x: Fraction | None) -> str:
     return f"{float(x or 0) * 100:.1f}%"
+
+
+def _score(objective: str, x: Fraction | None) -> str:
+    """What an objective reached: a mean rank as the number it is, a chance as a percentage."""
+    return f"{float(x or 0):.3f}" if objective == MEAN_RANK else _pct(x)
 
 
 def step_json(step: Step) -> dict[str, Any]:

@@ -15,6 +15,11 @@ from .values import Symbol
 KINDS = ("best_first", "at_least", "mean_rank")
 
 
+MEAN_RANK = "mean rank"
+"""The label of a `mean_rank` objective, whose score is a rank, not a chance (a trace shows it
+as a number where it shows a chance as a percentage)."""
+
+
 @frozen
 class Objective:
     """`best_first`: the chance of the best outcome, then of the next best or better, and so on;
@@ -46,7 +51,7 @@ class Objective:
             assert self.target is not None
             return f"P(at least {self.target.name})"
         if self.kind == "mean_rank":
-            return "mean rank"
+            return MEAN_RANK
         return f"P({members[-1].name})"
 
     def describe(self) -> str:
