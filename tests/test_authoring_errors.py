@@ -534,3 +534,20 @@ def test_a_first_key_astray_is_named_as_the_one_out_of_line() -> None:
     )
     d = one(edit("    outcomes:", "     outcomes:"))
     assert d.hint is not None and "out of line" not in d.hint
+
+
+@pytest.mark.parametrize(
+    ("objective", "code", "says"),
+    [
+        ("objective: best", "RC104", "must be one of 'best_first', 'mean_rank', not 'best'"),
+        ('objective: {maximize: "sixes"}', "RC102", "unknown key 'maximize' in checks.fortune.objective"),
+    ],
+)
+def test_an_objective_of_no_known_form_names_every_form(objective: str, code: str, says: str) -> None:
+    """A mapping is told by its key (not as a name of the list), and either way the hint names
+    every form an objective takes, {at_least: OUTCOME} included."""
+    d = one(
+        rich("    outcomes: [failure, success]\n", f"    {objective}\n    outcomes: [failure, success]\n")
+    )
+    assert d.code == code and says in d.message
+    assert d.hint is not None and "{at_least: OUTCOME}" in d.hint and "mean_rank" in d.hint

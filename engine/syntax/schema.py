@@ -11,6 +11,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -88,16 +89,24 @@ LIST_INPUT_KEYS = frozenset(("of", "min_length", "max_length"))
 """An input's keys that only a list input takes (the compiler refuses them elsewhere, RC321)."""
 
 
+def _same_kind(instance: Any, options: Any) -> bool:
+    """Whether an enum of `options` is about values of `instance`'s kind (a mapping is never one
+    of a list of names, so a oneOf's names do not explain a mapping)."""
+    return not isinstance(options, list) or any(isinstance(instance, type(o)) for o in options)
+
+
 def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
     if error.validator in ("oneOf", "anyOf") and error.context:
         # Only the alternatives of the instance's own type explain it (an array is not a string).
         fitting = [
             e
             for e in error.context
-            if e.validator != "type" or len(e.absolute_path) > len(error.absolute_path)
+            if (e.validator != "type" or len(e.absolute_path) > len(error.absolute_path))
+            and not (e.validator == "enum" and not _same_kind(e.instance, e.validator_value))
         ]
         custom = _schema_of(error).get("errorMessage")
-        deeper = best_match(fitting or error.context)
+        unknown = [e for e in fitting if e.validator == "additionalProperties"]  # a misspelt key says most
+        deeper = unknown[0] if unknown else best_match(fitting or error.context)
         if (
             custom
             and len(deeper.absolute_path) <= len(error.absolute_path)
@@ -117,7 +126,12 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
             "pattern",
             "minItems",
         ):
-            return _diagnostic(doc, deeper)
+            told = _diagnostic(doc, deeper)
+            described = _schema_of(error).get("description")
+            if described and deeper.validator in ("enum", "additionalProperties"):
+                # the value fits none of its forms: the forms it may take, as the schema says them
+                return replace(told, hint=f"{told.hint}; {described}" if told.hint else described)
+            return told
     path = list(error.absolute_path)
     span = doc.span(tuple(path))
     where = _where(path)
