@@ -201,6 +201,18 @@ def cases() -> list[Case]:
     add("open_campaign", "store", "type", lambda: engine.open_campaign("c", store=3))
     add("open_campaign", "ruleset", "type", lambda: engine.open_campaign("c", store=_stored(), ruleset=3))
     add("open_campaign", "migrate", "type", lambda: engine.open_campaign("c", store=_stored(), migrate="yes"))
+    add(
+        "open_campaign",
+        "limits",
+        "type",
+        lambda: engine.open_campaign("c", store=_stored(), limits={"deadline": 1}),
+    )
+    add(
+        "new_campaign",
+        "limits",
+        "type",
+        lambda: engine.new_campaign("c", RULES, store=MemoryStore(), limits=5),
+    )
 
     # -- Limits and SourceFile ----------------------------------------------------------------------
     add("Limits", "max_pool", "type", lambda: engine.Limits(max_pool="3"))
