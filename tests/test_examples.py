@@ -118,3 +118,48 @@ def test_bounds_and_values() -> None:
         "      - {inputs: {bias: 1}, dice: {d: 1}, expect: {outcome: heads}}\n"
     )
     assert all(r.passed for r in run_examples(rs))
+
+
+MEANS = """\
+rulecraft: 1
+name: m
+checks:
+  hit:
+    roll:
+      d: {die: 6}
+      dmg: {pool: 2, die: 6}
+    let:
+      damage: "sum(dmg) if d >= 3 else 0"
+    outcomes: [miss, hit]
+    outcome: "'hit' if d >= 3 else 'miss'"
+    outputs:
+      rank: "'hit' if d >= 3 else 'miss'"
+    examples:
+      - name: the mean damage
+        note: A hit (4/6) deals 2d6, a mean of 7; a miss none. 4/6 x 7 = 14/3.
+        expect: {mean: {damage: 14/3}, probability: {hit: 2/3}}
+      - {name: a wrong mean, expect: {mean: {damage: 5}}}
+      - {name: no mean of names, expect: {mean: {rank: 1}}}
+"""
+
+
+def test_an_example_pins_a_values_exact_mean() -> None:
+    [good, wrong, names] = run_examples(engine.load(MEANS))
+    assert good.problems == ()
+    [d] = wrong.problems
+    assert d.code == "RC701" and "expected the mean of damage 5, got 14/3" in d.message
+    line = next(n for n, text in enumerate(MEANS.splitlines(), 1) if "{damage: 5}" in text)
+    assert d.span is not None and d.span.line == line
+    [d] = names.problems
+    assert d.code == "RC701" and "'rank' has no mean" in d.message
+
+
+@pytest.mark.parametrize(
+    ("mean", "code", "says"),
+    [("{damag: 5}", "RC702", "did you mean 'damage'?"), ("{damage: x}", "RC104", "")],
+)
+def test_a_mean_of_an_unknown_value_or_no_number_is_refused(mean: str, code: str, says: str) -> None:
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(MEANS.replace("{damage: 5}", mean))
+    d = caught.value.diagnostics[0]
+    assert d.code == code and says in (d.hint or "")

@@ -464,6 +464,18 @@ class Structure:
                             "value", name, value, self.unit.doc.span(here + ("expect", "values", name))
                         )
                     )
+                for name, value in want.get("mean", {}).items():
+                    where = here + ("expect", "mean", name)
+                    if name not in value_names:
+                        raise problem(
+                            "RC702",
+                            f"example expects the mean of a value this check does not have: '{name}'",
+                            self.unit.doc.span(where, key=True),
+                            did_you_mean(str(name), value_names),
+                        )
+                    expects.append(
+                        Expectation("mean", name, self._exact(value, where), self.unit.doc.span(where))
+                    )
                 for name, value in want.get("probability", {}).items():
                     where = here + ("expect", "probability", name)
                     sym = self._outcome_named(outcomes, name, where, key=True)
@@ -497,6 +509,15 @@ class Structure:
                 did_you_mean(str(name), outcomes.names),
             )
         return outcomes[str(name)]
+
+    def _exact(self, raw: Any, where: PathKey) -> Fraction:
+        """An example's exact number: a whole number, a decimal or a fraction written as text."""
+        try:
+            return Fraction(str(raw).replace(" ", ""))
+        except (ValueError, ZeroDivisionError):
+            raise problem(
+                "RC702", f"{raw!r} is not a number", self.unit.doc.span(where), 'write a fraction like "7/2"'
+            ) from None
 
     def _probability(self, raw: Any, where: PathKey) -> Fraction:
         try:

@@ -319,10 +319,10 @@ class Let:
 
 @frozen
 class Expectation:
-    """One thing an example expects: the outcome, a named value, or an outcome's probability
-    (exact, or between bounds)."""
+    """One thing an example expects: the outcome, a named value, an outcome's probability
+    (exact, or between bounds), or a named value's exact mean."""
 
-    kind: str  # outcome | value | probability
+    kind: str  # outcome | value | probability | mean
     name: str
     expected: Any
     span: Span | None = field(default=None, compare=False)

@@ -15,7 +15,7 @@ from typing import Any
 from ..api import Ruleset
 from ..errors import Diagnostic, RulecraftError
 from ..frozen import frozen
-from ..model.ruleset import Check, Example
+from ..model.ruleset import Check, Example, Expectation
 from ..model.state import StateExample
 from ..model.values import Symbol, show, to_json
 from ..state.campaign import Campaign
@@ -185,7 +185,7 @@ def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
     problems: list[Diagnostic] = []
     where = f"example '{ex.name}' of check '{check.name}'"
     rolled = [e for e in ex.expects if e.kind in ("outcome", "value")]
-    probs = [e for e in ex.expects if e.kind == "probability"]
+    probs = [e for e in ex.expects if e.kind in ("probability", "mean")]
     try:
         if rolled:
             result = rs.roll(
@@ -233,6 +233,9 @@ def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
         if probs:
             dist = rs.distribution(check.name, policy=ex.policy, **ex.inputs)
             for e in probs:
+                if e.kind == "mean":
+                    problems += _mean(dist, e, where)
+                    continue
                 p = dist.probability(e.name)
                 lo, hi = e.expected
                 if not lo <= p <= hi:
@@ -249,6 +252,23 @@ def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
 
 
 _MISSING = object()
+
+
+def _mean(dist: Any, e: Expectation, where: str) -> list[Diagnostic]:
+    """RC701 unless the named value's mean over the exact distribution is what `e` expects."""
+    values = dist.value(e.name)
+    if any(isinstance(v, bool) or not isinstance(v, (int, Fraction)) for v in values.weights):
+        return [_fail(f"{where}: '{e.name}' has no mean: its values are not all numbers", e.span)]
+    got = values.mean
+    if got == e.expected:
+        return []
+    return [
+        _fail(
+            f"{where}: expected the mean of {e.name} {_frac(e.expected)}, "
+            f"got {_frac(got)} ≈ {float(got):.4f}",
+            e.span,
+        )
+    ]
 
 
 def _fail(message: str, span: Any, hint: str | None = None) -> Diagnostic:
