@@ -818,13 +818,7 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         shown = ", ".join(f"{k}={show(v)}" for k, v in dist.inputs.items())
         policy = f"  policy {args.policy}" if check.sequential else ""
         out.write(distribution_text(dist, f"{title}{'  (' + shown + ')' if shown else ''}{policy}") + "\n")
-        if dist.capped:
-            out.write(f"  note: a reroll cap ended the procedure with probability {readable(dist.capped)}\n")
-        if dist.truncated:
-            out.write(
-                f"  note: an uncapped explosion was followed until {readable(dist.truncated)} of the "
-                "probability was left: each number above is exact to within it\n"
-            )
+        out.write("".join(f"  note: {line}\n" for line in _notes(dist)))
         for name in args.value:
             out.write(value_text(name, dist.values[name]) + "\n")
     if args.plot:
@@ -833,6 +827,20 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if not args.json:
             out.write(f"wrote {args.plot}\n")
     return 0
+
+
+def _notes(dist: Any) -> list[str]:
+    """What a distribution's numbers leave out: the probability a reroll cap ended the procedure,
+    and an uncapped explosion's tail."""
+    notes = []
+    if dist.capped:
+        notes.append(f"a reroll cap ended the procedure with probability {readable(dist.capped)}")
+    if dist.truncated:
+        notes.append(
+            f"an uncapped explosion was followed until {readable(dist.truncated)} of the probability "
+            "was left: each number above is exact to within it"
+        )
+    return notes
 
 
 def _prob_policies(
@@ -872,6 +880,8 @@ def _prob_policies(
     if target is not None:
         cells = "".join(f"{float(dists[p].at_least(target)) * 100:9.2f}%" for p in POLICIES)
         out.write(f"  {('≥ ' + target.name).ljust(width)}{cells}\n")
+    for p in POLICIES:
+        out.write("".join(f"  note ({p}): {line}\n" for line in _notes(dists[p])))
     return 0
 
 

@@ -105,3 +105,32 @@ def test_prob_bad_arguments(args: list[str], needle: str, cli) -> None:
     assert r.code == 1
     assert needle in r.err
     assert "Traceback" not in r.err
+
+
+EXPLODING = """\
+rulecraft: 1
+name: ex
+checks:
+  c:
+    roll:
+      p:
+        pool: 2
+        die: 6
+        triggers:
+          - {name: boom, on: face == 6, must: add}
+          - {name: luck, on: face == 1, may: reroll, target: face == 1}
+    outcomes: [low, high]
+    outcome: "'high' if sum(p) >= 8 else 'low'"
+"""
+
+
+def test_every_policy_side_by_side_keeps_its_note(tmp_path: Path, cli) -> None:
+    """`--policy all` says for each policy what its numbers leave out, as one policy's table does."""
+    f = tmp_path / "ex.yaml"
+    f.write_text(EXPLODING, encoding="utf-8")
+    one = cli("prob", str(f), "c")
+    assert one.code == 0 and "  note: an uncapped explosion was followed until" in one.out
+    every = cli("prob", str(f), "c", "--policy", "all")
+    assert every.code == 0, every.err
+    for policy in ("always", "never", "optimal"):
+        assert f"  note ({policy}): an uncapped explosion was followed until" in every.out
