@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from _fences import fences
 from _repo import REPO_ROOT
 
 import engine
 
 DOC = REPO_ROOT / "docs" / "diagnostics.md"
 CODE = re.compile(r"RC[0-9]{3}")
-FENCE = re.compile(r"^```(?P<info>.*)$")
 
 
 @dataclass(frozen=True)
@@ -42,24 +42,12 @@ class Block:
 
 
 def blocks() -> list[Block]:
-    lines = DOC.read_text(encoding="utf-8").splitlines()
     found: list[Block] = []
-    i = 0
-    while i < len(lines):
-        m = FENCE.match(lines[i])
-        if not m or not m["info"].strip():
-            i += 1
-            continue
-        words = m["info"].split()
-        body: list[str] = []
-        j = i + 1
-        while j < len(lines) and lines[j].rstrip() != "```":
-            body.append(lines[j])
-            j += 1
+    for f in fences(DOC):
+        words = f.info.split()
         kind = words[1] if len(words) > 1 else ""
         arg = words[2] if len(words) > 2 else ""
-        found.append(Block(i + 1, words[0], kind, arg, "\n".join(body) + "\n"))
-        i = j + 1
+        found.append(Block(f.line, words[0], kind, arg, f.text))
     return found
 
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from _fences import Fence, fences
 from _repo import REPO_ROOT
 
 DOC = REPO_ROOT / "docs" / "language.md"
-FENCE = re.compile(r"^```(?P<info>.*)$")
 EVENT_TIME = re.compile(r"^#([0-9]+) [0-9T:.+-]+ ")
 
 EDITS = {
@@ -36,11 +36,7 @@ EDITS = {
 
 
 @dataclass(frozen=True)
-class Block:
-    line: int
-    info: str
-    text: str
-
+class Block(Fence):
     @property
     def name(self) -> str:
         m = re.search(r"^name: (\S+)", self.text, flags=re.M)
@@ -51,20 +47,7 @@ class Block:
 
 
 def blocks() -> list[Block]:
-    lines = DOC.read_text(encoding="utf-8").splitlines()
-    found: list[Block] = []
-    i = 0
-    while i < len(lines):
-        m = FENCE.match(lines[i])
-        if not m or not m["info"].strip():
-            i += 1
-            continue
-        j = i + 1
-        while lines[j].rstrip() != "```":
-            j += 1
-        found.append(Block(i + 1, m["info"].strip(), "\n".join(lines[i + 1 : j]) + "\n"))
-        i = j + 1
-    return found
+    return [Block(f.line, f.info, f.text) for f in fences(DOC)]
 
 
 BLOCKS = blocks()

@@ -14,40 +14,18 @@ How the reader's file is followed, from the blocks alone:
 from __future__ import annotations
 
 import difflib
-import re
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from _fences import Fence, fences
 from _repo import REPO_ROOT
 
 DOC = REPO_ROOT / "docs" / "tutorial.md"
-FENCE = re.compile(r"^```(?P<info>.*)$")
 
 
-@dataclass(frozen=True)
-class Block:
-    line: int
-    info: str
-    text: str
-
-
-def blocks() -> list[Block]:
-    lines = DOC.read_text(encoding="utf-8").splitlines()
-    found: list[Block] = []
-    i = 0
-    while i < len(lines):
-        m = FENCE.match(lines[i])
-        if not m or not m["info"].strip():
-            i += 1
-            continue
-        j = i + 1
-        while lines[j].rstrip() != "```":
-            j += 1
-        found.append(Block(i + 1, m["info"].strip(), "\n".join(lines[i + 1 : j]) + "\n"))
-        i = j + 1
-    return found
+def blocks() -> list[Fence]:
+    return fences(DOC)
 
 
 def _with_mistake(text: str, mistake: str) -> str:
@@ -61,9 +39,9 @@ def _with_mistake(text: str, mistake: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def sessions() -> list[tuple[Block, str]]:
+def sessions() -> list[tuple[Fence, str]]:
     """Each console block, with the text of `lantern.yaml` when the reader runs it."""
-    out: list[tuple[Block, str]] = []
+    out: list[tuple[Fence, str]] = []
     complete = current = ""
     for b in blocks():
         if b.info == "yaml":
@@ -103,7 +81,7 @@ def _commands(text: str) -> list[tuple[str, list[str]]]:
 
 @pytest.mark.parametrize(("block", "file"), SESSIONS, ids=[f"line{b.line}" for b, _ in SESSIONS])
 def test_a_tutorial_command_prints_what_the_tutorial_shows(
-    block: Block, file: str, tmp_path: Path, cli_seen
+    block: Fence, file: str, tmp_path: Path, cli_seen
 ) -> None:
     (tmp_path / "lantern.yaml").write_text(file, encoding="utf-8")
     code: int | None = None
