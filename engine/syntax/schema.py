@@ -89,6 +89,12 @@ LIST_INPUT_KEYS = frozenset(("of", "min_length", "max_length"))
 """An input's keys that only a list input takes (the compiler refuses them elsewhere, RC321)."""
 
 
+def _extra_keys(error: ValidationError) -> int:
+    """How many keys of the mapping its schema does not have."""
+    known = _schema_of(error).get("properties", {})
+    return sum(k not in known for k in error.instance) if isinstance(error.instance, dict) else 0
+
+
 def _same_kind(instance: Any, options: Any) -> bool:
     """Whether an enum of `options` is about values of `instance`'s kind (a mapping is never one
     of a list of names, so a oneOf's names do not explain a mapping)."""
@@ -105,8 +111,9 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
             and not (e.validator == "enum" and not _same_kind(e.instance, e.validator_value))
         ]
         custom = _schema_of(error).get("errorMessage")
-        unknown = [e for e in fitting if e.validator == "additionalProperties"]  # a misspelt key says most
-        deeper = unknown[0] if unknown else best_match(fitting or error.context)
+        # a misspelt key says most: of the forms that have one, the one it is nearest to
+        unknown = [e for e in fitting if e.validator == "additionalProperties"]
+        deeper = min(unknown, key=_extra_keys) if unknown else best_match(fitting or error.context)
         if (
             custom
             and len(deeper.absolute_path) <= len(error.absolute_path)
