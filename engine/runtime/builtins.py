@@ -60,16 +60,20 @@ def _ordered(args: Sequence[T.Type]) -> T.Type | str:
     return first
 
 
-def _of_multi(result: Callable[[T.Type], T.Type | str], unknown: T.Type = T.ANY) -> Typer:
-    """A statistic of one pool or draw: `result` turns the element type into the result type
-    (or a complaint); `unknown` is the result when the argument's type is not known."""
+def _of_multi(
+    result: Callable[[T.Type], T.Type | str], unknown: T.Type = T.ANY, *, lists: bool = False
+) -> Typer:
+    """A statistic of one pool or draw (or, with `lists`, a list): `result` turns the element
+    type into the result type (or a complaint); `unknown` is the result when the argument's type
+    is not known."""
+    kinds = ("multi", "list") if lists else ("multi",)
 
     def typer(args: Sequence[T.Type]) -> T.Type | str:
         a = args[0]
         if a.kind == "any":
             return unknown
-        if a.kind != "multi" or a.elem is None:
-            return f"expects a pool or draw, got {a}"
+        if a.kind not in kinds or a.elem is None:
+            return f"expects a pool or draw{', or a list' if lists else ''}, got {a}"
         return result(a.elem)
 
     return typer
@@ -77,8 +81,8 @@ def _of_multi(result: Callable[[T.Type], T.Type | str], unknown: T.Type = T.ANY)
 
 def _count_typer(args: Sequence[T.Type]) -> T.Type | str:
     a = args[0]
-    if a.kind not in ("multi", "any"):
-        return f"expects a pool or draw first, got {a}"
+    if a.kind not in ("multi", "list", "any"):
+        return f"expects a pool, draw or list first, got {a}"
     if len(args) == 2 and a.elem is not None:
         b = args[1]
         target = b.elem if b.kind in ("list",) and b.elem else b
@@ -137,6 +141,12 @@ def _extreme(name: str, plain: Callable[..., Any]) -> Callable[..., Any]:
 
 def _fold(name: str) -> Callable[..., Any]:
     return lambda m, *args: apply(name, m, args)
+
+
+def _over_items(name: str) -> Callable[..., Any]:
+    """count/sum: of a pool's readings, or of a list's items read the same way."""
+    fold = _fold(name)
+    return lambda m, *args: fold(Multi(m) if isinstance(m, tuple) else m, *args)
 
 
 def _kept_typer(args: Sequence[T.Type]) -> T.Type | str:
@@ -234,10 +244,17 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
             1,
             2,
             _count_typer,
-            _fold("count"),
-            "count(p): dice in p; count(p, x): dice reading x (or in a list/range)",
+            _over_items("count"),
+            "count(p): dice in p (or items of a list); count(p, x): dice reading x (or in a list/range)",
         ),
-        Builtin("sum", 1, 1, _of_multi(_sum_of, T.NUM), _fold("sum"), "total of a pool's readings"),
+        Builtin(
+            "sum",
+            1,
+            1,
+            _of_multi(_sum_of, T.NUM, lists=True),
+            _over_items("sum"),
+            "total of a pool's readings (or a list's)",
+        ),
         Builtin(
             "highest",
             1,
