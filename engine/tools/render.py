@@ -202,7 +202,7 @@ def distribution_text(dist: Distribution, title: str) -> str:
     """The outcomes worst → best with exact fraction, percentage and a bar."""
     rows = dist.table()
     width = max(len(s.name) for s, _ in rows)
-    fracs = [f"{p.numerator}/{p.denominator}" for _, p in rows]
+    fracs = [str(p) for _, p in rows]  # exact: 1/20, and 0 or 1 as they are
     fw = max(len(f) for f in fracs)
     lines = [title]
     for (s, p), f in zip(rows, fracs):
