@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 from .api import Ruleset, load, new_campaign, open_campaign, open_store
 from .errors import MAX_DIGITS, CampaignError, Diagnostic, InputError, RulecraftError, did_you_mean
 from .eval.batch import METHODS
-from .model.values import readable, show
+from .model.values import show
 from .runtime.context import POLICIES
 from .syntax.resources import schema_path, shipped_rulesets
 from .tools.render import (
     batch_text,
     campaign_text,
     check_text,
+    distribution_notes,
     distribution_text,
     event_json,
     event_text,
@@ -818,7 +819,7 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         shown = ", ".join(f"{k}={show(v)}" for k, v in dist.inputs.items())
         policy = f"  policy {args.policy}" if check.sequential else ""
         out.write(distribution_text(dist, f"{title}{'  (' + shown + ')' if shown else ''}{policy}") + "\n")
-        out.write("".join(f"  note: {line}\n" for line in _notes(dist)))
+        out.write("".join(f"  note: {line}\n" for line in distribution_notes(dist)))
         for name in args.value:
             out.write(value_text(name, dist.values[name]) + "\n")
     if args.plot:
@@ -827,20 +828,6 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if not args.json:
             out.write(f"wrote {args.plot}\n")
     return 0
-
-
-def _notes(dist: Any) -> list[str]:
-    """What a distribution's numbers leave out: the probability a reroll cap ended the procedure,
-    and an uncapped explosion's tail."""
-    notes = []
-    if dist.capped:
-        notes.append(f"a reroll cap ended the procedure with probability {readable(dist.capped)}")
-    if dist.truncated:
-        notes.append(
-            f"an uncapped explosion was followed until {readable(dist.truncated)} of the probability "
-            "was left: each number above is exact to within it"
-        )
-    return notes
 
 
 def _prob_policies(
@@ -881,7 +868,7 @@ def _prob_policies(
         cells = "".join(f"{float(dists[p].at_least(target)) * 100:9.2f}%" for p in POLICIES)
         out.write(f"  {('≥ ' + target.name).ljust(width)}{cells}\n")
     for p in POLICIES:
-        out.write("".join(f"  note ({p}): {line}\n" for line in _notes(dists[p])))
+        out.write("".join(f"  note ({p}): {line}\n" for line in distribution_notes(dists[p])))
     return 0
 
 

@@ -731,7 +731,9 @@ class Structure:
         least `min_length` and at most `max_length` of them (at most `Limits.max_pool`)."""
         span = self.unit.doc.span(path, key=True)
         if spec.get("type", "int") != "list":
-            key = next(k for k in ("of", "min_length", "max_length") if k in spec)
+            from ..syntax.schema import LIST_INPUT_KEYS  # only for this mistake: not at every start
+
+            key = next(k for k in LIST_INPUT_KEYS if k in spec)
             raise problem(
                 "RC321",
                 f"'{key}' belongs to a list input, and '{name}' is not one",

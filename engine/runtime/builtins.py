@@ -145,8 +145,7 @@ def _fold(name: str) -> Callable[..., Any]:
 
 def _over_items(name: str) -> Callable[..., Any]:
     """count/sum: of a pool's readings, or of a list's items read the same way."""
-    fold = _fold(name)
-    return lambda m, *args: fold(Multi(m) if isinstance(m, tuple) else m, *args)
+    return lambda m, *args: apply(name, Multi(m) if type(m) is tuple else m, args)
 
 
 def _kept_typer(args: Sequence[T.Type]) -> T.Type | str:
@@ -164,11 +163,10 @@ def _kept_typer(args: Sequence[T.Type]) -> T.Type | str:
 def _kept(name: str, reverse: bool) -> Callable[..., Any]:
     """`highest(p)` (a fold), or `highest(p, k)`: the k highest readings of p as a pool (all of
     them when p has fewer), the readings in order."""
-    fold = _fold(name)
 
     def impl(m: Any, *args: Any) -> Any:
         if not args:
-            return fold(m)
+            return apply(name, m, args)  # the fold, with no frame between
         k = args[0]
         if isinstance(k, bool) or k != int(k) or k < 0:
             raise EvalError(

@@ -85,7 +85,7 @@ def _where(path: list[Any]) -> str:
     return ".".join(str(p) for p in path) or "the top level"
 
 
-LIST_INPUT_KEYS = frozenset(("of", "min_length", "max_length"))
+LIST_INPUT_KEYS = ("of", "min_length", "max_length")
 """An input's keys that only a list input takes (the compiler refuses them elsewhere, RC321)."""
 
 

@@ -15,7 +15,7 @@ from ..eval.dist import Dist
 from ..eval.trace import Result
 from ..expr.printer import to_text
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, RulesetModel
-from ..model.values import faces_text, show
+from ..model.values import faces_text, readable, show
 from ..runtime.inputs import describe
 
 if TYPE_CHECKING:  # named in signatures only: a roll's text loads none of them
@@ -208,6 +208,20 @@ def distribution_text(dist: Distribution, title: str) -> str:
     for (s, p), f in zip(rows, fracs):
         lines.append(f"  {s.name.ljust(width)}  {f.rjust(fw)}  {float(p) * 100:6.2f}%  {_bar(float(p))}")
     return "\n".join(lines)
+
+
+def distribution_notes(dist: Distribution) -> list[str]:
+    """What a distribution's numbers leave out: the probability a reroll cap ended the procedure,
+    and an uncapped explosion's tail."""
+    notes = []
+    if dist.capped:
+        notes.append(f"a reroll cap ended the procedure with probability {readable(dist.capped)}")
+    if dist.truncated:
+        notes.append(
+            f"an uncapped explosion was followed until {readable(dist.truncated)} of the probability "
+            "was left: each number above is exact to within it"
+        )
+    return notes
 
 
 def value_text(name: str, dist: Dist) -> str:
