@@ -551,3 +551,35 @@ def test_an_objective_of_no_known_form_names_every_form(objective: str, code: st
     )
     assert d.code == code and says in d.message
     assert d.hint is not None and "{at_least: OUTCOME}" in d.hint and "mean_rank" in d.hint
+
+
+@pytest.mark.parametrize(
+    ("expect", "code", "says"),
+    [
+        (
+            '{probability: {success: "x"}}',
+            "RC104",
+            "'x' at checks.fortune.examples.0.expect.probability.success is not a number",
+        ),
+        (
+            '{mean: {sixes: "x1"}}',
+            "RC104",
+            "'x1' at checks.fortune.examples.0.expect.mean.sixes is not a number",
+        ),
+        (
+            '{probability: {success: "' + "7" * 3000 + '"}}',
+            "RC702",
+            "7" * 37 + "... is not a probability",
+        ),
+    ],
+    ids=["probability", "mean", "3000 digits"],
+)
+def test_an_examples_number_written_wrong_is_told_so(expect: str, code: str, says: str) -> None:
+    """Not "not a valid name" for a number, and a stranger's 3,000 digits are not repeated back."""
+    text = rich(
+        "    outcomes: [failure, success]\n",
+        f"    examples:\n      - {{expect: {expect}}}\n    outcomes: [failure, success]\n",
+    )
+    d = one(text)
+    assert d.code == code and d.message.startswith(says), d.message
+    assert len(d.message) < 200

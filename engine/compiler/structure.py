@@ -516,7 +516,10 @@ class Structure:
             return Fraction(str(raw).replace(" ", ""))
         except (ValueError, ZeroDivisionError):
             raise problem(
-                "RC702", f"{raw!r} is not a number", self.unit.doc.span(where), 'write a fraction like "7/2"'
+                "RC702",
+                f"{_clipped(repr(raw))} is not a number",
+                self.unit.doc.span(where),
+                'write a fraction like "7/2"',
             ) from None
 
     def _probability(self, raw: Any, where: PathKey) -> Fraction:
@@ -525,12 +528,16 @@ class Structure:
         except (ValueError, ZeroDivisionError):
             raise problem(
                 "RC702",
-                f"{raw!r} is not a probability",
+                f"{_clipped(repr(raw))} is not a probability",
                 self.unit.doc.span(where),
                 'write a fraction like "1/20" or a decimal',
             ) from None
         if not 0 <= value <= 1:
-            raise problem("RC702", f"{raw} is not a probability between 0 and 1", self.unit.doc.span(where))
+            raise problem(
+                "RC702",
+                f"{_clipped(str(raw))} is not a probability between 0 and 1",
+                self.unit.doc.span(where),
+            )
         return value
 
     def _objective(self, path: PathKey, outcomes: Scale) -> Objective:
@@ -816,3 +823,8 @@ class Structure:
                 return None
             return self.unit.scales[raw]
         return self.new_scale(check, [str(m) for m in raw], path + ("outcomes",), owner=check)
+
+
+def _clipped(text: str) -> str:
+    """An example's number as a message quotes it: a stranger's 5,000 digits are not repeated."""
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -180,6 +180,13 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
             hint,
         )
     if v == "pattern":
+        if r"\d" in str(error.validator_value):  # a number written as text: a probability, a mean
+            return Diagnostic(
+                "RC104",
+                f"{error.instance!r} at {where} is not a number",
+                span,
+                'write a whole number, a decimal or a fraction as text: 3, 0.5, "7/2"',
+            )
         return Diagnostic(
             "RC104",
             f"{error.instance!r} at {where} is not a valid name",
