@@ -13,9 +13,11 @@ its nodes (`pushed`), so the chain below its choices is walked once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+import sys
+from collections.abc import Callable, Container, Hashable, Iterable
 from fractions import Fraction
 from itertools import chain
+from types import ModuleType
 from typing import Any
 
 from ..errors import Diagnostic, LimitError
@@ -32,6 +34,32 @@ CAPPED = 1
 TRUNCATED = 2
 """An uncapped explosion cut where the exact solver stopped following it (see `exact.TAIL`)."""
 ONE = (1,)
+ARRAYS_FROM = 400
+"""From how many first rolls a chain is solved whole with numpy (`chainarrays`) once numpy is
+imported: below it, numpy's cost per call outweighs what it saves (a pool of 8 d10 read in five
+kinds, 495 first rolls, is about even under `always`: docs/performance.md)."""
+ARRAYS_IMPORTING_FROM = 1500
+"""From how many first rolls numpy is imported to solve a chain whole: its import (about 60 ms
+and 14 MB on the machine measured) pays off from about 12 such d10 (1,820 first rolls) on."""
+_ARRAYS: ModuleType | None | bool = False
+
+
+def _arrays(first_rolls: int) -> ModuleType | None:
+    """The numpy solver (`chainarrays`) for a chain of this many first rolls, or None: a smaller
+    chain, or no numpy installed (the `fast` extra; imported when first worth it)."""
+    global _ARRAYS
+    if first_rolls < ARRAYS_FROM:
+        return None
+    if _ARRAYS is False:
+        if first_rolls < ARRAYS_IMPORTING_FROM and "numpy" not in sys.modules:
+            return None
+        try:
+            from . import chainarrays
+        except ImportError:
+            _ARRAYS = None
+        else:
+            _ARRAYS = chainarrays
+    return _ARRAYS  # type: ignore[return-value]
 
 
 class RerollSolver:
@@ -65,12 +93,14 @@ class RerollSolver:
             self._node,
             lambda code: outcome_of(self._final(code)),
             self._score,
-            self._count,
+            self.count_states,
             self._cycle,
             max_states,
         )
         self._work = meter()
         """The counter this solve charges: the current request's (set again at every entry)."""
+        self._walked: Container[int] = frozenset()
+        """The nodes `_played`'s walk has charged while it runs: each node is charged once."""
 
     def close(self) -> None:
         """Drop best play (and so its tables): its callbacks are this solver's methods and its
@@ -86,7 +116,8 @@ class RerollSolver:
             found = self._finals[code] = self.proc.final(state[0], state[3])
         return found
 
-    def _count(self, n: int) -> None:
+    def count_states(self, n: int) -> None:
+        """Refuse a chain of more than `max_states` states (`RC503`), told `n` so far."""
         if n > self.max_states:
             raise LimitError(
                 [
@@ -115,18 +146,24 @@ class RerollSolver:
     def _score(self, d: Dist) -> tuple[Fraction, ...]:
         return self.objective.score(self.members, d.weights, d.total)
 
+    def end_score(self, code: int) -> tuple[Fraction, ...]:
+        """What best play scores the end state of `code` (the objective of the check's outcome)."""
+        return self._score(self.play.final(code))
+
     def _node(self, code: int) -> Node | None:
         """What happens at a node (`markov.Node`): a flight's next die falls, W ways (one per
         face); a state's options lead each to its flight (or, with no die to roll, its next state)."""
         packing = self.packing
         if code >= packing.flying:
-            self._work.charge(2 * TRANSITION)
+            if code not in self._walked:
+                self._work.charge(2 * TRANSITION)
             return (None, packing.landings(code), self.proc.weights, self._faces)
         t = packing.pending(code)
         if t is None:
             return None
         options, codes = packing.moves(code, t, self.policy)
-        self._work.charge(2 * TRANSITION * len(options))
+        if len(options) > 1 or code not in self._walked:
+            self._work.charge(2 * TRANSITION * len(options))
         return (options, codes, (), 0)
 
     def _launch(self, state: State, t: int, option: Option) -> int:
@@ -168,18 +205,26 @@ class RerollSolver:
             """Where a state goes once the policy has acted: a flight, or a state where nothing
             is pending (a state's one move is followed at once, so it is no node of the chain)."""
             now = code
+            passed = []
             while now < flying:
+                known = nexts.get(now)
+                if known is not None:  # followed before from another state (and charged then)
+                    now = known
+                    break
                 t = packing.pending(now)
                 if t is None:
                     break
                 options, codes = packing.moves(now, t, self.policy)
                 if len(options) == 1:  # a rule, a fixed policy, or nothing to choose
                     work.charge(2 * TRANSITION)
+                    passed.append(now)
                     now = codes[0]
                     continue
                 self.play.best(now)
                 now = self.play.through[now]  # past the choices best play makes from there too
             nexts[code] = now
+            for p in passed:
+                nexts[p] = now
             return now
 
         weights = proc.weights
@@ -209,12 +254,19 @@ class RerollSolver:
             return (self._final(code), cut if proc.capped(packing.unpack(code)) else 0)
 
         starts = Dist.of((packing.start(counts), w) for counts, w in first)
+        arrays = _arrays(len(starts.weights))
+        if arrays is not None and arrays.eligible(self):
+            whole: Dist | None = arrays.solve(self, starts, end)
+            if whole is not None:
+                return whole
         if self.policy == "optimal":
             played = self._played(starts, end)
             if played is not None:
                 return played
         begun = starts.map(follow)
-        return absorb(begun, step, end, self._count, self.max_states)  # a followed state is charged as work
+        return absorb(
+            begun, step, end, self.count_states, self.max_states
+        )  # a followed state is charged as work
 
     def _played(self, starts: Dist, end: Callable[[int], Hashable]) -> Dist | None:
         """`ends` under best play with one walk of the chain fewer: best play keeps every node it
@@ -229,13 +281,14 @@ class RerollSolver:
         work = meter()
 
         seen: set[int] = set()
+        self._walked = seen  # what the walk has charged, best play does not charge again (`_node`)
         most = self.max_states
 
         def below(code: int) -> list[int]:
             """A node's successors in the walk; none where best play has scored it."""
             seen.add(code)
             if len(seen) > most:
-                self._count(len(seen))
+                self.count_states(len(seen))
             if code >= flying:
                 work.charge(2 * TRANSITION)
                 return packing.landings(code)
@@ -249,7 +302,10 @@ class RerollSolver:
             play.best(code)  # scored, with all it leads to
             return []
 
-        above, cyclic = postorder(starts.weights, below, seen, scored)  # each after all it leads to
+        try:
+            above, cyclic = postorder(starts.weights, below, seen, scored)  # each after all it leads to
+        finally:
+            self._walked = frozenset()
         if cyclic:
             return None
         landing = (self.proc.weights, self._faces)

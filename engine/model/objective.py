@@ -45,6 +45,10 @@ class Objective:
             out.append(Fraction(sum(w for s, w in weights.items() if s >= m), total))
         return tuple(out)
 
+    def parts(self, members: tuple[Symbol, ...]) -> int:
+        """How many numbers `score` gives for an outcome scale of these members."""
+        return 1 if self.kind in ("at_least", "mean_rank") else len(members)
+
     def label(self, members: tuple[Symbol, ...]) -> str:
         """The quantity the score leads with, as a trace names it."""
         if self.kind == "at_least":

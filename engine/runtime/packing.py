@@ -221,10 +221,45 @@ class Packing:
         first active step whose unused triggers are not all zero (a test holds it to the rule)."""
         if self.proc.cap is not None:  # the dice used decide too
             return self.proc.pending(self.unpack(code))
-        for t in self._active:
-            if code & self._rows[t]:
+        for t, row in self.pending_rows:
+            if code & row:
                 return t
         return None
+
+    @property
+    def pending_rows(self) -> tuple[tuple[int, int], ...]:
+        """Per active step, in order, the fields of its unused triggers: without a cap, a state is
+        pending on the first step whose fields are not all zero (`pending`)."""
+        return tuple((t, self._rows[t]) for t in self._active)
+
+    @property
+    def spread(self) -> int:
+        """What a code's fields are multiplied by (`SPREAD`): a code is its fields times this."""
+        return self._spread
+
+    @property
+    def field_bits(self) -> int:
+        """How many bits a code's fields take, the flight's own field included."""
+        return self._high + self._top.bit_length()
+
+    @property
+    def flight_shift(self) -> int:
+        """Where a flight's own field starts: fields of `1 << flight_shift` or more are a flight's."""
+        return self._high
+
+    @property
+    def unit_cost(self) -> int:
+        """Units charged for packing or unpacking a state (0 for a pool of a few kinds: `FREE_FIELDS`)."""
+        return self._cost
+
+    def move_reads(self, t: int, policy: str) -> int:
+        """The fields step `t`'s options read under `policy`: states alike in them share their
+        options and how far each moves the code (`moves`)."""
+        return self._declined[t] if self._declines(t, policy) else self._reads[t]
+
+    def _declines(self, t: int, policy: str) -> bool:
+        """Whether `policy` declines step `t` (`never` at a `may`): its one option takes no die."""
+        return policy == "never" and not self.proc.steps[t].must
 
     def moves(self, code: int, t: int, policy: str) -> tuple[list[Option], list[int]]:
         """The options at the state of `code` (pending on step `t`) and the code each leads to
@@ -234,9 +269,9 @@ class Packing:
         launches)."""
         moved = self._moved.get((t, policy))
         if moved is None:
-            declines = policy == "never" and not self.proc.steps[t].must
+            declines = self._declines(t, policy)
             cuts: dict[int, _Move] | None = None if declines or not self._clips[t][0] else {}
-            moved = self._moved[(t, policy)] = (self._declined[t] if declines else self._reads[t], {}, cuts)
+            moved = self._moved[(t, policy)] = (self.move_reads(t, policy), {}, cuts)
         reads, kept, cuts = moved
         found = kept.get(code & reads)
         if found is None:

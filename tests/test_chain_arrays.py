@@ -1,0 +1,249 @@
+"""The numpy chain solver (`engine.eval.chainarrays`, issue 13) against the node-by-node one.
+
+A chain of many first rolls is solved whole with numpy arrays when numpy is installed; a smaller
+one, or one the arrays cannot hold, node by node. The two must not be told apart: the same exact
+ends, the same states counted (a `Distribution` compares them) and the same work charged, so a
+request fits the budget or is refused alike with and without numpy. Here both are run on the
+same chains, the arrays forced (`ARRAYS_FROM` 0) and kept out (`ARRAYS_FROM` above any chain).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_procedure_quick import pools
+
+import engine
+from engine.api import Limits
+from engine.eval import chainarrays, rerolls
+from engine.eval.dist import Dist
+from engine.eval.rerolls import RerollSolver
+from engine.model.values import Multi
+from engine.runtime.procedure import Procedure
+from engine.runtime.work import Work, meter, working
+from engine.syntax.positions import SourceFile
+
+NEVER = 10**9
+BIG = Limits(max_work=10**12, max_states=10**7)
+
+
+@contextmanager
+def arrays_from(first_rolls: int) -> Iterator[None]:
+    """Solve chains of at least this many first rolls with arrays, for the block."""
+    kept = rerolls.ARRAYS_FROM
+    rerolls.ARRAYS_FROM = first_rolls
+    try:
+        yield
+    finally:
+        rerolls.ARRAYS_FROM = kept
+
+
+@contextmanager
+def solved_ends() -> Iterator[list[int]]:
+    """The work each `RerollSolver.ends` call charges in the block, in order."""
+    charged: list[int] = []
+    ends = RerollSolver.ends
+
+    def counted(self: RerollSolver, first: Any) -> Dist:
+        work = meter()
+        before = work.used
+        try:
+            return ends(self, first)
+        finally:
+            charged.append(work.used - before)
+
+    RerollSolver.ends = counted  # type: ignore[method-assign]
+    try:
+        yield charged
+    finally:
+        RerollSolver.ends = ends  # type: ignore[method-assign]
+
+
+def both(ask: Any) -> tuple[tuple[Any, list[int]], tuple[Any, list[int]]]:
+    """`ask()` node by node, then with arrays: each answer with the work its solves charged."""
+    out = []
+    for first_rolls in (NEVER, 0):
+        with arrays_from(first_rolls), solved_ends() as charged:
+            out.append((ask(), charged))
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("policy", ["always", "never", "optimal"])
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        {"dice": 2},
+        {"dice": 3, "resolve": 3},
+        {"dice": 6, "advantage": 2},
+        {"dice": 7, "disadvantage": 1},
+        {"dice": 8, "disadvantage": 2},
+        {"dice": 9, "advantage": 1, "resolve": 1},
+    ],
+)
+def test_chimeras_procedure_is_told_apart_by_nothing(inputs: dict[str, int], policy: str) -> None:
+    """The skill check's distribution (its states counted too) and the work of each solve."""
+
+    def ask() -> engine.Distribution:
+        return engine.load("chimera", limits=BIG).distribution("skill", policy=policy, **inputs)
+
+    (nodes, by_node), (arrays, by_arrays) = both(ask)
+    assert arrays == nodes
+    assert by_arrays == by_node and by_node
+
+
+def _solver(text: str, policy: str, dice: int = 6) -> tuple[RerollSolver, Procedure]:
+    """A generated pool's solver, outside any check (for at most `dice` dice): its outcome reads
+    how many dice it ends with."""
+    rs = engine.load(text)
+    check = rs.model.checks["c"]
+    members = check.outcomes.members
+
+    def outcome_of(value: Any) -> Dist:
+        items = value.items if isinstance(value, Multi) else (value,)
+        return Dist.certain(members[0] if len(items) > 3 else members[1])
+
+    proc = Procedure(check.roll[0], {})
+    return RerollSolver(proc, policy, 200_000, outcome_of, check.objective, members, dice), proc
+
+
+class _Loop(Exception):
+    """The arrays found a loop and handed the chain on (`test_a_chain_that_loops_…` covers that)."""
+
+
+def _uncapped(spec: tuple[str, int], once: bool) -> tuple[str, int]:
+    """A generated pool as the arrays hold it: no cap, and so rerolls only (a die added needs one);
+    `once`: no trigger set off again by a rerolled die, so the chain cannot loop."""
+    text, n = spec
+    lines = [line for line in text.splitlines(keepends=True) if not line.strip().startswith("cap:")]
+    text = "".join(lines).replace(": add,", ": reroll,")
+    return (text.replace("repeat: true", "repeat: false") if once else text), n
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.builds(_uncapped, pools(), st.booleans()))
+def test_generated_pools_are_told_apart_by_nothing(spec: tuple[str, int]) -> None:
+    """Pools of d6 with one to three triggers of every form but a die added (which needs a cap),
+    under each policy: the same ends (or the same refusal) and the same work. A pool whose chain
+    can return to a state is left out here (the arrays hand it on before solving it)."""
+    text, n = spec
+    solve = chainarrays.solve
+
+    def solved(*args: Any) -> Dist:
+        whole = solve(*args)
+        if whole is None:
+            raise _Loop
+        return whole
+
+    for policy in ("always", "never", "optimal"):
+        answers = []
+        for first_rolls in (0, NEVER):
+            solver, proc = _solver(text, policy)
+            if not chainarrays.eligible(solver):
+                return
+            with arrays_from(first_rolls), working(Work(10**12)) as work:
+                chainarrays.solve = solved  # type: ignore[assignment]
+                try:
+                    answer: object = solver.ends(proc.fresh(n)).fractions()
+                except _Loop:
+                    break
+                except engine.LimitError as error:  # best play on a loop: refused alike
+                    answer = [d.code for d in error.diagnostics]
+                finally:
+                    chainarrays.solve = solve
+            answers.append((answer, work.used))
+        else:
+            assert answers[0] == answers[1], (text, policy)
+
+
+LOOP = """
+rulecraft: 1
+name: loop
+checks:
+  c:
+    roll:
+      d:
+        pool: 4
+        die: 3
+        triggers:
+          - {on: face == 1, must: reroll, target: face <= 2}
+    outcomes: [no, yes]
+    outcome: "'yes' if count(d, 3) >= 2 else 'no'"
+"""
+
+
+def test_a_chain_that_loops_is_handed_on_with_its_work_taken_back() -> None:
+    """A 1 rerolls a 1 or a 2, itself included, so a state can come back: the arrays cannot order
+    the chain, and the node-by-node solver solves it (as a linear system) and charges it once."""
+    solver, proc = _solver(LOOP, "always")
+    starts = Dist.of((solver.packing.start(c), w) for c, w in proc.fresh(4))
+    assert chainarrays.eligible(solver)
+    with working(Work(10**12)) as work:
+        assert chainarrays.solve(solver, starts, lambda code: code) is None
+    assert work.used == 0
+
+    def ask() -> engine.Distribution:
+        return engine.load_source(SourceFile("loop.yaml", LOOP)).distribution("c")
+
+    (nodes, by_node), (arrays, by_arrays) = both(ask)
+    assert arrays == nodes and by_arrays == by_node
+
+    def refused() -> str:  # a choice on a loop has no last step to play best from: refused alike
+        choosing = LOOP.replace("must: reroll", "may: reroll")
+        with pytest.raises(engine.LimitError) as error:
+            engine.load_source(SourceFile("choosing.yaml", choosing)).distribution("c", policy="optimal")
+        return error.value.diagnostics[0].code
+
+    (nodes, by_node), (arrays, by_arrays) = both(refused)
+    assert arrays == nodes == "RC505" and by_arrays == by_node
+
+
+def test_what_the_arrays_cannot_hold_goes_node_by_node() -> None:
+    """A cap (the pending step reads the dice used) is left to the node-by-node solver; an
+    objective of one part or several, under any policy, is held (best play compares the parts in
+    turn, as `BestPlay` compares its tuples)."""
+    capped = LOOP.replace("        triggers:", "        cap: 2\n        triggers:")
+    assert not chainarrays.eligible(_solver(capped, "always")[0])
+    several = LOOP.replace("    outcomes: [no, yes]", "    outcomes: [no, maybe, yes]")
+    for text in (
+        LOOP,
+        several,
+        LOOP.replace("    outcomes:", "    objective: {at_least: yes}\n    outcomes:"),
+    ):
+        for policy in ("always", "never", "optimal"):
+            assert chainarrays.eligible(_solver(text, policy)[0])
+
+
+def test_without_numpy_every_chain_goes_node_by_node(monkeypatch: pytest.MonkeyPatch) -> None:
+    """numpy is an optional extra (`fast`): without it the same numbers come node by node."""
+    ask = lambda: engine.load("chimera", limits=BIG).distribution("skill", dice=9, policy="optimal")  # noqa: E731
+    with arrays_from(0):
+        expected = ask()
+        monkeypatch.setattr(rerolls, "_ARRAYS", None)
+        called = []
+        monkeypatch.setattr(chainarrays, "solve", lambda *a: called.append(a))
+        assert ask() == expected
+    assert not called
+
+
+def test_numpy_is_imported_for_a_chain_worth_its_import() -> None:
+    """A fresh process does not import numpy for Chimera's 10 dice (1,001 first rolls: solved node
+    by node, faster than numpy imports), and does for 12 (1,820 first rolls); once it is imported,
+    every chain of `ARRAYS_FROM` first rolls or more is solved with it."""
+    import subprocess
+    import sys
+
+    program = (
+        "import sys, engine\n"
+        "rs = engine.load('chimera')\n"
+        "for extra in (0, 2):\n"
+        "    rs.distribution('skill', dice=10, resolve=extra)\n"
+        "    print('numpy' in sys.modules)\n"
+    )
+    shown = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    assert shown.stdout.split() == ["False", "True"]
+    assert rerolls.ARRAYS_FROM <= 1001 < rerolls.ARRAYS_IMPORTING_FROM <= 1820
