@@ -132,8 +132,9 @@ def solve(solver: RerollSolver, starts: Dist, end: Callable[[int], Hashable]) ->
 
 def _listed(solver: RerollSolver, starts: Dist) -> _Chain:
     """Every node the chain reaches from `starts`, a layer of newly found nodes at a time. Work is
-    charged as the node-by-node solver charges a node listed (a flight, or a state per option);
-    the states counted are bounded by twice `max_states` here and exactly after (`_best`)."""
+    charged as the node-by-node solver charges a node listed (a flight, or a state per option).
+    States are counted as it counts them: under a fixed policy the flights and ends, here; under
+    `optimal` at most twice `max_states` nodes here, and its two counts exactly in `_best`."""
     packing, policy = solver.packing, solver.policy
     work = meter()
     spread, shift = packing.spread, packing.flight_shift

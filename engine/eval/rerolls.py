@@ -263,10 +263,8 @@ class RerollSolver:
             played = self._played(starts, end)
             if played is not None:
                 return played
-        begun = starts.map(follow)
-        return absorb(
-            begun, step, end, self.count_states, self.max_states
-        )  # a followed state is charged as work
+        begun = starts.map(follow)  # a followed state is charged as work
+        return absorb(begun, step, end, self.count_states, self.max_states)
 
     def _played(self, starts: Dist, end: Callable[[int], Hashable]) -> Dist | None:
         """`ends` under best play with one walk of the chain fewer: best play keeps every node it
