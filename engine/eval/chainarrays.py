@@ -284,8 +284,8 @@ def _best(solver: RerollSolver, chain: _Chain, layers: list[Ints]) -> tuple[Ints
         if above.size:
             met[chain.successors(above)] = True
     # the node-by-node solver counts the nodes best play scores, and apart from them the nodes
-    # its walk comes to above them (a choice met there that best play has scored by then is not
-    # counted again: this counts it, a bound at most as many nodes higher)
+    # its walk comes to above them; a choice the walk meets after best play has scored it is not
+    # counted there again, which depends on the walk's order: this counts every choice it meets
     solver.count_states(max(int(scored.sum()), int((met & scored).sum() + (~scored).sum())))
     faces = sum(solver.proc.weights)
     weights = np.array(solver.proc.weights, dtype=object)[None, :, None]
