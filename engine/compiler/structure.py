@@ -510,28 +510,22 @@ class Structure:
             )
         return outcomes[str(name)]
 
-    def _exact(self, raw: Any, where: PathKey) -> Fraction:
+    def _exact(
+        self, raw: Any, where: PathKey, what: str = "a number", like: str = 'a fraction like "7/2"'
+    ) -> Fraction:
         """An example's exact number: a whole number, a decimal or a fraction written as text."""
         try:
             return Fraction(str(raw).replace(" ", ""))
         except (ValueError, ZeroDivisionError):
             raise problem(
                 "RC702",
-                f"{_clipped(repr(raw))} is not a number",
+                f"{_clipped(repr(raw))} is not {what}",
                 self.unit.doc.span(where),
-                'write a fraction like "7/2"',
+                f"write {like}",
             ) from None
 
     def _probability(self, raw: Any, where: PathKey) -> Fraction:
-        try:
-            value = Fraction(str(raw).replace(" ", ""))
-        except (ValueError, ZeroDivisionError):
-            raise problem(
-                "RC702",
-                f"{_clipped(repr(raw))} is not a probability",
-                self.unit.doc.span(where),
-                'write a fraction like "1/20" or a decimal',
-            ) from None
+        value = self._exact(raw, where, "a probability", 'a fraction like "1/20" or a decimal')
         if not 0 <= value <= 1:
             raise problem(
                 "RC702",
