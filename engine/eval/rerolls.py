@@ -200,6 +200,7 @@ class RerollSolver:
 
         nexts: dict[int, int] = {}
         work = meter()
+        policy = self.policy
 
         def follow(code: int) -> int:
             """Where a state goes once the policy has acted: a flight, or a state where nothing
@@ -214,7 +215,7 @@ class RerollSolver:
                 t = packing.pending(now)
                 if t is None:
                     break
-                options, codes = packing.moves(now, t, self.policy)
+                options, codes = packing.moves(now, t, policy)
                 if len(options) == 1:  # a rule, a fixed policy, or nothing to choose
                     work.charge(2 * TRANSITION)
                     passed.append(now)

@@ -92,6 +92,7 @@ class Packing:
             rows[t] |= self._mask << shift
         self._rows = tuple(rows)
         self._active = tuple(t for t, step in enumerate(proc.steps) if step.active)
+        self._pending_rows = tuple((t, self._rows[t]) for t in self._active)
         # per step, the fields its options and their launches read: its own unused triggers, and
         # of each kind it can take, the count and the other steps' unused triggers (the dice used
         # too, under a cap); nothing else of a state changes what the step does to it. Fields are
@@ -221,7 +222,7 @@ class Packing:
         first active step whose unused triggers are not all zero (a test holds it to the rule)."""
         if self.proc.cap is not None:  # the dice used decide too
             return self.proc.pending(self.unpack(code))
-        for t, row in self.pending_rows:
+        for t, row in self._pending_rows:
             if code & row:
                 return t
         return None
@@ -230,7 +231,7 @@ class Packing:
     def pending_rows(self) -> tuple[tuple[int, int], ...]:
         """Per active step, in order, the fields of its unused triggers: without a cap, a state is
         pending on the first step whose fields are not all zero (`pending`)."""
-        return tuple((t, self._rows[t]) for t in self._active)
+        return self._pending_rows
 
     @property
     def spread(self) -> int:
@@ -288,6 +289,8 @@ class Packing:
                 kept[code & reads] = found
                 self._moves_kept += len(found[0])
         options, shifts = found
+        if len(shifts) == 1:  # most states: one option (a rule, or a fixed policy)
+            return options, [code + shifts[0]]
         return options, [code + d for d in shifts]
 
     def grant(self, code: int, t: int) -> int:
