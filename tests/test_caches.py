@@ -181,3 +181,61 @@ def test_a_large_container_is_weighed_from_a_sample() -> None:
         cache.SAMPLED = full_sample
     for s, f in zip(sampled, full):
         assert abs(s - f) <= f / 10, (s, f)
+
+
+FOLDED = """\
+rulecraft: 1
+name: folded
+bags:
+  sack:
+    chits: {red: 4, blue: 3, green: 2}
+checks:
+  tens:
+    inputs:
+      n: {type: int, min: 1, max: 60, default: 3}
+    roll:
+      p: {pool: n, die: 10}
+    let:
+      most: majority(p)
+    outcomes: [low, high]
+    outcome: "'high' if most > 5 else 'low'"
+  sixes:
+    inputs:
+      n: {type: int, min: 1, max: 60, default: 3}
+    roll:
+      q: {pool: n, die: 6}
+    let:
+      total: sum(q)
+      high: highest(q)
+      sixes: count(q, 6)
+    outcomes: [low, high]
+    outcome: "'high' if total > 3 * n or high + sixes > 7 else 'low'"
+  chits:
+    roll:
+      s: {draw: sack, count: 3}
+    let:
+      reds: count(s, 'red')
+      top: highest(s)
+    outcomes: [low, high]
+    outcome: "'high' if reds > 1 or top == 'green' else 'low'"
+"""
+
+
+def test_a_folded_table_is_weighed_by_count_at_least_as_heavy_as_by_walking_it() -> None:
+    """A table of a pool's (or draw's) statistics is weighed by counting its points
+    (`tables._weigh_folded`), not by walking it: the count is never lighter than the walk, so the
+    cache's bound still holds, and within three times of it."""
+    from engine.eval import tables
+    from engine.syntax.positions import SourceFile
+
+    rs = engine.load_source(SourceFile("folded.yaml", FOLDED))
+    for n in (1, 2, 5, 20, 60):
+        rs.distribution("tens", n=n)
+        rs.distribution("sixes", n=n)
+    rs.distribution("chits")
+    folded = [(k, v) for k, v in rs.caches.tables._data.items() if k[0] == "folded"]
+    assert len(folded) == 11  # a pool of each die per n, and the draw
+    for key, table in folded:
+        counted, walked = rs.caches.tables._sizes[key], approx_bytes(table)
+        assert counted == tables._weigh_folded(table, len(key[3]))
+        assert walked <= counted <= 3 * walked, (key, counted, walked)

@@ -51,7 +51,10 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
         if r.folds is not None:
             folds = r.folds
             return _cached(
-                ctx, ("folded", readings, n, folds, False), lambda: _folded(readings, n, folds, False)
+                ctx,
+                ("folded", readings, n, folds, False),
+                lambda: _folded(readings, n, folds, False),
+                lambda d: _weigh_folded(d, len(folds)),
             )
         states = math.comb(n + len(readings) - 1, len(readings) - 1) if readings else 1  # no die: one
         enforce("exact states", states, limits.max_states, r.span)
@@ -61,7 +64,12 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
     contents = r.bag.contents()
     if r.folds is not None:
         folds = r.folds
-        return _cached(ctx, ("folded", contents, n, folds, True), lambda: _folded(contents, n, folds, True))
+        return _cached(
+            ctx,
+            ("folded", contents, n, folds, True),
+            lambda: _folded(contents, n, folds, True),
+            lambda d: _weigh_folded(d, len(folds)),
+        )
     return _cached(
         ctx, ("draws", contents, n), lambda: _hypergeometric(contents, n), lambda d: _weigh_draws(d, n)
     )
@@ -71,6 +79,13 @@ def _weigh_draws(table: Dist, n: int) -> int:
     """What a table of draws of `n` chits holds: per multiset its entry, its chits and its tally
     (counted, not walked: weighing a new table by walking it cost more than making it)."""
     return 200 + (150 + 24 * n) * len(table)
+
+
+def _weigh_folded(table: Dist, folds: int) -> int:
+    """What a table of `folds` statistics holds: per point its `Summary`, the summary's dict of
+    results and its weight (counted, not walked: walking a small pool's new table was a fifth of
+    the pool's first distribution; `tests/test_cache.py` holds the count above the walk's)."""
+    return 300 + (350 + 100 * folds) * len(table)
 
 
 def _face_readings(r: Pool, env: dict[str, Any], ctx: RunContext) -> tuple[tuple[Any, int], ...]:
