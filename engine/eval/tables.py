@@ -85,7 +85,7 @@ def _weigh_folded(table: Dist, folds: int) -> int:
     """What a table of `folds` statistics holds: per point its `Summary`, the summary's dict of
     results and its weight (counted, not walked: walking a small pool's new table was a fifth of
     the pool's first distribution; `tests/test_cache.py` holds the count above the walk's)."""
-    return 300 + (350 + 100 * folds) * len(table)
+    return 300 + (350 + 150 * folds) * len(table)
 
 
 def _face_readings(r: Pool, env: dict[str, Any], ctx: RunContext) -> tuple[tuple[Any, int], ...]:
