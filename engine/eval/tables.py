@@ -84,7 +84,7 @@ def _weigh_draws(table: Dist, n: int) -> int:
 def _weigh_folded(table: Dist, folds: int) -> int:
     """What a table of `folds` statistics holds: per point its `Summary`, the summary's dict of
     results and its weight (counted, not walked: walking a small pool's new table was a fifth of
-    the pool's first distribution; `tests/test_cache.py` holds the count above the walk's)."""
+    the pool's first distribution; `tests/test_caches.py` holds the count at or above the walk)."""
     return 300 + (350 + 150 * folds) * len(table)
 
 
