@@ -153,7 +153,7 @@ def _listed(solver: RerollSolver, starts: Dist) -> _Chain:
     moved: list[Ints] = []
     ends: list[Ints] = []
     landings: dict[int, Ints] = {}
-    moves: dict[tuple[int, int], list[int]] = {}
+    moves: dict[tuple[int, int], tuple[int, ...]] = {}
     most = solver.max_states
     while frontier.size:
         work.check_clock()  # a layer's arrays are charged in one sum: the deadline is looked at here
@@ -181,20 +181,17 @@ def _listed(solver: RerollSolver, starts: Dist) -> _Chain:
             step[(step < 0) & ((st & row) != 0)] = t
         ends.append(at[step < 0])
         counted += int((step < 0).sum())
-        for t, _ in packing.pending_rows:
+        for t, row in packing.pending_rows:
             here = step == t
             if not here.any():
                 continue
             s_t, id_t = st[here], at[here]
             keys, first, which = _grouped(s_t & packing.move_reads(t, policy))
-            lists: list[list[int]] = []
+            lists: list[tuple[int, ...]] = []
             for key, one in zip(keys.tolist(), s_t[first].tolist()):
                 shifts = moves.get((t, key))
                 if shifts is None:  # one state of each kind asked: alike states move alike
-                    code = one * spread
-                    shifts = moves[(t, key)] = [
-                        (c - code) // spread for c in packing.moves(code, t, policy)[1]
-                    ]
+                    shifts = moves[(t, key)] = packing.field_moves(one * spread, t, policy)[1]
                 lists.append(shifts)
             sizes = np.array([len(x) for x in lists], np.int64)
             flat = np.array([d for x in lists for d in x], np.int64)
@@ -203,7 +200,7 @@ def _listed(solver: RerollSolver, starts: Dist) -> _Chain:
             index, _ = _ranges((np.cumsum(sizes) - sizes)[which], count)
             states.append(id_t)
             options.append(count)
-            reached.append(np.repeat(s_t, count) + flat[index])
+            reached.append(np.repeat(s_t - (s_t & row), count) + flat[index])  # the step's triggers spent
         if solver.policy != "optimal" and counted > most:
             solver.count_states(counted)
         if not reached:

@@ -52,8 +52,9 @@ class _Plan(NamedTuple):
     most: int
 
 
-_Move = tuple[list[Option], tuple[int, ...]]
-"""A state's options and how far each moves its code."""
+_Move = tuple[list[Option], tuple[int, ...], tuple[int, ...]]
+"""A state's options and how far each moves its code, and its fields (the code over `SPREAD`),
+once the acting step's own unused triggers are cleared."""
 
 
 class Packing:
@@ -100,6 +101,9 @@ class Packing:
         field: dict[tuple[int, ...], int] = {(k,): shift for k, shift in enumerate(self._shifts[:n])}
         field.update({(t, k): shift for (t, k), shift in zip(self._held, self._shifts[n:])})
         reads = []
+        whole: list[int] = []
+        counted: list[tuple[int, ...]] = []
+        greedy: list[tuple[tuple[int, tuple[int, ...]], ...]] = []
         declined = []  # per step, what declining it reads: its own unused triggers (and the dice used)
         clips = []
         self._used_at = self._shifts[n + len(self._held)] if proc.cap is not None else 0
@@ -126,17 +130,41 @@ class Packing:
             reads.append(mask)
             own = tuple(field[(t, k)] for k in range(n) if (t, k) in field)
             clips.append((tuple(cut), own, step.per_die))
+            # the step's own unused triggers are read only through the grant where the dice it
+            # takes are counts (they are the dice under `self_target`), and without a cap (which
+            # the dice rolled read, with the dice used: `_rolls`); else they stay whole
+            whole.append(declined[t] if proc.cap is not None or step.self_target else 0)
+            counted.append(tuple(field[(k,)] for k in takes) if not step.self_target else ())
+            greedy.append(
+                tuple(
+                    (
+                        field[(k,)],
+                        tuple(field[(u, k)] for u in range(len(proc.steps)) if u != t and (u, k) in field),
+                    )
+                    for k in proc.pick_order(t)
+                    if k in takes
+                )
+            )
         self._reads = tuple(reads)
         self._clips = tuple(clips)
         """Per step: the fields `_cut` cuts to the grant, and what `grant` reads (the step's own
         unused triggers' fields, and the dice each grants)."""
+        self._whole = tuple(whole)
+        """Per step, the fields `_cut` keeps whole (the rest of a state's own unused triggers is
+        read through the grant)."""
+        self._counted = tuple(counted)
+        """Per step, the fields of the counts of the kinds it may take."""
+        self._greedy = tuple(greedy)
+        """Per step, in the order its one option takes them (`Procedure.pick_order`), each kind it
+        may take: the field of its count and those of the other steps' unused triggers on it."""
         self._declined = tuple(declined)
         """Per step, the fields read where the policy declines it (`never` at a `may`): its one
         option takes no die whatever the dice, so only the clearing of its own unused triggers (and,
         under a cap, the dice used) moves a code."""
-        self._moved: dict[tuple[int, str], tuple[int, dict[int, _Move], dict[int, _Move] | None]] = {}
-        """Per step and policy: the fields read, the moves kept by them, and (where the step can
-        take dice) the moves kept by the code cut to the grant (`_cut`)."""
+        self._moved: dict[tuple[int, str], tuple[int, dict[int, _Move], dict[int, _Move] | None, bool]] = {}
+        """Per step and policy: the fields read, the moves kept by them, (where the step can take
+        dice) the moves kept by the code cut to what they read (`_cut`), and whether the step
+        offers one option (`Procedure.single`)."""
         self._moves_kept = 0
         self._plans: dict[Asked, _Plan] = {}
         self._plans_kept = 0
@@ -264,34 +292,55 @@ class Packing:
 
     def moves(self, code: int, t: int, policy: str) -> tuple[list[Option], list[int]]:
         """The options at the state of `code` (pending on step `t`) and the code each leads to
-        (`launched`), kept by what the step reads of a state (`_reads`; `_declined` where the policy
-        declines the step): states alike in those fields share their options and how far each
-        moves the code, so most states are never unpacked (a test holds the moves to the
-        launches)."""
+        (`launched`): how far each moves the code once the step's own unused triggers are
+        cleared is kept for every state alike in what the step reads (`_move`), so most states
+        are never unpacked (a test holds the moves to the launches)."""
+        moved = self._moved.get((t, policy))
+        found = None if moved is None else moved[1].get(code & moved[0])
+        if found is None:
+            found = self._move(code, t, policy)
+        cleared = code - (code & self._rows[t]) * self._spread  # a launch spends the step's triggers
+        options, shifts, _ = found
+        if len(shifts) == 1:  # most states: one option (a rule, or a fixed policy)
+            return options, [cleared + shifts[0]]
+        return options, [cleared + d for d in shifts]
+
+    def field_moves(self, code: int, t: int, policy: str) -> tuple[list[Option], tuple[int, ...]]:
+        """`moves` for a solver that clears the step's own unused triggers itself, on whole layers
+        of states (`chainarrays`): the options, and how far each moves the state's fields (its
+        code over `spread`) once they are cleared."""
+        options, _, fields = self._move(code, t, policy)
+        return options, fields
+
+    def _move(self, code: int, t: int, policy: str) -> _Move:
+        """The options at the state of `code` and how far each moves it once the step's own unused
+        triggers are cleared, kept by what the step reads of a state (`_reads`; `_declined` where
+        the policy declines the step) and by the code cut to what the options read (`_cut`)."""
         moved = self._moved.get((t, policy))
         if moved is None:
             declines = self._declines(t, policy)
             cuts: dict[int, _Move] | None = None if declines or not self._clips[t][0] else {}
-            moved = self._moved[(t, policy)] = (self.move_reads(t, policy), {}, cuts)
-        reads, kept, cuts = moved
+            single = self.proc.single(t, policy)
+            moved = self._moved[(t, policy)] = (self.move_reads(t, policy), {}, cuts, single)
+        reads, kept, cuts, single = moved
         found = kept.get(code & reads)
+        if found is not None:
+            return found
+        cut = self._cut(code, t, single) if cuts is not None else 0
+        found = cuts.get(cut) if cuts is not None else None
         if found is None:
-            cut = self._cut(code, t) if cuts is not None else 0
-            found = cuts.get(cut) if cuts is not None else None
-            if found is None:
-                state = self.unpack(code)
-                plan = self._planned(state, t, policy)
-                found = (plan.options, self._offsets(code, state, t, plan))
-                if cuts is not None and self._moves_kept < MOVES_KEPT:
-                    cuts[cut] = found
-                    self._moves_kept += len(plan.options)
-            if self._moves_kept < MOVES_KEPT:
-                kept[code & reads] = found
-                self._moves_kept += len(found[0])
-        options, shifts = found
-        if len(shifts) == 1:  # most states: one option (a rule, or a fixed policy)
-            return options, [code + shifts[0]]
-        return options, [code + d for d in shifts]
+            state = self.unpack(code)
+            plan = self._planned(state, t, policy)
+            shifts = self._offsets(state, t, plan)
+            spread = self._spread
+            found = (plan.options, shifts, tuple([d // spread for d in shifts]))
+            if cuts is not None and self._moves_kept < MOVES_KEPT:
+                cuts[cut] = found
+                self._moves_kept += len(plan.options)
+        if self._moves_kept < MOVES_KEPT:
+            kept[code & reads] = found
+            self._moves_kept += len(found[0])
+        return found
 
     def grant(self, code: int, t: int) -> int:
         """`Procedure.grant` of a state's code, read off its fields without unpacking it (a test
@@ -307,26 +356,48 @@ class Packing:
             grant = max(0, min(grant, cap - ((code >> self._used_at) & mask)))
         return grant
 
-    def _cut(self, code: int, t: int) -> int:
-        """`code` as step `t`'s options read it, every field of the dice it may take cut to the
-        grant: no option takes more dice of a kind than the grant, so a count (or another step's
-        unused triggers on a kind) above it reads as the grant does — the greedy pick reads
-        `min(eligible, grant)`, listing every option reads no more, and taking dice reads how
-        many of them hold other steps up to the dice taken (`_taken`). States alike so share one
-        move where the fields read in full (`_reads`) would tell them apart: a pool of many dice
-        and few triggers meets many counts above its grant."""
-        grant = self.grant(code, t)
+    def _cut(self, code: int, t: int, single: bool) -> int:
+        """`code` as step `t`'s options and how far they move a code (its own unused triggers
+        cleared) read it. A state's dice of a kind the step may take, and the other steps'
+        unused triggers on them, read no further than the dice taken: with one option
+        (`Procedure.single`) those its pick takes, kind by kind in its order until the grant is
+        spent; with several, the grant (no option takes more), which is kept in the key in place
+        of the triggers that make it, no larger than the dice the step may take. So states alike
+        in what the step does to them share one move where the fields read in full (`_reads`)
+        would tell them apart: a pool of many dice and few triggers meets many counts above its
+        grant, and many grants larger than its dice."""
+        left = self.grant(code, t)
         mask = self._mask
-        key = code & self._declined[t]  # the step's own unused triggers and the dice used, whole
+        whole = self._whole[t]
+        key = code & whole  # under a cap, or where the triggers are the dice: whole
+        if single:
+            for count, others in self._greedy[t]:
+                v = (code >> count) & mask
+                taken = v if v < left else left
+                key |= taken << count
+                for shift in others:
+                    v = (code >> shift) & mask
+                    key |= (v if v < taken else taken) << shift
+                left -= taken
+            return key
+        own = self._clips[t][1]
+        if not whole and own:  # the grant stands for the step's own triggers, where they would be
+            dice = 0
+            for shift in self._counted[t]:
+                dice += (code >> shift) & mask
+            if dice < left:
+                left = dice
+            key = left << own[0]
         for shift in self._clips[t][0]:
             v = (code >> shift) & mask
-            key |= (v if v < grant else grant) << shift
+            key |= (v if v < left else left) << shift
         return key
 
     def launched(self, code: int, state: State, t: int, options: list[Option]) -> list[int]:
         """`pack_any(proc.launch(state, t, o))` for every option `o` at the state of `code`, with
         no launch per option (`_plan`, `_offsets`; a test holds the sum to the launch)."""
-        return [code + d for d in self._offsets(code, state, t, self._plan(state, t, options))]
+        cleared = code - (code & self._rows[t]) * self._spread
+        return [cleared + d for d in self._offsets(state, t, self._plan(state, t, options))]
 
     def _planned(self, state: State, t: int, policy: str) -> _Plan:
         """The options at a state pending on step `t`, laid out (`_plan`) once for every state
@@ -376,15 +447,14 @@ class Packing:
                 fixed = map(add, fixed, map(self._taken(state, t, k, top).__getitem__, column))
         return _Plan(options, tuple(fixed), tuple(varying), rolled if capped else None, most)
 
-    def _offsets(self, code: int, state: State, t: int, plan: _Plan) -> tuple[int, ...]:
-        """How far each of a plan's options moves the code of `state`: its fixed part, plus the
-        parts of the kinds whose dice may hold other steps (and of the dice rolled, under a cap),
-        read for this state from lists by how many dice, plus the clearing — one pass per varying
-        part, no loop over kinds per option."""
+    def _offsets(self, state: State, t: int, plan: _Plan) -> tuple[int, ...]:
+        """How far each of a plan's options moves the code of `state` once the step's own unused
+        triggers are cleared: its fixed part, plus the parts of the kinds whose dice may hold
+        other steps (and of the dice rolled, under a cap), read for this state from lists by how
+        many dice — one pass per varying part, no loop over kinds per option."""
         _, fixed, varying, rolled, most = plan
-        cleared = -(code & self._rows[t]) * self._spread
         if len(fixed) == 1:  # one option (a rule, a fixed policy): the parts added in place
-            one = cleared + fixed[0]
+            one = fixed[0]
             for k, column, top in varying:
                 one += self._taken(state, t, k, top)[column[0]]
             if rolled is not None:
@@ -395,7 +465,7 @@ class Packing:
             total = map(add, total, map(self._taken(state, t, k, top).__getitem__, column))
         if rolled is not None:
             total = map(add, total, map(self._rolls(state, t, most).__getitem__, rolled))
-        return tuple([cleared + d for d in total])
+        return tuple(total)
 
     def _rolls(self, state: State, t: int, most: int) -> list[int]:
         """What rolling 0, 1, … `most` dice at step `t` adds to a code once the step's fields are

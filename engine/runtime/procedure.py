@@ -222,12 +222,14 @@ class Procedure:
 
     def asked(self, state: State, t: int, policy: str) -> Asked:
         """All that `options` reads of a state: the step, the policy, the grant and the eligible
-        dice — for a reroll, the grant no larger than the eligible dice (no more can be taken), so
-        states alike but for rerolls they cannot use share one list."""
+        dice — for a reroll, the grant no larger than the eligible dice and the eligible dice of
+        each kind no more than the grant (no option takes more), so states alike but for rerolls
+        they cannot use share one list."""
         k = self.grant(state, t)
         eligible = self.eligible(state, t)
         if self.steps[t].action != "add":
             k = min(k, sum(eligible))
+            eligible = tuple([e if e < k else k for e in eligible])
         return (t, policy, k, eligible)
 
     def listed(self, asked: Asked) -> list[Option]:
@@ -274,6 +276,16 @@ class Procedure:
                 by_sum.append([same.setdefault(o, o) for o in listed] if shared else listed)
                 self._kept += len(listed)
         return list(chain.from_iterable(by_sum[: k + 1]))
+
+    def single(self, t: int, policy: str) -> bool:
+        """Whether step `t` offers one option under `policy` that takes dice by `pick_order`: a
+        reroll the rule forces or the policy `always` takes (what `_listed` lists for it)."""
+        step = self.steps[t]
+        return step.action != "add" and not step.self_target and (step.must or policy == "always")
+
+    def pick_order(self, t: int) -> tuple[int, ...]:
+        """The kinds in the order step `t`'s one option takes their dice (`single`)."""
+        return self._order["highest" if self.steps[t].pick == "highest" else "lowest"]
 
     def _greedy(self, eligible: tuple[int, ...], j: int, pick: str) -> tuple[int, ...]:
         take = [0] * len(self.kinds)
