@@ -233,8 +233,9 @@ def test_one_die_at_a_time_gives_what_all_at_once_gives(spec: tuple[str, int]) -
 
 
 def test_the_packed_states_round_trip() -> None:
-    """A state packed into a whole number unpacks to itself (Chimera's pool, and a pool that
-    keeps its whole history, with a cap)."""
+    """A state packed into a whole number unpacks to itself, and its dice read off it alone
+    (`Packing.counts`) are its own (Chimera's pool, and a pool that keeps its whole history, with
+    a cap)."""
     rs = engine.load_source(SourceFile("both.yaml", test_pool_history.BOTH))
     chimera = _ruleset("chimera").model.checks["skill"].roll[0]
     for pool, env in [(chimera, {"level": 0, "total_dice": 4}), (rs.model.checks["both"].roll[0], {})]:
@@ -243,6 +244,7 @@ def test_the_packed_states_round_trip() -> None:
         for counts, _ in proc.fresh(4):
             state = proc.start(counts)
             assert packing.unpack(packing.pack(state)) == state
+            assert packing.counts(packing.pack(state)) == state[0]
             t = proc.pending(state)
             if t is None:
                 continue
@@ -426,8 +428,8 @@ def test_states_alike_in_what_the_step_takes_share_one_move() -> None:
             )
             key = packing._cut(code, nines, proc.single(nines, policy))
             grants.setdefault(key, set()).add(proc.grant(state, nines))
-        _, by_fields, by_cut, single = packing._moved[(nines, policy)]
-        assert by_cut is not None and single == (policy == "always")
+        _, by_fields, by_cut, cutting, single = packing._moved[(nines, policy)]
+        assert cutting and single == (policy == "always")
         assert len(by_fields) > fewer * len(by_cut), (policy, len(by_fields), len(by_cut))
         # states of different grants share a move: more unused 9s than dice they may take
         assert any(len(g) > 1 for g in grants.values()), policy

@@ -89,6 +89,7 @@ class RerollSolver:
         rerolls = proc.pool.history and proc.keeps[2]
         self.packing = Packing(proc, (max_states + 2) * dice if rerolls else dice)
         self._finals: dict[int, Any] = {}
+        self._scores: dict[tuple[tuple[tuple[Any, int], ...], int], tuple[Fraction, ...]] = {}
         self.play: BestPlay[int, Option] = BestPlay(
             self._node,
             lambda code: outcome_of(self._final(code)),
@@ -112,8 +113,11 @@ class RerollSolver:
         """The pool's value at an end state (asked by best play and again by `ends`: made once)."""
         found = self._finals.get(code)
         if found is None:
-            state = self.packing.unpack(code)
-            found = self._finals[code] = self.proc.final(state[0], state[3])
+            if self.proc.pool.history:
+                state = self.packing.unpack(code)
+                found = self._finals[code] = self.proc.final(state[0], state[3])
+            else:  # the dice alone
+                found = self._finals[code] = self.proc.final(self.packing.counts(code), ())
         return found
 
     def count_states(self, n: int) -> None:
@@ -144,7 +148,13 @@ class RerollSolver:
         )
 
     def _score(self, d: Dist) -> tuple[Fraction, ...]:
-        return self.objective.score(self.members, d.weights, d.total)
+        """The objective of an end's outcomes, worked out once per distribution met: most ends
+        of a pool give one of a few (a check with no later randomizer: one per outcome)."""
+        key = (tuple(d.weights.items()), d.total)
+        found = self._scores.get(key)
+        if found is None:
+            found = self._scores[key] = self.objective.score(self.members, d.weights, d.total)
+        return found
 
     def end_score(self, code: int) -> tuple[Fraction, ...]:
         """What best play scores the end state of `code` (the objective of the check's outcome)."""

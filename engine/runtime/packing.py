@@ -81,6 +81,7 @@ class Packing:
         self._mask = (1 << width) - 1
         self._shifts = tuple(range(0, width * size, width))
         self._high = width * size
+        self._count_shifts = self._shifts[:n]
         self._by_roll: dict[tuple[int, int, int, int], list[int]] = {}
         self._by_kind: dict[tuple[int, ...], list[int]] = {}
         self._holding = tuple(
@@ -161,10 +162,15 @@ class Packing:
         """Per step, the fields read where the policy declines it (`never` at a `may`): its one
         option takes no die whatever the dice, so only the clearing of its own unused triggers (and,
         under a cap, the dice used) moves a code."""
-        self._moved: dict[tuple[int, str], tuple[int, dict[int, _Move], dict[int, _Move] | None, bool]] = {}
-        """Per step and policy: the fields read, the moves kept by them, (where the step can take
-        dice) the moves kept by the code cut to what they read (`_cut`), and whether the step
-        offers one option (`Procedure.single`)."""
+        self._moved: dict[
+            tuple[int, str],
+            tuple[int, dict[int, tuple[list[Option], tuple[int, ...]]], dict[int, _Move], bool, bool],
+        ] = {}
+        """Per step and policy: the fields read, the moves kept by them (each option's shift of the
+        whole code), the moves kept by the code cut to what the options read (`_cut`: shifts
+        once the step's own unused triggers are cleared), whether the step can take dice under
+        the policy (else the second key is the fields read), and whether it offers one option
+        (`Procedure.single`)."""
         self._moves_kept = 0
         self._plans: dict[Asked, _Plan] = {}
         self._plans_kept = 0
@@ -292,18 +298,23 @@ class Packing:
 
     def moves(self, code: int, t: int, policy: str) -> tuple[list[Option], list[int]]:
         """The options at the state of `code` (pending on step `t`) and the code each leads to
-        (`launched`): how far each moves the code once the step's own unused triggers are
-        cleared is kept for every state alike in what the step reads (`_move`), so most states
-        are never unpacked (a test holds the moves to the launches)."""
+        (`launched`), kept by what the step reads of a state (`_reads`; `_declined` where the
+        policy declines the step), and under that by what its options read (`_move`), so most
+        states are never unpacked (a test holds the moves to the launches)."""
         moved = self._moved.get((t, policy))
         found = None if moved is None else moved[1].get(code & moved[0])
         if found is None:
-            found = self._move(code, t, policy)
-        cleared = code - (code & self._rows[t]) * self._spread  # a launch spends the step's triggers
-        options, shifts, _ = found
+            options, shifts, _ = self._move(code, t, policy)
+            cleared = -(code & self._rows[t]) * self._spread  # a launch spends the step's triggers
+            found = (options, tuple([cleared + d for d in shifts]))
+            reads, kept = self._moved[(t, policy)][:2]
+            if self._moves_kept < MOVES_KEPT:
+                kept[code & reads] = found
+                self._moves_kept += len(options)
+        options, shifts = found
         if len(shifts) == 1:  # most states: one option (a rule, or a fixed policy)
-            return options, [cleared + shifts[0]]
-        return options, [cleared + d for d in shifts]
+            return options, [code + shifts[0]]
+        return options, [code + d for d in shifts]
 
     def field_moves(self, code: int, t: int, policy: str) -> tuple[list[Option], tuple[int, ...]]:
         """`moves` for a solver that clears the step's own unused triggers itself, on whole layers
@@ -313,33 +324,26 @@ class Packing:
         return options, fields
 
     def _move(self, code: int, t: int, policy: str) -> _Move:
-        """The options at the state of `code` and how far each moves it once the step's own unused
-        triggers are cleared, kept by what the step reads of a state (`_reads`; `_declined` where
-        the policy declines the step) and by the code cut to what the options read (`_cut`)."""
+        """The options at the state of `code` and how far each moves it once the step's own
+        unused triggers are cleared, kept by the code cut to what the options read (`_cut`;
+        where the policy declines the step, by the fields it reads then)."""
         moved = self._moved.get((t, policy))
         if moved is None:
-            declines = self._declines(t, policy)
-            cuts: dict[int, _Move] | None = None if declines or not self._clips[t][0] else {}
+            cutting = not self._declines(t, policy) and bool(self._clips[t][0])
             single = self.proc.single(t, policy)
-            moved = self._moved[(t, policy)] = (self.move_reads(t, policy), {}, cuts, single)
-        reads, kept, cuts, single = moved
-        found = kept.get(code & reads)
-        if found is not None:
-            return found
-        cut = self._cut(code, t, single) if cuts is not None else 0
-        found = cuts.get(cut) if cuts is not None else None
+            moved = self._moved[(t, policy)] = (self.move_reads(t, policy), {}, {}, cutting, single)
+        reads, _, cuts, cutting, single = moved
+        cut = self._cut(code, t, single) if cutting else code & reads
+        found = cuts.get(cut)
         if found is None:
             state = self.unpack(code)
             plan = self._planned(state, t, policy)
             shifts = self._offsets(state, t, plan)
             spread = self._spread
             found = (plan.options, shifts, tuple([d // spread for d in shifts]))
-            if cuts is not None and self._moves_kept < MOVES_KEPT:
+            if self._moves_kept < MOVES_KEPT:
                 cuts[cut] = found
                 self._moves_kept += len(plan.options)
-        if self._moves_kept < MOVES_KEPT:
-            kept[code & reads] = found
-            self._moves_kept += len(found[0])
         return found
 
     def grant(self, code: int, t: int) -> int:
@@ -499,6 +503,14 @@ class Packing:
                 for j in range(1, most + 1)
             ]
         return parts
+
+    def counts(self, code: int) -> Counts:
+        """The dice of each kind in the state of a code below `flying` (`unpack`'s first part,
+        without the rest: what a finished pool without a history is read by)."""
+        if self._cost:
+            meter().charge(self._cost)
+        mask = self._mask
+        return tuple([(code >> shift) & mask for shift in self._count_shifts])
 
     def unpack(self, code: int) -> State:
         """The state of a code below `flying`."""
