@@ -253,7 +253,7 @@ class Procedure:
                 return [(tuple([0] * n), 0)]
             return [(tuple([0] * n), j) for j in range(k + 1)]
         if step.must or policy == "always":
-            take = self._greedy(eligible, min(k, sum(eligible)), step.pick)
+            take = self._greedy(eligible, min(k, sum(eligible)), t)
             return [(take, sum(take))]
         if policy == "never":
             return [(tuple([0] * n), 0)]
@@ -287,9 +287,9 @@ class Procedure:
         """The kinds in the order step `t`'s one option takes their dice (`single`)."""
         return self._order["highest" if self.steps[t].pick == "highest" else "lowest"]
 
-    def _greedy(self, eligible: tuple[int, ...], j: int, pick: str) -> tuple[int, ...]:
+    def _greedy(self, eligible: tuple[int, ...], j: int, t: int) -> tuple[int, ...]:
         take = [0] * len(self.kinds)
-        for i in self._order["highest" if pick == "highest" else "lowest"]:
+        for i in self.pick_order(t):
             grab = min(eligible[i], j)
             take[i] += grab
             j -= grab
