@@ -55,6 +55,8 @@ class _Plan(NamedTuple):
 _Move = tuple[list[Option], tuple[int, ...], tuple[int, ...]]
 """A state's options and how far each moves its code, and its fields (the code over `SPREAD`),
 once the acting step's own unused triggers are cleared."""
+_Moving = tuple[int, dict[int, tuple[list[Option], tuple[int, ...]]], dict[int, _Move], bool, bool]
+"""A step's moves under one policy (`Packing._moved`)."""
 
 
 class Packing:
@@ -162,10 +164,7 @@ class Packing:
         """Per step, the fields read where the policy declines it (`never` at a `may`): its one
         option takes no die whatever the dice, so only the clearing of its own unused triggers (and,
         under a cap, the dice used) moves a code."""
-        self._moved: dict[
-            tuple[int, str],
-            tuple[int, dict[int, tuple[list[Option], tuple[int, ...]]], dict[int, _Move], bool, bool],
-        ] = {}
+        self._moved: dict[tuple[int, str], _Moving] = {}
         """Per step and policy: the fields read, the moves kept by them (each option's shift of the
         whole code), the moves kept by the code cut to what the options read (`_cut`: shifts
         once the step's own unused triggers are cleared), whether the step can take dice under
@@ -301,15 +300,14 @@ class Packing:
         (`launched`), kept by what the step reads of a state (`_reads`; `_declined` where the
         policy declines the step), and under that by what its options read (`_move`), so most
         states are never unpacked (a test holds the moves to the launches)."""
-        moved = self._moved.get((t, policy))
-        found = None if moved is None else moved[1].get(code & moved[0])
+        moved = self._moved.get((t, policy)) or self._moving(t, policy)
+        found = moved[1].get(code & moved[0])
         if found is None:
-            options, shifts, _ = self._move(code, t, policy)
+            options, shifts, _ = self._move(code, t, policy, moved)
             cleared = -(code & self._rows[t]) * self._spread  # a launch spends the step's triggers
             found = (options, tuple([cleared + d for d in shifts]))
-            reads, kept = self._moved[(t, policy)][:2]
             if self._moves_kept < MOVES_KEPT:
-                kept[code & reads] = found
+                moved[1][code & moved[0]] = found
                 self._moves_kept += len(options)
         options, shifts = found
         if len(shifts) == 1:  # most states: one option (a rule, or a fixed policy)
@@ -320,18 +318,27 @@ class Packing:
         """`moves` for a solver that clears the step's own unused triggers itself, on whole layers
         of states (`chainarrays`): the options, and how far each moves the state's fields (its
         code over `spread`) once they are cleared."""
-        options, _, fields = self._move(code, t, policy)
+        options, _, fields = self._move(
+            code, t, policy, self._moved.get((t, policy)) or self._moving(t, policy)
+        )
         return options, fields
 
-    def _move(self, code: int, t: int, policy: str) -> _Move:
+    def _moving(self, t: int, policy: str) -> _Moving:
+        """Step `t`'s moves under `policy` (`_moved`), made empty the first time it is asked."""
+        cutting = not self._declines(t, policy) and bool(self._clips[t][0])
+        moved = self._moved[(t, policy)] = (
+            self.move_reads(t, policy),
+            {},
+            {},
+            cutting,
+            self.proc.single(t, policy),
+        )
+        return moved
+
+    def _move(self, code: int, t: int, policy: str, moved: _Moving) -> _Move:
         """The options at the state of `code` and how far each moves it once the step's own
         unused triggers are cleared, kept by the code cut to what the options read (`_cut`;
         where the policy declines the step, by the fields it reads then)."""
-        moved = self._moved.get((t, policy))
-        if moved is None:
-            cutting = not self._declines(t, policy) and bool(self._clips[t][0])
-            single = self.proc.single(t, policy)
-            moved = self._moved[(t, policy)] = (self.move_reads(t, policy), {}, {}, cutting, single)
         reads, _, cuts, cutting, single = moved
         cut = self._cut(code, t, single) if cutting else code & reads
         found = cuts.get(cut)
