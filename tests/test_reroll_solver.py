@@ -353,9 +353,9 @@ def test_codes_worked_out_from_parts_are_the_launches_codes(spec: tuple[str, int
     grant as `Procedure.pending` and `Procedure.grant` do; `Packing.launched` (an option's code
     summed from parts shared by every state alike in what the part reads) and `Packing.moves` (the
     options and how far each moves the code, shared by every state alike in the fields the step
-    reads, or in the code cut to the grant) give each option's code exactly as launching
-    it and packing the result, for every option under every policy, over many states sharing one
-    packing."""
+    reads, or in the code cut to what its options read) give each option's code exactly as
+    launching it and packing the result, and `Packing.field_moves` the same in fields, for every
+    option under every policy, over many states sharing one packing."""
     text, n = spec
     pool = engine.load(text).model.checks["c"].roll[0]
     proc = Procedure(pool, {})  # uncapped pools too: `_reachable` stops
@@ -374,6 +374,12 @@ def test_codes_worked_out_from_parts_are_the_launches_codes(spec: tuple[str, int
             expected = [packing.pack_any(proc.launch(state, t, o)) for o in options]
             assert packing.launched(code, state, t, options) == expected, (text, state, t, policy)
             assert packing.moves(code, t, policy) == (options, expected), (text, state, t, policy)
+            # the same moves in fields, from the fields with the step's own triggers cleared
+            fields = code // packing.spread
+            fields -= fields & dict(packing.pending_rows)[t]
+            moved = packing.field_moves(code, t, policy)
+            assert moved[0] == options
+            assert [fields + d for d in moved[1]] == [e // packing.spread for e in expected], (text, state, t)
 
 
 def test_a_declined_step_keeps_one_move_per_count_of_its_own_triggers() -> None:

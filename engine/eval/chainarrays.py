@@ -3,8 +3,9 @@ push as operations on arrays.
 
 `RerollSolver.ends` asks this module first for a chain of many first rolls (`ARRAYS_FROM`) when
 numpy is installed (the `fast` extra). The rules are still `Packing`'s: a flight's landings, a
-state's pending step and its options (`Packing.moves`) are asked of one state of each kind met,
-and applied to every alike state at once as the difference of their codes. What is restated here
+state's pending step and its options (`Packing.field_moves`) are asked of one state of each kind
+met, and applied to every alike state at once as the difference of their fields (the acting
+step's own unused triggers, which a launch spends, cleared on the whole layer). What is restated here
 is the arithmetic of `markov.BestPlay` and `markov.pushed` — a chance node's weighted sum over
 one scale, a choice's first best option, the mass pushed down — on whole layers, in whole numbers
 (numpy's object arrays of Python ints: exact). `tests/test_chain_arrays.py` holds the results,
