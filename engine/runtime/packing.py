@@ -19,7 +19,8 @@ from .procedure import Asked, Counts, Flight, History, Option, Procedure, State
 from .work import meter
 
 MOVES_KEPT = 1 << 18
-"""How many moves a packing keeps for reuse (about ten megabytes at most)."""
+"""How many moves a packing keeps for reuse, counted by their options (about ten megabytes at
+most: 7.6 MB when it fills, at 20 dice under `optimal` solved node by node)."""
 PLANS_KEPT = 1 << 18
 """How many options a packing keeps laid out for reuse (`Packing._plan`; each list counts one more
 than its options): the benchmark's 20-dice reroll procedure under `optimal` keeps all it lists
@@ -55,7 +56,7 @@ class _Plan(NamedTuple):
 _Move = tuple[list[Option], tuple[int, ...], tuple[int, ...]]
 """A state's options and how far each moves its code, and its fields (the code over `SPREAD`),
 once the acting step's own unused triggers are cleared."""
-_Moving = tuple[int, dict[int, tuple[list[Option], tuple[int, ...]]], dict[int, _Move], bool, bool]
+_Moving = tuple[int, dict[int, tuple[int, _Move]], dict[int, _Move], bool, bool]
 """A step's moves under one policy (`Packing._moved`)."""
 
 
@@ -105,7 +106,6 @@ class Packing:
         field.update({(t, k): shift for (t, k), shift in zip(self._held, self._shifts[n:])})
         reads = []
         whole: list[int] = []
-        counted: list[tuple[int, ...]] = []
         greedy: list[tuple[tuple[int, tuple[int, ...]], ...]] = []
         declined = []  # per step, what declining it reads: its own unused triggers (and the dice used)
         clips = []
@@ -137,7 +137,6 @@ class Packing:
             # takes are counts (they are the dice under `self_target`), and without a cap (which
             # the dice rolled read, with the dice used: `_rolls`); else they stay whole
             whole.append(declined[t] if proc.cap is not None or step.self_target else 0)
-            counted.append(tuple(field[(k,)] for k in takes) if not step.self_target else ())
             greedy.append(
                 tuple(
                     (
@@ -155,8 +154,6 @@ class Packing:
         self._whole = tuple(whole)
         """Per step, the fields `_cut` keeps whole (the rest of a state's own unused triggers is
         read through the grant)."""
-        self._counted = tuple(counted)
-        """Per step, the fields of the counts of the kinds it may take."""
         self._greedy = tuple(greedy)
         """Per step, in the order its one option takes them (`Procedure.pick_order`), each kind it
         may take: the field of its count and those of the other steps' unused triggers on it."""
@@ -165,11 +162,11 @@ class Packing:
         option takes no die whatever the dice, so only the clearing of its own unused triggers (and,
         under a cap, the dice used) moves a code."""
         self._moved: dict[tuple[int, str], _Moving] = {}
-        """Per step and policy: the fields read, the moves kept by them (each option's shift of the
-        whole code), the moves kept by the code cut to what the options read (`_cut`: shifts
-        once the step's own unused triggers are cleared), whether the step can take dice under
-        the policy (else the second key is the fields read), and whether it offers one option
-        (`Procedure.single`)."""
+        """Per step and policy: the fields read, the moves kept by them (a state's clearing of the
+        step's own triggers, and its move, shared with the second key), the moves kept by the
+        code cut to what the options read (`_cut`: shifts once the step's own unused triggers are
+        cleared), whether the step can take dice under the policy (else the second key is the
+        fields read), and whether it offers one option (`Procedure.single`)."""
         self._moves_kept = 0
         self._plans: dict[Asked, _Plan] = {}
         self._plans_kept = 0
@@ -302,14 +299,13 @@ class Packing:
         states are never unpacked (a test holds the moves to the launches)."""
         moved = self._moved.get((t, policy)) or self._moving(t, policy)
         found = moved[1].get(code & moved[0])
-        if found is None:
-            options, shifts, _ = self._move(code, t, policy, moved)
-            cleared = -(code & self._rows[t]) * self._spread  # a launch spends the step's triggers
-            found = (options, tuple([cleared + d for d in shifts]))
+        if found is None:  # the clearing of the step's own triggers (the fields read hold them)
+            found = (-(code & self._rows[t]) * self._spread, self._move(code, t, policy, moved))
             if self._moves_kept < MOVES_KEPT:
                 moved[1][code & moved[0]] = found
-                self._moves_kept += len(options)
-        options, shifts = found
+                self._moves_kept += len(found[1][0])
+        cleared, (options, shifts, _) = found
+        code += cleared
         if len(shifts) == 1:  # most states: one option (a rule, or a fixed policy)
             return options, [code + shifts[0]]
         return options, [code + d for d in shifts]
@@ -394,8 +390,8 @@ class Packing:
         own = self._clips[t][1]
         if not whole and own:  # the grant stands for the step's own triggers, where they would be
             dice = 0
-            for shift in self._counted[t]:
-                dice += (code >> shift) & mask
+            for count, _ in self._greedy[t]:
+                dice += (code >> count) & mask
             if dice < left:
                 left = dice
             key = left << own[0]
