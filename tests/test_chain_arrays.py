@@ -9,6 +9,7 @@ same chains, the arrays forced (`ARRAYS_FROM` 0) and kept out (`ARRAYS_FROM` abo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -247,3 +248,87 @@ def test_numpy_is_imported_for_a_chain_worth_its_import() -> None:
     shown = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
     assert shown.stdout.split() == ["False", "True"]
     assert rerolls.ARRAYS_FROM <= 1001 < rerolls.ARRAYS_IMPORTING_FROM <= 1820
+
+
+def _odd_primes_to(n: int) -> list[int]:
+    """The odd primes up to n, by a sieve (the test's own, not the module's)."""
+    sieve = bytearray([1]) * (n + 1)
+    sieve[:2] = b"\x00\x00"
+    for i in range(2, int(n**0.5) + 1):
+        if sieve[i]:
+            sieve[i * i :: i] = bytearray(len(sieve[i * i :: i]))
+    return [i for i in range(3, n + 1) if sieve[i]]
+
+
+SMALL = _odd_primes_to(50_000)
+"""Every prime up to √(2**31) but 2: a number below 2**31 with no factor among them is prime."""
+
+
+def test_primes_are_told_from_composites() -> None:
+    """The Miller–Rabin test with its four bases against a sieve, and about 2**31."""
+    below = set(_odd_primes_to(100_000)) | {2}
+    assert [n for n in range(100_000) if chainarrays._is_prime(n)] == sorted(below)
+    for n in (2**31 - 1, 2_147_483_629, 2_147_483_587):  # the three largest primes below 2**31
+        assert chainarrays._is_prime(n)
+    for n in (2**31 - 3, 3 * 715_827_883, 46_349**2, 25_326_001):  # the last passes bases 2, 3 and 5
+        assert not chainarrays._is_prime(n)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(2**31 - 10**7, 2**31 - 1))
+def test_numbers_about_the_moduli_are_told_apart_as_trial_division_tells_them(n: int) -> None:
+    assert chainarrays._is_prime(n) == (n % 2 == 1 and all(n % p for p in SMALL))
+
+
+MODULI = chainarrays._moduli(2**4100, 1)
+"""The push's moduli for a bound past the largest below (by more than the faces leave out), each
+proved prime here by trial division."""
+
+
+def test_the_largest_moduli_are_primes() -> None:
+    assert len(MODULI) == len(set(MODULI)) > 100
+    assert MODULI == sorted(MODULI, reverse=True) and MODULI[0] == 2**31 - 1
+    for p in MODULI:
+        assert p < chainarrays.MODULUS_BELOW and all(p % q for q in SMALL)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 2**4000 - 1),
+    st.one_of(st.integers(1, 10**6), st.sampled_from([MODULI[0] * 6, MODULI[1] * MODULI[3], MODULI[0] ** 2])),
+)
+def test_the_moduli_just_pass_the_bound_and_leave_the_faces_out(bound: int, faces: int) -> None:
+    """The push's moduli multiply to more than every number it can meet (`bound`), the last of them
+    needed for that, and none divides the faces (whose inverse each must have)."""
+    moduli = chainarrays._moduli(bound, faces)
+    assert set(moduli) <= set(MODULI)
+    assert math.prod(moduli) > bound >= math.prod(moduli[:-1])
+    assert all(faces % p for p in moduli)
+    assert moduli == [p for p in MODULI if faces % p][: len(moduli)]  # the largest primes
+
+
+def test_the_push_in_residues_needs_many_moduli_and_may_reduce_every_addend(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Chimera's 8 dice with advantage: masses of several moduli' size, put together from their
+    residues (Garner's mixed radix over three moduli or more), the same as node by node; and the
+    same again with every addend reduced before it is summed (as where a sum might not fit int64)."""
+    used: list[int] = []
+    moduli = chainarrays._moduli
+
+    def counted(bound: int, faces: int) -> list[int]:
+        found = moduli(bound, faces)
+        used.append(len(found))
+        return found
+
+    monkeypatch.setattr(chainarrays, "_moduli", counted)
+
+    def ask() -> engine.Distribution:
+        return engine.load("chimera", limits=BIG).distribution("skill", dice=8, advantage=1, policy="always")
+
+    (nodes, by_node), (arrays, by_arrays) = both(ask)
+    assert arrays == nodes and by_arrays == by_node
+    assert used and min(used) >= 3
+    monkeypatch.setattr(chainarrays, "SUMS_BELOW", 0)
+    (_, _), (reduced, by_reduced) = both(ask)
+    assert reduced == nodes and by_reduced == by_node

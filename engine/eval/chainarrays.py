@@ -5,17 +5,20 @@ push as operations on arrays.
 numpy is installed (the `fast` extra). The rules are still `Packing`'s: a flight's landings, a
 state's pending step and its options (`Packing.field_moves`) are asked of one state of each kind
 met, and applied to every alike state at once as the difference of their fields (the acting
-step's own unused triggers, which a launch spends, cleared on the whole layer). What is restated here
-is the arithmetic of `markov.BestPlay` and `markov.pushed` — a chance node's weighted sum over
-one scale, a choice's first best option, the mass pushed down — on whole layers, in whole numbers
-(numpy's object arrays of Python ints: exact). `tests/test_chain_arrays.py` holds the results,
-the states counted and the work charged to the node-by-node solver on random procedures.
+step's own unused triggers, which a launch spends, cleared on the whole layer). What is restated
+here is the arithmetic of `markov.BestPlay` and `markov.pushed` — a chance node's weighted sum over
+one scale, a choice's first best option, the mass pushed down — on whole layers.
+`tests/test_chain_arrays.py` holds the results, the states counted and the work charged to the
+node-by-node solver on random procedures.
 
 A node's code here is its fields alone (`Packing.spread` divided out), so it fits numpy's 64 bits:
 a chain whose fields do not (`MAX_BITS`), a pool with a cap (whose pending step reads the dice
 used), one whose states cost work to unpack, and a chain that can return to a state are left to
-the node-by-node solver. Numbers here are exact: the arrays hold
-whole numbers, compared and summed as Python compares and sums them.
+the node-by-node solver. Numbers here are exact. Best play compares scores, so it keeps them as
+whole numbers in numpy's object arrays of Python ints (each sum and product made by Python). The
+push only adds and multiplies, and a bound on every mass is known before it starts: it is made in
+int64 arrays modulo primes below 2**31, once per prime, and each end's whole number is put together
+from its residues (`_residues`).
 """
 
 from __future__ import annotations
@@ -344,58 +347,148 @@ def _pushed(
     end: Callable[[int], Hashable],
 ) -> Dist:
     """`markov.pushed` on whole layers: the first rolls' mass pushed down the chain along best
-    play's (or the policy's) option, whole numbers over one scale (grown by powers of a flight's
-    total where a mass does not divide), gathered at the ends. Under `optimal` the node-by-node
-    solver charges a move again for each node best play scored that mass reaches: so here."""
+    play's (or the policy's) option and gathered at the ends, exact, in residues (`_residues`).
+    Under `optimal` the node-by-node solver charges a move again for each node best play scored
+    that mass reaches: so here."""
     faces = sum(solver.proc.weights)
-    weights = np.array(solver.proc.weights, dtype=object)
-    mass = np.zeros(chain.nodes, dtype=object)
     spread = solver.packing.spread
-    firsts = chain.firsts
-    mass[np.searchsorted(chain.fields[:firsts], [c // spread for c in starts.weights])] = list(
-        starts.weights.values()
-    )
-    scale = starts.total
+    at = np.searchsorted(chain.fields[: chain.firsts], [c // spread for c in starts.weights])
+    lands = np.array([w > 0 for w in solver.proc.weights])  # a kind no face shows takes no mass
+    reached = np.zeros(chain.nodes, bool)
+    reached[at] = True
     # charged again, as the node-by-node push charges them: every scored flight mass reaches,
     # and every scored choice mass reaches from a first roll or from a state above best play
     # (one it reaches from a flight or from another choice it passes over, to where that leads)
     again = np.zeros(chain.nodes, bool)
     again[: chain.firsts] = True
     again &= scored & (chain.kind == 2)
+    steps: list[tuple[Ints, Ints, Ints, Ints]] = []  # per layer: flights, their landings, states, their moves
+    flights = 0  # layers with a flight mass reaches: no path has more flights
     work = meter()
     for layer in layers:
         work.check_clock()
-        held = mass[layer]
-        live = held != 0
-        here, held = layer[live], held[live]
+        here = layer[reached[layer]]
         if not here.size:
             continue
         kind = chain.kind[here]
-        again[here[(kind == 1) & scored[here]]] = True
-        fl = kind == 1
-        if fl.any():
-            on, m = here[fl], held[fl]
-            share = m // faces
-            if (m - share * faces).any():
-                factor = faces**RESCALE
-                scale *= factor
-                mass *= factor
-                m = mass[on]
-                share = m // faces
-            np.add.at(mass, chain.landed[chain.row[on]].ravel(), (share[:, None] * weights).ravel())
-        st = kind == 2
-        if st.any():
-            on = here[st]
-            to = chosen[chain.row[on]]
-            np.add.at(mass, to, mass[on])
-            to = to[~scored[on]]
-            again[to[scored[to] & (chain.kind[to] == 2)]] = True
+        fl, st = here[kind == 1], here[kind == 2]
+        again[fl[scored[fl]]] = True
+        landed = chain.landed[chain.row[fl]]
+        if fl.size:
+            flights += 1
+            reached[landed[:, lands]] = True
+        to = chosen[chain.row[st]]
+        reached[to] = True
+        passed = to[~scored[st]]
+        again[passed[scored[passed] & (chain.kind[passed] == 2)]] = True
+        steps.append((fl, landed.ravel(), st, to))
     work.charge(2 * TRANSITION * int(again.sum()))
+    # The mass at node s is a probability P(s) = N(s) / (starts.total * faces**flights), N(s) a
+    # whole number no larger than the denominator: each flight on a path divides by faces once.
+    scale = starts.total * faces**flights
+    ends = chain.ends[reached[chain.ends]]
+    numbers = _residues(
+        solver.proc.weights, steps, at, list(starts.weights.values()), ends, flights, scale, chain.nodes
+    )
     out: dict[Hashable, int] = {}
-    last = chain.ends
-    for fields, m in zip(chain.fields[last].tolist(), mass[last].tolist()):
-        if m:
-            key = end(fields * spread)
-            out[key] = out.get(key, 0) + m
+    for fields, n in zip(chain.fields[ends].tolist(), numbers):
+        key = end(fields * spread)
+        out[key] = out.get(key, 0) + n
     common = math.gcd(scale, *out.values())
     return Dist({k: n // common for k, n in out.items()}, scale // common)
+
+
+MODULUS_BELOW = 1 << 31
+"""Primes below this are the push's moduli: a residue times a residue fits numpy's int64."""
+SUMS_BELOW = 1 << 63
+"""What a node's sum of unreduced addends must stay below (numpy's int64); where it might not, each
+addend is reduced first."""
+_PRIMES: list[int] = []
+"""The largest primes below `MODULUS_BELOW`, in descending order, as many as a push has asked for."""
+
+
+def _is_prime(n: int) -> bool:
+    """Miller–Rabin with the bases 2, 3, 5 and 7, which decide every n below 3,215,031,751."""
+    if n < 2 or n % 2 == 0:
+        return n == 2
+    d, r = n - 1, 0
+    while d % 2 == 0:
+        d, r = d // 2, r + 1
+    for a in (2, 3, 5, 7):
+        if a % n == 0:
+            continue
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(r - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def _moduli(bound: int, faces: int) -> list[int]:
+    """Primes below `MODULUS_BELOW`, none dividing `faces`, whose product exceeds `bound`."""
+    out: list[int] = []
+    product = 1
+    i = 0
+    while product <= bound:
+        if i == len(_PRIMES):
+            n = _PRIMES[-1] - 1 if _PRIMES else MODULUS_BELOW - 1
+            while not _is_prime(n):
+                n -= 1
+            _PRIMES.append(n)
+        p = _PRIMES[i]
+        i += 1
+        if faces % p:
+            out.append(p)
+            product *= p
+    return out
+
+
+def _residues(
+    weights: tuple[int, ...],
+    steps: list[tuple[Ints, Ints, Ints, Ints]],
+    at: Ints,
+    masses: list[int],
+    ends: Ints,
+    flights: int,
+    scale: int,
+    nodes: int,
+) -> list[int]:
+    """N at each of `ends` (see `_pushed`): the push made once per prime modulus in int64 arrays,
+    where a flight's division by faces is a product by its inverse, and the whole numbers put
+    together from their residues (Chinese remaindering, Garner's mixed radix). Exact, since each
+    N is at least 0 and at most `scale`, below the moduli's product; a push over Python's whole
+    numbers in object arrays would take each sum and product per element in Python."""
+    faces = sum(weights)
+    moduli = _moduli(scale, faces)
+    edges = sum(landed.size + to.size for _, landed, _, to in steps)
+    digits: list[Ints] = []
+    for p in moduli:
+        inv = pow(faces, -1, p)
+        w = np.array([x % p for x in weights], np.int64)
+        # a node's sum: its first mass and at most one addend per edge, each below (p - 1) * w
+        reduce = edges * (p - 1) * max(int(w.max()), 1) + p >= SUMS_BELOW
+        mass = np.zeros(nodes, np.int64)
+        mass[at] = [m % p for m in masses]
+        for fl, landed, st, to in steps:
+            if fl.size:
+                share = mass[fl] % p * inv % p
+                added = (share[:, None] * w).ravel()
+                if reduce:
+                    added %= p
+                np.add.at(mass, landed, added)
+            if st.size:
+                np.add.at(mass, to, mass[st] % p)
+        x = mass[ends] % p * pow(faces, flights, p) % p
+        for d, q in zip(digits, moduli):
+            x = (x - d) % p * pow(q, -1, p) % p
+        digits.append(x)
+    whole = np.zeros(ends.size, dtype=object)
+    for d, q in zip(reversed(digits), reversed(moduli)):
+        whole = whole * q + d.astype(object)
+    numbers: list[int] = whole.tolist()
+    return numbers

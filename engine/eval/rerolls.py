@@ -36,8 +36,9 @@ TRUNCATED = 2
 ONE = (1,)
 ARRAYS_FROM = 400
 """From how many first rolls a chain is solved whole with numpy (`chainarrays`) once numpy is
-imported: below it, numpy's cost per call outweighs what it saves (a pool of 8 d10 read in five
-kinds, 495 first rolls, is about even under `always`: docs/performance.md)."""
+imported: below it, numpy's cost per call outweighs what it saves (under `always`, a pool of 7 d10
+read in five kinds, 330 first rolls, is about even; one of 8, 495 first rolls, about a tenth
+faster with numpy)."""
 ARRAYS_IMPORTING_FROM = 1500
 """From how many first rolls numpy is imported to solve a chain whole: its import (about 60 ms
 and 14 MB on the machine measured) pays off from about 12 such d10 (1,820 first rolls) on."""
