@@ -332,3 +332,34 @@ def test_the_push_in_residues_needs_many_moduli_and_may_reduce_every_addend(
     monkeypatch.setattr(chainarrays, "SUMS_BELOW", 0)
     (_, _), (reduced, by_reduced) = both(ask)
     assert reduced == nodes and by_reduced == by_node
+
+
+def test_threads_that_find_more_moduli_at_once_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Requests solved in threads (the server's) may ask for more primes at the same moment: each
+    gets the same moduli, and the primes kept hold none twice. Each primality test yields to the
+    other threads, so they interleave."""
+    import threading
+    import time
+
+    monkeypatch.setattr(chainarrays, "_PRIMES", ())
+    is_prime = chainarrays._is_prime
+
+    def slow(n: int) -> bool:
+        time.sleep(0)
+        return is_prime(n)
+
+    monkeypatch.setattr(chainarrays, "_is_prime", slow)
+    start = threading.Barrier(4)
+    found: list[list[int]] = []
+
+    def ask() -> None:
+        start.wait()
+        found.append(chainarrays._moduli(2**400, 1))
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(found) == 4 and all(f == MODULI[: len(f)] for f in found)
+    assert list(chainarrays._PRIMES) == MODULI[: len(chainarrays._PRIMES)]

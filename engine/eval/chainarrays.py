@@ -403,8 +403,9 @@ MODULUS_BELOW = 1 << 31
 SUMS_BELOW = 1 << 63
 """What a node's sum of unreduced addends must stay below (numpy's int64); where it might not, each
 addend is reduced first."""
-_PRIMES: list[int] = []
-"""The largest primes below `MODULUS_BELOW`, in descending order, as many as a push has asked for."""
+_PRIMES: tuple[int, ...] = ()
+"""The largest primes below `MODULUS_BELOW`, in descending order, as many as a push has asked for
+(replaced, never changed in place: threads that extend it at once make the same tuple)."""
 
 
 def _is_prime(n: int) -> bool:
@@ -431,20 +432,24 @@ def _is_prime(n: int) -> bool:
 
 def _moduli(bound: int, faces: int) -> list[int]:
     """Primes below `MODULUS_BELOW`, none dividing `faces`, whose product exceeds `bound`."""
+    global _PRIMES
+    primes = list(_PRIMES)
     out: list[int] = []
     product = 1
     i = 0
     while product <= bound:
-        if i == len(_PRIMES):
-            n = _PRIMES[-1] - 1 if _PRIMES else MODULUS_BELOW - 1
+        if i == len(primes):
+            n = primes[-1] - 1 if primes else MODULUS_BELOW - 1
             while not _is_prime(n):
                 n -= 1
-            _PRIMES.append(n)
-        p = _PRIMES[i]
+            primes.append(n)
+        p = primes[i]
         i += 1
         if faces % p:
             out.append(p)
             product *= p
+    if len(primes) > len(_PRIMES):
+        _PRIMES = tuple(primes)
     return out
 
 
@@ -467,7 +472,9 @@ def _residues(
     moduli = _moduli(scale, faces)
     edges = sum(landed.size + to.size for _, landed, _, to in steps)
     digits: list[Ints] = []
+    work = meter()
     for p in moduli:
+        work.check_clock()  # a pass over the layers per prime: the deadline is looked at between them
         inv = pow(faces, -1, p)
         w = np.array([x % p for x in weights], np.int64)
         # a node's sum: its first mass and at most one addend per edge, each below (p - 1) * w
