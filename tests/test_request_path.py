@@ -4,6 +4,7 @@ a binding and its diagnostics as the long way words them, a die's table as count
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -52,6 +53,19 @@ def test_anything_else_goes_to_the_constructor(n: Any, d: Any) -> None:
 def test_a_zero_denominator_is_the_constructors_error() -> None:
     with pytest.raises(ZeroDivisionError):
         ratio(1, 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.integers(0, 5), st.integers(0, 10**30), min_size=1), st.integers(1, 10**6))
+def test_weights_over_a_scale_are_put_in_lowest_form(weights: dict[int, int], scale: int) -> None:
+    """`Dist.lowest`: the same probabilities, over the least total that holds them all whole."""
+    total = sum(weights.values()) * scale or 1
+    made = Dist.lowest({k: w * scale for k, w in weights.items()}, total)
+    assert made.fractions() == {k: Fraction(w * scale, total) for k, w in weights.items()}
+    least = 1
+    for p in made.fractions().values():
+        least = least * p.denominator // math.gcd(least, p.denominator)
+    assert made.total == least
 
 
 def test_a_distributions_answers_are_fractions_in_lowest_terms() -> None:

@@ -394,8 +394,7 @@ def _pushed(
     for fields, n in zip(chain.fields[ends].tolist(), numbers):
         key = end(fields * spread)
         out[key] = out.get(key, 0) + n
-    common = math.gcd(scale, *out.values())
-    return Dist({k: n // common for k, n in out.items()}, scale // common)
+    return Dist.lowest(out, scale)
 
 
 MODULUS_BELOW = 1 << 31

@@ -66,6 +66,14 @@ class Dist:
         return Dist(weights, sum(weights.values()))
 
     @staticmethod
+    def lowest(weights: dict[Any, int], total: int) -> Dist:
+        """Whole-number weights over `total`, all divided by their greatest common divisor with
+        it: the form a solver that pushes mass over a growing scale hands back (equal
+        distributions are then equal weights and totals)."""
+        common = math.gcd(total, *weights.values())
+        return Dist({k: n // common for k, n in weights.items()}, total // common)
+
+    @staticmethod
     def from_fractions(probabilities: Mapping[Any, Fraction]) -> Dist:
         """Exact probabilities over their least common denominator."""
         den = 1

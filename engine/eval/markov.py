@@ -154,11 +154,7 @@ def pushed(
         get = mass.get
         for t, w in zip(targets, weights):
             mass[t] = get(t, 0) + share * w
-    common = 0
-    for n in ends.values():
-        common = math.gcd(common, n)
-    common = math.gcd(common, scale)
-    return Dist({k: n // common for k, n in ends.items()}, scale // common)
+    return Dist.lowest(ends, scale)
 
 
 def _solve(starts: Dist, edges: dict[Any, Edges | None], end: Callable[[Any], Hashable]) -> Dist:
