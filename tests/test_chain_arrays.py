@@ -203,6 +203,17 @@ def test_a_chain_that_loops_is_handed_on_with_its_work_taken_back() -> None:
     assert arrays == nodes == "RC505" and by_arrays == by_node
 
 
+def test_work_taken_back_is_what_was_charged_since_and_never_more() -> None:
+    work = Work(100)
+    work.charge(5)
+    since = work.used
+    work.charge(7)
+    work.take_back(since)
+    assert work.used == 5 and work.left == 95
+    work.take_back(50)  # a count past what was charged gives nothing back, and charges nothing
+    assert work.used == 5
+
+
 def test_what_the_arrays_cannot_hold_goes_node_by_node() -> None:
     """A cap (the pending step reads the dice used) is left to the node-by-node solver; an
     objective of one part or several, under any policy, is held (best play compares the parts in

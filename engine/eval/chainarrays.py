@@ -125,7 +125,7 @@ def solve(solver: RerollSolver, starts: Dist, end: Callable[[int], Hashable]) ->
     chain = _listed(solver, starts)
     layers = _layers(chain)
     if layers is None:
-        work.used = charged
+        work.take_back(charged)
         return None
     if solver.policy == "optimal":
         chosen, scored = _best(solver, chain, layers)

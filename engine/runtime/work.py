@@ -62,6 +62,11 @@ class Work:
         if self.until is not None and time.monotonic() > self.until:
             raise self._late()
 
+    def take_back(self, since: int) -> None:
+        """Forget the units charged since `used` was `since`: work one solver gave up on, which
+        the solver that takes over charges again (each unit of the request is counted once)."""
+        self.used = min(self.used, since)
+
     @property
     def left(self) -> int:
         return max(0, self.limit - self.used)
