@@ -67,6 +67,18 @@ class Work:
         the solver that takes over charges again (each unit of the request is counted once)."""
         self.used = min(self.used, since)
 
+    def share(self, most: int) -> Work:
+        """A budget of its own for one part of this request: at most `most` units and no more
+        than are `left` here, with this deadline. What it charges is checked against it alone;
+        `count` then adds it here."""
+        return Work(min(most, self.left), self.seconds, until=self.until)
+
+    def count(self, share: Work) -> None:
+        """Add what `share` (`share()`) used, without a check: the share was checked as it ran
+        and stops at most one charge past its own limit, so this budget is at most that far over
+        (`left` is then 0, which the caller tests before it starts another part)."""
+        self.used += share.used
+
     @property
     def left(self) -> int:
         return max(0, self.limit - self.used)

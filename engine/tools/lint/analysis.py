@@ -213,8 +213,7 @@ class Analysis:
         # one evaluation may use what one request may, and no more than the check and the
         # analysis have left
         check_left = max(0, self.budget.per_check - run.work)
-        limit = min(self.limits.max_work, check_left, self.work.left)
-        share = Work(limit, self.budget.deadline, until=self.work.until)
+        share = self.work.share(min(self.limits.max_work, check_left))
         try:
             weights, total, truncated = exact_distribution(
                 target, bound, self.ctx._replace(policy=policy, work=share)
@@ -229,7 +228,7 @@ class Analysis:
             return False
         finally:
             run.work += share.used
-            self.work.used += share.used  # counted, not checked: the loop stops once it is spent
+            self.work.count(share)  # the loop stops once nothing is left
         run.produced |= {str(o) for o, w in weights.items() if w and isinstance(o, Symbol)}
         gap_weight = weights.get(GAP, 0)
         if gap_weight:
