@@ -84,6 +84,14 @@ class Ruleset:
         keep_die_tables(model.checks.values(), self.caches.tables)  # a first request finds them
         self._recent: dict[Any, tuple[Recent, ...]] = self.caches.bindings.recent
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        """New `limits` (a server's worker sets each job's deadline) forget the rollers `roll`
+        finds by their arguments (`_remember`): each was proven under the limits before, and a
+        roll under the new ones is proven again (`sample._decide`)."""
+        if name == "limits" and "_recent" in self.__dict__:
+            self._recent.clear()
+        object.__setattr__(self, name, value)
+
     def __reduce__(self) -> tuple[Any, ...]:
         """A ruleset pickles as what it was made from and is compiled again where it is
         unpickled, with empty caches of its own: a file's text (compiled once per process, as
@@ -178,17 +186,19 @@ class Ruleset:
             recent = self._recent.get(check)
             if recent is not None:
                 given, was_policy, was_traced, only, roller = recent[0]  # the newest
-                if inputs == given and trace is was_traced and policy is was_policy:
-                    # equal to `int`s and `str`s: of those types too? (`True == 1`)
+                if trace is was_traced and policy is was_policy:
+                    # the types first (`int` and `str` alone, so `True` never finds `1`'s roller),
+                    # then equality, which then never runs a caller's own `__eq__`
                     if only is not None:  # one input: its type alone, without a loop
-                        if type(inputs[only]) in PLAIN:
+                        if type(inputs.get(only)) in PLAIN and inputs == given:
                             return roller(rng)
                     else:
                         for value in inputs.values():
                             if type(value) not in PLAIN:
                                 break
                         else:
-                            return roller(rng)
+                            if inputs == given:
+                                return roller(rng)
                 found = self._recalled(check, recent, inputs, policy, trace)
                 if found is not None:
                     return found(rng)
@@ -271,7 +281,8 @@ class Ruleset:
         `roll(check, rng, policy=policy, trace=trace, **inputs)` gives (the same dice, outcome,
         values and trace from the same seed), with the arguments checked, the inputs bound and
         what every roll with them shares worked out once, here (so their errors are raised
-        here). For a bot or a table that rolls the same check again and again."""
+        here), under the ruleset's `limits` as they are now. For a bot or a table that rolls
+        the same check again and again."""
         _check_call("Ruleset.roller", check, policy)
         if trace is not True and trace is not False:
             arg.of_type("Ruleset.roller", "trace", trace, bool)

@@ -130,6 +130,67 @@ def test_an_equal_policy_that_is_another_string_finds_the_roller() -> None:
     assert a == b and a.trace == b.trace and a.policy == "always"
 
 
+class _Unequal:
+    """An input whose `==` raises: never compared with a remembered input (it is refused by
+    type first, as on a fresh ruleset)."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("compared")
+
+    __hash__ = object.__hash__
+
+
+def test_an_input_whose_equality_raises_is_refused_as_before() -> None:
+    np = pytest.importorskip("numpy")
+    for value in (_Unequal(), np.array([55, 56])):
+        warm, fresh = engine.load("chill"), engine.load("chill")
+        _warm(warm, target=55)
+        got = [_outcome(partial(rs.roll, "specific", random.Random(1), target=value)) for rs in (warm, fresh)]
+        assert got[0] == got[1] and got[0][0] == "InputError", got
+        _warm(warm, target=55, tokens=0)  # two inputs: the loop over their types comes first too
+        two = [
+            partial(rs.roll, "specific", random.Random(1), target=55, tokens=value) for rs in (warm, fresh)
+        ]
+        assert _outcome(two[0]) == _outcome(two[1])
+
+
+def test_new_limits_hold_for_a_remembered_roll() -> None:
+    """A ruleset given new `limits` (as a server's worker does per job) proves its rolls again
+    under them: a budget too small for the check is refused on every path, as on a fresh
+    ruleset with those limits, and a budget that admits it again gets rollers of its own."""
+    chill = engine.load("chill")
+    _warm(chill, target=55)
+    old = chill.roller("specific", target=55)
+    chill.limits = Limits(max_work=1)  # the check charges 2 units
+    tight = engine.load("chill", limits=Limits(max_work=1))
+    for call in (
+        lambda rs: rs.roll("specific", random.Random(1), target=55),
+        lambda rs: rs.roll("specific", _Sub(1), target=55),
+        lambda rs: rs.roll("specific", random.Random(1), trace=False, target=55),
+    ):
+        assert _outcome(partial(call, chill))[0] == "LimitError"
+        assert _outcome(partial(call, chill)) == _outcome(partial(call, tight))
+    with working(Work(10**6)):
+        assert _outcome(lambda: chill.roll("specific", random.Random(1), target=55))[0] == "LimitError"
+    chill.limits = Limits(max_work=10)
+    again = chill.roll("specific", random.Random(2), target=55)
+    assert again == engine.load("chill").roll("specific", random.Random(2), target=55)
+    new = chill.roller("specific", target=55)
+    assert new is not old and new(random.Random(3)) == old(random.Random(3))
+
+
+def test_a_policy_given_as_another_kind_of_str_comes_back_as_its_own_name() -> None:
+    odd = _Str("always")
+    for rs in (engine.load("chill"), engine.load("chill")):
+        results = [rs.roll("specific", random.Random(1), policy=odd, target=55) for _ in range(3)]
+        with working(Work(10**6)):
+            results.append(rs.roll("specific", random.Random(1), policy="always", target=55))
+        results.append(rs.roll("specific", random.Random(1), target=55))
+        assert [type(r.policy) for r in results] == [str] * 5
+        assert all(r.policy == "always" for r in results)
+        assert rs.roller("specific", policy=odd, target=55)(random.Random(1)).policy.__class__ is str
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.tuples(st.integers(1, 6), st.booleans()), min_size=1, max_size=60), st.integers(0, 2**32))
 def test_recent_rolls_are_the_rolls_a_fresh_ruleset_gives(calls: list[tuple[int, bool]], seed: int) -> None:

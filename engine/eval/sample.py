@@ -418,7 +418,9 @@ def sample(
         and type(ctx.rng) is random.Random
     ):
         return kept_roller(ready, ctx.policy, trace, ctx.caches, _as_given)(ctx.rng)
-    check_policy(ctx.policy)
+    named = check_policy(ctx.policy)
+    if named is not ctx.policy:
+        ctx = ctx._replace(policy=named)
     work = ctx.work
     if work is None:
         work = new_work(ctx.limits)
@@ -445,6 +447,11 @@ def _decide(ready: Ready, before: Before, limits: Limits) -> None:
     values known before the roll were worked out under a budget, in `before`)."""
     units = ready.check.roller_units
     if before.quick and unstoppable(units, limits.max_work):
+        if ready.unmetered is not limits and ready.unmetered is not None:
+            # proven again under other limits: the rollers made under the old ones meter a
+            # roll in a request by them, and a kept roll was worked out under them
+            ready.rollers.clear()
+            ready.kept.clear()
         ready.unmetered = limits
 
 
@@ -483,6 +490,7 @@ def kept_roller(
     """The roller of a binding whose rolls were proven unmeterable (`ready.unmetered` is the
     ruleset's limits) under `policy` (one of `POLICIES`), made once and kept by the binding: what
     `Ruleset.roller` returns and what `Ruleset.roll` calls once it has seen the same arguments."""
+    policy = POLICIES[POLICIES.index(policy)]  # its own name: an equal `str` of another kind finds it
     key = (policy, traced, source)
     found = ready.rollers.get(key)
     if found is None:
@@ -504,7 +512,6 @@ def _kept_roller(
     assert before is not None and before.draw is not None and limits is not None
     draw, got = before.draw, ready.kept.get  # `kept` is emptied in place, never replaced
     at = _variant(before, policy, traced)
-    named = POLICIES[POLICIES.index(policy)]  # an equal `str` of another kind: the policy's own name
     exact = random.Random
 
     def roll(rng: random.Random | None = None) -> Result:
@@ -515,7 +522,7 @@ def _kept_roller(
         kept = got(index + at)
         if kept is None:
             try:
-                kept = _keep(ready, before, index, at, named, traced)
+                kept = _keep(ready, before, index, at, policy, traced)
             except LimitError as exc:  # a number past the digits a ruleset may compute
                 raise placed(exc, check.span) from None
         attributes, values, rolled, drawn = kept

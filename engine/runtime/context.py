@@ -52,7 +52,10 @@ def metered(limits: Limits) -> Iterator[Work]:
         yield work
 
 
-def check_policy(policy: str) -> None:
+def check_policy(policy: str) -> str:
+    """The policy's own name (one of `POLICIES`, whatever kind of `str` was given, so a result
+    carries the same name on every path), or an `InputError` RC408."""
     if policy not in POLICIES:
         hint = did_you_mean(str(policy), POLICIES) or f"policies: {', '.join(POLICIES)}"
         raise InputError([Diagnostic("RC408", f"unknown policy {policy!r}"[:80], None, hint)])
+    return POLICIES[POLICIES.index(policy)]
