@@ -331,6 +331,61 @@ def test_exploding_pool_without_a_cap_is_solved_to_its_tail() -> None:
     assert err.value.diagnostics[0].code == "RC503"
 
 
+CUT = """
+rulecraft: 1
+name: cut
+checks:
+  c:
+    roll:
+      d:
+        pool: 2
+        die: 6
+        cap: 1
+        triggers:
+          - {name: sixes, on: face == 6, may: reroll, per_die: 2}
+          - {name: ones, on: face == 1, must: reroll}
+    outcomes: [a, b]
+    outcome: "'b' if count(d, 1) == 0 else 'a'"
+"""
+
+
+def test_a_grant_the_cap_cuts_short_stops_the_procedure_only_when_its_dice_reach_the_cap() -> None:
+    """docs/language.md, the procedure: "2. If the pool has a `cap` and that many dice have been
+    rerolled or added, stop." and "4. ... The step grants `per_die` × that many rerolls ..., cut
+    to what the cap still allows." A 6 asks for 2 rerolls under `cap: 1`; declined, it rerolls
+    nothing, so the 1 beside it is still rerolled. (Until 2026-12-02 a cut grant ended the
+    procedure and counted as capped whatever it rolled: 95/108 and 11/27 under `never`.)
+
+    Under `never`, by the first roll: no 1 (25/36) is b; two 1s (1/36) reroll one of them (the
+    grant of 2 cut to 1) and the other stays, a; a 1 beside a 2-5 (8/36) or beside a declined 6
+    (2/36) is rerolled, b unless it shows 1 again (5/6). P(b) = 25/36 + 10/36 × 5/6 = 25/27.
+    Capped: the one die rerolled reaches the cap, and the procedure was cut short when that
+    die shows 1 or 6 (a step still waiting): (1 + 8 + 2)/36 × 2/6 = 11/108. `optimal` declines
+    too: rerolling a 6 spends the cap, so a 1 beside it would stay, and the new die could only
+    add a 1 (on a tie, the fewest dice). Under `always` the 6 rerolls itself and the cap is
+    reached, as before."""
+    rs = engine.load_source(SourceFile("cut.yaml", CUT))
+    for policy in ("never", "optimal"):
+        d = rs.distribution("c", policy=policy)
+        assert d.probability("b") == Fraction(25, 27) and d.capped == Fraction(11, 108), policy
+    r = rs.roll("c", forced={"d": [6, 1, 3]}, policy="never")
+    assert r.outcome == "b" and sorted(r.rolled["d"].items) == [3, 6]
+    assert [s.kind for s in r.trace if s.kind in ("choice", "reroll")] == ["choice", "reroll"]
+    always = rs.distribution("c", policy="always")
+    assert always.probability("b") == Fraction(181, 216)
+
+
+def test_a_cut_grant_counts_as_capped_only_when_a_step_is_still_waiting() -> None:
+    """docs/language.md: "two 6s under `cap: 1` add one die instead of two, and if that die is
+    not a 6 the procedure counts as ended by its rules." 2d6 exploding under `cap: 1`: one 6
+    (10/36) adds a die that is a 6 with 1/6; two 6s (1/36) add one die, a 6 with 1/6. Capped:
+    11/36 × 1/6 = 11/216 (2/27 while a cut grant counted whatever it rolled)."""
+    text = EXPLODE.replace("pool: 1", "pool: 2").replace("cap: 3", "cap: 1")
+    assert "pool: 2" in text and "cap: 1" in text
+    d = engine.load_source(SourceFile("two.yaml", text)).distribution("c")
+    assert d.capped == Fraction(11, 216)
+
+
 CYCLE = """
 rulecraft: 1
 name: cycle

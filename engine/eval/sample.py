@@ -851,7 +851,6 @@ class _Roller:
                     unused[d] ^= bit
                 grant, picked, count, nothing = proc.take(faces, unused, t, triggering, used, self.policy)
                 decision = _DECIDED["rule" if step.must else self.policy]
-                cut = cap is not None and step.per_die * len(triggering) > cap - used
             else:
                 hist = proc.counted(first, added, rerolled) if keeps else ()
                 state = proc.state_of(faces, unused, used, hist)
@@ -860,15 +859,12 @@ class _Roller:
                     unused[d] ^= bit
                 grant, (remove, count) = proc.grant(state, t), option
                 nothing = step.action != "add" and not any(proc.eligible(state, t))
-                cut = cap is not None and proc.used_after(state, t, 0) > cap
                 if count and step.action != "add":
                     picked = proc.pick(faces, unused, remove, triggering if step.self_target else None)
             acted = TriggerStep(
                 step.name, step.action, step.must, step.pick, tuple([faces[d] for d in triggering]), grant
             )
             if count == 0:
-                if cut:
-                    used = cap + 1  # type: ignore[operator]
                 if decision.by == "optimal":
                     decision = Decision(
                         decision.by, False, decision.objective, decision.reached, None, nothing
@@ -879,7 +875,7 @@ class _Roller:
                     _new(Step, ("choice", r.name, now, "", None, (), (), (), "", acted, decision, None))
                 )
                 continue
-            used = (cap + 1 if cut else used + count) if cap is not None else used + count
+            used += count  # the cap is reached only by dice rerolled or added (`Procedure.used_after`)
             if used > self.ctx.limits.max_rerolls:
                 raise LimitError(
                     [

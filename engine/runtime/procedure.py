@@ -185,19 +185,14 @@ class Procedure:
         unused, used = state[1], state[2]
         if self.cap is None:
             return False
-        return used > self.cap or (
-            used >= self.cap and any(step.active and any(unused[t]) for t, step in enumerate(self.steps))
-        )
+        return used >= self.cap and any(step.active and any(unused[t]) for t, step in enumerate(self.steps))
 
     def used_after(self, state: State, t: int, rolled: int) -> int:
-        """Dice used once `rolled` more are rerolled or added at trigger `t`; past the cap
-        (one more than it) when the cap cut this step's grant short."""
-        unused, used = state[1], state[2]
-        if self.cap is None:
-            return 0
-        if self.steps[t].per_die * sum(unused[t]) > self.cap - used:
-            return self.cap + 1
-        return used + rolled
+        """Dice used once `rolled` more are rerolled or added at trigger `t` (0 without a cap, so
+        states alike but for it are one). A grant the cap cut short ends the procedure only
+        when its dice reach the cap: dice declined or not there leave the rest of it to the
+        steps after ("that many dice have been rerolled or added, stop")."""
+        return 0 if self.cap is None else state[2] + rolled
 
     def eligible(self, state: State, t: int) -> tuple[int, ...]:
         counts, unused = state[0], state[1]
