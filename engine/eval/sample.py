@@ -490,7 +490,7 @@ def kept_roller(
     """The roller of a binding whose rolls were proven unmeterable (`ready.unmetered` is the
     ruleset's limits) under `policy` (one of `POLICIES`), made once and kept by the binding: what
     `Ruleset.roller` returns and what `Ruleset.roll` calls once it has seen the same arguments."""
-    policy = POLICIES[POLICIES.index(policy)]  # its own name: an equal `str` of another kind finds it
+    policy = check_policy(policy)  # its own name: an equal `str` of another kind finds it
     key = (policy, traced, source)
     found = ready.rollers.get(key)
     if found is None:
