@@ -156,3 +156,28 @@ def _tuple(obj: str, names: list[str]) -> str:
 def _set_all(obj: Any, names: tuple[str, ...], state: list[Any]) -> None:
     for name, value in zip(names, state):
         object.__setattr__(obj, name, value)
+
+
+class FrozenDict(dict[Any, Any]):
+    """A `dict` whose changing methods raise `TypeError`: what a frozen record's mappings are
+    (a `Result`'s values, inputs, dice), so a record is immutable all the way down and may be
+    shared, not copied, by everyone who gets it. It is a `dict` in everything else (equal to
+    one, printed as one, written as JSON as one); `copy()` and `dict(...)` give a plain one to
+    change."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"this {type(self).__name__} is read-only: change a copy, dict(...)")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled as its items, made again in one step (a `dict` subclass would be refilled
+        # key by key through the refused `__setitem__`)
+        return (type(self), (dict(self),))
+
+    @classmethod
+    def fromkeys(cls, keys: Any, value: Any = None) -> FrozenDict:
+        return cls(dict.fromkeys(keys, value))

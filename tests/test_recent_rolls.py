@@ -5,7 +5,7 @@
   after `55`, a `str` subclass, a policy or trace of another type) goes the way it went before
   and gives what a fresh ruleset gives, result or error.
 - The recent rollers hold only bindings the ruleset's cache holds, at most `RECENT` a check.
-- The results stay independent; a roll inside a running request's budget is still metered.
+- The results cannot be changed; a roll inside a running request's budget is still metered.
 - The drawers write out `Random._randbelow`: the same faces and the same generator state as
   `_randbelow` itself for any number of dice of any size.
 """
@@ -229,14 +229,17 @@ def test_the_recent_rollers_hold_only_what_the_cache_holds() -> None:
     assert not rs._recent
 
 
-def test_results_of_recent_rolls_share_no_dictionary() -> None:
+def test_results_of_recent_rolls_cannot_be_changed() -> None:
+    """A recent roll's result is the kept one itself (`kept_roller`), handed to every roll of
+    the same faces: a caller cannot change it, so no later roll is changed with it."""
     chill = engine.load("chill")
     _warm(chill, target=55)
     rng = random.Random(2)
     for traced in (False, True):
         first = chill.roll("specific", rng, trace=traced, target=55)
         for mapping in (first.values, first.inputs, first.rolled, first.drawn):
-            mapping.clear()  # type: ignore[attr-defined]
+            with pytest.raises(TypeError, match="read-only"):
+                mapping.clear()  # type: ignore[attr-defined]
         for _ in range(500):  # every pair of faces comes up
             result = chill.roll("specific", rng, trace=traced, target=55)
             assert len(result.values) == 8

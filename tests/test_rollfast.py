@@ -299,15 +299,19 @@ def test_a_kept_roll_is_the_roll_worked_out_again() -> None:
                         assert kept == again and kept.trace == again.trace
 
 
-def test_results_of_kept_rolls_share_no_dictionary() -> None:
-    """A caller may change the dictionaries of a `Result` it was given; the next roll of the same
-    faces is not changed with them."""
+def test_kept_rolls_cannot_be_changed_and_are_handed_out_whole() -> None:
+    """A kept roll is returned as it was kept, not copied (`kept_roller`): two rolls of the same
+    faces are the same `Result`, and a caller who tries to change one is refused, so the next
+    roll of those faces is as it was."""
     rng = random.Random(11)
     CHILL.roll("specific", rng, target=55)  # the binding's first roll: its rolls are kept from the next
     first = CHILL.roll("specific", rng, target=55)
     bound = CHILL.roller("specific", target=55, trace=False)
     for mapping in (first.values, first.inputs, first.rolled, first.drawn):
-        mapping.clear()  # type: ignore[union-attr]
+        with pytest.raises(TypeError, match="read-only"):
+            mapping.clear()  # type: ignore[attr-defined]
+    again = CHILL.roll("specific", forced=first.forced(), target=55)  # the slow way, worked out anew
+    same = 0
     for _ in range(500):  # every pair of faces comes up: the first one's among them
         for result in (CHILL.roll("specific", rng, target=55), bound(rng)):
             assert len(result.values) == 8 and result.inputs == {
@@ -316,6 +320,10 @@ def test_results_of_kept_rolls_share_no_dictionary() -> None:
                 "roller": "player",
             }
             assert list(result.rolled) == ["tens", "ones"] and list(result.drawn) == ["tens", "ones"]
+            if result.rolled == first.rolled and result.trace:
+                assert result is first and result == again and result.trace == again.trace
+                same += 1
+    assert same > 0
 
 
 _WIDE = """

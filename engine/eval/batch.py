@@ -157,7 +157,7 @@ def _rolled(check: Check, inputs: Mapping[str, Any], ctx: RunContext, times: int
     until = None if limits.deadline is None else time.monotonic() + limits.deadline
     outcomes = {s.name: 0 for s in check.outcomes.members}
     values: dict[str, dict[Any, int]] = {}
-    ready = Ready(check, dict(inputs))  # what the rolls share, worked out in the first one
+    ready = Ready(check, inputs)  # what the rolls share, worked out in the first one
     for _ in range(times):
         work = Work(limits.max_work, limits.deadline, until=until)
         work.check_clock()  # a roll's own budget reads the clock only after much work

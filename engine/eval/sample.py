@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
+from ..frozen import FrozenDict
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Symbol, faces_text
 from ..runtime.builtins import redraws_key
@@ -36,7 +37,7 @@ from ..runtime.rules import (
     with_dice,
 )
 from ..runtime.work import TRANSITION, current_work, enter, leave, meter, unstoppable, working
-from .trace import NEW, SET_FIELDS, Decision, Result, RuleRef, Step, TriggerStep, made
+from .trace import Decision, Result, RuleRef, Step, TriggerStep, made
 
 if TYPE_CHECKING:  # the exact evaluator is imported by the rolls that consult it (`_exact_for`)
     from .exact import Sequential
@@ -221,11 +222,6 @@ KEEP = 1024
 trace asked for (`_variant`): a check of two d10 keeps all of its 100 a roller, a check of more
 faces than this keeps the first ones it meets."""
 
-Kept = tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]
-"""One kept roll of plain dice: a `Result`'s attributes, its policy and its trace (or none)
-too, then the three of them a roll copies anew (`values`, `rolled`, `drawn`), at hand without
-looking them up."""
-
 
 class Ready:
     """A check with bound inputs, kept by the ruleset per inputs as given (`Ruleset.roll`), and
@@ -235,7 +231,7 @@ class Ready:
     A check of plain dice is a pure function of its bound inputs and its faces, so once its
     rolls are proven unmeterable under the ruleset's limits (`unmetered`), each tuple of faces
     is worked out once under each policy and trace asked for and kept (`kept`, at most `room`):
-    a later roll draws its dice from the RNG as before and copies what was kept. Only a binding
+    a later roll draws its dice from the RNG as before and returns what was kept. Only a binding
     the ruleset's cache holds keeps rolls: `weigh` weighs it again in the cache as it grows (at
     8, 16, 32, ... kept rolls), putting it back if the cache dropped it while a pre-bound
     roller still rolls it, so the cache's bound holds what is kept; one that no longer fits in
@@ -243,13 +239,14 @@ class Ready:
 
     __slots__ = ("check", "inputs", "before", "unmetered", "kept", "room", "grew", "weigh", "rollers")
 
-    def __init__(self, check: Check, inputs: dict[str, Any]) -> None:
+    def __init__(self, check: Check, inputs: Mapping[str, Any]) -> None:
         self.check = check
-        self.inputs = inputs
+        self.inputs = FrozenDict(inputs)
+        """The bound inputs, frozen once here: every result of this binding holds them."""
         self.before: Before | None = None
         self.unmetered: Limits | None = None
         """The limits under which a roll was proven unmeterable (see `sample`), else None."""
-        self.kept: dict[int, Kept] = {}
+        self.kept: dict[int, Result] = {}
         """The kept rolls, by the number that names their faces (`_drawer`) plus where their
         policy's and trace's rolls start (`_variant`)."""
         self.room = KEEP
@@ -427,7 +424,7 @@ def sample(
     token = enter(work) if current_work() is not work else None  # a scene's roll runs in its request
     try:
         if ready is None:
-            ready = Ready(check, dict(inputs))
+            ready = Ready(check, inputs)
         before = ready.before or ready.work_out()
         _decide(ready, before, ctx.limits)
         if before.quick and not ctx.forced:
@@ -465,8 +462,8 @@ def prepared(
 ) -> Callable[..., Result]:
     """A function of a random source that rolls `ready`'s check with its bound inputs under
     `policy` (checked by the caller): what rolls share is worked out now, under a fresh budget,
-    and whether they go unmetered decided now, so a roll of plain dice is its dice and a copy
-    of what was kept (`kept_roller`). `source` checks a random source that is not a
+    and whether they go unmetered decided now, so a roll of plain dice is its dice and what
+    was kept (`kept_roller`). `source` checks a random source that is not a
     `random.Random`."""
     if ready.before is None:
         try:
@@ -501,13 +498,12 @@ def kept_roller(
 def _kept_roller(
     ready: Ready, policy: str, traced: bool, caches: Caches, source: Callable[[Any], random.Random]
 ) -> Callable[..., Result]:
-    """A roll of plain dice as one Python frame: the faces drawn, this roller's own kept roll of
-    those faces (worked out now if it is not), copied into a new `Result`, whose attributes are
-    a copy of the kept ones with new dictionaries (as `trace.made` makes one; a copy of a
-    dictionary is quicker than a new one), so a caller who changes one result's dictionaries
-    changes no other. Each policy and trace keeps its own rolls, made with that policy and
-    that trace (or none), so a copy is all a roll sets (`_variant`). Inside a running request a
-    roll goes the metered way instead (`sample`)."""
+    """A roll of plain dice as one Python frame: the faces drawn, and this roller's own kept
+    roll of those faces (worked out now if it is not), returned as it was kept: a `Result` is
+    immutable throughout (`trace.made`), so every roll of the same faces may be the same one.
+    Each policy and trace keeps its own rolls, made with that policy and that trace (or none),
+    so finding the kept one is all a roll does (`_variant`). Inside a running request a roll
+    goes the metered way instead (`sample`)."""
     before, check, inputs, limits = ready.before, ready.check, ready.inputs, ready.unmetered
     assert before is not None and before.draw is not None and limits is not None
     draw, got = before.draw, ready.kept.get  # `kept` is emptied in place, never replaced
@@ -525,15 +521,7 @@ def _kept_roller(
                 kept = _keep(ready, before, index, at, policy, traced)
             except LimitError as exc:  # a number past the digits a ruleset may compute
                 raise placed(exc, check.span) from None
-        attributes, values, rolled, drawn = kept
-        fields = attributes.copy()
-        fields["values"] = values.copy()
-        fields["inputs"] = inputs.copy()
-        fields["rolled"] = rolled.copy()
-        fields["drawn"] = drawn.copy()
-        result: Result = NEW(Result)
-        SET_FIELDS(result, fields)
-        return result
+        return kept
 
     return roll
 
@@ -554,7 +542,7 @@ def _as_given(rng: Any) -> random.Random:
     return rng  # type: ignore[no-any-return]
 
 
-def _keep(ready: Ready, before: Before, index: int, at: int, policy: str, traced: bool) -> Kept:
+def _keep(ready: Ready, before: Before, index: int, at: int, policy: str, traced: bool) -> Result:
     """The roll of the faces `index` names worked out (the check's `program`, the same
     statements as its `roller`) under `policy`, with its trace when `traced` (else an empty
     one), and kept among the rolls of that policy and trace (starting at `at`, `_variant`) while
@@ -575,18 +563,7 @@ def _keep(ready: Ready, before: Before, index: int, at: int, policy: str, traced
         trace = before.steps + tuple(steps)
     rolled = dict(zip(names, dice))
     drawn = {name: (face,) for name, face in zip(names, dice)}
-    attributes = {
-        "check": ready.check.name,
-        "outcome": outcome,
-        "values": values,
-        "inputs": ready.inputs,
-        "rolled": rolled,
-        "trace": trace,
-        "auto": False,
-        "drawn": drawn,
-        "policy": policy,
-    }
-    kept = (attributes, values, rolled, drawn)
+    kept = made(ready.check.name, outcome, values, ready.inputs, rolled, trace, drawn, policy)
     at += index
     if ready.weigh is not None and (at in ready.kept or len(ready.kept) < ready.room):
         ready.kept[at] = kept
@@ -605,7 +582,7 @@ def _quick(
     from the same seed) and runs the statements of its `program`; steps only when traced."""
     outcome, rule, rolled, drawn, values = check.roller(before.env, rng._randbelow)  # type: ignore[misc, attr-defined]
     if not traced:
-        return made(check.name, outcome, values, dict(ready.inputs), rolled, (), drawn, policy)
+        return made(check.name, outcome, values, ready.inputs, rolled, (), drawn, policy)
     trace = [
         *before.steps,
         *[
@@ -614,7 +591,7 @@ def _quick(
         ],
         *_after(before, outcome, rule, values),
     ]
-    return made(check.name, outcome, values, dict(ready.inputs), rolled, tuple(trace), drawn, policy)
+    return made(check.name, outcome, values, ready.inputs, rolled, tuple(trace), drawn, policy)
 
 
 def _after(before: Before, outcome: Symbol, rule: int, values: Mapping[str, Any]) -> list[Step]:
@@ -668,9 +645,9 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
         values[name] = value
     drawn = {k: tuple(v) for k, v in source.drawn.items()}
     if not traced:
-        return Result(check.name, outcome, values, dict(inputs), rolled, (), False, drawn, ctx.policy)
+        return made(check.name, outcome, values, inputs, rolled, (), drawn, ctx.policy)
     trace += _after(before, outcome, rule, values)
-    return Result(check.name, outcome, values, dict(inputs), rolled, tuple(trace), False, drawn, ctx.policy)
+    return made(check.name, outcome, values, inputs, rolled, tuple(trace), drawn, ctx.policy)
 
 
 def _auto(
@@ -686,7 +663,7 @@ def _auto(
     for name, value in auto_outputs(check, env, outcome).items():
         values[name] = value
         trace.append(Step("output", name, value, texts[name].text))
-    return Result(check.name, outcome, values, dict(inputs), {}, tuple(trace), True, {}, policy)
+    return made(check.name, outcome, values, inputs, {}, tuple(trace), {}, policy, auto=True)
 
 
 def _rule_ref(rules: tuple[Rule, ...], index: int) -> RuleRef:

@@ -12,7 +12,7 @@ from dataclasses import field
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from ..frozen import frozen
+from ..frozen import FrozenDict, frozen
 from ..model.objective import MEAN_RANK
 from ..model.values import Symbol, faces_text, show, to_json
 from ..syntax.positions import Span
@@ -113,7 +113,9 @@ class Step(NamedTuple):
 
 @frozen
 class Result:
-    """The outcome of one roll, the named values, what was rolled, and the trace."""
+    """The outcome of one roll, the named values, what was rolled, and the trace. The engine's
+    results are immutable throughout (their mappings are `FrozenDict`s, `made`), so one result
+    may be handed to every caller whose roll it is (`sample.kept_roller`)."""
 
     check: str
     outcome: Symbol
@@ -153,22 +155,25 @@ def made(
     trace: tuple[Step, ...],
     drawn: Mapping[str, tuple[Any, ...]],
     policy: str,
+    auto: bool = False,
 ) -> Result:
-    """A `Result` (not auto), equal to `Result(...)`, made without the frozen dataclass's
-    field-by-field `__init__`: on a plain roll that `__init__` alone cost a fifth of the roll.
-    Its attributes are one new dictionary, set as the instance's `__dict__` in one step."""
+    """A `Result` equal to `Result(...)` with its mappings frozen (each a `FrozenDict`: a copy,
+    or the one given when it already is one), made without the frozen dataclass's field-by-field
+    `__init__`: on a plain roll that `__init__` alone cost a fifth of the roll. Its attributes
+    are one new dictionary, set as the instance's `__dict__` in one step. Every result the
+    engine returns is made here."""
     result: Result = NEW(Result)
     SET_FIELDS(
         result,
         {
             "check": check,
             "outcome": outcome,
-            "values": values,
-            "inputs": inputs,
-            "rolled": rolled,
+            "values": values if type(values) is FrozenDict else FrozenDict(values),
+            "inputs": inputs if type(inputs) is FrozenDict else FrozenDict(inputs),
+            "rolled": rolled if type(rolled) is FrozenDict else FrozenDict(rolled),
             "trace": trace,
-            "auto": False,
-            "drawn": drawn,
+            "auto": auto,
+            "drawn": drawn if type(drawn) is FrozenDict else FrozenDict(drawn),
             "policy": policy,
         },
     )

@@ -11,7 +11,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import field
 from typing import Any, TypeVar
 
-from ..frozen import frozen
+from ..frozen import FrozenDict, frozen
 
 V = TypeVar("V")
 
@@ -42,7 +42,7 @@ def approx_bytes(value: Any, cap: int = 200_000) -> int:
     entries (`SAMPLED`), the walk stopped after `cap` objects (the rest estimated from what was
     seen). Cheap next to the work that made a cached value: weighing every point of every kept
     distribution once took most of the time of a sweep of distributions."""
-    if type(value) is dict and len(value) <= FLAT:  # inputs, an environment: weighed at once
+    if (type(value) is dict or type(value) is FrozenDict) and len(value) <= FLAT:  # inputs, an env
         total = sys.getsizeof(value)
         for k, v in value.items():
             if type(k) not in _LEAVES:
