@@ -16,7 +16,7 @@ import os
 import random
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -64,8 +64,9 @@ def _exact_at_first_use(check: Check, env: dict[str, Any], ctx: RunContext) -> D
 exact_distribution: Callable[[Check, dict[str, Any], RunContext], Distribution] = _exact_at_first_use
 
 
-RECENT = 4
-"""How many recent argument sets of one check `Ruleset.roll` finds its roller by at once."""
+RECENT = 256
+"""How many argument sets of one check `Ruleset.roll` finds its roller by without binding them
+again (`_remember`); past that it forgets them all and starts again."""
 
 PLAIN = frozenset((int, str))
 """The types of the inputs `Ruleset.roll` remembers (`_remember`): two equal values of these
@@ -82,7 +83,7 @@ class Ruleset:
         self.limits = limits
         self.caches = Caches.within(limits.max_cache_bytes)
         keep_die_tables(model.checks.values(), self.caches.tables)  # a first request finds them
-        self._recent: dict[Any, tuple[Recent, ...]] = self.caches.bindings.recent
+        self._recent: dict[Any, Recalled] = self.caches.bindings.recent
 
     def __setattr__(self, name: str, value: Any) -> None:
         """New `limits` (a server's worker sets each job's deadline) forget the rollers `roll`
@@ -185,7 +186,7 @@ class Ruleset:
             # which checks the random source as `sample` would
             recent = self._recent.get(check)
             if recent is not None:
-                given, was_policy, was_traced, only, roller = recent[0]  # the newest
+                (given, was_policy, was_traced, only, roller), table = recent  # the newest first
                 if trace is was_traced and policy is was_policy:
                     # the types first (`int` and `str` alone, so `True` never finds `1`'s roller),
                     # then equality, which then never runs a caller's own `__eq__`
@@ -199,9 +200,18 @@ class Ruleset:
                         else:
                             if inputs == given:
                                 return roller(rng)
-                found = self._recalled(check, recent, inputs, policy, trace)
-                if found is not None:
-                    return found(rng)
+                # else one of its remembered rolls, found by its arguments (`_remember`), made
+                # the newest; the types looked at first here too, so no caller's own `__hash__`
+                # or `__eq__` runs, and the trace `True` or `False`, so `1` never finds `True`'s
+                if type(policy) is str and (trace is True or trace is False):
+                    for value in inputs.values():
+                        if type(value) not in PLAIN:
+                            break
+                    else:
+                        entry = table.get((policy, trace, *inputs.items()))
+                        if entry is not None:
+                            self._recent[check] = (entry, table)
+                            return entry[4](rng)
         if forced is not None or type(check) is not str or type(policy) is not str:
             _check_call("Ruleset.roll", check, policy, forced)
         if trace is not True and trace is not False:
@@ -230,27 +240,6 @@ class Ruleset:
         )
         return sample(c, ready.inputs, ctx, trace, ready)
 
-    def _recalled(
-        self, check: str, recent: tuple[Recent, ...], inputs: dict[str, Any], policy: Any, trace: Any
-    ) -> Callable[..., Result] | None:
-        """The roller of one of a check's recent rolls with these arguments (`_remember`), if
-        any, moved to the front: the inputs equal and all `int` or `str`, the policy an equal
-        `str`, the same trace."""
-        for value in inputs.values():
-            if type(value) not in PLAIN:
-                return None
-        for i, entry in enumerate(recent):
-            given, was_policy, was_traced, _, roller = entry
-            if (
-                inputs == given
-                and trace is was_traced
-                and (policy is was_policy or (type(policy) is str and policy == was_policy))
-            ):
-                if i:
-                    self._recent[check] = (entry, *recent[:i], *recent[i + 1 :])
-                return roller
-        return None
-
     def _remember(
         self,
         check: str,
@@ -263,14 +252,18 @@ class Ruleset:
     ) -> None:
         """Keep a proven roller for `roll` to find by its arguments as given, when their values
         are all `int` or `str` (two equal values of those are of one type, so `True` never
-        finds the roller of `1`, nor `55.0` that of `55`): the last `RECENT` of each check,
-        newest first, in the bindings cache's `recent`, which forgets them all when the cache
-        lets any binding go, so it holds no binding the cache does not."""
+        finds the roller of `1`, nor `55.0` that of `55`): the newest, which `roll` compares at
+        once, and up to `RECENT` of each check in a table by their arguments, in
+        the bindings cache's `recent`, which forgets them all when the cache lets any binding
+        go, so it holds no binding the cache does not."""
         if type(policy) is not str or not all(type(v) in PLAIN for v in inputs.values()):
             return
         recent = self._recent
         entry = (inputs, policy, traced, next(iter(inputs)) if len(inputs) == 1 else None, roller)
-        recent[check] = (entry, *[e for e in recent.get(check, ()) if e[4] is not roller][: RECENT - 1])
+        held = recent.get(check)
+        table = {} if held is None or len(held[1]) >= RECENT else held[1]  # full: start again
+        table[(policy, traced, *inputs.items())] = entry
+        recent[check] = (entry, table)
         if self.caches.bindings.lookup(key) is not ready:  # let go meanwhile: not kept
             recent.pop(check, None)
 
@@ -335,7 +328,7 @@ class Ruleset:
         if ready is None:
             ready = Ready(check, bind_inputs(check, inputs))
             cache.put(key, ready, approx_bytes(ready.inputs) * READY_WEIGHT)
-            ready.weigh = partial(cache.hold, key, ready)  # the rolls it keeps, weighed as they come
+            ready.weigh = partial(cache.grow, key, ready)  # the rolls it keeps, weighed as they come
         return ready
 
     def distribution(self, check: str, /, *, policy: str = "always", **inputs: Any) -> Distribution:
@@ -455,8 +448,11 @@ class Ruleset:
 
 
 Recent = tuple[dict[str, Any], str, bool, str | None, Callable[..., Result]]
-"""A recent roll's arguments as given (inputs, policy, trace), the name of its only input when
-it has one (whose type `roll` then checks without a loop), and the proven roller they found."""
+"""A remembered roll's arguments as given (inputs, policy, trace), the name of its only input
+when it has one (whose type `roll` then checks without a loop), and the proven roller they found."""
+
+Recalled = tuple[Recent, dict[Hashable, Recent]]
+"""A check's newest remembered roll, and all it remembers by `(policy, trace, *inputs.items())`."""
 
 
 def _check_call(where: str, check: Any, policy: Any, forced: Any = None) -> None:

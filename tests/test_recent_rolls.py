@@ -4,7 +4,8 @@
   roller; anything that is not the same arguments of the same types (`True` after `1`, `55.0`
   after `55`, a `str` subclass, a policy or trace of another type) goes the way it went before
   and gives what a fresh ruleset gives, result or error.
-- The recent rollers hold only bindings the ruleset's cache holds, at most `RECENT` a check.
+- The recent rollers hold only bindings the ruleset's cache holds, at most `RECENT` a check;
+  rolls with many argument sets in turn find their rollers without binding again.
 - The results cannot be changed; a roll inside a running request's budget is still metered.
 - The drawers write out `Random._randbelow`: the same faces and the same generator state as
   `_randbelow` itself for any number of dice of any size.
@@ -17,12 +18,14 @@ import sys
 from fractions import Fraction
 from functools import partial
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
+from engine import api
 from engine.api import RECENT
 from engine.eval import sample as sampling
 from engine.runtime.limits import Limits
@@ -44,6 +47,11 @@ def _warm(rs: engine.Ruleset, **inputs: Any) -> None:
         for _ in range(3):
             rs.roll("specific", rng, trace=traced, **inputs)
     assert "specific" in rs._recent
+
+
+def _entries(rs: engine.Ruleset) -> list[Any]:
+    """Every remembered roll of every check: the newest of each, and its table."""
+    return [entry for newest, table in rs._recent.values() for entry in (newest, *table.values())]
 
 
 def _outcome(call: Any) -> Any:
@@ -83,10 +91,9 @@ def test_arguments_of_other_types_go_the_way_they_went_before(
         ours = _outcome(partial(warm.roll, "specific", random.Random(3), trace=traced, **odd))
         theirs = _outcome(partial(fresh.roll, "specific", random.Random(3), trace=traced, **odd))
         assert ours == theirs
-    for entries in warm._recent.values():
-        for given_inputs, policy, traced, *_ in entries:
-            assert all(type(v) in (int, str) for v in given_inputs.values())
-            assert type(policy) is str and type(traced) is bool
+    for given_inputs, policy, traced, *_ in _entries(warm):
+        assert all(type(v) in (int, str) for v in given_inputs.values())
+        assert type(policy) is str and type(traced) is bool
 
 
 def test_a_bool_never_finds_the_roller_of_a_number() -> None:
@@ -122,10 +129,10 @@ def test_an_equal_policy_that_is_another_string_finds_the_roller() -> None:
     _warm(chill, target=55)
     built = "".join(["alw", "ays"])  # not the interned "always"
     assert built is not sys.intern("always")  # the point: equal, not the same object
-    before = chill._recent["specific"]
+    before = len(_entries(chill))
     a = chill.roll("specific", random.Random(5), policy=built, target=55)
-    assert len(chill._recent["specific"]) == len(before)  # found, not remembered anew
-    assert all(entry[1] is not built for entry in chill._recent["specific"])
+    assert len(_entries(chill)) == before  # found, not remembered anew
+    assert all(entry[1] is not built for entry in _entries(chill))
     b = engine.load("chill").roll("specific", random.Random(5), target=55)
     assert a == b and a.trace == b.trace and a.policy == "always"
 
@@ -192,38 +199,78 @@ def test_a_policy_given_as_another_kind_of_str_comes_back_as_its_own_name() -> N
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.tuples(st.integers(1, 6), st.booleans()), min_size=1, max_size=60), st.integers(0, 2**32))
-def test_recent_rolls_are_the_rolls_a_fresh_ruleset_gives(calls: list[tuple[int, bool]], seed: int) -> None:
-    """Any sequence of rolls with a few targets, traced or not (more than `RECENT` of them in
-    turn), from one RNG: the same results, traces and RNG state as on a ruleset that remembers
-    nothing (every roll there goes the way it went before: bound by its key)."""
+@given(
+    st.lists(st.tuples(st.integers(1, 6), st.booleans()), min_size=1, max_size=60),
+    st.integers(0, 2**32),
+    st.sampled_from([RECENT, 3]),
+)
+def test_recent_rolls_are_the_rolls_a_fresh_ruleset_gives(
+    calls: list[tuple[int, bool]], seed: int, bound: int
+) -> None:
+    """Any sequence of rolls with a few targets, traced or not, from one RNG: the same results,
+    traces and RNG state as on a ruleset that remembers nothing (every roll there goes the way
+    it went before: bound by its key). With a bound of 3 the twelve argument sets overflow the
+    table again and again, and it starts again each time."""
     warm, cold = engine.load("chill"), engine.load("chill")
     ours, theirs = random.Random(seed), random.Random(seed)
-    for target, traced in calls:
-        a = warm.roll("specific", ours, trace=traced, target=target * 10)
-        cold.caches.bindings.recent.clear()
-        b = cold.roll("specific", theirs, trace=traced, target=target * 10)
-        assert a == b and a.trace == b.trace
-        assert len(warm._recent.get("specific", ())) <= RECENT
+    with patch.object(api, "RECENT", bound):
+        for target, traced in calls:
+            a = warm.roll("specific", ours, trace=traced, target=target * 10)
+            cold.caches.bindings.recent.clear()
+            b = cold.roll("specific", theirs, trace=traced, target=target * 10)
+            assert a == b and a.trace == b.trace
+            for _, table in warm._recent.values():
+                assert len(table) <= bound
     assert ours.getstate() == theirs.getstate()
+
+
+def test_rolls_with_many_argument_sets_in_turn_find_their_rollers() -> None:
+    """A bot rolling one check against many targets in turn: once each set of arguments has
+    been rolled and proven, a roll with any of them goes straight to its roller, without
+    binding its inputs or looking its binding up again; a new target is bound as before."""
+    chill = engine.load("chill")
+    rng = random.Random(4)
+    targets = range(1, 41)
+    for _ in range(3):
+        for target in targets:
+            for traced in (True, False):
+                chill.roll("specific", rng, trace=traced, target=target)
+    looked: list[Any] = []
+    find = chill.caches.bindings.lookup
+
+    def counted(key: Any) -> Any:
+        looked.append(key)
+        return find(key)
+
+    chill.caches.bindings.lookup = counted
+    fresh, again = engine.load("chill"), random.Random(9)
+    ours = random.Random(9)
+    for target in reversed(targets):
+        for traced in (False, True):
+            a = chill.roll("specific", ours, trace=traced, target=target)
+            b = fresh.roll("specific", again, trace=traced, target=target)
+            assert a == b and a.trace == b.trace
+    assert looked == []
+    chill.roll("specific", ours, target=41)
+    assert looked  # a new target: bound and looked up as before
 
 
 def test_the_recent_rollers_hold_only_what_the_cache_holds() -> None:
     """When the cache lets bindings go (here: pushed out by others), it forgets every recent
     roller, so none keeps a binding the cache dropped; `clear` forgets them too."""
-    rs = engine.load("chill", limits=Limits(max_cache_bytes=12 * 2**20))  # bindings: about 600 kB
+    rs = engine.load("chill", limits=Limits(max_cache_bytes=2**20))  # bindings: about 150 kB
     rng = random.Random(8)
-    for target in range(1, 80):
+    for target in range(1, 80):  # kept rolls fill the bindings' room, new bindings push old ones out
         for _ in range(200):
             rs.roll("specific", rng, target=target, tokens=1)
         held = {id(v) for v in rs.caches.bindings._data.values()}
-        for entries in rs._recent.values():
-            assert len(entries) <= RECENT
-            for *_, roller in entries:
-                ready = roller.__closure__ and next(
-                    c.cell_contents for c in roller.__closure__ if type(c.cell_contents) is sampling.Ready
-                )
-                assert id(ready) in held
+        for _, table in rs._recent.values():
+            assert len(table) <= RECENT
+        for *_, roller in _entries(rs):
+            ready = roller.__closure__ and next(
+                c.cell_contents for c in roller.__closure__ if type(c.cell_contents) is sampling.Ready
+            )
+            assert id(ready) in held
     assert len(rs.caches.bindings) < 79  # some were let go
     rs.caches.bindings.clear()
     assert not rs._recent

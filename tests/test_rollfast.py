@@ -349,6 +349,7 @@ def test_the_rolls_a_binding_keeps_are_bounded_and_weighed() -> None:
     """A check of more face tuples than `KEEP` keeps at most `KEEP` of them; the ruleset's cache
     weighs them as they come (its bytes grow with them), so its byte bound holds them too."""
     from engine.eval.sample import KEEP
+    from engine.runtime.cache import GROW_SHARE
 
     wide = engine.load(_WIDE)
     rng = random.Random(5)
@@ -361,11 +362,16 @@ def test_the_rolls_a_binding_keeps_are_bounded_and_weighed() -> None:
     assert len(ready.kept) == KEEP  # 160,000 tuples of faces: the first KEEP met are kept
     assert wide.caches.bindings.bytes > start + KEEP * 200  # each kept roll weighed, about its size
     tight = engine.load(_WIDE, limits=Limits(max_cache_bytes=4 * 2**20))
+    cache = tight.caches.bindings
     for bonus in range(40):  # forty bindings of up to 1024 kept rolls each: more than 4 MB
         for _ in range(KEEP):
             tight.roll("four", rng, bonus=bonus)
-    assert tight.caches.bindings.bytes <= tight.caches.bindings.max_bytes
-    assert len(tight.caches.bindings) < 40
+        assert cache.bytes <= cache.max_bytes
+    # growing pushed no binding out: the later ones stopped keeping rolls instead
+    assert len(cache) == 40
+    readies = [tight._bind(tight.check("four"), {"bonus": bonus}) for bonus in range(40)]
+    assert len(readies[0].kept) > len(readies[-1].kept)  # the first kept more than the last
+    assert cache.bytes > cache.max_bytes * GROW_SHARE * 0.75  # the room was used
 
 
 def test_a_prebound_roller_is_still_metered_where_it_must_be() -> None:
@@ -409,35 +415,70 @@ def test_the_language_guide_shows_a_real_prebound_roll() -> None:
     assert f"[roll(rng).outcome.name for _ in range(3)]  # {shown}" in text
 
 
-def test_a_binding_too_big_for_the_cache_keeps_nothing_and_still_rolls() -> None:
-    """With room for a few kept Chill rolls only (5 % of 1 MB for all bindings), a binding that
-    outgrows the cache stops keeping rolls and drops the ones it kept; its rolls stay the same."""
+def test_a_binding_that_outgrows_its_room_keeps_what_was_weighed_and_still_rolls() -> None:
+    """With room for a few kept Chill rolls only (15 % of 1 MB for all bindings, three quarters
+    of it for kept rolls), a binding that outgrows it keeps the rolls it had when the cache last
+    weighed it and no more; its rolls stay the same, and the cache's bound holds."""
+    from engine.runtime.cache import GROW_SHARE
+
     small = engine.load("chill", limits=Limits(max_cache_bytes=2**20))
     ready = None
     ours, theirs = random.Random(4), random.Random(4)
     for _ in range(2000):
-        a = small.roll("specific", ours, target=55)
-        b = CHILL.roll("specific", theirs, target=55)
-        assert a == b and a.trace == b.trace
+        for traced in (True, False):
+            a = small.roll("specific", ours, target=55, trace=traced)
+            b = CHILL.roll("specific", theirs, target=55, trace=traced)
+            assert a == b and a.trace == b.trace
         ready = ready or small._bind(small.check("specific"), {"target": 55})
-    assert ready is not None and ready.room == 0 and not ready.kept
-    assert small.caches.bindings.bytes <= small.caches.bindings.max_bytes
+    cache = small.caches.bindings
+    assert ready is not None and 8 <= ready.room == ready.weighed == len(ready.kept) < 200
+    assert ready.room & (ready.room - 1) == 0  # weighed at 8, 16, 32, ... kept rolls
+    assert cache.get(("specific", ("target", 55), int)) is ready
+    assert cache.bytes <= cache.max_bytes * GROW_SHARE
+
+
+def test_growing_never_pushes_another_binding_out() -> None:
+    """A bot rolling against more targets in turn than the bindings' room keeps rolls for:
+    each binding keeps rolls until the room is used and then no more, and none is pushed out by
+    another's growth, so the rolls against every target find their rollers again (no binding is
+    made twice) and give what a fresh ruleset gives."""
+    from engine.runtime.cache import GROW_SHARE
+
+    rs = engine.load("chill", limits=Limits(max_cache_bytes=8 * 2**20))  # bindings: about 1.2 MB
+    made: list[Any] = []
+    put = rs.caches.bindings.put
+
+    def counted(key: Any, value: Any, size: int | None = None) -> None:
+        made.append(key)
+        put(key, value, size)
+
+    rs.caches.bindings.put = counted  # type: ignore[method-assign]
+    rng, fresh = random.Random(3), random.Random(3)
+    for _ in range(60):
+        for target in range(1, 31):
+            a = rs.roll("specific", rng, target=target)
+            b = CHILL.roll("specific", fresh, target=target)
+            assert a == b and a.trace == b.trace
+    assert sorted(key[1][1] for key in made) == list(range(1, 31))  # each bound once
+    kept = [len(rs._bind(rs.check("specific"), {"target": t}).kept) for t in range(1, 31)]
+    assert min(kept) >= 8 and max(kept) < 60  # each kept some rolls, and all ran out of room
+    assert rs.caches.bindings.bytes <= rs.caches.bindings.max_bytes * GROW_SHARE
 
 
 def test_a_prebound_rollers_binding_dropped_by_the_cache_is_put_back_as_it_grows() -> None:
-    """Other bindings push a roller's binding out of the cache; when its kept rolls grow, it is
-    weighed into the cache again (the cache's bound still holds), not kept outside it."""
-    rs = engine.load("chill", limits=Limits(max_cache_bytes=12 * 2**20))  # bindings: about 600 kB
+    """New bindings push a roller's binding out of the cache; when its kept rolls grow, it is
+    weighed into the cache again where there is room (the cache's bound still holds)."""
+    rs = engine.load("chill", limits=Limits(max_cache_bytes=12 * 2**20))  # bindings: about 1.8 MB
     bound = rs.roller("specific", target=55)
     rng = random.Random(8)
     bound(rng)
     key = ("specific", ("target", 55), int)
     ready = rs.caches.bindings.get(key)
     assert ready is not None
-    for target in range(1, 60):  # other bindings, each with rolls kept: the first is pushed out
-        for _ in range(300):
-            rs.roll("specific", rng, target=target, tokens=1)
+    for target in range(1, 2400):  # bindings with one roll each, more than the room for them
+        rs.roll("specific", rng, target=target % 120 + 1, tokens=target // 120)
     assert rs.caches.bindings.get(key) is None
+    rs.caches.bindings.clear()  # room again
     for _ in range(3000):
         bound(rng)
     assert rs.caches.bindings.get(key) is ready and len(ready.kept) == 100

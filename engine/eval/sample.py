@@ -234,10 +234,23 @@ class Ready:
     a later roll draws its dice from the RNG as before and returns what was kept. Only a binding
     the ruleset's cache holds keeps rolls: `weigh` weighs it again in the cache as it grows (at
     8, 16, 32, ... kept rolls), putting it back if the cache dropped it while a pre-bound
-    roller still rolls it, so the cache's bound holds what is kept; one that no longer fits in
-    the cache at all keeps none."""
+    roller still rolls it, so the cache's bound holds what is kept. Growing never pushes
+    another binding out (`BoundedCache.grow`): one that does not fit keeps the rolls it had
+    when last weighed and no more (its later rolls are worked out each time, as the same
+    results)."""
 
-    __slots__ = ("check", "inputs", "before", "unmetered", "kept", "room", "grew", "weigh", "rollers")
+    __slots__ = (
+        "check",
+        "inputs",
+        "before",
+        "unmetered",
+        "kept",
+        "room",
+        "grew",
+        "weighed",
+        "weigh",
+        "rollers",
+    )
 
     def __init__(self, check: Check, inputs: Mapping[str, Any]) -> None:
         self.check = check
@@ -251,8 +264,10 @@ class Ready:
         policy's and trace's rolls start (`_variant`)."""
         self.room = KEEP
         self.grew = 0
+        self.weighed = 0
+        """How many rolls were kept when the cache last weighed this."""
         self.weigh: Callable[[], bool] | None = None
-        """Weigh this in the cache that holds it; False when it does not fit (see `BoundedCache.hold`)."""
+        """Weigh this in the cache that holds it; False when it does not fit (`BoundedCache.grow`)."""
         self.rollers: dict[tuple[str, bool, Callable[[Any], random.Random]], Callable[..., Result]] = {}
         """Its rollers once proven unmeterable, by policy, trace and random source (`kept_roller`)."""
 
@@ -568,9 +583,13 @@ def _keep(ready: Ready, before: Before, index: int, at: int, policy: str, traced
     if ready.weigh is not None and (at in ready.kept or len(ready.kept) < ready.room):
         ready.kept[at] = kept
         ready.grew += 1
-        if ready.grew >= 8 and ready.grew & (ready.grew - 1) == 0 and not ready.weigh():
-            ready.kept.clear()  # too big for the cache: it keeps nothing more
-            ready.room = 0
+        if ready.grew >= 8 and ready.grew & (ready.grew - 1) == 0:
+            if ready.weigh():
+                ready.weighed = len(ready.kept)
+            else:  # no room: back to what the cache weighed, and no more
+                for unweighed in list(ready.kept)[ready.weighed :]:
+                    ready.kept.pop(unweighed, None)
+                ready.room = ready.weighed
     return kept
 
 

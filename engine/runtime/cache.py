@@ -28,6 +28,11 @@ SAMPLED = 16
 """A container with more entries than this is weighed from an even sample of about this many of
 them, scaled up: a distribution's hundred or thousand points cost as much to weigh as sixteen."""
 
+GROW_SHARE = 0.75
+"""The most of a cache's bytes a value that grows in place may fill (`BoundedCache.grow`): the
+rest is left for new entries, so that a full cache of growing values does not push out one of
+them for every new one."""
+
 _LEAVES = frozenset({int, str, float, bool, type(None), bytes})
 
 FLAT = 256
@@ -177,15 +182,25 @@ class BoundedCache:
                 old, _ = self._data.popitem(last=False)
                 self.bytes -= self._sizes.pop(old)
 
-    def hold(self, key: Hashable, value: Any) -> bool:
-        """Weigh `value`, which has grown, under `key` again — putting it back if the cache
-        dropped it meanwhile (it is in use) — and say whether the cache holds it now (False: it
-        no longer fits at all)."""
-        if self.get(key) is value:
-            self.reweigh(key)
-        else:
-            self.put(key, value)
-        return self.get(key) is value
+    def grow(self, key: Hashable, value: Any) -> bool:
+        """Weigh `value`, which has grown, under `key` again — putting it back if the cache let
+        it go meanwhile (it is in use) — only if the cache then holds at most `GROW_SHARE` of its
+        bytes, so that growing never pushes another entry out and leaves room for new ones;
+        False, changing nothing, when it does not fit so (or another value took its key). A
+        bot rolling against more targets than the cache holds would otherwise push bindings
+        out and make them again in turn, each push forgetting every recent roller."""
+        weight = approx_bytes(value)
+        with self._lock:
+            held = self._data.get(key)
+            if held is not value and (held is not None or len(self._data) >= self.max_entries):
+                return False
+            was = self._sizes[key] if held is value else 0
+            if self.bytes + weight - was > self.max_bytes * GROW_SHARE:
+                return False
+            self._data[key] = value
+            self._sizes[key] = weight
+            self.bytes += weight - was
+            return True
 
     def get_or_make(self, key: Hashable, make: Callable[[], V], weigh: Callable[[V], int] | None = None) -> V:
         """The cached value, or `make()` stored under `key` (two threads may both make it once);
@@ -208,14 +223,17 @@ class BoundedCache:
 
 
 _SHARES = {
-    "tables": (1024, 0.25),
-    "distributions": (1024, 0.25),
+    "tables": (1024, 0.2),
+    "distributions": (1024, 0.2),
     "evaluators": (64, 0.2),
-    "bindings": (4096, 0.05),
+    "bindings": (4096, 0.15),
     "environments": (8192, 0.15),
     "scenes": (8, 0.1),
 }
-"""Each part's most entries and its share of the bytes."""
+"""Each part's most entries and its share of the bytes. The bindings keep each check's rolls of
+plain dice (`sample.Ready`): about 240 kB (as weighed) for the 100 rolls of a percentile check
+of two d10 with eight values, traced and untraced, so their share keeps a bot's rolls of such a
+check against 120 different inputs in turn."""
 
 
 def _part(name: str) -> Any:
@@ -236,7 +254,7 @@ class Caches:
     """Die-by-die exact evaluators kept for the optimal policy's decisions while rolling, and a
     scene's optimal decisions."""
     bindings: BoundedCache = _part("bindings")
-    """Checked inputs, by check and the inputs as given."""
+    """Checked inputs, by check and the inputs as given, with the rolls they keep."""
     environments: BoundedCache = _part("environments")
     """What expressions see in a lasting state, by the parts of the state they read (scenes)."""
     scenes: BoundedCache = _part("scenes")
