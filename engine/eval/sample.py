@@ -233,11 +233,11 @@ class Ready:
     is worked out once under each policy and trace asked for and kept (`kept`, at most `room`):
     a later roll draws its dice from the RNG as before and returns what was kept. Only a binding
     the ruleset's cache holds keeps rolls: `weigh` weighs it again in the cache as it grows (at
-    8, 16, 32, ... kept rolls), putting it back if the cache dropped it while a pre-bound
-    roller still rolls it, so the cache's bound holds what is kept. Growing never pushes
-    another binding out (`BoundedCache.grow`): one that does not fit keeps the rolls it had
-    when last weighed and no more (its later rolls are worked out each time, as the same
-    results)."""
+    8, 16, 32, ... kept rolls), so the cache's bound holds what is kept, and puts it back if
+    the cache dropped it while a pre-bound roller still rolls it and it fits. Growing never
+    pushes another binding out (`BoundedCache.grow`): one that does not fit keeps the rolls it
+    had when last weighed and no more (its later rolls are worked out each time, as the same
+    results); if the cache had dropped it, those are held by its pre-bound roller alone."""
 
     __slots__ = (
         "check",
