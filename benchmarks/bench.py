@@ -743,6 +743,7 @@ def _rolling_rounds(rounds: int, n: int = 5000) -> dict[str, list[float]]:
     hand-written function (benchmarks/handwritten.py); and with the target changing every roll
     (`VARIED` in turn), `roll` with and without its trace and the hand-written function."""
     chill = engine.load("chill")
+    varied = engine.load("chill")  # a ruleset of its own: its bindings do not crowd the others'
     pre_bound = chill.roller("specific", target=55)
     pre_bound_untraced = chill.roller("specific", target=55, trace=False)
     ways: dict[str, Callable[[random.Random, int], Any]] = {
@@ -755,7 +756,6 @@ def _rolling_rounds(rounds: int, n: int = 5000) -> dict[str, list[float]]:
         "untraced varied": lambda rng, t: varied.roll("specific", rng, target=t, trace=False),
         "hand varied": lambda rng, t: handwritten.specific(rng, t),
     }
-    varied = engine.load("chill")  # a ruleset of its own: its bindings do not crowd the others'
     warm = random.Random(-1)
     for _ in range(WARM_VARIED):
         for t in VARIED:
