@@ -204,14 +204,20 @@ class Ruleset:
                 # the newest; the types looked at first here too, so no caller's own `__hash__`
                 # or `__eq__` runs, and the trace `True` or `False`, so `1` never finds `True`'s
                 if type(policy) is str and (trace is True or trace is False):
-                    for value in inputs.values():
-                        if type(value) not in PLAIN:
-                            break
+                    entry = None
+                    if only is not None and len(inputs) == 1:  # one input, as the newest's: no loop
+                        value = inputs.get(only, PLAIN)  # (no input is PLAIN)
+                        if type(value) in PLAIN:
+                            entry = table.get((policy, trace, only, value))
                     else:
-                        entry = table.get((policy, trace, *inputs.items()))
-                        if entry is not None:
-                            self._recent[check] = (entry, table)
-                            return entry[4](rng)
+                        for value in inputs.values():
+                            if type(value) not in PLAIN:
+                                break
+                        else:
+                            entry = table.get(_remembered(policy, trace, inputs))
+                    if entry is not None:
+                        self._recent[check] = (entry, table)
+                        return entry[4](rng)
         if forced is not None or type(check) is not str or type(policy) is not str:
             _check_call("Ruleset.roll", check, policy, forced)
         if trace is not True and trace is not False:
@@ -262,7 +268,7 @@ class Ruleset:
         entry = (inputs, policy, traced, next(iter(inputs)) if len(inputs) == 1 else None, roller)
         held = recent.get(check)
         table = {} if held is None or len(held[1]) >= RECENT else held[1]  # full: start again
-        table[(policy, traced, *inputs.items())] = entry
+        table[_remembered(policy, traced, inputs)] = entry
         recent[check] = (entry, table)
         if self.caches.bindings.lookup(key) is not ready:  # let go meanwhile: not kept
             recent.pop(check, None)
@@ -452,7 +458,16 @@ Recent = tuple[dict[str, Any], str, bool, str | None, Callable[..., Result]]
 when it has one (whose type `roll` then checks without a loop), and the proven roller they found."""
 
 Recalled = tuple[Recent, dict[Hashable, Recent]]
-"""A check's newest remembered roll, and all it remembers by `(policy, trace, *inputs.items())`."""
+"""A check's newest remembered roll, and all it remembers by their arguments (`_remembered`)."""
+
+
+def _remembered(policy: str, trace: bool, inputs: dict[str, Any]) -> tuple[Any, ...]:
+    """The key `Ruleset.roll` remembers a roll's arguments by: flat for one input, `(policy,
+    trace, name, value)`, which `roll` then builds without a loop, else `(policy, trace, *items)`.
+    The two never meet: an item is a tuple, a name a `str`."""
+    if len(inputs) == 1:
+        return (policy, trace, *inputs, *inputs.values())
+    return (policy, trace, *inputs.items())
 
 
 def _check_call(where: str, check: Any, policy: Any, forced: Any = None) -> None:

@@ -200,24 +200,28 @@ def test_a_policy_given_as_another_kind_of_str_comes_back_as_its_own_name() -> N
 
 @settings(max_examples=30, deadline=None)
 @given(
-    st.lists(st.tuples(st.integers(1, 6), st.booleans()), min_size=1, max_size=60),
+    st.lists(
+        st.tuples(st.integers(1, 6), st.booleans(), st.sampled_from([None, 0, 1])), min_size=1, max_size=60
+    ),
     st.integers(0, 2**32),
     st.sampled_from([RECENT, 3]),
 )
 def test_recent_rolls_are_the_rolls_a_fresh_ruleset_gives(
-    calls: list[tuple[int, bool]], seed: int, bound: int
+    calls: list[tuple[int, bool, int | None]], seed: int, bound: int
 ) -> None:
-    """Any sequence of rolls with a few targets, traced or not, from one RNG: the same results,
-    traces and RNG state as on a ruleset that remembers nothing (every roll there goes the way
-    it went before: bound by its key). With a bound of 3 the twelve argument sets overflow the
-    table again and again, and it starts again each time."""
+    """Any sequence of rolls with a few targets, with or without tokens (one input or two: the
+    two kinds of key, `_remembered`), traced or not, from one RNG: the same results, traces and
+    RNG state as on a ruleset that remembers nothing (every roll there goes the way it went
+    before: bound by its key). With a bound of 3 the 36 argument sets overflow the table again
+    and again, and it starts again each time."""
     warm, cold = engine.load("chill"), engine.load("chill")
     ours, theirs = random.Random(seed), random.Random(seed)
     with patch.object(api, "RECENT", bound):
-        for target, traced in calls:
-            a = warm.roll("specific", ours, trace=traced, target=target * 10)
+        for target, traced, tokens in calls:
+            inputs = {"target": target * 10} if tokens is None else {"target": target * 10, "tokens": tokens}
+            a = warm.roll("specific", ours, trace=traced, **inputs)
             cold.caches.bindings.recent.clear()
-            b = cold.roll("specific", theirs, trace=traced, target=target * 10)
+            b = cold.roll("specific", theirs, trace=traced, **inputs)
             assert a == b and a.trace == b.trace
             for _, table in warm._recent.values():
                 assert len(table) <= bound
@@ -231,10 +235,11 @@ def test_rolls_with_many_argument_sets_in_turn_find_their_rollers() -> None:
     chill = engine.load("chill")
     rng = random.Random(4)
     targets = range(1, 41)
+    calls = [{"target": t} for t in targets] + [{"target": t, "tokens": 1} for t in range(1, 11)]
     for _ in range(3):
-        for target in targets:
+        for inputs in calls:
             for traced in (True, False):
-                chill.roll("specific", rng, trace=traced, target=target)
+                chill.roll("specific", rng, trace=traced, **inputs)
     looked: list[Any] = []
     find = chill.caches.bindings.lookup
 
@@ -245,10 +250,10 @@ def test_rolls_with_many_argument_sets_in_turn_find_their_rollers() -> None:
     chill.caches.bindings.lookup = counted
     fresh, again = engine.load("chill"), random.Random(9)
     ours = random.Random(9)
-    for target in reversed(targets):
+    for inputs in reversed(calls):  # one input and two, in turn
         for traced in (False, True):
-            a = chill.roll("specific", ours, trace=traced, target=target)
-            b = fresh.roll("specific", again, trace=traced, target=target)
+            a = chill.roll("specific", ours, trace=traced, **inputs)
+            b = fresh.roll("specific", again, trace=traced, **inputs)
             assert a == b and a.trace == b.trace
     assert looked == []
     chill.roll("specific", ours, target=41)
