@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine.eval.trace import Result
+from engine.frozen import FrozenDict
 from engine.runtime.context import POLICIES
 from engine.runtime.work import Work, working
 
@@ -121,6 +122,26 @@ def test_a_result_from_a_kept_roll_is_a_whole_frozen_result() -> None:
         assert pickle.loads(pickle.dumps(result)) == result
         assert copy.deepcopy(result) == result
         assert dataclasses.replace(result, policy="never").policy == "never"
+
+
+def test_a_result_made_by_hand_freezes_its_mappings() -> None:
+    """`Result(...)` with plain dicts, as a caller or `dataclasses.replace` makes one, holds
+    `FrozenDict` copies, as the engine's results do: changing a mapping raises, and what the
+    caller passed stays the caller's to change."""
+    rolled = engine.load("chill").roll("specific", random.Random(3), target=55)
+    given = {f.name: getattr(rolled, f.name) for f in dataclasses.fields(Result)}
+    plain = {k: dict(v) if isinstance(v, dict) else v for k, v in given.items()}
+    made = Result(**plain)
+    assert made == rolled
+    for name in ("values", "inputs", "rolled", "drawn"):
+        mapping = getattr(made, name)
+        assert type(mapping) is FrozenDict and mapping is not plain[name]
+        with pytest.raises(TypeError):
+            mapping["x"] = 1  # type: ignore[index]
+    plain["inputs"]["target"] = 1
+    assert made.inputs["target"] == 55
+    replaced = dataclasses.replace(made, values={"mine": 1})
+    assert type(replaced.values) is FrozenDict and replaced.inputs is made.inputs
 
 
 ONE_INPUT = [True, 1.0, Fraction(1), _Int(1)]

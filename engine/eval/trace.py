@@ -128,6 +128,14 @@ class Result:
     """Every face or chit each randomizer took, in order (first roll, rerolls, redraws)."""
     policy: str = "always"
 
+    def __post_init__(self) -> None:
+        # a result made by hand (`Result(...)`, `dataclasses.replace`) is frozen all the way down
+        # too, as `made` makes the engine's: its mappings become `FrozenDict`s (copies)
+        for name in ("values", "inputs", "rolled", "drawn"):
+            mapping = getattr(self, name)
+            if type(mapping) is not FrozenDict:
+                object.__setattr__(self, name, FrozenDict(mapping))
+
     def forced(self) -> dict[str, Any]:
         """The dice and chits of this roll, in the form `roll(..., forced=...)` accepts."""
         return {k: [to_json(x) for x in v] for k, v in self.drawn.items()}
