@@ -7,12 +7,23 @@ end (`dice + resolve` above 10 is `resolve` dice added to 10).
 
     python benchmarks/reroll.py                      # 2..20 dice, 3 rounds
     python benchmarks/reroll.py --sizes 10 20 --repeats 5
+    python benchmarks/reroll.py --instructions --sizes 10 --policies always   # needs valgrind
+
+`--instructions` counts, in place of timing, the instructions the solve itself executes, with
+valgrind's callgrind collecting only inside the call (`--toggle-collect` on a `functools.reduce`
+that makes it) and Python's hash seed fixed: the same count, to a few tenths of a per cent, on a
+busy minute or a quiet one, where this machine's times move by half or more within an hour. It
+is how a change to the solver can be judged in one run; the times in `docs/performance.md`
+remain the measure of the goals.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -37,6 +48,48 @@ print(json.dumps({{"wall": wall, "cpu": cpu, "peak": peak}}))
 """
 
 
+COUNTED = """
+import functools, sys
+if {no_numpy}:
+    sys.modules["numpy"] = None  # the node-by-node solver at every size
+import engine
+from engine.api import Limits
+n, policy = {n}, {policy!r}
+rs = engine.load("chimera", limits=Limits(max_work=10**12, max_states=10**7))
+solve = lambda _, __: rs.distribution("skill", dice=min(n, 10), resolve=max(0, n - 10), policy=policy)
+functools.reduce(solve, (0, 1))  # the one call callgrind counts (--toggle-collect)
+"""
+
+
+def instructions(n: int, policy: str, no_numpy: bool = False) -> int:
+    """The instructions one first computation executes (callgrind, counting inside the call)."""
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (Debian's package `valgrind`)")
+    # a load outside valgrind first, so the on-disk caches (the grammar's analysis, the parsed
+    # and validated ruleset) are filled: under valgrind a cold load takes most of a minute
+    subprocess.run([sys.executable, "-c", "import engine; engine.load('chimera')"], cwd=ROOT, check=True)
+    run = subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--collect-atstart=no",
+            "--toggle-collect=functools_reduce",
+            "--callgrind-out-file=/dev/null",
+            sys.executable,
+            "-c",
+            COUNTED.format(n=n, policy=policy, no_numpy=no_numpy),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    found = re.search(r"Collected : (\d+)", run.stderr)
+    if run.returncode != 0 or found is None:
+        raise SystemExit(f"valgrind failed ({run.returncode}):\n{run.stderr[-2000:]}")
+    return int(found.group(1))
+
+
 def one(n: int, policy: str) -> dict[str, float]:
     """One first computation in a fresh process."""
     run = subprocess.run(
@@ -55,7 +108,20 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="*", default=[2, 4, 6, 8, 10, 12, 16, 20])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--policies", nargs="*", default=list(POLICIES))
+    parser.add_argument(
+        "--instructions", action="store_true", help="count the solve's instructions (valgrind), not time it"
+    )
+    parser.add_argument(
+        "--no-numpy", action="store_true", help="with --instructions: the node-by-node solver at every size"
+    )
     args = parser.parse_args()
+    if args.instructions:
+        print("| dice | " + " | ".join(f"{p} (instructions)" for p in args.policies) + " |")
+        print("|---:|" + "---:|" * len(args.policies))
+        for n in args.sizes:
+            counts = [instructions(n, p, args.no_numpy) for p in args.policies]
+            print(f"| {n} | " + " | ".join(f"{c / 1e6:,.1f} M" for c in counts) + " |", flush=True)
+        return
     print("| dice | " + " | ".join(args.policies) + " |")
     print("|---:|" + "---:|" * len(args.policies))
     for n in args.sizes:

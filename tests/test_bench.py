@@ -7,6 +7,7 @@ that need them are skipped with the reason shown."""
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import subprocess
 import sys
 from fractions import Fraction
@@ -151,3 +152,23 @@ def test_the_chain_floor_runs_on_four_dice() -> None:
     cells = {row[0].strip(): [c.strip() for c in row[1:]] for row in rows[1:]}
     assert cells["scored by best play"][0] == "141" and cells["scored by best play"][-1] == "288"
     assert cells["alike nodes merged"][0] == "125" and cells["alike nodes merged"][-1] == "262"
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_the_reroll_instruction_count_is_the_solve_alone() -> None:
+    """`reroll.py --instructions` counts the solve and nothing else: a 1-die solve's count (62
+    million instructions here) is well under what the whole process executes (starting Python,
+    importing the engine, loading Chimera from the on-disk caches the script fills first: 907
+    million counted with the toggle taken out), so this fails if collection covers more."""
+    process = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "benchmarks" / "reroll.py"), "--instructions"]
+        + ["--sizes", "1", "--policies", "never"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    last = process.stdout.splitlines()[-1]
+    assert last.startswith("| 1 | ") and last.endswith(" M |")
+    millions = float(last.split("|")[2].strip().removesuffix(" M").replace(",", ""))
+    assert 0 < millions < 200
