@@ -11,10 +11,10 @@ end (`dice + resolve` above 10 is `resolve` dice added to 10).
 
 `--instructions` counts, in place of timing, the instructions the solve itself executes, with
 valgrind's callgrind collecting only inside the call (`--toggle-collect` on a `functools.reduce`
-that makes it) and Python's hash seed fixed: the same count, to a few tenths of a per cent, on a
-busy minute or a quiet one, where this machine's times move by half or more within an hour. It
-is how a change to the solver can be judged in one run; the times in `docs/performance.md`
-remain the measure of the goals.
+that makes it) and Python's hash seed fixed: the same count from run to run (every repeat tried
+agreed to a tenth of a million), on a busy minute or a quiet one, where this machine's times
+move by half or more within an hour. It is how a change to the solver can be judged in one run;
+the times in `docs/performance.md` remain the measure of the goals.
 """
 
 from __future__ import annotations

@@ -165,11 +165,11 @@ def made(
     policy: str,
     auto: bool = False,
 ) -> Result:
-    """A `Result` equal to `Result(...)` with its mappings frozen (each a `FrozenDict`: a copy,
+    """The `Result` that `Result(...)` makes, its mappings frozen (each a `FrozenDict`: a copy,
     or the one given when it already is one), made without the frozen dataclass's field-by-field
-    `__init__`: on a plain roll that `__init__` alone cost a fifth of the roll. Its attributes
-    are one new dictionary, set as the instance's `__dict__` in one step. Every result the
-    engine returns is made here."""
+    `__init__` and its `__post_init__`: on a plain roll that `__init__` alone cost a fifth of the
+    roll. Its attributes are one new dictionary, set as the instance's `__dict__` in one step.
+    Every result the engine returns is made here."""
     result: Result = NEW(Result)
     SET_FIELDS(
         result,
