@@ -57,7 +57,10 @@ from engine.api import Limits
 n, policy = {n}, {policy!r}
 rs = engine.load("chimera", limits=Limits(max_work=10**12, max_states=10**7))
 solve = lambda _, __: rs.distribution("skill", dice=min(n, 10), resolve=max(0, n - 10), policy=policy)
-functools.reduce(solve, (0, 1))  # the one call callgrind counts (--toggle-collect)
+try:
+    functools.reduce(solve, (0, 1))  # the one call callgrind counts (--toggle-collect)
+except engine.RulecraftError as error:  # a size past an input's bound: the engine's own words
+    sys.exit(str(error))
 """
 
 
@@ -85,8 +88,9 @@ def instructions(n: int, policy: str, no_numpy: bool = False) -> int:
         env={**os.environ, "PYTHONHASHSEED": "0"},
     )
     found = re.search(r"Collected : (\d+)", run.stderr)
-    if run.returncode != 0 or found is None:
-        raise SystemExit(f"valgrind failed ({run.returncode}):\n{run.stderr[-2000:]}")
+    if run.returncode != 0 or found is None:  # the solve's own words, without valgrind's lines
+        said = [line for line in run.stderr.splitlines() if not re.match(r"==\d+==", line)]
+        raise SystemExit(f"{n} dice under {policy}: the solve failed:\n" + "\n".join(said[-20:]))
     return int(found.group(1))
 
 
