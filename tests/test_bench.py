@@ -172,3 +172,19 @@ def test_the_reroll_instruction_count_is_the_solve_alone() -> None:
     assert last.startswith("| 1 | ") and last.endswith(" M |")
     millions = float(last.split("|")[2].strip().removesuffix(" M").replace(",", ""))
     assert 0 < millions < 200
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_the_reroll_instruction_count_of_a_size_past_the_bound_is_one_message() -> None:
+    """25 dice is 15 resolve dice, past the input's bound of 10: the script exits 1 with the
+    engine's own message (code, place, hint), not a traceback or valgrind's summary."""
+    process = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "benchmarks" / "reroll.py"), "--instructions"]
+        + ["--sizes", "25", "--policies", "always"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert process.returncode == 1
+    assert "RC403" in process.stderr and "resolve" in process.stderr
+    assert "Traceback" not in process.stderr and "==" not in process.stderr
