@@ -958,10 +958,8 @@ def run_startup(report: Report, settings: Settings) -> None:
     """Start-up (issue 13, item 5): a fresh `rulecraft roll chill specific` against a fresh
     `python -c "import icepool"` and `python -c pass`, and a second load of the same ruleset file
     in a fresh process, the four taking turns (medians of nine rounds, or --fresh if more; three
-    under --quick). The engine's bytecode is brought up to date first, as installing a package
-    does (icepool's was written when it was installed): a shell with PYTHONDONTWRITEBYTECODE set
-    would otherwise leave stale `.pyc` files and time the compiling of changed modules."""
-    compileall.compile_dir(ROOT / "engine", quiet=1)
+    under --quick). The engine's bytecode is up to date (`main`), as icepool's is, written when
+    it was installed."""
     roll = [
         sys.executable,
         "-m",
@@ -1059,6 +1057,12 @@ def main(argv: list[str] | None = None) -> None:
         quick=base.quick,
     )
     parts = set(args.only or PARTS)
+    # The engine's bytecode brought up to date first, as installing a package does: in a shell
+    # with PYTHONDONTWRITEBYTECODE set, a module changed since its `.pyc` was written is compiled
+    # again by every fresh process, and the exact evaluator and the reroll solver are imported by
+    # the first computation, so their compiling would be timed in the *first* cells and the
+    # reroll procedure's rows (and in start-up).
+    compileall.compile_dir(ROOT / "engine", quiet=1)
     report = Report(args.markdown)
     peers = _peers()
     versions = peers.versions() if peers else "icepool and dyce not installed"
