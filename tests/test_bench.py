@@ -160,7 +160,7 @@ def test_the_chain_floor_runs_on_four_dice() -> None:
 def test_the_reroll_instruction_count_is_the_solve_alone(tmp_path: Path) -> None:
     """`reroll.py --instructions` counts the solve and nothing else: a 1-die solve's count (14.5
     million instructions here) is well under what the whole process executes (starting Python,
-    importing the engine, loading Chimera from the on-disk caches the script fills first: 907
+    importing the engine, loading Chimera from the on-disk caches the script fills first: 806
     million counted with the toggle taken out), and under what compiling the modules the solve
     imports would add. The run starts with no bytecode at all (an empty `PYTHONPYCACHEPREFIX`,
     as in a clone with PYTHONDONTWRITEBYTECODE set): without the script's `compileall` first,
