@@ -123,7 +123,7 @@ def test_a_kept_optimal_solver_is_weighed_again_as_it_grows() -> None:
     for _ in range(60):
         rs.roll("skill", rng, policy="optimal", dice=6, resolve=2)
     evaluators = rs.caches.evaluators
-    (key,) = list(evaluators._data)
+    ((key, _),) = evaluators.items()
     held = approx_bytes(evaluators.get(key))
     assert held > 100_000  # it did learn: many states solved
     assert evaluators.bytes >= held // 2  # counted, not left at its empty weight
@@ -133,7 +133,7 @@ def test_a_kept_optimal_solver_is_weighed_again_as_it_grows() -> None:
         small.roll("skill", rng, policy="optimal", dice=6, resolve=2)
         assert small.caches.evaluators.bytes <= small.caches.evaluators.max_bytes
         # between two weighings a solver grows by at most about a quarter (`_Roller.consulted`)
-        kept = small.caches.evaluators._data.values()
+        kept = [v for _, v in small.caches.evaluators.items()]
         assert all(approx_bytes(v) <= 1.5 * small.caches.evaluators.max_bytes for v in kept)
 
 
@@ -148,6 +148,20 @@ def test_reweighing_drops_what_no_longer_fits() -> None:
     grows.extend(range(200, 2000))
     cache.reweigh("grows")  # now bigger than the whole cache: dropped, the rest kept
     assert cache.get("grows") is None and cache.get("a") == "x" and cache.bytes == 100
+
+
+def test_what_a_cache_holds_is_read_as_a_copy_oldest_first_with_its_weights() -> None:
+    """`items` and `weight` are how a caller (a test, a report) looks inside: a copy, so a later
+    put does not change what was read, and the weight counted, which `bytes` adds up."""
+    cache = BoundedCache(max_entries=2, max_bytes=10_000)
+    cache.put("a", "x", size=100)
+    cache.put("b", "y", size=200)
+    seen = cache.items()
+    assert seen == [("a", "x"), ("b", "y")]
+    cache.put("c", "z", size=300)  # the oldest goes
+    assert seen == [("a", "x"), ("b", "y")] and cache.items() == [("b", "y"), ("c", "z")]
+    assert [cache.weight(k) for k in ("a", "b", "c")] == [None, 200, 300]
+    assert cache.bytes == sum(cache.weight(k) or 0 for k, _ in cache.items())
 
 
 def test_an_environment_is_weighed_entry_by_entry() -> None:
@@ -233,9 +247,9 @@ def test_a_folded_table_is_weighed_by_count_at_least_as_heavy_as_by_walking_it()
         rs.distribution("tens", n=n)
         rs.distribution("sixes", n=n)
     rs.distribution("chits")
-    folded = [(k, v) for k, v in rs.caches.tables._data.items() if k[0] == "folded"]
+    folded = [(k, v) for k, v in rs.caches.tables.items() if k[0] == "folded"]
     assert len(folded) == 11  # a pool of each die per n, and the draw
     for key, table in folded:
-        counted, walked = rs.caches.tables._sizes[key], approx_bytes(table)
+        counted, walked = rs.caches.tables.weight(key), approx_bytes(table)
         assert counted == tables._weigh_folded(table, len(key[3]))
         assert walked <= counted <= 3 * walked, (key, counted, walked)

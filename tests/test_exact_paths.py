@@ -81,7 +81,7 @@ def test_the_chill_check_runs_in_two_stages_and_its_groups_serve_every_target() 
             quick = exact.distribution(check, bound, RunContext(rs.limits, "always", rs.caches))
             slow = exact.distribution(whole, bound, RunContext(rs.limits, "always", Caches()))
             assert quick.outcome == slow.outcome
-    groups = [k for k in rs.caches.tables._data if k[0] == "groups"]
+    groups = [k for k, _ in rs.caches.tables.items() if k[0] == "groups"]
     assert len(groups) == 1  # made once, for every target
     assert len(rs.caches.tables.get(groups[0])[2]) == 100
 
@@ -164,7 +164,7 @@ def test_combinations_that_agree_on_what_the_rest_reads_are_merged() -> None:
         high = sum(1 for a in range(1, 7) for b in range(1, 7) if a + b >= target)
         assert d.probability("special") == Fraction(high * 2, 144)
         assert d.probability("high") == Fraction(high * 2, 144)
-    groups = [k for k in rs.caches.tables._data if k[0] == "groups"]
+    groups = [k for k, _ in rs.caches.tables.items() if k[0] == "groups"]
     assert len(groups) == 1 and len(rs.caches.tables.get(groups[0])[2]) == 22
 
 
@@ -291,7 +291,7 @@ def test_the_outcome_pass_charges_each_table_call_once_and_the_groups_come_secon
         ctx = RunContext(rs.limits, "always", rs.caches, None, None, work)
         d = exact.distribution(check, bind_inputs(check, {"target": target}), ctx)
         used.append(work.used)
-        groups = [rs.caches.tables.get(k) for k in rs.caches.tables._data if k[0] == "groups"]
+        groups = [v for k, v in rs.caches.tables.items() if k[0] == "groups"]
         assert len(groups) == 1 and (groups[0][2] is None) == (target == 55)
     assert used == [200, 300, 200]
     work = Work(10**9)
@@ -308,6 +308,6 @@ def test_two_dice_with_repeated_faces_weigh_alike_through_the_loop_and_the_group
     for target in range(0, 11):
         hand = sum(1 for a in (1, 1, 2, 3) for b in (2, 2, 2, 5) if a + b >= target)
         assert rs.distribution("pair", target=target).probability("hi") == Fraction(hand, 16)
-    groups = [rs.caches.tables.get(k) for k in rs.caches.tables._data if k[0] == "groups"]
+    groups = [v for k, v in rs.caches.tables.items() if k[0] == "groups"]
     assert len(groups) == 1
     assert dict(groups[0][2]) == {(3,): 6, (4,): 3, (5,): 3, (6,): 2, (7,): 1, (8,): 1}

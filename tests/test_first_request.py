@@ -89,7 +89,7 @@ def test_dice_with_equal_faces_share_one_table_and_a_table_let_go_is_made_again(
     assert tables.lookup(("die", (1, 1, 2, 3))) == Dist({1: 2, 2: 1, 3: 1}, 4)
     assert tables.lookup(("die", (1, 2, 3, 4, 5, 6))) == Dist(dict.fromkeys(range(1, 7), 1), 6)
     assert tables.lookup(("die", (4, 6))) is not None
-    assert [k for k in tables._data if isinstance(k, tuple) and k[0] == "die"] == [
+    assert [k for k, _ in tables.items() if isinstance(k, tuple) and k[0] == "die"] == [
         ("die", (1, 1, 2, 3)),
         ("die", (1, 2, 3, 4, 5, 6)),
         ("die", (4, 6)),

@@ -268,7 +268,7 @@ def test_the_recent_rollers_hold_only_what_the_cache_holds() -> None:
     for target in range(1, 80):  # kept rolls fill the bindings' room, new bindings push old ones out
         for _ in range(200):
             rs.roll("specific", rng, target=target, tokens=1)
-        held = {id(v) for v in rs.caches.bindings._data.values()}
+        held = {id(v) for _, v in rs.caches.bindings.items()}
         for _, table in rs._recent.values():
             assert len(table) <= RECENT
         for *_, roller in _entries(rs):

@@ -211,6 +211,16 @@ class BoundedCache:
             self.put(key, found, None if weigh is None else weigh(found))
         return found  # type: ignore[no-any-return]
 
+    def items(self) -> list[tuple[Hashable, Any]]:
+        """What the cache holds now, oldest first: a copy, for a caller that looks (a test, a
+        report), never a view a writer could change under it."""
+        with self._lock:
+            return list(self._data.items())
+
+    def weight(self, key: Hashable) -> int | None:
+        """The bytes the cache counts for `key` (as weighed when put or reweighed), or None."""
+        return self._sizes.get(key)
+
     def __len__(self) -> int:
         return len(self._data)
 
