@@ -1,16 +1,18 @@
-"""Frozen records: `dataclasses` made with one `exec` where the standard decorator makes six.
+"""Frozen records: `dataclasses` made with two `exec`s at most where the standard decorator makes six.
 
 `@dataclass(frozen=True)` compiles each method it generates from source with its own `exec`
 (`__init__`, `__repr__`, `__eq__`, `__hash__`, `__setattr__`, `__delattr__`), and compiling
 is most of a class's creation: the engine's start-up creates about seventy such classes, and
 those compilations were a quarter of a fresh `rulecraft roll`. `frozen` lets `dataclasses`
 collect the fields (so `fields`, `replace`, `asdict` and `is_dataclass` work as ever), compiles
-the methods that run hot (`__init__`, `__eq__`, `__hash__`: the very code `dataclasses` writes)
-in one `exec`, and makes the rest (the repr, the frozen guards, pickling) as closures over the
-fields' names. Every method answers exactly what the generated one answers: the same tuples
-compared and hashed, the same repr text, the same `FrozenInstanceError`s, the same pickled
-state. Methods a class writes itself are kept, as `dataclasses` keeps them. Python 3.13's own
-`dataclasses` compiles each class's methods in one `exec` for the same reason.
+the methods that run hot (`__init__`, `__eq__`, `__hash__`: the very code `dataclasses` writes),
+`__init__` with the class and the other two in one `exec` at the first call of either (most
+classes are never compared or hashed in a process), and makes the rest (the repr, the frozen
+guards, pickling) as closures over the fields' names. Every method answers exactly what the
+generated one answers: the same tuples compared and hashed, the same repr text, the same
+`FrozenInstanceError`s, the same pickled state. Methods a class writes itself are kept, as
+`dataclasses` keeps them. Python 3.13's own `dataclasses` compiles each class's methods in one
+`exec` for the same reason.
 """
 
 from __future__ import annotations
@@ -38,19 +40,24 @@ _FACTORY = _Factory()
 @overload
 def frozen(cls: T, /) -> T: ...
 @overload
-def frozen(*, slots: bool = False) -> Callable[[T], T]: ...
+def frozen(*, slots: bool = False, compared_now: bool = False) -> Callable[[T], T]: ...
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))
-def frozen(cls: T | None = None, /, *, slots: bool = False) -> T | Callable[[T], T]:
-    """`@dataclass(frozen=True)` (with `slots` as given): the same class, made faster."""
+def frozen(
+    cls: T | None = None, /, *, slots: bool = False, compared_now: bool = False
+) -> T | Callable[[T], T]:
+    """`@dataclass(frozen=True)` (with `slots` as given): the same class, made faster.
+    `compared_now`: compile `__eq__` and `__hash__` with the class, not at their first call
+    (`_compared`), for a value nearly every request compares (a pool's `Multi`), so that the
+    first request does not pay for them."""
 
     def make(c: T) -> T:
         docless = not c.__doc__
         if docless:  # else `dataclasses` reads the signature before `__init__` exists: object's,
             c.__doc__ = "-"  # which it reads by tokenizing its text (a regex of 4 ms, compiled once)
         made = cast(T, dataclass(init=False, repr=False, eq=False, slots=slots)(c))
-        _finish(made, c.__dict__, slots)
+        _finish(made, c.__dict__, slots, compared_now)
         if docless:  # as `dataclasses` writes it, from the real `__init__`
             made.__doc__ = made.__name__ + str(inspect.signature(made)).replace(" -> None", "")
         return made
@@ -58,7 +65,7 @@ def frozen(cls: T | None = None, /, *, slots: bool = False) -> T | Callable[[T],
     return make if cls is None else make(cls)
 
 
-def _finish(cls: Any, own: Mapping[str, Any], slots: bool) -> None:
+def _finish(cls: Any, own: Mapping[str, Any], slots: bool, compared_now: bool = False) -> None:
     """Add the methods `dataclass(frozen=True)` would generate where the class body (`own`) did
     not write its own, by the same rules (`dataclasses._process_class` in Python 3.11)."""
     every = fields(cls)
@@ -80,7 +87,10 @@ def _finish(cls: Any, own: Mapping[str, Any], slots: bool) -> None:
             raise FrozenInstanceError(f"cannot delete field {name!r}")
         super(cls, self).__delattr__(name)
 
-    made = _compiled(every, hasattr(cls, "__post_init__"), slots)
+    made = {
+        "__init__": _init(every, hasattr(cls, "__post_init__"), slots),
+        **_compared(cls, every, compared_now),
+    }
     made["__repr__"] = __repr__
     made = {name: fn for name, fn in made.items() if name not in own or name == "__hash__"}
     if "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own):
@@ -97,9 +107,9 @@ def _finish(cls: Any, own: Mapping[str, Any], slots: bool) -> None:
         setattr(cls, name, fn)
 
 
-def _compiled(every: tuple[Any, ...], post_init: bool, slots: bool) -> dict[str, Any]:
-    """`__init__`, `__eq__` and `__hash__` as `dataclasses` writes them for a frozen class (the
-    methods that run hot, so they are the generated code itself), compiled in one `exec`."""
+def _init(every: tuple[Any, ...], post_init: bool, slots: bool) -> Any:
+    """`__init__` as `dataclasses` writes it for a frozen class (it runs hot, so it is the
+    generated code itself), compiled when the class is made: its signature is the class's."""
     params: list[str] = []
     keywords: list[str] = []  # after a `*`, as `dataclasses` orders them
     body: list[str] = []
@@ -127,25 +137,53 @@ def _compiled(every: tuple[Any, ...], post_init: bool, slots: bool) -> dict[str,
             body.append(f"__set(self, {f.name!r}, {value})")
     if post_init:
         body.append("self.__post_init__()")
+    signature = ", ".join(["self", *params, *(["*", *keywords] if keywords else [])])
+    source = "\n".join([f"def __init__({signature}):", *(f"    {line}" for line in body or ["pass"])])
+    exec(source, scope)  # built above from the field names alone
+    init = scope["__init__"]
+    init.__annotations__ = {f.name: f.type for f in every if f.init} | {"return": None}
+    return init
+
+
+def _compared(cls: Any, every: tuple[Any, ...], now: bool) -> dict[str, Any]:
+    """`__eq__` and `__hash__` as `dataclasses` writes them (the very code: they run hot),
+    compiled the first time either is called, when they take the stand-ins' place on the class
+    (or at once, `now`): a fresh `rulecraft roll` makes 67 such classes, their pairs half the
+    compiling, and compares or hashes two of them."""
     compared = [f.name for f in every if f.compare]
     hashed = [f.name for f in every if (f.compare if f.hash is None else f.hash)]
-    signature = ", ".join(["self", *params, *(["*", *keywords] if keywords else [])])
-    source = "\n".join(
-        [
-            f"def __init__({signature}):",
-            *(f"    {line}" for line in body or ["pass"]),
-            "def __eq__(self, other):",
-            "    if other.__class__ is self.__class__:",
-            f"        return {_tuple('self', compared)} == {_tuple('other', compared)}",
-            "    return NotImplemented",
-            "def __hash__(self):",
-            f"    return hash({_tuple('self', hashed)})",
-        ]
-    )
-    exec(source, scope)  # built above from the field names alone
-    made = {name: scope[name] for name in ("__init__", "__eq__", "__hash__")}
-    made["__init__"].__annotations__ = {f.name: f.type for f in every if f.init} | {"return": None}
-    return made
+
+    def real() -> dict[str, Any]:
+        source = "\n".join(
+            [
+                "def __eq__(self, other):",
+                "    if other.__class__ is self.__class__:",
+                f"        return {_tuple('self', compared)} == {_tuple('other', compared)}",
+                "    return NotImplemented",
+                "def __hash__(self):",
+                f"    return hash({_tuple('self', hashed)})",
+            ]
+        )
+        scope: dict[str, Any] = {}
+        exec(source, scope)  # built above from the field names alone
+        for name, stand_in in stand_ins.items():
+            made = scope[name]
+            made.__qualname__ = f"{cls.__qualname__}.{name}"
+            if cls.__dict__.get(name) is stand_in:  # not one the class writes itself
+                setattr(cls, name, made)
+        return scope
+
+    def __eq__(self: Any, other: Any) -> Any:
+        return real()["__eq__"](self, other)
+
+    def __hash__(self: Any) -> int:
+        return real()["__hash__"](self)  # type: ignore[no-any-return]
+
+    stand_ins = {"__eq__": __eq__, "__hash__": __hash__}
+    if now:
+        made = real()
+        return {name: made[name] for name in stand_ins}
+    return dict(stand_ins)
 
 
 def _tuple(obj: str, names: list[str]) -> str:

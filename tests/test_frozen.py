@@ -174,3 +174,38 @@ def test_the_engine_records_repr_as_before() -> None:
     assert repr(source) == "SourceFile(name='f.yaml', text='a: 1\\n')"
     assert span == Span(SourceFile("f.yaml", "a: 1\n"), 1, 2, 1, 4)
     assert hash(span) == hash((source, 1, 2, 1, 4))
+
+
+def test_comparisons_are_compiled_at_their_first_call_and_then_are_the_class_s_own() -> None:
+    """`__eq__` and `__hash__` stand in until either is first called (most classes are never
+    compared in a process: a fresh `rulecraft roll` compares two of 67); the first call compiles
+    both, puts them on the class and answers as they do; `compared_now` compiles them at once."""
+
+    def declare(**options: Any) -> Any:
+        @frozen(slots=True, **options)
+        class Point:
+            x: int
+            y: int = 0
+
+        return Point
+
+    later, now = declare(), declare(compared_now=True)
+    stand_in_eq, stand_in_hash = later.__eq__, later.__hash__
+    assert "real" in stand_in_eq.__code__.co_freevars and "real" in stand_in_hash.__code__.co_freevars
+    assert "real" not in now.__eq__.__code__.co_freevars and "real" not in now.__hash__.__code__.co_freevars
+    assert hash(later(1, 2)) == hash((1, 2)) == hash(now(1, 2))  # the first call: a hash
+    assert later.__eq__ is not stand_in_eq and later.__hash__ is not stand_in_hash  # both replaced
+    assert (
+        later.__eq__.__qualname__.endswith("Point.__eq__") and "real" not in later.__eq__.__code__.co_freevars
+    )
+    assert later(1, 2) == later(1, 2) != later(2, 1) and later(1).__eq__(now(1)) is NotImplemented
+
+    @frozen
+    class Own:
+        a: int
+
+        def __eq__(self, other: object) -> bool:
+            return True
+
+    assert Own(1) == Own(2) and hash(Own(3)) == hash((3,))  # its hash compiled, its `__eq__` kept
+    assert Own.__eq__.__qualname__.endswith("Own.__eq__") and Own(1) == 5

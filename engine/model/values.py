@@ -65,7 +65,7 @@ class Symbol(str):
         return (Symbol, (self.scale, self.name, self.rank))
 
 
-@frozen(slots=True)
+@frozen(slots=True, compared_now=True)  # compared by nearly every exact request
 class Multi:
     """The dice of a pool or the chits of a draw, as read for the rules.
 
