@@ -148,8 +148,8 @@ def _init(every: tuple[Any, ...], post_init: bool, slots: bool) -> Any:
 def _compared(cls: Any, every: tuple[Any, ...], now: bool) -> dict[str, Any]:
     """`__eq__` and `__hash__` as `dataclasses` writes them (the very code: they run hot),
     compiled the first time either is called, when they take the stand-ins' place on the class
-    (or at once, `now`): a fresh `rulecraft roll` makes 67 such classes, their pairs half the
-    compiling, and compares or hashes two of them."""
+    (or at once, `now`): these pairs were half the compiling of a fresh `rulecraft roll`,
+    which compares or hashes a few of its seventy classes."""
     compared = [f.name for f in every if f.compare]
     hashed = [f.name for f in every if (f.compare if f.hash is None else f.hash)]
 
