@@ -21,6 +21,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .compiled import keeping
 from .compiler import check_version, compile_document
 from .errors import CampaignError, CompileError, Diagnostic, InputError, LoadError, SchemaError, did_you_mean
 from .eval.sample import READY_WEIGHT, Forced, Ready, kept_roller, prepared, sample
@@ -606,17 +607,19 @@ def _compiled(source: SourceFile, limits: Limits) -> _Loaded:
     key = cached.key(
         source, limits.max_yaml_bytes, limits.max_yaml_depth, limits.max_yaml_nodes, parser.fingerprint()
     )
+    code = keeping(key.hex()[:40] if key is not None else None)  # its generated code, compiled
     hit = cached.read(key, source)
     if hit is not None and parser.remember(hit[1]):
         doc = hit[0]
         check_version(doc)
-        return _Loaded(compile_document(doc, limits), doc)
+        with code:
+            return _Loaded(compile_document(doc, limits), doc)
     doc = _yaml(source, limits)
     check_version(doc)
     from .syntax.schema import validate
 
     validate(doc)
-    with parser.recording() as shapes:
+    with parser.recording() as shapes, code:
         model = compile_document(doc, limits)
     cached.write(key, doc, shapes)
     return _Loaded(model, doc)

@@ -17,13 +17,20 @@ generated one answers: the same tuples compared and hashed, the same repr text, 
 
 from __future__ import annotations
 
+import atexit
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, FrozenInstanceError, dataclass, field, fields
 from reprlib import recursive_repr
 from typing import Any, TypeVar, cast, dataclass_transform, overload
 
+from .compiled import Kept
+
 T = TypeVar("T", bound=type)
+RECORDS = Kept("records")
+"""The generated methods' code, kept between processes (`compiled`): a fresh process that finds
+them there compiles none."""
+atexit.register(RECORDS.save)
 
 
 class _Factory:
@@ -139,7 +146,7 @@ def _init(every: tuple[Any, ...], post_init: bool, slots: bool) -> Any:
         body.append("self.__post_init__()")
     signature = ", ".join(["self", *params, *(["*", *keywords] if keywords else [])])
     source = "\n".join([f"def __init__({signature}):", *(f"    {line}" for line in body or ["pass"])])
-    exec(source, scope)  # built above from the field names alone
+    exec(RECORDS.compile(source, "<string>"), scope)  # built above from the field names alone
     init = scope["__init__"]
     init.__annotations__ = {f.name: f.type for f in every if f.init} | {"return": None}
     return init
@@ -165,7 +172,7 @@ def _compared(cls: Any, every: tuple[Any, ...], now: bool) -> dict[str, Any]:
             ]
         )
         scope: dict[str, Any] = {}
-        exec(source, scope)  # built above from the field names alone
+        exec(RECORDS.compile(source, "<string>"), scope)  # built above from the field names alone
         for name, stand_in in stand_ins.items():
             made = scope[name]
             made.__qualname__ = f"{cls.__qualname__}.{name}"

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from ..compiled import compile_kept
 from ..errors import MAX_COMPUTED_DIGITS, Diagnostic, EvalError, LimitError
 from ..model.types import Type
 from ..model.values import Multi, Symbol, normalize
@@ -205,6 +206,6 @@ class Emitter:
         ]
         text = f"def {name}({args}):\n" + "\n".join("    " + line for line in lines) + "\n"
         local: dict[str, Any] = {}
-        exec(compile(text, "<rulecraft>", "exec"), self.namespace, local)
+        exec(compile_kept(text, "<rulecraft>"), self.namespace, local)
         fn: Callable[..., Any] = local[name]
         return fn

@@ -37,15 +37,16 @@ def disabled() -> bool:
     return os.environ.get(NO_CACHE, "") not in ("", "0")
 
 
-def folder() -> str | None:
-    """The private cache folder, made if need be; None when caching is off or no folder that
-    only this user can write is to be had."""
+def folder(make: bool = True) -> str | None:
+    """The private cache folder, made if need be (`make`; else None when it is not there yet);
+    None when caching is off or no folder that only this user can write is to be had."""
     if disabled():
         return None
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     path = os.path.join(base, "rulecraft")
     try:
-        os.makedirs(path, mode=0o700, exist_ok=True)
+        if make:
+            os.makedirs(path, mode=0o700, exist_ok=True)
         st = os.lstat(path)
         private = st.st_uid == os.getuid() and not st.st_mode & 0o022 and os.access(path, os.W_OK)
     except OSError:

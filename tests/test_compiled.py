@@ -1,0 +1,226 @@
+"""Generated Python compiled once and kept between processes (`engine/compiled.py`, issue 13,
+item 5): what a file hands back is what `compile` makes of the same text, a hit compiles nothing,
+and a file that is damaged, foreign or in a folder others could write is never used."""
+
+from __future__ import annotations
+
+import builtins
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import CodeType
+
+import pytest
+
+from engine import compiled
+from engine.compiled import Kept, compile_kept, keeping
+
+TEXT = "def f(x):\n    return x * 3 + 1\n"
+OTHER = "def g(y):\n    return [y] * 2\n"
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("RULECRAFT_NO_CACHE", raising=False)
+    return tmp_path / "cache" / "rulecraft"
+
+
+class _Counted:
+    """`compile`, counted: put in `engine.compiled`'s globals, it is what `Kept` calls."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def __call__(self, text: str, *args: object, **kwargs: object) -> CodeType:
+        self.texts.append(text)
+        return builtins.compile(text, *args, **kwargs)  # type: ignore[call-overload,no-any-return]
+
+
+@pytest.fixture
+def compiles(monkeypatch: pytest.MonkeyPatch) -> _Counted:
+    counted = _Counted()
+    monkeypatch.setattr(compiled, "compile", counted, raising=False)
+    return counted
+
+
+def _run(code: CodeType) -> object:
+    scope: dict[str, object] = {}
+    exec(code, scope)
+    return scope
+
+
+def _file(folder: Path, name: str) -> Path:
+    return folder / f"code-{name}-{sys.implementation.cache_tag}.marshal"
+
+
+def test_a_kept_text_is_read_back_and_not_compiled_again(folder: Path, compiles: _Counted) -> None:
+    first = Kept("t")
+    made = first.compile(TEXT, "<rulecraft>")
+    assert made == builtins.compile(TEXT, "<rulecraft>", "exec", dont_inherit=True)
+    assert first.compile(TEXT, "<rulecraft>") is made  # once per text in a process
+    assert compiles.texts == [TEXT]
+    first.save()
+    path = _file(folder, "t")
+    assert path.stat().st_mode & 0o777 == 0o600
+    written = path.stat().st_mtime_ns
+
+    again = Kept("t")  # as a later process finds it
+    code = again.compile(TEXT, "<rulecraft>")
+    assert compiles.texts == [TEXT]  # read, not compiled
+    assert code == made and code.co_filename == "<rulecraft>"
+    assert _run(code)["f"](4) == 13  # type: ignore[operator]
+    again.save()
+    assert path.stat().st_mtime_ns == written  # nothing new: not written again
+
+    assert again.compile(TEXT, "<string>").co_filename == "<string>"  # the file name is part of the key
+    again.compile(OTHER, "<rulecraft>")
+    assert compiles.texts == [TEXT, TEXT, OTHER]
+    again.save()
+    third = Kept("t")
+    third.compile(OTHER, "<rulecraft>")
+    third.compile(TEXT, "<rulecraft>")
+    assert compiles.texts == [TEXT, TEXT, OTHER]  # both kept, old and new
+
+
+def _damaged(good: bytes) -> dict[str, bytes]:
+    head = len(compiled.MAGIC)
+    flipped = bytearray(good)
+    flipped[-5] ^= 0xFF
+    foreign = bytearray(good)
+    foreign[head - 1] ^= 0xFF  # another interpreter's bytecode magic number
+    payload = b"not marshal at all"
+    wrong_shape = compiled.cachedir.digest(payload)
+    import marshal
+
+    strings = marshal.dumps((("def f(): pass\n", "<rulecraft>", "not code"),))
+    return {
+        "a flipped byte": bytes(flipped),
+        "cut short": good[: len(good) // 2],
+        "empty": b"",
+        "another interpreter": bytes(foreign),
+        "not marshal": compiled.MAGIC + wrong_shape + payload,
+        "text where code should be": compiled.MAGIC + compiled.cachedir.digest(strings) + strings,
+    }
+
+
+@pytest.mark.parametrize("damage", list(_damaged(b"x" * 80)))
+def test_a_damaged_or_foreign_file_is_ignored_and_written_again(
+    damage: str, folder: Path, compiles: _Counted
+) -> None:
+    kept = Kept("t")
+    kept.compile(TEXT, "<rulecraft>")
+    kept.save()
+    path = _file(folder, "t")
+    good = path.read_bytes()
+    assert (
+        Kept("t").compile(TEXT, "<rulecraft>") is not None and len(compiles.texts) == 1
+    )  # the good one is read
+    path.write_bytes(_damaged(good)[damage])
+    again = Kept("t")
+    assert _run(again.compile(TEXT, "<rulecraft>"))["f"](1) == 4  # type: ignore[operator]
+    assert len(compiles.texts) == 2  # compiled afresh
+    again.save()
+    assert Kept("t").compile(TEXT, "<rulecraft>") and len(compiles.texts) == 2  # the file made whole again
+
+
+def test_a_folder_others_can_write_is_never_read(folder: Path, compiles: _Counted) -> None:
+    kept = Kept("t")
+    kept.compile(TEXT, "<rulecraft>")
+    kept.save()
+    folder.chmod(0o777)
+    try:
+        Kept("t").compile(TEXT, "<rulecraft>")
+        assert len(compiles.texts) == 2  # the file is there, but anyone could have written it
+    finally:
+        folder.chmod(0o700)
+    Kept("t").compile(TEXT, "<rulecraft>")
+    assert len(compiles.texts) == 2  # the same file, private again, is read
+
+
+def test_no_cache_keeps_nothing(folder: Path, compiles: _Counted, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RULECRAFT_NO_CACHE", "1")
+    kept = Kept("t")
+    kept.compile(TEXT, "<rulecraft>")
+    kept.save()
+    assert not folder.exists()  # not even made
+
+
+def test_keeping_saves_only_a_block_that_ends_well(folder: Path, compiles: _Counted) -> None:
+    assert _run(compile_kept(TEXT, "<rulecraft>"))  # outside any block: compiled, kept nowhere
+    with pytest.raises(ValueError):
+        with keeping("bad"):
+            compile_kept(TEXT, "<rulecraft>")
+            raise ValueError("a ruleset that does not compile")
+    assert not _file(folder, "bad").exists()
+    with keeping("good"):
+        compile_kept(TEXT, "<rulecraft>")
+    assert _file(folder, "good").exists()
+    with keeping(None):
+        compile_kept(OTHER, "<rulecraft>")
+    assert len(compiles.texts) == 4
+    with keeping("good"):
+        compile_kept(TEXT, "<rulecraft>")
+    assert len(compiles.texts) == 4  # read from the block's file
+
+
+def test_a_full_file_keeps_only_what_this_process_used(
+    folder: Path, compiles: _Counted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(compiled, "MAX_ENTRIES", 3)
+    old = Kept("t")
+    for i in range(4):
+        old.compile(f"x = {i}\n", "<rulecraft>")
+    old.save()  # over the bound, but this process used all four
+    now = Kept("t")
+    now.compile("x = 0\n", "<rulecraft>")
+    now.compile("y = 1\n", "<rulecraft>")
+    now.save()  # five held, more than three: the two this process used are written
+    assert len(compiles.texts) == 5
+    later = Kept("t")
+    later.compile("x = 0\n", "<rulecraft>")
+    later.compile("y = 1\n", "<rulecraft>")
+    later.compile("x = 3\n", "<rulecraft>")
+    assert compiles.texts[5:] == ["x = 3\n"]
+
+
+COUNT = """
+import builtins, random
+made = []
+real = builtins.compile
+def counted(text, filename, mode, *args, **kwargs):
+    if mode == "exec":  # not `typing`'s forward references, compiled to evaluate
+        made.append(text)
+    return real(text, filename, mode, *args, **kwargs)
+builtins.compile = counted
+import engine
+rules = engine.load("chill")
+print(rules.roll("specific", random.Random(1), target=55).outcome.name, len(made))
+"""
+
+
+def test_a_fresh_process_compiles_no_generated_code_once_it_is_kept(tmp_path: Path, repo_root: Path) -> None:
+    """End to end, in fresh processes: the first compiles the records' methods and the ruleset's
+    expressions and keeps them; the next compiles none of it and rolls the same."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    env.pop("RULECRAFT_NO_CACHE", None)
+
+    def run() -> tuple[str, int]:
+        done = subprocess.run(
+            [sys.executable, "-c", COUNT], cwd=repo_root, env=env, capture_output=True, text=True, check=True
+        )
+        outcome, count = done.stdout.split()
+        return outcome, int(count)
+
+    first = run()
+    folder = tmp_path / "rulecraft"
+    kept = sorted(p.name for p in folder.glob("code-*"))
+    assert len(kept) == 2 and any(name.startswith("code-records-") for name in kept)
+    assert first[1] > 60  # the records' methods and Chill's expressions
+    second = run()
+    assert second[1] == 0
+    assert second[0] == first[0]
+    times = {p.name: p.stat().st_mtime_ns for p in folder.glob("code-*")}
+    run()
+    assert {p.name: p.stat().st_mtime_ns for p in folder.glob("code-*")} == times  # read, not written
