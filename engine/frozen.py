@@ -12,7 +12,8 @@ guards, pickling) as closures over the fields' names. Every method answers exact
 generated one answers: the same tuples compared and hashed, the same repr text, the same
 `FrozenInstanceError`s, the same pickled state. Methods a class writes itself are kept, as
 `dataclasses` keeps them. Python 3.13's own `dataclasses` compiles each class's methods in one
-`exec` for the same reason.
+`exec` for the same reason. The code compiled is kept between processes by its source text
+(`RECORDS`, `engine.compiled`), so a later process compiles none of it.
 """
 
 from __future__ import annotations
