@@ -2,7 +2,8 @@
 
 Each shape is declared twice, once with each decorator, and every answer is compared: init
 (positional, keyword, defaults, factories, `init=False` fields, `__post_init__`), repr, eq,
-hash, the frozen guards, `replace`, `fields`, pickling and copying, and the signature."""
+hash, the frozen guards, `replace`, `fields`, pickling and copying, and the signature; the
+fields as `frozen` collects them itself (with its own `field` or the standard one)."""
 
 from __future__ import annotations
 
@@ -12,17 +13,20 @@ import inspect
 import pickle
 import types
 from dataclasses import FrozenInstanceError, dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.frozen import frozen
+from engine.frozen import field as own_field
+from engine.frozen import field_names, frozen
+from engine.frozen import replace as own_replace
 
 
-def _body(ns: dict[str, Any]) -> None:
-    """One record's class body, with every field option the engine uses."""
+def _body(ns: dict[str, Any], field: Any = field) -> None:
+    """One record's class body, with every field option the engine uses (the standard `field`,
+    or `engine.frozen.field`)."""
     ns["__annotations__"] = {
         "a": "int",
         "b": "Any",
@@ -44,20 +48,25 @@ def _body(ns: dict[str, Any]) -> None:
     ns["__post_init__"] = __post_init__
 
 
-def _declare(name: str, decorate: Any) -> Any:
-    cls = decorate(types.new_class(name, (), {}, _body))
+def _declare(name: str, decorate: Any, body: Any = _body) -> Any:
+    cls = decorate(types.new_class(name, (), {}, body))
     cls.__module__ = __name__  # found by pickle under its name here
     return cls
 
 
 OursPlain = _declare("OursPlain", frozen)
 OursSlots = _declare("OursSlots", frozen(slots=True))
+OwnFieldPlain = _declare("OwnFieldPlain", frozen, lambda ns: _body(ns, own_field))
+OwnFieldSlots = _declare("OwnFieldSlots", frozen(slots=True), lambda ns: _body(ns, own_field))
 TheirsPlain = _declare("TheirsPlain", dataclass(frozen=True))
 TheirsSlots = _declare("TheirsSlots", dataclass(frozen=True, slots=True))
 
 
-def _pair(slots: bool) -> tuple[Any, Any]:
-    """The same record declared by `frozen` and by `dataclasses`."""
+def _pair(slots: bool, own: bool = False) -> tuple[Any, Any]:
+    """The same record declared by `frozen` (with the standard `field`, or with `own` field)
+    and by `dataclasses`."""
+    if own:
+        return (OwnFieldSlots, TheirsSlots) if slots else (OwnFieldPlain, TheirsPlain)
     return (OursSlots, TheirsSlots) if slots else (OursPlain, TheirsPlain)
 
 
@@ -69,12 +78,13 @@ def _shown(obj: Any) -> str:
 values = st.one_of(st.integers(-3, 3), st.text(max_size=2), st.none(), st.tuples(st.integers(0, 2)))
 
 
+@pytest.mark.parametrize("own", [False, True])
 @pytest.mark.parametrize("slots", [False, True])
 @given(a=st.integers(-5, 5), b=values, b2=values, c=st.tuples(st.integers(0, 3)), f=st.integers(0, 2))
 def test_a_frozen_record_answers_as_a_frozen_dataclass(
-    slots: bool, a: int, b: Any, b2: Any, c: tuple[int, ...], f: int
+    slots: bool, own: bool, a: int, b: Any, b2: Any, c: tuple[int, ...], f: int
 ) -> None:
-    ours, theirs = _pair(slots)
+    ours, theirs = _pair(slots, own)
     for args, kwargs in (((a, b), {}), ((a,), {"b": b, "c": c, "f": f}), ((a, b2, c), {"e": 7})):
         x, y = ours(*args, **kwargs), theirs(*args, **kwargs)
         x2, y2 = ours(a, b2, c, f=f), theirs(a, b2, c, f=f)
@@ -88,15 +98,18 @@ def test_a_frozen_record_answers_as_a_frozen_dataclass(
         assert x.g == y.g == [a]
         assert x != y and x.__eq__(y) is NotImplemented  # a different class is never equal
         assert _shown(dataclasses.replace(x, a=a + 1)) == _shown(dataclasses.replace(y, a=a + 1))
+        assert _shown(own_replace(x, a=a + 1, f=f)) == _shown(dataclasses.replace(y, a=a + 1, f=f))
+        assert field_names(x) == field_names(type(x)) == field_names(y) == tuple("abcdefg")
         back = pickle.loads(pickle.dumps(x))
         assert back == x and back.g == x.g and back.e == x.e
         assert x.__reduce_ex__(4)[2:] == y.__reduce_ex__(4)[2:]  # the same state is pickled
         assert copy.deepcopy(x) == x and copy.copy(x) == x
 
 
+@pytest.mark.parametrize("own", [False, True])
 @pytest.mark.parametrize("slots", [False, True])
-def test_a_frozen_record_refuses_what_a_frozen_dataclass_refuses(slots: bool) -> None:
-    ours, theirs = _pair(slots)
+def test_a_frozen_record_refuses_what_a_frozen_dataclass_refuses(slots: bool, own: bool) -> None:
+    ours, theirs = _pair(slots, own)
     for cls in (ours, theirs):
         x = cls(1, 2)
         with pytest.raises(FrozenInstanceError, match="cannot assign to field 'a'"):
@@ -107,6 +120,9 @@ def test_a_frozen_record_refuses_what_a_frozen_dataclass_refuses(slots: bool) ->
             cls()
         with pytest.raises(TypeError):
             cls(1, 2, g=[])  # an `init=False` field is no parameter
+        for replaced in (dataclasses.replace, own_replace):
+            with pytest.raises(ValueError, match="field g is declared with init=False"):
+                replaced(x, g=[])
     assert str(inspect.signature(ours)) == str(inspect.signature(theirs))
     assert ours.__doc__.replace(ours.__name__, "") == theirs.__doc__.replace(theirs.__name__, "")
     assert ours.__doc__.startswith(f"{ours.__name__}(a: 'int', b: 'Any', c: 'tuple[int, ...]' = ()")
@@ -146,6 +162,43 @@ def test_a_frozen_record_keeps_the_methods_its_class_writes() -> None:
     assert hash(Hashed(1)) == 7 and Hashed(1) == Hashed(1) and Hashed(1) != Hashed(2)
 
 
+def test_a_frozen_record_reads_its_fields_as_a_dataclass_reads_them() -> None:
+    """What `dataclasses` would collect, collected without it: inherited fields first, a
+    `ClassVar` skipped, a keyword-only field after a `*`, `__match_args__`, the class attribute
+    a default stays (and a `field()` without one is not)."""
+
+    def body(ns: dict[str, Any], field: Any) -> None:
+        ns["__annotations__"] = {"k": ClassVar[int], "a": "int", "b": "int", "s": "str"}
+        ns["k"] = 3
+        ns["a"] = field()
+        ns["b"] = field(default=2, kw_only=True)
+        ns["s"] = "x"
+
+    for ours in (own_field, field):
+        base = frozen(types.new_class("Base", (), {}, lambda ns: ns.update(__annotations__={"z": "int"})))
+        mine = frozen(types.new_class("Mine", (base,), {}, lambda ns, ours=ours: body(ns, ours)))
+        theirs_base = dataclass(frozen=True)(
+            types.new_class("Base", (), {}, lambda ns: ns.update(__annotations__={"z": "int"}))
+        )
+        theirs = dataclass(frozen=True)(
+            types.new_class("Mine", (theirs_base,), {}, lambda ns: body(ns, field))
+        )
+        assert [f.name for f in dataclasses.fields(mine)] == [f.name for f in dataclasses.fields(theirs)]
+        assert (
+            str(inspect.signature(mine))
+            == str(inspect.signature(theirs))
+            == "(z: 'int', a: 'int', s: 'str' = 'x', *, b: 'int' = 2) -> None"
+        )
+        assert mine.__match_args__ == theirs.__match_args__ == ("z", "a", "s")
+        assert (
+            (mine.k, mine.s, "a" in mine.__dict__)
+            == (theirs.k, theirs.s, "a" in theirs.__dict__)
+            == (3, "x", False)
+        )
+        assert mine.__doc__.replace("Mine", "") == theirs.__doc__.replace("Mine", "")
+        assert dataclasses.fields(mine)[2].kw_only is True and dataclasses.fields(mine)[2].default == 2
+
+
 def test_a_frozen_record_rejects_what_a_dataclass_rejects() -> None:
     with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
 
@@ -153,6 +206,21 @@ def test_a_frozen_record_rejects_what_a_dataclass_rejects() -> None:
         class Bad:
             a: int = 0
             b: int
+
+    with pytest.raises(ValueError, match="mutable default <class 'list'> for field a is not allowed"):
+
+        @frozen
+        class Shared:
+            a: list[int] = []  # noqa: RUF012 - the mistake refused
+
+    with pytest.raises(TypeError, match="'b' is a field but has no type annotation"):
+        frozen(
+            types.new_class(
+                "Unnamed", (), {}, lambda ns: ns.update(__annotations__={}, b=own_field(default=1))
+            )
+        )
+    with pytest.raises(ValueError, match="cannot specify both default and default_factory"):
+        own_field(default=1, default_factory=list)
 
     with pytest.raises(TypeError, match="Cannot overwrite attribute __setattr__"):
 

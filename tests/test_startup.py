@@ -67,6 +67,8 @@ from engine.syntax import cached  # noqa: E402
 from engine.syntax.positions import SourceFile  # noqa: E402
 
 HEAVY = (
+    "dataclasses",  # the records are made by `engine.frozen` alone (`dataclasses` imports `inspect`)
+    "inspect",
     "ruamel.yaml",
     "jsonschema",
     "lark",

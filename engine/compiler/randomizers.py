@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from ..errors import RulecraftError, did_you_mean
 from ..expr import ast
+from ..frozen import replace
 from ..model import types as T
 from ..model.ruleset import Die, Draw, Expr, Pool, Randomizer, Redraw, Trigger
 from ..runtime.limits import MAX_FACES

@@ -10,7 +10,6 @@ statement) and raised together as a `CompileError`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -24,6 +23,7 @@ from ..errors import (
     did_you_mean,
 )
 from ..expr import ast
+from ..frozen import replace
 from ..model import types as T
 from ..model.objective import Objective
 from ..model.ruleset import (

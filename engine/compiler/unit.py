@@ -4,7 +4,6 @@ it, so neither has to inherit from the other to see it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import Diagnostic
@@ -17,40 +16,41 @@ from .codegen import Emitter
 from .problems import problem
 
 
-@dataclass(eq=False)
 class Unit:
-    """One document being compiled (a compilation unit, not `engine.state`'s campaign state)."""
+    """One document being compiled (a compilation unit, not `engine.state`'s campaign state).
+    A plain class: it changes as the compilation goes, and is never compared."""
 
-    doc: Document
-    limits: Limits = DEFAULT_LIMITS
-    diags: list[Diagnostic] = field(default_factory=list)
-    scales: dict[str, Scale] = field(default_factory=dict)
-    bags: dict[str, Bag] = field(default_factory=dict)
-    tables: dict[str, Table] = field(default_factory=dict)
-    builtins: dict[str, Builtin] = field(default_factory=dict)
-    emit: Emitter = field(default_factory=Emitter)
-    # Names that are Python locals in generated code (table parameters, program values).
-    locals: set[str] = field(default_factory=set)
-    # Inline scales, by the check that declared them; their names are quoted only there.
-    owner: dict[str, str] = field(default_factory=dict)
-    # The check being compiled, which decides which inline scales a quoted name may mean.
-    current: str | None = None
-    # The pools of that check declared so far: what first_roll() and its kin may read.
-    pools: set[str] = field(default_factory=set)
-    # The randomizers of that check made so far that have a redraw: what redraws() may count.
-    redrawn: set[str] = field(default_factory=set)
-    # The most work units one call of each table charges (itself and the tables it calls), and
-    # a running total per body being lowered: the language has no loops, so a call site runs
-    # at most once per evaluation and these sums bound what an evaluation charges.
-    table_units: dict[str, int] = field(default_factory=dict)
-    counted: list[int] = field(default_factory=list)
-    # The Python name of a local where it is not `v_<name>`: a table's parameters are `_t<k>_<name>`,
-    # so that its body can be written into a check's generated loop beside the check's own values.
-    renamed: dict[str, str] = field(default_factory=dict)
-    # Per table whose body is a plain if/elif chain (`rules:` or `value:`), that body as parts a
-    # generated loop can hold instead of a call (`Expressions.assign`); none when `inline` is off.
-    inline: bool = True
-    bodies: dict[str, InlineBody] = field(default_factory=dict)
+    def __init__(self, doc: Document, limits: Limits = DEFAULT_LIMITS, *, inline: bool = True) -> None:
+        self.doc: Document = doc
+        self.limits: Limits = limits
+        self.diags: list[Diagnostic] = []
+        self.scales: dict[str, Scale] = {}
+        self.bags: dict[str, Bag] = {}
+        self.tables: dict[str, Table] = {}
+        self.builtins: dict[str, Builtin] = {}
+        self.emit: Emitter = Emitter()
+        # Names that are Python locals in generated code (table parameters, program values).
+        self.locals: set[str] = set()
+        # Inline scales, by the check that declared them; their names are quoted only there.
+        self.owner: dict[str, str] = {}
+        # The check being compiled, which decides which inline scales a quoted name may mean.
+        self.current: str | None = None
+        # The pools of that check declared so far: what first_roll() and its kin may read.
+        self.pools: set[str] = set()
+        # The randomizers of that check made so far that have a redraw: what redraws() may count.
+        self.redrawn: set[str] = set()
+        # The most work units one call of each table charges (itself and the tables it calls), and
+        # a running total per body being lowered: the language has no loops, so a call site runs
+        # at most once per evaluation and these sums bound what an evaluation charges.
+        self.table_units: dict[str, int] = {}
+        self.counted: list[int] = []
+        # The Python name of a local where it is not `v_<name>`: a table's parameters are `_t<k>_<name>`,
+        # so that its body can be written into a check's generated loop beside the check's own values.
+        self.renamed: dict[str, str] = {}
+        # Per table whose body is a plain if/elif chain (`rules:` or `value:`), that body as parts a
+        # generated loop can hold instead of a call (`Expressions.assign`); none when `inline` is off.
+        self.inline: bool = inline
+        self.bodies: dict[str, InlineBody] = {}
 
     def within(self, what: str, value: Any, limit: str, path: PathKey) -> None:
         """Refuse at load (`RC503`) a constant size that no roll could fit in `Limits.<limit>`."""

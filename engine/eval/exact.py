@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, partial
 from itertools import islice, product, repeat
@@ -22,6 +21,7 @@ from typing import Any
 
 from ..errors import Diagnostic, EvalError, InputError, LimitError, did_you_mean, placed
 from ..expr import ast
+from ..frozen import field, frozen
 from ..model.ruleset import Check, Pool, Scale, randomizer_expressions
 from ..model.values import Multi, Symbol, to_json
 from ..runtime import arguments
@@ -75,7 +75,7 @@ _APART = object()
 (`Sequential.stage_key`, `_read_alike`): they are merged with nothing."""
 
 
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class Distribution:
     """The exact distribution of one check for fixed inputs: outcomes and named values.
 

@@ -8,11 +8,10 @@ command line, a web page or a bot can also show a trace its own way from the fie
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from ..frozen import FrozenDict, frozen
+from ..frozen import FrozenDict, field, frozen
 from ..model.objective import MEAN_RANK
 from ..model.values import Symbol, faces_text, show, to_json
 from ..syntax.positions import Span

@@ -6,10 +6,9 @@ count children. Spans are excluded from equality so that parse → print → par
 
 from __future__ import annotations
 
-from dataclasses import field
 from fractions import Fraction
 
-from ..frozen import frozen
+from ..frozen import field, frozen
 from ..syntax.positions import Span
 
 

@@ -9,13 +9,12 @@ or new top-level sections here; existing ones need not change.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MAX_DIGITS
 from ..expr import ast
-from ..frozen import frozen
+from ..frozen import field, frozen
 from ..syntax.positions import Span
 from .objective import Objective
 from .types import Type

@@ -8,9 +8,7 @@ playing a scene is `engine.scenes`.
 
 from __future__ import annotations
 
-from dataclasses import field
-
-from ..frozen import frozen
+from ..frozen import field, frozen
 from ..syntax.positions import Span
 from .ruleset import Expr
 

@@ -10,10 +10,9 @@ resets; a derived value is an expression over the rest.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from typing import TYPE_CHECKING
 
-from ..frozen import frozen
+from ..frozen import field, frozen
 from ..syntax.positions import Span
 from .ruleset import Expr, InputSpec, Scale
 

@@ -7,11 +7,10 @@ can be compared with a replay of itself.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import field
 from fractions import Fraction
 from typing import Any
 
-from ..frozen import frozen
+from ..frozen import field, frozen
 
 
 class Symbol(str):

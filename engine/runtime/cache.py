@@ -3,15 +3,13 @@ first, and safe to share between threads. Nothing in rulecraft memoises results 
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from dataclasses import field
 from typing import Any, TypeVar
 
-from ..frozen import FrozenDict, frozen
+from ..frozen import FrozenDict, field, field_names, frozen
 
 V = TypeVar("V")
 
@@ -84,8 +82,8 @@ def approx_bytes(value: Any, cap: int = 200_000) -> int:
             _push(stack, v, scale)
         elif isinstance(v, (set, frozenset)):
             _push(stack, list(v), scale)
-        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
-            stack.extend((getattr(v, f.name, None), scale) for f in dataclasses.fields(v))
+        elif (names := field_names(v)) is not None:
+            stack.extend((getattr(v, name, None), scale) for name in names)
         elif hasattr(v, "__dict__") and not callable(v):
             stack.extend((x, scale) for x in vars(v).values())
         elif hasattr(v, "__slots__"):

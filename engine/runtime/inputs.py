@@ -9,11 +9,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 from ..errors import MAX_DIGITS, Diagnostic, InputError, did_you_mean
+from ..frozen import replace
 from ..model.ruleset import Check, InputSpec
 from ..model.values import Multi, normalize
 from ..syntax.positions import Span

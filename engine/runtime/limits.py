@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import Diagnostic, InputError, LimitError
-from ..frozen import frozen
+from ..frozen import field_names, frozen
 from ..model.ruleset import Draw, Expr, Pool, Randomizer
 from ..model.values import Multi
 from ..syntax.positions import Span
@@ -59,11 +59,15 @@ class Limits:
         """Every bound is a whole number of at least 0 and the deadline a positive, finite number
         of seconds or None: a `TypeError` naming the field, or `InputError` RC410 — not a limit
         that silently never holds (NaN compares false with everything)."""
-        for name in self.__dataclass_fields__:
+        for name in _NAMES:
             if name == "deadline":
                 arguments.seconds("Limits", name, self.deadline)
             else:
                 arguments.whole("Limits", name, getattr(self, name))
+
+
+_NAMES: tuple[str, ...] = field_names(Limits) or ()
+"""The bounds' names, in order."""
 
 
 def enforce(what: str, value: int, limit: int, span: Span | None) -> None:

@@ -8,10 +8,10 @@ redraw may be taken.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from ..errors import Diagnostic, InputError, LimitError
+from ..frozen import replace
 from ..model.ruleset import Check, Draw, Pool, Randomizer, Rule
 from ..model.values import Multi, Redrawn, show
 from .builtins import redraws_key

@@ -17,14 +17,13 @@ import json
 import math
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import field
 from fractions import Fraction
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, placed
 from ..eval.dist import Dist, fraction_text
 from ..eval.markov import NEVER, expectation, solve_components
-from ..frozen import frozen
+from ..frozen import field, frozen
 from ..model.ruleset import RulesetModel
 from ..model.scene import Scene
 from ..model.values import Multi

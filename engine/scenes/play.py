@@ -12,12 +12,11 @@ import math
 import random
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import field
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, placed
 from ..eval.sample import Ready, sample
-from ..frozen import frozen
+from ..frozen import field, frozen
 from ..model.ruleset import RulesetModel
 from ..model.scene import Scene, SceneStep
 from ..model.values import to_json

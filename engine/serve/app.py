@@ -10,7 +10,6 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
-from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..api import Ruleset, load, load_source
 from ..errors import Diagnostic, LoadError, RulecraftError, did_you_mean
-from ..frozen import frozen
+from ..frozen import field, frozen, replace
 from ..runtime.limits import Limits
 from ..syntax.positions import SourceFile
 from ..syntax.resources import shipped_rulesets

@@ -18,14 +18,13 @@ import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
 from ..api import Ruleset, load_source
 from ..errors import RulecraftError
-from ..frozen import frozen
+from ..frozen import frozen, replace
 from ..runtime.limits import Limits
 from ..syntax.positions import SourceFile
 from .jobs import HEAVY, diagnostic_json

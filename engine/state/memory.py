@@ -8,11 +8,11 @@ import copy
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, did_you_mean
+from ..frozen import replace
 from .records import Event, Header, State
 
 

@@ -13,12 +13,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
-from dataclasses import field
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol
 
 from ..errors import CampaignError, Diagnostic, did_you_mean
-from ..frozen import frozen
+from ..frozen import field, frozen
 
 State = dict[str, Any]
 """{"shared": {item: value}, "characters": {name: {item: value}}}: counters are ints, tallies

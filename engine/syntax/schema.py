@@ -11,7 +11,6 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -19,6 +18,7 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
 from ..errors import Diagnostic, SchemaError, did_you_mean
+from ..frozen import replace
 from .document import Document
 from .resources import schema_path
 

@@ -64,10 +64,10 @@ May import: every package below `engine.tools`, and `engine.api` for the `Rulese
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ...errors import Diagnostic, RulecraftError
+from ...frozen import replace
 from .budget import DEFAULT_BUDGET, DEFAULT_WORK, LintBudget
 
 if TYPE_CHECKING:

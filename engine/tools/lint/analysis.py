@@ -7,13 +7,13 @@ what was found is worded by `report`, and the table calls it recorded are judged
 
 from __future__ import annotations
 
-from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from ...compiler import compile_document
 from ...errors import Diagnostic, LimitError, RulecraftError
 from ...expr import ast
+from ...frozen import replace
 from ...model.ruleset import Check, Pool, RulesetModel, randomizer_expressions
 from ...model.values import Symbol
 from ...runtime.cache import Caches

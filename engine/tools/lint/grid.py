@@ -10,12 +10,12 @@ naturally.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from fractions import Fraction
 from itertools import product
 from typing import Any
 
 from ...expr import ast
+from ...frozen import replace
 from ...model.ruleset import Check, InputSpec
 from ...model.values import Multi
 from ...syntax.document import Document
