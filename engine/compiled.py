@@ -86,7 +86,7 @@ class Kept:
             if cachedir.write_atomically(
                 _path(folder, self.name), MAGIC + cachedir.digest(payload) + payload
             ):
-                _trim(folder)
+                cachedir.trim(folder, "code-", MAX_FILES)
 
 
 _KEEPING: ContextVar[Kept | None] = ContextVar("rulecraft_keeping", default=None)
@@ -147,16 +147,3 @@ def _read(name: str) -> dict[tuple[str, str], CodeType]:
         if type(text) is not str or type(filename) is not str or type(code) is not CodeType:
             return {}
     return found
-
-
-def _trim(folder: str) -> None:
-    """Remove the oldest `code-` files beyond `MAX_FILES` (another process may remove them first)."""
-    try:
-        entries = [e for e in os.scandir(folder) if e.name.startswith("code-")]
-        if len(entries) <= MAX_FILES:
-            return
-        entries.sort(key=lambda e: e.stat().st_mtime_ns)
-        for entry in entries[: len(entries) - MAX_FILES]:
-            os.unlink(entry.path)
-    except OSError:
-        pass

@@ -190,8 +190,8 @@ import builtins, random
 made = []
 real = builtins.compile
 def counted(text, filename, mode, *args, **kwargs):
-    if mode == "exec":  # not `typing`'s forward references, compiled to evaluate
-        made.append(text)
+    if mode == "exec" and filename in ("<string>", "<rulecraft>"):  # generated code, not a module
+        made.append(text)  # read from source without bytecode, nor `typing`'s forward references
     return real(text, filename, mode, *args, **kwargs)
 builtins.compile = counted
 import engine
@@ -224,3 +224,21 @@ def test_a_fresh_process_compiles_no_generated_code_once_it_is_kept(tmp_path: Pa
     times = {p.name: p.stat().st_mtime_ns for p in folder.glob("code-*")}
     run()
     assert {p.name: p.stat().st_mtime_ns for p in folder.glob("code-*")} == times  # read, not written
+
+
+def test_the_folder_keeps_the_newest_code_files_only(
+    folder: Path, compiles: _Counted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(compiled, "MAX_FILES", 2)
+    folder.mkdir(parents=True, mode=0o700)
+    (folder / "document-other.marshal").write_bytes(b"")  # another cache's file: not counted
+    for age, name in enumerate(("old", "mid", "new")):
+        kept = Kept(name)
+        kept.compile(TEXT, "<rulecraft>")
+        kept.save()
+        os.utime(_file(folder, name), ns=(age * 10**9, age * 10**9))  # written in this order
+    kept = Kept("newest")
+    kept.compile(TEXT, "<rulecraft>")
+    kept.save()  # three older files and this one: the oldest two go
+    left = sorted(p.name.split("-")[1] for p in folder.glob("code-*"))
+    assert left == ["new", "newest"] and (folder / "document-other.marshal").exists()

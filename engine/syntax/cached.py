@@ -126,17 +126,4 @@ def write(k: bytes | None, doc: Document, beside: Any = None) -> None:
     if len(payload) > MAX_ENTRY_BYTES:
         return
     if cachedir.write_atomically(_path(folder, k), MAGIC + k + cachedir.digest(payload) + payload):
-        _trim(folder)
-
-
-def _trim(folder: str) -> None:
-    """Remove the oldest entries beyond `MAX_ENTRIES` (another process may remove them first)."""
-    try:
-        entries = [e for e in os.scandir(folder) if e.name.startswith("document-")]
-        if len(entries) <= MAX_ENTRIES:
-            return
-        entries.sort(key=lambda e: e.stat().st_mtime_ns)
-        for entry in entries[: len(entries) - MAX_ENTRIES]:
-            os.unlink(entry.path)
-    except OSError:
-        pass
+        cachedir.trim(folder, "document-", MAX_ENTRIES)

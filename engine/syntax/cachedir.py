@@ -87,3 +87,17 @@ def library_identity(name: str) -> bytes | None:
     except (ImportError, ValueError, OSError):
         return None
     return f"{name} {spec.origin} {st.st_ino} {st.st_size} {st.st_mtime_ns}".encode()
+
+
+def trim(folder: str, prefix: str, most: int) -> None:
+    """Remove the oldest written files whose names start with `prefix` beyond the `most` newest
+    (another process may remove them first)."""
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.startswith(prefix)]
+        if len(entries) <= most:
+            return
+        entries.sort(key=lambda e: e.stat().st_mtime_ns)
+        for entry in entries[: len(entries) - most]:
+            os.unlink(entry.path)
+    except OSError:
+        pass
