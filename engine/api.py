@@ -187,13 +187,19 @@ class Ruleset:
             # which checks the random source as `sample` would
             recent = self._recent.get(check)
             if recent is not None:
-                (given, was_policy, was_traced, only, roller), table = recent  # the newest first
+                (given, was_policy, was_traced, only, roller, peers), table, groups = (
+                    recent  # the newest first
+                )
                 if trace is was_traced and policy is was_policy:
                     # the types first (`int` and `str` alone, so `True` never finds `1`'s roller),
                     # then equality, which then never runs a caller's own `__eq__`
-                    if only is not None:  # one input: its type alone, without a loop
-                        if type(inputs.get(only)) in PLAIN and inputs == given:
-                            return roller(rng)
+                    if only is not None:  # one input: its roller by its value alone, no loop, no key
+                        if len(inputs) == 1:
+                            value = inputs.get(only, PLAIN)  # (no input is PLAIN)
+                            if type(value) in PLAIN:
+                                found = peers.get(value)
+                                if found is not None:
+                                    return found(rng)
                     else:
                         for value in inputs.values():
                             if type(value) not in PLAIN:
@@ -207,7 +213,7 @@ class Ruleset:
                 if type(policy) is str and (trace is True or trace is False):
                     entry = None
                     if only is not None and len(inputs) == 1:  # one input, as the newest's: no loop
-                        value = inputs.get(only, PLAIN)  # (no input is PLAIN)
+                        value = inputs.get(only, PLAIN)
                         if type(value) in PLAIN:
                             entry = table.get((policy, trace, only, value))
                     else:
@@ -217,7 +223,7 @@ class Ruleset:
                         else:
                             entry = table.get(_remembered(policy, trace, inputs))
                     if entry is not None:
-                        self._recent[check] = (entry, table)
+                        self._recent[check] = (entry, table, groups)
                         return entry[4](rng)
         if forced is not None or type(check) is not str or type(policy) is not str:
             _check_call("Ruleset.roll", check, policy, forced)
@@ -260,17 +266,26 @@ class Ruleset:
         """Keep a proven roller for `roll` to find by its arguments as given, when their values
         are all `int` or `str` (two equal values of those are of one type, so `True` never
         finds the roller of `1`, nor `55.0` that of `55`): the newest, which `roll` compares at
-        once, and up to `RECENT` of each check in a table by their arguments, in
-        the bindings cache's `recent`, which forgets them all when the cache lets any binding
-        go, so it holds no binding the cache does not."""
+        once, and up to `RECENT` of each check in a table by their arguments (those of one
+        input also among the newest's peers, by its value: `Recent`), in the bindings cache's
+        `recent`, which forgets them all when the cache lets any binding go, so it holds no
+        binding the cache does not."""
         if type(policy) is not str or not all(type(v) in PLAIN for v in inputs.values()):
             return
         recent = self._recent
-        entry = (inputs, policy, traced, next(iter(inputs)) if len(inputs) == 1 else None, roller)
         held = recent.get(check)
-        table = {} if held is None or len(held[1]) >= RECENT else held[1]  # full: start again
+        if held is None or len(held[1]) >= RECENT:  # full: start again
+            table: dict[Hashable, Recent] = {}
+            groups: dict[tuple[str, bool, str], dict[Any, Callable[..., Result]]] = {}
+        else:
+            _, table, groups = held
+        only = next(iter(inputs)) if len(inputs) == 1 else None
+        peers = {} if only is None else groups.setdefault((policy, traced, only), {})
+        entry = (inputs, policy, traced, only, roller, peers)
         table[_remembered(policy, traced, inputs)] = entry
-        recent[check] = (entry, table)
+        if only is not None:
+            peers[inputs[only]] = roller
+        recent[check] = (entry, table, groups)
         if self.caches.bindings.lookup(key) is not ready:  # let go meanwhile: not kept
             recent.pop(check, None)
 
@@ -454,12 +469,18 @@ class Ruleset:
         return f"<Ruleset {self.name!r}: {', '.join(self.checks)}>"
 
 
-Recent = tuple[dict[str, Any], str, bool, str | None, Callable[..., Result]]
+Recent = tuple[dict[str, Any], str, bool, str | None, Callable[..., Result], dict[Any, Callable[..., Result]]]
 """A remembered roll's arguments as given (inputs, policy, trace), the name of its only input
-when it has one (whose type `roll` then checks without a loop), and the proven roller they found."""
+when it has one (whose type `roll` then checks without a loop), the proven roller they found,
+and, for one input, its peers: the rollers remembered with the same policy, trace and input name,
+by that input's value (one dictionary per group, shared by its entries: `Recalled`), so a bot
+rolling against many targets in turn finds each by one look-up of its value."""
 
-Recalled = tuple[Recent, dict[Hashable, Recent]]
-"""A check's newest remembered roll, and all it remembers by their arguments (`_remembered`)."""
+Recalled = tuple[
+    Recent, dict[Hashable, Recent], dict[tuple[str, bool, str], dict[Any, Callable[..., Result]]]
+]
+"""A check's newest remembered roll, all it remembers by their arguments (`_remembered`), and the
+one-input rollers grouped by policy, trace and input name (each group a `Recent`'s peers)."""
 
 
 def _remembered(policy: str, trace: bool, inputs: dict[str, Any]) -> tuple[Any, ...]:

@@ -51,7 +51,7 @@ def _warm(rs: engine.Ruleset, **inputs: Any) -> None:
 
 def _entries(rs: engine.Ruleset) -> list[Any]:
     """Every remembered roll of every check: the newest of each, and its table."""
-    return [entry for newest, table in rs._recent.values() for entry in (newest, *table.values())]
+    return [entry for newest, table, _ in rs._recent.values() for entry in (newest, *table.values())]
 
 
 def _outcome(call: Any) -> Any:
@@ -223,7 +223,7 @@ def test_recent_rolls_are_the_rolls_a_fresh_ruleset_gives(
             cold.caches.bindings.recent.clear()
             b = cold.roll("specific", theirs, trace=traced, **inputs)
             assert a == b and a.trace == b.trace
-            for _, table in warm._recent.values():
+            for _, table, _ in warm._recent.values():
                 assert len(table) <= bound
     assert ours.getstate() == theirs.getstate()
 
@@ -260,6 +260,34 @@ def test_rolls_with_many_argument_sets_in_turn_find_their_rollers() -> None:
     assert looked  # a new target: bound and looked up as before
 
 
+def test_a_one_input_roll_finds_its_roller_among_the_newest_peers() -> None:
+    """With one input, a roll whose policy and trace are the newest's finds its roller by the
+    input's value among the newest's peers (those remembered with the same policy, trace and
+    input name): the newest stays, no key is built, and the rolls are a fresh ruleset's. A value
+    of another type, or another input's name, is not found there."""
+    chill, fresh = engine.load("chill"), engine.load("chill")
+    rng = random.Random(5)
+    for _ in range(3):
+        for t in range(1, 31):
+            chill.roll("specific", rng, trace=False, target=t)
+    held = chill._recent["specific"]
+    newest = held[0]
+    assert newest[3] == "target" and sorted(newest[5]) == list(range(1, 31))
+    ours, theirs = random.Random(6), random.Random(6)
+    for t in (7, 30, 1, 7):
+        a = chill.roll("specific", ours, trace=False, target=t)
+        b = fresh.roll("specific", theirs, trace=False, target=t)
+        assert a == b and a.inputs == {"target": t, "tokens": 0, "roller": "player"}
+        assert chill._recent["specific"] is held  # not found in the table, which makes a new newest
+    # traced: not the newest's peers; found in the table, and its own peers become the newest's
+    chill.roll("specific", ours, trace=True, target=7)
+    assert chill._recent["specific"][0][2] is True and 7 in chill._recent["specific"][0][5]
+    # `True` equals 1 and is not found among the peers: it is bound as a fresh ruleset binds it
+    assert _outcome(lambda: chill.roll("specific", random.Random(1), trace=False, target=True)) == _outcome(
+        lambda: fresh.roll("specific", random.Random(1), trace=False, target=True)
+    )
+
+
 def test_the_recent_rollers_hold_only_what_the_cache_holds() -> None:
     """When the cache lets bindings go (here: pushed out by others), it forgets every recent
     roller, so none keeps a binding the cache dropped; `clear` forgets them too."""
@@ -269,9 +297,11 @@ def test_the_recent_rollers_hold_only_what_the_cache_holds() -> None:
         for _ in range(200):
             rs.roll("specific", rng, target=target, tokens=1)
         held = {id(v) for _, v in rs.caches.bindings.items()}
-        for _, table in rs._recent.values():
+        for _, table, _ in rs._recent.values():
             assert len(table) <= RECENT
-        for *_, roller in _entries(rs):
+        rollers = [roller for *_, roller, _ in _entries(rs)]
+        rollers += [r for *_, peers in _entries(rs) for r in peers.values()]  # one input's, by value
+        for roller in rollers:
             ready = roller.__closure__ and next(
                 c.cell_contents for c in roller.__closure__ if type(c.cell_contents) is sampling.Ready
             )
