@@ -186,13 +186,12 @@ class Ruleset:
             # the arguments of a recent roll of this check: straight to its roller (`_remember`),
             # which checks the random source as `sample` would
             recent = self._recent.get(check)
-            if recent is not None:
-                (given, was_policy, was_traced, only, roller, peers), table, groups = (
-                    recent  # the newest first
-                )
+            if recent is not None:  # the newest first, then the table and the one-input groups
+                (given, was_policy, was_traced, only, roller, peers), table, groups = recent
                 if trace is was_traced and policy is was_policy:
                     # the types first (`int` and `str` alone, so `True` never finds `1`'s roller),
-                    # then equality, which then never runs a caller's own `__eq__`
+                    # then a look-up or equality, which then never runs a caller's own `__hash__`
+                    # or `__eq__`
                     if only is not None:  # one input: its roller by its value alone, no loop, no key
                         if len(inputs) == 1:
                             value = inputs.get(only, PLAIN)  # (no input is PLAIN)
