@@ -278,14 +278,19 @@ def test_a_one_input_roll_finds_its_roller_among_the_newest_peers() -> None:
         a = chill.roll("specific", ours, trace=False, target=t)
         b = fresh.roll("specific", theirs, trace=False, target=t)
         assert a == b and a.inputs == {"target": t, "tokens": 0, "roller": "player"}
-        assert chill._recent["specific"] is held  # not found in the table, which makes a new newest
+        assert chill._recent["specific"] is held  # among the peers: the table would make a newest
     # traced: not the newest's peers; found in the table, and its own peers become the newest's
     chill.roll("specific", ours, trace=True, target=7)
     assert chill._recent["specific"][0][2] is True and 7 in chill._recent["specific"][0][5]
-    # `True` equals 1 and is not found among the peers: it is bound as a fresh ruleset binds it
-    assert _outcome(lambda: chill.roll("specific", random.Random(1), trace=False, target=True)) == _outcome(
-        lambda: fresh.roll("specific", random.Random(1), trace=False, target=True)
-    )
+    # `True` equals 1 and is not found among the peers, nor is a second input's call by its
+    # target (its roller would give tokens 0): each is rolled as a fresh ruleset rolls it
+    for odd in ({"target": True}, {"target": 7, "tokens": 1}, {"tokens": 1}):
+        for rs in (chill, fresh):
+            rs.roll("specific", random.Random(0), trace=False, target=7)  # the newest's peers again
+        ours_, theirs_ = (
+            partial(rs.roll, "specific", random.Random(1), trace=False, **odd) for rs in (chill, fresh)
+        )
+        assert _outcome(ours_) == _outcome(theirs_)
 
 
 def test_the_recent_rollers_hold_only_what_the_cache_holds() -> None:
@@ -293,9 +298,13 @@ def test_the_recent_rollers_hold_only_what_the_cache_holds() -> None:
     roller, so none keeps a binding the cache dropped; `clear` forgets them too."""
     rs = engine.load("chill", limits=Limits(max_cache_bytes=2**20))  # bindings: about 150 kB
     rng = random.Random(8)
+    peered = 0
     for target in range(1, 80):  # kept rolls fill the bindings' room, new bindings push old ones out
         for _ in range(200):
             rs.roll("specific", rng, target=target, tokens=1)
+        for _ in range(3):  # one input: remembered among its peers too
+            rs.roll("specific", rng, target=target)
+        peered += sum(len(peers) for *_, peers in _entries(rs))
         held = {id(v) for _, v in rs.caches.bindings.items()}
         for _, table, _ in rs._recent.values():
             assert len(table) <= RECENT
@@ -306,7 +315,8 @@ def test_the_recent_rollers_hold_only_what_the_cache_holds() -> None:
                 c.cell_contents for c in roller.__closure__ if type(c.cell_contents) is sampling.Ready
             )
             assert id(ready) in held
-    assert len(rs.caches.bindings) < 79  # some were let go
+    assert len(rs.caches.bindings) < 2 * 79  # some were let go (two bindings a target)
+    assert peered  # and the peers were looked at
     rs.caches.bindings.clear()
     assert not rs._recent
 
