@@ -275,7 +275,7 @@ class Ruleset:
         held = recent.get(check)
         if held is None or len(held[1]) >= RECENT:  # full: start again
             table: dict[Hashable, Recent] = {}
-            groups: dict[tuple[str, bool, str], dict[Any, Callable[..., Result]]] = {}
+            groups: Groups = {}
         else:
             _, table, groups = held
         only = next(iter(inputs)) if len(inputs) == 1 else None
@@ -468,16 +468,20 @@ class Ruleset:
         return f"<Ruleset {self.name!r}: {', '.join(self.checks)}>"
 
 
-Recent = tuple[dict[str, Any], str, bool, str | None, Callable[..., Result], dict[Any, Callable[..., Result]]]
+Peers = dict[Any, Callable[..., Result]]
+"""One-input rollers of one check, policy, trace and input name, by that input's value."""
+
+Groups = dict[tuple[str, bool, str], Peers]
+"""A check's `Peers`, by policy, trace and input name."""
+
+Recent = tuple[dict[str, Any], str, bool, str | None, Callable[..., Result], Peers]
 """A remembered roll's arguments as given (inputs, policy, trace), the name of its only input
 when it has one (whose type `roll` then checks without a loop), the proven roller they found,
 and, for one input, its peers: the rollers remembered with the same policy, trace and input name,
 by that input's value (one dictionary per group, shared by its entries: `Recalled`), so a bot
 rolling against many targets in turn finds each by one look-up of its value."""
 
-Recalled = tuple[
-    Recent, dict[Hashable, Recent], dict[tuple[str, bool, str], dict[Any, Callable[..., Result]]]
-]
+Recalled = tuple[Recent, dict[Hashable, Recent], Groups]
 """A check's newest remembered roll, all it remembers by their arguments (`_remembered`), and the
 one-input rollers grouped by policy, trace and input name (each group a `Recent`'s peers)."""
 
