@@ -531,3 +531,37 @@ def test_an_objective_scores_a_mixture_as_the_mixture_of_its_scores(
         for i, s in enumerate(objective.score(members, d.weights, d.total)):
             expected[i] += Fraction(w, total) * s
     assert objective.score(members, mixed.weights, mixed.total) == tuple(expected)
+
+
+@pytest.mark.parametrize("dice", [3, 6])
+def test_under_optimal_the_check_runs_once_per_finished_pool(dice: int) -> None:
+    """Best play asks the outcome of the pools it scores, and the distribution then runs the
+    check on every finished pool: a pool best play asked about is not run again (`exact.finish`
+    takes its result from the memo), and the distribution is the one running both gives."""
+    from dataclasses import replace
+
+    from engine.eval import exact
+    from engine.runtime.cache import Caches
+    from engine.runtime.context import RunContext
+    from engine.runtime.inputs import bind_inputs
+    from engine.runtime.limits import DEFAULT_LIMITS
+
+    check = engine.load("chimera").check("skill")
+    bound = bind_inputs(check, {"dice": dice})
+    runs: list[Any] = []
+
+    def counting(env: dict[str, Any], *dice_values: Any) -> Any:
+        runs.append(dice_values)
+        return check.program(env, *dice_values)
+
+    counted = replace(check, program=counting)
+    found = {}
+    for policy in ("always", "optimal"):
+        runs.clear()
+        d = exact.distribution(counted, bound, RunContext(DEFAULT_LIMITS, policy, Caches()))
+        found[policy] = d.joint
+        pools = len(runs) if policy == "always" else len(set(runs))
+        assert len(runs) == pools, policy  # each finished pool's check once
+        # the same numbers as the check as compiled (nothing counted)
+        assert d.joint == exact.distribution(check, bound, RunContext(DEFAULT_LIMITS, policy, Caches())).joint
+    assert len(found["optimal"].weights) > 1

@@ -673,6 +673,8 @@ class Sequential:
         self._procedures: dict[tuple[int, tuple[Any, ...]], Dist] = {}
         self._leaves = 0
         """Ends of the roll the last randomizer's values reached without a memo entry each."""
+        self._ended = 0
+        """Memo entries of whole rolls (every randomizer's value known): best play's questions."""
         self._redrawn: dict[tuple[int, tuple[Any, ...], int], Dist] = {}
         self._tables: dict[tuple[int, int], tuple[Dist, Dist]] = {}
         """Each randomizer's tables met, by id, with the values it reads alike merged and paired
@@ -749,12 +751,23 @@ class Sequential:
         env = with_dice(self.env, self.check.roll, dice)
         if i == len(self.check.roll):
             result = Dist.certain((self.check.program(env, *dice), 0))
+            self._ended += 1
         elif i == len(self.check.roll) - 1:  # the last randomizer: the program once per value
             values = self.values(i, dice, env)
             program = self.check.program
+            # the ends best play asked the outcome of (making `values`) have their result already
+            ended = self._finish if self._ended else None
+            keyed = self.check.stage_keys is not None
             joint: dict[Any, int] = {}
             for (value, cut), w in values.weights.items():
-                point = (program(env, *dice, value), cut)
+                known = None
+                if ended is not None:
+                    after = dice + (value,)
+                    known = ended.get((i + 1, self.stage_key(i + 1, after) if keyed else after))
+                if known is None:
+                    point = (program(env, *dice, value), cut)
+                else:
+                    point = (next(iter(known.weights))[0], cut)
                 joint[point] = joint.get(point, 0) + w
             result = Dist(joint, values.total)
             self._leaves += len(values)
