@@ -673,8 +673,6 @@ class Sequential:
         self._procedures: dict[tuple[int, tuple[Any, ...]], Dist] = {}
         self._leaves = 0
         """Ends of the roll the last randomizer's values reached without a memo entry each."""
-        self._ended = 0
-        """Memo entries of whole rolls (every randomizer's value known): best play's questions."""
         self._redrawn: dict[tuple[int, tuple[Any, ...], int], Dist] = {}
         self._tables: dict[tuple[int, int], tuple[Dist, Dist]] = {}
         """Each randomizer's tables met, by id, with the values it reads alike merged and paired
@@ -751,19 +749,18 @@ class Sequential:
         env = with_dice(self.env, self.check.roll, dice)
         if i == len(self.check.roll):
             result = Dist.certain((self.check.program(env, *dice), 0))
-            self._ended += 1
         elif i == len(self.check.roll) - 1:  # the last randomizer: the program once per value
             values = self.values(i, dice, env)
             program = self.check.program
-            # the ends best play asked the outcome of (making `values`) have their result already
-            ended = self._finish if self._ended else None
-            keyed = self.check.stage_keys is not None
+            # under `optimal`, the ends best play asked the outcome of (making `values`) have their
+            # result in the memo already
+            ended = self._finish if self.policy == "optimal" else None
             joint: dict[Any, int] = {}
             for (value, cut), w in values.weights.items():
                 known = None
                 if ended is not None:
                     after = dice + (value,)
-                    known = ended.get((i + 1, self.stage_key(i + 1, after) if keyed else after))
+                    known = ended.get((i + 1, self.stage_key(i + 1, after)))
                 if known is None:
                     point = (program(env, *dice, value), cut)
                 else:
