@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,3 +129,18 @@ def test_example(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, 
             assert block.arg in {d.code for d in caught.value.diagnostics}
         else:
             exec(compile(block.text, f"{DOC}:{block.line}", "exec"), {})
+
+
+def test_rc601_example_prints_what_the_page_shows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli):
+    """RC601 has no bad and fixed pair (it needs matplotlib missing): its first command, run with
+    matplotlib made unimportable, prints the lines the page shows up to its next `$` line (the
+    table on standard output, then the error and hint) and exits with 1."""
+    (block,) = [b for b in BLOCKS if b.lang == "console" and "error RC601" in b.text]
+    lines = block.text.splitlines()
+    assert lines[0].startswith("$ rulecraft ")
+    shown = lines[1 : next(i for i, line in enumerate(lines) if i and line.startswith("$ "))]
+    (tmp_path / "demo.yaml").write_text(DEMO, encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` fails, as if absent
+    code, out, err = cli(*shlex.split(lines[0][2:])[1:], cwd=tmp_path)
+    assert code == 1
+    assert [line.rstrip() for line in (out + err).splitlines()] == [line.rstrip() for line in shown]

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _repo import REPO_ROOT
 
 import engine
 
@@ -64,6 +65,23 @@ def test_the_command_line_takes_a_scene_file(cli: Any, tmp_path: Path) -> None:
     r = cli("scene", "prob", "castle", "two.yaml", cwd=tmp_path)
     assert r.code == 1 and "RC407" in r.err and "first_blood, second" in r.err
     assert cli("scene", "prob", "castle", "two.yaml:second", cwd=tmp_path).code == 0
+
+
+def test_the_docs_scene_file_section_shows_what_the_command_prints(cli: Any, tmp_path: Path) -> None:
+    """docs/scenes.md, "A scene in a file of its own": its file is this test's, and its command
+    prints exactly the lines shown (trailing spaces aside), the rounds' histogram included."""
+    text = (REPO_ROOT / "docs" / "scenes.md").read_text(encoding="utf-8")
+    start = text.index("### A scene in a file of its own")
+    section = text[start : text.index("\n## ", start)]
+    fragment = section.split("```yaml fragment\n", 1)[1].split("```", 1)[0]
+    assert fragment == FIRST_BLOOD
+    console = section.split("```console\n", 1)[1].split("```", 1)[0].splitlines()
+    command, shown = console[0], console[1:]
+    assert command == "$ rulecraft scene prob castle first_blood.yaml --party you:wielding=knife"
+    (tmp_path / "first_blood.yaml").write_text(fragment)
+    r = cli(*command.split()[2:], cwd=tmp_path)
+    assert r.code == 0, r.err
+    assert [line.rstrip() for line in r.out.rstrip("\n").splitlines()] == [line.rstrip() for line in shown]
 
 
 @pytest.mark.parametrize(
