@@ -178,7 +178,7 @@ class Ruleset:
     ) -> Result:
         """Roll `check` once. Pass a seeded `random.Random` for replayable rolls; `forced`
         fixes dice (`{"tens": 5}`), pools (`{"dice": [9, 2, 0]}`, then any rerolled faces in
-        order) or draws (`{"beads": ["good"]}`); `policy` ("always", "never", "optimal")
+        order) or draws (`{"bag": ["red"]}`); `policy` ("always", "never", "optimal")
         decides every choice the rules leave to the player. `trace=False` skips the trace (the
         result's `trace` is empty) for a caller that wants only the outcome and values: the
         same dice, outcome and values from the same seed, sooner."""

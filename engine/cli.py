@@ -226,7 +226,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
             action="append",
             default=[],
             metavar="NAME=FACES",
-            help="fix a die (tens=5), pool (dice=9,2,0) or draw (beads=good)",
+            help="fix a die (tens=5), pool (dice=9,2,0) or draw (bag=red)",
         )
         r.add_argument("--seed", type=int, help="seed for a replayable roll")
         _policy(r, "how the player decides every 'may' (default always)")
@@ -410,7 +410,7 @@ def _scene_parser(sub: Any, build: bool = True) -> None:
 def _campaign_parser(sub: Any, build: bool = True) -> None:
     """`rulecraft campaign …`: state that lasts, kept in an SQLite file or a PostgreSQL database
     (see `--db`); only named unless `build`."""
-    c = sub.add_parser("campaign", help="keep a campaign's state (tokens, wounds, insight) across rolls")
+    c = sub.add_parser("campaign", help="keep a campaign's state (its counters and tallies) across rolls")
     if not build:
         return
     c.add_argument(

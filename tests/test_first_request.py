@@ -36,14 +36,24 @@ def _constant_dice(rs: engine.Ruleset) -> list[tuple[str, Die]]:
     ]
 
 
-@pytest.mark.parametrize("name", SHIPPED)
+WITH_DICE = ("chill", "chimera", "chthonian")
+"""The shipped rulesets that roll a die of constant faces (Castle draws from bags only:
+`test_the_others_roll_no_such_die` holds the list to them)."""
+
+
+def test_the_others_roll_no_such_die() -> None:
+    for name in set(SHIPPED) - set(WITH_DICE):
+        assert _constant_dice(engine.load(name)) == [], name
+
+
+@pytest.mark.parametrize("name", WITH_DICE)
 def test_every_die_of_constant_faces_has_its_table_when_the_ruleset_loads(name: str) -> None:
     """Right after `load`, before any request, each such die's table is in the ruleset's tables:
     its faces counted by hand, and the very table a distribution then reads."""
     rs = engine.load(name)
     dice = _constant_dice(rs)
-    if name in ("chill", "chthonian"):
-        assert dice  # (Castle draws from bags, Chimera rolls pools)
+    assert dice
+    products = 0
     for _, die in dice:
         kept = rs.caches.tables.lookup(("die", die.faces))
         counts: dict[Any, int] = {}
@@ -59,6 +69,8 @@ def test_every_die_of_constant_faces_has_its_table_when_the_ruleset_loads(name: 
         if isinstance(d.source, exact._Product):
             i = check.roll.index(die)
             assert d.source.parts[i] is rs.caches.tables.lookup(("die", die.faces))
+            products += 1
+    assert products  # some distribution did read a die's table
 
 
 REPEATED = """

@@ -132,4 +132,5 @@ def test_the_main_gauche_table_quotes_the_odds_shown() -> None:
             [line] = [ln for ln in shown if ln.lstrip().startswith("you_win ")]
             won[m[1]] = re.findall(r"\d+\.\d\d%", line)[0]
     rows = dict(re.findall(r"^\| `(never|always|optimal)` \|.*\| (\d+\.\d\d%) \|$", section(), flags=re.M))
+    assert set(won) == {"never", "always", "optimal"}
     assert rows == won

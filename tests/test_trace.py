@@ -39,6 +39,7 @@ def test_the_rule_that_fired_is_a_position_in_the_ruleset() -> None:
     assert outcome.expr == "specific_band(roll, doubles, final_target)"
     chimera = CHIMERA.roll("skill", forced={"rolled": [9, 2, 7]}, dice=2)
     rules = [s for s in chimera.trace if s.kind == "rule"]
+    assert rules
     for s in rules:
         assert s.rule is not None and s.rule.span is not None and s.rule.span.line > 0
         text = s.rule.span.source.line(s.rule.span.line)

@@ -319,7 +319,7 @@ class ProgramWriter:
     ]:
         """`Check.own_keys` of a sequential check: for each randomizer whose value the check reads
         only through parts that read nothing else but inputs and values known before the roll
-        (`keep(beads, level)`, `count(p) > 0`), a function of (env, its value) giving those parts,
+        (`keep(bag, level)`, `count(p) > 0`), a function of (env, its value) giving those parts,
         with the names of what they read besides the value. Values with equal parts are read
         alike everywhere, so the exact evaluator keeps one of them with their weights summed:
         it enumerates what the check reads, not every draw. None for a randomizer read whole

@@ -661,7 +661,7 @@ class StateCompiler:
             if not isinstance(value, dict):
                 raise problem(
                     "RC304",
-                    f"'{item_name}' is a tally: give members and counts, e.g. {{dark: 1}}",
+                    f"'{item_name}' is a tally: give members and counts, e.g. {{{scale.names[0]}: 1}}",
                     self.span(at),
                     f"members: {', '.join(scale.names)}",
                 )

@@ -346,8 +346,8 @@ _UNROLLED = _Unrolled()
 
 def _unlinked(check: Check, env: dict[str, Any], ctx: RunContext) -> list[Dist] | None:
     """Each randomizer's table, when for these inputs the check needs no die-by-die evaluation:
-    no randomizer reads an earlier one (a count like `2 if riposte and mine == theirs else 0`
-    reads no die when `riposte` is false), none has triggers, and no redraw can be offered (its
+    no randomizer reads an earlier one (a count like `2 if parry and mine == theirs else 0`
+    reads no die when `parry` is false), none has triggers, and no redraw can be offered (its
     condition false, or no redraw left, whatever the dice). Then the dice are independent and the
     check is evaluated as a product, with its outcome programs. None otherwise, or when asking
     fails: the die-by-die evaluation then does what it always did, errors included."""

@@ -231,7 +231,7 @@ class _Build:
         return ast.Name(c[0], span=self._span(meta))
 
     def qualified(self, meta: Meta, c: list[str]) -> ast.Node:
-        """`foe.wounds`: an item of another character an action names (one name, with its dot)."""
+        """`rival.health`: an item of another character an action names (one name, with its dot)."""
         return ast.Name(f"{c[0]}.{c[1]}", span=self._span(meta))
 
     def call(self, meta: Meta, c: list[Any]) -> ast.Node:

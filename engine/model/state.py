@@ -1,8 +1,8 @@
 """State that lasts, as declared in a ruleset: counters, tallies, derived values, periods, and the
 actions that change them. Frozen, like the rest of the model; what an action *does* is `runtime.state`.
 
-A counter is a whole number with bounds; a tally counts members of a scale (two-faced tokens:
-light and dark; a wound track: light, serious, deadly, dead) and may cap its total and promote
+A counter is a whole number with bounds; a tally counts members of a scale (two-faced coins:
+heads and tails; a damage track: scratched, hurt, broken) and may cap its total and promote
 (N of one member become one of another). Usage limits per period are counters that a period
 resets; a derived value is an expression over the rest.
 """
@@ -48,7 +48,7 @@ class Promotion:
 
 @frozen
 class Tally:
-    """How many of each member of `scale` there are: tokens by face, wounds by level."""
+    """How many of each member of `scale` there are: coins by face, damage by level."""
 
     name: str
     scale: Scale

@@ -78,7 +78,7 @@ def _copied(state: State) -> State:
 
 
 def tally_value(tally: Tally, counts: Mapping[str, int]) -> Multi:
-    """A tally as expressions read it: a pool of its members (so `count(tokens, 'dark')` works)."""
+    """A tally as expressions read it: a pool of its members (so `count(coins, 'tails')` works)."""
     items = tuple(m for m in tally.scale.members for _ in range(counts.get(m.name, 0)))
     return Multi(
         items, tally=tuple((m, counts[m.name]) for m in tally.scale.members if counts.get(m.name, 0))

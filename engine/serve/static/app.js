@@ -332,7 +332,7 @@ async function campaign(name) {
 }
 
 function pairs(text) {
-  // "target=55 roller=player" → {target: 55, roller: "player"}: what the CLI's -i takes.
+  // "skill=3 mood=calm" → {skill: 3, mood: "calm"}: what the CLI's -i takes.
   const out = {};
   for (const part of text.split(/[\s,]+/).filter(Boolean)) {
     const [name, ...rest] = part.split("=");

@@ -319,8 +319,8 @@ def _named_outcome(node: ast.Node, check: Check) -> str | None:
 
 
 def _show_die(name: str, value: Any) -> str:
-    """`tens = 2`, `beads = [poor, good]`, or for a pool the exact evaluator only summarised,
-    its statistics: `majority(rolled, ...) = half_pass`."""
+    """`tens = 2`, `bag = [red, blue]`, or for a pool the exact evaluator only summarised,
+    its statistics: `majority(rolled, ...) = middling`."""
     if isinstance(value, Summary):
         if not all(_shown(v) for v in value.results.values()):
             return f"{name} = []"  # only an empty pool's statistics have no value
