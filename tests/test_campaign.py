@@ -159,6 +159,44 @@ def test_a_value_outside_its_bounds_is_refused_unless_the_rule_clamps() -> None:
     assert campaign.show()["shared"] == {"luck": 0, "gems": {"blue": 1}}
 
 
+UNCAPPED = """\
+rulecraft: 1
+name: uncapped
+checks:
+  c:
+    roll: {d: {die: 6}}
+    outcomes: [lo, hi]
+    outcome: "hi if d > 3 else lo"
+state:
+  shared:
+    bag: {tally: [white, black], start: {white: 1}}
+actions:
+  fill:
+    inputs:
+      n: {type: int, min: 0, max: 1000000000000, default: 0}
+    effects:
+      - {add: {bag: {black: n}}}
+"""
+
+
+def test_a_tally_without_a_max_still_holds_no_more_than_most_in_tally(tmp_path: Path) -> None:
+    """Expressions read a tally as a pool of its members, one each: an uncapped tally filled by a
+    stranger's input would otherwise be made as a pool of a trillion members (memory, then a
+    `MemoryError`). Past `MOST_IN_TALLY` the change is RC906, and nothing is written."""
+    from engine.runtime.state import MOST_IN_TALLY
+
+    store = SqliteStore(tmp_path / "c.db")
+    campaign = engine.new_campaign("u", engine.load(UNCAPPED), store=store)
+    campaign.act("fill", n=MOST_IN_TALLY - 1)  # with the white one: exactly the most
+    assert campaign.show()["shared"]["bag"] == {"white": 1, "black": MOST_IN_TALLY - 1}
+    for n in (1, 10**12):
+        with pytest.raises(engine.CampaignError) as caught:
+            campaign.act("fill", n=n)
+        d = caught.value.diagnostics[0]
+        assert d.code == "RC906" and f"'bag' would hold {MOST_IN_TALLY + n}" in d.message
+    assert len(engine.open_campaign("u", store=store).log()) == 2  # created, filled once
+
+
 def test_the_environment_memo_gives_each_caller_a_copy_and_never_hides_a_broken_bound() -> None:
     """A scene reads thousands of states through one memo of environments and of states already
     found within their bounds; neither may leak a change or let a bad state through."""

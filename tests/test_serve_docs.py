@@ -115,7 +115,11 @@ def test_the_engine_imports_without_fastapi() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--workers", "0"], "--workers must be at least 1"),
+        (["--workers", "0"], "--workers must be 1..64"),
+        (["--workers", "100000"], "--workers must be 1..64"),
+        (["--queue", "-1"], "--queue must be 0..10,000"),
+        (["--queue", "10001"], "--queue must be 0..10,000"),
+        (["--host", "999.1.1.1"], "cannot listen on 999.1.1.1 port 8000"),
         (["--deadline", "0"], "--deadline must be more than 0"),
         (["--rulesets", "no/such/folder"], "--rulesets no/such/folder: no such folder"),
     ],
@@ -123,3 +127,29 @@ def test_the_engine_imports_without_fastapi() -> None:
 def test_serve_refuses_settings_that_make_no_sense(cli: Any, args: list[str], message: str) -> None:
     result = cli("serve", *args)
     assert result.code == 1 and "RC407" in result.err and message in result.err
+
+
+def test_serve_on_port_0_prints_the_port_it_took_and_a_port_in_use_is_rc407(cli: Any) -> None:
+    """Port 0 asks for a free port: the line printed at start names the real one, which answers."""
+    import httpx
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "engine", "serve", "--port", "0", "--workers", "1"],
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        found = re.search(r"serving on http://127\.0\.0\.1:(\d+) ", line)
+        assert found and found[1] != "0", line
+        port = int(found[1])
+        assert httpx.get(f"http://127.0.0.1:{port}/api/rulesets", timeout=30).status_code == 200
+        taken = cli("serve", "--port", str(port))  # the same port, while it is held
+        assert taken.code == 1 and "RC407" in taken.err and f"port {port}" in taken.err, taken.err
+    finally:
+        process.terminate()
+        _, err = process.communicate(timeout=30)
+    assert "Traceback" not in err, err

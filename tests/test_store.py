@@ -259,6 +259,33 @@ def test_corrupt_json_in_a_row_is_rc903_naming_the_campaign_and_seq(db: Path) ->
         assert "parameters" in only_diagnostic(error, "RC903", db)
 
 
+def test_a_campaign_whose_events_were_deleted_is_rc903_for_every_reader(db: Path, cli: Any) -> None:
+    """A campaign is made with its first event in one transaction; one without any was damaged
+    from outside. Reading its log or its state, in or out of a transaction, through the API or the
+    command line, is then RC903, not an `IndexError`."""
+    with SqliteStore(db) as store:
+        store.create(header("moor"), counter(0))
+    raw = sqlite3.connect(db)
+    raw.execute("DELETE FROM events WHERE campaign = 'moor'")
+    raw.commit()
+    raw.close()
+    with SqliteStore(db) as store:
+        assert store.header("moor").name == "moor"
+        for call in (store.events, lambda name: last_in_transaction(store, name)):
+            with pytest.raises(CampaignError) as error:
+                call("moor")
+            assert "campaign 'moor' has no events" in only_diagnostic(error, "RC903", db)
+    real = db.with_name("real.db")  # a campaign the command line can open: of a shipped ruleset
+    assert cli("campaign", "--db", str(real), "new", "case", "chill", "-p", "players=4").code == 0
+    raw = sqlite3.connect(real)
+    raw.execute("DELETE FROM events WHERE campaign = 'case'")
+    raw.commit()
+    raw.close()
+    for command in ("show", "replay", "export", "log"):
+        r = cli("campaign", "--db", str(real), command, "case")
+        assert r.code == 1 and "RC903" in r.err and "Traceback" not in r.err, (command, r.err)
+
+
 # -- locks ---------------------------------------------------------------------------------------
 
 

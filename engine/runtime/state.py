@@ -77,8 +77,23 @@ def _copied(state: State) -> State:
 # -- the environment ---------------------------------------------------------------------------
 
 
+MOST_IN_TALLY = 100_000
+"""Members one tally may hold in all, whatever its `max`: expressions read a tally as a pool of
+its members, one each (as many as `Limits.max_bag` chits in a bag)."""
+
+
 def tally_value(tally: Tally, counts: Mapping[str, int]) -> Multi:
-    """A tally as expressions read it: a pool of its members (so `count(coins, 'tails')` works)."""
+    """A tally as expressions read it: a pool of its members (so `count(coins, 'tails')` works).
+    A total past `MOST_IN_TALLY` is refused before the pool is made (RC906), so a change, or a
+    stored state, cannot make one request hold billions of members."""
+    total = sum(counts.values())
+    if total > MOST_IN_TALLY:
+        raise _fail(
+            "RC906",
+            f"'{tally.name}' would hold {total}, more than a tally may ({MOST_IN_TALLY:,})",
+            tally.span,
+            "give the tally a 'max', or keep a large amount in a counter",
+        )
     items = tuple(m for m in tally.scale.members for _ in range(counts.get(m.name, 0)))
     return Multi(
         items, tally=tuple((m, counts[m.name]) for m in tally.scale.members if counts.get(m.name, 0))

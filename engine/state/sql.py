@@ -211,12 +211,16 @@ class SqlStore:
         )
 
     def _events(self, connection: Any, name: str, *, last: bool = False) -> list[Event]:
+        """The campaign's events (`last`: the newest alone). A campaign is made with its first
+        event in one transaction, so one without any was damaged from outside (RC903)."""
         order = "DESC LIMIT 1" if last else "ASC"
         with self._errors("reading events"):
             rows = connection.execute(
                 self._sql(f"SELECT {EVENT_COLUMNS} FROM events WHERE campaign = ? ORDER BY seq {order}"),
                 (name,),
             ).fetchall()
+        if not rows:
+            raise self._error("RC903", f"{self._where} is damaged: campaign '{name}' has no events")
         return [
             Event(
                 seq,
@@ -259,12 +263,7 @@ class SqlTransaction:
         return self._store._events(self._live(), self.name)
 
     def last(self) -> Event:
-        found = self._store._events(self._live(), self.name, last=True)
-        if not found:
-            raise self._store._error(
-                "RC903", f"{self._store._where} is damaged: campaign '{self.name}' has no events"
-            )
-        return found[0]
+        return self._store._events(self._live(), self.name, last=True)[0]
 
     def append(self, kind: str, data: Mapping[str, Any], state: State, undoes: int | None = None) -> Event:
         """Add an event after the last one (seq = last seq + 1, read under the write lock). A
