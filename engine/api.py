@@ -794,10 +794,10 @@ def open_campaign(
     given = limits or DEFAULT_LIMITS
     text = None
     if ruleset is None:
-        try:
-            ruleset = load(_reference(store.header(name).ruleset), limits=given)
-        except LoadError:
-            ruleset = None
+        found = _reference(store.header(name).ruleset)
+        # only a file gone falls back to the stored text: one that is there but no longer loads
+        # (its YAML broken, say) is reported, not passed over in silence
+        ruleset = None if isinstance(found, Path) and not found.exists() else load(found, limits=given)
     shown_as = ""
     loaded: Ruleset | None = None
     if ruleset is not None:

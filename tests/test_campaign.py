@@ -235,6 +235,26 @@ def test_a_changed_ruleset_is_refused_unless_migrated(tmp_path: Path) -> None:
     assert engine.open_campaign("b", store=store).show()["shared"]["luck"] == 0
 
 
+def test_a_ruleset_file_gone_plays_the_stored_text_but_a_broken_one_is_reported(tmp_path: Path) -> None:
+    """`open_campaign` finds the ruleset again by its path; when the file is gone the text kept
+    with the campaign plays on. A file that is there but no longer loads is its error (with or
+    without `migrate`), never passed over for the stored text, and nothing is written."""
+    path = tmp_path / "bounded.yaml"
+    path.write_text(BOUNDED)
+    store = SqliteStore(tmp_path / "c.db")
+    engine.new_campaign("b", path, store=store)
+    path.write_text("garbage: [\n")
+    for migrate in (False, True):
+        with pytest.raises(engine.LoadError) as caught:
+            engine.open_campaign("b", store=store, migrate=migrate)
+        assert caught.value.diagnostics[0].code == "RC002"
+    assert len(store.events("b")) == 1
+    path.unlink()
+    campaign = engine.open_campaign("b", store=store)
+    campaign.act("spend")
+    assert campaign.show()["shared"]["luck"] == 0 and len(store.events("b")) == 2
+
+
 def test_a_file_that_is_not_a_campaign_database_is_refused_and_left_alone(cli: Any, tmp_path: Path) -> None:
     db = tmp_path / "notes.txt"
     db.write_text("my notes, not a database\n")
