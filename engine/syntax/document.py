@@ -505,6 +505,8 @@ def _plain(node: Any, path: PathKey, places: dict[PathKey, Place], budget: _Budg
         for key, value in node.items():
             if isinstance(key, bool):
                 k: str | int = "true" if key else "false"
+            elif key is None:  # `~:` or `null:`: an empty name, which no name pattern takes
+                k = ""
             else:
                 k = _scalar(key) if isinstance(key, (str, int)) else str(key)  # plain, as in the data
             try:

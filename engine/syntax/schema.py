@@ -187,9 +187,13 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
                 span,
                 'write a whole number, a decimal or a fraction as text: 3, 0.5, "7/2"',
             )
+        key = error.instance
+        if "propertyNames" in error.absolute_schema_path and isinstance(key, (str, int)):
+            span = doc.span((*path, key), key=True)  # a key: point at it, not at its mapping
+        named = "an empty key (null)" if error.instance == "" else repr(error.instance)
         return Diagnostic(
             "RC104",
-            f"{error.instance!r} at {where} is not a valid name",
+            f"{named} at {where} is not a valid name",
             span,
             "names start with a letter and use letters, digits and _",
         )
