@@ -256,7 +256,12 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         pr.add_argument("ruleset", help="a shipped ruleset's name or a path")
         pr.add_argument("check", help="the check")
         _inputs(pr, "check")
-        pr.add_argument("--sweep", metavar="NAME=A..B", help="one row per value of an input (A..B, or a,b,c)")
+        pr.add_argument(
+            "--sweep",
+            metavar="NAME=A..B",
+            action="append",
+            help="one row per value of an input (A..B, or a,b,c); once",
+        )
         pr.add_argument(
             "--value",
             action="append",
@@ -681,10 +686,21 @@ _WHOLE = re.compile(rf"-?[0-9]{{1,{MAX_DIGITS}}}", re.ASCII)
 """A forced face: ASCII digits only (`²` is a digit to Python, not a face), never too long to read."""
 
 
+def _listed(text: str, what: str) -> list[str]:
+    """The comma-separated parts of `text` (none when it is empty); a part left empty between
+    commas, or after the last, is refused: more likely a value lost than one meant to skip."""
+    if not text.strip():
+        return []
+    parts = [p.strip() for p in text.split(",")]
+    if "" in parts:
+        raise InputError([Diagnostic("RC407", f"{what} has an empty value between its commas", None)])
+    return parts
+
+
 def _forced(pairs: dict[str, str]) -> dict[str, Any]:
     forced: dict[str, Any] = {}
     for name, text in pairs.items():
-        parts = [p.strip() for p in text.split(",") if p.strip()]
+        parts = _listed(text, f"--force '{name}={text}'")
         values: list[Any] = [int(p) if _WHOLE.fullmatch(p) else p for p in parts]
         forced[name] = (
             values[0] if len(values) == 1 and isinstance(values[0], int) and "," not in text else values
@@ -725,11 +741,13 @@ def _roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def _sweep_values(spec: str) -> tuple[str, list[str]]:
+def _sweep_values(spec: str, flag: str = "--sweep") -> tuple[str, list[str]]:
+    """An input's name and its values from `NAME=A..B` or `NAME=a,b,c` (`flag` names the option
+    in the errors: `--sweep`, or `scene prob --grid`)."""
     name, sep, text = spec.partition("=")
     if not sep or not name.strip() or not text.strip():
         raise InputError(
-            [Diagnostic("RC407", f"--sweep '{spec}' is not of the form NAME=A..B or NAME=a,b,c", None)]
+            [Diagnostic("RC407", f"{flag} '{spec}' is not of the form NAME=A..B or NAME=a,b,c", None)]
         )
     if ".." in text:
         lo, _, hi = text.partition("..")
@@ -737,18 +755,18 @@ def _sweep_values(spec: str) -> tuple[str, list[str]]:
             a, b = int(lo), int(hi)
         except ValueError:
             raise InputError(
-                [Diagnostic("RC407", f"--sweep range '{text}' needs whole numbers, like 1..120", None)]
+                [Diagnostic("RC407", f"{flag} range '{text}' needs whole numbers, like 1..120", None)]
             ) from None
         if b < a or b - a > 10_000:
             raise InputError(
                 [
                     Diagnostic(
-                        "RC407", f"--sweep range '{text}' must run upwards over at most 10001 values", None
+                        "RC407", f"{flag} range '{text}' must run upwards over at most 10001 values", None
                     )
                 ]
             )
         return name.strip(), [str(v) for v in range(a, b + 1)]
-    return name.strip(), [v.strip() for v in text.split(",") if v.strip()]
+    return name.strip(), _listed(text, f"{flag} '{spec}'")
 
 
 def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -763,7 +781,11 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.policy == "all":
         return _prob_policies(rs, args, inputs, title, out)
     if args.sweep:
-        name, values = _sweep_values(args.sweep)
+        if len(args.sweep) > 1:  # one row per value of one input: a second would be dropped
+            raise InputError(
+                [Diagnostic("RC407", "give --sweep once (one input's values, one row each)", None)]
+            )
+        name, values = _sweep_values(args.sweep[0])
         if name in inputs:  # the rows would each override it, under a header that shows it
             raise InputError(
                 [
@@ -989,7 +1011,7 @@ def _store(args: argparse.Namespace) -> Store:
 def _character(spec: str) -> tuple[str, dict[str, str]]:
     """`alice` or `alice:toughness=true,brawn=1`."""
     name, _, rest = spec.partition(":")
-    params = _pairs([p for p in rest.split(",") if p.strip()], "character parameter") if rest else {}
+    params = _pairs(_listed(rest, f"character '{spec}'"), "character parameter")
     if not name.strip():
         raise InputError(
             [Diagnostic("RC407", f"character '{spec}' has no name (NAME[:KEY=VALUE,...])", None)]
@@ -1292,7 +1314,7 @@ def _scene_grid(
     axes: list[tuple[str, list[str]]] = []
     fixed = _pairs(args.param, "param")
     for spec in args.grid:
-        name, values = _sweep_values(spec)
+        name, values = _sweep_values(spec, "--grid")
         if name in fixed or any(name == other for other, _ in axes):
             raise _twice(f"'{name}' (by --grid and --param, or by two --grid)")
         axes.append((name, values))

@@ -91,11 +91,19 @@ def test_plot_without_matplotlib_is_a_clear_message(
     assert "Traceback" not in r.err
 
 
+def test_roll_refuses_an_empty_forced_value(cli) -> None:
+    r = cli("roll", "chill", "specific", "-i", "target=5", "--force", "tens=1,,2")
+    assert r.code == 1 and "--force 'tens=1,,2' has an empty value between its commas" in r.err, r.err
+
+
 @pytest.mark.parametrize(
     "args,needle",
     [
         (["--sweep", "target=5..1"], "must run upwards"),
         (["--sweep", "target"], "NAME=A..B"),
+        (["--sweep", "tokens=0..2", "--sweep", "target=1..3"], "give --sweep once"),
+        (["--sweep", "target=1,,2"], "--sweep 'target=1,,2' has an empty value between its commas"),
+        (["--sweep", "target=1,2,"], "has an empty value between its commas"),
         (["-i", "target=55", "--value", "rol"], "did you mean 'roll'"),
         (["-i", "target=55", "--plot", "x.gif"], ".png or .svg"),
     ],

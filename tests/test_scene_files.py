@@ -89,6 +89,7 @@ def test_the_docs_scene_file_section_shows_what_the_command_prints(cli: Any, tmp
     [
         ("foe.wound_track) > 0", "foe.wound_trak) > 0", "RC301"),
         ("act: close_in, by: you", "act: close_inn, by: you", "RC312"),
+        ("act: end_exchange, by: you", "act: end_exchange, by: yuo", "RC307"),
         ("parties: [you, foe]", "parties: 3", "RC103"),
         ("first_blood:", "duel:", "RC307"),
         ("scenes:", "rulecraft: 1\nscenes:", "RC102"),
@@ -108,3 +109,19 @@ def test_a_mistake_in_a_scene_file_is_reported_at_its_own_line(
     assert first.code == code, caught.value
     assert first.span is not None and first.span.source.name.endswith("blood.yaml")
     assert first.span.line == line, caught.value
+
+
+def test_a_misspelt_party_is_named_with_the_nearest(castle: engine.Ruleset) -> None:
+    text = FIRST_BLOOD.replace("act: end_exchange, by: you", "act: end_exchange, by: yuo")
+    with pytest.raises(engine.RulecraftError) as caught:
+        castle.with_scenes(text)
+    first = caught.value.diagnostics[0]
+    assert first.message == "'yuo' is not a party of this scene" and first.hint == "did you mean 'you'?"
+
+
+def test_scene_prob_errors_name_its_own_options(cli: Any) -> None:
+    """A party's missing parameter is given with `--party`, and a bad `--grid` is called that."""
+    r = cli("scene", "prob", "chimera", "learning")
+    assert r.code == 1 and "give it as --party student:max_resolve=VALUE" in r.err, r.err
+    r = cli("scene", "prob", "chimera", "learning", "--grid", "student.max_resolve")
+    assert r.code == 1 and "--grid 'student.max_resolve' is not of the form NAME=A..B" in r.err, r.err

@@ -318,6 +318,13 @@ class StateCompiler:
                     did_you_mean(act_name, list(self.action_spec)),
                 )
             party = str(raw.get("by", ""))
+            if act.by == "character" and party and party not in parties:
+                raise problem(
+                    "RC307",
+                    f"'{party}' is not a party of this scene",
+                    self.span(at + ("by",)),
+                    did_you_mean(party, list(parties)) or f"parties: {', '.join(parties)}",
+                )
             if act.by == "character" and party not in parties:
                 raise problem(
                     "RC307",

@@ -131,7 +131,7 @@ def _problems(
                     "RC401",
                     f"{kind} '{owner}' needs the {noun} '{spec.name}' ({describe(spec)})",
                     spec.span,
-                    f"give it as {flag} {spec.name}=VALUE",
+                    f"give it as {flag}{'' if flag.endswith(':') else ' '}{spec.name}=VALUE",
                 )
             )
     return diags

@@ -34,11 +34,13 @@ def _fail(code: str, message: str, span: Span | None, hint: str | None = None) -
 
 
 def bind_params(
-    specs: tuple[InputSpec, ...], given: Mapping[str, Any], kind: str, owner: str
+    specs: tuple[InputSpec, ...], given: Mapping[str, Any], kind: str, owner: str, flag: str | None = None
 ) -> dict[str, Any]:
     """Typed parameters of a campaign, a scene (a campaign's parameters, given to the scene) or a
-    character (text or Python values); `kind` names which in the diagnostics."""
-    flag = "--character NAME:" if kind == "character" else "--param"
+    character (text or Python values); `kind` names which in the diagnostics, `flag` how the
+    command line gives one (a character's: `NAME:KEY=VALUE`, after `--character` or `join`)."""
+    if flag is None:
+        flag = f"{owner}:" if kind == "character" else "--param"
     return bind(specs, given, kind, owner, None, flag)
 
 

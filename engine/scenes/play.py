@@ -57,7 +57,10 @@ def cast_state(
             )
     for party in scene.parties:
         state = join(
-            rules, state, party, bind_params(rules.character, given.get(party, {}), "character", party)
+            rules,
+            state,
+            party,
+            bind_params(rules.character, given.get(party, {}), "character", party, f"--party {party}:"),
         )
     return state, {p: p for p in scene.parties}
 
