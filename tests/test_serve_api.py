@@ -93,6 +93,20 @@ def test_a_served_folder_adds_its_rulesets(tmp_path: Path) -> None:
         assert rolled["outcome"] in ("heads", "tails")
 
 
+def test_one_broken_file_in_the_served_folder_leaves_the_list_to_the_others(tmp_path: Path) -> None:
+    """The list leaves a file that does not load out (it was a 422 for every caller); asked for by
+    name, it answers with its own error (`serve` names it when it starts: test_serve_docs)."""
+    (tmp_path / "coin.yaml").write_text(COIN, encoding="utf-8")
+    (tmp_path / "torn.yaml").write_text("rulecraft: 1\nname: [\n", encoding="utf-8")
+    with TestClient(create_app(rulesets=tmp_path)) as c:
+        listed = c.get("/api/rulesets")
+        assert listed.status_code == 200
+        names = [r["name"] for r in listed.json()]
+        assert "coin" in names and "chill" in names and "torn" not in names
+        [d] = error(c.get("/api/rulesets/torn"), 422)
+        assert d["code"] == "RC002"
+
+
 # -- validate ---------------------------------------------------------------------------------------
 
 

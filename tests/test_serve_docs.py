@@ -129,12 +129,25 @@ def test_serve_refuses_settings_that_make_no_sense(cli: Any, args: list[str], me
     assert result.code == 1 and "RC407" in result.err and message in result.err
 
 
-def test_serve_on_port_0_prints_the_port_it_took_and_a_port_in_use_is_rc407(cli: Any) -> None:
-    """Port 0 asks for a free port: the line printed at start names the real one, which answers."""
+def test_serve_on_port_0_prints_the_port_it_took_and_a_port_in_use_is_rc407(cli: Any, tmp_path: Path) -> None:
+    """Port 0 asks for a free port: the line printed at start names the real one, which answers.
+    A file of the served folder that does not load is named at start."""
     import httpx
 
+    (tmp_path / "torn.yaml").write_text("rulecraft: 1\nname: [\n", encoding="utf-8")
     process = subprocess.Popen(
-        [sys.executable, "-m", "engine", "serve", "--port", "0", "--workers", "1"],
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "serve",
+            "--port",
+            "0",
+            "--workers",
+            "1",
+            "--rulesets",
+            str(tmp_path),
+        ],
         cwd=REPO_ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -153,3 +166,4 @@ def test_serve_on_port_0_prints_the_port_it_took_and_a_port_in_use_is_rc407(cli:
         process.terminate()
         _, err = process.communicate(timeout=30)
     assert "Traceback" not in err, err
+    assert f"warning: {tmp_path / 'torn.yaml'} does not load" in err and "RC002" in err, err

@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from ..errors import RulecraftError
 from . import jobs
 from .app import server_of
 from .body import OnceRoute
@@ -17,9 +18,17 @@ router = APIRouter(prefix="/api", tags=["rulesets"], route_class=OnceRoute)
 
 @router.get("/rulesets", response_model=list[RulesetSummary])
 def list_rulesets(request: Request) -> list[dict[str, Any]]:
-    """Every ruleset this server serves: the shipped ones and those in its --rulesets folder."""
+    """Every ruleset this server serves: the shipped ones and those in its --rulesets folder that
+    load. One that does not is left out here (and named when the server starts), so one broken
+    file does not take the list away from everyone; asked for by name, it answers with its error."""
     catalog = server_of(request).catalog
-    return [jobs.summary(catalog.named(name), name) for name in catalog.names()]
+    listed = []
+    for name in catalog.names():
+        try:
+            listed.append(jobs.summary(catalog.named(name), name))
+        except RulecraftError:
+            continue
+    return listed
 
 
 @router.get("/rulesets/{name}", response_model=RulesetDetail)
