@@ -100,6 +100,9 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     except SystemExit as exc:
         return int(exc.code or 0)
     try:
+        for option, flag in (("plot", "--plot"), ("out", "--out")):
+            if getattr(args, option, None) == "":  # not "no file": a name lost (an unset variable, say)
+                raise InputError([Diagnostic("RC407", f"{flag} needs a file name, not an empty one", None)])
         with contextlib.ExitStack() as closing:
             args.closing = closing  # what a command opens (a campaign store) is closed when it ends
             code: int = args.func(args, out, err)

@@ -101,6 +101,7 @@ def test_roll_refuses_an_empty_forced_value(cli) -> None:
     [
         (["--sweep", "target=5..1"], "must run upwards"),
         (["--sweep", "target"], "NAME=A..B"),
+        (["-i", "target=55", "--plot", ""], "--plot needs a file name, not an empty one"),
         (["--sweep", "tokens=0..2", "--sweep", "target=1..3"], "give --sweep once"),
         (["--sweep", "target=1,,2"], "--sweep 'target=1,,2' has an empty value between its commas"),
         (["--sweep", "target=1,2,"], "has an empty value between its commas"),

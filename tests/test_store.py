@@ -316,3 +316,8 @@ def test_opening_another_store_on_the_file_keeps_this_process_locks(tmp_path: Pa
         first.close()
     with sqlite3.connect(path) as check:
         assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+
+
+def test_a_url_of_another_database_is_rc903_naming_what_a_store_is(cli: Any) -> None:
+    r = cli("campaign", "--db", "mysql://x/y", "list")
+    assert r.code == 1 and "cannot keep campaigns at mysql://..." in r.err and "does not exist" not in r.err

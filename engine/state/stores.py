@@ -8,9 +8,11 @@ runs without psycopg until one is.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Final
 
+from ..errors import CampaignError, Diagnostic
 from .records import Store
 
 URL_SCHEMES: Final = ("postgresql://", "postgres://")
@@ -28,6 +30,19 @@ def open_store(target: str | Path) -> Store:
         from .postgres import PostgresStore
 
         return PostgresStore(str(target))
+    scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", target) if isinstance(target, str) else None
+    if scheme:  # `mysql://...` is no file either: say so, not that its "folder" is missing
+        raise CampaignError(
+            [
+                Diagnostic(
+                    "RC903",
+                    f"cannot keep campaigns at {scheme[1]}://...: a campaign store is a SQLite file or a"
+                    " PostgreSQL URL",
+                    None,
+                    "give a file path, or postgresql://USER@HOST/DATABASE",
+                )
+            ]
+        )
     from .sqlite import SqliteStore
 
     return SqliteStore(Path(target))

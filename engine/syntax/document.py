@@ -539,4 +539,6 @@ def _scalar(value: Any) -> Any:
         return float(value)
     if isinstance(value, str):
         return str(value)
+    if type(value).__name__ == "TaggedScalar":  # `!!str 6` or `!mine 6`: its text, as written
+        return str(value.value)
     return value

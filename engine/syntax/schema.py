@@ -11,6 +11,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from typing import Any
 
@@ -230,4 +231,6 @@ def _kind(value: Any) -> str:
         bool: "true/false",
         int: "a number",
         float: "a number",
-    }.get(type(value), type(value).__name__)
+    }.get(type(value)) or (
+        "a set (!!set)" if isinstance(value, AbstractSet) else "a value YAML could not give plainly"
+    )
