@@ -512,6 +512,8 @@ def _plain(node: Any, path: PathKey, places: dict[PathKey, Place], budget: _Budg
             try:
                 kl, kc = node.lc.key(key)
                 vl, vc = node.lc.value(key)
+                if value is None and vl != kl:  # `name:` left empty: YAML places it at the next
+                    vl, vc = kl, kc  # token, lines below (or past the end); the key is where it is
                 places[path + (k,)] = Place((kl + 1, kc + 1), (vl + 1, vc + 1))
             except (KeyError, TypeError, AttributeError):
                 pass
