@@ -119,22 +119,52 @@ class Document:
         elif first in ("|", ">"):
             offset = starts[line] if line < len(starts) else offset
         breaks = (0, *(i + 1 for i, ch in enumerate(value) if ch == "\n"))
-        return ExprOrigin(self.source, line, col, 0, _align(value, self.source.text, offset, starts), breaks)
+        aligned = _align(value, self.source.text, offset, starts, escapes=first == '"')
+        return ExprOrigin(self.source, line, col, 0, aligned, breaks)
 
     def _line_starts(self) -> list[int]:
         return list(self.source.line_starts)
 
 
-def _align(value: str, text: str, offset: int, starts: list[int]) -> tuple[tuple[int, int], ...]:
+_ESCAPED = dict(zip('0abtnvfre "/\\N_LP\t', '\0\a\b\t\n\v\f\r\x1b "/\\\x85\xa0\u2028\u2029\t', strict=True))
+"""What each one-letter escape of a double-quoted YAML scalar stands for."""
+_HEX = {"x": 2, "u": 4, "U": 8}
+
+
+def _escape(text: str, i: int) -> tuple[str, int] | None:
+    """The character the escape at `text[i]` (a backslash, in a double-quoted scalar) stands for,
+    and how many characters of the source it takes; None for a line continuation or a bad one."""
+    letter = text[i + 1 : i + 2]
+    if letter in _ESCAPED:
+        return _ESCAPED[letter], 2
+    digits = _HEX.get(letter)
+    if digits is not None:
+        try:
+            return chr(int(text[i + 2 : i + 2 + digits], 16)), 2 + digits
+        except ValueError:
+            return None
+    return None
+
+
+def _align(
+    value: str, text: str, offset: int, starts: list[int], *, escapes: bool = False
+) -> tuple[tuple[int, int], ...]:
     """The (line, col) in `text` of each character of `value`, read from `offset` on.
 
-    Source characters that produce nothing in the value (quotes, escape backslashes, the
-    indentation YAML strips) are skipped, and a folded line break stands for a space."""
+    Source characters that produce nothing in the value (quotes, the indentation YAML strips) are
+    skipped, and a folded line break stands for a space. In a double-quoted scalar (`escapes`) an
+    escape such as `\\t` or `\\u006f` is the one character it stands for, placed at its backslash."""
     import bisect
 
     out: list[tuple[int, int]] = []
     i = offset
     for ch in value:
+        found = _escape(text, i) if escapes and i < len(text) and text[i] == "\\" else None
+        if found is not None and found[0] == ch:
+            ln = bisect.bisect_right(starts, i)
+            out.append((ln, i - starts[ln - 1] + 1))
+            i += found[1]
+            continue
         while i < len(text) and text[i] != ch and not (ch == " " and text[i] == "\n"):
             i += 1
         j = min(i, len(text) - 1) if text else 0

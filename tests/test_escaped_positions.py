@@ -1,0 +1,47 @@
+"""Where a character of a double-quoted YAML expression sits in the file, when escapes were used
+(`Document.expr_origin`): each character of the value is placed at its own source character, or
+at the backslash of the escape that stands for it, so a caret inside an expression stays on the
+expression's line and under what the author wrote."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.syntax.document import _escape
+from engine.syntax.document import load as load_yaml
+from engine.syntax.positions import SourceFile
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz_ =<>+-*()0123456789"
+
+
+def written(ch: str, how: int) -> str:
+    """`ch` inside a double-quoted scalar: as itself, or as one of YAML's escapes for it."""
+    if how == 1:
+        return f"\\x{ord(ch):02x}"
+    if how == 2:
+        return f"\\u{ord(ch):04x}"
+    if how == 3:
+        return f"\\U{ord(ch):08x}"
+    return ch
+
+
+@settings(max_examples=200)
+@given(st.lists(st.tuples(st.sampled_from(LETTERS), st.integers(0, 3)), min_size=1, max_size=30))
+def test_each_character_is_placed_at_itself_or_at_its_escape(chars: list[tuple[str, int]]) -> None:
+    body = "".join(written(ch, how) for ch, how in chars)
+    text = f'top:\n  expr: "{body}"\nafter: 1\n'
+    doc = load_yaml(SourceFile("t.yaml", text))
+    value = doc.data["top"]["expr"]
+    assert value == "".join(ch for ch, _ in chars)
+    origin = doc.expr_origin(("top", "expr"))
+    lines = text.splitlines()
+    for k, (ch, how) in enumerate(chars, start=1):
+        span = origin.span(1, k, 1, k + 1)
+        assert span.line == 2
+        at = lines[1][span.col - 1 :]
+        if how:
+            found = _escape(lines[1], span.col - 1)
+            assert at.startswith("\\") and found is not None and found[0] == ch, (body, k)
+        else:
+            assert at.startswith(ch), (body, k)
