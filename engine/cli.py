@@ -567,6 +567,10 @@ def _ruleset(ref: str) -> Ruleset:
 
 
 def _reference(ref: str) -> str | Path:
+    if not ref.strip():  # `Path("")` is the current folder: a name lost, not a folder meant
+        raise InputError(
+            [Diagnostic("RC407", "a ruleset is a shipped name or a path, not an empty one", None)]
+        )
     return ref if ref in shipped_rulesets() else Path(ref)
 
 
@@ -593,6 +597,7 @@ def _twice(named: str) -> InputError:
 def _files(paths: list[str]) -> list[Path]:
     found: list[Path] = []
     for p in paths:
+        _reference(p)  # an empty one is refused, never read as the current folder
         if p in shipped_rulesets() and not Path(p).exists():
             found.append(shipped_rulesets()[p])
             continue

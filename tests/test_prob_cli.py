@@ -143,3 +143,9 @@ def test_every_policy_side_by_side_keeps_its_note(tmp_path: Path, cli) -> None:
     assert every.code == 0, every.err
     for policy in ("always", "never", "optimal"):
         assert f"  note ({policy}): an uncapped explosion was followed until" in every.out
+
+
+@pytest.mark.parametrize("args", [["validate", ""], ["roll", "", "x"], ["prob", " ", "x"], ["test", ""]])
+def test_an_empty_ruleset_name_is_refused_not_read_as_the_current_folder(cli, args: list[str]) -> None:
+    r = cli(*args)
+    assert r.code == 1 and "RC407" in r.err and "not an empty one" in r.err, r.err
