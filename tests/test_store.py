@@ -237,6 +237,18 @@ def test_a_folder_that_cannot_be_written_is_rc903(tmp_path: Path) -> None:
     assert not (folder / "campaigns.db").exists()
 
 
+def log_readers_refuse(store: SqliteStore, db: Path, name: str) -> list[str]:
+    """The header still reads; the log, whole or its last event in a transaction, is one RC903
+    each: their messages."""
+    assert store.header(name).name == name
+    messages = []
+    for call in (store.events, lambda name: last_in_transaction(store, name)):
+        with pytest.raises(CampaignError) as error:
+            call(name)
+        messages.append(only_diagnostic(error, "RC903", db))
+    return messages
+
+
 def test_corrupt_json_in_a_row_is_rc903_naming_the_campaign_and_seq(db: Path) -> None:
     with SqliteStore(db) as store:
         store.create(header("moor"), counter(0))
@@ -245,11 +257,7 @@ def test_corrupt_json_in_a_row_is_rc903_naming_the_campaign_and_seq(db: Path) ->
     raw.execute("UPDATE events SET state = '{\"shared\": ' WHERE campaign = 'moor' AND seq = 2")
     raw.commit()
     with SqliteStore(db) as store:
-        assert store.header("moor").name == "moor"
-        for call in (store.events, lambda name: last_in_transaction(store, name)):
-            with pytest.raises(CampaignError) as error:
-                call("moor")
-            message = only_diagnostic(error, "RC903", db)
+        for message in log_readers_refuse(store, db, "moor"):
             assert "'moor'" in message and "event 2" in message and "JSON" in message
         raw.execute("UPDATE campaigns SET params = '[1, 2]' WHERE name = 'moor'")
         raw.commit()
@@ -270,11 +278,8 @@ def test_a_campaign_whose_events_were_deleted_is_rc903_for_every_reader(db: Path
     raw.commit()
     raw.close()
     with SqliteStore(db) as store:
-        assert store.header("moor").name == "moor"
-        for call in (store.events, lambda name: last_in_transaction(store, name)):
-            with pytest.raises(CampaignError) as error:
-                call("moor")
-            assert "campaign 'moor' has no events" in only_diagnostic(error, "RC903", db)
+        for message in log_readers_refuse(store, db, "moor"):
+            assert "campaign 'moor' has no events" in message
     real = db.with_name("real.db")  # a campaign the command line can open: of a shipped ruleset
     assert cli("campaign", "--db", str(real), "new", "case", "chill", "-p", "players=4").code == 0
     raw = sqlite3.connect(real)
