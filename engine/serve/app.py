@@ -88,6 +88,18 @@ class Catalog:
                     found[path.stem] = path
         return found
 
+    def unloadable(self) -> list[tuple[Path, RulecraftError]]:
+        """Each file of the served folder that does not load, with its error (each that does is
+        compiled now, and kept): what `serve` names when it starts."""
+        found = []
+        for name, path in self.names().items():
+            if self.settings.rulesets is not None and path.parent == self.settings.rulesets:
+                try:
+                    self.named(name)
+                except RulecraftError as exc:
+                    found.append((path, exc))
+        return found
+
     def named(self, name: str) -> Ruleset:
         known = self.names()
         path = known.get(name)

@@ -10,8 +10,7 @@ from typing import TextIO
 
 import uvicorn
 
-from ..api import load
-from ..errors import Diagnostic, InputError, RulecraftError
+from ..errors import Diagnostic, InputError
 from .app import Settings, create_app
 
 MOST_WORKERS = 64
@@ -83,14 +82,9 @@ def serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     settings = settings_of(args)
     sock = listening(args.host, args.port)
     app = create_app(settings)
-    if settings.rulesets is not None:  # a broken file is served (its error, by name) but said now
-        for path in sorted(settings.rulesets.glob("*.y*ml")):
-            if path.suffix in (".yaml", ".yml"):
-                try:
-                    load(path, limits=settings.limits, name=path.name)
-                except RulecraftError as exc:
-                    err.write(f"warning: {path} does not load; GET /api/rulesets leaves it out:\n{exc}\n")
-                    err.flush()
+    for path, exc in app.state.server.catalog.unloadable():  # served (its error, by name), but said now
+        err.write(f"warning: {path} does not load; GET /api/rulesets leaves it out:\n{exc}\n")
+        err.flush()
     host, port = sock.getsockname()[:2]
     where = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     guard = "campaign writes need the token" if settings.token else "no token: campaign writes are open"
