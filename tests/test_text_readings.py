@@ -117,6 +117,24 @@ def test_chill_exactly_half_the_target_is_a_high_success(target: int, tens: int,
     assert CHILL.roll("specific", forced={"tens": tens, "ones": ones}, target=target).outcome.name == band
 
 
+@pytest.mark.parametrize(
+    ("target", "tens", "ones", "band"),
+    [
+        (70, 7, 7, "botch"),  # higher than the target: a Failure's roll too
+        (55, 3, 3, "colossal_success"),  # lower than half the target: a High Success's roll too
+        (44, 2, 2, "colossal_success"),  # exactly half (note half-target): High
+        (55, 4, 4, "colossal_success"),  # above half: a Low Success's roll too
+        (55, 5, 5, "colossal_success"),  # the target itself (note erratum-lower-than)
+    ],
+)
+def test_chill_doubles_are_read_before_the_results_they_overlap(target: int, tens: int, ones: int, band: str):
+    """ "A Botch is worse than a failure" and "A Colossal Success is the best a character can do":
+    a double meets a doubles bullet and a wider one, and the doubles bullet wins (note
+    `doubles-first`)."""
+    assert "doubles-first" in note_ids(CHILL)
+    assert CHILL.roll("specific", forced={"tens": tens, "ones": ones}, target=target).outcome.name == band
+
+
 def test_chill_an_envoy_is_not_saved_for_nothing():
     """ "Save the life of an envoy. This requires that the player turn all available light tokens
     dark" under "A player can turn a token dark (flipping it from the light side to the dark side)
