@@ -226,13 +226,18 @@ def test_armour_soaks_a_hit_per_point_and_refreshes_after_an_injury(castle: engi
 
 
 def test_fencing_counts_only_with_a_fencing_weapon_and_three_needs_swordsman(castle: engine.Ruleset) -> None:
+    """ "it's possible to have fencing 2, but not Swordsman skill, thus be a very good defensive
+    fighter, but still draw from the Average bag to attack" (d: two points, and the draw to attack
+    is the `fighting` level, not Fencing's); "it is impossible to get Fencing 3 without first
+    having Swordsman skill" (a: counted as 2)."""
     c = play(
         castle,
         a={"fencing": 3},
         b={"fencing": 3, "swordsman": True},
         c={"fencing": 2, "fencing_weapon": False},
+        d={"fencing": 2},
     )
-    assert [items(c, w)["armour_points"] for w in "abc"] == [2, 3, 0]
+    assert [items(c, w)["armour_points"] for w in "abcd"] == [2, 3, 0, 2]
 
 
 def test_a_wound_not_from_a_hit_skips_the_armour_but_refreshes_it(castle: engine.Ruleset) -> None:
@@ -353,6 +358,17 @@ def test_with_toughness_two_serious_wounds_heal_as_the_text_says(castle: engine.
     assert items(c, "anna")["wound_track"] == {"light": 1}
     wound(c, "bo", "serious", "serious")
     assert items(c, "bo")["wound_level"] == "deadly"
+
+
+def test_with_brawn_two_serious_wounds_heal_as_the_text_says(castle: engine.Ruleset) -> None:
+    """Note heal-the-state: Brawn ("Reduce a wound by one level, instantly") lands each serious
+    wound as a light, and two lights make the serious state, so "someone who has taken 2 serious
+    wounds is just seriously wounded. Healing will reduce this to light" holds for Brawn too."""
+    c = play(castle, anna={"brawn": True})
+    wound(c, "anna", "serious", "serious")
+    assert items(c, "anna")["wound_level"] == "serious"
+    c.act("rest", "anna", length="week")
+    assert items(c, "anna")["wound_track"] == {"light": 1}
 
 
 @pytest.mark.parametrize("chit", LEVELS)

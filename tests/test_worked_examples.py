@@ -7,6 +7,8 @@ text contradicts itself and no note records it, the comment says so (and the rep
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 import engine
@@ -109,19 +111,43 @@ def test_instructive_notes():
 
 
 def test_jade_figure_contest():
-    """ "I roll a 6 (4 + 2), not enough to beat the Narrator's roll of 10!"."""
-    walter = standard(4, 2).values["result"]
-    assert walter == 6 and walter < 10
+    """ "The Narrator gives Walter a Trait Close to the Jade Figure 2 (only for this instant). I roll
+    a 6 (4 + 2), not enough to beat the Narrator's roll of 10!"."""
+    race = CHTHONIAN.roll("contest", forced={"die": 4, "foe_die": 10}, traits=2, foe_traits=0)
+    assert (race.values["result"], race.values["foe_result"], race.values["extent"]) == (6, 10, -4)
+    assert race.outcome.name == "lose"
 
 
 def test_phase_bear_atomized_contest():
     """ "Walter tries to duck and I roll a 7 (no Traits apply). The Narrator rolls a 9 (10 - 1 for
     the Phase Bear's Clumsy) for an initial Extent of 2 … the final Extent is 4 (2 + 3 - 1)"."""
-    walter = standard(7, 0).values["result"]
-    bear = standard(10, -1).values["result"]
-    initial = bear - walter
-    assert (walter, bear, initial) == (7, 9, 2)
-    assert initial + 3 - 1 == 4  # Strong 3 and Walter's Protection 1 modify only the Extent
+    # Strong 3 and Walter's Protection 1 modify only the Extent (note `atomizing`); the contest's
+    # Extent is signed from Walter's side.
+    duck = CHTHONIAN.roll(
+        "contest", forced={"die": 7, "foe_die": 10}, traits=0, foe_traits=-1, foe_extent_traits=3 - 1
+    )
+    assert (duck.values["result"], duck.values["foe_result"]) == (7, 9)
+    assert (duck.values["extent"], duck.values["final_extent"]) == (-2, -4)
+    assert duck.outcome.name == "lose"
+
+
+def test_burglar_picks_a_well_made_lock():
+    """ "an Excursionist (Burglar 2) picking a lock (Well-made 1) would apply those Traits to his Roll
+    and not the Difficulty"."""
+    # Both Traits go on the Roll (die + 2 - 1) and the Difficulty stays as set, the average 8: a die
+    # of 7 makes a result of 8, Extent 0; a die of 6 fails.
+    lock = standard(7, 2 - 1, difficulty=8)
+    assert (lock.values["result"], lock.values["extent"], lock.outcome.name) == (8, 0, "success")
+    assert standard(6, 2 - 1, difficulty=8).outcome.name == "failure"
+
+
+def test_athlete_outruns_a_policeman():
+    """ "If an Excursionist (Athlete 1) is outrunning a policeman (no applicable Traits), the Athlete
+    Trait will apply to only one die"."""
+    # Athlete 1 is added to the Excursionist's die alone: 6 + 1 against the policeman's bare 6.
+    race = CHTHONIAN.roll("contest", forced={"die": 6, "foe_die": 6}, traits=1, foe_traits=0)
+    assert (race.values["result"], race.values["foe_result"], race.values["extent"]) == (7, 6, 1)
+    assert race.outcome.name == "win"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,15 +304,29 @@ def test_advantage_and_disadvantage_cancel():
 
 def test_main_gauche_scenario_draws():
     """ "you begin duelling a Parisian fop and draw a Poor result while he rather shockingly draws
-    a Good result": both Average, one chit each; the better result (Good) scores the hit."""
-    you = CASTLE.roll("task", forced={"beads": ["poor"]}, skill="average").outcome
-    fop = CASTLE.roll("task", forced={"beads": ["good"]}, skill="average").outcome
-    assert (you.name, fop.name) == ("poor", "good")
-    assert fop > you  # chit order Poor < Average < Good (note `chit-order`)
+    a Good result, you can use your Main Gauche to swiftly try to turn the result in your favour by
+    redrawing your result": both Average, the better result (Good) scores the hit, and the redraw
+    is one fresh bead that can at best tie the fop's Good."""
+    beads = {s.name: p for s, p in CASTLE.distribution("task", skill="average").table()}
+    fop = {"foe_beads": ["good"]}
+    assert CASTLE.roll("combat", forced={**fop, "beads": ["poor"]}).outcome.name == "foe_hits"
+    after: dict[str, Fraction] = {}
+    for bead, p in beads.items():
+        redrawn = CASTLE.roll(
+            "combat", forced={**fop, "beads": ["poor", bead]}, main_gauche=True, policy="optimal"
+        )
+        assert redrawn.values["main_gauche_used"] == 1
+        after[redrawn.outcome.name] = after.get(redrawn.outcome.name, Fraction(0)) + p
+    # By hand: a fresh bead of 45 (15 poor, 20 average, 10 good) ties on Good (2/9) and loses on
+    # Poor or Average (7/9); it never wins, so the text's "try to" is apt.
+    assert after == {"stand_off": Fraction(2, 9), "foe_hits": Fraction(7, 9)}
 
 
 def test_botte_di_serge_is_draw_two_take_highest_damage():
-    """ "deliver a Mighty Blow (draw 2 take the highest damage)": the best of two wound chits is the
-    most damaging, as the Advantaged weapon draw reads it (note `chit-order`)."""
-    result = CASTLE.roll("wound", forced={"chits": ["light", "deadly"]}, weapon="zweihander")
-    assert result.outcome.name == "deadly"
+    """ "deliver a Mighty Blow (draw 2 take the highest damage)": the most damaging of two wound
+    chits, whatever the weapon's own draw (note `botte-di-serge`): a knife keeps the lighter of two
+    on its own, and the same two chits with the Botte are the deadly one."""
+    chits = {"chits": ["light", "deadly"]}
+    assert CASTLE.roll("wound", forced=chits, weapon="knife").outcome.name == "light"
+    blow = CASTLE.roll("wound", forced=chits, weapon="knife", botte_di_serge=True)
+    assert blow.outcome.name == "deadly"
