@@ -231,10 +231,14 @@ def test_rolling_with_resolve_examples(faces, want, quote):
         ([0, 4, 9], [4], "never", "half_pass"),
     ],
 )
-def test_rolling_with_resolve_examples_under_the_procedure(first, rerolls, policy, want):
+@pytest.mark.parametrize("resolve", [False, True])
+def test_rolling_with_resolve_examples_under_the_procedure(first, rerolls, policy, want, resolve):
     """The same examples on `skill`, which runs the 9s-and-0s procedure: four of them leave it
-    nothing to do, and "0, 4, 9" stands as the final dice of rolls that rerolled into it."""
-    result = CHIMERA.roll("skill", forced={"rolled": first + rerolls}, dice=len(first), policy=policy)
+    nothing to do, and "0, 4, 9" stands as the final dice of rolls that rerolled into it. The
+    paragraph is "Rolling with Resolve" ("a player character can add as many Resolve die as they
+    need"): each example is rolled again as one die and the rest Resolve, to the same end."""
+    dice = {"dice": 1, "resolve": len(first) - 1} if resolve else {"dice": len(first)}
+    result = CHIMERA.roll("skill", forced={"rolled": first + rerolls}, policy=policy, **dice)
     assert result.outcome.name == want
     assert tuple(sorted(result.rolled["rolled"].faces)) == tuple(sorted(first))
 
