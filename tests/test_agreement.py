@@ -316,3 +316,56 @@ def test_a_redraw_condition_may_read_a_statistic_the_check_does_not() -> None:
     high_once = Fraction(sum(max(pair) > 3 for pair in pairs), len(pairs))
     high = sum((high_once if sum(pair) < 6 else Fraction(max(pair) > 3)) / len(pairs) for pair in pairs)
     assert rs.distribution("c").probability("high") == high
+
+
+POOLS_COMPARED = """\
+rulecraft: 1
+name: pools_compared
+bags:
+  beads:
+    chits: {red: 2, blue: 2}
+checks:
+  dice:
+    roll:
+      a: {pool: 2, die: 6}
+      b: {pool: 2, die: 6}
+    outcomes: [differ, same]
+    outcome: "'same' if a == b else 'differ'"
+  draws:
+    roll:
+      a: {draw: beads, count: 2}
+      b: {draw: beads, count: 2}
+    outcomes: [differ, same]
+    outcome: "'same' if a == b else 'differ'"
+  kept:
+    roll:
+      a: {pool: 3, die: 4}
+      b: {pool: 2, die: 4}
+    outcomes: [differ, same]
+    outcome: "'same' if highest(a, 2) == b else 'differ'"
+"""
+
+
+def test_pools_and_draws_compare_as_multisets_when_rolled_as_when_solved() -> None:
+    """Found by a review: `==` between two pools compared the dice in the order rolled when
+    sampled (a 3 and a 5 against a 5 and a 3 differed) but as multisets in the exact evaluator,
+    which lists each multiset once: 2d6 against 2d6 came out equal about 1/36 of the time rolled
+    and 11/216 exactly. A pool is a multiset (`Multi`'s equality), in both."""
+    rs = engine.load_source(SourceFile("pools_compared.yaml", POOLS_COMPARED))
+    assert rs.roll("dice", forced={"a": [3, 5], "b": [5, 3]}).outcome.name == "same"
+    assert rs.roll("dice", forced={"a": [3, 5], "b": [5, 4]}).outcome.name == "differ"
+    assert rs.roll("draws", forced={"a": ["red", "blue"], "b": ["blue", "red"]}).outcome.name == "same"
+    # By hand: two multisets of 2d6 agree with chance 6·(1/36)² + 15·(2/36)² = 11/216.
+    assert rs.distribution("dice").probability("same") == Fraction(11, 216)
+    # `highest` kept its dice highest first, the exact evaluator's pools lowest first: the exact
+    # answer was 11/512 (only doubles matched). Counted by hand over all 4^5 rolls: 53/512.
+    rolls = itertools.product(range(1, 5), repeat=5)
+    same = sum(sorted(sorted(r[:3])[1:]) == sorted(r[3:]) for r in rolls)
+    assert rs.distribution("kept").probability("same") == Fraction(same, 4**5) == Fraction(53, 512)
+    assert rs.roll("kept", forced={"a": [1, 3, 4], "b": [3, 4]}).outcome.name == "same"
+    rng = random.Random(20261204)
+    for check in ("dice", "draws", "kept"):
+        exact = {s.name: p for s, p in rs.distribution(check).table()}
+        observed = Counter(rs.roll(check, rng).outcome.name for _ in range(6000))
+        p = chi_square_p(observed, exact)
+        assert p > ALPHA, f"{check}: {observed} does not fit {exact} (p = {p:.2e})"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import re
 import string
+from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from engine.expr import ast
 from engine.expr.parser import parse
 from engine.expr.printer import to_text
 from engine.model.ruleset import Check, Draw, InputSpec, Pool
+from engine.model.values import Multi, Symbol
 from engine.syntax.positions import SourceFile
 
 RULESETS = {name: engine.load(name) for name in ("chill", "chimera", "castle", "chthonian")}
@@ -273,3 +275,32 @@ def test_printer_adds_parentheses_that_matter():
 def test_parse_print_parse_of_a_name_with_a_single_quote():
     node = parse('"it\'s"')
     assert parse(to_text(node)) == node
+
+
+_READINGS = st.one_of(
+    st.lists(st.integers(-3, 12), max_size=8),
+    st.lists(st.sampled_from(["crit_fail", "fail", "pass", "crit_pass"]), max_size=8).map(
+        lambda names: [_SCALE[n] for n in names]
+    ),
+)
+_SCALE = {n: Symbol("grade", n, i) for i, n in enumerate(["crit_fail", "fail", "pass", "crit_pass"])}
+
+
+@given(_READINGS, st.randoms(use_true_random=False), st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_a_pool_is_a_multiset_whatever_its_order(readings: list, rng: random.Random, tallied: bool) -> None:
+    """Law: two pools with the same readings are equal and hash alike, in any order, with or
+    without the counts the exact evaluator keeps (`tally`); a pool with one reading more, fewer or
+    changed is not equal. (The sampler keeps the order rolled, the exact evaluator one of its own.)"""
+    shuffled = list(readings)
+    rng.shuffle(shuffled)
+    a = Multi(tuple(readings))
+    tally = tuple(Counter(shuffled).items()) if tallied else None
+    b = Multi(tuple(shuffled), tally=tally)
+    assert a == b and hash(a) == hash(b)
+    assert Multi((), history=(a, None, None)) == Multi((), history=(b, None, None))
+    if readings:
+        assert a != Multi(tuple(readings[1:]))
+        changed = list(shuffled)
+        changed[0] = changed[-1] if changed[0] != changed[-1] else None
+        assert a != Multi(tuple(changed))

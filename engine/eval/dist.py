@@ -71,6 +71,8 @@ class Dist:
         it: the form a solver that pushes mass over a growing scale hands back (equal
         distributions are then equal weights and totals)."""
         common = math.gcd(total, *weights.values())
+        if common == 1:  # the weights as they are (a value hashed again costs, a pool's most)
+            return Dist(weights, total)
         return Dist({k: n // common for k, n in weights.items()}, total // common)
 
     @staticmethod

@@ -133,15 +133,14 @@ def pushed(
     # powers of that total first: exact, since each was a whole number over the old scale.
     scale = starts.total
     mass: dict[Any, int] = dict(starts.weights)
-    ends: dict[Hashable, int] = {}
+    ends: dict[Any, int] = {}  # the absorbing states reached, each with its mass: `end` is read once
     for s in order:
         num = mass.pop(s, None)
         if not num:
             continue
         nxt = successors(s)
         if nxt is None:
-            key = end(s)
-            ends[key] = ends.get(key, 0) + num
+            ends[s] = ends.get(s, 0) + num
             continue
         targets, weights, total = nxt
         share, left = divmod(num, total)
@@ -154,7 +153,11 @@ def pushed(
         get = mass.get
         for t, w in zip(targets, weights):
             mass[t] = get(t, 0) + share * w
-    return Dist.lowest(ends, scale)
+    by_end: dict[Hashable, int] = {}
+    for s, num in ends.items():
+        key = end(s)
+        by_end[key] = by_end.get(key, 0) + num
+    return Dist.lowest(by_end, scale)
 
 
 def _solve(starts: Dist, edges: dict[Any, Edges | None], end: Callable[[Any], Hashable]) -> Dist:

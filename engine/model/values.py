@@ -68,9 +68,11 @@ class Symbol(str):
 class Multi:
     """The dice of a pool or the chits of a draw, as read for the rules.
 
-    `items` is in the order rolled or drawn (sorted when the exact evaluator made it);
-    `faces` keeps the raw die faces behind a classified pool, for the trace; `history` what
-    `first_roll`, `added_dice` and `rerolled_dice` read.
+    `items` is in the order rolled or drawn (in an order of its own where the exact evaluator
+    made it), but a pool is a multiset: two are equal, and hash alike, whatever their order
+    (`__eq__`); `faces` keeps the raw die faces behind a classified pool, for the trace; `tally`,
+    where given, is every reading with its count (none of 0: the `Counter` of `items`);
+    `history` what `first_roll`, `added_dice` and `rerolled_dice` read.
     """
 
     items: tuple[Value, ...]
@@ -80,6 +82,26 @@ class Multi:
     """A pool with triggers whose history the check reads: its first roll, the dice its triggers
     added and the faces they rerolled away (None for a part the check does not read). Part of
     the value, so that the exact evaluator tells apart pools that ended alike by different ways."""
+
+    def __eq__(self, other: object) -> bool:
+        """A pool is a multiset: two are equal when they hold the same readings, in whatever
+        order they were rolled (the sampler keeps that order for the trace; the exact evaluator
+        lists each multiset once, in an order of its own), and the same history."""
+        if other.__class__ is not Multi:
+            return NotImplemented
+        assert isinstance(other, Multi)
+        mine, theirs = self.items, other.items
+        if mine != theirs and (len(mine) != len(theirs) or Counter(mine) != Counter(theirs)):
+            return False
+        return self.history == other.history
+
+    def __hash__(self) -> int:
+        """The same whatever the order rolled (see `__eq__`): of the set of (reading, count)
+        pairs, which the exact evaluator made with the pool (`tally`), so that hashing one of its
+        pools counts nothing, and no reading is compared with another (ordering a scale's values
+        is a call into Python)."""
+        tally = self.tally
+        return hash((frozenset(Counter(self.items).items() if tally is None else tally), self.history))
 
     def __len__(self) -> int:
         return len(self.items)
