@@ -131,3 +131,76 @@ def test_combinations_over_the_states_bound_are_not_sent_to_lint_work() -> None:
     assert d.hint is not None and "does not raise that" in d.hint and "rulecraft prob" in d.hint
     plain = [d for d in lint(engine.load(text), LintBudget(max_work=1)) if d.code == "RC809"]
     assert plain and plain[0].hint is not None and "--lint-work N" in plain[0].hint
+
+
+def _rerolled_ones(rules: str) -> str:
+    return (
+        "rulecraft: 1\nname: ones\nchecks:\n  k:\n    roll:\n      p:\n        pool: 4\n        die: 6\n"
+        '        triggers:\n          - {on: "face == 1", must: reroll}\n'
+        f"    outcomes: [low, high]\n    outcome:\n{rules}"
+    )
+
+
+NO_ONE_STANDS = _rerolled_ones(
+    '      - when: "count(p, 1) == 0 and sum(p) >= 14"\n        then: high\n'
+    '      - when: "count(p, 1) == 0 and sum(p) < 14"\n        then: low\n'
+)
+"""Found by a review: every roll this check can end on has an outcome (a die must reroll its 1s,
+so none ends on a 1), but a first roll with a 1 falls through."""
+
+A_REAL_GAP = _rerolled_ones(
+    '      - when: "count(p, 6) > 0"\n        then: high\n'
+    '      - when: "count(p, 6) == 0 and sum(p) >= 12"\n        then: low\n'
+)
+
+
+def test_a_gap_seen_only_with_the_dice_as_first_rolled_is_no_error() -> None:
+    """Above its budget for following rerolls the linter takes the dice as first rolled: every value
+    a reroll ends on is one a first roll shows, but not the other way round, so a roll that falls
+    through there may never stand. It was RC801, an error that failed `validate` on a sound
+    ruleset; it is an RC809 warning that says so, and following the rerolls tells."""
+    cheap = LintBudget(max_work=2_000_000)  # the check's share is below the cost of following
+    [d] = lint(engine.load(NO_ONE_STANDS), cheap)
+    assert (d.code, d.severity) == ("RC809", "warning")
+    assert d.message.startswith("perhaps RC801: the outcome rules of check 'k' leave rolls without")
+    assert "as first rolled" in d.message and "may never happen" in d.message
+    assert lint(engine.load(NO_ONE_STANDS), LintBudget(max_work=400_000_000)) == []
+    # A gap that is real is said the same way at first, and is RC801 once the rerolls are followed.
+    [d] = lint(engine.load(A_REAL_GAP), cheap)
+    assert d.message.startswith("perhaps RC801")
+    followed = lint(engine.load(A_REAL_GAP), LintBudget(max_work=400_000_000))
+    assert [(d.code, d.severity) for d in followed] == [("RC801", "error")]
+    assert "as first rolled" not in followed[0].message
+
+
+DECK = """\
+rulecraft: 1
+name: deck
+bags:
+  deck:
+    chits: {c1: 1, c2: 1, c3: 1, c4: 1, c5: 1, c6: 1, c7: 1, c8: 1, c9: 1, c10: 1, c11: 1, c12: 1}
+checks:
+  hand:
+    roll:
+      hand: {draw: deck, count: 6}
+      d: {die: 20}
+      e: {die: 10}
+    outcomes: [low, high]
+    outcome:
+      - when: "d + e > 15 and 'c12' in hand and 'c1' in hand"
+        then: high
+      - else: low
+"""
+
+
+def test_a_draw_is_sized_by_what_its_bag_can_give() -> None:
+    """Found by a review: the linter sized a draw of 6 from 12 single chits as every multiset of 6
+    of 12 colours (12,376; with the two dice 2.5 million rolls, over Limits.max_states, so the
+    check was left out whatever `--lint-work` said), where the bag gives C(12, 6) = 924 (184,800
+    rolls, which `rulecraft prob` solves). Sized right, it is within the exact evaluator's bound,
+    and more lint work analyses it."""
+    rs = engine.load(DECK)
+    assert 0 < rs.distribution("hand").probability("high") < 1  # it solves
+    [d] = lint(rs)
+    assert d.code == "RC809" and "max_states" not in d.message and "units of work" in d.message
+    assert lint(rs, LintBudget(max_work=100_000_000)) == []

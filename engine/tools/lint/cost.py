@@ -104,7 +104,10 @@ def _size(r: Randomizer, envs: list[dict[str, Any]], follow: bool) -> tuple[floa
                 readings.append(value)
             kinds.add((value, on, target))
     k = max(1, len(readings))
-    multisets = float(_comb(count + k - 1, k - 1))
+    if isinstance(r, Draw):  # only the multisets the bag can give (the exact evaluator keeps no other)
+        multisets = float(_within(count, [n for _, n in r.bag.contents()]))
+    else:
+        multisets = float(_comb(count + k - 1, k - 1))
     size = multisets
     once = each = 0.0
     if r.folds is not None:
@@ -145,6 +148,19 @@ def _comb(n: int, k: int) -> int:
         if value > 10**15:
             return 10**15
     return value
+
+
+def _within(n: int, caps: list[int]) -> int:
+    """How many multisets of `n` chits a bag holding `caps` of each colour can give: the ways to
+    write n as a sum of one count per colour, each at most its cap (capped as `_comb` is)."""
+    ways = [1] + [0] * n  # ways[j]: multisets of j chits from the colours so far
+    for cap in caps:
+        running, out = 0, []
+        for j in range(n + 1):
+            running += ways[j] - (ways[j - cap - 1] if j > cap else 0)
+            out.append(min(running, 10**15))
+        ways = out
+    return ways[n] if n >= 0 else 0
 
 
 def _fold_size(keys: tuple[tuple[Any, ...], ...], n: int, readings: list[Any]) -> float:

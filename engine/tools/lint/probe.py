@@ -188,7 +188,7 @@ class Probe:
             gap = self.tables.gap
             where: tuple[str, ...] = ("table", gap[0]) if gap else ("check",)
             found = self.gaps.get(where)
-            if found is None:
+            if found is None or (found.first_rolled and not self.first_rolled):  # a roll that stands first
                 self.gaps[where] = Example(
                     dict(self.combo),
                     shown_dice,
@@ -205,7 +205,8 @@ class Probe:
             self.tables.gap = None
             return (GAP, -2, *self.blank)
         where_f = (d.code, d.span.line if d.span else 0, d.span.col if d.span else 0)
-        if where_f not in self.failures:
+        known = self.failures.get(where_f)
+        if known is None or (known.first_rolled and not self.first_rolled):
             self.failures[where_f] = Example(
                 dict(self.combo),
                 shown_dice,

@@ -111,14 +111,17 @@ class Report:
             d = ex.diagnostic
             assert d is not None
             found.append(
-                Diagnostic(
-                    "RC808",
-                    f"check '{check.name}' fails for an allowed input: "
-                    f"{situation(check, ex)}: {d.message} ({d.code})",
-                    d.span if d.span is not None and d.span.line else public.span,
-                    d.hint
-                    or "guard the expression (for example with 'if ... else'), "
-                    "or narrow the inputs with min and max",
+                _unsure(
+                    Diagnostic(
+                        "RC808",
+                        f"check '{check.name}' fails for an allowed input: "
+                        f"{situation(check, ex)}: {d.message} ({d.code})",
+                        d.span if d.span is not None and d.span.line else public.span,
+                        d.hint
+                        or "guard the expression (for example with 'if ... else'), "
+                        "or narrow the inputs with min and max",
+                    ),
+                    ex,
                 )
             )
         if run.truncated[0]:
@@ -239,6 +242,9 @@ class Report:
 
     def _gap(self, check: Check, where: tuple[str, ...], ex: Example, tried: int) -> Diagnostic:
         """RC801: the first roll found that falls through, in the check's rules or a table's."""
+        return _unsure(self._fell_through(check, where, ex, tried), ex)
+
+    def _fell_through(self, check: Check, where: tuple[str, ...], ex: Example, tried: int) -> Diagnostic:
         where_text = situation(check, ex)
         facts = []
         if ex.probability:
@@ -270,6 +276,24 @@ class Report:
             self.doc.span(("checks", check.name, "outcome"), key=True),
             "add a rule for these rolls, or an 'else:' row at the end",
         )
+
+
+def _unsure(found: Diagnostic, ex: Example) -> Diagnostic:
+    """`found` as it stands, or where it was seen with the dice taken as first rolled, an RC809
+    warning: a first roll that a reroll must change may never stand (a die that must reroll its
+    1s never ends on a 1), so the linter cannot tell whether it happens, and says so."""
+    if not ex.first_rolled:
+        return found
+    fix = found.hint.rstrip(".") + "; " if found.hint else ""
+    return Diagnostic(
+        "RC809",
+        f"perhaps {found.code}: {found.message}; but a reroll may keep such a roll from standing, "
+        "so it may never happen",
+        found.span,
+        f"if it can happen: {fix}to have the linter follow the rerolls and tell, give it more work: "
+        f"`rulecraft validate --lint-work N` (default {DEFAULT_WORK:,}) or LintBudget(max_work=N)",
+        "warning",
+    )
 
 
 def situation(check: Check, ex: Example) -> str:
