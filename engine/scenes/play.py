@@ -26,7 +26,7 @@ from ..runtime.context import RunContext, with_work
 from ..runtime.inputs import bind
 from ..runtime.state import State, apply, begin, bind_params, environment, join, new_state
 from ..runtime.work import Work, working
-from ..state.campaign import prepare
+from ..state.campaign import prepare, rolled
 from .memo import Steps, state_key, steps_of
 
 
@@ -357,11 +357,11 @@ def _take(
         return call
     act, who, bound, roles, ready, shown = call
     result = sample(ready.check, ready.inputs, ctx, traced, ready) if ready is not None else None
-    rolled = {**result.values, "outcome": result.outcome} if result is not None else None
-    after_key = (at, _frozen(rolled))
+    seen = rolled(result)
+    after_key = (at, _frozen(seen))
     after = steps.afters.get(after_key) if after_key[1] is not None else None
     if after is None:
-        new, changes = apply(rules, act, state, who, bound, rolled, roles, ctx.caches.environments)
+        new, changes = apply(rules, act, state, who, bound, seen, roles, ctx.caches.environments)
         after = (new, state_key(new), changes)
         if after_key[1] is not None:
             steps.keep("afters", after_key, after)

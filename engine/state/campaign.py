@@ -582,7 +582,9 @@ def take(
     roles: Mapping[str, str] | None = None,
 ) -> tuple[State, list[dict[str, Any]], Result | None]:
     """One action on a state, pure: preconditions, the roll (with `ctx`'s random source, forced
-    dice and policy), the effects. The next state, the effects applied and the roll made."""
+    dice and policy), the effects. The next state, the effects applied and the roll made. (A
+    sampled scene takes the same three parts, `prepare`, the roll and `apply` with `rolled`, and
+    keeps per state what comes before the dice.)"""
     rules = model.state
     assert rules is not None
     memo = ctx.caches.environments
@@ -591,9 +593,14 @@ def take(
     with working(ctx.work):  # preconditions, inputs and effects share the roll's budget
         roll = prepare(model, act, state, who, bound, ctx, roles)
         result = sample(roll[0], roll[1], ctx) if roll is not None else None
-        rolled = {**result.values, "outcome": result.outcome} if result is not None else None
-        new, done = apply(rules, act, state, who, bound, rolled, roles, memo)
+        new, done = apply(rules, act, state, who, bound, rolled(result), roles, memo)
     return new, done, result
+
+
+def rolled(result: Result | None) -> dict[str, Any] | None:
+    """What an action's effects see of its roll: the check's values and its outcome (None when
+    the action rolls nothing). A sampled scene's step reads it the same way."""
+    return {**result.values, "outcome": result.outcome} if result is not None else None
 
 
 def prepare(
