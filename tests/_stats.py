@@ -57,6 +57,10 @@ def chi_square_p(observed: Mapping[object, int], expected: Mapping[object, Fract
         else:
             cells.append((e, observed.get(k, 0)))
     if pool_e > 0:
+        if pool_e < 5 and cells:  # still too small to stand alone: joined with the smallest cell
+            cells.sort()
+            e, o = cells.pop(0)
+            pool_e, pool_o = pool_e + e, pool_o + o
         cells.append((pool_e, pool_o))
     if len(cells) < 2:
         return 1.0

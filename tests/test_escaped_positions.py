@@ -12,11 +12,17 @@ from engine.syntax.document import _escape
 from engine.syntax.document import load as load_yaml
 from engine.syntax.positions import SourceFile
 
-LETTERS = "abcdefghijklmnopqrstuvwxyz_ =<>+-*()0123456789"
+LETTERS = "abcdefghijklmnopqrstuvwxyz_ =<>+-*()0123456789'\"\\\t/"
+ONE_LETTER = {'"': '\\"', "\\": "\\\\", "\t": "\\t", "/": "\\/"}
+"""YAML's one-letter escapes for characters an expression may hold."""
 
 
 def written(ch: str, how: int) -> str:
-    """`ch` inside a double-quoted scalar: as itself, or as one of YAML's escapes for it."""
+    """`ch` inside a double-quoted scalar: as itself (a quote or a backslash cannot be: they are
+    written with their one-letter escape), or as one of YAML's escapes for it (4: the one-letter
+    escape, where it has one)."""
+    if how == 4 or (how == 0 and ch in '"\\'):
+        return ONE_LETTER.get(ch, ch)
     if how == 1:
         return f"\\x{ord(ch):02x}"
     if how == 2:
@@ -26,22 +32,23 @@ def written(ch: str, how: int) -> str:
     return ch
 
 
-@settings(max_examples=200)
-@given(st.lists(st.tuples(st.sampled_from(LETTERS), st.integers(0, 3)), min_size=1, max_size=30))
+@settings(max_examples=300)
+@given(st.lists(st.tuples(st.sampled_from(LETTERS), st.integers(0, 4)), min_size=1, max_size=30))
 def test_each_character_is_placed_at_itself_or_at_its_escape(chars: list[tuple[str, int]]) -> None:
-    body = "".join(written(ch, how) for ch, how in chars)
+    texts = [written(ch, how) for ch, how in chars]
+    body = "".join(texts)
     text = f'top:\n  expr: "{body}"\nafter: 1\n'
     doc = load_yaml(SourceFile("t.yaml", text))
     value = doc.data["top"]["expr"]
     assert value == "".join(ch for ch, _ in chars)
     origin = doc.expr_origin(("top", "expr"))
     lines = text.splitlines()
-    for k, (ch, how) in enumerate(chars, start=1):
+    for k, ((ch, _), shown) in enumerate(zip(chars, texts), start=1):
         span = origin.span(1, k, 1, k + 1)
         assert span.line == 2
         at = lines[1][span.col - 1 :]
-        if how:
+        if shown != ch:  # written as an escape: placed at its backslash
             found = _escape(lines[1], span.col - 1)
-            assert at.startswith("\\") and found is not None and found[0] == ch, (body, k)
+            assert at.startswith(shown) and found is not None and found[0] == ch, (body, k)
         else:
             assert at.startswith(ch), (body, k)

@@ -44,3 +44,8 @@ def test_kind_multisets_weigh_every_way() -> None:
     weights = (1, 2, 3)
     ways = kind_multisets(weights, 3)
     assert sum(w for _, w in ways) == sum(weights) ** 3
+    # each way by hand: the dice's orders times each kind's faces, e.g. (1, 2, 0) is 3 · 1 · 2² = 12
+    for counts, w in ways:
+        orders = math.factorial(3) // math.prod(math.factorial(c) for c in counts)
+        assert w == orders * math.prod(f**c for f, c in zip(weights, counts)), counts
+    assert dict(ways)[(1, 2, 0)] == 12
