@@ -135,8 +135,8 @@ def frozen(
 ) -> T | Callable[[T], T]:
     """`@dataclass(frozen=True)` (with `slots` and `eq` as given): the same class, made faster.
     `compared_now`: compile `__eq__` and `__hash__` with the class, not at their first call
-    (`_compared`), for a value nearly every request compares (a pool's `Multi`), so that the
-    first request does not pay for them."""
+    (`_compared`), for a value nearly every request compares (a pool's statistics, `Summary`),
+    so that the first request does not pay for them."""
 
     def make(c: T) -> T:
         own = dict(c.__dict__)

@@ -64,7 +64,7 @@ class Symbol(str):
         return (Symbol, (self.scale, self.name, self.rank))
 
 
-@frozen(slots=True, compared_now=True)  # compared by nearly every exact request
+@frozen(slots=True)  # its own `__eq__` and `__hash__`: a pool is a multiset
 class Multi:
     """The dice of a pool or the chits of a draw, as read for the rules.
 

@@ -152,7 +152,13 @@ def _comb(n: int, k: int) -> int:
 
 def _within(n: int, caps: list[int]) -> int:
     """How many multisets of `n` chits a bag holding `caps` of each colour can give: the ways to
-    write n as a sum of one count per colour, each at most its cap (capped as `_comb` is)."""
+    write n as a sum of one count per colour, each at most its cap (capped as `_comb` is). Where
+    no cap binds, or counting would cost more than an estimate may (a bag of many colours), every
+    multiset of the colours, as for dice."""
+    if n > sum(caps):
+        return 0
+    if min(caps, default=n) >= n or len(caps) * n > 100_000:
+        return _comb(n + len(caps) - 1, len(caps) - 1)
     ways = [1] + [0] * n  # ways[j]: multisets of j chits from the colours so far
     for cap in caps:
         running, out = 0, []
