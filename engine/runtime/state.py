@@ -14,12 +14,12 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, LimitError, RulecraftError, did_you_mean
-from ..model.ruleset import Expr, InputSpec
+from ..model.ruleset import Check, Expr, InputSpec
 from ..model.state import Action, Counter, Derived, Effect, Item, StateModel, Tally
 from ..model.values import Multi, normalize, to_json
 from ..syntax.positions import Span
 from .cache import BoundedCache
-from .inputs import bind
+from .inputs import bind, bind_inputs
 
 State = dict[str, Any]
 MAX_PROMOTIONS = 1000
@@ -285,6 +285,34 @@ def refusal(
                 req.span,
                 f"it requires {req.when.text}",
             )
+
+
+def roll_of(
+    model: StateModel,
+    checks: Mapping[str, Check],
+    action: Action,
+    state: State,
+    character: str | None,
+    inputs: Mapping[str, Any],
+    others: Mapping[str, str] | None = None,
+    memo: BoundedCache | None = None,
+) -> tuple[Check, dict[str, Any]] | None:
+    """What comes before an action's dice: its preconditions (`refusal`), then the check it rolls
+    with the inputs it binds from the state (None when it rolls nothing). One home for a real
+    action, a sampled scene's step (kept per state) and the exact state after an action."""
+    refusal(model, action, state, character, inputs, others, memo)
+    if action.roll is None:
+        return None
+    check = checks[action.roll.check]
+    env = {**environment(model, state, character, others, memo), **inputs}
+    given = {name: expr.run(dict(env)) for name, expr in action.roll.inputs}
+    return check, bind_inputs(check, given)
+
+
+def seen_roll(values: Mapping[str, Any], outcome: Any) -> dict[str, Any]:
+    """What an action's effects see of its roll (`apply`'s `rolled`): the check's values and its
+    outcome, whether the roll was made or is one point of its exact distribution."""
+    return {**values, "outcome": outcome}
 
 
 def apply(

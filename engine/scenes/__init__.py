@@ -2,8 +2,8 @@
 
 A scene (declared in a ruleset, `model.scene.Scene`) takes the ruleset's actions round after round
 until an ending holds. `play` states what one step and one round do — the same rules a campaign's
-actions follow (`runtime.state`; `state.campaign.take`'s parts, `prepare`, the roll and `rolled`) — and
-samples whole scenes with a trace;
+actions follow (`runtime.state`; `state.campaign.take`'s parts, `runtime.state.roll_of`, the roll
+and `rolled`) — and samples whole scenes with a trace;
 `odds` solves a scene as an absorbing Markov chain over its states (`eval.markov`): the exact
 chance of each ending, the distribution of its length in rounds, its expected length; `memo`
 keeps per state what a scene played many times does not need to work out again; `campaign`

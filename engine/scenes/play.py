@@ -24,9 +24,9 @@ from ..runtime import arguments
 from ..runtime.cache import BoundedCache
 from ..runtime.context import RunContext, with_work
 from ..runtime.inputs import bind
-from ..runtime.state import State, apply, begin, bind_params, environment, join, new_state
+from ..runtime.state import State, apply, begin, bind_params, environment, join, new_state, roll_of
 from ..runtime.work import Work, working
-from ..state.campaign import prepare, rolled
+from ..state.campaign import rolled
 from .memo import Steps, state_key, steps_of
 
 
@@ -341,7 +341,7 @@ def _take(
         if call is not None:
             act, who, bound, roles = call
             try:
-                roll = prepare(model, act, state, who, bound, ctx, roles)
+                roll = roll_of(rules, model.checks, act, state, who, bound, roles, ctx.caches.environments)
             except CampaignError as exc:
                 if exc.diagnostics[0].code != "RC905":
                     raise

@@ -20,7 +20,7 @@ from ..eval.dist import Dist
 from ..eval.sample import sample
 from ..eval.trace import Result
 from ..frozen import frozen
-from ..model.ruleset import Check, RulesetModel
+from ..model.ruleset import RulesetModel
 from ..model.state import Action, StateModel
 from ..model.values import to_json
 from ..runtime import arguments
@@ -33,10 +33,10 @@ from ..runtime.state import (
     apply,
     begin,
     bind_params,
-    environment,
     join,
     new_state,
-    refusal,
+    roll_of,
+    seen_roll,
     view,
     with_values,
 )
@@ -583,7 +583,7 @@ def take(
 ) -> tuple[State, list[dict[str, Any]], Result | None]:
     """One action on a state, pure: preconditions, the roll (with `ctx`'s random source, forced
     dice and policy), the effects. The next state, the effects applied and the roll made. (A
-    sampled scene takes the same three parts, `prepare`, the roll and `apply` with `rolled`, and
+    sampled scene takes the same three parts, `roll_of`, the roll and `apply` with `rolled`, and
     keeps per state what comes before the dice.)"""
     rules = model.state
     assert rules is not None
@@ -591,40 +591,15 @@ def take(
     ctx = with_work(ctx)
     assert ctx.work is not None
     with working(ctx.work):  # preconditions, inputs and effects share the roll's budget
-        roll = prepare(model, act, state, who, bound, ctx, roles)
+        roll = roll_of(rules, model.checks, act, state, who, bound, roles, memo)
         result = sample(roll[0], roll[1], ctx) if roll is not None else None
         new, done = apply(rules, act, state, who, bound, rolled(result), roles, memo)
     return new, done, result
 
 
 def rolled(result: Result | None) -> dict[str, Any] | None:
-    """What an action's effects see of its roll: the check's values and its outcome (None when
-    the action rolls nothing). A sampled scene's step reads it the same way."""
-    return {**result.values, "outcome": result.outcome} if result is not None else None
-
-
-def prepare(
-    model: RulesetModel,
-    act: Action,
-    state: State,
-    who: str | None,
-    bound: Mapping[str, Any],
-    ctx: RunContext,
-    roles: Mapping[str, str] | None = None,
-) -> tuple[Check, dict[str, Any]] | None:
-    """An action's preconditions (`CampaignError` RC905 when one fails), then the check it rolls
-    with its bound inputs; None when it rolls nothing. What comes before the dice, so that a scene
-    played many times can keep it per state."""
-    rules = model.state
-    assert rules is not None
-    memo = ctx.caches.environments
-    refusal(rules, act, state, who, bound, roles, memo)
-    if act.roll is None:
-        return None
-    check = model.checks[act.roll.check]
-    env = {**environment(rules, state, who, roles, memo), **bound}
-    given = {name: expr.run(dict(env)) for name, expr in act.roll.inputs}
-    return check, bind_inputs(check, given)
+    """What an action's effects see of a roll made (None when the action rolls nothing)."""
+    return seen_roll(result.values, result.outcome) if result is not None else None
 
 
 def _undoable(events: list[Event]) -> Event | None:

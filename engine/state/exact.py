@@ -17,9 +17,8 @@ from ..eval.exact import distribution
 from ..model.ruleset import Check
 from ..model.state import Action, StateModel, Tally
 from ..runtime.context import RunContext, with_work
-from ..runtime.inputs import bind_inputs
 from ..runtime.rules import before_roll
-from ..runtime.state import State, apply, environment, refusal
+from ..runtime.state import State, apply, roll_of, seen_roll
 from ..runtime.work import meter, working
 
 APPLY_WORK = 40
@@ -56,13 +55,11 @@ def _after(
     others: Mapping[str, str] | None,
 ) -> Dist:
     memo = ctx.caches.environments
-    refusal(rules, action, state, character, inputs, others, memo)
-    if action.roll is None:
+    roll = roll_of(rules, checks, action, state, character, inputs, others, memo)
+    if roll is None:
         new, _ = apply(rules, action, state, character, inputs, None, others, memo)
         return Dist.certain(_key(new))
-    check = checks[action.roll.check]
-    env = {**environment(rules, state, character, others, memo), **inputs}
-    bound = bind_inputs(check, {name: expr.run(dict(env)) for name, expr in action.roll.inputs})
+    check, bound = roll
     key = ("distribution", check.name, id(check), ctx.policy, *bound.items())
     dist = ctx.caches.distributions.get(key)
     if dist is None:  # a scene asks for the same roll from many states
@@ -75,7 +72,7 @@ def _after(
     (ctx.work or meter()).charge(APPLY_WORK * (len(dist.joint.weights) - 1))
     out: dict[str, int] = {}
     for key, weight in dist.joint.weights.items():
-        rolled = {**fixed, **dict(zip(dist.names, key[2:])), "outcome": key[0]}
+        rolled = seen_roll({**fixed, **dict(zip(dist.names, key[2:]))}, key[0])
         new, _ = apply(rules, action, state, character, inputs, rolled, others, memo)
         k = _key(new)
         out[k] = out.get(k, 0) + weight
