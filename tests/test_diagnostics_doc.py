@@ -144,3 +144,46 @@ def test_rc601_example_prints_what_the_page_shows(tmp_path: Path, monkeypatch: p
     code, out, err = cli(*shlex.split(lines[0][2:])[1:], cwd=tmp_path)
     assert code == 1
     assert [line.rstrip() for line in (out + err).splitlines()] == [line.rstrip() for line in shown]
+
+
+def test_rc601_fixed_prints_what_the_page_shows(tmp_path: Path, cli):
+    """With the extra installed (the `test` extra has matplotlib), the same command, the block's
+    last, prints the lines the page shows after it, draws the file and exits with 0."""
+    pytest.importorskip("matplotlib")
+    (block,) = [b for b in BLOCKS if b.lang == "console" and "error RC601" in b.text]
+    lines = block.text.splitlines()
+    last = max(i for i, line in enumerate(lines) if line.startswith("$ rulecraft "))
+    (tmp_path / "demo.yaml").write_text(DEMO, encoding="utf-8")
+    code, out, err = cli(*shlex.split(lines[last][2:])[1:], cwd=tmp_path)
+    assert code == 0, err
+    assert [line.rstrip() for line in (out + err).splitlines()] == [
+        line.rstrip() for line in lines[last + 1 :]
+    ]
+    assert (tmp_path / "act.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
+
+
+_SHOWN = re.compile(r"^(?P<file>[\w.-]+\.yaml):\d+:\d+: (?:error|warning) (?P<code>RC[0-9]{3}): ")
+SHOWN = [
+    (before, b)
+    for before, b in zip(BLOCKS, BLOCKS[1:])
+    if b.lang == "text" and (m := _SHOWN.match(b.text)) and before.kind == "bad" and before.arg == m["code"]
+]
+
+
+def test_the_page_shows_a_bad_example_s_message() -> None:
+    assert SHOWN  # the RC002 message under its example, at least
+
+
+@pytest.mark.parametrize(("bad", "shown"), SHOWN, ids=lambda b: b.id)
+def test_a_shown_message_is_what_validate_prints(bad: Block, shown: Block, tmp_path: Path, cli) -> None:
+    """A ```text block that follows a bad example and begins with its diagnostic is that
+    example's `validate` output, line for line: position, message, source line, carets, hint."""
+    m = _SHOWN.match(shown.text)
+    assert m is not None
+    (tmp_path / m["file"]).write_text(bad.text, encoding="utf-8")
+    code, out, err = cli("validate", m["file"], cwd=tmp_path)
+    assert code == 1
+    printed = (out + err).splitlines()
+    lines = shown.text.rstrip("\n").splitlines()
+    start = printed.index(lines[0])
+    assert printed[start : start + len(lines)] == lines

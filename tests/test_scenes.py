@@ -13,9 +13,12 @@ import random
 from collections import Counter
 from fractions import Fraction
 from math import comb, sqrt
+from pathlib import Path
 from typing import Any
 
 import pytest
+from _fences import fences
+from _repo import REPO_ROOT
 
 import engine
 
@@ -257,49 +260,16 @@ def test_the_command_line_prints_the_odds_and_a_played_scene(cli: Any, tmp_path:
 
 # -- choices: when to use a once-per-fight move ------------------------------------------------------
 
-LUCKY = """\
-rulecraft: 1
-name: lucky
-checks:
-  swing:
-    inputs:
-      needs: {type: int, min: 1, max: 6, default: 5}
-    roll: {d: {die: 6}}
-    outcomes: [miss, hit]
-    outcome: "'hit' if d >= needs else 'miss'"
-state:
-  character:
-    hp: {type: int, min: 1, max: 5, default: 2}
-  each:
-    hurt: {counter: 0, min: 0}
-    luck: {counter: 1, min: 0}
-    down: {derived: "hurt >= hp"}
-actions:
-  strike:
-    by: character
-    others: [foe]
-    inputs:
-      lucky: {type: bool, default: false}
-    requires:
-      - {when: "not down and not foe.down", else: nobody who is down fights}
-      - {when: "not lucky or luck > 0", else: no luck left}
-    roll: {check: swing, inputs: {needs: "6 if lucky else 5"}}
-    effects:
-      - {remove: {luck: 1}, when: lucky}
-      - {add: {hurt: "2 if lucky else 1"}, of: foe, when: "outcome == 'hit'"}
-scenes:
-  fight:
-    title: A fight with one mighty blow each
-    parties: [ann, bo]
-    round:
-      - {act: strike, by: ann, others: {foe: bo}, may: {lucky: true}}
-      - {act: strike, by: bo, others: {foe: ann}, inputs: {lucky: "bo.luck > 0"}}
-    ends:
-      - {when: bo.down, then: ann_wins}
-      - {when: ann.down, then: bo_wins}
-    objective: ann_wins
-    max_rounds: 60
-"""
+
+def _doc_ruleset(page: Path, marker: str) -> str:
+    """The one complete ruleset (a ```yaml block) of `page` that contains `marker`."""
+    (text,) = [f.text for f in fences(page) if f.info == "yaml" and marker in f.text]
+    return text
+
+
+LUCKY = _doc_ruleset(REPO_ROOT / "docs" / "scenes.md", "name: lucky\n")
+"""docs/scenes.md's `lucky.yaml` (under "Choices and optimal play"): the page shows the file these
+tests play, so the page's numbers and command are this file's."""
 
 
 def _solve_lucky(hp_ann: int, hp_bo: int, policy: str) -> Fraction:
@@ -355,6 +325,31 @@ def test_the_optimal_use_of_a_once_per_fight_move_is_exact(hp: tuple[int, int]) 
     for policy, mine in (("never", "never"), ("always", "always"), ("optimal", "best")):
         assert got[policy] == _solve_lucky(*hp, mine), policy
     assert got["optimal"] >= max(got["always"], got["never"])
+
+
+def test_the_page_gives_the_odds_at_three_hits_each() -> None:
+    """docs/scenes.md's figures for `lucky.yaml` at 3 hits each are the solver's, and the solver's
+    are the recursion's by hand."""
+    page = " ".join((REPO_ROOT / "docs" / "scenes.md").read_text(encoding="utf-8").split())
+    rs = engine.load(LUCKY)
+    parties = {"ann": {"hp": 3}, "bo": {"hp": 3}}
+    for policy, mine in (("never", "never"), ("always", "always"), ("optimal", "best")):
+        odds = rs.scene_odds("fight", parties=parties, policy=policy)
+        p = odds.probability("ann_wins")
+        assert p == _solve_lucky(3, 3, mine), policy
+        assert f"{p.numerator}/{p.denominator} ({float(p):.4g})" in page, policy
+    offered, taken = odds.choices["offered"], odds.choices["taken"]
+    assert f"of the {offered} places where she could use it, the exact solution uses it in {taken}." in page
+
+
+def test_the_page_s_grid_is_what_the_command_prints(cli: Any, tmp_path: Any) -> None:
+    page = (REPO_ROOT / "docs" / "scenes.md").read_text(encoding="utf-8")
+    command = "rulecraft scene prob lucky.yaml fight --grid ann.hp=1,2,3 --grid bo.hp=1,2,3 --policy optimal"
+    shown = page[page.index(f"$ {command}\n") :].split("\n```", 1)[0].splitlines()[1:]
+    (tmp_path / "lucky.yaml").write_text(LUCKY)
+    r = cli(*command.split()[1:], cwd=tmp_path)
+    assert r.code == 0, r.err
+    assert [line.rstrip() for line in r.out.splitlines()] == shown
 
 
 def test_optimal_timing_beats_both_fixed_policies_somewhere() -> None:
