@@ -119,3 +119,18 @@ def test_readme_python_api_block_runs_and_says_true_things() -> None:
     first = result.trace[0]  # type: ignore[attr-defined]
     assert (first.kind, first.name, first.value) == ("input", "target", 55)
     assert "Step(kind='input', name='target', value=55)" in block and repr(first) in block
+
+
+def test_the_playground_screenshot_s_caption_names_the_line_the_browser_test_breaks() -> None:
+    """tests/e2e/test_playground.py breaks chill.yaml's row `- when: roll > target` and screenshots
+    it (`RULECRAFT_SCREENSHOTS=docs/img`); the README's caption gives that line, so a ruleset
+    edit that moves the row is caught here, and the screenshot is made again with it."""
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    m = re.search(
+        r"!\[A syntax error marked at line (\d+) with RC201[^\]]*\]\(docs/img/playground-diagnostics\.png\)",
+        readme,
+    )
+    assert m is not None
+    rows = (REPO_ROOT / "rulesets" / "chill.yaml").read_text(encoding="utf-8").split("\n")
+    line = next(i for i, text in enumerate(rows, 1) if text.strip() == "- when: roll > target")
+    assert int(m[1]) == line
