@@ -12,7 +12,8 @@ chain):
   * choices are alike when their options reach the same set of alike nodes.
 
 It prints the chain's nodes and edges and those of the merged chain: a floor for any merging of
-states the solver might do, since no two nodes of the merged chain are alike.
+states the solver might do, since no two nodes of the merged chain are alike. The chain is the
+node-by-node solver's (what runs without numpy), whether or not numpy is installed.
 
     python benchmarks/chain_floor.py                    # 20 dice (10 + 10 resolve)
     python benchmarks/chain_floor.py --dice 10 --resolve 6 --ends value
@@ -57,11 +58,14 @@ def scored_chain(dice: int, resolve: int) -> tuple[dict[int, tuple[Any, ...]], A
             chain[code] = ("choice", tuple(found[1]))
         return found
 
+    arrays = rerolls._arrays
     rerolls.RerollSolver._node = recorded  # type: ignore[method-assign]
+    rerolls._arrays = lambda first_rolls: None  # node by node, numpy or not: the chain best play scores
     try:
         rs.distribution("skill", dice=dice, resolve=resolve, policy="optimal")
     finally:
         rerolls.RerollSolver._node = node  # type: ignore[method-assign]
+        rerolls._arrays = arrays
     me, final, score = solver[0]
 
     def end_key(code: int, how: str) -> Hashable:

@@ -137,6 +137,22 @@ def test_the_chain_floor_merges_exactly_the_nodes_that_are_alike() -> None:
     assert kinds == {"end": 2, "flight": 2, "choice": 1} and edges == 2 + 2 + 2
 
 
+def test_the_chain_floor_records_the_node_by_node_chain_where_numpy_would_solve_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """From 12 dice a chain is solved whole with numpy when it is installed (the `test` extra has
+    it), which never asks `RerollSolver._node`: the script keeps the node-by-node solver, so its
+    chain is there at any size. Shown at 4 dice with numpy's threshold lowered to one first roll."""
+    pytest.importorskip("numpy")
+    from engine.eval import rerolls
+
+    floor = _module("chain_floor")
+    monkeypatch.setattr(rerolls, "ARRAYS_FROM", 1)
+    monkeypatch.setattr(rerolls, "ARRAYS_IMPORTING_FROM", 1)
+    chain, _ = floor.scored_chain(4, 0)
+    assert len(chain) == 141  # as test_the_chain_floor_runs_on_four_dice counts it
+
+
 def test_the_chain_floor_runs_on_four_dice() -> None:
     """The script end to end on a small check: best play's chain at 4 dice, and fewer nodes once
     alike ones are merged. The numbers are the script's own today (141 nodes and 288 edges, 125
