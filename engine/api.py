@@ -113,7 +113,11 @@ class Ruleset:
         question about a fight needs no change to the ruleset. A `Path` is the file; a `str` is
         its text. A mistake in it is reported at its own file's line and column."""
         arg.of_type("Ruleset.with_scenes", "source", source, (Path, str))
-        text = read_source(source) if isinstance(source, Path) else SourceFile("<scenes>", source)
+        text = (
+            read_source(source, max_bytes=self.limits.max_yaml_bytes)
+            if isinstance(source, Path)
+            else SourceFile("<scenes>", source)
+        )
         part = _yaml(text, self.limits)
         scenes = part.data.get("scenes") if isinstance(part.data, dict) else None
         if not isinstance(part.data, dict) or not isinstance(scenes, dict) or not scenes:
@@ -531,14 +535,14 @@ def load(source: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str | Non
             missing = False
         if missing and _looks_like_a_name(str(source)):
             raise _no_such_name(str(source), _with_suffix(source))
-        return load_source(read_source(source, name), limits=limits)
+        return load_source(read_source(source, name, limits.max_yaml_bytes), limits=limits)
     if not isinstance(source, str):
         raise LoadError(
             [Diagnostic("RC001", f"a ruleset is text or a pathlib.Path, not {type(source).__name__}", None)]
         )
     if source in shipped_rulesets():
         path = shipped_rulesets()[source]
-        return load_source(read_source(path, name or _display(path)), limits=limits)
+        return load_source(read_source(path, name or _display(path), limits.max_yaml_bytes), limits=limits)
     line = source.strip()
     if "\n" not in line and ":" not in line:
         if _looks_like_a_name(line):

@@ -89,6 +89,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader (head, less) went away: not an error of ours
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt:  # Ctrl-C: the user's stop, said in a line (a campaign's write is
+        sys.stderr.write("interrupted\n")  # one transaction: an interrupted one is not kept)
+        return 130
 
 
 def run(argv: list[str], out: TextIO, err: TextIO) -> int:

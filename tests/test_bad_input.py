@@ -573,3 +573,62 @@ def test_an_error_crosses_a_process_whole() -> None:
         failed = pool.submit(engine.load, "chil").exception(timeout=120)
     assert isinstance(failed, LoadError) and failed.missing
     assert failed.diagnostics[0].code == "RC001" and "chill" in (failed.diagnostics[0].hint or "")
+
+
+# -- files that are not ruleset files: bounded before they are read ------------------------------
+
+
+def test_a_huge_file_is_refused_by_its_size_without_being_read(tmp_path) -> None:
+    """A 1 GiB file (sparse: no disk) is RC004 from its size; what is read stays near the limit."""
+    import tracemalloc
+    from pathlib import Path
+
+    huge = tmp_path / "huge.yaml"
+    with huge.open("wb") as f:
+        f.truncate(2**30)
+    tracemalloc.start()
+    try:
+        with pytest.raises(RulecraftError) as caught:
+            engine.load(Path(huge))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    (d,) = caught.value.diagnostics
+    assert d.code == "RC004" and "1,073,741,824 bytes" in d.message
+    assert peak < 8 * 2**20  # the limit is 512 KiB: a file read whole would be a gibibyte
+
+
+def test_a_file_that_grows_past_the_limit_is_refused(tmp_path) -> None:
+    from pathlib import Path
+
+    big = tmp_path / "big.yaml"
+    big.write_text("#" * 1000 + "\n")
+    with pytest.raises(RulecraftError) as caught:
+        engine.load(Path(big), limits=engine.Limits(max_yaml_bytes=500))
+    assert caught.value.diagnostics[0].code == "RC004"
+
+
+def test_a_device_is_not_read() -> None:
+    """/dev/zero never ends: it is refused as no regular file, not read until memory runs out."""
+    from pathlib import Path
+
+    with pytest.raises(LoadError) as caught:
+        engine.load(Path("/dev/zero"))
+    (d,) = caught.value.diagnostics
+    assert d.code == "RC001" and "not a regular file" in d.message
+
+
+def test_a_pipe_is_not_waited_on(tmp_path) -> None:
+    """A named pipe would block the reader until a writer came: refused at once (in a child
+    process, so that the old behaviour fails the test by its timeout rather than hanging it)."""
+    import os
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "validate", str(fifo)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert "RC001" in done.stderr and "not a regular file" in done.stderr

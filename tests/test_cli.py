@@ -345,3 +345,23 @@ def test_installed_script(roll_json):
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     assert json.loads(proc.stdout) == roll_json
+
+
+def test_ctrl_c_is_a_line_and_exit_130_not_a_traceback() -> None:
+    """A long run stopped with Ctrl-C (SIGINT) says so in one line and exits with 130, the
+    shell's code for it."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "engine", "roll", "chill", "specific", "-i", "target=55"]
+        + ["--times", "10000000", "--method", "rolled"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(4)  # past the imports, into the rolls (which take tens of seconds)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert err == "interrupted\n" and "Traceback" not in out

@@ -73,10 +73,11 @@ class RandomizerCompiler:
                 values = range(1, value + 1)
             else:
                 raise problem("RC310", form, span)
-        if len(values) > MAX_FACES:  # len of a range is counted, not listed
+        count = _count(values)
+        if count > MAX_FACES:  # a range is counted, not listed
             raise problem(
                 "RC310",
-                f"this die has {len(values):,} faces, over the limit of {MAX_FACES}",
+                f"this die has {count:,} faces, over the limit of {MAX_FACES}",
                 span,
                 "a die has at most 1000 faces; a larger range is better read from several dice",
             )
@@ -310,3 +311,13 @@ def dice_notation(text: str, name: str, *, in_pool: bool) -> tuple[str, str] | N
             f"for {count} dice write a pool: pool: {count} with die: {shown} (then read sum({name}))",
         )
     return message, f"write the number of sides alone: die: {shown}"
+
+
+def _count(values: Sequence[Any]) -> int:
+    """How many faces: a range's length worked out (`len` stops at 2**63 - 1 with an
+    OverflowError, and a die written 1..9223372036854775808 is a mistake to report)."""
+    if isinstance(values, range):
+        if values.step > 0:
+            return max(0, (values.stop - values.start + values.step - 1) // values.step)
+        return max(0, (values.start - values.stop - values.step - 1) // -values.step)
+    return len(values)

@@ -9,7 +9,9 @@ document found in the cache (`cached.py`) never needs it.
 from __future__ import annotations
 
 import math
+import os
 import re
+import stat
 import warnings
 from collections.abc import Mapping
 from functools import lru_cache
@@ -193,10 +195,25 @@ def graft(base: Document, other: Document, path: PathKey) -> Document:
     return Document(base.source, data, base.places, (*base.parts, (tuple(path), other)))
 
 
-def read_source(path: Path, name: str | None = None) -> SourceFile:
-    """A `SourceFile` from a file. Only a `Path` is ever opened: text is never taken for a file name."""
+def read_source(path: Path, name: str | None = None, max_bytes: int | None = None) -> SourceFile:
+    """A `SourceFile` from a file. Only a `Path` is ever opened: text is never taken for a file name.
+
+    Bounded before it is read: only a regular file is opened (a pipe would wait for a writer, a
+    device such as /dev/zero never ends), and no more than `max_bytes` of it is read (`RC004`
+    from its size, before reading, as `load` says of text; by default `MAX_YAML_BYTES`)."""
+    if max_bytes is None:
+        max_bytes = MAX_YAML_BYTES
     try:
-        return SourceFile(name or str(path), path.read_text(encoding="utf-8"))
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise LoadError([Diagnostic("RC001", f"cannot read {path}: not a regular file", None)])
+        with path.open("rb") as f:
+            data = f.read(max_bytes + 1)
+            if len(data) > max_bytes:  # its size, told without reading the rest
+                size = max(os.fstat(f.fileno()).st_size, len(data))
+                raise _too_big(
+                    f"the file is {size:,} bytes, over the limit of {max_bytes:,}", None, "max_yaml_bytes"
+                )
+        return SourceFile(name or str(path), data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))
     except OSError as exc:
         raise LoadError(
             [Diagnostic("RC001", f"cannot read {path}: {exc.strerror or exc}", None)], missing=True
