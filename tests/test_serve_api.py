@@ -474,3 +474,41 @@ def test_the_openapi_schema_lists_every_endpoint(client: TestClient) -> None:
         assert path in paths, path
     assert client.get("/docs").status_code == 200
     assert client.get("/").status_code == 200
+
+
+def _slow_to_lint(checks: int) -> str:
+    """A ruleset the linter works on for about a second a check (pools of up to 14 d20 against
+    1,001 multipliers): 20 checks took 22 s to lint under the default lint budget."""
+    lines = ["rulecraft: 1", "name: linty", "checks:"]
+    for i in range(checks):
+        lines += [
+            f"  c{i}:",
+            "    inputs:",
+            "      n: {type: int, min: 0, max: 14, default: 1}",
+            "      m: {type: int, min: 0, max: 1000, default: 1}",
+            "    roll:",
+            "      p: {pool: n, die: 20}",
+            "      q: {die: 20}",
+            "    let:",
+            "      total: sum(p) + q * m",
+            "    outcomes: [lo, mid, hi]",
+            f"    outcome: \"'hi' if total > 100 + {i} else ('mid' if total > 50 else 'lo')\"",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def test_validate_stops_linting_at_the_server_s_deadline(tmp_path: Path) -> None:
+    """/api/validate lints in a server thread: past `--deadline` the linter stops and says so
+    (RC809, still a 200 with what it found), so a stranger's ruleset cannot hold the thread for
+    the lint budget's tens of seconds."""
+    import time
+
+    with TestClient(create_app(Settings(db=str(tmp_path / "c.db"), deadline=1.0))) as c:
+        started = time.monotonic()
+        r = c.post("/api/validate", json={"source": _slow_to_lint(20), "name": "linty.yaml"})
+        took = time.monotonic() - started
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["ok"] is True and set(body["checks"]) == {f"c{i}" for i in range(20)}
+    assert any(d["code"] == "RC809" and "deadline" in d["message"] for d in body["diagnostics"]), body
+    assert took < 15, took  # a deadline of 1 s (and loading the text): 22 s before

@@ -5,6 +5,7 @@ both call the same code, so an answer does not depend on where it was computed."
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
@@ -87,13 +88,20 @@ def detail(rs: Ruleset, name: str) -> dict[str, Any]:
     }
 
 
-def validate(load: Callable[[], Ruleset], lint_work: int = DEFAULT_WORK) -> dict[str, Any]:
-    """Load and lint: every problem found, errors first (200 even when not ok: it is the answer)."""
+def validate(
+    load: Callable[[], Ruleset], deadline: float | None = None, lint_work: int = DEFAULT_WORK
+) -> dict[str, Any]:
+    """Load and lint: every problem found, errors first (200 even when not ok: it is the answer).
+    With a `deadline` (seconds for the whole request), the linter stops when it passes, as any
+    bound stops it (`RC809`, the answer still a 200): a stranger's ruleset cannot hold a server
+    thread for the lint budget's tens of seconds."""
+    started = time.monotonic()
     checks: dict[str, Any] = {}
     try:
         rs = load()
         checks = {c.name: check_info(c) for c in rs.checks.values()}
-        diags = ordered(lint(rs, LintBudget(max_work=lint_work)))
+        left = None if deadline is None else max(deadline - (time.monotonic() - started), 0.001)
+        diags = ordered(lint(rs, LintBudget(max_work=lint_work, deadline=left)))
         ok = not any(d.severity == "error" for d in diags)
     except RulecraftError as exc:
         diags, ok = ordered(exc.diagnostics), False

@@ -40,5 +40,8 @@ def show_ruleset(name: str, request: Request) -> dict[str, Any]:
 @router.post("/validate", response_model=ValidateResponse)
 def validate(body: ValidateRequest, request: Request) -> dict[str, Any]:
     """Load and lint a ruleset sent as text: 200 with every diagnostic, even when it is not ok."""
-    catalog = server_of(request).catalog
-    return jobs.validate(lambda: catalog.source(body.source, body.name or "ruleset.yaml"))
+    server = server_of(request)
+    catalog = server.catalog
+    return jobs.validate(
+        lambda: catalog.source(body.source, body.name or "ruleset.yaml"), server.settings.deadline
+    )
