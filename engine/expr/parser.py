@@ -294,7 +294,8 @@ def parse(
     An expression nested more than `max_depth` operations deep or holding more than `max_size`
     names, numbers and operations, or a number of more than `MAX_DIGITS` digits, is refused
     (`RC202`) before anything recursive sees it: the tree, the compiler and Python's own parser of
-    the generated code all stay far from their limits."""
+    the generated code all stay far from their limits. So is one of more than `TOKENS_PER_PART`
+    tokens per part allowed, before the parser runs (`_prebound`)."""
     if origin is None:
         origin = ExprOrigin(SourceFile("<expr>", text), 1, 1, 0)
     return _parse(text, origin, max_depth, max_size)
@@ -303,6 +304,7 @@ def parse(
 def _parse(text: str, origin: ExprOrigin, max_depth: int = MAX_DEPTH, max_size: int = MAX_SIZE) -> ast.Node:
     shape = _SHAPES.get(text)
     if shape is None:
+        _prebound(text, origin, max_size)
         shape = _shape_of(text, origin)
         _keep(text, shape)
     seen = _RECORDING.get()
@@ -312,6 +314,35 @@ def _parse(text: str, origin: ExprOrigin, max_depth: int = MAX_DEPTH, max_size: 
     node = _Build(origin).transform(shape)
     assert isinstance(node, ast.Node)
     return node
+
+
+_TOKENS = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|\w+|\S")
+"""What the grammar reads as one token, near enough to count them: a string, a word or number, or
+one other character."""
+TOKENS_PER_PART = 4
+"""Tokens an expression may have per part of `max_size` before it is parsed: a part is a name,
+number or operation, and brackets, commas and `if`/`else` add tokens that are no part."""
+
+
+def _prebound(text: str, origin: ExprOrigin, max_size: int) -> None:
+    """Bound the work of parsing before the parser runs: its time grows with the text, and only
+    its tree can be bounded by depth and parts, so an expression of more than `TOKENS_PER_PART`
+    tokens per part allowed is `RC202` at once, counted in one scan that stops at the excess.
+    (Brackets that hold only a name add nothing to the tree and stay harmless; 200,000 of them
+    took seconds to parse, then passed.)"""
+    most = TOKENS_PER_PART * max_size
+    for n, m in enumerate(_TOKENS.finditer(text), 1):
+        if n > most:
+            at = m.start()
+            line = text.count("\n", 0, at) + 1
+            col = at - (text.rfind("\n", 0, at) + 1) + 1
+            raise _too_large(
+                f"this expression has more than {most:,} tokens ({TOKENS_PER_PART} a part of its "
+                f"{max_size} parts)",
+                origin.span(line, col, line, col + len(m.group())),
+                "split it into named values (let:) or tables; the embedder's Limits set this bound "
+                "(max_expression_size)",
+            )
 
 
 def _shape_of(text: str, origin: ExprOrigin) -> Shape:

@@ -130,6 +130,12 @@ def test_redundant_parentheses_are_harmless(ruleset):
     ).probability("hit")
 
 
+def test_a_flood_of_redundant_parentheses_is_refused_before_it_is_parsed(refused, ruleset):
+    """200,000 brackets around one name add nothing to the tree, so its bounds passed them after
+    seconds of parsing; the tokens are counted first (4 a part: 8,000 by default)."""
+    refused("RC202", engine.load, ruleset(outcome=_outcome("(" * 200_000 + "d" + ")" * 200_000 + " > 7")))
+
+
 def test_an_expression_of_many_parts(refused, ruleset):
     wide = "[" + ", ".join(["d"] * 3000) + "]"
     refused("RC202", engine.load, ruleset(outcome=_outcome(f"d in {wide}")))
