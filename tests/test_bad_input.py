@@ -632,3 +632,16 @@ def test_a_pipe_is_not_waited_on(tmp_path) -> None:
     )
     assert done.returncode == 1
     assert "RC001" in done.stderr and "not a regular file" in done.stderr
+
+
+def test_a_byte_that_is_not_utf8_is_shown_at_its_line_and_column(tmp_path) -> None:
+    from pathlib import Path
+
+    bad = tmp_path / "latin1.yaml"
+    bad.write_bytes(b"rulecraft: 1\r\nname: x\nchecks:\n  a:\n    title: caf\xe9 au lait\n")
+    with pytest.raises(LoadError) as caught:
+        engine.load(Path(bad))
+    (d,) = caught.value.diagnostics
+    assert d.code == "RC001" and "is not UTF-8 text" in d.message and "0xe9" in d.message
+    assert d.span is not None and (d.span.line, d.span.col) == (5, 15)
+    assert caught.value.render().splitlines()[1:3] == ["      title: caf\ufffd au lait", "                ^"]

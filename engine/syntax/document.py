@@ -213,13 +213,41 @@ def read_source(path: Path, name: str | None = None, max_bytes: int | None = Non
                 raise _too_big(
                     f"the file is {size:,} bytes, over the limit of {max_bytes:,}", None, "max_yaml_bytes"
                 )
-        return SourceFile(name or str(path), data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))
     except OSError as exc:
         raise LoadError(
             [Diagnostic("RC001", f"cannot read {path}: {exc.strerror or exc}", None)], missing=True
         ) from None
-    except UnicodeDecodeError:
-        raise LoadError([Diagnostic("RC001", f"{path} is not UTF-8 text", None)]) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(
+            path, SourceFile(name or str(path), _lines(data.decode("utf-8", "replace"))), data, exc
+        ) from None
+    return SourceFile(name or str(path), _lines(text))
+
+
+def _lines(text: str) -> str:
+    """Line ends as Python's text mode reads them: a CR LF or a lone CR is one newline."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _not_utf8(path: Path, shown: SourceFile, data: bytes, exc: UnicodeDecodeError) -> LoadError:
+    """RC001 at the first byte that is not UTF-8, with its line (as decoded with a stand-in for
+    each bad byte) and a caret under it."""
+    before = data[: exc.start]
+    line = _lines(before.decode("utf-8", "replace")).count("\n") + 1
+    start = max(before.rfind(b"\n"), before.rfind(b"\r")) + 1
+    col = len(before[start:].decode("utf-8", "replace")) + 1
+    return LoadError(
+        [
+            Diagnostic(
+                "RC001",
+                f"{path} is not UTF-8 text: byte 0x{data[exc.start]:02x} here cannot be read as UTF-8",
+                Span(shown, line, col, line, col + 1),
+                "save the file as UTF-8",
+            )
+        ]
+    )
 
 
 MAX_YAML_BYTES = 512 * 1024
