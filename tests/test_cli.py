@@ -365,3 +365,13 @@ def test_ctrl_c_is_a_line_and_exit_130_not_a_traceback() -> None:
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)
     assert err == "interrupted\n" and "Traceback" not in out
+
+
+@pytest.mark.parametrize("command", ["validate", "test"])
+def test_a_folder_with_no_ruleset_says_so(command: str, cli, tmp_path: Path) -> None:
+    """A folder named like a file, holding nothing: one line saying why, exit 1 (test printed
+    '0 passed, 0 failed' and exited 1 with no reason)."""
+    empty = tmp_path / "dir.yaml"
+    empty.mkdir()
+    r = cli(command, str(empty))
+    assert (r.code, r.out, r.err) == (1, "", "no ruleset files found\n")
