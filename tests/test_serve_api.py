@@ -512,3 +512,12 @@ def test_validate_stops_linting_at_the_server_s_deadline(tmp_path: Path) -> None
     assert body["ok"] is True and set(body["checks"]) == {f"c{i}" for i in range(20)}
     assert any(d["code"] == "RC809" and "deadline" in d["message"] for d in body["diagnostics"]), body
     assert took < 15, took  # a deadline of 1 s (and loading the text): 22 s before
+
+
+def test_an_error_does_not_tell_a_client_where_the_store_is(client: TestClient) -> None:
+    """A missing campaign said 'no campaign named ... in /the/server's/path.db': the path (or a
+    database URL with its user) is the operator's, so the answer names the store instead."""
+    response = client.get("/api/campaigns/nosuch")
+    [d] = error(response, 404)
+    assert d["code"] == "RC901" and "in the server's campaign store" in d["message"]
+    assert "campaigns.db" not in response.text and "/tmp" not in response.text

@@ -8,12 +8,14 @@ from __future__ import annotations
 import hmac
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from ..api import new_campaign, open_campaign, open_store
+from ..api import default_db, new_campaign, open_campaign, open_store
+from ..errors import RulecraftError
 from ..state.campaign import Campaign
 from ..state.records import Event, Store
 from ..syntax.resources import shipped_rulesets
@@ -56,11 +58,26 @@ TOKEN = [Depends(require_token)]
 """What every write route depends on."""
 
 
+STORE = "the server's campaign store"
+"""What an error tells a client the store is: never its path or address, which are the
+operator's (a file's place on the server, a database URL with its user)."""
+
+
 @contextmanager
 def _store(server: Server) -> Iterator[Store]:
     store = open_store(server.settings.db)
     try:
         yield store
+    except RulecraftError as exc:
+        place = str(server.settings.db if server.settings.db is not None else default_db())
+        if place and any(place in d.message or place in (d.hint or "") for d in exc.diagnostics):
+            exc.diagnostics = tuple(
+                replace(
+                    d, message=d.message.replace(place, STORE), hint=d.hint and d.hint.replace(place, STORE)
+                )
+                for d in exc.diagnostics
+            )
+        raise
     finally:
         store.close()
 
