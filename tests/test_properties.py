@@ -307,3 +307,21 @@ def test_a_pool_is_a_multiset_whatever_its_order(readings: list, rng: random.Ran
         changed = list(shuffled)
         changed[0] = changed[-1] if changed[0] != changed[-1] else None
         assert a != Multi(tuple(changed))
+
+
+@given(
+    st.integers(-50, 50),
+    st.integers(-50, 50),
+    st.integers(-7, 7).filter(bool),
+    st.integers(0, 2**80),
+    st.integers(0, 6),
+)
+def test_a_range_s_face_count_is_its_length(start: int, stop: int, step: int, k: int, short: int) -> None:
+    """The compiler counts a die's range without `len` (which stops at 2**63 - 1): the same
+    number where `len` can count, and k for k steps (a stop short of the next one) past it."""
+    from engine.compiler.randomizers import _count
+
+    r = range(start, stop, step)
+    assert _count(r) == len(r)
+    short %= abs(step)
+    assert _count(range(start, start + k * step - (short if step > 0 else -short), step)) == k
