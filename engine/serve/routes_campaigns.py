@@ -70,7 +70,7 @@ def _store(server: Server) -> Iterator[Store]:
         yield store
     except RulecraftError as exc:
         place = str(server.settings.db if server.settings.db is not None else default_db())
-        if place and any(place in d.message or place in (d.hint or "") for d in exc.diagnostics):
+        if place:  # an empty one would be "found" between every two characters
             exc.diagnostics = tuple(
                 replace(
                     d, message=d.message.replace(place, STORE), hint=d.hint and d.hint.replace(place, STORE)
