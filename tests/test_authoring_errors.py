@@ -583,3 +583,41 @@ def test_an_examples_number_written_wrong_is_told_so(expect: str, code: str, say
     d = one(text)
     assert d.code == code and d.message.startswith(says), d.message
     assert len(d.message) < 200
+
+
+def _patterns(node: object) -> set[str]:
+    """Every `pattern` in a schema, at any depth."""
+    if isinstance(node, dict):
+        found = {node["pattern"]} if isinstance(node.get("pattern"), str) else set()
+        return found.union(*(_patterns(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_patterns(v) for v in node))
+    return set()
+
+
+def test_every_name_pattern_of_the_schema_has_its_own_words() -> None:
+    """A name refused by a pattern is told that pattern's rule: the ruleset's name is lower case
+    and may hold '-', a check's name may start with '_', a refusal is a code (a newcomer's
+    `name: Bad` was told the rule of the other names, which 'Bad' keeps)."""
+    import json
+
+    from engine.syntax.schema import PATTERN_HINTS
+
+    schema = json.loads(
+        (Path(__file__).resolve().parent.parent / "schemas" / "ruleset.schema.json").read_text()
+    )
+    names = {p for p in _patterns(schema) if r"\d" not in p}  # numbers written as text have their own
+    assert names == set(PATTERN_HINTS)
+    for pattern, (_, hint) in PATTERN_HINTS.items():
+        if "a-z0-9_-" in pattern:
+            assert "lower-case" in hint and "-" in hint
+        elif "A-Za-z_]" in pattern:
+            assert "letter or _" in hint
+
+
+def test_a_refusal_that_is_not_a_code_is_told_the_form_of_a_code() -> None:
+    text = Path(__file__).resolve().parent.parent.joinpath("rulesets", "chimera.yaml").read_text()
+    text = text.replace("refused: RC905", "refused: rc905", 1)
+    d = one(text)
+    assert d.code == "RC104" and d.message.startswith("'rc905' at ") and "not a diagnostic code" in d.message
+    assert d.hint == "a code is RC and three digits, as RC104"

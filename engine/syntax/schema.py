@@ -192,12 +192,10 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
         if "propertyNames" in error.absolute_schema_path and isinstance(key, (str, int)):
             span = doc.span((*path, key), key=True)  # a key: point at it, not at its mapping
         named = "an empty key (null)" if error.instance == "" else repr(error.instance)
-        return Diagnostic(
-            "RC104",
-            f"{named} at {where} is not a valid name",
-            span,
-            "names start with a letter and use letters, digits and _",
-        )
+        shape = PATTERN_HINTS.get(str(error.validator_value))
+        if shape is None:  # a pattern added to the schema without a hint: say the pattern itself
+            shape = ("valid here", f"it must match the pattern {error.validator_value}")
+        return Diagnostic("RC104", f"{named} at {where} is not {shape[0]}", span, shape[1])
     if v == "uniqueItems" and isinstance(error.instance, list):
         counts = Counter(map(str, error.instance))
         twice = next((x for x, n in counts.items() if n > 1), "?")
@@ -210,6 +208,21 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
         text = _schema_of(error).get("errorMessage") or _schema_of(error).get("description", error.message)
         return Diagnostic("RC105", f"{where} does not have a valid form: {text}", span)
     return Diagnostic("RC105", f"{where}: {error.message}", span)
+
+
+PATTERN_HINTS: dict[str, tuple[str, str]] = {
+    "^[A-Za-z_][A-Za-z0-9_]*$": (
+        "a valid name",
+        "names start with a letter or _ and use letters, digits and _",
+    ),
+    "^[a-z][a-z0-9_-]*$": (
+        "a valid ruleset name",
+        "a ruleset's name starts with a lower-case letter and uses lower-case letters, digits, _ and -",
+    ),
+    "^RC[0-9]{3}$": ("a diagnostic code", "a code is RC and three digits, as RC104"),
+}
+"""What each of the schema's name patterns is called in a message, and the hint that says it in
+words (read from the pattern itself, so a hint cannot describe another pattern's rule)."""
 
 
 def _schema_of(error: ValidationError) -> dict[str, Any]:
