@@ -375,3 +375,19 @@ def test_a_folder_with_no_ruleset_says_so(command: str, cli, tmp_path: Path) -> 
     empty.mkdir()
     r = cli(command, str(empty))
     assert (r.code, r.out, r.err) == (1, "", "no ruleset files found\n")
+
+
+def test_the_exit_codes_are_the_readmes(cli, repo_root):
+    """README: 1 for a problem said as an RC diagnostic (an option's value in the wrong form
+    included), 2 for a command line the parser cannot read, with the command's usage."""
+    readme = (repo_root / "README.md").read_text(encoding="utf-8")
+    assert "`--input target` without `=55` is `RC407`" in readme
+    wrong_form = cli("roll", "chill", "specific", "--input", "target")
+    assert wrong_form.code == 1 and "RC407" in wrong_form.err, wrong_form.err
+    for argv in (
+        ("roll", "chill", "specific", "--bogus"),
+        ("roll", "chill", "specific", "--input"),
+        ("rol",),
+    ):
+        unread = cli(*argv)
+        assert unread.code == 2 and "usage:" in unread.err, (argv, unread.err)

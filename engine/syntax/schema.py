@@ -102,7 +102,32 @@ def _same_kind(instance: Any, options: Any) -> bool:
     return not isinstance(options, list) or any(isinstance(instance, type(o)) for o in options)
 
 
+def _exclusive(error: ValidationError) -> tuple[str, str] | None:
+    """Two keys the mapping holds that one of its forms forbids together (`may` and `must`, a
+    rule's `when` and `else`): the form says "this key, and not that one"."""
+    if not isinstance(error.instance, dict):
+        return None
+    for form in _schema_of(error).get(error.validator, []):
+        if not isinstance(form, dict) or not isinstance(form.get("not"), dict):
+            continue
+        needed, barred = form.get("required", []), form["not"].get("required", [])
+        if needed and barred and all(k in error.instance for k in (*needed, *barred)):
+            return needed[0], barred[0]
+    return None
+
+
 def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
+    if error.validator == "oneOf" and error.context and (pair := _exclusive(error)) is not None:
+        # both of two keys that exclude each other: at the later one, which is most often the slip
+        path = tuple(error.absolute_path)
+        spans = sorted((doc.span((*path, k), key=True) for k in pair), key=lambda sp: (sp.line, sp.col))
+        text = _schema_of(error).get("errorMessage") or _schema_of(error).get("description", error.message)
+        return Diagnostic(
+            "RC105",
+            f"{_where(list(path))} has both '{pair[0]}' and '{pair[1]}': {text}",
+            spans[-1],
+            f"keep one of '{pair[0]}' and '{pair[1]}'",
+        )
     if error.validator in ("oneOf", "anyOf") and error.context:
         # Only the alternatives of the instance's own type explain it (an array is not a string).
         fitting = [
