@@ -107,7 +107,7 @@ def _exclusive(error: ValidationError) -> tuple[str, str] | None:
     rule's `when` and `else`): the form says "this key, and not that one"."""
     if not isinstance(error.instance, dict):
         return None
-    for form in _schema_of(error).get(error.validator, []):
+    for form in _schema_of(error).get("oneOf", []):
         if not isinstance(form, dict) or not isinstance(form.get("not"), dict):
             continue
         needed, barred = form.get("required", []), form["not"].get("required", [])
@@ -119,12 +119,12 @@ def _exclusive(error: ValidationError) -> tuple[str, str] | None:
 def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
     if error.validator == "oneOf" and error.context and (pair := _exclusive(error)) is not None:
         # both of two keys that exclude each other: at the later one, which is most often the slip
-        path = tuple(error.absolute_path)
-        spans = sorted((doc.span((*path, k), key=True) for k in pair), key=lambda sp: (sp.line, sp.col))
+        at = tuple(error.absolute_path)
+        spans = sorted((doc.span((*at, k), key=True) for k in pair), key=lambda sp: (sp.line, sp.col))
         text = _schema_of(error).get("errorMessage") or _schema_of(error).get("description", error.message)
         return Diagnostic(
             "RC105",
-            f"{_where(list(path))} has both '{pair[0]}' and '{pair[1]}': {text}",
+            f"{_where(list(at))} has both '{pair[0]}' and '{pair[1]}': {text}",
             spans[-1],
             f"keep one of '{pair[0]}' and '{pair[1]}'",
         )
