@@ -186,7 +186,12 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
     if v == "required":
         missing = str(error.message).split("'")[1] if "'" in error.message else "?"
         key_span = doc.span(tuple(path), key=True) if path else span
-        return Diagnostic("RC101", f"{where} is missing the required key '{missing}'", key_span)
+        return Diagnostic(
+            "RC101",
+            f"{where} is missing the required key '{missing}'",
+            key_span,
+            _found_deeper(doc, tuple(path), error.instance, missing),
+        )
     if v == "type":
         want: Any = error.validator_value
         want_s = " or ".join(want) if isinstance(want, list) else want
@@ -248,6 +253,18 @@ PATTERN_HINTS: dict[str, tuple[str, str]] = {
 }
 """What each of the schema's name patterns is called in a message, and the hint that says it in
 words (read from the pattern itself, so a hint cannot describe another pattern's rule)."""
+
+
+def _found_deeper(doc: Document, path: tuple[Any, ...], instance: Any, key: str) -> str | None:
+    """Where a missing key is written one level too deep (indented under a sibling such as
+    `let:`), said as a hint: the newcomer sees the key in the file and is told why it is missing."""
+    if not isinstance(instance, dict):
+        return None
+    for name, child in instance.items():
+        if isinstance(child, dict) and key in child:
+            at = doc.span((*path, name, key), key=True)
+            return f"'{key}' is at line {at.line}, inside '{name}': indent it to go with '{name}'"
+    return None
 
 
 def _schema_of(error: ValidationError) -> dict[str, Any]:
