@@ -534,6 +534,15 @@ def test_a_first_key_astray_is_named_as_the_one_out_of_line() -> None:
     )
     d = one(edit("    outcomes:", "     outcomes:"))
     assert d.hint is not None and "out of line" not in d.hint
+    # `sixes` one space short opens the mapping at 5: YAML trips on `kept`, on the file's step,
+    # and the hint names `sixes` as the key astray too (it had only offered to move `kept`)
+    text = rich("      sixes: count(pool, 6)", "     sixes: count(pool, 6)")
+    d = one(text)
+    assert d.span is not None and d.span.line == at(text, "kept:", "kept")[0]
+    assert d.hint is not None and d.hint.endswith(
+        "indent it 5 spaces to go with 'sixes' (line 12); or, if it is 'sixes' that is out of line, "
+        "indent that line 6 spaces"
+    ), d.hint
 
 
 @pytest.mark.parametrize(

@@ -275,13 +275,20 @@ def _line_up(lines: list[str], line: int, here: int, *, item: bool = False) -> s
     said = [f"{options[0].indent} spaces to go with '{options[0].name}' (line {options[0].line})"]
     said += [f"{lv.indent} to go with '{lv.name}' (line {lv.line})" for lv in options[1:]]
     hint = "a key lines up with the other keys of its mapping: indent it " + ", or ".join(said)
-    if deeper and shallower:
-        parent = max(shallower, key=lambda lv: lv.indent)
-        step = _step(lines)
-        if near.line == parent.line + 1 and here - parent.indent == step != near.indent - parent.indent:
-            # the line sits one usual step under the parent, and the key that opened the parent's
-            # mapping right under it does not: that key is likely the one astray
-            hint += f"; or, if it is '{near.name}' that is out of line, indent that line {here} spaces"
+    # the key that opened the mapping this line meant to join, right under its parent: deeper than
+    # the line, or (its parent then the next level up) shallower
+    above = sorted(shallower, key=lambda lv: -lv.indent)
+    if deeper and above:
+        opener, parent = near, above[0]
+    elif len(above) > 1:
+        opener, parent = above[0], above[1]
+    else:
+        return hint
+    step = _step(lines)
+    if opener.line == parent.line + 1 and here - parent.indent == step != opener.indent - parent.indent:
+        # the line sits one usual step under the parent, and the key that opened the parent's
+        # mapping right under it does not: that key is likely the one astray
+        hint += f"; or, if it is '{opener.name}' that is out of line, indent that line {here} spaces"
     return hint
 
 
