@@ -12,6 +12,7 @@ import itertools
 from fractions import Fraction
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -134,3 +135,77 @@ def test_a_stand_off_that_returns_is_summed_not_cut_off() -> None:
     value, _, total = solve_components(graph, _terminal, None, _one_step)
     assert value[0] == {"lose": Fraction(1, 2), "win": Fraction(1, 2)}
     assert total[0] == Fraction(3, 2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(chains(), st.data())
+def test_absorb_pushes_through_components_as_one_dense_system_solves(
+    graph: dict[Any, list[Dist] | None], data: st.DataObject
+) -> None:
+    """`absorb` on a chain that can return to a state (pushed component by component, each
+    solved alone, since 2026-12-04) ends where the one dense system says, from any start; a
+    start that can never end is refused with RC503."""
+    from engine.errors import LimitError
+    from engine.eval.markov import absorb
+
+    transient = [s for s in graph if graph[s] is not None]
+    starts = data.draw(st.lists(st.sampled_from(transient), min_size=1, max_size=3, unique=True))
+    start = Dist({s: i + 1 for i, s in enumerate(starts)}, sum(range(1, len(starts) + 1)))
+    expected = _dense(graph, {s: 0 for s in transient})
+
+    def step(s: Any) -> Dist | None:
+        options = graph[s]
+        return None if options is None else options[0]
+
+    want: dict[Any, Fraction] = {}
+    for s, w in start.weights.items():
+        for k, v in expected[s].items():
+            if k != "steps":
+                want[k] = want.get(k, Fraction(0)) + Fraction(w, start.total) * v
+    if NEVER in want:
+        with pytest.raises(LimitError) as err:
+            absorb(start, step, lambda s: s, lambda n: None)
+        assert err.value.diagnostics[0].code == "RC503"
+        return
+    got = absorb(start, step, lambda s: s, lambda n: None)
+    assert {k: got.probability(k) for k in ENDS if got.probability(k)} == want
+
+
+REROLL_ONES = """
+rulecraft: 1
+name: until
+checks:
+  c:
+    inputs:
+      n: {type: int, min: 1, max: 12, default: 4}
+      sides: {type: int, min: 2, max: 20, default: 10}
+      at_least: {type: int, min: 0, max: 200, default: 24}
+    roll:
+      p: {pool: n, die: sides, triggers: [{on: face == 1, must: reroll}]}
+    outcomes: [lo, hi]
+    outcome: "'hi' if sum(p) >= at_least else 'lo'"
+"""
+
+
+@pytest.mark.parametrize(("n", "sides", "at_least"), [(4, 10, 24), (10, 6, 35), (12, 4, 30), (3, 20, 40)])
+def test_a_pool_rerolled_until_no_die_shows_1_is_each_die_uniform_on_the_rest(
+    n: int, sides: int, at_least: int
+) -> None:
+    """ "Reroll 1s until no die shows 1": each die ends uniform on 2..sides (a convolution written
+    here). The chain returns to its states (dice in the air land on 1 again), and solved as one
+    linear system it ran past the default work budget from 5d6 or 4d10, 6-11 s in; component by
+    component these are well inside it (icepool's `4 @ d10.reroll([1], depth='inf')`: 1175/2187)."""
+    import engine
+
+    sums = {0: Fraction(1)}
+    for _ in range(n):
+        nxt: dict[int, Fraction] = {}
+        for total, p in sums.items():
+            for face in range(2, sides + 1):
+                nxt[total + face] = nxt.get(total + face, Fraction(0)) + p / (sides - 1)
+        sums = nxt
+    want = sum((p for total, p in sums.items() if total >= at_least), Fraction(0))
+    got = engine.load(REROLL_ONES).distribution("c", n=n, sides=sides, at_least=at_least)
+    assert got.probability("hi") == want
+    if (n, sides) == (4, 10):
+        assert want == Fraction(1175, 2187)

@@ -563,3 +563,46 @@ def test_under_optimal_the_check_runs_once_per_finished_pool(dice: int) -> None:
         # the same numbers as the check as compiled (nothing counted)
         assert d.joint == exact.distribution(check, bound, RunContext(DEFAULT_LIMITS, policy, Caches())).joint
     assert len(d.joint.weights) > 1  # the optimal joint, the loop's last: more than one outcome
+
+
+PUSHED = """
+rulecraft: 1
+name: pushed
+checks:
+  skill:
+    inputs:
+      dice: {type: int, min: 1, max: 10, default: 4}
+    roll:
+      pool:
+        pool: dice
+        die: 6
+        triggers:
+          - {name: push, on: face in 2..5, may: reroll, repeat: false}
+    let:
+      pushed: count(rerolled_dice(pool)) > 0
+    outcomes: [failure, success]
+    outcome: "'success' if count(pool, 6) > 0 and not pushed else 'failure'"
+"""
+
+
+def test_a_chain_too_large_is_told_of_each_where_its_faces_are_read_one_by_one() -> None:
+    """A pool read face by face keeps every face apart (a newcomer's Year Zero push at 7 dice was
+    told only to set a 'cap', which did not help); the same pool reading its faces as the classes
+    the check tells apart (`each:`) is one state per class, and is told only of the cap."""
+    classed = (
+        PUSHED.replace("die: 6\n", "die: 6\n        each: \"'six' if face == 6 else 'blank'\"\n")
+        .replace("count(pool, 6)", "count(pool, 'six')")
+        .replace("checks:\n", "scales:\n  mark: [blank, six]\nchecks:\n")
+    )
+    hints = []
+    for text in (PUSHED, classed):
+        few = engine.load(text, limits=Limits(max_work=10**12, max_states=50))
+        with pytest.raises(engine.LimitError) as err:
+            few.distribution("skill", dice=6, policy="optimal")
+        d = err.value.diagnostics[0]
+        assert d.code == "RC503" and "states" in d.message, d.message
+        hints.append(d.hint)
+    assert hints[0] is not None and "'each:'" in hints[0] and "'cap'" in hints[0]
+    assert hints[1] == "set a 'cap' on the pool or raise Limits.max_states"
+    # and the classes are what makes it small: within the default bound it solves
+    assert engine.load(classed).distribution("skill", dice=7).probability("success") > 0

@@ -161,52 +161,106 @@ def pushed(
 
 
 def _solve(starts: Dist, edges: dict[Any, Edges | None], end: Callable[[Any], Hashable]) -> Dist:
-    """A chain with cycles: x_s = Σ p · x_next for a transient s, x_s = e_end(s) for an absorbing
-    one, solved by Gauss–Jordan elimination over the rationals (I − Q is invertible)."""
-    states = list(edges)
-    index = {s: i for i, s in enumerate(states)}
-    ends = sorted({end(s) for s in states if edges[s] is None}, key=repr)
-    col = {e: i for i, e in enumerate(ends)}
-    n = len(states)
-    a = [[Fraction(0)] * (n + len(ends)) for _ in range(n)]
-    for s, i in index.items():
-        a[i][i] = Fraction(1)
+    """A chain with cycles, pushed through its strongly connected components in topological
+    order: mass crossing from one component to the next as in `pushed` (in fractions), and inside
+    a component that can return to a state, the expected visits x of its states solve
+    x = b + Qᵀx (b the mass entering it, Q its moves within), by exact elimination on that
+    component alone; what leaves it is x weighed by the moves out. A die rerolled until it stops
+    showing a face makes many small components (a handful of dice in the air), where one system
+    over the whole chain grew as its states cubed."""
+    none: tuple[Any, ...] = ()
+
+    def successors(s: Any) -> Sequence[Any]:
         nxt = edges[s]
-        if nxt is None:
-            a[i][n + col[end(s)]] = Fraction(1)
-            continue
-        targets, weights, total = nxt
-        for t, w in zip(targets, weights):
-            a[i][index[t]] -= Fraction(w, total)
-    _eliminate(a, n)
+        return none if nxt is None else nxt[0]
+
+    mass: dict[Any, Fraction] = {s: Fraction(w, starts.total) for s, w in starts.weights.items()}
     out: dict[Hashable, Fraction] = {}
-    for s, w in starts.weights.items():
-        p = Fraction(w, starts.total)
-        for e, v in zip(ends, a[index[s]][n:]):
-            if v:
-                out[e] = out.get(e, Fraction(0)) + p * v
+    for component in reversed(_components(starts.weights, successors)):  # sources first
+        if len(component) == 1 and not _loops(component[0], edges):
+            s = component[0]
+            m = mass.pop(s, None)
+            if m is None:
+                continue
+            nxt = edges[s]
+            if nxt is None:
+                key = end(s)
+                out[key] = out.get(key, Fraction(0)) + m
+                continue
+            targets, weights, total = nxt
+            for t, w in zip(targets, weights):
+                mass[t] = mass.get(t, Fraction(0)) + m * w / total
+            continue
+        index = {s: i for i, s in enumerate(component)}
+        n = len(component)
+        a: list[dict[int, Fraction]] = [{j: Fraction(1)} for j in range(n)]  # (I − Qᵀ) x = b
+        for j, s in enumerate(component):
+            entering = mass.pop(s, None)
+            if entering:
+                a[j][n] = entering
+            nxt = edges[s]
+            assert nxt is not None  # an absorbing state is a component of its own, without a loop
+            targets, weights, total = nxt
+            for t, w in zip(targets, weights):
+                i = index.get(t)
+                if i is not None:
+                    left = a[i].get(j, 0) - Fraction(w, total)
+                    if left:
+                        a[i][j] = left
+                    else:
+                        del a[i][j]
+        _eliminate(a, n)
+        for j, s in enumerate(component):
+            x = a[j].get(n)
+            if not x:
+                continue
+            nxt = edges[s]
+            assert nxt is not None
+            targets, weights, total = nxt
+            for t, w in zip(targets, weights):
+                if t not in index:
+                    mass[t] = mass.get(t, Fraction(0)) + x * w / total
     return Dist.from_fractions(out)
 
 
-def _eliminate(a: list[list[Fraction]], n: int) -> None:
-    """Gauss–Jordan on the first n columns of `a`, in place (the matrix part is invertible).
-    Each row it changes is charged to the current request, a unit per entry."""
+def _loops(s: Any, edges: dict[Any, Edges | None]) -> bool:
+    """Whether `s` leads straight back to itself."""
+    nxt = edges[s]
+    return nxt is not None and s in nxt[0]
+
+
+ENTRY_WORK = 4
+"""Units of work charged for each entry an elimination changes: a fraction's product, sum and
+reduction take about 3-5 microseconds, a unit being about one."""
+
+
+def _eliminate(rows: list[dict[int, Fraction]], n: int) -> None:
+    """Gauss–Jordan on the first n columns of `rows`, in place (the matrix part is invertible);
+    each row holds its nonzero entries only (a chain's state leads to a few others), so a step
+    costs what it changes, each entry charged to the current request."""
     work = meter()
-    width = len(a[0]) if a else 0
     for c in range(n):
-        pivot = next((r for r in range(c, n) if a[r][c] != 0), None)
+        pivot = next((r for r in range(c, n) if rows[r].get(c)), None)
         if pivot is None:  # some states never reach an end: a chain of rerolls that goes on forever
             raise LimitError(
                 [Diagnostic("RC503", "this chain of rerolls never ends", None, "give it a 'cap'")]
             )
-        a[c], a[pivot] = a[pivot], a[c]
-        inv = 1 / a[c][c]
-        a[c] = [v * inv for v in a[c]]
+        rows[c], rows[pivot] = rows[pivot], rows[c]
+        inv = 1 / rows[c][c]
+        top = rows[c] = {k: v * inv for k, v in rows[c].items()}
+        work.charge(ENTRY_WORK * len(top))
         for r in range(n):
-            if r != c and a[r][c] != 0:
-                work.charge(width)
-                f = a[r][c]
-                a[r] = [x - f * y for x, y in zip(a[r], a[c])]
+            row = rows[r]
+            f = row.get(c) if r != c else None
+            if not f:
+                continue
+            work.charge(ENTRY_WORK * len(top))
+            for k, v in top.items():
+                x = row.get(k, 0) - f * v
+                if x:
+                    row[k] = x
+                else:
+                    del row[k]
 
 
 Value = Any
@@ -411,7 +465,7 @@ def solve_components(
     evaluated by exact elimination over fractions on that component alone. `reward(s, t)` adds
     an expected total (e.g. rounds) along the way. Returns each state's vector, the choice taken
     and the expected reward."""
-    order = _components(choices)
+    order = _components(choices, lambda s: _all_succ(choices, s))
     value: dict[Any, Vector] = {}
     chosen: dict[Any, int] = {}
     total: dict[Any, Fraction] = {}
@@ -562,8 +616,8 @@ def _succ(choices: Mapping[Any, Sequence[Dist] | None], policy: Mapping[Any, int
     return [] if options is None else list(options[policy[s]].weights)
 
 
-def _components(choices: Mapping[Any, Sequence[Dist] | None]) -> list[list[Any]]:
-    """Strongly connected components over every choice's successors, sinks first (Tarjan,
+def _components(nodes: Iterable[Any], following: Callable[[Any], Iterable[Any]]) -> list[list[Any]]:
+    """Strongly connected components of the graph reached from `nodes`, sinks first (Tarjan,
     without recursion)."""
     index: dict[Any, int] = {}
     low: dict[Any, int] = {}
@@ -571,10 +625,10 @@ def _components(choices: Mapping[Any, Sequence[Dist] | None]) -> list[list[Any]]
     on_stack: set[Any] = set()
     out: list[list[Any]] = []
     counter = 0
-    for root in choices:
+    for root in nodes:
         if root in index:
             continue
-        work: list[tuple[Any, Iterator[Any]]] = [(root, iter(_all_succ(choices, root)))]
+        work: list[tuple[Any, Iterator[Any]]] = [(root, iter(following(root)))]
         index[root] = low[root] = counter
         counter += 1
         stack.append(root)
@@ -588,7 +642,7 @@ def _components(choices: Mapping[Any, Sequence[Dist] | None]) -> list[list[Any]]
                     counter += 1
                     stack.append(t)
                     on_stack.add(t)
-                    work.append((t, iter(_all_succ(choices, t))))
+                    work.append((t, iter(following(t))))
                     advanced = True
                     break
                 if t in on_stack:

@@ -130,7 +130,11 @@ class RerollSolver:
                         "RC503",
                         f"the reroll chain has more than {self.max_states} states",
                         self.proc.pool.span,
-                        "set a 'cap' on the pool or raise Limits.max_states",
+                        "set a 'cap' on the pool or raise Limits.max_states"
+                        if self.proc.pool.each is not None
+                        else "read the faces as the few classes the check tells apart with 'each:' "
+                        "(dice read alike are one state of the chain), set a 'cap' on the pool, "
+                        "or raise Limits.max_states",
                     )
                 ]
             )
