@@ -25,6 +25,12 @@ _MAX_FULL_RANGE = 21
 """An integer input with at most this many allowed values is tried at every one of them."""
 _STEPS = 8
 """Otherwise its range is also cut into this many even steps."""
+_MAX_CANDIDATES = 64
+"""At most this many values of one input are tried: a ruleset mentioning thousands of numbers
+would otherwise make the grid's pairs of them (and the time and memory to cover them) grow as
+their square, whatever the budget (a stranger's file of 6 KB took 72 s and 2.2 GB)."""
+_PAIRWISE_STEPS = 2_000_000
+"""How many look-ups the covering rows may take in all; past it the grid keeps what it has."""
 
 
 def grid(check: Check, bodies: Bodies, doc: Document, cap: int) -> tuple[list[dict[str, Any]], bool]:
@@ -53,12 +59,22 @@ def grid(check: Check, bodies: Bodies, doc: Document, cap: int) -> tuple[list[di
         complete = False
         sizes = [len(v) for v in lists]
         near = {
-            tuple(a if k == i else b if k == j else h for k, h in enumerate(home))
+            tuple(a if k == i else h for k, h in enumerate(home))
             for i in range(len(sizes))
-            for j in range(i, len(sizes))
             for a in range(sizes[i])
-            for b in range(sizes[j])
         }
+        pairs = len(sizes) * (len(sizes) - 1) // 2
+        if pairs and len(near) < cap:
+            # of each two inputs, the values nearest their ordinary ones: about `cap` rows in all
+            most = max(2, math.isqrt(cap // pairs) + 1)
+            nearest = [sorted(range(n), key=lambda a, h=h: abs(a - h))[:most] for n, h in zip(sizes, home)]
+            near |= {
+                tuple(a if k == i else b if k == j else h for k, h in enumerate(home))
+                for i in range(len(sizes))
+                for j in range(i + 1, len(sizes))
+                for a in nearest[i]
+                for b in nearest[j]
+            }
         rows = sorted(near, key=distance)[:cap]
         if len(rows) < cap:
             rows += sorted(set(_pairwise(sizes, cap - len(rows))) - near, key=distance)
@@ -112,7 +128,20 @@ def _candidates(spec: InputSpec, consts: set[Fraction | int]) -> tuple[list[Any]
         values |= {lo + round(step * k) for k in range(1, _STEPS)}
     else:
         values |= {Fraction(lo) + Fraction(hi - lo) * Fraction(k, _STEPS) for k in range(1, _STEPS)}
-    return sorted(values), False
+    return _thinned(sorted(values), spec.default), False
+
+
+def _thinned(values: list[Any], default: Any) -> list[Any]:
+    """At most `_MAX_CANDIDATES` of an input's values, in order: the ends, the default, and the
+    rest evenly spread (a ruleset that mentions more numbers than that has some left untried,
+    which the grid already says: its rows are not every allowed combination)."""
+    if len(values) <= _MAX_CANDIDATES:
+        return values
+    keep = {values[0], values[-1]} | ({default} if default in values else set())
+    spare = _MAX_CANDIDATES - len(keep)
+    last = len(values) - 1
+    keep |= {values[round(k * last / (spare + 1))] for k in range(1, spare + 1)}
+    return sorted(keep)
 
 
 def _lists(spec: InputSpec, consts: set[Fraction | int]) -> tuple[list[Any], bool]:
@@ -156,13 +185,19 @@ def _pairwise(sizes: list[int], cap: int) -> list[tuple[int, ...]]:
         for b in range(sizes[j])
     }
     rows: list[tuple[int, ...]] = []
-    while uncovered and len(rows) < cap:
-        i, a, j, b = min(uncovered)
+    pending = sorted(uncovered)  # the smallest pair still uncovered, found without a scan a row
+    at = 0
+    steps = len(pending)
+    while uncovered and len(rows) < cap and steps < _PAIRWISE_STEPS:
+        while pending[at] not in uncovered:
+            at += 1
+        i, a, j, b = pending[at]
         row: list[int | None] = [None] * n
         row[i], row[j] = a, b
         for k in range(n):
             if row[k] is None:
                 gains = [_gain(row, k, v, uncovered) for v in range(sizes[k])]
+                steps += sizes[k] * n
                 row[k] = gains.index(max(gains))  # the best value, the smallest of equals
         done = tuple(v if v is not None else 0 for v in row)
         rows.append(done)
