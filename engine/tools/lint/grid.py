@@ -67,7 +67,7 @@ def grid(check: Check, bodies: Bodies, doc: Document, cap: int) -> tuple[list[di
         if pairs and len(near) < cap:
             # of each two inputs, the values nearest their ordinary ones: about `cap` rows in all
             most = max(2, math.isqrt(cap // pairs) + 1)
-            nearest = [sorted(range(n), key=lambda a, h=h: abs(a - h))[:most] for n, h in zip(sizes, home)]
+            nearest = [_nearest(n, h, most) for n, h in zip(sizes, home)]
             near |= {
                 tuple(a if k == i else b if k == j else h for k, h in enumerate(home))
                 for i in range(len(sizes))
@@ -79,6 +79,11 @@ def grid(check: Check, bodies: Bodies, doc: Document, cap: int) -> tuple[list[di
         if len(rows) < cap:
             rows += sorted(set(_pairwise(sizes, cap - len(rows))) - near, key=distance)
     return [{n: lists[k][i] for k, (n, i) in enumerate(zip(names, row))} for row in rows], complete
+
+
+def _nearest(size: int, home: int, most: int) -> list[int]:
+    """The `most` value indexes of an input nearest its ordinary one."""
+    return sorted(range(size), key=lambda a: abs(a - home))[:most]
 
 
 def _numbers(check: Check, bodies: Bodies, doc: Document) -> set[Fraction | int]:
