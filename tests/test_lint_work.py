@@ -244,3 +244,22 @@ def test_the_input_grid_is_bounded_whatever_numbers_a_check_mentions() -> None:
         assert rows[0] == {f"i{k}": 0 for k in range(inputs)}  # the defaults first
     findings = lint(engine.load(_many_numbers(1000, 3)), DEFAULT_BUDGET)
     assert all(d.code != "RC809" or "left out" in d.message for d in findings)
+
+
+ONES_NEVER_STAND = _rerolled_ones('      - when: "1 in p"\n        then: low\n      - else: high\n')
+"""Found by a linter audit: 'low' can never come out (every 1 is rerolled until it is not), and
+with the dice taken as first rolled the linter saw rule 1 fire and said nothing at all."""
+
+
+def test_a_rule_seen_firing_only_on_first_rolls_is_said_to_be_unsure() -> None:
+    cheap = LintBudget(max_work=2_000_000)
+    [d] = lint(engine.load(ONES_NEVER_STAND), cheap)
+    assert (d.code, d.severity) == ("RC809", "warning")
+    assert d.message == (
+        "check 'k': rules 1 and 2 fired and outcomes 'high' and 'low' came out only with the dice as "
+        "first rolled, their rerolls not followed (over the linter's share for following them), so "
+        "whether the rerolls ever let them is not known"
+    )
+    followed = lint(engine.load(ONES_NEVER_STAND), LintBudget(max_work=400_000_000))
+    assert [(d.code, d.severity) for d in followed] == [("RC802", "warning")]
+    assert "rule 1 of check 'k' (when 1 in p) never fires" in followed[0].message

@@ -132,6 +132,7 @@ class Analysis:
             if fired is not None:
                 if isinstance(fired, Symbol):
                     run.produced.add(str(fired))
+                    run.followed.add(str(fired))  # decided before any die: nothing to follow
                 continue
             try:
                 key = tuple((n, env.get(n)) for n in roll_names)
@@ -229,7 +230,10 @@ class Analysis:
         finally:
             run.work += share.used
             self.work.count(share)  # the loop stops once nothing is left
-        run.produced |= {str(o) for o, w in weights.items() if w and isinstance(o, Symbol)}
+        given = {str(o) for o, w in weights.items() if w and isinstance(o, Symbol)}
+        run.produced |= given
+        if not probe.first_rolled:
+            run.followed |= given
         gap_weight = weights.get(GAP, 0)
         if gap_weight:
             for where, example in probe.gaps.items():

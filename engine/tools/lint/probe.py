@@ -116,6 +116,8 @@ class Probe:
         self.dice_names = [r.name for r in check.roll]
         self.rules: tuple[Rule, ...] = check.outcome if isinstance(check.outcome, tuple) else ()
         self.fired: set[int] = set()
+        self.followed: set[int] = set()
+        """The rules that fired on a roll whose rerolls were followed (not first rolled)."""
         self.shadowed: dict[int, set[int]] = {}
         self.pending = [j for j, r in enumerate(self.rules) if r.when is not None]
         self.blank = (None,) * len(check.layout)
@@ -137,6 +139,8 @@ class Probe:
             self.fired.add(fired)
             if fired in self.pending:
                 self.pending.remove(fired)
+        if fired >= 0 and not self.first_rolled:
+            self.followed.add(fired)
         later = [j for j in self.pending if j > fired]
         if later:
             full = self._full_env(env, dice, key)
@@ -248,6 +252,8 @@ class CheckRun:
     """The most an uncapped explosion left out of one distribution, and for which inputs."""
     work: int = 0
     """Units the check's exact evaluations used (bounded by `LintBudget.per_check`)."""
+    followed: set[str] = field(default_factory=set)
+    """Outcomes some roll gave whose rerolls were followed (not taken as first rolled)."""
 
     @property
     def conclusive(self) -> bool:

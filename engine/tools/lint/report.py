@@ -43,6 +43,29 @@ def _tail(run: CheckRun) -> Diagnostic:
     )
 
 
+def _seen_first_rolled_only(run: CheckRun) -> tuple[str, str] | None:
+    """The rules that fired, and the outcomes that came out, only where the dice were taken as
+    first rolled: the rolls that the rerolls leave are among the first rolls, so a rule that
+    fired on a followed roll fires for certain, and one seen only on first rolls may never fire
+    (a die that must reroll its 1s never ends on one): said, with its pronoun; None when there
+    are none."""
+    probe = run.probe
+    rules = sorted(j + 1 for j in probe.fired - probe.followed)
+    outcomes = sorted(run.produced - run.followed)
+    said = []
+    if rules:
+        said.append(("rule " if len(rules) == 1 else "rules ") + _and([str(j) for j in rules]) + " fired")
+    if outcomes:
+        said.append(
+            ("outcome " if len(outcomes) == 1 else "outcomes ")
+            + _and([f"'{o}'" for o in outcomes])
+            + " came out"
+        )
+    if not said:
+        return None
+    return " and ".join(said), "it" if len(rules) + len(outcomes) == 1 else "them"
+
+
 def note(message: str, span: Span | None, over_states: bool = False) -> Diagnostic:
     """RC809: what the linter could not do (`over_states`: some of it for Limits.max_states,
     which its own budget does not raise)."""
@@ -142,6 +165,16 @@ class Report:
         found += silent
         if probe.gaps:
             return found  # outcomes that the rolls falling through should have had: the gap comes first
+        unsure = _seen_first_rolled_only(run)
+        if unsure:
+            found.append(
+                note(
+                    f"check '{check.name}': {unsure[0]} only with the dice as first rolled, their "
+                    "rerolls not followed (over the linter's share for following them), so whether "
+                    f"the rerolls ever let {unsure[1]} is not known",
+                    public.span,
+                )
+            )
         return found + self._unproduced(run, explained)
 
     def _silent(self, run: CheckRun) -> tuple[list[Diagnostic], set[str]]:
