@@ -64,8 +64,13 @@ def test_two_runs_give_identical_findings_rc809_and_its_numbers_included():
         for d in f["diagnostics"]
         if d["code"] == "RC809"
     ]
-    assert len(notes) == 3, notes  # the comparison is of partial coverage, not of all or nothing
-    assert all("units for this check was spent" in m for m in notes), notes
+    checks = [m for m in notes if "units for this check was spent" in m]
+    assert len(checks) == 3, notes  # the comparison is of partial coverage, not of all or nothing
+    # and the table whose calls outnumber this budget's share (7,500 argument lists) says so
+    assert [m for m in notes if m not in checks] == [
+        "the rules of table 'specific_band' were not judged: the checks call it with more than 7,500 "
+        "different argument lists (a share of the linter's budget)"
+    ], notes
 
 
 def test_the_same_findings_twice_in_one_process_at_budgets_that_cut_anywhere():
@@ -263,3 +268,49 @@ def test_a_rule_seen_firing_only_on_first_rolls_is_said_to_be_unsure() -> None:
     followed = lint(engine.load(ONES_NEVER_STAND), LintBudget(max_work=400_000_000))
     assert [(d.code, d.severity) for d in followed] == [("RC802", "warning")]
     assert "rule 1 of check 'k' (when 1 in p) never fires" in followed[0].message
+
+
+def _banded(rules: str, inputs: str = "", calls: str = "band(d)", outputs: str = "") -> str:
+    return (
+        "rulecraft: 1\nname: tm\ntables:\n  band:\n    params: {r: int}\n    returns: int\n"
+        f"    rules:\n{rules}\nchecks:\n  c:\n{inputs}    roll:\n      d: {{die: 100}}\n"
+        f"    outcomes: [lo, hi]\n    outcome: \"'hi' if {calls} == 1 else 'lo'\"\n{outputs}"
+    )
+
+
+SHADOWED = "      - {when: r >= 3, then: 1}\n      - {when: r >= 4, then: 2}\n      - else: 0"
+
+
+def test_a_table_called_also_with_constant_arguments_is_still_judged() -> None:
+    """Found by a linter audit: one call with constant arguments (worked out when the ruleset
+    loads, where the linter's recording never sees it) switched off every RC802 of the table.
+    Literal arguments are read off the call; others make an RC809 that says so."""
+    plain = lint(engine.load(_banded(SHADOWED)))
+    constant = lint(engine.load(_banded(SHADOWED, outputs="    outputs:\n      base: band(1)\n")))
+    assert [d.code for d in plain] == [d.code for d in constant] == ["RC802"]
+    assert "rule 2 of table 'band' (when r >= 4) never fires" in constant[0].message
+    worked = lint(engine.load(_banded(SHADOWED, outputs="    outputs:\n      base: band(min(1, 2))\n")))
+    assert [(d.code, d.message) for d in worked] == [
+        (
+            "RC809",
+            "the rules of table 'band' were not judged: a call of it whose arguments are worked out "
+            "when the ruleset loads, not plain numbers, is not seen by the linter",
+        )
+    ]
+
+
+def test_a_table_called_with_more_argument_lists_than_remembered_says_so() -> None:
+    """Found by a linter audit: past `max_table_args` argument lists the table's rules were left
+    unjudged without a word. It is an RC809 now, and the default bound is a share of the budget
+    (Chill's Specific check calls its table with 28,200 lists, over the old fixed 20,000)."""
+    text = _banded(
+        "      - {when: r >= 0, then: 1}\n      - {when: r < 0, then: 2}\n      - else: 0",
+        inputs="    inputs:\n      a: {type: int, min: 0, max: 20}\n      b: {type: int, min: 0, max: 20}\n",
+        calls="band(d + a + 100 * b)",  # about 2,100 different arguments
+    )
+    small = lint(engine.load(text), LintBudget(max_table_args=1_000))
+    assert [d.code for d in small if d.code == "RC809"] == ["RC809"]
+    assert any("more than 1,000 different argument lists" in d.message for d in small)
+    found = lint(engine.load(text))
+    assert any(d.code == "RC802" and "rule 2 of table 'band' (when r < 0)" in d.message for d in found)
+    assert LintBudget().table_args == 100_000 and LintBudget(max_work=400_000).table_args == 2_000

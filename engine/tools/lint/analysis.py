@@ -50,7 +50,7 @@ class Analysis:
         explicit `LintBudget.deadline` adds the clock."""
         self.model: RulesetModel = compile_document(rs.document)
         self.bodies = {t: table_nodes(rs.document, t) for t in self.model.tables}
-        self.tables = TableCalls(self.model, budget.max_table_args)
+        self.tables = TableCalls(self.model, budget.table_args)
         self.report = Report(rs.document, self.model.tables, self.bodies)
 
     def run(self) -> list[Diagnostic]:

@@ -41,8 +41,14 @@ class LintBudget:
     """Seconds of wall clock for the whole analysis, an embedder's explicit option (None, the
     default: no deadline). The one thing that makes the findings depend on the machine's speed:
     what is cut off by it differs from run to run."""
-    max_table_args: int = 20_000
-    """Distinct argument lists remembered per table (for RC802 on a table's rules)."""
+    max_table_args: int | None = None
+    """Distinct argument lists remembered per table (for RC802 on a table's rules); None:
+    `max_work // 200` (100,000 by default: Chill's Specific check calls its table with 28,200)."""
+
+    @property
+    def table_args(self) -> int:
+        """Distinct argument lists remembered per table."""
+        return self.max_table_args if self.max_table_args is not None else self.max_work // 200
 
     @property
     def per_check(self) -> int:

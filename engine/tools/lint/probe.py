@@ -62,6 +62,8 @@ class TableCalls:
         self.incomplete: set[str] = set()
         """Tables some of whose calls were not recorded: more distinct argument lists than
         `cap`, arguments that cannot be remembered, or a check that was not fully analysed."""
+        self.overflowed: set[str] = set()
+        """Of those, the tables called with more distinct argument lists than `cap`."""
         self.gap: tuple[str, tuple[Any, ...]] | None = None
         """The first table call since the last reset that had no rule or case for its arguments."""
         self._instrument(model)
@@ -93,6 +95,7 @@ class TableCalls:
                     seen.add(args)
                 elif args not in seen:
                     self.incomplete.add(name)
+                    self.overflowed.add(name)
             except TypeError:
                 self.incomplete.add(name)
             try:

@@ -8,6 +8,7 @@ judged with the engine's own semantics.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import Any
 
 from ...compiler import compile_document
@@ -16,7 +17,7 @@ from ...expr import ast
 from ...model.ruleset import RulesetModel
 from ...syntax.document import Document
 from .probe import TableCalls
-from .report import never
+from .report import never, note
 from .static import Bodies, walk
 
 Condition = Callable[..., Any]
@@ -27,20 +28,46 @@ def table_rule_findings(
 ) -> list[Diagnostic]:
     """RC802 for every table rule that no recorded call reaches, when all its calls were recorded."""
     data = doc.data.get("tables", {})
-    wanted = [t for t, spec in data.items() if isinstance(spec.get("rules"), list) and calls.args.get(t)]
-    wanted = [t for t in wanted if t not in calls.incomplete and _observed(t, model, bodies)]
+    found: list[Diagnostic] = []
+    wanted: list[str] = []
+    args: dict[str, set[tuple[Any, ...]]] = {}
+    for t, spec in data.items():
+        if not isinstance(spec.get("rules"), list):
+            continue
+        where = doc.span(("tables", t), key=True)
+        if t in calls.overflowed:
+            found.append(
+                note(
+                    f"the rules of table '{t}' were not judged: the checks call it with more than "
+                    f"{calls.cap:,} different argument lists (a share of the linter's budget)",
+                    where,
+                )
+            )
+            continue
+        constant = _constant_calls(t, model, bodies)
+        if constant is None:
+            found.append(
+                note(
+                    f"the rules of table '{t}' were not judged: a call of it whose arguments are "
+                    "worked out when the ruleset loads, not plain numbers, is not seen by the linter",
+                    where,
+                )
+            )
+            continue
+        args[t] = calls.args.get(t, set()) | constant
+        if args[t] and t not in calls.incomplete:
+            wanted.append(t)
     if not wanted:
-        return []
+        return found
     probes = _rule_probes(doc, wanted)
     if probes is None:
-        return []
-    found: list[Diagnostic] = []
+        return found
     for t in wanted:
         rows = data[t]["rules"]
         tests = {j: probes[(t, j)] for j, row in enumerate(rows) if "when" in row and (t, j) in probes}
         if len(tests) != sum(1 for row in rows if "when" in row):
             continue
-        judged = _judge(len(rows), tests, calls.args[t])
+        judged = _judge(len(rows), tests, args[t])
         if judged is None:
             continue
         fired, shadowed = judged
@@ -57,7 +84,7 @@ def table_rule_findings(
                     str(row["when"]),
                     shadowed.get(j),
                     "call",
-                    f"for any of the {len(calls.args[t])} different calls the checks make",
+                    f"for any of the {len(args[t])} different calls the checks make",
                     doc.span(("tables", t, "rules", j, "when"), key=True),
                     table=t,
                 )
@@ -95,9 +122,10 @@ def _judge(
     return fired, shadowed
 
 
-def _observed(table: str, model: RulesetModel, bodies: Bodies) -> bool:
-    """Whether every call of the table happens at run time (a call with constant
-    arguments is worked out once by the compiler, and the wrapper never sees it)."""
+def _constant_calls(table: str, model: RulesetModel, bodies: Bodies) -> set[tuple[Any, ...]] | None:
+    """The argument lists of the table's calls whose arguments are constant, which the compiler
+    works out once (the wrapper that records calls never sees them), read off their literals;
+    None when such a call's arguments are not plain numbers or truth values."""
     sites: list[ast.Call] = []
     for check in model.checks.values():
         for _, e in check.expressions():
@@ -105,7 +133,23 @@ def _observed(table: str, model: RulesetModel, bodies: Bodies) -> bool:
     for nodes in bodies.values():
         for node in nodes:
             sites += [n for n in walk(node) if isinstance(n, ast.Call) and n.func == table]
-    return all(any(ast.names(a) for a in site.args) for site in sites)
+    found: set[tuple[Any, ...]] = set()
+    for site in sites:
+        if any(ast.names(a) for a in site.args):
+            continue  # called at run time, and recorded there
+        if not all(isinstance(a, (ast.Num, ast.Bool)) for a in site.args):
+            return None
+        found.add(tuple(_literal(a) for a in site.args))
+    return found
+
+
+def _literal(node: ast.Node) -> Any:
+    """A number or truth value as the table receives it (a whole fraction as an int)."""
+    assert isinstance(node, (ast.Num, ast.Bool))
+    value = node.value
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return int(value)
+    return value
 
 
 def _rule_probes(doc: Document, tables: Sequence[str]) -> dict[tuple[str, int], Condition] | None:
