@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 from _repo import REPO_ROOT
@@ -314,3 +315,49 @@ def test_a_table_called_with_more_argument_lists_than_remembered_says_so() -> No
     found = lint(engine.load(text))
     assert any(d.code == "RC802" and "rule 2 of table 'band' (when r < 0)" in d.message for d in found)
     assert LintBudget().table_args == 100_000 and LintBudget(max_work=400_000).table_args == 2_000
+
+
+SPECIAL_BY_BEST_PLAY = """\
+rulecraft: 1
+name: opt
+checks:
+  push:
+    roll:
+      d:
+        die: 6
+        redraw: {may: d <= 3, times: 2}
+    outcomes: [fail, pass, special]
+    objective: {at_least: special}
+    outcome:
+      - when: redraws(d) == 1 and d <= 3
+        then: special
+      - when: d >= 4
+        then: pass
+      - else: fail
+"""
+
+
+def test_a_rule_that_fires_only_under_best_play_is_not_said_never_to_fire() -> None:
+    """Found by a linter audit: 'special' comes out only under `optimal` (25 %: stop after one
+    redraw that shows 1-3), and the linter, following `always` and `never`, called rule 1 one that
+    never fires. It follows `optimal` too; where `optimal` cannot be played (a chain that returns
+    to a state, RC505) it is left out without leaving the check out."""
+    rs = engine.load(SPECIAL_BY_BEST_PLAY)
+    assert rs.distribution("push", policy="optimal").probability("special") == Fraction(1, 4)
+    assert lint(rs) == []
+    loop = """\
+rulecraft: 1
+name: loop
+checks:
+  c:
+    roll:
+      p: {pool: 2, die: 6, triggers: [{on: face == 1, may: reroll}]}
+    outcomes: [lo, hi, never]
+    outcome:
+      - {when: sum(p) >= 8, then: hi}
+      - {when: sum(p) > 100, then: never}
+      - else: lo
+"""
+    assert [(d.code, d.message[:40]) for d in lint(engine.load(loop))] == [
+        ("RC802", "rule 2 of check 'c' (when sum(p) > 100) ")
+    ]

@@ -98,7 +98,8 @@ class Analysis:
         choices = any(r.redraw is not None and not r.redraw.must for r in check.roll) or any(
             not t.must for r in check.roll if isinstance(r, Pool) for t in r.triggers
         )
-        policies = ("always", "never") if choices else ("always",)  # no "may": one way to play
+        # every way the player may play: a rule that fires only under best play fires
+        policies = ("always", "never", "optimal") if choices else ("always",)  # no "may": one way to play
         combos, exhaustive = grid(check, self.bodies, self.rs.document, self.budget.max_combinations)
         run = CheckRun(check, public, probe, len(combos), exhaustive)
         roll_names = _roll_names(check)
@@ -222,6 +223,8 @@ class Analysis:
             if truncated > run.truncated[0]:
                 run.truncated = (truncated, dict(combo))
         except LimitError as exc:
+            if policy == "optimal" and exc.diagnostics[0].code == "RC505":
+                return True  # no best play on a chain that returns: `optimal` is no way to play it
             run.skipped.append((combo, self._share_spent(exc, share, check_left)))
             return False
         except RulecraftError as exc:

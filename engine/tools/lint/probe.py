@@ -20,13 +20,29 @@ from ...runtime.rules import with_dice
 
 
 class Marker:
-    """An outcome no ruleset can give, standing for a roll without one."""
+    """An outcome no ruleset can give, standing for a roll without one. Under `optimal` best play
+    scores it below every outcome (rank -1, below a scale's worst): a roll that falls through or
+    fails is worth nothing to the player, so the linter can follow best play on such a check."""
+
+    rank = -1
 
     def __init__(self, name: str) -> None:
         self.name = name
 
     def __repr__(self) -> str:
         return f"<{self.name}>"
+
+    def __ge__(self, other: object) -> bool:
+        return False
+
+    def __gt__(self, other: object) -> bool:
+        return False
+
+    def __le__(self, other: object) -> bool:
+        return True
+
+    def __lt__(self, other: object) -> bool:
+        return True
 
 
 GAP = Marker("falls through")
