@@ -43,7 +43,7 @@ class LintBudget:
     what is cut off by it differs from run to run."""
     max_table_args: int | None = None
     """Distinct argument lists remembered per table (for RC802 on a table's rules); None:
-    `max_work // 200` (100,000 by default: Chill's Specific check calls its table with 28,200)."""
+    `max_work // 200` (100,000 by default; a shipped ruleset's table is called with 28,200)."""
 
     @property
     def table_args(self) -> int:
