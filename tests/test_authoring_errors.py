@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -630,3 +631,42 @@ def test_a_refusal_that_is_not_a_code_is_told_the_form_of_a_code() -> None:
     d = one(text)
     assert d.code == "RC104" and d.message.startswith("'rc905' at ") and "not a diagnostic code" in d.message
     assert d.hint == "a code is RC and three digits, as RC104"
+
+
+EMPTY_IN_A_RULE = """\
+rulecraft: 1
+name: eh
+checks:
+  c:
+    inputs:
+      k: {type: int, min: 0, max: 3, default: 2}
+    roll:
+      p: {pool: k, die: 6}
+    outcomes: [miss, hit]
+    outcome:
+      - when: count(p) > 3
+        then: hit
+      - when: highest(p) >= 5
+        then: hit
+      - else: miss
+    outputs:
+      shown: p
+"""
+
+
+def test_an_error_inside_an_outcome_rule_is_placed_at_that_rule() -> None:
+    """Found by a linter audit: a rule's condition that fails (the highest of no dice) was placed
+    at the check's name, where a `let` or a one-expression outcome is placed at its expression.
+    The rolled roll, the exact distribution and the linter all point at the condition."""
+    rs = engine.load(EMPTY_IN_A_RULE)
+    for ask in (lambda: rs.roll("c", k=0), lambda: rs.distribution("c", k=0)):
+        with pytest.raises(RulecraftError) as err:
+            ask()
+        d = err.value.diagnostics[0]
+        assert d.code == "RC504" and d.span is not None
+        assert (d.span.line, d.span.col) == at(EMPTY_IN_A_RULE, "highest(p) >= 5", "highest(p) >= 5")
+    assert rs.distribution("c", k=2).probability("hit") == Fraction(20, 36)
+    from engine.tools.lint import lint
+
+    [found] = [d for d in lint(rs) if d.code == "RC808"]
+    assert found.span is not None and found.span.line == at(EMPTY_IN_A_RULE, "highest(p) >= 5", "highest")[0]

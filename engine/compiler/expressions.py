@@ -795,6 +795,31 @@ def chain(
     return [*lines, "else:", *("    " + line for line in otherwise)]
 
 
+def located(
+    lines: list[str], rows: Sequence[tuple[str | None, str]], spans: Sequence[tuple[str, str]]
+) -> list[str]:
+    """A rule list's chain whose errors are placed at the row that raised them: the rows'
+    conditions and results are pure, so once one raises, they are worked out again, in order
+    and each guarded, to find it (free until raised). `spans` names each row's condition's and
+    result's span; an error none of them raises again keeps the span it had."""
+    again: list[str] = []
+    for (when, then), (at_when, at_then) in zip(rows, spans):
+        if when is not None:
+            again += _guarded([f"_held = {when}"], at_when)
+        else:
+            again += ["_held = True"]
+        again += ["if _held:", *("    " + line for line in _guarded([then], at_then)), "    raise"]
+        if when is None:
+            break
+    return [
+        "try:",
+        *("    " + line for line in lines),
+        "except _Error:",
+        *("    " + line for line in again),
+        "    raise",
+    ]
+
+
 @frozen
 class Inlined:
     """One call of a plain table written out: the arguments bound (`head`, placed at the call),

@@ -29,7 +29,7 @@ from ..model.ruleset import (
     randomizer_expressions,
 )
 from ..syntax.positions import Span
-from .expressions import ENV_READ, Expressions, Inlined, chain
+from .expressions import ENV_READ, Expressions, Inlined, chain, located
 from .problems import Problem, Reported
 from .unit import Unit
 
@@ -125,6 +125,7 @@ class ProgramWriter:
             unmatched = False  # a rule list with no 'else': its message shows every die
             nomatch: list[str] = []
             parts: list[tuple[str | None, str]] | None = None  # the outcome's rows
+            spans: list[tuple[str, str]] = []  # each row's condition's and result's span
             if isinstance(outcome, Expr):
                 decide = [*guarded("v_outcome", outcome.node, out_t), "rule = -1"]
                 read = set(ast.names(outcome.node))
@@ -134,6 +135,12 @@ class ProgramWriter:
                 nomatch = [f"raise _nomatch({span}, 'outcome rule', _show(env, {shown}))"]
                 parts = self.exprs.rule_parts(outcome, full, out_t)
                 decide = chain(parts, lambda i, then: [f"v_outcome = {then}", f"rule = {i}"], nomatch)
+                const = self.unit.emit.const
+                spans = [
+                    (const(r.when.node.span if r.when is not None else None), const(r.then.node.span))
+                    for r in outcome
+                ]
+                decide = located(decide, parts, spans)
                 read = set().union(*(ast.names(e.node) for r in outcome for e in (r.when, r.then) if e))
                 unmatched = not outcome or outcome[-1].when is not None
             decided_by = set(read)
@@ -179,7 +186,9 @@ class ProgramWriter:
             if self.unit.inline and rows and all(_CONSTANT.fullmatch(then) for _, then in rows):
                 # each row's result is one outcome: its weight is counted in a local, not in `_out`
                 fast_decide = (
-                    inlined.lines(_counted) if inlined is not None else chain(rows, _counted, nomatch)
+                    inlined.lines(_counted)
+                    if inlined is not None
+                    else located(chain(rows, _counted, nomatch), rows, spans)
                 )
                 tally = (
                     [" = ".join(f"_c{i}" for i in range(len(rows))) + " = 0"],
