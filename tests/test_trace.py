@@ -71,6 +71,17 @@ def test_words_are_rendered_from_data_alone() -> None:
         "the rule forces it on the least valuable eligible dice: rerolls 6 → 4"
     )
     assert detail(Step("die", "d", 3, faces=(3,), die=(1, 2, 3, 4, 5, 6))) == "d{1..6}"
+    # several dice agree with their verb (a newcomer's audit read "4 dice showing ... allows")
+    two = TriggerStep("ones", "reroll", False, "lowest", (1, 1), 2)
+    step = Step(
+        "reroll", "d", None, faces=(1, 6), replaced=(1, 1), trigger=two, decision=Decision("always", True)
+    )
+    assert detail(step).startswith("ones: 2 dice showing 1, 1 allow 2 rerolls; ")
+    forced = TriggerStep("zeros", "reroll", True, "lowest", (0, 0), 2)
+    step = Step(
+        "reroll", "d", None, faces=(4, 5), replaced=(6, 7), trigger=forced, decision=Decision("rule", True)
+    )
+    assert detail(step).startswith("zeros: 2 dice showing 0, 0 force 2 rerolls; ")
 
 
 def test_a_mean_rank_objective_is_shown_as_a_rank_not_a_percentage() -> None:

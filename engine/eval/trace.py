@@ -246,7 +246,7 @@ def _trigger_text(step: Step, t: TriggerStep, d: Decision) -> str:
     added = t.action == "add"
     head = (
         f"{t.trigger}: {n} {'die' if n == 1 else 'dice'} showing {shown} "
-        f"{'forces' if t.must else 'allows'} {t.grant} "
+        f"{('forces' if t.must else 'allows') if n == 1 else ('force' if t.must else 'allow')} {t.grant} "
         f"{'added die' if added else 'reroll'}{'s' if t.grant != 1 else ''}"
     )
     which = "least valuable" if t.pick == "lowest" else "most valuable"
