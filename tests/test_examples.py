@@ -163,3 +163,38 @@ def test_a_mean_of_an_unknown_value_or_no_number_is_refused(mean: str, code: str
         engine.load(MEANS.replace("{damage: 5}", mean))
     d = caught.value.diagnostics[0]
     assert d.code == code and says in (d.hint or "")
+
+
+def test_an_examples_refused_input_or_forced_die_is_reported_at_itself(tmp_path) -> None:
+    """Found by a newcomer audit: an example's input over its maximum, or a forced die that is
+    no face of its die, was reported at the example's `name:`; it is reported at the value."""
+    import engine
+    from engine.tools.examples import run_examples
+
+    text = """\
+rulecraft: 1
+name: pbta
+checks:
+  move:
+    inputs:
+      stat: {type: int, min: -3, max: 4, default: 0}
+    roll:
+      dice: {pool: 2, die: 6}
+    outcomes: [miss, hit]
+    outcome: "'hit' if sum(dice) + stat >= 7 else 'miss'"
+    examples:
+      - name: too strong
+        inputs: {stat: 7}
+        dice: {dice: [5, 3]}
+        expect: {outcome: hit}
+      - name: a seven on a d6
+        dice: {dice: [1, 7]}
+        expect: {outcome: hit}
+"""
+    path = tmp_path / "pbta.yaml"
+    path.write_text(text, encoding="utf-8")
+    failed = [d for o in run_examples(engine.load(path)) for d in o.problems]
+    assert [(d.code, d.span.line, d.span.col) for d in failed if d.span] == [
+        ("RC701", 13, 24),
+        ("RC701", 17, 22),
+    ], [d.message for d in failed]

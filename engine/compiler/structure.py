@@ -496,6 +496,11 @@ class Structure:
                         str(ex.get("policy", "always")),
                         tuple(expects),
                         self.unit.doc.span(here),
+                        {
+                            (part, str(k)): self.unit.doc.span(here + (part, k))
+                            for part in ("inputs", "dice")
+                            for k in (ex.get(part) or {})
+                        },
                     )
                 )
         return tuple(found)

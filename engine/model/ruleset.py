@@ -337,6 +337,9 @@ class Example:
     policy: str
     expects: tuple[Expectation, ...]
     span: Span | None = field(default=None, compare=False)
+    spans: Mapping[tuple[str, str], Span] = field(default_factory=dict, compare=False)
+    """Where each given input and forced randomizer is written (`("inputs", name)`,
+    `("dice", name)`), so a value refused is reported at itself."""
 
 
 _PLAIN_KINDS = frozenset({"num", "bool", "sym"})

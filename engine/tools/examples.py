@@ -20,6 +20,7 @@ from ..model.state import StateExample
 from ..model.values import Symbol, show, to_json
 from ..state.campaign import Campaign
 from ..state.memory import MemoryStore
+from ..syntax.positions import Span
 from .render import possessive
 
 
@@ -247,8 +248,24 @@ def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
                     )
     except RulecraftError as exc:
         first = exc.diagnostics[0]
-        problems.append(_fail(f"{where} could not run: {first.message}", ex.span, first.hint))
+        problems.append(
+            _fail(f"{where} could not run: {first.message}", _culprit(check, ex, first), first.hint)
+        )
     return Outcome(check.name, ex, tuple(problems))
+
+
+def _culprit(check: Check, ex: Example, found: Diagnostic) -> Span | None:
+    """Where in the example the value an error is about is written: an input refused, or a
+    forced die that is no face of its die, is reported at the declaration it broke; the example's
+    own input or forced die of that name is the mistake. Otherwise the example itself."""
+    if found.span is not None:
+        for spec in check.inputs:
+            if spec.span == found.span and ("inputs", spec.name) in ex.spans:
+                return ex.spans[("inputs", spec.name)]
+        for r in check.roll:
+            if r.span == found.span and ("dice", r.name) in ex.spans:
+                return ex.spans[("dice", r.name)]
+    return ex.span
 
 
 _MISSING = object()
