@@ -133,7 +133,7 @@ class Analysis:
             if fired is not None:
                 if isinstance(fired, Symbol):
                     run.produced.add(str(fired))
-                    run.followed.add(str(fired))  # decided before any die: nothing to follow
+                    run.produced_followed.add(str(fired))  # decided before any die: nothing to follow
                 continue
             try:
                 key = tuple((n, env.get(n)) for n in roll_names)
@@ -236,7 +236,7 @@ class Analysis:
         given = {str(o) for o, w in weights.items() if w and isinstance(o, Symbol)}
         run.produced |= given
         if not probe.first_rolled:
-            run.followed |= given
+            run.produced_followed |= given
         gap_weight = weights.get(GAP, 0)
         if gap_weight:
             for where, example in probe.gaps.items():

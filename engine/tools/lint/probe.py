@@ -135,7 +135,7 @@ class Probe:
         self.dice_names = [r.name for r in check.roll]
         self.rules: tuple[Rule, ...] = check.outcome if isinstance(check.outcome, tuple) else ()
         self.fired: set[int] = set()
-        self.followed: set[int] = set()
+        self.fired_followed: set[int] = set()
         """The rules that fired on a roll whose rerolls were followed (not first rolled)."""
         self.shadowed: dict[int, set[int]] = {}
         self.pending = [j for j, r in enumerate(self.rules) if r.when is not None]
@@ -159,7 +159,7 @@ class Probe:
             if fired in self.pending:
                 self.pending.remove(fired)
         if fired >= 0 and not self.first_rolled:
-            self.followed.add(fired)
+            self.fired_followed.add(fired)
         later = [j for j in self.pending if j > fired]
         if later:
             full = self._full_env(env, dice, key)
@@ -271,7 +271,7 @@ class CheckRun:
     """The most an uncapped explosion left out of one distribution, and for which inputs."""
     work: int = 0
     """Units the check's exact evaluations used (bounded by `LintBudget.per_check`)."""
-    followed: set[str] = field(default_factory=set)
+    produced_followed: set[str] = field(default_factory=set)
     """Outcomes some roll gave whose rerolls were followed (not taken as first rolled)."""
 
     @property

@@ -50,8 +50,8 @@ def _seen_first_rolled_only(run: CheckRun) -> tuple[str, str] | None:
     (a die that must reroll its 1s never ends on one): said, with its pronoun; None when there
     are none."""
     probe = run.probe
-    rules = sorted(j + 1 for j in probe.fired - probe.followed)
-    outcomes = sorted(run.produced - run.followed)
+    rules = sorted(j + 1 for j in probe.fired - probe.fired_followed)
+    outcomes = sorted(run.produced - run.produced_followed)
     said = []
     if rules:
         said.append(("rule " if len(rules) == 1 else "rules ") + _and([str(j) for j in rules]) + " fired")
