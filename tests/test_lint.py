@@ -328,6 +328,43 @@ def test_rc803_and_rc804():
     assert (d804.span.line, d804.span.col) == (8, 22)  # the member in the outcomes list
 
 
+def test_a_value_spelt_like_an_outcome_does_not_name_it():
+    """`graze` below reads the `let`, not the outcome: nothing gives the outcome, so RC803
+    (not RC804, which says something names it). Same for a table's parameter."""
+    text = """
+rulecraft: 1
+name: t
+tables:
+  band:
+    params: {hit: int}
+    returns: int
+    value: hit + 1
+checks:
+  attack:
+    roll:
+      d: {die: 6}
+    let:
+      graze: band(d)
+    outcomes: [miss, graze, hit]
+    outcome:
+      - when: graze >= 5
+        then: hit
+      - else: miss
+"""
+    diags = codes(text)
+    assert (
+        only(diags, "RC803").message == "outcome 'graze' of check 'attack' is declared but nothing gives it"
+    )
+    assert not [d for d in diags if d.code == "RC804"]
+    # a table's parameter spelt like the outcome, read in the table's body, names it neither
+    renamed = text.replace("{hit: int}", "{graze: int}").replace("hit + 1", "graze + 1")
+    renamed = renamed.replace("graze: band(d)", "total: band(d)").replace("when: graze", "when: total")
+    diags = codes(renamed)
+    assert (
+        only(diags, "RC803").message == "outcome 'graze' of check 'attack' is declared but nothing gives it"
+    )
+
+
 def test_outcomes_computed_by_builtins_are_not_rc803():
     diags = codes("""
 rulecraft: 1

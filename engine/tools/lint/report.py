@@ -248,20 +248,25 @@ class Report:
 
     def _mentions(self, check: Check) -> tuple[set[str], bool]:
         """Scale names that the check's values, rules and tables name; and whether some
-        builtin (shift, majority, best, ...) may compute a value nothing names."""
-        nodes = [e.node for _, e in check.expressions()]
+        builtin (shift, majority, best, ...) may compute a value nothing names.
+
+        A bare name that the scope binds (an input, a die, a `let`; a table's parameter) reads
+        that value, whatever its spelling, so it names no outcome."""
+        bound = {spec.name for spec in check.inputs} | {v.name for v in check.lets}
+        bound |= {r.name for r in check.roll}
+        groups = [([e.node for _, e in check.expressions()], bound)]
         for t in tables_reached(check, self.bodies):
-            nodes += self.bodies[t]
-            nodes += [ast.Name(v) for _, v in case_entries(self.doc, t) if isinstance(v, str)]
+            cases = [ast.Name(v) for _, v in case_entries(self.doc, t) if isinstance(v, str)]
+            groups.append(([*self.bodies[t], *cases], {p for p, _ in self.tables[t].params}))
         names: set[str] = set()
         opaque = any(
             spec.scale is not None and spec.scale.name == check.outcomes.name for spec in check.inputs
         )
-        for node in nodes:
-            for n in walk(node):
+        for nodes, scope in groups:
+            for n in (n for node in nodes for n in walk(node)):
                 if isinstance(n, ast.Sym):
                     names.add(n.name)
-                elif isinstance(n, ast.Name):
+                elif isinstance(n, ast.Name) and n.id not in scope:
                     names.add(n.id)
                 elif isinstance(n, ast.Call) and n.func in _OPAQUE:
                     opaque = True
