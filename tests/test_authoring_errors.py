@@ -670,3 +670,19 @@ def test_an_error_inside_an_outcome_rule_is_placed_at_that_rule() -> None:
 
     [found] = [d for d in lint(rs) if d.code == "RC808"]
     assert found.span is not None and found.span.line == at(EMPTY_IN_A_RULE, "highest(p) >= 5", "highest")[0]
+
+
+def test_an_output_reads_the_outputs_written_above_it_only() -> None:
+    """Outputs are worked out in the order written: one written above is read, one written below
+    is RC301 at the name, with a hint to move it up (not a guess at another name)."""
+    above = BASE + "    outputs:\n      a: d + 1\n      b: a * 2\n"
+    result = engine.load(above).roll("flip", forced={"d": [2]})
+    assert (result.values["a"], result.values["b"]) == (3, 6)
+    below = BASE + "    outputs:\n      b: a * 2\n      a: d + 1\n"
+    d = one(below)
+    assert d.code == "RC301" and d.message == "unknown name 'a'"
+    assert (d.span.line, d.span.col) == at(below, "b: a * 2", "a *")
+    assert (
+        d.hint
+        == "'a' is an output written below this one: an output reads the outputs above it, so move it up"
+    )

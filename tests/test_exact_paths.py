@@ -24,6 +24,7 @@ from engine.runtime.context import RunContext
 from engine.runtime.folds import FOLDS
 from engine.runtime.inputs import bind_inputs
 from engine.runtime.limits import DEFAULT_LIMITS
+from engine.tools.lint import lint
 
 SHIPPED = {name: engine.load(name) for name in ("castle", "chill", "chimera", "chthonian")}
 
@@ -181,6 +182,42 @@ def test_the_joint_is_made_only_when_asked_for_and_an_output_fails_there() -> No
     fine = rs.distribution("total", target=13)  # no sum reaches 13: nothing divides by zero
     assert fine.value("margin").mean == Fraction(7) - 13
     assert fine.joint.map(lambda key: key[0]) == fine.outcome
+
+
+UNREAD = """
+rulecraft: 1
+name: unread
+checks:
+  c:
+    inputs:
+      k: {type: int, min: 0, max: 3, default: 0}
+    roll:
+      p: {pool: k, die: 2}
+    let:
+      v0: "count(p)"
+      v1: "highest(p)"
+    outcomes: [lo, hi]
+    outcome: "'hi' if v0 > 0 else 'lo'"
+"""
+
+
+def test_a_value_the_outcome_does_not_read_fails_a_roll_not_the_outcome() -> None:
+    """docs/language.md, "Checks": a roll works out every value, the outcome's distribution only
+    what the outcome reads. With no dice `highest(p)` fails: every roll fails, asking for `v1`
+    fails, the outcome's distribution is given, and the linter says RC808 (found by an audit)."""
+    rs = engine.load(UNREAD)
+    assert rs.distribution("c", k=0).table() == [("lo", Fraction(1)), ("hi", Fraction(0))]
+    with pytest.raises(EvalError) as rolled:
+        rs.roll("c", k=0)
+    assert rolled.value.diagnostics[0].code == "RC504"
+    with pytest.raises(EvalError) as asked:
+        rs.distribution("c", k=0).value("v1")
+    assert asked.value.diagnostics[0].code == "RC504"
+    # with dice the two agree: every roll succeeds and the outcome is 'hi'
+    assert rs.distribution("c", k=2).probability("hi") == 1 and rs.roll("c", k=2).outcome == "hi"
+    found = [d for d in lint(rs) if d.code == "RC808"]
+    assert len(found) == 1 and "highest() of an empty pool" in found[0].message
+    assert found[0].span is not None and found[0].span.line == 12  # at v1's expression
 
 
 def test_a_lazy_distribution_is_weighed_at_its_largest() -> None:

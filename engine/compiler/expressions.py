@@ -40,6 +40,15 @@ class BeforeTheRoll(dict[str, T.Type]):
         self.later = frozenset(later)
 
 
+class OutputScope(dict[str, T.Type]):
+    """The scope of an output: everything after the outcome, and the outputs written above it.
+    `below` names the outputs written after it, which it cannot read (outputs run in order)."""
+
+    def __init__(self, scope: Mapping[str, T.Type], below: Iterable[str]) -> None:
+        super().__init__(scope)
+        self.below = frozenset(below)
+
+
 def _mismatch(want: T.Type, t: T.Type, node: ast.Node) -> Problem:
     """RC304 for a value of type `t` where `want` is needed, with the usual way from one to the
     other when there is one."""
@@ -200,12 +209,17 @@ class Expressions:
                     members: list[str] = []
                     if expect is not None and expect.kind == "sym" and expect.scale in self.unit.scales:
                         members = list(self.unit.scales[expect.scale].names)
+                    below = isinstance(scope, OutputScope) and name in scope.below
                     raise problem(
                         "RC301",
                         f"unknown name '{name}'"
                         + (f" (not a value nor one of {', '.join(members)})" if members else ""),
                         node.span,
-                        did_you_mean(name, [*members, *scope, *_later(scope)]) or self._symbol_hint(name),
+                        f"'{name}' is an output written below this one: an output reads the outputs "
+                        "above it, so move it up"
+                        if below
+                        else did_you_mean(name, [*members, *scope, *_later(scope)])
+                        or self._symbol_hint(name),
                     )
                 return scope[name], self._name(name)
             case ast.ListExpr(items=items):

@@ -53,7 +53,7 @@ from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.rules import counting
 from ..runtime.work import working
 from ..syntax.document import Document, PathKey
-from .expressions import BeforeTheRoll, Expressions
+from .expressions import BeforeTheRoll, Expressions, OutputScope
 from .problems import Problem, problem, statement
 from .programs import ProgramWriter, counted_randomizers, counts_redraws
 from .randomizers import RandomizerCompiler
@@ -327,7 +327,8 @@ class Structure:
         outputs: list[tuple[str, Expr]] = []
         out_scope = dict(scope)
         out_scope["outcome"] = out_t
-        for oname in spec.get("outputs", {}):
+        written = list(spec.get("outputs", {}))
+        for k, oname in enumerate(written):
             with statement(self.unit.diags):
                 if oname in scope or oname == "outcome":
                     raise problem(
@@ -335,7 +336,7 @@ class Structure:
                         f"output '{oname}' has the name of another value",
                         self.unit.doc.span(path + ("outputs", oname), key=True),
                     )
-                e = self.exprs.expr(path + ("outputs", oname), out_scope)
+                e = self.exprs.expr(path + ("outputs", oname), OutputScope(out_scope, written[k + 1 :]))
                 outputs.append((oname, e))
                 out_scope[oname] = e.type  # later outputs may use earlier ones
 
