@@ -122,3 +122,18 @@ def test_the_command_line_rolls_many(cli):
     assert j.code == 0 and '"method": "rolled"' in j.out
     bad = cli("roll", "chill", "specific", "-i", "target=55", "--times", "0")
     assert bad.code != 0 and "RC404" in bad.err
+
+
+@pytest.mark.parametrize("ruleset", ["chill", "chimera", "castle", "chthonian"])
+def test_both_methods_count_the_same_values(shipped, ruleset):
+    """Drawn or rolled, a batch counts the values the exact distribution holds (those worked out
+    after the roll, and the outputs): rolled batches once also counted the values known before
+    the roll (found by an audit)."""
+    rs = shipped[ruleset]
+    for name, check in rs.checks.items():
+        inputs = {"target": 55} if ruleset == "chill" else {}
+        drawn = rs.sample(name, 200, random.Random(3), method="exact", **inputs)
+        rolled = rs.sample(name, 200, random.Random(3), method="rolled", **inputs)
+        assert set(drawn.values) == set(rolled.values) == set(rs.distribution(name, **inputs).values), name
+        before = {let.name for let in check.lets if let.before_roll}
+        assert not before & set(rolled.values), name

@@ -42,8 +42,9 @@ CHUNK = 65_536
 @frozen
 class Batch:
     """`times` rolls of one check: each outcome's count (every declared outcome, worst first, zeros
-    included) and, for each named value that is a number, true/false or a scale value, how many
-    rolls gave each value."""
+    included) and, for each named value worked out after the roll and each output that is a
+    number, true/false or a scale value, how many rolls gave each value (the values of
+    `Distribution.values`; one known before the roll is the same in every roll)."""
 
     check: str
     inputs: Mapping[str, Any]
@@ -158,13 +159,15 @@ def _rolled(check: Check, inputs: Mapping[str, Any], ctx: RunContext, times: int
     outcomes = {s.name: 0 for s in check.outcomes.members}
     values: dict[str, dict[Any, int]] = {}
     ready = Ready(check, inputs)  # what the rolls share, worked out in the first one
+    # what the exact distribution holds: the values worked out after the roll, and the outputs
+    varied = {let.name for let in check.lets if not let.before_roll} | {n for n, _ in check.outputs}
     for _ in range(times):
         work = Work(limits.max_work, limits.deadline, until=until)
         work.check_clock()  # a roll's own budget reads the clock only after much work
         result = sample(check, inputs, ctx._replace(work=work), False, ready)  # no trace: none is kept
         outcomes[result.outcome.name] += 1
         for name, v in result.values.items():
-            if isinstance(v, (int, Fraction, Symbol)):
+            if name in varied and isinstance(v, (int, Fraction, Symbol)):
                 tally = values.setdefault(name, {})
                 tally[v] = tally.get(v, 0) + 1
     return Batch(check.name, dict(inputs), ctx.policy, times, "rolled", outcomes, _sorted(values))
