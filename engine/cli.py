@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from .api import Ruleset, load, new_campaign, open_campaign, open_store
-from .errors import MAX_DIGITS, CampaignError, Diagnostic, InputError, RulecraftError, did_you_mean
+from .errors import MAX_DIGITS, CampaignError, Diagnostic, InputError, RulecraftError
 from .eval.batch import METHODS
 from .model.values import show
 from .runtime.context import POLICIES
@@ -834,15 +834,7 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 0
     dist = rs.distribution(args.check, policy=args.policy, **inputs)
     for name in args.value:
-        if name not in dist.values:
-            hint = did_you_mean(name, dist.values) or f"values: {', '.join(dist.values)}"
-            raise InputError(
-                [
-                    Diagnostic(
-                        "RC402", f"check '{check.name}' has no numeric or scale value '{name}'", None, hint
-                    )
-                ]
-            )
+        dist.value(name)  # RC402 for a name the check has no such value of, before anything is shown
     if args.json:
         data = dist.as_json()
         data["ruleset"] = rs.name

@@ -50,6 +50,25 @@ def test_prob_value_distribution(cli) -> None:
     assert ["-4", "1/12", "8.33%"] == rows[rows.index(["extent:", "mean", "3/2", "≈", "1.500"]) + 1][:3]
 
 
+def test_an_unknown_value_is_one_rc402_said_alike_everywhere(cli) -> None:
+    """`--value` and `Distribution.value` refuse a name with the same words (one home), and the
+    command asks for that one value's distribution only, not every value's."""
+    import engine
+
+    r = cli("prob", "chill", "specific", "-i", "target=55", "--value", "rol")
+    assert r.code == 1 and r.out == ""
+    assert "error RC402: check 'specific' has no numeric or scale value 'rol'" in r.err
+    assert "hint: did you mean 'roll'?" in r.err
+    with pytest.raises(engine.InputError) as caught:
+        engine.load("chill").distribution("specific", target=55).value("rol")
+    [d] = caught.value.diagnostics
+    assert (d.code, d.message, d.hint) == (
+        "RC402",
+        "check 'specific' has no numeric or scale value 'rol'",
+        "did you mean 'roll'?",
+    )
+
+
 def test_prob_sweep_rows_and_json(cli) -> None:
     r = cli("prob", "castle", "task", "--sweep", "skill=disadvantaged,average,advantaged")
     assert r.code == 0, r.err

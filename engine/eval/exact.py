@@ -211,7 +211,7 @@ class Distribution:
                 [
                     Diagnostic(
                         "RC402",
-                        f"check '{self.check}' has no value '{name}' with a distribution",
+                        f"check '{self.check}' has no numeric or scale value '{name}'",
                         None,
                         did_you_mean(str(name), self.values) or f"values: {', '.join(self.values) or 'none'}",
                     )

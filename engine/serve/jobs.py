@@ -150,18 +150,9 @@ def prob(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
     }
     value = body.get("value")
     if value:
-        if value not in dist.values:
-            hint = did_you_mean(value, dist.values) or f"values: {', '.join(dist.values) or 'none'}"
-            raise InputError(
-                [
-                    Diagnostic(
-                        "RC402", f"check '{check.name}' has no numeric or scale value '{value}'", None, hint
-                    )
-                ]
-            )
         out["value"] = [
             _point("value", v.name if isinstance(v, Symbol) else to_json(v), p)
-            for v, p in dist.values[value].items()
+            for v, p in dist.value(value).items()  # RC402 for a name the check has no such value of
         ]
     return out
 
