@@ -514,6 +514,7 @@ def _scene_call(where: str, scene: Any, params: Any, parties: Any, policy: Any) 
     arg.mapping(where, "params", params)
     arg.mapping(where, "parties", parties, of_mappings=True)
     arg.name(where, "policy", policy)
+    check_policy(policy)  # before anything is played: a scene that rolls nothing reads no policy
 
 
 def load(source: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str | None = None) -> Ruleset:

@@ -591,3 +591,89 @@ def test_scenes_sampled_without_a_trace_draw_what_played_ones_draw(
     assert dict(sampled.endings) == dict(Counter(p.ending for p in played))
     assert dict(sampled.rounds) == dict(Counter(p.rounds for p in played))
     assert any(entry.get("dice") for p in played for entry in p.trace)  # the played ones rolled, traced
+
+
+@pytest.mark.parametrize("name", ["never", "unfinished"])
+def test_an_ending_may_not_take_a_name_the_engine_gives_itself(name: str) -> None:
+    """`never` (no ending reachable) and `unfinished` (past `max_rounds`) are the engine's own:
+    an ending so named was read as that case (found by an audit)."""
+    text = DUEL.replace("then: ann_wins}", f"then: {name}}}")
+    with pytest.raises(engine.CompileError) as compiled:
+        engine.load(text)
+    [d] = compiled.value.diagnostics
+    assert (
+        d.code == "RC307" and d.message == f"'{name}' is the name of a scene's ending the engine gives itself"
+    )
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if f"then: {name}" in row)
+    assert d.span is not None and (d.span.line, d.span.col) == (
+        line,
+        text.splitlines()[line - 1].index(name) + 1,
+    )
+
+
+QUIET = DUEL.replace("    roll: {check: swing}\n", "").replace(
+    "{add: {hurt: 1}, of: foe, when: \"outcome == 'hit'\"}", "{add: {hurt: 1}, of: foe}"
+)
+
+
+def test_an_unknown_policy_is_refused_where_a_scene_rolls_nothing(tmp_path: Any) -> None:
+    """A scene whose steps roll no check read no policy, so 'best' went through and was kept in a
+    campaign's log (found by an audit); every way in refuses it before anything is played."""
+    from engine.scenes.campaign import campaign_odds, play_in_campaign
+    from engine.state.sqlite import SqliteStore
+
+    rs = engine.load(QUIET)
+    assert rs.scene_odds("fight").probability("ann_wins") == 1  # ann strikes first, every blow lands
+    calls = [
+        lambda: rs.scene_odds("fight", policy="best"),
+        lambda: rs.play_scene("fight", random.Random(1), policy="best"),
+        lambda: rs.sample_scenes("fight", 5, random.Random(1), policy="best"),
+    ]
+    campaign = engine.new_campaign(
+        "quiet", rs, store=SqliteStore(tmp_path / "q.db"), characters={"cy": {"hp": 1}, "di": {"hp": 1}}
+    )
+    cast = {"ann": "cy", "bo": "di"}
+    calls += [
+        lambda: campaign_odds(campaign, "fight", cast, policy="best"),
+        lambda: play_in_campaign(campaign, "fight", cast, seed=1, policy="best"),
+    ]
+    for call in calls:
+        with pytest.raises(engine.InputError) as caught:
+            call()
+        assert caught.value.diagnostics[0].code == "RC408"
+    assert [e.kind for e in campaign.log()] == ["new"]  # nothing was written
+
+
+def test_a_scene_still_going_after_max_rounds_has_no_length() -> None:
+    """`Sampled.rounds` counts the scenes that ended, by round, as the odds' `rounds` do; one
+    still going after `max_rounds` is in `endings["unfinished"]` alone (the odds' `longer`), and
+    with any such scene there is no mean length to give (found by an audit: they were counted
+    as ending at `max_rounds`, and a run of scenes that never ended had a mean of 100)."""
+    short = engine.load(DUEL.replace("max_rounds: 40", "max_rounds: 2"))
+    parties = {"ann": {"hp": 1}, "bo": {"hp": 1}}  # four blows missing at 2/3 each: 16/81 go on
+    sampled = short.sample_scenes("fight", 400, random.Random(5), parties=parties)
+    unfinished = sampled.endings["unfinished"]
+    assert 0 < unfinished < 400
+    assert sum(sampled.rounds.values()) == 400 - unfinished and set(sampled.rounds) <= {1, 2}
+    assert sampled.mean_rounds() is None
+    odds = short.scene_odds("fight", parties=parties)
+    assert abs(unfinished / 400 - float(odds.longer)) < 5 * sqrt(float(odds.longer * (1 - odds.longer)) / 400)
+    whole = SKIRMISH.sample_scenes("fight", 50, random.Random(5))
+    assert (
+        "unfinished" not in whole.endings
+        and whole.mean_rounds() == sum(r * n for r, n in whole.rounds.items()) / 50
+    )
+
+
+def test_the_choices_are_counted_under_every_policy() -> None:
+    """`Odds.choices` counts the nodes that offer a `may:` choice under `always` and `never` too
+    (it said 0 of 0 there, found by an audit): `always` takes each, `never` none."""
+    rs = engine.load(LUCKY)
+    parties = {"ann": {"hp": 3}, "bo": {"hp": 3}}
+    got = {
+        p: rs.scene_odds("fight", parties=parties, policy=p).choices for p in ("always", "never", "optimal")
+    }
+    assert got["always"]["offered"] > 0 and got["always"]["taken"] == got["always"]["offered"]
+    assert got["never"]["offered"] > 0 and got["never"]["taken"] == 0
+    # never declines, so every fork best play can meet is met: the same nodes offer the choice
+    assert got["never"]["offered"] == got["optimal"]["offered"]

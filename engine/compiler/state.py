@@ -276,7 +276,7 @@ class StateCompiler:
     ) -> Scene:
         """A scene: its parties are read as PARTY.NAME; each step's action, party and roles checked.
         (The scene model is imported here: a ruleset without scenes never loads it.)"""
-        from ..model.scene import Ending, Scene, SceneStep
+        from ..model.scene import NEVER, RESERVED_ENDINGS, UNFINISHED, Ending, Scene, SceneStep
 
         path: PathKey = ("scenes", name)
         spec = self.unit.data["scenes"][name]
@@ -390,6 +390,15 @@ class StateCompiler:
             steps.append(
                 SceneStep(act_name, party, others, tuple(inputs), when, may=tuple(may), span=self.span(at))
             )
+        for i, e in enumerate(spec["ends"]):
+            if e["then"] in RESERVED_ENDINGS:
+                raise problem(
+                    "RC307",
+                    f"'{e['then']}' is the name of a scene's ending the engine gives itself",
+                    self.span(path + ("ends", i, "then")),
+                    f"'{NEVER}' is a state from which no ending can be reached, '{UNFINISHED}' a played "
+                    "scene still going after max_rounds: give this ending another name",
+                )
         ends = tuple(
             Ending(
                 str(e["then"]),

@@ -15,6 +15,7 @@ from operator import mul
 from typing import Any, Generic, TypeVar
 
 from ..errors import Diagnostic, LimitError
+from ..model.scene import NEVER  # what a state is worth when it can never reach an absorbing one
 from ..runtime.work import meter
 from .collector import collector_paused
 from .dist import Dist
@@ -445,8 +446,6 @@ class BestPlay(Generic[S, Opt]):
 
 
 Vector = dict[Hashable, Fraction]
-NEVER = "never"
-"""What a state is worth when it can never reach an absorbing state."""
 
 
 def solve_components(

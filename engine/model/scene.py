@@ -12,6 +12,13 @@ from ..frozen import field, frozen
 from ..syntax.positions import Span
 from .ruleset import Expr
 
+NEVER = "never"
+"""The ending the exact odds give a state from which no ending can be reached."""
+UNFINISHED = "unfinished"
+"""The ending of a played scene still going after `max_rounds`."""
+RESERVED_ENDINGS = (NEVER, UNFINISHED)
+"""Names a scene's own endings may not take: each would be read as the case it names."""
+
 
 @frozen
 class SceneStep:

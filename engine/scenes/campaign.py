@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from ..errors import CampaignError, Diagnostic, did_you_mean
 from ..model.scene import Scene
-from ..runtime.context import RunContext
+from ..runtime.context import RunContext, check_policy
 from ..state.campaign import Campaign
 from ..state.records import Event
 from .odds import Odds, odds
@@ -65,7 +65,7 @@ def campaign_odds(
 ) -> Odds:
     """The exact odds of a scene played from the campaign's state now (nothing is written)."""
     found, given = cast_of(campaign, scene, cast)
-    ctx = RunContext(campaign.limits, policy, campaign.caches)
+    ctx = RunContext(campaign.limits, check_policy(policy), campaign.caches)
     return odds(campaign.model, found, campaign.state(), given, ctx, tuple(expect))
 
 
@@ -79,6 +79,7 @@ def play_in_campaign(
 ) -> tuple[Event, Played]:
     """Play a scene out from the campaign's state and keep where it ends, as one event."""
     found, given = cast_of(campaign, scene, cast)
+    policy = check_policy(policy)  # before anything is played or written
     seed = random.randrange(2**32) if seed is None else seed
     ctx = RunContext(campaign.limits, policy, campaign.caches, random.Random(seed))
     with campaign.store.transaction(campaign.name) as tx:  # played and kept in one transaction

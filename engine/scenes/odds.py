@@ -22,10 +22,10 @@ from typing import Any
 
 from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, placed
 from ..eval.dist import Dist, fraction_text
-from ..eval.markov import NEVER, expectation, solve_components
+from ..eval.markov import expectation, solve_components
 from ..frozen import field, frozen
 from ..model.ruleset import RulesetModel
-from ..model.scene import Scene
+from ..model.scene import NEVER, Scene
 from ..model.values import Multi
 from ..runtime import arguments
 from ..runtime.context import RunContext, with_work
@@ -195,8 +195,11 @@ def _solve(
     def ended(key: str) -> str | None:
         return look(key)[2]
 
+    forks: set[Node] = set()  # the nodes that offer a choice
+
     def successors(node: Node) -> list[Dist] | None:
-        """The distributions a node may lead to (several when the step offers a choice)."""
+        """The distributions a node may lead to: several where the step offers a choice and the
+        policy weighs it (`optimal`), the one a fixed policy takes otherwise."""
         key, i = node
         here, view, end = look(key)
         if end is not None:
@@ -222,7 +225,10 @@ def _solve(
                     continue  # the choice is not there in this state
                 after = Dist.certain(key)
             options.append(after.map(lambda k: (k, nxt)))
-        if ctx.policy == "never" or len(options) == 1:
+        if len(options) == 1:
+            return options
+        forks.add(node)  # a choice is offered here, whichever policy decides it
+        if ctx.policy == "never":
             return options[:1]
         if ctx.policy == "always":
             return options[1:2]
@@ -282,7 +288,9 @@ def _solve(
     policy_graph = {n: (None if o is None else [o[chosen.get(n, 0)]]) for n, o in graph.items()}
     rounds, longer = _lengths(start, policy_graph, scene.max_rounds, size, work)
     mean = total[start] if NEVER not in endings.weights else None
-    taken = {"offered": len(offered), "taken": sum(1 for n in offered if chosen.get(n, 0) == 1)}
+    # a fixed policy decided each fork as it was listed: `always` took each one, `never` none
+    took = len(forks) if ctx.policy == "always" else sum(1 for n in offered if chosen.get(n, 0) == 1)
+    taken = {"offered": len(forks), "taken": took}
     declared = (*(e.name for e in scene.ends), NEVER)
     odds = Odds(scene.name, ctx.policy, endings, rounds, longer, mean, len(graph), taken, expected, declared)
     decisions = {}

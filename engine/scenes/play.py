@@ -18,7 +18,7 @@ from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, placed
 from ..eval.sample import Ready, sample
 from ..frozen import field, frozen
 from ..model.ruleset import RulesetModel
-from ..model.scene import Scene, SceneStep
+from ..model.scene import UNFINISHED, Scene, SceneStep
 from ..model.values import to_json
 from ..runtime import arguments
 from ..runtime.cache import BoundedCache
@@ -233,7 +233,7 @@ def _play(
             end = look(key, state)[1]
             if end is not None:
                 return done(end, rnd)
-    return done("unfinished", scene.max_rounds)
+    return done(UNFINISHED, scene.max_rounds)
 
 
 @frozen
@@ -266,7 +266,11 @@ class Sampled:
                 "ending", ending, self.declared, f"scene '{self.scene}'", code="RC907", error=CampaignError
             )
 
-    def mean_rounds(self) -> float:
+    def mean_rounds(self) -> float | None:
+        """The mean length; None when some scene was still going after `max_rounds`, whose
+        length is not known (as the exact odds' `mean_rounds` when some state never ends)."""
+        if self.endings.get(UNFINISHED):
+            return None
         return sum(r * n for r, n in self.rounds.items()) / self.scenes
 
     def as_json(self) -> dict[str, Any]:
@@ -296,8 +300,9 @@ def play_many(
         work.check_clock()  # a scene's own budget reads the clock only after much work
         played = play(model, scene, state, cast, ctx._replace(work=work), trace=False)
         endings[played.ending] = endings.get(played.ending, 0) + 1
-        rounds[played.rounds] = rounds.get(played.rounds, 0) + 1
-    declared = (*(e.name for e in scene.ends), "unfinished")
+        if played.ending != UNFINISHED:  # one still going has no length (as the odds' `longer`)
+            rounds[played.rounds] = rounds.get(played.rounds, 0) + 1
+    declared = (*(e.name for e in scene.ends), UNFINISHED)
     return Sampled(scene.name, ctx.policy, times, endings, dict(sorted(rounds.items())), declared)
 
 

@@ -422,7 +422,9 @@ def batch_text(batch: Batch, title: str) -> str:
 
 def sampled_text(sampled: Sampled, title: str) -> str:
     """Many played scenes: each ending's count and share with its standard error, the mean length."""
-    rows = [(e, n) for e, n in sampled.endings.items() if n or e != "unfinished"]
+    from ..model.scene import UNFINISHED  # imported with scenes only: a roll's start-up does without
+
+    rows = [(e, n) for e, n in sampled.endings.items() if n or e != UNFINISHED]
     width = max(len(e) for e, _ in rows)
     counts = max(len(str(n)) for _, n in rows)
     lines = [title]
@@ -430,7 +432,12 @@ def sampled_text(sampled: Sampled, title: str) -> str:
         share, se = sampled.share(e), sampled.standard_error(e)
         shown = f"{share * 100:6.2f}% ± {se * 100:.2f}%"
         lines.append(f"  {e.ljust(width)}  {str(n).rjust(counts)}  {shown}  {_bar(share)}")
-    lines.append(f"  rounds: mean {sampled.mean_rounds():.3f}")
+    mean = sampled.mean_rounds()
+    lines.append(
+        f"  rounds: mean {mean:.3f}"
+        if mean is not None
+        else f"  rounds: no mean ({sampled.endings[UNFINISHED]} scenes were still going after max_rounds)"
+    )
     lines.append(f"  ({sampled.scenes} scenes, policy {sampled.policy}; ± is one standard error)")
     return "\n".join(lines)
 
