@@ -677,3 +677,55 @@ def test_the_choices_are_counted_under_every_policy() -> None:
     assert got["never"]["offered"] > 0 and got["never"]["taken"] == 0
     # never declines, so every fork best play can meet is met: the same nodes offer the choice
     assert got["never"]["offered"] == got["optimal"]["offered"]
+
+
+GROWING = """\
+rulecraft: 1
+name: growing
+checks:
+  coin:
+    roll: {d: {die: 2}}
+    outcomes: [tails, heads]
+    outcome: "'heads' if d == 2 else 'tails'"
+state:
+  shared:
+    grow: {counter: 0, min: 0}
+    flip: {counter: 0, min: 0, max: 1}
+  each:
+    mark: {counter: 0, min: 0}
+actions:
+  sprout:
+    effects:
+      - {add: {grow: 1}}
+  toggle:
+    effects:
+      - {add: {flip: "1 - 2 * flip"}}
+scenes:
+  new_states:
+    parties: [a]
+    round:
+      - {act: sprout}
+    ends:
+      - {when: "grow < 0", then: impossible}
+    max_rounds: 2000
+  old_states:
+    parties: [a]
+    round:
+      - {act: toggle}
+    ends:
+      - {when: "flip > 1", then: impossible}
+    max_rounds: 2000
+"""
+
+
+def test_a_played_step_from_a_new_state_is_charged_what_it_costs() -> None:
+    """A step from a state met before costs 5-10 µs, one from a new state (its action bound, its
+    effects applied, the state keyed) about 75 µs: charged alike at 20 units, a scene making a
+    new state at every step ran 7 s on the default budget (found by an audit). 2,000 steps of
+    states met again fit 100,000 units; 2,000 new states do not."""
+    rs = engine.load(GROWING, limits=engine.Limits(max_work=100_000))
+    played = rs.play_scene("old_states", random.Random(1))
+    assert played.ending == "unfinished" and played.rounds == 2000
+    with pytest.raises(engine.LimitError) as caught:
+        rs.play_scene("new_states", random.Random(1))
+    assert caught.value.diagnostics[0].code == "RC503"
