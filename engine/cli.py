@@ -1083,12 +1083,16 @@ def _campaign_join(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _changed(campaign: Campaign, event: Event, args: argparse.Namespace, out: TextIO, extra: str = "") -> int:
+    """The event and the state after it, from the event itself: once it is committed, nothing
+    else is read (reading the log again, a damaged older event or a busy store would report a
+    change that was made as failed), as the server does."""
+    state = campaign.show(at=event)
     if args.json:
-        _dump({"event": event_json(event), "state": campaign.show()}, out)
+        _dump({"event": event_json(event), "state": state}, out)
     else:
         if extra:
             out.write(extra + "\n")
-        out.write(event_text(event) + "\n" + campaign_text(campaign.show()) + "\n")
+        out.write(event_text(event) + "\n" + campaign_text(state) + "\n")
     return 0
 
 

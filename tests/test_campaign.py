@@ -159,6 +159,58 @@ def test_a_value_outside_its_bounds_is_refused_unless_the_rule_clamps() -> None:
     assert campaign.show()["shared"] == {"luck": 0, "gems": {"blue": 1}}
 
 
+BYSTANDER = """\
+rulecraft: 1
+name: bystander
+checks:
+  flip:
+    roll: {d: {die: 2}}
+    outcomes: [tails, heads]
+    outcome: "'heads' if d == 2 else 'tails'"
+state:
+  character:
+    brave: {type: bool, default: false}
+  shared:
+    alarms: {counter: 0, min: 0, max: 3}
+  each:
+    nerve: {counter: "1 if brave else 2", min: 0, max: "4 - alarms"}
+    calm: {derived: "6 / (3 - alarms) if brave else 1"}
+actions:
+  raise_alarm:
+    effects: [{add: {alarms: 1}}]
+  shout:
+    by: character
+    effects: [{add: {alarms: 1}}]
+"""
+
+
+def test_a_change_to_the_table_is_checked_against_every_sheet(tmp_path: Path) -> None:
+    """The table's items may be read by any character's bounds and derived values, not only by
+    those the action names: a bystander's derived value that fails, or a bound it breaks, refuses
+    the action, and nothing is written (found by an audit: the event was written, then every
+    `show` failed)."""
+    rs = engine.load(BYSTANDER)
+    campaign = engine.new_campaign("b", rs, store=SqliteStore(tmp_path / "b.db"))
+    campaign.join("bo", brave=True)
+    campaign.act("raise_alarm")
+    campaign.act("raise_alarm")
+    for action, by in (("raise_alarm", None), ("shout", "bo")):
+        with pytest.raises(engine.CampaignError) as caught:
+            campaign.act(action, by)
+        d = caught.value.diagnostics[0]
+        assert d.code == "RC502" and d.message == "derived value 'calm': division by zero", action
+        assert len(campaign.log()) == 4 and campaign.show()["shared"]["alarms"] == 2
+    # a bystander's bound: al's nerve of 2 is above its maximum 4 - alarms once alarms is 3
+    other = engine.new_campaign("c", rs, store=SqliteStore(tmp_path / "c.db"))
+    other.join("al")
+    other.act("raise_alarm")
+    other.act("raise_alarm")
+    with pytest.raises(engine.CampaignError) as bound:
+        other.act("raise_alarm")
+    assert bound.value.diagnostics[0].message == "'nerve' would be 2, above its maximum 1"
+    assert len(other.log()) == 4
+
+
 UNCAPPED = """\
 rulecraft: 1
 name: uncapped
@@ -496,3 +548,24 @@ def test_one_character_cannot_fill_two_roles() -> None:
         duel.act("strike", "ann", others={"foe": "bo", "witness": "bo"}, forced={"d": 1})
     assert caught.value.diagnostics[0].code == "RC907" and "two roles" in caught.value.diagnostics[0].message
     duel.act("strike", "ann", others={"foe": "bo", "witness": "cy"}, forced={"d": 1})
+
+
+def test_a_committed_change_is_reported_from_its_own_event(cli: Any, tmp_path: Path) -> None:
+    """Once the event is written the command prints it and the state after it, read from the
+    event, not from the log again: with an older event damaged by hand the change was written
+    and then reported as failed, exit 1 (found by an audit). `show` still says the log is bad."""
+    import sqlite3
+
+    db = str(tmp_path / "c.db")
+    base = ("campaign", "--db", db)
+    assert cli(*base, "new", "b", "chill", "-p", "players=2").code == 0
+    assert cli(*base, "act", "b", "add_light").code == 0
+    assert cli(*base, "act", "b", "add_light").code == 0
+    with sqlite3.connect(db) as con:
+        con.execute("update events set data = '{bad' where seq = 2")
+    r = cli(*base, "act", "b", "add_light")
+    assert r.code == 0 and r.err == "" and "#4" in r.out, r.err
+    with sqlite3.connect(db) as con:
+        assert con.execute("select count(*) from events").fetchone() == (4,)
+    shown = cli(*base, "log", "b")
+    assert shown.code == 1 and "RC903" in shown.err

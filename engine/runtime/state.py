@@ -347,8 +347,10 @@ def apply(
             changed = [{**c, "character": who} for c in changed]
         done += changed
         if any(model.owner(c["item"]) == "shared" for c in changed):
-            for owner in {character, *others.values()}:  # every sheet's bounds may read the table's
-                _check_bounds(model, new, owner, effect, memo)
+            # every sheet's bounds and derived values may read the table's: each is checked, not
+            # only those the action names (a bystander's derived value failing was written)
+            for owner in [None, *new["characters"]]:
+                _check_bounds(model, new, owner, effect, memo, shared=owner is None)
         else:  # a character's bounds read only its own items and the table's
             _check_bounds(model, new, who, effect, memo, shared=False)
     return new, done
