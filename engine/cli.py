@@ -440,7 +440,7 @@ def _campaign_parser(sub: Any, build: bool = True) -> None:
         q.add_argument(
             "--migrate",
             action="store_true",
-            help="accept a ruleset changed since the campaign was made (recorded in the log)",
+            help="accept a ruleset changed since the campaign was made (logged with the next change)",
         )
 
     n = with_json(cs.add_parser("new", help="make a campaign of a ruleset"))

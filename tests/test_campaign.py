@@ -281,10 +281,86 @@ def test_a_changed_ruleset_is_refused_unless_migrated(tmp_path: Path) -> None:
         engine.open_campaign("b", store=store)
     assert caught.value.diagnostics[0].code == "RC904"
     campaign = engine.open_campaign("b", store=store, migrate=True)
-    assert campaign.log()[-1].kind == "migrate"
+    assert campaign.log()[-1].kind == "action"  # the migration is recorded with the next change
     campaign.act("spend_gently")
+    assert [e.kind for e in campaign.log()][-2:] == ["migrate", "action"]
     assert campaign.replay() == campaign.state()
     assert engine.open_campaign("b", store=store).show()["shared"]["luck"] == 0
+
+
+MIGRATED = BOUNDED.replace(
+    "    gems: {tally: [red, blue], start: {red: 1}, max: 2}\n",
+    "    gems: {tally: [red, green], start: {red: 1}, max: 2}\n    alarms: {counter: 'luck + 2', min: 0}\n",
+).replace("effects: [{add: {gems: {blue: 1}}}]", "effects: [{add: {gems: {green: 1}}}]") + (
+    "  overspend:\n    effects: [{remove: {luck: 5}}]\n"
+)
+
+
+def test_a_migration_carries_the_state_to_the_new_rules_with_the_first_change(tmp_path: Path) -> None:
+    """An item the new rules add takes its start, one they drop is left out (a tally member
+    too), and the migration is recorded in the first change's own transaction: a refused change
+    records nothing, and the state the campaign shows is already the carried one. Before (found
+    by an audit): the state was carried untouched, so an added item was a `KeyError` traceback
+    on every later command, and a refused action still left its migration in the log."""
+    path = tmp_path / "bounded.yaml"
+    path.write_text(BOUNDED)
+    store = SqliteStore(tmp_path / "c.db")
+    engine.new_campaign("b", path, store=store)
+    engine.open_campaign("b", store=store).act("gem")  # gems: red 1, blue 1
+    path.write_text(MIGRATED)
+    campaign = engine.open_campaign("b", store=store, migrate=True)
+    assert campaign.show()["shared"] == {"luck": 1, "gems": {"red": 1}, "alarms": 3}
+    with pytest.raises(engine.CampaignError) as refused:
+        campaign.act("overspend")  # refused inside its transaction: the migration is not kept
+    assert refused.value.diagnostics[0].code == "RC906"
+    assert [e.kind for e in campaign.log()] == ["new", "action"]
+    campaign.act("take_red")
+    log = campaign.log()
+    assert [e.kind for e in log] == ["new", "action", "migrate", "action"]
+    assert log[2].data["carried"] == ["dropped shared.gems.blue", "added shared.alarms"]
+    assert log[2].state["shared"] == {"luck": 1, "gems": {"red": 1}, "alarms": 3}
+    assert log[3].state["shared"] == {"luck": 1, "gems": {}, "alarms": 3}
+    assert campaign.replay() == campaign.state() == engine.open_campaign("b", store=store).state()
+    from engine.tools.render import event_text
+
+    assert event_text(log[2]).endswith("): dropped shared.gems.blue, added shared.alarms")
+
+
+def test_a_state_the_new_rules_cannot_hold_is_not_migrated(tmp_path: Path) -> None:
+    path = tmp_path / "bounded.yaml"
+    path.write_text(BOUNDED)
+    store = SqliteStore(tmp_path / "c.db")
+    engine.new_campaign("b", path, store=store)
+    path.write_text(
+        BOUNDED.replace("luck: {counter: 1, min: 0, max: 3}", "luck: {counter: 0, min: 0, max: 0}")
+    )
+    with pytest.raises(engine.CampaignError) as caught:
+        engine.open_campaign("b", store=store, migrate=True)
+    d = caught.value.diagnostics[0]
+    assert d.code == "RC906"
+    assert d.message == "campaign 'b' cannot take the new ruleset: 'luck' would be 1, above its maximum 0"
+    assert [e.kind for e in engine.open_campaign("b", store=store, ruleset=engine.load(BOUNDED)).log()] == [
+        "new"
+    ]
+
+
+def test_two_processes_migrating_at_once_record_one_migration(tmp_path: Path) -> None:
+    """Each opens with `--migrate` before either writes: the ruleset is read again under the
+    write lock, so the second records its action alone (before: two or three migrate events,
+    and a log that no longer replayed, found by an audit)."""
+    path = tmp_path / "bounded.yaml"
+    path.write_text(BOUNDED)
+    db = tmp_path / "c.db"
+    engine.new_campaign("b", path, store=SqliteStore(db))
+    path.write_text(MIGRATED)
+    first = engine.open_campaign("b", store=SqliteStore(db), migrate=True)
+    second = engine.open_campaign("b", store=SqliteStore(db), migrate=True)
+    first.act("gem")
+    second.act("spend")
+    campaign = engine.open_campaign("b", store=SqliteStore(db))
+    assert [e.kind for e in campaign.log()] == ["new", "migrate", "action", "action"]
+    assert campaign.show()["shared"] == {"luck": 0, "gems": {"red": 1, "green": 1}, "alarms": 3}
+    assert campaign.replay() == campaign.state()
 
 
 def test_a_ruleset_file_gone_plays_the_stored_text_but_a_broken_one_is_reported(tmp_path: Path) -> None:

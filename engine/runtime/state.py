@@ -230,6 +230,71 @@ def join(model: StateModel, state: State, character: str, params: Mapping[str, A
     return new
 
 
+def carry(model: StateModel, state: State, campaign: str) -> tuple[State, list[str]]:
+    """The state under a ruleset's new rules, for a migration: what the new rules still declare
+    is carried as it is; a parameter or an item they add takes its default or start, one they
+    drop (or whose kind changed) is left out. Then every bound and derived value is checked, so a
+    state the new rules cannot hold is refused (nothing is migrated). The second part names
+    each difference (`added shared.alarms`, `dropped bo.nerve`), for the migration's event."""
+    notes: list[str] = []
+
+    def kept(
+        specs: tuple[InputSpec, ...], stored: Mapping[str, Any], kind: str, owner: str
+    ) -> dict[str, Any]:
+        names = {spec.name for spec in specs}
+        where = "params" if kind == "campaign" else f"{owner}.params"
+        notes.extend(f"dropped {where}.{k}" for k in stored if k not in names)
+        notes.extend(f"added {where}.{k}" for k in names if k not in stored)
+        return bind_params(specs, {k: v for k, v in stored.items() if k in names}, kind, owner)
+
+    def items(
+        declared: Mapping[str, Item], stored: Mapping[str, Any], env: dict[str, Any], where: str
+    ) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, item in declared.items():
+            value = stored.get(name)
+            if isinstance(item, Derived):
+                env[name] = _run(item.expr, env, f"derived value '{name}'")
+            elif isinstance(item, Counter) and type(value) is int:
+                out[name] = env[name] = value
+            elif isinstance(item, Tally) and isinstance(value, dict):
+                members = item.scale.names
+                notes.extend(f"dropped {where}.{name}.{m}" for m in value if m not in members)
+                out[name] = _ordered(item, {m: n for m, n in value.items() if m in members})
+                env[name] = tally_value(item, out[name])
+            else:
+                out.update(_start({name: item}, env))
+                notes.append(f"added {where}.{name}")
+        notes.extend(f"dropped {where}.{name}" for name in stored if name not in out)
+        return out
+
+    try:
+        params = kept(model.campaign, state["params"], "campaign", campaign)
+        env = dict(params)
+        new: State = {"params": {k: to_json(v) for k, v in params.items()}, "characters": {}}
+        new["shared"] = items(model.shared, state["shared"], env, "shared")
+        for who, sheet in state["characters"].items():
+            theirs = kept(model.character, sheet["params"], "character", who)
+            own = {**env, **theirs}
+            new["characters"][who] = {
+                "params": {k: to_json(v) for k, v in theirs.items()},
+                "items": items(model.each, sheet["items"], own, who),
+            }
+        for owner in [None, *new["characters"]]:
+            _check_bounds(model, new, owner, None, shared=owner is None)
+    except RulecraftError as exc:
+        d = exc.diagnostics[0]
+        raise _fail(
+            d.code,
+            f"campaign '{campaign}' cannot take the new ruleset: {d.message}",
+            d.span,
+            d.hint
+            or "the state is carried over as it is; a bound it is past or a parameter "
+            "with no default that the new rules add cannot be carried",
+        ) from None
+    return new, notes
+
+
 def with_values(model: StateModel, state: State, given: Mapping[str, Any]) -> State:
     """The state with some items set outright (`{"shared": {...}, "characters": {who: {...}}}`):
     a starting position for an example. Values are checked like any other change."""

@@ -82,7 +82,7 @@ def play_in_campaign(
     policy = check_policy(policy)  # before anything is played or written
     seed = random.randrange(2**32) if seed is None else seed
     ctx = RunContext(campaign.limits, policy, campaign.caches, random.Random(seed))
-    with campaign.store.transaction(campaign.name) as tx:  # played and kept in one transaction
+    with campaign.writing() as tx:  # played and kept in one transaction
         played = play(campaign.model, found, tx.last().state, given, ctx)
         data = {
             "scene": scene,

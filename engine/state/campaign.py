@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -33,6 +34,7 @@ from ..runtime.state import (
     apply,
     begin,
     bind_params,
+    carry,
     join,
     new_state,
     roll_of,
@@ -42,7 +44,7 @@ from ..runtime.state import (
 )
 from ..runtime.work import working
 from .exact import after_action
-from .records import STORE_METHODS, Event, Header, Store
+from .records import STORE_METHODS, Event, Header, Store, Transaction
 
 Compile = Callable[[str, str], RulesetModel]
 """Compiles a ruleset's text (with the name it is shown under) to its model: given by the API."""
@@ -95,6 +97,9 @@ class Campaign:
                 unfit=True,
             )
         self.rules: StateModel = model.state
+        self._pending: tuple[str, str] | None = None
+        """A migration accepted at `open` (the new ruleset's hash and text), not yet recorded:
+        `writing` records it with the first change, in that change's transaction."""
 
     @property
     def name(self) -> str:
@@ -197,18 +202,46 @@ class Campaign:
             )
         model = compile(text, shown_as or header.ruleset)
         campaign = cls(store, header, model, limits, compile)
-        with store.transaction(name) as tx:
-            state = tx.last().state
-            tx.replace_ruleset(content_hash(text), text)
-            old = {"from": header.ruleset_hash, "to": content_hash(text), "from_text": header.ruleset_text}
-            tx.append("migrate", old, state)
-        campaign.header = store.header(name)
+        campaign._pending = (content_hash(text), text)
+        campaign.state()  # the state carried over now: one the new rules cannot hold is refused
         return campaign
 
     # -- reading ---------------------------------------------------------------------------------
 
     def state(self) -> State:
-        return self.store.events(self.name)[-1].state
+        """The state now (carried over to the new rules, when a migration is pending)."""
+        last = self.store.events(self.name)[-1].state
+        if self._pending is None:
+            return last
+        with metered(self.limits):
+            return carry(self.rules, last, self.name)[0]
+
+    @contextmanager
+    def writing(self) -> Iterator[Transaction]:
+        """The store's transaction for one change. A migration accepted at `open` is appended
+        first, in the same transaction: it is recorded with the first change made under the new
+        rules or not at all (a refused action records nothing), and once, however many processes
+        migrate at the same moment (the stored ruleset is read again under the write lock)."""
+        with self.store.transaction(self.name) as tx:
+            header = None
+            if self._pending is not None:
+                to, text = self._pending
+                now = tx.header()
+                if now.ruleset_hash != to:
+                    with metered(self.limits):
+                        state, notes = carry(self.rules, tx.last().state, self.name)
+                    tx.replace_ruleset(to, text)
+                    data = {
+                        "from": now.ruleset_hash,
+                        "to": to,
+                        "from_text": now.ruleset_text,
+                        "carried": notes,
+                    }
+                    tx.append("migrate", data, state)
+                header = Header(now.name, now.ruleset, to, text, now.params, now.created)
+            yield tx
+        if header is not None:
+            self.header, self._pending = header, None
 
     def log(self) -> list[Event]:
         return self.store.events(self.name)
@@ -237,7 +270,7 @@ class Campaign:
         """A character joins, with its parameters."""
         arguments.kept_name("Campaign.join", "character", character, "character")
         bound = bind_params(self.rules.character, params, "character", character)
-        with self.store.transaction(self.name) as tx, metered(self.limits):
+        with self.writing() as tx, metered(self.limits):
             state = join(self.rules, tx.last().state, character, bound)
             return tx.append(
                 "join", {"character": character, "params": {k: to_json(v) for k, v in bound.items()}}, state
@@ -260,7 +293,7 @@ class Campaign:
         _acting("Campaign.act", action, character, others, policy)
         _rolling("Campaign.act", seed, forced)
         act = self._action(action)
-        with self.store.transaction(self.name) as tx:
+        with self.writing() as tx:
             state = tx.last().state
             who = self._who(act, character, state)
             roles = self._roles(act, who, others, state)
@@ -333,7 +366,7 @@ class Campaign:
                 "values": {k: to_json(v) for k, v in result.values.items()},
             },
         }
-        with self.store.transaction(self.name) as tx:
+        with self.writing() as tx:
             return tx.append("roll", data, tx.last().state), result
 
     def distribution(
@@ -361,13 +394,13 @@ class Campaign:
         arguments.name("Campaign.begin", "period", period)
         if period not in self.rules.periods:
             raise self._missing("period", period, self.rules.periods)
-        with self.store.transaction(self.name) as tx, metered(self.limits):
+        with self.writing() as tx, metered(self.limits):
             new, done = begin(self.rules, tx.last().state, period)
             return tx.append("period", {"period": period, "effects": done}, new)
 
     def undo(self) -> Event:
         """Reverse the latest change that is not already undone (an undo appends; nothing is deleted)."""
-        with self.store.transaction(self.name) as tx:
+        with self.writing() as tx:
             events = tx.events()
             target = _undoable(events)
             if target is None:
@@ -381,7 +414,10 @@ class Campaign:
         replayed under the ruleset they were made with (kept in the migration's event)."""
         events = self.log()
         migrations = [e for e in events if e.kind == "migrate"]
-        model = self.model
+        stored = self.model  # the rules of the stored text: not this campaign's while one is pending
+        if self._pending is not None and self.compile is not None:
+            stored = self.compile(self.header.ruleset_text, self.header.ruleset)
+        model = stored
         if migrations and self.compile is not None:
             model = self.compile(migrations[0].data["from_text"], self.header.ruleset)
         rules = model.state
@@ -416,14 +452,14 @@ class Campaign:
                     got, _ = begin(rules, states[-1], e.data["period"])
                 elif e.kind == "undo":
                     got = _state_before(events, e.undoes or 0, states)
-                else:  # migrate: the state is carried over, and the new ruleset plays on
-                    got = states[-1]
-                    model = self.model
+                else:  # migrate: the state is carried over to the new ruleset, which plays on
+                    model = stored
                     if self.compile is not None and e is not migrations[-1]:
                         nxt = migrations[migrations.index(e) + 1]
                         model = self.compile(nxt.data["from_text"], self.header.ruleset)
                     assert model.state is not None
                     rules = model.state
+                    got = carry(rules, states[-1], self.name)[0]
             if got != e.state:
                 raise _fail(
                     "RC909",

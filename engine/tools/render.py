@@ -314,7 +314,11 @@ def event_text(event: Event) -> str:
         cast = ", ".join(f"{p}={c}" for p, c in d.get("cast", {}).items())
         return f"{head} scene {d['scene']} ({cast}): {d['ending']} after {d['rounds']} round(s)"
     if event.kind == "migrate":
-        return f"{head} the ruleset changed ({str(d.get('from', ''))[:12]} → {str(d.get('to', ''))[:12]})"
+        carried = d.get("carried") or []
+        what = ": " + ", ".join(str(c) for c in carried) if isinstance(carried, list) and carried else ""
+        return (
+            f"{head} the ruleset changed ({str(d.get('from', ''))[:12]} → {str(d.get('to', ''))[:12]}){what}"
+        )
     roll = d.get("roll")
     rolled = f" rolled {roll['check']}: {roll['outcome']}" if roll else ""
     if event.kind == "roll":
