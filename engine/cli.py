@@ -1194,7 +1194,9 @@ def _campaign_begin(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _campaign_log(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    events = _store(args).events(args.name)
+    from .state.records import whole  # read without the ruleset: it may no longer load
+
+    events = whole(_store(args).events(args.name), args.name)
     if args.json:
         _dump([event_json(e) for e in events], out)
     else:

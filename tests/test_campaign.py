@@ -645,3 +645,103 @@ def test_a_committed_change_is_reported_from_its_own_event(cli: Any, tmp_path: P
         assert con.execute("select count(*) from events").fetchone() == (4,)
     shown = cli(*base, "log", "b")
     assert shown.code == 1 and "RC903" in shown.err
+
+
+HAND_EDITS = [
+    (
+        "unknown action",
+        "update events set data = json_set(data, '$.action', 'nosuch') where seq = 3",
+        "replay",
+        "RC909",
+    ),
+    ("no inputs", "update events set data = json_remove(data, '$.inputs') where seq = 3", "replay", "RC903"),
+    (
+        "unknown character",
+        "update events set data = json_set(data, '$.character', 'zed') where seq = 4",
+        "replay",
+        "RC909",
+    ),
+    ("unknown kind", "update events set kind = 'banana' where seq = 3", "replay", "RC903"),
+    (
+        "undo of nothing",
+        "insert into events select campaign, 5, 'undo', '{\"kind\": \"action\"}', state, 42, at from events where seq = 4",
+        "replay",
+        "RC903",
+    ),
+    ("empty data", "update events set data = '{}' where seq = 3", "log", "RC903"),
+    ("text for a number", "update events set seq = '3x' where seq = 3", "act", "RC903"),
+    ("a huge number", "update events set seq = 9223372036854775807 where seq = 4", "act", "RC903"),
+    ("a gap", "update events set seq = 9 where seq = 4", "act", "RC903"),
+    (
+        "an item missing",
+        "update events set state = json_remove(state, '$.shared.alarms') where seq = 4",
+        "show",
+        "RC903",
+    ),
+    (
+        "no shared items",
+        "update events set state = json_remove(state, '$.shared') where seq = 4",
+        "act",
+        "RC903",
+    ),
+    (
+        "a counter as text",
+        "update events set state = json_set(state, '$.shared.alarms', 'two') where seq = 4",
+        "act",
+        "RC903",
+    ),
+    (
+        "a counter as a fraction",
+        "update events set state = json_set(state, '$.shared.alarms', 1.5) where seq = 4",
+        "act",
+        "RC903",
+    ),
+    (
+        "characters as a list",
+        "update events set state = json_set(state, '$.characters', json('[]')) where seq = 4",
+        "show",
+        "RC903",
+    ),
+    (
+        "past a bound",
+        "update events set state = json_set(state, '$.shared.alarms', 7) where seq = 4",
+        "act",
+        "RC903",
+    ),
+]
+
+
+@pytest.mark.parametrize("name,sql,command,code", HAND_EDITS, ids=[h[0] for h in HAND_EDITS])
+def test_a_row_changed_by_hand_is_one_diagnostic_and_nothing_is_written(
+    cli: Any, tmp_path: Path, name: str, sql: str, command: str, code: str
+) -> None:
+    """Each of these was a traceback (KeyError, TypeError, ValueError, OverflowError, ...), or
+    accepted and built on, found by an audit: a damaged log or state is RC903 where it is read,
+    a log naming what its rules do not have is RC909 in a replay, and nothing is appended."""
+    import sqlite3
+
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        BYSTANDER + "  rest:\n    by: character\n    effects: [{remove: {nerve: 1}, clamp: true}]\n"
+    )
+    db = str(tmp_path / "c.db")
+    base = ("campaign", "--db", db)
+    assert cli(*base, "new", "g", str(rules), "-c", "bo").code == 0
+    assert cli(*base, "act", "g", "raise_alarm").code == 0  # 2
+    assert cli(*base, "act", "g", "shout", "-c", "bo").code == 0  # 3
+    assert cli(*base, "act", "g", "rest", "-c", "bo").code == 0  # 4
+    with sqlite3.connect(db) as con:
+        con.execute(sql)
+        before = con.execute("select count(*) from events").fetchone()
+    argv = {
+        "act": ("act", "g", "rest", "-c", "bo"),
+        "show": ("show", "g"),
+        "log": ("log", "g"),
+        "replay": ("replay", "g"),
+    }
+    r = cli(*base, *argv[command])
+    assert r.code == 1 and r.out == "", r.out
+    assert r.err.startswith(f"error {code}: ") and "Traceback" not in r.err, r.err
+    assert r.err.count("error RC") == 1
+    with sqlite3.connect(db) as con:
+        assert con.execute("select count(*) from events").fetchone() == before

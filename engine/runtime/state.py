@@ -236,6 +236,35 @@ def carry(model: StateModel, state: State, campaign: str) -> tuple[State, list[s
     drop (or whose kind changed) is left out. Then every bound and derived value is checked, so a
     state the new rules cannot hold is refused (nothing is migrated). The second part names
     each difference (`added shared.alarms`, `dropped bo.nerve`), for the migration's event."""
+    try:
+        return _carried(model, state, campaign)
+    except RulecraftError as exc:
+        d = exc.diagnostics[0]
+        raise _fail(
+            d.code,
+            f"campaign '{campaign}' cannot take the new ruleset: {d.message}",
+            d.span,
+            d.hint
+            or "the state is carried over as it is; a bound it is past or a parameter "
+            "with no default that the new rules add cannot be carried",
+        ) from None
+
+
+def misfit(model: StateModel, state: State, campaign: str) -> str | None:
+    """How a stored state differs from one these rules make, if it does (an item missing or of
+    another kind, a tally member they do not know, a value past its bound): rulecraft writes
+    only states its rules made, so such a state was changed from outside."""
+    try:
+        again, notes = _carried(model, state, campaign)
+    except RulecraftError as exc:
+        return exc.diagnostics[0].message
+    if notes:
+        return ", ".join(notes).replace("added ", "no ").replace("dropped ", "an unknown ")
+    return None if again == state else "its values are not in the form the rules keep"
+
+
+def _carried(model: StateModel, state: State, campaign: str) -> tuple[State, list[str]]:
+    """`carry`'s work, its errors as they are raised."""
     notes: list[str] = []
 
     def kept(
@@ -257,7 +286,11 @@ def carry(model: StateModel, state: State, campaign: str) -> tuple[State, list[s
                 env[name] = _run(item.expr, env, f"derived value '{name}'")
             elif isinstance(item, Counter) and type(value) is int:
                 out[name] = env[name] = value
-            elif isinstance(item, Tally) and isinstance(value, dict):
+            elif (
+                isinstance(item, Tally)
+                and isinstance(value, dict)
+                and all(type(n) is int and n > 0 for n in value.values())
+            ):
                 members = item.scale.names
                 notes.extend(f"dropped {where}.{name}.{m}" for m in value if m not in members)
                 out[name] = _ordered(item, {m: n for m, n in value.items() if m in members})
@@ -268,30 +301,19 @@ def carry(model: StateModel, state: State, campaign: str) -> tuple[State, list[s
         notes.extend(f"dropped {where}.{name}" for name in stored if name not in out)
         return out
 
-    try:
-        params = kept(model.campaign, state["params"], "campaign", campaign)
-        env = dict(params)
-        new: State = {"params": {k: to_json(v) for k, v in params.items()}, "characters": {}}
-        new["shared"] = items(model.shared, state["shared"], env, "shared")
-        for who, sheet in state["characters"].items():
-            theirs = kept(model.character, sheet["params"], "character", who)
-            own = {**env, **theirs}
-            new["characters"][who] = {
-                "params": {k: to_json(v) for k, v in theirs.items()},
-                "items": items(model.each, sheet["items"], own, who),
-            }
-        for owner in [None, *new["characters"]]:
-            _check_bounds(model, new, owner, None, shared=owner is None)
-    except RulecraftError as exc:
-        d = exc.diagnostics[0]
-        raise _fail(
-            d.code,
-            f"campaign '{campaign}' cannot take the new ruleset: {d.message}",
-            d.span,
-            d.hint
-            or "the state is carried over as it is; a bound it is past or a parameter "
-            "with no default that the new rules add cannot be carried",
-        ) from None
+    params = kept(model.campaign, state["params"], "campaign", campaign)
+    env = dict(params)
+    new: State = {"params": {k: to_json(v) for k, v in params.items()}, "characters": {}}
+    new["shared"] = items(model.shared, state["shared"], env, "shared")
+    for who, sheet in state["characters"].items():
+        theirs = kept(model.character, sheet["params"], "character", who)
+        own = {**env, **theirs}
+        new["characters"][who] = {
+            "params": {k: to_json(v) for k, v in theirs.items()},
+            "items": items(model.each, sheet["items"], own, who),
+        }
+    for owner in [None, *new["characters"]]:
+        _check_bounds(model, new, owner, None, shared=owner is None)
     return new, notes
 
 

@@ -17,7 +17,7 @@ from fastapi import APIRouter, Depends, Request
 from ..api import default_db, new_campaign, open_campaign, open_store
 from ..errors import RulecraftError
 from ..state.campaign import Campaign
-from ..state.records import Event, Store
+from ..state.records import Event, Store, whole
 from ..syntax.resources import shipped_rulesets
 from ..tools.render import event_json
 from .app import Server, server_of
@@ -117,7 +117,7 @@ def show_campaign(name: str, request: Request) -> dict[str, Any]:
 def campaign_log(name: str, request: Request) -> list[dict[str, Any]]:
     """The campaign's events, oldest first."""
     with _store(server_of(request)) as store:
-        return [event_json(e) for e in store.events(name)]
+        return [event_json(e) for e in whole(store.events(name), name)]
 
 
 @router.post("", status_code=201, dependencies=TOKEN)

@@ -36,6 +36,7 @@ from ..runtime.state import (
     bind_params,
     carry,
     join,
+    misfit,
     new_state,
     roll_of,
     seen_roll,
@@ -44,7 +45,7 @@ from ..runtime.state import (
 )
 from ..runtime.work import working
 from .exact import after_action
-from .records import STORE_METHODS, Event, Header, Store, Transaction
+from .records import STORE_METHODS, Event, Header, Store, Transaction, whole
 
 Compile = Callable[[str, str], RulesetModel]
 """Compiles a ruleset's text (with the name it is shown under) to its model: given by the API."""
@@ -210,11 +211,28 @@ class Campaign:
 
     def state(self) -> State:
         """The state now (carried over to the new rules, when a migration is pending)."""
-        last = self.store.events(self.name)[-1].state
+        last = self.store.events(self.name)[-1]
         if self._pending is None:
-            return last
+            return self._fitting(last)
+        self._whole(last)
         with metered(self.limits):
-            return carry(self.rules, last, self.name)[0]
+            return carry(self.rules, last.state, self.name)[0]
+
+    def _fitting(self, event: Event) -> State:
+        """An event's state, when these rules could have made it: one changed from outside (an
+        item missing or of another kind, a value past its bound) is RC903 here, before anything
+        reads it, rather than an error in whatever reads it first."""
+        self._whole(event)
+        with metered(self.limits):
+            wrong = misfit(self.rules, event.state, self.name)
+        if wrong is not None:
+            raise _fail(
+                "RC903",
+                f"campaign '{self.name}' is damaged: the state at event {event.seq} is not one its "
+                f"ruleset makes ({wrong})",
+                "the stored state was changed outside rulecraft; 'replay' finds the first event that differs",
+            )
+        return event.state
 
     @contextmanager
     def writing(self) -> Iterator[Transaction]:
@@ -228,8 +246,10 @@ class Campaign:
                 to, text = self._pending
                 now = tx.header()
                 if now.ruleset_hash != to:
+                    last = tx.last()
+                    self._whole(last)
                     with metered(self.limits):
-                        state, notes = carry(self.rules, tx.last().state, self.name)
+                        state, notes = carry(self.rules, last.state, self.name)
                     tx.replace_ruleset(to, text)
                     data = {
                         "from": now.ruleset_hash,
@@ -239,12 +259,17 @@ class Campaign:
                     }
                     tx.append("migrate", data, state)
                 header = Header(now.name, now.ruleset, to, text, now.params, now.created)
+            self._fitting(tx.last())
             yield tx
         if header is not None:
             self.header, self._pending = header, None
 
     def log(self) -> list[Event]:
-        return self.store.events(self.name)
+        """Every event, oldest first; one that is not whole (changed from outside) is RC903."""
+        return whole(self.store.events(self.name), self.name)
+
+    def _whole(self, event: Event) -> None:
+        whole([event], self.name)
 
     def show(self, at: Event | None = None) -> dict[str, Any]:
         """Every item of the table and of each character, derived values included, JSON-ready:
@@ -424,42 +449,54 @@ class Campaign:
         assert rules is not None
         states: list[State] = []
         for e in events:
-            with metered(self.limits):  # each event was one request when it was made
-                if e.kind == "new":
-                    got = e.state
-                elif e.kind == "join":
-                    params = bind_params(rules.character, e.data["params"], "character", e.data["character"])
-                    got = join(rules, states[-1], e.data["character"], params)
-                elif e.kind == "action":
-                    act = rules.actions[e.data["action"]]
-                    bound = bind(act.inputs, e.data["inputs"], "action", act.name, act.span)
-                    forced = e.data["roll"]["dice"] if "roll" in e.data else None
-                    got, _, _ = self._rules_of(model)._run(
-                        act,
-                        states[-1],
-                        e.data["character"],
-                        bound,
-                        e.data.get("seed"),
-                        forced,
-                        e.data.get("policy", "always"),
-                        e.data.get("others") or {},
-                    )
-                elif e.kind == "roll":
-                    got = states[-1]
-                elif e.kind == "scene":
-                    got = self._rules_of(model)._replay_scene(states[-1], e.data)
-                elif e.kind == "period":
-                    got, _ = begin(rules, states[-1], e.data["period"])
-                elif e.kind == "undo":
-                    got = _state_before(events, e.undoes or 0, states)
-                else:  # migrate: the state is carried over to the new ruleset, which plays on
-                    model = stored
-                    if self.compile is not None and e is not migrations[-1]:
-                        nxt = migrations[migrations.index(e) + 1]
-                        model = self.compile(nxt.data["from_text"], self.header.ruleset)
-                    assert model.state is not None
-                    rules = model.state
-                    got = carry(rules, states[-1], self.name)[0]
+            try:
+                with metered(self.limits):  # each event was one request when it was made
+                    if e.kind == "new":
+                        got = e.state
+                    elif e.kind == "join":
+                        params = bind_params(
+                            rules.character, e.data["params"], "character", e.data["character"]
+                        )
+                        got = join(rules, states[-1], e.data["character"], params)
+                    elif e.kind == "action":
+                        act = rules.actions[e.data["action"]]
+                        bound = bind(act.inputs, e.data["inputs"], "action", act.name, act.span)
+                        forced = e.data["roll"]["dice"] if "roll" in e.data else None
+                        got, _, _ = self._rules_of(model)._run(
+                            act,
+                            states[-1],
+                            e.data["character"],
+                            bound,
+                            e.data.get("seed"),
+                            forced,
+                            e.data.get("policy", "always"),
+                            e.data.get("others") or {},
+                        )
+                    elif e.kind == "roll":
+                        got = states[-1]
+                    elif e.kind == "scene":
+                        got = self._rules_of(model)._replay_scene(states[-1], e.data)
+                    elif e.kind == "period":
+                        got, _ = begin(rules, states[-1], e.data["period"])
+                    elif e.kind == "undo":
+                        got = _state_before(events, e.undoes or 0, states)
+                    else:  # migrate: the state is carried over to the new ruleset, which plays on
+                        model = stored
+                        if self.compile is not None and e is not migrations[-1]:
+                            nxt = migrations[migrations.index(e) + 1]
+                            model = self.compile(nxt.data["from_text"], self.header.ruleset)
+                        assert model.state is not None
+                        rules = model.state
+                        got = carry(rules, states[-1], self.name)[0]
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+                # an event rulecraft wrote replays; one naming what its rules do not have (an action,
+                # a character, an input) or holding a value of another kind was written from outside
+                raise _fail(
+                    "RC909",
+                    f"replaying campaign '{self.name}': event {e.seq} ({e.kind}) cannot be replayed "
+                    f"({type(exc).__name__}: {exc})",
+                    "the log or the stored state was changed outside rulecraft",
+                ) from None
             if got != e.state:
                 raise _fail(
                     "RC909",

@@ -117,6 +117,78 @@ APPEND_KINDS: Final = frozenset({"join", "action", "roll", "scene", "period", "u
 """What `Transaction.append` accepts; "new" is written by `create` alone."""
 
 
+MOST_SEQ: Final = 2**53
+"""The largest event number a log may hold (JSON's exact integers; SQLite's and PostgreSQL's
+64-bit columns hold more, so a larger one was written from outside)."""
+_NEEDS: Final[Mapping[str, tuple[tuple[str, type | tuple[type, ...]], ...]]] = {
+    "new": (),
+    "join": (("character", str), ("params", dict)),
+    "action": (("action", str), ("character", (str, type(None))), ("inputs", dict), ("effects", list)),
+    "roll": (("check", str), ("inputs", dict), ("roll", dict)),
+    "scene": (("scene", str), ("cast", dict), ("ending", str), ("rounds", int), ("trace", list)),
+    "period": (("period", str), ("effects", list)),
+    "undo": (("kind", str),),
+    "migrate": (("from", str), ("to", str), ("from_text", str)),
+}
+"""Each kind of event's data: the keys the readers of a log index, with their JSON types."""
+
+
+def damage(seq: object, kind: object, undoes: object = None) -> str | None:
+    """What is wrong with a stored event's place in its log, if anything: an event number out of
+    range, a kind no store appends, an undo of no earlier event (the store reports it as RC903).
+    What the event holds is its campaign's to check (`shape`)."""
+    if type(seq) is not int or not 1 <= seq <= MOST_SEQ:
+        return f"an event's number is {seq!r}"
+    if kind not in _NEEDS:
+        return f"event {seq} is of no known kind ({kind!r})"
+    if kind == "undo" and (type(undoes) is not int or not 1 <= undoes < seq):
+        return f"event {seq} undoes {undoes!r}, no earlier event"
+    return None
+
+
+def shape(event: Event) -> str | None:
+    """What is wrong with what a campaign's event holds, if anything: rulecraft writes each
+    kind of event whole, so one missing a key its readers index, or a state that is not a
+    campaign's, was changed from outside. The state's items are checked against the rules by
+    the campaign itself (`runtime.state.misfit`)."""
+    data, state = event.data, event.state
+    for key, kinds in _NEEDS.get(event.kind, ()):
+        if not isinstance(data.get(key), kinds) or isinstance(data.get(key), bool):
+            return f"event {event.seq}'s data has no {key!r} of the right kind"
+    if not (
+        isinstance(state.get("params"), dict)
+        and isinstance(state.get("shared"), dict)
+        and isinstance(state.get("characters"), dict)
+        and all(
+            isinstance(sheet, dict)
+            and isinstance(sheet.get("params"), dict)
+            and isinstance(sheet.get("items"), dict)
+            for sheet in state["characters"].values()
+        )
+    ):
+        return f"event {event.seq}'s state is not a campaign's (params, shared items, characters)"
+    return None
+
+
+def whole(events: list[Event], campaign: str) -> list[Event]:
+    """The events, when each holds what its kind needs (`shape`); else RC903 for the first that
+    does not, as a reader of the log (its lines, a replay, a state) would meet it."""
+    for e in events:
+        wrong = shape(e)
+        if wrong is not None:
+            raise CampaignError(
+                [
+                    Diagnostic(
+                        "RC903",
+                        f"campaign '{campaign}' is damaged: {wrong}",
+                        None,
+                        "the log was changed outside rulecraft",
+                    )
+                ]
+            )
+    return events
+
+
 def now() -> str:
     """The time an event is stored with: ISO 8601, UTC, to the microsecond."""
     return datetime.now(UTC).isoformat(timespec="microseconds")

@@ -23,6 +23,7 @@ from .records import (
     State,
     Transaction,
     check_append,
+    damage,
     dumps,
     json_object,
     now,
@@ -221,7 +222,7 @@ class SqlStore:
             ).fetchall()
         if not rows:
             raise self._error("RC903", f"{self._where} is damaged: campaign '{name}' has no events")
-        return [
+        events = [
             Event(
                 seq,
                 kind,
@@ -232,6 +233,13 @@ class SqlStore:
             )
             for seq, kind, data, state, undoes, at in rows
         ]
+        for i, e in enumerate(events, start=1):
+            wrong = damage(e.seq, e.kind, e.undoes)
+            if wrong is None and not last and e.seq != i:  # appended one after another, from 1
+                wrong = f"event {i} is missing (the log goes on at event {e.seq})"
+            if wrong is not None:
+                raise self._error("RC903", f"{self._where} is damaged: in campaign '{name}', {wrong}")
+        return events
 
     def _load(self, text: object, campaign: str, what: str) -> dict[str, Any]:
         """A JSON object from a column; anything else means the database was damaged (RC903)."""
@@ -274,9 +282,16 @@ class SqlTransaction:
         state_text = dumps(state, "state")
         with self._store._errors("appending an event"):
             row = connection.execute(
-                sql("SELECT COALESCE(MAX(seq), 0) FROM events WHERE campaign = ?"), (self.name,)
+                sql("SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM events WHERE campaign = ?"), (self.name,)
             ).fetchone()
-            seq = int(row[0]) + 1
+        if row[0] != row[1]:  # events are appended one after another from 1: a gap was made outside
+            raise self._store._error(
+                "RC903",
+                f"{self._store._where} is damaged: in campaign '{self.name}', {row[0]} events are "
+                f"numbered up to {row[1]}",
+            )
+        with self._store._errors("appending an event"):
+            seq = int(row[1]) + 1
             check_append(self.name, kind, undoes, seq)
             at = now()
             connection.execute(
