@@ -664,7 +664,8 @@ HAND_EDITS = [
     ("unknown kind", "update events set kind = 'banana' where seq = 3", "replay", "RC903"),
     (
         "undo of nothing",
-        "insert into events select campaign, 5, 'undo', '{\"kind\": \"action\"}', state, 42, at from events where seq = 4",
+        "insert into events select campaign, 5, 'undo', '{\"kind\": \"action\"}', state, 42, at"
+        " from events where seq = 4",
         "replay",
         "RC903",
     ),
