@@ -1221,8 +1221,11 @@ def _campaign_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _campaign_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    campaign = open_campaign(args.name, store=_store(args), ruleset=None)
-    data = campaign.export()
+    from .state.campaign import exported
+    from .state.records import whole
+
+    store = _store(args)  # the log as stored: no ruleset is read, so a changed one is no matter
+    data = exported(store.header(args.name), whole(store.events(args.name), args.name))
     if not args.out:
         _dump(data, out)
         return 0
@@ -1237,7 +1240,7 @@ def _campaign_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as exc:
         err.write(f"rulecraft campaign export: cannot write {target}: {exc.strerror or exc}\n")
         return 1
-    out.write(f"wrote {target}: {len(data['events'])} events of campaign '{campaign.name}'\n")
+    out.write(f"wrote {target}: {len(data['events'])} events of campaign '{args.name}'\n")
     return 0
 
 

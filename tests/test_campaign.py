@@ -746,3 +746,18 @@ def test_a_row_changed_by_hand_is_one_diagnostic_and_nothing_is_written(
     assert r.err.count("error RC") == 1
     with sqlite3.connect(db) as con:
         assert con.execute("select count(*) from events").fetchone() == before
+
+
+def test_a_campaign_whose_ruleset_changed_is_exported_all_the_same(cli: Any, tmp_path: Path) -> None:
+    """Export reads the log, not the rules: a changed ruleset was RC904 with a hint to use
+    `--migrate`, which export does not take (found by an audit)."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(BOUNDED)
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "b", str(rules)).code == 0
+    assert cli("campaign", "--db", db, "act", "b", "spend").code == 0
+    before = json.loads(cli("campaign", "--db", db, "export", "b").out)
+    rules.write_text(BOUNDED.replace("max: 3", "max: 5"))
+    r = cli("campaign", "--db", db, "export", "b")
+    assert r.code == 0, r.err
+    assert json.loads(r.out) == before and [e["kind"] for e in before["events"]] == ["new", "action"]

@@ -508,26 +508,7 @@ class Campaign:
 
     def export(self) -> dict[str, Any]:
         """The whole campaign as JSON: header, log and current state."""
-        events = self.log()
-        return {
-            "campaign": self.name,
-            "ruleset": self.header.ruleset,
-            "ruleset_hash": self.header.ruleset_hash,
-            "params": dict(self.header.params),
-            "created": self.header.created,
-            "events": [
-                {
-                    "seq": e.seq,
-                    "kind": e.kind,
-                    "at": e.at,
-                    "undoes": e.undoes,
-                    "data": e.data,
-                    "state": e.state,
-                }
-                for e in events
-            ],
-            "state": events[-1].state,
-        }
+        return exported(self.header, self.log())
 
     def _replay_scene(self, state: State, data: Mapping[str, Any]) -> State:
         """The state after a stored scene: each traced step again, with its dice."""
@@ -629,6 +610,30 @@ class Campaign:
                 did_you_mean(character, names) or f"characters: {', '.join(names) or 'none'}",
             )
         return character
+
+
+def exported(header: Header, events: list[Event]) -> dict[str, Any]:
+    """A campaign as JSON: header, log and current state. It reads no rules, so a campaign whose
+    ruleset changed or no longer loads is exported all the same."""
+    return {
+        "campaign": header.name,
+        "ruleset": header.ruleset,
+        "ruleset_hash": header.ruleset_hash,
+        "params": dict(header.params),
+        "created": header.created,
+        "events": [
+            {
+                "seq": e.seq,
+                "kind": e.kind,
+                "at": e.at,
+                "undoes": e.undoes,
+                "data": e.data,
+                "state": e.state,
+            }
+            for e in events
+        ],
+        "state": events[-1].state,
+    }
 
 
 def _acting(where: str, action: Any, character: Any, others: Any, policy: Any) -> None:
