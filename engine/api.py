@@ -759,7 +759,7 @@ def new_campaign(
     rs = ruleset if isinstance(ruleset, Ruleset) else load(ruleset, limits=limits or DEFAULT_LIMITS)
     limits = limits or rs.limits
     source = (
-        rs.document.source.name
+        _found_again(rs.document.source.name)
         if not isinstance(ruleset, str) or ruleset not in shipped_rulesets()
         else ruleset
     )
@@ -829,5 +829,24 @@ def _store(where: str, store: Any) -> None:
         arg.having(where, "store", store, STORE_METHODS, "a campaign store (engine.state) or None")
 
 
+def _found_again(name: str) -> str:
+    """How a campaign finds its ruleset file again: its full path, so another working folder
+    (with its own file of that name, or none) finds the same file; a name that is no file (YAML
+    text's `<string>`) as it is."""
+    try:
+        where = Path(name)
+        return str(where.resolve()) if where.is_file() else name
+    except (OSError, ValueError):  # a name the system refuses is no file
+        return name
+
+
 def _reference(ref: str) -> str | Path:
-    return ref if ref in shipped_rulesets() else Path(ref)
+    """A stored ruleset reference: a shipped name, or a file, named from the working folder when
+    it lies under it (as it was most likely given), so its diagnostics read `watch.yaml:3:5`."""
+    if ref in shipped_rulesets():
+        return ref
+    path = Path(ref)
+    try:
+        return path.relative_to(Path.cwd()) if path.is_absolute() else path
+    except (OSError, ValueError):  # elsewhere, or no working folder: the path as stored
+        return path

@@ -36,6 +36,7 @@ from .tools.render import (
     fraction,
     played_text,
     result_text,
+    ruleset_shown,
     ruleset_text,
     sampled_text,
     scene_odds_text,
@@ -1049,7 +1050,8 @@ def _campaign_new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _dump(campaign.show(), out)
     else:
-        out.write(f"made campaign '{campaign.name}' ({campaign.header.ruleset}) in {store_path(store)}\n")
+        shown = ruleset_shown(campaign.header.ruleset)
+        out.write(f"made campaign '{campaign.name}' ({shown}) in {store_path(store)}\n")
         out.write(campaign_text(campaign.show()) + "\n")
     return 0
 
@@ -1062,7 +1064,7 @@ def _campaign_list(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not rows:
         out.write("no campaigns yet (rulecraft campaign new NAME RULESET)\n")
     for name, ruleset, events in rows:
-        out.write(f"{name}  ({ruleset}, {events} event{'s' if events != 1 else ''})\n")
+        out.write(f"{name}  ({ruleset_shown(ruleset)}, {events} event{'s' if events != 1 else ''})\n")
     return 0
 
 

@@ -761,3 +761,25 @@ def test_a_campaign_whose_ruleset_changed_is_exported_all_the_same(cli: Any, tmp
     r = cli("campaign", "--db", db, "export", "b")
     assert r.code == 0, r.err
     assert json.loads(r.out) == before and [e["kind"] for e in before["events"]] == ["new", "action"]
+
+
+def test_a_campaign_finds_its_ruleset_file_by_its_full_path(cli: Any, tmp_path: Path) -> None:
+    """Made with `rules.yaml` from one folder and opened from another that has a different
+    `rules.yaml`, the campaign plays its own file: it keeps the full path, as language.md says
+    (it kept the name as typed, and was refused with RC904 there, found by an audit). Lines
+    of text still name the file briefly, and errors place it from the working folder."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "rules.yaml").write_text(BOUNDED)
+    (b / "rules.yaml").write_text(BOUNDED.replace("max: 3", "max: 5"))
+    db = str(tmp_path / "c.db")
+    made = cli("campaign", "--db", db, "new", "g", "rules.yaml", cwd=a)
+    assert made.code == 0 and made.out.startswith("made campaign 'g' (rules.yaml) in "), made.out
+    assert cli("campaign", "--db", db, "export", "g", cwd=b).code == 0
+    stored = json.loads(cli("campaign", "--db", db, "export", "g", cwd=b).out)["ruleset"]
+    assert stored == str((a / "rules.yaml").resolve())
+    shown = cli("campaign", "--db", db, "act", "g", "spend", cwd=b)
+    assert shown.code == 0 and "campaign g (rules.yaml)" in shown.out, shown.err
+    refused = cli("campaign", "--db", db, "act", "g", "spend", cwd=a)
+    assert refused.code == 1 and refused.err.startswith("rules.yaml:"), refused.err  # placed from a

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from fractions import Fraction
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from ..eval.dist import Dist
@@ -271,10 +272,18 @@ def _item_text(value: Any) -> str:
     return show(value) if not isinstance(value, str) else value
 
 
+def ruleset_shown(ref: str) -> str:
+    """A campaign's ruleset as a line of text names it: a file by its name (the full path it is
+    found by is in `--json` and `export`), a shipped ruleset by its own."""
+    return PurePath(ref).name if PurePath(ref).is_absolute() else ref
+
+
 def campaign_text(shown: Mapping[str, Any]) -> str:
     """A campaign's state as `rulecraft campaign show` prints it (from `Campaign.show()`)."""
     params = ", ".join(f"{k}={_item_text(v)}" for k, v in shown["params"].items())
-    lines = [f"campaign {shown['campaign']} ({shown['ruleset']}{'; ' + params if params else ''})"]
+    lines = [
+        f"campaign {shown['campaign']} ({ruleset_shown(shown['ruleset'])}{'; ' + params if params else ''})"
+    ]
     for name, value in shown["shared"].items():
         lines.append(f"  {name}: {_item_text(value)}")
     for who, sheet in shown["characters"].items():
