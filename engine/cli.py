@@ -83,10 +83,46 @@ class _AfterOut:
         return getattr(self._err, name)
 
 
+class _OutputLost(Exception):
+    """Standard output could not be written (a full disk, a closed descriptor)."""
+
+
+class _Out:
+    """Standard output whose failures are told apart from any other `OSError`."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+
+    def write(self, text: str) -> int:
+        try:
+            return self._out.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputLost(exc.strerror or str(exc)) from None
+
+    def flush(self) -> None:
+        try:
+            self._out.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputLost(exc.strerror or str(exc)) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._out, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        err = cast(TextIO, _AfterOut(sys.stderr, sys.stdout))
-        return run(list(sys.argv[1:] if argv is None else argv), sys.stdout, err)
+        out = cast(TextIO, _Out(sys.stdout))
+        err = cast(TextIO, _AfterOut(sys.stderr, out))
+        code = run(list(sys.argv[1:] if argv is None else argv), out, err)
+        out.flush()  # met here, in a line of ours, rather than as the interpreter exits
+        return code
+    except _OutputLost as exc:  # what the command changed (a campaign's event) was kept before it
+        sys.stderr.write(f"rulecraft: could not write to standard output: {exc}\n")
+        return 1
     except BrokenPipeError:  # the reader (head, less) went away: not an error of ours
         sys.stderr.close()
         return 0

@@ -783,3 +783,22 @@ def test_a_campaign_finds_its_ruleset_file_by_its_full_path(cli: Any, tmp_path: 
     assert shown.code == 0 and "campaign g (rules.yaml)" in shown.out, shown.err
     refused = cli("campaign", "--db", db, "act", "g", "spend", cwd=a)
     assert refused.code == 1 and refused.err.startswith("rules.yaml:"), refused.err  # placed from a
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_output_that_cannot_be_written_is_one_line_and_the_change_is_kept(tmp_path: Path) -> None:
+    """`act ... > /dev/full`: the event is kept (it was written before the output), and the
+    failed output is one line, exit 1, not a traceback (found by an audit)."""
+    import sqlite3
+
+    db = str(tmp_path / "c.db")
+    command = [sys.executable, "-m", "engine", "campaign", "--db", db]
+    subprocess.run([*command, "new", "b", "chill", "-p", "players=2"], check=True, capture_output=True)
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [*command, "act", "b", "add_light"], stdout=full, stderr=subprocess.PIPE, text=True
+        )
+    assert done.returncode == 1
+    assert done.stderr == "rulecraft: could not write to standard output: No space left on device\n"
+    with sqlite3.connect(db) as con:
+        assert con.execute("select count(*) from events").fetchone() == (2,)
