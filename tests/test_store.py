@@ -204,16 +204,22 @@ def test_a_new_file_opened_by_many_at_once_is_laid_out_once(tmp_path: Path) -> N
 
 
 def test_paths_that_cannot_hold_a_database_are_rc903(tmp_path: Path) -> None:
+    """A pipe (or a device) is refused before SQLite opens it: it would leave its journal beside
+    it (`/dev/null-journal`, found by an audit)."""
     a_file = tmp_path / "notes.txt"
     a_file.write_text("x", encoding="utf-8")
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
     for path, says in [
         (tmp_path, "is a folder"),
         (tmp_path / "missing" / "campaigns.db", "does not exist"),
         (a_file / "campaigns.db", "is not a folder"),
+        (pipe, "is not a file"),
     ]:
         with pytest.raises(CampaignError) as error:
             SqliteStore(path)
         assert says in only_diagnostic(error, "RC903", path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "pipe"]
 
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0

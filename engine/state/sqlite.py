@@ -95,10 +95,13 @@ class SqliteStore(SqlStore):
         (`SQLITE_NOTADB`, on the first read), before anything is written."""
         try:
             folder, parent = self.path.is_dir(), self.path.parent.is_dir()
+            other = self.path.exists() and not self.path.is_file()  # a device, a pipe, a socket
         except OSError as exc:  # a path the system refuses (a name too long)
             raise self._error("RC903", f"cannot use {self._where}: {exc.strerror or exc}") from None
         if folder:
             raise self._error("RC903", f"{self._where} is a folder, not a rulecraft campaign database")
+        if other:  # SQLite would write its journal beside it (`/dev/null-journal`)
+            raise self._error("RC903", f"{self._where} is not a file, so not a rulecraft campaign database")
         if not parent:
             raise self._error(
                 "RC903",
