@@ -1219,10 +1219,10 @@ def _campaign_scene(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 0
     event, played = play_in_campaign(campaign, args.scene, cast, seed=args.seed, policy=args.policy)
     if args.json:
-        _dump({"event": event_json(event), "scene": played.as_json(), "state": campaign.show()}, out)
+        _dump({"event": event_json(event), "scene": played.as_json(), "state": campaign.show(at=event)}, out)
         return 0
     out.write(played_text(played, f"{campaign.name} · {args.scene}  (seed {event.data['seed']})") + "\n")
-    out.write(event_text(event) + "\n" + campaign_text(campaign.show()) + "\n")
+    out.write(event_text(event) + "\n" + campaign_text(campaign.show(at=event)) + "\n")
     return 0
 
 

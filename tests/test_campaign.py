@@ -649,6 +649,12 @@ def test_a_committed_change_is_reported_from_its_own_event(cli: Any, tmp_path: P
 
 HAND_EDITS = [
     (
+        "effects not changes",
+        "update events set data = json_set(data, '$.effects', json('[1]')) where seq = 2",
+        "log",
+        "RC903",
+    ),
+    (
         "unknown action",
         "update events set data = json_set(data, '$.action', 'nosuch') where seq = 3",
         "replay",
@@ -802,3 +808,75 @@ def test_output_that_cannot_be_written_is_one_line_and_the_change_is_kept(tmp_pa
     assert done.stderr == "rulecraft: could not write to standard output: No space left on device\n"
     with sqlite3.connect(db) as con:
         assert con.execute("select count(*) from events").fetchone() == (2,)
+
+
+def test_an_older_migration_is_read_and_a_stale_campaign_does_not_write(tmp_path: Path) -> None:
+    """Found by a review of the migration change: a migration made before 2026-12-04 kept the
+    state as it was (here with an item the new rules drop): it is read, played and replayed,
+    not called damaged; and a campaign opened before another process migrated it refuses to
+    write under its old rules (RC904), where it appended an event the log could not replay."""
+    path = tmp_path / "bounded.yaml"
+    path.write_text(BOUNDED)
+    db = tmp_path / "c.db"
+    engine.new_campaign("b", path, store=SqliteStore(db))
+    dropped = BOUNDED.replace("    gems: {tally: [red, blue], start: {red: 1}, max: 2}\n", "").replace(
+        "  gem:\n    effects: [{add: {gems: {blue: 1}}}]\n"
+        "  take_red:\n    effects: [{remove: {gems: {red: 1}}}]\n",
+        "",
+    )
+    store = SqliteStore(db)
+    with store.transaction("b") as tx:  # as the code before 2026-12-04 migrated: the state as it was
+        old = tx.header()
+        tx.replace_ruleset(engine.state.campaign.content_hash(dropped), dropped)
+        data = {
+            "from": old.ruleset_hash,
+            "to": engine.state.campaign.content_hash(dropped),
+            "from_text": old.ruleset_text,
+        }
+        tx.append("migrate", data, tx.last().state)
+    path.write_text(dropped)
+    campaign = engine.open_campaign("b", store=SqliteStore(db))
+    assert campaign.show()["shared"] == {"luck": 1}
+    campaign.act("spend")
+    assert campaign.replay() == campaign.state()
+
+    stale = engine.open_campaign("b", store=SqliteStore(db))
+    path.write_text(dropped.replace("max: 3", "max: 4"))
+    engine.open_campaign("b", store=SqliteStore(db), migrate=True).act("spend_gently")
+    with pytest.raises(engine.CampaignError) as caught:
+        stale.act("spend_gently")
+    assert caught.value.diagnostics[0].code == "RC904"
+    assert engine.open_campaign("b", store=SqliteStore(db)).replay() is not None
+
+
+def test_a_counter_clamped_to_a_bound_that_is_not_whole_stays_whole() -> None:
+    """It stored 7/2, which no later read could take (found by a review)."""
+    halves = engine.load(
+        BOUNDED.replace("luck: {counter: 1, min: 0, max: 3}", "luck: {counter: 1, min: 0, max: '7/2'}")
+        + "  lucky:\n    effects: [{add: {luck: 10}, clamp: true}]\n"
+    )
+    kept = engine.new_campaign("h", halves, store=MemoryStore())
+    assert kept.act("lucky").event.state["shared"]["luck"] == 3
+    assert kept.show()["shared"]["luck"] == 3
+
+
+def test_an_example_start_is_checked_against_every_sheet() -> None:
+    """A shared value set by `start:` past a character's bound was let through, then read as
+    damage at the first step (found by a review)."""
+    from engine.tools.examples import run_examples
+
+    example = (
+        "  examples:\n    - name: a late alarm\n      characters: {al: {}}\n"
+        "      start: {shared: {alarms: 3}}\n      steps:\n        - {act: steady, character: al}\n"
+        "      expect: {characters: {al: {nerve: 1}}}\nactions:\n"
+    )
+    late = engine.load(
+        BYSTANDER.replace("actions:\n", example, 1)
+        + "  steady:\n    by: character\n    effects: [{remove: {nerve: 1}, clamp: true}]\n"
+    )
+    [outcome] = [o for o in run_examples(late) if o.check == "state"]
+    [problem] = outcome.problems
+    assert (
+        problem.message
+        == "state example 'a late alarm' could not start: 'nerve' would be 2, above its maximum 1"
+    )

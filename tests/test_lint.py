@@ -365,6 +365,19 @@ checks:
     )
 
 
+def test_an_output_spelt_like_an_outcome_does_not_name_it():
+    """Outputs read the outputs above them: `crit` below is the output, not the outcome."""
+    diags = codes(
+        D6.replace("[miss, hit, critical]", "[miss, hit, crit]")
+        + """    outcome: "'hit' if d >= 4 else 'miss'"
+    outputs:
+      crit: "1 if d == 6 else 0"
+      bonus: "crit * 2"
+"""
+    )
+    assert only(diags, "RC803").message == "outcome 'crit' of check 'act' is declared but nothing gives it"
+
+
 def test_outcomes_computed_by_builtins_are_not_rc803():
     diags = codes("""
 rulecraft: 1

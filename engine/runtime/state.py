@@ -9,6 +9,7 @@ change the state they are given; they return a new one, or raise `CampaignError`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -251,16 +252,19 @@ def carry(model: StateModel, state: State, campaign: str) -> tuple[State, list[s
 
 
 def misfit(model: StateModel, state: State, campaign: str) -> str | None:
-    """How a stored state differs from one these rules make, if it does (an item missing or of
-    another kind, a tally member they do not know, a value past its bound): rulecraft writes
-    only states its rules made, so such a state was changed from outside."""
+    """What a stored state lacks that these rules read, if anything (an item missing or of
+    another kind, a parameter they need, a value past its bound or a derived value that fails):
+    rulecraft writes only states its rules can read, so such a state was changed from outside."""
     try:
-        again, notes = _carried(model, state, campaign)
+        _, notes = _carried(model, state, campaign)
     except RulecraftError as exc:
         return exc.diagnostics[0].message
-    if notes:
-        return ", ".join(notes).replace("added ", "no ").replace("dropped ", "an unknown ")
-    return None if again == state else "its values are not in the form the rules keep"
+    # what the rules no longer declare is not read, and a migration before 2026-12-04 kept it
+    # as it was: only what they need and lack (or hold in another kind) is damage
+    missing = [n.removeprefix("added ") for n in notes if n.startswith("added ")]
+    if missing:
+        return "no " + ", no ".join(missing) + " of the kind the rules keep"
+    return None
 
 
 def _carried(model: StateModel, state: State, campaign: str) -> tuple[State, list[str]]:
@@ -321,9 +325,7 @@ def with_values(model: StateModel, state: State, given: Mapping[str, Any]) -> St
     """The state with some items set outright (`{"shared": {...}, "characters": {who: {...}}}`):
     a starting position for an example. Values are checked like any other change."""
     new = _copied(state)
-    places: list[tuple[Mapping[str, Any], dict[str, Any], str | None]] = [
-        (given.get("shared") or {}, new["shared"], None)
-    ]
+    places: list[tuple[Mapping[str, Any], dict[str, Any]]] = [(given.get("shared") or {}, new["shared"])]
     for who, items in (given.get("characters") or {}).items():
         if who not in new["characters"]:
             raise _fail(
@@ -332,8 +334,8 @@ def with_values(model: StateModel, state: State, given: Mapping[str, Any]) -> St
                 None,
                 did_you_mean(str(who), new["characters"]) or "name it under 'characters:'",
             )
-        places.append((items, new["characters"][who]["items"], who))
-    for values, slot, who in places:
+        places.append((items, new["characters"][who]["items"]))
+    for values, slot in places:
         for name, value in values.items():
             item = model.item(name)
             if isinstance(item, Tally):
@@ -346,7 +348,8 @@ def with_values(model: StateModel, state: State, given: Mapping[str, Any]) -> St
                 slot[name] = _ordered(item, {m: _whole(n, None, name) for m, n in value.items()})
             else:
                 slot[name] = _whole(value, None, name)
-        _check_bounds(model, new, who, None)
+    for owner in [None, *new["characters"]]:  # a sheet's bounds may read the table's items
+        _check_bounds(model, new, owner, None, shared=owner is None)
     return new
 
 
@@ -527,10 +530,12 @@ def _effect(
 
 
 def _clamped(model: StateModel, item: Counter, value: int, env: Mapping[str, Any]) -> int:
+    """The value within the counter's bounds; a bound that is not whole (`10 - weight`, with a
+    weight of 1/2) stops it at the nearest whole number inside, since a counter is whole."""
     if item.minimum is not None:
-        value = max(value, _run(item.minimum, env, f"the min of '{item.name}'"))
+        value = max(value, math.ceil(_run(item.minimum, env, f"the min of '{item.name}'")))
     if item.maximum is not None:
-        value = min(value, _run(item.maximum, env, f"the max of '{item.name}'"))
+        value = min(value, math.floor(_run(item.maximum, env, f"the max of '{item.name}'")))
     return value
 
 

@@ -229,8 +229,9 @@ class Campaign:
             raise _fail(
                 "RC903",
                 f"campaign '{self.name}' is damaged: the state at event {event.seq} is not one its "
-                f"ruleset makes ({wrong})",
-                "the stored state was changed outside rulecraft; 'replay' finds the first event that differs",
+                f"ruleset can read ({wrong})",
+                "the stored state was changed outside rulecraft, or migrated by a rulecraft from "
+                "before 2026-12-04, which kept it as it was; 'replay' finds the first event that differs",
             )
         return event.state
 
@@ -242,6 +243,13 @@ class Campaign:
         migrate at the same moment (the stored ruleset is read again under the write lock)."""
         with self.store.transaction(self.name) as tx:
             header = None
+            if self._pending is None and tx.header().ruleset_hash != self.header.ruleset_hash:
+                # another process migrated it since this one opened it: these rules are not its
+                raise _fail(
+                    "RC904",
+                    f"the ruleset of campaign '{self.name}' was changed since it was opened here",
+                    "open it again (with --migrate, to play the ruleset given)",
+                )
             if self._pending is not None:
                 to, text = self._pending
                 now = tx.header()
@@ -487,7 +495,8 @@ class Campaign:
                             model = self.compile(nxt.data["from_text"], self.header.ruleset)
                         assert model.state is not None
                         rules = model.state
-                        got = carry(rules, states[-1], self.name)[0]
+                        # a migration before 2026-12-04 (no `carried`) kept the state as it was
+                        got = carry(rules, states[-1], self.name)[0] if "carried" in e.data else states[-1]
             except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
                 # an event rulecraft wrote replays; one naming what its rules do not have (an action,
                 # a character, an input) or holding a value of another kind was written from outside

@@ -155,6 +155,19 @@ def shape(event: Event) -> str | None:
     for key, kinds in _NEEDS.get(event.kind, ()):
         if not isinstance(data.get(key), kinds) or isinstance(data.get(key), bool):
             return f"event {event.seq}'s data has no {key!r} of the right kind"
+    effects = data.get("effects", [])
+    if not isinstance(effects, list) or not all(
+        isinstance(e, dict)
+        and isinstance(e.get("item"), str)
+        and isinstance(e.get("character"), (str, type(None)))
+        for e in effects
+    ):
+        return f"event {event.seq}'s effects are not each an item's change"
+    roll = data.get("roll")
+    if roll is not None and not (
+        isinstance(roll, dict) and isinstance(roll.get("check"), str) and isinstance(roll.get("outcome"), str)
+    ):
+        return f"event {event.seq}'s roll names no check and outcome"
     if not (
         isinstance(state.get("params"), dict)
         and isinstance(state.get("shared"), dict)

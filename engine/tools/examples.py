@@ -88,7 +88,12 @@ def run_state_example(rs: Ruleset, ex: StateExample) -> Outcome:
                         ex.spans.get(("refused",), ex.span),
                     )
                 )
-    shown = campaign.show()
+    try:
+        shown = campaign.show()
+    except RulecraftError as exc:  # the example's state, not the file: said at the example
+        first = exc.diagnostics[0]
+        problems.append(_fail(f"{where}: its state cannot be shown: {first.message}", ex.span, first.hint))
+        return Outcome("state", ex, tuple(problems))
     expect_shared = ex.expect.get("shared") or {}
     assert isinstance(expect_shared, dict)
     for name, want in expect_shared.items():

@@ -250,10 +250,10 @@ class Report:
         """Scale names that the check's values, rules and tables name; and whether some
         builtin (shift, majority, best, ...) may compute a value nothing names.
 
-        A bare name that the scope binds (an input, a die, a `let`; a table's parameter) reads
-        that value, whatever its spelling, so it names no outcome."""
+        A bare name that the scope binds (an input, a die, a `let`, an output; a table's
+        parameter) reads that value, whatever its spelling, so it names no outcome."""
         bound = {spec.name for spec in check.inputs} | {v.name for v in check.lets}
-        bound |= {r.name for r in check.roll}
+        bound |= {r.name for r in check.roll} | {name for name, _ in check.outputs}
         groups = [([e.node for _, e in check.expressions()], bound)]
         for t in tables_reached(check, self.bodies):
             cases = [ast.Name(v) for _, v in case_entries(self.doc, t) if isinstance(v, str)]
