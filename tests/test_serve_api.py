@@ -521,3 +521,31 @@ def test_an_error_does_not_tell_a_client_where_the_store_is(client: TestClient) 
     [d] = error(response, 404)
     assert d["code"] == "RC901" and "in the server's campaign store" in d["message"]
     assert "campaigns.db" not in response.text and "/tmp" not in response.text
+
+
+def test_a_campaign_changed_by_hand_is_one_rc903_from_every_route(tmp_path: Path) -> None:
+    """The log, the state and a change each answer 503 with one RC903 naming the damage, and
+    nothing is appended (the log route read rows whole and rendered a traceback-free 200 of
+    whatever was there; found by an audit)."""
+    import sqlite3
+
+    db = tmp_path / "c.db"
+    with TestClient(create_app(Settings(db=str(db), token="s3cret", workers=1, deadline=60.0))) as c:
+        made = c.post(
+            "/api/campaigns", json={"name": "hx", "ruleset": "chill", "params": {"players": 2}}, headers=AUTH
+        )
+        assert made.status_code == 201, made.text
+        assert c.post("/api/campaigns/hx/act", json={"action": "add_light"}, headers=AUTH).status_code == 200
+        with sqlite3.connect(db) as con:
+            con.execute("update events set data = json_set(data, '$.effects', json('[1]')) where seq = 2")
+        [d] = error(c.get("/api/campaigns/hx/log"), 503)
+        assert d["code"] == "RC903" and "event 2's effects are not each an item's change" in d["message"]
+        with sqlite3.connect(db) as con:
+            con.execute("update events set state = json_remove(state, '$.shared.tokens') where seq = 2")
+        assert error(c.get("/api/campaigns/hx"), 503)[0]["code"] == "RC903"
+        assert (
+            error(c.post("/api/campaigns/hx/act", json={"action": "add_light"}, headers=AUTH), 503)[0]["code"]
+            == "RC903"
+        )
+        with sqlite3.connect(db) as con:
+            assert con.execute("select count(*) from events").fetchone() == (2,)
