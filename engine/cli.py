@@ -14,7 +14,7 @@ import os
 import random
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
@@ -87,6 +87,17 @@ class _OutputLost(Exception):
     """Standard output could not be written (a full disk, a closed descriptor)."""
 
 
+@contextlib.contextmanager
+def _lost() -> Iterator[None]:
+    """An `OSError` of standard output as `_OutputLost`; a reader gone (a broken pipe) as it is."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise _OutputLost(exc.strerror or str(exc)) from None
+
+
 class _Out:
     """Standard output whose failures are told apart from any other `OSError`."""
 
@@ -94,20 +105,12 @@ class _Out:
         self._out = out
 
     def write(self, text: str) -> int:
-        try:
+        with _lost():
             return self._out.write(text)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise _OutputLost(exc.strerror or str(exc)) from None
 
     def flush(self) -> None:
-        try:
+        with _lost():
             self._out.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise _OutputLost(exc.strerror or str(exc)) from None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._out, name)

@@ -243,7 +243,8 @@ class Campaign:
         migrate at the same moment (the stored ruleset is read again under the write lock)."""
         with self.store.transaction(self.name) as tx:
             header = None
-            if self._pending is None and tx.header().ruleset_hash != self.header.ruleset_hash:
+            now = tx.header()
+            if self._pending is None and now.ruleset_hash != self.header.ruleset_hash:
                 # another process migrated it since this one opened it: these rules are not its
                 raise _fail(
                     "RC904",
@@ -252,7 +253,6 @@ class Campaign:
                 )
             if self._pending is not None:
                 to, text = self._pending
-                now = tx.header()
                 if now.ruleset_hash != to:
                     last = tx.last()
                     self._whole(last)

@@ -113,8 +113,6 @@ FORMAT: Final = "rulecraft-campaigns"
 """The mark in a database's `meta` table (key "format") that says the database is ours."""
 SCHEMA_VERSION: Final = 1
 """The layout of `meta`, `campaigns` and `events` (meta key "version"); a newer one is refused."""
-APPEND_KINDS: Final = frozenset({"join", "action", "roll", "scene", "period", "undo", "migrate"})
-"""What `Transaction.append` accepts; "new" is written by `create` alone."""
 
 
 MOST_SEQ: Final = 2**53
@@ -131,6 +129,8 @@ _NEEDS: Final[Mapping[str, tuple[tuple[str, type | tuple[type, ...]], ...]]] = {
     "migrate": (("from", str), ("to", str), ("from_text", str)),
 }
 """Each kind of event's data: the keys the readers of a log index, with their JSON types."""
+APPEND_KINDS: Final = frozenset(_NEEDS) - {"new"}
+"""What `Transaction.append` accepts; "new" is written by `create` alone."""
 
 
 def damage(seq: object, kind: object, undoes: object = None) -> str | None:
