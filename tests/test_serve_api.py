@@ -279,7 +279,7 @@ def test_a_served_file_name_that_is_not_utf8_is_listed_escaped(tmp_path: Path) -
 
 
 def test_a_campaign_name_the_store_cannot_keep_is_422(client: TestClient) -> None:
-    for bad in ["", "a/b", " padded", "x" * 101]:
+    for bad in ["", "a/b", " padded", "x" * 101, ".", ".."]:  # '..' was made, and no URL reached it
         [d] = error(client.post("/api/campaigns", json={"name": bad, "ruleset": "chill"}, headers=AUTH), 422)
         assert d["code"] == "RC410" and "name" in d["message"]
 
@@ -549,3 +549,123 @@ def test_a_campaign_changed_by_hand_is_one_rc903_from_every_route(tmp_path: Path
         )
         with sqlite3.connect(db) as con:
             assert con.execute("select count(*) from events").fetchone() == (2,)
+
+
+# -- found by an audit as a bot in another language (2026-12-04) ------------------------------------
+
+
+def test_an_error_lists_a_bounded_number_of_problems_of_bounded_size(client: TestClient) -> None:
+    """5,000 unknown inputs were 5,000 RC402s (105,000 were a 42 MB answer after 5 s, past the
+    deadline), and a check named with a megabyte was echoed back twice: an answer as large as
+    the request, or larger. Ten unknown names are named, the rest counted in one more line, and
+    no part of a diagnostic passes `MAX_TEXT` characters."""
+    from engine.runtime.inputs import UNKNOWN_SHOWN
+    from engine.serve.jobs import MAX_TEXT
+
+    inputs = {f"x{i}": 0 for i in range(5000)} | {"target": 55}
+    sent = client.post("/api/prob", json={"ruleset": "chill", "check": "specific", "inputs": inputs})
+    found = error(sent, 422)
+    assert len(found) == UNKNOWN_SHOWN + 1 and len(sent.content) < 20_000
+    assert "4990 more names given are not inputs of check 'specific'" in found[-1]["message"]
+    sent = client.post("/api/roll", json={"ruleset": "chill", "check": "x" * 1_000_000})
+    [d] = error(sent, 404)
+    assert len(sent.content) < 5 * MAX_TEXT + 2000 and d["message"].endswith("…")
+
+
+def test_an_api_error_lists_at_most_max_diagnostics() -> None:
+    from engine.errors import Diagnostic, InputError
+    from engine.serve.jobs import MAX_DIAGNOSTICS
+    from engine.serve.problems import api_error
+
+    many = InputError([Diagnostic("RC403", f"problem {i}", None) for i in range(MAX_DIAGNOSTICS + 7)])
+    shown = api_error(many).diagnostics
+    assert [d["message"] for d in shown[:-1]] == [f"problem {i}" for i in range(MAX_DIAGNOSTICS)]
+    assert shown[-1]["message"].startswith("7 more problems are not listed") and shown[-1]["code"] == "RC403"
+
+
+def test_a_store_that_cannot_be_opened_is_not_named_either(tmp_path: Path) -> None:
+    """The store's path was hidden from errors raised while it was used, not from those raised
+    while it was opened: a file that is no campaign database was named in full."""
+    odd = tmp_path / "secret-place.db"
+    odd.write_text("hello\n")
+    with TestClient(create_app(Settings(db=str(odd), workers=1))) as other:
+        response = other.get("/api/campaigns")
+    [d] = error(response, 503)
+    assert d["code"] == "RC903" and "the server's campaign store" in d["message"]
+    assert "secret-place" not in response.text and str(tmp_path) not in response.text
+
+
+def test_a_campaign_of_a_served_file_is_named_as_the_server_serves_it(tmp_path: Path) -> None:
+    """A campaign of a `--rulesets` file showed the operator's absolute path as its ruleset, which
+    a client cannot send back; and once the file was edited, RC904's hint told the client to
+    leave out the ruleset or use --migrate, neither of which the API has."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    mine = folder / "mine.yaml"
+    mine.write_bytes(shipped_rulesets()["chill"].read_bytes())
+    settings = Settings(rulesets=folder, db=str(tmp_path / "c.db"), workers=1)
+    with TestClient(create_app(settings)) as other:
+        made = other.post("/api/campaigns", json={"name": "c7", "ruleset": "mine", "params": {"players": 4}})
+        assert made.status_code == 201 and made.json()["ruleset"] == "mine"
+        assert other.get("/api/campaigns").json() == [{"name": "c7", "ruleset": "mine", "events": 1}]
+        assert other.get("/api/campaigns/c7").json()["ruleset"] == "mine"
+        assert str(tmp_path) not in other.get("/api/campaigns/c7").text
+        mine.write_text(mine.read_text() + "# changed\n")
+        [d] = error(other.get("/api/campaigns/c7"), 409)
+    assert d["code"] == "RC904" and "operator" in d["hint"] and "leave out" not in d["hint"]
+
+
+@pytest.mark.parametrize(
+    "content_type", [None, "text/plain;charset=UTF-8", "application/x-www-form-urlencoded"]
+)
+def test_a_body_not_sent_as_json_is_415_saying_so(client: TestClient, content_type: str | None) -> None:
+    """Node's fetch sends a string body as text/plain, curl's -d as a form: FastAPI did not read
+    either, and the answer was a 422 that the body was no object, for a body that was one."""
+    body = json.dumps({"ruleset": "chill", "check": "specific", "inputs": {"target": 55}})
+    headers = {} if content_type is None else {"content-type": content_type}
+    request = client.build_request("POST", "/api/roll", content=body.encode(), headers=headers)
+    if content_type is None and "content-type" in request.headers:
+        del request.headers["content-type"]
+    [d] = error(client.send(request), 415)
+    assert d["code"] == "RC407" and "not as JSON" in d["message"] and "application/json" in d["hint"]
+    sent = client.post("/api/roll", content=body, headers={"content-type": "application/json; charset=utf-8"})
+    assert sent.status_code == 200
+
+
+def test_a_405_says_which_methods_the_path_allows(client: TestClient) -> None:
+    response = client.get("/api/roll")
+    assert error(response, 405)[0]["code"] == "RC407" and response.headers["allow"] == "POST"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"seed": True}, {"seed": "7"}, {"seed": 7.0}, {"trace": "yes"}, {"trace": 0}, {"policy": 1}],
+)
+def test_a_field_of_the_wrong_type_is_refused_not_converted(
+    client: TestClient, change: dict[str, Any]
+) -> None:
+    """`"seed": true` rolled with seed 1, `"7"` with seed 7, `"trace": "yes"` traced: a bot
+    sending the wrong type is told so. An input's value is still the ruleset's to read."""
+    body = {"ruleset": "chill", "check": "specific", "inputs": {"target": "55"}}
+    assert client.post("/api/roll", json=body).status_code == 200
+    assert {d["code"] for d in error(client.post("/api/roll", json={**body, **change}), 422)} == {"RC407"}
+
+
+@pytest.mark.parametrize("constant", [b"NaN", b"Infinity", b"-Infinity"])
+def test_the_numbers_json_has_not_are_refused(client: TestClient, constant: bytes) -> None:
+    body = b'{"ruleset": "chill", "check": "specific", "inputs": {"target": ' + constant + b"}}"
+    [d] = error(client.post("/api/prob", content=body, headers={"content-type": "application/json"}), 422)
+    assert d["code"] == "RC407" and "is no JSON number" in d["message"]
+
+
+@pytest.mark.parametrize(("ruleset", "check"), [("chill", "specific"), ("chthonian", "contest")])
+def test_every_value_a_check_lists_is_one_prob_gives(client: TestClient, ruleset: str, check: str) -> None:
+    """The check's form listed its values known before the roll (Chill's `final_target`), which
+    `prob` refused (RC402), and left out its outputs, which it gives."""
+    listed = client.get(f"/api/rulesets/{ruleset}").json()["checks"][check]["values"]
+    inputs = {"target": 55} if ruleset == "chill" else {}
+    dist = engine.load(ruleset).distribution(check, **inputs)
+    assert listed == list(dist.values) and listed
+    for value in listed:
+        body = {"ruleset": ruleset, "check": check, "inputs": inputs, "value": value}
+        assert client.post("/api/prob", json=body).status_code == 200, value

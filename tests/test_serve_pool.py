@@ -125,6 +125,18 @@ def test_a_deadline_that_passes_running_or_waiting_is_504(make: Any) -> None:
     assert app.state.server.pool.killed == 0  # the engine stopped itself at its deadline
 
 
+def test_a_sweep_has_one_deadline_for_all_its_points(make: Any) -> None:
+    """Each point of a sweep was solved under a deadline of its own, so a sweep of many quick
+    points ran until its worker was killed: the engine's own clock now stops the whole sweep."""
+    app = make(workers=1, queue=1, deadline=1.0, limits=Limits(max_work=10**12))
+    body = {"source": HEAVY, "name": "heavy.yaml", "check": "big", "input": "n", "from": 1, "to": 40}
+    started = time.monotonic()
+    response = TestClient(app).post("/api/sweep", json=body)  # about 6 s of points, each under 1 s
+    assert response.status_code == 504 and codes(response) == {"RC503"}, response.text
+    assert time.monotonic() - started < 3.0
+    assert app.state.server.pool.killed == 0
+
+
 def test_a_campaign_request_keeps_the_servers_deadline(make: Any, tmp_path: Any) -> None:
     """A campaign's scene solved for best play runs in the request, under the server's limits:
     the deadline ends it (504), and nothing is written to the campaign."""

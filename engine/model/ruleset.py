@@ -448,6 +448,15 @@ class Check:
         plain = frozenset(let.name for let in post if let.expr.type.kind in _PLAIN_KINDS)
         object.__setattr__(self, "plain_values", plain)
 
+    @cached_property
+    def value_names(self) -> tuple[str, ...]:
+        """What `Distribution.value` can be asked for once the dice are rolled (a server lists
+        them): each value of `layout` whose static type is not a pool, list or range (one of
+        type `any` is judged by what it holds)."""
+        types = {let.name: let.expr.type.kind for let in self.post_lets}
+        types.update((name, expr.type.kind) for name, expr in self.outputs)
+        return tuple(n for n in self.layout if types[n] not in ("multi", "list", "range"))
+
     @property
     def input_map(self) -> Mapping[str, InputSpec]:
         return {i.name: i for i in self.inputs}

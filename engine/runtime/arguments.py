@@ -75,9 +75,9 @@ def _unprintable(text: str) -> str | None:
 def kept_name(where: str, argument: str, value: Any, what: str) -> None:
     """A name a campaign keeps (its own, a character's): one it can print, store and put in a
     URL path — 1 to `KEPT_NAME_MOST` characters, none a control character, a line break or a lone
-    surrogate (which no UTF-8 store can take), no space at either end, no '/'. A wrong one is an
-    `InputError` RC410 that says which rule it breaks; a name kept before this rule is still
-    opened as it is."""
+    surrogate (which no UTF-8 store can take), no space at either end, no '/', not '.' or '..'.
+    A wrong one is an `InputError` RC410 that says which rule it breaks; a name kept before this
+    rule is still opened as it is."""
     name(where, argument, value)
     problem = None
     if not value:
@@ -90,6 +90,8 @@ def kept_name(where: str, argument: str, value: Any, what: str) -> None:
         problem = "begins or ends with a space"
     elif "/" in value:
         problem = "holds a '/' (a name is part of the HTTP API's paths)"
+    elif value in (".", ".."):  # a URL's path reads them as "here" and "up": no path reaches them
+        problem = "is a path step ('.' or '..'), which an HTTP API path cannot hold as a name"
     if problem is not None:
         shown = ascii(value[:40]) + ("..." if len(value) > 40 else "")
         raise InputError(
@@ -98,7 +100,8 @@ def kept_name(where: str, argument: str, value: Any, what: str) -> None:
                     "RC410",
                     f"{where}: the {what}'s name {shown} {problem}",
                     None,
-                    f"give the {what} a name of 1 to {KEPT_NAME_MOST} printable characters, without '/'",
+                    f"give the {what} a name of 1 to {KEPT_NAME_MOST} printable characters, without '/'"
+                    " (and not '.' or '..')",
                 )
             ]
         )

@@ -94,6 +94,12 @@ def bind(
     raise InputError(_problems(specs, given, kind, owner, span, flag))
 
 
+UNKNOWN_SHOWN = 10
+"""Unknown names a failed binding names one by one (each with its nearest known name); the rest
+are counted in one more message, so a request naming a hundred thousand inputs is answered at
+once and in a few lines."""
+
+
 def _problems(
     specs: tuple[InputSpec, ...],
     given: Mapping[str, Any],
@@ -108,15 +114,18 @@ def _problems(
     diags: list[Diagnostic] = []
     meant: set[str] = set()  # inputs a misspelt name stands for: one message, not two
     noun = "input" if kind in ("check", "action") else "parameter"
-    for name in given:
-        if name not in by_name:
-            near = did_you_mean(name, by_name)
-            if near:
-                meant.add(near.split("'")[1])
-            hint = near or (
-                f"{noun}s of '{owner}': {', '.join(by_name)}" if by_name else f"'{owner}' takes no {noun}s"
-            )
-            diags.append(Diagnostic("RC402", f"{kind} '{owner}' has no {noun} '{name}'", span, hint))
+    unknown = [name for name in given if name not in by_name]
+    listed = f"{noun}s of '{owner}': {', '.join(by_name)}" if by_name else f"'{owner}' takes no {noun}s"
+    for name in unknown[:UNKNOWN_SHOWN]:
+        near = did_you_mean(name, by_name)
+        if near:
+            meant.add(near.split("'")[1])
+        diags.append(Diagnostic("RC402", f"{kind} '{owner}' has no {noun} '{name}'", span, near or listed))
+    if len(unknown) > UNKNOWN_SHOWN:
+        left = len(unknown) - UNKNOWN_SHOWN
+        diags.append(
+            Diagnostic("RC402", f"{left} more names given are not {noun}s of {kind} '{owner}'", span, listed)
+        )
     for spec in specs:
         if spec.name in given:
             try:

@@ -292,7 +292,8 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
     @app.exception_handler(StarletteHTTPException)
     async def on_http(request: Request, exc: StarletteHTTPException) -> SafeJSONResponse:
         message = f"{request.method} {request.url.path}: {exc.detail}"
-        return _error_response(ApiError.of(exc.status_code, "RC407", message[:300], "see /docs"))
+        headers = dict(exc.headers or {})  # a 405's Allow among them
+        return _error_response(ApiError.of(exc.status_code, "RC407", message[:300], "see /docs", **headers))
 
     @app.exception_handler(Exception)
     async def on_bug(request: Request, exc: Exception) -> SafeJSONResponse:

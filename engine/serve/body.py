@@ -14,6 +14,9 @@ from typing import Any
 from fastapi import HTTPException, Request, Response
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
+from starlette.requests import ClientDisconnect
+
+from .problems import ApiError
 
 
 class Twice(ValueError):
@@ -34,10 +37,18 @@ def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
+class NotJson(ValueError):
+    """`NaN`, `Infinity` or `-Infinity`, which Python's reader takes but JSON has not."""
+
+
+def _constant(name: str) -> Any:
+    raise NotJson(name)
+
+
 def read_json(body: bytes | str) -> Any:
-    """`json.loads`, refusing a key given twice in any one object (`Twice`) and text with a lone
-    surrogate anywhere (`Unpaired`)."""
-    found = json.loads(body, object_pairs_hook=_once)
+    """`json.loads`, refusing a key given twice in any one object (`Twice`), text with a lone
+    surrogate anywhere (`Unpaired`) and the numbers JSON does not have (`NotJson`)."""
+    found = json.loads(body, object_pairs_hook=_once, parse_constant=_constant)
     _whole_text(found)
     return found
 
@@ -64,6 +75,8 @@ def _unreadable(exc: Exception) -> str:
         return f"the body gives the key {ascii(str(exc))} twice in one object"
     if isinstance(exc, Unpaired):
         return f"the body's text has a lone surrogate, which is not Unicode text: {ascii(str(exc))}"
+    if isinstance(exc, NotJson):
+        return f"the body is not JSON: {exc} is no JSON number"
     if isinstance(exc, json.JSONDecodeError):
         return f"the body is not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
     if isinstance(exc, UnicodeDecodeError):
@@ -83,14 +96,36 @@ class OnceRequest(Request):
         return self._json
 
 
+def _json_type(content_type: str | None) -> bool:
+    """Whether a Content-Type says JSON (`application/json`, `application/*+json`, any charset)."""
+    media = (content_type or "").partition(";")[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+
+
 class OnceRoute(APIRoute):
-    """Every route of the API: its JSON body read by `OnceRequest`."""
+    """Every route of the API: its JSON body read by `OnceRequest`, and a body sent as anything
+    but JSON refused with 415 saying so (FastAPI would not read it, and the client would be told
+    that its fields are missing)."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
+        takes_body = self.body_field is not None
 
         async def handle(request: Request) -> Response:
-            return await handler(OnceRequest(request.scope, request.receive))
+            once = OnceRequest(request.scope, request.receive)
+            try:
+                sent = takes_body and await once.body()
+            except ClientDisconnect:  # gone, or cut off by `BodyLimit`, which has answered 413
+                return Response(status_code=400)
+            if sent and not _json_type(once.headers.get("content-type")):
+                given = once.headers.get("content-type")
+                raise ApiError.of(
+                    415,
+                    "RC407",
+                    f"the body is sent as {ascii(given)[:100] if given else 'no type'}, not as JSON",
+                    "send it with the header 'Content-Type: application/json'",
+                )
+            return await handler(once)
 
         return handle
 

@@ -6,17 +6,19 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 from ..api import Ruleset
 from ..errors import Diagnostic, InputError, RulecraftError, did_you_mean
 from ..eval.dist import fraction_text
+from ..frozen import replace
 from ..model.ruleset import Check, InputSpec
 from ..model.values import Symbol, show, to_json
 from ..runtime.context import POLICIES
-from ..tools.examples import run_examples
+from ..runtime.work import Work
+from ..tools.examples import Outcome, each_example
 from ..tools.lint import DEFAULT_WORK, LintBudget, lint, ordered
 from ..tools.render import result_text
 
@@ -24,26 +26,51 @@ MAX_SWEEP_POINTS = 201
 """The most points one sweep may ask for: each is a whole exact solve."""
 
 
+MAX_DIAGNOSTICS = 50
+"""The most diagnostics one answer lists; past them, one more says how many were left out."""
+MAX_TEXT = 2000
+"""The most characters an answer gives of a diagnostic's message, hint or source line (a name a
+request sent, echoed back, could otherwise make an error as large as the request)."""
+
+
+def diagnostics_json(diagnostics: Sequence[Diagnostic]) -> list[dict[str, Any]]:
+    """Diagnostics as the API carries them, at most `MAX_DIAGNOSTICS` and each bounded in size,
+    so an answer stays small however many problems a request has."""
+    shown = [diagnostic_json(d) for d in diagnostics[:MAX_DIAGNOSTICS]]
+    left = len(diagnostics) - MAX_DIAGNOSTICS
+    if left > 0:
+        first = diagnostics[MAX_DIAGNOSTICS]
+        note = f"{left} more problems are not listed (the first {MAX_DIAGNOSTICS} are)"
+        shown.append(diagnostic_json(Diagnostic(first.code, note, None, None, first.severity)))
+    return shown
+
+
+def _cut(text: str | None) -> str | None:
+    return text if text is None or len(text) <= MAX_TEXT else text[:MAX_TEXT] + "…"
+
+
 def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
-    """A diagnostic as the API carries it: its place, the line it points at, and the CLI's text."""
+    """A diagnostic as the API carries it: its place, the line it points at, and the CLI's text
+    (each part cut to `MAX_TEXT` characters)."""
+    d = Diagnostic(d.code, _cut(d.message) or "", d.span, _cut(d.hint), d.severity)
     span = d.span
     line = span.line if span is not None and span.line else None
     source_line = None
     if span is not None and line is not None:
-        lines = span.source.text.splitlines()
-        source_line = lines[line - 1] if 0 < line <= len(lines) else None
+        source_line = span.source.line(line) if 0 < line <= len(span.source.lines) else None
+    text = d.render()
     return {
         "code": d.code,
         "severity": d.severity,
         "message": d.message,
-        "file": span.file if span is not None else None,
+        "file": _cut(span.file) if span is not None else None,
         "line": line,
         "column": span.col if line is not None and span is not None else None,
         "end_line": (span.end_line or None) if line is not None and span is not None else None,
         "end_column": (span.end_col or None) if line is not None and span is not None else None,
-        "source_line": source_line,
+        "source_line": _cut(source_line),
         "hint": d.hint,
-        "text": d.render(),
+        "text": text if len(text) <= 3 * MAX_TEXT else text[: 3 * MAX_TEXT] + "…",
     }
 
 
@@ -66,7 +93,7 @@ def check_info(check: Check) -> dict[str, Any]:
         "title": check.title,
         "inputs": [input_info(i) for i in check.inputs],
         "outcomes": [m.name for m in check.outcomes.members],
-        "values": [let.name for let in check.lets],
+        "values": list(check.value_names),
         "policies": list(POLICIES) if check.sequential else ["always"],
     }
     if check.description:
@@ -105,7 +132,7 @@ def validate(
         ok = not any(d.severity == "error" for d in diags)
     except RulecraftError as exc:
         diags, ok = ordered(exc.diagnostics), False
-    return {"ok": ok, "diagnostics": [diagnostic_json(d) for d in diags], "checks": checks}
+    return {"ok": ok, "diagnostics": diagnostics_json(diags), "checks": checks}
 
 
 def roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -177,8 +204,10 @@ def sweep(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
         )
     policy = body.get("policy") or "always"
     points = []
+    clock = _Shared(rs)
     for x in range(lo, hi + 1):
-        dist = rs.distribution(check.name, policy=policy, **{**body["inputs"], name: x})
+        with clock:
+            dist = rs.distribution(check.name, policy=policy, **{**body["inputs"], name: x})
         points.append(
             {
                 "x": x,
@@ -191,13 +220,21 @@ def sweep(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def examples(rs: Ruleset) -> dict[str, Any]:
-    found = run_examples(rs)
+    found: list[Outcome] = []
+    examples = each_example(rs)
+    clock = _Shared(rs)
+    while True:
+        with clock:
+            outcome = next(examples, None)
+        if outcome is None:
+            break
+        found.append(outcome)
     results = [
         {
             "check": o.check,
             "example": getattr(o.example, "name", "") or "",
             "passed": o.passed,
-            "diagnostics": [diagnostic_json(d) for d in o.problems],
+            "diagnostics": diagnostics_json(o.problems),
         }
         for o in found
     ]
@@ -238,6 +275,30 @@ HEAVY: dict[str, Callable[[Ruleset, Mapping[str, Any]], dict[str, Any]]] = {
     "scene_roll": scene_roll,
 }
 """Every job a worker may be given, by name."""
+
+
+class _Shared:
+    """One deadline for a job of several solves (a sweep's points, a file's examples): each runs
+    under `rs.limits` with the deadline cut to what the whole job has left, so the engine's own
+    clock stops the job (RC503, 504) rather than each part starting the deadline afresh and the
+    worker being killed. The limits the job began with are put back after each part."""
+
+    def __init__(self, rs: Ruleset) -> None:
+        self.rs = rs
+        self.limits = rs.limits
+        seconds = rs.limits.deadline
+        self.until = None if seconds is None else time.monotonic() + seconds
+
+    def __enter__(self) -> None:
+        if self.until is not None:
+            left = self.until - time.monotonic()
+            if left <= 0:  # the whole job's deadline, in the engine's words (RC503)
+                Work(1, self.limits.deadline, until=self.until).check_clock()
+            self.rs.limits = replace(self.limits, deadline=max(left, 0.001))
+
+    def __exit__(self, *exc: object) -> None:
+        if self.until is not None:
+            self.rs.limits = self.limits
 
 
 def _point(key: str, name: Any, p: Fraction) -> dict[str, Any]:

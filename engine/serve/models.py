@@ -12,9 +12,12 @@ JsonValue = Any
 
 
 class Strict(BaseModel):
-    """Unknown fields are refused, not ignored: a misspelt field would otherwise pass silently."""
+    """Unknown fields are refused, not ignored: a misspelt field would otherwise pass silently.
+    And no field's value is converted to its type (`true` is no seed, `"7"` no bound of a sweep,
+    `"yes"` no `trace`): a bot that sends the wrong type is told, not guessed at. (An input's
+    value is the ruleset's to read, as the command line's text is: `inputs` takes any JSON.)"""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
 
 
 class DiagnosticModel(BaseModel):

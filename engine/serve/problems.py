@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import CampaignError, DeadlineError, Diagnostic, RulecraftError
-from .jobs import diagnostic_json
+from .jobs import diagnostic_json, diagnostics_json
 
 
 class ApiError(Exception):
@@ -45,4 +45,4 @@ def status_of(exc: RulecraftError) -> int:
 
 
 def api_error(exc: RulecraftError) -> ApiError:
-    return ApiError(status_of(exc), [diagnostic_json(d) for d in exc.diagnostics])
+    return ApiError(status_of(exc), diagnostics_json(exc.diagnostics))

@@ -6,7 +6,7 @@ server processes can share one database. Writes need the server's token when it 
 from __future__ import annotations
 
 import hmac
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -15,11 +15,12 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 
 from ..api import default_db, new_campaign, open_campaign, open_store
-from ..errors import RulecraftError
+from ..errors import Diagnostic, RulecraftError
 from ..state.campaign import Campaign
 from ..state.records import Event, Store, whole
+from ..state.stores import is_postgres
 from ..syntax.resources import shipped_rulesets
-from ..tools.render import event_json
+from ..tools.render import event_json, ruleset_shown
 from .app import Server, server_of
 from .body import OnceRoute
 from .models import (
@@ -62,24 +63,47 @@ STORE = "the server's campaign store"
 """What an error tells a client the store is: never its path or address, which are the
 operator's (a file's place on the server, a database URL with its user)."""
 
+CHANGED = (
+    "the campaign's ruleset is not the one it was made or opened with: if another request migrated "
+    "it meanwhile, send this one again; if the ruleset's file on the server was changed, the "
+    "server's operator migrates the campaign to it on the command line (any change with --migrate)"
+)
+"""RC904's hint over HTTP, where the CLI's (leave out the ruleset, or --migrate) cannot be followed."""
+
 
 @contextmanager
 def _store(server: Server) -> Iterator[Store]:
-    store = open_store(server.settings.db)
+    """The store, open for one request; an error, raised opening it or using it, names it
+    `STORE`, never by its path or URL."""
+    store: Store | None = None
     try:
+        store = open_store(server.settings.db)
         yield store
     except RulecraftError as exc:
-        place = str(server.settings.db if server.settings.db is not None else default_db())
-        if place:  # an empty one would be "found" between every two characters
-            exc.diagnostics = tuple(
-                replace(
-                    d, message=d.message.replace(place, STORE), hint=d.hint and d.hint.replace(place, STORE)
-                )
-                for d in exc.diagnostics
-            )
+        exc.diagnostics = tuple(_hidden(server, d) for d in exc.diagnostics)
         raise
     finally:
-        store.close()
+        if store is not None:
+            store.close()
+
+
+def _hidden(server: Server, d: Diagnostic) -> Diagnostic:
+    """`d` without the store's place (its path, or its URL whole or with the password masked as
+    the store shows it), and, for a ruleset changed on disk (`RC904`), a hint the API can act on."""
+    target = str(server.settings.db if server.settings.db is not None else default_db())
+    places = {target}
+    if is_postgres(target):
+        from ..state.postgres import redact
+
+        places.add(redact(target))
+    places.discard("")  # an empty one would be "found" between every two characters
+    message, hint = d.message, d.hint
+    for place in sorted(places, key=len, reverse=True):
+        message = message.replace(place, STORE)
+        hint = hint and hint.replace(place, STORE)
+    if d.code == "RC904":
+        hint = CHANGED
+    return replace(d, message=message, hint=hint)
 
 
 @contextmanager
@@ -88,29 +112,48 @@ def _campaign(request: Request, name: str) -> Iterator[Campaign]:
     the server serves (a changed text is still `RC904`); otherwise as `open_campaign` finds it."""
     server = server_of(request)
     with _store(server) as store:
-        reference = store.header(name).ruleset
-        ruleset = server.catalog.named(reference) if reference in server.catalog.names() else None
+        served = _served(server.catalog.names(), store.header(name).ruleset)
+        ruleset = server.catalog.named(served) if served in server.catalog.names() else None
         yield open_campaign(name, store=store, ruleset=ruleset, limits=server.limits)
 
 
-def _changed(campaign: Campaign, event: Event, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def _served(names: Mapping[str, Path], reference: str) -> str:
+    """A campaign's stored ruleset as the API names it: a served ruleset (of `names`, the
+    catalog's) by its name, the one a request gives; any other file by its file name alone
+    (where it lies is the operator's)."""
+    for name, path in names.items():
+        if reference in (name, str(path)):
+            return name
+    return ruleset_shown(reference)
+
+
+def _state(request: Request, campaign: Campaign, at: Event | None = None) -> dict[str, Any]:
+    """`Campaign.show`, its ruleset named as the API names it (`_served`)."""
+    shown = campaign.show(at=at)
+    return {**shown, "ruleset": _served(server_of(request).catalog.names(), shown["ruleset"])}
+
+
+def _changed(
+    request: Request, campaign: Campaign, event: Event, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The event and the state after it, from the event itself: once it is committed, nothing
     else is read (a read that met a busy store would report a change that was made as failed)."""
-    return {"event": event_json(event), "state": campaign.show(at=event), **(extra or {})}
+    return {"event": event_json(event), "state": _state(request, campaign, event), **(extra or {})}
 
 
 @router.get("", response_model=list[CampaignSummary])
 def list_campaigns(request: Request) -> list[dict[str, Any]]:
     """Every campaign in the store."""
+    names = server_of(request).catalog.names()
     with _store(server_of(request)) as store:
-        return [{"name": n, "ruleset": r, "events": k} for n, r, k in store.names()]
+        return [{"name": n, "ruleset": _served(names, r), "events": k} for n, r, k in store.names()]
 
 
 @router.get("/{name}")
 def show_campaign(name: str, request: Request) -> dict[str, Any]:
     """A campaign's state: the table's and each character's."""
     with _campaign(request, name) as campaign:
-        return campaign.show()
+        return _state(request, campaign)
 
 
 @router.get("/{name}/log", response_model=list[EventModel])
@@ -135,14 +178,14 @@ def create_campaign(body: CampaignCreate, request: Request) -> dict[str, Any]:
         campaign = new_campaign(
             body.name, ref, store=store, params=body.params, characters=body.characters, limits=server.limits
         )
-        return campaign.show()
+        return _state(request, campaign)
 
 
 @router.post("/{name}/join", response_model=Changed, response_model_exclude_none=True, dependencies=TOKEN)
 def join(name: str, body: JoinRequest, request: Request) -> dict[str, Any]:
     """A character joins the campaign."""
     with _campaign(request, name) as campaign:
-        return _changed(campaign, campaign.join(body.character, **body.params))
+        return _changed(request, campaign, campaign.join(body.character, **body.params))
 
 
 @router.post("/{name}/act", response_model=Changed, response_model_exclude_none=True, dependencies=TOKEN)
@@ -159,7 +202,7 @@ def act(name: str, body: ActRequest, request: Request) -> dict[str, Any]:
             **body.inputs,
         )
         roll = acted.result.as_json() if acted.result is not None else None
-        return _changed(campaign, acted.event, {"roll": roll})
+        return _changed(request, campaign, acted.event, {"roll": roll})
 
 
 @router.post("/{name}/roll", response_model=Changed, response_model_exclude_none=True, dependencies=TOKEN)
@@ -173,21 +216,21 @@ def roll(name: str, body: CampaignRollRequest, request: Request) -> dict[str, An
             policy=body.policy or "always",
             **body.inputs,
         )
-        return _changed(campaign, event, {"roll": result.as_json()})
+        return _changed(request, campaign, event, {"roll": result.as_json()})
 
 
 @router.post("/{name}/begin", response_model=Changed, response_model_exclude_none=True, dependencies=TOKEN)
 def begin(name: str, body: BeginRequest, request: Request) -> dict[str, Any]:
     """A period begins: what it resets is reset."""
     with _campaign(request, name) as campaign:
-        return _changed(campaign, campaign.begin(body.period))
+        return _changed(request, campaign, campaign.begin(body.period))
 
 
 @router.post("/{name}/undo", response_model=Changed, response_model_exclude_none=True, dependencies=TOKEN)
 def undo(name: str, request: Request) -> dict[str, Any]:
     """Reverse the latest change (an undo is appended; nothing is deleted)."""
     with _campaign(request, name) as campaign:
-        return _changed(campaign, campaign.undo())
+        return _changed(request, campaign, campaign.undo())
 
 
 @router.post("/{name}/scene", dependencies=TOKEN)
@@ -199,7 +242,11 @@ def scene(name: str, body: CampaignSceneRequest, request: Request) -> dict[str, 
         event, played = play_in_campaign(
             campaign, body.scene, body.cast, seed=body.seed, policy=body.policy or "always"
         )
-        return {"event": event_json(event), "scene": played.as_json(), "state": campaign.show(at=event)}
+        return {
+            "event": event_json(event),
+            "scene": played.as_json(),
+            "state": _state(request, campaign, event),
+        }
 
 
 @router.get("/{name}/replay")

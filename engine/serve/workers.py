@@ -27,7 +27,7 @@ from ..errors import RulecraftError
 from ..frozen import frozen, replace
 from ..runtime.limits import Limits
 from ..syntax.positions import SourceFile
-from .jobs import HEAVY, diagnostic_json
+from .jobs import HEAVY, diagnostic_json, diagnostics_json
 from .problems import ApiError, status_of
 
 KILL_GRACE = 0.5
@@ -236,7 +236,7 @@ def _serve(conn: Connection, limits: Limits) -> None:  # pragma: no cover - runs
             rs.limits = replace(limits, deadline=max(seconds, 0.001))  # this worker's only job now
             reply: tuple[Any, ...] = ("ok", HEAVY[job.kind](rs, job.body))
         except RulecraftError as exc:
-            reply = ("error", status_of(exc), [diagnostic_json(d) for d in exc.diagnostics])
+            reply = ("error", status_of(exc), diagnostics_json(exc.diagnostics))
         except RecursionError:
             reply = ("error", 422, [_bug("RC503", "the request nests too deeply to solve")])
         except Exception as exc:  # a bug: still one clean answer, and the worker lives on

@@ -8,7 +8,7 @@ diagnostic at the line of the expectation that failed.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -40,10 +40,18 @@ class Outcome:
 
 def run_examples(rs: Ruleset) -> list[Outcome]:
     """Every example of every check of `rs`, then every example of its lasting state, in file order."""
-    found = [run_example(rs, check, ex) for check in rs.checks.values() for ex in check.examples]
+    return list(each_example(rs))
+
+
+def each_example(rs: Ruleset) -> Iterator[Outcome]:
+    """`run_examples` one at a time: each example runs when its outcome is asked for (a server
+    gives each the time its request has left)."""
+    for check in rs.checks.values():
+        for ex in check.examples:
+            yield run_example(rs, check, ex)
     if rs.model.state is not None:
-        found += [run_state_example(rs, ex) for ex in rs.model.state.examples]
-    return found
+        for state_ex in rs.model.state.examples:
+            yield run_state_example(rs, state_ex)
 
 
 def run_state_example(rs: Ruleset, ex: StateExample) -> Outcome:
