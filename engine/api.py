@@ -702,12 +702,12 @@ def _display(path: Path) -> str:
 def default_db() -> str | Path:
     """Where campaigns are kept unless told otherwise: `$RULECRAFT_DB` (a path, or a
     `postgresql://` URL), else `$XDG_DATA_HOME/rulecraft/campaigns.db`, else
-    `~/.local/share/rulecraft/campaigns.db`."""
-    from .state.stores import is_postgres
-
+    `~/.local/share/rulecraft/campaigns.db`. `$RULECRAFT_DB` is given back as the text it is,
+    read as `--db` is (`state.stores.open_store`): a URL of another scheme is refused, not taken
+    for a file path, and its folders are the user's to make, as the default's are ours."""
     given = os.environ.get("RULECRAFT_DB")
     if given:
-        return given if is_postgres(given) else Path(given)
+        return given
     base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     return base / "rulecraft" / "campaigns.db"
 

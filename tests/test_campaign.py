@@ -715,6 +715,23 @@ HAND_EDITS = [
         "act",
         "RC903",
     ),
+    # found by an audit of the PostgreSQL store (2026-12-04), on SQLite alike: a later "new" passed
+    # a made-up state off as a start (replay agreed with it); the rest were tracebacks
+    ("a later new", "update events set kind = 'new' where seq = 3", "replay", "RC903"),
+    ("an action that undoes", "update events set undoes = 2 where seq = 3", "log", "RC903"),
+    ("the first not new", "update events set kind = 'period' where seq = 1", "log", "RC903"),
+    (
+        "nested past the reader",
+        f"update events set data = '{'[' * 100_000}{']' * 100_000}' where seq = 3",
+        "log",
+        "RC903",
+    ),
+    ("a time as bytes", "update events set at = X'41' where seq = 4", "act", "RC903"),
+    ("the ruleset as bytes", "update campaigns set ruleset = X'41'", "show", "RC903"),
+    ("the ruleset's text as bytes", "update campaigns set ruleset_text = X'41'", "act", "RC903"),
+    ("the ruleset's hash as bytes", "update campaigns set ruleset_hash = X'41'", "show", "RC903"),
+    ("the time made as bytes", "update campaigns set created = X'41'", "show", "RC903"),
+    ("a version in superscript", "update meta set value = '²' where key = 'version'", "show", "RC903"),
 ]
 
 
@@ -880,3 +897,41 @@ def test_an_example_start_is_checked_against_every_sheet() -> None:
         problem.message
         == "state example 'a late alarm' could not start: 'nerve' would be 2, above its maximum 1"
     )
+
+
+def test_rulecraft_db_of_another_scheme_is_refused_as_db_is(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`RULECRAFT_DB=postgresql+psycopg://user:S3cret@host/games` made the folders
+    `./postgresql+psycopg:/user:S3cret@host/` and a SQLite file in them, and printed the password,
+    where `--db` with the same text is refused: the variable is now read as `--db` is, and a
+    folder it names is the user's to make."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RULECRAFT_DB", "postgresql+psycopg://user:S3cret@localhost:5432/games")
+    r = cli("campaign", "new", "x", "chill", "-p", "players=2")
+    assert r.code == 1 and "RC903" in r.err and "cannot keep campaigns at postgresql+psycopg://" in r.err
+    assert "S3cret" not in r.out + r.err and list(tmp_path.iterdir()) == []
+    monkeypatch.setenv("RULECRAFT_DB", str(tmp_path / "missing" / "c.db"))
+    r = cli("campaign", "list")
+    assert r.code == 1 and "RC903" in r.err and not (tmp_path / "missing").exists()
+
+
+def test_a_stored_ruleset_text_changed_by_hand_is_refused(cli: Any, tmp_path: Path) -> None:
+    """With its ruleset file gone, a campaign is played with the text stored beside it; that text
+    was never checked against the hash stored with it, so a hand-edited rule (an action adding 3
+    where it added 1) was played, and replay agreed with it (found by an audit)."""
+    import sqlite3
+
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(BOUNDED)
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "b", str(rules)).code == 0
+    rules.unlink()
+    with sqlite3.connect(db) as con:
+        con.execute("update campaigns set ruleset_text = replace(ruleset_text, 'max: 3', 'max: 9')")
+        before = con.execute("select count(*) from events").fetchone()
+    for argv in (("act", "b", "spend"), ("show", "b"), ("replay", "b")):
+        r = cli("campaign", "--db", db, *argv)
+        assert r.code == 1 and r.err.startswith("error RC903: ") and "stored ruleset text" in r.err, r.err
+    with sqlite3.connect(db) as con:
+        assert con.execute("select count(*) from events").fetchone() == before

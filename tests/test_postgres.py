@@ -146,6 +146,32 @@ def test_an_empty_database_is_laid_out_with_the_format_mark(pg_cluster: Cluster,
     assert stored == (json.dumps(counter(0), sort_keys=True),)  # the bytes SQLite keeps
 
 
+@pytest.mark.parametrize("encoding", ["SQL_ASCII", "LATIN1"])
+def test_a_database_not_in_utf8_is_refused_before_anything_is_laid_out(
+    pg_cluster: Cluster, pg_url: str, encoding: str
+) -> None:
+    """In SQL_ASCII psycopg reads text back as bytes, so a campaign was written and then its own
+    database called foreign; in LATIN1 a name or ruleset holding '—' was a UnicodeEncodeError
+    traceback, after the tables were laid out. Both are refused at once, and nothing is made."""
+    name = database_name(pg_url)
+    pg_cluster.drop(name)
+    pg_cluster.execute(
+        f"CREATE DATABASE \"{name}\" ENCODING '{encoding}' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"
+    )
+    pg_cluster.made.append(name)
+    refused(lambda: PostgresStore(pg_url), f"keeps its text as {encoding}", "UTF8", redact(pg_url))
+    assert pg_cluster.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", pg_url) == [(0,)]
+
+
+def test_the_text_is_utf8_whatever_the_clients_environment_says(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PGCLIENTENCODING", "LATIN1")
+    with PostgresStore(pg_url) as store:
+        store.create(header("дело — moor"), counter(0))
+        assert [n for n, _, _ in store.names()] == ["дело — moor"]
+
+
 def test_a_schema_of_its_own_named_in_the_url(pg_cluster: Cluster, pg_url: str) -> None:
     """A database shared with another program: our tables go in the schema the URL names, and the
     other program's tables are not touched."""
@@ -203,6 +229,16 @@ def test_every_way_of_failing_to_connect_is_one_rc903_without_the_password(
         r = cli("campaign", "--db", url, "list")
         assert r.code == 1 and "error RC903" in r.err and says in r.err, r.err
         assert SECRET not in r.out + r.err
+
+
+def test_a_password_that_is_a_word_of_the_address_masks_itself_alone() -> None:
+    """Every occurrence of the password was masked, so a password "postgres" turned the address
+    into '***ql://...' (and "e" would have masked every e): the address, already shown with its
+    password masked, is kept whole."""
+    port = _free_port()
+    url = f"postgresql://ann:postgres@127.0.0.1:{port}/games"
+    text = refused(lambda: PostgresStore(url, connect_timeout=3), "connection refused")
+    assert f"postgresql://ann:***@127.0.0.1:{port}/games" in text and "***ql" not in text
 
 
 def test_a_user_without_the_rights_is_told_which_it_needs(pg_cluster: Cluster, pg_url: str) -> None:

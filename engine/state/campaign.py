@@ -191,6 +191,14 @@ class Campaign:
         arguments.name(where, "shown_as", shown_as)
         header = store.header(name)
         if text is None:
+            if content_hash(header.ruleset_text) != header.ruleset_hash:  # the rules it was made with?
+                raise _fail(
+                    "RC903",
+                    f"campaign '{name}' is damaged: its stored ruleset text is not the one it was made"
+                    " with (its content hash differs)",
+                    "the stored text was changed outside rulecraft; play it with the ruleset file"
+                    " (and --migrate, to record the change)",
+                )
             return cls(store, header, compile(header.ruleset_text, f"<campaign {name}>"), limits, compile)
         if content_hash(text) == header.ruleset_hash:
             return cls(store, header, compile(text, shown_as or header.ruleset), limits, compile)

@@ -182,7 +182,8 @@ class PostgresStore(SqlStore):
                 f"{self._where} is not a PostgreSQL address rulecraft can read: {_first_line(e)}",
                 "write it as postgresql://USER:PASSWORD@HOST:PORT/DATABASE",
             ) from e
-        extra: dict[str, Any] = {"application_name": "rulecraft"}
+        # text goes both ways as UTF-8 whatever the client's environment says (PGCLIENTENCODING)
+        extra: dict[str, Any] = {"application_name": "rulecraft", "client_encoding": "utf8"}
         if "connect_timeout" not in given:
             extra["connect_timeout"] = max(2, round(self.connect_timeout))
         try:
@@ -209,6 +210,14 @@ class PostgresStore(SqlStore):
         """What the current schema holds, decided by reading alone; RC903 for anything but ours
         or empty."""
         with self._errors("reading what the database holds"):
+            (encoding,) = _one(connection.execute("SELECT current_setting('server_encoding')"))
+            if encoding != "UTF8":  # LATIN1 cannot hold every name; SQL_ASCII hands back bytes
+                raise self._error(
+                    "RC903",
+                    f"{self._where} keeps its text as {encoding}: rulecraft keeps campaigns, whose names"
+                    " and rulesets may hold any character, in a UTF8 database",
+                    "create one with CREATE DATABASE name ENCODING 'UTF8' TEMPLATE template0",
+                )
             (schema,) = _one(connection.execute("SELECT current_schema()"))
             if schema is None:
                 raise self._error(
@@ -375,10 +384,13 @@ class PostgresStore(SqlStore):
         return self._error("RC903", f"{self._where}: {doing} failed: {said}")
 
     def _error(self, code: str, message: str, hint: str | None = None) -> CampaignError:
-        """One diagnostic; the URL's password never appears in it, even inside a driver's words."""
+        """One diagnostic; the URL's password never appears in it, even inside a driver's words.
+        The database's name as shown (`_where`, its password masked already) is kept whole: a
+        password that is also a word of it ("postgres") would otherwise mask the name too."""
+        parts = message.split(self._where)
         for secret in _passwords(self.url):
-            message = message.replace(secret, "***")
-        return super()._error(code, message, hint)
+            parts = [part.replace(secret, "***") for part in parts]
+        return super()._error(code, self._where.join(parts), hint)
 
     def _connect_error(self, error: psycopg.Error) -> CampaignError:
         """What went wrong while connecting, told from libpq's words (it gives no SQLSTATE)."""

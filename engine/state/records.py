@@ -133,16 +133,32 @@ APPEND_KINDS: Final = frozenset(_NEEDS) - {"new"}
 """What `Transaction.append` accepts; "new" is written by `create` alone."""
 
 
-def damage(seq: object, kind: object, undoes: object = None) -> str | None:
+def damage(seq: object, kind: object, undoes: object = None, at: object = "") -> str | None:
     """What is wrong with a stored event's place in its log, if anything: an event number out of
-    range, a kind no store appends, an undo of no earlier event (the store reports it as RC903).
-    What the event holds is its campaign's to check (`shape`)."""
+    range, a kind no store appends, a "new" event anywhere but first (or a first that is not
+    one), an undo of no earlier event or an `undoes` on another kind, a time that is not text
+    (the store reports it as RC903). What the event holds is its campaign's to check (`shape`)."""
     if type(seq) is not int or not 1 <= seq <= MOST_SEQ:
         return f"an event's number is {seq!r}"
     if kind not in _NEEDS:
         return f"event {seq} is of no known kind ({kind!r})"
+    if (kind == "new") != (seq == 1):  # a "new" later on would pass a made-up state off as a start
+        return f"event {seq} is of kind {kind!r}: a log begins with its one 'new' event"
     if kind == "undo" and (type(undoes) is not int or not 1 <= undoes < seq):
         return f"event {seq} undoes {undoes!r}, no earlier event"
+    if kind != "undo" and undoes is not None:
+        return f"event {seq} is of kind {kind!r} and yet undoes {undoes!r}"
+    if not isinstance(at, str):
+        return f"event {seq}'s time is {type(at).__name__}, not the text rulecraft writes"
+    return None
+
+
+def header_damage(**columns: object) -> str | None:
+    """What is wrong with a campaign's stored ruleset and time, if anything: each is text as
+    rulecraft writes it (a column changed to another type, or emptied to NULL, reads otherwise)."""
+    for column, value in columns.items():
+        if not isinstance(value, str):
+            return f"its {column} is {'NULL' if value is None else type(value).__name__}, not text"
     return None
 
 
@@ -233,6 +249,8 @@ def json_object(text: object) -> dict[str, Any] | str:
         value = json.loads(text) if isinstance(text, str | bytes) else None
     except ValueError as e:
         return f"is not valid JSON ({e})"
+    except RecursionError:
+        return "is not JSON rulecraft writes: it nests deeper than Python's reader goes"
     return value if isinstance(value, dict) else "is not a JSON object"
 
 

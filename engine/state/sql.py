@@ -25,6 +25,7 @@ from .records import (
     check_append,
     damage,
     dumps,
+    header_damage,
     json_object,
     now,
     unknown_campaign,
@@ -153,7 +154,7 @@ class SqlStore:
         if meta.get("format") != FORMAT:
             raise foreign
         version = str(meta.get("version", ""))
-        if not version.isdigit() or int(version) < 1:
+        if not (version.isascii() and version.isdigit()) or int(version) < 1:  # '²' is a digit to str
             raise self._error("RC903", f"{self._where} has an unknown schema version {version!r}")
         if int(version) > SCHEMA_VERSION:
             raise self._error(
@@ -207,6 +208,11 @@ class SqlStore:
                 names = [str(r[0]) for r in connection.execute("SELECT name FROM campaigns").fetchall()]
                 raise unknown_campaign(name, names, self._where, self.HOLDER)
         ruleset, ruleset_hash, ruleset_text, params, created = row
+        wrong = header_damage(
+            ruleset=ruleset, ruleset_hash=ruleset_hash, ruleset_text=ruleset_text, created=created
+        )
+        if wrong is not None:
+            raise self._error("RC903", f"{self._where} is damaged: in campaign '{name}', {wrong}")
         return Header(
             name, ruleset, ruleset_hash, ruleset_text, self._load(params, name, "its parameters"), created
         )
@@ -234,7 +240,7 @@ class SqlStore:
             for seq, kind, data, state, undoes, at in rows
         ]
         for i, e in enumerate(events, start=1):
-            wrong = damage(e.seq, e.kind, e.undoes)
+            wrong = damage(e.seq, e.kind, e.undoes, e.at)
             if wrong is None and not last and e.seq != i:  # appended one after another, from 1
                 wrong = f"event {i} is missing (the log goes on at event {e.seq})"
             if wrong is not None:
