@@ -686,3 +686,18 @@ def test_an_output_reads_the_outputs_written_above_it_only() -> None:
         d.hint
         == "'a' is an output written below this one: an output reads the outputs above it, so move it up"
     )
+
+
+def test_a_misspelt_key_is_not_taken_for_a_key_written_already() -> None:
+    """`outcomez` beside `outcome` was answered "did you mean 'outcome'?", a key the check has
+    already; the key it stands for is the missing `outcomes` (found by an audit of the playground)."""
+    text = (
+        "rulecraft: 1\nname: x\nchecks:\n  flip:\n    roll: {d: {die: 2}}\n"
+        "    outcomez: [tails, heads]\n    outcome: \"'heads' if d == 2 else 'tails'\"\n"
+    )
+    from engine.errors import RulecraftError
+
+    with pytest.raises(RulecraftError) as caught:
+        engine.load_source(engine.SourceFile("x.yaml", text))
+    [unknown] = [d for d in caught.value.diagnostics if d.code == "RC102"]
+    assert unknown.hint == "did you mean 'outcomes'?"

@@ -177,11 +177,14 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
         an_input = len(path) >= 2 and path[-2] == "inputs" and isinstance(instance, dict)
         if an_input and instance.get("type") != "list":
             allowed = [k for k in allowed if k not in LIST_INPUT_KEYS]  # not offered to an int input
+        # a key written already is not the one a misspelling stands for ('outcomez' beside
+        # 'outcome' means the missing 'outcomes')
+        unused = [k for k in allowed if not (isinstance(instance, dict) and k in instance)]
         return Diagnostic(
             "RC102",
             f"unknown key '{key}' in {where}",
             doc.span(tuple(path) + (key,), key=True),
-            did_you_mean(str(key), allowed) or (f"allowed keys: {', '.join(allowed)}" if allowed else None),
+            did_you_mean(str(key), unused) or (f"allowed keys: {', '.join(allowed)}" if allowed else None),
         )
     if v == "required":
         missing = str(error.message).split("'")[1] if "'" in error.message else "?"

@@ -146,7 +146,15 @@ def page(server: str) -> Iterator[Page]:
             page.set_default_timeout(WAIT_MS)
             problems: list[str] = []
             page.on("pageerror", lambda e: problems.append(str(e)))
-            page.on("dialog", lambda d: problems.append(f"a {d.type} opened: {d.message}"))
+            # a dialog no test asked for is a failure; one a test waits for (`expect_dialog`) is its own
+            page.on(
+                "dialog",
+                lambda d: (
+                    None
+                    if getattr(page, "expect_dialog", False)
+                    else problems.append(f"a {d.type} opened: {d.message}")
+                ),
+            )
             # A 4xx the test asks for (a misspelt action: 404, a name the ruleset does not have) is
             # logged by the browser too; a script error, a 5xx or any other 404 (a page file or an
             # API path that is not there) is a failure.
@@ -294,3 +302,123 @@ def test_edit_see_the_error_fix_roll_and_chart(page: Page, server: str, shots: P
         "unknown key '<img src=x onerror=alert(1)>' in the top level"
     )
     expect(page.locator("#diagnostics img, #gutter img")).to_have_count(0)
+
+
+# -- found by an audit of the page as a stranger uses it (2026-12-04) -------------------------------
+
+
+def _until(page: Page, done: Any) -> None:
+    """Wait (letting the page's events through) until `done()` holds."""
+    until = time.monotonic() + WAIT_MS / 1000
+    while not done():
+        assert time.monotonic() < until, "waited too long"
+        page.wait_for_timeout(50)
+
+
+def _load(page: Page, server: str, name: str) -> str:
+    page.select_option("#ruleset-list", name)
+    source: str = _get(server + f"api/rulesets/{name}")["source"]
+    expect(page.locator("#source")).to_have_value(source)
+    expect(page.locator("#validity")).to_have_text("valid")
+    return source
+
+
+def test_only_answers_to_the_form_as_it_is_are_shown(page: Page, server: str) -> None:
+    """A castle roll's trace and charts stayed up under chill's form and its error; a cleared
+    field was left out (its default rolled, unsaid) or sent as 0; and of two answers to one card,
+    the one that came last was drawn, even when it was the older question's."""
+    _load(page, server, "chill")
+    page.locator("#check-list button", has_text="specific").click()
+    target = page.locator("#inputs input[name='target']")
+    target.fill("55")
+    page.click("#roll")
+    expect(page.locator("#roll-card")).to_be_visible()
+    target.fill("60")  # the form changed: the roll on show answered another question
+    expect(page.locator("#roll-card")).to_be_hidden()
+
+    target.fill("")
+    page.click("#exact")
+    expect(page.locator("#errors li")).to_have_text("target: give a number")
+    expect(page.locator("#chart-card")).to_be_hidden()
+
+    held: list[Any] = []  # the first chart's request is held back until the second is drawn
+    page.route(
+        "**/api/chart/distribution", lambda route: held.append(route) if not held else route.continue_()
+    )
+    target.fill("55")
+    page.click("#exact")
+    _until(page, lambda: len(held) == 1)
+    target.fill("70")
+    page.click("#exact")
+    expect(page.locator("#chart-card")).to_be_visible()
+    expect(page.locator("#chart svg")).to_contain_text("target=70")
+    held[0].continue_()
+    page.wait_for_timeout(1500)  # the older answer arrives, and is dropped
+    expect(page.locator("#chart svg")).to_contain_text("target=70")
+    expect(page.locator("#chart svg")).not_to_contain_text("target=55")
+
+    _load(page, server, "castle")  # another ruleset: nothing of chill's is left on show
+    expect(page.locator("#chart-card")).to_be_hidden()
+    expect(page.locator("#roll-card")).to_be_hidden()
+
+
+def test_the_editor_lets_the_keyboard_out_and_keeps_edits(page: Page, server: str) -> None:
+    """Tab and Shift+Tab stayed in the editor, each inserting two spaces; a new ruleset picked
+    from the list replaced edited text without a word."""
+    source = _load(page, server, "chill")
+    src = page.locator("#source")
+    src.focus()
+    page.keyboard.press("End")
+    page.keyboard.press("Tab")
+    assert len(src.input_value()) == len(source) + 2  # Tab indents
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.id") != "source"
+    src.focus()
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("() => document.activeElement.id") != "source"
+    assert len(src.input_value()) == len(source) + 2  # neither way out typed anything
+
+    page.expect_dialog = True  # type: ignore[attr-defined]
+    asked: list[str] = []
+
+    def dismiss(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss()
+
+    page.once("dialog", dismiss)
+    page.select_option("#ruleset-list", "castle")
+    _until(page, lambda: len(asked) == 1)
+    assert "Replace the text you have edited" in asked[0]
+    assert len(src.input_value()) == len(source) + 2  # kept
+    expect(page.locator("#ruleset-list")).to_have_value("chill")
+
+
+def test_lists_fractions_new_defaults_and_placed_diagnostics(page: Page, server: str) -> None:
+    """A list input was a number field (typing 1,0,2 sent 102); a default changed in the editor
+    did not reach the form; the diagnostics list named no file and showed no source line or caret."""
+    _load(page, server, "chthonian")
+    page.locator("#check-list button", has_text="difficult_contest").click()
+    rivals = page.locator("#inputs input[name='rivals']")
+    expect(rivals).to_have_attribute("type", "text")
+    expect(rivals).to_have_value("0")
+    rivals.fill("1,0,2")
+    page.click("#exact")
+    expect(page.locator("#chart svg")).to_contain_text(
+        "rivals=[0, 1, 2]"
+    )  # the pool of rivals, as the engine keeps it
+    expect(page.locator("#sweep-input option[value='rivals']")).to_have_count(0)
+
+    source = _load(page, server, "chill")
+    page.locator("#check-list button", has_text="specific").click()
+    tokens = page.locator("#inputs input[name='tokens']")
+    expect(tokens).to_have_value("0")
+    edited = source.replace("max: 20\n        default: 0", "max: 20\n        default: 5", 1)
+    assert edited != source
+    page.fill("#source", edited)
+    expect(tokens).to_have_value("5")
+
+    page.fill("#source", edited.replace("outcome:", "outcom:", 1))
+    item = page.locator("#diagnostics li.diag").first
+    expect(item.locator(".where")).to_contain_text("chill.yaml line ")
+    expect(item.locator(".excerpt")).to_contain_text("^")

@@ -6,7 +6,13 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { checks: {}, check: null, drawn: null, timer: null, asked: 0, lineHeight: 20 };
+const state = {
+  checks: {}, check: null, drawn: null, timer: null, asked: 0, lineHeight: 20,
+  answers: { roll: 0, chart: 0, sweep: 0 }, // one count per card: only its latest question's answer is shown
+  loading: 0, // the same for a ruleset being loaded
+  pristine: "", // the text as it was loaded, to tell whether the author's edits would be lost
+  escaped: false, // Escape was the last key in the editor: the next Tab leaves it
+};
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -42,28 +48,39 @@ function showErrors(err, where = "errors") {
 
 // -- the editor ---------------------------------------------------------------------------------
 
+function lineCount(text) {
+  let n = 1;
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) n++;
+  return n;
+}
+
 function drawGutter(diagnostics) {
-  const lines = $("source").value.split("\n").length;
-  const byLine = new Map();
-  for (const d of diagnostics) if (d.line) byLine.set(d.line, [...(byLine.get(d.line) || []), d]);
+  // The rows are kept and only added or taken away at the end, and only marked rows are
+  // unmarked: a keystroke in a long ruleset costs its own few rows, not one per line.
   const gutter = $("gutter");
-  gutter.replaceChildren();
+  const lines = lineCount($("source").value);
+  while (gutter.childElementCount > lines) gutter.lastElementChild.remove();
+  for (let n = gutter.childElementCount + 1; n <= lines; n++) gutter.append(el("div", n, "ln"));
+  for (const cell of [...gutter.querySelectorAll(".mark")]) {
+    cell.className = "ln";
+    delete cell.dataset.code;
+    cell.removeAttribute("title");
+  }
   const marks = $("marks");
   marks.replaceChildren();
-  for (let n = 1; n <= lines; n++) {
-    const cell = el("div", n, "ln");
-    const here = byLine.get(n);
-    if (here) {
-      const worst = here.some((d) => d.severity === "error") ? "error" : "warning";
-      cell.classList.add("mark", worst);
-      cell.dataset.code = here.map((d) => d.code).join(" ");
-      cell.title = here.map((d) => `${d.code}: ${d.message}`).join("\n");
-      const band = el("div", null, "band " + worst);
-      band.style.top = `${(n - 1) * state.lineHeight}px`;
-      band.dataset.line = n;
-      marks.append(band);
-    }
-    gutter.append(cell);
+  const byLine = new Map();
+  for (const d of diagnostics) if (d.line) byLine.set(d.line, [...(byLine.get(d.line) || []), d]);
+  for (const [n, here] of byLine) {
+    const cell = gutter.children[n - 1];
+    if (!cell) continue;
+    const worst = here.some((d) => d.severity === "error") ? "error" : "warning";
+    cell.classList.add("mark", worst);
+    cell.dataset.code = here.map((d) => d.code).join(" ");
+    cell.title = here.map((d) => `${d.code}: ${d.message}`).join("\n");
+    const band = el("div", null, "band " + worst);
+    band.style.top = `${(n - 1) * state.lineHeight}px`;
+    band.dataset.line = n;
+    marks.append(band);
   }
   syncScroll();
 }
@@ -81,11 +98,17 @@ function drawDiagnostics(diagnostics) {
     const item = el("li", null, "diag " + d.severity);
     item.dataset.line = d.line ?? "";
     item.dataset.code = d.code;
-    const where = d.line ? `line ${d.line}${d.column ? ":" + d.column : ""}` : "file";
+    const file = d.file || $("file-name").value || "mine.yaml";
+    const where = d.line ? `${file} line ${d.line}${d.column ? ":" + d.column : ""}` : file;
     const jump = el("button", where, "where");
     jump.type = "button";
     jump.addEventListener("click", () => goToLine(d.line, d.column));
     item.append(jump, el("span", d.code, "code"), el("span", d.message, "message"));
+    if (d.source_line !== null && d.source_line !== undefined && d.column) {
+      // the line itself with a caret under the place, as the command line prints it
+      const width = d.end_line === d.line && d.end_column > d.column ? d.end_column - d.column : 1;
+      item.append(el("pre", `${d.source_line}\n${" ".repeat(d.column - 1)}${"^".repeat(width)}`, "excerpt"));
+    }
     if (d.hint) item.append(el("div", "hint: " + d.hint, "hint"));
     list.append(item);
   }
@@ -123,7 +146,13 @@ async function validate() {
     if (result.ok) setChecks(result.checks || {});
     status(result.ok ? "ready" : "fix the errors to roll");
   } catch (err) {
-    if (asked === state.asked) { showErrors(err); status("could not validate"); }
+    // the text could not be checked (over the server's size limit, the server gone): say so
+    // where the diagnostics are, instead of leaving the last text's list and badge up
+    if (asked !== state.asked) return;
+    drawGutter([]);
+    drawDiagnostics((err && err.diagnostics) || [{ severity: "error", code: "", message: String(err) }]);
+    $("validity").textContent = "not checked";
+    status("could not validate");
   }
 }
 
@@ -147,7 +176,11 @@ function setChecks(checks) {
     b.type = "button";
     b.setAttribute("role", "tab");
     b.setAttribute("aria-selected", String(name === state.check));
-    b.addEventListener("click", () => { state.check = name; setChecks(state.checks); });
+    b.addEventListener("click", () => {
+      if (state.check !== name) clearAnswers();
+      state.check = name;
+      setChecks(state.checks);
+    });
     list.append(b);
   }
   if (!same || !state.drawn || state.drawn !== state.check) drawForm();
@@ -155,7 +188,7 @@ function setChecks(checks) {
 
 function drawForm() {
   const info = state.checks[state.check];
-  const old = state.drawn === state.check ? readInputs() : {}; // keep what was typed for this check
+  const old = state.drawn === state.check ? readInputs(true) : {}; // keep what was typed for this check
   state.drawn = state.check;
   const box = $("inputs");
   box.replaceChildren(el("legend", "Inputs"));
@@ -171,6 +204,13 @@ function drawForm() {
     } else if (spec.type === "bool") {
       field = document.createElement("input");
       field.type = "checkbox";
+    } else if (spec.type !== "int") {
+      // a list (`1,0,2`) or a number that may be a fraction (`1/2`): sent as typed, for the
+      // ruleset to read, as the command line's text is
+      field = document.createElement("input");
+      field.type = "text";
+      field.spellcheck = false;
+      field.placeholder = spec.type === "list" ? "e.g. 1,0,2" : "e.g. 3, 2.5 or 1/2";
     } else {
       field = document.createElement("input");
       field.type = "number";
@@ -180,9 +220,15 @@ function drawForm() {
     }
     field.name = spec.name;
     field.dataset.type = spec.type;
-    const value = spec.name in old ? old[spec.name] : spec.default;
+    if (spec.default === null || spec.default === undefined) field.required = true;
+    const typed = spec.name in old;
+    const value = typed ? old[spec.name] : spec.default;
+    if (typed) field.dataset.touched = "1"; // what the author typed outlives a new default
     if (field.type === "checkbox") field.checked = Boolean(value);
+    else if (Array.isArray(value)) field.value = value.join(",");
     else if (value !== null && value !== undefined) field.value = String(value);
+    field.addEventListener("input", () => { field.dataset.touched = "1"; });
+    if (spec.description) label.title = spec.description;
     label.append(field);
     const range = spec.choices ? "" : [spec.minimum, spec.maximum].every((v) => v !== undefined && v !== null)
       ? ` ${spec.minimum}–${spec.maximum}` : "";
@@ -196,7 +242,7 @@ function drawForm() {
   if (policies.includes(chosen)) policy.value = chosen;
   policy.disabled = !policies.length;
   const sweep = $("sweep-input");
-  const numeric = info.inputs.filter((s) => !s.choices && s.type !== "bool");
+  const numeric = info.inputs.filter((s) => !s.choices && (s.type === "int" || s.type === "number"));
   sweep.replaceChildren(...numeric.map((s) => new Option(s.name, s.name)));
   const pick = () => {
     const spec = numeric.find((s) => s.name === sweep.value);
@@ -210,101 +256,176 @@ function drawForm() {
   $("sweep").disabled = !numeric.length;
 }
 
-function readInputs() {
+function readInputs(touchedOnly = false) {
+  // Every field's value; with `touchedOnly`, those the author typed (a redrawn form keeps them).
+  const out = {};
+  for (const field of $("inputs").querySelectorAll("[name]")) {
+    if (touchedOnly && !field.dataset.touched) continue;
+    if (field.type === "checkbox") out[field.name] = field.checked;
+    else if (field.type === "number" && field.value !== "") out[field.name] = Number(field.value);
+    else out[field.name] = field.value;
+  }
+  return out;
+}
+
+class FormProblem extends Error {}
+
+function number(field, what) {
+  // A number field's value, or a FormProblem: Chromium gives "" both for an empty field and for
+  // one it cannot read ("5e", "--3"), and Number() would make "" a 0 and "1e400" Infinity.
+  if (field.validity && field.validity.badInput) throw new FormProblem(`${what}: what is typed is not a number`);
+  if (field.value.trim() === "") throw new FormProblem(`${what}: give a number`);
+  const n = Number(field.value);
+  if (!Number.isFinite(n)) throw new FormProblem(`${what}: ${field.value} is not a number this page can send`);
+  return n;
+}
+
+function checkedInputs() {
+  // The inputs to send: an empty or unreadable number is said, not left out (which would
+  // quietly roll with the default the author had cleared) nor sent as 0.
   const out = {};
   for (const field of $("inputs").querySelectorAll("[name]")) {
     if (field.type === "checkbox") out[field.name] = field.checked;
-    else if (field.value === "") continue;
-    else if (field.type === "number") out[field.name] = Number(field.value);
+    else if (field.type === "number") out[field.name] = number(field, field.name);
+    else if (field.value.trim() === "") throw new FormProblem(`${field.name}: give a value`);
     else out[field.name] = field.value;
   }
   return out;
 }
 
 function question(extra) {
-  const body = { ...reference(), check: state.check, inputs: readInputs(), ...extra };
+  const body = { ...reference(), check: state.check, inputs: checkedInputs(), ...extra };
   if (!$("policy").disabled && $("policy").value) body.policy = $("policy").value;
   return body;
 }
 
 // -- answers ------------------------------------------------------------------------------------
 
-async function roll(event) {
-  event.preventDefault();
-  if (!state.check) return;
-  showErrors(null);
-  const seed = $("seed").value === "" ? undefined : Number($("seed").value);
-  try {
-    const r = await api("roll", question({ seed, trace: true }));
-    $("roll-card").hidden = false;
-    $("outcome").textContent = r.outcome;
-    const values = $("roll-values");
-    values.replaceChildren();
-    for (const [k, v] of Object.entries({ ...r.values, ...r.outputs })) {
-      values.append(el("dt", k), el("dd", typeof v === "object" ? JSON.stringify(v) : v));
-    }
-    const trace = $("trace");
-    trace.replaceChildren();
-    for (const step of r.trace) {
-      const item = el("li", null, "step " + step.kind);
-      item.append(el("span", step.kind, "kind"), el("span", step.name, "name"),
-        el("span", "= " + (typeof step.value === "object" ? JSON.stringify(step.value) : step.value), "value"));
-      if (step.detail) item.append(el("div", step.detail, "detail"));
-      trace.append(item);
-    }
-    $("seed").value = r.seed;
-  } catch (err) { showErrors(err); }
+const CARDS = { roll: ["roll-card"], chart: ["chart-card"], sweep: ["sweep-card"] };
+
+function clearAnswers(which = Object.keys(CARDS)) {
+  // Answers that no longer match the form (another ruleset, check or input) are taken away, and
+  // any still on their way are dropped when they come (`ask`).
+  for (const kind of which) {
+    state.answers[kind]++;
+    for (const id of CARDS[kind]) $(id).hidden = true;
+  }
 }
 
-async function svgInto(target, path, body) {
+async function ask(kind, work) {
+  // Run one card's question; its answer is drawn only if no later question of that card (or a
+  // change of the form) came meanwhile, and a failed one leaves no earlier answer on show.
+  const asked = ++state.answers[kind];
+  showErrors(null);
+  try {
+    const draw = await work();
+    if (asked !== state.answers[kind]) return;
+    draw();
+    for (const id of CARDS[kind]) $(id).hidden = false;
+  } catch (err) {
+    if (asked !== state.answers[kind]) return;
+    for (const id of CARDS[kind]) $(id).hidden = true;
+    showErrors(err instanceof FormProblem ? { diagnostics: [{ text: err.message }] } : err);
+  } finally {
+    if (asked === state.answers[kind]) status("ready");
+  }
+}
+
+function roll(event) {
+  event.preventDefault();
+  if (!state.check) return undefined;
+  return ask("roll", async () => {
+    const seedField = $("seed");
+    const seed = seedField.value === "" ? undefined : number(seedField, "seed");
+    const r = await api("roll", question({ seed, trace: true }));
+    return () => {
+      $("outcome").textContent = r.outcome;
+      const values = $("roll-values");
+      values.replaceChildren();
+      for (const [k, v] of Object.entries({ ...r.values, ...r.outputs })) {
+        values.append(el("dt", k), el("dd", typeof v === "object" ? JSON.stringify(v) : v));
+      }
+      const trace = $("trace");
+      trace.replaceChildren();
+      for (const step of r.trace) {
+        const item = el("li", null, "step " + step.kind);
+        item.append(el("span", step.kind, "kind"), el("span", step.name, "name"),
+          el("span", "= " + (typeof step.value === "object" ? JSON.stringify(step.value) : step.value), "value"));
+        if (step.detail) item.append(el("div", step.detail, "detail"));
+        trace.append(item);
+      }
+      seedField.value = r.seed;
+    };
+  });
+}
+
+async function svg(path, body) {
+  // A chart from the server, parsed as SVG; only an <svg> root without a script is taken.
   status("solving…");
-  const text = await api(path, body).finally(() => status("ready"));
+  const text = await api(path, body);
   const doc = new DOMParser().parseFromString(text, "image/svg+xml");
   const root = doc.documentElement;
   if (root.nodeName !== "svg" || doc.querySelector("parsererror, script")) throw new Error("not a chart");
-  target.replaceChildren(document.importNode(root, true));
+  return document.importNode(root, true);
 }
 
-async function distribution() {
-  if (!state.check) return;
-  showErrors(null);
-  try {
-    $("chart-card").hidden = false;
-    await svgInto($("chart"), "chart/distribution", question({}));
+function distribution() {
+  if (!state.check) return undefined;
+  return ask("chart", async () => {
+    const body = question({});
     const info = state.checks[state.check];
-    if (info.policies && info.policies.length > 1) {
-      await svgInto($("policies-chart"), "chart/policies", question({}));
-    } else {
-      $("policies-chart").replaceChildren();
-    }
-  } catch (err) { showErrors(err); }
+    const [chart, policies] = await Promise.all([
+      svg("chart/distribution", body),
+      info.policies && info.policies.length > 1 ? svg("chart/policies", body) : null,
+    ]);
+    return () => {
+      $("chart").replaceChildren(chart);
+      $("policies-chart").replaceChildren(...(policies ? [policies] : []));
+    };
+  });
 }
 
-async function sweep() {
-  if (!state.check || !$("sweep-input").value) return;
-  showErrors(null);
-  try {
-    $("sweep-card").hidden = false;
-    await svgInto($("sweep-chart"), "chart/sweep", question({
-      input: $("sweep-input").value, from: Number($("sweep-from").value), to: Number($("sweep-to").value),
-      stacked: $("sweep-stacked").checked,
-    }));
-  } catch (err) { showErrors(err); }
+function sweep() {
+  if (!state.check || !$("sweep-input").value) return undefined;
+  return ask("sweep", async () => {
+    const body = question({
+      input: $("sweep-input").value, from: number($("sweep-from"), "sweep from"),
+      to: number($("sweep-to"), "sweep to"), stacked: $("sweep-stacked").checked,
+    });
+    const chart = await svg("chart/sweep", body);
+    return () => $("sweep-chart").replaceChildren(chart);
+  });
 }
 
 // -- rulesets and campaigns ---------------------------------------------------------------------
 
+function dirty() {
+  return $("source").value !== state.pristine;
+}
+
 async function loadRuleset(name) {
+  // The ruleset replaces the editor's text, so edits are not thrown away without a yes; a
+  // ruleset asked for after this one wins, whichever answer comes first.
+  const pick = $("ruleset-list");
+  if (dirty() && !window.confirm("Replace the text you have edited with the ruleset " + name + "?")) {
+    pick.value = state.shown || "";
+    return;
+  }
+  const asked = ++state.loading;
+  clearAnswers();
   try {
     const rs = await api("rulesets/" + encodeURIComponent(name));
+    if (asked !== state.loading) return;
     $("source").value = rs.source;
+    state.pristine = rs.source;
+    state.shown = name;
     $("file-name").value = name + ".yaml";
     state.check = null;
     state.drawn = null;
     setChecks(rs.checks);
     drawGutter([]);
     await validate();
-  } catch (err) { showErrors(err); }
+  } catch (err) { if (asked === state.loading) showErrors(err); }
 }
 
 async function campaigns() {
@@ -380,8 +501,20 @@ async function start() {
   src.addEventListener("input", edited);
   src.addEventListener("scroll", syncScroll);
   src.addEventListener("keydown", (e) => {
-    if (e.key === "Tab") { e.preventDefault(); src.setRangeText("  ", src.selectionStart, src.selectionEnd, "end"); edited(); }
+    // Tab indents; Shift+Tab, or Escape and then Tab, leaves the editor as Tab leaves any field.
+    if (e.key === "Tab" && !e.shiftKey && !state.escaped && !e.ctrlKey && !e.altKey && !e.metaKey) {
+      e.preventDefault();
+      src.setRangeText("  ", src.selectionStart, src.selectionEnd, "end");
+      edited();
+    }
+    state.escaped = e.key === "Escape";
   });
+  src.addEventListener("blur", () => { state.escaped = false; });
+  window.addEventListener("beforeunload", (e) => { if (dirty()) e.preventDefault(); });
+  $("inputs-form").addEventListener("input", (e) => {
+    if (!e.target.closest("#seed, #sweep-input, #sweep-from, #sweep-to, #sweep-stacked")) clearAnswers();
+  });
+  $("file-name").addEventListener("input", edited);
   $("inputs-form").addEventListener("submit", roll);
   $("exact").addEventListener("click", distribution);
   $("sweep").addEventListener("click", sweep);
