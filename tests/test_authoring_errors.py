@@ -186,6 +186,21 @@ YAML_MISTAKES = [
         "a quote opened here is never closed",
         "close the quote",
     ),
+    # the parser said "expected ',' or ']', but got ':'" at the next line (found by an audit)
+    (
+        "a list never closed",
+        ("    outcomes: [tails, heads]", "    outcomes: [tails, heads"),
+        ("outcomes: [tails", "["),
+        "the list opened with '[' here is not closed: at line 8, column 12 YAML found ':'",
+        "close the list with ']' after its last item",
+    ),
+    (
+        "a mapping never closed",
+        ("d: {die: 2}", "d: {die: 2"),
+        ("d: {die", "{"),
+        "the mapping opened with '{' here is not closed",
+        "close the mapping with '}' after its last item",
+    ),
 ]
 
 
@@ -204,9 +219,9 @@ def test_a_yaml_mistake_is_told_with_its_place_and_a_hint(mistake: tuple[object,
 
 def test_other_yaml_errors_keep_the_parser_words() -> None:
     """A mistake none of the rules recognise is still RC002 at the parser's place."""
-    text = edit("d: {die: 2}", "d: {die: 2")
+    text = edit("d: {die: 2}", "d: *nowhere")
     d = one(text)
-    assert d.code == "RC002" and "expected ',' or '}'" in d.message
+    assert d.code == "RC002" and "undefined alias" in d.message, d.message
 
 
 KEY_LINES = [n for n, line in enumerate(BASE.splitlines()) if re.match(r"^ +(- )?\w+:", line)]

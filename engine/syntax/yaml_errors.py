@@ -3,8 +3,8 @@
 ruamel.yaml reports what its grammar expected ("expected <block end>, but found '<scalar>'"),
 which names tokens an author never wrote. The usual mistakes behind those messages — a key
 indented one space off, a tab, an expression that starts with a quote, a key without its colon,
-a list item among a mapping's keys, a value holding ': ' — are recognised here from the parser's
-positions and the lines around them, and told with what to write instead. Anything not
+a '[' or '{' left open, a list item among a mapping's keys, a value holding ': ' — are recognised
+here from the parser's positions and the lines around them, and told with what to write instead. Anything not
 recognised keeps the parser's own words (`explain` returns None).
 """
 
@@ -69,6 +69,18 @@ def explain(
             "a quote opened here is never closed, so YAML reads on to the end of the file",
             Span(source, at_line, at_col, at_line, at_col + 1),
             "close the quote at the end of the value, with the same kind of quote",
+        )
+    flow = "sequence" if "flow sequence" in context else "mapping" if "flow mapping" in context else None
+    if flow is not None and context_at is not None and problem.startswith("expected ','"):
+        at_line, at_col = context_at
+        opened, closer = ("[", "]") if flow == "sequence" else ("{", "}")
+        what = "list" if flow == "sequence" else "mapping"
+        got = problem.rpartition("but got ")[2] or "something else"
+        return Explained(
+            f"the {what} opened with '{opened}' here is not closed: at line {line}, column {col} YAML"
+            f" found {got} where it expected ',' or '{closer}'",
+            Span(source, at_line, at_col, at_line, at_col + 1),
+            f"close the {what} with '{closer}' after its last item, or put ',' between two items",
         )
     if problem.startswith("expected '<document start>'"):
         return Explained(
