@@ -137,6 +137,20 @@ def test_a_sweep_has_one_deadline_for_all_its_points(make: Any) -> None:
     assert app.state.server.pool.killed == 0
 
 
+def test_a_rulesets_examples_have_one_deadline_for_all(make: Any) -> None:
+    """The same for `/api/test`: each example's solve had a deadline of its own."""
+    app = make(workers=1, queue=1, deadline=1.0, limits=Limits(max_work=10**12))
+    examples = "".join(
+        f"      - {{inputs: {{n: {n}}}, expect: {{probability: {{high: 1/2}}}}}}\n" for n in range(1, 41)
+    )
+    source = HEAVY + "    examples:\n" + examples
+    started = time.monotonic()
+    response = TestClient(app).post("/api/test", json={"source": source, "name": "heavy.yaml"})
+    assert response.status_code == 504 and codes(response) == {"RC503"}, response.text[:500]
+    assert time.monotonic() - started < 3.0
+    assert app.state.server.pool.killed == 0
+
+
 def test_a_campaign_request_keeps_the_servers_deadline(make: Any, tmp_path: Any) -> None:
     """A campaign's scene solved for best play runs in the request, under the server's limits:
     the deadline ends it (504), and nothing is written to the campaign."""
