@@ -201,6 +201,14 @@ YAML_MISTAKES = [
         "the mapping opened with '{' here is not closed",
         "close the mapping with '}' after its last item",
     ),
+    # closed, but a ',' missing: told at the item, not as a bracket left open (found by a review)
+    (
+        "two list items without a comma",
+        ("    outcomes: [tails, heads]", '    outcomes: ["tails" "heads"]'),
+        ('outcomes: ["tails" "heads"]', '"heads"'),
+        "two items of the list opened at column 15 have no ',' between them",
+        "put ',' before this item",
+    ),
 ]
 
 

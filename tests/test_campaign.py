@@ -906,13 +906,12 @@ def test_rulecraft_db_of_another_scheme_is_refused_as_db_is(
     `./postgresql+psycopg:/user:S3cret@host/` and a SQLite file in them, and printed the password,
     where `--db` with the same text is refused: the variable is now read as `--db` is, and a
     folder it names is the user's to make."""
-    monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("RULECRAFT_DB", "postgresql+psycopg://user:S3cret@localhost:5432/games")
-    r = cli("campaign", "new", "x", "chill", "-p", "players=2")
+    r = cli("campaign", "new", "x", "chill", "-p", "players=2", cwd=tmp_path)  # a relative path, were it one
     assert r.code == 1 and "RC903" in r.err and "cannot keep campaigns at postgresql+psycopg://" in r.err
     assert "S3cret" not in r.out + r.err and list(tmp_path.iterdir()) == []
     monkeypatch.setenv("RULECRAFT_DB", str(tmp_path / "missing" / "c.db"))
-    r = cli("campaign", "list")
+    r = cli("campaign", "list", cwd=tmp_path)
     assert r.code == 1 and "RC903" in r.err and not (tmp_path / "missing").exists()
 
 

@@ -133,6 +133,8 @@ def test_a_sweep_has_one_deadline_for_all_its_points(make: Any) -> None:
     started = time.monotonic()
     response = TestClient(app).post("/api/sweep", json=body)  # about 6 s of points, each under 1 s
     assert response.status_code == 504 and codes(response) == {"RC503"}, response.text
+    # the request's deadline, not the part of it a point was given ("0.00567867 s": a review)
+    assert "the deadline of 1 s passed" in response.json()["error"]["diagnostics"][0]["message"]
     assert time.monotonic() - started < 3.0
     assert app.state.server.pool.killed == 0
 

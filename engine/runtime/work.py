@@ -101,17 +101,23 @@ class Work:
         self.mark = min(self.limit, self.used + CLOCK_EVERY)
 
     def _late(self) -> DeadlineError:
-        given = f"{self.seconds:g} s" if self.seconds is not None else "its time"
-        return DeadlineError(
-            [
-                Diagnostic(
-                    "RC503",
-                    f"the deadline of {given} passed before the request ended",
-                    None,
-                    "ask for less, or raise Limits.deadline (None: no deadline)",
-                )
-            ]
-        )
+        return deadline_passed(self.seconds)
+
+
+def deadline_passed(seconds: float | None) -> DeadlineError:
+    """RC503 for a request whose deadline of `seconds` passed (a server that gave a solve only
+    the part of it left says so with the request's whole deadline)."""
+    given = f"{seconds:g} s" if seconds is not None else "its time"
+    return DeadlineError(
+        [
+            Diagnostic(
+                "RC503",
+                f"the deadline of {given} passed before the request ended",
+                None,
+                "ask for less, or raise Limits.deadline (None: no deadline)",
+            )
+        ]
+    )
 
 
 _CURRENT: ContextVar[Work | None] = ContextVar("rulecraft_work", default=None)

@@ -88,19 +88,28 @@ def _store(server: Server) -> Iterator[Store]:
 
 
 def _hidden(server: Server, d: Diagnostic) -> Diagnostic:
-    """`d` without the store's place (its path, or its URL whole or with the password masked as
-    the store shows it), and, for a ruleset changed on disk (`RC904`), a hint the API can act on."""
+    """`d` without the store's place: its path as given, as the store writes it (`Path` drops a
+    `./` or a trailing `/`) and resolved, and each folder above it ("its folder"); its URL whole or
+    with the password masked as the store shows it. And, for a ruleset changed on disk (`RC904`),
+    a hint the API can act on."""
     target = str(server.settings.db if server.settings.db is not None else default_db())
-    places = {target}
+    places: dict[str, str] = {}
     if is_postgres(target):
         from ..state.postgres import redact
 
-        places.add(redact(target))
-    places.discard("")  # an empty one would be "found" between every two characters
+        places = {target: STORE, redact(target): STORE}
+    elif target:
+        given = Path(target)
+        for path in (given, given.absolute(), given.resolve()):
+            places.setdefault(str(path), STORE)
+            for folder in path.parents:
+                if len(str(folder)) > 1:  # not '/' or '.', which any text may hold
+                    places.setdefault(str(folder), f"{STORE}'s folder")
+        places[target] = STORE
     message, hint = d.message, d.hint
-    for place in sorted(places, key=len, reverse=True):
-        message = message.replace(place, STORE)
-        hint = hint and hint.replace(place, STORE)
+    for place in sorted(places, key=len, reverse=True):  # a path before the folders it is in
+        message = message.replace(place, places[place])
+        hint = hint and hint.replace(place, places[place])
     if d.code == "RC904":
         hint = CHANGED
     return replace(d, message=message, hint=hint)
@@ -121,8 +130,8 @@ def _served(names: Mapping[str, Path], reference: str) -> str:
     """A campaign's stored ruleset as the API names it: a served ruleset (of `names`, the
     catalog's) by its name, the one a request gives; any other file by its file name alone
     (where it lies is the operator's)."""
-    for name, path in names.items():
-        if reference in (name, str(path)):
+    for name, path in names.items():  # a file is stored by its resolved path (`api._found_again`)
+        if reference in (name, str(path)) or reference == str(path.resolve()):
             return name
     return ruleset_shown(reference)
 

@@ -23,9 +23,10 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from ..api import Ruleset, load_source
-from ..errors import RulecraftError
+from ..errors import DeadlineError, RulecraftError
 from ..frozen import frozen, replace
 from ..runtime.limits import Limits
+from ..runtime.work import deadline_passed
 from ..syntax.positions import SourceFile
 from .jobs import HEAVY, diagnostic_json, diagnostics_json
 from .problems import ApiError, status_of
@@ -235,6 +236,8 @@ def _serve(conn: Connection, limits: Limits) -> None:  # pragma: no cover - runs
             kept.move_to_end(key)
             rs.limits = replace(limits, deadline=max(seconds, 0.001))  # this worker's only job now
             reply: tuple[Any, ...] = ("ok", HEAVY[job.kind](rs, job.body))
+        except DeadlineError:  # the solve had what was left of the request: name the request's own
+            reply = ("error", 504, diagnostics_json(deadline_passed(limits.deadline).diagnostics))
         except RulecraftError as exc:
             reply = ("error", status_of(exc), diagnostics_json(exc.diagnostics))
         except RecursionError:

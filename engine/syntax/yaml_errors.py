@@ -75,12 +75,19 @@ def explain(
         at_line, at_col = context_at
         opened, closer = ("[", "]") if flow == "sequence" else ("{", "}")
         what = "list" if flow == "sequence" else "mapping"
-        got = problem.rpartition("but got ")[2] or "something else"
-        return Explained(
-            f"the {what} opened with '{opened}' here is not closed: at line {line}, column {col} YAML"
-            f" found {got} where it expected ',' or '{closer}'",
-            Span(source, at_line, at_col, at_line, at_col + 1),
-            f"close the {what} with '{closer}' after its last item, or put ',' between two items",
+        got = problem.partition("but got ")[2] or "something else"
+        got = {"'<scalar>'": "another value", "'<stream end>'": "the end of the file"}.get(got, got)
+        said = f"at line {line}, column {col} YAML found {got} where it expected ',' or '{closer}'"
+        if line > at_line or got == "the end of the file":  # it read on past the bracket's own line
+            return Explained(
+                f"the {what} opened with '{opened}' here is not closed: {said}",
+                Span(source, at_line, at_col, at_line, at_col + 1),
+                f"close the {what} with '{closer}' after its last item, or put ',' between two items",
+            )
+        return Explained(  # on the bracket's line: two items without a ',' between them
+            f"two items of the {what} opened at column {at_col} have no ',' between them: {said}",
+            Span(source, line, col, line, col + 1),
+            f"put ',' before this item (or close the {what} with '{closer}' before it)",
         )
     if problem.startswith("expected '<document start>'"):
         return Explained(

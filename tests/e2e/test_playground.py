@@ -146,15 +146,15 @@ def page(server: str) -> Iterator[Page]:
             page.set_default_timeout(WAIT_MS)
             problems: list[str] = []
             page.on("pageerror", lambda e: problems.append(str(e)))
-            # a dialog no test asked for is a failure; one a test waits for (`expect_dialog`) is its own
-            page.on(
-                "dialog",
-                lambda d: (
-                    None
-                    if getattr(page, "expect_dialog", False)
-                    else problems.append(f"a {d.type} opened: {d.message}")
-                ),
-            )
+
+            # a dialog no test asked for is a failure (and is dismissed, so the page goes on and the
+            # failure is reported, not a timeout); one a test waits for (`expect_dialog`) is its own
+            def dialog(d: Any) -> None:
+                if not getattr(page, "expect_dialog", False):
+                    problems.append(f"a {d.type} opened: {d.message}")
+                    d.dismiss()
+
+            page.on("dialog", dialog)
             # A 4xx the test asks for (a misspelt action: 404, a name the ruleset does not have) is
             # logged by the browser too; a script error, a 5xx or any other 404 (a page file or an
             # API path that is not there) is a failure.
@@ -356,6 +356,10 @@ def test_only_answers_to_the_form_as_it_is_are_shown(page: Page, server: str) ->
     page.wait_for_timeout(1500)  # the older answer arrives, and is dropped
     expect(page.locator("#chart svg")).to_contain_text("target=70")
     expect(page.locator("#chart svg")).not_to_contain_text("target=55")
+    expect(page.locator("#status")).to_have_text("ready")  # no question is on its way any more
+    _type_at_end_of(page, 1, " ")  # an edit of the text: the chart answered the text as it was
+    expect(page.locator("#chart-card")).to_be_hidden()
+    page.keyboard.press("Backspace")  # the text as loaded again: no question before another ruleset
 
     _load(page, server, "castle")  # another ruleset: nothing of chill's is left on show
     expect(page.locator("#chart-card")).to_be_hidden()

@@ -10,6 +10,7 @@ const state = {
   checks: {}, check: null, drawn: null, timer: null, asked: 0, lineHeight: 20,
   answers: { roll: 0, chart: 0, sweep: 0 }, // one count per card: only its latest question's answer is shown
   loading: 0, // the same for a ruleset being loaded
+  pending: 0, // questions of any card still on their way (the header says "solving…" until none is)
   pristine: "", // the text as it was loaded, to tell whether the author's edits would be lost
   escaped: false, // Escape was the last key in the editor: the next Tab leaves it
 };
@@ -157,6 +158,7 @@ async function validate() {
 }
 
 function edited() {
+  clearAnswers(); // what is on show answered the text as it was
   drawGutter([]);
   clearTimeout(state.timer);
   state.timer = setTimeout(validate, 300);
@@ -183,6 +185,7 @@ function setChecks(checks) {
     });
     list.append(b);
   }
+  if (!same) clearAnswers(); // the checks changed (a default, an input): the answers on show may not hold
   if (!same || !state.drawn || state.drawn !== state.check) drawForm();
 }
 
@@ -220,7 +223,8 @@ function drawForm() {
     }
     field.name = spec.name;
     field.dataset.type = spec.type;
-    if (spec.default === null || spec.default === undefined) field.required = true;
+    // no default: the form must be filled (but a box left unticked is an answer: false)
+    if ((spec.default === null || spec.default === undefined) && field.type !== "checkbox") field.required = true;
     const typed = spec.name in old;
     const value = typed ? old[spec.name] : spec.default;
     if (typed) field.dataset.touched = "1"; // what the author typed outlives a new default
@@ -317,6 +321,7 @@ async function ask(kind, work) {
   // change of the form) came meanwhile, and a failed one leaves no earlier answer on show.
   const asked = ++state.answers[kind];
   showErrors(null);
+  state.pending++;
   try {
     const draw = await work();
     if (asked !== state.answers[kind]) return;
@@ -327,7 +332,7 @@ async function ask(kind, work) {
     for (const id of CARDS[kind]) $(id).hidden = true;
     showErrors(err instanceof FormProblem ? { diagnostics: [{ text: err.message }] } : err);
   } finally {
-    if (asked === state.answers[kind]) status("ready");
+    if (--state.pending === 0) status("ready");
   }
 }
 
