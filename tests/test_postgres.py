@@ -241,6 +241,56 @@ def test_a_password_that_is_a_word_of_the_address_masks_itself_alone() -> None:
     assert f"postgresql://ann:***@127.0.0.1:{port}/games" in text and "***ql" not in text
 
 
+def test_a_reader_waits_no_longer_than_a_writer_and_a_cancel_is_said_as_one(
+    pg_cluster: Cluster, pg_url: str
+) -> None:
+    """A read waited as long as a table lock taken from outside was held (24 s behind a LOCK
+    TABLE, where the docs said readers never wait), and a statement the server cancelled was
+    reported as a lock held for more than the timeout (found by an audit)."""
+    import threading
+
+    import psycopg
+
+    with PostgresStore(pg_url) as store:
+        store.create(header("moor"), counter(0))
+    holder = psycopg.connect(pg_url, autocommit=True)
+    holder.execute("BEGIN")
+    holder.execute("LOCK TABLE events IN ACCESS EXCLUSIVE MODE")
+    try:
+        said: list[str] = []
+
+        def read(seconds: float) -> None:
+            with PostgresStore(pg_url, timeout=seconds) as reader:
+                try:
+                    reader.events("moor")
+                except CampaignError as e:
+                    said.append(e.diagnostics[0].render())
+
+        hasty = threading.Thread(target=read, args=(1,))  # in a thread: a read that waits on is
+        hasty.start()  # a failure here, not a test that hangs until the lock is let go
+        hasty.join(8)
+        assert not hasty.is_alive() and len(said) == 1, said
+        assert "is locked" in said[0] and "more than 1 s" in said[0], said
+        said.clear()
+        waiting = threading.Thread(target=read, args=(60,))
+        waiting.start()
+        until = time.monotonic() + 20
+        cancelled: list[Any] = []
+        while not cancelled and time.monotonic() < until:
+            time.sleep(0.1)
+            cancelled = pg_cluster.execute(
+                "SELECT pg_cancel_backend(pid) FROM pg_stat_activity"
+                " WHERE application_name = 'rulecraft' AND wait_event_type = 'Lock'",
+                pg_url,
+            )
+        waiting.join(30)
+        assert cancelled and not waiting.is_alive()
+        assert said and "was cancelled by the server" in said[0] and "is locked" not in said[0], said
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
 def test_a_user_without_the_rights_is_told_which_it_needs(pg_cluster: Cluster, pg_url: str) -> None:
     role = "rc_" + database_name(pg_url)[3:] + "_guest"
     guest = pg_url.replace("postgresql://postgres@", f"postgresql://{role}@", 1)

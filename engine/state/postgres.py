@@ -22,8 +22,9 @@ read-compute-append starts from the latest event. The alternatives, weighed:
   other campaigns' writers never wait for it. (An advisory lock is used once: while the tables
   are laid out in an empty database, where there is no row yet to lock.)
 
-Waiting is bounded like SQLite's busy timeout: `lock_timeout` is set on each transaction to the
-store's `timeout`, after which the writer gets RC903 "locked". Seqs stay 1..n: each append
+Waiting is bounded like SQLite's busy timeout: `lock_timeout` is set on each transaction, a
+read's too, to the store's `timeout`, after which the writer (or a reader held up by a lock
+taken from outside, a `LOCK TABLE`) gets RC903 "locked". Seqs stay 1..n: each append
 takes the last seq under the row lock, and (campaign, seq) is the primary key besides.
 
 Layout, schema version 1 — the SQLite store's, so the same bytes are kept (JSON is
@@ -277,6 +278,12 @@ class PostgresStore(SqlStore):
                 connection.execute(mode)
         return connection
 
+    def _bound_waits(self, connection: Connection) -> None:
+        """Wait for a lock no longer than `timeout` in this transaction (then 55P03: RC903)."""
+        connection.execute(
+            "SELECT set_config('lock_timeout', %s, true)", (f"{max(1, round(self.timeout * 1000))}ms",)
+        )
+
     @contextmanager
     def _write(self) -> Iterator[Connection]:
         """BEGIN (READ COMMITTED, waits bounded by `timeout`) ... COMMIT, or ROLLBACK on any
@@ -286,10 +293,7 @@ class PostgresStore(SqlStore):
                 connection = self._begin("BEGIN ISOLATION LEVEL READ COMMITTED, READ WRITE")
             try:
                 with self._errors("starting a transaction"):
-                    connection.execute(
-                        "SELECT set_config('lock_timeout', %s, true)",
-                        (f"{max(1, round(self.timeout * 1000))}ms",),
-                    )
+                    self._bound_waits(connection)
                 yield connection
                 with self._errors("committing", committing=True):
                     connection.execute("COMMIT")
@@ -310,6 +314,10 @@ class PostgresStore(SqlStore):
             with self._errors("reading"):
                 connection = self._begin(f"BEGIN ISOLATION LEVEL {level}, READ ONLY")
             try:
+                # a writer never blocks a reader, but a table lock taken from outside (LOCK TABLE,
+                # ALTER TABLE) would, for as long as it is held: a reader waits as long as a writer
+                with self._errors("reading"):
+                    self._bound_waits(connection)
                 yield connection
             finally:
                 _rollback(connection)  # nothing was written: ending the read is all this does
@@ -329,11 +337,21 @@ class PostgresStore(SqlStore):
     def _db_error(self, error: psycopg.Error, doing: str, committing: bool = False) -> CampaignError:
         state = error.sqlstate or ""
         said = _first_line(error)
-        if state in ("55P03", "57014"):  # lock_not_available (lock_timeout), query_canceled
+        if state == "55P03":  # lock_not_available: `lock_timeout` passed
             return self._error(
                 "RC903",
                 f"{self._where} is locked: another writer held the campaign for more than {self.timeout:g} s",
-                "another process is writing to this campaign; try again when it is done, or wait longer",
+                "another process is writing to this campaign (or holds its tables); try again when it is"
+                " done, or wait longer",
+            )
+        if state == "57014":  # query_canceled: by an administrator, or a role's statement_timeout
+            return self._error(
+                "RC903",
+                f"{self._where}: {doing} was cancelled by the server ({said}); nothing was written"
+                if not committing
+                else f"{self._where}: committing was cancelled by the server ({said}): the change may or"
+                " may not have been kept",
+                "try again; if it happens each time, look at the role's statement_timeout",
             )
         if state in ("40001", "40P01", "23505"):  # serialization_failure, deadlock, a seq taken
             return self._error(
