@@ -732,6 +732,13 @@ HAND_EDITS = [
     ("the ruleset's hash as bytes", "update campaigns set ruleset_hash = X'41'", "show", "RC903"),
     ("the time made as bytes", "update campaigns set created = X'41'", "show", "RC903"),
     ("a version in superscript", "update meta set value = '²' where key = 'version'", "show", "RC903"),
+    # a NaN edited in was exported as NaN, which is no JSON (found by an audit)
+    (
+        "NaN in the data",
+        """update events set data = replace(data, '"inputs": {}', '"inputs": {"x": NaN}') where seq = 3""",
+        "log",
+        "RC903",
+    ),
 ]
 
 

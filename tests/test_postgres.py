@@ -291,6 +291,18 @@ def test_a_reader_waits_no_longer_than_a_writer_and_a_cancel_is_said_as_one(
         holder.close()
 
 
+def test_a_url_with_its_scheme_in_capitals_and_a_column_made_jsonb(pg_cluster: Cluster, pg_url: str) -> None:
+    """`POSTGRESQL://` was taken for PostgreSQL and handed to libpq, which takes the scheme in
+    lower case only; a `data` column changed to jsonb (which the docs suggest for queries) was
+    read as "not a JSON object" (found by an audit)."""
+    scheme, _, rest = pg_url.partition("://")
+    with open_store(f"{scheme.upper()}://{rest}") as store:
+        store.create(header("moor"), counter(0))
+    pg_cluster.execute("ALTER TABLE events ALTER data TYPE jsonb USING data::jsonb", pg_url)
+    with PostgresStore(pg_url) as store:
+        refused(lambda: store.events("moor"), "damaged", "a column changed to json or jsonb?")
+
+
 def test_a_user_without_the_rights_is_told_which_it_needs(pg_cluster: Cluster, pg_url: str) -> None:
     role = "rc_" + database_name(pg_url)[3:] + "_guest"
     guest = pg_url.replace("postgresql://postgres@", f"postgresql://{role}@", 1)

@@ -243,10 +243,16 @@ def check_append(name: str, kind: str, undoes: int | None, seq: int) -> None:
         raise ValueError(f"undoes={undoes} is not an earlier event of '{name}' (1..{seq - 1})")
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no JSON number")
+
+
 def json_object(text: object) -> dict[str, Any] | str:
     """A JSON object read from a column, or what is wrong with it (the caller names the place)."""
-    try:
-        value = json.loads(text) if isinstance(text, str | bytes) else None
+    if isinstance(text, dict | list):  # the driver decoded it: the column is no longer text
+        return "is JSON the database decoded itself (a column changed to json or jsonb?), not text"
+    try:  # NaN and Infinity are Python's, not JSON's: rulecraft never writes them
+        value = json.loads(text, parse_constant=_no_constant) if isinstance(text, str | bytes) else None
     except ValueError as e:
         return f"is not valid JSON ({e})"
     except RecursionError:
