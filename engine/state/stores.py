@@ -29,8 +29,8 @@ def open_store(target: str | Path) -> Store:
     if is_postgres(target):
         from .postgres import PostgresStore
 
-        scheme, _, rest = str(target).partition("://")  # libpq takes the scheme in lower case only
-        return PostgresStore(f"{scheme.lower()}://{rest}")
+        given, _, rest = str(target).partition("://")  # libpq takes the scheme in lower case only
+        return PostgresStore(f"{given.lower()}://{rest}")
     scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", target) if isinstance(target, str) else None
     if scheme:  # `mysql://...` is no file either: say so, not that its "folder" is missing
         raise CampaignError(
