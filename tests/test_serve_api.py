@@ -675,3 +675,10 @@ def test_every_value_a_check_lists_is_one_prob_gives(client: TestClient, ruleset
     for value in listed:
         body = {"ruleset": ruleset, "check": check, "inputs": inputs, "value": value}
         assert client.post("/api/prob", json=body).status_code == 200, value
+
+
+def test_a_path_with_a_slash_too_many_is_a_json_404(client: TestClient) -> None:
+    """`POST /api/roll/` answered 307 with an empty body (found by an audit as a bot)."""
+    body = {"ruleset": "chill", "check": "specific", "inputs": {"target": 55}}
+    response = client.post("/api/roll/", json=body, follow_redirects=False)
+    assert error(response, 404)[0]["code"] == "RC407"

@@ -265,6 +265,9 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
         version="1",
         lifespan=lifespan,
         default_response_class=SafeJSONResponse,
+        # a path with a slash too many is a 404 that says so, in the one error shape, not a 307
+        # with an empty body that a bot's POST does not follow
+        redirect_slashes=False,
         responses={
             404: {"model": _error_model()},
             422: {"model": _error_model()},
