@@ -682,3 +682,15 @@ def test_a_path_with_a_slash_too_many_is_a_json_404(client: TestClient) -> None:
     body = {"ruleset": "chill", "check": "specific", "inputs": {"target": 55}}
     response = client.post("/api/roll/", json=body, follow_redirects=False)
     assert error(response, 404)[0]["code"] == "RC407"
+
+
+def test_a_body_that_is_not_json_is_placed_in_the_body(client: TestClient) -> None:
+    """Its line and column were only words in the message, the fields null (found by an audit)."""
+    sent = client.post(
+        "/api/roll",
+        content=b'{"ruleset": "chill",\n "check": }',
+        headers={"content-type": "application/json"},
+    )
+    [d] = error(sent, 422)
+    assert (d["file"], d["line"], d["column"], d["source_line"]) == ("<request body>", 2, 11, ' "check": }')
+    assert d["text"].endswith(' "check": }\n            ^')

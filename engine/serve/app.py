@@ -26,7 +26,7 @@ from ..frozen import field, frozen, replace
 from ..runtime.limits import Limits
 from ..syntax.positions import SourceFile
 from ..syntax.resources import shipped_rulesets
-from .body import SafeJSONResponse
+from .body import SafeJSONResponse, Unreadable
 from .jobs import diagnostic_json
 from .problems import ApiError, api_error
 from .workers import Job, Pool
@@ -294,6 +294,8 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def on_http(request: Request, exc: StarletteHTTPException) -> SafeJSONResponse:
+        if isinstance(exc, Unreadable):  # not JSON: placed in the body
+            return _error_response(ApiError(exc.status_code, exc.diagnostics))
         message = f"{request.method} {request.url.path}: {exc.detail}"
         headers = dict(exc.headers or {})  # a 405's Allow among them
         return _error_response(ApiError.of(exc.status_code, "RC407", message[:300], "see /docs", **headers))

@@ -16,6 +16,9 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.requests import ClientDisconnect
 
+from ..errors import Diagnostic
+from ..syntax.positions import SourceFile, Span
+from .jobs import diagnostic_json
 from .problems import ApiError
 
 
@@ -86,12 +89,25 @@ def _unreadable(exc: Exception) -> str:
     return f"the body is not JSON the server can read: {exc}"
 
 
+class Unreadable(HTTPException):
+    """A body that is not JSON, with its diagnostics placed in it (an `HTTPException`, as
+    FastAPI's body reading lets only those through unchanged; `app.on_http` answers it)."""
+
+    def __init__(self, diagnostics: list[dict[str, Any]]) -> None:
+        super().__init__(422, str(diagnostics[0].get("message")))
+        self.diagnostics = diagnostics
+
+
 class OnceRequest(Request):
     async def json(self) -> Any:
         if not hasattr(self, "_json"):
             try:
                 self._json = read_json(await self.body())
-            except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError too
+            except json.JSONDecodeError as exc:  # placed in the body: its line, column and caret
+                where = Span(SourceFile("<request body>", exc.doc), exc.lineno, exc.colno)
+                said = Diagnostic("RC407", _unreadable(exc)[:300], where)
+                raise Unreadable([diagnostic_json(said)]) from None
+            except (ValueError, RecursionError) as exc:  # UnicodeDecodeError too
                 raise HTTPException(422, _unreadable(exc)[:300]) from None
         return self._json
 
