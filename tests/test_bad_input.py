@@ -645,3 +645,18 @@ def test_a_byte_that_is_not_utf8_is_shown_at_its_line_and_column(tmp_path) -> No
     assert d.code == "RC001" and "is not UTF-8 text" in d.message and "0xe9" in d.message
     assert d.span is not None and (d.span.line, d.span.col) == (5, 15)
     assert caught.value.render().splitlines()[1:3] == ["      title: caf\ufffd au lait", "                ^"]
+
+
+def test_many_unknown_inputs_are_named_ten_and_counted_and_a_misspelling_still_counts() -> None:
+    """Ten unknown names are named and the rest counted (a request of 100,000 was as many
+    diagnostics); a misspelt input past the ten still stands for its input, so no RC401 says
+    that input is missing (found by a review)."""
+    from engine.runtime.inputs import UNKNOWN_SHOWN
+
+    rs = engine.load("chill")
+    given = {f"x{i}": 0 for i in range(UNKNOWN_SHOWN + 10)} | {"targt": 55}
+    with pytest.raises(InputError) as caught:
+        rs.distribution("specific", **given)
+    found = caught.value.diagnostics
+    assert [d.code for d in found] == ["RC402"] * (UNKNOWN_SHOWN + 1), [d.message for d in found]
+    assert found[-1].message == "11 more names given are not inputs of check 'specific'"

@@ -122,6 +122,13 @@ def _problems(
             meant.add(near.split("'")[1])
         diags.append(Diagnostic("RC402", f"{kind} '{owner}' has no {noun} '{name}'", span, near or listed))
     if len(unknown) > UNKNOWN_SHOWN:
+        # a misspelling among the rest still stands for its input (no RC401 beside it), looked
+        # for among the inputs still missing alone, and in the next thousand names at most
+        needed = [s.name for s in specs if s.default is None and s.name not in given and s.name not in meant]
+        for name in unknown[UNKNOWN_SHOWN : UNKNOWN_SHOWN + 1000] if needed else ():
+            near = did_you_mean(name, needed)
+            if near:
+                meant.add(near.split("'")[1])
         left = len(unknown) - UNKNOWN_SHOWN
         diags.append(
             Diagnostic("RC402", f"{left} more names given are not {noun}s of {kind} '{owner}'", span, listed)
