@@ -143,6 +143,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     except SystemExit as exc:
         return int(exc.code or 0)
     try:
+        _bad_values(args)
         for option, flag in (("plot", "--plot"), ("out", "--out")):
             if getattr(args, option, None) == "":  # not "no file": a name lost (an unset variable, say)
                 raise InputError([Diagnostic("RC407", f"{flag} needs a file name, not an empty one", None)])
@@ -209,15 +210,43 @@ def _actor(q: argparse.ArgumentParser) -> None:
     )
 
 
-def _work_units(text: str) -> int:
+class _BadValue:
+    """An option's value that is not of its kind. argparse would refuse it as a command line it
+    cannot read (usage, exit 2); it is an option's value that is wrong, so `run` says it as an
+    RC407 diagnostic (exit 1, and in JSON with `--format json`), as every other bad value is."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+def _whole(text: str) -> int | _BadValue:
+    """`--seed N`, `--times N`, … : a whole number, or what is wrong with the text."""
+    try:
+        return int(text.replace("_", ""))
+    except ValueError:
+        return _BadValue(f"expected a whole number, got {text[:40]!r}")
+
+
+def _work_units(text: str) -> int | _BadValue:
     """`--lint-work N`: a whole number of units, at least 0 (`_` and `,` may group digits)."""
     try:
         n = int(text.replace(",", "").replace("_", ""))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of units of work, got {text!r}") from None
+        return _BadValue(f"expected a whole number of units of work, got {text[:40]!r}")
     if n < 0:
-        raise argparse.ArgumentTypeError(f"expected at least 0 units of work, got {n}")
+        return _BadValue(f"expected at least 0 units of work, got {n}")
     return n
+
+
+def _bad_values(args: argparse.Namespace) -> None:
+    """RC407 for each option whose value `_whole` or `_work_units` refused."""
+    wrong = [
+        Diagnostic("RC407", f"--{dest.replace('_', '-')}: {value.message}", None)
+        for dest, value in vars(args).items()
+        if isinstance(value, _BadValue)
+    ]
+    if wrong:
+        raise InputError(wrong)
 
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -274,7 +303,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
             metavar="NAME=FACES",
             help="fix a die (tens=5), pool (dice=9,2,0) or draw (bag=red)",
         )
-        r.add_argument("--seed", type=int, help="seed for a replayable roll")
+        r.add_argument("--seed", type=_whole, help="seed for a replayable roll")
         _policy(r, "how the player decides every 'may' (default always)")
         r.add_argument("--json", action="store_true", help="print the result as JSON")
         r.add_argument(
@@ -284,7 +313,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         )
         r.add_argument(
             "--times",
-            type=int,
+            type=_whole,
             metavar="N",
             help="roll N times at once and count the outcomes (no trace; see --method)",
         )
@@ -363,15 +392,17 @@ def _serve_parser(sub: Any, build: bool = True) -> None:
     sv.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
     )
-    sv.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    sv.add_argument("--port", type=_whole, default=8000, help="port (default 8000; 0 picks a free one)")
     sv.add_argument("--rulesets", metavar="DIR", help="a folder of rulesets served beside the shipped ones")
     sv.add_argument("--db", metavar="TARGET", help="the campaign store (default: as 'rulecraft campaign')")
     sv.add_argument(
         "--token", help="campaign writes need 'Authorization: Bearer TOKEN' (default: $RULECRAFT_TOKEN)"
     )
-    sv.add_argument("--workers", type=int, default=2, help="processes for exact solves (default 2)")
-    sv.add_argument("--queue", type=int, default=32, help="solves that may wait for a worker (default 32)")
-    sv.add_argument("--max-body", type=int, default=1024 * 1024, metavar="BYTES", help="largest request body")
+    sv.add_argument("--workers", type=_whole, default=2, help="processes for exact solves (default 2)")
+    sv.add_argument("--queue", type=_whole, default=32, help="solves that may wait for a worker (default 32)")
+    sv.add_argument(
+        "--max-body", type=_whole, default=1024 * 1024, metavar="BYTES", help="largest request body"
+    )
     sv.add_argument(
         "--deadline",
         type=float,
@@ -434,10 +465,10 @@ def _scene_parser(sub: Any, build: bool = True) -> None:
         _policy(q, "how every 'may' in a roll is decided")
         q.add_argument("--json", action="store_true", help="print JSON")
         if name == "roll":
-            q.add_argument("--seed", type=int, help="seed for a replayable scene")
+            q.add_argument("--seed", type=_whole, help="seed for a replayable scene")
             q.add_argument(
                 "--times",
-                type=int,
+                type=_whole,
                 metavar="N",
                 help="play N scenes and count their endings and lengths (no trace)",
             )
@@ -521,7 +552,7 @@ def _campaign_parser(sub: Any, build: bool = True) -> None:
     _actor(a)
     _inputs(a, "action")
     a.add_argument("--force", action="append", default=[], metavar="NAME=FACES", help="fix a die of its roll")
-    a.add_argument("--seed", type=int, help="seed for a replayable roll (recorded either way)")
+    a.add_argument("--seed", type=_whole, help="seed for a replayable roll (recorded either way)")
     _policy(a)
     opening(a)
     a.set_defaults(func=_campaign_act)
@@ -533,7 +564,7 @@ def _campaign_parser(sub: Any, build: bool = True) -> None:
     r.add_argument("check")
     _inputs(r, "check")
     r.add_argument("--force", action="append", default=[], metavar="NAME=FACES", help="fix a die")
-    r.add_argument("--seed", type=int, help="seed for a replayable roll (recorded either way)")
+    r.add_argument("--seed", type=_whole, help="seed for a replayable roll (recorded either way)")
     _policy(r)
     opening(r)
     r.set_defaults(func=_campaign_roll)
@@ -572,7 +603,7 @@ def _campaign_parser(sub: Any, build: bool = True) -> None:
         metavar="PARTY=CHARACTER",
         help="the campaign's character who plays a party of the scene",
     )
-    scn.add_argument("--seed", type=int, help="seed for a replayable scene (recorded either way)")
+    scn.add_argument("--seed", type=_whole, help="seed for a replayable scene (recorded either way)")
     _policy(scn, "how every 'may' is decided")
     scn.add_argument("--odds", action="store_true", help="only the exact odds from here (nothing is written)")
     _expect(scn)
@@ -664,6 +695,31 @@ def _yaml_below(folder: Path) -> list[Path]:
     return sorted(found)
 
 
+def _none_found(paths: list[str]) -> InputError:
+    """RC001 for paths that hold no ruleset file: said as every other problem (in JSON with
+    `--format json`), where a bare line on standard error left a CI step nothing to parse."""
+    shown = ", ".join(paths)
+    return InputError(
+        [
+            Diagnostic(
+                "RC001",
+                f"no ruleset files found in {shown[:200]}",
+                None,
+                "give .yaml or .yml files, or folders that hold some (hidden files and folders are skipped)",
+            )
+        ]
+    )
+
+
+def _placed_json(d: Diagnostic, file: Path | str) -> dict[str, object]:
+    """A file's diagnostic as JSON, with the file filled in when the diagnostic has no place of
+    its own (a file that cannot be read): every diagnostic a CI annotation reads names its file."""
+    found = d.as_json()
+    if found["file"] is None:
+        found["file"] = str(file)
+    return found
+
+
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Load each file (schema, names, types), then lint it; every problem of a file in one
     run, errors first, then by position. `--strict` makes warnings errors (not the notes RC809
@@ -672,6 +728,8 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .tools.lint import DEFAULT_WORK, LintBudget, lint, ordered, promote
 
     files = _files(args.paths)
+    if not files:
+        raise _none_found(args.paths)
     report: list[dict[str, Any]] = []
     failed = 0
     for f in files:
@@ -690,7 +748,7 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         entry: dict[str, Any] = {"file": str(f), "ok": ok}
         if checks is not None:
             entry["checks"] = checks
-        entry.update(errors=errors, warnings=warnings, diagnostics=[d.as_json() for d in diags])
+        entry.update(errors=errors, warnings=warnings, diagnostics=[_placed_json(d, f) for d in diags])
         report.append(entry)
         if args.format == "text":
             if ok and checks is not None:
@@ -703,9 +761,6 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 out.write(f"FAILED  {f}\n")
             if diags:
                 err.write("\n".join(d.render() for d in diags) + "\n")
-    if not files:
-        err.write("no ruleset files found\n")
-        return 1
     if args.format == "json":
         json.dump({"ok": failed == 0, "files": report}, out, indent=2)
         out.write("\n")
@@ -941,9 +996,8 @@ def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .tools.examples import run_examples
 
     files = _files(args.paths) if args.paths else list(shipped_rulesets().values())
-    if not files:  # as validate says it: an exit of 1 with a reason
-        err.write("no ruleset files found\n")
-        return 1
+    if not files:
+        raise _none_found(args.paths)
     failed = passed = broken = 0
     report: list[dict[str, Any]] = []
     for f in files:
@@ -952,7 +1006,7 @@ def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         except RulecraftError as exc:
             broken += 1
             report.append(
-                {"file": str(f), "ok": False, "diagnostics": [d.as_json() for d in exc.diagnostics]}
+                {"file": str(f), "ok": False, "diagnostics": [_placed_json(d, f) for d in exc.diagnostics]}
             )
             if args.format == "text":
                 err.write(exc.render() + "\n")
@@ -970,7 +1024,7 @@ def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "file": str(f),
                 "ok": all(r.passed for r in results),
                 "examples": len(results),
-                "diagnostics": [d.as_json() for r in results for d in r.problems],
+                "diagnostics": [_placed_json(d, f) for r in results for d in r.problems],
             }
         )
         if args.format == "text":

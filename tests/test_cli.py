@@ -374,7 +374,24 @@ def test_a_folder_with_no_ruleset_says_so(command: str, cli, tmp_path: Path) -> 
     empty = tmp_path / "dir.yaml"
     empty.mkdir()
     r = cli(command, str(empty))
-    assert (r.code, r.out, r.err) == (1, "", "no ruleset files found\n")
+    assert (r.code, r.out) == (1, "") and r.err.startswith(
+        f"error RC001: no ruleset files found in {empty}\n"
+    )
+    # and as JSON, for a CI step that parses standard output (it printed nothing there: an audit)
+    r = cli(command, "--format", "json", str(empty))
+    said = json.loads(r.out)
+    assert r.code == 1 and said["ok"] is False and [d["code"] for d in said["diagnostics"]] == ["RC001"]
+
+
+@pytest.mark.parametrize("command", ["validate", "test"])
+def test_a_file_that_cannot_be_read_is_named_in_its_json_diagnostic(
+    command: str, cli, tmp_path: Path
+) -> None:
+    """Its RC001 had `"file": null`, which CI annotations drop (found by an audit)."""
+    missing = str(tmp_path / "nonexist.yaml")
+    said = json.loads(cli(command, "--format", "json", missing).out)
+    [entry] = said["files"]
+    assert [(d["code"], d["file"]) for d in entry["diagnostics"]] == [("RC001", missing)]
 
 
 def test_the_exit_codes_are_the_readmes(cli, repo_root):
@@ -391,3 +408,21 @@ def test_the_exit_codes_are_the_readmes(cli, repo_root):
     ):
         unread = cli(*argv)
         assert unread.code == 2 and "usage:" in unread.err, (argv, unread.err)
+    # an option's value of the wrong kind is a value, not a command line it cannot read: these
+    # were argparse's usage and exit 2 (found by an audit)
+    for argv, says in (
+        (
+            ("validate", "--lint-work", "-5", "chill"),
+            "--lint-work: expected at least 0 units of work, got -5",
+        ),
+        (
+            ("roll", "chill", "specific", "--input", "target=5", "--seed", "abc"),
+            "--seed: expected a whole number",
+        ),
+        (
+            ("roll", "chill", "specific", "--input", "target=5", "--times", "x"),
+            "--times: expected a whole number",
+        ),
+    ):
+        bad = cli(*argv)
+        assert bad.code == 1 and bad.err.startswith(f"error RC407: {says}"), (argv, bad.err)
