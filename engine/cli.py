@@ -681,7 +681,22 @@ def _files(paths: list[str]) -> list[Path]:
         except OSError:  # a path the system refuses (a name too long): loading it says why
             folder = False
         found.extend(_yaml_below(path) if folder else [path])
-    return found
+    return _once(found)
+
+
+def _once(paths: list[Path]) -> list[Path]:
+    """`paths` without a file named again (`chill.yaml rulesets/ ./rulesets/chill.yaml`), in order."""
+    seen: set[Path] = set()
+    kept: list[Path] = []
+    for path in paths:
+        try:
+            key = path.resolve()
+        except (OSError, RuntimeError):  # unresolvable: loading it says why; kept as given
+            key = path
+        if key not in seen:
+            seen.add(key)
+            kept.append(path)
+    return kept
 
 
 def _yaml_below(folder: Path) -> list[Path]:
@@ -1005,6 +1020,8 @@ def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             rs = load(f)
         except RulecraftError as exc:
             broken += 1
+            if args.format == "text":  # as validate lists it
+                out.write(f"FAILED  {f}  (did not load)\n")
             report.append(
                 {"file": str(f), "ok": False, "diagnostics": [_placed_json(d, f) for d in exc.diagnostics]}
             )

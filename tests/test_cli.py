@@ -426,3 +426,13 @@ def test_the_exit_codes_are_the_readmes(cli, repo_root):
     ):
         bad = cli(*argv)
         assert bad.code == 1 and bad.err.startswith(f"error RC407: {says}"), (argv, bad.err)
+
+
+def test_a_file_named_twice_is_read_once_and_test_lists_a_file_that_did_not_load(cli, tmp_path: Path) -> None:
+    """`validate chill.yaml rulesets/ ./rulesets/chill.yaml` checked chill three times, and `test`
+    gave a file that did not load no line of its own where validate says FAILED (an audit)."""
+    r = cli("validate", "rulesets/chill.yaml", "rulesets/", "./rulesets/chill.yaml")
+    assert r.code == 0 and r.out.count("chill.yaml") == 1, r.out
+    missing = str(tmp_path / "nonexist.yaml")
+    r = cli("test", missing)
+    assert r.code == 1 and f"FAILED  {missing}  (did not load)\n" in r.out, r.out
