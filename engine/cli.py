@@ -685,7 +685,7 @@ def _files(paths: list[str]) -> list[Path]:
 
 
 def _once(paths: list[Path]) -> list[Path]:
-    """`paths` without a file named again (`chill.yaml rulesets/ ./rulesets/chill.yaml`), in order."""
+    """`paths` without a file named again (`a.yaml games/ ./games/a.yaml`), in order."""
     seen: set[Path] = set()
     kept: list[Path] = []
     for path in paths:
