@@ -6,6 +6,7 @@ server processes can share one database. Writes need the server's token when it 
 from __future__ import annotations
 
 import hmac
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
@@ -108,8 +109,10 @@ def _hidden(server: Server, d: Diagnostic) -> Diagnostic:
         places[target] = STORE
     message, hint = d.message, d.hint
     for place in sorted(places, key=len, reverse=True):  # a path before the folders it is in
-        message = message.replace(place, places[place])
-        hint = hint and hint.replace(place, places[place])
+        # a folder alone, not as the start of another path (a ruleset's beside the store)
+        found = re.compile(re.escape(place) + ("" if places[place] == STORE else r"(?![\w./-])"))
+        message = found.sub(places[place], message)
+        hint = hint and found.sub(places[place], hint)
     if d.code == "RC904":
         hint = CHANGED
     return replace(d, message=message, hint=hint)
