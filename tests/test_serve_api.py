@@ -694,3 +694,20 @@ def test_a_body_that_is_not_json_is_placed_in_the_body(client: TestClient) -> No
     [d] = error(sent, 422)
     assert (d["file"], d["line"], d["column"], d["source_line"]) == ("<request body>", 2, 11, ' "check": }')
     assert d["text"].endswith(' "check": }\n            ^')
+
+
+def test_the_store_is_hidden_and_a_path_beside_it_left_whole() -> None:
+    """Its path and, where it stands alone, its folder are hidden; a ruleset's path in the same
+    folder is not turned into "the server's campaign store's folder/games/a.yaml"."""
+    from engine.errors import Diagnostic
+    from engine.serve.app import Server
+    from engine.serve.routes_campaigns import _hidden
+
+    server = Server(Settings(db="/srv/rc/secret/c.db"))
+    said = {
+        "cannot create /srv/rc/secret/c.db: /srv/rc/secret does not exist": "cannot create the server's"
+        " campaign store: the server's campaign store's folder does not exist",
+        "in /srv/rc/secret/games/a.yaml:3:4": "in /srv/rc/secret/games/a.yaml:3:4",
+    }
+    for message, shown in said.items():
+        assert _hidden(server, Diagnostic("RC903", message, None)).message == shown
