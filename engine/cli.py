@@ -229,9 +229,8 @@ def _whole(text: str) -> int | _BadValue:
 
 def _work_units(text: str) -> int | _BadValue:
     """`--lint-work N`: a whole number of units, at least 0 (`_` and `,` may group digits)."""
-    try:
-        n = int(text.replace(",", "").replace("_", ""))
-    except ValueError:
+    n = _whole(text.replace(",", ""))
+    if isinstance(n, _BadValue):
         return _BadValue(f"expected a whole number of units of work, got {text[:40]!r}")
     if n < 0:
         return _BadValue(f"expected at least 0 units of work, got {n}")
@@ -1020,12 +1019,11 @@ def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             rs = load(f)
         except RulecraftError as exc:
             broken += 1
-            if args.format == "text":  # as validate lists it
-                out.write(f"FAILED  {f}  (did not load)\n")
             report.append(
                 {"file": str(f), "ok": False, "diagnostics": [_placed_json(d, f) for d in exc.diagnostics]}
             )
-            if args.format == "text":
+            if args.format == "text":  # listed as validate lists it, then why
+                out.write(f"FAILED  {f}  (did not load)\n")
                 err.write(exc.render() + "\n")
             continue
         results = run_examples(rs)

@@ -191,7 +191,7 @@ function setChecks(checks) {
 
 function drawForm() {
   const info = state.checks[state.check];
-  const old = state.drawn === state.check ? readInputs(true) : {}; // keep what was typed for this check
+  const old = state.drawn === state.check ? typedInputs() : {}; // keep what was typed for this check
   state.drawn = state.check;
   const box = $("inputs");
   box.replaceChildren(el("legend", "Inputs"));
@@ -260,14 +260,12 @@ function drawForm() {
   $("sweep").disabled = !numeric.length;
 }
 
-function readInputs(touchedOnly = false) {
-  // Every field's value; with `touchedOnly`, those the author typed (a redrawn form keeps them).
+function typedInputs() {
+  // The fields the author typed in, as typed: a form drawn again keeps them (and only them).
   const out = {};
   for (const field of $("inputs").querySelectorAll("[name]")) {
-    if (touchedOnly && !field.dataset.touched) continue;
-    if (field.type === "checkbox") out[field.name] = field.checked;
-    else if (field.type === "number" && field.value !== "") out[field.name] = Number(field.value);
-    else out[field.name] = field.value;
+    if (!field.dataset.touched) continue;
+    out[field.name] = field.type === "checkbox" ? field.checked : field.value;
   }
   return out;
 }
