@@ -97,3 +97,22 @@ def test_stacked_areas_reach_the_top_and_lines_follow_the_points() -> None:
     assert ys[0] < ys[1] < ys[2]  # "low" falls from 100% to 0%: y grows downwards
     grouped = _tree(grouped_bar_chart("g", ["a", "b"], series))
     assert len(_bars(grouped)) == 4
+
+
+def test_a_long_title_is_cut_to_the_chart_and_kept_whole_in_its_title() -> None:
+    """A check with many fixed inputs makes a long title: drawn whole, it ran off both edges."""
+    title = "skill (" + ", ".join(f"input_{i}=1" for i in range(30)) + ") · optimal"
+    for width in (320, 640):
+        for chart in (
+            bar_chart(title, [("a", Fraction(1))], width=width),
+            sweep_chart(title, "x", [1, 2], [("a", [Fraction(1), Fraction(1)])], width=width),
+            grouped_bar_chart(title, ["g"], [("a", [Fraction(1)])], width=width),
+        ):
+            root = _tree(chart)
+            assert root.find(f"{SVG}title").text == title  # type: ignore[union-attr]
+            assert root.get("aria-label") == title
+            heading = next(t for t in root.iter(f"{SVG}text") if t.get("font-size") == "14")
+            shown = heading.text or ""
+            assert shown.endswith("…") and title.startswith(shown[:-1])
+            assert len(shown) * 9 <= width - 16  # 14-pixel bold letters fit between the edges
+    assert next(t for t in _tree(bar_chart("short", [("a", Fraction(1))])).iter(f"{SVG}text")).text == "short"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import CampaignError, Diagnostic, LimitError, RulecraftError, did_you_mean
 from ..model.ruleset import Check, Expr, InputSpec
@@ -238,7 +238,7 @@ def carry(model: StateModel, state: State, campaign: str) -> tuple[State, list[s
     state the new rules cannot hold is refused (nothing is migrated). The second part names
     each difference (`added shared.alarms`, `dropped bo.nerve`), for the migration's event."""
     try:
-        return _carried(model, state, campaign)
+        new, changes = _carried(model, state, campaign)
     except RulecraftError as exc:
         d = exc.diagnostics[0]
         raise _fail(
@@ -249,6 +249,7 @@ def carry(model: StateModel, state: State, campaign: str) -> tuple[State, list[s
             or "the state is carried over as it is; a bound it is past or a parameter "
             "with no default that the new rules add cannot be carried",
         ) from None
+    return new, [str(c) for c in changes]
 
 
 def misfit(model: StateModel, state: State, campaign: str) -> str | None:
@@ -256,28 +257,40 @@ def misfit(model: StateModel, state: State, campaign: str) -> str | None:
     another kind, a parameter they need, a value past its bound or a derived value that fails):
     rulecraft writes only states its rules can read, so such a state was changed from outside."""
     try:
-        _, notes = _carried(model, state, campaign)
+        _, changes = _carried(model, state, campaign)
     except RulecraftError as exc:
         return exc.diagnostics[0].message
     # what the rules no longer declare is not read, and a migration before 2026-12-04 kept it
     # as it was: only what they need and lack (or hold in another kind) is damage
-    missing = [n.removeprefix("added ") for n in notes if n.startswith("added ")]
+    missing = [c.path for c in changes if c.added]
     if missing:
         return "no " + ", no ".join(missing) + " of the kind the rules keep"
     return None
 
 
-def _carried(model: StateModel, state: State, campaign: str) -> tuple[State, list[str]]:
+class Change(NamedTuple):
+    """One difference a migration makes to a state: a part the new rules add (taking its default
+    or start) or one they drop. Read by `misfit` as data; written to the migration's event as
+    its text (`added shared.alarms`)."""
+
+    added: bool
+    path: str
+
+    def __str__(self) -> str:
+        return f"{'added' if self.added else 'dropped'} {self.path}"
+
+
+def _carried(model: StateModel, state: State, campaign: str) -> tuple[State, list[Change]]:
     """`carry`'s work, its errors as they are raised."""
-    notes: list[str] = []
+    notes: list[Change] = []
 
     def kept(
         specs: tuple[InputSpec, ...], stored: Mapping[str, Any], kind: str, owner: str
     ) -> dict[str, Any]:
         names = {spec.name for spec in specs}
         where = "params" if kind == "campaign" else f"{owner}.params"
-        notes.extend(f"dropped {where}.{k}" for k in stored if k not in names)
-        notes.extend(f"added {where}.{k}" for k in names if k not in stored)
+        notes.extend(Change(False, f"{where}.{k}") for k in stored if k not in names)
+        notes.extend(Change(True, f"{where}.{k}") for k in names if k not in stored)
         return bind_params(specs, {k: v for k, v in stored.items() if k in names}, kind, owner)
 
     def items(
@@ -296,13 +309,13 @@ def _carried(model: StateModel, state: State, campaign: str) -> tuple[State, lis
                 and all(type(n) is int and n > 0 for n in value.values())
             ):
                 members = item.scale.names
-                notes.extend(f"dropped {where}.{name}.{m}" for m in value if m not in members)
+                notes.extend(Change(False, f"{where}.{name}.{m}") for m in value if m not in members)
                 out[name] = _ordered(item, {m: n for m, n in value.items() if m in members})
                 env[name] = tally_value(item, out[name])
             else:
                 out.update(_start({name: item}, env))
-                notes.append(f"added {where}.{name}")
-        notes.extend(f"dropped {where}.{name}" for name in stored if name not in out)
+                notes.append(Change(True, f"{where}.{name}"))
+        notes.extend(Change(False, f"{where}.{name}") for name in stored if name not in out)
         return out
 
     params = kept(model.campaign, state["params"], "campaign", campaign)

@@ -49,13 +49,19 @@ def _open(width: int, height: int, title: str, kind: str) -> list[str]:
         f"<title>{_text(title)}</title>",
         f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
         f'<text x="{width / 2:.1f}" y="18" text-anchor="middle" font-size="14" '
-        f'font-weight="600">{_text(title)}</text>',
+        f'font-weight="600">{_text(_short(title, width - 16, TITLE_LETTER))}</text>',
     ]
 
 
-def _short(name: str, room: float) -> str:
-    """A label cut to the room it has (about 7 pixels a letter); the full name stays in the title."""
-    most = max(3, int(room // 7))
+LETTER = 7
+"""About how many pixels a letter of a 12-pixel label takes (the font is the reader's own)."""
+TITLE_LETTER = 9
+"""The same for the chart's 14-pixel bold title (a long check name would run off both edges)."""
+
+
+def _short(name: str, room: float, letter: int = LETTER) -> str:
+    """A label cut to the room it has; the full name stays in the `<title>` (and `aria-label`)."""
+    most = max(3, int(room // letter))
     return name if len(name) <= most else name[: most - 1] + "…"
 
 
@@ -155,7 +161,7 @@ def legend_rows(names: Sequence[str], width: float) -> int:
     """How many rows `_legend` takes for `names` in `width` pixels."""
     rows, x = 1, 0.0
     for name in names:
-        room = 24 + len(_short(name, 160)) * 7
+        room = 24 + len(_short(name, 160)) * LETTER
         if x > 0 and x + room > width:
             rows, x = rows + 1, 0.0
         x += room
