@@ -426,3 +426,37 @@ def test_lists_fractions_new_defaults_and_placed_diagnostics(page: Page, server:
     item = page.locator("#diagnostics li.diag").first
     expect(item.locator(".where")).to_contain_text("chill.yaml line ")
     expect(item.locator(".excerpt")).to_contain_text("^")
+
+
+def test_the_check_tabs_take_the_arrow_keys(page: Page, server: str) -> None:
+    """The check list said it was a tablist, but every tab was a stop of its own for Tab and the
+    arrow keys did nothing (WAI-ARIA's tabs pattern: one stop, Left/Right/Home/End move along)."""
+    _load(page, server, "castle")
+    tabs = page.locator("#check-list [role=tab]")
+    names = [t.strip() for t in tabs.all_inner_texts()]
+    assert len(names) > 2
+    page.locator("#check-list button", has_text=names[0]).click()
+    selected = page.locator("#check-list [aria-selected=true]")
+    expect(selected).to_have_text(names[0])
+    expect(page.locator("#check-list [tabindex='0']")).to_have_count(1)  # one stop in the tab order
+
+    def focused() -> str:
+        return str(page.evaluate("() => document.activeElement.textContent"))
+
+    page.keyboard.press("ArrowRight")
+    expect(selected).to_have_text(names[1])
+    assert focused() == names[1]  # the redrawn list keeps the keyboard on the new tab
+    expect(page.locator("#inputs-form")).to_have_attribute(
+        "aria-labelledby", str(selected.get_attribute("id"))
+    )
+    page.keyboard.press("End")
+    expect(selected).to_have_text(names[-1])
+    page.keyboard.press("ArrowRight")  # wraps round
+    expect(selected).to_have_text(names[0])
+    page.keyboard.press("ArrowLeft")
+    expect(selected).to_have_text(names[-1])
+    page.keyboard.press("Home")
+    expect(selected).to_have_text(names[0])
+    assert focused() == names[0]
+    page.keyboard.press("Tab")  # one Tab leaves the list, whichever tab is selected
+    assert page.evaluate("() => document.activeElement.getAttribute('role')") != "tab"

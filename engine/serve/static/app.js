@@ -172,21 +172,49 @@ function setChecks(checks) {
   const names = Object.keys(checks);
   if (!names.includes(state.check)) state.check = names[0] || null;
   const list = $("check-list");
+  const focused = list.contains(document.activeElement); // a redraw keeps the keyboard on the tabs
   list.replaceChildren();
-  for (const name of names) {
-    const b = el("button", name, name === state.check ? "check active" : "check");
+  names.forEach((name, i) => {
+    const active = name === state.check;
+    const b = el("button", name, active ? "check active" : "check");
     b.type = "button";
+    b.id = "check-tab-" + i;
     b.setAttribute("role", "tab");
-    b.setAttribute("aria-selected", String(name === state.check));
-    b.addEventListener("click", () => {
-      if (state.check !== name) clearAnswers();
-      state.check = name;
-      setChecks(state.checks);
-    });
+    b.setAttribute("aria-selected", String(active));
+    b.setAttribute("aria-controls", "inputs-form");
+    b.tabIndex = active ? 0 : -1; // one stop in the tab order; the arrow keys move along the list
+    b.addEventListener("click", () => pickCheck(name));
     list.append(b);
-  }
+    if (active) {
+      $("inputs-form").setAttribute("aria-labelledby", b.id);
+      if (focused) b.focus();
+    }
+  });
   if (!same) clearAnswers(); // the checks changed (a default, an input): the answers on show may not hold
   if (!same || !state.drawn || state.drawn !== state.check) drawForm();
+}
+
+function pickCheck(name) {
+  if (state.check !== name) clearAnswers();
+  state.check = name;
+  setChecks(state.checks);
+}
+
+// The check list is a tablist (WAI-ARIA's tabs pattern, selection following focus): Left and
+// Right move to the previous and next check, wrapping round, Home and End to the first and last.
+function tabKeys(event) {
+  const names = Object.keys(state.checks);
+  const at = names.indexOf(state.check);
+  if (at < 0) return;
+  const to = {
+    ArrowLeft: (at - 1 + names.length) % names.length,
+    ArrowRight: (at + 1) % names.length,
+    Home: 0,
+    End: names.length - 1,
+  }[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  pickCheck(names[to]);
 }
 
 function drawForm() {
@@ -518,6 +546,7 @@ async function start() {
     if (!e.target.closest("#seed, #sweep-input, #sweep-from, #sweep-to, #sweep-stacked")) clearAnswers();
   });
   $("file-name").addEventListener("input", edited);
+  $("check-list").addEventListener("keydown", tabKeys);
   $("inputs-form").addEventListener("submit", roll);
   $("exact").addEventListener("click", distribution);
   $("sweep").addEventListener("click", sweep);
