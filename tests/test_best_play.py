@@ -10,6 +10,7 @@ paused while they are built (`eval.collector`).
 from __future__ import annotations
 
 import gc
+import json
 import sys
 import threading
 from collections.abc import Iterator
@@ -82,6 +83,69 @@ def test_a_limit_that_stops_a_solve_leaves_no_state_half_scored() -> None:
             play.best("F")
         assert err.value.diagnostics[0].code == "RC503"
         assert all(isinstance(v, int) for v in play.scores.values())  # every state kept has a score
+
+
+def test_a_chain_deeper_than_the_recursion_limit_is_scored() -> None:
+    """Best play scored a state by calling itself on each successor not yet scored, so a chain
+    longer than Python's recursion limit was a RecursionError (a pool adding a die per six, with
+    a cap of 500, from the command line). Here: n chance steps, each ending the chain (a loss)
+    or going on, with a choice at the bottom between a win and a loss."""
+    n = 5 * sys.getrecursionlimit()
+    chain: dict[Any, Node | None] = {i: (None, ["D", i + 1], (1, 1), 2) for i in range(n)}
+    chain[n] = (["lose", "win"], ["D", "E"], (), 0)
+    chain.update({"D": None, "E": None})
+    play: BestPlay[Any, str] = BestPlay(chain.__getitem__, FINAL.__getitem__, _win, lambda k: None, _cycle)
+    assert play.scored(0) == (Fraction(1, 2**n),)
+    assert play.move(n) == "win" and play.through[n] == "E"
+    assert play.order.index(n) < play.order.index(n - 1) < play.order.index(0)
+    assert len(play.scores) == n + 3
+
+
+def test_a_cycle_deep_in_a_long_chain_is_found() -> None:
+    n = 3 * sys.getrecursionlimit()
+    chain: dict[Any, Node | None] = {i: (None, ["D", i + 1], (1, 1), 2) for i in range(n)}
+    chain[n] = (["back", "lose"], [n // 2, "D"], (), 0)
+    chain["D"] = None
+    play: BestPlay[Any, str] = BestPlay(chain.__getitem__, FINAL.__getitem__, _win, lambda k: None, _cycle)
+    with pytest.raises(LimitError) as err:
+        play.best(0)
+    assert err.value.diagnostics[0].message == f"a cycle through {n // 2}"
+    assert not play._busy  # nothing is left marked as being scored
+
+
+DEEP = """\
+rulecraft: 1
+name: deep
+checks:
+  c:
+    outcomes: [low, high]
+    objective: {at_least: high}
+    roll:
+      p:
+        pool: 1
+        die: "1..6"
+        cap: 1000
+        triggers:
+          - {name: six, on: face == 6, may: add}
+    outcome:
+      - when: "count(p, 5..6) >= 2"
+        then: high
+      - else: low
+"""
+
+
+@pytest.mark.parametrize("policy", ["optimal", "always"])
+def test_a_pool_adding_a_die_per_six_up_to_a_thousand_is_solved_under_best_play(
+    cli: Any, tmp_path: Any, policy: str
+) -> None:
+    """Found by trying deep chains: under `optimal` this was a RecursionError traceback from
+    `prob` within the default limits. One die, another added for each six (the player may
+    decline; adding never hurts, so best play always adds): high needs the first die a six and
+    the added die a 5 or 6, 1/6 · 2/6 = 1/18."""
+    (tmp_path / "deep.yaml").write_text(DEEP)
+    r = cli("prob", "deep.yaml", "c", "--policy", policy, "--json", cwd=tmp_path)
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["outcomes"] == {"low": "17/18", "high": "1/18"}
 
 
 def test_the_collector_is_paused_inside_and_back_as_it_was_after() -> None:

@@ -362,50 +362,77 @@ class BestPlay(Generic[S, Opt]):
                 raise
         return value, self._moves.get(state)
 
-    def _solved(self, state: S) -> Value:
-        """Score `state` (not yet scored), and the states it needs first, depth first: the
-        hottest loop of an optimal solve, so one call per state, and the look-ups, sums and
-        comparisons of its successors' scores each one call into C."""
-        node = self.node(state)
-        values = self._values
-        if node is None:
-            value = self._end(state)
-        else:
-            options, successors, weights, total = node
-            get = values.get
-            scores: list[Any] = list(map(get, successors))
-            if None in scores:
-                busy = self._busy
-                if state in busy:
-                    raise self.on_cycle(state)
-                busy.add(state)
-                rescaled = self._rescaled
-                for i, t in enumerate(successors):
-                    if scores[i] is None:
-                        found = get(t)
-                        if found is None:
-                            if t in busy:
-                                raise self.on_cycle(t)
-                            found = self._solved(t)
-                        scores[i] = found
+    def _solved(self, root: S) -> Value:
+        """Score `root` (not yet scored), and the states it needs first, depth first: the hottest
+        loop of an optimal solve, so the look-ups, sums and comparisons of a state's successors'
+        scores are each one call into C. A loop over a stack of the states being scored, not a
+        recursion: a chain can be deeper than Python's recursion limit (a die added for each six,
+        up to a cap of a thousand)."""
+        node_of, values, busy, end, mixed = self.node, self._values, self._busy, self._end, self._mixed
+        get = values.get
+        moves, through, order = self._moves, self._through, self.order
+        most = self.most
+        # per state being scored: it, its node, its successors' scores so far, the one being
+        # scored, and how many times the scale had grown when the scores were read
+        stack: list[list[Any]] = []
+        state, node = root, node_of(root)
+        scores: list[Any] = []
+        known = False  # whether `scores` holds all of `state`'s successors' scores
+        while True:
+            if not known:  # a state met for the first time
+                if node is None:
+                    value = end(state)
+                else:
+                    successors = node[1]
+                    scores = list(map(get, successors))
+                    if None in scores:  # score the first not scored yet, then come back
+                        i = scores.index(None)
+                        busy.add(state)
+                        stack.append([state, node, scores, i, self._rescaled])
+                        state = successors[i]
+                        if state in busy:
+                            raise self.on_cycle(state)
+                        node = node_of(state)
+                        continue
+            if node is not None:
+                options, successors, weights, total = node
+                if options is None:
+                    value = mixed(successors, scores, weights, total)
+                else:
+                    value = max(scores)
+                    at = scores.index(value)  # ties keep the earlier option
+                    to: S = successors[at]
+                    moves[state] = options[at]
+                    through[state] = through.get(to, to)
+            values[state] = value
+            order.append(state)
+            n = len(values) + len(busy)
+            if n > most:
+                self.count(n)
+            if not stack:
+                return value
+            # back to the state that asked: on to its next successor not scored yet, or its score
+            frame = stack[-1]
+            state, node, scores, i, rescaled = frame
+            successors = node[1]
+            scores[i] = value
+            known = True
+            for j in range(i + 1, len(successors)):
+                if scores[j] is None:
+                    found = get(successors[j])
+                    if found is None:
+                        frame[3] = j
+                        state = successors[j]
+                        if state in busy:
+                            raise self.on_cycle(state)
+                        node, known = node_of(state), False
+                        break
+                    scores[j] = found
+            else:
+                stack.pop()
                 busy.discard(state)
                 if self._rescaled != rescaled:  # the scale grew meanwhile: read them again
                     scores = list(map(get, successors))
-            if options is None:
-                value = self._mixed(successors, scores, weights, total)
-            else:
-                value = max(scores)
-                at = scores.index(value)  # ties keep the earlier option
-                to: S = successors[at]
-                self._moves[state] = options[at]
-                through = self._through
-                through[state] = through.get(to, to)
-        values[state] = value
-        self.order.append(state)
-        n = len(values) + len(self._busy)
-        if n > self.most:
-            self.count(n)
-        return value
 
     def _end(self, state: S) -> Value:
         """An absorbing state's score over the scale (grown first if the score does not fit it)."""
