@@ -20,7 +20,7 @@ from ..compiled import compile_kept
 from ..errors import MAX_COMPUTED_DIGITS, Diagnostic, EvalError, LimitError
 from ..model.types import Type
 from ..model.values import Multi, Symbol, normalize
-from ..runtime.work import current_work
+from ..runtime.work import current_work, meter
 from ..syntax.positions import Span
 
 
@@ -168,9 +168,16 @@ _RUNTIME: dict[str, Any] = {
 class Emitter:
     """Holds the constants that generated code refers to, and turns source into functions."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_code: int | None = None) -> None:
+        """`max_code`: the most characters of source it may turn into functions (`Limits.max_code`):
+        a ruleset's source can grow faster than its text, as each named value's own loop repeats
+        the values it reads (a chain of 600 values, each reading the one before, made 26 MB of
+        source, compiled in 3.5 s; 1,500 of them took over a minute). None: no bound."""
         self.namespace: dict[str, Any] = dict(_RUNTIME)
         self._ids: dict[int, str] = {}
+        self.max_code = max_code
+        self.code = 0
+        """Characters of source turned into functions so far (a cached compile counts alike)."""
 
     def const(self, value: Any) -> str:
         """A name in the generated code's namespace that holds `value`."""
@@ -205,6 +212,22 @@ class Emitter:
             f"    raise _wrong({where}, exc) from None",
         ]
         text = f"def {name}({args}):\n" + "\n".join("    " + line for line in lines) + "\n"
+        self.code += len(text)
+        if self.max_code is not None and self.code > self.max_code:
+            raise LimitError(
+                [
+                    Diagnostic(
+                        "RC503",
+                        f"this ruleset compiles to more than {self.max_code:,} characters of code "
+                        "(Limits.max_code)",
+                        span,
+                        "a named value's code repeats the values it reads, so a long chain of values "
+                        "each reading the one before grows as its square: read fewer values through "
+                        "each other, or raise Limits.max_code",
+                    )
+                ]
+            )
+        meter().check_clock()  # a load's deadline holds while it compiles
         local: dict[str, Any] = {}
         exec(compile_kept(text, "<rulecraft>"), self.namespace, local)
         fn: Callable[..., Any] = local[name]

@@ -249,7 +249,10 @@ class Structure:
             with statement(self.unit.diags):
                 let_nodes[lname] = self.exprs.node_at(path + ("let", lname))
         order = self._let_order(path, let_nodes)
-        needs_dice = {n for n in order if self._depends_on(n, let_nodes, roll_names)}
+        needs_dice: set[str] = set()  # the values that read the dice, themselves or through others
+        for lname in order:  # each after the values it reads
+            if any(d in roll_names or d in needs_dice for d in ast.names(let_nodes[lname])):
+                needs_dice.add(lname)
         lets: list[Let] = []
         pre_scope = BeforeTheRoll(scope, [*roll_names, *let_spec])
 
@@ -267,8 +270,9 @@ class Structure:
                 pre_scope[lname] = e.type
                 lets.append(Let(lname, e, True, self.unit.doc.span(path + ("let", lname), key=True)))
             poison_let(lname)
+        ordered = set(order)
         for lname in let_spec:
-            if lname not in order:
+            if lname not in ordered:
                 poison_let(lname)  # did not parse, or part of a circle
 
         # Outcomes.
@@ -640,47 +644,45 @@ class Structure:
         return replace(r, history=tuple(f for f in HISTORY if f in read))
 
     def _let_order(self, path: PathKey, nodes: dict[str, ast.Node]) -> list[str]:
-        """Named values in dependency order (the author's order where free); cycles are errors."""
+        """Named values in dependency order (the author's order where free); cycles are errors.
+        Depth first with a stack, not a recursion: a chain of named values each reading the one
+        before may be longer than Python's recursion limit."""
         order: list[str] = []
-        state: dict[str, int] = {}
+        state: dict[str, int] = {}  # 1 while its dependencies are being ordered, 2 once ordered
 
-        def visit(n: str, trail: list[str]) -> None:
-            if state.get(n) == 2:
-                return
-            if state.get(n) == 1:
-                if n not in trail:
-                    return  # part of a circle already reported
-                cycle = " -> ".join(trail[trail.index(n) :] + [n])
-                raise problem(
-                    "RC308",
-                    f"named values depend on each other in a circle: {cycle}",
-                    self.unit.doc.span(path + ("let", n), key=True),
-                )
-            state[n] = 1
-            for dep in sorted(ast.names(nodes[n])):
-                if dep in nodes:
-                    visit(dep, trail + [n])
-            state[n] = 2
-            order.append(n)
+        def visit(root: str) -> None:
+            trail = [root]  # the chain of values being ordered, each reading the next
+            state[root] = 1
+            stack = [iter(sorted(ast.names(nodes[root])))]
+            while stack:
+                for dep in stack[-1]:
+                    if dep not in nodes or state.get(dep) == 2:
+                        continue
+                    if state.get(dep) == 1:
+                        if dep not in trail:
+                            continue  # part of a circle already reported
+                        cycle = " -> ".join(trail[trail.index(dep) :] + [dep])
+                        raise problem(
+                            "RC308",
+                            f"named values depend on each other in a circle: {cycle}",
+                            self.unit.doc.span(path + ("let", dep), key=True),
+                        )
+                    state[dep] = 1
+                    trail.append(dep)
+                    stack.append(iter(sorted(ast.names(nodes[dep]))))
+                    break
+                else:
+                    stack.pop()
+                    done = trail.pop()
+                    state[done] = 2
+                    order.append(done)
 
         for n in nodes:
             if n in state:
                 continue
             with statement(self.unit.diags):
-                visit(n, [])
+                visit(n)
         return [n for n in order if n in nodes]
-
-    def _depends_on(
-        self, name: str, nodes: dict[str, ast.Node], targets: set[str], seen: set[str] | None = None
-    ) -> bool:
-        seen = seen or set()
-        if name in seen:
-            return False
-        seen.add(name)
-        for dep in ast.names(nodes[name]):
-            if dep in targets or (dep in nodes and self._depends_on(dep, nodes, targets, seen)):
-                return True
-        return False
 
     def _input(self, check: str, name: str) -> InputSpec:
         return self.input_at(("checks", check, "inputs", name), name, check, lists=True)

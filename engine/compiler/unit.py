@@ -28,7 +28,7 @@ class Unit:
         self.bags: dict[str, Bag] = {}
         self.tables: dict[str, Table] = {}
         self.builtins: dict[str, Builtin] = {}
-        self.emit: Emitter = Emitter()
+        self.emit: Emitter = Emitter(limits.max_code)
         # Names that are Python locals in generated code (table parameters, program values).
         self.locals: set[str] = set()
         # Inline scales, by the check that declared them; their names are quoted only there.

@@ -54,6 +54,9 @@ class Limits:
     """Levels of one expression's tree (`RC202`): `a + b + c` is 3 (two sums, then a name)."""
     max_expression_size: int = 2000
     """Names, numbers and operations in one expression (`RC202`)."""
+    max_code: int = 8_000_000
+    """Characters of Python the compiler may generate for one ruleset (`RC503` when it loads);
+    the shipped rulesets make 20-95 thousand, and compiling takes about 0.15 µs a character."""
 
     def __post_init__(self) -> None:
         """Every bound is a whole number of at least 0 and the deadline a positive, finite number

@@ -4,6 +4,8 @@ from the generated Python, a MemoryError or a hang."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 import engine
@@ -146,6 +148,41 @@ def test_the_expression_limits_are_the_embedders(refused, ruleset):
     assert engine.load(text).name == "mini"
     refused("RC202", engine.load, text, limits=engine.Limits(max_expression_depth=10))
     refused("RC202", engine.load, text, limits=engine.Limits(max_expression_size=20))
+
+
+def _chain(n: int) -> str:
+    """A check whose named values each read the one before: l0 = the die, l(i) = l(i-1) + 1."""
+    lets = "".join(f"      l{i}: l{i - 1} + 1\n" for i in range(1, n))
+    return (
+        "rulecraft: 1\nname: chain\nchecks:\n  c:\n    outcomes: [lo, hi]\n"
+        "    roll:\n      d: {die: 6}\n    let:\n      l0: d\n" + lets + "    outcome:\n"
+        f"      - when: l{n - 1} >= {n + 2}\n        then: hi\n      - else: lo\n"
+    )
+
+
+@pytest.mark.parametrize("n", [1_500, 5_000])
+def test_a_long_chain_of_named_values_is_refused_by_its_code(refused, n):
+    """Found by trying long chains: 1,500 named values each reading the one before were a
+    RecursionError (their order was found by recursion); with that gone, their code took 76 s to
+    compile (each value's own loop repeats the values it reads, so the code grows as the square
+    of the chain), and 5,000 of them (113 KB of YAML) far longer. 20,000 (478 KB, near the 512 KB
+    allowed) are now refused in about 6 s of reading YAML and expressions, where a quadratic
+    look-up of the values left out had taken 1.8 s more."""
+    err = refused("RC503", engine.load, _chain(n))
+    d = err.diagnostics[0]
+    assert "Limits.max_code" in d.message and d.span is not None and (d.span.line, d.span.col) == (4, 3)
+
+
+def test_a_chain_of_named_values_under_the_bound_is_solved():
+    rs = engine.load(_chain(300))  # 6 of the 8 million characters of code allowed
+    assert rs.distribution("c").probability("hi") == Fraction(2, 3)  # l299 = d + 299 >= 302: d >= 3
+
+
+def test_the_code_limit_is_the_embedders(refused):
+    text = _chain(40)
+    assert engine.load(text, limits=engine.Limits(max_code=1_000_000)).name == "chain"
+    refused("RC503", engine.load, text, limits=engine.Limits(max_code=10_000))
+    assert engine.load("chimera").name == "chimera"  # the shipped rulesets are far within the default
 
 
 @pytest.mark.parametrize("digits", [101, 5000])
