@@ -55,7 +55,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final, Literal
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import unquote
 
 from ..errors import CampaignError
 from .records import (
@@ -83,33 +83,73 @@ processes opening one new database at once lay them out once."""
 _CONNECT_TIMEOUT: Final = 10
 
 
+_SCHEME: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+_KEYWORD_PASSWORD: Final = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'?|[^&\s]+)")
+_QUERY_PASSWORD: Final = re.compile(r"([?&]password=)([^&]*)")
+_QUERY_PIECE: Final = re.compile(r"[A-Za-z_]+=[^&]*")
+
+
+def _userinfo(url: str) -> tuple[int, int, bool] | None:
+    """Where a URL's user and password lie, `url[start:end]` (the '@' that ends them at `end`),
+    and whether libpq reads them so. libpq ends them at the first '@' before any '/'; an '@' or a
+    '/' in the password that is not percent-encoded moves that end into the password, and the
+    rest of it becomes the host, the database or the query, which libpq's messages show. So the
+    span given is the widest any reading makes of it: up to the last '@' before the query (or
+    the last '@' of all, where what follows a '?' is no query libpq reads)."""
+    scheme = _SCHEME.match(url)
+    if scheme is None:
+        return None
+    start = scheme.end()
+    rest = url[start:]
+    first = re.search(r"[@/]", rest)
+    libpq = first.start() if first is not None and first.group() == "@" else -1
+    query = rest.find("?", libpq + 1)
+    if query >= 0 and not all(_QUERY_PIECE.fullmatch(piece) for piece in rest[query + 1 :].split("&")):
+        query = -1  # no key=value query: the '?' may be the password's, and an '@' after it too
+    last = rest.rfind("@", 0, len(rest) if query < 0 else query)
+    if last < 0:
+        return None
+    return start, start + last, last == libpq
+
+
 def redact(url: str) -> str:
-    """The URL as it may be shown: a password in it (user:password@ or ?password=) is masked."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:  # not a URL after all: masked by its words
-        parts = None
-    if parts is None or "://" not in url:  # key=value connection text
-        masked = re.sub(r"(password\s*=\s*)[^&\s]+", r"\1***", url)
-        return re.sub(r"(://[^/?#@]*?:)[^/?#]*@", r"\1***@", masked)
-    netloc = parts.netloc
-    if "@" in netloc:
-        who, _, where = netloc.rpartition("@")
-        if ":" in who:
-            netloc = who.partition(":")[0] + ":***@" + where
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        if any(k == "password" for k, _ in pairs):
-            query = urlencode([(k, "***" if k == "password" else v) for k, v in pairs], safe="/,:=*")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    """The URL as it may be shown: a password in it (user:password@, ?password= or password=) is
+    masked whole, however an unencoded '@', ':' or '/' in it would have it read."""
+    if _SCHEME.match(url) is None:  # key=value connection text
+        return _KEYWORD_PASSWORD.sub(r"\1***", url)
+    shown, after = url, 0
+    found = _userinfo(url)
+    if found is not None:
+        start, end, _ = found
+        user, colon, _ = url[start:end].partition(":")
+        masked = user + (":***" if colon else "")
+        shown, after = url[:start] + masked + url[end:], start + len(masked)
+    query = shown.find("?", after)
+    if query < 0:
+        return shown
+    return shown[:query] + _QUERY_PASSWORD.sub(r"\1***", shown[query:])
+
+
+def _unclear(url: str) -> bool:
+    """Whether libpq would read a password in `url` otherwise than the widest reading: an '@' or
+    '/' in it that is not percent-encoded, which would send part of it as the host or the
+    database (and show that part in libpq's messages)."""
+    found = _userinfo(url)
+    return found is not None and not found[2] and ":" in url[found[0] : found[1]]
 
 
 def _passwords(url: str) -> list[str]:
-    """The password(s) written in `url`, to be scrubbed from any text shown."""
-    found = re.findall(r"://[^/?#@]*?:([^/?#]*)@", url)
-    found += re.findall(r"password\s*=\s*([^&\s]+)", url)
-    return [p for p in found if p]
+    """The password(s) written in `url`, as written and percent-decoded, to be scrubbed from any
+    text shown."""
+    found: list[str] = []
+    span = _userinfo(url)
+    if span is not None:
+        _, colon, secret = url[span[0] : span[1]].partition(":")
+        found += [secret] if colon else []
+    found += [m.group(2) for m in _QUERY_PASSWORD.finditer(url)]
+    if _SCHEME.match(url) is None:
+        found += [m.group(2).strip("'") for m in _KEYWORD_PASSWORD.finditer(url)]
+    return sorted({p for secret in found for p in (secret, unquote(secret)) if p}, key=len, reverse=True)
 
 
 class PostgresStore(SqlStore):
@@ -120,7 +160,9 @@ class PostgresStore(SqlStore):
     `timeout` is how many seconds a writer waits for another writer of the same campaign before
     giving up (RC903 "locked"); `connect_timeout` bounds the connection (unless the URL sets it).
     A server that cannot be reached, refused credentials, a missing database, and a database
-    that is not ours are each one RC903 naming the URL (its password masked). Close the store (or
+    that is not ours are each one RC903 naming the URL (its password masked). A URL whose password
+    libpq would end early (an '@' or '/' in it not percent-encoded) is refused before it is sent:
+    libpq's messages would show the rest of it as the host or the database. Close the store (or
     use it as a context manager) when done.
     """
 
@@ -139,6 +181,15 @@ class PostgresStore(SqlStore):
         self._lock = threading.RLock()
         self._connection: Connection | None = None
         self._closed = False
+        if _unclear(url):  # refused before libpq reads it: its messages would show part of the password
+            raise self._error(
+                "RC903",
+                f"{self._where}: where its password ends is unclear: an '@' or a '/' in the address is not"
+                " percent-encoded, and libpq would take part of the password for the host or the"
+                " database; nothing was sent to the server",
+                "percent-encode an '@' in a user, password or database name as %40, and a '/' as %2F:"
+                " the password PASS@WORD is written postgresql://USER:PASS%40WORD@HOST/DATABASE",
+            )
         if psycopg is None:
             raise self._error(
                 "RC903",
