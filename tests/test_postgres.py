@@ -402,6 +402,60 @@ def test_a_user_without_the_rights_is_told_which_it_needs(pg_cluster: Cluster, p
         pg_cluster.execute(f"DROP ROLE {role}")
 
 
+@pytest.mark.parametrize("by", ["database", "role"])
+def test_a_database_read_only_by_default_is_read_and_never_written(
+    pg_cluster: Cluster, pg_url: str, cli: Any, by: str
+) -> None:
+    """Writes began `READ WRITE`, which overrides `default_transaction_read_only`: a database (or
+    a user) its administrator had made read-only by default was written anyway. The setting is
+    kept: reads work, and each write is one RC903 that says so, and writes nothing."""
+    name = database_name(pg_url)
+    url = pg_url
+    with PostgresStore(pg_url) as store:
+        store.create(header("moor"), counter(0))
+        append(store)
+    if by == "database":
+        pg_cluster.execute(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')
+    else:
+        role = "rc_" + name[3:] + "_reader"
+        url = pg_url.replace("postgresql://postgres@", f"postgresql://{role}@", 1)
+        if url == pg_url:
+            pytest.skip("the role's URL is made from the private cluster's (trusted socket) URL")
+        pg_cluster.execute(f"CREATE ROLE {role} LOGIN SUPERUSER")
+        pg_cluster.execute(f"ALTER ROLE {role} SET default_transaction_read_only = on")
+    try:
+        before = snapshot(pg_cluster, pg_url)
+        says = ("read-only by default", "default_transaction_read_only", "nothing was written")
+        with PostgresStore(url) as store:
+            assert store.names() == [("moor", "castle", 2)]
+            assert [e.seq for e in store.events("moor")] == [1, 2]
+            refused(lambda: append(store), *says)
+            refused(lambda: store.create(header("fen"), counter(0)), *says)
+            assert [e.seq for e in store.events("moor")] == [1, 2]  # and the store goes on reading
+        r = cli("campaign", "--db", url, "new", "case", "chill", "-p", "players=4")
+        assert r.code == 1 and r.err.count("error") == 1 and "error RC903: cannot write" in r.err, r.err
+        assert "read-only by default" in r.err and r.out == ""
+        r = cli("campaign", "--db", url, "list")
+        assert (r.code, r.out) == (0, "moor  (castle, 2 events)\n"), r.err
+        assert snapshot(pg_cluster, pg_url) == before
+        # the connection's own options may turn it off, where writing is what is meant
+        sep = "&" if "?" in url else "?"
+        with PostgresStore(url + sep + "options=-cdefault_transaction_read_only%3Doff") as store:
+            append(store)
+            assert [e.seq for e in store.events("moor")] == [1, 2, 3]
+    finally:
+        if by == "role":
+            pg_cluster.execute(f"DROP ROLE {role}")
+
+
+def test_an_empty_database_read_only_by_default_is_refused_and_not_laid_out(
+    pg_cluster: Cluster, pg_url: str
+) -> None:
+    pg_cluster.execute(f'ALTER DATABASE "{database_name(pg_url)}" SET default_transaction_read_only = on')
+    refused(lambda: PostgresStore(pg_url), "read-only by default", "nothing was written")
+    assert pg_cluster.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", pg_url) == [(0,)]
+
+
 def append(store: PostgresStore) -> None:
     with store.transaction("moor") as tx:
         tx.append("action", {}, counter(1))

@@ -27,6 +27,10 @@ read's too, to the store's `timeout`, after which the writer (or a reader held u
 taken from outside, a `LOCK TABLE`) gets RC903 "locked". Seqs stay 1..n: each append
 takes the last seq under the row lock, and (campaign, seq) is the primary key besides.
 
+Read-write is not set on a transaction: a database, user or connection its administrator
+made read-only by default (`default_transaction_read_only = on`) stays so, where `READ WRITE`
+would quietly override it. A write there is one RC903 before anything is written; reads work.
+
 Layout, schema version 1 — the SQLite store's, so the same bytes are kept (JSON is
 `json.dumps(..., sort_keys=True)` in `text` columns, times ISO 8601 UTC text):
 
@@ -329,28 +333,58 @@ class PostgresStore(SqlStore):
                 connection.execute(mode)
         return connection
 
-    def _bound_waits(self, connection: Connection) -> None:
-        """Wait for a lock no longer than `timeout` in this transaction (then 55P03: RC903)."""
-        connection.execute(
-            "SELECT set_config('lock_timeout', %s, true)", (f"{max(1, round(self.timeout * 1000))}ms",)
+    def _bound_waits(self, connection: Connection) -> tuple[bool, bool]:
+        """Wait for a lock no longer than `timeout` in this transaction (then 55P03: RC903). And,
+        in the same round trip, whether the transaction is read-only and whether that is because
+        the server is a standby (in recovery)."""
+        _, read_only, standby = _one(
+            connection.execute(
+                "SELECT set_config('lock_timeout', %s, true), current_setting('transaction_read_only'),"
+                " pg_is_in_recovery()",
+                (f"{max(1, round(self.timeout * 1000))}ms",),
+            )
         )
+        return read_only == "on", bool(standby)
 
     @contextmanager
     def _write(self) -> Iterator[Connection]:
         """BEGIN (READ COMMITTED, waits bounded by `timeout`) ... COMMIT, or ROLLBACK on any
-        exception (re-raised)."""
+        exception (re-raised). Read-write is not asked for: a database or user its administrator
+        made read-only by default (`default_transaction_read_only`) is refused before anything
+        is written, where `READ WRITE` would quietly override that setting."""
         with self._lock:
             with self._errors("starting a transaction"):
-                connection = self._begin("BEGIN ISOLATION LEVEL READ COMMITTED, READ WRITE")
+                connection = self._begin("BEGIN ISOLATION LEVEL READ COMMITTED")
             try:
                 with self._errors("starting a transaction"):
-                    self._bound_waits(connection)
+                    read_only, standby = self._bound_waits(connection)
+                if read_only:
+                    raise self._read_only(standby)
                 yield connection
                 with self._errors("committing", committing=True):
                     connection.execute("COMMIT")
             except BaseException:
                 _rollback(connection)
                 raise
+
+    def _read_only(self, standby: bool) -> CampaignError:
+        """RC903 for a write transaction the server begins read-only: a standby's, or the
+        default its administrator set for the database, the user or the URL's options."""
+        if standby:
+            return self._error(
+                "RC903",
+                f"cannot write {self._where}: the server is read-only (a standby, in recovery);"
+                " nothing was written",
+                "give the primary server's address, not a standby's",
+            )
+        return self._error(
+            "RC903",
+            f"cannot write {self._where}: the database is read-only by default"
+            " (default_transaction_read_only is on for this database, user or connection);"
+            " nothing was written",
+            "rulecraft keeps to that setting, and reading still works; to write, its administrator turns"
+            " it off for rulecraft's user (ALTER ROLE name SET default_transaction_read_only = off)",
+        )
 
     @contextmanager
     def _read(self, *, snapshot: bool = True) -> Iterator[Connection]:
