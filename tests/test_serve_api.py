@@ -711,3 +711,55 @@ def test_the_store_is_hidden_and_a_path_beside_it_left_whole() -> None:
     }
     for message, shown in said.items():
         assert _hidden(server, Diagnostic("RC903", message, None)).message == shown
+
+
+BAD_BODIES = {
+    "not JSON": (b'{"name": ', "application/json"),
+    "not UTF-8": (b'\xff\xfe{"name"', "application/json"),
+    "a key twice": (b'{"name": "a", "name": "b"}', "application/json"),
+    "wrong JSON types": (
+        b'{"name": 1, "ruleset": [], "action": {}, "scene": 2, "check": null}',
+        "application/json",
+    ),
+    "an unknown field": (b'{"nosuch": 1}', "application/json"),
+    "not an object": (b"[1, 2]", "application/json"),
+    "empty": (b"", "application/json"),
+    "sent as text": (b'{"name": "a"}', "text/plain"),
+    "sent as a form": (b"name=a", "application/x-www-form-urlencoded"),
+    "no content type": (b'{"name": "a"}', None),
+}
+WRITES = ["", "/c401/join", "/c401/act", "/c401/roll", "/c401/begin", "/c401/undo", "/c401/scene"]
+
+
+@pytest.mark.parametrize("kind", list(BAD_BODIES))
+@pytest.mark.parametrize("auth", [None, "Bearer s3cre", "Basic s3cret"], ids=["none", "wrong", "basic"])
+def test_a_write_without_the_token_is_401_whatever_its_body(
+    client: TestClient, kind: str, auth: str | None
+) -> None:
+    """A body that was not JSON, not UTF-8, not sent as JSON or gave a key twice was answered 422
+    or 415 before the missing token's 401: a stranger learned how its body was wrong, and made
+    the server parse it. The token is checked before the body is read, on every write route."""
+    content, content_type = BAD_BODIES[kind]
+    for path in WRITES:
+        request = client.build_request("POST", f"/api/campaigns{path}", content=content)
+        if content_type is not None:
+            request.headers["content-type"] = content_type
+        elif "content-type" in request.headers:
+            del request.headers["content-type"]
+        if auth is not None:
+            request.headers["authorization"] = auth
+        response = client.send(request)
+        [d] = error(response, 401)
+        assert d["code"] == "RC407" and "token" in d["message"], (path, response.text)
+        assert response.headers["www-authenticate"] == "Bearer"
+
+
+def test_a_write_with_the_token_is_still_told_what_is_wrong_with_its_body(client: TestClient) -> None:
+    sent = client.post(
+        "/api/campaigns", content=b'{"name": ', headers={**AUTH, "content-type": "application/json"}
+    )
+    assert error(sent, 422)[0]["file"] == "<request body>"
+    sent = client.post(
+        "/api/campaigns/c401/act", content=b"{}", headers={**AUTH, "content-type": "text/plain"}
+    )
+    assert error(sent, 415)[0]["code"] == "RC407"

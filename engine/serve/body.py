@@ -112,6 +112,19 @@ class OnceRequest(Request):
         return self._json
 
 
+BEFORE_BODY: set[Callable[[Request], None]] = set()
+"""The route dependencies `OnceRoute` runs before it reads the body (`before_body`)."""
+
+
+def before_body(check: Callable[[Request], None]) -> Callable[[Request], None]:
+    """Mark a dependency that reads only the request's headers (a token): a route of `OnceRoute`
+    runs it before the body is read, so a client it refuses learns nothing of what is wrong with
+    its body, and the server parses nothing that client sent. (FastAPI would run it
+    after reading the body, and after a body that is not JSON was already refused with 422.)"""
+    BEFORE_BODY.add(check)
+    return check
+
+
 def _json_type(content_type: str | None) -> bool:
     """Whether a Content-Type says JSON (`application/json`, `application/*+json`, any charset)."""
     media = (content_type or "").partition(";")[0].strip().lower()
@@ -119,16 +132,20 @@ def _json_type(content_type: str | None) -> bool:
 
 
 class OnceRoute(APIRoute):
-    """Every route of the API: its JSON body read by `OnceRequest`, and a body sent as anything
-    but JSON refused with 415 saying so (FastAPI would not read it, and the client would be told
-    that its fields are missing)."""
+    """Every route of the API: its `before_body` dependencies (the token) checked first, its JSON
+    body read by `OnceRequest`, and a body sent as anything but JSON refused with 415 saying so
+    (FastAPI would not read it, and the client would be told that its fields are missing)."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
         takes_body = self.body_field is not None
+        # FastAPI runs them again as the route's dependencies: the same answer, at no cost
+        gates = [gate for gate in BEFORE_BODY if any(d.dependency is gate for d in self.dependencies)]
 
         async def handle(request: Request) -> Response:
             once = OnceRequest(request.scope, request.receive)
+            for gate in gates:
+                gate(once)
             try:
                 sent = takes_body and await once.body()
             except ClientDisconnect:  # gone, or cut off by `BodyLimit`, which has answered 413

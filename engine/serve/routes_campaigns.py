@@ -23,7 +23,7 @@ from ..state.stores import is_postgres
 from ..syntax.resources import shipped_rulesets
 from ..tools.render import event_json, ruleset_shown
 from .app import Server, server_of
-from .body import OnceRoute
+from .body import OnceRoute, before_body
 from .models import (
     ActRequest,
     BeginRequest,
@@ -38,8 +38,10 @@ from .models import (
 from .problems import ApiError
 
 
+@before_body
 def require_token(request: Request) -> None:
-    """401 unless the request carries the server's token (compared in constant time)."""
+    """401 unless the request carries the server's token (compared in constant time); run before
+    the body is read, so a client without it learns nothing but this."""
     token = server_of(request).settings.token
     if token is None:
         return
