@@ -763,3 +763,23 @@ def test_a_write_with_the_token_is_still_told_what_is_wrong_with_its_body(client
         "/api/campaigns/c401/act", content=b"{}", headers={**AUTH, "content-type": "text/plain"}
     )
     assert error(sent, 415)[0]["code"] == "RC407"
+
+
+def test_a_request_of_the_wrong_shape_is_bounded_as_every_error_is(client: TestClient) -> None:
+    """FastAPI's complaints about a request's shape had their own bounds (20 listed, none said to
+    be left out, 300 characters each), not the `MAX_DIAGNOSTICS` and `MAX_TEXT` every other error
+    keeps: 100 unknown fields were 20 diagnostics that did not say 80 more were wrong."""
+    from engine.serve.jobs import MAX_DIAGNOSTICS, MAX_TEXT
+
+    body = {"ruleset": "chill", "check": "specific", **{f"field{i}": 1 for i in range(100)}}
+    found = error(client.post("/api/roll", json=body), 422)
+    assert len(found) == MAX_DIAGNOSTICS + 1 and {d["code"] for d in found} == {"RC407"}
+    assert [d["message"] for d in found[:2]] == [f"field{i}: Extra inputs are not permitted" for i in (0, 1)]
+    assert (
+        found[-1]["message"]
+        == f"{100 - MAX_DIAGNOSTICS} more problems are not listed (the first {MAX_DIAGNOSTICS} are)"
+    )
+    sent = client.post("/api/roll", json={"ruleset": "chill", "check": "specific", "y" * 100_000: 1})
+    [d] = error(sent, 422)
+    assert len(d["message"]) <= MAX_TEXT and d["message"].endswith("y…: Extra inputs are not permitted")
+    assert len(d["message"]) > 300 and len(sent.content) < 5 * MAX_TEXT

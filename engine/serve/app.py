@@ -8,7 +8,7 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ from ..runtime.limits import Limits
 from ..syntax.positions import SourceFile
 from ..syntax.resources import shipped_rulesets
 from .body import SafeJSONResponse, Unreadable
-from .jobs import diagnostic_json
+from .jobs import MAX_TEXT, cut, diagnostics_json
 from .problems import ApiError, api_error
 from .workers import Job, Pool
 
@@ -285,12 +285,7 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def on_bad_request(request: Request, exc: RequestValidationError) -> SafeJSONResponse:
-        diagnostics = []
-        for problem in exc.errors()[:20]:
-            where = ".".join(str(p) for p in problem.get("loc", ()) if p != "body")
-            message = f"{where or 'the body'}: {problem.get('msg', 'is wrong')}"
-            diagnostics.append(diagnostic_json(Diagnostic("RC407", message[:300], None)))
-        return _error_response(ApiError(422, diagnostics))
+        return _error_response(ApiError(422, diagnostics_json(_shape_problems(exc.errors()))))
 
     @app.exception_handler(StarletteHTTPException)
     async def on_http(request: Request, exc: StarletteHTTPException) -> SafeJSONResponse:
@@ -298,7 +293,7 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
             return _error_response(ApiError(exc.status_code, exc.diagnostics))
         message = f"{request.method} {request.url.path}: {exc.detail}"
         headers = dict(exc.headers or {})  # a 405's Allow among them
-        return _error_response(ApiError.of(exc.status_code, "RC407", message[:300], "see /docs", **headers))
+        return _error_response(ApiError.of(exc.status_code, "RC407", message, "see /docs", **headers))
 
     @app.exception_handler(Exception)
     async def on_bug(request: Request, exc: Exception) -> SafeJSONResponse:
@@ -325,6 +320,18 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
 
     app.add_middleware(BodyLimit, limit=settings.max_body)
     return app
+
+
+def _shape_problems(problems: Sequence[Any]) -> list[Diagnostic]:
+    """FastAPI's complaints about a request's shape as `RC407`s, bounded as every error is (by
+    `diagnostics_json`); a field's name is cut so that the message keeps what is wrong with it."""
+    found = []
+    for problem in problems:
+        where = ".".join(str(p) for p in problem.get("loc", ()) if p != "body") or "the body"
+        reason = str(problem.get("msg", "is wrong"))
+        shown = cut(where, MAX_TEXT - len(reason) - len(": …"))
+        found.append(Diagnostic("RC407", f"{shown}: {reason}", None))
+    return found
 
 
 def _error_model() -> Any:

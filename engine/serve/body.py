@@ -105,10 +105,10 @@ class OnceRequest(Request):
                 self._json = read_json(await self.body())
             except json.JSONDecodeError as exc:  # placed in the body: its line, column and caret
                 where = Span(SourceFile("<request body>", exc.doc), exc.lineno, exc.colno)
-                said = Diagnostic("RC407", _unreadable(exc)[:300], where)
+                said = Diagnostic("RC407", _unreadable(exc), where)
                 raise Unreadable([diagnostic_json(said)]) from None
             except (ValueError, RecursionError) as exc:  # UnicodeDecodeError too
-                raise HTTPException(422, _unreadable(exc)[:300]) from None
+                raise HTTPException(422, _unreadable(exc)) from None
         return self._json
 
 
@@ -155,7 +155,7 @@ class OnceRoute(APIRoute):
                 raise ApiError.of(
                     415,
                     "RC407",
-                    f"the body is sent as {ascii(given)[:100] if given else 'no type'}, not as JSON",
+                    f"the body is sent as {ascii(given) if given else 'no type'}, not as JSON",
                     "send it with the header 'Content-Type: application/json'",
                 )
             return await handler(once)

@@ -27,10 +27,12 @@ MAX_SWEEP_POINTS = 201
 
 
 MAX_DIAGNOSTICS = 50
-"""The most diagnostics one answer lists; past them, one more says how many were left out."""
+"""The most diagnostics one answer lists; past them, one more says how many were left out. The
+one bound for every error the API answers: the engine's, and FastAPI's on a request's shape."""
 MAX_TEXT = 2000
 """The most characters an answer gives of a diagnostic's message, hint or source line (a name a
-request sent, echoed back, could otherwise make an error as large as the request)."""
+request sent, echoed back, could otherwise make an error as large as the request); every
+diagnostic the API answers is cut by `diagnostic_json` to it, and by nothing else."""
 
 
 def diagnostics_json(diagnostics: Sequence[Diagnostic]) -> list[dict[str, Any]]:
@@ -45,14 +47,15 @@ def diagnostics_json(diagnostics: Sequence[Diagnostic]) -> list[dict[str, Any]]:
     return shown
 
 
-def _cut(text: str | None) -> str | None:
-    return text if text is None or len(text) <= MAX_TEXT else text[:MAX_TEXT] + "…"
+def cut(text: str | None, most: int = MAX_TEXT) -> str | None:
+    """`text` of at most `most` characters, with `…` where it was cut."""
+    return text if text is None or len(text) <= most else text[: max(most, 0)] + "…"
 
 
 def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
     """A diagnostic as the API carries it: its place, the line it points at, and the CLI's text
     (each part cut to `MAX_TEXT` characters)."""
-    d = Diagnostic(d.code, _cut(d.message) or "", d.span, _cut(d.hint), d.severity)
+    d = Diagnostic(d.code, cut(d.message) or "", d.span, cut(d.hint), d.severity)
     span = d.span
     line = span.line if span is not None and span.line else None
     source_line = None
@@ -63,12 +66,12 @@ def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
         "code": d.code,
         "severity": d.severity,
         "message": d.message,
-        "file": _cut(span.file) if span is not None else None,
+        "file": cut(span.file) if span is not None else None,
         "line": line,
         "column": span.col if line is not None and span is not None else None,
         "end_line": (span.end_line or None) if line is not None and span is not None else None,
         "end_column": (span.end_col or None) if line is not None and span is not None else None,
-        "source_line": _cut(source_line),
+        "source_line": cut(source_line),
         "hint": d.hint,
         "text": text if len(text) <= 3 * MAX_TEXT else text[: 3 * MAX_TEXT] + "…",
     }
