@@ -783,3 +783,45 @@ def test_a_request_of_the_wrong_shape_is_bounded_as_every_error_is(client: TestC
     [d] = error(sent, 422)
     assert len(d["message"]) <= MAX_TEXT and d["message"].endswith("y…: Extra inputs are not permitted")
     assert len(d["message"]) > 300 and len(sent.content) < 5 * MAX_TEXT
+
+
+def test_a_request_lists_the_served_folder_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A campaign request globbed the `--rulesets` folder three or four times (in `_campaign`,
+    twice, in `Catalog.named` and in `_state`), and `GET /api/rulesets` once more for each
+    ruleset. `Path.glob` is wrapped, not replaced: what each answer says is unchanged."""
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "mine.yaml").write_bytes(shipped_rulesets()["castle"].read_bytes())
+    globbed: list[str] = []
+    glob = Path.glob
+
+    def counted(self: Path, pattern: str) -> Any:
+        if self == games:
+            globbed.append(pattern)
+        return glob(self, pattern)
+
+    monkeypatch.setattr(Path, "glob", counted)
+    shootout = {"scene": "shootout", "cast": {"you": "ann", "foe": "bo"}, "seed": 3}
+    c = "/api/campaigns"
+    steps: list[tuple[str, str, dict[str, Any] | None]] = [
+        ("POST", c, {"name": "k", "ruleset": "mine", "characters": {"ann": {"wielding": "bow"}}}),
+        ("POST", f"{c}/k/join", {"character": "bo", "params": {"wielding": "bow"}}),
+        ("POST", f"{c}/k/act", {"action": "take_wound", "character": "ann", "inputs": {"level": "light"}}),
+        ("POST", f"{c}/k/roll", {"check": "task", "seed": 3}),
+        ("POST", f"{c}/k/begin", {"period": "fight"}),
+        ("POST", f"{c}/k/undo", None),
+        ("POST", f"{c}/k/scene", shootout),
+        ("GET", f"{c}/k", None),
+        ("GET", f"{c}/k/replay", None),
+        ("GET", c, None),
+        ("GET", "/api/rulesets", None),
+        ("GET", "/api/rulesets/mine", None),
+    ]
+    settings = Settings(rulesets=games, db=str(tmp_path / "c.db"), token="t", workers=1, deadline=60.0)
+    with TestClient(create_app(settings)) as other:
+        for method, path, body in steps:
+            globbed.clear()
+            sent = other.request(method, path, json=body, headers={"Authorization": "Bearer t"})
+            assert 200 <= sent.status_code < 300, (path, sent.text)
+            assert len(globbed) == 1, (method, path, globbed)
+        assert other.get("/api/campaigns/k").json()["ruleset"] == "mine"

@@ -8,7 +8,7 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -92,16 +92,19 @@ class Catalog:
         """Each file of the served folder that does not load, with its error (each that does is
         compiled now, and kept): what `serve` names when it starts."""
         found = []
-        for name, path in self.names().items():
+        known = self.names()
+        for name, path in known.items():
             if self.settings.rulesets is not None and path.parent == self.settings.rulesets:
                 try:
-                    self.named(name)
+                    self.named(name, known)
                 except RulecraftError as exc:
                     found.append((path, exc))
         return found
 
-    def named(self, name: str) -> Ruleset:
-        known = self.names()
+    def named(self, name: str, known: Mapping[str, Path] | None = None) -> Ruleset:
+        """The served ruleset `name`, compiled once while its file is unchanged; `known` is
+        `names()` when the caller has it already (each listing globs the served folder)."""
+        known = self.names() if known is None else known
         path = known.get(name)
         if path is None:
             hint = did_you_mean(name, known) or f"rulesets: {', '.join(known)}"

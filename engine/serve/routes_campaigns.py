@@ -120,14 +120,24 @@ def _hidden(server: Server, d: Diagnostic) -> Diagnostic:
     return replace(d, message=message, hint=hint)
 
 
+def _names(request: Request) -> Mapping[str, Path]:
+    """The served rulesets (`Catalog.names`), listed once per request and kept on it: each
+    listing globs the served folder, and a campaign's request needs them two or three times."""
+    found: Mapping[str, Path] | None = getattr(request.state, "rulesets", None)
+    if found is None:
+        found = request.state.rulesets = server_of(request).catalog.names()
+    return found
+
+
 @contextmanager
 def _campaign(request: Request, name: str) -> Iterator[Campaign]:
     """The campaign, played with the ruleset the server has compiled already when it names one
     the server serves (a changed text is still `RC904`); otherwise as `open_campaign` finds it."""
     server = server_of(request)
+    names = _names(request)
     with _store(server) as store:
-        served = _served(server.catalog.names(), store.header(name).ruleset)
-        ruleset = server.catalog.named(served) if served in server.catalog.names() else None
+        served = _served(names, store.header(name).ruleset)
+        ruleset = server.catalog.named(served, names) if served in names else None
         yield open_campaign(name, store=store, ruleset=ruleset, limits=server.limits)
 
 
@@ -144,7 +154,7 @@ def _served(names: Mapping[str, Path], reference: str) -> str:
 def _state(request: Request, campaign: Campaign, at: Event | None = None) -> dict[str, Any]:
     """`Campaign.show`, its ruleset named as the API names it (`_served`)."""
     shown = campaign.show(at=at)
-    return {**shown, "ruleset": _served(server_of(request).catalog.names(), shown["ruleset"])}
+    return {**shown, "ruleset": _served(_names(request), shown["ruleset"])}
 
 
 def _changed(
@@ -158,7 +168,7 @@ def _changed(
 @router.get("", response_model=list[CampaignSummary])
 def list_campaigns(request: Request) -> list[dict[str, Any]]:
     """Every campaign in the store."""
-    names = server_of(request).catalog.names()
+    names = _names(request)
     with _store(server_of(request)) as store:
         return [{"name": n, "ruleset": _served(names, r), "events": k} for n, r, k in store.names()]
 
@@ -181,12 +191,10 @@ def campaign_log(name: str, request: Request) -> list[dict[str, Any]]:
 def create_campaign(body: CampaignCreate, request: Request) -> dict[str, Any]:
     """Make a campaign of a served ruleset, with its parameters and first characters."""
     server = server_of(request)
-    known = server.catalog.names()
-    server.catalog.named(body.ruleset)  # 404 with the nearest name, before anything is written
+    known = _names(request)
+    server.catalog.named(body.ruleset, known)  # 404 with the nearest name, before anything is written
     ref: str | Path = (
-        body.ruleset
-        if body.ruleset in shipped_rulesets() and known[body.ruleset] == shipped_rulesets()[body.ruleset]
-        else known[body.ruleset]
+        body.ruleset if shipped_rulesets().get(body.ruleset) == known[body.ruleset] else known[body.ruleset]
     )
     with _store(server) as store:
         campaign = new_campaign(
