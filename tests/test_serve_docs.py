@@ -1,6 +1,7 @@
 """docs/server.md is true: every `curl` line it shows is sent to the app (in order, so the
 campaign lines build on each other) and answers 2xx; every path it names is in the OpenAPI
-schema; and `rulecraft serve` without FastAPI says which extra to install."""
+schema; its tables of the scene and campaign answers list exactly the fields the real answers
+have; and `rulecraft serve` without FastAPI says which extra to install."""
 
 from __future__ import annotations
 
@@ -167,3 +168,129 @@ def test_serve_on_port_0_prints_the_port_it_took_and_a_port_in_use_is_rc407(cli:
         _, err = process.communicate(timeout=30)
     assert "Traceback" not in err, err
     assert f"warning: {tmp_path / 'torn.yaml'} does not load" in err and "RC002" in err, err
+
+
+# -- the answers, field by field ----------------------------------------------------------------------
+
+ANSWERS = "## Scene and campaign answers, field by field"
+
+
+def answer_tables() -> tuple[dict[str, list[tuple[str, ...]]], dict[str, set[str]]]:
+    """The fields each table of the section lists, by the heading above it (a path is its
+    segments; `{name}` stands for every key), and the event `data` fields by kind."""
+    assert ANSWERS in DOC, "docs/server.md documents the scene and campaign answers"
+    section = DOC.split(ANSWERS, 1)[1].split("\n## ", 1)[0]
+    fields: dict[str, list[tuple[str, ...]]] = {}
+    kinds: dict[str, set[str]] = {}
+    for chunk in section.split("\n#### ")[1:]:
+        heading, _, body = chunk.partition("\n")
+        for table in re.findall(r"^(\|.*?)(?:\n\n|\Z)", body, flags=re.S | re.M):
+            header, _, *rows = table.strip().splitlines()
+            cells = [row.split("|") for row in rows]
+            if header.startswith("| field |"):
+                fields[heading] = [tuple(c[1].strip().strip("`").split(".")) for c in cells]
+            elif header.startswith("| kind |"):
+                kinds.update({c[1].strip().strip("`"): set(re.findall(r"`([^`]+)`", c[2])) for c in cells})
+    return fields, kinds
+
+
+def _match(documented: list[tuple[str, ...]], answers: list[dict[str, Any]], where: str) -> None:
+    """Every field of every answer is documented, and every documented field is in an answer."""
+    seen: set[tuple[str, ...]] = set()
+
+    def walk(found: Any, at: tuple[str, ...]) -> None:
+        below = {p[len(at)] for p in documented if len(p) > len(at) and p[: len(at)] == at}
+        if not below or not isinstance(found, dict):
+            return  # a value, or a map of the ruleset's names, which is not documented key by key
+        wild = [b for b in below if b.startswith("{")]
+        for key, value in found.items():
+            step = wild[0] if wild else key
+            assert step in below, f"{where}: the field {'.'.join((*at, key))} is not documented"
+            seen.add((*at, step))
+            walk(value, (*at, step))
+
+    for answer in answers:
+        walk(answer, ())
+    missing = [".".join(p) for p in documented if p not in seen]
+    assert not missing, f"{where}: documented, but in no answer: {missing}"
+
+
+def test_the_scene_and_campaign_answers_are_documented_field_by_field(tmp_path: Path) -> None:
+    """Each table of the section lists exactly the fields the real answers have, however the
+    code changes: a field added, renamed or left out fails here until the page says so."""
+    import engine
+    from engine.api import open_campaign, open_store
+
+    games = tmp_path / "games"
+    games.mkdir()
+    mine = games / "mine.yaml"
+    mine.write_text(engine.load("chill").document.source.text, encoding="utf-8")
+    db = str(tmp_path / "c.db")
+    settings = Settings(rulesets=games, db=db, token=TOKEN, workers=1, deadline=60.0)
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    parties = {"you": {"wielding": "bow", "quick": True}, "foe": {"wielding": "bow"}}
+    with TestClient(create_app(settings)) as client:
+
+        def ask(method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+            sent = client.request(method, path, json=body, headers=auth)
+            assert 200 <= sent.status_code < 300, f"{method} {path}: {sent.text}"
+            return sent.json()
+
+        shootout = {"ruleset": "castle", "scene": "shootout", "parties": parties}
+        odds = [
+            ask("POST", "/api/scenes/odds", shootout),
+            ask("POST", "/api/scenes/odds", {**shootout, "expect": ["you.last_wound"]}),
+        ]
+        played = [ask("POST", "/api/scenes/roll", {**shootout, "seed": 3})]
+        c = "/api/campaigns"
+        made = [
+            ask("POST", c, {"name": "k", "ruleset": "castle", "characters": {"ann": {"wielding": "bow"}}}),
+            ask("POST", c, {"name": "m", "ruleset": "mine", "params": {"players": 4}}),
+        ]
+        writes = [
+            ask("POST", f"{c}/k/join", {"character": "bo", "params": {"wielding": "bow"}}),
+            ask(
+                "POST",
+                f"{c}/k/act",
+                {"action": "take_wound", "character": "ann", "inputs": {"level": "light"}},
+            ),
+            ask("POST", f"{c}/m/act", {"action": "player_roll", "inputs": {"target": 55}, "seed": 1}),
+            ask("POST", f"{c}/k/roll", {"check": "task", "seed": 3}),
+            ask("POST", f"{c}/k/begin", {"period": "fight"}),
+            ask("POST", f"{c}/k/undo"),
+            ask(
+                "POST", f"{c}/k/scene", {"scene": "shootout", "cast": {"you": "ann", "foe": "bo"}, "seed": 3}
+            ),
+        ]
+        mine.write_text(mine.read_text(encoding="utf-8") + "# changed\n", encoding="utf-8")
+        store = open_store(db)
+        try:  # a migration is the command line's: its event is in the log the API shows
+            open_campaign("m", store=store, ruleset=mine, migrate=True).roll("specific", seed=2, target=40)
+        finally:
+            store.close()
+        shown = [ask("GET", f"{c}/k"), ask("GET", f"{c}/m")]
+        log = ask("GET", f"{c}/k/log") + ask("GET", f"{c}/m/log")
+        listed = ask("GET", c)
+        replayed = [ask("GET", f"{c}/k/replay"), ask("GET", f"{c}/m/replay")]
+
+    fields, kinds = answer_tables()
+    real = {
+        "`POST /api/scenes/odds`": odds,
+        "`POST /api/scenes/roll`": played,
+        "A campaign's state": made + shown + [w["state"] for w in writes],
+        "A write's answer": writes,
+        "An event": log + [w["event"] for w in writes],
+        "`GET /api/campaigns`": listed,
+        "`GET /api/campaigns/{c}/replay`": replayed,
+    }
+    assert len(fields) == len(real), sorted(fields)
+    for heading, documented in fields.items():
+        [answers] = [found for start, found in real.items() if heading.startswith(start)]
+        assert documented, heading
+        _match(documented, answers, heading)
+    data: dict[str, set[str]] = {}
+    for event in log:
+        data.setdefault(event["kind"], set()).update(event["data"])
+    assert kinds == data, {
+        k: (kinds.get(k), data.get(k)) for k in kinds.keys() | data.keys() if kinds.get(k) != data.get(k)
+    }
