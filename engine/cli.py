@@ -701,11 +701,14 @@ def _once(paths: list[Path]) -> list[Path]:
 def _yaml_below(folder: Path) -> list[Path]:
     """The `*.yaml` and `*.yml` files in `folder`, at any depth, in order, but none that is hidden
     or inside a hidden folder (a name starting with '.'): `rulecraft validate .` in a project
-    reads its rulesets, not `.github/workflows/`, `.pre-commit-config.yaml` or a `.venv`."""
+    reads its rulesets, not `.github/workflows/`, `.pre-commit-config.yaml` or a `.venv`. The
+    suffix is matched in any case: a `RULES.YAML` saved on Windows was passed over in silence."""
     found: list[Path] = []
     for top, folders, files in os.walk(folder):
         folders[:] = [f for f in folders if not f.startswith(".")]
-        found.extend(Path(top, f) for f in files if f.endswith((".yaml", ".yml")) and not f.startswith("."))
+        found.extend(
+            Path(top, f) for f in files if f.lower().endswith((".yaml", ".yml")) and not f.startswith(".")
+        )
     return sorted(found)
 
 
@@ -719,7 +722,8 @@ def _none_found(paths: list[str]) -> InputError:
                 "RC001",
                 f"no ruleset files found in {shown[:200]}",
                 None,
-                "give .yaml or .yml files, or folders that hold some (hidden files and folders are skipped)",
+                "give .yaml or .yml files (in any case), or folders that hold some (hidden files and folders "
+                "are skipped)",
             )
         ]
     )

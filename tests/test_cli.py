@@ -436,3 +436,22 @@ def test_a_file_named_twice_is_read_once_and_test_lists_a_file_that_did_not_load
     missing = str(tmp_path / "nonexist.yaml")
     r = cli("test", missing)
     assert r.code == 1 and f"FAILED  {missing}  (did not load)\n" in r.out, r.out
+
+
+def test_a_folder_is_read_for_yaml_suffixes_in_any_case(tmp_path: Path, cli, repo_root: Path) -> None:
+    """`RULES.YAML` and `old.YML` in a folder were passed over in silence (only `.yaml` and `.yml`
+    were read), so `validate` and `test` said ok of rulesets they never read (an audit)."""
+    games = tmp_path / "games"
+    games.mkdir()
+    for name in ("RULES.YAML", "old.YML", "mixed.Yaml", "plain.yaml"):
+        shutil.copy(repo_root / "rulesets" / "chill.yaml", games / name)
+    (games / "notes.txt").write_text("not a ruleset\n", encoding="utf-8")
+    for command in ("validate", "test"):
+        r = cli(command, "games", cwd=tmp_path)
+        assert r.code == 0, r.out + r.err
+        for name in ("RULES.YAML", "old.YML", "mixed.Yaml", "plain.yaml"):
+            assert f"ok      {Path('games', name)}" in r.out, r.out
+        assert "notes.txt" not in r.out + r.err
+    (games / "BROKEN.YAML").write_text("rulecraft: 1\nname: broken\nchecks: [\n", encoding="utf-8")
+    r = cli("validate", "games", cwd=tmp_path)
+    assert r.code == 1 and f"FAILED  {Path('games', 'BROKEN.YAML')}" in r.out and "BROKEN.YAML:" in r.err
