@@ -225,6 +225,67 @@ def test_a_yaml_mistake_is_told_with_its_place_and_a_hint(mistake: tuple[object,
     assert "<block" not in d.message and "<scalar>" not in d.message
 
 
+STRAY_CLOSERS = [
+    # (the edit, the line the stray bracket is on, message, hint); the bracket is the line's last
+    (
+        ("d: {die: 2}", "d: {die: 2}}"),
+        "d: {die: 2}}",
+        "a '}' that closes nothing: no mapping opened with '{'",
+        "remove the '}': the '{' at column 10 is closed already, by the '}' at column 17",
+    ),
+    (
+        ("    outcomes: [tails, heads]", "    outcomes: [tails, heads]]"),
+        "outcomes: [tails, heads]]",
+        "a ']' that closes nothing: no list opened with '['",
+        "the '[' at column 15 is closed already",
+    ),
+    (
+        ("    outcomes: [tails, heads]", "    }\n    outcomes: [tails, heads]"),
+        "    }",
+        "a '}' that closes nothing",
+        "a mapping written as indented 'key: value' lines needs no brackets",
+    ),
+    (
+        ("      - else: tails", "      - else: tails\n]"),
+        "]",
+        "a ']' that closes nothing",
+        "a list written as indented '- ' lines needs no brackets",
+    ),
+    (("      - else: tails", "      - else: }"), "- else: }", "a '}' that closes nothing", "remove the '}'"),
+    (
+        ("    outcomes: [tails, heads]", "    outcomes: [tails, heads}"),
+        "outcomes: [tails, heads}",
+        "a '}' that closes nothing: the list opened with '[' at line 7, column 15 is open here, "
+        "not a mapping",
+        "close that list with ']' instead",
+    ),
+    (
+        ("d: {die: 2}", "d: {die: 2]"),
+        "d: {die: 2]",
+        "a ']' that closes nothing: the mapping opened with '{' at line 6, column 10 is open here, "
+        "not a list",
+        "close that mapping with '}' instead",
+    ),
+]
+
+
+@pytest.mark.parametrize("mistake", STRAY_CLOSERS, ids=[m[0][1].strip() for m in STRAY_CLOSERS])
+def test_a_closing_bracket_that_closes_nothing_is_told_at_the_bracket(mistake: tuple[object, ...]) -> None:
+    """A stray '}' was told as an indentation error, at the key before it ("'d' is indented 6
+    spaces, which lines up with no key above it"); a ']' in a '{...}' as two items without a ','
+    (found by an audit). Now: at the bracket, that it closes nothing."""
+    (old, new), line_has, message, hint = mistake
+    assert isinstance(old, str) and isinstance(new, str) and isinstance(line_has, str)
+    text = edit(old, new)
+    d = one(text)
+    number = max(n for n, line in enumerate(text.splitlines(), start=1) if line.rstrip().endswith(line_has))
+    column = len(text.splitlines()[number - 1].rstrip())
+    assert (d.code, d.span.line, d.span.col) == ("RC002", number, column), d.render()
+    assert str(message) in d.message, d.message
+    assert d.hint is not None and str(hint) in d.hint, d.hint
+    assert "indented" not in d.message and "<block" not in d.message
+
+
 def test_other_yaml_errors_keep_the_parser_words() -> None:
     """A mistake none of the rules recognise is still RC002 at the parser's place."""
     text = edit("d: {die: 2}", "d: *nowhere")

@@ -3,9 +3,10 @@
 ruamel.yaml reports what its grammar expected ("expected <block end>, but found '<scalar>'"),
 which names tokens an author never wrote. The usual mistakes behind those messages — a key
 indented one space off, a tab, an expression that starts with a quote, a key without its colon,
-a '[' or '{' left open, a list item among a mapping's keys, a value holding ': ' — are recognised
-here from the parser's positions and the lines around them, and told with what to write instead. Anything not
-recognised keeps the parser's own words (`explain` returns None).
+a '[' or '{' left open, a '}' or ']' that closes nothing, a list item among a mapping's keys, a
+value holding ': ' — are recognised here from the parser's positions and the lines around them,
+and told with what to write instead. Anything not recognised keeps the parser's own words
+(`explain` returns None).
 """
 
 from __future__ import annotations
@@ -20,6 +21,14 @@ _KEY_LINE = re.compile(r"^(?P<indent> *)(?P<dashes>(?:- +)*)(?P<key>[^\s#'\"\-?:
 
 _QUOTED_START = re.compile(r"^(?P<lead> *(?:- +)*(?:[^\s#'\"][^:#]*?: +)?)(?P<quote>['\"])")
 """A line whose value (after `key: ` or `- `) opens with a quote."""
+
+
+_STRAY = re.compile(
+    r"^expected (?:<block end>|the node content|'<document start>'), but found \(?'(?P<closer>[]}])',?\)?$"
+)
+"""The parser meeting a '}' or ']' outside any flow collection (block context, or after the
+document's one top-level node): a closer that closes nothing. ruamel shows the token of the
+last as a tuple, `('}',)`."""
 
 
 @frozen(slots=True)
@@ -70,12 +79,17 @@ def explain(
             Span(source, at_line, at_col, at_line, at_col + 1),
             "close the quote at the end of the value, with the same kind of quote",
         )
+    stray = _STRAY.match(problem)
+    if stray is not None:  # a '}' or ']' read where no flow collection is open
+        return _closes_nothing(source, lines, line, col, stray["closer"])
     flow = "sequence" if "flow sequence" in context else "mapping" if "flow mapping" in context else None
     if flow is not None and context_at is not None and problem.startswith("expected ','"):
         at_line, at_col = context_at
         opened, closer = ("[", "]") if flow == "sequence" else ("{", "}")
         what = "list" if flow == "sequence" else "mapping"
         got = problem.partition("but got ")[2] or "something else"
+        if got == ("'}'" if flow == "sequence" else "']'"):  # the other kind of bracket's closer
+            return _closes_nothing(source, lines, line, col, got[1], (opened, at_line, at_col))
         got = {"'<scalar>'": "another value", "'<stream end>'": "the end of the file"}.get(got, got)
         said = f"at line {line}, column {col} YAML found {got} where it expected ',' or '{closer}'"
         if line > at_line or got == "the end of the file":  # it read on past the bracket's own line
@@ -106,6 +120,68 @@ def explain(
             return _dash_in_mapping(source, lines, line, col)
         return _indentation(source, lines, line)
     return None
+
+
+def _closes_nothing(
+    source: SourceFile,
+    lines: list[str],
+    line: int,
+    col: int,
+    closer: str,
+    open_at: tuple[str, int, int] | None = None,
+) -> Explained:
+    """A '}' or ']' that closes nothing, at the bracket: none of its kind is open there (`open_at`:
+    the other kind is, the bracket, line and column that opened it)."""
+    opener, what = ("{", "mapping") if closer == "}" else ("[", "list")
+    span = Span(source, line, col, line, col + 1)
+    if open_at is not None:
+        other, at_line, at_col = open_at
+        other_what, other_closer = ("mapping", "}") if other == "{" else ("list", "]")
+        return Explained(
+            f"a '{closer}' that closes nothing: the {other_what} opened with '{other}' at line "
+            f"{at_line}, column {at_col} is open here, not a {what}",
+            span,
+            f"close that {other_what} with '{other_closer}' instead, or remove the '{closer}'",
+        )
+    closed = _closed_before(_text(lines, line), col, opener, closer)
+    hint = f"remove the '{closer}'"
+    if closed is not None:
+        start, end = closed
+        hint += f": the '{opener}' at column {start} is closed already, by the '{closer}' at column {end}"
+    else:
+        lines_of = "'key: value' lines" if closer == "}" else "'- ' lines"
+        hint += (
+            f" (a {what} written as indented {lines_of} needs no brackets), or put the '{opener}' "
+            f"it closes where the {what} begins"
+        )
+    return Explained(
+        f"a '{closer}' that closes nothing: no {what} opened with '{opener}' is open here", span, hint
+    )
+
+
+def _closed_before(text: str, col: int, opener: str, closer: str) -> tuple[int, int] | None:
+    """The columns of the last `opener` … `closer` pair that ends on `text` before column `col`,
+    when the brackets before it there are read simply (quotes skipped, no bracket left open);
+    None otherwise."""
+    stack: list[tuple[str, int]] = []
+    last: tuple[int, int] | None = None
+    quote = ""
+    for i, ch in enumerate(text[: col - 1]):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"" and (i == 0 or text[i - 1] in " \t[{,:"):
+            quote = ch
+        elif ch == "#" and (i == 0 or text[i - 1] in " \t"):
+            return None
+        elif ch in "[{":
+            stack.append((ch, i + 1))
+        elif ch in "]}":
+            if not stack or "[{"["]}".index(ch)] != stack[-1][0]:
+                return None
+            start = stack.pop()[1]
+            if ch == closer and not stack:
+                last = (start, i + 1)
+    return last if not stack and not quote else None
 
 
 def _text(lines: list[str], line: int) -> str:
