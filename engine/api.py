@@ -535,7 +535,7 @@ def load(source: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str | Non
         except OSError:  # a path the system refuses (a name too long): reading it says why
             missing = False
         if missing and _looks_like_a_name(str(source)):
-            raise _no_such_name(str(source), _with_suffix(source))
+            raise _no_such_name(str(source), _with_suffix(source), path=True)
         return load_source(read_source(source, name, limits.max_yaml_bytes), limits=limits)
     if not isinstance(source, str):
         raise LoadError(
@@ -574,17 +574,21 @@ def _with_suffix(path: Path) -> Path | None:
     return None
 
 
-def _no_such_name(text: str, file: Path | None = None) -> LoadError:
+def _no_such_name(text: str, file: Path | None = None, *, path: bool = False) -> LoadError:
+    """RC001 for a bare word that names nothing. Given as a `Path` (`path`), it was looked for as a
+    file or folder too; a `str` never is, so its message does not say it was."""
     known = list(shipped_rulesets())
     hint = (
         f"did you mean the file '{file}'?"
         if file is not None
         else did_you_mean(text, known) or f"shipped rulesets: {', '.join(known)}"
     )
-    return LoadError(
-        [Diagnostic("RC001", f"no ruleset '{text}': not a shipped ruleset nor a file", None, hint)],
-        missing=True,
+    said = (
+        f"the path '{text}' does not exist, and no shipped ruleset has that name"
+        if path
+        else "there is no shipped ruleset of that name (a string is never read as a file name)"
     )
+    return LoadError([Diagnostic("RC001", f"no ruleset '{text}': {said}", None, hint)], missing=True)
 
 
 def load_source(source: SourceFile, *, limits: Limits = DEFAULT_LIMITS) -> Ruleset:

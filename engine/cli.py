@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from .api import Ruleset, load, new_campaign, open_campaign, open_store
-from .errors import MAX_DIGITS, CampaignError, Diagnostic, InputError, RulecraftError
+from .errors import MAX_DIGITS, CampaignError, Diagnostic, InputError, LoadError, RulecraftError, did_you_mean
 from .eval.batch import METHODS
 from .model.values import show
 from .runtime.context import POLICIES
@@ -644,7 +644,29 @@ def _reference(ref: str) -> str | Path:
         raise InputError(
             [Diagnostic("RC407", "a ruleset is a shipped name or a path, not an empty one", None)]
         )
-    return ref if ref in shipped_rulesets() else Path(ref)
+    if ref in shipped_rulesets():
+        return ref
+    gone = _no_such_folder(ref)
+    if gone is not None:
+        raise gone
+    return Path(ref)
+
+
+def _no_such_folder(ref: str) -> LoadError | None:
+    """RC001 for a path written as a folder (`nodir/`) that is not there, said from the words
+    given: `Path` drops the '/', and the bare word left was told as "not a shipped ruleset nor a
+    file". None when the path is there (or the system will not say), or is no folder's."""
+    if not ref.endswith(("/", os.sep)):
+        return None
+    try:
+        if Path(ref).exists():
+            return None
+    except OSError:  # a path the system refuses (a name too long): reading it says why
+        return None
+    hint = did_you_mean(ref.rstrip("/" + os.sep), shipped_rulesets())
+    if hint is not None:
+        hint = hint.replace("did you mean", "did you mean the shipped ruleset", 1)
+    return LoadError([Diagnostic("RC001", f"no such folder '{ref}'", None, hint)], missing=True)
 
 
 def _pairs(items: list[str], what: str) -> dict[str, str]:
@@ -667,10 +689,18 @@ def _twice(named: str) -> InputError:
     return InputError([Diagnostic("RC407", f"{named} is given twice", None, "give each name once")])
 
 
-def _files(paths: list[str]) -> list[Path]:
+def _files(paths: list[str]) -> tuple[list[Path], dict[Path, LoadError]]:
+    """The files `paths` name, in order, each once; and the error of each that names a folder
+    that is not there (listed and reported as a file that did not load, with its own words)."""
     found: list[Path] = []
+    gone: dict[Path, LoadError] = {}
     for p in paths:
-        _reference(p)  # an empty one is refused, never read as the current folder
+        try:
+            _reference(p)  # an empty one is refused, never read as the current folder
+        except LoadError as exc:  # a folder that is not there
+            gone[Path(p)] = exc
+            found.append(Path(p))
+            continue
         if p in shipped_rulesets() and not Path(p).exists():
             found.append(shipped_rulesets()[p])
             continue
@@ -680,7 +710,14 @@ def _files(paths: list[str]) -> list[Path]:
         except OSError:  # a path the system refuses (a name too long): loading it says why
             folder = False
         found.extend(_yaml_below(path) if folder else [path])
-    return _once(found)
+    return _once(found), gone
+
+
+def _load_listed(path: Path, gone: dict[Path, LoadError]) -> Ruleset:
+    """`load(path)`, or the error `_files` found for it."""
+    if path in gone:
+        raise gone[path]
+    return load(path)
 
 
 def _once(paths: list[Path]) -> list[Path]:
@@ -745,7 +782,7 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     from .tools.lint import DEFAULT_WORK, LintBudget, lint, ordered, promote
 
-    files = _files(args.paths)
+    files, gone = _files(args.paths)
     if not files:
         raise _none_found(args.paths)
     report: list[dict[str, Any]] = []
@@ -753,7 +790,7 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for f in files:
         checks: list[str] | None = None
         try:
-            rs = load(f)
+            rs = _load_listed(f, gone)
             checks = list(rs.checks)
             budget = LintBudget(max_work=getattr(args, "lint_work", DEFAULT_WORK))
             diags = ordered(promote(lint(rs, budget), getattr(args, "strict", False)))
@@ -1013,14 +1050,14 @@ def _prob_policies(
 def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .tools.examples import run_examples
 
-    files = _files(args.paths) if args.paths else list(shipped_rulesets().values())
+    files, gone = _files(args.paths) if args.paths else (list(shipped_rulesets().values()), {})
     if not files:
         raise _none_found(args.paths)
     failed = passed = broken = 0
     report: list[dict[str, Any]] = []
     for f in files:
         try:
-            rs = load(f)
+            rs = _load_listed(f, gone)
         except RulecraftError as exc:
             broken += 1
             report.append(

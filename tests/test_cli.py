@@ -455,3 +455,29 @@ def test_a_folder_is_read_for_yaml_suffixes_in_any_case(tmp_path: Path, cli, rep
     (games / "BROKEN.YAML").write_text("rulecraft: 1\nname: broken\nchecks: [\n", encoding="utf-8")
     r = cli("validate", "games", cwd=tmp_path)
     assert r.code == 1 and f"FAILED  {Path('games', 'BROKEN.YAML')}" in r.out and "BROKEN.YAML:" in r.err
+
+
+@pytest.mark.parametrize("command", ["validate", "test", "show"])
+def test_a_folder_that_is_not_there_is_said_so(command: str, cli, tmp_path: Path) -> None:
+    """`nodir/` was "no ruleset 'nodir': not a shipped ruleset nor a file" (the '/' dropped, and
+    a folder meant): now that no such folder is there, with a shipped name only when one is close
+    (an audit)."""
+    r = cli(command, "nodir/", cwd=tmp_path)
+    assert r.code == 1 and "error RC001: no such folder 'nodir/'\n" in r.err, r.err
+    assert "nor a file" not in r.err and "hint:" not in r.err
+    r = cli(command, "chil/", cwd=tmp_path)
+    assert "error RC001: no such folder 'chil/'\n  hint: did you mean the shipped ruleset 'chill'?\n" in r.err
+    if command != "show":  # listed as a file that did not load, the others still read
+        r = cli(
+            command, "--format", "json", "nodir/", str(REPO_ROOT / "rulesets" / "chill.yaml"), cwd=tmp_path
+        )
+        files = json.loads(r.out)["files"]
+        assert r.code == 1 and [f["ok"] for f in files] == [False, True]
+        assert [(d["code"], d["message"]) for d in files[0]["diagnostics"]] == [
+            ("RC001", "no such folder 'nodir/'")
+        ]
+    # a bare word that is nothing says that its path does not exist
+    r = cli(command, "nodir", cwd=tmp_path)
+    assert (
+        "no ruleset 'nodir': the path 'nodir' does not exist, and no shipped ruleset has that name" in r.err
+    )
