@@ -502,7 +502,7 @@ checks:
     assert time.monotonic() - start < 10
     notes = [d for d in diags if d.code == "RC809"]
     assert {d.message.split("'")[1] for d in notes} == {"big", "many"}
-    assert all(d.severity == "warning" and "not fully analysed" in d.message for d in notes)
+    assert all(d.severity == "warning" and re.search(r"was not (fully )?analysed", d.message) for d in notes)
     # a budget of no work at all still ends at once, with the notes
     start = time.monotonic()
     diags = codes(text, LintBudget(max_work=0))

@@ -94,14 +94,45 @@ def test_a_tiny_budget_leaves_a_small_check_out_and_lint_work_covers_it(tmp_path
     assert (
         f"{f}:4:3: warning RC809: check 'act' was not fully analysed: 55 of 66 input combinations "
         "were left out, e.g. the default inputs (about 270 units of work to enumerate one "
-        "combination, over the linter's 250 for one combination)"
+        "combination, over the linter's 250 for one combination, an eightieth of its budget of 20,000)"
     ) in small.err
-    assert "--lint-work N" in small.err  # the hint says how to give it more room
+    # the hint says how to give it more room, and how much the example needs
+    assert "--lint-work N`, at least 21,600 for the combination shown" in small.err
     # RC809 is not an error, even under --strict
     assert cli("validate", "--strict", "--lint-work", "20000", str(f)).code == 0
     raised = cli("validate", "--strict", "--lint-work", "200000", str(f))
     assert raised.code == 0 and raised.err == "" and "warning" not in raised.out, raised.err
     assert cli("validate", "--strict", str(f)).err == ""  # and by default
+
+
+def test_a_budget_of_one_unit_says_nothing_was_analysed_and_how_much_is_needed(cli):
+    """`--lint-work 1` said the check was "not fully analysed" (none of it was), "over the
+    linter's 0 for one combination" (a share of the 1 given, not said), and that "the findings
+    above cover what it analysed" (nothing, and nothing was above): an audit. Now it says that
+    no combination was analysed, of what budget the 0 is a share, what was given, the least that
+    lets the example in, and that no finding can be made for the check."""
+    r = cli("validate", "--lint-work", "1", "chill")
+    assert r.code == 0 and "1 warning(s)" in r.out
+    assert (
+        "warning RC809: check 'specific' was not analysed: all 756 input combinations were left out, "
+        "e.g. target = 100 (about 300 units of work to enumerate one combination, over the linter's 0 "
+        "for one combination, an eightieth of its budget of 1)\n"
+    ) in r.err, r.err
+    assert (
+        "  hint: the linter bounds its work on every ruleset, in units counted the same on every "
+        "machine; its budget here was 1 unit (the default is 20,000,000). Give it more with "
+        "`rulecraft validate --lint-work N`, at least 24,000 for the combination shown "
+        "(LintBudget(max_work=N) in Python). No roll of this check was enumerated, so no gap, failure "
+        "or rule that never fires can be reported for it\n"
+    ) in r.err, r.err
+    assert "findings above" not in r.err and "fully" not in r.err
+    # what it offers is enough: at 24,000 the check is (partly) analysed, no longer cut per combination
+    raised = cli("validate", "--lint-work", "24,000", "chill")
+    [said] = [line for line in raised.err.splitlines() if "RC809: check 'specific'" in line]
+    assert "was not fully analysed" in said and "for one combination" not in said, said
+    # nothing at all: the budget is 0, not "used up"
+    none = cli("validate", "--lint-work", "0", "chill")
+    assert "(the linter's work budget is 0 units)" in none.err and "used up" not in none.err, none.err
 
 
 def test_lint_work_is_explained_and_checked_on_the_command_line(cli):

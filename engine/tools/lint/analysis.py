@@ -7,6 +7,7 @@ what was found is worded by `report`, and the table calls it recorded are judged
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,7 @@ from ...runtime.context import RunContext
 from ...runtime.inputs import bind_inputs
 from ...runtime.rules import before_roll
 from ...runtime.work import Work, working
-from .budget import LintBudget
+from .budget import COMBINATION_SHARE, LintBudget
 from .cost import cost
 from .evaluate import exact_distribution
 from .grid import grid
@@ -51,7 +52,7 @@ class Analysis:
         self.model: RulesetModel = compile_document(rs.document)
         self.bodies = {t: table_nodes(rs.document, t) for t in self.model.tables}
         self.tables = TableCalls(self.model, budget.table_args)
-        self.report = Report(rs.document, self.model.tables, self.bodies)
+        self.report = Report(rs.document, self.model.tables, self.bodies, budget.max_work)
 
     def run(self) -> list[Diagnostic]:
         """The findings of every check, then of the tables' rules."""
@@ -107,7 +108,7 @@ class Analysis:
         for index, combo in enumerate(combos):
             late = self._late()
             if late or not self.work.left:
-                why = late or f"the linter's work budget of {self.budget.max_work:,} units was used up"
+                why = late or self._spent()
                 run.skipped += [(c, why) for c in combos[index:]]
                 break
             probe.combo, probe.index = combo, index
@@ -155,6 +156,9 @@ class Analysis:
                 continue
             reason = self._over_budget(units, states, run.work)
             if reason:
+                if not run.skipped and self.budget.combination_work is None:
+                    if states <= self.limits.max_states and units > self.budget.per_combination:
+                        run.needed = math.ceil(units) * COMBINATION_SHARE
                 run.skipped.append((combo, reason))
                 run.over_states |= states > self.limits.max_states
                 continue
@@ -174,13 +178,26 @@ class Analysis:
                 f"over the exact evaluator's limit of {self.limits.max_states} (Limits.max_states)"
             )
         if units > self.budget.per_combination:
+            share = self._share(self.budget.combination_work, "an eightieth")
             return (
                 f"about {units:.3g} units of work to enumerate one combination, over the linter's "
-                f"{self.budget.per_combination:,} for one combination"
+                f"{self.budget.per_combination:,} for one combination{share}"
             )
         if used + units > self.budget.per_check:
-            return f"the linter's budget of {self.budget.per_check:,} units for this check was spent"
+            share = self._share(self.budget.check_work, "a twentieth").replace(",", ":", 1)
+            return f"the linter's budget of {self.budget.per_check:,} units for this check was spent{share}"
         return ""
+
+    def _share(self, given: int | None, fraction: str) -> str:
+        """How a share of the budget was come to, when it was (not given on its own): a share of 0
+        or 3 units only makes sense next to the budget it is a share of (`--lint-work 1`)."""
+        return f", {fraction} of its budget of {self.budget.max_work:,}" if given is None else ""
+
+    def _spent(self) -> str:
+        """Why nothing more is analysed when the whole budget is gone (or was 0 from the start)."""
+        if self.budget.max_work == 0:
+            return "the linter's work budget is 0 units"
+        return f"the linter's work budget of {self.budget.max_work:,} units was used up"
 
     def _late(self) -> str:
         """Why the analysis stops now when the embedder's deadline has passed; '' otherwise."""
@@ -196,7 +213,7 @@ class Analysis:
         if late:
             return late
         if not self.work.left:
-            return f"the linter's work budget of {self.budget.max_work:,} units was used up"
+            return self._spent()
         return exc.diagnostics[0].message
 
     def _evaluate(

@@ -6,6 +6,11 @@ from __future__ import annotations
 
 from ...frozen import frozen
 
+CHECK_SHARE = 20
+"""A check's exact evaluations may use `max_work // CHECK_SHARE` units together (by default)."""
+COMBINATION_SHARE = 80
+"""One input combination, estimated before it runs, may cost `max_work // COMBINATION_SHARE`."""
+
 DEFAULT_WORK = 20_000_000
 """The default `LintBudget.max_work`: the shipped rulesets use 0.02–0.45 million units each (no
 check more than 0.28 million of its 1 million) and the starter a few hundred, so they are
@@ -53,12 +58,14 @@ class LintBudget:
     @property
     def per_check(self) -> int:
         """Units one check's exact evaluations may use together."""
-        return self.check_work if self.check_work is not None else self.max_work // 20
+        return self.check_work if self.check_work is not None else self.max_work // CHECK_SHARE
 
     @property
     def per_combination(self) -> int:
         """Estimated units one input combination may cost."""
-        return self.combination_work if self.combination_work is not None else self.max_work // 80
+        return (
+            self.combination_work if self.combination_work is not None else self.max_work // COMBINATION_SHARE
+        )
 
     @property
     def per_follow(self) -> int:

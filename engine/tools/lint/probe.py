@@ -271,6 +271,10 @@ class CheckRun:
     """The most an uncapped explosion left out of one distribution, and for which inputs."""
     work: int = 0
     """Units the check's exact evaluations used (bounded by `LintBudget.per_check`)."""
+    needed: int | None = None
+    """The least `LintBudget.max_work` whose share for one combination the first combination
+    left out for its cost would fit in (None: none was left out so, or that share was set
+    apart from `max_work`): what RC809's hint offers."""
     produced_followed: set[str] = field(default_factory=set)
     """Outcomes some roll gave whose rerolls were followed (not taken as first rolled)."""
 

@@ -66,20 +66,41 @@ def _seen_first_rolled_only(run: CheckRun) -> tuple[str, str] | None:
     return " and ".join(said), "it" if len(rules) + len(outcomes) == 1 else "them"
 
 
-def note(message: str, span: Span | None, over_states: bool = False) -> Diagnostic:
+def note(
+    message: str,
+    span: Span | None,
+    over_states: bool = False,
+    *,
+    given: int | None = None,
+    needed: int | None = None,
+    none_run: bool = False,
+) -> Diagnostic:
     """RC809: what the linter could not do (`over_states`: some of it for Limits.max_states,
-    which its own budget does not raise)."""
+    which its own budget does not raise). `given` is the budget it had, `needed` the least that
+    lets in the example left out, `none_run` that nothing of the check ran: said, so that a
+    budget of 1 unit reads as the cause and no finding is taken for a clean bill."""
+    had = (
+        f"; its budget here was {given:,} unit{'' if given == 1 else 's'} (the default is {DEFAULT_WORK:,})"
+        if given is not None
+        else ""
+    )
+    more = f", at least {needed:,} for the combination shown" if needed is not None else ""
+    covered = (
+        "No roll of this check was enumerated, so no gap, failure or rule that never fires can be "
+        "reported for it"
+        if none_run
+        else "Its other findings cover only what it analysed"
+    )
     hint = (
-        "the linter bounds its work on every ruleset, in units counted the same on every machine; "
-        "give it more with `rulecraft validate --lint-work N` (default "
-        f"{DEFAULT_WORK:,}) or LintBudget(max_work=N) in Python. The findings above cover what it analysed"
+        "the linter bounds its work on every ruleset, in units counted the same on every machine"
+        f"{had}. Give it more with `rulecraft validate --lint-work N`{more} (LintBudget(max_work=N) in "
+        f"Python). {covered}"
     )
     if over_states:
         hint = (
             "the linter enumerates no more rolls than the exact evaluator may (Limits.max_states), "
             "and it estimates them before it starts, at their most: `--lint-work` does not raise that. "
-            "`rulecraft prob` with these inputs shows whether they solve; the findings above cover "
-            "what it analysed"
+            f"`rulecraft prob` with these inputs shows whether they solve. {covered}"
         )
     return Diagnostic("RC809", message, span, hint, "warning")
 
@@ -121,10 +142,14 @@ def never(
 class Report:
     """Words the findings about the checks of one ruleset; positions come from its document."""
 
-    def __init__(self, doc: Document, tables: Mapping[str, Table], bodies: Bodies) -> None:
+    def __init__(
+        self, doc: Document, tables: Mapping[str, Table], bodies: Bodies, work: int | None = None
+    ) -> None:
         self.doc = doc
         self.tables = tables
         self.bodies = bodies
+        self.work = work
+        """The linter's budget (`LintBudget.max_work`), said in RC809's hint."""
 
     def check(self, run: CheckRun) -> list[Diagnostic]:
         """Everything found about one check, in the order it is reported."""
@@ -151,12 +176,21 @@ class Report:
             found.append(_tail(run))
         if run.skipped:
             combo, reason = run.skipped[0]
+            none_run = len(run.skipped) >= run.total
+            left = (
+                f"was not analysed: all {run.total} input combinations were left out"
+                if none_run
+                else f"was not fully analysed: {len(run.skipped)} of {run.total} input combinations "
+                "were left out"
+            )
             found.append(
                 note(
-                    f"check '{check.name}' was not fully analysed: {len(run.skipped)} of {run.total} "
-                    f"input combinations were left out, e.g. {_inputs(check, combo)} ({reason})",
+                    f"check '{check.name}' {left}, e.g. {_inputs(check, combo)} ({reason})",
                     public.span,
                     run.over_states,
+                    given=self.work,
+                    needed=run.needed,
+                    none_run=none_run and not probe.gaps and not probe.failures,
                 )
             )
         if not run.conclusive:
