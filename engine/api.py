@@ -157,15 +157,18 @@ class Ruleset:
         return self.model.checks
 
     def check(self, name: str) -> Check:
-        """The check called `name`, or an `InputError` naming the nearest one."""
+        """The check called `name`, or an `InputError` naming the nearest one, at the ruleset's
+        `checks:` key: where the check was looked for, and where it would be written (an
+        unknown input is likewise told at its check)."""
         arg.name("Ruleset.check", "name", name)
         found = self.model.checks.get(name)
         if found is not None:
             return found
         else:
             hint = did_you_mean(name, self.model.checks) or f"checks: {', '.join(self.model.checks)}"
+            where = self.document.span(("checks",), key=True) if ("checks",) in self.document.places else None
             raise InputError(
-                [Diagnostic("RC402", f"ruleset '{self.name}' has no check '{name}'", None, hint)],
+                [Diagnostic("RC402", f"ruleset '{self.name}' has no check '{name}'", where, hint)],
                 missing=True,
             ) from None
 

@@ -481,3 +481,23 @@ def test_a_folder_that_is_not_there_is_said_so(command: str, cli, tmp_path: Path
     assert (
         "no ruleset 'nodir': the path 'nodir' does not exist, and no shipped ruleset has that name" in r.err
     )
+
+
+def test_an_unknown_check_is_told_at_the_rulesets_checks_key(cli, repo_root: Path) -> None:
+    """`roll chill specifc` said "error RC402: ruleset 'chill' has no check 'specifc'" with no
+    place (an audit), where an unknown input is told at its check: now at the `checks:` key, where
+    the check was looked for, with the line, a caret and the did-you-mean, as text and as JSON."""
+    path = repo_root / "rulesets" / "chill.yaml"
+    line = path.read_text(encoding="utf-8").splitlines().index("checks:") + 1
+    for argv in (("roll", "chill", "specifc"), ("prob", "chill", "specifc"), ("show", "chill", "specifc")):
+        r = cli(*argv)
+        assert r.code == 1 and r.err == (
+            f"rulesets/chill.yaml:{line}:1: error RC402: ruleset 'chill' has no check 'specifc'\n"
+            "  checks:\n  ^^^^^^\n  hint: did you mean 'specific'?\n"
+        ), r.err
+    for argv in (("roll", "--json", str(path), "specifc"), ("prob", "--json", "chill", "nothing")):
+        r = cli(*argv)
+        [d] = json.loads(r.out)["diagnostics"]
+        assert r.code == 1 and d["code"] == "RC402", d
+        assert (Path(d["file"]).resolve(), d["line"], d["column"]) == (path, line, 1), d
+    assert json.loads(r.out)["diagnostics"][0]["hint"] == "checks: specific"
