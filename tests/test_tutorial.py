@@ -95,3 +95,35 @@ def test_a_tutorial_command_prints_what_the_tutorial_shows(
         code, seen = cli_seen(*args[1:], cwd=tmp_path)
         printed = [line.rstrip() for line in seen.splitlines() if line.strip()]
         assert printed == expected, f"line {block.line}: {command} prints, in place of what is shown:\n{seen}"
+
+
+def test_the_github_actions_workflow_is_yaml_that_runs_the_real_commands(tmp_path: Path, cli) -> None:
+    """Section 14's workflow: YAML a runner reads (jobs, steps, checkout before the commands), that
+    installs rulecraft, and whose `rulecraft` steps pass on a folder of good rulesets and fail
+    (exit 1, which fails the job) when one is broken."""
+    import shutil
+
+    from ruamel.yaml import YAML
+
+    [block] = [b for b in blocks() if b.info == "yaml fragment" and "runs-on:" in b.text]
+    flow = YAML(typ="safe").load(block.text)
+    assert flow["on"] == ["push", "pull_request"]
+    [job] = flow["jobs"].values()
+    steps = job["steps"]
+    assert steps[0] == {"uses": "actions/checkout@v4"}
+    assert steps[1]["uses"] == "actions/setup-python@v5"
+    assert tuple(int(n) for n in steps[1]["with"]["python-version"].split(".")) >= (3, 11)
+    runs = [step["run"] for step in steps[2:]]
+    assert runs[0].startswith("python -m pip install ") and '"rulecraft @ git+' in runs[0]
+    commands = [shlex.split(run) for run in runs[1:]]
+    assert [c[:2] for c in commands] == [["rulecraft", "validate"], ["rulecraft", "test"]]
+    (tmp_path / "rulesets").mkdir()
+    shutil.copy(REPO_ROOT / "rulesets" / "chill.yaml", tmp_path / "rulesets" / "chill.yaml")
+    for command in commands:
+        r = cli(*command[1:], cwd=tmp_path)
+        assert r.code == 0 and "chill.yaml" in r.out, r.out + r.err
+    (tmp_path / "rulesets" / "broken.yaml").write_text(
+        "rulecraft: 1\nname: broken\nchecks: [\n", encoding="utf-8"
+    )
+    for command in commands:
+        assert cli(*command[1:], cwd=tmp_path).code == 1
