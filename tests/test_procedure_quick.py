@@ -42,6 +42,8 @@ def pools(draw: st.DrawFn) -> tuple[str, int]:
         parts.append(f"per_die: {draw(st.integers(1, 2))}")
         parts.append(f"repeat: {str(draw(st.booleans())).lower()}")
         parts.append(f"pick: {draw(st.sampled_from(['lowest', 'highest']))}")
+        if draw(st.booleans()):  # the whole grant or none (a no-op on a `must`, which takes it whole)
+            parts.append(f"take: {draw(st.sampled_from(['any', 'all']))}")
         triggers.append("          - {" + ", ".join(parts) + "}")
     cap = draw(st.integers(0, 4)) if adds or draw(st.booleans()) else None
     each = draw(st.sampled_from([None, "'hi' if face >= 4 else 'lo'", "face // 2"]))

@@ -272,6 +272,7 @@ class RandomizerCompiler:
             only_if=self.exprs.expr(path + ("only_if",), scope, T.BOOL) if "only_if" in spec else None,
             repeat=bool(spec.get("repeat", True)),
             pick=str(spec.get("pick", "lowest")),
+            take=str(spec.get("take", "any")),
             span=self.unit.doc.span(path),
         )
 

@@ -192,6 +192,8 @@ class Trigger:
     only_if: Expr | None = None
     repeat: bool = True
     pick: str = "lowest"
+    take: str = "any"
+    """For a `may` step: "any" number of the granted dice, or "all" of them or none."""
     span: Span | None = field(default=None, compare=False)
 
 

@@ -75,6 +75,8 @@ class StepRule:
     active: bool
     repeat: bool
     pick: str
+    whole: bool
+    """A `may` step's grant is taken whole or not at all (`take: all`)."""
 
 
 class Procedure:
@@ -110,6 +112,7 @@ class Procedure:
                 True if t.only_if is None else bool(t.only_if.run(dict(env))),
                 t.repeat,
                 t.pick,
+                t.take == "all",
             )
             for t in pool.triggers
         )
@@ -241,17 +244,21 @@ class Procedure:
         """`options` for a grant of `k` dice among `eligible`: all they read of the state."""
         step = self.steps[t]
         n = len(self.kinds)
+        none = tuple([0] * n)
         if step.action == "add":
             if step.must or policy == "always":
-                return [(tuple([0] * n), k)]
-            if policy == "never":
-                return [(tuple([0] * n), 0)]
-            return [(tuple([0] * n), j) for j in range(k + 1)]
+                return [(none, k)]
+            if policy == "never" or k == 0:
+                return [(none, 0)]
+            return [(none, 0), (none, k)] if step.whole else [(none, j) for j in range(k + 1)]
         if step.must or policy == "always":
             take = self._greedy(eligible, min(k, sum(eligible)), t)
             return [(take, sum(take))]
         if policy == "never":
-            return [(tuple([0] * n), 0)]
+            return [(none, 0)]
+        if step.whole:  # the grant as `always` takes it, or nothing (fewest dice first)
+            take = self._greedy(eligible, min(k, sum(eligible)), t)
+            return [(none, 0), (take, sum(take))] if sum(take) else [(none, 0)]
         # by the dice rerolled: a smaller grant's options are the first of a larger one's, so the
         # listing among these eligible dice is kept and extended, sum by sum, when a larger grant
         # is asked (each option listed once; never beyond the grant asked: no option is listed
