@@ -20,7 +20,7 @@ from ..compiled import compile_kept
 from ..errors import MAX_COMPUTED_DIGITS, Diagnostic, EvalError, LimitError
 from ..model.types import Type
 from ..model.values import Multi, Symbol, normalize
-from ..runtime.work import current_work, meter
+from ..runtime.work import current_work
 from ..syntax.positions import Span
 
 
@@ -227,7 +227,6 @@ class Emitter:
                     )
                 ]
             )
-        meter().check_clock()  # a load's deadline holds while it compiles
         local: dict[str, Any] = {}
         exec(compile_kept(text, "<rulecraft>"), self.namespace, local)
         fn: Callable[..., Any] = local[name]
