@@ -50,7 +50,8 @@ class Summary:
         return hash(frozenset((k, v) for k, v in self.results.items() if not isinstance(v, _Undefined)))
 
 
-def _matches(value: Any, what: Any) -> bool:
+def matches(value: Any, what: Any) -> bool:
+    """Whether a die reading `value` is counted by `count(p, what)`: in a list or range, or equal."""
     if isinstance(what, (tuple, range)):
         return value in what
     return bool(value == what)
@@ -113,7 +114,7 @@ FOLDS: dict[str, Fold] = {
         Fold(
             "count",
             lambda a: 0,
-            lambda s, v, c, a: s + (c if not a or _matches(v, a[0]) else 0),
+            lambda s, v, c, a: s + (c if not a or matches(v, a[0]) else 0),
             lambda s, a: s,
         ),
         Fold("sum", lambda a: 0, lambda s, v, c, a: s + v * c, lambda s, a: normalize(s)),

@@ -27,6 +27,7 @@ from ..model.ruleset import Pool
 from ..model.values import Multi, Symbol
 from .builtins import HISTORY
 from .cache import Caches
+from .folds import matches
 from .multisets import kind_multisets
 from .rules import reading as read
 from .work import meter
@@ -97,9 +98,13 @@ class Procedure:
                 bool(t.target.run(scope)) if t.target is not None else False for t in pool.triggers
             )
             groups.setdefault((reading, on, target), []).append(face)
-        self.kinds = tuple(Kind(r, tuple(f), on, tg) for (r, on, tg), f in groups.items())
+        plain = [Kind(r, tuple(f), on, tg) for (r, on, tg), f in groups.items()]
+        self.reading_of = {f: k.reading for k in plain for f in k.faces}
+        """Each face's own reading (a sampled roll's dice are read by it, whatever the kinds)."""
+        ranked = sorted(plain, key=_order_of)  # the order `pick` takes dice in, lowest first
+        merged = _merged(ranked, pool.folds)
+        self.kinds = tuple(plain) if merged is None else merged
         self.kind_of = {f: i for i, k in enumerate(self.kinds) for f in k.faces}
-        self.reading_of = {f: k.reading for k in self.kinds for f in k.faces}
         self.weights = tuple(len(k.faces) for k in self.kinds)
         self._readings = tuple(k.reading for k in self.kinds)
         self.steps = tuple(
@@ -120,11 +125,20 @@ class Procedure:
         self.truncating = pool.cap is None and depth is not None
         self._on = tuple(tuple(k.on[u] for k in self.kinds) for u in range(len(self.steps)))
         self._targets = tuple(tuple(k.target[u] for k in self.kinds) for u in range(len(self.steps)))
-        by_value = sorted(range(len(self.kinds)), key=lambda i: self.kinds[i].order)
+        by_value = (
+            sorted(range(len(self.kinds)), key=lambda i: self.kinds[i].order)
+            if merged is None
+            else range(len(self.kinds))  # merged kinds are made in that order
+        )
         self._order = {"lowest": tuple(by_value), "highest": tuple(reversed(by_value))}
         n_steps = len(self.steps)
-        rank = {p: {k: i for i, k in enumerate(order)} for p, order in self._order.items()}
-        self._face_rank = {p: {f: r[self.kind_of[f]] for f in self.kind_of} for p, r in rank.items()}
+        # a sampled roll ranks each face by its kind before any merging: merged kinds are runs of
+        # that order, so it hits the dice the solver's kinds say, and within a merged kind the
+        # lowest reading first all the same
+        self._face_rank = {
+            p: {f: i for i, k in enumerate(order) for f in k.faces}
+            for p, order in (("lowest", ranked), ("highest", ranked[::-1]))
+        }
         self._hit = tuple(
             frozenset(f for k in self.kinds if k.target[u] for f in k.faces) for u in range(n_steps)
         )
@@ -506,6 +520,41 @@ class Procedure:
                 items += [r] * c
                 merged[r] = merged.get(r, 0) + c
         return Multi(tuple(items), tally=tuple(merged.items()))
+
+
+def _order_of(kind: Kind) -> tuple[Any, ...]:
+    return kind.order
+
+
+def _merged(plain: list[Kind], folds: tuple[tuple[Any, ...], ...] | None) -> tuple[Kind, ...] | None:
+    """The kinds the procedure counts: `plain` (faces alike in reading and in every step, in the
+    order `pick` takes them), with neighbours merged where the check cannot tell them apart. A
+    check that reads the pool only through counts of readings (`count(p, 8..10)`: `Pool.folds`)
+    sees of a die only which of those it is counted in; dice alike in that and in every step
+    lead to the same remaining computation, so a ten-sided pool with 10-again counted 8-10 is
+    three kinds, not ten. Merged kinds must be runs of `plain`'s order, so that the dice a rule
+    or `always` takes, lowest first, are the same dice either way; where they would not be,
+    nothing is merged. A merged kind reads as its first member (any member: the counts agree).
+    None where nothing is merged."""
+    if folds is None or not plain or any(key[0] != "count" for key in folds):
+        return None
+    seen = [key[1:] for key in folds]
+
+    def alike(k: Kind) -> tuple[Any, ...]:
+        return (tuple(matches(k.reading, what[0]) for what in seen if what), k.on, k.target)
+
+    runs: list[list[Kind]] = []
+    for k in plain:
+        if runs and alike(runs[-1][0]) == alike(k):
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    if len(runs) == len(plain) or len({alike(run[0]) for run in runs}) < len(runs):
+        return None  # nothing to merge, or dice alike split by others
+    return tuple(
+        Kind(run[0].reading, tuple(sorted(f for k in run for f in k.faces)), run[0].on, run[0].target)
+        for run in runs
+    )
 
 
 def procedure_for(
