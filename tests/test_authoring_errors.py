@@ -785,3 +785,40 @@ def test_a_misspelt_key_is_not_taken_for_a_key_written_already() -> None:
         engine.load_source(engine.SourceFile("x.yaml", text))
     [unknown] = [d for d in caught.value.diagnostics if d.code == "RC102"]
     assert unknown.hint == "did you mean 'outcomes'?"
+
+
+OTHER_LANGUAGES = [
+    ("d == 2 ? true : false", "?", "a choice is written 'A if CONDITION else B'"),
+    ("d == 2 && d > 1", "&&", "'&&' is written 'and'"),
+    ("d == 2 || d == 1", "||", "'||' is written 'or'"),
+    ("!(d == 1)", "!", "'!' is written 'not'"),
+]
+
+
+@pytest.mark.parametrize("written, token, hint", OTHER_LANGUAGES, ids=[o[1] for o in OTHER_LANGUAGES])
+def test_operators_of_other_languages_are_named_in_words(written: str, token: str, hint: str) -> None:
+    """Found by an audit writing other games from the docs: `(stat > 0 ? stat : 0)` was only
+    "unexpected character '?'", with no word of how a choice is written here."""
+    text = edit("      - when: d == 2\n", f'      - when: "{written}"\n')
+    d = one(text)
+    assert d.code == "RC201" and (d.span.line, d.span.col) == at(text, written, token)  # type: ignore[union-attr]
+    assert d.hint is not None and d.hint.startswith(hint)
+
+
+def test_a_pool_read_as_true_or_false_is_traced_in_the_languages_words() -> None:
+    """The trace said "1 die rolled 3 read as False", where the language writes true and false."""
+    text = """\
+rulecraft: 1
+name: bools
+checks:
+  c:
+    roll:
+      p: {pool: 2, die: 6, each: face >= 4}
+    outcomes: [miss, hit]
+    outcome: "'hit' if count(p, true) >= 1 else 'miss'"
+"""
+    result = engine.load(text).roll("c", forced={"p": [3, 5]})
+    pool = next(s for s in result.trace if s.kind == "pool")
+    from engine.eval.trace import detail
+
+    assert detail(pool) == "2 dice rolled 3, 5 read as false, true"

@@ -215,13 +215,13 @@ def detail(step: Step) -> str:
         return "d{" + faces_text(step.die) + "}"
     if kind == "pool":
         items = step.value.items
-        read = "" if step.value.faces is None else " read as " + ", ".join(str(i) for i in items)
+        read = "" if step.value.faces is None else " read as " + ", ".join(show(i) for i in items)
         n = len(step.faces)
         return f"{n} {'die' if n == 1 else 'dice'} rolled " + ", ".join(map(str, step.faces)) + read
     if kind == "draw":
         if not step.faces:
             return "nothing drawn"
-        return f"{len(step.faces)} from bag '{step.bag}': " + ", ".join(str(i) for i in step.faces)
+        return f"{len(step.faces)} from bag '{step.bag}': " + ", ".join(show(i) for i in step.faces)
     if kind == "reroll" and step.cap is not None:
         return f"cap of {step.cap} reached: the remaining triggers go unused"
     if kind in ("reroll", "choice") and step.trigger is not None and step.decision is not None:

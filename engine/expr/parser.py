@@ -428,6 +428,8 @@ def _token_word(name: str) -> str:
 
 
 _COMPARISONS = frozenset(("<", ">", "<=", ">=", "==", "!="))
+_WORDS = {"&&": "and", "||": "or", "!": "not"}
+"""Operators of other languages, and the words written for them here."""
 _COMPARED = re.compile(r"[<>]|[=!]=")
 """A comparison before the place a parse failed at another: the author chained them."""
 
@@ -466,5 +468,10 @@ def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSy
         hint = "comparison is written '==' (a single '=' is not an operator)"
     elif isinstance(exc, UnexpectedToken) and exc.token.value in _COMPARISONS and _COMPARED.search(before):
         hint = "comparisons do not chain: join two with 'and', as in 1 < x and x < 3"
+    elif here.startswith("?"):
+        hint = "a choice is written 'A if CONDITION else B', as in 'stat if stat > 0 else 0'"
+    elif here.startswith(("&&", "||", "!")) and not here.startswith("!="):
+        written = here[:2] if here[0] != "!" else "!"
+        hint = f"'{written}' is written '{_WORDS[written]}'"
     span = origin.span(line, col, line, col + 1)
     return ExprSyntaxError([Diagnostic("RC201", f"expression syntax error: {found}", span, hint)])
