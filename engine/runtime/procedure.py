@@ -132,13 +132,8 @@ class Procedure:
         )
         self._order = {"lowest": tuple(by_value), "highest": tuple(reversed(by_value))}
         n_steps = len(self.steps)
-        # a sampled roll ranks each face by its kind before any merging: merged kinds are runs of
-        # that order, so it hits the dice the solver's kinds say, and within a merged kind the
-        # lowest reading first all the same
-        self._face_rank = {
-            p: {f: i for i, k in enumerate(order) for f in k.faces}
-            for p, order in (("lowest", ranked), ("highest", ranked[::-1]))
-        }
+        rank = {p: {k: i for i, k in enumerate(order)} for p, order in self._order.items()}
+        self._face_rank = {p: {f: r[self.kind_of[f]] for f in self.kind_of} for p, r in rank.items()}
         self._hit = tuple(
             frozenset(f for k in self.kinds if k.target[u] for f in k.faces) for u in range(n_steps)
         )
@@ -532,9 +527,10 @@ def _merged(plain: list[Kind], folds: tuple[tuple[Any, ...], ...] | None) -> tup
     check that reads the pool only through counts of readings (`count(p, 8..10)`: `Pool.folds`)
     sees of a die only which of those it is counted in; dice alike in that and in every step
     lead to the same remaining computation, so a ten-sided pool with 10-again counted 8-10 is
-    three kinds, not ten. Merged kinds must be runs of `plain`'s order, so that the dice a rule
-    or `always` takes, lowest first, are the same dice either way; where they would not be,
-    nothing is merged. A merged kind reads as its first member (any member: the counts agree).
+    three kinds, not ten. Merged kinds must be runs of `plain`'s order, so that the kinds a rule
+    or `always` takes dice of, lowest first, are the same either way; where they would not be,
+    nothing is merged (within a merged kind, the dice holding unused steps go first, then the
+    first rolled, as among any alike dice). A merged kind reads as its first member (any member: the counts agree).
     None where nothing is merged."""
     if folds is None or not plain or any(key[0] != "count" for key in folds):
         return None
