@@ -530,8 +530,8 @@ def _merged(plain: list[Kind], folds: tuple[tuple[Any, ...], ...] | None) -> tup
     three kinds, not ten. Merged kinds must be runs of `plain`'s order, so that the kinds a rule
     or `always` takes dice of, lowest first, are the same either way; where they would not be,
     nothing is merged (within a merged kind, the dice holding unused steps go first, then the
-    first rolled, as among any alike dice). A merged kind reads as its first member (any member: the counts agree).
-    None where nothing is merged."""
+    first rolled, as among any alike dice). A merged kind reads as its first member (any member:
+    the counts agree). None where nothing is merged."""
     if folds is None or not plain or any(key[0] != "count" for key in folds):
         return None
     seen = [key[1:] for key in folds]
