@@ -97,9 +97,9 @@ def test_a_count_that_is_no_number_is_a_type_error() -> None:
     assert "how many dice to keep" in caught.value.diagnostics[0].message
 
 
-def test_a_pool_read_only_through_a_constant_keep_is_not_folded() -> None:
-    """`sum(highest(p, 3))` with a constant count reads the pool's readings, not one statistic:
-    the exact evaluator must not take it for the fold `highest` (which ignores the count)."""
+def test_a_pool_read_only_through_a_constant_keep_is_not_taken_for_its_extreme() -> None:
+    """`sum(highest(p, 3))` with a constant count reads the three highest readings, not the one
+    highest: the exact evaluator must not take it for `highest(p)`."""
     rs = engine.load(
         "rulecraft: 1\nname: stats\nchecks:\n  s:\n    roll:\n      p: {pool: 4, die: 6}\n"
         "    let:\n      score: sum(highest(p, 3))\n    outcomes: [fair, strong]\n"
@@ -107,3 +107,55 @@ def test_a_pool_read_only_through_a_constant_keep_is_not_folded() -> None:
     )
     assert rs.distribution("s").value("score").mean == Fraction(15869, 1296)
     assert rs.distribution("s").probability("strong") == Fraction(300, 1296)
+
+
+KEPT = """\
+rulecraft: 1
+name: kept
+checks:
+  s:
+    inputs:
+      n: {type: int, min: 0, max: 20, default: 7}
+    roll:
+      p: {pool: n, die: SIDES}
+    let:
+      score: sum(highest(p, 3))
+      low: sum(lowest(p, 2))
+    outcomes: [fair, strong]
+    outcome: "'strong' if score >= 16 and low <= 4 else 'fair'"
+"""
+
+
+def test_a_constant_keep_is_a_fold_and_agrees_with_every_roll() -> None:
+    """Found by an audit against icepool: keeping the highest 3 of 12d12 or 20d10 listed every
+    multiset of the pool (1,352,078 and 10,015,005) and stopped at `max_states`. With a constant
+    count, the k kept are a fold (`folds.FOLDS`), whose states are the readings kept so far.
+    Here 7d6 against all 279,936 ordered rolls."""
+    rs = engine.load(KEPT.replace("SIDES", "6"))
+    d = rs.distribution("s", n=7)
+    strong = 0
+    scores: Counter[int] = Counter()
+    for roll in product(range(1, 7), repeat=7):
+        ordered = sorted(roll)
+        score, low = sum(ordered[-3:]), sum(ordered[:2])
+        strong += score >= 16 and low <= 4
+        scores[score] += 1
+    assert d.probability("strong") == Fraction(strong, 6**7)
+    assert d.value("score").fractions() == {v: Fraction(c, 6**7) for v, c in scores.items()}
+    assert d.states < 2000  # the kept triples and pairs, not the 792 multisets times their reads
+
+
+def test_twenty_ten_sided_dice_keeping_three() -> None:
+    rs = engine.load(KEPT.replace("SIDES", "10"))
+    d = rs.distribution("s", n=20)  # within the default limits
+    assert d.value("score").mean == Fraction(2847464228138663433651, 10**20)  # icepool's, exactly
+    icepool = pytest.importorskip("icepool")
+    want = icepool.d10.pool(20).highest(3).sum()
+    got = d.value("score").fractions()
+    assert {v: Fraction(c, want.denominator()) for v, c in want.items()} == got
+
+
+def test_an_empty_pool_keeps_nothing_as_rolled() -> None:
+    rs = engine.load(KEPT.replace("SIDES", "6"))
+    assert rs.distribution("s", n=0).probability("fair") == 1
+    assert rs.roll("s", random.Random(1), n=0).values["score"] == 0

@@ -47,7 +47,7 @@ from ..model.ruleset import (
 from ..model.values import Symbol
 from ..runtime.builtins import HISTORY, library
 from ..runtime.context import new_work
-from ..runtime.folds import FOLDS
+from ..runtime.folds import FOLDS, keeps
 from ..runtime.inputs import coerce
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.rules import counting
@@ -586,7 +586,9 @@ class Structure:
                 and node.args[0].id == r.name
             ):
                 rest = node.args[1:]
-                if node.func not in FOLDS or (node.func in ("min", "max", "highest", "lowest") and rest):
+                if node.func not in FOLDS or (node.func in ("min", "max") and rest):
+                    return False
+                if node.func in ("highest", "lowest") and len(rest) > 1:
                     return False
                 if any(ast.names(a) for a in rest):
                     return False
@@ -600,6 +602,8 @@ class Structure:
                     )
                 except (RulecraftError, Problem):
                     return False
+                if values and node.func in ("highest", "lowest") and not keeps(values):
+                    return False  # a k refused when rolled, as written
                 if (node.func, *values) not in keys:
                     keys.append((node.func, *values))
                 return True

@@ -165,8 +165,8 @@ def _kept(name: str, reverse: bool) -> Callable[..., Any]:
     them when p has fewer), the readings in order."""
 
     def impl(m: Any, *args: Any) -> Any:
-        if not args:
-            return apply(name, m, args)  # the fold, with no frame between
+        if not args or isinstance(m, Summary):
+            return apply(name, m, args)  # the fold, with no frame between (or read from the summary)
         k = args[0]
         if isinstance(k, bool) or k != int(k) or k < 0:
             raise EvalError(
