@@ -9,6 +9,7 @@ force.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -178,6 +179,8 @@ def _fold_size(keys: tuple[tuple[Any, ...], ...], n: int, readings: list[Any]) -
             size *= n * (max(numbers) - min(numbers)) + 1 if numbers else n * len(readings) + 1
         elif key[0] == "count":
             size *= n + 1
+        elif key[0] in ("highest", "lowest") and len(key) > 1:  # the k kept: a multiset of k readings
+            size *= math.comb(min(key[1], n) + len(readings) - 1, max(1, len(readings)) - 1)
         else:
             size *= max(1, len(readings))
     return float(size)
