@@ -822,3 +822,33 @@ checks:
     from engine.eval.trace import detail
 
     assert detail(pool) == "2 dice rolled 3, 5 read as false, true"
+
+
+def test_a_value_reading_one_on_a_circle_is_not_said_to_be_unknown() -> None:
+    """Found by a review: once the values' dependencies were worked out in one pass, a value
+    reading another that stands on a circle was taken for one known before the roll, and told as
+    "unknown name 'a'" beside the two circles that are the real mistakes."""
+    text = """\
+rulecraft: 1
+name: cyc
+checks:
+  c:
+    roll:
+      d: {die: 6}
+    let:
+      a: b + d
+      b: c + 1
+      c: b + 1
+      e: a + 1
+      f: "g + 1"
+      g: "f + d"
+    outcomes: [lo, hi]
+    outcome: "'hi' if e > 3 else 'lo'"
+"""
+    with pytest.raises(RulecraftError) as info:
+        engine.load(text)
+    found = [(d.code, d.message) for d in info.value.diagnostics]
+    assert found == [
+        ("RC308", "named values depend on each other in a circle: b -> c -> b"),
+        ("RC308", "named values depend on each other in a circle: f -> g -> f"),
+    ], found

@@ -395,3 +395,41 @@ def test_dice_counted_alike_but_split_by_others_are_not_merged() -> None:
 def _unmerged_policies(text: str, **inputs: Any) -> list[Any]:
     with _unmerged():
         return _every_policy(text, **inputs)
+
+
+STEP_HOLDERS = """\
+rulecraft: 1
+name: holders
+checks:
+  c:
+    inputs:
+      n: {type: int, min: 1, max: 6, default: 3}
+    roll:
+      p:
+        pool: n
+        die: 6
+        cap: 7
+        triggers:
+          - {name: r, on: face == 6, must: reroll, target: face <= 3}
+          - {name: s, on: face <= 3, must: add, repeat: false}
+    outcomes: [a0, a1, a2, a3, a4, a5]
+    outcome:
+      - {when: count(p) >= n + 5, then: a5}
+      - {when: count(p) >= n + 4, then: a4}
+      - {when: count(p) >= n + 3, then: a3}
+      - {when: count(p) >= n + 2, then: a2}
+      - {when: count(p) >= n + 1, then: a1}
+      - {else: a0}
+"""
+
+
+def test_faces_that_hold_a_step_are_never_merged() -> None:
+    """Found by a review: faces 1-3 hold the step `s` and are the 6's reroll targets; merged into
+    one kind, the reroll took a die still holding `s` before a lower face that had used it (dice
+    holding steps go first among alike dice), so fewer dice were added: a3 came out 6005/41472
+    where the rules give 162035/1119744."""
+    got = _every_policy(STEP_HOLDERS)
+    assert got[0][0]["a3"] == Fraction(162035, 1119744) and got[0][0]["a4"] == Fraction(39979, 1119744)
+    assert got == _unmerged_policies(STEP_HOLDERS)
+    proc = procedure.Procedure(engine.load(STEP_HOLDERS).model.checks["c"].roll[0], {})
+    assert [k.faces for k in proc.kinds] == [(1,), (2,), (3,), (4, 5), (6,)]

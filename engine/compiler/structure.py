@@ -76,6 +76,28 @@ def compile_document(doc: Document, limits: Limits = DEFAULT_LIMITS, *, inline: 
         raise CompileError([f.diag]) from None
 
 
+def _reading(nodes: dict[str, ast.Node], targets: set[str]) -> set[str]:
+    """The named values that read one of `targets` (the dice), themselves or through the values
+    they read, circles included: from those that read one outright, back along who reads whom,
+    each value once (a chain of thousands costs as many steps, not their square)."""
+    readers: dict[str, list[str]] = {}
+    found: list[str] = []
+    for name, node in nodes.items():
+        read = ast.names(node)
+        if read & targets:
+            found.append(name)
+        for dep in read:
+            if dep in nodes:
+                readers.setdefault(dep, []).append(name)
+    reached = set(found)
+    while found:
+        for reader in readers.get(found.pop(), ()):
+            if reader not in reached:
+                reached.add(reader)
+                found.append(reader)
+    return reached
+
+
 class Structure:
     """The ruleset's structure: scales, bags, tables, checks, dice and examples."""
 
@@ -249,10 +271,7 @@ class Structure:
             with statement(self.unit.diags):
                 let_nodes[lname] = self.exprs.node_at(path + ("let", lname))
         order = self._let_order(path, let_nodes)
-        needs_dice: set[str] = set()  # the values that read the dice, themselves or through others
-        for lname in order:  # each after the values it reads
-            if any(d in roll_names or d in needs_dice for d in ast.names(let_nodes[lname])):
-                needs_dice.add(lname)
+        needs_dice = _reading(let_nodes, roll_names)
         lets: list[Let] = []
         pre_scope = BeforeTheRoll(scope, [*roll_names, *let_spec])
 

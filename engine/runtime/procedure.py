@@ -527,17 +527,21 @@ def _merged(plain: list[Kind], folds: tuple[tuple[Any, ...], ...] | None) -> tup
     check that reads the pool only through counts of readings (`count(p, 8..10)`: `Pool.folds`)
     sees of a die only which of those it is counted in; dice alike in that and in every step
     lead to the same remaining computation, so a ten-sided pool with 10-again counted 8-10 is
-    three kinds, not ten. Merged kinds must be runs of `plain`'s order, so that the kinds a rule
-    or `always` takes dice of, lowest first, are the same either way; where they would not be,
-    nothing is merged (within a merged kind, the dice holding unused steps go first, then the
-    first rolled, as among any alike dice). A merged kind reads as its first member (any member:
-    the counts agree). None where nothing is merged."""
+    three kinds, not ten (1-7, 8-9, and 10, which holds the step). Only faces that hold no step
+    are merged, and merged kinds must be runs of `plain`'s order, so that the dice a rule or
+    `always` takes, lowest first, are alike either way; where they would not be, nothing is
+    merged. A merged kind reads as its first member (any member: the counts agree). None where
+    nothing is merged."""
     if folds is None or not plain or any(key[0] != "count" for key in folds):
         return None
     seen = [key[1:] for key in folds]
 
     def alike(k: Kind) -> tuple[Any, ...]:
-        return (tuple(matches(k.reading, what[0]) for what in seen if what), k.on, k.target)
+        counted = tuple(matches(k.reading, what[0]) for what in seen if what)
+        # a die that holds a step is never merged: which of several alike dice a reroll takes
+        # depends on which still hold their steps (they go first), and that would then reach
+        # across faces the rules take in another order
+        return (counted, k.on, k.target, id(k) if any(k.on) else None)
 
     runs: list[list[Kind]] = []
     for k in plain:
