@@ -7,6 +7,8 @@ tests compare them with it, on the shipped checks and on checks written here."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -14,11 +16,13 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_procedure_quick import pools
 
 import engine
 from engine.errors import RulecraftError
 from engine.eval import exact
 from engine.model.ruleset import Check
+from engine.runtime import procedure
 from engine.runtime.cache import Caches
 from engine.runtime.context import RunContext
 from engine.runtime.inputs import bind_inputs
@@ -272,13 +276,6 @@ def test_a_die_read_through_faces_or_each_is_not_taken_for_independent(name: str
 
 
 # -- a triggered pool's kinds merged by what the check counts (`procedure._merged`) ------------
-
-from collections.abc import Iterator  # noqa: E402
-from contextlib import contextmanager  # noqa: E402
-
-from test_procedure_quick import pools  # noqa: E402
-
-from engine.runtime import procedure  # noqa: E402
 
 
 @contextmanager

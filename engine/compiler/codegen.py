@@ -168,11 +168,11 @@ _RUNTIME: dict[str, Any] = {
 class Emitter:
     """Holds the constants that generated code refers to, and turns source into functions."""
 
-    def __init__(self, max_code: int | None = None) -> None:
+    def __init__(self, max_code: int) -> None:
         """`max_code`: the most characters of source it may turn into functions (`Limits.max_code`):
         a ruleset's source can grow faster than its text, as each named value's own loop repeats
         the values it reads (a chain of 600 values, each reading the one before, made 26 MB of
-        source, compiled in 3.5 s; 1,500 of them took over a minute). None: no bound."""
+        source, compiled in 3.5 s; 1,500 of them took over a minute)."""
         self.namespace: dict[str, Any] = dict(_RUNTIME)
         self._ids: dict[int, str] = {}
         self.max_code = max_code
@@ -213,7 +213,7 @@ class Emitter:
         ]
         text = f"def {name}({args}):\n" + "\n".join("    " + line for line in lines) + "\n"
         self.code += len(text)
-        if self.max_code is not None and self.code > self.max_code:
+        if self.code > self.max_code:
             raise LimitError(
                 [
                     Diagnostic(

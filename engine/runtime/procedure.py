@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import chain
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from ..frozen import frozen
@@ -101,7 +101,7 @@ class Procedure:
         plain = [Kind(r, tuple(f), on, tg) for (r, on, tg), f in groups.items()]
         self.reading_of = {f: k.reading for k in plain for f in k.faces}
         """Each face's own reading (a sampled roll's dice are read by it, whatever the kinds)."""
-        ranked = sorted(plain, key=_order_of)  # the order `pick` takes dice in, lowest first
+        ranked = sorted(plain, key=attrgetter("order"))  # the order `pick` takes dice in, lowest first
         merged = _merged(ranked, pool.folds)
         self.kinds = tuple(plain) if merged is None else merged
         self.kind_of = {f: i for i, k in enumerate(self.kinds) for f in k.faces}
@@ -515,10 +515,6 @@ class Procedure:
                 items += [r] * c
                 merged[r] = merged.get(r, 0) + c
         return Multi(tuple(items), tally=tuple(merged.items()))
-
-
-def _order_of(kind: Kind) -> tuple[Any, ...]:
-    return kind.order
 
 
 def _merged(plain: list[Kind], folds: tuple[tuple[Any, ...], ...] | None) -> tuple[Kind, ...] | None:
