@@ -382,7 +382,7 @@ class Structure:
         post = [let for let in lets if not let.before_roll]
         # A later randomizer's count or a redraw's condition may read a pool's statistics too.
         read_by = [e.node for e in after_roll_expressions(roll, post, outcome, outputs)]
-        roll = [self._with_folds(r, read_by, scope) for r in roll]
+        roll = [self._with_folds(r, read_by, scope, pre_scope) for r in roll]
         with statement(self.unit.diags):
             roll = [self._with_history(r, read_by) for r in roll]
         counted = counted_randomizers(read_by)
@@ -586,8 +586,14 @@ class Structure:
             return Objective()
         return Objective("at_least", outcomes[target])
 
-    def _with_folds(self, r: Randomizer, nodes: list[ast.Node], scope: Mapping[str, T.Type]) -> Randomizer:
-        """Mark a pool or draw that is read only through fold statistics with constant arguments."""
+    def _with_folds(
+        self, r: Randomizer, nodes: list[ast.Node], scope: Mapping[str, T.Type], before: Mapping[str, T.Type]
+    ) -> Randomizer:
+        """Mark a pool or draw that is read only through fold statistics whose arguments are
+        known before the roll: constants, kept as values, or expressions of the inputs and the
+        values reckoned before the roll (`before`'s scope), kept as `Expr`s that the evaluators
+        work out for each request (`rules.folds_for`): `count(p, target..10)` with
+        `target` an input is as much a fold as `count(p, 8..10)`."""
         if isinstance(r, Die) or (isinstance(r, Pool) and r.total):
             return r
         keys: list[tuple[Any, ...]] = []
@@ -609,19 +615,22 @@ class Structure:
                     return False
                 if node.func in ("highest", "lowest") and len(rest) > 1:
                     return False
-                if any(ast.names(a) for a in rest):
-                    return False
                 expect = T.listof(elem) if node.func == "majority" else None
+                values: tuple[Any, ...] = ()
+                read = False  # whether an argument is read from the inputs (checked per request)
                 try:
-                    values = tuple(
-                        self.exprs.lower(
-                            a, {}, expect if expect else (elem if isinstance(a, ast.Sym) else None)
-                        ).run({})
-                        for a in rest
-                    )
+                    for a in rest:
+                        want = expect if expect else (elem if isinstance(a, ast.Sym) else None)
+                        if not ast.names(a):
+                            values += (self.exprs.lower(a, {}, want).run({}),)
+                        elif node.func in ("count", "highest", "lowest"):  # worked out per request
+                            values += (self.exprs.lower(a, before, want),)
+                            read = True
+                        else:
+                            return False
                 except (RulecraftError, Problem):
-                    return False
-                if values and node.func in ("highest", "lowest") and not keeps(values):
+                    return False  # reads a die or a value after the roll (or is refused as written)
+                if values and node.func in ("highest", "lowest") and not read and not keeps(values):
                     return False  # a k refused when rolled, as written
                 if (node.func, *values) not in keys:
                     keys.append((node.func, *values))

@@ -20,7 +20,7 @@ from ..runtime.context import RunContext
 from ..runtime.folds import FOLDS, Summary
 from ..runtime.limits import enforce, roll_count
 from ..runtime.multisets import compositions, kind_multisets
-from ..runtime.rules import concrete, die_readings, face_readings
+from ..runtime.rules import concrete, die_readings, face_readings, folds_for
 from ..runtime.work import meter
 from .dist import Dist
 
@@ -36,20 +36,17 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
         if found is None:  # made when the ruleset loaded (`keep_die_tables`), unless let go since
             found = _kept_die(r.faces, tables)
         return found
+    folds = folds_for(r, env, ctx.caches)  # arguments read from the inputs worked out now
     if isinstance(r, Pool) and r.per:
         roll_count(r.count, env, r, limits.max_pool, "dice in the pool")
         dice = die_readings(r, env)
-        if r.folds is not None and all(
-            key[0] != "majority" for key in r.folds
-        ):  # majority needs whole tallies
-            folds = r.folds
+        if folds is not None and all(key[0] != "majority" for key in folds):  # majority needs tallies
             return _cached(ctx, ("per-folded", dice, folds), lambda: _per_folded(dice, folds))
         return _cached(ctx, ("per", dice), lambda: _per_multisets(dice, limits.max_states, r))
     if isinstance(r, Pool):
         n = roll_count(r.count, env, r, limits.max_pool, "dice in the pool")
         readings = _face_readings(r, env, ctx) if n else ()  # no die: no face is read
-        if r.folds is not None:
-            folds = r.folds
+        if folds is not None:
             return _cached(
                 ctx,
                 ("folded", readings, n, folds, False),
@@ -62,8 +59,7 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
     assert isinstance(r, Draw)
     n = roll_count(r.count, env, r, limits.max_draw, "chits drawn")
     contents = r.bag.contents()
-    if r.folds is not None:
-        folds = r.folds
+    if folds is not None:
         return _cached(
             ctx,
             ("folded", contents, n, folds, True),

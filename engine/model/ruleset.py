@@ -219,7 +219,9 @@ class Pool:
     span: Span | None = field(default=None, compare=False)
     folds: tuple[tuple[Any, ...], ...] | None = None
     """When the check reads this pool only through statistics (`majority(p, ...)`, `sum(p)`,
-    ...), their keys: the exact evaluator then computes just those, never the multisets."""
+    ...), their keys: the exact evaluator then computes just those, never the multisets. An
+    argument read from the inputs (`count(p, target..10)`) is kept as its `Expr`, worked out for
+    each request (`rules.folds_for`)."""
     triggers: tuple[Trigger, ...] = ()
     cap: int | None = None
     """At most this many dice rerolled or added in all; past it the procedure stops."""
@@ -244,12 +246,26 @@ class Pool:
         """The names of the check that its reroll procedure reads (through `each`, the faces and
         the triggers): a procedure made for one set of their values serves every roll with them."""
         exprs = [self.each, self.faces_expr] + [e for t in self.triggers for e in (t.on, t.target, t.only_if)]
-        found: set[str] = set()
+        found: set[str] = set(self.fold_reads)  # which dice count alike may merge kinds
         for e in exprs:
             if e is not None:
                 found |= ast.names(e.node)
         found.discard("face")
         return tuple(sorted(found))
+
+    @cached_property
+    def fold_reads(self) -> tuple[str, ...]:
+        """The names the arguments of `folds` read (none where every argument is a constant)."""
+        return _fold_reads(self.folds)
+
+
+def _fold_reads(folds: tuple[tuple[Any, ...], ...] | None) -> tuple[str, ...]:
+    found: set[str] = set()
+    for key in folds or ():
+        for arg in key[1:]:
+            if isinstance(arg, Expr):
+                found |= ast.names(arg.node)
+    return tuple(sorted(found))
 
 
 @frozen
@@ -266,6 +282,11 @@ class Draw:
     counted: bool = False
     """The check reads `redraws(name)`: the evaluators carry, with the final value, how many
     redraws were made of it (`values.Redrawn`)."""
+
+    @cached_property
+    def fold_reads(self) -> tuple[str, ...]:
+        """As for `Pool.fold_reads`."""
+        return _fold_reads(self.folds)
 
 
 Randomizer = Die | Pool | Draw

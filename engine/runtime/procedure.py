@@ -29,6 +29,7 @@ from .builtins import HISTORY
 from .cache import Caches
 from .folds import matches
 from .multisets import kind_multisets
+from .rules import folds_for
 from .rules import reading as read
 from .work import meter
 
@@ -102,7 +103,7 @@ class Procedure:
         self.reading_of = {f: k.reading for k in plain for f in k.faces}
         """Each face's own reading (a sampled roll's dice are read by it, whatever the kinds)."""
         ranked = sorted(plain, key=attrgetter("order"))  # the order `pick` takes dice in, lowest first
-        merged = _merged(ranked, pool.folds)
+        merged = _merged(ranked, folds_for(pool, env))
         self.kinds = tuple(plain) if merged is None else merged
         self.kind_of = {f: i for i, k in enumerate(self.kinds) for f in k.faces}
         self.weights = tuple(len(k.faces) for k in self.kinds)

@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from ..errors import Diagnostic, InputError, LimitError
+from ..errors import Diagnostic, InputError, LimitError, RulecraftError
 from ..frozen import replace
-from ..model.ruleset import Check, Draw, Pool, Randomizer, Rule
+from ..model.ruleset import Check, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Redrawn, show
 from .builtins import redraws_key
 from .cache import Caches
+from .folds import keeps
 from .limits import MAX_FACES
 
 R = TypeVar("R", bound=Randomizer)
@@ -100,6 +101,41 @@ def concrete(r: R, env: Mapping[str, Any], caches: Caches | None = None) -> R:
     made = _concrete(r, value)
     caches.tables.put(key, (r, made), 64 + 8 * len(made.faces))
     return made
+
+
+def folds_for(
+    r: Pool | Draw, env: Mapping[str, Any], caches: Caches | None = None
+) -> tuple[tuple[Any, ...], ...] | None:
+    """`r.folds` for `env`: each argument read from the inputs (an `Expr`) worked out, keys
+    alike once worked out kept once. None where `r` is no fold for these values — an argument
+    that fails, or a k that `highest(p, k)` refuses when rolled (`folds.keeps`) — so the
+    evaluators list its multisets, and the roll meets the error where the check reads it, as it
+    would without folds. With the ruleset's `caches`, kept per value of the names read."""
+    if not r.fold_reads:
+        return r.folds
+    assert r.folds is not None
+    key = ("folds", id(r), *((type(v), v) for v in map(env.get, r.fold_reads)))  # True == 1, not alike
+    if caches is not None:
+        found: tuple[Pool | Draw, tuple[tuple[Any, ...], ...] | None] | None = caches.tables.get(key)
+        if found is not None and found[0] is r:  # an id can be reused by a later randomizer
+            return found[1]
+    made: list[tuple[Any, ...]] = []
+    scope = dict(env)
+    out: tuple[tuple[Any, ...], ...] | None = None
+    try:
+        for fold in r.folds:
+            args = tuple(a.run(scope) if isinstance(a, Expr) else a for a in fold[1:])
+            if fold[0] in ("highest", "lowest") and args and not keeps(args):
+                break
+            if (fold[0], *args) not in made:
+                made.append((fold[0], *args))
+        else:
+            out = tuple(made)
+    except RulecraftError:
+        pass
+    if caches is not None:
+        caches.tables.put(key, (r, out), 64 + 64 * len(r.folds))
+    return out
 
 
 def _concrete(r: R, value: Any) -> R:

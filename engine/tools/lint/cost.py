@@ -18,7 +18,7 @@ from ...expr import ast
 from ...model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, randomizer_expressions
 from ...model.values import Multi
 from ...runtime.context import RunContext
-from ...runtime.rules import concrete, reading
+from ...runtime.rules import concrete, folds_for, reading
 from .evaluate import randomizer_values
 
 _PER_STATE = 3.0  # units per evaluated roll (the check's code, a table or two, the probe)
@@ -111,8 +111,9 @@ def _size(r: Randomizer, envs: list[dict[str, Any]], follow: bool) -> tuple[floa
         multisets = float(_comb(count + k - 1, k - 1))
     size = multisets
     once = each = 0.0
-    if r.folds is not None:
-        size = min(size, _fold_size(r.folds, count, readings))
+    folds = folds_for(r, env)  # arguments read from the inputs: for the first environment
+    if folds is not None:
+        size = min(size, _fold_size(folds, count, readings))
         once = count * k * size * _PER_FOLD
     if follow and isinstance(r, Pool) and r.triggers:
         m = float(_comb(count + len(kinds) - 1, len(kinds) - 1))
