@@ -387,8 +387,14 @@ class Expressions:
         name, args = node.func, node.args
         if name in self.unit.builtins:
             fn = self.unit.builtins[name]
-            if not fn.min_args <= len(args) <= fn.max_args:
-                want = str(fn.min_args) if fn.min_args == fn.max_args else f"{fn.min_args} to {fn.max_args}"
+            if len(args) < fn.min_args or (fn.max_args is not None and len(args) > fn.max_args):
+                want = (
+                    f"{fn.min_args} or more"
+                    if fn.max_args is None
+                    else str(fn.min_args)
+                    if fn.min_args == fn.max_args
+                    else f"{fn.min_args} to {fn.max_args}"
+                )
                 raise problem(
                     "RC303", f"{name}() takes {want} argument(s), got {len(args)}", node.span, fn.doc
                 )

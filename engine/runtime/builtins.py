@@ -26,7 +26,10 @@ class Builtin:
 
     name: str
     min_args: int
-    max_args: int
+    max_args: int | None
+    """None: no most of its own. `min` and `max` take any number of values: an expression's size
+    (`Limits.max_expression_size`, `RC202`) bounds the call, and the exact evaluator's work is
+    the randomizers' combinations (`Limits.max_states`, `max_work`), not the arguments'."""
     typer: Typer
     impl: Callable[..., Any]
     doc: str
@@ -234,8 +237,10 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
         Builtin("floor", 1, 1, _nums(T.NUM), lambda x: math.floor(x), "round down to a whole number"),
         Builtin("ceil", 1, 1, _nums(T.NUM), lambda x: math.ceil(x), "round up to a whole number"),
         Builtin("abs", 1, 1, _nums(T.NUM), lambda x: abs(x), "absolute value"),
-        Builtin("min", 1, 8, _ordered, _extreme("min", min), "the least of its arguments, or of a pool"),
-        Builtin("max", 1, 8, _ordered, _extreme("max", max), "the greatest of its arguments, or of a pool"),
+        Builtin("min", 1, None, _ordered, _extreme("min", min), "the least of its arguments, or of a pool"),
+        Builtin(
+            "max", 1, None, _ordered, _extreme("max", max), "the greatest of its arguments, or of a pool"
+        ),
         Builtin("clamp", 3, 3, _ordered, _clamp, "clamp(x, lo, hi): x kept within lo..hi"),
         Builtin(
             "count",
