@@ -152,22 +152,45 @@ def _over_items(name: str) -> Callable[..., Any]:
 
 
 def _kept_typer(args: Sequence[T.Type]) -> T.Type | str:
-    """highest/lowest: of one pool its extreme reading; with a count, the pool of that many."""
-    if len(args) == 1:
-        return _of_multi(lambda e: e)(args)
+    """highest/lowest: of one pool (or list) its extreme reading; with a count, the pool of that
+    many. A list is read as a pool of its items, so it keeps what `max` orders: numbers, or
+    values of one scale."""
     a = args[0]
-    if a.kind not in ("multi", "any"):
-        return f"expects a pool or draw first, got {a}"
-    if not T.NUM.accepts(args[1]):
+    if a.kind == "list":
+        elem = a.elem or T.ANY
+        if elem.kind not in ("num", "sym", "any"):
+            return f"keeps numbers or values of one scale, but this is a {a}"
+    elif a.kind not in ("multi", "any") or (a.kind == "multi" and a.elem is None):
+        return f"expects a pool, draw or list{' first' if len(args) == 2 else ''}, got {a}"
+    if len(args) == 2 and not T.NUM.accepts(args[1]):
         return f"expects how many dice to keep second, a number, got {args[1]}"
-    return a
+    if a.kind == "any":
+        return T.ANY
+    elem = a.elem or T.ANY
+    if len(args) == 1:
+        return elem
+    return a if a.kind == "multi" else T.multi(elem)
 
 
 def _kept(name: str, reverse: bool) -> Callable[..., Any]:
     """`highest(p)` (a fold), or `highest(p, k)`: the k highest readings of p as a pool (all of
-    them when p has fewer), the readings in order."""
+    them when p has fewer), the readings in order. A list (a tuple when run) is read as the pool
+    of its items, so `highest([a, b, c], 2)` is a pool of two, as `highest(p, 2)` is."""
 
     def impl(m: Any, *args: Any) -> Any:
+        if type(m) is tuple:
+            if not m and not args:
+                raise EvalError(
+                    [
+                        Diagnostic(
+                            "RC504",
+                            f"{name}() of an empty list has no value",
+                            None,
+                            f"give the list an item, or keep a count of it: {name}([...], k)",
+                        )
+                    ]
+                )
+            m = Multi(m)
         if not args or isinstance(m, Summary):
             return apply(name, m, args)  # the fold, with no frame between (or read from the summary)
         k = args[0]
@@ -176,7 +199,7 @@ def _kept(name: str, reverse: bool) -> Callable[..., Any]:
                 [
                     Diagnostic(
                         "RC504",
-                        f"{name}(p, k) keeps a whole number of dice, at least 0, not {show(k)}",
+                        f"{name}(p, k) keeps a whole number of dice (or items), at least 0, not {show(k)}",
                         None,
                         "give k as a whole number, e.g. highest(p, 2)",
                     )
@@ -264,7 +287,7 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
             2,
             _kept_typer,
             _kept("highest", True),
-            "highest(p): the highest reading of a pool; highest(p, k): its k highest, as a pool",
+            "highest(p): the highest reading of a pool (or list); highest(p, k): its k highest, as a pool",
         ),
         Builtin(
             "lowest",
@@ -272,7 +295,7 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
             2,
             _kept_typer,
             _kept("lowest", False),
-            "lowest(p): the lowest reading of a pool; lowest(p, k): its k lowest, as a pool",
+            "lowest(p): the lowest reading of a pool (or list); lowest(p, k): its k lowest, as a pool",
         ),
         Builtin(
             "best",
