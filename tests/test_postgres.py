@@ -317,6 +317,144 @@ def test_a_password_holding_at_colon_and_slash_percent_encoded_connects(
         pg_cluster.execute(f"DROP ROLE {role}")
 
 
+@pytest.mark.parametrize(
+    ("query", "clear"),
+    [
+        ("password=Kx7q&Zr9w", False),
+        ("password=Kx7q&Zr9w=Mn4v", False),
+        ("password=Kx7q=Zr9w", False),
+        ("pass%77ord=Kx7q&Zr9w&sslmode=disable", False),
+        ("password=Kx7q%26Zr9w&Mn4v", False),
+        ("password=Kx7q&password=Zr9w&Mn4v", False),
+        ("sslmode=disable&password=Kx7q&Zr9w", False),
+        ("password=Kx7q#Zr9w&Mn4v", False),
+        ("password=Kx7q?Zr9w&Mn4v", False),
+        ("password=Kx7q/Zr9w:Mn4v&Pt2s", False),
+        ("password=Kx7q&Zr9w@Mn4v", False),
+        ("sslpassword=Kx7q&Zr9w", False),
+        ("password=Kx7q%26Zr9w%3DMn4v&sslmode=disable", True),
+        ("password=Kx7q#Zr9w@Mn4v", True),
+        ("password=Kx7q?Zr9w/Mn4v:Pt2s", True),
+        ("password=Kx7q&password=Zr9w", True),
+    ],
+)
+def test_a_password_in_the_query_shows_no_part_of_itself(cli: Any, query: str, clear: bool) -> None:
+    """`postgresql://ann@host/db?password=Kx7q&Zr9w`: libpq ends the password at the '&' and
+    refused the rest ('missing key/value separator "=" in URI query parameter: "Zr9w"'), which
+    was shown, as was the rest in the address (`?password=***&Zr9w`). A password in the query
+    that is followed by a piece libpq would not read as a parameter of its own (an '&' or '='
+    in it not percent-encoded) is refused before anything is sent, and masked whole; one written
+    as libpq reads it is tried, and masked where it sits."""
+    port = _free_port()
+    url = f"postgresql://ann@127.0.0.1:{port}/games?{query}"
+    pieces = [piece for piece in PIECES if piece in query]
+    assert not any(piece in redact(url) for piece in pieces), redact(url)
+    text = refused(lambda: PostgresStore(url, connect_timeout=3))
+    assert not any(piece in text for piece in pieces), text
+    if clear:
+        assert "connection refused" in text, text
+    else:
+        assert "nothing was sent to the server" in text and ("%26" in text or "%40" in text), text
+    r = cli("campaign", "--db", url, "list")
+    assert r.code == 1 and r.err.startswith("error RC903") and r.err.count("error") == 1, r.err
+    assert not any(piece in r.out + r.err for piece in pieces), r.out + r.err
+
+
+def test_a_password_in_the_query_is_masked_where_it_sits() -> None:
+    """The address shown keeps every parameter libpq reads as one, and masks a password's value
+    with whatever libpq would not read as a parameter after it."""
+    assert redact("postgresql://u@host/db?password=a&b") == "postgresql://u@host/db?password=***"
+    assert (
+        redact("postgresql://u@host/db?password=a&b&sslmode=disable&password=c=d")
+        == "postgresql://u@host/db?password=***&sslmode=disable&password=***"
+    )
+    assert (
+        redact("postgresql://ann:a@host/db?application_name=a&sslpassword=a%26b")
+        == "postgresql://ann:***@host/db?application_name=a&sslpassword=***"
+    )
+
+
+@pytest.mark.parametrize("password", ["a", "e", "n", "o", "s", "1", ".", "c", "t"])
+def test_a_one_letter_password_masks_itself_alone(password: str) -> None:
+    """Every occurrence of the password's text was masked, so a password "a" turned every "a" of
+    the message into "***" ("c***nnot connect", and the port's digits for "1"). The password is
+    masked where it sits in the address; libpq's words are left whole, but for the address
+    quoted whole (an IPv6 host it cannot read) and a token it quotes that is the password."""
+    port = _free_port()
+    for url, shown in (
+        (
+            f"postgresql://ann:{password}@127.0.0.1:{port}/games",
+            f"postgresql://ann:***@127.0.0.1:{port}/games",
+        ),
+        (
+            f"postgresql://ann@127.0.0.1:{port}/games?password={password}",
+            f"postgresql://ann@127.0.0.1:{port}/games?password=***",
+        ),
+    ):
+        text = refused(lambda url=url: PostgresStore(url, connect_timeout=3))
+        assert text == (
+            f"error RC903: cannot connect to {shown}: connection refused (no server is listening there)\n"
+            "  hint: check that PostgreSQL is running, and the host and port (or socket folder) in the URL"
+        ), text
+    text = refused(lambda: PostgresStore(f"postgresql://ann:{password}@[::1/games"))
+    said = 'end of string reached when looking for matching "]" in IPv6 host address in URI'
+    assert text.splitlines()[0] == (
+        "error RC903: postgresql://ann:***@[::1/games is not a PostgreSQL address rulecraft can read:"
+        f' {said}: "postgresql://ann:***@[::1/games"'
+    ), text
+    for url, shown, said in (
+        (
+            f"postgresql://ann:{password}%@127.0.0.1/games",
+            "postgresql://ann:***@127.0.0.1/games",
+            'invalid percent-encoded token: "***"',
+        ),
+        (
+            f"postgresql://ann@127.0.0.1/games?password={password}%zz",
+            "postgresql://ann@127.0.0.1/games?password=***",
+            'invalid percent-encoded token: "***"',
+        ),
+        (
+            f"postgresql://ann:{password} x@127.0.0.1/games",
+            "postgresql://ann:***@127.0.0.1/games",
+            'unexpected spaces found in "***", use percent-encoded spaces (%20) instead',
+        ),
+    ):
+        text = refused(lambda url=url: PostgresStore(url))
+        assert text.splitlines()[0] == (
+            f"error RC903: {shown} is not a PostgreSQL address rulecraft can read: {said}"
+        ), text
+
+
+@pytest.mark.skipif("RULECRAFT_TEST_PG" in os.environ, reason="needs the private cluster's TCP port")
+@pytest.mark.parametrize("password", ["a", "s", "&=?#"])
+def test_a_short_password_over_tcp_connects_and_a_wrong_one_is_told_whole(
+    pg_cluster: Cluster, pg_url: str, password: str
+) -> None:
+    """The server's own words ('password authentication failed for user "..."') are shown whole
+    though the password given is "e"; a short password in the query, percent-encoded as the
+    refusal's hint says, connects."""
+    from urllib.parse import quote
+
+    role = "rc_" + database_name(pg_url)[3:] + "_short"
+    pg_cluster.execute(f"CREATE ROLE {role} LOGIN SUPERUSER PASSWORD '{password}'")
+    try:
+        base = pg_cluster.tcp_url(database_name(pg_url), None).replace("postgres@", f"{role}@", 1)
+        with PostgresStore(f"{base}?password={quote(password, safe='')}") as store:
+            store.create(header("moor"), counter(0))
+            assert store.path == f"{base}?password=***" and store.names() == [("moor", "castle", 1)]
+        wrong = base.replace(f"{role}@", f"{role}:e@", 1)  # a one-letter password, and the wrong one
+        text = refused(lambda: PostgresStore(wrong))
+        shown = base.replace(f"{role}@", f"{role}:***@", 1)
+        assert text == (
+            f"error RC903: cannot connect to {shown}: the server refused the user or password"
+            f' (password authentication failed for user "{role}")\n'
+            "  hint: check the user and password in the URL (or PGPASSWORD, ~/.pgpass)"
+        ), text
+    finally:
+        pg_cluster.execute(f"DROP OWNED BY {role}", pg_url)
+        pg_cluster.execute(f"DROP ROLE {role}")
+
+
 def test_a_reader_waits_no_longer_than_a_writer_and_a_cancel_is_said_as_one(
     pg_cluster: Cluster, pg_url: str
 ) -> None:

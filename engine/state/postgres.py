@@ -58,6 +58,7 @@ import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import unquote
 
@@ -89,8 +90,12 @@ _CONNECT_TIMEOUT: Final = 10
 
 _SCHEME: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 _KEYWORD_PASSWORD: Final = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'?|[^&\s]+)")
-_QUERY_PASSWORD: Final = re.compile(r"([?&]password=)([^&]*)")
 _QUERY_PIECE: Final = re.compile(r"[A-Za-z_]+=[^&]*")
+_SECRET_KEYS: Final = frozenset(
+    {"password", "sslpassword", "oauth_client_secret", "scram_client_key", "scram_server_key"}
+)
+"""The query parameters whose values are masked (compared case-insensitively, once decoded)."""
+_BAD_ESCAPE: Final = re.compile(r"%(?![0-9A-Fa-f]{2})|%00")
 
 
 def _userinfo(url: str) -> tuple[int, int, bool] | None:
@@ -116,22 +121,95 @@ def _userinfo(url: str) -> tuple[int, int, bool] | None:
     return start, start + last, last == libpq
 
 
-def redact(url: str) -> str:
-    """The URL as it may be shown: a password in it (user:password@, ?password= or password=) is
-    masked whole, however an unencoded '@', ':' or '/' in it would have it read."""
-    if _SCHEME.match(url) is None:  # key=value connection text
-        return _KEYWORD_PASSWORD.sub(r"\1***", url)
-    shown, after = url, 0
+def _decoded(token: str) -> str | None:
+    """`token` percent-decoded as libpq decodes it, or None where libpq refuses it (a '%' without
+    two hex digits after it, or %00)."""
+    return None if _BAD_ESCAPE.search(token) else unquote(token)
+
+
+@cache
+def _keywords() -> frozenset[str] | None:
+    """The parameters libpq knows (None without psycopg: then none is taken for sure to be one)."""
+    if psycopg is None:
+        return None
+    return frozenset(option.keyword.decode() for option in psycopg.pq.Conninfo.get_defaults())
+
+
+def _is_secret(piece: str) -> bool:
+    """Whether a query's `key=value` piece gives a password (its key, once decoded, one of ours)."""
+    key, equals, _ = piece.partition("=")
+    name = _decoded(key)
+    return bool(equals) and name is not None and name.lower() in _SECRET_KEYS
+
+
+def _readable(piece: str) -> bool:
+    """Whether libpq reads a query's piece as a parameter of its own: `key=value` with one '=',
+    a key it knows, and both percent-encoded as it asks."""
+    key, _, value = piece.partition("=")
+    known = _keywords()
+    name = _decoded(key)
+    return piece.count("=") == 1 and known is not None and name in known and _decoded(value) is not None
+
+
+def _query(url: str) -> tuple[int, list[str]] | None:
+    """Where a URL's query begins (just after its '?') and its '&'-separated pieces, as libpq
+    finds it: the first '?' after the user and password (libpq's reading of where they end)."""
+    scheme = _SCHEME.match(url)
+    if scheme is None:
+        return None
+    start = scheme.end()
+    first = re.search(r"[@/]", url[start:])
+    after = start + first.end() if first is not None and first.group() == "@" else start
+    mark = url.find("?", after)
+    return None if mark < 0 else (mark + 1, url[mark + 1 :].split("&"))
+
+
+def _secret_spans(url: str) -> list[tuple[int, int]]:
+    """Where the passwords of `url` lie, as `(start, end)` spans of it, each the widest any reading
+    makes of it: the user's password (see `_userinfo`), and the value of each password in the
+    query together with the pieces after it that libpq would not read as a parameter of their own
+    ('&' or '=' in the password not percent-encoded: `?password=PASS&WORD`)."""
+    spans: list[tuple[int, int]] = []
     found = _userinfo(url)
     if found is not None:
-        start, end, _ = found
-        user, colon, _ = url[start:end].partition(":")
-        masked = user + (":***" if colon else "")
-        shown, after = url[:start] + masked + url[end:], start + len(masked)
-    query = shown.find("?", after)
-    if query < 0:
-        return shown
-    return shown[:query] + _QUERY_PASSWORD.sub(r"\1***", shown[query:])
+        colon = url.find(":", found[0], found[1])
+        if colon >= 0:
+            spans.append((colon + 1, found[1]))
+    query = _query(url)
+    if query is not None:
+        at, pieces = query
+        secret: int | None = None  # where the password being read began
+        for piece in pieces:
+            if _is_secret(piece):
+                if secret is not None:
+                    spans.append((secret, at - 1))
+                secret = at + piece.index("=") + 1
+            elif secret is not None and _readable(piece):
+                spans.append((secret, at - 1))
+                secret = None
+            at += len(piece) + 1
+        if secret is not None:
+            spans.append((secret, len(url)))
+    return spans
+
+
+def redact(url: str) -> str:
+    """The URL as it may be shown: each password in it (user:password@, ?password=, or
+    password= in key=value text) masked whole where it sits, however an unencoded '@', ':', '/',
+    '?', '#', '&' or '=' in it would have it read; nothing else is changed."""
+    if _SCHEME.match(url) is None:  # key=value connection text
+        return _KEYWORD_PASSWORD.sub(r"\1***", url)
+    merged: list[list[int]] = []
+    for start, end in sorted(_secret_spans(url)):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    shown, after = [], 0
+    for start, end in merged:
+        shown += [url[after:start], "***"]
+        after = end
+    return "".join(shown) + url[after:]
 
 
 def _unclear(url: str) -> bool:
@@ -142,17 +220,31 @@ def _unclear(url: str) -> bool:
     return found is not None and not found[2] and ":" in url[found[0] : found[1]]
 
 
+def _unclear_query(url: str) -> bool:
+    """Whether a password in the query may run on past where libpq ends it: a '=' in its value,
+    or a piece after it that libpq would not read as a parameter (an '&' in the password not
+    percent-encoded: libpq would refuse that piece and show it in its message)."""
+    query = _query(url)
+    if query is None:
+        return False
+    after_secret = False
+    for piece in query[1]:
+        if _is_secret(piece):
+            after_secret = True
+            if piece.count("=") > 1:
+                return True
+        elif after_secret and not _readable(piece):
+            return True
+    return False
+
+
 def _passwords(url: str) -> list[str]:
-    """The password(s) written in `url`, as written and percent-decoded, to be scrubbed from any
-    text shown."""
-    found: list[str] = []
-    span = _userinfo(url)
-    if span is not None:
-        _, colon, secret = url[span[0] : span[1]].partition(":")
-        found += [secret] if colon else []
-    found += [m.group(2) for m in _QUERY_PASSWORD.finditer(url)]
+    """The password(s) written in `url`, as written and percent-decoded: where libpq's words quote
+    one whole (a token it could not read), it is masked."""
     if _SCHEME.match(url) is None:
-        found += [m.group(2).strip("'") for m in _KEYWORD_PASSWORD.finditer(url)]
+        found = [m.group(2).strip("'") for m in _KEYWORD_PASSWORD.finditer(url)]
+    else:
+        found = [url[start:end] for start, end in _secret_spans(url)]
     return sorted({p for secret in found for p in (secret, unquote(secret)) if p}, key=len, reverse=True)
 
 
@@ -166,8 +258,10 @@ class PostgresStore(SqlStore):
     A server that cannot be reached, refused credentials, a missing database, and a database
     that is not ours are each one RC903 naming the URL (its password masked). A URL whose password
     libpq would end early (an '@' or '/' in it not percent-encoded) is refused before it is sent:
-    libpq's messages would show the rest of it as the host or the database. Close the store (or
-    use it as a context manager) when done.
+    libpq's messages would show the rest of it as the host or the database. So is one whose
+    password in the query (`?password=`) is followed by a piece libpq would not read as a
+    parameter (an '&' or '=' in it not percent-encoded): libpq's message would show that piece.
+    Close the store (or use it as a context manager) when done.
     """
 
     HOLDER = "database"
@@ -199,6 +293,15 @@ class PostgresStore(SqlStore):
                 "RC903",
                 f"{self._where}: campaigns on PostgreSQL need psycopg 3, which is not installed",
                 f"install the 'postgres' extra: {EXTRA}",
+            )
+        if _unclear_query(url):  # refused before libpq reads it: its message would show a piece of it
+            raise self._error(
+                "RC903",
+                f"{self._where}: where its password ends is unclear: what follows the password in the"
+                " query is not a parameter libpq knows (an '&' or a '=' in the password not"
+                " percent-encoded?), and libpq would show it in its message; nothing was sent to the server",
+                "percent-encode an '&' in a password as %26, and a '=' as %3D: the password PASS&WORD is"
+                " written ?password=PASS%26WORD; and check the names of the parameters after it",
             )
         self._connection = self._connect()
         try:
@@ -488,11 +591,16 @@ class PostgresStore(SqlStore):
 
     def _error(self, code: str, message: str, hint: str | None = None) -> CampaignError:
         """One diagnostic; the URL's password never appears in it, even inside a driver's words.
-        The database's name as shown (`_where`, its password masked already) is kept whole: a
-        password that is also a word of it ("postgres") would otherwise mask the name too."""
+        The password is masked where it sits, never by replacing its text wherever it occurs (a
+        password "a" would mask every "a" of the message): the address is shown as `_where`,
+        masked already; where libpq quotes the URL whole (an IPv6 host it cannot read) it becomes
+        `_where` too; and where libpq quotes a token it could not read ("invalid percent-encoded
+        token", "unexpected spaces found in"), a token that is a password whole becomes "***"."""
+        if self.url != self._where:
+            message = message.replace(self.url, self._where)
         parts = message.split(self._where)
         for secret in _passwords(self.url):
-            parts = [part.replace(secret, "***") for part in parts]
+            parts = [part.replace(f'"{secret}"', '"***"') for part in parts]
         return super()._error(code, self._where.join(parts), hint)
 
     def _connect_error(self, error: psycopg.Error) -> CampaignError:
