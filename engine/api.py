@@ -39,7 +39,7 @@ from .syntax import cached
 from .syntax.document import Document, graft, read_source
 from .syntax.document import load as load_yaml
 from .syntax.positions import SourceFile
-from .syntax.resources import shipped_rulesets
+from .syntax.resources import RULESET_SUFFIXES, is_ruleset_file, shipped_rulesets
 
 if TYPE_CHECKING:
     from .eval.batch import Batch
@@ -551,7 +551,7 @@ def load(source: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str | Non
     if "\n" not in line and ":" not in line:
         if _looks_like_a_name(line):
             raise _no_such_name(line)
-        if line.endswith((".yaml", ".yml")) or "/" in line or "\\" in line:
+        if is_ruleset_file(line) or "/" in line or "\\" in line:
             raise LoadError(
                 [
                     Diagnostic(
@@ -568,7 +568,7 @@ def load(source: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str | Non
 def _with_suffix(path: Path) -> Path | None:
     """`mygame.yaml` (or `.yml`) beside where `mygame` was looked for, when it is there: the file
     `rulecraft new mygame` wrote, named without its suffix."""
-    for suffix in (".yaml", ".yml"):
+    for suffix in RULESET_SUFFIXES:
         try:
             if path.with_name(path.name + suffix).is_file():
                 return path.with_name(path.name + suffix)

@@ -24,7 +24,7 @@ from .errors import MAX_DIGITS, CampaignError, Diagnostic, InputError, LoadError
 from .eval.batch import METHODS
 from .model.values import show
 from .runtime.context import POLICIES
-from .syntax.resources import schema_path, shipped_rulesets
+from .syntax.resources import is_ruleset_file, schema_path, shipped_rulesets
 from .tools.render import (
     batch_text,
     campaign_text,
@@ -744,9 +744,7 @@ def _yaml_below(folder: Path) -> list[Path]:
     found: list[Path] = []
     for top, folders, files in os.walk(folder):
         folders[:] = [f for f in folders if not f.startswith(".")]
-        found.extend(
-            Path(top, f) for f in files if f.lower().endswith((".yaml", ".yml")) and not f.startswith(".")
-        )
+        found.extend(Path(top, f) for f in files if is_ruleset_file(f) and not f.startswith("."))
     return sorted(found)
 
 
@@ -1114,7 +1112,7 @@ def _new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not given.name:  # '', '.', '/': a folder, with no file name in it
         target = given
     else:
-        target = given if given.suffix in (".yaml", ".yml") else given.with_name(given.name + ".yaml")
+        target = given if is_ruleset_file(given) else given.with_name(given.name + ".yaml")
     name = target.stem.lower()
     if not NAME_PATTERN.match(name):
         err.write(
@@ -1419,11 +1417,11 @@ def _scene_title(rs: Ruleset, args: argparse.Namespace, parties: dict[str, dict[
 
 def _scene_of(rs: Ruleset, ref: str) -> tuple[Ruleset, str]:
     """A scene of the ruleset by name, or one from a scene file: `FILE.yaml` (its only scene) or
-    `FILE.yaml:NAME`."""
-    path, colon, name = ref.partition(".yaml:") if ".yaml:" in ref else ref.partition(".yml:")
-    file = Path(path + (".yaml" if ".yaml:" in ref else ".yml")) if colon else Path(ref)
-    if not colon and file.suffix not in (".yaml", ".yml"):
+    `FILE.yaml:NAME`, the suffix in any case (`FILE.YAML:NAME` too)."""
+    split = _scene_file(ref)
+    if split is None:
         return rs, ref
+    file, name = split
     with_file = rs.with_scenes(file)
     added = [n for n in with_file.scenes if n not in rs.scenes]
     if not name:
@@ -1440,6 +1438,15 @@ def _scene_of(rs: Ruleset, ref: str) -> tuple[Ruleset, str]:
             )
         name = added[0]
     return with_file, name
+
+
+def _scene_file(ref: str) -> tuple[Path, str] | None:
+    """`FILE.yaml:NAME` as (FILE.yaml, NAME), split at the first ':' after a ruleset file's name;
+    `FILE.yaml` as (FILE.yaml, ''); None for a scene's name."""
+    for at, char in enumerate(ref):
+        if char == ":" and is_ruleset_file(ref[:at]):
+            return Path(ref[:at]), ref[at + 1 :]
+    return (Path(ref), "") if is_ruleset_file(ref) else None
 
 
 def _scene_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -552,6 +552,16 @@ def test_a_missing_name_is_data_on_the_error_and_stays_when_placed() -> None:
     assert not placed(InputError([Diagnostic("RC402", "out", None)]), span).missing
 
 
+@pytest.mark.parametrize("text", ["rules.yaml", "RULES.YAML", "old.Yml"])
+def test_a_string_that_names_a_ruleset_file_is_not_read_as_yaml(text: str) -> None:
+    """`engine.load("RULES.YAML")` was parsed as YAML text, the word itself, and refused as a
+    ruleset of the wrong shape; a file's name is told to pass a `Path`, whatever its suffix's case."""
+    with pytest.raises(LoadError) as caught:
+        engine.load(text)
+    [d] = caught.value.diagnostics
+    assert d.code == "RC001" and "never as a file name" in d.message and f"Path({text!r})" in (d.hint or "")
+
+
 def test_an_error_crosses_a_process_whole() -> None:
     """An error pickles with its diagnostics and flags (`Exception` alone would pickle its text
     and fail to unpickle), so an embedder's worker process hands its parent the same error."""

@@ -67,6 +67,22 @@ def test_the_command_line_takes_a_scene_file(cli: Any, tmp_path: Path) -> None:
     assert cli("scene", "prob", "castle", "two.yaml:second", cwd=tmp_path).code == 0
 
 
+@pytest.mark.parametrize("suffix", [".YAML", ".Yml", ".yml"])
+def test_a_scene_file_s_suffix_is_read_in_any_case(cli: Any, tmp_path: Path, suffix: str) -> None:
+    """`FILE.YAML` and `FILE.YAML:NAME` were taken for a scene's name (only `.yaml` and `.yml`
+    were split off), where `rulecraft validate` reads a `RULES.YAML`: RC907, no such scene."""
+    (tmp_path / f"BLOOD{suffix}").write_text(FIRST_BLOOD)
+    r = cli("scene", "prob", "castle", f"BLOOD{suffix}", "--party", "you:wielding=knife", cwd=tmp_path)
+    assert r.code == 0 and "you_draw_blood   1/4" in r.out, r.err
+    r = cli("scene", "roll", "castle", f"BLOOD{suffix}:first_blood", "--seed", "2", cwd=tmp_path)
+    assert r.code == 0 and r.out.rstrip().splitlines()[-1].startswith("=> "), r.err
+    twice = FIRST_BLOOD + FIRST_BLOOD.replace("scenes:\n", "").replace("first_blood:", "second:")
+    (tmp_path / f"TWO{suffix}").write_text(twice)
+    r = cli("scene", "prob", "castle", f"TWO{suffix}", cwd=tmp_path)
+    assert r.code == 1 and "RC407" in r.err and f"TWO{suffix}:NAME" in r.err, r.err
+    assert cli("scene", "prob", "castle", f"TWO{suffix}:second", cwd=tmp_path).code == 0
+
+
 def test_the_docs_scene_file_section_shows_what_the_command_prints(cli: Any, tmp_path: Path) -> None:
     """docs/scenes.md, "A scene in a file of its own": its file is this test's, and its command
     prints exactly the lines shown (trailing spaces aside), the rounds' histogram included."""

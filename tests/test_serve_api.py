@@ -93,6 +93,23 @@ def test_a_served_folder_adds_its_rulesets(tmp_path: Path) -> None:
         assert rolled["outcome"] in ("heads", "tails")
 
 
+def test_a_served_folder_reads_the_suffix_in_any_case(tmp_path: Path) -> None:
+    """`serve --rulesets` listed only `*.yaml` and `*.yml` in lower case, where `rulecraft validate`
+    of the same folder reads `RULES.YAML` too: the served ruleset was 404 (an audit)."""
+    for name in ("RULES.YAML", "old.Yml", "plain.yaml"):
+        (tmp_path / name).write_text(COIN, encoding="utf-8")
+    (tmp_path / "notes.txt").write_text(COIN, encoding="utf-8")
+    (tmp_path / "near.yaml.bak").write_text(COIN, encoding="utf-8")
+    with TestClient(create_app(rulesets=tmp_path)) as c:
+        names = [r["name"] for r in c.get("/api/rulesets").json()]
+        assert {"RULES", "old", "plain"} <= set(names), names
+        assert not {"notes", "near.yaml", "near"} & set(names), names
+        for name in ("RULES", "old"):
+            assert c.get(f"/api/rulesets/{name}").json()["checks"].keys() == {"flip"}
+            rolled = c.post("/api/roll", json={"ruleset": name, "check": "flip", "seed": 1})
+            assert rolled.status_code == 200 and rolled.json()["outcome"] in ("heads", "tails")
+
+
 def test_one_broken_file_in_the_served_folder_leaves_the_list_to_the_others(tmp_path: Path) -> None:
     """The list leaves a file that does not load out (it was a 422 for every caller); asked for by
     name, it answers with its own error (`serve` names it when it starts: test_serve_docs)."""
@@ -788,19 +805,20 @@ def test_a_request_of_the_wrong_shape_is_bounded_as_every_error_is(client: TestC
 def test_a_request_lists_the_served_folder_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A campaign request globbed the `--rulesets` folder three or four times (in `_campaign`,
     twice, in `Catalog.named` and in `_state`), and `GET /api/rulesets` once more for each
-    ruleset. `Path.glob` is wrapped, not replaced: what each answer says is unchanged."""
+    ruleset. `Path.iterdir` (how `Catalog.names` lists the folder) is wrapped, not replaced: what
+    each answer says is unchanged."""
     games = tmp_path / "games"
     games.mkdir()
     (games / "mine.yaml").write_bytes(shipped_rulesets()["castle"].read_bytes())
-    globbed: list[str] = []
-    glob = Path.glob
+    globbed: list[Path] = []
+    iterdir = Path.iterdir
 
-    def counted(self: Path, pattern: str) -> Any:
+    def counted(self: Path) -> Any:
         if self == games:
-            globbed.append(pattern)
-        return glob(self, pattern)
+            globbed.append(self)
+        return iterdir(self)
 
-    monkeypatch.setattr(Path, "glob", counted)
+    monkeypatch.setattr(Path, "iterdir", counted)
     shootout = {"scene": "shootout", "cast": {"you": "ann", "foe": "bo"}, "seed": 3}
     c = "/api/campaigns"
     steps: list[tuple[str, str, dict[str, Any] | None]] = [

@@ -25,7 +25,7 @@ from ruamel.yaml import YAML
 import engine
 from engine.cli import _parser
 from engine.syntax.positions import SourceFile
-from engine.syntax.resources import schema_path
+from engine.syntax.resources import RULESET_SUFFIXES, is_ruleset_file, schema_path
 from engine.tools.examples import run_examples
 from engine.tools.starter import schema_reference, starter_text
 
@@ -120,6 +120,25 @@ def test_pre_commit_hooks_parse_and_name_real_commands():
             assert not files.search(other), (hook_id, other)
 
 
+def test_pre_commit_hooks_match_the_suffixes_the_cli_reads():
+    """The hooks' `files:` took `RULES.YAML` for no ruleset (`\\.ya?ml$`) where `rulecraft validate
+    FOLDER` reads it: the pattern must say what `is_ruleset_file` says, for every case of each
+    suffix and for names that only look like one."""
+    cased = {
+        "".join(c.upper() if (bits >> i) & 1 else c for i, c in enumerate(suffix))
+        for suffix in RULESET_SUFFIXES
+        for bits in range(2 ** len(suffix))
+    }
+    near = {".yam", ".yamll", ".yaml.bak", ".yaml~", ".json", ".YAMLX", "yaml", ""}
+    for hook in _hooks():
+        files = re.compile(hook["files"])
+        for suffix in sorted(cased | near):
+            for name in (f"rulesets/rules{suffix}", f"games/rulesets/Old{suffix}"):
+                assert bool(files.search(name)) == is_ruleset_file(name), (hook["id"], name)
+        assert files.search("rulesets/RULES.YAML") and files.search("rulesets/old.Yml")
+        assert not files.search("RULESETS/rules.yaml")  # only the suffix is read in any case
+
+
 def test_pre_commit_hook_entries_run_on_matching_files(cli):
     """What pre-commit runs: the entry followed by the matching file names."""
     files = [str(p.relative_to(REPO_ROOT)) for p in SHIPPED if p.name == "chthonian.yaml"]
@@ -207,6 +226,17 @@ def test_new_accepts_a_path_and_names_the_schema_relatively_inside_a_project(tmp
     code, _, err = cli("new", "rulesets/side-quest.yaml", cwd=tmp_path)
     assert code == 0, err
     assert "name: side-quest" in (tmp_path / "rulesets" / "side-quest.yaml").read_text(encoding="utf-8")
+
+
+def test_new_keeps_a_suffix_given_in_any_case(tmp_path: Path, cli):
+    """`rulecraft new Quest.YAML` wrote `Quest.YAML.yaml`... or refused the name `quest.yaml`:
+    only `.yaml` and `.yml` in lower case were kept. A suffix the CLI reads is kept as given."""
+    for given in ("Quest.YAML", "Side.Yml"):
+        code, _, err = cli("new", given, cwd=tmp_path)
+        assert code == 0, err
+        assert f"name: {Path(given).stem.lower()}" in (tmp_path / given).read_text(encoding="utf-8")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Quest.YAML", "Side.Yml"]
+    assert cli("validate", ".", cwd=tmp_path).code == 0
 
 
 def test_the_starters_commented_probability_example_passes_when_uncommented():

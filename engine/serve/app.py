@@ -25,7 +25,7 @@ from ..errors import Diagnostic, LoadError, RulecraftError, did_you_mean
 from ..frozen import field, frozen, replace
 from ..runtime.limits import Limits
 from ..syntax.positions import SourceFile
-from ..syntax.resources import shipped_rulesets
+from ..syntax.resources import is_ruleset_file, shipped_rulesets
 from .body import SafeJSONResponse, Unreadable
 from .jobs import MAX_TEXT, cut, diagnostics_json
 from .problems import ApiError, api_error
@@ -45,7 +45,8 @@ class Settings:
     """What the operator decides: which rulesets, which campaign store, the token, the bounds."""
 
     rulesets: Path | None = None
-    """A folder of `*.yaml` rulesets served beside the shipped ones (by file stem)."""
+    """A folder of rulesets (`*.yaml` and `*.yml`, the suffix in any case: `is_ruleset_file`)
+    served beside the shipped ones (by file stem)."""
     db: str | None = None
     """The campaign store, as `engine.api.open_store` takes it (None: the default file)."""
     token: str | None = None
@@ -83,8 +84,12 @@ class Catalog:
         found = dict(shipped_rulesets())
         folder = self.settings.rulesets
         if folder is not None and folder.is_dir():
-            for path in sorted(folder.glob("*.y*ml")):
-                if path.suffix in (".yaml", ".yml"):
+            try:
+                listed = sorted(folder.iterdir())
+            except OSError:  # a folder that cannot be read serves none, as its glob did
+                listed = []
+            for path in listed:
+                if is_ruleset_file(path):
                     found[path.stem] = path
         return found
 

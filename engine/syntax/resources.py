@@ -7,7 +7,16 @@ editable install reads them from the repository's top-level `schemas/` and `rule
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
+from pathlib import Path, PurePath
+
+RULESET_SUFFIXES = (".yaml", ".yml")
+"""What the name of a ruleset file (or a scene file) ends with, in any case: `RULES.YAML` and
+`old.Yml` too, as a file saved on Windows may be named. `is_ruleset_file` is the one test of it:
+`validate` and `test` read a folder's files by it, `serve --rulesets` lists its folder by it,
+`scene` tells `FILE.YAML:NAME` from a scene's name by it, and `new` keeps a suffix it accepts.
+The pre-commit hooks' `files:` pattern says the same in a regular expression
+(tests/test_tooling.py holds it to `is_ruleset_file`)."""
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # the `engine` package
 
@@ -17,6 +26,12 @@ def _first(*candidates: Path) -> Path:
         if c.exists():
             return c
     return candidates[-1]
+
+
+def is_ruleset_file(name: str | os.PathLike[str]) -> bool:
+    """Whether a file name or path ends with a ruleset file's suffix, `RULESET_SUFFIXES`, in any
+    case (`.yaml` alone, a hidden file's whole name, has no suffix and is not one)."""
+    return PurePath(name).suffix.lower() in RULESET_SUFFIXES
 
 
 def schema_path() -> Path:
