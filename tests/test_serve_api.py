@@ -409,6 +409,46 @@ def test_a_campaign_through_the_api(client: TestClient) -> None:
     assert client.get("/api/campaigns/case/replay").json()["ok"] is True
 
 
+def test_every_write_answers_its_event_as_the_log_lists_it(client: TestClient) -> None:
+    """An event's `undoes` was `null` in the log and in `/scene`'s answer but left out of the
+    `event` of `/join`, `/act`, `/roll`, `/begin` and `/undo` (their `response_model_exclude_none`
+    dropped it): one event, two shapes. Every answer now gives every event field, `undoes` `null`
+    but for an undo; `roll` is still only in the answer of a write that rolled."""
+    c = "/api/campaigns/agree"
+    made = client.post(
+        "/api/campaigns",
+        json={"name": "agree", "ruleset": "castle", "characters": {"ann": {"wielding": "bow"}}},
+        headers=AUTH,
+    )
+    assert made.status_code == 201, made.text
+    shootout = {"scene": "shootout", "cast": {"you": "ann", "foe": "bo"}, "seed": 3}
+    writes = {
+        "join": client.post(
+            f"{c}/join", json={"character": "bo", "params": {"wielding": "bow"}}, headers=AUTH
+        ),
+        "act": client.post(
+            f"{c}/act",
+            json={"action": "take_wound", "character": "ann", "inputs": {"level": "light"}},
+            headers=AUTH,
+        ),
+        "roll": client.post(f"{c}/roll", json={"check": "task", "seed": 3}, headers=AUTH),
+        "begin": client.post(f"{c}/begin", json={"period": "fight"}, headers=AUTH),
+        "undo": client.post(f"{c}/undo", headers=AUTH),
+        "scene": client.post(f"{c}/scene", json=shootout, headers=AUTH),
+    }
+    log = client.get(f"{c}/log").json()
+    fields = {"seq", "kind", "at", "undoes", "data", "state"}
+    assert all(set(e) == fields for e in log), log
+    for path, sent in writes.items():
+        assert sent.status_code == 200, (path, sent.text)
+        answer = sent.json()
+        assert answer["event"] == log[answer["event"]["seq"] - 1], path
+        assert ("roll" in answer) == (path == "roll"), (path, sorted(answer))
+    undoes = {e["kind"]: e["undoes"] for e in log}
+    assert undoes["undo"] == writes["begin"].json()["event"]["seq"]
+    assert all(undoes[kind] is None for kind in undoes if kind != "undo"), undoes
+
+
 def test_campaign_writes_need_the_token(client: TestClient) -> None:
     body = {"name": "nope", "ruleset": "chill", "params": {"players": 2}}
     assert error(client.post("/api/campaigns", json=body), 401)[0]["code"] == "RC407"

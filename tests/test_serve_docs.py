@@ -288,6 +288,13 @@ def test_the_scene_and_campaign_answers_are_documented_field_by_field(tmp_path: 
         [answers] = [found for start, found in real.items() if heading.startswith(start)]
         assert documented, heading
         _match(documented, answers, heading)
+    # every event has every field of its table, wherever it is answered: `undoes` was left out of
+    # most writes' answers, which the check above (each field in some answer) let pass
+    [event_fields] = [
+        {p[0] for p in documented} for h, documented in fields.items() if h.startswith("An event")
+    ]
+    for event in real["An event"]:
+        assert set(event) == event_fields, (event["kind"], sorted(event))
     data: dict[str, set[str]] = {}
     for event in log:
         data.setdefault(event["kind"], set()).update(event["data"])

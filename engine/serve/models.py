@@ -247,7 +247,7 @@ class EventModel(BaseModel):
     seq: int
     kind: str
     at: str
-    undoes: int | None = None
+    undoes: int | None = Field(description="for an undo, the seq of the event it reverses; else null")
     data: dict[str, JsonValue]
     state: dict[str, JsonValue]
 

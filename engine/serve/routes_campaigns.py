@@ -161,8 +161,12 @@ def _changed(
     request: Request, campaign: Campaign, event: Event, extra: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """The event and the state after it, from the event itself: once it is committed, nothing
-    else is read (a read that met a busy store would report a change that was made as failed)."""
-    return {"event": event_json(event), "state": _state(request, campaign, event), **(extra or {})}
+    else is read (a read that met a busy store would report a change that was made as failed).
+    An `extra` that is None is left out (`roll` of an action that rolled nothing): the routes
+    answer with the fields given (`response_model_exclude_unset`), so the event keeps every one
+    of its fields, `undoes` `null` too, as the log and `/scene` give it."""
+    given = {k: v for k, v in (extra or {}).items() if v is not None}
+    return {"event": event_json(event), "state": _state(request, campaign, event), **given}
 
 
 @router.get("", response_model=list[CampaignSummary])
@@ -203,14 +207,14 @@ def create_campaign(body: CampaignCreate, request: Request) -> dict[str, Any]:
         return _state(request, campaign)
 
 
-@router.post("/{name}/join", response_model=Changed, response_model_exclude_none=True, dependencies=TOKEN)
+@router.post("/{name}/join", response_model=Changed, response_model_exclude_unset=True, dependencies=TOKEN)
 def join(name: str, body: JoinRequest, request: Request) -> dict[str, Any]:
     """A character joins the campaign."""
     with _campaign(request, name) as campaign:
         return _changed(request, campaign, campaign.join(body.character, **body.params))
 
 
-@router.post("/{name}/act", response_model=Changed, response_model_exclude_none=True, dependencies=TOKEN)
+@router.post("/{name}/act", response_model=Changed, response_model_exclude_unset=True, dependencies=TOKEN)
 def act(name: str, body: ActRequest, request: Request) -> dict[str, Any]:
     """Take an action: its preconditions, its roll, its effects, one event."""
     with _campaign(request, name) as campaign:
@@ -227,7 +231,7 @@ def act(name: str, body: ActRequest, request: Request) -> dict[str, Any]:
         return _changed(request, campaign, acted.event, {"roll": roll})
 
 
-@router.post("/{name}/roll", response_model=Changed, response_model_exclude_none=True, dependencies=TOKEN)
+@router.post("/{name}/roll", response_model=Changed, response_model_exclude_unset=True, dependencies=TOKEN)
 def roll(name: str, body: CampaignRollRequest, request: Request) -> dict[str, Any]:
     """Roll a check at the table and record it (the state is unchanged)."""
     with _campaign(request, name) as campaign:
@@ -241,14 +245,14 @@ def roll(name: str, body: CampaignRollRequest, request: Request) -> dict[str, An
         return _changed(request, campaign, event, {"roll": result.as_json()})
 
 
-@router.post("/{name}/begin", response_model=Changed, response_model_exclude_none=True, dependencies=TOKEN)
+@router.post("/{name}/begin", response_model=Changed, response_model_exclude_unset=True, dependencies=TOKEN)
 def begin(name: str, body: BeginRequest, request: Request) -> dict[str, Any]:
     """A period begins: what it resets is reset."""
     with _campaign(request, name) as campaign:
         return _changed(request, campaign, campaign.begin(body.period))
 
 
-@router.post("/{name}/undo", response_model=Changed, response_model_exclude_none=True, dependencies=TOKEN)
+@router.post("/{name}/undo", response_model=Changed, response_model_exclude_unset=True, dependencies=TOKEN)
 def undo(name: str, request: Request) -> dict[str, Any]:
     """Reverse the latest change (an undo is appended; nothing is deleted)."""
     with _campaign(request, name) as campaign:
