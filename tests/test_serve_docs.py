@@ -1,10 +1,12 @@
 """docs/server.md is true: every `curl` line it shows is sent to the app (in order, so the
 campaign lines build on each other) and answers 2xx; every path it names is in the OpenAPI
-schema; its tables of the scene and campaign answers list exactly the fields the real answers
-have; and `rulecraft serve` without FastAPI says which extra to install."""
+schema; its tables of `/api/roll`'s request and answer and of the scene and campaign answers list
+exactly the fields the model accepts and the real answers have, and its example roll is the real
+one; and `rulecraft serve` without FastAPI says which extra to install."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
@@ -168,6 +170,55 @@ def test_serve_on_port_0_prints_the_port_it_took_and_a_port_in_use_is_rc407(cli:
         _, err = process.communicate(timeout=30)
     assert "Traceback" not in err, err
     assert f"warning: {tmp_path / 'torn.yaml'} does not load" in err and "RC002" in err, err
+
+
+# -- /api/roll: its request and its answer, field by field -------------------------------------------
+
+
+def roll_section() -> str:
+    """The paragraph on `POST /api/roll`, up to the next endpoint's."""
+    start = DOC.index("**Roll** a check")
+    return DOC[start : DOC.index("\n**", start + 1)]
+
+
+def table_fields(section: str, header: str) -> list[str]:
+    """The first column of the table whose header starts with `header`, each cell's `name`."""
+    [table] = re.findall(rf"^{re.escape(header)}.*?(?:\n\n|\Z)", section, flags=re.S | re.M)
+    return [row.split("|")[1].strip().strip("`") for row in table.strip().splitlines()[2:]]
+
+
+def test_the_roll_request_and_answer_are_documented_field_by_field(tmp_path: Path) -> None:
+    """The `/api/roll` paragraph named only some of the fields a request may give (not `check`,
+    `inputs` or `policy` as fields) and of those the answer has (not `check`, `inputs`, `drawn`,
+    `policy`): its request table lists exactly the fields `RollRequest` accepts, its answer table
+    exactly those every real answer has, and the answer it shows is the real one to the request it
+    shows."""
+    from engine.serve.models import RollRequest
+
+    section = roll_section()
+    accepted = {f.alias or name for name, f in RollRequest.model_fields.items()}
+    documented = table_fields(section, "| request field |")
+    assert sorted(documented) == sorted(accepted) and len(set(documented)) == len(documented), documented
+    blocks = re.findall(r"```(sh|json)\n(.*?)```", section, flags=re.S)
+    [at] = [i for i, (kind, _) in enumerate(blocks) if kind == "json"]
+    kind, shown = blocks[at - 1]
+    [line] = shown.splitlines()
+    assert kind == "sh" and line.startswith("curl "), shown
+    example = json.loads(request_of(line)[3] or b"")
+    assert set(example) >= accepted - {"force", "source", "name"}, "the example gives every other field"
+    rolls = [
+        request_of(c) for b in blocks if b[0] == "sh" for c in b[1].splitlines() if c.startswith("curl ")
+    ]
+    assert len(rolls) >= 3 and all(r[1] == "/api/roll" for r in rolls)
+    with TestClient(create_app(Settings(db=str(tmp_path / "r.db"), workers=1, deadline=60.0))) as client:
+        answers = []
+        for method, path, headers, body in rolls:
+            sent = client.request(method, path, headers=headers, content=body)
+            assert sent.status_code == 200, sent.text
+            answers.append(sent.json())
+        assert client.post("/api/roll", json=example).json() == json.loads(blocks[at][1])
+    fields = table_fields(section, "| answer field |")
+    assert all(list(a) == fields for a in answers), (fields, [list(a) for a in answers])
 
 
 # -- the answers, field by field ----------------------------------------------------------------------
