@@ -941,3 +941,44 @@ def test_a_stored_ruleset_text_changed_by_hand_is_refused(cli: Any, tmp_path: Pa
         assert r.code == 1 and r.err.startswith("error RC903: ") and "stored ruleset text" in r.err, r.err
     with sqlite3.connect(db) as con:
         assert con.execute("select count(*) from events").fetchone() == before
+
+
+def test_a_log_its_rules_refuse_is_rc909_naming_why(tmp_path: Path) -> None:
+    """A log changed outside rulecraft so that its own rules refuse an event (here a clamped
+    `spend_gently` at 0 edited into a `spend`, which the counter's minimum refuses) no longer
+    replays: RC909, naming the rules' own diagnostic. It was the bare RC906 of an action refused,
+    as if the replay had been asked to act."""
+    import sqlite3
+
+    db = tmp_path / "b.db"
+    campaign = engine.new_campaign("b", engine.load(BOUNDED), store=SqliteStore(db))
+    campaign.act("spend")
+    campaign.act("spend_gently")  # 3: luck stays 0
+    with sqlite3.connect(db) as con:
+        con.execute("update events set data = json_set(data, '$.action', 'spend') where seq = 3")
+    with pytest.raises(engine.CampaignError) as caught:
+        campaign.replay()
+    (d,) = caught.value.diagnostics
+    assert d.code == "RC909" and "event 3 (action)" in d.message
+    assert "RC906" in d.message and "below its minimum 0" in d.message
+
+
+def test_a_bug_of_ours_in_a_replay_is_not_reported_as_rc909(monkeypatch: pytest.MonkeyPatch) -> None:
+    """RC909 says the log or its rules changed outside rulecraft; an exception of any other kind
+    raised while replaying is rulecraft's own bug and must surface as itself (a broad `except`
+    turned a TypeError, a KeyError or a ValueError from our code into RC909). No real ruleset makes
+    our code raise one — that is the point of it — so the bug is put in by monkeypatch: the
+    period a replay begins (`campaign.begin`, the one name replay calls for a `period` event) is
+    replaced, after the log is written, by one that raises the TypeError a slip in it would."""
+    import engine.state.campaign as module
+
+    rules = engine.load(BYSTANDER.replace("state:\n", "state:\n  periods: [night]\n"))
+    campaign = engine.new_campaign("b", rules, store=MemoryStore())
+    campaign.begin("night")
+
+    def slipped(*args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a slip in rulecraft's own code")
+
+    monkeypatch.setattr(module, "begin", slipped)
+    with pytest.raises(TypeError, match="a slip in rulecraft's own code"):
+        campaign.replay()

@@ -69,10 +69,11 @@ def scene_view(
     model: RulesetModel, state: State, cast: Mapping[str, str], memo: BoundedCache | None = None
 ) -> dict[str, Any]:
     """What a scene's expressions see in a state: the table's names and `PARTY.NAME` for every
-    party. Made once per state and handed to `ending`, `takes_place` and `step_call`."""
+    party. Made once per state and handed to `ending`, `takes_place` and `step_call`; its work is
+    in what the scene charges for each state it meets (`STEP_WORK`, `odds.NODE_WORK`), not again here."""
     rules = model.state
     assert rules is not None
-    return environment(rules, state, None, cast, memo)
+    return environment(rules, state, None, cast, memo, charged=False)
 
 
 def ending(scene: Scene, view: Mapping[str, Any]) -> str | None:

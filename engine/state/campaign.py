@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import CampaignError, Diagnostic, did_you_mean
+from ..errors import CampaignError, Diagnostic, EvalError, InputError, RulecraftError, did_you_mean
 from ..eval.dist import Dist
 from ..eval.sample import sample
 from ..eval.trace import Result
@@ -43,9 +43,21 @@ from ..runtime.state import (
     view,
     with_values,
 )
-from ..runtime.work import working
+from ..runtime.work import Work, current, working
 from .exact import after_action
 from .records import STORE_METHODS, Event, Header, Store, Transaction, whole
+
+EVENT_WORK = 20
+"""Units of work a replay charges for each event besides what the event's own rules charge (its
+action's expressions, roll and effects, all on the replay's one budget): reading it, comparing the
+state it gives with the stored one and finding an undone event's state. About what it costs at a
+microsecond a unit; an undo charges a unit for each event of the log it looks at."""
+
+NO_LONGER_REPLAYS: tuple[type[RulecraftError], ...] = (CampaignError, InputError, EvalError)
+"""What an event's replay may meet when the log or its rules were changed outside rulecraft:
+a name its rules do not have, an input or a stored value they refuse, a precondition that no
+longer holds, an expression that fails. `RC909` names it; a spent budget stays `RC503`, and any
+other exception is a bug of rulecraft's, which surfaces as itself."""
 
 Compile = Callable[[str, str], RulesetModel]
 """Compiles a ruleset's text (with the name it is shown under) to its model: given by the API."""
@@ -223,7 +235,7 @@ class Campaign:
         if self._pending is None:
             return self._fitting(last)
         self._whole(last)
-        with metered(self.limits):
+        with self._request():
             return carry(self.rules, last.state, self.name)[0]
 
     def _fitting(self, event: Event) -> State:
@@ -231,7 +243,7 @@ class Campaign:
         item missing or of another kind, a value past its bound) is RC903 here, before anything
         reads it, rather than an error in whatever reads it first."""
         self._whole(event)
-        with metered(self.limits):
+        with self._request():
             wrong = misfit(self.rules, event.state, self.name)
         if wrong is not None:
             raise _fail(
@@ -242,6 +254,18 @@ class Campaign:
                 "before 2026-12-04, which kept it as it was; 'replay' finds the first event that differs",
             )
         return event.state
+
+    @contextmanager
+    def _request(self) -> Iterator[Work]:
+        """The work budget of the request running: the one it already made (an action's, which
+        its check of the stored state, its roll and its effects all charge), else a fresh one
+        from `limits` for this request alone."""
+        running = current()
+        if running is not None:
+            yield running
+            return
+        with metered(self.limits) as work:
+            yield work
 
     @contextmanager
     def writing(self) -> Iterator[Transaction]:
@@ -264,7 +288,7 @@ class Campaign:
                 if now.ruleset_hash != to:
                     last = tx.last()
                     self._whole(last)
-                    with metered(self.limits):
+                    with self._request():
                         state, notes = carry(self.rules, last.state, self.name)
                     tx.replace_ruleset(to, text)
                     data = {
@@ -292,8 +316,8 @@ class Campaign:
         as it stands now, or as it stood after event `at` (what a caller that has just appended
         it shows, without reading the store again: another writer may hold it by then)."""
         arguments.of_type("Campaign.show", "at", at, Event, optional=True)
-        state = at.state if at is not None else self.state()
-        with metered(self.limits):
+        with self._request():
+            state = at.state if at is not None else self.state()
             return {
                 "campaign": self.name,
                 "ruleset": self.header.ruleset,
@@ -311,7 +335,7 @@ class Campaign:
         """A character joins, with its parameters."""
         arguments.kept_name("Campaign.join", "character", character, "character")
         bound = bind_params(self.rules.character, params, "character", character)
-        with self.writing() as tx, metered(self.limits):
+        with self._request(), self.writing() as tx:
             state = join(self.rules, tx.last().state, character, bound)
             return tx.append(
                 "join", {"character": character, "params": {k: to_json(v) for k, v in bound.items()}}, state
@@ -334,13 +358,13 @@ class Campaign:
         _acting("Campaign.act", action, character, others, policy)
         _rolling("Campaign.act", seed, forced)
         act = self._action(action)
-        with self.writing() as tx:
+        with self._request() as work, self.writing() as tx:
             state = tx.last().state
             who = self._who(act, character, state)
             roles = self._roles(act, who, others, state)
             bound = bind(act.inputs, inputs, "action", act.name, act.span)
             seed = random.randrange(2**32) if seed is None and forced is None else seed
-            new, done, result = self._run(act, state, who, bound, seed, forced, policy, roles)
+            new, done, result = self._run(act, state, who, bound, seed, forced, policy, roles, work)
             data: dict[str, Any] = {
                 "action": act.name,
                 "character": who,
@@ -369,9 +393,11 @@ class Campaign:
         forced: Mapping[str, Any] | None,
         policy: str,
         roles: Mapping[str, str] | None = None,
+        work: Work | None = None,
     ) -> tuple[State, list[dict[str, Any]], Result | None]:
-        """The rules of one action, pure: the next state, the effects applied, the roll made."""
-        ctx = RunContext(self.limits, policy, self.caches, random.Random(seed), forced)
+        """The rules of one action, pure: the next state, the effects applied, the roll made;
+        charged to `work`, the request's budget (None: a fresh one)."""
+        ctx = RunContext(self.limits, policy, self.caches, random.Random(seed), forced, work)
         return take(self.model, act, state, who, bound, ctx, roles)
 
     def roll(
@@ -392,9 +418,10 @@ class Campaign:
             raise self._missing("check", check, self.model.checks)
         bound = bind_inputs(found, inputs)
         seed = random.randrange(2**32) if seed is None and forced is None else seed
-        result = sample(
-            found, bound, RunContext(self.limits, policy, self.caches, random.Random(seed), forced)
-        )
+        with self._request() as work:
+            result = sample(
+                found, bound, RunContext(self.limits, policy, self.caches, random.Random(seed), forced, work)
+            )
         data = {
             "check": check,
             "inputs": {k: to_json(v) for k, v in bound.items()},
@@ -407,7 +434,7 @@ class Campaign:
                 "values": {k: to_json(v) for k, v in result.values.items()},
             },
         }
-        with self.writing() as tx:
+        with self._request(), self.writing() as tx:
             return tx.append("roll", data, tx.last().state), result
 
     def distribution(
@@ -423,26 +450,28 @@ class Campaign:
         `Dist` over states as canonical JSON text; `item_marginals` splits it per item."""
         _acting("Campaign.distribution", action, character, others, policy)
         act = self._action(action)
-        state = self.state()
-        who = self._who(act, character, state)
-        roles = self._roles(act, who, others, state)
-        bound = bind(act.inputs, inputs, "action", act.name, act.span)
-        ctx = RunContext(self.limits, policy, self.caches)
-        return after_action(self.rules, self.model.checks, act, state, who, bound, ctx, roles)
+        with self._request() as work:
+            state = self.state()
+            who = self._who(act, character, state)
+            roles = self._roles(act, who, others, state)
+            bound = bind(act.inputs, inputs, "action", act.name, act.span)
+            ctx = RunContext(self.limits, policy, self.caches, work=work)
+            return after_action(self.rules, self.model.checks, act, state, who, bound, ctx, roles)
 
     def begin(self, period: str) -> Event:
         """A period begins: everything that names it in `reset` goes back to its start."""
         arguments.name("Campaign.begin", "period", period)
         if period not in self.rules.periods:
             raise self._missing("period", period, self.rules.periods)
-        with self.writing() as tx, metered(self.limits):
+        with self._request(), self.writing() as tx:
             new, done = begin(self.rules, tx.last().state, period)
             return tx.append("period", {"period": period, "effects": done}, new)
 
     def undo(self) -> Event:
         """Reverse the latest change that is not already undone (an undo appends; nothing is deleted)."""
-        with self.writing() as tx:
+        with self._request() as work, self.writing() as tx:
             events = tx.events()
+            work.charge(len(events))  # read, and looked through for the change to undo
             target = _undoable(events)
             if target is None:
                 raise _fail("RC908", f"campaign '{self.name}' has nothing to undo")
@@ -451,9 +480,17 @@ class Campaign:
 
     def replay(self) -> State:
         """Every state recomputed from the log; `CampaignError` RC909 at the first that differs from
-        the stored one. The stored state is returned when all agree. Events before a migration are
-        replayed under the ruleset they were made with (kept in the migration's event)."""
-        events = self.log()
+        the stored one, or that its rules cannot replay (`NO_LONGER_REPLAYS`). The stored state is
+        returned when all agree. Events before a migration are replayed under the ruleset they were
+        made with (kept in the migration's event). A replay is one request: every event's rules
+        and `EVENT_WORK` for each charge one budget (`Limits.max_work`), so a log too long for it
+        is `RC503`."""
+        with self._request() as work:
+            events = self.log()
+            work.charge(len(events))  # read and checked whole
+            return self._replayed(events, work)
+
+    def _replayed(self, events: list[Event], work: Work) -> State:
         migrations = [e for e in events if e.kind == "migrate"]
         stored = self.model  # the rules of the stored text: not this campaign's while one is pending
         if self._pending is not None and self.compile is not None:
@@ -465,53 +502,52 @@ class Campaign:
         assert rules is not None
         states: list[State] = []
         for e in events:
+            work.charge(EVENT_WORK + len(e.state["characters"]))
             try:
-                with metered(self.limits):  # each event was one request when it was made
-                    if e.kind == "new":
-                        got = e.state
-                    elif e.kind == "join":
-                        params = bind_params(
-                            rules.character, e.data["params"], "character", e.data["character"]
-                        )
-                        got = join(rules, states[-1], e.data["character"], params)
-                    elif e.kind == "action":
-                        act = rules.actions[e.data["action"]]
-                        bound = bind(act.inputs, e.data["inputs"], "action", act.name, act.span)
-                        forced = e.data["roll"]["dice"] if "roll" in e.data else None
-                        got, _, _ = self._rules_of(model)._run(
-                            act,
-                            states[-1],
-                            e.data["character"],
-                            bound,
-                            e.data.get("seed"),
-                            forced,
-                            e.data.get("policy", "always"),
-                            e.data.get("others") or {},
-                        )
-                    elif e.kind == "roll":
-                        got = states[-1]
-                    elif e.kind == "scene":
-                        got = self._rules_of(model)._replay_scene(states[-1], e.data)
-                    elif e.kind == "period":
-                        got, _ = begin(rules, states[-1], e.data["period"])
-                    elif e.kind == "undo":
-                        got = _state_before(events, e.undoes or 0, states)
-                    else:  # migrate: the state is carried over to the new ruleset, which plays on
-                        model = stored
-                        if self.compile is not None and e is not migrations[-1]:
-                            nxt = migrations[migrations.index(e) + 1]
-                            model = self.compile(nxt.data["from_text"], self.header.ruleset)
-                        assert model.state is not None
-                        rules = model.state
-                        # a migration before 2026-12-04 (no `carried`) kept the state as it was
-                        got = carry(rules, states[-1], self.name)[0] if "carried" in e.data else states[-1]
-            except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
-                # an event rulecraft wrote replays; one naming what its rules do not have (an action,
-                # a character, an input) or holding a value of another kind was written from outside
+                if e.kind == "new":
+                    got = e.state
+                elif e.kind == "join":
+                    params = bind_params(rules.character, e.data["params"], "character", e.data["character"])
+                    got = join(rules, states[-1], e.data["character"], params)
+                elif e.kind == "action":
+                    played = self._rules_of(model)
+                    act = played._replayed_action(e.data["action"])
+                    who = played._who(act, e.data["character"], states[-1])
+                    roles = played._roles(act, who, _mapping(e, "others"), states[-1])
+                    bound = bind(act.inputs, e.data["inputs"], "action", act.name, act.span)
+                    forced = _mapping(e, "dice", e.data["roll"]) if "roll" in e.data else None
+                    got, _, _ = played._run(
+                        act, states[-1], who, bound, e.data.get("seed"), forced,
+                        e.data.get("policy", "always"), roles, work,
+                    )  # fmt: skip
+                elif e.kind == "roll":
+                    got = states[-1]
+                elif e.kind == "scene":
+                    got = self._rules_of(model)._replay_scene(states[-1], e, work)
+                elif e.kind == "period":
+                    if e.data["period"] not in rules.periods:
+                        raise self._missing("period", e.data["period"], rules.periods)
+                    got, _ = begin(rules, states[-1], e.data["period"])
+                elif e.kind == "undo":
+                    got = _state_before(events, e.undoes or 0, states, work)
+                else:  # migrate: the state is carried over to the new ruleset, which plays on
+                    model = stored
+                    if self.compile is not None and e is not migrations[-1]:
+                        nxt = migrations[migrations.index(e) + 1]
+                        model = self.compile(nxt.data["from_text"], self.header.ruleset)
+                    assert model.state is not None
+                    rules = model.state
+                    # a migration before 2026-12-04 (no `carried`) kept the state as it was
+                    got = carry(rules, states[-1], self.name)[0] if "carried" in e.data else states[-1]
+            except NO_LONGER_REPLAYS as exc:
+                # an event rulecraft wrote replays under the rules it was made with; one naming what
+                # they do not have (an action, a character, an input), holding a value they refuse
+                # or refused by them was written from outside, or its rules were
+                d = exc.diagnostics[0]
                 raise _fail(
                     "RC909",
                     f"replaying campaign '{self.name}': event {e.seq} ({e.kind}) cannot be replayed "
-                    f"({type(exc).__name__}: {exc})",
+                    f"({d.code}: {d.message})",
                     "the log or the stored state was changed outside rulecraft",
                 ) from None
             if got != e.state:
@@ -527,22 +563,31 @@ class Campaign:
         """The whole campaign as JSON: header, log and current state."""
         return exported(self.header, self.log())
 
-    def _replay_scene(self, state: State, data: Mapping[str, Any]) -> State:
-        """The state after a stored scene: each traced step again, with its dice."""
+    def _replay_scene(self, state: State, event: Event, work: Work) -> State:
+        """The state after a stored scene: each traced step again, with its dice, charged to the
+        replay's budget."""
+        data = event.data
         for entry in data["trace"]:
+            if not isinstance(entry, dict):
+                raise _fail("RC909", f"event {event.seq}'s scene trace holds {entry!r}, not a step")
             if "begin" in entry:
+                if entry["begin"] not in self.rules.periods:
+                    raise self._missing("period", str(entry["begin"]), self.rules.periods)
                 state, _ = begin(self.rules, state, entry["begin"])
             elif "refused" not in entry:
-                act = self.rules.actions[entry["action"]]
-                bound = bind(act.inputs, entry["inputs"], "action", act.name, act.span)
+                act = self._replayed_action(entry.get("action"))
+                who = self._who(act, entry.get("by"), state)
+                roles = self._roles(act, who, _mapping(event, "others", entry), state)
+                bound = bind(act.inputs, _mapping(event, "inputs", entry) or {}, "action", act.name, act.span)
                 ctx = RunContext(
                     self.limits,
                     data.get("policy", "always"),
                     self.caches,
                     random.Random(0),
-                    entry.get("dice") or {},
+                    _mapping(event, "dice", entry) or {},
+                    work,
                 )
-                state, _, _ = take(self.model, act, state, entry["by"], bound, ctx, entry.get("others") or {})
+                state, _, _ = take(self.model, act, state, who, bound, ctx, roles)
         return state
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -552,6 +597,13 @@ class Campaign:
         if model is self.model:
             return self
         return Campaign(self.store, self.header, model, self.limits, self.compile)
+
+    def _replayed_action(self, name: object) -> Action:
+        """The action a stored event names: one these rules do not have is `CampaignError` RC907
+        (which the replay reports as RC909)."""
+        if not isinstance(name, str):
+            raise _fail("RC907", f"a stored event names the action {name!r}")
+        return self._action(name)
 
     def _action(self, name: str) -> Action:
         found = self.rules.actions.get(name)
@@ -710,9 +762,24 @@ def _undoable(events: list[Event]) -> Event | None:
     return None
 
 
-def _state_before(events: list[Event], seq: int, states: list[State] | None = None) -> State:
-    """The state just before event `seq` (from the stored log, or from states replayed so far)."""
+def _mapping(event: Event, key: str, within: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    """A mapping a stored event holds under `key` (in its data, or in `within`, a part of it):
+    None when it holds none; `CampaignError` RC907 when it holds something else (written from
+    outside), which the replay reports as RC909."""
+    value = (event.data if within is None else within).get(key)
+    if value is None or isinstance(value, dict):
+        return value
+    raise _fail("RC907", f"event {event.seq} holds {key!r} as {type(value).__name__}, not a mapping")
+
+
+def _state_before(
+    events: list[Event], seq: int, states: list[State] | None = None, work: Work | None = None
+) -> State:
+    """The state just before event `seq` (from the stored log, or from states replayed so far);
+    `work` is charged a unit for each event looked at."""
     index = next(i for i, e in enumerate(events) if e.seq == seq)
+    if work is not None:
+        work.charge(index + 1)
     if states is not None:
         return states[index - 1]
     return events[index - 1].state

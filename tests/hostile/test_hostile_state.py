@@ -12,6 +12,7 @@ from test_hostile_budget import tables
 
 import engine
 from engine import Limits
+from engine.api import open_store
 from engine.state.memory import MemoryStore
 
 
@@ -62,13 +63,78 @@ def test_a_derived_value_is_bounded_when_the_state_is_read(refused):
     assert "derived value 'shown'" in str(error) and "t40(marks)" in str(error)  # the source line
 
 
-def test_each_action_has_a_budget_of_its_own():
+def test_each_action_has_a_budget_of_its_own(refused):
     """t15 makes 2**16 table calls, twice: one action fits in a budget of 300,000 units, and ten in a row
-    do too, because the budget is per request, not per campaign."""
+    do too, because the budget is per request, not per campaign. A replay is one request too: the
+    ten actions' work again, on one budget, is past 300,000 units (RC503), and fits in ten times it."""
     game = campaign(state_ruleset(amount="t15(marks) - t15(marks) + 1"), Limits(max_work=300_000))
     start = time.monotonic()
     for seed in range(10):
         game.act("push", seed=seed)
     assert game.show()["shared"]["marks"] == 10
-    assert game.replay() == game.state()
+    refused("RC503", game.replay)
+    wide = engine.open_campaign("c", store=game.store, limits=Limits(max_work=3_000_000))
+    assert wide.replay() == game.state()
     assert time.monotonic() - start < 30
+
+
+def long_track(moves: int) -> str:
+    """A table whose track holds 100,000 entries and an action of `moves` effects, each moving one
+    entry: every effect changes the track, so the next one reads it anew (100,000 members each)."""
+    return (
+        "rulecraft: 1\nname: track\n"
+        "checks:\n  act:\n    roll:\n      d: {die: 6}\n    outcomes: [miss, hit]\n"
+        "    outcome: \"'hit' if d > 3 else 'miss'\"\n"
+        "state:\n  shared:\n"
+        "    track: {tally: [open, marked], start: {open: 100000}}\n"
+        "actions:\n  mark:\n    effects:\n" + "      - {move: track, from: open, to: marked}\n" * moves
+    )
+
+
+def test_an_action_is_charged_for_the_track_entries_it_touches(refused, tmp_path):
+    """Issue: state actions charged no work of their own, so 300 effects each reading a track of
+    100,000 entries (30 million entries built, 1-2 s; a longer list or a promotion loop, minutes)
+    were bounded by no budget. Each environment is charged a unit per item and per 32 entries of a
+    track, each effect a unit: this one needs about 940,000 units, so it is refused under 500,000
+    (RC503) and the SQLite campaign is as it was — no event appended, the same state."""
+    store = open_store(str(tmp_path / "c.db"))
+    tight = Limits(max_work=500_000)
+    game = engine.new_campaign("c", engine.load(long_track(300), limits=tight), store=store, limits=tight)
+    before = (game.log(), game.state())
+    error = refused("RC503", game.act, "mark")
+    assert isinstance(error, engine.LimitError)
+    assert "work budget of 500,000 units" in str(error)
+    store.close()
+    again = open_store(str(tmp_path / "c.db"))
+    kept = engine.open_campaign("c", store=again, limits=tight)
+    assert (kept.log(), kept.state()) == before
+    wide = engine.open_campaign("c", store=again, limits=Limits(max_work=2_000_000))
+    assert wide.act("mark").event.state["shared"]["track"] == {"open": 99700, "marked": 300}
+    again.close()
+
+
+def test_a_replay_is_one_request_charged_per_event(refused):
+    """Issue: a replay gave each event a budget of its own, so a log of any length replayed with no
+    bound at all (a stranger's GET /replay re-ran every request ever made). Now the whole replay
+    is one budget: 2,000 actions of a few expressions each replay within the default budget, and
+    under 40,000 units (about 23 an event) they are refused with RC503, nothing written."""
+    game = campaign(state_ruleset(requires="marks >= 0"))
+    for seed in range(2000):
+        game.act("push", seed=seed)
+    assert game.replay() == game.state()
+    tight = engine.open_campaign("c", store=game.store, limits=Limits(max_work=40_000))
+    error = refused("RC503", tight.replay)
+    assert isinstance(error, engine.LimitError)
+    assert len(game.log()) == 2001 and game.state()["shared"]["marks"] == 2000
+
+
+def test_an_undo_is_charged_for_the_log_it_reads(refused):
+    """An undo reads the whole log and looks back through it for the change to undo: a unit an
+    event, on the request's budget (refused, it appends nothing)."""
+    game = campaign(state_ruleset())
+    for seed in range(3000):
+        game.act("push", seed=seed)
+    tight = engine.open_campaign("c", store=game.store, limits=Limits(max_work=2_000))
+    refused("RC503", tight.undo)
+    assert len(game.log()) == 3001
+    assert engine.open_campaign("c", store=game.store, limits=Limits(max_work=20_000)).undo().kind == "undo"
