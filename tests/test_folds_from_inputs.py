@@ -7,6 +7,7 @@ the same check with the argument written as a constant, icepool, or every roll."
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from fractions import Fraction
 from itertools import product
 from math import comb
@@ -14,6 +15,10 @@ from math import comb
 import pytest
 
 import engine
+from engine.errors import Diagnostic, EvalError, LimitError
+from engine.frozen import replace
+from engine.model.ruleset import Expr, Pool
+from engine.runtime.rules import folds_for
 
 HITS = """\
 rulecraft: 1
@@ -183,3 +188,46 @@ def test_a_draw_counted_by_a_colour_read_from_an_input(colour: str, chits: int) 
     d = engine.load(DRAW).distribution("pick", want=colour)
     ways = sum(comb(chits, j) * comb(10 - chits, 4 - j) for j in range(2, 5))
     assert d.probability("some") == Fraction(ways, comb(10, 4))
+
+
+def test_a_spent_budget_while_an_argument_is_worked_out_stops_the_request() -> None:
+    """Only an argument that fails as the check would (an `EvalError` or `InputError`) makes no
+    fold; a spent budget or a passed deadline is the request's end, not a reason to list the
+    pool instead (which would do more work before meeting the same limit)."""
+    rs = engine.load(HITS.replace("AT", "target"))
+    pool = rs.check("hits").roll[0]
+    assert isinstance(pool, Pool) and pool.folds is not None and pool.fold_reads == ("target",)
+    key = pool.folds[0]
+    assert isinstance(key[1], Expr)
+
+    def spent(env: dict[str, object]) -> object:
+        raise LimitError([Diagnostic("RC503", "the work budget of 1 units was used up", None)])
+
+    def failing(env: dict[str, object]) -> object:
+        raise EvalError([Diagnostic("RC502", "division by zero", None)])
+
+    def with_run(run: Callable[[dict[str, object]], object]) -> Pool:
+        return replace(pool, folds=((key[0], replace(key[1], run=run)),))
+
+    assert folds_for(pool, {"target": 8, "n": 20}) == (("count", range(8, 11)),)
+    assert folds_for(with_run(failing), {"target": 8, "n": 20}) is None
+    with pytest.raises(LimitError):
+        folds_for(with_run(spent), {"target": 8, "n": 20})
+
+
+def test_a_procedure_is_kept_per_value_of_a_count_read_and_not_of_a_k_kept() -> None:
+    """Only counts merge a triggered pool's kinds (`procedure._merged`), so the procedure kept for
+    a pool is kept per value of what a count reads, and one serves every k that is kept."""
+    counted = engine.load(TEN_AGAIN.replace("AT", "target")).check("pool").roll[0]
+    kept = (
+        engine.load(
+            TEN_AGAIN.replace("AT", "8").replace(
+                "count(pool, 8..10) >= 3", "sum(highest(pool, target)) >= 25"
+            )
+        )
+        .check("pool")
+        .roll[0]
+    )
+    assert isinstance(counted, Pool) and isinstance(kept, Pool)
+    assert "target" in counted.procedure_reads and "target" not in kept.procedure_reads
+    assert kept.fold_reads == ("target",)

@@ -246,7 +246,8 @@ class Pool:
         """The names of the check that its reroll procedure reads (through `each`, the faces and
         the triggers): a procedure made for one set of their values serves every roll with them."""
         exprs = [self.each, self.faces_expr] + [e for t in self.triggers for e in (t.on, t.target, t.only_if)]
-        found: set[str] = set(self.fold_reads)  # which dice count alike may merge kinds
+        counted = tuple(key for key in self.folds or () if key[0] == "count")
+        found: set[str] = set(_fold_reads(counted))  # which dice count alike merges kinds (`_merged`)
         for e in exprs:
             if e is not None:
                 found |= ast.names(e.node)
@@ -260,6 +261,7 @@ class Pool:
 
 
 def _fold_reads(folds: tuple[tuple[Any, ...], ...] | None) -> tuple[str, ...]:
+    """The names read by the arguments of fold keys kept as expressions (read from the inputs)."""
     found: set[str] = set()
     for key in folds or ():
         for arg in key[1:]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from ..errors import Diagnostic, InputError, LimitError, RulecraftError
+from ..errors import Diagnostic, EvalError, InputError, LimitError
 from ..frozen import replace
 from ..model.ruleset import Check, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Redrawn, show
@@ -131,7 +131,7 @@ def folds_for(
                 made.append((fold[0], *args))
         else:
             out = tuple(made)
-    except RulecraftError:
+    except (EvalError, InputError):  # a spent budget or deadline is no reason to list the pool
         pass
     if caches is not None:
         caches.tables.put(key, (r, out), 64 + 64 * len(r.folds))
