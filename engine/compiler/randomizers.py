@@ -240,7 +240,7 @@ class RandomizerCompiler:
         """A `must: reroll` of the die itself, or a `must: add`, that holds on every face, whatever
         the inputs: with no cap, no roll of the pool ever stops."""
         itself = t.action == "add" or (t.action == "reroll" and t.target is None)
-        if not (t.must and itself and t.repeat and t.only_if is None):
+        if not (t.must and itself and t.repeat and not t.first_roll_only and t.only_if is None):
             return False
         if not faces:  # faces worked out at roll time: decided when it runs
             return False
@@ -274,6 +274,7 @@ class RandomizerCompiler:
             pick=str(spec.get("pick", "lowest")),
             take=str(spec.get("take", "any")),
             span=self.unit.doc.span(path),
+            first_roll_only=bool(spec.get("first_roll_only", False)),
         )
 
     def _redraw(

@@ -43,6 +43,7 @@ from ..model.ruleset import (
     RulesetModel,
     Scale,
     after_roll_expressions,
+    chains_without_end,
 )
 from ..model.values import Symbol
 from ..runtime.builtins import HISTORY, library
@@ -661,7 +662,7 @@ class Structure:
             stack.extend(ast.children(node))
         if not read:
             return r
-        endless = r.triggers and r.cap is None and not (len(r.triggers) == 1 and not r.triggers[0].repeat)
+        endless = r.cap is None and chains_without_end(r.triggers)
         grown = [read[f] for f in HISTORY[1:] if f in read]
         if endless and grown:
             call = grown[0]

@@ -180,7 +180,9 @@ class Trigger:
     `on` and `target` are per-die conditions (the die's face is `face`); `target` None means
     the triggering die itself. `action` is "reroll" or "add" (add a new die: explode);
     `must` False makes it a player's choice, decided by the policy. `only_if` is a condition
-    known before the roll. With `repeat`, dice rolled by this step may trigger it again.
+    known before the roll. With `repeat`, dice rolled by this step may trigger it again; with
+    `first_roll_only`, only the dice of the first roll may trigger it (dice any step rolls never
+    do: a rote, whose rerolled and added dice are not rerolled again).
     """
 
     name: str
@@ -195,6 +197,35 @@ class Trigger:
     take: str = "any"
     """For a `may` step: "any" number of the granted dice, or "all" of them or none."""
     span: Span | None = field(default=None, compare=False)
+    first_roll_only: bool = False
+
+
+def sets_off(triggers: Sequence[Trigger], u: int, rolled_by: int | None) -> bool:
+    """Whether a die that step `rolled_by` rolled (None: a die of the first roll) can set off
+    step `u`, when its face is one that step's `on` names: the one statement of `repeat` and
+    `first_roll_only`, which the procedure, the sampler and the compiler's checks all follow."""
+    if rolled_by is None:
+        return True
+    step = triggers[u]
+    return not step.first_roll_only and (u != rolled_by or step.repeat)
+
+
+def chains_without_end(triggers: Sequence[Trigger]) -> bool:
+    """Whether the dice a pool's steps roll can set steps off again and again without end: some
+    step's dice can set off a step whose dice ... set off the first again. Without such a
+    circle every roll of the pool ends within a few rounds, with no cap."""
+    steps = range(len(triggers))
+    for first in steps:
+        reached, frontier = set(), [first]
+        while frontier:
+            t = frontier.pop()
+            for u in steps:
+                if u not in reached and sets_off(triggers, u, t):
+                    if u == first:
+                        return True
+                    reached.add(u)
+                    frontier.append(u)
+    return False
 
 
 @frozen

@@ -4,7 +4,8 @@ A pool with triggers is rolled, then steps run until none is pending: the first 
 declared order) that has dice which set it off and have not yet been used takes all of them,
 grants `per_die` rerolls (or added dice) for each, and the policy — or the rule, for a `must`
 — decides which dice are rerolled. Rerolled dice are new dice: they may set off triggers
-again (unless the trigger says `repeat: false`), and a rerolled die loses any trigger it had
+again (not the step that rolled them when it says `repeat: false`, and no step that says
+`first_roll_only: true`: `ruleset.sets_off`), and a rerolled die loses any trigger it had
 not yet used (among alike dice, those with unused triggers are rerolled first).
 
 Faces that behave alike (same reading through `each`, same triggers, same targets) form one
@@ -23,7 +24,7 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 from ..frozen import frozen
-from ..model.ruleset import Pool
+from ..model.ruleset import Pool, sets_off
 from ..model.values import Multi, Symbol
 from .builtins import HISTORY
 from .cache import Caches
@@ -139,14 +140,18 @@ class Procedure:
             frozenset(f for k in self.kinds if k.target[u] for f in k.faces) for u in range(n_steps)
         )
         self._active_mask = sum(1 << t for t, step in enumerate(self.steps) if step.active)
+        triggers = pool.triggers
+
+        def held(k: Kind, by: int | None) -> list[int]:
+            """The steps a die holds unused when it falls as kind `k`, rolled by step `by` (None:
+            first rolled): those its face sets off and that such a die may (`sets_off`)."""
+            return [u for u in range(n_steps) if k.on[u] and sets_off(triggers, u, by)]
+
         # the steps a face holds (a mask) when first rolled, and when rolled by each step
         self._holds = {
             f: (
-                sum(1 << u for u in range(n_steps) if k.on[u]),
-                tuple(
-                    sum(1 << u for u in range(n_steps) if k.on[u] and (u != t or self.steps[u].repeat))
-                    for t in range(n_steps)
-                ),
+                sum(1 << u for u in held(k, None)),
+                tuple(sum(1 << u for u in held(k, t)) for t in range(n_steps)),
             )
             for k in self.kinds
             for f in k.faces
@@ -154,13 +159,7 @@ class Procedure:
         self.zeros = tuple(0 for _ in self.kinds)
         """No die of any kind: the counts of an empty pool (`Packing` packs its states from it too)."""
         # the triggers a die rolled by step t holds when it falls as each kind
-        self._lands = tuple(
-            tuple(
-                frozenset(u for u in range(n_steps) if k.on[u] and (u != t or self.steps[u].repeat))
-                for k in self.kinds
-            )
-            for t in range(n_steps)
-        )
+        self._lands = tuple(tuple(frozenset(held(k, t)) for k in self.kinds) for t in range(n_steps))
         self.keeps = tuple(h in pool.history for h in HISTORY)
         """Which parts of the history the check reads (first roll, added, rerolled)."""
         self._fresh: dict[int, tuple[tuple[tuple[int, ...], int], ...]] = {}
@@ -340,7 +339,8 @@ class Procedure:
 
     def land(self, flight: Flight, kind: int) -> State | Flight:
         """One die of a flight falls as `kind`: it joins the pool holding the triggers it sets
-        off (not the acting one again when that says `repeat: false`); the state once the last
+        off and may hold (`ruleset.sets_off`: not the acting one again when that says `repeat:
+        false`, nor one that says `first_roll_only`); the state once the last
         one has fallen, else the flight with one die fewer to roll."""
         (counts, rows, used, hist), t, left = flight
         counts = counts[:kind] + (counts[kind] + 1,) + counts[kind + 1 :]
@@ -370,7 +370,8 @@ class Procedure:
 
     def holds(self, face: int, acted: int | None = None) -> int:
         """The triggers a newly rolled face holds unused (a mask); a face rolled by step `acted`
-        does not hold that step again when it says `repeat: false`."""
+        holds those `ruleset.sets_off` lets it (not that step again when it says `repeat:
+        false`, nor a step that says `first_roll_only`)."""
         first, by_step = self._holds[face]
         return first if acted is None else by_step[acted]
 
