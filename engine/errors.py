@@ -2,7 +2,10 @@
 
 One base class, one subclass per stage. Each problem is a `Diagnostic` (severity, code, span,
 message, hint) so the CLI can print it for people or as JSON for CI; an error carries every
-diagnostic its stage found, most likely root cause first.
+diagnostic its stage found, most likely root cause first. A hint is worded for the command line;
+where its advice names the command line's flags or commands, the diagnostic also carries that
+advice as data (`Advice`), for another front end (the HTTP API and its playground) to word in its
+own terms.
 """
 
 from __future__ import annotations
@@ -28,15 +31,52 @@ result stays printable. Sums and differences of bounded numbers grow by a digit 
 two at most, so capping products and quotients bounds every chain of arithmetic."""
 
 
+AdviceKind = Literal["give", "force", "cast", "other", "lint_work", "solve", "unsure", "extra", "migrate"]
+"""What a hint worded for the command line asks of its reader, one word each (`Advice.kind`)."""
+
+
+@frozen(slots=True)
+class Advice:
+    """What a diagnostic's hint tells its reader to do, as data, kept beside a hint that says it in
+    the command line's terms (a flag, a command, `pip install`), so that a front end without them
+    (the HTTP API and its playground: `engine.serve.advice`) can say the same in its own. The
+    command line prints the hint as written; nothing here is shown on it.
+
+    `kind` is which advice, the rest its particulars (each is empty where a kind has none):
+
+    - `give`: give the input or parameter `name` of the `of` (a 'check', 'action', 'campaign',
+      'scene' or 'character') a value (RC401);
+    - `force`: force `name` (a roll) one face or chit in order, then one per reroll or redraw;
+      `of` is 'chit' or 'die', `values` an example that is long enough (RC405);
+    - `cast`, `other`: name the character who plays the scene's party, or is the action's role,
+      `name`; `values` are the campaign's characters (RC907);
+    - `lint_work`: the linter stopped at its work budget, which the command line can raise;
+    - `solve`: the linter stopped at Limits.max_states, which only an exact solve can get past;
+    - `unsure`: the linter cannot tell whether a reroll lets a roll stand (RC809 all three);
+    - `extra`: install the package's extra `name` (RC601, RC903);
+    - `migrate`: play a campaign with its ruleset file, or migrate it to that file (RC903).
+
+    `lead` and `note` are words that fit every front end, said before and after the advice."""
+
+    kind: AdviceKind
+    name: str = ""
+    of: str = ""
+    values: tuple[str, ...] = ()
+    lead: str = ""
+    note: str = ""
+
+
 @frozen(slots=True)
 class Diagnostic:
-    """One problem at one place."""
+    """One problem at one place. `hint` is worded for the command line; `advice` is set where that
+    wording names the command line's flags or commands, for another front end to word."""
 
     code: str
     message: str
     span: Span | None = None
     hint: str | None = None
     severity: Severity = "error"
+    advice: Advice | None = None
 
     def render(self) -> str:
         where = self.span.location() + ": " if self.span and self.span.line else ""
@@ -160,7 +200,10 @@ def placed(exc: E, span: Span | None) -> E:
     if span is None or all(d.span is not None for d in exc.diagnostics):
         return exc
     return type(exc)(
-        [d if d.span is not None else Diagnostic(d.code, d.message, span, d.hint) for d in exc.diagnostics],
+        [
+            d if d.span is not None else Diagnostic(d.code, d.message, span, d.hint, advice=d.advice)
+            for d in exc.diagnostics
+        ],
         missing=exc.missing,
         unfit=exc.unfit,
     )

@@ -107,7 +107,7 @@ def rt_wrong(span: Span | None, exc: Exception) -> EvalError:
             return exc
         return EvalError(
             [
-                d if d.span is not None else Diagnostic(d.code, d.message, span, d.hint)
+                d if d.span is not None else Diagnostic(d.code, d.message, span, d.hint, advice=d.advice)
                 for d in exc.diagnostics
             ]
         )

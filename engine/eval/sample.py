@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import Diagnostic, InputError, LimitError, did_you_mean, placed
+from ..errors import Advice, Diagnostic, InputError, LimitError, did_you_mean, placed
 from ..frozen import FrozenDict
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Symbol, faces_text
@@ -166,6 +166,7 @@ class _Source:
                     f"force one per {'chit drawn' if chits else 'die'} in order, then one per reroll or "
                     f"redraw: e.g. --force {r.name}={','.join(example)} "
                     f"(from Python: forced={{'{r.name}': [{in_python}]}})",
+                    advice=Advice("force", r.name, "chit" if chits else "die", tuple(example)),
                 )
             ]
         )

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..errors import MAX_DIGITS, Diagnostic, InputError, did_you_mean
+from ..errors import MAX_DIGITS, Advice, Diagnostic, InputError, did_you_mean
 from ..frozen import replace
 from ..model.ruleset import Check, InputSpec
 from ..model.values import Multi, normalize
@@ -148,6 +148,7 @@ def _problems(
                     f"{kind} '{owner}' needs the {noun} '{spec.name}' ({describe(spec)})",
                     spec.span,
                     f"give it as {flag}{'' if flag.endswith(':') else ' '}{spec.name}=VALUE",
+                    advice=Advice("give", spec.name, kind),
                 )
             )
     return diags

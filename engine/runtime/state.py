@@ -194,7 +194,7 @@ def _run(expr: Expr, env: Mapping[str, Any], what: str) -> Any:
     except LimitError as exc:  # a spent budget stays a LimitError, placed at the expression
         d = exc.diagnostics[0]
         raise LimitError(
-            [Diagnostic(d.code, f"{what}: {d.message}", d.span or expr.node.span, d.hint)]
+            [Diagnostic(d.code, f"{what}: {d.message}", d.span or expr.node.span, d.hint, advice=d.advice)]
         ) from None
     except RulecraftError as exc:
         d = exc.diagnostics[0]

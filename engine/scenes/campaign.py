@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from ..errors import CampaignError, Diagnostic, did_you_mean
+from ..errors import Advice, CampaignError, Diagnostic, did_you_mean
 from ..model.scene import Scene
 from ..runtime.context import RunContext, check_policy
 from ..state.campaign import Campaign
@@ -16,9 +16,16 @@ from .play import Played, play
 
 
 def _fail(
-    message: str, hint: str | None = None, *, missing: bool = False, unfit: bool = False
+    message: str,
+    hint: str | None = None,
+    *,
+    missing: bool = False,
+    unfit: bool = False,
+    advice: Advice | None = None,
 ) -> CampaignError:
-    return CampaignError([Diagnostic("RC907", message, None, hint)], missing=missing, unfit=unfit)
+    return CampaignError(
+        [Diagnostic("RC907", message, None, hint, advice=advice)], missing=missing, unfit=unfit
+    )
 
 
 def cast_of(campaign: Campaign, scene: str, cast: Mapping[str, str] | None) -> tuple[Scene, dict[str, str]]:
@@ -39,6 +46,7 @@ def cast_of(campaign: Campaign, scene: str, cast: Mapping[str, str] | None) -> t
                 f"scene '{scene}' needs the character who plays '{party}'",
                 f"give it as --cast {party}=NAME (characters: {', '.join(names) or 'none'})",
                 unfit=True,
+                advice=Advice("cast", party, values=tuple(names)),
             )
         if given[party] not in names:
             raise _fail(

@@ -21,6 +21,7 @@ from ..runtime.work import Work
 from ..tools.examples import Outcome, each_example
 from ..tools.lint import DEFAULT_WORK, LintBudget, lint, ordered
 from ..tools.render import result_text
+from .advice import api_hint
 
 MAX_SWEEP_POINTS = 201
 """The most points one sweep may ask for: each is a whole exact solve."""
@@ -53,8 +54,11 @@ def cut(text: str | None, most: int = MAX_TEXT) -> str | None:
 
 
 def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
-    """A diagnostic as the API carries it: its place, the line it points at, and the CLI's text
-    (each part cut to `MAX_TEXT` characters)."""
+    """A diagnostic as the API carries it: its place, the line it points at, the CLI's text and
+    hint, and the hint worded for a client of the API (`api_hint`, from `advice.api_hint`: the
+    same as `hint` but where the CLI's names a flag or command), each part cut to `MAX_TEXT`
+    characters."""
+    worded = cut(api_hint(d))
     d = Diagnostic(d.code, cut(d.message) or "", d.span, cut(d.hint), d.severity)
     span = d.span
     line = span.line if span is not None and span.line else None
@@ -73,6 +77,7 @@ def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
         "end_column": (span.end_col or None) if line is not None and span is not None else None,
         "source_line": cut(source_line),
         "hint": d.hint,
+        "api_hint": worded,
         "text": text if len(text) <= 3 * MAX_TEXT else text[: 3 * MAX_TEXT] + "…",
     }
 

@@ -30,7 +30,12 @@ class DiagnosticModel(BaseModel):
     end_line: int | None = None
     end_column: int | None = None
     source_line: str | None = None
-    hint: str | None = None
+    hint: str | None = Field(default=None, description="the CLI's hint, which may name its flags")
+    api_hint: str | None = Field(
+        default=None,
+        description="the hint worded for a client of this API (the playground, a bot): `hint`, but "
+        "where that names a command-line flag or command",
+    )
     text: str = Field(description="the CLI's rendering, with the source line and a caret")
 
 

@@ -116,7 +116,7 @@ def _hidden(server: Server, d: Diagnostic) -> Diagnostic:
         message = found.sub(places[place], message)
         hint = hint and found.sub(places[place], hint)
     if d.code == "RC904":
-        hint = CHANGED
+        return replace(d, message=message, hint=CHANGED, advice=None)  # the API's words already
     return replace(d, message=message, hint=hint)
 
 

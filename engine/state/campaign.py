@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import CampaignError, Diagnostic, EvalError, InputError, RulecraftError, did_you_mean
+from ..errors import Advice, CampaignError, Diagnostic, EvalError, InputError, RulecraftError, did_you_mean
 from ..eval.dist import Dist
 from ..eval.sample import sample
 from ..eval.trace import Result
@@ -68,9 +68,15 @@ def content_hash(text: str) -> str:
 
 
 def _fail(
-    code: str, message: str, hint: str | None = None, *, missing: bool = False, unfit: bool = False
+    code: str,
+    message: str,
+    hint: str | None = None,
+    *,
+    missing: bool = False,
+    unfit: bool = False,
+    advice: Advice | None = None,
 ) -> CampaignError:
-    return CampaignError([Diagnostic(code, message, None, hint)], missing=missing, unfit=unfit)
+    return CampaignError([Diagnostic(code, message, None, hint, advice=advice)], missing=missing, unfit=unfit)
 
 
 def _now() -> str:
@@ -210,6 +216,7 @@ class Campaign:
                     " with (its content hash differs)",
                     "the stored text was changed outside rulecraft; play it with the ruleset file"
                     " (and --migrate, to record the change)",
+                    advice=Advice("migrate", lead="the stored text was changed outside rulecraft"),
                 )
             return cls(store, header, compile(header.ruleset_text, f"<campaign {name}>"), limits, compile)
         if content_hash(text) == header.ruleset_hash:
@@ -220,6 +227,7 @@ class Campaign:
                 f"the ruleset of campaign '{name}' has changed since the campaign was made",
                 "play it with the stored ruleset (leave out the ruleset), or migrate it on purpose "
                 "(--migrate): the change is recorded in the log",
+                advice=Advice("migrate"),
             )
         model = compile(text, shown_as or header.ruleset)
         campaign = cls(store, header, model, limits, compile)
@@ -282,6 +290,7 @@ class Campaign:
                     "RC904",
                     f"the ruleset of campaign '{self.name}' was changed since it was opened here",
                     "open it again (with --migrate, to play the ruleset given)",
+                    advice=Advice("migrate"),
                 )
             if self._pending is not None:
                 to, text = self._pending
@@ -639,6 +648,7 @@ class Campaign:
                     f"action '{act.name}' needs the character who is its '{role}'",
                     f"give it as --other {role}=NAME (characters: {', '.join(names) or 'none'})",
                     unfit=True,
+                    advice=Advice("other", role, values=tuple(names)),
                 )
             if given[role] not in state["characters"]:
                 raise _fail(

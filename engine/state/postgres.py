@@ -62,7 +62,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import unquote
 
-from ..errors import CampaignError
+from ..errors import Advice, CampaignError
 from .records import (
     FORMAT,
     SCHEMA_VERSION,
@@ -293,6 +293,7 @@ class PostgresStore(SqlStore):
                 "RC903",
                 f"{self._where}: campaigns on PostgreSQL need psycopg 3, which is not installed",
                 f"install the 'postgres' extra: {EXTRA}",
+                Advice("extra", "postgres"),
             )
         if _unclear_query(url):  # refused before libpq reads it: its message would show a piece of it
             raise self._error(
@@ -589,7 +590,9 @@ class PostgresStore(SqlStore):
             )
         return self._error("RC903", f"{self._where}: {doing} failed: {said}")
 
-    def _error(self, code: str, message: str, hint: str | None = None) -> CampaignError:
+    def _error(
+        self, code: str, message: str, hint: str | None = None, advice: Advice | None = None
+    ) -> CampaignError:
         """One diagnostic; the URL's password never appears in it, even inside a driver's words.
         The password is masked where it sits, never by replacing its text wherever it occurs (a
         password "a" would mask every "a" of the message): the address is shown as `_where`,
@@ -601,7 +604,7 @@ class PostgresStore(SqlStore):
         parts = message.split(self._where)
         for secret in _passwords(self.url):
             parts = [part.replace(f'"{secret}"', '"***"') for part in parts]
-        return super()._error(code, self._where.join(parts), hint)
+        return super()._error(code, self._where.join(parts), hint, advice)
 
     def _connect_error(self, error: psycopg.Error) -> CampaignError:
         """What went wrong while connecting, told from libpq's words (it gives no SQLSTATE)."""

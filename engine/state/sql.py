@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager, contextmanager
 from types import TracebackType
 from typing import Any, ClassVar, Final, Literal, Self
 
-from ..errors import CampaignError, Diagnostic
+from ..errors import Advice, CampaignError, Diagnostic
 from .records import (
     FORMAT,
     SCHEMA_VERSION,
@@ -144,8 +144,10 @@ class SqlStore:
     def _sql(self, statement: str) -> str:
         return statement if self.MARK == "?" else statement.replace("?", self.MARK)
 
-    def _error(self, code: str, message: str, hint: str | None = None) -> CampaignError:
-        return CampaignError([Diagnostic(code, message, None, hint)])
+    def _error(
+        self, code: str, message: str, hint: str | None = None, advice: Advice | None = None
+    ) -> CampaignError:
+        return CampaignError([Diagnostic(code, message, None, hint, advice=advice)])
 
     def _ours(self, meta: Mapping[str, object], tables: set[str], foreign: CampaignError) -> Literal["ours"]:
         """Whether a database with `tables` and the `meta` rows read from it is ours: `foreign`

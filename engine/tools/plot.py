@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import Diagnostic, RulecraftError
+from ..errors import Advice, Diagnostic, RulecraftError
 from ..eval.exact import Distribution
 from ..scenes.odds import Odds
 
@@ -29,6 +29,7 @@ def _pyplot() -> Any:
                     "drawing a plot needs matplotlib, which is not installed",
                     None,
                     "pip install 'rulecraft[plot]'",
+                    advice=Advice("extra", "plot"),
                 )
             ]
         ) from None

@@ -38,12 +38,32 @@ async function api(path, body, token) {
 
 function status(text) { $("status").textContent = text; }
 
+// A diagnostic's hint is the server's `api_hint`, worded for this page: its `hint` and `text` are
+// the command line's, whose hints may name flags a page cannot pass (`--input skill=VALUE`).
+
+function caret(d) {
+  // the source line with a caret under the place, as the command line prints it; null without one
+  if (d.source_line === null || d.source_line === undefined || !d.column) return null;
+  const width = d.end_line === d.line && d.end_column > d.column ? d.end_column - d.column : 1;
+  return `${d.source_line}\n${" ".repeat(d.column - 1)}${"^".repeat(width)}`;
+}
+
+function described(d) {
+  // a server's diagnostic as the command line lays it out, with the page's hint; the page's own
+  // problems (an unreadable field, an answer that is no JSON) are their text alone
+  if (!d.code) return d.text || d.message;
+  const where = d.file ? `${d.file}${d.line ? `:${d.line}:${d.column}` : ""}: ` : "";
+  const lines = [`${where}${d.severity} ${d.code}: ${d.message}`];
+  const excerpt = caret(d);
+  if (excerpt) lines.push(excerpt.replace(/^/gm, "  "));
+  if (d.api_hint) lines.push("  hint: " + d.api_hint);
+  return lines.join("\n");
+}
+
 function showErrors(err, where = "errors") {
   const list = $(where);
   list.replaceChildren();
-  for (const d of (err && err.diagnostics) || []) {
-    list.append(el("li", d.text || `${d.code}: ${d.message}`));
-  }
+  for (const d of (err && err.diagnostics) || []) list.append(el("li", described(d)));
   if (err && !err.diagnostics) list.append(el("li", String(err)));
 }
 
@@ -105,12 +125,9 @@ function drawDiagnostics(diagnostics) {
     jump.type = "button";
     jump.addEventListener("click", () => goToLine(d.line, d.column));
     item.append(jump, el("span", d.code, "code"), el("span", d.message, "message"));
-    if (d.source_line !== null && d.source_line !== undefined && d.column) {
-      // the line itself with a caret under the place, as the command line prints it
-      const width = d.end_line === d.line && d.end_column > d.column ? d.end_column - d.column : 1;
-      item.append(el("pre", `${d.source_line}\n${" ".repeat(d.column - 1)}${"^".repeat(width)}`, "excerpt"));
-    }
-    if (d.hint) item.append(el("div", "hint: " + d.hint, "hint"));
+    const excerpt = caret(d);
+    if (excerpt) item.append(el("pre", excerpt, "excerpt"));
+    if (d.api_hint) item.append(el("div", "hint: " + d.api_hint, "hint"));
     list.append(item);
   }
   const errors = diagnostics.filter((d) => d.severity === "error").length;

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ...errors import Diagnostic
+from ...errors import Advice, Diagnostic
 from ...expr import ast
 from ...expr.printer import to_text
 from ...model.ruleset import Check, Pool, Rule, Table
@@ -91,18 +91,23 @@ def note(
         if none_run
         else "Its other findings cover only what it analysed"
     )
+    bounds = f"the linter bounds its work on every ruleset, in units counted the same on every machine{had}"
     hint = (
-        "the linter bounds its work on every ruleset, in units counted the same on every machine"
-        f"{had}. Give it more with `rulecraft validate --lint-work N`{more} (LintBudget(max_work=N) in "
+        f"{bounds}. Give it more with `rulecraft validate --lint-work N`{more} (LintBudget(max_work=N) in "
         f"Python). {covered}"
     )
+    advice = Advice("lint_work", lead=bounds, note=covered)
     if over_states:
-        hint = (
+        bounds = (
             "the linter enumerates no more rolls than the exact evaluator may (Limits.max_states), "
-            "and it estimates them before it starts, at their most: `--lint-work` does not raise that. "
+            "and it estimates them before it starts, at their most"
+        )
+        hint = (
+            f"{bounds}: `--lint-work` does not raise that. "
             f"`rulecraft prob` with these inputs shows whether they solve. {covered}"
         )
-    return Diagnostic("RC809", message, span, hint, "warning")
+        advice = Advice("solve", lead=bounds, note=covered)
+    return Diagnostic("RC809", message, span, hint, "warning", advice)
 
 
 def never(
@@ -365,6 +370,7 @@ def _unsure(found: Diagnostic, ex: Example) -> Diagnostic:
         f"if it can happen: {fix}to have the linter follow the rerolls and tell, give it more work: "
         f"`rulecraft validate --lint-work N` (default {DEFAULT_WORK:,}) or LintBudget(max_work=N)",
         "warning",
+        Advice("unsure", lead=f"if it can happen: {found.hint.rstrip('.')}" if found.hint else ""),
     )
 
 
