@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine.errors import Diagnostic, InputError, did_you_mean
+from engine.errors import Advice, Diagnostic, InputError, did_you_mean
 from engine.eval.dist import Dist, ratio, ratios
 from engine.model.ruleset import InputSpec
 from engine.runtime.inputs import _coerce, bind, describe
@@ -121,6 +121,7 @@ def _long_way(
                     f"{kind} '{owner}' needs the {noun} '{spec.name}' ({describe(spec)})",
                     spec.span,
                     f"give it as --input {spec.name}=VALUE",
+                    advice=Advice("give", spec.name, kind),
                 )
             )
     return diags or bound
