@@ -19,7 +19,7 @@ from ..api import default_db, new_campaign, open_campaign, open_store
 from ..errors import Diagnostic, RulecraftError
 from ..state.campaign import Campaign
 from ..state.records import Event, Store, whole
-from ..state.stores import is_postgres
+from ..state.stores import is_postgres, postgres_url
 from ..syntax.resources import shipped_rulesets
 from ..tools.render import event_json, ruleset_shown
 from .app import Server, server_of
@@ -100,7 +100,8 @@ def _hidden(server: Server, d: Diagnostic) -> Diagnostic:
     if is_postgres(target):
         from ..state.postgres import redact
 
-        places = {target: STORE, redact(target): STORE}
+        url = postgres_url(target)  # as the store is given it: the scheme in lower case
+        places = {target: STORE, url: STORE, redact(url): STORE}
     elif target:
         given = Path(target)
         for path in (given, given.absolute(), given.resolve()):

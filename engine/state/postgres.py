@@ -58,7 +58,6 @@ import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import cache
 from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import unquote
 
@@ -89,13 +88,41 @@ _CONNECT_TIMEOUT: Final = 10
 
 
 _SCHEME: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
-_KEYWORD_PASSWORD: Final = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'?|[^&\s]+)")
-_QUERY_PIECE: Final = re.compile(r"[A-Za-z_]+=[^&]*")
 _SECRET_KEYS: Final = frozenset(
     {"password", "sslpassword", "oauth_client_secret", "scram_client_key", "scram_server_key"}
 )
-"""The query parameters whose values are masked (compared case-insensitively, once decoded)."""
+"""The parameters whose values are masked: in a URL's query (compared case-insensitively, once
+decoded) and in key=value connection text."""
+_KEYWORD_PASSWORD: Final = re.compile(
+    r"(\b(?:" + "|".join(sorted(_SECRET_KEYS, key=len, reverse=True)) + r")\s*=\s*)"
+    r"('(?:[^'\\]|\\.)*'?|(?:\\.?|[^\s\\])+)",
+    re.IGNORECASE | re.DOTALL,
+)
+"""A secret's value in key=value connection text: quoted, or unquoted up to the first space that
+no backslash escapes (libpq reads `password=a\\ b` as `a b`)."""
 _BAD_ESCAPE: Final = re.compile(r"%(?![0-9A-Fa-f]{2})|%00")
+
+
+def _host_start(url: str, start: int) -> int:
+    """Where libpq begins reading the host of the URL whose text after its scheme begins at
+    `start`: just after the first '@' when one comes before any '/' (the user and password end
+    there), else at `start`."""
+    first = re.search(r"[@/]", url[start:])
+    return start + first.end() if first is not None and first.group() == "@" else start
+
+
+def _query_starts(url: str) -> tuple[int | None, list[int]]:
+    """Where a URL's query may begin (just after a '?'): libpq's reading, the first '?' after the
+    user and password as libpq ends them (None when there is none), and every reading an
+    unencoded '@', '/' or '?' in a password or a name may make of it: just after each '?' of the
+    address, libpq's among them. The one home of "where the query begins": what libpq reads
+    decides what it shows and refuses; every reading decides what is masked."""
+    scheme = _SCHEME.match(url)
+    if scheme is None:
+        return None, []
+    marks = [m.end() for m in re.finditer(r"\?", url) if m.start() >= scheme.end()]
+    host = _host_start(url, scheme.end())
+    return next((mark for mark in marks if mark > host), None), marks
 
 
 def _userinfo(url: str) -> tuple[int, int, bool] | None:
@@ -104,35 +131,26 @@ def _userinfo(url: str) -> tuple[int, int, bool] | None:
     '/' in the password that is not percent-encoded moves that end into the password, and the
     rest of it becomes the host, the database or the query, which libpq's messages show. So the
     span given is the widest any reading makes of it: up to the last '@' before the query (or
-    the last '@' of all, where what follows a '?' is no query libpq reads)."""
+    the last '@' of all, where what follows libpq's '?' is not a query whose every piece libpq
+    reads as a parameter)."""
     scheme = _SCHEME.match(url)
     if scheme is None:
         return None
     start = scheme.end()
-    rest = url[start:]
-    first = re.search(r"[@/]", rest)
-    libpq = first.start() if first is not None and first.group() == "@" else -1
-    query = rest.find("?", libpq + 1)
-    if query >= 0 and not all(_QUERY_PIECE.fullmatch(piece) for piece in rest[query + 1 :].split("&")):
-        query = -1  # no key=value query: the '?' may be the password's, and an '@' after it too
-    last = rest.rfind("@", 0, len(rest) if query < 0 else query)
+    query, _ = _query_starts(url)
+    before = len(url)
+    if query is not None and all(_readable(piece) for piece in url[query:].split("&") if piece):
+        before = query - 1  # a query libpq reads whole: the '?' is the query's
+    last = url.rfind("@", start, before)
     if last < 0:
         return None
-    return start, start + last, last == libpq
+    return start, last, last + 1 == _host_start(url, start)
 
 
 def _decoded(token: str) -> str | None:
     """`token` percent-decoded as libpq decodes it, or None where libpq refuses it (a '%' without
     two hex digits after it, or %00)."""
     return None if _BAD_ESCAPE.search(token) else unquote(token)
-
-
-@cache
-def _keywords() -> frozenset[str] | None:
-    """The parameters libpq knows (None without psycopg: then none is taken for sure to be one)."""
-    if psycopg is None:
-        return None
-    return frozenset(option.keyword.decode() for option in psycopg.pq.Conninfo.get_defaults())
 
 
 def _is_secret(piece: str) -> bool:
@@ -142,55 +160,79 @@ def _is_secret(piece: str) -> bool:
     return bool(equals) and name is not None and name.lower() in _SECRET_KEYS
 
 
+def _libpq_reads(piece: str) -> bool:
+    """Whether libpq reads `piece` as a parameter of a URL's query: asked of libpq itself."""
+    try:
+        psycopg.conninfo.conninfo_to_dict("postgresql:///?" + piece)
+    except (psycopg.Error, UnicodeError):
+        return False
+    return True
+
+
+_READ_KEYS: Final[set[str]] = set()
+"""Query keys libpq was found to read, as written (`sslmode`, `%73slmode`): only these are kept,
+so that no piece of a password (a key under some reading) is kept after it is asked about."""
+
+
+def _key_read(key: str) -> bool:
+    """Whether libpq reads the query parameter `key` (as written, percent-encoded or not), with
+    any value: asked of libpq once per key it reads."""
+    if key in _READ_KEYS:
+        return True
+    if _libpq_reads(key + "="):
+        _READ_KEYS.add(key)
+        return True
+    return False
+
+
 def _readable(piece: str) -> bool:
-    """Whether libpq reads a query's piece as a parameter of its own: `key=value` with one '=',
-    a key it knows, and both percent-encoded as it asks."""
-    key, _, value = piece.partition("=")
-    known = _keywords()
-    name = _decoded(key)
-    return piece.count("=") == 1 and known is not None and name in known and _decoded(value) is not None
+    """Whether libpq reads a query's piece as a parameter of its own, as libpq itself says:
+    `key=value` with one '=', a key it takes (`requiressl` too), and both percent-encoded as it
+    asks. Without psycopg, none is taken for sure to be one."""
+    if psycopg is None:
+        return False
+    key, equals, value = piece.partition("=")
+    if not equals or "=" in value or _decoded(value) is None:
+        return False
+    return _key_read(key) or _libpq_reads(piece)  # `ssl=true` is read, `ssl` with another value not
 
 
-def _query(url: str) -> tuple[int, list[str]] | None:
-    """Where a URL's query begins (just after its '?') and its '&'-separated pieces, as libpq
-    finds it: the first '?' after the user and password (libpq's reading of where they end)."""
-    scheme = _SCHEME.match(url)
-    if scheme is None:
-        return None
-    start = scheme.end()
-    first = re.search(r"[@/]", url[start:])
-    after = start + first.end() if first is not None and first.group() == "@" else start
-    mark = url.find("?", after)
-    return None if mark < 0 else (mark + 1, url[mark + 1 :].split("&"))
+def _query_spans(url: str, at: int) -> list[tuple[int, int]]:
+    """The passwords in a URL's query read as beginning at `at`: the value of each secret piece
+    together with the pieces after it that libpq would not read as a parameter of their own ('&'
+    or '=' in the password not percent-encoded: `?password=PASS&WORD`). An empty piece (`&&`, a
+    trailing '&') does not end a password: `?password=PASS&` may be the password `PASS&`."""
+    spans: list[tuple[int, int]] = []
+    secret: int | None = None  # where the password being read began
+    end = at  # where the last piece ended
+    for piece in url[at:].split("&"):
+        if _is_secret(piece):
+            if secret is not None:
+                spans.append((secret, end))
+            secret = at + piece.index("=") + 1
+        elif secret is not None and piece and _readable(piece):
+            spans.append((secret, end))
+            secret = None
+        end = at + len(piece)
+        at = end + 1
+    if secret is not None:
+        spans.append((secret, end))
+    return spans
 
 
 def _secret_spans(url: str) -> list[tuple[int, int]]:
     """Where the passwords of `url` lie, as `(start, end)` spans of it, each the widest any reading
-    makes of it: the user's password (see `_userinfo`), and the value of each password in the
-    query together with the pieces after it that libpq would not read as a parameter of their own
-    ('&' or '=' in the password not percent-encoded: `?password=PASS&WORD`)."""
-    spans: list[tuple[int, int]] = []
+    makes of it: the user's password (see `_userinfo`), and each password in the query, wherever
+    the query may begin (see `_query_starts`)."""
+    spans: set[tuple[int, int]] = set()
     found = _userinfo(url)
     if found is not None:
         colon = url.find(":", found[0], found[1])
         if colon >= 0:
-            spans.append((colon + 1, found[1]))
-    query = _query(url)
-    if query is not None:
-        at, pieces = query
-        secret: int | None = None  # where the password being read began
-        for piece in pieces:
-            if _is_secret(piece):
-                if secret is not None:
-                    spans.append((secret, at - 1))
-                secret = at + piece.index("=") + 1
-            elif secret is not None and _readable(piece):
-                spans.append((secret, at - 1))
-                secret = None
-            at += len(piece) + 1
-        if secret is not None:
-            spans.append((secret, len(url)))
-    return spans
+            spans.add((colon + 1, found[1]))
+    for at in _query_starts(url)[1]:
+        spans.update(_query_spans(url, at))
+    return sorted(spans)
 
 
 def redact(url: str) -> str:
@@ -200,7 +242,7 @@ def redact(url: str) -> str:
     if _SCHEME.match(url) is None:  # key=value connection text
         return _KEYWORD_PASSWORD.sub(r"\1***", url)
     merged: list[list[int]] = []
-    for start, end in sorted(_secret_spans(url)):
+    for start, end in _secret_spans(url):
         if merged and start <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], end)
         else:
@@ -212,39 +254,62 @@ def redact(url: str) -> str:
     return "".join(shown) + url[after:]
 
 
+def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(left < end and start < right for left, right in spans)
+
+
 def _unclear(url: str) -> bool:
-    """Whether libpq would read a password in `url` otherwise than the widest reading: an '@' or
-    '/' in it that is not percent-encoded, which would send part of it as the host or the
-    database (and show that part in libpq's messages)."""
+    """Whether libpq would read a password in `url` otherwise than the widest reading, so that
+    part of it would be sent as the host, the port or the database (and shown in libpq's
+    messages): an '@' or '/' in the user's password that is not percent-encoded, or a password
+    in the query that some reading puts before libpq's host ends (`postgresql://h?password=a@b`:
+    libpq reads the host `b`)."""
     found = _userinfo(url)
-    return found is not None and not found[2] and ":" in url[found[0] : found[1]]
+    if found is not None and not found[2] and ":" in url[found[0] : found[1]]:
+        return True
+    scheme = _SCHEME.match(url)
+    if scheme is None:
+        return False
+    query, _ = _query_starts(url)
+    return _overlaps(
+        _secret_spans(url), _host_start(url, scheme.end()), len(url) if query is None else query - 1
+    )
 
 
 def _unclear_query(url: str) -> bool:
     """Whether a password in the query may run on past where libpq ends it: a '=' in its value,
-    or a piece after it that libpq would not read as a parameter (an '&' in the password not
-    percent-encoded: libpq would refuse that piece and show it in its message)."""
-    query = _query(url)
+    or a piece of the query as libpq reads it, other than a password's value, that holds part of
+    a password under some reading (an '&' in the password not percent-encoded: libpq would refuse
+    that piece and show it in its message, or read it as a parameter of its own)."""
+    query, _ = _query_starts(url)
     if query is None:
         return False
-    after_secret = False
-    for piece in query[1]:
+    spans = _secret_spans(url)
+    at = query
+    for piece in url[query:].split("&"):
+        shown = at + len(piece)  # what of the piece libpq may show: all of it but a password's value
         if _is_secret(piece):
-            after_secret = True
             if piece.count("=") > 1:
                 return True
-        elif after_secret and not _readable(piece):
+            shown = at + piece.index("=")
+        if piece and _overlaps(spans, at, shown):
             return True
+        at += len(piece) + 1
     return False
 
 
 def _passwords(url: str) -> list[str]:
-    """The password(s) written in `url`, as written and percent-decoded: where libpq's words quote
-    one whole (a token it could not read), it is masked."""
+    """The password(s) written in `url`, as written and decoded, each also as libpq reads it (up
+    to an '&' in it): where libpq's words on a URL it cannot read quote one whole (a token it
+    could not read), it is masked."""
     if _SCHEME.match(url) is None:
         found = [m.group(2).strip("'") for m in _KEYWORD_PASSWORD.finditer(url)]
+        found += [re.sub(r"\\(.)", r"\1", secret, flags=re.DOTALL) for secret in found]
     else:
-        found = [url[start:end] for start, end in _secret_spans(url)]
+        found = []
+        for start, end in _secret_spans(url):
+            pieces = url[start:end].split("&")
+            found += ["&".join(pieces[:n]) for n in range(1, len(pieces) + 1)]
     return sorted({p for secret in found for p in (secret, unquote(secret)) if p}, key=len, reverse=True)
 
 
@@ -257,7 +322,8 @@ class PostgresStore(SqlStore):
     giving up (RC903 "locked"); `connect_timeout` bounds the connection (unless the URL sets it).
     A server that cannot be reached, refused credentials, a missing database, and a database
     that is not ours are each one RC903 naming the URL (its password masked). A URL whose password
-    libpq would end early (an '@' or '/' in it not percent-encoded) is refused before it is sent:
+    libpq would end early (an '@' or '/' in it not percent-encoded, or a password in the query
+    that an unencoded '?' or '@' puts before libpq's host ends) is refused before it is sent:
     libpq's messages would show the rest of it as the host or the database. So is one whose
     password in the query (`?password=`) is followed by a piece libpq would not read as a
     parameter (an '&' or '=' in it not percent-encoded): libpq's message would show that piece.
@@ -282,11 +348,11 @@ class PostgresStore(SqlStore):
         if _unclear(url):  # refused before libpq reads it: its messages would show part of the password
             raise self._error(
                 "RC903",
-                f"{self._where}: where its password ends is unclear: an '@' or a '/' in the address is not"
-                " percent-encoded, and libpq would take part of the password for the host or the"
+                f"{self._where}: where its password ends is unclear: an '@', a '/' or a '?' in the address is"
+                " not percent-encoded, and libpq would take part of the password for the host or the"
                 " database; nothing was sent to the server",
-                "percent-encode an '@' in a user, password or database name as %40, and a '/' as %2F:"
-                " the password PASS@WORD is written postgresql://USER:PASS%40WORD@HOST/DATABASE",
+                "percent-encode an '@' in a user, password or database name as %40, a '/' as %2F and a"
+                " '?' as %3F: the password PASS@WORD is written postgresql://USER:PASS%40WORD@HOST/DATABASE",
             )
         if psycopg is None:
             raise self._error(
@@ -299,10 +365,11 @@ class PostgresStore(SqlStore):
             raise self._error(
                 "RC903",
                 f"{self._where}: where its password ends is unclear: what follows the password in the"
-                " query is not a parameter libpq knows (an '&' or a '=' in the password not"
-                " percent-encoded?), and libpq would show it in its message; nothing was sent to the server",
-                "percent-encode an '&' in a password as %26, and a '=' as %3D: the password PASS&WORD is"
-                " written ?password=PASS%26WORD; and check the names of the parameters after it",
+                " query is not a parameter libpq knows (an '&', a '=' or a '?' in the password or the"
+                " address not percent-encoded?), and libpq would show it in its message; nothing was sent"
+                " to the server",
+                "percent-encode an '&' in a password as %26, a '=' as %3D and a '?' as %3F: the password"
+                " PASS&WORD is written ?password=PASS%26WORD; and check the names of the parameters after it",
             )
         self._connection = self._connect()
         try:
@@ -333,23 +400,29 @@ class PostgresStore(SqlStore):
     # -- opening --------------------------------------------------------------------------------
 
     def _connect(self) -> Connection:
-        """A connection in autocommit mode (every transaction here is begun explicitly)."""
+        """A connection in autocommit mode (every transaction here is begun explicitly). The
+        driver's exception is neither the cause nor the context of the RC903 raised for it: its
+        words may hold the password whole ('invalid percent-encoded token: "PASS%zz"'), and a
+        traceback or `logging.exception` would print them."""
         try:
             given = psycopg.conninfo.conninfo_to_dict(self.url)
         except psycopg.Error as e:
-            raise self._error(
+            failure = self._error(
                 "RC903",
                 f"{self._where} is not a PostgreSQL address rulecraft can read: {_first_line(e)}",
                 "write it as postgresql://USER:PASSWORD@HOST:PORT/DATABASE",
-            ) from e
-        # text goes both ways as UTF-8 whatever the client's environment says (PGCLIENTENCODING)
-        extra: dict[str, Any] = {"application_name": "rulecraft", "client_encoding": "utf8"}
-        if "connect_timeout" not in given:
-            extra["connect_timeout"] = max(2, round(self.connect_timeout))
-        try:
-            return psycopg.connect(self.url, autocommit=True, **extra)
-        except psycopg.Error as e:
-            raise self._connect_error(e) from e
+                parsing=True,
+            )
+        else:
+            # text goes both ways as UTF-8 whatever the client's environment says (PGCLIENTENCODING)
+            extra: dict[str, Any] = {"application_name": "rulecraft", "client_encoding": "utf8"}
+            if "connect_timeout" not in given:
+                extra["connect_timeout"] = max(2, round(self.connect_timeout))
+            try:
+                return psycopg.connect(self.url, autocommit=True, **extra)
+            except psycopg.Error as e:
+                failure = self._connect_error(e)
+        raise failure from None  # raised outside the handler: the driver's error is not its context
 
     def _prepare(self) -> None:
         """Check that the database is ours (only reading), or lay out our tables in an empty one."""
@@ -591,20 +664,31 @@ class PostgresStore(SqlStore):
         return self._error("RC903", f"{self._where}: {doing} failed: {said}")
 
     def _error(
-        self, code: str, message: str, hint: str | None = None, advice: Advice | None = None
+        self,
+        code: str,
+        message: str,
+        hint: str | None = None,
+        advice: Advice | None = None,
+        *,
+        parsing: bool = False,
     ) -> CampaignError:
         """One diagnostic; the URL's password never appears in it, even inside a driver's words.
         The password is masked where it sits, never by replacing its text wherever it occurs (a
         password "a" would mask every "a" of the message): the address is shown as `_where`,
         masked already; where libpq quotes the URL whole (an IPv6 host it cannot read) it becomes
-        `_where` too; and where libpq quotes a token it could not read ("invalid percent-encoded
-        token", "unexpected spaces found in"), a token that is a password whole becomes "***"."""
+        `_where` too. And in libpq's own words on a URL it could not read (`parsing`), where it
+        quotes a token ("invalid percent-encoded token", "unexpected spaces found in"), a token
+        that is a password whole becomes "***". Nowhere else: the server quotes names
+        ('password authentication failed for user "ann"', 'database "ann" does not exist'),
+        and masking a name equal to the password would tell the password."""
         if self.url != self._where:
             message = message.replace(self.url, self._where)
-        parts = message.split(self._where)
-        for secret in _passwords(self.url):
-            parts = [part.replace(f'"{secret}"', '"***"') for part in parts]
-        return super()._error(code, self._where.join(parts), hint, advice)
+        if parsing:
+            parts = message.split(self._where)
+            for secret in _passwords(self.url):
+                parts = [part.replace(f'"{secret}"', '"***"') for part in parts]
+            message = self._where.join(parts)
+        return super()._error(code, message, hint, advice)
 
     def _connect_error(self, error: psycopg.Error) -> CampaignError:
         """What went wrong while connecting, told from libpq's words (it gives no SQLSTATE)."""

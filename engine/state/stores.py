@@ -23,14 +23,20 @@ def is_postgres(target: str | Path) -> bool:
     return isinstance(target, str) and target.lower().startswith(URL_SCHEMES)
 
 
+def postgres_url(target: str) -> str:
+    """The PostgreSQL URL `target` as the store is given it (and names it, its password masked):
+    its scheme in lower case, the only case libpq takes."""
+    given, _, rest = target.partition("://")
+    return f"{given.lower()}://{rest}"
+
+
 def open_store(target: str | Path) -> Store:
     """The campaign store `target` names: a `PostgresStore` for a `postgresql://` or `postgres://`
     URL, else a `SqliteStore` for the file at that path. Close it when done."""
     if is_postgres(target):
         from .postgres import PostgresStore
 
-        given, _, rest = str(target).partition("://")  # libpq takes the scheme in lower case only
-        return PostgresStore(f"{given.lower()}://{rest}")
+        return PostgresStore(postgres_url(str(target)))
     scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", target) if isinstance(target, str) else None
     if scheme:  # `mysql://...` is no file either: say so, not that its "folder" is missing
         raise CampaignError(
