@@ -78,6 +78,14 @@ class Diagnostic:
     severity: Severity = "error"
     advice: Advice | None = None
 
+    def retold(self, code: str, message: str, span: Span | None, hint: str | None = None) -> Diagnostic:
+        """This problem told again in other words (an example that failed on it, a campaign's
+        rules refusing a state): its hint goes with it, and the advice behind the hint, so that
+        a front end words it as it words this one; `hint` only where it had none."""
+        if self.hint is None:
+            return Diagnostic(code, message, span, hint)
+        return Diagnostic(code, message, span, self.hint, advice=self.advice)
+
     def render(self) -> str:
         where = self.span.location() + ": " if self.span and self.span.line else ""
         if self.span and not self.span.line and self.span.file:

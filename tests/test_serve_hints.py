@@ -73,6 +73,37 @@ def test_faces_that_run_out_are_forced_as_the_request_forces_them(client: TestCl
     assert not CLI.search(d["api_hint"]) and '"force": {"d": [4]}' in d["api_hint"], d["api_hint"]
 
 
+def test_an_example_that_fails_keeps_the_advice_of_what_failed(client: TestClient) -> None:
+    """Found by a review: an example's RC701 (and the linter's RC808, a campaign's refusals, a
+    default that does not fit) tells again a diagnostic met inside it, and copied its hint but
+    not its advice, so `/api/test` answered `--input` and `--force` as the API's words. Each
+    such place retells it with `Diagnostic.retold`, which keeps both."""
+    examples = (
+        "    examples:\n"
+        "      - name: no skill given\n        dice: {d: 3}\n        expect: {outcome: heads}\n"
+        "      - name: too few dice\n        inputs: {skill: 1}\n        dice: {d: []}\n"
+        "        expect: {outcome: heads}\n"
+    )
+    r = client.post("/api/test", json={"source": COIN + examples})
+    assert r.status_code == 200, r.text
+    found: list[dict[str, Any]] = []
+
+    def walk(o: Any) -> None:
+        if isinstance(o, dict):
+            if "api_hint" in o:
+                found.append(o)
+            for v in o.values():
+                walk(v)
+        elif isinstance(o, list):
+            for v in o:
+                walk(v)
+
+    walk(r.json())
+    hints = [d for d in found if d["code"] == "RC701"]
+    assert len(hints) == 2 and all(CLI.search(d["hint"]) for d in hints)
+    assert not any(CLI.search(d["api_hint"]) for d in hints), [d["api_hint"] for d in hints]
+
+
 def test_a_hint_with_nothing_of_the_command_line_is_the_same_for_the_api(client: TestClient) -> None:
     d = only(client.post("/api/roll", json={"ruleset": "chill", "check": "specfic"}), 404, "RC402")
     assert d["api_hint"] == d["hint"] == "did you mean 'specific'?"

@@ -835,12 +835,9 @@ class Structure:
         try:
             return coerce(made, default)
         except InputError as exc:
-            raise problem(
-                "RC310",
-                f"default {default!r} does not fit: {exc.diagnostics[0].message}",
-                self.unit.doc.span(path + ("default",)),
-                exc.diagnostics[0].hint,
-            ) from None
+            d = exc.diagnostics[0]
+            message = f"default {default!r} does not fit: {d.message}"
+            raise Problem(d.retold("RC310", message, self.unit.doc.span(path + ("default",)))) from None
 
     def _outcome_scale(self, check: str, path: PathKey) -> Scale | None:
         spec = self.unit.data["checks"][check]

@@ -182,7 +182,8 @@ class Trigger:
     `must` False makes it a player's choice, decided by the policy. `only_if` is a condition
     known before the roll. With `repeat`, dice rolled by this step may trigger it again; with
     `first_roll_only`, only the dice of the first roll may trigger it (dice any step rolls never
-    do: a rote, whose rerolled and added dice are not rerolled again).
+    do: each failed die of the first roll rerolled once, and neither its new die nor a die
+    another step adds rerolled by it again).
     """
 
     name: str
@@ -210,22 +211,28 @@ def sets_off(triggers: Sequence[Trigger], u: int, rolled_by: int | None) -> bool
     return not step.first_roll_only and (u != rolled_by or step.repeat)
 
 
-def chains_without_end(triggers: Sequence[Trigger]) -> bool:
-    """Whether the dice a pool's steps roll can set steps off again and again without end: some
-    step's dice can set off a step whose dice ... set off the first again. Without such a
-    circle every roll of the pool ends within a few rounds, with no cap."""
+def endless_steps(triggers: Sequence[Trigger]) -> frozenset[int]:
+    """The steps that can act again and again without end: those on a circle of "a die this step
+    rolls can set that step off" (`sets_off`), and those such a step's dice can reach. Without
+    one, every roll of the pool ends within a few rounds, with no cap."""
     steps = range(len(triggers))
-    for first in steps:
-        reached, frontier = set(), [first]
-        while frontier:
-            t = frontier.pop()
-            for u in steps:
-                if u not in reached and sets_off(triggers, u, t):
-                    if u == first:
-                        return True
-                    reached.add(u)
-                    frontier.append(u)
-    return False
+    reach = {t: {u for u in steps if sets_off(triggers, u, t)} for t in steps}
+    for _ in steps:  # the closure: at most as many rounds as steps
+        for t in steps:
+            reach[t] = reach[t].union(*(reach[u] for u in reach[t]))
+    circled = {t for t in steps if t in reach[t]}
+    return frozenset(circled.union(*(reach[t] for t in circled)))
+
+
+def chains_without_end(triggers: Sequence[Trigger]) -> bool:
+    """Whether some step of a pool can act again and again without end (`endless_steps`)."""
+    return bool(endless_steps(triggers))
+
+
+def adds_without_end(triggers: Sequence[Trigger]) -> bool:
+    """Whether a step that adds dice can act again and again without end (`endless_steps`): the
+    pool can then grow without end, and the exact evaluator follows it to a depth."""
+    return any(triggers[t].action == "add" for t in endless_steps(triggers))
 
 
 @frozen

@@ -23,9 +23,10 @@ from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import Any
 
+from ..errors import Diagnostic, EvalError
 from ..frozen import frozen
 from ..model.ruleset import Pool, sets_off
-from ..model.values import Multi, Symbol
+from ..model.values import Multi, Symbol, faces_text
 from .builtins import HISTORY
 from .cache import Caches
 from .folds import matches
@@ -144,8 +145,17 @@ class Procedure:
 
         def held(k: Kind, by: int | None) -> list[int]:
             """The steps a die holds unused when it falls as kind `k`, rolled by step `by` (None:
-            first rolled): those its face sets off and that such a die may (`sets_off`)."""
-            return [u for u in range(n_steps) if k.on[u] and sets_off(triggers, u, by)]
+            first rolled): those its face sets off and that such a die may (`sets_off`). A step
+            that never acts in this roll (its `only_if` false) is held by every die its face
+            sets off, whoever rolled it: it rolls nothing and is never used, and held alike it
+            leaves alike dice alike."""
+            return [
+                u
+                for u in range(n_steps)
+                if k.on[u] and (not self.steps[u].active or sets_off(triggers, u, by))
+            ]
+
+        _first_roll_order(pool, self.steps, plain)
 
         # the steps a face holds (a mask) when first rolled, and when rolled by each step
         self._holds = {
@@ -517,6 +527,36 @@ class Procedure:
                 items += [r] * c
                 merged[r] = merged.get(r, 0) + c
         return Multi(tuple(items), tally=tuple(merged.items()))
+
+
+def _first_roll_order(pool: Pool, steps: tuple[StepRule, ...], kinds: list[Kind]) -> None:
+    """Refuse (`RC327`) a step that takes only the first roll's dice (`first_roll_only`) after a
+    step acting on the same faces that every die may set off: the earlier step would leave a die
+    of the first roll holding only the later one, beside dice rolled since holding only the
+    earlier one. The procedure keeps, per kind, how many dice still hold each step, which is
+    whole only while one alike die's unused steps include the other's: declared first, a
+    first-roll step is used by every die that holds it before any other step acts on them."""
+    for j, later in enumerate(pool.triggers):
+        if not later.first_roll_only or not steps[j].active:
+            continue
+        for i, earlier in enumerate(pool.triggers[:j]):
+            if earlier.first_roll_only or not steps[i].active:
+                continue
+            shared = sorted(f for k in kinds if k.on[i] and k.on[j] for f in k.faces)
+            if shared:
+                faces = str(shared[0]) if len(shared) == 1 else faces_text(tuple(shared))
+                raise EvalError(
+                    [
+                        Diagnostic(
+                            "RC327",
+                            f"'{later.name}' takes only the first roll's dice (first_roll_only), but "
+                            f"'{earlier.name}', before it, acts on the same faces ({faces})",
+                            later.span,
+                            f"declare '{later.name}' before '{earlier.name}': a step that takes only the "
+                            "first roll's dice must come before the other steps its faces set off",
+                        )
+                    ]
+                )
 
 
 def _merged(plain: list[Kind], folds: tuple[tuple[Any, ...], ...] | None) -> tuple[Kind, ...] | None:

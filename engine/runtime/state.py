@@ -198,7 +198,7 @@ def _run(expr: Expr, env: Mapping[str, Any], what: str) -> Any:
         ) from None
     except RulecraftError as exc:
         d = exc.diagnostics[0]
-        raise _fail(d.code, f"{what}: {d.message}", d.span, d.hint) from None
+        raise CampaignError([d.retold(d.code, f"{what}: {d.message}", d.span)]) from None
 
 
 # -- making a campaign and its characters ------------------------------------------------------
@@ -265,13 +265,16 @@ def carry(model: StateModel, state: State, campaign: str) -> tuple[State, list[s
         new, changes = _carried(model, state, campaign)
     except RulecraftError as exc:
         d = exc.diagnostics[0]
-        raise _fail(
-            d.code,
-            f"campaign '{campaign}' cannot take the new ruleset: {d.message}",
-            d.span,
-            d.hint
-            or "the state is carried over as it is; a bound it is past or a parameter "
-            "with no default that the new rules add cannot be carried",
+        raise CampaignError(
+            [
+                d.retold(
+                    d.code,
+                    f"campaign '{campaign}' cannot take the new ruleset: {d.message}",
+                    d.span,
+                    "the state is carried over as it is; a bound it is past or a parameter "
+                    "with no default that the new rules add cannot be carried",
+                )
+            ]
         ) from None
     return new, [str(c) for c in changes]
 

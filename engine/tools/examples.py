@@ -72,7 +72,7 @@ def run_state_example(rs: Ruleset, ex: StateExample) -> Outcome:
     except RulecraftError as exc:
         first = exc.diagnostics[0]
         return Outcome(
-            "state", ex, (_fail(f"{where} could not start: {first.message}", ex.span, first.hint),)
+            "state", ex, (first.retold("RC701", f"{where} could not start: {first.message}", ex.span),)
         )
     for i, step in enumerate(ex.steps):
         last = i == len(ex.steps) - 1
@@ -83,8 +83,8 @@ def run_state_example(rs: Ruleset, ex: StateExample) -> Outcome:
             if last and ex.refused == first.code:
                 break
             problems.append(
-                _fail(
-                    f"{where}: step {i + 1} was refused: {first.message} ({first.code})", ex.span, first.hint
+                first.retold(
+                    "RC701", f"{where}: step {i + 1} was refused: {first.message} ({first.code})", ex.span
                 )
             )
             return Outcome("state", ex, tuple(problems))
@@ -100,7 +100,9 @@ def run_state_example(rs: Ruleset, ex: StateExample) -> Outcome:
         shown = campaign.show()
     except RulecraftError as exc:  # the example's state, not the file: said at the example
         first = exc.diagnostics[0]
-        problems.append(_fail(f"{where}: its state cannot be shown: {first.message}", ex.span, first.hint))
+        problems.append(
+            first.retold("RC701", f"{where}: its state cannot be shown: {first.message}", ex.span)
+        )
         return Outcome("state", ex, tuple(problems))
     expect_shared = ex.expect.get("shared") or {}
     assert isinstance(expect_shared, dict)
@@ -262,7 +264,7 @@ def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
     except RulecraftError as exc:
         first = exc.diagnostics[0]
         problems.append(
-            _fail(f"{where} could not run: {first.message}", _culprit(check, ex, first), first.hint)
+            first.retold("RC701", f"{where} could not run: {first.message}", _culprit(check, ex, first))
         )
     return Outcome(check.name, ex, tuple(problems))
 

@@ -165,13 +165,12 @@ class Report:
             assert d is not None
             found.append(
                 _unsure(
-                    Diagnostic(
+                    d.retold(
                         "RC808",
                         f"check '{check.name}' fails for an allowed input: "
                         f"{situation(check, ex)}: {d.message} ({d.code})",
                         d.span if d.span is not None and d.span.line else public.span,
-                        d.hint
-                        or "guard the expression (for example with 'if ... else'), "
+                        "guard the expression (for example with 'if ... else'), "
                         "or narrow the inputs with min and max",
                     ),
                     ex,
