@@ -82,6 +82,13 @@ def test_words_are_rendered_from_data_alone() -> None:
         "reroll", "d", None, faces=(4, 5), replaced=(6, 7), trigger=forced, decision=Decision("rule", True)
     )
     assert detail(step).startswith("zeros: 2 dice showing 0, 0 force 2 rerolls; ")
+    # added dice are dice, not "dies" (a review read "forces 2 added dies")
+    six = TriggerStep("sixes", "add", True, "lowest", (6,), 2)
+    step = Step("reroll", "d", None, faces=(3, 4), trigger=six, decision=Decision("rule", True))
+    assert detail(step) == "sixes: 1 die showing 6 forces 2 added dice; the rule adds them: adds 3, 4"
+    six = TriggerStep("sixes", "add", True, "lowest", (6,), 1)
+    step = Step("reroll", "d", None, faces=(3,), trigger=six, decision=Decision("rule", True))
+    assert detail(step).startswith("sixes: 1 die showing 6 forces 1 added die; ")
 
 
 def test_a_mean_rank_objective_is_shown_as_a_rank_not_a_percentage() -> None:

@@ -244,10 +244,12 @@ def _trigger_text(step: Step, t: TriggerStep, d: Decision) -> str:
     n = len(t.showing)
     shown = ", ".join(str(f) for f in t.showing)
     added = t.action == "add"
+    one = t.grant == 1
+    granted = ("added die" if one else "added dice") if added else ("reroll" if one else "rerolls")
     head = (
         f"{t.trigger}: {n} {'die' if n == 1 else 'dice'} showing {shown} "
-        f"{('forces' if t.must else 'allows') if n == 1 else ('force' if t.must else 'allow')} {t.grant} "
-        f"{'added die' if added else 'reroll'}{'s' if t.grant != 1 else ''}"
+        f"{('forces' if t.must else 'allows') if n == 1 else ('force' if t.must else 'allow')} "
+        f"{t.grant} {granted}"
     )
     which = "least valuable" if t.pick == "lowest" else "most valuable"
     if d.nothing_to_hit:
