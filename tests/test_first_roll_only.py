@@ -249,3 +249,47 @@ def test_a_first_roll_explosion_beside_an_endless_reroll_is_not_cut() -> None:
     d = rs.distribution("act", dice=3)
     assert not d.truncated
     assert d.probability("high") == Fraction(7, 8)
+
+
+EVERY_FACE = """\
+rulecraft: 1
+name: every
+checks:
+  c:
+    roll:
+      p: {pool: 2, die: 6, triggers: [STEPS]}
+    outcomes: [lo, hi]
+    outcome: "'hi' if sum(p) > 8 else 'lo'"
+"""
+
+
+@pytest.mark.parametrize(
+    ("steps", "named"),
+    [
+        (["{name: a, on: face >= 1, must: add}"], "must add a die by 'a'"),
+        (
+            [
+                "{name: a, on: face >= 1, must: add, repeat: false}",
+                "{name: b, on: face >= 1, must: reroll, repeat: false}",
+            ],
+            "sets off 'a' and 'b'",
+        ),
+    ],
+)
+def test_steps_on_every_face_that_set_each_other_off_never_end(steps: list[str], named: str) -> None:
+    """Found by a review: two `must` steps acting on every face, each with `repeat: false`, set
+    each other off without end (a die one adds sets off the other), and only a lone step that
+    sets itself off was refused; the pair ran out of the work budget when rolled and passed
+    `validate`. Both are `RC313` now, the same circle (`ruleset.endless_steps`) as `RC325`."""
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(EVERY_FACE.replace("STEPS", ", ".join(steps)))
+    d = caught.value.diagnostics[0]
+    assert d.code == "RC313" and named in d.message
+
+
+def test_steps_on_every_face_that_end_by_themselves_are_not_refused() -> None:
+    once = "{name: a, on: face >= 1, must: add, first_roll_only: true}"
+    other = "{name: b, on: face >= 1, must: add, repeat: false}"
+    rs = engine.load(EVERY_FACE.replace("STEPS", ", ".join([once])))
+    assert rs.distribution("c").probability("hi") > 0
+    engine.load(EVERY_FACE.replace("STEPS", ", ".join([once, other])))  # a then b, once each: ends

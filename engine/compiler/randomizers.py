@@ -16,7 +16,7 @@ from ..errors import RulecraftError, did_you_mean
 from ..expr import ast
 from ..frozen import replace
 from ..model import types as T
-from ..model.ruleset import Die, Draw, Expr, Pool, Randomizer, Redraw, Trigger
+from ..model.ruleset import Die, Draw, Expr, Pool, Randomizer, Redraw, Trigger, endless_steps
 from ..runtime.limits import MAX_FACES
 from ..syntax.document import PathKey
 from .expressions import Expressions
@@ -181,15 +181,23 @@ class RandomizerCompiler:
                 what = f"'{t.name}' grants {t.per_die} dice per die (per_die)"
                 self.unit.within(what, t.per_die, "max_rerolls", path + ("triggers", i, "per_die"))
             if cap is None:
-                for i, t in enumerate(triggers):
-                    if self._never_ends(t, faces):
-                        verb = "add a die by" if t.action == "add" else "be rerolled by"
-                        raise problem(
-                            "RC313",
-                            f"every face of this die must {verb} '{t.name}': the {t.action}s never end",
-                            self.unit.doc.span(path + ("triggers", i)),
-                            "give the pool a 'cap' on how many dice it may reroll, or narrow 'on'",
-                        )
+                endless = self._never_ending(triggers, faces)
+                if endless:
+                    i, t = endless[0], triggers[endless[0]]
+                    verb = "add a die by" if t.action == "add" else "be rerolled by"
+                    names = " and ".join(f"'{triggers[j].name}'" for j in endless)
+                    message = (
+                        f"every face of this die must {verb} '{t.name}': the {t.action}s never end"
+                        if len(endless) == 1
+                        else f"every face of this die sets off {names}, whose dice set them off "
+                        "again in turn: the rerolls and added dice never end"
+                    )
+                    raise problem(
+                        "RC313",
+                        message,
+                        self.unit.doc.span(path + ("triggers", i)),
+                        "give the pool a 'cap' on how many dice it may reroll, or narrow 'on'",
+                    )
             return Pool(
                 name,
                 count,
@@ -235,12 +243,23 @@ class RandomizerCompiler:
         except RulecraftError:
             return None
 
+    @classmethod
+    def _never_ending(cls, triggers: tuple[Trigger, ...], faces: tuple[int, ...]) -> list[int]:
+        """The steps (their places) that no roll of the pool ever stops, with no cap: steps that
+        act on every face whatever the inputs (`_on_every_face`), among which one's dice set off
+        the next and the last's the first again (`ruleset.sets_off`) — one step that sets
+        itself off, or several that set each other off (two `must: add` on every face, each
+        with `repeat: false`). None where there is no such circle."""
+        every = [i for i, t in enumerate(triggers) if cls._on_every_face(t, faces)]
+        steps = [triggers[i] for i in every]
+        return [every[j] for j in sorted(endless_steps(steps))]
+
     @staticmethod
-    def _never_ends(t: Trigger, faces: tuple[int, ...]) -> bool:
+    def _on_every_face(t: Trigger, faces: tuple[int, ...]) -> bool:
         """A `must: reroll` of the die itself, or a `must: add`, that holds on every face, whatever
-        the inputs: with no cap, no roll of the pool ever stops."""
+        the inputs."""
         itself = t.action == "add" or (t.action == "reroll" and t.target is None)
-        if not (t.must and itself and t.repeat and not t.first_roll_only and t.only_if is None):
+        if not (t.must and itself and t.only_if is None):
             return False
         if not faces:  # faces worked out at roll time: decided when it runs
             return False
