@@ -282,7 +282,7 @@ def test_a_die_read_through_faces_or_each_is_not_taken_for_independent(name: str
 def _unmerged() -> Iterator[None]:
     """Every pool's procedure counted by its plain kinds (reading and steps), nothing merged."""
     merged = procedure._merged
-    procedure._merged = lambda plain, folds: None  # type: ignore[assignment]
+    procedure._merged = lambda plain, folds, triggers: None  # type: ignore[assignment]
     try:
         yield
     finally:

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import Diagnostic, EvalError
 from ..frozen import frozen
-from ..model.ruleset import Pool, sets_off
+from ..model.ruleset import Pool, Trigger, sets_off
 from ..model.values import Multi, Symbol, faces_text
 from .builtins import HISTORY
 from .cache import Caches
@@ -105,7 +105,7 @@ class Procedure:
         self.reading_of = {f: k.reading for k in plain for f in k.faces}
         """Each face's own reading (a sampled roll's dice are read by it, whatever the kinds)."""
         ranked = sorted(plain, key=attrgetter("order"))  # the order `pick` takes dice in, lowest first
-        merged = _merged(ranked, folds_for(pool, env))
+        merged = _merged(ranked, folds_for(pool, env), pool.triggers)
         self.kinds = tuple(plain) if merged is None else merged
         self.kind_of = {f: i for i, k in enumerate(self.kinds) for f in k.faces}
         self.weights = tuple(len(k.faces) for k in self.kinds)
@@ -559,27 +559,29 @@ def _first_roll_order(pool: Pool, steps: tuple[StepRule, ...], kinds: list[Kind]
                 )
 
 
-def _merged(plain: list[Kind], folds: tuple[tuple[Any, ...], ...] | None) -> tuple[Kind, ...] | None:
+def _merged(
+    plain: list[Kind], folds: tuple[tuple[Any, ...], ...] | None, triggers: tuple[Trigger, ...]
+) -> tuple[Kind, ...] | None:
     """The kinds the procedure counts: `plain` (faces alike in reading and in every step, in the
     order `pick` takes them), with neighbours merged where the check cannot tell them apart. A
     check that reads the pool only through counts of readings (`count(p, 8..10)`: `Pool.folds`)
     sees of a die only which of those it is counted in; dice alike in that and in every step
     lead to the same remaining computation, so a ten-sided pool with 10-again counted 8-10 is
-    three kinds, not ten (1-7, 8-9, and 10, which holds the step). Only faces that hold no step
-    are merged, and merged kinds must be runs of `plain`'s order, so that the dice a rule or
-    `always` takes, lowest first, are alike either way; where they would not be, nothing is
-    merged. A merged kind reads as its first member (any member: the counts agree). None where
-    nothing is merged."""
+    three kinds, not ten (1-7, 8-9, and 10, which holds the step). Faces that hold a step are
+    merged only where no step ever chooses among them (`_unpicked`), and merged kinds must be
+    runs of `plain`'s order, so that the dice a rule or `always` takes, lowest first, are alike
+    either way; where they would not be, nothing is merged. A merged kind reads as its first
+    member (any member: the counts agree). None where nothing is merged."""
     if folds is None or not plain or any(key[0] != "count" for key in folds):
         return None
     seen = [key[1:] for key in folds]
 
     def alike(k: Kind) -> tuple[Any, ...]:
         counted = tuple(matches(k.reading, what[0]) for what in seen if what)
-        # a die that holds a step is never merged: which of several alike dice a reroll takes
-        # depends on which still hold their steps (they go first), and that would then reach
-        # across faces the rules take in another order
-        return (counted, k.on, k.target, id(k) if any(k.on) else None)
+        # a die that holds a step is merged only where nothing picks among such dice: which of
+        # several alike dice a reroll takes depends on which still hold their steps (they go
+        # first), and that would then reach across faces the rules take in another order
+        return (counted, k.on, k.target, id(k) if any(k.on) and not _unpicked(k, triggers) else None)
 
     runs: list[list[Kind]] = []
     for k in plain:
@@ -593,6 +595,17 @@ def _merged(plain: list[Kind], folds: tuple[tuple[Any, ...], ...] | None) -> tup
         Kind(run[0].reading, tuple(sorted(f for k in run for f in k.faces)), run[0].on, run[0].target)
         for run in runs
     )
+
+
+def _unpicked(k: Kind, triggers: tuple[Trigger, ...]) -> bool:
+    """Whether no step ever chooses among dice of kind `k`: every step they set off is a rule
+    (`must`) on the dice that set it off (no `target`), which takes all of them, and no step
+    targets them. Such dice differ only in which steps they still hold, which the chain counts
+    per kind, and no pick ever reads it (a cap that cuts a step short takes any of them: the
+    check counts them alike)."""
+    if any(k.target):
+        return False
+    return all(t.must and t.target is None for u, t in enumerate(triggers) if k.on[u])
 
 
 def procedure_for(
