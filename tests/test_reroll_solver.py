@@ -103,12 +103,16 @@ def _after_all_at_once(
     rows = []
     for u in range(len(proc.steps)):
         on = tuple(k.on[u] for k in proc.kinds)
+        # a new die holds step u unless u takes only the first roll's dice, or rolled it and
+        # says repeat: false (a step that never acts is held by every die it names)
+        step = proc.steps[u]
+        holds = not step.active or (not proc.pool.triggers[u].first_roll_only and (u != t or step.repeat))
         if u == t:
-            rows.append(tuple(f if o else 0 for f, o in zip(fresh, on)) if proc.steps[t].repeat else zeros)
+            rows.append(tuple(f if o else 0 for f, o in zip(fresh, on)) if holds else zeros)
         else:
             rows.append(
                 tuple(
-                    (x - r if x > r else 0) + (f if o else 0)
+                    (x - r if x > r else 0) + (f if o and holds else 0)
                     for x, r, f, o in zip(unused[u], remove, fresh, on)
                 )
             )
