@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal, TypeVar
 
-from .frozen import frozen
+from .frozen import frozen, replace
 from .syntax.positions import Span
 
 Severity = Literal["error", "warning"]
@@ -208,10 +208,7 @@ def placed(exc: E, span: Span | None) -> E:
     if span is None or all(d.span is not None for d in exc.diagnostics):
         return exc
     return type(exc)(
-        [
-            d if d.span is not None else Diagnostic(d.code, d.message, span, d.hint, advice=d.advice)
-            for d in exc.diagnostics
-        ],
+        [d if d.span is not None else replace(d, span=span) for d in exc.diagnostics],
         missing=exc.missing,
         unfit=exc.unfit,
     )

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..compiled import compile_kept
 from ..errors import MAX_COMPUTED_DIGITS, Diagnostic, EvalError, LimitError
+from ..frozen import replace
 from ..model.types import Type
 from ..model.values import Multi, Symbol, normalize
 from ..runtime.work import current_work
@@ -105,12 +106,7 @@ def rt_wrong(span: Span | None, exc: Exception) -> EvalError:
     if isinstance(exc, EvalError):
         if all(d.span is not None for d in exc.diagnostics):
             return exc
-        return EvalError(
-            [
-                d if d.span is not None else Diagnostic(d.code, d.message, span, d.hint, advice=d.advice)
-                for d in exc.diagnostics
-            ]
-        )
+        return EvalError([d if d.span is not None else replace(d, span=span) for d in exc.diagnostics])
     return _fail(
         "RC506",
         f"cannot evaluate this: {exc}",

@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from ..errors import CampaignError, Diagnostic, LimitError, RulecraftError, did_you_mean
+from ..frozen import replace
 from ..model.ruleset import Check, Expr, InputSpec
 from ..model.state import Action, Counter, Derived, Effect, Item, StateModel, Tally
 from ..model.values import Multi, normalize, to_json
@@ -194,7 +195,7 @@ def _run(expr: Expr, env: Mapping[str, Any], what: str) -> Any:
     except LimitError as exc:  # a spent budget stays a LimitError, placed at the expression
         d = exc.diagnostics[0]
         raise LimitError(
-            [Diagnostic(d.code, f"{what}: {d.message}", d.span or expr.node.span, d.hint, advice=d.advice)]
+            [replace(d, message=f"{what}: {d.message}", span=d.span or expr.node.span)]
         ) from None
     except RulecraftError as exc:
         d = exc.diagnostics[0]
