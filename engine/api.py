@@ -334,7 +334,7 @@ class Ruleset:
         if isinstance(times, bool) or not isinstance(times, int) or times < 1:
             message = f"the number of rolls must be a whole number, at least 1, got {times!r}"
             raise InputError([Diagnostic("RC404", message, c.span)])
-        enforce("the number of rolls", times, self.limits.max_samples, c.span)
+        enforce("the number of rolls", times, self.limits.max_samples, c.span, "max_samples")
         if method not in METHODS:
             hint = did_you_mean(str(method), METHODS) or f"methods: {', '.join(METHODS)}"
             raise InputError([Diagnostic("RC404", f"no sampling method {method!r}"[:120], None, hint)])
@@ -466,7 +466,7 @@ class Ruleset:
         if isinstance(times, bool) or not isinstance(times, int) or times < 1:
             message = f"'times', the number of scenes, must be a whole number, at least 1, got {times!r}"
             raise InputError([Diagnostic("RC404", message, found.span)])
-        enforce("the number of scenes", times, self.limits.max_scenes, found.span)
+        enforce("the number of scenes", times, self.limits.max_scenes, found.span, "max_scenes")
         state, cast = cast_state(self.model, found, params, parties)
         ctx = RunContext(self.limits, policy, self.caches, _random(rng))
         return play_many(self.model, found, state, cast, ctx, times)

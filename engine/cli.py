@@ -24,6 +24,8 @@ from .errors import MAX_DIGITS, CampaignError, Diagnostic, InputError, LoadError
 from .eval.batch import METHODS
 from .model.values import show
 from .runtime.context import POLICIES
+from .runtime.limits import NAMES as LIMIT_NAMES
+from .runtime.limits import Limits
 from .syntax.resources import is_ruleset_file, schema_path, shipped_rulesets
 from .tools.render import (
     batch_text,
@@ -144,6 +146,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         return int(exc.code or 0)
     try:
         _bad_values(args)
+        args.limits = _limits(getattr(args, "limit", []))
         for option, flag in (("plot", "--plot"), ("out", "--out")):
             if getattr(args, option, None) == "":  # not "no file": a name lost (an unset variable, say)
                 raise InputError([Diagnostic("RC407", f"{flag} needs a file name, not an empty one", None)])
@@ -196,6 +199,50 @@ def _inputs(q: argparse.ArgumentParser, of: str) -> None:
     q.add_argument(
         "-i", "--input", action="append", default=[], metavar="NAME=VALUE", help=f"an input of the {of}"
     )
+
+
+def _limit(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a bound on what the command may do, in place of its default: max_work=20000000, "
+        "max_states=1000000, deadline=30 (seconds; none: no deadline), ...; once per bound (the "
+        "bounds: 'Limits' in docs/language.md)",
+    )
+
+
+def _limits(items: list[str]) -> Limits:
+    """The bounds a command loads and evaluates under: `Limits`' defaults, but for each given
+    `--limit NAME=VALUE` (a whole number, `_` and `,` grouping digits; `deadline` in seconds, or
+    `none`). A name that is no bound, or a value that is no number, is RC407; a value `Limits`
+    refuses (below 0) is its own RC410."""
+    values: dict[str, Any] = {}
+    for name, text in _pairs(items, "--limit").items():
+        if name not in LIMIT_NAMES:
+            hint = did_you_mean(name, LIMIT_NAMES) or f"the limits: {', '.join(LIMIT_NAMES)}"
+            raise InputError([Diagnostic("RC407", f"--limit: there is no limit '{name}'", None, hint)])
+        if name == "deadline":
+            values[name] = _seconds(text)
+            continue
+        n = _whole(text.replace(",", ""))
+        if isinstance(n, _BadValue):
+            raise InputError([Diagnostic("RC407", f"--limit {name}: {n.message}", None)])
+        values[name] = n
+    return Limits(**values)
+
+
+def _seconds(text: str) -> float | None:
+    """`--limit deadline=SECONDS`: a number of seconds, or `none` for no deadline."""
+    if text.lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(
+            [Diagnostic("RC407", f"--limit deadline: expected seconds or none, got {text[:40]!r}", None)]
+        ) from None
 
 
 def _policy(q: argparse.ArgumentParser, text: str = "how the player decides every 'may'") -> None:
@@ -279,6 +326,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
             "raise it when RC809 says a check was not (fully) analysed. Counted, not timed: the findings "
             "are the same on every machine",
         )
+        _limit(v)
         v.set_defaults(func=_validate)
 
     ls = sub.add_parser("list", help="the shipped rulesets and their checks")
@@ -289,6 +337,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     if command in (None, "show"):
         sh.add_argument("ruleset", help="a shipped ruleset's name or a path")
         sh.add_argument("check", nargs="?", help="a check of the ruleset")
+        _limit(sh)
         sh.set_defaults(func=_show)
 
     r = sub.add_parser("roll", help="roll one check and explain the result")
@@ -324,6 +373,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
             help="with --times: 'exact' draws from the exact distribution, 'rolled' rolls each time, "
             "'auto' (default) draws when the exact distribution fits the work budget",
         )
+        _limit(r)
         r.set_defaults(func=_roll)
 
     pr = sub.add_parser("prob", help="the exact distribution of a check's outcomes")
@@ -356,6 +406,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
             default="always",
             help="how the player decides every 'may'; 'all' shows the three side by side",
         )
+        _limit(pr)
         pr.set_defaults(func=_prob)
 
     t = sub.add_parser("test", help="run the worked examples written inside rulesets; exit 1 on any failure")
@@ -366,6 +417,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
             help="ruleset files, folders, or shipped names (default: the shipped rulesets)",
         )
         t.add_argument("--format", choices=["text", "json"], default="text", help="results as text or JSON")
+        _limit(t)
         t.set_defaults(func=_test)
 
     s = sub.add_parser("schema", help="print the ruleset JSON Schema")
@@ -410,6 +462,7 @@ def _serve_parser(sub: Any, build: bool = True) -> None:
         metavar="SECONDS",
         help="longest a request may take (default 5)",
     )
+    _limit(sv)
     sv.set_defaults(func=_serve)
 
 
@@ -486,6 +539,7 @@ def _scene_parser(sub: Any, build: bool = True) -> None:
                 help="the objective's chance over the values of a parameter (two: a table and a heat map)",
             )
             _expect(q)
+        _limit(q)
         q.set_defaults(func=_scene_prob if name == "prob" else _scene_roll)
 
 
@@ -632,12 +686,14 @@ def _campaign_parser(sub: Any, build: bool = True) -> None:
     e.add_argument("name")
     e.add_argument("-o", "--out", metavar="FILE", help="write to FILE (never overwrites) instead of printing")
     e.set_defaults(func=_campaign_export)
+    for q in cs.choices.values():  # each opens the campaign, and so loads its ruleset
+        _limit(q)
 
 
-def _ruleset(ref: str) -> Ruleset:
+def _ruleset(ref: str, limits: Limits) -> Ruleset:
     """A shipped ruleset by name, or any ruleset by path (a `Path`: the command line names files,
-    and text given to `load` is never taken for one)."""
-    return load(_reference(ref))
+    and text given to `load` is never taken for one), loaded and evaluated under `limits`."""
+    return load(_reference(ref), limits=limits)
 
 
 def _reference(ref: str) -> str | Path:
@@ -714,11 +770,11 @@ def _files(paths: list[str]) -> tuple[list[Path], dict[Path, LoadError]]:
     return _once(found), gone
 
 
-def _load_listed(path: Path, gone: dict[Path, LoadError]) -> Ruleset:
-    """`load(path)`, or the error `_files` found for it."""
+def _load_listed(path: Path, gone: dict[Path, LoadError], limits: Limits) -> Ruleset:
+    """`load(path, limits=limits)`, or the error `_files` found for it."""
     if path in gone:
         raise gone[path]
-    return load(path)
+    return load(path, limits=limits)
 
 
 def _once(paths: list[Path]) -> list[Path]:
@@ -789,7 +845,7 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for f in files:
         checks: list[str] | None = None
         try:
-            rs = _load_listed(f, gone)
+            rs = _load_listed(f, gone, args.limits)
             checks = list(rs.checks)
             budget = LintBudget(max_work=getattr(args, "lint_work", DEFAULT_WORK))
             diags = ordered(promote(lint(rs, budget), getattr(args, "strict", False)))
@@ -834,7 +890,7 @@ def _list(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    rs = _ruleset(args.ruleset)
+    rs = _ruleset(args.ruleset, args.limits)
     if args.check:
         out.write(check_text(rs.check(args.check)) + "\n")
     else:
@@ -869,7 +925,7 @@ def _forced(pairs: dict[str, str]) -> dict[str, Any]:
 
 
 def _roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    rs = _ruleset(args.ruleset)
+    rs = _ruleset(args.ruleset, args.limits)
     inputs = _pairs(args.input, "input")
     forced = _forced(_pairs(args.force, "force"))
     rng = random.Random(args.seed)
@@ -932,7 +988,7 @@ def _sweep_values(spec: str, flag: str = "--sweep") -> tuple[str, list[str]]:
 def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .tools.plot import check_plot_path, plot_distribution, plot_sweep
 
-    rs = _ruleset(args.ruleset)
+    rs = _ruleset(args.ruleset, args.limits)
     check = rs.check(args.check)
     inputs = _pairs(args.input, "input")
     title = f"{rs.name} · {check.title}"
@@ -1056,7 +1112,7 @@ def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     report: list[dict[str, Any]] = []
     for f in files:
         try:
-            rs = _load_listed(f, gone)
+            rs = _load_listed(f, gone, args.limits)
         except RulecraftError as exc:
             broken += 1
             report.append(
@@ -1175,7 +1231,7 @@ def _character(spec: str) -> tuple[str, dict[str, str]]:
 
 
 def _open(args: argparse.Namespace, store: Store) -> Campaign:
-    return open_campaign(args.name, store=store, migrate=getattr(args, "migrate", False))
+    return open_campaign(args.name, store=store, migrate=getattr(args, "migrate", False), limits=args.limits)
 
 
 def _dump(data: Any, out: TextIO) -> None:
@@ -1194,7 +1250,9 @@ def _campaign_new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             )
         characters[who] = params
     ref, params = _reference(args.ruleset), _pairs(args.param, "param")
-    campaign = new_campaign(args.name, ref, store=store, params=params, characters=characters)
+    campaign = new_campaign(
+        args.name, ref, store=store, params=params, characters=characters, limits=args.limits
+    )
     if args.json:
         _dump(campaign.show(), out)
     else:
@@ -1452,7 +1510,7 @@ def _scene_file(ref: str) -> tuple[Path, str] | None:
 def _scene_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .tools.plot import check_plot_path, plot_scene
 
-    rs, args.scene = _scene_of(_ruleset(args.ruleset), args.scene)
+    rs, args.scene = _scene_of(_ruleset(args.ruleset, args.limits), args.scene)
     parties = _parties(args)
     if args.plot:
         check_plot_path(Path(args.plot))
@@ -1547,7 +1605,7 @@ def _scene_grid(
 
 
 def _scene_roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    rs, args.scene = _scene_of(_ruleset(args.ruleset), args.scene)
+    rs, args.scene = _scene_of(_ruleset(args.ruleset, args.limits), args.scene)
     parties = _parties(args)
     if args.times is not None:
         sampled = rs.sample_scenes(

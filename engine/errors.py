@@ -31,7 +31,9 @@ result stays printable. Sums and differences of bounded numbers grow by a digit 
 two at most, so capping products and quotients bounds every chain of arithmetic."""
 
 
-AdviceKind = Literal["give", "force", "cast", "other", "lint_work", "solve", "unsure", "extra", "migrate"]
+AdviceKind = Literal[
+    "give", "force", "cast", "other", "lint_work", "solve", "unsure", "extra", "migrate", "limit"
+]
 """What a hint worded for the command line asks of its reader, one word each (`Advice.kind`)."""
 
 
@@ -54,7 +56,10 @@ class Advice:
     - `solve`: the linter stopped at Limits.max_states, which only an exact solve can get past;
     - `unsure`: the linter cannot tell whether a reroll lets a roll stand (RC809 all three);
     - `extra`: install the package's extra `name` (RC601, RC903);
-    - `migrate`: play a campaign with its ruleset file, or migrate it to that file (RC903).
+    - `migrate`: play a campaign with its ruleset file, or migrate it to that file (RC903);
+    - `limit`: raise the bound `name` (a field of `Limits`), which the command line does with
+      `--limit NAME=VALUE` and an embedder with `Limits`; `lead` is what else would help
+      (`limit_advice`).
 
     `lead` and `note` are words that fit every front end, said before and after the advice."""
 
@@ -110,6 +115,16 @@ class Diagnostic:
             "message": self.message,
             "hint": self.hint,
         }
+
+
+def limit_advice(name: str, lead: str = "") -> dict[str, Any]:
+    """The hint and advice of a diagnostic for the bound `name` of `Limits` (`max_work`, `deadline`,
+    ...) reached or passed: `lead`, what else would help, then how to raise it. Splat into a
+    `Diagnostic`: `Diagnostic("RC503", message, span, **limit_advice("max_work", "ask for less"))`.
+    The one place that words how a bound is raised, for the command line and for Python."""
+    value = "SECONDS (none: no deadline)" if name == "deadline" else "N"
+    how = f"raise it with --limit {name}={value} (Limits.{name} from Python)"
+    return {"hint": f"{lead}, or {how}" if lead else how, "advice": Advice("limit", name, lead=lead)}
 
 
 class RulecraftError(Exception):

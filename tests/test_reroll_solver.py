@@ -607,6 +607,9 @@ def test_a_chain_too_large_is_told_of_each_where_its_faces_are_read_one_by_one()
         assert d.code == "RC503" and "states" in d.message, d.message
         hints.append(d.hint)
     assert hints[0] is not None and "'each:'" in hints[0] and "'cap'" in hints[0]
-    assert hints[1] == "set a 'cap' on the pool or raise Limits.max_states"
+    assert (
+        hints[1]
+        == "set a 'cap' on the pool, or raise it with --limit max_states=N (Limits.max_states from Python)"
+    )
     # and the classes are what makes it small: within the default bound it solves
     assert engine.load(classed).distribution("skill", dice=7).probability("success") > 0

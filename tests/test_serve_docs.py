@@ -125,6 +125,8 @@ def test_the_engine_imports_without_fastapi() -> None:
         (["--host", "999.1.1.1"], "cannot listen on 999.1.1.1 port 8000"),
         (["--deadline", "0"], "--deadline must be more than 0"),
         (["--rulesets", "no/such/folder"], "--rulesets no/such/folder: no such folder"),
+        (["--limit", "deadline=3"], "--limit deadline: a request's deadline is --deadline SECONDS"),
+        (["--limit", "max_wrk=3"], "--limit: there is no limit 'max_wrk'"),
     ],
 )
 def test_serve_refuses_settings_that_make_no_sense(cli: Any, args: list[str], message: str) -> None:

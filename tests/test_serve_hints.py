@@ -104,6 +104,16 @@ def test_an_example_that_fails_keeps_the_advice_of_what_failed(client: TestClien
     assert not any(CLI.search(d["api_hint"]) for d in hints), [d["api_hint"] for d in hints]
 
 
+def test_a_bound_is_raised_by_the_servers_operator_not_by_a_flag_over_the_api(client: TestClient) -> None:
+    """The command line raises a bound with `--limit NAME=VALUE`; a request cannot, so the API says
+    who can (a 14-die optimal solve is over the default work budget)."""
+    sent = {"ruleset": "chimera", "check": "skill", "inputs": {"dice": 10, "resolve": 4}, "policy": "optimal"}
+    d = only(client.post("/api/prob", json=sent), 422, "RC503")
+    assert "--limit max_work=N" in d["hint"]
+    assert not CLI.search(d["api_hint"]), d["api_hint"]
+    assert "server's operator sets it (Limits.max_work)" in d["api_hint"] and "ask for less" in d["api_hint"]
+
+
 def test_a_hint_with_nothing_of_the_command_line_is_the_same_for_the_api(client: TestClient) -> None:
     d = only(client.post("/api/roll", json={"ruleset": "chill", "check": "specfic"}), 404, "RC402")
     assert d["api_hint"] == d["hint"] == "did you mean 'specific'?"
@@ -139,6 +149,7 @@ SAMPLES: dict[AdviceKind, Advice] = {
     "unsure": Advice("unsure", lead="if it can happen: remove it"),
     "extra": Advice("extra", "postgres"),
     "migrate": Advice("migrate", lead="the stored text was changed outside rulecraft"),
+    "limit": Advice("limit", "max_work", lead="ask for less (fewer dice, a smaller input, a 'cap')"),
 }
 
 
@@ -160,6 +171,7 @@ for_the_command_line_alone = {
 
 SAID = {
     # hints with advice the API words: (the kind, the function that makes the Advice)
+    "errors.py:limit_advice": ("limit", "errors.py:limit_advice"),
     "eval/sample.py:_Source._ran_out": ("force", "eval/sample.py:_Source._ran_out"),
     "runtime/inputs.py:bind": ("give", "runtime/inputs.py:_problems"),
     "runtime/state.py:bind_params": ("give", "runtime/inputs.py:_problems"),

@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..compiled import compile_kept
-from ..errors import MAX_COMPUTED_DIGITS, Diagnostic, EvalError, LimitError
+from ..errors import MAX_COMPUTED_DIGITS, Diagnostic, EvalError, LimitError, limit_advice
 from ..frozen import replace
 from ..model.types import Type
 from ..model.values import Multi, Symbol, normalize
@@ -217,9 +217,12 @@ class Emitter:
                         f"this ruleset compiles to more than {self.max_code:,} characters of code "
                         "(Limits.max_code)",
                         span,
-                        "a named value's code repeats the values it reads, so a long chain of values "
-                        "each reading the one before grows as its square: read fewer values through "
-                        "each other, or raise Limits.max_code",
+                        **limit_advice(
+                            "max_code",
+                            "a named value's code repeats the values it reads, so a long chain of "
+                            "values each reading the one before grows as its square: read fewer values "
+                            "through each other",
+                        ),
                     )
                 ]
             )

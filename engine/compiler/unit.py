@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import Diagnostic
+from ..errors import Diagnostic, limit_advice
 from ..frozen import frozen
 from ..model.ruleset import Bag, Scale, Table
 from ..runtime.builtins import Builtin
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..syntax.document import Document, PathKey
 from .codegen import Emitter
-from .problems import problem
+from .problems import Problem
 
 
 class Unit:
@@ -56,12 +56,8 @@ class Unit:
         """Refuse at load (`RC503`) a constant size that no roll could fit in `Limits.<limit>`."""
         bound = getattr(self.limits, limit)
         if type(value) is int and value > bound:
-            raise problem(
-                "RC503",
-                f"{what}: over the limit of {bound:,} (Limits.{limit})",
-                self.doc.span(path),
-                f"use less, or raise Limits.{limit} if the embedder allows it",
-            )
+            said = f"{what}: over the limit of {bound:,} (Limits.{limit})"
+            raise Problem(Diagnostic("RC503", said, self.doc.span(path), **limit_advice(limit, "use less")))
 
     @property
     def data(self) -> dict[str, Any]:

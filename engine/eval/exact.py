@@ -619,7 +619,7 @@ def _product(
     for d in parts:
         states *= len(d.weights)
     if states > ctx.limits.max_states:
-        enforce("exact states", states, ctx.limits.max_states, check.span)
+        enforce("exact states", states, ctx.limits.max_states, check.span, "max_states")
     source = _Product(check, env, parts, states, ctx)  # it charges the states
     return Distribution(check.name, dict(inputs), check.outcomes, source, check.layout, states, ctx.policy)
 
@@ -787,7 +787,13 @@ class Sequential:
             result = Dist.mix(parts)
         self._finish[at] = result
         meter().charge(len(result))
-        enforce("exact states", len(self._finish) + self._leaves, self.ctx.limits.max_states, self.check.span)
+        enforce(
+            "exact states",
+            len(self._finish) + self._leaves,
+            self.ctx.limits.max_states,
+            self.check.span,
+            "max_states",
+        )
         return result
 
     def outcomes(self, i: int, dice: tuple[Any, ...]) -> Dist:
@@ -804,7 +810,7 @@ class Sequential:
         r = self.check.roll[i]
         if isinstance(r, Pool) and r.triggers:
             r = concrete(r, env)
-            n = roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool")
+            n = roll_count(r.count, env, r, self.ctx.limits)
             if n == 0:
                 return Dist.certain((read_faces(r, env, ()), 0))  # no die: no face read, no trigger
             shared = self.policy != "optimal" and not self._reads[i]

@@ -20,7 +20,7 @@ from itertools import chain
 from types import ModuleType
 from typing import Any
 
-from ..errors import Diagnostic, LimitError
+from ..errors import Diagnostic, LimitError, limit_advice
 from ..model.objective import Objective
 from ..model.values import Multi, Symbol
 from ..runtime.packing import Packing
@@ -130,11 +130,13 @@ class RerollSolver:
                         "RC503",
                         f"the reroll chain has more than {self.max_states} states",
                         self.proc.pool.span,
-                        "set a 'cap' on the pool or raise Limits.max_states"
-                        if self.proc.pool.each is not None
-                        else "read the faces as the few classes the check tells apart with 'each:' "
-                        "(dice read alike are one state of the chain), set a 'cap' on the pool, "
-                        "or raise Limits.max_states",
+                        **limit_advice(
+                            "max_states",
+                            "set a 'cap' on the pool"
+                            if self.proc.pool.each is not None
+                            else "read the faces as the few classes the check tells apart with 'each:' "
+                            "(dice read alike are one state of the chain), set a 'cap' on the pool",
+                        ),
                     )
                 ]
             )

@@ -709,9 +709,9 @@ def _plain(r: Randomizer, env: dict[str, Any], source: _Source, ctx: RunContext)
     if isinstance(r, Die):
         return source.faces(r, 1)[0]
     if isinstance(r, Pool):
-        n = roll_count(r.count, env, r, ctx.limits.max_pool, "dice in the pool")
+        n = roll_count(r.count, env, r, ctx.limits)
         return read_faces(r, env, source.faces(r, n))
-    n = roll_count(r.count, env, r, ctx.limits.max_draw, "chits drawn")
+    n = roll_count(r.count, env, r, ctx.limits)
     return Multi(tuple(source.chits(r, n)))
 
 
@@ -804,7 +804,7 @@ class _Roller:
         self, i: int, dice: tuple[Any, ...], env: dict[str, Any], r: Pool, announce: bool, written: Pool
     ) -> Any:
         """A pool with triggers: roll, then run the steps until none is pending."""
-        n = 1 if r.total else roll_count(r.count, env, r, self.ctx.limits.max_pool, "dice in the pool")
+        n = 1 if r.total else roll_count(r.count, env, r, self.ctx.limits)
         if n == 0:  # no die: no face is read, nothing triggers
             empty = read_faces(r, env, self.source.faces(r, 0))  # recorded as drawn: nothing
             if announce:

@@ -38,13 +38,13 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
         return found
     folds = folds_for(r, env, ctx.caches)  # arguments read from the inputs worked out now
     if isinstance(r, Pool) and r.per:
-        roll_count(r.count, env, r, limits.max_pool, "dice in the pool")
+        roll_count(r.count, env, r, limits)
         dice = die_readings(r, env)
         if folds is not None and all(key[0] != "majority" for key in folds):  # majority needs tallies
             return _cached(ctx, ("per-folded", dice, folds), lambda: _per_folded(dice, folds))
         return _cached(ctx, ("per", dice), lambda: _per_multisets(dice, limits.max_states, r))
     if isinstance(r, Pool):
-        n = roll_count(r.count, env, r, limits.max_pool, "dice in the pool")
+        n = roll_count(r.count, env, r, limits)
         readings = _face_readings(r, env, ctx) if n else ()  # no die: no face is read
         if folds is not None:
             return _cached(
@@ -54,10 +54,10 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
                 lambda d: _weigh_folded(d, len(folds)),
             )
         states = math.comb(n + len(readings) - 1, len(readings) - 1) if readings else 1  # no die: one
-        enforce("exact states", states, limits.max_states, r.span)
+        enforce("exact states", states, limits.max_states, r.span, "max_states")
         return _cached(ctx, ("multisets", readings, n), lambda: _multisets(readings, n))
     assert isinstance(r, Draw)
-    n = roll_count(r.count, env, r, limits.max_draw, "chits drawn")
+    n = roll_count(r.count, env, r, limits)
     contents = r.bag.contents()
     if folds is not None:
         return _cached(
@@ -165,7 +165,7 @@ def _per_multisets(dice: tuple[tuple[tuple[Any, int], ...], ...], max_states: in
             for v, k in readings:
                 key = tuple(sorted((*items, v), key=order.__getitem__))
                 nxt[key] = nxt.get(key, 0) + w * k
-        enforce("exact states", len(nxt), max_states, r.span)
+        enforce("exact states", len(nxt), max_states, r.span, "max_states")
         states = nxt
     total = math.prod(sum(k for _, k in readings) for readings in dice)
     return Dist({Multi(items): w for items, w in states.items()}, total)

@@ -31,7 +31,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import MAX_DIGITS, Diagnostic, ExprSyntaxError, LimitError
+from ..errors import MAX_DIGITS, Diagnostic, ExprSyntaxError, LimitError, limit_advice
 from ..syntax import cachedir
 from ..syntax.positions import ExprOrigin, SourceFile, Span
 from . import ast
@@ -340,8 +340,7 @@ def _prebound(text: str, origin: ExprOrigin, max_size: int) -> None:
                 f"this expression has more than {most:,} tokens ({TOKENS_PER_PART} a part of its "
                 f"{max_size} parts)",
                 origin.span(line, col, line, col + len(m.group())),
-                "split it into named values (let:) or tables; the embedder's Limits set this bound "
-                "(max_expression_size)",
+                "max_expression_size",
             )
 
 
@@ -385,10 +384,11 @@ def _bound(shape: Shape, origin: ExprOrigin, max_depth: int, max_size: int) -> N
             kind, value, line, col, end_line, end_col = item
             if kind in ("INT", "DECIMAL") and sum(ch.isdigit() for ch in value) > MAX_DIGITS:
                 span = origin.span(line or 1, col or 1, end_line or 1, end_col or 2)
-                raise _too_large(
-                    f"a number of {sum(ch.isdigit() for ch in value)} digits, over the limit of {MAX_DIGITS}",
-                    span,
-                    f"numbers have at most {MAX_DIGITS} digits",
+                said = (
+                    f"a number of {sum(ch.isdigit() for ch in value)} digits, over the limit of {MAX_DIGITS}"
+                )
+                raise LimitError(
+                    [Diagnostic("RC202", said, span, f"numbers have at most {MAX_DIGITS} digits")]
                 )
             continue
         size += 1
@@ -400,20 +400,20 @@ def _bound(shape: Shape, origin: ExprOrigin, max_depth: int, max_size: int) -> N
                 raise _too_large(
                     f"this expression is nested more than {max_depth} operations deep",
                     span,
-                    "split it into named values (let:) or tables; the embedder's Limits set this bound "
-                    "(max_expression_depth)",
+                    "max_expression_depth",
                 )
             raise _too_large(
                 f"this expression has more than {max_size} parts",
                 span,
-                "split it into named values (let:) or tables; the embedder's Limits set this bound "
-                "(max_expression_size)",
+                "max_expression_size",
             )
         stack.extend((child, depth + 1) for child in item[2])
 
 
-def _too_large(message: str, span: Span, hint: str) -> LimitError:
-    return LimitError([Diagnostic("RC202", message, span, hint)])
+def _too_large(message: str, span: Span, limit: str) -> LimitError:
+    """RC202 for an expression past the bound `limit` of `Limits`."""
+    advice = limit_advice(limit, "split it into named values (let:) or tables")
+    return LimitError([Diagnostic("RC202", message, span, **advice)])
 
 
 def _token_word(name: str) -> str:

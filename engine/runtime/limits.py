@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import Diagnostic, InputError, LimitError
+from ..errors import Diagnostic, InputError, LimitError, limit_advice
 from ..frozen import field_names, frozen
 from ..model.ruleset import Draw, Expr, Pool, Randomizer
 from ..model.values import Multi
@@ -62,44 +62,43 @@ class Limits:
         """Every bound is a whole number of at least 0 and the deadline a positive, finite number
         of seconds or None: a `TypeError` naming the field, or `InputError` RC410 — not a limit
         that silently never holds (NaN compares false with everything)."""
-        for name in _NAMES:
+        for name in NAMES:
             if name == "deadline":
                 arguments.seconds("Limits", name, self.deadline)
             else:
                 arguments.whole("Limits", name, getattr(self, name))
 
 
-_NAMES: tuple[str, ...] = field_names(Limits) or ()
+NAMES: tuple[str, ...] = field_names(Limits) or ()
 """The bounds' names, in order."""
 
 
-def enforce(what: str, value: int, limit: int, span: Span | None) -> None:
-    """Raise `LimitError` when `value` is over `limit`."""
+def enforce(what: str, value: int, limit: int, span: Span | None, name: str) -> None:
+    """Raise `LimitError` when `value` is over `limit`, the bound `name` of `Limits`."""
     if value > limit:
         raise LimitError(
-            [
-                Diagnostic(
-                    "RC503",
-                    f"{what} is {value}, over the limit of {limit}",
-                    span,
-                    "the embedder's Limits set this bound",
-                )
-            ]
+            [Diagnostic("RC503", f"{what} is {value}, over the limit of {limit}", span, **limit_advice(name))]
         )
 
 
-def roll_count(expr: Expr, env: dict[str, Any], r: Randomizer, limit: int, what: str) -> int:
-    """How many dice a pool rolls or chits a draw takes, checked against the bag and the limit."""
+def roll_count(expr: Expr, env: dict[str, Any], r: Randomizer, limits: Limits) -> int:
+    """How many dice a pool rolls or chits a draw takes, checked against the bag and the limit
+    (`max_pool` or `max_draw`)."""
     n = expr.run(env)
     if isinstance(n, Multi) and isinstance(r, Pool) and r.per:
         n = len(n.items)  # a pool over a list: one die per element
+    what, limit, name = (
+        ("chits drawn", limits.max_draw, "max_draw")
+        if isinstance(r, Draw)
+        else ("dice in the pool", limits.max_pool, "max_pool")
+    )
     if not isinstance(n, int) or n < 0:
         raise InputError(
             [Diagnostic("RC406", f"the number of {what} must be a whole number, at least 0, got {n}", r.span)]
         )
     if isinstance(r, Draw) and n > r.bag.size:
         raise InputError([Diagnostic("RC406", f"cannot draw {n} chits from a bag of {r.bag.size}", r.span)])
-    enforce(what, n, limit, r.span)
+    enforce(what, n, limit, r.span, name)
     return n
 
 
@@ -116,7 +115,7 @@ def redraw_times(r: Randomizer, env: dict[str, Any], limits: Limits) -> int:
                 )
             ]
         )
-    enforce("a redraw's 'times' (Limits.max_rerolls)", n, limits.max_rerolls, r.redraw.span)
+    enforce("a redraw's 'times'", n, limits.max_rerolls, r.redraw.span, "max_rerolls")
     return n
 
 

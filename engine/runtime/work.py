@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from contextvars import ContextVar, Token
 
-from ..errors import DeadlineError, Diagnostic, LimitError
+from ..errors import DeadlineError, Diagnostic, LimitError, limit_advice
 
 CLOCK_EVERY = 20_000
 """Units charged between two looks at the clock when a deadline is set (a few milliseconds)."""
@@ -93,7 +93,7 @@ class Work:
                         f"the work budget of {self.limit:,} units was used up "
                         "(this request needs more work than the embedder allows)",
                         None,
-                        "ask for less (fewer dice, a smaller input, a 'cap'), or raise Limits.max_work",
+                        **limit_advice("max_work", "ask for less (fewer dice, a smaller input, a 'cap')"),
                     )
                 ]
             )
@@ -114,7 +114,7 @@ def deadline_passed(seconds: float | None) -> DeadlineError:
                 "RC503",
                 f"the deadline of {given} passed before the request ended",
                 None,
-                "ask for less, or raise Limits.deadline (None: no deadline)",
+                **limit_advice("deadline", "ask for less"),
             )
         ]
     )

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, placed
+from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, limit_advice, placed
 from ..eval.dist import Dist, fraction_text
 from ..eval.markov import expectation, solve_components
 from ..frozen import field, frozen
@@ -250,7 +250,7 @@ def _solve(
                         "RC503",
                         f"scene '{scene.name}' has more than {ctx.limits.max_states} states",
                         scene.span,
-                        "raise Limits.max_states",
+                        **limit_advice("max_states"),
                     )
                 ]
             )

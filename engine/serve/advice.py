@@ -66,6 +66,11 @@ def _migrate(a: Advice) -> str:
     return f"{a.lead}; {then}" if a.lead else then
 
 
+def _limit(a: Advice) -> str:
+    then = f"a request cannot raise this bound: the server's operator sets it (Limits.{a.name})"
+    return f"{a.lead}; {then}" if a.lead else then
+
+
 WORDING: dict[AdviceKind, Callable[[Advice], str]] = {
     "give": _give,
     "force": _force,
@@ -76,6 +81,7 @@ WORDING: dict[AdviceKind, Callable[[Advice], str]] = {
     "unsure": _unsure,
     "extra": lambda a: f"the server's operator installs rulecraft's '{a.name}' extra",
     "migrate": _migrate,
+    "limit": _limit,
 }
 """Every kind of advice in a request's terms: the only place the API words one."""
 

@@ -35,6 +35,8 @@ def settings_of(args: argparse.Namespace) -> Settings:
     folder = Path(args.rulesets) if args.rulesets else None
     if folder is not None and not folder.is_dir():
         problems.append(f"--rulesets {args.rulesets}: no such folder")
+    if any(item.partition("=")[0].strip() == "deadline" for item in args.limit):
+        problems.append("--limit deadline: a request's deadline is --deadline SECONDS")
     if problems:
         raise InputError([Diagnostic("RC407", p, None) for p in problems])
     return Settings(
@@ -45,6 +47,7 @@ def settings_of(args: argparse.Namespace) -> Settings:
         queue=args.queue,
         max_body=args.max_body,
         deadline=args.deadline,
+        limits=args.limits,
     )
 
 

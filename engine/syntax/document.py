@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import MAX_DIGITS, Diagnostic, LimitError, LoadError
+from ..errors import MAX_DIGITS, Diagnostic, LimitError, LoadError, limit_advice
 from ..frozen import frozen
 from .positions import ExprOrigin, SourceFile, Span
 
@@ -459,8 +459,7 @@ def _unacceptable(source: SourceFile, position: Any, character: Any) -> Diagnost
 
 
 def _too_big(message: str, span: Span | None, field: str) -> LimitError:
-    hint = f"the embedder's Limits set this bound ({field})"
-    return LimitError([Diagnostic("RC004", message, span, hint)])
+    return LimitError([Diagnostic("RC004", message, span, **limit_advice(field))])
 
 
 class _BadNumber(Exception):

@@ -1,0 +1,136 @@
+"""`--limit NAME=VALUE`: the command line sets any bound of `Limits` for what it loads and
+evaluates, as an embedder does in Python. A hint naming a bound says how to raise it on the command
+line; the HTTP API words the same advice for a request (test_serve_hints)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import engine
+from engine.api import Limits
+
+POOL = """\
+rulecraft: 1
+name: heap
+checks:
+  heap:
+    inputs:
+      n: {type: int, min: 0, max: 100, default: 3}
+    roll:
+      p: {pool: n, die: 6}
+    outcomes: [low, high]
+    outcome: "'high' if sum(p) > 3.5 * n else 'low'"
+"""
+
+
+def _fractions(out: str) -> dict[str, Fraction]:
+    return {k: Fraction(v) for k, v in json.loads(out)["outcomes"].items()}
+
+
+def test_a_solve_over_the_default_budget_runs_with_a_raised_one_and_agrees_with_the_api(cli) -> None:
+    asked = ("prob", "chimera", "skill", "-i", "dice=10", "-i", "resolve=4", "--policy", "optimal", "--json")
+    over = cli(*asked)
+    assert over.code == 1
+    (d,) = json.loads(over.out)["diagnostics"]
+    assert d["code"] == "RC503" and "work budget of 2,000,000" in d["message"]
+    assert "--limit max_work=N" in d["hint"]
+    raised = cli(*asked, "--limit", "max_work=50_000_000")
+    assert raised.code == 0, raised.out + raised.err
+    api = engine.load("chimera", limits=Limits(max_work=50_000_000)).distribution(
+        "skill", dice=10, resolve=4, policy="optimal"
+    )
+    assert json.loads(raised.out)["outcomes"] == api.as_json()["outcomes"]
+    assert sum(_fractions(raised.out).values()) == 1
+
+
+def test_a_lowered_bound_refuses_what_the_default_allows(cli, tmp_path: Path) -> None:
+    path = tmp_path / "heap.yaml"
+    path.write_text(POOL)
+    assert cli("prob", str(path), "heap", "-i", "n=3").code == 0
+    low = cli("prob", str(path), "heap", "-i", "n=3", "--limit", "max_pool=2")
+    assert low.code == 1 and "RC503" in low.err and "dice in the pool is 3, over the limit of 2" in low.err
+    assert "--limit max_pool=N (Limits.max_pool from Python)" in low.err
+    few = cli("roll", "chill", "specific", "-i", "target=55", "--times", "1000", "--limit", "max_samples=10")
+    assert few.code == 1 and "the number of rolls is 1000, over the limit of 10" in few.err, few.err
+    assert (
+        cli("roll", "chill", "specific", "-i", "target=55", "--times", "10", "--limit", "max_samples=10").code
+        == 0
+    )
+
+
+def test_a_load_bound_is_set_for_validate_too(cli, tmp_path: Path) -> None:
+    path = tmp_path / "heap.yaml"
+    path.write_text(POOL)
+    assert cli("validate", str(path)).code == 0
+    small = cli("validate", str(path), "--limit", "max_yaml_bytes=100", "--format", "json")
+    assert small.code == 1
+    (d,) = json.loads(small.out)["files"][0]["diagnostics"]
+    assert d["code"] == "RC004" and "--limit max_yaml_bytes=N" in d["hint"]
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("max_wrk=5", "--limit: there is no limit 'max_wrk'"),
+        ("max_work=lots", "--limit max_work: expected a whole number, got 'lots'"),
+        ("deadline=soon", "--limit deadline: expected seconds or none, got 'soon'"),
+        ("max_work", "--limit 'max_work' is not of the form NAME=VALUE"),
+        ("max_work=-1", "'max_work' must be at least 0, got -1"),
+        ("deadline=-2", "'deadline' must be a finite number of seconds, at least 0, got -2.0"),
+    ],
+)
+def test_a_limit_that_is_no_bound_or_no_number_is_one_message(cli, given: str, said: str) -> None:
+    r = cli("prob", "chill", "specific", "-i", "target=55", "--limit", given)
+    assert r.code == 1 and said in r.err and "Traceback" not in r.err, r.err
+    if given.startswith("max_wrk"):
+        assert "did you mean 'max_work'?" in r.err
+
+
+def test_a_bound_given_twice_is_refused_and_grouped_digits_are_read(cli) -> None:
+    twice = cli(
+        "prob", "chill", "specific", "-i", "target=55", "--limit", "max_work=5", "--limit", "max_work=6"
+    )
+    assert twice.code == 1 and "--limit 'max_work' is given twice" in twice.err
+    grouped = cli("prob", "chill", "specific", "-i", "target=55", "--limit", "max_work=3,000,000")
+    none = cli("prob", "chill", "specific", "-i", "target=55", "--limit", "deadline=none")
+    assert grouped.code == none.code == 0 and grouped.out == none.out
+
+
+def test_a_campaign_is_replayed_under_the_bound_given_and_nothing_is_written(cli, tmp_path: Path) -> None:
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "c", "chimera").code == 0
+    before = cli("campaign", "--db", db, "log", "c", "--json").out
+    tight = cli("campaign", "--db", db, "replay", "c", "--limit", "max_work=10")
+    assert tight.code == 1 and "RC503" in tight.err and "--limit max_work=N" in tight.err
+    assert cli("campaign", "--db", db, "log", "c", "--json").out == before
+    assert cli("campaign", "--db", db, "replay", "c", "--limit", "max_work=10_000_000").code == 0
+
+
+def test_serve_takes_the_bounds_but_its_deadline_is_its_own_option() -> None:
+    pytest.importorskip("uvicorn")
+    from engine.cli import _limits
+    from engine.errors import InputError
+    from engine.serve.run import settings_of
+
+    def args(*limit: str) -> argparse.Namespace:
+        return argparse.Namespace(
+            workers=1,
+            queue=1,
+            max_body=10,
+            deadline=5.0,
+            port=0,
+            rulesets=None,
+            db=None,
+            token=None,
+            limit=list(limit),
+            limits=_limits(list(limit)),
+        )
+
+    assert settings_of(args("max_work=7")).limits == Limits(max_work=7)
+    with pytest.raises(InputError, match="a request's deadline is --deadline SECONDS"):
+        settings_of(args("deadline=9"))
