@@ -184,10 +184,16 @@ class RandomizerCompiler:
                 endless = self._never_ending(triggers, faces)
                 if endless:
                     i, t = endless[0], triggers[endless[0]]
-                    verb = "add a die by" if t.action == "add" else "be rerolled by"
+                    verb = {"add": "add a die by", "reroll": "be rerolled by"}[t.action]
+                    why = f"the {t.action}s never end"
+                    if t.target is not None:  # a reroll of a target on every face
+                        verb, why = (
+                            "set off a reroll by",
+                            "its target takes every face, so the rerolls never end",
+                        )
                     names = " and ".join(f"'{triggers[j].name}'" for j in endless)
                     message = (
-                        f"every face of this die must {verb} '{t.name}': the {t.action}s never end"
+                        f"every face of this die must {verb} '{t.name}': {why}"
                         if len(endless) == 1
                         else f"every face of this die sets off {names}, whose dice set them off "
                         "again in turn: the rerolls and added dice never end"
@@ -254,20 +260,27 @@ class RandomizerCompiler:
         steps = [triggers[i] for i in every]
         return [every[j] for j in sorted(endless_steps(steps))]
 
+    @classmethod
+    def _on_every_face(cls, t: Trigger, faces: tuple[int, ...]) -> bool:
+        """A `must: add`, or a `must: reroll` of the die itself or of a target that takes every
+        face (so some die, the one that set it off at least, is always there to reroll), that
+        holds on every face, whatever the inputs."""
+        if t.action == "reroll" and t.target is not None:
+            itself = cls._every_face(t.target, faces)
+        else:
+            itself = t.action in ("add", "reroll")
+        return t.must and itself and t.only_if is None and cls._every_face(t.on, faces)
+
     @staticmethod
-    def _on_every_face(t: Trigger, faces: tuple[int, ...]) -> bool:
-        """A `must: reroll` of the die itself, or a `must: add`, that holds on every face, whatever
-        the inputs."""
-        itself = t.action == "add" or (t.action == "reroll" and t.target is None)
-        if not (t.must and itself and t.only_if is None):
-            return False
+    def _every_face(condition: Expr, faces: tuple[int, ...]) -> bool:
+        """Whether a condition on `face` holds on every face, whatever the inputs."""
         if not faces:  # faces worked out at roll time: decided when it runs
             return False
         for face in faces:
             try:
-                if t.on.run({"face": face}) is not True:
+                if condition.run({"face": face}) is not True:
                     return False
-            except RulecraftError:  # `on` reads an input or a value: decided when it runs
+            except RulecraftError:  # it reads an input or a value: decided when it runs
                 return False
         return True
 

@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import Diagnostic, EvalError, InputError, LimitError, did_you_mean, placed
 from ..expr import ast
 from ..frozen import field, frozen
-from ..model.ruleset import Check, Pool, Scale, adds_without_end, randomizer_expressions
+from ..model.ruleset import Check, Pool, Scale, randomizer_expressions
 from ..model.values import Multi, Symbol, to_json
 from ..runtime import arguments
 from ..runtime.builtins import redraws_key
@@ -920,9 +920,8 @@ class Sequential:
         if found is None or (depth and found.proc.truncating and found.proc.cap != depth):
             r = concrete(self.check.roll[i], env)
             assert isinstance(r, Pool)
-            explodes = r.cap is None and adds_without_end(r.triggers)  # else it ends by itself
-            limit = self.ctx.limits.max_rerolls
-            proc = Procedure(r, env, min(depth or FIRST_DEPTH, limit) if explodes else None)
+            limit = self.ctx.limits.max_rerolls  # the depth holds only where it can add without end
+            proc = Procedure(r, env, min(depth or FIRST_DEPTH, limit))
 
             def outcome_of(value: Multi) -> Dist:
                 return self.outcomes(i + 1, dice + (value,))

@@ -8,7 +8,7 @@ or new top-level sections here; existing ones need not change.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -211,11 +211,13 @@ def sets_off(triggers: Sequence[Trigger], u: int, rolled_by: int | None) -> bool
     return not step.first_roll_only and (u != rolled_by or step.repeat)
 
 
-def endless_steps(triggers: Sequence[Trigger]) -> frozenset[int]:
+def endless_steps(triggers: Sequence[Trigger], acting: Collection[int] | None = None) -> frozenset[int]:
     """The steps that can act again and again without end: those on a circle of "a die this step
     rolls can set that step off" (`sets_off`), and those such a step's dice can reach. Without
-    one, every roll of the pool ends within a few rounds, with no cap."""
-    steps = range(len(triggers))
+    one, every roll of the pool ends within a few rounds, with no cap. `acting`: the steps that
+    can act in one roll (an `only_if` false, or an `on` that holds on no face, for its inputs:
+    `Procedure.acting`); None, every step written (what the ruleset alone says)."""
+    steps = range(len(triggers)) if acting is None else sorted(acting)
     reach = {t: {u for u in steps if sets_off(triggers, u, t)} for t in steps}
     for _ in steps:  # the closure: at most as many rounds as steps
         for t in steps:
@@ -229,10 +231,11 @@ def chains_without_end(triggers: Sequence[Trigger]) -> bool:
     return bool(endless_steps(triggers))
 
 
-def adds_without_end(triggers: Sequence[Trigger]) -> bool:
-    """Whether a step that adds dice can act again and again without end (`endless_steps`): the
-    pool can then grow without end, and the exact evaluator follows it to a depth."""
-    return any(triggers[t].action == "add" for t in endless_steps(triggers))
+def adds_without_end(triggers: Sequence[Trigger], acting: Collection[int] | None = None) -> bool:
+    """Whether a step that adds dice can act again and again without end (`endless_steps`, of the
+    steps `acting`): the pool can then grow without end, and the exact evaluator follows it to a
+    depth."""
+    return any(triggers[t].action == "add" for t in endless_steps(triggers, acting))
 
 
 @frozen

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import Diagnostic, EvalError
 from ..frozen import frozen
-from ..model.ruleset import Pool, Trigger, sets_off
+from ..model.ruleset import Pool, Trigger, adds_without_end, sets_off
 from ..model.values import Multi, Symbol, faces_text
 from .builtins import HISTORY
 from .cache import Caches
@@ -88,7 +88,8 @@ class Procedure:
 
     def __init__(self, pool: Pool, env: Mapping[str, Any], depth: int | None = None) -> None:
         """`depth`: where the exact solver cuts an uncapped explosion (a cap of its own, whose
-        reach is reported as truncated, not capped); the sampler gives none and rolls on."""
+        reach is reported as truncated, not capped), kept only where the steps that can act in
+        this roll can add dice without end; the sampler gives none and rolls on."""
         self.pool = pool
         scope = dict(env)
         groups: dict[tuple[Any, ...], list[int]] = {}
@@ -124,8 +125,17 @@ class Procedure:
             )
             for t in pool.triggers
         )
-        self.cap = pool.cap if pool.cap is not None else depth
-        self.truncating = pool.cap is None and depth is not None
+        self.acting = frozenset(
+            u for u, step in enumerate(self.steps) if step.active and any(k.on[u] for k in self.kinds)
+        )
+        """The steps that can act in this roll: its `only_if` true, and its `on` holding on some face
+        (both may read the inputs)."""
+        endless = pool.cap is None and adds_without_end(pool.triggers, self.acting)
+        self.cap = pool.cap if pool.cap is not None else (depth if endless else None)
+        self.truncating = endless and depth is not None
+        """The cap is the exact solver's depth, not the game's: a roll whose rules would take it
+        past the depth stops before the grant that would (`pending`), and is reported as
+        truncated (`capped`)."""
         self._on = tuple(tuple(k.on[u] for k in self.kinds) for u in range(len(self.steps)))
         self._targets = tuple(tuple(k.target[u] for k in self.kinds) for u in range(len(self.steps)))
         by_value = (
@@ -193,21 +203,28 @@ class Procedure:
         return tuple(c if keep else () for c, keep in zip((first, added, rerolled), self.keeps))
 
     def pending(self, state: State) -> int | None:
-        """The trigger that acts next, or None when the procedure is over."""
-        unused, used = state[1], state[2]
-        if self.cap is not None and used >= self.cap:
+        """The trigger that acts next, or None when the procedure is over. The solver's depth
+        (`truncating`) ends it before a grant it would cut short, the step left waiting, so that
+        `capped` counts every roll the depth cut, and only those."""
+        unused, used, cap = state[1], state[2], self.cap
+        if cap is not None and used >= cap:
             return None
         for t, step in enumerate(self.steps):
             if step.active and any(unused[t]):
+                if self.truncating and cap is not None and step.per_die * sum(unused[t]) > cap - used:
+                    return None
                 return t
         return None
 
     def capped(self, state: State) -> bool:
-        """Whether the cap, not the rules, cut the procedure short on the way here."""
+        """Whether the cap, not the rules, cut the procedure short on the way here (asked of a
+        state where it is over): a step is still waiting, and the game's cap was reached, or the
+        solver's depth stopped it (`pending`)."""
         unused, used = state[1], state[2]
         if self.cap is None:
             return False
-        return used >= self.cap and any(step.active and any(unused[t]) for t, step in enumerate(self.steps))
+        waiting = any(step.active and any(unused[t]) for t, step in enumerate(self.steps))
+        return waiting and (self.truncating or used >= self.cap)
 
     def used_after(self, state: State, t: int, rolled: int) -> int:
         """Dice used once `rolled` more are rerolled or added at trigger `t` (0 without a cap, so
