@@ -583,7 +583,7 @@ def _merged(
     order `pick` takes them), with neighbours merged where the check cannot tell them apart. A
     check that reads the pool only through counts of readings (`count(p, 8..10)`: `Pool.folds`)
     sees of a die only which of those it is counted in; dice alike in that and in every step
-    lead to the same remaining computation, so a ten-sided pool with 10-again counted 8-10 is
+    lead to the same remaining computation, so a d10 pool whose 10s add a die, counted 8-10, is
     three kinds, not ten (1-7, 8-9, and 10, which holds the step). Faces that hold a step are
     merged only where no step ever chooses among them (`_unpicked`), and merged kinds must be
     runs of `plain`'s order, so that the dice a rule or `always` takes, lowest first, are alike
