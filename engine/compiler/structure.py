@@ -383,7 +383,17 @@ class Structure:
         post = [let for let in lets if not let.before_roll]
         # A later randomizer's count or a redraw's condition may read a pool's statistics too.
         read_by = [e.node for e in after_roll_expressions(roll, post, outcome, outputs)]
-        roll = [self._with_folds(r, read_by, scope, pre_scope) for r in roll]
+        # a statistic's argument may read the inputs, the values known before the roll and the
+        # dice (numbers) rolled before its pool: the pool is then made for each of their values
+        dice_before: dict[str, T.Type] = {}
+        folded = []
+        for r in roll:
+            folded.append(self._with_folds(r, read_by, scope, {**pre_scope, **dice_before}))
+            if isinstance(r, Die) or (isinstance(r, Pool) and r.total):
+                dice_before[r.name] = scope[r.name]
+        roll = folded
+        if any(set(r.fold_reads) & set(dice_before) for r in roll if isinstance(r, (Pool, Draw))):
+            sequential = True
         with statement(self.unit.diags):
             roll = [self._with_history(r, read_by) for r in roll]
         counted = counted_randomizers(read_by)

@@ -337,7 +337,7 @@ Randomizer = Die | Pool | Draw
 
 def randomizer_expressions(r: Randomizer) -> list[Expr]:
     """Every expression a randomizer evaluates: its faces (when not constant), count, `each`,
-    triggers and redraw."""
+    triggers, redraw, and its statistics' arguments read per request (`Pool.folds`)."""
     out: list[Expr] = []
     if not isinstance(r, Draw) and r.faces_expr is not None:
         out.append(r.faces_expr)
@@ -351,6 +351,8 @@ def randomizer_expressions(r: Randomizer) -> list[Expr]:
         out.append(r.count)
     if r.redraw is not None:
         out += [r.redraw.allowed, r.redraw.times]
+    if not isinstance(r, Die):  # a statistic's argument worked out when the pool is made
+        out += [arg for key in r.folds or () for arg in key[1:] if isinstance(arg, Expr)]
     return out
 
 

@@ -112,6 +112,8 @@ def _size(r: Randomizer, envs: list[dict[str, Any]], follow: bool) -> tuple[floa
     size = multisets
     once = each = 0.0
     folds = folds_for(r, env)  # arguments read from the inputs: for the first environment
+    if folds is None and r.folds is not None and r.fold_reads:  # one reads an earlier die: at its most
+        folds = tuple((key[0], *(count if isinstance(a, Expr) else a for a in key[1:])) for key in r.folds)
     if folds is not None:
         size = min(size, _fold_size(folds, count, readings))
         once = count * k * size * _PER_FOLD

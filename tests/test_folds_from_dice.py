@@ -1,0 +1,119 @@
+"""A statistic whose argument reads a die rolled before its pool — `count(p, d..10)` against a
+difficulty die, `highest(p, k)` keeping a die's worth — is a fold too: the pool is made for each
+value of the die (the check runs randomizer by randomizer), and keeps only the statistics, never
+its multisets. Before, 8 d10 counted against a d10 listed 243,100 states and stopped at
+`max_states`. Each answer is held to one worked out another way: a binomial sum, every roll, or
+the same check with the die's value written as a constant, mixed."""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+from itertools import product
+from math import comb
+
+import pytest
+
+import engine
+
+AGAINST = """\
+rulecraft: 1
+name: against
+checks:
+  c:
+    inputs:
+      n: {type: int, min: 0, max: 60, default: 8}
+    roll:
+      d: {die: 10}
+      p: {pool: n, die: 10TRIGGERS}
+    let:
+      hits: count(p, AT..10)
+    outcomes: [fail, pass]
+    outcome: "'pass' if hits >= 3 else 'fail'"
+"""
+
+
+def against(at: str = "d", triggers: str = "") -> str:
+    return AGAINST.replace("AT", at).replace("TRIGGERS", triggers)
+
+
+def binomial_mix(n: int) -> Fraction:
+    """P(at least 3 of n d10 show the difficulty d10 or more)."""
+    total = Fraction(0)
+    for d in range(1, 11):
+        p = Fraction(11 - d, 10)
+        total += Fraction(1, 10) * sum(
+            (comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(3, n + 1)), Fraction(0)
+        )
+    return total
+
+
+@pytest.mark.parametrize("n", [0, 2, 8, 40])
+def test_successes_counted_against_a_difficulty_die_are_a_fold(n: int) -> None:
+    d = engine.load(against()).distribution("c", n=n)
+    assert d.probability("pass") == binomial_mix(n)
+    assert d.value("hits").mean == Fraction(n * sum(11 - t for t in range(1, 11)), 100)
+
+
+def test_a_pool_with_triggers_counted_against_a_die_matches_each_value_written_out() -> None:
+    """The count's argument also decides which faces the procedure tells apart (`_merged`): a
+    pool whose 10s add a die, counted from a d10 up, is made for each difficulty and is the mix of
+    the checks with each difficulty written as a constant."""
+    explode = ", triggers: [{on: face == 10, must: add}]"
+    read = engine.load(against(triggers=explode)).distribution("c", n=4)
+    written = Fraction(0)
+    for at in range(1, 11):
+        one = engine.load(against(at=str(at), triggers=explode)).distribution("c", n=4)
+        written += Fraction(1, 10) * one.probability("pass")
+    assert abs(read.probability("pass") - written) <= read.truncated * 10
+    assert read.truncated <= Fraction(1, 10**15)
+
+
+KEEP = """\
+rulecraft: 1
+name: keep
+checks:
+  c:
+    inputs:
+      n: {type: int, min: 0, max: 12, default: 4}
+    roll:
+      k: {die: 4}
+      p: {pool: n, die: 6}
+    let:
+      total: sum(highest(p, k))
+    outcomes: [low, high]
+    outcome: "'high' if total >= 12 else 'low'"
+"""
+
+
+def test_keeping_a_dies_worth_agrees_with_every_roll() -> None:
+    d = engine.load(KEEP).distribution("c", n=4)
+    totals: Counter[int] = Counter()
+    for k in range(1, 5):
+        for dice in product(range(1, 7), repeat=4):
+            totals[sum(sorted(dice, reverse=True)[:k])] += 1
+    whole = 4 * 6**4
+    assert d.value("total").fractions() == {t: Fraction(w, whole) for t, w in totals.items()}
+
+
+def test_twelve_dice_keeping_a_dies_worth_lists_no_multisets() -> None:
+    """12 d6 have 6,188 multisets, four times over for the kept die; the kept totals are fewer."""
+    d = engine.load(KEEP).distribution("c", n=12)
+    assert sum(d.value("total").fractions().values()) == 1
+    assert d.states < 6188
+
+
+def test_a_die_rolled_after_the_pool_is_no_argument_of_a_fold_and_still_right() -> None:
+    """A pool is made before a die written after it, so its statistics cannot wait for that die:
+    it is listed whole, as before (and right)."""
+    text = against().replace(
+        "      d: {die: 10}\n      p: {pool: n, die: 10}\n",
+        "      p: {pool: n, die: 10}\n      d: {die: 10}\n",
+    )
+    assert engine.load(text).distribution("c", n=3).probability("pass") == binomial_mix(3)
+
+
+def test_the_sampler_reads_the_die_as_the_solver_does() -> None:
+    rs = engine.load(against())
+    r = rs.roll("c", forced={"d": [7], "p": [6, 7, 8, 9, 10, 1, 2, 3]}, n=8)
+    assert r.values["hits"] == 4 and r.outcome == "pass"
