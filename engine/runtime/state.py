@@ -264,6 +264,8 @@ def carry(model: StateModel, state: State, campaign: str) -> tuple[State, list[s
     each difference (`added shared.alarms`, `dropped bo.nerve`), for the migration's event."""
     try:
         new, changes = _carried(model, state, campaign)
+    except LimitError:
+        raise  # a spent budget is the request's (RC503), not a state the new rules refuse
     except RulecraftError as exc:
         d = exc.diagnostics[0]
         raise CampaignError(
@@ -286,6 +288,8 @@ def misfit(model: StateModel, state: State, campaign: str) -> str | None:
     rulecraft writes only states its rules can read, so such a state was changed from outside."""
     try:
         _, changes = _carried(model, state, campaign)
+    except LimitError:
+        raise  # a spent budget is the request's (RC503), not damage to the state
     except RulecraftError as exc:
         return exc.diagnostics[0].message
     # what the rules no longer declare is not read, and a migration before 2026-12-04 kept it

@@ -138,3 +138,26 @@ def test_an_undo_is_charged_for_the_log_it_reads(refused):
     refused("RC503", tight.undo)
     assert len(game.log()) == 3001
     assert engine.open_campaign("c", store=game.store, limits=Limits(max_work=20_000)).undo().kind == "undo"
+
+
+def test_a_budget_spent_on_the_stored_state_is_rc503_not_damage(refused):
+    """Review: the check of the stored state (before each change) and the carrying over of a
+    migration took a spent budget for a state the rules cannot read: an action under a budget too
+    small for that check was RC903 "damaged" and a migration a CampaignError, though nothing was
+    wrong with the campaign. Both are the request's LimitError RC503, and nothing is written."""
+    game = campaign(state_ruleset())
+    for tiny in range(1, 4):
+        tight = engine.open_campaign("c", store=game.store, limits=Limits(max_work=tiny))
+        error = refused("RC503", tight.act, "push", seed=1)
+        assert isinstance(error, engine.LimitError)
+        error = refused(
+            "RC503",
+            engine.open_campaign,
+            "c",
+            store=game.store,
+            ruleset=engine.load(state_ruleset(derived="2")),
+            migrate=True,
+            limits=Limits(max_work=tiny),
+        )
+        assert isinstance(error, engine.LimitError)
+    assert len(game.log()) == 1 and game.header.ruleset_hash == game.store.header("c").ruleset_hash
