@@ -427,24 +427,24 @@ class Campaign:
             raise self._missing("check", check, self.model.checks)
         bound = bind_inputs(found, inputs)
         seed = random.randrange(2**32) if seed is None and forced is None else seed
-        with self._request() as work:
+        with self._request() as work:  # one budget: the roll, then the check of the stored state
             result = sample(
                 found, bound, RunContext(self.limits, policy, self.caches, random.Random(seed), forced, work)
             )
-        data = {
-            "check": check,
-            "inputs": {k: to_json(v) for k, v in bound.items()},
-            "policy": policy,
-            "seed": seed,
-            "roll": {
+            data = {
                 "check": check,
-                "outcome": result.outcome.name,
-                "dice": result.forced(),
-                "values": {k: to_json(v) for k, v in result.values.items()},
-            },
-        }
-        with self._request(), self.writing() as tx:
-            return tx.append("roll", data, tx.last().state), result
+                "inputs": {k: to_json(v) for k, v in bound.items()},
+                "policy": policy,
+                "seed": seed,
+                "roll": {
+                    "check": check,
+                    "outcome": result.outcome.name,
+                    "dice": result.forced(),
+                    "values": {k: to_json(v) for k, v in result.values.items()},
+                },
+            }
+            with self.writing() as tx:
+                return tx.append("roll", data, tx.last().state), result
 
     def distribution(
         self,

@@ -161,3 +161,37 @@ def test_a_budget_spent_on_the_stored_state_is_rc503_not_damage(refused):
         )
         assert isinstance(error, engine.LimitError)
     assert len(game.log()) == 1 and game.header.ruleset_hash == game.store.header("c").ruleset_hash
+
+
+def rolling_ruleset(derived: str) -> str:
+    """A campaign with a check whose outcome makes about 65,000 table calls ('dear') and one that
+    makes none ('cheap'); reading its state computes `derived`."""
+    outcome = "    outcomes: [miss, hit]\n    outcome: \"'hit' if {} > 3 else 'miss'\"\n"
+    return (
+        "rulecraft: 1\nname: mini\n"
+        + tables(14)
+        + "checks:\n  cheap:\n    roll:\n      d: {die: 6}\n"
+        + outcome.format("d")
+        + "  dear:\n    roll:\n      d: {die: 6}\n"
+        + outcome.format("t14(d) - t14(d) + d")
+        + "state:\n  shared:\n    marks: {counter: 0, min: 0, max: 10}\n"
+        f'    shown: {{derived: "{derived}"}}\n'
+    )
+
+
+def test_a_recorded_roll_is_one_request(refused):
+    """Review: `Campaign.roll` rolled on one budget and checked the stored state (before appending
+    the roll) on a second, fresh one, so a roll and a check each under `max_work` but together past
+    it were written. Each costs about 65,000 units here: each alone fits a budget of 100,000, both
+    on one budget do not (RC503, nothing written), and fit in 200,000."""
+    cheap_state = campaign(rolling_ruleset("1"))
+    dear_state = campaign(rolling_ruleset("t14(marks)"))
+    tight = Limits(max_work=100_000)
+    assert engine.open_campaign("c", store=cheap_state.store, limits=tight).roll("dear", seed=1)
+    assert engine.open_campaign("c", store=dear_state.store, limits=tight).roll("cheap", seed=1)
+    game = engine.open_campaign("c", store=dear_state.store, limits=tight)
+    error = refused("RC503", game.roll, "dear", seed=1)
+    assert isinstance(error, engine.LimitError)
+    assert len(game.log()) == 2  # made, and the cheap roll: the dear one was not written
+    wide = engine.open_campaign("c", store=dear_state.store, limits=Limits(max_work=200_000))
+    assert wide.roll("dear", seed=1)[0].kind == "roll"
