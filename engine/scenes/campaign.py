@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from ..errors import Advice, CampaignError, Diagnostic, did_you_mean
 from ..model.scene import Scene
 from ..runtime.context import RunContext, check_policy
+from ..runtime.state import State
 from ..state.campaign import Campaign
 from ..state.records import Event
 from .odds import Odds, odds
@@ -28,8 +29,8 @@ def _fail(
     )
 
 
-def cast_of(campaign: Campaign, scene: str, cast: Mapping[str, str] | None) -> tuple[Scene, dict[str, str]]:
-    """The scene, and the campaign's character who plays each of its parties (each named once)."""
+def scene_of(campaign: Campaign, scene: str) -> Scene:
+    """The campaign's scene `scene`: one its ruleset does not have is RC907 (a server answers 404)."""
     found = campaign.rules.scenes.get(scene)
     if found is None:
         raise _fail(
@@ -38,8 +39,14 @@ def cast_of(campaign: Campaign, scene: str, cast: Mapping[str, str] | None) -> t
             or f"scenes: {', '.join(campaign.rules.scenes) or 'none'}",
             missing=True,
         )
+    return found
+
+
+def cast_of(campaign: Campaign, found: Scene, cast: Mapping[str, str] | None, state: State) -> dict[str, str]:
+    """The character of `state` who plays each of the scene's parties (each named once)."""
+    scene = found.name
     given = dict(cast or {})
-    names = list(campaign.state()["characters"])
+    names = list(state["characters"])
     for party in found.parties:
         if party not in given:
             raise _fail(
@@ -60,7 +67,7 @@ def cast_of(campaign: Campaign, scene: str, cast: Mapping[str, str] | None) -> t
         )
     if len(set(given.values())) != len(given):
         raise _fail("one character cannot play two parties of a scene", unfit=True)
-    return found, given
+    return given
 
 
 def campaign_odds(
@@ -71,10 +78,14 @@ def campaign_odds(
     policy: str = "always",
     expect: Sequence[str] = (),
 ) -> Odds:
-    """The exact odds of a scene played from the campaign's state now (nothing is written)."""
-    found, given = cast_of(campaign, scene, cast)
-    ctx = RunContext(campaign.limits, check_policy(policy), campaign.caches)
-    return odds(campaign.model, found, campaign.state(), given, ctx, tuple(expect))
+    """The exact odds of a scene played from the campaign's state now (nothing is written). One
+    request: reading the state (and checking it) and the solve share one work budget."""
+    found = scene_of(campaign, scene)
+    with campaign.request() as work:
+        state = campaign.state()
+        given = cast_of(campaign, found, cast, state)
+        ctx = RunContext(campaign.limits, check_policy(policy), campaign.caches, work=work)
+        return odds(campaign.model, found, state, given, ctx, tuple(expect))
 
 
 def play_in_campaign(
@@ -85,13 +96,17 @@ def play_in_campaign(
     seed: int | None = None,
     policy: str = "always",
 ) -> tuple[Event, Played]:
-    """Play a scene out from the campaign's state and keep where it ends, as one event."""
-    found, given = cast_of(campaign, scene, cast)
-    policy = check_policy(policy)  # before anything is played or written
+    """Play a scene out from the campaign's state and keep where it ends, as one event. One
+    request and one transaction: the check of the stored state, the cast read from it and every
+    step of the scene share one work budget; past it nothing is written."""
+    found = scene_of(campaign, scene)
     seed = random.randrange(2**32) if seed is None else seed
-    ctx = RunContext(campaign.limits, policy, campaign.caches, random.Random(seed))
-    with campaign.writing() as tx:  # played and kept in one transaction
-        played = play(campaign.model, found, tx.last().state, given, ctx)
+    with campaign.request() as work, campaign.writing() as tx:
+        state = tx.last().state
+        given = cast_of(campaign, found, cast, state)
+        policy = check_policy(policy)  # before anything is played or written
+        ctx = RunContext(campaign.limits, policy, campaign.caches, random.Random(seed), work=work)
+        played = play(campaign.model, found, state, given, ctx)
         data = {
             "scene": scene,
             "cast": given,

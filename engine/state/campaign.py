@@ -243,7 +243,7 @@ class Campaign:
         if self._pending is None:
             return self._fitting(last)
         self._whole(last)
-        with self._request():
+        with self.request():
             return carry(self.rules, last.state, self.name)[0]
 
     def _fitting(self, event: Event) -> State:
@@ -251,7 +251,7 @@ class Campaign:
         item missing or of another kind, a value past its bound) is RC903 here, before anything
         reads it, rather than an error in whatever reads it first."""
         self._whole(event)
-        with self._request():
+        with self.request():
             wrong = misfit(self.rules, event.state, self.name)
         if wrong is not None:
             raise _fail(
@@ -264,10 +264,11 @@ class Campaign:
         return event.state
 
     @contextmanager
-    def _request(self) -> Iterator[Work]:
+    def request(self) -> Iterator[Work]:
         """The work budget of the request running: the one it already made (an action's, which
         its check of the stored state, its roll and its effects all charge), else a fresh one
-        from `limits` for this request alone."""
+        from `limits` for this request alone. A caller that reads the campaign and then changes
+        it (a scene played in it) opens one around both, so the whole request is one budget."""
         running = current()
         if running is not None:
             yield running
@@ -297,7 +298,7 @@ class Campaign:
                 if now.ruleset_hash != to:
                     last = tx.last()
                     self._whole(last)
-                    with self._request():
+                    with self.request():
                         state, notes = carry(self.rules, last.state, self.name)
                     tx.replace_ruleset(to, text)
                     data = {
@@ -325,7 +326,7 @@ class Campaign:
         as it stands now, or as it stood after event `at` (what a caller that has just appended
         it shows, without reading the store again: another writer may hold it by then)."""
         arguments.of_type("Campaign.show", "at", at, Event, optional=True)
-        with self._request():
+        with self.request():
             state = at.state if at is not None else self.state()
             return {
                 "campaign": self.name,
@@ -344,7 +345,7 @@ class Campaign:
         """A character joins, with its parameters."""
         arguments.kept_name("Campaign.join", "character", character, "character")
         bound = bind_params(self.rules.character, params, "character", character)
-        with self._request(), self.writing() as tx:
+        with self.request(), self.writing() as tx:
             state = join(self.rules, tx.last().state, character, bound)
             return tx.append(
                 "join", {"character": character, "params": {k: to_json(v) for k, v in bound.items()}}, state
@@ -367,7 +368,7 @@ class Campaign:
         _acting("Campaign.act", action, character, others, policy)
         _rolling("Campaign.act", seed, forced)
         act = self._action(action)
-        with self._request() as work, self.writing() as tx:
+        with self.request() as work, self.writing() as tx:
             state = tx.last().state
             who = self._who(act, character, state)
             roles = self._roles(act, who, others, state)
@@ -427,7 +428,7 @@ class Campaign:
             raise self._missing("check", check, self.model.checks)
         bound = bind_inputs(found, inputs)
         seed = random.randrange(2**32) if seed is None and forced is None else seed
-        with self._request() as work:  # one budget: the roll, then the check of the stored state
+        with self.request() as work:  # one budget: the roll, then the check of the stored state
             result = sample(
                 found, bound, RunContext(self.limits, policy, self.caches, random.Random(seed), forced, work)
             )
@@ -459,7 +460,7 @@ class Campaign:
         `Dist` over states as canonical JSON text; `item_marginals` splits it per item."""
         _acting("Campaign.distribution", action, character, others, policy)
         act = self._action(action)
-        with self._request() as work:
+        with self.request() as work:
             state = self.state()
             who = self._who(act, character, state)
             roles = self._roles(act, who, others, state)
@@ -472,13 +473,13 @@ class Campaign:
         arguments.name("Campaign.begin", "period", period)
         if period not in self.rules.periods:
             raise self._missing("period", period, self.rules.periods)
-        with self._request(), self.writing() as tx:
+        with self.request(), self.writing() as tx:
             new, done = begin(self.rules, tx.last().state, period)
             return tx.append("period", {"period": period, "effects": done}, new)
 
     def undo(self) -> Event:
         """Reverse the latest change that is not already undone (an undo appends; nothing is deleted)."""
-        with self._request() as work, self.writing() as tx:
+        with self.request() as work, self.writing() as tx:
             events = tx.events()
             work.charge(len(events))  # read, and looked through for the change to undo
             target = _undoable(events)
@@ -494,7 +495,7 @@ class Campaign:
         made with (kept in the migration's event). A replay is one request: every event's rules
         and `EVENT_WORK` for each charge one budget (`Limits.max_work`), so a log too long for it
         is `RC503`."""
-        with self._request() as work:
+        with self.request() as work:
             events = self.log()
             work.charge(len(events))  # read and checked whole
             return self._replayed(events, work)

@@ -5,7 +5,10 @@ second, past any deadline, and now ends with `RC503` within the bound (`conftest
 from __future__ import annotations
 
 import json
+import random
 from fractions import Fraction
+
+from test_hostile_budget import tables
 
 import engine
 
@@ -140,3 +143,36 @@ def test_a_scene_whose_chances_outgrow_decimal_text_still_prints() -> None:
     assert long  # the late rounds' chances are too long for decimal text
     n, d = rounds[long[-1]].split("/")
     assert Fraction(int(n, 16), int(d, 16)) == odds.rounds[int(long[-1])]  # and still exact
+
+
+def test_a_scene_in_a_campaign_is_one_request(refused):
+    """Review: a scene played in a campaign read the state on one budget, checked it again before
+    the append on a second and played on a third (its odds: two reads and the solve), each fresh,
+    so a campaign scene could do several times `max_work`. Reading this campaign's state costs
+    about 25,000 units (its `lore`), the scene played about 99,000 and solved about 100,000: each
+    fits a budget of 110,000 alone (as the ruleset's own scene does), together they do not
+    (RC503, nothing written)."""
+    from engine.scenes.campaign import campaign_odds, play_in_campaign
+    from engine.state.memory import MemoryStore
+
+    text = (
+        scene(6, 3, "      - {add: {hurt: 1}, when: \"outcome == 'hit'\"}\n", "ann.hurt >= 3", 100)
+        .replace("name: mini\n", "name: mini\n" + tables(12))
+        .replace("state:\n", 'state:\n  shared:\n    base: {counter: 0}\n    lore: {derived: "t12(base)"}\n')
+    )
+    tight = engine.Limits(max_work=110_000)
+    store = MemoryStore()
+    engine.new_campaign("c", engine.load(text), store=store, characters={"cy": {}})
+    assert engine.open_campaign("c", store=store, limits=tight).state()["shared"]["base"] == 0
+    alone = engine.load(text, limits=tight)
+    assert alone.play_scene("fight", random.Random(3), parties={"ann": {}}).ending == "done"
+    assert alone.scene_odds("fight", parties={"ann": {}}).endings
+    game = engine.open_campaign("c", store=store, limits=tight)
+    error = refused("RC503", play_in_campaign, game, "fight", {"ann": "cy"}, seed=3)
+    assert isinstance(error, engine.LimitError)
+    assert [e.kind for e in game.log()] == ["new"]  # nothing was written
+    game = engine.open_campaign("c", store=store, limits=tight)
+    assert isinstance(refused("RC503", campaign_odds, game, "fight", {"ann": "cy"}), engine.LimitError)
+    wide = engine.open_campaign("c", store=store, limits=engine.Limits(max_work=150_000))
+    assert play_in_campaign(wide, "fight", {"ann": "cy"}, seed=3)[0].kind == "scene"
+    assert campaign_odds(wide, "fight", {"ann": "cy"}).endings
