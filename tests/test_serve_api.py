@@ -678,6 +678,34 @@ def test_a_campaign_of_a_served_file_is_named_as_the_server_serves_it(
     assert d["code"] == "RC904" and "operator" in d["hint"] and "leave out" not in d["hint"]
 
 
+def test_making_a_campaign_names_its_ruleset_as_the_server_serves_it(tmp_path: Path) -> None:
+    """Review: an error making a campaign gave the ruleset's place on the server in its `file` and
+    `text` (the shipped file's path, a `--rulesets` file's absolute one), where every other route
+    gives the file name alone. The campaign still keeps where to find its ruleset again."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    mine = folder / "mine.yaml"
+    mine.write_bytes(shipped_rulesets()["chill"].read_bytes())
+    settings = Settings(rulesets=folder, db=str(tmp_path / "c.db"), workers=1)
+    with TestClient(create_app(settings)) as other:
+        for name in ["chill", "mine"]:
+            response = other.post("/api/campaigns", json={"name": "case", "ruleset": name})
+            [d] = error(response, 422)
+            assert d["code"] == "RC401" and d["file"] == f"{name}.yaml", d["file"]
+            assert d["text"].startswith(f"{name}.yaml:"), d["text"]
+            shown = other.post("/api/roll", json={"ruleset": name, "check": "specific"})
+            assert error(shown, 422)[0]["file"] == d["file"]  # as a roll of it shows it
+            for place in [str(folder), str(shipped_rulesets()["chill"].parent), "rulesets/"]:
+                assert place not in response.text, response.text
+            made = other.post(
+                "/api/campaigns", json={"name": name, "ruleset": name, "params": {"players": 4}}
+            )
+            assert made.status_code == 201 and made.json()["ruleset"] == name
+    store = engine.api.open_store(str(tmp_path / "c.db"))
+    assert [store.header(n).ruleset for n in ["chill", "mine"]] == ["chill", str(mine.resolve())]
+    store.close()
+
+
 @pytest.mark.parametrize(
     "content_type", [None, "text/plain;charset=UTF-8", "application/x-www-form-urlencoded"]
 )

@@ -15,7 +15,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from ..api import default_db, new_campaign, open_campaign, open_store
+from ..api import default_db, open_campaign, open_store
 from ..errors import Diagnostic, RulecraftError
 from ..state.campaign import Campaign
 from ..state.records import Event, Store, whole
@@ -197,13 +197,22 @@ def create_campaign(body: CampaignCreate, request: Request) -> dict[str, Any]:
     """Make a campaign of a served ruleset, with its parameters and first characters."""
     server = server_of(request)
     known = _names(request)
-    server.catalog.named(body.ruleset, known)  # 404 with the nearest name, before anything is written
-    ref: str | Path = (
-        body.ruleset if shipped_rulesets().get(body.ruleset) == known[body.ruleset] else known[body.ruleset]
-    )
+    # 404 with the nearest name, before anything is written; compiled as every route shows it, by
+    # its file name alone (where it lies on the server is the operator's)
+    rs = server.catalog.named(body.ruleset, known)
+    path = known[body.ruleset]
+    # kept as `new_campaign` keeps it, to be found again: a shipped name, else the file's full path
+    source = body.ruleset if shipped_rulesets().get(body.ruleset) == path else str(path.resolve())
     with _store(server) as store:
-        campaign = new_campaign(
-            body.name, ref, store=store, params=body.params, characters=body.characters, limits=server.limits
+        campaign = Campaign.create(
+            store,
+            body.name,
+            rs.model,
+            rs.document.source.text,
+            body.params,
+            body.characters,
+            server.limits,
+            source=source,
         )
         return _state(request, campaign)
 
