@@ -26,7 +26,7 @@ from .model.values import show
 from .runtime.context import POLICIES
 from .runtime.limits import NAMES as LIMIT_NAMES
 from .runtime.limits import Limits
-from .syntax.resources import is_ruleset_file, schema_path, shipped_rulesets
+from .syntax.resources import is_listed_ruleset, is_ruleset_file, schema_path, shipped_rulesets
 from .tools.render import (
     batch_text,
     campaign_text,
@@ -796,11 +796,12 @@ def _yaml_below(folder: Path) -> list[Path]:
     """The `*.yaml` and `*.yml` files in `folder`, at any depth, in order, but none that is hidden
     or inside a hidden folder (a name starting with '.'): `rulecraft validate .` in a project
     reads its rulesets, not `.github/workflows/`, `.pre-commit-config.yaml` or a `.venv`. The
-    suffix is matched in any case: a `RULES.YAML` saved on Windows was passed over in silence."""
+    suffix is matched in any case: a `RULES.YAML` saved on Windows was passed over in silence.
+    Each file is kept by `is_listed_ruleset`, as `serve --rulesets` lists its folder."""
     found: list[Path] = []
     for top, folders, files in os.walk(folder):
         folders[:] = [f for f in folders if not f.startswith(".")]
-        found.extend(Path(top, f) for f in files if is_ruleset_file(f) and not f.startswith("."))
+        found.extend(path for path in (Path(top, f) for f in files) if is_listed_ruleset(path))
     return sorted(found)
 
 

@@ -110,6 +110,28 @@ def test_a_served_folder_reads_the_suffix_in_any_case(tmp_path: Path) -> None:
             assert rolled.status_code == 200 and rolled.json()["outcome"] in ("heads", "tails")
 
 
+def test_a_served_folder_lists_what_validate_of_it_reads(tmp_path: Path) -> None:
+    """Review: `serve --rulesets` took every entry with a ruleset's suffix, a folder `sub.yaml/`
+    (named unloadable at start, and 422 with its absolute path when asked for) and a hidden
+    `.hidden.yml` (served) too, where `rulecraft validate` of the folder reads neither."""
+    from engine.cli import _yaml_below
+
+    (tmp_path / "coin.yaml").write_text(COIN, encoding="utf-8")
+    (tmp_path / "sub.yaml").mkdir()
+    (tmp_path / "sub.yaml" / "inner.yaml").write_text(COIN, encoding="utf-8")
+    (tmp_path / ".hidden.yml").write_text(COIN, encoding="utf-8")
+    app = create_app(rulesets=tmp_path)
+    with TestClient(app) as c:
+        names = [r["name"] for r in c.get("/api/rulesets").json()]
+        assert "coin" in names and not {"sub", ".hidden", "inner"} & set(names), names
+        for name in ("sub", ".hidden"):
+            response = c.get(f"/api/rulesets/{name}")
+            assert error(response, 404)[0]["code"] == "RC001" and str(tmp_path) not in response.text
+    assert app.state.server.catalog.unloadable() == []
+    served = {p for n, p in app.state.server.catalog.names().items() if p.parent == tmp_path}
+    assert served == {p for p in _yaml_below(tmp_path) if p.parent == tmp_path} == {tmp_path / "coin.yaml"}
+
+
 def test_one_broken_file_in_the_served_folder_leaves_the_list_to_the_others(tmp_path: Path) -> None:
     """The list leaves a file that does not load out (it was a 422 for every caller); asked for by
     name, it answers with its own error (`serve` names it when it starts: test_serve_docs)."""

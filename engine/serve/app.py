@@ -25,7 +25,7 @@ from ..errors import Diagnostic, LoadError, RulecraftError, did_you_mean
 from ..frozen import field, frozen, replace
 from ..runtime.limits import Limits
 from ..syntax.positions import SourceFile
-from ..syntax.resources import is_ruleset_file, shipped_rulesets
+from ..syntax.resources import is_listed_ruleset, shipped_rulesets
 from .body import SafeJSONResponse, Unreadable
 from .jobs import MAX_TEXT, cut, diagnostics_json
 from .problems import ApiError, api_error
@@ -45,8 +45,8 @@ class Settings:
     """What the operator decides: which rulesets, which campaign store, the token, the bounds."""
 
     rulesets: Path | None = None
-    """A folder of rulesets (`*.yaml` and `*.yml`, the suffix in any case: `is_ruleset_file`)
-    served beside the shipped ones (by file stem)."""
+    """A folder of rulesets (`*.yaml` and `*.yml`, the suffix in any case, and neither a folder nor
+    a hidden name: `is_listed_ruleset`) served beside the shipped ones (by file stem)."""
     db: str | None = None
     """The campaign store, as `engine.api.open_store` takes it (None: the default file)."""
     token: str | None = None
@@ -89,7 +89,7 @@ class Catalog:
             except OSError:  # a folder that cannot be read serves none, as its glob did
                 listed = []
             for path in listed:
-                if is_ruleset_file(path):
+                if is_listed_ruleset(path):  # as `validate DIR` reads a folder: no folder, no hidden name
                     found[path.stem] = path
         return found
 

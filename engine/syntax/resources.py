@@ -13,8 +13,9 @@ from pathlib import Path, PurePath
 RULESET_SUFFIXES = (".yaml", ".yml")
 """What the name of a ruleset file (or a scene file) ends with, in any case: `RULES.YAML` and
 `old.Yml` too, as a file saved on Windows may be named. `is_ruleset_file` is the one test of it:
-`validate` and `test` read a folder's files by it, `serve --rulesets` lists its folder by it,
-`scene` tells `FILE.YAML:NAME` from a scene's name by it, and `new` keeps a suffix it accepts.
+`validate` and `test` read a folder's files by it and `serve --rulesets` lists its folder by it
+(both through `is_listed_ruleset`, which also passes over folders and hidden names), `scene`
+tells `FILE.YAML:NAME` from a scene's name by it, and `new` keeps a suffix it accepts.
 The pre-commit hooks' `files:` pattern says the same in a regular expression
 (tests/test_tooling.py holds it to `is_ruleset_file`)."""
 
@@ -32,6 +33,20 @@ def is_ruleset_file(name: str | os.PathLike[str]) -> bool:
     """Whether a file name or path ends with a ruleset file's suffix, `RULESET_SUFFIXES`, in any
     case (`.yaml` alone, a hidden file's whole name, has no suffix and is not one)."""
     return PurePath(name).suffix.lower() in RULESET_SUFFIXES
+
+
+def is_listed_ruleset(path: Path) -> bool:
+    """Whether an entry met reading a folder whole (`validate DIR`, `test DIR`, `serve --rulesets
+    DIR`) is one of its rulesets: a ruleset file's suffix (`is_ruleset_file`), a name that is not
+    hidden (`.draft.yaml`, as a project's `.pre-commit-config.yaml` is not one) and no folder (a
+    folder `old.yaml/` holds files, it is not one). A file that cannot be read (a link to nothing)
+    is one all the same: reading it says why, where passing it over would say nothing."""
+    if not is_ruleset_file(path.name) or path.name.startswith("."):
+        return False
+    try:
+        return not path.is_dir()
+    except OSError:  # it cannot be looked at: taken as a file, which reading then reports
+        return True
 
 
 def schema_path() -> Path:
