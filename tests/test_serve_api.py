@@ -132,6 +132,20 @@ def test_a_served_folder_lists_what_validate_of_it_reads(tmp_path: Path) -> None
     assert served == {p for p in _yaml_below(tmp_path) if p.parent == tmp_path} == {tmp_path / "coin.yaml"}
 
 
+def test_a_served_file_that_cannot_be_read_is_named_by_its_file_name(tmp_path: Path) -> None:
+    """Review: reading a served file named it by its path on the server in the error ('cannot read
+    /…/gone.yaml: No such file or directory', '/…/latin.yaml is not UTF-8 text'), though the
+    server loads it under its file name alone. Every message of reading names it as loaded."""
+    (tmp_path / "gone.yaml").symlink_to(tmp_path / "nowhere.yaml")
+    (tmp_path / "latin.yaml").write_bytes(COIN.replace("coin", "caf\xe9").encode("latin-1"))
+    with TestClient(create_app(rulesets=tmp_path)) as c:
+        for name, says in [("gone", "cannot read gone.yaml: "), ("latin", "latin.yaml is not UTF-8 text")]:
+            response = c.get(f"/api/rulesets/{name}")
+            [d] = error(response, 404 if name == "gone" else 422)
+            assert d["code"] == "RC001" and d["message"].startswith(says), d["message"]
+            assert str(tmp_path) not in response.text, response.text
+
+
 def test_one_broken_file_in_the_served_folder_leaves_the_list_to_the_others(tmp_path: Path) -> None:
     """The list leaves a file that does not load out (it was a 422 for every caller); asked for by
     name, it answers with its own error (`serve` names it when it starts: test_serve_docs)."""

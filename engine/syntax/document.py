@@ -200,12 +200,14 @@ def read_source(path: Path, name: str | None = None, max_bytes: int | None = Non
 
     Bounded before it is read: only a regular file is opened (a pipe would wait for a writer, a
     device such as /dev/zero never ends), and no more than `max_bytes` of it is read (`RC004`
-    from its size, before reading, as `load` says of text; by default `MAX_YAML_BYTES`)."""
+    from its size, before reading, as `load` says of text; by default `MAX_YAML_BYTES`). Every
+    error names the file as `name` does, when given: a server serves it by its file name alone."""
     if max_bytes is None:
         max_bytes = MAX_YAML_BYTES
+    shown = name or str(path)
     try:
         if not stat.S_ISREG(path.stat().st_mode):
-            raise LoadError([Diagnostic("RC001", f"cannot read {path}: not a regular file", None)])
+            raise LoadError([Diagnostic("RC001", f"cannot read {shown}: not a regular file", None)])
         with path.open("rb") as f:
             data = f.read(max_bytes + 1)
             if len(data) > max_bytes:  # its size, told without reading the rest
@@ -215,15 +217,13 @@ def read_source(path: Path, name: str | None = None, max_bytes: int | None = Non
                 )
     except OSError as exc:
         raise LoadError(
-            [Diagnostic("RC001", f"cannot read {path}: {exc.strerror or exc}", None)], missing=True
+            [Diagnostic("RC001", f"cannot read {shown}: {exc.strerror or exc}", None)], missing=True
         ) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise _not_utf8(
-            path, SourceFile(name or str(path), _lines(data.decode("utf-8", "replace"))), data, exc
-        ) from None
-    return SourceFile(name or str(path), _lines(text))
+        raise _not_utf8(SourceFile(shown, _lines(data.decode("utf-8", "replace"))), data, exc) from None
+    return SourceFile(shown, _lines(text))
 
 
 def _lines(text: str) -> str:
@@ -231,7 +231,7 @@ def _lines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _not_utf8(path: Path, shown: SourceFile, data: bytes, exc: UnicodeDecodeError) -> LoadError:
+def _not_utf8(shown: SourceFile, data: bytes, exc: UnicodeDecodeError) -> LoadError:
     """RC001 at the first byte that is not UTF-8, with its line (as decoded with a stand-in for
     each bad byte) and a caret under it."""
     before = data[: exc.start]
@@ -242,7 +242,7 @@ def _not_utf8(path: Path, shown: SourceFile, data: bytes, exc: UnicodeDecodeErro
         [
             Diagnostic(
                 "RC001",
-                f"{path} is not UTF-8 text: byte 0x{data[exc.start]:02x} here cannot be read as UTF-8",
+                f"{shown.name} is not UTF-8 text: byte 0x{data[exc.start]:02x} here cannot be read as UTF-8",
                 Span(shown, line, col, line, col + 1),
                 "save the file as UTF-8",
             )
