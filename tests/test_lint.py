@@ -471,6 +471,26 @@ checks:
     assert (d.span.line, d.span.col, d.span.end_col) == (11, 14, 25)
 
 
+def test_rc808_leaves_out_a_pool_the_expression_does_not_read():
+    """Review: a pool the exact evaluator summarised with no statistic (nothing reads it) was shown
+    as an empty entry: 'a = 1, b = 1,  with no inputs'."""
+    d = only(
+        codes("""
+rulecraft: 1
+name: t
+checks:
+  act:
+    roll: {a: {die: 4}, b: {die: 4}, p: {pool: 3, die: 4}}
+    let: {v: "sum(highest([a, b], -1))"}
+    outcomes: [miss, hit]
+    outcome: "'hit' if v > 2 else 'miss'"
+"""),
+        "RC808",
+    )
+    assert "allowed input: a = 1, b = 1 with no inputs: highest(" in d.message, d.message
+    assert ",  " not in d.message and ", with" not in d.message
+
+
 def test_rc809_when_a_check_is_too_large_and_the_work_stays_bounded():
     text = """
 rulecraft: 1

@@ -378,7 +378,7 @@ def situation(check: Check, ex: Example) -> str:
     inputs = _inputs(check, ex.combo)
     if ex.dice is None:
         return f"{inputs} (before the roll)" if ex.before else inputs
-    dice = ", ".join(_show_die(k, v) for k, v in ex.dice.items())
+    dice = ", ".join(shown for k, v in ex.dice.items() if (shown := _show_die(k, v)))
     if not dice:
         text = inputs
     elif inputs in ("the default inputs", "no inputs"):
@@ -421,7 +421,8 @@ def _named_outcome(node: ast.Node, check: Check) -> str | None:
 
 def _show_die(name: str, value: Any) -> str:
     """`tens = 2`, `bag = [red, blue]`, or for a pool the exact evaluator only summarised,
-    its statistics: `majority(rolled, ...) = middling`."""
+    its statistics: `majority(rolled, ...) = middling`; "" for a summarised pool nothing reads
+    (no statistic kept), which the example leaves out."""
     if isinstance(value, Summary):
         if not all(_shown(v) for v in value.results.values()):
             return f"{name} = []"  # only an empty pool's statistics have no value
