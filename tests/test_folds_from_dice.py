@@ -8,6 +8,7 @@ the same check with the die's value written as a constant, mixed."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from fractions import Fraction
 from itertools import product
 from math import comb
@@ -117,3 +118,62 @@ def test_the_sampler_reads_the_die_as_the_solver_does() -> None:
     rs = engine.load(against())
     r = rs.roll("c", forced={"d": [7], "p": [6, 7, 8, 9, 10, 1, 2, 3]}, n=8)
     assert r.values["hits"] == 4 and r.outcome == "pass"
+
+
+REDRAWN = """\
+rulecraft: 1
+name: redrawn
+checks:
+  c:
+    roll:
+      d:
+        die: 4
+        redraw: {must: d <= 2, times: 1}
+      p:
+        pool: 3
+        die: 6
+        TRIGGERS
+    let:
+      v: VALUE
+    outcomes: [lo, hi]
+    outcome: "'hi' if v > 10 else 'lo'"
+"""
+
+
+def _redrawn(
+    rerolled: Callable[[int, int], bool], value: Callable[[list[int], int, int], int]
+) -> dict[int, Fraction]:
+    """Every roll of REDRAWN by hand: d (redrawn once on 1-2), then 3 d6 each rerolled once when
+    `rerolled(face, redraws)`; `value(dice, d, redraws)` of each."""
+    found: Counter[int] = Counter()
+    for first, second in product(range(1, 5), repeat=2):
+        r = 1 if first <= 2 else 0
+        d = second if r else first
+        for p, q in product(product(range(1, 7), repeat=3), repeat=2):
+            dice = [b if rerolled(a, r) else a for a, b in zip(p, q)]
+            found[value(dice, d, r)] += 1
+    whole = 16 * 6**6
+    return {v: Fraction(w, whole) for v, w in found.items()}
+
+
+def test_an_argument_reading_a_redraw_count_keys_the_pool_by_it() -> None:
+    """Found by a review: a 3 reached by a redraw and a 3 rolled first were one key, so the pool
+    reduced for one count served the other (a wrong answer, or RC506 where the other's statistic
+    was missing): what a statistic's argument reads includes `redraws(d)` (`ruleset.reads`)."""
+    text = REDRAWN.replace("        TRIGGERS\n", "").replace(
+        "VALUE", "count(p, (d + 2 * redraws(d))..6) + 10 * redraws(d)"
+    )
+    got = engine.load(text).distribution("c").value("v").fractions()
+    want = _redrawn(lambda face, r: False, lambda dice, d, r: sum(f >= d + 2 * r for f in dice) + 10 * r)
+    assert got == want
+
+
+def test_a_trigger_reading_a_redraw_count_is_solved_per_count() -> None:
+    """The same for a pool's procedure: a trigger whose `on` reads `redraws(d)` was solved once for
+    d = 3 whichever way d came to 3 (older than statistics read from dice; found beside them)."""
+    text = REDRAWN.replace(
+        "TRIGGERS", "triggers: [{on: face <= 1 + 2 * redraws(d), must: reroll, repeat: false}]"
+    ).replace("VALUE", "sum(p) + 100 * redraws(d) + 1000 * d")
+    got = engine.load(text).distribution("c").value("v").fractions()
+    want = _redrawn(lambda face, r: face <= 1 + 2 * r, lambda dice, d, r: sum(dice) + 100 * r + 1000 * d)
+    assert got == want

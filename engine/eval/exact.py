@@ -22,10 +22,9 @@ from typing import Any
 from ..errors import Diagnostic, EvalError, InputError, LimitError, did_you_mean, placed
 from ..expr import ast
 from ..frozen import field, frozen
-from ..model.ruleset import Check, Pool, Scale, randomizer_expressions
-from ..model.values import Multi, Symbol, to_json
+from ..model.ruleset import Check, Pool, Randomizer, Scale, randomizer_expressions
+from ..model.values import Multi, Symbol, redraws_key, to_json
 from ..runtime import arguments
-from ..runtime.builtins import redraws_key
 from ..runtime.cache import approx_bytes
 from ..runtime.context import POLICIES, RunContext, check_policy, new_work
 from ..runtime.limits import enforce, redraw_times, roll_count
@@ -409,6 +408,13 @@ def _read_alike(check: Check, i: int, table: Dist, env: dict[str, Any], ctx: Run
 
 def _first(key: tuple[Any, ...]) -> Any:
     return key[0]
+
+
+def _carried(env: Mapping[str, Any], r: Randomizer) -> Any:
+    """Randomizer `r`'s value in `env` as the dice carry it: with its count of redraws where the
+    check counts them, so that a value reached by a redraw and the same value rolled first key
+    apart."""
+    return (env[r.name], env.get(redraws_key(r.name), 0)) if r.counted else env[r.name]
 
 
 def _uncut(value: Any) -> tuple[Any, int]:
@@ -814,7 +820,7 @@ class Sequential:
             if n == 0:
                 return Dist.certain((read_faces(r, env, ()), 0))  # no die: no face read, no trigger
             shared = self.policy != "optimal" and not self._reads[i]
-            key = () if shared else tuple(env[x.name] for x in self.check.roll[:i])
+            key = () if shared else tuple(_carried(env, x) for x in self.check.roll[:i])
             found = self._procedures.get((i, key))
             if found is not None:
                 return found

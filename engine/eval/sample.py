@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..errors import Advice, Diagnostic, InputError, LimitError, did_you_mean, placed
 from ..frozen import FrozenDict
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
-from ..model.values import Multi, Symbol, faces_text
-from ..runtime.builtins import redraws_key
+from ..model.values import Multi, Symbol, faces_text, redraws_key
 from ..runtime.cache import Caches
 from ..runtime.context import POLICIES, RunContext, check_policy, new_work
 from ..runtime.inputs import shown

@@ -18,7 +18,7 @@ from ..frozen import field, frozen
 from ..syntax.positions import Span
 from .objective import Objective
 from .types import Type
-from .values import Symbol, faces_text
+from .values import Symbol, faces_text, redraws_key
 
 if TYPE_CHECKING:  # state.py builds on this module's Expr and InputSpec
     from .state import StateModel
@@ -291,7 +291,7 @@ class Pool:
         found: set[str] = set(_fold_reads(counted))  # which dice count alike merges kinds (`_merged`)
         for e in exprs:
             if e is not None:
-                found |= ast.names(e.node)
+                found |= reads(e.node)
         found.discard("face")
         return tuple(sorted(found))
 
@@ -307,8 +307,22 @@ def _fold_reads(folds: tuple[tuple[Any, ...], ...] | None) -> tuple[str, ...]:
     for key in folds or ():
         for arg in key[1:]:
             if isinstance(arg, Expr):
-                found |= ast.names(arg.node)
+                found |= reads(arg.node)
     return tuple(sorted(found))
+
+
+def reads(node: ast.Node) -> set[str]:
+    """What an expression reads of its environment: its names, and for each `redraws(x)` the
+    count kept at `redraws_key(x)`, so that a table or procedure kept per value of what it reads
+    tells a value reached by a redraw from the same value rolled first."""
+    found = set(ast.names(node))
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Call) and n.func == "redraws" and n.args and isinstance(n.args[0], ast.Name):
+            found.add(redraws_key(n.args[0].id))
+        stack.extend(ast.children(n))
+    return found
 
 
 @frozen

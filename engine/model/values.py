@@ -131,6 +131,12 @@ class Redrawn:
     count: int
 
 
+def redraws_key(name: str) -> str:
+    """Where an environment keeps how many redraws were made of randomizer `name` (`Redrawn`,
+    read by `redraws(name)`): a key that no name of the language can be, so it never meets one."""
+    return f"redraws({name})"
+
+
 def readable(p: Fraction) -> str:
     """A probability a person can read: the fraction when it is short (`1/1296 (0.08%)`), else
     a percentage, or for a tail like an explosion's a number like `2.3e-13` — never a fraction

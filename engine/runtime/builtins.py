@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import Diagnostic, EvalError
 from ..frozen import frozen
 from ..model import types as T
-from ..model.values import Multi, Symbol, normalize, show
+from ..model.values import Multi, Symbol, normalize, redraws_key, show
 from .folds import Summary, apply
 
 Typer = Callable[[Sequence[T.Type]], "T.Type | str"]
@@ -226,12 +226,6 @@ def _history(part: int) -> Callable[[Multi], Multi]:
         return m if part == 0 else Multi(())
 
     return impl
-
-
-def redraws_key(name: str) -> str:
-    """Where an environment keeps how many redraws were made of randomizer `name`: a key that
-    no name of the language can be, so it never meets one."""
-    return f"redraws({name})"
 
 
 def _redraws(env: Mapping[str, Any], name: str) -> int:

@@ -13,8 +13,7 @@ from typing import Any, TypeVar
 from ..errors import Diagnostic, EvalError, InputError, LimitError
 from ..frozen import replace
 from ..model.ruleset import Check, Draw, Expr, Pool, Randomizer, Rule
-from ..model.values import Multi, Redrawn, show
-from .builtins import redraws_key
+from ..model.values import Multi, Redrawn, redraws_key, show
 from .cache import Caches
 from .folds import keeps
 from .limits import MAX_FACES

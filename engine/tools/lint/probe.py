@@ -14,8 +14,7 @@ from typing import Any
 
 from ...errors import Diagnostic, EvalError, RulecraftError
 from ...model.ruleset import Check, Rule, RulesetModel
-from ...model.values import Redrawn
-from ...runtime.builtins import redraws_key
+from ...model.values import Redrawn, redraws_key
 from ...runtime.rules import with_dice
 
 
