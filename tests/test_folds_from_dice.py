@@ -177,3 +177,13 @@ def test_a_trigger_reading_a_redraw_count_is_solved_per_count() -> None:
     got = engine.load(text).distribution("c").value("v").fractions()
     want = _redrawn(lambda face, r: face <= 1 + 2 * r, lambda dice, d, r: sum(dice) + 100 * r + 1000 * d)
     assert got == want
+
+
+def test_a_pool_reading_a_redraw_count_through_each_is_read_per_count() -> None:
+    """The same for the readings of a pool's faces, kept per value of what `each` reads."""
+    text = REDRAWN.replace("        TRIGGERS\n", "        each: face + 10 * redraws(d)\n").replace(
+        "VALUE", "sum(p) + 1000 * d"
+    )
+    got = engine.load(text).distribution("c").value("v").fractions()
+    want = _redrawn(lambda face, r: False, lambda dice, d, r: sum(dice) + 30 * r + 1000 * d)
+    assert got == want

@@ -12,8 +12,7 @@ import math
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
-from ..expr import ast
-from ..model.ruleset import Check, Die, Draw, Pool, Randomizer
+from ..model.ruleset import Check, Die, Draw, Pool, Randomizer, reads
 from ..model.values import Multi, Symbol
 from ..runtime.cache import BoundedCache
 from ..runtime.context import RunContext
@@ -88,12 +87,12 @@ def _face_readings(r: Pool, env: dict[str, Any], ctx: RunContext) -> tuple[tuple
     """`face_readings`, kept per pool and per value of what its `each` reads besides the face: a
     sweep of distributions reads the same faces the same way each time (ten table calls for a d10)."""
     tables = ctx.caches.tables
-    reads = tables.get(("each reads", id(r)))
-    if reads is None or reads[0] is not r:  # an id can be reused by a later pool
-        names = ast.names(r.each.node) - {"face"} if r.each is not None else set()
-        reads = (r, tuple(sorted(names)))
-        tables.put(("each reads", id(r)), reads, 64 + 64 * len(names))
-    key = ("readings", id(r), *((type(v), v) for v in map(env.get, reads[1])))  # True == 1, not alike
+    known = tables.get(("each reads", id(r)))
+    if known is None or known[0] is not r:  # an id can be reused by a later pool
+        names = reads(r.each.node) - {"face"} if r.each is not None else set()  # a redraw count too
+        known = (r, tuple(sorted(names)))
+        tables.put(("each reads", id(r)), known, 64 + 64 * len(names))
+    key = ("readings", id(r), *((type(v), v) for v in map(env.get, known[1])))  # True == 1, not alike
     found = tables.get(key)
     if found is not None and found[0] is r:
         return found[1]  # type: ignore[no-any-return]
