@@ -226,7 +226,7 @@ def _limits(items: list[str]) -> Limits:
         if name == "deadline":
             values[name] = _seconds(text)
             continue
-        n = _whole(text.replace(",", ""))
+        n = _grouped(text)
         if isinstance(n, _BadValue):
             raise InputError([Diagnostic("RC407", f"--limit {name}: {n.message}", None)])
         values[name] = n
@@ -267,16 +267,21 @@ class _BadValue:
 
 
 def _whole(text: str) -> int | _BadValue:
-    """`--seed N`, `--times N`, … : a whole number, or what is wrong with the text."""
-    try:
-        return int(text.replace("_", ""))
-    except ValueError:
+    """`--seed N`, `--times N`, … : a whole number in ASCII digits (`_` may group them, as in
+    Python: `1_000`), or what is wrong with the text."""
+    if re.fullmatch(r"-?[0-9]+(?:_[0-9]+)*", text) is None:
         return _BadValue(f"expected a whole number, got {text[:40]!r}")
+    return int(text)
+
+
+def _grouped(text: str) -> int | _BadValue:
+    """`_whole`, its digits grouped by `_` or in thousands by `,` (`20,000,000`)."""
+    return _whole(text.replace(",", "_")) if re.fullmatch(r"[0-9]+(?:,[0-9]{3})+", text) else _whole(text)
 
 
 def _work_units(text: str) -> int | _BadValue:
     """`--lint-work N`: a whole number of units, at least 0 (`_` and `,` may group digits)."""
-    n = _whole(text.replace(",", ""))
+    n = _grouped(text)
     if isinstance(n, _BadValue):
         return _BadValue(f"expected a whole number of units of work, got {text[:40]!r}")
     if n < 0:
@@ -686,8 +691,9 @@ def _campaign_parser(sub: Any, build: bool = True) -> None:
     e.add_argument("name")
     e.add_argument("-o", "--out", metavar="FILE", help="write to FILE (never overwrites) instead of printing")
     e.set_defaults(func=_campaign_export)
-    for q in cs.choices.values():  # each opens the campaign, and so loads its ruleset
-        _limit(q)
+    for name, q in cs.choices.items():  # each that loads the campaign's ruleset
+        if name not in ("list", "log", "export"):  # these read the store alone
+            _limit(q)
 
 
 def _ruleset(ref: str, limits: Limits) -> Ruleset:

@@ -134,3 +134,59 @@ def test_serve_takes_the_bounds_but_its_deadline_is_its_own_option() -> None:
     assert settings_of(args("max_work=7")).limits == Limits(max_work=7)
     with pytest.raises(InputError, match="a request's deadline is --deadline SECONDS"):
         settings_of(args("deadline=9"))
+
+
+def test_the_linter_compiles_under_the_bounds_given(cli, tmp_path: Path) -> None:
+    """Found by a review: the linter compiled the ruleset again under the default limits, so a
+    ruleset that loads under a raised `max_expression_size` was 'not analysed' by `validate`."""
+    wide = POOL.replace(
+        "'high' if sum(p) > 3.5 * n else 'low'", "'high' if max(" + "n, " * 2100 + "1) > 3 else 'low'"
+    )
+    path = tmp_path / "wide.yaml"
+    path.write_text(wide)
+    refused = cli("validate", str(path))
+    assert "RC202" in refused.out + refused.err
+    raised = cli("validate", str(path), "--limit", "max_expression_size=10000", "--format", "json")
+    found = json.loads(raised.out)["files"][0]["diagnostics"]
+    assert not [d for d in found if d["code"] in ("RC202", "RC809")], found
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("max_yaml_bytes=9223372036854775807", "'max_yaml_bytes' must be at most 4,611,686,018,427,387,904"),
+        (
+            "max_cache_bytes=" + "9" * 400,
+            "'max_cache_bytes' must be at most 4,611,686,018,427,387,904, got a number",
+        ),
+        ("max_expression_depth=101", "'max_expression_depth' must be at most 100"),
+        ("max_yaml_depth=201", "'max_yaml_depth' must be at most 200"),
+        ("max_work=٣٣٣", "expected a whole number, got '٣٣٣'"),
+        ("max_work=1__0", "expected a whole number, got '1__0'"),
+    ],
+)
+def test_a_bound_past_what_python_can_follow_is_refused(cli, given: str, said: str) -> None:
+    """Found by a review: 2**63 bytes of YAML or 10**400 of cache overflowed with a traceback, an
+    expression 200 deep made code Python refuses, and non-ASCII digits were read as numbers."""
+    r = cli("prob", "chill", "specific", "-i", "target=55", "--limit", given)
+    assert r.code == 1 and said in r.err and "Traceback" not in r.err, r.err
+
+
+def test_the_deepest_expression_allowed_compiles() -> None:
+    deep = POOL.replace("sum(p) > 3.5 * n", "-" * 90 + "sum(p) > 3.5 * n")  # about 100 deep in all
+    rs = engine.load(deep, limits=Limits(max_expression_depth=100))
+    assert sum(rs.distribution("heap", n=2).outcome.weights.values()) > 0
+
+
+def test_a_sampled_explosion_past_max_rerolls_says_how_to_raise_it() -> None:
+    text = POOL.replace(
+        "p: {pool: n, die: 6}", "p: {pool: n, die: 2, triggers: [{on: face == 2, must: add}]}"
+    )
+    with pytest.raises(engine.LimitError) as caught:
+        engine.load(text, limits=Limits(max_rerolls=1)).roll("heap", forced={"p": [2, 2, 2, 2, 1]}, n=3)
+    assert "--limit max_rerolls=N" in (caught.value.diagnostics[0].hint or "")
+
+
+def test_the_campaign_commands_that_read_the_store_alone_take_no_limit(cli, tmp_path: Path) -> None:
+    r = cli("campaign", "--db", str(tmp_path / "c.db"), "log", "c", "--limit", "max_work=5")
+    assert r.code == 2 and "--limit" in r.err

@@ -170,7 +170,7 @@ class Expressions:
                 value = self.unit.emit.expression(src, node.span)({})
             except LimitError as exc:  # the load's work budget (`compile_document`) or a number's size
                 d = exc.diagnostics[0]
-                raise problem("RC503", f"folding this constant: {d.message}", node.span, d.hint) from None
+                raise Problem(d.retold("RC503", f"folding this constant: {d.message}", node.span)) from None
             except RulecraftError:
                 return t, src  # reported when it runs, with its position
             if _too_long(value):

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import Advice, Diagnostic, InputError, LimitError, did_you_mean, placed
+from ..errors import Advice, Diagnostic, InputError, LimitError, did_you_mean, limit_advice, placed
 from ..frozen import FrozenDict
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Symbol, faces_text, redraws_key
@@ -879,7 +879,7 @@ class _Roller:
                             "RC503",
                             f"the reroll procedure went past {self.ctx.limits.max_rerolls} dice",
                             r.span,
-                            "set a 'cap' on the pool",
+                            **limit_advice("max_rerolls", "set a 'cap' on the pool"),
                         )
                     ]
                 )

@@ -132,13 +132,18 @@ def names(where: str, argument: str, value: Any) -> None:
             wrong_type(where, argument, item, "a list or tuple of str")
 
 
-def whole(where: str, argument: str, value: Any, *, least: int = 0) -> None:
-    """A whole number (never a bool) of at least `least`: a wrong kind is a `TypeError`, a value
-    below the range an `InputError` RC410."""
+def whole(where: str, argument: str, value: Any, *, least: int = 0, most: int | None = None) -> None:
+    """A whole number (never a bool) of at least `least` (and at most `most`): a wrong kind is a
+    `TypeError`, a value out of the range an `InputError` RC410."""
     of_type(where, argument, value, int)
     if value < least:
         raise InputError(
             [Diagnostic("RC410", f"{where}: '{argument}' must be at least {least}, got {value}", None)]
+        )
+    if most is not None and value > most:
+        shown = f"{value:,}" if value < 10**30 else f"a number of {len(str(value))} digits"
+        raise InputError(
+            [Diagnostic("RC410", f"{where}: '{argument}' must be at most {most:,}, got {shown}", None)]
         )
 
 

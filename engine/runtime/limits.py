@@ -59,18 +59,27 @@ class Limits:
     the shipped rulesets make 20-95 thousand, and compiling takes about 0.15 µs a character."""
 
     def __post_init__(self) -> None:
-        """Every bound is a whole number of at least 0 and the deadline a positive, finite number
-        of seconds or None: a `TypeError` naming the field, or `InputError` RC410 — not a limit
-        that silently never holds (NaN compares false with everything)."""
+        """Every bound is a whole number of at least 0 and at most its ceiling (`CEILINGS`), and the
+        deadline a finite number of seconds or None: a `TypeError` naming the field, or
+        `InputError` RC410 — not a limit that silently never holds (NaN compares false with
+        everything), nor one past what Python itself can follow."""
         for name in NAMES:
             if name == "deadline":
                 arguments.seconds("Limits", name, self.deadline)
             else:
-                arguments.whole("Limits", name, getattr(self, name))
+                arguments.whole("Limits", name, getattr(self, name), most=CEILINGS.get(name, MOST))
 
 
 NAMES: tuple[str, ...] = field_names(Limits) or ()
 """The bounds' names, in order."""
+
+MOST = 2**62
+"""The largest value of any bound: far past any machine's memory or patience, and still a size
+Python can read a file up to or weigh a cache by."""
+CEILINGS = {"max_expression_depth": 100, "max_yaml_depth": 200}
+"""Bounds past which Python itself gives out, whatever the budget: the code made of an expression
+nests about a bracket per level, and Python refuses 200 (a negation 200 deep); the YAML reader
+recurses per level, and runs out of stack from about 300."""
 
 
 def enforce(what: str, value: int, limit: int, span: Span | None, name: str) -> None:

@@ -332,8 +332,9 @@ def load(
         raise LoadError([_unacceptable(source, exc.position, exc.character)]) from None
     except YAMLError as exc:
         raise LoadError([Diagnostic("RC002", f"YAML error: {exc}", Span(source, 1, 1))]) from None
-    except RecursionError:  # a safety net: max_depth is far below Python's own limit
-        raise _too_big("mappings and lists are nested too deeply", None, "max_yaml_depth") from None
+    except RecursionError:  # a safety net: max_depth's ceiling is below Python's own limit
+        said = "mappings and lists are nested too deeply for the YAML reader"
+        raise LimitError([Diagnostic("RC004", said, None, "nest them less deeply")]) from None
     kinds: _Kinds = (CommentedMap, CommentedSeq)
     _count(tree, max_nodes, kinds)
     places: dict[PathKey, Place] = {(): Place(None, (1, 1))}

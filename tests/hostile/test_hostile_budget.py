@@ -102,6 +102,10 @@ def test_a_die_of_a_thousand_kinds_stops_at_its_deadline():
 def test_tables_calling_tables_while_loading(refused):
     error = refused("RC503", engine.load, TABLES_CONSTANT)
     assert "folding this constant" in str(error)
+    # found by a review: the retold diagnostic kept the hint naming --limit but lost its advice,
+    # so the API's api_hint named the command line's flag
+    (d,) = error.diagnostics
+    assert d.advice is not None and d.advice.kind == "limit" and d.advice.name == "max_work"
 
 
 @pytest.mark.parametrize("how", ["roll", "distribution"])

@@ -49,7 +49,7 @@ class Analysis:
         and everything else it runs — lets, tables, sizing the dice — is charged here directly.
         Counted in units, so what is covered is the same on every machine; only an embedder's
         explicit `LintBudget.deadline` adds the clock."""
-        self.model: RulesetModel = compile_document(rs.document)
+        self.model: RulesetModel = compile_document(rs.document, rs.limits)  # as the ruleset was
         self.bodies = {t: table_nodes(rs.document, t) for t in self.model.tables}
         self.tables = TableCalls(self.model, budget.table_args)
         self.report = Report(rs.document, self.model.tables, self.bodies, budget.max_work)
@@ -67,7 +67,7 @@ class Analysis:
             if not result.conclusive:
                 self.tables.incomplete |= tables_reached(check, self.bodies)
         try:
-            found += table_rule_findings(self.rs.document, self.model, self.bodies, self.tables)
+            found += table_rule_findings(self.rs.document, self.model, self.bodies, self.tables, self.limits)
         except LimitError as exc:
             found.append(note(f"the table rules were not all analysed: {exc.diagnostics[0].message}", None))
         return found

@@ -15,6 +15,7 @@ from ...compiler import compile_document
 from ...errors import Diagnostic, RulecraftError
 from ...expr import ast
 from ...model.ruleset import RulesetModel
+from ...runtime.limits import Limits
 from ...syntax.document import Document
 from .probe import TableCalls
 from .report import never, note
@@ -24,7 +25,7 @@ Condition = Callable[..., Any]
 
 
 def table_rule_findings(
-    doc: Document, model: RulesetModel, bodies: Bodies, calls: TableCalls
+    doc: Document, model: RulesetModel, bodies: Bodies, calls: TableCalls, limits: Limits
 ) -> list[Diagnostic]:
     """RC802 for every table rule that no recorded call reaches, when all its calls were recorded."""
     data = doc.data.get("tables", {})
@@ -59,7 +60,7 @@ def table_rule_findings(
             wanted.append(t)
     if not wanted:
         return found
-    probes = _rule_probes(doc, wanted)
+    probes = _rule_probes(doc, wanted, limits)
     if probes is None:
         return found
     for t in wanted:
@@ -152,7 +153,9 @@ def _literal(node: ast.Node) -> Any:
     return value
 
 
-def _rule_probes(doc: Document, tables: Sequence[str]) -> dict[tuple[str, int], Condition] | None:
+def _rule_probes(
+    doc: Document, tables: Sequence[str], limits: Limits
+) -> dict[tuple[str, int], Condition] | None:
     """Each table rule's condition as a function of the table's parameters: compiled as a
     one-line table of its own in a copy of the ruleset, so it has the engine's semantics."""
     data = dict(doc.data)
@@ -170,7 +173,7 @@ def _rule_probes(doc: Document, tables: Sequence[str]) -> dict[tuple[str, int], 
     data["tables"] = specs
     data["checks"] = {}
     try:
-        model = compile_document(Document(doc.source, data, doc.places, doc.parts))
+        model = compile_document(Document(doc.source, data, doc.places, doc.parts), limits)
     except RulecraftError:
         return None
     return {key: model.tables[probe].run for probe, key in names.items() if probe in model.tables}
