@@ -411,10 +411,11 @@ def _first(key: tuple[Any, ...]) -> Any:
 
 
 def _carried(env: Mapping[str, Any], r: Randomizer) -> Any:
-    """Randomizer `r`'s value in `env` as the dice carry it: with its count of redraws where the
-    check counts them, so that a value reached by a redraw and the same value rolled first key
-    apart."""
-    return (env[r.name], env.get(redraws_key(r.name), 0)) if r.counted else env[r.name]
+    """Randomizer `r`'s value in `env` as the dice carry it (`rules.carried`: with its count of
+    redraws, a `Redrawn`, where the check counts them and some were made), so that a value reached
+    by a redraw and the same value rolled first key apart, and the key reads back as the dice
+    (under `optimal` it is the dice the rest of the check is asked with)."""
+    return carried(r, env[r.name], env.get(redraws_key(r.name), 0))
 
 
 def _uncut(value: Any) -> tuple[Any, int]:
