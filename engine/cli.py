@@ -215,9 +215,9 @@ def _limit(q: argparse.ArgumentParser) -> None:
 
 def _limits(items: list[str]) -> Limits:
     """The bounds a command loads and evaluates under: `Limits`' defaults, but for each given
-    `--limit NAME=VALUE` (a whole number, `_` and `,` grouping digits; `deadline` in seconds, or
+    `--limit NAME=VALUE` (a whole number, as `_grouped` reads one; `deadline` in seconds, or
     `none`). A name that is no bound, or a value that is no number, is RC407; a value `Limits`
-    refuses (below 0) is its own RC410."""
+    refuses (below 0, or past a bound's ceiling) is its own RC410."""
     values: dict[str, Any] = {}
     for name, text in _pairs(items, "--limit").items():
         if name not in LIMIT_NAMES:
