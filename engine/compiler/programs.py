@@ -26,6 +26,7 @@ from ..model.ruleset import (
     Randomizer,
     Rule,
     after_roll_expressions,
+    counts_redraws,
     randomizer_expressions,
 )
 from ..syntax.positions import Span
@@ -489,16 +490,6 @@ def _largest_known(node: ast.Node, known: set[str], dice: set[str], first: bool 
     if names <= known and not (first and counted_randomizers([node])):
         return [node]
     return [part for child in ast.children(node) for part in _largest_known(child, known, dice, first)]
-
-
-def counts_redraws(node: ast.Node) -> str | None:
-    """The randomizer `node` counts the redraws of, when it is `redraws(x)` (the compiler has
-    checked that x names one)."""
-    if isinstance(node, ast.Call) and node.func == "redraws" and node.args:
-        arg = node.args[0]
-        if isinstance(arg, ast.Name):
-            return arg.id
-    return None
 
 
 def _counts(node: ast.Node) -> bool:

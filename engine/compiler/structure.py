@@ -44,6 +44,7 @@ from ..model.ruleset import (
     Scale,
     after_roll_expressions,
     chains_without_end,
+    counts_redraws,
 )
 from ..model.values import Symbol
 from ..runtime.builtins import HISTORY, library
@@ -56,7 +57,7 @@ from ..runtime.work import working
 from ..syntax.document import Document, PathKey
 from .expressions import BeforeTheRoll, Expressions, OutputScope
 from .problems import Problem, problem, statement
-from .programs import ProgramWriter, counted_randomizers, counts_redraws
+from .programs import ProgramWriter, counted_randomizers
 from .randomizers import RandomizerCompiler
 from .unit import Unit
 from .version import SUPPORTED_VERSIONS

@@ -319,10 +319,21 @@ def reads(node: ast.Node) -> set[str]:
     stack = [node]
     while stack:
         n = stack.pop()
-        if isinstance(n, ast.Call) and n.func == "redraws" and n.args and isinstance(n.args[0], ast.Name):
-            found.add(redraws_key(n.args[0].id))
+        counted = counts_redraws(n)
+        if counted is not None:
+            found.add(redraws_key(counted))
         stack.extend(ast.children(n))
     return found
+
+
+def counts_redraws(node: ast.Node) -> str | None:
+    """The randomizer `node` counts the redraws of, when it is `redraws(x)` (the compiler has
+    checked that x names one)."""
+    if isinstance(node, ast.Call) and node.func == "redraws" and node.args:
+        arg = node.args[0]
+        if isinstance(arg, ast.Name):
+            return arg.id
+    return None
 
 
 @frozen
