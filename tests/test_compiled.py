@@ -8,6 +8,7 @@ import builtins
 import os
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 from types import CodeType
 
@@ -242,3 +243,29 @@ def test_the_folder_keeps_the_newest_code_files_only(
     kept.save()  # three older files and this one: the oldest two go
     left = sorted(p.name.split("-")[1] for p in folder.glob("code-*"))
     assert left == ["new", "newest"] and (folder / "document-other.marshal").exists()
+
+
+def test_values_over_the_code_limit_are_refused_before_their_loops_are_compiled(
+    folder: Path, compiles: _Counted
+) -> None:
+    """Each named value's own loop repeats the values it reads, so a chain's loops grow as its
+    square; they are all charged against `Limits.max_code` before any is compiled (`Emitter.source`),
+    so a ruleset over the limit costs no compile of them (before, the loops under the limit were
+    compiled first: most of the time a long chain took to be refused)."""
+    import engine
+
+    lets = "".join(f"      l{i}: l{i - 1} + 1\n" for i in range(1, 120))
+    text = (
+        "rulecraft: 1\nname: chain\nchecks:\n  c:\n    outcomes: [lo, hi]\n"
+        "    roll:\n      d: {die: 6}\n    let:\n      l0: d\n"
+        + lets
+        + "    outcome: \"'hi' if l119 > 121 else 'lo'\"\n"
+    )
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text, limits=engine.Limits(max_code=200_000))
+    assert [d.code for d in caught.value.diagnostics] == ["RC503"]
+    assert compiles.texts, "the values' own expressions are compiled before the loops"
+    assert not [t for t in compiles.texts if t.startswith("def value_")]
+    rs = engine.load(text)  # within the default limit: every loop is made
+    assert rs.distribution("c").probability("hi") == Fraction(2, 3)  # l119 = d + 119 > 121: d >= 3
+    assert sum(t.startswith("def value_") for t in compiles.texts) == 120

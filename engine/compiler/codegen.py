@@ -199,6 +199,13 @@ class Emitter:
 
         Any Python error inside becomes an `EvalError` at `span` (zero cost until raised), so
         an embedder never sees a traceback from a ruleset."""
+        return self.define(name, self.source(name, params, body, span))
+
+    def source(self, name: str, params: list[str], body: list[str], span: Span | None = None) -> str:
+        """The source of `function(name, params, body, span)`, charged against `max_code` now and
+        turned into a function later by `define`: a writer of many functions charges them all
+        first, so a ruleset over the limit is refused before any of them is compiled (compiling
+        is most of the cost of a long chain of values)."""
         args = ", ".join(params)
         where = self.const(span)
         lines = [
@@ -226,6 +233,10 @@ class Emitter:
                     )
                 ]
             )
+        return text
+
+    def define(self, name: str, text: str) -> Callable[..., Any]:
+        """The function `name` that `text` (from `source`, so already charged) defines."""
         local: dict[str, Any] = {}
         exec(compile_kept(text, "<rulecraft>"), self.namespace, local)
         fn: Callable[..., Any] = local[name]

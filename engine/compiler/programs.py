@@ -205,21 +205,20 @@ class ProgramWriter:
                     _outcome_loop(dice, needed, decide), _outcome_loop(dice, quick, fast_decide, tally=tally)
                 )
                 loop = emit.function(f"outcomes_{name}", tables, _hoisted(looped), where)
+                read_by = {let.name: ast.names(let.expr.node) for let, _ in let_lines}
+                sources = []  # every value's loop charged before any is compiled (`Emitter.source`)
                 for let, _ in let_lines:  # each named value alone, through the values it reads
                     reads = {let.name}
                     for other, _ in reversed(let_lines):
                         if other.name in reads:
-                            reads |= ast.names(other.expr.node)
+                            reads |= read_by[other.name]
                     mine = [(x, block) for x, block in let_lines if x.name in reads]
-                    value_loops[let.name] = (
-                        emit.function(
-                            f"value_{name}_{let.name}",
-                            tables,
-                            _hoisted(_outcome_loop(dice, mine, [], let.name)),
-                            where,
-                        ),
-                        sum(let_units[x.name] for x, _ in mine),  # its table calls at their most
-                    )
+                    fn = f"value_{name}_{let.name}"
+                    text = emit.source(fn, tables, _hoisted(_outcome_loop(dice, mine, [], let.name)), where)
+                    units = sum(let_units[x.name] for x, _ in mine)  # its table calls at their most
+                    sources.append((let.name, fn, text, units))
+                for value, fn, text, units in sources:
+                    value_loops[value] = (emit.define(fn, text), units)
             program = emit.function(f"check_{name}", params, body, where)
             outcome_program = emit.function(f"outcome_{name}", params, short, where)
             staged = self._staged(
