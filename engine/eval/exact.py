@@ -676,8 +676,9 @@ class Sequential:
         self.policy = ctx.policy
         self.lock = threading.RLock()
         self._finish: dict[tuple[int, tuple[Any, ...]], Dist] = {}
-        self._solvers: dict[tuple[int, tuple[Any, ...]], RerollSolver] = {}
-        self._procedures: dict[tuple[int, tuple[Any, ...]], Dist] = {}
+        self._solvers: dict[tuple[int, tuple[Any, ...], int], RerollSolver] = {}
+        """By randomizer, the values before it (`_carried`) and the redraws of it made (`_played_after`)."""
+        self._procedures: dict[tuple[int, tuple[Any, ...], int], Dist] = {}
         self._leaves = 0
         """Ends of the roll the last randomizer's values reached without a memo entry each."""
         self._redrawn: dict[tuple[int, tuple[Any, ...], int], Dist] = {}
@@ -812,20 +813,22 @@ class Sequential:
         objective = self.check.objective
         return objective.score(members, a.weights, a.total) > objective.score(members, b.weights, b.total)
 
-    def fresh(self, i: int, env: dict[str, Any]) -> Dist:
-        """A new roll of randomizer `i` (no redraw decided yet), over (value, how it was cut)."""
+    def fresh(self, i: int, env: dict[str, Any], made: int = 0) -> Dist:
+        """A new roll of randomizer `i` (no redraw decided yet) after `made` redraws of it, over
+        (value, how it was cut)."""
         r = self.check.roll[i]
         if isinstance(r, Pool) and r.triggers:
+            made = self._played_after(i, made)
             r = concrete(r, env)
             n = roll_count(r.count, env, r, self.ctx.limits)
             if n == 0:
                 return Dist.certain((read_faces(r, env, ()), 0))  # no die: no face read, no trigger
             shared = self.policy != "optimal" and not self._reads[i]
             key = () if shared else tuple(_carried(env, x) for x in self.check.roll[:i])
-            found = self._procedures.get((i, key))
+            found = self._procedures.get((i, key, made))
             if found is not None:
                 return found
-            solver = self.solver(i, key, env)
+            solver = self.solver(i, key, env, made=made)
             with collector_paused:  # a chain's tables are acyclic (see `collector`)
                 while True:
                     proc = solver.proc
@@ -836,8 +839,9 @@ class Sequential:
                     cut = Fraction(sum(w for (_, c), w in ends.weights.items() if c), ends.total)
                     if cut <= TAIL:
                         break
-                    solver = self.solver(i, key, env, min(_deeper(depth, cut), self.ctx.limits.max_rerolls))
-            found = self._procedures[(i, key)] = ends
+                    depth = min(_deeper(depth, cut), self.ctx.limits.max_rerolls)
+                    solver = self.solver(i, key, env, depth, made)
+            found = self._procedures[(i, key, made)] = ends
             return found
         table = randomizer_table(r, env, self.ctx)
         pair = self._tables.get((i, id(table)))
@@ -854,11 +858,11 @@ class Sequential:
             return first
         times = redraw_times(r, env, self.ctx.limits)
         for t in range(1, times):  # fewest redraws left first, so no chain of calls is `times` deep
-            self.redrawn(i, dice, env, t, first, times - t)
+            self.redrawn(i, dice, env, t, times - t)
         parts = []
         kept = True  # no value redrawn: the first roll is the answer, no mix to make
         for (value, capped), w in first.weights.items():
-            ends = self.settle(i, dice, env, value, capped, times, first, 0)
+            ends = self.settle(i, dice, env, value, capped, times, 0)
             kept = kept and ends.total == 1 and (value, capped) in ends.weights
             parts.append((ends, w, first.total))
         return first if kept else Dist.mix(parts)
@@ -871,7 +875,6 @@ class Sequential:
         value: Any,
         capped: bool,
         times: int,
-        fresh: Dist,
         made: int,
     ) -> Dist:
         """Where a drawn value ends after up to `times` more redraws, `made` made already."""
@@ -879,21 +882,20 @@ class Sequential:
         assert r.redraw is not None
         if not redraw_offered(r, env, value, times):
             return Dist.certain((carried(r, value, made), capped))
-        if not r.redraw.must and not self.wants_redraw(i, dice, env, value, times, fresh, made):
+        if not r.redraw.must and not self.wants_redraw(i, dice, env, value, times, made):
             return Dist.certain((carried(r, value, made), capped))
-        return self.redrawn(i, dice, env, times, fresh, made)
+        return self.redrawn(i, dice, env, times, made)
 
-    def redrawn(
-        self, i: int, dice: tuple[Any, ...], env: dict[str, Any], times: int, fresh: Dist, made: int
-    ) -> Dist:
+    def redrawn(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], times: int, made: int) -> Dist:
         """Where the value ends when it is redrawn now (with `times - 1` redraws left after, and
         `made` made before: for one stage key, always its `times` allowed less those left)."""
         key = (i, self.stage_key(i, dice), times)
         found = self._redrawn.get(key)
         if found is None:
+            fresh = self.fresh(i, env, made + 1)
             meter().charge(TRANSITION * len(fresh))
             found = self._redrawn[key] = Dist.mix(
-                (self.settle(i, dice, env, v, c, times - 1, fresh, made + 1), w, fresh.total)
+                (self.settle(i, dice, env, v, c, times - 1, made + 1), w, fresh.total)
                 for (v, c), w in fresh.weights.items()
             )
         return found
@@ -905,7 +907,6 @@ class Sequential:
         env: dict[str, Any],
         value: Any,
         times: int,
-        fresh: Dist,
         made: int,
     ) -> bool:
         """The policy's answer to "redraw this?" (with `times` redraws left, `made` made already) —
@@ -913,25 +914,44 @@ class Sequential:
         if self.policy != "optimal":
             return self.policy == "always"
         kept = self.outcomes(i + 1, dice + (carried(self.check.roll[i], value, made),))
-        ends = self.redrawn(i, dice, env, times, fresh, made)
-        again = Dist.mix(
+        return self.better(self.settled(i, dice, self.redrawn(i, dice, env, times, made)), kept)
+
+    def settled(self, i: int, dice: tuple[Any, ...], ends: Dist) -> Dist:
+        """The outcome distribution once randomizer `i` ends as `ends` (its final values, each
+        with how it was cut)."""
+        return Dist.mix(
             (self.outcomes(i + 1, dice + (final,)), w, ends.total) for (final, _), w in ends.weights.items()
         )
-        return self.better(again, kept)
 
-    def solver(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], depth: int = 0) -> RerollSolver:
-        """The reroll procedure of pool `i`, with optimal choices judged on the whole check. An
-        uncapped pool that adds dice is followed `depth` dice deep (`FIRST_DEPTH` when 0, or
-        the depth it was last solved to); `fresh` goes deeper while the cut is over `TAIL`."""
-        found = self._solvers.get((i, dice))
+    def _played_after(self, i: int, made: int) -> int:
+        """How many redraws of pool `i` its best play tells apart: under `optimal`, a pool that
+        may be redrawn plays each roll for what follows it (the redraws left, and `redraws(x)`
+        read at the end), so the roll after `made` redraws is a procedure of its own; otherwise
+        every roll of it plays alike."""
+        return made if self.policy == "optimal" and self.check.roll[i].redraw is not None else 0
+
+    def solver(
+        self, i: int, dice: tuple[Any, ...], env: dict[str, Any], depth: int = 0, made: int = 0
+    ) -> RerollSolver:
+        """The reroll procedure of pool `i` (rolled after `made` redraws of it), with optimal
+        choices judged on the whole check: where the pool may be redrawn, on what the redraw
+        rule and the policy make of the procedure's end (`settle`). An uncapped pool that adds
+        dice is followed `depth` dice deep (`FIRST_DEPTH` when 0, or the depth it was last solved
+        to); `fresh` goes deeper while the cut is over `TAIL`."""
+        made = self._played_after(i, made)
+        found = self._solvers.get((i, dice, made))
         if found is None or (depth and found.proc.truncating and found.proc.cap != depth):
-            r = concrete(self.check.roll[i], env)
+            written = self.check.roll[i]
+            r = concrete(written, env)
             assert isinstance(r, Pool)
             limit = self.ctx.limits.max_rerolls  # the depth holds only where it can add without end
             proc = Procedure(r, env, min(depth or FIRST_DEPTH, limit))
+            left = redraw_times(written, env, self.ctx.limits) - made if written.redraw is not None else 0
 
             def outcome_of(value: Multi) -> Dist:
-                return self.outcomes(i + 1, dice + (value,))
+                if written.redraw is None:
+                    return self.outcomes(i + 1, dice + (value,))
+                return self.settled(i, dice, self.settle(i, dice, env, value, False, left, made))
 
             found = RerollSolver(
                 proc,
@@ -942,5 +962,5 @@ class Sequential:
                 self.check.outcomes.members,
                 self.ctx.limits.max_pool,
             )
-            self._solvers[(i, dice)] = found
+            self._solvers[(i, dice, made)] = found
         return found

@@ -769,9 +769,7 @@ class _Roller:
                 by = "rule"
             elif self.policy == "optimal":
                 with self.consulted() as exact:
-                    wanted = exact.wants_redraw(
-                        i, dice, env, value, times, exact.fresh(i, env), allowed - times
-                    )
+                    wanted = exact.wants_redraw(i, dice, env, value, times, allowed - times)
                 if not wanted:
                     self.trace.append(Step("choice", r.name, value, decision=Decision("optimal", False)))
                     break
@@ -781,32 +779,53 @@ class _Roller:
             else:
                 self.trace.append(Step("choice", r.name, value, decision=Decision("never", False)))
                 break
-            old = value
-            value = self.once(i, dice, env, announce=False)
-            self.trace.append(Step("redraw", r.name, value, replaced=(old,), decision=Decision(by, True)))
+            made = allowed - times + 1
+            redrawing = Step("redraw", r.name, None, replaced=(value,), decision=Decision(by, True))
+            value = self.once(i, dice, env, redrawing, made)
             times -= 1
         return carried(r, value, allowed - times)
 
-    def once(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], announce: bool = True) -> Any:
-        announce = announce and self.announced  # a roll without its trace shows no first roll
+    def once(
+        self,
+        i: int,
+        dice: tuple[Any, ...],
+        env: dict[str, Any],
+        redrawing: Step | None = None,
+        made: int = 0,
+    ) -> Any:
+        """A roll of randomizer `i`: its first, or (`redrawing`: the step that says so, its value
+        still to be filled in) the `made`th redraw of it."""
         written = self.check.roll[i]
         r = concrete(written, env, self.ctx.caches)
         if not (isinstance(r, Pool) and r.triggers):
             value = _plain(r, env, self.source, self.ctx)
-            if announce:
+            if redrawing is not None:
+                self.trace.append(redrawing._replace(value=value))
+            elif self.announced:  # a roll without its trace shows no first roll
                 self.trace.append(_roll_step(r, value, self.source))
             return value
         assert isinstance(written, Pool)
-        return self.procedure(i, dice, env, r, announce, written)
+        return self.procedure(i, dice, env, r, written, redrawing, made)
 
     def procedure(
-        self, i: int, dice: tuple[Any, ...], env: dict[str, Any], r: Pool, announce: bool, written: Pool
+        self,
+        i: int,
+        dice: tuple[Any, ...],
+        env: dict[str, Any],
+        r: Pool,
+        written: Pool,
+        redrawing: Step | None,
+        made: int,
     ) -> Any:
-        """A pool with triggers: roll, then run the steps until none is pending."""
+        """A pool with triggers: roll (shown as `redrawing` where it is a redraw), then run the
+        steps until none is pending."""
         n = 1 if r.total else roll_count(r.count, env, r, self.ctx.limits)
+        announce = redrawing is None and self.announced  # a roll without its trace shows no first roll
         if n == 0:  # no die: no face is read, nothing triggers
             empty = read_faces(r, env, self.source.faces(r, 0))  # recorded as drawn: nothing
-            if announce:
+            if redrawing is not None:
+                self.trace.append(redrawing._replace(value=empty))
+            elif announce:
                 self.trace.append(_roll_step(r, empty, self.source))
             return empty
         proc = procedure_for(written, env, self.ctx.caches, r)
@@ -821,7 +840,9 @@ class _Roller:
         added: list[int] = []
         rerolled: list[int] = []
         trace = self.trace
-        if announce:
+        if redrawing is not None:  # the new roll as it fell: its steps follow
+            trace.append(redrawing._replace(value=faces[0] if r.total else now))
+        elif announce:
             if r.total:
                 shown = ("die", r.name, faces[0], "", None, tuple(faces), (), r.faces, "", None, None, None)
                 trace.append(_new(Step, shown))
@@ -850,7 +871,7 @@ class _Roller:
             else:
                 hist = proc.counted(first, added, rerolled) if keeps else ()
                 state = proc.state_of(faces, unused, used, hist)
-                option, decision = self.decide(i, dice, env, proc, state, t)
+                option, decision = self.decide(i, dice, env, proc, state, t, made)
                 for d in triggering:
                     unused[d] ^= bit
                 grant, (remove, count) = proc.grant(state, t), option
@@ -914,15 +935,22 @@ class _Roller:
         return proc.with_history(now, first, added, rerolled) if keeps else now
 
     def decide(
-        self, i: int, dice: tuple[Any, ...], env: dict[str, Any], proc: Procedure, state: State, t: int
+        self,
+        i: int,
+        dice: tuple[Any, ...],
+        env: dict[str, Any],
+        proc: Procedure,
+        state: State,
+        t: int,
+        made: int,
     ) -> tuple[Option, Decision]:
-        """The option taken at trigger `t`, and who took it."""
+        """The option taken at trigger `t` of the roll after `made` redraws, and who took it."""
         if proc.steps[t].must:
             return proc.options(state, t, "always")[0], _DECIDED["rule"]
         if self.policy != "optimal":
             return proc.options(state, t, self.policy)[0], _DECIDED[self.policy]
         with self.consulted() as exact:
-            solver = exact.solver(i, dice, env)
+            solver = exact.solver(i, dice, env, made=made)
             scored = solver.decision_scores(state, t)
             best = solver.choice(state, t)
         best_score = dict(scored)[best]
