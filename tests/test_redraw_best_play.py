@@ -120,3 +120,61 @@ def test_a_redrawn_pool_shows_its_new_roll_before_its_steps() -> None:
     steps = [(s.kind, s.value) for s in result.trace if s.name == "a"]
     assert [k for k, _ in steps] == ["pool", "redraw", "reroll"]
     assert [list(v.items) for _, v in steps] == [[5, 5], [3, 5], [6, 5]]
+
+
+DEEP = """\
+rulecraft: 1
+name: deep
+checks:
+  deep:
+    inputs: {k: {type: int, min: 0, max: 1000, default: 2}}
+    roll:
+      a:
+        pool: 1
+        die: 6
+        triggers: [{name: t, on: face <= 2, may: reroll, repeat: false}]
+        redraw: {may: "sum(a) < 6", times: k}
+    outcomes: [fail, pass]
+    objective: {at_least: pass}
+    outcome: "'pass' if sum(a) >= 6 else 'fail'"
+"""
+
+
+def test_many_redraws_of_a_pool_under_best_play_are_no_deep_recursion() -> None:
+    """Each roll is asked of the one after it; solved the last first, so 300 redraws allowed are
+    no chain of 300 levels of calls (from about 75 it was a RecursionError: found by a review).
+    A 6 passes. Best play rerolls a 1 or 2 (a miss after it can still be redrawn) and redraws
+    every miss, so a roll passes with 1/6 + 2/6 · 1/6 = 8/36 and the check fails only if all
+    301 rolls miss: (28/36)^301."""
+    rs = engine.load(DEEP)
+    assert rs.distribution("deep", policy="optimal", k=300).probability("fail") == Fraction(7, 9) ** 301
+    assert rs.distribution("deep", policy="always", k=300).probability("fail") == Fraction(7, 9) ** 301
+    assert rs.roll("deep", random.Random(1), policy="optimal", k=300).outcome.name in ("fail", "pass")
+
+
+SCALED = """\
+rulecraft: 1
+name: scaled
+scales:
+  mark: [botch, miss, hit]
+checks:
+  scaled:
+    roll:
+      s:
+        pool: 3
+        die: 6
+        each: "'botch' if face == 1 else 'hit' if face >= 5 else 'miss'"
+        triggers:
+          - {name: six, on: face == 6, may: reroll, target: face <= 4, repeat: false}
+        redraw: {may: "count(s, 'hit') < 2", times: 2}
+    outcomes: [fail, pass]
+    outcome: "'pass' if count(s, 'hit') >= 2 else 'fail'"
+"""
+
+
+def test_a_redrawn_pool_read_through_each_shows_the_faces_it_fell_on() -> None:
+    rs = engine.load(SCALED)
+    result = rs.roll("scaled", forced={"s": [2, 3, 5, 6, 2, 6, 4]})
+    redraw = next(s for s in result.trace if s.kind == "redraw")
+    assert redraw.faces == (6, 2, 6)
+    assert redraw.detail.endswith("→ [hit, miss, hit] (rolled 6, 2, 6)")

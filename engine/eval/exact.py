@@ -947,6 +947,12 @@ class Sequential:
             limit = self.ctx.limits.max_rerolls  # the depth holds only where it can add without end
             proc = Procedure(r, env, min(depth or FIRST_DEPTH, limit))
             left = redraw_times(written, env, self.ctx.limits) - made if written.redraw is not None else 0
+            if self._played_after(i, 1) and found is None:
+                # the rolls after this one first, the last first: each is then asked of the next,
+                # already solved, so no chain of calls is as deep as the redraws allowed (up to
+                # `max_rerolls`)
+                for later in range(made + left, made, -1):
+                    self.fresh(i, env, later)
 
             def outcome_of(value: Multi) -> Dist:
                 if written.redraw is None:

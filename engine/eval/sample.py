@@ -799,8 +799,10 @@ class _Roller:
         r = concrete(written, env, self.ctx.caches)
         if not (isinstance(r, Pool) and r.triggers):
             value = _plain(r, env, self.source, self.ctx)
-            if redrawing is not None:
-                self.trace.append(redrawing._replace(value=value))
+            if redrawing is not None:  # the faces it fell on, as a first roll shows them
+                self.trace.append(
+                    redrawing._replace(value=value, faces=_roll_step(r, value, self.source).faces)
+                )
             elif self.announced:  # a roll without its trace shows no first roll
                 self.trace.append(_roll_step(r, value, self.source))
             return value
@@ -840,8 +842,13 @@ class _Roller:
         added: list[int] = []
         rerolled: list[int] = []
         trace = self.trace
-        if redrawing is not None:  # the new roll as it fell: its steps follow
-            trace.append(redrawing._replace(value=faces[0] if r.total else now))
+        if (
+            redrawing is not None
+        ):  # the new roll as it fell (its faces, as a first roll shows them): its steps follow
+            fell = faces[0] if r.total else now
+            trace.append(
+                redrawing._replace(value=fell, faces=tuple(faces) if r.total else now.faces or now.items)
+            )
         elif announce:
             if r.total:
                 shown = ("die", r.name, faces[0], "", None, tuple(faces), (), r.faces, "", None, None, None)

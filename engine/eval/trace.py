@@ -236,7 +236,9 @@ def detail(step: Step) -> str:
             "optimal": "policy optimal: a redraw improves the objective",
             "always": "policy always takes every allowed redraw",
         }[step.decision.by]
-        return f"{show(step.replaced[0])} redrawn ({why}) → {show(step.value)}"
+        said = f"{show(step.replaced[0])} redrawn ({why}) → {show(step.value)}"
+        raw = getattr(step.value, "faces", None)  # a pool read through `each`: the faces behind it
+        return f"{said} (rolled {', '.join(map(str, raw))})" if raw else said
     return ""
 
 
