@@ -234,15 +234,16 @@ def _limits(items: list[str]) -> Limits:
 
 
 def _seconds(text: str) -> float | None:
-    """`--limit deadline=SECONDS`: a number of seconds, or `none` for no deadline."""
-    if text.lower() == "none":
+    """`--limit deadline=SECONDS`: a number of seconds in ASCII digits, with a decimal point or
+    not (as the whole numbers of the other bounds are read: no `inf`, no other script's digits),
+    or `none` for no deadline."""
+    if text == "none":
         return None
-    try:
-        return float(text)
-    except ValueError:
+    if re.fullmatch(r"[0-9]{1,12}(?:\.[0-9]{0,12})?|\.[0-9]{1,12}", text) is None:
         raise InputError(
             [Diagnostic("RC407", f"--limit deadline: expected seconds or none, got {text[:40]!r}", None)]
-        ) from None
+        )
+    return float(text)
 
 
 def _policy(q: argparse.ArgumentParser, text: str = "how the player decides every 'may'") -> None:
@@ -271,6 +272,9 @@ def _whole(text: str) -> int | _BadValue:
     Python: `1_000`), or what is wrong with the text."""
     if re.fullmatch(r"-?[0-9]+(?:_[0-9]+)*", text) is None:
         return _BadValue(f"expected a whole number, got {text[:40]!r}")
+    digits = sum(c.isdigit() for c in text)
+    if digits > MAX_DIGITS:
+        return _BadValue(f"expected a whole number of at most {MAX_DIGITS} digits, got one of {digits:,}")
     return int(text)
 
 

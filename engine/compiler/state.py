@@ -10,7 +10,8 @@ its roll the check's `outcome`, values and outputs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..errors import did_you_mean
@@ -48,6 +49,8 @@ class StateCompiler:
         self.exprs = structure.exprs
         self.spec: dict[str, Any] = self.unit.data.get("state") or {}
         self.action_spec: dict[str, Any] = self.unit.data.get("actions") or {}
+        self.unmade: set[str] = set()
+        """State items whose definition has an error (`_unmade_if_failing`)."""
 
     def span(self, path: PathKey, key: bool = False) -> Any:
         return self.unit.doc.span(path, key=key)
@@ -104,7 +107,8 @@ class StateCompiler:
             with statement(self.unit.diags):
                 scenes[name] = self._scene(name, actions, shared_scope, each_scope)
         examples: list[StateExample] = []
-        for i, raw in enumerate(self.spec.get("examples") or []):
+        # with an item unmade the examples are not checked: what they say of it would repeat its error
+        for i, raw in enumerate([] if self.unmade else self.spec.get("examples") or []):
             with statement(self.unit.diags):
                 examples.append(self._example(("state", "examples", i), raw, periods, actions, shared, each))
         return StateModel(
@@ -139,7 +143,7 @@ class StateCompiler:
         what = "a shared item" if owner == "shared" else "an item of each character"
         for name, item in raw.items():
             path: PathKey = ("state", owner, name)
-            with statement(self.unit.diags):
+            with statement(self.unit.diags), self._unmade_if_failing(name, scope):
                 reset = self._reset(item.get("reset"), periods, path + ("reset",))
                 if "counter" in item:
                     start = self.exprs.expr(path + ("counter",), scope, T.NUM)
@@ -207,6 +211,17 @@ class StateCompiler:
                         made.span,
                     )
         return found
+
+    @contextmanager
+    def _unmade_if_failing(self, name: str, scope: dict[str, T.Type]) -> Iterator[None]:
+        """An item whose definition has an error is still known by its name (of any type, and
+        in `unmade`), so what reads it or an example that starts it is not reported too."""
+        try:
+            yield
+        except BaseException:
+            scope.setdefault(name, T.ANY)
+            self.unmade.add(name)
+            raise
 
     def _tally_scale(self, name: str, members: Any, path: PathKey) -> Any:
         if isinstance(members, str):

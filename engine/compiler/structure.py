@@ -64,6 +64,10 @@ from .version import SUPPORTED_VERSIONS
 
 __all__ = ["RESERVED", "Structure", "compile_document"]
 
+LIMIT_CODES = frozenset({"RC202", "RC503"})
+"""The codes of a bound passed while a ruleset compiles: an expression too large or too deep, or
+`Limits.max_code`, a constant size or the work of folding constants."""
+
 RESERVED = frozenset({"if", "else", "and", "or", "not", "in", "true", "false", "outcome", "face"})
 
 
@@ -151,8 +155,12 @@ class Structure:
                     (d.code, d.message, d.span.line if d.span else 0, d.span.col if d.span else 0), d
                 )
             found = list(unique.values())
-            if all(d.code == "RC202" for d in found):
-                raise LimitError(found)
+            limited: dict[tuple[str, str], Diagnostic] = {}
+            for d in found:  # a bound passed: said once, alone (what it left unmade would repeat it)
+                if d.code in LIMIT_CODES:
+                    limited.setdefault((d.code, d.message), d)
+            if limited:
+                raise LimitError(list(limited.values()))
             raise (ExprSyntaxError if all(d.code == "RC201" for d in found) else CompileError)(found)
         notes = tuple(Note(n["id"], n["text"]) for n in self.unit.data.get("notes", []))
         return RulesetModel(
@@ -208,7 +216,7 @@ class Structure:
                 continue
             contents = tuple((scale[str(c)], int(n)) for c, n in chits.items())
             size = sum(n for _, n in contents) * int(spec.get("sets", 1))
-            self.unit.within(f"bag '{name}' holds {size:,} chits", size, "max_bag", path)
+            self.unit.within(f"bag '{name}' holds {size:,} chits", size, "max_bag", path, key=True)
             self.unit.bags[name] = Bag(
                 name, scale, contents, int(spec.get("sets", 1)), self.unit.doc.span(path, key=True)
             )

@@ -52,12 +52,14 @@ class Unit:
         self.inline: bool = inline
         self.bodies: dict[str, InlineBody] = {}
 
-    def within(self, what: str, value: Any, limit: str, path: PathKey) -> None:
-        """Refuse at load (`RC503`) a constant size that no roll could fit in `Limits.<limit>`."""
+    def within(self, what: str, value: Any, limit: str, path: PathKey, *, key: bool = False) -> None:
+        """Refuse at load (`RC503`) a constant size that no roll could fit in `Limits.<limit>`,
+        placed at `path`'s value (`key`: at its key, for a size its whole mapping makes)."""
         bound = getattr(self.limits, limit)
         if type(value) is int and value > bound:
             said = f"{what}: over the limit of {bound:,} (Limits.{limit})"
-            raise Problem(Diagnostic("RC503", said, self.doc.span(path), **limit_advice(limit, "use less")))
+            span = self.doc.span(path, key=key)
+            raise Problem(Diagnostic("RC503", said, span, **limit_advice(limit, "use less")))
 
     @property
     def data(self) -> dict[str, Any]:

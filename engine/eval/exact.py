@@ -801,6 +801,7 @@ class Sequential:
             self.ctx.limits.max_states,
             self.check.span,
             "max_states",
+            counting=True,
         )
         return result
 

@@ -164,7 +164,7 @@ def _per_multisets(dice: tuple[tuple[tuple[Any, int], ...], ...], max_states: in
             for v, k in readings:
                 key = tuple(sorted((*items, v), key=order.__getitem__))
                 nxt[key] = nxt.get(key, 0) + w * k
-        enforce("exact states", len(nxt), max_states, r.span, "max_states")
+        enforce("exact states", len(nxt), max_states, r.span, "max_states", counting=True)
         states = nxt
     total = math.prod(sum(k for _, k in readings) for readings in dice)
     return Dist({Multi(items): w for items, w in states.items()}, total)

@@ -82,12 +82,19 @@ nests about a bracket per level, and Python refuses 200 (a negation 200 deep); t
 recurses per level, and runs out of stack from about 300."""
 
 
-def enforce(what: str, value: int, limit: int, span: Span | None, name: str) -> None:
-    """Raise `LimitError` when `value` is over `limit`, the bound `name` of `Limits`."""
+def enforce(
+    what: str, value: int, limit: int, span: Span | None, name: str, *, counting: bool = False
+) -> None:
+    """Raise `LimitError` when `value` is over `limit`, the bound `name` of `Limits`. `counting`:
+    `value` is a count still growing (states listed so far), so the message gives the limit
+    passed, not the count, which says nothing of how far the whole would go."""
     if value > limit:
-        raise LimitError(
-            [Diagnostic("RC503", f"{what} is {value}, over the limit of {limit}", span, **limit_advice(name))]
+        said = (
+            f"more {what} are needed than the limit of {limit}"
+            if counting
+            else f"{what} is {value}, over the limit of {limit}"
         )
+        raise LimitError([Diagnostic("RC503", said, span, **limit_advice(name))])
 
 
 def roll_count(expr: Expr, env: dict[str, Any], r: Randomizer, limits: Limits) -> int:

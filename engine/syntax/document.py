@@ -212,8 +212,11 @@ def read_source(path: Path, name: str | None = None, max_bytes: int | None = Non
             data = f.read(max_bytes + 1)
             if len(data) > max_bytes:  # its size, told without reading the rest
                 size = max(os.fstat(f.fileno()).st_size, len(data))
+                unread = SourceFile(shown, "")  # named, its text not shown: only a part was read
                 raise _too_big(
-                    f"the file is {size:,} bytes, over the limit of {max_bytes:,}", None, "max_yaml_bytes"
+                    f"the file is {size:,} bytes, over the limit of {max_bytes:,}",
+                    Span(unread, 1, 1),
+                    "max_yaml_bytes",
                 )
     except OSError as exc:
         raise LoadError(
@@ -270,7 +273,11 @@ def load(
     more than `MAX_DIGITS` digits is `RC005`."""
     size = len(source.text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
-        raise _too_big(f"the file is {size:,} bytes, over the limit of {max_bytes:,}", None, "max_yaml_bytes")
+        raise _too_big(
+            f"the file is {size:,} bytes, over the limit of {max_bytes:,}",
+            Span(source, 1, 1),
+            "max_yaml_bytes",
+        )
     deep = _flow_too_deep(source.text, max_depth)
     if deep is not None:
         line = source.text.count("\n", 0, deep) + 1
@@ -334,12 +341,16 @@ def load(
         raise LoadError([Diagnostic("RC002", f"YAML error: {exc}", Span(source, 1, 1))]) from None
     except RecursionError:  # a safety net: max_depth's ceiling is below Python's own limit
         said = "mappings and lists are nested too deeply for the YAML reader"
-        raise LimitError([Diagnostic("RC004", said, None, "nest them less deeply")]) from None
+        raise LimitError([Diagnostic("RC004", said, Span(source, 1, 1), "nest them less deeply")]) from None
     kinds: _Kinds = (CommentedMap, CommentedSeq)
-    _count(tree, max_nodes, kinds)
     places: dict[PathKey, Place] = {(): Place(None, (1, 1))}
-    budget = _Budget(max_nodes)
-    data = _plain(tree, (), places, budget, kinds)
+    try:
+        _count(tree, max_nodes, kinds)
+        data = _plain(tree, (), places, _Budget(max_nodes), kinds)
+    except LimitError as exc:  # a count of the whole file's values: placed at the file
+        raise LimitError(
+            [d.retold(d.code, d.message, d.span or Span(source, 1, 1)) for d in exc.diagnostics]
+        ) from None
     return Document(source, data, places)
 
 
