@@ -207,9 +207,9 @@ def _limit(q: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a bound on what the command may do, in place of its default: max_work=20000000, "
-        "max_states=1000000, deadline=30 (seconds; none: no deadline), ...; once per bound (the "
-        "bounds: 'Limits' in docs/language.md)",
+        help="a bound on what the command may do, in place of its default, e.g. max_work=20000000, "
+        "max_states=1000000, deadline=30 (seconds; none: no deadline); once per bound (the bounds "
+        "and their defaults: 'Limits' in docs/language.md)",
     )
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from ..errors import MAX_DIGITS, LimitError, RulecraftError, did_you_mean
+from ..errors import MAX_DIGITS, Diagnostic, LimitError, RulecraftError, did_you_mean, limit_advice
 from ..expr import ast
 from ..expr.parser import parse
 from ..expr.printer import to_text
@@ -170,7 +170,16 @@ class Expressions:
                 value = self.unit.emit.expression(src, node.span)({})
             except LimitError as exc:  # the load's work budget (`compile_document`) or a number's size
                 d = exc.diagnostics[0]
-                raise Problem(d.retold("RC503", f"folding this constant: {d.message}", node.span)) from None
+                bound = d.advice.name if d.advice is not None and d.advice.kind == "limit" else None
+                if bound == "max_code":  # the ruleset's code as a whole, not this constant's doing
+                    raise
+                said = f"folding this constant: {d.message}"
+                if bound == "max_work":  # every constant of the ruleset is folded in one budget
+                    lead = "the load folds every constant in one budget: fold fewer, or cheaper ones"
+                    raise Problem(
+                        Diagnostic("RC503", said, node.span, **limit_advice("max_work", lead))
+                    ) from None
+                raise Problem(d.retold("RC503", said, node.span)) from None
             except RulecraftError:
                 return t, src  # reported when it runs, with its position
             if _too_long(value):

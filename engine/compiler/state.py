@@ -107,8 +107,7 @@ class StateCompiler:
             with statement(self.unit.diags):
                 scenes[name] = self._scene(name, actions, shared_scope, each_scope)
         examples: list[StateExample] = []
-        # with an item unmade the examples are not checked: what they say of it would repeat its error
-        for i, raw in enumerate([] if self.unmade else self.spec.get("examples") or []):
+        for i, raw in enumerate(self.spec.get("examples") or []):
             with statement(self.unit.diags):
                 examples.append(self._example(("state", "examples", i), raw, periods, actions, shared, each))
         return StateModel(
@@ -128,7 +127,12 @@ class StateCompiler:
         raw = self.spec.get(str(path[-1])) or {}
         for name in raw:
             with statement(self.unit.diags):
-                spec = self.structure.input_at(path + (name,), name, "state")
+                try:
+                    spec = self.structure.input_at(path + (name,), name, "state")
+                except BaseException:  # still known by name, so what reads it is not reported too
+                    with statement([]):  # (a clash of its name is reported once it is mended)
+                        declare(name, T.ANY, what, path + (name,))
+                    raise
                 declare(name, _input_type(spec), what, path + (name,))
                 out.append(spec)
         return tuple(out)
@@ -471,7 +475,7 @@ class StateCompiler:
         spans: dict[tuple[str, ...], Any] = {}
         start = raw.get("start") or {}
         for name in start.get("shared") or {}:
-            if name not in shared:
+            if name not in shared and name not in self.unmade:  # an unmade item's error is its own
                 raise problem(
                     "RC702",
                     f"example starts a shared item this ruleset does not have: '{name}'",
@@ -480,7 +484,7 @@ class StateCompiler:
                 )
         for who, items in (start.get("characters") or {}).items():
             for name in items:
-                if name not in each:
+                if name not in each and name not in self.unmade:
                     raise problem(
                         "RC702",
                         f"example starts an item characters do not have: '{name}'",
@@ -490,7 +494,7 @@ class StateCompiler:
         expect = raw.get("expect") or {}
         for name in expect.get("shared") or {}:
             at = path + ("expect", "shared", name)
-            if name not in shared:
+            if name not in shared and name not in self.unmade:  # an unmade item's error is its own
                 raise problem(
                     "RC702",
                     f"example expects a shared item this ruleset does not have: '{name}'",
@@ -501,7 +505,7 @@ class StateCompiler:
         for who, items in (expect.get("characters") or {}).items():
             for name in items:
                 at = path + ("expect", "characters", who, name)
-                if name not in each:
+                if name not in each and name not in self.unmade:
                     raise problem(
                         "RC702",
                         f"example expects an item characters do not have: '{name}'",

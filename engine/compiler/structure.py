@@ -65,8 +65,29 @@ from .version import SUPPORTED_VERSIONS
 __all__ = ["RESERVED", "Structure", "compile_document"]
 
 LIMIT_CODES = frozenset({"RC202", "RC503"})
-"""The codes of a bound passed while a ruleset compiles: an expression too large or too deep, or
-`Limits.max_code`, a constant size or the work of folding constants."""
+"""The codes of a bound passed while a ruleset compiles: an expression too large or too deep, a
+number too long, `Limits.max_code`, a constant size or the work of folding constants. A ruleset
+whose every problem is one of them is refused with a `LimitError`."""
+
+
+WHOLE_LOAD_BOUNDS = frozenset({"max_code", "max_work", "deadline"})
+"""Bounds of the load as a whole (the code it writes; the work and time of folding its constants):
+once passed, everything after passes them too, so each is said once (`_whole_load_once`)."""
+
+
+def _whole_load_once(found: list[Diagnostic]) -> list[Diagnostic]:
+    """`found` with each bound of the whole load said once, where it was first passed."""
+    said: set[str] = set()
+    out = []
+    for d in found:
+        bound = d.advice.name if d.advice is not None and d.advice.kind == "limit" else None
+        if bound in WHOLE_LOAD_BOUNDS:
+            if bound in said:
+                continue
+            said.add(bound)
+        out.append(d)
+    return out
+
 
 RESERVED = frozenset({"if", "else", "and", "or", "not", "in", "true", "false", "outcome", "face"})
 
@@ -154,13 +175,9 @@ class Structure:
                 unique.setdefault(
                     (d.code, d.message, d.span.line if d.span else 0, d.span.col if d.span else 0), d
                 )
-            found = list(unique.values())
-            limited: dict[tuple[str, str], Diagnostic] = {}
-            for d in found:  # a bound passed: said once, alone (what it left unmade would repeat it)
-                if d.code in LIMIT_CODES:
-                    limited.setdefault((d.code, d.message), d)
-            if limited:
-                raise LimitError(list(limited.values()))
+            found = _whole_load_once(list(unique.values()))
+            if all(d.code in LIMIT_CODES for d in found):
+                raise LimitError(found)
             raise (ExprSyntaxError if all(d.code == "RC201" for d in found) else CompileError)(found)
         notes = tuple(Note(n["id"], n["text"]) for n in self.unit.data.get("notes", []))
         return RulesetModel(
@@ -216,10 +233,11 @@ class Structure:
                 continue
             contents = tuple((scale[str(c)], int(n)) for c, n in chits.items())
             size = sum(n for _, n in contents) * int(spec.get("sets", 1))
-            self.unit.within(f"bag '{name}' holds {size:,} chits", size, "max_bag", path, key=True)
-            self.unit.bags[name] = Bag(
+            self.unit.bags[name] = Bag(  # made first: what draws from it is not reported too
                 name, scale, contents, int(spec.get("sets", 1)), self.unit.doc.span(path, key=True)
             )
+            with statement(self.unit.diags):
+                self.unit.within(f"bag '{name}' holds {size:,} chits", size, "max_bag", path, key=True)
 
     # -- checks ------------------------------------------------------------------------
 

@@ -1,0 +1,113 @@
+"""What a ruleset with errors is told when it loads: each real mistake once, where it is, and
+nothing that only follows from another (found by reviews of the limits work): a bound of the load
+as a whole (`max_code`, the work of folding constants) is said once; every expression over its own
+bound is said, and so is an independent error beside them; an item or parameter whose definition
+has an error is still known by name, so what reads it is not reported too; a ruleset whose every
+problem is a bound passed is refused with a `LimitError`."""
+
+from __future__ import annotations
+
+import pytest
+
+import engine
+from engine.api import Limits
+
+CHECK = """\
+rulecraft: 1
+name: t
+checks:
+  act:
+    roll:
+      d: {die: 6}
+    outcomes: [miss, hit]
+    outcome: "'hit' if d > 3 else 'miss'"
+"""
+
+
+def _refused(text: str, **limits: int) -> engine.RulecraftError:
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text, limits=Limits(**limits))
+    return caught.value
+
+
+def _said(err: engine.RulecraftError) -> list[tuple[str, int]]:
+    return [(d.code, d.span.line if d.span else 0) for d in err.diagnostics]
+
+
+def test_each_expression_over_its_bound_is_said_and_an_independent_error_beside_them() -> None:
+    deep = "d" + " + 1" * 60
+    text = CHECK.replace("d > 3", f"{deep} > 3") + (
+        "  other:\n    roll:\n      d: {die: 6}\n    outcomes: [miss, hit]\n"
+        f"    outcome: \"'hit' if {deep} > 3 else 'miss'\"\n"
+        "  third:\n    roll:\n      d: {die: 6}\n    outcomes: [miss, hit]\n"
+        "    outcome: \"'hit' if dd > 3 else 'miss'\"\n"
+    )
+    err = _refused(text)
+    assert _said(err) == [("RC202", 8), ("RC202", 13), ("RC301", 18)]
+    assert type(err) is engine.CompileError
+    only = _refused(text.replace("dd > 3", "d > 3"))
+    assert _said(only) == [("RC202", 8), ("RC202", 13)] and isinstance(only, engine.LimitError)
+
+
+def test_the_work_of_folding_constants_is_one_budget_said_once() -> None:
+    """A table that calls another twice, 19 deep, folded as a constant in eight checks: the load's
+    one budget runs out at the second, and the rest would each say so again."""
+    tables = (
+        "".join(
+            f"  t{i}:\n    params: {{x: int}}\n    returns: int\n    value: t{i + 1}(x) + t{i + 1}(x)\n"
+            for i in range(19)
+        )
+        + "  t19:\n    params: {x: int}\n    returns: int\n    value: x\n"
+    )
+    checks = "".join(
+        f"  c{i}:\n    roll:\n      d: {{die: 6}}\n    outcomes: [miss, hit]\n"
+        f"    outcome: \"'hit' if d > t0({i}) else 'miss'\"\n"
+        for i in range(8)
+    )
+    text = f"rulecraft: 1\nname: t\ntables:\n{tables}checks:\n{checks}"
+    bad = text + "  z:\n    roll:\n      d: {die: 6}\n    outcomes: [miss, hit]\n    outcome: \"'hitt'\"\n"
+    err = _refused(bad)
+    codes = [d.code for d in err.diagnostics]
+    assert codes == ["RC503", "RC305"], err
+    assert "folding this constant" in err.diagnostics[0].message
+    assert (
+        err.diagnostics[0].hint is not None
+        and "the load folds every constant in one budget" in err.diagnostics[0].hint
+    )
+    assert engine.load(text, limits=Limits(max_work=100_000_000)).name == "t"
+
+
+def test_an_item_with_an_error_leaves_the_examples_checked_for_the_rest() -> None:
+    text = CHECK + (
+        "state:\n  shared:\n    hp:\n      counter: 3\n    luck:\n      counter: nope\n"
+        "  examples:\n    - name: e\n      steps: [{act: heall}]\n      start: {shared: {luck: 1}}\n"
+        "      expect: {shared: {luck: 2}}\n"
+        "actions:\n  heal:\n    effects:\n      - add: {hp: 1}\n      - add: {luck: 1}\n"
+    )
+    err = _refused(text)
+    assert [d.code for d in err.diagnostics] == ["RC301", "RC702"]
+    assert "'nope'" in err.diagnostics[0].message and "'heall'" in err.diagnostics[1].message
+
+
+def test_a_parameter_with_an_error_is_still_known_by_name() -> None:
+    text = CHECK + (
+        "state:\n  campaign:\n    players: {type: int, min: 5, max: 1}\n"
+        "  character:\n    level: {type: choice, choices: nosuchscale}\n"
+        "  shared:\n    tokens:\n      counter: players - 1\n      max: 2 * players\n"
+        "  each:\n    hp:\n      counter: 2\n"
+        'actions:\n  spend:\n    requires: [{when: "tokens < players", else: no}]\n'
+        "    effects:\n      - add: {tokens: players}\n"
+    )
+    assert [d.code for d in _refused(text).diagnostics] == ["RC310", "RC312"]
+
+
+def test_a_bag_over_its_bound_is_a_limit_error_at_its_name_and_the_rest_is_still_checked() -> None:
+    text = (
+        "rulecraft: 1\nname: t\nbags:\n  fate:\n    chits: {poor: 300000, good: 600000}\n"
+        "checks:\n  act:\n    roll:\n      c: {draw: fate}\n    outcomes: [miss, hit]\n"
+        "    outcome: \"'hit' if best(c) == 'good' else 'miss'\"\n"
+    )
+    alone = _refused(text)
+    assert isinstance(alone, engine.LimitError) and _said(alone) == [("RC503", 4)]
+    beside = _refused(text.replace("best(c) ==", "bestt(c) =="))
+    assert [d.code for d in beside.diagnostics] == ["RC503", "RC302"]
