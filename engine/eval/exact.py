@@ -682,6 +682,7 @@ class Sequential:
         self._leaves = 0
         """Ends of the roll the last randomizer's values reached without a memo entry each."""
         self._redrawn: dict[tuple[int, tuple[Any, ...], int], Dist] = {}
+        self._redrawn_outcomes: dict[tuple[int, tuple[Any, ...], int], Dist] = {}
         self._tables: dict[tuple[int, int], tuple[Dist, Dist]] = {}
         """Each randomizer's tables met, by id, with the values it reads alike merged and paired
         with "not cut" (`fresh`)."""
@@ -915,14 +916,37 @@ class Sequential:
         if self.policy != "optimal":
             return self.policy == "always"
         kept = self.outcomes(i + 1, dice + (carried(self.check.roll[i], value, made),))
-        return self.better(self.settled(i, dice, self.redrawn(i, dice, env, times, made)), kept)
+        return self.better(self.redrawn_outcomes(i, dice, env, times, made), kept)
 
-    def settled(self, i: int, dice: tuple[Any, ...], ends: Dist) -> Dist:
-        """The outcome distribution once randomizer `i` ends as `ends` (its final values, each
-        with how it was cut)."""
-        return Dist.mix(
-            (self.outcomes(i + 1, dice + (final,)), w, ends.total) for (final, _), w in ends.weights.items()
-        )
+    def redrawn_outcomes(
+        self, i: int, dice: tuple[Any, ...], env: dict[str, Any], times: int, made: int
+    ) -> Dist:
+        """The outcome distribution when randomizer `i` is redrawn now (`redrawn`'s ends, the rest
+        of the check finished on each): asked by every end of a solve that may lead to it, so
+        worked out once per key of `redrawn`'s."""
+        key = (i, self.stage_key(i, dice), times)
+        found = self._redrawn_outcomes.get(key)
+        if found is None:
+            ends = self.redrawn(i, dice, env, times, made)
+            meter().charge(TRANSITION * len(ends))
+            found = self._redrawn_outcomes[key] = Dist.mix(
+                (self.outcomes(i + 1, dice + (final,)), w, ends.total)
+                for (final, _), w in ends.weights.items()
+            )
+        return found
+
+    def settled_outcomes(
+        self, i: int, dice: tuple[Any, ...], env: dict[str, Any], value: Any, times: int, made: int
+    ) -> Dist:
+        """The outcome distribution once randomizer `i`, drawn as `value` after `made` redraws
+        with `times` left, is settled (`settle`) and the rest of the check finished."""
+        r = self.check.roll[i]
+        assert r.redraw is not None
+        if redraw_offered(r, env, value, times) and (
+            r.redraw.must or self.wants_redraw(i, dice, env, value, times, made)
+        ):
+            return self.redrawn_outcomes(i, dice, env, times, made)
+        return self.outcomes(i + 1, dice + (carried(r, value, made),))
 
     def _played_after(self, i: int, made: int) -> int:
         """How many redraws of pool `i` its best play tells apart: under `optimal`, a pool that
@@ -958,7 +982,7 @@ class Sequential:
             def outcome_of(value: Multi) -> Dist:
                 if written.redraw is None:
                     return self.outcomes(i + 1, dice + (value,))
-                return self.settled(i, dice, self.settle(i, dice, env, value, False, left, made))
+                return self.settled_outcomes(i, dice, env, value, left, made)
 
             found = RerollSolver(
                 proc,
