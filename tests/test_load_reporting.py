@@ -111,3 +111,31 @@ def test_a_bag_over_its_bound_is_a_limit_error_at_its_name_and_the_rest_is_still
     assert isinstance(alone, engine.LimitError) and _said(alone) == [("RC503", 4)]
     beside = _refused(text.replace("best(c) ==", "bestt(c) =="))
     assert [d.code for d in beside.diagnostics] == ["RC503", "RC302"]
+
+
+def test_past_the_code_limit_nothing_more_is_said(cli) -> None:
+    """Past `max_code` no code is made, so a named value is left unmade and the next one reading
+    it would be 'unknown' (found by a review: Chill under a limit of 2,000 was the limit and two
+    RC301, Castle the limit and an RC306, Chimera the limit and 15 RC304 from case ranges)."""
+    for name in ("chill", "castle", "chimera", "chthonian"):
+        r = cli("validate", name, "--limit", "max_code=2000")
+        assert r.code == 1 and r.err.count("error") == 1 and "RC503" in r.err, r.err
+    text = CHECK + "tables:\n  t:\n    params: {x: int}\n    cases: {1..2: 0, 3..4: 1, 5..6: 2}\n"
+    err = _refused(text, max_code=600)
+    assert isinstance(err, engine.LimitError) and [d.code for d in err.diagnostics] == ["RC503"]
+
+
+def test_an_unmade_shared_item_does_not_excuse_an_example_starting_a_characters_item() -> None:
+    text = CHECK + (
+        "state:\n  shared:\n    luck:\n      counter: nope\n  each:\n    hp:\n      counter: 3\n"
+        "  examples:\n    - name: e\n      characters: {ann: {}}\n      steps: []\n"
+        "      start: {characters: {ann: {luck: 1}}}\n"
+    )
+    err = _refused(text)
+    assert [d.code for d in err.diagnostics] == ["RC301", "RC702"], err
+
+
+def test_an_output_with_an_error_is_still_known_to_the_next() -> None:
+    text = CHECK + '    outputs:\n      a: "nope + 1"\n      b: "a + 1"\n'
+    err = _refused(text)
+    assert [(d.code, d.message) for d in err.diagnostics] == [("RC301", "unknown name 'nope'")]

@@ -789,6 +789,8 @@ class Expressions:
                     )
                 try:
                     value = self.lower(item, {}).run({})
+                except LimitError:  # a bound of the load (its code, its work), not this range's
+                    raise
                 except RulecraftError as exc:
                     raise problem(
                         "RC304", exc.diagnostics[0].message, item.span, "case ranges run over whole numbers"

@@ -49,8 +49,8 @@ class StateCompiler:
         self.exprs = structure.exprs
         self.spec: dict[str, Any] = self.unit.data.get("state") or {}
         self.action_spec: dict[str, Any] = self.unit.data.get("actions") or {}
-        self.unmade: set[str] = set()
-        """State items whose definition has an error (`_unmade_if_failing`)."""
+        self.unmade: dict[str, set[str]] = {"shared": set(), "each": set()}
+        """State items whose definition has an error, by owner (`_unmade_if_failing`)."""
 
     def span(self, path: PathKey, key: bool = False) -> Any:
         return self.unit.doc.span(path, key=key)
@@ -147,7 +147,7 @@ class StateCompiler:
         what = "a shared item" if owner == "shared" else "an item of each character"
         for name, item in raw.items():
             path: PathKey = ("state", owner, name)
-            with statement(self.unit.diags), self._unmade_if_failing(name, scope):
+            with statement(self.unit.diags), self._unmade_if_failing(owner, name, scope):
                 reset = self._reset(item.get("reset"), periods, path + ("reset",))
                 if "counter" in item:
                     start = self.exprs.expr(path + ("counter",), scope, T.NUM)
@@ -217,14 +217,14 @@ class StateCompiler:
         return found
 
     @contextmanager
-    def _unmade_if_failing(self, name: str, scope: dict[str, T.Type]) -> Iterator[None]:
+    def _unmade_if_failing(self, owner: str, name: str, scope: dict[str, T.Type]) -> Iterator[None]:
         """An item whose definition has an error is still known by its name (of any type, and
         in `unmade`), so what reads it or an example that starts it is not reported too."""
         try:
             yield
         except BaseException:
             scope.setdefault(name, T.ANY)
-            self.unmade.add(name)
+            self.unmade[owner].add(name)
             raise
 
     def _tally_scale(self, name: str, members: Any, path: PathKey) -> Any:
@@ -475,7 +475,7 @@ class StateCompiler:
         spans: dict[tuple[str, ...], Any] = {}
         start = raw.get("start") or {}
         for name in start.get("shared") or {}:
-            if name not in shared and name not in self.unmade:  # an unmade item's error is its own
+            if name not in shared and name not in self.unmade["shared"]:  # an unmade item's error is its own
                 raise problem(
                     "RC702",
                     f"example starts a shared item this ruleset does not have: '{name}'",
@@ -484,7 +484,7 @@ class StateCompiler:
                 )
         for who, items in (start.get("characters") or {}).items():
             for name in items:
-                if name not in each and name not in self.unmade:
+                if name not in each and name not in self.unmade["each"]:
                     raise problem(
                         "RC702",
                         f"example starts an item characters do not have: '{name}'",
@@ -494,7 +494,7 @@ class StateCompiler:
         expect = raw.get("expect") or {}
         for name in expect.get("shared") or {}:
             at = path + ("expect", "shared", name)
-            if name not in shared and name not in self.unmade:  # an unmade item's error is its own
+            if name not in shared and name not in self.unmade["shared"]:  # an unmade item's error is its own
                 raise problem(
                     "RC702",
                     f"example expects a shared item this ruleset does not have: '{name}'",
@@ -505,7 +505,7 @@ class StateCompiler:
         for who, items in (expect.get("characters") or {}).items():
             for name in items:
                 at = path + ("expect", "characters", who, name)
-                if name not in each and name not in self.unmade:
+                if name not in each and name not in self.unmade["each"]:
                     raise problem(
                         "RC702",
                         f"example expects an item characters do not have: '{name}'",

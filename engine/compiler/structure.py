@@ -76,7 +76,9 @@ once passed, everything after passes them too, so each is said once (`_whole_loa
 
 
 def _whole_load_once(found: list[Diagnostic]) -> list[Diagnostic]:
-    """`found` with each bound of the whole load said once, where it was first passed."""
+    """`found` (in the order found) with each bound of the whole load said once, where it was first
+    passed. Past `max_code` nothing more is said: no code is made after it, so what is found later
+    cannot be told apart from what that left unmade (a named value unknown to the next)."""
     said: set[str] = set()
     out = []
     for d in found:
@@ -86,6 +88,8 @@ def _whole_load_once(found: list[Diagnostic]) -> list[Diagnostic]:
                 continue
             said.add(bound)
         out.append(d)
+        if bound == "max_code":
+            break
     return out
 
 
@@ -387,7 +391,11 @@ class Structure:
                         f"output '{oname}' has the name of another value",
                         self.unit.doc.span(path + ("outputs", oname), key=True),
                     )
-                e = self.exprs.expr(path + ("outputs", oname), OutputScope(out_scope, written[k + 1 :]))
+                try:
+                    e = self.exprs.expr(path + ("outputs", oname), OutputScope(out_scope, written[k + 1 :]))
+                except BaseException:  # still known by name: a later output reading it is not reported too
+                    out_scope.setdefault(oname, T.ANY)
+                    raise
                 outputs.append((oname, e))
                 out_scope[oname] = e.type  # later outputs may use earlier ones
 
