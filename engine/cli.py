@@ -236,10 +236,11 @@ def _limits(items: list[str]) -> Limits:
 def _seconds(text: str) -> float | None:
     """`--limit deadline=SECONDS`: a number of seconds in ASCII digits, with a decimal point or
     not (as the whole numbers of the other bounds are read: no `inf`, no other script's digits),
-    or `none` for no deadline."""
-    if text == "none":
+    or `none` (in any case) for no deadline; at most `MAX_DIGITS` digits on each side of the point."""
+    if text.lower() == "none":
         return None
-    if re.fullmatch(r"[0-9]{1,12}(?:\.[0-9]{0,12})?|\.[0-9]{1,12}", text) is None:
+    digits = rf"[0-9]{{1,{MAX_DIGITS}}}"
+    if re.fullmatch(rf"{digits}(?:\.[0-9]{{0,{MAX_DIGITS}}})?|\.{digits}", text) is None:
         raise InputError(
             [Diagnostic("RC407", f"--limit deadline: expected seconds or none, got {text[:40]!r}", None)]
         )

@@ -123,7 +123,8 @@ def test_a_bound_given_twice_is_refused_and_grouped_digits_are_read(cli) -> None
     assert twice.code == 1 and "--limit 'max_work' is given twice" in twice.err
     grouped = cli("prob", "chill", "specific", "-i", "target=55", "--limit", "max_work=3,000,000")
     none = cli("prob", "chill", "specific", "-i", "target=55", "--limit", "deadline=none")
-    assert grouped.code == none.code == 0 and grouped.out == none.out
+    shouted = cli("prob", "chill", "specific", "-i", "target=55", "--limit", "deadline=None")
+    assert grouped.code == none.code == shouted.code == 0 and grouped.out == none.out == shouted.out
 
 
 def test_a_campaign_is_replayed_under_the_bound_given_and_nothing_is_written(cli, tmp_path: Path) -> None:

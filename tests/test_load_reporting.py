@@ -113,10 +113,12 @@ def test_a_bag_over_its_bound_is_a_limit_error_at_its_name_and_the_rest_is_still
     assert [d.code for d in beside.diagnostics] == ["RC503", "RC302"]
 
 
-def test_past_the_code_limit_nothing_more_is_said(cli) -> None:
-    """Past `max_code` no code is made, so a named value is left unmade and the next one reading
-    it would be 'unknown' (found by a review: Chill under a limit of 2,000 was the limit and two
-    RC301, Castle the limit and an RC306, Chimera the limit and 15 RC304 from case ranges)."""
+def test_past_the_code_limit_the_rest_is_checked_with_nothing_left_unmade(cli) -> None:
+    """Past `max_code` no code is compiled, but every function is still made (one that raises the
+    limit) and the rest is checked: nothing is left unmade to be reported again (found by a
+    review: Chill under a limit of 2,000 was the limit and two RC301, Castle the limit and an
+    RC306, Chimera the limit and 15 RC304 from case ranges), and a real error on either side of
+    it, in the file or in the compile's order, is reported with it."""
     for name in ("chill", "castle", "chimera", "chthonian"):
         r = cli("validate", name, "--limit", "max_code=2000")
         assert r.code == 1 and r.err.count("error") == 1 and "RC503" in r.err, r.err
@@ -139,3 +141,38 @@ def test_an_output_with_an_error_is_still_known_to_the_next() -> None:
     text = CHECK + '    outputs:\n      a: "nope + 1"\n      b: "a + 1"\n'
     err = _refused(text)
     assert [(d.code, d.message) for d in err.diagnostics] == [("RC301", "unknown name 'nope'")]
+
+
+def test_an_error_on_either_side_of_the_code_limit_is_reported_and_the_load_refused() -> None:
+    text = (
+        "rulecraft: 1\nname: t\nstate:\n  shared:\n    luck:\n      counter: nope\n"
+        "checks:\n  act:\n    roll:\n      d: {die: 6}\n    outcomes: [miss, hit]\n"
+        "    outcome: \"'hit' if d > 3 else 'miss'\"\n"
+        "tables:\n  late:\n    params: {x: int}\n    value: x + alsonope\n"
+    )
+    err = _refused(text, max_code=100)
+    assert sorted((d.code, d.span.line if d.span else 0) for d in err.diagnostics) == [
+        ("RC301", 6),
+        ("RC301", 16),
+        ("RC503", 12),
+    ]
+    # a check whose stage keys are made past the limit is refused too: it had loaded without them
+    seq = (
+        "rulecraft: 1\nname: s\nchecks:\n  act:\n    roll:\n      a: {die: 6}\n"
+        "      b:\n        pool: a\n        die: 6\n"
+        "        triggers: [{name: t, on: face <= 2, may: reroll, repeat: false}]\n"
+        "    let:\n      s: sum(b) + a\n    auto:\n      - when: 'false'\n        then: hit\n"
+        "    outcomes: [miss, hit]\n    outcome: \"'hit' if s > 7 else 'miss'\"\n"
+        "    outputs:\n      o: s * 2\n"
+    )
+    assert engine.load(seq).model.checks["act"].stage_keys is not None
+    loaded = 0
+    for limit in range(3_000, 4_500, 5):
+        try:
+            rs = engine.load(seq, limits=Limits(max_code=limit))
+        except engine.LimitError as e:
+            assert [d.code for d in e.diagnostics] == ["RC503"]
+        else:
+            loaded += 1
+            assert rs.model.checks["act"].stage_keys is not None, limit
+    assert loaded

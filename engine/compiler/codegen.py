@@ -174,6 +174,10 @@ class Emitter:
         self.max_code = max_code
         self.code = 0
         """Characters of source turned into functions so far (a cached compile counts alike)."""
+        self.passed: Diagnostic | None = None
+        """`max_code` passed, where it was first: from there nothing is compiled (`define` makes a
+        function that raises it), and the compile goes on checking the rest, so that what it finds
+        is reported with it (`Structure.run`) and nothing is left unmade to be reported again."""
 
     def const(self, value: Any) -> str:
         """A name in the generated code's namespace that holds `value`."""
@@ -216,28 +220,36 @@ class Emitter:
         ]
         text = f"def {name}({args}):\n" + "\n".join("    " + line for line in lines) + "\n"
         self.code += len(text)
-        if self.code > self.max_code:
-            raise LimitError(
-                [
-                    Diagnostic(
-                        "RC503",
-                        f"this ruleset compiles to more than {self.max_code:,} characters of code "
-                        "(Limits.max_code)",
-                        span,
-                        **limit_advice(
-                            "max_code",
-                            "a named value's code repeats the values it reads, so a long chain of "
-                            "values each reading the one before grows as its square: read fewer values "
-                            "through each other",
-                        ),
-                    )
-                ]
+        if self.code > self.max_code and self.passed is None:
+            self.passed = Diagnostic(
+                "RC503",
+                f"this ruleset compiles to more than {self.max_code:,} characters of code (Limits.max_code)",
+                span,
+                **limit_advice(
+                    "max_code",
+                    "a named value's code repeats the values it reads, so a long chain of "
+                    "values each reading the one before grows as its square: read fewer values "
+                    "through each other",
+                ),
             )
         return text
 
     def define(self, name: str, text: str) -> Callable[..., Any]:
-        """The function `name` that `text` (from `source`, so already charged) defines."""
+        """The function `name` that `text` (from `source`, so already charged) defines; past
+        `max_code`, one that raises it (the ruleset is refused, so none is ever run but by the
+        compiler, folding a constant, which leaves the constant unfolded)."""
+        if self.passed is not None:
+            return _refusing(self.passed)
         local: dict[str, Any] = {}
         exec(compile_kept(text, "<rulecraft>"), self.namespace, local)
         fn: Callable[..., Any] = local[name]
         return fn
+
+
+def _refusing(passed: Diagnostic) -> Callable[..., Any]:
+    """A function in place of one not compiled past `max_code`: it raises that limit."""
+
+    def refused(*_: Any, **__: Any) -> Any:
+        raise LimitError([passed])
+
+    return refused

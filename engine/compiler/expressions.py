@@ -171,8 +171,8 @@ class Expressions:
             except LimitError as exc:  # the load's work budget (`compile_document`) or a number's size
                 d = exc.diagnostics[0]
                 bound = d.advice.name if d.advice is not None and d.advice.kind == "limit" else None
-                if bound == "max_code":  # the ruleset's code as a whole, not this constant's doing
-                    raise
+                if bound == "max_code":  # no code past it (`Emitter.passed`, reported once): not folded
+                    return t, src
                 said = f"folding this constant: {d.message}"
                 if bound == "max_work":  # every constant of the ruleset is folded in one budget
                     lead = "the load folds every constant in one budget: fold fewer, or cheaper ones"
@@ -790,7 +790,9 @@ class Expressions:
                 try:
                     value = self.lower(item, {}).run({})
                 except LimitError:  # a bound of the load (its code, its work), not this range's
-                    raise
+                    if self.unit.emit.passed is None:
+                        raise
+                    value = range(0)  # no code past `max_code` (reported once): the ruleset is refused
                 except RulecraftError as exc:
                     raise problem(
                         "RC304", exc.diagnostics[0].message, item.span, "case ranges run over whole numbers"

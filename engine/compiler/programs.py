@@ -208,6 +208,8 @@ class ProgramWriter:
                 read_by = {let.name: ast.names(let.expr.node) for let, _ in let_lines}
                 sources = []  # every value's loop charged before any is compiled (`Emitter.source`)
                 for let, _ in let_lines:  # each named value alone, through the values it reads
+                    if emit.passed is not None:  # no more code is made: none to write
+                        break
                     reads = {let.name}
                     for other, _ in reversed(let_lines):
                         if other.name in reads:

@@ -76,9 +76,7 @@ once passed, everything after passes them too, so each is said once (`_whole_loa
 
 
 def _whole_load_once(found: list[Diagnostic]) -> list[Diagnostic]:
-    """`found` (in the order found) with each bound of the whole load said once, where it was first
-    passed. Past `max_code` nothing more is said: no code is made after it, so what is found later
-    cannot be told apart from what that left unmade (a named value unknown to the next)."""
+    """`found` with each bound of the whole load said once, where it was first passed."""
     said: set[str] = set()
     out = []
     for d in found:
@@ -88,8 +86,6 @@ def _whole_load_once(found: list[Diagnostic]) -> list[Diagnostic]:
                 continue
             said.add(bound)
         out.append(d)
-        if bound == "max_code":
-            break
     return out
 
 
@@ -173,6 +169,8 @@ class Structure:
                 checks[name] = check
         self.unit.pools, self.unit.redrawn = set(), set()
         state = lasting.run(checks) if lasting is not None else None
+        if self.unit.emit.passed is not None:  # the code made no more, the rest checked still
+            self.unit.diags.append(self.unit.emit.passed)
         if self.unit.diags:
             unique: dict[tuple[object, ...], Diagnostic] = {}
             for d in self.unit.diags:
