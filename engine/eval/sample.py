@@ -842,9 +842,8 @@ class _Roller:
         added: list[int] = []
         rerolled: list[int] = []
         trace = self.trace
-        if (
-            redrawing is not None
-        ):  # the new roll as it fell (its faces, as a first roll shows them): its steps follow
+        # a redraw: the new roll as it fell (its faces, as a first roll shows them), then its steps
+        if redrawing is not None:
             fell = faces[0] if r.total else now
             trace.append(
                 redrawing._replace(value=fell, faces=tuple(faces) if r.total else now.faces or now.items)
