@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ..errors import Diagnostic, RulecraftError
+from ..model import types as T
 from ..syntax.positions import Span
 
 
@@ -38,3 +39,14 @@ def statement(diags: list[Diagnostic]) -> Iterator[None]:
         pass
     except RulecraftError as e:
         diags.extend(e.diagnostics)
+
+
+@contextmanager
+def known_if_failing(scope: dict[str, T.Type], name: str) -> Iterator[None]:
+    """Define `name` in `scope`; if its definition has an error, it is still known by name (of
+    any type), so what reads it is not reported too: one mistake, one message."""
+    try:
+        yield
+    except BaseException:
+        scope.setdefault(name, T.ANY)
+        raise

@@ -31,7 +31,7 @@ from ..model.state import (
     Tally,
 )
 from ..syntax.document import PathKey
-from .problems import Reported, problem, statement
+from .problems import Reported, known_if_failing, problem, statement
 
 if TYPE_CHECKING:
     from ..model.scene import Scene
@@ -218,12 +218,12 @@ class StateCompiler:
 
     @contextmanager
     def _unmade_if_failing(self, owner: str, name: str, scope: dict[str, T.Type]) -> Iterator[None]:
-        """An item whose definition has an error is still known by its name (of any type, and
-        in `unmade`), so what reads it or an example that starts it is not reported too."""
+        """An item whose definition has an error is still known by its name (`known_if_failing`)
+        and in `unmade`, so an example that starts it is not reported too."""
         try:
-            yield
+            with known_if_failing(scope, name):
+                yield
         except BaseException:
-            scope.setdefault(name, T.ANY)
             self.unmade[owner].add(name)
             raise
 

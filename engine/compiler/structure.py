@@ -56,7 +56,7 @@ from ..runtime.rules import counting
 from ..runtime.work import working
 from ..syntax.document import Document, PathKey
 from .expressions import BeforeTheRoll, Expressions, OutputScope
-from .problems import Problem, problem, statement
+from .problems import Problem, known_if_failing, problem, statement
 from .programs import ProgramWriter, counted_randomizers
 from .randomizers import RandomizerCompiler
 from .unit import Unit
@@ -389,11 +389,8 @@ class Structure:
                         f"output '{oname}' has the name of another value",
                         self.unit.doc.span(path + ("outputs", oname), key=True),
                     )
-                try:
+                with known_if_failing(out_scope, oname):  # a later output may read it
                     e = self.exprs.expr(path + ("outputs", oname), OutputScope(out_scope, written[k + 1 :]))
-                except BaseException:  # still known by name: a later output reading it is not reported too
-                    out_scope.setdefault(oname, T.ANY)
-                    raise
                 outputs.append((oname, e))
                 out_scope[oname] = e.type  # later outputs may use earlier ones
 

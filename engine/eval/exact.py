@@ -880,13 +880,20 @@ class Sequential:
         made: int,
     ) -> Dist:
         """Where a drawn value ends after up to `times` more redraws, `made` made already."""
+        if self.redraws_now(i, dice, env, value, times, made):
+            return self.redrawn(i, dice, env, times, made)
+        return Dist.certain((carried(self.check.roll[i], value, made), capped))
+
+    def redraws_now(
+        self, i: int, dice: tuple[Any, ...], env: dict[str, Any], value: Any, times: int, made: int
+    ) -> bool:
+        """Whether randomizer `i`, drawn as `value` after `made` redraws with `times` left, is
+        redrawn now: the rule offers it, and it must be or the policy takes it."""
         r = self.check.roll[i]
         assert r.redraw is not None
-        if not redraw_offered(r, env, value, times):
-            return Dist.certain((carried(r, value, made), capped))
-        if not r.redraw.must and not self.wants_redraw(i, dice, env, value, times, made):
-            return Dist.certain((carried(r, value, made), capped))
-        return self.redrawn(i, dice, env, times, made)
+        return redraw_offered(r, env, value, times) and (
+            r.redraw.must or self.wants_redraw(i, dice, env, value, times, made)
+        )
 
     def redrawn(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], times: int, made: int) -> Dist:
         """Where the value ends when it is redrawn now (with `times - 1` redraws left after, and
@@ -940,13 +947,9 @@ class Sequential:
     ) -> Dist:
         """The outcome distribution once randomizer `i`, drawn as `value` after `made` redraws
         with `times` left, is settled (`settle`) and the rest of the check finished."""
-        r = self.check.roll[i]
-        assert r.redraw is not None
-        if redraw_offered(r, env, value, times) and (
-            r.redraw.must or self.wants_redraw(i, dice, env, value, times, made)
-        ):
+        if self.redraws_now(i, dice, env, value, times, made):
             return self.redrawn_outcomes(i, dice, env, times, made)
-        return self.outcomes(i + 1, dice + (carried(r, value, made),))
+        return self.outcomes(i + 1, dice + (carried(self.check.roll[i], value, made),))
 
     def _played_after(self, i: int, made: int) -> int:
         """How many redraws of pool `i` its best play tells apart: under `optimal`, a pool that
