@@ -176,3 +176,38 @@ def test_an_error_on_either_side_of_the_code_limit_is_reported_and_the_load_refu
             loaded += 1
             assert rs.model.checks["act"].stage_keys is not None, limit
     assert loaded
+
+
+TWO_SCALES = """\
+rulecraft: 1
+name: t
+scales:
+  colour: [red, blue]
+  team: [blue, green]
+"""
+
+
+def test_a_name_with_an_error_compared_with_a_value_of_two_scales_is_reported_once() -> None:
+    """A definition with an error is of an unknown type (`types.UNKNOWN`), not of any type: a
+    value in two scales compared with it is not asked to say which (RC306), since the name's own
+    error is what stops the load (found by a review: a state parameter and a let alike)."""
+    check = TWO_SCALES + (
+        "checks:\n  act:\n    roll:\n      d: {die: 6}\n"
+        '    let:\n      pick: "nosuch(d)"\n    outcomes: [miss, hit]\n'
+        "    outcome: \"'hit' if pick == 'blue' else 'miss'\"\n"
+        "    outputs:\n      o: \"1 if 'blue' in [pick, 'red'] else 0\"\n"
+    )
+    assert _said(_refused(check)) == [("RC302", 11)]
+    state = TWO_SCALES + (
+        "state:\n  character:\n    side: {type: choice, choices: nosuchscale}\n"
+        "  each:\n    hp: {counter: 3}\n"
+        "actions:\n  go:\n    by: character\n"
+        "    requires:\n      - {when: \"side == 'blue'\", else: no}\n"
+        "    effects:\n      - remove: {hp: 1}\n"
+    ) + CHECK.split("name: t\n", 1)[1]
+    assert _said(_refused(state)) == [("RC312", 8)]
+    # the value is still looked for in the scales: one that is in none is its own mistake
+    assert _said(_refused(state.replace("'blue'", "'purple'"))) == [("RC312", 8), ("RC305", 15)]
+    # and compared with a name whose type is known (here a number) it is still asked to say which
+    typed = state.replace("nosuchscale", "colour").replace("side == 'blue'", "hp == 'blue'")
+    assert _said(_refused(typed)) == [("RC306", 15)]

@@ -316,16 +316,16 @@ class Expressions:
             tb, sb = self._lower(b, scope, want)
             if tb.kind not in ("list", "range", "multi", "any"):
                 raise problem("RC304", f"'in' needs a list, range or pool on its right, not {tb}", b.span)
-            elem = T.NUM if tb.kind == "range" else (tb.elem or T.ANY)
+            elem = T.NUM if tb.kind == "range" else (tb.elem or (tb if tb.broken else T.ANY))
             if ta is None:
-                ta, sa = self._lower(a, scope, elem if elem.kind != "any" else None)
+                ta, sa = self._lower(a, scope, elem if elem.kind != "any" or elem.broken else None)
             if not elem.accepts(ta):
                 raise problem("RC304", f"cannot look for {ta} in a {tb}", a.span)
             test = f"_in({sa}, {sb})" if tb.kind in ("multi", "any") else f"({sa} in {sb})"
             return T.BOOL, test if op == "in" else f"(not {test})"
         first, second = (b, a) if isinstance(a, ast.Sym) else (a, b)
         t1, s1 = self._lower(first, scope, None)
-        t2, s2 = self._lower(second, scope, t1 if t1.kind != "any" else None)
+        t2, s2 = self._lower(second, scope, t1 if t1.kind != "any" or t1.broken else None)
         if not t1.accepts(t2):
             left_t, right_t = (t1, t2) if first is a else (t2, t1)
             several = next((x for x in (left_t, right_t) if x.kind in ("multi", "list")), None)
@@ -369,8 +369,8 @@ class Expressions:
             for s in self.unit.scales.values()
             if name in s.names and self.unit.owner.get(s.name, self.unit.current) == self.unit.current
         ]
-        if len(owners) == 1:
-            return owners[0][name]
+        if len(owners) == 1 or (owners and expect is not None and expect.broken):
+            return owners[0][name]  # (compared with a name whose definition has an error: reported)
         if not owners:
             everything = [
                 m

@@ -48,5 +48,5 @@ def known_if_failing(scope: dict[str, T.Type], name: str) -> Iterator[None]:
     try:
         yield
     except BaseException:
-        scope.setdefault(name, T.ANY)
+        scope.setdefault(name, T.UNKNOWN)
         raise

@@ -131,7 +131,7 @@ class StateCompiler:
                     spec = self.structure.input_at(path + (name,), name, "state")
                 except BaseException:  # still known by name, so what reads it is not reported too
                     with statement([]):  # (a clash of its name is reported once it is mended)
-                        declare(name, T.ANY, what, path + (name,))
+                        declare(name, T.UNKNOWN, what, path + (name,))
                     raise
                 declare(name, _input_type(spec), what, path + (name,))
                 out.append(spec)

@@ -276,7 +276,7 @@ class Structure:
             """A name already reported as broken: later uses of it raise no second error."""
             if n not in kinds:
                 kinds[n] = "a value"
-                scope[n] = T.ANY
+                scope[n] = T.UNKNOWN
 
         for iname in spec.get("inputs", {}):
             with statement(self.unit.diags):
@@ -308,7 +308,7 @@ class Structure:
         def poison_let(lname: str) -> None:
             if lname not in kinds:
                 poison(lname)
-                pre_scope[lname] = T.ANY
+                pre_scope[lname] = T.UNKNOWN
 
         for lname in order:
             if lname in needs_dice:
@@ -357,7 +357,7 @@ class Structure:
                     self.unit.redrawn.add(rname)
             if rname not in kinds:
                 poison(rname)
-                roll_scope[rname] = T.ANY
+                roll_scope[rname] = T.UNKNOWN
                 if isinstance(rspec, dict) and "redraw" in rspec:  # reported once: later counts stand
                     self.unit.redrawn.add(rname)
 

@@ -2,7 +2,9 @@
 
 The language is small, so the types are too: numbers, booleans, symbols of one named scale,
 multisets (pools and draws) of some element type, lists, ranges, and `ANY` where a table
-parameter was declared without a type.
+parameter was declared without a type. `UNKNOWN` is an `ANY` that stands for a name whose own
+definition has an error: what reads it is not told apart any further, so the one mistake is not
+reported again where the name is used.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ class Type:
     kind: str  # num | bool | sym | multi | list | range | any
     scale: str | None = None
     elem: Type | None = None
+    broken: bool = False  # UNKNOWN: the type of a definition that has an error
 
     def __str__(self) -> str:
         if self.kind == "sym":
@@ -41,6 +44,7 @@ class Type:
 NUM = Type("num")
 BOOL = Type("bool")
 ANY = Type("any")
+UNKNOWN = Type("any", broken=True)
 RANGE = Type("range")
 
 
