@@ -640,6 +640,8 @@ def _compiled(source: SourceFile, limits: Limits) -> _Loaded:
     on-disk cache (`syntax.cached`): no YAML parser, no schema check, no lark. Otherwise the YAML
     is read and checked (jsonschema imported only then), and what compiled is kept for the next
     process; a ruleset with any problem is never kept, so it is reported afresh every time."""
+    # the load's one clock, from its start: read as the compile writes code (`Emitter._clock`)
+    work = Work(limits.max_work, limits.deadline)
     key = cached.key(
         source, limits.max_yaml_bytes, limits.max_yaml_depth, limits.max_yaml_nodes, parser.fingerprint()
     )
@@ -649,14 +651,14 @@ def _compiled(source: SourceFile, limits: Limits) -> _Loaded:
         doc = hit[0]
         check_version(doc)
         with code:
-            return _Loaded(compile_document(doc, limits), doc)
+            return _Loaded(compile_document(doc, limits, work=work), doc)
     doc = _yaml(source, limits)
     check_version(doc)
     from .syntax.schema import validate
 
     validate(doc)
     with parser.recording() as shapes, code:
-        model = compile_document(doc, limits)
+        model = compile_document(doc, limits, work=work)
     cached.write(key, doc, shapes)
     return _Loaded(model, doc)
 

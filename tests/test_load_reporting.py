@@ -198,16 +198,38 @@ def test_a_name_with_an_error_compared_with_a_value_of_two_scales_is_reported_on
         "    outputs:\n      o: \"1 if 'blue' in [pick, 'red'] else 0\"\n"
     )
     assert _said(_refused(check)) == [("RC302", 11)]
-    state = TWO_SCALES + (
-        "state:\n  character:\n    side: {type: choice, choices: nosuchscale}\n"
-        "  each:\n    hp: {counter: 3}\n"
-        "actions:\n  go:\n    by: character\n"
-        "    requires:\n      - {when: \"side == 'blue'\", else: no}\n"
-        "    effects:\n      - remove: {hp: 1}\n"
-    ) + CHECK.split("name: t\n", 1)[1]
+    state = (
+        TWO_SCALES
+        + (
+            "state:\n  character:\n    side: {type: choice, choices: nosuchscale}\n"
+            "  each:\n    hp: {counter: 3}\n"
+            "actions:\n  go:\n    by: character\n"
+            "    requires:\n      - {when: \"side == 'blue'\", else: no}\n"
+            "    effects:\n      - remove: {hp: 1}\n"
+        )
+        + CHECK.split("name: t\n", 1)[1]
+    )
     assert _said(_refused(state)) == [("RC312", 8)]
     # the value is still looked for in the scales: one that is in none is its own mistake
     assert _said(_refused(state.replace("'blue'", "'purple'"))) == [("RC312", 8), ("RC305", 15)]
     # and compared with a name whose type is known (here a number) it is still asked to say which
     typed = state.replace("nosuchscale", "colour").replace("side == 'blue'", "hp == 'blue'")
     assert _said(_refused(typed)) == [("RC306", 15)]
+
+
+def test_a_load_reads_the_clock_as_it_compiles() -> None:
+    """`Limits.deadline` bounds a load as it bounds any request: the compile reads the clock every
+    20,000 characters of code it writes or compiles (a 520 KB ruleset sent to a server compiled
+    for 11.6 s under a 5 s deadline), and the deadline ends the load at once, said once, not as a
+    problem of the statement it fell in."""
+    terms = ", ".join(f"d + {j}" for j in range(600))
+    heavy = "rulecraft: 1\nname: heavy\nchecks:\n" + "".join(
+        f"  c{i}:\n    roll: {{d: {{die: 6}}}}\n    outcomes: [lo, hi]\n"
+        f'    outcome: "hi if max({terms}) > 3 else lo"\n'
+        for i in range(40)
+    )
+    late = _refused(heavy, deadline=0.05)
+    assert isinstance(late, engine.DeadlineError) and _said(late) == [("RC503", 0)]
+    assert "deadline of 0.05 s passed" in late.diagnostics[0].message
+    # a small ruleset writes too little code to read the clock, as a small solve charges too few units
+    assert engine.load(CHECK, limits=Limits(deadline=0.0)).name == "t"

@@ -607,6 +607,45 @@ def test_validate_stops_linting_at_the_server_s_deadline(tmp_path: Path) -> None
     assert took < 15, took  # a deadline of 1 s (and loading the text): 22 s before
 
 
+def _slow_to_compile(checks: int, terms: int = 600) -> str:
+    """A ruleset whose compile takes seconds (each outcome reads a max of `terms` sums): 97 checks
+    of 600 terms, 520 KB, took 11.6 s to validate (compiled twice) under a 5 s deadline."""
+    terms_text = ", ".join(f"d + {j}" for j in range(terms))
+    lines = ["rulecraft: 1", "name: heavy", "checks:"]
+    for i in range(checks):
+        lines += [
+            f"  c{i}:",
+            "    roll: {d: {die: 6}}",
+            "    outcomes: [lo, hi]",
+            f'    outcome: "hi if max({terms_text}) > 3 else lo"',
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_ruleset_sent_as_text_loads_within_the_deadline(tmp_path: Path) -> None:
+    """Loading a ruleset sent as text is the request's time too: its compile reads the clock
+    (`Emitter._clock`), so a validation whose load passes `--deadline` is a 504 (it had been a
+    200 after 11.6 s, the text compiled twice), and a solve's text is not loaded past it either."""
+    import time
+
+    heavy = _slow_to_compile(40)
+    with TestClient(create_app(Settings(db=str(tmp_path / "c.db"), deadline=0.3, workers=1))) as c:
+        for path, extra in (
+            ("/api/validate", {}),
+            ("/api/prob", {"check": "c0"}),
+            ("/api/roll", {"check": "c0"}),
+        ):
+            started = time.monotonic()
+            r = c.post(path, json={"source": heavy, "name": "heavy.yaml", **extra})
+            took = time.monotonic() - started
+            [d] = error(r, 504)
+            assert d["code"] == "RC503" and "deadline" in d["message"], d
+            assert took < 10, (path, took)  # a deadline of 0.3 s; the compile alone is seconds
+        # and the worker that would have solved it is not stopped for it: a light solve still runs
+        ok = c.post("/api/prob", json={"ruleset": "chill", "check": "specific", "inputs": {"target": 55}})
+        assert ok.status_code == 200, ok.text
+
+
 def test_an_error_does_not_tell_a_client_where_the_store_is(client: TestClient) -> None:
     """A missing campaign said 'no campaign named ... in /the/server's/path.db': the path (or a
     database URL with its user) is the operator's, so the answer names the store instead."""

@@ -161,6 +161,11 @@ _RUNTIME: dict[str, Any] = {
 }
 
 
+CLOCK_CODE = 20_000
+"""Characters of code written or compiled between two looks at the load's clock (a few
+milliseconds of work, as `work.CLOCK_EVERY` units are)."""
+
+
 class Emitter:
     """Holds the constants that generated code refers to, and turns source into functions."""
 
@@ -178,6 +183,9 @@ class Emitter:
         """`max_code` passed, where it was first: from there nothing is compiled (`define` makes a
         function that raises it), and the compile goes on checking the rest, so that what it finds
         is reported with it (`Structure.run`) and nothing is left unmade to be reported again."""
+        self._made = 0
+        self._look = CLOCK_CODE
+        """Characters written and compiled so far, and how many more before the clock is read."""
 
     def const(self, value: Any) -> str:
         """A name in the generated code's namespace that holds `value`."""
@@ -220,6 +228,7 @@ class Emitter:
         ]
         text = f"def {name}({args}):\n" + "\n".join("    " + line for line in lines) + "\n"
         self.code += len(text)
+        self._clock(len(text))
         if self.code > self.max_code and self.passed is None:
             self.passed = Diagnostic(
                 "RC503",
@@ -240,10 +249,23 @@ class Emitter:
         compiler, folding a constant, which leaves the constant unfolded)."""
         if self.passed is not None:
             return _refusing(self.passed)
+        self._clock(len(text))
         local: dict[str, Any] = {}
         exec(compile_kept(text, "<rulecraft>"), self.namespace, local)
         fn: Callable[..., Any] = local[name]
         return fn
+
+    def _clock(self, n: int) -> None:
+        """Read the load's clock now and then (a `DeadlineError` once its deadline has passed):
+        writing and compiling code is most of a load, and a large ruleset sent to a server takes
+        seconds. Past the deadline every call reads it again, so a caller that took the error for
+        a constant it could not fold meets it at its next function."""
+        self._made += n
+        if self._made >= self._look:
+            work = current_work()
+            if work is not None:
+                work.check_clock()
+            self._look = self._made + CLOCK_CODE
 
 
 def _refusing(passed: Diagnostic) -> Callable[..., Any]:

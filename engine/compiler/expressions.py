@@ -13,7 +13,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from ..errors import MAX_DIGITS, Diagnostic, LimitError, RulecraftError, did_you_mean, limit_advice
+from ..errors import (
+    MAX_DIGITS,
+    DeadlineError,
+    Diagnostic,
+    LimitError,
+    RulecraftError,
+    did_you_mean,
+    limit_advice,
+)
 from ..expr import ast
 from ..expr.parser import parse
 from ..expr.printer import to_text
@@ -168,6 +176,8 @@ class Expressions:
         if not isinstance(node, (ast.Num, ast.Bool, ast.Sym, ast.Name)) and not ast.names(node):
             try:
                 value = self.unit.emit.expression(src, node.span)({})
+            except DeadlineError:  # the load's deadline: the load ends (`statement`)
+                raise
             except LimitError as exc:  # the load's work budget (`compile_document`) or a number's size
                 d = exc.diagnostics[0]
                 bound = d.advice.name if d.advice is not None and d.advice.kind == "limit" else None

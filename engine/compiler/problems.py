@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..errors import Diagnostic, RulecraftError
+from ..errors import DeadlineError, Diagnostic, RulecraftError
 from ..model import types as T
 from ..syntax.positions import Span
 
@@ -30,13 +30,16 @@ def problem(code: str, message: str, span: Span | None, hint: str | None = None)
 
 @contextmanager
 def statement(diags: list[Diagnostic]) -> Iterator[None]:
-    """Run one statement, recording its problems (and any error of a stage below) in `diags`."""
+    """Run one statement, recording its problems (and any error of a stage below) in `diags`. A
+    passed deadline is no problem of the statement's: it ends the load (`DeadlineError`)."""
     try:
         yield
     except Problem as p:
         diags.append(p.diag)
     except Reported:
         pass
+    except DeadlineError:
+        raise
     except RulecraftError as e:
         diags.extend(e.diagnostics)
 

@@ -53,7 +53,7 @@ from ..runtime.folds import FOLDS, keeps
 from ..runtime.inputs import coerce
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.rules import counting
-from ..runtime.work import working
+from ..runtime.work import Work, working
 from ..syntax.document import Document, PathKey
 from .expressions import BeforeTheRoll, Expressions, OutputScope
 from .problems import Problem, known_if_failing, problem, statement
@@ -92,12 +92,17 @@ def _whole_load_once(found: list[Diagnostic]) -> list[Diagnostic]:
 RESERVED = frozenset({"if", "else", "and", "or", "not", "in", "true", "false", "outcome", "face"})
 
 
-def compile_document(doc: Document, limits: Limits = DEFAULT_LIMITS, *, inline: bool = True) -> RulesetModel:
+def compile_document(
+    doc: Document, limits: Limits = DEFAULT_LIMITS, *, inline: bool = True, work: Work | None = None
+) -> RulesetModel:
     """Compile a validated document within `limits` (expression depth and size), raising
     `CompileError` with every problem found. `inline=False` keeps every table a call in the
-    generated loops (the same results: tests compare the two)."""
+    generated loops (the same results: tests compare the two). `work` is the load's budget, which
+    folding constants charges, and its clock, which stops the compile with a `DeadlineError`
+    (the code written is read against it, `Emitter`): by default a fresh one under `limits`; a
+    caller whose load began earlier (reading the YAML) passes its own."""
     try:
-        with working(new_work(limits)):  # folding constants runs tables: within one request's budget
+        with working(work if work is not None else new_work(limits)):  # folding runs tables
             return Structure(doc, limits, inline=inline).run()
     except Problem as f:  # a problem outside any statement: still a diagnostic, never a traceback
         raise CompileError([f.diag]) from None

@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..api import Ruleset
-from ..errors import Diagnostic, InputError, RulecraftError, did_you_mean
+from ..errors import DeadlineError, Diagnostic, InputError, RulecraftError, did_you_mean
 from ..eval.dist import fraction_text
 from ..frozen import replace
 from ..model.ruleset import Check, InputSpec
@@ -129,7 +129,8 @@ def validate(
     """Load and lint: every problem found, errors first (200 even when not ok: it is the answer).
     With a `deadline` (seconds for the whole request), the linter stops when it passes, as any
     bound stops it (`RC809`, the answer still a 200): a stranger's ruleset cannot hold a server
-    thread for the lint budget's tens of seconds."""
+    thread for the lint budget's tens of seconds. A load that passes the deadline is no answer
+    about the ruleset: it is the request's 504, as a solve's is."""
     started = time.monotonic()
     checks: dict[str, Any] = {}
     try:
@@ -138,6 +139,8 @@ def validate(
         left = None if deadline is None else max(deadline - (time.monotonic() - started), 0.001)
         diags = ordered(lint(rs, LintBudget(max_work=lint_work, deadline=left)))
         ok = not any(d.severity == "error" for d in diags)
+    except DeadlineError:
+        raise
     except RulecraftError as exc:
         diags, ok = ordered(exc.diagnostics), False
     return {"ok": ok, "diagnostics": diagnostics_json(diags), "checks": checks}

@@ -166,6 +166,8 @@ class Pool:
                 self._admitted -= 1
 
     def _run(self, job: Job, until: float) -> dict[str, Any]:
+        if time.monotonic() >= until:  # spent already: loading a ruleset sent as text, say
+            raise _late("before it reached a worker")
         try:
             slot = self._idle.get(timeout=max(0.0, until - time.monotonic()))
         except queue.Empty:
@@ -229,7 +231,11 @@ def _serve(conn: Connection, limits: Limits) -> None:  # pragma: no cover - runs
             key = (job.name, job.text)
             rs = kept.get(key)
             if rs is None:
-                rs = load_source(SourceFile(job.name, job.text), limits=limits)
+                # within what the request has left (the server loaded it too: a text's compile
+                # is seconds at most, but each is the request's time)
+                rs = load_source(
+                    SourceFile(job.name, job.text), limits=replace(limits, deadline=max(seconds, 0.001))
+                )
                 kept[key] = rs
                 while len(kept) > RULESETS_PER_WORKER:
                     kept.popitem(last=False)

@@ -49,7 +49,14 @@ class Analysis:
         and everything else it runs — lets, tables, sizing the dice — is charged here directly.
         Counted in units, so what is covered is the same on every machine; only an embedder's
         explicit `LintBudget.deadline` adds the clock."""
-        self.model: RulesetModel = compile_document(rs.document, rs.limits)  # as the ruleset was
+        # as the ruleset was, and within the linter's deadline when it has one (the compile is
+        # most of a large ruleset's load, and a server gives a validation only what it has left)
+        clock = (
+            None
+            if budget.deadline is None
+            else Work(rs.limits.max_work, budget.deadline, until=self.work.until)
+        )
+        self.model: RulesetModel = compile_document(rs.document, rs.limits, work=clock)
         self.bodies = {t: table_nodes(rs.document, t) for t in self.model.tables}
         self.tables = TableCalls(self.model, budget.table_args)
         self.report = Report(rs.document, self.model.tables, self.bodies, budget.max_work)
