@@ -347,3 +347,29 @@ def test_a_value_asked_after_its_request_is_refused_exactly_where_its_own_budget
         assert "deadline" in caught.value.diagnostics[0].message
     else:
         assert value(Limits(deadline=1e-9)) == wanted
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "ok"),
+    [
+        ("int", 1e99, True),
+        ("int", 1e100, False),  # 101 digits
+        ("int", 1e308, False),
+        ("number", 1e-99, True),
+        ("number", 1e-100, False),  # a denominator of 101 digits
+        ("number", 1e-300, False),
+        ("number", 0.5, True),
+    ],
+)
+def test_a_float_input_has_at_most_the_digits_any_number_has(kind: str, value: float, ok: bool) -> None:
+    """A float (JSON's `1e308`, sent to the server as an input) is held to the digits a whole
+    number, a fraction and a text are: it had been taken whole, 309 digits echoed back (found by a
+    review)."""
+    spec = InputSpec("x", kind, span=None)
+    if ok:
+        assert coerce(spec, value) == Fraction(str(value))
+        return
+    with pytest.raises(InputError) as caught:
+        coerce(spec, value)
+    assert caught.value.diagnostics[0].code == "RC404"
+    assert f"more than {MAX_DIGITS} digits" in caught.value.diagnostics[0].message

@@ -655,6 +655,37 @@ def test_an_error_does_not_tell_a_client_where_the_store_is(client: TestClient) 
     assert "campaigns.db" not in response.text and "/tmp" not in response.text
 
 
+def test_a_campaign_s_ruleset_file_is_named_without_its_place(tmp_path: Path) -> None:
+    """A campaign made on the command line from a file the server does not serve is played with
+    that file: its errors named it by its whole path (`file`, `text`), where the server's
+    folders are the operator's; now by its file name alone, as every route names one (found by
+    a review)."""
+    from engine.api import new_campaign, open_store
+    from engine.syntax.resources import shipped_rulesets
+
+    secret = tmp_path / "secretplace" / "deep"
+    secret.mkdir(parents=True)
+    mine = secret / "mychill.yaml"
+    mine.write_text(shipped_rulesets()["chill"].read_text(encoding="utf-8"), encoding="utf-8")
+    db = tmp_path / "c.db"
+    store = open_store(db)
+    try:
+        new_campaign("cli1", mine, store=store, params={"players": 4})
+    finally:
+        store.close()
+    with TestClient(create_app(Settings(db=str(db), token="s3cret", workers=1))) as c:
+        wrong = c.post(
+            "/api/campaigns/cli1/act", json={"action": "player_roll", "inputs": {"target": 555}}, headers=AUTH
+        )
+        [d] = error(wrong, 422)
+        assert d["code"] == "RC403" and d["file"] == "mychill.yaml", d
+        mine.write_text("rulecraft: 1\nname: [\n", encoding="utf-8")  # its file broken since
+        broken = c.get("/api/campaigns/cli1")
+        assert broken.status_code >= 400 and broken.json()["error"]["diagnostics"], broken.text
+        for response in (wrong, broken):
+            assert "secretplace" not in response.text and str(tmp_path) not in response.text, response.text
+
+
 def test_a_campaign_changed_by_hand_is_one_rc903_from_every_route(tmp_path: Path) -> None:
     """The log, the state and a change each answer 503 with one RC903 naming the damage, and
     nothing is appended (the log route read rows whole and rendered a traceback-free 200 of
@@ -986,3 +1017,67 @@ def test_a_request_lists_the_served_folder_once(tmp_path: Path, monkeypatch: pyt
             assert 200 <= sent.status_code < 300, (path, sent.text)
             assert len(globbed) == 1, (method, path, globbed)
         assert other.get("/api/campaigns/k").json()["ruleset"] == "mine"
+
+
+def test_a_field_of_several_types_that_is_none_of_them_is_one_problem(client: TestClient) -> None:
+    """`force` is a list or an object: a text was two RC407s named by pydantic's tags for the
+    types (`force.list[any]`, `force.dict[str,any]`); it is one, named by the field (found by a
+    review). Two fields each of the wrong type are still two."""
+    for force in ("x", 5, True):
+        sent = client.post(
+            "/api/roll",
+            json={"ruleset": "chill", "check": "specific", "inputs": {"target": 55}, "force": force},
+        )
+        [d] = error(sent, 422)
+        assert (
+            d["code"] == "RC407"
+            and d["message"] == "force: Input should be a valid list or a valid dictionary"
+        )
+    both = client.post("/api/roll", json={"ruleset": "chill", "check": 5, "seed": "x"})
+    assert [d["message"] for d in error(both, 422)] == [
+        "check: Input should be a valid string",
+        "seed: Input should be a valid integer",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "shown"),
+    [
+        (
+            '{"ruleset":"ch\u2028ill",\n "check":"specific",\n "inputs":{"target":55,}}',
+            3,
+            ' "inputs":{"target":55,}}',
+        ),
+        (
+            '{"ruleset":"ch\x85ill",\n "check":"specific",\n "inputs":{"target":55,}}',
+            3,
+            ' "inputs":{"target":55,}}',
+        ),
+        ('{"ruleset":"chill",\r"check":"specific",\r"inputs":{"target":55,}}', 1, None),
+    ],
+    ids=["U+2028", "U+0085", "CR"],
+)
+def test_a_body_that_is_not_json_is_placed_on_the_line_json_counts(
+    client: TestClient, body: str, line: int, shown: str | None
+) -> None:
+    """JSON counts lines by LF alone; the source line shown had been read by `str.splitlines`,
+    which also breaks at a lone CR, U+2028 or U+0085 (one line above the caret's, or a part of
+    it; found by a review)."""
+    sent = client.post("/api/roll", content=body.encode(), headers={"content-type": "application/json"})
+    [d] = error(sent, 422)
+    assert d["line"] == line and d["column"] == 24 + 39 * (line == 1), d
+    assert d["source_line"] == (shown if shown is not None else body.replace("\r", " ")), d
+    assert d["source_line"][d["column"] - 1] == "}", d  # the caret is under what JSON read
+
+
+def test_an_empty_policy_or_value_is_asked_for_and_refused(client: TestClient) -> None:
+    """`"policy": ""` rolled under `always` and `"value": ""` answered without the value (`or`
+    and `if value` took "" for none); each is a name asked for, and no policy (RC408) or value
+    (RC402) has it (found by a review)."""
+    ask = {"ruleset": "chill", "check": "specific", "inputs": {"target": 55}}
+    [d] = error(client.post("/api/roll", json={**ask, "policy": ""}), 422)
+    assert d["code"] == "RC408"
+    [d] = error(client.post("/api/prob", json={**ask, "policy": ""}), 422)
+    assert d["code"] == "RC408"
+    [d] = error(client.post("/api/prob", json={**ask, "value": ""}), 422)
+    assert d["code"] == "RC402"

@@ -240,7 +240,9 @@ def _coerce(spec: InputSpec, value: Any) -> Any:
     elif isinstance(value, float):
         if not math.isfinite(value):
             raise _bad(spec, value, "is not a finite number")
-        number = Fraction(str(value))
+        number = Fraction(str(value))  # 1e308 is 309 digits, 1e-300 a denominator of 301
+        if max(abs(number.numerator), number.denominator) >= 10**MAX_DIGITS:
+            raise _bad(spec, value, f"has more than {MAX_DIGITS} digits")
     elif isinstance(value, str):
         parsed = parse_number(value)
         if parsed is None:

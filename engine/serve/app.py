@@ -334,12 +334,48 @@ def _shape_problems(problems: Sequence[Any]) -> list[Diagnostic]:
     """FastAPI's complaints about a request's shape as `RC407`s, bounded as every error is (by
     `diagnostics_json`); a field's name is cut so that the message keeps what is wrong with it."""
     found = []
-    for problem in problems:
-        where = ".".join(str(p) for p in problem.get("loc", ()) if p != "body") or "the body"
-        reason = str(problem.get("msg", "is wrong"))
+    for loc, reason in _unions_merged(problems):
+        where = ".".join(str(p) for p in loc if p != "body") or "the body"
         shown = cut(where, MAX_TEXT - len(reason) - len(": …"))
         found.append(Diagnostic("RC407", f"{shown}: {reason}", None))
     return found
+
+
+_TYPE_TAGS = frozenset({"int", "float", "str", "bool", "none", "list", "dict"})
+"""How pydantic tags a union's plain types in a complaint's place (a field of ours is never so named)."""
+
+
+def _unions_merged(problems: Sequence[Any]) -> list[tuple[tuple[Any, ...], str]]:
+    """Each problem's place and words; a field of several types (`force`: a list or an object)
+    that is none of them is one problem, not one per type, named by the field and not by
+    pydantic's tags for the types (`force.list[any]`, `force.dict[str,any]`)."""
+
+    def member(problem: Any) -> tuple[Any, ...] | None:
+        """The field a complaint of one of its types is of: its place ends in the type's tag
+        (`list[any]`, `int`), and the value it is about is the field's, one object."""
+        loc = tuple(problem.get("loc", ()))
+        tag = loc[-1] if loc else None
+        if not (isinstance(tag, str) and (not tag.isidentifier() or tag in _TYPE_TAGS)):
+            return None
+        if len(loc) < 2 or not str(problem.get("type", "")).endswith("_type"):
+            return None
+        return (*loc[:-1], id(problem.get("input")))
+
+    out: list[tuple[tuple[Any, ...], str]] = []
+    i = 0
+    while i < len(problems):
+        field = member(problems[i])
+        j = i + 1
+        while field is not None and j < len(problems) and member(problems[j]) == field:
+            j += 1
+        reasons = [str(p.get("msg", "is wrong")) for p in problems[i:j]]
+        if j - i > 1 and field is not None:
+            rest = [r.removeprefix("Input should be ") for r in reasons[1:]]
+            out.append((field[:-1], " or ".join([reasons[0], *rest])))
+        else:
+            out.append((tuple(problems[i].get("loc", ())), reasons[0]))
+        i = j
+    return out
 
 
 def _error_model() -> Any:

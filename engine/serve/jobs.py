@@ -155,7 +155,7 @@ def roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
         check.name,
         random.Random(seed),
         forced=forced,
-        policy=body.get("policy") or "always",
+        policy=_policy(body),
         **body["inputs"],
     )
     data = result.as_json()
@@ -177,7 +177,7 @@ def roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
 
 def prob(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
     check = rs.check(body["check"])
-    dist = rs.distribution(check.name, policy=body.get("policy") or "always", **body["inputs"])
+    dist = rs.distribution(check.name, policy=_policy(body), **body["inputs"])
     out: dict[str, Any] = {
         "check": check.name,
         "inputs": {k: to_json(v) for k, v in dist.inputs.items()},
@@ -187,7 +187,7 @@ def prob(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
         "truncated": fraction_text(dist.truncated),
     }
     value = body.get("value")
-    if value:
+    if value is not None:  # "" is a name no check has: RC402, as any other
         out["value"] = [
             _point("value", v.name if isinstance(v, Symbol) else to_json(v), p)
             for v, p in dist.value(value).items()  # RC402 for a name the check has no such value of
@@ -213,7 +213,7 @@ def sweep(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
                 )
             ]
         )
-    policy = body.get("policy") or "always"
+    policy = _policy(body)
     points = []
     clock = _Shared(rs)
     for x in range(lo, hi + 1):
@@ -258,7 +258,7 @@ def scene_odds(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
         body["scene"],
         params=body.get("inputs") or {},
         parties=body.get("parties") or {},
-        policy=body.get("policy") or "always",
+        policy=_policy(body),
         expect=tuple(body.get("expect") or ()),
     )
     return found.as_json()
@@ -272,7 +272,7 @@ def scene_roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
         random.Random(seed),
         params=body.get("inputs") or {},
         parties=body.get("parties") or {},
-        policy=body.get("policy") or "always",
+        policy=_policy(body),
     )
     return {**played.as_json(), "seed": seed}
 
@@ -314,6 +314,12 @@ class _Shared:
 
 def _point(key: str, name: Any, p: Fraction) -> dict[str, Any]:
     return {key: name, "probability": fraction_text(p), "float": float(p)}
+
+
+def _policy(body: Mapping[str, Any]) -> str:
+    """The policy asked for, `always` when none is: "" is one asked for (and no policy, RC408)."""
+    policy = body.get("policy")
+    return "always" if policy is None else str(policy)
 
 
 def _forced(force: Any, check: Check) -> dict[str, Any] | None:

@@ -93,8 +93,10 @@ def _store(server: Server) -> Iterator[Store]:
 def _hidden(server: Server, d: Diagnostic) -> Diagnostic:
     """`d` without the store's place: its path as given, as the store writes it (`Path` drops a
     `./` or a trailing `/`) and resolved, and each folder above it ("its folder"); its URL whole or
-    with the password masked as the store shows it. And, for a ruleset changed on disk (`RC904`),
-    a hint the API can act on."""
+    with the password masked as the store shows it. Nor a campaign's ruleset's place, where the
+    server does not serve it (a file given on the command line, or in a served folder since
+    changed): its file name alone, as every route names a ruleset's file. And, for a ruleset
+    changed on disk (`RC904`), a hint the API can act on."""
     target = str(server.settings.db if server.settings.db is not None else default_db())
     places: dict[str, str] = {}
     if is_postgres(target):
@@ -110,6 +112,11 @@ def _hidden(server: Server, d: Diagnostic) -> Diagnostic:
                 if len(str(folder)) > 1:  # not '/' or '.', which any text may hold
                     places.setdefault(str(folder), f"{STORE}'s folder")
         places[target] = STORE
+    span = d.span
+    if span is not None and Path(span.file).is_absolute():  # a ruleset the server does not serve
+        shown = ruleset_shown(span.file)  # its file name alone, in `file`, `text` and the words
+        places.setdefault(span.file, shown)
+        d = replace(d, span=replace(span, source=replace(span.source, name=shown)))
     message, hint = d.message, d.hint
     for place in sorted(places, key=len, reverse=True):  # a path before the folders it is in
         # a folder alone, not as the start of another path (a ruleset's beside the store)
@@ -233,7 +240,7 @@ def act(name: str, body: ActRequest, request: Request) -> dict[str, Any]:
             body.character,
             seed=body.seed,
             forced=body.force or None,
-            policy=body.policy or "always",
+            policy="always" if body.policy is None else body.policy,
             others=body.others,
             **body.inputs,
         )
@@ -249,7 +256,7 @@ def roll(name: str, body: CampaignRollRequest, request: Request) -> dict[str, An
             body.check,
             seed=body.seed,
             forced=body.force or None,
-            policy=body.policy or "always",
+            policy="always" if body.policy is None else body.policy,
             **body.inputs,
         )
         return _changed(request, campaign, event, {"roll": result.as_json()})
@@ -276,7 +283,11 @@ def scene(name: str, body: CampaignSceneRequest, request: Request) -> dict[str, 
 
     with _campaign(request, name) as campaign:
         event, played = play_in_campaign(
-            campaign, body.scene, body.cast, seed=body.seed, policy=body.policy or "always"
+            campaign,
+            body.scene,
+            body.cast,
+            seed=body.seed,
+            policy="always" if body.policy is None else body.policy,
         )
         return {
             "event": event_json(event),
