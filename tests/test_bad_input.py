@@ -423,6 +423,36 @@ def test_forced_face_that_the_die_does_not_have():
     assert info.value.diagnostics[0].code == "RC405"
 
 
+def test_forced_faces_are_refused_when_an_auto_rule_decides():
+    """An auto rule decides without rolling, so forced faces are left over, which is an error as
+    any left over ("they mean the roll did not go as the caller thought"): they had been dropped
+    without a word, and an example forcing them passed `test` (found by a review)."""
+    text = """\
+rulecraft: 1
+name: exa
+checks:
+  c:
+    inputs: {pb: {type: bool, default: false}}
+    auto: [{when: pb, then: hi}]
+    roll: {d: {die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if d > 3 else 'lo'"
+    examples:
+      - {inputs: {pb: true}, dice: {d: 1}, expect: {outcome: hi}}
+"""
+    rs = load_text(text)
+    with pytest.raises(InputError) as info:
+        rs.roll("c", forced={"d": 1}, pb=True)
+    [d] = info.value.diagnostics
+    assert d.code == "RC405" and "an auto rule decided the outcome" in d.message
+    assert rs.roll("c", forced={"d": 1}, pb=False).outcome.name == "lo"
+    assert rs.roll("c", pb=True).outcome.name == "hi"
+    from engine.tools.examples import run_examples
+
+    [result] = run_examples(rs)
+    assert not result.passed and "an auto rule decided" in result.problems[0].message
+
+
 def test_forced_pool_given_a_single_int():
     """A bare face for a one-die pool is that die; for a bigger pool it is too few faces — an
     InputError, never a TypeError (this crashed before the current sampler)."""

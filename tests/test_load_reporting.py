@@ -7,6 +7,8 @@ problem is a bound passed is refused with a `LimitError`."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 import engine
@@ -233,3 +235,38 @@ def test_a_load_reads_the_clock_as_it_compiles() -> None:
     assert "deadline of 0.05 s passed" in late.diagnostics[0].message
     # a small ruleset writes too little code to read the clock, as a small solve charges too few units
     assert engine.load(CHECK, limits=Limits(deadline=0.0)).name == "t"
+
+
+def test_a_value_that_does_not_parse_or_is_in_a_circle_is_not_reported_again_where_read() -> None:
+    """A `let` that does not parse, or that is in a circle, was marked as reported only after the
+    values known before the roll were lowered, so one reading it was `RC301 unknown name 'bad'
+    (did you mean 'bad'?)` too (found by a review)."""
+    text = CHECK.replace(
+        "    outcomes:",
+        '    let:\n      bad: "d + +"\n      usebad: bad + 1\n      a: b + 1\n      b: a + 1\n'
+        "      c2: a + 1\n      pre: 1 + 1\n      pre2: bad * pre\n    outcomes:",
+    ).replace("d > 3", "usebad > 3 and c2 > 0 and pre2 > 0")
+    assert [d.code for d in _refused(text).diagnostics] == ["RC201", "RC308"]
+
+
+def test_values_known_before_the_roll_see_the_check_s_own_outcomes() -> None:
+    """The check's inline outcome scale is its own to every value (language.md, "Quoted scale
+    values"): a value known before the roll was lowered before the scale was made, so `'good'`
+    was in no scale (RC305), or, with a scale of the ruleset holding the name too, silently that
+    scale's (found by a review)."""
+    own = (
+        "rulecraft: 1\nname: t\nchecks:\n  c:\n"
+        "    inputs: {k: {type: int, min: 0, max: 5, default: 2}}\n"
+        "    roll: {d: {die: 6}}\n"
+        "    let:\n      v: \"'good'\"\n      w: \"'good' if d > k else 'bad'\"\n"
+        "    auto:\n      - {when: k == 5, then: v}\n"
+        "    outcomes: [bad, good]\n    outcome: w\n"
+    )
+    rs = engine.load(own)
+    assert rs.distribution("c", k=5).probability("good") == 1
+    assert rs.distribution("c", k=4).probability("good") == Fraction(2, 6)
+    both = own.replace("checks:", "scales: {g: [good, bad]}\nchecks:").replace(
+        "v: \"'good'\"", "v: \"'good' if 'bad' < 'good' else 'bad'\""
+    )
+    # in two scales, before the roll and after it alike: say which
+    assert _said(_refused(both)) == [("RC306", 9), ("RC306", 10)]

@@ -315,6 +315,13 @@ class Structure:
                 poison(lname)
                 pre_scope[lname] = T.UNKNOWN
 
+        # The check's own outcome scale, which every value may name (before the roll or after it).
+        outcomes = self._outcome_scale(name, path)
+
+        ordered = set(order)
+        for lname in let_spec:
+            if lname not in ordered:
+                poison_let(lname)  # did not parse, or part of a circle: reported, and known by name
         for lname in order:
             if lname in needs_dice:
                 continue
@@ -324,13 +331,7 @@ class Structure:
                 pre_scope[lname] = e.type
                 lets.append(Let(lname, e, True, self.unit.doc.span(path + ("let", lname), key=True)))
             poison_let(lname)
-        ordered = set(order)
-        for lname in let_spec:
-            if lname not in ordered:
-                poison_let(lname)  # did not parse, or part of a circle
 
-        # Outcomes.
-        outcomes = self._outcome_scale(name, path)
         if outcomes is None:
             return None
         out_t = T.sym(outcomes.name)

@@ -170,14 +170,16 @@ class _Source:
             ]
         )
 
-    def finish(self) -> None:
+    def finish(self, why: str = "") -> None:
+        """Refuse forced faces or chits left over (`why` says why the roll took none of them)."""
         for name, queue in self.forced.items():
             if queue:
                 raise InputError(
                     [
                         Diagnostic(
                             "RC405",
-                            f"forced {name} has {len(queue)} face(s) or chit(s) the roll never used: {queue}",
+                            f"forced {name} has {len(queue)} face(s) or chit(s) the roll never used: "
+                            f"{queue}{why}",
                             self.spans.get(name),
                             "force only what the roll takes, in order (rerolls and redraws included)",
                         )
@@ -642,6 +644,7 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
     if before.fired is not None:
         index, outcome = before.fired
         trace.append(Step("auto", check.outcomes.name, outcome, rule=_rule_ref(check.auto, index)))
+        source.finish(" (an auto rule decided the outcome: nothing was rolled)")
         return _auto(check, env, values, inputs, trace, outcome, ctx.policy)
     roller = _Roller(check, env, source, ctx, trace) if check.sequential else None
     dice: list[Any] = []
