@@ -270,3 +270,26 @@ def test_values_known_before_the_roll_see_the_check_s_own_outcomes() -> None:
     )
     # in two scales, before the roll and after it alike: say which
     assert _said(_refused(both)) == [("RC306", 9), ("RC306", 10)]
+
+
+def test_an_effect_s_misspelt_item_or_member_is_placed_at_the_name() -> None:
+    """`move: ITEM`, `from:`, `to:` and `reset:` name an item or member as a value: the caret was
+    under the key (`move`, `from`), where the tutorial promises it at the name (found by a review)."""
+    text = (
+        "rulecraft: 1\nname: watch\nstate:\n  shared:\n    lamps: {tally: [lit, dark], start: {lit: 2}}\n"
+        "actions:\n"
+        "  a1:\n    effects:\n      - {move: lampz, from: lit, to: dark}\n"
+        "  a2:\n    effects:\n      - {move: lamps, from: littt, to: dark}\n"
+        "  a3:\n    effects:\n      - {move: lamps, from: lit, to: darkk}\n"
+        "  a4:\n    effects:\n      - {reset: lampss}\n"
+        "  a5:\n    effects:\n      - {add: {lamps: {lot: 1}}}\n"
+    ) + CHECK.split("name: t\n", 1)[1]
+    found = _refused(text).diagnostics
+    placed = [(d.code, d.span.line, d.span.col, d.span.end_col) for d in found if d.span is not None]
+    assert placed == [
+        ("RC301", 9, 16, 21),
+        ("RC305", 12, 29, 34),
+        ("RC305", 15, 38, 43),
+        ("RC301", 18, 17, 23),
+        ("RC305", 21, 24, 27),  # a member named as a key: at the key, which is the name
+    ]

@@ -243,13 +243,15 @@ class StateCompiler:
             )
         return self.unit.scales[name]
 
-    def _member(self, scale: str, member: Any, path: PathKey) -> str:
+    def _member(self, scale: str, member: Any, path: PathKey, key: bool = True) -> str:
+        """`member` of `scale`, named at `path` as a key (`add: {lamps: {lit: 1}}`) or as a value
+        (`from: lit`): the caret is under the name either way."""
         names = self.unit.scales[scale].names
         if str(member) not in names:
             raise problem(
                 "RC305",
                 f"'{member}' is not a member of '{scale}' ({', '.join(names)})",
-                self.span(path, True),
+                self.span(path, key),
                 did_you_mean(str(member), names),
             )
         return str(member)
@@ -651,7 +653,7 @@ class StateCompiler:
                 )
             by = "other"  # the effect changes a character's items: the role's
         if "move" in raw:
-            _, scale = self._target(str(raw["move"]), path + ("move",), by, tally=True)
+            _, scale = self._target(str(raw["move"]), path + ("move",), by, tally=True, key=False)
             assert scale is not None
             amount = self.exprs.expr(path + ("count",), scope, T.NUM) if "count" in raw else None
             return [
@@ -659,8 +661,8 @@ class StateCompiler:
                     "move",
                     str(raw["move"]),
                     amount=amount,
-                    source=self._member(scale.name, raw["from"], path + ("from",)),
-                    target=self._member(scale.name, raw["to"], path + ("to",)),
+                    source=self._member(scale.name, raw["from"], path + ("from",), key=False),
+                    target=self._member(scale.name, raw["to"], path + ("to",), key=False),
                     when=when,
                     clamp=clamp,
                     on=on,
@@ -671,7 +673,10 @@ class StateCompiler:
             names = [raw["reset"]] if isinstance(raw["reset"], str) else list(raw["reset"])
             for i, n in enumerate(names):
                 self._target(
-                    str(n), path + ("reset",) if isinstance(raw["reset"], str) else path + ("reset", i), by
+                    str(n),
+                    path + ("reset",) if isinstance(raw["reset"], str) else path + ("reset", i),
+                    by,
+                    key=False,
                 )
             return [
                 Effect(
@@ -707,9 +712,11 @@ class StateCompiler:
             out.append(Effect(op, str(item_name), members=members, when=when, clamp=clamp, on=on, span=span))
         return out
 
-    def _target(self, name: str, path: PathKey, by: str, tally: bool = False) -> tuple[str, Scale | None]:
+    def _target(
+        self, name: str, path: PathKey, by: str, tally: bool = False, key: bool = True
+    ) -> tuple[str, Scale | None]:
         """The kind of item an effect names (a counter, or a tally with its scale), checked
-        against the action."""
+        against the action; named as a key (`add: {stamina: 1}`) or a value (`move: lamps`)."""
         shared = self.spec.get("shared") or {}
         each = self.spec.get("each") or {}
         found = shared.get(name) if name in shared else each.get(name)
@@ -717,7 +724,7 @@ class StateCompiler:
             raise problem(
                 "RC301",
                 f"unknown state item '{name}'",
-                self.span(path, True),
+                self.span(path, key),
                 did_you_mean(name, [*shared, *each]),
             )
         if by == "other" and name not in each:
@@ -725,22 +732,22 @@ class StateCompiler:
                 "RC307",
                 f"'{name}' is not an item of each character: "
                 "an effect with 'of:' changes a character's items",
-                self.span(path, True),
+                self.span(path, key),
             )
         if name in each and by not in ("character", "other"):
             raise problem(
                 "RC307",
                 f"'{name}' belongs to each character, but this action is by the table",
-                self.span(path, True),
+                self.span(path, key),
                 "add 'by: character' to the action",
             )
         if "derived" in found:
             raise problem(
-                "RC307", f"'{name}' is derived: it cannot be changed, only read", self.span(path, True)
+                "RC307", f"'{name}' is derived: it cannot be changed, only read", self.span(path, key)
             )
         if tally and "tally" not in found:
             raise problem(
-                "RC304", f"'{name}' is not a tally: only a tally's members can move", self.span(path, True)
+                "RC304", f"'{name}' is not a tally: only a tally's members can move", self.span(path, key)
             )
         if "tally" in found:
             scale: Scale | None = self.unit.scales.get(
