@@ -293,3 +293,28 @@ def test_an_effect_s_misspelt_item_or_member_is_placed_at_the_name() -> None:
         ("RC301", 18, 17, 23),
         ("RC305", 21, 24, 27),  # a member named as a key: at the key, which is the name
     ]
+
+
+def test_a_scale_member_may_not_be_a_word_of_the_expression_language() -> None:
+    """A member is read by name where its scale is expected: `else`, `not`, `if` loaded, and then
+    `then: not` was "the expression ends too early", a `cases:` key `not` "unexpected ']'" (there
+    is none in the file), and a key `else` silently the catch-all (found by a review). Each is
+    refused where it is declared, as an input's name is; the rest is still checked."""
+    text = (
+        "rulecraft: 1\nname: kw\nscales: {w: [else, not, fine]}\n"
+        "bags:\n  b: {chits: {if: 1, good: 2}}\n"
+        "checks:\n  c:\n    roll: {d: {die: 6}}\n    outcomes: [lo, hi, face]\n"
+        "    outcome: \"'hi' if d > 3 else 'lo'\"\n"
+    )
+    found = _refused(text).diagnostics
+    assert [(d.code, d.span.line, d.span.col) for d in found if d.span is not None] == [
+        ("RC307", 3, 14),
+        ("RC307", 3, 20),
+        ("RC307", 5, 15),
+        ("RC307", 9, 24),
+    ]
+    assert (
+        found[0].message
+        == "'else' is a word of the expression language and cannot name a member of scale 'w'"
+    )
+    assert "'face' is a name of the expression language" in found[3].message

@@ -212,6 +212,17 @@ class Structure:
             return None
         seen: set[str] = set()
         for i, m in enumerate(members):
+            if m in RESERVED:  # it could not be written where a member is read by name (`then: hi`)
+                at = path + ("chits", m) if path[0] == "bags" else path + (i,)
+                self.unit.diags.append(
+                    Diagnostic(
+                        "RC307",
+                        f"'{m}' is a {'name' if m in ('outcome', 'face') else 'word'} of the expression "
+                        f"language and cannot name a member of scale '{name}'",
+                        self.unit.doc.span(at, key=path[0] == "bags"),
+                        f"rename it, e.g. '{m}_'",
+                    )
+                )
             if m in seen:
                 self.unit.diags.append(
                     Diagnostic(
