@@ -395,3 +395,20 @@ checks:
     assert [(d.code, d.message[:40]) for d in lint(engine.load(loop))] == [
         ("RC802", "rule 2 of check 'c' (when sum(p) > 100) ")
     ]
+
+
+def test_a_check_left_out_for_the_ruleset_s_own_work_budget_names_that_budget() -> None:
+    """Under `--limit max_work=100` the linter's note said the work budget of 100 units was used
+    up and then told the reader to raise `--lint-work`, which would not have helped: each
+    evaluation is bounded by the ruleset's `Limits.max_work` too (found by a review)."""
+    text = (
+        "rulecraft: 1\nname: t\nchecks:\n  c:\n    roll:\n      d: {die: 20}\n      e: {die: 20}\n"
+        "    outcomes: [lo, hi]\n    outcome:\n      - when: d + e > 30\n        then: hi\n"
+        "      - when: d + e < 30\n        then: lo\n"
+    )
+    [tight] = [d for d in lint(engine.load(text, limits=engine.Limits(max_work=100))) if d.code == "RC809"]
+    assert "100 units" in tight.message and tight.hint is not None
+    assert "--limit max_work=N" in tight.hint and "--lint-work N" not in tight.hint
+    assert tight.advice is not None and (tight.advice.kind, tight.advice.name) == ("limit", "max_work")
+    roomy = lint(engine.load(text))
+    assert [d.code for d in roomy] == ["RC801"]  # analysed: the roll of 30 falls through

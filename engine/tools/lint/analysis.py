@@ -249,7 +249,9 @@ class Analysis:
         except LimitError as exc:
             if policy == "optimal" and exc.diagnostics[0].code == "RC505":
                 return True  # no best play on a chain that returns: `optimal` is no way to play it
-            run.skipped.append((combo, self._share_spent(exc, share, check_left)))
+            reason = self._share_spent(exc, share, check_left)
+            run.skipped.append((combo, reason))
+            run.over_work |= share.used > share.limit and reason == exc.diagnostics[0].message
             return False
         except RulecraftError as exc:
             probe.failed(exc, env, None)

@@ -266,6 +266,9 @@ class CheckRun:
     over_states: bool = False
     """Some were left out for the exact evaluator's own bound on states, which no lint budget
     raises."""
+    over_work: bool = False
+    """Some were left out for the embedder's own `Limits.max_work` (each evaluation's), which no
+    lint budget raises either."""
     truncated: tuple[Fraction, dict[str, Any]] = (Fraction(0), {})
     """The most an uncapped explosion left out of one distribution, and for which inputs."""
     work: int = 0

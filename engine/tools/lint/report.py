@@ -71,14 +71,16 @@ def note(
     span: Span | None,
     over_states: bool = False,
     *,
+    over_work: bool = False,
     given: int | None = None,
     needed: int | None = None,
     none_run: bool = False,
 ) -> Diagnostic:
     """RC809: what the linter could not do (`over_states`: some of it for Limits.max_states,
-    which its own budget does not raise). `given` is the budget it had, `needed` the least that
-    lets in the example left out, `none_run` that nothing of the check ran: said, so that a
-    budget of 1 unit reads as the cause and no finding is taken for a clean bill."""
+    `over_work` for Limits.max_work, which its own budget does not raise). `given` is the budget
+    it had, `needed` the least that lets in the example left out, `none_run` that nothing of the
+    check ran: said, so that a budget of 1 unit reads as the cause and no finding is taken for a
+    clean bill."""
     had = (
         f"; its budget here was {given:,} unit{'' if given == 1 else 's'} (the default is {DEFAULT_WORK:,})"
         if given is not None
@@ -107,6 +109,16 @@ def note(
             f"`rulecraft prob` with these inputs shows whether they solve. {covered}"
         )
         advice = Advice("solve", lead=bounds, note=covered)
+    elif over_work:
+        bounds = (
+            "each evaluation the linter runs is bounded by the ruleset's own work budget too "
+            "(Limits.max_work), as any request is"
+        )
+        hint = (
+            f"{bounds}: `--lint-work` does not raise that; `--limit max_work=N` does "
+            f"(Limits(max_work=N) in Python). {covered}"
+        )
+        advice = Advice("limit", "max_work", lead=bounds, note=covered)
     return Diagnostic("RC809", message, span, hint, "warning", advice)
 
 
@@ -192,6 +204,7 @@ class Report:
                     f"check '{check.name}' {left}, e.g. {_inputs(check, combo)} ({reason})",
                     public.span,
                     run.over_states,
+                    over_work=run.over_work,
                     given=self.work,
                     needed=run.needed,
                     none_run=none_run and not probe.gaps and not probe.failures,
