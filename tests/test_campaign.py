@@ -270,6 +270,26 @@ def test_the_environment_memo_gives_each_caller_a_copy_and_never_hides_a_broken_
 # -- a changed ruleset and a broken database --------------------------------------------------------
 
 
+def test_rc904_s_hint_says_what_can_be_done(tmp_path: Path) -> None:
+    """RC904's hint said to play the campaign with the stored ruleset by leaving the ruleset out,
+    which reloads the changed file and is RC904 again (found by a review). What it says now does
+    what it says: the file put back as it was, or moved away, plays the stored text."""
+    path = tmp_path / "bounded.yaml"
+    path.write_text(BOUNDED)
+    store = SqliteStore(tmp_path / "c.db")
+    engine.new_campaign("b", path, store=store)
+    path.write_text(BOUNDED.replace("max: 3", "max: 5"))
+    with pytest.raises(engine.CampaignError) as caught:
+        engine.open_campaign("b", store=store)
+    [d] = caught.value.diagnostics
+    assert d.code == "RC904" and d.hint is not None and "leave out" not in d.hint
+    assert "--migrate" in d.hint and "its file is gone" in d.hint
+    path.rename(tmp_path / "elsewhere.yaml")
+    engine.open_campaign("b", store=store).act("spend")  # the stored text, as the hint says
+    path.write_text(BOUNDED)  # put back as it was
+    assert engine.open_campaign("b", store=store).show()["shared"]["luck"] == 0
+
+
 def test_a_changed_ruleset_is_refused_unless_migrated(tmp_path: Path) -> None:
     path = tmp_path / "bounded.yaml"
     path.write_text(BOUNDED)

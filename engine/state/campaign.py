@@ -225,8 +225,8 @@ class Campaign:
             raise _fail(
                 "RC904",
                 f"the ruleset of campaign '{name}' has changed since the campaign was made",
-                "play it with the stored ruleset (leave out the ruleset), or migrate it on purpose "
-                "(--migrate): the change is recorded in the log",
+                "migrate it on purpose (--migrate): the change is recorded in the log; or play it "
+                "with the ruleset as it was (the campaign plays its stored text when its file is gone)",
                 advice=Advice("migrate"),
             )
         model = compile(text, shown_as or header.ruleset)
