@@ -1002,3 +1002,25 @@ def test_a_bug_of_ours_in_a_replay_is_not_reported_as_rc909(monkeypatch: pytest.
     monkeypatch.setattr(module, "begin", slipped)
     with pytest.raises(TypeError, match="a slip in rulecraft's own code"):
         campaign.replay()
+
+
+def test_true_false_and_null_are_spelt_as_the_language_spells_them() -> None:
+    """An action's true/false input in the log, and a true, false or null in a message about a
+    value, read `True`, `False`, `None` (Python's spelling) where every other place says `true`,
+    `false` (found by reviews)."""
+    from engine.tools.render import event_text
+
+    campaign = engine.new_campaign(
+        "t", "chimera", store=MemoryStore(), characters={"ada": {"max_resolve": 3}}
+    )
+    campaign.act("skill_check", "ada", forced={"rolled": [1, 2]}, dice=2, use_trait=True)
+    line = event_text(campaign.log()[-1])
+    assert "use_trait=true" in line and "True" not in line
+    chill = engine.load("chill")
+    for value, said in ((True, "true"), (None, "null")):
+        with pytest.raises(engine.InputError) as caught:
+            chill.roll("specific", forced={"tens": value}, target=55)
+        assert f"forced tens = {said} " in caught.value.diagnostics[0].message
+        with pytest.raises(engine.InputError) as caught:
+            chill.distribution("specific", target=value)
+        assert f"input 'target' = {said} " in caught.value.diagnostics[0].message

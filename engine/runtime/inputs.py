@@ -180,6 +180,8 @@ def shown(value: Any) -> str:
     if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
         if max(abs(value.numerator), value.denominator) >= 10**MAX_DIGITS:
             return f"(a number of more than {MAX_DIGITS} digits)"
+    if value is None or isinstance(value, bool):  # the language's words (and JSON's), not Python's
+        return "null" if value is None else "true" if value else "false"
     text = repr(value)
     return text if len(text) <= 60 else text[:50] + f"… ({len(text)} characters)"
 

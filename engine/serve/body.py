@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -49,10 +50,22 @@ def _constant(name: str) -> Any:
     raise NotJson(name)
 
 
+class TooLong(ValueError):
+    """A whole number of more digits than Python turns text into (`sys.get_int_max_str_digits`)."""
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:  # Python's words name a function of its own: a client cannot call it
+        raise TooLong(str(sys.get_int_max_str_digits())) from None
+
+
 def read_json(body: bytes | str) -> Any:
     """`json.loads`, refusing a key given twice in any one object (`Twice`), text with a lone
-    surrogate anywhere (`Unpaired`) and the numbers JSON does not have (`NotJson`)."""
-    found = json.loads(body, object_pairs_hook=_once, parse_constant=_constant)
+    surrogate anywhere (`Unpaired`), the numbers JSON does not have (`NotJson`) and whole numbers
+    too long to read (`TooLong`)."""
+    found = json.loads(body, object_pairs_hook=_once, parse_constant=_constant, parse_int=_integer)
     _whole_text(found)
     return found
 
@@ -79,6 +92,9 @@ def _unreadable(exc: Exception) -> str:
         return f"the body gives the key {ascii(str(exc))} twice in one object"
     if isinstance(exc, Unpaired):
         return f"the body's text has a lone surrogate, which is not Unicode text: {ascii(str(exc))}"
+    if isinstance(exc, TooLong):
+        most = int(str(exc))
+        return f"the body has a whole number of more than {most:,} digits, which the server does not read"
     if isinstance(exc, NotJson):
         return f"the body is not JSON: {exc} is no JSON number"
     if isinstance(exc, json.JSONDecodeError):

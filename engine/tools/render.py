@@ -333,7 +333,7 @@ def event_text(event: Event) -> str:
     if event.kind == "roll":
         return f"{head}{rolled} (seed {d.get('seed')})"
     who = f" by {d['character']}" if d.get("character") else ""
-    inputs = ", ".join(f"{k}={v}" for k, v in d.get("inputs", {}).items())
+    inputs = ", ".join(f"{k}={_item_text(v)}" for k, v in d.get("inputs", {}).items())
     done = "; ".join(_effect_text(e) for e in d.get("effects", []))
     return f"{head} {d['action']}{who}{' (' + inputs + ')' if inputs else ''}{rolled}" + (
         f" → {done}" if done else ""
