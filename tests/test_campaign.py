@@ -211,6 +211,92 @@ def test_a_change_to_the_table_is_checked_against_every_sheet(tmp_path: Path) ->
     assert len(other.log()) == 4
 
 
+BELOW_ZERO = """\
+rulecraft: 1
+name: below_zero
+checks:
+  flip:
+    roll: {d: {die: 2}}
+    outcomes: [tails, heads]
+    outcome: "'heads' if d == 2 else 'tails'"
+state:
+  periods: [night]
+  campaign:
+    players: {type: int, min: 1, max: 8, default: 3}
+  character:
+    level: {type: int, min: 0, max: 5, default: 1}
+  shared:
+    guards: {counter: 3, min: 0}
+    lamps: {tally: [lit, dark], start: {lit: guards - 1}, reset: night}
+    tokens: {tally: [light, dark], start: {light: players - 2}}
+  each:
+    luck: {tally: [good, bad], start: {good: level - 1}}
+actions:
+  lose_guard:
+    effects: [{remove: {guards: 1}}]
+  relight:
+    effects: [{reset: lamps}]
+"""
+
+
+def test_a_start_that_gives_a_tally_member_below_zero_is_refused_and_nothing_is_written(
+    tmp_path: Path, cli: Any
+) -> None:
+    """A tally's start is an expression: one that gives a negative count (`guards - 1` once no
+    guard is left) is RC906 at that expression, when the campaign is made, a character joins, a
+    period begins or a `reset` effect runs, and nothing is written. Before (found by a review)
+    the count was written as it was, and the campaign could never be shown or undone again
+    (RC903 "damaged"); a `new` printed "made campaign" and left the broken one behind."""
+    path = tmp_path / "below_zero.yaml"
+    path.write_text(BELOW_ZERO)
+    store = SqliteStore(tmp_path / "c.db")
+
+    def refused(at: str, line: int, member: str, do: Any) -> None:
+        with pytest.raises(engine.CampaignError) as caught:
+            do()
+        d = caught.value.diagnostics[0]
+        assert d.code == "RC906" and f"would start with -1 {member}" in d.message, d
+        assert d.span is not None and d.span.line == line
+        assert at in d.span.source.text.splitlines()[line - 1]
+
+    refused(
+        "players - 2", 17, "light", lambda: engine.new_campaign("p", path, store=store, params={"players": 1})
+    )
+    refused(
+        "level - 1",
+        19,
+        "good",
+        lambda: engine.new_campaign("q", path, store=store, characters={"bo": {"level": 0}}),
+    )
+    assert store.names() == []  # neither was made
+    campaign = engine.new_campaign("w", path, store=store)
+    refused("level - 1", 19, "good", lambda: campaign.join("bo", level=0))
+    for _ in range(3):
+        campaign.act("lose_guard")
+    refused("guards - 1", 16, "lit", lambda: campaign.begin("night"))
+    refused("guards - 1", 16, "lit", lambda: campaign.act("relight"))
+    assert len(campaign.log()) == 4 and campaign.show()["shared"]["lamps"] == {"lit": 2}
+    campaign.undo()  # the campaign is still whole: shown, undone, replayed
+    assert campaign.replay() == campaign.state()
+
+    db = str(tmp_path / "cli.db")
+    r = cli("campaign", "--db", db, "new", "n", str(path), "-p", "players=1")
+    assert r.code == 1 and "made campaign" not in r.out and "RC906" in r.err and "^" in r.err
+    assert "no campaigns yet" in cli("campaign", "--db", db, "list").out
+
+
+def test_an_example_that_starts_a_tally_below_zero_fails_to_start() -> None:
+    """A state example's `start:` is checked like any other change: a negative member is not a
+    position any rule could reach (before: it was taken, and the example ran on it)."""
+    rs = engine.load(BELOW_ZERO)
+    from engine.state.campaign import Campaign
+
+    with pytest.raises(engine.CampaignError) as caught:
+        Campaign.create(MemoryStore(), "e", rs.model, BELOW_ZERO, start={"shared": {"lamps": {"lit": -1}}})
+    d = caught.value.diagnostics[0]
+    assert d.code == "RC906" and "'lamps' would start with -1 lit" in d.message
+
+
 UNCAPPED = """\
 rulecraft: 1
 name: uncapped

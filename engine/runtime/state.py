@@ -214,7 +214,8 @@ def _start(items: Mapping[str, Item], env: dict[str, Any]) -> dict[str, Any]:
             env[name] = out[name]
         elif isinstance(item, Tally):
             counts = {
-                m: _whole(_run(e, env, f"the start of '{name}'"), e.node.span, name) for m, e in item.start
+                m: _member(_run(e, env, f"the start of '{name}'"), e.node.span, name, m)
+                for m, e in item.start
             }
             out[name] = _ordered(item, counts)
             env[name] = tally_value(item, out[name])
@@ -232,6 +233,21 @@ def _whole(value: Any, span: Span | None, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise _fail("RC906", f"'{name}' must be a whole number, got {value}", span)
     return value
+
+
+def _member(value: Any, span: Span | None, name: str, member: str) -> int:
+    """A count a tally starts with (its `start`, or an example's): a whole number, and none
+    below zero, since a tally of -1 lit is no state any rule could read again (found by a
+    review: such a start was written, then every read and undo of the campaign failed)."""
+    count = _whole(value, span, name)
+    if count < 0:
+        raise _fail(
+            "RC906",
+            f"'{name}' would start with {count} {member}: a tally holds no member below zero",
+            span,
+            "keep the start at 0 or more, e.g. max(0, ...)",
+        )
+    return count
 
 
 def new_state(model: StateModel, params: Mapping[str, Any]) -> State:
@@ -391,7 +407,7 @@ def with_values(model: StateModel, state: State, given: Mapping[str, Any]) -> St
                         f"'{name}' starts as counts of its members ({', '.join(item.scale.names)})",
                         None,
                     )
-                slot[name] = _ordered(item, {m: _whole(n, None, name) for m, n in value.items()})
+                slot[name] = _ordered(item, {m: _member(n, None, name, m) for m, n in value.items()})
             else:
                 slot[name] = _whole(value, None, name)
     for owner in [None, *new["characters"]]:  # a sheet's bounds may read the table's items
@@ -652,7 +668,13 @@ def _check_owner(items: Mapping[str, Item], env: Mapping[str, Any], effect: Effe
                 raise _fail("RC906", f"'{name}' would be {value}, below its minimum {lo}", where, _hint(item))
             if hi is not None and value > hi:
                 raise _fail("RC906", f"'{name}' would be {value}, above its maximum {hi}", where, _hint(item))
-        elif isinstance(item, Tally) and item.maximum is not None:
+        elif isinstance(item, Tally):
+            below = [(m, c) for m, c in env[name].tally or () if c < 0]
+            if below:  # every change refuses this itself, with its cause; here nothing slips by
+                m, c = below[0]
+                raise _fail("RC906", f"'{name}' would have {c} {m!s}: no member may be below zero", where)
+            if item.maximum is None:
+                continue
             total = len(env[name])
             hi = _run(item.maximum, env, f"the max of '{name}'")
             if total > hi:
