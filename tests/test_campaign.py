@@ -159,6 +159,50 @@ def test_a_value_outside_its_bounds_is_refused_unless_the_rule_clamps() -> None:
     assert campaign.show()["shared"] == {"luck": 0, "gems": {"blue": 1}}
 
 
+FRACTIONAL_MAX = """\
+rulecraft: 1
+name: fractional_max
+checks:
+  flip:
+    roll: {d: {die: 2}}
+    outcomes: [tails, heads]
+    outcome: "'heads' if d == 2 else 'tails'"
+state:
+  campaign:
+    weight: {type: number, min: 0, max: 10, default: 0.5}
+  shared:
+    bag: {tally: [a, b], start: {a: 1}, max: "weight * 3"}
+actions:
+  grow:
+    inputs:
+      n: {type: int, default: 1}
+    effects: [{add: {bag: {a: n}}, clamp: true}]
+  force:
+    inputs:
+      n: {type: int, default: 1}
+    effects: [{add: {bag: {b: n}}}]
+"""
+
+
+def test_a_clamped_add_stops_at_the_whole_number_inside_a_tally_max_that_is_not_whole() -> None:
+    """`weight * 3` with a weight of 5/6 is a max of 5/2: a clamped add fills the tally to 2, as
+    a counter's clamp does (before, found by a review: the room left was a fraction, and the
+    tally's count a `TypeError` traceback); unclamped, 3 is refused (RC906)."""
+    rs = engine.load(FRACTIONAL_MAX)
+    campaign = engine.new_campaign("f", rs, store=MemoryStore(), params={"weight": Fraction(5, 6)})
+    campaign.act("grow", n=5)
+    assert campaign.show()["shared"]["bag"] == {"a": 2}
+    campaign.act("grow", n=1)  # no room left: taken, nothing changes
+    assert campaign.show()["shared"]["bag"] == {"a": 2}
+    with pytest.raises(engine.CampaignError) as caught:
+        campaign.act("force", n=1)
+    d = caught.value.diagnostics[0]
+    assert d.code == "RC906" and d.message == "'bag' would hold 3, more than its maximum 5/2"
+    half = engine.new_campaign("h", rs, store=MemoryStore(), params={"weight": Fraction(1, 2)})
+    half.act("grow", n=1)  # a max of 3/2 holds the one there is
+    assert half.show()["shared"]["bag"] == {"a": 1} and len(half.log()) == 2
+
+
 BYSTANDER = """\
 rulecraft: 1
 name: bystander

@@ -573,8 +573,8 @@ def _effect(
             if effect.op == "add":
                 if effect.clamp and item.maximum is not None:
                     own = environment(model, state, character, None, memo)
-                    room = _run(item.maximum, own, f"the max of '{item.name}'") - sum(counts.values())
-                    n = max(0, min(n, room))
+                    most = math.floor(_run(item.maximum, own, f"the max of '{item.name}'"))
+                    n = max(0, min(n, most - sum(counts.values())))  # a count is whole, as in `_clamped`
                 counts[m] = counts.get(m, 0) + n
             elif effect.op == "remove":
                 counts[m] = counts.get(m, 0) - (min(n, counts.get(m, 0)) if effect.clamp else n)
