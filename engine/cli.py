@@ -1349,16 +1349,16 @@ def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     campaign = _open(args, _store(args))
     inputs = _pairs(args.input, "input")
     given: dict[str, Any] = dict(inputs)
-    dist = campaign.distribution(
-        args.action, args.character, policy=args.policy, others=_pairs(args.other, "other"), **given
-    )
-    marginals = item_marginals(dist, args.character, campaign.rules)
+    others = _pairs(args.other, "other")
+    dist = campaign.distribution(args.action, args.character, policy=args.policy, others=others, **given)
+    marginals = item_marginals(dist, args.character, campaign.rules, others)
     if args.json:
         _dump(
             {
                 "campaign": campaign.name,
                 "action": args.action,
                 "character": args.character,
+                "others": others,
                 "items": {
                     name: [
                         {"value": json.loads(v), "p": fraction(Fraction(w, d.total))}
@@ -1372,12 +1372,13 @@ def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 0
     shown = ", ".join(f"{k}={v}" for k, v in inputs.items())
     who = f" by {args.character}" if args.character else ""
+    who += "".join(f", {role} {them}" for role, them in others.items())
     title = f"{campaign.name} · after {args.action}{who}{' (' + shown + ')' if shown else ''}"
     now = (
         None
         if args.all
         else item_marginals(
-            Dist.certain(json.dumps(campaign.state(), sort_keys=True)), args.character, campaign.rules
+            Dist.certain(json.dumps(campaign.state(), sort_keys=True)), args.character, campaign.rules, others
         )
     )
     out.write(state_distribution_text(title, marginals, now) + "\n")

@@ -763,6 +763,52 @@ def test_the_foe_after_one_strike_exactly() -> None:
         for s, w in dist.weights.items()
     }
     assert foe == {1: Fraction(1, 2), 0: Fraction(1, 2)}  # 4, 5 or 6 beat Bo's guard of 1 + 2
+    both = item_marginals(dist, "ann", others={"foe": "bo"})  # the role's items too, by name
+    assert set(both) == {"ann.hurt", "bo.hurt"}
+    assert {json.loads(v): Fraction(w, dist.total) for v, w in both["bo.hurt"].weights.items()} == foe
+
+
+def test_campaign_prob_lists_the_items_of_the_characters_in_the_actions_roles(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A duel's strike changes the foe's wound track (`of: foe`): `campaign prob` lists it as
+    `bo.wound_track`, in text and in JSON. Before (found by a review) only the table's items and
+    the actor's were listed, and the one item the strike changes was left out."""
+    db = str(tmp_path / "c.db")
+
+    def run(*args: str) -> str:
+        r = cli("campaign", "--db", db, *args)
+        assert r.code == 0, r.out + r.err
+        return str(r.out)
+
+    run("new", "c", "castle", "-c", "anna", "-c", "bo")
+    run(
+        "act",
+        "c",
+        "duel_exchange",
+        "-c",
+        "anna",
+        "-o",
+        "foe=bo",
+        "--force",
+        "foe_beads=poor",
+        "--force",
+        "beads=good",
+    )
+    printed = run("prob", "c", "strike", "-c", "anna", "-o", "foe=bo")
+    assert printed.splitlines()[0] == "c · after strike by anna, foe bo"
+    assert "  bo.wound_track:" in printed.splitlines() and "  bo.drew:" in printed.splitlines()
+    shown = json.loads(run("prob", "c", "strike", "-c", "anna", "-o", "foe=bo", "--json"))
+    assert shown["others"] == {"foe": "bo"}
+    track = {
+        json.dumps(p["value"], sort_keys=True): Fraction(p["p"]) for p in shown["items"]["bo.wound_track"]
+    }
+    assert sum(track.values()) == 1 and json.dumps({}) not in track  # the strike always lands a chit
+    assert (
+        "bo.wound_track"
+        in json.loads(run("prob", "c", "strike", "-c", "anna", "-o", "foe=bo", "--all", "--json"))["items"]
+    )
+    assert len(json.loads(run("log", "c", "--json"))) == 2  # asking writes nothing
 
 
 def test_one_character_cannot_fill_two_roles() -> None:

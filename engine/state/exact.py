@@ -83,15 +83,22 @@ def _key(state: State) -> str:
     return json.dumps(state, sort_keys=True)
 
 
-def item_marginals(dist: Dist, character: str | None, rules: StateModel | None = None) -> dict[str, Dist]:
-    """Each item's own distribution (shared items, then the character's), from a `Dist` of states;
-    with `rules`, a tally's members are listed in its scale's order."""
+def item_marginals(
+    dist: Dist,
+    character: str | None,
+    rules: StateModel | None = None,
+    others: Mapping[str, str] | None = None,
+) -> dict[str, Dist]:
+    """Each item's own distribution (shared items, then the character's, then those of the
+    characters in the action's roles, `others`: an action may change them too, `of: foe`), from
+    a `Dist` of states; a character's items are named `NAME.ITEM`. With `rules`, a tally's
+    members are listed in its scale's order."""
     found: dict[str, dict[str, int]] = {}
+    sheets = [who for who in dict.fromkeys([character, *(others or {}).values()]) if who is not None]
     for text, weight in dist.weights.items():
         state = json.loads(text)
         places = [("", state["shared"])]
-        if character is not None:
-            places.append((f"{character}.", state["characters"][character]["items"]))
+        places += [(f"{who}.", state["characters"][who]["items"]) for who in sheets]
         for prefix, items in places:
             for name, value in items.items():
                 item = rules.item(name) if rules is not None else None
