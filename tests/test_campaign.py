@@ -159,6 +159,23 @@ def test_a_value_outside_its_bounds_is_refused_unless_the_rule_clamps() -> None:
     assert campaign.show()["shared"] == {"luck": 0, "gems": {"blue": 1}}
 
 
+def test_an_unknown_policy_is_refused_even_when_the_action_rolls_nothing() -> None:
+    """The policy is checked when it is given, not only when a roll reads it: before (found by a
+    review) an action that rolls nothing took `policy="bogus"` and stored it in its event."""
+    campaign = engine.new_campaign("p", engine.load(BOUNDED), store=MemoryStore())
+    for ask in (
+        lambda: campaign.act("spend", policy="bogus"),
+        lambda: campaign.distribution("spend", policy="bogus"),
+        lambda: campaign.roll("flip", policy="bogus"),
+    ):
+        with pytest.raises(engine.InputError) as caught:
+            ask()
+        assert caught.value.diagnostics[0].code == "RC408"
+    assert len(campaign.log()) == 1
+    campaign.act("spend", policy="never")
+    assert campaign.log()[-1].data["policy"] == "never"
+
+
 FRACTIONAL_MAX = """\
 rulecraft: 1
 name: fractional_max

@@ -26,7 +26,7 @@ from ..model.state import Action, StateModel
 from ..model.values import to_json
 from ..runtime import arguments
 from ..runtime.cache import Caches
-from ..runtime.context import RunContext, metered, with_work
+from ..runtime.context import RunContext, check_policy, metered, with_work
 from ..runtime.inputs import bind, bind_inputs
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.state import (
@@ -365,7 +365,7 @@ class Campaign:
         """Run `action` (for `character` when it acts by character, with the characters in its
         roles as `others`): check its preconditions, roll its check if it has one, apply its
         effects, append the event. Refused actions change nothing."""
-        _acting("Campaign.act", action, character, others, policy)
+        policy = _acting("Campaign.act", action, character, others, policy)
         _rolling("Campaign.act", seed, forced)
         act = self._action(action)
         with self.request() as work, self.writing() as tx:
@@ -422,6 +422,7 @@ class Campaign:
         """Roll a check at the table, with inputs as given, and record it; the state is unchanged."""
         arguments.name("Campaign.roll", "check", check)
         arguments.name("Campaign.roll", "policy", policy)
+        policy = check_policy(policy)
         _rolling("Campaign.roll", seed, forced)
         found = self.model.checks.get(check)
         if found is None:
@@ -458,7 +459,7 @@ class Campaign:
     ) -> Dist:
         """The exact distribution of the state after `action` taken now (nothing is written): a
         `Dist` over states as canonical JSON text; `item_marginals` splits it per item."""
-        _acting("Campaign.distribution", action, character, others, policy)
+        policy = _acting("Campaign.distribution", action, character, others, policy)
         act = self._action(action)
         with self.request() as work:
             state = self.state()
@@ -716,12 +717,15 @@ def exported(header: Header, events: list[Event]) -> dict[str, Any]:
     }
 
 
-def _acting(where: str, action: Any, character: Any, others: Any, policy: Any) -> None:
-    """The arguments every action shares: which, by whom, with whom, under which policy."""
+def _acting(where: str, action: Any, character: Any, others: Any, policy: Any) -> str:
+    """The arguments every action shares: which, by whom, with whom, under which policy. The
+    policy's own name is returned, checked whether or not the action rolls (an action that rolls
+    nothing stored an unknown one in its event, found by a review)."""
     arguments.name(where, "action", action)
     arguments.name(where, "character", character, optional=True)
     arguments.mapping(where, "others", others)
     arguments.name(where, "policy", policy)
+    return check_policy(policy)
 
 
 def _rolling(where: str, seed: Any, forced: Any) -> None:
