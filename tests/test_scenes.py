@@ -401,6 +401,44 @@ def test_a_scene_plays_from_a_campaign_and_is_kept_in_its_log(tmp_path: Any) -> 
     assert caught.value.diagnostics[0].code == "RC907" and "'bo'" in caught.value.diagnostics[0].message
 
 
+def test_a_scene_in_a_campaign_is_played_before_the_write_lock_is_taken(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An `optimal` scene solves the whole scene exactly before its first step; that ran inside
+    the write transaction, so another writer of the same file waited for it and gave up after its
+    timeout (RC903 "locked", found by a review). Now the scene is played first and kept only if
+    the state it was played from is still the last one: a writer meanwhile is not held up, and
+    the scene is then played again from the state that writer left."""
+    import engine.scenes.campaign as in_campaign
+    from engine.state.sqlite import SqliteStore
+
+    rs = engine.load(LUCKY)
+    path = tmp_path / "c.db"
+    campaign = engine.new_campaign(
+        "tale", rs, store=SqliteStore(path), characters={"cy": {"hp": 2}, "di": {"hp": 2}}
+    )
+    real, starts = in_campaign.play, []
+
+    def play(*args: Any, **kwargs: Any) -> Any:
+        starts.append(sorted(args[2]["characters"]))
+        if len(starts) == 1:  # another process writes while the first play is solved
+            engine.open_campaign("tale", store=SqliteStore(path, timeout=0.2)).join("eve", hp=1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(in_campaign, "play", play)
+    event, played = in_campaign.play_in_campaign(
+        campaign, "fight", {"ann": "cy", "bo": "di"}, seed=4, policy="optimal"
+    )
+    assert starts == [["cy", "di"], ["cy", "di", "eve"]]  # played again from the state the join left
+    assert [e.kind for e in campaign.log()] == ["new", "join", "scene"]
+    assert "eve" in event.state["characters"] and campaign.state() == played.state
+    assert campaign.replay() == campaign.state()
+    starts.clear()
+    starts.append(["(the writer has written)"])  # no writer now: played once, and kept
+    in_campaign.play_in_campaign(campaign, "fight", {"ann": "cy", "bo": "di"}, seed=5, policy="optimal")
+    assert len(starts) == 2 and [e.kind for e in campaign.log()][-1] == "scene"
+
+
 def test_the_campaign_scene_command(cli: Any, tmp_path: Any) -> None:
     (tmp_path / "lucky.yaml").write_text(LUCKY)
     db = str(tmp_path / "c.db")

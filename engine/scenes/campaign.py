@@ -97,23 +97,40 @@ def play_in_campaign(
     policy: str = "always",
 ) -> tuple[Event, Played]:
     """Play a scene out from the campaign's state and keep where it ends, as one event. One
-    request and one transaction: the check of the stored state, the cast read from it and every
-    step of the scene share one work budget; past it nothing is written."""
+    request: the check of the stored state, the cast read from it and every step of the scene
+    share one work budget; past it nothing is written.
+
+    The scene is played before the write transaction opens, so an `optimal` policy's exact solve
+    does not hold the store's write lock (a writer to the same file waited on it, then gave up
+    after 10 s, found by a review). A scene is fixed by the state it starts from, the cast, the
+    seed and the policy; under the lock the state is read again, and the scene played is kept
+    only if that state is the one it was played from. If another process changed it meanwhile,
+    the scene is played again from the new state under the lock, as it was always played before:
+    slower, but never a refusal and never a scene kept from a state that is no longer the last."""
     found = scene_of(campaign, scene)
     seed = random.randrange(2**32) if seed is None else seed
-    with campaign.request() as work, campaign.writing() as tx:
-        state = tx.last().state
-        given = cast_of(campaign, found, cast, state)
-        policy = check_policy(policy)  # before anything is played or written
+    policy = check_policy(policy)  # before anything is played or written
+
+    def played_from(state: State, given: Mapping[str, str]) -> Played:
         ctx = RunContext(campaign.limits, policy, campaign.caches, random.Random(seed), work=work)
-        played = play(campaign.model, found, state, given, ctx)
-        data = {
-            "scene": scene,
-            "cast": given,
-            "seed": seed,
-            "policy": policy,
-            "ending": played.ending,
-            "rounds": played.rounds,
-            "trace": list(played.trace),
-        }
-        return tx.append("scene", data, played.state), played
+        return play(campaign.model, found, state, given, ctx)
+
+    with campaign.request() as work:
+        start = campaign.state()  # carried to new rules, when a migration is pending, as `writing` does
+        given = cast_of(campaign, found, cast, start)
+        played = played_from(start, given)
+        with campaign.writing() as tx:
+            state = tx.last().state
+            if state != start:  # changed since it was read: play it from the state now
+                given = cast_of(campaign, found, cast, state)
+                played = played_from(state, given)
+            data = {
+                "scene": scene,
+                "cast": given,
+                "seed": seed,
+                "policy": policy,
+                "ending": played.ending,
+                "rounds": played.rounds,
+                "trace": list(played.trace),
+            }
+            return tx.append("scene", data, played.state), played
