@@ -245,8 +245,8 @@ def _member(value: Any, span: Span | None, name: str, member: str) -> int:
             "RC906",
             f"'{name}' would start with {count} {member}: a tally holds no member below zero",
             span,
-            "keep the start at 0 or more, e.g. max(0, ...)",
-        )
+            "keep the start at 0 or more, e.g. max(0, ...)" if span is not None else None,
+        )  # without a span it is an example's own `start:`, a number written out, not a rule
     return count
 
 
