@@ -270,7 +270,8 @@ def load(
     Untrusted text is bounded before and while it is read: its size (`max_bytes`), how deeply
     mappings and lists nest (`max_depth`) and how many values it holds once aliases are expanded
     (`max_nodes`) — each a `LimitError` `RC004`; a number that is not finite or is written with
-    more than `MAX_DIGITS` digits is `RC005`."""
+    more than `MAX_DIGITS` digits is `RC005`; an explicit tag other than the core schema's, or a
+    value its tag cannot be made from, is `RC002` at the tag, so only JSON-like data is made."""
     size = len(source.text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
         raise _too_big(
@@ -297,6 +298,7 @@ def load(
     yaml.allow_duplicate_keys = False
     yaml.max_depth = max_depth
     yaml.Composer = _composer()
+    yaml.Constructor = _constructor()
     try:
         with warnings.catch_warnings():
             # YAML lets an anchor be defined again (later aliases mean the newer one);
@@ -312,6 +314,8 @@ def load(
     except _BadNumber as exc:
         span = Span(source, exc.mark.line + 1, exc.mark.column + 1, exc.mark.line + 1, exc.end)
         raise LoadError([Diagnostic("RC005", exc.message, span, exc.hint)]) from None
+    except _BadTag as exc:
+        raise LoadError([_tag_diagnostic(source, exc)]) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         span = Span(source, mark.line + 1, mark.column + 1) if mark else None
@@ -481,6 +485,89 @@ class _BadNumber(Exception):
 
 
 _NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+_CORE = "tag:yaml.org,2002:"
+_SCALAR_TAGS = {
+    _CORE + "str": "text",
+    _CORE + "int": "a whole number",
+    _CORE + "float": "a number",
+    _CORE + "bool": "true or false",
+    _CORE + "null": "null",
+}
+_COLLECTION_TAGS = {_CORE + "seq": "a list", _CORE + "map": "a mapping"}
+_ALLOWED_TAGS = "!!str, !!int, !!float, !!bool, !!null, !!seq and !!map"
+_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
+_WRITTEN_TAG = re.compile(r"!(<[^>]*>|[^\s,\[\]{}]*)")
+
+
+class _BadTag(Exception):
+    """An explicit tag a ruleset does not take, or a value its tag cannot be made from: refused
+    where the tag is written, before or while the value is constructed."""
+
+    def __init__(self, message: str, mark: Any, hint: str, end: Any = None) -> None:
+        super().__init__(message)
+        self.message, self.mark, self.hint, self.end = message, mark, hint, end
+
+
+def _tag_diagnostic(source: SourceFile, exc: _BadTag) -> Diagnostic:
+    """RC002 at the tag as written (the node's mark may be at its anchor, `&a !!int x`), and on
+    through its value when that is what is wrong and on the same line."""
+    line, col = exc.mark.line + 1, exc.mark.column + 1
+    text = source.line(line)
+    found = _WRITTEN_TAG.search(text, col - 1)
+    if found is not None:
+        col, end = found.start() + 1, found.end() + 1
+    else:
+        end = col + 1
+    if exc.end is not None and exc.end.line == exc.mark.line:
+        end = max(end, exc.end.column + 1)
+    return Diagnostic("RC002", exc.message, Span(source, line, col, line, end), exc.hint)
+
+
+def _shown_tag(tag: str) -> str:
+    """A resolved tag as an author writes it: `!!int` for YAML's own, `!foo` as it is."""
+    return "!!" + tag[len(_CORE) :] if tag.startswith(_CORE) else tag
+
+
+def _check_tag(event: Any) -> None:
+    """Refuse an explicit tag other than the core schema's, or one on the wrong kind of node.
+
+    A ruleset's data is JSON-like (text, numbers, true/false, null, lists, mappings); YAML's
+    other tags (`!!set`, `!!omap`, `!!binary`, `!!timestamp`), local ones (`!foo`) and
+    language-specific ones (`!!python/...`) would make something else or be read silently."""
+    from ruamel.yaml.events import ScalarEvent
+
+    ctag = getattr(event, "ctag", None)
+    if ctag is None:
+        return
+    tag = str(ctag)
+    mark = event.start_mark
+    scalar = isinstance(event, ScalarEvent)
+    kind = _SCALAR_TAGS.get(tag) or _COLLECTION_TAGS.get(tag)
+    if kind is None:
+        raise _BadTag(
+            f"the tag '{_shown_tag(tag)}' is not one a ruleset may use",
+            mark,
+            f"remove it: a ruleset holds only text, numbers, true/false, null, lists and mappings, "
+            f"and the only tags are {_ALLOWED_TAGS}",
+        )
+    if scalar != (tag in _SCALAR_TAGS):
+        written = (
+            "a single value" if scalar else ("a list" if "Sequence" in type(event).__name__ else "a mapping")
+        )
+        raise _BadTag(
+            f"the tag '{_shown_tag(tag)}' makes {kind}, but {written} is written here",
+            mark,
+            f"remove the tag '{_shown_tag(tag)}'",
+        )
+    if tag == _CORE + "null" and str(event.value).strip() not in _NULLS:
+        raise _BadTag(
+            f"{str(event.value)!r} is not null, which its tag '!!null' says it is",
+            mark,
+            "write null (or nothing), or remove the tag '!!null'",
+            event.end_mark,
+        )
+
+
 _NOT_FINITE = re.compile(r"^[-+]?\.(inf|nan)$", re.IGNORECASE)
 
 
@@ -492,6 +579,13 @@ def _composer() -> Any:
     class _Composer(Composer):
         """ruamel's composer, refusing before conversion the numbers Python would choke on or that
         have no place in a ruleset: NaN, infinities and numbers of more than `MAX_DIGITS` digits."""
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            from ruamel.yaml.events import AliasEvent
+
+            if not self.parser.check_event(AliasEvent):
+                _check_tag(self.parser.peek_event())
+            return super().compose_node(parent, index)
 
         def compose_scalar_node(self, anchor: Any) -> Any:
             node = super().compose_scalar_node(anchor)
@@ -524,6 +618,34 @@ def _composer() -> Any:
             return node
 
     return _Composer
+
+
+@lru_cache(maxsize=1)
+def _constructor() -> Any:
+    """ruamel's round-trip constructor, telling a value its tag cannot be made from (`!!int six`,
+    `!!bool maybe`) as a `_BadTag` at the node: ruamel lets Python's own error through."""
+    from ruamel.yaml.constructor import RoundTripConstructor
+    from ruamel.yaml.error import YAMLError
+
+    class _Constructor(RoundTripConstructor):
+        def construct_non_recursive_object(self, node: Any, tag: Any = None) -> Any:
+            try:
+                return super().construct_non_recursive_object(node, tag)
+            except (YAMLError, RecursionError, _BadTag):
+                raise
+            except Exception:
+                shown = _shown_tag(str(tag if tag is not None else node.tag))
+                kind = _SCALAR_TAGS.get(str(tag if tag is not None else node.tag), "the value its tag names")
+                value = node.value if isinstance(node.value, str) else None
+                what = f"{value!r} is not" if value is not None else "the value here cannot be made into"
+                raise _BadTag(
+                    f"{what} {kind}, which its tag '{shown}' says it is",
+                    node.start_mark,
+                    f"write {kind} there, or remove the tag '{shown}'",
+                    node.end_mark,
+                ) from None
+
+    return _Constructor
 
 
 def _finite(text: str) -> bool:
@@ -627,6 +749,6 @@ def _scalar(value: Any) -> Any:
         return float(value)
     if isinstance(value, str):
         return str(value)
-    if type(value).__name__ == "TaggedScalar":  # `!!str 6` or `!mine 6`: its text, as written
+    if type(value).__name__ == "TaggedScalar":  # `!!str 6`: its text, as written (no other tag passes)
         return str(value.value)
     return value

@@ -11,7 +11,6 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
-from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from typing import Any
 
@@ -289,6 +288,4 @@ def _kind(value: Any) -> str:
         bool: "true/false",
         int: "a number",
         float: "a number",
-    }.get(type(value)) or (
-        "a set (!!set)" if isinstance(value, AbstractSet) else "a value YAML could not give plainly"
-    )
+    }.get(type(value)) or "a value YAML could not give plainly"  # a date written plainly

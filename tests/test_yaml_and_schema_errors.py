@@ -1,0 +1,154 @@
+"""YAML tags, misspelt required keys, aliased mistakes and boolean keys: each mistake is said once,
+at its place, in an author's words — never a traceback, never a follow-on message.
+
+Each case is one edit of a small valid ruleset; the expected line and column are found in the
+edited text, never copied from the engine's output.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import engine
+from engine.errors import RulecraftError
+from engine.syntax.positions import SourceFile
+
+BASE = """\
+rulecraft: 1
+name: coin
+checks:
+  flip:
+    roll:
+      d: {die: 6}
+    outcomes: [lo, hi]
+    outcome: "'hi' if d > 3 else 'lo'"
+"""
+
+
+def edit(old: str, new: str, text: str = BASE) -> str:
+    assert text.count(old) == 1, old
+    return text.replace(old, new)
+
+
+def at(text: str, token: str) -> tuple[int, int]:
+    """1-based line and column of the first `token` in `text`."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if token in line:
+            return number, line.index(token) + 1
+    raise AssertionError(token)
+
+
+def diagnostics(text: str) -> list[engine.Diagnostic]:
+    """The diagnostics loading `text` fails with (an error of rulecraft's, rendered without a
+    traceback, each with its source line and a caret)."""
+    with pytest.raises(RulecraftError) as info:
+        engine.load_source(SourceFile("bad.yaml", text))
+    rendered = str(info.value)
+    assert "Traceback" not in rendered and "^" in rendered
+    return list(info.value.diagnostics)
+
+
+def one(text: str) -> engine.Diagnostic:
+    found = diagnostics(text)
+    assert len(found) == 1, "\n".join(f"{d.code} {d.message}" for d in found)
+    assert found[0].span is not None
+    return found[0]
+
+
+# -- explicit YAML tags --------------------------------------------------------------------------
+
+BAD_TAG_VALUES = [
+    # (the tagged value written for `die: 6` or for the outcome, what the message says)
+    ("d: {die: !!int six}", "!!int six", "'six' is not a whole number, which its tag '!!int' says it is"),
+    ('outcome: !!float "hi"', '!!float "hi"', "'hi' is not a number, which its tag '!!float' says it is"),
+    (
+        "outcome: !!bool maybe",
+        "!!bool maybe",
+        "'maybe' is not true or false, which its tag '!!bool' says it is",
+    ),
+    ("outcome: !!null x", "!!null x", "'x' is not null, which its tag '!!null' says it is"),
+    ("outcome: &o !!int six", "!!int six", "'six' is not a whole number"),
+]
+
+
+@pytest.mark.parametrize(("line", "token", "said"), BAD_TAG_VALUES)
+def test_a_value_its_tag_cannot_be_is_one_rc002_at_the_tag(line: str, token: str, said: str) -> None:
+    key = line.split(":")[0]
+    text = (
+        BASE.replace("d: {die: 6}", line)
+        if key == "d"
+        else edit("""outcome: "'hi' if d > 3 else 'lo'\"""", line)
+    )
+    d = one(text)
+    assert d.code == "RC002"
+    assert said in d.message
+    assert d.span is not None and (d.span.line, d.span.col) == at(text, token)
+    assert d.span.end_col == d.span.col + len(token)  # the tag and its value
+    assert d.hint is not None and "remove the tag" in d.hint
+
+
+@pytest.mark.parametrize(
+    "tag",
+    [
+        "!!set",
+        "!!omap",
+        "!!pairs",
+        "!!binary",
+        "!!timestamp",
+        "!foo",
+        "!",
+        "!!python/name:os.system",
+        "!!merge",
+    ],
+)
+@pytest.mark.parametrize("value", ['"hi"', "hi", "{hi: 1}", "[hi]"])
+def test_a_tag_a_ruleset_does_not_take_is_refused_at_the_tag(tag: str, value: str) -> None:
+    text = edit("outcomes: [lo, hi]", f"outcomes: {tag} {value}")
+    d = one(text)
+    assert d.code == "RC002"
+    assert d.message == f"the tag '{tag}' is not one a ruleset may use"
+    assert d.span is not None and (d.span.line, d.span.col) == at(text, f"{tag} ")
+    assert d.span.end_col == d.span.col + len(tag)
+    assert d.hint is not None and "!!str, !!int, !!float, !!bool, !!null, !!seq and !!map" in d.hint
+
+
+def test_a_python_tag_constructs_nothing() -> None:
+    for tag in ("!!python/object/apply:os.system", "!!python/object:os.system", "!!python/name:os.system"):
+        text = edit("outcomes: [lo, hi]", f"outcomes: {tag} [echo hi]")
+        assert "is not one a ruleset may use" in one(text).message
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("!!str [lo, hi]", "the tag '!!str' makes text, but a list is written here"),
+        ("!!int {lo: 1}", "the tag '!!int' makes a whole number, but a mapping is written here"),
+        ("!!map lo", "the tag '!!map' makes a mapping, but a single value is written here"),
+        ("!!seq lo", "the tag '!!seq' makes a list, but a single value is written here"),
+    ],
+)
+def test_a_core_tag_on_the_wrong_kind_of_value_is_refused(written: str, said: str) -> None:
+    text = edit("outcomes: [lo, hi]", f"outcomes: {written}")
+    d = one(text)
+    assert (d.code, d.message) == ("RC002", said)
+    assert d.span is not None and (d.span.line, d.span.col) == at(text, written)
+
+
+def test_the_core_tags_read_as_plain_values() -> None:
+    text = edit("d: {die: 6}", "d: {die: !!int 6}")
+    text = edit("outcomes: [lo, hi]", "outcomes: !!seq [!!str lo, hi]", text)
+    text = edit("""outcome: "'hi'""", """outcome: !!str "'hi'""", text)
+    assert engine.load(text).distribution("flip").probability("hi") == 1 / 2
+    tagged_key = edit("  flip:", "  !!str flip:")
+    assert engine.load(tagged_key).distribution("flip").probability("hi") == 1 / 2
+
+
+def test_a_bad_tag_from_the_command_line_is_one_message_and_exit_1(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "bad.yaml"
+    path.write_text(BASE.replace("d: {die: 6}", "d: {die: !!int six}"))
+    result = cli("validate", str(path))
+    assert result.code == 1
+    assert result.err.count("error RC") + result.out.count("error RC") == 1
+    assert "'six' is not a whole number" in result.out + result.err
