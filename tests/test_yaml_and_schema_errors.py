@@ -152,3 +152,110 @@ def test_a_bad_tag_from_the_command_line_is_one_message_and_exit_1(tmp_path: Pat
     assert result.code == 1
     assert result.err.count("error RC") + result.out.count("error RC") == 1
     assert "'six' is not a whole number" in result.out + result.err
+
+
+# -- a misspelt required key ---------------------------------------------------------------------
+
+RICH = """\
+rulecraft: 1
+name: coin
+notes:
+  - id: a
+    text: hello
+checks:
+  flip:
+    inputs:
+      r: {type: choice, choices: [a, b], default: a}
+      k: {type: int, min: 0, max: 3, default: 0}
+    roll:
+      d: {die: 6, triggers: [{on: face == 1, may: reroll}]}
+      p:
+        pool: 2
+        die: 6
+        each: face >= 4
+    outcomes: [lo, hi]
+    auto:
+      - when: k > 2
+        then: hi
+    outcome:
+      - when: d > 3 and r == 'a' and count(p, true) > 0
+        then: hi
+      - else: lo
+    examples:
+      - name: x
+        dice: {d: 6, p: [5, 1]}
+        expect: {outcome: hi}
+state:
+  shared:
+    oil: {counter: 3, min: 0}
+  examples:
+    - name: burn
+      steps:
+        - {act: burn}
+      expect: {shared: {oil: 2}}
+actions:
+  burn:
+    roll: {check: flip}
+    effects:
+      - {remove: {oil: 1}}
+"""
+
+MISSPELT = [
+    # (the edit, the key written, the key meant, the mapping's path in the message)
+    ("    outcome:\n      - when: d > 3", "outcom", "outcome", "checks.flip"),
+    ("    text: hello", "txt", "text", "notes.0"),
+    ("choices: [a, b]", "choces", "choices", "checks.flip.inputs.r"),
+    ("        expect: {outcome: hi}", "expct", "expect", "checks.flip.examples.0"),
+    ("      steps:", "seps", "steps", "state.examples.0"),
+    ("roll: {check: flip}", "chek", "check", "actions.burn.roll"),
+    ("name: coin", "nam", "name", "the top level"),
+    ("may: reroll", "ay", "may", "checks.flip.roll.d.triggers.0"),
+    ("        pool: 2", "pol", "pool", "checks.flip.roll.p"),
+    ("        then: hi\n    outcome:", "thn", "then", "checks.flip.auto.0"),
+    ("        then: hi\n      - else", "thn", "then", "checks.flip.outcome.0"),
+]
+
+
+def test_the_rich_base_is_valid() -> None:
+    assert engine.load(RICH).distribution("flip", k=0).probability("hi") > 0
+
+
+@pytest.mark.parametrize(("old", "written", "meant", "where"), MISSPELT)
+def test_a_misspelt_required_key_is_said_once_at_the_key(
+    old: str, written: str, meant: str, where: str
+) -> None:
+    """Not also as the missing key it stands for (RC101) or the form it would have made (RC105),
+    and the hint is the key meant alone."""
+    new = old.replace(meant, written, 1)
+    assert new != old
+    text = edit(old, new, RICH)
+    d = one(text)
+    assert (d.code, d.message, d.hint) == (
+        "RC102",
+        f"unknown key '{written}' in {where}",
+        f"did you mean '{meant}'?",
+    )
+    line = text.splitlines()[d.span.line - 1] if d.span else ""
+    assert d.span is not None and line[d.span.col - 1 :].startswith(f"{written}:")
+
+
+def test_a_missing_key_nothing_misspelt_explains_is_still_said() -> None:
+    found = diagnostics(edit("    text: hello", "    words: hello", RICH))
+    assert [(d.code, d.message) for d in found] == [
+        ("RC101", "notes.0 is missing the required key 'text'"),
+        ("RC102", "unknown key 'words' in notes.0"),
+    ]
+    found = diagnostics(edit("may: reroll", "zzz: reroll", RICH))
+    assert [d.code for d in found] == ["RC105", "RC102"]
+
+
+def test_the_unknown_key_named_is_the_misspelt_one() -> None:
+    """Of two unknown keys, the one that stands for a missing required key is named."""
+    d = one(edit("    text: hello", "    zzz: 1\n    txt: hello", RICH))
+    assert (d.message, d.hint) == ("unknown key 'txt' in notes.0", "did you mean 'text'?")
+
+
+def test_an_unknown_key_of_a_row_is_not_told_with_the_description_of_the_outcome() -> None:
+    text = edit("        then: hi\n      - else", "        then: hi\n        thn: hi\n      - else", RICH)
+    d = one(text)
+    assert d.hint == "allowed keys: when, then, else, note"

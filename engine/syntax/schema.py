@@ -11,6 +11,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from typing import Any
 
@@ -63,11 +64,94 @@ def _validator() -> Draft202012Validator:
 
 
 def validate(doc: Document) -> None:
-    """Raise `SchemaError` listing every shape problem of the document, in file order."""
-    diags = [_diagnostic(doc, e) for e in _validator().iter_errors(doc.data)]
+    """Raise `SchemaError` listing every shape problem of the document, in file order.
+
+    A misspelt key is said once, as the unknown key ("did you mean 'outcome'?"): the missing
+    required key it stands for (`RC101`), or the form it would have made (`RC105`), is its
+    consequence and is not said again."""
+    errors = list(_validator().iter_errors(doc.data))
+    slips = _misspellings(errors)
+    diags = [_diagnostic(doc, e, slips) for e in errors if not _explained(e, slips)]
     if diags:
         diags.sort(key=lambda d: (d.span.line if d.span else 0, d.span.col if d.span else 0))
         raise SchemaError(_dedupe(diags))
+
+
+Slips = dict[tuple[Any, ...], dict[str, str]]
+"""Per mapping (its path), each unknown key that is a misspelling of a required key it lacks,
+and that key."""
+
+
+def _walk(errors: list[ValidationError]) -> Iterator[ValidationError]:
+    """Every error and, under each, the errors of the forms it tried (a oneOf's branches)."""
+    for e in errors:
+        yield e
+        yield from _walk(list(e.context or ()))
+
+
+def _missing(error: ValidationError) -> list[str]:
+    """The keys a `required` error finds missing."""
+    if not isinstance(error.instance, dict) or not isinstance(error.validator_value, list):
+        return []
+    return [str(k) for k in error.validator_value if k not in error.instance]
+
+
+def _misspellings(errors: list[ValidationError]) -> Slips:
+    """The unknown keys that stand for a required key missing from the same mapping (in any of
+    the forms it was tried against): `outcom` where `outcome` is missing, `ay` where a trigger
+    needs `may` or `must`."""
+    missing: dict[tuple[Any, ...], set[str]] = {}
+    unknown: list[ValidationError] = []
+    for e in _walk(errors):
+        if e.validator == "required":
+            missing.setdefault(tuple(e.absolute_path), set()).update(_missing(e))
+        elif e.validator == "additionalProperties":
+            unknown.append(e)
+    slips: Slips = {}
+    for e in unknown:
+        at = tuple(e.absolute_path)
+        for key in _extra(e):
+            meant = _nearest(str(key), missing.get(at, set()))
+            if meant is not None:
+                slips.setdefault(at, {})[str(key)] = meant
+    return slips
+
+
+def _nearest(key: str, candidates: AbstractSet[str]) -> str | None:
+    hint = did_you_mean(key, candidates) if candidates else None
+    return hint.split("'")[1] if hint else None
+
+
+def _extra(error: ValidationError) -> list[Any]:
+    """The keys of an `additionalProperties` error's mapping that its schema does not have (as
+    written: a number stays a number, so that its place is found)."""
+    allowed = _schema_of(error).get("properties", {})
+    instance = error.instance
+    return [k for k in instance if k not in allowed] if isinstance(instance, dict) else []
+
+
+def _explained(error: ValidationError, slips: Slips) -> bool:
+    """Whether the error is only the consequence of a misspelt key: a required key missing that
+    an unknown key of the same mapping stands for, or a oneOf/anyOf one of whose forms lacks only
+    such keys."""
+    at = tuple(error.absolute_path)
+    meant = set(slips.get(at, {}).values())
+    if not meant:
+        return False
+    if error.validator == "required":
+        return bool(_missing(error)) and set(_missing(error)) <= meant
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        forms: dict[Any, list[ValidationError]] = {}
+        for e in error.context:
+            forms.setdefault(e.relative_schema_path[0], []).append(e)
+        return any(
+            all(
+                e.validator == "required" and tuple(e.absolute_path) == at and set(_missing(e)) <= meant
+                for e in failed
+            )
+            for failed in forms.values()
+        )
+    return False
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
@@ -115,7 +199,7 @@ def _exclusive(error: ValidationError) -> tuple[str, str] | None:
     return None
 
 
-def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
+def _diagnostic(doc: Document, error: ValidationError, slips: Slips | None = None) -> Diagnostic:
     if error.validator == "oneOf" and error.context and (pair := _exclusive(error)) is not None:
         # both of two keys that exclude each other: at the later one, which is most often the slip
         at = tuple(error.absolute_path)
@@ -158,11 +242,18 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
             "pattern",
             "minItems",
         ):
-            told = _diagnostic(doc, deeper)
+            told = _diagnostic(doc, deeper, slips)
             described = _schema_of(error).get("description")
-            if described and deeper.validator in ("enum", "additionalProperties"):
+            misspelt = deeper.validator == "additionalProperties" and (told.hint or "").startswith("did you")
+            if (
+                described
+                and deeper.validator in ("enum", "additionalProperties")
+                and deeper.absolute_path == error.absolute_path
+                and not misspelt
+            ):
                 # the value fits none of its forms: the forms it may take, as the schema says them
-                return replace(told, hint=f"{told.hint}; {described}" if told.hint else described)
+                # (not for a mapping inside it, nor where the key meant is named already)
+                return replace(told, hint=_then(told.hint, described))
             return told
     path = list(error.absolute_path)
     span = doc.span(tuple(path))
@@ -170,8 +261,11 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
     v = error.validator
     if v == "additionalProperties":
         allowed = list(_schema_of(error).get("properties", {}))
-        extra = [k for k in error.instance if k not in allowed] if isinstance(error.instance, dict) else []
-        key = extra[0] if extra else "?"
+        extra = _extra(error)
+        meant = (slips or {}).get(tuple(path), {})
+        # the misspelling of a missing required key first: it is what the author must fix
+        key = next((k for k in extra if str(k) in meant), extra[0] if extra else "?")
+        name = str(key)
         instance: Any = error.instance
         an_input = len(path) >= 2 and path[-2] == "inputs" and isinstance(instance, dict)
         if an_input and instance.get("type") != "list":
@@ -179,11 +273,12 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
         # a key written already is not the one a misspelling stands for ('outcomez' beside
         # 'outcome' means the missing 'outcomes')
         unused = [k for k in allowed if not (isinstance(instance, dict) and k in instance)]
+        hint = f"did you mean '{meant[name]}'?" if name in meant else did_you_mean(name, unused)
         return Diagnostic(
             "RC102",
-            f"unknown key '{key}' in {where}",
+            f"unknown key '{name}' in {where}",
             doc.span(tuple(path) + (key,), key=True),
-            did_you_mean(str(key), unused) or (f"allowed keys: {', '.join(allowed)}" if allowed else None),
+            hint or (f"allowed keys: {', '.join(allowed)}" if allowed else None),
         )
     if v == "required":
         missing = str(error.message).split("'")[1] if "'" in error.message else "?"
@@ -240,6 +335,13 @@ def _diagnostic(doc: Document, error: ValidationError) -> Diagnostic:
         text = _schema_of(error).get("errorMessage") or _schema_of(error).get("description", error.message)
         return Diagnostic("RC105", f"{where} does not have a valid form: {text}", span)
     return Diagnostic("RC105", f"{where}: {error.message}", span)
+
+
+def _then(hint: str | None, more: str) -> str:
+    """Two sentences of a hint, the second after the first's own stop."""
+    if not hint:
+        return more
+    return f"{hint} {more}" if hint.endswith(("?", ".")) else f"{hint}. {more}"
 
 
 PATTERN_HINTS: dict[str, tuple[str, str]] = {
