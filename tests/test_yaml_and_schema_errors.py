@@ -259,3 +259,76 @@ def test_an_unknown_key_of_a_row_is_not_told_with_the_description_of_the_outcome
     text = edit("        then: hi\n      - else", "        then: hi\n        thn: hi\n      - else", RICH)
     d = one(text)
     assert d.hint == "allowed keys: when, then, else, note"
+
+
+# -- a mistake inside a value aliases share ------------------------------------------------------
+
+SHARED = """\
+rulecraft: 1
+name: coin
+checks:
+  a:
+    roll:
+      d: {die: 6}
+    outcomes: [lo, hi]
+    outcome: &rules
+      - when: d > 3
+        then: hi
+      - else: lo
+  b:
+    roll:
+      d: {die: 6}
+    outcomes: [lo, hi]
+    outcome: *rules
+  c:
+    roll: &roll
+      d: {die: 6}
+    outcomes: [lo, hi]
+    outcome: *rules
+  e:
+    roll: *roll
+    outcomes: [lo, hi]
+    outcome: *rules
+"""
+
+
+def test_the_shared_base_is_valid() -> None:
+    assert engine.load(SHARED).distribution("e").probability("hi") == 1 / 2
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        ("        then: hi", "        thn: hi", "unknown key 'thn' in checks.a.outcome.0"),
+        (
+            "        then: hi",
+            "        then: hi\n        note: 3",
+            "checks.a.outcome.0.note should be a string",
+        ),
+        (
+            "      - else: lo",
+            "      - else: lo\n        when: d > 1",
+            "checks.a.outcome.1: a rule row has either",
+        ),
+        (
+            "    roll: &roll\n      d: {die: 6}",
+            "    roll: &roll\n      d: {die: 6, tiggers: []}",
+            "checks.c.roll.d",
+        ),
+    ],
+)
+def test_a_mistake_inside_an_aliased_value_is_said_once_by_its_first_path(
+    old: str, new: str, said: str
+) -> None:
+    text = edit(old, new, SHARED)
+    d = one(text)
+    assert said in d.message
+
+
+def test_a_mistake_in_each_of_two_places_is_said_for_each() -> None:
+    text = edit("  b:\n    roll:\n      d: {die: 6}", "  b:\n    roll:\n      d: {die: 6, sides: 2}", SHARED)
+    text = edit("  a:\n    roll:\n      d: {die: 6}", "  a:\n    roll:\n      d: {die: 6, sides: 2}", text)
+    assert [d.message for d in diagnostics(text)] == [
+        "unknown key 'sides' in checks.a.roll.d",
+        "unknown key 'sides' in checks.b.roll.d",
+    ]

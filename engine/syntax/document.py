@@ -43,6 +43,26 @@ class Document:
     parts: tuple[tuple[PathKey, Document], ...] = ()
     """Values grafted in from other files (`graft`): each path prefix and the document it came
     from, which places every value under it in its own file."""
+    aliases: tuple[tuple[PathKey, PathKey], ...] = ()
+    """Each path an alias (`*name`) put a mapping or list at, and the path where that same node
+    was first met: one mistake inside it is one place in the file, however often it is used."""
+
+    def first_path(self, path: PathKey) -> PathKey:
+        """The path by which the value at `path` is first reached in the file: `path` itself
+        unless an alias leads to it, else the path of the anchored value (so a message about a
+        value several aliases share names it the same way for every use)."""
+        other = self._part(path)
+        if other is not None:
+            return other.first_path(path)
+        path = tuple(path)
+        for _ in range(len(self.aliases)):
+            for use, first in self.aliases:
+                if path[: len(use)] == use:
+                    path = first + path[len(use) :]
+                    break
+            else:
+                break
+        return path
 
     def _part(self, path: PathKey) -> Document | None:
         for prefix, other in self.parts:
@@ -348,14 +368,15 @@ def load(
         raise LimitError([Diagnostic("RC004", said, Span(source, 1, 1), "nest them less deeply")]) from None
     kinds: _Kinds = (CommentedMap, CommentedSeq)
     places: dict[PathKey, Place] = {(): Place(None, (1, 1))}
+    met = _Met()
     try:
         _count(tree, max_nodes, kinds)
-        data = _plain(tree, (), places, _Budget(max_nodes), kinds)
+        data = _plain(tree, (), places, _Budget(max_nodes), kinds, met)
     except LimitError as exc:  # a count of the whole file's values: placed at the file
         raise LimitError(
             [d.retold(d.code, d.message, d.span or Span(source, 1, 1)) for d in exc.diagnostics]
         ) from None
-    return Document(source, data, places)
+    return Document(source, data, places, aliases=tuple(met.uses))
 
 
 _DUPLICATE = re.compile(r'found duplicate key "(.*?)" with value')
@@ -706,8 +727,29 @@ class _Budget:
             )
 
 
-def _plain(node: Any, path: PathKey, places: dict[PathKey, Place], budget: _Budget, kinds: _Kinds) -> Any:
+class _Met:
+    """The mappings and lists met so far, by identity, and the path each was first met at; and
+    each later path an alias put one at, with that first path."""
+
+    def __init__(self) -> None:
+        self.first: dict[int, PathKey] = {}
+        self.uses: list[tuple[PathKey, PathKey]] = []
+
+
+def _plain(
+    node: Any,
+    path: PathKey,
+    places: dict[PathKey, Place],
+    budget: _Budget,
+    kinds: _Kinds,
+    met: _Met | None = None,
+) -> Any:
     budget.take()
+    if met is not None and isinstance(node, kinds):
+        first = met.first.setdefault(id(node), path)
+        if first != path:
+            met.uses.append((path, first))
+            met = None  # what is inside it is named by the first path already
     if isinstance(node, kinds[0]):
         out: dict[Any, Any] = {}
         for key, value in node.items():
@@ -725,7 +767,7 @@ def _plain(node: Any, path: PathKey, places: dict[PathKey, Place], budget: _Budg
                 places[path + (k,)] = Place((kl + 1, kc + 1), (vl + 1, vc + 1))
             except (KeyError, TypeError, AttributeError):
                 pass
-            out[_scalar(k)] = _plain(value, path + (k,), places, budget, kinds)
+            out[_scalar(k)] = _plain(value, path + (k,), places, budget, kinds, met)
         return out
     if isinstance(node, kinds[1]):
         items = []
@@ -735,7 +777,7 @@ def _plain(node: Any, path: PathKey, places: dict[PathKey, Place], budget: _Budg
                 places[path + (index,)] = Place(None, (line + 1, col + 1))
             except (KeyError, TypeError, AttributeError):
                 pass
-            items.append(_plain(value, path + (index,), places, budget, kinds))
+            items.append(_plain(value, path + (index,), places, budget, kinds, met))
         return items
     return _scalar(node)
 

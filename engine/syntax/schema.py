@@ -155,18 +155,22 @@ def _explained(error: ValidationError, slips: Slips) -> bool:
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """One diagnostic per mistake: the same message at the same line is said once (a value that
+    aliases share is one place in the file, and its messages name it by its first path)."""
     seen: set[tuple[object, ...]] = set()
     out = []
     for d in diags:
-        key = (d.span.line if d.span else 0, d.message)
+        key = (d.code, d.span.source.name if d.span else "", d.span.line if d.span else 0, d.message)
         if key not in seen:
             seen.add(key)
             out.append(d)
     return out
 
 
-def _where(path: list[Any]) -> str:
-    return ".".join(str(p) for p in path) or "the top level"
+def _where(doc: Document, path: list[Any]) -> str:
+    """The path named in a message: the first by which the file reaches the value, so that a
+    mistake inside a value several aliases share is told the same for every use (and once)."""
+    return ".".join(str(p) for p in doc.first_path(tuple(path))) or "the top level"
 
 
 LIST_INPUT_KEYS = ("of", "min_length", "max_length")
@@ -207,7 +211,7 @@ def _diagnostic(doc: Document, error: ValidationError, slips: Slips | None = Non
         text = _schema_of(error).get("errorMessage") or _schema_of(error).get("description", error.message)
         return Diagnostic(
             "RC105",
-            f"{_where(list(at))} has both '{pair[0]}' and '{pair[1]}': {text}",
+            f"{_where(doc, list(at))} has both '{pair[0]}' and '{pair[1]}': {text}",
             spans[-1],
             f"keep one of '{pair[0]}' and '{pair[1]}'",
         )
@@ -230,7 +234,7 @@ def _diagnostic(doc: Document, error: ValidationError, slips: Slips | None = Non
         ):
             return Diagnostic(
                 "RC105",
-                f"{_where(list(error.absolute_path))}: {custom}",
+                f"{_where(doc, list(error.absolute_path))}: {custom}",
                 doc.span(tuple(error.absolute_path)),
             )
         if len(deeper.absolute_path) > len(error.absolute_path) or deeper.validator in (
@@ -257,7 +261,7 @@ def _diagnostic(doc: Document, error: ValidationError, slips: Slips | None = Non
             return told
     path = list(error.absolute_path)
     span = doc.span(tuple(path))
-    where = _where(path)
+    where = _where(doc, path)
     v = error.validator
     if v == "additionalProperties":
         allowed = list(_schema_of(error).get("properties", {}))
