@@ -7,6 +7,7 @@ edited text, never copied from the engine's output.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -332,3 +333,76 @@ def test_a_mistake_in_each_of_two_places_is_said_for_each() -> None:
         "unknown key 'sides' in checks.a.roll.d",
         "unknown key 'sides' in checks.b.roll.d",
     ]
+
+
+# -- keys that are one key to rulecraft ----------------------------------------------------------
+
+TABLE = """\
+rulecraft: 1
+name: coin
+tables:
+  bonus:
+    params: {x: int}
+    returns: int
+    cases: {0: 5, 1: 10, else: 0}
+checks:
+  flip:
+    roll:
+      d: {die: 6}
+    outcomes: [lo, hi]
+    outcome: "'hi' if d + bonus(d - 5) > 10 else 'lo'"
+"""
+
+
+def test_the_table_base_is_valid() -> None:
+    assert engine.load(TABLE).distribution("flip").probability("hi") == Fraction(1, 6)
+
+
+@pytest.mark.parametrize(
+    ("cases", "later", "said", "hint"),
+    [
+        (
+            "{0: 5, 1: 10, true: 20, false: 30, else: 0}",
+            "true",
+            "the keys '1' and 'true' of one mapping are the same key to rulecraft: true equals 1 and false "
+            "equals 0 here",
+            "keep one of them; the first is on line 7 (a table's case true matches 1, and 1 matches true)",
+        ),
+        (
+            "{false: 5, 1: 10, 0: 20, else: 0}",
+            "0",
+            "the keys 'false' and '0' of one mapping are the same key to rulecraft: true equals 1 and false "
+            "equals 0 here",
+            "keep one of them; the first is on line 7 (a table's case true matches 1, and 1 matches true)",
+        ),
+        (
+            "{0: 5, 1: 10, 1.0: 20, else: 0}",
+            "1.0",
+            "the keys '1' and '1.0' of one mapping are the same key to rulecraft: they are one number",
+            "keep one of them; the first is on line 7",
+        ),
+        (
+            "{0: 5, 1: 10, 0x1: 20, else: 0}",
+            "0x1",
+            "YAML syntax error: the key '0x1' appears twice in one mapping (written '1' first)",
+            "each key may appear once in a mapping; the first is on line 7",
+        ),
+    ],
+)
+def test_keys_rulecraft_reads_as_one_are_told_as_written(
+    cases: str, later: str, said: str, hint: str
+) -> None:
+    text = edit("{0: 5, 1: 10, else: 0}", cases, TABLE)
+    d = one(text)
+    assert (d.code, d.message, d.hint) == ("RC002", said, hint)
+    assert "True" not in d.message
+    line = text.splitlines()[6]
+    assert d.span is not None and (d.span.line, d.span.col) == (7, line.index(f" {later}:") + 2)
+
+
+def test_a_boolean_key_written_twice_is_spelt_as_written_with_its_first_line() -> None:
+    text = edit("    cases: {0: 5, 1: 10, else: 0}", "    cases:\n      true: 1\n      true: 2", TABLE)
+    d = one(text)
+    assert d.message == "YAML syntax error: the key 'true' appears twice in one mapping"
+    assert d.hint == "each key may appear once in a mapping; the first is on line 8"
+    assert d.span is not None and (d.span.line, d.span.col) == (9, 7)

@@ -336,6 +336,11 @@ def load(
         raise LoadError([Diagnostic("RC005", exc.message, span, exc.hint)]) from None
     except _BadTag as exc:
         raise LoadError([_tag_diagnostic(source, exc)]) from None
+    except _SameKey as exc:
+        line, col = exc.mark.line + 1, exc.mark.column + 1
+        end = exc.end.column + 1 if exc.end.line == exc.mark.line else col + 1
+        span = Span(source, line, col, line, max(end, col + 1))
+        raise LoadError([Diagnostic("RC002", exc.message, span, exc.hint)]) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         span = Span(source, mark.line + 1, mark.column + 1) if mark else None
@@ -649,10 +654,15 @@ def _constructor() -> Any:
     from ruamel.yaml.error import YAMLError
 
     class _Constructor(RoundTripConstructor):
+        def check_mapping_key(self, node: Any, key_node: Any, mapping: Any, key: Any, value: Any) -> bool:
+            if key in mapping and not self.allow_duplicate_keys:
+                raise _twice(node, key_node, key, self.constructed_objects)
+            return bool(super().check_mapping_key(node, key_node, mapping, key, value))
+
         def construct_non_recursive_object(self, node: Any, tag: Any = None) -> Any:
             try:
                 return super().construct_non_recursive_object(node, tag)
-            except (YAMLError, RecursionError, _BadTag):
+            except (YAMLError, RecursionError, _BadTag, _SameKey):
                 raise
             except Exception:
                 shown = _shown_tag(str(tag if tag is not None else node.tag))
@@ -667,6 +677,73 @@ def _constructor() -> Any:
                 ) from None
 
     return _Constructor
+
+
+class _SameKey(Exception):
+    """A key of a mapping that an earlier key of it equals: at the later key."""
+
+    def __init__(self, message: str, mark: Any, end: Any, hint: str) -> None:
+        super().__init__(message)
+        self.message, self.mark, self.end, self.hint = message, mark, end, hint
+
+
+_KINDS_OF_KEY = {_CORE + "bool": "true/false", _CORE + "int": "number", _CORE + "float": "number"}
+
+
+def _twice(node: Any, key_node: Any, key: Any, constructed: Mapping[Any, Any]) -> _SameKey:
+    """The key `key_node` repeats one written before it in the mapping `node`, told with both
+    as written (ruamel's words show Python's `True`). Keys YAML 1.2 holds apart but that stand
+    for one value here are told so: `1` and `true` (a table's case `true` matches 1, as the
+    language reference says), `1` and `1.0` (one exact number)."""
+    first = next(
+        (
+            k
+            for k, _ in node.value
+            if k is not key_node and k in constructed and _same(constructed[k], key) and _written(k)
+        ),
+        None,
+    )
+    second = _shown_key(key_node)
+    line = f"; the first is on line {first.start_mark.line + 1}" if first is not None else ""
+    if first is None or str(first.tag) == str(key_node.tag):  # one value to YAML too
+        spelt = (
+            f" (written '{_written(first)}' first)" if first is not None and _written(first) != second else ""
+        )
+        return _SameKey(
+            f"YAML syntax error: the key '{second}' appears twice in one mapping{spelt}",
+            key_node.start_mark,
+            key_node.end_mark,
+            f"each key may appear once in a mapping{line}",
+        )
+    kinds = {_KINDS_OF_KEY.get(str(k.tag), "") for k in (first, key_node)}
+    truth = "true/false" in kinds
+    why = "true equals 1 and false equals 0 here" if truth else "they are one number"
+    return _SameKey(
+        f"the keys '{_written(first)}' and '{second}' of one mapping are the same key to rulecraft: {why}",
+        key_node.start_mark,
+        key_node.end_mark,
+        f"keep one of them{line}" + (" (a table's case true matches 1, and 1 matches true)" if truth else ""),
+    )
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # a key of a kind that does not compare: not the same
+        return False
+
+
+def _shown_key(key_node: Any) -> str:
+    """A key as an author would recognise it: as written, or `[…]`/`{…}` for a list or mapping."""
+    from ruamel.yaml.nodes import SequenceNode
+
+    return _written(key_node) or ("[…]" if isinstance(key_node, SequenceNode) else "{…}")
+
+
+def _written(key_node: Any) -> str:
+    """A scalar key as written, without quotes or tag ('' for a mapping or list used as a key)."""
+    value = getattr(key_node, "value", None)
+    return value if isinstance(value, str) else ""
 
 
 def _finite(text: str) -> bool:
