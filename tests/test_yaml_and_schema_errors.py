@@ -250,6 +250,15 @@ def test_a_missing_key_nothing_misspelt_explains_is_still_said() -> None:
     assert [d.code for d in found] == ["RC105", "RC102"]
 
 
+def test_a_key_missing_beside_a_misspelt_one_is_still_said() -> None:
+    text = edit("    outcomes: [lo, hi]\n", "", RICH)
+    text = edit("    outcome:\n      - when: d > 3", "    outcom:\n      - when: d > 3", text)
+    assert [(d.code, d.message) for d in diagnostics(text)] == [
+        ("RC101", "checks.flip is missing the required key 'outcomes'"),
+        ("RC102", "unknown key 'outcom' in checks.flip"),
+    ]
+
+
 def test_the_unknown_key_named_is_the_misspelt_one() -> None:
     """Of two unknown keys, the one that stands for a missing required key is named."""
     d = one(edit("    text: hello", "    zzz: 1\n    txt: hello", RICH))

@@ -607,9 +607,7 @@ def _composer() -> Any:
         have no place in a ruleset: NaN, infinities and numbers of more than `MAX_DIGITS` digits."""
 
         def compose_node(self, parent: Any, index: Any) -> Any:
-            from ruamel.yaml.events import AliasEvent
-
-            if not self.parser.check_event(AliasEvent):
+            if getattr(self.parser.peek_event(), "ctag", None) is not None:  # an alias has none
                 _check_tag(self.parser.peek_event())
             return super().compose_node(parent, index)
 

@@ -90,10 +90,12 @@ def _walk(errors: list[ValidationError]) -> Iterator[ValidationError]:
 
 
 def _missing(error: ValidationError) -> list[str]:
-    """The keys a `required` error finds missing."""
+    """The key a `required` error finds missing (jsonschema makes one error per missing key,
+    and names it in its message)."""
     if not isinstance(error.instance, dict) or not isinstance(error.validator_value, list):
         return []
-    return [str(k) for k in error.validator_value if k not in error.instance]
+    named = str(error.message).split("'")[1] if "'" in str(error.message) else None
+    return [str(k) for k in error.validator_value if k not in error.instance and str(k) == named]
 
 
 def _misspellings(errors: list[ValidationError]) -> Slips:
