@@ -594,16 +594,23 @@ def _no_such_name(text: str, file: Path | None = None, *, path: bool = False) ->
     return LoadError([Diagnostic("RC001", f"no ruleset '{text}': {said}", None, hint)], missing=True)
 
 
-def load_source(source: SourceFile, *, limits: Limits = DEFAULT_LIMITS) -> Ruleset:
-    """Run every stage on one source file, within `limits`."""
+def load_source(
+    source: SourceFile, *, limits: Limits = DEFAULT_LIMITS, deadline: float | None = None
+) -> Ruleset:
+    """Run every stage on one source file, within `limits`. A `deadline` (seconds from now)
+    bounds the load itself by the clock, as a server bounds a ruleset sent in a request: past it,
+    a `DeadlineError`. (`Limits.deadline` bounds each evaluation, not a load, whose size the
+    text's bounds already limit: a cold load of a shipped ruleset takes a few tenths of a second.)"""
     arg.of_type("load_source", "source", source, SourceFile)
     arg.name("load_source", "source' name", source.name)
     arg.name("load_source", "source' text", source.text)
     arg.of_type("load_source", "limits", limits, Limits)
+    if deadline is not None:
+        arg.seconds("load_source", "deadline", deadline)
     memo = (source.name, source.text, limits)
     found = _LOADED.get(memo)
     if found is None:
-        found = _compiled(source, limits)
+        found = _compiled(source, limits, deadline)
         with _LOADED_LOCK:
             _LOADED[memo] = found
             while len(_LOADED) > _LOADED_MAX:
@@ -634,14 +641,14 @@ _LOADED_MAX = 16
 _LOADED_LOCK = threading.Lock()
 
 
-def _compiled(source: SourceFile, limits: Limits) -> _Loaded:
+def _compiled(source: SourceFile, limits: Limits, deadline: float | None = None) -> _Loaded:
     """Every stage on `source`. When an earlier process loaded, validated and compiled the same
     text under the same limits, its document and its expressions' shapes come from the private
     on-disk cache (`syntax.cached`): no YAML parser, no schema check, no lark. Otherwise the YAML
     is read and checked (jsonschema imported only then), and what compiled is kept for the next
     process; a ruleset with any problem is never kept, so it is reported afresh every time."""
-    # the load's one clock, from its start: read as the compile writes code (`Emitter._clock`)
-    work = Work(limits.max_work, limits.deadline)
+    # a deadline's clock runs from the load's start, read as the compile writes code (`Emitter`)
+    work = Work(limits.max_work, deadline) if deadline is not None else None
     key = cached.key(
         source, limits.max_yaml_bytes, limits.max_yaml_depth, limits.max_yaml_nodes, parser.fingerprint()
     )

@@ -21,7 +21,7 @@ from ..errors import MAX_COMPUTED_DIGITS, Diagnostic, EvalError, LimitError, lim
 from ..frozen import replace
 from ..model.types import Type
 from ..model.values import Multi, Symbol, normalize
-from ..runtime.work import current_work
+from ..runtime.work import Work, current_work
 from ..syntax.positions import Span
 
 
@@ -183,6 +183,9 @@ class Emitter:
         """`max_code` passed, where it was first: from there nothing is compiled (`define` makes a
         function that raises it), and the compile goes on checking the rest, so that what it finds
         is reported with it (`Structure.run`) and nothing is left unmade to be reported again."""
+        self.clock: Work | None = None
+        """The load's clock, when it has a deadline of its own (`compile_document(work=)`): read as
+        code is written and compiled (`_clock`)."""
         self._made = 0
         self._look = CLOCK_CODE
         """Characters written and compiled so far, and how many more before the clock is read."""
@@ -256,15 +259,15 @@ class Emitter:
         return fn
 
     def _clock(self, n: int) -> None:
-        """Read the load's clock now and then (a `DeadlineError` once its deadline has passed):
-        writing and compiling code is most of a load, and a large ruleset sent to a server takes
-        seconds. Past the deadline every call reads it again, so a caller that took the error for
-        a constant it could not fold meets it at its next function."""
+        """Read the load's clock now and then, when it has one (a `DeadlineError` once its
+        deadline has passed): writing and compiling code is most of a load, and a large ruleset
+        sent to a server takes seconds. Past the deadline every call reads it again, so a caller
+        that took the error for a constant it could not fold meets it at its next function."""
+        if self.clock is None:
+            return
         self._made += n
         if self._made >= self._look:
-            work = current_work()
-            if work is not None:
-                work.check_clock()
+            self.clock.check_clock()
             self._look = self._made + CLOCK_CODE
 
 

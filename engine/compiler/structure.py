@@ -97,13 +97,17 @@ def compile_document(
 ) -> RulesetModel:
     """Compile a validated document within `limits` (expression depth and size), raising
     `CompileError` with every problem found. `inline=False` keeps every table a call in the
-    generated loops (the same results: tests compare the two). `work` is the load's budget, which
-    folding constants charges, and its clock, which stops the compile with a `DeadlineError`
-    (the code written is read against it, `Emitter`): by default a fresh one under `limits`; a
-    caller whose load began earlier (reading the YAML) passes its own."""
+    generated loops (the same results: tests compare the two). Folding constants runs tables, so
+    it charges a budget: by default a fresh one under `limits`. A load with a deadline of its own
+    (a server's, for a ruleset sent in a request: `api.load_source(deadline=)`) passes `work`,
+    whose clock is also read as code is written and compiled (`Emitter._clock`), so the compile
+    stops with a `DeadlineError` when it passes; `Limits.deadline` alone bounds evaluations, not
+    a load."""
     try:
-        with working(work if work is not None else new_work(limits)):  # folding runs tables
-            return Structure(doc, limits, inline=inline).run()
+        with working(work if work is not None else new_work(limits)):
+            structure = Structure(doc, limits, inline=inline)
+            structure.unit.emit.clock = work
+            return structure.run()
     except Problem as f:  # a problem outside any statement: still a diagnostic, never a traceback
         raise CompileError([f.diag]) from None
 

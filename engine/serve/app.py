@@ -137,7 +137,7 @@ class Catalog:
             if found is not None:
                 self._sources.move_to_end(key)
                 return found
-        found = load_source(SourceFile(shown, text), limits=self.limits)
+        found = load_source(SourceFile(shown, text), limits=self.limits, deadline=self.settings.deadline)
         with self._lock:
             self._sources[key] = found
             while len(self._sources) > self.settings.cached_sources:

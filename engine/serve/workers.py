@@ -233,9 +233,7 @@ def _serve(conn: Connection, limits: Limits) -> None:  # pragma: no cover - runs
             if rs is None:
                 # within what the request has left (the server loaded it too: a text's compile
                 # is seconds at most, but each is the request's time)
-                rs = load_source(
-                    SourceFile(job.name, job.text), limits=replace(limits, deadline=max(seconds, 0.001))
-                )
+                rs = load_source(SourceFile(job.name, job.text), limits=limits, deadline=max(seconds, 0.001))
                 kept[key] = rs
                 while len(kept) > RULESETS_PER_WORKER:
                     kept.popitem(last=False)
