@@ -135,6 +135,24 @@ def cases() -> list[Case]:
         "type",
         lambda: engine.load_source(engine.SourceFile("x", TEXT), limits=3),
     )
+    add(
+        "load_source",
+        "deadline",
+        "type",
+        lambda: engine.load_source(engine.SourceFile("x", TEXT), deadline="1"),
+    )
+    add(
+        "load_source",
+        "deadline",
+        "negative",
+        lambda: engine.load_source(engine.SourceFile("x", TEXT), deadline=-1),
+    )
+    add(
+        "load_source",
+        "deadline",
+        "inf",
+        lambda: engine.load_source(engine.SourceFile("x", TEXT), deadline=INF),
+    )
     add("new_campaign", "name", "type", lambda: engine.new_campaign(3, RULES, store=MemoryStore()))
     # a name a campaign keeps: printable, 1 to 100 characters, no space at an end, no '/'
     for bad, says in [
