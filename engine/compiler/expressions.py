@@ -176,9 +176,9 @@ class Expressions:
         if not isinstance(node, (ast.Num, ast.Bool, ast.Sym, ast.Name)) and not ast.names(node):
             try:
                 value = self.unit.emit.expression(src, node.span)({})
-            except DeadlineError:  # the load's deadline: the load ends (`statement`)
-                raise
             except LimitError as exc:  # the load's work budget (`compile_document`) or a number's size
+                if isinstance(exc, DeadlineError) and self.unit.emit.clock is not None:
+                    raise  # the load's own deadline (`load_source(deadline=)`): the load ends
                 d = exc.diagnostics[0]
                 bound = d.advice.name if d.advice is not None and d.advice.kind == "limit" else None
                 if bound == "max_code":  # no code past it (`Emitter.passed`, reported once): not folded
