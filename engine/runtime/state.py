@@ -668,13 +668,9 @@ def _check_owner(items: Mapping[str, Item], env: Mapping[str, Any], effect: Effe
                 raise _fail("RC906", f"'{name}' would be {value}, below its minimum {lo}", where, _hint(item))
             if hi is not None and value > hi:
                 raise _fail("RC906", f"'{name}' would be {value}, above its maximum {hi}", where, _hint(item))
-        elif isinstance(item, Tally):
-            below = [(m, c) for m, c in env[name].tally or () if c < 0]
-            if below:  # every change refuses this itself, with its cause; here nothing slips by
-                m, c = below[0]
-                raise _fail("RC906", f"'{name}' would have {c} {m!s}: no member may be below zero", where)
-            if item.maximum is None:
-                continue
+        # (a tally's member below zero is refused by every change that makes one, with its cause:
+        # a start, an effect, a promotion)
+        elif isinstance(item, Tally) and item.maximum is not None:
             total = len(env[name])
             hi = _run(item.maximum, env, f"the max of '{name}'")
             if total > hi:

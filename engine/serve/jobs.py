@@ -155,7 +155,7 @@ def roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
         check.name,
         random.Random(seed),
         forced=forced,
-        policy=_policy(body),
+        policy=policy_of(body.get("policy")),
         **body["inputs"],
     )
     data = result.as_json()
@@ -177,7 +177,7 @@ def roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
 
 def prob(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
     check = rs.check(body["check"])
-    dist = rs.distribution(check.name, policy=_policy(body), **body["inputs"])
+    dist = rs.distribution(check.name, policy=policy_of(body.get("policy")), **body["inputs"])
     out: dict[str, Any] = {
         "check": check.name,
         "inputs": {k: to_json(v) for k, v in dist.inputs.items()},
@@ -213,7 +213,7 @@ def sweep(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
                 )
             ]
         )
-    policy = _policy(body)
+    policy = policy_of(body.get("policy"))
     points = []
     clock = _Shared(rs)
     for x in range(lo, hi + 1):
@@ -258,7 +258,7 @@ def scene_odds(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
         body["scene"],
         params=body.get("inputs") or {},
         parties=body.get("parties") or {},
-        policy=_policy(body),
+        policy=policy_of(body.get("policy")),
         expect=tuple(body.get("expect") or ()),
     )
     return found.as_json()
@@ -272,7 +272,7 @@ def scene_roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
         random.Random(seed),
         params=body.get("inputs") or {},
         parties=body.get("parties") or {},
-        policy=_policy(body),
+        policy=policy_of(body.get("policy")),
     )
     return {**played.as_json(), "seed": seed}
 
@@ -316,10 +316,10 @@ def _point(key: str, name: Any, p: Fraction) -> dict[str, Any]:
     return {key: name, "probability": fraction_text(p), "float": float(p)}
 
 
-def _policy(body: Mapping[str, Any]) -> str:
-    """The policy asked for, `always` when none is: "" is one asked for (and no policy, RC408)."""
-    policy = body.get("policy")
-    return "always" if policy is None else str(policy)
+def policy_of(asked: str | None) -> str:
+    """The policy a request asked for, `always` when it asked for none: "" is one asked for (and
+    no policy, RC408)."""
+    return "always" if asked is None else asked
 
 
 def _forced(force: Any, check: Check) -> dict[str, Any] | None:

@@ -22,6 +22,7 @@ from ..state.records import Event, Store, whole
 from ..state.stores import is_postgres, postgres_url
 from ..syntax.resources import shipped_rulesets
 from ..tools.render import event_json, ruleset_shown
+from . import jobs
 from .app import Server, server_of
 from .body import OnceRoute, before_body
 from .models import (
@@ -240,7 +241,7 @@ def act(name: str, body: ActRequest, request: Request) -> dict[str, Any]:
             body.character,
             seed=body.seed,
             forced=body.force or None,
-            policy="always" if body.policy is None else body.policy,
+            policy=jobs.policy_of(body.policy),
             others=body.others,
             **body.inputs,
         )
@@ -256,7 +257,7 @@ def roll(name: str, body: CampaignRollRequest, request: Request) -> dict[str, An
             body.check,
             seed=body.seed,
             forced=body.force or None,
-            policy="always" if body.policy is None else body.policy,
+            policy=jobs.policy_of(body.policy),
             **body.inputs,
         )
         return _changed(request, campaign, event, {"roll": result.as_json()})
@@ -287,7 +288,7 @@ def scene(name: str, body: CampaignSceneRequest, request: Request) -> dict[str, 
             body.scene,
             body.cast,
             seed=body.seed,
-            policy="always" if body.policy is None else body.policy,
+            policy=jobs.policy_of(body.policy),
         )
         return {
             "event": event_json(event),
