@@ -125,10 +125,17 @@ class Ruleset:
             raise SchemaError(
                 [Diagnostic("RC101", "a scene file holds 'scenes:', a mapping of scenes", where)]
             )
-        for key in part.data:
-            if key != "scenes":
-                message = f"unknown key '{key}' in a scene file: it holds only 'scenes:'"
-                raise SchemaError([Diagnostic("RC102", message, part.span((key,), key=True))])
+        unknown = [
+            Diagnostic(
+                "RC102",
+                f"unknown key '{key}' in a scene file: it holds only 'scenes:'",
+                part.span((key,), key=True),
+            )
+            for key in part.data
+            if key != "scenes"
+        ]
+        if unknown:
+            raise SchemaError(unknown)  # every one, each at its key
         merged = self.document
         for name in scenes:
             if name in (self.document.data.get("scenes") or {}):

@@ -127,6 +127,17 @@ def test_a_mistake_in_a_scene_file_is_reported_at_its_own_line(
     assert first.span.line == line, caught.value
 
 
+def test_every_unknown_key_of_a_scene_file_is_named_at_its_key(castle: engine.Ruleset) -> None:
+    """Not only the first: each key beside `scenes:` is its own RC102, at its own line."""
+    text = "rulecraft: 1\n" + FIRST_BLOOD + "name: duel\n"
+    with pytest.raises(engine.RulecraftError) as caught:
+        castle.with_scenes(text)
+    assert [(d.code, d.message, d.span.line if d.span else 0) for d in caught.value.diagnostics] == [
+        ("RC102", f"unknown key '{key}' in a scene file: it holds only 'scenes:'", line)
+        for key, line in (("rulecraft", 1), ("name", len(text.splitlines())))
+    ]
+
+
 def test_a_misspelt_party_is_named_with_the_nearest(castle: engine.Ruleset) -> None:
     text = FIRST_BLOOD.replace("act: end_exchange, by: you", "act: end_exchange, by: yuo")
     with pytest.raises(engine.RulecraftError) as caught:

@@ -259,10 +259,88 @@ def test_a_key_missing_beside_a_misspelt_one_is_still_said() -> None:
     ]
 
 
-def test_the_unknown_key_named_is_the_misspelt_one() -> None:
-    """Of two unknown keys, the one that stands for a missing required key is named."""
-    d = one(edit("    text: hello", "    zzz: 1\n    txt: hello", RICH))
-    assert (d.message, d.hint) == ("unknown key 'txt' in notes.0", "did you mean 'text'?")
+def test_every_unknown_key_is_named_the_misspelt_one_with_the_key_it_stands_for() -> None:
+    """Of two unknown keys, each is named at its own key (the first alone had been); the one
+    that stands for a missing required key with that key, the other with the allowed keys."""
+    text = edit("    text: hello", "    zzz: 1\n    txt: hello", RICH)
+    found = diagnostics(text)
+    assert [(d.code, d.message, d.hint) for d in found] == [
+        ("RC102", "unknown key 'zzz' in notes.0", "allowed keys: id, text"),
+        ("RC102", "unknown key 'txt' in notes.0", "did you mean 'text'?"),
+    ]
+    assert [(d.span.line, d.span.col) if d.span else None for d in found] == [
+        at(text, "zzz:"),
+        at(text, "txt:"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "where", "told"),
+    [
+        (
+            "choices: [a, b], default: a}",
+            "choicez: [a, b], default: a, nmae: r, zzz: 1}",
+            "checks.flip.inputs.r",
+            # 'choices' is missing (required of a choice): 'choicez' stands for it
+            [("choicez", "did you mean 'choices'?"), ("nmae", None), ("zzz", None)],
+        ),
+        (
+            "    outcomes: [lo, hi]\n",
+            "    outcomes: [lo, hi]\n    titel: t\n    zzz: 2\n    outptus: {}\n",
+            "checks.flip",
+            [("titel", "did you mean 'title'?"), ("zzz", None), ("outptus", "did you mean 'outputs'?")],
+        ),
+        (
+            "may: reroll}",
+            "may: reroll, onn: 1, zzz: 2}",
+            "checks.flip.roll.d.triggers.0",
+            [("onn", None), ("zzz", None)],
+        ),
+    ],
+    ids=["an input", "a check", "a trigger (one of several forms)"],
+)
+def test_every_unknown_key_of_one_mapping_is_its_own_diagnostic(
+    old: str, new: str, where: str, told: list[tuple[str, str | None]]
+) -> None:
+    """As a validator that reports its errors as data would: one RC102 per unknown key of the
+    mapping (only the first had been said), each at its own key, each with its own hint."""
+    text = edit(old, new, RICH)
+    found = diagnostics(text)
+    assert [(d.code, d.message) for d in found] == [
+        ("RC102", f"unknown key '{k}' in {where}") for k, _ in told
+    ]
+    for d, (key, hint) in zip(found, told):
+        line = text.splitlines()[d.span.line - 1] if d.span else ""
+        assert d.span is not None and line[d.span.col - 1 :].startswith(f"{key}:")
+        assert d.span.end_col == d.span.col + len(key)
+        if hint is not None:
+            assert d.hint == hint
+        else:
+            assert d.hint is not None and d.hint.startswith("allowed keys: ")
+
+
+def test_the_command_line_prints_every_unknown_key_and_fails_once(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        edit("choices: [a, b]", "choices: [a, b], mni: 0, maxx: 4, bogus: 1", RICH), encoding="utf-8"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "RULECRAFT_NO_CACHE": "1"},
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    said = [line for line in done.stderr.splitlines() if " error RC102: " in line]
+    assert [line.split("RC102: ")[1] for line in said] == [
+        f"unknown key '{k}' in checks.flip.inputs.r" for k in ("mni", "maxx", "bogus")
+    ]
+    assert done.stdout.count("FAILED") == 1
 
 
 def test_an_unknown_key_of_a_row_is_not_told_with_the_description_of_the_outcome() -> None:

@@ -21,6 +21,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from ..errors import Diagnostic, SchemaError, did_you_mean
 from ..frozen import replace
 from .document import Document
+from .positions import Span
 from .resources import schema_path
 
 
@@ -66,12 +67,13 @@ def _validator() -> Draft202012Validator:
 def validate(doc: Document) -> None:
     """Raise `SchemaError` listing every shape problem of the document, in file order.
 
-    A misspelt key is said once, as the unknown key ("did you mean 'outcome'?"): the missing
-    required key it stands for (`RC101`), or the form it would have made (`RC105`), is its
-    consequence and is not said again."""
+    Every unknown key of a mapping is said, each at its own key. A misspelt key is said once, as
+    the unknown key ("did you mean 'outcome'?"): the missing required key it stands for
+    (`RC101`), or the form it would have made (`RC105`), is its consequence and is not said
+    again."""
     errors = list(_validator().iter_errors(doc.data))
     slips = _misspellings(errors)
-    diags = [_diagnostic(doc, e, slips) for e in errors if not _explained(e, slips)]
+    diags = [d for e in errors if not _explained(e, slips) for d in _diagnostics(doc, e, slips)]
     if diags:
         diags.sort(key=lambda d: (d.span.line if d.span else 0, d.span.col if d.span else 0))
         raise SchemaError(_dedupe(diags))
@@ -205,18 +207,21 @@ def _exclusive(error: ValidationError) -> tuple[str, str] | None:
     return None
 
 
-def _diagnostic(doc: Document, error: ValidationError, slips: Slips | None = None) -> Diagnostic:
+def _diagnostics(doc: Document, error: ValidationError, slips: Slips | None = None) -> list[Diagnostic]:
+    """What one schema error says: one diagnostic, or one per unknown key of a mapping."""
     if error.validator == "oneOf" and error.context and (pair := _exclusive(error)) is not None:
         # both of two keys that exclude each other: at the later one, which is most often the slip
         at = tuple(error.absolute_path)
         spans = sorted((doc.span((*at, k), key=True) for k in pair), key=lambda sp: (sp.line, sp.col))
         text = _schema_of(error).get("errorMessage") or _schema_of(error).get("description", error.message)
-        return Diagnostic(
-            "RC105",
-            f"{_where(doc, list(at))} has both '{pair[0]}' and '{pair[1]}': {text}",
-            spans[-1],
-            f"keep one of '{pair[0]}' and '{pair[1]}'",
-        )
+        return [
+            Diagnostic(
+                "RC105",
+                f"{_where(doc, list(at))} has both '{pair[0]}' and '{pair[1]}': {text}",
+                spans[-1],
+                f"keep one of '{pair[0]}' and '{pair[1]}'",
+            )
+        ]
     if error.validator in ("oneOf", "anyOf") and error.context:
         # Only the alternatives of the instance's own type explain it (an array is not a string).
         fitting = [
@@ -234,11 +239,13 @@ def _diagnostic(doc: Document, error: ValidationError, slips: Slips | None = Non
             and len(deeper.absolute_path) <= len(error.absolute_path)
             and deeper.validator not in ("additionalProperties",)
         ):
-            return Diagnostic(
-                "RC105",
-                f"{_where(doc, list(error.absolute_path))}: {custom}",
-                doc.span(tuple(error.absolute_path)),
-            )
+            return [
+                Diagnostic(
+                    "RC105",
+                    f"{_where(doc, list(error.absolute_path))}: {custom}",
+                    doc.span(tuple(error.absolute_path)),
+                )
+            ]
         if len(deeper.absolute_path) > len(error.absolute_path) or deeper.validator in (
             "required",
             "additionalProperties",
@@ -248,44 +255,64 @@ def _diagnostic(doc: Document, error: ValidationError, slips: Slips | None = Non
             "pattern",
             "minItems",
         ):
-            told = _diagnostic(doc, deeper, slips)
+            told = _diagnostics(doc, deeper, slips)
             described = _schema_of(error).get("description")
-            misspelt = deeper.validator == "additionalProperties" and (told.hint or "").startswith("did you")
             if (
                 described
                 and deeper.validator in ("enum", "additionalProperties")
                 and deeper.absolute_path == error.absolute_path
-                and not misspelt
             ):
                 # the value fits none of its forms: the forms it may take, as the schema says them
                 # (not for a mapping inside it, nor where the key meant is named already)
-                return replace(told, hint=_then(told.hint, described))
+                return [
+                    d
+                    if deeper.validator == "additionalProperties" and (d.hint or "").startswith("did you")
+                    else replace(d, hint=_then(d.hint, described))
+                    for d in told
+                ]
             return told
     path = list(error.absolute_path)
     span = doc.span(tuple(path))
     where = _where(doc, path)
     v = error.validator
     if v == "additionalProperties":
-        allowed = list(_schema_of(error).get("properties", {}))
-        extra = _extra(error)
-        meant = (slips or {}).get(tuple(path), {})
-        # the misspelling of a missing required key first: it is what the author must fix
-        key = next((k for k in extra if str(k) in meant), extra[0] if extra else "?")
+        return _unknown_keys(doc, error, slips or {})
+    return [_diagnostic(doc, error, path, span, where)]
+
+
+def _unknown_keys(doc: Document, error: ValidationError, slips: Slips) -> list[Diagnostic]:
+    """One RC102 per key of the mapping that its schema does not have, each at its own key: a
+    misspelling of a missing required key with the key it stands for, any other with the nearest
+    allowed key not written yet (or the allowed keys)."""
+    path = tuple(error.absolute_path)
+    where = _where(doc, list(path))
+    allowed = list(_schema_of(error).get("properties", {}))
+    meant = slips.get(path, {})
+    instance: Any = error.instance
+    an_input = len(path) >= 2 and path[-2] == "inputs" and isinstance(instance, dict)
+    if an_input and instance.get("type") != "list":
+        allowed = [k for k in allowed if k not in LIST_INPUT_KEYS]  # not offered to an int input
+    # a key written already is not the one a misspelling stands for ('outcomez' beside
+    # 'outcome' means the missing 'outcomes')
+    unused = [k for k in allowed if not (isinstance(instance, dict) and k in instance)]
+    told = []
+    for key in _extra(error) or ["?"]:
         name = str(key)
-        instance: Any = error.instance
-        an_input = len(path) >= 2 and path[-2] == "inputs" and isinstance(instance, dict)
-        if an_input and instance.get("type") != "list":
-            allowed = [k for k in allowed if k not in LIST_INPUT_KEYS]  # not offered to an int input
-        # a key written already is not the one a misspelling stands for ('outcomez' beside
-        # 'outcome' means the missing 'outcomes')
-        unused = [k for k in allowed if not (isinstance(instance, dict) and k in instance)]
         hint = f"did you mean '{meant[name]}'?" if name in meant else did_you_mean(name, unused)
-        return Diagnostic(
-            "RC102",
-            f"unknown key '{name}' in {where}",
-            doc.span(tuple(path) + (key,), key=True),
-            hint or (f"allowed keys: {', '.join(allowed)}" if allowed else None),
+        told.append(
+            Diagnostic(
+                "RC102",
+                f"unknown key '{name}' in {where}",
+                doc.span(path + (key,), key=True),
+                hint or (f"allowed keys: {', '.join(allowed)}" if allowed else None),
+            )
         )
+    return told
+
+
+def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Span, where: str) -> Diagnostic:
+    """What any other schema error says: one diagnostic at the value (`span`), its path `where`."""
+    v = error.validator
     if v == "required":
         missing = str(error.message).split("'")[1] if "'" in error.message else "?"
         key_span = doc.span(tuple(path), key=True) if path else span
