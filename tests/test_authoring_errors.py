@@ -595,6 +595,101 @@ def test_an_unknown_input_key_offers_the_keys_of_its_kind(line: str, lists: bool
     offered = set(d.hint.removeprefix("allowed keys: ").split(", "))
     assert {"type", "min", "max", "default", "description"} <= offered
     assert ({"of", "min_length", "max_length"} <= offered) is lists
+    assert "choices" not in offered  # a choice's key, which a number refuses (RC310)
+
+
+@pytest.mark.parametrize(
+    "written, offered",
+    [
+        ("{type: bool, default: false, colour: red}", {"type", "default", "description"}),
+        ("{type: choice, choices: [a, b], colour: red}", {"type", "default", "choices", "description"}),
+    ],
+)
+def test_an_unknown_key_of_a_bool_or_choice_input_is_offered_no_bound(
+    written: str, offered: set[str]
+) -> None:
+    d = one(rich("      bonus: {type: int, min: 0, max: 5, default: 0}", f"      bonus: {written}"))
+    assert d.code == "RC102" and d.hint is not None
+    assert set(d.hint.removeprefix("allowed keys: ").split(", ")) == offered
+
+
+@pytest.mark.parametrize(
+    "line, key, message, hint",
+    [
+        (
+            "      bonus: {type: int, choices: [1, 2], default: 1}",
+            "choices",
+            "'choices' belongs to a choice input, and 'bonus' is not one (it is int)",
+            "write 'type: choice' to make it one of the names, or remove the key",
+        ),
+        (
+            "      bonus: {type: number, choices: [low, high], default: 0}",
+            "choices",
+            "'choices' belongs to a choice input, and 'bonus' is not one (it is number)",
+            "write 'type: choice' to make it one of the names, or remove the key",
+        ),
+        (
+            "      bonus: {choices: [low, high], default: 0}",
+            "choices",
+            "'choices' belongs to a choice input, and 'bonus' is not one (it is int)",
+            "write 'type: choice' to make it one of the names, or remove the key",
+        ),
+        (
+            "      bonus: {type: bool, min: 0, default: false}",
+            "min",
+            "'min' bounds a number, and 'bonus' is a bool input",
+            "remove the key: a bool input is true or false",
+        ),
+        (
+            "      bonus: {type: bool, default: false, max: 1}",
+            "max",
+            "'max' bounds a number, and 'bonus' is a bool input",
+            "remove the key: a bool input is true or false",
+        ),
+        (
+            "      bonus: {type: choice, choices: [low, high], max: 3, default: low}",
+            "max",
+            "'max' bounds a number, and 'bonus' is a choice input",
+            "remove the key: a choice input is one of its choices",
+        ),
+    ],
+    ids=[
+        "choices on an int",
+        "choices on a number",
+        "choices on an untyped input",
+        "min on a bool",
+        "max on a bool",
+        "max on a choice",
+    ],
+)
+def test_a_key_the_inputs_type_does_not_take_is_refused_at_the_key(
+    line: str, key: str, message: str, hint: str
+) -> None:
+    """`choices` belongs to `type: choice`, `min`/`max` to numbers (docs/language.md, Inputs):
+    on another input they had been ignored, silently."""
+    text = rich("      bonus: {type: int, min: 0, max: 5, default: 0}", line)
+    text = (
+        text.replace("total: kept + bonus", "total: kept + (1 if bonus else 0)") if "bool" in line else text
+    )
+    text = text.replace("total: kept + bonus", "total: kept + rank(bonus)") if "choice," in line else text
+    d = one(text)
+    assert d.span is not None
+    assert (d.code, d.span.line, d.span.col) == ("RC310", *at(text, line, f"{key}:"))
+    assert d.span.end_col == d.span.col + len(key)
+    assert (d.message, d.hint) == (message, hint)
+
+
+def test_each_key_an_input_does_not_take_is_said() -> None:
+    text = rich(
+        "      bonus: {type: int, min: 0, max: 5, default: 0}", "      bonus: {type: bool, min: 0, max: 1}"
+    )
+    text = text.replace("total: kept + bonus", "total: kept + (1 if bonus else 0)")
+    with pytest.raises(RulecraftError) as info:
+        engine.load_source(SourceFile("bad.yaml", text))
+    assert [(d.code, d.span.col if d.span else 0) for d in info.value.diagnostics] == [
+        ("RC310", at(text, "bonus: {", "min:")[1]),
+        ("RC310", at(text, "bonus: {", "max:")[1]),
+    ]
 
 
 def test_a_ruleset_named_without_its_suffix_is_found_for_the_hint(tmp_path: Path) -> None:

@@ -789,6 +789,7 @@ class Structure:
             spec = spec[key]
         check = owner
         kind = spec.get("type", "int")
+        self._input_keys(path, name, kind, spec)
         if kind == "list" or any(k in spec for k in ("of", "min_length", "max_length")):
             return self._list_input(path, name, spec, lists)
         scale = None
@@ -828,6 +829,30 @@ class Structure:
         if default is not None and scale is None:
             default = self._fitted(made, default, path)
         return replace(made, default=default)
+
+    def _input_keys(self, path: PathKey, name: str, kind: str, spec: dict[str, Any]) -> None:
+        """RC310 at each key that the input's type does not take and that would mean nothing
+        there: `choices` on an input that is not a choice, `min`/`max` on a bool or a choice. (A
+        list's own keys elsewhere are RC321, `_list_input`.)"""
+        from ..syntax.schema import LIST_INPUT_KEYS, input_takes  # a small table, read only here
+
+        diags = []
+        for key in spec:
+            if key in LIST_INPUT_KEYS or input_takes(kind, key):
+                continue
+            if key == "choices":
+                message = f"'choices' belongs to a choice input, and '{name}' is not one (it is {kind})"
+                hint = "write 'type: choice' to make it one of the names, or remove the key"
+            else:
+                message = f"'{key}' bounds a number, and '{name}' is a {kind} input"
+                hint = "remove the key: " + (
+                    "a bool input is true or false"
+                    if kind == "bool"
+                    else "a choice input is one of its choices"
+                )
+            diags.append(Diagnostic("RC310", message, self.unit.doc.span(path + (key,), key=True), hint))
+        if diags:
+            raise CompileError(diags)
 
     def _list_input(self, path: PathKey, name: str, spec: dict[str, Any], lists: bool) -> InputSpec:
         """A list input: whole numbers (or numbers, `of: number`) each within `min`..`max`, at

@@ -180,6 +180,21 @@ def _where(doc: Document, path: list[Any]) -> str:
 LIST_INPUT_KEYS = ("of", "min_length", "max_length")
 """An input's keys that only a list input takes (the compiler refuses them elsewhere, RC321)."""
 
+TYPED_INPUT_KEYS: dict[str, tuple[str, ...]] = {
+    **{key: ("list",) for key in LIST_INPUT_KEYS},
+    "choices": ("choice",),
+    "min": ("int", "number", "list"),
+    "max": ("int", "number", "list"),
+}
+"""An input's keys that only inputs of some types take, and those types (`docs/language.md`,
+Inputs): the compiler refuses such a key on an input of another type (RC321 for a list's keys,
+RC310 for the others), where it would mean nothing."""
+
+
+def input_takes(kind: Any, key: str) -> bool:
+    """Whether an input of type `kind` takes the key `key`."""
+    return key not in TYPED_INPUT_KEYS or kind in TYPED_INPUT_KEYS[key]
+
 
 def _extra_keys(error: ValidationError) -> int:
     """How many keys of the mapping its schema does not have."""
@@ -290,8 +305,9 @@ def _unknown_keys(doc: Document, error: ValidationError, slips: Slips) -> list[D
     meant = slips.get(path, {})
     instance: Any = error.instance
     an_input = len(path) >= 2 and path[-2] == "inputs" and isinstance(instance, dict)
-    if an_input and instance.get("type") != "list":
-        allowed = [k for k in allowed if k not in LIST_INPUT_KEYS]  # not offered to an int input
+    kinds = _schema_of(error).get("properties", {}).get("type", {}).get("enum", [])
+    if an_input and instance.get("type", "int") in kinds:  # of a type it knows: not a key it refuses
+        allowed = [k for k in allowed if input_takes(instance.get("type", "int"), k)]
     # a key written already is not the one a misspelling stands for ('outcomez' beside
     # 'outcome' means the missing 'outcomes')
     unused = [k for k in allowed if not (isinstance(instance, dict) and k in instance)]

@@ -53,6 +53,8 @@ from hypothesis_jsonschema import from_schema
 from lark import Lark
 from lark.grammar import NonTerminal
 
+from engine.syntax.schema import input_takes
+
 NAMES = ("a", "n", "d", "e", "x", "t", "hit", "miss")
 """The pool every generated name is drawn from: rolls, inputs, lets, checks, tables, scales,
 scale members, bags and chits alike."""
@@ -375,9 +377,11 @@ def playable_rulesets(draw: st.DrawFn) -> dict[str, Any]:
         "outcomes": list(OUTCOMES),
     }
     inputs = draw(st.dictionaries(st.sampled_from(INPUTS), _strategy("input"), max_size=2))
-    for spec in inputs.values():
+    for name, spec in inputs.items():
         if isinstance(spec.get("choices"), str):  # a scale's name: there is none here
             spec["choices"] = list(OUTCOMES)
+        # a key its type does not take (`min` on a bool, `choices` on an int) is refused at load
+        inputs[name] = {k: v for k, v in spec.items() if input_takes(spec.get("type", "int"), k)}
     if inputs:
         check["inputs"] = inputs
     if draw(st.booleans()):
