@@ -146,6 +146,15 @@ def test_a_pool_over_a_list_is_exact_against_enumeration():
         ("{pool: xs, die: 6,", "{pool: xs, die: 6, cap: 3,", "RC320", "takes no 'cap'"),
         ("{pool: xs,", "{pool: xs == xs,", "RC322", "a number of dice or a list of numbers"),
         ("default: [1, 2]", "default: [1, 9]", "RC310", "is above its maximum 3"),
+        # a list's default is a list (docs/language.md): `2` had been taken for [2], silently
+        (
+            "default: [1, 2]",
+            "default: 2",
+            "RC310",
+            "default 2 does not fit: the default of list input 'xs' is a list",
+        ),
+        ("default: [1, 2]", 'default: "1, 2"', "RC310", "default '1, 2' does not fit"),
+        ("default: [1, 2]", "default: true", "RC310", "default true does not fit"),
     ],
 )
 def test_list_mistakes_are_one_worded_diagnostic(old: str, new: str, code: str, words: str):
@@ -154,6 +163,10 @@ def test_list_mistakes_are_one_worded_diagnostic(old: str, new: str, code: str, 
     d = err.value.diagnostics[0]
     assert d.code == code and words in d.message, d.render()
     assert d.span is not None and d.span.line > 1
+    if new.startswith("default: ") and not new.startswith("default: ["):  # at the default itself
+        line = LIST.replace(old, new).splitlines()[d.span.line - 1]
+        assert line[d.span.col - 1 :].startswith(new.removeprefix("default: "))
+        assert d.hint is not None and "[" in d.hint
 
 
 def test_only_a_checks_inputs_may_be_lists():

@@ -50,7 +50,7 @@ from ..model.values import Symbol
 from ..runtime.builtins import HISTORY, library
 from ..runtime.context import new_work
 from ..runtime.folds import FOLDS, keeps
-from ..runtime.inputs import coerce
+from ..runtime.inputs import coerce, shown
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.rules import counting
 from ..runtime.work import Work, working
@@ -914,6 +914,16 @@ class Structure:
             max_length=hi_len,
         )
         default = spec.get("default")
+        if default is not None and not isinstance(default, list):
+            # a list's default is a list (docs/language.md): `5` is not taken for `[5]`
+            raise problem(
+                "RC310",
+                f"default {shown(default)} does not fit: the default of list input '{name}' is a list",
+                self.unit.doc.span(path + ("default",)),
+                f"write it in brackets, [{default}]"
+                if isinstance(default, (int, float)) and not isinstance(default, bool)
+                else "write its numbers in brackets, e.g. [0, 1] ([] for none)",
+            )
         return replace(made, default=None if default is None else self._fitted(made, default, path))
 
     def _fitted(self, made: InputSpec, default: Any, path: PathKey) -> Any:
