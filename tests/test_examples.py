@@ -198,3 +198,88 @@ checks:
         ("RC701", 13, 24),
         ("RC701", 17, 22),
     ], [d.message for d in failed]
+
+
+@pytest.mark.parametrize(
+    ("expect", "empty", "hint"),
+    [
+        ("{values: {}}", "values", "name at least one value or output, or remove `values`"),
+        ("{probability: {}}", "probability", "name at least one outcome, or remove `probability`"),
+        ("{mean: {}}", "mean", "name at least one value or output, or remove `mean`"),
+        ("{outcome: heads, values: {}}", "values", "name at least one value or output, or remove `values`"),
+        ("{probability: {heads: {}}}", "probability.heads", "bounds name `at_least`, `at_most` or both"),
+        ("{}", "", "an example expects at least one of `outcome`, `values`, `probability` and `mean`"),
+    ],
+)
+def test_an_empty_expectation_is_refused_at_load(expect: str, empty: str, hint: str) -> None:
+    """An empty expectation checks nothing: `expect: {values: {}}` had passed, having compared
+    nothing. Each empty form is RC104 at the empty mapping, with what to name."""
+    text = RULES + f"      - {{dice: {{d: 2}}, expect: {expect}}}\n"
+    with pytest.raises(engine.SchemaError) as caught:
+        engine.load_source(SourceFile("coin.yaml", text))
+    [d] = caught.value.diagnostics
+    where = "checks.flip.examples.0.expect" + (f".{empty}" if empty else "")
+    assert (d.code, d.message) == ("RC104", f"{where} is empty")
+    assert d.hint is not None and d.hint.startswith(hint) and "checks nothing" in d.hint
+    line = text.splitlines()[-1]
+    column = line.rindex("{}") + 1  # the empty mapping itself
+    assert d.span is not None and (d.span.line, d.span.col) == (len(text.splitlines()), column)
+
+
+STATE = """\
+rulecraft: 1
+name: lamp
+checks:
+  flip:
+    roll: {d: {die: 2}}
+    outcomes: [tails, heads]
+    outcome: "'heads' if d == 2 else 'tails'"
+state:
+  shared:
+    oil: {counter: 3, min: 0}
+  each:
+    luck: {counter: 1, min: 0}
+  examples:
+    - name: burn
+      characters: {ana: {}}
+      steps:
+        - {act: burn}
+      expect: {shared: {oil: 2}}
+actions:
+  burn:
+    effects:
+      - {remove: {oil: 1}}
+"""
+
+
+def test_the_state_base_passes() -> None:
+    assert all(r.passed for r in run_examples(engine.load(STATE)))
+
+
+@pytest.mark.parametrize(
+    ("expect", "where"),
+    [
+        ("{}", "state.examples.0.expect"),
+        ("{shared: {}}", "state.examples.0.expect.shared"),
+        ("{characters: {}}", "state.examples.0.expect.characters"),
+        ("{shared: {oil: 2}, characters: {ana: {}}}", "state.examples.0.expect.characters.ana"),
+    ],
+)
+def test_an_empty_state_expectation_is_refused_at_load(expect: str, where: str) -> None:
+    """Only the items named are compared: an expectation naming none compares nothing."""
+    with pytest.raises(engine.SchemaError) as caught:
+        engine.load(STATE.replace("expect: {shared: {oil: 2}}", f"expect: {expect}"))
+    [d] = caught.value.diagnostics
+    assert (d.code, d.message) == ("RC104", f"{where} is empty")
+    assert d.hint is not None and "checks nothing" in d.hint
+
+
+def test_an_empty_tally_in_a_state_expectation_is_still_a_value() -> None:
+    """`{}` as an item's value is an empty tally (docs/language.md), not an empty expectation."""
+    text = STATE.replace(
+        "    luck: {counter: 1, min: 0}\n", "    luck: {counter: 1, min: 0}\n    marks: {tally: [m]}\n"
+    )
+    text = text.replace(
+        "expect: {shared: {oil: 2}}", "expect: {shared: {oil: 2}, characters: {ana: {marks: {}}}}"
+    )
+    assert all(r.passed for r in run_examples(engine.load(text)))

@@ -248,7 +248,12 @@ def _diagnostics(doc: Document, error: ValidationError, slips: Slips | None = No
         custom = _schema_of(error).get("errorMessage")
         # a misspelt key says most: of the forms that have one, the one it is nearest to
         unknown = [e for e in fitting if e.validator == "additionalProperties"]
-        deeper = min(unknown, key=_extra_keys) if unknown else best_match(fitting or error.context)
+        # an empty mapping is told as empty by the form of mappings, not as none of the forms
+        empty = [e for e in fitting if e.validator == "minProperties" and e.instance == {}]
+        if unknown:
+            deeper = min(unknown, key=_extra_keys)
+        else:
+            deeper = empty[0] if empty else best_match(fitting or error.context)
         if (
             custom
             and len(deeper.absolute_path) <= len(error.absolute_path)
@@ -269,6 +274,7 @@ def _diagnostics(doc: Document, error: ValidationError, slips: Slips | None = No
             "enum",
             "pattern",
             "minItems",
+            "minProperties",
         ):
             told = _diagnostics(doc, deeper, slips)
             described = _schema_of(error).get("description")
@@ -378,6 +384,9 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
         return Diagnostic(
             "RC104", f"'{twice}' appears twice in {where}", span, "each member of a list may appear once"
         )
+    if v == "minProperties" and error.instance == {}:
+        # an empty mapping where something must be named: said so, with what to name if the schema says
+        return Diagnostic("RC104", f"{where} is empty", span, _schema_of(error).get("errorMessage"))
     if v in ("minimum", "maximum", "minItems", "minProperties", "uniqueItems"):
         return Diagnostic("RC104", f"{where}: {error.message}", span)
     if v == "oneOf" or v == "not":
