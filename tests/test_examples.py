@@ -283,3 +283,28 @@ def test_an_empty_tally_in_a_state_expectation_is_still_a_value() -> None:
         "expect: {shared: {oil: 2}}", "expect: {shared: {oil: 2}, characters: {ana: {marks: {}}}}"
     )
     assert all(r.passed for r in run_examples(engine.load(text)))
+
+
+@pytest.mark.parametrize(
+    ("bounds", "said"),
+    [
+        ("{at_least: 0.6, at_most: 0.4}", "at least 3/5 and at most 2/5"),
+        ('{at_most: "1/3", at_least: "1/2"}', "at least 1/2 and at most 1/3"),
+    ],
+)
+def test_bounds_no_probability_meets_are_refused_at_load(bounds: str, said: str) -> None:
+    """`at_least` above `at_most` can never pass; it had loaded, to fail every `rulecraft test`."""
+    text = RULES + f"      - {{expect: {{probability: {{heads: {bounds}}}}}}}\n"
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load_source(SourceFile("coin.yaml", text))
+    [d] = caught.value.diagnostics
+    assert d.code == "RC702" and f"example expects P(heads) {said}, which no probability is" in d.message
+    assert d.hint is not None and "swapped" in d.hint
+    line = text.splitlines()[-1]
+    assert d.span is not None and d.span.line == len(text.splitlines())
+    assert line[d.span.col - 1 :].startswith(bounds)  # at the bounds, not at the example
+
+
+def test_equal_bounds_are_an_exact_probability() -> None:
+    rs = load("      - {expect: {probability: {heads: {at_least: 0.5, at_most: 1/2}}}}\n")
+    assert all(r.passed for r in run_examples(rs))

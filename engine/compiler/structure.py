@@ -570,6 +570,14 @@ class Structure:
                             self._probability(value.get("at_least", 0), where + ("at_least",)),
                             self._probability(value.get("at_most", 1), where + ("at_most",)),
                         )
+                        if bounds[0] > bounds[1]:  # no probability is both: it could never pass
+                            raise problem(
+                                "RC702",
+                                f"example expects P({name}) at least {bounds[0]} and at most {bounds[1]}, "
+                                "which no probability is: it can never pass",
+                                self.unit.doc.span(where),
+                                "the bounds are swapped, or one of them is mistyped: at_least is the lower",
+                            )
                         expects.append(Expectation("probability", sym, bounds, self.unit.doc.span(where)))
                     else:
                         p = self._probability(value, where)
