@@ -453,14 +453,16 @@ def test_the_table_base_is_valid() -> None:
             "true",
             "the keys '1' and 'true' of one mapping are the same key to rulecraft: true equals 1 and false "
             "equals 0 here",
-            "keep one of them; the first is on line 7 (a table's case true matches 1, and 1 matches true)",
+            "keep one of them; the first is on line 7 "
+            "(an untyped table's case true matches 1, and 1 matches true)",
         ),
         (
             "{false: 5, 1: 10, 0: 20, else: 0}",
             "0",
             "the keys 'false' and '0' of one mapping are the same key to rulecraft: true equals 1 and false "
             "equals 0 here",
-            "keep one of them; the first is on line 7 (a table's case true matches 1, and 1 matches true)",
+            "keep one of them; the first is on line 7 "
+            "(an untyped table's case true matches 1, and 1 matches true)",
         ),
         (
             "{0: 5, 1: 10, 1.0: 20, else: 0}",
@@ -485,6 +487,74 @@ def test_keys_rulecraft_reads_as_one_are_told_as_written(
     assert "True" not in d.message
     line = text.splitlines()[6]
     assert d.span is not None and (d.span.line, d.span.col) == (7, line.index(f" {later}:") + 2)
+
+
+MIXED = """\
+rulecraft: 1
+name: mixed
+tables:
+  t:
+    params: PARAMS
+    returns: int
+    cases: {true: 10, 2: 20, else: 0}
+checks:
+  c:
+    inputs: {n: {type: int, default: 0}, b: {type: bool, default: false}}
+    roll:
+      d: {die: 2}
+    outcomes: [lo, hi]
+    outcome: "'hi' if d == 2 else 'lo'"
+    outputs:
+      by_number: t(n)
+      by_truth: t(b)
+"""
+
+
+def test_an_untyped_table_mixing_true_and_a_number_compares_its_keys_by_value() -> None:
+    """docs/language.md, `cases`: keys compare by value where the parameter is untyped, a truth
+    value equal to a number: `true` matches true and 1, `2` matches 2, and the two are two keys."""
+    rs = engine.load(MIXED.replace("PARAMS", "[x]"))
+    for given, number, truth in ((0, 0, 0), (1, 10, 0), (2, 20, 0), (3, 0, 0)):
+        values = rs.roll("c", forced={"d": 1}, n=given, b=False).values
+        assert (values["by_number"], values["by_truth"]) == (number, truth), given
+    assert rs.roll("c", forced={"d": 1}, b=True).values["by_truth"] == 10
+
+
+@pytest.mark.parametrize(
+    ("params", "key", "said", "hint"),
+    [
+        (
+            "{x: int}",
+            "true",
+            "case true is true/false, but parameter 'x' is number",
+            "write the number (1 or 0), or declare the parameter bool "
+            "(true matches 1 only in an untyped parameter's table)",
+        ),
+        (
+            "{x: bool}",
+            "2",
+            "case 2 is a number, but parameter 'x' is true/false",
+            "a true/false parameter's cases are true and false "
+            "(a number matches a truth value only in an untyped parameter's table)",
+        ),
+    ],
+)
+def test_a_typed_table_refuses_a_key_of_the_other_type_at_the_key(
+    params: str, key: str, said: str, hint: str
+) -> None:
+    """A typed parameter checks each key against its type (the reference: "use them only with a
+    parameter of the matching type"): `2` can never be a truth value, and `true` in an int table is
+    a slip for 1, so one of the two keys is RC304, at that key, with what to write."""
+    text = MIXED.replace("PARAMS", params)
+    if params == "{x: bool}":
+        text = text.replace("by_number: t(n)", "by_number: t(n > 0)")
+    else:
+        text = text.replace("by_truth: t(b)", "by_truth: t(1 if b else 0)")
+    d = one(text)
+    assert (d.code, d.message, d.hint) == ("RC304", said, hint)
+    cases = text.splitlines()[6]
+    assert cases.startswith("    cases: {")
+    assert d.span is not None and (d.span.line, d.span.col) == (7, cases.index(f"{key}: ") + 1)
 
 
 def test_a_boolean_key_written_twice_is_spelt_as_written_with_its_first_line() -> None:

@@ -773,6 +773,7 @@ class Expressions:
                     "RC304",
                     f"case {key} is a number, but parameter '{pname}' is {ptype}",
                     self.unit.doc.span(path, key=True),
+                    _TYPED_KEY.get(ptype.kind),
                 )
             return f"{var} == {key!r}"
         place = self.unit.doc.places.get(path)
@@ -812,10 +813,24 @@ class Expressions:
                 t, src = self._lower(item, {}, expect)
                 if not ptype.accepts(t):
                     raise problem(
-                        "RC304", f"case {to_text(item)} is {t}, but parameter '{pname}' is {ptype}", item.span
+                        "RC304",
+                        f"case {to_text(item)} is {t}, but parameter '{pname}' is {ptype}",
+                        item.span,
+                        _TYPED_KEY.get(ptype.kind) if {t.kind, ptype.kind} == {"bool", "num"} else None,
                     )
                 tests.append(f"{var} == {src}")
         return " or ".join(tests)
+
+
+_TYPED_KEY = {
+    "bool": "a true/false parameter's cases are true and false "
+    "(a number matches a truth value only in an untyped parameter's table)",
+    "num": "write the number (1 or 0), or declare the parameter bool "
+    "(true matches 1 only in an untyped parameter's table)",
+}
+"""The hint of a case key of the wrong type, true/false against a number, by the parameter's kind
+(docs/language.md, `cases`: keys compare by value, a truth value equal to a number, only in an
+untyped parameter's table; a typed one checks each key against its type)."""
 
 
 def chain(

@@ -691,7 +691,7 @@ _KINDS_OF_KEY = {_CORE + "bool": "true/false", _CORE + "int": "number", _CORE + 
 def _twice(node: Any, key_node: Any, key: Any, constructed: Mapping[Any, Any]) -> _SameKey:
     """The key `key_node` repeats one written before it in the mapping `node`, told with both
     as written (ruamel's words show Python's `True`). Keys YAML 1.2 holds apart but that stand
-    for one value here are told so: `1` and `true` (a table's case `true` matches 1, as the
+    for one value here are told so: `1` and `true` (an untyped table's case `true` matches 1, as the
     language reference says), `1` and `1.0` (one exact number)."""
     first = next(
         (
@@ -720,7 +720,8 @@ def _twice(node: Any, key_node: Any, key: Any, constructed: Mapping[Any, Any]) -
         f"the keys '{_written(first)}' and '{second}' of one mapping are the same key to rulecraft: {why}",
         key_node.start_mark,
         key_node.end_mark,
-        f"keep one of them{line}" + (" (a table's case true matches 1, and 1 matches true)" if truth else ""),
+        f"keep one of them{line}"
+        + (" (an untyped table's case true matches 1, and 1 matches true)" if truth else ""),
     )
 
 
