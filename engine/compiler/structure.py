@@ -55,6 +55,7 @@ from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.rules import counting
 from ..runtime.work import Work, working
 from ..syntax.document import Document, PathKey
+from ..syntax.input_keys import LIST_INPUT_KEYS, input_takes
 from .expressions import BeforeTheRoll, Expressions, OutputScope
 from .problems import Problem, known_if_failing, problem, statement
 from .programs import ProgramWriter, counted_randomizers
@@ -842,8 +843,6 @@ class Structure:
         """RC310 at each key that the input's type does not take and that would mean nothing
         there: `choices` on an input that is not a choice, `min`/`max` on a bool or a choice. (A
         list's own keys elsewhere are RC321, `_list_input`.)"""
-        from ..syntax.schema import LIST_INPUT_KEYS, input_takes  # a small table, read only here
-
         diags = []
         for key in spec:
             if key in LIST_INPUT_KEYS or input_takes(kind, key):
@@ -867,8 +866,6 @@ class Structure:
         least `min_length` and at most `max_length` of them (at most `Limits.max_pool`)."""
         span = self.unit.doc.span(path, key=True)
         if spec.get("type", "int") != "list":
-            from ..syntax.schema import LIST_INPUT_KEYS  # only for this mistake: not at every start
-
             key = next(k for k in LIST_INPUT_KEYS if k in spec)
             raise problem(
                 "RC321",

@@ -21,6 +21,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from ..errors import Diagnostic, SchemaError, did_you_mean
 from ..frozen import replace
 from .document import Document
+from .input_keys import input_takes
 from .positions import Span
 from .resources import schema_path
 
@@ -175,25 +176,6 @@ def _where(doc: Document, path: list[Any]) -> str:
     """The path named in a message: the first by which the file reaches the value, so that a
     mistake inside a value several aliases share is told the same for every use (and once)."""
     return ".".join(str(p) for p in doc.first_path(tuple(path))) or "the top level"
-
-
-LIST_INPUT_KEYS = ("of", "min_length", "max_length")
-"""An input's keys that only a list input takes (the compiler refuses them elsewhere, RC321)."""
-
-TYPED_INPUT_KEYS: dict[str, tuple[str, ...]] = {
-    **{key: ("list",) for key in LIST_INPUT_KEYS},
-    "choices": ("choice",),
-    "min": ("int", "number", "list"),
-    "max": ("int", "number", "list"),
-}
-"""An input's keys that only inputs of some types take, and those types (`docs/language.md`,
-Inputs): the compiler refuses such a key on an input of another type (RC321 for a list's keys,
-RC310 for the others), where it would mean nothing."""
-
-
-def input_takes(kind: Any, key: str) -> bool:
-    """Whether an input of type `kind` takes the key `key`."""
-    return key not in TYPED_INPUT_KEYS or kind in TYPED_INPUT_KEYS[key]
 
 
 def _extra_keys(error: ValidationError) -> int:

@@ -53,7 +53,7 @@ from hypothesis_jsonschema import from_schema
 from lark import Lark
 from lark.grammar import NonTerminal
 
-from engine.syntax.schema import input_takes
+from engine.syntax.input_keys import input_takes
 
 NAMES = ("a", "n", "d", "e", "x", "t", "hit", "miss")
 """The pool every generated name is drawn from: rolls, inputs, lets, checks, tables, scales,
