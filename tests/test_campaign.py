@@ -698,6 +698,86 @@ def test_two_writers_at_once_lose_no_event(tmp_path: Path, repo_root: Path) -> N
     assert campaign.replay() == campaign.state()  # every action saw the state the one before left
 
 
+@pytest.mark.parametrize("front", ["python", "cli", "server", "postgres"])
+def test_an_action_is_solved_before_the_write_lock_is_taken(
+    front: str, cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    """An action under `optimal` solves the best play exactly before it rolls; that ran inside the
+    write transaction, so another writer of the same SQLite file waited for the whole solve and
+    gave up after its timeout (RC903 "locked", found by a review), as a scene's solve once did.
+    Now the roll is made first, from the state read in a short transaction of its own, and kept
+    only if that state is still the last one under the lock: here another connection writes while
+    the first solve runs (its timeout is 0.2 s; it would fail if the lock were held), and the
+    action is then solved again from the state that writer left. The same through the command
+    line and through the server's route, which act through `Campaign.act`. The roll is watched
+    as it runs (`sample`, the real one, called through), and SQLite's own trace of the store's
+    statements shows that no solve runs between a BEGIN IMMEDIATE and its COMMIT. On PostgreSQL,
+    whose writers of one campaign queue on its row, the other writer is not held up either."""
+    import engine.state.campaign as stored
+
+    path: Any = tmp_path / "moor.db"
+    opened: Any = SqliteStore
+    if front == "postgres":
+        from engine.state.postgres import PostgresStore
+
+        path, opened = request.getfixturevalue("pg_url"), PostgresStore
+    store = opened(path)
+    campaign = engine.new_campaign("moor", "chimera", store=store, characters={"ada": {"max_resolve": 3}})
+    order: list[str] = []
+    solved: list[list[str]] = []  # the characters of the state each solve started from
+    real = stored.sample
+
+    def sample(*args: Any, **kwargs: Any) -> Any:
+        order.append("solve")
+        with opened(path, timeout=0.2) as other:  # a connection of this thread (the server's is another)
+            solved.append(sorted(other.events("moor")[-1].state["characters"]))
+            if len(solved) == 1:  # another writer joins while the first solve runs
+                engine.open_campaign("moor", store=other).join("bea", max_resolve=1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(stored, "sample", sample)
+    asked = {"dice": 3, "resolve_dice": 1}
+    if front == "python":
+        assert store._connection is not None
+        store._connection.set_trace_callback(  # write transactions (a read is BEGIN DEFERRED ... ROLLBACK)
+            lambda sql: order.append(sql) if sql in ("BEGIN IMMEDIATE", "COMMIT") else None
+        )
+        acted = campaign.act("skill_check", "ada", seed=3, policy="optimal", **asked)
+        assert acted.result is not None and acted.result.policy == "optimal"
+        # the state read (a transaction that writes nothing), the solve outside any transaction
+        # (the join is written meanwhile, by another connection, not traced here), then, the state
+        # having changed, the solve again under the lock, from the state the join left
+        assert order == ["BEGIN IMMEDIATE", "COMMIT", "solve", "BEGIN IMMEDIATE", "solve", "COMMIT"], order
+    elif front == "postgres":
+        campaign.act("skill_check", "ada", seed=3, policy="optimal", **asked)
+    elif front == "cli":
+        given = [f"--input={k}={v}" for k, v in asked.items()]
+        r = cli("campaign", "--db", str(path), "act", "moor", "skill_check", "-c", "ada", *given,
+                "--seed", "3", "--policy", "optimal")  # fmt: skip
+        assert r.code == 0, r.err
+    else:
+        pytest.importorskip("fastapi")
+        from fastapi.testclient import TestClient
+
+        from engine.serve.app import Settings, create_app
+
+        sent = {"action": "skill_check", "character": "ada", "inputs": asked, "seed": 3, "policy": "optimal"}
+        with TestClient(create_app(Settings(db=str(path), workers=1, deadline=60.0))) as client:
+            answer = client.post("/api/campaigns/moor/act", json=sent)
+        assert answer.status_code == 200, answer.text
+    assert solved == [["ada"], ["ada", "bea"]]  # solved again from the state the join left
+    log = campaign.log()
+    assert [e.kind for e in log] == ["new", "join", "action"] and "bea" in log[-1].state["characters"]
+    assert log[-1].data["seed"] == 3 and log[-1].data["policy"] == "optimal"
+    solved.append(["(no other writer now)"])  # nothing changes the state now: solved once, and kept
+    order.clear()
+    campaign.act("skill_check", "ada", seed=4, policy="optimal", **asked)
+    assert len(solved) == 4 and [e.kind for e in campaign.log()][-1] == "action"
+    if front == "python":
+        assert order == ["BEGIN IMMEDIATE", "COMMIT", "solve", "BEGIN IMMEDIATE", "COMMIT"], order
+    assert campaign.replay() == campaign.state()  # (its rolls are made again: after the counting)
+
+
 # -- actions that involve another character ---------------------------------------------------------
 
 DUEL = """\

@@ -116,7 +116,7 @@ def play_in_campaign(
         return play(campaign.model, found, state, given, ctx)
 
     with campaign.request() as work:
-        start = campaign.state()  # carried to new rules, when a migration is pending, as `writing` does
+        start = campaign.latest()  # carried to new rules, when a migration is pending, as `writing` does
         given = cast_of(campaign, found, cast, start)
         played = played_from(start, given)
         with campaign.writing() as tx:

@@ -2,9 +2,11 @@
 
 Every change — a character joining, an action (with its roll), a period beginning, an undo — is
 one transaction: the current state is read, the rules compute the next one, and the event is
-appended with that state, or nothing is written at all. `replay` recomputes every state from
-the log and must find the stored ones; the dice an action drew are in its event, so a replay
-rolls nothing.
+appended with that state, or nothing is written at all. An action is worked out before its
+transaction opens (its roll may be a long exact solve) and, under the lock, kept only if the
+state is still the one it was worked out from, or worked out again from the state now.
+`replay` recomputes every state from the log and must find the stored ones; the dice an action
+drew are in its event, so a replay rolls nothing.
 """
 
 from __future__ import annotations
@@ -239,7 +241,22 @@ class Campaign:
 
     def state(self) -> State:
         """The state now (carried over to the new rules, when a migration is pending)."""
-        last = self.store.events(self.name)[-1]
+        return self._current(self.store.events(self.name)[-1])
+
+    def latest(self) -> State:
+        """The state now, as `state` gives it, read from the last event alone, in a transaction of
+        its own that writes nothing: what a change that may take long to compute (an action, a
+        scene) is computed from before its own transaction opens, so that the store's write lock
+        is not held while it is. The log before that event is not read: a long one costs nothing
+        here, and an older event damaged from outside is for `log` and `replay` to report, as it
+        is when a change reads the last event under the lock."""
+        with self.store.transaction(self.name) as tx:
+            last = tx.last()
+        return self._current(last)
+
+    def _current(self, last: Event) -> State:
+        """The state of `last`, the latest event: checked against these rules (`_fitting`), or
+        carried over to them when a migration is pending."""
         if self._pending is None:
             return self._fitting(last)
         self._whole(last)
@@ -364,16 +381,25 @@ class Campaign:
     ) -> Acted:
         """Run `action` (for `character` when it acts by character, with the characters in its
         roles as `others`): check its preconditions, roll its check if it has one, apply its
-        effects, append the event. Refused actions change nothing."""
+        effects, append the event. Refused actions change nothing.
+
+        The action is taken before the write transaction opens, so an `optimal` policy's exact
+        solve does not hold the store's write lock (a writer to the same file waited on it and gave
+        up after its timeout, found by a review), as a scene played in a campaign is. An action is
+        fixed by the state it starts from, its inputs, the seed (drawn here when neither it nor the
+        dice are given) and the policy; under the lock the state is read again, and the action is
+        kept only if that state is the one it was taken from. If another process changed it
+        meanwhile, the action is taken again from the new state, with the same seed, under the lock:
+        slower, but never an action kept from a state that is no longer the last. One request: both
+        takes share its work budget."""
         policy = _acting("Campaign.act", action, character, others, policy)
         _rolling("Campaign.act", seed, forced)
         act = self._action(action)
-        with self.request() as work, self.writing() as tx:
-            state = tx.last().state
+        seed = random.randrange(2**32) if seed is None and forced is None else seed
+
+        def taken(state: State, work: Work) -> tuple[dict[str, Any], State, Result | None]:
             who = self._who(act, character, state)
             roles = self._roles(act, who, others, state)
-            bound = bind(act.inputs, inputs, "action", act.name, act.span)
-            seed = random.randrange(2**32) if seed is None and forced is None else seed
             new, done, result = self._run(act, state, who, bound, seed, forced, policy, roles, work)
             data: dict[str, Any] = {
                 "action": act.name,
@@ -391,7 +417,16 @@ class Campaign:
                     "dice": result.forced(),
                     "values": {k: to_json(v) for k, v in result.values.items()},
                 }
-            return Acted(tx.append("action", data, new), result)
+            return data, new, result
+
+        with self.request() as work:
+            bound = bind(act.inputs, inputs, "action", act.name, act.span)
+            start = self.latest()  # carried to new rules, when a migration is pending, as `writing` does
+            data, new, result = taken(start, work)
+            with self.writing() as tx:
+                if tx.last().state != start:  # changed since it was read: taken again from the state now
+                    data, new, result = taken(tx.last().state, work)
+                return Acted(tx.append("action", data, new), result)
 
     def _run(
         self,
