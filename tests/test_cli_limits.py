@@ -98,7 +98,8 @@ def test_a_load_bound_is_set_for_validate_too(cli, tmp_path: Path) -> None:
         ("max_work=lots", "--limit max_work: expected a whole number, got 'lots'"),
         ("deadline=soon", "--limit deadline: expected seconds or none, got 'soon'"),
         ("max_work", "--limit 'max_work' is not of the form NAME=VALUE"),
-        ("max_work=-1", "'max_work' must be at least 0, got -1"),
+        ("max_work=-1", "error RC410: the limit 'max_work' must be at least 0, got -1"),
+        ("max_expression_depth=101", "error RC410: the limit 'max_expression_depth' must be at most 100"),
         ("deadline=-2", "--limit deadline: expected seconds or none, got '-2'"),
         ("deadline=inf", "--limit deadline: expected seconds or none, got 'inf'"),
         ("deadline=\uff11\uff12", "--limit deadline: expected seconds or none, got '\uff11\uff12'"),
@@ -112,6 +113,7 @@ def test_a_load_bound_is_set_for_validate_too(cli, tmp_path: Path) -> None:
 def test_a_limit_that_is_no_bound_or_no_number_is_one_message(cli, given: str, said: str) -> None:
     r = cli("prob", "chill", "specific", "-i", "target=55", "--limit", given)
     assert r.code == 1 and said in r.err and "Traceback" not in r.err, r.err
+    assert "Limits:" not in r.err, r.err  # the Python class that checked it is no word of the command line
     if given.startswith("max_wrk"):
         assert "did you mean 'max_work'?" in r.err
 
@@ -197,6 +199,7 @@ def test_a_bound_past_what_python_can_follow_is_refused(cli, given: str, said: s
     expression 200 deep made code Python refuses, and non-ASCII digits were read as numbers."""
     r = cli("prob", "chill", "specific", "-i", "target=55", "--limit", given)
     assert r.code == 1 and said in r.err and "Traceback" not in r.err, r.err
+    assert "Limits:" not in r.err, r.err  # the Python class that checked it is no word of the command line
 
 
 def test_the_deepest_expression_allowed_compiles() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -335,10 +336,27 @@ def test_a_served_file_name_that_is_not_utf8_is_listed_escaped(tmp_path: Path) -
     assert "caf\udce9" in [r["name"] for r in listed.json()]
 
 
+PYTHON_NAME = re.compile(r"\b[A-Z]\w*\.[a-z_]\w*\b|\bLimits\b")
+"""A Python class's method (`Campaign.create`, `Campaign.join`) or `Limits`, which a client of the
+API cannot call."""
+
+
 def test_a_campaign_name_the_store_cannot_keep_is_422(client: TestClient) -> None:
+    """Said in a client's words: the messages began with the Python method that checked the name
+    (`Campaign.create: the campaign's name ...`, `Campaign.join: ...`), found by a review."""
+    made = {"name": "named", "ruleset": "chill", "params": {"players": 4}}
+    assert client.post("/api/campaigns", json=made, headers=AUTH).status_code == 201
     for bad in ["", "a/b", " padded", "x" * 101, ".", ".."]:  # '..' was made, and no URL reached it
         [d] = error(client.post("/api/campaigns", json={"name": bad, "ruleset": "chill"}, headers=AUTH), 422)
-        assert d["code"] == "RC410" and "name" in d["message"]
+        assert d["code"] == "RC410" and "the campaign's name" in d["message"], d["message"]
+        sent = {**made, "name": "other", "characters": {bad: {}}}
+        if bad:  # an empty key: the campaign's own parameters have no character to check
+            [c] = error(client.post("/api/campaigns", json=sent, headers=AUTH), 422)
+            [j] = error(client.post("/api/campaigns/named/join", json={"character": bad}, headers=AUTH), 422)
+            assert c["code"] == j["code"] == "RC410" and "the character's name" in j["message"], j["message"]
+            for said in (c, j):
+                assert not PYTHON_NAME.search(said["message"] + said["text"]), said["text"]
+        assert not PYTHON_NAME.search(d["message"] + d["text"]), d["text"]
 
 
 def test_a_ruleset_sent_as_text_is_reported_at_its_own_lines(client: TestClient) -> None:

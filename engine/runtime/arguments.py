@@ -76,8 +76,10 @@ def kept_name(where: str, argument: str, value: Any, what: str) -> None:
     """A name a campaign keeps (its own, a character's): one it can print, store and put in a
     URL path — 1 to `KEPT_NAME_MOST` characters, none a control character, a line break or a lone
     surrogate (which no UTF-8 store can take), no space at either end, no '/', not '.' or '..'.
-    A wrong one is an `InputError` RC410 that says which rule it breaks; a name kept before this
-    rule is still opened as it is."""
+    A wrong one is an `InputError` RC410 that says which rule it breaks, in words that name no
+    Python function (`where` names the one called only in a `TypeError`, a Python caller's alone):
+    a server answers it to an HTTP client and the command line prints it as it is. A name kept
+    before this rule is still opened as it is."""
     name(where, argument, value)
     problem = None
     if not value:
@@ -98,7 +100,7 @@ def kept_name(where: str, argument: str, value: Any, what: str) -> None:
             [
                 Diagnostic(
                     "RC410",
-                    f"{where}: the {what}'s name {shown} {problem}",
+                    f"the {what}'s name {shown} {problem}",
                     None,
                     f"give the {what} a name of 1 to {KEPT_NAME_MOST} printable characters, without '/'"
                     " (and not '.' or '..')",
@@ -132,23 +134,28 @@ def names(where: str, argument: str, value: Any) -> None:
             wrong_type(where, argument, item, "a list or tuple of str")
 
 
-def whole(where: str, argument: str, value: Any, *, least: int = 0, most: int | None = None) -> None:
+def whole(
+    where: str, argument: str, value: Any, *, least: int = 0, most: int | None = None, what: str = "argument"
+) -> None:
     """A whole number (never a bool) of at least `least` (and at most `most`): a wrong kind is a
-    `TypeError`, a value out of the range an `InputError` RC410."""
+    `TypeError`, a value out of the range an `InputError` RC410, which names the argument as
+    `what` it is (`the limit 'max_work'`) and no Python name: the command line prints it as it is
+    (`--limit max_work=-1`)."""
     of_type(where, argument, value, int)
     if value < least:
         raise InputError(
-            [Diagnostic("RC410", f"{where}: '{argument}' must be at least {least}, got {value}", None)]
+            [Diagnostic("RC410", f"the {what} '{argument}' must be at least {least}, got {value}", None)]
         )
     if most is not None and value > most:
         shown = f"{value:,}" if value < 10**30 else f"a number of {len(str(value))} digits"
         raise InputError(
-            [Diagnostic("RC410", f"{where}: '{argument}' must be at most {most:,}, got {shown}", None)]
+            [Diagnostic("RC410", f"the {what} '{argument}' must be at most {most:,}, got {shown}", None)]
         )
 
 
-def seconds(where: str, argument: str, value: Any, *, optional: bool = True) -> None:
-    """A finite number of seconds, at least 0 (None allowed when `optional`)."""
+def seconds(where: str, argument: str, value: Any, *, optional: bool = True, what: str = "argument") -> None:
+    """A finite number of seconds, at least 0 (None allowed when `optional`); RC410 words it as
+    `whole` does."""
     if value is None and optional:
         return
     of_type(where, argument, value, (int, float))
@@ -157,7 +164,7 @@ def seconds(where: str, argument: str, value: Any, *, optional: bool = True) -> 
             [
                 Diagnostic(
                     "RC410",
-                    f"{where}: '{argument}' must be a finite number of seconds, at least 0, got {value!r}",
+                    f"the {what} '{argument}' must be a finite number of seconds, at least 0, got {value!r}",
                     None,
                     "leave it None for no wall-clock bound" if optional else None,
                 )

@@ -65,9 +65,10 @@ class Limits:
         everything), nor one past what Python itself can follow."""
         for name in NAMES:
             if name == "deadline":
-                arguments.seconds("Limits", name, self.deadline)
+                arguments.seconds("Limits", name, self.deadline, what="limit")
             else:
-                arguments.whole("Limits", name, getattr(self, name), most=CEILINGS.get(name, MOST))
+                value = getattr(self, name)
+                arguments.whole("Limits", name, value, most=CEILINGS.get(name, MOST), what="limit")
 
 
 NAMES: tuple[str, ...] = field_names(Limits) or ()
