@@ -493,6 +493,41 @@ def test_a_migration_carries_the_state_to_the_new_rules_with_the_first_change(tm
     assert event_text(log[2]).endswith("): dropped shared.gems.blue, added shared.alarms")
 
 
+def test_an_undo_with_a_migration_pending_says_so_and_what_can_be_done(cli: Any, tmp_path: Path) -> None:
+    """`campaign undo NAME --migrate` with the ruleset's file changed said "nothing to undo" with a
+    change right there in the log (found by a review): the migration is appended first, in the
+    undo's own transaction, and an undo does not reach back past a migration. It says that now,
+    which change it cannot reach, and the two ways on; each works as said. Nothing is written."""
+    path = tmp_path / "bounded.yaml"
+    path.write_text(BOUNDED)
+    db = str(tmp_path / "c.db")
+    base = ("campaign", "--db", db)
+    assert cli(*base, "new", "b", str(path)).code == 0
+    assert cli(*base, "act", "b", "spend").code == 0  # #2
+    path.write_text(BOUNDED.replace("max: 3", "max: 5"))
+    r = cli(*base, "undo", "b", "--migrate")
+    assert r.code == 1 and "error RC908" in r.err, r.err
+    assert "nothing to undo under its changed ruleset, whose migration is pending" in r.err, r.err
+    assert "its latest change, #2 (action), was made under the ruleset as it was" in r.err, r.err
+    assert "to undo #2, undo without --migrate" in r.err and "to keep #2, make the next change" in r.err
+    assert [e["kind"] for e in json.loads(cli(*base, "log", "b", "--json").out)] == ["new", "action"]
+    path.rename(tmp_path / "aside.yaml")  # gone: the stored text is played, and #2 is undone
+    assert cli(*base, "undo", "b").code == 0  # #3
+    assert cli(*base, "act", "b", "gem").code == 0  # #4, still under the stored text
+    (tmp_path / "aside.yaml").rename(path)
+    assert cli(*base, "act", "b", "spend", "--migrate").code == 0  # the next change records it
+    kinds = [e["kind"] for e in json.loads(cli(*base, "log", "b", "--json").out)]
+    assert kinds == ["new", "action", "undo", "action", "migrate", "action"]
+    assert cli(*base, "undo", "b").code == 0
+    r = cli(*base, "undo", "b")  # a migration recorded: said with its event, and the change before it
+    assert r.code == 1 and "nothing to undo since its ruleset was migrated (#5)" in r.err, r.err
+    assert "does not reach back past a migration, to #4 (action)" in r.err, r.err
+    fresh = engine.new_campaign("f", engine.load(BOUNDED), store=MemoryStore())
+    with pytest.raises(engine.CampaignError) as caught:  # nothing at all: as ever
+        fresh.undo()
+    assert caught.value.diagnostics[0].message == "campaign 'f' has nothing to undo"
+
+
 def test_a_state_the_new_rules_cannot_hold_is_not_migrated(tmp_path: Path) -> None:
     path = tmp_path / "bounded.yaml"
     path.write_text(BOUNDED)

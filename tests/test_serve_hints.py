@@ -180,6 +180,8 @@ SAID = {
     "state/campaign.py:Campaign.open": ("migrate", "state/campaign.py:Campaign.open"),
     "state/campaign.py:Campaign.writing": ("migrate", "state/campaign.py:Campaign.writing"),
     "state/campaign.py:Campaign._roles": ("other", "state/campaign.py:Campaign._roles"),
+    # words no client meets: the server opens no campaign with a migration pending (no --migrate)
+    "state/campaign.py:Campaign._nothing_to_undo": "an undo under a migration pending: the CLI's alone",
     "state/postgres.py:EXTRA": ("extra", "state/postgres.py:PostgresStore.__init__"),
     "tools/lint/report.py:note": ("lint_work solve", "tools/lint/report.py:note"),
     "tools/lint/report.py:_unsure": ("unsure", "tools/lint/report.py:_unsure"),

@@ -515,14 +515,42 @@ class Campaign:
 
     def undo(self) -> Event:
         """Reverse the latest change that is not already undone (an undo appends; nothing is deleted)."""
+        migrating = self._pending[0] if self._pending is not None else None
         with self.request() as work, self.writing() as tx:
             events = tx.events()
             work.charge(len(events))  # read, and looked through for the change to undo
             target = _undoable(events)
             if target is None:
-                raise _fail("RC908", f"campaign '{self.name}' has nothing to undo")
+                raise self._nothing_to_undo(events, migrating)
             before = _state_before(events, target.seq)
             return tx.append("undo", {"undoes": target.seq, "kind": target.kind}, before, undoes=target.seq)
+
+    def _nothing_to_undo(self, events: list[Event], migrating: str | None) -> CampaignError:
+        """RC908, saying what stopped the undo: the campaign's making, or a migration with changes
+        before it, which an undo does not reach past. When that migration is the one this opening
+        accepted (`migrating`, the new ruleset's hash: `writing` has just appended it), it says so
+        and what can be done, where "nothing to undo" alone was untrue (found by a review)."""
+        stop = next(e for e in reversed(events) if e.kind in ("new", "migrate"))
+        earlier = _undoable(events[: events.index(stop)]) if stop.kind == "migrate" else None
+        if earlier is None:
+            return _fail("RC908", f"campaign '{self.name}' has nothing to undo")
+        change = f"#{earlier.seq} ({earlier.kind})"
+        if migrating is not None and stop.data.get("to") == migrating:
+            return _fail(
+                "RC908",
+                f"campaign '{self.name}' has nothing to undo under its changed ruleset, whose migration "
+                f"is pending: its latest change, {change}, was made under the ruleset as it was, and an "
+                "undo does not reach back past a migration",
+                f"to undo #{earlier.seq}, undo without --migrate while the ruleset is the one the "
+                "campaign keeps (its file as it was, or gone: the campaign then plays the text it "
+                f"stored); to keep #{earlier.seq}, make the next change with --migrate, which records "
+                "the migration first",
+            )
+        return _fail(
+            "RC908",
+            f"campaign '{self.name}' has nothing to undo since its ruleset was migrated (#{stop.seq}): "
+            f"an undo does not reach back past a migration, to {change}",
+        )
 
     def replay(self) -> State:
         """Every state recomputed from the log; `CampaignError` RC909 at the first that differs from
