@@ -137,8 +137,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(argv: list[str], out: TextIO, err: TextIO) -> int:
-    parser = _parser(next((a for a in argv if not a.startswith("-")), ""))
+    first = next((a for a in argv if not a.startswith("-")), "")
+    parser = _parser(first)
+    commands = _subcommands(parser)
+    if commands is not None and first not in commands.choices:  # an option's value before the command
+        parser = _parser(next((a for a in argv if a in commands.choices), first))
     try:
+        _misplaced(parser, argv)
         args, extra = parser.parse_known_args(argv)
         if extra:
             _unrecognized(_command_parser(parser, argv), extra)
@@ -163,13 +168,80 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         return 1
 
 
+def _subcommands(parser: argparse.ArgumentParser) -> Any:
+    """The subcommands `parser` offers (argparse's `_SubParsersAction`), or None."""
+    return next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+
+
+def _takes(parser: argparse.ArgumentParser, option: str) -> bool:
+    """Whether `parser` or one of its subcommands (built ones) takes `option`."""
+    if option in parser._option_string_actions:
+        return True
+    commands = _subcommands(parser)
+    return commands is not None and any(_takes(q, option) for q in commands.choices.values())
+
+
+def _misplaced(parser: argparse.ArgumentParser, argv: list[str]) -> None:
+    """Refuse, with one message saying where it goes (exit 2, with the usage of the command it
+    is for), an option given on the wrong side of a subcommand: one a command takes, given before
+    it (`rulecraft campaign --limit max_work=10 act ...`: argparse took the value for the command's
+    name and said only that 'max_work=10' is no command), or one a group of commands takes, given
+    after the command (`rulecraft campaign act ... --db FILE`: "unrecognized arguments"). As
+    `--db` belongs to `campaign` and is given before its command, `--limit` belongs to each
+    command that evaluates, after it: each is told where it goes, rather than taken in either
+    place (found by a review). Abbreviations and anything else are left to argparse."""
+    current, path = parser, [parser.prog]
+    above: list[argparse.ArgumentParser] = []
+    early: list[tuple[str, str]] = []  # options a group does not take, each with its words as given
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        commands = _subcommands(current)
+        if word == "--":
+            return
+        if word.startswith("--"):
+            option = word.split("=", 1)[0]
+            action = current._option_string_actions.get(option)
+            if action is not None:
+                i += 2 if action.nargs != 0 and "=" not in word else 1  # the option and its value
+                continue
+            value = argv[i + 1] if "=" not in word and i + 1 < len(argv) else ""
+            named = commands.choices if commands is not None else {}
+            valued = bool(value) and not value.startswith("-") and value not in named
+            given = f"{word} {value}" if valued else word
+            group = next((q for q in reversed(above) if option in q._option_string_actions), None)
+            if group is not None:
+                current.error(
+                    f"{given} goes before '{path[-1]}', as an option of '{group.prog}': "
+                    f"{group.prog} {given} {path[-1]} ..."
+                )
+            if commands is not None:
+                early.append((option, given))
+                i += 2 if valued else 1
+                continue
+        elif commands is not None and word in commands.choices:
+            sub = commands.choices[word]
+            for option, given in early:
+                if option in sub._option_string_actions:
+                    sub.error(
+                        f"{given} goes after '{word}', as an option of '{sub.prog}': {sub.prog} ... {given}"
+                    )
+                if not _takes(sub, option) and any(_takes(q, option) for q in commands.choices.values()):
+                    sub.error(f"'{sub.prog}' takes no {option}")
+            early = [(o, g) for o, g in early if _takes(sub, o)]  # for a command of this group's
+            above.append(current)
+            current = sub
+            path.append(word)
+        i += 1
+
+
 def _command_parser(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser:
     """The parser of the (sub)command `argv` names, the deepest one given, so that a usage
     error shows that command's own usage rather than the top level's."""
     current = parser
     words = iter(argv)
     while True:
-        commands = next((a for a in current._actions if isinstance(a, argparse._SubParsersAction)), None)
+        commands = _subcommands(current)
         if commands is None:
             return current
         for word in words:

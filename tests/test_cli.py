@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _chill import chill_band
@@ -275,6 +276,76 @@ def test_a_name_given_twice_is_refused_not_overridden(cli):
         assert "RC407" in r.err and "is given twice" in r.err, r.err
         assert r.out == "" and "Traceback" not in r.err
     assert cli("roll", "chill", "specific", "-i", "target=55", "-i", "tokens=1").code == 0
+
+
+CAMPAIGN = ["campaign", "--db", "play.db"]
+ACT = ["act", "c", "add_light"]
+
+
+@pytest.mark.parametrize(
+    ("wrong", "said", "right"),
+    [
+        (  # a command's option before the command: argparse took its value for the command's name
+            ["campaign", "--limit", "max_work=4000000", "--db", "play.db", *ACT],
+            "--limit max_work=4000000 goes after 'act', as an option of 'rulecraft campaign act': "
+            "rulecraft campaign act ... --limit max_work=4000000",
+            [*CAMPAIGN, *ACT, "--limit", "max_work=4000000"],
+        ),
+        (
+            [*CAMPAIGN, "--limit=max_work=4000000", *ACT],
+            "--limit=max_work=4000000 goes after 'act'",
+            [*CAMPAIGN, *ACT, "--limit=max_work=4000000"],
+        ),
+        (
+            ["--limit", "max_work=4000000", *CAMPAIGN, *ACT],
+            "--limit max_work=4000000 goes after 'act'",
+            [*CAMPAIGN, *ACT, "--limit", "max_work=4000000"],
+        ),
+        (
+            ["--limit", "max_work=4000000", "roll", "chill", "specific", "-i", "target=5"],
+            "--limit max_work=4000000 goes after 'roll'",
+            ["roll", "chill", "specific", "-i", "target=5", "--limit", "max_work=4000000"],
+        ),
+        (
+            ["scene", "--limit", "max_work=4000000", "prob", "castle", "shootout"],
+            "--limit max_work=4000000 goes after 'prob'",
+            None,
+        ),
+        ([*CAMPAIGN, "--json", "show", "c"], "--json goes after 'show'", [*CAMPAIGN, "show", "c", "--json"]),
+        (
+            [*CAMPAIGN, "--limit", "max_work=4000000", "list"],
+            "'rulecraft campaign list' takes no --limit",
+            None,
+        ),
+        (  # the group's option after its command: "unrecognized arguments"
+            ["campaign", *ACT, "--db", "play.db"],
+            "--db play.db goes before 'act', as an option of 'rulecraft campaign': "
+            "rulecraft campaign --db play.db act ...",
+            [*CAMPAIGN, *ACT],
+        ),
+        (
+            ["campaign", "show", "c", "--db=play.db"],
+            "--db=play.db goes before 'show'",
+            [*CAMPAIGN, "show", "c"],
+        ),
+    ],
+)
+def test_an_option_on_the_wrong_side_of_its_command_is_told_where_it_goes(
+    wrong: list[str], said: str, right: list[str] | None, cli: Any, tmp_path: Path
+) -> None:
+    """`rulecraft campaign --limit max_work=10 act ...` said only "invalid choice: 'max_work=10'"
+    (argparse read the value as the command), and `--db` after the command "unrecognized
+    arguments" (found by a review). `--db` belongs to `campaign`, before its command, and
+    `--limit` to each command that evaluates, after it: each is told where it goes, a usage error
+    (exit 2) with the usage of the command it is for, and nothing is run. Written as it says, it runs."""
+    r = cli(*wrong, cwd=tmp_path)
+    assert r.code == 2 and said in r.err and "invalid choice" not in r.err, r.err
+    assert "unrecognized arguments" not in r.err and "usage: rulecraft" in r.err, r.err
+    assert not (tmp_path / "play.db").exists()  # nothing was run
+    if right is not None:
+        assert cli(*CAMPAIGN, "new", "c", "chill", "-p", "players=4", cwd=tmp_path).code == 0
+        r = cli(*right, cwd=tmp_path)
+        assert r.code == 0, r.err
 
 
 # --- real processes ------------------------------------------------------------------------
