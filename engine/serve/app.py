@@ -373,7 +373,10 @@ def _unions_merged(problems: Sequence[Any]) -> list[tuple[tuple[Any, ...], str]]
             rest = [r.removeprefix("Input should be ") for r in reasons[1:]]
             out.append((field[:-1], " or ".join([reasons[0], *rest])))
         else:
-            out.append((tuple(problems[i].get("loc", ())), reasons[0]))
+            reason = reasons[0]
+            if "input" in problems[i] and problems[i]["input"] is None and reason.startswith("Input should"):
+                reason += ", not null (null stands for a field not given only where one may be left out)"
+            out.append((tuple(problems[i].get("loc", ())), reason))
         i = j
     return out
 

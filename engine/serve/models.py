@@ -5,19 +5,59 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 JsonValue = Any
 """An input's value as JSON gives it: a number, text, true/false or a list of numbers."""
+
+_ABOUT = frozenset({"title", "description", "default", "examples"})
+"""The keys of a field's JSON schema that say what it is, not what it holds."""
+
+
+def _nullable(schema: dict[str, Any], model: type[BaseModel]) -> None:
+    """Every optional field of a request's schema also takes `null` (`Strict._null_is_not_given`),
+    and OpenAPI says so: what a client generated from it may send."""
+    fields = getattr(model, "model_fields", {})
+    for name, field in fields.items():
+        held = schema.get("properties", {}).get(field.alias or name)
+        if field.is_required() or held is None:
+            continue
+        kinds = held.get("anyOf")
+        if kinds is None:
+            kinds = [{k: v for k, v in held.items() if k not in _ABOUT}]
+            for key in list(held):
+                if key not in _ABOUT:
+                    del held[key]
+            held["anyOf"] = kinds
+        if {"type": "null"} not in kinds:
+            kinds.append({"type": "null"})
 
 
 class Strict(BaseModel):
     """Unknown fields are refused, not ignored: a misspelt field would otherwise pass silently.
     And no field's value is converted to its type (`true` is no seed, `"7"` no bound of a sweep,
     `"yes"` no `trace`): a bot that sends the wrong type is told, not guessed at. (An input's
-    value is the ruleset's to read, as the command line's text is: `inputs` takes any JSON.)"""
+    value is the ruleset's to read, as the command line's text is: `inputs` takes any JSON.)
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
+    `null` for an optional field is that field not given, whatever its type: many languages'
+    JSON writers send an unset optional field as `null` (Go's pointers, Java's and C#'s
+    serialisers, Python's `None`), and `"seed": null` was already the default while `"trace":
+    null` and `"inputs": null` were 422 (found by a review). Nothing is converted: `null` is
+    no value of any type, only the absence of one. A required field's `null` is still 422."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True, json_schema_extra=_nullable)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_is_not_given(cls, data: Any) -> Any:
+        """The body without its optional fields given as `null`: each then takes its default."""
+        if not isinstance(data, dict):
+            return data
+        optional = set()
+        for name, field in cls.model_fields.items():
+            if not field.is_required():
+                optional.update({name, field.alias or name})
+        return {key: value for key, value in data.items() if not (value is None and key in optional)}
 
 
 class DiagnosticModel(BaseModel):
