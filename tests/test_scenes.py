@@ -767,3 +767,19 @@ def test_a_played_step_from_a_new_state_is_charged_what_it_costs() -> None:
     with pytest.raises(engine.LimitError) as caught:
         rs.play_scene("new_states", random.Random(1))
     assert caught.value.diagnostics[0].code == "RC503"
+
+
+def test_a_deadline_passed_between_many_scenes_is_told_at_the_scene(monkeypatch: Any) -> None:
+    """`sample_scenes` looks at the clock before each scene; a deadline passed there is placed at
+    the scene, as one passed inside a scene is (it was told with no file:line:col, no source line
+    and no caret). The clock here moves a second at each look, so the first look past the start
+    finds the half-second deadline passed."""
+    import time
+
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(time, "monotonic", lambda: float(next(ticks)))
+    late = engine.load(DUEL, limits=engine.Limits(deadline=0.5))
+    with pytest.raises(engine.DeadlineError) as caught:
+        late.sample_scenes("fight", 1000, random.Random(1))
+    d = caught.value.diagnostics[0]
+    assert d.code == "RC503" and d.span is not None and d.span == late.scene("fight").span

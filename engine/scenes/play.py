@@ -304,7 +304,10 @@ def play_many(
     until = None if limits.deadline is None else time.monotonic() + limits.deadline
     for _ in range(times):
         work = Work(limits.max_work, limits.deadline, until=until)
-        work.check_clock()  # a scene's own budget reads the clock only after much work
+        try:
+            work.check_clock()  # a scene's own budget reads the clock only after much work
+        except LimitError as exc:  # told at the scene, as a deadline passed inside `play` is
+            raise placed(exc, scene.span) from None
         played = play(model, scene, state, cast, ctx._replace(work=work), trace=False)
         endings[played.ending] = endings.get(played.ending, 0) + 1
         if played.ending != UNFINISHED:  # one still going has no length (as the odds' `longer`)
