@@ -783,3 +783,37 @@ def test_a_deadline_passed_between_many_scenes_is_told_at_the_scene(monkeypatch:
         late.sample_scenes("fight", 1000, random.Random(1))
     d = caught.value.diagnostics[0]
     assert d.code == "RC503" and d.span is not None and d.span == late.scene("fight").span
+
+
+def test_a_step_that_is_skipped_or_changes_nothing_offers_no_choice() -> None:
+    """A node offers a `may:` choice only when taking it leads elsewhere than declining it. A step
+    its `when` skips gave two identical options (both 'skipped'), and was counted as a choice
+    offered (and taken under `always`, found by a review: The Castle's plain duel, which has no
+    choice anywhere, counted 972 of 972); so was a choice whose inputs change nothing. Neither is
+    counted now, under any policy, nor given a `Decision` under `optimal`; the odds are the same."""
+    from engine.runtime.context import RunContext
+    from engine.scenes.odds import choice_at
+    from engine.scenes.play import cast_state
+
+    skipped = engine.load(
+        LUCKY.replace("may: {lucky: true}}", "may: {lucky: true}, when: ann.hp > 4}").replace(
+            'inputs: {lucky: "bo.luck > 0"}}', "inputs: {lucky: false}}"
+        )
+    )
+    same = engine.load(LUCKY.replace("may: {lucky: true}}", "may: {lucky: false}}"))
+    parties = {"ann": {"hp": 2}, "bo": {"hp": 2}}
+    for rs in (skipped, same):
+        plain = rs.scene_odds("fight", parties=parties, policy="never")
+        for policy in ("never", "always", "optimal"):
+            odds = rs.scene_odds("fight", parties=parties, policy=policy)
+            assert odds.choices == {"offered": 0, "taken": 0}, policy
+            assert (odds.endings, odds.rounds, odds.mean_rounds) == (
+                plain.endings,
+                plain.rounds,
+                plain.mean_rounds,
+            )
+        scene = rs.scene("fight")
+        state, cast = cast_state(rs.model, scene, None, parties)
+        assert choice_at(rs.model, scene, state, cast, RunContext(rs.limits, "optimal", rs.caches)) == {}
+    duel = engine.load("castle").scene_odds("duel")
+    assert duel.choices == {"offered": 0, "taken": 0}

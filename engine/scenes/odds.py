@@ -4,7 +4,8 @@ A node of the chain is the whole lasting state (canonical JSON) and the step abo
 A step's action is solved one action deep (`state.exact.after_action`: the check's exact
 distribution, each point through the same effects); a node whose state meets an ending absorbs.
 A step that offers a choice (`may:`) has two successors — the step without it and with it — and
-the policy picks: `never` the first, `always` the second where the rules allow it, `optimal` the
+the policy picks (a step its `when` skips, or whose choice leads where the step without it does,
+offers none): `never` the first, `always` the second where the rules allow it, `optimal` the
 one that gives the scene's objective ending the higher chance, found by policy iteration
 (`eval.markov.solve_components`). Where play can return to a state (a stand-off changes nothing)
 the chain has cycles and each cycle is solved exactly, not cut off; a state from which no ending
@@ -209,6 +210,8 @@ def _solve(
             taken = takes_place(step, view)
             moved = state_key(begin(rules, here, step.period, memo)[0]) if taken else key
             return [Dist.certain((moved, nxt))]
+        if not takes_place(step, view):  # skipped: nothing happens, and no choice is offered
+            return [Dist.certain((key, nxt))]
         options = []
         for offer in (False, True) if step.may else (False,):
             call = step_call(model, step, view, cast, offer)
@@ -225,8 +228,8 @@ def _solve(
                     continue  # the choice is not there in this state
                 after = Dist.certain(key)
             options.append(after.map(lambda k: (k, nxt)))
-        if len(options) == 1:
-            return options
+        if len(options) == 1 or _same(options[0], options[1]):
+            return options[:1]  # no choice here: a skipped step, or a choice that changes nothing
         forks.add(node)  # a choice is offered here, whichever policy decides it
         if ctx.policy == "never":
             return options[:1]
@@ -300,6 +303,13 @@ def _solve(
         declined, accepted = (score(expectation(d, value)) for d in options)
         decisions[n] = Decision(chosen.get(n, 0) == 1, objective, declined, accepted)
     return odds, decisions
+
+
+def _same(one: Dist, other: Dist) -> bool:
+    """Whether two distributions give every value the same chance (their totals may differ)."""
+    return one.weights.keys() == other.weights.keys() and all(
+        w * other.total == other.weights[v] * one.total for v, w in one.weights.items()
+    )
 
 
 EXPECTED = "expected"
