@@ -1541,10 +1541,18 @@ def _campaign_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _parties(args: argparse.Namespace) -> dict[str, dict[str, str]]:
+    """Each party's parameters from `--party PARTY:KEY=VALUE,...`. The parameters of one party
+    given in several `--party` are merged (`--party you:a=1 --party you:b=2` is `you:a=1,b=2`; a
+    second one replaced the first, in silence); a parameter given twice is refused (RC407), as
+    within one `--party`."""
     parties: dict[str, dict[str, str]] = {}
     for spec in args.party:
         who, params = _character(spec)
-        parties[who] = params
+        mine = parties.setdefault(who, {})
+        for name, value in params.items():
+            if name in mine:
+                raise _twice(f"--party parameter '{who}:{name}'")
+            mine[name] = value
     return parties
 
 

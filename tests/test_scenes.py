@@ -817,3 +817,55 @@ def test_a_step_that_is_skipped_or_changes_nothing_offers_no_choice() -> None:
         assert choice_at(rs.model, scene, state, cast, RunContext(rs.limits, "optimal", rs.caches)) == {}
     duel = engine.load("castle").scene_odds("duel")
     assert duel.choices == {"offered": 0, "taken": 0}
+
+
+def test_one_party_s_parameters_over_several_party_options_are_merged(cli: Any) -> None:
+    """`--party you:a=1 --party you:b=2` is `--party you:a=1,b=2` (a second `--party` of the same
+    party replaced the first in silence: the odds and the title were toughness's alone, found by a
+    review), for `scene prob`, `scene roll` and `--grid`; one parameter given twice is RC407, as
+    it is within one `--party`."""
+    both = cli("scene", "prob", "castle", "duel", "--party", "you:wielding=knife,toughness=true", "--json")
+    split = cli(
+        "scene",
+        "prob",
+        "castle",
+        "duel",
+        "--party",
+        "you:wielding=knife",
+        "--party",
+        "you:toughness=true",
+        "--json",
+    )
+    assert both.code == split.code == 0 and json.loads(both.out) == json.loads(split.out)
+    shown = cli(
+        "scene", "prob", "castle", "duel", "--party", "you:wielding=knife", "--party", "you:toughness=true"
+    )
+    assert "(you: wielding=knife, toughness=true)" in shown.out.splitlines()[0]
+    played = [
+        cli("scene", "roll", "castle", "duel", *given, "--seed", "3", "--json")
+        for given in (
+            ("--party", "you:wielding=knife,toughness=true"),
+            ("--party", "you:wielding=knife", "--party", "you:toughness=true"),
+        )
+    ]
+    assert json.loads(played[0].out) == json.loads(played[1].out)
+    grids = [
+        cli("scene", "prob", "castle", "duel", "--grid", "foe.toughness=false", *given, "--json")
+        for given in (
+            ("--party", "you:wielding=knife,toughness=true"),
+            ("--party", "you:wielding=knife", "--party", "you:toughness=true"),
+        )
+    ]
+    assert grids[0].code == 0 and json.loads(grids[0].out) == json.loads(grids[1].out)
+    for command in ("prob", "roll"):
+        twice = cli(
+            "scene",
+            command,
+            "castle",
+            "duel",
+            "--party",
+            "you:wielding=knife",
+            "--party",
+            "you:wielding=sword",
+        )
+        assert twice.code == 1 and "RC407" in twice.err and "'you:wielding' is given twice" in twice.err
