@@ -21,6 +21,10 @@ from _fences import fences
 from _repo import REPO_ROOT
 
 import engine
+from engine.runtime.context import RunContext
+from engine.runtime.work import Work
+from engine.scenes.odds import odds as solve_odds
+from engine.scenes.play import cast_state
 
 CHIMERA = engine.load("chimera")
 STUDENT = {"student": {"max_resolve": 0}}
@@ -869,3 +873,37 @@ def test_one_party_s_parameters_over_several_party_options_are_merged(cli: Any) 
             "you:wielding=sword",
         )
         assert twice.code == 1 and "RC407" in twice.err and "'you:wielding' is given twice" in twice.err
+
+
+def test_a_grid_is_one_request(cli: Any, tmp_path: Any, monkeypatch: Any) -> None:
+    """`scene prob --grid` is one request: its cells share one work budget and one deadline (each
+    cell had its own, so a grid of 30,010 cells ran 15 s under `--limit deadline=1 --limit
+    max_work=1000` and exited 0, found by a review). A grid value that `--party` also gives, and
+    `--expect` (a grid shows one number a cell), are refused (RC407) rather than dropped."""
+    import time
+
+    (tmp_path / "duel.yaml").write_text(DUEL)
+    fresh = engine.load(DUEL)
+    scene = fresh.scene("fight")
+    state, cast = cast_state(fresh.model, scene, None, {"ann": {"hp": 5}, "bo": {"hp": 5}})
+    one = Work(10**9)
+    solve_odds(fresh.model, scene, state, cast, RunContext(fresh.limits, "always", fresh.caches, work=one))
+    cell = one.used  # at least what any cell of the grid below costs (the largest, and the first)
+    grid = ("scene", "prob", "duel.yaml", "fight", "--grid", "ann.hp=2,3,4,5", "--grid", "bo.hp=2,3,4,5")
+    fits = cli(*grid, "--limit", f"max_work={cell * 40}", cwd=tmp_path)
+    assert fits.code == 0, fits.err
+    spent = cli(*grid, "--limit", f"max_work={cell * 3}", cwd=tmp_path)  # each cell fits, the grid not
+    assert spent.code == 1 and spent.out == ""
+    assert "RC503" in spent.err and "work budget" in spent.err and "duel.yaml:24:3:" in spent.err, spent.err
+    ticks = iter(range(10**6))  # a clock that moves a second at each look: the grid's deadline passes
+    monkeypatch.setattr(time, "monotonic", lambda: float(next(ticks)))
+    late = cli(*grid, "--limit", "deadline=3", cwd=tmp_path)
+    assert late.code == 1 and "RC503" in late.err and "deadline of 3 s" in late.err, late.err
+    assert "duel.yaml:24:3:" in late.err  # at the scene
+    monkeypatch.undo()
+    for wrong, said in (
+        (("--party", "ann:hp=3"), "'ann.hp' (by --grid and by --party ann:hp) is given twice"),
+        (("--expect", "ann.hurt"), "--expect goes without --grid"),
+    ):
+        r = cli(*grid, *wrong, cwd=tmp_path)
+        assert r.code == 1 and "RC407" in r.err and said in r.err and r.out == "", r.err
