@@ -253,17 +253,29 @@ def _command_parser(parser: argparse.ArgumentParser, argv: list[str]) -> argpars
 
 
 def _unrecognized(command: argparse.ArgumentParser, extra: list[str]) -> None:
-    """Refuse arguments `command` does not take (exit 2, with its usage); a bare `NAME=VALUE`
-    is most likely an input written without its option, which the message says."""
+    """Refuse arguments `command` does not take (exit 2, with its usage). A bare `NAME=VALUE`
+    is most likely an input or parameter written without its option, which the message says; a
+    bare `PARTY.NAME=VALUE` a party's parameter, `--party PARTY:NAME=VALUE`, where the command
+    takes `--party` (it was told as `--param PARTY.NAME=VALUE`, which no command reads). A value
+    that no option of the command reads so (a range `A..B`, or several values `a,b` for anything
+    but an input, as `--grid` takes them; a dotted name where there is no `--party`) gets no hint."""
     message = f"unrecognized arguments: {' '.join(extra)}"
-    takes = next(
-        (a for a in command._actions if a.option_strings and a.metavar == "NAME=VALUE" and a.option_strings),
-        None,
-    )
     bare = next((word for word in extra if "=" in word and not word.startswith("-")), None)
-    if bare is not None and takes is not None:
-        option = max(takes.option_strings, key=len)
-        message += f" (did you mean `{option} {bare}`?)"
+    if bare is not None:
+        name, _, value = bare.partition("=")
+        party, dot, key = name.partition(".")
+        if dot:
+            single = "," not in value and ".." not in value  # a party's parameter has one value
+            if single and party and key and any("--party" in a.option_strings for a in command._actions):
+                message += f" (did you mean `--party {party}:{key}={value}`?)"
+        else:
+            takes = next(
+                (a for a in command._actions if a.option_strings and a.metavar == "NAME=VALUE"), None
+            )
+            option = max(takes.option_strings, key=len) if takes is not None else ""
+            # only an input may be a list (`--input dice=3,1,2`); no option takes a range
+            if option and ".." not in value and ("," not in value or option == "--input"):
+                message += f" (did you mean `{option} {bare}`?)"
     command.error(message)
 
 

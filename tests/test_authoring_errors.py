@@ -382,6 +382,25 @@ def cli(*argv: str) -> tuple[int, str, str]:
         ),
         (("campaign", "act", "c", "hit", "skill=2"), "usage: rulecraft campaign act ", "`--input skill=2`"),
         (("scene", "prob", "castle", "duel", "x=1"), "usage: rulecraft scene prob ", "`--param x=1`"),
+        # a party's parameter is given with --party (it was told as `--param you.fencing=1`)
+        (
+            ("scene", "roll", "castle", "duel", "you.fencing=1"),
+            "usage: rulecraft scene roll ",
+            "`--party you:fencing=1`",
+        ),
+        # a grid's values fit no option of `scene roll`: no hint, where `--param you.fencing=1,2` was one
+        (
+            ("scene", "roll", "castle", "duel", "--grid", "you.fencing=1,2"),
+            "usage: rulecraft scene roll ",
+            None,
+        ),
+        (
+            ("scene", "roll", "castle", "duel", "--grid", "cinematic=1..2"),
+            "usage: rulecraft scene roll ",
+            None,
+        ),
+        (("roll", "chill", "specific", "you.target=50"), "usage: rulecraft roll ", None),  # no --party
+        (("roll", "chimera", "pool", "dice=3,1"), "usage: rulecraft roll ", "`--input dice=3,1`"),  # a list
         (("validate", "rulesets", "--strictly"), "usage: rulecraft validate ", None),
         (("roll", "chill"), "usage: rulecraft roll ", None),
     ],
