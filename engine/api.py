@@ -397,7 +397,8 @@ class Ruleset:
         return self.model.state.scenes if self.model.state is not None else {}
 
     def scene(self, name: str) -> Scene:
-        """The scene called `name`, or a `CampaignError` RC907 naming the nearest one."""
+        """The scene called `name`, or a `CampaignError` RC907 naming the nearest one, at the
+        ruleset's `scenes:` key (where it was looked for, as an unknown check is told at `checks:`)."""
         arg.name("Ruleset.scene", "name", name)
         scenes = self.scenes
         found = scenes.get(name)
@@ -405,8 +406,9 @@ class Ruleset:
             hint = did_you_mean(name, scenes) or (
                 f"scenes: {', '.join(scenes)}" if scenes else "it declares none"
             )
+            where = self.model.state.scenes_span if self.model.state is not None else None
             raise CampaignError(
-                [Diagnostic("RC907", f"ruleset '{self.name}' has no scene '{name}'", None, hint)],
+                [Diagnostic("RC907", f"ruleset '{self.name}' has no scene '{name}'", where, hint)],
                 missing=True,
             )
         return found

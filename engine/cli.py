@@ -20,7 +20,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from .api import Ruleset, load, new_campaign, open_campaign, open_store
-from .errors import MAX_DIGITS, CampaignError, Diagnostic, InputError, LoadError, RulecraftError, did_you_mean
+from .errors import (
+    MAX_DIGITS,
+    CampaignError,
+    Diagnostic,
+    InputError,
+    LoadError,
+    RulecraftError,
+    did_you_mean,
+    placed,
+)
 from .eval.batch import METHODS
 from .model.values import show
 from .runtime.context import POLICIES
@@ -1135,7 +1144,10 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 0
     dist = rs.distribution(args.check, policy=args.policy, **inputs)
     for name in args.value:
-        dist.value(name)  # RC402 for a name the check has no such value of, before anything is shown
+        try:  # RC402 for a name the check has no such value of, before anything is shown
+            dist.value(name)
+        except InputError as exc:  # told at the check, as an unknown input is
+            raise placed(exc, check.span) from None
     if args.json:
         data = dist.as_json()
         data["ruleset"] = rs.name

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 from fractions import Fraction
 from math import comb, sqrt
@@ -907,3 +908,82 @@ def test_a_grid_is_one_request(cli: Any, tmp_path: Any, monkeypatch: Any) -> Non
     ):
         r = cli(*grid, *wrong, cwd=tmp_path)
         assert r.code == 1 and "RC407" in r.err and said in r.err and r.out == "", r.err
+
+
+PLACED = [
+    # (argv, the message, the declaration it is told at: its first line's text)
+    (
+        ("scene", "prob", "castle", "duel", "--party", "you:fencin=1"),
+        "character 'you' has no parameter 'fencin'",
+        "character:",
+    ),
+    (
+        ("scene", "roll", "castle", "duel", "-p", "cinematc=true"),
+        "scene 'duel' has no parameter 'cinematc'",
+        "duel:",
+    ),
+    (("scene", "prob", "castle", "duell"), "ruleset 'castle' has no scene 'duell'", "scenes:"),
+    (
+        ("scene", "prob", "castle", "duel", "--grid", "you.fencng=1,2"),
+        "character 'you' has no parameter 'fencng'",
+        "character:",
+    ),
+    (
+        ("scene", "prob", "castle", "duel", "--party", "yuo:fencing=1"),
+        "scene 'duel' has no party 'yuo'",
+        "duel:",
+    ),
+    (
+        ("prob", "chill", "specific", "-i", "target=5", "--value", "damage"),
+        "check 'specific' has no numeric or scale value 'damage'",
+        "specific:",
+    ),
+    (
+        ("campaign", "scene", "c", "duell", "--cast", "you=ann"),
+        "ruleset 'castle' has no scene 'duell'",
+        "scenes:",
+    ),
+    (
+        ("campaign", "scene", "c", "duel", "--cast", "you=ann"),
+        "scene 'duel' needs the character who plays 'foe'",
+        "duel:",
+    ),
+    (
+        ("campaign", "scene", "c", "duel", "--cast", "you=ann", "--cast", "foe=bob"),
+        "campaign 'c' has no character 'bob'",
+        "duel:",
+    ),
+    (
+        ("campaign", "scene", "c", "duel", "--cast", "you=ann", "--cast", "foe=ann"),
+        "one character cannot play two parties",
+        "duel:",
+    ),
+    (
+        ("campaign", "scene", "c", "duel", "--cast", "you=ann", "--cast", "foe=bo", "--cast", "x=cy"),
+        "scene 'duel' has no party 'x'",
+        "duel:",
+    ),
+    (("campaign", "join", "c", "cy:fencin=1"), "character 'cy' has no parameter 'fencin'", "character:"),
+]
+
+
+@pytest.mark.parametrize("argv, message, at", PLACED, ids=[" ".join(a[:2]) + ": " + m for a, m, _ in PLACED])
+def test_a_command_line_mistake_is_told_at_the_declaration_it_concerns(
+    cli: Any, tmp_path: Any, argv: tuple[str, ...], message: str, at: str
+) -> None:
+    """Each is told with file:line:col, the source line and a caret, at the declaration it concerns
+    (an unknown scene at `scenes:`, a party's unknown parameter at the characters' parameters, a
+    cast that does not fit at the scene, an unknown value at the check), as `--input targte=55`
+    is told at its check; each had no place at all, found by a review."""
+    db = str(tmp_path / "c.db")
+    if argv[0] == "campaign":
+        made = cli("campaign", "--db", db, "new", "c", "castle", "-c", "ann", "-c", "bo")
+        assert made.code == 0, made.err
+        argv = ("campaign", "--db", db, *argv[1:])
+    r = cli(*argv)
+    assert r.code == 1 and message in r.err, r.err
+    head, source, caret = r.err.splitlines()[:3]
+    assert re.match(
+        r"rulesets/\w+\.yaml:\d+:\d+: error RC4\d\d|rulesets/\w+\.yaml:\d+:\d+: error RC9\d\d", head
+    ), r.err
+    assert source.strip() == at and caret.strip().startswith("^"), r.err

@@ -120,7 +120,14 @@ class StateCompiler:
             examples=tuple(examples),
             scenes=scenes,
             span=self.span(("state",), True) if self.spec else None,
+            campaign_span=self._key(("state", "campaign")),
+            character_span=self._key(("state", "character")),
+            scenes_span=self._key(("scenes",)),
         )
+
+    def _key(self, path: PathKey) -> Any:
+        """The span of the key at `path`, or None when the document has none there."""
+        return self.span(path, True) if path in self.unit.doc.places else None
 
     def _params(self, path: PathKey, declare: Any, what: str) -> tuple[InputSpec, ...]:
         out: list[InputSpec] = []

@@ -170,6 +170,12 @@ class StateModel:
     examples: tuple[StateExample, ...] = ()
     scenes: Mapping[str, Scene] = field(default_factory=dict)
     span: Span | None = field(default=None, compare=False)
+    campaign_span: Span | None = field(default=None, compare=False)
+    """The key `state: campaign:`, where the campaign's parameters are declared (None: it has none)."""
+    character_span: Span | None = field(default=None, compare=False)
+    """The key `state: character:`, where a character's parameters are declared (None: none)."""
+    scenes_span: Span | None = field(default=None, compare=False)
+    """The key `scenes:`, where the scenes are declared (None: it has none)."""
 
     def owner(self, item: str) -> str:
         """ "shared" or "each": where an item lives."""

@@ -50,14 +50,21 @@ def _fail(code: str, message: str, span: Span | None, hint: str | None = None) -
 
 
 def bind_params(
-    specs: tuple[InputSpec, ...], given: Mapping[str, Any], kind: str, owner: str, flag: str | None = None
+    specs: tuple[InputSpec, ...],
+    given: Mapping[str, Any],
+    kind: str,
+    owner: str,
+    flag: str | None = None,
+    span: Span | None = None,
 ) -> dict[str, Any]:
     """Typed parameters of a campaign, a scene (a campaign's parameters, given to the scene) or a
     character (text or Python values); `kind` names which in the diagnostics, `flag` how the
-    command line gives one (a character's: `NAME:KEY=VALUE`, after `--character` or `join`)."""
+    command line gives one (a character's: `NAME:KEY=VALUE`, after `--character` or `join`).
+    A name that is no parameter is told at `span`: where such parameters are declared (a bad or
+    missing value is told at its own parameter's declaration)."""
     if flag is None:
         flag = f"{owner}:" if kind == "character" else "--param"
-    return bind(specs, given, kind, owner, None, flag)
+    return bind(specs, given, kind, owner, span, flag)
 
 
 def _params(specs: tuple[InputSpec, ...], stored: Mapping[str, Any]) -> dict[str, Any]:

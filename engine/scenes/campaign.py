@@ -12,6 +12,7 @@ from ..runtime.context import RunContext, check_policy
 from ..runtime.state import State
 from ..state.campaign import Campaign
 from ..state.records import Event
+from ..syntax.positions import Span
 from .odds import Odds, odds
 from .play import Played, play
 
@@ -23,9 +24,10 @@ def _fail(
     missing: bool = False,
     unfit: bool = False,
     advice: Advice | None = None,
+    span: Span | None = None,
 ) -> CampaignError:
     return CampaignError(
-        [Diagnostic("RC907", message, None, hint, advice=advice)], missing=missing, unfit=unfit
+        [Diagnostic("RC907", message, span, hint, advice=advice)], missing=missing, unfit=unfit
     )
 
 
@@ -38,13 +40,15 @@ def scene_of(campaign: Campaign, scene: str) -> Scene:
             did_you_mean(scene, campaign.rules.scenes)
             or f"scenes: {', '.join(campaign.rules.scenes) or 'none'}",
             missing=True,
+            span=campaign.rules.scenes_span,
         )
     return found
 
 
 def cast_of(campaign: Campaign, found: Scene, cast: Mapping[str, str] | None, state: State) -> dict[str, str]:
-    """The character of `state` who plays each of the scene's parties (each named once)."""
-    scene = found.name
+    """The character of `state` who plays each of the scene's parties (each named once); a cast
+    that does not fit is told at the scene, whose parties it fills."""
+    scene, at = found.name, found.span
     given = dict(cast or {})
     names = list(state["characters"])
     for party in found.parties:
@@ -54,19 +58,24 @@ def cast_of(campaign: Campaign, found: Scene, cast: Mapping[str, str] | None, st
                 f"give it as --cast {party}=NAME (characters: {', '.join(names) or 'none'})",
                 unfit=True,
                 advice=Advice("cast", party, values=tuple(names)),
+                span=at,
             )
         if given[party] not in names:
             raise _fail(
                 f"campaign '{campaign.name}' has no character '{given[party]}'",
                 did_you_mean(given[party], names) or f"characters: {', '.join(names) or 'none'}",
+                span=at,
             )
     extra = [p for p in given if p not in found.parties]
     if extra:
         raise _fail(
-            f"scene '{scene}' has no party '{extra[0]}'", f"parties: {', '.join(found.parties)}", unfit=True
+            f"scene '{scene}' has no party '{extra[0]}'",
+            did_you_mean(extra[0], found.parties) or f"parties: {', '.join(found.parties)}",
+            unfit=True,
+            span=at,
         )
     if len(set(given.values())) != len(given):
-        raise _fail("one character cannot play two parties of a scene", unfit=True)
+        raise _fail("one character cannot play two parties of a scene", unfit=True, span=at)
     return given
 
 

@@ -40,7 +40,8 @@ def cast_state(
     party, named after it, with that party's parameters; and the cast (party → character)."""
     rules = model.state
     assert rules is not None
-    state = new_state(rules, bind_params(rules.campaign, params or {}, "scene", scene.name))
+    # a name that is no parameter is told at the scene (its own) or at the characters' parameters
+    state = new_state(rules, bind_params(rules.campaign, params or {}, "scene", scene.name, span=scene.span))
     given = dict(parties or {})
     for party in given:
         if party not in scene.parties:
@@ -60,7 +61,14 @@ def cast_state(
             rules,
             state,
             party,
-            bind_params(rules.character, given.get(party, {}), "character", party, f"--party {party}:"),
+            bind_params(
+                rules.character,
+                given.get(party, {}),
+                "character",
+                party,
+                f"--party {party}:",
+                rules.character_span or scene.span,
+            ),
         )
     return state, {p: p for p in scene.parties}
 

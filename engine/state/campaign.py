@@ -166,12 +166,20 @@ class Campaign:
                 f"ruleset '{model.name}' declares no state: it has nothing a campaign could keep",
                 unfit=True,
             )
-        bound = bind_params(model.state.campaign, params or {}, "campaign", name)
+        rules = model.state
+        bound = bind_params(
+            rules.campaign, params or {}, "campaign", name, span=rules.campaign_span or rules.span
+        )
         with metered(limits):
-            state = new_state(model.state, bound)
+            state = new_state(rules, bound)
             for who, given in (characters or {}).items():
                 state = join(
-                    model.state, state, who, bind_params(model.state.character, given, "character", who)
+                    rules,
+                    state,
+                    who,
+                    bind_params(
+                        rules.character, given, "character", who, span=rules.character_span or rules.span
+                    ),
                 )
             if start:
                 state = with_values(model.state, state, start)
@@ -361,7 +369,10 @@ class Campaign:
     def join(self, character: str, **params: Any) -> Event:
         """A character joins, with its parameters."""
         arguments.kept_name("Campaign.join", "character", character, "character")
-        bound = bind_params(self.rules.character, params, "character", character)
+        rules = self.rules
+        bound = bind_params(
+            rules.character, params, "character", character, span=rules.character_span or rules.span
+        )
         with self.request(), self.writing() as tx:
             state = join(self.rules, tx.last().state, character, bound)
             return tx.append(
