@@ -32,6 +32,7 @@ from .errors import (
 )
 from .eval.batch import METHODS
 from .model.values import show
+from .runtime import arguments
 from .runtime.context import POLICIES
 from .runtime.limits import NAMES as LIMIT_NAMES
 from .runtime.limits import Limits
@@ -372,6 +373,16 @@ def _whole(text: str) -> int | _BadValue:
     return int(text)
 
 
+def _seed(text: str) -> int | _BadValue:
+    """`--seed N`: a whole number (`_whole`) that is a seed (`arguments.seed_problem`: at least 0,
+    the rule every way in shares)."""
+    n = _whole(text)
+    if isinstance(n, _BadValue):
+        return n
+    problem = arguments.seed_problem(n)
+    return n if problem is None else _BadValue(problem)
+
+
 def _grouped(text: str) -> int | _BadValue:
     """`_whole`, its digits grouped by `_` or in thousands by `,` (`20,000,000`)."""
     return _whole(text.replace(",", "_")) if re.fullmatch(r"[0-9]+(?:,[0-9]{3})+", text) else _whole(text)
@@ -455,7 +466,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
             metavar="NAME=FACES",
             help="fix a die (tens=5), pool (dice=9,2,0) or draw (bag=red)",
         )
-        r.add_argument("--seed", type=_whole, help="seed for a replayable roll")
+        r.add_argument("--seed", type=_seed, help="seed for a replayable roll")
         _policy(r, "how the player decides every 'may' (default always)")
         r.add_argument("--json", action="store_true", help="print the result as JSON")
         r.add_argument(
@@ -621,7 +632,7 @@ def _scene_parser(sub: Any, build: bool = True) -> None:
         _policy(q, "how every 'may' in a roll is decided")
         q.add_argument("--json", action="store_true", help="print JSON")
         if name == "roll":
-            q.add_argument("--seed", type=_whole, help="seed for a replayable scene")
+            q.add_argument("--seed", type=_seed, help="seed for a replayable scene")
             q.add_argument(
                 "--times",
                 type=_whole,
@@ -709,7 +720,7 @@ def _campaign_parser(sub: Any, build: bool = True) -> None:
     _actor(a)
     _inputs(a, "action")
     a.add_argument("--force", action="append", default=[], metavar="NAME=FACES", help="fix a die of its roll")
-    a.add_argument("--seed", type=_whole, help="seed for a replayable roll (recorded either way)")
+    a.add_argument("--seed", type=_seed, help="seed for a replayable roll (recorded either way)")
     _policy(a)
     opening(a)
     a.set_defaults(func=_campaign_act)
@@ -721,7 +732,7 @@ def _campaign_parser(sub: Any, build: bool = True) -> None:
     r.add_argument("check")
     _inputs(r, "check")
     r.add_argument("--force", action="append", default=[], metavar="NAME=FACES", help="fix a die")
-    r.add_argument("--seed", type=_whole, help="seed for a replayable roll (recorded either way)")
+    r.add_argument("--seed", type=_seed, help="seed for a replayable roll (recorded either way)")
     _policy(r)
     opening(r)
     r.set_defaults(func=_campaign_roll)
@@ -760,7 +771,7 @@ def _campaign_parser(sub: Any, build: bool = True) -> None:
         metavar="PARTY=CHARACTER",
         help="the campaign's character who plays a party of the scene",
     )
-    scn.add_argument("--seed", type=_whole, help="seed for a replayable scene (recorded either way)")
+    scn.add_argument("--seed", type=_seed, help="seed for a replayable scene (recorded either way)")
     _policy(scn, "how every 'may' is decided")
     scn.add_argument("--odds", action="store_true", help="only the exact odds from here (nothing is written)")
     _expect(scn)

@@ -462,6 +462,14 @@ def cases() -> list[Case]:
     add("Campaign.act", "seed", "type", lambda: c().act("strike", "ann", others={"foe": "bo"}, seed="1"))
     add("Campaign.act", "seed", "bool", lambda: c().act("strike", "ann", others={"foe": "bo"}, seed=True))
     add("Campaign.act", "seed", "NaN", lambda: c().act("strike", "ann", others={"foe": "bo"}, seed=NAN))
+    # random.Random(-7) rolls what random.Random(7) does: a negative seed is refused (RC410)
+    add(
+        "Campaign.act",
+        "seed",
+        "negative",
+        lambda: c().act("strike", "ann", others={"foe": "bo"}, seed=-7),
+        "a seed is a whole number, at least 0",
+    )
     add("Campaign.act", "forced", "type", lambda: c().act("strike", "ann", others={"foe": "bo"}, forced=6))
     add(
         "Campaign.act",
@@ -496,6 +504,7 @@ def cases() -> list[Case]:
     add("Campaign.roll", "check", "unknown", lambda: c().roll("swng"), "did you mean")
     add("Campaign.roll", "check", "type", lambda: c().roll(3))
     add("Campaign.roll", "seed", "type", lambda: c().roll("swing", seed=1.5))
+    add("Campaign.roll", "seed", "negative", lambda: c().roll("swing", seed=-1), "at least 0")
     add("Campaign.roll", "forced", "unknown", lambda: c().roll("swing", forced={"dd": 1}), "did you mean")
     add("Campaign.roll", "policy", "type", lambda: c().roll("swing", policy=None))
     add("Campaign.roll", "inputs", "range", lambda: c().roll("swing", skill=-1), "skill")

@@ -572,3 +572,44 @@ def test_an_unknown_check_is_told_at_the_rulesets_checks_key(cli, repo_root: Pat
         assert r.code == 1 and d["code"] == "RC402", d
         assert (Path(d["file"]).resolve(), d["line"], d["column"]) == (path, line, 1), d
     assert json.loads(r.out)["diagnostics"][0]["hint"] == "checks: specific"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("roll", "chill", "specific", "-i", "target=55"),
+        ("roll", "chill", "specific", "-i", "target=55", "--times", "10", "--method", "rolled"),
+        ("scene", "roll", "castle", "duel"),
+        ("scene", "roll", "castle", "duel", "--times", "3"),
+    ],
+)
+def test_a_negative_seed_is_refused(cli: Any, argv: tuple[str, ...]) -> None:
+    """Python's `random.Random` seeds by a number's absolute value, so `--seed -7` rolled exactly
+    what `--seed 7` rolls (found by a review): a seed is a whole number, at least 0, on every way
+    in (the command line here, RC407; `Campaign.act`/`roll` and `play_in_campaign`, RC410; the
+    server's `seed`, 422 RC407), by one rule (`arguments.seed_problem`). Seed 0 and up roll as
+    they always did."""
+    r = cli(*argv, "--seed", "-7")
+    assert r.code == 1 and r.out == "", r.out
+    assert "error RC407: --seed: a seed is a whole number, at least 0, got -7" in r.err, r.err
+    assert cli(*argv, "--seed", "0").code == 0
+
+
+def test_a_negative_seed_is_refused_by_every_campaign_command(cli: Any, tmp_path: Any) -> None:
+    from engine.scenes.campaign import play_in_campaign
+    from engine.state.memory import MemoryStore
+
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "c", "castle", "-c", "ann", "-c", "bo").code == 0
+    for argv in (
+        ("act", "c", "attempt", "-c", "ann"),
+        ("roll", "c", "task"),
+        ("scene", "c", "duel", "--cast", "you=ann", "--cast", "foe=bo"),
+    ):
+        r = cli("campaign", "--db", db, *argv, "--seed", "-1")
+        assert r.code == 1 and "RC407" in r.err and "at least 0, got -1" in r.err, r.err
+    assert len(cli("campaign", "--db", db, "log", "c", "--json").out.split('"seq"')) == 2  # nothing written
+    case = engine.new_campaign("c", "castle", store=MemoryStore(), characters={"ann": {}, "bo": {}})
+    with pytest.raises(engine.InputError) as caught:
+        play_in_campaign(case, "duel", {"you": "ann", "foe": "bo"}, seed=-3)
+    assert caught.value.diagnostics[0].code == "RC410" and len(case.log()) == 1

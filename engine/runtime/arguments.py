@@ -153,6 +153,30 @@ def whole(
         )
 
 
+SEED_RULE = "a seed is a whole number, at least 0"
+"""What a seed may be, on every way in: the command line's `--seed`, a campaign's `seed=`, the
+server's `seed`."""
+
+
+def seed_problem(value: int) -> str | None:
+    """What is wrong with a whole number as a seed, or None. `random.Random` seeds by a number's
+    absolute value, so -7 would roll exactly what 7 rolls: a negative seed is refused rather than
+    taken for another seed (every seed of 0 or more rolls as it always did)."""
+    if value < 0:
+        return f"{SEED_RULE}, got {value} (-{-value} would roll what {-value} rolls)"
+    return None
+
+
+def seed(where: str, value: Any, *, code: str = "RC410") -> None:
+    """A seed: None (one is drawn) or a whole number (never a bool) of at least 0 (`seed_problem`):
+    a wrong kind is a `TypeError`, a negative one an `InputError` (`code`: RC410 from Python, RC407
+    from the command line or a request), worded with no Python name, as `whole` words its own)."""
+    of_type(where, "seed", value, int, optional=True)
+    problem = None if value is None else seed_problem(value)
+    if problem is not None:
+        raise InputError([Diagnostic(code, problem, None, "give a seed from 0 up")])
+
+
 def seconds(where: str, argument: str, value: Any, *, optional: bool = True, what: str = "argument") -> None:
     """A finite number of seconds, at least 0 (None allowed when `optional`); RC410 words it as
     `whole` does."""

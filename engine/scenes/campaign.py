@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from ..errors import Advice, CampaignError, Diagnostic, did_you_mean
 from ..model.scene import Scene
+from ..runtime import arguments
 from ..runtime.context import RunContext, check_policy
 from ..runtime.state import State
 from ..state.campaign import Campaign
@@ -116,6 +117,7 @@ def play_in_campaign(
     only if that state is the one it was played from. If another process changed it meanwhile,
     the scene is played again from the new state under the lock, as it was always played before:
     slower, but never a refusal and never a scene kept from a state that is no longer the last."""
+    arguments.seed("play_in_campaign", seed)
     found = scene_of(campaign, scene)
     seed = random.randrange(2**32) if seed is None else seed
     policy = check_policy(policy)  # before anything is played or written

@@ -16,6 +16,7 @@ from ..eval.dist import fraction_text
 from ..frozen import replace
 from ..model.ruleset import Check, InputSpec
 from ..model.values import Symbol, show, to_json
+from ..runtime import arguments
 from ..runtime.context import POLICIES
 from ..runtime.work import Work
 from ..tools.examples import Outcome, each_example
@@ -149,6 +150,7 @@ def validate(
 def roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
     check = rs.check(body["check"])
     seed = body.get("seed")
+    arguments.seed("seed", seed, code="RC407")  # (the request's model refuses it first)
     seed = random.randrange(2**32) if seed is None else seed
     forced = _forced(body.get("force"), check)
     result = rs.roll(
@@ -266,6 +268,7 @@ def scene_odds(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
 
 def scene_roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
     seed = body.get("seed")
+    arguments.seed("seed", seed, code="RC407")  # (the request's model refuses it first)
     seed = random.randrange(2**32) if seed is None else seed
     played = rs.play_scene(
         body["scene"],

@@ -804,7 +804,7 @@ def _acting(where: str, action: Any, character: Any, others: Any, policy: Any) -
 
 def _rolling(where: str, seed: Any, forced: Any) -> None:
     """The arguments every recorded roll shares: its seed and forced dice."""
-    arguments.of_type(where, "seed", seed, int, optional=True)
+    arguments.seed(where, seed)
     arguments.mapping(where, "forced", forced)
 
 
