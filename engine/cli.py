@@ -1495,6 +1495,19 @@ def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _campaign_scene(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .scenes.campaign import campaign_odds, play_in_campaign
 
+    if _scene_file(args.scene) is not None:  # no campaign command reads a file: each names its rules'
+        raise InputError(
+            [
+                Diagnostic(
+                    "RC407",
+                    f"campaign scene plays a scene of the campaign's ruleset, by its name; "
+                    f"'{args.scene}' is a scene file, which it does not read",
+                    None,
+                    "add the scene to the ruleset the campaign was made with (then --migrate), or solve "
+                    f"the file's scene on its own: rulecraft scene prob RULESET {args.scene}",
+                )
+            ]
+        )
     campaign = _open(args, _store(args))
     cast = _pairs(args.cast, "cast")
     if args.expect and not args.odds:
@@ -1603,11 +1616,23 @@ def _scene_title(rs: Ruleset, args: argparse.Namespace, parties: dict[str, dict[
 
 def _scene_of(rs: Ruleset, ref: str) -> tuple[Ruleset, str]:
     """A scene of the ruleset by name, or one from a scene file: `FILE.yaml` (its only scene) or
-    `FILE.yaml:NAME`, the suffix in any case (`FILE.YAML:NAME` too)."""
+    `FILE.yaml:NAME`, the suffix in any case (`FILE.YAML:NAME` too). `FILE.yaml:` with no name
+    after the colon is refused: a name lost, not the only scene meant."""
     split = _scene_file(ref)
     if split is None:
         return rs, ref
     file, name = split
+    if name == "" and ref.endswith(":"):
+        raise InputError(
+            [
+                Diagnostic(
+                    "RC407",
+                    f"'{ref}' names no scene after its ':'",
+                    None,
+                    f"give {file}:NAME, or {file} alone for a file of one scene",
+                )
+            ]
+        )
     with_file = rs.with_scenes(file)
     added = [n for n in with_file.scenes if n not in rs.scenes]
     if not name:

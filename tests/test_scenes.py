@@ -438,6 +438,7 @@ def test_a_scene_in_a_campaign_is_played_before_the_write_lock_is_taken(
     assert [e.kind for e in campaign.log()] == ["new", "join", "scene"]
     assert "eve" in event.state["characters"] and campaign.state() == played.state
     assert campaign.replay() == campaign.state()
+    campaign.undo()  # the fight is over: undone, so that it can be fought again (one that is over is refused)
     starts.clear()
     starts.append(["(the writer has written)"])  # no writer now: played once, and kept
     in_campaign.play_in_campaign(campaign, "fight", {"ann": "cy", "bo": "di"}, seed=5, policy="optimal")
@@ -987,3 +988,87 @@ def test_a_command_line_mistake_is_told_at_the_declaration_it_concerns(
         r"rulesets/\w+\.yaml:\d+:\d+: error RC4\d\d|rulesets/\w+\.yaml:\d+:\d+: error RC9\d\d", head
     ), r.err
     assert source.strip() == at and caret.strip().startswith("^"), r.err
+
+
+def test_a_campaign_scene_whose_ending_already_holds_is_refused(cli: Any, tmp_path: Any) -> None:
+    """A scene played in a campaign whose ending already holds plays no round: it was kept as an
+    event 'ann_wins after 0 round(s)' that changed nothing. It is refused (RC905, at the scene) and
+    nothing is written; `--odds` still says it is over (a mean of 0 rounds), as a scene that
+    starts over does on its own."""
+    from engine.scenes.campaign import play_in_campaign
+    from engine.state.memory import MemoryStore
+
+    case = engine.new_campaign(
+        "c", SKIRMISH, store=MemoryStore(), characters={"cy": {"hp": 1}, "di": {"hp": 1}}
+    )
+    case.act("strike", "cy", others={"foe": "di"}, forced={"d": 6})  # di is down: ann_wins holds
+    with pytest.raises(engine.CampaignError) as caught:
+        play_in_campaign(case, "fight", {"ann": "cy", "bo": "di"}, seed=1)
+    d = caught.value.diagnostics[0]
+    assert (
+        d.code == "RC905"
+        and "ending 'ann_wins' already holds" in d.message
+        and d.span == SKIRMISH.scene("fight").span
+    )
+    assert [e.kind for e in case.log()] == ["new", "action"]
+    (tmp_path / "duel.yaml").write_text(DUEL)
+    db = str(tmp_path / "c.db")
+    assert (
+        cli(
+            "campaign", "--db", db, "new", "c", "duel.yaml", "-c", "cy:hp=1", "-c", "di:hp=1", cwd=tmp_path
+        ).code
+        == 0
+    )
+    hit = cli(
+        "campaign",
+        "--db",
+        db,
+        "act",
+        "c",
+        "strike",
+        "-c",
+        "cy",
+        "-o",
+        "foe=di",
+        "--force",
+        "d=6",
+        cwd=tmp_path,
+    )
+    assert hit.code == 0, hit.err
+    cast = ("--cast", "ann=cy", "--cast", "bo=di")
+    r = cli("campaign", "--db", db, "scene", "c", "fight", *cast, cwd=tmp_path)
+    assert r.code == 1 and "RC905" in r.err and r.out == "", r.err
+    odds = cli("campaign", "--db", db, "scene", "c", "fight", *cast, "--odds", "--json", cwd=tmp_path)
+    assert odds.code == 0 and json.loads(odds.out)["endings"] == {"ann_wins": "1/1"}
+    assert len(json.loads(cli("campaign", "--db", db, "log", "c", "--json", cwd=tmp_path).out)) == 2
+
+
+def test_campaign_scene_takes_no_scene_file_and_a_scene_file_needs_a_name_after_its_colon(
+    cli: Any, tmp_path: Any
+) -> None:
+    """`campaign scene c first_blood.yaml` said the ruleset "has no scene 'first_blood.yaml'": no
+    campaign command reads a file (each names its ruleset's actions, checks, periods, scenes), so
+    it says a scene file is not read there. `FILE.yaml:` with nothing after the colon picked the
+    file's only scene; it is refused as a name lost (RC407)."""
+    (tmp_path / "duel.yaml").write_text(DUEL)
+    (tmp_path / "more.yaml").write_text(
+        "scenes:\n" + DUEL.split("scenes:\n", 1)[1].replace("  fight:", "  brawl:")
+    )
+    db = str(tmp_path / "c.db")
+    assert (
+        cli("campaign", "--db", db, "new", "c", "duel.yaml", "-c", "cy", "-c", "di", cwd=tmp_path).code == 0
+    )
+    r = cli(
+        "campaign", "--db", db, "scene", "c", "more.yaml", "--cast", "ann=cy", "--cast", "bo=di", cwd=tmp_path
+    )
+    assert (
+        r.code == 1 and "RC407" in r.err and "'more.yaml' is a scene file, which it does not read" in r.err
+    ), r.err
+    assert "rulecraft scene prob RULESET more.yaml" in r.err
+    for command in ("prob", "roll"):
+        r = cli("scene", command, "duel.yaml", "more.yaml:", cwd=tmp_path)
+        assert r.code == 1 and "RC407" in r.err and "'more.yaml:' names no scene after its ':'" in r.err, (
+            r.err
+        )
+        assert cli("scene", command, "duel.yaml", "more.yaml", cwd=tmp_path).code == 0
+        assert cli("scene", command, "duel.yaml", "more.yaml:brawl", cwd=tmp_path).code == 0

@@ -116,7 +116,9 @@ def play_in_campaign(
     seed and the policy; under the lock the state is read again, and the scene played is kept
     only if that state is the one it was played from. If another process changed it meanwhile,
     the scene is played again from the new state under the lock, as it was always played before:
-    slower, but never a refusal and never a scene kept from a state that is no longer the last."""
+    slower, but never a refusal and never a scene kept from a state that is no longer the last.
+    A scene whose ending already holds in that state would play no round: it is refused (RC905)
+    and nothing is written."""
     arguments.seed("play_in_campaign", seed)
     found = scene_of(campaign, scene)
     seed = random.randrange(2**32) if seed is None else seed
@@ -124,7 +126,21 @@ def play_in_campaign(
 
     def played_from(state: State, given: Mapping[str, str]) -> Played:
         ctx = RunContext(campaign.limits, policy, campaign.caches, random.Random(seed), work=work)
-        return play(campaign.model, found, state, given, ctx)
+        played = play(campaign.model, found, state, given, ctx)
+        if played.rounds == 0:  # over before it begins: nothing played, so nothing to keep
+            raise CampaignError(
+                [
+                    Diagnostic(
+                        "RC905",
+                        f"scene '{scene}' is over before it begins: its ending '{played.ending}' already "
+                        f"holds in campaign '{campaign.name}'",
+                        found.span,
+                        "nothing is played or written; change the campaign's state first (an action, "
+                        "a period), or play a scene none of whose endings holds yet",
+                    )
+                ]
+            )
+        return played
 
     with campaign.request() as work:
         start = campaign.latest()  # carried to new rules, when a migration is pending, as `writing` does
