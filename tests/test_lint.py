@@ -444,7 +444,7 @@ checks:
 """)
     assert only(diags, "RC805").message == "input 'ignored' of check 'act' is never used"
     assert only(diags, "RC806").message == "named value 'unused' of check 'act' is never used"
-    assert only(diags, "RC807").message == "table 'spare' is never called by any check"
+    assert only(diags, "RC807").message == "table 'spare' is never called"
     assert all(d.severity == "warning" for d in diags)
 
 
@@ -663,3 +663,66 @@ def test_a_misspelt_name_is_reported_once_by_the_compiler(tmp_path: Path, cli):
     diags = json.loads(out)["files"][0]["diagnostics"]
     assert code == 1
     assert [(d["code"], d["hint"]) for d in diags] == [("RC301", "did you mean 'd'?")]
+
+
+# -- lasting state: what it reads and calls, and the values it gives a table ------------------------
+
+LASTING = """\
+rulecraft: 1
+name: lasting
+tables:
+  cap_for:
+    params: {level: int}
+    returns: int
+    value: level * 2 + 3
+  band_of:
+    params: {hp: int}
+    returns: int
+    rules:
+      - {when: hp < 3, then: 0}
+      - {when: hp >= 3, then: 1}
+checks:
+  hit:
+    inputs:
+      bonus: {type: int, min: 0, max: 3, default: 0}
+    roll: {d: {die: 6}}
+    let:
+      dmg: d + bonus
+    outcomes: [miss, hit]
+    outcome: "'hit' if d >= 4 else 'miss'"
+state:
+  character:
+    level: {type: int, min: 1, max: 5, default: 1}
+  each:
+    hp: {counter: "cap_for(level)", min: 0, max: "cap_for(level)"}
+    band: {derived: "band_of(hp)"}
+actions:
+  strike:
+    by: character
+    others: [foe]
+    roll: {check: hit}
+    effects:
+      - {remove: {hp: dmg}, of: foe, when: "outcome == 'hit'", clamp: true}
+"""
+
+
+def test_a_value_or_table_used_only_by_lasting_state_is_used() -> None:
+    """A check's `let` that only an action's effect reads (`remove: {hp: dmg}`), and a table that
+    only `state:` calls (`hp: {counter: "cap_for(level)"}`), were reported unused (RC806, RC807:
+    "remove it", which breaks the ruleset; found by a review). The linter counts what the state,
+    the actions' effects and the scenes read and call."""
+    assert [d.render() for d in codes(LASTING)] == []
+    # an action that rolls another check does not make the value used; nothing at all, not the table
+    unused = LASTING.replace("remove: {hp: dmg}", "remove: {hp: 1}").replace(
+        'counter: "cap_for(level)", min: 0, max: "cap_for(level)"', "counter: 5, min: 0, max: 9"
+    )
+    diags = codes(unused)
+    assert only(diags, "RC806").message == "named value 'dmg' of check 'hit' is never used"
+    assert only(diags, "RC807").message == "table 'cap_for' is never called"
+    # a scene's call counts too
+    scene = unused + (
+        "scenes:\n  fight:\n    parties: [ann, bo]\n    round:\n"
+        "      - {act: strike, by: ann, others: {foe: bo}, when: cap_for(ann.level) > 4}\n"
+        "    ends:\n      - {when: bo.hp == 0, then: won}\n"
+    )
+    assert not [d for d in codes(scene) if d.code == "RC807"]

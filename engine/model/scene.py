@@ -62,3 +62,11 @@ class Scene:
     objective: str = ""
     """The ending the `optimal` policy plays for (the first ending when not given)."""
     span: Span | None = field(default=None, compare=False)
+
+    def expressions(self) -> list[Expr]:
+        """Every expression of the scene: each step's condition, inputs and choice, each ending's
+        condition (what a tool that reads the whole ruleset, the linter, looks through)."""
+        out: list[Expr] = []
+        for step in self.round:
+            out += [e for _, e in (*step.inputs, *step.may)] + ([step.when] if step.when is not None else [])
+        return out + [end.when for end in self.ends]

@@ -96,6 +96,11 @@ class Effect:
     """A role of the action (`others`): the effect changes that character's item, not the actor's."""
     span: Span | None = field(default=None, compare=False)
 
+    def expressions(self) -> list[Expr]:
+        """Its condition and amounts."""
+        out = [e for e in (self.when, self.amount) if e is not None]
+        return out + [e for _, e in self.members]
+
 
 @frozen
 class Requirement:
@@ -137,6 +142,11 @@ class Action:
     def input_map(self) -> Mapping[str, InputSpec]:
         return {i.name: i for i in self.inputs}
 
+    def expressions(self) -> list[Expr]:
+        """Every expression of the action: its preconditions, its roll's inputs, its effects."""
+        out = [r.when for r in self.requires] + [e for _, e in (self.roll.inputs if self.roll else ())]
+        return out + [e for effect in self.effects for e in effect.expressions()]
+
 
 @frozen
 class StateExample:
@@ -177,9 +187,37 @@ class StateModel:
     scenes_span: Span | None = field(default=None, compare=False)
     """The key `scenes:`, where the scenes are declared (None: it has none)."""
 
+    def expressions(self) -> list[tuple[str, Expr]]:
+        """Every expression of the lasting state, each with where it is in words: each item's
+        start, bounds, promotions or derivation, each action's, each scene's (what a tool that
+        reads the whole ruleset, the linter, looks through)."""
+        out: list[tuple[str, Expr]] = []
+        for owner, items in (("shared", self.shared), ("each character's", self.each)):
+            for item in items.values():
+                where = f"{owner} item '{item.name}'"
+                out += [(where, e) for e in item_expressions(item)]
+        for action in self.actions.values():
+            out += [(f"action '{action.name}'", e) for e in action.expressions()]
+        for scene in self.scenes.values():
+            out += [(f"scene '{scene.name}'", e) for e in scene.expressions()]
+        return out
+
     def owner(self, item: str) -> str:
         """ "shared" or "each": where an item lives."""
         return "shared" if item in self.shared else "each"
 
     def item(self, name: str) -> Item:
         return self.shared[name] if name in self.shared else self.each[name]
+
+
+def item_expressions(item: Item) -> list[Expr]:
+    """An item's expressions: a counter's start and bounds, a tally's start, maximum and
+    promotions, a derived value's expression."""
+    if isinstance(item, Derived):
+        return [item.expr]
+    if isinstance(item, Counter):
+        return [e for e in (item.start, item.minimum, item.maximum) if e is not None]
+    out = [e for _, e in item.start] + ([item.maximum] if item.maximum is not None else [])
+    for rule in item.promote:
+        out += [rule.when, *(e for _, e in (*rule.remove, *rule.add))]
+    return out

@@ -6,8 +6,10 @@ repeats those. Its findings are `Diagnostic`s with codes RC801-RC809:
 
 static, read from the compiled model
   RC805  an input that no expression, rule, randomizer parameter or output reads (warning)
-  RC806  a named value (`let`) that nothing else reads (warning)
-  RC807  a table that no check calls, directly or through another table (warning)
+  RC806  a named value (`let`) that nothing else reads: its check, or the effects of an action
+         that rolls it (warning)
+  RC807  a table that nothing calls (a check, an item, an action, a scene), directly or through
+         another table (warning)
 
 dynamic, by running the check's own compiled code over a bounded grid of inputs and,
 for each, every roll the exact evaluator enumerates (one semantics: the same closures,

@@ -1,5 +1,9 @@
 """RC805-RC807, read from the compiled model without running anything; and the helpers that read
-a table's body, which the compiler turns into one function, back from the document."""
+a table's body, which the compiler turns into one function, back from the document.
+
+A named value is used when anything reads it: the check's own expressions, or the effects of an
+action that rolls the check (they read its values by name). A table is used when anything calls
+it: a check, an item of the lasting state, an action, a scene, or a table that one of them calls."""
 
 from __future__ import annotations
 
@@ -87,7 +91,12 @@ def case_entries(doc: Document, table: str) -> list[tuple[Any, Any]]:
 
 def tables_reached(check: Check, bodies: Bodies) -> set[str]:
     """The tables a check calls, directly or through other tables."""
-    todo = [t for _, e in check.expressions() for t in calls(e.node) if t in bodies]
+    return reached([e.node for _, e in check.expressions()], bodies)
+
+
+def reached(nodes: Iterable[ast.Node], bodies: Bodies) -> set[str]:
+    """The tables these expressions call, directly or through other tables."""
+    todo = [t for node in nodes for t in calls(node) if t in bodies]
     seen: set[str] = set()
     while todo:
         t = todo.pop()
@@ -102,7 +111,14 @@ def unused(rs: Ruleset) -> list[Diagnostic]:
     """RC805 (inputs), RC806 (named values) and RC807 (tables) that nothing reads."""
     found: list[Diagnostic] = []
     bodies = {t: table_nodes(rs.document, t) for t in rs.model.tables}
-    called: set[str] = set()
+    state = rs.model.state
+    # what the lasting state calls, and reads of a check's values after the action rolls it
+    called = reached((e.node for _, e in state.expressions()), bodies) if state is not None else set()
+    after: dict[str, set[str]] = {}
+    for action in state.actions.values() if state is not None else ():
+        if action.roll is not None:
+            read = after.setdefault(action.roll.check, set())
+            read.update(*(ast.names(e.node) for effect in action.effects for e in effect.expressions()))
     for check in rs.checks.values():
         exprs = check.expressions()
         used = set().union(*(ast.names(e.node) for _, e in exprs)) if exprs else set()
@@ -120,14 +136,14 @@ def unused(rs: Ruleset) -> list[Diagnostic]:
                 )
         for let in check.lets:
             others = set().union(*(ast.names(e.node) for owner, e in exprs if owner != let.name))
-            if let.name not in others:
+            if let.name not in others | after.get(check.name, set()):
                 found.append(
                     Diagnostic(
                         "RC806",
                         f"named value '{let.name}' of check '{check.name}' is never used",
                         let.span,
-                        "no other value, rule, die or output reads it; "
-                        "remove it, or make it an output if it is only to be shown",
+                        "no other value, rule, die or output reads it, nor an action's effect after "
+                        "rolling the check; remove it, or make it an output if it is only to be shown",
                         "warning",
                     )
                 )
@@ -137,9 +153,10 @@ def unused(rs: Ruleset) -> list[Diagnostic]:
             found.append(
                 Diagnostic(
                     "RC807",
-                    f"table '{name}' is never called by any check",
+                    f"table '{name}' is never called",
                     table.span,
-                    "remove it, or call it from a check (directly or through another table)",
+                    "no check, item, action or scene calls it, directly or through another table; "
+                    "remove it, or call it where the rules need it",
                     "warning",
                 )
             )
