@@ -726,3 +726,44 @@ def test_a_value_or_table_used_only_by_lasting_state_is_used() -> None:
         "    ends:\n      - {when: bo.hp == 0, then: won}\n"
     )
     assert not [d for d in codes(scene) if d.code == "RC807"]
+
+
+def test_a_gap_in_a_table_that_lasting_state_calls_is_reported() -> None:
+    """A table that only lasting state calls is tried over the values the state gives its
+    arguments: `band_of(hp)` with `hp` a counter from 0 to `cap_for(level)` (worked out for each
+    level) and rules `hp < 3` and `hp > 3` has no rule for 3. Validate said ok and `test` failed
+    with RC501 (found by a review); it is RC801 at the table's rules, as for a check's call."""
+    gap = LASTING.replace("hp >= 3, then: 1", "hp > 3, then: 1")
+    found = only(codes(gap), "RC801")
+    assert found.severity == "error" and found.span is not None and found.span.line == 11  # its rules
+    assert found.message.startswith(
+        "table 'band_of' has no rule for hp = 3: e.g. in each character's item 'band'"
+    )
+    # from a scene, by a party's counter, and through another table
+    through = gap.replace('band: {derived: "band_of(hp)"}', 'band: {derived: "1"}').replace(
+        "  band_of:", "  outer:\n    params: {x: int}\n    returns: int\n    value: band_of(x)\n  band_of:"
+    ) + (
+        "scenes:\n  fight:\n    parties: [ann, bo]\n    round:\n"
+        "      - {act: strike, by: ann, others: {foe: bo}, when: outer(bo.hp) > 0}\n"
+        "    ends:\n      - {when: bo.hp == 0, then: won}\n"
+    )
+    found = only(codes(through), "RC801")
+    assert "table 'band_of' has no rule for hp = 3" in found.message and "in scene 'fight'" in found.message
+    assert "outer(bo.hp) with bo.hp = 3" in found.message
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ('{derived: "band_of(hp)"}', '{derived: "band_of(hp - 1)"}'),  # an expression: not tried
+        ('min: 0, max: "cap_for(level)"', "min: 0"),  # a counter without both bounds
+        ("level: {type: int, min: 1, max: 5, default: 1}", "level: {type: number, default: 1}"),  # a number
+    ],
+)
+def test_a_call_whose_values_are_not_known_is_not_tried(change: tuple[str, str]) -> None:
+    """Where the state does not say which values an argument may take (an expression over values,
+    a counter without both bounds, a number parameter), the call is not tried and nothing is
+    claimed: a guess would report gaps no play reaches."""
+    gap = LASTING.replace("hp >= 3, then: 1", "hp > 3, then: 1").replace(*change)
+    assert change[0] in LASTING.replace("hp >= 3, then: 1", "hp > 3, then: 1")
+    assert not [d for d in codes(gap) if d.code == "RC801"]

@@ -15,7 +15,9 @@ dynamic, by running the check's own compiled code over a bounded grid of inputs 
 for each, every roll the exact evaluator enumerates (one semantics: the same closures,
 the same per-randomizer distributions)
   RC801  outcome rules or a table's rules/cases leave a reachable roll without a result:
-         no rule matches and there is no `else` (error; names inputs and dice that fall through)
+         no rule matches and there is no `else` (error; names inputs and dice that fall through);
+         a table lasting state calls is tried over the values the state gives its arguments
+         (`lasting`: parameters and counters within their bounds, and what is derived from them)
   RC802  a rule that never fires: earlier rules decide every roll it matches, or its
          condition is never true (warning; `else` rows are never reported)
   RC803  a declared outcome that nothing in the check (its rules, values, tables) names and
@@ -55,7 +57,8 @@ code looks it up, so the caller's `Ruleset` is never changed. A table rule's con
 compiled on its own (as a one-line table in a copy of the document), so it is judged with the
 engine's own semantics too.
 
-The modules, one job each: `static` (RC805-RC807, table bodies), `grid` (the input grid),
+The modules, one job each: `static` (RC805-RC807, table bodies), `lasting` (RC801 for the tables
+lasting state calls), `grid` (the input grid),
 `cost` (the cost model), `probe` (what running a check records), `analysis` (the run loop),
 `report` (the wording of the findings), `tables` (RC802 for table rules), `evaluate` (the one
 door into the evaluators), `budget` (`LintBudget`).

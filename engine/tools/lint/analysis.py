@@ -26,6 +26,7 @@ from .budget import COMBINATION_SHARE, LintBudget
 from .cost import cost
 from .evaluate import exact_distribution
 from .grid import grid
+from .lasting import state_table_gaps
 from .probe import FAIL, GAP, CheckRun, Probe, TableCalls
 from .report import Report, note
 from .static import table_nodes, tables_reached
@@ -68,11 +69,19 @@ class Analysis:
 
     def _run(self) -> list[Diagnostic]:
         found: list[Diagnostic] = []
+        gaps: set[str] = set()  # tables a check already found a gap in
         for name, check in self.model.checks.items():
             result = self._check(check, self.rs.checks[name])
             found += self.report.check(result)
+            gaps |= {where[1] for where in result.probe.gaps if where[0] == "table"}
             if not result.conclusive:
                 self.tables.incomplete |= tables_reached(check, self.bodies)
+        try:  # the tables the lasting state calls, over the values the state gives them
+            found += state_table_gaps(self.rs.document, self.rs.model, gaps)
+        except LimitError as exc:
+            found.append(
+                note(f"the tables the state calls were not all tried: {exc.diagnostics[0].message}", None)
+            )
         try:
             found += table_rule_findings(self.rs.document, self.model, self.bodies, self.tables, self.limits)
         except LimitError as exc:
