@@ -758,6 +758,11 @@ def test_a_gap_in_a_table_that_lasting_state_calls_is_reported() -> None:
         ('{derived: "band_of(hp)"}', '{derived: "band_of(hp - 1)"}'),  # an expression: not tried
         ('min: 0, max: "cap_for(level)"', "min: 0"),  # a counter without both bounds
         ("level: {type: int, min: 1, max: 5, default: 1}", "level: {type: number, default: 1}"),  # a number
+        # more values than are tried for one call: never listed whole, so over at once
+        (
+            "level: {type: int, min: 1, max: 5, default: 1}",
+            "level: {type: int, min: 1, max: 1000000000, default: 1}",
+        ),
     ],
 )
 def test_a_call_whose_values_are_not_known_is_not_tried(change: tuple[str, str]) -> None:

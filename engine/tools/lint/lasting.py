@@ -190,10 +190,15 @@ class _Values:
     def calls(self) -> Iterator[tuple[dict[str, Any], tuple[Any, ...]]]:
         """Each combination (the values the call reads, by the names it reads them by) and the
         arguments the call is given then; `_Unknown` is not raised here: past `COMBINATIONS`
-        the rest is left out, and so is a combination a derived value cannot be computed for."""
+        (every parameters' combination counted, and every counters' within it) the rest is left
+        out, and so is a combination a derived value or a bound cannot be computed for, or whose
+        counter has more values than `COMBINATIONS` alone (a range is never listed whole)."""
         names = list(self.params)
         count = 0
         for picked in itertools.product(*(self.params[v] for v in names)):
+            count += 1
+            if count > COMBINATIONS:
+                return
             env: dict[Var, Any] = dict(zip(names, picked))
             ranges: list[range] = []
             try:
@@ -202,6 +207,8 @@ class _Values:
                     lo, hi = (self._run(b, var[0], env) for b in (counter.minimum, counter.maximum))
                     ranges.append(range(_whole_up(lo), _whole_down(hi) + 1))
             except (RulecraftError, _Unknown):
+                continue
+            if any(len(r) > COMBINATIONS for r in ranges):
                 continue
             for values in itertools.product(*ranges):
                 count += 1
@@ -251,7 +258,9 @@ def _choices(spec: InputSpec) -> list[Any]:
     if spec.kind == "bool":
         return [False, True]
     if spec.kind == "int" and spec.minimum is not None and spec.maximum is not None:
-        return list(range(_whole_up(spec.minimum), _whole_down(spec.maximum) + 1))
+        values = range(_whole_up(spec.minimum), _whole_down(spec.maximum) + 1)
+        if len(values) <= COMBINATIONS:  # never listed whole past that (`min: 0, max: 10**9`)
+            return list(values)
     raise _Unknown
 
 
