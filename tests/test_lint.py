@@ -772,3 +772,14 @@ def test_a_call_whose_values_are_not_known_is_not_tried(change: tuple[str, str])
     gap = LASTING.replace("hp >= 3, then: 1", "hp > 3, then: 1").replace(*change)
     assert change[0] in LASTING.replace("hp >= 3, then: 1", "hp > 3, then: 1")
     assert not [d for d in codes(gap) if d.code == "RC801"]
+
+
+def test_trying_the_tables_lasting_state_calls_is_within_the_linter_s_budget() -> None:
+    """Each combination tried is charged to the linter's work; past its budget the linter says
+    what it left out (RC809) instead of going on."""
+    gap = LASTING.replace("hp >= 3, then: 1", "hp > 3, then: 1")
+    diags = codes(gap, LintBudget(max_work=1))
+    assert not [d for d in diags if d.code == "RC801"]
+    assert any(
+        d.code == "RC809" and "the tables the state calls were not all tried" in d.message for d in diags
+    )
