@@ -13,6 +13,7 @@ from _stats import chi_square_p
 
 import engine
 from engine import Limits
+from engine.syntax.positions import SourceFile
 
 ALPHA = 1e-6
 
@@ -137,3 +138,40 @@ def test_both_methods_count_the_same_values(shipped, ruleset):
         assert set(drawn.values) == set(rolled.values) == set(rs.distribution(name, **inputs).values), name
         before = {let.name for let in check.lets if let.before_roll}
         assert not before & set(rolled.values), name
+
+
+BIG_BAG = """\
+rulecraft: 1
+name: bigbag
+bags: {huge: {chits: {black: 50000, white: 50000}}}
+checks:
+  grab:
+    roll: {c: {draw: huge, count: 100}}
+    let: {w: "count(c, 'white')"}
+    outcomes: [few, many]
+    outcome: "'many' if w > 50 else 'few'"
+"""
+
+
+def test_without_numpy_a_joint_of_huge_total_weight_is_drawn_exactly(monkeypatch):
+    """100 chits drawn from 100,000 weigh a joint whose total is a 1,137-bit whole number: more
+    than a float holds. The draw is made on the whole numbers, so it neither overflows nor rounds."""
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    rs = engine.load_source(SourceFile("bigbag.yaml", BIG_BAG))
+    assert rs.distribution("grab").joint.total.bit_length() > 1024
+    batch = rs.sample("grab", 10_000, random.Random(1))
+    assert batch.method == "exact" and sum(batch.outcomes.values()) == 10_000
+    assert chi_square_p(seen(batch.outcomes), exact_outcomes(rs, "grab")) > ALPHA
+
+
+def test_without_numpy_a_draw_over_the_work_budget_is_placed_at_the_check(monkeypatch):
+    """Without numpy each of the draws is made in Python and charged; the budget it spends is
+    reported at the check, like a budget spent by the exact solve."""
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    rs = engine.load("chill", limits=Limits(max_work=100_000))
+    rs.distribution("specific", target=55)  # cached: only the draw is charged below
+    with pytest.raises(engine.LimitError) as caught:
+        rs.sample("specific", 1_000_000, random.Random(1), target=55)
+    found = caught.value.diagnostics[0]
+    assert found.code == "RC503" and found.span is not None
+    assert found.span == rs.check("specific").span

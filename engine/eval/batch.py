@@ -3,12 +3,13 @@
 Two ways to the same law. When the check's exact joint distribution (outcome, the rule that fired,
 every named value) can be had within the request's budget — it is kept in the ruleset's cache
 once made — `times` rolls are drawn from it in one go: a multinomial draw over its points, with
-numpy when it is installed (its time does not grow with `times`) and Python's `random.choices`
-otherwise. That is what rolling `times` times gives, in law, for every check: triggers, redraws
-and the optimal policy included, since the exact evaluator solves the same rules as the sampler.
-When the distribution cannot be had (its solve would spend the budget), or when the caller asks
-for it (`method="rolled"`: an independent check of the exact evaluator), the check is rolled
-`times` times by the one sampler, each roll with a budget of its own and the deadline over all.
+numpy when it is installed (its time does not grow with `times`) and otherwise in Python, each
+draw a whole number below the joint's total weight (exact at any size of total). That is what
+rolling `times` times gives, in law, for every check: triggers, redraws and the optimal policy
+included, since the exact evaluator solves the same rules as the sampler. When the distribution
+cannot be had (its solve would spend the budget), or when the caller asks for it
+(`method="rolled"`: an independent check of the exact evaluator), the check is rolled `times`
+times by the one sampler, each roll with a budget of its own and the deadline over all.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from __future__ import annotations
 import math
 import random
 import time
+from bisect import bisect_right
 from collections.abc import Mapping
 from fractions import Fraction
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
-from ..errors import LimitError
+from ..errors import LimitError, placed
 from ..frozen import frozen
 from ..model.ruleset import Check
 from ..model.values import Symbol, to_json
@@ -34,9 +37,6 @@ if TYPE_CHECKING:
 METHODS = ("auto", "exact", "rolled")
 """How a batch is made: `exact` draws from the exact distribution, `rolled` rolls each time,
 `auto` draws when the distribution fits the budget and rolls otherwise."""
-
-CHUNK = 65_536
-"""Draws made at once without numpy (a list of this many indices at a time, not of `times`)."""
 
 
 @frozen
@@ -94,15 +94,18 @@ def sample_many(
     """`times` rolls of `check` with bound `inputs`, made as `method` says; `exact()` gives the
     check's exact `Distribution` (the caller's, so its cache is used) or raises `LimitError`."""
     rng = ctx.rng or random.Random()
-    if method != "rolled":
-        try:
-            dist: Distribution = exact()
-        except LimitError:
-            if method == "exact":
-                raise
-        else:
-            return _drawn(check, dist, rng, times, ctx)
-    return _rolled(check, inputs, ctx._replace(rng=rng), times)
+    try:
+        if method != "rolled":
+            try:
+                dist: Distribution = exact()
+            except LimitError:
+                if method == "exact":
+                    raise
+            else:
+                return _drawn(check, dist, rng, times, ctx)
+        return _rolled(check, inputs, ctx._replace(rng=rng), times)
+    except LimitError as exc:  # a budget spent by the draw or the rolls: reported at the check
+        raise placed(exc, check.span) from None
 
 
 def _drawn(check: Check, dist: Distribution, rng: random.Random, times: int, ctx: RunContext) -> Batch:
@@ -125,24 +128,17 @@ def _drawn(check: Check, dist: Distribution, rng: random.Random, times: int, ctx
 
 def _multinomial(rng: random.Random, weights: list[int], total: int, times: int, work: Work) -> list[int]:
     """How many of `times` draws fall on each point, each point drawn with chance weight / total.
-    numpy's multinomial costs a unit a point; without numpy, a draw costs about half a unit."""
+    numpy's multinomial costs a unit a point; without numpy, each of the `times` draws is made
+    in Python, and costs about half a unit."""
     try:
         import numpy as np
-    except ImportError:  # the pure-Python way: draw indices a chunk at a time, and count them
-        work.charge(times // 2)
+    except ImportError:  # the pure-Python way: each draw a whole number below the total, exactly
+        work.charge(times // 2)  # a draw is a `randrange` and a bisection: it grows with `times`
         counts = [0] * len(weights)
-        cumulative: list[int] = []
-        running = 0
-        for w in weights:
-            running += w
-            cumulative.append(running)
-        indices = range(len(weights))
-        left = times
-        while left:
-            n = min(left, CHUNK)
-            for i in rng.choices(indices, cum_weights=cumulative, k=n):
-                counts[i] += 1
-            left -= n
+        cumulative = list(accumulate(weights))
+        below = rng.randrange
+        for _ in range(times):  # integers throughout: a total of any size, and no float rounding
+            counts[bisect_right(cumulative, below(total))] += 1
         return counts
     work.charge(len(weights))
     generator = np.random.default_rng(rng.getrandbits(128))
