@@ -94,6 +94,8 @@ def sample_many(
     """`times` rolls of `check` with bound `inputs`, made as `method` says; `exact()` gives the
     check's exact `Distribution` (the caller's, so its cache is used) or raises `LimitError`."""
     rng = ctx.rng or random.Random()
+    deadline = ctx.limits.deadline  # over the whole request: the exact attempt, then the draw or rolls
+    until = None if deadline is None else time.monotonic() + deadline
     try:
         if method != "rolled":
             try:
@@ -102,15 +104,17 @@ def sample_many(
                 if method == "exact":
                     raise
             else:
-                return _drawn(check, dist, rng, times, ctx)
-        return _rolled(check, inputs, ctx._replace(rng=rng), times)
+                return _drawn(check, dist, rng, times, ctx, until)
+        return _rolled(check, inputs, ctx._replace(rng=rng), times, until)
     except LimitError as exc:  # a budget spent by the draw or the rolls: reported at the check
         raise placed(exc, check.span) from None
 
 
-def _drawn(check: Check, dist: Distribution, rng: random.Random, times: int, ctx: RunContext) -> Batch:
+def _drawn(
+    check: Check, dist: Distribution, rng: random.Random, times: int, ctx: RunContext, until: float | None
+) -> Batch:
     points = list(dist.joint.weights.items())
-    work = Work(ctx.limits.max_work, ctx.limits.deadline)
+    work = Work(ctx.limits.max_work, ctx.limits.deadline, until=until)
     counts = _multinomial(rng, [w for _, w in points], dist.joint.total, times, work)
     outcomes = {s.name: 0 for s in check.outcomes.members}
     kept = [i for i, name in enumerate(dist.names) if name in dist.values]
@@ -147,11 +151,12 @@ def _multinomial(rng: random.Random, weights: list[int], total: int, times: int,
     return [int(n) for n in drawn]
 
 
-def _rolled(check: Check, inputs: Mapping[str, Any], ctx: RunContext, times: int) -> Batch:
+def _rolled(
+    check: Check, inputs: Mapping[str, Any], ctx: RunContext, times: int, until: float | None
+) -> Batch:
     """The check rolled `times` times, each roll with a budget of its own (`Limits.max_work`) and
-    the deadline (`Limits.deadline`) for them all."""
+    the request's deadline (`until`, from `Limits.deadline`) for them all."""
     limits = ctx.limits
-    until = None if limits.deadline is None else time.monotonic() + limits.deadline
     outcomes = {s.name: 0 for s in check.outcomes.members}
     values: dict[str, dict[Any, int]] = {}
     ready = Ready(check, inputs)  # what the rolls share, worked out in the first one
