@@ -22,6 +22,7 @@ import pytest
 
 import engine
 from engine.errors import RulecraftError
+from engine.eval.batch import Batch
 from engine.eval.exact import Distribution
 from engine.scenes.odds import Odds
 from engine.scenes.play import Played, Sampled
@@ -79,6 +80,7 @@ DIST = RULES.distribution("swing")
 ODDS = RULES.scene_odds("fight")
 PLAYED = RULES.play_scene("fight", random.Random(1))
 SAMPLED = RULES.sample_scenes("fight", 20, random.Random(1))
+BATCH = RULES.sample("swing", 20, random.Random(1))
 
 
 def campaign() -> engine.Campaign:
@@ -423,6 +425,17 @@ def cases() -> list[Case]:
         add(f"Distribution.{method}", "name", "type", lambda m=method: getattr(DIST, m)(3), "name")
         add(f"Distribution.{method}", "name", "None", lambda m=method: getattr(DIST, m)(None), "name")
 
+    # -- Batch: as Distribution ---------------------------------------------------------------------
+    for method in ("share", "standard_error"):
+        add(
+            f"Batch.{method}", "outcome", "unknown", lambda m=method: getattr(BATCH, m)("hti"), "did you mean"
+        )
+        add(f"Batch.{method}", "outcome", "type", lambda m=method: getattr(BATCH, m)(3), "outcome")
+        add(f"Batch.{method}", "outcome", "None", lambda m=method: getattr(BATCH, m)(None), "outcome")
+    add("Batch.mean", "name", "unknown", lambda: BATCH.mean("totl"), "did you mean")
+    add("Batch.mean", "name", "type", lambda: BATCH.mean(3), "name")
+    add("Batch.mean", "name", "None", lambda: BATCH.mean(None), "name")
+
     # -- scene results ----------------------------------------------------------------------------
     add("Odds.probability", "name", "unknown", lambda: ODDS.probability("ann_won"), "did you mean")
     add("Odds.probability", "name", "type", lambda: ODDS.probability(3), "name")
@@ -677,7 +690,7 @@ def surface() -> dict[str, list[str]]:
             out.update(_public_methods(obj))
         else:
             raise AssertionError(f"engine.{name}: say how it is misused, or why it cannot be")
-    for cls in (Distribution, Odds, Played, Sampled):
+    for cls in (Distribution, Batch, Odds, Played, Sampled):
         out.update(_public_methods(cls))
     return out
 

@@ -214,3 +214,34 @@ def test_a_deadline_hit_while_rolling_is_placed_at_the_check():
         rs.sample("skill", 1_000_000, random.Random(1), method="rolled", dice=6)
     assert caught.value.diagnostics[0].code == "RC503"
     assert caught.value.diagnostics[0].span == rs.check("skill").span
+
+
+def test_a_misspelt_outcome_or_value_is_named_as_distribution_names_it(shipped):
+    """`share`, `standard_error` and `mean` refuse a name the check has no outcome or value of
+    with `Distribution`'s RC402 and its did-you-mean, rather than 0.0 or a bare KeyError."""
+    rs = shipped["chill"]
+    batch = rs.sample("specific", 1000, random.Random(1), target=55)
+    dist = rs.distribution("specific", target=55)
+    for asked, exact in [
+        (lambda: batch.share("botchh"), lambda: dist.probability("botchh")),
+        (lambda: batch.standard_error("botchh"), lambda: dist.probability("botchh")),
+        (lambda: batch.mean("rol"), lambda: dist.mean("rol")),
+    ]:
+        with pytest.raises(engine.InputError) as caught:
+            asked()
+        with pytest.raises(engine.InputError) as expected:
+            exact()
+        assert caught.value.diagnostics == expected.value.diagnostics
+        assert caught.value.diagnostics[0].code == "RC402" and "did you mean" in str(caught.value)
+    assert batch.share(rs.check("specific").outcomes["botch"]) == batch.share("botch")
+
+
+def test_the_mean_of_a_scale_value_is_refused_as_distribution_refuses_it(shipped):
+    rs = shipped["castle"]
+    inputs = {"skill": "advantaged", "foe_skill": "average"}
+    batch = rs.sample("combat", 100, random.Random(1), **inputs)
+    with pytest.raises(TypeError) as caught:
+        batch.mean("mine")
+    with pytest.raises(TypeError) as expected:
+        rs.distribution("combat", **inputs).mean("mine")
+    assert str(caught.value) == str(expected.value)

@@ -27,8 +27,11 @@ from ..errors import LimitError, placed
 from ..frozen import frozen
 from ..model.ruleset import Check
 from ..model.values import Symbol, to_json
+from ..runtime import arguments
 from ..runtime.context import RunContext
 from ..runtime.work import Work
+from .dist import Dist
+from .exact import no_outcome, no_value
 from .sample import Ready, sample
 
 if TYPE_CHECKING:
@@ -55,19 +58,30 @@ class Batch:
     outcomes: Mapping[str, int]
     values: Mapping[str, Mapping[Any, int]]
 
-    def share(self, outcome: str) -> float:
-        """The fraction of the rolls that came out so."""
-        return self.outcomes.get(outcome, 0) / self.times
+    def share(self, outcome: str | Symbol) -> float:
+        """The fraction of the rolls that came out so (`InputError` RC402 for an outcome the check
+        does not have, as `Distribution.probability`)."""
+        return self.outcomes[self._outcome(outcome)] / self.times
 
-    def standard_error(self, outcome: str) -> float:
+    def standard_error(self, outcome: str | Symbol) -> float:
         """The standard error of `share(outcome)`, √(p(1−p)/n)."""
         p = self.share(outcome)
         return math.sqrt(p * (1 - p) / self.times)
 
     def mean(self, name: str) -> float:
-        """The mean of a numeric value over the rolls."""
-        counts = self.values[name]
-        return sum(float(v) * n for v, n in counts.items()) / self.times
+        """The mean of a numeric value over the rolls (`InputError` RC402 for a name the batch
+        counts no value of, and `Distribution.mean`'s `TypeError` for a scale value)."""
+        arguments.name("Batch.mean", "name", name)
+        counts = self.values.get(name)
+        if counts is None:
+            raise no_value(self.check, name, self.values)
+        return float(Dist(counts, self.times).mean)
+
+    def _outcome(self, outcome: str | Symbol) -> str:
+        name = outcome.name if isinstance(outcome, Symbol) else outcome
+        if isinstance(name, str) and name in self.outcomes:
+            return name
+        raise no_outcome(self.check, outcome, self.outcomes)
 
     def as_json(self) -> dict[str, Any]:
         return {

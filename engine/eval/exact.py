@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from fractions import Fraction
 from functools import cached_property, partial
 from itertools import islice, product, repeat
@@ -72,6 +72,24 @@ these is about its slots and a small number each (a scale's members belong to th
 _APART = object()
 """Marks a key made of the value or dice themselves because working out the key failed
 (`Sequential.stage_key`, `_read_alike`): they are merged with nothing."""
+
+
+def no_outcome(check: str, outcome: object, names: Iterable[str]) -> InputError:
+    """`InputError` RC402 for an outcome `check` does not have, naming the nearest of `names`
+    (asked of a `Distribution` or of a `Batch`)."""
+    names = list(names)
+    hint = did_you_mean(str(outcome), names) or f"outcomes: {', '.join(names)}"
+    return InputError([Diagnostic("RC402", f"check '{check}' has no outcome {outcome!r}"[:120], None, hint)])
+
+
+def no_value(check: str, name: str, names: Iterable[str]) -> InputError:
+    """`InputError` RC402 for a name `check` has no numeric or scale value of, naming the nearest
+    of `names` (asked of a `Distribution` or of a `Batch`)."""
+    names = list(names)
+    hint = did_you_mean(str(name), names) or f"values: {', '.join(names) or 'none'}"
+    return InputError(
+        [Diagnostic("RC402", f"check '{check}' has no numeric or scale value '{name}'", None, hint)]
+    )
 
 
 @frozen(eq=False)
@@ -206,16 +224,7 @@ class Distribution:
             arguments.name("Distribution.value", "name", name)
         found = self._marginal(name)
         if found is None:
-            raise InputError(
-                [
-                    Diagnostic(
-                        "RC402",
-                        f"check '{self.check}' has no numeric or scale value '{name}'",
-                        None,
-                        did_you_mean(str(name), self.values) or f"values: {', '.join(self.values) or 'none'}",
-                    )
-                ]
-            )
+            raise no_value(self.check, name, self.values)
         return found
 
     def mean(self, name: str) -> Fraction:
@@ -237,17 +246,7 @@ class Distribution:
             return outcome
         if isinstance(outcome, str) and outcome in self.outcomes.names:
             return self.outcomes[outcome]
-        raise InputError(
-            [
-                Diagnostic(
-                    "RC402",
-                    f"check '{self.check}' has no outcome {outcome!r}"[:120],
-                    None,
-                    did_you_mean(str(outcome), self.outcomes.names)
-                    or f"outcomes: {', '.join(self.outcomes.names)}",
-                )
-            ]
-        )
+        raise no_outcome(self.check, outcome, self.outcomes.names)
 
     def approx_bytes(self) -> int:
         """About what this distribution holds, for the cache that keeps it. A joint made already
