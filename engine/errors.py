@@ -227,3 +227,21 @@ def placed(exc: E, span: Span | None) -> E:
         missing=exc.missing,
         unfit=exc.unfit,
     )
+
+
+def no_outcome(check: str, outcome: object, names: Iterable[str]) -> InputError:
+    """`InputError` RC402 for an outcome `check` does not have, naming the nearest of `names`
+    (asked of a `Distribution` or of a `Batch`)."""
+    names = list(names)
+    hint = did_you_mean(str(outcome), names) or f"outcomes: {', '.join(names)}"
+    return InputError([Diagnostic("RC402", f"check '{check}' has no outcome {outcome!r}"[:120], None, hint)])
+
+
+def no_value(check: str, name: str, names: Iterable[str]) -> InputError:
+    """`InputError` RC402 for a name `check` has no numeric or scale value of, naming the nearest
+    of `names` (asked of a `Distribution` or of a `Batch`)."""
+    names = list(names)
+    hint = did_you_mean(str(name), names) or f"values: {', '.join(names) or 'none'}"
+    return InputError(
+        [Diagnostic("RC402", f"check '{check}' has no numeric or scale value '{name}'", None, hint)]
+    )

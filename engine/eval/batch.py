@@ -23,7 +23,7 @@ from fractions import Fraction
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
-from ..errors import LimitError, placed
+from ..errors import LimitError, no_outcome, no_value, placed
 from ..frozen import frozen
 from ..model.ruleset import Check
 from ..model.values import Symbol, to_json
@@ -31,7 +31,6 @@ from ..runtime import arguments
 from ..runtime.context import RunContext
 from ..runtime.work import Work
 from .dist import Dist
-from .exact import no_outcome, no_value
 from .sample import Ready, sample
 
 if TYPE_CHECKING:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from fractions import Fraction
 from functools import cached_property, partial
 from itertools import islice, product, repeat
 from typing import Any
 
-from ..errors import Diagnostic, EvalError, InputError, LimitError, did_you_mean, placed
+from ..errors import EvalError, InputError, LimitError, no_outcome, no_value, placed
 from ..expr import ast
 from ..frozen import field, frozen
 from ..model.ruleset import Check, Pool, Randomizer, Scale, randomizer_expressions
@@ -72,24 +72,6 @@ these is about its slots and a small number each (a scale's members belong to th
 _APART = object()
 """Marks a key made of the value or dice themselves because working out the key failed
 (`Sequential.stage_key`, `_read_alike`): they are merged with nothing."""
-
-
-def no_outcome(check: str, outcome: object, names: Iterable[str]) -> InputError:
-    """`InputError` RC402 for an outcome `check` does not have, naming the nearest of `names`
-    (asked of a `Distribution` or of a `Batch`)."""
-    names = list(names)
-    hint = did_you_mean(str(outcome), names) or f"outcomes: {', '.join(names)}"
-    return InputError([Diagnostic("RC402", f"check '{check}' has no outcome {outcome!r}"[:120], None, hint)])
-
-
-def no_value(check: str, name: str, names: Iterable[str]) -> InputError:
-    """`InputError` RC402 for a name `check` has no numeric or scale value of, naming the nearest
-    of `names` (asked of a `Distribution` or of a `Batch`)."""
-    names = list(names)
-    hint = did_you_mean(str(name), names) or f"values: {', '.join(names) or 'none'}"
-    return InputError(
-        [Diagnostic("RC402", f"check '{check}' has no numeric or scale value '{name}'", None, hint)]
-    )
 
 
 @frozen(eq=False)
