@@ -245,3 +245,29 @@ def test_the_mean_of_a_scale_value_is_refused_as_distribution_refuses_it(shipped
     with pytest.raises(TypeError) as expected:
         rs.distribution("combat", **inputs).mean("mine")
     assert str(caught.value) == str(expected.value)
+
+
+def test_rolls_made_one_by_one_share_the_request_s_work_budget():
+    """`max_work` bounds the whole batch of rolls, not each roll: 1,000 rolls of a check whose
+    rolls are plain dice are each charged a unit, so a budget of 500 units refuses them, at the
+    check; a budget of 5,000 lets them through."""
+    check = "specific"
+    tight = engine.load("chill", limits=Limits(max_work=500))
+    with pytest.raises(engine.LimitError) as caught:
+        tight.sample(check, 1000, random.Random(1), method="rolled", target=55)
+    found = caught.value.diagnostics[0]
+    assert found.code == "RC503" and "work budget" in found.message
+    assert found.span == tight.check(check).span
+    enough = engine.load("chill", limits=Limits(max_work=5000))
+    assert enough.sample(check, 1000, random.Random(1), method="rolled", target=55).times == 1000
+
+
+def test_a_costly_check_rolled_one_by_one_is_bounded_by_the_budget():
+    """Chimera's skill check at 6 dice charges about 28 units a roll: under a budget of 200,000
+    units a batch of 10,000 rolls one by one is refused (each roll alone fits; each roll had a
+    budget of its own before, so only `max_samples` and a deadline bounded the batch)."""
+    rs = engine.load("chimera", limits=Limits(max_work=200_000))
+    rs.roll("skill", random.Random(1), dice=6)  # one roll fits
+    with pytest.raises(engine.LimitError) as caught:
+        rs.sample("skill", 10_000, random.Random(1), method="rolled", dice=6)
+    assert "work budget" in caught.value.diagnostics[0].message

@@ -426,12 +426,12 @@ def test_ctrl_c_is_a_line_and_exit_130_not_a_traceback() -> None:
 
     proc = subprocess.Popen(
         [sys.executable, "-m", "engine", "roll", "chill", "specific", "-i", "target=55"]
-        + ["--times", "10000000", "--method", "rolled"],
+        + ["--times", "10000000", "--method", "rolled", "--limit", "max_work=1000000000"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(4)  # past the imports, into the rolls (which take tens of seconds)
+    time.sleep(4)  # past the imports, into the rolls (which take tens of seconds, past the default budget)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)

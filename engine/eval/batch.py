@@ -9,7 +9,7 @@ rolling `times` times gives, in law, for every check: triggers, redraws and the 
 included, since the exact evaluator solves the same rules as the sampler. When the distribution
 cannot be had (its solve would spend the budget), or when the caller asks for it
 (`method="rolled"`: an independent check of the exact evaluator), the check is rolled `times`
-times by the one sampler, each roll with a budget of its own and the deadline over all.
+times by the one sampler, within one work budget and one deadline for the whole request.
 """
 
 from __future__ import annotations
@@ -167,18 +167,21 @@ def _multinomial(rng: random.Random, weights: list[int], total: int, times: int,
 def _rolled(
     check: Check, inputs: Mapping[str, Any], ctx: RunContext, times: int, until: float | None
 ) -> Batch:
-    """The check rolled `times` times, each roll with a budget of its own (`Limits.max_work`) and
-    the request's deadline (`until`, from `Limits.deadline`) for them all."""
+    """The check rolled `times` times within one budget (`Limits.max_work`) and the request's
+    deadline (`until`, from `Limits.deadline`) for them all: each roll is charged a unit besides
+    its own work (a roll of plain dice charges none of its own, and takes several microseconds)."""
     limits = ctx.limits
+    work = Work(limits.max_work, limits.deadline, until=until)
+    ctx = ctx._replace(work=work)
     outcomes = {s.name: 0 for s in check.outcomes.members}
     values: dict[str, dict[Any, int]] = {}
     ready = Ready(check, inputs)  # what the rolls share, worked out in the first one
     # what the exact distribution holds: the values worked out after the roll, and the outputs
     varied = {let.name for let in check.lets if not let.before_roll} | {n for n, _ in check.outputs}
     for _ in range(times):
-        work = Work(limits.max_work, limits.deadline, until=until)
-        work.check_clock()  # a roll's own budget reads the clock only after much work
-        result = sample(check, inputs, ctx._replace(work=work), False, ready)  # no trace: none is kept
+        work.charge()
+        work.check_clock()  # a roll's work may be small and slow: the clock is read at each
+        result = sample(check, inputs, ctx, False, ready)  # no trace: none is kept
         outcomes[result.outcome.name] += 1
         for name, v in result.values.items():
             if name in varied and isinstance(v, (int, Fraction, Symbol)):
