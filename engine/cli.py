@@ -59,6 +59,8 @@ from .tools.render import (
 )
 
 if TYPE_CHECKING:
+    from .eval.exact import Distribution
+    from .model.ruleset import Check
     from .state.campaign import Campaign
     from .state.records import Event, Store
 
@@ -1117,6 +1119,17 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise InputError(
                 [Diagnostic("RC407", "give --sweep once (one input's values, one row each)", None)]
             )
+        if args.value:  # a row an input's value shows the outcomes alone: it would be dropped
+            raise InputError(
+                [
+                    Diagnostic(
+                        "RC407",
+                        "--value goes without --sweep (a sweep's rows show the outcomes alone)",
+                        None,
+                        "ask for a value's distribution at one point with --input in place of --sweep",
+                    )
+                ]
+            )
         name, values = _sweep_values(args.sweep[0])
         if name in inputs:  # the rows would each override it, under a header that shows it
             raise InputError(
@@ -1129,7 +1142,7 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     )
                 ]
             )
-        dists = [rs.distribution(args.check, policy=args.policy, **{**inputs, name: v}) for v in values]
+        dists = _sweep(rs, check, args.policy, inputs, name, values)
         points = [dists[i].inputs[name] for i in range(len(values))]
         if args.json:
             json.dump(
@@ -1177,6 +1190,32 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if not args.json:
             out.write(f"wrote {args.plot}\n")
     return 0
+
+
+def _sweep(
+    rs: Ruleset, check: Check, policy: str, inputs: dict[str, str], name: str, values: list[str]
+) -> list[Distribution]:
+    """`check`'s exact distribution at each of `name`'s `values`. The sweep is one request, as a
+    scene's grid is: its points share one work budget (`--limit max_work`) and one deadline
+    (`--limit deadline`), counted from its first point (each point had a budget and a deadline of
+    its own, so a sweep ran on for as long as its points took together, past the deadline)."""
+    from .errors import LimitError, placed
+    from .eval.exact import distribution
+    from .runtime.context import RunContext
+    from .runtime.inputs import bind
+    from .runtime.work import Work
+
+    work = Work(rs.limits.max_work, rs.limits.deadline)  # the whole sweep's
+    ctx = RunContext(rs.limits, policy, rs.caches, work=work)
+    dists: list[Distribution] = []
+    for v in values:
+        try:
+            work.check_clock()  # a point may be cheap: the clock is looked at before each
+            bound = bind(check.inputs, {**inputs, name: v}, "check", check.name, check.span)
+            dists.append(distribution(check, bound, ctx))
+        except LimitError as exc:
+            raise placed(exc, check.span) from None
+    return dists
 
 
 def _prob_policies(

@@ -88,6 +88,28 @@ def test_prob_refuses_an_input_both_swept_and_given(cli) -> None:
     assert cli("prob", "chill", "specific", "--sweep", "target=1..3", "--input", "tokens=1").code == 0
 
 
+def test_prob_sweep_is_one_request(cli) -> None:
+    """A sweep's points share one work budget (and one deadline): 300 units is enough for each
+    point of `target=50..60` alone, not for the eleven together (each point had a budget of its
+    own, so the sweep passed)."""
+    for target in ("50", "55", "60"):
+        assert cli("prob", "chill", "specific", "-i", f"target={target}", "--limit", "max_work=300").code == 0
+    r = cli("prob", "chill", "specific", "--sweep", "target=50..60", "--limit", "max_work=300")
+    assert r.code == 1 and r.out == ""
+    assert "chill.yaml:185:3: error RC503: the work budget of 300 units was used up" in r.err, r.err
+    assert "    specific:\n    ^^^^^^^^" in r.err and "Traceback" not in r.err
+    r = cli("prob", "chill", "specific", "--sweep", "target=50..60", "--limit", "deadline=0")
+    assert r.code == 1 and "RC503" in r.err and "deadline" in r.err and "specific:" in r.err, r.err
+    assert cli("prob", "chill", "specific", "--sweep", "target=50..60", "--limit", "max_work=3000").code == 0
+
+
+def test_prob_refuses_value_with_sweep(cli) -> None:
+    """A sweep's rows show the outcomes alone: `--value` is refused (RC407), not dropped."""
+    r = cli("prob", "chill", "specific", "--sweep", "target=1..3", "--value", "roll")
+    assert r.code == 1 and r.out == "" and "RC407" in r.err, r.err
+    assert "--value goes without --sweep" in r.err and "Traceback" not in r.err
+
+
 def test_prob_sweep_plot_writes_a_png(tmp_path: Path, cli) -> None:
     pytest.importorskip("matplotlib")
     out = tmp_path / "chill.png"
