@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -109,6 +110,24 @@ def test_unknown_names_get_a_near_match(tmp_path: Path) -> None:
     assert caught.value.diagnostics[0].code == "RC905" and not caught.value.missing
     with pytest.raises(engine.InputError):
         engine.new_campaign("d", "chill", store=MemoryStore(), params={"playres": 4})
+
+
+def test_an_unknown_action_or_period_is_told_where_they_are_declared(cli: Any, tmp_path: Path) -> None:
+    """As an unknown scene is told at `scenes:`: an unknown action at the ruleset's `actions:`,
+    an unknown period at `state: periods:`, with file:line:col, the source line and a caret."""
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "c", "chill", "-p", "players=2").code == 0
+    for args, message, line in (
+        (("act", "c", "turn_drak"), "ruleset 'chill' has no action 'turn_drak'", "actions:"),
+        (("prob", "c", "turn_drak"), "ruleset 'chill' has no action 'turn_drak'", "actions:"),
+        (("begin", "c", "cas"), "ruleset 'chill' has no period 'cas'", "periods: [case]"),
+    ):
+        r = cli("campaign", "--db", db, *args)
+        assert r.code == 1 and r.out == "" and "Traceback" not in r.err, r.err
+        first, source, caret = r.err.splitlines()[:3]
+        assert re.fullmatch(rf"\S*chill\.yaml:\d+:\d+: error RC907: {re.escape(message)}", first), r.err
+        assert source.strip() == line and caret.strip().startswith("^"), r.err
+        assert source.index(line[0]) == caret.index("^")
 
 
 # -- bounds --------------------------------------------------------------------------------------

@@ -550,6 +550,9 @@ def test_campaign_errors_keep_their_codes(client: TestClient) -> None:
     unknown = client.post("/api/campaigns/c2/act", json={"action": "turn_drak"}, headers=AUTH)
     [d] = error(unknown, 404)
     assert d["code"] == "RC907" and d["hint"] == "did you mean 'turn_dark'?"
+    # told at the ruleset's `actions:`, the served ruleset's file named by its basename
+    assert (d["file"], d["source_line"]) == ("chill.yaml", "actions:") and d["line"] > 1
+    assert d["text"].startswith(f"chill.yaml:{d['line']}:1: error RC907: ruleset 'chill' has no action")
     no_role = client.post(
         "/api/campaigns/c2/act", json={"action": "turn_dark", "others": {"nobody": "x"}}, headers=AUTH
     )

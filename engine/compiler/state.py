@@ -123,6 +123,8 @@ class StateCompiler:
             campaign_span=self._key(("state", "campaign")),
             character_span=self._key(("state", "character")),
             scenes_span=self._key(("scenes",)),
+            actions_span=self._key(("actions",)),
+            periods_span=self._key(("state", "periods")),
         )
 
     def _key(self, path: PathKey) -> Any:

@@ -186,6 +186,10 @@ class StateModel:
     """The key `state: character:`, where a character's parameters are declared (None: none)."""
     scenes_span: Span | None = field(default=None, compare=False)
     """The key `scenes:`, where the scenes are declared (None: it has none)."""
+    actions_span: Span | None = field(default=None, compare=False)
+    """The key `actions:`, where the actions are declared (None: it has none)."""
+    periods_span: Span | None = field(default=None, compare=False)
+    """The key `state: periods:`, where the periods are declared (None: it has none)."""
 
     def expressions(self) -> list[tuple[str, Expr]]:
         """Every expression of the lasting state, each with where it is in words: each item's

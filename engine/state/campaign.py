@@ -46,6 +46,7 @@ from ..runtime.state import (
     with_values,
 )
 from ..runtime.work import Work, current, working
+from ..syntax.positions import Span
 from .exact import after_action
 from .records import STORE_METHODS, Event, Header, Store, Transaction, whole
 
@@ -77,8 +78,9 @@ def _fail(
     missing: bool = False,
     unfit: bool = False,
     advice: Advice | None = None,
+    span: Span | None = None,
 ) -> CampaignError:
-    return CampaignError([Diagnostic(code, message, None, hint, advice=advice)], missing=missing, unfit=unfit)
+    return CampaignError([Diagnostic(code, message, span, hint, advice=advice)], missing=missing, unfit=unfit)
 
 
 def _now() -> str:
@@ -519,7 +521,7 @@ class Campaign:
         """A period begins: everything that names it in `reset` goes back to its start."""
         arguments.name("Campaign.begin", "period", period)
         if period not in self.rules.periods:
-            raise self._missing("period", period, self.rules.periods)
+            raise self._missing("period", period, self.rules.periods, self.rules.periods_span)
         with self.request(), self.writing() as tx:
             new, done = begin(self.rules, tx.last().state, period)
             return tx.append("period", {"period": period, "effects": done}, new)
@@ -693,14 +695,18 @@ class Campaign:
     def _action(self, name: str) -> Action:
         found = self.rules.actions.get(name)
         if found is None:
-            raise self._missing("action", name, self.rules.actions)
+            raise self._missing("action", name, self.rules.actions, self.rules.actions_span)
         return found
 
-    def _missing(self, kind: str, name: str, known: Collection[str]) -> CampaignError:
+    def _missing(
+        self, kind: str, name: str, known: Collection[str], span: Span | None = None
+    ) -> CampaignError:
         """RC907 for a name the ruleset does not have, with the nearest (or every) name of that
-        kind; `missing`, so a server answers 404."""
+        kind; `missing`, so a server answers 404; told at `span`, where such names are declared,
+        if given (an unknown action at `actions:`, as an unknown scene is told at `scenes:`)."""
         hint = did_you_mean(name, known) or f"{kind}s: {', '.join(known)}"
-        return _fail("RC907", f"ruleset '{self.model.name}' has no {kind} '{name}'", hint, missing=True)
+        message = f"ruleset '{self.model.name}' has no {kind} '{name}'"
+        return _fail("RC907", message, hint, missing=True, span=span)
 
     def _roles(
         self, act: Action, who: str | None, others: Mapping[str, str] | None, state: State
