@@ -61,8 +61,10 @@ from .tools.render import (
 if TYPE_CHECKING:
     from .eval.exact import Distribution
     from .model.ruleset import Check
+    from .runtime.work import Work
     from .state.campaign import Campaign
     from .state.records import Event, Store
+    from .syntax.positions import Span
 
 # What only some commands use (campaigns, scenes, plots, examples, the linter, the starter) is
 # imported by those commands, so that `rulecraft roll` starts without it.
@@ -1199,23 +1201,34 @@ def _sweep(
     scene's grid is: its points share one work budget (`--limit max_work`) and one deadline
     (`--limit deadline`), counted from its first point (each point had a budget and a deadline of
     its own, so a sweep ran on for as long as its points took together, past the deadline)."""
-    from .errors import LimitError, placed
     from .eval.exact import distribution
-    from .runtime.context import RunContext
+    from .runtime.context import RunContext, new_work
     from .runtime.inputs import bind
-    from .runtime.work import Work
 
-    work = Work(rs.limits.max_work, rs.limits.deadline)  # the whole sweep's
+    work = new_work(rs.limits)  # the whole sweep's
     ctx = RunContext(rs.limits, policy, rs.caches, work=work)
     dists: list[Distribution] = []
     for v in values:
-        try:
-            work.check_clock()  # a point may be cheap: the clock is looked at before each
+        with _point(work, check.span):
             bound = bind(check.inputs, {**inputs, name: v}, "check", check.name, check.span)
             dists.append(distribution(check, bound, ctx))
-        except LimitError as exc:
-            raise placed(exc, check.span) from None
     return dists
+
+
+@contextlib.contextmanager
+def _point(work: Work, span: Span | None) -> Iterator[None]:
+    """One point of a command that is one request (a sweep's, a scene grid's), under the
+    request's `work`: the clock looked at before it (a point may be cheap, and a budget reads the
+    clock only after much work), and a limit passed in it told at `span` (the check, the scene)."""
+    from .errors import LimitError
+    from .runtime.work import working
+
+    try:
+        work.check_clock()
+        with working(work):
+            yield
+    except LimitError as exc:
+        raise placed(exc, span) from None
 
 
 def _prob_policies(
@@ -1734,9 +1747,7 @@ def _scene_grid(
     The grid is one request: its cells share one work budget (`--limit max_work`) and one
     deadline (`--limit deadline`), counted from its first cell (each cell had a budget and a
     deadline of its own, so a grid of 30,000 cells ran on for 15 s under a deadline of 1 s)."""
-    from .errors import LimitError, placed
-    from .runtime.context import RunContext
-    from .runtime.work import Work, working
+    from .runtime.context import RunContext, new_work
     from .scenes.odds import odds
     from .scenes.play import cast_state
     from .tools.plot import plot_grid
@@ -1768,7 +1779,7 @@ def _scene_grid(
         axes.append(("", [""]))
     scene = rs.scene(args.scene)
     objective = scene.objective or scene.ends[0].name
-    work = Work(rs.limits.max_work, rs.limits.deadline)  # the whole grid's
+    work = new_work(rs.limits)  # the whole grid's
     table: list[list[float]] = []
     cells: list[list[str]] = []
     for a in axes[0][1]:
@@ -1784,12 +1795,8 @@ def _scene_grid(
                     cast.setdefault(party, {})[key] = value
                 else:
                     params[name] = value
-            try:
-                work.check_clock()  # a cell may be cheap: the clock is looked at before each
-                with working(work):  # its state made under the grid's budget too
-                    state, players = cast_state(rs.model, scene, params, cast)
-            except LimitError as exc:
-                raise placed(exc, scene.span) from None
+            with _point(work, scene.span):  # its state made under the grid's budget too
+                state, players = cast_state(rs.model, scene, params, cast)
             ctx = RunContext(rs.limits, args.policy, rs.caches, work=work)
             p = odds(rs.model, scene, state, players, ctx).probability(objective)
             row.append(float(p))
