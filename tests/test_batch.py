@@ -4,6 +4,7 @@ rolled one by one, the counts agree with the exact distribution in a chi-square 
 
 from __future__ import annotations
 
+import pickle
 import random
 import sys
 from fractions import Fraction
@@ -127,17 +128,62 @@ def test_the_command_line_rolls_many(cli):
 
 @pytest.mark.parametrize("ruleset", ["chill", "chimera", "castle", "chthonian"])
 def test_both_methods_count_the_same_values(shipped, ruleset):
-    """Drawn or rolled, a batch counts the values the exact distribution holds (those worked out
-    after the roll, and the outputs): rolled batches once also counted the values known before
-    the roll (found by an audit)."""
+    """Drawn or rolled, a batch counts the values the exact distribution holds (rolled batches
+    once also counted the values known before the roll, found by an audit; those are now
+    counted by every way, all the rolls on the one value the inputs fix, as a roll reports them)."""
     rs = shipped[ruleset]
     for name, check in rs.checks.items():
         inputs = {"target": 55} if ruleset == "chill" else {}
         drawn = rs.sample(name, 200, random.Random(3), method="exact", **inputs)
         rolled = rs.sample(name, 200, random.Random(3), method="rolled", **inputs)
-        assert set(drawn.values) == set(rolled.values) == set(rs.distribution(name, **inputs).values), name
-        before = {let.name for let in check.lets if let.before_roll}
-        assert not before & set(rolled.values), name
+        dist = rs.distribution(name, **inputs)
+        assert set(drawn.values) == set(rolled.values) == set(dist.values), name
+        before = {let.name for let in check.lets if let.before_roll} & set(dist.values)
+        for value in before:
+            (fixed,) = dist.value(value).weights
+            assert drawn.values[value] == rolled.values[value] == {fixed: 200}, (name, value)
+
+
+LADDER = """\
+rulecraft: 1
+name: ladder_demo
+checks:
+  ladder:
+    inputs:
+      advantage: {type: int, min: 0, max: 5, default: 0}
+    let:
+      level: clamp(advantage, 0, 2)
+    auto:
+      - when: level == 2
+        then: pass
+    roll:
+      d: {die: 6}
+    outcomes: [fail, pass]
+    outcome: "'pass' if d + level >= 4 else 'fail'"
+    outputs:
+      margin: d + level
+"""
+
+
+@pytest.mark.parametrize("advantage", [0, 1, 2])
+def test_a_value_known_before_the_roll_is_reported_by_every_way_auto_rule_or_not(advantage):
+    """`level` needs no die: a roll reports it, and so do the exact distribution and a batch,
+    drawn or rolled, whether or not the auto rule decides (at advantage 2). They reported it
+    only when the auto rule decided (the distribution, a drawn batch) or never (a rolled one)."""
+    rs = engine.load_source(SourceFile("ladder.yaml", LADDER))
+    level = min(advantage, 2)
+    assert rs.roll("ladder", random.Random(1), advantage=advantage).values["level"] == level
+    dist = rs.distribution("ladder", advantage=advantage)
+    assert dist.value("level").fractions() == {level: 1} and dist.mean("level") == level
+    assert list(dist.values)[0] == "level"
+    assert ("margin" in dist.values) is (advantage < 2)  # after the roll: absent when decided before it
+    assert pickle.loads(pickle.dumps(dist)) == dist  # a worker's distribution reaches its parent whole
+    assert pickle.loads(pickle.dumps(dist)).value("level").fractions() == {level: 1}
+    for method in ("exact", "rolled"):
+        batch = rs.sample("ladder", 30, random.Random(1), method=method, advantage=advantage)
+        assert list(batch.values) == list(dist.values), method
+        assert batch.values["level"] == {level: 30} and batch.mean("level") == level, method
+        assert batch.as_json()["values"]["level"] == [[level, 30]], method
 
 
 BIG_BAG = """\

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import LimitError, no_outcome, no_value, placed
 from ..frozen import frozen
 from ..model.ruleset import Check
-from ..model.values import Symbol, to_json
+from ..model.values import COUNTED, Symbol, to_json
 from ..runtime import arguments
 from ..runtime.context import RunContext
 from ..runtime.work import Work
@@ -44,9 +44,10 @@ METHODS = ("auto", "exact", "rolled")
 @frozen
 class Batch:
     """`times` rolls of one check: each outcome's count (every declared outcome, worst first, zeros
-    included) and, for each named value worked out after the roll and each output that is a
-    number, true/false or a scale value, how many rolls gave each value (the values of
-    `Distribution.values`; one known before the roll is the same in every roll)."""
+    included) and, for each named value and each output that is a number, true/false or a scale
+    value, how many rolls gave each value (the values of `Distribution.values`, whichever the
+    `method`: one known before the roll is the same in every roll, all `times` of them, auto rule
+    or not; one worked out after the roll is absent when an auto rule decides)."""
 
     check: str
     inputs: Mapping[str, Any]
@@ -130,8 +131,10 @@ def _drawn(
     work = Work(ctx.limits.max_work, ctx.limits.deadline, until=until)
     counts = _multinomial(rng, [w for _, w in points], dist.joint.total, times, work)
     outcomes = {s.name: 0 for s in check.outcomes.members}
-    kept = [i for i, name in enumerate(dist.names) if name in dist.values]
-    values: dict[str, dict[Any, int]] = {dist.names[i]: {} for i in kept}
+    reported = dist.values  # the one choice of what is counted: `Distribution.values`
+    known = dict(dist.known)  # the same in every roll
+    values: dict[str, dict[Any, int]] = {n: {known[n]: times} if n in known else {} for n in reported}
+    kept = [i for i, name in enumerate(dist.names) if name in reported]
     for (key, _), n in zip(points, counts):
         if not n:
             continue
@@ -176,15 +179,13 @@ def _rolled(
     outcomes = {s.name: 0 for s in check.outcomes.members}
     values: dict[str, dict[Any, int]] = {}
     ready = Ready(check, inputs)  # what the rolls share, worked out in the first one
-    # what the exact distribution holds: the values worked out after the roll, and the outputs
-    varied = {let.name for let in check.lets if not let.before_roll} | {n for n, _ in check.outputs}
     for _ in range(times):
         work.charge()
         work.check_clock()  # a roll's work may be small and slow: the clock is read at each
         result = sample(check, inputs, ctx, False, ready)  # no trace: none is kept
         outcomes[result.outcome.name] += 1
         for name, v in result.values.items():
-            if name in varied and isinstance(v, (int, Fraction, Symbol)):
+            if isinstance(v, COUNTED):  # as `Distribution.values` reports them
                 tally = values.setdefault(name, {})
                 tally[v] = tally.get(v, 0) + 1
     return Batch(check.name, dict(inputs), ctx.policy, times, "rolled", outcomes, _sorted(values))

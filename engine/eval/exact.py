@@ -23,7 +23,7 @@ from ..errors import EvalError, InputError, LimitError, no_outcome, no_value, pl
 from ..expr import ast
 from ..frozen import field, frozen
 from ..model.ruleset import Check, Pool, Randomizer, Scale, randomizer_expressions
-from ..model.values import Multi, Symbol, redraws_key, to_json
+from ..model.values import COUNTED, Multi, Symbol, redraws_key, to_json
 from ..runtime import arguments
 from ..runtime.cache import approx_bytes
 from ..runtime.context import POLICIES, RunContext, check_policy, new_work
@@ -35,6 +35,7 @@ from ..runtime.rules import (
     carried,
     concrete,
     first_rule,
+    known_values,
     read_faces,
     redraw_offered,
     with_dice,
@@ -62,7 +63,7 @@ TAIL = Fraction(1, 10**15)
 `Distribution.truncated`."""
 FIRST_DEPTH = 8
 _NONE = Fraction(0)
-_KINDS = (int, Fraction, Symbol)
+_KINDS = COUNTED
 """The kinds of value a named value's distribution holds (numbers, true/false, scale values)."""
 _PLAIN = frozenset({int, bool, Fraction, Symbol})
 """`_KINDS` by exact type, told at once for a whole distribution (a subclass is asked one by one)."""
@@ -97,6 +98,9 @@ class Distribution:
     truncated: Fraction = Fraction(0)
     """The chance that an uncapped explosion went on past where it was followed: each
     probability is exact to within it (the cut roll counts the dice as they stood)."""
+    known: tuple[tuple[str, Any], ...] = ()
+    """The values known before the roll (`known_values`), by name: the same at every point, so
+    not in `joint`; `values` reports each as certain, auto rule or not, as a roll reports it."""
     _outcome: Dist | None = field(init=False, repr=False)
     """The outcome's distribution as made with the distribution; None when its pass was left
     (then `_Product.finish` makes and keeps it)."""
@@ -129,7 +133,7 @@ class Distribution:
         later holds the check's compiled code, which does not pickle (so a distribution solved in
         a worker process reaches its parent)."""
         fields = (self.check, self.inputs, self.outcomes, self.joint, self.names, self.states, self.policy)
-        return (Distribution, (*fields, self.capped, self.truncated))
+        return (Distribution, (*fields, self.capped, self.truncated, self.known))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Distribution):
@@ -141,17 +145,24 @@ class Distribution:
             other.names,
             other.states,
             other.policy,
-        ) and (self.capped, self.truncated, self.joint) == (other.capped, other.truncated, other.joint)
+        ) and (self.capped, self.truncated, self.known, self.joint) == (
+            other.capped,
+            other.truncated,
+            other.known,
+            other.joint,
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
     @cached_property
     def values(self) -> Mapping[str, Dist]:
-        """Each named value's distribution (numbers, true/false and scale values), made on first use."""
+        """Each named value's and output's distribution (numbers, true/false and scale values),
+        made on first use: those known before the roll first (certain), then the others."""
         source = self.source
         if isinstance(source, _Product) and len(source.check.value_loops) < len(self.names):
             _ = self.joint  # some value has no loop of its own: every value from one pass
-        found = {name: self._marginal(name) for name in self.names}
+        found = {name: self._marginal(name) for name, _ in self.known}
+        found.update((name, self._marginal(name)) for name in self.names)
         return {name: d for name, d in found.items() if d is not None}
 
     def _marginal(self, name: str) -> Dist | None:
@@ -161,7 +172,12 @@ class Distribution:
         if name in kept:
             return kept[name]
         made = None
-        if name in self.names:
+        known = dict(self.known)
+        if name in known:  # the same at every point
+            v = known[name]
+            if isinstance(v, _KINDS):
+                made = Dist.certain(v)
+        elif name in self.names:
             source = self.source
             loop = None
             if isinstance(source, _Product) and "joint" not in self.__dict__:
@@ -609,17 +625,33 @@ def _product(
     if states > ctx.limits.max_states:
         enforce("exact states", states, ctx.limits.max_states, check.span, "max_states")
     source = _Product(check, env, parts, states, ctx)  # it charges the states
-    return Distribution(check.name, dict(inputs), check.outcomes, source, check.layout, states, ctx.policy)
+    return Distribution(
+        check.name,
+        dict(inputs),
+        check.outcomes,
+        source,
+        check.layout,
+        states,
+        ctx.policy,
+        known=_known(check, env),
+    )
+
+
+def _known(check: Check, env: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """`Distribution.known`: the values known before the roll, from the environment before the dice."""
+    return tuple(known_values(check, env).items()) if check.pre_lets else ()
 
 
 def _fixed(
     check: Check, inputs: Mapping[str, Any], env: dict[str, Any], outcome: Symbol, policy: str
 ) -> Distribution:
-    """An outcome decided before the roll: every value is certain."""
-    values = {let.name: env[let.name] for let in check.pre_lets} | auto_outputs(check, env, outcome)
-    names = tuple(values)
+    """An outcome decided before the roll: every value is certain (the outputs that need no dice
+    in the joint, the values known before the roll in `known`, as for any other distribution)."""
+    values = auto_outputs(check, env, outcome)
     key = (outcome, -1, *values.values())
-    return Distribution(check.name, dict(inputs), check.outcomes, Dist.certain(key), names, 1, policy)
+    dist = Dist.certain(key)
+    known = _known(check, env)
+    return Distribution(check.name, dict(inputs), check.outcomes, dist, tuple(values), 1, policy, known=known)
 
 
 # -- die by die: dependent dice, reroll procedures and the player's choices -------------------
@@ -688,7 +720,9 @@ class Sequential:
             earlier.add(r.name)
         return reads
 
-    def distribution(self, inputs: Mapping[str, Any]) -> Distribution:
+    def distribution(
+        self, inputs: Mapping[str, Any], known: tuple[tuple[str, Any], ...] = ()
+    ) -> Distribution:
         result = self.finish(0, ())
         joint = result.map(_first)
         cut = [(c, w) for (_, c), w in result.weights.items() if c]
@@ -707,6 +741,7 @@ class Sequential:
             self.policy,
             capped,
             truncated,
+            _known(self.check, self.env),
         )
 
     def stage_key(self, i: int, dice: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -30,6 +30,7 @@ from ..runtime.rules import (
     carried,
     concrete,
     first_rule,
+    known_values,
     read_faces,
     redraw_offered,
     split_counted,
@@ -288,7 +289,7 @@ class Ready:
         self.before = Before(
             env,
             tuple(steps),
-            tuple((let.name, env[let.name]) for let in check.pre_lets),
+            tuple(known_values(check, env).items()),
             fired,
             quick,
             dice,

@@ -543,13 +543,15 @@ class Check:
 
     @cached_property
     def value_names(self) -> tuple[str, ...]:
-        """What `Distribution.value` can be asked for once the dice are rolled (a server lists
-        them): each value of `layout` whose static type is not a pool, list or range. One whose
-        type is `any` is listed too; only what it holds when solved tells, and `value` refuses
-        it (RC402) where that is not a number, true/false or a scale value."""
-        types = {let.name: let.expr.type.kind for let in self.post_lets}
+        """What `Distribution.value` can be asked for (a server lists them), in the order of
+        `Distribution.values`: each value known before the roll, then each value of `layout`,
+        whose static type is not a pool, list or range. One whose type is `any` is listed too;
+        only what it holds when solved tells, and `value` refuses it (RC402) where that is not a
+        number, true/false or a scale value."""
+        types = {let.name: let.expr.type.kind for let in self.lets}
         types.update((name, expr.type.kind) for name, expr in self.outputs)
-        return tuple(n for n in self.layout if types[n] not in ("multi", "list", "range"))
+        names = (*(let.name for let in self.pre_lets), *self.layout)
+        return tuple(n for n in names if types[n] not in ("multi", "list", "range"))
 
     @property
     def input_map(self) -> Mapping[str, InputSpec]:

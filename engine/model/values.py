@@ -131,6 +131,11 @@ class Redrawn:
     count: int
 
 
+COUNTED = (int, Fraction, Symbol)
+"""The kinds of value whose distribution a request reports (numbers, true/false and scale values:
+`Distribution.values`, `Batch.values`); a pool, a list or a range is in a roll's values only."""
+
+
 def redraws_key(name: str) -> str:
     """Where an environment keeps how many redraws were made of randomizer `name` (`Redrawn`,
     read by `redraws(name)`): a key that no name of the language can be, so it never meets one."""

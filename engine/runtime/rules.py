@@ -38,6 +38,15 @@ def before_roll(check: Check, inputs: Mapping[str, Any]) -> dict[str, Any]:
     return env
 
 
+def known_values(check: Check, env: Mapping[str, Any]) -> dict[str, Any]:
+    """The values known before the roll, by name in the check's order, from `env` as
+    `before_roll` makes it: the same in every roll of a request, so every way of making the
+    request reports them alike — a roll's `Result.values`, the exact `Distribution.values`
+    (certain) and a batch's `Batch.values` (every roll the same), whether or not an auto rule
+    decides."""
+    return {let.name: env[let.name] for let in check.pre_lets}
+
+
 def with_dice(env: Mapping[str, Any], roll: Sequence[Randomizer], dice: Iterable[Any]) -> dict[str, Any]:
     """`env` with the randomizers known so far bound to their values (in roll order); for a
     randomizer whose redraws the check counts, the count goes to `redraws_key`, where

@@ -17,7 +17,6 @@ from ..eval.exact import distribution
 from ..model.ruleset import Check
 from ..model.state import Action, StateModel, Tally
 from ..runtime.context import RunContext, with_work
-from ..runtime.rules import before_roll
 from ..runtime.state import State, apply, roll_of, seen_roll
 from ..runtime.work import meter, working
 
@@ -65,8 +64,7 @@ def _after(
     if dist is None:  # a scene asks for the same roll from many states
         dist = distribution(check, bound, ctx)
         ctx.caches.distributions.put(key, dist, dist.approx_bytes())
-    before = before_roll(check, bound)
-    fixed = {let.name: before[let.name] for let in check.pre_lets}
+    fixed = dict(dist.known)  # the values known before the roll
     # the node that asked paid for one point (scenes.odds.NODE_WORK); every other is charged
     # before it is applied, so a roll of a thousand points cannot run past the budget unseen
     (ctx.work or meter()).charge(APPLY_WORK * (len(dist.joint.weights) - 1))
