@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 from _repo import REPO_ROOT
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 import engine
 from engine.tools.lint import DEFAULT_BUDGET, LintBudget, lint
@@ -783,3 +785,73 @@ def test_trying_the_tables_lasting_state_calls_is_within_the_linter_s_budget() -
     assert any(
         d.code == "RC809" and "the tables the state calls were not all tried" in d.message for d in diags
     )
+
+
+def _linear(a: int, b: int, c: int, hi: int, op: str) -> str:
+    return f"""\
+rulecraft: 1
+name: linear
+checks:
+  t:
+    inputs:
+      x: {{type: int, min: 0, max: {hi}, default: 0}}
+    roll:
+      d: {{die: 6}}
+    outcomes: [low, odd, high]
+    outcome:
+      - when: x * {a} + {b} {op} {c}
+        then: odd
+      - when: d >= 4
+        then: high
+      - else: low
+"""
+
+
+def test_a_rule_true_only_at_an_input_the_grid_leaves_out_is_not_reported(tmp_path):
+    """`x * 3 == 2001` holds at x = 667, which the grid over 0..10000 (bounds, the numbers the
+    rules mention and their neighbours, evenly spaced values) did not try: RC802 said the rule
+    never fires and RC804 nothing, and `validate --strict` failed a sound ruleset."""
+    text = _linear(3, 0, 2001, 10000, "==")
+    assert not [d for d in codes(text) if d.code in ("RC802", "RC804")]
+    path = tmp_path / "linear.yaml"
+    path.write_text(text)
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "validate", str(path), "--strict"],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_rule_never_true_over_a_domain_run_whole_is_still_reported():
+    """Over 0..10 every input is run: `x * 3 == 20` is never true, proven, and said."""
+    diag = only(codes(_linear(3, 0, 20, 10, "==")), "RC802")
+    assert "for any allowed input" in diag.message and "'odd' never comes out" in diag.message
+
+
+@example(a=3, b=0, c=2001, hi=10000, op="==")
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    a=st.integers(-6, 6),
+    b=st.integers(-30, 30),
+    c=st.integers(-60, 2100),
+    hi=st.sampled_from([3, 12, 40, 300, 2500, 10000]),
+    op=st.sampled_from(["==", "!=", ">", "<=", ">="]),
+)
+def test_rc802_only_when_enumerating_every_input_agrees(a, b, c, hi, op):
+    """For a linear condition on an input over 0..hi, RC802 on it (and RC804 on its outcome)
+    is reported only when no x in 0..hi makes it true, by brute force."""
+    holds = {
+        "==": lambda v: v == c,
+        "!=": lambda v: v != c,
+        ">": lambda v: v > c,
+        "<=": lambda v: v <= c,
+        ">=": lambda v: v >= c,
+    }[op]
+    never_true = not any(holds(a * x + b) for x in range(hi + 1))
+    found = codes(_linear(a, b, c, hi, op))
+    said = [d for d in found if d.code == "RC802" and d.message.startswith("rule 1 ")]
+    said += [d for d in found if d.code == "RC804" and "'odd'" in d.message]
+    if not never_true:
+        assert not said, (a, b, c, hi, op, [d.message for d in said])

@@ -212,6 +212,11 @@ class Report:
             )
         if not run.conclusive:
             return found  # RC802-RC804 need the whole picture
+        if not run.exhaustive:
+            # RC802 and RC804 say what holds for every allowed input: proven only when every
+            # combination was run (a rule true at one input the grid left out — `x * 3 == 2001`
+            # for x in 0..10000 — fires); RC803 is read from the rules themselves
+            return found + self._unproduced(run, set())
         silent, explained = self._silent(run)
         found += silent
         if probe.gaps:
@@ -232,10 +237,7 @@ class Report:
         """RC802 for the check's auto and outcome rules, and the outcomes that this explains:
         a rule that never fires and is the only one to give an outcome is one finding, not two."""
         check, public, probe = run.check, run.public, run.probe
-        if run.exhaustive:
-            scope = "for any allowed input"
-        else:
-            scope = f"for any of the {run.tried} input combinations tried"
+        scope = "for any allowed input"  # every combination was run (`check`)
         silent: list[tuple[str, Rule, set[int] | None, str, Span | None]] = []
         for j, rule in enumerate(check.auto):
             if rule.when is not None and j not in run.auto_fired:
@@ -264,16 +266,13 @@ class Report:
     def _unproduced(self, run: CheckRun, explained: set[str]) -> list[Diagnostic]:
         """RC803 (nothing names the outcome) and RC804 (named, but probability 0)."""
         check = run.check
-        every = (
-            "for every allowed input" if run.exhaustive else f"for all {run.tried} input combinations tried"
-        )
         mentioned, opaque = self._mentions(check)
         found: list[Diagnostic] = []
         for k, member in enumerate(check.outcomes.members):
             if member.name in run.produced or member.name in explained:
                 continue
             span = self._outcome_span(check, k)
-            if member.name not in mentioned and not opaque:
+            if member.name not in mentioned and not opaque:  # static: whatever inputs were run
                 found.append(
                     Diagnostic(
                         "RC803",
@@ -284,11 +283,12 @@ class Report:
                         "warning",
                     )
                 )
-            else:
+            elif run.exhaustive:  # every combination run: proven for every allowed input
                 found.append(
                     Diagnostic(
                         "RC804",
-                        f"outcome '{member.name}' of check '{check.name}' has probability 0 {every}",
+                        f"outcome '{member.name}' of check '{check.name}' has probability 0 "
+                        "for every allowed input",
                         span,
                         "no roll reaches it with these dice and inputs; compare the conditions "
                         "that give it with the dice faces and the inputs' min and max",
