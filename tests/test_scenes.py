@@ -25,7 +25,7 @@ import engine
 from engine.runtime.context import RunContext
 from engine.runtime.work import Work
 from engine.scenes.odds import odds as solve_odds
-from engine.scenes.play import cast_state
+from engine.scenes.play import cast_state, play
 
 CHIMERA = engine.load("chimera")
 STUDENT = {"student": {"max_resolve": 0}}
@@ -147,10 +147,9 @@ def test_many_scenes_at_once_count_what_one_at_a_time_plays() -> None:
 
 def test_many_scenes_agree_with_the_exact_odds() -> None:
     odds = SKIRMISH.scene_odds("fight", parties={"ann": {"hp": 2}, "bo": {"hp": 3}})
-    n = 20_000
-    sampled = SKIRMISH.sample_scenes(
-        "fight", n, random.Random(2), parties={"ann": {"hp": 2}, "bo": {"hp": 3}}
-    )
+    n = 20_000  # one request: about 4 million units of work, past the default budget
+    roomy = engine.load(DUEL, limits=engine.Limits(max_work=50_000_000))
+    sampled = roomy.sample_scenes("fight", n, random.Random(2), parties={"ann": {"hp": 2}, "bo": {"hp": 3}})
     p = float(odds.probability("ann_wins"))
     assert abs(sampled.share("ann_wins") - p) < 5 * sampled.standard_error("ann_wins")
     mean = float(odds.mean_rounds or 0)
@@ -608,6 +607,45 @@ def test_a_scene_is_solved_and_played_within_the_work_budget() -> None:
     assert "deadline" in caught.value.diagnostics[0].message
 
 
+def test_many_scenes_are_one_request(cli: Any, tmp_path: Any) -> None:
+    """`sample_scenes` (`scene roll --times N`) is one request, as `Ruleset.sample`'s rolls are:
+    its scenes share one work budget and one deadline, so a budget each scene fits alone but the
+    scenes together pass is refused, placed at the scene (each scene had a budget of its own, and
+    `max_scenes` scenes could do `max_scenes` times `max_work`); nothing is printed but the error.
+    A run that fits counts what it counted before, seed for seed."""
+    parties = {"ann": {"hp": 5}, "bo": {"hp": 5}}
+    most = 0
+    rng = random.Random(1)
+    fresh = engine.load(DUEL)
+    for _ in range(40):  # each scene alone, in turn, as the sampler plays them: its own cost
+        sc = fresh.scene("fight")
+        state, cast = cast_state(fresh.model, sc, None, parties)
+        work = Work(10**9)
+        play(fresh.model, sc, state, cast, RunContext(fresh.limits, "always", fresh.caches, rng, work=work))
+        most = max(most, work.used)
+    budget = most + 100  # every scene fits alone; the forty together need many times more
+    line = DUEL.splitlines().index("  fight:") + 1
+    tight = engine.load(DUEL, limits=engine.Limits(max_work=budget))
+    with pytest.raises(engine.LimitError) as caught:
+        tight.sample_scenes("fight", 40, random.Random(1), parties=parties)
+    first = caught.value.diagnostics[0]
+    assert first.code == "RC503" and "max_work" in (first.hint or "") and f"{budget:,}" in first.message
+    assert first.span is not None and first.span.line == line
+    (tmp_path / "skirmish.yaml").write_text(DUEL)
+    args = ("scene", "roll", "skirmish.yaml", "fight", "--party", "ann:hp=5", "--party", "bo:hp=5")
+    args += ("--times", "40", "--seed", "1")
+    r = cli(*args, "--limit", f"max_work={budget}", cwd=tmp_path)
+    assert r.code != 0 and r.out == "", r.out
+    assert "RC503" in r.err and f"skirmish.yaml:{line}:3" in r.err and "max_work" in r.err
+    roomy = cli(*args, "--limit", "max_work=10000000", "--json", cwd=tmp_path)
+    plain = cli(*args, "--json", cwd=tmp_path)
+    assert roomy.code == plain.code == 0 and roomy.out == plain.out
+    assert (
+        json.loads(plain.out)["endings"]
+        == SKIRMISH.sample_scenes("fight", 40, random.Random(1), parties=parties).endings
+    )
+
+
 GOON = (
     {"style": "pulp_adventure"},
     {"excursionist": {"out_at": 3, "starting_ti": 1, "nodule_extent": 1}, "creature": {"out_at": 3}},
@@ -627,8 +665,9 @@ def test_scenes_sampled_without_a_trace_draw_what_played_ones_draw(
     ruleset: str, scene: str, policy: str, params: dict[str, Any], parties: dict[str, Any]
 ) -> None:
     """`sample_scenes` rolls each check without its trace (no step is made), `play_scene` with it:
-    from one seed they draw the same dice, so they end the same way in the same rounds."""
-    rs = engine.load(ruleset)
+    from one seed they draw the same dice, so they end the same way in the same rounds. The 40
+    scenes are one request, the optimal solve among them: a budget of their own."""
+    rs = engine.load(ruleset, limits=engine.Limits(max_work=100_000_000))
     sampled = rs.sample_scenes(scene, 40, random.Random(11), params=params, parties=parties, policy=policy)
     rng = random.Random(11)
     played = [rs.play_scene(scene, rng, params=params, parties=parties, policy=policy) for _ in range(40)]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -302,21 +301,23 @@ def play_many(
     model: RulesetModel, scene: Scene, state: State, cast: Mapping[str, str], ctx: RunContext, times: int
 ) -> Sampled:
     """`times` scenes from the same start, one after another from `ctx`'s random source, without
-    their traces: the counts of each ending and of each length. Each scene has a work budget of
-    its own (`Limits.max_work`); a deadline (`Limits.deadline`) is for them all."""
+    their traces: the counts of each ending and of each length. The scenes are one request, as
+    `Ruleset.sample`'s rolls are: they share one work budget (`ctx.work`, else a fresh one from
+    `Limits.max_work`) and one deadline (`Limits.deadline`), a limit passed told at the scene
+    (each scene had a budget of its own, so `max_scenes` scenes could do `max_scenes` times
+    `max_work`)."""
     endings: dict[str, int] = {end.name: 0 for end in scene.ends}
     rounds: dict[int, int] = {}
     rng = ctx.rng or random.Random()
-    ctx = ctx._replace(rng=rng)
-    limits = ctx.limits
-    until = None if limits.deadline is None else time.monotonic() + limits.deadline
+    ctx = with_work(ctx._replace(rng=rng))
+    work = ctx.work
+    assert work is not None
     for _ in range(times):
-        work = Work(limits.max_work, limits.deadline, until=until)
         try:
-            work.check_clock()  # a scene's own budget reads the clock only after much work
-        except LimitError as exc:  # told at the scene, as a deadline passed inside `play` is
+            work.check_clock()  # a scene may be cheap: the budget reads the clock only after much work
+        except LimitError as exc:  # told at the scene, as a limit passed inside `play` is
             raise placed(exc, scene.span) from None
-        played = play(model, scene, state, cast, ctx._replace(work=work), trace=False)
+        played = play(model, scene, state, cast, ctx, trace=False)
         endings[played.ending] = endings.get(played.ending, 0) + 1
         if played.ending != UNFINISHED:  # one still going has no length (as the odds' `longer`)
             rounds[played.rounds] = rounds.get(played.rounds, 0) + 1
