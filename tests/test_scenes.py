@@ -1111,3 +1111,53 @@ def test_campaign_scene_takes_no_scene_file_and_a_scene_file_needs_a_name_after_
         )
         assert cli("scene", command, "duel.yaml", "more.yaml", cwd=tmp_path).code == 0
         assert cli("scene", command, "duel.yaml", "more.yaml:brawl", cwd=tmp_path).code == 0
+
+
+COIN = """\
+rulecraft: 1
+name: coin
+checks:
+  flip:
+    roll: {d: {die: 2}}
+    outcomes: [tails, heads]
+    outcome: "'heads' if d == 2 else 'tails'"
+state:
+  each:
+    heads: {counter: 0, min: 0}
+actions:
+  toss:
+    by: character
+    roll: {check: flip}
+    effects:
+      - {add: {heads: 1}, when: "outcome == 'heads'"}
+scenes:
+  tossing:
+    parties: [ann]
+    round:
+      - {act: toss, by: ann}
+    ends:
+      - {when: ann.heads > 0, then: done}
+    max_rounds: 100000
+"""
+
+
+def test_a_length_count_past_the_budget_says_max_rounds(cli: Any, tmp_path: Any) -> None:
+    """A scene that ends each round with chance 1/2 has a chance of its own for every round,
+    1/2**r, r bits long: counted exactly to `max_rounds: 100000` that is 100,000 fractions (some
+    600 MB) and past the default budget. The RC503 says it was the length count, at the scene's
+    `max_rounds:` with a caret, and that a lower `max_rounds` is the way on (it was the budget's
+    words alone, at the scene's name); with a lower one the odds are exact."""
+    line = COIN.splitlines().index("    max_rounds: 100000") + 1
+    with pytest.raises(engine.LimitError) as caught:
+        engine.load(COIN).scene_odds("tossing")
+    [d] = caught.value.diagnostics
+    assert d.code == "RC503" and "length of scene 'tossing'" in d.message and "100,000" in d.message
+    assert d.span is not None and (d.span.line, d.span.col) == (line, 5)
+    assert "lower the scene's max_rounds" in (d.hint or "") and "max_work" in (d.hint or "")
+    (tmp_path / "coin.yaml").write_text(COIN)
+    r = cli("scene", "prob", "coin.yaml", "tossing", cwd=tmp_path)
+    assert r.code == 1 and r.out == "" and f"coin.yaml:{line}:5: error RC503" in r.err
+    assert re.search(r"\n +max_rounds: 100000\n +\^{10}\n", r.err), r.err
+    short = engine.load(COIN.replace("max_rounds: 100000", "max_rounds: 60")).scene_odds("tossing")
+    assert short.probability("done") == 1 and short.mean_rounds == 2
+    assert short.rounds == {r: Fraction(1, 2**r) for r in range(1, 61)} and short.longer == Fraction(1, 2**60)

@@ -455,6 +455,7 @@ class StateCompiler:
             max_rounds=int(spec.get("max_rounds", 100)),
             description=str(spec.get("description", "")),
             span=self.span(path, True),
+            rounds_span=self.span(path + ("max_rounds",), True) if "max_rounds" in spec else None,
         )
 
     def _example(

@@ -62,6 +62,9 @@ class Scene:
     objective: str = ""
     """The ending the `optimal` policy plays for (the first ending when not given)."""
     span: Span | None = field(default=None, compare=False)
+    rounds_span: Span | None = field(default=None, compare=False)
+    """Where `max_rounds:` is given (None: not given, the default), for a limit passed while the
+    length distribution is counted to it."""
 
     def expressions(self) -> list[Expr]:
         """Every expression of the scene: each step's condition, inputs and choice, each ending's

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, limit_advice, placed
+from ..errors import CampaignError, DeadlineError, Diagnostic, LimitError, did_you_mean, limit_advice, placed
 from ..eval.dist import Dist, fraction_text
 from ..eval.markov import expectation, solve_components
 from ..frozen import field, frozen
@@ -289,7 +289,7 @@ def _solve(
     )
     offered = [n for n, options in graph.items() if options is not None and len(options) > 1]
     policy_graph = {n: (None if o is None else [o[chosen.get(n, 0)]]) for n, o in graph.items()}
-    rounds, longer = _lengths(start, policy_graph, scene.max_rounds, size, work)
+    rounds, longer = _lengths(start, policy_graph, scene, size, work)
     mean = total[start] if NEVER not in endings.weights else None
     # a fixed policy decided each fork as it was listed: `always` took each one, `never` none
     took = len(forks) if ctx.policy == "always" else sum(1 for n in offered if chosen.get(n, 0) == 1)
@@ -343,7 +343,63 @@ def _check_names(scene: Scene, view: Mapping[str, Any], expect: Sequence[str]) -
 
 
 def _lengths(
-    start: Node, graph: Mapping[Node, list[Dist] | None], horizon: int, size: int, work: Work
+    start: Node, graph: Mapping[Node, list[Dist] | None], scene: Scene, size: int, work: Work
+) -> tuple[dict[int, Fraction], Fraction]:
+    """`_count_lengths` to the scene's `max_rounds`; a limit passed while counting is told at the
+    scene's `max_rounds:` (the scene's name when it is not given), saying so: each round of the
+    count is an exact chance of its own (a scene that ends each round with chance 1/2 has one of
+    r bits for round r), so a long count may not fit where the odds of its endings did, and a
+    lower `max_rounds` is the way on (the rounds past it are given together, as `longer`). Only
+    when the count did most of the request's work: a budget spent mostly before it (by the solve,
+    by a grid's earlier cells) is told as it was."""
+    reached = [0]
+    before = work.used
+    try:
+        return _count_lengths(start, graph, scene.max_rounds, size, work, reached)
+    except LimitError as exc:
+        if work.used - before < before:
+            raise
+        raise _too_long(exc, scene, reached[0]) from None
+
+
+def _too_long(exc: LimitError, scene: Scene, reached: int) -> LimitError:
+    """RC503 for a limit passed in round `reached` of the length count of `scene`."""
+    late = isinstance(exc, DeadlineError)
+    if late:
+        seconds = exc.diagnostics[0].message.removeprefix("the deadline of ").partition(" passed")[0]
+        what = f"the deadline of {seconds} passed"
+    else:
+        limit = _work_limit(exc)
+        what = f"the work budget{limit} was used up"
+    given = "its" if scene.rounds_span is not None else "its default"
+    message = (
+        f"{what} counting the length of scene '{scene.name}' round by round, at round {reached:,} "
+        f"of {given} max_rounds of {scene.max_rounds:,} (each round's chance of ending is an "
+        "exact fraction of its own)"
+    )
+    lead = (
+        "lower the scene's max_rounds (the chance of lasting longer is given whole, as 'longer'; "
+        "the endings' odds and the mean do not depend on it)"
+    )
+    advice = limit_advice("deadline" if late else "max_work", lead)
+    where = scene.rounds_span or scene.span
+    return type(exc)([Diagnostic("RC503", message, where, **advice)])
+
+
+def _work_limit(exc: LimitError) -> str:
+    """' of N units', read back from a work budget's RC503 (empty if it is not there)."""
+    message = exc.diagnostics[0].message
+    head = "the work budget of "
+    return " of " + message[len(head) :].partition(" units")[0] + " units" if message.startswith(head) else ""
+
+
+def _count_lengths(
+    start: Node,
+    graph: Mapping[Node, list[Dist] | None],
+    horizon: int,
+    size: int,
+    work: Work,
+    reached: list[int],
 ) -> tuple[dict[int, Fraction], Fraction]:
     """P(the scene ends in round r) for r = 1..horizon, pushing the mass one step at a time (all
     of it stands at the same step: a round is `size` steps). The mass is kept as whole numbers
@@ -371,6 +427,7 @@ def _lengths(
     for r in range(1, horizon + 1):
         if not mass:
             break
+        reached[0] = r
         done = 0
         for i in range(size):
             nxt: dict[int, int] = {}
