@@ -720,9 +720,7 @@ class Sequential:
             earlier.add(r.name)
         return reads
 
-    def distribution(
-        self, inputs: Mapping[str, Any], known: tuple[tuple[str, Any], ...] = ()
-    ) -> Distribution:
+    def distribution(self, inputs: Mapping[str, Any]) -> Distribution:
         result = self.finish(0, ())
         joint = result.map(_first)
         cut = [(c, w) for (_, c), w in result.weights.items() if c]

@@ -359,18 +359,18 @@ def _lengths(
     except LimitError as exc:
         if work.used - before < before:
             raise
-        raise _too_long(exc, scene, reached[0]) from None
+        raise _too_long(exc, scene, reached[0], work) from None
 
 
-def _too_long(exc: LimitError, scene: Scene, reached: int) -> LimitError:
-    """RC503 for a limit passed in round `reached` of the length count of `scene`."""
+def _too_long(exc: LimitError, scene: Scene, reached: int, work: Work) -> LimitError:
+    """RC503 for a limit passed in round `reached` of the length count of `scene` (`work` the
+    request's budget, whose limit and deadline the message names)."""
     late = isinstance(exc, DeadlineError)
     if late:
-        seconds = exc.diagnostics[0].message.removeprefix("the deadline of ").partition(" passed")[0]
-        what = f"the deadline of {seconds} passed"
+        given = f"{work.seconds:g} s" if work.seconds is not None else "its time"
+        what = f"the deadline of {given} passed"
     else:
-        limit = _work_limit(exc)
-        what = f"the work budget{limit} was used up"
+        what = f"the work budget of {work.limit:,} units was used up"
     given = "its" if scene.rounds_span is not None else "its default"
     message = (
         f"{what} counting the length of scene '{scene.name}' round by round, at round {reached:,} "
@@ -384,13 +384,6 @@ def _too_long(exc: LimitError, scene: Scene, reached: int) -> LimitError:
     advice = limit_advice("deadline" if late else "max_work", lead)
     where = scene.rounds_span or scene.span
     return type(exc)([Diagnostic("RC503", message, where, **advice)])
-
-
-def _work_limit(exc: LimitError) -> str:
-    """' of N units', read back from a work budget's RC503 (empty if it is not there)."""
-    message = exc.diagnostics[0].message
-    head = "the work budget of "
-    return " of " + message[len(head) :].partition(" units")[0] + " units" if message.startswith(head) else ""
 
 
 def _count_lengths(
