@@ -972,17 +972,21 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         except RulecraftError as exc:
             diags = ordered(exc.diagnostics)
         errors = sum(d.severity == "error" for d in diags)
-        warnings = len(diags) - errors
+        notes = sum(d.severity == "note" for d in diags)
+        warnings = len(diags) - errors - notes
         ok = checks is not None and not errors
         failed += not ok
         entry: dict[str, Any] = {"file": str(f), "ok": ok}
         if checks is not None:
             entry["checks"] = checks
-        entry.update(errors=errors, warnings=warnings, diagnostics=[_placed_json(d, f) for d in diags])
+        entry.update(
+            errors=errors, warnings=warnings, notes=notes, diagnostics=[_placed_json(d, f) for d in diags]
+        )
         report.append(entry)
         if args.format == "text":
             if ok and checks is not None:
                 more = f", {warnings} warning(s)" if warnings else ""
+                more += f", {notes} note(s)" if notes else ""
                 out.write(
                     f"ok      {f}  ({len(checks)} check{'s' if len(checks) != 1 else ''}: "
                     f"{', '.join(checks)}{more})\n"

@@ -16,7 +16,9 @@ from typing import Any, Literal, TypeVar
 from .frozen import frozen, replace
 from .syntax.positions import Span
 
-Severity = Literal["error", "warning"]
+Severity = Literal["error", "warning", "note"]
+"""An error fails the request; a warning fails `validate --strict`; a note never fails anything
+(a finding the linter could not prove, work it left out)."""
 
 MAX_DIGITS = 100
 """The most digits a number may be written with — in YAML, in an expression, as an input or a

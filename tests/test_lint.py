@@ -807,12 +807,16 @@ checks:
 """
 
 
-def test_a_rule_true_only_at_an_input_the_grid_leaves_out_is_not_reported(tmp_path):
+def test_a_rule_true_only_at_an_input_the_grid_leaves_out_is_a_note_not_a_warning(tmp_path):
     """`x * 3 == 2001` holds at x = 667, which the grid over 0..10000 (bounds, the numbers the
     rules mention and their neighbours, evenly spaced values) did not try: RC802 said the rule
-    never fires and RC804 nothing, and `validate --strict` failed a sound ruleset."""
+    never fires as a warning, and `validate --strict` failed a sound ruleset. Over part of the
+    grid it is a note, saying how many combinations were tried, which `--strict` leaves a note."""
     text = _linear(3, 0, 2001, 10000, "==")
-    assert not [d for d in codes(text) if d.code in ("RC802", "RC804")]
+    found = [d for d in codes(text) if d.code in ("RC802", "RC804")]
+    assert found and all(d.severity == "note" for d in found)
+    rule = only(found, "RC802")
+    assert "input combinations tried" in rule.message and "may fire at one it left out" in (rule.hint or "")
     path = tmp_path / "linear.yaml"
     path.write_text(text)
     done = subprocess.run(
@@ -822,12 +826,25 @@ def test_a_rule_true_only_at_an_input_the_grid_leaves_out_is_not_reported(tmp_pa
         cwd=REPO_ROOT,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 note(s)" in done.stdout and "warning" not in done.stdout
+    assert f"{path}:11:9: note RC802:" in done.stderr
+    as_json = subprocess.run(
+        [sys.executable, "-m", "engine", "validate", str(path), "--strict", "--format", "json"],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+    )
+    entry = json.loads(as_json.stdout)["files"][0]
+    assert (entry["errors"], entry["warnings"], entry["notes"]) == (0, 0, 1)
 
 
 def test_a_rule_never_true_over_a_domain_run_whole_is_still_reported():
-    """Over 0..10 every input is run: `x * 3 == 20` is never true, proven, and said."""
-    diag = only(codes(_linear(3, 0, 20, 10, "==")), "RC802")
+    """Over 0..10 every input is run: `x * 3 == 20` is never true, proven, and said as a
+    warning, which `--strict` makes an error."""
+    found = codes(_linear(3, 0, 20, 10, "=="))
+    diag = only(found, "RC802")
     assert "for any allowed input" in diag.message and "'odd' never comes out" in diag.message
+    assert diag.severity == "warning" and not [d for d in found if d.severity == "note"]
 
 
 @example(a=3, b=0, c=2001, hi=10000, op="==")
@@ -841,7 +858,8 @@ def test_a_rule_never_true_over_a_domain_run_whole_is_still_reported():
 )
 def test_rc802_only_when_enumerating_every_input_agrees(a, b, c, hi, op):
     """For a linear condition on an input over 0..hi, RC802 on it (and RC804 on its outcome)
-    is reported only when no x in 0..hi makes it true, by brute force."""
+    is a warning only when no x in 0..hi makes it true, by brute force (over part of the grid
+    it is a note at most, which `--strict` does not make an error)."""
     holds = {
         "==": lambda v: v == c,
         "!=": lambda v: v != c,
@@ -851,7 +869,9 @@ def test_rc802_only_when_enumerating_every_input_agrees(a, b, c, hi, op):
     }[op]
     never_true = not any(holds(a * x + b) for x in range(hi + 1))
     found = codes(_linear(a, b, c, hi, op))
-    said = [d for d in found if d.code == "RC802" and d.message.startswith("rule 1 ")]
-    said += [d for d in found if d.code == "RC804" and "'odd'" in d.message]
+    said = [
+        d for d in found if d.code == "RC802" and d.message.startswith("rule 1 ") and d.severity != "note"
+    ]
+    said += [d for d in found if d.code == "RC804" and "'odd'" in d.message and d.severity != "note"]
     if not never_true:
         assert not said, (a, b, c, hi, op, [d.message for d in said])

@@ -19,13 +19,13 @@ the same per-randomizer distributions)
          a table lasting state calls is tried over the values the state gives its arguments
          (`lasting`: parameters and counters within their bounds, and what is derived from them)
   RC802  a rule that never fires: earlier rules decide every roll it matches, or its
-         condition is never true (warning; `else` rows are never reported; only when every
-         input combination was run, so never for one the grid left out)
+         condition is never true (warning; `else` rows are never reported; a note when only
+         part of the inputs' combinations was run: it may fire at one the grid left out)
   RC803  a declared outcome that nothing in the check (its rules, values, tables) names and
          no computed value gives (warning; a static fact, confirmed by the enumeration)
   RC804  a declared outcome that something names but that has probability 0 for every
-         allowed input (warning; the probability-aware finding; only when every input
-         combination was run)
+         allowed input (warning; the probability-aware finding; a note when only part of
+         the inputs' combinations was run)
   RC808  evaluation fails for an allowed input: division by zero, a pool of -1 dice, ...
          (error)
   RC809  a check the linter could not analyse fully within its budget (warning; `--strict`

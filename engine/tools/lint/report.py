@@ -132,8 +132,11 @@ def never(
     check: str | None = None,
     table: str | None = None,
     lost: str | None = None,
+    tried: int | None = None,
 ) -> Diagnostic:
-    """RC802: a rule that never fires, because earlier rules decide first or its condition is never true."""
+    """RC802: a rule that never fires, because earlier rules decide first or its condition is never
+    true. With `tried`, over only that many input combinations, not every allowed one: not proven,
+    so a note (`--strict` leaves it a note)."""
     owner = f" of table '{table}'" if table else (f" of check '{check}'" if check else "")
     head = f"{label}{owner} (when {condition}) never fires"
     tail = f", so outcome '{lost}' never comes out" if lost is not None else ""
@@ -145,7 +148,8 @@ def never(
             else "earlier rules " + _and([str(i) for i in earlier])
         )
         decide = "decides" if len(earlier) == 1 else "decide"
-        msg = f"{head}: {who} already {decide} every {what} it matches{tail}"
+        over = f" over the {tried} input combinations tried" if tried is not None else ""
+        msg = f"{head}: {who} already {decide} every {what} it matches{over}{tail}"
         hint = (
             "move it above the rule that covers it, or narrow that rule's condition; "
             "if it is not needed, remove it"
@@ -153,7 +157,18 @@ def never(
     else:
         msg = f"{head}: its condition is never true {scope}{tail}"
         hint = "compare the condition with the dice faces and the inputs' min and max"
-    return Diagnostic("RC802", msg, span, hint, "warning")
+    if tried is None:
+        return Diagnostic("RC802", msg, span, hint, "warning")
+    return Diagnostic("RC802", msg, span, hint + UNPROVEN, "note")
+
+
+UNPROVEN = (
+    " (a note, not a warning: the linter ran only some of the allowed input combinations, so it "
+    "may fire at one it left out)"
+)
+"""Said of RC802 and RC804 found over part of the inputs' grid: what they say may hold for every
+allowed input, or fail at one the grid left out (`x * 3 == 2001` for x in 0..10000), so they are
+notes, which `--strict` does not make errors."""
 
 
 class Report:
@@ -212,11 +227,6 @@ class Report:
             )
         if not run.conclusive:
             return found  # RC802-RC804 need the whole picture
-        if not run.exhaustive:
-            # RC802 and RC804 say what holds for every allowed input: proven only when every
-            # combination was run (a rule true at one input the grid left out — `x * 3 == 2001`
-            # for x in 0..10000 — fires); RC803 is read from the rules themselves
-            return found + self._unproduced(run, set())
         silent, explained = self._silent(run)
         found += silent
         if probe.gaps:
@@ -237,7 +247,11 @@ class Report:
         """RC802 for the check's auto and outcome rules, and the outcomes that this explains:
         a rule that never fires and is the only one to give an outcome is one finding, not two."""
         check, public, probe = run.check, run.public, run.probe
-        scope = "for any allowed input"  # every combination was run (`check`)
+        # proven when every combination was run; over part of the grid, a note (`never`)
+        tried = None if run.exhaustive else run.tried
+        scope = (
+            "for any allowed input" if tried is None else f"for any of the {tried} input combinations tried"
+        )
         silent: list[tuple[str, Rule, set[int] | None, str, Span | None]] = []
         for j, rule in enumerate(check.auto):
             if rule.when is not None and j not in run.auto_fired:
@@ -258,7 +272,15 @@ class Report:
                 explained.add(lost)
             found.append(
                 never(
-                    label, to_text(rule.when.node), shadowers, what, scope, span, check=check.name, lost=lost
+                    label,
+                    to_text(rule.when.node),
+                    shadowers,
+                    what,
+                    scope,
+                    span,
+                    check=check.name,
+                    lost=lost,
+                    tried=tried,
                 )
             )
         return found, explained
@@ -283,16 +305,23 @@ class Report:
                         "warning",
                     )
                 )
-            elif run.exhaustive:  # every combination run: proven for every allowed input
+            else:  # proven when every combination was run; over part of the grid, a note
+                every = (
+                    "for every allowed input"
+                    if run.exhaustive
+                    else f"for all {run.tried} input combinations tried"
+                )
+                hint = (
+                    "no roll reaches it with these dice and inputs; compare the conditions "
+                    "that give it with the dice faces and the inputs' min and max"
+                )
                 found.append(
                     Diagnostic(
                         "RC804",
-                        f"outcome '{member.name}' of check '{check.name}' has probability 0 "
-                        "for every allowed input",
+                        f"outcome '{member.name}' of check '{check.name}' has probability 0 {every}",
                         span,
-                        "no roll reaches it with these dice and inputs; compare the conditions "
-                        "that give it with the dice faces and the inputs' min and max",
-                        "warning",
+                        hint if run.exhaustive else hint + UNPROVEN,
+                        "warning" if run.exhaustive else "note",
                     )
                 )
         return found
