@@ -188,14 +188,19 @@ class Ruleset:
         forced: Forced | None = None,
         policy: str = "always",
         trace: bool = True,
-        **inputs: Any,
+        inputs: Mapping[str, Any] | None = None,
+        **named: Any,
     ) -> Result:
         """Roll `check` once. Pass a seeded `random.Random` for replayable rolls; `forced`
         fixes dice (`{"tens": 5}`), pools (`{"dice": [9, 2, 0]}`, then any rerolled faces in
         order) or draws (`{"bag": ["red"]}`); `policy` ("always", "never", "optimal")
         decides every choice the rules leave to the player. `trace=False` skips the trace (the
         result's `trace` is empty) for a caller that wants only the outcome and values: the
-        same dice, outcome and values from the same seed, sooner."""
+        same dice, outcome and values from the same seed, sooner. Inputs are keyword arguments
+        (`skill=3`) or, by any name, even one of this method's own (`rng`, `policy`, `inputs`), a
+        mapping `inputs={"rng": 3}`; both may be given, each name once."""
+        if inputs is not None:  # a new dict: a later change to the caller's mapping is not seen
+            named = arg.inputs("Ruleset.roll", inputs, named)
         if forced is None and type(check) is str:
             # the arguments of a recent roll of this check: straight to its roller (`_remember`),
             # which checks the random source as `sample` would
@@ -207,34 +212,34 @@ class Ruleset:
                     # then a look-up or equality, which then never runs a caller's own `__hash__`
                     # or `__eq__`
                     if only is not None:  # one input: its roller by its value alone, no loop, no key
-                        if len(inputs) == 1:
-                            value = inputs.get(only, PLAIN)  # (no input is PLAIN)
+                        if len(named) == 1:
+                            value = named.get(only, PLAIN)  # (no input is PLAIN)
                             if type(value) in PLAIN:
                                 found = peers.get(value)
                                 if found is not None:
                                     return found(rng)
                     else:
-                        for value in inputs.values():
+                        for value in named.values():
                             if type(value) not in PLAIN:
                                 break
                         else:
-                            if inputs == given:
+                            if named == given:
                                 return roller(rng)
                 # else one of its remembered rolls, found by its arguments (`_remember`), made
                 # the newest; the types looked at first here too, so no caller's own `__hash__`
                 # or `__eq__` runs, and the trace `True` or `False`, so `1` never finds `True`'s
                 if type(policy) is str and (trace is True or trace is False):
                     entry = None
-                    if only is not None and len(inputs) == 1:  # one input, as the newest's: no loop
-                        value = inputs.get(only, PLAIN)
+                    if only is not None and len(named) == 1:  # one input, as the newest's: no loop
+                        value = named.get(only, PLAIN)
                         if type(value) in PLAIN:
                             entry = table.get((policy, trace, only, value))
                     else:
-                        for value in inputs.values():
+                        for value in named.values():
                             if type(value) not in PLAIN:
                                 break
                         else:
-                            entry = table.get(_remembered(policy, trace, inputs))
+                            entry = table.get(_remembered(policy, trace, named))
                     if entry is not None:
                         self._recent[check] = (entry, table, groups)
                         return entry[4](rng)
@@ -242,7 +247,7 @@ class Ruleset:
             _check_call("Ruleset.roll", check, policy, forced)
         if trace is not True and trace is not False:
             arg.of_type("Ruleset.roll", "trace", trace, bool)
-        key = (check, *inputs.items(), *map(type, inputs.values()))  # `_bind`'s key, inline: it is hot
+        key = (check, *named.items(), *map(type, named.values()))  # `_bind`'s key, inline: it is hot
         try:
             ready = self.caches.bindings.lookup(key)
         except TypeError:  # an unhashable input: `_bind` words it
@@ -256,11 +261,11 @@ class Ruleset:
         ):
             # bound and proven before (a check of plain dice): straight to its dice
             roller = kept_roller(ready, policy, trace, self.caches, _random)
-            self._remember(check, key, ready, inputs, policy, trace, roller)
+            self._remember(check, key, ready, named, policy, trace, roller)
             return roller(rng)
         c = self.model.checks.get(check) or self.check(check)
         if ready is None:
-            ready = self._bind(c, inputs)
+            ready = self._bind(c, named)
         ctx = RunContext(
             self.limits, policy, self.caches, rng if type(rng) is random.Random else _random(rng), forced
         )
@@ -303,19 +308,28 @@ class Ruleset:
             recent.pop(check, None)
 
     def roller(
-        self, check: str, /, *, policy: str = "always", trace: bool = True, **inputs: Any
+        self,
+        check: str,
+        /,
+        *,
+        policy: str = "always",
+        trace: bool = True,
+        inputs: Mapping[str, Any] | None = None,
+        **named: Any,
     ) -> Callable[..., Result]:
         """A function that rolls `check` with these inputs: `roller(rng)` gives what
-        `roll(check, rng, policy=policy, trace=trace, **inputs)` gives (the same dice, outcome,
+        `roll(check, rng, policy=policy, trace=trace, inputs=inputs, **named)` gives (the same dice, outcome,
         values and trace from the same seed), with the arguments checked, the inputs bound and
         what every roll with them shares worked out once, here (so their errors are raised
         here), under the ruleset's `limits` as they are now. For a bot or a table that rolls
-        the same check again and again."""
+        the same check again and again. Inputs are given as `roll` takes them."""
+        if inputs is not None:
+            named = arg.inputs("Ruleset.roller", inputs, named)
         _check_call("Ruleset.roller", check, policy)
         if trace is not True and trace is not False:
             arg.of_type("Ruleset.roller", "trace", trace, bool)
         check_policy(policy)
-        ready = self._bind(self.check(check), inputs)
+        ready = self._bind(self.check(check), named)
         return prepared(ready, policy, trace, self.limits, self.caches, _random)
 
     def sample(
@@ -327,14 +341,18 @@ class Ruleset:
         *,
         policy: str = "always",
         method: str = "auto",
-        **inputs: Any,
+        inputs: Mapping[str, Any] | None = None,
+        **named: Any,
     ) -> Batch:
         """`times` rolls of `check` at once, without traces: each outcome's count and each value's.
         `method` "exact" draws them from the exact distribution (with numpy, in a time that does
         not grow with `times`), "rolled" rolls each one, "auto" draws when the exact distribution
-        fits the work budget and rolls otherwise; `Batch.method` says which was done."""
+        fits the work budget and rolls otherwise; `Batch.method` says which was done. Inputs are
+        given as `roll` takes them."""
         from .eval.batch import METHODS, sample_many
 
+        if inputs is not None:
+            named = arg.inputs("Ruleset.sample", inputs, named)
         _check_call("Ruleset.sample", check, policy)
         arg.name("Ruleset.sample", "method", method)
         c = self.check(check)
@@ -346,10 +364,10 @@ class Ruleset:
             hint = did_you_mean(str(method), METHODS) or f"methods: {', '.join(METHODS)}"
             raise InputError([Diagnostic("RC404", f"no sampling method {method!r}"[:120], None, hint)])
         check_policy(policy)
-        bound = self._bind(c, inputs).inputs
+        bound = self._bind(c, named).inputs
         ctx = RunContext(self.limits, policy, self.caches, _random(rng))
         return sample_many(
-            c, bound, ctx, times, method, lambda: self.distribution(check, policy=policy, **inputs)
+            c, bound, ctx, times, method, lambda: self.distribution(check, policy=policy, inputs=named)
         )
 
     def _bind(self, check: Check, inputs: dict[str, Any]) -> Ready:
@@ -366,9 +384,20 @@ class Ruleset:
             ready.weigh = partial(cache.grow, key, ready)  # the rolls it keeps, weighed as they come
         return ready
 
-    def distribution(self, check: str, /, *, policy: str = "always", **inputs: Any) -> Distribution:
+    def distribution(
+        self,
+        check: str,
+        /,
+        *,
+        policy: str = "always",
+        inputs: Mapping[str, Any] | None = None,
+        **named: Any,
+    ) -> Distribution:
         """The exact distribution of `check`'s outcome and named values, as `Fraction`s;
-        `policy` decides every choice the rules leave to the player."""
+        `policy` decides every choice the rules leave to the player. Inputs are given as `roll`
+        takes them."""
+        if inputs is not None:
+            named = arg.inputs("Ruleset.distribution", inputs, named)
         if type(check) is not str or type(policy) is not str:  # `_check_call`'s test, inline
             _check_call("Ruleset.distribution", check, policy)
         c = self.model.checks.get(check)
@@ -376,7 +405,7 @@ class Ruleset:
             c = self.check(check)  # the error, with the nearest name
         # no `Ready`: what rolls share, made, weighed and kept, is a third of a first request;
         # this is one pass (`bind`, as `bind_inputs` calls it, without its frame)
-        bound = bind(c.inputs, inputs, "check", check, c.span)
+        bound = bind(c.inputs, named, "check", check, c.span)
         key = (check, policy, tuple(bound.values()))  # every declared input, in order: no names
         distributions = self.caches.distributions
         try:  # every bound value is hashable: `lookup` is `get` without its frame

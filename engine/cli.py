@@ -1056,7 +1056,7 @@ def _roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.times is not None:
         if forced:
             raise InputError([Diagnostic("RC407", "--force fixes one roll; it cannot go with --times", None)])
-        batch = rs.sample(args.check, args.times, rng, policy=args.policy, method=args.method, **inputs)
+        batch = rs.sample(args.check, args.times, rng, policy=args.policy, method=args.method, inputs=inputs)
         if args.json:
             _dump({**batch.as_json(), "ruleset": rs.name, "seed": args.seed}, out)
             return 0
@@ -1067,7 +1067,7 @@ def _roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 0
     given: dict[str, Any] = dict(inputs)
     result = rs.roll(
-        args.check, rng, forced=forced or None, policy=args.policy, trace=not args.no_trace, **given
+        args.check, rng, forced=forced or None, policy=args.policy, trace=not args.no_trace, inputs=given
     )
     if args.json:
         data = result.as_json()
@@ -1172,7 +1172,7 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if not args.json:
                 out.write(f"wrote {args.plot}\n")
         return 0
-    dist = rs.distribution(args.check, policy=args.policy, **inputs)
+    dist = rs.distribution(args.check, policy=args.policy, inputs=inputs)
     for name in args.value:
         try:  # RC402 for a name the check has no such value of, before anything is shown
             dist.value(name)
@@ -1249,7 +1249,7 @@ def _prob_policies(
                 )
             ]
         )
-    dists = {p: rs.distribution(args.check, policy=p, **inputs) for p in POLICIES}
+    dists = {p: rs.distribution(args.check, policy=p, inputs=inputs) for p in POLICIES}
     if args.json:
         json.dump(
             {"ruleset": rs.name, "check": args.check, "policies": {p: d.as_json() for p, d in dists.items()}},
@@ -1490,7 +1490,7 @@ def _campaign_act(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         forced=forced,
         policy=args.policy,
         others=_pairs(args.other, "other"),
-        **given,
+        inputs=given,
     )
     roll = result_text(acted.result, f"{campaign.name} · {acted.result.check}") if acted.result else ""
     return _changed(campaign, acted.event, args, out, roll)
@@ -1500,7 +1500,7 @@ def _campaign_roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     campaign = _open(args, _store(args))
     forced = _forced(_pairs(args.force, "force")) or None
     event, result = campaign.roll(
-        args.check, seed=args.seed, forced=forced, policy=args.policy, **_pairs(args.input, "input")
+        args.check, seed=args.seed, forced=forced, policy=args.policy, inputs=_pairs(args.input, "input")
     )
     return _changed(campaign, event, args, out, result_text(result, f"{campaign.name} · {result.check}"))
 
@@ -1513,7 +1513,7 @@ def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     inputs = _pairs(args.input, "input")
     given: dict[str, Any] = dict(inputs)
     others = _pairs(args.other, "other")
-    dist = campaign.distribution(args.action, args.character, policy=args.policy, others=others, **given)
+    dist = campaign.distribution(args.action, args.character, policy=args.policy, others=others, inputs=given)
     marginals = item_marginals(dist, args.character, campaign.rules, others)
     if args.json:
         _dump(

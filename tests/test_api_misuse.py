@@ -16,6 +16,7 @@ import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import pytest
@@ -548,6 +549,40 @@ def cases() -> list[Case]:
         lambda: c().distribution("strike", "ann", others={"foe": "bo"}, z=1),
         "z",
     )
+    # inputs by name in a mapping (`inputs=`, any name) and as keyword arguments (`**named`)
+    foe = {"foe": "bo"}
+    given_by_name: dict[str, Callable[..., Any]] = {
+        "Ruleset.roll": lambda **k: RULES.roll("swing", **k),
+        "Ruleset.roller": lambda **k: RULES.roller("swing", **k),
+        "Ruleset.sample": lambda **k: RULES.sample("swing", 10, **k),
+        "Ruleset.distribution": lambda **k: RULES.distribution("swing", **k),
+        "Campaign.act": lambda **k: c().act("strike", "ann", others=foe, **k),
+        "Campaign.roll": lambda **k: c().roll("swing", **k),
+        "Campaign.distribution": lambda **k: c().distribution("strike", "ann", others=foe, **k),
+    }
+    for target, call in given_by_name.items():
+        name = "skill" if target.startswith("Ruleset") or target == "Campaign.roll" else "x"
+        add(target, "inputs", "type", partial(call, inputs=[(name, 1)]))
+        add(target, "inputs", "type", partial(call, inputs="skill=1"))
+        add(target, "inputs", "key", partial(call, inputs={1: 1}), "keys are names")
+        add(
+            target,
+            "inputs",
+            "twice",
+            partial(call, inputs={name: 1}, **{name: 2}),
+            f"input '{name}', which is given as a keyword",
+        )
+        add(target, "inputs", "unknown", partial(call, inputs={"skil": 1}), "skil")
+        add(target, "named", "unknown", partial(call, skil=1), "skil")
+    add("Ruleset.roll", "inputs", "range", lambda: RULES.roll("swing", inputs={"skill": 9}), "skill")
+    add("Ruleset.roll", "inputs", "unhashable", lambda: RULES.roll("swing", inputs={"skill": [1]}), "skill")
+    add(
+        "Ruleset.distribution",
+        "inputs",
+        "NaN",
+        lambda: RULES.distribution("swing", inputs={"skill": NAN}),
+        "skill",
+    )
     add("Campaign.begin", "period", "unknown", lambda: c().begin("figth"), "did you mean")
     add("Campaign.begin", "period", "type", lambda: c().begin(3))
     add("Campaign.undo", "-", "nothing to undo", lambda: c().undo(), "undo")
@@ -665,7 +700,8 @@ def _arguments(func: Callable[..., Any]) -> list[str]:
 
 
 def _public_methods(cls: type) -> dict[str, list[str]]:
-    """Each public method of `cls` and the names of its arguments (`**inputs` is "inputs")."""
+    """Each public method of `cls` and the names of its arguments (`**named`, a check's inputs as
+    keyword arguments, is "named")."""
     out: dict[str, list[str]] = {}
     for name, member in vars(cls).items():
         func = member.__func__ if isinstance(member, (classmethod, staticmethod)) else member

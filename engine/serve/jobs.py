@@ -158,7 +158,7 @@ def roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
         random.Random(seed),
         forced=forced,
         policy=policy_of(body.get("policy")),
-        **body["inputs"],
+        inputs=body["inputs"],
     )
     data = result.as_json()
     outputs = {name: data["values"][name] for name, _ in check.outputs if name in data["values"]}
@@ -179,7 +179,7 @@ def roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
 
 def prob(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
     check = rs.check(body["check"])
-    dist = rs.distribution(check.name, policy=policy_of(body.get("policy")), **body["inputs"])
+    dist = rs.distribution(check.name, policy=policy_of(body.get("policy")), inputs=body["inputs"])
     out: dict[str, Any] = {
         "check": check.name,
         "inputs": {k: to_json(v) for k, v in dist.inputs.items()},
@@ -220,7 +220,7 @@ def sweep(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
     clock = _Shared(rs)
     for x in range(lo, hi + 1):
         with clock:
-            dist = rs.distribution(check.name, policy=policy, **{**body["inputs"], name: x})
+            dist = rs.distribution(check.name, policy=policy, inputs={**body["inputs"], name: x})
         points.append(
             {
                 "x": x,

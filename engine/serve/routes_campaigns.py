@@ -243,7 +243,7 @@ def act(name: str, body: ActRequest, request: Request) -> dict[str, Any]:
             forced=body.force or None,
             policy=jobs.policy_of(body.policy),
             others=body.others,
-            **body.inputs,
+            inputs=body.inputs,
         )
         roll = acted.result.as_json() if acted.result is not None else None
         return _changed(request, campaign, acted.event, {"roll": roll})
@@ -258,7 +258,7 @@ def roll(name: str, body: CampaignRollRequest, request: Request) -> dict[str, An
             seed=body.seed,
             forced=body.force or None,
             policy=jobs.policy_of(body.policy),
-            **body.inputs,
+            inputs=body.inputs,
         )
         return _changed(request, campaign, event, {"roll": result.as_json()})
 

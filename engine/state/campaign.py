@@ -390,7 +390,8 @@ class Campaign:
         forced: Mapping[str, Any] | None = None,
         policy: str = "always",
         others: Mapping[str, str] | None = None,
-        **inputs: Any,
+        inputs: Mapping[str, Any] | None = None,
+        **named: Any,
     ) -> Acted:
         """Run `action` (for `character` when it acts by character, with the characters in its
         roles as `others`): check its preconditions, roll its check if it has one, apply its
@@ -404,7 +405,10 @@ class Campaign:
         kept only if that state is the one it was taken from. If another process changed it
         meanwhile, the action is taken again from the new state, with the same seed, under the lock:
         slower, but never an action kept from a state that is no longer the last. One request: both
-        takes share its work budget."""
+        takes share its work budget. Inputs are keyword arguments or, by any name (even `seed`,
+        `character` or `inputs`), a mapping `inputs=`; each name once."""
+        if inputs is not None:
+            named = arguments.inputs("Campaign.act", inputs, named)
         policy = _acting("Campaign.act", action, character, others, policy)
         _rolling("Campaign.act", seed, forced)
         act = self._action(action)
@@ -433,7 +437,7 @@ class Campaign:
             return data, new, result
 
         with self.request() as work:
-            bound = bind(act.inputs, inputs, "action", act.name, act.span)
+            bound = bind(act.inputs, named, "action", act.name, act.span)
             start = self.latest()  # carried to new rules, when a migration is pending, as `writing` does
             data, new, result = taken(start, work)
             with self.writing() as tx:
@@ -465,9 +469,13 @@ class Campaign:
         seed: int | None = None,
         forced: Mapping[str, Any] | None = None,
         policy: str = "always",
-        **inputs: Any,
+        inputs: Mapping[str, Any] | None = None,
+        **named: Any,
     ) -> tuple[Event, Result]:
-        """Roll a check at the table, with inputs as given, and record it; the state is unchanged."""
+        """Roll a check at the table, with inputs as given (as keyword arguments or, by any name,
+        a mapping `inputs=`, as `act` takes them), and record it; the state is unchanged."""
+        if inputs is not None:
+            named = arguments.inputs("Campaign.roll", inputs, named)
         arguments.name("Campaign.roll", "check", check)
         arguments.name("Campaign.roll", "policy", policy)
         policy = check_policy(policy)
@@ -475,7 +483,7 @@ class Campaign:
         found = self.model.checks.get(check)
         if found is None:
             raise self._missing("check", check, self.model.checks)
-        bound = bind_inputs(found, inputs)
+        bound = bind_inputs(found, named)
         seed = random.randrange(2**32) if seed is None and forced is None else seed
         with self.request() as work:  # one budget: the roll, then the check of the stored state
             result = sample(
@@ -503,17 +511,21 @@ class Campaign:
         *,
         policy: str = "always",
         others: Mapping[str, str] | None = None,
-        **inputs: Any,
+        inputs: Mapping[str, Any] | None = None,
+        **named: Any,
     ) -> Dist:
         """The exact distribution of the state after `action` taken now (nothing is written): a
-        `Dist` over states as canonical JSON text; `item_marginals` splits it per item."""
+        `Dist` over states as canonical JSON text; `item_marginals` splits it per item. Inputs are
+        given as `act` takes them."""
+        if inputs is not None:
+            named = arguments.inputs("Campaign.distribution", inputs, named)
         policy = _acting("Campaign.distribution", action, character, others, policy)
         act = self._action(action)
         with self.request() as work:
             state = self.state()
             who = self._who(act, character, state)
             roles = self._roles(act, who, others, state)
-            bound = bind(act.inputs, inputs, "action", act.name, act.span)
+            bound = bind(act.inputs, named, "action", act.name, act.span)
             ctx = RunContext(self.limits, policy, self.caches, work=work)
             return after_action(self.rules, self.model.checks, act, state, who, bound, ctx, roles)
 

@@ -158,7 +158,7 @@ def _step(rs: Ruleset, campaign: Campaign, step: Mapping[str, Any]) -> None:
             seed=0,
             policy=str(step.get("policy", "always")),
             others={str(k): str(v) for k, v in (step.get("others") or {}).items()},
-            **dict(step.get("inputs") or {}),
+            inputs=dict(step.get("inputs") or {}),
         )
         given = dict(dice or {})
         drew = acted.result.drawn if acted.result else {}
@@ -205,7 +205,7 @@ def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
     try:
         if rolled:
             result = rs.roll(
-                check.name, random.Random(0), forced=ex.dice or None, policy=ex.policy, **ex.inputs
+                check.name, random.Random(0), forced=ex.dice or None, policy=ex.policy, inputs=ex.inputs
             )
             loose = [name for name in result.rolled if name not in ex.dice and result.drawn.get(name)]
             if loose:
@@ -247,7 +247,7 @@ def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
                             )
                         )
         if probs:
-            dist = rs.distribution(check.name, policy=ex.policy, **ex.inputs)
+            dist = rs.distribution(check.name, policy=ex.policy, inputs=ex.inputs)
             for e in probs:
                 if e.kind == "mean":
                     problems += _mean(dist, e, where)
