@@ -121,6 +121,7 @@ def test_an_unknown_action_or_period_is_told_where_they_are_declared(cli: Any, t
         (("act", "c", "turn_drak"), "ruleset 'chill' has no action 'turn_drak'", "actions:"),
         (("prob", "c", "turn_drak"), "ruleset 'chill' has no action 'turn_drak'", "actions:"),
         (("begin", "c", "cas"), "ruleset 'chill' has no period 'cas'", "periods: [case]"),
+        (("roll", "c", "specifc"), "ruleset 'chill' has no check 'specifc'", "checks:"),
     ):
         r = cli("campaign", "--db", db, *args)
         assert r.code == 1 and r.out == "" and "Traceback" not in r.err, r.err
@@ -128,6 +129,38 @@ def test_an_unknown_action_or_period_is_told_where_they_are_declared(cli: Any, t
         assert re.fullmatch(rf"\S*chill\.yaml:\d+:\d+: error RC907: {re.escape(message)}", first), r.err
         assert source.strip() == line and caret.strip().startswith("^"), r.err
         assert source.index(line[0]) == caret.index("^")
+
+
+def test_an_unknown_check_is_told_at_checks_as_rulecraft_roll_tells_it(tmp_path: Path) -> None:
+    """`rulecraft campaign roll c nope` (which had said RC907 with no place) is told where
+    `rulecraft roll chill nope` tells it: at the ruleset's `checks:`, with the source line and a
+    caret; real processes, as a user runs them."""
+    env = dict(os.environ)
+    root = Path(engine.__file__).resolve().parent.parent
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH")) if p)
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "engine", *argv],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=120,
+        )
+
+    db = str(tmp_path / "c.db")
+    assert run("campaign", "--db", db, "new", "c", "chill", "-p", "players=2").returncode == 0
+    rolled, camp = run("roll", "chill", "nope"), run("campaign", "--db", db, "roll", "c", "nope")
+    for proc, code in ((rolled, "RC402"), (camp, "RC907")):
+        assert proc.returncode == 1 and proc.stdout == "" and "Traceback" not in proc.stderr, proc.stderr
+        first, source, caret, hint = proc.stderr.splitlines()[:4]
+        assert re.fullmatch(
+            rf"\S*chill\.yaml:\d+:1: error {code}: ruleset 'chill' has no check 'nope'", first
+        )
+        assert source.strip() == "checks:" and caret.strip() == "^" * len("checks"), proc.stderr
+        assert hint.strip() == "hint: checks: specific"
+    assert rolled.stderr.split(": error")[0] == camp.stderr.split(": error")[0]  # the same file:line:col
 
 
 # -- bounds --------------------------------------------------------------------------------------

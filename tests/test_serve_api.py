@@ -553,6 +553,14 @@ def test_campaign_errors_keep_their_codes(client: TestClient) -> None:
     # told at the ruleset's `actions:`, the served ruleset's file named by its basename
     assert (d["file"], d["source_line"]) == ("chill.yaml", "actions:") and d["line"] > 1
     assert d["text"].startswith(f"chill.yaml:{d['line']}:1: error RC907: ruleset 'chill' has no action")
+    unknown = client.post("/api/campaigns/c2/roll", json={"check": "specifc"}, headers=AUTH)
+    [d] = error(unknown, 404)  # an unknown check at `checks:`, as an unknown action at `actions:`
+    assert (d["code"], d["hint"], d["file"], d["source_line"]) == (
+        "RC907",
+        "did you mean 'specific'?",
+        "chill.yaml",
+        "checks:",
+    )
     no_role = client.post(
         "/api/campaigns/c2/act", json={"action": "turn_dark", "others": {"nobody": "x"}}, headers=AUTH
     )

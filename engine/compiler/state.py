@@ -124,6 +124,7 @@ class StateCompiler:
             character_span=self._key(("state", "character")),
             scenes_span=self._key(("scenes",)),
             actions_span=self._key(("actions",)),
+            checks_span=self._key(("checks",)),
             periods_span=self._key(("state", "periods")),
         )
 

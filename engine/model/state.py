@@ -188,6 +188,9 @@ class StateModel:
     """The key `scenes:`, where the scenes are declared (None: it has none)."""
     actions_span: Span | None = field(default=None, compare=False)
     """The key `actions:`, where the actions are declared (None: it has none)."""
+    checks_span: Span | None = field(default=None, compare=False)
+    """The ruleset's key `checks:`, where the checks a campaign rolls are declared (None: it has
+    none): an unknown check is told there, as `Ruleset.check` tells it."""
     periods_span: Span | None = field(default=None, compare=False)
     """The key `state: periods:`, where the periods are declared (None: it has none)."""
 

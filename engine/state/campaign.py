@@ -482,7 +482,7 @@ class Campaign:
         _rolling("Campaign.roll", seed, forced)
         found = self.model.checks.get(check)
         if found is None:
-            raise self._missing("check", check, self.model.checks)
+            raise self._missing("check", check, self.model.checks, self.rules.checks_span)
         bound = bind_inputs(found, named)
         seed = random.randrange(2**32) if seed is None and forced is None else seed
         with self.request() as work:  # one budget: the roll, then the check of the stored state
@@ -715,7 +715,8 @@ class Campaign:
     ) -> CampaignError:
         """RC907 for a name the ruleset does not have, with the nearest (or every) name of that
         kind; `missing`, so a server answers 404; told at `span`, where such names are declared,
-        if given (an unknown action at `actions:`, as an unknown scene is told at `scenes:`)."""
+        if given (an unknown action at `actions:`, an unknown check at `checks:`, as an unknown
+        scene is told at `scenes:`)."""
         hint = did_you_mean(name, known) or f"{kind}s: {', '.join(known)}"
         message = f"ruleset '{self.model.name}' has no {kind} '{name}'"
         return _fail("RC907", message, hint, missing=True, span=span)
