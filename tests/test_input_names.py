@@ -60,6 +60,7 @@ checks:
 {_check(PLAIN)}state:
   character:
     hp: {{type: int, min: 1, max: 5, default: 2}}
+    self: {{type: int, min: 0, max: 3, default: 0}}
   each:
     score: {{counter: 0, min: 0}}
   examples:
@@ -67,7 +68,15 @@ checks:
       characters: {{ann: {{}}}}
       steps: [{{act: push, character: ann, inputs: {{seed: 1, policy: 1, inputs: 1}}}}]
       expect: {{characters: {{ann: {{score: 7}}}}}}
+    - name: a character's parameter named as a method's own
+      characters: {{}}
+      steps: [{{join: bob, params: {{self: 2}}}}, {{act: lift, character: bob}}]
+      expect: {{characters: {{bob: {{score: 2}}}}}}
 actions:
+  lift:
+    by: character
+    effects:
+      - {{add: {{score: self}}}}
   push:
     by: character
     inputs:
@@ -151,34 +160,31 @@ def test_a_rulesets_examples_take_such_inputs(cli: Any, tmp_path: Path) -> None:
     (tmp_path / "named.yaml").write_text(TEXT)
     r = cli("test", str(tmp_path / "named.yaml"))
     assert r.code == 0, r.out + r.err
-    assert "3 passed" in r.out, r.out
+    assert "4 passed" in r.out, r.out
 
 
 def test_the_cli_takes_such_inputs_as_python_does(cli: Any, tmp_path: Path) -> None:
     """`--input rng=2` (which had been a traceback: the CLI passed inputs as keywords) rolls what
     `inputs={"rng": 2}` rolls."""
-    if True:
-        file = tmp_path / "named.yaml"
-        file.write_text(TEXT)
-        flags = [arg for n in NAMES for arg in ("--input", f"{n}={NAMES.index(n) % 4}")]
-        given = {n: NAMES.index(n) % 4 for n in NAMES}
-        r = cli("roll", str(file), "odd", *flags, "--seed", "7", "--json")
-        assert r.code == 0, r.err
-        rolled = json.loads(r.out)
-        api = RULES.roll("odd", random.Random(7), inputs=given)
-        assert rolled["outcome"] == api.outcome.name and rolled["values"]["total"] == api.values["total"]
-        r = cli("roll", str(file), "odd", *flags, "--seed", "7", "--times", "20", "--json")
-        assert r.code == 0, r.err
-        assert (
-            json.loads(r.out)["outcomes"]
-            == RULES.sample("odd", 20, random.Random(7), inputs=given).as_json()["outcomes"]
-        )
-        r = cli("prob", str(file), "odd", *flags, "--json")
-        assert r.code == 0, r.err
-        table = {s.name: p for s, p in RULES.distribution("odd", inputs=given).table()}
-        assert json.loads(r.out)["outcomes"] == {
-            k: f"{v.numerator}/{v.denominator}" for k, v in table.items()
-        }
+    file = tmp_path / "named.yaml"
+    file.write_text(TEXT)
+    flags = [arg for n in NAMES for arg in ("--input", f"{n}={NAMES.index(n) % 4}")]
+    given = {n: NAMES.index(n) % 4 for n in NAMES}
+    r = cli("roll", str(file), "odd", *flags, "--seed", "7", "--json")
+    assert r.code == 0, r.err
+    rolled = json.loads(r.out)
+    api = RULES.roll("odd", random.Random(7), inputs=given)
+    assert rolled["outcome"] == api.outcome.name and rolled["values"]["total"] == api.values["total"]
+    r = cli("roll", str(file), "odd", *flags, "--seed", "7", "--times", "20", "--json")
+    assert r.code == 0, r.err
+    assert (
+        json.loads(r.out)["outcomes"]
+        == RULES.sample("odd", 20, random.Random(7), inputs=given).as_json()["outcomes"]
+    )
+    r = cli("prob", str(file), "odd", *flags, "--json")
+    assert r.code == 0, r.err
+    table = {s.name: p for s, p in RULES.distribution("odd", inputs=given).table()}
+    assert json.loads(r.out)["outcomes"] == {k: f"{v.numerator}/{v.denominator}" for k, v in table.items()}
 
 
 def _campaign() -> engine.Campaign:
@@ -197,6 +203,8 @@ def test_a_campaign_takes_such_inputs_by_inputs() -> None:
     event, result = c.roll("odd", seed=7, inputs={"check": 2, "seed": 1, "forced": 3})
     _same_roll(result, RULES.roll("plain", random.Random(7), plain_check=2, plain_seed=1, plain_forced=3))
     assert event.data["seed"] == 7
+    again, same = c.roll("odd", check=2, seed=7, inputs={"seed": 1, "forced": 3})  # `check` is positional
+    _same_roll(same, result)
 
 
 @pytest.mark.parametrize("twice", ["rng", "method", "trace"])
@@ -229,3 +237,37 @@ def test_the_http_api_takes_such_inputs_as_python_does() -> None:
         assert prob.status_code == 200, prob.text
         table = RULES.distribution("odd", inputs=given).table()
         assert [o["name"] for o in prob.json()["outcomes"]] == [s.name for s, _ in table]
+
+
+def test_a_characters_parameter_may_be_named_self(cli: Any, tmp_path: Path) -> None:
+    """A character's parameter named `self` (or an input named `check`, `action` or `character`:
+    the campaign's methods take these names positionally only) joins from Python, the command
+    line, the HTTP API and an example; each had passed the parameters as keywords to
+    `Campaign.join(self, character, **params)`: a traceback, or a server error."""
+    c = _campaign()
+    c.join("bob", self=2)
+    c.act("lift", "bob")
+    assert c.state()["characters"]["bob"]["items"]["score"] == 2
+    file = tmp_path / "named.yaml"
+    file.write_text(TEXT)
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "k", str(file)).code == 0
+    joined = cli("campaign", "--db", db, "join", "k", "bob:self=3")
+    assert joined.code == 0, joined.err
+    assert cli("campaign", "--db", db, "act", "k", "lift", "-c", "bob").code == 0
+    shown = cli("campaign", "--db", db, "show", "k", "--json")
+    assert json.loads(shown.out)["characters"]["bob"]["items"]["score"] == 3, shown.out
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from engine.serve.app import Settings, create_app
+
+    served = tmp_path / "served"
+    served.mkdir()
+    (served / "named.yaml").write_text(TEXT)
+    app = create_app(Settings(rulesets=served, db=str(tmp_path / "s.db"), workers=1))
+    with TestClient(app) as client:
+        made = client.post("/api/campaigns", json={"name": "k", "ruleset": "named"})
+        assert made.status_code == 201, made.text
+        join = client.post("/api/campaigns/k/join", json={"character": "bob", "params": {"self": 1}})
+        assert join.status_code == 200, join.text

@@ -368,7 +368,7 @@ class Campaign:
 
     # -- changing --------------------------------------------------------------------------------
 
-    def join(self, character: str, **params: Any) -> Event:
+    def join(self, character: str, /, **params: Any) -> Event:
         """A character joins, with its parameters."""
         arguments.kept_name("Campaign.join", "character", character, "character")
         rules = self.rules
@@ -385,6 +385,7 @@ class Campaign:
         self,
         action: str,
         character: str | None = None,
+        /,
         *,
         seed: int | None = None,
         forced: Mapping[str, Any] | None = None,
@@ -465,6 +466,7 @@ class Campaign:
     def roll(
         self,
         check: str,
+        /,
         *,
         seed: int | None = None,
         forced: Mapping[str, Any] | None = None,
@@ -508,6 +510,7 @@ class Campaign:
         self,
         action: str,
         character: str | None = None,
+        /,
         *,
         policy: str = "always",
         others: Mapping[str, str] | None = None,
