@@ -116,6 +116,14 @@ def test_the_procedure_part_runs_in_quick_mode_on_two_dice() -> None:
     assert all(cell.endswith(" ms") or cell.endswith(" s") for cell in rows[2][1:4])
 
 
+def test_the_scenes_part_runs_in_quick_mode() -> None:
+    """Its many duels at once are one request (one work budget since `sample_scenes` became
+    one): the script gives that ruleset room, as it gives the armoured duel's solve."""
+    rows = _rows(_quick("--only", "scenes"), "scenes")
+    assert rows[0] == ["scene", "nodes (state and step)", "time"]
+    assert rows[-1][0].startswith("the same, 1,000 at once") and rows[-1][2].endswith(" ms")
+
+
 def test_the_chain_floor_merges_exactly_the_nodes_that_are_alike() -> None:
     """`chain_floor.merged` on a chain made by hand: two flights whose landings reach alike ends
     with the same chances are one; a flight with other chances is not; two choices whose options
