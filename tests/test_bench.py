@@ -121,7 +121,7 @@ def test_the_scenes_part_runs_in_quick_mode() -> None:
     one): the script gives that ruleset room, as it gives the armoured duel's solve."""
     rows = _rows(_quick("--only", "scenes"), "scenes")
     assert rows[0] == ["scene", "nodes (state and step)", "time"]
-    assert rows[-1][0].startswith("the same, 1,000 at once") and rows[-1][2].endswith(" ms")
+    assert rows[-1][0].startswith("the same, 2,000 at once") and rows[-1][2].endswith(" ms")
 
 
 def test_the_chain_floor_merges_exactly_the_nodes_that_are_alike() -> None:
