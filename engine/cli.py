@@ -431,8 +431,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         v.add_argument(
             "--strict",
             action="store_true",
-            help="treat lint warnings as errors (the notes RC809, 'not fully analysed', and RC314, "
-            "an uncapped explosion's tail, stay warnings)",
+            help="treat lint warnings as errors (RC809, 'not fully analysed', and RC314, an "
+            "uncapped explosion's tail, stay warnings; notes stay notes)",
         )
         v.add_argument(
             "--lint-work",
@@ -952,8 +952,8 @@ def _placed_json(d: Diagnostic, file: Path | str) -> dict[str, object]:
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Load each file (schema, names, types), then lint it; every problem of a file in one
-    run, errors first, then by position. `--strict` makes warnings errors (not the notes RC809
-    and RC314, `INFO_CODES`)."""
+    run, errors first, then warnings, then notes, each by position. `--strict` makes warnings
+    errors (not RC809 and RC314, `INFO_CODES`; notes stay notes)."""
 
     from .tools.lint import DEFAULT_WORK, LintBudget, lint, ordered, promote
 

@@ -17,8 +17,9 @@ from .frozen import frozen, replace
 from .syntax.positions import Span
 
 Severity = Literal["error", "warning", "note"]
-"""An error fails the request; a warning fails `validate --strict`; a note never fails anything
-(a finding the linter could not prove, work it left out)."""
+"""An error fails the request; a warning fails `validate --strict` (but `RC809` and `RC314`,
+`INFO_CODES`); a note fails nothing (a finding the linter could not prove: `RC802` and `RC804`
+over part of a check's inputs)."""
 
 MAX_DIGITS = 100
 """The most digits a number may be written with — in YAML, in an expression, as an input or a

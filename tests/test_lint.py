@@ -816,7 +816,9 @@ def test_a_rule_true_only_at_an_input_the_grid_leaves_out_is_a_note_not_a_warnin
     found = [d for d in codes(text) if d.code in ("RC802", "RC804")]
     assert found and all(d.severity == "note" for d in found)
     rule = only(found, "RC802")
-    assert "input combinations tried" in rule.message and "may fire at one it left out" in (rule.hint or "")
+    assert "input combinations tried" in rule.message and "may be otherwise at one it left out" in (
+        rule.hint or ""
+    )
     path = tmp_path / "linear.yaml"
     path.write_text(text)
     done = subprocess.run(
@@ -875,3 +877,24 @@ def test_rc802_only_when_enumerating_every_input_agrees(a, b, c, hi, op):
     said += [d for d in found if d.code == "RC804" and "'odd'" in d.message and d.severity != "note"]
     if not never_true:
         assert not said, (a, b, c, hi, op, [d.message for d in said])
+
+
+def test_notes_come_after_warnings_and_errors() -> None:
+    """`ordered` ranks what is proven first: errors, warnings, then notes (what the linter could
+    not prove), each in file order; a note early in the file came before a warning later on."""
+    from engine.syntax.positions import SourceFile, Span
+    from engine.tools.lint import ordered
+
+    source = SourceFile("f.yaml", "x\n" * 10)
+
+    def at(line: int, severity: str) -> engine.Diagnostic:
+        return engine.Diagnostic("RC802", "m", Span(source, line, 1, line, 2), None, severity)  # type: ignore[arg-type]
+
+    given = [at(3, "note"), at(9, "warning"), at(5, "error"), at(1, "note"), at(2, "warning")]
+    assert [(d.severity, d.span.line if d.span else 0) for d in ordered(given)] == [
+        ("error", 5),
+        ("warning", 2),
+        ("warning", 9),
+        ("note", 1),
+        ("note", 3),
+    ]

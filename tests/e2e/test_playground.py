@@ -460,3 +460,38 @@ def test_the_check_tabs_take_the_arrow_keys(page: Page, server: str) -> None:
     assert focused() == names[0]
     page.keyboard.press("Tab")  # one Tab leaves the list, whichever tab is selected
     assert page.evaluate("() => document.activeElement.getAttribute('role')") != "tab"
+
+
+UNPROVEN = """\
+rulecraft: 1
+name: linear
+checks:
+  t:
+    inputs:
+      x: {type: int, min: 0, max: 10000, default: 0}
+    roll:
+      d: {die: 6}
+    outcomes: [low, odd, high]
+    outcome:
+      - when: x * 3 == 2001
+        then: odd
+      - when: d >= 4
+        then: high
+      - else: low
+"""
+
+
+def test_a_note_is_marked_as_a_note(page: Page, server: str) -> None:
+    """A finding the linter could not prove (RC802 over part of the inputs) is a note: the badge
+    counted every finding that was not an error as notes, and the gutter marked notes as warnings."""
+    _load(page, server, "chill")
+    page.fill("#source", UNPROVEN)
+    expect(page.locator("#validity")).to_have_text("1 note")
+    mark = page.locator("#gutter .mark")
+    expect(mark).to_have_count(1)
+    expect(mark).to_have_class("ln mark note")
+    expect(mark).to_have_attribute("data-code", "RC802")
+    page.fill("#source", UNPROVEN.replace("[low, odd, high]", "[low, odd, high, spare]"))
+    expect(page.locator("#validity")).to_have_text("1 warning")  # RC803, read from the rules: proven
+    expect(page.locator("#gutter .mark.warning")).to_have_attribute("data-code", "RC803")
+    expect(page.locator("#gutter .mark.note")).to_have_attribute("data-code", "RC802")

@@ -94,7 +94,7 @@ function drawGutter(diagnostics) {
   for (const [n, here] of byLine) {
     const cell = gutter.children[n - 1];
     if (!cell) continue;
-    const worst = here.some((d) => d.severity === "error") ? "error" : "warning";
+    const worst = ["error", "warning", "note"].find((s) => here.some((d) => d.severity === s)) || "note";
     cell.classList.add("mark", worst);
     cell.dataset.code = here.map((d) => d.code).join(" ");
     cell.title = here.map((d) => `${d.code}: ${d.message}`).join("\n");
@@ -130,10 +130,12 @@ function drawDiagnostics(diagnostics) {
     if (d.api_hint) item.append(el("div", "hint: " + d.api_hint, "hint"));
     list.append(item);
   }
-  const errors = diagnostics.filter((d) => d.severity === "error").length;
+  const count = (s) => diagnostics.filter((d) => d.severity === s).length;
+  const [errors, warnings, notes] = [count("error"), count("warning"), count("note")];
   const badge = $("validity");
   badge.textContent = errors ? `${errors} error${errors > 1 ? "s" : ""}` :
-    diagnostics.length ? `${diagnostics.length} note(s)` : "valid";
+    warnings ? `${warnings} warning${warnings > 1 ? "s" : ""}` :
+    notes ? `${notes} note${notes > 1 ? "s" : ""}` : "valid";
   badge.className = "badge " + (errors ? "bad" : "good");
 }
 

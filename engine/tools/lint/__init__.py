@@ -112,12 +112,17 @@ def lint(rs: Ruleset, budget: LintBudget = DEFAULT_BUDGET) -> list[Diagnostic]:
     return ordered(found)
 
 
+_RANK = {"error": 0, "warning": 1, "note": 2}
+
+
 def ordered(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
-    """Most likely root cause first: errors before warnings, then by file, line and column."""
+    """Most likely root cause first: errors, then warnings, then notes (what the linter could not
+    prove), each by file, line and column."""
 
     def key(d: Diagnostic) -> tuple[Any, ...]:
         s = d.span
-        return (d.severity != "error", s.file if s else "", s.line if s else 0, s.col if s else 0, d.code)
+        rank = _RANK.get(d.severity, 1)
+        return (rank, s.file if s else "", s.line if s else 0, s.col if s else 0, d.code)
 
     return sorted(diags, key=key)
 

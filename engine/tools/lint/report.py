@@ -163,8 +163,8 @@ def never(
 
 
 UNPROVEN = (
-    " (a note, not a warning: the linter ran only some of the allowed input combinations, so it "
-    "may fire at one it left out)"
+    " (a note, not a warning: the linter ran only some of the allowed input combinations, and it "
+    "may be otherwise at one it left out)"
 )
 """Said of RC802 and RC804 found over part of the inputs' grid: what they say may hold for every
 allowed input, or fail at one the grid left out (`x * 3 == 2001` for x in 0..10000), so they are
