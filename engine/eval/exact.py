@@ -172,12 +172,11 @@ class Distribution:
         if name in kept:
             return kept[name]
         made = None
-        known = dict(self.known)
-        if name in known:  # the same at every point
-            v = known[name]
-            if isinstance(v, _KINDS):
-                made = Dist.certain(v)
-        elif name in self.names:
+        if name not in self.names:  # known before the roll, or no value of the check
+            for known, v in self.known:  # the same at every point
+                if known == name and isinstance(v, _KINDS):
+                    made = Dist.certain(v)
+        else:
             source = self.source
             loop = None
             if isinstance(source, _Product) and "joint" not in self.__dict__:
@@ -633,13 +632,8 @@ def _product(
         check.layout,
         states,
         ctx.policy,
-        known=_known(check, env),
+        known=known_values(check, env),
     )
-
-
-def _known(check: Check, env: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
-    """`Distribution.known`: the values known before the roll, from the environment before the dice."""
-    return tuple(known_values(check, env).items()) if check.pre_lets else ()
 
 
 def _fixed(
@@ -650,7 +644,7 @@ def _fixed(
     values = auto_outputs(check, env, outcome)
     key = (outcome, -1, *values.values())
     dist = Dist.certain(key)
-    known = _known(check, env)
+    known = known_values(check, env)
     return Distribution(check.name, dict(inputs), check.outcomes, dist, tuple(values), 1, policy, known=known)
 
 
@@ -739,7 +733,7 @@ class Sequential:
             self.policy,
             capped,
             truncated,
-            _known(self.check, self.env),
+            known_values(self.check, self.env),
         )
 
     def stage_key(self, i: int, dice: tuple[Any, ...]) -> tuple[Any, ...]:

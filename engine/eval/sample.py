@@ -289,7 +289,7 @@ class Ready:
         self.before = Before(
             env,
             tuple(steps),
-            tuple(known_values(check, env).items()),
+            known_values(check, env),
             fired,
             quick,
             dice,

@@ -519,6 +519,8 @@ class Check:
     lists one of them, weighed for all. None as `stage_keys` is."""
     pre_lets: tuple[Let, ...] = field(init=False, compare=False, repr=False)
     """The values that need no die (`Let.before_roll`), in order."""
+    pre_names: tuple[str, ...] = field(init=False, compare=False, repr=False)
+    """Their names, in order (`rules.known_values` reads them at every request)."""
     post_lets: tuple[Let, ...] = field(init=False, compare=False, repr=False)
     """The values worked out after the roll, in order."""
     layout: tuple[str, ...] = field(init=False, compare=False, repr=False)
@@ -535,6 +537,7 @@ class Check:
         pre = tuple(let for let in self.lets if let.before_roll)
         post = tuple(let for let in self.lets if not let.before_roll)
         object.__setattr__(self, "pre_lets", pre)
+        object.__setattr__(self, "pre_names", tuple(let.name for let in pre))
         object.__setattr__(self, "post_lets", post)
         layout = tuple(let.name for let in post) + tuple(n for n, _ in self.outputs)
         object.__setattr__(self, "layout", layout)

@@ -38,13 +38,14 @@ def before_roll(check: Check, inputs: Mapping[str, Any]) -> dict[str, Any]:
     return env
 
 
-def known_values(check: Check, env: Mapping[str, Any]) -> dict[str, Any]:
-    """The values known before the roll, by name in the check's order, from `env` as
+def known_values(check: Check, env: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """The values known before the roll, (name, value) in the check's order, from `env` as
     `before_roll` makes it: the same in every roll of a request, so every way of making the
     request reports them alike — a roll's `Result.values`, the exact `Distribution.values`
     (certain) and a batch's `Batch.values` (every roll the same), whether or not an auto rule
-    decides."""
-    return {let.name: env[let.name] for let in check.pre_lets}
+    decides. Asked by every exact request: pairs made at once, no dict."""
+    names = check.pre_names
+    return tuple(zip(names, map(env.__getitem__, names))) if names else ()
 
 
 def with_dice(env: Mapping[str, Any], roll: Sequence[Randomizer], dice: Iterable[Any]) -> dict[str, Any]:
