@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pickle
 import random
+import re
 import sys
 from fractions import Fraction
 
@@ -307,4 +308,8 @@ def test_a_costly_check_rolled_one_by_one_is_bounded_by_the_budget():
     rs.roll("skill", random.Random(1), dice=6)  # one roll fits
     with pytest.raises(engine.LimitError) as caught:
         rs.sample("skill", 10_000, random.Random(1), method="rolled", dice=6)
-    assert "work budget" in caught.value.diagnostics[0].message
+    said = caught.value.diagnostics[0]
+    assert "work budget" in said.message
+    # how far it got, and that fewer at once is the way on (it said to ask for fewer dice)
+    assert re.search(r"after [\d,]+ of the 10,000 rolls of check 'skill' asked for at once", said.message)
+    assert (said.hint or "").startswith("ask for fewer at once"), said.hint

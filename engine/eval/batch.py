@@ -29,7 +29,7 @@ from ..model.ruleset import Check
 from ..model.values import COUNTED, Symbol, to_json
 from ..runtime import arguments
 from ..runtime.context import RunContext
-from ..runtime.work import Work
+from ..runtime.work import Work, too_many
 from .dist import Dist
 from .sample import Ready, sample
 
@@ -179,10 +179,13 @@ def _rolled(
     outcomes = {s.name: 0 for s in check.outcomes.members}
     values: dict[str, dict[Any, int]] = {}
     ready = Ready(check, inputs)  # what the rolls share, worked out in the first one
-    for _ in range(times):
-        work.charge()
-        work.check_clock()  # a roll's work may be small and slow: the clock is read at each
-        result = sample(check, inputs, ctx, False, ready)  # no trace: none is kept
+    for done in range(times):
+        try:
+            work.charge()
+            work.check_clock()  # a roll's work may be small and slow: the clock is read at each
+            result = sample(check, inputs, ctx, False, ready)  # no trace: none is kept
+        except LimitError as exc:
+            raise too_many(exc, done, times, f"rolls of check '{check.name}'", work) from None
         outcomes[result.outcome.name] += 1
         for name, v in result.values.items():
             if isinstance(v, COUNTED):  # as `Distribution.values` reports them

@@ -104,6 +104,25 @@ class Work:
         return deadline_passed(self.seconds)
 
 
+def too_many(exc: LimitError, done: int, times: int, plays: str, work: Work) -> LimitError:
+    """`exc`, a limit passed by `times` plays of one thing asked for at once (rolls of a check,
+    plays of a scene: one request, one budget), said so: after how many of them, about how much
+    each took, and that fewer at once is the way on. `exc` as it is when not one was done: one
+    alone is too much, not their number. The caller places it."""
+    if not done:
+        return exc
+    if isinstance(exc, DeadlineError):
+        given = f"{work.seconds:g} s" if work.seconds is not None else "its time"
+        what, name = f"the deadline of {given} passed", "deadline"
+    else:
+        what, name = f"the work budget of {work.limit:,} units was used up", "max_work"
+    message = (
+        f"{what} after {done:,} of the {times:,} {plays} asked for at once "
+        f"(one request: about {work.used // done:,} units each)"
+    )
+    return type(exc)([Diagnostic("RC503", message, None, **limit_advice(name, "ask for fewer at once"))])
+
+
 def deadline_passed(seconds: float | None) -> DeadlineError:
     """RC503 for a request whose deadline of `seconds` passed (a server that gave a solve only
     the part of it left says so with the request's whole deadline)."""

@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..errors import CampaignError, DeadlineError, Diagnostic, LimitError, did_you_mean, limit_advice, placed
+from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, placed
 from ..eval.sample import Ready, sample
 from ..frozen import field, frozen
 from ..model.ruleset import RulesetModel
@@ -24,7 +24,7 @@ from ..runtime.cache import BoundedCache
 from ..runtime.context import RunContext, with_work
 from ..runtime.inputs import bind
 from ..runtime.state import State, apply, begin, bind_params, environment, join, new_state, roll_of
-from ..runtime.work import Work, working
+from ..runtime.work import Work, too_many, working
 from ..state.campaign import rolled
 from .memo import Steps, state_key, steps_of
 
@@ -317,31 +317,14 @@ def play_many(
             work.check_clock()  # a scene may be cheap: the budget reads the clock only after much work
             played = play(model, scene, state, cast, ctx, trace=False)
         except LimitError as exc:
-            raise _too_many(exc, scene, done, times, work) from None
+            raise placed(
+                too_many(exc, done, times, f"plays of scene '{scene.name}'", work), scene.span
+            ) from None
         endings[played.ending] = endings.get(played.ending, 0) + 1
         if played.ending != UNFINISHED:  # one still going has no length (as the odds' `longer`)
             rounds[played.rounds] = rounds.get(played.rounds, 0) + 1
     declared = (*(e.name for e in scene.ends), UNFINISHED)
     return Sampled(scene.name, ctx.policy, times, endings, dict(sorted(rounds.items())), declared)
-
-
-def _too_many(exc: LimitError, scene: Scene, done: int, times: int, work: Work) -> LimitError:
-    """A limit passed by `times` scenes played at once, told at the scene: after how many, and
-    that fewer at once is the way on (each scene fitted). Where not one scene was played, the
-    scene's own limit error, as `play` placed it (one scene is too much, not their number)."""
-    if not done:
-        return placed(exc, scene.span)
-    if isinstance(exc, DeadlineError):
-        given = f"{work.seconds:g} s" if work.seconds is not None else "its time"
-        what, name = f"the deadline of {given} passed", "deadline"
-    else:
-        what, name = f"the work budget of {work.limit:,} units was used up", "max_work"
-    message = (
-        f"{what} after {done:,} of the {times:,} plays of scene '{scene.name}' asked for at once "
-        f"(one request: about {work.used // done:,} units a play)"
-    )
-    advice = limit_advice(name, "play fewer at once")
-    return type(exc)([Diagnostic("RC503", message, scene.span, **advice)])
 
 
 def _choice(taken: bool, policy: str, decided: Any) -> dict[str, Any]:
