@@ -313,3 +313,29 @@ def test_a_costly_check_rolled_one_by_one_is_bounded_by_the_budget():
     # how far it got, and that fewer at once is the way on (it said to ask for fewer dice)
     assert re.search(r"after [\d,]+ of the 10,000 rolls of check 'skill' asked for at once", said.message)
     assert (said.hint or "").startswith("ask for fewer at once"), said.hint
+
+
+HEAP = """\
+rulecraft: 1
+name: heap
+checks:
+  heap:
+    inputs:
+      n: {type: int, min: 0, max: 100, default: 3}
+    roll:
+      p: {pool: n, die: 2, triggers: [{on: face == 2, must: add}]}
+    outcomes: [low, high]
+    outcome: "'high' if sum(p) > 3.5 * n else 'low'"
+"""
+
+
+def test_many_rolls_past_another_limit_are_told_that_limit() -> None:
+    """Rolls asked for at once that pass a limit other than the request's budget or deadline
+    (here a pool's `max_rerolls`) are told that limit, at the pool: a rolled batch had said its
+    work budget of 100,000,000 units was used up after a few hundred units."""
+    rs = engine.load(HEAP, name="heap.yaml", limits=Limits(max_rerolls=6, max_work=100_000_000))
+    with pytest.raises(engine.LimitError) as caught:
+        rs.sample("heap", 1000, random.Random(1), method="rolled")
+    said = caught.value.diagnostics[0]
+    assert said.message == "the reroll procedure went past 6 dice", said.message
+    assert said.span is not None and said.span.line == 8

@@ -179,13 +179,19 @@ def _rolled(
     outcomes = {s.name: 0 for s in check.outcomes.members}
     values: dict[str, dict[Any, int]] = {}
     ready = Ready(check, inputs)  # what the rolls share, worked out in the first one
+    first = last = (
+        0  # the budget used once the first roll was done (what the rolls share made in it), the last
+    )
     for done in range(times):
         try:
             work.charge()
             work.check_clock()  # a roll's work may be small and slow: the clock is read at each
             result = sample(check, inputs, ctx, False, ready)  # no trace: none is kept
         except LimitError as exc:
-            raise too_many(exc, done, times, f"rolls of check '{check.name}'", work) from None
+            rolls = f"rolls of check '{check.name}'"
+            raise too_many(exc, done, times, rolls, work, first, last) from None
+        last = work.used
+        first = first or last
         outcomes[result.outcome.name] += 1
         for name, v in result.values.items():
             if isinstance(v, COUNTED):  # as `Distribution.values` reports them

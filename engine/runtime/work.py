@@ -104,22 +104,27 @@ class Work:
         return deadline_passed(self.seconds)
 
 
-def too_many(exc: LimitError, done: int, times: int, plays: str, work: Work) -> LimitError:
-    """`exc`, a limit passed by `times` plays of one thing asked for at once (rolls of a check,
-    plays of a scene: one request, one budget), said so: after how many of them, about how much
-    each took, and that fewer at once is the way on. `exc` as it is when not one was done: one
-    alone is too much, not their number. The caller places it."""
-    if not done:
+def too_many(
+    exc: LimitError, done: int, times: int, plays: str, work: Work, first: int, last: int
+) -> LimitError:
+    """`exc`, the request's budget (`work`) or deadline passed by `times` plays of one thing asked
+    for at once (rolls of a check, plays of a scene: one request), said so: after how many of
+    them were done, what they took (`first`, the budget used when the first was done, one-off
+    work such as a solve included; `last`, when the last was), and that fewer at once is the way
+    on. Any other limit (a pool's size, a reroll chain's), or none done yet (one alone is too
+    much, not their number): `exc` as it is. The caller places it."""
+    late = isinstance(exc, DeadlineError)
+    if not done or not (late or work.used > work.limit):
         return exc
-    if isinstance(exc, DeadlineError):
+    if late:
         given = f"{work.seconds:g} s" if work.seconds is not None else "its time"
         what, name = f"the deadline of {given} passed", "deadline"
     else:
         what, name = f"the work budget of {work.limit:,} units was used up", "max_work"
-    message = (
-        f"{what} after {done:,} of the {times:,} {plays} asked for at once "
-        f"(one request: about {work.used // done:,} units each)"
-    )
+    took = f"the first took {first:,} units"
+    if done > 1:
+        took += f", each after it about {(last - first) // (done - 1):,}"
+    message = f"{what} after {done:,} of the {times:,} {plays} asked for at once (one request: {took})"
     return type(exc)([Diagnostic("RC503", message, None, **limit_advice(name, "ask for fewer at once"))])
 
 

@@ -312,14 +312,16 @@ def play_many(
     ctx = with_work(ctx._replace(rng=rng))
     work = ctx.work
     assert work is not None
+    first = last = 0  # the budget used once the first play was done (an optimal solve in it), the last
     for done in range(times):
         try:
             work.check_clock()  # a scene may be cheap: the budget reads the clock only after much work
             played = play(model, scene, state, cast, ctx, trace=False)
         except LimitError as exc:
-            raise placed(
-                too_many(exc, done, times, f"plays of scene '{scene.name}'", work), scene.span
-            ) from None
+            plays = f"plays of scene '{scene.name}'"
+            raise placed(too_many(exc, done, times, plays, work, first, last), scene.span) from None
+        last = work.used
+        first = first or last
         endings[played.ending] = endings.get(played.ending, 0) + 1
         if played.ending != UNFINISHED:  # one still going has no length (as the odds' `longer`)
             rounds[played.rounds] = rounds.get(played.rounds, 0) + 1
