@@ -240,14 +240,18 @@ def test_the_http_api_takes_such_inputs_as_python_does() -> None:
 
 
 def test_a_characters_parameter_may_be_named_self(cli: Any, tmp_path: Path) -> None:
-    """A character's parameter named `self` (or an input named `check`, `action` or `character`:
-    the campaign's methods take these names positionally only) joins from Python, the command
-    line, the HTTP API and an example; each had passed the parameters as keywords to
+    """A character's parameter named `self` (or an input named `check` or `action`: the
+    campaign's methods take these positionally only) joins from Python, the command line, the
+    HTTP API and an example; each had passed the parameters as keywords to
     `Campaign.join(self, character, **params)`: a traceback, or a server error."""
     c = _campaign()
     c.join("bob", self=2)
     c.act("lift", "bob")
     assert c.state()["characters"]["bob"]["items"]["score"] == 2
+    c.join(character="cy", self=1)  # the character by keyword too: no parameter is named so
+    c.act("lift", character="cy")
+    assert c.distribution("lift", character="cy").items()
+    assert c.state()["characters"]["cy"]["items"]["score"] == 1
     file = tmp_path / "named.yaml"
     file.write_text(TEXT)
     db = str(tmp_path / "c.db")

@@ -368,7 +368,7 @@ class Campaign:
 
     # -- changing --------------------------------------------------------------------------------
 
-    def join(self, character: str, /, **params: Any) -> Event:
+    def join(self, /, character: str, **params: Any) -> Event:
         """A character joins, with its parameters."""
         arguments.kept_name("Campaign.join", "character", character, "character")
         rules = self.rules
@@ -384,8 +384,8 @@ class Campaign:
     def act(
         self,
         action: str,
-        character: str | None = None,
         /,
+        character: str | None = None,
         *,
         seed: int | None = None,
         forced: Mapping[str, Any] | None = None,
@@ -509,8 +509,8 @@ class Campaign:
     def distribution(
         self,
         action: str,
-        character: str | None = None,
         /,
+        character: str | None = None,
         *,
         policy: str = "always",
         others: Mapping[str, str] | None = None,

@@ -128,7 +128,7 @@ def ordered(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
 
 
 def promote(diags: Iterable[Diagnostic], strict: bool) -> list[Diagnostic]:
-    """With `strict`, warnings become errors (except the notes in `INFO_CODES`)."""
+    """With `strict`, warnings become errors (but those of `INFO_CODES`; notes stay notes)."""
     if not strict:
         return list(diags)
     return [

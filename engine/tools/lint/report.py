@@ -37,7 +37,7 @@ def _tail(run: CheckRun) -> Diagnostic:
         f"most {readable(left)} of the probability is left out ({_inputs(run.check, combo)}), and "
         "every probability is exact to within it",
         pool.span if pool is not None else run.public.span,
-        "nothing to fix: a note on how the exact numbers are made; a 'cap' would make them exact "
+        "nothing to fix: this says how the exact numbers are made; a 'cap' would make them exact "
         "for a game that stops the chain",
         "warning",
     )
