@@ -1461,7 +1461,7 @@ def _campaign_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _campaign_join(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     campaign = _open(args, _store(args))
     who, params = _character(args.character)
-    event = campaign.join(who, **params)
+    event = campaign.join(who, params=params)
     return _changed(campaign, event, args, out)
 
 

@@ -453,10 +453,20 @@ def cases() -> list[Case]:
     # -- Campaign ---------------------------------------------------------------------------------
     add("Campaign.join", "character", "type", lambda: c().join(3))
     add("Campaign.join", "character", "unknown", lambda: c().join("ann"), "ann")  # already there
-    add("Campaign.join", "params", "unknown", lambda: c().join("cy", hpp=2), "did you mean")
-    add("Campaign.join", "params", "range", lambda: c().join("cy", hp=0), "hp")
-    add("Campaign.join", "params", "bool", lambda: c().join("cy", hp=True), "hp")
-    add("Campaign.join", "params", "NaN", lambda: c().join("cy", hp=NAN), "hp")
+    add("Campaign.join", "named", "unknown", lambda: c().join("cy", hpp=2), "did you mean")
+    add("Campaign.join", "named", "range", lambda: c().join("cy", hp=0), "hp")
+    add("Campaign.join", "named", "bool", lambda: c().join("cy", hp=True), "hp")
+    add("Campaign.join", "named", "NaN", lambda: c().join("cy", hp=NAN), "hp")
+    add("Campaign.join", "params", "type", lambda: c().join("cy", params=[("hp", 2)]))
+    add("Campaign.join", "params", "key", lambda: c().join("cy", params={1: 2}), "keys are names")
+    add(
+        "Campaign.join",
+        "params",
+        "twice",
+        lambda: c().join("cy", params={"hp": 2}, hp=3),
+        "parameter 'hp', which is given as a keyword",
+    )
+    add("Campaign.join", "params", "unknown", lambda: c().join("cy", params={"character": 2}), "character")
     add(
         "Campaign.act",
         "action",

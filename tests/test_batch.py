@@ -339,3 +339,18 @@ def test_many_rolls_past_another_limit_are_told_that_limit() -> None:
     said = caught.value.diagnostics[0]
     assert said.message == "the reroll procedure went past 6 dice", said.message
     assert said.span is not None and said.span.line == 8
+
+
+def test_many_rolls_past_the_deadline_say_how_far_they_got() -> None:
+    """Rolls one by one past the request's deadline: after how many of those asked for, and no
+    units (a deadline is time), a `DeadlineError` still."""
+    rs = engine.load("chill", limits=Limits(deadline=0.05, max_work=10**12))
+    with pytest.raises(engine.DeadlineError) as caught:
+        rs.sample("specific", 10_000_000, random.Random(1), method="rolled", target=55)
+    said = caught.value.diagnostics[0]
+    assert re.fullmatch(
+        r"the deadline of 0\.05 s passed after [\d,]+ of the 10,000,000 rolls"
+        r" of check 'specific' asked for at once",
+        said.message,
+    ), said.message
+    assert said.span is not None  # at the check

@@ -248,6 +248,8 @@ def test_a_characters_parameter_may_be_named_self(cli: Any, tmp_path: Path) -> N
     c.join("bob", self=2)
     c.act("lift", "bob")
     assert c.state()["characters"]["bob"]["items"]["score"] == 2
+    with pytest.raises(engine.InputError, match="has no parameter 'character'"):
+        c.join("dee", params={"character": 1})  # the user's parameters, as the front ends pass them
     c.join(character="cy", self=1)  # the character by keyword too: no parameter is named so
     c.act("lift", character="cy")
     assert c.distribution("lift", character="cy").items()
@@ -258,6 +260,8 @@ def test_a_characters_parameter_may_be_named_self(cli: Any, tmp_path: Path) -> N
     assert cli("campaign", "--db", db, "new", "k", str(file)).code == 0
     joined = cli("campaign", "--db", db, "join", "k", "bob:self=3")
     assert joined.code == 0, joined.err
+    clash = cli("campaign", "--db", db, "join", "k", "cy:character=1")  # had been a traceback
+    assert clash.code != 0 and "RC402" in clash.err and "Traceback" not in clash.err, clash.err
     assert cli("campaign", "--db", db, "act", "k", "lift", "-c", "bob").code == 0
     shown = cli("campaign", "--db", db, "show", "k", "--json")
     assert json.loads(shown.out)["characters"]["bob"]["items"]["score"] == 3, shown.out
@@ -275,3 +279,22 @@ def test_a_characters_parameter_may_be_named_self(cli: Any, tmp_path: Path) -> N
         assert made.status_code == 201, made.text
         join = client.post("/api/campaigns/k/join", json={"character": "bob", "params": {"self": 1}})
         assert join.status_code == 200, join.text
+        clash = client.post("/api/campaigns/k/join", json={"character": "cy", "params": {"character": 1}})
+        assert clash.status_code == 422 and clash.json()["error"]["diagnostics"][0]["code"] == "RC402", (
+            clash.text
+        )
+
+
+def test_an_example_joining_with_a_parameter_named_character_fails_as_an_example(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A state example's `join` step with a parameter `character` (no parameter may be named so)
+    is that example failing (RC701, the step refused with RC402); it had been a traceback."""
+    bad = TEXT.replace(
+        "steps: [{join: bob, params: {self: 2}}", "steps: [{join: bob, params: {character: 2}}"
+    )
+    assert bad != TEXT
+    (tmp_path / "named.yaml").write_text(bad)
+    r = cli("test", str(tmp_path / "named.yaml"))
+    assert r.code == 1 and "Traceback" not in r.out + r.err, r.out + r.err
+    assert "has no parameter 'character'" in r.out + r.err and "3 passed, 1 failed" in r.out, r.out

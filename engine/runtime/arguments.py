@@ -125,17 +125,20 @@ def mapping(
             wrong_type(where, f"{argument}[{key!r}]", item, "a mapping (dict) of parameters")
 
 
-def inputs(where: str, given: Any, named: dict[str, Any]) -> dict[str, Any]:
+def inputs(
+    where: str, given: Any, named: dict[str, Any], argument: str = "inputs", what: str = "input"
+) -> dict[str, Any]:
     """A check's or an action's inputs given in a mapping (`inputs=`, which takes any name, even
     one of the method's own parameters, such as `rng` or `policy`) and as keyword arguments
     (`named`), as one new dict (so a caller's later change to its mapping changes nothing kept).
-    A name given both ways is a `TypeError`, as Python's own for an argument given twice."""
-    mapping(where, "inputs", given)
+    A name given both ways is a `TypeError`, as Python's own for an argument given twice. (A
+    character's parameters, `params=`, likewise: `argument` and `what` name them.)"""
+    mapping(where, argument, given)
     for key in given:
         if key in named:
             raise TypeError(
-                f"{where}: argument 'inputs' gives the input {key!r}, which is given as a keyword"
-                " argument too; give each input once"
+                f"{where}: argument {argument!r} gives the {what} {key!r}, which is given as a keyword"
+                f" argument too; give each {what} once"
             )
     return {**named, **given}
 

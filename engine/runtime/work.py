@@ -109,9 +109,9 @@ def too_many(
 ) -> LimitError:
     """`exc`, the request's budget (`work`) or deadline passed by `times` plays of one thing asked
     for at once (rolls of a check, plays of a scene: one request), said so: after how many of
-    them were done, what they took (`first`, the budget used when the first was done, one-off
-    work such as a solve included; `last`, when the last was), and that fewer at once is the way
-    on. Any other limit (a pool's size, a reroll chain's), or none done yet (one alone is too
+    them were done, of a budget what they took (`first`, the budget used when the first was
+    done, one-off work such as a solve included; `last`, when the last was), and that fewer at
+    once is the way on. Any other limit (a pool's size, a reroll chain's), or none done yet (one alone is too
     much, not their number): `exc` as it is. The caller places it."""
     late = isinstance(exc, DeadlineError)
     if not done or not (late or work.used > work.limit):
@@ -121,10 +121,12 @@ def too_many(
         what, name = f"the deadline of {given} passed", "deadline"
     else:
         what, name = f"the work budget of {work.limit:,} units was used up", "max_work"
-    took = f"the first took {first:,} units"
-    if done > 1:
-        took += f", each after it about {(last - first) // (done - 1):,}"
-    message = f"{what} after {done:,} of the {times:,} {plays} asked for at once (one request: {took})"
+    message = f"{what} after {done:,} of the {times:,} {plays} asked for at once"
+    if not late:  # what each took of the budget (a deadline is time, which units do not tell)
+        took = f"the first took {first:,} units"
+        if done > 1:
+            took += f", each after it about {round((last - first) / (done - 1)):,}"
+        message += f" (one request: {took})"
     return type(exc)([Diagnostic("RC503", message, None, **limit_advice(name, "ask for fewer at once"))])
 
 

@@ -229,7 +229,7 @@ def create_campaign(body: CampaignCreate, request: Request) -> dict[str, Any]:
 def join(name: str, body: JoinRequest, request: Request) -> dict[str, Any]:
     """A character joins the campaign."""
     with _campaign(request, name) as campaign:
-        return _changed(request, campaign, campaign.join(body.character, **body.params))
+        return _changed(request, campaign, campaign.join(body.character, params=body.params))
 
 
 @router.post("/{name}/act", response_model=Changed, response_model_exclude_unset=True, dependencies=TOKEN)

@@ -368,8 +368,14 @@ class Campaign:
 
     # -- changing --------------------------------------------------------------------------------
 
-    def join(self, /, character: str, **params: Any) -> Event:
-        """A character joins, with its parameters."""
+    def join(self, /, character: str, *, params: Mapping[str, Any] | None = None, **named: Any) -> Event:
+        """A character joins, with its parameters: keyword arguments (`hp=3`) or, by any name, a
+        mapping `params={"self": 2}` (the command line, the server and examples pass the user's
+        parameters so, so a key that is no parameter is RC402, never a clash with `character`);
+        both may be given, each name once."""
+        if params is not None:
+            named = arguments.inputs("Campaign.join", params, named, "params", "parameter")
+        params = named
         arguments.kept_name("Campaign.join", "character", character, "character")
         rules = self.rules
         bound = bind_params(

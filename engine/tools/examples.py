@@ -178,7 +178,7 @@ def _step(rs: Ruleset, campaign: Campaign, step: Mapping[str, Any]) -> None:
     elif "begin" in step:
         campaign.begin(str(step["begin"]))
     elif "join" in step:
-        campaign.join(str(step["join"]), **dict(step.get("params") or {}))
+        campaign.join(str(step["join"]), params=dict(step.get("params") or {}))
     else:
         campaign.undo()
 
