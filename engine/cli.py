@@ -1380,10 +1380,6 @@ def _new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
-
-
 # -- campaigns ------------------------------------------------------------------------------------
 
 
@@ -1870,3 +1866,7 @@ def _scene_roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     seed = f"  (seed {args.seed})" if args.seed is not None else ""
     out.write(played_text(played, _scene_title(rs, args, parties) + seed) + "\n")
     return 0
+
+
+if __name__ == "__main__":  # pragma: no cover (after every command is defined)
+    raise SystemExit(main())

@@ -613,3 +613,15 @@ def test_a_negative_seed_is_refused_by_every_campaign_command(cli: Any, tmp_path
     with pytest.raises(engine.InputError) as caught:
         play_in_campaign(case, "duel", {"you": "ann", "foe": "bo"}, seed=-3)
     assert caught.value.diagnostics[0].code == "RC410" and len(case.log()) == 1
+
+
+def test_the_module_runs_every_command() -> None:
+    """`python -m engine.cli campaign ...` ended in a NameError: the module ran `main()` before the
+    campaign commands below it were defined."""
+    done = subprocess.run(
+        [sys.executable, "-m", "engine.cli", "campaign", "--db", ":memory:", "list"],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr

@@ -308,3 +308,56 @@ def test_bounds_no_probability_meets_are_refused_at_load(bounds: str, said: str)
 def test_equal_bounds_are_an_exact_probability() -> None:
     rs = load("      - {expect: {probability: {heads: {at_least: 0.5, at_most: 1/2}}}}\n")
     assert all(r.passed for r in run_examples(rs))
+
+
+NAMES_AS_NUMBERS = """\
+rulecraft: 1
+name: j
+checks:
+  c:
+    roll: {d: {die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if d >= 4 else 'lo'"
+state:
+  character:
+    hp: {type: int, min: 1, max: 5, default: 2}
+  each:
+    score: {counter: 0, min: 0}
+  examples:
+    - name: a name YAML reads as a number
+      characters: {ann: {}}
+      steps: [WHERE]
+      expect: {characters: {ann: {score: 0}}}
+actions:
+  lift:
+    by: character
+    inputs:
+      n: {type: int, min: 0, max: 3, default: 0}
+    effects:
+      - {add: {score: n}}
+"""
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        "{join: bob, params: {1: 2}}",
+        "{act: lift, character: ann, inputs: {1: 2}}",
+    ],
+)
+def test_a_state_example_naming_with_a_number_is_rc702_at_load(step: str) -> None:
+    """`params: {1: 2}` in a state example's step is a name YAML reads as a number: RC702 at the
+    key, when the ruleset loads (`rulecraft test` had ended in a Python traceback)."""
+    text = NAMES_AS_NUMBERS.replace("WHERE", step)
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text, name="j.yaml")
+    [d] = caught.value.diagnostics
+    assert d.code == "RC702" and "where a name is wanted" in d.message, d.message
+    assert d.span is not None and d.span.line == text.splitlines().index(f"      steps: [{step}]") + 1
+
+
+def test_a_state_example_character_with_a_number_for_a_parameter_is_rc702() -> None:
+    text = NAMES_AS_NUMBERS.replace("characters: {ann: {}}", "characters: {ann: {1: 2}}").replace("WHERE", "")
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text, name="j.yaml")
+    assert [d.code for d in caught.value.diagnostics] == ["RC702"]

@@ -469,6 +469,20 @@ class StateCompiler:
         each: Mapping[str, Item],
     ) -> StateExample:
         """A state example, with every action, period and item it names checked now (RC702)."""
+        named: list[tuple[PathKey, Any]] = [(path + ("params",), raw.get("params"))]
+        named.append((path + ("characters",), raw.get("characters")))
+        for who, given in (raw.get("characters") or {}).items():
+            named.append((path + ("characters", who), given))
+        for i, step in enumerate(raw.get("steps") or []):
+            named += [(path + ("steps", i, key), step.get(key)) for key in ("params", "inputs", "others")]
+        for at, given in named:  # names are text: YAML reads `1:` or `true:` as a number, a boolean
+            for key in given if isinstance(given, dict) else ():
+                if not isinstance(key, str):
+                    raise problem(
+                        "RC702",
+                        f"example gives {key!r} where a name is wanted (write it as text: '{key}')",
+                        self.span(at + (key,), True),
+                    )
         for i, step in enumerate(raw.get("steps") or []):
             at = path + ("steps", i)
             if "act" in step and step["act"] not in self.action_spec:

@@ -291,7 +291,7 @@ def obey_campaign(rs: engine.Ruleset, ops: list[dict[str, Any]], store: Any) -> 
                         **op.get("inputs", {}),
                     )
                 elif kind == "join":
-                    campaign.join(op["character"], **op["params"])
+                    campaign.join(op["character"], params=op["params"])
                 elif kind == "roll":
                     campaign.roll(op["check"], seed=op["seed"], **op["inputs"])
                 elif kind == "begin":
