@@ -111,8 +111,8 @@ def too_many(
     for at once (rolls of a check, plays of a scene: one request), said so: after how many of
     them were done, of a budget what they took (`first`, the budget used when the first was
     done, one-off work such as a solve included; `last`, when the last was), and that fewer at
-    once is the way on. Any other limit (a pool's size, a reroll chain's), or none done yet (one alone is too
-    much, not their number): `exc` as it is. The caller places it."""
+    once is the way on. Any other limit (a pool's size, a reroll chain's), or none done yet (one
+    alone is too much, not their number): `exc` as it is. The caller places it."""
     late = isinstance(exc, DeadlineError)
     if not done or not (late or work.used > work.limit):
         return exc

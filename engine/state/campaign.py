@@ -413,7 +413,7 @@ class Campaign:
         meanwhile, the action is taken again from the new state, with the same seed, under the lock:
         slower, but never an action kept from a state that is no longer the last. One request: both
         takes share its work budget. Inputs are keyword arguments or, by any name (even `seed`,
-        `character` or `inputs`), a mapping `inputs=`; each name once."""
+        `others` or `inputs`), a mapping `inputs=`; each name once."""
         if inputs is not None:
             named = arguments.inputs("Campaign.act", inputs, named)
         policy = _acting("Campaign.act", action, character, others, policy)
