@@ -553,7 +553,7 @@ class Check:
         number, true/false or a scale value."""
         types = {let.name: let.expr.type.kind for let in self.lets}
         types.update((name, expr.type.kind) for name, expr in self.outputs)
-        names = (*(let.name for let in self.pre_lets), *self.layout)
+        names = (*self.pre_names, *self.layout)
         return tuple(n for n in names if types[n] not in ("multi", "list", "range"))
 
     @property
