@@ -898,3 +898,68 @@ def test_notes_come_after_warnings_and_errors() -> None:
         ("note", 1),
         ("note", 3),
     ]
+
+
+CRITS_WITH_BONUS = """\
+rulecraft: 1
+name: crits
+checks:
+  attack:
+    inputs:
+      bonus: {type: int, min: 0, max: 30, default: 0}
+    roll:
+      d: {die: 20}
+    outcomes: [miss, hit, critical]
+    outcome:
+      - when: d + bonus >= 11
+        then: hit
+      - when: d == 20
+        then: critical
+      - else: miss
+"""
+
+BAND_OVER_A_WIDE_INPUT = """\
+rulecraft: 1
+name: band
+scales:
+  result: [miss, hit, crit]
+tables:
+  band:
+    params: {roll: int}
+    returns: result
+    rules:
+      - when: roll >= 11
+        then: hit
+      - when: roll == 20
+        then: crit
+      - else: miss
+checks:
+  act:
+    inputs:
+      x: {type: int, min: 0, max: 10000, default: 0}
+    roll:
+      d: {die: 20}
+    outcomes: result
+    outcome: band(d)
+    outputs:
+      dmg: d + x
+"""
+
+
+def test_rules_in_the_wrong_order_are_a_warning_over_part_of_the_grid_too() -> None:
+    """The reference's crits mistake with a bonus of 0..30 (more values than the grid runs each):
+    rule 2 is shadowed by rule 1 at every combination tried, a mistake of order, so a warning
+    that `--strict` makes an error; for a while it was only a note (found by a review)."""
+    diag = only(codes(CRITS_WITH_BONUS), "RC802")
+    assert diag.severity == "warning", diag.render()
+    assert "earlier rule 1 already decides every roll it matches over the" in diag.message
+    assert "so outcome 'critical' came out at none of them" in diag.message
+
+
+def test_a_table_rule_shadowed_is_judged_though_a_partly_tried_check_calls_it() -> None:
+    """A table whose rules are in the wrong order, called by a check whose input the grid runs
+    only in part: its RC802 at the table's rule (it was not judged at all, the check's RC804
+    only a note, and `--strict` passed)."""
+    found = codes(BAND_OVER_A_WIDE_INPUT)
+    rule = only(found, "RC802")
+    assert rule.severity == "warning" and "rule 2 of table 'band'" in rule.message, rule.render()

@@ -19,8 +19,9 @@ the same per-randomizer distributions)
          a table lasting state calls is tried over the values the state gives its arguments
          (`lasting`: parameters and counters within their bounds, and what is derived from them)
   RC802  a rule that never fires: earlier rules decide every roll it matches, or its
-         condition is never true (warning; `else` rows are never reported; a note when only
-         part of the inputs' combinations was run: it may fire at one the grid left out)
+         condition is never true (warning; `else` rows are never reported; a condition never
+         true over only part of the inputs' combinations is a note: it may be true at one the
+         grid left out; rules in the wrong order are a warning wherever found)
   RC803  a declared outcome that nothing in the check (its rules, values, tables) names and
          no computed value gives (warning; a static fact, confirmed by the enumeration)
   RC804  a declared outcome that something names but that has probability 0 for every

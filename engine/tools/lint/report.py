@@ -135,11 +135,19 @@ def never(
     tried: int | None = None,
 ) -> Diagnostic:
     """RC802: a rule that never fires, because earlier rules decide first or its condition is never
-    true. With `tried`, over only that many input combinations, not every allowed one: not proven,
-    so a note (`--strict` leaves it a note)."""
+    true. With `tried`, over only that many input combinations, not every allowed one. Rules in
+    the wrong order are a warning all the same (the mistake is in their order, not at an input
+    the grid left out: `d == 20` after `d + bonus >= 11`, bonus in 0..30); a condition never
+    true over part of the grid is a note (`x * 3 == 2001` holds at 667, which the grid may leave
+    out), which `--strict` leaves a note."""
     owner = f" of table '{table}'" if table else (f" of check '{check}'" if check else "")
     head = f"{label}{owner} (when {condition}) never fires"
-    tail = f", so outcome '{lost}' never comes out" if lost is not None else ""
+    if lost is None:
+        tail = ""
+    elif tried is None:
+        tail = f", so outcome '{lost}' never comes out"
+    else:
+        tail = f", so outcome '{lost}' came out at none of them"
     earlier = sorted(i + 1 for i in shadowers or () if i >= 0)
     if earlier:
         who = (
@@ -154,9 +162,9 @@ def never(
             "move it above the rule that covers it, or narrow that rule's condition; "
             "if it is not needed, remove it"
         )
-    else:
-        msg = f"{head}: its condition is never true {scope}{tail}"
-        hint = "compare the condition with the dice faces and the inputs' min and max"
+        return Diagnostic("RC802", msg, span, hint, "warning")
+    msg = f"{head}: its condition is never true {scope}{tail}"
+    hint = "compare the condition with the dice faces and the inputs' min and max"
     if tried is None:
         return Diagnostic("RC802", msg, span, hint, "warning")
     return Diagnostic("RC802", msg, span, hint + UNPROVEN, "note")
@@ -166,9 +174,9 @@ UNPROVEN = (
     " (a note, not a warning: the linter ran only some of the allowed input combinations, and it "
     "may be otherwise at one it left out)"
 )
-"""Said of RC802 and RC804 found over part of the inputs' grid: what they say may hold for every
-allowed input, or fail at one the grid left out (`x * 3 == 2001` for x in 0..10000), so they are
-notes, which `--strict` does not make errors."""
+"""Said of a condition never true (RC802) and an outcome never reached (RC804) over part of the
+inputs' grid: what they say may hold for every allowed input, or fail at one the grid left out
+(`x * 3 == 2001` for x in 0..10000), so they are notes, which `--strict` does not make errors."""
 
 
 class Report:
