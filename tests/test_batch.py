@@ -354,3 +354,10 @@ def test_many_rolls_past_the_deadline_say_how_far_they_got() -> None:
         said.message,
     ), said.message
     assert said.span is not None  # at the check
+
+
+def test_a_budget_of_one_unit_is_said_in_the_singular() -> None:
+    rs = engine.load("chill", limits=Limits(max_work=1))
+    with pytest.raises(engine.LimitError) as caught:
+        rs.sample("specific", 100, random.Random(1), method="rolled", target=55)
+    assert caught.value.diagnostics[0].message.startswith("the work budget of 1 unit was used up")

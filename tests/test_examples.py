@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -343,6 +344,7 @@ actions:
     [
         "{join: bob, params: {1: 2}}",
         "{act: lift, character: ann, inputs: {1: 2}}",
+        "{act: lift, character: ann, dice: {1: 2}}",
     ],
 )
 def test_a_state_example_naming_with_a_number_is_rc702_at_load(step: str) -> None:
@@ -361,3 +363,30 @@ def test_a_state_example_character_with_a_number_for_a_parameter_is_rc702() -> N
     with pytest.raises(engine.RulecraftError) as caught:
         engine.load(text, name="j.yaml")
     assert [d.code for d in caught.value.diagnostics] == ["RC702"]
+
+
+def test_an_example_may_expect_the_mean_of_a_true_false_value() -> None:
+    """A true/false value's mean is the chance it is true, as `Distribution.mean`, `Batch.mean`
+    and `prob --value` give it; an example's `expect: mean:` had said it has none."""
+    text = """\
+rulecraft: 1
+name: b
+checks:
+  c:
+    inputs:
+      x: {type: int, min: 0, max: 3, default: 1}
+    roll: {d: {die: 6}}
+    let:
+      ready: x >= 1
+    outcomes: [lo, hi]
+    outcome: "'hi' if d >= 4 else 'lo'"
+    outputs:
+      high: d >= 4
+    examples:
+      - name: means of true/false values
+        expect: {mean: {high: 1/2, ready: 1}}
+"""
+    rs = engine.load(text, name="b.yaml")
+    assert rs.distribution("c").mean("high") == Fraction(1, 2)
+    [outcome] = run_examples(rs)
+    assert outcome.passed, [d.render() for d in outcome.problems]

@@ -392,6 +392,8 @@ def test_prob_of_a_named_value(client: TestClient) -> None:
     assert sum(Fraction(v["probability"]) for v in values) == 1
     [d] = error(client.post("/api/prob", json={**body, "value": name + "x"}), 422)
     assert d["code"] == "RC402" and name in (d["hint"] or "")
+    # at the check, as the command line tells it (it had no file, line or column)
+    assert (d["file"], d["line"], d["source_line"]) == ("chill.yaml", check.span.line, "  specific:"), d
 
 
 def test_a_sweep_is_one_exact_distribution_per_value(client: TestClient) -> None:

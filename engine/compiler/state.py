@@ -474,7 +474,8 @@ class StateCompiler:
         for who, given in (raw.get("characters") or {}).items():
             named.append((path + ("characters", who), given))
         for i, step in enumerate(raw.get("steps") or []):
-            named += [(path + ("steps", i, key), step.get(key)) for key in ("params", "inputs", "others")]
+            keys = ("params", "inputs", "others", "dice")
+            named += [(path + ("steps", i, key), step.get(key)) for key in keys]
         for at, given in named:  # names are text: YAML reads `1:` or `true:` as a number, a boolean
             for key in given if isinstance(given, dict) else ():
                 if not isinstance(key, str):

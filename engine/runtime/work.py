@@ -90,7 +90,7 @@ class Work:
                 [
                     Diagnostic(
                         "RC503",
-                        f"the work budget of {self.limit:,} units was used up "
+                        f"the work budget of {units(self.limit)} was used up "
                         "(this request needs more work than the embedder allows)",
                         None,
                         **limit_advice("max_work", "ask for less (fewer dice, a smaller input, a 'cap')"),
@@ -120,14 +120,19 @@ def too_many(
         given = f"{work.seconds:g} s" if work.seconds is not None else "its time"
         what, name = f"the deadline of {given} passed", "deadline"
     else:
-        what, name = f"the work budget of {work.limit:,} units was used up", "max_work"
+        what, name = f"the work budget of {units(work.limit)} was used up", "max_work"
     message = f"{what} after {done:,} of the {times:,} {plays} asked for at once"
     if not late:  # what each took of the budget (a deadline is time, which units do not tell)
-        took = f"the first took {first:,} units"
+        took = f"the first took {units(first)}"
         if done > 1:
             took += f", each after it about {round((last - first) / (done - 1)):,}"
         message += f" (one request: {took})"
     return type(exc)([Diagnostic("RC503", message, None, **limit_advice(name, "ask for fewer at once"))])
+
+
+def units(n: int) -> str:
+    """`n` units of work, as a message says it ("1 unit", "2,000,000 units")."""
+    return f"{n:,} unit" if n == 1 else f"{n:,} units"
 
 
 def deadline_passed(seconds: float | None) -> DeadlineError:

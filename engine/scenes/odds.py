@@ -31,7 +31,7 @@ from ..model.values import Multi
 from ..runtime import arguments
 from ..runtime.context import RunContext, with_work
 from ..runtime.state import begin
-from ..runtime.work import Work, working
+from ..runtime.work import Work, units, working
 from ..state.exact import after_action
 from .memo import state_key
 from .play import ending, scene_view, step_call, takes_place
@@ -370,7 +370,7 @@ def _too_long(exc: LimitError, scene: Scene, reached: int, work: Work) -> LimitE
         given = f"{work.seconds:g} s" if work.seconds is not None else "its time"
         what = f"the deadline of {given} passed"
     else:
-        what = f"the work budget of {work.limit:,} units was used up"
+        what = f"the work budget of {units(work.limit)} was used up"
     given = "its" if scene.rounds_span is not None else "its default"
     message = (
         f"{what} counting the length of scene '{scene.name}' round by round, at round {reached:,} "

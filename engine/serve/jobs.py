@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..api import Ruleset
-from ..errors import DeadlineError, Diagnostic, InputError, RulecraftError, did_you_mean
+from ..errors import DeadlineError, Diagnostic, InputError, RulecraftError, did_you_mean, placed
 from ..eval.dist import fraction_text
 from ..frozen import replace
 from ..model.ruleset import Check, InputSpec
@@ -190,9 +190,12 @@ def prob(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
     }
     value = body.get("value")
     if value is not None:  # "" is a name no check has: RC402, as any other
+        try:  # RC402 for a name the check has no such value of, at the check, as the CLI tells it
+            found = dist.value(value)
+        except RulecraftError as exc:
+            raise placed(exc, check.span) from None
         out["value"] = [
-            _point("value", v.name if isinstance(v, Symbol) else to_json(v), p)
-            for v, p in dist.value(value).items()  # RC402 for a name the check has no such value of
+            _point("value", v.name if isinstance(v, Symbol) else to_json(v), p) for v, p in found.items()
         ]
     return out
 

@@ -289,7 +289,7 @@ _MISSING = object()
 def _mean(dist: Any, e: Expectation, where: str) -> list[Diagnostic]:
     """RC701 unless the named value's mean over the exact distribution is what `e` expects."""
     values = dist.value(e.name)
-    if any(isinstance(v, bool) or not isinstance(v, (int, Fraction)) for v in values.weights):
+    if not all(isinstance(v, (int, Fraction)) for v in values.weights):  # true/false count 1 and 0
         return [_fail(f"{where}: '{e.name}' has no mean: its values are not all numbers", e.span)]
     got = values.mean
     if got == e.expected:
