@@ -103,6 +103,18 @@ class Work:
     def _late(self) -> DeadlineError:
         return deadline_passed(self.seconds)
 
+    def passed(self, exc: LimitError) -> tuple[str, str] | None:
+        """What of this budget `exc` says was passed, as a message words it, and the limit's name
+        ("the deadline of 2 s passed", "deadline"); None when `exc` is another limit (a pool's
+        size, a reroll chain's), which its own words tell. For a caller that says more of what
+        the request was doing when it was passed."""
+        if isinstance(exc, DeadlineError):
+            given = f"{self.seconds:g} s" if self.seconds is not None else "its time"
+            return f"the deadline of {given} passed", "deadline"
+        if self.used > self.limit:
+            return f"the work budget of {units(self.limit)} was used up", "max_work"
+        return None
+
 
 def too_many(
     exc: LimitError, done: int, times: int, plays: str, work: Work, first: int, last: int
@@ -113,16 +125,12 @@ def too_many(
     done, one-off work such as a solve included; `last`, when the last was), and that fewer at
     once is the way on. Any other limit (a pool's size, a reroll chain's), or none done yet (one
     alone is too much, not their number): `exc` as it is. The caller places it."""
-    late = isinstance(exc, DeadlineError)
-    if not done or not (late or work.used > work.limit):
+    passed = work.passed(exc)
+    if not done or passed is None:
         return exc
-    if late:
-        given = f"{work.seconds:g} s" if work.seconds is not None else "its time"
-        what, name = f"the deadline of {given} passed", "deadline"
-    else:
-        what, name = f"the work budget of {units(work.limit)} was used up", "max_work"
+    what, name = passed
     message = f"{what} after {done:,} of the {times:,} {plays} asked for at once"
-    if not late:  # what each took of the budget (a deadline is time, which units do not tell)
+    if name == "max_work":  # what each took of the budget (a deadline is time, which units do not tell)
         took = f"the first took {units(first)}"
         if done > 1:
             took += f", each after it about {round((last - first) / (done - 1)):,}"

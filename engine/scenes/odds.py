@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from ..errors import CampaignError, DeadlineError, Diagnostic, LimitError, did_you_mean, limit_advice, placed
+from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, limit_advice, placed
 from ..eval.dist import Dist, fraction_text
 from ..eval.markov import expectation, solve_components
 from ..frozen import field, frozen
@@ -31,7 +31,7 @@ from ..model.values import Multi
 from ..runtime import arguments
 from ..runtime.context import RunContext, with_work
 from ..runtime.state import begin
-from ..runtime.work import Work, units, working
+from ..runtime.work import Work, working
 from ..state.exact import after_action
 from .memo import state_key
 from .play import ending, scene_view, step_call, takes_place
@@ -365,12 +365,10 @@ def _lengths(
 def _too_long(exc: LimitError, scene: Scene, reached: int, work: Work) -> LimitError:
     """RC503 for a limit passed in round `reached` of the length count of `scene` (`work` the
     request's budget, whose limit and deadline the message names)."""
-    late = isinstance(exc, DeadlineError)
-    if late:
-        given = f"{work.seconds:g} s" if work.seconds is not None else "its time"
-        what = f"the deadline of {given} passed"
-    else:
-        what = f"the work budget of {units(work.limit)} was used up"
+    passed = work.passed(exc)
+    if passed is None:  # another limit than the request's budget: its own words
+        return exc
+    what, name = passed
     given = "its" if scene.rounds_span is not None else "its default"
     message = (
         f"{what} counting the length of scene '{scene.name}' round by round, at round {reached:,} "
@@ -381,7 +379,7 @@ def _too_long(exc: LimitError, scene: Scene, reached: int, work: Work) -> LimitE
         "lower the scene's max_rounds (the chance of lasting longer is given whole, as 'longer'; "
         "the endings' odds and the mean do not depend on it)"
     )
-    advice = limit_advice("deadline" if late else "max_work", lead)
+    advice = limit_advice(name, lead)
     where = scene.rounds_span or scene.span
     return type(exc)([Diagnostic("RC503", message, where, **advice)])
 
