@@ -7,6 +7,7 @@ one; and `rulecraft serve` without FastAPI says which extra to install."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -140,6 +141,7 @@ def test_serve_on_port_0_prints_the_port_it_took_and_a_port_in_use_is_rc407(cli:
     import httpx
 
     (tmp_path / "torn.yaml").write_text("rulecraft: 1\nname: [\n", encoding="utf-8")
+    (tmp_path / os.fsdecode(b"caf\xe9.yaml")).write_text("rulecraft: 1\nname: x\n", encoding="utf-8")
     process = subprocess.Popen(
         [
             sys.executable,
@@ -172,6 +174,9 @@ def test_serve_on_port_0_prints_the_port_it_took_and_a_port_in_use_is_rc407(cli:
         _, err = process.communicate(timeout=30)
     assert "Traceback" not in err, err
     assert f"warning: {tmp_path / 'torn.yaml'} does not load" in err and "RC002" in err, err
+    # a file name that is not UTF-8 text is not served, and said (its bad byte shown escaped)
+    assert f"warning: {tmp_path}/caf\\xe9.yaml is not served" in err, err
+    assert "RC001" in err and "its file name is not UTF-8 text" in err, err
 
 
 # -- /api/roll: its request and its answer, field by field -------------------------------------------

@@ -69,6 +69,18 @@ class Settings:
             raise ValueError("workers >= 1, queue >= 0, max_body >= 1 and deadline > 0")
 
 
+_RENAME = "rename the file to a UTF-8 name: a request names a served ruleset by its file name"
+
+
+def _is_text(name: str) -> bool:
+    """Whether a file name read from the file system is text (no byte UTF-8 cannot decode)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 class Catalog:
     """The rulesets a request may name, and those it sends as text, compiled once each."""
 
@@ -89,9 +101,28 @@ class Catalog:
             except OSError:  # a folder that cannot be read serves none, as its glob did
                 listed = []
             for path in listed:
-                if is_listed_ruleset(path):  # as `validate DIR` reads a folder: no folder, no hidden name
+                # as `validate DIR` reads a folder (no folder, no hidden name); a name that is not
+                # UTF-8 text could not be named in a request, nor listed in JSON (`misnamed`)
+                if is_listed_ruleset(path) and _is_text(path.name):
                     found[path.stem] = path
         return found
+
+    def misnamed(self) -> list[tuple[Path, RulecraftError]]:
+        """Each ruleset file of the served folder whose name is not UTF-8 text (bytes the file
+        system allows, which Python keeps as lone surrogates): not served, since no request can
+        name it and JSON cannot carry it, and said when `serve` starts, as `unloadable` is."""
+        folder = self.settings.rulesets
+        if folder is None or not folder.is_dir():
+            return []
+        try:
+            listed = sorted(folder.iterdir())
+        except OSError:
+            return []
+        return [
+            (path, LoadError([Diagnostic("RC001", "its file name is not UTF-8 text", None, _RENAME)]))
+            for path in listed
+            if is_listed_ruleset(path) and not _is_text(path.name)
+        ]
 
     def unloadable(self) -> list[tuple[Path, RulecraftError]]:
         """Each file of the served folder that does not load, with its error (each that does is

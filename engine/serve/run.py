@@ -88,6 +88,10 @@ def serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for path, exc in app.state.server.catalog.unloadable():  # served (its error, by name), but said now
         err.write(f"warning: {path} does not load; GET /api/rulesets leaves it out:\n{exc}\n")
         err.flush()
+    for path, exc in app.state.server.catalog.misnamed():  # not served at all
+        shown = os.fsencode(path).decode("utf-8", "backslashreplace")  # the bytes as they are
+        err.write(f"warning: {shown} is not served:\n{exc}\n")
+        err.flush()
     host, port = sock.getsockname()[:2]
     where = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     guard = "campaign writes need the token" if settings.token else "no token: campaign writes are open"
