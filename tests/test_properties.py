@@ -212,7 +212,7 @@ def _compound(children: st.SearchStrategy) -> st.SearchStrategy:
         st.builds(lambda f, xs: ast.Call(f, tuple(xs)), names, st.lists(children, max_size=3)),
         st.builds(ast.Range, children, children),
         st.builds(lambda x: ast.Unary("-", x), not_a_literal),
-        st.builds(ast.Binary, st.sampled_from(["+", "-", "*", "/", "//", "%"]), children, children),
+        st.builds(ast.Binary, st.sampled_from(["+", "-", "*", "/", "//", "%", "**"]), children, children),
         st.builds(
             ast.Compare,
             st.sampled_from(["==", "!=", "<", "<=", ">", ">=", "in", "not in"]),
@@ -237,6 +237,29 @@ def test_parse_print_parse_is_stable(node):
     assert to_text(again) == text
 
 
+def _arithmetic(children: st.SearchStrategy) -> st.SearchStrategy:
+    not_a_literal = children.filter(lambda n: not isinstance(n, ast.Num))
+    return st.one_of(
+        st.builds(lambda x: ast.Unary("-", x), not_a_literal),
+        st.builds(ast.Binary, st.just("**"), children, children),
+        st.builds(ast.Binary, st.sampled_from(["+", "-", "*", "/", "//", "%"]), children, children),
+    )
+
+
+arithmetic = st.recursive(st.one_of(nums, names.map(ast.Name)), _arithmetic, max_leaves=8)
+"""Numbers and names under unary minus and the binary operators alone, a third of them `**`: where
+the brackets of a power (its left an atom, its right a unary) are most often needed."""
+
+
+@settings(max_examples=200, deadline=None)
+@given(node=arithmetic)
+def test_parse_print_parse_of_arithmetic_is_stable(node):
+    text = to_text(node)
+    again = parse(text)
+    assert again == node, text
+    assert to_text(again) == text
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -249,6 +272,13 @@ def test_parse_print_parse_is_stable(node):
         "a - (b - c)",
         "(a - b) - c",
         "2 * (3 + 4) // 5 % 6",
+        "-2 ** 2",
+        "(-2) ** 2",
+        "2 ** 3 ** 2",
+        "(2 ** 3) ** 2",
+        "2 ** -x ** -2",
+        "-x ** -y * -z ** 2",
+        "(a..b) ** 2 ** c",
         "(1..3)..4",
         "1..0.5",
         "f()",

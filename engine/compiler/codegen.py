@@ -58,7 +58,11 @@ def _bounded(p: Any, span: Span | None) -> Any:
             return p
     elif not isinstance(p, Fraction) or (-TOO_BIG < p.numerator < TOO_BIG and p.denominator < TOO_BIG):
         return p
-    raise LimitError(
+    raise _too_big(span)
+
+
+def _too_big(span: Span | None) -> LimitError:
+    return LimitError(
         [
             Diagnostic(
                 "RC503",
@@ -68,6 +72,39 @@ def _bounded(p: Any, span: Span | None) -> Any:
             )
         ]
     )
+
+
+_TOO_BIG_BITS = TOO_BIG.bit_length()
+
+
+def rt_pow(x: Any, y: Any, span: Span | None) -> Any:
+    """x ** y, exact, for a whole exponent (`RC304` for another: a root is seldom a fraction);
+    `2 ** -1` is 1/2, and `0 ** -1` a division by zero (`RC502`). Bounded like a product, and a
+    power past the bound is refused before it is made: a numerator or denominator of b bits is at
+    least 2 ** (b - 1), so its |y|-th power has at least (b - 1) * |y| bits, and when that is the
+    bound's bits or more the power is refused at once (`10 ** 1000000000` ends there); otherwise
+    it has fewer than twice the bound's bits, cheap to make and then checked exactly. (A base of
+    1 or -1 has b = 1 whatever the exponent: its power is 1 or -1, made in as many squarings as the
+    exponent has bits.)"""
+    y = normalize(y) if isinstance(y, Fraction) else y
+    if isinstance(y, Fraction):
+        raise _fail(
+            "RC304",
+            f"an exponent must be a whole number, got {y}",
+            span,
+            "a fractional power (a root) is seldom an exact number; round the exponent, or keep "
+            "the number whole",
+        )
+    if type(y) is not int or not isinstance(x, (int, Fraction)) or isinstance(x, bool):
+        raise TypeError(f"unsupported operand type(s) for **: {type(x).__name__} and {type(y).__name__}")
+    if x == 0 and y < 0:
+        raise _fail("RC502", "division by zero", span, f"a negative power divides: 0 ** {y} is 1 / 0")
+    n = abs(y)
+    parts = (x, 1) if type(x) is int else (x.numerator, x.denominator)
+    if any((abs(part).bit_length() - 1) * n >= _TOO_BIG_BITS for part in parts):
+        raise _too_big(span)
+    p = x**n
+    return _bounded(normalize(Fraction(1) / p if y < 0 else p), span)
 
 
 def rt_floordiv(x: Any, y: Any, span: Span | None) -> Any:
@@ -148,6 +185,7 @@ _RUNTIME: dict[str, Any] = {
     "_Error": (TypeError, ValueError, ArithmeticError, KeyError, IndexError, AttributeError, EvalError),
     "_div": rt_div,
     "_mul": rt_mul,
+    "_pow": rt_pow,
     "_B": TOO_BIG,
     "_type": type,
     "_int": int,

@@ -79,6 +79,11 @@ def _mismatch(want: T.Type, t: T.Type, node: ast.Node) -> Problem:
     return problem("RC304", f"expected {want} here, but this is {t}", node.span, hint)
 
 
+_CONSTANT = re.compile(r"_k[0-9]+")
+"""Generated source that is one of the emitter's constants (`codegen.Emitter.const`): a folded
+constant other than a whole number (which is written as its digits)."""
+
+
 def _later(scope: Mapping[str, T.Type]) -> frozenset[str]:
     return scope.later if isinstance(scope, BeforeTheRoll) else frozenset()
 
@@ -119,6 +124,13 @@ class Expressions:
                 return bounds.get(name)
             case ast.Unary(operand=operand):
                 return self._bound(operand, scope)
+            case ast.Binary(op="**", left=left, right=ast.Num(value=power)) if (
+                type(power) is int and power >= 0
+            ):
+                a = self._bound(left, scope)  # surely whole with a whole exponent of at least 0
+                if a is None or a.bit_length() * power > TOO_BIG.bit_length():
+                    return None  # (or too large to be worth making: `rt_pow` refuses it)
+                return int(a**power)
             case ast.Binary(op=op, left=left, right=right) if op in ("+", "-", "*"):
                 a, b = self._bound(left, scope), self._bound(right, scope)
                 if a is None or b is None:
@@ -265,7 +277,17 @@ class Expressions:
                         return T.NUM, f"({a} * {b})"
                     big = f"_mul(_p, 1, {k(node.span)})"
                     return T.NUM, f"(_p if _type(_p := {a} * {b}) is _int and -_B < _p < _B else {big})"
-                helper = {"/": "_div", "//": "_floordiv", "%": "_mod"}.get(op)
+                if op == "**" and not ast.names(right):  # a constant exponent: whole, or refused now
+                    power = self.unit.emit.namespace.get(b) if _CONSTANT.fullmatch(b) else None
+                    if isinstance(power, Fraction) and power.denominator != 1:
+                        raise problem(
+                            "RC304",
+                            f"an exponent must be a whole number, got {to_text(right)}",
+                            node.span,
+                            "a fractional power (a root) is seldom an exact number; round the "
+                            "exponent, or keep the number whole",
+                        )
+                helper = {"/": "_div", "//": "_floordiv", "%": "_mod", "**": "_pow"}.get(op)
                 if helper:
                     return T.NUM, f"{helper}({a}, {b}, {k(node.span)})"
                 return T.NUM, f"({a} {op} {b})"

@@ -527,8 +527,8 @@ a check with more is run through `Check.outcome_program` once per combination in
 def _total(node: ast.Node, types: Mapping[str, T.Type]) -> bool:
     """Whether working out `node` can never raise, whatever the dice and inputs: constants, names,
     `+` and `-` of numbers, `==`/`!=` of anything, an order of numbers, `and`/`or`/`not` and
-    `if`/`else` of such. A call (a table's lookup may fail, or charge), a product or a quotient
-    (bounded: it may be refused), `in`, a list, a range, and an order of scale values (two
+    `if`/`else` of such. A call (a table's lookup may fail, or charge), a product, a quotient
+    or a power (bounded: it may be refused), `in`, a list, a range, and an order of scale values (two
     scales' values do not order) are not (`Check.outcome_total`)."""
     match node:
         case ast.Num() | ast.Bool() | ast.Sym() | ast.Name():

@@ -70,7 +70,7 @@ class Unary(Node):
 
 @frozen(slots=True)
 class Binary(Node):
-    """Arithmetic: `+ - * / // %`."""
+    """Arithmetic: `+ - * / // % **`."""
 
     op: str
     left: Node

@@ -185,6 +185,7 @@ _TOKEN_WORDS = {
     "COMP_OP": "a comparison",
     "ADD_OP": "'+' or '-'",
     "MUL_OP": "'*', '/', '//' or '%'",
+    "POW_OP": "'**'",
     "MINUS": "'-'",
     "PLUS": "'+'",
     "$END": "the end of the expression",

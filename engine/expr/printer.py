@@ -7,7 +7,7 @@ from fractions import Fraction
 from . import ast
 
 # Binding strength of each node kind; a child that binds looser than its parent gets parentheses.
-_COND, _OR, _AND, _NOT, _CMP, _RANGE, _SUM, _PROD, _UNARY, _ATOM = range(10)
+_COND, _OR, _AND, _NOT, _CMP, _RANGE, _SUM, _PROD, _UNARY, _POW, _ATOM = range(11)
 
 
 def _level(node: ast.Node) -> int:
@@ -26,6 +26,8 @@ def _level(node: ast.Node) -> int:
             return _RANGE
         case ast.Binary(op="+" | "-"):
             return _SUM
+        case ast.Binary(op="**"):
+            return _POW
         case ast.Binary():
             return _PROD
         case ast.Unary():
@@ -65,6 +67,10 @@ def _print(node: ast.Node) -> str:
             return f"{_wrap(a, _SUM)}..{_wrap(b, _SUM)}"
         case ast.Unary(op=op, operand=a):
             return f"{op}{_wrap(a, _UNARY)}"
+        case ast.Binary(op="**", left=a, right=b):
+            # Its left is an atom (`(-2) ** 2`, `(2 ** 3) ** 2`); its right a unary or a power
+            # (`2 ** -1`, `2 ** 3 ** 2`), as Python reads them.
+            return f"{_wrap(a, _ATOM)} ** {_wrap(b, _UNARY)}"
         case ast.Binary(op=op, left=a, right=b):
             lvl = _level(node)
             return f"{_wrap(a, lvl)} {op} {_wrap(b, lvl + 1)}"

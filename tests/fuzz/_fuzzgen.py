@@ -94,6 +94,7 @@ def terminals(
         "COMP_OP": _spaced("==", "!=", "<=", ">=", "<", ">"),
         "ADD_OP": _spaced("+", "-"),
         "MUL_OP": _spaced("*", "/", "//", "%"),
+        "POW_OP": _spaced("**"),
         **{t: st.just(f" {t.lower()} ") for t in ("IF", "ELSE", "OR", "AND", "NOT", "IN")},
         "TRUE": ints if numeric else st.just(" true "),
         "FALSE": ints if numeric else st.just(" false "),
