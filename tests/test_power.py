@@ -96,6 +96,14 @@ def test_a_star_too_many_is_a_syntax_error() -> None:
             parse(text)
 
 
+def test_a_caret_for_a_power_is_told_to_write_two_stars() -> None:
+    with pytest.raises(engine.ExprSyntaxError) as caught:
+        parse("d ^ 2")
+    (d,) = caught.value.diagnostics
+    assert d.code == "RC201" and d.span is not None and d.span.col == 3
+    assert d.hint == "a power is written '**', as in 2 ** 3 (which is 8)"
+
+
 # -- the values, folded when constant and worked out when run ------------------------------------
 
 

@@ -469,6 +469,8 @@ def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSy
         hint = "comparison is written '==' (a single '=' is not an operator)"
     elif isinstance(exc, UnexpectedToken) and exc.token.value in _COMPARISONS and _COMPARED.search(before):
         hint = "comparisons do not chain: join two with 'and', as in 1 < x and x < 3"
+    elif here.startswith("^"):
+        hint = "a power is written '**', as in 2 ** 3 (which is 8)"
     elif here.startswith("?"):
         hint = "a choice is written 'A if CONDITION else B', as in 'stat if stat > 0 else 0'"
     elif here.startswith(("&&", "||", "!")) and not here.startswith("!="):
