@@ -390,3 +390,148 @@ checks:
     assert rs.distribution("c").mean("high") == Fraction(1, 2)
     [outcome] = run_examples(rs)
     assert outcome.passed, [d.render() for d in outcome.problems]
+
+
+NAMED = """\
+rulecraft: 1
+name: n
+checks:
+  c:
+    roll: {d: {die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if d >= 4 else 'lo'"
+state:
+  campaign:
+    level: {type: int, min: 1, max: 5, default: 2}
+  character:
+    hp: {type: int, min: 1, max: 5, default: 2}
+  shared:
+    pot: {counter: 0, min: 0}
+  each:
+    score: {counter: 0, min: 0}
+  examples:
+    - name: x
+      params: {level: 1}
+      characters: {ann: {hp: 1}, bo: {}}
+      start: {shared: {pot: 0}, characters: {ann: {score: 0}}}
+      steps:
+        - {act: lift, character: ann, others: {foe: bo}, dice: {d: 1}, inputs: {n: 1}}
+        - {join: cy, params: {hp: 3}}
+      expect: {shared: {pot: 0}, characters: {ann: {score: 1}}}
+actions:
+  lift:
+    by: character
+    others: [foe]
+    inputs:
+      n: {type: int, min: 0, max: 3, default: 0}
+    roll: {check: c}
+    effects:
+      - {add: {score: n}}
+"""
+
+NAME_PLACES = [  # each place an example names something, as (the text there, what the key is)
+    ("params: {level: 1}", "level"),
+    ("characters: {ann: {hp: 1}", "hp"),
+    ("others: {foe: bo}", "foe"),
+    ("dice: {d: 1}", "d"),
+    ("inputs: {n: 1}", "n"),
+    ("params: {hp: 3}", "hp"),
+    ("start: {shared: {pot: 0}", "pot"),
+    ("characters: {ann: {score: 0}}}", "score"),
+    ("expect: {shared: {pot: 0}", "pot"),
+    ("characters: {ann: {score: 1}}}", "score"),
+]
+
+
+def test_the_named_base_passes() -> None:
+    assert all(r.passed for r in run_examples(engine.load(NAMED, name="n.yaml")))
+
+
+@pytest.mark.parametrize("written", ["null", "~", "1.5", "2024-01-01", "'1'", "''", "1", "0x1F"])
+@pytest.mark.parametrize(("place", "name"), NAME_PLACES)
+def test_a_key_that_is_no_name_in_a_state_example_is_rc702_at_the_key(
+    place: str, name: str, written: str
+) -> None:
+    """A key YAML reads as no name (`null`, `1.5`, a date — the loader makes them the text '',
+    '1.5', '2024-01-01') or text that is no name ('1') is RC702 at the key when the ruleset loads,
+    wherever the example names a parameter, input, role, die or item (they had passed `validate`
+    and failed `rulecraft test` at the example's name, a null shown as '')."""
+    text = NAMED.replace(place, place.replace(f"{name}:", f"{written}:", 1), 1)
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text, name="n.yaml")
+    [d] = caught.value.diagnostics
+    assert d.code == "RC702" and d.message == f"example gives {written} where a name is wanted", d.message
+    assert d.hint is not None and "names start with a letter" in d.hint
+    line = next(
+        i for i, t in enumerate(text.splitlines(), 1) if place.replace(f"{name}:", f"{written}:", 1) in t
+    )
+    assert d.span is not None and d.span.line == line
+    assert text.splitlines()[line - 1][d.span.col - 1 :].startswith(f"{written}:")
+
+
+@pytest.mark.parametrize("written", ["true", "foo", "levle"])
+@pytest.mark.parametrize(("place", "name"), NAME_PLACES[:6])
+def test_a_name_a_state_example_step_or_character_cannot_have_is_rc702_at_the_key(
+    place: str, name: str, written: str
+) -> None:
+    """A name (`true:` is read as the text 'true') that is no parameter, input, role or die of
+    what the example gives it to is RC702 at the key, as a check example's unknown input is."""
+    text = NAMED.replace(place, place.replace(f"{name}:", f"{written}:", 1), 1)
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text, name="n.yaml")
+    [d] = caught.value.diagnostics
+    assert d.code == "RC702" and d.message.startswith("example names no ") and f"'{written}'" in d.message
+    line = next(
+        i for i, t in enumerate(text.splitlines(), 1) if place.replace(f"{name}:", f"{written}:", 1) in t
+    )
+    assert d.span is not None and d.span.line == line
+    assert text.splitlines()[line - 1][d.span.col - 1 :].startswith(f"{written}:")
+
+
+@pytest.mark.parametrize(
+    "place",
+    [
+        "characters: {ann: {hp: 1}",
+        "start: {shared: {pot: 0}, characters: {ann:",
+        "characters: {ann: {score: 1}",
+    ],
+)
+def test_a_null_character_in_a_state_example_is_rc702_at_the_key(place: str) -> None:
+    """`null:` where a character is named is the empty name, which no campaign keeps (RC410)."""
+    text = NAMED.replace(place, place.replace("ann:", "null:"), 1)
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text, name="n.yaml")
+    [d] = caught.value.diagnostics
+    assert d.code == "RC702" and "where a character's name is wanted" in d.message and "empty" in d.message
+
+
+def test_a_character_named_with_text_yaml_reads_as_a_number_keeps_that_text() -> None:
+    """A character's name is any text (docs/language.md, Campaigns): `1.5:` is the character '1.5'."""
+    text = NAMED.replace("characters: {ann: {hp: 1}, bo: {}}", "characters: {ann: {hp: 1}, bo: {}, 1.5: {}}")
+    assert all(r.passed for r in run_examples(engine.load(text, name="n.yaml")))
+
+
+@pytest.mark.parametrize(
+    ("step", "key"),
+    [
+        (
+            "{act: lift, character: ann, others: {foe: bo}, dice: {d: 1}, inputs: {n: 1}, params: {hp: 2}}",
+            "params",
+        ),
+        ("{join: cy, params: {hp: 3}, character: ann}", "character"),
+        ("{join: cy, params: {hp: 3}, inputs: {n: 1}}", "inputs"),
+        ("{undo: true, policy: never}", "policy"),
+    ],
+)
+def test_a_key_a_state_example_step_of_its_kind_does_not_take_is_rc102(step: str, key: str) -> None:
+    """An act step's `params:` meant nothing and was ignored (a join step's parameters are the
+    character's; docs/language.md lists `params` only for `join`): an unknown key, RC102 at it."""
+    old = "        - {join: cy, params: {hp: 3}}\n"
+    text = NAMED.replace(old, old + f"        - {step}\n")
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text, name="n.yaml")
+    [d] = caught.value.diagnostics
+    assert d.code == "RC102" and d.message.startswith(f"unknown key '{key}' in state.examples.0.steps.2")
+    line = text.splitlines().index(f"        - {step}") + 1
+    assert d.span is not None and d.span.line == line
+    assert text.splitlines()[line - 1][d.span.col - 1 :].startswith(f"{key}:")

@@ -285,11 +285,12 @@ def test_a_characters_parameter_may_be_named_self(cli: Any, tmp_path: Path) -> N
         )
 
 
-def test_an_example_joining_with_a_parameter_named_character_fails_as_an_example(
+def test_an_example_joining_with_a_parameter_named_character_is_refused_at_load(
     cli: Any, tmp_path: Path
 ) -> None:
     """A state example's `join` step with a parameter `character` (no parameter may be named so)
-    is that example failing (RC701, the step refused with RC402); it had been a traceback."""
+    names a parameter the ruleset does not have: RC702 at the key when the ruleset loads (it had
+    been a traceback, then the example failing under `rulecraft test`)."""
     bad = TEXT.replace(
         "steps: [{join: bob, params: {self: 2}}", "steps: [{join: bob, params: {character: 2}}"
     )
@@ -297,4 +298,5 @@ def test_an_example_joining_with_a_parameter_named_character_fails_as_an_example
     (tmp_path / "named.yaml").write_text(bad)
     r = cli("test", str(tmp_path / "named.yaml"))
     assert r.code == 1 and "Traceback" not in r.out + r.err, r.out + r.err
-    assert "has no parameter 'character'" in r.out + r.err and "3 passed, 1 failed" in r.out, r.out
+    assert "RC702: example names no character parameter: 'character'" in r.err, r.err
+    assert "1 file(s) did not load" in r.out, r.out

@@ -10,11 +10,11 @@ its roll the check's `outcome`, values and outputs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from ..errors import did_you_mean
+from ..errors import InputError, did_you_mean
 from ..model import types as T
 from ..model.ruleset import Check, Expr, InputSpec, Scale
 from ..model.state import (
@@ -30,7 +30,10 @@ from ..model.state import (
     StateModel,
     Tally,
 )
+from ..runtime.arguments import kept_name
 from ..syntax.document import PathKey
+from ..syntax.names import NAME_RULE, is_name
+from ..syntax.positions import Span
 from .problems import Reported, known_if_failing, problem, statement
 
 if TYPE_CHECKING:
@@ -38,6 +41,18 @@ if TYPE_CHECKING:
     from .structure import Structure
 
 RESERVED = frozenset({"outcome", "face", "character"})
+
+STEP_KEYS = {
+    "act": ("act", "character", "others", "inputs", "dice", "policy"),
+    "begin": ("begin",),
+    "join": ("join", "params"),
+    "undo": ("undo",),
+}
+"""The keys a state example's step of each kind takes (docs/language.md, State examples)."""
+STEP_WORDS = {"act": "an act step", "begin": "a begin step", "join": "a join step", "undo": "an undo step"}
+
+CHARACTER = "character"
+"""What an example's key names when it names a character, whose name is any text (`kept_name`)."""
 
 
 class StateCompiler:
@@ -109,7 +124,9 @@ class StateCompiler:
         examples: list[StateExample] = []
         for i, raw in enumerate(self.spec.get("examples") or []):
             with statement(self.unit.diags):
-                examples.append(self._example(("state", "examples", i), raw, periods, actions, shared, each))
+                examples.append(
+                    self._example(("state", "examples", i), raw, periods, actions, shared, each, checks)
+                )
         return StateModel(
             periods=periods,
             campaign=campaign,
@@ -467,24 +484,12 @@ class StateCompiler:
         actions: Mapping[str, Action],
         shared: Mapping[str, Item],
         each: Mapping[str, Item],
+        checks: Mapping[str, Check],
     ) -> StateExample:
-        """A state example, with every action, period and item it names checked now (RC702)."""
-        named: list[tuple[PathKey, Any]] = [(path + ("params",), raw.get("params"))]
-        named.append((path + ("characters",), raw.get("characters")))
-        for who, given in (raw.get("characters") or {}).items():
-            named.append((path + ("characters", who), given))
-        for i, step in enumerate(raw.get("steps") or []):
-            keys = ("params", "inputs", "others", "dice")
-            named += [(path + ("steps", i, key), step.get(key)) for key in keys]
-        for at, given in named:  # names are text: YAML reads `1:` or `true:` as a number, a boolean
-            for key in given if isinstance(given, dict) else ():
-                if not isinstance(key, str):
-                    raise problem(
-                        "RC702",
-                        f"example gives {key!r} where a name is wanted (write it as text: '{key}')",
-                        self.span(at + (key,), True),
-                    )
-        for i, step in enumerate(raw.get("steps") or []):
+        """A state example, with every action, period, item, parameter, input, role and die it
+        names checked now (RC702), and every key of a step that its kind does not take (RC102)."""
+        steps = raw.get("steps") or []
+        for i, step in enumerate(steps):
             at = path + ("steps", i)
             if "act" in step and step["act"] not in self.action_spec:
                 raise problem(
@@ -500,6 +505,20 @@ class StateCompiler:
                     self.span(at + ("begin",)),
                     did_you_mean(str(step["begin"]), periods),
                 )
+            kind = next(k for k in STEP_KEYS if k in step)  # the schema lets one kind through
+            where = ".".join(map(str, self.unit.doc.first_path(at)))
+            for key in step:
+                if key not in STEP_KEYS[kind]:
+                    raise problem(
+                        "RC102",
+                        f"unknown key '{key}' in {where}: {STEP_WORDS[kind]} does not take it",
+                        self.span(at + (key,), True),
+                        f"{STEP_WORDS[kind]} takes {', '.join(STEP_KEYS[kind])}"
+                        + ("; a character's parameters go with a join step" if key == "params" else ""),
+                    )
+        for at, given, what, known in self._example_names(path, raw, checks):
+            for key in given if isinstance(given, dict) else ():
+                self._example_name(at + (key,), key, what, known)
         spans: dict[tuple[str, ...], Any] = {}
         start = raw.get("start") or {}
         for name in start.get("shared") or {}:
@@ -555,6 +574,62 @@ class StateCompiler:
             spans=spans,
             span=self.span(path),
         )
+
+    def _example_names(
+        self, path: PathKey, raw: dict[str, Any], checks: Mapping[str, Check]
+    ) -> Iterator[tuple[PathKey, Any, str, Collection[str] | None]]:
+        """Every mapping of a state example whose keys are names: its path, the mapping, what its
+        keys name (`CHARACTER`: a character) and, where this ruleset fixes them, the names it has
+        (an item's name is checked with the item, `_example`)."""
+        params = list(self.spec.get("campaign") or {})
+        character = list(self.spec.get("character") or {})
+        yield path + ("params",), raw.get("params"), "campaign parameter", params
+        yield path + ("characters",), raw.get("characters"), CHARACTER, None
+        for who, given in (raw.get("characters") or {}).items():
+            yield path + ("characters", who), given, "character parameter", character
+        for i, step in enumerate(raw.get("steps") or []):
+            at = path + ("steps", i)
+            yield at + ("params",), step.get("params"), "character parameter", character
+            if "act" not in step:
+                continue
+            spec = self.action_spec[step["act"]]
+            of = f"of action '{step['act']}'"
+            yield at + ("inputs",), step.get("inputs"), f"input {of}", list(spec.get("inputs") or {})
+            yield (
+                at + ("others",),
+                step.get("others"),
+                f"role {of}",
+                [str(r) for r in spec.get("others") or []],
+            )
+            rolled = str((spec.get("roll") or {}).get("check", ""))  # "": it rolls nothing
+            dice = [r.name for r in checks[rolled].roll] if rolled in checks else None  # None: unmade
+            yield at + ("dice",), step.get("dice"), f"die or draw {of}", dice if rolled else []
+        for part in ("start", "expect"):
+            given = raw.get(part) or {}
+            yield path + (part, "shared"), given.get("shared"), "item", None
+            yield path + (part, "characters"), given.get("characters"), CHARACTER, None
+            for who, items in (given.get("characters") or {}).items():
+                yield path + (part, "characters", who), items, "item", None
+
+    def _example_name(self, at: PathKey, key: Any, what: str, known: Collection[str] | None) -> None:
+        """RC702 at the key `at` unless `key` is a name (YAML reads `1:`, `1.5:`, `true:`, `null:`
+        or a date as no name) and, where `known` is given, one of them."""
+        span = self.span(at, True)
+        shown = _written(span) or repr(key)
+        if what == CHARACTER:
+            why = _no_character_name(key)
+            if why is not None:
+                raise problem(
+                    "RC702",
+                    f"example gives {shown} where a character's name is wanted: {why[0]}",
+                    span,
+                    why[1],
+                )
+            return
+        if not is_name(key):
+            raise problem("RC702", f"example gives {shown} where a name is wanted", span, NAME_RULE)
+        if known is not None and key not in known:
+            raise problem("RC702", f"example names no {what}: '{key}'", span, did_you_mean(key, known))
 
     # -- actions ---------------------------------------------------------------------------------
 
@@ -783,6 +858,25 @@ class StateCompiler:
                 raise Reported  # the tally's own scale is unknown, and its item says so
             return "tally", scale
         return "counter", None
+
+
+def _written(span: Span) -> str:
+    """The text at `span` on its line, as the file has it ('' where it spans no text)."""
+    if span.end_line not in (0, span.line) or span.end_col <= span.col:
+        return ""
+    return span.source.line(span.line)[span.col - 1 : span.end_col - 1]
+
+
+def _no_character_name(key: Any) -> tuple[str, str | None] | None:
+    """Why `key` cannot name a character (a number YAML read, or text a campaign cannot keep as
+    a character's name: empty, padded, holding a '/'), with a hint; None if it can."""
+    if not isinstance(key, str):
+        return f"a character's name is text, not {key!r}", f"write it in quotes: '{key}'"
+    try:
+        kept_name("", "", key, "character")
+    except InputError as exc:
+        return exc.diagnostics[0].message, exc.diagnostics[0].hint
+    return None
 
 
 def _input_type(spec: InputSpec) -> T.Type:

@@ -22,6 +22,7 @@ from ..errors import Diagnostic, SchemaError, did_you_mean
 from ..frozen import replace
 from .document import Document
 from .input_keys import input_takes
+from .names import NAME_PATTERN, NAME_RULE
 from .positions import Span
 from .resources import schema_path
 
@@ -385,10 +386,7 @@ def _then(hint: str | None, more: str) -> str:
 
 
 PATTERN_HINTS: dict[str, tuple[str, str]] = {
-    "^[A-Za-z_][A-Za-z0-9_]*$": (
-        "a valid name",
-        "names start with a letter or _ and use letters, digits and _",
-    ),
+    NAME_PATTERN: ("a valid name", NAME_RULE),
     "^[a-z][a-z0-9_-]*$": (
         "a valid ruleset name",
         "a ruleset's name starts with a lower-case letter and uses lower-case letters, digits, _ and -",

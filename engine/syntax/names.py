@@ -1,0 +1,20 @@
+"""The rule of a name (a check, an input, a parameter, an item, a role, a die): the schema's
+pattern for names, and its words, kept apart from `schema.py` and its jsonschema so that the
+compiler can hold an example's names to it without importing them."""
+
+from __future__ import annotations
+
+import re
+
+NAME_PATTERN = "^[A-Za-z_][A-Za-z0-9_]*$"
+"""The pattern `schemas/ruleset.schema.json` gives every name but a ruleset's own."""
+
+NAME_RULE = "names start with a letter or _ and use letters, digits and _"
+"""The pattern in words, as a hint says it."""
+
+_NAME = re.compile(NAME_PATTERN[1:-1])
+
+
+def is_name(key: object) -> bool:
+    """Whether `key` is text that the name pattern takes (a number or true/false YAML read is not)."""
+    return isinstance(key, str) and _NAME.fullmatch(key) is not None
