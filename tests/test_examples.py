@@ -535,3 +535,27 @@ def test_a_key_a_state_example_step_of_its_kind_does_not_take_is_rc102(step: str
     line = text.splitlines().index(f"        - {step}") + 1
     assert d.span is not None and d.span.line == line
     assert text.splitlines()[line - 1][d.span.col - 1 :].startswith(f"{key}:")
+
+
+@pytest.mark.parametrize("written", ["null", "1.5", "2024-01-01", "1", "'1'"])
+@pytest.mark.parametrize(
+    "example",
+    [
+        "{inputs: {KEY: 1}, dice: {d: 1}, expect: {outcome: tails}}",
+        "{dice: {KEY: 1}, expect: {outcome: tails}}",
+        "{dice: {d: 1}, expect: {values: {KEY: 1}}}",
+        "{expect: {mean: {KEY: 1}}}",
+        "{expect: {probability: {KEY: 1}}}",
+    ],
+)
+def test_a_key_that_is_no_name_in_a_check_example_is_rc702_said_as_written(
+    example: str, written: str
+) -> None:
+    """A check example's key that is no name is RC702 at the key, told as written and with the
+    rule of a name, the same as in a state example (`null:` had been told as the input '')."""
+    line = f"      - {example.replace('KEY', written)}\n"
+    with pytest.raises(engine.CompileError) as caught:
+        load(line)
+    [d] = caught.value.diagnostics
+    assert (d.code, d.message) == ("RC702", f"example gives {written} where a name is wanted")
+    assert d.span is not None and line[d.span.col - 1 :].startswith(f"{written}:")

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 
 from ..errors import DeadlineError, Diagnostic, RulecraftError
 from ..model import types as T
+from ..syntax.names import NAME_RULE, is_name
 from ..syntax.positions import Span
 
 
@@ -26,6 +27,21 @@ class Reported(Exception):
 def problem(code: str, message: str, span: Span | None, hint: str | None = None) -> Problem:
     """Raised as `raise problem(...)`, so the raise stays visible where the problem is found."""
     return Problem(Diagnostic(code, message, span, hint))
+
+
+def example_key(key: object, span: Span) -> None:
+    """RC702 at `span` unless an example's key `key` is a name: YAML reads `1:`, `1.5:`, `null:` or
+    a date as no text (the loader makes all but the number text: '1.5', ''), told as written."""
+    if not is_name(key):
+        shown = written(span) or repr(key)
+        raise problem("RC702", f"example gives {shown} where a name is wanted", span, NAME_RULE)
+
+
+def written(span: Span) -> str:
+    """The text at `span` on its line, as the file has it ('' where it spans no text)."""
+    if span.end_line not in (0, span.line) or span.end_col <= span.col:
+        return ""
+    return span.source.line(span.line)[span.col - 1 : span.end_col - 1]
 
 
 @contextmanager

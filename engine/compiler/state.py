@@ -32,9 +32,7 @@ from ..model.state import (
 )
 from ..runtime.arguments import kept_name
 from ..syntax.document import PathKey
-from ..syntax.names import NAME_RULE, is_name
-from ..syntax.positions import Span
-from .problems import Reported, known_if_failing, problem, statement
+from .problems import Reported, example_key, known_if_failing, problem, statement, written
 
 if TYPE_CHECKING:
     from ..model.scene import Scene
@@ -615,10 +613,10 @@ class StateCompiler:
         """RC702 at the key `at` unless `key` is a name (YAML reads `1:`, `1.5:`, `true:`, `null:`
         or a date as no name) and, where `known` is given, one of them."""
         span = self.span(at, True)
-        shown = _written(span) or repr(key)
         if what == CHARACTER:
             why = _no_character_name(key)
             if why is not None:
+                shown = written(span) or repr(key)
                 raise problem(
                     "RC702",
                     f"example gives {shown} where a character's name is wanted: {why[0]}",
@@ -626,8 +624,7 @@ class StateCompiler:
                     why[1],
                 )
             return
-        if not is_name(key):
-            raise problem("RC702", f"example gives {shown} where a name is wanted", span, NAME_RULE)
+        example_key(key, span)
         if known is not None and key not in known:
             raise problem("RC702", f"example names no {what}: '{key}'", span, did_you_mean(key, known))
 
@@ -858,13 +855,6 @@ class StateCompiler:
                 raise Reported  # the tally's own scale is unknown, and its item says so
             return "tally", scale
         return "counter", None
-
-
-def _written(span: Span) -> str:
-    """The text at `span` on its line, as the file has it ('' where it spans no text)."""
-    if span.end_line not in (0, span.line) or span.end_col <= span.col:
-        return ""
-    return span.source.line(span.line)[span.col - 1 : span.end_col - 1]
 
 
 def _no_character_name(key: Any) -> tuple[str, str | None] | None:

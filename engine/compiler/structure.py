@@ -57,7 +57,7 @@ from ..runtime.work import Work, working
 from ..syntax.document import Document, PathKey
 from ..syntax.input_keys import LIST_INPUT_KEYS, input_takes
 from .expressions import BeforeTheRoll, Expressions, OutputScope
-from .problems import Problem, known_if_failing, problem, statement
+from .problems import Problem, example_key, known_if_failing, problem, statement
 from .programs import ProgramWriter, counted_randomizers
 from .randomizers import RandomizerCompiler
 from .unit import Unit
@@ -515,6 +515,14 @@ class Structure:
         for i, ex in enumerate(spec.get("examples", [])):
             here = path + ("examples", i)
             with statement(self.unit.diags):
+                for part in (
+                    ("inputs",),
+                    ("dice",),
+                    *(("expect", e) for e in ("values", "mean", "probability")),
+                ):
+                    given = ex.get(part[0]) if len(part) == 1 else (ex.get("expect") or {}).get(part[1])
+                    for name in given if isinstance(given, dict) else ():
+                        example_key(name, self.unit.doc.span(here + part + (name,), key=True))
                 for key, known, what in (
                     ("inputs", [x.name for x in inputs], "input"),
                     ("dice", [r.name for r in roll], "die or draw"),
