@@ -23,7 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("syntax.cachedir",),
     ("compiled",),
     ("frozen",),
-    ("errors", "syntax.positions"),
+    ("errors", "syntax.positions", "graph"),
     ("syntax", "expr"),
     ("model",),
     ("runtime",),

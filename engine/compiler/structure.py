@@ -24,6 +24,7 @@ from ..errors import (
 )
 from ..expr import ast
 from ..frozen import replace
+from ..graph import postorder
 from ..model import types as T
 from ..model.objective import Objective
 from ..model.ruleset import (
@@ -755,45 +756,31 @@ class Structure:
         return replace(r, history=tuple(f for f in HISTORY if f in read))
 
     def _let_order(self, path: PathKey, nodes: dict[str, ast.Node]) -> list[str]:
-        """Named values in dependency order (the author's order where free); cycles are errors.
-        Depth first with a stack, not a recursion: a chain of named values each reading the one
-        before may be longer than Python's recursion limit."""
+        """Named values in dependency order (the author's order where free), by the engine's one
+        graph walk (`graph.postorder`, depth first with a stack, not a recursion: a chain of named
+        values each reading the one before may be longer than Python's recursion limit). A circle
+        is RC308 at the value the walk came back to; the values on it are left out of the order,
+        and the walk goes on from the next value not reached yet."""
         order: list[str] = []
-        state: dict[str, int] = {}  # 1 while its dependencies are being ordered, 2 once ordered
+        seen: set[str] = set()
 
-        def visit(root: str) -> None:
-            trail = [root]  # the chain of values being ordered, each reading the next
-            state[root] = 1
-            stack = [iter(sorted(ast.names(nodes[root])))]
-            while stack:
-                for dep in stack[-1]:
-                    if dep not in nodes or state.get(dep) == 2:
-                        continue
-                    if state.get(dep) == 1:
-                        if dep not in trail:
-                            continue  # part of a circle already reported
-                        cycle = " -> ".join(trail[trail.index(dep) :] + [dep])
-                        raise problem(
-                            "RC308",
-                            f"named values depend on each other in a circle: {cycle}",
-                            self.unit.doc.span(path + ("let", dep), key=True),
-                        )
-                    state[dep] = 1
-                    trail.append(dep)
-                    stack.append(iter(sorted(ast.names(nodes[dep]))))
-                    break
-                else:
-                    stack.pop()
-                    done = trail.pop()
-                    state[done] = 2
-                    order.append(done)
+        def reads(name: str) -> list[str]:
+            seen.add(name)
+            return sorted(n for n in ast.names(nodes[name]) if n in nodes)
 
-        for n in nodes:
-            if n in state:
-                continue
-            with statement(self.unit.diags):
-                visit(n)
-        return [n for n in order if n in nodes]
+        def circle(trail: list[str]) -> None:
+            cycle = " -> ".join([*trail, trail[0]])
+            raise problem(
+                "RC308",
+                f"named values depend on each other in a circle: {cycle}",
+                self.unit.doc.span(path + ("let", trail[0]), key=True),
+            )
+
+        for name in nodes:
+            if name not in seen:
+                with statement(self.unit.diags):
+                    postorder([name], reads, seen, into=order, cycle=circle)
+        return order
 
     def _input(self, check: str, name: str) -> InputSpec:
         return self.input_at(("checks", check, "inputs", name), name, check, lists=True)

@@ -9,12 +9,13 @@ numbers, and a chain that can return to a state is solved as a linear system ove
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Container, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from operator import mul
 from typing import Any, Generic, TypeVar
 
 from ..errors import Diagnostic, LimitError
+from ..graph import postorder as postorder  # markov.postorder too, as docs/performance.md names it
 from ..model.scene import NEVER  # what a state is worth when it can never reach an absorbing one
 from ..runtime.work import meter
 from .collector import collector_paused
@@ -66,43 +67,6 @@ def absorb(
     if cyclic:
         return _solve(starts, edges, end)
     return pushed(starts, reversed(order), edges.pop, end)  # pushed once: no longer needed
-
-
-def postorder(
-    roots: Iterable[Any],
-    successors: Callable[[Any], Iterable[Any]],
-    known: Container[Any],
-    done: Container[Any] = frozenset(),
-) -> tuple[list[Any], bool]:
-    """Every node reached from `roots` and neither `known` nor `done`, each after every node it
-    leads to (a topological order, read backwards, when the chain has no cycle), and whether some
-    node leads back to one on its own path (a cycle). The walk is depth first without recursion;
-    `successors(s)` is asked once per node, and must make `s` known (the caller keeps what it
-    learns, so nothing is held twice); `done` holds nodes dealt with elsewhere, which may grow
-    while the walk runs (two containers, not one that asks both: a look-up per edge)."""
-    order: list[Any] = []
-    on_path: set[Any] = set()
-    cyclic = False
-    for root in roots:
-        if root in known or root in done:
-            continue
-        on_path.add(root)
-        stack = [(root, iter(successors(root)))]
-        while stack:
-            s, nexts = stack[-1]
-            for t in nexts:
-                if t in known or t in done:
-                    if t in on_path:
-                        cyclic = True
-                    continue
-                on_path.add(t)
-                stack.append((t, iter(successors(t))))
-                break
-            else:
-                stack.pop()
-                on_path.discard(s)
-                order.append(s)
-    return order, cyclic
 
 
 RESCALE = 8

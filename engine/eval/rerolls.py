@@ -21,13 +21,14 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import Diagnostic, LimitError, limit_advice
+from ..graph import postorder
 from ..model.objective import Objective
 from ..model.values import Multi, Symbol
 from ..runtime.packing import Packing
 from ..runtime.procedure import Counts, Option, Procedure, State
 from ..runtime.work import TRANSITION, meter
 from .dist import Dist
-from .markov import BestPlay, Edges, Node, absorb, postorder, pushed
+from .markov import BestPlay, Edges, Node, absorb, pushed
 
 CAPPED = 1
 """A procedure ended by its pool's `cap` (a rule of the game)."""
