@@ -10,7 +10,7 @@ own terms.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any, Literal, TypeVar
 
 from .frozen import frozen, replace
@@ -240,11 +240,20 @@ def no_outcome(check: str, outcome: object, names: Iterable[str]) -> InputError:
     return InputError([Diagnostic("RC402", f"check '{check}' has no outcome {outcome!r}"[:120], None, hint)])
 
 
-def no_value(check: str, name: str, names: Iterable[str]) -> InputError:
-    """`InputError` RC402 for a name `check` has no numeric or scale value of, naming the nearest
-    of `names` (asked of a `Distribution` or of a `Batch`)."""
+UNROLLED = "an auto rule decided the outcome before the roll, and nothing was rolled"
+"""Why a value worked out after the roll has none when an auto rule decides (`no_value`, and a
+check example that expects one)."""
+
+
+def no_value(check: str, name: str, names: Iterable[str], unrolled: Collection[str] = ()) -> InputError:
+    """`InputError` RC402 for a name `check` has no number, true/false or scale value of, naming
+    the nearest of `names` (asked of a `Distribution` or of a `Batch`); for one of `unrolled`,
+    worked out after the roll when an auto rule decided, that nothing was rolled."""
     names = list(names)
-    hint = did_you_mean(str(name), names) or f"values: {', '.join(names) or 'none'}"
-    return InputError(
-        [Diagnostic("RC402", f"check '{check}' has no numeric or scale value '{name}'", None, hint)]
-    )
+    if name in unrolled:
+        message = f"check '{check}' has no value '{name}' for these inputs: {UNROLLED}"
+        hint = f"values for these inputs: {', '.join(names) or 'none'}"
+    else:
+        message = f"check '{check}' has no number, true/false or scale value '{name}'"
+        hint = did_you_mean(str(name), names) or f"values: {', '.join(names) or 'none'}"
+    return InputError([Diagnostic("RC402", message, None, hint)])

@@ -57,14 +57,14 @@ def test_an_unknown_value_is_one_rc402_said_alike_everywhere(cli) -> None:
 
     r = cli("prob", "chill", "specific", "-i", "target=55", "--value", "rol")
     assert r.code == 1 and r.out == ""
-    assert "error RC402: check 'specific' has no numeric or scale value 'rol'" in r.err
+    assert "error RC402: check 'specific' has no number, true/false or scale value 'rol'" in r.err
     assert "hint: did you mean 'roll'?" in r.err
     with pytest.raises(engine.InputError) as caught:
         engine.load("chill").distribution("specific", target=55).value("rol")
     [d] = caught.value.diagnostics
     assert (d.code, d.message, d.hint) == (
         "RC402",
-        "check 'specific' has no numeric or scale value 'rol'",
+        "check 'specific' has no number, true/false or scale value 'rol'",
         "did you mean 'roll'?",
     )
 
@@ -190,3 +190,73 @@ def test_every_policy_side_by_side_keeps_its_note(tmp_path: Path, cli) -> None:
 def test_an_empty_ruleset_name_is_refused_not_read_as_the_current_folder(cli, args: list[str]) -> None:
     r = cli(*args)
     assert r.code == 1 and "RC407" in r.err and "not an empty one" in r.err, r.err
+
+
+SHOT = """\
+rulecraft: 1
+name: auto_shot
+checks:
+  shot:
+    inputs:
+      point_blank: {type: bool, default: false}
+    let:
+      near: "not point_blank"
+      total: d + 1
+    auto:
+      - when: point_blank
+        then: hit
+    roll:
+      d: {die: 10}
+    outcomes: [miss, hit]
+    outcome: "'hit' if total >= 6 else 'miss'"
+    outputs:
+      damage: "d if outcome == 'hit' else 0"
+    examples:
+      - name: point blank
+        inputs: {point_blank: true}
+        expect: {outcome: hit, values: {damage: 0}}
+"""
+UNROLLED = (
+    "check 'shot' has no value '{}' for these inputs: "
+    "an auto rule decided the outcome before the roll, and nothing was rolled"
+)
+
+
+def test_a_value_an_auto_rule_left_unrolled_is_said_so_everywhere(cli, tmp_path: Path) -> None:
+    """A value worked out after the roll, asked for when an auto rule decides: the command line,
+    Distribution.value and Batch.mean (drawn or rolled) say nothing was rolled, in one wording,
+    the command line at the check (it said the check had no 'numeric or scale value' of it); an
+    example expecting it says the same; a name the check lacks keeps its own words."""
+    import engine
+
+    path = tmp_path / "shot.yaml"
+    path.write_text(SHOT)
+    for name in ("total", "damage"):
+        r = cli("prob", str(path), "shot", "-i", "point_blank=true", "--value", name)
+        assert r.code == 1 and r.out == ""
+        assert f"shot.yaml:4:3: error RC402: {UNROLLED.format(name)}\n" in r.err, r.err
+        assert "    shot:\n    ^^^^\n" in r.err and "hint: values for these inputs: near\n" in r.err
+    r = cli("prob", str(path), "shot", "-i", "point_blank=true", "--value", "nope")
+    assert "error RC402: check 'shot' has no number, true/false or scale value 'nope'" in r.err
+    assert cli("prob", str(path), "shot", "--value", "total").code == 0
+    rs = engine.load(path)
+    dist = rs.distribution("shot", point_blank=True)
+    asked = [lambda: dist.value("damage")]
+    asked += [
+        lambda m=m: rs.sample("shot", 5, point_blank=True, method=m).mean("damage")
+        for m in ("exact", "rolled", "auto")
+    ]
+    for ask in asked:
+        with pytest.raises(engine.InputError) as caught:
+            ask()
+        [d] = caught.value.diagnostics
+        assert (d.code, d.message) == ("RC402", UNROLLED.format("damage"))
+    import pickle
+
+    with pytest.raises(engine.InputError, match="nothing was rolled"):
+        pickle.loads(pickle.dumps(dist)).value("damage")
+    path.write_text(SHOT.replace("values: {damage: 0}", "values: {total: 1}"))
+    r = cli("test", str(path))
+    assert (
+        "'total' has no value in this roll: an auto rule decided the outcome before the roll" in r.out + r.err
+    )

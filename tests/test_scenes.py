@@ -983,7 +983,7 @@ PLACED = [
     ),
     (
         ("prob", "chill", "specific", "-i", "target=5", "--value", "damage"),
-        "check 'specific' has no numeric or scale value 'damage'",
+        "check 'specific' has no number, true/false or scale value 'damage'",
         "specific:",
     ),
     (

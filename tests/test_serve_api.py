@@ -403,6 +403,21 @@ def test_prob_of_a_named_value(client: TestClient) -> None:
     assert (d["file"], d["line"], d["source_line"]) == ("chill.yaml", check.span.line, "  specific:"), d
 
 
+def test_prob_of_a_value_an_auto_rule_left_unrolled_says_nothing_was_rolled(client: TestClient) -> None:
+    """As the command line says it, at the check: not 'no numeric or scale value'."""
+    source = COIN.replace(
+        "    roll:", "    auto: [{when: bias == 4, then: heads}]\n    let: {total: d + bias}\n    roll:"
+    )
+    body = {"source": source, "check": "flip", "inputs": {"bias": 4}, "value": "total"}
+    [d] = error(client.post("/api/prob", json=body), 422)
+    assert d["code"] == "RC402" and (d["line"], d["source_line"]) == (4, "  flip:"), d
+    assert d["message"] == (
+        "check 'flip' has no value 'total' for these inputs: "
+        "an auto rule decided the outcome before the roll, and nothing was rolled"
+    )
+    assert client.post("/api/prob", json={**body, "inputs": {"bias": 3}}).status_code == 200
+
+
 def test_a_sweep_is_one_exact_distribution_per_value(client: TestClient) -> None:
     body = {"source": COIN, "check": "flip", "input": "bias", "from": 0, "to": 3}
     points = client.post("/api/sweep", json=body).json()["points"]

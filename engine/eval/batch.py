@@ -57,6 +57,9 @@ class Batch:
     """`exact` (drawn from the exact distribution) or `rolled` (the sampler, roll by roll)."""
     outcomes: Mapping[str, int]
     values: Mapping[str, Mapping[Any, int]]
+    unrolled: tuple[str, ...] = ()
+    """The values worked out after the roll that an auto rule left without one (as
+    `Distribution.unrolled`): `mean` says so."""
 
     def share(self, outcome: str | Symbol) -> float:
         """The fraction of the rolls that came out so (`InputError` RC402 for an outcome the check
@@ -74,7 +77,7 @@ class Batch:
         arguments.name("Batch.mean", "name", name)
         counts = self.values.get(name)
         if counts is None:
-            raise no_value(self.check, name, self.values)
+            raise no_value(self.check, name, self.values, self.unrolled)
         return float(Dist(counts, self.times).mean)
 
     def _outcome(self, outcome: str | Symbol) -> str:
@@ -143,7 +146,9 @@ def _drawn(
             tally = values[dist.names[i]]
             v = key[2 + i]
             tally[v] = tally.get(v, 0) + n
-    return Batch(check.name, dist.inputs, ctx.policy, times, "exact", outcomes, _sorted(values))
+    return Batch(
+        check.name, dist.inputs, ctx.policy, times, "exact", outcomes, _sorted(values), dist.unrolled
+    )
 
 
 def _multinomial(rng: random.Random, weights: list[int], total: int, times: int, work: Work) -> list[int]:
@@ -178,6 +183,7 @@ def _rolled(
     ctx = ctx._replace(work=work)
     outcomes = {s.name: 0 for s in check.outcomes.members}
     values: dict[str, dict[Any, int]] = {}
+    unrolled: tuple[str, ...] = ()  # the inputs are the same in every roll: so is an auto rule
     ready = Ready(check, inputs)  # what the rolls share, worked out in the first one
     first = last = (
         0  # the budget used once the first roll was done (what the rolls share made in it), the last
@@ -191,13 +197,15 @@ def _rolled(
             rolls = f"rolls of check '{check.name}'"
             raise too_many(exc, done, times, rolls, work, first, last) from None
         last = work.used
+        if not done and result.auto:
+            unrolled = check.unrolled(result.values)
         first = first or last
         outcomes[result.outcome.name] += 1
         for name, v in result.values.items():
             if isinstance(v, COUNTED):  # as `Distribution.values` reports them
                 tally = values.setdefault(name, {})
                 tally[v] = tally.get(v, 0) + 1
-    return Batch(check.name, dict(inputs), ctx.policy, times, "rolled", outcomes, _sorted(values))
+    return Batch(check.name, dict(inputs), ctx.policy, times, "rolled", outcomes, _sorted(values), unrolled)
 
 
 def _sorted(values: dict[str, dict[Any, int]]) -> dict[str, dict[Any, int]]:

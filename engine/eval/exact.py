@@ -101,6 +101,9 @@ class Distribution:
     known: tuple[tuple[str, Any], ...] = ()
     """The values known before the roll (`known_values`), by name: the same at every point, so
     not in `joint`; `values` reports each as certain, auto rule or not, as a roll reports it."""
+    unrolled: tuple[str, ...] = ()
+    """The values worked out after the roll that an auto rule, deciding the outcome, left without
+    one (`Check.unrolled`): nothing was rolled, and `value` says so."""
     _outcome: Dist | None = field(init=False, repr=False)
     """The outcome's distribution as made with the distribution; None when its pass was left
     (then `_Product.finish` makes and keeps it)."""
@@ -133,7 +136,7 @@ class Distribution:
         later holds the check's compiled code, which does not pickle (so a distribution solved in
         a worker process reaches its parent)."""
         fields = (self.check, self.inputs, self.outcomes, self.joint, self.names, self.states, self.policy)
-        return (Distribution, (*fields, self.capped, self.truncated, self.known))
+        return (Distribution, (*fields, self.capped, self.truncated, self.known, self.unrolled))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Distribution):
@@ -221,7 +224,7 @@ class Distribution:
             arguments.name("Distribution.value", "name", name)
         found = self._marginal(name)
         if found is None:
-            raise no_value(self.check, name, self.values)
+            raise no_value(self.check, name, self.values, self.unrolled)
         return found
 
     def mean(self, name: str) -> Fraction:
@@ -645,7 +648,18 @@ def _fixed(
     key = (outcome, -1, *values.values())
     dist = Dist.certain(key)
     known = known_values(check, env)
-    return Distribution(check.name, dict(inputs), check.outcomes, dist, tuple(values), 1, policy, known=known)
+    unrolled = check.unrolled(values)
+    return Distribution(
+        check.name,
+        dict(inputs),
+        check.outcomes,
+        dist,
+        tuple(values),
+        1,
+        policy,
+        known=known,
+        unrolled=unrolled,
+    )
 
 
 # -- die by die: dependent dice, reroll procedures and the player's choices -------------------

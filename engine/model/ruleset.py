@@ -8,7 +8,7 @@ or new top-level sections here; existing ones need not change.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -555,6 +555,12 @@ class Check:
         types.update((name, expr.type.kind) for name, expr in self.outputs)
         names = (*self.pre_names, *self.layout)
         return tuple(n for n in names if types[n] not in ("multi", "list", "range"))
+
+    def unrolled(self, values: Container[str]) -> tuple[str, ...]:
+        """The names of `value_names` missing from `values`, the values of a roll or distribution
+        an auto rule decided: those worked out after the roll, which nothing was rolled for."""
+        pre = self.pre_names
+        return tuple(n for n in self.value_names if n not in values and n not in pre)
 
     @property
     def input_map(self) -> Mapping[str, InputSpec]:

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..api import Ruleset
-from ..errors import Diagnostic, RulecraftError
+from ..errors import UNROLLED, Diagnostic, RulecraftError
 from ..frozen import frozen
 from ..model.ruleset import Check, Example, Expectation
 from ..model.state import StateExample
@@ -234,7 +234,8 @@ def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
                     if actual is _MISSING:
                         problems.append(
                             _fail(
-                                f"{where}: '{e.name}' has no value in this roll (decided before the roll?)",
+                                f"{where}: '{e.name}' has no value in this roll"
+                                + (f": {UNROLLED}" if result.auto else ""),
                                 e.span,
                             )
                         )
