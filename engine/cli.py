@@ -847,13 +847,14 @@ def _no_such_folder(ref: str) -> LoadError | None:
 
 def _pairs(items: list[str], what: str) -> dict[str, str]:
     """`NAME=VALUE` arguments as a map. A name given twice is refused rather than the last
-    taken: `--input target=55 --input target=65` is more likely a slip than a choice."""
+    taken: `--input target=55 --input target=65` is more likely a slip than a choice. A name is
+    taken as written, spaces and all, as Python and the HTTP API take it (`' target'` is no
+    input's name: RC402, with the nearest); a value is text, read as they read it."""
     out: dict[str, str] = {}
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
             raise InputError([Diagnostic("RC407", f"{what} '{item}' is not of the form NAME=VALUE", None)])
-        name = name.strip()
         if name in out:
             raise _twice(f"{what} '{name}'")
         out[name] = value.strip()
@@ -1105,8 +1106,8 @@ def _sweep_values(spec: str, flag: str = "--sweep") -> tuple[str, list[str]]:
                     )
                 ]
             )
-        return name.strip(), [str(v) for v in range(a, b + 1)]
-    return name.strip(), _listed(text, f"{flag} '{spec}'")
+        return name, [str(v) for v in range(a, b + 1)]
+    return name, _listed(text, f"{flag} '{spec}'")
 
 
 def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -268,7 +268,7 @@ def test_a_name_given_twice_is_refused_not_overridden(cli):
     often than a choice: one RC407 naming it, exit 1, and nothing rolled."""
     for argv in (
         ("prob", "chill", "specific", "-i", "target=55", "-i", "target=65"),
-        ("roll", "chill", "specific", "-i", "target=55", "-i", " target = 65"),
+        ("roll", "chill", "specific", "-i", "target=55", "-i", "target= 65"),
         ("roll", "chill", "specific", "-i", "target=55", "--force", "tens=1", "--force", "tens=2"),
     ):
         r = cli(*argv)

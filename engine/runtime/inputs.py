@@ -204,11 +204,17 @@ def coerce(spec: InputSpec, value: Any) -> Any:
     return _coerce(spec, value)
 
 
+_TRUTH = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+"""The words a true/false input is given in (any case), and what each means."""
+
+
 def _coerce(spec: InputSpec, value: Any) -> Any:
     if spec.kind == "list":
         return _coerce_list(spec, value)
     if spec.scale is not None:
         name = getattr(value, "name", value)
+        if isinstance(name, str):  # text as the command line's `--input` reads it, spaces aside
+            name = name.strip()
         if isinstance(name, str) and name in spec.scale.names:
             return spec.scale[name]
         hint = did_you_mean(name, spec.scale.names) if isinstance(name, str) else None
@@ -222,11 +228,13 @@ def _coerce(spec: InputSpec, value: Any) -> Any:
                 )
             ]
         )
-    if spec.kind == "bool":
+    if spec.kind == "bool":  # read as the command line's `--input` reads it: 1 and "1" alike
         if isinstance(value, bool):
             return value
-        if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "1", "0"):
-            return value.lower() in ("true", "yes", "1")
+        if isinstance(value, int) and value in (0, 1):
+            return value == 1
+        if isinstance(value, str) and value.strip().lower() in _TRUTH:
+            return _TRUTH[value.strip().lower()]
         raise _bad(spec, value, "is not true or false")
     number: int | Fraction
     if type(value) is int:  # the usual case, taken first: `isinstance(x, Fraction)` asks an ABC
