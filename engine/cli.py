@@ -14,7 +14,7 @@ import os
 import random
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
@@ -1185,18 +1185,23 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         json.dump(data, out, indent=2)
         out.write("\n")
     else:
-        shown = ", ".join(f"{k}={show(v)}" for k, v in dist.inputs.items())
+        shown = _inputs_text(dist.inputs)
         policy = f"  policy {args.policy}" if check.sequential else ""
         out.write(distribution_text(dist, f"{title}{'  (' + shown + ')' if shown else ''}{policy}") + "\n")
         out.write("".join(f"  note: {line}\n" for line in distribution_notes(dist)))
         for name in args.value:
             out.write(value_text(name, dist.values[name]) + "\n")
     if args.plot:
-        shown = ", ".join(f"{k}={show(v)}" for k, v in dist.inputs.items())
+        shown = _inputs_text(dist.inputs)
         plot_distribution(dist, Path(args.plot), f"{title} ({shown})")
         if not args.json:
             out.write(f"wrote {args.plot}\n")
     return 0
+
+
+def _inputs_text(inputs: Mapping[str, Any]) -> str:
+    """The inputs a request read, defaults filled in, as its header shows them: `k=v, ...`."""
+    return ", ".join(f"{k}={show(v)}" for k, v in inputs.items())
 
 
 def _sweep(
@@ -1260,7 +1265,7 @@ def _prob_policies(
         out.write("\n")
         return 0
     first = dists[POLICIES[0]]
-    shown = ", ".join(f"{k}={show(v)}" for k, v in first.inputs.items())
+    shown = _inputs_text(first.inputs)
     width = max(
         [len(s.name) for s in first.outcomes.members] + [len(m.name) + 2 for m in first.outcomes.members]
     )
@@ -1504,14 +1509,17 @@ def _campaign_roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .eval.dist import Dist
+    from .model.values import to_json
+    from .runtime.inputs import bind
     from .state.exact import item_marginals
 
     campaign = _open(args, _store(args))
-    inputs = _pairs(args.input, "input")
-    given: dict[str, Any] = dict(inputs)
+    given: dict[str, Any] = _pairs(args.input, "input")
     others = _pairs(args.other, "other")
     dist = campaign.distribution(args.action, args.character, policy=args.policy, others=others, inputs=given)
     marginals = item_marginals(dist, args.character, campaign.rules, others)
+    act = campaign.rules.actions[args.action]  # the inputs as the action read them, as `prob` shows them
+    inputs = bind(act.inputs, given, "action", act.name, act.span)
     if args.json:
         _dump(
             {
@@ -1519,6 +1527,7 @@ def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "action": args.action,
                 "character": args.character,
                 "others": others,
+                "inputs": {k: to_json(v) for k, v in inputs.items()},
                 "items": {
                     name: [
                         {"value": json.loads(v), "p": fraction(Fraction(w, d.total))}
@@ -1530,10 +1539,10 @@ def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out,
         )
         return 0
-    shown = ", ".join(f"{k}={v}" for k, v in inputs.items())
+    shown = _inputs_text(inputs)
     who = f" by {args.character}" if args.character else ""
     who += "".join(f", {role} {them}" for role, them in others.items())
-    title = f"{campaign.name} · after {args.action}{who}{' (' + shown + ')' if shown else ''}"
+    title = f"{campaign.name} · after {args.action}{who}{'  (' + shown + ')' if shown else ''}"
     now = (
         None
         if args.all

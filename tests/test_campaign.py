@@ -698,12 +698,29 @@ def test_campaign_prob_prints_the_distribution(cli: Any, tmp_path: Path) -> None
     assert cli("campaign", "--db", db, "new", "c", "chill", "-p", "players=4").code == 0
     r = cli("campaign", "--db", db, "prob", "c", "player_roll", "-i", "target=55")
     assert r.code == 0
+    assert r.out.splitlines()[0] == "c · after player_roll  (target=55, spend=0)"
     # No spend: a Botch (1/20) turns one dark, a Colossal Success (1/20) one light.
     assert [line.split()[:5] for line in r.out.splitlines()[2:]] == [
         ["3", "light,", "2", "dark", "9/10"],
         ["2", "light,", "3", "dark", "1/20"],
         ["4", "light,", "1", "dark", "1/20"],
     ]
+
+
+def test_campaign_prob_shows_the_inputs_it_read_as_prob_does(cli: Any, tmp_path: Path) -> None:
+    """Its header named the inputs as typed (`spend=01`, the default left out) and its JSON had
+    none (found by a review): both give the values the action read, defaults filled in, in
+    `rulecraft prob`'s words for the check's own inputs."""
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "c", "chill", "-p", "players=4").code == 0
+    args = ("campaign", "--db", db, "prob", "c", "player_roll", "-i", "target=55")
+    r = cli(*args, "-i", "spend= 01")
+    assert r.code == 0, r.err
+    assert r.out.splitlines()[0] == "c · after player_roll  (target=55, spend=1)"
+    shown = json.loads(cli(*args, "--json").out)
+    assert shown["inputs"] == {"target": 55, "spend": 0}
+    head = cli("prob", "chill", "specific", "-i", "target=55").out.splitlines()[0]
+    assert head.endswith("  (target=55, tokens=0, roller=player)"), head
 
 
 # -- the laws --------------------------------------------------------------------------------------
