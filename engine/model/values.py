@@ -177,7 +177,8 @@ def show(value: object) -> str:
 
 
 def to_json(value: object) -> object:
-    """A JSON-ready form: exact rationals as "n/d" strings, symbols as names."""
+    """A JSON-ready form: exact rationals as "n/d" strings, symbols as names, ranges as "a..b"
+    strings (each as the language writes it: a range is no list, and `[1, 3]` would be one)."""
     if isinstance(value, Symbol):
         return value.name
     if isinstance(value, bool) or isinstance(value, int):
@@ -189,7 +190,7 @@ def to_json(value: object) -> object:
     if isinstance(value, (tuple, list)):
         return [to_json(v) for v in value]
     if isinstance(value, range):
-        return [value.start, value.stop - 1]
+        return f"{value.start}..{value.stop - 1}"
     return str(value)
 
 
