@@ -1,15 +1,23 @@
-"""How values are written where a user reads them (found by a review): a range is written in
-JSON as the language writes it, `"1..3"`, not as the list `[1, 3]`.
+"""How values are written where a user reads them (found by a review): a value refused is shown
+as JSON or YAML writes it, not as Python prints it (`{'a': 1}`, `Fraction(1, 2)`); a campaign's
+or a character's parameter is called a parameter when its value is refused, not an input; and a
+range is written in JSON as the language writes it, `"1..3"`, not as the list `[1, 3]`.
 """
 
 from __future__ import annotations
 
 import json
 import random
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import engine
+from engine.errors import CompileError, InputError
+from engine.runtime.inputs import shown
+from engine.state.memory import MemoryStore
 
 TEXT = """\
 rulecraft: 1
@@ -38,6 +46,69 @@ state:
     wins: {counter: 0, min: 0}
 """
 RULES = engine.load(TEXT)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ({"a": 1}, '{"a": 1}'),
+        ([1, "x"], '[1, "x"]'),
+        ((1, 2), "[1, 2]"),
+        (Fraction(1, 2), "1/2"),
+        ({"a": [True, None]}, '{"a": [true, null]}'),
+        ("9", "'9'"),
+        (True, "true"),
+        (None, "null"),
+        ({"é": "\ud800"}, '{"é": "\\ud800"}'),  # printable wherever it is written
+    ],
+)
+def test_a_value_is_shown_as_json_writes_it(value: Any, text: str) -> None:
+    assert shown(value) == text
+
+
+def test_a_refused_input_is_shown_as_json_from_python_and_over_http() -> None:
+    with pytest.raises(InputError) as caught:
+        RULES.distribution("c", x={"a": 1})
+    assert caught.value.diagnostics[0].message == """input 'x' = {"a": 1} is not a number"""
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from engine.serve.app import create_app
+
+    with TestClient(create_app()) as c:
+        answer = c.post("/api/roll", json={"source": TEXT, "check": "c", "inputs": {"x": {"a": 1}}})
+        assert answer.status_code == 422
+        [d] = answer.json()["error"]["diagnostics"]
+        assert d["message"] == """input 'x' = {"a": 1} is not a number"""
+
+
+def test_a_campaigns_or_characters_parameter_is_called_a_parameter(cli: Any, tmp_path: Path) -> None:
+    """RC403/RC404 for a campaign's or a character's parameter said "input 'rng' = …"; the
+    parameter's missing or unknown name was already told as a parameter."""
+    with pytest.raises(InputError) as caught:
+        engine.new_campaign("k", RULES, store=MemoryStore(), params={"rng": True})
+    assert caught.value.diagnostics[0].message == "parameter 'rng' = true is not a number"
+    campaign = engine.new_campaign("k", RULES, store=MemoryStore())
+    with pytest.raises(InputError) as caught:
+        campaign.join("cy", tough=9)
+    assert caught.value.diagnostics[0].message == "parameter 'tough' = 9 is above its maximum 3"
+    with pytest.raises(InputError) as caught:
+        campaign.join("cy", tough=[1])
+    assert caught.value.diagnostics[0].message == "parameter 'tough' = [1] is not a number"
+    file = tmp_path / "texts.yaml"
+    file.write_text(TEXT)
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "k", str(file)).code == 0
+    r = cli("campaign", "--db", db, "join", "k", "cy:tough=x")
+    assert r.code == 1 and "error RC404: parameter 'tough' = 'x' is not a number" in r.err, r.err
+    bad = TEXT.replace("{type: int, default: 0, min: 0, max: 3}", "{type: int, default: 9, min: 0, max: 3}")
+    with pytest.raises(CompileError) as loading:
+        engine.load(bad)
+    [d] = loading.value.diagnostics
+    assert d.message == "default 9 does not fit: parameter 'tough' = 9 is above its maximum 3"
+    # a check's input stays an input
+    with pytest.raises(InputError, match="error RC403: input 'x' = 9 is above its maximum 5"):
+        RULES.distribution("c", x=9)
 
 
 def test_a_range_is_written_as_the_language_writes_it_in_json(cli: Any, tmp_path: Path) -> None:

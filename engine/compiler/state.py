@@ -153,7 +153,7 @@ class StateCompiler:
         for name in raw:
             with statement(self.unit.diags):
                 try:
-                    spec = self.structure.input_at(path + (name,), name, "state")
+                    spec = self.structure.input_at(path + (name,), name, "state", noun="parameter")
                 except BaseException:  # still known by name, so what reads it is not reported too
                     with statement([]):  # (a clash of its name is reported once it is mended)
                         declare(name, T.UNKNOWN, what, path + (name,))

@@ -785,9 +785,12 @@ class Structure:
     def _input(self, check: str, name: str) -> InputSpec:
         return self.input_at(("checks", check, "inputs", name), name, check, lists=True)
 
-    def input_at(self, path: PathKey, name: str, owner: str, lists: bool = False) -> InputSpec:
+    def input_at(
+        self, path: PathKey, name: str, owner: str, lists: bool = False, noun: str = "input"
+    ) -> InputSpec:
         """A typed input (of a check, an action, a campaign or a character) declared at `path`;
-        an inline scale of choices belongs to `owner`. Only a check's input may be a list."""
+        an inline scale of choices belongs to `owner`. Only a check's input may be a list.
+        `noun` is what messages call it: a campaign's or a character's is a parameter."""
         spec: Any = self.unit.data
         for key in path:
             spec = spec[key]
@@ -831,7 +834,7 @@ class Structure:
             name, kind, lo, hi, None, scale, spec.get("description", ""), self.unit.doc.span(path, key=True)
         )
         if default is not None and scale is None:
-            default = self._fitted(made, default, path)
+            default = self._fitted(made, default, path, noun)
         return replace(made, default=default)
 
     def _input_keys(self, path: PathKey, name: str, kind: str, spec: dict[str, Any]) -> None:
@@ -926,13 +929,13 @@ class Structure:
             )
         return replace(made, default=None if default is None else self._fitted(made, default, path))
 
-    def _fitted(self, made: InputSpec, default: Any, path: PathKey) -> Any:
+    def _fitted(self, made: InputSpec, default: Any, path: PathKey, noun: str = "input") -> Any:
         """An input's default, checked as a value given for it would be (RC310 if it does not fit)."""
         try:
-            return coerce(made, default)
+            return coerce(made, default, noun)
         except InputError as exc:
             d = exc.diagnostics[0]
-            message = f"default {default!r} does not fit: {d.message}"
+            message = f"default {shown(default)} does not fit: {d.message}"
             raise Problem(d.retold("RC310", message, self.unit.doc.span(path + ("default",)))) from None
 
     def _outcome_scale(self, check: str, path: PathKey) -> Scale | None:

@@ -6,6 +6,7 @@ Values may come as Python values or as command-line text; either way a bad one i
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -136,7 +137,7 @@ def _problems(
     for spec in specs:
         if spec.name in given:
             try:
-                _coerce(spec, given[spec.name])
+                _coerce(spec, given[spec.name], noun)
             except InputError as exc:
                 diags.extend(exc.diagnostics)
         elif spec.default is not None:
@@ -182,16 +183,32 @@ def shown(value: Any) -> str:
             return f"(a number of more than {MAX_DIGITS} digits)"
     if value is None or isinstance(value, bool):  # the language's words (and JSON's), not Python's
         return "null" if value is None else "true" if value else "false"
-    text = repr(value)
+    if isinstance(value, Fraction):
+        text = str(value)  # 1/2, as the language writes it
+    elif isinstance(value, (dict, list, tuple)):
+        text = _json_text(value)
+    else:
+        text = repr(value)
     return text if len(text) <= 60 else text[:50] + f"… ({len(text)} characters)"
 
 
-def _bad(spec: InputSpec, value: Any, why: str, code: str = "RC404") -> InputError:
+def _json_text(value: Any) -> str:
+    """A mapping or a sequence as JSON writes it (`{"a": 1}`, `[1, 2]`), as an HTTP request or
+    YAML's flow style gives it, not as Python prints it (`{'a': 1}`); Python's words for what
+    JSON cannot write."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError, RecursionError):  # keys that are not text, a cycle, a deep nest
+        return repr(value)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate escaped
+
+
+def _bad(spec: InputSpec, value: Any, why: str, code: str = "RC404", noun: str = "input") -> InputError:
     return InputError(
         [
             Diagnostic(
                 code,
-                f"input '{spec.name}' = {shown(value)} {why}",
+                f"{noun} '{spec.name}' = {shown(value)} {why}",
                 spec.span,
                 f"'{spec.name}' is {describe(spec)}",
             )
@@ -199,18 +216,19 @@ def _bad(spec: InputSpec, value: Any, why: str, code: str = "RC404") -> InputErr
     )
 
 
-def coerce(spec: InputSpec, value: Any) -> Any:
-    """One input value, typed and range-checked, or an `InputError`."""
-    return _coerce(spec, value)
+def coerce(spec: InputSpec, value: Any, noun: str = "input") -> Any:
+    """One value of an input (or of a campaign's or character's parameter: `noun` names what it
+    is in messages), typed and range-checked, or an `InputError`."""
+    return _coerce(spec, value, noun)
 
 
 _TRUTH = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 """The words a true/false input is given in (any case), and what each means."""
 
 
-def _coerce(spec: InputSpec, value: Any) -> Any:
+def _coerce(spec: InputSpec, value: Any, noun: str = "input") -> Any:
     if spec.kind == "list":
-        return _coerce_list(spec, value)
+        return _coerce_list(spec, value, noun)
     if spec.scale is not None:
         name = getattr(value, "name", value)
         if isinstance(name, str):  # text as the command line's `--input` reads it, spaces aside
@@ -222,7 +240,7 @@ def _coerce(spec: InputSpec, value: Any) -> Any:
             [
                 Diagnostic(
                     "RC404",
-                    f"input '{spec.name}' = {shown(value)} is not one of the choices",
+                    f"{noun} '{spec.name}' = {shown(value)} is not one of the choices",
                     spec.span,
                     hint or f"'{spec.name}' is {describe(spec)}",
                 )
@@ -235,43 +253,43 @@ def _coerce(spec: InputSpec, value: Any) -> Any:
             return value == 1
         if isinstance(value, str) and value.strip().lower() in _TRUTH:
             return _TRUTH[value.strip().lower()]
-        raise _bad(spec, value, "is not true or false")
+        raise _bad(spec, value, "is not true or false", noun=noun)
     number: int | Fraction
     if type(value) is int:  # the usual case, taken first: `isinstance(x, Fraction)` asks an ABC
         number = value
         if abs(number) >= _TOO_LONG:
-            raise _bad(spec, value, f"has more than {MAX_DIGITS} digits")
+            raise _bad(spec, value, f"has more than {MAX_DIGITS} digits", noun=noun)
     elif isinstance(value, bool):
-        raise _bad(spec, value, "is not a number")
+        raise _bad(spec, value, "is not a number", noun=noun)
     elif isinstance(value, (int, Fraction)):
         number = value
         if max(abs(number.numerator), number.denominator) >= 10**MAX_DIGITS:
-            raise _bad(spec, value, f"has more than {MAX_DIGITS} digits")
+            raise _bad(spec, value, f"has more than {MAX_DIGITS} digits", noun=noun)
     elif isinstance(value, float):
         if not math.isfinite(value):
-            raise _bad(spec, value, "is not a finite number")
+            raise _bad(spec, value, "is not a finite number", noun=noun)
         number = Fraction(str(value))  # 1e308 is 309 digits, 1e-300 a denominator of 301
         if max(abs(number.numerator), number.denominator) >= 10**MAX_DIGITS:
-            raise _bad(spec, value, f"has more than {MAX_DIGITS} digits")
+            raise _bad(spec, value, f"has more than {MAX_DIGITS} digits", noun=noun)
     elif isinstance(value, str):
         parsed = parse_number(value)
         if parsed is None:
-            raise _bad(spec, value, "is not a number")
+            raise _bad(spec, value, "is not a number", noun=noun)
         number = parsed
     else:
-        raise _bad(spec, value, "is not a number")
+        raise _bad(spec, value, "is not a number", noun=noun)
     if type(number) is not int:
         number = normalize(number)
     if spec.kind == "int" and not isinstance(number, int):
-        raise _bad(spec, value, "is not a whole number")
+        raise _bad(spec, value, "is not a whole number", noun=noun)
     if spec.minimum is not None and number < spec.minimum:
-        raise _bad(spec, value, f"is below its minimum {spec.minimum}", "RC403")
+        raise _bad(spec, value, f"is below its minimum {spec.minimum}", "RC403", noun)
     if spec.maximum is not None and number > spec.maximum:
-        raise _bad(spec, value, f"is above its maximum {spec.maximum}", "RC403")
+        raise _bad(spec, value, f"is above its maximum {spec.maximum}", "RC403", noun)
     return number
 
 
-def _coerce_list(spec: InputSpec, value: Any) -> Multi:
+def _coerce_list(spec: InputSpec, value: Any, noun: str = "input") -> Multi:
     """A list input: a sequence of numbers or text like `3,1,2` (`[]` or nothing: empty), each
     element checked as the element kind, the length within its bounds; sorted into a `Multi`."""
     raw: list[Any]
@@ -282,14 +300,14 @@ def _coerce_list(spec: InputSpec, value: Any) -> Multi:
     elif isinstance(value, str):
         text = value.strip().removeprefix("[").removesuffix("]").strip()
         if len(text) > 4 * MAX_DIGITS * (spec.max_length or 1) + 100:
-            raise _bad(spec, value, "is too long")
+            raise _bad(spec, value, "is too long", noun=noun)
         raw = [t.strip() for t in text.split(",")] if text else []
     elif isinstance(value, (int, Fraction, float)) and not isinstance(value, bool):
         raw = [value]  # one number is a list of one
     else:
-        raise _bad(spec, value, "is not a list of numbers")
+        raise _bad(spec, value, "is not a list of numbers", noun=noun)
     hi = spec.max_length
     if len(raw) < spec.min_length or (hi is not None and len(raw) > hi):
-        raise _bad(spec, value, f"has {len(raw)} elements, not {spec.min_length} to {hi}", "RC403")
+        raise _bad(spec, value, f"has {len(raw)} elements, not {spec.min_length} to {hi}", "RC403", noun)
     element = replace(spec, kind=spec.of or "int")
-    return Multi(tuple(sorted(_coerce(element, v) for v in raw)))
+    return Multi(tuple(sorted(_coerce(element, v, noun) for v in raw)))
