@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 from _fences import fences
 from _repo import REPO_ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import engine
 from engine.runtime.context import RunContext
@@ -1169,3 +1171,68 @@ def test_a_length_count_past_the_budget_says_max_rounds(cli: Any, tmp_path: Any)
     short = engine.load(COIN.replace("max_rounds: 100000", "max_rounds: 60")).scene_odds("tossing")
     assert short.probability("done") == 1 and short.mean_rounds == 2
     assert short.rounds == {r: Fraction(1, 2**r) for r in range(1, 61)} and short.longer == Fraction(1, 2**60)
+
+
+FOREVER = COIN.replace(
+    "heads: {counter: 0, min: 0}", "heads: {counter: 0, min: 0, max: 3, clamp: true}"
+).replace("ann.heads > 0", "ann.heads > 5")
+"""Review I, finding 3: a scene that can never end (its counter is clamped at 3, its ending asks
+for more than 5), with `max_rounds: 100000`."""
+
+
+def test_a_scene_that_can_never_end_is_not_counted_round_by_round(cli: Any, tmp_path: Any) -> None:
+    """Its answer is known without pushing a hundred thousand rounds of nothing: every chance is
+    in `longer`, no round has any, and the default budget is plenty (it was refused with `RC503`
+    at round 20,307, its message saying each round's chance was an exact fraction of its own)."""
+    rs = engine.load(FOREVER)
+    scene = rs.scene("tossing")
+    state, cast = cast_state(rs.model, scene, None, None)
+    work = Work(20_000)  # a hundredth of the default budget
+    found = solve_odds(rs.model, scene, state, cast, RunContext(rs.limits, "always", rs.caches, work=work))
+    assert found.endings.fractions() == {"never": Fraction(1)}
+    assert found.rounds == {} and found.longer == 1 and found.mean_rounds is None
+    (tmp_path / "forever.yaml").write_text(FOREVER)
+    r = cli("scene", "prob", "forever.yaml", "tossing", "--json", cwd=tmp_path)
+    assert r.code == 0, r.err
+    data = json.loads(r.out)
+    assert data["endings"] == {"never": "1/1"} and data["rounds"] == {} and data["longer"] == "1/1"
+
+
+@given(st.data())
+@settings(max_examples=200, deadline=None)
+def test_the_length_count_sets_aside_only_what_cannot_end(data: Any) -> None:
+    """Law: counting the length with the mass that can no longer end set aside (and stopping
+    once none is left that can) gives, round for round and in `longer`, what pushing every bit
+    of the mass through every round gives, on any chain whose steps go round in order."""
+    from engine.eval.dist import Dist
+    from engine.scenes.odds import _count_lengths
+
+    size = data.draw(st.integers(1, 3))
+    wide = data.draw(st.integers(1, 4))
+    graph: dict[Any, Any] = {(f"end{i}", i): None for i in range(size)}
+    for i in range(size):
+        for k in range(wide):
+            after = [(f"s{j}", (i + 1) % size) for j in range(wide)] + [
+                (f"end{(i + 1) % size}", (i + 1) % size)
+            ]
+            picked = data.draw(st.lists(st.sampled_from(after), min_size=1, max_size=3, unique=True))
+            weights = {t: data.draw(st.integers(1, 5)) for t in picked}
+            graph[(f"s{k}", i)] = [Dist(weights, sum(weights.values()))]
+    horizon = data.draw(st.integers(1, 12))
+    start = ("s0", 0)
+    rounds, longer = _count_lengths(start, graph, horizon, size, Work(10**9), [0])
+    mass = {start: Fraction(1)}
+    plain: dict[int, Fraction] = {}
+    for r in range(1, horizon + 1):
+        for _ in range(size):
+            nxt: dict[Any, Fraction] = {}
+            for node, m in mass.items():
+                [d] = graph[node]
+                for t, w in d.weights.items():
+                    if graph[t] is None:
+                        plain[r] = plain.get(r, Fraction(0)) + m * w / d.total
+                    else:
+                        nxt[t] = nxt.get(t, Fraction(0)) + m * w / d.total
+            mass = nxt
+    assert {r: p for r, p in rounds.items() if p} == plain
+    assert longer == sum(mass.values(), Fraction(0)) == 1 - sum(plain.values(), Fraction(0))

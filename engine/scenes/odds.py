@@ -397,22 +397,37 @@ def _count_lengths(
     over one common total, reduced once a round. Nodes are numbered and every step's weights put
     over one denominator up front, so a push is integer multiply-adds only. Each step charges
     `work` for its multiply-adds before it makes them (`PUSHES_PER_UNIT`): a scene that can go on
-    for ever with `max_rounds: 100000` pushes a hundred thousand rounds."""
+    for ever with `max_rounds: 100000` pushes a hundred thousand rounds.
+
+    Mass that reaches a node from which no ending can be reached (`_stuck`) is not pushed on: it
+    is set aside as `stuck`, for `longer`, since it ends in no round of any count. The count stops
+    once no mass is left that could still end, so a scene that can never end from where it stands
+    is counted in no rounds at all, however long its `max_rounds`."""
+    stuck_nodes = _stuck(graph)
     number = {node: i for i, node in enumerate(graph)}
     scale = [1] * size  # the common denominator of the moves out of step i
     for node, options in graph.items():
         if options is not None:
             scale[node[1]] = math.lcm(scale[node[1]], options[0].total)
-    moves: list[list[tuple[int, int]] | None] = []
+    moves: list[list[tuple[int, int]]] = []  # (node, weight); ENDS and STUCK for the two ways out
     for node, options in graph.items():
-        if options is None:
-            moves.append(None)
+        if options is None or node in stuck_nodes:
+            moves.append([])  # never pushed from: mass does not stay there
             continue
         d = options[0]
         f = scale[node[1]] // d.total
-        moves.append([(number[t], w * f) for t, w in d.weights.items()])
-    fan = [len(m or ()) for m in moves]
-    mass: dict[int, int] = {number[start]: 1} if graph[start] is not None else {}
+        out: dict[int, int] = {}
+        for t, w in d.weights.items():
+            to = _ENDS if graph[t] is None else _STUCK if t in stuck_nodes else number[t]
+            out[to] = out.get(to, 0) + w * f
+        moves.append(list(out.items()))
+    fan = [len(m) for m in moves]
+    stuck = 0  # the mass set aside, over the running total
+    mass: dict[int, int] = {}
+    if start in stuck_nodes:
+        stuck = 1
+    elif graph[start] is not None:
+        mass = {number[start]: 1}
     total = 1
     rounds: dict[int, Fraction] = {}
     for r in range(1, horizon + 1):
@@ -422,17 +437,20 @@ def _count_lengths(
         done = 0
         for i in range(size):
             nxt: dict[int, int] = {}
-            ended = 0
+            ended = lost = 0
             width = 1 + total.bit_length() // BITS_PER_WORD  # long numbers cost more per push
             work.charge(1 + width * sum(fan[at] for at in mass) // PUSHES_PER_UNIT)
             for at, m in mass.items():
-                for t, w in moves[at] or ():
-                    if moves[t] is None:
+                for t, w in moves[at]:
+                    if t >= 0:
+                        nxt[t] = nxt.get(t, 0) + m * w
+                    elif t == _ENDS:
                         ended += m * w
                     else:
-                        nxt[t] = nxt.get(t, 0) + m * w
+                        lost += m * w
             total *= scale[i]
-            done = done * scale[i] + ended  # `done` stays over the running total
+            done = done * scale[i] + ended  # `done` and `stuck` stay over the running total
+            stuck = stuck * scale[i] + lost
             mass = nxt
             if not mass:
                 break
@@ -440,8 +458,32 @@ def _count_lengths(
         # each quadratic in its length: 4,000 rounds of a chain that never ends took 8 s in them
         work.charge(2 * (total.bit_length() // GCD_BITS) ** 2)
         rounds[r] = Fraction(done, total)
-        common = math.gcd(total, *mass.values()) if mass else total
+        common = math.gcd(total, stuck, *mass.values())
         if common > 1:
             total //= common
+            stuck //= common
             mass = {k: v // common for k, v in mass.items()}
-    return rounds, Fraction(sum(mass.values()), total)
+    return rounds, Fraction(sum(mass.values()) + stuck, total)
+
+
+_ENDS = -1
+_STUCK = -2
+"""Where a move of `_count_lengths` may lead besides a node: to an ending, or to a node from
+which no ending can be reached."""
+
+
+def _stuck(graph: Mapping[Node, list[Dist] | None]) -> set[Node]:
+    """The nodes of a chain (one option each) from which no ending can be reached: every node
+    but those an ending is reached from, walking the moves backwards from the endings."""
+    into: dict[Node, list[Node]] = {}
+    for node, options in graph.items():
+        for t in options[0].weights if options else ():
+            into.setdefault(t, []).append(node)
+    live = {node for node, options in graph.items() if options is None}
+    todo = list(live)
+    while todo:
+        for before in into.get(todo.pop(), ()):
+            if before not in live:
+                live.add(before)
+                todo.append(before)
+    return {node for node in graph if node not in live}

@@ -77,12 +77,41 @@ def test_both_are_solved_with_room():
     assert odds.probability("done") == 1 and sum(odds.rounds.values()) + odds.longer == 1
 
 
-def test_the_length_of_a_scene_that_never_ends_is_charged(refused):
-    rs = engine.load(STUCK, limits=TIGHT)
-    error = refused("RC503", rs.scene_odds, "fight")
-    assert "work budget" in str(error)
-    shorter = engine.load(STUCK.replace("max_rounds: 100000", "max_rounds: 500"))
-    assert shorter.scene_odds("fight").probability("never") > 0
+def test_the_length_of_a_scene_that_never_ends_is_known_without_counting():
+    """STUCK, which ran its greatest common divisors uncharged and then was refused (`RC503`)
+    under TIGHT, is answered at once: no ending can be reached from its start, so no round of
+    its `max_rounds: 100000` is pushed, and every chance is in `longer` (review I, finding 3)."""
+    odds = engine.load(STUCK, limits=TIGHT).scene_odds("fight")
+    assert odds.endings.fractions() == {"never": 1} and odds.rounds == {} and odds.longer == 1
+
+
+PARTLY_STUCK = (
+    STUCK.replace("outcomes: [miss, hit]", "outcomes: [miss, hit, crit]")
+    .replace(
+        "outcome: \"'hit' if d >= 87 else 'miss'\"",
+        "outcome: \"'crit' if d == 100 else 'hit' if d >= 87 else 'miss'\"",
+    )
+    .replace(
+        "      - {add: {hurt: 1}, when: \"outcome == 'hit'\"}\n",
+        "      - {add: {hurt: 1}, when: \"outcome == 'hit'\"}\n"
+        "      - {add: {hurt: 2}, when: \"outcome == 'crit'\"}\n",
+    )
+)
+"""STUCK with a crit that ends it: each round 1/100 ends, 13/100 is stuck for ever, and the
+rest (86/100) goes on, so some mass can end in every round of the hundred thousand."""
+
+
+def test_the_length_of_a_scene_partly_stuck_is_charged(refused):
+    """The mass set aside as stuck does not hide the rest: the count still goes round by round
+    while some mass can end, and is refused past the budget as before."""
+    error = refused("RC503", engine.load(PARTLY_STUCK, limits=TIGHT).scene_odds, "fight")
+    assert "length of scene 'fight'" in str(error)
+    short = engine.load(PARTLY_STUCK.replace("max_rounds: 100000", "max_rounds: 40"), limits=TIGHT)
+    odds = short.scene_odds("fight")
+    stay = Fraction(86, 100)
+    assert odds.endings.fractions() == {"done": Fraction(1, 14), "never": Fraction(13, 14)}
+    assert odds.rounds == {r: stay ** (r - 1) / 100 for r in range(1, 41)}
+    assert odds.longer == 1 - sum(odds.rounds.values())
 
 
 # Found by the fuzz suite in a CI run: a scene whose rounds' exact chances grow past 4,300 decimal
