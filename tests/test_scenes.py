@@ -588,19 +588,22 @@ def test_a_contest_between_three_parties_by_total_is_exact() -> None:
 
 def test_a_scene_is_solved_and_played_within_the_work_budget() -> None:
     """The whole solve (its nodes, the checks it solves, its linear algebra) has one budget, and so
-    does each played scene; past it, RC503 names the limit to raise."""
+    does each played scene; past it, RC503 names the limit to raise. The solve is told at the
+    scene's name; a play that ran out in its second round, at its `max_rounds:`, round by round."""
     tight = engine.load(DUEL, limits=engine.Limits(max_work=200))
     parties = {"ann": {"hp": 5}, "bo": {"hp": 5}}
-    for run in (
-        lambda: tight.scene_odds("fight", parties=parties),
-        lambda: tight.play_scene("fight", random.Random(1), parties=parties),
-        lambda: tight.sample_scenes("fight", 5, random.Random(1), parties=parties),
+    named, rounds = DUEL.splitlines().index("  fight:") + 1, DUEL.splitlines().index("    max_rounds: 40") + 1
+    for run, line in (
+        (lambda: tight.scene_odds("fight", parties=parties), named),
+        (lambda: tight.play_scene("fight", random.Random(1), parties=parties), rounds),
+        (lambda: tight.sample_scenes("fight", 5, random.Random(1), parties=parties), rounds),
     ):
         with pytest.raises(engine.LimitError) as caught:
             run()
         first = caught.value.diagnostics[0]
         assert first.code == "RC503" and "max_work" in (first.hint or "")
-        assert first.span is not None and first.span.line == DUEL.splitlines().index("  fight:") + 1
+        assert first.span is not None and first.span.line == line
+        assert ("at round 2 of its max_rounds of 40" in first.message) == (line == rounds), first.message
     roomy = engine.load(DUEL, limits=engine.Limits(max_work=2_000_000))
     assert roomy.scene_odds("fight", parties=parties).probability("ann_wins") == _hand_duel(5, 5)
     late = engine.load(DUEL, limits=engine.Limits(deadline=0.0))
@@ -1236,3 +1239,29 @@ def test_the_length_count_sets_aside_only_what_cannot_end(data: Any) -> None:
             mass = nxt
     assert {r: p for r, p in rounds.items() if p} == plain
     assert longer == sum(mass.values(), Fraction(0)) == 1 - sum(plain.values(), Fraction(0))
+
+
+def test_a_scene_played_too_long_says_max_rounds(cli: Any, tmp_path: Any) -> None:
+    """Review I, finding 5: a scene that never ends, played a hundred thousand rounds, spends the
+    default budget on its rounds (20 units a step), not on dice; `scene roll` said so in the
+    budget's words alone ("fewer dice, a smaller input"), at the scene's name. Now it says, as
+    `scene prob`'s length count does, at the scene's `max_rounds:`, that lowering it is the way on.
+    A budget spent in the first round (where fewer rounds would not help) is told as before."""
+    line = FOREVER.splitlines().index("    max_rounds: 100000") + 1
+    (tmp_path / "forever.yaml").write_text(FOREVER)
+    for times in ([], ["--times", "10"]):
+        r = cli("scene", "roll", "forever.yaml", "tossing", *times, cwd=tmp_path)
+        assert r.code == 1 and r.out == "" and f"forever.yaml:{line}:5: error RC503" in r.err, r.err
+        assert "used up playing scene 'tossing' round by round, at round " in r.err
+        assert "of its max_rounds of 100,000" in r.err and "fewer dice" not in r.err
+        assert "lower the scene's max_rounds (a scene still going after it ends as 'unfinished')" in r.err
+        assert re.search(r"\n +max_rounds: 100000\n +\^{10}\n", r.err), r.err
+    with pytest.raises(engine.LimitError) as caught:
+        engine.load(FOREVER).play_scene("tossing", random.Random(1))
+    [d] = caught.value.diagnostics
+    assert d.span is not None and (d.span.line, d.span.col) == (line, 5) and "round by round" in d.message
+    with pytest.raises(engine.LimitError) as caught:
+        engine.load(FOREVER, limits=engine.Limits(max_work=10)).play_scene("tossing", random.Random(1))
+    [d] = caught.value.diagnostics
+    assert "round by round" not in d.message and d.span is not None and d.span.line < line
+    assert engine.load(FOREVER.replace("100000", "500")).play_scene("tossing").ending == "unfinished"

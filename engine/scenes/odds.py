@@ -34,7 +34,7 @@ from ..runtime.state import begin
 from ..runtime.work import Work, working
 from ..state.exact import after_action
 from .memo import state_key
-from .play import ending, scene_view, step_call, takes_place
+from .play import ending, scene_view, step_call, takes_place, too_long
 
 Node = tuple[str, int]
 """(the state as canonical JSON, the index of the step about to be taken)."""
@@ -351,7 +351,8 @@ def _lengths(
     r bits for round r), so a long count may not fit where the odds of its endings did, and a
     lower `max_rounds` is the way on (the rounds past it are given together, as `longer`). Only
     when the count did most of the request's work: a budget spent mostly before it (by the solve,
-    by a grid's earlier cells) is told as it was."""
+    by a grid's earlier cells) is told as it was. Worded by `play.too_long`, as a scene played
+    past the budget round by round is."""
     reached = [0]
     before = work.used
     try:
@@ -359,29 +360,12 @@ def _lengths(
     except LimitError as exc:
         if work.used - before < before:
             raise
-        raise _too_long(exc, scene, reached[0], work) from None
-
-
-def _too_long(exc: LimitError, scene: Scene, reached: int, work: Work) -> LimitError:
-    """RC503 for a limit passed in round `reached` of the length count of `scene` (`work` the
-    request's budget, whose limit and deadline the message names)."""
-    passed = work.passed(exc)
-    if passed is None:  # another limit than the request's budget: its own words
-        return exc
-    what, name = passed
-    given = "its" if scene.rounds_span is not None else "its default"
-    message = (
-        f"{what} counting the length of scene '{scene.name}' round by round, at round {reached:,} "
-        f"of {given} max_rounds of {scene.max_rounds:,} (each round's chance of ending is an "
-        "exact fraction of its own)"
-    )
-    lead = (
-        "lower the scene's max_rounds (the chance of lasting longer is given whole, as 'longer'; "
-        "the endings' odds and the mean do not depend on it)"
-    )
-    advice = limit_advice(name, lead)
-    where = scene.rounds_span or scene.span
-    return type(exc)([Diagnostic("RC503", message, where, **advice)])
+        why = " (each round's chance of ending is an exact fraction of its own)"
+        lead = (
+            "the chance of lasting longer is given whole, as 'longer'; "
+            "the endings' odds and the mean do not depend on it"
+        )
+        raise too_long(exc, scene, reached[0], work, "counting the length of", why, lead) from None
 
 
 def _count_lengths(

@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, placed
+from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, limit_advice, placed
 from ..eval.sample import Ready, sample
 from ..frozen import field, frozen
 from ..model.ruleset import RulesetModel
@@ -162,12 +162,41 @@ def play(
     solution of the whole scene says). Without `trace` the steps are not recorded (many scenes at
     once)."""
     ctx = with_work(ctx)
-    assert ctx.work is not None
+    work = ctx.work
+    assert work is not None
+    rounds = [0, work.used]  # the round being played, the budget used when round 1 began
     try:
-        with working(ctx.work):
-            return _play(model, scene, state, cast, ctx, trace, ctx.work)
+        with working(work):
+            return _play(model, scene, state, cast, ctx, trace, work, rounds)
     except LimitError as exc:
+        reached, began = rounds
+        # the rounds did most of the request's work, and fewer would have fit: its max_rounds
+        if reached > 1 and work.used - began >= began:
+            lead = "a scene still going after it ends as 'unfinished'"
+            raise too_long(exc, scene, reached, work, "playing", "", lead) from None
         raise placed(exc, scene.span) from None
+
+
+def too_long(
+    exc: LimitError, scene: Scene, reached: int, work: Work, doing: str, why: str, lead: str
+) -> LimitError:
+    """RC503 for the request's budget or deadline (`work`) passed in round `reached` of `scene`
+    while `doing` it round by round (playing it, counting its length), told at the scene's
+    `max_rounds:` (its name when that is not given) with the advice to lower it (`lead`: what
+    then becomes of the rounds past it); `why` says more of the rounds' cost. The one wording of
+    a scene too long for its limits, `scene roll`'s and `scene prob`'s. Any other limit (a pool's
+    size, a reroll chain's): `exc` in its own words."""
+    passed = work.passed(exc)
+    if passed is None:
+        return placed(exc, scene.span)
+    what, name = passed
+    given = "its" if scene.rounds_span is not None else "its default"
+    message = (
+        f"{what} {doing} scene '{scene.name}' round by round, at round {reached:,} "
+        f"of {given} max_rounds of {scene.max_rounds:,}{why}"
+    )
+    advice = limit_advice(name, f"lower the scene's max_rounds ({lead})")
+    return type(exc)([Diagnostic("RC503", message, scene.rounds_span or scene.span, **advice)])
 
 
 def _play(
@@ -178,6 +207,7 @@ def _play(
     ctx: RunContext,
     trace: bool,
     work: Work,
+    rounds: list[int],
 ) -> Played:
     from .odds import choice_at  # the exact solution the optimal policy follows
 
@@ -205,7 +235,9 @@ def _play(
     already = look(key, state)[1]
     if already is not None:  # over before it begins, as the exact odds say
         return done(already, 0)
+    rounds[1] = work.used  # what the request used before the rounds (an optimal solve, earlier plays)
     for rnd in range(1, scene.max_rounds + 1):
+        rounds[0] = rnd
         for index, step in enumerate(scene.round):
             if step.period:
                 if takes_place(step, look(key, state)[0]):
