@@ -440,6 +440,9 @@ def cases() -> list[Case]:
     # -- scene results ----------------------------------------------------------------------------
     add("Odds.probability", "name", "unknown", lambda: ODDS.probability("ann_won"), "did you mean")
     add("Odds.probability", "name", "type", lambda: ODDS.probability(3), "name")
+    add("Odds.later", "last", "type", lambda: ODDS.later("3"), "last")
+    add("Odds.later", "last", "bool", lambda: ODDS.later(True), "last")
+    add("Odds.later", "last", "range", lambda: ODDS.later(-1), "last")
     for method in ("share", "standard_error"):
         add(
             f"Sampled.{method}",

@@ -1265,3 +1265,35 @@ def test_a_scene_played_too_long_says_max_rounds(cli: Any, tmp_path: Any) -> Non
     [d] = caught.value.diagnostics
     assert "round by round" not in d.message and d.span is not None and d.span.line < line
     assert engine.load(FOREVER.replace("100000", "500")).play_scene("tossing").ending == "unfinished"
+
+
+def _fraction(text: str) -> Fraction:
+    """A fraction as `as_json` writes it, in decimal or hexadecimal parts."""
+    n, d = text.split("/")
+    return Fraction(int(n, 0), int(d, 0))
+
+
+def test_the_answer_of_a_long_length_count_is_bounded(cli: Any, tmp_path: Any) -> None:
+    """Review I, finding 4: a scene that ends each round with chance 1/2, counted to
+    `max_rounds: 20000` (which the default budget counts), was a JSON answer of 54 MB, every
+    round's 1/2**r written out (1.26 GB at 100,000 rounds with a raised budget), made after the
+    deadline and charged to nothing. The rounds are listed while their text fits about a megabyte;
+    the rest are given together, exactly, as `later`, from `rounds_listed` on. The Python object
+    keeps every round (its making was charged); the text's "more" row is the same exact rest."""
+    text = COIN.replace("max_rounds: 100000", "max_rounds: 20000")
+    odds = engine.load(text).scene_odds("tossing")
+    assert len(odds.rounds) == 20000 and odds.longer == Fraction(1, 2**20000)
+    data = odds.as_json()
+    assert len(json.dumps(data)) < 1_100_000
+    last = data["rounds_listed"]
+    assert 1000 < last < 20000 and list(data["rounds"]) == [str(r) for r in range(1, last + 1)]
+    assert all(_fraction(p) == Fraction(1, 2**r) for r, p in ((int(r), p) for r, p in data["rounds"].items()))
+    assert _fraction(data["later"]) == Fraction(1, 2**last) - Fraction(1, 2**20000)
+    (tmp_path / "coin.yaml").write_text(text)
+    r = cli("scene", "prob", "coin.yaml", "tossing", "--json", cwd=tmp_path)
+    assert r.code == 0 and len(r.out) < 1_200_000 and json.loads(r.out)["later"] == data["later"]
+    r = cli("scene", "prob", "coin.yaml", "tossing", cwd=tmp_path)
+    assert r.code == 0 and "    more    0.02%" in r.out  # 1/2**12, the rounds past the twelve shown
+    short = engine.load(COIN.replace("max_rounds: 100000", "max_rounds: 60")).scene_odds("tossing")
+    every = short.as_json()  # a short count is listed whole: `later` is 0
+    assert every["rounds_listed"] == 60 and len(every["rounds"]) == 60 and every["later"] == "0/1"

@@ -1233,3 +1233,46 @@ def test_null_is_an_optional_field_not_given(client: TestClient) -> None:
         )
         assert d["code"] == "RC407" and d["message"].startswith(f"{field}: Input should be"), d["message"]
         assert "not null (null stands for a field not given only where one may be left out)" in d["message"]
+
+
+def test_a_scene_s_odds_answer_is_bounded(client: TestClient) -> None:
+    """Review I, finding 4: `/api/scenes/odds` of a 600-byte scene that ends each round with
+    chance 1/2, `max_rounds: 20000`, answered 54,607,148 bytes within the default budget. Its
+    rounds are listed while they fit about a megabyte, the rest given together as `later`."""
+    source = COIN_SCENE.replace("max_rounds: 60", "max_rounds: 20000")
+    sent = client.post("/api/scenes/odds", json={"source": source, "scene": "tossing"})
+    assert sent.status_code == 200 and len(sent.content) < 1_200_000, len(sent.content)
+    odds = sent.json()
+    listed = [Fraction(int(n, 0), int(d, 0)) for n, d in (p.split("/") for p in odds["rounds"].values())]
+    later, longer = (
+        Fraction(int(n, 0), int(d, 0)) for n, d in (odds[k].split("/") for k in ("later", "longer"))
+    )
+    assert sum(listed) + later + longer == 1 and 0 < odds["rounds_listed"] < 20000
+
+
+COIN_SCENE = """\
+rulecraft: 1
+name: coin
+checks:
+  flip:
+    roll: {d: {die: 2}}
+    outcomes: [tails, heads]
+    outcome: "'heads' if d == 2 else 'tails'"
+state:
+  each:
+    heads: {counter: 0, min: 0}
+actions:
+  toss:
+    by: character
+    roll: {check: flip}
+    effects:
+      - {add: {heads: 1}, when: "outcome == 'heads'"}
+scenes:
+  tossing:
+    parties: [ann]
+    round:
+      - {act: toss, by: ann}
+    ends:
+      - {when: ann.heads > 0, then: done}
+    max_rounds: 60
+"""

@@ -71,12 +71,36 @@ class Odds:
             )
         return self.endings.probability(name)
 
+    def later(self, last: int) -> Fraction:
+        """P(the scene ends after round `last`, by its `max_rounds`): what the rounds past `last`
+        hold together, from those up to it and `longer` (the rounds and `longer` add up to 1, or
+        are all 0 when an ending holds before round 1), not by adding up every later round."""
+        arguments.whole("Odds.later", "last", last)
+        if not self.rounds:
+            return Fraction(0)
+        return 1 - self.longer - sum((p for r, p in self.rounds.items() if r <= last and p), Fraction(0))
+
     def as_json(self) -> dict[str, Any]:
+        """As JSON, fractions as text; the rounds in order while their text fits `ROUNDS_TEXT`,
+        the rest together as `later` (from `rounds_listed` on), so the answer's size is bounded
+        whatever the scene's `max_rounds`."""
+        listed: dict[str, str] = {}
+        size = last = 0
+        for r, p in self.rounds.items():
+            if p:
+                text = fraction_text(p)
+                size += len(text)
+                if size > ROUNDS_TEXT:
+                    break
+                listed[str(r)] = text
+            last = r
         return {
             "scene": self.scene,
             "policy": self.policy,
             "endings": {str(k): fraction_text(p) for k, p in self.endings.items()},
-            "rounds": {str(r): fraction_text(p) for r, p in self.rounds.items() if p},
+            "rounds": listed,
+            "rounds_listed": last,
+            "later": fraction_text(self.later(last)),
             "longer": fraction_text(self.longer),
             "mean_rounds": fraction_text(self.mean_rounds) if self.mean_rounds is not None else None,
             "states": self.states,
@@ -85,6 +109,13 @@ class Odds:
             if self.expected is None
             else {k: fraction_text(v) for k, v in self.expected.items()},
         }
+
+
+ROUNDS_TEXT = 1_000_000
+"""The most characters of exact fractions `Odds.as_json` lists in `rounds` (about a megabyte, a
+thousand times a duel's hundred rounds): a scene that ends each round with chance 1/2 has a
+fraction r bits long for round r, and its 20,000 rounds, which the default budget counts, were
+54 MB of text; past this the rounds are given together, exactly, as `later`."""
 
 
 def odds(

@@ -402,10 +402,11 @@ def scene_odds_text(odds: Odds, title: str) -> str:
         lines.append(f"  rounds: mean {float(m):.3f}{exact}")
     else:
         lines.append("  rounds: some states never end, so the length has no mean")
-    shown = [(r, p) for r, p in odds.rounds.items() if p]
-    for r, p in shown[:12]:
+    shown = [(r, p) for r, p in odds.rounds.items() if p][:12]
+    for r, p in shown:
         lines.append(f"    {str(r).rjust(4)}  {float(p) * 100:6.2f}%  {_bar(float(p), 20)}")
-    rest = sum((p for _, p in shown[12:]), Fraction(0)) + odds.longer
+    # the rounds not shown, together (not added up one by one: a long count has 100,000 of them)
+    rest = odds.later(shown[-1][0] if shown else 0) + odds.longer
     if rest:
         lines.append(f"    {'more'.rjust(4)}  {float(rest) * 100:6.2f}%")
     if odds.expected is not None and odds.expected:
