@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
 import pytest
 from _castle import RESOLUTION, UNHURT, WOUNDS, Track, draw, seriously, worse, wounded
+from _repo import REPO_ROOT
 
 import engine
 
@@ -338,3 +340,26 @@ def test_no_fencing_move_without_a_fencing_weapon(castle: engine.Ruleset) -> Non
     for policy in ("never", "always", "optimal"):
         won = castle.scene_odds("duel", parties=parties, policy=policy).endings.fractions()["you_win"]
         assert won == duel.solve(duel.start())[0] == Fraction(1, 2)
+
+
+def test_the_default_budget_plays_as_many_duels_as_the_docs_say() -> None:
+    """Review I, finding 8: docs/scenes.md said the default `max_work` plays "about a thousand
+    duels"; under `--policy optimal` it is about 750 (its first play includes the exact solve its
+    policy follows). The ranges it gives now hold for seeds 1 to 3, as it says."""
+    text = " ".join((REPO_ROOT / "docs" / "scenes.md").read_text(encoding="utf-8").split())
+    found = re.search(
+        r"about a thousand duels under the default policy `always` \(([\d,]+)–([\d,]+) of them.*?"
+        r"about 750 under `--policy optimal` \(([\d,]+)–([\d,]+):",
+        text,
+    )
+    assert found, "docs/scenes.md no longer says how many duels the default budget plays"
+    low, high = (int(n.replace(",", "")) for n in found.groups()[:2])
+    ranges = {"always": (low, high), "optimal": tuple(int(n.replace(",", "")) for n in found.groups()[2:])}
+    for policy, (least, most) in ranges.items():
+        for seed in (1, 2, 3):
+            rs = engine.load(REPO_ROOT / "rulesets" / "castle.yaml")  # fresh: the solve is in the budget
+            with pytest.raises(engine.LimitError) as caught:
+                rs.sample_scenes("duel", 3000, random.Random(seed), policy=policy)
+            played = re.search(r"after ([\d,]+) of the 3,000 plays", caught.value.diagnostics[0].message)
+            assert played, caught.value.diagnostics[0].message
+            assert least <= int(played.group(1).replace(",", "")) <= most, (policy, seed, played.group(1))
