@@ -157,7 +157,7 @@ class RandomizerCompiler:
             face_scope["face"] = T.NUM
             if per:
                 face_scope["item"] = count.type.elem or T.NUM
-                for key in ("triggers", "cap", "redraw"):
+                for key in ("triggers", "cap", "redraw", "each_die"):
                     if key in spec:
                         raise problem(
                             "RC320",
@@ -175,35 +175,8 @@ class RandomizerCompiler:
             cap = spec.get("cap")
             n = self._constant(count)
             self.unit.within(f"a pool of {n} dice", n, "max_pool", path + ("pool",))
-            if cap is not None:
-                self.unit.within(f"a cap of {cap} dice", cap, "max_rerolls", path + ("cap",))
-            for i, t in enumerate(triggers):
-                what = f"'{t.name}' grants {t.per_die} dice per die (per_die)"
-                self.unit.within(what, t.per_die, "max_rerolls", path + ("triggers", i, "per_die"))
-            if cap is None:
-                endless = self._never_ending(triggers, faces)
-                if endless:
-                    i, t = endless[0], triggers[endless[0]]
-                    verb = {"add": "add a die by", "reroll": "be rerolled by"}[t.action]
-                    why = f"the {t.action}s never end"
-                    if t.target is not None:  # a reroll of a target on every face
-                        verb, why = (
-                            "set off a reroll by",
-                            "its target takes every face, so the rerolls never end",
-                        )
-                    names = " and ".join(f"'{triggers[j].name}'" for j in endless)
-                    message = (
-                        f"every face of this die must {verb} '{t.name}': {why}"
-                        if len(endless) == 1
-                        else f"every face of this die sets off {names}, whose dice set them off "
-                        "again in turn: the rerolls and added dice never end"
-                    )
-                    raise problem(
-                        "RC313",
-                        message,
-                        self.unit.doc.span(path + ("triggers", i)),
-                        "give the pool a 'cap' on how many dice it may reroll, or narrow 'on'",
-                    )
+            self._procedure_limits(path, triggers, faces, cap)
+            own = self._each_die(path, name, spec, span, faces, faces_expr, scope)
             return Pool(
                 name,
                 count,
@@ -216,6 +189,7 @@ class RandomizerCompiler:
                 faces_expr=faces_expr,
                 total=total,
                 per=per,
+                own=own,
             )
         if "draw" in spec:
             bag_name = spec["draw"]
@@ -238,6 +212,102 @@ class RandomizerCompiler:
             )
         faces, faces_expr = self._faces(path + ("die",), scope)
         return Die(name, faces, span, redraw=redraw_of(T.NUM), faces_expr=faces_expr)
+
+    def _procedure_limits(
+        self, path: PathKey, triggers: tuple[Trigger, ...], faces: tuple[int, ...], cap: int | None
+    ) -> None:
+        """A reroll procedure's constant sizes within the limits (`Unit.within`), and triggers
+        that never let a roll end refused without a cap (`RC313`); `path` is the mapping that
+        holds `triggers` and `cap`."""
+        if cap is not None:
+            self.unit.within(f"a cap of {cap} dice", cap, "max_rerolls", path + ("cap",))
+        for i, t in enumerate(triggers):
+            what = f"'{t.name}' grants {t.per_die} dice per die (per_die)"
+            self.unit.within(what, t.per_die, "max_rerolls", path + ("triggers", i, "per_die"))
+        if cap is None:
+            endless = self._never_ending(triggers, faces)
+            if endless:
+                i, t = endless[0], triggers[endless[0]]
+                verb = {"add": "add a die by", "reroll": "be rerolled by"}[t.action]
+                why = f"the {t.action}s never end"
+                if t.target is not None:  # a reroll of a target on every face
+                    verb, why = (
+                        "set off a reroll by",
+                        "its target takes every face, so the rerolls never end",
+                    )
+                names = " and ".join(f"'{triggers[j].name}'" for j in endless)
+                message = (
+                    f"every face of this die must {verb} '{t.name}': {why}"
+                    if len(endless) == 1
+                    else f"every face of this die sets off {names}, whose dice set them off "
+                    "again in turn: the rerolls and added dice never end"
+                )
+                raise problem(
+                    "RC313",
+                    message,
+                    self.unit.doc.span(path + ("triggers", i)),
+                    "give the pool a 'cap' on how many dice it may reroll, or narrow 'on'",
+                )
+
+    def _each_die(
+        self,
+        path: PathKey,
+        name: str,
+        spec: dict[str, Any],
+        span: Any,
+        faces: tuple[int, ...],
+        faces_expr: Expr | None,
+        scope: Mapping[str, T.Type],
+    ) -> Pool | None:
+        """A pool's `each_die:`: the one die with triggers that every die of the pool is, rolled
+        on its own (`Pool.own`), or None. Its steps act on that die's own dice alone, so a step
+        that chooses (`may`: the choice for one die would depend on the others) or that picks
+        other dice (`target`) is refused (`RC328`), and so are the pool's own triggers, cap and
+        redraw beside it."""
+        if "each_die" not in spec:
+            return None
+        hint = (
+            "each die's triggers and cap go under 'each_die'; for steps that act across the "
+            "pool's dice, give the pool 'triggers' without 'each_die'"
+        )
+        for key in ("triggers", "cap", "redraw"):
+            if key in spec:
+                raise problem(
+                    "RC328",
+                    f"a pool whose dice each run their own triggers ('each_die') takes no '{key}' of its own",
+                    self.unit.doc.span(path + (key,), key=True),
+                    hint,
+                )
+        at = path + ("each_die",)
+        own = spec["each_die"]
+        die_scope = dict(scope)
+        die_scope["face"] = T.NUM  # the face of one of the die's own dice
+        triggers = tuple(
+            self._trigger(at + ("triggers", i), t, scope, die_scope) for i, t in enumerate(own["triggers"])
+        )
+        for i, t in enumerate(triggers):
+            if not t.must:
+                raise problem(
+                    "RC328",
+                    f"'{t.name}' is a player's choice ('may'): each die's own triggers must be 'must' steps",
+                    self.unit.doc.span(at + ("triggers", i, "may"), key=True),
+                    "a choice for one die would depend on the pool's other dice, so the dice would not "
+                    "be rolled on their own; write 'must', or " + hint.split("; ")[1],
+                )
+            if t.target is not None:
+                raise problem(
+                    "RC328",
+                    f"'{t.name}' has a 'target': each die's own triggers act on that die alone",
+                    self.unit.doc.span(at + ("triggers", i, "target"), key=True),
+                    "drop 'target' (the die that set the step off is the one rerolled), or "
+                    + hint.split("; ")[1],
+                )
+        cap = own.get("cap")
+        self._procedure_limits(at, triggers, faces, cap)
+        one = self.exprs.lower(ast.Num(1, span=span), {})
+        return Pool(
+            name, one, faces, None, span, triggers=triggers, cap=cap, faces_expr=faces_expr, total=True
+        )
 
     @staticmethod
     def _constant(expr: Expr) -> Any:

@@ -50,7 +50,7 @@ from ..model.ruleset import (
 from ..model.values import Symbol
 from ..runtime.builtins import HISTORY, library
 from ..runtime.context import new_work
-from ..runtime.folds import FOLDS, keeps
+from ..runtime.folds import FOLDS, SUMMED, keeps
 from ..runtime.inputs import coerce, shown
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.rules import counting
@@ -428,7 +428,7 @@ class Structure:
                 params.append(r.faces_expr)
             if isinstance(r, Pool) and r.each is not None:
                 params.append(r.each)
-            if r.redraw is not None or (isinstance(r, Pool) and r.triggers):
+            if r.redraw is not None or (isinstance(r, Pool) and (r.triggers or r.own is not None)):
                 sequential = True
             if any(ast.names(p.node) & names_before for p in params):
                 sequential = True
@@ -677,13 +677,25 @@ class Structure:
         if isinstance(r, Die) or (isinstance(r, Pool) and r.total):
             return r
         keys: list[tuple[Any, ...]] = []
+        last: list[tuple[Any, ...]] = []  # the key the last fold call visited made
         elem = scope[r.name].elem or T.ANY
+        in_order = not (isinstance(r, Pool) and r.per)  # a pool over a list is folded die by die
 
         def visit(node: ast.Node) -> bool:
             if isinstance(node, ast.Name):
                 return node.id != r.name
             if counts_redraws(node) is not None:
                 return True  # how often it was redrawn: nothing of its dice or chits
+            kept = _kept_in_sum(node, r.name) if in_order else None
+            if kept is not None:  # sum(highest(p, k)): one fold, the sum of the kept readings
+                had = list(keys)
+                if not visit(kept):
+                    return False
+                keys[:] = had
+                summed = (SUMMED[last[0][0]], *last[0][1:])
+                if summed not in keys:
+                    keys.append(summed)
+                return True
             if (
                 isinstance(node, ast.Call)
                 and node.args
@@ -712,12 +724,16 @@ class Structure:
                     return False  # reads a die or a value after the roll (or is refused as written)
                 if values and node.func in ("highest", "lowest") and not read and not keeps(values):
                     return False  # a k refused when rolled, as written
-                if (node.func, *values) not in keys:
-                    keys.append((node.func, *values))
+                last[:] = [(node.func, *values)]
+                if last[0] not in keys:
+                    keys.append(last[0])
                 return True
             return all(visit(c) for c in ast.children(node))
 
         if all(visit(n) for n in nodes):
+            if {"highest_sum", "lowest_sum"} <= {key[0] for key in keys}:  # in two orders: kept apart
+                plain = {v: k for k, v in SUMMED.items()}
+                keys = list(dict.fromkeys((plain.get(key[0], key[0]), *key[1:]) for key in keys))
             return replace(r, folds=tuple(keys))
         return r
 
@@ -741,6 +757,15 @@ class Structure:
             stack.extend(ast.children(node))
         if not read:
             return r
+        if r.own is not None:
+            call = next(iter(read.values()))
+            raise problem(
+                "RC328",
+                f"{call.func}({r.name}): the dice of pool '{r.name}' each run their own triggers "
+                "('each_die'), so the pool keeps no history",
+                call.span,
+                f"read {r.name} itself: each of its dice is the total of that die's own dice",
+            )
         endless = r.cap is None and chains_without_end(r.triggers)
         grown = [read[f] for f in HISTORY[1:] if f in read]
         if endless and grown:
@@ -959,3 +984,19 @@ class Structure:
 def _clipped(text: str) -> str:
     """An example's number as a message quotes it: a stranger's 5,000 digits are not repeated."""
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _kept_in_sum(node: ast.Node, pool: str) -> ast.Call | None:
+    """The `highest(p, k)` or `lowest(p, k)` of `sum(highest(p, k))`, `p` being `pool`; else None."""
+    if not (isinstance(node, ast.Call) and node.func == "sum" and len(node.args) == 1):
+        return None
+    kept = node.args[0]
+    if (
+        isinstance(kept, ast.Call)
+        and kept.func in SUMMED
+        and len(kept.args) == 2
+        and isinstance(kept.args[0], ast.Name)
+        and kept.args[0].id == pool
+    ):
+        return kept
+    return None

@@ -35,8 +35,10 @@ from ..runtime.rules import (
     carried,
     concrete,
     first_rule,
+    folds_for,
     known_values,
     read_faces,
+    reading,
     redraw_offered,
     with_dice,
 )
@@ -55,7 +57,7 @@ from ..runtime.work import (
 from .collector import collector_paused
 from .dist import Dist, fraction_text, ratios
 from .rerolls import CAPPED, TRUNCATED, RerollSolver
-from .tables import randomizer_table
+from .tables import randomizer_table, weighted_pool
 
 TAIL = Fraction(1, 10**15)
 """An uncapped explosion is followed deeper (8, 16, 32, … dice added or rerolled, at most
@@ -355,7 +357,7 @@ def _unlinked(check: Check, env: dict[str, Any], ctx: RunContext) -> list[Dist] 
     parts = []
     try:
         for r in check.roll:
-            if isinstance(r, Pool) and r.triggers:
+            if isinstance(r, Pool) and (r.triggers or r.own is not None):
                 return None
             if r.redraw is not None:
                 if redraw_times(r, probe, ctx.limits) and bool(r.redraw.allowed.run(probe)):
@@ -665,6 +667,11 @@ def _fixed(
 # -- die by die: dependent dice, reroll procedures and the player's choices -------------------
 
 
+def _no_choice(value: Multi) -> Dist:
+    """What best play would ask of a die with `must` steps alone: never asked."""
+    raise AssertionError("a die of an each_die pool has no choice to judge")
+
+
 def _deeper(depth: int, cut: Fraction) -> int:
     """How deep to follow an explosion next: where its tail, shrinking geometrically as it did
     down to `depth`, would fall to `TAIL` (a little past it), and at most four times as deep."""
@@ -841,6 +848,8 @@ class Sequential:
         """A new roll of randomizer `i` (no redraw decided yet) after `made` redraws of it, over
         (value, how it was cut)."""
         r = self.check.roll[i]
+        if isinstance(r, Pool) and r.own is not None:
+            return self.each_die(i, env, r)
         if isinstance(r, Pool) and r.triggers:
             made = self._played_after(i, made)
             r = concrete(r, env)
@@ -873,6 +882,63 @@ class Sequential:
             merged = _read_alike(self.check, i, table, self.env, self.ctx)
             pair = self._tables[(i, id(table))] = (table, merged.map(_uncut))
         return pair[1]
+
+    def each_die(self, i: int, env: dict[str, Any], written: Pool) -> Dist:
+        """Pool `i`, whose dice each run their own triggers (`Pool.own`), over (value, how it was
+        cut): one die's totals solved once (`own_die`), then the pool of that many such dice
+        (`tables.weighted_pool`), a roll cut when one of its dice was."""
+        assert written.own is not None
+        r = concrete(written, env)
+        n = roll_count(r.count, env, r, self.ctx.limits)
+        if n == 0:
+            return Dist.certain((read_faces(r, env, ()), 0))  # no die: no face read, no trigger
+        key = tuple(_carried(env, x) for x in self.check.roll[:i]) if self._reads[i] else ()
+        found = self._procedures.get((i, key, -1))
+        if found is None:
+            die = self.own_die(written.own, env)
+            scope = dict(env)
+            dice = [((reading(r, scope, total), cut), w) for (total, cut), w in die.weights.items()]
+            folds = folds_for(r, env, self.ctx.caches)
+            limits = self.ctx.limits
+            found = self.ctx.caches.tables.get_or_make(  # a sweep of requests makes it once
+                ("each die", tuple(dice), die.total, n, folds),
+                lambda: weighted_pool(dice, die.total, n, folds, limits.max_states, r.span),
+                lambda d: 300 + (350 + 150 * len(folds or (1,))) * len(d),
+            )
+            self._procedures[(i, key, -1)] = found
+        return found
+
+    def own_die(self, written: Pool, env: dict[str, Any]) -> Dist:
+        """The totals of one die with triggers (an `each_die` pool's die) over (total, how it was
+        cut), its procedure solved as a single die's is: an uncapped explosion followed deeper
+        until at most `TAIL` is cut (or `max_rerolls` dice deep). Its steps are all `must`
+        steps, so no policy chooses among its options."""
+        r = concrete(written, env)
+        limits = self.ctx.limits
+        depth = FIRST_DEPTH
+        with collector_paused:
+            while True:
+                proc = Procedure(r, env, min(depth, limits.max_rerolls))
+                solver = RerollSolver(
+                    proc,
+                    "always",
+                    limits.max_states,
+                    _no_choice,
+                    self.check.objective,
+                    self.check.outcomes.members,
+                    limits.max_pool,
+                )
+                try:
+                    ends = solver.ends(proc.fresh(1))
+                finally:
+                    solver.close()
+                cap = proc.cap
+                if not proc.truncating or cap is None or cap >= limits.max_rerolls:
+                    return ends
+                cut = Fraction(sum(w for (_, c), w in ends.weights.items() if c), ends.total)
+                if cut <= TAIL:
+                    return ends
+                depth = _deeper(cap, cut)
 
     def values(self, i: int, dice: tuple[Any, ...], env: dict[str, Any]) -> Dist:
         """Randomizer `i`'s final values, after any redraws the policy or the rule makes."""

@@ -801,6 +801,9 @@ class _Roller:
         still to be filled in) the `made`th redraw of it."""
         written = self.check.roll[i]
         r = concrete(written, env, self.ctx.caches)
+        if isinstance(written, Pool) and written.own is not None:
+            assert isinstance(r, Pool)
+            return self.each_die(i, dice, env, r, written.own)
         if not (isinstance(r, Pool) and r.triggers):
             value = _plain(r, env, self.source, self.ctx)
             if redrawing is not None:  # the faces it fell on, as a first roll shows them
@@ -812,6 +815,17 @@ class _Roller:
             return value
         assert isinstance(written, Pool)
         return self.procedure(i, dice, env, r, written, redrawing, made)
+
+    def each_die(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], r: Pool, own: Pool) -> Any:
+        """A pool whose dice each run their own triggers (`each_die`): each die in turn rolled
+        as a die with triggers, its steps and its total traced, then the pool of the totals."""
+        n = roll_count(r.count, env, r, self.ctx.limits)
+        die = concrete(own, env, self.ctx.caches)
+        totals = [self.procedure(i, dice, env, die, own, None, 0) for _ in range(n)]
+        value = read_faces(r, env, totals)
+        if self.announced:
+            self.trace.append(_roll_step(r, value, self.source))
+        return value
 
     def procedure(
         self,

@@ -9,14 +9,14 @@ hypergeometric counts. Tables are kept in the ruleset's own bounded cache, so a 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
 from ..model.ruleset import Check, Die, Draw, Pool, Randomizer, reads
 from ..model.values import Multi, Symbol
 from ..runtime.cache import BoundedCache
 from ..runtime.context import RunContext
-from ..runtime.folds import FOLDS, Summary
+from ..runtime.folds import FOLDS, Summary, in_order
 from ..runtime.limits import enforce, roll_count
 from ..runtime.multisets import compositions, kind_multisets
 from ..runtime.rules import concrete, die_readings, face_readings, folds_for
@@ -68,6 +68,49 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
     return _cached(
         ctx, ("draws", contents, n), lambda: _hypergeometric(contents, n), lambda d: _weigh_draws(d, n)
     )
+
+
+def weighted_pool(
+    dice: Iterable[tuple[tuple[Any, int], int]],
+    total: int,
+    n: int,
+    folds: tuple[tuple[Any, ...], ...] | None,
+    max_states: int,
+    span: Any,
+) -> Dist:
+    """`n` independent dice alike, each showing a reading with a weight out of `total` and
+    marked by how its own procedure was cut (0, or one flag): `dice` is ((reading, cut), weight)
+    pairs (a die with triggers solved once). The pool's table over (its value, the flags of its
+    dice together): the pool as any pool of dice of those weights is (the multisets of readings,
+    or the joint statistics when it is read through folds), worked out once over every die and
+    once over the dice that were not cut; rolls with a cut die are the difference."""
+    every: dict[Any, int] = {}
+    whole: dict[Any, int] = {}
+    flags = 0
+    for (value, cut), w in dice:
+        every[value] = every.get(value, 0) + w
+        if cut:
+            flags |= cut
+        else:
+            whole[value] = whole.get(value, 0) + w
+
+    def pool(categories: dict[Any, int]) -> Mapping[Any, int]:
+        readings = tuple(categories.items())
+        if not readings:
+            return {}
+        if folds is not None:
+            return _folded(readings, n, folds, False).weights
+        states = math.comb(n + len(readings) - 1, len(readings) - 1)
+        enforce("exact states", states, max_states, span, "max_states")
+        return _multisets(readings, n).weights
+
+    weights = {(v, 0): w for v, w in pool(whole if flags else every).items()}
+    if flags:
+        for v, w in pool(every).items():
+            rest = w - weights.get((v, 0), 0)
+            if rest:
+                weights[(v, flags)] = rest
+    return Dist(weights, total**n)
 
 
 def _weigh_draws(table: Dist, n: int) -> int:
@@ -224,6 +267,9 @@ def _folded(
     folds = [(FOLDS[key[0]], key[1:]) for key in keys]
     # Heaviest categories first: a leader emerges sooner, so more states settle early.
     categories = tuple(sorted(categories, key=lambda vw: -vw[1]))
+    orders = {f.order for f, _ in folds if f.order}  # one at most: the compiler mixes none
+    if orders:  # a fold that must see the readings in order (`sum(highest(p, k))`) sees them so
+        categories = tuple(in_order(categories, orders.pop()))
     single = len(folds) == 1
     if single and not without_replacement:
         return _folded_one(categories, n, keys[0])

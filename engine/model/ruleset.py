@@ -281,6 +281,10 @@ class Pool:
     counted: bool = False
     """The check reads `redraws(name)`: the evaluators carry, with the final value, how many
     redraws were made of it (`values.Redrawn`)."""
+    own: Pool | None = None
+    """`each_die:` — every die of the pool is this die with triggers (a `total` pool of one die,
+    with the pool's faces), rolled on its own: the pool's faces are the dice's totals, which
+    `each` reads as `face`. The pool itself then has no triggers, cap or redraw."""
 
     @cached_property
     def procedure_reads(self) -> tuple[str, ...]:
@@ -370,7 +374,7 @@ def randomizer_expressions(r: Randomizer) -> list[Expr]:
         out.append(r.count)
         if r.each is not None:
             out.append(r.each)
-        for t in r.triggers:
+        for t in r.triggers + (r.own.triggers if r.own is not None else ()):
             out += [e for e in (t.on, t.target, t.only_if) if e is not None]
     elif isinstance(r, Draw):
         out.append(r.count)

@@ -29,9 +29,14 @@ class Fold:
     final: Callable[[Any, tuple[Any, ...]], Any]
     settled: Callable[[Any, int], bool] = lambda state, left: left == 0
     """Whether no `left` more dice can change the result (lets the exact evaluator stop early)."""
+    order: int = 0
+    """In which order the fold must be given the readings: 1 the highest first, -1 the lowest
+    first (`in_order`), 0 any order."""
 
     def over(self, tally: Iterable[tuple[Any, int]], args: tuple[Any, ...]) -> Any:
         state = self.init(args)
+        if self.order:
+            tally = in_order(tally, self.order)
         for value, count in tally:
             if count:
                 state = self.step(state, value, count, args)
@@ -59,6 +64,20 @@ def matches(value: Any, what: Any) -> bool:
 
 def _sort_key(value: Any) -> Any:
     return value.rank if isinstance(value, Symbol) else value
+
+
+def in_order(pairs: Iterable[tuple[Any, Any]], order: int) -> list[tuple[Any, Any]]:
+    """(reading, …) pairs sorted as a fold of that `order` must see them: 1 the highest reading
+    first, -1 the lowest first."""
+    return sorted(pairs, key=lambda pair: _sort_key(pair[0]), reverse=order > 0)
+
+
+def _summed_step(state: Any, value: Any, count: int, args: tuple[Any, ...]) -> Any:
+    """`sum(highest(p, k))`'s step, given the readings in order (the highest first): (room left
+    among the k kept, their sum so far); once the k are kept, later readings change nothing."""
+    room, total = state
+    take = min(count, room)
+    return (room - take, total + value * take) if take else state
 
 
 def _majority_key(value: Any, count: int, order: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -159,6 +178,22 @@ FOLDS: dict[str, Fold] = {
         Fold("max", lambda a: None, _extreme(max), _empty("max")),
         Fold("min", lambda a: None, _extreme(min), _empty("min")),
         Fold(
+            "highest_sum",
+            lambda a: (a[0], 0),
+            _summed_step,
+            lambda s, a: normalize(s[1]),
+            lambda s, left: left == 0 or s[0] == 0,
+            1,
+        ),
+        Fold(
+            "lowest_sum",
+            lambda a: (a[0], 0),
+            _summed_step,
+            lambda s, a: normalize(s[1]),
+            lambda s, left: left == 0 or s[0] == 0,
+            -1,
+        ),
+        Fold(
             "majority",
             lambda a: None,
             _majority_step,
@@ -170,9 +205,20 @@ FOLDS: dict[str, Fold] = {
 }
 
 
+KEPT = ("highest", "lowest", "highest_sum", "lowest_sum")
+"""The folds whose argument is how many readings they keep (`keeps`)."""
+SUMMED = {"highest": "highest_sum", "lowest": "lowest_sum"}
+"""`sum(highest(p, k))` as one fold: the sum of the k kept readings, the readings given in order
+(`Fold.order`), so the exact evaluator keeps (room, sum) states where `highest(p, k)` keeps
+every k readings apart. The compiler makes the key where the check reads `highest(p, k)` only
+inside `sum`; a summary then answers `highest(p, k)` with a pool of one reading, that sum."""
+
+
 def tally(m: Multi) -> Iterable[tuple[Any, int]]:
     return m.tally if m.tally is not None else Counter(m.items).items()
 
+
+_MISSING = object()
 
 _EXTREMES: dict[str, Callable[[tuple[Any, ...]], Any]] = {
     "highest": max,
@@ -189,7 +235,10 @@ as the fold's steps (the exact evaluator calls them once per state, so the steps
 def apply(name: str, m: Multi | Summary, args: tuple[Any, ...]) -> Any:
     """Run statistic `name` on a rolled pool, or read it from the exact evaluator's summary."""
     if isinstance(m, Summary):
-        value = m.results[(name, *args)]
+        found = m.results.get((name, *args), _MISSING)
+        if found is _MISSING and name in SUMMED:  # read only inside sum(...): its sum, as a pool of one
+            return Multi((m.results[(SUMMED[name], *args)],))
+        value = m.results[(name, *args)] if found is _MISSING else found
     elif m.items and name in _EXTREMES and not args:
         return _EXTREMES[name](m.items)
     elif name == "count" and not args:

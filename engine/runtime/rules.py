@@ -15,7 +15,7 @@ from ..frozen import replace
 from ..model.ruleset import Check, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Redrawn, redraws_key, show
 from .cache import Caches
-from .folds import keeps
+from .folds import KEPT, keeps
 from .limits import MAX_FACES
 
 R = TypeVar("R", bound=Randomizer)
@@ -134,7 +134,7 @@ def folds_for(
     try:
         for fold in r.folds:
             args = tuple(a.run(scope) if isinstance(a, Expr) else a for a in fold[1:])
-            if fold[0] in ("highest", "lowest") and args and not keeps(args):
+            if fold[0] in KEPT and args and not keeps(args):
                 break
             if (fold[0], *args) not in made:
                 made.append((fold[0], *args))

@@ -95,7 +95,9 @@ def check_text(check: Check) -> str:
                     else f"{to_text(r.count.node)} dice"
                 )
                 lines.append(f"    {r.name}: a pool of {size} with faces {faces}{each}")
-                for t in r.triggers:
+                if r.own is not None:
+                    lines.append("      each die rolled on its own, read as the total of its dice:")
+                for t in r.triggers + (r.own.triggers if r.own is not None else ()):
                     verb = "must" if t.must else "may"
                     target = "the die itself" if t.target is None else f"a die where {t.target.text}"
                     extra = f", only if {t.only_if.text}" if t.only_if is not None else ""
@@ -105,6 +107,8 @@ def check_text(check: Check) -> str:
                     )
                 if r.cap is not None:
                     lines.append(f"      at most {r.cap} dice rerolled or added in all")
+                if r.own is not None and r.own.cap is not None:
+                    lines.append(f"      at most {r.own.cap} dice rerolled or added for each die")
             elif isinstance(r, Draw):
                 lines.append(
                     f"    {r.name}: {to_text(r.count.node)} chit(s) "

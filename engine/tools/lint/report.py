@@ -30,7 +30,15 @@ _OPAQUE = frozenset({"shift", "majority", "min", "max", "clamp", "highest", "low
 def _tail(run: CheckRun) -> Diagnostic:
     """RC314: an explosion without a cap is exact only to within its reported tail."""
     left, combo = run.truncated
-    pool = next((r for r in run.public.roll if isinstance(r, Pool) and r.cap is None and r.triggers), None)
+    pool = next(
+        (
+            r
+            for r in run.public.roll
+            if isinstance(r, Pool)
+            and ((r.cap is None and r.triggers) or (r.own is not None and r.own.cap is None))
+        ),
+        None,
+    )
     return Diagnostic(
         "RC314",
         f"check '{run.check.name}': an explosion without a cap is solved exactly down to a tail; at "

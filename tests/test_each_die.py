@@ -1,0 +1,343 @@
+"""A pool whose every die runs its own triggers (`each_die:`): the exploding roll-and-keep.
+
+Each die of such a pool is a die with triggers: its value is the total of its own dice, and the
+pool holds those totals. The exact answer is held to a brute force written here (the exploding
+d10's totals convolved by hand, the k highest summed die by die) and to icepool where it is
+installed, each to within the truncation the distribution reports; samples to the exact answer
+by a chi-square test; misuse to its diagnostic."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+from _stats import chi_square_p
+
+import engine
+from engine.runtime.limits import Limits
+
+ALPHA = 1e-3
+
+KEEP = """\
+rulecraft: 1
+name: roll_and_keep
+checks:
+  keep:
+    inputs:
+      dice: {type: int, min: 0, max: 10, default: 5}
+      keep: {type: int, min: 0, max: 10, default: 3}
+    roll:
+      kept:
+        pool: dice
+        die: 10
+        each_die:
+          triggers:
+            - {name: explode, on: face == 10, must: add}
+    let:
+      total: sum(highest(kept, keep))
+    outcomes: [low, middle, high, huge]
+    outcome: "'huge' if total >= 30 else 'high' if total >= 20 else 'middle' if total >= 12 else 'low'"
+  one:
+    roll:
+      d:
+        die: 10
+        triggers:
+          - {name: explode, on: face == 10, must: add}
+    outcomes: [low, high]
+    outcome: "'high' if d >= 15 else 'low'"
+"""
+
+DEPTH = 40
+"""How deep the brute force follows the explosion: what it leaves out (10**-40) is far below
+what the engine reports as truncated."""
+
+
+def exploding_d10() -> dict[int, Fraction]:
+    """One d10 exploding on 10, its total: j tens then a face 1..9, with chance 10**-(j+1)."""
+    return {10 * j + r: Fraction(1, 10 ** (j + 1)) for j in range(DEPTH) for r in range(1, 10)}
+
+
+def keep_highest(die: dict[int, Fraction], n: int, k: int) -> dict[int, Fraction]:
+    """The sum of the k highest of n such dice, die by die: a state is the sorted k highest so
+    far (a plain enumeration of kept tuples, no ordering trick), merged where alike."""
+    states: dict[tuple[int, ...], Fraction] = {(): Fraction(1)}
+    for _ in range(n):
+        nxt: dict[tuple[int, ...], Fraction] = {}
+        for kept, p in states.items():
+            for v, q in die.items():
+                key = tuple(sorted((*kept, v), reverse=True)[:k])
+                nxt[key] = nxt.get(key, Fraction(0)) + p * q
+        states = nxt
+    out: dict[int, Fraction] = {}
+    for kept, p in states.items():
+        out[sum(kept)] = out.get(sum(kept), Fraction(0)) + p
+    return out
+
+
+def close(got: dict[int, Fraction], want: dict[int, Fraction], within: Fraction) -> None:
+    """Every probability of `got` within `within` of `want`'s (plus what the brute force left out)."""
+    slack = within + Fraction(1, 10**30)
+    for v in set(got) | set(want):
+        assert abs(got.get(v, Fraction(0)) - want.get(v, Fraction(0))) <= slack, v
+
+
+@pytest.mark.parametrize("n,k", [(1, 1), (2, 1), (2, 2), (3, 2)])
+def test_keep_the_highest_agrees_with_a_brute_force(n: int, k: int) -> None:
+    die = exploding_d10()
+    die = {v: p for v, p in die.items() if v < 80}  # the brute force kept small: 72 totals
+    d = engine.load(KEEP).distribution("keep", dice=n, keep=k)
+    want = keep_highest(die, n, k)
+    # the totals of 80 or more left out of the brute force weigh n * 10**-8 at most
+    close(d.value("total").fractions(), want, d.truncated + n * Fraction(1, 10**8))
+    assert 0 < d.truncated <= n * Fraction(1, 10**15)
+
+
+def test_a_mistaken_die_is_caught() -> None:
+    """The comparison can fail: a d10 that explodes on 9 and 10 is far from the engine's answer."""
+    wrong = {10 * j + r: Fraction(2, 10) ** j / 10 for j in range(20) for r in range(1, 9)}
+    d = engine.load(KEEP).distribution("keep", dice=2, keep=1)
+    with pytest.raises(AssertionError):
+        close(d.value("total").fractions(), keep_highest(wrong, 2, 1), d.truncated)
+
+
+@pytest.mark.parametrize("n,k", [(5, 3), (4, 2), (6, 4), (3, 1)])
+def test_keep_the_highest_agrees_with_icepool(n: int, k: int) -> None:
+    icepool = pytest.importorskip("icepool")
+    want_die = icepool.d10.explode(depth=20)
+    want = want_die.pool(n).highest(k).sum()
+    d = engine.load(KEEP).distribution("keep", dice=n, keep=k)
+    close(
+        d.value("total").fractions(), {v: Fraction(want.probability(v)) for v in want.outcomes()}, d.truncated
+    )
+
+
+def test_the_pool_reports_its_dice_truncation() -> None:
+    """A roll is cut when one of its dice is: exactly 1 - (1 - t)**n for a die cut with chance t,
+    at most n times the single die's."""
+    rs = engine.load(KEEP)
+    t = rs.distribution("one").truncated
+    assert 0 < t <= Fraction(1, 10**15)
+    for n in (1, 2, 5):
+        assert rs.distribution("keep", dice=n, keep=2).truncated == 1 - (1 - t) ** n
+
+
+def test_no_dice_and_keeping_none() -> None:
+    rs = engine.load(KEEP)
+    assert rs.distribution("keep", dice=0, keep=3).value("total").fractions() == {0: 1}
+    assert rs.distribution("keep", dice=4, keep=0).value("total").fractions() == {0: 1}
+
+
+@pytest.mark.parametrize("n,k", [(4, 2), (2, 2)])
+def test_samples_agree_with_the_exact_distribution(n: int, k: int) -> None:
+    rs = engine.load(KEEP)
+    exact = {s.name: p for s, p in rs.distribution("keep", dice=n, keep=k).table()}
+    rng = random.Random(20261205)
+    observed = Counter(rs.roll("keep", rng, dice=n, keep=k).outcome.name for _ in range(4000))
+    assert chi_square_p(observed, exact) > ALPHA
+
+
+def test_samples_of_dice_that_do_not_explode_are_rejected() -> None:
+    """The chi-square test can fail: the same pool without its explosions does not fit."""
+    rs = engine.load(KEEP)
+    plain = engine.load(KEEP.replace("face == 10, must: add", "face == 11, must: add"))
+    exact = {s.name: p for s, p in rs.distribution("keep", dice=4, keep=2).table()}
+    rng = random.Random(20261205)
+    observed = Counter(plain.roll("keep", rng, dice=4, keep=2).outcome.name for _ in range(4000))
+    assert chi_square_p(observed, exact) <= ALPHA
+
+
+def test_forced_dice_are_each_die_in_turn_with_its_own_explosions() -> None:
+    rs = engine.load(KEEP)
+    r = rs.roll("keep", forced={"kept": [10, 10, 4, 7, 5, 2, 10, 1]})
+    assert r.values["total"] == 24 + 11 + 7
+    assert sorted(r.rolled["kept"].items) == [2, 5, 7, 11, 24]
+    assert r.forced() == {"kept": [10, 10, 4, 7, 5, 2, 10, 1]}
+    steps = [(s.kind, s.value) for s in r.trace if s.name == "kept"]
+    assert ("value", 24) in steps and ("value", 11) in steps
+    with pytest.raises(engine.InputError) as caught:
+        rs.roll("keep", forced={"kept": [10, 3, 7, 5, 2]})
+    assert caught.value.diagnostics[0].code == "RC405"
+
+
+def test_limits_hold() -> None:
+    with pytest.raises(engine.LimitError) as caught:
+        engine.load(KEEP, limits=Limits(max_rerolls=2)).roll("keep", forced={"kept": [10, 10, 10, 1]})
+    assert "past 2 dice" in str(caught.value)
+    for ask in ("roll", "distribution"):
+        with pytest.raises(engine.LimitError) as caught:
+            getattr(engine.load(KEEP, limits=Limits(max_pool=4)), ask)("keep")
+        assert caught.value.diagnostics[0].code == "RC503"
+    with pytest.raises(engine.LimitError):
+        engine.load(KEEP, limits=Limits(max_work=20_000)).distribution("keep")
+    # an explosion followed at most max_rerolls dice deep says how much it left out: a die is
+    # cut where its sixth 10 in a row would add a sixth die
+    shallow = engine.load(KEEP, limits=Limits(max_rerolls=5)).distribution("keep", dice=2, keep=1)
+    assert shallow.truncated == 1 - (1 - Fraction(1, 10**6)) ** 2
+
+
+MISUSE = """\
+rulecraft: 1
+name: misuse
+checks:
+  c:
+    roll:
+      d:
+ROLL
+    outcomes: [a]
+    outcome: "OUTCOME"
+"""
+EXPLODE = "          triggers:\n            - {on: face == 10, must: add}\n"
+
+
+@pytest.mark.parametrize(
+    "roll,outcome,code,words,caret",
+    [
+        (
+            "        pool: 3\n        die: 10\n        each_die:\n          triggers:\n"
+            "            - {on: face == 10, may: add}\n",
+            "'a'",
+            "RC328",
+            "'may'",
+            "may",
+        ),
+        (
+            "        pool: 3\n        die: 10\n        each_die:\n          triggers:\n"
+            "            - {on: face == 10, must: reroll, target: face < 5}\n",
+            "'a'",
+            "RC328",
+            "'target'",
+            "target",
+        ),
+        (
+            "        pool: 3\n        die: 10\n        cap: 2\n        each_die:\n" + EXPLODE,
+            "'a'",
+            "RC328",
+            "'cap'",
+            "cap",
+        ),
+        (
+            "        pool: 3\n        die: 10\n        triggers: [{on: face == 1, must: reroll}]\n"
+            "        each_die:\n" + EXPLODE,
+            "'a'",
+            "RC328",
+            "'triggers'",
+            "triggers",
+        ),
+        (
+            "        pool: 3\n        die: 10\n        redraw: {may: 'true'}\n        each_die:\n" + EXPLODE,
+            "'a'",
+            "RC328",
+            "'redraw'",
+            "redraw",
+        ),
+        (
+            "        pool: 3\n        die: 10\n        each_die:\n" + EXPLODE,
+            "'a' if count(added_dice(d)) > 0 else 'a'",
+            "RC328",
+            "no history",
+            "added_dice(d)",
+        ),
+        (
+            "        pool: 3\n        die: 10\n        each_die:\n          triggers:\n"
+            "            - {on: face >= 1, must: add}\n",
+            "'a'",
+            "RC313",
+            "never end",
+            "{",
+        ),
+        ("        die: 10\n        each_die:\n" + EXPLODE, "'a'", "RC105", "each_die", "die"),
+        ("        draw: bag\n        each_die:\n" + EXPLODE, "'a'", "RC105", "each_die", "draw"),
+    ],
+)
+def test_misuse_is_refused_at_its_place(roll: str, outcome: str, code: str, words: str, caret: str) -> None:
+    text = MISUSE.replace("ROLL\n", roll).replace("OUTCOME", outcome)
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text)
+    diag = caught.value.diagnostics[0]
+    assert diag.code == code and words in diag.message
+    assert diag.span is not None
+    line = text.splitlines()[diag.span.line - 1]
+    assert line[diag.span.col - 1 :].startswith(caret)
+
+
+def test_a_pool_over_a_list_takes_no_each_die() -> None:
+    text = MISUSE.replace(
+        "ROLL\n", "        pool: sizes\n        die: 10\n        each_die:\n" + EXPLODE
+    ).replace("  c:\n", "  c:\n    inputs:\n      sizes: {type: list, of: int, max_length: 3}\n")
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text)
+    assert caught.value.diagnostics[0].code == "RC320"
+
+
+def test_the_schema_takes_it() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    import json
+
+    from ruamel.yaml import YAML
+
+    from engine.syntax.resources import schema_path
+
+    schema = json.loads(schema_path().read_text())
+    jsonschema.validate(YAML(typ="safe").load(KEEP), schema)
+
+
+SUMMED = """\
+rulecraft: 1
+name: summed
+checks:
+  s:
+    inputs:
+      k: {type: int, min: 0, max: 5, default: 2}
+    roll:
+      p: {pool: 4, die: 6}
+    let:
+      top: READ
+    outcomes: [a]
+    outcome: "'a'"
+"""
+
+
+@pytest.mark.parametrize(
+    "read,of",
+    [
+        ("sum(highest(p, k))", lambda r, k: sum(sorted(r, reverse=True)[:k])),
+        ("sum(lowest(p, k))", lambda r, k: sum(sorted(r)[:k])),
+        (
+            "sum(highest(p, k)) - sum(lowest(p, k))",
+            lambda r, k: sum(sorted(r, reverse=True)[:k]) - sum(sorted(r)[:k]),
+        ),
+        (
+            "sum(highest(p, k)) + count(highest(p, k))",
+            lambda r, k: sum(sorted(r, reverse=True)[:k]) + min(k, 4),
+        ),
+    ],
+)
+def test_the_sum_of_the_kept_dice_is_one_fold(read: str, of: object) -> None:
+    """`sum(highest(p, k))` is folded as the sum of the kept readings, given the readings in
+    order (what makes a deep explosion's roll-and-keep quick); read with `lowest` too, or with
+    `highest(p, k)` read another way, it is the same answer as every roll gives."""
+    from itertools import product
+
+    rs = engine.load(SUMMED.replace("READ", read))
+    pool = next(r for r in rs.model.checks["s"].roll)
+    kinds = {key[0] for key in pool.folds or ()}
+    if read.count("sum(") == 1 and "count" not in read:
+        assert kinds == {read[4:].split("(")[0] + "_sum"}
+    for k in range(0, 6):
+        counts = Counter(of(r, k) for r in product(range(1, 7), repeat=4))  # type: ignore[operator]
+        want = {v: Fraction(c, 6**4) for v, c in counts.items()}
+        assert rs.distribution("s", k=k).value("top").fractions() == want
+
+
+def test_each_reads_a_die_total_as_face() -> None:
+    text = KEEP.replace(
+        "        each_die:\n", "        each: \"'big' if face >= 15 else 'small'\"\n        each_die:\n"
+    ).replace("total: sum(highest(kept, keep))", "total: count(kept, 'big')")
+    text = text.replace("'huge' if total >= 30 else 'high' if total >= 20 else", "'high' if total >= 1 else")
+    rs = engine.load(text.replace("checks:\n", "scales:\n  size: [small, big]\nchecks:\n", 1))
+    # a die reaches 15 with a 10 and then 5 or more: 6/100; one of two dice, 1 - (94/100)**2
+    assert rs.distribution("keep", dice=2).probability("high") == 1 - Fraction(94, 100) ** 2
+    r = rs.roll("keep", dice=2, forced={"kept": [10, 6, 9]})
+    assert r.values["total"] == 1 and sorted(r.rolled["kept"].items) == ["small", "big"]
