@@ -80,6 +80,19 @@ def _summed_step(state: Any, value: Any, count: int, args: tuple[Any, ...]) -> A
     return (room - take, total + value * take) if take else state
 
 
+def _kept_sum(name: str, order: int) -> Fold:
+    """`sum(highest(p, k))` (`order` 1) or `sum(lowest(p, k))` (-1) as one fold over (room left,
+    sum so far), the readings given in that order: settled once the k are kept."""
+    return Fold(
+        name,
+        lambda a: (a[0], 0),
+        _summed_step,
+        lambda s, a: normalize(s[1]),
+        lambda s, left: left == 0 or s[0] == 0,
+        order,
+    )
+
+
 def _majority_key(value: Any, count: int, order: tuple[Any, ...]) -> tuple[Any, ...]:
     """Most dice first; among ties, earlier in `order`, then the lowest reading."""
     if value in order:
@@ -177,22 +190,8 @@ FOLDS: dict[str, Fold] = {
         Fold("worst", lambda a: None, _extreme(min), _empty("worst")),
         Fold("max", lambda a: None, _extreme(max), _empty("max")),
         Fold("min", lambda a: None, _extreme(min), _empty("min")),
-        Fold(
-            "highest_sum",
-            lambda a: (a[0], 0),
-            _summed_step,
-            lambda s, a: normalize(s[1]),
-            lambda s, left: left == 0 or s[0] == 0,
-            1,
-        ),
-        Fold(
-            "lowest_sum",
-            lambda a: (a[0], 0),
-            _summed_step,
-            lambda s, a: normalize(s[1]),
-            lambda s, left: left == 0 or s[0] == 0,
-            -1,
-        ),
+        _kept_sum("highest_sum", 1),
+        _kept_sum("lowest_sum", -1),
         Fold(
             "majority",
             lambda a: None,
