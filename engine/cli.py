@@ -1404,7 +1404,7 @@ def _character(spec: str) -> tuple[str, dict[str, str]]:
         raise InputError(
             [Diagnostic("RC407", f"character '{spec}' has no name (NAME[:KEY=VALUE,...])", None)]
         )
-    return name.strip(), params
+    return name, params  # as written, as every front end takes a name (a padded one is RC410)
 
 
 def _open(args: argparse.Namespace, store: Store) -> Campaign:

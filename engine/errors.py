@@ -255,5 +255,6 @@ def no_value(check: str, name: str, names: Iterable[str], unrolled: Collection[s
         hint = f"values for these inputs: {', '.join(names) or 'none'}"
     else:
         message = f"check '{check}' has no number, true/false or scale value '{name}'"
-        hint = did_you_mean(str(name), names) or f"values: {', '.join(names) or 'none'}"
+        # a name an auto rule left out is still one the check has: a misspelling of it is near
+        hint = did_you_mean(str(name), [*names, *unrolled]) or f"values: {', '.join(names) or 'none'}"
     return InputError([Diagnostic("RC402", message, None, hint)])

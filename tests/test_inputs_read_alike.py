@@ -149,3 +149,16 @@ def test_a_name_is_taken_as_written_everywhere(cli: Any, tmp_path: Path) -> None
     )
     assert r.code == 0, r.err  # a value's spaces are left out, as from Python: " high" is high
     assert RULES.distribution("shot", grade=" high ", aimed=" yes").inputs["grade"].name == "high"
+
+
+def test_a_character_s_name_on_the_command_line_is_taken_as_written(cli: Any, tmp_path: Path) -> None:
+    """Review: `campaign join k ' al :armour=1'` joined 'al' (the command line stripped the name)
+    where Python and HTTP refuse a padded name; the spaces around a list's parts stay layout."""
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "k", "castle").code == 0
+    padded = cli("campaign", "--db", db, "join", "k", " al :armour=1")
+    assert padded.code == 1 and "RC410" in padded.err and "' al '" in padded.err, padded.err
+    laid_out = cli("campaign", "--db", db, "join", "k", "bo: armour=1, shield=true")
+    assert laid_out.code == 0, laid_out.err
+    party = cli("scene", "prob", "castle", "shootout", "--party", " you:quick=1")
+    assert party.code == 1 and "RC907" in party.err and "' you'" in party.err, party.err

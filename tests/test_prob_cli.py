@@ -238,6 +238,9 @@ def test_a_value_an_auto_rule_left_unrolled_is_said_so_everywhere(cli, tmp_path:
         assert "    shot:\n    ^^^^\n" in r.err and "hint: values for these inputs: near\n" in r.err
     r = cli("prob", str(path), "shot", "-i", "point_blank=true", "--value", "nope")
     assert "error RC402: check 'shot' has no number, true/false or scale value 'nope'" in r.err
+    # review: a misspelling of a value the auto rule left out still gets its "did you mean"
+    r = cli("prob", str(path), "shot", "-i", "point_blank=true", "--value", "damag")
+    assert "has no number, true/false or scale value 'damag'" in r.err and "did you mean 'damage'?" in r.err
     assert cli("prob", str(path), "shot", "--value", "total").code == 0
     rs = engine.load(path)
     dist = rs.distribution("shot", point_blank=True)

@@ -122,3 +122,16 @@ def test_a_range_is_written_as_the_language_writes_it_in_json(cli: Any, tmp_path
     assert json.loads(r.out)["values"]["rg"] == "1..3"
     r = cli("test", str(file))
     assert r.code == 0, r.out + r.err  # an example expects a range as it is written
+
+
+def test_a_value_too_large_to_print_is_shown_without_raising() -> None:
+    """Review: a container holding a whole number past Python's 4,300 digits for text (refused
+    by JSON, then by `repr`) raised a bare ValueError from `shown`, so `roll(inputs={'skill':
+    [10**5000]})` was no InputError."""
+    for value in ([10**5000], {"a": 10**5000}, (1, 10**5000)):
+        text = shown(value)
+        assert "too large to show" in text and len(text) < 60, text
+    for value in ([10**5000], {"a": 10**5000}):
+        with pytest.raises(InputError) as caught:
+            RULES.roll("c", random.Random(1), inputs={"x": value})
+        assert caught.value.diagnostics[0].code == "RC404", caught.value

@@ -199,7 +199,10 @@ def _json_text(value: Any) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError, RecursionError):  # keys that are not text, a cycle, a deep nest
-        return repr(value)
+        try:
+            return repr(value)
+        except (ValueError, RecursionError):  # a number past Python's 4,300 digits inside it
+            return f"(a {type(value).__name__} too large to show)"
     return text.encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate escaped
 
 
