@@ -159,6 +159,14 @@ def test_forced_dice_are_each_die_in_turn_with_its_own_explosions() -> None:
     with pytest.raises(engine.InputError) as caught:
         rs.roll("keep", forced={"kept": [10, 3, 7, 5, 2]})
     assert caught.value.diagnostics[0].code == "RC405"
+    # review: a shortfall counts the dice still to roll, and the example it gives is enough
+    for given, needed in (([10, 3], 6), ([10, 10, 10, 6], 8)):
+        with pytest.raises(engine.InputError) as caught:
+            rs.roll("keep", forced={"kept": given})
+        [d] = caught.value.diagnostics
+        assert d.code == "RC405" and f"needs at least {needed}," in d.message, d.message
+        assert d.advice is not None
+        assert rs.roll("keep", forced={"kept": [int(v) for v in d.advice.values]}).outcome is not None
 
 
 def test_limits_hold() -> None:

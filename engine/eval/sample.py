@@ -69,6 +69,9 @@ class _Source:
         self.drawn: dict[str, list[Any]] = {}
         self.forced: dict[str, list[Any]] = {}
         self.given: dict[str, list[Any]] = {}
+        self.to_come: dict[str, int] = {}
+        """Per randomizer, its dice not rolled yet after the one rolling now (an `each_die`
+        pool's, rolled die by die): a shortfall of forced faces counts them too."""
         if not forced:
             return
         self.spans = {r.name: r.span for r in check.roll}
@@ -146,7 +149,7 @@ class _Source:
         chits = isinstance(r, Draw)
         given = [str(getattr(v, "name", v)) if chits else shown(v) for v in self.given.get(r.name, [])]
         before = len(self.drawn.get(r.name, []))
-        needed = before + n
+        needed = before + n + self.to_come.get(r.name, 0)
         why = ""
         if before:
             why = (
@@ -821,7 +824,13 @@ class _Roller:
         as a die with triggers, its steps and its total traced, then the pool of the totals."""
         n = roll_count(r.count, env, r, self.ctx.limits)
         die = concrete(own, env, self.ctx.caches)
-        totals = [self.procedure(i, dice, env, die, own, None, 0) for _ in range(n)]
+        source = self.source
+        forcing = r.name in source.forced
+        totals = []
+        for k in range(n):
+            if forcing:  # forced faces that run out count the dice still to roll too
+                source.to_come[r.name] = n - 1 - k
+            totals.append(self.procedure(i, dice, env, die, own, None, 0))
         value = read_faces(r, env, totals)
         if self.announced:
             self.trace.append(_roll_step(r, value, self.source))
