@@ -79,11 +79,6 @@ def _mismatch(want: T.Type, t: T.Type, node: ast.Node) -> Problem:
     return problem("RC304", f"expected {want} here, but this is {t}", node.span, hint)
 
 
-_CONSTANT = re.compile(r"_k[0-9]+")
-"""Generated source that is one of the emitter's constants (`codegen.Emitter.const`): a folded
-constant other than a whole number (which is written as its digits)."""
-
-
 def _later(scope: Mapping[str, T.Type]) -> frozenset[str]:
     return scope.later if isinstance(scope, BeforeTheRoll) else frozenset()
 
@@ -278,7 +273,8 @@ class Expressions:
                     big = f"_mul(_p, 1, {k(node.span)})"
                     return T.NUM, f"(_p if _type(_p := {a} * {b}) is _int and -_B < _p < _B else {big})"
                 if op == "**" and not ast.names(right):  # a constant exponent: whole, or refused now
-                    power = self.unit.emit.namespace.get(b) if _CONSTANT.fullmatch(b) else None
+                    # a folded constant's value by its name; None for digits or unfolded source
+                    power = self.unit.emit.namespace.get(b)
                     if isinstance(power, Fraction) and power.denominator != 1:
                         raise problem(
                             "RC304",
