@@ -349,3 +349,34 @@ def test_each_reads_a_die_total_as_face() -> None:
     assert rs.distribution("keep", dice=2).probability("high") == 1 - Fraction(94, 100) ** 2
     r = rs.roll("keep", dice=2, forced={"kept": [10, 6, 9]})
     assert r.values["total"] == 1 and sorted(r.rolled["kept"].items) == ["small", "big"]
+
+
+# -- the work a pool of long weights is charged ----------------------------------------------------
+
+
+def _charged(scale: int, n: int, folds: tuple[tuple[object, ...], ...]) -> int:
+    """The units `weighted_pool` charges for `n` dice showing 1..12, each face weighed `scale`
+    times its face (one distribution whatever `scale` is: only the numbers' lengths differ)."""
+    from engine.eval.tables import weighted_pool
+    from engine.runtime.work import Work, working
+
+    dice = [((face, 0), face * scale) for face in range(1, 13)]
+    total = sum(w for _, w in dice)
+    with working(Work(10**12)) as work:
+        weighted_pool(dice, total, n, folds, 10**9, None)
+    return work.used
+
+
+@pytest.mark.parametrize("folds,n", [((("highest_sum", 3),), 60), ((("highest_sum", 3), ("count",)), 20)])
+def test_a_fold_over_long_weights_is_charged_for_their_length(
+    folds: tuple[tuple[object, ...], ...], n: int
+) -> None:
+    """Each die of an `each_die` pool is weighed over its own chain's total (10^16 for an
+    exploding d10), so a pool of 100 such dice multiplies numbers of thousands of digits: the fold
+    had charged a unit a step whatever their length, and a budget of 2 s (the default 2,000,000
+    units) ran 9 s at 100 dice and 52 s at 400 before it was used up. The same pool with each
+    weight times 10^60 (the same distribution) is now charged for its numbers' length, with one
+    fold (`_folded_one`) or two (`_folded`); with short weights nothing changes."""
+    short, long = _charged(1, n, folds), _charged(10**60, n, folds)
+    assert long > 15 * short, (short, long)
+    assert _charged(1, n, folds) == short  # the charge is the same from run to run

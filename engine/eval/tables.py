@@ -20,7 +20,7 @@ from ..runtime.folds import FOLDS, Summary, in_order
 from ..runtime.limits import enforce, roll_count
 from ..runtime.multisets import compositions, kind_multisets
 from ..runtime.rules import concrete, die_readings, face_readings, folds_for
-from ..runtime.work import meter
+from ..runtime.work import meter, product_units
 from .dist import Dist
 
 
@@ -279,9 +279,14 @@ def _folded(
     for index, (value, weight) in enumerate(categories):
         rest = categories[index + 1 :]
         rest_weight = sum(w for _, w in rest)
+        rest_bits = rest_weight.bit_length()
         nxt: dict[tuple[Any, ...], int] = {}
         for (left, *partial), w in states.items():
-            work.charge(left + 1)
+            # a step per die count, each a product of whole numbers that grow with the dice (the
+            # state's weight by the ways; once settled, by the ways of the dice left too: below)
+            w_bits = w.bit_length() + left * (weight.bit_length() + 1)
+            work.charge((left + 1) * (1 + product_units(w_bits, w_bits)))
+            settled_bits = 0
             choices = range(left, left + 1) if not rest else range(left + 1)
             for c in choices:
                 if without_replacement:
@@ -308,9 +313,12 @@ def _folded(
                     )
                     key = (0, *new)
                     done[key] = done.get(key, 0) + w * grow * ways
+                    settled_bits += remaining * rest_bits
                     continue
                 key = (remaining, *new)
                 nxt[key] = nxt.get(key, 0) + w * grow
+            if settled_bits:  # the ways of the dice left: a power and a product, each as long
+                work.charge(2 * product_units(w_bits, settled_bits))
         states = nxt
     for key, w in states.items():
         done[key] = done.get(key, 0) + w
@@ -345,16 +353,25 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
         rest_weight = sum(w for _, w in categories[index + 1 :])
         powers = [weight**c for c in range(n + 1)]
         rest_powers = [rest_weight**r for r in range(n + 1)]
+        rest_bits = [p.bit_length() for p in rest_powers]
         ways: dict[int, list[int]] = {}  # per dice left, the ways to take c of them, by c
+        ways_bits: dict[int, int] = {}  # per dice left, the bits of the ways, all c together
+        longest: dict[int, int] = {}  # per dice left, the bits of the most ways
         steps: dict[Any, list[Any]] = {}  # per leader, where c more dice of this category take it
         calm: dict[Any, list[bool]] = {}  # per leader, whether it is settled with r dice left, by r
         nxt: dict[tuple[int, Any], int] = {}
         get = nxt.get
         for (left, partial), w in states.items():
-            work.charge(left + 1)
             grows = ways.get(left)
             if grows is None:
                 grows = ways[left] = [comb(left, c) * powers[c] for c in range(left + 1)]
+                sizes = [g.bit_length() for g in grows]
+                ways_bits[left], longest[left] = sum(sizes), max(sizes)
+            # a step per die count, each a product of whole numbers that grow with the dice (the
+            # state's weight by the ways; once settled, by the ways of the dice left too: below)
+            w_bits = w.bit_length()
+            work.charge(left + 1 + product_units(w_bits, ways_bits[left]))
+            settled_bits = 0
             moved: list[Any] | None = None
             if reuse and not last:  # the last category takes every die left: one step a state
                 moved = steps.get(partial)
@@ -384,9 +401,12 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
                         # Whatever the other dice show, the statistic stays: count their ways at once.
                         k = (0, new)
                         done[k] = done.get(k, 0) + w * grows[c] * rest_powers[remaining]
+                        settled_bits += rest_bits[remaining]
                         continue
                 k = (remaining, new)
                 nxt[k] = get(k, 0) + w * grows[c]
+            if settled_bits:
+                work.charge(product_units(w_bits + longest[left], settled_bits))
         states = nxt
     for k, w in states.items():
         done[k] = done.get(k, 0) + w
