@@ -193,6 +193,15 @@ class LimitError(RulecraftError):
     """An evaluation would exceed a limit the embedder set."""
 
 
+class BoundError(LimitError):
+    """A value past a bound the language fixes, which no `Limits` raises: a number of more than
+    `MAX_COMPUTED_DIGITS` digits computed while a check runs, a die whose faces, read from
+    inputs, number more than 1000. It stays `RC503` and a `LimitError` (what catches one catches
+    it), but it is the ruleset's and its inputs', not a budget's: the linter reports it for an
+    allowed input as a failure (`RC808`), as it does a division by zero, not as work it left
+    out (`RC809`)."""
+
+
 class DeadlineError(LimitError):
     """The request's deadline (`Limits.deadline`) passed before it ended: a limit of time, not of
     work, which a server answers with 504."""

@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..compiled import compile_kept
-from ..errors import MAX_COMPUTED_DIGITS, Diagnostic, EvalError, LimitError, limit_advice
+from ..errors import MAX_COMPUTED_DIGITS, BoundError, Diagnostic, EvalError, LimitError, limit_advice
 from ..frozen import replace
 from ..model.types import Type
 from ..model.values import Multi, Symbol, normalize
@@ -61,8 +61,9 @@ def _bounded(p: Any, span: Span | None) -> Any:
     raise _too_big(span)
 
 
-def _too_big(span: Span | None) -> LimitError:
-    return LimitError(
+def _too_big(span: Span | None) -> BoundError:
+    """RC503 for a number past the bound of computed numbers: a bound no `Limits` raises."""
+    return BoundError(
         [
             Diagnostic(
                 "RC503",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from ..errors import Diagnostic, EvalError, InputError, LimitError
+from ..errors import BoundError, Diagnostic, EvalError, InputError
 from ..frozen import replace
 from ..model.ruleset import Check, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Redrawn, redraws_key, show
@@ -159,7 +159,7 @@ def _concrete(r: R, value: Any) -> R:
         values = (value,)
     count = max(0, values.stop - values.start) if isinstance(values, range) else len(values)
     if count > MAX_FACES:  # a range's size is worked out, never listed (nor len(): it may overflow)
-        raise LimitError(
+        raise BoundError(
             [
                 Diagnostic(
                     "RC503",

@@ -27,8 +27,8 @@ the same per-randomizer distributions)
   RC804  a declared outcome that something names but that has probability 0 for every
          allowed input (warning; the probability-aware finding; a note when only part of
          the inputs' combinations was run)
-  RC808  evaluation fails for an allowed input: division by zero, a pool of -1 dice, ...
-         (error)
+  RC808  evaluation fails for an allowed input: division by zero, a pool of -1 dice, a
+         number past 1000 digits (RC503, a bound no limit raises: `BoundError`), ... (error)
   RC809  a check the linter could not analyse fully within its budget (warning; `--strict`
          leaves it a warning, since the ruleset is not wrong, only too large to enumerate)
 

@@ -27,7 +27,7 @@ from .cost import cost
 from .evaluate import exact_distribution
 from .grid import grid
 from .lasting import state_table_gaps
-from .probe import FAIL, GAP, CheckRun, Probe, TableCalls
+from .probe import FAIL, GAP, CheckRun, Probe, TableCalls, spent
 from .report import Report, note
 from .static import table_nodes, tables_reached
 from .tables import table_rule_findings
@@ -136,11 +136,11 @@ class Analysis:
             self.tables.gap = None
             try:
                 env = before_roll(check, bound)
-            except LimitError as exc:
-                run.skipped.append((combo, exc.diagnostics[0].message))
-                continue
             except RulecraftError as exc:
-                probe.failed(exc, dict(bound), None, before=True)
+                if spent(exc):
+                    run.skipped.append((combo, exc.diagnostics[0].message))
+                else:
+                    probe.failed(exc, dict(bound), None, before=True)
                 continue
             try:
                 fired = _auto(check, env, run, probe)
@@ -255,15 +255,15 @@ class Analysis:
             )
             if truncated > run.truncated[0]:
                 run.truncated = (truncated, dict(combo))
-        except LimitError as exc:
+        except RulecraftError as exc:
+            if not spent(exc):
+                probe.failed(exc, env, None)
+                return False
             if policy == "optimal" and exc.diagnostics[0].code == "RC505":
                 return True  # no best play on a chain that returns: `optimal` is no way to play it
             reason = self._share_spent(exc, share, check_left)
             run.skipped.append((combo, reason))
             run.over_work |= share.used > share.limit and reason == exc.diagnostics[0].message
-            return False
-        except RulecraftError as exc:
-            probe.failed(exc, env, None)
             return False
         finally:
             run.work += share.used
@@ -315,9 +315,9 @@ def _auto(check: Check, env: dict[str, Any], run: CheckRun, probe: Probe) -> Any
     for i, rule in enumerate(check.auto):
         try:
             hit = rule.when is None or bool(rule.when.run(env))
-        except LimitError:
-            raise  # not a failure of the rules: the analysis's budget
         except RulecraftError as exc:
+            if spent(exc):
+                raise  # not a failure of the rules: the analysis's budget
             if first is None:
                 probe.failed(exc, env, None, before=True)
                 return FAIL
@@ -329,9 +329,9 @@ def _auto(check: Check, env: dict[str, Any], run: CheckRun, probe: Probe) -> Any
             run.auto_fired.add(i)
             try:
                 value = rule.then.run(env)
-            except LimitError:
-                raise
             except RulecraftError as exc:
+                if spent(exc):
+                    raise
                 probe.failed(exc, env, None, before=True)
                 return FAIL
         else:

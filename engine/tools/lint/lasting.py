@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
-from ...errors import Diagnostic, EvalError, LimitError, RulecraftError
+from ...errors import Diagnostic, RulecraftError
 from ...expr import ast
 from ...expr.printer import to_text
 from ...model.ruleset import Expr, InputSpec, RulesetModel
@@ -32,6 +32,7 @@ from ...model.state import Counter, Derived, StateModel
 from ...model.values import show
 from ...runtime.work import meter
 from ...syntax.document import Document
+from .probe import spent
 from .static import walk
 
 COMBINATIONS = 10_000
@@ -88,10 +89,10 @@ def _gap(model: RulesetModel, table: str, args: tuple[Any, ...]) -> tuple[str, s
     division by zero is not a gap, and is the checks' to report)."""
     try:
         model.tables[table].run(*args)
-    except LimitError:
-        raise  # the linter's budget, not the rules
-    except EvalError as exc:
+    except RulecraftError as exc:
         d = exc.diagnostics[0]
+        if spent(exc):
+            raise  # the linter's budget, not the rules
         if d.code != "RC501":
             return None
         failed = next(
@@ -99,8 +100,6 @@ def _gap(model: RulesetModel, table: str, args: tuple[Any, ...]) -> tuple[str, s
         )
         matched = (d.hint or "").partition("nothing matched ")[2]
         return failed, matched
-    except RulecraftError:
-        return None
     return None
 
 

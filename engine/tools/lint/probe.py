@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeGuard
 
-from ...errors import Diagnostic, EvalError, RulecraftError
+from ...errors import BoundError, Diagnostic, EvalError, LimitError, RulecraftError
 from ...model.ruleset import Check, Rule, RulesetModel
 from ...model.values import Redrawn, redraws_key
 from ...runtime.rules import with_dice
@@ -46,6 +46,14 @@ class Marker:
 
 GAP = Marker("falls through")
 FAIL = Marker("fails")
+
+
+def spent(exc: RulecraftError) -> TypeGuard[LimitError]:
+    """Whether `exc` is a budget or a bound the embedder set, so that what it stopped is left out
+    (RC809), rather than a failure of the rules for these inputs (RC808). A `BoundError` (a
+    number of more than 1000 digits, a die of more than 1000 faces) is the ruleset's own: no
+    budget or `Limits` lets the roll through, as none lets a division by zero through."""
+    return isinstance(exc, LimitError) and not isinstance(exc, BoundError)
 
 
 @dataclass
@@ -150,7 +158,7 @@ class Probe:
         self.tables.gap = None
         try:
             key = self.program(env, *dice)
-        except EvalError as exc:
+        except (EvalError, BoundError) as exc:
             return self.failed(exc, env, dice)
         fired = key[1]
         if fired >= 0 and fired not in self.fired:
