@@ -559,3 +559,104 @@ def test_a_key_that_is_no_name_in_a_check_example_is_rc702_said_as_written(
     [d] = caught.value.diagnostics
     assert (d.code, d.message) == ("RC702", f"example gives {written} where a name is wanted")
     assert d.span is not None and line[d.span.col - 1 :].startswith(f"{written}:")
+
+
+TALLIED = """\
+rulecraft: 1
+name: t
+checks:
+  c:
+    roll: {d: {die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if d >= 4 else 'lo'"
+state:
+  shared:
+    lamps: {tally: [lit, dark], start: {lit: 2}}
+    alarms: {counter: 0, min: 0}
+    loud: {derived: "alarms * 2"}
+  each:
+    wounds: {tally: [graze, cut]}
+  examples:
+    - name: x
+      characters: {ann: {}}
+      start: {shared: {lamps: {lit: 1, dark: 1}, alarms: 1}, characters: {ann: {wounds: {graze: 1}}}}
+      steps: [{act: wound, character: ann}]
+      expect: {shared: {lamps: {lit: 1, dark: 1}, loud: 2}, characters: {ann: {wounds: {graze: 2, cut: 0}}}}
+actions:
+  wound:
+    by: character
+    effects:
+      - {add: {wounds: {graze: 1}}}
+"""
+
+
+def test_the_tallied_base_passes() -> None:
+    assert all(r.passed for r in run_examples(engine.load(TALLIED, name="t.yaml")))
+
+
+@pytest.mark.parametrize(
+    ("place", "written", "tally", "near"),
+    [
+        ("start: {shared: {lamps: {lit: 1, dark: 1}", "drak", "lamps", "dark"),
+        ("characters: {ann: {wounds: {graze: 1}}}}", "grze", "wounds", "graze"),
+        ("expect: {shared: {lamps: {lit: 1, dark: 1}", "lti", "lamps", "lit"),
+        ("characters: {ann: {wounds: {graze: 2, cut: 0}}}}", "cat", "wounds", "cut"),
+    ],
+)
+def test_a_tally_member_a_state_example_misspells_is_rc702_at_the_key(
+    place: str, written: str, tally: str, near: str
+) -> None:
+    """A member a tally does not have, in a state example's `start:` or `expect:`, had loaded:
+    expected at a count of 0 (`cut: 0` misspelt `cat: 0`) it passed unseen, and otherwise it
+    failed at the example's run. It is RC702 at the key when the ruleset loads, as an unknown
+    item is, with the nearest member."""
+    text = TALLIED.replace(place, place.replace(f"{near}:", f"{written}:", 1), 1)
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text, name="t.yaml")
+    [d] = caught.value.diagnostics
+    assert (d.code, d.message) == ("RC702", f"example names no member of tally '{tally}': '{written}'")
+    assert d.hint == f"did you mean '{near}'?"
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if f"{written}:" in t)
+    assert d.span is not None and d.span.line == line
+    assert text.splitlines()[line - 1][d.span.col - 1 :].startswith(f"{written}:")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said", "at"),
+    [
+        (
+            "{lit: 1, dark: 1}, alarms: 1}",
+            "{lit: 1, 1: 1}, alarms: 1}",
+            "example gives 1 where a name is wanted",
+            "1: 1",
+        ),
+        ("loud: 2}", "loud: {x: 2}}", "example gives derived value 'loud' counts of members", "x: 2"),
+        ("alarms: 1}", "alarms: {lit: 1}}", "example gives counter 'alarms' counts of members", "lit: 1}}"),
+        (
+            "{lamps: {lit: 1, dark: 1}, loud",
+            "{lamps: 2, loud",
+            "example gives tally 'lamps' 2, not counts",
+            "2, loud",
+        ),
+        (
+            "alarms: 1}",
+            "alarms: 1, loud: 2}",
+            "example starts derived value 'loud', which is worked out",
+            "loud: 2}, ch",
+        ),
+    ],
+)
+def test_a_value_not_of_its_items_form_in_a_state_example_is_rc702(
+    old: str, new: str, said: str, at: str
+) -> None:
+    """A tally's member that is no name, counts given a counter or a derived value, a number
+    given a tally, and a derived value started (it is never stored: the start had been written
+    into the state beside the items) are RC702 at load, where they are written."""
+    text = TALLIED.replace(old, new, 1)
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text, name="t.yaml")
+    [d] = caught.value.diagnostics
+    assert d.code == "RC702" and d.message.startswith(said), d.message
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if new in t)
+    assert d.span is not None and d.span.line == line
+    assert text.splitlines()[line - 1][d.span.col - 1 :].startswith(at), d.span

@@ -49,6 +49,12 @@ STEP_KEYS = {
 """The keys a state example's step of each kind takes (docs/language.md, State examples)."""
 STEP_WORDS = {"act": "an act step", "begin": "a begin step", "join": "a join step", "undo": "an undo step"}
 
+_UNKNOWN_ITEM = {
+    "shared": "a shared item this ruleset does not have",
+    "each": "an item characters do not have",
+}
+"""What a state example's `start:` or `expect:` names when the item it names is not there."""
+
 CHARACTER = "character"
 """What an example's key names when it names a character, whose name is any text (`kept_name`)."""
 
@@ -519,45 +525,26 @@ class StateCompiler:
                 self._example_name(at + (key,), key, what, known)
         spans: dict[tuple[str, ...], Any] = {}
         start = raw.get("start") or {}
-        for name in start.get("shared") or {}:
-            if name not in shared and name not in self.unmade["shared"]:  # an unmade item's error is its own
-                raise problem(
-                    "RC702",
-                    f"example starts a shared item this ruleset does not have: '{name}'",
-                    self.span(path + ("start", "shared", name), True),
-                    did_you_mean(str(name), shared),
-                )
-        for who, items in (start.get("characters") or {}).items():
-            for name in items:
-                if name not in each and name not in self.unmade["each"]:
-                    raise problem(
-                        "RC702",
-                        f"example starts an item characters do not have: '{name}'",
-                        self.span(path + ("start", "characters", who, name), True),
-                        did_you_mean(str(name), each),
-                    )
         expect = raw.get("expect") or {}
-        for name in expect.get("shared") or {}:
-            at = path + ("expect", "shared", name)
-            if name not in shared and name not in self.unmade["shared"]:  # an unmade item's error is its own
-                raise problem(
-                    "RC702",
-                    f"example expects a shared item this ruleset does not have: '{name}'",
-                    self.span(at, True),
-                    did_you_mean(str(name), shared),
-                )
-            spans[("shared", str(name))] = self.span(at, True)
-        for who, items in (expect.get("characters") or {}).items():
-            for name in items:
-                at = path + ("expect", "characters", who, name)
-                if name not in each and name not in self.unmade["each"]:
-                    raise problem(
-                        "RC702",
-                        f"example expects an item characters do not have: '{name}'",
-                        self.span(at, True),
-                        did_you_mean(str(name), each),
-                    )
-                spans[("characters", str(who), str(name))] = self.span(at, True)
+        for part, written_part, verb in (("start", start, "starts"), ("expect", expect, "expects")):
+            places: list[tuple[PathKey, Any, str]] = [(("shared",), written_part.get("shared"), "shared")]
+            for who, items in (written_part.get("characters") or {}).items():
+                places.append((("characters", who), items, "each"))
+            for place, items, owner in places:
+                declared = shared if owner == "shared" else each
+                for name, value in (items or {}).items():
+                    here = path + (part, *place, name)
+                    if part == "expect":
+                        spans[(*map(str, place), str(name))] = self.span(here, True)
+                    if name in declared:
+                        self._example_value(here, declared[name], value, verb)
+                    elif name not in self.unmade[owner]:  # an unmade item's error is its own
+                        raise problem(
+                            "RC702",
+                            f"example {verb} {_UNKNOWN_ITEM[owner]}: '{name}'",
+                            self.span(here, True),
+                            did_you_mean(str(name), declared),
+                        )
         refused = raw.get("refused")
         if refused is not None:
             spans[("refused",)] = self.span(path + ("refused",))
@@ -572,6 +559,39 @@ class StateCompiler:
             spans=spans,
             span=self.span(path),
         )
+
+    def _example_value(self, at: PathKey, item: Item, value: Any, verb: str) -> None:
+        """RC702 unless the value a state example's `start:` or `expect:` gives `item` is of its
+        form: a tally's counts, keyed by its members (a misspelt one had passed unseen at a count
+        of 0), a counter's or derived value's no such counts, and no derived value started (it is
+        worked out from the state, never stored)."""
+        if isinstance(item, Derived) and verb == "starts":
+            raise problem(
+                "RC702",
+                f"example starts derived value '{item.name}', which is worked out from the state, "
+                "never stored",
+                self.span(at, True),
+                "start the items it is worked out from",
+            )
+        if isinstance(item, Tally):
+            if not isinstance(value, dict):
+                raise problem(
+                    "RC702",
+                    f"example gives tally '{item.name}' {written(self.span(at)) or repr(value)}, "
+                    "not counts of its members",
+                    self.span(at),
+                    f"give a count for each member named: {{{item.scale.names[0]}: 1}}",
+                )
+            for member in value:
+                self._example_name(at + (member,), member, f"member of tally '{item.name}'", item.scale.names)
+        elif isinstance(value, dict):
+            kind = "counter" if isinstance(item, Counter) else "derived value"
+            raise problem(
+                "RC702",
+                f"example gives {kind} '{item.name}' counts of members, which only a tally has",
+                self.span(at + (next(iter(value)),), True) if value else self.span(at, True),
+                f"a {kind} is one value: {item.name}: VALUE",
+            )
 
     def _example_names(
         self, path: PathKey, raw: dict[str, Any], checks: Mapping[str, Check]
