@@ -660,3 +660,69 @@ def test_a_value_not_of_its_items_form_in_a_state_example_is_rc702(
     line = next(i for i, t in enumerate(text.splitlines(), 1) if new in t)
     assert d.span is not None and d.span.line == line
     assert text.splitlines()[line - 1][d.span.col - 1 :].startswith(at), d.span
+
+
+UNFORCED = """\
+rulecraft: 1
+name: u
+checks:
+  shot:
+    inputs:
+      point_blank: {type: bool, default: false}
+    auto:
+      - {when: point_blank, then: hit}
+    roll: {d: {die: 10}}
+    outcomes: [miss, hit]
+    outcome: "'hit' if d >= 6 else 'miss'"
+  volley:
+    inputs:
+      n: {type: int, min: 0, max: 3, default: 0}
+    roll: {p: {pool: n, die: 6}}
+    outcomes: [miss, hit]
+    outcome: "'hit' if count(p) == 0 else 'miss'"
+state:
+  shared:
+    hits: {counter: 0, min: 0, max: 1}
+  examples:
+    - name: x
+      steps: [STEP]
+      expect: {shared: {hits: 1}}
+actions:
+  fire:
+    inputs:
+      close: {type: bool, default: false}
+    roll: {check: shot, inputs: {point_blank: close}}
+    effects:
+      - {add: {hits: 1}}
+  volley:
+    roll: {check: volley, inputs: {n: 0}}
+    effects:
+      - {add: {hits: 1}}
+"""
+
+
+@pytest.mark.parametrize(
+    "step",
+    ["{act: fire, inputs: {close: true}}", "{act: volley}", "{act: fire, inputs: {close: true}, dice: {}}"],
+)
+def test_a_state_example_step_whose_roll_takes_no_die_needs_no_dice(step: str) -> None:
+    """An act step whose roll an auto rule decides, or whose pool has no dice, rolls nothing, so
+    nothing holds by chance: it had been refused without `dice:` ("rolls, but the step forces no
+    dice"), where a check's example of the same roll needs none."""
+    [outcome] = run_examples(engine.load(UNFORCED.replace("STEP", step), name="u.yaml"))
+    assert outcome.passed, [d.render() for d in outcome.problems]
+
+
+@pytest.mark.parametrize("dice", ["", ", dice: {}"])
+def test_a_die_a_state_example_step_does_not_force_fails_it_before_the_effects(dice: str) -> None:
+    """A die the roll takes but the step does not force fails the example (RC701) as it is rolled:
+    the effects after it never run, so a refusal they make cannot meet the example's `refused:`
+    by chance (with `dice: {}` the seed's roll went on to the effects, whose refusal passed)."""
+    text = UNFORCED.replace("STEP", "{act: fire, inputs: {close: false}" + dice + "}")
+    text = text.replace("expect: {shared: {hits: 1}}", "start: {shared: {hits: 1}}\n      refused: RC906")
+    [outcome] = run_examples(engine.load(text, name="u.yaml"))
+    [d] = outcome.problems
+    assert d.code == "RC701" and "action 'fire' rolls 'd', but the step does not force it" in d.message, (
+        d.message
+    )
+    assert d.hint == "give every die or draw its roll takes under 'dice:'"

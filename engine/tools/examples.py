@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..api import Ruleset
-from ..errors import UNROLLED, Diagnostic, RulecraftError
+from ..errors import UNROLLED, Diagnostic, InputError, RulecraftError
 from ..frozen import frozen
 from ..model.ruleset import Check, Example, Expectation
 from ..model.state import StateExample
@@ -137,44 +137,40 @@ def run_state_example(rs: Ruleset, ex: StateExample) -> Outcome:
 
 def _step(rs: Ruleset, campaign: Campaign, step: Mapping[str, Any]) -> None:
     if "act" in step:
+        given = dict(step.get("dice") or {})
         action = rs.model.state.actions[str(step["act"])] if rs.model.state else None
-        dice = step.get("dice")
-        if action is not None and action.roll is not None and "dice" not in step:
-            raise RulecraftError(
-                [
-                    Diagnostic(
-                        "RC701",
-                        f"action '{step['act']}' rolls, but the step forces no dice: "
-                        "it would hold only by chance",
-                        None,
-                        "give the dice its roll takes under 'dice:'",
-                    )
-                ]
-            )
-        acted = campaign.act(
-            str(step["act"]),
-            step.get("character"),
-            forced=dice,
-            seed=0,
-            policy=str(step.get("policy", "always")),
-            others={str(k): str(v) for k, v in (step.get("others") or {}).items()},
-            inputs=dict(step.get("inputs") or {}),
+        check = rs.checks.get(action.roll.check) if action is not None and action.roll else None
+        # every die or draw the step leaves out is forced to take none: one the roll takes fails
+        # as it is rolled, before an effect could refuse the action by chance, and a roll that
+        # takes none (an auto rule decides, a pool of no dice) needs no dice given
+        forced: dict[str, Any] = (
+            {r.name: [] for r in check.roll if r.name not in given} if check is not None else {}
         )
-        given = dict(dice or {})
-        drew = acted.result.drawn if acted.result else {}
-        loose = [n for n, faces in drew.items() if faces and n not in given]
-        if loose:  # the step was taken, but what it showed held only by chance
+        try:
+            campaign.act(
+                str(step["act"]),
+                step.get("character"),
+                forced={**forced, **given},
+                seed=0,
+                policy=str(step.get("policy", "always")),
+                others={str(k): str(v) for k, v in (step.get("others") or {}).items()},
+                inputs=dict(step.get("inputs") or {}),
+            )
+        except InputError as exc:
+            advice = exc.diagnostics[0].advice
+            if advice is None or advice.kind != "force" or advice.name not in forced:
+                raise
             raise RulecraftError(
                 [
                     Diagnostic(
                         "RC701",
-                        f"action '{step['act']}' rolled {', '.join(repr(n) for n in loose)} "
-                        "without forcing it: it would hold only by chance",
+                        f"action '{step['act']}' rolls {advice.name!r}, but the step does not force it: "
+                        "it would hold only by chance",
                         None,
                         "give every die or draw its roll takes under 'dice:'",
                     )
                 ]
-            )
+            ) from None
     elif "begin" in step:
         campaign.begin(str(step["begin"]))
     elif "join" in step:
