@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -1403,3 +1404,79 @@ def test_true_false_and_null_are_spelt_as_the_language_spells_them() -> None:
         with pytest.raises(engine.InputError) as caught:
             chill.distribution("specific", target=value)
         assert f"input 'target' = {said} " in caught.value.diagnostics[0].message
+
+
+SHOTS = """\
+rulecraft: 1
+name: shots
+checks:
+  shot:
+    inputs:
+      point_blank: {type: bool, default: false}
+    auto:
+      - {when: point_blank, then: hit}
+    roll: {p: {pool: 2, die: 6}}
+    let:
+      top: highest(p, 1)
+    outcomes: [miss, hit]
+    outcome: "'hit' if sum(top) >= 5 else 'miss'"
+    outputs:
+      bonus: "2 if outcome == 'hit' else 0"
+      damage: "sum(top) if outcome == 'hit' else 0"
+state:
+  shared:
+    hits: {counter: 0, min: 0}
+actions:
+  fire:
+    inputs:
+      close: {type: bool, default: false}
+    roll: {check: shot, inputs: {point_blank: close}}
+    effects:
+      - {add: {hits: bonus}}
+      - {add: {hits: READ}, when: "outcome == 'hit'"}
+scenes:
+  range:
+    parties: [a]
+    round:
+      - {act: fire, inputs: {close: true}}
+    ends:
+      - {when: hits >= 3, then: done}
+"""
+
+
+@pytest.mark.parametrize(("read", "name"), [("1 + damage", "damage"), ("sum(top)", "top")])
+@pytest.mark.parametrize("ask", ["act", "distribution", "play_scene", "scene_odds"])
+def test_an_effect_reading_a_value_an_auto_rule_left_unrolled_says_so_at_the_effect(
+    ask: str, read: str, name: str
+) -> None:
+    """An effect that reads a value worked out after the roll (an output, a pool), when an auto
+    rule decided and nothing was rolled, had failed as "a value of an unexpected kind" (RC506):
+    it is RC402 in the words every other reader of such a value gets, at the expression, whether
+    the action is taken, solved exactly, or played in a scene, sampled or solved."""
+    rs = engine.load(SHOTS.replace("READ", read), name="shots.yaml")
+    campaign = engine.new_campaign("c", rs, store=MemoryStore())
+    asks = {
+        "act": lambda: campaign.act("fire", close=True),
+        "distribution": lambda: campaign.distribution("fire", close=True),
+        "play_scene": lambda: rs.play_scene("range", random.Random(1), parties={"a": {}}),
+        "scene_odds": lambda: rs.scene_odds("range", parties={"a": {}}),
+    }
+    with pytest.raises(engine.RulecraftError) as caught:
+        asks[ask]()
+    [d] = caught.value.diagnostics
+    assert d.code == "RC402", d.render()
+    assert d.message == (
+        f"an effect on 'hits': check 'shot' has no value '{name}' for these inputs: "
+        "an auto rule decided the outcome before the roll, and nothing was rolled"
+    )
+    assert d.hint is not None and f"'when:' on the effect can leave '{name}' unread" in d.hint
+    line = SHOTS.splitlines().index("      - {add: {hits: READ}, when: \"outcome == 'hit'\"}") + 1
+    assert d.span is not None and (d.span.line, d.span.col) == (line, 22)
+    assert d.span.end_col - d.span.col == len(read)
+    # rolled, the same effect reads the value; guarded by its 'when:', it is never read
+    campaign.act("fire", forced={"p": [6, 1]})
+    assert campaign.show()["shared"]["hits"] == 2 + (7 if name == "damage" else 6)
+    guarded = SHOTS.replace("READ", read).replace("when: \"outcome == 'hit'\"", "when: not close")
+    campaign = engine.new_campaign("g", engine.load(guarded), store=MemoryStore())
+    campaign.act("fire", close=True)
+    assert campaign.show()["shared"]["hits"] == 2

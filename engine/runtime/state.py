@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from ..errors import CampaignError, Diagnostic, LimitError, RulecraftError, did_you_mean
+from ..errors import CampaignError, Diagnostic, EvalError, LimitError, RulecraftError, did_you_mean, no_value
 from ..frozen import replace
 from ..model.ruleset import Check, Expr, InputSpec
 from ..model.state import Action, Counter, Derived, Effect, Item, StateModel, Tally
@@ -198,7 +198,7 @@ def _environment(
 
 def _run(expr: Expr, env: Mapping[str, Any], what: str) -> Any:
     try:
-        return expr.run(dict(env))
+        return expr.run(env.copy() if isinstance(env, Seen) else dict(env))
     except LimitError as exc:  # a spent budget stays a LimitError, placed at the expression
         d = exc.diagnostics[0]
         raise LimitError(
@@ -468,10 +468,49 @@ def roll_of(
     return check, bind_inputs(check, given)
 
 
-def seen_roll(values: Mapping[str, Any], outcome: Any) -> dict[str, Any]:
+class Seen(dict[str, Any]):
+    """What an action's effects read after its roll (`seen_roll`): the check's values and its
+    outcome, and, once `within` the state, the state's items and the action's inputs. A value
+    an auto rule left without one, deciding the outcome before the roll (`unrolled`), is missing:
+    reading it is RC402 in the words `errors.no_value` gives every reader of such a value, at the
+    expression that read it, not a value of an unexpected kind (RC506)."""
+
+    def __init__(
+        self, entries: Mapping[str, Any], check: str, known: tuple[str, ...], unrolled: frozenset[str]
+    ) -> None:
+        super().__init__(entries)
+        self.check = check
+        self.known = known
+        """The check's values this roll has (the hint names them)."""
+        self.unrolled = unrolled
+
+    def within(self, env: Mapping[str, Any]) -> Seen:
+        """`env` (the state's items and the action's inputs) with this roll seen over it."""
+        return Seen({**env, **self}, self.check, self.known, self.unrolled)
+
+    def copy(self) -> Seen:
+        """A copy that still knows what is unrolled (`_run` gives each expression its own)."""
+        return self.within({})
+
+    def __missing__(self, name: str) -> Any:
+        if name not in self.unrolled:
+            raise KeyError(name)
+        [d] = no_value(self.check, name, self.known, self.unrolled).diagnostics
+        hint = (
+            f"the values this roll has: {', '.join(self.known) or 'none'}; a 'when:' on the effect "
+            f"can leave '{name}' unread when the auto rule decides"
+        )
+        raise EvalError([replace(d, hint=hint)])
+
+
+def seen_roll(check: Check, values: Mapping[str, Any], outcome: Any, auto: bool) -> Seen:
     """What an action's effects see of its roll (`apply`'s `rolled`): the check's values and its
-    outcome, whether the roll was made or is one point of its exact distribution."""
-    return {**values, "outcome": outcome}
+    outcome, whether the roll was made or is one point of its exact distribution. When an `auto`
+    rule decided, every value worked out after the roll is unrolled (its pools too, which
+    `Check.unrolled`, asked of a distribution, leaves out)."""
+    unrolled = frozenset(n for n in check.layout if n not in values) if auto else frozenset()
+    present = tuple(n for n in check.value_names if n in values)
+    return Seen({**values, "outcome": outcome}, check.name, present, unrolled)
 
 
 def apply(
@@ -496,7 +535,8 @@ def apply(
     for effect in action.effects:
         work.charge(ITEM_WORK)
         if env is None:  # the state changed (or this is the first effect): see it anew
-            env = {**environment(model, new, character, others, memo), **inputs, **(rolled or {})}
+            env = {**environment(model, new, character, others, memo), **inputs}
+            env = rolled.within(env) if isinstance(rolled, Seen) else {**env, **(rolled or {})}
         if effect.when is not None and not _run(effect.when, env, f"a condition of '{action.name}'"):
             continue
         who = others[effect.on] if effect.on else character

@@ -419,7 +419,7 @@ def _take(
         return call
     act, who, bound, roles, ready, shown = call
     result = sample(ready.check, ready.inputs, ctx, traced, ready) if ready is not None else None
-    seen = rolled(result)
+    seen = rolled(ready.check if ready is not None else None, result)
     after_key = (at, _frozen(seen))
     after = steps.afters.get(after_key) if after_key[1] is not None else None
     if after is None:

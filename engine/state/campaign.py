@@ -23,7 +23,7 @@ from ..eval.dist import Dist
 from ..eval.sample import sample
 from ..eval.trace import Result
 from ..frozen import frozen
-from ..model.ruleset import RulesetModel
+from ..model.ruleset import Check, RulesetModel
 from ..model.state import Action, StateModel
 from ..model.values import to_json
 from ..runtime import arguments
@@ -32,6 +32,7 @@ from ..runtime.context import RunContext, check_policy, metered, with_work
 from ..runtime.inputs import bind, bind_inputs
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.state import (
+    Seen,
     State,
     apply,
     begin,
@@ -857,13 +858,17 @@ def take(
     with working(ctx.work):  # preconditions, inputs and effects share the roll's budget
         roll = roll_of(rules, model.checks, act, state, who, bound, roles, memo)
         result = sample(roll[0], roll[1], ctx) if roll is not None else None
-        new, done = apply(rules, act, state, who, bound, rolled(result), roles, memo)
+        new, done = apply(
+            rules, act, state, who, bound, rolled(roll[0] if roll else None, result), roles, memo
+        )
     return new, done, result
 
 
-def rolled(result: Result | None) -> dict[str, Any] | None:
-    """What an action's effects see of a roll made (None when the action rolls nothing)."""
-    return seen_roll(result.values, result.outcome) if result is not None else None
+def rolled(check: Check | None, result: Result | None) -> Seen | None:
+    """What an action's effects see of a roll of `check` made (None when the action rolls nothing)."""
+    if check is None or result is None:
+        return None
+    return seen_roll(check, result.values, result.outcome, result.auto)
 
 
 def _undoable(events: list[Event]) -> Event | None:

@@ -68,9 +68,12 @@ def _after(
     # the node that asked paid for one point (scenes.odds.NODE_WORK); every other is charged
     # before it is applied, so a roll of a thousand points cannot run past the budget unseen
     (ctx.work or meter()).charge(APPLY_WORK * (len(dist.joint.weights) - 1))
+    # a distribution an auto rule decided holds only the outputs that need no dice (`exact._fixed`);
+    # a rolled one, every value worked out after the roll (`Check.layout`), pools too
+    auto = dist.names != check.layout
     out: dict[str, int] = {}
     for key, weight in dist.joint.weights.items():
-        rolled = seen_roll({**fixed, **dict(zip(dist.names, key[2:]))}, key[0])
+        rolled = seen_roll(check, {**fixed, **dict(zip(dist.names, key[2:]))}, key[0], auto)
         new, _ = apply(rules, action, state, character, inputs, rolled, others, memo)
         k = _key(new)
         out[k] = out.get(k, 0) + weight
