@@ -1164,7 +1164,7 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             )
             out.write("\n")
         else:
-            fixed = ", ".join(f"{k}={v}" for k, v in inputs.items())
+            fixed = _inputs_text({k: dists[0].inputs[k] for k in inputs})  # as read, not as typed
             out.write(
                 f"{title}{'  (' + fixed + ')' if fixed else ''}\n" + sweep_text(name, points, dists) + "\n"
             )
@@ -1667,11 +1667,19 @@ def _parties(args: argparse.Namespace) -> dict[str, dict[str, str]]:
 
 
 def _scene_title(rs: Ruleset, args: argparse.Namespace, parties: dict[str, dict[str, str]]) -> str:
+    """The scene's header: the parameters given, each as read (`max_resolve=0` for `00`, as a
+    check's header shows its inputs), with the parties' own after them."""
+    from .runtime.state import bind_params
+
     scene = rs.scene(args.scene)
-    shown = [", ".join(f"{k}={v}" for k, v in _pairs(args.param, "param").items())]
-    shown += [
-        f"{p}: " + (", ".join(f"{k}={v}" for k, v in ps.items()) or "as made") for p, ps in parties.items()
-    ]
+    rules = rs.model.state
+    assert rules is not None  # a scene is played on a ruleset's state
+    given = _pairs(args.param, "param")
+    read = bind_params(rules.campaign, given, "scene", scene.name, span=scene.span)
+    shown = [_inputs_text({k: read[k] for k in given})]
+    for p, ps in parties.items():
+        mine = bind_params(rules.character, ps, "character", p, f"--party {p}:", rules.character_span)
+        shown.append(f"{p}: " + (_inputs_text({k: mine[k] for k in ps}) or "as made"))
     detail = "; ".join(s for s in shown if s)
     return f"{rs.name} · {scene.title}" + (f"  ({detail})" if detail else "")
 

@@ -162,3 +162,18 @@ def test_a_character_s_name_on_the_command_line_is_taken_as_written(cli: Any, tm
     assert laid_out.code == 0, laid_out.err
     party = cli("scene", "prob", "castle", "shootout", "--party", " you:quick=1")
     assert party.code == 1 and "RC907" in party.err and "' you'" in party.err, party.err
+
+
+def test_a_header_shows_the_values_as_read_not_as_typed(cli: Any) -> None:
+    """Review: `scene prob chimera learning --party student:max_resolve=00` was headed
+    `max_resolve=00`, and a sweep's fixed inputs `tokens=01`, where `prob`'s own header shows
+    the value it read (`target=55` for `055`): every header now shows what was read."""
+    scene = cli("scene", "prob", "chimera", "learning", "--party", "student:max_resolve=00")
+    assert scene.code == 0, scene.err
+    assert scene.out.splitlines()[0].endswith("(student: max_resolve=0)"), scene.out
+    grid = cli("scene", "prob", "castle", "shootout", "--party", "you:quick=1", "--grid", "foe.quick=0..1")
+    assert grid.code == 0, grid.err  # a true/false parameter given 1 is shown as it was read
+    assert grid.out.splitlines()[0].endswith("(you: quick=true)"), grid.out
+    sweep = cli("prob", "chill", "specific", "--input", "tokens=01", "--sweep", "target=1..3")
+    assert sweep.code == 0, sweep.err
+    assert sweep.out.splitlines()[0].endswith("(tokens=1)"), sweep.out
