@@ -1199,6 +1199,12 @@ def test_a_scene_that_can_never_end_is_not_counted_round_by_round(cli: Any, tmp_
     assert r.code == 0, r.err
     data = json.loads(r.out)
     assert data["endings"] == {"never": "1/1"} and data["rounds"] == {} and data["longer"] == "1/1"
+    # the text says so apart from the rounds: it had read "more 100.00%", as if it went on a while
+    text = cli("scene", "prob", "forever.yaml", "tossing", cwd=tmp_path)
+    assert text.code == 0, text.err
+    assert "  longer  100.00%  (still going after max_rounds)" in text.out and "more" not in text.out, (
+        text.out
+    )
 
 
 @given(st.data())
@@ -1294,6 +1300,8 @@ def test_the_answer_of_a_long_length_count_is_bounded(cli: Any, tmp_path: Any) -
     assert r.code == 0 and len(r.out) < 1_200_000 and json.loads(r.out)["later"] == data["later"]
     r = cli("scene", "prob", "coin.yaml", "tossing", cwd=tmp_path)
     assert r.code == 0 and "    more    0.02%" in r.out  # 1/2**12, the rounds past the twelve shown
+    # and apart from them, what is still going after max_rounds: 1/2**20000, not 0.00%
+    assert "  longer  2.5e-6019%  (still going after max_rounds)" in r.out, r.out
     short = engine.load(COIN.replace("max_rounds: 100000", "max_rounds: 60")).scene_odds("tossing")
     every = short.as_json()  # a short count is listed whole: `later` is 0
     assert every["rounds_listed"] == 60 and len(every["rounds"]) == 60 and every["later"] == "0/1"

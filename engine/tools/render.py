@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
@@ -391,6 +392,17 @@ def fraction(p: Fraction) -> str:
 # -- scenes ---------------------------------------------------------------------------------------------
 
 
+def _percent(p: Fraction) -> str:
+    """A chance as a percentage with two decimals, one too small for them in scientific form
+    (`4.2e-8%`; worked out in decimals, as a float of 1/2**20000 is 0), so a chance that is not 0
+    never reads as 0.00%."""
+    if not p or p >= Fraction(1, 20_000):
+        return f"{float(p) * 100:6.2f}%"
+    with localcontext() as context:
+        context.prec = 2
+        return f"{Decimal(p.numerator) * 100 / Decimal(p.denominator):.1e}%"
+
+
 def scene_odds_text(odds: Odds, title: str) -> str:
     """Each ending's exact chance with a bar, then the length: its mean and its distribution."""
     rows = list(odds.endings.items())
@@ -409,10 +421,14 @@ def scene_odds_text(odds: Odds, title: str) -> str:
     shown = [(r, p) for r, p in odds.rounds.items() if p][:12]
     for r, p in shown:
         lines.append(f"    {str(r).rjust(4)}  {float(p) * 100:6.2f}%  {_bar(float(p), 20)}")
-    # the rounds not shown, together (not added up one by one: a long count has 100,000 of them)
-    rest = odds.later(shown[-1][0] if shown else 0) + odds.longer
+    # the rounds not shown, together (not added up one by one: a long count has 100,000 of them),
+    # and apart from them what lasts past `max_rounds` (a state that never ends among it): a
+    # scene stuck for ever would otherwise read as one that goes on a few more rounds
+    rest = odds.later(shown[-1][0] if shown else 0)
     if rest:
-        lines.append(f"    {'more'.rjust(4)}  {float(rest) * 100:6.2f}%")
+        lines.append(f"    {'more'.rjust(4)}  {_percent(rest)}")
+    if odds.longer:
+        lines.append(f"  longer  {_percent(odds.longer)}  (still going after max_rounds)")
     if odds.expected is not None and odds.expected:
         lines.append("  expected at the end:")
         named = max(len(n) for n in odds.expected)
