@@ -58,3 +58,18 @@ def postorder(
                 on_path.discard(s)
                 order.append(s)
     return order, cyclic
+
+
+CIRCLE_SHOWN = 8
+"""How many names a circle's text shows at most (`circle_text`)."""
+
+
+def circle_text(trail: list[str]) -> str:
+    """A circle as `a -> b -> a`, back to its first name; past `CIRCLE_SHOWN` names its middle
+    is told as a count (a circle of 3,000 named values had been a message of 26 KB on one line)."""
+    names = [*trail, trail[0]]
+    if len(names) <= CIRCLE_SHOWN:
+        return " -> ".join(names)
+    half = CIRCLE_SHOWN // 2
+    left_out = len(names) - 2 * half
+    return f"{' -> '.join(names[:half])} -> ... ({left_out} more) -> {' -> '.join(names[-half:])}"

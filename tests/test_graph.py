@@ -6,13 +6,15 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import engine
 from engine.compiler.structure import Structure
 from engine.errors import Diagnostic
 from engine.expr import ast
-from engine.graph import postorder
+from engine.graph import circle_text, postorder
 from engine.syntax.positions import SourceFile, Span
 
 NAMES = [f"v{i}" for i in range(7)]
@@ -95,3 +97,44 @@ def test_postorder_puts_each_node_after_all_it_leads_to(reads: dict[str, list[st
     if not cyclic:
         at = {s: i for i, s in enumerate(order)}
         assert all(at[t] < at[s] for s in reads for t in reads[s] if t in reads)
+
+
+OUTCOME = "    outcome: \"'hi' if {} > 3 else 'lo'\""
+
+
+def test_a_long_circle_is_told_in_a_line_of_bounded_length() -> None:
+    """Review: a circle of 3,000 named values was one message line of 26 KB (every name on it),
+    and a circle of tables alike: past `CIRCLE_SHOWN` names the middle is a count. A circle of
+    50 tables was told 50 times, once from each table on it (a circle of N tables, N messages of
+    N names each): it is told once."""
+    n = 3000
+    lines = ["rulecraft: 1", "name: circle", "checks:", "  act:", "    roll: {d: {die: 6}}", "    let:"]
+    lines += [f"      v{i}: v{(i + 1) % n} + d" for i in range(n)]
+    lines += ["    outcomes: [lo, hi]", OUTCOME.format("v0")]
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load("\n".join(lines) + "\n")
+    [d] = [d for d in caught.value.diagnostics if d.code == "RC308"]
+    assert d.message == (
+        "named values depend on each other in a circle: "
+        f"v0 -> v1 -> v2 -> v3 -> ... ({n - 7} more) -> v{n - 3} -> v{n - 2} -> v{n - 1} -> v0"
+    )
+    t = 50
+    lines = ["rulecraft: 1", "name: tables", "tables:"]
+    for i in range(t):
+        lines += [f"  t{i}:", "    params: {n: int}", "    returns: int"]
+        lines.append(f'    value: "0 if n <= 0 else t{(i + 1) % t}(n - 1)"')
+    lines += [
+        "checks:",
+        "  act:",
+        "    roll: {d: {die: 6}}",
+        "    outcomes: [lo, hi]",
+        OUTCOME.format("t0(d)"),
+    ]
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load("\n".join(lines) + "\n")
+    [d] = [d for d in caught.value.diagnostics if d.code == "RC308"]
+    assert d.message == (
+        f"tables may not call themselves (t0 -> t1 -> t2 -> t3 -> ... ({t - 7} more) -> "
+        f"t{t - 3} -> t{t - 2} -> t{t - 1} -> t0)"
+    )
+    assert circle_text(["a", "b"]) == "a -> b -> a"  # a short circle whole

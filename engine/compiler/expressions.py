@@ -26,6 +26,7 @@ from ..expr import ast
 from ..expr.parser import parse
 from ..expr.printer import to_text
 from ..frozen import frozen
+from ..graph import circle_text
 from ..model import types as T
 from ..model.ruleset import Expr, Rule, Table
 from ..model.values import Symbol, normalize
@@ -33,7 +34,7 @@ from ..runtime.builtins import HISTORY
 from ..syntax.document import PathKey
 from ..syntax.positions import ExprOrigin, Span
 from .codegen import TOO_BIG
-from .problems import Problem, problem, statement
+from .problems import Problem, Reported, problem, statement
 from .unit import InlineBody, Unit
 
 
@@ -89,6 +90,8 @@ class Expressions:
     def __init__(self, unit: Unit) -> None:
         self.unit = unit
         self._table_busy: list[str] = []
+        self.circled: set[str] = set()
+        """The tables on a circle told (RC308): the circle is told once, not again from each."""
         self._instances: set[tuple[str, tuple[T.Type, ...]]] = set()
         self._tables_made = 0
         self._last_call: tuple[ast.Call, Table, list[str]] | None = None
@@ -573,9 +576,12 @@ class Expressions:
         """Compiled on first use, so a table may call one declared after it; a cycle is a problem."""
         if name in self.unit.tables:
             return self.unit.tables[name]
+        if name in self.circled:  # on a circle told already (RC308): one mistake, one message
+            raise Reported()
         if name in self._table_busy:
-            cycle = " -> ".join(self._table_busy[self._table_busy.index(name) :] + [name])
-            raise problem("RC308", f"tables may not call themselves ({cycle})", used_at)
+            on = self._table_busy[self._table_busy.index(name) :]
+            self.circled.update(on)
+            raise problem("RC308", f"tables may not call themselves ({circle_text(on)})", used_at)
         path: PathKey = ("tables", name)
         spec = self.unit.data["tables"][name]
         if name in self.unit.builtins:

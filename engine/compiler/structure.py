@@ -24,7 +24,7 @@ from ..errors import (
 )
 from ..expr import ast
 from ..frozen import replace
-from ..graph import postorder
+from ..graph import circle_text, postorder
 from ..model import types as T
 from ..model.objective import Objective
 from ..model.ruleset import (
@@ -170,6 +170,8 @@ class Structure:
             lasting.scales()  # a tally's members are a scale, known to the builtins like any other
         self.unit.builtins = library({n: s.members for n, s in self.unit.scales.items()})
         for name in self.unit.data.get("tables", {}):
+            if name in self.exprs.circled:  # told once, from the table the circle was met at
+                continue
             with statement(self.unit.diags):
                 self.exprs.table(name)
         checks: dict[str, Check] = {}
@@ -794,10 +796,9 @@ class Structure:
             return sorted(n for n in ast.names(nodes[name]) if n in nodes)
 
         def circle(trail: list[str]) -> None:
-            cycle = " -> ".join([*trail, trail[0]])
             raise problem(
                 "RC308",
-                f"named values depend on each other in a circle: {cycle}",
+                f"named values depend on each other in a circle: {circle_text(trail)}",
                 self.unit.doc.span(path + ("let", trail[0]), key=True),
             )
 
