@@ -90,6 +90,31 @@ def test_a_count_that_is_no_whole_number_is_refused(k: str) -> None:
     assert caught.value.diagnostics[0].code == "RC504" and "whole number" in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("written", "call", "example"),
+    [
+        ("sum(lowest(p, k / 2))", "lowest(p, k / 2)", "lowest(p, 2)"),
+        ("sum(highest(p, k-4))", "highest(p, k - 4)", "highest(p, 2)"),
+        ("count(lowest([n, k], k / 2))", "lowest([n, k], k / 2)", "lowest([n, k], 2)"),
+    ],
+)
+def test_a_refused_count_quotes_the_call_as_written_and_points_at_it(
+    written: str, call: str, example: str
+) -> None:
+    """The refusal names the very call (not `highest(p, k)` for every call, nor `highest` in
+    the example of a `lowest`), in a roll and in the exact evaluator alike."""
+    rs = engine.load(RULESET.replace("sum(lowest(p, k))", written))
+    for ask in (lambda: rs.roll("keep", random.Random(1), k=3), lambda: rs.distribution("keep", k=3)):
+        with pytest.raises(engine.EvalError) as caught:
+            ask()
+        d = caught.value.diagnostics[0]
+        assert d.code == "RC504" and d.message.startswith(f"{call} keeps a whole number")
+        assert d.hint is not None and f"e.g. {example}" in d.hint
+        assert d.span is not None
+        line = RULESET.splitlines()[d.span.line - 1].replace("sum(lowest(p, k))", written)
+        assert line[d.span.col - 1 : d.span.end_col - 1].replace(" ", "") == call.replace(" ", "")
+
+
 def test_a_count_that_is_no_number_is_a_type_error() -> None:
     with pytest.raises(engine.RulecraftError) as caught:
         engine.load(RULESET.replace("sum(highest(p, k))", "sum(highest(p, p))"))

@@ -30,7 +30,7 @@ from ..graph import circle_text
 from ..model import types as T
 from ..model.ruleset import Expr, Rule, Table
 from ..model.values import Symbol, normalize
-from ..runtime.builtins import HISTORY
+from ..runtime.builtins import HISTORY, Call
 from ..syntax.document import PathKey
 from ..syntax.positions import ExprOrigin, Span
 from .codegen import TOO_BIG
@@ -468,7 +468,10 @@ class Expressions:
             result = fn.typer([t for t, _ in lowered])
             if isinstance(result, str):
                 raise problem("RC304", f"{name}() {result}", node.span, fn.doc)
-            return result, f"{self.unit.emit.const(fn.impl)}({', '.join(src for _, src in lowered)})"
+            impl = (
+                fn.impl if fn.at is None else fn.at(Call(to_text(node), tuple(map(to_text, args)), node.span))
+            )
+            return result, f"{self.unit.emit.const(impl)}({', '.join(src for _, src in lowered)})"
         if name in self.unit.data.get("tables", {}):
             table = self.table(name, node.span)
             if len(args) != len(table.params):

@@ -15,9 +15,20 @@ from ..errors import Diagnostic, EvalError
 from ..frozen import frozen
 from ..model import types as T
 from ..model.values import Multi, Symbol, normalize, redraws_key, show
+from ..syntax.positions import Span
 from .folds import Summary, apply
 
 Typer = Callable[[Sequence[T.Type]], "T.Type | str"]
+
+
+@frozen(slots=True)
+class Call:
+    """One call of a builtin as written (`printer.to_text`) and where it is: an argument's value
+    is known only when it runs, so what refuses it there quotes the call and points at it."""
+
+    text: str
+    args: tuple[str, ...]
+    span: Span | None
 
 
 @frozen(slots=True)
@@ -33,6 +44,9 @@ class Builtin:
     typer: Typer
     impl: Callable[..., Any]
     doc: str
+    at: Callable[[Call], Callable[..., Any]] | None = None
+    """The implementation for one call, for a builtin that can refuse its arguments' values (its
+    errors then quote that call, not a pattern of it); None: `impl` serves every call."""
 
 
 def _nums(result: T.Type) -> Typer:
@@ -172,10 +186,14 @@ def _kept_typer(args: Sequence[T.Type]) -> T.Type | str:
     return a if a.kind == "multi" else T.multi(elem)
 
 
-def _kept(name: str, reverse: bool) -> Callable[..., Any]:
+def _kept(name: str, reverse: bool, call: Call | None = None) -> Callable[..., Any]:
     """`highest(p)` (a fold), or `highest(p, k)`: the k highest readings of p as a pool (all of
     them when p has fewer), the readings in order. A list (a tuple when run) is read as the pool
-    of its items, so `highest([a, b, c], 2)` is a pool of two, as `highest(p, 2)` is."""
+    of its items, so `highest([a, b, c], 2)` is a pool of two, as `highest(p, 2)` is. `call`: the
+    call it serves, which its refusals quote and point at."""
+    quoted = call.text if call is not None else f"{name}(p, k)"
+    first = call.args[0] if call is not None else "p"
+    where = call.span if call is not None else None
 
     def impl(m: Any, *args: Any) -> Any:
         if type(m) is tuple:
@@ -185,7 +203,7 @@ def _kept(name: str, reverse: bool) -> Callable[..., Any]:
                         Diagnostic(
                             "RC504",
                             f"{name}() of an empty list has no value",
-                            None,
+                            where,
                             f"give the list an item, or keep a count of it: {name}([...], k)",
                         )
                     ]
@@ -199,15 +217,20 @@ def _kept(name: str, reverse: bool) -> Callable[..., Any]:
                 [
                     Diagnostic(
                         "RC504",
-                        f"{name}(p, k) keeps a whole number of dice (or items), at least 0, not {show(k)}",
-                        None,
-                        "give k as a whole number, e.g. highest(p, 2)",
+                        f"{quoted} keeps a whole number of dice (or items), at least 0, not {show(k)}",
+                        where,
+                        f"give the count to keep as a whole number, e.g. {name}({first}, 2)",
                     )
                 ]
             )
         return Multi(tuple(sorted(m.items, reverse=reverse)[: int(k)]))
 
     return impl
+
+
+def _kept_at(name: str, reverse: bool) -> Callable[[Call], Callable[..., Any]]:
+    """`Builtin.at` of highest/lowest: `_kept` for the one call the compiler lowers."""
+    return lambda call: _kept(name, reverse, call)
 
 
 HISTORY = ("first_roll", "added_dice", "rerolled_dice")
@@ -282,6 +305,7 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
             _kept_typer,
             _kept("highest", True),
             "highest(p): the highest reading of a pool (or list); highest(p, k): its k highest, as a pool",
+            _kept_at("highest", True),
         ),
         Builtin(
             "lowest",
@@ -290,6 +314,7 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
             _kept_typer,
             _kept("lowest", False),
             "lowest(p): the lowest reading of a pool (or list); lowest(p, k): its k lowest, as a pool",
+            _kept_at("lowest", False),
         ),
         Builtin(
             "best",
