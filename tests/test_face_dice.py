@@ -383,7 +383,7 @@ checks:
 def test_show_says_where_the_faces_come_from_and_what_the_name_reads(cli: Any) -> None:
     out = cli("show", "examples/trait_and_wild.yaml", "trait").out
     assert (
-        "trait_die: a die with faces sides(trait) (worked out when rolled), read as the total of its dice"
+        "trait_die: a die with faces worked out when rolled from sides(trait), read as the total of its dice"
         in out
     )
     assert "wild: a die with faces 1..6, read as the total of its dice" in out

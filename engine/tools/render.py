@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..eval.dist import Dist
 from ..eval.trace import Result
+from ..expr import ast
 from ..expr.printer import to_text
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, RulesetModel
 from ..model.values import faces_text, readable, show
@@ -65,8 +66,23 @@ def result_text(result: Result, title: str = "") -> str:
     return "\n".join(lines)
 
 
+def _how_many(count: Expr, one: str, many: str) -> str:
+    """`count` things, as `show` says it: '3 dice', '1 die', or for a count written as an
+    expression 'dice (how many: n)', the expression set apart from the noun so that a count
+    named like it (an input `dice`) never reads 'dice dice'."""
+    node = count.node
+    if isinstance(node, ast.Num) and type(node.value) is int:
+        return f"{node.value} {one if node.value == 1 else many}"
+    return f"{many} (how many: {to_text(node)})"
+
+
+def _named(name: str, title: str) -> str:
+    """A name with its title, or alone where the title is the name (its default): never 'x: x'."""
+    return name if title == name else f"{name}: {title}"
+
+
 def check_text(check: Check) -> str:
-    lines = [f"{check.name}: {check.title}"]
+    lines = [_named(check.name, check.title)]
     if check.description:
         lines.append(f"  {check.description}")
     if check.inputs:
@@ -82,7 +98,9 @@ def check_text(check: Check) -> str:
             faces = ""
             if isinstance(r, (Die, Pool)):  # read from inputs when rolled, or constant
                 faces = (
-                    f"{r.faces_expr.text} (worked out when rolled)" if r.faces_expr else faces_text(r.faces)
+                    f"worked out when rolled from {r.faces_expr.text}"
+                    if r.faces_expr
+                    else faces_text(r.faces)
                 )
             if isinstance(r, Die):
                 lines.append(f"    {r.name}: a die with faces {faces}")
@@ -93,7 +111,7 @@ def check_text(check: Check) -> str:
                 size = (
                     f"one die per element of {to_text(r.count.node)} (its element is 'item')"
                     if r.per
-                    else f"{to_text(r.count.node)} dice"
+                    else _how_many(r.count, "die", "dice")
                 )
                 lines.append(f"    {r.name}: a pool of {size} with faces {faces}{each}")
                 if r.own is not None:
@@ -112,7 +130,7 @@ def check_text(check: Check) -> str:
                     lines.append(f"      at most {r.own.cap} dice rerolled or added for each die")
             elif isinstance(r, Draw):
                 lines.append(
-                    f"    {r.name}: {to_text(r.count.node)} chit(s) "
+                    f"    {r.name}: a draw of {_how_many(r.count, 'chit', 'chits')} "
                     f"from bag '{r.bag.name}' ({r.bag.size} chits)"
                 )
             if r.redraw is not None:
@@ -150,15 +168,15 @@ def check_text(check: Check) -> str:
 
 
 def ruleset_text(model: RulesetModel) -> str:
-    lines = [f"{model.name}: {model.title}  ({model.source_name})"]
+    lines = [f"{_named(model.name, model.title)}  ({model.source_name})"]
     if model.bags:
         lines.append("bags:")
         for b in model.bags.values():
             chits = ", ".join(f"{n} {s.name}" for s, n in b.contents())
-            lines.append(f"  {b.name}: {chits} ({b.sets} sets)")
+            lines.append(f"  {b.name}: {chits} ({b.sets} set{'' if b.sets == 1 else 's'})")
     lines.append("checks:")
     for c in model.checks.values():
-        lines.append(f"  {c.name}: {c.title}")
+        lines.append(f"  {_named(c.name, c.title)}")
     if model.state is not None:
         lines += _state_lines(model.state)
     if model.notes:
@@ -183,7 +201,7 @@ def _state_lines(state: StateModel) -> list[str]:
         lines.append("actions:")
         for a in state.actions.values():
             by = " (by a character)" if a.by == "character" else ""
-            lines.append(f"  {a.name}: {a.title}{by}")
+            lines.append(f"  {_named(a.name, a.title)}{by}")
     return lines
 
 
