@@ -185,6 +185,70 @@ def test_limits_hold() -> None:
     assert shallow.truncated == 1 - (1 - Fraction(1, 10**6)) ** 2
 
 
+MAY = "{die: 10, triggers: [{on: face <= 3, may: reroll}]}"
+POOL = """\
+rulecraft: 1
+name: pooled
+checks:
+  c:
+    roll:
+      p: {pool: 2, die: 10, triggers: [{on: face == 10, must: add}]}
+    outcomes: [low, high]
+    outcome: "'high' if sum(p) > 30 else 'low'"
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "check", "forced", "told"),
+    [
+        (KEEP, "keep", {"kept": [10, 10, 10, 1]}, "set each die's 'cap' under the pool's 'each_die', or"),
+        (KEEP, "one", {"d": [10, 10, 10, 1]}, "set a 'cap' on the die, or"),
+        (POOL, "c", {"p": [10, 10, 10, 1]}, "set a 'cap' on the pool, or"),
+    ],
+    ids=["each_die", "die", "pool"],
+)
+def test_the_reroll_limit_says_where_the_cap_goes(
+    text: str, check: str, forced: dict[str, list[int]], told: str
+) -> None:
+    """An `each_die` pool takes no cap of its own (RC328): each die's goes under `each_die`."""
+    with pytest.raises(engine.LimitError) as caught:
+        engine.load(text, limits=Limits(max_rerolls=2)).roll(check, forced=forced)
+    (said,) = caught.value.diagnostics
+    assert said.message == "the reroll procedure went past 2 dice"
+    assert said.hint is not None and said.hint.startswith(told), said.hint
+
+
+@pytest.mark.parametrize(
+    ("text", "told"),
+    [
+        (KEEP, "set each die's 'cap' under the pool's 'each_die' (the most dice"),
+        (POOL.replace("{pool: 2, die: 10,", "{die: 10,").replace("sum(p)", "p"), "set a 'cap' on the die ("),
+        (POOL, "set a 'cap' on the pool ("),
+    ],
+    ids=["each_die", "die", "pool"],
+)
+def test_a_trigger_that_never_ends_says_where_the_cap_goes(text: str, told: str) -> None:
+    endless = text.replace("on: face == 10, must: add", "on: face >= 1, must: add")
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(endless)
+    said = caught.value.diagnostics[0]
+    assert said.code == "RC313" and said.hint is not None and said.hint.startswith(told), said.hint
+
+
+def test_a_die_s_reroll_chain_asks_for_the_die_s_cap() -> None:
+    """A die with triggers takes no `each:`, so the chain's bound asks only for its cap."""
+    chain = POOL.replace("{pool: 2, die: 10, triggers: [{on: face == 10, must: add}]}", MAY).replace(
+        "sum(p)", "p"
+    )
+    with pytest.raises(engine.LimitError) as caught:
+        engine.load(chain).distribution("c", policy="optimal")
+    assert caught.value.diagnostics[0].hint == "set a 'cap' on the die so the chain must end"
+    with pytest.raises(engine.LimitError) as caught:
+        engine.load(chain, limits=Limits(max_states=2)).distribution("c", policy="always")
+    hint = caught.value.diagnostics[0].hint
+    assert hint is not None and hint.startswith("set a 'cap' on the die, or raise it"), hint
+
+
 MISUSE = """\
 rulecraft: 1
 name: misuse

@@ -16,7 +16,7 @@ from ..errors import RulecraftError, did_you_mean
 from ..expr import ast
 from ..frozen import replace
 from ..model import types as T
-from ..model.ruleset import Die, Draw, Expr, Pool, Randomizer, Redraw, Trigger, endless_steps
+from ..model.ruleset import Die, Draw, Expr, Pool, Randomizer, Redraw, Trigger, endless_steps, set_cap
 from ..runtime.limits import MAX_FACES
 from ..syntax.document import PathKey
 from .expressions import Expressions
@@ -175,7 +175,7 @@ class RandomizerCompiler:
             cap = spec.get("cap")
             n = self._constant(count)
             self.unit.within(f"a pool of {n} dice", n, "max_pool", path + ("pool",))
-            self._procedure_limits(path, triggers, faces, cap)
+            self._procedure_limits(path, triggers, faces, cap, set_cap(total, False))
             own = self._each_die(path, name, spec, span, faces, faces_expr, scope)
             return Pool(
                 name,
@@ -214,11 +214,16 @@ class RandomizerCompiler:
         return Die(name, faces, span, redraw=redraw_of(T.NUM), faces_expr=faces_expr)
 
     def _procedure_limits(
-        self, path: PathKey, triggers: tuple[Trigger, ...], faces: tuple[int, ...], cap: int | None
+        self,
+        path: PathKey,
+        triggers: tuple[Trigger, ...],
+        faces: tuple[int, ...],
+        cap: int | None,
+        place: str,
     ) -> None:
         """A reroll procedure's constant sizes within the limits (`Unit.within`), and triggers
         that never let a roll end refused without a cap (`RC313`); `path` is the mapping that
-        holds `triggers` and `cap`."""
+        holds `triggers` and `cap`, `place` how to set that cap (`set_cap`)."""
         if cap is not None:
             self.unit.within(f"a cap of {cap} dice", cap, "max_rerolls", path + ("cap",))
         for i, t in enumerate(triggers):
@@ -246,7 +251,7 @@ class RandomizerCompiler:
                     "RC313",
                     message,
                     self.unit.doc.span(path + ("triggers", i)),
-                    "give the pool a 'cap' on how many dice it may reroll, or narrow 'on'",
+                    f"{place} (the most dice its triggers may reroll or add), or narrow 'on'",
                 )
 
     def _each_die(
@@ -303,10 +308,19 @@ class RandomizerCompiler:
                     + hint.split("; ")[1],
                 )
         cap = own.get("cap")
-        self._procedure_limits(at, triggers, faces, cap)
+        self._procedure_limits(at, triggers, faces, cap, set_cap(True, True))
         one = self.exprs.lower(ast.Num(1, span=span), {})
         return Pool(
-            name, one, faces, None, span, triggers=triggers, cap=cap, faces_expr=faces_expr, total=True
+            name,
+            one,
+            faces,
+            None,
+            span,
+            triggers=triggers,
+            cap=cap,
+            faces_expr=faces_expr,
+            total=True,
+            each_die=True,
         )
 
     @staticmethod

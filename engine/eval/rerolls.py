@@ -125,19 +125,22 @@ class RerollSolver:
     def count_states(self, n: int) -> None:
         """Refuse a chain of more than `max_states` states (`RC503`), told `n` so far."""
         if n > self.max_states:
+            pool = self.proc.pool
+            cap = pool.set_cap
+            lead = (
+                cap
+                # a die with triggers, or each die of an `each_die`, has no `each` of its own
+                if pool.each is not None or pool.total
+                else "read the faces as the few classes the check tells apart with 'each:' "
+                f"(dice read alike are one state of the chain), {cap}"
+            )
             raise LimitError(
                 [
                     Diagnostic(
                         "RC503",
                         f"the reroll chain has more than {self.max_states} states",
-                        self.proc.pool.span,
-                        **limit_advice(
-                            "max_states",
-                            "set a 'cap' on the pool"
-                            if self.proc.pool.each is not None
-                            else "read the faces as the few classes the check tells apart with 'each:' "
-                            "(dice read alike are one state of the chain), set a 'cap' on the pool",
-                        ),
+                        pool.span,
+                        **limit_advice("max_states", lead),
                     )
                 ]
             )
@@ -150,7 +153,7 @@ class RerollSolver:
                     "the optimal policy cannot be solved on a reroll chain "
                     "that can return to an earlier state",
                     self.proc.pool.span,
-                    "set a 'cap' on the pool so the chain must end",
+                    f"{self.proc.pool.set_cap} so the chain must end",
                 )
             ]
         )

@@ -933,7 +933,7 @@ class _Roller:
                             "RC503",
                             f"the reroll procedure went past {self.ctx.limits.max_rerolls} dice",
                             r.span,
-                            **limit_advice("max_rerolls", "set a 'cap' on the pool"),
+                            **limit_advice("max_rerolls", written.set_cap),
                         )
                     ]
                 )

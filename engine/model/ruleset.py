@@ -249,6 +249,15 @@ class Redraw:
     span: Span | None = field(default=None, compare=False)
 
 
+def set_cap(total: bool, each_die: bool) -> str:
+    """How to set a reroll procedure's `cap`, worded for a hint: a pool's is on the pool, a die
+    with triggers' (`total`) on the die, and the die of a pool's `each_die` under it (each die's
+    own cap: the pool takes none beside `each_die`)."""
+    if each_die:
+        return "set each die's 'cap' under the pool's 'each_die'"
+    return f"set a 'cap' on the {'die' if total else 'pool'}"
+
+
 @frozen
 class Pool:
     """`count` dice with `faces`, each read through `each` (the face itself when absent)."""
@@ -285,6 +294,13 @@ class Pool:
     """`each_die:` — every die of the pool is this die with triggers (a `total` pool of one die,
     with the pool's faces), rolled on its own: the pool's faces are the dice's totals, which
     `each` reads as `face`. The pool itself then has no triggers, cap or redraw."""
+    each_die: bool = False
+    """This is a pool's `own` die: its triggers and cap are written under that pool's `each_die`."""
+
+    @property
+    def set_cap(self) -> str:
+        """How to set this procedure's `cap` (`set_cap`), for a hint that asks for one."""
+        return set_cap(self.total, self.each_die)
 
     @cached_property
     def procedure_reads(self) -> tuple[str, ...]:
