@@ -21,7 +21,7 @@ from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Symbol, faces_text, redraws_key
 from ..runtime.cache import Caches
 from ..runtime.context import POLICIES, RunContext, check_policy, new_work
-from ..runtime.inputs import shown
+from ..runtime.inputs import listed, shown, whole
 from ..runtime.limits import Limits, redraw_times, roll_count
 from ..runtime.procedure import Option, Procedure, State, procedure_for
 from ..runtime.rules import (
@@ -88,7 +88,7 @@ class _Source:
                         )
                     ]
                 )
-        self.forced = {k: list(v) if isinstance(v, (list, tuple)) else [v] for k, v in forced.items()}
+        self.forced = {k: [v] if (items := listed(v)) is None else items for k, v in forced.items()}
         self.given = {k: list(v) for k, v in self.forced.items()}
 
     def faces(self, r: Die | Pool, n: int) -> list[int]:
@@ -105,9 +105,11 @@ class _Source:
             if queue is not None:
                 if not queue:
                     raise self._ran_out(r, n, [str(f) for f in r.faces])
-                face = queue.pop(0)
-                if type(face) is not int or face not in r.faces:  # 1.0 and True equal 1, yet are not faces
-                    raise _bad_force(r, face, f"is not a face of this die ({faces_text(r.faces)})")
+                given = queue.pop(0)
+                # an int as it is (NumPy's too); 1.0 and True equal 1, yet are not faces
+                face = given if type(given) is int else whole(given)
+                if face is None or face not in r.faces:
+                    raise _bad_force(r, given, f"is not a face of this die ({faces_text(r.faces)})")
             else:
                 face = r.faces[self.rng.randrange(len(r.faces))]
             out.append(face)

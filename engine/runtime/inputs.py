@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import re
 from collections.abc import Mapping
 from fractions import Fraction
@@ -178,13 +179,17 @@ def describe(spec: InputSpec) -> str:
 
 def shown(value: Any) -> str:
     """A caller's value as a message shows it: never a wall of text, never a number too long to print."""
-    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
-        if max(abs(value.numerator), value.denominator) >= 10**MAX_DIGITS:
-            return f"(a number of more than {MAX_DIGITS} digits)"
-    if value is None or isinstance(value, bool):  # the language's words (and JSON's), not Python's
+    # true/false and null in the language's words (and JSON's), not Python's
+    if value is None or isinstance(value, bool) or _scalar_bool(value):
         return "null" if value is None else "true" if value else "false"
-    if isinstance(value, Fraction):
-        text = str(value)  # 1/2, as the language writes it
+    if isinstance(value, numbers.Rational):
+        top, bottom = int(value.numerator), int(value.denominator)
+        if max(abs(top), bottom) >= 10**MAX_DIGITS:
+            return f"(a number of more than {MAX_DIGITS} digits)"
+        # 1/2 as the language writes it; 11, not NumPy's np.int64(11)
+        text = str(Fraction(top, bottom))
+    elif isinstance(value, numbers.Real):
+        text = str(value)  # 2.5, not NumPy's np.float64(2.5)
     elif isinstance(value, (dict, list, tuple)):
         text = _json_text(value)
     else:
@@ -252,8 +257,10 @@ def _coerce(spec: InputSpec, value: Any, noun: str = "input") -> Any:
     if spec.kind == "bool":  # read as the command line's `--input` reads it: 1 and "1" alike
         if isinstance(value, bool):
             return value
-        if isinstance(value, int) and value in (0, 1):
+        if isinstance(value, numbers.Integral) and value in (0, 1):
             return value == 1
+        if _scalar_bool(value):  # NumPy's true/false, which is no `numbers` type
+            return bool(value)
         if isinstance(value, str) and value.strip().lower() in _TRUTH:
             return _TRUTH[value.strip().lower()]
         raise _bad(spec, value, "is not true or false", noun=noun)
@@ -264,14 +271,17 @@ def _coerce(spec: InputSpec, value: Any, noun: str = "input") -> Any:
             raise _bad(spec, value, f"has more than {MAX_DIGITS} digits", noun=noun)
     elif isinstance(value, bool):
         raise _bad(spec, value, "is not a number", noun=noun)
-    elif isinstance(value, (int, Fraction)):
-        number = value
+    elif isinstance(value, numbers.Rational):  # an int subclass, a Fraction, NumPy's integers
+        number = Fraction(int(value.numerator), int(value.denominator))
         if max(abs(number.numerator), number.denominator) >= 10**MAX_DIGITS:
             raise _bad(spec, value, f"has more than {MAX_DIGITS} digits", noun=noun)
-    elif isinstance(value, float):
+    elif isinstance(value, numbers.Real):  # a float, NumPy's floats
         if not math.isfinite(value):
             raise _bad(spec, value, "is not a finite number", noun=noun)
-        number = Fraction(str(value))  # 1e308 is 309 digits, 1e-300 a denominator of 301
+        # read as written: its shortest text (`str` of a float, 0.1 of NumPy's float32 0.1);
+        # 1e308 is 309 digits, 1e-300 a denominator of 301
+        read = None if isinstance(value, float) else parse_number(str(value))
+        number = read if read is not None else Fraction(str(float(value)))
         if max(abs(number.numerator), number.denominator) >= 10**MAX_DIGITS:
             raise _bad(spec, value, f"has more than {MAX_DIGITS} digits", noun=noun)
     elif isinstance(value, str):
@@ -292,20 +302,51 @@ def _coerce(spec: InputSpec, value: Any, noun: str = "input") -> Any:
     return number
 
 
+def whole(value: Any) -> int | None:
+    """`value` as the `int` it is: an `int`, or another `numbers.Integral` (NumPy's integers);
+    None for anything else, true and false among them (Python's, NumPy's are no `Integral`)."""
+    if type(value) is int:
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    return None
+
+
+def listed(value: Any) -> list[Any] | None:
+    """The items of a list a caller gives from Python: a list, a tuple, or a NumPy array of one
+    dimension (its numbers as Python's); None for anything else."""
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if getattr(value, "ndim", None) == 1 and callable(getattr(value, "tolist", None)):
+        return list(value.tolist())
+    return None
+
+
+def _scalar_bool(value: Any) -> bool:
+    """Whether `value` is an array library's true/false scalar (NumPy's `bool_`): no `numbers`
+    type and no `bool`, but a value of no dimensions whose `item()` is a `bool`."""
+    if getattr(value, "shape", None) != () or isinstance(value, bool):
+        return False
+    try:
+        return isinstance(value.item(), bool)
+    except (AttributeError, TypeError, ValueError):
+        return False
+
+
 def _coerce_list(spec: InputSpec, value: Any, noun: str = "input") -> Multi:
     """A list input: a sequence of numbers or text like `3,1,2` (`[]` or nothing: empty), each
     element checked as the element kind, the length within its bounds; sorted into a `Multi`."""
-    raw: list[Any]
-    if isinstance(value, Multi):
+    raw = listed(value)
+    if raw is not None:  # a list, a tuple or a NumPy array
+        pass
+    elif isinstance(value, Multi):
         raw = list(value.items)
-    elif isinstance(value, (list, tuple)):
-        raw = list(value)
     elif isinstance(value, str):
         text = value.strip().removeprefix("[").removesuffix("]").strip()
         if len(text) > 4 * MAX_DIGITS * (spec.max_length or 1) + 100:
             raise _bad(spec, value, "is too long", noun=noun)
         raw = [t.strip() for t in text.split(",")] if text else []
-    elif isinstance(value, (int, Fraction, float)) and not isinstance(value, bool):
+    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
         raw = [value]  # one number is a list of one
     else:
         raise _bad(spec, value, "is not a list of numbers", noun=noun)
