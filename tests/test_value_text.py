@@ -16,7 +16,7 @@ import pytest
 
 import engine
 from engine.errors import CompileError, InputError
-from engine.runtime.inputs import shown
+from engine.model.values import shown
 from engine.state.memory import MemoryStore
 
 TEXT = """\
@@ -135,3 +135,49 @@ def test_a_value_too_large_to_print_is_shown_without_raising() -> None:
         with pytest.raises(InputError) as caught:
             RULES.roll("c", random.Random(1), inputs={"x": value})
         assert caught.value.diagnostics[0].code == "RC404", caught.value
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("true", "true"),
+        ("null", "null"),
+        ("[int]", '["int"]'),
+        ("{a: 1}", '{"a": 1}'),
+        ("integer", "'integer'"),
+    ],
+)
+def test_a_yaml_value_refused_by_the_schema_is_shown_as_yaml_writes_it(written: str, said: str) -> None:
+    """Review: a value of the wrong choice was quoted as Python prints it (`None`, `['int']`)."""
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(TEXT.replace("x: {type: int,", f"x: {{type: {written},"))
+    (d,) = [d for d in caught.value.diagnostics if d.code == "RC104"]
+    assert d.message.endswith(f"must be one of 'int', 'number', 'bool', 'choice', 'list', not {said}"), d
+
+
+@pytest.mark.parametrize(("written", "said"), [("true", "true"), ("{a: 1}", '{"a": 1}'), ("'1'", "'1'")])
+def test_a_format_version_refused_is_shown_as_yaml_writes_it(written: str, said: str) -> None:
+    with pytest.raises(CompileError) as caught:
+        engine.load(TEXT.replace("rulecraft: 1", f"rulecraft: {written}"))
+    assert caught.value.diagnostics[0].message == f"unsupported format version {said}"
+
+
+def test_a_forced_chit_refused_is_shown_as_a_forced_face_is() -> None:
+    rules = engine.load(
+        """\
+rulecraft: 1
+name: chits
+bags:
+  beads: {chits: {good: 1, poor: 2}}
+checks:
+  c:
+    roll:
+      b: {draw: beads}
+    outcomes: [lo, hi]
+    outcome: "'hi' if best(b) == 'good' else 'lo'"
+"""
+    )
+    for given, said in ((True, "true"), (None, "null"), ("gold", "'gold'")):
+        with pytest.raises(InputError) as caught:
+            rules.roll("c", random.Random(1), forced={"b": [given]})
+        assert caught.value.diagnostics[0].message == f"forced b = {said} is not left in bag 'beads'"

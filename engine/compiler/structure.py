@@ -47,11 +47,11 @@ from ..model.ruleset import (
     chains_without_end,
     counts_redraws,
 )
-from ..model.values import Symbol
+from ..model.values import Symbol, shown
 from ..runtime.builtins import HISTORY, library
 from ..runtime.context import new_work
 from ..runtime.folds import FOLDS, SUMMED, keeps
-from ..runtime.inputs import coerce, shown
+from ..runtime.inputs import coerce
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.rules import counting
 from ..runtime.work import Work, working
@@ -154,7 +154,7 @@ class Structure:
                 [
                     Diagnostic(
                         "RC003",
-                        f"unsupported format version {version!r}",
+                        f"unsupported format version {shown(version)}",
                         self.unit.doc.span(("rulecraft",)),
                         f"this rulecraft reads format version {', '.join(map(str, SUPPORTED_VERSIONS))}",
                     )

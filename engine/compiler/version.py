@@ -4,6 +4,7 @@ another format gets one clear message instead of a page of schema errors."""
 from __future__ import annotations
 
 from ..errors import CompileError, Diagnostic
+from ..model.values import shown
 from ..syntax.document import Document
 from ..syntax.positions import Span
 
@@ -30,7 +31,7 @@ def check_version(doc: Document) -> None:
             Span(doc.source, first, 1),
         )
     else:
-        message, span = f"unsupported format version {version!r}", doc.span(("rulecraft",))
+        message, span = f"unsupported format version {shown(version)}", doc.span(("rulecraft",))
     raise CompileError(
         [
             Diagnostic(

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..errors import Advice, Diagnostic, InputError, LimitError, did_you_mean, limit_advice, placed
 from ..frozen import FrozenDict
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
-from ..model.values import Multi, Symbol, faces_text, redraws_key
+from ..model.values import Multi, Symbol, faces_text, redraws_key, shown
 from ..runtime.cache import Caches
 from ..runtime.context import POLICIES, RunContext, check_policy, new_work
-from ..runtime.inputs import listed, shown, whole
+from ..runtime.inputs import listed, whole
 from ..runtime.limits import Limits, redraw_times, roll_count
 from ..runtime.procedure import Option, Procedure, State, procedure_for
 from ..runtime.rules import (
@@ -134,7 +134,7 @@ class _Source:
                         [
                             Diagnostic(
                                 "RC405",
-                                f"forced {r.name} = {name!r} is not left in bag '{r.bag.name}'",
+                                f"forced {r.name} = {shown(name)} is not left in bag '{r.bag.name}'",
                                 r.span,
                                 hint,
                             )

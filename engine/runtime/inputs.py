@@ -6,7 +6,6 @@ Values may come as Python values or as command-line text; either way a bad one i
 
 from __future__ import annotations
 
-import json
 import math
 import numbers
 import re
@@ -17,7 +16,7 @@ from typing import Any
 from ..errors import MAX_DIGITS, Advice, Diagnostic, InputError, did_you_mean
 from ..frozen import replace
 from ..model.ruleset import Check, InputSpec
-from ..model.values import Multi, normalize
+from ..model.values import Multi, normalize, scalar_bool, shown
 from ..syntax.positions import Span
 
 _DECIMAL = re.compile(r"[+-]?(?:(\d+)(?:\.(\d*))?|\.(\d+))(?:[eE]([+-]?\d+))?", re.ASCII)
@@ -177,40 +176,6 @@ def describe(spec: InputSpec) -> str:
     return kind
 
 
-def shown(value: Any) -> str:
-    """A caller's value as a message shows it: never a wall of text, never a number too long to print."""
-    # true/false and null in the language's words (and JSON's), not Python's
-    if value is None or isinstance(value, bool) or _scalar_bool(value):
-        return "null" if value is None else "true" if value else "false"
-    if isinstance(value, numbers.Rational):
-        top, bottom = int(value.numerator), int(value.denominator)
-        if max(abs(top), bottom) >= 10**MAX_DIGITS:
-            return f"(a number of more than {MAX_DIGITS} digits)"
-        # 1/2 as the language writes it; 11, not NumPy's np.int64(11)
-        text = str(Fraction(top, bottom))
-    elif isinstance(value, numbers.Real):
-        text = str(value)  # 2.5, not NumPy's np.float64(2.5)
-    elif isinstance(value, (dict, list, tuple)):
-        text = _json_text(value)
-    else:
-        text = repr(value)
-    return text if len(text) <= 60 else text[:50] + f"… ({len(text)} characters)"
-
-
-def _json_text(value: Any) -> str:
-    """A mapping or a sequence as JSON writes it (`{"a": 1}`, `[1, 2]`), as an HTTP request or
-    YAML's flow style gives it, not as Python prints it (`{'a': 1}`); Python's words for what
-    JSON cannot write."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError, RecursionError):  # keys that are not text, a cycle, a deep nest
-        try:
-            return repr(value)
-        except (ValueError, RecursionError):  # a number past Python's 4,300 digits inside it
-            return f"(a {type(value).__name__} too large to show)"
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate escaped
-
-
 def _bad(spec: InputSpec, value: Any, why: str, code: str = "RC404", noun: str = "input") -> InputError:
     return InputError(
         [
@@ -259,7 +224,7 @@ def _coerce(spec: InputSpec, value: Any, noun: str = "input") -> Any:
             return value
         if isinstance(value, numbers.Integral) and value in (0, 1):
             return value == 1
-        if _scalar_bool(value):  # NumPy's true/false, which is no `numbers` type
+        if scalar_bool(value):  # NumPy's true/false, which is no `numbers` type
             return bool(value)
         if isinstance(value, str) and value.strip().lower() in _TRUTH:
             return _TRUTH[value.strip().lower()]
@@ -320,17 +285,6 @@ def listed(value: Any) -> list[Any] | None:
     if getattr(value, "ndim", None) == 1 and callable(getattr(value, "tolist", None)):
         return list(value.tolist())
     return None
-
-
-def _scalar_bool(value: Any) -> bool:
-    """Whether `value` is an array library's true/false scalar (NumPy's `bool_`): no `numbers`
-    type and no `bool`, but a value of no dimensions whose `item()` is a `bool`."""
-    if getattr(value, "shape", None) != () or isinstance(value, bool):
-        return False
-    try:
-        return isinstance(value.item(), bool)
-    except (AttributeError, TypeError, ValueError):
-        return False
 
 
 def _coerce_list(spec: InputSpec, value: Any, noun: str = "input") -> Multi:

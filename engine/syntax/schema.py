@@ -20,6 +20,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from ..errors import Diagnostic, SchemaError, did_you_mean
 from ..frozen import replace
+from ..model.values import shown
 from .document import Document
 from .input_keys import input_takes
 from .names import NAME_PATTERN, NAME_RULE
@@ -341,7 +342,7 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
         hint = did_you_mean(str(error.instance), [str(o) for o in options])
         return Diagnostic(
             "RC104",
-            f"{where} must be one of {', '.join(map(repr, options))}, not {error.instance!r}",
+            f"{where} must be one of {', '.join(map(shown, options))}, not {shown(error.instance)}",
             span,
             hint,
         )
