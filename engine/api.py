@@ -29,10 +29,11 @@ from .eval.tables import keep_die_tables
 from .eval.trace import Result
 from .expr import parser
 from .model.ruleset import Check, RulesetModel
+from .model.values import shown
 from .runtime import arguments as arg
 from .runtime.cache import Caches, approx_bytes
 from .runtime.context import POLICIES, RunContext, check_policy
-from .runtime.inputs import bind, bind_inputs
+from .runtime.inputs import bind, bind_inputs, whole
 from .runtime.limits import DEFAULT_LIMITS, Limits, enforce
 from .runtime.work import Work
 from .syntax import cached
@@ -356,9 +357,11 @@ class Ruleset:
         _check_call("Ruleset.sample", check, policy)
         arg.name("Ruleset.sample", "method", method)
         c = self.check(check)
-        if isinstance(times, bool) or not isinstance(times, int) or times < 1:
-            message = f"the number of rolls must be a whole number, at least 1, got {times!r}"
+        count = whole(times)
+        if count is None or count < 1:
+            message = f"the number of rolls must be a whole number, at least 1, got {shown(times)}"
             raise InputError([Diagnostic("RC404", message, c.span)])
+        times = count
         enforce("the number of rolls", times, self.limits.max_samples, c.span, "max_samples")
         if method not in METHODS:
             hint = did_you_mean(str(method), METHODS) or f"methods: {', '.join(METHODS)}"
@@ -501,9 +504,11 @@ class Ruleset:
 
         _scene_call("Ruleset.sample_scenes", scene, params, parties, policy)
         found = self.scene(scene)
-        if isinstance(times, bool) or not isinstance(times, int) or times < 1:
-            message = f"'times', the number of scenes, must be a whole number, at least 1, got {times!r}"
+        count = whole(times)
+        if count is None or count < 1:
+            message = f"'times', the number of scenes, must be a whole number, at least 1, got {shown(times)}"
             raise InputError([Diagnostic("RC404", message, found.span)])
+        times = count
         enforce("the number of scenes", times, self.limits.max_scenes, found.span, "max_scenes")
         state, cast = cast_state(self.model, found, params, parties)
         ctx = RunContext(self.limits, policy, self.caches, _random(rng))

@@ -83,3 +83,16 @@ def test_forced_dice_may_be_numpy_integers() -> None:
     with pytest.raises(engine.InputError) as caught:
         RULES.roll("c", random.Random(1), forced={"d": np.int64(7)})
     assert caught.value.diagnostics[0].message == "forced d = 7 is not a face of this die (1..6)"
+
+
+def test_a_count_of_rolls_or_scenes_may_be_a_numpy_integer() -> None:
+    """`sample(check, numpy.int64(20))` said "must be a whole number, at least 1, got np.int64(20)"."""
+    want = RULES.sample("c", 20, random.Random(3))
+    assert RULES.sample("c", np.int64(20), random.Random(3)) == want
+    castle = engine.load("castle")
+    assert castle.sample_scenes("duel", np.int32(3), random.Random(1)) == castle.sample_scenes(
+        "duel", 3, random.Random(1)
+    )
+    with pytest.raises(engine.InputError) as caught:
+        RULES.sample("c", np.bool_(True), random.Random(3))
+    assert caught.value.diagnostics[0].message.endswith("at least 1, got true")
