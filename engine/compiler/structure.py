@@ -62,7 +62,7 @@ from .problems import Problem, example_key, known_if_failing, problem, statement
 from .programs import ProgramWriter, counted_randomizers
 from .randomizers import RandomizerCompiler
 from .unit import Unit
-from .version import SUPPORTED_VERSIONS
+from .version import check_version
 
 __all__ = ["RESERVED", "Structure", "compile_document"]
 
@@ -148,18 +148,8 @@ class Structure:
     # -- driver -------------------------------------------------------------------------
 
     def run(self) -> RulesetModel:
-        version = self.unit.data.get("rulecraft")
-        if version not in SUPPORTED_VERSIONS:
-            raise CompileError(
-                [
-                    Diagnostic(
-                        "RC003",
-                        f"unsupported format version {shown(version)}",
-                        self.unit.doc.span(("rulecraft",)),
-                        f"this rulecraft reads format version {', '.join(map(str, SUPPORTED_VERSIONS))}",
-                    )
-                ]
-            )
+        check_version(self.unit.doc)  # the loader asked first; a document compiled directly too
+        version = int(self.unit.data["rulecraft"])
         self._scales()
         self._bags()
         lasting = None
