@@ -16,6 +16,7 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
 from _repo import REPO_ROOT
 
 import engine
@@ -412,3 +413,69 @@ def test_a_check_left_out_for_the_ruleset_s_own_work_budget_names_that_budget() 
     assert tight.advice is not None and (tight.advice.kind, tight.advice.name) == ("limit", "max_work")
     roomy = lint(engine.load(text))
     assert [d.code for d in roomy] == ["RC801"]  # analysed: the roll of 30 falls through
+
+
+OVER_LIMITS = {
+    # a pool's size read from an input, over the default max_pool of 100
+    "max_pool": (
+        "    inputs:\n      n: {type: int, min: 1, max: 500, default: 2}\n"
+        "    roll:\n      p: {pool: n, die: 6}\n"
+        "    outcomes: [lo, hi]\n    outcome: \"'hi' if count(p, 6) > 0 else 'lo'\"\n",
+        {},
+        "dice in the pool is 126, over the limit of 100",
+    ),
+    # chits drawn, over the default max_draw of 100
+    "max_draw": (
+        "    inputs:\n      n: {type: int, min: 1, max: 500, default: 2}\n"
+        "    roll:\n      c: {draw: b, count: n}\n"
+        "    outcomes: [lo, hi]\n    outcome: \"'hi' if count(c, red) > 0 else 'lo'\"\n",
+        {},
+        "chits drawn is 126, over the limit of 100",
+    ),
+    # a redraw's times, over the default max_rerolls of 1000
+    "max_rerolls": (
+        "    inputs:\n      luck: {type: int, min: 0, max: 5000, default: 2}\n"
+        "    roll:\n      d: {die: 6, redraw: {must: d <= 3, times: luck}}\n"
+        "    outcomes: [lo, hi]\n    outcome: \"'hi' if d >= 3 else 'lo'\"\n",
+        {},
+        "a redraw's 'times' is 1250, over the limit of 1000",
+    ),
+    # a reroll chain's states, over an embedder's max_states (the estimate lets it in)
+    "max_states": (
+        "    inputs:\n      n: {type: int, min: 1, max: 12, default: 2}\n"
+        "    roll:\n      p: {pool: n, die: 10, triggers: [{on: face == 1, must: reroll}]}\n"
+        "    outcomes: [lo, hi]\n    outcome: \"'hi' if sum(p) > 5 * n else 'lo'\"\n",
+        {"max_states": 20},
+        "the reroll chain has more than 20 states",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OVER_LIMITS))
+def test_a_check_left_out_for_another_of_the_ruleset_s_limits_names_that_limit(name: str) -> None:
+    """A combination over a bound of the embedder's `Limits` other than `max_work` (a pool over
+    `max_pool`, a draw over `max_draw`, a redraw's `times` over `max_rerolls`, a reroll chain
+    over `max_states`) was left out with a hint to raise `--lint-work`, which cannot help: the
+    hint names the bound passed and how to raise it (`--limit NAME=N`, `Limits.NAME`), as the
+    RC503 it stands for does."""
+    body, limits, reason = OVER_LIMITS[name]
+    text = f"rulecraft: 1\nname: t\nbags:\n  b:\n    chits: {{red: 300, blue: 300}}\nchecks:\n  act:\n{body}"
+    [d] = [d for d in lint(engine.load(text, limits=engine.Limits(**limits))) if d.code == "RC809"]
+    assert f"({reason})" in d.message, d.message
+    assert d.hint is not None and f"--limit {name}=N" in d.hint and f"Limits.{name}" in d.hint, d.hint
+    assert "--lint-work N" not in d.hint and "does not raise that" in d.hint
+    assert d.advice is not None and (d.advice.kind, d.advice.name) == ("limit", name)
+
+
+def test_the_hint_follows_the_combination_shown() -> None:
+    """A check whose first combination left out is over the linter's own share (n = 63 d20s),
+    and later ones over `max_pool` too: the example is the linter's budget, and so is the hint."""
+    text = (
+        "rulecraft: 1\nname: t\nchecks:\n  act:\n"
+        "    inputs:\n      n: {type: int, min: 1, max: 500, default: 2}\n"
+        "    roll:\n      p: {pool: n, die: 20}\n"
+        "    outcomes: [lo, hi]\n    outcome: \"'hi' if sum(p) > 10 * n else 'lo'\"\n"
+    )
+    [d] = [d for d in lint(engine.load(text)) if d.code == "RC809"]
+    assert "n = 63 (about" in d.message and d.hint is not None and "--lint-work N" in d.hint
+    assert d.advice is not None and d.advice.kind == "lint_work"

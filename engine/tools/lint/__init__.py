@@ -29,8 +29,9 @@ the same per-randomizer distributions)
          the inputs' combinations was run)
   RC808  evaluation fails for an allowed input: division by zero, a pool of -1 dice, a
          number past 1000 digits (RC503, a bound no limit raises: `BoundError`), ... (error)
-  RC809  a check the linter could not analyse fully within its budget (warning; `--strict`
-         leaves it a warning, since the ruleset is not wrong, only too large to enumerate)
+  RC809  a check the linter could not analyse fully within its budget or the embedder's
+         `Limits`, the hint naming which (warning; `--strict` leaves it a warning, since the
+         ruleset is not wrong, only too large to enumerate)
 
 How the work is bounded (it must end quickly on an untrusted ruleset): at most
 `LintBudget.max_combinations` input combinations per check (bounds, defaults, the numbers

@@ -125,7 +125,8 @@ class Analysis:
             late = self._late()
             if late or not self.work.left:
                 why = late or self._spent()
-                run.skipped += [(c, why) for c in combos[index:]]
+                for c in combos[index:]:
+                    _leave_out(run, c, why)
                 break
             probe.combo, probe.index = combo, index
             try:
@@ -138,14 +139,14 @@ class Analysis:
                 env = before_roll(check, bound)
             except RulecraftError as exc:
                 if spent(exc):
-                    run.skipped.append((combo, exc.diagnostics[0].message))
+                    _leave_out(run, combo, self._why(exc), exc)
                 else:
                     probe.failed(exc, dict(bound), None, before=True)
                 continue
             try:
                 fired = _auto(check, env, run, probe)
             except LimitError as exc:
-                run.skipped.append((combo, exc.diagnostics[0].message))
+                _leave_out(run, combo, self._why(exc), exc)
                 continue
             if fired is not None:
                 if isinstance(fired, Symbol):
@@ -168,14 +169,14 @@ class Analysis:
                     target, runs = first_rolled, ("always",)
                     units, states = cost(check, env, False, self.ctx)
             except LimitError as exc:  # sizing the dice ran out of the analysis's budget
-                run.skipped.append((combo, self._why(exc)))
+                _leave_out(run, combo, self._why(exc), exc)
                 continue
             reason = self._over_budget(units, states, run.work)
             if reason:
                 if not run.skipped and self.budget.combination_work is None:
                     if states <= self.limits.max_states and units > self.budget.per_combination:
                         run.needed = math.ceil(units) * COMBINATION_SHARE
-                run.skipped.append((combo, reason))
+                _leave_out(run, combo, reason)
                 run.over_states |= states > self.limits.max_states
                 continue
             probe.first_rolled = target is first_rolled
@@ -261,9 +262,7 @@ class Analysis:
                 return False
             if policy == "optimal" and exc.diagnostics[0].code == "RC505":
                 return True  # no best play on a chain that returns: `optimal` is no way to play it
-            reason = self._share_spent(exc, share, check_left)
-            run.skipped.append((combo, reason))
-            run.over_work |= share.used > share.limit and reason == exc.diagnostics[0].message
+            _leave_out(run, combo, self._share_spent(exc, share, check_left), exc)
             return False
         finally:
             run.work += share.used
@@ -295,6 +294,18 @@ def _roll_names(check: Check) -> list[str]:
     known = {spec.name for spec in check.inputs} | {let.name for let in check.pre_lets}
     exprs = check.after_roll_expressions()
     return sorted(known & set().union(*(ast.names(e.node) for e in exprs))) if exprs else []
+
+
+def _leave_out(run: CheckRun, combo: dict[str, Any], reason: str, exc: LimitError | None = None) -> None:
+    """Note `combo` left out for `reason`. When it is the first, and `exc` passed a bound of the
+    embedder's `Limits` that `reason` tells in its own words (not the linter's budget or deadline
+    said instead), RC809's hint names that bound: `--lint-work` does not raise it."""
+    if not run.skipped and exc is not None:
+        d = exc.diagnostics[0]
+        a = d.advice
+        if reason == d.message and a is not None and a.kind == "limit" and a.name != "deadline":
+            run.limit = a.name
+    run.skipped.append((combo, reason))
 
 
 def _dependent(check: Check) -> bool:

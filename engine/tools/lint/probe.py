@@ -274,9 +274,10 @@ class CheckRun:
     over_states: bool = False
     """Some were left out for the exact evaluator's own bound on states, which no lint budget
     raises."""
-    over_work: bool = False
-    """Some were left out for the embedder's own `Limits.max_work` (each evaluation's), which no
-    lint budget raises either."""
+    limit: str = ""
+    """The bound of the embedder's `Limits` (`max_pool`, `max_rerolls`, a reroll chain's
+    `max_states`, each evaluation's `max_work`, ...) that the first combination left out passed,
+    which no lint budget raises ('': it was left out for the linter's own budget)."""
     truncated: tuple[Fraction, dict[str, Any]] = (Fraction(0), {})
     """The most an uncapped explosion left out of one distribution, and for which inputs."""
     work: int = 0

@@ -11,9 +11,10 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ...errors import Advice, Diagnostic
+from ...errors import Advice, Diagnostic, limit_advice
 from ...expr import ast
 from ...expr.printer import to_text
+from ...frozen import replace
 from ...model.ruleset import Check, Pool, Rule, Table
 from ...model.values import Multi, Symbol, readable, show
 from ...runtime.folds import Summary
@@ -79,16 +80,16 @@ def note(
     span: Span | None,
     over_states: bool = False,
     *,
-    over_work: bool = False,
+    limit: str = "",
     given: int | None = None,
     needed: int | None = None,
     none_run: bool = False,
 ) -> Diagnostic:
-    """RC809: what the linter could not do (`over_states`: some of it for Limits.max_states,
-    `over_work` for Limits.max_work, which its own budget does not raise). `given` is the budget
-    it had, `needed` the least that lets in the example left out, `none_run` that nothing of the
-    check ran: said, so that a budget of 1 unit reads as the cause and no finding is taken for a
-    clean bill."""
+    """RC809: what the linter could not do (`limit`: the example was left out for that bound of
+    `Limits`, `max_pool`, `max_work`, ...; else `over_states`: some of it for Limits.max_states,
+    as estimated; its own budget raises neither). `given` is the budget it had, `needed` the
+    least that lets in the example left out, `none_run` that nothing of the check ran: said, so
+    that a budget of 1 unit reads as the cause and no finding is taken for a clean bill."""
     had = (
         f"; its budget here was {given:,} unit{'' if given == 1 else 's'} (the default is {DEFAULT_WORK:,})"
         if given is not None
@@ -107,7 +108,16 @@ def note(
         f"Python). {covered}"
     )
     advice = Advice("lint_work", lead=bounds, note=covered)
-    if over_states:
+    if limit:  # the example's own bound, which the reason shown names
+        own = "work budget" if limit == "max_work" else "limits"
+        bounds = (
+            f"each evaluation the linter runs is bounded by the ruleset's own {own} too "
+            f"(Limits.{limit}), as any request is"
+        )
+        raised = limit_advice(limit)
+        hint = f"{bounds}: `--lint-work` does not raise that; {raised['hint']}. {covered}"
+        advice = replace(raised["advice"], lead=bounds, note=covered)
+    elif over_states:
         bounds = (
             "the linter enumerates no more rolls than the exact evaluator may (Limits.max_states), "
             "and it estimates them before it starts, at their most"
@@ -117,16 +127,6 @@ def note(
             f"`rulecraft prob` with these inputs shows whether they solve. {covered}"
         )
         advice = Advice("solve", lead=bounds, note=covered)
-    elif over_work:
-        bounds = (
-            "each evaluation the linter runs is bounded by the ruleset's own work budget too "
-            "(Limits.max_work), as any request is"
-        )
-        hint = (
-            f"{bounds}: `--lint-work` does not raise that; `--limit max_work=N` does "
-            f"(Limits(max_work=N) in Python). {covered}"
-        )
-        advice = Advice("limit", "max_work", lead=bounds, note=covered)
     return Diagnostic("RC809", message, span, hint, "warning", advice)
 
 
@@ -235,7 +235,7 @@ class Report:
                     f"check '{check.name}' {left}, e.g. {_inputs(check, combo)} ({reason})",
                     public.span,
                     run.over_states,
-                    over_work=run.over_work,
+                    limit=run.limit,
                     given=self.work,
                     needed=run.needed,
                     none_run=none_run and not probe.gaps and not probe.failures,
