@@ -202,6 +202,14 @@ class BoundError(LimitError):
     out (`RC809`)."""
 
 
+class EndlessError(BoundError):
+    """A chain of rerolls that can never end for the inputs given (`must: reroll` on `face >= k`
+    with k 1): what loading refuses as `RC313` when the faces are constant. No `Limits` lets it
+    end, so it is the ruleset's, like any `BoundError`; a class of its own because under a `may`
+    step taken every time (the policy `always`) it is the player's, who may stop, and the linter
+    tells the two apart."""
+
+
 class DeadlineError(LimitError):
     """The request's deadline (`Limits.deadline`) passed before it ended: a limit of time, not of
     work, which a server answers with 504."""

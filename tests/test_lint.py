@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -606,6 +607,81 @@ checks:
 """)
     assert "over the limit of 100" in only(diags, "RC809").message
     assert not [x for x in diags if x.code == "RC808"]
+
+
+ENDLESS = """
+rulecraft: 1
+name: endless
+checks:
+  act:
+    inputs:
+      k: {{type: int, min: 1, max: 6, default: 6}}
+    roll:
+      p:
+        pool: 2
+        die: 6
+        triggers:
+{triggers}
+    outcomes: [miss, hit]
+    outcome: "'hit' if count(p, 6) > 0 else 'miss'"
+"""
+
+
+@pytest.mark.parametrize(
+    "triggers",
+    [
+        "          - {on: face >= k, must: reroll}",
+        # a `may` beside it: declining every choice, the `must` still rerolls for ever
+        "          - {on: face >= k, must: reroll}\n          - {on: face == 2, may: reroll}",
+    ],
+)
+def test_rc808_for_a_chain_of_rerolls_that_never_ends_for_an_allowed_input(
+    triggers: str, tmp_path: Path, cli
+) -> None:
+    """At k = 1 every face must be rerolled, so no roll ever ends (RC503 "this chain of rerolls
+    never ends", what loading refuses as RC313 when `on` reads no input). No budget or `Limits`
+    lets it end: the linter said RC809 ("left out", with a hint to raise --lint-work), and
+    `validate --strict` passed it. It is the ruleset's, like a division by zero: RC808 naming k,
+    with the carets at the pool."""
+    text = ENDLESS.format(triggers=triggers)
+    diags = codes(text)
+    d = only(diags, "RC808")
+    assert d.severity == "error"
+    assert d.message == (
+        "check 'act' fails for an allowed input: k = 1: this chain of rerolls never ends (RC503)"
+    )
+    assert d.span is not None and (d.span.line, d.span.col) == (9, 7)
+    assert d.hint is not None and "'cap'" in d.hint and "--lint-work" not in d.hint
+    assert not [x for x in diags if x.code == "RC809"], [x.render() for x in diags]
+    f = tmp_path / "endless.yaml"
+    f.write_text(text, encoding="utf-8")
+    code, out, err = cli("validate", str(f))
+    assert code == 1 and "9:7: error RC808" in err
+    # told at the pool when asked for, too
+    with pytest.raises(engine.LimitError) as caught:
+        engine.load(text).distribution("act", k=1)
+    (said,) = caught.value.diagnostics
+    assert said.span is not None and (said.span.line, said.span.col) == (9, 7)
+
+
+def test_a_may_reroll_taken_for_ever_is_the_player_s_not_a_failure():
+    """With `may` in place of `must`, k = 1 lets the player reroll every die for ever: under the
+    policy `always` (every reroll taken) the chain never ends, but the player may stop, and under
+    `never` it ends. Like `optimal` on a chain that returns (RC505), `always` is then no way to
+    play it: no RC808 and nothing left out (the linter said RC809 with a hint to raise
+    --lint-work); `never` is still analysed for k = 1."""
+    text = ENDLESS.format(triggers="          - {on: face >= k, may: reroll}")
+    rs = engine.load(text)
+    with pytest.raises(engine.LimitError, match="never ends"):
+        rs.distribution("act", k=1)
+    assert rs.distribution("act", k=1, policy="never").probability("hit") == Fraction(11, 36)
+    assert [d.render() for d in codes(text)] == []
+    # and a rule only `never` reaches at k = 1 (two 1s stand) is seen to fire there
+    fires = text.replace(
+        "outcome: \"'hit' if count(p, 6) > 0 else 'miss'\"",
+        "outcome: \"'hit' if count(p, 1) == 2 and k == 1 else 'miss'\"",
+    )
+    assert [d.render() for d in codes(fires)] == []
 
 
 def test_rc809_when_a_check_is_too_large_and_the_work_stays_bounded():

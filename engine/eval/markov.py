@@ -14,7 +14,7 @@ from fractions import Fraction
 from operator import mul
 from typing import Any, Generic, TypeVar
 
-from ..errors import Diagnostic, LimitError
+from ..errors import Diagnostic, EndlessError
 from ..graph import postorder as postorder  # markov.postorder too, as docs/performance.md names it
 from ..model.scene import NEVER  # what a state is worth when it can never reach an absorbing one
 from ..runtime.work import meter
@@ -207,8 +207,15 @@ def _eliminate(rows: list[dict[int, Fraction]], n: int) -> None:
     for c in range(n):
         pivot = next((r for r in range(c, n) if rows[r].get(c)), None)
         if pivot is None:  # some states never reach an end: a chain of rerolls that goes on forever
-            raise LimitError(
-                [Diagnostic("RC503", "this chain of rerolls never ends", None, "give it a 'cap'")]
+            raise EndlessError(
+                [
+                    Diagnostic(
+                        "RC503",
+                        "this chain of rerolls never ends",
+                        None,
+                        "give the pool a 'cap', or narrow the trigger's 'on' (or the inputs it reads)",
+                    )
+                ]
             )
         rows[c], rows[pivot] = rows[pivot], rows[c]
         inv = 1 / rows[c][c]

@@ -20,7 +20,7 @@ from itertools import chain
 from types import ModuleType
 from typing import Any
 
-from ..errors import Diagnostic, LimitError, limit_advice
+from ..errors import Diagnostic, EndlessError, LimitError, limit_advice, placed
 from ..graph import postorder
 from ..model.objective import Objective
 from ..model.values import Multi, Symbol
@@ -286,7 +286,10 @@ class RerollSolver:
             if played is not None:
                 return played
         begun = starts.map(follow)  # a followed state is charged as work
-        return absorb(begun, step, end, self.count_states, self.max_states)
+        try:
+            return absorb(begun, step, end, self.count_states, self.max_states)
+        except EndlessError as exc:  # told at the pool, as its other limits are
+            raise placed(exc, self.proc.pool.span) from None
 
     def _played(self, starts: Dist, end: Callable[[int], Hashable]) -> Dist | None:
         """`ends` under best play with one walk of the chain fewer: best play keeps every node it

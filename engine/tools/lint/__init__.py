@@ -28,7 +28,8 @@ the same per-randomizer distributions)
          allowed input (warning; the probability-aware finding; a note when only part of
          the inputs' combinations was run)
   RC808  evaluation fails for an allowed input: division by zero, a pool of -1 dice, a
-         number past 1000 digits (RC503, a bound no limit raises: `BoundError`), ... (error)
+         number past 1000 digits or a chain of rerolls that never ends (RC503, bounds no limit
+         raises: `BoundError`), ... (error)
   RC809  a check the linter could not analyse fully within its budget or the embedder's
          `Limits`, the hint naming which (warning; `--strict` leaves it a warning, since the
          ruleset is not wrong, only too large to enumerate)
