@@ -23,13 +23,21 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .compiled import keeping
 from .compiler import check_version, compile_document
-from .errors import CampaignError, CompileError, Diagnostic, InputError, LoadError, SchemaError, did_you_mean
+from .errors import (
+    CampaignError,
+    CompileError,
+    Diagnostic,
+    InputError,
+    LoadError,
+    SchemaError,
+    did_you_mean,
+    shown,
+)
 from .eval.sample import READY_WEIGHT, Forced, Ready, kept_roller, prepared, sample
 from .eval.tables import keep_die_tables
 from .eval.trace import Result
 from .expr import parser
 from .model.ruleset import Check, RulesetModel
-from .model.values import shown
 from .runtime import arguments as arg
 from .runtime.cache import Caches, approx_bytes
 from .runtime.context import POLICIES, RunContext, check_policy

@@ -1667,7 +1667,7 @@ def _parties(args: argparse.Namespace) -> dict[str, dict[str, str]]:
 
 
 def _scene_title(rs: Ruleset, args: argparse.Namespace, parties: dict[str, dict[str, str]]) -> str:
-    """The scene's header: the parameters given, each as read (`max_resolve=0` for `00`, as a
+    """The scene's header: the parameters given, each as read (`rank=0` for `00`, as a
     check's header shows its inputs), with the parties' own after them."""
     from .runtime.state import bind_params
 

@@ -10,7 +10,10 @@ own terms.
 
 from __future__ import annotations
 
+import json
+import numbers
 from collections.abc import Collection, Iterable, Sequence
+from fractions import Fraction
 from typing import Any, Literal, TypeVar
 
 from .frozen import frozen, replace
@@ -275,3 +278,56 @@ def no_value(check: str, name: str, names: Iterable[str], unrolled: Collection[s
         # a name an auto rule left out is still one the check has: a misspelling of it is near
         hint = did_you_mean(str(name), [*names, *unrolled]) or f"values: {', '.join(names) or 'none'}"
     return InputError([Diagnostic("RC402", message, None, hint)])
+
+
+# -- values as a message shows them ----------------------------------------------------------------
+
+
+def shown(value: Any) -> str:
+    """A caller's value as a message shows it: never a wall of text, never a number too long to print."""
+    # true/false and null in the language's words (and JSON's), not Python's
+    if value is None or isinstance(value, bool) or scalar_bool(value):
+        return "null" if value is None else "true" if value else "false"
+    if isinstance(value, numbers.Rational):
+        top, bottom = int(value.numerator), int(value.denominator)
+        if max(abs(top), bottom) >= 10**MAX_DIGITS:
+            return f"(a number of more than {MAX_DIGITS} digits)"
+        # 1/2 as the language writes it; 11, not NumPy's np.int64(11)
+        text = str(Fraction(top, bottom))
+    elif isinstance(value, numbers.Real):
+        text = str(value)  # 2.5, not NumPy's np.float64(2.5)
+    elif isinstance(value, (dict, list, tuple)):
+        text = _json_text(value)
+    else:
+        text = repr(value)
+    return clipped(text)
+
+
+def clipped(text: str) -> str:
+    """`text` for a message, cut past 60 characters with its length said: never a wall of text."""
+    return text if len(text) <= 60 else text[:50] + f"… ({len(text)} characters)"
+
+
+def _json_text(value: Any) -> str:
+    """A mapping or a sequence as JSON writes it (`{"a": 1}`, `[1, 2]`), as an HTTP request or
+    YAML's flow style gives it, not as Python prints it (`{'a': 1}`); Python's words for what
+    JSON cannot write."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError, RecursionError):  # keys that are not text, a cycle, a deep nest
+        try:
+            return repr(value)
+        except (ValueError, RecursionError):  # a number past Python's 4,300 digits inside it
+            return f"(a {type(value).__name__} too large to show)"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate escaped
+
+
+def scalar_bool(value: Any) -> bool:
+    """Whether `value` is an array library's true/false scalar (NumPy's `bool_`): no `numbers`
+    type and no `bool`, but a value of no dimensions whose `item()` is a `bool`."""
+    if getattr(value, "shape", None) != () or isinstance(value, bool):
+        return False
+    try:
+        return isinstance(value.item(), bool)
+    except (AttributeError, TypeError, ValueError):
+        return False

@@ -68,7 +68,7 @@ def circle_text(trail: list[str]) -> str:
     """A circle as `a -> b -> a`, back to its first name; past `CIRCLE_SHOWN` names its middle
     is told as a count (a circle of 3,000 named values had been a message of 26 KB on one line)."""
     names = [*trail, trail[0]]
-    if len(names) <= CIRCLE_SHOWN:
+    if len(names) <= CIRCLE_SHOWN + 1:  # "... (1 more)" would be longer than the name
         return " -> ".join(names)
     half = CIRCLE_SHOWN // 2
     left_out = len(names) - 2 * half

@@ -138,3 +138,11 @@ def test_a_long_circle_is_told_in_a_line_of_bounded_length() -> None:
         f"t{t - 3} -> t{t - 2} -> t{t - 1} -> t0)"
     )
     assert circle_text(["a", "b"]) == "a -> b -> a"  # a short circle whole
+
+
+def test_a_circle_one_name_too_long_is_told_whole() -> None:
+    """Review: a circle of nine names was told with "... (1 more)", longer than the one name."""
+    nine = [f"v{i}" for i in range(8)]
+    assert circle_text(nine) == " -> ".join([*nine, "v0"])
+    ten = [f"v{i}" for i in range(9)]
+    assert "... (2 more)" in circle_text(ten)

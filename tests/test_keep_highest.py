@@ -184,3 +184,15 @@ def test_an_empty_pool_keeps_nothing_as_rolled() -> None:
     rs = engine.load(KEPT.replace("SIDES", "6"))
     assert rs.distribution("s", n=0).probability("fair") == 1
     assert rs.roll("s", random.Random(1), n=0).values["score"] == 0
+
+
+def test_a_long_call_is_quoted_cut() -> None:
+    """Review: a call over a list of 600 items was quoted whole, message and hint each about
+    10.7 KB on one line: the call and its first argument are cut as any value a message shows."""
+    items = ", ".join(str(i) for i in range(600))
+    rs = engine.load(RULESET.replace("sum(lowest(p, k))", f"count(lowest([{items}], k / 2))"))
+    with pytest.raises(engine.EvalError) as caught:
+        rs.roll("keep", random.Random(1), k=3)
+    d = caught.value.diagnostics[0]
+    assert d.code == "RC504" and len(d.message) < 200 and d.hint is not None and len(d.hint) < 200, d
+    assert d.message.startswith("lowest([0, 1, 2,") and "characters)" in d.message

@@ -42,6 +42,7 @@ GIVEN = [
     ("bonus", np.float64(2.5)),
     ("bonus", np.float32(2.5)),
     ("aimed", np.bool_(True)),
+    ("aimed", np.int64(1)),  # review: read as NumPy's true, which `as_json` wrote as "True"
     ("extra", [np.int64(1), np.int16(2)]),
     ("extra", np.array([1, 2])),
 ]
@@ -58,6 +59,19 @@ def test_a_numpy_value_is_read_as_the_number_it_is(name: str, value: object) -> 
 
 def test_a_float32_is_read_as_its_shortest_text() -> None:
     assert RULES.roll("c", random.Random(1), bonus=np.float32(0.1)).inputs["bonus"] == Fraction(1, 10)
+    # review: an array's items were read through `tolist` (float32 0.1 as 0.10000000149011612);
+    # each is now read as the scalar it is, as one given alone is
+    from engine.runtime.inputs import coerce, listed
+
+    spec = RULES.check("c").inputs[1]  # bonus, a number
+    items = listed(np.array([0.1], dtype=np.float32))
+    assert items is not None and [coerce(spec, x) for x in items] == [Fraction(1, 10)]
+
+
+def test_a_bool_given_a_numpy_one_is_python_s_true_in_json() -> None:
+    """Review: `value == 1` of a NumPy 1 is NumPy's true, which a roll's JSON wrote as "True"."""
+    got = RULES.roll("c", random.Random(1), aimed=np.int64(1))
+    assert got.inputs["aimed"] is True and got.as_json()["inputs"]["aimed"] is True
 
 
 @pytest.mark.parametrize(

@@ -1305,3 +1305,22 @@ def test_the_answer_of_a_long_length_count_is_bounded(cli: Any, tmp_path: Any) -
     short = engine.load(COIN.replace("max_rounds: 100000", "max_rounds: 60")).scene_odds("tossing")
     every = short.as_json()  # a short count is listed whole: `later` is 0
     assert every["rounds_listed"] == 60 and len(every["rounds"]) == 60 and every["later"] == "0/1"
+
+
+@given(st.integers(1, 10**12), st.integers(10**6, 10**40))
+@settings(max_examples=300, deadline=None)
+def test_a_small_chance_is_shown_rounded_once(top: int, bottom: int) -> None:
+    """Law (review: 5.57e-7 was shown as 5.7e-7%, the percentage rounded before the quotient):
+    a chance too small for two decimals is shown in two significant digits of its own, the
+    nearest to it; a larger one with two decimals."""
+    from engine.tools.render import _percent
+
+    p = Fraction(top, bottom)
+    text = _percent(p)
+    if p >= Fraction(1, 20_000):
+        assert text == f"{float(p) * 100:6.2f}%"
+        return
+    mantissa, exponent = text.removesuffix("%").split("e")
+    shown = Fraction(mantissa) * Fraction(10) ** int(exponent)
+    step = Fraction(1, 10) * Fraction(10) ** int(exponent)  # one unit of the last digit shown
+    assert abs(shown - p * 100) <= step / 2, (p, text)

@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 
 import engine
-from engine.errors import CompileError, InputError
-from engine.model.values import shown
+from engine.errors import CompileError, InputError, shown
 from engine.state.memory import MemoryStore
 
 TEXT = """\

@@ -19,6 +19,7 @@ from ..errors import (
     Diagnostic,
     LimitError,
     RulecraftError,
+    clipped,
     did_you_mean,
     limit_advice,
 )
@@ -469,7 +470,9 @@ class Expressions:
             if isinstance(result, str):
                 raise problem("RC304", f"{name}() {result}", node.span, fn.doc)
             impl = (
-                fn.impl if fn.at is None else fn.at(Call(to_text(node), tuple(map(to_text, args)), node.span))
+                fn.impl
+                if fn.at is None
+                else fn.at(Call(clipped(to_text(node)), tuple(clipped(to_text(a)) for a in args), node.span))
             )
             return result, f"{self.unit.emit.const(impl)}({', '.join(src for _, src in lowered)})"
         if name in self.unit.data.get("tables", {}):

@@ -21,6 +21,7 @@ from ..errors import (
     LimitError,
     RulecraftError,
     did_you_mean,
+    shown,
 )
 from ..expr import ast
 from ..frozen import replace
@@ -47,7 +48,7 @@ from ..model.ruleset import (
     chains_without_end,
     counts_redraws,
 )
-from ..model.values import Symbol, shown
+from ..model.values import Symbol
 from ..runtime.builtins import HISTORY, library
 from ..runtime.context import new_work
 from ..runtime.folds import FOLDS, SUMMED, keeps

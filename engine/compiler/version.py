@@ -3,8 +3,7 @@ another format gets one clear message instead of a page of schema errors."""
 
 from __future__ import annotations
 
-from ..errors import CompileError, Diagnostic
-from ..model.values import shown
+from ..errors import CompileError, Diagnostic, shown
 from ..syntax.document import Document
 from ..syntax.positions import Span
 

@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import Advice, Diagnostic, InputError, LimitError, did_you_mean, limit_advice, placed
+from ..errors import Advice, Diagnostic, InputError, LimitError, did_you_mean, limit_advice, placed, shown
 from ..frozen import FrozenDict
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
-from ..model.values import Multi, Symbol, faces_text, redraws_key, shown
+from ..model.values import Multi, Symbol, faces_text, redraws_key
 from ..runtime.cache import Caches
 from ..runtime.context import POLICIES, RunContext, check_policy, new_work
 from ..runtime.inputs import listed, whole

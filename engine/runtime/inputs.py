@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..errors import MAX_DIGITS, Advice, Diagnostic, InputError, did_you_mean
+from ..errors import MAX_DIGITS, Advice, Diagnostic, InputError, did_you_mean, scalar_bool, shown
 from ..frozen import replace
 from ..model.ruleset import Check, InputSpec
-from ..model.values import Multi, normalize, scalar_bool, shown
+from ..model.values import Multi, normalize
 from ..syntax.positions import Span
 
 _DECIMAL = re.compile(r"[+-]?(?:(\d+)(?:\.(\d*))?|\.(\d+))(?:[eE]([+-]?\d+))?", re.ASCII)
@@ -223,7 +223,7 @@ def _coerce(spec: InputSpec, value: Any, noun: str = "input") -> Any:
         if isinstance(value, bool):
             return value
         if isinstance(value, numbers.Integral) and value in (0, 1):
-            return value == 1
+            return int(value) == 1  # Python's true, not NumPy's `value == 1`
         if scalar_bool(value):  # NumPy's true/false, which is no `numbers` type
             return bool(value)
         if isinstance(value, str) and value.strip().lower() in _TRUTH:
@@ -283,7 +283,9 @@ def listed(value: Any) -> list[Any] | None:
     if isinstance(value, (list, tuple)):
         return list(value)
     if getattr(value, "ndim", None) == 1 and callable(getattr(value, "tolist", None)):
-        return list(value.tolist())
+        # its own scalars, each read as one given alone is (`tolist` made a float32 0.1 Python's
+        # float 0.10000000149011612, where numpy.float32(0.1) reads as 1/10)
+        return list(value)
     return None
 
 

@@ -18,9 +18,8 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
-from ..errors import Diagnostic, SchemaError, did_you_mean
+from ..errors import Diagnostic, SchemaError, did_you_mean, shown
 from ..frozen import replace
-from ..model.values import shown
 from .document import Document
 from .input_keys import input_takes
 from .names import NAME_PATTERN, NAME_RULE

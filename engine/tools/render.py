@@ -417,8 +417,8 @@ def _percent(p: Fraction) -> str:
     if not p or p >= Fraction(1, 20_000):
         return f"{float(p) * 100:6.2f}%"
     with localcontext() as context:
-        context.prec = 2
-        return f"{Decimal(p.numerator) * 100 / Decimal(p.denominator):.1e}%"
+        context.prec = 2  # one rounding, of the quotient (a product rounded first was off by one)
+        return f"{Decimal(p.numerator * 100) / Decimal(p.denominator):.1e}%"
 
 
 def scene_odds_text(odds: Odds, title: str) -> str:
@@ -429,7 +429,7 @@ def scene_odds_text(odds: Odds, title: str) -> str:
     fw = max(len(f) for f in fracs)
     lines = [title]
     for (e, p), f in zip(rows, fracs):
-        lines.append(f"  {str(e).ljust(width)}  {f.rjust(fw)}  {float(p) * 100:6.2f}%  {_bar(float(p))}")
+        lines.append(f"  {str(e).ljust(width)}  {f.rjust(fw)}  {_percent(p)}  {_bar(float(p))}")
     if odds.mean_rounds is not None:
         m = odds.mean_rounds
         exact = f" = {fraction(m)}" if m.denominator != 1 and len(fraction(m)) <= 24 else ""
@@ -438,7 +438,7 @@ def scene_odds_text(odds: Odds, title: str) -> str:
         lines.append("  rounds: some states never end, so the length has no mean")
     shown = [(r, p) for r, p in odds.rounds.items() if p][:12]
     for r, p in shown:
-        lines.append(f"    {str(r).rjust(4)}  {float(p) * 100:6.2f}%  {_bar(float(p), 20)}")
+        lines.append(f"    {str(r).rjust(4)}  {_percent(p)}  {_bar(float(p), 20)}")
     # the rounds not shown, together (not added up one by one: a long count has 100,000 of them),
     # and apart from them what lasts past `max_rounds` (a state that never ends among it): a
     # scene stuck for ever would otherwise read as one that goes on a few more rounds
