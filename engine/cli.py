@@ -1684,6 +1684,17 @@ def _scene_title(rs: Ruleset, args: argparse.Namespace, parties: dict[str, dict[
     return f"{rs.name} · {scene.title}" + (f"  ({detail})" if detail else "")
 
 
+def _as_read(rs: Ruleset, name: str, value: str) -> str:
+    """A scene's parameter (`NAME`, or a party's `PARTY.NAME`) given as `value`, shown as read."""
+    from .runtime.inputs import coerce
+
+    rules = rs.model.state
+    assert rules is not None  # a scene is played on a ruleset's state
+    party, dot, key = name.partition(".")
+    spec = next((s for s in (rules.character if dot else rules.campaign) if s.name == (key or party)), None)
+    return show(coerce(spec, value, "parameter")) if spec is not None else value
+
+
 def _scene_of(rs: Ruleset, ref: str) -> tuple[Ruleset, str]:
     """A scene of the ruleset by name, or one from a scene file: `FILE.yaml` (its only scene) or
     `FILE.yaml:NAME`, the suffix in any case (`FILE.YAML:NAME` too). `FILE.yaml:` with no name
@@ -1834,13 +1845,15 @@ def _scene_grid(
             out,
         )
         return 0
-    width = max(len(str(v)) for v in axes[0][1])
+    # the labels as read, as the header shows the parameters (`0..1` of a true/false: false, true)
+    rows, columns = ([_as_read(rs, name, v) if name else v for v in values] for name, values in axes)
+    width = max(len(v) for v in rows)
     head = f"P({objective})  rows: {axes[0][0]}" + (f", columns: {axes[1][0]}" if axes[1][0] else "")
     out.write(_scene_title(rs, args, parties) + "\n" + head + "\n")
     if axes[1][0]:
-        out.write(" " * (width + 2) + "  ".join(str(v).rjust(7) for v in axes[1][1]) + "\n")
-    for a, shown in zip(axes[0][1], cells):
-        out.write(str(a).rjust(width) + "  " + "  ".join(s.rjust(7) for s in shown) + "\n")
+        out.write(" " * (width + 2) + "  ".join(v.rjust(7) for v in columns) + "\n")
+    for a, shown in zip(rows, cells):
+        out.write(a.rjust(width) + "  " + "  ".join(s.rjust(7) for s in shown) + "\n")
     if args.plot:
         plot_grid(
             axes[0], axes[1], table, Path(args.plot), _scene_title(rs, args, parties), f"P({objective})"

@@ -174,6 +174,8 @@ def test_a_header_shows_the_values_as_read_not_as_typed(cli: Any) -> None:
     grid = cli("scene", "prob", "castle", "shootout", "--party", "you:quick=1", "--grid", "foe.quick=0..1")
     assert grid.code == 0, grid.err  # a true/false parameter given 1 is shown as it was read
     assert grid.out.splitlines()[0].endswith("(you: quick=true)"), grid.out
+    # and a grid's labels alike: 0..1 of a true/false parameter is false, true
+    assert [line.split()[0] for line in grid.out.splitlines()[2:4]] == ["false", "true"], grid.out
     sweep = cli("prob", "chill", "specific", "--input", "tokens=01", "--sweep", "target=1..3")
     assert sweep.code == 0, sweep.err
     assert sweep.out.splitlines()[0].endswith("(tokens=1)"), sweep.out
