@@ -276,16 +276,20 @@ def _folded(
     done: dict[tuple[Any, ...], int] = {}
     states: dict[tuple[Any, ...], int] = {(n, *(f.init(a) for f, a in folds)): 1}
     work = meter()
+    wide = _wide(categories, n)
     for index, (value, weight) in enumerate(categories):
         rest = categories[index + 1 :]
         rest_weight = sum(w for _, w in rest)
-        rest_bits = rest_weight.bit_length()
+        rest_bits = rest_weight.bit_length() if wide else 0
         nxt: dict[tuple[Any, ...], int] = {}
         for (left, *partial), w in states.items():
             # a step per die count, each a product of whole numbers that grow with the dice (the
             # state's weight by the ways; once settled, by the ways of the dice left too: below)
-            w_bits = w.bit_length() + left * (weight.bit_length() + 1)
-            work.charge((left + 1) * (1 + product_units(w_bits, w_bits)))
+            if wide:
+                w_bits = w.bit_length() + left * (weight.bit_length() + 1)
+                work.charge((left + 1) * (1 + product_units(w_bits, w_bits)))
+            else:
+                work.charge(left + 1)
             settled_bits = 0
             choices = range(left, left + 1) if not rest else range(left + 1)
             for c in choices:
@@ -332,6 +336,16 @@ def _folded(
     return Dist(out, math.comb(total, n) if without_replacement else total**n)
 
 
+def _wide(categories: tuple[tuple[Any, int], ...], n: int) -> bool:
+    """Whether a fold of `n` dice over these categories can multiply numbers long enough to be
+    charged for their length (`product_units`): every weight it makes is at most the total to the
+    n times 2 to the n (the ways to choose), so a pool whose bound stays short is charged a unit
+    a step and asked nothing more (a majority of 10 d10 ran 13 % more instructions when every
+    state measured its weight)."""
+    bound = n * (sum(w for _, w in categories).bit_length() + 1)
+    return product_units(bound, bound) > 0
+
+
 def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any, ...]) -> Dist:
     """`_folded` for one statistic of independent dice (a majority, a sum, a count), the same
     programme and the same work charged, with what repeats worked out once: the ways a category
@@ -348,12 +362,13 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
     states: dict[tuple[int, Any], int] = {(n, fold.init(args)): 1}
     work = meter()
     comb = math.comb
+    wide = _wide(categories, n)
     for index, (value, weight) in enumerate(categories):
         last = index == len(categories) - 1
         rest_weight = sum(w for _, w in categories[index + 1 :])
         powers = [weight**c for c in range(n + 1)]
         rest_powers = [rest_weight**r for r in range(n + 1)]
-        rest_bits = [p.bit_length() for p in rest_powers]
+        rest_bits = [p.bit_length() for p in rest_powers] if wide else [0] * (n + 1)
         ways: dict[int, list[int]] = {}  # per dice left, the ways to take c of them, by c
         ways_bits: dict[int, int] = {}  # per dice left, the bits of the ways, all c together
         longest: dict[int, int] = {}  # per dice left, the bits of the most ways
@@ -365,12 +380,16 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
             grows = ways.get(left)
             if grows is None:
                 grows = ways[left] = [comb(left, c) * powers[c] for c in range(left + 1)]
-                sizes = [g.bit_length() for g in grows]
-                ways_bits[left], longest[left] = sum(sizes), max(sizes)
+                if wide:
+                    sizes = [g.bit_length() for g in grows]
+                    ways_bits[left], longest[left] = sum(sizes), max(sizes)
             # a step per die count, each a product of whole numbers that grow with the dice (the
             # state's weight by the ways; once settled, by the ways of the dice left too: below)
-            w_bits = w.bit_length()
-            work.charge(left + 1 + product_units(w_bits, ways_bits[left]))
+            if wide:
+                w_bits = w.bit_length()
+                work.charge(left + 1 + product_units(w_bits, ways_bits[left]))
+            else:
+                work.charge(left + 1)
             settled_bits = 0
             moved: list[Any] | None = None
             if reuse and not last:  # the last category takes every die left: one step a state

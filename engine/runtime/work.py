@@ -41,10 +41,10 @@ of 1,024 bits, 4.8 µs of 2,048, measured on the 2-core machine)."""
 
 def product_units(a_bits: int, b_bits: int) -> int:
     """Units to charge, past a loop's own, for a product of whole numbers of `a_bits` and `b_bits`
-    bits: none below about a thousand bits each, so the weights of a game's dice cost about what
-    they did (a sum of 100 d12 about 1 % more, of 200 d12 9 %), while a pool of dice each weighed
-    over a long total (each die's own exploding chain, `each_die`) pays for numbers of thousands
-    of digits."""
+    bits: none below about a thousand bits each (a fold whose weights cannot grow that long is not
+    asked: `tables._wide`), so the weights of a game's dice cost what they did (a sum of 100 d12
+    the same, of 200 d12 2 % more), while a pool of dice each weighed over a long total (each
+    die's own exploding chain, `each_die`) pays for numbers of thousands of digits."""
     return (a_bits // DIGIT_BITS) * (b_bits // DIGIT_BITS) // PRODUCT_DIGITS
 
 
