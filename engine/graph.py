@@ -61,7 +61,8 @@ def postorder(
 
 
 CIRCLE_SHOWN = 8
-"""How many names a circle's text shows at most (`circle_text`)."""
+"""How many names a circle's text shows of a longer circle (`circle_text`; one of nine is shown
+whole, as a count would be longer than the one name it stands for)."""
 
 
 def circle_text(trail: list[str]) -> str:

@@ -444,3 +444,49 @@ def test_a_fold_over_long_weights_is_charged_for_their_length(
     short, long = _charged(1, n, folds), _charged(10**60, n, folds)
     assert long > 15 * short, (short, long)
     assert _charged(1, n, folds) == short  # the charge is the same from run to run
+
+
+ENDLESS = """\
+rulecraft: 1
+name: endless
+checks:
+  act:
+    inputs:
+      k: {type: int, min: 1, max: 6, default: 6}
+    roll:
+      d:
+        die: 6
+        triggers:
+          - {on: face >= k, may: reroll}
+    outcomes: [miss, hit]
+    outcome: "'hit' if d == 6 else 'miss'"
+  each:
+    inputs:
+      k: {type: int, min: 1, max: 6, default: 6}
+    roll:
+      p:
+        pool: 2
+        die: 6
+        each_die:
+          triggers:
+            - {on: face >= k, must: reroll}
+    outcomes: [miss, hit]
+    outcome: "'hit' if sum(p) > 6 else 'miss'"
+"""
+
+
+def test_a_chain_that_never_ends_says_where_its_cap_goes() -> None:
+    """Review: "this chain of rerolls never ends" said to give the pool a cap for a die with
+    triggers and for an `each_die` pool (whose cap goes under `each_die`), and said nothing of
+    the policy where a 'may' reroll taken every time is what never ends."""
+    rs = engine.load(ENDLESS)
+    with pytest.raises(engine.LimitError) as caught:
+        rs.distribution("act", k=1)
+    hint = caught.value.diagnostics[0].hint or ""
+    assert hint.startswith("set a 'cap' on the die") and "the policy 'never' declines it" in hint, hint
+    assert rs.distribution("act", k=1, policy="never").probability("hit") == Fraction(1, 6)
+    with pytest.raises(engine.LimitError) as caught:
+        rs.distribution("each", k=1)
+    d = caught.value.diagnostics[0]
+    assert d.hint is not None and d.hint.startswith("set each die's 'cap' under the pool's 'each_die'"), d
+    assert "policy" not in d.hint and d.span is not None and d.span.line == 18

@@ -146,3 +146,40 @@ def test_a_circle_one_name_too_long_is_told_whole() -> None:
     assert circle_text(nine) == " -> ".join([*nine, "v0"])
     ten = [f"v{i}" for i in range(9)]
     assert "... (2 more)" in circle_text(ten)
+
+
+CIRCLE = """rulecraft: 1
+name: circ
+tables:
+  t0:
+    params: {n: int}
+    returns: int
+    rules:
+      - {when: "n <= 0", then: "0"}
+      - {else: "t1(n - 1)"}
+  t1:
+    params: {n: int}
+    returns: int
+    value: "t0(n - 1) + bogus"
+checks:
+  act:
+    roll: {d: {die: 6}}
+    let:
+      x: t1(d)
+    outcomes: [lo, hi]
+    outcome: "'hi' if x > 3 else 'lo'"
+    examples:
+      - {dice: {d: 6}, expect: {outcome: hi, values: {x: 0}}}
+"""
+
+
+def test_a_circle_of_tables_is_told_once_and_hides_no_other_mistake() -> None:
+    """Review: telling a circle once by skipping what met it again hid a table's own mistake
+    (`bogus`, told before) and left a check that calls a table on it half compiled, so its
+    example was told it has no value 'x'. The circle is one message; the rest their own."""
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(CIRCLE)
+    told = [(d.code, d.message) for d in caught.value.diagnostics]
+    assert told.count(("RC308", "tables may not call themselves (t0 -> t1 -> t0)")) == 1, told
+    assert ("RC301", "unknown name 'bogus'") in told, told
+    assert [code for code, _ in told if code not in ("RC308", "RC301")] == [], told

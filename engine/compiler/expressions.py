@@ -35,7 +35,7 @@ from ..runtime.builtins import HISTORY, Call
 from ..syntax.document import PathKey
 from ..syntax.positions import ExprOrigin, Span
 from .codegen import TOO_BIG
-from .problems import Problem, Reported, problem, statement
+from .problems import Problem, problem, statement
 from .unit import InlineBody, Unit
 
 
@@ -91,8 +91,10 @@ class Expressions:
     def __init__(self, unit: Unit) -> None:
         self.unit = unit
         self._table_busy: list[str] = []
-        self.circled: set[str] = set()
-        """The tables on a circle told (RC308): the circle is told once, not again from each."""
+        self._circles: dict[frozenset[str], Diagnostic] = {}
+        """Each circle of tables told (RC308), by its tables: met again (from another table on it,
+        or a check that calls one), the same diagnostic, which the load reports once, so that
+        the circle is one message and every other mistake of what met it is still its own."""
         self._instances: set[tuple[str, tuple[T.Type, ...]]] = set()
         self._tables_made = 0
         self._last_call: tuple[ast.Call, Table, list[str]] | None = None
@@ -582,12 +584,15 @@ class Expressions:
         """Compiled on first use, so a table may call one declared after it; a cycle is a problem."""
         if name in self.unit.tables:
             return self.unit.tables[name]
-        if name in self.circled:  # on a circle told already (RC308): one mistake, one message
-            raise Reported()
         if name in self._table_busy:
             on = self._table_busy[self._table_busy.index(name) :]
-            self.circled.update(on)
-            raise problem("RC308", f"tables may not call themselves ({circle_text(on)})", used_at)
+            told = self._circles.get(frozenset(on))
+            if told is None:
+                cycle = circle_text(on)
+                told = self._circles[frozenset(on)] = Diagnostic(
+                    "RC308", f"tables may not call themselves ({cycle})", used_at
+                )
+            raise Problem(told)
         path: PathKey = ("tables", name)
         spec = self.unit.data["tables"][name]
         if name in self.unit.builtins:

@@ -161,8 +161,6 @@ class Structure:
             lasting.scales()  # a tally's members are a scale, known to the builtins like any other
         self.unit.builtins = library({n: s.members for n, s in self.unit.scales.items()})
         for name in self.unit.data.get("tables", {}):
-            if name in self.exprs.circled:  # told once, from the table the circle was met at
-                continue
             with statement(self.unit.diags):
                 self.exprs.table(name)
         checks: dict[str, Check] = {}

@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import Diagnostic, EndlessError, LimitError, limit_advice, placed
+from ..frozen import replace
 from ..graph import postorder
 from ..model.objective import Objective
 from ..model.values import Multi, Symbol
@@ -288,8 +289,13 @@ class RerollSolver:
         begun = starts.map(follow)  # a followed state is charged as work
         try:
             return absorb(begun, step, end, self.count_states, self.max_states)
-        except EndlessError as exc:  # told at the pool, as its other limits are
-            raise placed(exc, self.proc.pool.span) from None
+        except EndlessError as exc:  # told at the pool, as its other limits are, with its cap's place
+            pool = self.proc.pool
+            hint = f"{pool.set_cap}, or narrow the trigger's 'on' (or the inputs it reads)"
+            if self.policy == "always" and not all(s.must for s in self.proc.steps):
+                # a 'may' step taken every time: the player's to stop, as the policy never does
+                hint += "; a 'may' reroll taken every time never ends: the policy 'never' declines it"
+            raise placed(EndlessError([replace(d, hint=hint) for d in exc.diagnostics]), pool.span) from None
 
     def _played(self, starts: Dist, end: Callable[[int], Hashable]) -> Dist | None:
         """`ends` under best play with one walk of the chain fewer: best play keeps every node it
