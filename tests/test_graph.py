@@ -173,13 +173,17 @@ checks:
 """
 
 
-def test_a_circle_of_tables_is_told_once_and_hides_no_other_mistake() -> None:
-    """Review: telling a circle once by skipping what met it again hid a table's own mistake
-    (`bogus`, told before) and left a check that calls a table on it half compiled, so its
-    example was told it has no value 'x'. The circle is one message; the rest their own."""
+def test_a_circle_of_tables_is_told_once_and_a_check_that_calls_it_no_more() -> None:
+    """Review: telling a circle once by stopping without a message left a check that calls a
+    table on it half compiled, so its example was told it has no value 'x'; walking the circle
+    again from each table on it, to tell it anew, made a load quadratic in its length (60 tables
+    of 40 terms: 9.9 s). A table on a told circle raises that diagnostic at once: one message.
+    (`bogus`, read after the call that meets the circle, is told once the circle is broken.)"""
     with pytest.raises(engine.RulecraftError) as caught:
         engine.load(CIRCLE)
     told = [(d.code, d.message) for d in caught.value.diagnostics]
-    assert told.count(("RC308", "tables may not call themselves (t0 -> t1 -> t0)")) == 1, told
-    assert ("RC301", "unknown name 'bogus'") in told, told
-    assert [code for code, _ in told if code not in ("RC308", "RC301")] == [], told
+    assert told == [("RC308", "tables may not call themselves (t0 -> t1 -> t0)")], told
+    fixed = CIRCLE.replace('else: "t1(n - 1)"', 'else: "n"')
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(fixed)
+    assert [(d.code, d.message) for d in caught.value.diagnostics] == [("RC301", "unknown name 'bogus'")]

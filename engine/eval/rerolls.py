@@ -294,7 +294,9 @@ class RerollSolver:
             hint = f"{pool.set_cap}, or narrow the trigger's 'on' (or the inputs it reads)"
             if self.policy == "always" and not all(s.must for s in self.proc.steps):
                 # a 'may' step taken every time: the player's to stop, as the policy never does
-                hint += "; a 'may' reroll taken every time never ends: the policy 'never' declines it"
+                hint += (
+                    "; if a 'may' reroll taken every time is what never ends, the policy 'never' declines it"
+                )
             raise placed(EndlessError([replace(d, hint=hint) for d in exc.diagnostics]), pool.span) from None
 
     def _played(self, starts: Dist, end: Callable[[int], Hashable]) -> Dist | None:
