@@ -1855,9 +1855,8 @@ def _scene_grid(
     for a, shown in zip(rows, cells):
         out.write(a.rjust(width) + "  " + "  ".join(s.rjust(7) for s in shown) + "\n")
     if args.plot:
-        plot_grid(
-            axes[0], axes[1], table, Path(args.plot), _scene_title(rs, args, parties), f"P({objective})"
-        )
+        labelled = ((axes[0][0], rows), (axes[1][0], columns))  # as the table shows them
+        plot_grid(*labelled, table, Path(args.plot), _scene_title(rs, args, parties), f"P({objective})")
         out.write(f"wrote {args.plot}\n")
     return 0
 
