@@ -490,11 +490,3 @@ def test_a_chain_that_never_ends_says_where_its_cap_goes() -> None:
     d = caught.value.diagnostics[0]
     assert d.hint is not None and d.hint.startswith("set each die's 'cap' under the pool's 'each_die'"), d
     assert "policy" not in d.hint and d.span is not None and d.span.line == 18
-
-
-def test_each_statistic_read_at_once_is_charged() -> None:
-    """Review: two statistics read at once (`highest(p) - lowest(p)`) were charged as one, each
-    step running both, and a pair ran 4-6 s on the default budget of about 2 s. The same states
-    read through two and three statistics alike are charged two to three."""
-    two, three = _charged(1, 12, (("sum",), ("sum",))), _charged(1, 12, (("sum",), ("sum",), ("sum",)))
-    assert 2 * three == 3 * two, (two, three)

@@ -285,13 +285,11 @@ def _folded(
         for (left, *partial), w in states.items():
             # a step per die count, each a product of whole numbers that grow with the dice (the
             # state's weight by the ways; once settled, by the ways of the dice left too: below)
-            # (every statistic's step and `settled` each count: two at once cost twice one, so a
-            # pair read together had run 4-6 s on a budget of about 2)
             if wide:
                 w_bits = w.bit_length() + left * (weight.bit_length() + 1)
-                work.charge((left + 1) * (len(folds) + product_units(w_bits, w_bits)))
+                work.charge((left + 1) * (1 + product_units(w_bits, w_bits)))
             else:
-                work.charge((left + 1) * len(folds))
+                work.charge(left + 1)
             settled_bits = 0
             choices = range(left, left + 1) if not rest else range(left + 1)
             for c in choices:
