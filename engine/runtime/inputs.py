@@ -279,7 +279,7 @@ def whole(value: Any) -> int | None:
 
 def listed(value: Any) -> list[Any] | None:
     """The items of a list a caller gives from Python: a list, a tuple, or a NumPy array of one
-    dimension (its numbers as Python's); None for anything else."""
+    dimension (its own scalars, read as the language reads each); None for anything else."""
     if isinstance(value, (list, tuple)):
         return list(value)
     if getattr(value, "ndim", None) == 1 and callable(getattr(value, "tolist", None)):
