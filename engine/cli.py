@@ -1669,17 +1669,11 @@ def _parties(args: argparse.Namespace) -> dict[str, dict[str, str]]:
 def _scene_title(rs: Ruleset, args: argparse.Namespace, parties: dict[str, dict[str, str]]) -> str:
     """The scene's header: the parameters given, each as read (`rank=0` for `00`, as a
     check's header shows its inputs), with the parties' own after them."""
-    from .runtime.state import bind_params
-
     scene = rs.scene(args.scene)
-    rules = rs.model.state
-    assert rules is not None  # a scene is played on a ruleset's state
-    given = _pairs(args.param, "param")
-    read = bind_params(rules.campaign, given, "scene", scene.name, span=scene.span)
-    shown = [_inputs_text({k: read[k] for k in given})]
+    shown = [", ".join(f"{k}={_as_read(rs, k, v)}" for k, v in _pairs(args.param, "param").items())]
     for p, ps in parties.items():
-        mine = bind_params(rules.character, ps, "character", p, f"--party {p}:", rules.character_span)
-        shown.append(f"{p}: " + (_inputs_text({k: mine[k] for k in ps}) or "as made"))
+        mine = ", ".join(f"{k}={_as_read(rs, f'{p}.{k}', v)}" for k, v in ps.items())
+        shown.append(f"{p}: " + (mine or "as made"))
     detail = "; ".join(s for s in shown if s)
     return f"{rs.name} · {scene.title}" + (f"  ({detail})" if detail else "")
 

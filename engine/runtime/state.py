@@ -519,7 +519,7 @@ def apply(
     state: State,
     character: str | None,
     inputs: Mapping[str, Any],
-    rolled: Mapping[str, Any] | None = None,
+    rolled: Seen | None = None,
     others: Mapping[str, str] | None = None,
     memo: BoundedCache | None = None,
 ) -> tuple[State, list[dict[str, Any]]]:
@@ -536,7 +536,8 @@ def apply(
         work.charge(ITEM_WORK)
         if env is None:  # the state changed (or this is the first effect): see it anew
             env = {**environment(model, new, character, others, memo), **inputs}
-            env = rolled.within(env) if isinstance(rolled, Seen) else {**env, **(rolled or {})}
+            if rolled is not None:
+                env = rolled.within(env)
         if effect.when is not None and not _run(effect.when, env, f"a condition of '{action.name}'"):
             continue
         who = others[effect.on] if effect.on else character
