@@ -68,7 +68,11 @@ whole, as a count would be longer than the one name it stands for)."""
 def circle_text(trail: list[str]) -> str:
     """A circle as `a -> b -> a`, back to its first name; past `CIRCLE_SHOWN` names its middle
     is told as a count (a circle of 3,000 named values had been a message of 26 KB on one line)."""
-    names = [*trail, trail[0]]
+    return chain_text([*trail, trail[0]])
+
+
+def chain_text(names: list[str]) -> str:
+    """A chain as `a -> b -> c`, its middle told as a count past `CIRCLE_SHOWN` names."""
     if len(names) <= CIRCLE_SHOWN + 1:  # "... (1 more)" would be longer than the name
         return " -> ".join(names)
     half = CIRCLE_SHOWN // 2

@@ -187,3 +187,88 @@ def test_a_circle_of_tables_is_told_once_and_a_check_that_calls_it_no_more() -> 
     with pytest.raises(engine.RulecraftError) as caught:
         engine.load(fixed)
     assert [(d.code, d.message) for d in caught.value.diagnostics] == [("RC301", "unknown name 'bogus'")]
+
+
+def _table_chain(n: int, *, typed: bool = True, circle: bool = False) -> str:
+    """A ruleset of `n` tables, each calling the next (the last, with `circle`, the first), and
+    a check that calls the first with a d6."""
+    lines = ["rulecraft: 1", "name: chain", "tables:"]
+    for i in range(n):
+        body = f"t{(i + 1) % n}(x) + 1" if circle or i < n - 1 else "x"
+        lines += [f"  t{i}:", "    params: {x: int}" if typed else "    params: [x]", f"    value: {body}"]
+    lines += [
+        "checks:",
+        "  act:",
+        "    roll: {d: {die: 6}}",
+        "    outcomes: [lo, hi]",
+        OUTCOME.format("t0(d)"),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("typed", [True, False])
+def test_a_long_chain_of_tables_compiles_without_running_out_of_stack(typed: bool) -> None:
+    """Review: a chain of about 120 tables, each calling the next, ended a load in a bare
+    `RecursionError` (each table compiled its callee on first use, and, untyped, checked its
+    callee's body for the call's types inside its own). Tables now compile callees first and
+    queue those checks, so a chain of 200 loads, and rolls what it says."""
+    rs = engine.load(_table_chain(200, typed=typed))
+    assert rs.roll("act", forced={"d": 1}).outcome == "hi"  # 1 + 199 > 3
+    assert rs.distribution("act").probability("hi") == 1
+
+
+@pytest.mark.parametrize("typed", [True, False])
+def test_a_chain_of_tables_past_the_stack_is_one_error(typed: bool) -> None:
+    """The calls of a chain of tables are Python calls when it runs, and a chain of about 950
+    ran out of Python's stack: past `MAX_TABLE_CHAIN` tables it is `RC202` at the call that
+    passes it, told once, for 201 tables as for 3,000."""
+    for n in (201, 3000):
+        with pytest.raises(engine.LimitError) as caught:
+            engine.load(_table_chain(n, typed=typed))
+        [d] = caught.value.diagnostics
+        first = n - 201
+        assert d.code == "RC202"
+        assert d.message == (
+            f"tables call one another more than 200 deep: t{first} -> t{first + 1} -> t{first + 2} -> "
+            f"t{first + 3} -> ... (193 more) -> t{n - 4} -> t{n - 3} -> t{n - 2} -> t{n - 1}"
+        )
+        assert d.span is not None and (d.span.line, d.span.col) == (6 + 3 * first, 12)
+
+
+def test_a_long_circle_of_tables_is_told_without_running_out_of_stack() -> None:
+    """A circle of 3,000 tables had walked its whole length on the stack before it was told:
+    the circle is now found by the one walk that orders the tables."""
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(_table_chain(3000, circle=True))
+    [d] = caught.value.diagnostics
+    assert (d.code, d.message) == (
+        "RC308",
+        "tables may not call themselves "
+        "(t0 -> t1 -> t2 -> t3 -> ... (2993 more) -> t2997 -> t2998 -> t2999 -> t0)",
+    )
+
+
+def test_a_mismatch_two_untyped_tables_down_names_the_call_that_made_it() -> None:
+    """An untyped table's body is checked for each call's types after the body that calls it,
+    not inside it: a mismatch in a table that another table calls names the types and the line
+    of that table's call (the closest call, where the types were given)."""
+    text = """rulecraft: 1
+name: down
+tables:
+  outer:
+    params: [x]
+    value: inner(x)
+  inner:
+    params: [y]
+    value: y + 1
+checks:
+  act:
+    roll: {d: {die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if outer(d > 3) else 'lo'"
+"""
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(text)
+    [d] = caught.value.diagnostics
+    assert d.code == "RC304" and d.span is not None and d.span.line == 9
+    assert d.hint == "when inner() is called with y: true/false (at line 6)"

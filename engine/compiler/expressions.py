@@ -27,7 +27,7 @@ from ..expr import ast
 from ..expr.parser import parse
 from ..expr.printer import to_text
 from ..frozen import frozen
-from ..graph import circle_text
+from ..graph import chain_text, circle_text, postorder
 from ..model import types as T
 from ..model.ruleset import Expr, Rule, Table
 from ..model.values import Symbol, normalize
@@ -85,6 +85,11 @@ def _later(scope: Mapping[str, T.Type]) -> frozenset[str]:
     return scope.later if isinstance(scope, BeforeTheRoll) else frozenset()
 
 
+MAX_TABLE_CHAIN = 200
+"""The most tables one chain of calls may run through (`RC202`), each calling the next: each is
+a Python call when it runs, and Python's stack gives out at about 950."""
+
+
 class Expressions:
     """Expressions and the named tables they call, for one compilation `unit`."""
 
@@ -92,12 +97,15 @@ class Expressions:
         self.unit = unit
         self._table_busy: list[str] = []
         self._circled: dict[str, Diagnostic] = {}
-        """Per table on a circle told (RC308), that diagnostic: a table on it met again (from the
-        list of tables, another table, a check) raises it at once, which the load reports once.
+        """Per table on a circle told (RC308), or whose chain of calls is too long (RC202), that
+        diagnostic: a table on it met again (from the list of tables, another table, a check)
+        raises it at once, which the load reports once.
         Walking the circle again from each of its tables had made a load quadratic in its length
         (60 tables of 40 terms: 9.9 s); a stop without a message had left a check that calls one
         half compiled, told of values it lacked."""
         self._instances: set[tuple[str, tuple[T.Type, ...]]] = set()
+        self._queued: list[tuple[Table, tuple[T.Type, ...], Span | None]] | None = None
+        """Table bodies waiting to be checked for one call's types, while one is (`_check_instance`)."""
         self._tables_made = 0
         self._last_call: tuple[ast.Call, Table, list[str]] | None = None
         """The table call lowered last, with its arguments' sources: what `assign` inlines."""
@@ -531,10 +539,25 @@ class Expressions:
     # -- tables ------------------------------------------------------------------------
 
     def _check_instance(self, table: Table, types: tuple[T.Type, ...], call: Span | None) -> None:
-        """Type-check the body of a table with untyped parameters for the types of one call."""
+        """Type-check the body of a table with untyped parameters for the types of one call.
+        The calls it meets in that body are queued and checked after it, not inside it: checked
+        inside, a chain of about 120 tables, each calling the next, had run out of Python's stack.
+        (A call's type is the table's declared result either way, so nothing waits on them.)"""
         if all(p.kind != "any" for _, p in table.params) or (table.name, types) in self._instances:
             return
         self._instances.add((table.name, types))
+        if self._queued is not None:
+            self._queued.append((table, types, call))
+            return
+        self._queued = [(table, types, call)]
+        try:
+            while self._queued:
+                self._check_one(*self._queued.pop(0))
+        finally:
+            self._queued = None
+
+    def _check_one(self, table: Table, types: tuple[T.Type, ...], call: Span | None) -> None:
+        """`_check_instance` for one call's types: a problem in the body, with a hint naming them."""
         spec = self.unit.data["tables"][table.name]
         path: PathKey = ("tables", table.name)
         scope = {
@@ -581,6 +604,93 @@ class Expressions:
                 did_you_mean(str(name), ["int", "number", "bool", *self.unit.scales]),
             )
         return t
+
+    def table_order(self) -> list[str]:
+        """The ruleset's tables, each after the tables it calls, with every circle among them
+        told first (`_circled`, RC308 at the call that closes it). Compiled in this order, no
+        table compiles another on first use, so the compiler's stack no longer grows a level per
+        table of a chain: a chain of about 120 tables, each calling the next, had ended a load
+        in a bare `RecursionError`. `table` still compiles on first use (a call it finds before
+        its callee is compiled: one this walk did not see, as in a body that does not parse)."""
+        calls: dict[str, dict[str, Span | None]] = {}
+        builtins = self.unit.builtins
+        tables = self.unit.data.get("tables", {})
+
+        def called(name: str) -> list[str]:
+            found: dict[str, Span | None] = {}
+            for node in self._table_nodes(name):
+                stack = [node]
+                while stack:
+                    n = stack.pop()
+                    if isinstance(n, ast.Call) and n.func in tables and n.func not in builtins:
+                        found.setdefault(n.func, n.span)
+                    stack.extend(reversed(ast.children(n)))
+            calls[name] = found
+            return list(found)
+
+        def circle(path: list[str]) -> None:
+            told = Diagnostic(
+                "RC308", f"tables may not call themselves ({circle_text(path)})", calls[path[-1]][path[0]]
+            )
+            for member in path:
+                self._circled.setdefault(member, told)
+
+        order, _ = postorder(tables, called, calls, cycle=circle)
+        deepest: dict[str, tuple[int, str | None]] = {}
+        """Per table off every circle, the most tables a chain of calls from it runs through,
+        and the callee it goes on to."""
+        for name in order:
+            if name not in self._circled:
+                on = [(deepest[c][0], c) for c in calls[name] if c in deepest]
+                depth, through = max(on) if on else (0, None)
+                deepest[name] = (depth + 1, through)
+                if depth + 1 > MAX_TABLE_CHAIN:
+                    self._circled[name] = self._too_deep(name, deepest, calls)
+        return order
+
+    def _too_deep(
+        self, name: str, deepest: dict[str, tuple[int, str | None]], calls: dict[str, dict[str, Span | None]]
+    ) -> Diagnostic:
+        """RC202 for a table whose calls run through more than `MAX_TABLE_CHAIN` tables: the
+        diagnostic of the first table down its chain that does (one message for the chain)."""
+        through = deepest[name][1]
+        assert through is not None  # a chain of more than one table
+        if deepest[name][0] > MAX_TABLE_CHAIN + 1:
+            return self._circled[through]
+        chain = [name, through]
+        while (after := deepest[chain[-1]][1]) is not None:
+            chain.append(after)
+        return Diagnostic(
+            "RC202",
+            f"tables call one another more than {MAX_TABLE_CHAIN} deep: {chain_text(chain)}",
+            calls[name][through],
+            "join some of them into one table",
+        )
+
+    def _table_nodes(self, name: str) -> list[ast.Node]:
+        """The expressions of a table's body that parse, in the order it is compiled."""
+        path: PathKey = ("tables", name)
+        spec = self.unit.data["tables"][name]
+        where: list[PathKey] = []
+        if "value" in spec:
+            where.append(path + ("value",))
+        for i, row in enumerate(spec.get("rules", []) if isinstance(spec.get("rules"), list) else []):
+            if isinstance(row, dict):
+                where += [path + ("rules", i, k) for k in ("when", "then", "else") if k in row]
+        levels = [(path + ("cases",), spec.get("cases"))]
+        while levels:
+            here, level = levels.pop()
+            if isinstance(level, dict):
+                levels += reversed([(here + (k,), v) for k, v in level.items()])
+            elif level is not None:
+                where.append(here)
+        nodes = []
+        for at in where:
+            try:
+                nodes.append(self.node_at(at))
+            except RulecraftError:
+                continue  # told where the table is compiled
+        return nodes
 
     def table(self, name: str, used_at: Span | None = None) -> Table:
         """Compiled on first use, so a table may call one declared after it; a cycle is a problem."""

@@ -160,7 +160,7 @@ class Structure:
             lasting = StateCompiler(self)
             lasting.scales()  # a tally's members are a scale, known to the builtins like any other
         self.unit.builtins = library({n: s.members for n, s in self.unit.scales.items()})
-        for name in self.unit.data.get("tables", {}):
+        for name in self.exprs.table_order():
             with statement(self.unit.diags):
                 self.exprs.table(name)
         checks: dict[str, Check] = {}
