@@ -51,6 +51,7 @@ from .tools.render import (
     ruleset_shown,
     ruleset_text,
     sampled_text,
+    scene_grid_text,
     scene_odds_text,
     state_distribution_text,
     store_path,
@@ -1803,10 +1804,9 @@ def _scene_grid(
     scene = rs.scene(args.scene)
     objective = scene.objective or scene.ends[0].name
     work = new_work(rs.limits)  # the whole grid's
-    table: list[list[float]] = []
-    cells: list[list[str]] = []
+    chances: list[list[Fraction]] = []
     for a in axes[0][1]:
-        row, shown = [], []
+        row: list[Fraction] = []
         for b in axes[1][1]:
             params = dict(fixed)
             cast = {p: dict(v) for p, v in parties.items()}
@@ -1821,11 +1821,9 @@ def _scene_grid(
             with _point(work, scene.span):  # its state made under the grid's budget too
                 state, players = cast_state(rs.model, scene, params, cast)
             ctx = RunContext(rs.limits, args.policy, rs.caches, work=work)
-            p = odds(rs.model, scene, state, players, ctx).probability(objective)
-            row.append(float(p))
-            shown.append(f"{float(p) * 100:6.2f}%")
-        table.append(row)
-        cells.append(shown)
+            row.append(odds(rs.model, scene, state, players, ctx).probability(objective))
+        chances.append(row)
+    table = [[float(p) for p in row] for row in chances]
     if args.json:
         _dump(
             {
@@ -1841,13 +1839,9 @@ def _scene_grid(
         return 0
     # the labels as read, as the header shows the parameters (`0..1` of a true/false: false, true)
     rows, columns = ([_as_read(rs, name, v) if name else v for v in values] for name, values in axes)
-    width = max(len(v) for v in rows)
     head = f"P({objective})  rows: {axes[0][0]}" + (f", columns: {axes[1][0]}" if axes[1][0] else "")
     out.write(_scene_title(rs, args, parties) + "\n" + head + "\n")
-    if axes[1][0]:
-        out.write(" " * (width + 2) + "  ".join(v.rjust(7) for v in columns) + "\n")
-    for a, shown in zip(rows, cells):
-        out.write(a.rjust(width) + "  " + "  ".join(s.rjust(7) for s in shown) + "\n")
+    out.write(scene_grid_text(rows, columns if axes[1][0] else None, chances) + "\n")
     if args.plot:
         labelled = ((axes[0][0], rows), (axes[1][0], columns))  # as the table shows them
         plot_grid(*labelled, table, Path(args.plot), _scene_title(rs, args, parties), f"P({objective})")

@@ -358,6 +358,65 @@ def test_the_page_s_grid_is_what_the_command_prints(cli: Any, tmp_path: Any) -> 
     assert [line.rstrip() for line in r.out.splitlines()] == shown
 
 
+def test_a_grid_shows_a_tiny_chance_as_the_odds_do_not_as_0_00(cli: Any) -> None:
+    """A grid's cell was `f"{p:6.2f}%"`, so a chance of 9e-7 read `0.00%` while the
+    scene's own odds showed it `9.0e-5%`: now each cell is `_percent`, an exact 0 still `0.00%`,
+    and the columns stay aligned. Chthonian's combat, a weak excursionist out at one wound against
+    stronger and tougher creatures: 0 once the creature outclasses every roll."""
+    from engine.tools.render import _percent
+
+    who = ("-p", "style=weird_tale", "--party", "excursionist:combat_traits=-5,out_at=1")
+    r = cli(
+        "scene",
+        "prob",
+        "chthonian",
+        "combat",
+        *who,
+        "--grid",
+        "creature.combat_traits=0,5,6",
+        "--grid",
+        "creature.out_at=1,7,20",
+    )
+    assert r.code == 0, r.err
+    lines = r.out.splitlines()[2:]
+    rs = engine.load("chthonian")
+    for line, traits in zip(lines[1:], (0, 5, 6)):
+        cells = line.split()[1:]
+        want = [
+            rs.scene_odds(
+                "combat",
+                params={"style": "weird_tale"},
+                parties={
+                    "excursionist": {"combat_traits": -5, "out_at": 1},
+                    "creature": {"combat_traits": traits, "out_at": out},
+                },
+            ).probability("creature_out")
+            for out in (1, 7, 20)
+        ]
+        assert cells == [_percent(p).strip() for p in want], (line, want)
+    assert lines[2].split()[1:] == ["0.70%", "9.0e-5%", "1.6e-5%"], r.out
+    assert lines[3].split()[1:] == ["0.00%"] * 3, r.out
+    # each column's cells and its head end at the same place
+    ends = {len(line) for line in lines}
+    assert len(ends) == 1, r.out
+
+
+def test_a_grid_s_columns_are_as_wide_as_their_widest_cell_or_label() -> None:
+    """A chance below 1e-10 % is wider than `100.00%`, as is a long label: its column widens and
+    the rest stay where they are; an exact 0 reads `0.00%` as the odds show it."""
+    from engine.tools.render import scene_grid_text
+
+    tiny, half = Fraction(1, 3 * 10**40), Fraction(1, 2)
+    text = scene_grid_text(["a", "bbb"], ["1", "shocking"], [[tiny, half], [Fraction(0), Fraction(1)]])
+    assert text.splitlines() == [
+        "            1  shocking",
+        "  a  3.3e-39%    50.00%",
+        "bbb     0.00%   100.00%",
+    ]
+    (one,) = scene_grid_text(["x"], None, [[tiny]]).splitlines()  # one column: no head
+    assert one == "x  3.3e-39%"
+
+
 def test_optimal_timing_beats_both_fixed_policies_somewhere() -> None:
     rs = engine.load(LUCKY)
     parties = {"ann": {"hp": 3}, "bo": {"hp": 3}}  # at 3 hits each, saving it pays

@@ -459,6 +459,20 @@ def scene_odds_text(odds: Odds, title: str) -> str:
     return "\n".join(lines)
 
 
+def scene_grid_text(rows: list[str], columns: list[str] | None, chances: list[list[Fraction]]) -> str:
+    """A scene grid's table: a row label, then each column's chance as the scene's odds show one
+    (`_percent`: a tiny chance in scientific form, not 0.00%), each column as wide as its widest
+    label or cell, so a long one does not push the columns apart. `columns` None: one column, no head."""
+    cells = [[_percent(p) for p in row] for row in chances]
+    heads = columns if columns is not None else [""] * len(cells[0])
+    widths = [max(len(head), *(len(row[c]) for row in cells)) for c, head in enumerate(heads)]
+    width = max(len(r) for r in rows)
+    lines = [" " * (width + 2) + "  ".join(h.rjust(w) for h, w in zip(heads, widths))] if columns else []
+    for label, row in zip(rows, cells):
+        lines.append(label.rjust(width) + "  " + "  ".join(s.rjust(w) for s, w in zip(row, widths)))
+    return "\n".join(lines)
+
+
 def batch_text(batch: Batch, title: str) -> str:
     """Many rolls of a check: each outcome's count and share with its standard error."""
     width = max(len(o) for o in batch.outcomes)
