@@ -657,7 +657,7 @@ def load_source(
     arg.name("load_source", "source' text", source.text)
     arg.of_type("load_source", "limits", limits, Limits)
     if deadline is not None:
-        arg.seconds("load_source", "deadline", deadline)
+        deadline = arg.seconds("load_source", "deadline", deadline)
     memo = (source.name, source.text, limits)
     found = _LOADED.get(memo)
     if found is None:

@@ -4,16 +4,20 @@ A misused entry point should fail where it was called, in the caller's words: a 
 whose sentence names the argument and what it must be, or a `RulecraftError` (an unknown name
 with the nearest known one; a value out of its range) — never an `AttributeError` or `KeyError`
 from deep inside an evaluator. Every public entry point checks its arguments with these few
-functions, so the wording is the same everywhere.
+functions, so the wording is the same everywhere. A number (a bound, a seed, seconds) may be
+NumPy's, as an input's value may: it is returned as the Python number it is, to be kept and
+shown as one given so (`whole`, `seed`, `seconds`).
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn
 
 from ..errors import Diagnostic, InputError, RulecraftError, did_you_mean
+from .inputs import whole as integral
 
 _KIND_WORDS = {
     str: "a str",
@@ -152,23 +156,46 @@ def names(where: str, argument: str, value: Any) -> None:
             wrong_type(where, argument, item, "a list or tuple of str")
 
 
+def _real(value: Any) -> int | float | None:
+    """`value` as the Python number it is, as an input's value is read: an `int` for a whole number
+    (`integral`, `inputs.whole`: NumPy's integers too, never true or false), a `float` for a float
+    (Python's, or a `numbers.Real` that is no `Rational`, NumPy's floats, read through its shortest
+    text); None for anything else (a `Fraction`, an array, NumPy's true and false). Through the
+    `numbers` ABCs NumPy registers its scalars with: the engine imports no NumPy of its own."""
+    found = integral(value)
+    if found is not None or isinstance(value, bool):
+        return found
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Rational):
+        # by its shortest text, as an input is: NumPy's float32 0.1 is 0.1, not 0.10000000149011612
+        try:
+            return float(str(value))
+        except ValueError:
+            return float(value)
+    return None
+
+
 def whole(
     where: str, argument: str, value: Any, *, least: int = 0, most: int | None = None, what: str = "argument"
-) -> None:
-    """A whole number (never a bool) of at least `least` (and at most `most`): a wrong kind is a
-    `TypeError`, a value out of the range an `InputError` RC410, which names the argument as
-    `what` it is (`the limit 'max_work'`) and no Python name: the command line prints it as it is
-    (`--limit max_work=-1`)."""
-    of_type(where, argument, value, int)
-    if value < least:
+) -> int:
+    """A whole number (never a bool; NumPy's integers too, `integral`) of at least `least` (and at
+    most `most`), returned as Python's `int`: a wrong kind is a `TypeError`, a value out of the
+    range an `InputError` RC410, which names the argument as `what` it is (`the limit
+    'max_work'`) and no Python name: the command line prints it as it is (`--limit max_work=-1`)."""
+    read = integral(value)
+    if read is None:
+        wrong_type(where, argument, value, _words((int,)))
+    if read < least:
         raise InputError(
-            [Diagnostic("RC410", f"the {what} '{argument}' must be at least {least}, got {value}", None)]
+            [Diagnostic("RC410", f"the {what} '{argument}' must be at least {least}, got {read}", None)]
         )
-    if most is not None and value > most:
-        shown = f"{value:,}" if value < 10**30 else f"a number of {len(str(value))} digits"
+    if most is not None and read > most:
+        shown = f"{read:,}" if read < 10**30 else f"a number of {len(str(read))} digits"
         raise InputError(
             [Diagnostic("RC410", f"the {what} '{argument}' must be at most {most:,}, got {shown}", None)]
         )
+    return read
 
 
 SEED_RULE = "a seed is a whole number, at least 0"
@@ -185,33 +212,44 @@ def seed_problem(value: int) -> str | None:
     return None
 
 
-def seed(where: str, value: Any, *, code: str = "RC410") -> None:
-    """A seed: None (one is drawn) or a whole number (never a bool) of at least 0 (`seed_problem`):
-    a wrong kind is a `TypeError`, a negative one an `InputError` (`code`: RC410 from Python, RC407
-    from the command line or a request), worded with no Python name, as `whole` words its own)."""
-    of_type(where, "seed", value, int, optional=True)
-    problem = None if value is None else seed_problem(value)
+def seed(where: str, value: Any, *, code: str = "RC410") -> int | None:
+    """A seed: None (one is drawn) or a whole number (never a bool; NumPy's integers too, returned
+    as Python's `int`, which an event's JSON can hold) of at least 0 (`seed_problem`): a wrong kind
+    is a `TypeError`, a negative one an `InputError` (`code`: RC410 from Python, RC407 from the
+    command line or a request), worded with no Python name, as `whole` words its own)."""
+    if value is None:
+        return None
+    read = integral(value)
+    if read is None:
+        wrong_type(where, "seed", value, _words((int,)) + " or None")
+    problem = seed_problem(read)
     if problem is not None:
         raise InputError([Diagnostic(code, problem, None, "give a seed from 0 up")])
+    return read
 
 
-def seconds(where: str, argument: str, value: Any, *, optional: bool = True, what: str = "argument") -> None:
-    """A finite number of seconds, at least 0 (None allowed when `optional`); RC410 words it as
-    `whole` does."""
+def seconds(
+    where: str, argument: str, value: Any, *, optional: bool = True, what: str = "argument"
+) -> int | float | None:
+    """A finite number of seconds, at least 0 (None allowed when `optional`), returned as Python's
+    `int` or `float` (NumPy's as `_real` reads them); RC410 words it as `whole` does."""
     if value is None and optional:
-        return
-    of_type(where, argument, value, (int, float))
-    if not math.isfinite(value) or value < 0:
+        return None
+    read = _real(value)
+    if read is None:
+        wrong_type(where, argument, value, _words((int, float)))
+    if not math.isfinite(read) or read < 0:
         raise InputError(
             [
                 Diagnostic(
                     "RC410",
-                    f"the {what} '{argument}' must be a finite number of seconds, at least 0, got {value!r}",
+                    f"the {what} '{argument}' must be a finite number of seconds, at least 0, got {read!r}",
                     None,
                     "leave it None for no wall-clock bound" if optional else None,
                 )
             ]
         )
+    return read
 
 
 def unknown(

@@ -62,13 +62,17 @@ class Limits:
         """Every bound is a whole number of at least 0 and at most its ceiling (`CEILINGS`), and the
         deadline a finite number of seconds or None: a `TypeError` naming the field, or
         `InputError` RC410 — not a limit that silently never holds (NaN compares false with
-        everything), nor one past what Python itself can follow."""
+        everything), nor one past what Python itself can follow. NumPy's numbers are kept as the
+        Python numbers they are (`arguments.whole`, `seconds`), so a bound reads and prints as one
+        given so."""
         for name in NAMES:
+            value = getattr(self, name)
             if name == "deadline":
-                arguments.seconds("Limits", name, self.deadline, what="limit")
+                read = arguments.seconds("Limits", name, value, what="limit")
             else:
-                value = getattr(self, name)
-                arguments.whole("Limits", name, value, most=CEILINGS.get(name, MOST), what="limit")
+                read = arguments.whole("Limits", name, value, most=CEILINGS.get(name, MOST), what="limit")
+            if read is not value:
+                object.__setattr__(self, name, read)  # frozen: set once, here, as `__init__` does
 
 
 NAMES: tuple[str, ...] = field_names(Limits) or ()

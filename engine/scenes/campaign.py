@@ -119,7 +119,7 @@ def play_in_campaign(
     slower, but never a refusal and never a scene kept from a state that is no longer the last.
     A scene whose ending already holds in that state would play no round: it is refused (RC905)
     and nothing is written."""
-    arguments.seed("play_in_campaign", seed)
+    seed = arguments.seed("play_in_campaign", seed)
     found = scene_of(campaign, scene)
     seed = random.randrange(2**32) if seed is None else seed
     policy = check_policy(policy)  # before anything is played or written

@@ -75,7 +75,7 @@ class Odds:
         """P(the scene ends after round `last`, by its `max_rounds`): what the rounds past `last`
         hold together, from those up to it and `longer` (the rounds and `longer` add up to 1, or
         are all 0 when an ending holds before round 1), not by adding up every later round."""
-        arguments.whole("Odds.later", "last", last)
+        last = arguments.whole("Odds.later", "last", last)
         if not self.rounds:
             return Fraction(0)
         return 1 - self.longer - sum((p for r, p in self.rounds.items() if r <= last and p), Fraction(0))

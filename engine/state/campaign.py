@@ -418,7 +418,7 @@ class Campaign:
         if inputs is not None:
             named = arguments.inputs("Campaign.act", inputs, named)
         policy = _acting("Campaign.act", action, character, others, policy)
-        _rolling("Campaign.act", seed, forced)
+        seed = _rolling("Campaign.act", seed, forced)
         act = self._action(action)
         seed = random.randrange(2**32) if seed is None and forced is None else seed
 
@@ -488,7 +488,7 @@ class Campaign:
         arguments.name("Campaign.roll", "check", check)
         arguments.name("Campaign.roll", "policy", policy)
         policy = check_policy(policy)
-        _rolling("Campaign.roll", seed, forced)
+        seed = _rolling("Campaign.roll", seed, forced)
         found = self.model.checks.get(check)
         if found is None:
             raise self._missing("check", check, self.model.checks, self.rules.checks_span)
@@ -831,10 +831,12 @@ def _acting(where: str, action: Any, character: Any, others: Any, policy: Any) -
     return check_policy(policy)
 
 
-def _rolling(where: str, seed: Any, forced: Any) -> None:
-    """The arguments every recorded roll shares: its seed and forced dice."""
-    arguments.seed(where, seed)
+def _rolling(where: str, seed: Any, forced: Any) -> int | None:
+    """The arguments every recorded roll shares: its seed (returned as Python's `int`, which the
+    event's JSON holds) and forced dice."""
+    read = arguments.seed(where, seed)
     arguments.mapping(where, "forced", forced)
+    return read
 
 
 def take(
