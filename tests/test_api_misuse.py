@@ -243,6 +243,8 @@ def cases() -> list[Case]:
     add("Limits", "deadline", "NaN", lambda: engine.Limits(deadline=NAN))
     add("Limits", "deadline", "inf", lambda: engine.Limits(deadline=INF))
     add("Limits", "deadline", "range", lambda: engine.Limits(deadline=-1.0))
+    # a whole number past a float's range: no `OverflowError` from `math.isfinite`
+    add("Limits", "deadline", "huge", lambda: engine.Limits(deadline=10**400))
     add("Limits", "deadline", "type", lambda: engine.Limits(deadline="2"))
     for field in engine.Limits.__dataclass_fields__:  # every bound: a whole number, never text
         add("Limits", field, "type", lambda f=field: engine.Limits(**{f: "3"}))

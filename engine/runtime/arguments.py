@@ -238,12 +238,19 @@ def seconds(
     read = _real(value)
     if read is None:
         wrong_type(where, argument, value, _words((int, float)))
-    if not math.isfinite(read) or read < 0:
+    try:
+        finite = math.isfinite(read)
+    except OverflowError:  # a whole number past a float's range: no clock can add it
+        finite = False
+    if not finite or read < 0:
+        shown = (
+            f"a number of {len(str(read))} digits" if isinstance(read, int) and read >= 10**30 else repr(read)
+        )
         raise InputError(
             [
                 Diagnostic(
                     "RC410",
-                    f"the {what} '{argument}' must be a finite number of seconds, at least 0, got {read!r}",
+                    f"the {what} '{argument}' must be a finite number of seconds, at least 0, got {shown}",
                     None,
                     "leave it None for no wall-clock bound" if optional else None,
                 )
