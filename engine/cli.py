@@ -46,6 +46,7 @@ from .tools.render import (
     event_json,
     event_text,
     fraction,
+    percent,
     played_text,
     result_text,
     ruleset_shown,
@@ -1273,11 +1274,11 @@ def _prob_policies(
     out.write(f"{title}{'  (' + shown + ')' if shown else ''}\n")
     out.write("  " + "".ljust(width) + "".join(p.rjust(10) for p in POLICIES) + "\n")
     for s in first.outcomes.members:
-        cells = "".join(f"{float(dists[p].probability(s)) * 100:9.2f}%" for p in POLICIES)
+        cells = "".join(percent(dists[p].probability(s)).rjust(10) for p in POLICIES)
         out.write(f"  {s.name.ljust(width)}{cells}\n")
     target = rs.check(args.check).objective.target
     if target is not None:
-        cells = "".join(f"{float(dists[p].at_least(target)) * 100:9.2f}%" for p in POLICIES)
+        cells = "".join(percent(dists[p].at_least(target)).rjust(10) for p in POLICIES)
         out.write(f"  {('≥ ' + target.name).ljust(width)}{cells}\n")
     for p in POLICIES:
         out.write("".join(f"  note ({p}): {line}\n" for line in distribution_notes(dists[p])))

@@ -263,3 +263,50 @@ def test_a_value_an_auto_rule_left_unrolled_is_said_so_everywhere(cli, tmp_path:
     assert (
         "'total' has no value in this roll: an auto rule decided the outcome before the roll" in r.out + r.err
     )
+
+
+TINY = """rulecraft: 1
+name: tiny
+checks:
+  act:
+    inputs:
+      need: {type: int, min: 9, max: 10, default: 10}
+    roll:
+      p: {pool: 10, die: 100}
+    outcomes: [lo, hi]
+    outcome: "'hi' if count(p, 100) >= need else 'lo'"
+    outputs:
+      tops: count(p, 100)
+"""
+
+
+def test_a_tiny_chance_never_reads_as_zero_percent(cli, tmp_path: Path) -> None:
+    """Review: `prob`'s outcomes and values, `--sweep` and `--policy all` printed a chance of
+    1e-20 as 0.00% (beside its exact fraction, or alone in a sweep), while a scene's odds showed
+    one as `1.0e-18%`: every table of chances now reads them through `render.percent`, and a
+    column is as wide as its widest cell."""
+    from engine.tools.render import percent
+
+    path = tmp_path / "tiny.yaml"
+    path.write_text(TINY)
+    top = Fraction(1, 100**10)
+    nine = 10 * Fraction(99, 100**10) + top  # nine of ten dice on 100, or all ten
+    r = cli("prob", str(path), "act")
+    assert r.code == 0, r.err
+    rows = {line.split()[0]: line.split() for line in r.out.splitlines()[1:]}
+    assert rows["hi"][1:3] == [str(top), "1.0e-18%"], r.out
+    r = cli("prob", str(path), "act", "--value", "tops")
+    assert r.code == 0, r.err
+    rows = {line.split()[0]: line.split() for line in r.out.splitlines() if line.startswith("    ")}
+    assert rows["10"][1:3] == [str(top), "1.0e-18%"], r.out
+    r = cli("prob", str(path), "act", "--sweep", "need=9..10")
+    assert r.code == 0, r.err
+    lines = r.out.splitlines()
+    cells = {line.split()[0]: line.split()[1:] for line in lines[-2:]}
+    assert cells == {"9": ["100.00%", percent(nine).strip()], "10": ["100.00%", "1.0e-18%"]}, r.out
+    assert len({len(line) for line in lines[-3:]}) == 1, r.out  # the columns line up
+    r = cli("prob", str(path), "act", "--policy", "all")
+    assert r.code == 0, r.err
+    assert [line.split() for line in r.out.splitlines() if line.strip().startswith("hi")] == [
+        ["hi", "1.0e-18%", "1.0e-18%", "1.0e-18%"]
+    ], r.out

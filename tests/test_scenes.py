@@ -360,10 +360,10 @@ def test_the_page_s_grid_is_what_the_command_prints(cli: Any, tmp_path: Any) -> 
 
 def test_a_grid_shows_a_tiny_chance_as_the_odds_do_not_as_0_00(cli: Any) -> None:
     """A grid's cell was `f"{p:6.2f}%"`, so a chance of 9e-7 read `0.00%` while the
-    scene's own odds showed it `9.0e-5%`: now each cell is `_percent`, an exact 0 still `0.00%`,
+    scene's own odds showed it `9.0e-5%`: now each cell is `percent`, an exact 0 still `0.00%`,
     and the columns stay aligned. Chthonian's combat, a weak excursionist out at one wound against
     stronger and tougher creatures: 0 once the creature outclasses every roll."""
-    from engine.tools.render import _percent
+    from engine.tools.render import percent
 
     who = ("-p", "style=weird_tale", "--party", "excursionist:combat_traits=-5,out_at=1")
     r = cli(
@@ -393,7 +393,7 @@ def test_a_grid_shows_a_tiny_chance_as_the_odds_do_not_as_0_00(cli: Any) -> None
             ).probability("creature_out")
             for out in (1, 7, 20)
         ]
-        assert cells == [_percent(p).strip() for p in want], (line, want)
+        assert cells == [percent(p).strip() for p in want], (line, want)
     assert lines[2].split()[1:] == ["0.70%", "9.0e-5%", "1.6e-5%"], r.out
     assert lines[3].split()[1:] == ["0.00%"] * 3, r.out
     # each column's cells and its head end at the same place
@@ -1372,10 +1372,10 @@ def test_a_small_chance_is_shown_rounded_once(top: int, bottom: int) -> None:
     """Law (review: 5.57e-7 was shown as 5.7e-7%, the percentage rounded before the quotient):
     a chance too small for two decimals is shown in two significant digits of its own, the
     nearest to it; a larger one with two decimals."""
-    from engine.tools.render import _percent
+    from engine.tools.render import percent
 
     p = Fraction(top, bottom)
-    text = _percent(p)
+    text = percent(p)
     if p >= Fraction(1, 20_000):
         assert text == f"{float(p) * 100:6.2f}%"
         return

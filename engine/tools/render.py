@@ -230,7 +230,7 @@ def distribution_text(dist: Distribution, title: str) -> str:
     fw = max(len(f) for f in fracs)
     lines = [title]
     for (s, p), f in zip(rows, fracs):
-        lines.append(f"  {s.name.ljust(width)}  {f.rjust(fw)}  {float(p) * 100:6.2f}%  {_bar(float(p))}")
+        lines.append(f"  {s.name.ljust(width)}  {f.rjust(fw)}  {percent(p)}  {_bar(float(p))}")
     return "\n".join(lines)
 
 
@@ -268,21 +268,19 @@ def value_text(name: str, dist: Dist) -> str:
         pass
     lines = [head]
     for (v, p), f in zip(items, fracs):
-        lines.append(
-            f"    {show(v).rjust(width)}  {f.rjust(fw)}  {float(p) * 100:6.2f}%  {_bar(float(p), 20)}"
-        )
+        lines.append(f"    {show(v).rjust(width)}  {f.rjust(fw)}  {percent(p)}  {_bar(float(p), 20)}")
     return "\n".join(lines)
 
 
 def sweep_text(name: str, values: list[object], dists: list[Distribution]) -> str:
     """One row per input value, one column per outcome (percentages)."""
     members = dists[0].outcomes.members
-    widths = [max(len(m.name), 7) for m in members]
+    rows = [[percent(d.probability(m)) for m in members] for d in dists]
+    widths = [max(len(m.name), *(len(row[c]) for row in rows)) for c, m in enumerate(members)]
     nw = max([len(name)] + [len(show(v)) for v in values])
     lines = [name.rjust(nw) + "  " + "  ".join(m.name.rjust(w) for m, w in zip(members, widths))]
-    for v, d in zip(values, dists):
-        cells = [f"{float(d.probability(m)) * 100:6.2f}%".rjust(w) for m, w in zip(members, widths)]
-        lines.append(show(v).rjust(nw) + "  " + "  ".join(cells))
+    for v, row in zip(values, rows):
+        lines.append(show(v).rjust(nw) + "  " + "  ".join(c.rjust(w) for c, w in zip(row, widths)))
     return "\n".join(lines)
 
 
@@ -395,8 +393,7 @@ def state_distribution_text(
         for (_, w), text in zip(rows, texts):
             p = Fraction(w, dist.total)
             lines.append(
-                f"    {text.ljust(width)}  {fraction(p).rjust(9)}  "
-                f"{float(p) * 100:6.2f}%  {_bar(float(p), 20)}"
+                f"    {text.ljust(width)}  {fraction(p).rjust(9)}  {percent(p)}  {_bar(float(p), 20)}"
             )
     if len(lines) == 1:
         lines.append("  nothing changes")
@@ -407,10 +404,7 @@ def fraction(p: Fraction) -> str:
     return f"{p.numerator}/{p.denominator}"
 
 
-# -- scenes ---------------------------------------------------------------------------------------------
-
-
-def _percent(p: Fraction) -> str:
+def percent(p: Fraction) -> str:
     """A chance as a percentage with two decimals, one too small for them in scientific form
     (`4.2e-8%`; worked out in decimals, as a float of 1/2**20000 is 0), so a chance that is not 0
     never reads as 0.00%."""
@@ -421,6 +415,9 @@ def _percent(p: Fraction) -> str:
         return f"{Decimal(p.numerator * 100) / Decimal(p.denominator):.1e}%"
 
 
+# -- scenes ---------------------------------------------------------------------------------------------
+
+
 def scene_odds_text(odds: Odds, title: str) -> str:
     """Each ending's exact chance with a bar, then the length: its mean and its distribution."""
     rows = list(odds.endings.items())
@@ -429,7 +426,7 @@ def scene_odds_text(odds: Odds, title: str) -> str:
     fw = max(len(f) for f in fracs)
     lines = [title]
     for (e, p), f in zip(rows, fracs):
-        lines.append(f"  {str(e).ljust(width)}  {f.rjust(fw)}  {_percent(p)}  {_bar(float(p))}")
+        lines.append(f"  {str(e).ljust(width)}  {f.rjust(fw)}  {percent(p)}  {_bar(float(p))}")
     if odds.mean_rounds is not None:
         m = odds.mean_rounds
         exact = f" = {fraction(m)}" if m.denominator != 1 and len(fraction(m)) <= 24 else ""
@@ -438,15 +435,15 @@ def scene_odds_text(odds: Odds, title: str) -> str:
         lines.append("  rounds: some states never end, so the length has no mean")
     shown = [(r, p) for r, p in odds.rounds.items() if p][:12]
     for r, p in shown:
-        lines.append(f"    {str(r).rjust(4)}  {_percent(p)}  {_bar(float(p), 20)}")
+        lines.append(f"    {str(r).rjust(4)}  {percent(p)}  {_bar(float(p), 20)}")
     # the rounds not shown, together (not added up one by one: a long count has 100,000 of them),
     # and apart from them what lasts past `max_rounds` (a state that never ends among it): a
     # scene stuck for ever would otherwise read as one that goes on a few more rounds
     rest = odds.later(shown[-1][0] if shown else 0)
     if rest:
-        lines.append(f"    {'more'.rjust(4)}  {_percent(rest)}")
+        lines.append(f"    {'more'.rjust(4)}  {percent(rest)}")
     if odds.longer:
-        lines.append(f"  longer  {_percent(odds.longer)}  (still going after max_rounds)")
+        lines.append(f"  longer  {percent(odds.longer)}  (still going after max_rounds)")
     if odds.expected is not None and odds.expected:
         lines.append("  expected at the end:")
         named = max(len(n) for n in odds.expected)
@@ -461,9 +458,9 @@ def scene_odds_text(odds: Odds, title: str) -> str:
 
 def scene_grid_text(rows: list[str], columns: list[str] | None, chances: list[list[Fraction]]) -> str:
     """A scene grid's table: a row label, then each column's chance as the scene's odds show one
-    (`_percent`: a tiny chance in scientific form, not 0.00%), each column as wide as its widest
+    (`percent`: a tiny chance in scientific form, not 0.00%), each column as wide as its widest
     label or cell, so a long one does not push the columns apart. `columns` None: one column, no head."""
-    cells = [[_percent(p) for p in row] for row in chances]
+    cells = [[percent(p) for p in row] for row in chances]
     heads = columns if columns is not None else [""] * len(cells[0])
     widths = [max(len(head), *(len(row[c]) for row in cells)) for c, head in enumerate(heads)]
     width = max(len(r) for r in rows)
