@@ -50,11 +50,13 @@ out is reported as RC809, and then the findings that need the whole picture (RC8
 are not claimed for that check.
 
 Player choices (`check.sequential`: reroll triggers, redraws, dice that depend on earlier
-dice) are analysed exactly under the `always` and `never` policies while that is cheap;
-above that, when the choices only reroll or redraw (never add dice), the dice are taken as
-first rolled: every value a reroll can end on is a value a first roll can show, so rules
-that fire there are evidence of reachability, and a roll that falls through there is
-reported with that caveat.
+dice) are analysed exactly under the `always`, `never` and `optimal` policies while that is
+cheap; when the choices only reroll or redraw (never add dice), a combination the cost model
+puts over `LintBudget.per_follow` is still tried, counted as it runs, all of a check's tries
+together within `per_follow` units (the model puts a reroll chain far above the work it does),
+and past that the dice are taken as first rolled: every value a reroll can end on is a value a
+first roll can show, so rules that fire there are evidence of reachability, and a roll that
+falls through there is reported with that caveat.
 
 Tables are analysed over every argument list the checks actually call them with: the linter
 compiles a private copy of the ruleset and wraps each table's function where the generated

@@ -101,7 +101,7 @@ class Analysis:
             own_keys=None,
             roller=None,
         )  # every state and every run through the probe
-        # Above the budget for following choices, dice that only reroll or redraw are taken
+        # Past the share for following choices, dice that only reroll or redraw are taken
         # as first rolled: every value a reroll can end on is one a first roll can show —
         # unless the check reads a pool's history or counts redraws, which a first roll alone
         # never shows.
@@ -119,6 +119,12 @@ class Analysis:
         run = CheckRun(check, public, probe, len(combos), exhaustive)
         roll_names = _roll_names(check)
         seen: set[tuple[Any, ...]] = set()
+        # The cost model puts a reroll chain far above the work it does (3 d6 that may reroll
+        # once: 94,000 units for three policies, 2,500 done), so what it calls too dear to
+        # follow is still tried, counted as it runs: all of a check's tries together within the
+        # share for following, and where a try runs out the dice are taken as first rolled.
+        tries = Work(self.budget.per_follow)
+        gave_up = math.inf  # the least estimate whose try ran out: no dearer one is tried
         for index, combo in enumerate(combos):
             late = self._late()
             if late or not self.work.left:
@@ -163,26 +169,64 @@ class Analysis:
             try:
                 units, states = cost(check, env, check.sequential, self.ctx)
                 units *= len(policies)
+                followed = units
                 if check.sequential and units > self.budget.per_follow and first_rolled is not None:
                     target, runs = first_rolled, ("always",)
                     units, states = cost(check, env, False, self.ctx)
             except LimitError as exc:  # sizing the dice ran out of the analysis's budget
                 _leave_out(run, combo, self._why(exc), exc)
                 continue
-            reason = self._over_budget(units, states, run.work)
-            if reason:
-                if not run.skipped and self.budget.combination_work is None:
-                    if states <= self.limits.max_states and units > self.budget.per_combination:
-                        run.needed = math.ceil(units) * COMBINATION_SHARE
-                _leave_out(run, combo, reason)
-                run.over_states |= states > self.limits.max_states
+            if not self._admits(run, combo, units, states):
                 continue
+            if target is first_rolled and tries.left and followed < gave_up:
+                if self._follow(run, probed, policies, bound, env, combo, tries):
+                    continue  # followed after all
+                gave_up = followed
+                # the try ran out, and may have spent what the check had left
+                if not self._admits(run, combo, units, states):
+                    continue
             probe.first_rolled = target is first_rolled
             for policy in runs:
                 probe.policy = policy if check.sequential and target is probed else ""
                 if not self._evaluate(run, target, policy, bound, env, combo):
                     break
         return run
+
+    def _admits(self, run: CheckRun, combo: dict[str, Any], units: float, states: float) -> bool:
+        """Whether one combination estimated at `units` and `states` is run; if not, it is left
+        out, with the least budget that would let it in when it is the first."""
+        reason = self._over_budget(units, states, run.work)
+        if not reason:
+            return True
+        if not run.skipped and self.budget.combination_work is None:
+            if states <= self.limits.max_states and units > self.budget.per_combination:
+                run.needed = math.ceil(units) * COMBINATION_SHARE
+        _leave_out(run, combo, reason)
+        run.over_states |= states > self.limits.max_states
+        return False
+
+    def _follow(
+        self,
+        run: CheckRun,
+        target: Check,
+        policies: tuple[str, ...],
+        bound: dict[str, Any],
+        env: dict[str, Any],
+        combo: dict[str, Any],
+        follow: Work,
+    ) -> bool:
+        """Follow one combination's choices under every policy within what `follow` has left;
+        False when that ran out first, and the caller takes the dice as first rolled (what the
+        policies run before found still counts: those rolls were followed)."""
+        run.probe.first_rolled = False
+        for policy in policies:
+            run.probe.policy = policy
+            try:
+                if not self._evaluate(run, target, policy, bound, env, combo, follow):
+                    break
+            except _FollowSpent:
+                return False
+        return True
 
     def _over_budget(self, units: float, states: float, used: int) -> str:
         """Why one combination estimated at `units` and `states` is left out, when the check's
@@ -239,15 +283,19 @@ class Analysis:
         bound: dict[str, Any],
         env: dict[str, Any],
         combo: dict[str, Any],
+        follow: Work | None = None,
     ) -> bool:
-        """Enumerate one combination exactly under one policy; False when it could not be."""
+        """Enumerate one combination exactly under one policy; False when it could not be. With
+        `follow` (a try at following), within what it has left too, and `_FollowSpent` when the
+        work ran out, whichever bound it met: the caller takes the dice as first rolled."""
         probe = run.probe
         self.tables.gap = None
         before = set(probe.gaps)
         # one evaluation may use what one request may, and no more than the check and the
         # analysis have left
         check_left = max(0, self.budget.per_check - run.work)
-        share = self.work.share(min(self.limits.max_work, check_left))
+        most = min(self.limits.max_work, check_left)
+        share = self.work.share(most if follow is None else min(most, follow.left))
         try:
             weights, total, truncated = exact_distribution(
                 target, bound, self.ctx._replace(policy=policy, work=share)
@@ -264,11 +312,15 @@ class Analysis:
                 return False
             if policy == "optimal" and exc.diagnostics[0].code == "RC505":
                 return True  # no best play on a chain that returns: `optimal` is no way to play it
+            if follow is not None and share.used > share.limit:
+                raise _FollowSpent from exc  # its work ran out, whichever bound it met: first rolled
             _leave_out(run, combo, self._share_spent(exc, share, check_left), exc)
             return False
         finally:
             run.work += share.used
             self.work.count(share)  # the loop stops once nothing is left
+            if follow is not None:
+                follow.count(share)
         given = {str(o) for o, w in weights.items() if w and isinstance(o, Symbol)}
         run.produced |= given
         if not probe.first_rolled:
@@ -289,6 +341,10 @@ class Analysis:
         if share.limit == check_left and check_left < self.limits.max_work:
             return f"the linter's budget of {self.budget.per_check:,} units for this check was spent"
         return exc.diagnostics[0].message
+
+
+class _FollowSpent(Exception):
+    """A try at following a combination's choices ran out of work (`_follow`)."""
 
 
 def _roll_names(check: Check) -> list[str]:
