@@ -45,7 +45,6 @@ from .tools.render import (
     distribution_text,
     event_json,
     event_text,
-    fraction,
     percent,
     played_text,
     result_text,
@@ -1510,7 +1509,7 @@ def _campaign_roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .eval.dist import Dist
+    from .eval.dist import Dist, fraction_text
     from .model.values import to_json
     from .runtime.inputs import bind
     from .state.exact import item_marginals
@@ -1532,7 +1531,7 @@ def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "inputs": {k: to_json(v) for k, v in inputs.items()},
                 "items": {
                     name: [
-                        {"value": json.loads(v), "p": fraction(Fraction(w, d.total))}
+                        {"value": json.loads(v), "p": fraction_text(Fraction(w, d.total))}
                         for v, w in d.weights.items()
                     ]
                     for name, d in marginals.items()

@@ -310,3 +310,61 @@ def test_a_tiny_chance_never_reads_as_zero_percent(cli, tmp_path: Path) -> None:
     assert [line.split() for line in r.out.splitlines() if line.strip().startswith("hi")] == [
         ["hi", "1.0e-18%", "1.0e-18%", "1.0e-18%"]
     ], r.out
+
+
+def _long_chances() -> str:
+    """Two dice of 1,000 faces, 999 of them 1, each redrawn up to 1,000 times while it shows 1:
+    P(both 1) = (999/1000)^2002, a fraction of about 6,000 digits a side."""
+    faces = "[" + ", ".join(["1"] * 999 + ["2"]) + "]"
+    return f"""rulecraft: 1
+name: big
+checks:
+  a:
+    roll:
+      x: {{die: {faces}, redraw: {{must: x == 1, times: 1000}}}}
+      y: {{die: {faces}, redraw: {{must: y == 1, times: 1000}}}}
+    let:
+      v: x + y
+    outcomes: [lo, hi]
+    outcome: "'lo' if x == 1 and y == 1 else 'hi'"
+    examples:
+      - expect: {{probability: {{lo: {{at_most: 0.1}}}}}}
+"""
+
+
+def test_a_chance_too_long_to_write_is_told_by_its_length(cli, tmp_path: Path) -> None:
+    """Hunt: Python writes no whole number of more than 4,300 digits, and `prob`, `prob --value`
+    and `test` wrote each chance out in full: a `ValueError` traceback. Past 100 digits a side a
+    fraction is now told by its length (`--json` keeps it exact), and the example's message too."""
+    path = tmp_path / "big.yaml"
+    path.write_text(_long_chances())
+    lo = Fraction(999, 1000) ** 2002
+    assert lo.denominator == 10**6006  # 6,007 digits: past Python's 4,300
+    digits = 6007
+    r = cli("prob", str(path), "a")
+    assert r.code == 0, r.err
+    assert f"  lo  (a fraction of {digits:,} digits)   13.49%" in r.out, r.out
+    r = cli("prob", str(path), "a", "--value", "v")
+    assert r.code == 0, r.err
+    assert f"    2  (a fraction of {digits:,} digits)   13.49%" in r.out, r.out
+    assert "  v: mean ≈ 3.265" in r.out, r.out
+    r = cli("test", str(path))
+    assert r.code == 1, r.err
+    assert f"got (a fraction of {digits:,} digits) ≈ {float(lo):.4f}" in r.out + r.err
+    r = cli("prob", str(path), "a", "--json")
+    assert r.code == 0, r.err
+    n, d = json.loads(r.out)["outcomes"]["lo"].split("/")
+    assert Fraction(int(n, 16), int(d, 16)) == lo  # exact, in hexadecimal past Python's bound
+
+
+def test_a_fraction_of_a_hundred_digits_is_written_whole() -> None:
+    """The bound is 100 digits a side: 100 are written out (a scene's chance in docs/scenes.md
+    has 71), 101 told by their length, counted exactly at each power of ten."""
+    from engine.tools.render import exact, fraction
+
+    assert fraction(Fraction(1, 10**100 - 1)) == f"1/{10**100 - 1}"
+    assert fraction(Fraction(1, 10**100)) == "(a fraction of 101 digits)"
+    assert exact(Fraction(10**150)) == "(a fraction of 151 digits)"
+    assert exact(Fraction(10**150 - 1)) == "(a fraction of 150 digits)"
+    assert exact(Fraction(-(10**150), 3)) == "(a fraction of 151 digits)"
+    assert (exact(Fraction(3)), fraction(Fraction(3))) == ("3", "3/1")

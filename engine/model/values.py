@@ -146,8 +146,11 @@ def readable(p: Fraction) -> str:
     """A probability a person can read: the fraction when it is short (`1/1296 (0.08%)`), else
     a percentage, or for a tail like an explosion's a number like `2.3e-13` — never a fraction
     of forty digits."""
-    text = f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
-    if len(text) <= 12:
+    if max(abs(p.numerator), p.denominator) < 10**12:  # never a text Python will not write
+        text = f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
+    else:
+        text = ""
+    if text and len(text) <= 12:
         return f"{text} ({float(p) * 100:.2f}%)"
     if p >= Fraction(1, 10_000):
         return f"{float(p) * 100:.2f}%"

@@ -21,7 +21,7 @@ from ..model.values import Symbol, show, to_json
 from ..state.campaign import Campaign
 from ..state.memory import MemoryStore
 from ..syntax.positions import Span
-from .render import possessive
+from .render import exact, possessive
 
 
 @frozen
@@ -252,10 +252,10 @@ def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
                 p = dist.probability(e.name)
                 lo, hi = e.expected
                 if not lo <= p <= hi:
-                    want = f"exactly {_frac(lo)}" if lo == hi else f"between {_frac(lo)} and {_frac(hi)}"
+                    want = f"exactly {exact(lo)}" if lo == hi else f"between {exact(lo)} and {exact(hi)}"
                     problems.append(
                         _fail(
-                            f"{where}: expected P({e.name}) {want}, got {_frac(p)} ≈ {float(p):.4f}", e.span
+                            f"{where}: expected P({e.name}) {want}, got {exact(p)} ≈ {float(p):.4f}", e.span
                         )
                     )
     except RulecraftError as exc:
@@ -293,8 +293,8 @@ def _mean(dist: Any, e: Expectation, where: str) -> list[Diagnostic]:
         return []
     return [
         _fail(
-            f"{where}: expected the mean of {e.name} {_frac(e.expected)}, "
-            f"got {_frac(got)} ≈ {float(got):.4f}",
+            f"{where}: expected the mean of {e.name} {exact(e.expected)}, "
+            f"got {exact(got)} ≈ {float(got):.4f}",
             e.span,
         )
     ]
@@ -324,7 +324,3 @@ def _same(actual: Any, expected: Any) -> bool:
 
 def _shown(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def _frac(p: Fraction) -> str:
-    return f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)

@@ -13,6 +13,7 @@ from fractions import Fraction
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
+from ..errors import MAX_DIGITS
 from ..eval.dist import Dist
 from ..eval.trace import Result
 from ..expr import ast
@@ -226,7 +227,7 @@ def distribution_text(dist: Distribution, title: str) -> str:
     """The outcomes worst → best with exact fraction, percentage and a bar."""
     rows = dist.table()
     width = max(len(s.name) for s, _ in rows)
-    fracs = [str(p) for _, p in rows]  # exact: 1/20, and 0 or 1 as they are
+    fracs = [exact(p) for _, p in rows]  # 1/20, and 0 or 1 as they are
     fw = max(len(f) for f in fracs)
     lines = [title]
     for (s, p), f in zip(rows, fracs):
@@ -252,18 +253,18 @@ def value_text(name: str, dist: Dist) -> str:
     """One named value's distribution, with its mean when it is a number."""
     items = list(dist.items())
     width = max(len(show(v)) for v, _ in items)
-    fracs = [f"{p.numerator}/{p.denominator}" for _, p in items]
+    fracs = [fraction(p) for _, p in items]
     fw = max(len(f) for f in fracs)
     head = f"  {name}:"
     try:
         mean = dist.mean
-        exact = f"{mean.numerator}/{mean.denominator}"
-        if mean.denominator == 1:
+        written = fraction(mean)
+        if mean.denominator == 1 and not _long(mean):
             head += f" mean {mean}"
-        elif len(exact) > 24:  # an explosion's tail: the fraction is no help to read
+        elif len(written) > 24:  # an explosion's tail: the fraction is no help to read
             head += f" mean ≈ {float(mean):.3f}"
         else:
-            head += f" mean {exact} ≈ {float(mean):.3f}"
+            head += f" mean {written} ≈ {float(mean):.3f}"
     except TypeError:
         pass
     lines = [head]
@@ -400,8 +401,31 @@ def state_distribution_text(
     return "\n".join(lines)
 
 
+_LONG = 10**MAX_DIGITS
+"""A numerator or denominator this long is past what text writes out (`MAX_DIGITS`, as a number
+is written): the fraction is told by its length (`--json` keeps it exact, in hexadecimal past
+Python's own bound: `dist.fraction_text`)."""
+
+
 def fraction(p: Fraction) -> str:
-    return f"{p.numerator}/{p.denominator}"
+    """An exact number as `n/d`, a whole one too (`1/1`), or past `MAX_DIGITS` digits a side its length:
+    Python writes no whole number of more than 4,300 digits, and a redraw of a thousand tries has
+    a chance that long (`prob` had ended in a `ValueError`), unreadable long before."""
+    return _long(p) or f"{p.numerator}/{p.denominator}"
+
+
+def exact(p: Fraction) -> str:
+    """`fraction`, but a whole number as itself (`1`, not `1/1`)."""
+    return _long(p) or (str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}")
+
+
+def _long(p: Fraction) -> str:
+    """'' for a fraction `fraction` writes out; else its length, in words."""
+    longest = max(abs(p.numerator), p.denominator)
+    if longest < _LONG:
+        return ""
+    k = int(longest.bit_length() * 0.30102999566398120)  # log10(2): the digits, or one more
+    return f"(a fraction of {k + (longest >= 10**k):,} digits)"
 
 
 def percent(p: Fraction) -> str:

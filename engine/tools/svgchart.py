@@ -14,6 +14,9 @@ from collections.abc import Sequence
 from fractions import Fraction
 from xml.sax.saxutils import escape, quoteattr
 
+from ..eval.dist import fraction_text
+from .render import exact
+
 # Colours worst to best, picked to stay apart for the common colour blindnesses (Okabe–Ito's,
 # its yellow darkened to show on white).
 PALETTE = ("#d55e00", "#e69f00", "#cbb400", "#009e73", "#56b4e9", "#0072b2", "#cc79a7", "#999999")
@@ -34,7 +37,9 @@ def percent(p: Fraction) -> str:
 
 
 def _fraction(p: Fraction) -> str:
-    return f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
+    """A chance exact, as the chart's data carries it (in hexadecimal past Python's bound on
+    decimal text: `fraction_text`)."""
+    return str(p.numerator) if p.denominator == 1 else fraction_text(p)
 
 
 def colour(i: int) -> str:
@@ -83,7 +88,7 @@ def bar_chart(
         h = float(p / most) * plot_h
         x = left + i * slot + (slot - bar_w) / 2
         cx = x + bar_w / 2
-        label = f"{name}: {percent(p)} ({_fraction(p)})"
+        label = f"{name}: {percent(p)} ({exact(p)})"
         out.append(
             f'<g class="bar" data-outcome={_attr(name)} data-probability="{_fraction(p)}">'
             f"<title>{_text(label)}</title>"
