@@ -29,6 +29,15 @@ MAX_DIGITS = 100
 forced face — or have when the compiler folds a constant: far beyond any game, and far below the
 4,300 digits past which Python refuses to turn a whole number into text."""
 
+
+def digits(n: int) -> int:
+    """How many decimal digits a whole number has, counted without writing it (Python writes
+    none of more than 4,300): for a message that tells a number too long to show by its length."""
+    n = abs(n)
+    k = int(n.bit_length() * 0.30102999566398120)  # log10(2): the digits, or one fewer
+    return max(1, k + int(n >= 10**k))
+
+
 MAX_COMPUTED_DIGITS = 1000
 """The most digits a product or a quotient a ruleset computes while it runs may have (`RC503`): a
 value squared forty times, or `v + 1/v` forty times over (a sum of fractions doubles its digits,

@@ -755,3 +755,20 @@ def test_every_public_entry_point_has_cases() -> None:
     assert not missing, "public entry points without a misuse case: " + ", ".join(missing)
     stale = {c.target for c in CASES} - set(found)
     assert not stale, f"cases for entry points that are not public: {stale}"
+
+
+def test_a_huge_bound_is_told_by_its_length_either_side_of_zero() -> None:
+    """Review: `Limits(deadline=-10**400)` and `Limits(max_work=-10**400)` wrote all 401 digits
+    into the message (only a huge positive deadline or bound was told by its length)."""
+    for field in ("deadline", "max_work"):
+        for value, said in (
+            (-(10**400), "a negative number of 401 digits"),
+            (10**400, "a number of 401 digits"),
+        ):
+            with pytest.raises(engine.InputError) as caught:
+                engine.Limits(**{field: value})
+            assert caught.value.diagnostics[0].message.endswith(f"got {said}"), caught.value
+    with pytest.raises(engine.InputError, match="got -5$"):
+        engine.Limits(max_work=-5)
+    with pytest.raises(engine.InputError, match="got 100,000,000,000,000,000,000$"):
+        engine.Limits(max_work=10**20)

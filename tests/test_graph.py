@@ -272,3 +272,134 @@ checks:
     [d] = caught.value.diagnostics
     assert d.code == "RC304" and d.span is not None and d.span.line == 9
     assert d.hint == "when inner() is called with y: true/false (at line 6)"
+
+
+def _told(text: str) -> list[tuple[str, int, int]]:
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text)
+    return [
+        (d.code, d.span.line if d.span else 0, d.span.col if d.span else 0) for d in caught.value.diagnostics
+    ]
+
+
+def test_a_table_on_a_circle_still_reports_its_other_errors_and_its_callers() -> None:
+    """Review: a table on a circle the ordering walk found was never compiled, so its other rows'
+    errors and a wrong call of it went untold. The circle is raised by a call of a table on it
+    until that table is compiled; the list of tables still compiles each, its rows one by one."""
+    text = """rulecraft: 1
+name: circ
+tables:
+  a:
+    params: {x: int}
+    rules:
+      - when: b(x) > 1
+        then: 1
+      - else: bogus
+  b:
+    params: {x: int}
+    value: a(x)
+checks:
+  act:
+    roll: {d: {die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if a(d, 2) > 2 else 'lo'"
+"""
+    assert _told(text) == [("RC301", 9, 15), ("RC308", 12, 12), ("RC303", 17, 23)]
+
+
+def test_a_long_chain_over_a_failed_table_is_one_error_not_a_recursion() -> None:
+    """Review: a table that failed to compile was compiled again by each caller, one level deeper
+    on the stack each time: a chain of 150 tables over a misspelt name ended in a
+    `RecursionError`. A failed table's diagnostic is kept, and each later call raises it."""
+    text = _table_chain(150).replace("    value: x\n", "    value: x + bogus\n")
+    assert _told(text) == [("RC301", 6 + 3 * 149, 16)]
+
+
+def test_a_chain_through_case_keys_counts_toward_the_bound() -> None:
+    """Review: a table called in a `cases` key was not seen by the ordering walk, so a chain
+    of 260 such tables ran out of Python's stack: keys are walked too."""
+    n = 260
+    lines = ["rulecraft: 1", "name: keys", "tables:"]
+    for i in range(n - 1):
+        lines += [f"  t{i}:", "    params: {x: int}", "    cases:", f"      t{i + 1}(1): 1", "      else: 0"]
+    lines += [f"  t{n - 1}:", "    params: {x: int}", "    value: x"]
+    lines += [
+        "checks:",
+        "  act:",
+        "    roll: {d: {die: 6}}",
+        "    outcomes: [lo, hi]",
+        OUTCOME.format("t0(d)"),
+    ]
+    assert [code for code, _, _ in _told("\n".join(lines) + "\n")] == ["RC202"]
+
+
+def test_a_failed_check_for_one_calls_types_leaves_the_others_to_their_next_call() -> None:
+    """Review: the per-call checks queued behind one that failed were marked done and dropped,
+    so a later call of the same table with the same types skipped its check: b's RC304 at
+    act2's call went untold."""
+    text = """rulecraft: 1
+name: down
+tables:
+  outer:
+    params: [x]
+    value: a(x) + b(x)
+  a:
+    params: [y]
+    value: y + 1
+  b:
+    params: [z]
+    value: z * 2
+checks:
+  act:
+    roll: {d: {die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if outer(d > 3) > 1 else 'lo'"
+  act2:
+    roll: {d: {die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if b(d > 3) > 1 else 'lo'"
+"""
+    assert _told(text) == [("RC304", 9, 12), ("RC304", 12, 12)]
+
+
+UNIT_TABLES = {
+    "a": "    params: {x: int}\n    value: u(x) + b(x)\n",
+    "b": "    params: {x: int}\n    value: u(x)\n",
+    "u": "    params: [y]\n    value: v(y) + v(y)\n",
+    "v": "    params: {y: int}\n    value: y\n",
+}
+
+
+def test_a_tables_work_charge_does_not_follow_the_compile_order() -> None:
+    """Review: an untyped table's body, lowered again only to type it for a call, charged the
+    calls in it to whichever table was being compiled: b's charge (and the check's) was 4 or
+    6 by the order the tables were declared or compiled in. It is charged to no one."""
+    charged = []
+    for order in ("abuv", "bauv"):
+        text = "rulecraft: 1\nname: units\ntables:\n"
+        text += "".join(f"  {t}:\n{UNIT_TABLES[t]}" for t in order)
+        text += "checks:\n  act:\n    roll: {d: {die: 6}}\n    outcomes: [lo, hi]\n"
+        text += OUTCOME.format("b(d)") + "\n"
+        charged.append(engine.load(text).model.checks["act"].roller_units)
+    assert charged == [4, 4], charged
+
+
+def test_a_loads_errors_come_in_the_files_order() -> None:
+    """Review: tables compile after the tables they call, and the errors of a load had come in
+    that order (line 9 before line 6); they come in the file's."""
+    text = """rulecraft: 1
+name: order
+tables:
+  a:
+    params: {x: int}
+    value: bogus_one + b(x)
+  b:
+    params: {x: int}
+    value: bogus_two
+checks:
+  act:
+    roll: {d: {die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if a(d) > 2 else 'lo'"
+"""
+    assert _told(text) == [("RC301", 6, 12), ("RC301", 9, 12)]

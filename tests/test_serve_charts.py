@@ -151,3 +151,15 @@ def test_the_page_files_ship_in_the_wheel(repo_root: Any) -> None:
     } <= set(files)
     ignored = subprocess.run(["git", "check-ignore", *files], cwd=repo_root, capture_output=True, text=True)
     assert ignored.stdout == "", ignored.stdout
+
+
+def test_a_charts_tiny_chance_reads_as_text_shows_it() -> None:
+    """Review: the SVG charts wrote a chance of 1e-20 as 0.00% (a percent of their own), while
+    text wrote `1.0e-18%`: the chart reads it through `render.percent`."""
+    from fractions import Fraction
+
+    from engine.tools.svgchart import percent
+
+    assert percent(Fraction(1, 10**20)) == "1.0e-18%"
+    assert percent(Fraction(1, 20)) == "5.00%"
+    assert percent(Fraction(0)) == "0.00%"

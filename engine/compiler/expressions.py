@@ -27,7 +27,7 @@ from ..expr import ast
 from ..expr.parser import parse
 from ..expr.printer import to_text
 from ..frozen import frozen
-from ..graph import chain_text, circle_text, postorder
+from ..graph import circle_text
 from ..model import types as T
 from ..model.ruleset import Expr, Rule, Table
 from ..model.values import Symbol, normalize
@@ -36,6 +36,7 @@ from ..syntax.document import PathKey
 from ..syntax.positions import ExprOrigin, Span
 from .codegen import TOO_BIG
 from .problems import Problem, problem, statement
+from .table_order import table_order
 from .unit import InlineBody, Unit
 
 
@@ -85,24 +86,24 @@ def _later(scope: Mapping[str, T.Type]) -> frozenset[str]:
     return scope.later if isinstance(scope, BeforeTheRoll) else frozenset()
 
 
-MAX_TABLE_CHAIN = 200
-"""The most tables one chain of calls may run through (`RC202`), each calling the next: each is
-a Python call when it runs, and Python's stack gives out at about 950."""
-
-
 class Expressions:
     """Expressions and the named tables they call, for one compilation `unit`."""
 
     def __init__(self, unit: Unit) -> None:
         self.unit = unit
         self._table_busy: list[str] = []
-        self._circled: dict[str, Diagnostic] = {}
-        """Per table on a circle told (RC308), or whose chain of calls is too long (RC202), that
-        diagnostic: a table on it met again (from the list of tables, another table, a check)
-        raises it at once, which the load reports once.
-        Walking the circle again from each of its tables had made a load quadratic in its length
-        (60 tables of 40 terms: 9.9 s); a stop without a message had left a check that calls one
-        half compiled, told of values it lacked."""
+        self._circles: dict[str, Diagnostic] = {}
+        """Per table on a circle, RC308 (`TableOrder.circles`; or found on the stack, in a call
+        the ordering walk did not see): a call of it raises this until it is compiled. Walking
+        the circle again from each of its tables had made a load quadratic in its length (60
+        tables of 40 terms: 9.9 s)."""
+        self._too_deep: dict[str, Diagnostic] = {}
+        """`TableOrder.too_deep`: tables never compiled, each call of one RC202."""
+        self._failed: dict[str, Diagnostic] = {}
+        """Per table that failed to compile, why: each later call raises it at once, where each
+        had compiled the table again, a level deeper on the stack for a chain (a chain of 150
+        tables over a misspelt name had ended in a `RecursionError`) and its whole length again
+        for each caller."""
         self._instances: set[tuple[str, tuple[T.Type, ...]]] = set()
         self._queued: list[tuple[Table, tuple[T.Type, ...], Span | None]] | None = None
         """Table bodies waiting to be checked for one call's types, while one is (`_check_instance`)."""
@@ -545,14 +546,18 @@ class Expressions:
         (A call's type is the table's declared result either way, so nothing waits on them.)"""
         if all(p.kind != "any" for _, p in table.params) or (table.name, types) in self._instances:
             return
-        self._instances.add((table.name, types))
         if self._queued is not None:
             self._queued.append((table, types, call))
             return
         self._queued = [(table, types, call)]
         try:
             while self._queued:
-                self._check_one(*self._queued.pop(0))
+                table, types, call = self._queued.pop(0)
+                if (table.name, types) not in self._instances:  # queued twice
+                    # marked as it is checked: one left in the queue by a failure is checked at
+                    # its next call
+                    self._instances.add((table.name, types))
+                    self._check_one(table, types, call)
         finally:
             self._queued = None
 
@@ -579,6 +584,9 @@ class Expressions:
                 continue  # a syntax error, already reported where the table was compiled
         saved = self.unit.locals
         self.unit.locals = set(scope)
+        # the body is lowered only to be typed: the calls in it are charged to no one (they had
+        # been charged to whichever table or check was being compiled, as compile order fell)
+        self.unit.counted.append(0)
         try:
             for node, expect in nodes:
                 try:
@@ -592,6 +600,7 @@ class Expressions:
                         f"when {table.name}() is called with {given} (at line {call.line if call else '?'})",
                     ) from None
         finally:
+            self.unit.counted.pop()
             self.unit.locals = saved
 
     def _type_named(self, name: str, path: PathKey) -> T.Type:
@@ -606,66 +615,11 @@ class Expressions:
         return t
 
     def table_order(self) -> list[str]:
-        """The ruleset's tables, each after the tables it calls, with every circle among them
-        told first (`_circled`, RC308 at the call that closes it). Compiled in this order, no
-        table compiles another on first use, so the compiler's stack no longer grows a level per
-        table of a chain: a chain of about 120 tables, each calling the next, had ended a load
-        in a bare `RecursionError`. `table` still compiles on first use (a call it finds before
-        its callee is compiled: one this walk did not see, as in a body that does not parse)."""
-        calls: dict[str, dict[str, Span | None]] = {}
-        builtins = self.unit.builtins
-        tables = self.unit.data.get("tables", {})
-
-        def called(name: str) -> list[str]:
-            found: dict[str, Span | None] = {}
-            for node in self._table_nodes(name):
-                stack = [node]
-                while stack:
-                    n = stack.pop()
-                    if isinstance(n, ast.Call) and n.func in tables and n.func not in builtins:
-                        found.setdefault(n.func, n.span)
-                    stack.extend(reversed(ast.children(n)))
-            calls[name] = found
-            return list(found)
-
-        def circle(path: list[str]) -> None:
-            told = Diagnostic(
-                "RC308", f"tables may not call themselves ({circle_text(path)})", calls[path[-1]][path[0]]
-            )
-            for member in path:
-                self._circled.setdefault(member, told)
-
-        order, _ = postorder(tables, called, calls, cycle=circle)
-        deepest: dict[str, tuple[int, str | None]] = {}
-        """Per table off every circle, the most tables a chain of calls from it runs through,
-        and the callee it goes on to."""
-        for name in order:
-            if name not in self._circled:
-                on = [(deepest[c][0], c) for c in calls[name] if c in deepest]
-                depth, through = max(on) if on else (0, None)
-                deepest[name] = (depth + 1, through)
-                if depth + 1 > MAX_TABLE_CHAIN:
-                    self._circled[name] = self._too_deep(name, deepest, calls)
-        return order
-
-    def _too_deep(
-        self, name: str, deepest: dict[str, tuple[int, str | None]], calls: dict[str, dict[str, Span | None]]
-    ) -> Diagnostic:
-        """RC202 for a table whose calls run through more than `MAX_TABLE_CHAIN` tables: the
-        diagnostic of the first table down its chain that does (one message for the chain)."""
-        through = deepest[name][1]
-        assert through is not None  # a chain of more than one table
-        if deepest[name][0] > MAX_TABLE_CHAIN + 1:
-            return self._circled[through]
-        chain = [name, through]
-        while (after := deepest[chain[-1]][1]) is not None:
-            chain.append(after)
-        return Diagnostic(
-            "RC202",
-            f"tables call one another more than {MAX_TABLE_CHAIN} deep: {chain_text(chain)}",
-            calls[name][through],
-            "join some of them into one table",
-        )
+        """The ruleset's tables in the order they compile, each after the tables it calls, with
+        the circles and over-long chains among them told (`table_order.table_order`)."""
+        found = table_order(self.unit.data.get("tables", {}), self.unit.builtins, self._table_nodes)
+        self._circles, self._too_deep = found.circles, found.too_deep
+        return found.order
 
     def _table_nodes(self, name: str) -> list[ast.Node]:
         """The expressions of a table's body that parse, in the order it is compiled."""
@@ -677,33 +631,50 @@ class Expressions:
         for i, row in enumerate(spec.get("rules", []) if isinstance(spec.get("rules"), list) else []):
             if isinstance(row, dict):
                 where += [path + ("rules", i, k) for k in ("when", "then", "else") if k in row]
+        keys: list[tuple[Any, PathKey]] = []
         levels = [(path + ("cases",), spec.get("cases"))]
         while levels:
             here, level = levels.pop()
             if isinstance(level, dict):
+                keys += [(k, here + (k,)) for k in level if k != "else" and not isinstance(k, int)]
                 levels += reversed([(here + (k,), v) for k, v in level.items()])
             elif level is not None:
                 where.append(here)
-        nodes = []
+        nodes: list[ast.Node] = []
         for at in where:
             try:
                 nodes.append(self.node_at(at))
             except RulecraftError:
                 continue  # told where the table is compiled
+        for key, at in keys:  # a key may call a table too
+            try:
+                nodes.append(self._key_node(key, at))
+            except RulecraftError:
+                continue
         return nodes
 
     def table(self, name: str, used_at: Span | None = None) -> Table:
         """Compiled on first use, so a table may call one declared after it; a cycle is a problem."""
         if name in self.unit.tables:
             return self.unit.tables[name]
-        told = self._circled.get(name)
+        told = self._failed.get(name) or self._too_deep.get(name)
+        if told is None and used_at is not None:  # a call; the list of tables compiles it still
+            told = self._circles.get(name)
         if told is not None:
             raise Problem(told)
         if name in self._table_busy:
             on = self._table_busy[self._table_busy.index(name) :]
             told = Diagnostic("RC308", f"tables may not call themselves ({circle_text(on)})", used_at)
-            self._circled.update(dict.fromkeys(on, told))
+            self._circles.update(dict.fromkeys(on, told))
             raise Problem(told)
+        try:
+            return self._compiled(name)
+        except Problem as f:
+            self._failed[name] = f.diag
+            raise
+
+    def _compiled(self, name: str) -> Table:
+        """`table` for one not yet compiled."""
         path: PathKey = ("tables", name)
         spec = self.unit.data["tables"][name]
         if name in self.unit.builtins:
@@ -910,6 +881,21 @@ class Expressions:
             lines += default
         return lines
 
+    def _key_node(self, key: Any, path: PathKey) -> ast.ListExpr:
+        """A case key that is not a whole number (a value, a range, or several), as the list of
+        them it is, placed on the key."""
+        place = self.unit.doc.places.get(path)
+        origin = self.unit.doc.expr_origin(path)
+        if place is not None and place.key is not None:
+            origin = ExprOrigin(self.unit.doc.source, place.key[0], place.key[1], 0)
+        text = str(key)
+        node = self.parse(text, origin) if text.lstrip().startswith("[") else None
+        if not isinstance(node, ast.ListExpr):
+            at = ExprOrigin(origin.source, origin.line, origin.col - 1, origin.indent)
+            node = self.parse(f"[{text}]", at)
+        assert isinstance(node, ast.ListExpr)
+        return node
+
     def _pattern(self, key: Any, path: PathKey, pname: str, ptype: T.Type) -> str:
         """A test of parameter `pname` against a case key: a value, a range, or a list of them."""
         var = self._name(pname)
@@ -922,16 +908,7 @@ class Expressions:
                     _TYPED_KEY.get(ptype.kind),
                 )
             return f"{var} == {key!r}"
-        place = self.unit.doc.places.get(path)
-        origin = self.unit.doc.expr_origin(path)
-        if place is not None and place.key is not None:
-            origin = ExprOrigin(self.unit.doc.source, place.key[0], place.key[1], 0)
-        text = str(key)
-        node = self.parse(text, origin) if text.lstrip().startswith("[") else None
-        if not isinstance(node, ast.ListExpr):
-            at = ExprOrigin(origin.source, origin.line, origin.col - 1, origin.indent)
-            node = self.parse(f"[{text}]", at)
-        assert isinstance(node, ast.ListExpr)
+        node = self._key_node(key, path)
         tests: list[str] = []
         for item in node.items:
             expect = ptype if ptype.kind == "sym" else None

@@ -78,6 +78,11 @@ WHOLE_LOAD_BOUNDS = frozenset({"max_code", "max_work", "deadline"})
 once passed, everything after passes them too, so each is said once (`_whole_load_once`)."""
 
 
+def _place(d: Diagnostic) -> tuple[str, int, int]:
+    """Where a diagnostic is, to order a load's by (one with no place first)."""
+    return (d.span.file, d.span.line, d.span.col) if d.span is not None else ("", 0, 0)
+
+
 def _whole_load_once(found: list[Diagnostic]) -> list[Diagnostic]:
     """`found` with each bound of the whole load said once, where it was first passed."""
     said: set[str] = set()
@@ -179,7 +184,8 @@ class Structure:
                 unique.setdefault(
                     (d.code, d.message, d.span.line if d.span else 0, d.span.col if d.span else 0), d
                 )
-            found = _whole_load_once(list(unique.values()))
+            # in the file's order, not the compiler's (a table compiles after the tables it calls)
+            found = _whole_load_once(sorted(unique.values(), key=_place))
             if all(d.code in LIMIT_CODES for d in found):
                 raise LimitError(found)
             raise (ExprSyntaxError if all(d.code == "RC201" for d in found) else CompileError)(found)

@@ -16,7 +16,7 @@ import numbers
 from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn
 
-from ..errors import Diagnostic, InputError, RulecraftError, did_you_mean
+from ..errors import Diagnostic, InputError, RulecraftError, did_you_mean, digits
 from .inputs import whole as integral
 
 _KIND_WORDS = {
@@ -187,15 +187,25 @@ def whole(
     if read is None:
         wrong_type(where, argument, value, _words((int,)))
     if read < least:
+        shown = _number(read)
         raise InputError(
-            [Diagnostic("RC410", f"the {what} '{argument}' must be at least {least}, got {read}", None)]
+            [Diagnostic("RC410", f"the {what} '{argument}' must be at least {least}, got {shown}", None)]
         )
     if most is not None and read > most:
-        shown = f"{read:,}" if read < 10**30 else f"a number of {len(str(read))} digits"
+        shown = _number(read, grouped=True)
         raise InputError(
             [Diagnostic("RC410", f"the {what} '{argument}' must be at most {most:,}, got {shown}", None)]
         )
     return read
+
+
+def _number(n: int, *, grouped: bool = False) -> str:
+    """A whole number a message shows: as it is below 10**30 in size (`grouped`: in thousands,
+    `20,000,000`), else by its length (Python writes none of more than 4,300 digits, and one of
+    401 is no help to read)."""
+    if abs(n) < 10**30:
+        return f"{n:,}" if grouped else str(n)
+    return f"a{' negative' if n < 0 else ''} number of {digits(n)} digits"
 
 
 SEED_RULE = "a seed is a whole number, at least 0"
@@ -243,9 +253,7 @@ def seconds(
     except OverflowError:  # a whole number past a float's range: no clock can add it
         finite = False
     if not finite or read < 0:
-        shown = (
-            f"a number of {len(str(read))} digits" if isinstance(read, int) and read >= 10**30 else repr(read)
-        )
+        shown = _number(read) if isinstance(read, int) else repr(read)
         raise InputError(
             [
                 Diagnostic(

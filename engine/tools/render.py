@@ -13,7 +13,7 @@ from fractions import Fraction
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-from ..errors import MAX_DIGITS
+from ..errors import MAX_DIGITS, digits
 from ..eval.dist import Dist
 from ..eval.trace import Result
 from ..expr import ast
@@ -424,8 +424,7 @@ def _long(p: Fraction) -> str:
     longest = max(abs(p.numerator), p.denominator)
     if longest < _LONG:
         return ""
-    k = int(longest.bit_length() * 0.30102999566398120)  # log10(2): the digits, or one more
-    return f"(a fraction of {k + (longest >= 10**k):,} digits)"
+    return f"(a fraction of {digits(longest):,} digits)"
 
 
 def percent(p: Fraction) -> str:

@@ -16,6 +16,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from ..eval.dist import fraction_text
 from .render import exact
+from .render import percent as shown_percent
 
 # Colours worst to best, picked to stay apart for the common colour blindnesses (Okabe–Ito's,
 # its yellow darkened to show on white).
@@ -32,8 +33,9 @@ def _attr(value: str) -> str:
 
 
 def percent(p: Fraction) -> str:
-    """A chance as the chart writes it: two decimals, enough to tell close outcomes apart."""
-    return f"{float(p) * 100:.2f}%"
+    """A chance as the chart writes it: as text does (`render.percent`: two decimals, a tiny
+    chance in scientific form, never 0.00% for one that is not 0), without its padding."""
+    return shown_percent(p).strip()
 
 
 def _fraction(p: Fraction) -> str:
