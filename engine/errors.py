@@ -249,13 +249,20 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
 E = TypeVar("E", bound=RulecraftError)
 
 
-def placed(exc: E, span: Span | None) -> E:
+def placed(exc: E, span: Span | None, lead: str = "") -> E:
     """`exc` with every diagnostic that has no position placed at `span` (a budget spent deep in
-    an evaluation is reported at the check or scene that was asked for)."""
-    if span is None or all(d.span is not None for d in exc.diagnostics):
+    an evaluation is reported at the check, scene or action that was asked for), its message led
+    by `lead` when one is given (what the request was doing, where the place alone does not say:
+    "undoing the latest change of campaign 'c'")."""
+    if all(d.span is not None for d in exc.diagnostics) or (span is None and not lead):
         return exc
     return type(exc)(
-        [d if d.span is not None else replace(d, span=span) for d in exc.diagnostics],
+        [
+            d
+            if d.span is not None
+            else replace(d, span=span, message=f"{lead}: {d.message}" if lead else d.message)
+            for d in exc.diagnostics
+        ],
         missing=exc.missing,
         unfit=exc.unfit,
     )

@@ -91,7 +91,7 @@ def campaign_odds(
     """The exact odds of a scene played from the campaign's state now (nothing is written). One
     request: reading the state (and checking it) and the solve share one work budget."""
     found = scene_of(campaign, scene)
-    with campaign.request() as work:
+    with campaign.request(found.span) as work:  # a spent budget is told at the scene
         state = campaign.state()
         given = cast_of(campaign, found, cast, state)
         ctx = RunContext(campaign.limits, check_policy(policy), campaign.caches, work=work)
@@ -142,7 +142,7 @@ def play_in_campaign(
             )
         return played
 
-    with campaign.request() as work:
+    with campaign.request(found.span) as work:  # a spent budget is told at the scene
         start = campaign.latest()  # carried to new rules, when a migration is pending, as `writing` does
         given = cast_of(campaign, found, cast, start)
         played = played_from(start, given)

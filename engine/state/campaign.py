@@ -18,11 +18,21 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import Advice, CampaignError, Diagnostic, EvalError, InputError, RulecraftError, did_you_mean
+from ..errors import (
+    Advice,
+    CampaignError,
+    Diagnostic,
+    EvalError,
+    InputError,
+    LimitError,
+    RulecraftError,
+    did_you_mean,
+    placed,
+)
 from ..eval.dist import Dist
 from ..eval.sample import sample
 from ..eval.trace import Result
-from ..frozen import frozen
+from ..frozen import frozen, replace
 from ..model.ruleset import Check, RulesetModel
 from ..model.state import Action, StateModel
 from ..model.values import to_json
@@ -173,19 +183,22 @@ class Campaign:
         bound = bind_params(
             rules.campaign, params or {}, "campaign", name, span=rules.campaign_span or rules.span
         )
-        with metered(limits):
-            state = new_state(rules, bound)
-            for who, given in (characters or {}).items():
-                state = join(
-                    rules,
-                    state,
-                    who,
-                    bind_params(
-                        rules.character, given, "character", who, span=rules.character_span or rules.span
-                    ),
-                )
-            if start:
-                state = with_values(model.state, state, start)
+        try:
+            with metered(limits):
+                state = new_state(rules, bound)
+                for who, given in (characters or {}).items():
+                    state = join(
+                        rules,
+                        state,
+                        who,
+                        bind_params(
+                            rules.character, given, "character", who, span=rules.character_span or rules.span
+                        ),
+                    )
+                if start:
+                    state = with_values(model.state, state, start)
+        except LimitError as exc:  # no request of a campaign yet: placed as `request` places one
+            raise placed(exc, rules.span, f"making campaign '{name}'") from None
         header = Header(
             name,
             source or model.name,
@@ -271,7 +284,7 @@ class Campaign:
         if self._pending is None:
             return self._fitting(last)
         self._whole(last)
-        with self.request():
+        with self.request(lead=f"carrying campaign '{self.name}' over to its new ruleset"):
             return carry(self.rules, last.state, self.name)[0]
 
     def _fitting(self, event: Event) -> State:
@@ -279,7 +292,7 @@ class Campaign:
         item missing or of another kind, a value past its bound) is RC903 here, before anything
         reads it, rather than an error in whatever reads it first."""
         self._whole(event)
-        with self.request():
+        with self.request(lead=f"reading the state of campaign '{self.name}'"):
             wrong = misfit(self.rules, event.state, self.name)
         if wrong is not None:
             raise _fail(
@@ -292,17 +305,26 @@ class Campaign:
         return event.state
 
     @contextmanager
-    def request(self) -> Iterator[Work]:
+    def request(self, at: Span | None = None, lead: str = "") -> Iterator[Work]:
         """The work budget of the request running: the one it already made (an action's, which
         its check of the stored state, its roll and its effects all charge), else a fresh one
         from `limits` for this request alone. A caller that reads the campaign and then changes
-        it (a scene played in it) opens one around both, so the whole request is one budget."""
+        it (a scene played in it) opens one around both, so the whole request is one budget.
+
+        The request that made the budget places what passes it or its deadline (`RC503`) that
+        nothing placed yet: at `at`, what was asked for (an action, a check, a scene), or the
+        ruleset's `state:` for a request that reads only the state or the log, its message led
+        by `lead` when the place alone does not say what was running (an action whose effects
+        used up the budget was told with no file, line or caret; found by a hunt)."""
         running = current()
         if running is not None:
             yield running
             return
-        with metered(self.limits) as work:
-            yield work
+        try:
+            with metered(self.limits) as work:
+                yield work
+        except LimitError as exc:
+            raise placed(exc, at or self.rules.span, lead) from None
 
     @contextmanager
     def writing(self) -> Iterator[Transaction]:
@@ -354,7 +376,7 @@ class Campaign:
         as it stands now, or as it stood after event `at` (what a caller that has just appended
         it shows, without reading the store again: another writer may hold it by then)."""
         arguments.of_type("Campaign.show", "at", at, Event, optional=True)
-        with self.request():
+        with self.request(lead=f"reading the state of campaign '{self.name}'"):
             state = at.state if at is not None else self.state()
             return {
                 "campaign": self.name,
@@ -382,7 +404,8 @@ class Campaign:
         bound = bind_params(
             rules.character, params, "character", character, span=rules.character_span or rules.span
         )
-        with self.request(), self.writing() as tx:
+        lead = f"character '{character}' joining campaign '{self.name}'"
+        with self.request(rules.character_span, lead), self.writing() as tx:
             state = join(self.rules, tx.last().state, character, bound)
             return tx.append(
                 "join", {"character": character, "params": {k: to_json(v) for k, v in bound.items()}}, state
@@ -444,7 +467,7 @@ class Campaign:
                 }
             return data, new, result
 
-        with self.request() as work:
+        with self.request(act.span) as work:  # a spent budget is told at the action, as a roll's at its check
             bound = bind(act.inputs, named, "action", act.name, act.span)
             start = self.latest()  # carried to new rules, when a migration is pending, as `writing` does
             data, new, result = taken(start, work)
@@ -494,7 +517,7 @@ class Campaign:
             raise self._missing("check", check, self.model.checks, self.rules.checks_span)
         bound = bind_inputs(found, named)
         seed = random.randrange(2**32) if seed is None and forced is None else seed
-        with self.request() as work:  # one budget: the roll, then the check of the stored state
+        with self.request(found.span) as work:  # one budget: the roll, then the check of the stored state
             result = sample(
                 found, bound, RunContext(self.limits, policy, self.caches, random.Random(seed), forced, work)
             )
@@ -531,7 +554,7 @@ class Campaign:
             named = arguments.inputs("Campaign.distribution", inputs, named)
         policy = _acting("Campaign.distribution", action, character, others, policy)
         act = self._action(action)
-        with self.request() as work:
+        with self.request(act.span) as work:
             state = self.state()
             who = self._who(act, character, state)
             roles = self._roles(act, who, others, state)
@@ -544,14 +567,15 @@ class Campaign:
         arguments.name("Campaign.begin", "period", period)
         if period not in self.rules.periods:
             raise self._missing("period", period, self.rules.periods, self.rules.periods_span)
-        with self.request(), self.writing() as tx:
+        with self.request(self.rules.periods_span, f"period '{period}' beginning"), self.writing() as tx:
             new, done = begin(self.rules, tx.last().state, period)
             return tx.append("period", {"period": period, "effects": done}, new)
 
     def undo(self) -> Event:
         """Reverse the latest change that is not already undone (an undo appends; nothing is deleted)."""
         migrating = self._pending[0] if self._pending is not None else None
-        with self.request() as work, self.writing() as tx:
+        lead = f"undoing the latest change of campaign '{self.name}'"
+        with self.request(lead=lead) as work, self.writing() as tx:
             events = tx.events()
             work.charge(len(events))  # read, and looked through for the change to undo
             target = _undoable(events)
@@ -594,7 +618,7 @@ class Campaign:
         made with (kept in the migration's event). A replay is one request: every event's rules
         and `EVENT_WORK` for each charge one budget (`Limits.max_work`), so a log too long for it
         is `RC503`."""
-        with self.request() as work:
+        with self.request(lead=f"replaying campaign '{self.name}'") as work:
             events = self.log()
             work.charge(len(events))  # read and checked whole
             return self._replayed(events, work)
@@ -611,8 +635,8 @@ class Campaign:
         assert rules is not None
         states: list[State] = []
         for e in events:
-            work.charge(EVENT_WORK + len(e.state["characters"]))
             try:
+                work.charge(EVENT_WORK + len(e.state["characters"]))
                 if e.kind == "new":
                     got = e.state
                 elif e.kind == "join":
@@ -648,6 +672,8 @@ class Campaign:
                     rules = model.state
                     # a migration before 2026-12-04 (no `carried`) kept the state as it was
                     got = carry(rules, states[-1], self.name)[0] if "carried" in e.data else states[-1]
+            except LimitError as exc:  # the request's, as every replay's: said at the event it reached
+                raise self._replaying(exc, e, rules) from None
             except NO_LONGER_REPLAYS as exc:
                 # an event rulecraft wrote replays under the rules it was made with; one naming what
                 # they do not have (an action, a character, an input), holding a value they refuse
@@ -667,6 +693,26 @@ class Campaign:
                 )
             states.append(got)
         return states[-1]
+
+    def _replaying(self, exc: LimitError, event: Event, rules: StateModel) -> LimitError:
+        """`exc`, a budget or deadline passed while `event` was replayed under `rules`, saying which
+        event, placed (when nothing inside placed it) at what the event did: its action, its
+        scene, a character's parameters, the periods; else the ruleset's `state:`."""
+        if event.kind == "action":
+            act = rules.actions.get(str(event.data.get("action")))
+            at = act.span if act is not None else None
+        elif event.kind == "scene":
+            scene = rules.scenes.get(str(event.data.get("scene")))
+            at = scene.span if scene is not None else None
+        else:
+            at = {"join": rules.character_span, "period": rules.periods_span}.get(event.kind)
+        lead = f"replaying campaign '{self.name}' at event {event.seq} ({event.kind})"
+        return type(exc)(
+            [
+                replace(d, message=f"{lead}: {d.message}", span=d.span or at or rules.span)
+                for d in exc.diagnostics
+            ]
+        )
 
     def export(self) -> dict[str, Any]:
         """The whole campaign as JSON: header, log and current state."""
