@@ -606,8 +606,8 @@ def _effect(
             if effect.amount
             else 1
         )
-        if effect.clamp:
-            n = max(0, min(n, counts.get(effect.source, 0)))
+        if effect.clamp:  # each way only what there is: a negative count moves back from `to`
+            n = min(n, counts.get(effect.source, 0)) if n >= 0 else -min(-n, counts.get(effect.target, 0))
         counts[effect.source] = counts.get(effect.source, 0) - n
         counts[effect.target] = counts.get(effect.target, 0) + n
     else:
@@ -618,27 +618,56 @@ def _effect(
         if effect.op == "set":
             counts = dict(amounts)
         for m, n in amounts.items():
-            if effect.op == "add":
-                if effect.clamp and item.maximum is not None:
-                    own = environment(model, state, character, None, memo)
-                    most = math.floor(_run(item.maximum, own, f"the max of '{item.name}'"))
-                    n = max(0, min(n, most - sum(counts.values())))  # a count is whole, as in `_clamped`
-                counts[m] = counts.get(m, 0) + n
-            elif effect.op == "remove":
-                counts[m] = counts.get(m, 0) - (min(n, counts.get(m, 0)) if effect.clamp else n)
+            if effect.op in ("add", "remove"):
+                # signed, as on a counter: an add of -2 takes two away, a remove of -2 puts two in
+                change = n if effect.op == "add" else -n
+                if effect.clamp:
+                    change = _clamped_change(model, item, state, character, counts, m, change, memo)
+                counts[m] = counts.get(m, 0) + change
     for m, c in counts.items():
         if c < 0:
+            if effect.op == "set":
+                raise _fail(
+                    "RC906",
+                    f"'{item.name}' would be set to {c} {m}: a tally holds no member below zero",
+                    effect.span,
+                    "keep the amount at 0 or more, e.g. max(0, ...)",
+                )
             raise _fail(
                 "RC906",
                 f"'{item.name}' would have {c} {m}: there are only {before.get(m, 0)}",
                 effect.span,
                 "add a precondition, or 'clamp: true' to take what there is",
-            )
+            )  # (a clamped change takes only what there is, so it never comes here)
     slot[item.name] = _ordered(item, counts)
     _promote(model, item, state, character, slot, memo)
     if slot[item.name] == before:
         return []
     return [{"op": effect.op, "item": item.name, "from": before, "to": slot[item.name]}]
+
+
+def _clamped_change(
+    model: StateModel,
+    tally: Tally,
+    state: State,
+    character: str | None,
+    counts: Mapping[str, int],
+    member: str,
+    change: int,
+    memo: BoundedCache | None,
+) -> int:
+    """`change` to `member`'s count as `clamp: true` limits it, whichever way it goes: what is
+    taken away at most what there is, what is put in at most what fits under the tally's `max`
+    (a `max` that is not whole holds the whole number below it, as in `_clamped`). A negative
+    add was once nothing under a `max` and refused without one, asking for the very `clamp`
+    it had (found by a hunt)."""
+    if change < 0:
+        return -min(-change, counts.get(member, 0))
+    if tally.maximum is None:
+        return change
+    own = environment(model, state, character, None, memo)
+    most: int = math.floor(_run(tally.maximum, own, f"the max of '{tally.name}'"))
+    return max(0, min(change, most - sum(counts.values())))
 
 
 def _clamped(model: StateModel, item: Counter, value: int, env: Mapping[str, Any]) -> int:
@@ -713,9 +742,13 @@ def _check_owner(items: Mapping[str, Item], env: Mapping[str, Any], effect: Effe
             lo = _run(item.minimum, env, f"the min of '{name}'") if item.minimum is not None else None
             hi = _run(item.maximum, env, f"the max of '{name}'") if item.maximum is not None else None
             if lo is not None and value < lo:
-                raise _fail("RC906", f"'{name}' would be {value}, below its minimum {lo}", where, _hint(item))
+                raise _fail(
+                    "RC906", f"'{name}' would be {value}, below its minimum {lo}", where, _hint(item, effect)
+                )
             if hi is not None and value > hi:
-                raise _fail("RC906", f"'{name}' would be {value}, above its maximum {hi}", where, _hint(item))
+                raise _fail(
+                    "RC906", f"'{name}' would be {value}, above its maximum {hi}", where, _hint(item, effect)
+                )
         # (a tally's member below zero is refused by every change that makes one, with its cause:
         # a start, an effect, a promotion)
         elif isinstance(item, Tally) and item.maximum is not None:
@@ -726,12 +759,29 @@ def _check_owner(items: Mapping[str, Item], env: Mapping[str, Any], effect: Effe
                     "RC906",
                     f"'{name}' would hold {total}, more than its maximum {hi}",
                     where,
-                    "add a precondition, or 'clamp: true' to add only what fits",
+                    _hint(item, effect),
                 )
 
 
-def _hint(item: Counter) -> str:
-    return "add a precondition, or 'clamp: true' on the effect (or the counter) to stop at the bound"
+CLAMPED = {"counter": ("add", "remove", "set"), "tally": ("add", "remove", "move")}
+"""The effects `clamp: true` stops at a bound, on each kind of item (a tally's `set` and every
+`reset` ignore it)."""
+
+
+def _hint(item: Counter | Tally, effect: Effect | None) -> str:
+    """How to keep `item` within its bounds: a precondition, and `clamp: true` only where it would
+    stop this change and is not given already (an effect that clamps and was still refused, its
+    bound moving with the change, was told to add the `clamp: true` it had; found by a hunt)."""
+    counter = isinstance(item, Counter)
+    given = (effect is not None and effect.clamp) or (isinstance(item, Counter) and item.clamp)
+    stops = effect is None or (
+        effect.item == item.name and effect.op in CLAMPED["counter" if counter else "tally"]
+    )
+    if given or not stops:
+        return "add a precondition"
+    if counter:
+        return "add a precondition, or 'clamp: true' on the effect (or the counter) to stop at the bound"
+    return "add a precondition, or 'clamp: true' to add only what fits"
 
 
 # -- periods ------------------------------------------------------------------------------------
