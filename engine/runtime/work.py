@@ -48,6 +48,21 @@ def product_units(a_bits: int, b_bits: int) -> int:
     return (a_bits // DIGIT_BITS) * (b_bits // DIGIT_BITS) // PRODUCT_DIGITS
 
 
+MADE_DIGITS = 200
+"""Digits of whole numbers made a microsecond by a loop that makes each from the one before by a
+short factor (a power from the power before it, a binomial or a factorial from its neighbour):
+past the products' own `product_units`, making a number is linear in its length. Measured on
+the 2-core machine, with `made_units` and `product_units` charged: the powers of a weight of 4
+to 200 bits, and the ways to choose among 500 to 4,000 dice, 0.4-1.5 µs a unit."""
+
+
+def made_units(bits: int) -> int:
+    """Units to charge for whole numbers of `bits` bits in all, each made from the one before by a
+    short factor (`MADE_DIGITS`): a list of powers, binomials or factorials, whose numbers a fold
+    of thousands of dice makes by the megabyte."""
+    return bits // (DIGIT_BITS * MADE_DIGITS)
+
+
 TRANSITION = 8
 """Units charged per transition of a reroll chain or redraw (each costs several microseconds)."""
 
