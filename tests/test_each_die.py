@@ -468,6 +468,40 @@ def test_the_powers_and_ways_of_a_fold_are_charged() -> None:
     assert work.used >= digits // 1_000 > 1_000, (work.used, digits)
 
 
+WHOLE = """\
+rulecraft: 1
+name: whole
+scales:
+  size: [small, big]
+checks:
+  whole:
+    inputs:
+      dice: {type: int, min: 1, max: 300, default: 300}
+    roll:
+      p:
+        pool: dice
+        die: 10
+        each: "'big' if face >= 15 else 'small'"
+        each_die:
+          triggers:
+            - {on: face == 10, must: add}
+    outcomes: [low, high]
+    outcome: "'high' if count(p, 'big') > count(p, 'small') and p == p else 'low'"
+"""
+
+
+def test_a_pool_read_whole_is_charged_for_its_long_weights() -> None:
+    """Review: a pool read whole (`p == p` lists its multisets) of `each_die` dice, each reading
+    weighed over its chain's total, was charged a unit a multiset however long its weight: 300
+    dice of two readings took 1,442 units, 3,000 ran 27 s on the default budget. Charged for
+    the numbers' length, 300 dice pass no budget of 20,000 units (3 dice still do)."""
+    rs = engine.load(WHOLE, limits=Limits(max_pool=300, max_work=20_000))
+    with pytest.raises(engine.LimitError) as caught:
+        rs.distribution("whole")
+    assert "work budget of 20,000 units" in caught.value.diagnostics[0].message
+    assert rs.distribution("whole", dice=3).probability("high") > 0
+
+
 ENDLESS = """\
 rulecraft: 1
 name: endless
