@@ -145,7 +145,7 @@ tables:
     params: {s: int}
     returns: result
     rules:
-      - when: loose('high') > s
+      - when: rank(loose(s)) > s
         then: high
       - else: low
   typed:

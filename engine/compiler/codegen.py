@@ -19,8 +19,8 @@ from typing import Any
 from ..compiled import compile_kept
 from ..errors import MAX_COMPUTED_DIGITS, BoundError, Diagnostic, EvalError, LimitError, limit_advice
 from ..frozen import replace
-from ..model.types import Type
-from ..model.values import Multi, Symbol, normalize
+from ..model.values import Multi, normalize
+from ..runtime import kinds
 from ..runtime.work import Work, current_work
 from ..syntax.positions import Span
 
@@ -154,25 +154,6 @@ def rt_wrong(span: Span | None, exc: Exception) -> EvalError:
     )
 
 
-def rt_want(value: Any, want: Type, span: Span | None) -> Any:
-    """A value of a type known only when it runs (a table's undeclared result) where the compiler
-    expected `want`: a number, true/false or a value of one scale — checked, never passed on."""
-    if want.kind == "num":
-        ok = isinstance(value, (int, Fraction)) and not isinstance(value, bool)
-    elif want.kind == "bool":
-        ok = isinstance(value, bool)
-    else:
-        ok = isinstance(value, Symbol) and (want.scale is None or value.scale == want.scale)
-    if not ok:
-        raise _fail(
-            "RC506",
-            f"expected {want} here, but this gave {value}",
-            span,
-            "declare the table's result ('returns:') so that rulecraft checks it when it loads",
-        )
-    return value
-
-
 def rt_show(env: dict[str, Any], *dice: Any) -> str:
     parts = [f"{k} = {v}" for k, v in env.items() if not isinstance(v, Multi)]
     return ", ".join(parts + [str(d) for d in dice])
@@ -182,7 +163,10 @@ _RUNTIME: dict[str, Any] = {
     "_show": rt_show,
     "_pairs": rt_pairs,
     "_wrong": rt_wrong,
-    "_want": rt_want,
+    "_want": kinds.want,
+    "_compare": kinds.compare,
+    "_called": kinds.call,
+    "_reading": kinds.reading,
     "_Error": (TypeError, ValueError, ArithmeticError, KeyError, IndexError, AttributeError, EvalError),
     "_div": rt_div,
     "_mul": rt_mul,

@@ -32,6 +32,7 @@ from ..model import types as T
 from ..model.ruleset import Expr, Rule, Table
 from ..model.values import Symbol, normalize
 from ..runtime.builtins import HISTORY, Call
+from ..runtime.kinds import vague
 from ..syntax.document import PathKey
 from ..syntax.positions import ExprOrigin, Span
 from .codegen import TOO_BIG
@@ -186,8 +187,9 @@ class Expressions:
 
     def _wanted(self, src: str, t: T.Type, expect: T.Type | None, node: ast.Node) -> str:
         """`src`, checked when it runs where its type is known only then (a table's undeclared
-        result) but a number, true/false or a scale's value is expected."""
-        if expect is None or t.kind != "any" or expect.kind not in ("num", "bool", "sym"):
+        result, `vague`) but one that is not is expected: a number, true/false, a scale's value,
+        a list of numbers... (`kinds.want`). Code for a value of a known type is left as it is."""
+        if expect is None or expect.broken or not vague(t) or vague(expect):
             return src
         emit = self.unit.emit
         return f"_want({src}, {emit.const(expect)}, {emit.const(node.span)})"
@@ -274,7 +276,8 @@ class Expressions:
                         raise problem(
                             "RC304", f"a list holds values of one type; this is {t}, not {elem}", item.span
                         )
-                return T.listof(elem), "(" + "".join(f"{src}, " for _, src in lowered) + ")"
+                srcs = [self._wanted(src, t, elem, item) for (t, src), item in zip(lowered, items)]
+                return T.listof(elem), "(" + "".join(f"{src}, " for src in srcs) + ")"
             case ast.Range(lo=lo, hi=hi):
                 (_, a), (_, b) = self._need(lo, scope, T.NUM), self._need(hi, scope, T.NUM)
                 return T.RANGE, f"_range({a}, {b}, {k(node.span)})"
@@ -322,6 +325,8 @@ class Expressions:
                     tb, b = self._lower(other, scope, ta if ta.kind != "any" else expect)
                 if not ta.accepts(tb):
                     raise problem("RC304", f"both branches must have one type: {ta} and {tb}", node.span)
+                # a branch of a type known only when it runs, checked against the other's
+                a, b = self._wanted(a, ta, tb, then), self._wanted(b, tb, ta, other)
                 return (tb if ta.kind == "any" else ta), f"({a} if {c} else {b})"
             case ast.Call():
                 return self._call(node, scope)
@@ -344,10 +349,12 @@ class Expressions:
         return [out[i] for i in range(len(nodes))]
 
     def _need(self, node: ast.Node, scope: Mapping[str, T.Type], want: T.Type) -> tuple[T.Type, str]:
+        """`node` as an operand that must be of type `want` (checked when it runs where its type
+        is known only then: `_wanted`)."""
         t, src = self._lower(node, scope, want)
         if not want.accepts(t):
             raise _mismatch(want, t, node)
-        return t, src
+        return t, self._wanted(src, t, want, node)
 
     def _compare(
         self, node: ast.Node, op: str, a: ast.Node, b: ast.Node, scope: Mapping[str, T.Type]
@@ -366,6 +373,8 @@ class Expressions:
                 ta, sa = self._lower(a, scope, elem if elem.kind != "any" or elem.broken else None)
             if not elem.accepts(ta):
                 raise problem("RC304", f"cannot look for {ta} in a {tb}", a.span)
+            if vague(ta) or vague(tb):
+                return T.BOOL, self._checked_compare(op, sa, sb, ta, tb, node)
             test = f"_in({sa}, {sb})" if tb.kind in ("multi", "any") else f"({sa} in {sb})"
             return T.BOOL, test if op == "in" else f"(not {test})"
         first, second = (b, a) if isinstance(a, ast.Sym) else (a, b)
@@ -384,6 +393,9 @@ class Expressions:
         if op not in ("==", "!=") and t1.kind not in ("num", "sym", "any"):
             raise problem("RC304", f"'{op}' orders numbers or values of a scale, not {t1}", node.span)
         sa, sb = (s1, s2) if first is a else (s2, s1)
+        if vague(t1) or vague(t2):
+            left_t, right_t = (t1, t2) if first is a else (t2, t1)
+            return T.BOOL, self._checked_compare(op, sa, sb, left_t, right_t, node)
         if t1.kind in ("num", "any") and t2.kind in ("num", "any") and op not in ("==", "!="):
             # x <= y / k  is  x * k <= y  for a whole k > 0: no fraction is made on every roll.
             for side, other, flip in ((b, sa, False), (a, sb, True)):
@@ -394,6 +406,14 @@ class Expressions:
                         left, right = (f"({other} * {k})", num) if not flip else (num, f"({other} * {k})")
                         return T.BOOL, f"({left} {op} {right})"
         return T.BOOL, f"({sa} {op} {sb})"
+
+    def _checked_compare(self, op: str, sa: str, sb: str, ta: T.Type, tb: T.Type, node: ast.Node) -> str:
+        """A comparison or `in` with a side whose type is known only when it runs: the rules
+        checked here at load are checked then (`kinds.compare`), that side's type read from its
+        value."""
+        k = self.unit.emit.const
+        types = ", ".join("None" if vague(t) else k(t) for t in (ta, tb))
+        return f"_compare({op!r}, {sa}, {sb}, {types}, {k(node.span)})"
 
     def _symbol(self, node: ast.Sym, expect: T.Type | None) -> Symbol:
         name = node.name
@@ -487,7 +507,12 @@ class Expressions:
                 if fn.at is None
                 else fn.at(Call(clipped(to_text(node)), tuple(clipped(to_text(a)) for a in args), node.span))
             )
-            return result, f"{self.unit.emit.const(impl)}({', '.join(src for _, src in lowered)})"
+            k = self.unit.emit.const
+            given = ", ".join(src for _, src in lowered)
+            if not fn.strict and any(vague(t) for t, _ in lowered):  # its type rule when it runs
+                known = tuple(None if vague(t) else t for t, _ in lowered)
+                return result, f"_called({k(fn)}, {k(impl)}, {k(known)}, {k(node.span)}, {given})"
+            return result, f"{k(impl)}({given})"
         if name in self.unit.data.get("tables", {}):
             table = self.table(name, node.span)
             if len(args) != len(table.params):
@@ -505,7 +530,7 @@ class Expressions:
                     raise problem(
                         "RC304", f"parameter '{pname}' of {name}() is {ptype}, but this is {t}", arg.span
                     )
-                srcs.append(src)
+                srcs.append(self._wanted(src, t, ptype, arg))
                 types.append(t)
             self._check_instance(table, tuple(types), node.span)
             if self.unit.counted:

@@ -53,6 +53,7 @@ from ..runtime.builtins import HISTORY, library
 from ..runtime.context import new_work
 from ..runtime.folds import FOLDS, SUMMED, keeps
 from ..runtime.inputs import coerce
+from ..runtime.kinds import Use, type_of, vague
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.rules import counting
 from ..runtime.work import Work, working
@@ -675,6 +676,7 @@ class Structure:
             return r
         keys: list[tuple[Any, ...]] = []
         last: list[tuple[Any, ...]] = []  # the key the last fold call visited made
+        uses: list[Use] = []  # each statistic's call, for a pool whose readings are of no known type
         elem = scope[r.name].elem or T.ANY
         in_order = not (isinstance(r, Pool) and r.per)  # a pool over a list is folded die by die
 
@@ -692,6 +694,7 @@ class Structure:
                 summed = (SUMMED[last[0][0]], *last[0][1:])
                 if summed not in keys:
                     keys.append(summed)
+                uses.append((self.unit.builtins["sum"], (None,), node.span))
                 return True
             if (
                 isinstance(node, ast.Call)
@@ -724,6 +727,8 @@ class Structure:
                 last[:] = [(node.func, *values)]
                 if last[0] not in keys:
                     keys.append(last[0])
+                types = tuple(v.type if isinstance(v, Expr) else type_of(v, None) for v in values)
+                uses.append((self.unit.builtins[node.func], (None, *types), node.span))
                 return True
             return all(visit(c) for c in ast.children(node))
 
@@ -731,8 +736,19 @@ class Structure:
             if {"highest_sum", "lowest_sum"} <= {key[0] for key in keys}:  # in two orders: kept apart
                 plain = {v: k for k, v in SUMMED.items()}
                 keys = list(dict.fromkeys((plain.get(key[0], key[0]), *key[1:]) for key in keys))
+            if uses and isinstance(r, Pool) and r.each is not None and vague(r.each.type):
+                r = replace(r, each=self._checked_each(r.each, uses))
             return replace(r, folds=tuple(keys))
         return r
+
+    def _checked_each(self, each: Expr, uses: list[Use]) -> Expr:
+        """`each` of a folded pool whose readings are of a type known only when it runs (an
+        untyped table's result): each reading checked by the type rules of the statistics read
+        from it (`kinds.reading`), which then see only the results (`sum(p)` of true/false
+        readings would add them)."""
+        emit = self.unit.emit
+        body = [f"return _reading({emit.const(each.run)}(env), {emit.const(tuple(uses))})"]
+        return replace(each, run=emit.function("each", ["env"], body, each.node.span))
 
     def _with_history(self, r: Randomizer, nodes: list[ast.Node]) -> Randomizer:
         """Mark which parts of a pool's history the check reads (`first_roll` and its kin), so

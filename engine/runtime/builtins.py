@@ -47,6 +47,10 @@ class Builtin:
     at: Callable[[Call], Callable[..., Any]] | None = None
     """The implementation for one call, for a builtin that can refuse its arguments' values (its
     errors then quote that call, not a pattern of it); None: `impl` serves every call."""
+    strict: bool = False
+    """Whether `impl` fails (a Python error: the safety net's `RC506`) for every argument of a
+    kind its type rule refuses: then an argument whose type is known only when it runs needs no
+    check before the call (`runtime.kinds.call`). Most let another kind through: `abs(true)`."""
 
 
 def _nums(result: T.Type) -> Typer:
@@ -323,6 +327,7 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
             _of_multi(lambda e: e),
             _fold("best"),
             "the best chit of a draw (by the bag's order)",
+            strict=True,
         ),
         Builtin(
             "worst",
@@ -331,6 +336,7 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
             _of_multi(lambda e: e),
             _fold("worst"),
             "the worst chit of a draw (by the bag's order)",
+            strict=True,
         ),
         Builtin(
             "majority",
@@ -355,6 +361,7 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
             _same_pool,
             _history(0),
             "first_roll(p): the dice of pool p as first rolled, before its triggers acted",
+            strict=True,
         ),
         Builtin(
             "added_dice",
@@ -363,6 +370,7 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
             _same_pool,
             _history(1),
             "added_dice(p): the dice the triggers of pool p added",
+            strict=True,
         ),
         Builtin(
             "rerolled_dice",
@@ -371,6 +379,7 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
             _same_pool,
             _history(2),
             "rerolled_dice(p): the dice of pool p its triggers rerolled, as they showed before",
+            strict=True,
         ),
         Builtin(
             "redraws",
@@ -380,7 +389,15 @@ def library(scales: dict[str, tuple[Symbol, ...]]) -> dict[str, Builtin]:
             _redraws,
             "redraws(x): how many times die, pool or draw x was redrawn (its `redraw`)",
         ),
-        Builtin("rank", 1, 1, _rank_typer, lambda s: s.rank, "position of a value in its scale, worst = 0"),
+        Builtin(
+            "rank",
+            1,
+            1,
+            _rank_typer,
+            lambda s: s.rank,
+            "position of a value in its scale, worst = 0",
+            strict=True,
+        ),
         Builtin(
             "half",
             1,
