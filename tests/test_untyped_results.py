@@ -238,3 +238,15 @@ def test_typed_code_calls_no_check(shipped) -> None:
     for helper in ("_want(", "_compare(", "_called(", "_reading("):
         assert not any(helper in text for text in texts), helper
 
+
+def test_a_pool_of_true_dice_is_refused() -> None:
+    """A pool's count from an untyped table: `true` had rolled one die (to Python it is the int 1)."""
+    text = HEAD.replace("      d: {die: 2}\n", "      d: {pool: idv(n == 1), die: 6}\n") + (
+        "    outcomes: q\n    outcome: \"'hi' if count(d) > 0 else 'lo'\"\n"
+    )
+    rs = engine.load_source(SourceFile("count.yaml", text))
+    for ask in (lambda: rs.roll("a", random.Random(1)), lambda: rs.distribution("a")):
+        with pytest.raises(engine.RulecraftError) as caught:
+            ask()
+        [d] = caught.value.diagnostics
+        assert d.code == "RC406" and d.message.endswith("got true"), d.message

@@ -7,7 +7,7 @@ from typing import Any
 from ..errors import Diagnostic, InputError, LimitError, limit_advice
 from ..frozen import field_names, frozen
 from ..model.ruleset import Draw, Expr, Pool, Randomizer
-from ..model.values import Multi
+from ..model.values import Multi, show
 from ..syntax.positions import Span
 from . import arguments
 
@@ -113,10 +113,9 @@ def roll_count(expr: Expr, env: dict[str, Any], r: Randomizer, limits: Limits) -
         if isinstance(r, Draw)
         else ("dice in the pool", limits.max_pool, "max_pool")
     )
-    if not isinstance(n, int) or n < 0:
-        raise InputError(
-            [Diagnostic("RC406", f"the number of {what} must be a whole number, at least 0, got {n}", r.span)]
-        )
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:  # true is no count (an untyped table's)
+        said = f"the number of {what} must be a whole number, at least 0, got {show(n)}"
+        raise InputError([Diagnostic("RC406", said, r.span)])
     if isinstance(r, Draw) and n > r.bag.size:
         raise InputError([Diagnostic("RC406", f"cannot draw {n} chits from a bag of {r.bag.size}", r.span)])
     enforce(what, n, limit, r.span, name)
