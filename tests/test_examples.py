@@ -726,3 +726,124 @@ def test_a_die_a_state_example_step_does_not_force_fails_it_before_the_effects(d
         d.message
     )
     assert d.hint == "give every die or draw its roll takes under 'dice:'"
+
+
+TYPED = """\
+rulecraft: 1
+name: typed
+scales:
+  grade: [low, high]
+checks:
+  a:
+    inputs:
+      n: {type: number, default: "1/3"}
+      mood: {type: choice, choices: [calm, angry], default: calm}
+    roll:
+      d: {die: 6}
+    let:
+      v: d * n
+      big: d > 3
+      g: "'high' if d > 3 else 'low'"
+      m: mood
+      p: "[d, d]"
+    outcomes: [lo, hi]
+    outcome: "'hi' if d > 3 else 'lo'"
+    outputs:
+      o: outcome
+    examples:
+      - {dice: {d: 3}, expect: {values: EXPECTED}}
+state:
+  shared:
+    oil: {counter: 3, min: 0}
+    halved: {derived: "oil / 2"}
+    full: {derived: "oil >= 3"}
+  examples:
+    - name: burn
+      steps: [{act: burn}]
+      expect: {shared: STATE}
+actions:
+  burn:
+    effects:
+      - {remove: {oil: 1}}
+"""
+
+
+def typed(expected: str = "{v: 1}", state: str = "{oil: 2}") -> str:
+    return TYPED.replace("EXPECTED", expected).replace("STATE", state)
+
+
+@pytest.mark.parametrize(
+    ("expected", "state"),
+    [
+        ('{v: 1, big: false, g: low, m: calm, o: lo, p: "anything"}', "{oil: 2, halved: 1, full: false}"),
+        ('{v: "1/1", big: "False", g: low}', '{oil: "2", halved: "1", full: "false"}'),
+        ('{v: 1.0, big: "FALSE"}', '{oil: 2.0, halved: "2/2"}'),
+        ('{v: " 3 / 3 "}', '{oil: "4/2", halved: 1.0}'),
+    ],
+)
+def test_an_expected_value_of_its_values_type_loads_and_passes(expected: str, state: str) -> None:
+    """What the load lets through as a value of the named value's type is what the run compares
+    equal (`p`, a list, is left to the run, which fails it)."""
+    outcomes = run_examples(engine.load(typed(expected, state), name="typed.yaml"))
+    problems = [d.message for o in outcomes for d in o.problems]
+    if "p:" in expected:
+        assert problems == ["example 'example 1' of check 'a': expected p = anything, got [3, 3]"]
+    else:
+        assert problems == []
+
+
+@pytest.mark.parametrize(
+    ("expected", "state", "written", "message", "hint"),
+    [
+        ('{v: "1/0"}', "{oil: 2}", '"1/0"', 'v = "1/0", which is not a number', "v is a number: write"),
+        ("{v: true}", "{oil: 2}", "true", "v = true, which is not a number", "v is a number: write"),
+        ("{v: x}", "{oil: 2}", "x", "v = x, which is not a number", "v is a number: write"),
+        ("{big: 1}", "{oil: 2}", "1", "big = 1, which is not true or false", "big is true/false"),
+        ("{big: yes}", "{oil: 2}", "yes", "big = yes, which is not true or false", "big is true/false"),
+        (
+            "{g: hihg}",
+            "{oil: 2}",
+            "hihg",
+            "g = hihg, which is not one of low, high",
+            "g is a 'grade' value; did you mean 'high'?",
+        ),
+        ("{o: 1}", "{oil: 2}", "1", "o = 1, which is not one of lo, hi", "o is an outcome of check 'a'"),
+        (
+            "{m: clam}",
+            "{oil: 2}",
+            "clam",
+            "m = clam, which is not one of calm, angry",
+            "m is one of the choices of input 'mood'; did you mean 'calm'?",
+        ),
+        ("{v: 1}", '{oil: "5/2"}', '"5/2"', 'oil = "5/2", which is not a whole number', "oil is a counter"),
+        ("{v: 1}", "{oil: true}", "true", "oil = true, which is not a whole number", "oil is a counter"),
+        ("{v: 1}", "{halved: true}", "true", "halved = true, which is not a number", "halved is a number"),
+        ("{v: 1}", "{full: 0}", "0", "full = 0, which is not true or false", "full is true/false"),
+    ],
+)
+def test_an_expected_value_no_value_of_its_type_can_be_is_rc702_at_load(
+    expected: str, state: str, written: str, message: str, hint: str
+) -> None:
+    """`values: {v: "1/0"}` for a number `v` (or `true`, or a name outside its scale) had loaded,
+    to fail every `rulecraft test` with "expected v = 1/0, got 1/1", while a probability that is
+    no number was refused at load; so did a state example's expected counter or derived value.
+    It is RC702 at the value, with what the value is."""
+    text = typed(expected, state)
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(text, name="typed.yaml")
+    [d] = caught.value.diagnostics
+    assert (d.code, d.message) == ("RC702", f"example expects {message}")
+    assert d.hint is not None and d.hint.startswith(hint), d.hint
+    wrong = state if state != "{oil: 2}" else expected
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if wrong in t)
+    assert d.span is not None and d.span.line == line
+    assert text.splitlines()[line - 1][d.span.col - 1 : d.span.end_col - 1] == written
+
+
+def test_a_state_examples_fraction_compares_as_a_number() -> None:
+    """A derived value of 3/2 is shown by the campaign as the text "3/2": an expected 1.5 (or
+    "6/4") had failed with "expected halved = 1.5, got 3/2", where a check's value compares exactly."""
+    text = typed(state="{halved: 1.5}").replace("{counter: 3,", "{counter: 4,")
+    assert all(r.passed for r in run_examples(engine.load(text, name="typed.yaml")))
+    text = text.replace("{halved: 1.5}", '{halved: "6/4"}')
+    assert all(r.passed for r in run_examples(engine.load(text, name="typed.yaml")))

@@ -32,6 +32,7 @@ from ..model.state import (
 )
 from ..runtime.arguments import kept_name
 from ..syntax.document import PathKey
+from .expected import expected_value
 from .problems import Reported, example_key, known_if_failing, problem, statement, written
 
 if TYPE_CHECKING:
@@ -564,7 +565,8 @@ class StateCompiler:
         """RC702 unless the value a state example's `start:` or `expect:` gives `item` is of its
         form: a tally's counts, keyed by its members (a misspelt one had passed unseen at a count
         of 0), a counter's or derived value's no such counts, and no derived value started (it is
-        worked out from the state, never stored)."""
+        worked out from the state, never stored); and what `expect:` gives a counter or a derived
+        value one that such a value can be (`expected_value`: a whole number for a counter)."""
         if isinstance(item, Derived) and verb == "starts":
             raise problem(
                 "RC702",
@@ -591,6 +593,12 @@ class StateCompiler:
                 f"example gives {kind} '{item.name}' counts of members, which only a tally has",
                 self.span(at + (next(iter(value)),), True) if value else self.span(at, True),
                 f"a {kind} is one value: {item.name}: VALUE",
+            )
+        elif verb == "expects":
+            # (a start is checked as the example sets it, against the item's bounds too)
+            typed = item.expr.type if isinstance(item, Derived) else T.NUM
+            expected_value(
+                self.unit, item.name, typed, value, self.span(at), counter=isinstance(item, Counter)
             )
 
     def _example_names(

@@ -52,13 +52,14 @@ from ..model.values import Symbol
 from ..runtime.builtins import HISTORY, library
 from ..runtime.context import new_work
 from ..runtime.folds import FOLDS, SUMMED, keeps
-from ..runtime.inputs import coerce
+from ..runtime.inputs import coerce, parse_number
 from ..runtime.kinds import Use, type_of, vague
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.rules import counting
 from ..runtime.work import Work, working
 from ..syntax.document import Document, PathKey
 from ..syntax.input_keys import LIST_INPUT_KEYS, input_takes
+from .expected import clipped, expected_value
 from .expressions import BeforeTheRoll, Expressions, OutputScope
 from .problems import Problem, example_key, known_if_failing, problem, statement
 from .programs import ProgramWriter, counted_randomizers
@@ -510,7 +511,8 @@ class Structure:
     ) -> tuple[Example, ...]:
         """The check's worked examples, with every name in them checked now."""
         found: list[Example] = []
-        value_names = [let.name for let in lets] + [n for n, _ in outputs]
+        types = {let.name: let.expr.type for let in lets} | {n: e.type for n, e in outputs}
+        value_names = list(types)
         for i, ex in enumerate(spec.get("examples", [])):
             here = path + ("examples", i)
             with statement(self.unit.diags):
@@ -553,11 +555,9 @@ class Structure:
                             self.unit.doc.span(here + ("expect", "values", name), key=True),
                             did_you_mean(str(name), value_names),
                         )
-                    expects.append(
-                        Expectation(
-                            "value", name, value, self.unit.doc.span(here + ("expect", "values", name))
-                        )
-                    )
+                    at = self.unit.doc.span(here + ("expect", "values", name))
+                    expected_value(self.unit, name, types[name], value, at)
+                    expects.append(Expectation("value", name, value, at))
                 for name, value in want.get("mean", {}).items():
                     where = here + ("expect", "mean", name)
                     if name not in value_names:
@@ -620,23 +620,21 @@ class Structure:
     def _exact(
         self, raw: Any, where: PathKey, what: str = "a number", like: str = 'a fraction like "7/2"'
     ) -> Fraction:
-        """An example's exact number: a whole number, a decimal or a fraction written as text."""
-        try:
-            return Fraction(str(raw).replace(" ", ""))
-        except (ValueError, ZeroDivisionError):
+        """An example's exact number: a whole number, a decimal or a fraction written as text, read
+        as the language reads a number written as text (`parse_number`)."""
+        number = parse_number(str(raw))
+        if number is None:
             raise problem(
-                "RC702",
-                f"{_clipped(repr(raw))} is not {what}",
-                self.unit.doc.span(where),
-                f"write {like}",
-            ) from None
+                "RC702", f"{clipped(str(raw))} is not {what}", self.unit.doc.span(where), f"write {like}"
+            )
+        return Fraction(number)
 
     def _probability(self, raw: Any, where: PathKey) -> Fraction:
         value = self._exact(raw, where, "a probability", 'a fraction like "1/20" or a decimal')
         if not 0 <= value <= 1:
             raise problem(
                 "RC702",
-                f"{_clipped(str(raw))} is not a probability between 0 and 1",
+                f"{clipped(str(raw))} is not a probability between 0 and 1",
                 self.unit.doc.span(where),
             )
         return value
@@ -991,11 +989,6 @@ class Structure:
                 return None
             return self.unit.scales[raw]
         return self.new_scale(check, [str(m) for m in raw], path + ("outcomes",), owner=check)
-
-
-def _clipped(text: str) -> str:
-    """An example's number as a message quotes it: a stranger's 5,000 digits are not repeated."""
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _kept_in_sum(node: ast.Node, pool: str) -> ast.Call | None:

@@ -18,6 +18,7 @@ from ..frozen import frozen
 from ..model.ruleset import Check, Example, Expectation
 from ..model.state import StateExample
 from ..model.values import Symbol, show, to_json
+from ..runtime.inputs import parse_number
 from ..state.campaign import Campaign
 from ..state.memory import MemoryStore
 from ..syntax.positions import Span
@@ -180,10 +181,15 @@ def _step(rs: Ruleset, campaign: Campaign, step: Mapping[str, Any]) -> None:
 
 
 def _same_state(got: Any, want: Any) -> bool:
+    """`_same` for an item as the campaign shows it (JSON-ready): a fraction comes as its text
+    "n/d", read back as the number it is, so that a derived value of 3/2 meets 1.5 as a check's
+    value does (no scale's member is a number's text: a name starts with a letter or `_`)."""
     if isinstance(want, dict):
         return isinstance(got, dict) and {k: v for k, v in want.items() if v} == {
             k: v for k, v in got.items() if v
         }
+    if isinstance(got, str) and (number := parse_number(got)) is not None:
+        got = number
     return _same(got, want) if got is not None else False
 
 
@@ -310,15 +316,16 @@ def _why(result: Any) -> str:
 
 
 def _same(actual: Any, expected: Any) -> bool:
+    """Whether a value that came out is what an example expects: a scale's value by name,
+    true/false as itself or its text, a number exactly, as `parse_number` reads a number written
+    as text (`"1/2"` and 0.5 alike). What the ruleset's load refuses as no value of the type
+    (`compiler.expected`) is what this can never find the same."""
     if isinstance(actual, Symbol):
         return actual.name == str(expected)
     if isinstance(actual, bool) or isinstance(expected, bool):
         return actual is expected or str(expected).lower() == str(actual).lower()
     if isinstance(actual, (int, Fraction)):
-        try:
-            return Fraction(actual) == Fraction(str(expected).replace(" ", ""))
-        except (ValueError, ZeroDivisionError):
-            return False
+        return actual == parse_number(str(expected))
     return bool(to_json(actual) == expected)
 
 
