@@ -11,6 +11,7 @@ import pytest
 import engine
 from engine.syntax.positions import SourceFile
 from engine.tools.examples import run_examples
+from engine.tools.render import result_text
 
 
 def test_shipped_examples_pass(cli, repo_root: Path) -> None:
@@ -838,6 +839,17 @@ def test_an_expected_value_no_value_of_its_type_can_be_is_rc702_at_load(
     line = next(i for i, t in enumerate(text.splitlines(), 1) if wrong in t)
     assert d.span is not None and d.span.line == line
     assert text.splitlines()[line - 1][d.span.col - 1 : d.span.end_col - 1] == written
+
+
+def test_a_whole_number_held_as_a_fraction_is_told_whole() -> None:
+    """`d * n` with `n` = 1/3 and d = 3 is the `Fraction` 1/1: `rulecraft test` had said "got 1/1",
+    and a roll's trace and JSON "1/1"; a whole number is written whole wherever a value is."""
+    rs = engine.load(typed("{v: 2}"), name="typed.yaml")
+    [d] = run_examples(rs)[0].problems
+    assert d.message == "example 'example 1' of check 'a': expected v = 2, got 1"
+    result = rs.roll("a", forced={"d": 3})
+    assert result.values["v"] == 1 and result.as_json()["values"]["v"] == 1
+    assert "  value   v        = 1       ← d * n" in result_text(result)
 
 
 def test_a_state_examples_fraction_compares_as_a_number() -> None:

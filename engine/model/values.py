@@ -165,13 +165,14 @@ def normalize(value: Fraction | int) -> Fraction | int:
 
 
 def show(value: object) -> str:
-    """A value as a player reads it."""
+    """A value as a player reads it: a whole number as one (`1`), even where it is held as the
+    `Fraction` 1/1 (see `to_json`)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, Symbol):
         return value.name
     if isinstance(value, Fraction):
-        return f"{value.numerator}/{value.denominator}"
+        return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
     if isinstance(value, tuple):
         return "[" + ", ".join(show(v) for v in value) + "]"
     if isinstance(value, range):
@@ -180,14 +181,19 @@ def show(value: object) -> str:
 
 
 def to_json(value: object) -> object:
-    """A JSON-ready form: exact rationals as "n/d" strings, symbols as names, ranges as "a..b"
-    strings (each as the language writes it: a range is no list, and `[1, 3]` would be one)."""
+    """A JSON-ready form: exact rationals as "n/d" strings, a whole one as the whole number it is,
+    symbols as names, ranges as "a..b" strings (each as the language writes it: a range is no
+    list, and `[1, 3]` would be one).
+
+    A whole number may be held as a `Fraction` (`3 * n` with `n` = 1/3 is 1/1): `+`, `-` and `*`
+    leave their results as Python makes them, which compare and hash as the `int` (a normalize
+    at each of them would slow every sum of dice), so the value is made whole where it is written."""
     if isinstance(value, Symbol):
         return value.name
     if isinstance(value, bool) or isinstance(value, int):
         return value
     if isinstance(value, Fraction):
-        return f"{value.numerator}/{value.denominator}"
+        return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else value.numerator
     if isinstance(value, Multi):
         return [to_json(v) for v in value.items]
     if isinstance(value, (tuple, list)):
