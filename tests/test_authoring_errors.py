@@ -777,7 +777,7 @@ def test_an_objective_of_no_known_form_names_every_form(objective: str, code: st
         (
             '{probability: {success: "' + "7" * 3000 + '"}}',
             "RC702",
-            "7" * 37 + "... is not a probability",
+            "7" * 50 + "… (3000 characters) is not a probability",
         ),
     ],
     ids=["probability", "mean", "3000 digits"],

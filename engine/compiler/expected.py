@@ -8,7 +8,7 @@ loads (RC702), where it is written.
 
 from __future__ import annotations
 
-from ..errors import did_you_mean
+from ..errors import clipped, did_you_mean
 from ..model import types as T
 from ..runtime.inputs import parse_number
 from ..syntax.positions import Span
@@ -16,11 +16,6 @@ from .problems import problem, written
 from .unit import Unit
 
 NUMBER_HINT = 'write a whole number, a decimal or a fraction as text, like "7/2"'
-
-
-def clipped(text: str) -> str:
-    """An example's value as a message quotes it: a stranger's 5,000 digits are not repeated."""
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def expected_value(

@@ -20,6 +20,7 @@ from ..errors import (
     InputError,
     LimitError,
     RulecraftError,
+    clipped,
     did_you_mean,
     shown,
 )
@@ -59,7 +60,7 @@ from ..runtime.rules import counting
 from ..runtime.work import Work, working
 from ..syntax.document import Document, PathKey
 from ..syntax.input_keys import LIST_INPUT_KEYS, input_takes
-from .expected import clipped, expected_value
+from .expected import expected_value
 from .expressions import BeforeTheRoll, Expressions, OutputScope
 from .problems import Problem, example_key, known_if_failing, problem, statement
 from .programs import ProgramWriter, counted_randomizers
