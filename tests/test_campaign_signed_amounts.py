@@ -164,3 +164,40 @@ def test_an_unclamped_change_is_still_told_of_clamp() -> None:
         "'open' would have -1 w: there are only 3",
         "add a precondition, or 'clamp: true' to take what there is",
     )
+
+
+SWAP = """rulecraft: 1
+name: cl
+checks:
+  c:
+    roll:
+      d: {die: 2}
+    outcomes: [lo, hi]
+    outcome: "'hi' if d > 1 else 'lo'"
+state:
+  shared:
+    bag:
+      tally: [a, b]
+      start: {a: 2, b: 1}
+      max: 3
+actions:
+  swap_clamped:
+    effects:
+      - {add: {bag: {a: 1, b: -1}}, clamp: true}
+  swap:
+    effects:
+      - {add: {bag: {a: 1, b: -1}}}
+"""
+
+
+def test_a_clamp_cuts_only_what_would_pass_a_bound_whatever_the_order_written() -> None:
+    """Review V: each member was clamped against the tally as the members written before it left
+    it, so `{a: 1, b: -1}` on a full tally cut the +1 and then took b's one: {a: 2}, where the
+    same effect without a clamp moves one ({a: 3}). What is taken away is taken first."""
+    from engine.state.memory import MemoryStore
+
+    rs = engine.load(SWAP)
+    for action in ("swap", "swap_clamped"):
+        campaign = engine.new_campaign("c", rs, store=MemoryStore())
+        campaign.act(action)
+        assert campaign.show()["shared"]["bag"] == {"a": 3}, action

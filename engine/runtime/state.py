@@ -617,7 +617,11 @@ def _effect(
         }
         if effect.op == "set":
             counts = dict(amounts)
-        for m, n in amounts.items():
+        # what is taken away first, then what is put in, so that a clamp cuts only what would
+        # pass a bound: `{a: 1, b: -1}` on a full tally moves one, as it does without a clamp
+        # (in the order written, the +1 met the full tally and was cut, then b lost one)
+        signed = sorted(amounts.items(), key=lambda mn: (mn[1] if effect.op == "add" else -mn[1]) >= 0)
+        for m, n in signed:
             if effect.op in ("add", "remove"):
                 # signed, as on a counter: an add of -2 takes two away, a remove of -2 puts two in
                 change = n if effect.op == "add" else -n
