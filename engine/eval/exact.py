@@ -672,7 +672,7 @@ def _no_choice(value: Multi) -> Dist:
     raise AssertionError("a die of an each_die pool has no choice to judge")
 
 
-def deeper(depth: int, cut: Fraction) -> int:
+def _deeper(depth: int, cut: Fraction) -> int:
     """How deep to follow an explosion next: where its tail, shrinking geometrically as it did
     down to `depth`, would fall to `TAIL` (a little past it), and at most four times as deep."""
     guess = depth * 2
@@ -872,7 +872,7 @@ class Sequential:
                     cut = Fraction(sum(w for (_, c), w in ends.weights.items() if c), ends.total)
                     if cut <= TAIL:
                         break
-                    depth = min(deeper(depth, cut), self.ctx.limits.max_rerolls)
+                    depth = min(_deeper(depth, cut), self.ctx.limits.max_rerolls)
                     solver = self.solver(i, key, env, depth, made)
             found = self._procedures[(i, key, made)] = ends
             return found
@@ -938,7 +938,7 @@ class Sequential:
                 cut = Fraction(sum(w for (_, c), w in ends.weights.items() if c), ends.total)
                 if cut <= TAIL:
                     return ends
-                depth = deeper(cap, cut)
+                depth = _deeper(cap, cut)
 
     def values(self, i: int, dice: tuple[Any, ...], env: dict[str, Any]) -> Dist:
         """Randomizer `i`'s final values, after any redraws the policy or the rule makes."""

@@ -51,13 +51,12 @@ are not claimed for that check.
 
 Player choices (`check.sequential`: reroll triggers, redraws, dice that depend on earlier
 dice) are analysed exactly under the `always`, `never` and `optimal` policies while that is
-cheap; when the choices only reroll or redraw (never add dice), each combination's following is
-tried, counted as it runs, all of a check's tries together within `LintBudget.per_follow` units,
+cheap; when the choices only reroll or redraw (never add dice), a combination the cost model
+puts over `LintBudget.per_follow` is still tried, counted as it runs, all of a check's tries
+together within `per_follow` units (the model puts a reroll chain far above the work it does),
 and past that the dice are taken as first rolled: every value a reroll can end on is a value a
 first roll can show, so rules that fire there are evidence of reachability, and a roll that
-falls through there is reported with that caveat. A reroll procedure's cost is estimated by
-`chain` from the kinds and steps the exact solver keys its states by (an upper bound, 1-4 times
-the work it does on the shapes measured), so dice that explode are followed where they are cheap.
+falls through there is reported with that caveat.
 
 Tables are analysed over every argument list the checks actually call them with: the linter
 compiles a private copy of the ruleset and wraps each table's function where the generated
@@ -66,8 +65,8 @@ compiled on its own (as a one-line table in a copy of the document), so it is ju
 engine's own semantics too.
 
 The modules, one job each: `static` (RC805-RC807, table bodies), `lasting` (RC801 for the tables
-lasting state calls), `grid` (the input grid), `cost` (the cost model), `chain` (its part for
-a reroll procedure), `probe` (what running a check records), `analysis` (the run loop),
+lasting state calls), `grid` (the input grid),
+`cost` (the cost model), `probe` (what running a check records), `analysis` (the run loop),
 `report` (the wording of the findings), `tables` (RC802 for table rules), `evaluate` (the one
 door into the evaluators), `budget` (`LintBudget`).
 

@@ -12,7 +12,7 @@ COMBINATION_SHARE = 80
 """One input combination, estimated before it runs, may cost `max_work // COMBINATION_SHARE`."""
 
 DEFAULT_WORK = 20_000_000
-"""The default `LintBudget.max_work`: the shipped rulesets use 0.05–0.48 million units each (no
+"""The default `LintBudget.max_work`: the shipped rulesets use 0.05–0.74 million units each (no
 check more than 0.34 million of its 1 million) and the starter a few hundred, so they are
 covered completely with room to spare."""
 
@@ -39,11 +39,12 @@ class LintBudget:
     """Estimated units for one input combination (the cost model, before it runs); above it the
     combination is left out. None: `max_work // 80`."""
     follow_work: int | None = None
-    """Units one check may spend following rerolls and redraws exactly under every policy, where
-    the choices only reroll or redraw: each combination is tried, counted as it runs, all of the
-    check's tries together within this many units (none estimated dearer, by the cost model
-    before it runs, than one whose try ran out); where a try runs out, or nothing is left, the
-    dice are taken as first rolled. None: `max_work // 400`."""
+    """Units for following rerolls and redraws exactly under every policy, where the choices only
+    reroll or redraw: a combination estimated at no more (the cost model, before it runs) is
+    followed; one estimated above it is still tried, counted as it runs, all of a check's tries
+    together within this many units (none estimated dearer than one whose try ran out), and
+    where a try runs out the dice are taken as first rolled (the cost model puts a reroll chain
+    far above the work it does). None: `max_work // 400`."""
     deadline: float | None = None
     """Seconds of wall clock for the whole analysis, an embedder's explicit option (None, the
     default: no deadline). The one thing that makes the findings depend on the machine's speed:
@@ -71,8 +72,8 @@ class LintBudget:
 
     @property
     def per_follow(self) -> int:
-        """Units a check's tries at following choices that only reroll may use together
-        (`follow_work`)."""
+        """Units for following choices that only reroll (`follow_work`): the estimate above which
+        a combination is only tried, and what a check's tries may use together."""
         return self.follow_work if self.follow_work is not None else self.max_work // 400
 
 

@@ -13,33 +13,27 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from ...errors import LimitError, RulecraftError
+from ...errors import RulecraftError
 from ...expr import ast
 from ...model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, randomizer_expressions
 from ...model.values import Multi
 from ...runtime.context import RunContext
-from ...runtime.procedure import procedure_for
 from ...runtime.rules import concrete, folds_for, reading
-from .chain import chain_units, own_die
 from .evaluate import randomizer_values
 
 _PER_STATE = 3.0  # units per evaluated roll (the check's code, a table or two, the probe)
 _PER_FOLD = 1.0  # units per step of the dynamic programme for a pool's statistics
+_PER_CHAIN_STATE2 = 5.0  # a reroll chain's exact solution grows with the square of its states
 
 
-def cost(
-    check: Check, env: dict[str, Any], follow: bool, ctx: RunContext, policies: tuple[str, ...] = ("always",)
-) -> tuple[float, float]:
-    """Estimated (units of work, rolls) to evaluate one combination exactly under each of
-    `policies` in turn, following rerolls and redraws or not (then once, the dice as first rolled).
+def cost(check: Check, env: dict[str, Any], follow: bool, ctx: RunContext) -> tuple[float, float]:
+    """Estimated (units of work, rolls) to evaluate one combination exactly, following rerolls and
+    redraws or not.
 
     A randomizer whose size depends on earlier dice is sized at the largest it takes over a
     few of those dice' values."""
-    if not follow:
-        policies = ("always",)
     states = 1.0
     extra = 0.0
-    chains = 0.0  # a reroll procedure's exact solution, under each policy in turn
     envs = [env]
     read_later = (
         set().union(*(ast.names(e.node) for r in check.roll for e in randomizer_expressions(r)))
@@ -47,13 +41,12 @@ def cost(
         else set()
     )
     for r in check.roll:
-        size, once, each, chain = _size(r, envs, follow, ctx, policies)
+        size, once, each = _size(r, envs, follow)
         extra += once + each * states
-        chains += chain * states
         states *= size
         if r.name in read_later and size <= 1000:
             envs = _extend(r, envs, ctx)
-    return (states * _PER_STATE + extra) * len(policies) + chains, states
+    return states * _PER_STATE + extra, states
 
 
 def _extend(r: Randomizer, envs: list[dict[str, Any]], ctx: RunContext) -> list[dict[str, Any]]:
@@ -70,15 +63,11 @@ def _extend(r: Randomizer, envs: list[dict[str, Any]], ctx: RunContext) -> list[
     return out or envs
 
 
-def _size(
-    r: Randomizer, envs: list[dict[str, Any]], follow: bool, ctx: RunContext, policies: tuple[str, ...]
-) -> tuple[float, float, float, float]:
-    """How many values the program sees from `r`, and the units it costs to make them under one
-    policy: once (a pool's statistics, memoised) and for each value of the dice before it (a
-    redraw's choices); and for each value of the dice before it under all of `policies`
-    together (a reroll procedure's exact solution, `chain`)."""
+def _size(r: Randomizer, envs: list[dict[str, Any]], follow: bool) -> tuple[float, float, float]:
+    """How many values the program sees from `r`, and the units it costs to make them:
+    once (a pool's statistics, memoised) and for each value of the dice before it (a
+    reroll chain's exact solution, a redraw's choices)."""
     env = envs[0]
-    written = r
     if not isinstance(r, Draw) and r.faces_expr is not None:
         try:  # faces read from inputs: sized for the first environment
             r = concrete(r, env)
@@ -86,18 +75,14 @@ def _size(
             pass
     if isinstance(r, Die):
         n = float(len(set(r.faces)))
-        return n, 0.0, (n * n * _PER_STATE if follow and r.redraw is not None else 0.0), 0.0
+        return n, 0.0, (n * n * _PER_STATE if follow and r.redraw is not None else 0.0)
     count = max(_count(r.count, e) for e in envs)
     if isinstance(r, Draw):
         readings: list[Any] = [s for s, _ in r.bag.chits]
     else:
         readings = []
     kinds: set[tuple[Any, ...]] = set()
-    chain = 0.0
-    if isinstance(r, Pool) and r.own is not None:  # each die its own chain: read as its totals
-        chain, readings = _own_totals(r, env, ctx)
-        chain *= len(policies)
-    elif isinstance(r, Pool) and len(r.faces) > 1000:
+    if isinstance(r, Pool) and len(r.faces) > 1000:
         # too many faces to read one by one: at most one reading each
         readings = list(range(len(set(r.faces))))
         kinds = {(f, (), ()) for f in readings}
@@ -132,64 +117,16 @@ def _size(
     if folds is not None:
         size = min(size, _fold_size(folds, count, readings))
         once = count * k * size * _PER_FOLD
-        if isinstance(r, Pool) and r.own is not None:
-            # each die's totals, every one its own reading: each is weighed against the states of
-            # the dice left and the statistic so far, of m dice left about size·(n-m)/n states
-            # each charged m + 1; twice, over every die and over the dice their chains did not
-            # cut (`weighted_pool`). Measured: 1.1-2.9 times the real work (d6 that explode, 1-10)
-            once = 2 * k * size * (count + 1) * (count + 2) / 6 * _PER_FOLD
-    if follow and isinstance(r, Pool) and isinstance(written, Pool) and r.triggers:
-        chain = _chain(r, written, env, count, len(kinds), ctx, policies)
+    if follow and isinstance(r, Pool) and r.triggers:
+        m = float(_comb(count + len(kinds) - 1, len(kinds) - 1))
+        # A history read splits the chain's states (by first roll, by the count added): measured
+        # at 3-8 times the time of the same chain unread, which the estimate above, several times
+        # the measured time already, mostly covers.
+        grows = 1.5 ** len(r.history)
+        each += m * m * grows * _PER_CHAIN_STATE2 * 2
     if follow and r.redraw is not None:
         each += size * size * _PER_STATE
-    return size, once, each, chain
-
-
-def _chain(
-    r: Pool,
-    written: Pool,
-    env: dict[str, Any],
-    count: int,
-    kinds: int,
-    ctx: RunContext,
-    policies: tuple[str, ...],
-) -> float:
-    """Estimated units of solving the reroll procedure of `count` dice under each of `policies`
-    (`chain.chain_units`); a procedure that cannot be made (its triggers fail on a face) fails
-    the evaluation as soon: its first rolls, once."""
-    try:
-        proc = procedure_for(written, env, ctx.caches, r)
-    except LimitError:
-        raise  # the analysis's own budget: the caller leaves the combination out
-    except RulecraftError:
-        return float(_comb(count + kinds - 1, kinds - 1))
-    return sum(chain_units(proc, count, p, ctx.limits.max_rerolls) for p in policies)
-
-
-def _own_totals(r: Pool, env: dict[str, Any], ctx: RunContext) -> tuple[float, list[Any]]:
-    """(estimated units of solving one die of an `each_die` pool, the readings of its totals):
-    its totals run from its least face to its greatest times one more than the dice it can add,
-    read through the pool's `each` (up to a thousand of them; past that, the numbers alone)."""
-    assert r.own is not None
-    try:
-        own = concrete(r.own, env)
-        units, added = own_die(procedure_for(r.own, env, ctx.caches, own), ctx.limits.max_rerolls)
-    except LimitError:
-        raise
-    except RulecraftError:
-        return 0.0, list(r.faces)
-    low, high = min(r.faces), max(r.faces) * (added + 1)
-    totals = range(low, high + 1)
-    if r.each is None or len(totals) > 1000:
-        return units, list(totals)
-    scope = dict(env)
-    try:
-        read = [reading(r, scope, t) for t in totals]
-        for v in read:
-            hash(v)
-    except (RulecraftError, TypeError):
-        return units, list(totals)
-    return units, list(dict.fromkeys(read))
+    return size, once, each
 
 
 def _count(e: Expr, env: dict[str, Any]) -> int:

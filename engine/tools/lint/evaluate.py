@@ -1,6 +1,5 @@
 """The linter's one door into the evaluators: every call it makes into `engine.eval` goes
-through these two functions, and the cost model reads the exact evaluator's depths for an
-uncapped explosion from here. No other module of the linter imports `engine.eval`."""
+through these two functions. No other module of the linter imports `engine.eval`."""
 
 from __future__ import annotations
 
@@ -8,12 +7,10 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ...eval.exact import FIRST_DEPTH, TAIL, deeper, distribution
+from ...eval.exact import distribution
 from ...eval.tables import randomizer_table
 from ...model.ruleset import Check, Randomizer
 from ...runtime.context import RunContext
-
-__all__ = ["FIRST_DEPTH", "TAIL", "deeper", "exact_distribution", "randomizer_values"]
 
 
 def exact_distribution(
