@@ -457,6 +457,13 @@ def cases() -> list[Case]:
 
     # -- Campaign ---------------------------------------------------------------------------------
     add("Campaign.join", "character", "type", lambda: c().join(3))
+
+    def entered(**given: Any) -> None:
+        with c().request(**given):
+            pass
+
+    add("Campaign.request", "at", "type", lambda: entered(at="3:1"))
+    add("Campaign.request", "lead", "type", lambda: entered(lead=3))
     add("Campaign.join", "character", "unknown", lambda: c().join("ann"), "ann")  # already there
     add("Campaign.join", "named", "unknown", lambda: c().join("cy", hpp=2), "did you mean")
     add("Campaign.join", "named", "range", lambda: c().join("cy", hp=0), "hp")

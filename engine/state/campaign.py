@@ -316,6 +316,8 @@ class Campaign:
         ruleset's `state:` for a request that reads only the state or the log, its message led
         by `lead` when the place alone does not say what was running (an action whose effects
         used up the budget was told with no file, line or caret; found by a hunt)."""
+        arguments.of_type("Campaign.request", "at", at, Span, optional=True)
+        arguments.of_type("Campaign.request", "lead", lead, str)
         running = current()
         if running is not None:
             yield running

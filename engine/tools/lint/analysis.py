@@ -286,8 +286,8 @@ class Analysis:
         follow: Work | None = None,
     ) -> bool:
         """Enumerate one combination exactly under one policy; False when it could not be. With
-        `follow` (a try at following), within what it has left too, and `_FollowSpent` when it met
-        any bound (`spent`): the caller takes the dice as first rolled."""
+        `follow` (a try at following), within what it has left too, and `_FollowSpent` when the
+        work ran out, whichever bound it met: the caller takes the dice as first rolled."""
         probe = run.probe
         self.tables.gap = None
         before = set(probe.gaps)
@@ -312,10 +312,8 @@ class Analysis:
                 return False
             if policy == "optimal" and exc.diagnostics[0].code == "RC505":
                 return True  # no best play on a chain that returns: `optimal` is no way to play it
-            if follow is not None:
-                # a bound met on the way (its work, the states, the clock): first rolled, as a try
-                # is only a try (a try stopped by `max_states` had left the combination out)
-                raise _FollowSpent from exc
+            if follow is not None and share.used > share.limit:
+                raise _FollowSpent from exc  # its work ran out, whichever bound it met: first rolled
             _leave_out(run, combo, self._share_spent(exc, share, check_left), exc)
             return False
         finally:
