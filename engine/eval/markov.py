@@ -74,11 +74,12 @@ RESCALE = 8
 (the push's and best play's alike)."""
 
 
-def _multiply(table: dict[Any, Any], factor: int) -> None:
+def multiply(table: dict[Any, Any], factor: int) -> None:
     """Every whole number in `table` (or tuple of them) times `factor`, in place: a scale grew, and
-    callers hold the table."""
+    callers hold the table. None (a score still being worked out: `packed._Scores`) stays None."""
     for k, v in table.items():
-        table[k] = v * factor if isinstance(v, int) else tuple([x * factor for x in v])
+        if v is not None:
+            table[k] = v * factor if isinstance(v, int) else tuple([x * factor for x in v])
 
 
 def pushed(
@@ -112,8 +113,8 @@ def pushed(
         if left:
             factor = total**RESCALE
             scale *= factor
-            _multiply(mass, factor)
-            _multiply(ends, factor)
+            multiply(mass, factor)
+            multiply(ends, factor)
             share = num * factor // total
         get = mass.get
         for t, w in zip(targets, weights):
@@ -437,7 +438,7 @@ class BestPlay(Generic[S, Opt]):
         """Multiply the scale, and so every score kept, by `factor`."""
         self._scale *= factor
         self._rescaled += 1
-        _multiply(self._values, factor)
+        multiply(self._values, factor)
 
 
 # -- chains with choices, solved component by component ------------------------------------------

@@ -5,10 +5,11 @@ successor is the flight of the option taken, and a flight's successors are how i
 fall (`Procedure.land`), one die at a time, so a node has at most as many successors as the pool
 has kinds, and every option that leaves the same dice in the air shares one flight (whichever
 step rolled them, where they land alike). Under `always` and `never` the policy's single option
-is followed and `absorb` walks the chain; under `optimal` each decision is `BestPlay`'s, judged by
-the check's objective on the outcome the check gives once the pool is finished (`outcome_of`,
-later randomizers averaged in), and the ends are pushed through in the order best play scored
-its nodes (`pushed`), so the chain below its choices is walked once.
+is followed and `absorb` walks the chain; under `optimal` each decision is `BestPlay`'s (as
+`packed.PackedPlay` works it out on the codes), judged by the check's objective on the outcome the
+check gives once the pool is finished (`outcome_of`, later randomizers averaged in), and the ends
+are pushed through in the order best play scored its nodes (`packed.pushed`), so the chain below
+its choices is walked once.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Container, Hashable, Iterable
 from fractions import Fraction
-from itertools import chain
 from types import ModuleType
 from typing import Any
 
@@ -29,13 +29,13 @@ from ..runtime.packing import Packing
 from ..runtime.procedure import Counts, Option, Procedure, State
 from ..runtime.work import TRANSITION, meter
 from .dist import Dist
-from .markov import BestPlay, Edges, Node, absorb, pushed
+from .markov import Edges, Node, absorb
+from .packed import PackedPlay, pushed
 
 CAPPED = 1
 """A procedure ended by its pool's `cap` (a rule of the game)."""
 TRUNCATED = 2
 """An uncapped explosion cut where the exact solver stopped following it (see `exact.TAIL`)."""
-ONE = (1,)
 ARRAYS_FROM = 400
 """From how many first rolls a chain is solved whole with numpy (`chainarrays`) once numpy is
 imported: below it, numpy's cost per call outweighs what it saves (under `always`, a pool of 7 d10
@@ -93,7 +93,10 @@ class RerollSolver:
         self.packing = Packing(proc, (max_states + 2) * dice if rerolls else dice)
         self._finals: dict[int, Any] = {}
         self._scores: dict[tuple[tuple[tuple[Any, int], ...], int], tuple[Fraction, ...]] = {}
-        self.play: BestPlay[int, Option] = BestPlay(
+        self.whole_scores = objective.parts(members) == 1
+        """Whether best play's scores are whole numbers (an objective of one part), not tuples."""
+        self.play: PackedPlay = PackedPlay(
+            self,
             self._node,
             lambda code: outcome_of(self._final(code)),
             self._score,
@@ -101,9 +104,9 @@ class RerollSolver:
             self._cycle,
             max_states,
         )
-        self._work = meter()
+        self.work = meter()
         """The counter this solve charges: the current request's (set again at every entry)."""
-        self._walked: Container[int] = frozenset()
+        self.walked: Container[int] = frozenset()
         """The nodes `_played`'s walk has charged while it runs: each node is charged once."""
 
     def close(self) -> None:
@@ -174,18 +177,20 @@ class RerollSolver:
 
     def _node(self, code: int) -> Node | None:
         """What happens at a node (`markov.Node`): a flight's next die falls, W ways (one per
-        face); a state's options lead each to its flight (or, with no die to roll, its next state)."""
+        face); a state's options lead each to its flight (or, with no die to roll, its next state).
+        Asked by `BestPlay`'s own loop, which scores past `packed.DEEP` levels (`PackedPlay` reads
+        the nodes above that in place, charging as this does)."""
         packing = self.packing
         if code >= packing.flying:
-            if code not in self._walked:
-                self._work.charge(2 * TRANSITION)
+            if code not in self.walked:
+                self.work.charge(2 * TRANSITION)
             return (None, packing.landings(code), self.proc.weights, self._faces)
         t = packing.pending(code)
         if t is None:
             return None
         options, codes = packing.moves(code, t, self.policy)
-        if len(options) > 1 or code not in self._walked:
-            self._work.charge(2 * TRANSITION * len(options))
+        if len(options) > 1 or code not in self.walked:
+            self.work.charge(2 * TRANSITION * len(options))
         return (options, codes, (), 0)
 
     def _launch(self, state: State, t: int, option: Option) -> int:
@@ -194,7 +199,7 @@ class RerollSolver:
 
     def choice(self, state: State, t: int) -> Option:
         """The option the policy takes at `state` (which is pending on trigger `t`)."""
-        self._work = meter()
+        self.work = meter()
         options = self.proc.options(state, t, self.policy)
         if len(options) == 1:
             return options[0]
@@ -204,7 +209,7 @@ class RerollSolver:
 
     def decision_scores(self, state: State, t: int) -> list[tuple[Option, tuple[Fraction, ...]]]:
         """Every option at `state` with the objective it reaches (for the trace)."""
-        self._work = meter()
+        self.work = meter()
         return [
             (o, self.play.scored(self._launch(state, t, o))) for o in self.proc.options(state, t, self.policy)
         ]
@@ -214,7 +219,7 @@ class RerollSolver:
         number of ways: `Procedure.fresh`): (the pool's value, how it was cut: 0, `CAPPED` by the
         pool's cap or `TRUNCATED` at the solver's depth). Ends alike in counts and in the history
         the check reads are one end."""
-        self._work = meter()
+        self.work = meter()
         cut = TRUNCATED if self.proc.truncating else CAPPED
         packing = self.packing
         flying = packing.flying
@@ -223,6 +228,7 @@ class RerollSolver:
         nexts: dict[int, int] = {}
         work = meter()
         policy = self.policy
+        moves_in, movings = packing.moves_in, packing.movings(policy)
 
         def follow(code: int) -> int:
             """Where a state goes once the policy has acted: a flight, or a state where nothing
@@ -237,7 +243,7 @@ class RerollSolver:
                 t = packing.pending(now)
                 if t is None:
                     break
-                options, codes = packing.moves(now, t, policy)
+                options, codes = moves_in(movings[t], now, t, policy)
                 if len(options) == 1:  # a rule, a fixed policy, or nothing to choose
                     work.charge(2 * TRANSITION)
                     passed.append(now)
@@ -302,17 +308,18 @@ class RerollSolver:
     def _played(self, starts: Dist, end: Callable[[int], Hashable]) -> Dist | None:
         """`ends` under best play with one walk of the chain fewer: best play keeps every node it
         scores after each it leads to, so that order, read backwards, pushes the mass through
-        (`pushed`). What lies above best play — the first rolls, down to where a choice is made
-        or to nodes already scored — is walked here as `absorb` walks it (best play scores no
-        more than it would, so the same outcomes are asked for), and comes first. None when that
-        part of the chain returns to a state: `absorb` solves it."""
+        (`packed.pushed`). What lies above best play — the first rolls, down to where a choice is
+        made or to nodes already scored — is walked here as `absorb` walks it (best play scores
+        no more than it would, so the same outcomes are asked for), and comes first. None when
+        that part of the chain returns to a state: `absorb` solves it."""
         play, packing, policy = self.play, self.packing, self.policy
         flying = packing.flying
         scored = play.scores
         work = meter()
+        pending, moves_in, movings = packing.pending, packing.moves_in, packing.movings(policy)
 
         seen: set[int] = set()
-        self._walked = seen  # what the walk has charged, best play does not charge again (`_node`)
+        self.walked = seen  # what the walk has charged, best play does not charge again (`_node`)
         most = self.max_states
 
         def below(code: int) -> list[int]:
@@ -323,42 +330,21 @@ class RerollSolver:
             if code >= flying:
                 work.charge(2 * TRANSITION)
                 return packing.landings(code)
-            t = packing.pending(code)
+            t = pending(code)
             if t is None:
                 return []
-            options, codes = packing.moves(code, t, policy)
+            options, codes = moves_in(movings[t], code, t, policy)
             if len(options) == 1:  # a rule, a fixed policy, or nothing to choose
                 work.charge(2 * TRANSITION)
-                return [codes[0]]
-            play.best(code)  # scored, with all it leads to
+                return codes
+            if code not in scored:
+                play.score_from(code)  # with all it leads to (`ends` has paused the collector)
             return []
 
         try:
             above, cyclic = postorder(starts.weights, below, seen, scored)  # each after all it leads to
         finally:
-            self._walked = frozenset()
+            self.walked = frozenset()
         if cyclic:
             return None
-        landing = (self.proc.weights, self._faces)
-
-        through = play.through
-
-        def successors(code: int) -> Edges | None:
-            if code >= flying:
-                if code in scored:  # a node above was charged on the walk
-                    work.charge(2 * TRANSITION)
-                landed = packing.landings(code)
-                if landed[0] < flying:  # the last die: where it lands best play may choose, so
-                    landed = [through.get(c, c) for c in landed]  # it goes on where that leads
-                return (landed, *landing)
-            to = through.get(code)
-            if to is not None:  # a choice (a first roll: one reached by a landing is passed over)
-                work.charge(2 * TRANSITION)
-                return ((to,), ONE, 1)
-            t = packing.pending(code)
-            if t is None:
-                return None
-            return ((packing.moves(code, t, policy)[1][0],), ONE, 1)  # a state above: one option
-
-        order = chain([s for s in reversed(above) if s not in scored], reversed(play.order))
-        return pushed(starts, order, successors, end)
+        return pushed(self, starts, [s for s in reversed(above) if s not in scored], end)

@@ -10,7 +10,7 @@ rule is still stated once; `tests/test_reroll_solver.py` holds every such readin
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from itertools import repeat
 from operator import add
 from typing import NamedTuple
@@ -279,6 +279,16 @@ class Packing:
         return self._high
 
     @property
+    def flight_mask(self) -> int:
+        """The flight's own field, once shifted down by `flight_shift`."""
+        return self._top
+
+    @property
+    def last_die_below(self) -> int:
+        """A flight's own field below this: it has one die left to fall (its successors are states)."""
+        return 2 * self._steps
+
+    @property
     def unit_cost(self) -> int:
         """Units charged for packing or unpacking a state (0 for a pool of a few kinds: `FREE_FIELDS`)."""
         return self._cost
@@ -297,7 +307,15 @@ class Packing:
         (`launched`), kept by what the step reads of a state (`_reads`; `_declined` where the
         policy declines the step), and under that by what its options read (`_move`), so most
         states are never unpacked (a test holds the moves to the launches)."""
-        moved = self._moved.get((t, policy)) or self._moving(t, policy)
+        return self.moves_in(self._moved.get((t, policy)) or self._moving(t, policy), code, t, policy)
+
+    def movings(self, policy: str) -> list[_Moving]:
+        """Each step's moves under `policy`, by step, for `moves_in`: a solver that asks at
+        hundreds of thousands of states looks them up once."""
+        return [self._moved.get((t, policy)) or self._moving(t, policy) for t in range(len(self.proc.steps))]
+
+    def moves_in(self, moved: _Moving, code: int, t: int, policy: str) -> tuple[list[Option], list[int]]:
+        """`moves`, given step `t`'s moves under `policy` (`movings`)."""
         found = moved[1].get(code & moved[0])
         if found is None:  # the clearing of the step's own triggers (the fields read hold them)
             found = (-(code & self._rows[t]) * self._spread, self._move(code, t, policy, moved))
@@ -548,8 +566,17 @@ class Packing:
     def landings(self, code: int) -> list[int]:
         """A flight's successors, one per kind its next die can show (`Procedure.land`)."""
         top = (code >> self._high) & self._top
-        deltas = self._landing.get(top)
-        if deltas is None:  # what landing adds, by the flight's step and dice left (few of them)
-            left, t = divmod(top, self._steps)
-            deltas = self._landing[top] = self._land[t][left == 1]
-        return [code + d for d in deltas]
+        return [code + d for d in self._landing.get(top) or self.flight_deltas(top)]
+
+    def flight_deltas(self, top: int) -> tuple[int, ...]:
+        """What a flight's next die adds to its code, per kind (`landings`), by the flight's own
+        field `top` (its code's bits from `flight_shift` up, within `flight_mask`): by the step
+        and the dice left, so few of them, each kept in `landing_table` once asked."""
+        left, t = divmod(top, self._steps)
+        deltas = self._landing[top] = self._land[t][left == 1]
+        return deltas
+
+    @property
+    def landing_table(self) -> Mapping[int, tuple[int, ...]]:
+        """`flight_deltas` asked so far, by flight field (to look up in a solver's loop, not to change)."""
+        return self._landing

@@ -1,0 +1,172 @@
+"""Best play on a reroll chain of packed codes (`engine.eval.packed`, issue 13) against the one
+it stands in for, `markov.BestPlay` asking the solver for each node (`RerollSolver._node`).
+
+`PackedPlay` reads each node off its code in place and scores a node where its score is first
+read, by recursion down to `DEEP` levels. It must not be told apart from `BestPlay`: the same
+scores, the nodes scored in the same order (the push reads that order), the same choices and the
+same work charged; a chain that returns to a state is refused alike (RC505), and a solve stopped
+part-way leaves no score half made.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_procedure_quick import pools
+
+import engine
+from engine.api import Limits
+from engine.eval import packed
+from engine.eval.dist import Dist
+from engine.eval.markov import BestPlay
+from engine.eval.rerolls import RerollSolver
+from engine.model.values import Multi
+from engine.runtime.procedure import Option, Procedure
+from engine.runtime.work import Work, meter, working
+
+
+def _solver(text: str, dice: int, most: int = 200_000) -> tuple[RerollSolver, Procedure]:
+    """A generated pool's solver under `optimal` (for at most `dice` dice, `most` states),
+    outside any check: its outcome reads how many dice it ends with."""
+    check = engine.load(text).model.checks["c"]
+    members = check.outcomes.members
+
+    def outcome_of(value: Any) -> Dist:
+        items = value.items if isinstance(value, Multi) else (value,)
+        return Dist.certain(members[0] if len(items) > 3 else members[1])
+
+    proc = Procedure(check.roll[0], {})
+    return RerollSolver(proc, "optimal", most, outcome_of, check.objective, members, dice), proc
+
+
+def _played(solver: RerollSolver, play: BestPlay[int, Option], codes: list[int]) -> Any:
+    """Best play from each of `codes` in turn: each score, what the play kept (its order, its
+    choices, where they lead, its scores over its scale) and the work charged; or the refusal."""
+    with working(Work(10**12)) as work:
+        solver.work = meter()
+        try:
+            scores = [play.scored(code) for code in codes]
+        except engine.LimitError as error:
+            assert None not in play.scores.values()  # nothing is left half scored
+            return [d.code for d in error.diagnostics]
+    kept = {code: play.scored(code) for code in play.order}
+    moves = {code: play.move(code) for code in play.order}
+    return scores, play.order, kept, moves, dict(play.through), work.used
+
+
+def _both(solver: RerollSolver, codes: list[int]) -> tuple[Any, Any]:
+    packed_play = solver.play
+    generic: BestPlay[int, Option] = BestPlay(
+        packed_play.node,
+        packed_play.final,
+        packed_play.score,
+        packed_play.count,
+        packed_play.on_cycle,
+        200_000,
+    )
+    return _played(solver, packed_play, codes), _played(solver, generic, codes)
+
+
+def _firsts(solver: RerollSolver, proc: Procedure, n: int) -> list[int]:
+    return sorted(solver.packing.start(counts) for counts, _ in proc.fresh(n))
+
+
+@settings(max_examples=150, deadline=None)
+@given(pools(), st.booleans())
+def test_generated_pools_are_played_alike(spec: tuple[str, int], whole: bool) -> None:
+    """Pools of d6 with one to three triggers of every form, an objective of one part (its
+    scores whole numbers) or of two (tuples): the same best play from every first roll, or the
+    same refusal where the chain returns to a state (then the work up to it may differ: the
+    packed play may go round once more before it meets a state it is scoring)."""
+    text, n = spec
+    if whole:
+        text = text.replace("    outcomes: [a, b]", "    objective: {at_least: b}\n    outcomes: [a, b]")
+    solver, proc = _solver(text, n + 6)
+    assert solver.whole_scores == whole
+    by_packed, by_generic = _both(solver, _firsts(solver, proc, n))
+    if isinstance(by_generic, list):
+        assert by_packed == by_generic == ["RC505"]
+    else:
+        assert by_packed == by_generic
+
+
+@pytest.mark.parametrize("deep", [packed.DEEP, 3, 0])
+def test_chimeras_procedure_is_played_alike_at_any_depth_of_recursion(
+    deep: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chimera's skill check, 6 dice at double advantage: the same best play whether the packed
+    play scores it by recursion throughout or hands each node past a few levels (or every node)
+    to `BestPlay`'s own loop, as it does past `DEEP`. (Every end's outcome is asked once first, so
+    neither play is charged for working one out.)"""
+    rs = engine.load("chimera", limits=Limits(max_work=10**12, max_states=10**7))
+    solvers: list[RerollSolver] = []
+    made = RerollSolver.__init__
+
+    def kept(self: RerollSolver, *args: Any, **kwargs: Any) -> None:
+        made(self, *args, **kwargs)
+        solvers.append(self)
+
+    monkeypatch.setattr(RerollSolver, "__init__", kept)
+    monkeypatch.setattr(RerollSolver, "close", lambda self: None)  # its play is asked again here
+    rs.distribution("skill", dice=6, advantage=2, policy="optimal")
+    monkeypatch.setattr(packed, "DEEP", deep)
+    (solver,) = solvers
+    firsts = _firsts(solver, solver.proc, 6)
+    done = solver.play
+    _played(solver, done, firsts)  # every end's outcome asked once (some only the push had asked)
+    solver.play = packed.PackedPlay(
+        solver, done.node, done.final, done.score, done.count, done.on_cycle, 10**7
+    )
+    by_packed, by_generic = _both(solver, firsts)
+    assert by_packed == by_generic
+    assert len(by_packed[1]) > 900  # nodes scored: a chain far deeper than a few levels
+
+
+THREES = """
+rulecraft: 1
+name: threes
+checks:
+  c:
+    roll:
+      d:
+        pool: 4
+        die: 3
+        triggers:
+          - {on: face == 3, may: reroll, target: face <= 2, repeat: false}
+    objective: {at_least: yes}
+    outcomes: [no, yes]
+    outcome: "'yes' if count(d, 3) >= 2 else 'no'"
+"""
+
+
+def test_the_scores_are_a_plain_mapping_outside_a_solve() -> None:
+    solver, proc = _solver(THREES, 4)
+    code = _firsts(solver, proc, 4)[-1]
+    with pytest.raises(KeyError):
+        solver.play.scores[code]  # type: ignore[index]
+    with working(Work(10**12)):
+        solver.work = meter()
+        solver.play.scored(code)
+    assert code in solver.play.scores and None not in solver.play.scores.values()
+
+
+def test_a_solve_stopped_by_a_limit_leaves_no_score_half_made() -> None:
+    """The state bound stops best play part-way, among the states it is scoring: they are not
+    kept as scored (None) for a later ask, and a later ask with room scores them."""
+    solver, proc = _solver(THREES, 4, most=3)
+    firsts = _firsts(solver, proc, 4)
+    with working(Work(10**12)):
+        solver.work = meter()
+        with pytest.raises(engine.LimitError) as error:
+            for code in firsts:
+                solver.play.scored(code)
+    assert error.value.diagnostics[0].code == "RC503"
+    assert None not in solver.play.scores.values()
+    solver.play.most = 10**6
+    roomy, _ = _solver(THREES, 4)
+    with working(Work(10**12)):
+        solver.work = roomy.work = meter()
+        assert [solver.play.scored(c) for c in firsts] == [roomy.play.scored(c) for c in firsts]
