@@ -24,6 +24,7 @@ from ..runtime.multisets import compositions, kind_multisets
 from ..runtime.rules import concrete, die_readings, face_readings, folds_for
 from ..runtime.work import made_units, meter, product_units
 from .dist import Dist
+from .foldcost import KEPT_FREE, kept, kept_a_unit, kept_made, kept_units
 
 
 def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dist:
@@ -219,18 +220,25 @@ def _per_folded(dice: tuple[tuple[tuple[Any, int], ...], ...], keys: tuple[tuple
     """The joint distribution of the statistics of dice that are not alike, die by die: a state
     is each statistic's partial fold, and states that agree are merged."""
     folds = [(FOLDS[key[0]], key[1:]) for key in keys]
+    keeping, heavy = kept(folds)
+    a_unit = kept_a_unit(v for readings in dice for v, _ in readings) if keeping else 0
     states: dict[tuple[Any, ...], int] = {tuple(f.init(a) for f, a in folds): 1}
     work = meter()
     for readings in dice:
         nxt: dict[tuple[Any, ...], int] = {}
         for partial, w in states.items():
-            work.charge(len(readings))
+            units = len(readings)
+            for i, most in heavy:  # a step for each of the die's readings, by one die
+                units += len(readings) * kept_units(len(partial[i]), 1, most, False, a_unit)
+            work.charge(units)
             for v, k in readings:
                 key = tuple(f.step(p, v, 1, a) for (f, a), p in zip(folds, partial))
                 nxt[key] = nxt.get(key, 0) + w * k
         states = nxt
     out: dict[Any, int] = {}
     for partial, w in states.items():
+        if keeping:
+            work.charge(sum(kept_made(len(partial[i]), a_unit) for i, _ in keeping))
         summary = Summary({key: f.final(p, a) for key, (f, a), p in zip(keys, folds, partial)})
         out[summary] = out.get(summary, 0) + w
     total = math.prod(sum(k for _, k in readings) for readings in dice)
@@ -274,6 +282,7 @@ def _folded(
     partial fold), and states that agree are merged. For independent dice a category of
     weight w taking c of the r remaining dice weighs C(r, c)·w^c; for a draw without
     replacement from N_i chits it weighs C(N_i, c), and the last category takes the rest.
+    A statistic that keeps readings (`highest(p, k)`) is charged for them too (`foldcost`).
     """
     folds = [(FOLDS[key[0]], key[1:]) for key in keys]
     # Heaviest categories first: a leader emerges sooner, so more states settle early.
@@ -289,6 +298,8 @@ def _folded(
     work = meter()
     wide = _wide(categories, n)
     unit = 1 if single else SEVERAL
+    keeping, heavy = kept(folds)
+    a_unit = kept_a_unit(v for v, _ in categories) if keeping else 0
     for index, (value, weight) in enumerate(categories):
         rest = categories[index + 1 :]
         rest_weight = sum(w for _, w in rest)
@@ -299,11 +310,14 @@ def _folded(
             # product of whole numbers that grow with the dice (the state's weight by the ways;
             # once settled, by the ways of the dice left too: below)
             steps = left + 1 if rest else 1
+            units = steps * unit
+            for i, most in heavy:
+                units += kept_units(len(partial[i]), left, most, bool(rest), a_unit)
             if wide:
                 w_bits = w.bit_length() + left * (weight.bit_length() + 1)
-                work.charge(steps * (unit + product_units(w_bits, w_bits)))
+                work.charge(units + steps * product_units(w_bits, w_bits))
             else:
-                work.charge(steps * unit)
+                work.charge(units)
             settled_bits = 0
             choices = range(left, left + 1) if not rest else range(left + 1)
             for c in choices:
@@ -343,6 +357,8 @@ def _folded(
     out: dict[Any, int] = {}
     for (left, *partial), w in done.items():
         if left == 0 and w:
+            if keeping:
+                work.charge(sum(kept_made(len(partial[i]), a_unit) for i, _ in keeping))
             results = {key: f.final(p, a) for key, (f, a), p in zip(keys, folds, partial)}
             summary = Summary(results)
             out[summary] = out.get(summary, 0) + w
@@ -368,7 +384,9 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
     a category's step from one leader by every c (the same for every count of dice left) and
     whether a leader is settled with so many left."""
     fold, args = FOLDS[key[0]], key[1:]
-    step, settled = fold.step, fold.settled
+    step, settled, keeps = fold.step, fold.settled, fold.holds(args)
+    a_unit = kept_a_unit(v for v, _ in categories) if keeps else 0
+    heavy = 2 * keeps > KEPT_FREE  # a step may handle more readings than its unit covers
     # A majority's partial fold is its leader, the same for many counts of dice left, and its
     # step is the costliest: kept. A sum's partials rarely meet again, so keeping them would
     # cost more than it saves (and each unit of work charged would take longer).
@@ -399,11 +417,14 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
                     ways_bits[left], longest[left] = sum(sizes), max(sizes)
             # a step per die count, each a product of whole numbers that grow with the dice (the
             # state's weight by the ways; once settled, by the ways of the dice left too: below)
+            units = left + 1
+            if heavy:
+                units += kept_units(len(partial), left, keeps, not last, a_unit)
             if wide:
                 w_bits = w.bit_length()
-                work.charge(left + 1 + product_units(w_bits, ways_bits[left]))
+                work.charge(units + product_units(w_bits, ways_bits[left]))
             else:
-                work.charge(left + 1)
+                work.charge(units)
             settled_bits = 0
             moved: list[Any] | None = None
             if reuse and not last:  # the last category takes every die left: one step a state
@@ -446,6 +467,8 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
     out: dict[Any, int] = {}
     for (left, partial), w in done.items():
         if left == 0 and w:
+            if keeps:
+                work.charge(kept_made(len(partial), a_unit))
             summary = Summary({key: fold.final(partial, args)})
             out[summary] = out.get(summary, 0) + w
     total = sum(w for _, w in categories)

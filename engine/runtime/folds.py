@@ -32,6 +32,11 @@ class Fold:
     order: int = 0
     """In which order the fold must be given the readings: 1 the highest first, -1 the lowest
     first (`in_order`), 0 any order."""
+    holds: Callable[[tuple[Any, ...]], int] = lambda args: 0
+    """For these arguments, the most readings a state holds, for a statistic whose state is the
+    tuple of the readings it keeps (the k of `highest(p, k)`): a step sorts them with those it
+    adds (at most as many again) and the new state is keyed by them, so the exact evaluator
+    charges for them (`tables._kept_units`); 0: a state is a number or one reading."""
 
     def over(self, tally: Iterable[tuple[Any, int]], args: tuple[Any, ...]) -> Any:
         state = self.init(args)
@@ -184,8 +189,20 @@ FOLDS: dict[str, Fold] = {
             lambda s, a: s,
         ),
         Fold("sum", lambda a: 0, lambda s, v, c, a: s + v * c, lambda s, a: normalize(s)),
-        Fold("highest", lambda a: None if not a else (), _keeping(max, True), _kept_final("highest", True)),
-        Fold("lowest", lambda a: None if not a else (), _keeping(min, False), _kept_final("lowest", False)),
+        Fold(
+            "highest",
+            lambda a: None if not a else (),
+            _keeping(max, True),
+            _kept_final("highest", True),
+            holds=lambda a: a[0] if a else 0,
+        ),
+        Fold(
+            "lowest",
+            lambda a: None if not a else (),
+            _keeping(min, False),
+            _kept_final("lowest", False),
+            holds=lambda a: a[0] if a else 0,
+        ),
         Fold("best", lambda a: None, _extreme(max), _empty("best")),
         Fold("worst", lambda a: None, _extreme(min), _empty("worst")),
         Fold("max", lambda a: None, _extreme(max), _empty("max")),
