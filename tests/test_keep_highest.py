@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine.eval import foldcost, tables
+from engine.model.ruleset import Pool
 from engine.runtime.work import Work, working
 
 RULESET = """\
@@ -206,7 +207,9 @@ def _units(keys: tuple[tuple[object, ...], ...], list_pool: bool = False) -> int
     two = ((1, 1), (2, 1))
     with working(Work(10**12)) as work:
         if list_pool:
-            tables._per_folded((two,) * 60, keys)
+            pool = KEEP.check("keep").roll[0]
+            assert isinstance(pool, Pool)
+            tables._per_folded((two,) * 60, keys, 10**9, pool)
         else:
             tables._folded(two, 60, keys, False)
     return work.used

@@ -24,7 +24,16 @@ from ..runtime.multisets import compositions, kind_multisets
 from ..runtime.rules import concrete, die_readings, face_readings, folds_for
 from ..runtime.work import made_units, meter, product_units
 from .dist import Dist
-from .foldcost import KEPT_FREE, kept, kept_a_unit, kept_made, kept_units
+from .foldcost import (
+    KEPT_FREE,
+    fraction_bits,
+    fraction_units,
+    fractional,
+    kept,
+    kept_a_unit,
+    kept_made,
+    kept_units,
+)
 
 
 def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dist:
@@ -43,7 +52,9 @@ def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dis
         roll_count(r.count, env, r, limits)
         dice = die_readings(r, env)
         if folds is not None and all(key[0] != "majority" for key in folds):  # majority needs tallies
-            return _cached(ctx, ("per-folded", dice, folds), lambda: _per_folded(dice, folds))
+            return _cached(
+                ctx, ("per-folded", dice, folds), lambda: _per_folded(dice, folds, limits.max_states, r)
+            )
         return _cached(ctx, ("per", dice), lambda: _per_multisets(dice, limits.max_states, r))
     if isinstance(r, Pool):
         n = roll_count(r.count, env, r, limits)
@@ -216,24 +227,37 @@ def _per_multisets(dice: tuple[tuple[tuple[Any, int], ...], ...], max_states: in
     return Dist({Multi(items): w for items, w in states.items()}, total)
 
 
-def _per_folded(dice: tuple[tuple[tuple[Any, int], ...], ...], keys: tuple[tuple[Any, ...], ...]) -> Dist:
+def _per_folded(
+    dice: tuple[tuple[tuple[Any, int], ...], ...],
+    keys: tuple[tuple[Any, ...], ...],
+    max_states: int,
+    r: Pool,
+) -> Dist:
     """The joint distribution of the statistics of dice that are not alike, die by die: a state
-    is each statistic's partial fold, and states that agree are merged."""
+    is each statistic's partial fold, and states that agree are merged, at most `max_states` of
+    them after each die (as `_per_multisets`). A reading folded into a state is a step, charged
+    as `_folded`'s (`SEVERAL` for several statistics), or by `fraction_units` once a die shows
+    a fraction (each later state may hold one)."""
     folds = [(FOLDS[key[0]], key[1:]) for key in keys]
     keeping, heavy = kept(folds)
     a_unit = kept_a_unit(v for readings in dice for v, _ in readings) if keeping else 0
     states: dict[tuple[Any, ...], int] = {tuple(f.init(a) for f, a in folds): 1}
     work = meter()
+    unit = 1 if len(folds) == 1 else SEVERAL
+    fractions = False
     for readings in dice:
+        fractions = fractions or fractional(v for v, _ in readings)
+        longest = max(fraction_bits((v,)) for v, _ in readings) if fractions else 0
         nxt: dict[tuple[Any, ...], int] = {}
         for partial, w in states.items():
-            units = len(readings)
-            for i, most in heavy:  # a step for each of the die's readings, by one die
-                units += len(readings) * kept_units(len(partial[i]), 1, most, False, a_unit)
-            work.charge(units)
+            each = fraction_units(partial, longest) if fractions else unit
+            for i, most in heavy:
+                each += kept_units(len(partial[i]), 1, most, False, a_unit)
+            work.charge(len(readings) * each)  # a step for each of the die's readings
             for v, k in readings:
                 key = tuple(f.step(p, v, 1, a) for (f, a), p in zip(folds, partial))
                 nxt[key] = nxt.get(key, 0) + w * k
+        enforce("exact states", len(nxt), max_states, r.span, "max_states", counting=True)
         states = nxt
     out: dict[Any, int] = {}
     for partial, w in states.items():
