@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine.errors import EvalError
-from engine.eval import exact, tables
+from engine.eval import exact, foldcost, tables
 from engine.eval.dist import Dist
 from engine.model.ruleset import Check
 from engine.runtime.cache import Caches
@@ -294,6 +294,29 @@ def test_a_step_of_several_statistics_is_charged_what_it_costs() -> None:
     # two faces, 20 dice: the first face's one state takes 0-20 of them (21 steps), each of the
     # 21 states it leaves gives the rest to the last face (a step each; there were 231 in all)
     assert _fold_units(((1, 1), (2, 1)), 20, (("sum",), ("count", 2)), False) == several * 42
+
+
+def test_a_step_over_fractions_is_charged_what_it_costs() -> None:
+    """Review (hunt 2, item 4's kin): a step of the fold programme over readings that are
+    fractions (`each: face + x`, x an input of 1/3) was charged as one over whole numbers, where
+    a sum of fractions reduces by a gcd and hashes by a modular inverse, calls into Python (5-7
+    µs a step; whole numbers 0.5-1): a sum of 100 d20 each showing a third ran 10.5 s of CPU to
+    the default budget of about 2 s, 30 dice showing a 100-digit fraction 14 s to an answer.
+    Now a step is charged as one of dice not alike (`foldcost.fraction_units`): 2.1 and 2.3 s
+    to RC503. The same states over thirds as over whole numbers: each step `FRACTION_SUM`
+    units for a sum, `FRACTION` for a highest, both together for a sum and a count."""
+    whole = tuple((f, 1) for f in range(1, 7))
+    thirds = tuple((Fraction(3 * f + 1, 3), 1) for f in range(1, 7))
+    sums = _fold_units(whole, 10, (("sum",),), False)
+    assert _fold_units(thirds, 10, (("sum",),), False) == foldcost.FRACTION_SUM * sums
+    highest = _fold_units(whole, 10, (("highest",),), False)
+    assert _fold_units(thirds, 10, (("highest",),), False) == foldcost.FRACTION * highest
+    pair = _fold_units(whole, 10, (("sum",), ("count",)), False) // tables.SEVERAL
+    both = foldcost.FRACTION_SUM + foldcost.FRACTION
+    assert _fold_units(thirds, 10, (("sum",), ("count",)), False) == both * pair
+    # a fraction of 1,200 bits and more: `LONG_FRACTION` and its bits too
+    long = tuple((Fraction(f, 2**1200 + 1), 1) for f in range(1, 7))
+    assert _fold_units(long, 10, (("sum",),), False) > (foldcost.FRACTION_SUM + foldcost.LONG_FRACTION) * sums
 
 
 def _value_cases() -> list[tuple[str, str, dict[str, Any], str]]:

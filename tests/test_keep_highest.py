@@ -220,14 +220,15 @@ def test_a_kept_step_is_charged_for_the_readings_it_handles() -> None:
     adds and keys its state by them, and each state it ends in is made a pool; charged a unit a
     step whatever k, a check reading `lowest(highest(p, k))` of 100 d20 ran 9.1 s of CPU to the
     default budget of about 2 s keeping 50 (12.2 s and 1.6 GB keeping 100; 2.8 s keeping 3).
-    Now a step past `KEPT_FREE` readings is charged a unit for each `kept_a_unit` more, and each
-    pool made `KEPT_MADE` units and one for each `kept_a_unit` readings it holds: 2.1 s keeping
-    50, 2.7 s keeping 100 and 3, on the loaded machine.
+    Now a step past `KeptRate.free` readings is charged for the others (whole numbers: a unit for
+    each 20), and each pool made `KEPT_MADE` units and its readings: 2.1 s keeping 50, 2.7 s
+    keeping 100 and 3, on the loaded machine.
 
     Two faces, 60 dice: the first face takes 0-60 of them, the second the rest, 61 states
     whatever k, and every k was charged alike (1,952 units; with a sum too, 244 at two units a
     step). Keeping 3, a step handles at most 6 readings: charged as it was, but for its 4 pools."""
-    free, per, made = foldcost.KEPT_FREE, foldcost.kept_a_unit([1, 2]), foldcost.KEPT_MADE
+    rate, made = foldcost.kept_rate([1, 2]), foldcost.KEPT_MADE
+    free, per = rate.free, rate.per // rate.units  # whole numbers: a unit for each `per`
     assert _units((("highest", 3),)) == 1952 + 4 * made
     # the first face's 61 steps add 0 to 60 readings to none (1,830 in all); each of the 61
     # states it leaves gives the rest to the second face in one step, 60 readings in all

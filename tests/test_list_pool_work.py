@@ -42,20 +42,23 @@ def test_a_step_over_fractions_is_charged_what_it_costs() -> None:
     """Hunt 2, item 4: a reading folded into a state was charged a unit, where a sum of fractions
     reduces by a gcd and hashes by a modular inverse, each a call into Python (7 µs a sum, 10
     a sum and a highest); a race against 60 rivals of fractional bonuses ran 24 s of CPU to the
-    default budget of about 2 s, 40 rivals 6 s to an answer. Now `FRACTION` units each partial
-    fold that is a fraction, and one for each `FRACTION_BITS` bits the fractions handle: the
-    60 rivals stop in 1.8 s, 30 too (an answer in 4.4 s before)."""
+    default budget of about 2 s, 40 rivals 6 s to an answer. Now `FRACTION_SUM` units a step of a
+    sum, `FRACTION` of any other statistic, more for long fractions (`LONG_FRACTION`, and a unit
+    for each `FRACTION_BITS` bits): the 60 rivals stop in about 2 s, 30 too (an answer in 4.4 s
+    before)."""
     half, whole = (Fraction(1, 2), 1), (1, 1)
     # ten dice each showing 1/2 or 3/2 (or 1 or 3): after d dice, d + 1 sums, each stepped by both
-    # readings (110 steps, a unit each before); the sum is a fraction from the second die on
-    halves = _units(((half, (Fraction(3, 2), 1)),) * 10, (("sum",),))
+    # readings (110 steps, a unit each before), a sum of fractions each
     assert _units(((whole, (3, 1)),) * 10, (("sum",),)) == 110
-    assert halves == 2 + 108 * foldcost.FRACTION
-    # a fraction of 1,201 bits: the second die adds one to it, 2,402 bits in all
+    assert _units(((half, (Fraction(3, 2), 1)),) * 10, (("sum",),)) == 110 * foldcost.FRACTION_SUM
+    # a sum and a count: the count's step is charged as any other over fractions
+    assert _units(((half,),) * 2, (("sum",), ("count",))) == 2 * (foldcost.FRACTION_SUM + foldcost.FRACTION)
+    # a fraction of 1,202 bits: the first die adds it to 0, the second to itself (2,404 bits)
     long = (Fraction(1, 2**1200), 1)
-    assert _units(((long,),) * 2, (("sum",),)) == 1 + foldcost.FRACTION + 2402 // foldcost.FRACTION_BITS
-    # a count's partial fold is a whole number, a unit a step
-    assert _units(((half,),) * 2, (("sum",), ("count",))) == tables.SEVERAL + foldcost.FRACTION + 1
+    by_bits = 1202 // foldcost.FRACTION_BITS + 2404 // foldcost.FRACTION_BITS
+    assert (
+        _units(((long,),) * 2, (("sum",),)) == 2 * (foldcost.FRACTION_SUM + foldcost.LONG_FRACTION) + by_bits
+    )
 
 
 def test_a_step_of_several_statistics_of_whole_numbers_is_charged_as_the_alike_dices() -> None:

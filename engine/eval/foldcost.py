@@ -19,99 +19,132 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..runtime.folds import Fold
 
-KEPT_FREE = 8
-"""Readings a step of a statistic that keeps readings (`Fold.holds`) sorts and keys by within
-the unit the step is charged: keeping 5 or fewer costs about what it did (a step of 100 d20
-keeping 5 handles 9.7 on average, and was charged 1.1 units for 1.0-1.2 times what keeping 3
-costs)."""
+
+class KeptRate(NamedTuple):
+    """What a step of a statistic that keeps readings (`Fold.holds`) is charged for those it
+    sorts and keys by, by what they are (`kept_rate`)."""
+
+    free: int
+    """Readings a step handles within the unit the step is charged."""
+    units: int
+    """Units for each `per` readings past those."""
+    per: int
+
+
+WHOLE = KeptRate(8, 1, 20)
+"""Whole numbers compare and hash without a call into Python: a step keeping 5 or fewer costs
+about what it did (a step of 100 d20 keeping 5 handles 9.7 on average, charged 1.1 units for
+1.0-1.2 times what keeping 3 costs), and keeping 100 of 100 d20 is charged 4.3 units a step,
+keeping 30 3.0, keeping 10 1.5."""
+
+SCALED = KeptRate(0, 1, 4)
+"""A scale's values compare by a call into Python: a step of 6 of them cost 1.8 µs where 6 whole
+numbers cost 1.0, a step of 60 17.8 µs where whole numbers cost 2.0."""
+
+FRACTIONS = KeptRate(0, 2, 1)
+"""Fractions compare, and hash, by calls into Python: a step of 6 cost 7.1 µs, of 60 72 µs (with
+`FRACTION` for the step, as any statistic's over fractions); 60 d6 showing thirds, keeping 30,
+cost 1.8 times as much a unit as whole numbers charged a unit a reading, and as much at two."""
 
 KEPT_MADE = 6
 """Units for the pool made of each state a statistic that keeps readings ends in (and hashed,
 by the count of each reading, in its `Summary`): 7-12 µs, where a unit is about 1-1.5 µs on the
-loaded machine."""
+loaded machine; and what its readings are charged a step (`KeptRate`)."""
 
 
-def kept_a_unit(readings: Iterable[Any]) -> int:
-    """How many readings past `KEPT_FREE` a step of a statistic that keeps them handles in a
-    unit, by what they are: whole numbers compare and hash without a call into Python (20: so
-    keeping 100 of 100 d20 is charged 4.3 units a step, keeping 30 3.0, keeping 10 1.5); a
-    scale's values compare by one (4: a step of 60 of them cost 17.8 µs where 60 whole numbers
-    cost 2.0); fractions compare and hash by several (1: 72 µs)."""
+def kept_rate(readings: Iterable[Any]) -> KeptRate:
+    """What a step of a statistic that keeps these readings is charged for them (`KeptRate`)."""
     kinds = {type(v) for v in readings}
     if Fraction in kinds:
-        return 1
-    return 20 if kinds <= {int, bool} else 4
+        return FRACTIONS
+    return WHOLE if kinds <= {int, bool} else SCALED
 
 
-def kept(folds: list[tuple[Fold, tuple[Any, ...]]]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+def kept(
+    folds: list[tuple[Fold, tuple[Any, ...]]], rate: KeptRate
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """Where among `folds` a statistic keeps readings, with the most it keeps (`Fold.holds`):
     all of them (each ends in pools: `kept_made`), and those whose steps may handle more than
-    `KEPT_FREE` (`kept_units`; keeping 4 or fewer, a state is charged as it was, at no cost)."""
+    `rate.free` (`kept_units`; whole numbers keeping 4 or fewer: a state is charged as it was, at
+    no cost)."""
     keeping = [(i, k) for i, k in enumerate(f.holds(a) for f, a in folds) if k]
-    return keeping, [(i, k) for i, k in keeping if 2 * k > KEPT_FREE]
+    return keeping, [(i, k) for i, k in keeping if 2 * k > rate.free]
 
 
-def kept_units(held: int, left: int, k: int, every: bool, a_unit: int) -> int:
+def kept_units(held: int, left: int, k: int, every: bool, rate: KeptRate) -> int:
     """Units past a unit a step for the steps of a statistic that keeps up to `k` readings from
     a state that holds `held`, by every count c of dice from 0 to `left` (`every`) or by `left`
-    alone: each sorts the `held` with c more (at most k) and keys the new state by them.
-    `KEPT_FREE` readings a step are in its unit, then a unit for each `a_unit` (`kept_a_unit`)."""
+    alone: each sorts the `held` with c more (at most k) and keys the new state by them."""
     if not every:
-        return max(0, held + min(left, k) - KEPT_FREE) // a_unit
+        return max(0, held + min(left, k) - rate.free) * rate.units // rate.per
     most = min(left, k)  # by c = 0 to `left` dice: c more readings each, at most k
     readings = (left + 1) * held + most * (most + 1) // 2 + (left - most) * k
-    return max(0, readings - KEPT_FREE * (left + 1)) // a_unit
+    return max(0, readings - rate.free * (left + 1)) * rate.units // rate.per
 
 
-def kept_made(held: int, a_unit: int) -> int:
+def kept_made(held: int, rate: KeptRate) -> int:
     """Units for the result made of a final state of a statistic that keeps readings, which holds
-    `held` of them: `KEPT_MADE`, and a unit for each `a_unit` of them."""
-    return KEPT_MADE + held // a_unit
+    `held` of them (`KEPT_MADE`)."""
+    return KEPT_MADE + held * rate.units // rate.per
 
 
-FRACTION = 5
-"""Units a statistic's step is charged where the readings, or the partial folds, may be
-fractions (a pool over a list of numbers such as 1/2): a sum of `Fraction`s is a call into
-Python that reduces by a gcd, a comparison is one too, and hashing one into the state's key
-works out an inverse modulo a prime. Measured die by die (dice not alike; the loaded machine,
-where a sum of whole numbers cost 0.9-1.3 µs a reading folded in, charged a unit): fractions of
-one digit 7.0 µs a sum, 3.7 a highest, 10.2 both, 1.7 a count (whole numbers: 1.2-1.6 two
-statistics, charged `tables.SEVERAL`)."""
+FRACTION = 3
+"""Units a statistic's step is charged where the readings may be fractions (a pool over a list
+of numbers such as 1/2, `each: face / 2`), but for a sum (`FRACTION_SUM`): a comparison of
+`Fraction`s is a call into Python, and hashing one into the state's key works out an inverse
+modulo a prime. Measured on the loaded machine, where a step over whole numbers charged a unit
+cost 0.9-1.3 µs: 2.7-3.7 µs a step of a highest (one digit fractions; 1.7 a count)."""
+
+FRACTION_SUM = 6
+"""`FRACTION` for a statistic that adds the readings (`Fold.adds`): each sum reduces by a gcd,
+also a call into Python: 7.0-7.3 µs a step of a sum (10.2 a sum and a highest, 10 a sum and a
+count), dice alike or not."""
+
+LONG_FRACTION = 8
+"""Units more for a step whose fractions (`fraction_units`) have over `LONG_BITS` bits in all:
+past a machine word, Python's whole numbers take slower ways, and a gcd of long ones many
+steps. Measured with `FRACTION_BITS`: below."""
+
+LONG_BITS = 256
 
 FRACTION_BITS = 400
-"""Bits of fractions (numerators and denominators: the reading's, for each statistic, and the
-partial folds') a step handles in a unit past `FRACTION`: fractions whose denominators share no
-factor multiply them, so a sum of dice each showing a fraction of 100 digits grows by 660 bits a
-die. A reading folded in cost 37 µs over 30 such dice, 63 over 60 (the sum alone), 39 over 16
-(sum and highest); 19 µs over 60 dice of 20-digit fractions, and over 40 of 5 digits (sum and
-highest), on the machine and load above."""
+"""Bits of fractions (numerators and denominators: the reading's, once for each statistic, and
+each partial fold's that is a fraction) a step handles in a unit past the others: fractions
+whose denominators share no factor multiply them, so a sum of dice each showing a fraction of
+100 digits grows by 660 bits a die. In units of a step over whole numbers (0.8-1.3 µs), a step
+cost 20 over 40 dice of 5-digit fractions (a sum and a highest, 900 bits on average), 22 over
+60 dice of 20-digit ones (a sum, 5,300 bits), 43 over 30 dice of 100 digits (a sum, 14,000),
+71 over 60 (27,000), 46 over 16 (a sum and a highest, 9,300); and a sum of 30 dice alike each
+showing a 100-digit fraction 20 (2,000 bits)."""
 
 
-def fractional(readings: Iterable[Any]) -> bool:
-    """Whether any of `readings` is a fraction (`fraction_units`)."""
-    return any(type(v) is Fraction for v in readings)
+def fraction_base(folds: list[tuple[Fold, tuple[Any, ...]]]) -> int:
+    """Units for a step of these statistics where the readings may be fractions, before their
+    length: `FRACTION_SUM` for a statistic that adds them, `FRACTION` for any other."""
+    return sum(FRACTION_SUM if f.adds else FRACTION for f, _ in folds)
 
 
-def fraction_bits(values: Iterable[Any]) -> int:
-    """The bits of the numerators and denominators of the fractions among `values`."""
-    return sum(v.numerator.bit_length() + v.denominator.bit_length() for v in values if type(v) is Fraction)
+def longest_fraction(readings: Iterable[Any]) -> int:
+    """The bits (numerator's and denominator's) of the longest fraction among `readings`, 0 when
+    none is a fraction: what `fraction_units` is told of a step's reading."""
+    return max(
+        (v.numerator.bit_length() + v.denominator.bit_length() for v in readings if type(v) is Fraction),
+        default=0,
+    )
 
 
-def fraction_units(partial: Iterable[Any], reading_bits: int) -> int:
-    """Units for a step of the statistics whose partial folds are `partial`, where the readings
-    may be fractions, of `reading_bits` bits at most (`fraction_bits`): `FRACTION` for each
-    partial fold that is a fraction (a sum, an extreme reading), a unit for each other (a count:
-    a step over whole numbers), and a unit for each `FRACTION_BITS` bits the fractions' steps
-    add or compare, the reading's and their own."""
-    units = bits = 0
+def fraction_units(base: int, statistics: int, reading_bits: int, partial: Iterable[Any]) -> int:
+    """Units for a step of `statistics` statistics (`fraction_base`: `base`) whose readings may
+    be fractions of `reading_bits` bits at most (`longest_fraction`), from the partial folds
+    `partial`: `base`, `LONG_FRACTION` more past `LONG_BITS` bits, and a unit for each
+    `FRACTION_BITS` (the reading's for each statistic, and those of each partial fold that is a
+    fraction)."""
+    bits = statistics * reading_bits
     for p in partial:
         if type(p) is Fraction:
-            units += FRACTION
-            bits += reading_bits + p.numerator.bit_length() + p.denominator.bit_length()
-        else:
-            units += 1
-    return units + bits // FRACTION_BITS
+            bits += p.numerator.bit_length() + p.denominator.bit_length()
+    return base + (LONG_FRACTION if bits > LONG_BITS else 0) + bits // FRACTION_BITS

@@ -25,14 +25,13 @@ from ..runtime.rules import concrete, die_readings, face_readings, folds_for
 from ..runtime.work import made_units, meter, product_units
 from .dist import Dist
 from .foldcost import (
-    KEPT_FREE,
-    fraction_bits,
+    fraction_base,
     fraction_units,
-    fractional,
     kept,
-    kept_a_unit,
     kept_made,
+    kept_rate,
     kept_units,
+    longest_fraction,
 )
 
 
@@ -239,20 +238,20 @@ def _per_folded(
     as `_folded`'s (`SEVERAL` for several statistics), or by `fraction_units` once a die shows
     a fraction (each later state may hold one)."""
     folds = [(FOLDS[key[0]], key[1:]) for key in keys]
-    keeping, heavy = kept(folds)
-    a_unit = kept_a_unit(v for readings in dice for v, _ in readings) if keeping else 0
+    rate = kept_rate(v for readings in dice for v, _ in readings)
+    keeping, heavy = kept(folds, rate)
     states: dict[tuple[Any, ...], int] = {tuple(f.init(a) for f, a in folds): 1}
     work = meter()
-    unit = 1 if len(folds) == 1 else SEVERAL
+    unit, base = 1 if len(folds) == 1 else SEVERAL, fraction_base(folds)
     fractions = False
     for readings in dice:
-        fractions = fractions or fractional(v for v, _ in readings)
-        longest = max(fraction_bits((v,)) for v, _ in readings) if fractions else 0
+        reading_bits = longest_fraction(v for v, _ in readings)
+        fractions = fractions or reading_bits > 0
         nxt: dict[tuple[Any, ...], int] = {}
         for partial, w in states.items():
-            each = fraction_units(partial, longest) if fractions else unit
+            each = fraction_units(base, len(folds), reading_bits, partial) if fractions else unit
             for i, most in heavy:
-                each += kept_units(len(partial[i]), 1, most, False, a_unit)
+                each += kept_units(len(partial[i]), 1, most, False, rate)
             work.charge(len(readings) * each)  # a step for each of the die's readings
             for v, k in readings:
                 key = tuple(f.step(p, v, 1, a) for (f, a), p in zip(folds, partial))
@@ -262,7 +261,7 @@ def _per_folded(
     out: dict[Any, int] = {}
     for partial, w in states.items():
         if keeping:
-            work.charge(sum(kept_made(len(partial[i]), a_unit) for i, _ in keeping))
+            work.charge(sum(kept_made(len(partial[i]), rate) for i, _ in keeping))
         summary = Summary({key: f.final(p, a) for key, (f, a), p in zip(keys, folds, partial)})
         out[summary] = out.get(summary, 0) + w
     total = math.prod(sum(k for _, k in readings) for readings in dice)
@@ -306,7 +305,8 @@ def _folded(
     partial fold), and states that agree are merged. For independent dice a category of
     weight w taking c of the r remaining dice weighs C(r, c)·w^c; for a draw without
     replacement from N_i chits it weighs C(N_i, c), and the last category takes the rest.
-    A statistic that keeps readings (`highest(p, k)`) is charged for them too (`foldcost`).
+    A statistic that keeps readings (`highest(p, k)`) is charged for them too, and a step over
+    fractions for what they cost (`foldcost`).
     """
     folds = [(FOLDS[key[0]], key[1:]) for key in keys]
     # Heaviest categories first: a leader emerges sooner, so more states settle early.
@@ -322,8 +322,10 @@ def _folded(
     work = meter()
     wide = _wide(categories, n)
     unit = 1 if single else SEVERAL
-    keeping, heavy = kept(folds)
-    a_unit = kept_a_unit(v for v, _ in categories) if keeping else 0
+    rate = kept_rate(v for v, _ in categories)
+    keeping, heavy = kept(folds, rate)
+    reading_bits = longest_fraction(v for v, _ in categories)  # 0: no reading is a fraction
+    base = fraction_base(folds)
     for index, (value, weight) in enumerate(categories):
         rest = categories[index + 1 :]
         rest_weight = sum(w for _, w in rest)
@@ -334,9 +336,11 @@ def _folded(
             # product of whole numbers that grow with the dice (the state's weight by the ways;
             # once settled, by the ways of the dice left too: below)
             steps = left + 1 if rest else 1
-            units = steps * unit
+            units = steps * (
+                fraction_units(base, len(folds), reading_bits, partial) if reading_bits else unit
+            )
             for i, most in heavy:
-                units += kept_units(len(partial[i]), left, most, bool(rest), a_unit)
+                units += kept_units(len(partial[i]), left, most, bool(rest), rate)
             if wide:
                 w_bits = w.bit_length() + left * (weight.bit_length() + 1)
                 work.charge(units + steps * product_units(w_bits, w_bits))
@@ -382,7 +386,7 @@ def _folded(
     for (left, *partial), w in done.items():
         if left == 0 and w:
             if keeping:
-                work.charge(sum(kept_made(len(partial[i]), a_unit) for i, _ in keeping))
+                work.charge(sum(kept_made(len(partial[i]), rate) for i, _ in keeping))
             results = {key: f.final(p, a) for key, (f, a), p in zip(keys, folds, partial)}
             summary = Summary(results)
             out[summary] = out.get(summary, 0) + w
@@ -409,8 +413,10 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
     whether a leader is settled with so many left."""
     fold, args = FOLDS[key[0]], key[1:]
     step, settled, keeps = fold.step, fold.settled, fold.holds(args)
-    a_unit = kept_a_unit(v for v, _ in categories) if keeps else 0
-    heavy = 2 * keeps > KEPT_FREE  # a step may handle more readings than its unit covers
+    rate = kept_rate(v for v, _ in categories)
+    heavy = 2 * keeps > rate.free  # a step may handle more readings than its unit covers
+    reading_bits = longest_fraction(v for v, _ in categories)  # 0: no reading is a fraction
+    base = fraction_base([(fold, args)])
     # A majority's partial fold is its leader, the same for many counts of dice left, and its
     # step is the costliest: kept. A sum's partials rarely meet again, so keeping them would
     # cost more than it saves (and each unit of work charged would take longer).
@@ -441,9 +447,9 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
                     ways_bits[left], longest[left] = sum(sizes), max(sizes)
             # a step per die count, each a product of whole numbers that grow with the dice (the
             # state's weight by the ways; once settled, by the ways of the dice left too: below)
-            units = left + 1
+            units = (left + 1) * (fraction_units(base, 1, reading_bits, (partial,)) if reading_bits else 1)
             if heavy:
-                units += kept_units(len(partial), left, keeps, not last, a_unit)
+                units += kept_units(len(partial), left, keeps, not last, rate)
             if wide:
                 w_bits = w.bit_length()
                 work.charge(units + product_units(w_bits, ways_bits[left]))
@@ -492,7 +498,7 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
     for (left, partial), w in done.items():
         if left == 0 and w:
             if keeps:
-                work.charge(kept_made(len(partial), a_unit))
+                work.charge(kept_made(len(partial), rate))
             summary = Summary({key: fold.final(partial, args)})
             out[summary] = out.get(summary, 0) + w
     total = sum(w for _, w in categories)

@@ -36,7 +36,11 @@ class Fold:
     """For these arguments, the most readings a state holds, for a statistic whose state is the
     tuple of the readings it keeps (the k of `highest(p, k)`): a step sorts them with those it
     adds (at most as many again) and the new state is keyed by them, so the exact evaluator
-    charges for them (`tables._kept_units`); 0: a state is a number or one reading."""
+    charges for them (`foldcost.kept_units`); 0: a state is a number or one reading."""
+    adds: bool = False
+    """Whether a step adds readings (a sum), where other statistics compare or count them: over
+    fractions an addition reduces by a gcd, so the exact evaluator charges it more
+    (`foldcost.fraction_base`)."""
 
     def over(self, tally: Iterable[tuple[Any, int]], args: tuple[Any, ...]) -> Any:
         state = self.init(args)
@@ -95,6 +99,7 @@ def _kept_sum(name: str, order: int) -> Fold:
         lambda s, a: normalize(s[1]),
         lambda s, left: left == 0 or s[0] == 0,
         order,
+        adds=True,
     )
 
 
@@ -188,7 +193,7 @@ FOLDS: dict[str, Fold] = {
             lambda s, v, c, a: s + (c if not a or matches(v, a[0]) else 0),
             lambda s, a: s,
         ),
-        Fold("sum", lambda a: 0, lambda s, v, c, a: s + v * c, lambda s, a: normalize(s)),
+        Fold("sum", lambda a: 0, lambda s, v, c, a: s + v * c, lambda s, a: normalize(s), adds=True),
         Fold(
             "highest",
             lambda a: None if not a else (),
