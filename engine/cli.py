@@ -1844,7 +1844,7 @@ def _scene_grid(
     out.write(scene_grid_text(rows, columns if axes[1][0] else None, chances) + "\n")
     if args.plot:
         labelled = ((axes[0][0], rows), (axes[1][0], columns))  # as the table shows them
-        plot_grid(*labelled, table, Path(args.plot), _scene_title(rs, args, parties), f"P({objective})")
+        plot_grid(*labelled, chances, Path(args.plot), _scene_title(rs, args, parties), f"P({objective})")
         out.write(f"wrote {args.plot}\n")
     return 0
 

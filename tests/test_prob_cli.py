@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -120,6 +121,31 @@ def test_prob_sweep_plot_writes_a_png(tmp_path: Path, cli) -> None:
     svg = tmp_path / "one.svg"
     assert cli("prob", "chimera", "pool", "-i", "dice=5", "--plot", str(svg)).code == 0
     assert "<svg" in svg.read_text()
+
+
+SIX_TWENTIES = """\
+rulecraft: 1
+name: tiny
+checks:
+  c:
+    roll:
+      p: {pool: 6, die: 20}
+    outcomes: [some, all]
+    outcome: "'all' if lowest(p) == 20 else 'some'"
+"""
+
+
+def test_a_plot_writes_a_tiny_chance_as_the_text_does(tmp_path: Path, cli) -> None:
+    """A bar's label is `render.percent`'s, as the table's: 1/20**6 is 1.6e-6%, not 0.0%."""
+    matplotlib = pytest.importorskip("matplotlib")
+    f, svg = tmp_path / "tiny.yaml", tmp_path / "tiny.svg"
+    f.write_text(SIX_TWENTIES, encoding="utf-8")
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # text kept as text, so it can be read
+        r = cli("prob", str(f), "c", "--plot", str(svg))
+    assert r.code == 0, r.err
+    assert "1.6e-6%" in r.out
+    labels = re.findall(r"<text[^>]*>([^<]*%)</text>", svg.read_text())
+    assert "1.6e-6%" in labels and "100.00%" in labels, labels
 
 
 def test_plot_without_matplotlib_is_a_clear_message(

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from ..errors import Advice, Diagnostic, RulecraftError
 from ..eval.exact import Distribution
 from ..scenes.odds import Odds
+from .render import percent
 
 
 class PlotError(RulecraftError):
@@ -53,9 +55,9 @@ def plot_distribution(dist: Distribution, path: Path, title: str) -> None:
     names = [s.name for s, _ in rows]
     probs = [float(p) * 100 for _, p in rows]
     bars = ax.bar(names, probs, color="#4c72b0")
-    for bar, p in zip(bars, probs):
+    for bar, (_, p) in zip(bars, rows):
         ax.annotate(
-            f"{p:.1f}%",
+            _label(p),
             (bar.get_x() + bar.get_width() / 2, bar.get_height()),
             ha="center",
             va="bottom",
@@ -125,7 +127,7 @@ def plot_scene(odds: Odds, path: Path, title: str) -> None:
 def plot_grid(
     rows: tuple[str, Sequence[Any]],
     columns: tuple[str, Sequence[Any]],
-    values: Sequence[Sequence[float]],
+    values: Sequence[Sequence[Fraction]],
     path: Path,
     title: str,
     what: str,
@@ -135,7 +137,7 @@ def plot_grid(
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(1.6 + 1.3 * len(columns[1]), 1.4 + 0.8 * len(rows[1])))
     image = ax.imshow(
-        [[v * 100 for v in row] for row in values], cmap="viridis", vmin=0, vmax=100, aspect="auto"
+        [[float(v) * 100 for v in row] for row in values], cmap="viridis", vmin=0, vmax=100, aspect="auto"
     )
     ax.set_xticks(range(len(columns[1])), [str(v) for v in columns[1]])
     ax.set_yticks(range(len(rows[1])), [str(v) for v in rows[1]])
@@ -143,10 +145,16 @@ def plot_grid(
     ax.set_ylabel(rows[0])
     for i, row in enumerate(values):
         for j, v in enumerate(row):
-            ax.text(j, i, f"{v * 100:.1f}%", ha="center", va="center", color="white" if v < 0.6 else "black")
+            ax.text(j, i, _label(v), ha="center", va="center", color="white" if v < 0.6 else "black")
     fig.colorbar(image, ax=ax, label=f"{what} (%)")
     ax.set_title(title)
     _save(plt, fig, path)
+
+
+def _label(p: Fraction) -> str:
+    """A chance written on a bar or a cell as the text output writes it (`render.percent`), so a
+    chance too small for two decimals is not drawn as 0.00%."""
+    return percent(p).strip()
 
 
 def _save(plt: Any, fig: Any, path: Path) -> None:
