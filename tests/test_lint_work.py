@@ -379,6 +379,52 @@ def test_a_check_s_tries_at_following_share_one_budget() -> None:
     assert used[DEFAULT_BUDGET.per_follow] - used[0] <= DEFAULT_BUDGET.per_follow + 100, used
 
 
+LOW_REROLLED = """rulecraft: 1
+name: rr
+checks:
+  a:
+    inputs:
+      n: {type: int, min: 1, max: 3, default: 3}
+    roll:
+      p:
+        pool: 6
+        die: 6
+        triggers:
+          - {name: low, on: "face <= n", may: reroll}
+    outcomes: [miss, hit, great]
+    outcome: "'great' if sum(p) >= 30 else 'hit' if sum(p) >= 18 else 'miss'"
+"""
+"""Six d6 that may reroll the faces up to n: the cost model calls following them too dear, so
+each combination is only tried; the try at the default one does about 12,000 units before it
+passes a `max_states` of 300, and the dice as first rolled about 740."""
+
+
+@pytest.mark.parametrize("limits", [{"max_states": 300}, {"max_states": 300, "max_work": 12_000}])
+def test_a_try_stopped_by_another_bound_takes_the_dice_as_first_rolled(limits: dict[str, int]) -> None:
+    """Review V, F1: a try at following stopped by a bound other than its share of work (here the
+    reroll chain's `max_states`) left its combination out, and so every one of them (RC809 "was
+    not analysed"), where before the tries each was analysed with the dice as first rolled. Any
+    bound that stops a try now takes the dice as first rolled, as running out of the share does,
+    on a budget of their own: under a `max_work` of 12,000 the try's work is not theirs."""
+    [d] = lint(engine.load(LOW_REROLLED, limits=engine.Limits(**limits)))
+    assert (d.code, d.severity) == ("RC809", "warning")
+    assert d.message == (
+        "check 'a': outcomes 'great', 'hit' and 'miss' came out only with the dice as first rolled, "
+        "their rerolls not followed (over the linter's share for following them), so whether the "
+        "rerolls ever let them is not known"
+    )
+
+
+def test_a_try_stopped_whose_first_rolls_are_stopped_too_is_left_out_naming_that_bound() -> None:
+    """The other half: where the dice as first rolled, after a try was stopped, are stopped too
+    (the ruleset's own `max_work` of 500 units; they need about 740), the combination is left out,
+    and RC809 names that bound, which `--lint-work` does not raise."""
+    [d] = lint(engine.load(LOW_REROLLED, limits=engine.Limits(max_states=300, max_work=500)))
+    assert d.code == "RC809" and "was not analysed: all 3 input combinations were left out" in d.message
+    assert "(the work budget of 500 units was used up" in d.message, d.message
+    assert d.advice is not None and (d.advice.kind, d.advice.name) == ("limit", "max_work")
+
+
 def _banded(rules: str, inputs: str = "", calls: str = "band(d)", outputs: str = "") -> str:
     return (
         "rulecraft: 1\nname: tm\ntables:\n  band:\n    params: {r: int}\n    returns: int\n"

@@ -122,9 +122,10 @@ class Analysis:
         # The cost model puts a reroll chain far above the work it does (3 d6 that may reroll
         # once: 94,000 units for three policies, 2,500 done), so what it calls too dear to
         # follow is still tried, counted as it runs: all of a check's tries together within the
-        # share for following, and where a try runs out the dice are taken as first rolled.
+        # share for following (but for the one charge that crosses it), and where a try is
+        # stopped — by that share or by any other bound — the dice are taken as first rolled.
         tries = Work(self.budget.per_follow)
-        gave_up = math.inf  # the least estimate whose try ran out: no dearer one is tried
+        gave_up = math.inf  # the least estimate whose try was stopped: no dearer one is tried
         for index, combo in enumerate(combos):
             late = self._late()
             if late or not self.work.left:
@@ -182,7 +183,8 @@ class Analysis:
                 if self._follow(run, probed, policies, bound, env, combo, tries):
                     continue  # followed after all
                 gave_up = followed
-                # the try ran out, and may have spent what the check had left
+                # the try was stopped, and may have spent what the check had left; the dice as
+                # first rolled get a share of their own, and are left out only if it stops them too
                 if not self._admits(run, combo, units, states):
                     continue
             probe.first_rolled = target is first_rolled
@@ -216,8 +218,10 @@ class Analysis:
         follow: Work,
     ) -> bool:
         """Follow one combination's choices under every policy within what `follow` has left;
-        False when that ran out first, and the caller takes the dice as first rolled (what the
-        policies run before found still counts: those rolls were followed)."""
+        False when a bound stopped that first (`follow` or any other: `Limits.max_states`, the
+        deadline, ...), and the caller takes the dice as first rolled (what the policies run
+        before found still counts: those rolls were followed). True too when a roll failed: a
+        failure of the rules, found on followed rolls."""
         run.probe.first_rolled = False
         for policy in policies:
             run.probe.policy = policy
@@ -286,8 +290,9 @@ class Analysis:
         follow: Work | None = None,
     ) -> bool:
         """Enumerate one combination exactly under one policy; False when it could not be. With
-        `follow` (a try at following), within what it has left too, and `_FollowSpent` when the
-        work ran out, whichever bound it met: the caller takes the dice as first rolled."""
+        `follow` (a try at following), within what it has left too, and `_FollowSpent` when any
+        bound stopped it (`spent`: its work, a bound of `Limits`, the deadline): a try is only a
+        try, so it leaves nothing out, and the caller takes the dice as first rolled."""
         probe = run.probe
         self.tables.gap = None
         before = set(probe.gaps)
@@ -312,8 +317,10 @@ class Analysis:
                 return False
             if policy == "optimal" and exc.diagnostics[0].code == "RC505":
                 return True  # no best play on a chain that returns: `optimal` is no way to play it
-            if follow is not None and share.used > share.limit:
-                raise _FollowSpent from exc  # its work ran out, whichever bound it met: first rolled
+            if follow is not None:
+                # not only its work: a try stopped by `max_states` had left its combination out,
+                # which the dice as first rolled let in (review V, F1)
+                raise _FollowSpent from exc
             _leave_out(run, combo, self._share_spent(exc, share, check_left), exc)
             return False
         finally:
@@ -344,7 +351,8 @@ class Analysis:
 
 
 class _FollowSpent(Exception):
-    """A try at following a combination's choices ran out of work (`_follow`)."""
+    """A try at following a combination's choices was stopped by a bound: its work or any other
+    (`_follow`)."""
 
 
 def _roll_names(check: Check) -> list[str]:

@@ -42,9 +42,10 @@ class LintBudget:
     """Units for following rerolls and redraws exactly under every policy, where the choices only
     reroll or redraw: a combination estimated at no more (the cost model, before it runs) is
     followed; one estimated above it is still tried, counted as it runs, all of a check's tries
-    together within this many units (none estimated dearer than one whose try ran out), and
-    where a try runs out the dice are taken as first rolled (the cost model puts a reroll chain
-    far above the work it does). None: `max_work // 400`."""
+    together within this many units, but for the one charge that crosses it (none estimated
+    dearer than one whose try was stopped), and where a try is stopped, by these units or by any
+    other bound (`Limits.max_states`, ...), the dice are taken as first rolled (the cost model
+    puts a reroll chain far above the work it does). None: `max_work // 400`."""
     deadline: float | None = None
     """Seconds of wall clock for the whole analysis, an embedder's explicit option (None, the
     default: no deadline). The one thing that makes the findings depend on the machine's speed:
