@@ -10,6 +10,7 @@ import tracemalloc
 from typing import Any
 
 import engine
+from engine.model.values import Multi
 from engine.runtime.cache import BoundedCache, Caches, approx_bytes
 
 BUDGET = 2 * 1024 * 1024
@@ -253,3 +254,17 @@ def test_a_folded_table_is_weighed_by_count_at_least_as_heavy_as_by_walking_it()
         counted, walked = rs.caches.tables.weight(key), approx_bytes(table)
         assert counted == tables._weigh_folded(table, len(key[3]))
         assert walked <= counted <= 3 * walked, (key, counted, walked)
+
+
+def test_a_pool_made_at_run_time_is_weighed_though_its_type_is_the_models() -> None:
+    """`Multi` and `Redrawn` live in `engine.model` but are made per request: an environment
+    holding a tally's pool of 100,000 readings weighs at least its tuple, flat or walked; the
+    readings themselves (a scale's members) are the model's and not counted."""
+    import sys
+
+    rs = engine.load("chill")
+    outcome = rs.roll("specific", random.Random(1), target=55).outcome
+    pool = Multi((outcome,) * 100_000)
+    assert approx_bytes({"t": pool, "n": 1}) >= sys.getsizeof(pool.items)  # the flat path
+    assert approx_bytes([pool]) >= sys.getsizeof(pool.items)  # the walk
+    assert approx_bytes(pool) < sys.getsizeof(pool.items) + 10_000  # the readings not counted

@@ -8,6 +8,7 @@ file:line:col, no source line and no caret (found by a hunt). Nothing is written
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -190,3 +191,21 @@ def test_an_action_whose_promotions_use_up_the_budget_is_told_at_the_action(cli:
     assert r.code == 1 and (d["code"], d["file"], d["line"], d["column"]) == ("RC503", "st3.yaml", 17, 3), d
     log = cli("campaign", "--db", db, "log", "st3c", "--json", cwd=tmp_path)
     assert [e["kind"] for e in json.loads(log.out)] == ["new"], log.out
+
+
+def test_the_environments_a_request_keeps_are_weighed_by_their_tallies(tmp_path: Path) -> None:
+    """Each round of the promotions above keeps its environment, whose tally is a pool of 100,000
+    readings (800 KB of tuple). A pool is a value made at run time, not the ruleset's own model,
+    so the cache weighs it and stays within its bytes; it had weighed the pool as nothing and
+    held 500 MB on this request."""
+    path = tmp_path / "st3.yaml"
+    path.write_text(PROMOTED)
+    store = open_store(str(tmp_path / "c.db"))
+    campaign = engine.new_campaign("st3c", path, store=store, limits=Limits(max_work=300_000))
+    with pytest.raises(engine.RulecraftError, match="RC503"):
+        campaign.act("big", inputs={"n": 100_000})
+    cache = campaign.caches.environments
+    kept = [v for v in cache._data.values() if isinstance(v, dict) and "t" in v]
+    assert kept, "the promotions kept no environment"
+    held = sum(sys.getsizeof(env["t"].items) for env in kept)
+    assert held <= cache.bytes <= cache.max_bytes, (held, cache.bytes, cache.max_bytes)

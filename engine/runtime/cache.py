@@ -10,6 +10,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 from ..frozen import FrozenDict, field, field_names, frozen
+from ..model.values import Multi, Redrawn
 
 V = TypeVar("V")
 
@@ -20,6 +21,8 @@ DEFAULT_CACHE_BYTES = 256 * MB
 
 
 _MODEL = __name__.rsplit(".", 2)[0] + ".model"
+_MADE = frozenset({Multi, Redrawn})
+"""The model's types whose values are made as requests run, each the cache's own to weigh."""
 
 
 SAMPLED = 16
@@ -53,7 +56,9 @@ def approx_bytes(value: Any, cap: int = 200_000) -> int:
             total += sys.getsizeof(k)
             if type(v) in _LEAVES:
                 total += sys.getsizeof(v)
-            elif not type(v).__module__.startswith(_MODEL):  # the model's own (a choice): not counted
+            elif type(v) is Multi and v.history is None:  # a tally's pool: its tuples, not walked
+                total += sys.getsizeof(v) + sys.getsizeof(v.items) + sys.getsizeof(v.tally or ())
+            elif not _shared(v):  # the model's own (a choice): not counted
                 break
         else:
             return total
@@ -70,7 +75,7 @@ def approx_bytes(value: Any, cap: int = 200_000) -> int:
         if type(v) in _LEAVES:  # the most common objects, counted at once
             total += sys.getsizeof(v) * scale
             continue
-        if type(v).__module__.startswith(_MODEL):
+        if _shared(v):
             continue  # the ruleset's own immutable model (a scale's member, a check): not the cache's
         total += sys.getsizeof(v, 64) * scale
         if isinstance(v, (str, bytes, int, float, bool, type(None))):
@@ -91,6 +96,14 @@ def approx_bytes(value: Any, cap: int = 200_000) -> int:
     if stack:  # stopped early: scale what was seen up to what was left
         total += total // max(walked, 1) * sum(scale for _, scale in stack)
     return total
+
+
+def _shared(value: Any) -> bool:
+    """Whether `value` is the ruleset's own immutable model, which every cache shares and none
+    holds: a model type's instance, but for the values made at run time (a pool, a redraw), which
+    a cached environment holds alone (a tally of 100,000 chits is a pool of 100,000 readings)."""
+    kind = type(value)
+    return kind.__module__.startswith(_MODEL) and kind not in _MADE
 
 
 def _push(stack: list[tuple[Any, int]], items: Any, scale: int) -> None:

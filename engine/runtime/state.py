@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from fractions import Fraction
+from itertools import chain, repeat
 from typing import Any, NamedTuple
 
 from ..errors import CampaignError, Diagnostic, EvalError, LimitError, RulecraftError, did_you_mean, no_value
@@ -122,7 +123,7 @@ def tally_value(tally: Tally, counts: Mapping[str, int]) -> Multi:
             "give the tally a 'max', or keep a large amount in a counter",
         )
     meter().charge(total // MEMBERS_PER_UNIT)
-    items = tuple(m for m in tally.scale.members for _ in range(counts.get(m.name, 0)))
+    items = tuple(chain.from_iterable(repeat(m, counts.get(m.name, 0)) for m in tally.scale.members))
     return Multi(
         items, tally=tuple((m, counts[m.name]) for m in tally.scale.members if counts.get(m.name, 0))
     )
