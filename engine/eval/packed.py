@@ -16,8 +16,10 @@ the numpy solver, which restates the same rules).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Hashable
 from operator import mul
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from ..runtime.procedure import Option
@@ -32,7 +34,29 @@ DEEP = 200
 """How many nodes deep best play scores by recursion (`_Scores`): Python's stack, a frame in C
 and one in Python per node, is not for a chain a thousand nodes deep (a die added for each six up
 to a cap of a thousand); past this depth `BestPlay`'s loop, over a stack of its own, scores on
-(the Chimera pool of 20 dice is about 40 deep)."""
+(the Chimera pool of 20 dice is about 40 deep). Fewer where the stack has less room (`room`)."""
+
+LEVEL = 3
+"""Units of Python's recursion limit one level of `_Scores` may take (its frame, and the call
+from C that reads a score: 2 measured)."""
+
+LEFT = 250
+"""Units of the recursion limit left below the deepest level: for what scoring an end runs (the
+rest of the check, whose own pools' solves count their room from where they start)."""
+
+
+def room() -> int:
+    """How many levels best play may score by recursion from here, at most `DEEP`: what the
+    recursion limit leaves above the frames already on the stack (two units each, as they may
+    have been called from C), less `LEFT`. A solve started while another scores an end (the
+    check's next pool, under `optimal`) so takes only the room that one left."""
+    frames = 0
+    frame: FrameType | None = sys._getframe()
+    while frame is not None:
+        frames += 1
+        frame = frame.f_back
+    return max(0, min(DEEP, (sys.getrecursionlimit() - 2 * frames - LEFT) // LEVEL))
+
 
 UNIT = 2 * TRANSITION
 """Units charged per move listed (`RerollSolver._node`'s charge)."""
@@ -135,17 +159,19 @@ class PackedPlay(BestPlay[int, Option]):
         self.solver = solver
         self._values: _Scores = _Scores()
 
-    def score_from(self, code: int) -> None:
-        """Score `code` (not scored yet) and all it leads to, inside a solve that has paused the
-        cycle collector already (`best` pauses it for each choice it is asked about)."""
-        self._solved(code)
+    def score_from(self, code: int, levels: int) -> None:
+        """Score `code` (not scored yet) and all it leads to, by recursion at most `levels` deep
+        (`room()`, worked out once by a caller that asks from the same depth again and again),
+        inside a solve that has paused the cycle collector already (`best` pauses it for each
+        choice it is asked about)."""
+        self._solved(code, levels)
 
-    def _solved(self, root: int) -> Any:
+    def _solved(self, root: int, levels: int | None = None) -> Any:
         solver = self.solver
         packing = solver.packing
         values = self._values
         weights = solver.proc.weights
-        values.depth = 0
+        values.depth = DEEP - (room() if levels is None else levels)
         values.ctx = (
             self, packing, packing.flying, packing.flight_shift, packing.flight_mask,
             packing.landing_table, weights, sum(weights), solver.whole_scores, solver.walked,

@@ -30,7 +30,7 @@ from ..runtime.procedure import Counts, Option, Procedure, State
 from ..runtime.work import TRANSITION, meter
 from .dist import Dist
 from .markov import Edges, Node, absorb
-from .packed import PackedPlay, pushed
+from .packed import PackedPlay, pushed, room
 
 CAPPED = 1
 """A procedure ended by its pool's `cap` (a rule of the game)."""
@@ -319,6 +319,7 @@ class RerollSolver:
         pending, moves_in, movings = packing.pending, packing.moves_in, packing.movings(policy)
 
         seen: set[int] = set()
+        levels: list[int] = []  # how deep best play may recurse from the walk (`packed.room`)
         self.walked = seen  # what the walk has charged, best play does not charge again (`_node`)
         most = self.max_states
 
@@ -338,7 +339,9 @@ class RerollSolver:
                 work.charge(2 * TRANSITION)
                 return codes
             if code not in scored:
-                play.score_from(code)  # with all it leads to (`ends` has paused the collector)
+                if not levels:  # every choice the walk meets is scored from this same depth
+                    levels.append(room())
+                play.score_from(code, levels[0])  # with all it leads to (`ends` paused the collector)
             return []
 
         try:
