@@ -21,6 +21,7 @@ from ..errors import MAX_COMPUTED_DIGITS, BoundError, Diagnostic, EvalError, Lim
 from ..frozen import replace
 from ..model.values import Multi, normalize
 from ..runtime import kinds
+from ..runtime.comparing import found_in
 from ..runtime.work import Work, current_work
 from ..syntax.positions import Span
 
@@ -127,10 +128,6 @@ def rt_range(lo: Any, hi: Any, span: Span | None) -> range:
     return range(lo, hi + 1)
 
 
-def rt_in(x: Any, coll: Any) -> bool:
-    return x in (coll.items if isinstance(coll, Multi) else coll)
-
-
 def rt_nomatch(span: Span | None, what: str, shown: str) -> EvalError:
     return _fail("RC501", f"no {what} matched", span, f"add an 'else:' row; nothing matched {shown}")
 
@@ -178,7 +175,7 @@ _RUNTIME: dict[str, Any] = {
     "_floordiv": rt_floordiv,
     "_mod": rt_mod,
     "_range": rt_range,
-    "_in": rt_in,
+    "_in": found_in,
     "_nomatch": rt_nomatch,
     "__builtins__": {},
 }

@@ -32,6 +32,7 @@ from ..model import types as T
 from ..model.ruleset import Expr, Rule, Table
 from ..model.values import Symbol, normalize
 from ..runtime.builtins import HISTORY, Call
+from ..runtime.comparing import EQUALITY, MEMBERSHIP, compare_rule, element
 from ..runtime.kinds import vague
 from ..syntax.document import PathKey
 from ..syntax.positions import ExprOrigin, Span
@@ -359,20 +360,21 @@ class Expressions:
     def _compare(
         self, node: ast.Node, op: str, a: ast.Node, b: ast.Node, scope: Mapping[str, T.Type]
     ) -> tuple[T.Type, str]:
-        if op in ("in", "not in"):
+        if op in MEMBERSHIP:
             ta: T.Type | None = None
             sa = ""
             if not isinstance(a, ast.Sym):
                 ta, sa = self._lower(a, scope, None)
             want = T.listof(ta) if ta is not None and ta.kind == "sym" else None
             tb, sb = self._lower(b, scope, want)
-            if tb.kind not in ("list", "range", "multi", "any"):
-                raise problem("RC304", f"'in' needs a list, range or pool on its right, not {tb}", b.span)
-            elem = T.NUM if tb.kind == "range" else (tb.elem or (tb if tb.broken else T.ANY))
+            elem = element(tb)
+            if isinstance(elem, str):  # the right side alone is refused
+                raise problem("RC304", elem, b.span)
             if ta is None:
                 ta, sa = self._lower(a, scope, elem if elem.kind != "any" or elem.broken else None)
-            if not elem.accepts(ta):
-                raise problem("RC304", f"cannot look for {ta} in a {tb}", a.span)
+            refused = compare_rule(op, ta, tb)
+            if refused is not None:  # what the left side looks for
+                raise problem("RC304", refused, a.span)
             if vague(ta) or vague(tb):
                 return T.BOOL, self._checked_compare(op, sa, sb, ta, tb, node)
             test = f"_in({sa}, {sb})" if tb.kind in ("multi", "any") else f"({sa} in {sb})"
@@ -380,23 +382,21 @@ class Expressions:
         first, second = (b, a) if isinstance(a, ast.Sym) else (a, b)
         t1, s1 = self._lower(first, scope, None)
         t2, s2 = self._lower(second, scope, t1 if t1.kind != "any" or t1.broken else None)
-        if not t1.accepts(t2):
-            left_t, right_t = (t1, t2) if first is a else (t2, t1)
-            several = next((x for x in (left_t, right_t) if x.kind in ("multi", "list")), None)
+        left_t, right_t = (t1, t2) if first is a else (t2, t1)
+        refused = compare_rule(op, left_t, right_t)
+        if refused is not None:
+            kinds = {left_t.kind, right_t.kind}
             hint = (
                 "a pool or list holds several values: compare one number read from it, such as "
                 "count(), sum(), highest() or lowest()"
-                if several is not None and {left_t.kind, right_t.kind} & {"num", "sym"}
+                if kinds & {"multi", "list"} and kinds & {"num", "sym"}
                 else None
             )
-            raise problem("RC304", f"cannot compare {left_t} with {right_t}", node.span, hint)
-        if op not in ("==", "!=") and t1.kind not in ("num", "sym", "any"):
-            raise problem("RC304", f"'{op}' orders numbers or values of a scale, not {t1}", node.span)
+            raise problem("RC304", refused, node.span, hint)
         sa, sb = (s1, s2) if first is a else (s2, s1)
         if vague(t1) or vague(t2):
-            left_t, right_t = (t1, t2) if first is a else (t2, t1)
             return T.BOOL, self._checked_compare(op, sa, sb, left_t, right_t, node)
-        if t1.kind in ("num", "any") and t2.kind in ("num", "any") and op not in ("==", "!="):
+        if t1.kind in ("num", "any") and t2.kind in ("num", "any") and op not in EQUALITY:
             # x <= y / k  is  x * k <= y  for a whole k > 0: no fraction is made on every roll.
             for side, other, flip in ((b, sa, False), (a, sb, True)):
                 if isinstance(side, ast.Binary) and side.op == "/" and isinstance(side.right, ast.Num):
@@ -409,8 +409,8 @@ class Expressions:
 
     def _checked_compare(self, op: str, sa: str, sb: str, ta: T.Type, tb: T.Type, node: ast.Node) -> str:
         """A comparison or `in` with a side whose type is known only when it runs: the rules
-        checked here at load are checked then (`kinds.compare`), that side's type read from its
-        value."""
+        checked here at load (`comparing.compare_rule`) are checked then (`kinds.compare`), that
+        side's type read from its value."""
         k = self.unit.emit.const
         types = ", ".join("None" if vague(t) else k(t) for t in (ta, tb))
         return f"_compare({op!r}, {sa}, {sb}, {types}, {k(node.span)})"

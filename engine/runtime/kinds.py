@@ -4,8 +4,9 @@ A table with an untyped `returns` gives a value of type `any`: the compiler acce
 a value may stand, and its code then checks it where it meets an operation that needs one kind
 (`compiler.expressions` writes the calls). Python would otherwise carry it on: a scale's value
 is a `str`, so `+` joins two and `*` repeats one; true/false is an `int`, so `true + 1` is 2 and
-`true == 1` holds. Each check here states a rule of the type checker once more, with its words,
-as the safety net's `RC506` at the expression. Sampler and exact evaluator run the same
+`true == 1` holds. Each check here applies a rule of the type checker, with its words, as the
+safety net's `RC506` at the expression: a comparison's from `comparing`, a builtin's its own
+`typer`, the compiler applying the same ones at load. Sampler and exact evaluator run the same
 generated code, so they meet the same checks; typed values never pass through here.
 """
 
@@ -22,6 +23,7 @@ from ..model import types as T
 from ..model.values import Multi, Symbol, show
 from ..syntax.positions import Span
 from .builtins import Builtin
+from .comparing import MEMBERSHIP, compare_rule, found_in
 from .folds import Summary
 
 _HINT = "declare the table's result ('returns:') so that rulecraft checks it when it loads"
@@ -98,23 +100,15 @@ _ORDERS: dict[str, Callable[[Any, Any], bool]] = {
 
 def compare(op: str, a: Any, b: Any, ta: T.Type | None, tb: T.Type | None, span: Span | None) -> bool:
     """`a op b` (a comparison or `in`) where a side's type is known only when it runs (None: read
-    it from the value), by the rules `Expressions._compare` checks at load."""
+    it from the value), by the rule the compiler checks at load (`comparing.compare_rule`)."""
     left = type_of(a, span) if ta is None else ta
     right = type_of(b, span) if tb is None else tb
-    if op in ("in", "not in"):
-        if right.kind not in ("list", "range", "multi", "any"):
-            raise _wrong(f"'in' needs a list, range or pool on its right, not {right}", span)
-        elem = T.NUM if right.kind == "range" else (right.elem or T.ANY)
-        if not elem.accepts(left):
-            raise _wrong(f"cannot look for {left} in a {right}", span)
-        found = a in (b.items if isinstance(b, Multi) else b)
+    refused = compare_rule(op, left, right)
+    if refused is not None:
+        raise _wrong(refused, span)
+    if op in MEMBERSHIP:
+        found = found_in(a, b)
         return found if op == "in" else not found
-    if not left.accepts(right):
-        raise _wrong(f"cannot compare {left} with {right}", span)
-    if op not in ("==", "!="):
-        t = left if left.kind != "any" else right
-        if t.kind not in ("num", "sym", "any"):
-            raise _wrong(f"'{op}' orders numbers or values of a scale, not {t}", span)
     return _ORDERS[op](a, b)
 
 
