@@ -219,7 +219,9 @@ checks:
         ("direct", 20, "RC501", "band:"),
         ("lookup", 99, "RC501", "size:"),  # a lookup out of its cases, inside the inlined body
         ("wrong", 99, "RC506", "loose(s)"),  # an undeclared result of the wrong kind
-        ("odd", 1, "RC506", "weird:"),  # a Python error in a row: at the table, as the call put it
+        # a builtin's argument of the wrong kind in a row: its type rule's words, at the call in the
+        # row (Python's words at the table before `rank` checked an untyped argument)
+        ("odd", 1, "RC506", "rank(loose(s))"),
     ],
 )
 def test_an_error_inside_an_inlined_table_is_the_diagnostic_the_call_gave(

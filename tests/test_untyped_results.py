@@ -76,6 +76,11 @@ WRONG = [
     ("max(idv(d))", "max(idv(d))", "max() with one argument expects a pool"),
     ("max(idv('lo'), idv('low'))", "max(idv('lo'), idv('low'))", "got 'q' value and 'r' value"),
     ("shift(idv('lo'), idv(true))", "shift(idv('lo'), idv(true))", "expects a number of steps"),
+    # builtins whose implementation fails for every other kind said Python's words ("cannot
+    # evaluate this: 'tuple' object has no attribute 'items'"), not their type rule's
+    ("best(idv([1, 2]))", "best(idv([1, 2]))", "best() expects a pool or draw, got list of number"),
+    ("worst(idv(d))", "worst(idv(d))", "worst() expects a pool or draw, got number"),
+    ("rank(idv(d))", "rank(idv(d))", "rank() expects a value of a scale, got number"),
     ("sum(p)", "sum(p)", "sum() adds numbers, but this pool reads as true/false"),
     ("count(p, 1)", "count(p, 1)", "count() cannot count number in a pool of true/false"),
     ("sum(highest(p, 2))", "sum(highest(p, 2))", "sum() adds numbers, but this pool reads as true/false"),
@@ -190,11 +195,12 @@ checks:
       m: max(bonus(d), highest(p))
       g: pick(d)
       up: pick(d) < pick(bonus(d)) or pick(d) == 'hi'
+      r: rank(pick(d)) + rank(pick(bonus(d)))
       k: sum(highest(p, 2)) + count(p, bonus(2))
     outcomes: q
     outcome: "'hi' if up and s >= 12 and g >= 'lo' else 'lo'"
     outputs:
-      total: s + m + k
+      total: s + m + k + r
 """
 
 

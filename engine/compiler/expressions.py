@@ -509,7 +509,7 @@ class Expressions:
             )
             k = self.unit.emit.const
             given = ", ".join(src for _, src in lowered)
-            if not fn.strict and any(vague(t) for t, _ in lowered):  # its type rule when it runs
+            if any(vague(t) for t, _ in lowered):  # its type rule when it runs
                 known = tuple(None if vague(t) else t for t, _ in lowered)
                 return result, f"_called({k(fn)}, {k(impl)}, {k(known)}, {k(node.span)}, {given})"
             return result, f"{k(impl)}({given})"

@@ -48,9 +48,10 @@ class Builtin:
     """The implementation for one call, for a builtin that can refuse its arguments' values (its
     errors then quote that call, not a pattern of it); None: `impl` serves every call."""
     strict: bool = False
-    """Whether `impl` fails (a Python error: the safety net's `RC506`) for every argument of a
-    kind its type rule refuses: then an argument whose type is known only when it runs needs no
-    check before the call (`runtime.kinds.call`). Most let another kind through: `abs(true)`."""
+    """Whether `impl` fails (an exception) for every argument of a kind its type rule refuses:
+    then an argument whose type is known only when it runs is checked only once the call failed,
+    for the rule's words (`runtime.kinds.call`), and a right call costs no check. Most let
+    another kind through (`abs(true)` is 1), so theirs are checked before the call."""
 
 
 def _nums(result: T.Type) -> Typer:

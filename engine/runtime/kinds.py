@@ -116,12 +116,25 @@ def call(
     fn: Builtin, impl: Callable[..., Any], types: tuple[T.Type | None, ...], span: Span | None, *args: Any
 ) -> Any:
     """`impl(*args)`, a call of builtin `fn`, once its type rule holds for the arguments' types,
-    those known only when it runs (None) read from their values."""
+    those known only when it runs (None) read from their values. A `strict` builtin's
+    implementation fails for every kind its rule refuses, so the rule is read only when it
+    failed: the error is then the rule's, not Python's ("'int' object has no attribute 'rank'")."""
+    if fn.strict:
+        try:
+            return impl(*args)
+        except Exception:
+            _held(fn, types, span, args)
+            raise
+    _held(fn, types, span, args)
+    return impl(*args)
+
+
+def _held(fn: Builtin, types: tuple[T.Type | None, ...], span: Span | None, args: tuple[Any, ...]) -> None:
+    """`RC506` with the words of `fn`'s type rule where the arguments' types break it."""
     found = [type_of(a, span) if t is None else t for t, a in zip(types, args)]
     result = fn.typer(found)
     if isinstance(result, str):
         raise _wrong(f"{fn.name}() {result}", span)
-    return impl(*args)
 
 
 Use = tuple[Builtin, tuple[T.Type | None, ...], Span | None]
