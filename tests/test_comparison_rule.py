@@ -11,6 +11,7 @@ loaded and failed on every roll.
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,42 @@ def test_the_rule_and_what_in_does_are_stated_in_one_module() -> None:
     ):
         homes = sorted(p.relative_to(engine_dir).as_posix() for p, text in texts.items() if said in text)
         assert homes == ["runtime/comparing.py"], (said, homes)
+
+
+WIDE = """\
+rulecraft: 1
+name: wide
+tables:
+  band:
+    params: {t: number}
+    returns: int
+    cases:
+      1..1000000000: 1
+      else: 0
+checks:
+  c:
+    inputs:
+      hi: {type: int, min: 1, max: 1000000000, default: 1000000000}
+      x: {type: number, default: "1/3"}
+    roll:
+      p: {pool: 2, die: 6, each: face + x}
+      d: {die: 6}
+    outcomes: [lose, win]
+    outcome: "'win' if count(p, 1..hi) + band(d + x) > 0 or d + x in 1..hi else 'lose'"
+"""
+
+
+def test_a_number_not_whole_is_looked_for_in_a_range_at_once() -> None:
+    """A third in `1..hi` (a count's range, `in`, a `cases` key's range) is told at once to be
+    none of a range's whole numbers: Python's range walked every element for it, 10^9 steps a
+    test, which no budget or deadline stopped (review X). With x whole, each reads as before."""
+    import resource
+
+    rs = engine.load_source(SourceFile("wide.yaml", WIDE))
+    cpu = resource.getrusage(resource.RUSAGE_SELF).ru_utime
+    assert rs.distribution("c").probability("win") == 0
+    assert rs.roll("c", random.Random(1)).outcome == "lose"
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_utime - cpu < 5  # before: hours
+    assert rs.distribution("c", x=1).probability("win") == 1
+    # a 2 among the pool (count), or d of 2 or more (the band; d + x in 1..1 is d = 2 alone)
+    assert rs.distribution("c", x=-1, hi=1).probability("win") == 1 - Fraction(5, 6) ** 2 / 6

@@ -377,7 +377,8 @@ class Expressions:
                 raise problem("RC304", refused, a.span)
             if vague(ta) or vague(tb):
                 return T.BOOL, self._checked_compare(op, sa, sb, ta, tb, node)
-            test = f"_in({sa}, {sb})" if tb.kind in ("multi", "any") else f"({sa} in {sb})"
+            # a pool's readings, and a range looked in at once for any number (`found_in`)
+            test = f"_in({sa}, {sb})" if tb.kind in ("multi", "any", "range") else f"({sa} in {sb})"
             return T.BOOL, test if op == "in" else f"(not {test})"
         first, second = (b, a) if isinstance(a, ast.Sym) else (a, b)
         t1, s1 = self._lower(first, scope, None)
@@ -956,7 +957,7 @@ class Expressions:
                     raise problem(
                         "RC304", exc.diagnostics[0].message, item.span, "case ranges run over whole numbers"
                     ) from None
-                tests.append(f"{var} in {self.unit.emit.const(value)}")
+                tests.append(f"_in({var}, {self.unit.emit.const(value)})")  # at once for a third too
             else:
                 t, src = self._lower(item, {}, expect)
                 if not ptype.accepts(t):

@@ -8,6 +8,7 @@ is the caller's: the load points at the operand it blames, a run at the expressi
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from ..model import types as T
@@ -48,4 +49,15 @@ def compare_rule(op: str, left: T.Type, right: T.Type) -> str | None:
 
 def found_in(x: Any, coll: Any) -> bool:
     """`x in coll`, where `coll` is a pool or draw (its readings) or a list or range."""
+    if type(coll) is range:
+        return within(x, coll)
     return x in (coll.items if isinstance(coll, Multi) else coll)
+
+
+def within(x: Any, numbers: range) -> bool:
+    """`x in numbers` at once whatever `x` is: Python's range tests a whole number at once but
+    walks every element for any other value (a third in `1..hi` took hi steps: 10^9, a hang that
+    no budget stopped, found by a review). Nothing but a whole number is one of a range's."""
+    if isinstance(x, int):  # true/false too, as Python reads them (the types keep them apart)
+        return x in numbers
+    return isinstance(x, Fraction) and x.denominator == 1 and x.numerator in numbers

@@ -17,6 +17,7 @@ from typing import Any
 from ..errors import Diagnostic, EvalError
 from ..frozen import frozen
 from ..model.values import Multi, Symbol, normalize
+from .comparing import within
 
 
 @frozen(slots=True)
@@ -66,7 +67,9 @@ class Summary:
 
 def matches(value: Any, what: Any) -> bool:
     """Whether a die reading `value` is counted by `count(p, what)`: in a list or range, or equal."""
-    if isinstance(what, (tuple, range)):
+    if type(what) is range:
+        return within(value, what)
+    if isinstance(what, tuple):
         return value in what
     return bool(value == what)
 
