@@ -7,6 +7,7 @@ import gc
 import random
 import threading
 import tracemalloc
+from fractions import Fraction
 from typing import Any
 
 import engine
@@ -268,3 +269,7 @@ def test_a_pool_made_at_run_time_is_weighed_though_its_type_is_the_models() -> N
     assert approx_bytes({"t": pool, "n": 1}) >= sys.getsizeof(pool.items)  # the flat path
     assert approx_bytes([pool]) >= sys.getsizeof(pool.items)  # the walk
     assert approx_bytes(pool) < sys.getsizeof(pool.items) + 10_000  # the readings not counted
+    # a rolled pool's faces and readings of their own (thirds) are weighed on the flat path too
+    thirds = Multi(tuple(Fraction(i, 3) for i in range(1_000)), faces=tuple(range(1_000)))
+    held = sys.getsizeof(thirds.items) + sys.getsizeof(thirds.faces) + 1_000 * sys.getsizeof(Fraction(1, 3))
+    assert approx_bytes({"p": thirds, "n": 1}) >= 0.8 * held, (approx_bytes({"p": thirds}), held)

@@ -56,7 +56,8 @@ def approx_bytes(value: Any, cap: int = 200_000) -> int:
             total += sys.getsizeof(k)
             if type(v) in _LEAVES:
                 total += sys.getsizeof(v)
-            elif type(v) is Multi and v.history is None:  # a tally's pool: its tuples, not walked
+            elif type(v) is Multi and v.history is None and v.faces is None and _plain(v.items):
+                # a tally's pool: its tuples (its readings a scale's members or small numbers)
                 total += sys.getsizeof(v) + sys.getsizeof(v.items) + sys.getsizeof(v.tally or ())
             elif not _shared(v):  # the model's own (a choice): not counted
                 break
@@ -96,6 +97,12 @@ def approx_bytes(value: Any, cap: int = 200_000) -> int:
     if stack:  # stopped early: scale what was seen up to what was left
         total += total // max(walked, 1) * sum(scale for _, scale in stack)
     return total
+
+
+def _plain(items: tuple[Any, ...]) -> bool:
+    """Whether a pool's readings, judged by its first, hold nothing of their own to weigh (a
+    scale's members, whole numbers): others (fractions) are walked."""
+    return not items or type(items[0]) is int or _shared(items[0])
 
 
 def _shared(value: Any) -> bool:

@@ -58,6 +58,6 @@ def within(x: Any, numbers: range) -> bool:
     """`x in numbers` at once whatever `x` is: Python's range tests a whole number at once but
     walks every element for any other value (a third in `1..hi` took hi steps: 10^9, a hang that
     no budget stopped, found by a review). Nothing but a whole number is one of a range's."""
-    if isinstance(x, int):  # true/false too, as Python reads them (the types keep them apart)
+    if isinstance(x, int):  # true/false too, as Python reads them (as an untyped table's cases do)
         return x in numbers
     return isinstance(x, Fraction) and x.denominator == 1 and x.numerator in numbers
