@@ -598,3 +598,61 @@ def test_the_hint_follows_the_combination_shown() -> None:
     [d] = [d for d in lint(engine.load(text)) if d.code == "RC809"]
     assert "n = 63 (about" in d.message and d.hint is not None and "--lint-work N" in d.hint
     assert d.advice is not None and d.advice.kind == "lint_work"
+
+
+KEPT_THIRDS = """rulecraft: 1
+name: kept
+checks:
+  k:
+    inputs:
+      n: {type: int, min: 0, max: 12, default: 12}
+      k: {type: int, min: 1, max: 12, default: 5}
+      x: {type: number, default: "1/3"}
+    roll:
+      p: {pool: n, die: 10, each: face + x}
+    outcomes: [lose, win]
+    outcome: "'win' if lowest(highest(p, k)) > 3 else 'lose'"
+"""
+
+
+def test_a_fold_step_is_estimated_at_what_the_exact_evaluator_charges_it() -> None:
+    """Found by review X: the estimate priced every fold step a unit, where `highest(p, k)` of 12
+    d10 showing thirds is charged for its kept fractions (1.65 million units, not 129,128):
+    estimated at about 240,000 units, the default inputs ran first and spent the check's whole
+    share, so every combination was left out and the true RC808 (n = 0: lowest() of an empty
+    pool) was lost. Priced by `foldcost`, the dear ones are left out by estimate and n = 0 runs."""
+    found = lint(engine.load(KEPT_THIRDS))
+    assert [d.code for d in found].count("RC808") == 1
+    [rc808] = [d for d in found if d.code == "RC808"]
+    assert "n = 0" in rc808.message and "lowest()" in rc808.message
+    [rc809] = [d for d in found if d.code == "RC809"]
+    assert "not fully analysed" in rc809.message and "units of work to enumerate" in rc809.message
+
+
+LIST_RACE = """rulecraft: 1
+name: race
+checks:
+  race:
+    inputs:
+      rivals: {type: list, of: number, min: -5, max: 5, min_length: 0, max_length: 12, default: [0, 1]}
+    roll:
+      theirs: {pool: rivals, die: 6, each: face + item}
+    outcomes: [lose, win]
+    outcome: "'win' if sum(theirs) > 20 * highest(theirs) else 'lose'"
+"""
+
+
+def test_a_pool_over_a_list_of_fractions_is_estimated_at_the_fraction_rate() -> None:
+    """A pool over a list whose `each` reads fractional items is priced by its dice' readings
+    (`face + item`), not by the faces alone: as dear a step as the exact evaluator charges."""
+    from engine.model.values import Multi
+    from engine.runtime.cache import Caches
+    from engine.runtime.context import RunContext
+    from engine.tools.lint.cost import cost
+
+    rs = engine.load(LIST_RACE)
+    ctx = RunContext(rs.limits, "always", Caches())
+    check = rs.model.checks["race"]
+    whole = cost(check, {"rivals": Multi((1,) * 10)}, False, ctx)[0]
+    thirds = cost(check, {"rivals": Multi((Fraction(1, 3),) * 10)}, False, ctx)[0]
+    assert thirds >= 3 * whole

@@ -17,7 +17,7 @@ its 5.6 s, for 1.1 million units.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -148,3 +148,24 @@ def fraction_units(base: int, statistics: int, reading_bits: int, partial: Itera
         if type(p) is Fraction:
             bits += p.numerator.bit_length() + p.denominator.bit_length()
     return base + (LONG_FRACTION if bits > LONG_BITS else 0) + bits // FRACTION_BITS
+
+
+def step_estimate(folds: list[tuple[Fold, tuple[Any, ...]]], readings: Sequence[Any]) -> int:
+    """What the linter's cost model (`engine.tools.lint.cost`) prices a step of these statistics
+    over these readings at, before it knows a state: a unit where no reading is a fraction
+    (the estimate's states already run above the measured time), `fraction_units` of the
+    readings where one is (not the partial folds': unknown), and for a statistic that keeps up
+    to k readings those a step handles, at most the k it holds and k it adds (`kept_units`)."""
+    rate = kept_rate(readings)
+    bits = longest_fraction(readings)
+    units = fraction_units(fraction_base(folds), len(folds), bits, ()) if bits else 1
+    for _, k in kept(folds, rate)[1]:
+        units += kept_units(k, k, k, False, rate)
+    return units
+
+
+def made_estimate(folds: list[tuple[Fold, tuple[Any, ...]]], readings: Sequence[Any], n: int) -> int:
+    """What the linter's cost model prices each final state of these statistics of `n` dice at:
+    for each that keeps readings, the pool it ends in (`kept_made`, holding up to k of them)."""
+    rate = kept_rate(readings)
+    return sum(kept_made(min(k, n), rate) for _, k in kept(folds, rate)[0])

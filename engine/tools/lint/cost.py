@@ -14,15 +14,16 @@ from fractions import Fraction
 from typing import Any
 
 from ...errors import RulecraftError
+from ...eval.foldcost import made_estimate, step_estimate
 from ...expr import ast
 from ...model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, randomizer_expressions
 from ...model.values import Multi
 from ...runtime.context import RunContext
-from ...runtime.rules import concrete, folds_for, reading
+from ...runtime.folds import FOLDS
+from ...runtime.rules import concrete, die_readings, folds_for, reading
 from .evaluate import randomizer_values
 
 _PER_STATE = 3.0  # units per evaluated roll (the check's code, a table or two, the probe)
-_PER_FOLD = 1.0  # units per step of the dynamic programme for a pool's statistics
 _PER_CHAIN_STATE2 = 5.0  # a reroll chain's exact solution grows with the square of its states
 
 
@@ -116,7 +117,11 @@ def _size(r: Randomizer, envs: list[dict[str, Any]], follow: bool) -> tuple[floa
         folds = tuple((key[0], *(count if isinstance(a, Expr) else a for a in key[1:])) for key in r.folds)
     if folds is not None:
         size = min(size, _fold_size(folds, count, readings))
-        once = count * k * size * _PER_FOLD
+        statistics = [(FOLDS[key[0]], key[1:]) for key in folds]
+        priced = _priced(r, env, readings)
+        once = count * k * size * step_estimate(statistics, priced) + size * made_estimate(
+            statistics, priced, count
+        )
     if follow and isinstance(r, Pool) and r.triggers:
         m = float(_comb(count + len(kinds) - 1, len(kinds) - 1))
         # A history read splits the chain's states (by first roll, by the count added): measured
@@ -127,6 +132,18 @@ def _size(r: Randomizer, envs: list[dict[str, Any]], follow: bool) -> tuple[floa
     if follow and r.redraw is not None:
         each += size * size * _PER_STATE
     return size, once, each
+
+
+def _priced(r: Randomizer, env: dict[str, Any], readings: list[Any]) -> list[Any]:
+    """The readings a step of `r`'s statistics is priced by (`foldcost.step_estimate`): for a
+    pool over a list, every die's (its `each` may read `item`, as `face + item` over fractions),
+    else those read above."""
+    if isinstance(r, Pool) and r.per:
+        try:
+            return [v for die in die_readings(r, env) for v, _ in die] or readings
+        except (RulecraftError, TypeError, ValueError):
+            pass
+    return readings
 
 
 def _count(e: Expr, env: dict[str, Any]) -> int:
