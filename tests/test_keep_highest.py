@@ -242,3 +242,30 @@ def test_a_kept_step_is_charged_for_the_readings_it_handles() -> None:
     # handling d + 1 of them
     by_die = sum((d + 1) * 2 * ((d + 1 - free) // per) for d in range(free, 60))
     assert _units((("highest", 60),), list_pool=True) == 3660 + by_die + 61 * (made + 60 // per)
+
+
+def _kept_fractions(faces: tuple[Fraction, ...], list_pool: bool) -> int:
+    """The units the fold programme charges for `highest(p, 5)` of 12 dice showing `faces`."""
+    readings = tuple((f, 1) for f in faces)
+    with working(Work(10**12)) as work:
+        if list_pool:
+            pool = KEEP.check("keep").roll[0]
+            assert isinstance(pool, Pool)
+            tables._per_folded((readings,) * 12, (("highest", 5),), 10**9, pool)
+        else:
+            tables._folded(readings, 12, (("highest", 5),), False)
+    return work.used
+
+
+@pytest.mark.parametrize("list_pool", [False, True])
+def test_kept_fractions_are_charged_for_their_length(list_pool: bool) -> None:
+    """Review X, item 2: a kept state is a tuple of fractions, hashed and compared a step, whose
+    cost grows with their digits; charged at one flat rate, `highest(p, 5)` of 12 dice showing
+    12-13 digit fractions ran 2.2-3.1 µs a unit where thirds ran 0.8-1 (the same units either
+    way). Now the rate grows with the longest reading's bits (`KEPT_BITS`): about 1 µs a unit
+    for both, thirds charged as they were."""
+    thirds = tuple(Fraction(f, 3) for f in range(1, 11))
+    long = tuple(f + Fraction(324781055999, 1647924991397) for f in range(1, 11))
+    short_units, long_units = _kept_fractions(thirds, list_pool), _kept_fractions(long, list_pool)
+    assert foldcost.kept_rate(thirds) == foldcost.FRACTIONS  # thirds: as they were
+    assert long_units > 2 * short_units
