@@ -442,7 +442,7 @@ def test_a_fold_over_long_weights_is_charged_for_their_length(
     weight times 10^60 (the same distribution) is now charged for its numbers' length, with one
     fold (`_folded_one`) or two (`_folded`); with short weights nothing changes."""
     short, long = _charged(1, n, folds), _charged(10**60, n, folds)
-    # (two statistics' short steps are charged `tables.SEVERAL` units each: 10 times, not 19)
+    # (two statistics' short steps are charged `foldcost.SEVERAL` units each: 10 times, not 19)
     assert long > 8 * short, (short, long)
     assert _charged(1, n, folds) == short  # the charge is the same from run to run
 

@@ -290,7 +290,7 @@ def test_a_step_of_several_statistics_is_charged_what_it_costs() -> None:
     assert two == _fold_units(chits, 8, (("sum",),) * 3, True)
     several = two // one
     assert several >= 2 and two == several * one, (one, two)
-    assert several == tables.SEVERAL
+    assert several == foldcost.SEVERAL
     # two faces, 20 dice: the first face's one state takes 0-20 of them (21 steps), each of the
     # 21 states it leaves gives the rest to the last face (a step each; there were 231 in all)
     assert _fold_units(((1, 1), (2, 1)), 20, (("sum",), ("count", 2)), False) == several * 42
@@ -311,7 +311,7 @@ def test_a_step_over_fractions_is_charged_what_it_costs() -> None:
     assert _fold_units(thirds, 10, (("sum",),), False) == foldcost.FRACTION_SUM * sums
     highest = _fold_units(whole, 10, (("highest",),), False)
     assert _fold_units(thirds, 10, (("highest",),), False) == foldcost.FRACTION * highest
-    pair = _fold_units(whole, 10, (("sum",), ("count",)), False) // tables.SEVERAL
+    pair = _fold_units(whole, 10, (("sum",), ("count",)), False) // foldcost.SEVERAL
     both = foldcost.FRACTION_SUM + foldcost.FRACTION
     assert _fold_units(thirds, 10, (("sum",), ("count",)), False) == both * pair
     # a fraction of 1,200 bits and more: `LONG_FRACTION` and its bits too

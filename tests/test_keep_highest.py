@@ -235,7 +235,7 @@ def test_a_kept_step_is_charged_for_the_readings_it_handles() -> None:
     # states it leaves gives the rest to the second face in one step, 60 readings in all
     kept = (1830 - free * 61) // per + 61 * ((60 - free) // per) + 61 * (made + 60 // per)
     assert _units((("highest", 60),)) == 1952 + kept
-    assert _units((("lowest", 60), ("sum",))) == tables.SEVERAL * 122 + kept
+    assert _units((("lowest", 60), ("sum",))) == foldcost.SEVERAL * 122 + kept
     # die by die, keeping 3: after d dice, at most 4 states (how many of the 3 kept show 2),
     # each stepped by both faces, a unit each (468 in all), and the 4 pools at the end
     assert _units((("highest", 3),), list_pool=True) == 468 + 4 * made

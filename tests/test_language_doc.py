@@ -153,3 +153,27 @@ def test_the_watch_campaign_session(tmp_path: Path, cli_seen) -> None:
         assert _lines(seen) == _lines(command.shown), (
             f"line {command.line}: {' '.join(command.words)} prints, in place of what is shown:\n{seen}"
         )
+
+
+def test_the_max_work_row_states_the_fold_charges_foldcost_makes() -> None:
+    """The `max_work` row of the limits table restates `engine.eval.foldcost`'s charges as numbers
+    (review X, item 5): each is read back from the row here, so neither can drift alone."""
+    from engine.eval import foldcost as fc
+
+    words = {1: "a unit", 2: "two", 3: "three", 6: "six", 8: "eight"}
+    [row] = [
+        line for line in DOC.read_text(encoding="utf-8").splitlines() if line.startswith("| `max_work` |")
+    ]
+    assert fc.WHOLE.units == fc.SCALED.units == 1 and fc.FRACTIONS.per == 1
+    for phrase in (
+        f"({words[fc.SEVERAL]} for a step of several read at once",
+        f"a unit for each {fc.WHOLE.per} whole numbers past {fc.WHOLE.free}, for each {fc.SCALED.per} "
+        f"scale values, {words[fc.FRACTIONS.units]} for each fraction times ({fc.KEPT_BITS} + the bits",
+        f") / {fc.KEPT_BITS}, so",
+        f"and {fc.KEPT_MADE} for each pool of kept readings it ends in",
+        f"{words[fc.FRACTION]} for each statistic's step over readings that are fractions",
+        f"{words[fc.FRACTION_SUM]} for a sum's",
+        f"{words[fc.LONG_FRACTION]} more where the fractions pass {fc.LONG_BITS} bits",
+        f"a unit for each {fc.FRACTION_BITS} bits of their numerators and denominators",
+    ):
+        assert phrase in row, phrase

@@ -66,7 +66,7 @@ def test_a_step_of_several_statistics_of_whole_numbers_is_charged_as_the_alike_d
     where one costs 0.9-1.1): now `SEVERAL`, as `_folded` charges dice alike."""
     dice = (((1, 1), (2, 1)),) * 10  # after d dice, d + 1 sums (and counts alike): 110 steps
     assert _units(dice, (("sum",),)) == 110
-    assert _units(dice, (("sum",), ("count",))) == tables.SEVERAL * 110
+    assert _units(dice, (("sum",), ("count",))) == foldcost.SEVERAL * 110
 
 
 def test_the_states_die_by_die_are_bounded_by_max_states() -> None:

@@ -25,13 +25,15 @@ from ..runtime.rules import concrete, die_readings, face_readings, folds_for
 from ..runtime.work import made_units, meter, product_units
 from .dist import Dist
 from .foldcost import (
+    charge_made,
     fraction_base,
     fraction_units,
+    heavy,
     kept,
-    kept_made,
     kept_rate,
     kept_units,
     longest_fraction,
+    step_unit,
 )
 
 
@@ -235,14 +237,14 @@ def _per_folded(
     """The joint distribution of the statistics of dice that are not alike, die by die: a state
     is each statistic's partial fold, and states that agree are merged, at most `max_states` of
     them after each die (as `_per_multisets`). A reading folded into a state is a step, charged
-    as `_folded`'s (`SEVERAL` for several statistics), or by `fraction_units` once a die shows
+    as `_folded`'s (`step_unit`), or by `fraction_units` once a die shows
     a fraction (each later state may hold one)."""
     folds = [(FOLDS[key[0]], key[1:]) for key in keys]
     rate = kept_rate(v for readings in dice for v, _ in readings)
-    keeping, heavy = kept(folds, rate)
+    keeping, dear = kept(folds, rate)
     states: dict[tuple[Any, ...], int] = {tuple(f.init(a) for f, a in folds): 1}
     work = meter()
-    unit, base = 1 if len(folds) == 1 else SEVERAL, fraction_base(folds)
+    unit, base = step_unit(folds), fraction_base(folds)
     fractions = False
     for readings in dice:
         reading_bits = longest_fraction(v for v, _ in readings)
@@ -250,7 +252,7 @@ def _per_folded(
         nxt: dict[tuple[Any, ...], int] = {}
         for partial, w in states.items():
             each = fraction_units(base, len(folds), reading_bits, partial) if fractions else unit
-            for i, most in heavy:
+            for i, most in dear:
                 each += kept_units(len(partial[i]), 1, most, False, rate)
             work.charge(len(readings) * each)  # a step for each of the die's readings
             for v, k in readings:
@@ -260,8 +262,7 @@ def _per_folded(
         states = nxt
     finals: list[tuple[Summary, int]] = []
     for partial, w in states.items():
-        if keeping:
-            work.charge(sum(kept_made(len(partial[i]), rate) for i, _ in keeping))
+        charge_made(work, partial, keeping, rate)
         finals.append((Summary({key: f.final(p, a) for key, (f, a), p in zip(keys, folds, partial)}), w))
     total = math.prod(sum(k for _, k in readings) for readings in dice)
     return Dist(_merged(finals), total)
@@ -281,15 +282,6 @@ def _hypergeometric(contents: tuple[tuple[Symbol, int], ...], k: int) -> Dist:
             tally = tuple((s, c) for (s, _), c in zip(contents, counts) if c)
             weights[Multi(items, tally=tally)] = weight
     return Dist(weights, math.comb(sum(n for _, n in contents), k))
-
-
-SEVERAL = 2
-"""Units `_folded` charges a step when it folds several statistics at once: a step then makes
-the list of their steps, asks each whether it is `settled` and keys the state by them, 2.1-2.8
-µs whatever the statistics (highest and lowest of 10 d150, sum and count of 60 d6, sum, highest
-and count of 60 d6, highest, lowest and count of 15 d30, sum and count of 20 chits drawn from
-300; the 2-core machine, a little loaded), where one statistic's step costs 0.6-1 µs and is
-charged a unit. (A unit a statistic, a430c42, overcharged three: faff439.)"""
 
 
 def _folded(
@@ -320,9 +312,9 @@ def _folded(
     states: dict[tuple[Any, ...], int] = {(n, *(f.init(a) for f, a in folds)): 1}
     work = meter()
     wide = _wide(categories, n)
-    unit = 1 if single else SEVERAL
+    unit = step_unit(folds)
     rate = kept_rate(v for v, _ in categories)
-    keeping, heavy = kept(folds, rate)
+    keeping, dear = kept(folds, rate)
     reading_bits = longest_fraction(v for v, _ in categories)  # 0: no reading is a fraction
     base = fraction_base(folds)
     for index, (value, weight) in enumerate(categories):
@@ -338,7 +330,7 @@ def _folded(
             units = steps * (
                 fraction_units(base, len(folds), reading_bits, partial) if reading_bits else unit
             )
-            for i, most in heavy:
+            for i, most in dear:
                 units += kept_units(len(partial[i]), left, most, bool(rest), rate)
             if wide:
                 w_bits = w.bit_length() + left * (weight.bit_length() + 1)
@@ -384,8 +376,7 @@ def _folded(
     finals: list[tuple[Summary, int]] = []
     for (left, *partial), w in done.items():
         if left == 0 and w:
-            if keeping:
-                work.charge(sum(kept_made(len(partial[i]), rate) for i, _ in keeping))
+            charge_made(work, partial, keeping, rate)
             results = {key: f.final(p, a) for key, (f, a), p in zip(keys, folds, partial)}
             finals.append((Summary(results), w))
     total = sum(w for _, w in categories)
@@ -426,7 +417,8 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
     fold, args = FOLDS[key[0]], key[1:]
     step, settled, keeps = fold.step, fold.settled, fold.holds(args)
     rate = kept_rate(v for v, _ in categories)
-    heavy = 2 * keeps > rate.free  # a step may handle more readings than its unit covers
+    dear = heavy(keeps, rate)  # a step may handle more readings than its unit covers
+    keeping = [(0, keeps)] if keeps else []
     reading_bits = longest_fraction(v for v, _ in categories)  # 0: no reading is a fraction
     base = fraction_base([(fold, args)])
     # A majority's partial fold is its leader, the same for many counts of dice left, and its
@@ -460,7 +452,7 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
             # a step per die count, each a product of whole numbers that grow with the dice (the
             # state's weight by the ways; once settled, by the ways of the dice left too: below)
             units = (left + 1) * (fraction_units(base, 1, reading_bits, (partial,)) if reading_bits else 1)
-            if heavy:
+            if dear:
                 units += kept_units(len(partial), left, keeps, not last, rate)
             if wide:
                 w_bits = w.bit_length()
@@ -509,8 +501,7 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
     finals: list[tuple[Summary, int]] = []
     for (left, partial), w in done.items():
         if left == 0 and w:
-            if keeps:
-                work.charge(kept_made(len(partial), rate))
+            charge_made(work, (partial,), keeping, rate)
             finals.append((Summary({key: fold.final(partial, args)}), w))
     total = sum(w for _, w in categories)
     return Dist(_merged(finals), total**n)
