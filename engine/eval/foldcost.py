@@ -192,17 +192,19 @@ def fraction_units(base: int, statistics: int, reading_bits: int, partial: Itera
     return base + (LONG_FRACTION if bits > LONG_BITS else 0) + bits // FRACTION_BITS
 
 
-def step_estimate(folds: list[tuple[Fold, tuple[Any, ...]]], readings: Sequence[Any]) -> int:
+def step_estimate(folds: list[tuple[Fold, tuple[Any, ...]]], readings: Sequence[Any], n: int) -> int:
     """What the linter's cost model (`engine.tools.lint.cost`) prices a step of these statistics
     over these readings at, before it knows a state: a unit where no reading is a fraction
     (the estimate's states already run above the measured time), `fraction_units` of the
     readings where one is (not the partial folds': unknown), and for a statistic that keeps up
-    to k readings those a step handles, at most the k it holds and k it adds (`kept_units`)."""
+    to k readings those a step handles, at most the k it holds and k it adds of the `n` dice
+    (`kept_units`; a pool of fewer dice than k holds no more than it has)."""
     rate = kept_rate(readings)
     bits = longest_fraction(readings)
     units = fraction_units(fraction_base(folds), len(folds), bits, ()) if bits else 1
     for _, k in kept(folds, rate)[1]:
-        units += kept_units(k, k, k, False, rate)
+        most = min(k, n)
+        units += kept_units(most, most, most, False, rate)
     return units
 
 

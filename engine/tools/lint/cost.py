@@ -20,7 +20,7 @@ from ...model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, randomize
 from ...model.values import Multi
 from ...runtime.context import RunContext
 from ...runtime.folds import FOLDS
-from ...runtime.rules import concrete, die_readings, folds_for, reading
+from ...runtime.rules import concrete, elements, folds_for, reading
 from .evaluate import randomizer_values
 
 _PER_STATE = 3.0  # units per evaluated roll (the check's code, a table or two, the probe)
@@ -119,7 +119,7 @@ def _size(r: Randomizer, envs: list[dict[str, Any]], follow: bool) -> tuple[floa
         size = min(size, _fold_size(folds, count, readings))
         statistics = [(FOLDS[key[0]], key[1:]) for key in folds]
         priced = _priced(r, env, readings)
-        once = count * k * size * step_estimate(statistics, priced) + size * made_estimate(
+        once = count * k * size * step_estimate(statistics, priced, count) + size * made_estimate(
             statistics, priced, count
         )
     if follow and isinstance(r, Pool) and r.triggers:
@@ -134,16 +134,27 @@ def _size(r: Randomizer, envs: list[dict[str, Any]], follow: bool) -> tuple[floa
     return size, once, each
 
 
+PRICED_FACES = 2
+"""Faces of each die of a pool over a list read to price a step (`_priced`): whether `item`
+makes the readings fractions, and how long, shows on any face, and reading every face of every
+die for every combination cost a list of 100 d1000 more than the linter's whole run."""
+
+
 def _priced(r: Randomizer, env: dict[str, Any], readings: list[Any]) -> list[Any]:
     """The readings a step of `r`'s statistics is priced by (`foldcost.step_estimate`): for a
-    pool over a list, every die's (its `each` may read `item`, as `face + item` over fractions),
-    else those read above."""
-    if isinstance(r, Pool) and r.per:
-        try:
-            return [v for die in die_readings(r, env) for v, _ in die] or readings
-        except (RulecraftError, TypeError, ValueError):
-            pass
-    return readings
+    pool over a list, those read above and a few faces' of each die (its `each` may read
+    `item`, as `face + item` over fractions)."""
+    if not (isinstance(r, Pool) and r.per):
+        return readings
+    scope = dict(env)
+    priced = list(readings)
+    try:
+        for item in elements(r, env):
+            scope["item"] = item
+            priced.extend(reading(r, scope, f) for f in r.faces[:PRICED_FACES])
+    except (RulecraftError, TypeError, ValueError):
+        return readings
+    return priced
 
 
 def _count(e: Expr, env: dict[str, Any]) -> int:
