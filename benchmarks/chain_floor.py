@@ -33,7 +33,19 @@ sys.path.insert(0, str(ROOT))  # this checkout's engine, whatever the editable i
 
 import engine  # noqa: E402
 from engine.eval import rerolls  # noqa: E402
-from engine.eval.markov import postorder  # noqa: E402
+from engine.eval.markov import BestPlay, postorder  # noqa: E402
+
+
+class _Asking(BestPlay[int, Any]):
+    """Best play that asks the solver for every node (`RerollSolver._node`, recorded below), as
+    the solver's own `packed.PackedPlay` reads the nodes off their codes without asking."""
+
+    def __init__(self, solver: Any, *args: Any) -> None:
+        super().__init__(*args)
+
+    def score_from(self, code: int, levels: int) -> None:
+        self.best(code)
+
 
 ENDS = ("outcome", "value", "score")
 
@@ -58,14 +70,15 @@ def scored_chain(dice: int, resolve: int) -> tuple[dict[int, tuple[Any, ...]], A
             chain[code] = ("choice", tuple(found[1]))
         return found
 
-    arrays = rerolls._arrays
+    arrays, play = rerolls._arrays, rerolls.PackedPlay
+    rerolls.PackedPlay = _Asking  # type: ignore[misc]
     rerolls.RerollSolver._node = recorded  # type: ignore[method-assign]
     rerolls._arrays = lambda first_rolls: None  # node by node, numpy or not: the chain best play scores
     try:
         rs.distribution("skill", dice=dice, resolve=resolve, policy="optimal")
     finally:
         rerolls.RerollSolver._node = node  # type: ignore[method-assign]
-        rerolls._arrays = arrays
+        rerolls._arrays, rerolls.PackedPlay = arrays, play  # type: ignore[misc]
     me, final, score = solver[0]
 
     def end_key(code: int, how: str) -> Hashable:

@@ -34,7 +34,7 @@ DEEP = 200
 """How many nodes deep best play scores by recursion (`_Scores`): Python's stack, a frame in C
 and one in Python per node, is not for a chain a thousand nodes deep (a die added for each six up
 to a cap of a thousand); past this depth `BestPlay`'s loop, over a stack of its own, scores on
-(the Chimera pool of 20 dice is about 40 deep). Fewer where the stack has less room (`room`)."""
+(the benchmark's pool of 20 d10 is about 40 deep). Fewer where the stack has less room (`room`)."""
 
 LEVEL = 3
 """Units of Python's recursion limit one level of `_Scores` may take (its frame, and the call
