@@ -319,7 +319,7 @@ class RerollSolver:
         pending, moves_in, movings = packing.pending, packing.moves_in, packing.movings(policy)
 
         seen: set[int] = set()
-        levels: list[int] = []  # how deep best play may recurse from the walk (`packed.room`)
+        levels = room()  # how deep best play may recurse from the walk (every choice is met at one depth)
         self.walked = seen  # what the walk has charged, best play does not charge again (`_node`)
         most = self.max_states
 
@@ -339,9 +339,7 @@ class RerollSolver:
                 work.charge(2 * TRANSITION)
                 return codes
             if code not in scored:
-                if not levels:  # every choice the walk meets is scored from this same depth
-                    levels.append(room())
-                play.score_from(code, levels[0])  # with all it leads to (`ends` paused the collector)
+                play.score_from(code, levels)  # with all it leads to (`ends` paused the collector)
             return []
 
         try:
