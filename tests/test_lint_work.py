@@ -20,6 +20,7 @@ import pytest
 from _repo import REPO_ROOT
 
 import engine
+from engine.errors import Diagnostic
 from engine.tools.lint import DEFAULT_BUDGET, LintBudget, lint
 from engine.tools.starter import starter_text
 
@@ -410,9 +411,41 @@ def test_a_try_stopped_by_another_bound_takes_the_dice_as_first_rolled(limits: d
     assert (d.code, d.severity) == ("RC809", "warning")
     assert d.message == (
         "check 'a': outcomes 'great', 'hit' and 'miss' came out only with the dice as first rolled, "
-        "their rerolls not followed (over the linter's share for following them), so whether the "
+        "their rerolls not followed (the reroll chain has more than 300 states), so whether the "
         "rerolls ever let them is not known"
     )
+    _names_max_states(d)
+
+
+def _names_max_states(d: Diagnostic) -> None:
+    """RC809's hint and advice are the bound that stopped following, `max_states`, which
+    `--lint-work` does not raise (review Y, F1: they said the linter's share and `--lint-work`)."""
+    assert d.hint is not None and "--limit max_states=N" in d.hint and "Limits.max_states" in d.hint, d.hint
+    assert "--lint-work N" not in d.hint and "does not raise that" in d.hint
+    assert d.advice is not None and (d.advice.kind, d.advice.name) == ("limit", "max_states")
+
+
+@pytest.mark.parametrize("work", [20_000_000, 400_000_000, 4_000_000_000])
+def test_more_lint_work_never_analyses_less_where_max_states_stops_following(work: int) -> None:
+    """Review Y, F1: with 200 times the default lint work the cost model calls following the
+    rerolls cheap, so it is not a try but done at once; stopped by `max_states`, that left every
+    combination out ("was not analysed"), where less lint work took the dice as first rolled. A
+    combination followed at once and stopped by one of the embedder's `Limits` now takes the dice
+    as first rolled too, and RC809 is the same at every budget, naming `max_states`."""
+    rs = engine.load(LOW_REROLLED, limits=engine.Limits(max_states=300))
+    [d] = lint(rs, LintBudget(max_work=work))
+    assert d.code == "RC809" and "came out only with the dice as first rolled" in d.message, d.message
+    assert "(the reroll chain has more than 300 states)" in d.message, d.message
+    _names_max_states(d)
+
+
+def test_the_share_for_following_is_named_only_where_it_stopped_following() -> None:
+    """Where the linter's share for following ran out (no other bound), RC809 still says so, and
+    offers `--lint-work`, which raises that share."""
+    [d] = lint(engine.load(LOW_REROLLED), LintBudget(max_work=400_000))
+    assert d.code == "RC809" and "(over the linter's share for following them)" in d.message, d.message
+    assert d.hint is not None and "--lint-work N" in d.hint
+    assert d.advice is not None and d.advice.kind == "lint_work"
 
 
 def test_a_try_stopped_whose_first_rolls_are_stopped_too_is_left_out_naming_that_bound() -> None:
@@ -559,24 +592,19 @@ OVER_LIMITS = {
         {},
         "a redraw's 'times' is 1250, over the limit of 1000",
     ),
-    # a reroll chain's states, over an embedder's max_states (the estimate lets it in)
-    "max_states": (
-        "    inputs:\n      n: {type: int, min: 1, max: 12, default: 2}\n"
-        "    roll:\n      p: {pool: n, die: 10, triggers: [{on: face == 1, must: reroll}]}\n"
-        "    outcomes: [lo, hi]\n    outcome: \"'hi' if sum(p) > 5 * n else 'lo'\"\n",
-        {"max_states": 20},
-        "the reroll chain has more than 20 states",
-    ),
+    # (a reroll chain over an embedder's max_states no longer leaves its combination out: its dice
+    # are taken as first rolled, test_a_try_stopped_by_another_bound_takes_the_dice_as_first_rolled
+    # and test_more_lint_work_never_analyses_less_where_max_states_stops_following; dice as first
+    # rolled estimated over it: test_combinations_over_the_states_bound_are_not_sent_to_lint_work)
 }
 
 
 @pytest.mark.parametrize("name", sorted(OVER_LIMITS))
 def test_a_check_left_out_for_another_of_the_ruleset_s_limits_names_that_limit(name: str) -> None:
     """A combination over a bound of the embedder's `Limits` other than `max_work` (a pool over
-    `max_pool`, a draw over `max_draw`, a redraw's `times` over `max_rerolls`, a reroll chain
-    over `max_states`) was left out with a hint to raise `--lint-work`, which cannot help: the
-    hint names the bound passed and how to raise it (`--limit NAME=N`, `Limits.NAME`), as the
-    RC503 it stands for does."""
+    `max_pool`, a draw over `max_draw`, a redraw's `times` over `max_rerolls`) was left out with
+    a hint to raise `--lint-work`, which cannot help: the hint names the bound passed and how to
+    raise it (`--limit NAME=N`, `Limits.NAME`), as the RC503 it stands for does."""
     body, limits, reason = OVER_LIMITS[name]
     text = f"rulecraft: 1\nname: t\nbags:\n  b:\n    chits: {{red: 300, blue: 300}}\nchecks:\n  act:\n{body}"
     [d] = [d for d in lint(engine.load(text, limits=engine.Limits(**limits))) if d.code == "RC809"]

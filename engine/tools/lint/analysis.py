@@ -27,7 +27,7 @@ from .cost import cost
 from .evaluate import exact_distribution
 from .grid import grid
 from .lasting import state_table_gaps
-from .probe import FAIL, GAP, CheckRun, Probe, TableCalls, spent
+from .probe import FAIL, GAP, OVER_SHARE, CheckRun, Probe, Stop, TableCalls, spent
 from .report import Report, note
 from .static import table_nodes, tables_reached
 from .tables import table_rule_findings
@@ -126,6 +126,7 @@ class Analysis:
         # stopped — by that share or by any other bound — the dice are taken as first rolled.
         tries = Work(self.budget.per_follow)
         gave_up = math.inf  # the least estimate whose try was stopped: no dearer one is tried
+        gave_up_by = OVER_SHARE  # and the bound that stopped it, which a dearer one is taken to meet
         for index, combo in enumerate(combos):
             late = self._late()
             if late or not self.work.left:
@@ -167,6 +168,7 @@ class Analysis:
                 continue
             seen.add(key)
             target, runs = probed, policies
+            instead: Stop | None = None
             try:
                 units, states = cost(check, env, check.sequential, self.ctx)
                 units *= len(policies)
@@ -180,26 +182,53 @@ class Analysis:
             if not self._admits(run, combo, units, states):
                 continue
             if target is first_rolled and tries.left and followed < gave_up:
-                if self._follow(run, probed, policies, bound, env, combo, tries):
+                stop = self._follow(run, probed, policies, bound, env, combo, tries)
+                if stop is None:
                     continue  # followed after all
-                gave_up = followed
+                gave_up, gave_up_by = followed, stop
                 # the try was stopped, and may have spent what the check had left; the dice as
                 # first rolled get a share of their own, and are left out only if it stops them too
+                run.unfollowed = run.unfollowed or stop
                 if not self._admits(run, combo, units, states):
+                    continue
+            elif target is first_rolled:
+                run.unfollowed = run.unfollowed or (gave_up_by if tries.left else OVER_SHARE)
+            elif first_rolled is not None:
+                # followed at once, as cheap: where one of the embedder's `Limits` stops that, the
+                # dice as first rolled, as for a try, so more lint work never analyses less
+                # (review Y, F1); where the linter's own budget (or another bound) does, the
+                # combination is left out; and where the dice as first rolled are stopped too, it is
+                # left out naming the bound that stopped following, whose raise lets that through
+                instead = self._follow(run, probed, policies, bound, env, combo, None)
+                if instead is None:
+                    continue
+                run.unfollowed = run.unfollowed or instead
+                target, runs = first_rolled, ("always",)
+                try:
+                    units, states = cost(check, env, False, self.ctx)
+                except LimitError as exc:
+                    _leave_out(run, combo, self._why(exc), exc)
+                    continue
+                if not self._admits(run, combo, units, states, instead):
                     continue
             probe.first_rolled = target is first_rolled
             for policy in runs:
                 probe.policy = policy if check.sequential and target is probed else ""
-                if not self._evaluate(run, target, policy, bound, env, combo):
+                if not self._evaluate(run, target, policy, bound, env, combo, instead=instead):
                     break
         return run
 
-    def _admits(self, run: CheckRun, combo: dict[str, Any], units: float, states: float) -> bool:
+    def _admits(
+        self, run: CheckRun, combo: dict[str, Any], units: float, states: float, instead: Stop | None = None
+    ) -> bool:
         """Whether one combination estimated at `units` and `states` is run; if not, it is left
-        out, with the least budget that would let it in when it is the first."""
+        out, with the least budget that would let it in when it is the first (or for `instead`)."""
         reason = self._over_budget(units, states, run.work)
         if not reason:
             return True
+        if instead is not None:
+            _skip(run, combo, instead)
+            return False
         if not run.skipped and self.budget.combination_work is None:
             if states <= self.limits.max_states and units > self.budget.per_combination:
                 run.needed = math.ceil(units) * COMBINATION_SHARE
@@ -215,22 +244,24 @@ class Analysis:
         bound: dict[str, Any],
         env: dict[str, Any],
         combo: dict[str, Any],
-        follow: Work,
-    ) -> bool:
-        """Follow one combination's choices under every policy within what `follow` has left;
-        False when a bound stopped that first (`follow` or any other: `Limits.max_states`, the
-        deadline, ...), and the caller takes the dice as first rolled (what the policies run
-        before found still counts: those rolls were followed). True too when a roll failed: a
-        failure of the rules, found on followed rolls."""
+        follow: Work | None,
+    ) -> Stop | None:
+        """Follow one combination's choices under every policy; None when that was done (or a
+        roll failed: a failure of the rules, found on followed rolls), else the bound that stopped
+        it first, and the caller takes the dice as first rolled (what the policies run before
+        found still counts: those rolls were followed). With `follow` (a try), within what it has
+        left, and any bound stops it (`Limits.max_states`, the deadline, ...); without (followed
+        at once, as cheap), only a bound of the embedder's `Limits`: the linter's own budget
+        leaves the combination out, as it would the dice as first rolled."""
         run.probe.first_rolled = False
         for policy in policies:
             run.probe.policy = policy
             try:
-                if not self._evaluate(run, target, policy, bound, env, combo, follow):
+                if not self._evaluate(run, target, policy, bound, env, combo, follow, falls_back=True):
                     break
-            except _FollowSpent:
-                return False
-        return True
+            except _FollowSpent as stopped:
+                return stopped.stop
+        return None
 
     def _over_budget(self, units: float, states: float, used: int) -> str:
         """Why one combination estimated at `units` and `states` is left out, when the check's
@@ -288,11 +319,17 @@ class Analysis:
         env: dict[str, Any],
         combo: dict[str, Any],
         follow: Work | None = None,
+        *,
+        falls_back: bool = False,
+        instead: Stop | None = None,
     ) -> bool:
-        """Enumerate one combination exactly under one policy; False when it could not be. With
+        """Enumerate one combination exactly under one policy; False when it could not be, and
+        it is left out (for `instead`, when given, in place of the bound that stopped it). With
         `follow` (a try at following), within what it has left too, and `_FollowSpent` when any
         bound stopped it (`spent`: its work, a bound of `Limits`, the deadline): a try is only a
-        try, so it leaves nothing out, and the caller takes the dice as first rolled."""
+        try, so it leaves nothing out, and the caller takes the dice as first rolled. With
+        `falls_back` alone (rerolls followed at once), `_FollowSpent` for a bound of following
+        (`_FOLLOWING`)."""
         probe = run.probe
         self.tables.gap = None
         before = set(probe.gaps)
@@ -317,11 +354,16 @@ class Analysis:
                 return False
             if policy == "optimal" and exc.diagnostics[0].code == "RC505":
                 return True  # no best play on a chain that returns: `optimal` is no way to play it
-            if follow is not None:
+            reason = self._share_spent(exc, share, check_left)
+            if follow is not None and share.used > share.limit == follow.left:
+                raise _FollowSpent(OVER_SHARE) from exc
+            stop = Stop(reason, _limit_named(reason, exc))
+            if follow is not None or (falls_back and stop.limit in _FOLLOWING):
                 # not only its work: a try stopped by `max_states` had left its combination out,
-                # which the dice as first rolled let in (review V, F1)
-                raise _FollowSpent from exc
-            _leave_out(run, combo, self._share_spent(exc, share, check_left), exc)
+                # which the dice as first rolled let in (review V, F1); and so does one followed
+                # at once, lest more lint work, which makes it cheap, analyse less (review Y, F1)
+                raise _FollowSpent(stop) from exc
+            _skip(run, combo, instead or stop)
             return False
         finally:
             run.work += share.used
@@ -350,9 +392,21 @@ class Analysis:
         return exc.diagnostics[0].message
 
 
+_FOLLOWING = frozenset({"max_states", "max_work"})
+"""The bounds of the embedder's `Limits` that following rerolls at once may meet where the dice
+as first rolled do not (a reroll chain's states, an evaluation's work), so that the dice are then
+taken as first rolled. The others (`max_pool`, `max_draw`, a redraw's `times` over
+`max_rerolls`) bound what the inputs ask, which every request with them passes, rolled or
+solved: the combination is left out naming that bound."""
+
+
 class _FollowSpent(Exception):
-    """A try at following a combination's choices was stopped by a bound: its work or any other
-    (`_follow`)."""
+    """Following a combination's choices was stopped by a bound (`_follow`): a try's work or any
+    other, or one of the embedder's `Limits` for choices followed at once."""
+
+    def __init__(self, stop: Stop) -> None:
+        super().__init__(stop.reason)
+        self.stop = stop
 
 
 def _roll_names(check: Check) -> list[str]:
@@ -374,12 +428,24 @@ def _leave_out(run: CheckRun, combo: dict[str, Any], reason: str, exc: LimitErro
     """Note `combo` left out for `reason`. When it is the first, and `exc` passed a bound of the
     embedder's `Limits` that `reason` tells in its own words (not the linter's budget or deadline
     said instead), RC809's hint names that bound: `--lint-work` does not raise it."""
-    if not run.skipped and exc is not None:
-        d = exc.diagnostics[0]
-        a = d.advice
-        if reason == d.message and a is not None and a.kind == "limit" and a.name != "deadline":
-            run.limit = a.name
-    run.skipped.append((combo, reason))
+    _skip(run, combo, Stop(reason, "" if exc is None else _limit_named(reason, exc)))
+
+
+def _skip(run: CheckRun, combo: dict[str, Any], stop: Stop) -> None:
+    """Note `combo` left out for `stop`, whose bound RC809's hint names when it is the first."""
+    if not run.skipped:
+        run.limit = stop.limit
+    run.skipped.append((combo, stop.reason))
+
+
+def _limit_named(reason: str, exc: LimitError) -> str:
+    """The bound of the embedder's `Limits` that `exc` passed, when `reason` tells it in its own
+    words (not the linter's budget or deadline said instead): '' otherwise."""
+    d = exc.diagnostics[0]
+    a = d.advice
+    if reason == d.message and a is not None and a.kind == "limit" and a.name != "deadline":
+        return a.name
+    return ""
 
 
 def _dependent(check: Check) -> bool:

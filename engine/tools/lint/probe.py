@@ -250,6 +250,20 @@ class Probe:
         return (FAIL, -2, *self.blank)
 
 
+@dataclass(frozen=True)
+class Stop:
+    """Why a combination's rerolls were not followed, its dice taken as first rolled: the reason
+    in RC809's words, and the bound of the embedder's `Limits` it names ('': the linter's own
+    share, budget or deadline), whose advice RC809 then gives, as `CheckRun.limit` does."""
+
+    reason: str
+    limit: str
+
+
+OVER_SHARE = Stop("over the linter's share for following them", "")
+"""Why rerolls were not followed when the linter's share for following ran out."""
+
+
 @dataclass
 class CheckRun:
     """What running one check over its input grid found, for the report."""
@@ -288,6 +302,10 @@ class CheckRun:
     apart from `max_work`): what RC809's hint offers."""
     produced_followed: set[str] = field(default_factory=set)
     """Outcomes some roll gave whose rerolls were followed (not taken as first rolled)."""
+    unfollowed: Stop | None = None
+    """Why the first combination whose dice were taken as first rolled had its rerolls not
+    followed (the first: RC809 names it, as it does the first combination left out; None: none
+    was)."""
 
     @property
     def conclusive(self) -> bool:

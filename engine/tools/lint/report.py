@@ -21,7 +21,7 @@ from ...runtime.folds import Summary
 from ...syntax.document import Document
 from ...syntax.positions import Span
 from .budget import DEFAULT_WORK
-from .probe import CheckRun, Example
+from .probe import OVER_SHARE, CheckRun, Example
 from .static import Bodies, case_entries, tables_reached, walk
 
 _OPAQUE = frozenset({"shift", "majority", "min", "max", "clamp", "highest", "lowest", "best", "worst"})
@@ -249,12 +249,14 @@ class Report:
             return found  # outcomes that the rolls falling through should have had: the gap comes first
         unsure = _seen_first_rolled_only(run)
         if unsure:
+            stop = run.unfollowed or OVER_SHARE
             found.append(
                 note(
                     f"check '{check.name}': {unsure[0]} only with the dice as first rolled, their "
-                    "rerolls not followed (over the linter's share for following them), so whether "
-                    f"the rerolls ever let {unsure[1]} is not known",
+                    f"rerolls not followed ({stop.reason}), so whether the rerolls ever let "
+                    f"{unsure[1]} is not known",
                     public.span,
+                    limit=stop.limit,
                 )
             )
         return found + self._unproduced(run, explained)
