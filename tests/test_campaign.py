@@ -483,7 +483,13 @@ def test_rc904_s_hint_says_what_can_be_done(tmp_path: Path) -> None:
         engine.open_campaign("b", store=store)
     [d] = caught.value.diagnostics
     assert d.code == "RC904" and d.hint is not None and "leave out" not in d.hint
-    assert "--migrate" in d.hint and "its file is gone" in d.hint
+    assert "--migrate" in d.hint and "its file is gone" in d.hint and "move the file away" in d.hint
+    # placed in the file that changed, at its `state:` (a hunt found RC904 with no place at all)
+    assert (
+        d.span is not None
+        and d.span.file == str(path)
+        and d.span.line == BOUNDED[: BOUNDED.index("state:")].count("\n") + 1
+    )
     path.rename(tmp_path / "elsewhere.yaml")
     engine.open_campaign("b", store=store).act("spend")  # the stored text, as the hint says
     path.write_text(BOUNDED)  # put back as it was
@@ -594,6 +600,8 @@ def test_a_state_the_new_rules_cannot_hold_is_not_migrated(tmp_path: Path) -> No
     d = caught.value.diagnostics[0]
     assert d.code == "RC906"
     assert d.message == "campaign 'b' cannot take the new ruleset: 'luck' would be 1, above its maximum 0"
+    # its own hint: an effect's ("'clamp: true' on the effect") was given, with no effect running
+    assert d.hint is not None and "clamp" not in d.hint and "bound that takes it" in d.hint, d.hint
     assert [e.kind for e in engine.open_campaign("b", store=store, ruleset=engine.load(BOUNDED)).log()] == [
         "new"
     ]

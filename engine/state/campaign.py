@@ -247,15 +247,19 @@ class Campaign:
             return cls(store, header, compile(header.ruleset_text, f"<campaign {name}>"), limits, compile)
         if content_hash(text) == header.ruleset_hash:
             return cls(store, header, compile(text, shown_as or header.ruleset), limits, compile)
+        model = compile(text, shown_as or header.ruleset)
         if not migrate:
+            # placed at the changed ruleset's `state:` (its top, without one): the file that
+            # changed, where a refusal with no place left the author to guess which (found by a hunt)
             raise _fail(
                 "RC904",
                 f"the ruleset of campaign '{name}' has changed since the campaign was made",
                 "migrate it on purpose (--migrate): the change is recorded in the log; or play it "
-                "with the ruleset as it was (the campaign plays its stored text when its file is gone)",
+                "as it was: put the old text back in the file, or move the file away (the campaign "
+                "plays the text it keeps when its file is gone)",
                 advice=Advice("migrate"),
+                span=model.state.span if model.state is not None else None,
             )
-        model = compile(text, shown_as or header.ruleset)
         campaign = cls(store, header, model, limits, compile)
         campaign._pending = (content_hash(text), text)
         campaign.state()  # the state carried over now: one the new rules cannot hold is refused
