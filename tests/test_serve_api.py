@@ -1278,3 +1278,35 @@ scenes:
       - {when: ann.heads > 0, then: done}
     max_rounds: 60
 """
+
+
+def test_a_played_scene_s_answer_is_bounded_by_the_work_budget(tmp_path: Path) -> None:
+    """A hunt of the server: `/api/scenes/roll` of a 15 KB scene (a refusal of 15,000 characters
+    in each of four steps a round, `max_rounds: 20000`) answered 1.2 GB, the JSON written in the
+    server process after the worker had answered. A step's entry is charged for the text it
+    carries, so the budget bounds the answer: past it the answer is 422 `RC503` at the scene's
+    `max_rounds:`, with no trace; a scene that fits is answered whole."""
+    refusal = '"' + "y" * 5_000 + '"'
+    source = COIN_SCENE.replace(
+        "    by: character\n    roll:",
+        "    by: character\n    requires:\n      - {when: 'heads > 5', else: " + refusal + "}\n    roll:",
+    ).replace("max_rounds: 60", "max_rounds: 1000")
+    line = source.splitlines().index("    max_rounds: 1000") + 1
+    budget = 100_000
+    settings = Settings(
+        db=str(tmp_path / "c.db"), workers=1, deadline=60.0, limits=engine.Limits(max_work=budget)
+    )
+    with TestClient(create_app(settings)) as c:
+        body = {"source": source, "name": "refusing.yaml", "scene": "tossing", "seed": 1}
+        sent = c.post("/api/scenes/roll", json=body)
+        # a thousand refusals: it had answered 5,080,056 bytes, 51 a unit of the budget
+        assert sent.status_code == 422, (sent.status_code, len(sent.content))
+        [d] = error(sent, 422)
+        assert d["code"] == "RC503" and (d["line"], d["source_line"]) == (line, "    max_rounds: 1000"), d
+        assert "round by round" in d["message"] and "trace" not in sent.text
+        fits = c.post(
+            "/api/scenes/roll", json={**body, "source": source.replace("max_rounds: 1000", "max_rounds: 10")}
+        )
+        assert fits.status_code == 200, fits.text
+        played = fits.json()
+        assert len(played["trace"]) == 10 and len(fits.content) < budget * 32

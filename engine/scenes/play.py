@@ -147,6 +147,22 @@ about 50 µs, where a step met before costs 5–10 µs."""
 NEW_STATE_WORK = 20
 """More for a roll's values not met before in that state and step (the effects applied, the new
 state keyed)."""
+ENTRY_TEXT = 512
+"""The characters of a step's trace entry (as JSON) that its `STEP_WORK` pays for: a duel's
+entries are some 340 (at most about 400); Chimera's learning scene ends with one of 568."""
+TEXT_PER_UNIT = 16
+"""Past `ENTRY_TEXT`, a unit more for each this many characters of the entry: a long refusal
+message or text value is carried by every entry that shows it, so the work budget bounds the
+answer's size (about 26 characters a unit, some 50 MB under the default) as it bounds its time."""
+
+
+def _log(log: list[dict[str, Any]], entry: dict[str, Any], work: Work) -> None:
+    """Add `entry` to the trace, charged for the text it carries past `ENTRY_TEXT` (a 15 KB
+    refusal in each of 80,000 steps was a 1.2 GB answer, for 20 units a step)."""
+    size = len(json.dumps(entry))
+    if size > ENTRY_TEXT:
+        work.charge((size - ENTRY_TEXT) // TEXT_PER_UNIT)
+    log.append(entry)
 
 
 def play(
@@ -244,7 +260,7 @@ def _play(
                     state, changes = begin(rules, state, step.period, memo)
                     key = state_key(state)
                     if trace:
-                        log.append({"round": rnd, "begin": step.period, "effects": changes})
+                        _log(log, {"round": rnd, "begin": step.period, "effects": changes}, work)
                     end = look(key, state)[1]
                     if end is not None:
                         return done(end, rnd)
@@ -268,14 +284,14 @@ def _play(
                     }
                     if step.may:
                         refused["choice"] = _choice(False, ctx.policy, decided)
-                    log.append(refused)
+                    _log(log, refused, work)
                 continue
             state, key, entry = taken
             if entry is not None:
                 entry["round"] = rnd
                 if step.may:
                     entry["choice"] = _choice(offer, ctx.policy, decided)
-                log.append(entry)
+                _log(log, entry, work)
             end = look(key, state)[1]
             if end is not None:
                 return done(end, rnd)

@@ -1,0 +1,109 @@
+"""A played scene's work budget bounds its answer's size, as it bounds its time (found by a hunt
+of the server).
+
+A refused step's trace entry carries the precondition's whole message, and every step was charged
+a flat 20 units whatever its entry carried: a 15 KB request to `POST /api/scenes/roll` (a refusal
+of 15,000 characters, four refused steps a round, `max_rounds: 20000`) answered 1.2 GB, written
+after the worker had answered, outside the deadline. An entry is now charged for its text past
+what a step pays for, so a budget of N units gives an answer of at most some 26 N characters, or
+`RC503` at the scene's `max_rounds:` and no answer."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+import engine
+from engine.api import open_store
+from engine.scenes.campaign import play_in_campaign
+
+MESSAGE = "y" * 5_000
+BUDGET = 100_000
+CHARACTERS_PER_UNIT = 32
+"""What the test allows an answer per unit of its budget (the charge gives about 26)."""
+
+
+def refusing(rounds: int) -> str:
+    """A scene of four steps a round, each refused with a message of 5,000 characters."""
+    return f"""\
+rulecraft: 1
+name: refusing
+checks:
+  c:
+    roll: {{d: {{die: 2}}}}
+    outcomes: [a, b]
+    outcome: "'a' if d == 1 else 'b'"
+state:
+  each:
+    x: {{counter: 0, min: 0, max: 3}}
+actions:
+  poke:
+    by: character
+    requires:
+      - {{when: "x > 5", else: "{MESSAGE}"}}
+    roll: {{check: c}}
+    effects:
+      - {{add: {{x: 1}}, clamp: true}}
+scenes:
+  s:
+    parties: [p]
+    round:
+      - {{act: poke, by: p}}
+      - {{act: poke, by: p}}
+      - {{act: poke, by: p}}
+      - {{act: poke, by: p}}
+    ends:
+      - {{when: p.x > 2, then: done}}
+    max_rounds: {rounds}
+"""
+
+
+def at_max_rounds(error: engine.LimitError, source: str) -> str:
+    """The RC503's message, after checking it is told at the scene's `max_rounds:`."""
+    [d] = error.diagnostics
+    assert d.code == "RC503" and "max_work" in (d.hint or ""), d
+    assert d.span is not None and source.splitlines()[d.span.line - 1].strip().startswith("max_rounds:"), d
+    assert "round by round, at round " in d.message, d.message
+    return d.message
+
+
+def test_a_played_scene_s_answer_is_bounded_by_its_budget() -> None:
+    """Each length either fits the budget with an answer of at most 32 characters a unit, or is
+    refused whole. Before, 200 rounds of refusals fitted a budget of 100,000 units (800 steps of
+    20) and answered 4 MB, 40 characters a unit; a longer message or more rounds, without end."""
+    fitted = []
+    for rounds in (10, 50, 200, 2000):
+        source = refusing(rounds)
+        rs = engine.load(source, limits=engine.Limits(max_work=BUDGET))
+        try:
+            played = rs.play_scene("s", random.Random(1))
+        except engine.LimitError as exc:
+            at_max_rounds(exc, source)
+            continue
+        fitted.append(rounds)
+        assert played.ending == "unfinished" and len(played.trace) == 4 * rounds
+        assert all(entry["refused"].endswith(MESSAGE) for entry in played.trace)
+        size = len(json.dumps(played.as_json()))
+        assert size <= BUDGET * CHARACTERS_PER_UNIT, (rounds, size)
+    assert fitted == [10, 50], fitted  # the shorter fit, their traces whole; the longer are refused
+
+
+def test_a_campaign_s_scene_is_bounded_so_too(tmp_path: Path) -> None:
+    """A scene played in a campaign keeps its whole trace in the store (a replay takes its steps
+    again), so there the trace is not cut: past the budget nothing is written."""
+    path = tmp_path / "refusing.yaml"
+    path.write_text(refusing(200))
+    store = open_store(str(tmp_path / "c.db"))
+    try:
+        engine.new_campaign("c", path, store=store, characters={"p": {}})
+        campaign = engine.open_campaign("c", store=store, limits=engine.Limits(max_work=BUDGET))
+        before = campaign.log()
+        with pytest.raises(engine.LimitError) as caught:
+            play_in_campaign(campaign, "s", {"p": "p"}, seed=1)
+        at_max_rounds(caught.value, refusing(200))
+        assert campaign.log() == before
+    finally:
+        store.close()
