@@ -1,17 +1,21 @@
-"""A played scene's work budget bounds its answer's size, as it bounds its time (found by a hunt
-of the server).
+"""A played scene's work budget bounds its answer's size and its period steps, as it bounds its
+time (found by a hunt of the server).
 
 A refused step's trace entry carries the precondition's whole message, and every step was charged
 a flat 20 units whatever its entry carried: a 15 KB request to `POST /api/scenes/roll` (a refusal
 of 15,000 characters, four refused steps a round, `max_rounds: 20000`) answered 1.2 GB, written
 after the worker had answered, outside the deadline. An entry is now charged for its text past
 what a step pays for, so a budget of N units gives an answer of at most some 26 N characters, or
-`RC503` at the scene's `max_rounds:` and no answer."""
+`RC503` at the scene's `max_rounds:` and no answer. A period's beginning (`{begin: ...}`) was
+charged only for the items it looked at, about 3 units for some 23 µs: 200 of them a round ran
+15.5 s to the default budget's `RC503`, where the budget promises about 2 s; it is now a step
+like any other (20 units, worked out once per state)."""
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -19,6 +23,7 @@ import pytest
 import engine
 from engine.api import open_store
 from engine.scenes.campaign import play_in_campaign
+from engine.scenes.play import STEP_WORK
 
 MESSAGE = "y" * 5_000
 BUDGET = 100_000
@@ -107,3 +112,52 @@ def test_a_campaign_s_scene_is_bounded_so_too(tmp_path: Path) -> None:
         assert campaign.log() == before
     finally:
         store.close()
+
+
+LOOP_STEPS = 50
+LOOP = (
+    """\
+rulecraft: 1
+name: loop
+checks:
+  c:
+    roll: {d: {die: 2}}
+    outcomes: [a, b]
+    outcome: "'a' if d == 1 else 'b'"
+state:
+  periods: [rest]
+  each:
+    x: {counter: 0, min: 0, max: 3, reset: rest}
+scenes:
+  s:
+    parties: [p]
+    round:
+"""
+    + "      - {begin: rest}\n" * LOOP_STEPS
+    + """\
+    ends:
+      - {when: p.x > 2, then: done}
+    max_rounds: 100000
+"""
+)
+"""A scene whose round is fifty beginnings of a rest, which never ends."""
+
+
+def test_a_period_s_beginning_is_charged_as_a_step() -> None:
+    """Fifty beginnings a round under a budget of 100,000 units: each is a step of `STEP_WORK`,
+    so the budget runs out in round 100 or 101 (it ran to round 667, at 3 units a beginning,
+    and the default budget's 2 million units to 15.5 s of play)."""
+    rs = engine.load(LOOP, limits=engine.Limits(max_work=BUDGET))
+    with pytest.raises(engine.LimitError) as caught:
+        rs.play_scene("s", random.Random(1))
+    message = at_max_rounds(caught.value, LOOP)
+    found = re.search(r"at round ([\d,]+) ", message)
+    assert found is not None, message
+    reached = int(found.group(1).replace(",", ""))
+    assert reached <= BUDGET // (STEP_WORK * LOOP_STEPS) + 1, message
+    # a round that fits plays every beginning, each with its entry
+    played = engine.load(LOOP.replace("max_rounds: 100000", "max_rounds: 3")).play_scene(
+        "s", random.Random(1)
+    )
+    assert played.ending == "unfinished" and len(played.trace) == 3 * LOOP_STEPS
+    assert played.trace[0] == {"round": 1, "begin": "rest", "effects": []}

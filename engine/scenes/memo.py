@@ -15,10 +15,11 @@ from ..runtime.state import State
 class Steps:
     """What a scene's steps give that does not depend on the dice, kept by state (as canonical
     JSON) so that a scene played many times works it out once: each state's view and ending, each
-    step's action, inputs and check (or its refusal), and the state after each roll's values. The
-    dice are still rolled every time, so a seeded scene plays exactly as without it. A part is
-    cleared when it grows past its share of `limit`: `limit` views, four times as many steps (a
-    state takes each step of the round) and twice as many states after a roll."""
+    step's action, inputs and check (or its refusal), and the state after each roll's values (or
+    after a period's beginning, which rolls nothing). The dice are still rolled every time, so a
+    seeded scene plays exactly as without it. A part is cleared when it grows past its share of
+    `limit`: `limit` views, four times as many steps (a state takes each step of the round) and
+    twice as many states after a roll or a beginning."""
 
     def __init__(self, limit: int = 1024) -> None:
         self.limit = limit
