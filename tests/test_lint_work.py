@@ -458,6 +458,20 @@ def test_a_try_stopped_whose_first_rolls_are_stopped_too_is_left_out_naming_that
     assert d.advice is not None and (d.advice.kind, d.advice.name) == ("limit", "max_work")
 
 
+def test_dice_followed_at_once_whose_first_rolls_are_stopped_too_name_what_stopped_them() -> None:
+    """Review AA, F1: following at once (as cheap: a share for following of 10^9) was stopped by
+    `max_states` after about 12,000 units, and the dice as first rolled then by the linter's
+    whole budget (12,200 units; they need about 740); RC809 named `max_states` and advised raising
+    it, which changes nothing. It names what stopped the dice as first rolled, as a try does."""
+    rs = engine.load(LOW_REROLLED, limits=engine.Limits(max_states=300))
+    budget = LintBudget(max_work=12_200, follow_work=10**9, combination_work=10**9, check_work=10**9)
+    [d] = lint(rs, budget)
+    assert d.code == "RC809" and "(the linter's work budget of 12,200 units was used up)" in d.message, (
+        d.message
+    )
+    assert d.advice is not None and d.advice.kind == "lint_work", d.advice
+
+
 def _banded(rules: str, inputs: str = "", calls: str = "band(d)", outputs: str = "") -> str:
     return (
         "rulecraft: 1\nname: tm\ntables:\n  band:\n    params: {r: int}\n    returns: int\n"

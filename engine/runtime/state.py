@@ -292,20 +292,21 @@ def carry(model: StateModel, state: State, campaign: str) -> tuple[State, list[s
         raise  # a spent budget is the request's (RC503), not a state the new rules refuse
     except RulecraftError as exc:
         d = exc.diagnostics[0]
-        # a hint of its own: the refusal's (a precondition, or `clamp: true` on an effect) was
-        # for a change an effect made, and no effect is running here (found by a hunt)
-        raise CampaignError(
-            [
-                Diagnostic(
-                    d.code,
-                    f"campaign '{campaign}' cannot take the new ruleset: {d.message}",
-                    d.span,
-                    "the state is carried over as it is, and the new rules cannot hold it: give "
-                    "them a bound that takes it (or a default for a parameter they add), or "
-                    "change the state under the old rules before migrating",
-                )
-            ]
-        ) from None
+        message = f"campaign '{campaign}' cannot take the new ruleset: {d.message}"
+        if d.code == "RC906":
+            # a value past a bound: a hint of its own, as the refusal's (a precondition, or
+            # `clamp: true` on an effect) is for a change an effect made, and no effect is
+            # running here (found by a hunt)
+            hint = (
+                "the state is carried over as it is, and the new rules cannot hold it: give them "
+                "a bound that takes it, or change the state under the old rules before migrating"
+            )
+            raise CampaignError([Diagnostic(d.code, message, d.span, hint)]) from None
+        fallback = (
+            "the state is carried over as it is; a bound it is past or a parameter with no "
+            "default that the new rules add cannot be carried"
+        )
+        raise CampaignError([d.retold(d.code, message, d.span, fallback)]) from None
     return new, [str(c) for c in changes]
 
 

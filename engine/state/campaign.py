@@ -249,8 +249,9 @@ class Campaign:
             return cls(store, header, compile(text, shown_as or header.ruleset), limits, compile)
         model = compile(text, shown_as or header.ruleset)
         if not migrate:
-            # placed at the changed ruleset's `state:` (its top, without one): the file that
-            # changed, where a refusal with no place left the author to guess which (found by a hunt)
+            # placed at the changed ruleset's `state:`, in the file that changed, where a refusal
+            # with no place left the author to guess which (found by a hunt); a ruleset that no
+            # longer has a `state:` has no place for it, and is told without one
             raise _fail(
                 "RC904",
                 f"the ruleset of campaign '{name}' has changed since the campaign was made",

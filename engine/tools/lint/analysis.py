@@ -168,7 +168,6 @@ class Analysis:
                 continue
             seen.add(key)
             target, runs = probed, policies
-            instead: Stop | None = None
             try:
                 units, states = cost(check, env, check.sequential, self.ctx)
                 units *= len(policies)
@@ -198,7 +197,8 @@ class Analysis:
                 # dice as first rolled, as for a try, so more lint work never analyses less
                 # (review Y, F1); where the linter's own budget (or another bound) does, the
                 # combination is left out; and where the dice as first rolled are stopped too, it is
-                # left out naming the bound that stopped following, whose raise lets that through
+                # left out naming what stopped them (review AA, F1: it named the bound that stopped
+                # following, max_states, where the linter's budget had stopped them)
                 instead = self._follow(run, probed, policies, bound, env, combo, None)
                 if instead is None:
                     continue
@@ -209,26 +209,21 @@ class Analysis:
                 except LimitError as exc:
                     _leave_out(run, combo, self._why(exc), exc)
                     continue
-                if not self._admits(run, combo, units, states, instead):
+                if not self._admits(run, combo, units, states):
                     continue
             probe.first_rolled = target is first_rolled
             for policy in runs:
                 probe.policy = policy if check.sequential and target is probed else ""
-                if not self._evaluate(run, target, policy, bound, env, combo, instead=instead):
+                if not self._evaluate(run, target, policy, bound, env, combo):
                     break
         return run
 
-    def _admits(
-        self, run: CheckRun, combo: dict[str, Any], units: float, states: float, instead: Stop | None = None
-    ) -> bool:
+    def _admits(self, run: CheckRun, combo: dict[str, Any], units: float, states: float) -> bool:
         """Whether one combination estimated at `units` and `states` is run; if not, it is left
-        out, with the least budget that would let it in when it is the first (or for `instead`)."""
+        out, with the least budget that would let it in when it is the first."""
         reason = self._over_budget(units, states, run.work)
         if not reason:
             return True
-        if instead is not None:
-            _skip(run, combo, instead)
-            return False
         if not run.skipped and self.budget.combination_work is None:
             if states <= self.limits.max_states and units > self.budget.per_combination:
                 run.needed = math.ceil(units) * COMBINATION_SHARE
@@ -251,8 +246,9 @@ class Analysis:
         it first, and the caller takes the dice as first rolled (what the policies run before
         found still counts: those rolls were followed). With `follow` (a try), within what it has
         left, and any bound stops it (`Limits.max_states`, the deadline, ...); without (followed
-        at once, as cheap), only a bound of the embedder's `Limits`: the linter's own budget
-        leaves the combination out, as it would the dice as first rolled."""
+        at once, as cheap), only `Limits.max_states` or `Limits.max_work` (`_FOLLOWING`): any
+        other bound leaves the combination out (and None is returned), as it would the dice as
+        first rolled."""
         run.probe.first_rolled = False
         for policy in policies:
             run.probe.policy = policy
@@ -321,10 +317,9 @@ class Analysis:
         follow: Work | None = None,
         *,
         falls_back: bool = False,
-        instead: Stop | None = None,
     ) -> bool:
         """Enumerate one combination exactly under one policy; False when it could not be, and
-        it is left out (for `instead`, when given, in place of the bound that stopped it). With
+        it is left out. With
         `follow` (a try at following), within what it has left too, and `_FollowSpent` when any
         bound stopped it (`spent`: its work, a bound of `Limits`, the deadline): a try is only a
         try, so it leaves nothing out, and the caller takes the dice as first rolled. With
@@ -363,7 +358,7 @@ class Analysis:
                 # which the dice as first rolled let in (review V, F1); and so does one followed
                 # at once, lest more lint work, which makes it cheap, analyse less (review Y, F1)
                 raise _FollowSpent(stop) from exc
-            _skip(run, combo, instead or stop)
+            _skip(run, combo, stop)
             return False
         finally:
             run.work += share.used
@@ -396,8 +391,8 @@ _FOLLOWING = frozenset({"max_states", "max_work"})
 """The bounds of the embedder's `Limits` that following rerolls at once may meet where the dice
 as first rolled do not (a reroll chain's states, an evaluation's work), so that the dice are then
 taken as first rolled. The others (`max_pool`, `max_draw`, a redraw's `times` over
-`max_rerolls`) bound what the inputs ask, which every request with them passes, rolled or
-solved: the combination is left out naming that bound."""
+`max_rerolls`) bound what the inputs ask, which the dice as first rolled pass as well: the
+combination is left out naming that bound."""
 
 
 class _FollowSpent(Exception):

@@ -303,9 +303,9 @@ class CheckRun:
     produced_followed: set[str] = field(default_factory=set)
     """Outcomes some roll gave whose rerolls were followed (not taken as first rolled)."""
     unfollowed: Stop | None = None
-    """Why the first combination whose dice were taken as first rolled had its rerolls not
-    followed (the first: RC809 names it, as it does the first combination left out; None: none
-    was)."""
+    """Why the first combination whose rerolls were not followed was not (the first: RC809 names
+    it beside the rolls seen only with the dice as first rolled, as it names the first combination
+    left out; None: every combination's were, or none was left to the dice as first rolled)."""
 
     @property
     def conclusive(self) -> bool:
