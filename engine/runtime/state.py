@@ -197,9 +197,15 @@ def _environment(
     return env
 
 
-def _run(expr: Expr, env: Mapping[str, Any], what: str) -> Any:
+def _run(expr: Expr, env: Mapping[str, Any], what: str, own: bool = False) -> Any:
+    """`expr`'s value in `env`, its errors told as `what`'s. Each run gets a copy of `env`, unless
+    it is the caller's `own` view, which several expressions read in turn (a bounds check reads one
+    for every item: a copy for each was O(items²) a state, 28 ms at 1,500 counters; an expression
+    only reads its view)."""
+    if not (own and isinstance(env, dict)):
+        env = env.copy() if isinstance(env, Seen) else dict(env)
     try:
-        return expr.run(env.copy() if isinstance(env, Seen) else dict(env))
+        return expr.run(env)
     except LimitError as exc:  # a spent budget stays a LimitError, placed at the expression
         d = exc.diagnostics[0]
         raise LimitError(
@@ -743,13 +749,23 @@ def _check_bounds(
             memo.put(checked, True)
 
 
-def _check_owner(items: Mapping[str, Item], env: Mapping[str, Any], effect: Effect | None) -> None:
+def _check_owner(items: Mapping[str, Item], env: dict[str, Any], effect: Effect | None) -> None:
+    """Refuse a value outside its bounds. `env` is this check's own view (`environment` gives
+    each caller a new one), so every bound reads it as it is, uncopied."""
     for name, item in items.items():
         where = effect.span if effect is not None else item.span
         if isinstance(item, Counter):
             value = env[name]
-            lo = _run(item.minimum, env, f"the min of '{name}'") if item.minimum is not None else None
-            hi = _run(item.maximum, env, f"the max of '{name}'") if item.maximum is not None else None
+            lo = (
+                _run(item.minimum, env, f"the min of '{name}'", own=True)
+                if item.minimum is not None
+                else None
+            )
+            hi = (
+                _run(item.maximum, env, f"the max of '{name}'", own=True)
+                if item.maximum is not None
+                else None
+            )
             if lo is not None and value < lo:
                 raise _fail(
                     "RC906", f"'{name}' would be {value}, below its minimum {lo}", where, _hint(item, effect)
@@ -762,7 +778,7 @@ def _check_owner(items: Mapping[str, Item], env: Mapping[str, Any], effect: Effe
         # a start, an effect, a promotion)
         elif isinstance(item, Tally) and item.maximum is not None:
             total = len(env[name])
-            hi = _run(item.maximum, env, f"the max of '{name}'")
+            hi = _run(item.maximum, env, f"the max of '{name}'", own=True)
             if total > hi:
                 raise _fail(
                     "RC906",
