@@ -1,14 +1,17 @@
-"""A scene over a wide state (many items a character): its bounds check reads one view.
+"""A scene over a wide state (many items a character) is charged for its width, and its bounds
+check reads one view.
 
 A hunt found a scene whose party has 1,500 plain counters and a random walk on one more: each
 new state's bounds check copied the whole view once for every counter (O(items²), about 28 ms a
 state), and a node of the exact solve was charged a flat 120 units and its weights whatever the
 state's width, so the solve ran past 200 s of CPU and 3.7 GB under the default budget with no
-RC503 (over HTTP the worker missed its deadline and was killed). No test here times anything.
+RC503 (over HTTP the worker missed its deadline and was killed). The counts of units below are
+what each state is charged at least; no test here times anything.
 """
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 from typing import Any
 
@@ -16,6 +19,11 @@ import pytest
 
 import engine
 import engine.runtime.state as runtime_state
+from engine.runtime.cache import Caches
+from engine.runtime.context import RunContext
+from engine.runtime.work import Work
+from engine.scenes.odds import solve
+from engine.scenes.play import cast_state, play
 
 
 def wide(items: int, far: int) -> str:
@@ -52,6 +60,42 @@ scenes:
 """
 
 
+WIDE = engine.load(wide(1_000, 4))
+ITEMS = 1_001
+
+
+def _metered(rs: engine.Ruleset, rng: random.Random | None = None) -> tuple[Any, Any, RunContext, Work]:
+    sc = rs.scene("s")
+    state, cast = cast_state(rs.model, sc, None, None)
+    work = Work(10**12)
+    # caches of its own: nothing this process met before is left uncharged
+    return sc, (state, cast), RunContext(rs.limits, "always", Caches(), rng, work=work), work
+
+
+def test_an_exact_solve_is_charged_for_the_width_of_each_state_it_lists() -> None:
+    """Each state listed is charged a unit an item past `FREE_WIDTH` (64) for its look, one for
+    what comes before its roll and two for each point its effects make (`APPLY_PASSES`): a walk
+    of 1,001 items is charged over 2,000 units a state listed (its endings only looked at). It
+    was charged 170 units a node whatever the width, so the default budget let a 1,500-counter
+    solve run 200 s."""
+    sc, (state, cast), ctx, work = _metered(WIDE)
+    odds = solve(WIDE.model, sc, state, cast, ctx)[0]
+    assert odds.probability("far") == Fraction(1, 4)  # the gambler's ruin from 1 to 0 or 4, as ever
+    per_item = work.used / (odds.states * ITEMS)
+    assert per_item >= 2, (work.used, odds.states)
+
+
+def test_a_played_scene_is_charged_for_the_width_of_each_new_state() -> None:
+    """A played scene's look at a new state, its step from a new state and each new state its
+    effects make are charged a pass over the state's items past the first 64 each (two for the
+    new state): over three times its 1,001 items for the first step of the walk alone. They were a
+    flat 50 and 20 units."""
+    sc, (state, cast), ctx, work = _metered(WIDE, random.Random(1))
+    played = play(WIDE.model, sc, state, cast, ctx)
+    assert played.ending in ("zero", "far", "unfinished")
+    assert work.used >= 3 * ITEMS, work.used
+
+
 def test_a_bounds_check_gives_every_bound_the_one_view(monkeypatch: pytest.MonkeyPatch) -> None:
     """The bounds are "evaluated on the current state each time they are checked" (docs/language.md,
     Counters): the state is the same for every bound of one check, so they read one view, not a
@@ -86,3 +130,15 @@ def test_a_bounds_check_gives_every_bound_the_one_view(monkeypatch: pytest.Monke
     checks = [v for v in views if v]  # (the table's items, none here, are checked apart)
     assert checks and all(len(v) == 3 for v in checks)
     assert all(v[0] is v[1] is v[2] for v in checks)
+
+
+def test_the_shipped_scenes_are_not_charged_for_width() -> None:
+    """The shipped scenes' states fit in `FREE_WIDTH`, so each is charged what it was."""
+    width_work = runtime_state.width_work
+    for name in ("castle", "chimera", "chthonian"):
+        rs = engine.load(name)
+        rules = rs.model.state
+        assert rules is not None
+        for sc in rs.scenes.values():
+            state = {"characters": dict.fromkeys(sc.parties)}
+            assert width_work(rules, state) == 0, (name, sc.name)

@@ -41,6 +41,26 @@ applies."""
 MEMBERS_PER_UNIT = 32
 """Members of a tally (a track's entries, one each) built into the pool expressions read, per
 unit: a tally of fewer costs only its item."""
+FREE_WIDTH = 64
+"""Items a state may hold (the table's and every character's) before a scene is charged for its
+width: a scene's own charges per state and step (`scenes.odds.NODE_WORK`, `scenes.play.STEP_WORK`,
+`state.exact.APPLY_WORK`) were measured on states of up to 36 items (The Castle's duel)."""
+APPLY_PASSES = 2
+"""Passes over a wide state's items (`width_work`) a scene charges for each state an action's
+effects make: their view, the copy, the bounds checked and the new state keyed took about 2 µs
+an item (measured at 1,500 counters). What comes before the roll (the preconditions' and the
+inputs' view) and a state's first look (its scene view) are charged one pass each."""
+
+
+def width_work(model: StateModel, state: State) -> int:
+    """Units a scene charges, besides its own, for one pass over a state's items past the first
+    `FREE_WIDTH`: a unit an item. A scene keeps its views (`environment`'s `memo`), so reads are
+    not charged one by one there; but a state it meets is still read, keyed, copied and checked
+    item by item (about 0.5 µs an item a pass, measured at 1,500 counters), and a node of 1,500
+    counters, charged 170 units for some 7,000 µs, let a solve run 200 s under the default budget
+    (found by a hunt)."""
+    items = len(model.shared) + len(model.each) * len(state["characters"])
+    return ITEM_WORK * max(0, items - FREE_WIDTH)
 
 
 def _fail(code: str, message: str, span: Span | None, hint: str | None = None) -> CampaignError:
@@ -155,7 +175,8 @@ def environment(
     With a `memo` (a scene asks the same of thousands of states that share most of their parts)
     the environment is kept under the parts of the state it reads; the caller gets its own copy.
     Without one it is charged `ITEM_WORK` per item it reads, unless not `charged`: a scene, which
-    keeps them, charges its own work per state and step it meets (`scenes.play`, `scenes.odds`)."""
+    keeps them, charges its own work per state and step it meets (`scenes.play`, `scenes.odds`),
+    and a pass over a wide state's items for each view it makes (`width_work`)."""
     if memo is None:  # a campaign's request: charged per item read (a scene charges per state)
         if charged:
             owners = (1 if character is not None else 0) + len(others or ())

@@ -30,7 +30,7 @@ from ..model.scene import NEVER, Scene
 from ..model.values import Multi
 from ..runtime import arguments
 from ..runtime.context import RunContext, with_work
-from ..runtime.state import begin
+from ..runtime.state import begin, width_work
 from ..runtime.work import Work, working
 from ..state.exact import after_action
 from .memo import state_key
@@ -220,6 +220,7 @@ def _solve(
         found = seen.get(key)
         if found is None:
             state = json.loads(key)
+            work.charge(width_work(rules, state))
             view = scene_view(model, state, cast)
             found = seen[key] = (state, view, ending(scene, view))
         return found

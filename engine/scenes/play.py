@@ -24,7 +24,18 @@ from ..runtime import arguments
 from ..runtime.cache import BoundedCache
 from ..runtime.context import RunContext, with_work
 from ..runtime.inputs import bind
-from ..runtime.state import State, apply, begin, bind_params, environment, join, new_state, roll_of
+from ..runtime.state import (
+    APPLY_PASSES,
+    State,
+    apply,
+    begin,
+    bind_params,
+    environment,
+    join,
+    new_state,
+    roll_of,
+    width_work,
+)
 from ..runtime.work import Work, too_many, working
 from ..state.campaign import rolled
 from .memo import Steps, state_key, steps_of
@@ -78,7 +89,8 @@ def scene_view(
 ) -> dict[str, Any]:
     """What a scene's expressions see in a state: the table's names and `PARTY.NAME` for every
     party. Made once per state and handed to `ending`, `takes_place` and `step_call`; its work is
-    in what the scene charges for each state it meets (`STEP_WORK`, `odds.NODE_WORK`), not again here."""
+    in what the scene charges for each state it meets (`STEP_WORK`, `odds.NODE_WORK`, and a wide
+    state's `width_work`), not again here."""
     rules = model.state
     assert rules is not None
     return environment(rules, state, None, cast, memo, charged=False)
@@ -264,6 +276,7 @@ def _play(
     def look(key: str, state: State) -> tuple[dict[str, Any], str | None]:
         found = steps.looks.get(key)
         if found is None:
+            work.charge(width_work(rules, state))
             view = scene_view(model, state, cast, memo)
             found = (view, ending(scene, view))
             steps.keep("looks", key, found)
@@ -441,7 +454,7 @@ def _take(
     call = steps.calls.get(at, _UNSEEN)
     if call is _UNSEEN:
         assert ctx.work is not None
-        ctx.work.charge(NEW_STEP_WORK)
+        ctx.work.charge(NEW_STEP_WORK + width_work(rules, state))
         call = step_call(model, step, look(key, state)[0], cast, offer)
         if call is not None:
             act, who, bound, roles = call
@@ -467,7 +480,7 @@ def _take(
     after = steps.afters.get(after_key) if after_key[1] is not None else None
     if after is None:
         assert ctx.work is not None
-        ctx.work.charge(NEW_STATE_WORK)
+        ctx.work.charge(NEW_STATE_WORK + APPLY_PASSES * width_work(rules, state))
         new, changes = apply(rules, act, state, who, bound, seen, roles, ctx.caches.environments)
         after = (new, state_key(new), changes)
         if after_key[1] is not None:

@@ -17,7 +17,7 @@ from ..eval.exact import distribution
 from ..model.ruleset import Check
 from ..model.state import Action, StateModel, Tally
 from ..runtime.context import RunContext, with_work
-from ..runtime.state import State, apply, roll_of, seen_roll
+from ..runtime.state import APPLY_PASSES, State, apply, roll_of, seen_roll, width_work
 from ..runtime.work import meter, working
 
 APPLY_WORK = 40
@@ -54,8 +54,12 @@ def _after(
     others: Mapping[str, str] | None,
 ) -> Dist:
     memo = ctx.caches.environments
+    work = ctx.work or meter()
+    wide = width_work(rules, state)
+    work.charge(wide)
     roll = roll_of(rules, checks, action, state, character, inputs, others, memo)
     if roll is None:
+        work.charge(APPLY_PASSES * wide)
         new, _ = apply(rules, action, state, character, inputs, None, others, memo)
         return Dist.certain(_key(new))
     check, bound = roll
@@ -67,7 +71,8 @@ def _after(
     fixed = dict(dist.known)  # the values known before the roll
     # the node that asked paid for one point (scenes.odds.NODE_WORK); every other is charged
     # before it is applied, so a roll of a thousand points cannot run past the budget unseen
-    (ctx.work or meter()).charge(APPLY_WORK * (len(dist.joint.weights) - 1))
+    points = len(dist.joint.weights)
+    work.charge(APPLY_WORK * (points - 1) + APPLY_PASSES * wide * points)
     # a distribution an auto rule decided holds only the outputs that need no dice (`exact._fixed`);
     # a rolled one, every value worked out after the roll (`Check.layout`), pools too
     auto = dist.names != check.layout
