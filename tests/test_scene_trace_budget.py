@@ -31,8 +31,8 @@ CHARACTERS_PER_UNIT = 32
 """What the test allows an answer per unit of its budget (the charge gives about 26)."""
 
 
-def refusing(rounds: int) -> str:
-    """A scene of four steps a round, each refused with a message of 5,000 characters."""
+def refusing(rounds: int, message: str = MESSAGE) -> str:
+    """A scene of four steps a round, each refused with `message` (5,000 characters)."""
     return f"""\
 rulecraft: 1
 name: refusing
@@ -48,7 +48,7 @@ actions:
   poke:
     by: character
     requires:
-      - {{when: "x > 5", else: "{MESSAGE}"}}
+      - {{when: "x > 5", else: "{message}"}}
     roll: {{check: c}}
     effects:
       - {{add: {{x: 1}}, clamp: true}}
@@ -94,6 +94,17 @@ def test_a_played_scene_s_answer_is_bounded_by_its_budget() -> None:
         size = len(json.dumps(played.as_json()))
         assert size <= BUDGET * CHARACTERS_PER_UNIT, (rounds, size)
     assert fitted == [10, 50], fitted  # the shorter fit, their traces whole; the longer are refused
+
+
+def test_an_entry_is_charged_for_its_characters_in_any_script() -> None:
+    """Review AB, F2: the entry was measured as `json.dumps` writes it, a character past ASCII as
+    a six-character escape, so a refusal in French or Japanese cost about five times one in
+    English of the same length: 50 rounds of a 5,000-character refusal in kanji were refused
+    (some 380,000 units) where the same in ASCII fits 100,000. Measured in characters, it fits."""
+    message = "\u5263" * len(MESSAGE)
+    rs = engine.load(refusing(50, message), limits=engine.Limits(max_work=BUDGET))
+    played = rs.play_scene("s", random.Random(1))
+    assert len(played.trace) == 200 and played.trace[0]["refused"].endswith(message)
 
 
 def test_a_campaign_s_scene_is_bounded_so_too(tmp_path: Path) -> None:

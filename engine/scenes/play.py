@@ -172,7 +172,7 @@ answer's size (about 26 characters a unit, some 50 MB under the default) as it b
 def _log(log: list[dict[str, Any]], entry: dict[str, Any], work: Work) -> None:
     """Add `entry` to the trace, charged for the text it carries past `ENTRY_TEXT` (a 15 KB
     refusal in each of 80,000 steps was a 1.2 GB answer, for 20 units a step)."""
-    size = len(json.dumps(entry))
+    size = len(json.dumps(entry, ensure_ascii=False))  # characters, not their \\u escapes
     if size > ENTRY_TEXT:
         work.charge((size - ENTRY_TEXT) // TEXT_PER_UNIT)
     log.append(entry)
