@@ -45,6 +45,7 @@ from .runtime.inputs import bind, bind_inputs, whole
 from .runtime.limits import DEFAULT_LIMITS, Limits, enforce
 from .runtime.work import Work
 from .syntax import cached
+from .syntax.clock import Clock
 from .syntax.document import Document, graft, read_source
 from .syntax.document import load as load_yaml
 from .syntax.positions import SourceFile
@@ -698,8 +699,10 @@ def _compiled(source: SourceFile, limits: Limits, deadline: float | None = None)
     on-disk cache (`syntax.cached`): no YAML parser, no schema check, no lark. Otherwise the YAML
     is read and checked (jsonschema imported only then), and what compiled is kept for the next
     process; a ruleset with any problem is never kept, so it is reported afresh every time."""
-    # a deadline's clock runs from the load's start, read as the compile writes code (`Emitter`)
+    # a deadline's clock runs from the load's start, read as the YAML is read and checked
+    # (`syntax.clock`) and as the compile writes code (`Emitter`)
     work = Work(limits.max_work, deadline) if deadline is not None else None
+    clock = Clock(work.check_clock) if work is not None else None
     key = cached.key(
         source, limits.max_yaml_bytes, limits.max_yaml_depth, limits.max_yaml_nodes, parser.fingerprint()
     )
@@ -710,11 +713,11 @@ def _compiled(source: SourceFile, limits: Limits, deadline: float | None = None)
         check_version(doc)
         with code:
             return _Loaded(compile_document(doc, limits, work=work), doc)
-    doc = _yaml(source, limits)
+    doc = _yaml(source, limits, clock)
     check_version(doc)
     from .syntax.schema import validate
 
-    validate(doc)
+    validate(doc, clock)
     with parser.recording() as shapes, code:
         model = compile_document(doc, limits, work=work)
     cached.write(key, doc, shapes)
@@ -741,12 +744,13 @@ def _random(rng: Any) -> random.Random:
     return rng
 
 
-def _yaml(source: SourceFile, limits: Limits) -> Document:
+def _yaml(source: SourceFile, limits: Limits, clock: Clock | None = None) -> Document:
     return load_yaml(
         source,
         max_bytes=limits.max_yaml_bytes,
         max_depth=limits.max_yaml_depth,
         max_nodes=limits.max_yaml_nodes,
+        clock=clock,
     )
 
 

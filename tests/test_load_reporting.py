@@ -247,6 +247,75 @@ def test_a_load_with_a_deadline_reads_the_clock_as_it_compiles() -> None:
     assert engine.load(some, limits=Limits(deadline=0.0)).name == "heavy"
 
 
+def _many_small_checks(count: int) -> str:
+    """A text slow to read, quick to compile: `count` small checks (a 480 KB text of 3,487 such
+    checks took 5.0 s to read as YAML and 1.9 s to check against the schema)."""
+    return "rulecraft: 1\nname: many\nchecks:\n" + "".join(
+        f"  c{i}:\n    roll: {{d: {{die: 6}}}}\n    let: {{v: d * 2 + 1, w: v - d}}\n"
+        f"    outcomes: [lo, hi]\n    outcome: \"'hi' if w > 3 else 'lo'\"\n"
+        for i in range(count)
+    )
+
+
+def test_a_load_with_a_deadline_reads_the_clock_as_it_reads_the_yaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The clock moving a second at each look, a half-second deadline: the load stops in the YAML
+    stage, before the schema check (only the compile read the clock, so a 480 KB text sent to a
+    server was read for 5 s and checked for 1.9 s before its first look at a deadline of 5 s). Said
+    as the compile says it: once, at no place, as no value of the text is at fault."""
+    import time
+
+    from engine.api import load_source
+    from engine.syntax import schema
+    from engine.syntax.positions import SourceFile
+
+    def unreached(*_: object) -> None:
+        raise AssertionError("the schema check ran past the deadline")
+
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(schema, "validate", unreached)
+    monkeypatch.setattr(time, "monotonic", lambda: float(next(ticks)))
+    with pytest.raises(engine.DeadlineError) as caught:
+        load_source(SourceFile("many.yaml", _many_small_checks(60)), deadline=0.5)
+    monkeypatch.undo()
+    [d] = caught.value.diagnostics
+    assert d.code == "RC503" and d.message == "the deadline of 0.5 s passed before the request ended"
+    assert d.span is None
+
+
+def test_a_load_with_a_deadline_reads_the_clock_as_it_checks_the_schema(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The clock standing still while the YAML is read and passing the deadline as soon as it
+    is: the schema check stops, and nothing is compiled."""
+    import time
+
+    from engine import api
+    from engine.api import load_source
+    from engine.syntax.positions import SourceFile
+
+    now = [0.0]
+    read = api.check_version
+
+    def read_then_late(doc: object) -> None:
+        read(doc)  # type: ignore[arg-type]
+        now[0] = 100.0
+
+    def unreached(*_: object, **__: object) -> None:
+        raise AssertionError("the compile ran past the deadline")
+
+    monkeypatch.setattr(api, "check_version", read_then_late)
+    monkeypatch.setattr(api, "compile_document", unreached)
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    with pytest.raises(engine.DeadlineError) as caught:
+        load_source(SourceFile("many2.yaml", _many_small_checks(60)), deadline=0.5)
+    monkeypatch.undo()
+    [d] = caught.value.diagnostics
+    assert d.code == "RC503" and d.message == "the deadline of 0.5 s passed before the request ended"
+    assert d.span is None
+    # a small ruleset is read and checked with no look at the clock, as it is compiled
+    assert load_source(SourceFile("t.yaml", CHECK), deadline=0.0).name == "t"
+
+
 def test_a_value_that_does_not_parse_or_is_in_a_circle_is_not_reported_again_where_read() -> None:
     """A `let` that does not parse, or that is in a circle, was marked as reported only after the
     values known before the roll were lowered, so one reading it was `RC301 unknown name 'bad'

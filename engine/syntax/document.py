@@ -18,8 +18,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import MAX_DIGITS, Diagnostic, LimitError, LoadError, limit_advice
+from ..errors import MAX_DIGITS, DeadlineError, Diagnostic, LimitError, LoadError, limit_advice
 from ..frozen import frozen
+from .clock import Clock
 from .positions import ExprOrigin, SourceFile, Span
 
 PathKey = tuple[str | int, ...]
@@ -284,6 +285,7 @@ def load(
     max_bytes: int = MAX_YAML_BYTES,
     max_depth: int = MAX_YAML_DEPTH,
     max_nodes: int = MAX_YAML_NODES,
+    clock: Clock | None = None,
 ) -> Document:
     """Parse YAML into a `Document`; a YAML error becomes a `LoadError` at its position.
 
@@ -291,7 +293,12 @@ def load(
     mappings and lists nest (`max_depth`) and how many values it holds once aliases are expanded
     (`max_nodes`) — each a `LimitError` `RC004`; a number that is not finite or is written with
     more than `MAX_DIGITS` digits is `RC005`; an explicit tag other than the core schema's, or a
-    value its tag cannot be made from, is `RC002` at the tag, so only JSON-like data is made."""
+    value its tag cannot be made from, is `RC002` at the tag, so only JSON-like data is made.
+
+    A `clock` (a load under a deadline: `api.load_source(deadline=)`) is read as values are
+    composed, constructed and copied, so a text too large to read in time ends in the
+    `DeadlineError` it raises, as the compile's does: unplaced, since no value of the text is at
+    fault (`tests/test_load_reporting.py`)."""
     size = len(source.text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
         raise _too_big(
@@ -319,6 +326,8 @@ def load(
     yaml.max_depth = max_depth
     yaml.Composer = _composer()
     yaml.Constructor = _constructor()
+    if clock is not None:
+        yaml.composer.clock = yaml.constructor.clock = clock
     try:
         with warnings.catch_warnings():
             # YAML lets an anchor be defined again (later aliases mean the newer one);
@@ -376,7 +385,9 @@ def load(
     met = _Met()
     try:
         _count(tree, max_nodes, kinds)
-        data = _plain(tree, (), places, _Budget(max_nodes), kinds, met)
+        data = _plain(tree, (), places, _Budget(max_nodes, clock), kinds, met)
+    except DeadlineError:  # the load's, not the file's: as it came
+        raise
     except LimitError as exc:  # a count of the whole file's values: placed at the file
         raise LimitError(
             [d.retold(d.code, d.message, d.span or Span(source, 1, 1)) for d in exc.diagnostics]
@@ -606,7 +617,12 @@ def _composer() -> Any:
         """ruamel's composer, refusing before conversion the numbers Python would choke on or that
         have no place in a ruleset: NaN, infinities and numbers of more than `MAX_DIGITS` digits."""
 
+        clock: Clock | None = None
+        """The load's clock (`load(clock=)`), read as values are composed."""
+
         def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.clock is not None:
+                self.clock.tick()
             if getattr(self.parser.peek_event(), "ctag", None) is not None:  # an alias has none
                 _check_tag(self.parser.peek_event())
             return super().compose_node(parent, index)
@@ -652,15 +668,20 @@ def _constructor() -> Any:
     from ruamel.yaml.error import YAMLError
 
     class _Constructor(RoundTripConstructor):
+        clock: Clock | None = None
+        """The load's clock (`load(clock=)`), read as values are constructed."""
+
         def check_mapping_key(self, node: Any, key_node: Any, mapping: Any, key: Any, value: Any) -> bool:
             if key in mapping and not self.allow_duplicate_keys:
                 raise _twice(node, key_node, key, self.constructed_objects)
             return bool(super().check_mapping_key(node, key_node, mapping, key, value))
 
         def construct_non_recursive_object(self, node: Any, tag: Any = None) -> Any:
+            if self.clock is not None:
+                self.clock.tick()
             try:
                 return super().construct_non_recursive_object(node, tag)
-            except (YAMLError, RecursionError, _BadTag, _SameKey):
+            except (YAMLError, RecursionError, _BadTag, _SameKey, DeadlineError):
                 raise
             except Exception:
                 shown = _shown_tag(str(tag if tag is not None else node.tag))
@@ -789,11 +810,15 @@ def _count(tree: Any, limit: int, kinds: _Kinds) -> None:
 class _Budget:
     """How many more values the document may hold (aliases count each time they are used)."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, clock: Clock | None = None) -> None:
         self.limit = limit
         self.left = limit
+        self.clock = clock
+        """The load's clock (`load(clock=)`), read as values are copied."""
 
     def take(self) -> None:
+        if self.clock is not None:
+            self.clock.tick()
         self.left -= 1
         if self.left < 0:
             raise _too_big(

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
+from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any
 
@@ -20,6 +21,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from ..errors import Diagnostic, SchemaError, did_you_mean, shown
 from ..frozen import replace
+from .clock import SCHEMA_STEPS, Clock
 from .document import Document
 from .input_keys import input_takes
 from .names import NAME_PATTERN, NAME_RULE
@@ -55,25 +57,51 @@ def _ecma(pattern: str) -> re.Pattern[str]:
     )
 
 
+_CLOCK: ContextVar[Clock | None] = ContextVar("rulecraft_schema_clock", default=None)
+"""The clock of the load being checked in this thread (`validate(clock=)`): the validator is
+one for the process, shared by a server's threads."""
+
+
+_PROPERTIES = Draft202012Validator.VALIDATORS["properties"]
+
+
+def _properties(
+    validator: Any, properties: dict[str, Any], instance: Any, schema: dict[str, Any]
+) -> Iterator[ValidationError]:
+    """`properties` as jsonschema checks it, counted on the load's clock, if any: every mapping
+    checked passes here (a check, an input, an effect), so a large text's check reads it often."""
+    clock = _CLOCK.get()
+    if clock is not None:
+        clock.tick(SCHEMA_STEPS)
+    yield from _PROPERTIES(validator, properties, instance, schema)
+
+
 @lru_cache(maxsize=1)
 def _validator() -> Draft202012Validator:
     """The validator of the shipped schema. The schema is not checked against the metaschema
     here — that took 0.1–0.2 s of every fresh process — but by the test suite
     (`tests/test_cli.py`), once, as the shipped file it is."""
     s = schema()
-    checker = validators.extend(Draft202012Validator, {"pattern": _pattern})  # type: ignore[no-untyped-call]
+    checker = validators.extend(  # type: ignore[no-untyped-call]
+        Draft202012Validator, {"pattern": _pattern, "properties": _properties}
+    )
     made: Draft202012Validator = checker(s)
     return made
 
 
-def validate(doc: Document) -> None:
+def validate(doc: Document, clock: Clock | None = None) -> None:
     """Raise `SchemaError` listing every shape problem of the document, in file order.
 
     Every unknown key of a mapping is said, each at its own key. A misspelt key is said once, as
     the unknown key ("did you mean 'outcome'?"): the missing required key it stands for
     (`RC101`), or the form it would have made (`RC105`), is its consequence and is not said
-    again."""
-    errors = list(_validator().iter_errors(doc.data))
+    again. A `clock` (a load under a deadline) is read as mappings are checked: past the
+    deadline, its `DeadlineError`."""
+    token = _CLOCK.set(clock)
+    try:
+        errors = list(_validator().iter_errors(doc.data))
+    finally:
+        _CLOCK.reset(token)
     slips = _misspellings(errors)
     diags = [d for e in errors if not _explained(e, slips) for d in _diagnostics(doc, e, slips)]
     if diags:
