@@ -5,9 +5,11 @@ expression's line and under what the author wrote."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import engine
 from engine.syntax.document import _escape
 from engine.syntax.document import load as load_yaml
 from engine.syntax.positions import SourceFile
@@ -52,3 +54,21 @@ def test_each_character_is_placed_at_itself_or_at_its_escape(chars: list[tuple[s
             assert at.startswith(shown) and found is not None and found[0] == ch, (body, k)
         else:
             assert at.startswith(ch), (body, k)
+
+
+@pytest.mark.parametrize("brk", ["\u2028", "\u2029", "\x85"])
+def test_a_line_separator_in_a_scalar_leaves_the_source_line_under_the_caret(brk: str) -> None:
+    """`SourceFile.lines` split with `str.splitlines`, which counts U+2028, U+0085, a form feed
+    and others as line ends where the YAML reader and `line_starts` count only a newline: a
+    mistake below a title holding one was shown with the line above it (found by hunt 3)."""
+    text = (
+        f'rulecraft: 1\nname: coin\ntitle: "a{brk}b"\nchecks:\n  flip:\n    roll: {{d: {{die: 2}}}}\n'
+        '    outcomes: [tails, heads]\n    outcome: "heads if d == 2 else tailz"\n'
+    )
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(text)
+    [d] = caught.value.diagnostics
+    assert d.span is not None and (d.span.line, d.span.col) == (8, 36)
+    assert d.span.source.line(8) == '    outcome: "heads if d == 2 else tailz"'
+    for other in (brk, "\x0b", "\x0c", "\x1c"):  # YAML refuses these three: the rule is the same
+        assert SourceFile("x", f"a{other}b\r\nc\n").lines == (f"a{other}b", "c")

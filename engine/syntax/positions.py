@@ -20,8 +20,15 @@ class SourceFile:
 
     @cached_property
     def lines(self) -> tuple[str, ...]:
-        """The text's lines, split once: the compiler asks for hundreds of them while it loads."""
-        return tuple(self.text.splitlines())
+        """The text's lines, split once: the compiler asks for hundreds of them while it loads.
+        Split at a newline only, as `line_starts` and the YAML reader count lines (and JSON):
+        `str.splitlines` also splits at U+2028, U+0085, a form feed and others, and a caret
+        below one fell under the line above the one it meant. A CR before a newline is not
+        shown; a last newline ends the last line, as `splitlines` has it."""
+        lines = [line.removesuffix("\r") for line in self.text.split("\n")]
+        if lines[-1] == "":
+            lines.pop()
+        return tuple(lines)
 
     @cached_property
     def line_starts(self) -> tuple[int, ...]:
