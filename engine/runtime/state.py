@@ -44,7 +44,8 @@ unit: a tally of fewer costs only its item."""
 FREE_WIDTH = 64
 """Items a state may hold (the table's and every character's) before a scene is charged for its
 width: a scene's own charges per state and step (`scenes.odds.NODE_WORK`, `scenes.play.STEP_WORK`,
-`state.exact.APPLY_WORK`) were measured on states of up to 36 items (The Castle's duel)."""
+`state.exact.APPLY_WORK`) were measured on states of up to 36 items (the largest a shipped
+scene holds)."""
 APPLY_PASSES = 2
 """Passes over a wide state's items (`width_work`) a scene charges for each state an action's
 effects make: their view, the copy, the bounds checked and the new state keyed took about 2 µs

@@ -162,7 +162,7 @@ NEW_STATE_WORK = 20
 state keyed), and for a period's beginning not met before in that state (its items reset)."""
 ENTRY_TEXT = 512
 """The characters of a step's trace entry (as JSON) that its `STEP_WORK` pays for: a duel's
-entries are some 340 (at most about 400); Chimera's learning scene ends with one of 568."""
+entries are some 340 (at most about 400); one shipped scene ends with one of 568."""
 TEXT_PER_UNIT = 16
 """Past `ENTRY_TEXT`, a unit more for each this many characters of the entry: a long refusal
 message or text value is carried by every entry that shows it, so the work budget bounds the
