@@ -24,17 +24,7 @@ from ..runtime.multisets import compositions, kind_multisets
 from ..runtime.rules import concrete, die_readings, face_readings, folds_for
 from ..runtime.work import made_units, meter, product_units
 from .dist import Dist
-from .foldcost import (
-    charge_made,
-    fraction_base,
-    fraction_units,
-    heavy,
-    kept,
-    kept_rate,
-    kept_units,
-    longest_fraction,
-    step_unit,
-)
+from .foldcost import charge_made, fold_price, longest_fraction, state_units, units_by_left
 
 
 def randomizer_table(r: Randomizer, env: dict[str, Any], ctx: RunContext) -> Dist:
@@ -237,24 +227,23 @@ def _per_folded(
     """The joint distribution of the statistics of dice that are not alike, die by die: a state
     is each statistic's partial fold, and states that agree are merged, at most `max_states` of
     them after each die (as `_per_multisets`). A reading folded into a state is a step, charged
-    as `_folded`'s (`step_unit`), or by `fraction_units` once a die shows
-    a fraction (each later state may hold one)."""
+    as `_folded`'s (`foldcost.state_units`), at the fraction rate once a die shows a fraction
+    (each later state may hold one)."""
     folds = [(FOLDS[key[0]], key[1:]) for key in keys]
-    rate = kept_rate(v for readings in dice for v, _ in readings)
-    keeping, dear = kept(folds, rate)
+    price = fold_price(folds, (v for readings in dice for v, _ in readings))
     states: dict[tuple[Any, ...], int] = {tuple(f.init(a) for f, a in folds): 1}
     work = meter()
-    unit, base = step_unit(folds), fraction_base(folds)
     fractions = False
     for readings in dice:
         reading_bits = longest_fraction(v for v, _ in readings)
         fractions = fractions or reading_bits > 0
         nxt: dict[tuple[Any, ...], int] = {}
+        bits = reading_bits if fractions else None
+        flat = units_by_left(price, 1, False, False, bits)
         for partial, w in states.items():
-            each = fraction_units(base, len(folds), reading_bits, partial) if fractions else unit
-            for i, most in dear:
-                each += kept_units(len(partial[i]), 1, most, False, rate)
-            work.charge(len(readings) * each)  # a step for each of the die's readings
+            # a step for each of the die's readings
+            units = flat[1] if flat is not None else state_units(price, partial, 1, 1, False, bits)
+            work.charge(len(readings) * units)
             for v, k in readings:
                 key = tuple(f.step(p, v, 1, a) for (f, a), p in zip(folds, partial))
                 nxt[key] = nxt.get(key, 0) + w * k
@@ -262,7 +251,7 @@ def _per_folded(
         states = nxt
     finals: list[tuple[Summary, int]] = []
     for partial, w in states.items():
-        charge_made(work, partial, keeping, rate)
+        charge_made(work, partial, price)
         finals.append((Summary({key: f.final(p, a) for key, (f, a), p in zip(keys, folds, partial)}), w))
     total = math.prod(sum(k for _, k in readings) for readings in dice)
     return Dist(_merged(finals), total)
@@ -297,7 +286,7 @@ def _folded(
     weight w taking c of the r remaining dice weighs C(r, c)·w^c; for a draw without
     replacement from N_i chits it weighs C(N_i, c), and the last category takes the rest.
     A statistic that keeps readings (`highest(p, k)`) is charged for them too, and a step over
-    fractions for what they cost (`foldcost`).
+    fractions for what they cost (`foldcost.state_units`).
     """
     folds = [(FOLDS[key[0]], key[1:]) for key in keys]
     # Heaviest categories first: a leader emerges sooner, so more states settle early.
@@ -312,13 +301,12 @@ def _folded(
     states: dict[tuple[Any, ...], int] = {(n, *(f.init(a) for f, a in folds)): 1}
     work = meter()
     wide = _wide(categories, n)
-    unit = step_unit(folds)
-    rate = kept_rate(v for v, _ in categories)
-    keeping, dear = kept(folds, rate)
-    reading_bits = longest_fraction(v for v, _ in categories)  # 0: no reading is a fraction
-    base = fraction_base(folds)
+    price = fold_price(folds, (v for v, _ in categories))
+    bits = longest_fraction(v for v, _ in categories) or None  # None: no reading is a fraction
+    flat = {more: units_by_left(price, n, more, more, bits) for more in (False, True)}
     for index, (value, weight) in enumerate(categories):
         rest = categories[index + 1 :]
+        by_left = flat[bool(rest)]
         rest_weight = sum(w for _, w in rest)
         rest_bits = rest_weight.bit_length() if wide else 0
         nxt: dict[tuple[Any, ...], int] = {}
@@ -327,11 +315,11 @@ def _folded(
             # product of whole numbers that grow with the dice (the state's weight by the ways;
             # once settled, by the ways of the dice left too: below)
             steps = left + 1 if rest else 1
-            units = steps * (
-                fraction_units(base, len(folds), reading_bits, partial) if reading_bits else unit
+            units = (
+                by_left[left]
+                if by_left is not None
+                else state_units(price, partial, left, steps, bool(rest), bits)
             )
-            for i, most in dear:
-                units += kept_units(len(partial[i]), left, most, bool(rest), rate)
             if wide:
                 w_bits = w.bit_length() + left * (weight.bit_length() + 1)
                 work.charge(units + steps * product_units(w_bits, w_bits))
@@ -376,7 +364,7 @@ def _folded(
     finals: list[tuple[Summary, int]] = []
     for (left, *partial), w in done.items():
         if left == 0 and w:
-            charge_made(work, partial, keeping, rate)
+            charge_made(work, partial, price)
             results = {key: f.final(p, a) for key, (f, a), p in zip(keys, folds, partial)}
             finals.append((Summary(results), w))
     total = sum(w for _, w in categories)
@@ -415,12 +403,10 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
     a category's step from one leader by every c (the same for every count of dice left) and
     whether a leader is settled with so many left."""
     fold, args = FOLDS[key[0]], key[1:]
-    step, settled, keeps = fold.step, fold.settled, fold.holds(args)
-    rate = kept_rate(v for v, _ in categories)
-    dear = heavy(keeps, rate)  # a step may handle more readings than its unit covers
-    keeping = [(0, keeps)] if keeps else []
-    reading_bits = longest_fraction(v for v, _ in categories)  # 0: no reading is a fraction
-    base = fraction_base([(fold, args)])
+    step, settled = fold.step, fold.settled
+    price = fold_price([(fold, args)], (v for v, _ in categories))
+    bits = longest_fraction(v for v, _ in categories) or None  # None: no reading is a fraction
+    flat = {last: units_by_left(price, n, True, not last, bits) for last in (False, True)}
     # A majority's partial fold is its leader, the same for many counts of dice left, and its
     # step is the costliest: kept. A sum's partials rarely meet again, so keeping them would
     # cost more than it saves (and each unit of work charged would take longer).
@@ -431,6 +417,7 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
     wide = _wide(categories, n)
     for index, (value, weight) in enumerate(categories):
         last = index == len(categories) - 1
+        by_left = flat[last]
         rest_weight = sum(w for _, w in categories[index + 1 :])
         powers = _powers(weight, n, wide)
         rest_powers = _powers(rest_weight, n, wide)
@@ -451,9 +438,10 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
                     ways_bits[left], longest[left] = sum(sizes), max(sizes)
             # a step per die count, each a product of whole numbers that grow with the dice (the
             # state's weight by the ways; once settled, by the ways of the dice left too: below)
-            units = (left + 1) * (fraction_units(base, 1, reading_bits, (partial,)) if reading_bits else 1)
-            if dear:
-                units += kept_units(len(partial), left, keeps, not last, rate)
+            if by_left is not None:
+                units = by_left[left]
+            else:
+                units = state_units(price, (partial,), left, left + 1, not last, bits)
             if wide:
                 w_bits = w.bit_length()
                 work.charge(units + product_units(w_bits, ways_bits[left]))
@@ -501,7 +489,7 @@ def _folded_one(categories: tuple[tuple[Any, int], ...], n: int, key: tuple[Any,
     finals: list[tuple[Summary, int]] = []
     for (left, partial), w in done.items():
         if left == 0 and w:
-            charge_made(work, (partial,), keeping, rate)
+            charge_made(work, (partial,), price)
             finals.append((Summary({key: fold.final(partial, args)}), w))
     total = sum(w for _, w in categories)
     return Dist(_merged(finals), total**n)
