@@ -246,22 +246,6 @@ def charge_made(work: Work, partial: Sequence[Any], price: FoldPrice) -> None:
         work.charge(sum(kept_made(len(partial[i]), price.rate) for i, _ in price.keeping))
 
 
-def step_estimate(folds: list[tuple[Fold, tuple[Any, ...]]], readings: Sequence[Any], n: int) -> int:
-    """What the linter's cost model (`engine.tools.lint.cost`) prices a step of these statistics
-    over these readings at, before it knows a state: a unit where no reading is a fraction
-    (the estimate's states already run above the measured time), `fraction_units` of the
-    readings where one is (not the partial folds': unknown), and for a statistic that keeps up
-    to k readings those a step handles, at most the k it holds and k it adds of the `n` dice
-    (`kept_units`; a pool of fewer dice than k holds no more than it has)."""
-    rate = kept_rate(readings)
-    bits = longest_fraction(readings)
-    units = fraction_units(fraction_base(folds), len(folds), bits, ()) if bits else 1
-    for _, k in kept(folds, rate)[1]:
-        most = min(k, n)
-        units += kept_units(most, most, most, False, rate)
-    return units
-
-
 def made_estimate(folds: list[tuple[Fold, tuple[Any, ...]]], readings: Sequence[Any], n: int) -> int:
     """What the linter's cost model prices each final state of these statistics of `n` dice at:
     for each that keeps readings, the pool it ends in (`kept_made`, holding up to k of them)."""

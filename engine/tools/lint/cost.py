@@ -9,12 +9,11 @@ force.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Any
 
 from ...errors import RulecraftError
-from ...eval.foldcost import made_estimate, step_estimate
+from ...eval.foldcost import made_estimate
 from ...expr import ast
 from ...model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, randomizer_expressions
 from ...model.values import Multi
@@ -22,6 +21,7 @@ from ...runtime.context import RunContext
 from ...runtime.folds import FOLDS
 from ...runtime.rules import concrete, elements, folds_for, reading
 from .evaluate import randomizer_values
+from .foldwork import Dice, comb, fold_work, list_work, partial_folds, shown
 
 _PER_STATE = 3.0  # units per evaluated roll (the check's code, a table or two, the probe)
 _PER_CHAIN_STATE2 = 5.0  # a reroll chain's exact solution grows with the square of its states
@@ -109,7 +109,7 @@ def _size(r: Randomizer, envs: list[dict[str, Any]], follow: bool) -> tuple[floa
     if isinstance(r, Draw):  # only the multisets the bag can give (the exact evaluator keeps no other)
         multisets = float(_within(count, [n for _, n in r.bag.contents()]))
     else:
-        multisets = float(_comb(count + k - 1, k - 1))
+        multisets = float(comb(count + k - 1, k - 1))
     size = multisets
     once = each = 0.0
     folds = folds_for(r, env)  # arguments read from the inputs: for the first environment
@@ -118,12 +118,16 @@ def _size(r: Randomizer, envs: list[dict[str, Any]], follow: bool) -> tuple[floa
     if folds is not None:
         size = min(size, _fold_size(folds, count, readings))
         statistics = [(FOLDS[key[0]], key[1:]) for key in folds]
-        priced = _priced(r, env, readings)
-        once = count * k * size * step_estimate(statistics, priced, count) + size * made_estimate(
-            statistics, priced, count
-        )
+        dice = _dice(r, env, readings) if isinstance(r, Pool) and r.per else None
+        if dice is None:
+            once = fold_work(folds, readings, count, isinstance(r, Draw))
+            priced = readings
+        else:
+            once = list_work(folds, dice)
+            priced = [v for die in dice.readings for v in die]
+        once += size * made_estimate(statistics, priced, count)
     if follow and isinstance(r, Pool) and r.triggers:
-        m = float(_comb(count + len(kinds) - 1, len(kinds) - 1))
+        m = float(comb(count + len(kinds) - 1, len(kinds) - 1))
         # A history read splits the chain's states (by first roll, by the count added): measured
         # at 3-8 times the time of the same chain unread, which the estimate above, several times
         # the measured time already, mostly covers.
@@ -134,27 +138,29 @@ def _size(r: Randomizer, envs: list[dict[str, Any]], follow: bool) -> tuple[floa
     return size, once, each
 
 
-PRICED_FACES = 2
-"""Faces of each die of a pool over a list read to price a step (`_priced`): whether `item`
-makes the readings fractions, and how long, shows on any face, and reading every face of every
-die for every combination cost a list of 100 d1000 more than the linter's whole run."""
+PRICED_READINGS = 400
+"""Readings of the dice of a pool over a list the cost model reads, at most, to price its fold
+(`_dice`): past them, the first and the last face of each die (reading every face of every die
+for every combination cost a list of 100 d1000 more than the linter's whole run)."""
 
 
-def _priced(r: Randomizer, env: dict[str, Any], readings: list[Any]) -> list[Any]:
-    """The readings a step of `r`'s statistics is priced by (`foldcost.step_estimate`): for a
-    pool over a list, those read above and a few faces' of each die (its `each` may read
-    `item`, as `face + item` over fractions)."""
-    if not (isinstance(r, Pool) and r.per):
-        return readings
+def _dice(r: Pool, env: dict[str, Any], readings: list[Any]) -> Dice:
+    """A pool over a list as its fold is estimated (`foldwork.list_work`): each die's readings
+    (its `each` may read `item`, as `face + item` over fractions), of every face up to
+    `PRICED_READINGS` in all, else of the first and the last; where a face does not read (its
+    `each` fails), the faces' readings read above, for every die."""
     scope = dict(env)
-    priced = list(readings)
     try:
-        for item in elements(r, env):
+        items = elements(r, env)
+        whole = len(items) * len(r.faces) <= PRICED_READINGS or not r.faces
+        faces = r.faces if whole else tuple(dict.fromkeys((r.faces[0], r.faces[-1])))
+        out: list[tuple[Any, ...]] = []
+        for item in items:
             scope["item"] = item
-            priced.extend(reading(r, scope, f) for f in r.faces[:PRICED_FACES])
+            out.append(tuple(dict.fromkeys(reading(r, scope, f) for f in faces)))
     except (RulecraftError, TypeError, ValueError):
-        return readings
-    return priced
+        return Dice([tuple(readings)] * _count(r.count, env), True, len(readings))
+    return Dice(out, whole, max((len(die) for die in out), default=0) if whole else len(readings))
 
 
 def _count(e: Expr, env: dict[str, Any]) -> int:
@@ -170,27 +176,15 @@ def _count(e: Expr, env: dict[str, Any]) -> int:
     return max(0, min(int(n), 10**6))
 
 
-def _comb(n: int, k: int) -> int:
-    """A binomial coefficient, capped so that estimates never overflow a float."""
-    if k <= 0:
-        return 1
-    value = 1
-    for i in range(1, k + 1):
-        value = value * (n - k + i) // i
-        if value > 10**15:
-            return 10**15
-    return value
-
-
 def _within(n: int, caps: list[int]) -> int:
     """How many multisets of `n` chits a bag holding `caps` of each colour can give: the ways to
-    write n as a sum of one count per colour, each at most its cap (capped as `_comb` is). Where
-    no cap binds, or counting would cost more than an estimate may (a bag of many colours), every
-    multiset of the colours, as for dice."""
+    write n as a sum of one count per colour, each at most its cap (capped as `foldwork.comb`
+    is). Where no cap binds, or counting would cost more than an estimate may (a bag of many
+    colours), every multiset of the colours, as for dice."""
     if n > sum(caps):
         return 0
     if min(caps, default=n) >= n or len(caps) * n > 100_000:
-        return _comb(n + len(caps) - 1, len(caps) - 1)
+        return comb(n + len(caps) - 1, len(caps) - 1)
     ways = [1] + [0] * n  # ways[j]: multisets of j chits from the colours so far
     for cap in caps:
         running, out = 0, []
@@ -202,16 +196,10 @@ def _within(n: int, caps: list[int]) -> int:
 
 
 def _fold_size(keys: tuple[tuple[Any, ...], ...], n: int, readings: list[Any]) -> float:
-    """At most how many different statistics a pool of `n` dice can show."""
+    """At most how many different statistics a pool of `n` dice can show: each statistic's
+    partial folds (`foldwork.partial_folds`), but a majority's, whose result is one reading."""
     size = 1.0
-    numbers = [v for v in readings if isinstance(v, (int, Fraction)) and not isinstance(v, bool)]
-    for key in keys:
-        if key[0] == "sum":
-            size *= n * (max(numbers) - min(numbers)) + 1 if numbers else n * len(readings) + 1
-        elif key[0] == "count":
-            size *= n + 1
-        elif key[0] in ("highest", "lowest") and len(key) > 1:  # the k kept: a multiset of k readings
-            size *= math.comb(min(key[1], n) + len(readings) - 1, max(1, len(readings)) - 1)
-        else:
-            size *= max(1, len(readings))
-    return float(size)
+    [every] = shown(keys, readings, [len(readings)])
+    for i, key in enumerate(keys):
+        size *= max(1, len(readings)) if key[0] == "majority" else partial_folds(key, n, every, i)
+    return size
