@@ -25,8 +25,9 @@ from ...runtime.folds import FOLDS, KEPT, in_order, matches
 SAMPLES = 12
 """Categories, and counts of dice placed, at which the states are counted and priced, at most:
 past them each point stands for the block it ends (`_blocks`). One estimate then takes a few
-tenths of a millisecond (a millisecond over 1,000 readings), where the linter makes one for
-each input combination; a fold of up to 14 readings and 11 dice is counted at every point."""
+tenths of a millisecond (a millisecond over 1,000 readings; a pool over a list, `list_work`,
+about 4), where the linter makes one for each input combination; a fold of up to 14 readings
+and 11 dice is counted at every point."""
 
 
 def fold_work(keys: tuple[tuple[Any, ...], ...], readings: Sequence[Any], n: int, draw: bool) -> float:
@@ -96,7 +97,10 @@ def list_work(keys: tuple[tuple[Any, ...], ...], dice: Dice) -> float:
     readings those dice show together (`fold_work`); a sum's across the dice' spans. Measured
     over lists of 2-10 d6 or d10 showing `face + item` (items alike, spread, or halves and
     thirds): 0.6-2.7 times the charge for one statistic; for two, 0.5 times at least and up to
-    12 (keeping 3 at each end, items spread from -5 to 4)."""
+    12 (keeping 3 at each end, items spread from -5 to 4). Dearer to make than `fold_work`'s:
+    about 4 ms a combination (review AC: `shown` for each die placed, and every face read up to
+    `cost.PRICED_READINGS`), so `validate` of a check over a list input takes 1.5-2 times what it
+    took before this estimate, for the same findings."""
     folds = [(FOLDS[key[0]], key[1:]) for key in keys]
     every = [v for readings in dice.readings for v in readings]
     price = fold_price(folds, every)
