@@ -22,7 +22,8 @@ from ..frozen import replace
 from ..model.values import Multi, normalize
 from ..runtime import kinds
 from ..runtime.comparing import found_in
-from ..runtime.work import Work, current_work
+from ..runtime.work import current_work
+from ..syntax.clock import Clock
 from ..syntax.positions import Span
 
 
@@ -203,12 +204,9 @@ class Emitter:
         """`max_code` passed, where it was first: from there nothing is compiled (`define` makes a
         function that raises it), and the compile goes on checking the rest, so that what it finds
         is reported with it (`Structure.run`) and nothing is left unmade to be reported again."""
-        self.clock: Work | None = None
-        """The load's clock, when it has a deadline of its own (`compile_document(work=)`): read as
-        code is written and compiled (`_clock`)."""
-        self._made = 0
-        self._look = CLOCK_CODE
-        """Characters written and compiled so far, and how many more before the clock is read."""
+        self.clock: Clock | None = None
+        """The load's clock, when it has a deadline of its own (`compile_document(work=)`): read
+        every `CLOCK_CODE` characters of code written and compiled (`_clock`)."""
 
     def const(self, value: Any) -> str:
         """A name in the generated code's namespace that holds `value`."""
@@ -283,12 +281,8 @@ class Emitter:
         deadline has passed): writing and compiling code is most of a load, and a large ruleset
         sent to a server takes seconds. Past the deadline every call reads it again, so a caller
         that took the error for a constant it could not fold meets it at its next function."""
-        if self.clock is None:
-            return
-        self._made += n
-        if self._made >= self._look:
-            self.clock.check_clock()
-            self._look = self._made + CLOCK_CODE
+        if self.clock is not None:
+            self.clock.tick(n)
 
 
 def _refusing(passed: Diagnostic) -> Callable[..., Any]:

@@ -58,8 +58,10 @@ from ..runtime.kinds import Use, type_of, vague
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.rules import counting
 from ..runtime.work import Work, working
+from ..syntax.clock import Clock
 from ..syntax.document import Document, PathKey
 from ..syntax.input_keys import LIST_INPUT_KEYS, input_takes
+from .codegen import CLOCK_CODE
 from .expected import expected_value
 from .expressions import BeforeTheRoll, Expressions, OutputScope
 from .problems import Problem, example_key, known_if_failing, problem, statement
@@ -117,7 +119,8 @@ def compile_document(
     try:
         with working(work if work is not None else new_work(limits)):
             structure = Structure(doc, limits, inline=inline)
-            structure.unit.emit.clock = work
+            if work is not None:
+                structure.unit.emit.clock = Clock(work.check_clock, CLOCK_CODE)
             return structure.run()
     except Problem as f:  # a problem outside any statement: still a diagnostic, never a traceback
         raise CompileError([f.diag]) from None
