@@ -854,17 +854,20 @@ def open_campaign(
     ruleset: str | Path | Ruleset | None = None,
     migrate: bool = False,
     limits: Limits | None = None,
+    read_only: bool = False,
 ) -> Campaign:
     """The stored campaign `name`, played with `ruleset` — by default the one it was made from,
     found again by its shipped name or path (the text stored with the campaign when it can no
     longer be found). A ruleset whose content changed since is refused (RC904) unless `migrate`,
-    which records the change in the log. `limits` bound the campaign's work and time (by default a
-    loaded ruleset's own)."""
+    which records the change in the log, or `read_only`: then it is read (shown, replayed) with the
+    text it keeps, RC904 is its `warning`, and every change is refused with RC904. `limits` bound
+    the campaign's work and time (by default a loaded ruleset's own)."""
     from .state.campaign import Campaign
 
     arg.name("open_campaign", "name", name)
     _store("open_campaign", store)
     arg.of_type("open_campaign", "migrate", migrate, bool)
+    arg.of_type("open_campaign", "read_only", read_only, bool)
     arg.of_type("open_campaign", "limits", limits, Limits, optional=True)
     store = store or open_store()
     given = limits or DEFAULT_LIMITS
@@ -889,7 +892,9 @@ def open_campaign(
             return loaded.model
         return compile_text(source, as_name)
 
-    return Campaign.open(store, name, compile, text, migrate=migrate, shown_as=shown_as, limits=limits)
+    return Campaign.open(
+        store, name, compile, text, migrate=migrate, shown_as=shown_as, limits=limits, read_only=read_only
+    )
 
 
 def _store(where: str, store: Any) -> None:

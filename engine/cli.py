@@ -1412,6 +1412,16 @@ def _open(args: argparse.Namespace, store: Store) -> Campaign:
     return open_campaign(args.name, store=store, migrate=getattr(args, "migrate", False), limits=args.limits)
 
 
+def _read(args: argparse.Namespace, store: Store, err: TextIO) -> Campaign:
+    """The campaign opened to be read (`show`, `replay`): a ruleset file changed since is no
+    refusal but RC904 as a warning on standard error, and what is stored is read with the ruleset
+    text the campaign keeps (every change stays refused until the file is put back or migrated)."""
+    campaign = open_campaign(args.name, store=store, migrate=args.migrate, limits=args.limits, read_only=True)
+    if campaign.warning is not None:
+        err.write(campaign.warning.render() + "\n")
+    return campaign
+
+
 def _dump(data: Any, out: TextIO) -> None:
     json.dump(data, out, indent=2)
     out.write("\n")
@@ -1453,7 +1463,7 @@ def _campaign_list(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _campaign_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    campaign = _open(args, _store(args))
+    campaign = _read(args, _store(args), err)
     if args.json:
         _dump(campaign.show(), out)
     else:
@@ -1614,7 +1624,7 @@ def _campaign_undo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _campaign_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    campaign = _open(args, _store(args))
+    campaign = _read(args, _store(args), err)
     state = campaign.replay()
     count = len(campaign.log())
     if args.json:

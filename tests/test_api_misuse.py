@@ -224,6 +224,12 @@ def cases() -> list[Case]:
     add("open_campaign", "migrate", "type", lambda: engine.open_campaign("c", store=_stored(), migrate="yes"))
     add(
         "open_campaign",
+        "read_only",
+        "type",
+        lambda: engine.open_campaign("c", store=_stored(), read_only="yes"),
+    )
+    add(
+        "open_campaign",
         "limits",
         "type",
         lambda: engine.open_campaign("c", store=_stored(), limits={"deadline": 1}),
@@ -671,6 +677,12 @@ def cases() -> list[Case]:
         "shown_as",
         "type",
         lambda: engine.Campaign.open(_stored(), "c", _compile, shown_as=1),
+    )
+    add(
+        "Campaign.open",
+        "read_only",
+        "type",
+        lambda: engine.Campaign.open(_stored(), "c", _compile, read_only=1),
     )
     add("Campaign.show", "at", "type", lambda: engine.open_campaign("c", store=_stored()).show(at=3))
     return out

@@ -496,6 +496,86 @@ def test_rc904_s_hint_says_what_can_be_done(tmp_path: Path) -> None:
     assert engine.open_campaign("b", store=store).show()["shared"]["luck"] == 0
 
 
+DOUBLED = BOUNDED.replace("    gems:", "    doubled: {derived: 'luck * 2'}\n    gems:")
+"""`BOUNDED` with a derived value, which the rules compute whenever the state is read."""
+
+
+def test_a_changed_ruleset_is_shown_and_replayed_with_a_warning_and_written_to_by_nothing(
+    cli: Any, tmp_path: Path
+) -> None:
+    """`campaign show` and `campaign replay` were refused with RC904 once the ruleset's file
+    changed, when the user whose file changed most needs to see what is stored. Both now read it
+    with the ruleset text the campaign keeps (a replay re-derives every event with the rules it
+    was made with, never the file's), tell RC904 on standard error as a warning, placed, with its
+    hint, and exit 0; every change is refused as before, and writes nothing."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(DOUBLED)
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "b", "rules.yaml", cwd=tmp_path).code == 0
+    before = cli("campaign", "--db", db, "show", "b", cwd=tmp_path)
+    assert before.code == 0 and "doubled: 2" in before.out and before.err == "", before.err
+    rules.write_text(DOUBLED.replace("luck * 2", "luck * 3").replace("max: 3", "max: 5"))
+    line = DOUBLED[: DOUBLED.index("state:")].count("\n") + 1
+    warned = (
+        f"rules.yaml:{line}:1: warning RC904: the ruleset of campaign 'b' has changed since the "
+        "campaign was made; it is read with the ruleset text it keeps, not with the changed file\n"
+        "  state:\n  ^^^^^\n  hint: migrate it on purpose (--migrate)"
+    )
+    shown = cli("campaign", "--db", db, "show", "b", cwd=tmp_path)
+    assert shown.code == 0 and shown.out == before.out and shown.err.startswith(warned), shown.err
+    as_json = cli("campaign", "--db", db, "show", "b", "--json", cwd=tmp_path)
+    assert as_json.code == 0 and json.loads(as_json.out)["shared"]["doubled"] == 2
+    assert as_json.err.startswith(warned), as_json.err
+    replayed = cli("campaign", "--db", db, "replay", "b", cwd=tmp_path)
+    assert replayed.code == 0 and replayed.err.startswith(warned), replayed.err
+    assert replayed.out == "replayed 1 events of 'b': every state equals the stored one\n"
+    for change in (["act", "b", "spend"], ["roll", "b", "flip"], ["join", "b", "ann"], ["undo", "b"]):
+        refused = cli("campaign", "--db", db, *change, cwd=tmp_path)
+        assert refused.code == 1 and refused.out == "", change
+        assert refused.err.startswith(f"rules.yaml:{line}:1: error RC904: "), (change, refused.err)
+    assert len(json.loads(cli("campaign", "--db", db, "log", "b", "--json").out)) == 1
+    migrated = cli("campaign", "--db", db, "show", "b", "--migrate", cwd=tmp_path)
+    assert migrated.code == 0 and "doubled: 3" in migrated.out and migrated.err == ""
+
+
+def test_a_campaign_opened_to_be_read_refuses_every_change_as_opening_it_to_change_it_would(
+    tmp_path: Path,
+) -> None:
+    """`read_only`, as `show` and `replay` open a campaign: with its file changed it reads the
+    text it keeps, RC904 its `warning`, and a change through it (which a caller of Python could
+    still try) is refused with the RC904 that opening it to change it gives: never a write under
+    rules other than the file's. With the file as it was, nothing is said and it plays as ever."""
+    path = tmp_path / "doubled.yaml"
+    path.write_text(DOUBLED)
+    store = SqliteStore(tmp_path / "c.db")
+    engine.new_campaign("b", path, store=store)
+    path.write_text(DOUBLED.replace("luck * 2", "luck * 3"))
+    with pytest.raises(engine.CampaignError) as caught:
+        engine.open_campaign("b", store=store)
+    [refusal] = caught.value.diagnostics
+    read = engine.open_campaign("b", store=store, read_only=True)
+    told = read.warning
+    assert told is not None and told.code == "RC904" and told.severity == "warning"
+    assert told.span == refusal.span and told.hint == refusal.hint
+    assert read.show()["shared"]["doubled"] == 2 and read.replay() == read.state()
+    changes = [
+        lambda: read.act("spend"),
+        lambda: read.roll("flip"),
+        lambda: read.join("ann"),
+        lambda: read.undo(),
+    ]
+    for change in changes:
+        with pytest.raises(engine.CampaignError) as caught:
+            change()
+        assert list(caught.value.diagnostics) == [refusal]
+    assert [e.kind for e in read.log()] == ["new"]
+    path.write_text(DOUBLED)
+    again = engine.open_campaign("b", store=store, read_only=True)
+    assert again.warning is None
+    again.act("spend")
+    assert engine.open_campaign("b", store=store).show()["shared"]["doubled"] == 0
+
+
 def test_a_changed_ruleset_is_refused_unless_migrated(tmp_path: Path) -> None:
     path = tmp_path / "bounded.yaml"
     path.write_text(BOUNDED)

@@ -837,9 +837,24 @@ def test_a_campaign_of_a_served_file_is_named_as_the_server_serves_it(
         assert other.get("/api/campaigns").json() == [{"name": "c7", "ruleset": "mine", "events": 1}]
         assert other.get("/api/campaigns/c7").json()["ruleset"] == "mine"
         assert str(tmp_path) not in other.get("/api/campaigns/c7").text
+        assert other.get("/api/campaigns/c7").json()["warnings"] == []
         mine.write_text(mine.read_text() + "# changed\n")
-        [d] = error(other.get("/api/campaigns/c7"), 409)
+        [d] = error(other.post("/api/campaigns/c7/act", json={"action": "add_light"}), 409)
+        # read, it is what is stored, with RC904 as a warning, as `campaign show` and `replay` say it
+        # on the command line (both answered 409 with nothing to see)
+        shown = other.get("/api/campaigns/c7")
+        replayed = other.get("/api/campaigns/c7/replay")
+        assert [e["kind"] for e in other.get("/api/campaigns/c7/log").json()] == ["new"]
     assert d["code"] == "RC904" and "operator" in d["hint"] and "leave out" not in d["hint"]
+    assert shown.status_code == 200 and shown.json()["shared"]["tokens"] == {"light": 3, "dark": 2}, (
+        shown.text
+    )
+    assert replayed.status_code == 200 and replayed.json()["ok"] is True, replayed.text
+    for answer in (shown, replayed):
+        [w] = answer.json()["warnings"]
+        assert w["code"] == "RC904" and w["severity"] == "warning" and w["hint"] == d["hint"]
+        assert w["file"] == "mine.yaml" and w["text"].startswith(f"mine.yaml:{w['line']}:1: warning RC904")
+        assert str(tmp_path) not in answer.text
 
 
 def test_making_a_campaign_names_its_ruleset_as_the_server_serves_it(tmp_path: Path) -> None:

@@ -139,15 +139,23 @@ def _names(request: Request) -> Mapping[str, Path]:
 
 
 @contextmanager
-def _campaign(request: Request, name: str) -> Iterator[Campaign]:
+def _campaign(request: Request, name: str, read_only: bool = False) -> Iterator[Campaign]:
     """The campaign, played with the ruleset the server has compiled already when it names one
-    the server serves (a changed text is still `RC904`); otherwise as `open_campaign` finds it."""
+    the server serves (a changed text is still `RC904`, or, `read_only`, the campaign's warning,
+    read with the text it keeps: `_warnings`); otherwise as `open_campaign` finds it."""
     server = server_of(request)
     names = _names(request)
     with _store(server) as store:
         served = _served(names, store.header(name).ruleset)
         ruleset = server.catalog.named(served, names) if served in names else None
-        yield open_campaign(name, store=store, ruleset=ruleset, limits=server.limits)
+        yield open_campaign(name, store=store, ruleset=ruleset, limits=server.limits, read_only=read_only)
+
+
+def _warnings(request: Request, campaign: Campaign) -> list[dict[str, Any]]:
+    """What a read answers beside what it read, as the command line's `show` and `replay` print
+    it on standard error: RC904 for a ruleset file changed since, worded as every error is."""
+    told = campaign.warning
+    return [] if told is None else jobs.diagnostics_json([_hidden(server_of(request), told)])
 
 
 def _served(names: Mapping[str, Path], reference: str) -> str:
@@ -189,8 +197,8 @@ def list_campaigns(request: Request) -> list[dict[str, Any]]:
 @router.get("/{name}")
 def show_campaign(name: str, request: Request) -> dict[str, Any]:
     """A campaign's state: the table's and each character's."""
-    with _campaign(request, name) as campaign:
-        return _state(request, campaign)
+    with _campaign(request, name, read_only=True) as campaign:
+        return {**_state(request, campaign), "warnings": _warnings(request, campaign)}
 
 
 @router.get("/{name}/log", response_model=list[EventModel])
@@ -300,6 +308,7 @@ def scene(name: str, body: CampaignSceneRequest, request: Request) -> dict[str, 
 @router.get("/{name}/replay")
 def replay(name: str, request: Request) -> dict[str, Any]:
     """Recompute every state from the log and compare it with the stored one (RC909 on a difference)."""
-    with _campaign(request, name) as campaign:
+    with _campaign(request, name, read_only=True) as campaign:
         state = campaign.replay()
-        return {"ok": True, "events": len(campaign.log()), "state": state}
+        told = _warnings(request, campaign)
+        return {"ok": True, "events": len(campaign.log()), "state": state, "warnings": told}

@@ -134,10 +134,23 @@ class Campaign:
         self._pending: tuple[str, str] | None = None
         """A migration accepted at `open` (the new ruleset's hash and text), not yet recorded:
         `writing` records it with the first change, in that change's transaction."""
+        self._refusal: Diagnostic | None = None
+        """RC904, for a campaign opened `read_only` on a ruleset changed since: read with the
+        text it keeps, it refuses every change (`writing`) as opening it to change it would."""
 
     @property
     def name(self) -> str:
         return self.header.name
+
+    @property
+    def warning(self) -> Diagnostic | None:
+        """RC904 as a warning, for a campaign opened `read_only` on a ruleset changed since (what
+        is shown or replayed is read with the text it keeps); else None."""
+        if self._refusal is None:
+            return None
+        said = self._refusal.message
+        told = f"{said}; it is read with the ruleset text it keeps, not with the changed file"
+        return replace(self._refusal, message=told, severity="warning")
 
     # -- making and opening ---------------------------------------------------------------------
 
@@ -221,10 +234,13 @@ class Campaign:
         migrate: bool = False,
         limits: Limits = DEFAULT_LIMITS,
         shown_as: str = "",
+        read_only: bool = False,
     ) -> Campaign:
         """The stored campaign `name`, played with `text` (the ruleset as it is now, reported under
         `shown_as`) or, when None, the ruleset text stored with it. A ruleset whose content changed
-        is refused (RC904) unless `migrate`, which records the change as an event."""
+        is refused (RC904) unless `migrate`, which records the change as an event; or, opened
+        `read_only` (to be shown or replayed: a user whose file changed most needs to see what is
+        stored), it is read with the text it keeps, RC904 kept as a warning in `warning`."""
         where = "Campaign.open"
         arguments.having(where, "store", store, STORE_METHODS, "a campaign store (engine.state)")
         arguments.name(where, "name", name)
@@ -233,6 +249,7 @@ class Campaign:
         arguments.of_type(where, "migrate", migrate, bool)
         arguments.of_type(where, "limits", limits, Limits)
         arguments.name(where, "shown_as", shown_as)
+        arguments.of_type(where, "read_only", read_only, bool)
         header = store.header(name)
         if text is None:
             if content_hash(header.ruleset_text) != header.ruleset_hash:  # the rules it was made with?
@@ -252,7 +269,7 @@ class Campaign:
             # placed at the changed ruleset's `state:`, in the file that changed, where a refusal
             # with no place left the author to guess which (found by a hunt); a ruleset that no
             # longer has a `state:` has no place for it, and is told without one
-            raise _fail(
+            refused = _fail(
                 "RC904",
                 f"the ruleset of campaign '{name}' has changed since the campaign was made",
                 "migrate it on purpose (--migrate): the change is recorded in the log; or play it "
@@ -261,6 +278,12 @@ class Campaign:
                 advice=Advice("migrate"),
                 span=model.state.span if model.state is not None else None,
             )
+            if not read_only:
+                raise refused
+            # what it stores is read with the rules that stored it: the text it keeps
+            kept = cls.open(store, name, compile, limits=limits)
+            kept._refusal = refused.diagnostics[0]
+            return kept
         campaign = cls(store, header, model, limits, compile)
         campaign._pending = (content_hash(text), text)
         campaign.state()  # the state carried over now: one the new rules cannot hold is refused
@@ -339,6 +362,8 @@ class Campaign:
         first, in the same transaction: it is recorded with the first change made under the new
         rules or not at all (a refused action records nothing), and once, however many processes
         migrate at the same moment (the stored ruleset is read again under the write lock)."""
+        if self._refusal is not None:  # opened to be read, on a ruleset changed since
+            raise CampaignError([self._refusal])
         with self.store.transaction(self.name) as tx:
             header = None
             now = tx.header()
