@@ -576,6 +576,40 @@ def test_a_campaign_opened_to_be_read_refuses_every_change_as_opening_it_to_chan
     assert engine.open_campaign("b", store=store).show()["shared"]["doubled"] == 0
 
 
+def test_a_ruleset_that_no_longer_declares_a_state_is_told_at_the_top_of_its_file(
+    cli: Any, tmp_path: Path
+) -> None:
+    """RC904 for a ruleset file whose `state:` was taken out had no place at all (no file:line:col,
+    no source line, no caret), nor RC907 for one migrated to or made a campaign of. Each is told
+    where the file's top level begins (its first line of YAML, past blank lines and comments),
+    as a key missing from the top level is (RC101); RC904's hint no longer offers --migrate,
+    which is RC907 for such a ruleset."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(BOUNDED)
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "b", "rules.yaml", cwd=tmp_path).code == 0
+    stateless = BOUNDED[: BOUNDED.index("state:")]
+    rules.write_text("\n# the checks alone\n" + stateless)
+    top = "rules.yaml:3:1: {} RC90{}: "
+    refused = cli("campaign", "--db", db, "act", "b", "spend", cwd=tmp_path)
+    assert refused.code == 1 and refused.err.startswith(top.format("error", 4)), refused.err
+    assert (
+        "no longer declares a 'state:' section\n  rulecraft: 1\n  ^\n  hint: play it as it was" in refused.err
+    )
+    assert "--migrate" not in refused.err
+    shown = cli("campaign", "--db", db, "show", "b", cwd=tmp_path)
+    assert shown.code == 0 and shown.err.startswith(top.format("warning", 4)), shown.err
+    assert "luck: 1" in shown.out
+    migrated = cli("campaign", "--db", db, "act", "b", "spend", "--migrate", cwd=tmp_path)
+    assert migrated.code == 1 and migrated.err.startswith(top.format("error", 7)), migrated.err
+    assert "declares no state" in migrated.err and "\n  rulecraft: 1\n  ^\n" in migrated.err
+    assert len(json.loads(cli("campaign", "--db", db, "log", "b", "--json").out)) == 1
+    (tmp_path / "checks.yaml").write_text(stateless)
+    made = cli("campaign", "--db", db, "new", "c", "checks.yaml", cwd=tmp_path)
+    assert made.code == 1 and made.err.startswith("checks.yaml:1:1: error RC907: "), made.err
+    assert "\n  rulecraft: 1\n  ^\n" in made.err
+
+
 def test_a_changed_ruleset_is_refused_unless_migrated(tmp_path: Path) -> None:
     path = tmp_path / "bounded.yaml"
     path.write_text(BOUNDED)

@@ -178,6 +178,7 @@ SAID = {
     "scenes/play.py:cast_state": ("give", "runtime/inputs.py:_problems"),
     "scenes/campaign.py:cast_of": ("cast", "scenes/campaign.py:cast_of"),
     "state/campaign.py:Campaign.open": ("migrate", "state/campaign.py:Campaign.open"),
+    "state/campaign.py:_changed": ("migrate", "state/campaign.py:_changed"),
     "state/campaign.py:Campaign.writing": ("migrate", "state/campaign.py:Campaign.writing"),
     "state/campaign.py:Campaign._roles": ("other", "state/campaign.py:Campaign._roles"),
     # words no client meets: the server opens no campaign with a migration pending (no --migrate)

@@ -57,7 +57,7 @@ from ..runtime.state import (
     with_values,
 )
 from ..runtime.work import Work, current, working
-from ..syntax.positions import Span
+from ..syntax.positions import SourceFile, Span
 from .exact import after_action
 from .records import STORE_METHODS, Event, Header, Store, Transaction, whole
 
@@ -94,6 +94,56 @@ def _fail(
     return CampaignError([Diagnostic(code, message, span, hint, advice=advice)], missing=missing, unfit=unfit)
 
 
+def _top(model: RulesetModel, text: str) -> Span:
+    """Where a ruleset with no `state:` is told, having no section to point at: where its top
+    level begins, among whose keys a `state:` would be, as the loader tells a key missing from
+    the top level (RC101) at the top of the file; its first line that is neither blank (a caret
+    under it would show nothing) nor a comment, else its first."""
+    source = SourceFile(model.source_name, text)
+    lines = enumerate(source.lines, 1)
+    line = next((n for n, held in lines if held.strip() and not held.lstrip().startswith("#")), 1)
+    held = source.line(line)
+    return Span(source, line, len(held) - len(held.lstrip()) + 1)
+
+
+def _no_state(model: RulesetModel, text: str | None = None) -> CampaignError:
+    """RC907 for a ruleset that declares no `state:`, placed at its top (`_top`) when its text is
+    known (a campaign made of it, or migrated to it)."""
+    return _fail(
+        "RC907",
+        f"ruleset '{model.name}' declares no state: it has nothing a campaign could keep",
+        "add a 'state:' section (see docs/language.md, State that lasts)",
+        unfit=True,
+        span=_top(model, text) if text is not None else None,
+    )
+
+
+def _changed(name: str, model: RulesetModel, text: str) -> CampaignError:
+    """RC904 for campaign `name`, whose ruleset is now `text` (compiled to `model`). Placed at its
+    `state:`, in the file that changed, where a refusal with no place left the author to guess
+    which (found by a hunt); a ruleset that no longer has one at its top (`_top`), where a
+    refusal with no place was left (found by another), saying so: it cannot be migrated to."""
+    said = f"the ruleset of campaign '{name}' has changed since the campaign was made"
+    as_was = (
+        "play it as it was: put the old text back in the file, or move the file away (the campaign "
+        "plays the text it keeps when its file is gone)"
+    )
+    if model.state is None:
+        return _fail(
+            "RC904",
+            f"{said}: it no longer declares a 'state:' section",
+            f"{as_was}; a ruleset with no 'state:' has nothing a campaign could be migrated to",
+            span=_top(model, text),
+        )
+    return _fail(
+        "RC904",
+        said,
+        f"migrate it on purpose (--migrate): the change is recorded in the log; or {as_was}",
+        advice=Advice("migrate"),
+        span=model.state.span,
+    )
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -124,12 +174,7 @@ class Campaign:
         self.limits = limits
         self.caches = Caches.within(limits.max_cache_bytes)
         if model.state is None:
-            raise _fail(
-                "RC907",
-                f"ruleset '{model.name}' declares no state: it has nothing a campaign could keep",
-                "add a 'state:' section (see docs/language.md, State that lasts)",
-                unfit=True,
-            )
+            raise _no_state(model)
         self.rules: StateModel = model.state
         self._pending: tuple[str, str] | None = None
         """A migration accepted at `open` (the new ruleset's hash and text), not yet recorded:
@@ -187,11 +232,7 @@ class Campaign:
         arguments.name(where, "source", source)
         arguments.mapping(where, "start", start)
         if model.state is None:
-            raise _fail(
-                "RC907",
-                f"ruleset '{model.name}' declares no state: it has nothing a campaign could keep",
-                unfit=True,
-            )
+            raise _no_state(model, text)
         rules = model.state
         bound = bind_params(
             rules.campaign, params or {}, "campaign", name, span=rules.campaign_span or rules.span
@@ -265,19 +306,10 @@ class Campaign:
         if content_hash(text) == header.ruleset_hash:
             return cls(store, header, compile(text, shown_as or header.ruleset), limits, compile)
         model = compile(text, shown_as or header.ruleset)
+        if model.state is None and migrate:
+            raise _no_state(model, text)
         if not migrate:
-            # placed at the changed ruleset's `state:`, in the file that changed, where a refusal
-            # with no place left the author to guess which (found by a hunt); a ruleset that no
-            # longer has a `state:` has no place for it, and is told without one
-            refused = _fail(
-                "RC904",
-                f"the ruleset of campaign '{name}' has changed since the campaign was made",
-                "migrate it on purpose (--migrate): the change is recorded in the log; or play it "
-                "as it was: put the old text back in the file, or move the file away (the campaign "
-                "plays the text it keeps when its file is gone)",
-                advice=Advice("migrate"),
-                span=model.state.span if model.state is not None else None,
-            )
+            refused = _changed(name, model, text)
             if not read_only:
                 raise refused
             # what it stores is read with the rules that stored it: the text it keeps
