@@ -563,3 +563,74 @@ def test_a_boolean_key_written_twice_is_spelt_as_written_with_its_first_line() -
     assert d.message == "YAML syntax error: the key 'true' appears twice in one mapping"
     assert d.hint == "each key may appear once in a mapping; the first is on line 8"
     assert d.span is not None and (d.span.line, d.span.col) == (9, 7)
+
+
+BREAKS = ["\u2028", "\u2029", "\x85"]
+
+
+@pytest.mark.parametrize("brk", BREAKS, ids=["U+2028", "U+2029", "U+0085"])
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("name: coin\n", "name: coin\n# a note {brk} more: stuff\n"),
+        ("{die: 6}\n", "{{die: 6}}   # six{brk} faces\n"),
+        ("name: coin\n", "name: co{brk}in\n"),
+        ("name: coin\n", "name: coin\ndescription: |\n  one{brk} two\n"),
+        ("    outcomes:", "{brk}    outcomes:"),
+    ],
+    ids=["comment", "trailing comment", "plain", "block", "between"],
+)
+def test_a_line_break_yaml_alone_reads_is_refused_where_it_is_written(brk: str, old: str, new: str) -> None:
+    """ruamel.yaml reads U+2028, U+2029 and U+0085 as line breaks (and counts lines at a newline
+    only): one in a comment ended it, and the rest was read as YAML, a misleading RC002 about
+    indentation. Outside a quoted string each is one RC002 at its own line and column, saying
+    what it is and how to write it instead."""
+    text = edit(old, new.format(brk=brk))
+    d = one(text)
+    line = text.count("\n", 0, text.index(brk)) + 1
+    col = text.index(brk) - text.rfind("\n", 0, text.index(brk))
+    assert (d.code, d.span.line, d.span.col) == ("RC002", line, col), d
+    assert d.message.startswith(f"a U+{ord(brk):04X} (") and "outside a quoted string" in d.message
+    assert d.hint is not None and "double-quoted string" in d.hint
+
+
+@pytest.mark.parametrize("brk", BREAKS, ids=["U+2028", "U+2029", "U+0085"])
+def test_a_line_break_yaml_alone_reads_is_left_to_the_reader_inside_quotes(brk: str) -> None:
+    """Inside a quoted string one is read as YAML reads a line break there (a U+2028 or U+2029
+    kept, a U+0085 folded to a space), and an escape is the character itself; a second one, in a
+    comment after the quoted one, is still refused at its place."""
+    written = f"\\x{ord(brk):02x}" if brk == "\x85" else f"\\u{ord(brk):04x}"
+    for title, read in [
+        (f'"a{written}b"', f"a{brk}b"),
+        (f'"a{brk}b"', f"a{brk}b" if brk != "\x85" else "a b"),
+        (f"'a{brk}b'", f"a{brk}b" if brk != "\x85" else "a b"),
+    ]:
+        rs = engine.load_source(SourceFile("ok.yaml", edit("name: coin\n", f"name: coin\ntitle: {title}\n")))
+        assert rs.title == read, title
+    text = edit("name: coin\n", f'name: coin\ntitle: "a{brk}b"  # c{brk}d\n')
+    d = one(text)
+    assert (d.code, d.span.line, d.span.col) == ("RC002", 3, text.split("\n")[2].rindex(brk) + 1), d
+
+
+def test_an_earlier_yaml_error_is_told_before_a_line_break_after_it() -> None:
+    """The scan for these characters leaves a mistake before the first of them to the YAML
+    reader's own words, at its own place."""
+    text = edit("name: coin\n", "name: coin\ntitle: 'open\n# note\u2028 more\n")
+    d = one(text)
+    assert d.code == "RC002" and "U+2028" not in d.message, d
+
+
+def test_the_scan_for_a_line_break_reads_the_load_clock() -> None:
+    """A large text with one such character at its end is scanned token by token: under a load's
+    deadline the scan reads the clock, as the YAML reader's stages do."""
+    from engine.errors import DeadlineError
+    from engine.syntax.breaks import stray_break
+    from engine.syntax.clock import Clock
+
+    def late() -> None:
+        raise DeadlineError([engine.Diagnostic("RC503", "late", None)])
+
+    text = BASE + "".join(f"k{i}: {i}\n" for i in range(2000)) + "# end\u2028\n"
+    with pytest.raises(DeadlineError):
+        stray_break(SourceFile("big.yaml", text), Clock(late))
+    assert stray_break(SourceFile("big.yaml", text)) is not None

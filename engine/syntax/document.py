@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import MAX_DIGITS, DeadlineError, Diagnostic, LimitError, LoadError, limit_advice
 from ..frozen import frozen
+from .breaks import stray_break
 from .clock import Clock
 from .positions import ExprOrigin, SourceFile, Span
 
@@ -293,7 +294,9 @@ def load(
     mappings and lists nest (`max_depth`) and how many values it holds once aliases are expanded
     (`max_nodes`) — each a `LimitError` `RC004`; a number that is not finite or is written with
     more than `MAX_DIGITS` digits is `RC005`; an explicit tag other than the core schema's, or a
-    value its tag cannot be made from, is `RC002` at the tag, so only JSON-like data is made.
+    value its tag cannot be made from, is `RC002` at the tag, so only JSON-like data is made; a
+    U+0085, U+2028 or U+2029 outside a quoted scalar, which the reader would take for a line
+    break, is `RC002` at it (`breaks.py`).
 
     A `clock` (a load under a deadline: `api.load_source(deadline=)`) is read as values are
     composed, constructed and copied, so a text too large to read in time ends in the
@@ -315,6 +318,9 @@ def load(
             Span(source, line, col),
             "max_yaml_depth",
         )
+    stray = stray_break(source, clock)
+    if stray is not None:
+        raise LoadError([stray])
     from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
     from ruamel.yaml.composer import MaxDepthExceededError
