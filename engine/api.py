@@ -117,18 +117,23 @@ class Ruleset:
     def name(self) -> str:
         return self.model.name
 
-    def with_scenes(self, source: Path | str) -> Ruleset:
+    def with_scenes(self, source: Path | str, *, deadline: float | None = None) -> Ruleset:
         """This ruleset and the scenes of a scene file: YAML whose only key is `scenes:`, each scene
         written as in a ruleset and compiled against this one's state, actions and scales, so a
         question about a fight needs no change to the ruleset. A `Path` is the file; a `str` is
-        its text. A mistake in it is reported at its own file's line and column."""
+        its text. A mistake in it is reported at its own file's line and column. A `deadline`
+        (seconds from now) bounds reading, checking and compiling it by the clock, as
+        `load_source(deadline=)` bounds a load: past it, a `DeadlineError`."""
         arg.of_type("Ruleset.with_scenes", "source", source, (Path, str))
+        if deadline is not None:
+            deadline = arg.seconds("Ruleset.with_scenes", "deadline", deadline)
+        work, clock = _load_clock(self.limits, deadline)
         text = (
             read_source(source, max_bytes=self.limits.max_yaml_bytes)
             if isinstance(source, Path)
             else SourceFile("<scenes>", source)
         )
-        part = _yaml(text, self.limits)
+        part = _yaml(text, self.limits, clock)
         scenes = part.data.get("scenes") if isinstance(part.data, dict) else None
         if not isinstance(part.data, dict) or not isinstance(scenes, dict) or not scenes:
             where = part.span(())
@@ -162,8 +167,8 @@ class Ruleset:
             merged = graft(merged, part, ("scenes", name))
         from .syntax.schema import validate
 
-        validate(merged)
-        return Ruleset(compile_document(merged, self.limits), merged, self.limits)
+        validate(merged, clock)
+        return Ruleset(compile_document(merged, self.limits, work=work), merged, self.limits)
 
     @property
     def title(self) -> str:
@@ -699,10 +704,7 @@ def _compiled(source: SourceFile, limits: Limits, deadline: float | None = None)
     on-disk cache (`syntax.cached`): no YAML parser, no schema check, no lark. Otherwise the YAML
     is read and checked (jsonschema imported only then), and what compiled is kept for the next
     process; a ruleset with any problem is never kept, so it is reported afresh every time."""
-    # a deadline's clock runs from the load's start, read as the YAML is read and checked
-    # (`syntax.clock`) and as the compile writes code (`Emitter`)
-    work = Work(limits.max_work, deadline) if deadline is not None else None
-    clock = Clock(work.check_clock) if work is not None else None
+    work, clock = _load_clock(limits, deadline)
     key = cached.key(
         source, limits.max_yaml_bytes, limits.max_yaml_depth, limits.max_yaml_nodes, parser.fingerprint()
     )
@@ -722,6 +724,16 @@ def _compiled(source: SourceFile, limits: Limits, deadline: float | None = None)
         model = compile_document(doc, limits, work=work)
     cached.write(key, doc, shapes)
     return _Loaded(model, doc)
+
+
+def _load_clock(limits: Limits, deadline: float | None) -> tuple[Work | None, Clock | None]:
+    """The budget and clock of one load under a `deadline` (None, None without one): its clock
+    runs from the load's start, read as the YAML is read and checked (`syntax.clock`) and, through
+    the budget, as the compile writes code (`Emitter`)."""
+    if deadline is None:
+        return None, None
+    work = Work(limits.max_work, deadline)
+    return work, Clock(work.check_clock)
 
 
 def _random(rng: Any) -> random.Random:

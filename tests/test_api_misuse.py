@@ -354,6 +354,11 @@ def cases() -> list[Case]:
     add("Ruleset.with_scenes", "source", "type", lambda: RULES.with_scenes(3))
     add("Ruleset.with_scenes", "source", "None", lambda: RULES.with_scenes(None))
     add("Ruleset.with_scenes", "source", "unknown", lambda: RULES.with_scenes("scenes: {x: 1}"))
+    scenes = "scenes: {x: 1}"
+    add("Ruleset.with_scenes", "deadline", "type", lambda: RULES.with_scenes(scenes, deadline="1"))
+    add("Ruleset.with_scenes", "deadline", "negative", lambda: RULES.with_scenes(scenes, deadline=-1))
+    add("Ruleset.with_scenes", "deadline", "NaN", lambda: RULES.with_scenes(scenes, deadline=NAN))
+    add("Ruleset.with_scenes", "deadline", "inf", lambda: RULES.with_scenes(scenes, deadline=INF))
     add("Ruleset.scene", "name", "unknown", lambda: RULES.scene("fihgt"), "did you mean")
     add("Ruleset.scene", "name", "type", lambda: RULES.scene(3))
     add("Ruleset.scene_odds", "scene", "unknown", lambda: RULES.scene_odds("fihgt"), "did you mean")

@@ -152,3 +152,45 @@ def test_scene_prob_errors_name_its_own_options(cli: Any) -> None:
     assert r.code == 1 and "give it as --party student:max_resolve=VALUE" in r.err, r.err
     r = cli("scene", "prob", "chimera", "learning", "--grid", "student.max_resolve")
     assert r.code == 1 and "--grid 'student.max_resolve' is not of the form NAME=A..B" in r.err, r.err
+
+
+def _many_scenes(count: int) -> str:
+    """A scene file of `count` scenes like `first_blood`, slow to read and compile."""
+    one = FIRST_BLOOD.split("\n", 1)[1]
+    return "scenes:\n" + "".join(one.replace("first_blood:", f"blood{i}:") for i in range(count))
+
+
+def test_a_scene_file_read_under_a_deadline_is_stopped_by_it(castle: engine.Ruleset) -> None:
+    """`with_scenes` read its text with no clock, whatever deadline its caller had: a load's
+    deadline (`load_source(deadline=)`) did not reach it. Under `deadline=` it is read, checked
+    and compiled (with the ruleset it joins) under the same clock as a load: a large file past
+    it is one RC503 at no place, as no value of the file is at fault; within it, the scenes are
+    added as without one."""
+    with pytest.raises(engine.DeadlineError) as caught:
+        castle.with_scenes(_many_scenes(60), deadline=0.0)
+    [d] = caught.value.diagnostics
+    assert d.code == "RC503" and d.span is None
+    assert d.message == "the deadline of 0 s passed before the request ended"
+    assert "first_blood" in castle.with_scenes(FIRST_BLOOD, deadline=60).scenes
+
+
+def test_a_scene_file_under_a_deadline_stops_in_the_yaml_stage(
+    castle: engine.Ruleset, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The clock moving a second at each look, a half-second deadline: the scene file stops as
+    its YAML is read, before the schema check, as a load's does."""
+    import time
+
+    from engine.syntax import schema
+
+    def unreached(*_: object) -> None:
+        raise AssertionError("the schema check ran past the deadline")
+
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(schema, "validate", unreached)
+    monkeypatch.setattr(time, "monotonic", lambda: float(next(ticks)))
+    with pytest.raises(engine.DeadlineError) as caught:
+        castle.with_scenes(_many_scenes(60), deadline=0.5)
+    monkeypatch.undo()
+    [d] = caught.value.diagnostics
+    assert d.code == "RC503" and d.message == "the deadline of 0.5 s passed before the request ended"
