@@ -1143,6 +1143,21 @@ def test_a_body_that_is_not_json_is_placed_on_the_line_json_counts(
     assert d["source_line"][d["column"] - 1] == "}", d  # the caret is under what JSON read
 
 
+@pytest.mark.parametrize("brk", ["\u2028", "\u2029", "\x85"], ids=["U+2028", "U+2029", "U+0085"])
+def test_a_body_that_is_not_json_shows_its_line_as_sent(client: TestClient, brk: str) -> None:
+    """The server read a body's lines by a rule of its own (`_lines_as_json`), which made a
+    U+2028, U+2029 or U+0085 a space so that `str.splitlines` would not count it; `SourceFile`
+    counts lines at a newline only, as JSON does, so the body is placed as it is, and the line
+    shown under the caret is the line sent, such a character and all."""
+    body = f'{{"ruleset":"ch{brk}ill",\n "check":"specific", "note":"a{brk}b", "inputs":}}'
+    sent = client.post("/api/roll", content=body.encode(), headers={"content-type": "application/json"})
+    [d] = error(sent, 422)
+    shown = body.split("\n")[1]
+    assert (d["line"], d["column"]) == (2, shown.index("}") + 1), d
+    assert d["source_line"] == shown, d
+    assert f"  {shown}\n" in d["text"], d
+
+
 def test_an_empty_policy_or_value_is_asked_for_and_refused(client: TestClient) -> None:
     """`"policy": ""` rolled under `always` and `"value": ""` answered without the value (`or`
     and `if value` took "" for none); each is a name asked for, and no policy (RC408) or value

@@ -8,7 +8,6 @@ escaped rather than crashing the response that would report it."""
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -115,23 +114,15 @@ class Unreadable(HTTPException):
         self.diagnostics = diagnostics
 
 
-_NOT_JSON_BREAKS = re.compile("\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
-def _lines_as_json(text: str) -> str:
-    """`text` with the line breaks JSON does not count (a lone CR, U+2028, ...) made spaces: a
-    source line is read by `str.splitlines`, which counts them, where `json` counts only LF, and
-    the caret fell on the wrong line (found by a review). A column stays where it was."""
-    return _NOT_JSON_BREAKS.sub(" ", text)
-
-
 class OnceRequest(Request):
     async def json(self) -> Any:
         if not hasattr(self, "_json"):
             try:
                 self._json = read_json(await self.body())
-            except json.JSONDecodeError as exc:  # placed in the body: its line, column and caret
-                where = Span(SourceFile("<request body>", _lines_as_json(exc.doc)), exc.lineno, exc.colno)
+            except json.JSONDecodeError as exc:
+                # placed in the body: its line, column and caret; `json` counts lines at a newline
+                # only, as `SourceFile` splits them
+                where = Span(SourceFile("<request body>", exc.doc), exc.lineno, exc.colno)
                 said = Diagnostic("RC407", _unreadable(exc), where)
                 raise Unreadable([diagnostic_json(said)]) from None
             except (ValueError, RecursionError) as exc:  # UnicodeDecodeError too

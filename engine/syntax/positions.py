@@ -24,8 +24,10 @@ class SourceFile:
         Split at a newline only, as `line_starts` and the YAML reader count lines (and JSON):
         `str.splitlines` also splits at U+2028, U+0085, a form feed and others, and a caret
         below one fell under the line above the one it meant. A CR before a newline is not
-        shown; a last newline ends the last line, as `splitlines` has it."""
-        lines = [line.removesuffix("\r") for line in self.text.split("\n")]
+        shown, and a lone CR (no line end to JSON, which counts lines so too) is shown as a
+        space: shown as it is, it sends a terminal's cursor back over the line. A last newline
+        ends the last line, as `splitlines` has it."""
+        lines = [line.removesuffix("\r").replace("\r", " ") for line in self.text.split("\n")]
         if lines[-1] == "":
             lines.pop()
         return tuple(lines)
