@@ -92,6 +92,23 @@ def test_the_policies_side_by_side(client: TestClient) -> None:
     assert _chances(always) != _chances(optimal)  # the chart compares something that differs
 
 
+def test_the_policies_are_one_solve_so_no_queue_does_not_refuse_them() -> None:
+    """`--queue 0` (no solve may wait) and one worker: the chart of policies asked the pool for a
+    solve per policy at once, so its second found the pool full and the chart was a 503. They
+    are one job now, one place in the pool, and the chart is drawn (the same fractions as
+    /api/prob under each policy, asked one at a time)."""
+    body = {"ruleset": "chimera", "check": "skill", "inputs": {"dice": 3, "resolve": 1}}
+    with TestClient(create_app(workers=1, queue=0, deadline=60.0)) as c:
+        bars = _bars(_svg(c.post("/api/chart/policies", json=body)))
+        for policy in ("always", "never", "optimal"):
+            drawn = {
+                g.get("data-outcome"): Fraction(g.get("data-probability", ""))
+                for g in bars
+                if g.get("data-series") == policy
+            }
+            assert drawn == _chances(c.post("/api/prob", json={**body, "policy": policy}).json()), policy
+
+
 def test_a_ruleset_sent_as_text_is_charted(client: TestClient, repo_root: Any) -> None:
     text = (repo_root / "rulesets" / "chill.yaml").read_text(encoding="utf-8")
     body = {"source": text, "name": "mine.yaml", "check": "specific", "inputs": {"target": 55}}

@@ -200,6 +200,20 @@ def prob(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def policies(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
+    """`prob` under each policy the check offers (`body`'s own policy and value are not used),
+    as one job: a chart of them takes one place in the pool, as any request does, where a solve
+    for each had competed with the others for it (with `--queue 0`, one worker: 503). They run
+    one after another under the request's one deadline, as a sweep's points do."""
+    check = rs.check(body["check"])
+    clock = _Shared(rs)
+    answers = []
+    for policy in check_info(check)["policies"]:
+        with clock:
+            answers.append(prob(rs, {**body, "policy": policy, "value": None}))
+    return {"check": check.name, "answers": answers}
+
+
 def sweep(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
     check = rs.check(body["check"])
     name, lo, hi = body["input"], body["from"], body["to"]
@@ -286,6 +300,7 @@ def scene_roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
 HEAVY: dict[str, Callable[[Ruleset, Mapping[str, Any]], dict[str, Any]]] = {
     "roll": roll,
     "prob": prob,
+    "policies": policies,
     "sweep": sweep,
     "test": lambda rs, body: examples(rs),
     "scene_odds": scene_odds,
@@ -295,10 +310,11 @@ HEAVY: dict[str, Callable[[Ruleset, Mapping[str, Any]], dict[str, Any]]] = {
 
 
 class _Shared:
-    """One deadline for a job of several solves (a sweep's points, a file's examples): each runs
-    under `rs.limits` with the deadline cut to what the whole job has left, so the engine's own
-    clock stops the job (RC503, 504) rather than each part starting the deadline afresh and the
-    worker being killed. The limits the job began with are put back after each part."""
+    """One deadline for a job of several solves (a sweep's points, a file's examples, a check's
+    policies): each runs under `rs.limits` with the deadline cut to what the whole job has left,
+    so the engine's own clock stops the job (RC503, 504) rather than each part starting the
+    deadline afresh and the worker being killed. The limits the job began with are put back
+    after each part."""
 
     def __init__(self, rs: Ruleset) -> None:
         self.rs = rs

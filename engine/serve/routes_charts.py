@@ -1,11 +1,11 @@
 """Charts as SVG: a check's exact distribution, a sweep over one input, and the policies side by
-side. Each asks the solve pool the same job as /api/prob or /api/sweep (so a chart and the JSON
-never disagree, and a heavy chart is bounded like any solve), then draws the answer's exact
-fractions with `engine.tools.svgchart` in the server process: drawing is light."""
+side. Each asks the solve pool the same job as /api/prob or /api/sweep (the policies, /api/prob's
+under each policy, as one job), so a chart and the JSON never disagree and a heavy chart is
+bounded like any solve, then draws the answer's exact fractions with `engine.tools.svgchart` in
+the server process: drawing is light."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
@@ -111,12 +111,12 @@ async def policies(body: ProbRequest, request: Request) -> Response:
     started = time.monotonic()
     server = server_of(request)
     rs = await _resolve(server, body)
-    offered: list[str] = jobs.check_info(rs.check(body.check))["policies"]
-    answers = await asyncio.gather(
-        *(server.solve("prob", rs, _fields(body, policy=p, value=None), started) for p in offered)
-    )
+    rs.check(body.check)  # a check it has not: refused here, before the pool is asked
+    # one job for every policy: one request never competes with itself for the pool's places
+    found = await server.solve("policies", rs, _fields(body, policy=None, value=None), started)
+    answers: list[dict[str, Any]] = found["answers"]
     groups = [o["name"] for o in answers[0]["outcomes"]]
-    series = [(p, [exact(o["probability"]) for o in a["outcomes"]]) for p, a in zip(offered, answers)]
+    series = [(a["policy"], [exact(o["probability"]) for o in a["outcomes"]]) for a in answers]
     shown = _shown(answers[0]["inputs"])
     title = f"{body.check} by policy{' (' + shown + ')' if shown else ''}"
     return _svg(await run_in_threadpool(grouped_bar_chart, title, groups, series))
