@@ -634,3 +634,18 @@ def test_the_scan_for_a_line_break_reads_the_load_clock() -> None:
     with pytest.raises(DeadlineError):
         stray_break(SourceFile("big.yaml", text), Clock(late))
     assert stray_break(SourceFile("big.yaml", text)) is not None
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n"])
+def test_text_with_carriage_return_line_ends_loads_and_is_placed_as_a_file_would_be(end: str) -> None:
+    """Text given as a string with a lone CR (or CR LF) ending each line is read as a file with
+    those line ends is: the YAML reader counted each lone CR as a line and `SourceFile` did not,
+    so loading it raised an `IndexError` (a 500 from the server's /api/validate; found by a
+    review). A mistake in it is placed at its line and column, with the line shown."""
+    rs = engine.load(BASE.replace("\n", end))
+    assert rs.name == "coin"
+    wrong = edit("d > 3", "d > nothing").replace("\n", end)
+    d = one(wrong)
+    line, col = at(wrong.replace(end, "\n"), "nothing")
+    assert (d.code, d.span.line, d.span.col) == ("RC301", line, col), d
+    assert "'hi' if d > nothing else 'lo'" in d.render()

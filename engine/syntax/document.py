@@ -301,7 +301,14 @@ def load(
     A `clock` (a load under a deadline: `api.load_source(deadline=)`) is read as values are
     composed, constructed and copied, so a text too large to read in time ends in the
     `DeadlineError` it raises, as the compile's does: unplaced, since no value of the text is at
-    fault (`tests/test_load_reporting.py`)."""
+    fault (`tests/test_load_reporting.py`).
+
+    Line ends are read as a file's are (`read_source`): a CR LF or a lone CR is one newline, here
+    for text given as a string too. The reader counts a lone CR as a line and `SourceFile` did not,
+    so a ruleset sent with CR line ends placed its values past its last line (an `IndexError`, a
+    500 from the server; found by a review)."""
+    if "\r" in source.text:
+        source = SourceFile(source.name, _lines(source.text))
     size = len(source.text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
         raise _too_big(
