@@ -857,6 +857,34 @@ def test_a_campaign_of_a_served_file_is_named_as_the_server_serves_it(
         assert str(tmp_path) not in answer.text
 
 
+def test_a_served_file_changed_to_one_without_state_is_not_said_to_be_migratable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RC904 over HTTP had one hint for every change, that the operator migrates the campaign to
+    the new file; a file that no longer declares a `state:` cannot be migrated to (RC907), so its
+    hint says to put the old text back (found by helper A2)."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    mine = folder / "mine.yaml"
+    mine.write_bytes(shipped_rulesets()["chill"].read_bytes())
+    monkeypatch.chdir(tmp_path)
+    settings = Settings(rulesets=Path("games"), db=str(tmp_path / "c.db"), workers=1)
+    with TestClient(create_app(settings)) as other:
+        made = other.post("/api/campaigns", json={"name": "c8", "ruleset": "mine", "params": {"players": 4}})
+        assert made.status_code == 201, made.text
+        text = mine.read_text()
+        mine.write_text(text[: text.index("\nstate:")] + "\n")
+        [d] = error(other.post("/api/campaigns/c8/act", json={"action": "add_light"}), 409)
+        [w] = other.get("/api/campaigns/c8").json()["warnings"]
+    assert d["code"] == "RC904" and "no longer declares a 'state:'" in d["message"], d
+    assert (
+        "put" in d["hint"]
+        and "old text back" in d["hint"]
+        and "migrate" not in d["hint"].replace("migrated", "")
+    ), d["hint"]
+    assert w["hint"] == d["hint"] and w["line"] >= 1
+
+
 def test_making_a_campaign_names_its_ruleset_as_the_server_serves_it(tmp_path: Path) -> None:
     """Review: an error making a campaign gave the ruleset's place on the server in its `file` and
     `text` (the shipped file's path, a `--rulesets` file's absolute one), where every other route

@@ -74,6 +74,12 @@ CHANGED = (
 )
 """RC904's hint over HTTP, where the CLI's (leave out the ruleset, or --migrate) cannot be followed."""
 
+NO_STATE = (
+    "the ruleset's file on the server was changed and no longer declares a 'state:', so the "
+    "campaign cannot be migrated to it: the server's operator puts the old text back in the file"
+)
+"""RC904's hint over HTTP for a ruleset changed to one without `state:` (no migration reaches it)."""
+
 
 @contextmanager
 def _store(server: Server) -> Iterator[Store]:
@@ -124,8 +130,8 @@ def _hidden(server: Server, d: Diagnostic) -> Diagnostic:
         found = re.compile(re.escape(place) + ("" if places[place] == STORE else r"(?![\w./-])"))
         message = found.sub(places[place], message)
         hint = hint and found.sub(places[place], hint)
-    if d.code == "RC904":
-        return replace(d, message=message, hint=CHANGED, advice=None)  # the API's words already
+    if d.code == "RC904":  # the API's words already; a change with no `state:` cannot be migrated to
+        return replace(d, message=message, hint=CHANGED if d.advice is not None else NO_STATE, advice=None)
     return replace(d, message=message, hint=hint)
 
 
