@@ -37,6 +37,9 @@ MULK = (
     {"style": "weird_tale"},
     {"excursionist": {"combat_traits": 3, "out_at": 4}, "creature": {"combat_traits": 4, "out_at": 4}},
 )
+# The same fight in a Shocking Discovery, where "Any harm to Excursionists" is the "Full Extent", as in
+# a Weird Tale: the same odds (the audit of the Chthonian text's examples found this Style untested).
+SHOCKING = ({"style": "shocking_discovery"}, MULK[1])
 # A Pulp Adventure against a Faceless Goon (one-fifth of an Extent wounds), out at 3 each; one Nodule
 # (Terrible Insight 1) that buys an Automatic Success of Extent 1.
 GOON = (
@@ -118,8 +121,15 @@ def by_hand(
 
 @pytest.mark.parametrize(
     ("setting", "policy"),
-    [(MULK, "always"), (GOON, "never"), (GOON, "always"), (VILLAIN, "never"), (VILLAIN, "always")],
-    ids=["mulk", "goon-never", "goon-always", "villain-never", "villain-always"],
+    [
+        (MULK, "always"),
+        (SHOCKING, "always"),
+        (GOON, "never"),
+        (GOON, "always"),
+        (VILLAIN, "never"),
+        (VILLAIN, "always"),
+    ],
+    ids=["mulk", "shocking", "goon-never", "goon-always", "villain-never", "villain-always"],
 )
 def test_the_exact_odds_equal_a_computation_by_hand(setting: Any, policy: str) -> None:
     params, parties = setting
@@ -128,8 +138,9 @@ def test_the_exact_odds_equal_a_computation_by_hand(setting: Any, policy: str) -
     assert odds.probability("creature_out") == win
     assert odds.probability("excursionist_out") == 1 - win
     assert odds.mean_rounds == rounds
-    if setting is MULK:  # the numbers reported with the commit
+    if setting in (MULK, SHOCKING):  # the numbers reported with the commit
         assert odds.mean_rounds == Fraction(25005487787207655344, 14518659734595225825)  # 1.722 rounds
+        assert win == Fraction(13810940220910377367, 35636710257642827025)
 
 
 def test_spending_the_nodule_at_once_is_optimal() -> None:
