@@ -46,7 +46,7 @@ from .runtime.limits import DEFAULT_LIMITS, Limits, enforce
 from .runtime.work import Work
 from .syntax import cached
 from .syntax.clock import Clock
-from .syntax.document import Document, graft, read_source
+from .syntax.document import Document, graft, newlines, read_source
 from .syntax.document import load as load_yaml
 from .syntax.positions import SourceFile
 from .syntax.resources import RULESET_SUFFIXES, is_ruleset_file, shipped_rulesets
@@ -664,6 +664,7 @@ def load_source(
     arg.of_type("load_source", "limits", limits, Limits)
     if deadline is not None:
         deadline = arg.seconds("load_source", "deadline", deadline)
+    source = newlines(source)  # before the caches' keys: a cached ruleset is read from its text
     memo = (source.name, source.text, limits)
     found = _LOADED.get(memo)
     if found is None:

@@ -269,3 +269,25 @@ def test_values_over_the_code_limit_are_refused_before_their_loops_are_compiled(
     rs = engine.load(text)  # within the default limit: every loop is made
     assert rs.distribution("c").probability("hi") == Fraction(2, 3)  # l119 = d + 119 > 121: d >= 3
     assert sum(t.startswith("def value_") for t in compiles.texts) == 120
+
+
+def test_a_ruleset_with_lone_cr_line_ends_is_read_alike_from_the_disk_cache(
+    folder: Path, repo_root: Path
+) -> None:
+    """Text with lone-CR line ends was made newlines inside the YAML load, but the disk cache was
+    keyed and read with the raw text: a second process (here, a second load under other limits,
+    which the in-memory memo does not answer) read the kept ruleset against text with no newline
+    in it, and placing anything in it raised an `IndexError` (a 500 after a server restart; found
+    by review AD)."""
+    import engine
+    from engine.api import Limits
+
+    text = (repo_root / "rulesets" / "chill.yaml").read_text(encoding="utf-8").replace("\n", "\r")
+    first = engine.load(text)
+    assert any(folder.glob("document-*")), "the load kept nothing to read again"
+    again = engine.load(text, limits=Limits(max_work=1_999_999))
+    assert again.distribution("specific", target=55) == first.distribution("specific", target=55)
+    with pytest.raises(engine.RulecraftError) as caught:
+        again.roll("specific", inputs={"targte": 55})
+    [d] = caught.value.diagnostics
+    assert d.code == "RC402" and d.span is not None and "specific:" in d.render()

@@ -251,6 +251,14 @@ def read_source(path: Path, name: str | None = None, max_bytes: int | None = Non
     return SourceFile(shown, _lines(text))
 
 
+def newlines(source: SourceFile) -> SourceFile:
+    """`source` with its line ends as a file's are read (`_lines`), for text given as a string:
+    the YAML reader counts a lone CR as a line and `SourceFile` does not, so a ruleset sent with
+    CR line ends placed its values past its last line (an `IndexError`, a 500 from the server;
+    found by a review). A load reads it before anything else, its cache key too (review AD)."""
+    return SourceFile(source.name, _lines(source.text)) if "\r" in source.text else source
+
+
 def _lines(text: str) -> str:
     """Line ends as Python's text mode reads them: a CR LF or a lone CR is one newline."""
     return text.replace("\r\n", "\n").replace("\r", "\n")
@@ -303,12 +311,8 @@ def load(
     `DeadlineError` it raises, as the compile's does: unplaced, since no value of the text is at
     fault (`tests/test_load_reporting.py`).
 
-    Line ends are read as a file's are (`read_source`): a CR LF or a lone CR is one newline, here
-    for text given as a string too. The reader counts a lone CR as a line and `SourceFile` did not,
-    so a ruleset sent with CR line ends placed its values past its last line (an `IndexError`, a
-    500 from the server; found by a review)."""
-    if "\r" in source.text:
-        source = SourceFile(source.name, _lines(source.text))
+    Line ends are read as a file's are (`newlines`), for text given as a string too."""
+    source = newlines(source)
     size = len(source.text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
         raise _too_big(
