@@ -649,3 +649,16 @@ def test_text_with_carriage_return_line_ends_loads_and_is_placed_as_a_file_would
     line, col = at(wrong.replace(end, "\n"), "nothing")
     assert (d.code, d.span.line, d.span.col) == ("RC301", line, col), d
     assert "'hi' if d > nothing else 'lo'" in d.render()
+
+
+@pytest.mark.parametrize("brk", ["\u2028", "\\u2028", "\\x85", "\u2029"])
+def test_a_line_break_character_in_an_expression_is_a_placed_syntax_error(brk: str) -> None:
+    """A U+2028 (or U+0085, U+2029) inside an expression, raw in its quotes or escaped as RC002's
+    hint suggests, is a character the grammar does not take: the syntax error's line was read with
+    `splitlines`, which splits at it, and the line lark named was past the last (an IndexError, a
+    500 from /api/validate; found by review AD). It is RC201 at the character."""
+    text = edit("d > 3", "d >" + brk + " 3")
+    d = one(text)
+    line, col = at(text, "d >")
+    assert (d.code, d.span.line, d.span.col) == ("RC201", line, col + 3), d
+    assert "unexpected character" in d.message and "'hi' if d >" in d.render()

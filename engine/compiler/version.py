@@ -20,7 +20,7 @@ def check_version(doc: Document) -> None:
         first = next(
             (
                 i + 1
-                for i, line in enumerate(doc.source.text.splitlines())
+                for i, line in enumerate(doc.source.lines)
                 if line.strip() and not line.lstrip().startswith("#")
             ),
             1,

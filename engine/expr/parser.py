@@ -440,19 +440,21 @@ def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSy
 
     line = getattr(exc, "line", 1) or 1
     col = getattr(exc, "column", 1) or 1
+    # split at a newline only, as lark counts lines: `splitlines` also splits at U+2028 and the
+    # like, and the line lark names was past the last (an IndexError, found by review AD)
+    rows = text.split("\n")
+    if len(rows) > 1 and rows[-1] == "":  # a last newline ends the last line, as `splitlines` has it
+        rows.pop()
     if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
-        lines = text.splitlines() or [""]
-        line, col = len(lines), len(lines[-1]) + 1
+        line, col = len(rows), len(rows[-1]) + 1
         found = "the expression ends too early"
     elif isinstance(exc, UnexpectedCharacters):
-        found = f"unexpected character {text.splitlines()[line - 1][col - 1]!r}"
+        found = f"unexpected character {rows[line - 1][col - 1]!r}"
     elif isinstance(exc, UnexpectedToken):
         found = f"unexpected {exc.token.value!r}"
     else:  # pragma: no cover - lark has no other kinds today
         found = "unexpected input"
-    before = "\n".join(
-        text.splitlines()[: line - 1] + [text.splitlines()[line - 1][: col - 1] if text.splitlines() else ""]
-    )
+    before = "\n".join(rows[: line - 1] + [rows[line - 1][: col - 1]])
     open_parens = before.count("(") - before.count(")")
     open_brackets = before.count("[") - before.count("]")
     closers = {
@@ -462,7 +464,7 @@ def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSy
     }
     expected = sorted({_token_word(t) for t in getattr(exc, "expected", ()) or () if closers.get(t, True)})
     hint = f"expected {', '.join(expected[:6])}" if expected else None
-    here = text.splitlines()[line - 1][col - 1 :] if text.splitlines() else ""
+    here = rows[line - 1][col - 1 :]
     if here.startswith(("=>", "=<")):
         hint = f"'{here[:2]}' is written '{here[1]}='"
     elif here.startswith("=") and not here.startswith("=="):

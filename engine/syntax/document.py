@@ -418,7 +418,7 @@ _DUPLICATE = re.compile(r'found duplicate key "(.*?)" with value')
 def _first_line_of(text: str, key: str, line: int) -> int | None:
     """The line (1-based) of the nearest `key:` above the 0-based `line` at the same indentation,
     where a mapping's repeated key was first written (None when it is not found so simply)."""
-    lines = text.splitlines()
+    lines = text.split("\n")  # as the YAML reader counts lines (`SourceFile.lines`)
     if line >= len(lines):
         return None
     indent = len(lines[line]) - len(lines[line].lstrip(" -"))
