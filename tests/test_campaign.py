@@ -8,6 +8,7 @@ at once lose nothing.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -572,7 +573,16 @@ def test_a_campaign_opened_to_be_read_refuses_every_change_as_opening_it_to_chan
     path.write_text(DOUBLED)
     again = engine.open_campaign("b", store=store, read_only=True)
     assert again.warning is None
-    again.act("spend")
+    # with the file as it was, a campaign opened to be read still changes nothing (review AD, F4:
+    # read_only had refused changes only where the file had changed)
+    for opened in (again, engine.open_campaign("b", store=store, read_only=True, migrate=True)):
+        for change in (functools.partial(opened.act, "spend"), opened.undo):
+            with pytest.raises(engine.CampaignError) as caught:
+                change()
+            [d] = caught.value.diagnostics
+            assert d.code == "RC903" and "read_only" in d.message, d
+    assert [e.kind for e in again.log()] == ["new"]
+    engine.open_campaign("b", store=store).act("spend")
     assert engine.open_campaign("b", store=store).show()["shared"]["doubled"] == 0
 
 

@@ -179,6 +179,8 @@ class Campaign:
         self._pending: tuple[str, str] | None = None
         """A migration accepted at `open` (the new ruleset's hash and text), not yet recorded:
         `writing` records it with the first change, in that change's transaction."""
+        self._read_only = False
+        """Opened `read_only`: every change is refused (`writing`)."""
         self._refusal: Diagnostic | None = None
         """RC904, for a campaign opened `read_only` on a ruleset changed since: read with the
         text it keeps, it refuses every change (`writing`) as opening it to change it would."""
@@ -281,7 +283,8 @@ class Campaign:
         `shown_as`) or, when None, the ruleset text stored with it. A ruleset whose content changed
         is refused (RC904) unless `migrate`, which records the change as an event; or, opened
         `read_only` (to be shown or replayed: a user whose file changed most needs to see what is
-        stored), it is read with the text it keeps, RC904 kept as a warning in `warning`."""
+        stored), it is read with the text it keeps, RC904 kept as a warning in `warning`. Opened
+        `read_only`, it refuses every change (RC903), whatever its ruleset."""
         where = "Campaign.open"
         arguments.having(where, "store", store, STORE_METHODS, "a campaign store (engine.state)")
         arguments.name(where, "name", name)
@@ -291,6 +294,23 @@ class Campaign:
         arguments.of_type(where, "limits", limits, Limits)
         arguments.name(where, "shown_as", shown_as)
         arguments.of_type(where, "read_only", read_only, bool)
+        campaign = cls._opened(store, name, compile, text, migrate, limits, shown_as, read_only)
+        campaign._read_only = read_only
+        return campaign
+
+    @classmethod
+    def _opened(
+        cls,
+        store: Store,
+        name: str,
+        compile: Compile,
+        text: str | None,
+        migrate: bool,
+        limits: Limits,
+        shown_as: str,
+        read_only: bool,
+    ) -> Campaign:
+        """`open`, its arguments checked."""
         header = store.header(name)
         if text is None:
             if content_hash(header.ruleset_text) != header.ruleset_hash:  # the rules it was made with?
@@ -313,7 +333,7 @@ class Campaign:
             if not read_only:
                 raise refused
             # what it stores is read with the rules that stored it: the text it keeps
-            kept = cls.open(store, name, compile, limits=limits)
+            kept = cls._opened(store, name, compile, None, False, limits, "", False)
             kept._refusal = refused.diagnostics[0]
             return kept
         campaign = cls(store, header, model, limits, compile)
@@ -396,6 +416,12 @@ class Campaign:
         migrate at the same moment (the stored ruleset is read again under the write lock)."""
         if self._refusal is not None:  # opened to be read, on a ruleset changed since
             raise CampaignError([self._refusal])
+        if self._read_only:
+            raise _fail(
+                "RC903",
+                f"campaign '{self.name}' was opened to be read (read_only=True): it is never changed",
+                "open it without read_only to change it",
+            )
         with self.store.transaction(self.name) as tx:
             header = None
             now = tx.header()
