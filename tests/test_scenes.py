@@ -129,6 +129,71 @@ def test_a_played_scene_is_traced_and_replayable() -> None:
     assert a.trace[-1]["round"] == a.rounds
 
 
+MARKS = """\
+rulecraft: 1
+name: marks
+checks:
+  swing:
+    roll: {d: {die: 6}}
+    outcomes: [miss, hit]
+    outcome: "'hit' if d >= 4 else 'miss'"
+state:
+  periods: [bout]
+  each:
+    hits: {counter: 0, min: 0}
+    marks: {tally: [graze, cut], reset: bout}
+actions:
+  strike:
+    by: character
+    roll: {check: swing}
+    effects:
+      - {add: {marks: {graze: 1}}}
+      - {add: {hits: 1}, when: "outcome == 'hit'"}
+scenes:
+  bouts:
+    parties: [ann]
+    round:
+      - {begin: bout}
+      - {act: strike, by: ann}
+      - {act: strike, by: ann}
+    ends:
+      - {when: ann.hits >= 3, then: done}
+    max_rounds: 40
+"""
+
+
+def _scribble(value: Any) -> None:
+    """Change every whole number in `value`, all the way down, in place (as an embedder may)."""
+    pairs = value.items() if isinstance(value, dict) else enumerate(value)
+    for k, v in list(pairs):
+        if isinstance(v, (dict, list)):
+            _scribble(v)
+        elif type(v) is int:
+            value[k] = v + 1000
+
+
+@pytest.mark.parametrize(
+    ("source", "scene", "parties"),
+    [(MARKS, "bouts", {}), ("castle", "duel", {"you": {"fencing": 1, "main_gauche": True}, "foe": {}})],
+    ids=["a tally and a period", "the castle duel"],
+)
+def test_a_played_trace_shares_nothing_the_ruleset_keeps(source: str, scene: str, parties: Any) -> None:
+    """A trace's effects (a tally's `from` and `to`, an action's or a period's) were the very
+    counts the ruleset keeps per state for the next play: a caller that edited the trace it was
+    handed changed the next play's trace, and the states later plays went on from."""
+    rs = engine.load(source)
+    first = rs.play_scene(scene, random.Random(3), parties=parties)
+    assert any(isinstance(c.get("to"), dict) for e in first.trace for c in e.get("effects", ()))
+    for entry in first.trace:
+        _scribble(entry)
+    _scribble(first.state)
+    again = [rs.play_scene(scene, random.Random(seed), parties=parties).as_json() for seed in (3, 4)]
+    fresh = engine.load(source)
+    assert again == [
+        fresh.play_scene(scene, random.Random(seed), parties=parties).as_json() for seed in (3, 4)
+    ]
+
+
 def test_many_scenes_at_once_count_what_one_at_a_time_plays() -> None:
     """`sample_scenes` plays the same scenes, from the same random source, as `play_scene` one
     at a time; what it keeps between scenes (each state's steps and the state after each roll) only

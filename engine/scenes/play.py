@@ -30,6 +30,7 @@ from ..runtime.state import (
     apply,
     begin,
     bind_params,
+    copied_items,
     environment,
     join,
     new_state,
@@ -133,7 +134,8 @@ def step_call(
 
 @frozen
 class Played:
-    """A sampled scene: its ending ("unfinished" past `max_rounds`), its length, every step."""
+    """A sampled scene: its ending ("unfinished" past `max_rounds`), its length, every step. Its
+    trace and state are the caller's own: they share nothing the ruleset keeps."""
 
     scene: str
     ending: str
@@ -299,7 +301,7 @@ def _play(
                     if trace:
                         _log(
                             log,
-                            {"round": rnd, "begin": step.period, "effects": [dict(c) for c in changes]},
+                            {"round": rnd, "begin": step.period, "effects": _effects(changes)},
                             work,
                         )
                     end = look(key, state)[1]
@@ -492,8 +494,9 @@ def _take(
         "action": act.name,
         "by": who,
         "others": dict(roles),
+        # an action's inputs are single values (no list: RC320), so a flat copy is the entry's own
         "inputs": dict(shown),
-        "effects": [dict(c) for c in changes],
+        "effects": _effects(changes),
     }
     if result is not None:
         entry["outcome"] = result.outcome.name
@@ -502,6 +505,14 @@ def _take(
 
 
 _UNSEEN = object()
+
+
+def _effects(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Kept changes as a trace entry shows them: copied down to their counts. They are kept in
+    `steps` beside the state they lead to, a tally's `from` and `to` that state's own counts, so
+    an embedder that edited a trace it was handed changed what the next play of the scene traced
+    and the states later plays went on from (found by a review)."""
+    return [copied_items(c) for c in changes]
 
 
 def _frozen(rolled: Mapping[str, Any] | None) -> Any:
