@@ -17,11 +17,15 @@ import json
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import engine
 from engine.api import open_store
+from engine.runtime.context import RunContext
+from engine.runtime.work import Work
+from engine.scenes import play
 from engine.scenes.campaign import play_in_campaign
 from engine.scenes.play import STEP_WORK
 
@@ -172,3 +176,127 @@ def test_a_period_s_beginning_is_charged_as_a_step() -> None:
     )
     assert played.ending == "unfinished" and len(played.trace) == 3 * LOOP_STEPS
     assert played.trace[0] == {"round": 1, "begin": "rest", "effects": []}
+
+
+TOKENS = [f"token_of_a_rather_long_kind_number_{i}" for i in range(12)]
+PLEA = 'a plea "in quotes", a back\\slash, a\ttab, a\nnew line, a \x01 control, \u5263 and \u00e9; ' * 8
+VERBOSE = f"""\
+rulecraft: 1
+name: verbose
+checks:
+  heap:
+    inputs:
+      dice: {{type: int, min: 1, max: 100, default: 10}}
+    roll: {{d: {{pool: dice, die: 6}}}}
+    outcomes: [low, high]
+    outcome: "'high' if sum(d) > 3 * dice else 'low'"
+state:
+  periods: [dawn]
+  shared:
+    ticks: {{counter: 0, min: 0}}
+  each:
+    done: {{counter: 0, min: 0}}
+    hoard: {{tally: [{", ".join(TOKENS)}], reset: dawn}}
+actions:
+  tick:
+    effects:
+      - {{add: {{ticks: 1}}}}
+  haul:
+    by: character
+    inputs:
+      dice: {{type: int, min: 1, max: 100, default: 10}}
+      manner: {{type: choice, choices: [quietly_at_some_length, loudly_at_greater_length]}}
+    roll: {{check: heap, inputs: {{dice: dice}}}}
+    effects:
+      - {{add: {{hoard: {{{", ".join(f"{t}: {i % 3 + 1}" for i, t in enumerate(TOKENS))}}}}}}}
+      - {{add: {{done: 1}}}}
+  plead:
+    by: character
+    requires:
+      - {{when: "done > 100", else: {json.dumps(PLEA)}}}
+scenes:
+  s:
+    parties: [p]
+    round:
+      - {{begin: dawn}}
+      - {{act: tick}}
+      - {{act: haul, by: p, inputs: {{dice: "7*p.done+1"}}, may: {{manner: "'loudly_at_greater_length'"}}}}
+      - {{act: plead, by: p}}
+    ends:
+      - {{when: p.done >= 12, then: over}}
+    max_rounds: 14
+"""
+"""A scene whose entries of every kind run past `ENTRY_TEXT` or not: a period resetting a tally of
+long names, an action of the table (`by` null), a choice, a pool's dice growing round by round, and
+a refusal with quotes, a backslash, control characters and characters past ASCII."""
+
+
+def _played(source: str, seeds: range) -> list[tuple[int, list[dict[str, Any]]]]:
+    """The units each seeded play of scene `s` charged, one after another on a fresh load, and
+    its trace."""
+    rs = engine.load(source)
+    scene = rs.scene("s")
+    out = []
+    for seed in seeds:
+        state, cast = play.cast_state(rs.model, scene, None, None)
+        work = Work(10**9)
+        played = play.play(
+            rs.model,
+            scene,
+            state,
+            cast,
+            RunContext(rs.limits, "always", rs.caches, random.Random(seed), work=work),
+        )
+        out.append((work.used, list(played.trace)))
+    return out
+
+
+def test_every_entry_is_charged_for_exactly_its_characters(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An entry is sized in parts (once what a state's step keeps: its action, inputs and
+    effects; at each roll what it adds: the dice, the round, the choice), and charged exactly as
+    when each was written out whole to be measured: a unit for each 16 of its characters as
+    `json.dumps(entry, ensure_ascii=False)` writes it, past the first 512."""
+    charged = _played(VERBOSE, range(6))
+    monkeypatch.setattr(play, "ENTRY_TEXT", 10**9)
+    uncharged = _played(VERBOSE, range(6))
+    kinds = set()
+    for (units, trace), (free, same) in zip(charged, uncharged, strict=True):
+        assert trace == same
+        sizes = [len(json.dumps(entry, ensure_ascii=False)) for entry in trace]
+        assert units - free == sum((n - 512) // 16 for n in sizes if n > 512)
+        kinds |= {
+            next(k for k in ("begin", "refused", "dice", "by") if k in e)
+            for e, n in zip(trace, sizes)
+            if n > 512
+        }
+    assert kinds == {"begin", "refused", "dice"}
+
+
+def test_a_step_met_before_is_not_written_out_to_be_measured(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each entry was written out whole as JSON to be measured, some 3-7 µs a step, 5-13 % of a
+    played scene's time: now what a state's step keeps is measured once, when it is kept, and a
+    step met before measures only what its roll adds; the sum is the entry's length exactly."""
+    rs = engine.load(VERBOSE)
+    for seed in range(20):
+        rs.play_scene("s", random.Random(seed))
+    encode, log = json.JSONEncoder.encode, play._log
+    whole: list[Any] = []
+    sized: list[tuple[dict[str, Any], int]] = []
+
+    def measured(self: json.JSONEncoder, value: Any) -> str:
+        if isinstance(value, dict) and "effects" in value:
+            whole.append(value)
+        return encode(self, value)
+
+    def logged(trace: list[dict[str, Any]], entry: dict[str, Any], text: int, work: Work) -> None:
+        sized.append((entry, text))
+        log(trace, entry, text, work)
+
+    monkeypatch.setattr(json.JSONEncoder, "encode", measured)
+    traced = sum(len(rs.play_scene("s", random.Random(seed)).trace) for seed in range(20))
+    assert traced > 500 and whole == []
+    monkeypatch.undo()
+    monkeypatch.setattr(play, "_log", logged)
+    traced = sum(len(rs.play_scene("s", random.Random(seed)).trace) for seed in range(20, 40))
+    assert len(sized) == traced
+    assert all(text == len(json.dumps(entry, ensure_ascii=False)) for entry, text in sized)

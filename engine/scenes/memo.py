@@ -11,6 +11,11 @@ from ..model.scene import Scene
 from ..runtime.context import RunContext
 from ..runtime.state import State
 
+After = tuple[State, str, list[dict[str, Any]], int]
+"""A state after a roll's values (or a period's beginning), its key, the changes that made it, and
+the characters, as JSON, of what a trace entry of that step shows that no roll changes (its
+action, party, roles, inputs and effects, or its period and effects)."""
+
 
 class Steps:
     """What a scene's steps give that does not depend on the dice, kept by state (as canonical
@@ -25,7 +30,7 @@ class Steps:
         self.limit = limit
         self.looks: dict[str, tuple[dict[str, Any], str | None]] = {}
         self.calls: dict[tuple[str, int, bool], Any] = {}
-        self.afters: dict[Any, tuple[State, str, list[dict[str, Any]]]] = {}
+        self.afters: dict[Any, After] = {}
         self.most = {"looks": limit, "calls": 4 * limit, "afters": 2 * limit}
 
     def keep(self, name: str, key: Any, value: Any) -> None:

@@ -39,7 +39,7 @@ from ..runtime.state import (
 )
 from ..runtime.work import Work, too_many, working
 from ..state.campaign import rolled
-from .memo import Steps, state_key, steps_of
+from .memo import After, Steps, state_key, steps_of
 
 
 def cast_state(
@@ -171,13 +171,32 @@ message or text value is carried by every entry that shows it, so the work budge
 answer's size (about 26 characters a unit, some 50 MB under the default) as it bounds its time."""
 
 
-def _log(log: list[dict[str, Any]], entry: dict[str, Any], work: Work) -> None:
-    """Add `entry` to the trace, charged for the text it carries past `ENTRY_TEXT` (a 15 KB
-    refusal in each of 80,000 steps was a 1.2 GB answer, for 20 units a step)."""
-    size = len(json.dumps(entry, ensure_ascii=False))  # characters, not their \\u escapes
-    if size > ENTRY_TEXT:
-        work.charge((size - ENTRY_TEXT) // TEXT_PER_UNIT)
+def _log(log: list[dict[str, Any]], entry: dict[str, Any], text: int, work: Work) -> None:
+    """Add `entry`, of `text` characters as JSON, to the trace, charged for those past
+    `ENTRY_TEXT` (a 15 KB refusal in each of 80,000 steps was a 1.2 GB answer, for 20 units a
+    step)."""
+    if text > ENTRY_TEXT:
+        work.charge((text - ENTRY_TEXT) // TEXT_PER_UNIT)
     log.append(entry)
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False)
+
+
+def _text(value: Any) -> int:
+    """The characters of `value` as JSON, one for a character past ASCII and not its \\u escape:
+    `json.dumps(value, ensure_ascii=False)`'s, by one encoder (`json.dumps` made one a call)."""
+    return len(_JSON.encode(value))
+
+
+def _field(name: str, text: int) -> int:
+    """The characters a field adds to a JSON object: `"name": ` (a name that needs no escape),
+    its value's `text` characters, and the `, ` before the next. An object is as long as its
+    fields together (its braces count for the separator it has one fewer of), so an entry sized
+    in parts is sized exactly: what its state and step decide (an action, its inputs and effects)
+    is measured once per state, and each entry only what its roll adds, its round and choice.
+    Writing each entry whole to measure it took 3-7 µs a step, 5-13% of a shipped scene's time."""
+    return len(name) + 6 + text
 
 
 def _begin(
@@ -189,16 +208,17 @@ def _begin(
     state: State,
     memo: BoundedCache | None,
     work: Work,
-) -> tuple[State, str, list[dict[str, Any]]]:
-    """The state once `period` begins at step `index`, its key and its changes, worked out once
-    per state and kept in `steps` as an action's state after a roll is (a beginning rolls
-    nothing): each beginning re-copied and re-keyed the state, some 23 µs for 3 units."""
+) -> After:
+    """The state once `period` begins at step `index`, its key, its changes and the characters
+    of its entry but the round, worked out once per state and kept in `steps` as an action's
+    state after a roll is (a beginning rolls nothing): each beginning re-copied and re-keyed the
+    state, some 23 µs for 3 units."""
     at = ((key, index, False), ())
     after = steps.afters.get(at)
     if after is None:
         work.charge(NEW_STATE_WORK)
         new, changes = begin(rules, state, period, memo)
-        after = (new, state_key(new), changes)
+        after = (new, state_key(new), changes, _text(_begun(period, changes)))
         steps.keep("afters", at, after)
     return after
 
@@ -297,13 +317,12 @@ def _play(
             work.charge(STEP_WORK)
             if step.period:
                 if takes_place(step, look(key, state)[0]):
-                    state, key, changes = _begin(rules, steps, step.period, index, key, state, memo, work)
+                    state, key, changes, text = _begin(
+                        rules, steps, step.period, index, key, state, memo, work
+                    )
                     if trace:
-                        _log(
-                            log,
-                            {"round": rnd, "begin": step.period, "effects": _effects(changes)},
-                            work,
-                        )
+                        begun = {"round": rnd, **_begun(step.period, changes)}
+                        _log(log, begun, text + _field("round", len(str(rnd))), work)
                     end = look(key, state)[1]
                     if end is not None:
                         return done(end, rnd)
@@ -326,14 +345,16 @@ def _play(
                     }
                     if step.may:
                         refused["choice"] = _choice(False, ctx.policy, decided)
-                    _log(log, refused, work)
+                    _log(log, refused, _text(refused), work)
                 continue
-            state, key, entry = taken
+            state, key, entry, text = taken
             if entry is not None:
                 entry["round"] = rnd
+                text += _field("round", len(str(rnd)))
                 if step.may:
                     entry["choice"] = _choice(offer, ctx.policy, decided)
-                _log(log, entry, work)
+                    text += _field("choice", _text(entry["choice"]))
+                _log(log, entry, text, work)
             end = look(key, state)[1]
             if end is not None:
                 return done(end, rnd)
@@ -445,11 +466,11 @@ def _take(
     offer: bool,
     ctx: RunContext,
     traced: bool,
-) -> tuple[State, str, dict[str, Any] | None] | str | None:
-    """The state after the step, its key and its trace entry (None when the scene is played
-    without its trace: the check is rolled without one too, the same dice drawn); the refusal's
-    message; or None when the step does not take place. Only the dice are rolled anew; the rest is
-    kept in `steps`."""
+) -> tuple[State, str, dict[str, Any] | None, int] | str | None:
+    """The state after the step, its key, its trace entry (None when the scene is played
+    without its trace: the check is rolled without one too, the same dice drawn) and that
+    entry's characters as JSON; the refusal's message; or None when the step does not take
+    place. Only the dice are rolled anew; the rest is kept in `steps`."""
     rules = model.state
     assert rules is not None
     at = (key, index, offer)
@@ -484,27 +505,45 @@ def _take(
         assert ctx.work is not None
         ctx.work.charge(NEW_STATE_WORK + APPLY_PASSES * width_work(rules, state))
         new, changes = apply(rules, act, state, who, bound, seen, roles, ctx.caches.environments)
-        after = (new, state_key(new), changes)
+        after = (new, state_key(new), changes, _text(_acted(act.name, who, roles, shown, changes)))
         if after_key[1] is not None:
             steps.keep("afters", after_key, after)
-    new, new_key, changes = after
+    new, new_key, changes, text = after
     if not traced:
-        return new, new_key, None
-    entry: dict[str, Any] = {
-        "action": act.name,
+        return new, new_key, None, 0
+    entry = _acted(act.name, who, roles, shown, changes)
+    if result is not None:
+        dice = {"outcome": result.outcome.name, "dice": result.forced()}
+        entry.update(dice)
+        text += _text(dice)
+    return new, new_key, entry, text
+
+
+_UNSEEN = object()
+
+
+def _acted(
+    action: str,
+    who: str | None,
+    roles: Mapping[str, str],
+    shown: Mapping[str, Any],
+    changes: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """An action's trace entry as far as its state and step decide it, before its roll's
+    outcome and dice and its round: made for each entry, and measured once per state after it."""
+    return {
+        "action": action,
         "by": who,
         "others": dict(roles),
         # an action's inputs are single values (no list: RC320), so a flat copy is the entry's own
         "inputs": dict(shown),
         "effects": _effects(changes),
     }
-    if result is not None:
-        entry["outcome"] = result.outcome.name
-        entry["dice"] = result.forced()
-    return new, new_key, entry
 
 
-_UNSEEN = object()
+def _begun(period: str, changes: list[dict[str, Any]]) -> dict[str, Any]:
+    """A period's trace entry but its round (as `_acted` is an action's)."""
+    return {"begin": period, "effects": _effects(changes)}
 
 
 def _effects(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
