@@ -1612,3 +1612,22 @@ def test_an_effect_reading_a_value_an_auto_rule_left_unrolled_says_so_at_the_eff
     campaign = engine.new_campaign("g", engine.load(guarded), store=MemoryStore())
     campaign.act("fire", close=True)
     assert campaign.show()["shared"]["hits"] == 2
+
+
+def test_a_campaign_kept_with_cr_line_ends_opens_with_the_same_text(tmp_path: Path) -> None:
+    """A campaign made from text given with CR LF line ends kept that raw text and its hash, before
+    every ruleset was read with newlines; opened again with the very same text (now read with
+    newlines) it was refused as changed, RC904, whose hint could not be followed (review AE)."""
+    from _repo import REPO_ROOT
+
+    from engine.state.campaign import Campaign
+
+    raw = (REPO_ROOT / "rulesets" / "chill.yaml").read_text(encoding="utf-8").replace("\n", "\r\n")
+    rs = engine.load(raw)
+    store = MemoryStore()
+    Campaign.create(store, "k", rs.model, raw, params={"players": 4})  # as an older rulecraft kept it
+    opened = engine.open_campaign("k", store=store, ruleset=engine.load(raw))
+    assert opened.warning is None
+    opened.act("turn_light")
+    assert opened.show()["shared"]["tokens"] == {"light": 4, "dark": 1}
+    assert [e.kind for e in opened.log()] == ["new", "action"]

@@ -57,6 +57,7 @@ from ..runtime.state import (
     with_values,
 )
 from ..runtime.work import Work, current, working
+from ..syntax.document import line_ends
 from ..syntax.positions import SourceFile, Span
 from .exact import after_action
 from .records import STORE_METHODS, Event, Header, Store, Transaction, whole
@@ -323,7 +324,11 @@ class Campaign:
                     advice=Advice("migrate", lead="the stored text was changed outside rulecraft"),
                 )
             return cls(store, header, compile(header.ruleset_text, f"<campaign {name}>"), limits, compile)
-        if content_hash(text) == header.ruleset_hash:
+        # the same rules, also where the kept text was given as a string with CR line ends before
+        # every ruleset was read with newlines (review AE): a hash of the raw text was kept then
+        if content_hash(text) == header.ruleset_hash or (
+            "\r" in header.ruleset_text and line_ends(header.ruleset_text) == text
+        ):
             return cls(store, header, compile(text, shown_as or header.ruleset), limits, compile)
         model = compile(text, shown_as or header.ruleset)
         if model.state is None and migrate:

@@ -247,20 +247,21 @@ def read_source(path: Path, name: str | None = None, max_bytes: int | None = Non
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise _not_utf8(SourceFile(shown, _lines(data.decode("utf-8", "replace"))), data, exc) from None
-    return SourceFile(shown, _lines(text))
+        raise _not_utf8(SourceFile(shown, line_ends(data.decode("utf-8", "replace"))), data, exc) from None
+    return SourceFile(shown, line_ends(text))
 
 
 def newlines(source: SourceFile) -> SourceFile:
-    """`source` with its line ends as a file's are read (`_lines`), for text given as a string:
+    """`source` with its line ends as a file's are read (`line_ends`), for text given as a string:
     the YAML reader counts a lone CR as a line and `SourceFile` does not, so a ruleset sent with
     CR line ends placed its values past its last line (an `IndexError`, a 500 from the server;
     found by a review). A load reads it before anything else, its cache key too (review AD)."""
-    return SourceFile(source.name, _lines(source.text)) if "\r" in source.text else source
+    return SourceFile(source.name, line_ends(source.text)) if "\r" in source.text else source
 
 
-def _lines(text: str) -> str:
-    """Line ends as Python's text mode reads them: a CR LF or a lone CR is one newline."""
+def line_ends(text: str) -> str:
+    """Line ends as Python's text mode reads them: a CR LF or a lone CR is one newline (as every
+    ruleset is read; a campaign made of text read otherwise compares its kept text so)."""
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -268,7 +269,7 @@ def _not_utf8(shown: SourceFile, data: bytes, exc: UnicodeDecodeError) -> LoadEr
     """RC001 at the first byte that is not UTF-8, with its line (as decoded with a stand-in for
     each bad byte) and a caret under it."""
     before = data[: exc.start]
-    line = _lines(before.decode("utf-8", "replace")).count("\n") + 1
+    line = line_ends(before.decode("utf-8", "replace")).count("\n") + 1
     start = max(before.rfind(b"\n"), before.rfind(b"\r")) + 1
     col = len(before[start:].decode("utf-8", "replace")) + 1
     return LoadError(
