@@ -873,7 +873,8 @@ def open_campaign(
     found again by its shipped name or path (the text stored with the campaign when it can no
     longer be found). A ruleset whose content changed since is refused (RC904) unless `migrate`,
     which records the change in the log, or `read_only`: then it is read (shown, replayed) with the
-    text it keeps, RC904 is its `warning`, and every change is refused with RC904. `limits` bound
+    text it keeps and RC904 is its `warning`. Opened `read_only`, every change through it is
+    refused: RC904 where its ruleset changed (and not `migrate`), RC903 otherwise. `limits` bound
     the campaign's work and time (by default a loaded ruleset's own)."""
     from .state.campaign import Campaign
 

@@ -259,7 +259,8 @@ def test_an_item_whose_start_has_an_error_is_reported_once(tmp_path: Path) -> No
     with pytest.raises(engine.RulecraftError) as caught:
         engine.load(broken)
     (d,) = caught.value.diagnostics
-    assert d.code == "RC301" and "playerz" in d.message and d.span is not None and d.span.line == 308
+    line = text[: text.index("start: {light: players - 1, dark: 2}")].count("\n") + 1
+    assert d.code == "RC301" and "playerz" in d.message and d.span is not None and d.span.line == line
 
 
 def test_a_file_over_a_load_bound_is_named(cli, tmp_path: Path) -> None:

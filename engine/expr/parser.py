@@ -440,11 +440,9 @@ def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSy
 
     line = getattr(exc, "line", 1) or 1
     col = getattr(exc, "column", 1) or 1
-    # split at a newline only, as lark counts lines: `splitlines` also splits at U+2028 and the
-    # like, and the line lark names was past the last (an IndexError, found by review AD)
-    rows = text.split("\n")
-    if len(rows) > 1 and rows[-1] == "":  # a last newline ends the last line, as `splitlines` has it
-        rows.pop()
+    # split at a newline only, as lark counts lines (`SourceFile.lines`): `splitlines` also splits
+    # at U+2028 and the like, and the line lark names was past the last (found by review AD)
+    rows = list(SourceFile("<expression>", text).lines) or [""]
     if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
         line, col = len(rows), len(rows[-1]) + 1
         found = "the expression ends too early"
