@@ -859,3 +859,45 @@ def test_a_state_examples_fraction_compares_as_a_number() -> None:
     assert all(r.passed for r in run_examples(engine.load(text, name="typed.yaml")))
     text = text.replace("{halved: 1.5}", '{halved: "6/4"}')
     assert all(r.passed for r in run_examples(engine.load(text, name="typed.yaml")))
+
+
+def test_every_misspelt_name_of_a_check_example_is_reported_in_one_run() -> None:
+    """All problems of a file are reported in one run (docs/diagnostics.md), an example's too: its
+    every unknown input, die, outcome and value is RC702 at its own key, not only the first."""
+    with pytest.raises(engine.CompileError) as err:
+        load(
+            "      - inputs: {bais: 1}\n"
+            "        dice: {dd: 1}\n"
+            "        expect: {outcome: head, mean: {totl: 1, 1: 2}, probability: {tail: 1/2}}\n"
+        )
+    said = [(d.code, d.hint) for d in err.value.diagnostics]
+    assert said == [
+        ("RC702", "did you mean 'bias'?"),
+        ("RC702", "did you mean 'd'?"),
+        ("RC702", "did you mean 'heads'?"),
+        ("RC702", None),
+        ("RC702", "names start with a letter or _ and use letters, digits and _"),
+        ("RC702", "did you mean 'tails'?"),
+    ], said
+
+
+def test_every_misspelt_name_of_a_state_example_is_reported_in_one_run() -> None:
+    """A state example's misspelt action, period and items are each RC702 in the one run; a key
+    that is no name is told once, not also as an unknown item."""
+    text = (
+        NAMED.replace("        - {act: lift,", "        - {begin: nite}\n        - {act: lfit,", 1)
+        .replace("params: {level: 1}", "params: {levle: 1}")
+        .replace(
+            "expect: {shared: {pot: 0}, characters: {ann: {score: 1}}}", "expect: {shared: {pt: 0, 1: 2}}"
+        )
+    )
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text, name="n.yaml")
+    said = [d.message for d in caught.value.diagnostics]
+    assert said == [
+        "example names no campaign parameter: 'levle'",
+        "example names no period of this ruleset: 'nite'",
+        "example names no action of this ruleset: 'lfit'",
+        "example expects a shared item this ruleset does not have: 'pt'",
+        "example gives 1 where a name is wanted",
+    ], said

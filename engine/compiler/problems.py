@@ -60,6 +60,30 @@ def statement(diags: list[Diagnostic]) -> Iterator[None]:
         diags.extend(e.diagnostics)
 
 
+class Apart:
+    """Parts of one statement checked apart, so that each part's problem is reported in the one
+    run (an example's every misspelt name, not only the first); `settle` then skips the whole
+    statement without a second message if any part failed."""
+
+    def __init__(self, diags: list[Diagnostic]) -> None:
+        self.diags = diags
+        self.failed = False
+
+    @contextmanager
+    def part(self) -> Iterator[None]:
+        """Run one part as a `statement`, remembering whether it failed."""
+        done = False
+        with statement(self.diags):
+            yield
+            done = True
+        self.failed |= not done
+
+    def settle(self) -> None:
+        """`Reported` if a part failed: what the statement makes rests on every part."""
+        if self.failed:
+            raise Reported
+
+
 @contextmanager
 def known_if_failing(scope: dict[str, T.Type], name: str) -> Iterator[None]:
     """Define `name` in `scope`; if its definition has an error, it is still known by name (of

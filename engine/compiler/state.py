@@ -32,8 +32,9 @@ from ..model.state import (
 )
 from ..runtime.arguments import kept_name
 from ..syntax.document import PathKey
+from ..syntax.names import is_name
 from .expected import expected_value
-from .problems import Reported, example_key, known_if_failing, problem, statement, written
+from .problems import Apart, Reported, example_key, known_if_failing, problem, statement, written
 
 if TYPE_CHECKING:
     from ..model.scene import Scene
@@ -493,37 +494,16 @@ class StateCompiler:
     ) -> StateExample:
         """A state example, with every action, period, item, parameter, input, role and die it
         names checked now (RC702), and every key of a step that its kind does not take (RC102)."""
+        parts = Apart(self.unit.diags)
         steps = raw.get("steps") or []
         for i, step in enumerate(steps):
             at = path + ("steps", i)
-            if "act" in step and step["act"] not in self.action_spec:
-                raise problem(
-                    "RC702",
-                    f"example names no action of this ruleset: '{step['act']}'",
-                    self.span(at + ("act",)),
-                    did_you_mean(str(step["act"]), list(self.action_spec)),
-                )
-            if "begin" in step and step["begin"] not in periods:
-                raise problem(
-                    "RC702",
-                    f"example names no period of this ruleset: '{step['begin']}'",
-                    self.span(at + ("begin",)),
-                    did_you_mean(str(step["begin"]), periods),
-                )
-            kind = next(k for k in STEP_KEYS if k in step)  # the schema lets one kind through
-            where = ".".join(map(str, self.unit.doc.first_path(at)))
-            for key in step:
-                if key not in STEP_KEYS[kind]:
-                    raise problem(
-                        "RC102",
-                        f"unknown key '{key}' in {where}: {STEP_WORDS[kind]} does not take it",
-                        self.span(at + (key,), True),
-                        f"{STEP_WORDS[kind]} takes {', '.join(STEP_KEYS[kind])}"
-                        + ("; a character's parameters go with a join step" if key == "params" else ""),
-                    )
+            with parts.part():
+                self._example_step(at, step, periods)
         for at, given, what, known in self._example_names(path, raw, checks):
             for key in given if isinstance(given, dict) else ():
-                self._example_name(at + (key,), key, what, known)
+                with parts.part():
+                    self._example_name(at + (key,), key, what, known)
         spans: dict[tuple[str, ...], Any] = {}
         start = raw.get("start") or {}
         expect = raw.get("expect") or {}
@@ -537,15 +517,20 @@ class StateCompiler:
                     here = path + (part, *place, name)
                     if part == "expect":
                         spans[(*map(str, place), str(name))] = self.span(here, True)
-                    if name in declared:
-                        self._example_value(here, declared[name], value, verb)
-                    elif name not in self.unmade[owner]:  # an unmade item's error is its own
-                        raise problem(
-                            "RC702",
-                            f"example {verb} {_UNKNOWN_ITEM[owner]}: '{name}'",
-                            self.span(here, True),
-                            did_you_mean(str(name), declared),
-                        )
+                    if not is_name(name):
+                        # told already, by `_example_name`: one mistake, one message
+                        continue
+                    with parts.part():
+                        if name in declared:
+                            self._example_value(here, declared[name], value, verb)
+                        elif name not in self.unmade[owner]:  # an unmade item's error is its own
+                            raise problem(
+                                "RC702",
+                                f"example {verb} {_UNKNOWN_ITEM[owner]}: '{name}'",
+                                self.span(here, True),
+                                did_you_mean(str(name), declared),
+                            )
+        parts.settle()
         refused = raw.get("refused")
         if refused is not None:
             spans[("refused",)] = self.span(path + ("refused",))
@@ -560,6 +545,35 @@ class StateCompiler:
             spans=spans,
             span=self.span(path),
         )
+
+    def _example_step(self, at: PathKey, step: dict[str, Any], periods: tuple[str, ...]) -> None:
+        """RC702 unless a state example's step names an action and a period the ruleset has,
+        RC102 at a key its kind of step does not take."""
+        if "act" in step and step["act"] not in self.action_spec:
+            raise problem(
+                "RC702",
+                f"example names no action of this ruleset: '{step['act']}'",
+                self.span(at + ("act",)),
+                did_you_mean(str(step["act"]), list(self.action_spec)),
+            )
+        if "begin" in step and step["begin"] not in periods:
+            raise problem(
+                "RC702",
+                f"example names no period of this ruleset: '{step['begin']}'",
+                self.span(at + ("begin",)),
+                did_you_mean(str(step["begin"]), periods),
+            )
+        kind = next(k for k in STEP_KEYS if k in step)  # the schema lets one kind through
+        where = ".".join(map(str, self.unit.doc.first_path(at)))
+        for key in step:
+            if key not in STEP_KEYS[kind]:
+                raise problem(
+                    "RC102",
+                    f"unknown key '{key}' in {where}: {STEP_WORDS[kind]} does not take it",
+                    self.span(at + (key,), True),
+                    f"{STEP_WORDS[kind]} takes {', '.join(STEP_KEYS[kind])}"
+                    + ("; a character's parameters go with a join step" if key == "params" else ""),
+                )
 
     def _example_value(self, at: PathKey, item: Item, value: Any, verb: str) -> None:
         """RC702 unless the value a state example's `start:` or `expect:` gives `item` is of its
@@ -616,7 +630,8 @@ class StateCompiler:
         for i, step in enumerate(raw.get("steps") or []):
             at = path + ("steps", i)
             yield at + ("params",), step.get("params"), "character parameter", character
-            if "act" not in step:
+            if step.get("act") not in self.action_spec:
+                # no action, or one the ruleset lacks (its own RC702): nothing to name against
                 continue
             spec = self.action_spec[step["act"]]
             of = f"of action '{step['act']}'"

@@ -64,7 +64,7 @@ from ..syntax.input_keys import LIST_INPUT_KEYS, input_takes
 from .codegen import CLOCK_CODE
 from .expected import expected_value
 from .expressions import BeforeTheRoll, Expressions, OutputScope
-from .problems import Problem, example_key, known_if_failing, problem, statement
+from .problems import Apart, Problem, example_key, known_if_failing, problem, statement
 from .programs import ProgramWriter, counted_randomizers
 from .randomizers import RandomizerCompiler
 from .unit import Unit
@@ -516,100 +516,122 @@ class Structure:
         """The check's worked examples, with every name in them checked now."""
         found: list[Example] = []
         types = {let.name: let.expr.type for let in lets} | {n: e.type for n, e in outputs}
-        value_names = list(types)
         for i, ex in enumerate(spec.get("examples", [])):
             here = path + ("examples", i)
             with statement(self.unit.diags):
-                for part in (
-                    ("inputs",),
-                    ("dice",),
-                    *(("expect", e) for e in ("values", "mean", "probability")),
-                ):
-                    given = ex.get(part[0]) if len(part) == 1 else (ex.get("expect") or {}).get(part[1])
-                    for name in given if isinstance(given, dict) else ():
-                        example_key(name, self.unit.doc.span(here + part + (name,), key=True))
-                for key, known, what in (
-                    ("inputs", [x.name for x in inputs], "input"),
-                    ("dice", [r.name for r in roll], "die or draw"),
-                ):
-                    for name in ex.get(key, {}):
-                        if name not in known:
-                            raise problem(
-                                "RC702",
-                                f"example names no {what} of this check: '{name}'",
-                                self.unit.doc.span(here + (key, name), key=True),
-                                did_you_mean(str(name), known),
-                            )
-                expects: list[Expectation] = []
-                want = ex["expect"]
-                if "outcome" in want:
-                    expects.append(
-                        Expectation(
-                            "outcome",
-                            "",
-                            self._outcome_named(outcomes, want["outcome"], here + ("expect", "outcome")),
-                            self.unit.doc.span(here + ("expect", "outcome")),
-                        )
-                    )
-                for name, value in want.get("values", {}).items():
-                    if name not in value_names:
+                found.append(self._example(here, ex, i, inputs, roll, types, outcomes))
+        return tuple(found)
+
+    def _example(
+        self,
+        here: PathKey,
+        ex: dict[str, Any],
+        i: int,
+        inputs: list[InputSpec],
+        roll: list[Randomizer],
+        types: dict[str, T.Type],
+        outcomes: Scale,
+    ) -> Example:
+        """One worked example, each of its keys checked apart (`Apart`): every misspelt name of
+        it is reported in the one run, as the docs promise of a file's problems."""
+        parts = Apart(self.unit.diags)
+        value_names = list(types)
+        for key, known, what in (
+            ("inputs", [x.name for x in inputs], "input"),
+            ("dice", [r.name for r in roll], "die or draw"),
+        ):
+            for name in ex.get(key) or {}:
+                with parts.part():
+                    example_key(name, self.unit.doc.span(here + (key, name), key=True))
+                    if name not in known:
                         raise problem(
                             "RC702",
-                            f"example expects a value this check does not have: '{name}'",
-                            self.unit.doc.span(here + ("expect", "values", name), key=True),
-                            did_you_mean(str(name), value_names),
+                            f"example names no {what} of this check: '{name}'",
+                            self.unit.doc.span(here + (key, name), key=True),
+                            did_you_mean(str(name), known),
                         )
-                    at = self.unit.doc.span(here + ("expect", "values", name))
-                    expected_value(self.unit, name, types[name], value, at)
-                    expects.append(Expectation("value", name, value, at))
-                for name, value in want.get("mean", {}).items():
-                    where = here + ("expect", "mean", name)
-                    if name not in value_names:
-                        raise problem(
-                            "RC702",
-                            f"example expects the mean of a value this check does not have: '{name}'",
-                            self.unit.doc.span(where, key=True),
-                            did_you_mean(str(name), value_names),
-                        )
-                    expects.append(
-                        Expectation("mean", name, self._exact(value, where), self.unit.doc.span(where))
-                    )
-                for name, value in want.get("probability", {}).items():
-                    where = here + ("expect", "probability", name)
-                    sym = self._outcome_named(outcomes, name, where, key=True)
-                    if isinstance(value, dict):
-                        bounds = (
-                            self._probability(value.get("at_least", 0), where + ("at_least",)),
-                            self._probability(value.get("at_most", 1), where + ("at_most",)),
-                        )
-                        if bounds[0] > bounds[1]:  # no probability is both: it could never pass
-                            raise problem(
-                                "RC702",
-                                f"example expects P({name}) at least {bounds[0]} and at most {bounds[1]}, "
-                                "which no probability is: it can never pass",
-                                self.unit.doc.span(where),
-                                "the bounds are swapped, or one of them is mistyped: at_least is the lower",
-                            )
-                        expects.append(Expectation("probability", sym, bounds, self.unit.doc.span(where)))
-                    else:
-                        p = self._probability(value, where)
-                        expects.append(Expectation("probability", sym, (p, p), self.unit.doc.span(where)))
-                found.append(
-                    Example(
-                        str(ex.get("name", f"example {i + 1}")),
-                        dict(ex.get("inputs", {})),
-                        dict(ex.get("dice", {})),
-                        str(ex.get("policy", "always")),
-                        tuple(expects),
-                        self.unit.doc.span(here),
-                        {
-                            (part, str(k)): self.unit.doc.span(here + (part, k))
-                            for part in ("inputs", "dice")
-                            for k in (ex.get(part) or {})
-                        },
+        expects: list[Expectation] = []
+        want = ex["expect"]
+        if "outcome" in want:
+            with parts.part():
+                expects.append(
+                    Expectation(
+                        "outcome",
+                        "",
+                        self._outcome_named(outcomes, want["outcome"], here + ("expect", "outcome")),
+                        self.unit.doc.span(here + ("expect", "outcome")),
                     )
                 )
-        return tuple(found)
+        for kind in ("values", "mean", "probability"):
+            given = want.get(kind)
+            for name, value in given.items() if isinstance(given, dict) else ():
+                where = here + ("expect", kind, name)
+                with parts.part():
+                    example_key(name, self.unit.doc.span(where, key=True))
+                    expects.append(self._expectation(kind, name, value, where, types, value_names, outcomes))
+        parts.settle()
+        return Example(
+            str(ex.get("name", f"example {i + 1}")),
+            dict(ex.get("inputs", {})),
+            dict(ex.get("dice", {})),
+            str(ex.get("policy", "always")),
+            tuple(expects),
+            self.unit.doc.span(here),
+            {
+                (part, str(k)): self.unit.doc.span(here + (part, k))
+                for part in ("inputs", "dice")
+                for k in (ex.get(part) or {})
+            },
+        )
+
+    def _expectation(
+        self,
+        kind: str,
+        name: str,
+        value: Any,
+        where: PathKey,
+        types: dict[str, T.Type],
+        value_names: list[str],
+        outcomes: Scale,
+    ) -> Expectation:
+        """What an example's `expect: {values|mean|probability: {name: value}}` asks, checked."""
+        if kind == "values":
+            if name not in value_names:
+                raise problem(
+                    "RC702",
+                    f"example expects a value this check does not have: '{name}'",
+                    self.unit.doc.span(where, key=True),
+                    did_you_mean(str(name), value_names),
+                )
+            at = self.unit.doc.span(where)
+            expected_value(self.unit, name, types[name], value, at)
+            return Expectation("value", name, value, at)
+        if kind == "mean":
+            if name not in value_names:
+                raise problem(
+                    "RC702",
+                    f"example expects the mean of a value this check does not have: '{name}'",
+                    self.unit.doc.span(where, key=True),
+                    did_you_mean(str(name), value_names),
+                )
+            return Expectation("mean", name, self._exact(value, where), self.unit.doc.span(where))
+        sym = self._outcome_named(outcomes, name, where, key=True)
+        if isinstance(value, dict):
+            bounds = (
+                self._probability(value.get("at_least", 0), where + ("at_least",)),
+                self._probability(value.get("at_most", 1), where + ("at_most",)),
+            )
+            if bounds[0] > bounds[1]:  # no probability is both: it could never pass
+                raise problem(
+                    "RC702",
+                    f"example expects P({name}) at least {bounds[0]} and at most {bounds[1]}, "
+                    "which no probability is: it can never pass",
+                    self.unit.doc.span(where),
+                    "the bounds are swapped, or one of them is mistyped: at_least is the lower",
+                )
+            return Expectation("probability", sym, bounds, self.unit.doc.span(where))
+        p = self._probability(value, where)
+        return Expectation("probability", sym, (p, p), self.unit.doc.span(where))
 
     def _outcome_named(self, outcomes: Scale, name: Any, where: PathKey, key: bool = False) -> Symbol:
         if str(name) not in outcomes.names:
