@@ -1169,3 +1169,96 @@ def test_a_table_rule_shadowed_is_judged_though_a_partly_tried_check_calls_it() 
     found = codes(BAND_OVER_A_WIDE_INPUT)
     rule = only(found, "RC802")
     assert rule.severity == "warning" and "rule 2 of table 'band'" in rule.message, rule.render()
+
+
+CASES = """
+rulecraft: 1
+name: t4
+scales:
+  grade: [fail, pass, crit]
+tables:
+  band:
+    params: {roll: int}
+    returns: grade
+    cases:
+      1: fail
+      2..10: pass
+      5..6: fail
+      11..20: crit
+      21: crit
+  ladder:
+    params: {level: int, face: int}
+    returns: grade
+    cases:
+      0: {1..10: fail, else: pass}
+      1: {1..5: fail, 3: crit, 6..20: pass}
+      "0, 1, 7": {else: crit}
+      else: {else: pass}
+checks:
+  hit:
+    inputs: {level: {type: int, min: 0, max: 1, default: 0}}
+    roll:
+      d: {die: 20}
+    outcomes: grade
+    outcome: "ladder(level, d) if level > 5 else band(d)"
+  climb:
+    inputs: {level: {type: int, min: 0, max: 1, default: 0}}
+    roll:
+      d: {die: 20}
+    outcomes: grade
+    outcome: ladder(level, d)
+"""
+
+
+def test_a_cases_key_that_earlier_keys_cover_is_rc802_as_a_rule_is() -> None:
+    """A `cases` key is a rule on its parameter: one that earlier keys of its level cover for
+    every call is RC802 at the key, as the same table written with `rules` is (it had passed
+    with no word); one no call matches is RC802 too, and a key under it is not told again."""
+    text = CASES
+    found = {d.message: d for d in codes(text) if d.code == "RC802"}
+    lines = text.splitlines()
+    covered = "already decides every call it matches"
+    said = {
+        f"case 5..6 of table 'band' never fires: earlier case 2..10 {covered}": "5..6",
+        "case 21 of table 'band' never fires: its key matches none of the 20 different calls "
+        "the checks make": "21",
+        f"case 1: 3 of table 'ladder' never fires: earlier case 1..5 {covered}": "3",
+        "case 0, 1, 7 of table 'ladder' never fires: earlier cases 0 and 1 already decide every "
+        "call it matches": '"0, 1, 7"',
+    }
+    assert set(found) == set(said), sorted(found)
+    for message, key in said.items():
+        d = found[message]
+        assert d.severity == "warning" and d.span is not None
+        assert lines[d.span.line - 1][d.span.col - 1 :].startswith(f"{key}:"), d.render()
+    assert "move it above the case that covers it" in found[next(iter(said))].hint
+
+
+def test_the_tables_of_a_ruleset_with_actions_are_judged_too() -> None:
+    """The tables' rules and cases are judged in a copy of the ruleset without its checks; an
+    action's `roll: {check: …}` was then an unknown check, so no table of a ruleset with state
+    (every shipped one) was judged at all."""
+    text = (
+        CASES
+        + """
+state:
+  shared:
+    tries: {counter: 0, min: 0}
+actions:
+  try:
+    roll: {check: climb}
+    effects:
+      - {add: {tries: 1}}
+"""
+    )
+    found = [d.message for d in codes(text) if d.code == "RC802"]
+    assert any(m.startswith("case 5..6 of table 'band' never fires") for m in found), found
+    rules = text.replace(
+        "    cases:\n      1: fail\n      2..10: pass\n      5..6: fail\n      11..20: crit\n"
+        "      21: crit\n",
+        "    rules:\n      - {when: roll <= 10, then: pass}\n      - {when: roll in 5..6, then: fail}\n"
+        "      - {else: crit}\n",
+    )
+    assert rules != text
+    found = [d.message for d in codes(rules) if d.code == "RC802"]
+    assert any(m.startswith("rule 2 of table 'band' (when roll in 5..6) never fires") for m in found), found

@@ -21,7 +21,8 @@ the same per-randomizer distributions)
   RC802  a rule that never fires: earlier rules decide every roll it matches, or its
          condition is never true (warning; `else` rows are never reported; a condition never
          true over only part of the inputs' combinations is a note: it may be true at one the
-         grid left out; rules in the wrong order are a warning wherever found)
+         grid left out; rules in the wrong order are a warning wherever found); a table's
+         `cases` key that earlier keys of its level cover, or that no call matches
   RC803  a declared outcome that nothing in the check (its rules, values, tables) names and
          no computed value gives (warning; a static fact, confirmed by the enumeration)
   RC804  a declared outcome that something names but that has probability 0 for every
@@ -67,7 +68,7 @@ engine's own semantics too.
 The modules, one job each: `static` (RC805-RC807, table bodies), `lasting` (RC801 for the tables
 lasting state calls), `grid` (the input grid),
 `cost` (the cost model), `probe` (what running a check records), `analysis` (the run loop),
-`report` (the wording of the findings), `tables` (RC802 for table rules), `evaluate` (the one
+`report` (the wording of the findings), `tables` (RC802 for table rules and cases keys), `evaluate` (the one
 door into the evaluators), `budget` (`LintBudget`).
 
 May import: every package below `engine.tools`, and `engine.api` for the `Ruleset` type.

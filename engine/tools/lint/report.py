@@ -7,7 +7,7 @@ Every message names an example (inputs, dice, values) that a reader can check by
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -132,7 +132,7 @@ def note(
 
 def never(
     label: str,
-    condition: str,
+    condition: str | None,
     shadowers: set[int] | None,
     what: str,
     scope: str,
@@ -141,38 +141,38 @@ def never(
     table: str | None = None,
     lost: str | None = None,
     tried: int | None = None,
+    rows: Sequence[str] | None = None,
 ) -> Diagnostic:
     """RC802: a rule that never fires, because earlier rules decide first or its condition is never
     true. With `tried`, over only that many input combinations, not every allowed one. Rules in
     the wrong order are a warning all the same (the mistake is in their order, not at an input
     the grid left out: `d == 20` after `d + bonus >= 11`, bonus in 0..30); a condition never
     true over part of the grid is a note (`x * 3 == 2001` holds at 667, which the grid may leave
-    out), which `--strict` leaves a note."""
+    out), which `--strict` leaves a note. A value table's key has no condition but itself
+    (`condition` None): `rows` names its level's keys, the earlier ones that cover it."""
     owner = f" of table '{table}'" if table else (f" of check '{check}'" if check else "")
-    head = f"{label}{owner} (when {condition}) never fires"
+    head = f"{label}{owner}{f' (when {condition})' if condition is not None else ''} never fires"
+    row, test = ("rule", "condition") if rows is None else ("case", "key")
     if lost is None:
         tail = ""
     elif tried is None:
         tail = f", so outcome '{lost}' never comes out"
     else:
         tail = f", so outcome '{lost}' came out at none of them"
-    earlier = sorted(i + 1 for i in shadowers or () if i >= 0)
+    earlier = [str(i + 1) if rows is None else rows[i] for i in sorted(shadowers or ()) if i >= 0]
     if earlier:
-        who = (
-            f"earlier rule {earlier[0]}"
-            if len(earlier) == 1
-            else "earlier rules " + _and([str(i) for i in earlier])
-        )
+        who = f"earlier {row} {earlier[0]}" if len(earlier) == 1 else f"earlier {row}s " + _and(earlier)
         decide = "decides" if len(earlier) == 1 else "decide"
         over = f" over the {tried} input combinations tried" if tried is not None else ""
         msg = f"{head}: {who} already {decide} every {what} it matches{over}{tail}"
         hint = (
-            "move it above the rule that covers it, or narrow that rule's condition; "
+            f"move it above the {row} that covers it, or narrow that {row}'s {test}; "
             "if it is not needed, remove it"
         )
         return Diagnostic("RC802", msg, span, hint, "warning")
-    msg = f"{head}: its condition is never true {scope}{tail}"
-    hint = "compare the condition with the dice faces and the inputs' min and max"
+    said = "its condition is never true" if rows is None else "its key matches none"
+    msg = f"{head}: {said} {scope}{tail}"
+    hint = f"compare the {test} with the dice faces and the inputs' min and max"
     if tried is None:
         return Diagnostic("RC802", msg, span, hint, "warning")
     return Diagnostic("RC802", msg, span, hint + UNPROVEN, "note")

@@ -1,8 +1,12 @@
-"""RC802 for the rules of tables, over every argument list the checks called each table with.
+"""RC802 for the rules and the cases of tables, over every argument list the checks called each
+table with.
 
 A table's rules are compiled into one function, which says only which result it gave; so each
 rule's condition is compiled on its own, as a one-line table in a copy of the document, and is
-judged with the engine's own semantics.
+judged with the engine's own semantics. A `cases` key is a rule on one parameter, tried at its
+level of the table: it is compiled so too (a table whose other levels are all `else`), and the
+calls are led down the levels as the table leads them, so a key that earlier keys cover is told
+as a rule that earlier rules cover is.
 """
 
 from __future__ import annotations
@@ -33,13 +37,14 @@ def table_rule_findings(
     wanted: list[str] = []
     args: dict[str, set[tuple[Any, ...]]] = {}
     for t, spec in data.items():
-        if not isinstance(spec.get("rules"), list):
+        rows = _rows(spec)
+        if rows is None:
             continue
         where = doc.span(("tables", t), key=True)
         if t in calls.overflowed:
             found.append(
                 note(
-                    f"the rules of table '{t}' were not judged: the checks call it with more than "
+                    f"the {rows} of table '{t}' were not judged: the checks call it with more than "
                     f"{calls.cap:,} different argument lists (a share of the linter's budget)",
                     where,
                 )
@@ -49,7 +54,7 @@ def table_rule_findings(
         if constant is None:
             found.append(
                 note(
-                    f"the rules of table '{t}' were not judged: a call of it whose arguments are "
+                    f"the {rows} of table '{t}' were not judged: a call of it whose arguments are "
                     "worked out when the ruleset loads, not plain numbers, is not seen by the linter",
                     where,
                 )
@@ -64,30 +69,97 @@ def table_rule_findings(
     if probes is None:
         return found
     for t in wanted:
-        rows = data[t]["rules"]
-        tests = {j: probes[(t, j)] for j, row in enumerate(rows) if "when" in row and (t, j) in probes}
-        if len(tests) != sum(1 for row in rows if "when" in row):
+        if "cases" in data[t]:
+            found += _case_findings(doc, t, probes, args[t])
+        else:
+            found += _rule_findings(doc, t, probes, args[t])
+    return found
+
+
+def _rows(spec: Any) -> str | None:
+    """What a table's body is judged by: its 'rules' or its 'cases'; None for a `value` table."""
+    if not isinstance(spec, dict):
+        return None
+    if isinstance(spec.get("rules"), list):
+        return "rules"
+    if isinstance(spec.get("cases"), dict):
+        return "cases"
+    return None
+
+
+def _rule_findings(
+    doc: Document, t: str, probes: dict[tuple[str, Any], Condition], calls: set[tuple[Any, ...]]
+) -> list[Diagnostic]:
+    """RC802 for each rule of table `t` that none of `calls` reaches."""
+    rows = doc.data["tables"][t]["rules"]
+    tests = {j: probes[(t, j)] for j, row in enumerate(rows) if "when" in row and (t, j) in probes}
+    if len(tests) != sum(1 for row in rows if "when" in row):
+        return []
+    judged = _judge(len(rows), tests, calls)
+    if judged is None:
+        return []
+    fired, shadowed = judged
+    otherwise = next((j for j, row in enumerate(rows) if "when" not in row), None)
+    if otherwise is not None:
+        for j in range(otherwise + 1, len(rows)):
+            shadowed[j] = {otherwise}
+    return [
+        never(
+            f"rule {j + 1}",
+            str(row["when"]),
+            shadowed.get(j),
+            "call",
+            f"for any of the {len(calls)} different calls the checks make",
+            doc.span(("tables", t, "rules", j, "when"), key=True),
+            table=t,
+        )
+        for j, row in enumerate(rows)
+        if "when" in row and j not in fired
+    ]
+
+
+def _case_findings(
+    doc: Document, t: str, probes: dict[tuple[str, Any], Condition], calls: set[tuple[Any, ...]]
+) -> list[Diagnostic]:
+    """RC802 for each key of value table `t` that none of `calls` reaches at its level, though
+    the key above it is reached (a key under one never reached is that key's finding)."""
+    found: list[Diagnostic] = []
+    todo: list[tuple[tuple[Any, ...], dict[Any, Any], set[tuple[Any, ...]]]] = [
+        ((), doc.data["tables"][t]["cases"], calls)
+    ]
+    while todo:
+        above, level, reaching = todo.pop()
+        keys = [k for k in level if k != "else"] + (["else"] if "else" in level else [])
+        tests = {j: probes.get((t, (*above, k))) for j, k in enumerate(keys) if k != "else"}
+        if not reaching or any(test is None for test in tests.values()):
             continue
-        judged = _judge(len(rows), tests, args[t])
-        if judged is None:
-            continue
-        fired, shadowed = judged
-        otherwise = next((j for j, row in enumerate(rows) if "when" not in row), None)
-        if otherwise is not None:
-            for j in range(otherwise + 1, len(rows)):
-                shadowed[j] = {otherwise}
-        for j, row in enumerate(rows):
-            if "when" not in row or j in fired:
+        fired: set[int] = set()
+        shadowed: dict[int, set[int]] = {}
+        led: dict[int, set[tuple[Any, ...]]] = {}
+        for args in reaching:
+            try:
+                first = _decide(
+                    len(keys), {j: f for j, f in tests.items() if f is not None}, args, fired, shadowed
+                )
+            except _Unjudged:  # pragma: no cover - a value of an unexpected kind
+                return []
+            if first is not None:
+                led.setdefault(first, set()).add(args)
+        for j, key in enumerate(keys):
+            if isinstance(level[key], dict):
+                todo.append(((*above, key), level[key], led.get(j, set())))
+            if key == "else" or j in fired:
                 continue
             found.append(
                 never(
-                    f"rule {j + 1}",
-                    str(row["when"]),
+                    "case " + ": ".join(str(k) for k in (*above, key)),
+                    None,
                     shadowed.get(j),
                     "call",
-                    f"for any of the {len(args[t])} different calls the checks make",
-                    doc.span(("tables", t, "rules", j, "when"), key=True),
+                    f"of the {len(reaching)} different calls the checks make" + (" here" if above else ""),
+                    doc.span(("tables", t, "cases", *above, key), key=True),
                     table=t,
+                    rows=[str(k) for k in keys],
                 )
             )
     return found
@@ -101,26 +173,46 @@ def _judge(
     could not be judged."""
     fired: set[int] = set()
     shadowed: dict[int, set[int]] = {}
-    for args in calls:
-        first: int | None = None
-        for j in range(rows):
-            if j not in tests:  # an else row
-                first = j if first is None else first
-                break
-            if first is not None and j in fired:
-                continue
-            try:
-                hit = bool(tests[j](*args))
-            except RulecraftError:
-                continue
-            except Exception:  # pragma: no cover - a value of an unexpected kind
-                return None
-            if hit and first is None:
-                first = j
-                fired.add(j)
-            elif hit and first is not None:
-                shadowed.setdefault(j, set()).add(first)
+    try:
+        for args in calls:
+            _decide(rows, tests, args, fired, shadowed)
+    except _Unjudged:  # pragma: no cover - a value of an unexpected kind
+        return None
     return fired, shadowed
+
+
+class _Unjudged(Exception):
+    """A condition raised what no rule of the language raises: the table is not judged."""
+
+
+def _decide(
+    rows: int,
+    tests: dict[int, Condition],
+    args: tuple[Any, ...],
+    fired: set[int],
+    shadowed: dict[int, set[int]],
+) -> int | None:
+    """The row that decides the call `args` (rows without a test are `else` rows, which end the
+    search), None if none does; it is added to `fired`, and it to `shadowed` of each later row
+    that matched too. The one statement of first-match for rules and cases alike."""
+    first: int | None = None
+    for j in range(rows):
+        if j not in tests:  # an else row
+            return j if first is None else first
+        if first is not None and j in fired:
+            continue
+        try:
+            hit = bool(tests[j](*args))
+        except RulecraftError:
+            continue
+        except Exception:  # pragma: no cover - a value of an unexpected kind
+            raise _Unjudged from None
+        if hit and first is None:
+            first = j
+            fired.add(j)
+        elif hit and first is not None:
+            shadowed.setdefault(j, set()).add(first)
+    return first
 
 
 def _constant_calls(table: str, model: RulesetModel, bodies: Bodies) -> set[tuple[Any, ...]] | None:
@@ -155,25 +247,68 @@ def _literal(node: ast.Node) -> Any:
 
 def _rule_probes(
     doc: Document, tables: Sequence[str], limits: Limits
-) -> dict[tuple[str, int], Condition] | None:
-    """Each table rule's condition as a function of the table's parameters: compiled as a
-    one-line table of its own in a copy of the ruleset, so it has the engine's semantics."""
+) -> dict[tuple[str, Any], Condition] | None:
+    """Each table rule's condition, and each `cases` key's test, as a function of the table's
+    parameters: compiled as a table of its own in a copy of the ruleset, so it has the engine's
+    semantics. A rule is keyed by its index, a case by the keys that lead to it."""
     data = dict(doc.data)
     specs = dict(data.get("tables", {}))
-    names: dict[str, tuple[str, int]] = {}
+    names: dict[str, tuple[str, Any]] = {}
+
+    def add(t: str, at: Any, body: dict[str, Any]) -> None:
+        probe = f"{t}__lint{len(names)}"
+        while probe in specs:
+            probe += "_"
+        specs[probe] = {"params": specs[t].get("params", []), "returns": "bool", **body}
+        names[probe] = (t, at)
+
     for t in tables:
+        if "cases" in specs[t]:
+            depth = len(specs[t].get("params") or [])
+            for above, key in _case_keys(specs[t]["cases"]):
+                add(t, (*above, key), {"cases": _one_key(len(above), key, depth)})
+            continue
         for j, row in enumerate(specs[t]["rules"]):
-            if "when" not in row:
-                continue
-            probe = f"{t}__lint{j}"
-            while probe in specs:
-                probe += "_"
-            specs[probe] = {"params": specs[t].get("params", []), "returns": "bool", "value": row["when"]}
-            names[probe] = (t, j)
+            if "when" in row:
+                add(t, j, {"value": row["when"]})
     data["tables"] = specs
     data["checks"] = {}
+    for part in _CALLERS:
+        data.pop(part, None)
     try:
         model = compile_document(Document(doc.source, data, doc.places, doc.parts), limits)
     except RulecraftError:
         return None
     return {key: model.tables[probe].run for probe, key in names.items() if probe in model.tables}
+
+
+_CALLERS = ("state", "actions", "scenes", "notes")
+"""The parts of a ruleset that name its checks: left out of the probes' copy with the checks (an
+action's `roll: {check: …}` was an unknown check there, so no table of a ruleset with state was
+judged)."""
+
+
+def _case_keys(level: dict[Any, Any], above: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], Any]]:
+    """Every key of a value table but `else`, with the keys that lead to it."""
+    found: list[tuple[tuple[Any, ...], Any]] = []
+    for key, sub in level.items():
+        if key != "else":
+            found.append((above, key))
+        if isinstance(sub, dict):
+            found += _case_keys(sub, (*above, key))
+    return found
+
+
+def _one_key(at: int, key: Any, depth: int) -> dict[Any, Any]:
+    """The `cases` of a table of `depth` parameters true where parameter `at` matches `key`,
+    whatever the others are."""
+
+    def anything(level: int, result: bool) -> Any:
+        for _ in range(level, depth):
+            result = {"else": result}  # type: ignore[assignment]
+        return result
+
+    body: Any = {key: anything(at + 1, True), "else": anything(at + 1, False)}
+    for _ in range(at):
+        body = {"else": body}
+    return dict(body)
