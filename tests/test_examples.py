@@ -901,3 +901,41 @@ def test_every_misspelt_name_of_a_state_example_is_reported_in_one_run() -> None
         "example expects a shared item this ruleset does not have: 'pt'",
         "example gives 1 where a name is wanted",
     ], said
+
+
+def test_two_examples_or_notes_of_one_name_are_rc307_at_the_second() -> None:
+    """A note's id and an example's name are what a report and a reader find it by: two of one
+    are refused at the second (RC307), as a key written twice is; they had passed silently."""
+    text = RULES.replace(
+        "name: coin\n", "name: coin\nnotes:\n  - {id: odds, text: one}\n  - {id: odds, text: two}\n"
+    )
+    text += (
+        "      - {name: a two, dice: {d: 2}, expect: {outcome: heads}}\n"
+        "      - {name: a two, dice: {d: 1}, expect: {outcome: tails}}\n"
+        "      - {dice: {d: 1}, expect: {outcome: tails}}\n"
+        "      - {dice: {d: 2}, expect: {outcome: heads}}\n"
+    )
+    with pytest.raises(engine.CompileError) as err:
+        engine.load_source(SourceFile("coin.yaml", text))
+    lines = text.splitlines()
+    said = [(d.code, d.message, lines[d.span.line - 1]) for d in err.value.diagnostics if d.span]
+    assert said == [
+        ("RC307", "note id 'odds' is given twice: the first is on line 5", "  - {id: odds, text: two}"),
+        (
+            "RC307",
+            "example name 'a two' is given twice: the first is on line 14",
+            "      - {name: a two, dice: {d: 1}, expect: {outcome: tails}}",
+        ),
+    ], said
+
+
+def test_two_state_examples_of_one_name_are_rc307() -> None:
+    text = NAMED.replace(
+        "      expect: {shared: {pot: 0}, characters: {ann: {score: 1}}}\n",
+        "      expect: {shared: {pot: 0}, characters: {ann: {score: 1}}}\n    - {name: x, steps: []}\n",
+    )
+    assert text != NAMED
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text, name="n.yaml")
+    [d] = caught.value.diagnostics
+    assert (d.code, d.message) == ("RC307", "state example name 'x' is given twice: the first is on line 18")

@@ -44,6 +44,20 @@ def written(span: Span) -> str:
     return span.source.line(span.line)[span.col - 1 : span.end_col - 1]
 
 
+def once(seen: dict[str, Span], name: str, span: Span, what: str, called: str = "name") -> None:
+    """RC307 if `name` is in `seen` already, else it is added: a note's id or an example's name is
+    what a report and a reader find it by, so two of one name are refused as a key written twice
+    is (RC002), not passed with one of them unfindable."""
+    first = seen.setdefault(name, span)
+    if first is not span:
+        raise problem(
+            "RC307",
+            f"{what} {called} '{name}' is given twice: the first is on line {first.line}",
+            span,
+            f"give each {what} its own {called}, or remove the copy",
+        )
+
+
 @contextmanager
 def statement(diags: list[Diagnostic]) -> Iterator[None]:
     """Run one statement, recording its problems (and any error of a stage below) in `diags`. A

@@ -33,8 +33,9 @@ from ..model.state import (
 from ..runtime.arguments import kept_name
 from ..syntax.document import PathKey
 from ..syntax.names import is_name
+from ..syntax.positions import Span
 from .expected import expected_value
-from .problems import Apart, Reported, example_key, known_if_failing, problem, statement, written
+from .problems import Apart, Reported, example_key, known_if_failing, once, problem, statement, written
 
 if TYPE_CHECKING:
     from ..model.scene import Scene
@@ -128,7 +129,11 @@ class StateCompiler:
             with statement(self.unit.diags):
                 scenes[name] = self._scene(name, actions, shared_scope, each_scope)
         examples: list[StateExample] = []
+        names: dict[str, Span] = {}
         for i, raw in enumerate(self.spec.get("examples") or []):
+            with statement(self.unit.diags):
+                at = ("state", "examples", i, "name")
+                once(names, str(raw["name"]), self.span(at), "state example")
             with statement(self.unit.diags):
                 examples.append(
                     self._example(("state", "examples", i), raw, periods, actions, shared, each, checks)

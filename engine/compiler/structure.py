@@ -61,10 +61,11 @@ from ..runtime.work import Work, working
 from ..syntax.clock import Clock
 from ..syntax.document import Document, PathKey
 from ..syntax.input_keys import LIST_INPUT_KEYS, input_takes
+from ..syntax.positions import Span
 from .codegen import CLOCK_CODE
 from .expected import expected_value
 from .expressions import BeforeTheRoll, Expressions, OutputScope
-from .problems import Apart, Problem, example_key, known_if_failing, problem, statement
+from .problems import Apart, Problem, example_key, known_if_failing, once, problem, statement
 from .programs import ProgramWriter, counted_randomizers
 from .randomizers import RandomizerCompiler
 from .unit import Unit
@@ -182,6 +183,10 @@ class Structure:
                 checks[name] = check
         self.unit.pools, self.unit.redrawn = set(), set()
         state = lasting.run(checks) if lasting is not None else None
+        ids: dict[str, Span] = {}
+        for i, n in enumerate(self.unit.data.get("notes", [])):
+            with statement(self.unit.diags):
+                once(ids, str(n["id"]), self.unit.doc.span(("notes", i, "id")), "note", "id")
         if self.unit.emit.passed is not None:  # the code made no more, the rest checked still
             self.unit.diags.append(self.unit.emit.passed)
         if self.unit.diags:
@@ -516,8 +521,12 @@ class Structure:
         """The check's worked examples, with every name in them checked now."""
         found: list[Example] = []
         types = {let.name: let.expr.type for let in lets} | {n: e.type for n, e in outputs}
+        names: dict[str, Span] = {}
         for i, ex in enumerate(spec.get("examples", [])):
             here = path + ("examples", i)
+            if "name" in ex:
+                with statement(self.unit.diags):
+                    once(names, str(ex["name"]), self.unit.doc.span(here + ("name",)), "example")
             with statement(self.unit.diags):
                 found.append(self._example(here, ex, i, inputs, roll, types, outcomes))
         return tuple(found)
