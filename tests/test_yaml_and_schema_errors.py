@@ -662,3 +662,31 @@ def test_a_line_break_character_in_an_expression_is_a_placed_syntax_error(brk: s
     line, col = at(text, "d >")
     assert (d.code, d.span.line, d.span.col) == ("RC201", line, col + 3), d
     assert "unexpected character" in d.message and "'hi' if d >" in d.render()
+
+
+# A shorthand where a mapping belongs: said once, as a mapping (the docs' word), with the mapping meant.
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "token", "hint"),
+    [
+        ("d: {die: 6}", "d: 6", "6", "d: {die: 6}"),
+        ("d: {die: 6}", "d: d6", "d6", "d: {die: 6}"),
+        ("d: {die: 6}", "d: 2d6", "2d6", "d: {pool: 2, die: 6}"),
+        ("    roll:\n", "    inputs:\n      skill: int\n    roll:\n", "int", "skill: {type: int}"),
+        (
+            "outcome: \"'hi' if d > 3 else 'lo'\"",
+            "outcome: \"'hi' if d > 3 else 'lo'\"\n    outputs: [margin]",
+            "[margin]",
+            "outputs: {margin: EXPR}",
+        ),
+    ],
+)
+def test_a_shorthand_where_a_mapping_belongs_is_one_rc103_with_the_mapping_meant(
+    old: str, new: str, token: str, hint: str
+) -> None:
+    text = edit(old, new)
+    d = one(text)
+    assert d.code == "RC103" and "should be a mapping" in d.message and "object" not in d.message
+    assert d.span is not None and (d.span.line, d.span.col) == at(text, token)
+    assert d.hint is not None and hint in d.hint

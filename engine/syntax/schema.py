@@ -103,6 +103,11 @@ def validate(doc: Document, clock: Clock | None = None) -> None:
     finally:
         _CLOCK.reset(token)
     slips = _misspellings(errors)
+    # a value of the wrong kind is said once, as that: the forms it fits none of say it again
+    typed = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
+    errors = [
+        e for e in errors if not (e.validator in ("oneOf", "anyOf") and tuple(e.absolute_path) in typed)
+    ]
     diags = [d for e in errors if not _explained(e, slips) for d in _diagnostics(doc, e, slips)]
     if diags:
         diags.sort(key=lambda d: (d.span.line if d.span else 0, d.span.col if d.span else 0))
@@ -358,7 +363,9 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
     if v == "type":
         want: Any = error.validator_value
         want_s = " or ".join(want) if isinstance(want, list) else want
-        hint = None
+        # a mapping, as the docs call it (RC103), not JSON's "object"
+        want_s = want_s.replace("object", "mapping")
+        hint = _mapping_hint(path, error.instance) if want_s == "mapping" else None
         if isinstance(error.instance, float) and "string" in want_s:  # 1.5 where an expression goes
             hint = f'an exact number is written as an expression, in quotes: "{error.instance}"'
         return Diagnostic(
@@ -404,6 +411,33 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
         text = _schema_of(error).get("errorMessage") or _schema_of(error).get("description", error.message)
         return Diagnostic("RC105", f"{where} does not have a valid form: {text}", span)
     return Diagnostic("RC105", f"{where}: {error.message}", span)
+
+
+_DICE = re.compile(r"(?P<count>[0-9]*)[dD](?P<sides>[0-9]+)")
+
+
+def _mapping_hint(path: list[Any], instance: Any) -> str | None:
+    """The mapping meant where the commonest shorthands are written instead: a die as its sides
+    (`first: 6`, `first: d6`), an input as its type (`skill: int`), outputs as a list of names."""
+    name = str(path[-1]) if path else ""
+    parent = str(path[-2]) if len(path) >= 2 else ""
+    if parent == "roll" and isinstance(instance, (int, str)) and not isinstance(instance, bool):
+        notation = _DICE.fullmatch(instance.strip()) if isinstance(instance, str) else None
+        if notation is not None and notation["count"] not in ("", "1"):
+            count, sides = notation["count"], notation["sides"]
+            return f"a pool of dice is a mapping: {name}: {{pool: {count}, die: {sides}}}"
+        sides = notation["sides"] if notation is not None else instance
+        return f"a die is a mapping: {name}: {{die: {sides}}}"
+    if parent == "inputs" and isinstance(instance, str):
+        kinds = schema()["$defs"]["input"]["properties"]["type"]["enum"]
+        kind = instance if instance in kinds else "int"
+        return f"an input is a mapping: {name}: {{type: {kind}}}"
+    if name == "outputs" and isinstance(instance, list):
+        first = instance[0] if instance and isinstance(instance[0], str) else "margin"
+        return f"outputs are named expressions: outputs: {{{first}: EXPR}}"
+    if name == "roll" and isinstance(instance, list):
+        return "name each die: roll: {first: {die: 6}, second: {die: 6}}"
+    return None
 
 
 def _then(hint: str | None, more: str) -> str:
