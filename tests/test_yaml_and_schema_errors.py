@@ -690,3 +690,24 @@ def test_a_shorthand_where_a_mapping_belongs_is_one_rc103_with_the_mapping_meant
     assert d.code == "RC103" and "should be a mapping" in d.message and "object" not in d.message
     assert d.span is not None and (d.span.line, d.span.col) == at(text, token)
     assert d.hint is not None and hint in d.hint
+
+
+@pytest.mark.parametrize(
+    ("faces", "message", "hint"),
+    [
+        ("0", "this die has no faces", "at least 1 side"),
+        ("-3", "this die has no faces", "at least 1 side"),
+        ('"0"', "this die has no faces", "at least 1 side"),
+        ("1001", "this die has 1,001 faces, over the limit of 1000", "at most 1000 faces"),
+        ('"1..1001"', "this die has 1,001 faces, over the limit of 1000", "at most 1000 faces"),
+        ('"6..1"', "this die has no faces", "1..6"),
+    ],
+)
+def test_a_die_with_no_faces_or_too_many_is_rc310_however_it_is_written(
+    faces: str, message: str, hint: str
+) -> None:
+    text = edit("d: {die: 6}", f"d: {{die: {faces}}}")
+    d = one(text)
+    assert (d.code, d.message) == ("RC310", message)
+    assert d.span is not None and (d.span.line, d.span.col) == at(text, faces)
+    assert d.hint is not None and hint in d.hint

@@ -19,6 +19,7 @@ from ..model import types as T
 from ..model.ruleset import Die, Draw, Expr, Pool, Randomizer, Redraw, Trigger, endless_steps, set_cap
 from ..runtime.limits import MAX_FACES
 from ..syntax.document import PathKey
+from ..syntax.faces import NO_FACES, no_faces_hint, too_many_faces
 from .expressions import Expressions
 from .problems import Problem, problem
 from .unit import Unit
@@ -50,6 +51,7 @@ class RandomizerCompiler:
         span = self.unit.doc.span(path)
         form = "a die's faces are a number of sides, a range like '0..9' or a list of whole numbers"
         values: Sequence[Any]
+        value_of_text: object = None
         if isinstance(raw, bool):
             raise problem("RC310", form, span)
         if isinstance(raw, int):
@@ -67,6 +69,7 @@ class RandomizerCompiler:
                 if slip is not None:
                     raise problem("RC310", slip[0], span, slip[1]) from None
                 raise
+            value_of_text = value
             if isinstance(value, (range, tuple)):
                 values = value
             elif isinstance(value, int) and not isinstance(value, bool):
@@ -75,18 +78,17 @@ class RandomizerCompiler:
                 raise problem("RC310", form, span)
         count = _count(values)
         if count > MAX_FACES:  # a range is counted, not listed
-            raise problem(
-                "RC310",
-                f"this die has {count:,} faces, over the limit of {MAX_FACES}",
-                span,
-                "a die has at most 1000 faces; a larger range is better read from several dice",
-            )
+            message, hint = too_many_faces(count, MAX_FACES)
+            raise problem("RC310", message, span, hint)
         for v in values:
             if isinstance(v, bool) or not isinstance(v, int):
                 shown = f"{v.start}..{v.stop - 1}" if isinstance(v, range) else str(v)
                 raise problem("RC310", f"{shown} is not a face: {form}", span)
         if not values:
-            raise problem("RC310", "this die has no faces", span)
+            # a range the text gave (`6..1`), not the sides of a number
+            turned = value_of_text if isinstance(value_of_text, range) else None
+            hint = no_faces_hint(turned.start, turned.stop - 1) if turned is not None else no_faces_hint()
+            raise problem("RC310", NO_FACES, span, hint)
         return tuple(values), None
 
     def _faces_expr(self, node: ast.Node, scope: Mapping[str, T.Type], span: Any, form: str) -> Expr:

@@ -23,6 +23,7 @@ from ..errors import Diagnostic, SchemaError, did_you_mean, shown
 from ..frozen import replace
 from .clock import SCHEMA_STEPS, Clock
 from .document import Document
+from .faces import NO_FACES, no_faces_hint, too_many_faces
 from .input_keys import input_takes
 from .names import NAME_PATTERN, NAME_RULE
 from .positions import Span
@@ -253,6 +254,8 @@ def _diagnostics(doc: Document, error: ValidationError, slips: Slips | None = No
                 f"keep one of '{pair[0]}' and '{pair[1]}'",
             )
         ]
+    if error.validator in ("oneOf", "anyOf") and error.context and (sides := _sides(doc, error)):
+        return [sides]
     if error.validator in ("oneOf", "anyOf") and error.context:
         # Only the alternatives of the instance's own type explain it (an array is not a string).
         fitting = [
@@ -315,6 +318,24 @@ def _diagnostics(doc: Document, error: ValidationError, slips: Slips | None = No
     if v == "additionalProperties":
         return _unknown_keys(doc, error, slips or {})
     return [_diagnostic(doc, error, path, span, where)]
+
+
+def _sides(doc: Document, error: ValidationError) -> Diagnostic | None:
+    """A die's number of sides out of the schema's bounds (`die: 0`, `die: 1001`): RC310 in the
+    words the compiler gives the same faces written as text, not the forms a die may take."""
+    n = error.instance
+    if isinstance(n, bool) or not isinstance(n, int) or _schema_of(error) != schema()["$defs"]["faces"]:
+        return None
+    span = doc.span(tuple(error.absolute_path))
+    for e in error.context or ():
+        if e.absolute_path != error.absolute_path:
+            continue
+        if e.validator == "minimum":
+            return Diagnostic("RC310", NO_FACES, span, no_faces_hint())
+        if e.validator == "maximum" and isinstance(e.validator_value, int):
+            message, hint = too_many_faces(n, e.validator_value)
+            return Diagnostic("RC310", message, span, hint)
+    return None
 
 
 def _unknown_keys(doc: Document, error: ValidationError, slips: Slips) -> list[Diagnostic]:
