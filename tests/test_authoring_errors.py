@@ -179,6 +179,14 @@ YAML_MISTAKES = [
         "the value of 'name' holds ': '",
         'quote the whole value: name: "coin: flip"',
     ),
+    # quoting the whole value, as for any ': ', made a rule row with no 'then' (found by a hunt)
+    (
+        "two keys of a rule row on one line",
+        ("- when: d == 2\n        then: heads", "- when: d == 2 then: heads"),
+        ("when: d == 2 then", ": heads"),
+        "the value of 'when' holds ': '",
+        "put 'then: heads' on a line of its own, lined up with 'when' (column 9)",
+    ),
     (
         "a quote never closed",
         ("when: d == 2", 'when: "d == 2'),

@@ -12,6 +12,8 @@ and told with what to write instead. Anything not recognised keeps the parser's 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import Any
 
 from ..frozen import frozen
 from .positions import SourceFile, Span
@@ -228,17 +230,49 @@ def _missing_colon(source: SourceFile, lines: list[str], line: int) -> Explained
     )
 
 
+@lru_cache(maxsize=64)
+def _sibling_keys(key: str) -> frozenset[str]:
+    """The keys that some mapping of the schema takes beside `key` (`then`, `else`, `note` beside
+    a rule's `when`)."""
+    from .schema import schema  # only when a mistake is explained: jsonschema is not needed before
+
+    found: set[str] = set()
+    stack: list[Any] = [schema()]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            props = node.get("properties")
+            if isinstance(props, dict) and key in props:
+                found.update(str(k) for k in props)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return frozenset(found)
+
+
 def _colon_in_value(source: SourceFile, lines: list[str], line: int, col: int) -> Explained:
     text = _text(lines, line)
     entry = _KEY_LINE.match(text)
     if entry is not None and entry.end() <= col - 1:
         key = entry["key"]
         value = text[entry.end() :].strip()
-        quote = _quoted(value)
+        said = f"the value of '{key}' holds ': ', which YAML reads as the start of another key"
+        words = text[entry.end() : col - 1].split()
+        word = words[-1] if len(words) > 1 else None
+        if word is not None and word != key and word in _sibling_keys(key):
+            # two keys of one mapping on one line (`- when: x then: y`): the second belongs below
+            column = len(entry["indent"]) + len(entry["dashes"]) + 1
+            rest = text[col:].strip() or "..."
+            return Explained(
+                said,
+                Span(source, line, col, line, col + 1),
+                f"'{word}' is a key of its own: put '{word}: {rest}' on a line of its own, "
+                f"lined up with '{key}' (column {column})",
+            )
         return Explained(
-            f"the value of '{key}' holds ': ', which YAML reads as the start of another key",
+            said,
             Span(source, line, col, line, col + 1),
-            f"quote the whole value: {entry['dashes']}{key}: {quote}",
+            f"quote the whole value: {entry['dashes']}{key}: {_quoted(value)}",
         )
     previous = _previous(lines, line)
     here = _indent(text)
