@@ -974,3 +974,28 @@ checks:
         ("RC308", "named values depend on each other in a circle: b -> c -> b"),
         ("RC308", "named values depend on each other in a circle: f -> g -> f"),
     ], found
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [("≥", ">="), ("≤", "<="), ("≠", "!="), ("−", "-"), ("×", "*"), ("÷", "/")],
+)
+def test_a_typeset_operator_pasted_from_a_document_is_told_what_to_write(typed: str, meant: str) -> None:
+    text = edit("when: d == 2", f"when: d {typed} 2")
+    d = one(text)
+    assert (d.code, d.span.line, d.span.col) == ("RC201", *at(text, typed, typed))
+    assert d.hint is not None and f"write '{meant}' for '{typed}'" in d.hint
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("‘heads’", "'"), ("“heads”", '"')])
+def test_typeset_quotes_are_told_what_to_write(typed: str, meant: str) -> None:
+    text = edit("then: heads", f"then: {typed}")
+    d = one(text)
+    assert d.code == "RC201" and d.hint is not None and f"write '{meant}' for '{typed[0]}'" in d.hint
+
+
+def test_a_name_with_a_letter_outside_ascii_names_that_letter() -> None:
+    text = edit("      d: {die: 2}", "      d: {die: 2}\n    let:\n      tötal: d")
+    d = one(text)
+    assert (d.code, d.span.line, d.span.col) == ("RC104", *at(text, "tötal", "tötal"))
+    assert d.hint is not None and "'ö' is not an ASCII character" in d.hint and "ASCII letter" in d.hint

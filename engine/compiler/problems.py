@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 from ..errors import DeadlineError, Diagnostic, RulecraftError
 from ..model import types as T
-from ..syntax.names import NAME_RULE, is_name
+from ..syntax.names import is_name, name_rule
 from ..syntax.positions import Span
 
 
@@ -34,7 +34,7 @@ def example_key(key: object, span: Span) -> None:
     a date as no text (the loader makes all but the number text: '1.5', ''), told as written."""
     if not is_name(key):
         shown = written(span) or repr(key)
-        raise problem("RC702", f"example gives {shown} where a name is wanted", span, NAME_RULE)
+        raise problem("RC702", f"example gives {shown} where a name is wanted", span, name_rule(key))
 
 
 def written(span: Span) -> str:

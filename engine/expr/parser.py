@@ -431,6 +431,20 @@ def _token_word(name: str) -> str:
 _COMPARISONS = frozenset(("<", ">", "<=", ">=", "==", "!="))
 _WORDS = {"&&": "and", "||": "or", "!": "not"}
 """Operators of other languages, and the words written for them here."""
+_TYPESET = {
+    "≥": ">=",
+    "≤": "<=",
+    "≠": "!=",
+    "−": "-",
+    "–": "-",
+    "×": "*",
+    "÷": "/",
+    "‘": "'",
+    "’": "'",
+    "“": '"',
+    "”": '"',
+}
+"""Typeset characters (text pasted from a PDF or a word processor), and what is written for each."""
 _COMPARED = re.compile(r"[<>]|[=!]=")
 """A comparison before the place a parse failed at another: the author chained them."""
 
@@ -476,5 +490,7 @@ def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSy
     elif here.startswith(("&&", "||", "!")) and not here.startswith("!="):
         written = here[:2] if here[0] != "!" else "!"
         hint = f"'{written}' is written '{_WORDS[written]}'"
+    elif here[:1] in _TYPESET:
+        hint = f"write '{_TYPESET[here[0]]}' for '{here[0]}' (a typeset character, as pasted from a document)"
     span = origin.span(line, col, line, col + 1)
     return ExprSyntaxError([Diagnostic("RC201", f"expression syntax error: {found}", span, hint)])

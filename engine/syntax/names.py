@@ -12,6 +12,19 @@ NAME_PATTERN = "^[A-Za-z_][A-Za-z0-9_]*$"
 NAME_RULE = "names start with a letter or _ and use letters, digits and _"
 """The pattern in words, as a hint says it."""
 
+
+def name_rule(name: object) -> str:
+    """The rule as the hint for `name`: a letter outside ASCII (`tötal`) is a letter to its
+    author, so the hint names it rather than say "use letters"."""
+    odd = next((c for c in name if not c.isascii()), None) if isinstance(name, str) else None
+    if odd is None:
+        return NAME_RULE
+    return (
+        f"'{odd}' is not an ASCII character: names start with an ASCII letter (a-z, A-Z) or _ "
+        "and use ASCII letters, digits and _"
+    )
+
+
 _NAME = re.compile(NAME_PATTERN[1:-1])
 
 

@@ -25,7 +25,7 @@ from .clock import SCHEMA_STEPS, Clock
 from .document import Document
 from .faces import NO_FACES, no_faces_hint, too_many_faces
 from .input_keys import input_takes
-from .names import NAME_PATTERN, NAME_RULE
+from .names import NAME_PATTERN, NAME_RULE, name_rule
 from .positions import Span
 from .resources import schema_path
 
@@ -414,6 +414,8 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
             span = doc.span((*path, key), key=True)  # a key: point at it, not at its mapping
         named = "an empty key (null)" if error.instance == "" else repr(error.instance)
         shape = PATTERN_HINTS.get(str(error.validator_value))
+        if error.validator_value == NAME_PATTERN and shape is not None:
+            shape = (shape[0], name_rule(error.instance))
         if shape is None:  # a pattern added to the schema without a hint: say the pattern itself
             shape = ("valid here", f"it must match the pattern {error.validator_value}")
         return Diagnostic("RC104", f"{named} at {where} is not {shape[0]}", span, shape[1])
