@@ -191,6 +191,18 @@ def test_unsupported_format_version():
     assert "  rulecraft: 2\n             ^" in str(exc)
 
 
+@pytest.mark.parametrize(
+    ("written", "told"), [("2", "upgrade rulecraft"), ("0", "start the file with 'rulecraft: 1'")]
+)
+def test_a_version_newer_than_this_rulecraft_is_told_to_upgrade(written: str, told: str) -> None:
+    """A file for a later format is not fixed by writing 'rulecraft: 1': the author needs a newer
+    rulecraft; an older or unknown version is told the one to write."""
+    with pytest.raises(RulecraftError) as info:
+        load_text(broken("rulecraft: 1", f"rulecraft: {written}"))
+    (d,) = info.value.diagnostics
+    assert d.code == "RC003" and d.hint is not None and told in d.hint
+
+
 # -- expressions: names ------------------------------------------------------------------------
 
 

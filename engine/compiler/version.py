@@ -31,14 +31,10 @@ def check_version(doc: Document) -> None:
         )
     else:
         message, span = f"unsupported format version {shown(version)}", doc.span(("rulecraft",))
-    raise CompileError(
-        [
-            Diagnostic(
-                "RC003",
-                message,
-                span,
-                f"start the file with 'rulecraft: {SUPPORTED_VERSIONS[-1]}' "
-                f"(this rulecraft reads format {', '.join(map(str, SUPPORTED_VERSIONS))})",
-            )
-        ]
-    )
+    reads = f"this rulecraft reads format {', '.join(map(str, SUPPORTED_VERSIONS))}"
+    if type(version) is int and version > SUPPORTED_VERSIONS[-1]:
+        # written for a later rulecraft: rewriting the version would not make it read the file
+        hint = f"the file is written for a newer rulecraft: upgrade rulecraft to read it ({reads})"
+    else:
+        hint = f"start the file with 'rulecraft: {SUPPORTED_VERSIONS[-1]}' ({reads})"
+    raise CompileError([Diagnostic("RC003", message, span, hint)])
