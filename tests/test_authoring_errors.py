@@ -999,3 +999,23 @@ def test_a_name_with_a_letter_outside_ascii_names_that_letter() -> None:
     d = one(text)
     assert (d.code, d.span.line, d.span.col) == ("RC104", *at(text, "tötal", "tötal"))
     assert d.hint is not None and "'ö' is not an ASCII character" in d.hint and "ASCII letter" in d.hint
+
+
+@pytest.mark.parametrize(
+    ("tail", "bracket", "what"),
+    [
+        ("    outputs: {margin: ", "{", "mapping"),
+        ("    outputs: {margin: d,\n", "{", "mapping"),
+        ("    outputs: {margin: d, spread: [d,\n", "[", "list"),
+    ],
+)
+def test_a_bracket_left_open_at_the_end_of_the_file_is_told_at_the_bracket(
+    tail: str, bracket: str, what: str
+) -> None:
+    """ruamel placed this past the last line, naming no bracket: told as any bracket not closed."""
+    text = BASE + tail
+    d = one(text)
+    line = tail.rstrip("\n").split("\n")[-1]
+    assert (d.code, d.span.line, d.span.col) == ("RC002", *at(text, line, bracket)), d.render()
+    assert f"the {what} opened with '{bracket}' here is not closed" in d.message
+    assert d.hint is not None and f"close the {what} with" in d.hint

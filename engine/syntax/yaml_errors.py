@@ -81,6 +81,8 @@ def explain(
             Span(source, at_line, at_col, at_line, at_col + 1),
             "close the quote at the end of the value, with the same kind of quote",
         )
+    if "flow" in context and "found '<stream end>'" in problem:
+        return _open_at_end(source, lines)
     stray = _STRAY.match(problem)
     if stray is not None:  # a '}' or ']' read where no flow collection is open
         return _closes_nothing(source, lines, line, col, stray["closer"])
@@ -122,6 +124,48 @@ def explain(
             return _dash_in_mapping(source, lines, line, col)
         return _indentation(source, lines, line)
     return None
+
+
+def _open_at_end(source: SourceFile, lines: list[str]) -> Explained:
+    """A '{' or '[' still open when the file ends (`expect: {outcome: ` as the last line): ruamel
+    names no opener and places the end past the last line, so the opener is found here, at the
+    last one left open (or, failing that, the end of the last line that holds anything)."""
+    opened = _last_open(lines)
+    if opened is None:
+        last = max((i for i, text in enumerate(lines, 1) if text.strip()), default=1)
+        end = len(_text(lines, last).rstrip()) + 1
+        return Explained(
+            "a mapping ('{') or a list ('[') is not closed when the file ends",
+            Span(source, last, end, last, end + 1),
+            "close each '{' with '}' and each '[' with ']'",
+        )
+    bracket, at_line, at_col = opened
+    what, closer = ("mapping", "}") if bracket == "{" else ("list", "]")
+    return Explained(
+        f"the {what} opened with '{bracket}' here is not closed: the file ends before its '{closer}'",
+        Span(source, at_line, at_col, at_line, at_col + 1),
+        f"finish its last item and close the {what} with '{closer}'",
+    )
+
+
+def _last_open(lines: list[str]) -> tuple[str, int, int] | None:
+    """The innermost '{' or '[' left open at the end of the text, with its line and column
+    (quoted text inside brackets and comments skipped)."""
+    stack: list[tuple[str, int, int]] = []
+    for number, text in enumerate(lines, 1):
+        quote = ""
+        for i, c in enumerate(text):
+            if quote:
+                quote = "" if c == quote else quote
+            elif c == "#" and (i == 0 or text[i - 1] in " \t"):
+                break
+            elif c in "'\"" and stack and (i == 0 or text[i - 1] in " \t[{,:"):
+                quote = c
+            elif c in "[{":
+                stack.append((c, number, i + 1))
+            elif c in "]}" and stack:
+                stack.pop()
+    return stack[-1] if stack else None
 
 
 def _closes_nothing(
