@@ -712,3 +712,27 @@ def test_many_unknown_inputs_are_named_ten_and_counted_and_a_misspelling_still_c
     found = caught.value.diagnostics
     assert [d.code for d in found] == ["RC402"] * (UNKNOWN_SHOWN + 1), [d.message for d in found]
     assert found[-1].message == "11 more names given are not inputs of check 'specific'"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "token", "hint"),
+    [
+        ("        min: 1\n", "        min: 1.5\n", "1.5", "min: 2 (or 'type: number'"),
+        ("        max: 100\n", "        max: 99.5\n", "99.5", "max: 99 (or 'type: number'"),
+    ],
+)
+def test_a_bound_of_an_int_input_that_is_not_whole_is_refused_at_the_bound(
+    old: str, new: str, token: str, hint: str
+) -> None:
+    """`min: 2.5` on an int input was kept and shown ('a whole number from 2.5 to 12')."""
+    text = broken(old, new)
+    d = assert_one_diagnostic(text, CompileError, "RC310", locate(text, token, token))
+    assert "is not a whole number" in d.message and d.hint is not None and hint in d.hint
+
+
+def test_a_bound_of_a_list_of_whole_numbers_that_is_not_whole_is_refused() -> None:
+    text = broken(
+        "        type: int\n        min: 1\n", "        type: list\n        max_length: 3\n        min: 0.5\n"
+    )
+    d = assert_one_diagnostic(text, CompileError, "RC310", locate(text, "0.5", "0.5"))
+    assert d.hint is not None and "min: 1 (or 'of: number'" in d.hint

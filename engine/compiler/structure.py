@@ -9,6 +9,7 @@ statement) and raised together as a `CompileError`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -897,6 +898,8 @@ class Structure:
                     did_you_mean(str(default), scale.names),
                 )
             default = scale[str(default)]
+        if kind == "int":
+            self._whole_bounds(path, name, spec, "type: number")
         lo, hi = spec.get("min"), spec.get("max")
         if lo is not None and hi is not None and lo > hi:
             raise problem("RC310", f"min {lo} is greater than max {hi}", self.unit.doc.span(path + ("min",)))
@@ -906,6 +909,20 @@ class Structure:
         if default is not None and scale is None:
             default = self._fitted(made, default, path, noun)
         return replace(made, default=default)
+
+    def _whole_bounds(self, path: PathKey, name: str, spec: dict[str, Any], wider: str) -> None:
+        """RC310 at a bound of whole numbers that is not one (`min: 2.5` on an int input): it
+        would be shown and kept as written, though no value given could ever equal it."""
+        for key, rounded in (("min", math.ceil), ("max", math.floor)):
+            bound = spec.get(key)
+            if bound is None or isinstance(bound, int) or float(bound).is_integer():
+                continue
+            raise problem(
+                "RC310",
+                f"{key} {bound} of '{name}' is not a whole number, and '{name}' holds whole numbers",
+                self.unit.doc.span(path + (key,)),
+                f"write a whole number: {key}: {rounded(bound)} (or '{wider}' for exact fractions)",
+            )
 
     def _input_keys(self, path: PathKey, name: str, kind: str, spec: dict[str, Any]) -> None:
         """RC310 at each key that the input's type does not take and that would mean nothing
@@ -970,6 +987,8 @@ class Structure:
                 self.unit.doc.span(path + ("min_length",)),
             )
         self.unit.within(f"a list of up to {hi_len} numbers", hi_len, "max_pool", path + ("max_length",))
+        if of == "int":
+            self._whole_bounds(path, name, spec, "of: number")
         lo, hi = spec.get("min"), spec.get("max")
         if lo is not None and hi is not None and lo > hi:
             raise problem("RC310", f"min {lo} is greater than max {hi}", self.unit.doc.span(path + ("min",)))
