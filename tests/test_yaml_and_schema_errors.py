@@ -673,6 +673,7 @@ def test_a_line_break_character_in_an_expression_is_a_placed_syntax_error(brk: s
         ("d: {die: 6}", "d: 6", "6", "d: {die: 6}"),
         ("d: {die: 6}", "d: d6", "d6", "d: {die: 6}"),
         ("d: {die: 6}", "d: 2d6", "2d6", "d: {pool: 2, die: 6}"),
+        ("      d: {die: 6}", "      - d: {die: 6}", "- d", "roll: {first: {die: 6}"),
         ("    roll:\n", "    inputs:\n      skill: int\n    roll:\n", "int", "skill: {type: int}"),
         (
             "outcome: \"'hi' if d > 3 else 'lo'\"",
