@@ -25,13 +25,45 @@ def expected_value(
     one a value of that type can be, read as the runner compares them: for a number, a number or
     a text that `parse_number` reads (the one reader of a number written as text; never
     true or false), a whole one for a `counter`; for true/false, true or false (or that text, in
-    any case); for a scale's value, one of its members. A value of any other type (a pool, a
-    list, a range, a table's `any`, a name whose definition failed) is left to the run."""
+    any case); for a scale's value, one of its members; for a pool or a list, a YAML list (its
+    JSON form, as `roll --json` shows it) whose every item is one of its element type. A value
+    of any other type (a range, a table's `any`, a name whose definition failed) is left to
+    the run."""
+    if kind.kind in ("multi", "list"):
+        if not isinstance(raw, list):
+            what = "a pool" if kind.kind == "multi" else "a list"
+            hint = f"{name} is a {kind}: write its items as a YAML list, unquoted, like [5, 2]"
+            if kind.kind == "multi":
+                hint += " (in any order: a pool is a multiset)"
+            shown = clipped(written(span) or repr(raw))
+            raise problem("RC702", f"example expects {name} = {shown}, which is not {what}", span, hint)
+        for item in raw if kind.elem is not None else ():
+            assert kind.elem is not None
+            refused = _refused(unit, name, kind.elem, item, counter=False)
+            if refused is not None:
+                shown = clipped("[" + ", ".join(map(str, raw)) + "]")
+                raise problem(
+                    "RC702",
+                    f"example expects {name} = {shown}, whose item {clipped(str(item))} is not {refused[0]}",
+                    span,
+                    f"the items of {refused[1]}",
+                )
+        return
+    refused = _refused(unit, name, kind, raw, counter=counter)
+    if refused is not None:
+        shown = clipped(written(span) or repr(raw))
+        raise problem(
+            "RC702", f"example expects {name} = {shown}, which is not {refused[0]}", span, refused[1]
+        )
+
+
+def _refused(unit: Unit, name: str, kind: T.Type, raw: object, *, counter: bool) -> tuple[str, str] | None:
+    """What a value of `kind` is and the hint to write one, unless `raw` can be one (None)."""
     if kind.kind == "num":
         number = None if isinstance(raw, bool) else parse_number(str(raw))
         # `parse_number` gives a whole number as an `int`
         if number is not None and (not counter or type(number) is int):
-            return
+            return None
         what = "a whole number" if counter else "a number"
         hint = (
             f"{name} is a counter, a whole number, like 3"
@@ -40,19 +72,18 @@ def expected_value(
         )
     elif kind.kind == "bool":
         if isinstance(raw, bool) or (isinstance(raw, str) and raw.lower() in ("true", "false")):
-            return
+            return None
         what, hint = "true or false", f"{name} is true/false: write true or false"
     elif kind.kind == "sym" and kind.scale in unit.scales:
         names = unit.scales[kind.scale].names
         if str(raw) in names:
-            return
+            return None
         what = f"one of {', '.join(names)}"
         near = did_you_mean(str(raw), names)
         hint = f"{name} is {_scale_value(unit, kind.scale)}" + (f"; {near}" if near else "")
     else:
-        return
-    shown = clipped(written(span) or repr(raw))
-    raise problem("RC702", f"example expects {name} = {shown}, which is not {what}", span, hint)
+        return None
+    return what, hint
 
 
 def _scale_value(unit: Unit, scale: str) -> str:

@@ -8,6 +8,7 @@ diagnostic at the line of the expectation that failed.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
@@ -17,7 +18,7 @@ from ..errors import UNROLLED, Diagnostic, InputError, RulecraftError
 from ..frozen import frozen
 from ..model.ruleset import Check, Example, Expectation
 from ..model.state import StateExample
-from ..model.values import Symbol, show, to_json
+from ..model.values import Multi, Symbol, show, to_json
 from ..runtime.inputs import parse_number
 from ..state.campaign import Campaign
 from ..state.memory import MemoryStore
@@ -244,7 +245,7 @@ def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
                     elif not _same(actual, e.expected):
                         problems.append(
                             _fail(
-                                f"{where}: expected {e.name} = {_shown(e.expected)}, got {show(actual)}",
+                                f"{where}: {_expected_got(e.name, e.expected, actual)}",
                                 e.span,
                                 _why(result),
                             )
@@ -326,8 +327,48 @@ def _same(actual: Any, expected: Any) -> bool:
         return actual is expected or str(expected).lower() == str(actual).lower()
     if isinstance(actual, (int, Fraction)):
         return actual == parse_number(str(expected))
+    if isinstance(expected, list):
+        return _json_same(actual, expected)
     return bool(to_json(actual) == expected)
 
 
+def _json_same(actual: Any, expected: list[Any]) -> bool:
+    """A pool or list against the YAML list an example gives: their JSON forms (`to_json`, as
+    `roll --json` shows them) item by item, each number exactly as `_same` reads it; a pool's
+    items in any order (a pool is a multiset, as `==` compares pools), a list's in order."""
+    got = to_json(actual)
+    if not isinstance(got, list) or len(got) != len(expected):
+        return False
+    mine, theirs = [_key(v) for v in got], [_key(v) for v in expected]
+    if isinstance(actual, Multi):
+        return Counter(mine) == Counter(theirs)
+    return mine == theirs
+
+
+def _key(value: Any) -> Any:
+    """One JSON item in a form that compares as `_same` does: a number (or its text) as the
+    exact number, tagged apart from true/false (which Python counts as 1 and 0)."""
+    if isinstance(value, list):
+        return ("list", tuple(_key(v) for v in value))
+    if isinstance(value, bool):
+        return ("bool", value)
+    number = parse_number(str(value))
+    if number is not None:
+        return ("num", number)
+    return ("text", str(value))
+
+
 def _shown(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_shown(v) for v in value) + "]"
     return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _expected_got(name: str, expected: Any, actual: Any) -> str:
+    """ "expected x = …, got …", told apart where the two would read the same (a list written as
+    text, "[5, 2]", against the pool [5, 2]): then the expected is shown quoted, as the text it is."""
+    want, got = _shown(expected), show(actual)
+    if want == got:
+        want = f'"{want}" (text)' if isinstance(expected, str) else f"{want} ({type(expected).__name__})"
+        got = f"{got} (a {'pool' if isinstance(actual, Multi) else 'value'})"
+    return f"expected {name} = {want}, got {got}"
