@@ -24,6 +24,24 @@ Severity = Literal["error", "warning", "note"]
 `INFO_CODES`); a note fails nothing (a finding the linter could not prove: `RC802` and `RC804`
 over part of a check's inputs)."""
 
+CODES = frozenset(
+    """
+    RC001 RC002 RC003 RC004 RC005
+    RC101 RC102 RC103 RC104 RC105
+    RC201 RC202
+    RC301 RC302 RC303 RC304 RC305 RC306 RC307 RC308 RC310 RC312 RC313 RC314
+    RC320 RC321 RC322 RC324 RC325 RC326 RC327 RC328
+    RC401 RC402 RC403 RC404 RC405 RC406 RC407 RC408 RC409 RC410
+    RC501 RC502 RC503 RC504 RC505 RC506
+    RC601 RC602 RC603
+    RC701 RC702
+    RC801 RC802 RC803 RC804 RC805 RC806 RC807 RC808 RC809
+    RC901 RC902 RC903 RC904 RC905 RC906 RC907 RC908 RC909
+    """.split()
+)
+"""Every code a diagnostic can have (each has a section in docs/diagnostics.md): what a state
+example's `refused:` may name (RC702 otherwise)."""
+
 MAX_DIGITS = 100
 """The most digits a number may be written with — in YAML, in an expression, as an input or a
 forced face — or have when the compiler folds a constant: far beyond any game, and far below the

@@ -187,3 +187,10 @@ def test_a_shown_message_is_what_validate_prints(bad: Block, shown: Block, tmp_p
     lines = shown.text.rstrip("\n").splitlines()
     start = printed.index(lines[0])
     assert printed[start : start + len(lines)] == lines
+
+
+def test_the_engine_lists_every_code_it_has() -> None:
+    """`errors.CODES` (what a state example's `refused:` may name) is every code the engine uses."""
+    from engine.errors import CODES
+
+    assert engine_codes() == set(CODES)

@@ -1003,3 +1003,41 @@ def test_a_failing_value_never_reads_as_what_was_expected() -> None:
     assert not _same(pool, "[5, 2]")
     said = _expected_got("kept", "[5, 2]", pool)
     assert said == 'expected kept = "[5, 2]" (text), got [5, 2] (a pool)'
+
+
+REFUSED = STATE.replace("oil: {counter: 3, min: 0}", "oil: {counter: 1, min: 0}").replace(
+    """        - {act: burn}
+      expect: {shared: {oil: 2}}""",
+    """        - {act: burn}
+        - {act: burn}
+      refused: CODE""",
+)
+
+
+def test_a_step_refused_with_another_code_than_refused_names_says_both() -> None:
+    """The last step refused with RC906 where `refused:` names RC905 had been told as a plain
+    refusal, at the example's name, with nothing saying RC905 was expected."""
+    text = REFUSED.replace("CODE", "RC905")
+    [result] = run_examples(engine.load(text))
+    [d] = result.problems
+    assert d.code == "RC701"
+    assert d.message.startswith(
+        "state example 'burn': expected the last step to be refused with RC905, it was refused with RC906: "
+    )
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "refused: RC905" in t)
+    assert d.span is not None and (d.span.line, d.span.col) == (
+        line,
+        text.splitlines()[line - 1].index("RC905") + 1,
+    )
+    assert all(r.passed for r in run_examples(engine.load(REFUSED.replace("CODE", "RC906"))))
+
+
+def test_a_refused_code_rulecraft_does_not_have_is_rc702_at_load() -> None:
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(REFUSED.replace("CODE", "RC123"))
+    [d] = caught.value.diagnostics
+    assert (d.code, d.message) == (
+        "RC702",
+        "example expects the last step to be refused with RC123, which is no code of rulecraft",
+    )
+    assert d.span is not None and d.span.line == REFUSED.splitlines().index("      refused: CODE") + 1

@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError, did_you_mean
+from ..errors import CODES, InputError, did_you_mean
 from ..model import types as T
 from ..model.ruleset import Check, Expr, InputSpec, Scale
 from ..model.state import (
@@ -539,6 +539,15 @@ class StateCompiler:
         refused = raw.get("refused")
         if refused is not None:
             spans[("refused",)] = self.span(path + ("refused",))
+            if refused not in CODES:
+                raise problem(
+                    "RC702",
+                    f"example expects the last step to be refused with {refused}, "
+                    "which is no code of rulecraft",
+                    spans[("refused",)],
+                    "name the code the refusal prints, like RC905 (a requirement not met) or "
+                    "RC906 (past an item's bound)",
+                )
         return StateExample(
             name=str(raw["name"]),
             params=dict(raw.get("params") or {}),

@@ -84,11 +84,16 @@ def run_state_example(rs: Ruleset, ex: StateExample) -> Outcome:
             first = exc.diagnostics[0]
             if last and ex.refused == first.code:
                 break
-            problems.append(
-                first.retold(
-                    "RC701", f"{where}: step {i + 1} was refused: {first.message} ({first.code})", ex.span
+            if last and ex.refused is not None:
+                said = (
+                    f"{where}: expected the last step to be refused with {ex.refused}, "
+                    f"it was refused with {first.code}: {first.message}"
                 )
-            )
+                at = ex.spans.get(("refused",), ex.span)
+            else:
+                said = f"{where}: step {i + 1} was refused: {first.message} ({first.code})"
+                at = ex.span
+            problems.append(first.retold("RC701", said, at))
             return Outcome("state", ex, tuple(problems))
         else:
             if last and ex.refused is not None:
