@@ -1041,3 +1041,14 @@ def test_a_refused_code_rulecraft_does_not_have_is_rc702_at_load() -> None:
         "example expects the last step to be refused with RC123, which is no code of rulecraft",
     )
     assert d.span is not None and d.span.line == REFUSED.splitlines().index("      refused: CODE") + 1
+
+
+def test_the_language_doc_says_an_unforced_die_fails_as_it_does(repo_root: Path) -> None:
+    """language.md had said dice an example does not force are rolled with a fixed seed; such an
+    example fails (RC701), with the words the page quotes."""
+    rs = load("      - {expect: {outcome: heads}}\n")
+    [result] = run_examples(rs)
+    said = result.problems[0].message.split(" expects ")[1].replace("'d'", "'second'")
+    doc = (repo_root / "docs" / "language.md").read_text(encoding="utf-8")
+    assert f'"expects {said}"' in doc.replace("\n", " ")
+    assert "fixed seed" not in doc
