@@ -1052,3 +1052,94 @@ def test_the_language_doc_says_an_unforced_die_fails_as_it_does(repo_root: Path)
     doc = (repo_root / "docs" / "language.md").read_text(encoding="utf-8")
     assert f'"expects {said}"' in doc.replace("\n", " ")
     assert "fixed seed" not in doc
+
+
+NEEDS = """\
+rulecraft: 1
+name: lamp
+checks:
+  flip:
+    inputs:
+      bias: {type: int, min: 0, max: 1}
+    roll: {d: {die: 2}}
+    outcomes: [tails, heads]
+    outcome: "'heads' if d + bias == 2 else 'tails'"
+    examples:
+      - {inputs: {bias: 0}, dice: {d: 2}, expect: {outcome: heads}}
+state:
+  campaign:
+    wicks: {type: int, min: 1, max: 3}
+  character:
+    brave: {type: bool}
+  shared:
+    oil: {counter: 3, min: 0}
+  examples:
+    - name: burn
+      params: {wicks: 1}
+      characters: {ana: {brave: true}}
+      steps:
+        - {act: burn, inputs: {much: 1}}
+        - {join: bo, params: {brave: true}}
+      expect: {shared: {oil: 2}}
+actions:
+  burn:
+    inputs:
+      much: {type: int, min: 1, max: 3}
+    effects:
+      - {remove: {oil: much}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message", "hint", "at"),
+    [
+        (
+            "inputs: {bias: 0}, ",
+            "",
+            "example 'example 1' of check 'flip' could not run: check 'flip' needs the input 'bias'",
+            "add bias: VALUE to this example's inputs:",
+            "      - {dice",
+        ),
+        (
+            "params: {wicks: 1}",
+            "params: {}",
+            "state example 'burn' could not start: it needs the parameter 'wicks'",
+            "add wicks: VALUE to this example's params:",
+            "    - name: burn",
+        ),
+        (
+            "{ana: {brave: true}}",
+            "{ana: {}}",
+            "state example 'burn' could not start: character 'ana' needs the parameter 'brave'",
+            "give the character brave: VALUE in this example's characters:",
+            "    - name: burn",
+        ),
+        (
+            "{act: burn, inputs: {much: 1}}",
+            "{act: burn}",
+            "state example 'burn': step 1 failed: action 'burn' needs the input 'much'",
+            "add much: VALUE to step 1's inputs:",
+            "        - {act: burn}",
+        ),
+        (
+            "{join: bo, params: {brave: true}}",
+            "{join: bo}",
+            "state example 'burn': step 2 failed: character 'bo' needs the parameter 'brave'",
+            "give the character brave: VALUE in step 2's params:",
+            "        - {join: bo}",
+        ),
+    ],
+)
+def test_an_example_missing_an_input_is_told_what_to_add_to_it(
+    old: str, new: str, message: str, hint: str, at: str
+) -> None:
+    """The hints had named command-line flags (`--input skill=VALUE`, `--param`), the message an
+    internal campaign 'example', and a missing input was "step 1 was refused"."""
+    assert all(r.passed for r in run_examples(engine.load(NEEDS)))
+    text = NEEDS.replace(old, new)
+    problems = [d for r in run_examples(engine.load(text)) for d in r.problems]
+    [d] = problems
+    assert d.code == "RC701" and d.message.startswith(message), d.message
+    assert d.hint == hint
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if t.startswith(at))
+    assert d.span is not None and d.span.line == line

@@ -535,6 +535,8 @@ class StateCompiler:
                                 self.span(here, True),
                                 did_you_mean(str(name), declared),
                             )
+        for i in range(len(steps)):
+            spans[("steps", str(i))] = self.span(path + ("steps", i))
         parts.settle()
         refused = raw.get("refused")
         if refused is not None:

@@ -73,9 +73,8 @@ def run_state_example(rs: Ruleset, ex: StateExample) -> Outcome:
         )
     except RulecraftError as exc:
         first = exc.diagnostics[0]
-        return Outcome(
-            "state", ex, (first.retold("RC701", f"{where} could not start: {first.message}", ex.span),)
-        )
+        said, hint = _given(first, "this example's params:", "this example's characters:")
+        return Outcome("state", ex, (_retold(first, f"{where} could not start: {said}", ex.span, hint),))
     for i, step in enumerate(ex.steps):
         last = i == len(ex.steps) - 1
         try:
@@ -89,11 +88,14 @@ def run_state_example(rs: Ruleset, ex: StateExample) -> Outcome:
                     f"{where}: expected the last step to be refused with {ex.refused}, "
                     f"it was refused with {first.code}: {first.message}"
                 )
-                at = ex.spans.get(("refused",), ex.span)
+                at, hint = ex.spans.get(("refused",), ex.span), None
             else:
-                said = f"{where}: step {i + 1} was refused: {first.message} ({first.code})"
-                at = ex.span
-            problems.append(first.retold("RC701", said, at))
+                what, hint = _given(first, f"step {i + 1}'s inputs:", f"step {i + 1}'s params:")
+                # a campaign refuses a change with an RC9xx code; an input or die missing is a failure
+                verb = "was refused" if first.code.startswith("RC9") else "failed"
+                said = f"{where}: step {i + 1} {verb}: {what} ({first.code})"
+                at = ex.spans.get(("steps", str(i)), ex.span)
+            problems.append(_retold(first, said, at, hint))
             return Outcome("state", ex, tuple(problems))
         else:
             if last and ex.refused is not None:
@@ -272,10 +274,37 @@ def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
                     )
     except RulecraftError as exc:
         first = exc.diagnostics[0]
-        problems.append(
-            first.retold("RC701", f"{where} could not run: {first.message}", _culprit(check, ex, first))
-        )
+        said, hint = _given(first, "this example's inputs:", "")
+        problems.append(_retold(first, f"{where} could not run: {said}", _culprit(check, ex, first), hint))
     return Outcome(check.name, ex, tuple(problems))
+
+
+def _given(found: Diagnostic, inputs: str, params: str) -> tuple[str, str | None]:
+    """`found`'s message and an example's own hint where it asks for an input or parameter not
+    given (RC401, whose hint names the command line's flags): add it under the example's
+    `inputs` (a check's or an action's), its `params` (the campaign's), or `params` (a character's,
+    where `params` says). The message says "it needs …" for the campaign, which is the example's
+    own and has no name of the file's."""
+    advice = found.advice
+    if advice is None or advice.kind != "give":
+        return found.message, None
+    message = found.message
+    if advice.of == "campaign":
+        message = (
+            "it needs the " + message.partition(" needs the ")[2] if " needs the " in message else message
+        )
+        return message, f"add {advice.name}: VALUE to this example's params:"
+    if advice.of == "character":
+        return message, f"give the character {advice.name}: VALUE in {params}"
+    return message, f"add {advice.name}: VALUE to {inputs}"
+
+
+def _retold(found: Diagnostic, message: str, span: Span | None, hint: str | None) -> Diagnostic:
+    """`found` told as RC701 of an example, with the example's own hint where it has one (the
+    command line's advice does not fit a file)."""
+    if hint is None:
+        return found.retold("RC701", message, span)
+    return Diagnostic("RC701", message, span, hint)
 
 
 def _culprit(check: Check, ex: Example, found: Diagnostic) -> Span | None:
