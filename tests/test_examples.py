@@ -195,9 +195,15 @@ checks:
 """
     path = tmp_path / "pbta.yaml"
     path.write_text(text, encoding="utf-8")
+    # the input over its maximum is refused when the ruleset loads (RC702), at the same place
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(path)
+    assert [(d.code, d.span.line, d.span.col) for d in caught.value.diagnostics if d.span] == [
+        ("RC702", 13, 24)
+    ]
+    path.write_text(text.replace("inputs: {stat: 7}", "inputs: {stat: 4}"), encoding="utf-8")
     failed = [d for o in run_examples(engine.load(path)) for d in o.problems]
     assert [(d.code, d.span.line, d.span.col) for d in failed if d.span] == [
-        ("RC701", 13, 24),
         ("RC701", 17, 22),
     ], [d.message for d in failed]
 
@@ -1094,13 +1100,6 @@ actions:
     ("old", "new", "message", "hint", "at"),
     [
         (
-            "inputs: {bias: 0}, ",
-            "",
-            "example 'example 1' of check 'flip' could not run: check 'flip' needs the input 'bias'",
-            "add bias: VALUE to this example's inputs:",
-            "      - {dice",
-        ),
-        (
             "params: {wicks: 1}",
             "params: {}",
             "state example 'burn' could not start: it needs the parameter 'wicks'",
@@ -1143,3 +1142,44 @@ def test_an_example_missing_an_input_is_told_what_to_add_to_it(
     assert d.hint == hint
     line = next(i for i, t in enumerate(text.splitlines(), 1) if t.startswith(at))
     assert d.span is not None and d.span.line == line
+
+
+@pytest.mark.parametrize(
+    ("inputs", "message", "hint", "col"),
+    [
+        (
+            "{bias: 2}",
+            "in this example, input 'bias' = 2 is above its maximum 1",
+            "'bias' is a whole number from 0 to 1",
+            "2}",
+        ),
+        (
+            "{bias: 0, mood: clam}",
+            "in this example, input 'mood' = 'clam' is not one of the choices",
+            "did you mean 'calm'?",
+            "clam",
+        ),
+        (
+            "{mood: calm}",
+            "example gives no value for the input 'bias', which has no default",
+            "add bias: VALUE to this example's inputs:",
+            "inputs",
+        ),
+    ],
+)
+def test_an_example_input_no_run_could_take_is_rc702_at_load(
+    inputs: str, message: str, hint: str, col: str
+) -> None:
+    """`validate` had passed an example whose input is over its maximum, a misspelt choice or
+    left out with no default: each failed only at `test`. Read as a run reads it, it is RC702."""
+    text = NEEDS.replace(
+        "      bias: {type: int, min: 0, max: 1}",
+        "      bias: {type: int, min: 0, max: 1}\n"
+        "      mood: {type: choice, choices: [calm, angry], default: calm}",
+    ).replace("{inputs: {bias: 0}, dice", f"{{inputs: {inputs}, dice")
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(text)
+    [d] = caught.value.diagnostics
+    assert (d.code, d.message, d.hint) == ("RC702", message, hint)
+    line = next(t for t in text.splitlines() if f"inputs: {inputs}" in t)
+    assert d.span is not None and d.span.col == line.index(col) + 1

@@ -509,6 +509,33 @@ class Structure:
             span=self.unit.doc.span(path, key=True),
         )
 
+    def _example_inputs(self, here: PathKey, ex: dict[str, Any], inputs: list[InputSpec]) -> None:
+        """RC702 unless every input an example gives is one its input takes, read as a run
+        reads it (`coerce`: RC403/RC404 there, over a maximum or no choice), and every input
+        with no default is given: else the example could only fail when `test` runs it."""
+        given = ex.get("inputs") or {}
+        for spec in inputs:
+            if spec.name in given:
+                try:
+                    coerce(spec, given[spec.name])
+                except InputError as exc:
+                    found = exc.diagnostics[0]
+                    raise problem(
+                        "RC702",
+                        f"in this example, {found.message}",
+                        self.unit.doc.span(here + ("inputs", spec.name)),
+                        found.hint,
+                    ) from None
+            elif spec.default is None:
+                raise problem(
+                    "RC702",
+                    f"example gives no value for the input '{spec.name}', which has no default",
+                    self.unit.doc.span(here, key=True)
+                    if "inputs" not in ex
+                    else self.unit.doc.span(here + ("inputs",), key=True),
+                    f"add {spec.name}: VALUE to this example's inputs:",
+                )
+
     def _examples(
         self,
         path: PathKey,
@@ -560,6 +587,9 @@ class Structure:
                             self.unit.doc.span(here + (key, name), key=True),
                             did_you_mean(str(name), known),
                         )
+        if not parts.failed:  # every input named rightly: each read as a run reads it
+            with parts.part():
+                self._example_inputs(here, ex, inputs)
         expects: list[Expectation] = []
         want = ex["expect"]
         if "outcome" in want:
