@@ -1183,3 +1183,20 @@ def test_an_example_input_no_run_could_take_is_rc702_at_load(
     assert (d.code, d.message, d.hint) == ("RC702", message, hint)
     line = next(t for t in text.splitlines() if f"inputs: {inputs}" in t)
     assert d.span is not None and d.span.col == line.index(col) + 1
+
+
+@pytest.mark.parametrize("forced", ["{d: 3}", "{d: [3]}", "{d: 0}"])
+def test_a_forced_face_a_constant_die_does_not_have_is_rc702_at_load(forced: str) -> None:
+    """`validate` had passed `dice: {d: 3}` on a two-sided die; it failed only at `test`."""
+    text = NEEDS.replace("dice: {d: 2}", f"dice: {forced}")
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(text)
+    [d] = caught.value.diagnostics
+    face = forced.strip("{}").split(": ")[1].strip("[]")
+    assert (d.code, d.message, d.hint) == (
+        "RC702",
+        f"in this example, d is forced {face}, which is not a face of this die (1..2)",
+        "force d one of its faces, 1..2",
+    )
+    line = next(t for t in text.splitlines() if f"dice: {forced}" in t)
+    assert d.span is not None and d.span.col == line.index(forced) + 1 + len("{d: ")

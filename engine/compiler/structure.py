@@ -50,7 +50,7 @@ from ..model.ruleset import (
     chains_without_end,
     counts_redraws,
 )
-from ..model.values import Symbol
+from ..model.values import Symbol, faces_text
 from ..runtime.builtins import HISTORY, library
 from ..runtime.context import new_work
 from ..runtime.folds import FOLDS, SUMMED, keeps
@@ -536,6 +536,24 @@ class Structure:
                     f"add {spec.name}: VALUE to this example's inputs:",
                 )
 
+    def _example_faces(self, here: PathKey, ex: dict[str, Any], roll: list[Randomizer]) -> None:
+        """RC702 where an example forces a die of constant faces (no pool, no faces worked out
+        from inputs) a whole number that is none of them: `d: 7` on a d6 could never roll."""
+        forced = ex.get("dice") or {}
+        for r in roll:
+            if not isinstance(r, Die) or r.faces_expr is not None or r.name not in forced:
+                continue
+            given = forced[r.name]
+            for face in given if isinstance(given, list) else [given]:
+                if type(face) is int and face not in r.faces:
+                    raise problem(
+                        "RC702",
+                        f"in this example, {r.name} is forced {face}, which is not a face of this die "
+                        f"({faces_text(r.faces)})",
+                        self.unit.doc.span(here + ("dice", r.name)),
+                        f"force {r.name} one of its faces, {faces_text(r.faces)}",
+                    )
+
     def _examples(
         self,
         path: PathKey,
@@ -587,9 +605,11 @@ class Structure:
                             self.unit.doc.span(here + (key, name), key=True),
                             did_you_mean(str(name), known),
                         )
-        if not parts.failed:  # every input named rightly: each read as a run reads it
+        if not parts.failed:  # every input and die named rightly: each read as a run reads it
             with parts.part():
                 self._example_inputs(here, ex, inputs)
+            with parts.part():
+                self._example_faces(here, ex, roll)
         expects: list[Expectation] = []
         want = ex["expect"]
         if "outcome" in want:
