@@ -219,7 +219,7 @@ def test_faces_that_are_not_faces(refused, ruleset, die):
 
 def test_the_face_cap_applies_to_every_form(refused, ruleset):
     refused("RC310", engine.load, ruleset(die="[" + ", ".join(["1"] * 1001) + "]"))
-    refused("RC105", engine.load, ruleset(die="1001"))
+    refused("RC310", engine.load, ruleset(die="1001"))  # as the text form is (hunt 4, F5)
     assert len(engine.load(ruleset(die='"1..1000"')).check("act").roll[0].faces) == 1000
 
 
