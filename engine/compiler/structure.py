@@ -655,25 +655,19 @@ class Structure:
         outcomes: Scale,
     ) -> Expectation:
         """What an example's `expect: {values|mean|probability: {name: value}}` asks, checked."""
+        if kind in ("values", "mean") and name not in value_names:
+            asked = "a value" if kind == "values" else "the mean of a value"
+            raise problem(
+                "RC702",
+                f"example expects {asked} this check does not have: '{name}'",
+                self.unit.doc.span(where, key=True),
+                did_you_mean(str(name), value_names),
+            )
         if kind == "values":
-            if name not in value_names:
-                raise problem(
-                    "RC702",
-                    f"example expects a value this check does not have: '{name}'",
-                    self.unit.doc.span(where, key=True),
-                    did_you_mean(str(name), value_names),
-                )
             at = self.unit.doc.span(where)
             expected_value(self.unit, name, types[name], value, at)
             return Expectation("value", name, value, at)
         if kind == "mean":
-            if name not in value_names:
-                raise problem(
-                    "RC702",
-                    f"example expects the mean of a value this check does not have: '{name}'",
-                    self.unit.doc.span(where, key=True),
-                    did_you_mean(str(name), value_names),
-                )
             return Expectation("mean", name, self._exact(value, where), self.unit.doc.span(where))
         sym = self._outcome_named(outcomes, name, where, key=True)
         if isinstance(value, dict):
