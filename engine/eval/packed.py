@@ -6,8 +6,9 @@ and keeps a stack of its own; `markov.pushed` asks again for each node the mass 
 reroll chain the answers are `Packing`'s: a flight's successors are its code plus a few numbers
 kept per flight field (`Packing.flight_deltas`), a state's are `Packing.moves_in`'s. Here they are
 worked out in place, and a node is scored where its score is first read (`_Scores`), so reading
-a node's successors' scores is one call into C whether they are scored yet or not, and the
-stack is Python's own, `DEEP` levels at most (deeper, `BestPlay`'s own loop goes on). The
+a node's successors' scores is one look-up each whether they are scored yet or not (a state's in
+one call into C; a flight's in a list display written out for its number of kinds, `reads`), and
+the stack is Python's own, `DEEP` levels at most (deeper, `BestPlay`'s own loop goes on). The
 arithmetic, the order the nodes are scored in, the choices and the work charged are those of
 `BestPlay`, `pushed` and `RerollSolver._node`: the same exact results and the same states
 counted (tests/test_reroll_solver.py holds them to the reference; tests/test_chain_arrays.py to
@@ -17,7 +18,7 @@ the numpy solver, which restates the same rules).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from operator import mul
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -36,9 +37,10 @@ and one in Python per node, is not for a chain a thousand nodes deep (a die adde
 to a cap of a thousand); past this depth `BestPlay`'s loop, over a stack of its own, scores on
 (the benchmark's pool of 20 d10 is about 40 deep). Fewer where the stack has less room (`room`)."""
 
-LEVEL = 3
+LEVEL = 4
 """Units of Python's recursion limit one level of `_Scores` may take (its frame, and the call
-from C that reads a score: 2 measured)."""
+from C that reads a score: 2 measured at a state; 3 at a flight, whose successors' scores are
+read inside a list display of its own, `reads`)."""
 
 LEFT = 250
 """Units of the recursion limit left below the deepest level: for what scoring an end runs (the
@@ -56,6 +58,40 @@ def room() -> int:
         frames += 1
         frame = frame.f_back
     return max(0, min(DEEP, (sys.getrecursionlimit() - 2 * frames - LEFT) // LEVEL))
+
+
+Reads = Callable[[int, Sequence[int], Callable[[int], Any]], list[Any]]
+"""`(code, deltas, read)` to `[read(code + d) for d in deltas]`: a flight's successors' scores."""
+
+
+def _read_all(code: int, deltas: Sequence[int], read: Callable[[int], Any]) -> list[Any]:
+    return [read(code + d) for d in deltas]
+
+
+_WRITTEN: tuple[Reads, ...] = (
+    lambda c, d, r: [],
+    lambda c, d, r: [r(c + d[0])],
+    lambda c, d, r: [r(c + d[0]), r(c + d[1])],
+    lambda c, d, r: [r(c + d[0]), r(c + d[1]), r(c + d[2])],
+    lambda c, d, r: [r(c + d[0]), r(c + d[1]), r(c + d[2]), r(c + d[3])],
+    lambda c, d, r: [r(c + d[0]), r(c + d[1]), r(c + d[2]), r(c + d[3]), r(c + d[4])],
+    lambda c, d, r: [r(c + d[0]), r(c + d[1]), r(c + d[2]), r(c + d[3]), r(c + d[4]), r(c + d[5])],
+    lambda c, d, r: [
+        r(c + d[0]), r(c + d[1]), r(c + d[2]), r(c + d[3]), r(c + d[4]), r(c + d[5]), r(c + d[6])
+    ],
+    lambda c, d, r: [
+        r(c + d[0]), r(c + d[1]), r(c + d[2]), r(c + d[3]), r(c + d[4]), r(c + d[5]), r(c + d[6]),
+        r(c + d[7]),
+    ],
+)  # fmt: skip
+
+
+def reads(n: int) -> Reads:
+    """`[read(code + d) for d in deltas]` for `n` deltas, written out as a list display up to
+    eight (as `packing.sums`, and for the same reason): a flight's successors' scores, each
+    scored first where it is not yet, in the order of its kinds. Its successors themselves are
+    made only for `BestPlay._mixed` (a score of several parts, or a scale that must grow)."""
+    return _WRITTEN[n] if n < len(_WRITTEN) else _read_all
 
 
 UNIT = 2 * TRANSITION
@@ -79,7 +115,7 @@ class _Scores(dict[int, Any]):
         try:
             (
                 play, packing, flying, high, mask, landing, weights, faces, whole, walked, work,
-                read, moves, through, order, most, pending, moves_in, movings, policy,
+                read, moves, through, order, most, pending, moves_in, movings, policy, reading,
             ) = self.ctx  # fmt: skip
         except AttributeError:  # no solve running
             raise KeyError(code) from None
@@ -89,24 +125,24 @@ class _Scores(dict[int, Any]):
         self.depth = depth + 1
         if code >= flying:  # a flight: its next die falls, one way per kind
             top = (code >> high) & mask
-            successors = [code + d for d in landing.get(top) or packing.flight_deltas(top)]
+            deltas = landing.get(top) or packing.flight_deltas(top)
             if code not in walked:
                 work.charge(UNIT)
             rescaled = play._rescaled
-            scores = list(map(read, successors))  # each scored first where it is not yet
+            scores = reading(code, deltas, read)  # each scored first where it is not yet
             if play._rescaled != rescaled:  # the scale grew meanwhile: the first ones read again
-                scores = list(map(read, successors))
+                scores = reading(code, deltas, read)
             if whole:
                 try:
                     value, left = divmod(sum(map(mul, scores, weights)), faces)
                 except TypeError:  # None: a state being scored, so the chain returns to it
                     raise play.on_cycle(code) from None
                 if left:
-                    value = play._mixed(successors, scores, weights, faces)
+                    value = play._mixed(packing.landed(code, deltas), scores, weights, faces)
             elif None in scores:
                 raise play.on_cycle(code)
             else:
-                value = play._mixed(successors, scores, weights, faces)
+                value = play._mixed(packing.landed(code, deltas), scores, weights, faces)
         else:
             t = pending(code)
             if t is None:  # the end of the procedure
@@ -177,6 +213,7 @@ class PackedPlay(BestPlay[int, Option]):
             packing.landing_table, weights, sum(weights), solver.whole_scores, solver.walked,
             solver.work, values.__getitem__, self._moves, self._through, self.order, self.most,
             packing.pending, packing.moves_in, packing.movings(solver.policy), solver.policy,
+            reads(len(weights)),
         )  # fmt: skip
         try:
             return values[root]

@@ -10,7 +10,7 @@ rule is still stated once; `tests/test_reroll_solver.py` holds every such readin
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
 from operator import add
 from typing import NamedTuple
@@ -42,6 +42,38 @@ FIELDS_PER_UNIT = 4
 0.55 ms for a state of 3,000 fields, measured on a d1000 with two triggers)."""
 
 
+Sums = Callable[[int, Sequence[int]], list[int]]
+"""`(code, deltas)` to `[code + d for d in deltas]`: a node's successors (`sums`)."""
+
+
+def _summed(code: int, deltas: Sequence[int]) -> list[int]:
+    return [code + d for d in deltas]
+
+
+_WRITTEN: tuple[Sums, ...] = (
+    lambda c, d: [],
+    lambda c, d: [c + d[0]],
+    lambda c, d: [c + d[0], c + d[1]],
+    lambda c, d: [c + d[0], c + d[1], c + d[2]],
+    lambda c, d: [c + d[0], c + d[1], c + d[2], c + d[3]],
+    lambda c, d: [c + d[0], c + d[1], c + d[2], c + d[3], c + d[4]],
+    lambda c, d: [c + d[0], c + d[1], c + d[2], c + d[3], c + d[4], c + d[5]],
+    lambda c, d: [c + d[0], c + d[1], c + d[2], c + d[3], c + d[4], c + d[5], c + d[6]],
+    lambda c, d: [c + d[0], c + d[1], c + d[2], c + d[3], c + d[4], c + d[5], c + d[6], c + d[7]],
+)
+
+
+def sums(n: int) -> Sums:
+    """`[code + d for d in deltas]` for `n` deltas, written out as a list display up to eight:
+    CPython 3.11 makes a comprehension a function of its own, made and called at every use,
+    which costs about as much as the additions themselves (a Chimera flight's five landings:
+    about 4,400 instructions as a comprehension, 2,600 written out). Chimera's 20 dice under
+    `optimal` make about 80,000 lists this way (a flight's landings, a state's options), and best
+    play reads about 150,000 flights' successors' scores the same way (`packed.reads`);
+    tests/test_packing_sums.py holds each to the comprehension."""
+    return _WRITTEN[n] if n < len(_WRITTEN) else _summed
+
+
 class _Plan(NamedTuple):
     """A step's options laid out for `Packing._offsets`: the part of how far each moves a code
     that every state listing them shares, and the columns of the parts that vary by state."""
@@ -55,9 +87,10 @@ class _Plan(NamedTuple):
     most: int
 
 
-_Move = tuple[list[Option], tuple[int, ...], tuple[int, ...]]
+_Move = tuple[list[Option], tuple[int, ...], tuple[int, ...], Sums]
 """A state's options and how far each moves its code, and its fields (the code over `SPREAD`),
-once the acting step's own unused triggers are cleared."""
+once the acting step's own unused triggers are cleared; and what adds those shifts to a code
+(`sums`)."""
 _Moving = tuple[int, dict[int, tuple[int, _Move]], dict[int, _Move], bool, bool]
 """A step's moves under one policy (`Packing._moved`)."""
 
@@ -182,6 +215,8 @@ class Packing:
         self.flying = (1 << self._high) * self._spread
         """Codes from here up are flights."""
         self._landing: dict[int, tuple[int, ...]] = {}
+        self.landed = sums(n)
+        """A flight's successors from its code and its deltas (`flight_deltas`): one per kind."""
         zero = proc.history_of(proc.zeros, proc.zeros, proc.zeros)
         empty: State = (proc.zeros, tuple(proc.zeros for _ in proc.steps), 0, zero)
         # what landing adds, per step, per whether it is the last die, per kind: a state packed
@@ -324,17 +359,17 @@ class Packing:
             if self._moves_kept < MOVES_KEPT:
                 moved[1][code & moved[0]] = found
                 self._moves_kept += len(found[1][0])
-        cleared, (options, shifts, _) = found
+        cleared, (options, shifts, _, summed) = found
         code += cleared
         if len(shifts) == 1:  # most states: one option (a rule, or a fixed policy)
             return options, [code + shifts[0]]
-        return options, [code + d for d in shifts]
+        return options, summed(code, shifts)
 
     def field_moves(self, code: int, t: int, policy: str) -> tuple[list[Option], tuple[int, ...]]:
         """`moves` for a solver that clears the step's own unused triggers itself, on whole layers
         of states (`chainarrays`): the options, and how far each moves the state's fields (its
         code over `spread`) once they are cleared."""
-        options, _, fields = self._move(
+        options, _, fields, _ = self._move(
             code, t, policy, self._moved.get((t, policy)) or self._moving(t, policy)
         )
         return options, fields
@@ -363,7 +398,7 @@ class Packing:
             plan = self._planned(state, t, policy)
             shifts = self._offsets(state, t, plan)
             spread = self._spread
-            found = (plan.options, shifts, tuple([d // spread for d in shifts]))
+            found = (plan.options, shifts, tuple([d // spread for d in shifts]), sums(len(shifts)))
             if self._moves_kept < MOVES_KEPT:
                 cuts[cut] = found
                 self._moves_kept += len(plan.options)
@@ -568,7 +603,7 @@ class Packing:
     def landings(self, code: int) -> list[int]:
         """A flight's successors, one per kind its next die can show (`Procedure.land`)."""
         top = (code >> self._high) & self._top
-        return [code + d for d in self._landing.get(top) or self.flight_deltas(top)]
+        return self.landed(code, self._landing.get(top) or self.flight_deltas(top))
 
     def flight_deltas(self, top: int) -> tuple[int, ...]:
         """What a flight's next die adds to its code, per kind (`landings`), by the flight's own
