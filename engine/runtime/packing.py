@@ -66,9 +66,9 @@ _WRITTEN: tuple[Sums, ...] = (
 def sums(n: int) -> Sums:
     """`[code + d for d in deltas]` for `n` deltas, written out as a list display up to eight:
     CPython 3.11 makes a comprehension a function of its own, made and called at every use,
-    which costs about as much as the additions themselves (a Chimera flight's five landings:
-    about 4,400 instructions as a comprehension, 2,600 written out). Chimera's 20 dice under
-    `optimal` make about 80,000 lists this way (a flight's landings, a state's options), and best
+    which costs about as much as the additions themselves (a flight with five kinds to land on:
+    about 4,400 instructions as a comprehension, 2,600 written out). The benchmark's pool of 20
+    d10 under `optimal` makes about 80,000 lists this way (a flight's landings, a state's options), and best
     play reads about 150,000 flights' successors' scores the same way (`packed.reads`);
     tests/test_packing_sums.py holds each to the comprehension."""
     return _WRITTEN[n] if n < len(_WRITTEN) else _summed
