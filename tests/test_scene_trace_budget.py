@@ -305,15 +305,16 @@ def test_a_step_met_before_is_not_written_out_to_be_measured(monkeypatch: pytest
 def test_a_scene_played_untraced_first_measures_no_entry_and_traces_exactly_after(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Played without its trace, a scene measures no entry (each new state's had been written
-    out as JSON all the same, about 1 % of a cold `sample_scenes`; review AE); a traced play
-    after it measures each kept step's entry once, and exactly."""
+    """Played without its trace, a scene measures no entry (each new state's, and each period's
+    beginning's, had been written out as JSON all the same, about 1 % of a cold `sample_scenes`;
+    review AE); a traced play after it measures each kept step's entry once, and exactly."""
     rs = engine.load(VERBOSE)
     encode = json.JSONEncoder.encode
     whole: list[Any] = []
 
     def measured(self: json.JSONEncoder, value: Any) -> str:
-        if isinstance(value, dict) and "action" in value:  # an action's entry (a state's key is not)
+        # an action's entry or a period's beginning (a state's key is neither)
+        if isinstance(value, dict) and ("action" in value or "begin" in value):
             whole.append(value)
         return encode(self, value)
 
@@ -331,4 +332,5 @@ def test_a_scene_played_untraced_first_measures_no_entry_and_traces_exactly_afte
     monkeypatch.setattr(play, "_log", logged)
     traced = sum(len(rs.play_scene("s", random.Random(seed)).trace) for seed in range(20))
     assert traced > 500 and len(sized) == traced
+    assert any("begin" in entry for entry, _ in sized)
     assert all(text == len(json.dumps(entry, ensure_ascii=False)) for entry, text in sized)

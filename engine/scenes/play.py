@@ -183,7 +183,7 @@ def _log(log: list[dict[str, Any]], entry: dict[str, Any], text: int, work: Work
 _JSON = json.JSONEncoder(ensure_ascii=False)
 
 UNMEASURED = -1
-"""The characters of a kept state's trace entry, not measured yet (`_take`): a scene played
+"""The characters of a kept state's trace entry, not measured yet (`_take`, `_begin`): a scene played
 without its trace does not measure them (about 1 % of a cold `sample_scenes`; review AE)."""
 
 
@@ -212,18 +212,23 @@ def _begin(
     state: State,
     memo: BoundedCache | None,
     work: Work,
+    traced: bool,
 ) -> After:
     """The state once `period` begins at step `index`, its key, its changes and the characters
-    of its entry but the round, worked out once per state and kept in `steps` as an action's
-    state after a roll is (a beginning rolls nothing): each beginning re-copied and re-keyed the
-    state, some 23 µs for 3 units."""
+    of its entry but the round (`UNMEASURED` unless `traced`), worked out once per state and
+    kept in `steps` as an action's state after a roll is (a beginning rolls nothing): each
+    beginning re-copied and re-keyed the state, some 23 µs for 3 units."""
     at = ((key, index, False), ())
     after = steps.afters.get(at)
     if after is None:
         work.charge(NEW_STATE_WORK)
         new, changes = begin(rules, state, period, memo)
-        after = (new, state_key(new), changes, _text(_begun(period, changes)))
+        after = (new, state_key(new), changes, UNMEASURED)
         steps.keep("afters", at, after)
+    if traced and after[3] == UNMEASURED:  # measured at the first traced play that meets it
+        after = (*after[:3], _text(_begun(period, after[2])))
+        if at in steps.afters:
+            steps.afters[at] = after
     return after
 
 
@@ -322,7 +327,7 @@ def _play(
             if step.period:
                 if takes_place(step, look(key, state)[0]):
                     state, key, changes, text = _begin(
-                        rules, steps, step.period, index, key, state, memo, work
+                        rules, steps, step.period, index, key, state, memo, work, trace
                     )
                     if trace:
                         begun = {"round": rnd, **_begun(step.period, changes)}
