@@ -29,6 +29,7 @@ from .errors import (
     Diagnostic,
     InputError,
     LoadError,
+    RulecraftError,
     SchemaError,
     did_you_mean,
     shown,
@@ -812,7 +813,7 @@ def open_store(db: str | Path | None = None) -> Store:
     return state_store(target)
 
 
-def _compiler(limits: Limits) -> Callable[[str, str], RulesetModel]:
+def text_compiler(limits: Limits) -> Callable[[str, str], RulesetModel]:
     """Compiles a campaign's stored (or migrated) text under `limits`."""
 
     def compile_text(text: str, name: str) -> RulesetModel:
@@ -855,7 +856,7 @@ def new_campaign(
         params,
         characters,
         limits,
-        compile=_compiler(limits),
+        compile=text_compiler(limits),
         source=source,
     )
 
@@ -873,9 +874,10 @@ def open_campaign(
     found again by its shipped name or path (the text stored with the campaign when it can no
     longer be found). A ruleset whose content changed since is refused (RC904) unless `migrate`,
     which records the change in the log, or `read_only`: then it is read (shown, replayed) with the
-    text it keeps and RC904 is its `warning`. Opened `read_only`, every change through it is
-    refused: RC904 where its ruleset changed (and not `migrate`), RC903 otherwise. `limits` bound
-    the campaign's work and time (by default a loaded ruleset's own)."""
+    text it keeps and RC904 is its `warnings`. So is one that no longer loads (its file there but
+    broken): its error, unless `read_only` and not `migrate`, when it is the warnings. Opened
+    `read_only`, every change through it is refused: with that RC904 or load error, else RC903.
+    `limits` bound the campaign's work and time (by default a loaded ruleset's own)."""
     from .state.campaign import Campaign
 
     arg.name("open_campaign", "name", name)
@@ -888,17 +890,23 @@ def open_campaign(
     text = None
     if ruleset is None:
         found = _reference(store.header(name).ruleset)
-        # only a file gone falls back to the stored text: one that is there but no longer loads
-        # (its YAML broken, say) is reported, not passed over in silence
-        ruleset = None if isinstance(found, Path) and not found.exists() else load(found, limits=given)
+        # only a file gone falls back to the stored text in silence: one that is there but no
+        # longer loads (its YAML broken, say) is its error, or, read only, its warnings
+        ruleset = None if isinstance(found, Path) and not found.exists() else found
     shown_as = ""
     loaded: Ruleset | None = None
     if ruleset is not None:
-        loaded = ruleset if isinstance(ruleset, Ruleset) else load(ruleset, limits=given)
+        try:
+            loaded = ruleset if isinstance(ruleset, Ruleset) else load(ruleset, limits=given)
+        except RulecraftError as exc:  # raised, unless it is read with the text it keeps
+            compile_kept = text_compiler(given)
+            return Campaign.open(
+                store, name, compile_kept, limits=given, migrate=migrate, read_only=read_only, refused=exc
+            )
         text, shown_as = loaded.document.source.text, loaded.document.source.name
         limits = limits or loaded.limits
     limits = limits or DEFAULT_LIMITS
-    compile_text = _compiler(limits)
+    compile_text = text_compiler(limits)
 
     def compile(source: str, as_name: str) -> RulesetModel:
         """The loaded ruleset as it is, never compiled twice; any other text (a migration's) compiled."""

@@ -1413,12 +1413,13 @@ def _open(args: argparse.Namespace, store: Store) -> Campaign:
 
 
 def _read(args: argparse.Namespace, store: Store, err: TextIO) -> Campaign:
-    """The campaign opened to be read (`show`, `replay`): a ruleset file changed since is no
-    refusal but RC904 as a warning on standard error, and what is stored is read with the ruleset
-    text the campaign keeps (every change stays refused until the file is put back or migrated)."""
+    """The campaign opened to be read (`show`, `replay`): a ruleset file changed since, or broken
+    since, is no refusal but RC904 or its load error as warnings on standard error, and what is
+    stored is read with the ruleset text the campaign keeps (every change stays refused until the
+    file is put back, mended or migrated to)."""
     campaign = open_campaign(args.name, store=store, migrate=args.migrate, limits=args.limits, read_only=True)
-    if campaign.warning is not None:
-        err.write(campaign.warning.render() + "\n")
+    for told in campaign.warnings:
+        err.write(told.render() + "\n")
     return campaign
 
 

@@ -689,6 +689,13 @@ def cases() -> list[Case]:
         "type",
         lambda: engine.Campaign.open(_stored(), "c", _compile, read_only=1),
     )
+    add("Campaign.open", "refused", "type", lambda: engine.Campaign.open(_stored(), "c", _compile, refused=1))
+    add(
+        "Campaign.open",
+        "refused",
+        "with text",
+        lambda: engine.Campaign.open(_stored(), "c", _compile, TEXT, refused=engine.LoadError([])),
+    )
     add("Campaign.show", "at", "type", lambda: engine.open_campaign("c", store=_stored()).show(at=3))
     return out
 

@@ -620,6 +620,80 @@ def test_a_ruleset_that_no_longer_declares_a_state_is_told_at_the_top_of_its_fil
     assert "\n  rulecraft: 1\n  ^\n" in made.err
 
 
+def _store_bytes(folder: Path) -> dict[str, bytes]:
+    """Every file of a folder's SQLite store (the database and any journal beside it), by name."""
+    return {p.name: p.read_bytes() for p in sorted(folder.glob("c.db*"))}
+
+
+def test_a_broken_ruleset_file_is_shown_and_replayed_with_its_error_as_warnings_and_written_to_by_nothing(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A ruleset file that is there but no longer loads (its YAML broken) still refused `campaign
+    show` and `replay`, which a changed file no longer did: both read what is stored with the
+    ruleset text the campaign keeps, as for a changed file, and tell the load error on standard
+    error as warnings, each placed, with its source line and caret; every change, and `--migrate`,
+    is refused with the load error itself, and the store is left byte for byte as it was."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(DOUBLED)
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "b", "rules.yaml", cwd=tmp_path).code == 0
+    before = cli("campaign", "--db", db, "show", "b", cwd=tmp_path)
+    rules.write_text(DOUBLED.replace("state:", "state: [", 1))
+    line = DOUBLED[: DOUBLED.index("state:")].count("\n") + 1
+    said = "; campaign 'b' is read with the ruleset text it keeps: its file no longer loads\n"
+    said += "  state: [\n         ^\n"
+    stored = _store_bytes(tmp_path)
+    shown = cli("campaign", "--db", db, "show", "b", cwd=tmp_path)
+    assert shown.code == 0 and shown.out == before.out, shown.err
+    assert shown.err.startswith(f"rules.yaml:{line}:8: warning RC002: ") and said in shown.err, shown.err
+    as_json = cli("campaign", "--db", db, "show", "b", "--json", cwd=tmp_path)
+    assert as_json.code == 0 and json.loads(as_json.out)["shared"]["doubled"] == 2
+    assert as_json.err == shown.err
+    replayed = cli("campaign", "--db", db, "replay", "b", cwd=tmp_path)
+    assert replayed.code == 0 and replayed.err == shown.err, replayed.err
+    assert replayed.out == "replayed 1 events of 'b': every state equals the stored one\n"
+    changes = (["act", "b", "spend"], ["roll", "b", "flip"], ["join", "b", "ann"], ["undo", "b"])
+    for change in (*changes, ["show", "b", "--migrate"], ["act", "b", "spend", "--migrate"]):
+        refused = cli("campaign", "--db", db, *change, cwd=tmp_path)
+        assert refused.code == 1 and refused.out == "", change
+        assert refused.err == shown.err.replace("warning", "error").replace(said, said[said.index("\n") :])
+    assert _store_bytes(tmp_path) == stored
+    # a schema error is told as its every diagnostic, the first saying what is read instead
+    rules.write_text(DOUBLED.replace("state:", "stat:", 1).replace("actions:", "acts:", 1))
+    shown = cli("campaign", "--db", db, "show", "b", cwd=tmp_path)
+    assert shown.code == 0 and shown.out == before.out
+    told = [line for line in shown.err.splitlines() if ": warning RC" in line]
+    assert len(told) >= 2 and "is read with the ruleset text it keeps" in told[0], shown.err
+    assert "error" not in shown.err and _store_bytes(tmp_path) == stored
+
+
+def test_a_campaign_opened_to_be_read_on_a_broken_file_refuses_every_change_with_its_load_error(
+    tmp_path: Path,
+) -> None:
+    """`open_campaign(read_only=True)`, as `show` and `replay` open a campaign: on a ruleset file
+    broken since, its `warnings` are the load error's diagnostics, and every change through it
+    is refused with that error, as opening it to change it refuses it; nothing is written."""
+    path = tmp_path / "doubled.yaml"
+    path.write_text(DOUBLED)
+    store = SqliteStore(tmp_path / "c.db")
+    engine.new_campaign("b", path, store=store)
+    path.write_text("garbage: [\n")
+    with pytest.raises(engine.LoadError) as caught:
+        engine.open_campaign("b", store=store)
+    refusal = caught.value.diagnostics
+    read = engine.open_campaign("b", store=store, read_only=True)
+    assert [d.code for d in read.warnings] == ["RC002"] and read.warning == read.warnings[0]
+    assert read.warnings[0].severity == "warning" and read.warnings[0].span == refusal[0].span
+    assert read.show()["shared"]["doubled"] == 2 and read.replay() == read.state()
+    for change in (lambda: read.act("spend"), lambda: read.join("ann"), lambda: read.roll("flip"), read.undo):
+        with pytest.raises(engine.LoadError) as caught:
+            change()
+        assert caught.value.diagnostics == refusal
+    with pytest.raises(engine.LoadError):
+        engine.open_campaign("b", store=store, read_only=True, migrate=True)
+    assert [e.kind for e in store.events("b")] == ["new"]
+
+
 def test_a_changed_ruleset_is_refused_unless_migrated(tmp_path: Path) -> None:
     path = tmp_path / "bounded.yaml"
     path.write_text(BOUNDED)

@@ -738,9 +738,15 @@ def test_a_campaign_s_ruleset_file_is_named_without_its_place(tmp_path: Path) ->
         [d] = error(wrong, 422)
         assert d["code"] == "RC403" and d["file"] == "mychill.yaml", d
         mine.write_text("rulecraft: 1\nname: [\n", encoding="utf-8")  # its file broken since
-        broken = c.get("/api/campaigns/cli1")
-        assert broken.status_code >= 400 and broken.json()["error"]["diagnostics"], broken.text
-        for response in (wrong, broken):
+        broken = c.post("/api/campaigns/cli1/act", json={"action": "add_light"}, headers=AUTH)
+        [d] = error(broken, 422)
+        assert d["code"] == "RC002" and d["file"] == "mychill.yaml", d
+        # read, it is what is stored, the load error its warning (it answered that error, 4xx)
+        shown = c.get("/api/campaigns/cli1")
+        assert shown.status_code == 200 and shown.json()["shared"]["tokens"] == {"light": 3, "dark": 2}
+        [w] = shown.json()["warnings"]
+        assert w["code"] == "RC002" and w["severity"] == "warning" and w["file"] == "mychill.yaml", w
+        for response in (wrong, broken, shown):
             assert "secretplace" not in response.text and str(tmp_path) not in response.text, response.text
 
 
@@ -883,6 +889,43 @@ def test_a_served_file_changed_to_one_without_state_is_not_said_to_be_migratable
         and "migrate" not in d["hint"].replace("migrated", "")
     ), d["hint"]
     assert w["hint"] == d["hint"] and w["line"] >= 1
+
+
+def test_a_campaign_of_a_served_file_broken_since_is_read_with_its_error_as_warnings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `--rulesets` file broken since a campaign was made of it refused the campaign's reads too
+    (the served file's load error); they now answer 200 with what is stored, read with the ruleset
+    text the campaign keeps, the load error in their `warnings`, as `campaign show` tells it;
+    every change is refused with that error and writes nothing."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    mine = folder / "mine.yaml"
+    mine.write_bytes(shipped_rulesets()["chill"].read_bytes())
+    monkeypatch.chdir(tmp_path)
+    settings = Settings(rulesets=Path("games"), db=str(tmp_path / "c.db"), workers=1)
+    with TestClient(create_app(settings)) as other:
+        made = other.post("/api/campaigns", json={"name": "c9", "ruleset": "mine", "params": {"players": 4}})
+        assert made.status_code == 201, made.text
+        mine.write_text("rulecraft: 1\nname: [\n", encoding="utf-8")
+        [d] = error(other.post("/api/campaigns/c9/act", json={"action": "add_light"}), 422)
+        shown = other.get("/api/campaigns/c9")
+        replayed = other.get("/api/campaigns/c9/replay")
+        assert [e["kind"] for e in other.get("/api/campaigns/c9/log").json()] == ["new"]
+    assert d["code"] == "RC002" and d["file"] == "mine.yaml", d
+    assert shown.status_code == 200 and shown.json()["shared"]["tokens"] == {"light": 3, "dark": 2}
+    assert replayed.status_code == 200 and replayed.json()["ok"] is True, replayed.text
+    for answer in (shown, replayed):
+        [w] = answer.json()["warnings"]
+        assert (
+            w["code"] == "RC002" and w["severity"] == "warning" and (w["file"], w["line"]) == ("mine.yaml", 2)
+        )
+        assert (
+            w["message"]
+            == d["message"]
+            + "; campaign 'c9' is read with the ruleset text it keeps: its file no longer loads"
+        )
+        assert str(tmp_path) not in answer.text
 
 
 def test_making_a_campaign_names_its_ruleset_as_the_server_serves_it(tmp_path: Path) -> None:

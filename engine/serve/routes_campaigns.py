@@ -15,7 +15,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from ..api import default_db, open_campaign, open_store
+from ..api import default_db, open_campaign, open_store, text_compiler
 from ..errors import Diagnostic, RulecraftError
 from ..state.campaign import Campaign
 from ..state.records import Event, Store, whole
@@ -153,15 +153,24 @@ def _campaign(request: Request, name: str, read_only: bool = False) -> Iterator[
     names = _names(request)
     with _store(server) as store:
         served = _served(names, store.header(name).ruleset)
-        ruleset = server.catalog.named(served, names) if served in names else None
-        yield open_campaign(name, store=store, ruleset=ruleset, limits=server.limits, read_only=read_only)
+        try:
+            ruleset = server.catalog.named(served, names) if served in names else None
+        except RulecraftError as exc:  # a served file broken since: read with the text it keeps
+            kept = text_compiler(server.limits)
+            opened = Campaign.open(store, name, kept, limits=server.limits, read_only=read_only, refused=exc)
+        else:
+            opened = open_campaign(
+                name, store=store, ruleset=ruleset, limits=server.limits, read_only=read_only
+            )
+        yield opened
 
 
 def _warnings(request: Request, campaign: Campaign) -> list[dict[str, Any]]:
     """What a read answers beside what it read, as the command line's `show` and `replay` print
-    it on standard error: RC904 for a ruleset file changed since, worded as every error is."""
-    told = campaign.warning
-    return [] if told is None else jobs.diagnostics_json([_hidden(server_of(request), told)])
+    it on standard error: RC904 for a ruleset file changed since, or the error of one broken
+    since, worded as every error is."""
+    server = server_of(request)
+    return jobs.diagnostics_json([_hidden(server, d) for d in campaign.warnings])
 
 
 def _served(names: Mapping[str, Path], reference: str) -> str:

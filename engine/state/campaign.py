@@ -182,9 +182,12 @@ class Campaign:
         `writing` records it with the first change, in that change's transaction."""
         self._read_only = False
         """Opened `read_only`: every change is refused (`writing`)."""
-        self._refusal: Diagnostic | None = None
-        """RC904, for a campaign opened `read_only` on a ruleset changed since: read with the
-        text it keeps, it refuses every change (`writing`) as opening it to change it would."""
+        self._refusal: RulecraftError | None = None
+        """For a campaign opened `read_only` on a ruleset changed since (RC904) or no longer
+        loading (its load error): read with the text it keeps, it refuses every change
+        (`writing`) with the error opening it to change it gives."""
+        self.warnings: tuple[Diagnostic, ...] = ()
+        """That error told as warnings (`_read_instead`), for `show` and `replay` to print."""
 
     @property
     def name(self) -> str:
@@ -192,13 +195,20 @@ class Campaign:
 
     @property
     def warning(self) -> Diagnostic | None:
-        """RC904 as a warning, for a campaign opened `read_only` on a ruleset changed since (what
-        is shown or replayed is read with the text it keeps); else None."""
-        if self._refusal is None:
-            return None
-        said = self._refusal.message
-        told = f"{said}; it is read with the ruleset text it keeps, not with the changed file"
-        return replace(self._refusal, message=told, severity="warning")
+        """The first of `warnings`, else None: RC904 for a ruleset changed since, or the first
+        diagnostic of one that no longer loads."""
+        return self.warnings[0] if self.warnings else None
+
+    def _read_instead(self, refused: RulecraftError, said: str) -> Campaign:
+        """This campaign, opened `read_only` with the text it keeps instead of the ruleset as it is
+        now, which `refused` refuses (opening it to change it would raise it): every change is
+        refused with it, and it is told as warnings, its first diagnostic's message ending with
+        `said`, what is read instead."""
+        self._refusal = refused
+        first, *rest = refused.diagnostics
+        told = replace(first, message=f"{first.message}; {said}")
+        self.warnings = tuple(replace(d, severity="warning") for d in (told, *rest))
+        return self
 
     # -- making and opening ---------------------------------------------------------------------
 
@@ -279,13 +289,19 @@ class Campaign:
         limits: Limits = DEFAULT_LIMITS,
         shown_as: str = "",
         read_only: bool = False,
+        refused: RulecraftError | None = None,
     ) -> Campaign:
         """The stored campaign `name`, played with `text` (the ruleset as it is now, reported under
         `shown_as`) or, when None, the ruleset text stored with it. A ruleset whose content changed
         is refused (RC904) unless `migrate`, which records the change as an event; or, opened
         `read_only` (to be shown or replayed: a user whose file changed most needs to see what is
-        stored), it is read with the text it keeps, RC904 kept as a warning in `warning`. Opened
-        `read_only`, it refuses every change (RC903), whatever its ruleset."""
+        stored), it is read with the text it keeps, RC904 kept as a warning in `warnings`. Opened
+        `read_only`, it refuses every change (RC903), whatever its ruleset.
+
+        `refused`, given instead of `text`, is the error the ruleset as it is now gave loading (its
+        file there but broken): raised, unless the campaign is opened `read_only` and not
+        `migrate`; then, as for a changed ruleset, it is read with the text it keeps, that error
+        its `warnings` and every change refused with it."""
         where = "Campaign.open"
         arguments.having(where, "store", store, STORE_METHODS, "a campaign store (engine.state)")
         arguments.name(where, "name", name)
@@ -295,8 +311,18 @@ class Campaign:
         arguments.of_type(where, "limits", limits, Limits)
         arguments.name(where, "shown_as", shown_as)
         arguments.of_type(where, "read_only", read_only, bool)
+        arguments.of_type(where, "refused", refused, RulecraftError, optional=True)
+        if refused is not None and (text is not None or not refused.diagnostics):
+            raise TypeError(
+                f"{where}: argument 'refused' is an error with diagnostics, given instead of 'text'"
+            )
+        if refused is not None and (migrate or not read_only):
+            raise refused
         campaign = cls._opened(store, name, compile, text, migrate, limits, shown_as, read_only)
         campaign._read_only = read_only
+        if refused is not None:
+            said = f"campaign '{name}' is read with the ruleset text it keeps: its file no longer loads"
+            campaign._read_instead(refused, said)
         return campaign
 
     @classmethod
@@ -339,8 +365,9 @@ class Campaign:
                 raise refused
             # what it stores is read with the rules that stored it: the text it keeps
             kept = cls._opened(store, name, compile, None, False, limits, "", False)
-            kept._refusal = refused.diagnostics[0]
-            return kept
+            return kept._read_instead(
+                refused, "it is read with the ruleset text it keeps, not with the changed file"
+            )
         campaign = cls(store, header, model, limits, compile)
         campaign._pending = (content_hash(text), text)
         campaign.state()  # the state carried over now: one the new rules cannot hold is refused
@@ -419,8 +446,9 @@ class Campaign:
         first, in the same transaction: it is recorded with the first change made under the new
         rules or not at all (a refused action records nothing), and once, however many processes
         migrate at the same moment (the stored ruleset is read again under the write lock)."""
-        if self._refusal is not None:  # opened to be read, on a ruleset changed since
-            raise CampaignError([self._refusal])
+        if self._refusal is not None:  # opened to be read, on a ruleset changed or broken since
+            refused = self._refusal
+            raise type(refused)(refused.diagnostics, missing=refused.missing, unfit=refused.unfit)
         if self._read_only:
             raise _fail(
                 "RC903",
