@@ -877,8 +877,9 @@ def open_campaign(
     text it keeps and RC904 is its `warnings`. So is one that no longer loads (its file there but
     broken): its error, unless `read_only` and not `migrate`, when it is the warnings. Opened
     `read_only`, every change through it is refused: with that RC904 or load error, else RC903.
-    `limits` bound the campaign's work and time (by default a loaded ruleset's own)."""
-    from .state.campaign import Campaign
+    `limits` bound the campaign's work and time (by default a loaded ruleset's own, where it is
+    played: the text the campaign keeps, read instead, is read under the defaults)."""
+    from .state.campaign import Campaign, keeps
 
     arg.name("open_campaign", "name", name)
     _store("open_campaign", store)
@@ -904,7 +905,10 @@ def open_campaign(
                 store, name, compile_kept, limits=given, migrate=migrate, read_only=read_only, refused=exc
             )
         text, shown_as = loaded.document.source.text, loaded.document.source.name
-        limits = limits or loaded.limits
+        # its own limits are for what plays it: read only, a file changed since is not played,
+        # and the text the campaign keeps is read under the limits that text is opened with
+        if limits is None and (migrate or not read_only or keeps(store.header(name), text)):
+            limits = loaded.limits
     limits = limits or DEFAULT_LIMITS
     compile_text = text_compiler(limits)
 

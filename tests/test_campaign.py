@@ -620,6 +620,29 @@ def test_a_ruleset_that_no_longer_declares_a_state_is_told_at_the_top_of_its_fil
     assert "\n  rulecraft: 1\n  ^\n" in made.err
 
 
+def test_a_campaign_read_with_the_text_it_keeps_runs_under_that_text_s_limits(tmp_path: Path) -> None:
+    """Opened `read_only` with a loaded ruleset whose file changed since, a campaign is read with
+    the text it keeps but ran under the limits the changed file was loaded with (found by helper
+    A2). Those are the file's, for what plays it: the kept text is read under the limits given,
+    else the defaults, as when it is played because its file is gone."""
+    path = tmp_path / "doubled.yaml"
+    path.write_text(DOUBLED)
+    store = SqliteStore(tmp_path / "c.db")
+    engine.new_campaign("b", path, store=store).act("spend")
+    tight = engine.Limits(max_work=20)
+    with pytest.raises(engine.LimitError):  # the file as it was plays, under its own limits
+        engine.open_campaign(
+            "b", store=store, ruleset=engine.load(path, limits=tight), read_only=True
+        ).replay()
+    path.write_text(DOUBLED.replace("luck * 2", "luck * 3"))
+    read = engine.open_campaign("b", store=store, ruleset=engine.load(path, limits=tight), read_only=True)
+    assert read.warning is not None and read.warning.code == "RC904"
+    assert read.limits == engine.Limits() and read.replay() == read.state()
+    given = engine.open_campaign("b", store=store, ruleset=engine.load(path), read_only=True, limits=tight)
+    with pytest.raises(engine.LimitError):
+        given.replay()
+
+
 def _store_bytes(folder: Path) -> dict[str, bytes]:
     """Every file of a folder's SQLite store (the database and any journal beside it), by name."""
     return {p.name: p.read_bytes() for p in sorted(folder.glob("c.db*"))}

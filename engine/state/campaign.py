@@ -145,6 +145,15 @@ def _changed(name: str, model: RulesetModel, text: str) -> CampaignError:
     )
 
 
+def keeps(header: Header, text: str) -> bool:
+    """Whether `text` is the ruleset text the campaign of `header` keeps: the same rules, also
+    where the kept text was given as a string with CR line ends before every ruleset was read
+    with newlines (review AE): a hash of the raw text was kept then."""
+    if content_hash(text) == header.ruleset_hash:
+        return True
+    return "\r" in header.ruleset_text and line_ends(header.ruleset_text) == text
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -350,11 +359,7 @@ class Campaign:
                     advice=Advice("migrate", lead="the stored text was changed outside rulecraft"),
                 )
             return cls(store, header, compile(header.ruleset_text, f"<campaign {name}>"), limits, compile)
-        # the same rules, also where the kept text was given as a string with CR line ends before
-        # every ruleset was read with newlines (review AE): a hash of the raw text was kept then
-        if content_hash(text) == header.ruleset_hash or (
-            "\r" in header.ruleset_text and line_ends(header.ruleset_text) == text
-        ):
+        if keeps(header, text):
             return cls(store, header, compile(text, shown_as or header.ruleset), limits, compile)
         model = compile(text, shown_as or header.ruleset)
         if model.state is None and migrate:
