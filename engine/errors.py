@@ -65,7 +65,7 @@ two at most, so capping products and quotients bounds every chain of arithmetic.
 
 
 AdviceKind = Literal[
-    "give", "force", "cast", "other", "lint_work", "solve", "unsure", "extra", "migrate", "limit"
+    "give", "force", "cast", "other", "lint_work", "solve", "unsure", "extra", "migrate", "reopen", "limit"
 ]
 """What a hint worded for the command line asks of its reader, one word each (`Advice.kind`)."""
 
@@ -89,7 +89,9 @@ class Advice:
     - `solve`: the linter stopped at Limits.max_states, which only an exact solve can get past;
     - `unsure`: the linter cannot tell whether a reroll lets a roll stand (RC809 all three);
     - `extra`: install the package's extra `name` (RC601, RC903);
-    - `migrate`: play a campaign with its ruleset file, or migrate it to that file (RC903);
+    - `migrate`: play a campaign with its ruleset file, or migrate it to that file (RC903, RC904);
+    - `reopen`: open the campaign again, its ruleset migrated by another process since it was
+      opened (RC904);
     - `limit`: raise the bound `name` (a field of `Limits`), which the command line does with
       `--limit NAME=VALUE` and an embedder with `Limits`; `lead` is what else would help
       (`limit_advice`).

@@ -852,13 +852,18 @@ def test_a_campaign_of_a_served_file_is_named_as_the_server_serves_it(
         replayed = other.get("/api/campaigns/c7/replay")
         assert [e["kind"] for e in other.get("/api/campaigns/c7/log").json()] == ["new"]
     assert d["code"] == "RC904" and "operator" in d["hint"] and "leave out" not in d["hint"]
+    # words true for the case: the file changed, so sending it again does nothing (it said to)
+    assert "--migrate" in d["hint"] and "old text back" in d["hint"] and "again" not in d["hint"], d
     assert shown.status_code == 200 and shown.json()["shared"]["tokens"] == {"light": 3, "dark": 2}, (
         shown.text
     )
     assert replayed.status_code == 200 and replayed.json()["ok"] is True, replayed.text
     for answer in (shown, replayed):
         [w] = answer.json()["warnings"]
-        assert w["code"] == "RC904" and w["severity"] == "warning" and w["hint"] == d["hint"]
+        assert w["code"] == "RC904" and w["severity"] == "warning" and w["api_hint"] == w["hint"]
+        # a read was answered: its warning says what a change needs, not to send it again
+        assert w["hint"].startswith("what is stored is read all the same; to change the campaign, ")
+        assert w["hint"].endswith(d["hint"][d["hint"].index("the server's operator") :]), w["hint"]
         assert w["file"] == "mine.yaml" and w["text"].startswith(f"mine.yaml:{w['line']}:1: warning RC904")
         assert str(tmp_path) not in answer.text
 

@@ -149,6 +149,7 @@ SAMPLES: dict[AdviceKind, Advice] = {
     "unsure": Advice("unsure", lead="if it can happen: remove it"),
     "extra": Advice("extra", "postgres"),
     "migrate": Advice("migrate", lead="the stored text was changed outside rulecraft"),
+    "reopen": Advice("reopen"),
     "limit": Advice("limit", "max_work", lead="ask for less (fewer dice, a smaller input, a 'cap')"),
 }
 
@@ -179,7 +180,7 @@ SAID = {
     "scenes/campaign.py:cast_of": ("cast", "scenes/campaign.py:cast_of"),
     "state/campaign.py:Campaign._opened": ("migrate", "state/campaign.py:Campaign._opened"),
     "state/campaign.py:_changed": ("migrate", "state/campaign.py:_changed"),
-    "state/campaign.py:Campaign.writing": ("migrate", "state/campaign.py:Campaign.writing"),
+    "state/campaign.py:Campaign.writing": ("reopen", "state/campaign.py:Campaign.writing"),
     "state/campaign.py:Campaign._roles": ("other", "state/campaign.py:Campaign._roles"),
     # words no client meets: the server opens no campaign with a migration pending (no --migrate)
     "state/campaign.py:Campaign._nothing_to_undo": "an undo under a migration pending: the CLI's alone",
@@ -189,7 +190,7 @@ SAID = {
     "tools/plot.py:_pyplot": ("extra", "tools/plot.py:_pyplot"),
     # the API's own words already, for a client: the options are the server operator's
     "serve/app.py:BodyLimit._refuse": "the API's: the operator's --max-body",
-    "serve/routes_campaigns.py:CHANGED": "the API's RC904 hint: the operator migrates on the command line",
+    "serve/routes_campaigns.py:_MIGRATE": "the API's RC904 hints: the operator migrates on the command line",
     "serve/workers.py:Pool.run": "the API's: the operator's --workers and --queue",
     "serve/workers.py:_late": "the API's: the operator's --deadline",
 }
@@ -287,3 +288,45 @@ def test_the_page_shows_the_hint_worded_for_it() -> None:
     page = (REPO_ROOT / "engine" / "serve" / "static" / "app.js").read_text(encoding="utf-8")
     assert "d.api_hint" in page
     assert not re.search(r"\bd\.hint\b", page)
+
+
+def test_a_campaign_migrated_meanwhile_is_sent_again_and_a_changed_file_is_the_operators(
+    tmp_path: Any,
+) -> None:
+    """Every RC904 over HTTP had one hint, that a request migrated meanwhile is sent again and a
+    changed file migrated by the operator (found by helper A2): the first is now said where
+    another process migrated the campaign since this request opened it (advice `reopen`), the
+    second where its file changed, and neither for a read's warning."""
+    from engine.serve.routes_campaigns import CHANGED, READ, _hidden
+    from engine.state.sqlite import SqliteStore
+
+    path = tmp_path / "coin.yaml"
+    state = "state:\n  shared:\n    luck: {counter: 2, min: 0}\n"
+    state += "actions:\n  spend:\n    effects: [{remove: {luck: 1}}]\n"
+    path.write_text(COIN + state)
+    db = tmp_path / "c.db"
+    with SqliteStore(db) as store:
+        engine.new_campaign("c", path, store=store)
+        opened = engine.open_campaign("c", store=store)
+        path.write_text(COIN.replace("d + skill >= 4", "d + skill >= 5") + state)
+        engine.open_campaign("c", store=store, migrate=True).act("spend")
+        with pytest.raises(engine.CampaignError) as meanwhile:
+            opened.act("spend")
+        path.write_text(COIN + state)
+        with pytest.raises(engine.CampaignError) as changed:
+            engine.open_campaign("c", store=store)
+        warned = engine.open_campaign("c", store=store, read_only=True).warning
+    assert warned is not None
+    with TestClient(create_app(Settings(db=str(db), workers=1))) as c:
+        server = c.app.state.server
+        told = [_hidden(server, e.value.diagnostics[0]) for e in (meanwhile, changed)] + [
+            _hidden(server, warned)
+        ]
+    [again, migrate, read] = jobs.diagnostics_json(told)
+    assert all(d["code"] == "RC904" and d["hint"] == d["api_hint"] for d in (again, migrate, read)), told
+    assert (
+        again["hint"]
+        == "another request migrated the campaign's ruleset since this one opened it: send it again"
+    )
+    assert (migrate["hint"], read["hint"]) == (CHANGED, READ)
+    assert not any("send" in d["hint"] for d in (migrate, read))

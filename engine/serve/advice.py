@@ -81,6 +81,9 @@ WORDING: dict[AdviceKind, Callable[[Advice], str]] = {
     "unsure": _unsure,
     "extra": lambda a: f"the server's operator installs rulecraft's '{a.name}' extra",
     "migrate": _migrate,
+    "reopen": lambda a: (
+        "another request migrated the campaign's ruleset since this one opened it: send it again"
+    ),
     "limit": _limit,
 }
 """Every kind of advice in a request's terms: the only place the API words one."""

@@ -23,6 +23,7 @@ from ..state.stores import is_postgres, postgres_url
 from ..syntax.resources import shipped_rulesets
 from ..tools.render import event_json, ruleset_shown
 from . import jobs
+from .advice import api_hint
 from .app import Server, server_of
 from .body import OnceRoute, before_body
 from .models import (
@@ -67,18 +68,25 @@ STORE = "the server's campaign store"
 """What an error tells a client the store is: never its path or address, which are the
 operator's (a file's place on the server, a database URL with its user)."""
 
-CHANGED = (
-    "the campaign's ruleset is not the one it was made or opened with: if another request migrated "
-    "it meanwhile, send this one again; if the ruleset's file on the server was changed, the "
-    "server's operator migrates the campaign to it on the command line (any change with --migrate)"
+_MIGRATE = (
+    "the server's operator migrates it to the file as it is now on the command line (any change "
+    "with --migrate), or puts the old text back in the file"
 )
-"""RC904's hint over HTTP, where the CLI's (leave out the ruleset, or --migrate) cannot be followed."""
+"""What lets a campaign whose ruleset file changed be changed again: the operator's alone."""
+
+CHANGED = f"the ruleset's file on the server was changed since the campaign was made: {_MIGRATE}"
+"""RC904's hint over HTTP for a change refused, where the CLI's (--migrate, the file put back or
+moved away) cannot be followed by a client."""
+
+READ = f"what is stored is read all the same; to change the campaign, {_MIGRATE}"
+"""RC904's hint over HTTP for a read's warning: the read was answered, only a change is refused."""
 
 NO_STATE = (
     "the ruleset's file on the server was changed and no longer declares a 'state:', so the "
     "campaign cannot be migrated to it: the server's operator puts the old text back in the file"
 )
-"""RC904's hint over HTTP for a ruleset changed to one without `state:` (no migration reaches it)."""
+"""RC904's hint over HTTP for a ruleset changed to one without `state:` (no migration reaches it),
+for a read's warning as for a change refused."""
 
 
 @contextmanager
@@ -130,9 +138,22 @@ def _hidden(server: Server, d: Diagnostic) -> Diagnostic:
         found = re.compile(re.escape(place) + ("" if places[place] == STORE else r"(?![\w./-])"))
         message = found.sub(places[place], message)
         hint = hint and found.sub(places[place], hint)
-    if d.code == "RC904":  # the API's words already; a change with no `state:` cannot be migrated to
-        return replace(d, message=message, hint=CHANGED if d.advice is not None else NO_STATE, advice=None)
+    if d.code == "RC904":  # the API's words already, true for the case
+        return replace(d, message=message, hint=_changed_hint(d), advice=None)
     return replace(d, message=message, hint=hint)
+
+
+def _changed_hint(d: Diagnostic) -> str | None:
+    """RC904's hint over HTTP, worded for its case (one hint for all told a client whose file
+    changed to send the request again, and a read's warning to send it again or migrate; found
+    by helper A2): its ruleset migrated by another request meanwhile (`reopen`, as every advice
+    is worded); its file changed to one with no `state:`, which nothing migrates to (no
+    advice); else its file changed, told as a read's warning or a change's refusal."""
+    if d.advice is None:
+        return NO_STATE
+    if d.advice.kind != "migrate":
+        return api_hint(d)
+    return READ if d.severity == "warning" else CHANGED
 
 
 def _names(request: Request) -> Mapping[str, Path]:

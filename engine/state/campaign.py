@@ -469,7 +469,7 @@ class Campaign:
                     "RC904",
                     f"the ruleset of campaign '{self.name}' was changed since it was opened here",
                     "open it again (with --migrate, to play the ruleset given)",
-                    advice=Advice("migrate"),
+                    advice=Advice("reopen"),
                 )
             if self._pending is not None:
                 to, text = self._pending
