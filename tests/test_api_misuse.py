@@ -729,6 +729,17 @@ def test_misuse_is_a_worded_error(case: Case) -> None:
     assert "Traceback" not in text
 
 
+def test_a_campaign_built_directly_of_a_ruleset_with_no_state_is_a_worded_misuse() -> None:
+    """`Campaign(...)` is made by `Campaign.create` and `Campaign.open`, which refuse a ruleset with
+    no `state:` first with a placed RC907; built directly of one, it raised that RC907 with no
+    place at all (found by helper A2). It is a misuse, told as one, naming the argument."""
+    stored = _stored()
+    checks = engine.load_source(engine.SourceFile("checks.yaml", TEXT[: TEXT.index("state:")])).model
+    with pytest.raises(TypeError) as caught:
+        engine.Campaign(stored, stored.header("c"), checks)
+    assert "argument 'model'" in str(caught.value) and "declares a 'state:'" in str(caught.value)
+
+
 # -- the table covers the surface ---------------------------------------------------------------
 
 VALUE_TYPES = {

@@ -1572,6 +1572,42 @@ def test_a_stored_ruleset_text_changed_by_hand_is_refused(cli: Any, tmp_path: Pa
         assert con.execute("select count(*) from events").fetchone() == before
 
 
+def test_a_stored_ruleset_text_with_no_state_is_a_placed_rc903_not_a_campaign_with_no_rules(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A kept ruleset text (and its hash) changed outside rulecraft to one with no `state:` reached
+    `Campaign.__init__`, whose RC907 was told with no place: the stored text or a migration's
+    `from_text` is now RC903, told at the top of that text, for every command that reads it,
+    and nothing is written (found after helper A2's RC907 placing)."""
+    import contextlib
+    import hashlib
+    import sqlite3
+
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(BOUNDED)
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "b", str(rules)).code == 0
+    assert cli("campaign", "--db", db, "new", "m", str(rules)).code == 0
+    rules.write_text(BOUNDED.replace("max: 3", "max: 5"))
+    assert cli("campaign", "--db", db, "act", "m", "spend", "--migrate").code == 0
+    rules.unlink()
+    stateless = "\n" + BOUNDED[: BOUNDED.index("state:")]
+    with contextlib.closing(sqlite3.connect(db)) as con, con:
+        kept = hashlib.sha256(stateless.encode()).hexdigest()
+        con.execute(
+            "update campaigns set ruleset_text = ?, ruleset_hash = ? where name = 'b'", (stateless, kept)
+        )
+        con.execute(
+            "update events set data = json_set(data, '$.from_text', ?) where kind = 'migrate'", (stateless,)
+        )
+    before = _store_bytes(tmp_path)
+    for argv in (("act", "b", "spend"), ("show", "b"), ("replay", "b"), ("replay", "m")):
+        r = cli("campaign", "--db", db, *argv)
+        assert r.code == 1 and "RC903: campaign " in r.err and "declares no 'state:'" in r.err, r.err
+        assert "\n  rulecraft: 1\n  ^\n" in r.err and ":2:1: error RC9" in r.err, r.err
+    assert _store_bytes(tmp_path) == before
+
+
 def test_a_log_its_rules_refuse_is_rc909_naming_why(tmp_path: Path) -> None:
     """A log changed outside rulecraft so that its own rules refuse an event (here a clamped
     `spend_gently` at 0 edited into a `spend`, which the counter's minimum refuses) no longer

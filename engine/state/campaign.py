@@ -107,15 +107,15 @@ def _top(model: RulesetModel, text: str) -> Span:
     return Span(source, line, len(held) - len(held.lstrip()) + 1)
 
 
-def _no_state(model: RulesetModel, text: str | None = None) -> CampaignError:
-    """RC907 for a ruleset that declares no `state:`, placed at its top (`_top`) when its text is
-    known (a campaign made of it, or migrated to it)."""
+def _no_state(model: RulesetModel, text: str) -> CampaignError:
+    """RC907 for a ruleset that declares no `state:`, placed at its top (`_top`): a campaign made
+    of it, or migrated to it."""
     return _fail(
         "RC907",
         f"ruleset '{model.name}' declares no state: it has nothing a campaign could keep",
         "add a 'state:' section (see docs/language.md, State that lasts)",
         unfit=True,
-        span=_top(model, text) if text is not None else None,
+        span=_top(model, text),
     )
 
 
@@ -154,6 +154,23 @@ def keeps(header: Header, text: str) -> bool:
     return "\r" in header.ruleset_text and line_ends(header.ruleset_text) == text
 
 
+def _stateful(name: str, model: RulesetModel, text: str) -> RulesetModel:
+    """`model`, compiled from `text`, a ruleset text campaign `name` keeps (its own, or one a
+    migration replaced): one with no `state:` was never kept by rulecraft, which makes and
+    migrates a campaign only with one (RC907), so it was changed outside; RC903 at its top
+    (`_top`), never a campaign built with no rules (a `Campaign` refuses such a model)."""
+    if model.state is not None:
+        return model
+    raise _fail(
+        "RC903",
+        f"campaign '{name}' is damaged: a ruleset text it keeps declares no 'state:', which rulecraft "
+        "never keeps",
+        "the stored text was changed outside rulecraft, which makes and migrates campaigns only "
+        "with a ruleset that declares a 'state:'",
+        span=_top(model, text),
+    )
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -183,8 +200,14 @@ class Campaign:
         self.model = model
         self.limits = limits
         self.caches = Caches.within(limits.max_cache_bytes)
+        # `create` and `open` refuse such a model first, placed (RC907; RC903 for a kept text changed
+        # outside, `_stateful`): only a direct call gets here, a misuse
         if model.state is None:
-            raise _no_state(model)
+            raise TypeError(
+                f"Campaign: argument 'model' must be a compiled ruleset that declares a 'state:', not "
+                f"ruleset '{model.name}' (make a campaign with Campaign.create or Campaign.open, "
+                "which say where it is missing)"
+            )
         self.rules: StateModel = model.state
         self._pending: tuple[str, str] | None = None
         """A migration accepted at `open` (the new ruleset's hash and text), not yet recorded:
@@ -358,9 +381,11 @@ class Campaign:
                     " (and --migrate, to record the change)",
                     advice=Advice("migrate", lead="the stored text was changed outside rulecraft"),
                 )
-            return cls(store, header, compile(header.ruleset_text, f"<campaign {name}>"), limits, compile)
+            stored = compile(header.ruleset_text, f"<campaign {name}>")
+            return cls(store, header, _stateful(name, stored, header.ruleset_text), limits, compile)
         if keeps(header, text):
-            return cls(store, header, compile(text, shown_as or header.ruleset), limits, compile)
+            same = compile(text, shown_as or header.ruleset)
+            return cls(store, header, _stateful(name, same, text), limits, compile)
         model = compile(text, shown_as or header.ruleset)
         if model.state is None and migrate:
             raise _no_state(model, text)
@@ -758,7 +783,8 @@ class Campaign:
             stored = self.compile(self.header.ruleset_text, self.header.ruleset)
         model = stored
         if migrations and self.compile is not None:
-            model = self.compile(migrations[0].data["from_text"], self.header.ruleset)
+            first = migrations[0].data["from_text"]
+            model = _stateful(self.name, self.compile(first, self.header.ruleset), first)
         rules = model.state
         assert rules is not None
         states: list[State] = []
@@ -795,7 +821,8 @@ class Campaign:
                     model = stored
                     if self.compile is not None and e is not migrations[-1]:
                         nxt = migrations[migrations.index(e) + 1]
-                        model = self.compile(nxt.data["from_text"], self.header.ruleset)
+                        then = nxt.data["from_text"]
+                        model = _stateful(self.name, self.compile(then, self.header.ruleset), then)
                     assert model.state is not None
                     rules = model.state
                     # a migration before 2026-12-04 (no `carried`) kept the state as it was
