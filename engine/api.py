@@ -26,6 +26,7 @@ from .compiler import check_version, compile_document
 from .errors import (
     CampaignError,
     CompileError,
+    DeadlineError,
     Diagnostic,
     InputError,
     LoadError,
@@ -900,6 +901,8 @@ def open_campaign(
         try:
             loaded = ruleset if isinstance(ruleset, Ruleset) else load(ruleset, limits=given)
         except RulecraftError as exc:  # raised, unless it is read with the text it keeps
+            if exc.missing or isinstance(exc, DeadlineError):  # no broken file: a name, the clock
+                raise
             compile_kept = text_compiler(given)
             return Campaign.open(
                 store, name, compile_kept, limits=given, migrate=migrate, read_only=read_only, refused=exc

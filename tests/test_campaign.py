@@ -717,6 +717,19 @@ def test_a_campaign_opened_to_be_read_on_a_broken_file_refuses_every_change_with
     assert [e.kind for e in store.events("b")] == ["new"]
 
 
+def test_a_ruleset_named_that_is_not_there_is_an_error_read_only_too(tmp_path: Path) -> None:
+    """Only a file that is there and broken is read with the text the campaign keeps: a ruleset
+    named that does not exist (a misspelt path) is the caller's mistake, and `read_only` answers
+    it with its error (RC001), not with what the campaign stored and a warning."""
+    path = tmp_path / "doubled.yaml"
+    path.write_text(DOUBLED)
+    store = SqliteStore(tmp_path / "c.db")
+    engine.new_campaign("b", path, store=store)
+    with pytest.raises(engine.LoadError) as caught:
+        engine.open_campaign("b", store=store, ruleset=tmp_path / "doubld.yaml", read_only=True)
+    assert caught.value.missing and caught.value.diagnostics[0].code == "RC001"
+
+
 def test_a_changed_ruleset_is_refused_unless_migrated(tmp_path: Path) -> None:
     path = tmp_path / "bounded.yaml"
     path.write_text(BOUNDED)

@@ -16,7 +16,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 
 from ..api import default_db, open_campaign, open_store, text_compiler
-from ..errors import Diagnostic, RulecraftError
+from ..errors import DeadlineError, Diagnostic, RulecraftError
 from ..state.campaign import Campaign
 from ..state.records import Event, Store, whole
 from ..state.stores import is_postgres, postgres_url
@@ -177,6 +177,8 @@ def _campaign(request: Request, name: str, read_only: bool = False) -> Iterator[
         try:
             ruleset = server.catalog.named(served, names) if served in names else None
         except RulecraftError as exc:  # a served file broken since: read with the text it keeps
+            if exc.missing or isinstance(exc, DeadlineError):  # no broken file: the clock
+                raise
             kept = text_compiler(server.limits)
             opened = Campaign.open(store, name, kept, limits=server.limits, read_only=read_only, refused=exc)
         else:
