@@ -1318,6 +1318,15 @@ def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "ok": all(r.passed for r in results),
                 "examples": len(results),
                 "diagnostics": [_placed_json(d, f) for r in results for d in r.problems],
+                "results": [
+                    {
+                        "check": r.check,
+                        "example": r.example.name,
+                        "passed": r.passed,
+                        "diagnostics": [_placed_json(d, f) for d in r.problems],
+                    }
+                    for r in results
+                ],
             }
         )
         if args.format == "text":

@@ -79,6 +79,36 @@ def test_a_wrong_probability_names_the_exact_value(tmp_path: Path, cli, repo_roo
     assert diag["code"] == "RC701" and "expected P(success) exactly 1/2, got 5/12" in diag["message"]
 
 
+def test_test_format_json_gives_each_example_its_result(tmp_path: Path, cli) -> None:
+    """language.md: `--format json` gives every result: one per example, named, passed or not,
+    with a failed one's own diagnostics; the file's keys bots read stay as they were."""
+    path = tmp_path / "coin.yaml"
+    path.write_text(
+        RULES
+        + "      - {name: heads wins, dice: {d: 2}, expect: {outcome: heads}}\n"
+        + "      - {dice: {d: 1}, expect: {outcome: heads}}\n"
+    )
+    r = cli("test", str(path), "--format", "json")
+    data = json.loads(r.out)
+    assert r.code == 1 and (data["passed"], data["failed"]) == (1, 1)
+    [file] = data["files"]
+    assert (file["ok"], file["examples"], len(file["diagnostics"])) == (False, 2, 1)
+    won, lost = file["results"]
+    assert won == {"check": "flip", "example": "heads wins", "passed": True, "diagnostics": []}
+    assert (lost["check"], lost["example"], lost["passed"]) == ("flip", "example 2", False)
+    [diag] = lost["diagnostics"]
+    assert diag == file["diagnostics"][0]
+    assert diag["code"] == "RC701" and "expected outcome 'heads', got 'tails'" in diag["message"]
+
+
+def test_a_state_examples_result_is_told_as_state(cli, repo_root: Path) -> None:
+    data = json.loads(cli("test", str(repo_root / "rulesets" / "chill.yaml"), "--format", "json").out)
+    [file] = data["files"]
+    assert len(file["results"]) == file["examples"]
+    assert all(r["passed"] and r["diagnostics"] == [] for r in file["results"])
+    assert {r["check"] for r in file["results"]} >= {"state"}
+
+
 RULES = """
 rulecraft: 1
 name: coin
@@ -904,6 +934,37 @@ def test_every_misspelt_name_of_a_state_example_is_reported_in_one_run() -> None
         "example names no action of this ruleset: 'lfit'",
         "example expects a shared item this ruleset does not have: 'pt'",
         "example gives 1 where a name is wanted",
+    ], said
+
+
+def test_a_character_a_state_example_never_makes_is_rc702_at_load() -> None:
+    """Each character a state example names (a step's `character` and `others`, `start` and
+    `expect`) is one it makes, under `characters:` or with a join step (start: only the first);
+    a misspelt one had passed validate and failed only at test, at the example, with no hint."""
+    text = (
+        NAMED.replace("characters: {ann: {score: 0}}}", "characters: {cy: {score: 0}, zed: {score: 0}}}")
+        .replace("character: ann, others: {foe: bo}", "character: anna, others: {foe: boo}")
+        .replace("characters: {ann: {score: 1}}}", "characters: {ann: {score: 1}, cyy: {score: 0}}}")
+    )
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text, name="n.yaml")
+    lines = text.splitlines()
+    said = [
+        (d.code, d.message, d.hint, lines[d.span.line - 1][d.span.col - 1 : d.span.end_col - 1])
+        for d in caught.value.diagnostics
+    ]
+    makes = "a character plays from the start under the example's 'characters:'"
+    assert said == [
+        (
+            "RC702",
+            "example starts character 'cy', who joins only in a step",
+            "start gives values to the characters under 'characters:', who play from the start",
+            "cy",
+        ),
+        ("RC702", "example names a character it never makes: 'zed'", makes, "zed"),
+        ("RC702", "example names a character it never makes: 'anna'", "did you mean 'ann'?", "anna"),
+        ("RC702", "example names a character it never makes: 'boo'", "did you mean 'bo'?", "boo"),
+        ("RC702", "example names a character it never makes: 'cyy'", "did you mean 'cy'?", "cyy"),
     ], said
 
 

@@ -509,6 +509,9 @@ class StateCompiler:
             for key in given if isinstance(given, dict) else ():
                 with parts.part():
                     self._example_name(at + (key,), key, what, known)
+        for why, span, hint in self._example_characters(path, raw):
+            with parts.part():
+                raise problem("RC702", why, span, hint)
         spans: dict[tuple[str, ...], Any] = {}
         start = raw.get("start") or {}
         expect = raw.get("expect") or {}
@@ -667,6 +670,46 @@ class StateCompiler:
             yield path + (part, "characters"), given.get("characters"), CHARACTER, None
             for who, items in (given.get("characters") or {}).items():
                 yield path + (part, "characters", who), items, "item", None
+
+    def _example_characters(
+        self, path: PathKey, raw: dict[str, Any]
+    ) -> Iterator[tuple[str, Any, str | None]]:
+        """Each character a state example names but never makes: the message, where, a hint.
+        The example makes those under its `characters:` (they play from the start, so only they
+        can be started) and those a step joins; a name that is no character's name at all is
+        told by `_example_name`."""
+        written = list(raw.get("characters") or {})
+        steps = [s for s in raw.get("steps") or [] if isinstance(s, dict)]
+        joined = [s["join"] for s in steps if "join" in s]
+        if any(not isinstance(k, str) or _no_character_name(k) is not None for k in written + joined):
+            # a character made under no name is told already: whom it was meant to be is not known
+            return
+        first = [str(k) for k in written]
+        made = first + [str(j) for j in joined if j not in first]
+        # where a name is (a key, or a value), the name, the characters it may be
+        named: list[tuple[Any, Any, list[str]]] = []
+        for i, step in enumerate(raw.get("steps") or []):
+            at = path + ("steps", i)
+            if isinstance(step, dict) and "character" in step:
+                named.append((self.span(at + ("character",)), step["character"], made))
+            for role, who in (step.get("others") or {}).items() if isinstance(step, dict) else ():
+                named.append((self.span(at + ("others", role)), who, made))
+        for part, among in (("start", first), ("expect", made)):
+            for who in (raw.get(part) or {}).get("characters") or {}:
+                named.append((self.span(path + (part, "characters", who), True), who, among))
+        for span, who, among in named:
+            if not isinstance(who, str) or _no_character_name(who) is not None or who in among:
+                continue
+            if among is first and who in made:
+                why = f"example starts character '{who}', who joins only in a step"
+                hint = "start gives values to the characters under 'characters:', who play from the start"
+            else:
+                why = f"example names a character it never makes: '{who}'"
+                hint = did_you_mean(who, among) or (
+                    "a character plays from the start under the example's 'characters:'"
+                    + (", or joins with a step {join: NAME}" if among is made else "")
+                )
+            yield why, span, hint
 
     def _example_name(self, at: PathKey, key: Any, what: str, known: Collection[str] | None) -> None:
         """RC702 at the key `at` unless `key` is a name (YAML reads `1:`, `1.5:`, `true:`, `null:`
