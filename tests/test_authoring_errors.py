@@ -1001,6 +1001,16 @@ def test_a_name_with_a_letter_outside_ascii_names_that_letter() -> None:
     assert d.hint is not None and "'ö' is not an ASCII character" in d.hint and "ASCII letter" in d.hint
 
 
+@pytest.mark.parametrize("written", ["tötal", "ötal", "βeta"])
+def test_a_name_with_a_letter_outside_ascii_in_an_expression_names_that_letter(written: str) -> None:
+    """The same hint as a declared name's (RC104), where the expression reads the name."""
+    text = edit("when: d == 2", f"when: {written} == 2")
+    d = one(text)
+    odd = next(c for c in written if not c.isascii())
+    assert (d.code, d.span.col) == ("RC201", at(text, written, odd)[1])
+    assert d.hint is not None and f"'{odd}' is not an ASCII character" in d.hint and "ASCII letter" in d.hint
+
+
 @pytest.mark.parametrize(
     ("tail", "bracket", "what"),
     [

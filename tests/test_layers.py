@@ -23,7 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("syntax.cachedir",),
     ("compiled",),
     ("frozen",),
-    ("errors", "syntax.positions", "graph"),
+    ("errors", "syntax.positions", "syntax.names", "graph"),
     ("syntax", "expr"),
     ("model",),
     ("runtime",),

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import MAX_DIGITS, Diagnostic, ExprSyntaxError, LimitError, limit_advice
 from ..syntax import cachedir
+from ..syntax.names import name_rule
 from ..syntax.positions import ExprOrigin, SourceFile, Span
 from . import ast
 
@@ -492,5 +493,8 @@ def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSy
         hint = f"'{written}' is written '{_WORDS[written]}'"
     elif here[:1] in _TYPESET:
         hint = f"write '{_TYPESET[here[0]]}' for '{here[0]}' (a typeset character, as pasted from a document)"
+    elif isinstance(exc, UnexpectedCharacters) and here[:1].isalpha() and not here[:1].isascii():
+        # a letter to its author (`tötal`), refused as a let-name's is: the one rule, in its words
+        hint = name_rule(here[:1])
     span = origin.span(line, col, line, col + 1)
     return ExprSyntaxError([Diagnostic("RC201", f"expression syntax error: {found}", span, hint)])

@@ -1,6 +1,7 @@
 """The rule of a name (a check, an input, a parameter, an item, a role, a die): the schema's
 pattern for names, and its words, kept apart from `schema.py` and its jsonschema so that the
-compiler can hold an example's names to it without importing them."""
+compiler can hold an example's names to it without importing them, and the expression parser
+can say it of a name in an expression (it sits below `syntax` and `expr`, tests/test_layers.py)."""
 
 from __future__ import annotations
 
