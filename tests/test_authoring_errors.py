@@ -1029,3 +1029,78 @@ def test_a_bracket_left_open_at_the_end_of_the_file_is_told_at_the_bracket(
     assert (d.code, d.span.line, d.span.col) == ("RC002", *at(text, line, bracket)), d.render()
     assert f"the {what} opened with '{bracket}' here is not closed" in d.message
     assert d.hint is not None and f"close the {what} with" in d.hint
+
+
+TWINS = """\
+rulecraft: 1
+name: g
+scales:
+  result: [miss, hit]
+  stance: [low, high]
+tables:
+  verdict:
+    params: {n: int}
+    returns: result
+    value: "'hit' if n > 3 else 'miss'"
+  pick:
+    params: {s: stance}
+    returns: int
+    cases: {low: 0, high: 1}
+  lean:
+    params: {n: int}
+    returns: stance
+    value: "'high' if n > 3 else 'low'"
+checks:
+  b:
+    inputs:
+      s: {type: choice, choices: [high, low], default: low}
+    roll: {d: {die: 6}}
+    outcomes: result
+    outcome: verdict(d)
+    outputs:
+      bonus: pick(s)
+"""
+
+
+@pytest.mark.parametrize(
+    ("edit_from", "edit_to", "hint"),
+    [
+        (
+            "      bonus: pick(s)",
+            "      bonus: pick(s)",
+            "input 's' of check 'b' lists the members of scale 'stance' as its choices, which makes a "
+            "scale of its own ('b.s'): write choices: stance",
+        ),
+        (
+            "      bonus: pick(s)",
+            "      same: lean(d) == s",
+            "input 's' of check 'b' lists the members of scale 'stance' as its choices, which makes a "
+            "scale of its own ('b.s'): write choices: stance",
+        ),
+        (
+            "    outcomes: result",
+            "    outcomes: [miss, hit]",
+            "check 'b' lists the members of scale 'result' as its outcomes, which makes a scale of its "
+            "own ('b'): write outcomes: result",
+        ),
+    ],
+    ids=["a table's argument", "a comparison", "an outcome"],
+)
+def test_a_list_with_just_a_scales_members_is_told_to_name_the_scale(
+    edit_from: str, edit_to: str, hint: str
+) -> None:
+    """A check's own list of choices or outcomes is a scale of its own (RC304 where the scale
+    is wanted); when it holds just a scale's members, the hint says to name that scale."""
+    text = TWINS.replace(edit_from, edit_to)
+    if "outcomes: [" in text:
+        text = text.replace("choices: [high, low]", "choices: stance")
+    with pytest.raises(RulecraftError) as info:
+        engine.load_source(SourceFile("g.yaml", text))
+    found = [(d.code, d.hint) for d in info.value.diagnostics]
+    assert ("RC304", hint) in found, found
+
+
+def test_a_list_of_other_members_than_the_scales_gets_no_such_hint() -> None:
+    text = TWINS.replace("choices: [high, low]", "choices: [high, mid, low]")
+    d = one(text)
+    assert d.code == "RC304" and d.hint is None

@@ -62,26 +62,30 @@ class OutputScope(dict[str, T.Type]):
         self.below = frozenset(below)
 
 
-def _mismatch(want: T.Type, t: T.Type, node: ast.Node) -> Problem:
-    """RC304 for a value of type `t` where `want` is needed, with the usual way from one to the
-    other when there is one."""
+def _mismatch(want: T.Type, t: T.Type, node: ast.Node, hint: str | None = None) -> Problem:
+    """RC304 for a value of type `t` where `want` is needed, with `hint`, a better one the
+    caller knows, or else the usual way from one to the other when there is one."""
+    said = f"expected {want} here, but this is {t}"
+    return problem("RC304", said, node.span, hint if hint is not None else _usual_way(want, t, node))
+
+
+def _usual_way(want: T.Type, t: T.Type, node: ast.Node) -> str | None:
     text = to_text(node)
     shown = text if len(text) <= 30 else "(…)"
-    hint: str | None = None
     if want.kind == "bool" and t.kind == "num":
-        hint = f"a condition is true or false: compare the number, e.g. {shown} > 0"
-    elif want.kind == "bool" and t.kind == "sym" and t.scale:
-        hint = f"compare the value with one of its scale's: {shown} == 'NAME'"
-    elif want.kind == "num" and t.kind == "sym":
-        hint = (
+        return f"a condition is true or false: compare the number, e.g. {shown} > 0"
+    if want.kind == "bool" and t.kind == "sym" and t.scale:
+        return f"compare the value with one of its scale's: {shown} == 'NAME'"
+    if want.kind == "num" and t.kind == "sym":
+        return (
             "a scale's values are names, not numbers: compare them (== 'NAME'), or give each one a "
             "number with a table"
         )
-    elif want.kind == "num" and t.kind == "bool":
-        hint = f"true/false is no number: write 1 if {shown} else 0"
-    elif want.kind == "num" and t.kind in ("multi", "list"):
-        hint = "a pool or list holds several values: count(), sum(), highest() or lowest() read one number"
-    return problem("RC304", f"expected {want} here, but this is {t}", node.span, hint)
+    if want.kind == "num" and t.kind == "bool":
+        return f"true/false is no number: write 1 if {shown} else 0"
+    if want.kind == "num" and t.kind in ("multi", "list"):
+        return "a pool or list holds several values: count(), sum(), highest() or lowest() read one number"
+    return None
 
 
 def _later(scope: Mapping[str, T.Type]) -> frozenset[str]:
@@ -182,7 +186,7 @@ class Expressions:
         """Type-check `node` and compile it to a function of the environment."""
         t, src = self._lower(node, scope, expect)
         if expect is not None and not expect.accepts(t):
-            raise _mismatch(expect, t, node)
+            raise _mismatch(expect, t, node, self._twin_scales(expect, t))
         src = self._wanted(src, t, expect, node)
         return Expr(node, t, self.unit.emit.expression(src, node.span), to_text(node))
 
@@ -354,7 +358,7 @@ class Expressions:
         is known only then: `_wanted`)."""
         t, src = self._lower(node, scope, want)
         if not want.accepts(t):
-            raise _mismatch(want, t, node)
+            raise _mismatch(want, t, node, self._twin_scales(want, t))
         return t, self._wanted(src, t, want, node)
 
     def _compare(
@@ -391,7 +395,7 @@ class Expressions:
                 "a pool or list holds several values: compare one number read from it, such as "
                 "count(), sum(), highest() or lowest()"
                 if kinds & {"multi", "list"} and kinds & {"num", "sym"}
-                else None
+                else self._twin_scales(left_t, right_t)
             )
             raise problem("RC304", refused, node.span, hint)
         sa, sb = (s1, s2) if first is a else (s2, s1)
@@ -407,6 +411,27 @@ class Expressions:
                         left, right = (f"({other} * {k})", num) if not flip else (num, f"({other} * {k})")
                         return T.BOOL, f"({left} {op} {right})"
         return T.BOOL, f"({sa} {op} {sb})"
+
+    def _twin_scales(self, a: T.Type, b: T.Type) -> str | None:
+        """The hint when one of two scales that do not meet is a check's own list (a choice
+        input's `choices: [desperate, risky, controlled]`, the scale 'test.stance', or its
+        `outcomes:`) holding just the other's members: a list makes a scale of its own, which
+        naming the scale would not."""
+        if a.kind != "sym" or b.kind != "sym" or not a.scale or not b.scale or a.scale == b.scale:
+            return None
+        scales, owner = self.unit.scales, self.unit.owner
+        for own, named in ((a.scale, b.scale), (b.scale, a.scale)):
+            if own not in owner or named in owner or own not in scales or named not in scales:
+                continue
+            if set(scales[own].names) == set(scales[named].names):
+                check, _, name = own.partition(".")
+                lists = f"input '{name}' of check '{check}'" if name else f"check '{check}'"
+                key = "choices" if name else "outcomes"
+                return (
+                    f"{lists} lists the members of scale '{named}' as its {key}, which makes a scale "
+                    f"of its own ('{own}'): write {key}: {named}"
+                )
+        return None
 
     def _checked_compare(self, op: str, sa: str, sb: str, ta: T.Type, tb: T.Type, node: ast.Node) -> str:
         """A comparison or `in` with a side whose type is known only when it runs: the rules
@@ -529,7 +554,10 @@ class Expressions:
                 t, src = self._lower(arg, scope, ptype if ptype.kind != "any" else None)
                 if not ptype.accepts(t):
                     raise problem(
-                        "RC304", f"parameter '{pname}' of {name}() is {ptype}, but this is {t}", arg.span
+                        "RC304",
+                        f"parameter '{pname}' of {name}() is {ptype}, but this is {t}",
+                        arg.span,
+                        self._twin_scales(ptype, t),
                     )
                 srcs.append(self._wanted(src, t, ptype, arg))
                 types.append(t)
@@ -770,7 +798,7 @@ class Expressions:
         """Python source for `node`, for generated code that inlines it instead of calling an `Expr`."""
         t, src = self._lower(node, scope, expect)
         if expect is not None and not expect.accepts(t):
-            raise _mismatch(expect, t, node)
+            raise _mismatch(expect, t, node, self._twin_scales(expect, t))
         return self._wanted(src, t, expect, node)
 
     def assign(
