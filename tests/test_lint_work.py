@@ -823,3 +823,33 @@ def test_a_fold_of_dice_not_alike_is_estimated_within_four_times_its_charge(item
         text = _check(LISTED, "6", "face + item", outcome, pool="xs")
         estimate, charged = _estimate_and_charge(text, {"xs": items})
         assert charged / 4 <= estimate <= 4 * charged, (outcome, estimate, charged)
+
+
+GROWING = """\
+rulecraft: 1
+name: growing
+checks:
+  blast:
+    inputs:
+      size: {type: int, min: 1, max: 4, default: 2}
+    roll:
+      dice: {pool: size, die: 10}
+      extra: {die: 6}
+    outcomes: [fail, pass]
+    outcome: "'pass' if count(dice, 8..10) + extra >= 4 else 'fail'"
+"""
+
+
+def test_the_hint_offers_a_budget_for_every_combination_left_out_for_its_cost(tmp_path: Path, cli):
+    """The least budget for the combination shown (size = 3) let it in, and the check was then
+    cut at size = 4 (hunt4 F12 e): the hint offers the budget that lets every one in too."""
+    f = tmp_path / "growing.yaml"
+    f.write_text(GROWING, encoding="utf-8")
+    small = cli("validate", "--lint-work", "10000", str(f))
+    assert "2 of 4 input combinations were left out, e.g. size = 3" in small.err, small.err
+    assert (
+        "--lint-work N`, at least 14,880 for the combination shown and 21,600 for every combination "
+        "left out for its cost (LintBudget"
+    ) in small.err, small.err
+    assert "size = 4" in cli("validate", "--lint-work", "14880", str(f)).err
+    assert cli("validate", "--strict", "--lint-work", "21600", str(f)).err == ""

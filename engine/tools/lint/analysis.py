@@ -220,13 +220,17 @@ class Analysis:
 
     def _admits(self, run: CheckRun, combo: dict[str, Any], units: float, states: float) -> bool:
         """Whether one combination estimated at `units` and `states` is run; if not, it is left
-        out, with the least budget that would let it in when it is the first."""
+        out, with the least budget that would let it in (`needed` when it is the first, and
+        `needed_all` for every one left out for its cost)."""
         reason = self._over_budget(units, states, run.work)
         if not reason:
             return True
-        if not run.skipped and self.budget.combination_work is None:
+        if self.budget.combination_work is None:
             if states <= self.limits.max_states and units > self.budget.per_combination:
-                run.needed = math.ceil(units) * COMBINATION_SHARE
+                needed = math.ceil(units) * COMBINATION_SHARE
+                if not run.skipped:
+                    run.needed = needed
+                run.needed_all = max(run.needed_all or 0, needed)
         _leave_out(run, combo, reason)
         run.over_states |= states > self.limits.max_states
         return False

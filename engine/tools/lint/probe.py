@@ -300,6 +300,10 @@ class CheckRun:
     """The least `LintBudget.max_work` whose share for one combination the first combination
     left out for its cost would fit in (None: none was left out so, or that share was set
     apart from `max_work`): what RC809's hint offers."""
+    needed_all: int | None = None
+    """The least `LintBudget.max_work` whose share for one combination every combination left out
+    for its cost would fit in (as `needed`, over all of them): a budget raised to `needed` may
+    still leave another out for its cost, so RC809's hint offers this too when it is more."""
     produced_followed: set[str] = field(default_factory=set)
     """Outcomes some roll gave whose rerolls were followed (not taken as first rolled)."""
     unfollowed: Stop | None = None

@@ -83,12 +83,15 @@ def note(
     limit: str = "",
     given: int | None = None,
     needed: int | None = None,
+    needed_all: int | None = None,
     none_run: bool = False,
 ) -> Diagnostic:
     """RC809: what the linter could not do (`limit`: the example was left out for that bound of
     `Limits`, `max_pool`, `max_work`, ...; else `over_states`: some of it for Limits.max_states,
     as estimated; its own budget raises neither). `given` is the budget it had, `needed` the
-    least that lets in the example left out, `none_run` that nothing of the check ran: said, so
+    least that lets in the example left out, `needed_all` the least that lets in every
+    combination left out for its cost (said when it is more: raised to `needed`, the check
+    would be cut again at another combination's cost), `none_run` that nothing of the check ran: said, so
     that a budget of 1 unit reads as the cause and no finding is taken for a clean bill."""
     had = (
         f"; its budget here was {given:,} unit{'' if given == 1 else 's'} (the default is {DEFAULT_WORK:,})"
@@ -96,6 +99,13 @@ def note(
         else ""
     )
     more = f", at least {needed:,} for the combination shown" if needed is not None else ""
+    if needed_all is not None and needed_all > (needed or 0):
+        every = "every combination left out for its cost"
+        more += (
+            f" and {needed_all:,} for {every}"
+            if needed is not None
+            else f", at least {needed_all:,} for {every}"
+        )
     covered = (
         "No roll of this check was enumerated, so no gap, failure or rule that never fires can be "
         "reported for it"
@@ -238,6 +248,7 @@ class Report:
                     limit=run.limit,
                     given=self.work,
                     needed=run.needed,
+                    needed_all=run.needed_all,
                     none_run=none_run and not probe.gaps and not probe.failures,
                 )
             )
