@@ -593,6 +593,36 @@ checks:
     assert not [x for x in diags if x.code == "RC809"]
 
 
+EVERY = """
+rulecraft: 1
+name: every
+checks:
+  act:
+    inputs:
+      skill: {type: int, min: 1, max: 3, default: 2}
+      extra: {type: int, min: 0, max: 2, default: 0}
+    roll:
+      d: {die: "skill - 5"}
+    outcomes: [low, high]
+    outcome: "'high' if d >= 4 else 'low'"
+"""
+
+
+def test_a_failure_at_every_allowed_input_says_so():
+    """`{die: "skill - 5"}` fails whatever skill is: RC808 said 'for an allowed input: skill =
+    1', as if another would do (hunt4 F12 h). `extra` is not read by the roll, so the linter
+    runs one combination per skill and counts the others with it."""
+    d = only(codes(EVERY), "RC808")
+    assert d.message.startswith("check 'act' fails for every allowed input, e.g. "), d.message
+    assert "die 'd' has faces skill - 5 = " in d.message and d.message.endswith("(RC409)")
+
+
+def test_a_failure_at_some_allowed_inputs_names_one():
+    d = only(codes(EVERY.replace("max: 3, default: 2}", "max: 6, default: 2}")), "RC808")
+    assert d.message.startswith("check 'act' fails for an allowed input: "), d.message
+    assert "for every" not in d.message
+
+
 def test_a_pool_over_the_embedder_s_max_pool_stays_rc809():
     """`Limits.max_pool` is a bound the embedder sets and `--limit max_pool=N` raises: a
     combination over it is left out (RC809), not a failure of the ruleset."""

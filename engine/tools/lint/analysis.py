@@ -118,7 +118,7 @@ class Analysis:
         combos, exhaustive = grid(check, self.bodies, self.rs.document, self.budget.max_combinations)
         run = CheckRun(check, public, probe, len(combos), exhaustive)
         roll_names = _roll_names(check)
-        seen: set[tuple[Any, ...]] = set()
+        seen: dict[tuple[Any, ...], int] = {}  # the index of the first combination that rolls so
         # The cost model puts a reroll chain far above the work it does (3 d6 that may reroll
         # once: 94,000 units for three policies, 2,500 done), so what it calls too dear to
         # follow is still tried, counted as it runs: all of a check's tries together within the
@@ -165,8 +165,9 @@ class Analysis:
             except TypeError:  # pragma: no cover - inputs and values are hashable
                 key = (("#", index),)
             if key in seen:
+                probe.same_as(seen[key])
                 continue
-            seen.add(key)
+            seen[key] = index
             target, runs = probed, policies
             try:
                 units, states = cost(check, env, check.sequential, self.ctx)

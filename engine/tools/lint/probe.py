@@ -71,6 +71,9 @@ class Example:
     combos: int = 1
     last: int = -1
     before: bool = False
+    at: set[int] = field(default_factory=set)
+    """For a failure: the input combinations (their index in the grid) where it happened, so
+    RC808 can say it happens for every allowed input, rather than name one."""
 
 
 class TableCalls:
@@ -246,8 +249,17 @@ class Probe:
                 self.first_rolled,
                 diagnostic=d,
                 before=before,
+                at=known.at if known is not None else set(),
             )
+        self.failures[where_f].at.add(self.index)
         return (FAIL, -2, *self.blank)
+
+    def same_as(self, index: int) -> None:
+        """The combination being run rolls as the one at `index` did (it was not run again):
+        it fails where that one failed."""
+        for ex in self.failures.values():
+            if index in ex.at:
+                ex.at.add(self.index)
 
 
 @dataclass(frozen=True)

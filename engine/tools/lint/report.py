@@ -216,14 +216,20 @@ class Report:
         for ex in probe.failures.values():
             d = ex.diagnostic
             assert d is not None
+            # every combination allowed was run (more than one: a check with no inputs has one),
+            # and each failed here: no min or max avoids it
+            every = run.exhaustive and not run.skipped and run.tried > 1 and len(ex.at) == run.tried
             found.append(
                 _unsure(
                     d.retold(
                         "RC808",
-                        f"check '{check.name}' fails for an allowed input: "
-                        f"{situation(check, ex)}: {d.message} ({d.code})",
+                        f"check '{check.name}' fails for "
+                        + ("every allowed input, e.g. " if every else "an allowed input: ")
+                        + f"{situation(check, ex)}: {d.message} ({d.code})",
                         d.span if d.span is not None and d.span.line else public.span,
-                        "guard the expression (for example with 'if ... else'), "
+                        "it fails whatever the inputs: correct the expression"
+                        if every
+                        else "guard the expression (for example with 'if ... else'), "
                         "or narrow the inputs with min and max",
                     ),
                     ex,
