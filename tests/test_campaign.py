@@ -936,6 +936,50 @@ def test_the_token_pool_after_one_roll_exactly() -> None:
     assert campaign.log()[-1].kind == "new"  # asking writes nothing
 
 
+SOME_ROLLS_REFUSE = """\
+rulecraft: 1
+name: purse
+checks:
+  haggle:
+    roll: {d: {die: 6}}
+    outcomes: [low, fair, high]
+    outcome: "'low' if d <= 2 else 'fair' if d <= 5 else 'high'"
+state:
+  shared:
+    coins: {counter: 0, min: 0}
+actions:
+  bargain:
+    roll: {check: haggle}
+    effects:
+      - {remove: {coins: 1}, when: "outcome != 'fair'"}
+  squander:
+    roll: {check: haggle}
+    effects:
+      - {remove: {coins: 1}}
+"""
+
+
+def test_an_action_some_rolls_refuse_has_no_distribution_and_says_which_rolls() -> None:
+    """The state after an action that some of its rolls refuse (`RC906`: a bound broken) has no
+    distribution: `Campaign.distribution` is the effect's error, as `act` gives it for a roll
+    that breaks the bound, but saying which rolls do and how likely they are; told as `act`
+    tells it, "there are only 0" read as if every roll broke it (hunt 5). An action every roll
+    refuses is told as `act` tells it."""
+    campaign = engine.new_campaign("c", SOME_ROLLS_REFUSE, store=MemoryStore())
+    with pytest.raises(engine.CampaignError) as caught:
+        campaign.distribution("bargain")
+    (d,) = caught.value.diagnostics
+    assert d.code == "RC906" and d.span is not None and d.span.line == 15
+    assert d.message.endswith(
+        ", for the rolls whose outcome is 'low', 'high' (a chance of 1/2), which refuse the whole action"
+    )
+    with pytest.raises(engine.CampaignError) as caught:
+        campaign.distribution("squander")
+    (every,) = caught.value.diagnostics
+    assert every.code == "RC906" and "for the rolls" not in every.message
+    assert campaign.log()[-1].kind == "new"
+
+
 def test_campaign_prob_prints_the_distribution(cli: Any, tmp_path: Path) -> None:
     db = str(tmp_path / "c.db")
     assert cli("campaign", "--db", db, "new", "c", "chill", "-p", "players=4").code == 0

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
+from ..errors import CampaignError
 from ..eval.dist import Dist
 from ..eval.exact import distribution
+from ..frozen import replace
 from ..model.ruleset import Check
 from ..model.state import Action, StateModel, Tally
+from ..model.values import to_json
 from ..runtime.context import RunContext, with_work
 from ..runtime.state import APPLY_PASSES, State, apply, roll_of, seen_roll, width_work
 from ..runtime.work import meter, working
@@ -77,12 +81,38 @@ def _after(
     # a rolled one, every value worked out after the roll (`Check.layout`), pools too
     auto = dist.names != check.layout
     out: dict[str, int] = {}
+    refused: CampaignError | None = None
+    refusing: dict[str, int] = {}  # the weight of the points refused, by their outcome
     for key, weight in dist.joint.weights.items():
         rolled = seen_roll(check, {**fixed, **dict(zip(dist.names, key[2:]))}, key[0], auto)
-        new, _ = apply(rules, action, state, character, inputs, rolled, others, memo)
+        try:
+            new, _ = apply(rules, action, state, character, inputs, rolled, others, memo)
+        except CampaignError as exc:
+            refused = refused or exc
+            shown = str(to_json(key[0]))
+            refusing[shown] = refusing.get(shown, 0) + weight
+            continue
         k = _key(new)
         out[k] = out.get(k, 0) + weight
+    if refused is not None:
+        raise _refused_by_some(refused, refusing, dist.joint.total) if out else refused
     return Dist(out, dist.joint.total)
+
+
+def _refused_by_some(refused: CampaignError, refusing: Mapping[str, int], total: int) -> CampaignError:
+    """The first refusal of the action's effects (`RC906`, a bound broken) at some points of its
+    roll and not at others, saying which rolls refuse it and how likely they are: told alone, as
+    `act` tells it of the one roll it made, "there are only 0" read as if every roll broke it
+    (hunt 5). The whole action is refused for those rolls, so the state after it has no
+    distribution; the error stays the effect's, at its place."""
+    first, *rest = refused.diagnostics
+    outcomes = ", ".join(f"'{o}'" for o in refusing)
+    chance = Fraction(sum(refusing.values()), total)
+    said = (
+        f"{first.message}, for the rolls whose outcome is {outcomes} (a chance of {chance}), which "
+        "refuse the whole action"
+    )
+    return CampaignError([replace(first, message=said), *rest], missing=refused.missing, unfit=refused.unfit)
 
 
 def _key(state: State) -> str:
