@@ -225,16 +225,23 @@ checks:
 """
     path = tmp_path / "pbta.yaml"
     path.write_text(text, encoding="utf-8")
-    # the input over its maximum is refused when the ruleset loads (RC702), at the same place
+    # the input over its maximum, and the pool's face 7, are refused when the ruleset loads
+    # (RC702), at the input and at the face
     with pytest.raises(engine.CompileError) as caught:
         engine.load(path)
     assert [(d.code, d.span.line, d.span.col) for d in caught.value.diagnostics if d.span] == [
-        ("RC702", 13, 24)
+        ("RC702", 13, 24),
+        ("RC702", 17, 26),
     ]
-    path.write_text(text.replace("inputs: {stat: 7}", "inputs: {stat: 4}"), encoding="utf-8")
+    # faces that read a roll are known only when it is rolled: the run reports it at the value
+    ran = text.replace("inputs: {stat: 7}", "inputs: {stat: 4}")
+    pool = '      top: {die: 6}\n      dice: {pool: 2, die: "1..top"}'
+    ran = ran.replace("      dice: {pool: 2, die: 6}", pool)
+    ran = ran.replace("dice: {dice: [5, 3]}", "dice: {top: 6, dice: [5, 3]}")
+    path.write_text(ran.replace("dice: {dice: [1, 7]}", "dice: {dice: [1, 7], top: 6}"), encoding="utf-8")
     failed = [d for o in run_examples(engine.load(path)) for d in o.problems]
     assert [(d.code, d.span.line, d.span.col) for d in failed if d.span] == [
-        ("RC701", 17, 22),
+        ("RC701", 18, 22),
     ], [d.message for d in failed]
 
 
@@ -1163,28 +1170,28 @@ actions:
         (
             "params: {wicks: 1}",
             "params: {}",
-            "state example 'burn' could not start: it needs the parameter 'wicks'",
+            "example gives no value for the campaign parameter 'wicks', which has no default",
             "add wicks: VALUE to this example's params:",
-            "    - name: burn",
+            "      params: {}",
         ),
         (
             "{ana: {brave: true}}",
             "{ana: {}}",
-            "state example 'burn' could not start: character 'ana' needs the parameter 'brave'",
+            "example gives character 'ana' no value for the parameter 'brave', which has no default",
             "give the character brave: VALUE in this example's characters:",
-            "    - name: burn",
+            "      characters: {ana: {}}",
         ),
         (
             "{act: burn, inputs: {much: 1}}",
             "{act: burn}",
-            "state example 'burn': step 1 failed: action 'burn' needs the input 'much'",
+            "step 1 gives no value for the input 'much' of action 'burn', which has no default",
             "add much: VALUE to step 1's inputs:",
             "        - {act: burn}",
         ),
         (
             "{join: bo, params: {brave: true}}",
             "{join: bo}",
-            "state example 'burn': step 2 failed: character 'bo' needs the parameter 'brave'",
+            "step 2 gives character 'bo' no value for the parameter 'brave', which has no default",
             "give the character brave: VALUE in step 2's params:",
             "        - {join: bo}",
         ),
@@ -1194,15 +1201,125 @@ def test_an_example_missing_an_input_is_told_what_to_add_to_it(
     old: str, new: str, message: str, hint: str, at: str
 ) -> None:
     """The hints had named command-line flags (`--input skill=VALUE`, `--param`), the message an
-    internal campaign 'example', and a missing input was "step 1 was refused"."""
+    internal campaign 'example', and a missing input was "step 1 was refused". Such an example
+    is now refused when the ruleset loads (RC702), with the same hint (hunt 4, F11)."""
     assert all(r.passed for r in run_examples(engine.load(NEEDS)))
     text = NEEDS.replace(old, new)
-    problems = [d for r in run_examples(engine.load(text)) for d in r.problems]
-    [d] = problems
-    assert d.code == "RC701" and d.message.startswith(message), d.message
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(text)
+    [d] = caught.value.diagnostics
+    assert d.code == "RC702" and d.message == message, d.message
     assert d.hint == hint
     line = next(i for i, t in enumerate(text.splitlines(), 1) if t.startswith(at))
     assert d.span is not None and d.span.line == line
+
+
+ROLLS = """\
+rulecraft: 1
+name: lamp
+checks:
+  flip:
+    roll: {d: {die: 2}}
+    outcomes: [tails, heads]
+    outcome: "'heads' if d == 2 else 'tails'"
+state:
+  campaign:
+    wicks: {type: int, min: 1, max: 3}
+  character:
+    brave: {type: bool}
+    mood: {type: choice, choices: [calm, angry], default: calm}
+  shared:
+    oil: {counter: 3, min: 0}
+  examples:
+    - name: burn
+      params: {wicks: 1}
+      characters: {ana: {brave: true}}
+      steps:
+        - {act: burn, inputs: {much: 1}, dice: {d: 2}}
+        - {join: bo, params: {brave: true, mood: calm}}
+      expect: {shared: {oil: 2}}
+actions:
+  burn:
+    inputs:
+      much: {type: int, min: 1, max: 3}
+      how: {type: choice, choices: [slowly, fast], default: slowly}
+    roll: {check: flip}
+    effects:
+      - {remove: {oil: much}}
+"""
+
+
+def test_every_bad_value_of_a_state_example_is_rc702_at_load() -> None:
+    """A state example's parameter or step input over its maximum, a misspelt choice, a bad join
+    parameter or a face its action's die lacks had passed `validate` and failed only at `test`
+    (hunt 4, F11); each is RC702 at its value, all in the one run (F8)."""
+    assert all(r.passed for r in run_examples(engine.load(ROLLS)))
+    text = (
+        ROLLS.replace("params: {wicks: 1}", "params: {wicks: 5}")
+        .replace("{ana: {brave: true}}", "{ana: {brave: maybe}}")
+        .replace("inputs: {much: 1}, dice: {d: 2}", "inputs: {much: 4, how: slowy}, dice: {d: 3}")
+        .replace("mood: calm}", "mood: clam}")
+    )
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(text)
+    lines = text.splitlines()
+    found = [(d.code, d.message, d.hint, written_at(lines, d)) for d in caught.value.diagnostics]
+    assert found == [
+        (
+            "RC702",
+            "in this example, parameter 'wicks' = 5 is above its maximum 3",
+            "'wicks' is a whole number from 1 to 3",
+            "5",
+        ),
+        (
+            "RC702",
+            "in this example, parameter 'brave' = 'maybe' is not true or false",
+            "'brave' is true or false",
+            "maybe",
+        ),
+        (
+            "RC702",
+            "in this example, input 'much' = 4 is above its maximum 3",
+            "'much' is a whole number from 1 to 3",
+            "4",
+        ),
+        (
+            "RC702",
+            "in this example, input 'how' = 'slowy' is not one of the choices",
+            "did you mean 'slowly'?",
+            "slowy",
+        ),
+        (
+            "RC702",
+            "in this example, d is forced 3, which is not a face of this die (1..2)",
+            "force d one of its faces, 1..2",
+            "3",
+        ),
+        (
+            "RC702",
+            "in this example, parameter 'mood' = 'clam' is not one of the choices",
+            "did you mean 'calm'?",
+            "clam",
+        ),
+    ]
+
+
+def test_the_last_step_of_an_example_that_expects_a_refusal_is_left_to_the_run() -> None:
+    """An input the action refuses may be what the example shows (`refused: RC403`): its last
+    step is not judged at load, and the run passes it."""
+    text = ROLLS.replace(
+        "        - {join: bo, params: {brave: true, mood: calm}}\n      expect: {shared: {oil: 2}}", ""
+    )
+    text = text.replace(
+        "inputs: {much: 1}, dice: {d: 2}}", "inputs: {much: 9}, dice: {d: 2}}\n      refused: RC403"
+    )
+    assert [r.passed for r in run_examples(engine.load(text))] == [True]
+
+
+def written_at(lines: list[str], d: engine.Diagnostic) -> str:
+    """The text a diagnostic's span covers on its line."""
+    assert d.span is not None
+    return lines[d.span.line - 1][d.span.col - 1 : d.span.end_col - 1]
 
 
 @pytest.mark.parametrize(
@@ -1244,6 +1361,101 @@ def test_an_example_input_no_run_could_take_is_rc702_at_load(
     assert (d.code, d.message, d.hint) == ("RC702", message, hint)
     line = next(t for t in text.splitlines() if f"inputs: {inputs}" in t)
     assert d.span is not None and d.span.col == line.index(col) + 1
+
+
+FORCED = """\
+rulecraft: 1
+name: cups
+bags:
+  cup: {chits: {red: 2, blue: 1}}
+checks:
+  t:
+    inputs:
+      size: {type: int, min: 2, max: 10}
+      bias: {type: int, min: 0, max: 1}
+      mood: {type: choice, choices: [calm, angry], default: calm}
+    roll:
+      p: {pool: 2, die: 6}
+      s: {die: "1..size"}
+      c: {draw: cup, count: 2}
+    outcomes: [lo, hi]
+    outcome: "'hi' if sum(p) + s + bias > 6 else 'lo'"
+    examples:
+      - {inputs: {size: 4, bias: 0}, dice: {p: [5, 2], s: 1, c: [red, blue]}, expect: {outcome: hi}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("dice", "message", "hint", "at"),
+    [
+        (
+            "{p: [5, 7], s: 1, c: [red, blue]}",
+            "in this example, p is forced 7, which is not a face of its dice (1..6)",
+            "force p faces its dice have, 1..6",
+            "7]",
+        ),
+        (
+            "{p: [5, 2], s: 5, c: [red, blue]}",
+            "in this example, s is forced 5, which is not a face of this die (1..4)",
+            "force s one of its faces, 1..4",
+            "5, c",
+        ),
+        (
+            "{p: [5, 2], s: 1, c: [red, bleu]}",
+            "in this example, c is forced 'bleu', which is not a chit of bag 'cup' (red, blue)",
+            "did you mean 'blue'?",
+            "bleu",
+        ),
+        (
+            "{p: [5, 2], s: 1, c: [blue, blue]}",
+            "in this example, c is forced blue 2 times, but bag 'cup' holds only 1",
+            "force at most 1 blue: chits drawn are not put back",
+            "[blue, blue]",
+        ),
+    ],
+)
+def test_a_forced_face_of_a_pool_a_draw_or_faces_of_the_inputs_is_rc702_at_load(
+    dice: str, message: str, hint: str, at: str
+) -> None:
+    """`validate` had passed a face 7 forced on a pool of d6, a chit its bag lacks (or more of
+    one than it holds), and a face a die whose faces are `1..size` lacks for the example's
+    `size`: each failed only at `test`. Each is RC702 at the face."""
+    text = FORCED.replace("{p: [5, 2], s: 1, c: [red, blue]}", dice)
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(text)
+    [d] = caught.value.diagnostics
+    assert (d.code, d.message, d.hint) == ("RC702", message, hint)
+    line = next(t for t in text.splitlines() if dice in t)
+    assert d.span is not None and d.span.col == line.index(at) + 1
+
+
+def test_every_bad_input_and_forced_face_of_an_example_is_reported_in_one_run() -> None:
+    """An example with several bad inputs had only the first reported (hunt 4, F8): each input
+    and each forced die is now checked apart, all in the one `validate`."""
+    text = FORCED.replace(
+        "{inputs: {size: 4, bias: 0}, dice: {p: [5, 2], s: 1, c: [red, blue]}",
+        "{inputs: {size: 12, bias: 3, mood: clam}, dice: {p: [0, 7], s: 1, c: [red, green]}",
+    )
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(text)
+    assert [d.message for d in caught.value.diagnostics] == [
+        "in this example, input 'size' = 12 is above its maximum 10",
+        "in this example, input 'bias' = 3 is above its maximum 1",
+        "in this example, input 'mood' = 'clam' is not one of the choices",
+        "in this example, p is forced 0, which is not a face of its dice (1..6)",
+        "in this example, c is forced 'green', which is not a chit of bag 'cup' (red, blue)",
+    ]
+
+
+def test_faces_that_read_a_roll_are_left_to_the_run() -> None:
+    """A die whose faces read an earlier die is known only when that die is rolled: the load
+    leaves its forced faces to `test`, which tells one it lacks (RC701)."""
+    text = FORCED.replace('s: {die: "1..size"}', 'p_top: {die: 3}\n      s: {die: "1..p_top"}')
+    text = text.replace("s: 1, c: [red, blue]}", "s: 5, p_top: 3, c: [red, blue]}")
+    ruleset = engine.load(text)
+    [outcome] = run_examples(ruleset)
+    [d] = outcome.problems
+    assert d.code == "RC701" and "forced s = 5 is not a face of this die (1..3)" in d.message
 
 
 @pytest.mark.parametrize("forced", ["{d: 3}", "{d: [3]}", "{d: 0}"])

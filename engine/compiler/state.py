@@ -35,7 +35,17 @@ from ..syntax.document import PathKey
 from ..syntax.names import is_name
 from ..syntax.positions import Span
 from .expected import expected_value
-from .problems import Apart, Reported, example_key, known_if_failing, once, problem, statement, written
+from .given import Missing, forced_dice, given_values
+from .problems import (
+    Apart,
+    Reported,
+    example_key,
+    known_if_failing,
+    once,
+    problem,
+    statement,
+    written,
+)
 
 if TYPE_CHECKING:
     from ..model.scene import Scene
@@ -136,7 +146,16 @@ class StateCompiler:
                 once(names, str(raw["name"]), self.span(at), "state example")
             with statement(self.unit.diags):
                 examples.append(
-                    self._example(("state", "examples", i), raw, periods, actions, shared, each, checks)
+                    self._example(
+                        ("state", "examples", i),
+                        raw,
+                        periods,
+                        actions,
+                        shared,
+                        each,
+                        checks,
+                        (campaign, character),
+                    )
                 )
         return StateModel(
             periods=periods,
@@ -496,9 +515,11 @@ class StateCompiler:
         shared: Mapping[str, Item],
         each: Mapping[str, Item],
         checks: Mapping[str, Check],
+        params: tuple[tuple[InputSpec, ...], tuple[InputSpec, ...]],
     ) -> StateExample:
         """A state example, with every action, period, item, parameter, input, role and die it
-        names checked now (RC702), and every key of a step that its kind does not take (RC102)."""
+        names checked now (RC702), and every key of a step that its kind does not take (RC102);
+        and every parameter, input and forced face it gives read as a run reads it (`_given`)."""
         parts = Apart(self.unit.diags)
         steps = raw.get("steps") or []
         for i, step in enumerate(steps):
@@ -512,6 +533,7 @@ class StateCompiler:
         for why, span, hint in self._example_characters(path, raw):
             with parts.part():
                 raise problem("RC702", why, span, hint)
+        self._given(path, raw, parts, actions, checks, *params)
         spans: dict[tuple[str, ...], Any] = {}
         start = raw.get("start") or {}
         expect = raw.get("expect") or {}
@@ -564,6 +586,88 @@ class StateCompiler:
             spans=spans,
             span=self.span(path),
         )
+
+    def _given(
+        self,
+        path: PathKey,
+        raw: dict[str, Any],
+        parts: Apart,
+        actions: Mapping[str, Action],
+        checks: Mapping[str, Check],
+        campaign: tuple[InputSpec, ...],
+        character: tuple[InputSpec, ...],
+    ) -> None:
+        """RC702 at each value a state example gives that a run would refuse, and for each one
+        with no default it leaves out (`given_values`, as a check example's inputs): the
+        campaign's `params`, each character's, a join step's `params`, an act step's `inputs`;
+        and at each face or chit an act step forces that its die or bag lacks (`forced_dice`).
+        The last step of an example that expects a refusal is left to the run, whose refusal
+        may be the point of it."""
+        given = raw.get("params")
+        at = path + ("params",) if given is not None else path
+        missing = Missing(
+            "example gives", "the campaign parameter", "add", "to this example's params:", self.span(at, True)
+        )
+        self._values(path + ("params",), given, campaign, "campaign", missing, parts)
+        for who, given in (raw.get("characters") or {}).items():
+            at = path + ("characters", who)
+            missing = Missing(
+                f"example gives character '{who}'",
+                "the parameter",
+                "give the character",
+                "in this example's characters:",
+                self.span(at, True),
+            )
+            self._values(at, given, character, "character", missing, parts)
+        steps = raw.get("steps") or []
+        for i, step in enumerate(steps[:-1] if raw.get("refused") is not None else steps):
+            at = path + ("steps", i)
+            kind = "join" if "join" in step else "act"
+            key = "params" if kind == "join" else "inputs"
+            span = self.span(at + ((key,) if step.get(key) is not None else (kind,)), True)
+            if kind == "join":
+                missing = Missing(
+                    f"step {i + 1} gives character '{step['join']}'",
+                    "the parameter",
+                    "give the character",
+                    f"in step {i + 1}'s params:",
+                    span,
+                )
+                self._values(at + (key,), step.get(key), character, "character", missing, parts)
+            elif step.get("act") in actions:
+                action = actions[step["act"]]
+                missing = Missing(
+                    f"step {i + 1} gives",
+                    "the input",
+                    "add",
+                    f"to step {i + 1}'s inputs:",
+                    span,
+                    f" of action '{action.name}'",
+                )
+                self._values(at + (key,), step.get(key), action.inputs, "", missing, parts)
+                rolled = checks.get(action.roll.check) if action.roll is not None else None
+                if rolled is not None and isinstance(step.get("dice"), dict):
+                    forced_dice(self.unit, parts, at + ("dice",), step["dice"], rolled.roll, None)
+
+    def _values(
+        self,
+        at: PathKey,
+        given: Any,
+        specs: tuple[InputSpec, ...],
+        of: str,
+        missing: Missing,
+        parts: Apart,
+    ) -> None:
+        """`given_values` of one mapping of a state example (written at `at`) against `specs`:
+        the campaign's or a character's parameters (`of`), else an action's inputs. No value is
+        said to be missing where the mapping names one not declared (told by `_example_names`:
+        one mistake, one message) or a declaration failed (its own error)."""
+        given = given if isinstance(given, dict) else {}
+        names = [spec.name for spec in specs]
+        declared = list(self.spec.get(of) or {}) if of else names
+        whole = set(given) <= set(names) and len(names) == len(declared)
+        noun = "parameter" if of else "input"
+        given_values(self.unit, parts, at, given, specs, missing if whole else None, noun)
 
     def _example_step(self, at: PathKey, step: dict[str, Any], periods: tuple[str, ...]) -> None:
         """RC702 unless a state example's step names an action and a period the ruleset has,

@@ -50,7 +50,7 @@ from ..model.ruleset import (
     chains_without_end,
     counts_redraws,
 )
-from ..model.values import Symbol, faces_text
+from ..model.values import Symbol
 from ..runtime.builtins import HISTORY, library
 from ..runtime.context import new_work
 from ..runtime.folds import FOLDS, SUMMED, keeps
@@ -66,6 +66,7 @@ from ..syntax.positions import Span
 from .codegen import CLOCK_CODE
 from .expected import expected_value
 from .expressions import BeforeTheRoll, Expressions, OutputScope
+from .given import Missing, forced_dice, given_values
 from .problems import Apart, Problem, example_key, known_if_failing, once, problem, statement
 from .programs import ProgramWriter, counted_randomizers
 from .randomizers import RandomizerCompiler
@@ -509,50 +510,27 @@ class Structure:
             span=self.unit.doc.span(path, key=True),
         )
 
-    def _example_inputs(self, here: PathKey, ex: dict[str, Any], inputs: list[InputSpec]) -> None:
+    def _example_inputs(
+        self, here: PathKey, ex: dict[str, Any], inputs: list[InputSpec], parts: Apart
+    ) -> dict[str, Any] | None:
         """RC702 unless every input an example gives is one its input takes, read as a run
-        reads it (`coerce`: RC403/RC404 there, over a maximum or no choice), and every input
-        with no default is given: else the example could only fail when `test` runs it."""
-        given = ex.get("inputs") or {}
-        for spec in inputs:
-            if spec.name in given:
-                try:
-                    coerce(spec, given[spec.name])
-                except InputError as exc:
-                    found = exc.diagnostics[0]
-                    raise problem(
-                        "RC702",
-                        f"in this example, {found.message}",
-                        self.unit.doc.span(here + ("inputs", spec.name)),
-                        found.hint,
-                    ) from None
-            elif spec.default is None:
-                raise problem(
-                    "RC702",
-                    f"example gives no value for the input '{spec.name}', which has no default",
-                    self.unit.doc.span(here, key=True)
-                    if "inputs" not in ex
-                    else self.unit.doc.span(here + ("inputs",), key=True),
-                    f"add {spec.name}: VALUE to this example's inputs:",
-                )
-
-    def _example_faces(self, here: PathKey, ex: dict[str, Any], roll: list[Randomizer]) -> None:
-        """RC702 where an example forces a die of constant faces (no pool, no faces worked out
-        from inputs) a whole number that is none of them: `d: 7` on a d6 could never roll."""
-        forced = ex.get("dice") or {}
-        for r in roll:
-            if not isinstance(r, Die) or r.faces_expr is not None or r.name not in forced:
-                continue
-            given = forced[r.name]
-            for face in given if isinstance(given, list) else [given]:
-                if type(face) is int and face not in r.faces:
-                    raise problem(
-                        "RC702",
-                        f"in this example, {r.name} is forced {face}, which is not a face of this die "
-                        f"({faces_text(r.faces)})",
-                        self.unit.doc.span(here + ("dice", r.name)),
-                        f"force {r.name} one of its faces, {faces_text(r.faces)}",
-                    )
+        reads it, and every input with no default is given (`given_values`): else the example
+        could only fail when `test` runs it. The inputs bound, when all are good."""
+        at = here + ("inputs",) if "inputs" in ex else here
+        return given_values(
+            self.unit,
+            parts,
+            here + ("inputs",),
+            ex.get("inputs") or {},
+            inputs,
+            Missing(
+                "example gives",
+                "the input",
+                "add",
+                "to this example's inputs:",
+                self.unit.doc.span(at, key=True),
+            ),
+        )
 
     def _examples(
         self,
@@ -606,10 +584,8 @@ class Structure:
                             did_you_mean(str(name), known),
                         )
         if not parts.failed:  # every input and die named rightly: each read as a run reads it
-            with parts.part():
-                self._example_inputs(here, ex, inputs)
-            with parts.part():
-                self._example_faces(here, ex, roll)
+            bound = self._example_inputs(here, ex, inputs, parts)
+            forced_dice(self.unit, parts, here + ("dice",), ex.get("dice") or {}, roll, bound)
         expects: list[Expectation] = []
         want = ex["expect"]
         if "outcome" in want:

@@ -1,0 +1,155 @@
+"""What a worked example gives, checked when the ruleset loads: its inputs and parameters read
+as a run reads them (`coerce`, the RC403/RC404 reading), and the faces and chits it forces against
+the dice and bags they are forced on. Anything here that is wrong would make the example fail
+only when `rulecraft test` runs it, so it is RC702 at the value, one message per value."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from ..errors import InputError, RulecraftError, did_you_mean, shown
+from ..model.ruleset import Die, Draw, InputSpec, Pool, Randomizer, reads
+from ..model.values import faces_text
+from ..runtime.inputs import coerce, listed, whole
+from ..runtime.rules import concrete
+from ..syntax.document import PathKey
+from ..syntax.positions import Span
+from .problems import Apart, Problem, problem
+from .unit import Unit
+
+
+class Missing(NamedTuple):
+    """How a value an example leaves out is told, at `span`: "{gives} no value for {what}
+    'NAME'{of}, which has no default", with the hint "{add} NAME: VALUE {to}"."""
+
+    gives: str
+    what: str
+    add: str
+    to: str
+    span: Span
+    of: str = ""
+
+    def problem(self, name: str) -> Problem:
+        return problem(
+            "RC702",
+            f"{self.gives} no value for {self.what} '{name}'{self.of}, which has no default",
+            self.span,
+            f"{self.add} {name}: VALUE {self.to}",
+        )
+
+
+def given_values(
+    unit: Unit,
+    parts: Apart,
+    at: PathKey,
+    given: Mapping[str, Any],
+    specs: Sequence[InputSpec],
+    missing: Missing | None,
+    noun: str = "input",
+) -> dict[str, Any] | None:
+    """RC702 at each value of `given` (written at `at`) that its declaration `specs` refuses, and
+    (`missing`: how to say so) for each declaration with no default left out. Each is
+    checked apart; the values bound, defaults too, when all are good."""
+    bound: dict[str, Any] = {}
+    for spec in specs:
+        with parts.part():
+            if spec.name in given:
+                bound[spec.name] = _value(unit, at + (spec.name,), spec, given[spec.name], noun)
+            elif spec.default is not None:
+                bound[spec.name] = spec.default
+            elif missing is not None:
+                raise missing.problem(spec.name)
+    return bound if len(bound) == len(specs) else None
+
+
+def _value(unit: Unit, at: PathKey, spec: InputSpec, value: Any, noun: str) -> Any:
+    """One value an example gives, read as a run reads it, or RC702 at it with the input's hint."""
+    try:
+        return coerce(spec, value, noun)
+    except InputError as exc:
+        found = exc.diagnostics[0]
+        raise problem("RC702", f"in this example, {found.message}", unit.doc.span(at), found.hint) from None
+
+
+def forced_dice(
+    unit: Unit,
+    parts: Apart,
+    at: PathKey,
+    forced: Mapping[str, Any],
+    roll: Sequence[Randomizer],
+    bound: Mapping[str, Any] | None,
+) -> None:
+    """RC702 where an example forces a die or a pool's dice a face they do not have (`d: 7` on a
+    d6 could never roll), or a draw a chit its bag does not hold, each die or draw apart (`forced`
+    is written at `at`). Faces worked out from the inputs are worked out for `bound`, the inputs
+    the roll has (None: not known now); faces that read a roll are known only when `test` rolls
+    them, and are left to it."""
+    for r in roll:
+        if r.name in forced:
+            with parts.part():
+                if isinstance(r, Draw):
+                    _chits(unit, at + (r.name,), r, forced[r.name])
+                else:
+                    _faces(unit, at + (r.name,), r, forced[r.name], bound)
+
+
+def _faces(unit: Unit, at: PathKey, r: Die | Pool, given: Any, bound: Mapping[str, Any] | None) -> None:
+    """RC702 unless every face forced on `r` is one of its faces, where they are known now, read
+    as the sampler reads a forced face (a whole number: `whole`)."""
+    faces = r.faces
+    if r.faces_expr is not None:
+        if bound is None or not reads(r.faces_expr.node) <= set(bound):
+            return  # faces that read a roll, or inputs not known: only a run knows them
+        try:
+            faces = concrete(r, bound).faces
+        except RulecraftError:
+            return  # no faces for these inputs: the run says so, at the die
+    die = not isinstance(r, Pool) or r.total
+    for where, face in _items(at, given):
+        if whole(face) not in faces:
+            raise problem(
+                "RC702",
+                f"in this example, {r.name} is forced {shown(face)}, which is not a face of "
+                f"{'this die' if die else 'its dice'} ({faces_text(faces)})",
+                unit.doc.span(where),
+                f"force {r.name} one of its faces, {faces_text(faces)}"
+                if die
+                else f"force {r.name} faces its dice have, {faces_text(faces)}",
+            )
+
+
+def _chits(unit: Unit, at: PathKey, r: Draw, given: Any) -> None:
+    """RC702 unless every chit forced on draw `r` is one its bag holds, and (with no redraw,
+    which puts the chits back) no more of one colour than the bag holds."""
+    held = {s.name: k for s, k in r.bag.contents()}
+    items = [(where, getattr(c, "name", c)) for where, c in _items(at, given)]
+    chits = [name for _, name in items]
+    for where, name in items:
+        if name not in held:
+            raise problem(
+                "RC702",
+                f"in this example, {r.name} is forced {shown(name)}, which is not a chit of "
+                f"bag '{r.bag.name}' ({', '.join(held)})",
+                unit.doc.span(where),
+                did_you_mean(str(name), held) or f"force {r.name} chits of its bag: {', '.join(held)}",
+            )
+    for name in dict.fromkeys(chits):
+        if r.redraw is None and chits.count(name) > held[name]:
+            raise problem(
+                "RC702",
+                f"in this example, {r.name} is forced {name} {chits.count(name)} times, but bag "
+                f"'{r.bag.name}' holds only {held[name]}",
+                unit.doc.span(at),
+                f"force at most {held[name]} {name}: chits drawn are not put back",
+            )
+
+
+def _items(at: PathKey, given: Any) -> list[tuple[PathKey, Any]]:
+    """Each face or chit an example forces on one die or draw, with the path it is written at:
+    the items of a list of several one by one (the sampler takes them in turn, `listed`), else
+    the value as written (a list of one: the list, which holds the face)."""
+    items = listed(given)
+    if items is None or len(items) == 1:
+        return [(at, item) for item in items or [given]]
+    return [(at + (i,), item) for i, item in enumerate(items)]
