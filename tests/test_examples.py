@@ -975,6 +975,27 @@ def test_a_character_a_state_example_never_makes_is_rc702_at_load() -> None:
     ], said
 
 
+def test_every_bad_key_of_one_state_step_is_reported_in_one_run() -> None:
+    """A step with a misspelt action (or period) and keys its kind does not take had only the
+    first told; each is told now, and `params` on an act step once, not also as unknown
+    parameters (hunt 4, F8)."""
+    text = NAMED.replace(
+        "        - {act: lift,",
+        "        - {begin: nite, inputs: {a: 1}, dice: {d: 1}}\n        - {act: lfit, params: {x: 1},",
+        1,
+    )
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text, name="n.yaml")
+    said = [d.message for d in caught.value.diagnostics]
+    assert said == [
+        "example names no period of this ruleset: 'nite'",
+        "unknown key 'inputs' in state.examples.0.steps.0: a begin step does not take it",
+        "unknown key 'dice' in state.examples.0.steps.0: a begin step does not take it",
+        "example names no action of this ruleset: 'lfit'",
+        "unknown key 'params' in state.examples.0.steps.1: an act step does not take it",
+    ], said
+
+
 def test_two_examples_or_notes_of_one_name_are_rc307_at_the_second() -> None:
     """A note's id and an example's name are what a report and a reader find it by: two of one
     are refused at the second (RC307), as a key written twice is; they had passed silently."""

@@ -524,8 +524,7 @@ class StateCompiler:
         steps = raw.get("steps") or []
         for i, step in enumerate(steps):
             at = path + ("steps", i)
-            with parts.part():
-                self._example_step(at, step, periods)
+            self._example_step(at, step, periods, parts)
         for at, given, what, known in self._example_names(path, raw, checks):
             for key in given if isinstance(given, dict) else ():
                 with parts.part():
@@ -669,34 +668,39 @@ class StateCompiler:
         noun = "parameter" if of else "input"
         given_values(self.unit, parts, at, given, specs, missing if whole else None, noun)
 
-    def _example_step(self, at: PathKey, step: dict[str, Any], periods: tuple[str, ...]) -> None:
+    def _example_step(
+        self, at: PathKey, step: dict[str, Any], periods: tuple[str, ...], parts: Apart
+    ) -> None:
         """RC702 unless a state example's step names an action and a period the ruleset has,
-        RC102 at a key its kind of step does not take."""
+        RC102 at each key its kind of step does not take: each told on its own (`parts`)."""
         if "act" in step and step["act"] not in self.action_spec:
-            raise problem(
-                "RC702",
-                f"example names no action of this ruleset: '{step['act']}'",
-                self.span(at + ("act",)),
-                did_you_mean(str(step["act"]), list(self.action_spec)),
-            )
+            with parts.part():
+                raise problem(
+                    "RC702",
+                    f"example names no action of this ruleset: '{step['act']}'",
+                    self.span(at + ("act",)),
+                    did_you_mean(str(step["act"]), list(self.action_spec)),
+                )
         if "begin" in step and step["begin"] not in periods:
-            raise problem(
-                "RC702",
-                f"example names no period of this ruleset: '{step['begin']}'",
-                self.span(at + ("begin",)),
-                did_you_mean(str(step["begin"]), periods),
-            )
+            with parts.part():
+                raise problem(
+                    "RC702",
+                    f"example names no period of this ruleset: '{step['begin']}'",
+                    self.span(at + ("begin",)),
+                    did_you_mean(str(step["begin"]), periods),
+                )
         kind = next(k for k in STEP_KEYS if k in step)  # the schema lets one kind through
         where = ".".join(map(str, self.unit.doc.first_path(at)))
         for key in step:
             if key not in STEP_KEYS[kind]:
-                raise problem(
-                    "RC102",
-                    f"unknown key '{key}' in {where}: {STEP_WORDS[kind]} does not take it",
-                    self.span(at + (key,), True),
-                    f"{STEP_WORDS[kind]} takes {', '.join(STEP_KEYS[kind])}"
-                    + ("; a character's parameters go with a join step" if key == "params" else ""),
-                )
+                with parts.part():
+                    raise problem(
+                        "RC102",
+                        f"unknown key '{key}' in {where}: {STEP_WORDS[kind]} does not take it",
+                        self.span(at + (key,), True),
+                        f"{STEP_WORDS[kind]} takes {', '.join(STEP_KEYS[kind])}"
+                        + ("; a character's parameters go with a join step" if key == "params" else ""),
+                    )
 
     def _example_value(self, at: PathKey, item: Item, value: Any, verb: str) -> None:
         """RC702 unless the value a state example's `start:` or `expect:` gives `item` is of its
@@ -752,7 +756,9 @@ class StateCompiler:
             yield path + ("characters", who), given, "character parameter", character
         for i, step in enumerate(raw.get("steps") or []):
             at = path + ("steps", i)
-            yield at + ("params",), step.get("params"), "character parameter", character
+            # `params` on another kind of step is RC102 already: one mistake, one message
+            if "join" in step:
+                yield at + ("params",), step.get("params"), "character parameter", character
             if step.get("act") not in self.action_spec:
                 # no action, or one the ruleset lacks (its own RC702): nothing to name against
                 continue
