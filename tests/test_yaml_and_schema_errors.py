@@ -693,6 +693,19 @@ def test_a_shorthand_where_a_mapping_belongs_is_one_rc103_with_the_mapping_meant
     assert d.hint is not None and hint in d.hint
 
 
+def test_a_key_short_for_the_one_a_form_lacks_is_one_rc102_with_that_key() -> None:
+    """`d: {d: 6}` had two messages for one mistake, RC105 (none of a roll entry's forms) and
+    RC102 (unknown key 'd'), with no fix (hunt 4, F6): now one RC102 with the key meant."""
+    text = edit("d: {die: 6}", "d: {d: 6}")
+    d = one(text)
+    assert (d.code, d.message, d.hint) == (
+        "RC102",
+        "unknown key 'd' in checks.flip.roll.d",
+        "'d' is no key here: write die: 6",
+    )
+    assert d.span is not None and (d.span.line, d.span.col) == at(text, "d: 6")
+
+
 @pytest.mark.parametrize(
     ("faces", "message", "hint"),
     [

@@ -154,7 +154,42 @@ def _misspellings(errors: list[ValidationError]) -> Slips:
             meant = _nearest(str(key), missing.get(at, set()))
             if meant is not None:
                 slips.setdefault(at, {})[str(key)] = meant
+    for e in unknown:
+        at = tuple(e.absolute_path)
+        extra = _extra(e)
+        if len(extra) == 1 and str(extra[0]) not in slips.get(at, {}):
+            meant = _short_for(e, extra[0], [f for f in errors if tuple(f.absolute_path) == at])
+            if meant is not None:
+                slips.setdefault(at, {})[str(extra[0])] = meant
     return slips
+
+
+def _short_for(error: ValidationError, key: Any, here: list[ValidationError]) -> str | None:
+    """The key a mapping's one unknown `key` is short for, though too unlike it for a
+    misspelling (`d` for `die`): the one key that some form of a oneOf/anyOf at the mapping
+    (`here`) lacks alone, that starts with `key`'s letter, and whose schema takes `key`'s value
+    (`{d: 6}` is a die: `draw` takes no number). None when no key, or more than one, is so."""
+    props = _schema_of(error).get("properties", {})
+    instance: Any = error.instance
+    value = instance[key]
+    found: set[str] = set()
+    for e in here:
+        if e.validator not in ("oneOf", "anyOf") or not e.context:
+            continue
+        forms: dict[Any, list[ValidationError]] = {}
+        for f in e.context:
+            forms.setdefault(f.relative_schema_path[0], []).append(f)
+        for failed in forms.values():
+            lacks = {k for f in failed if f.validator == "required" for k in _missing(f)}
+            if len(lacks) == 1 and all(f.validator == "required" for f in failed):
+                meant = next(iter(lacks))
+                if (
+                    meant[:1].lower() == str(key)[:1].lower()
+                    and meant in props
+                    and _validator().evolve(schema=props[meant]).is_valid(value)
+                ):
+                    found.add(meant)
+    return found.pop() if len(found) == 1 else None
 
 
 def _nearest(key: str, candidates: AbstractSet[str]) -> str | None:
@@ -358,6 +393,10 @@ def _unknown_keys(doc: Document, error: ValidationError, slips: Slips) -> list[D
     for key in _extra(error) or ["?"]:
         name = str(key)
         hint = f"did you mean '{meant[name]}'?" if name in meant else did_you_mean(name, unused)
+        if name in meant and not did_you_mean(name, [meant[name]]):
+            # short for a key, not misspelt (`d` for `die`): the key as it is written
+            shown = _written(doc.span(path + (key,))) or "VALUE"
+            hint = f"'{name}' is no key here: write {meant[name]}: {shown}"
         told.append(
             Diagnostic(
                 "RC102",
@@ -492,6 +531,13 @@ def _found_deeper(doc: Document, path: tuple[Any, ...], instance: Any, key: str)
             at = doc.span((*path, name, key), key=True)
             return f"'{key}' is at line {at.line}, inside '{name}': indent it to go with '{name}'"
     return None
+
+
+def _written(span: Span) -> str:
+    """The text at `span` on its line ('' where it spans lines or no text)."""
+    if span.end_line not in (0, span.line) or span.end_col <= span.col:
+        return ""
+    return span.source.line(span.line)[span.col - 1 : span.end_col - 1]
 
 
 def _schema_of(error: ValidationError) -> dict[str, Any]:
