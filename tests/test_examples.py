@@ -860,7 +860,7 @@ def test_an_expected_value_of_its_values_type_loads_and_passes(expected: str, st
         ("{v: 1}", "{halved: true}", "true", "halved = true, which is not a number", "halved is a number"),
         ("{v: 1}", "{full: 0}", "0", "full = 0, which is not true or false", "full is true/false"),
         ('{p: "anything"}', "{oil: 2}", '"anything"', 'p = "anything", which is not a list', "p is a list"),
-        ("{p: [3, x]}", "{oil: 2}", "[3", "p = [3, x], whose item x is not a number", "the items of p"),
+        ("{p: [3, x]}", "{oil: 2}", "[3, x]", "p = [3, x], whose item x is not a number", "the items of p"),
     ],
 )
 def test_an_expected_value_no_value_of_its_type_can_be_is_rc702_at_load(
@@ -973,6 +973,34 @@ def test_a_character_a_state_example_never_makes_is_rc702_at_load() -> None:
         ("RC702", "example names a character it never makes: 'boo'", "did you mean 'bo'?", "boo"),
         ("RC702", "example names a character it never makes: 'cyy'", "did you mean 'cy'?", "cyy"),
     ], said
+
+
+def test_the_caret_on_an_expected_flow_list_covers_the_whole_list() -> None:
+    """`kept: [5, 3]` failing was shown with the caret under `[5` only (the first token): a flow
+    list is one value, and its caret covers it, brackets included."""
+    text = """\
+rulecraft: 1
+name: p
+checks:
+  t:
+    roll: {dice: {pool: 2, die: 6}}
+    let: {kept: dice}
+    outcomes: [lo, hi]
+    outcome: "'hi' if sum(dice) > 6 else 'lo'"
+    examples:
+      - dice: {dice: [5, 2]}
+        expect: {values: {kept: ['5', [3, "]"]]}}
+"""
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(text)
+    [d] = caught.value.diagnostics
+    line = text.splitlines()[d.span.line - 1]
+    assert line[d.span.col - 1 : d.span.end_col - 1] == "['5', [3, \"]\"]]"
+    ruleset = engine.load(text.replace("['5', [3, \"]\"]]", "[5, 3]"))
+    [outcome] = run_examples(ruleset)
+    [d] = outcome.problems
+    line = text.splitlines()[d.span.line - 1].replace("['5', [3, \"]\"]]", "[5, 3]")
+    assert d.code == "RC701" and line[d.span.col - 1 : d.span.end_col - 1] == "[5, 3]"
 
 
 def test_every_bad_key_of_one_state_step_is_reported_in_one_run() -> None:

@@ -27,6 +27,36 @@ from .positions import ExprOrigin, SourceFile, Span
 PathKey = tuple[str | int, ...]
 
 
+def _flow_width(text: str) -> int | None:
+    """The width of the flow collection `text` starts with (`[5, 3]`, `{d: 6}`), to its closing
+    bracket, quoted scalars skipped; None where it does not close on this line. (A flow list is
+    shown whole; a flow mapping, such as a rule row, by its first key, as the docs show it.)"""
+    depth, i, start = 0, 0, True
+    # `start`: at the start of a scalar, where a quote opens a quoted one (not `don't`)
+    while i < len(text):
+        c = text[i]
+        if start and c in "'\"":
+            i += 1
+            while i < len(text) and text[i] != c or text[i : i + 2] == "''" and c == "'":
+                i += 2 if (c == '"' and text[i] == "\\") or text[i : i + 2] == "''" else 1
+            start = False
+        elif c in "[{,":
+            depth += c != ","
+            start = True
+        elif c in "]}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        elif c == "#" and text[i - 1] == " ":
+            return None  # a comment: the collection goes on below
+        elif c == ":" and text[i + 1 : i + 2] in (" ", ""):
+            start = True
+        elif c != " ":
+            start = False
+        i += 1
+    return None
+
+
 @frozen(slots=True)
 class Place:
     """Where a value sits: its key (for mapping entries) and the value itself, 1-based."""
@@ -95,6 +125,8 @@ class Document:
         if text[0] in "'\"":
             end = text.find(text[0], 1)
             return end + 1 if end > 0 else len(text)
+        if text[0] == "[" and (closed := _flow_width(text)) is not None:
+            return closed
         stops = [": ", " #"]
         before = whole[: col - 1]
         if before.count("{") + before.count("[") > before.count("}") + before.count("]"):
