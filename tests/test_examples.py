@@ -1450,6 +1450,12 @@ checks:
             "5, c",
         ),
         (
+            '{p: [5, 2], s: "1", c: [red, blue]}',
+            "in this example, s is forced '1', which is not a face of this die (1..4)",
+            "a face is a number: write it unquoted, 1",
+            '"1"',
+        ),
+        (
             "{p: [5, 2], s: 1, c: [red, bleu]}",
             "in this example, c is forced 'bleu', which is not a chit of bag 'cup' (red, blue)",
             "did you mean 'blue'?",

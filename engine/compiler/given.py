@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 from ..errors import InputError, RulecraftError, did_you_mean, shown
 from ..model.ruleset import Die, Draw, InputSpec, Pool, Randomizer, reads
 from ..model.values import faces_text
-from ..runtime.inputs import coerce, listed, whole
+from ..runtime.inputs import coerce, listed, parse_number, whole
 from ..runtime.rules import concrete
 from ..syntax.document import PathKey
 from ..syntax.positions import Span
@@ -108,12 +108,16 @@ def _faces(unit: Unit, at: PathKey, r: Die | Pool, given: Any, bound: Mapping[st
     die = not isinstance(r, Pool) or r.total
     for where, face in _items(at, given):
         if whole(face) not in faces:
+            # a face written as text ("3") is none: the sampler takes numbers
+            meant = whole(parse_number(face.strip())) if isinstance(face, str) else None
             raise problem(
                 "RC702",
                 f"in this example, {r.name} is forced {shown(face)}, which is not a face of "
                 f"{'this die' if die else 'its dice'} ({faces_text(faces)})",
                 unit.doc.span(where),
-                f"force {r.name} one of its faces, {faces_text(faces)}"
+                f"a face is a number: write it unquoted, {meant}"
+                if meant in faces
+                else f"force {r.name} one of its faces, {faces_text(faces)}"
                 if die
                 else f"force {r.name} faces its dice have, {faces_text(faces)}",
             )
