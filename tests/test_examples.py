@@ -1003,6 +1003,42 @@ checks:
     assert d.code == "RC701" and line[d.span.col - 1 : d.span.end_col - 1] == "[5, 3]"
 
 
+def test_a_refused_last_step_may_name_a_character_the_example_never_makes() -> None:
+    """An example that shows a stranger's action refused (`refused: RC907`) names, in its last
+    step, a character it never makes: that is its point, and it loads and passes (review AF:
+    the check of the characters an example makes had refused it at load)."""
+    text = """\
+rulecraft: 1
+name: rx
+checks:
+  c:
+    roll: {d: {die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if d >= 4 else 'lo'"
+state:
+  each:
+    score: {counter: 0, min: 0}
+  examples:
+    - name: a stranger cannot act
+      characters: {ann: {}}
+      steps:
+        - {act: gain, character: bo}
+      refused: RC907
+actions:
+  gain:
+    by: character
+    effects:
+      - {add: {score: 1}}
+"""
+    [result] = run_examples(engine.load(text))
+    assert result.passed, result.problems
+    with pytest.raises(engine.CompileError) as caught:  # not refused: the name is checked
+        engine.load(text.replace("      refused: RC907\n", ""))
+    assert [d.message for d in caught.value.diagnostics] == [
+        "example names a character it never makes: 'bo'"
+    ]
+
+
 def test_every_bad_key_of_one_state_step_is_reported_in_one_run() -> None:
     """A step with a misspelt action (or period) and keys its kind does not take had only the
     first told; each is told now, and `params` on an act step once, not also as unknown

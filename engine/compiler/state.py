@@ -787,7 +787,8 @@ class StateCompiler:
         """Each character a state example names but never makes: the message, where, a hint.
         The example makes those under its `characters:` (they play from the start, so only they
         can be started) and those a step joins; a name that is no character's name at all is
-        told by `_example_name`."""
+        told by `_example_name`. The last step of an example that expects it `refused:` may
+        name a stranger: that refusal (`RC907`) can be what the example shows."""
         written = list(raw.get("characters") or {})
         steps = [s for s in raw.get("steps") or [] if isinstance(s, dict)]
         joined = [s["join"] for s in steps if "join" in s]
@@ -798,8 +799,11 @@ class StateCompiler:
         made = first + [str(j) for j in joined if j not in first]
         # where a name is (a key, or a value), the name, the characters it may be
         named: list[tuple[Any, Any, list[str]]] = []
-        for i, step in enumerate(raw.get("steps") or []):
+        every = raw.get("steps") or []
+        for i, step in enumerate(every):
             at = path + ("steps", i)
+            if raw.get("refused") and i == len(every) - 1:
+                break
             if isinstance(step, dict) and "character" in step:
                 named.append((self.span(at + ("character",)), step["character"], made))
             for role, who in (step.get("others") or {}).items() if isinstance(step, dict) else ():
