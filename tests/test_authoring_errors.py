@@ -1069,13 +1069,21 @@ checks:
             "      bonus: pick(s)",
             "      bonus: pick(s)",
             "input 's' of check 'b' lists the members of scale 'stance' as its choices, which makes a "
+            "scale of its own ('b.s'): write choices: stance (in the scale's order, worst first: low, "
+            "high, not the list's; check what ranks or compares them)",
+        ),
+        (
+            "      s: {type: choice, choices: [high, low], default: low}",
+            "      s: {type: choice, choices: [low, high], default: low}",
+            "input 's' of check 'b' lists the members of scale 'stance' as its choices, which makes a "
             "scale of its own ('b.s'): write choices: stance",
         ),
         (
             "      bonus: pick(s)",
             "      same: lean(d) == s",
             "input 's' of check 'b' lists the members of scale 'stance' as its choices, which makes a "
-            "scale of its own ('b.s'): write choices: stance",
+            "scale of its own ('b.s'): write choices: stance (in the scale's order, worst first: low, "
+            "high, not the list's; check what ranks or compares them)",
         ),
         (
             "    outcomes: result",
@@ -1084,7 +1092,7 @@ checks:
             "own ('b'): write outcomes: result",
         ),
     ],
-    ids=["a table's argument", "a comparison", "an outcome"],
+    ids=["a table's argument, in another order", "a table's argument", "a comparison", "an outcome"],
 )
 def test_a_list_with_just_a_scales_members_is_told_to_name_the_scale(
     edit_from: str, edit_to: str, hint: str

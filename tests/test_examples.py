@@ -1034,9 +1034,7 @@ actions:
     assert result.passed, result.problems
     with pytest.raises(engine.CompileError) as caught:  # not refused: the name is checked
         engine.load(text.replace("      refused: RC907\n", ""))
-    assert [d.message for d in caught.value.diagnostics] == [
-        "example names a character it never makes: 'bo'"
-    ]
+    assert [d.message for d in caught.value.diagnostics] == ["example names a character it never makes: 'bo'"]
 
 
 def test_every_bad_key_of_one_state_step_is_reported_in_one_run() -> None:

@@ -414,9 +414,10 @@ class Expressions:
 
     def _twin_scales(self, a: T.Type, b: T.Type) -> str | None:
         """The hint when one of two scales that do not meet is a check's own list (a choice
-        input's `choices: [desperate, risky, controlled]`, the scale 'test.stance', or its
-        `outcomes:`) holding just the other's members: a list makes a scale of its own, which
-        naming the scale would not."""
+        input's `choices: [low, high]`, the scale 'check.input', or its `outcomes:`) holding just
+        the other's members: a list makes a scale of its own, which naming the scale would not.
+        Written in another order, it says that the scale's order (worst first) comes with it:
+        what ranks or compares the values reads that order (review AF)."""
         if a.kind != "sym" or b.kind != "sym" or not a.scale or not b.scale or a.scale == b.scale:
             return None
         scales, owner = self.unit.scales, self.unit.owner
@@ -427,10 +428,17 @@ class Expressions:
                 check, _, name = own.partition(".")
                 lists = f"input '{name}' of check '{check}'" if name else f"check '{check}'"
                 key = "choices" if name else "outcomes"
-                return (
+                hint = (
                     f"{lists} lists the members of scale '{named}' as its {key}, which makes a scale "
                     f"of its own ('{own}'): write {key}: {named}"
                 )
+                order = scales[named].names
+                if tuple(scales[own].names) != tuple(order):
+                    hint += (
+                        f" (in the scale's order, worst first: {', '.join(order)}, not the list's; "
+                        "check what ranks or compares them)"
+                    )
+                return hint
         return None
 
     def _checked_compare(self, op: str, sa: str, sb: str, ta: T.Type, tb: T.Type, node: ast.Node) -> str:
