@@ -90,8 +90,9 @@ def note(
     `Limits`, `max_pool`, `max_work`, ...; else `over_states`: some of it for Limits.max_states,
     as estimated; its own budget raises neither). `given` is the budget it had, `needed` the
     least that lets in the example left out, `needed_all` the least that lets in every
-    combination left out for its cost (said when it is more: raised to `needed`, the check
-    would be cut again at another combination's cost), `none_run` that nothing of the check ran: said, so
+    combination left out for its cost, each on its own (said when it is more: raised to
+    `needed`, the check would be cut again at another combination's cost; all of them together
+    may still spend the check's share, which is told then), `none_run` that nothing of the check ran: said, so
     that a budget of 1 unit reads as the cause and no finding is taken for a clean bill."""
     had = (
         f"; its budget here was {given:,} unit{'' if given == 1 else 's'} (the default is {DEFAULT_WORK:,})"
