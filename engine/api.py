@@ -891,7 +891,7 @@ def open_campaign(
     given = limits or DEFAULT_LIMITS
     text = None
     if ruleset is None:
-        found = _reference(store.header(name).ruleset)
+        found = stored_reference(store.header(name).ruleset)
         # only a file gone falls back to the stored text in silence: one that is there but no
         # longer loads (its YAML broken, say) is its error, or, read only, its warnings
         ruleset = None if isinstance(found, Path) and not found.exists() else found
@@ -901,12 +901,7 @@ def open_campaign(
         try:
             loaded = ruleset if isinstance(ruleset, Ruleset) else load(ruleset, limits=given)
         except RulecraftError as exc:  # raised, unless it is read with the text it keeps
-            if exc.missing or isinstance(exc, DeadlineError):  # no broken file: a name, the clock
-                raise
-            compile_kept = text_compiler(given)
-            return Campaign.open(
-                store, name, compile_kept, limits=given, migrate=migrate, read_only=read_only, refused=exc
-            )
+            return read_kept(store, name, exc, given, migrate=migrate, read_only=read_only)
         text, shown_as = loaded.document.source.text, loaded.document.source.name
         # its own limits are for what plays it: read only, a file changed since is not played,
         # and the text the campaign keeps is read under the limits that text is opened with
@@ -945,7 +940,31 @@ def _found_again(name: str) -> str:
         return name
 
 
-def _reference(ref: str) -> str | Path:
+def read_kept(
+    store: Store,
+    name: str,
+    refused: RulecraftError,
+    limits: Limits,
+    *,
+    migrate: bool = False,
+    read_only: bool = False,
+) -> Campaign:
+    """Campaign `name` opened with the ruleset text it keeps, its ruleset as it is now having
+    `refused` to load: read (`read_only`, not `migrate`) with that error as its warnings, else
+    that error raised (`Campaign.open(refused=)`). Only a file that is there and broken is read
+    so: a ruleset named that is not there (`missing`: a misspelt path) and a load past its
+    deadline are raised as they are."""
+    from .state.campaign import Campaign
+
+    if refused.missing or isinstance(refused, DeadlineError):
+        raise refused
+    compile_kept = text_compiler(limits)
+    return Campaign.open(
+        store, name, compile_kept, limits=limits, migrate=migrate, read_only=read_only, refused=refused
+    )
+
+
+def stored_reference(ref: str) -> str | Path:
     """A stored ruleset reference: a shipped name, or a file, named from the working folder when
     it lies under it (as it was most likely given), so its diagnostics read `watch.yaml:3:5`."""
     if ref in shipped_rulesets():

@@ -750,6 +750,48 @@ def test_a_campaign_s_ruleset_file_is_named_without_its_place(tmp_path: Path) ->
             assert "secretplace" not in response.text and str(tmp_path) not in response.text, response.text
 
 
+def test_a_campaign_s_unserved_file_is_named_without_its_place_from_a_server_above_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server started in a folder above a campaign's unserved file named that file from there
+    (`secretplace/deep/mychill.yaml`), which only an absolute path was hidden of; and an error
+    with no place (the file become a folder) named its whole path in the words (review AF). Both
+    now give its file name alone."""
+    from engine.api import new_campaign, open_store
+    from engine.syntax.resources import shipped_rulesets
+
+    secret = tmp_path / "secretplace" / "deep"
+    secret.mkdir(parents=True)
+    mine = secret / "mychill.yaml"
+    mine.write_text(shipped_rulesets()["chill"].read_text(encoding="utf-8"), encoding="utf-8")
+    db = tmp_path / "c.db"
+    store = open_store(db)
+    try:
+        new_campaign("cli1", mine, store=store, params={"players": 4})
+    finally:
+        store.close()
+    monkeypatch.chdir(tmp_path)
+    with TestClient(create_app(Settings(db=str(db), token="s3cret", workers=1))) as c:
+        wrong = c.post(
+            "/api/campaigns/cli1/act", json={"action": "player_roll", "inputs": {"target": 555}}, headers=AUTH
+        )
+        [d] = error(wrong, 422)
+        assert d["code"] == "RC403" and d["file"] == "mychill.yaml", d
+        mine.write_text("rulecraft: 1\nname: [\n", encoding="utf-8")
+        broken = c.post("/api/campaigns/cli1/act", json={"action": "add_light"}, headers=AUTH)
+        assert error(broken, 422)[0]["file"] == "mychill.yaml"
+        shown = c.get("/api/campaigns/cli1")
+        assert shown.status_code == 200 and shown.json()["warnings"][0]["file"] == "mychill.yaml"
+        mine.unlink()
+        mine.mkdir()  # no file to read: an error with no place, its path in the words
+        read = c.get("/api/campaigns/cli1")
+        assert read.status_code == 200 and "mychill.yaml" in read.json()["warnings"][0]["message"]
+        refused = c.post("/api/campaigns/cli1/act", json={"action": "add_light"}, headers=AUTH)
+        assert "mychill.yaml" in error(refused, 422)[0]["message"]
+        for response in (wrong, broken, shown, read, refused):
+            assert "secretplace" not in response.text and str(tmp_path) not in response.text, response.text
+
+
 def test_a_campaign_changed_by_hand_is_one_rc903_from_every_route(tmp_path: Path) -> None:
     """The log, the state and a change each answer 503 with one RC903 naming the damage, and
     nothing is appended (the log route read rows whole and rendered a traceback-free 200 of

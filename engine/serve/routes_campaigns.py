@@ -15,8 +15,8 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from ..api import default_db, open_campaign, open_store, text_compiler
-from ..errors import DeadlineError, Diagnostic, RulecraftError
+from ..api import default_db, open_campaign, open_store, read_kept, stored_reference
+from ..errors import Diagnostic, RulecraftError
 from ..state.campaign import Campaign
 from ..state.records import Event, Store, whole
 from ..state.stores import is_postgres, postgres_url
@@ -105,13 +105,33 @@ def _store(server: Server) -> Iterator[Store]:
             store.close()
 
 
+def _unplaced(d: Diagnostic, ruleset: str) -> Diagnostic:
+    """`d` without the place of a campaign's ruleset file (`ruleset`, its stored reference) as
+    stored and as named from the working folder (`api.stored_reference`: a server started in a
+    folder above it named it so, which `_hidden`, seeing a relative path, let through; review
+    AF): its file name alone, in a span's file and in the words."""
+    if not Path(ruleset).is_absolute():  # a shipped ruleset's name, no place
+        return d
+    shown = Path(ruleset).name
+    forms = {ruleset, str(stored_reference(ruleset))}
+    span = d.span
+    if span is not None and span.file in forms:
+        d = replace(d, span=replace(span, source=replace(span.source, name=shown)))
+    message, hint = d.message, d.hint
+    for form in sorted(forms, key=len, reverse=True):
+        found = re.compile(re.escape(form) + r"(?![\w./-])")
+        message = found.sub(shown, message)
+        hint = hint and found.sub(shown, hint)
+    return replace(d, message=message, hint=hint)
+
+
 def _hidden(server: Server, d: Diagnostic) -> Diagnostic:
     """`d` without the store's place: its path as given, as the store writes it (`Path` drops a
     `./` or a trailing `/`) and resolved, and each folder above it ("its folder"); its URL whole or
     with the password masked as the store shows it. Nor a campaign's ruleset's place, where the
     server does not serve it (a file given on the command line, or in a served folder since
-    changed): its file name alone, as every route names a ruleset's file. And, for a ruleset
-    changed on disk (`RC904`), a hint the API can act on."""
+    changed): its file name alone, as every route names a ruleset's file (named from the working
+    folder, `_unplaced`). And, for a ruleset changed on disk (`RC904`), a hint the API can act on."""
     target = str(server.settings.db if server.settings.db is not None else default_db())
     places: dict[str, str] = {}
     if is_postgres(target):
@@ -173,19 +193,21 @@ def _campaign(request: Request, name: str, read_only: bool = False) -> Iterator[
     server = server_of(request)
     names = _names(request)
     with _store(server) as store:
-        served = _served(names, store.header(name).ruleset)
+        reference = store.header(name).ruleset
+        served = _served(names, reference)
         try:
-            ruleset = server.catalog.named(served, names) if served in names else None
-        except RulecraftError as exc:  # a served file broken since: read with the text it keeps
-            if exc.missing or isinstance(exc, DeadlineError):  # no broken file: the clock
-                raise
-            kept = text_compiler(server.limits)
-            opened = Campaign.open(store, name, kept, limits=server.limits, read_only=read_only, refused=exc)
-        else:
-            opened = open_campaign(
-                name, store=store, ruleset=ruleset, limits=server.limits, read_only=read_only
-            )
-        yield opened
+            try:
+                ruleset = server.catalog.named(served, names) if served in names else None
+            except RulecraftError as exc:  # a served file broken since: read with the text it keeps
+                opened = read_kept(store, name, exc, server.limits, read_only=read_only)
+            else:
+                opened = open_campaign(
+                    name, store=store, ruleset=ruleset, limits=server.limits, read_only=read_only
+                )
+            yield opened
+        except RulecraftError as exc:  # its file's place, where the server does not serve it
+            exc.diagnostics = tuple(_unplaced(d, reference) for d in exc.diagnostics)
+            raise
 
 
 def _warnings(request: Request, campaign: Campaign) -> list[dict[str, Any]]:
@@ -193,7 +215,8 @@ def _warnings(request: Request, campaign: Campaign) -> list[dict[str, Any]]:
     it on standard error: RC904 for a ruleset file changed since, or the error of one broken
     since, worded as every error is."""
     server = server_of(request)
-    return jobs.diagnostics_json([_hidden(server, d) for d in campaign.warnings])
+    reference = campaign.header.ruleset
+    return jobs.diagnostics_json([_hidden(server, _unplaced(d, reference)) for d in campaign.warnings])
 
 
 def _served(names: Mapping[str, Path], reference: str) -> str:
