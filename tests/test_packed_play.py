@@ -77,6 +77,34 @@ def _firsts(solver: RerollSolver, proc: Procedure, n: int) -> list[int]:
     return sorted(solver.packing.start(counts) for counts, _ in proc.fresh(n))
 
 
+RETURNING = """\
+rulecraft: 1
+name: quick
+scales:
+  mark: [lo, hi]
+checks:
+  c:
+    roll:
+      p:
+        pool: 1
+        die: 6
+        triggers:
+          - {name: t0, on: 'face in [1, 2]', may: reroll, per_die: 1, repeat: true, pick: lowest}
+          - {name: t1, on: 'face in [2, 3]', may: reroll, per_die: 1, repeat: false, pick: lowest}
+    outcomes: [a, b]
+    outcome: "'a' if count(p) > 3 else 'b'"
+"""
+"""A chain that returns to a state through its first option (found by hypothesis in a full run):
+a state being scored was kept as None and read as a score, so its other options were scored
+before the refusal (224 units against `BestPlay`'s 48); now it is refused where it is read."""
+
+
+def test_a_chain_that_returns_to_a_state_is_refused_where_it_returns() -> None:
+    solver, proc = _solver(RETURNING, 7)
+    by_packed, by_generic = _both(solver, _firsts(solver, proc, 1))
+    assert by_packed == by_generic == ("refused", ["RC505"], 48)
+
+
 @settings(max_examples=150, deadline=None)
 @given(pools(), st.booleans())
 def test_generated_pools_are_played_alike(spec: tuple[str, int], whole: bool) -> None:
