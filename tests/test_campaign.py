@@ -942,6 +942,7 @@ name: purse
 checks:
   haggle:
     roll: {d: {die: 6}}
+    let: {v: d}
     outcomes: [low, fair, high]
     outcome: "'low' if d <= 2 else 'fair' if d <= 5 else 'high'"
 state:
@@ -956,6 +957,10 @@ actions:
     roll: {check: haggle}
     effects:
       - {remove: {coins: 1}}
+  gamble:
+    roll: {check: haggle}
+    effects:
+      - {remove: {coins: 1}, when: "v == 6 or v == 1"}
 """
 
 
@@ -969,9 +974,15 @@ def test_an_action_some_rolls_refuse_has_no_distribution_and_says_which_rolls() 
     with pytest.raises(engine.CampaignError) as caught:
         campaign.distribution("bargain")
     (d,) = caught.value.diagnostics
-    assert d.code == "RC906" and d.span is not None and d.span.line == 15
+    assert d.code == "RC906" and d.span is not None and d.span.line == 16
     assert d.message.endswith(
         ", for the rolls whose outcome is 'low', 'high' (a chance of 1/2), which refuse the whole action"
+    )
+    with pytest.raises(engine.CampaignError) as caught:  # the 6 of 'high', a 1 of two 'low' rolls
+        campaign.distribution("gamble")
+    assert caught.value.diagnostics[0].message.endswith(
+        ", for some of the rolls whose outcome is 'low', 'high' (a chance of 1/3), which refuse the "
+        "whole action"
     )
     with pytest.raises(engine.CampaignError) as caught:
         campaign.distribution("squander")

@@ -83,33 +83,40 @@ def _after(
     out: dict[str, int] = {}
     refused: CampaignError | None = None
     refusing: dict[str, int] = {}  # the weight of the points refused, by their outcome
+    outcomes: dict[str, int] = {}  # the weight of every point, by its outcome
     for key, weight in dist.joint.weights.items():
         rolled = seen_roll(check, {**fixed, **dict(zip(dist.names, key[2:]))}, key[0], auto)
+        shown = str(to_json(key[0]))
+        outcomes[shown] = outcomes.get(shown, 0) + weight
         try:
             new, _ = apply(rules, action, state, character, inputs, rolled, others, memo)
         except CampaignError as exc:
             refused = refused or exc
-            shown = str(to_json(key[0]))
             refusing[shown] = refusing.get(shown, 0) + weight
             continue
         k = _key(new)
         out[k] = out.get(k, 0) + weight
     if refused is not None:
-        raise _refused_by_some(refused, refusing, dist.joint.total) if out else refused
+        raise _refused_by_some(refused, refusing, outcomes, dist.joint.total) if out else refused
     return Dist(out, dist.joint.total)
 
 
-def _refused_by_some(refused: CampaignError, refusing: Mapping[str, int], total: int) -> CampaignError:
+def _refused_by_some(
+    refused: CampaignError, refusing: Mapping[str, int], outcomes: Mapping[str, int], total: int
+) -> CampaignError:
     """The first refusal of the action's effects (`RC906`, a bound broken) at some points of its
-    roll and not at others, saying which rolls refuse it and how likely they are: told alone, as
-    `act` tells it of the one roll it made, "there are only 0" read as if every roll broke it
-    (hunt 5). The whole action is refused for those rolls, so the state after it has no
-    distribution; the error stays the effect's, at its place."""
+    roll and not at others, saying which rolls refuse it (by their outcomes: `refusing`, the
+    weight refused of each, against `outcomes`, the weight of each; "some of" them where not all
+    of an outcome's rolls refuse it) and how likely they are: told alone, as `act` tells it of
+    the one roll it made, "there are only 0" read as if every roll broke it (hunt 5). The whole
+    action is refused for those rolls, so the state after it has no distribution; the error
+    stays the effect's, at its place."""
     first, *rest = refused.diagnostics
-    outcomes = ", ".join(f"'{o}'" for o in refusing)
+    named = ", ".join(f"'{o}'" for o in refusing)
+    which = "the rolls" if all(w == outcomes[o] for o, w in refusing.items()) else "some of the rolls"
     chance = Fraction(sum(refusing.values()), total)
     said = (
-        f"{first.message}, for the rolls whose outcome is {outcomes} (a chance of {chance}), which "
+        f"{first.message}, for {which} whose outcome is {named} (a chance of {chance}), which "
         "refuse the whole action"
     )
     return CampaignError([replace(first, message=said), *rest], missing=refused.missing, unfit=refused.unfit)
