@@ -1037,6 +1037,26 @@ actions:
     assert [d.message for d in caught.value.diagnostics] == ["example names a character it never makes: 'bo'"]
 
 
+def test_a_state_step_s_values_under_a_key_its_kind_does_not_take_are_one_mistake() -> None:
+    """`{join: cy, inputs: {hp: 3}}` (a join's params written as inputs) and `{act: lift,
+    params: {n: 1}}` are each one RC102: what the step then leaves out (a parameter or input with
+    no default) is not told again as RC702 (review AG)."""
+    text = (
+        NAMED.replace("hp: {type: int, min: 1, max: 5, default: 2}", "hp: {type: int, min: 1, max: 5}")
+        .replace("n: {type: int, min: 0, max: 3, default: 0}", "n: {type: int, min: 0, max: 3}")
+        .replace("characters: {ann: {hp: 1}, bo: {}}", "characters: {ann: {hp: 1}, bo: {hp: 1}}")
+        .replace("dice: {d: 1}, inputs: {n: 1}}", "dice: {d: 1}, params: {n: 1}}")
+        .replace("{join: cy, params: {hp: 3}}", "{join: cy, inputs: {hp: 3}}")
+    )
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text, name="n.yaml")
+    said = [(d.code, d.message) for d in caught.value.diagnostics]
+    assert said == [
+        ("RC102", "unknown key 'params' in state.examples.0.steps.0: an act step does not take it"),
+        ("RC102", "unknown key 'inputs' in state.examples.0.steps.1: a join step does not take it"),
+    ], said
+
+
 def test_every_bad_key_of_one_state_step_is_reported_in_one_run() -> None:
     """A step with a misspelt action (or period) and keys its kind does not take had only the
     first told; each is told now, and `params` on an act step once, not also as unknown

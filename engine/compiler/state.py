@@ -623,6 +623,9 @@ class StateCompiler:
             at = path + ("steps", i)
             kind = "join" if "join" in step else "act"
             key = "params" if kind == "join" else "inputs"
+            # a key its kind does not take is told (`_example_step`): `inputs` on a join meant as
+            # its params, say, so what it leaves out is not told again (review AG)
+            stray = any(k not in STEP_KEYS[kind] for k in step) if kind in STEP_KEYS else True
             span = self.span(at + ((key,) if step.get(key) is not None else (kind,)), True)
             if kind == "join":
                 missing = Missing(
@@ -632,7 +635,7 @@ class StateCompiler:
                     f"in step {i + 1}'s params:",
                     span,
                 )
-                self._values(at + (key,), step.get(key), character, "character", missing, parts)
+                self._values(at + (key,), step.get(key), character, "character", missing, parts, stray)
             elif step.get("act") in actions:
                 action = actions[step["act"]]
                 missing = Missing(
@@ -643,7 +646,7 @@ class StateCompiler:
                     span,
                     f" of action '{action.name}'",
                 )
-                self._values(at + (key,), step.get(key), action.inputs, "", missing, parts)
+                self._values(at + (key,), step.get(key), action.inputs, "", missing, parts, stray)
                 rolled = checks.get(action.roll.check) if action.roll is not None else None
                 if rolled is not None and isinstance(step.get("dice"), dict):
                     forced_dice(self.unit, parts, at + ("dice",), step["dice"], rolled.roll, None)
@@ -656,15 +659,17 @@ class StateCompiler:
         of: str,
         missing: Missing,
         parts: Apart,
+        told: bool = False,
     ) -> None:
-        """`given_values` of one mapping of a state example (written at `at`) against `specs`:
+        """`given_values` of one mapping of a state example (written at `at`) against `specs`
+        (`told`: a mistake of its step is told already, so nothing is said to be left out):
         the campaign's or a character's parameters (`of`), else an action's inputs. No value is
         said to be missing where the mapping names one not declared (told by `_example_names`:
         one mistake, one message) or a declaration failed (its own error)."""
         given = given if isinstance(given, dict) else {}
         names = [spec.name for spec in specs]
         declared = list(self.spec.get(of) or {}) if of else names
-        whole = set(given) <= set(names) and len(names) == len(declared)
+        whole = set(given) <= set(names) and len(names) == len(declared) and not told
         noun = "parameter" if of else "input"
         given_values(self.unit, parts, at, given, specs, missing if whole else None, noun)
 
