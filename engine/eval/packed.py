@@ -119,11 +119,10 @@ class _Scores(dict[int, Any]):
         try:
             (
                 play, packing, flying, high, mask, landing, weights, faces, whole, walked, work,
-                read, moves, through, order, most, pending, moves_in, movings, policy, reading,
+                read, moves, through, order, most, pending, moves_in, movings, policy, reading, busy,
             ) = self.ctx  # fmt: skip
         except AttributeError:  # no solve running
             raise KeyError(code) from None
-        busy = play._busy
         if code in busy:  # a state being scored: the chain returns to it
             raise play.on_cycle(code)
         depth = self.depth
@@ -211,7 +210,7 @@ class PackedPlay(BestPlay[int, Option]):
             packing.landing_table, weights, sum(weights), solver.whole_scores, solver.walked,
             solver.work, values.__getitem__, self._moves, self._through, self.order, self.most,
             packing.pending, packing.moves_in, packing.movings(solver.policy), solver.policy,
-            reads(len(weights)),
+            reads(len(weights)), self._busy,
         )  # fmt: skip
         try:
             return values[root]
