@@ -975,6 +975,18 @@ def test_a_character_a_state_example_never_makes_is_rc702_at_load() -> None:
     ], said
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["[5, 3]", "['5', [3, \"]\"]]", '[{"k":"]"}, 3]', "[{'k':']'}, 3]", '[{k: "]"}, 3]', "[don't, 3]"],
+)
+def test_a_flow_list_s_width_is_read_to_its_closing_bracket(text: str) -> None:
+    """`_flow_width` reads quoted scalars as such, a value right after a quoted key too (`"k":"]"`,
+    as JSON writes it: its `]` had closed the list; review AG)."""
+    from engine.syntax.document import _flow_width
+
+    assert _flow_width(text + "  # after") == len(text)
+
+
 def test_the_caret_on_an_expected_flow_list_covers_the_whole_list() -> None:
     """`kept: [5, 3]` failing was shown with the caret under `[5` only (the first token): a flow
     list is one value, and its caret covers it, brackets included."""

@@ -49,8 +49,8 @@ def _flow_width(text: str) -> int | None:
                 return i + 1
         elif c == "#" and text[i - 1] == " ":
             return None  # a comment: the collection goes on below
-        elif c == ":" and text[i + 1 : i + 2] in (" ", ""):
-            start = True
+        elif c == ":" and (text[i + 1 : i + 2] in (" ", "") or text[i - 1 : i] in ("'", '"')):
+            start = True  # a value next: after ': ', or right after a quoted key ('"k":"v"')
         elif c != " ":
             start = False
         i += 1
