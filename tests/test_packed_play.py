@@ -22,6 +22,7 @@ from test_procedure_quick import pools
 import engine
 from engine.api import Limits
 from engine.eval import packed
+from engine.eval.collector import collector_paused
 from engine.eval.dist import Dist
 from engine.eval.markov import BestPlay
 from engine.eval.rerolls import RerollSolver
@@ -52,7 +53,8 @@ def _played(solver: RerollSolver, play: BestPlay[int, Option], codes: list[int])
         try:
             scores = [play.scored(code) for code in codes]
         except engine.LimitError as error:
-            assert None not in play.scores.values()  # nothing is left half scored
+            # nothing is left half scored, nor marked as being scored
+            assert None not in play.scores.values() and not play._busy
             return "refused", [d.code for d in error.diagnostics], work.used
     kept = {code: play.scored(code) for code in play.order}
     moves = {code: play.move(code) for code in play.order}
@@ -120,7 +122,8 @@ def test_generated_pools_are_played_alike(spec: tuple[str, int], whole: bool) ->
     by_packed, by_generic = _both(solver, _firsts(solver, proc, n))
     if by_generic[0] == "refused":
         # refused alike, and about as soon (the work charged): a state being scored is marked, so
-        # the cycle is seen where it first returns (unmarked, it went round until `DEEP` levels)
+        # the cycle is seen where it is first read again (unmarked, it went round until `DEEP`
+        # levels); a flight's other landings may be scored first, which `BestPlay` leaves
         assert by_packed[1] == by_generic[1] == ["RC505"]
         assert by_packed[2] <= 4 * by_generic[2] + 24, (by_packed, by_generic)
     else:
@@ -184,12 +187,13 @@ def test_the_scores_are_a_plain_mapping_outside_a_solve() -> None:
     with working(Work(10**12)):
         solver.work = meter()
         solver.play.scored(code)
-    assert code in solver.play.scores and None not in solver.play.scores.values()
+    assert code in solver.play.scores and None not in solver.play.scores.values() and not solver.play._busy
 
 
 def test_a_solve_stopped_by_a_limit_leaves_no_score_half_made() -> None:
     """The state bound stops best play part-way, among the states it is scoring: they are not
-    kept as scored (None) for a later ask, and a later ask with room scores them."""
+    kept as scored, nor as being scored (`BestPlay._busy`), for a later ask, and a later ask
+    with room scores them."""
     solver, proc = _solver(THREES, 4, most=3)
     firsts = _firsts(solver, proc, 4)
     with working(Work(10**12)):
@@ -198,11 +202,34 @@ def test_a_solve_stopped_by_a_limit_leaves_no_score_half_made() -> None:
             for code in firsts:
                 solver.play.scored(code)
     assert error.value.diagnostics[0].code == "RC503"
-    assert None not in solver.play.scores.values()
+    assert None not in solver.play.scores.values() and not solver.play._busy
     solver.play.most = 10**6
     roomy, _ = _solver(THREES, 4)
     with working(Work(10**12)):
         solver.work = roomy.work = meter()
+        assert [solver.play.scored(c) for c in firsts] == [roomy.play.scored(c) for c in firsts]
+
+
+def test_a_score_from_stopped_by_a_limit_leaves_no_state_marked() -> None:
+    """`score_from` (what the solver's walk calls, `rerolls.py`) stopped by the state bound
+    clears the states it marked as being scored, so a later ask does not read one of them as a
+    chain returning to it (RC505) and scores them."""
+    solver, proc = _solver(THREES, 4, most=3)
+    firsts = _firsts(solver, proc, 4)
+    with working(Work(10**12)), collector_paused:
+        solver.work = meter()
+        with pytest.raises(engine.LimitError):
+            for code in firsts:
+                if code not in solver.play.scores:
+                    solver.play.score_from(code, packed.room())
+    assert not solver.play._busy
+    solver.play.most = 10**6
+    roomy, _ = _solver(THREES, 4)
+    with working(Work(10**12)), collector_paused:
+        solver.work = roomy.work = meter()
+        for code in firsts:
+            if code not in solver.play.scores:
+                solver.play.score_from(code, packed.room())
         assert [solver.play.scored(c) for c in firsts] == [roomy.play.scored(c) for c in firsts]
 
 

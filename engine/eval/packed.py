@@ -103,10 +103,12 @@ class _Scores(dict[int, Any]):
     (`PackedPlay._solved` sets `ctx`; otherwise a plain dictionary, a code not scored a
     `KeyError`). A state being scored is kept in `BestPlay._busy` meanwhile (the set its own loop
     marks), so a chain that returns to it is refused (RC505, `BestPlay.on_cycle`) where it is
-    first read again, as `BestPlay` refuses it where it first descends into it: kept as None
-    here, it was read as a score, and the state's other successors were scored before the
-    refusal (hypothesis found 4 nodes scored and 224 units charged where `BestPlay` took 2 and
-    48). A flight needs no mark, as every cycle passes through a state (a flight's dice only
+    first read again: kept as None here, it was read as a score, and the state's other options
+    were scored before the refusal (hypothesis found 4 nodes scored and 224 units charged where
+    `BestPlay` took 2 and 48). About as soon as `BestPlay`, not always at the same node: a
+    flight's landings are read together, so one scored before the one that returns may be
+    charged where `BestPlay`, which marks flights too, stops first (16 units more in one case
+    found). A flight needs no mark, as every cycle passes through a state (a flight's dice only
     fall)."""
 
     __slots__ = ("ctx", "depth")
