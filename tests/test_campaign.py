@@ -981,8 +981,8 @@ def test_an_action_some_rolls_refuse_has_no_distribution_and_says_which_rolls() 
     with pytest.raises(engine.CampaignError) as caught:  # the 6 of 'high', a 1 of two 'low' rolls
         campaign.distribution("gamble")
     assert caught.value.diagnostics[0].message.endswith(
-        ", for some of the rolls whose outcome is 'low', 'high' (a chance of 1/3), which refuse the "
-        "whole action"
+        ", for the rolls whose outcome is 'high' and some of those whose outcome is 'low' (a chance "
+        "of 1/3), which refuse the whole action"
     )
     with pytest.raises(engine.CampaignError) as caught:
         campaign.distribution("squander")

@@ -106,19 +106,20 @@ def _refused_by_some(
 ) -> CampaignError:
     """The first refusal of the action's effects (`RC906`, a bound broken) at some points of its
     roll and not at others, saying which rolls refuse it (by their outcomes: `refusing`, the
-    weight refused of each, against `outcomes`, the weight of each; "some of" them where not all
-    of an outcome's rolls refuse it) and how likely they are: told alone, as `act` tells it of
+    weight refused of each, against `outcomes`, the weight of each; "some of" those of an outcome
+    not all of whose rolls refuse it, review AH) and how likely they are: told alone, as `act` tells it of
     the one roll it made, "there are only 0" read as if every roll broke it (hunt 5). The whole
     action is refused for those rolls, so the state after it has no distribution; the error
     stays the effect's, at its place."""
     first, *rest = refused.diagnostics
-    named = ", ".join(f"'{o}'" for o in refusing)
-    which = "the rolls" if all(w == outcomes[o] for o, w in refusing.items()) else "some of the rolls"
-    chance = Fraction(sum(refusing.values()), total)
-    said = (
-        f"{first.message}, for {which} whose outcome is {named} (a chance of {chance}), which "
-        "refuse the whole action"
+    every = [f"'{o}'" for o, w in refusing.items() if w == outcomes[o]]
+    some = [f"'{o}'" for o, w in refusing.items() if w != outcomes[o]]
+    parts = [f"the rolls whose outcome is {', '.join(every)}"] if every else []
+    parts += (
+        [f"some of {'those' if every else 'the rolls'} whose outcome is {', '.join(some)}"] if some else []
     )
+    chance = Fraction(sum(refusing.values()), total)
+    said = f"{first.message}, for {' and '.join(parts)} (a chance of {chance}), which refuse the whole action"
     return CampaignError([replace(first, message=said), *rest], missing=refused.missing, unfit=refused.unfit)
 
 
