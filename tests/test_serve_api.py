@@ -792,6 +792,25 @@ def test_a_campaign_s_unserved_file_is_named_without_its_place_from_a_server_abo
             assert "secretplace" not in response.text and str(tmp_path) not in response.text, response.text
 
 
+def test_a_campaign_s_ruleset_stored_as_a_relative_path_is_named_by_its_file_alone() -> None:
+    """A ruleset loaded from a relative path and made a campaign of from another folder is stored
+    by that relative path (`api._found_again`); its errors named it so, which only an absolute
+    reference was hidden of (review AH). A shipped ruleset's name is left as it is, and so is a
+    path that merely ends with the stored one."""
+    from engine.errors import Diagnostic
+    from engine.serve.routes_campaigns import _unplaced
+    from engine.syntax.positions import SourceFile, Span
+
+    ref = "secretplace/mychill.yaml"
+    span = Span(SourceFile(ref, "rulecraft: 1\n"), 1, 1, 1, 10)
+    said = Diagnostic("RC001", f"cannot read {ref}: not a regular file; nor /etc/{ref}", span)
+    hidden = _unplaced(said, ref)
+    assert hidden.message == f"cannot read mychill.yaml: not a regular file; nor /etc/{ref}"
+    assert hidden.span is not None and hidden.span.file == "mychill.yaml"
+    shipped = Diagnostic("RC403", "chill: input 'target' is above its maximum", None)
+    assert _unplaced(shipped, "chill") == shipped
+
+
 def test_a_campaign_changed_by_hand_is_one_rc903_from_every_route(tmp_path: Path) -> None:
     """The log, the state and a change each answer 503 with one RC903 naming the damage, and
     nothing is appended (the log route read rows whole and rendered a traceback-free 200 of

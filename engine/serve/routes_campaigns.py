@@ -110,16 +110,16 @@ def _unplaced(d: Diagnostic, ruleset: str) -> Diagnostic:
     stored and as named from the working folder (`api.stored_reference`: a server started in a
     folder above it named it so, which `_hidden`, seeing a relative path, let through; review
     AF): its file name alone, in a span's file and in the words."""
-    if not Path(ruleset).is_absolute():  # a shipped ruleset's name, no place
+    if ruleset in shipped_rulesets():  # a shipped ruleset's name, no place
         return d
     shown = Path(ruleset).name
-    forms = {ruleset, str(stored_reference(ruleset))}
+    forms = {ruleset, str(stored_reference(ruleset))} - {shown}  # a file's name alone is no place
     span = d.span
     if span is not None and span.file in forms:
         d = replace(d, span=replace(span, source=replace(span.source, name=shown)))
     message, hint = d.message, d.hint
-    for form in sorted(forms, key=len, reverse=True):
-        found = re.compile(re.escape(form) + r"(?![\w./-])")
+    for form in sorted(forms, key=len, reverse=True):  # a path, not the end of a longer one
+        found = re.compile(r"(?<![\w./-])" + re.escape(form) + r"(?![\w./-])")
         message = found.sub(shown, message)
         hint = hint and found.sub(shown, hint)
     return replace(d, message=message, hint=hint)
