@@ -713,13 +713,10 @@ def test_an_error_does_not_tell_a_client_where_the_store_is(client: TestClient) 
     assert "campaigns.db" not in response.text and "/tmp" not in response.text
 
 
-def test_a_campaign_s_ruleset_file_is_named_without_its_place(tmp_path: Path) -> None:
-    """A campaign made on the command line from a file the server does not serve is played with
-    that file: its errors named it by its whole path (`file`, `text`), where the server's
-    folders are the operator's; now by its file name alone, as every route names one (found by
-    a review)."""
+def _unserved_campaign(tmp_path: Path) -> tuple[Path, Path]:
+    """Campaign `cli1`, made as on the command line of a copy of chill in a folder the server
+    does not serve (`secretplace/deep/mychill.yaml`): that file, and the store."""
     from engine.api import new_campaign, open_store
-    from engine.syntax.resources import shipped_rulesets
 
     secret = tmp_path / "secretplace" / "deep"
     secret.mkdir(parents=True)
@@ -731,6 +728,15 @@ def test_a_campaign_s_ruleset_file_is_named_without_its_place(tmp_path: Path) ->
         new_campaign("cli1", mine, store=store, params={"players": 4})
     finally:
         store.close()
+    return mine, db
+
+
+def test_a_campaign_s_ruleset_file_is_named_without_its_place(tmp_path: Path) -> None:
+    """A campaign made on the command line from a file the server does not serve is played with
+    that file: its errors named it by its whole path (`file`, `text`), where the server's
+    folders are the operator's; now by its file name alone, as every route names one (found by
+    a review)."""
+    mine, db = _unserved_campaign(tmp_path)
     with TestClient(create_app(Settings(db=str(db), token="s3cret", workers=1))) as c:
         wrong = c.post(
             "/api/campaigns/cli1/act", json={"action": "player_roll", "inputs": {"target": 555}}, headers=AUTH
@@ -757,19 +763,7 @@ def test_a_campaign_s_unserved_file_is_named_without_its_place_from_a_server_abo
     (`secretplace/deep/mychill.yaml`), which only an absolute path was hidden of; and an error
     with no place (the file become a folder) named its whole path in the words (review AF). Both
     now give its file name alone."""
-    from engine.api import new_campaign, open_store
-    from engine.syntax.resources import shipped_rulesets
-
-    secret = tmp_path / "secretplace" / "deep"
-    secret.mkdir(parents=True)
-    mine = secret / "mychill.yaml"
-    mine.write_text(shipped_rulesets()["chill"].read_text(encoding="utf-8"), encoding="utf-8")
-    db = tmp_path / "c.db"
-    store = open_store(db)
-    try:
-        new_campaign("cli1", mine, store=store, params={"players": 4})
-    finally:
-        store.close()
+    mine, db = _unserved_campaign(tmp_path)
     monkeypatch.chdir(tmp_path)
     with TestClient(create_app(Settings(db=str(db), token="s3cret", workers=1))) as c:
         wrong = c.post(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hmac
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -114,14 +114,27 @@ def _unplaced(d: Diagnostic, ruleset: str) -> Diagnostic:
         return d
     shown = Path(ruleset).name
     forms = {ruleset, str(stored_reference(ruleset))} - {shown}  # a file's name alone is no place
-    span = d.span
-    if span is not None and span.file in forms:
-        d = replace(d, span=replace(span, source=replace(span.source, name=shown)))
+    if d.span is not None and d.span.file in forms:
+        d = _file_named(d, shown)
+    # a path, not the end of a longer one
+    return _replaced(d, dict.fromkeys(forms, shown), lambda p, _: rf"(?<![\w./-]){p}(?![\w./-])")
+
+
+def _file_named(d: Diagnostic, shown: str) -> Diagnostic:
+    """`d` with its span's file named `shown` (in `file` and `text` alike)."""
+    assert d.span is not None
+    return replace(d, span=replace(d.span, source=replace(d.span.source, name=shown)))
+
+
+def _replaced(d: Diagnostic, places: Mapping[str, str], bounded: Callable[[str, str], str]) -> Diagnostic:
+    """`d` with each place in `places` found in its message and hint (the longest first: a path
+    before the folders it is in) replaced by what it is shown as; `bounded(escaped, shown)` is
+    the pattern a place is found by."""
     message, hint = d.message, d.hint
-    for form in sorted(forms, key=len, reverse=True):  # a path, not the end of a longer one
-        found = re.compile(r"(?<![\w./-])" + re.escape(form) + r"(?![\w./-])")
-        message = found.sub(shown, message)
-        hint = hint and found.sub(shown, hint)
+    for place in sorted(places, key=len, reverse=True):
+        found = re.compile(bounded(re.escape(place), places[place]))
+        message = found.sub(places[place], message)
+        hint = hint and found.sub(places[place], hint)
     return replace(d, message=message, hint=hint)
 
 
@@ -147,20 +160,15 @@ def _hidden(server: Server, d: Diagnostic) -> Diagnostic:
                 if len(str(folder)) > 1:  # not '/' or '.', which any text may hold
                     places.setdefault(str(folder), f"{STORE}'s folder")
         places[target] = STORE
-    span = d.span
-    if span is not None and Path(span.file).is_absolute():  # a ruleset the server does not serve
-        shown = ruleset_shown(span.file)  # its file name alone, in `file`, `text` and the words
-        places.setdefault(span.file, shown)
-        d = replace(d, span=replace(span, source=replace(span.source, name=shown)))
-    message, hint = d.message, d.hint
-    for place in sorted(places, key=len, reverse=True):  # a path before the folders it is in
-        # a folder alone, not as the start of another path (a ruleset's beside the store)
-        found = re.compile(re.escape(place) + ("" if places[place] == STORE else r"(?![\w./-])"))
-        message = found.sub(places[place], message)
-        hint = hint and found.sub(places[place], hint)
+    if d.span is not None and Path(d.span.file).is_absolute():  # a ruleset the server does not serve
+        shown = ruleset_shown(d.span.file)  # its file name alone, in `file`, `text` and the words
+        places.setdefault(d.span.file, shown)
+        d = _file_named(d, shown)
+    # a folder alone, not as the start of another path (a ruleset's beside the store)
+    d = _replaced(d, places, lambda p, to: p + ("" if to == STORE else r"(?![\w./-])"))
     if d.code == "RC904":  # the API's words already, true for the case
-        return replace(d, message=message, hint=_changed_hint(d), advice=None)
-    return replace(d, message=message, hint=hint)
+        return replace(d, hint=_changed_hint(d), advice=None)
+    return d
 
 
 def _changed_hint(d: Diagnostic) -> str | None:

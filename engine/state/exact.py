@@ -9,7 +9,7 @@ roll?" or "of the wound track after this hit?" is a `Dist` over whole states, ex
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -82,43 +82,49 @@ def _after(
     auto = dist.names != check.layout
     out: dict[str, int] = {}
     refused: CampaignError | None = None
-    refusing: dict[str, int] = {}  # the weight of the points refused, by their outcome
-    outcomes: dict[str, int] = {}  # the weight of every point, by its outcome
+    refusing: list[tuple[Any, ...]] = []  # the points refused
     for key, weight in dist.joint.weights.items():
         rolled = seen_roll(check, {**fixed, **dict(zip(dist.names, key[2:]))}, key[0], auto)
-        shown = str(to_json(key[0]))
-        outcomes[shown] = outcomes.get(shown, 0) + weight
         try:
             new, _ = apply(rules, action, state, character, inputs, rolled, others, memo)
         except CampaignError as exc:
             refused = refused or exc
-            refusing[shown] = refusing.get(shown, 0) + weight
+            refusing.append(key)
             continue
         k = _key(new)
         out[k] = out.get(k, 0) + weight
     if refused is not None:
-        raise _refused_by_some(refused, refusing, outcomes, dist.joint.total) if out else refused
+        raise _refused_by_some(refused, refusing, dist.joint) if out else refused
     return Dist(out, dist.joint.total)
 
 
-def _refused_by_some(
-    refused: CampaignError, refusing: Mapping[str, int], outcomes: Mapping[str, int], total: int
-) -> CampaignError:
+def _by_outcome(weights: Mapping[tuple[Any, ...], int], points: Iterable[tuple[Any, ...]]) -> dict[str, int]:
+    """The weight of `points` (of a joint distribution's `weights`) by their outcome, named."""
+    found: dict[str, int] = {}
+    for key in points:
+        shown = str(to_json(key[0]))
+        found[shown] = found.get(shown, 0) + weights[key]
+    return found
+
+
+def _refused_by_some(refused: CampaignError, points: list[tuple[Any, ...]], joint: Dist) -> CampaignError:
     """The first refusal of the action's effects (`RC906`, a bound broken) at some points of its
-    roll and not at others, saying which rolls refuse it (by their outcomes: `refusing`, the
-    weight refused of each, against `outcomes`, the weight of each; "some of" those of an outcome
-    not all of whose rolls refuse it, review AH) and how likely they are: told alone, as `act` tells it of
-    the one roll it made, "there are only 0" read as if every roll broke it (hunt 5). The whole
-    action is refused for those rolls, so the state after it has no distribution; the error
-    stays the effect's, at its place."""
+    roll (`points`, of `joint`) and not at others, saying which rolls refuse it (by their
+    outcomes, "some of" those of an outcome not all of whose rolls refuse it, review AH; worked
+    out here, off the path of an action no roll refuses) and how likely they are: told alone,
+    as `act` tells it of the one roll it made, "there are only 0" read as if every roll broke it
+    (hunt 5). The whole action is refused for those rolls, so the state after it has no
+    distribution; the error stays the effect's, at its place."""
     first, *rest = refused.diagnostics
+    refusing = _by_outcome(joint.weights, points)
+    outcomes = _by_outcome(joint.weights, joint.weights)
     every = [f"'{o}'" for o, w in refusing.items() if w == outcomes[o]]
     some = [f"'{o}'" for o, w in refusing.items() if w != outcomes[o]]
     parts = [f"the rolls whose outcome is {', '.join(every)}"] if every else []
     parts += (
         [f"some of {'those' if every else 'the rolls'} whose outcome is {', '.join(some)}"] if some else []
     )
-    chance = Fraction(sum(refusing.values()), total)
+    chance = Fraction(sum(refusing.values()), joint.total)
     said = f"{first.message}, for {' and '.join(parts)} (a chance of {chance}), which refuse the whole action"
     return CampaignError([replace(first, message=said), *rest], missing=refused.missing, unfit=refused.unfit)
 
