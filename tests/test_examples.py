@@ -1594,3 +1594,112 @@ def test_a_forced_face_a_constant_die_does_not_have_is_rc702_at_load(forced: str
     )
     line = next(t for t in text.splitlines() if f"dice: {forced}" in t)
     assert d.span is not None and d.span.col == line.index(forced) + 1 + len("{d: ")
+
+
+SHORT = """\
+rulecraft: 1
+name: short
+bags:
+  cup: {chits: {red: 2, blue: 1}}
+checks:
+  t:
+    inputs:
+      size: {type: int, min: 1, max: 4, default: 3}
+    roll:
+      d: {die: 6}
+      p: {pool: size, die: 6}
+      e: {die: 6, triggers: [{on: face == 6, must: add}]}
+      c: {draw: cup, count: 2}
+    outcomes: [lo, hi]
+    outcome: "'hi' if d + sum(p) + e > 9 else 'lo'"
+    examples:
+      - {inputs: {size: 2}, dice: {d: 1, p: [5, 2], e: [6, 1], c: [red, blue]}, expect: {outcome: hi}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message", "hint"),
+    [
+        (
+            "p: [5, 2]",
+            "p: [5]",
+            "in this example, p is forced 1 face, but its first roll needs 2",
+            "force p at least 2 faces, in order: one per die of its first roll, then one per die "
+            "rerolled or added",
+        ),
+        (
+            "{size: 2}, dice: {d: 1, p: [5, 2]",
+            "{}, dice: {d: 1, p: [5, 2]",
+            "in this example, p is forced 2 faces, but its first roll needs 3",
+            "force p at least 3 faces, in order: one per die of its first roll, then one per die "
+            "rerolled or added",
+        ),
+        (
+            "d: 1,",
+            "d: [],",
+            "in this example, d is forced no faces, but its first roll needs 1",
+            "force d at least 1 face, in order: one per die of its first roll, then one per die "
+            "rerolled or added",
+        ),
+        (
+            "e: [6, 1]",
+            "e: []",
+            "in this example, e is forced no faces, but its first roll needs 1",
+            "force e at least 1 face, in order: one per die of its first roll, then one per die "
+            "rerolled or added",
+        ),
+        (
+            "c: [red, blue]",
+            "c: [red]",
+            "in this example, c is forced 1 chit, but its first draw needs 2",
+            "force c at least 2 chits, in order: one per chit of its first draw, then one per chit redrawn",
+        ),
+    ],
+)
+def test_a_forced_list_shorter_than_the_first_roll_is_rc702_at_load(
+    old: str, new: str, message: str, hint: str
+) -> None:
+    """`validate` had passed a forced list too short for the pool's first roll (its count worked
+    out from the example's inputs), an empty one, and a draw forced fewer chits than it draws:
+    each failed only at `test` ("ran out"). Each is RC702 at the list, saying how many it needs
+    and how many it has."""
+    assert all(r.passed for r in run_examples(engine.load(SHORT)))
+    text = SHORT.replace(old, new)
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(text)
+    [d] = caught.value.diagnostics
+    assert (d.code, d.message, d.hint) == ("RC702", message, hint)
+    lines = text.splitlines()
+    at = new.split(": ", 1)[1].rstrip(",") if "{}" not in new else "[5, 2]"
+    assert d.span is not None and written_at(lines, d) == at
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # a count that reads a roll: known only when the roll is made
+        ("p: {pool: size, die: 6}", "p: {pool: d, die: 6}"),
+        # an auto rule may decide, and nothing is rolled then
+        ("    roll:\n", "    auto: [{when: size == 4, then: hi}]\n    roll:\n"),
+    ],
+)
+def test_a_forced_list_whose_first_roll_is_not_known_at_load_is_left_to_the_run(old: str, new: str) -> None:
+    """Where the count reads anything but the example's inputs, or an auto rule may decide, the
+    load cannot tell how many faces the roll takes: `test` says so (RC701, "ran out")."""
+    text = SHORT.replace(old, new).replace("p: [5, 2]", "p: []")
+    [outcome] = run_examples(engine.load(text))
+    [d] = outcome.problems
+    assert d.code == "RC701" and "forced p ran out" in d.message, d.message
+
+
+def test_a_state_step_s_forced_list_shorter_than_a_constant_pool_is_rc702_at_load() -> None:
+    """An act step's forced list too short for its roll's pool of a constant count failed only
+    at `test`; it is RC702 at the list too."""
+    text = NAMED.replace("roll: {d: {die: 6}}", "roll: {d: {pool: 2, die: 6}}")
+    text = text.replace("outcome: \"'hi' if d >= 4 else 'lo'\"", "outcome: \"'hi' if sum(d) >= 4 else 'lo'\"")
+    assert all(r.passed for r in run_examples(engine.load(text.replace("dice: {d: 1}", "dice: {d: [1, 3]}"))))
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(text)
+    [d] = caught.value.diagnostics
+    assert (d.code, d.message) == ("RC702", "in this example, d is forced 1 face, but its first roll needs 2")
+    assert written_at(text.splitlines(), d) == "1"

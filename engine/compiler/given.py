@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from ..errors import InputError, RulecraftError, did_you_mean, shown
 from ..model.ruleset import Die, Draw, InputSpec, Pool, Randomizer, reads
-from ..model.values import faces_text
+from ..model.values import Multi, faces_text
 from ..runtime.inputs import coerce, listed, parse_number, whole
 from ..runtime.rules import concrete
 from ..syntax.document import PathKey
@@ -79,12 +79,14 @@ def forced_dice(
     forced: Mapping[str, Any],
     roll: Sequence[Randomizer],
     bound: Mapping[str, Any] | None,
+    auto: bool = False,
 ) -> None:
     """RC702 where an example forces a die or a pool's dice a face they do not have (`d: 7` on a
-    d6 could never roll), or a draw a chit its bag does not hold, each die or draw apart (`forced`
-    is written at `at`). Faces worked out from the inputs are worked out for `bound`, the inputs
-    the roll has (None: not known now); faces that read a roll are known only when `test` rolls
-    them, and are left to it."""
+    d6 could never roll), or a draw a chit its bag does not hold, or fewer faces or chits than
+    the first roll takes (`_enough`), each die or draw apart (`forced` is written at `at`). Faces
+    and counts worked out from the inputs are worked out for `bound`, the inputs the roll has
+    (None: not known now); those that read a roll are known only when `test` rolls them, and
+    are left to it, as is every count where an `auto` rule may decide (nothing is rolled then)."""
     for r in roll:
         if r.name in forced:
             with parts.part():
@@ -92,6 +94,57 @@ def forced_dice(
                     _chits(unit, at + (r.name,), r, forced[r.name])
                 else:
                     _faces(unit, at + (r.name,), r, forced[r.name], bound)
+                if not auto:
+                    _enough(unit, at + (r.name,), r, forced[r.name], bound)
+
+
+def _enough(unit: Unit, at: PathKey, r: Randomizer, given: Any, bound: Mapping[str, Any] | None) -> None:
+    """RC702 unless `given` holds at least as many faces or chits as `r`'s first roll takes,
+    where that is known now (`_first_roll`): the sampler takes them in turn, rerolls, added dice
+    and redraws after the first roll, so fewer could only run out when `test` rolls."""
+    needs = _first_roll(r, bound)
+    items = listed(given)
+    has = 1 if items is None else len(items)
+    if needs is None or has >= needs:
+        return
+    one, many, first, after = (
+        ("chit", "chits", "draw", "chit redrawn")
+        if isinstance(r, Draw)
+        else ("face", "faces", "roll", "die rerolled or added")
+    )
+    raise problem(
+        "RC702",
+        f"in this example, {r.name} is forced {_many(has, one, many)}, but its first {first} needs {needs}",
+        unit.doc.span(at),
+        f"force {r.name} at least {_many(needs, one, many)}, in order: one per "
+        f"{'chit' if isinstance(r, Draw) else 'die'} of its first {first}, then one per {after}",
+    )
+
+
+def _many(n: int, one: str, many: str) -> str:
+    """`n` of a thing, in words: "no faces", "1 face", "3 faces"."""
+    return f"no {many}" if n == 0 else f"{n} {one if n == 1 else many}"
+
+
+def _first_roll(r: Randomizer, bound: Mapping[str, Any] | None) -> int | None:
+    """How many faces or chits `r`'s first roll takes: one for a die (a die with triggers too),
+    a pool's or draw's count where it reads only the inputs `bound` (None: none known); None
+    where only a roll can tell (a count that reads a die or a value), or the count is no count
+    (the run says so, at the pool)."""
+    if isinstance(r, Die) or (isinstance(r, Pool) and r.total):
+        return 1
+    known = bound or {}
+    if not reads(r.count.node) <= set(known):
+        return None
+    try:
+        n = r.count.run(dict(known))
+    except RulecraftError:
+        return None
+    if isinstance(n, Multi) and isinstance(r, Pool) and r.per:
+        n = len(n.items)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0 or (isinstance(r, Draw) and n > r.bag.size):
+        return None
+    return n
 
 
 def _faces(unit: Unit, at: PathKey, r: Die | Pool, given: Any, bound: Mapping[str, Any] | None) -> None:

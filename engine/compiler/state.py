@@ -649,7 +649,9 @@ class StateCompiler:
                 self._values(at + (key,), step.get(key), action.inputs, "", missing, parts, stray)
                 rolled = checks.get(action.roll.check) if action.roll is not None else None
                 if rolled is not None and isinstance(step.get("dice"), dict):
-                    forced_dice(self.unit, parts, at + ("dice",), step["dice"], rolled.roll, None)
+                    forced_dice(
+                        self.unit, parts, at + ("dice",), step["dice"], rolled.roll, None, bool(rolled.auto)
+                    )
 
     def _values(
         self,

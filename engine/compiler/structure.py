@@ -552,7 +552,9 @@ class Structure:
                 with statement(self.unit.diags):
                     once(names, str(ex["name"]), self.unit.doc.span(here + ("name",)), "example")
             with statement(self.unit.diags):
-                found.append(self._example(here, ex, i, inputs, roll, types, outcomes))
+                found.append(
+                    self._example(here, ex, i, inputs, roll, types, outcomes, bool(spec.get("auto")))
+                )
         return tuple(found)
 
     def _example(
@@ -564,9 +566,11 @@ class Structure:
         roll: list[Randomizer],
         types: dict[str, T.Type],
         outcomes: Scale,
+        auto: bool,
     ) -> Example:
         """One worked example, each of its keys checked apart (`Apart`): every misspelt name of
-        it is reported in the one run, as the docs promise of a file's problems."""
+        it is reported in the one run, as the docs promise of a file's problems (`auto`: the
+        check has auto rules, which may decide before anything is rolled)."""
         parts = Apart(self.unit.diags)
         value_names = list(types)
         for key, known, what in (
@@ -585,7 +589,7 @@ class Structure:
                         )
         if not parts.failed:  # every input and die named rightly: each read as a run reads it
             bound = self._example_inputs(here, ex, inputs, parts)
-            forced_dice(self.unit, parts, here + ("dice",), ex.get("dice") or {}, roll, bound)
+            forced_dice(self.unit, parts, here + ("dice",), ex.get("dice") or {}, roll, bound, auto)
         expects: list[Expectation] = []
         want = ex["expect"]
         if "outcome" in want:
