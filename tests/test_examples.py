@@ -1069,6 +1069,24 @@ def test_a_state_step_s_values_under_a_key_its_kind_does_not_take_are_one_mistak
     ], said
 
 
+@pytest.mark.parametrize("stray", ["policy: always", "character: ann", "dice: {d: 1}"])
+def test_a_stray_key_of_a_state_step_hides_nothing_it_leaves_out(stray: str) -> None:
+    """`policy:` on a join step is told (RC102); it had hidden the RC702 for a parameter with no
+    default that the same step leaves out, which it could not have been meant to give. Both are
+    told now; only `inputs:` on a join (or `params:` on an act step) stands for what is left out."""
+    text = NAMED.replace("hp: {type: int, min: 1, max: 5, default: 2}", "hp: {type: int, min: 1, max: 5}")
+    text = text.replace("characters: {ann: {hp: 1}, bo: {}}", "characters: {ann: {hp: 1}, bo: {hp: 1}}")
+    text = text.replace("{join: cy, params: {hp: 3}}", f"{{join: cy, {stray}}}")
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load(text, name="n.yaml")
+    said = [(d.code, d.message) for d in caught.value.diagnostics]
+    key = stray.split(":")[0]
+    assert said == [  # in file order: the RC702 is at the step's `join`
+        ("RC702", "step 2 gives character 'cy' no value for the parameter 'hp', which has no default"),
+        ("RC102", f"unknown key '{key}' in state.examples.0.steps.1: a join step does not take it"),
+    ], said
+
+
 def test_every_bad_key_of_one_state_step_is_reported_in_one_run() -> None:
     """A step with a misspelt action (or period) and keys its kind does not take had only the
     first told; each is told now, and `params` on an act step once, not also as unknown

@@ -623,9 +623,10 @@ class StateCompiler:
             at = path + ("steps", i)
             kind = "join" if "join" in step else "act"
             key = "params" if kind == "join" else "inputs"
-            # a key its kind does not take is told (`_example_step`): `inputs` on a join meant as
-            # its params, say, so what it leaves out is not told again (review AG)
-            stray = any(k not in STEP_KEYS[kind] for k in step) if kind in STEP_KEYS else True
+            # a key its kind does not take is told (`_example_step`); the other kind's values
+            # (`inputs` on a join, meant as its params) stand for what the step leaves out, which
+            # is not told again (review AG); any other (`policy` on a join) hides nothing
+            stray = ("inputs" if kind == "join" else "params") in step
             span = self.span(at + ((key,) if step.get(key) is not None else (kind,)), True)
             if kind == "join":
                 missing = Missing(
