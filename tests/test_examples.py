@@ -1721,3 +1721,31 @@ def test_a_state_step_s_forced_list_shorter_than_a_constant_pool_is_rc702_at_loa
     [d] = caught.value.diagnostics
     assert (d.code, d.message) == ("RC702", "in this example, d is forced 1 face, but its first roll needs 2")
     assert written_at(text.splitlines(), d) == "1"
+
+
+@pytest.mark.parametrize(
+    ("of", "where", "character", "hint"),
+    [
+        ("action", "step 1's inputs:", False, "add much: VALUE to step 1's inputs:"),
+        ("campaign", "this example's params:", False, "add much: VALUE to this example's params:"),
+        ("character", "step 2's params:", True, "give the character much: VALUE in step 2's params:"),
+    ],
+)
+def test_the_hint_to_add_a_value_an_example_leaves_out_is_worded_once(
+    of: str, where: str, character: bool, hint: str
+) -> None:
+    """The hint to add a missing input or parameter was written out twice, at load (`Missing`)
+    and at run (`tools.examples._given`): both now say `to_add`'s words, unchanged."""
+    from engine.compiler.given import Missing, to_add
+    from engine.errors import Advice, Diagnostic
+    from engine.syntax.positions import SourceFile, Span
+    from engine.tools.examples import _given
+
+    assert to_add("much", where, character) == hint
+    span = Span(SourceFile("x.yaml", "x"), 1, 1, 1, 2)
+    assert Missing("gives", "the input", where, span, character=character).problem("much").diag.hint == hint
+    found = Diagnostic(
+        "RC401", f"{of} 'x' needs the input 'much' (a number)", None, "", advice=Advice("give", "much", of)
+    )
+    params = where if of == "character" else "elsewhere"
+    assert _given(found, where, params)[1] == hint

@@ -19,23 +19,32 @@ from .problems import Apart, Problem, problem
 from .unit import Unit
 
 
+def to_add(name: str, where: str, character: bool = False) -> str:
+    """The hint that an example give a value it leaves out, under `where` ("this example's
+    inputs:"): "add NAME: VALUE to …", or of a character's parameter "give the character NAME:
+    VALUE in …". Said when the ruleset loads (`Missing`) and when `test` runs a step left to it
+    (`tools.examples`), in the one wording."""
+    return f"give the character {name}: VALUE in {where}" if character else f"add {name}: VALUE to {where}"
+
+
 class Missing(NamedTuple):
     """How a value an example leaves out is told, at `span`: "{gives} no value for {what}
-    'NAME'{of}, which has no default", with the hint "{add} NAME: VALUE {to}"."""
+    'NAME'{of}, which has no default", with the hint to add it under `to` (`to_add`; a
+    `character`'s parameter)."""
 
     gives: str
     what: str
-    add: str
     to: str
     span: Span
     of: str = ""
+    character: bool = False
 
     def problem(self, name: str) -> Problem:
         return problem(
             "RC702",
             f"{self.gives} no value for {self.what} '{name}'{self.of}, which has no default",
             self.span,
-            f"{self.add} {name}: VALUE {self.to}",
+            to_add(name, self.to, self.character),
         )
 
 

@@ -605,7 +605,7 @@ class StateCompiler:
         given = raw.get("params")
         at = path + ("params",) if given is not None else path
         missing = Missing(
-            "example gives", "the campaign parameter", "add", "to this example's params:", self.span(at, True)
+            "example gives", "the campaign parameter", "this example's params:", self.span(at, True)
         )
         self._values(path + ("params",), given, campaign, "campaign", missing, parts)
         for who, given in (raw.get("characters") or {}).items():
@@ -613,9 +613,9 @@ class StateCompiler:
             missing = Missing(
                 f"example gives character '{who}'",
                 "the parameter",
-                "give the character",
-                "in this example's characters:",
+                "this example's characters:",
                 self.span(at, True),
+                character=True,
             )
             self._values(at, given, character, "character", missing, parts)
         steps = raw.get("steps") or []
@@ -632,9 +632,9 @@ class StateCompiler:
                 missing = Missing(
                     f"step {i + 1} gives character '{step['join']}'",
                     "the parameter",
-                    "give the character",
-                    f"in step {i + 1}'s params:",
+                    f"step {i + 1}'s params:",
                     span,
+                    character=True,
                 )
                 self._values(at + (key,), step.get(key), character, "character", missing, parts, stray)
             elif step.get("act") in actions:
@@ -642,8 +642,7 @@ class StateCompiler:
                 missing = Missing(
                     f"step {i + 1} gives",
                     "the input",
-                    "add",
-                    f"to step {i + 1}'s inputs:",
+                    f"step {i + 1}'s inputs:",
                     span,
                     f" of action '{action.name}'",
                 )

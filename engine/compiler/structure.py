@@ -523,13 +523,7 @@ class Structure:
             here + ("inputs",),
             ex.get("inputs") or {},
             inputs,
-            Missing(
-                "example gives",
-                "the input",
-                "add",
-                "to this example's inputs:",
-                self.unit.doc.span(at, key=True),
-            ),
+            Missing("example gives", "the input", "this example's inputs:", self.unit.doc.span(at, key=True)),
         )
 
     def _examples(

@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..api import Ruleset
+from ..compiler.given import to_add
 from ..errors import UNROLLED, Diagnostic, InputError, RulecraftError
 from ..frozen import frozen
 from ..model.ruleset import Check, Example, Expectation
@@ -293,10 +294,10 @@ def _given(found: Diagnostic, inputs: str, params: str) -> tuple[str, str | None
         message = (
             "it needs the " + message.partition(" needs the ")[2] if " needs the " in message else message
         )
-        return message, f"add {advice.name}: VALUE to this example's params:"
+        return message, to_add(advice.name, "this example's params:")
     if advice.of == "character":
-        return message, f"give the character {advice.name}: VALUE in {params}"
-    return message, f"add {advice.name}: VALUE to {inputs}"
+        return message, to_add(advice.name, params, character=True)
+    return message, to_add(advice.name, inputs)
 
 
 def _retold(found: Diagnostic, message: str, span: Span | None, hint: str | None) -> Diagnostic:
