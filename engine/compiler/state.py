@@ -60,6 +60,9 @@ STEP_KEYS = {
     "undo": ("undo",),
 }
 """The keys a state example's step of each kind takes (docs/language.md, State examples)."""
+STEP_VALUES = {"act": "inputs", "join": "params"}
+"""The key under which a step of each kind that gives values (an action's inputs, a joining
+character's parameters) gives them."""
 STEP_WORDS = {"act": "an act step", "begin": "a begin step", "join": "a join step", "undo": "an undo step"}
 
 _UNKNOWN_ITEM = {
@@ -621,12 +624,14 @@ class StateCompiler:
         steps = raw.get("steps") or []
         for i, step in enumerate(steps[:-1] if raw.get("refused") is not None else steps):
             at = path + ("steps", i)
-            kind = "join" if "join" in step else "act"
-            key = "params" if kind == "join" else "inputs"
+            kind = next(k for k in STEP_KEYS if k in step)  # the schema lets one kind through
+            if kind not in STEP_VALUES:  # a begin or undo step gives no values
+                continue
+            key = STEP_VALUES[kind]
             # a key its kind does not take is told (`_example_step`); the other kind's values
             # (`inputs` on a join, meant as its params) stand for what the step leaves out, which
             # is not told again (review AG); any other (`policy` on a join) hides nothing
-            stray = ("inputs" if kind == "join" else "params") in step
+            stray = any(k in step for k in STEP_VALUES.values() if k != key)
             span = self.span(at + ((key,) if step.get(key) is not None else (kind,)), True)
             if kind == "join":
                 missing = Missing(
