@@ -1749,3 +1749,54 @@ def test_the_hint_to_add_a_value_an_example_leaves_out_is_worded_once(
     )
     params = where if of == "character" else "elsewhere"
     assert _given(found, where, params)[1] == hint
+
+
+RULE = """\
+rulecraft: 1
+name: rule
+bags:
+  cup: {chits: {red: 2, blue: 1}}
+checks:
+  t:
+    roll:
+      d: {die: 3}
+      c: {draw: cup, count: 2}
+    outcomes: [lo, hi]
+    outcome: "'hi' if d > 1 else 'lo'"
+    examples:
+      - {dice: {d: FACE, c: CHITS}, expect: {outcome: hi}}
+"""
+
+
+@pytest.mark.parametrize(("face", "written"), [(2, "2"), ("2", '"2"'), (2.0, "2.0"), (4, "4"), (0, "0")])
+@pytest.mark.parametrize(
+    "chits", [["red", "blue"], ["red", "red"], ["blue", "blue"], ["green", "red"], ["blue", "red"]]
+)
+def test_a_forced_face_or_chit_is_judged_by_one_rule_at_load_and_at_run(
+    face: object, written: str, chits: list[str]
+) -> None:
+    """Whether a forced face is one of its die's, and a forced chit one its bag still holds, was
+    written twice, in the sampler and in the load's check of an example: it is one rule now
+    (`runtime.inputs.forced_face`, `in_bag`), and the load refuses what a roll refuses."""
+    from engine.runtime.inputs import forced_face, in_bag
+
+    held = {"red": 2, "blue": 1}
+    good_face = forced_face(face, (1, 2, 3)) is not None
+    good_chits = all(in_bag(c, 1, held) for c in chits) and all(
+        in_bag(c, chits.count(c), held) for c in chits
+    )
+    text = RULE.replace("FACE", written).replace("CHITS", f"[{', '.join(chits)}]")
+    try:
+        engine.load(text)
+        loads = True
+    except engine.CompileError as exc:
+        assert {d.code for d in exc.diagnostics} == {"RC702"}
+        loads = False
+    rs = engine.load(RULE.replace("FACE", "2").replace("CHITS", "[red, blue]"))
+    try:
+        rs.roll("t", forced={"d": face, "c": chits})
+        rolls = True
+    except engine.InputError as exc:
+        assert {d.code for d in exc.diagnostics} == {"RC405"}
+        rolls = False
+    assert loads == rolls == (good_face and good_chits)

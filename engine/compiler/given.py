@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 from ..errors import InputError, RulecraftError, did_you_mean, shown
 from ..model.ruleset import Die, Draw, InputSpec, Pool, Randomizer, reads
 from ..model.values import Multi, faces_text
-from ..runtime.inputs import coerce, listed, parse_number, whole
+from ..runtime.inputs import coerce, forced_face, in_bag, listed, parse_number, whole
 from ..runtime.rules import concrete
 from ..syntax.document import PathKey
 from ..syntax.positions import Span
@@ -158,7 +158,7 @@ def _first_roll(r: Randomizer, bound: Mapping[str, Any] | None) -> int | None:
 
 def _faces(unit: Unit, at: PathKey, r: Die | Pool, given: Any, bound: Mapping[str, Any] | None) -> None:
     """RC702 unless every face forced on `r` is one of its faces, where they are known now, read
-    as the sampler reads a forced face (a whole number: `whole`)."""
+    by the sampler's rule (`forced_face`: a whole number that is one of them)."""
     faces = r.faces
     if r.faces_expr is not None:
         if bound is None or not reads(r.faces_expr.node) <= set(bound):
@@ -169,7 +169,7 @@ def _faces(unit: Unit, at: PathKey, r: Die | Pool, given: Any, bound: Mapping[st
             return  # no faces for these inputs: the run says so, at the die
     die = not isinstance(r, Pool) or r.total
     for where, face in _items(at, given):
-        if whole(face) not in faces:
+        if forced_face(face, faces) is None:
             # a face written as text ("3") is none: the sampler takes numbers
             meant = whole(parse_number(face.strip())) if isinstance(face, str) else None
             raise problem(
@@ -187,12 +187,13 @@ def _faces(unit: Unit, at: PathKey, r: Die | Pool, given: Any, bound: Mapping[st
 
 def _chits(unit: Unit, at: PathKey, r: Draw, given: Any) -> None:
     """RC702 unless every chit forced on draw `r` is one its bag holds, and (with no redraw,
-    which puts the chits back) no more of one colour than the bag holds."""
+    which puts the chits back) no more of one colour than the bag holds: the sampler's rule
+    (`in_bag`), asked of the full bag."""
     held = {s.name: k for s, k in r.bag.contents()}
     items = [(where, getattr(c, "name", c)) for where, c in _items(at, given)]
     chits = [name for _, name in items]
     for where, name in items:
-        if name not in held:
+        if not in_bag(name, 1, held):
             raise problem(
                 "RC702",
                 f"in this example, {r.name} is forced {shown(name)}, which is not a chit of "
@@ -201,7 +202,7 @@ def _chits(unit: Unit, at: PathKey, r: Draw, given: Any) -> None:
                 did_you_mean(str(name), held) or f"force {r.name} chits of its bag: {', '.join(held)}",
             )
     for name in dict.fromkeys(chits):
-        if r.redraw is None and chits.count(name) > held[name]:
+        if r.redraw is None and not in_bag(name, chits.count(name), held):
             raise problem(
                 "RC702",
                 f"in this example, {r.name} is forced {name} {chits.count(name)} times, but bag "

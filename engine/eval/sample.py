@@ -21,7 +21,7 @@ from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Symbol, faces_text, redraws_key
 from ..runtime.cache import Caches
 from ..runtime.context import POLICIES, RunContext, check_policy, new_work
-from ..runtime.inputs import listed, whole
+from ..runtime.inputs import forced_face, in_bag, listed
 from ..runtime.limits import Limits, redraw_times, roll_count
 from ..runtime.procedure import Option, Procedure, State, procedure_for
 from ..runtime.rules import (
@@ -107,8 +107,8 @@ class _Source:
                     raise self._ran_out(r, n, [str(f) for f in r.faces])
                 given = queue.pop(0)
                 # an int as it is (NumPy's too); 1.0 and True equal 1, yet are not faces
-                face = given if type(given) is int else whole(given)
-                if face is None or face not in r.faces:
+                face = forced_face(given, r.faces)
+                if face is None:
                     raise _bad_force(r, given, f"is not a face of this die ({faces_text(r.faces)})")
             else:
                 face = r.faces[self.rng.randrange(len(r.faces))]
@@ -128,7 +128,7 @@ class _Source:
                     raise self._ran_out(r, n, [name for name, k in left.items() if k > 0])
                 name = getattr(queue[0], "name", queue[0])
                 queue.pop(0)
-                if left.get(name, 0) <= 0:
+                if not in_bag(name, 1, left):
                     hint = did_you_mean(str(name), left) if name not in left else None
                     raise InputError(
                         [

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -275,6 +275,23 @@ def whole(value: Any) -> int | None:
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return int(value)
     return None
+
+
+def forced_face(given: Any, faces: Collection[int]) -> int | None:
+    """The face `given` forces on a die of `faces`: a whole number (`whole`) that is one of
+    them; None for anything else (text "3", 1.0 and true are no face). The one rule of a roll's
+    forced faces (`eval.sample`) and of an example's, checked when the ruleset loads
+    (`compiler.given`)."""
+    face = given if type(given) is int else whole(given)
+    return face if face is not None and face in faces else None
+
+
+def in_bag(name: Any, k: int, left: Mapping[str, int]) -> bool:
+    """Whether a bag that holds `left` of each colour yields `k` chits `name` (drawn without
+    putting them back): the one rule of a roll's forced chits (`eval.sample`, one at a time)
+    and of an example's, checked when the ruleset loads (`compiler.given`, each colour's
+    count)."""
+    return left.get(name, 0) >= k
 
 
 def listed(value: Any) -> list[Any] | None:
