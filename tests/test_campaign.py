@@ -860,6 +860,37 @@ def test_two_processes_migrating_at_once_record_one_migration(tmp_path: Path) ->
     assert campaign.replay() == campaign.state()
 
 
+def test_a_campaign_migrated_by_another_process_since_it_was_opened_is_refused_with_a_place(
+    tmp_path: Path,
+) -> None:
+    """A campaign migrated by another process while this one had it open refuses this one's next
+    change with RC904, which had no file, line or caret where every other RC904 has them: it is
+    told, as a ruleset given that differs from the kept one is, at the `state:` of the rules it
+    was opened with, and nothing is written."""
+    path = tmp_path / "bounded.yaml"
+    path.write_text(BOUNDED)
+    db = tmp_path / "c.db"
+    engine.new_campaign("b", path, store=SqliteStore(db))
+    opened = engine.open_campaign("b", store=SqliteStore(db))
+    path.write_text(MIGRATED)
+    with SqliteStore(db) as store:
+        engine.open_campaign("b", store=store, migrate=True).act("gem")
+    # the database and its log, byte for byte: the WAL's index (-shm) is rewritten by any
+    # transaction of a connection still open, even one that writes nothing
+    data = ("c.db", "c.db-wal")
+    stored = {k: v for k, v in _store_bytes(tmp_path).items() if k in data}
+    with pytest.raises(engine.CampaignError) as caught:
+        opened.act("spend")
+    [d] = caught.value.diagnostics
+    line = BOUNDED[: BOUNDED.index("state:")].count("\n") + 1
+    assert d.code == "RC904" and "was changed since it was opened here" in d.message
+    assert d.span is not None and (d.span.source.name, d.span.line, d.span.col) == (str(path), line, 1)
+    assert f"{path}:{line}:1: error RC904: " in str(caught.value)
+    assert "\n  state:\n  ^^^^^\n" in str(caught.value), str(caught.value)
+    assert {k: v for k, v in _store_bytes(tmp_path).items() if k in data} == stored
+    assert [e.kind for e in opened.store.events("b")] == ["new", "migrate", "action"]
+
+
 def test_a_ruleset_file_gone_plays_the_stored_text_but_a_broken_one_is_reported(tmp_path: Path) -> None:
     """`open_campaign` finds the ruleset again by its path; when the file is gone the text kept
     with the campaign plays on. A file that is there but no longer loads is its error (with or

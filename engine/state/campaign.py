@@ -489,12 +489,15 @@ class Campaign:
             header = None
             now = tx.header()
             if self._pending is None and now.ruleset_hash != self.header.ruleset_hash:
-                # another process migrated it since this one opened it: these rules are not its
+                # another process migrated it since this one opened it: these rules are not its.
+                # Placed as a ruleset given that differs from the kept one is (`_changed`): at the
+                # `state:` of the rules played here (a refusal with no place; found by a hunt)
                 raise _fail(
                     "RC904",
                     f"the ruleset of campaign '{self.name}' was changed since it was opened here",
                     "open it again (with --migrate, to play the ruleset given)",
                     advice=Advice("reopen"),
+                    span=self.rules.span,
                 )
             if self._pending is not None:
                 to, text = self._pending
