@@ -1707,6 +1707,63 @@ def test_a_stored_ruleset_text_with_no_state_is_a_placed_rc903_not_a_campaign_wi
     assert _store_bytes(tmp_path) == before
 
 
+def test_a_kept_ruleset_text_that_does_not_load_is_a_placed_rc903(cli: Any, tmp_path: Path) -> None:
+    """A migration's `from_text` changed outside rulecraft to one that does not load (broken YAML,
+    an unknown key) made `campaign replay` print the bare load error, named after the ruleset's
+    file, whose lines are another text's; a kept text of the campaign's own (and its hash) so
+    changed was the bare load error for every command. Both are RC903 "damaged" now, told where
+    the load error is in that text, shown as `<campaign NAME>`; `show` does not read a
+    migration's text and answers; nothing is written."""
+    import contextlib
+    import hashlib
+    import sqlite3
+
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(BOUNDED)
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "b", str(rules)).code == 0
+    assert cli("campaign", "--db", db, "new", "m", str(rules)).code == 0
+    rules.write_text(BOUNDED.replace("max: 3", "max: 5"))
+    assert cli("campaign", "--db", db, "act", "m", "spend", "--migrate").code == 0
+    broken, unknown = "rulecraft: 1\nname: [\n", BOUNDED.replace("checks:", "chekcs:")
+    line = BOUNDED[: BOUNDED.index("checks:")].count("\n") + 1
+    for text, told in (
+        (broken, "<campaign m>:2:7: error RC903: campaign 'm' is damaged: the ruleset text its "
+         "migration #2 replaced does not load (RC002: the list opened with '[' here is not closed"),
+        (unknown, f"<campaign m>:{line}:1: error RC903: campaign 'm' is damaged: the ruleset text "
+         "its migration #2 replaced does not load (RC102: unknown key 'chekcs' in the top level)"),
+    ):  # fmt: skip
+        with contextlib.closing(sqlite3.connect(db)) as con, con:
+            con.execute(
+                "update events set data = json_set(data, '$.from_text', ?) where kind = 'migrate'", (text,)
+            )
+        before = _store_bytes(tmp_path)
+        r = cli("campaign", "--db", db, "replay", "m")
+        assert r.code == 1 and r.out == "" and r.err.startswith(told), r.err
+        assert r.err.count("error RC") == 1 and "Traceback" not in r.err, r.err
+        assert "\n  hint: the stored text was changed outside rulecraft" in r.err, r.err
+        shown = cli("campaign", "--db", db, "show", "m")
+        assert shown.code == 0 and "luck: 0" in shown.out and shown.err == "", shown.err
+        assert _store_bytes(tmp_path) == before
+    with SqliteStore(db) as store, pytest.raises(engine.CampaignError) as caught:
+        engine.open_campaign("m", store=store, read_only=True).replay()
+    assert caught.value.diagnostics[0].code == "RC903"
+    rules.unlink()
+    with contextlib.closing(sqlite3.connect(db)) as con, con:
+        kept = hashlib.sha256(broken.encode()).hexdigest()
+        con.execute(
+            "update campaigns set ruleset_text = ?, ruleset_hash = ? where name = 'b'", (broken, kept)
+        )
+    before = _store_bytes(tmp_path)
+    for argv in (("act", "b", "spend"), ("show", "b"), ("replay", "b")):
+        r = cli("campaign", "--db", db, *argv)
+        assert r.code == 1 and r.err.startswith(
+            "<campaign b>:2:7: error RC903: campaign 'b' is damaged: the ruleset text it keeps does not load"
+        ), r.err
+        assert r.err.count("error RC") == 1 and "\n  name: [\n        ^\n" in r.err, r.err
+    assert _store_bytes(tmp_path) == before
+
+
 def test_a_log_its_rules_refuse_is_rc909_naming_why(tmp_path: Path) -> None:
     """A log changed outside rulecraft so that its own rules refuse an event (here a clamped
     `spend_gently` at 0 edited into a `spend`, which the counter's minimum refuses) no longer

@@ -21,11 +21,14 @@ from typing import Any
 from ..errors import (
     Advice,
     CampaignError,
+    CompileError,
     Diagnostic,
     EvalError,
     InputError,
     LimitError,
+    LoadError,
     RulecraftError,
+    SchemaError,
     did_you_mean,
     placed,
 )
@@ -77,6 +80,11 @@ other exception is a bug of rulecraft's, which surfaces as itself."""
 Compile = Callable[[str, str], RulesetModel]
 """Compiles a ruleset's text (with the name it is shown under) to its model: given by the API."""
 
+NOT_LOADING: tuple[type[RulecraftError], ...] = (LoadError, SchemaError, CompileError)
+"""What compiling a ruleset text that does not load raises: its YAML broken, a schema error, an
+expression that does not compile. A kept text that raises one is damaged (`_kept`); a limit or a
+deadline passed compiling it is no damage and stays what it is."""
+
 
 def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -95,12 +103,12 @@ def _fail(
     return CampaignError([Diagnostic(code, message, span, hint, advice=advice)], missing=missing, unfit=unfit)
 
 
-def _top(model: RulesetModel, text: str) -> Span:
+def _top(name: str, text: str) -> Span:
     """Where a ruleset with no `state:` is told, having no section to point at: where its top
     level begins, among whose keys a `state:` would be, as the loader tells a key missing from
     the top level (RC101) at the top of the file; its first line that is neither blank (a caret
     under it would show nothing) nor a comment, else its first."""
-    source = SourceFile(model.source_name, text)
+    source = SourceFile(name, text)
     lines = enumerate(source.lines, 1)
     line = next((n for n, held in lines if held.strip() and not held.lstrip().startswith("#")), 1)
     held = source.line(line)
@@ -115,7 +123,7 @@ def _no_state(model: RulesetModel, text: str) -> CampaignError:
         f"ruleset '{model.name}' declares no state: it has nothing a campaign could keep",
         "add a 'state:' section (see docs/language.md, State that lasts)",
         unfit=True,
-        span=_top(model, text),
+        span=_top(model.source_name, text),
     )
 
 
@@ -134,7 +142,7 @@ def _changed(name: str, model: RulesetModel, text: str) -> CampaignError:
             "RC904",
             f"{said}: it no longer declares a 'state:' section",
             f"{as_was}; a ruleset with no 'state:' has nothing a campaign could be migrated to",
-            span=_top(model, text),
+            span=_top(model.source_name, text),
         )
     return _fail(
         "RC904",
@@ -167,8 +175,29 @@ def _stateful(name: str, model: RulesetModel, text: str) -> RulesetModel:
         "never keeps",
         "the stored text was changed outside rulecraft, which makes and migrates campaigns only "
         "with a ruleset that declares a 'state:'",
-        span=_top(model, text),
+        span=_top(model.source_name, text),
     )
+
+
+def _kept(name: str, compile: Compile, text: str, which: str) -> RulesetModel:
+    """The model of `text`, a ruleset text campaign `name` keeps (`which` says which: its own, or
+    the one a migration replaced), shown as `<campaign NAME>` with that text's lines. rulecraft
+    keeps only a text that loaded: one that does not (its YAML broken, a schema error) was
+    changed outside, and is RC903 placed where its load error is, as one with no `state:` is
+    (`_stateful`). It was the bare load error, and a migration's text was named after the
+    ruleset's file, whose lines are another text's (found by a hunt)."""
+    shown = f"<campaign {name}>"
+    try:
+        model = compile(text, shown)
+    except NOT_LOADING as exc:
+        first = exc.diagnostics[0]
+        raise _fail(
+            "RC903",
+            f"campaign '{name}' is damaged: {which} does not load ({first.code}: {first.message})",
+            "the stored text was changed outside rulecraft, which keeps only a ruleset text that loads",
+            span=first.span or _top(shown, text),
+        ) from None
+    return _stateful(name, model, text)
 
 
 def _now() -> str:
@@ -381,8 +410,8 @@ class Campaign:
                     " (and --migrate, to record the change)",
                     advice=Advice("migrate", lead="the stored text was changed outside rulecraft"),
                 )
-            stored = compile(header.ruleset_text, f"<campaign {name}>")
-            return cls(store, header, _stateful(name, stored, header.ruleset_text), limits, compile)
+            stored = _kept(name, compile, header.ruleset_text, "the ruleset text it keeps")
+            return cls(store, header, stored, limits, compile)
         if keeps(header, text):
             same = compile(text, shown_as or header.ruleset)
             return cls(store, header, _stateful(name, same, text), limits, compile)
@@ -783,11 +812,11 @@ class Campaign:
         migrations = [e for e in events if e.kind == "migrate"]
         stored = self.model  # the rules of the stored text: not this campaign's while one is pending
         if self._pending is not None and self.compile is not None:
-            stored = self.compile(self.header.ruleset_text, self.header.ruleset)
-        model = stored
-        if migrations and self.compile is not None:
-            first = migrations[0].data["from_text"]
-            model = _stateful(self.name, self.compile(first, self.header.ruleset), first)
+            stored = _kept(self.name, self.compile, self.header.ruleset_text, "the ruleset text it keeps")
+        # each migration's replaced rules, compiled before any event is replayed: a kept text that
+        # no longer loads is RC903 as itself, never an event's RC909
+        replaced = [self._replaced(m) for m in migrations] if self.compile is not None else []
+        model = replaced[0] if replaced else stored
         rules = model.state
         assert rules is not None
         states: list[State] = []
@@ -821,11 +850,8 @@ class Campaign:
                 elif e.kind == "undo":
                     got = _state_before(events, e.undoes or 0, states, work)
                 else:  # migrate: the state is carried over to the new ruleset, which plays on
-                    model = stored
-                    if self.compile is not None and e is not migrations[-1]:
-                        nxt = migrations[migrations.index(e) + 1]
-                        then = nxt.data["from_text"]
-                        model = _stateful(self.name, self.compile(then, self.header.ruleset), then)
+                    after = migrations.index(e) + 1
+                    model = replaced[after] if after < len(replaced) else stored
                     assert model.state is not None
                     rules = model.state
                     # a migration before 2026-12-04 (no `carried`) kept the state as it was
@@ -851,6 +877,12 @@ class Campaign:
                 )
             states.append(got)
         return states[-1]
+
+    def _replaced(self, migration: Event) -> RulesetModel:
+        """The rules migration event `migration` replaced, compiled from the text it keeps."""
+        assert self.compile is not None
+        which = f"the ruleset text its migration #{migration.seq} replaced"
+        return _kept(self.name, self.compile, migration.data["from_text"], which)
 
     def _replaying(self, exc: LimitError, event: Event, rules: StateModel) -> LimitError:
         """`exc`, a budget or deadline passed while `event` was replayed under `rules`, saying which
