@@ -96,6 +96,10 @@ class Ruleset:
         self.limits = limits
         self.caches = Caches.within(limits.max_cache_bytes)
         keep_die_tables(model.checks.values(), self.caches.tables)  # a first request finds them
+        self.file: Path | None = None
+        """Where the file it was loaded from lies (`load` of a `Path`), resolved when it was
+        loaded, else None: a campaign made of it keeps that path, from whatever folder it is made
+        (`_found_again`), where its name as given is relative to the folder it was loaded from."""
         self._recent: dict[Any, Recalled] = self.caches.bindings.recent
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -170,7 +174,9 @@ class Ruleset:
         from .syntax.schema import validate
 
         validate(merged, clock)
-        return Ruleset(compile_document(merged, self.limits, work=work), merged, self.limits)
+        grown = Ruleset(compile_document(merged, self.limits, work=work), merged, self.limits)
+        grown.file = self.file
+        return grown
 
     @property
     def title(self) -> str:
@@ -598,7 +604,9 @@ def load(source: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str | Non
             missing = False
         if missing and _looks_like_a_name(str(source)):
             raise _no_such_name(str(source), _with_suffix(source), path=True)
-        return load_source(read_source(source, name, limits.max_yaml_bytes), limits=limits)
+        loaded = load_source(read_source(source, name, limits.max_yaml_bytes), limits=limits)
+        loaded.file = _resolved(source)
+        return loaded
     if not isinstance(source, str):
         raise LoadError(
             [Diagnostic("RC001", f"a ruleset is text or a pathlib.Path, not {type(source).__name__}", None)]
@@ -845,9 +853,7 @@ def new_campaign(
     rs = ruleset if isinstance(ruleset, Ruleset) else load(ruleset, limits=limits or DEFAULT_LIMITS)
     limits = limits or rs.limits
     source = (
-        _found_again(rs.document.source.name)
-        if not isinstance(ruleset, str) or ruleset not in shipped_rulesets()
-        else ruleset
+        _found_again(rs) if not isinstance(ruleset, str) or ruleset not in shipped_rulesets() else ruleset
     )
     return Campaign.create(
         store or open_store(),
@@ -929,15 +935,30 @@ def _store(where: str, store: Any) -> None:
         arg.having(where, "store", store, STORE_METHODS, "a campaign store (engine.state) or None")
 
 
-def _found_again(name: str) -> str:
+def _found_again(rs: Ruleset) -> str:
     """How a campaign finds its ruleset file again: its full path, so another working folder
-    (with its own file of that name, or none) finds the same file; a name that is no file (YAML
-    text's `<string>`) as it is."""
+    (with its own file of that name, or none) finds the same file. That is the path it was
+    loaded from, resolved then (`Ruleset.file`): its name as given is relative to the folder it
+    was loaded from, which a campaign made from another folder kept as it was, a path found
+    again from whatever folder opened it (another file, or none) and shown to a server's clients
+    (found by a hunt). A ruleset not loaded from a `Path`: its name, resolved where it is a
+    file here; a name that is no file (YAML text's `<string>`) as it is."""
+    if rs.file is not None:
+        return str(rs.file)
+    name = rs.document.source.name
     try:
         where = Path(name)
         return str(where.resolve()) if where.is_file() else name
     except (OSError, ValueError):  # a name the system refuses is no file
         return name
+
+
+def _resolved(path: Path) -> Path | None:
+    """`path` made absolute, its links followed; None for a path the system refuses."""
+    try:
+        return path.resolve()
+    except (OSError, ValueError):
+        return None
 
 
 def read_kept(

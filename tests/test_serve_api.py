@@ -805,6 +805,52 @@ def test_a_campaign_s_ruleset_stored_as_a_relative_path_is_named_by_its_file_alo
     assert _unplaced(shipped, "chill") == shipped
 
 
+def test_a_campaign_s_ruleset_is_listed_by_its_file_alone_however_it_is_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`GET /api/campaigns` (and a campaign's `ruleset` in every state) showed a ruleset stored by
+    a relative path whole (`secretplace/mychill.yaml`), which its errors already named by its file
+    alone: both name it so now, as one stored by its absolute path is named (found by a hunt).
+    `new_campaign` keeps the path of the file the ruleset was loaded from, resolved when it was
+    loaded, from whatever folder the campaign is made: a relative one could name another file."""
+    from engine.api import new_campaign, open_store
+    from engine.state.campaign import Campaign
+
+    chill = shipped_rulesets()["chill"].read_text(encoding="utf-8")
+    for folder in ("a", "b"):
+        (tmp_path / folder / "secretplace").mkdir(parents=True)
+    mine = tmp_path / "a" / "secretplace" / "mychill.yaml"
+    mine.write_text(chill, encoding="utf-8")
+    other = tmp_path / "b" / "secretplace" / "mychill.yaml"  # another file of that name
+    other.write_text(chill.replace("Chill", "Chilled"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "a")
+    rs = engine.load(Path("secretplace/mychill.yaml"))
+    monkeypatch.chdir(tmp_path / "b")
+    db = tmp_path / "c.db"
+    store = open_store(db)
+    try:
+        made = new_campaign("made", rs, store=store, params={"players": 4})
+        assert made.header.ruleset == str(mine.resolve())  # the file it was loaded from
+        # the file is found again from this folder, which holds another of that name: not RC904
+        assert engine.open_campaign("made", store=store).show()["shared"]["tokens"]["light"] == 3
+        old = "secretplace/mychill.yaml"  # as a campaign made before was stored
+        Campaign.create(store, "old", rs.model, rs.document.source.text, {"players": 4}, source=old)
+    finally:
+        store.close()
+    monkeypatch.chdir(tmp_path)
+    with TestClient(create_app(Settings(db=str(db), token="s3cret", workers=1))) as c:
+        listed = c.get("/api/campaigns")
+        assert listed.status_code == 200, listed.text
+        assert {(e["name"], e["ruleset"]) for e in listed.json()} == {
+            ("made", "mychill.yaml"),
+            ("old", "mychill.yaml"),
+        }
+        shown = [c.get(f"/api/campaigns/{n}") for n in ("made", "old")]
+        assert [r.json()["ruleset"] for r in shown] == ["mychill.yaml", "mychill.yaml"]
+        for response in (listed, *shown):
+            assert "secretplace" not in response.text and str(tmp_path) not in response.text, response.text
+
+
 def test_a_campaign_changed_by_hand_is_one_rc903_from_every_route(tmp_path: Path) -> None:
     """The log, the state and a change each answer 503 with one RC903 naming the damage, and
     nothing is appended (the log route read rows whole and rendered a traceback-free 200 of

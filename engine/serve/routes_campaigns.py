@@ -110,14 +110,21 @@ def _unplaced(d: Diagnostic, ruleset: str) -> Diagnostic:
     stored and as named from the working folder (`api.stored_reference`: a server started in a
     folder above it named it so, which `_hidden`, seeing a relative path, let through; review
     AF): its file name alone, in a span's file and in the words."""
-    if ruleset in shipped_rulesets():  # a shipped ruleset's name, no place
+    shown = _file_alone(ruleset)
+    if shown == ruleset:  # a shipped ruleset's name, or a file's name alone: no place
         return d
-    shown = Path(ruleset).name
     forms = {ruleset, str(stored_reference(ruleset))} - {shown}  # a file's name alone is no place
     if d.span is not None and d.span.file in forms:
         d = _file_named(d, shown)
     # a path, not the end of a longer one
     return _replaced(d, dict.fromkeys(forms, shown), lambda p, _: rf"(?<![\w./-]){p}(?![\w./-])")
+
+
+def _file_alone(reference: str) -> str:
+    """A campaign's stored ruleset reference (`api._found_again`) without its place: a shipped
+    ruleset's name as it is, a file's name alone, whether the path is absolute or relative (a
+    campaign made before references were kept absolute, or stored by another rulecraft)."""
+    return reference if reference in shipped_rulesets() else Path(reference).name
 
 
 def _file_named(d: Diagnostic, shown: str) -> Diagnostic:
@@ -230,11 +237,12 @@ def _warnings(request: Request, campaign: Campaign) -> list[dict[str, Any]]:
 def _served(names: Mapping[str, Path], reference: str) -> str:
     """A campaign's stored ruleset as the API names it: a served ruleset (of `names`, the
     catalog's) by its name, the one a request gives; any other file by its file name alone
-    (where it lies is the operator's)."""
+    (where it lies is the operator's), as its errors name it (`_unplaced`): a relative path was
+    shown whole, in `GET /api/campaigns` and every state (found by a hunt)."""
     for name, path in names.items():  # a file is stored by its resolved path (`api._found_again`)
         if reference in (name, str(path)) or reference == str(path.resolve()):
             return name
-    return ruleset_shown(reference)
+    return _file_alone(reference)
 
 
 def _state(request: Request, campaign: Campaign, at: Event | None = None) -> dict[str, Any]:
