@@ -65,7 +65,18 @@ two at most, so capping products and quotients bounds every chain of arithmetic.
 
 
 AdviceKind = Literal[
-    "give", "force", "cast", "other", "lint_work", "solve", "unsure", "extra", "migrate", "reopen", "limit"
+    "give",
+    "force",
+    "cast",
+    "other",
+    "lint_work",
+    "solve",
+    "unsure",
+    "extra",
+    "migrate",
+    "reopen",
+    "limit",
+    "keeper",
 ]
 """What a hint worded for the command line asks of its reader, one word each (`Advice.kind`)."""
 
@@ -94,7 +105,10 @@ class Advice:
       opened (RC904);
     - `limit`: raise the bound `name` (a field of `Limits`), which the command line does with
       `--limit NAME=VALUE` and an embedder with `Limits`; `lead` is what else would help
-      (`limit_advice`).
+      (`limit_advice`);
+    - `keeper`: a ruleset file its reader did not write and cannot change (a server's, to a
+      client of it) does not load: whoever keeps the file fixes it; `lead` is the hint for its
+      author, what would fix it.
 
     `lead` and `note` are words that fit every front end, said before and after the advice."""
 
@@ -211,6 +225,12 @@ class CompileError(RulecraftError):
 
 class ExprSyntaxError(CompileError):
     """An expression string does not parse."""
+
+
+NOT_LOADING: tuple[type[RulecraftError], ...] = (LoadError, SchemaError, CompileError)
+"""What loading a ruleset text that does not load raises: the file not read, its YAML broken, a
+schema error, a name or an expression that does not compile. A limit or a deadline passed
+loading it (`LimitError`) is none of these: the text may be fine, the bound too tight."""
 
 
 class InputError(RulecraftError):

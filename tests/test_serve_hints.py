@@ -151,6 +151,7 @@ SAMPLES: dict[AdviceKind, Advice] = {
     "migrate": Advice("migrate", lead="the stored text was changed outside rulecraft"),
     "reopen": Advice("reopen"),
     "limit": Advice("limit", "max_work", lead="ask for less (fewer dice, a smaller input, a 'cap')"),
+    "keeper": Advice("keeper", lead="finish its last item and close the list with ']'"),
 }
 
 
@@ -330,3 +331,45 @@ def test_a_campaign_migrated_meanwhile_is_sent_again_and_a_changed_file_is_the_o
     )
     assert (migrate["hint"], read["hint"]) == (CHANGED, READ)
     assert not any("send" in d["hint"] for d in (migrate, read))
+
+
+def test_a_server_file_that_does_not_load_is_its_operators_to_fix(tmp_path: Any) -> None:
+    """A `--rulesets` file, or an unserved campaign's file, that does not load answered its load
+    error with the hint for the file's author as the client's `api_hint` ("finish its last item
+    and close the list with ']'"), which no request can do: the API says the server's operator
+    fixes it, that hint kept as what the fix is; the CLI's `hint` is as ever. The same text sent
+    as a request's `source` is the client's own, and keeps its hint (found by a hunt)."""
+    from engine.state.sqlite import SqliteStore
+
+    operator = (
+        "the ruleset's file is the server's, which a request cannot change: the server's operator fixes it"
+    )
+    games = tmp_path / "games"
+    games.mkdir()
+    broken = "rulecraft: 1\nname: [\n"
+    (games / "broken.yaml").write_text(broken)
+    (games / "schema.yaml").write_text(COIN.replace("outcomes:", "outcomez:"))
+    elsewhere = tmp_path / "elsewhere" / "coin.yaml"
+    elsewhere.parent.mkdir()
+    state = "state:\n  shared:\n    luck: {counter: 2, min: 0}\n"
+    state += "actions:\n  spend:\n    effects: [{remove: {luck: 1}}]\n"
+    elsewhere.write_text(COIN + state)
+    db = tmp_path / "c.db"
+    with SqliteStore(db) as store:
+        engine.new_campaign("c", elsewhere, store=store)
+    elsewhere.write_text(broken)
+    settings = Settings(workers=1, deadline=60.0, rulesets=games, db=str(db))
+    with TestClient(create_app(settings)) as c:
+        yaml = only(c.post("/api/roll", json={"ruleset": "broken", "check": "flip"}), 422, "RC002")
+        shown = only(c.get("/api/rulesets/schema"), 422, "RC102")
+        changed = only(c.post("/api/campaigns/c/act", json={"action": "spend"}), 422, "RC002")
+        read = c.get("/api/campaigns/c")
+        assert read.status_code == 200, read.text
+        [warned] = read.json()["warnings"]
+        sent = only(c.post("/api/roll", json={"source": broken, "check": "flip"}), 422, "RC002")
+    close = "finish its last item and close the list with ']'"
+    for d in (yaml, changed, warned):
+        assert d["hint"] == close and d["api_hint"] == f"{operator}; for its author: {close}", d
+    assert shown["hint"] == "did you mean 'outcomes'?"
+    assert shown["api_hint"] == f"{operator}; for its author: did you mean 'outcomes'?"
+    assert sent["api_hint"] == sent["hint"] == close

@@ -66,6 +66,11 @@ def _migrate(a: Advice) -> str:
     return f"{a.lead}; {then}" if a.lead else then
 
 
+def _keeper(a: Advice) -> str:
+    then = "the ruleset's file is the server's, which a request cannot change: the server's operator fixes it"
+    return f"{then}; for its author: {a.lead}" if a.lead else then
+
+
 def _limit(a: Advice) -> str:
     then = f"a request cannot raise this bound: the server's operator sets it (Limits.{a.name})"
     return f"{a.lead}; {then}" if a.lead else then
@@ -85,6 +90,7 @@ WORDING: dict[AdviceKind, Callable[[Advice], str]] = {
         "another request migrated the campaign's ruleset since this one opened it: send it again"
     ),
     "limit": _limit,
+    "keeper": _keeper,
 }
 """Every kind of advice in a request's terms: the only place the API words one."""
 

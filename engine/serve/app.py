@@ -21,7 +21,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..api import Ruleset, load, load_source
-from ..errors import Diagnostic, LoadError, RulecraftError, did_you_mean
+from ..errors import NOT_LOADING, Advice, Diagnostic, LoadError, RulecraftError, did_you_mean
 from ..frozen import field, frozen, replace
 from ..runtime.limits import Limits
 from ..syntax.positions import SourceFile
@@ -79,6 +79,21 @@ def _is_text(name: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def the_operators(exc: RulecraftError) -> RulecraftError:
+    """`exc`, the error of a ruleset file on the server that does not load, each diagnostic of it
+    with no advice of its own given the advice that the server's operator fixes the file (its
+    hint, kept as that advice's `lead`, is for the file's author: "finish its last item and close
+    the list with ']'" was a client's `api_hint`, which no request can do; found by a hunt). A
+    limit's own advice (the operator sets it) is kept."""
+    exc.diagnostics = tuple(operators(d) for d in exc.diagnostics)
+    return exc
+
+
+def operators(d: Diagnostic) -> Diagnostic:
+    """`d`, about a ruleset file on the server, with the advice that its operator fixes it."""
+    return d if d.advice is not None else replace(d, advice=Advice("keeper", lead=d.hint or ""))
 
 
 class Catalog:
@@ -155,7 +170,10 @@ class Catalog:
             kept = self._named.get(name)
         if kept is not None and kept[0] == (path, stamp):
             return kept[1]
-        found = load(path, limits=self.limits, name=path.name)
+        try:
+            found = load(path, limits=self.limits, name=path.name)
+        except NOT_LOADING as exc:
+            raise the_operators(exc) from None
         with self._lock:
             self._named[name] = ((path, stamp), found)
         return found

@@ -16,7 +16,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 
 from ..api import default_db, open_campaign, open_store, read_kept, stored_reference
-from ..errors import Diagnostic, RulecraftError
+from ..errors import NOT_LOADING, Diagnostic, RulecraftError
 from ..state.campaign import Campaign
 from ..state.records import Event, Store, whole
 from ..state.stores import is_postgres, postgres_url
@@ -24,7 +24,7 @@ from ..syntax.resources import shipped_rulesets
 from ..tools.render import event_json, ruleset_shown
 from . import jobs
 from .advice import api_hint
-from .app import Server, server_of
+from .app import Server, operators, server_of
 from .body import OnceRoute, before_body
 from .models import (
     ActRequest,
@@ -222,6 +222,8 @@ def _campaign(request: Request, name: str, read_only: bool = False) -> Iterator[
             yield opened
         except RulecraftError as exc:  # its file's place, where the server does not serve it
             exc.diagnostics = tuple(_unplaced(d, reference) for d in exc.diagnostics)
+            if isinstance(exc, NOT_LOADING):  # its file no longer loads: the operator's to fix
+                exc.diagnostics = tuple(operators(d) for d in exc.diagnostics)
             raise
 
 
@@ -231,7 +233,10 @@ def _warnings(request: Request, campaign: Campaign) -> list[dict[str, Any]]:
     since, worded as every error is."""
     server = server_of(request)
     reference = campaign.header.ruleset
-    return jobs.diagnostics_json([_hidden(server, _unplaced(d, reference)) for d in campaign.warnings])
+    # a read's warnings are RC904 or the diagnostics of its file's load error (`Campaign.warnings`):
+    # that file is the operator's to fix
+    told = [d if d.code == "RC904" else operators(d) for d in campaign.warnings]
+    return jobs.diagnostics_json([_hidden(server, _unplaced(d, reference)) for d in told])
 
 
 def _served(names: Mapping[str, Path], reference: str) -> str:

@@ -19,16 +19,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import (
+    NOT_LOADING,
     Advice,
     CampaignError,
-    CompileError,
     Diagnostic,
     EvalError,
     InputError,
     LimitError,
-    LoadError,
     RulecraftError,
-    SchemaError,
     did_you_mean,
     placed,
 )
@@ -79,11 +77,6 @@ other exception is a bug of rulecraft's, which surfaces as itself."""
 
 Compile = Callable[[str, str], RulesetModel]
 """Compiles a ruleset's text (with the name it is shown under) to its model: given by the API."""
-
-NOT_LOADING: tuple[type[RulecraftError], ...] = (LoadError, SchemaError, CompileError)
-"""What compiling a ruleset text that does not load raises: its YAML broken, a schema error, an
-expression that does not compile. A kept text that raises one is damaged (`_kept`); a limit or a
-deadline passed compiling it is no damage and stays what it is."""
 
 
 def content_hash(text: str) -> str:
