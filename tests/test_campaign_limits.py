@@ -193,6 +193,31 @@ def test_an_action_whose_promotions_use_up_the_budget_is_told_at_the_action(cli:
     assert [e["kind"] for e in json.loads(log.out)] == ["new"], log.out
 
 
+def _store_bytes(folder: Path) -> dict[str, bytes]:
+    """Every file of a folder's SQLite store (the database and any journal beside it), by name."""
+    return {p.name: p.read_bytes() for p in sorted(folder.glob("c.db*"))}
+
+
+def test_an_act_on_a_file_over_max_yaml_bytes_shows_its_first_line(cli: Any, tmp_path: Path) -> None:
+    """An act refused because its ruleset file is over `max_yaml_bytes` (`RC004`) was told at
+    `rules.yaml:1:1` with no source line and no caret, where a text over it shows its first
+    line (found by a hunt): the file's first line is shown when the bytes read hold it whole;
+    one cut short by the limit is not. Nothing is written."""
+    (tmp_path / "rules.yaml").write_text(HEAP)
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "h", "rules.yaml", cwd=tmp_path).code == 0
+    stored = _store_bytes(tmp_path)
+    r = cli("campaign", "--db", db, "act", "h", "poke", "--limit", "max_yaml_bytes=20", cwd=tmp_path)
+    said = f"rules.yaml:1:1: error RC004: the file is {len(HEAP.encode()):,} bytes, over the limit of 20\n"
+    assert r.code == 1 and r.out == "" and r.err.startswith(said + "  rulecraft: 1\n  ^\n"), r.err
+    assert r.err.count("error RC") == 1 and _store_bytes(tmp_path) == stored
+    with pytest.raises(engine.LimitError) as caught:  # its first line longer than the bytes read
+        engine.load(tmp_path / "rules.yaml", limits=Limits(max_yaml_bytes=5))
+    assert "\n  ^" not in str(caught.value) and str(caught.value).startswith(
+        f"{tmp_path / 'rules.yaml'}:1:1: "
+    )
+
+
 def test_the_environments_a_request_keeps_are_weighed_by_their_tallies(tmp_path: Path) -> None:
     """Each round of the promotions above keeps its environment, whose tally is a pool of 100,000
     readings (800 KB of tuple). A pool is a value made at run time, not the ruleset's own model,

@@ -266,10 +266,9 @@ def read_source(path: Path, name: str | None = None, max_bytes: int | None = Non
             data = f.read(max_bytes + 1)
             if len(data) > max_bytes:  # its size, told without reading the rest
                 size = max(os.fstat(f.fileno()).st_size, len(data))
-                unread = SourceFile(shown, "")  # named, its text not shown: only a part was read
                 raise _too_big(
                     f"the file is {size:,} bytes, over the limit of {max_bytes:,}",
-                    Span(unread, 1, 1),
+                    Span(SourceFile(shown, _first_line(data)), 1, 1),
                     "max_yaml_bytes",
                 )
     except OSError as exc:
@@ -559,6 +558,14 @@ def _unacceptable(source: SourceFile, position: Any, character: Any) -> Diagnost
         Span(source, line, col, line, col + 1),
         f'delete it (it does not show); a double-quoted string may spell a control character "{escape}"',
     )
+
+
+def _first_line(data: bytes) -> str:
+    """The first line of a file's first bytes, when they hold it whole, else nothing: what a file
+    over `max_yaml_bytes` shows under its place, 1:1, as a text over it shows its first line (it
+    showed none, found by a hunt); the rest was never read, and a line cut short is not shown."""
+    line, newline, _ = data.partition(b"\n")
+    return line.decode("utf-8", "replace").removesuffix("\r") + "\n" if newline else ""
 
 
 def _too_big(message: str, span: Span | None, field: str) -> LimitError:
