@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .compiled import keeping
 from .compiler import check_version, compile_document
 from .errors import (
+    NOT_LOADING,
     CampaignError,
     CompileError,
-    DeadlineError,
     Diagnostic,
     InputError,
     LoadError,
@@ -972,12 +972,14 @@ def read_kept(
 ) -> Campaign:
     """Campaign `name` opened with the ruleset text it keeps, its ruleset as it is now having
     `refused` to load: read (`read_only`, not `migrate`) with that error as its warnings, else
-    that error raised (`Campaign.open(refused=)`). Only a file that is there and broken is read
-    so: a ruleset named that is not there (`missing`: a misspelt path) and a load past its
-    deadline are raised as they are."""
+    that error raised (`Campaign.open(refused=)`). Only a file that is there and broken
+    (`NOT_LOADING`) is read so: a ruleset named that is not there (`missing`: a misspelt path)
+    and a load past a bound or its deadline (`LimitError`: the bound refused the file, which is
+    not broken) are raised as they are. A bound the file passed was read on the text kept
+    instead, and told at `<campaign NAME>:1:1` as if that text were at fault (found by a hunt)."""
     from .state.campaign import Campaign
 
-    if refused.missing or isinstance(refused, DeadlineError):
+    if refused.missing or not isinstance(refused, NOT_LOADING):
         raise refused
     compile_kept = text_compiler(limits)
     return Campaign.open(

@@ -218,6 +218,33 @@ def test_an_act_on_a_file_over_max_yaml_bytes_shows_its_first_line(cli: Any, tmp
     )
 
 
+def test_a_bound_the_file_passes_refuses_show_and_replay_at_the_file(cli: Any, tmp_path: Path) -> None:
+    """`campaign show --limit max_yaml_bytes=20` on a good file read the campaign with the text it
+    keeps, as for a broken file, and that text passed the bound too: told at `<campaign h>:1:1`,
+    as if the stored text were at fault (found by a hunt). A bound refuses the file itself, which
+    is not broken: `show` and `replay` are refused with the file's own RC004, at the file, as
+    every change is; nothing is written."""
+    (tmp_path / "rules.yaml").write_text(HEAP)
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "h", "rules.yaml", cwd=tmp_path).code == 0
+    stored = _store_bytes(tmp_path)
+    line = HEAP[: HEAP.index("{d: {die: 6}}") + 4].count("\n") + 1
+    for bound, said in (
+        ("max_yaml_bytes=20", f"rules.yaml:1:1: error RC004: the file is {len(HEAP.encode()):,} bytes"),
+        ("max_yaml_depth=1", f"rules.yaml:{line}:"),
+    ):
+        for command in ("show", "replay", "act"):
+            argv = [command, "h", *(["poke"] if command == "act" else []), "--limit", bound]
+            r = cli("campaign", "--db", db, *argv, cwd=tmp_path)
+            assert r.code == 1 and r.out == "" and r.err.startswith(said), (argv, r.err)
+            assert r.err.count("RC004") == 1 and "<campaign" not in r.err, r.err
+    assert _store_bytes(tmp_path) == stored
+    with open_store(tmp_path / "c.db") as store, pytest.raises(engine.LimitError) as caught:
+        engine.open_campaign("h", store=store, read_only=True, limits=Limits(max_yaml_bytes=20))
+    [d] = caught.value.diagnostics
+    assert d.code == "RC004" and d.span is not None and d.span.file == str(tmp_path / "rules.yaml")
+
+
 def test_the_environments_a_request_keeps_are_weighed_by_their_tallies(tmp_path: Path) -> None:
     """Each round of the promotions above keeps its environment, whose tally is a pool of 100,000
     readings (800 KB of tuple). A pool is a value made at run time, not the ruleset's own model,
