@@ -1710,6 +1710,24 @@ def test_a_forced_list_whose_first_roll_is_not_known_at_load_is_left_to_the_run(
     assert d.code == "RC701" and "forced p ran out" in d.message, d.message
 
 
+@pytest.mark.parametrize(
+    "expect",
+    ["{probability: {hi: 1/4}}", "{probability: {hi: {at_least: 0.1}}}", "{mean: {total: 3}}"],
+)
+def test_a_short_forced_list_of_an_example_that_does_not_roll_still_loads(expect: str) -> None:
+    """An example that expects only probabilities or means is worked out exactly and never
+    takes its forced dice, so a short list there can never run out: it loaded and passed, and
+    the check for a short list had refused it at load. It loads and passes again."""
+    text = (
+        "rulecraft: 1\nname: pr\nchecks:\n  t:\n    roll:\n      p: {pool: 2, die: 2}\n"
+        "    outcomes: [lo, hi]\n    outcome: \"'hi' if sum(p) >= 4 else 'lo'\"\n"
+        "    outputs: {total: sum(p)}\n"
+        f"    examples:\n      - {{dice: {{p: [2]}}, expect: {expect}}}\n"
+    )
+    [outcome] = run_examples(engine.load(text))
+    assert outcome.passed, outcome.problems
+
+
 def test_a_state_step_s_forced_list_shorter_than_a_constant_pool_is_rc702_at_load() -> None:
     """An act step's forced list too short for its roll's pool of a constant count failed only
     at `test`; it is RC702 at the list too."""

@@ -89,13 +89,16 @@ def forced_dice(
     roll: Sequence[Randomizer],
     bound: Mapping[str, Any] | None,
     auto: bool = False,
+    rolls: bool = True,
 ) -> None:
     """RC702 where an example forces a die or a pool's dice a face they do not have (`d: 7` on a
     d6 could never roll), or a draw a chit its bag does not hold, or fewer faces or chits than
     the first roll takes (`_enough`), each die or draw apart (`forced` is written at `at`). Faces
     and counts worked out from the inputs are worked out for `bound`, the inputs the roll has
     (None: not known now); those that read a roll are known only when `test` rolls them, and
-    are left to it, as is every count where an `auto` rule may decide (nothing is rolled then)."""
+    are left to it, as is every count where an `auto` rule may decide (nothing is rolled then).
+    An example that does not `roll` its forced dice (one that expects only probabilities or
+    means, worked out exactly) never takes them in turn: no count is asked of it."""
     for r in roll:
         if r.name in forced:
             with parts.part():
@@ -103,7 +106,7 @@ def forced_dice(
                     _chits(unit, at + (r.name,), r, forced[r.name])
                 else:
                     _faces(unit, at + (r.name,), r, forced[r.name], bound)
-                if not auto:
+                if rolls and not auto:
                     _enough(unit, at + (r.name,), r, forced[r.name], bound)
 
 

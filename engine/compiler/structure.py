@@ -583,7 +583,8 @@ class Structure:
                         )
         if not parts.failed:  # every input and die named rightly: each read as a run reads it
             bound = self._example_inputs(here, ex, inputs, parts)
-            forced_dice(self.unit, parts, here + ("dice",), ex.get("dice") or {}, roll, bound, auto)
+            forced = ex.get("dice") or {}
+            forced_dice(self.unit, parts, here + ("dice",), forced, roll, bound, auto, _rolls(ex["expect"]))
         expects: list[Expectation] = []
         want = ex["expect"]
         if "outcome" in want:
@@ -1077,3 +1078,10 @@ def _kept_in_sum(node: ast.Node, pool: str) -> ast.Call | None:
     ):
         return kept
     return None
+
+
+def _rolls(want: Any) -> bool:
+    """Whether an example's `expect:` has it roll its check with its forced dice: an outcome or
+    a value expected does (`tools.examples.run_example`), probabilities and means are worked out
+    exactly, with no dice taken."""
+    return isinstance(want, dict) and ("outcome" in want or bool(want.get("values")))
