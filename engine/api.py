@@ -114,10 +114,12 @@ class Ruleset:
         """A ruleset pickles as what it was made from and is compiled again where it is
         unpickled, with empty caches of its own: a file's text (compiled once per process, as
         `load_source` keeps it), or, with a scene file grafted in, the whole document. So
-        `pool.submit(ruleset.distribution, ...)` works in a worker process."""
+        `pool.submit(ruleset.distribution, ...)` works in a worker process. Its `file` goes with
+        it (a copy too, made this way): the text's name is the path as given, relative to the
+        folder it was loaded from, and a campaign made of the copy elsewhere is to keep the file."""
         if not self.document.parts:
-            return (_reloaded, (self.document.source, self.limits))
-        return (_recompiled, (self.document, self.limits))
+            return (_reloaded, (self.document.source, self.limits, self.file))
+        return (_recompiled, (self.document, self.limits, self.file))
 
     @property
     def name(self) -> str:
@@ -686,12 +688,18 @@ def load_source(
     return Ruleset(found.model, found.document, limits)
 
 
-def _reloaded(source: SourceFile, limits: Limits) -> Ruleset:
-    return load_source(source, limits=limits)
+def _reloaded(source: SourceFile, limits: Limits, file: Path | None = None) -> Ruleset:
+    """A pickled ruleset compiled again from its text, with the `file` it was loaded from."""
+    rs = load_source(source, limits=limits)
+    rs.file = file
+    return rs
 
 
-def _recompiled(document: Document, limits: Limits) -> Ruleset:
-    return Ruleset(compile_document(document, limits), document, limits)
+def _recompiled(document: Document, limits: Limits, file: Path | None = None) -> Ruleset:
+    """A pickled ruleset with scenes grafted in, compiled again, with the `file` it was loaded from."""
+    rs = Ruleset(compile_document(document, limits), document, limits)
+    rs.file = file
+    return rs
 
 
 class _Loaded(NamedTuple):

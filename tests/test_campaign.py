@@ -1543,6 +1543,40 @@ def test_a_campaign_finds_its_ruleset_file_by_its_full_path(cli: Any, tmp_path: 
     assert refused.code == 1 and refused.err.startswith("rules.yaml:"), refused.err  # placed from a
 
 
+@pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy", "scenes"])
+def test_a_pickled_or_copied_ruleset_keeps_the_file_it_was_loaded_from(
+    how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ruleset loaded from `rules.yaml` in one folder, pickled (or copied) and made a campaign
+    of in another folder with a `rules.yaml` of its own: the copy was compiled again from the
+    text alone, without `file`, so the campaign stored the other folder's file. It keeps the
+    file it was loaded from."""
+    import copy
+    import pickle
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "rules.yaml").write_text(BOUNDED)
+    (b / "rules.yaml").write_text(BOUNDED.replace("max: 3", "max: 5"))
+    monkeypatch.chdir(a)
+    rs = engine.load(Path("rules.yaml"))
+    if how == "scenes":
+        rs = rs.with_scenes(
+            "scenes:\n  s:\n    parties: [you]\n    round: [{act: spend}]\n"
+            "    ends: [{when: luck == 0, then: done}]\n    max_rounds: 1\n"
+        )
+    again = {
+        "pickle": lambda: pickle.loads(pickle.dumps(rs)),
+        "copy": lambda: copy.copy(rs),
+        "deepcopy": lambda: copy.deepcopy(rs),
+        "scenes": lambda: pickle.loads(pickle.dumps(rs)),
+    }[how]()
+    monkeypatch.chdir(b)
+    made = engine.new_campaign("g", again, store=MemoryStore())
+    assert made.header.ruleset == str((a / "rules.yaml").resolve())
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_output_that_cannot_be_written_is_one_line_and_the_change_is_kept(tmp_path: Path) -> None:
     """`act ... > /dev/full`: the event is kept (it was written before the output), and the
