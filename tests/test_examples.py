@@ -1728,6 +1728,22 @@ def test_a_short_forced_list_of_an_example_that_does_not_roll_still_loads(expect
     assert outcome.passed, outcome.problems
 
 
+def test_a_forced_list_of_a_pool_past_max_pool_is_left_to_the_limit() -> None:
+    """The first roll's count is the sampler's (`roll_count`): a pool of the example's `size: 5`
+    under `max_pool=3` is refused by that limit when `test` rolls it. The load worked the count
+    out by rules of its own, which skipped the limit, and told a short list (RC702, "needs 5")
+    for a roll that is never made; it loads, and the run tells the limit."""
+    text = (
+        "rulecraft: 1\nname: mp\nchecks:\n  t:\n    inputs:\n      size: {type: int, min: 0, max: 9}\n"
+        "    roll:\n      p: {pool: size, die: 6}\n    outcomes: [lo, hi]\n"
+        "    outcome: \"'hi' if sum(p) >= 4 else 'lo'\"\n"
+        "    examples:\n      - {inputs: {size: 5}, dice: {p: [2, 3]}, expect: {outcome: hi}}\n"
+    )
+    [outcome] = run_examples(engine.load(text, limits=engine.Limits(max_pool=3)))
+    [d] = outcome.problems
+    assert d.code == "RC701" and d.message.endswith("dice in the pool is 5, over the limit of 3"), d.message
+
+
 def test_a_state_step_s_forced_list_shorter_than_a_constant_pool_is_rc702_at_load() -> None:
     """An act step's forced list too short for its roll's pool of a constant count failed only
     at `test`; it is RC702 at the list too."""

@@ -10,8 +10,9 @@ from typing import Any, NamedTuple
 
 from ..errors import InputError, RulecraftError, did_you_mean, shown
 from ..model.ruleset import Die, Draw, InputSpec, Pool, Randomizer, reads
-from ..model.values import Multi, faces_text
+from ..model.values import faces_text
 from ..runtime.inputs import coerce, forced_face, in_bag, listed, parse_number, whole
+from ..runtime.limits import Limits, roll_count
 from ..runtime.rules import concrete
 from ..syntax.document import PathKey
 from ..syntax.positions import Span
@@ -114,7 +115,7 @@ def _enough(unit: Unit, at: PathKey, r: Randomizer, given: Any, bound: Mapping[s
     """RC702 unless `given` holds at least as many faces or chits as `r`'s first roll takes,
     where that is known now (`_first_roll`): the sampler takes them in turn, rerolls, added dice
     and redraws after the first roll, so fewer could only run out when `test` rolls."""
-    needs = _first_roll(r, bound)
+    needs = _first_roll(r, bound, unit.limits)
     items = listed(given)
     has = 1 if items is None else len(items)
     if needs is None or has >= needs:
@@ -138,25 +139,21 @@ def _many(n: int, one: str, many: str) -> str:
     return f"no {many}" if n == 0 else f"{n} {one if n == 1 else many}"
 
 
-def _first_roll(r: Randomizer, bound: Mapping[str, Any] | None) -> int | None:
+def _first_roll(r: Randomizer, bound: Mapping[str, Any] | None, limits: Limits) -> int | None:
     """How many faces or chits `r`'s first roll takes: one for a die (a die with triggers too),
-    a pool's or draw's count where it reads only the inputs `bound` (None: none known); None
-    where only a roll can tell (a count that reads a die or a value), or the count is no count
-    (the run says so, at the pool)."""
+    a pool's or draw's count where it reads only the inputs `bound` (None: none known), taken by
+    the sampler's rule (`roll_count`, within the ruleset's `limits`); None where only a roll can
+    tell (a count that reads a die or a value), or the run refuses the count (it says so, at the
+    pool: no count, more chits than the bag holds, past `max_pool` or `max_draw`)."""
     if isinstance(r, Die) or (isinstance(r, Pool) and r.total):
         return 1
     known = bound or {}
     if not reads(r.count.node) <= set(known):
         return None
     try:
-        n = r.count.run(dict(known))
+        return roll_count(r.count, dict(known), r, limits)
     except RulecraftError:
         return None
-    if isinstance(n, Multi) and isinstance(r, Pool) and r.per:
-        n = len(n.items)
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0 or (isinstance(r, Draw) and n > r.bag.size):
-        return None
-    return n
 
 
 def _faces(unit: Unit, at: PathKey, r: Die | Pool, given: Any, bound: Mapping[str, Any] | None) -> None:
