@@ -1728,6 +1728,29 @@ def test_a_short_forced_list_of_an_example_that_does_not_roll_still_loads(expect
     assert outcome.passed, outcome.problems
 
 
+def test_the_short_list_hint_of_an_each_die_pool_says_its_order() -> None:
+    """An `each_die` pool takes its forced faces die by die, each die's added dice straight after
+    it (`[6, 1, 2]` is totals 7 and 2), where the hint said the first roll's faces come first,
+    then the dice added: the order of a pool with triggers of its own. Its hint says its own."""
+    text = (
+        "rulecraft: 1\nname: ed\nchecks:\n  t:\n    roll:\n"
+        "      p: {pool: 2, die: 6, each_die: {triggers: [{on: face == 6, must: add}]}}\n"
+        "    outcomes: [lo, hi]\n    outcome: \"'hi' if sum(p) >= 9 else 'lo'\"\n"
+        "    outputs: {ps: p}\n"
+        "    examples:\n      - {dice: {p: [6, 1, 2]}, expect: {outcome: hi, values: {ps: [7, 2]}}}\n"
+    )
+    assert all(r.passed for r in run_examples(engine.load(text)))
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(text.replace("[6, 1, 2]", "[6]"))
+    [d] = caught.value.diagnostics
+    assert (d.code, d.message, d.hint) == (
+        "RC702",
+        "in this example, p is forced 1 face, but its first roll needs 2",
+        "force p at least 2 faces, die by die: each die's first face, then one per die "
+        "rerolled or added for it",
+    )
+
+
 def test_a_forced_list_of_a_pool_past_max_pool_is_left_to_the_limit() -> None:
     """The first roll's count is the sampler's (`roll_count`): a pool of the example's `size: 5`
     under `max_pool=3` is refused by that limit when `test` rolls it. The load worked the count

@@ -120,18 +120,24 @@ def _enough(unit: Unit, at: PathKey, r: Randomizer, given: Any, bound: Mapping[s
     has = 1 if items is None else len(items)
     if needs is None or has >= needs:
         return
-    one, many, first, after = (
-        ("chit", "chits", "draw", "chit redrawn")
-        if isinstance(r, Draw)
-        else ("face", "faces", "roll", "die rerolled or added")
-    )
+    one, many, first = ("chit", "chits", "draw") if isinstance(r, Draw) else ("face", "faces", "roll")
     raise problem(
         "RC702",
         f"in this example, {r.name} is forced {_many(has, one, many)}, but its first {first} needs {needs}",
         unit.doc.span(at),
-        f"force {r.name} at least {_many(needs, one, many)}, in order: one per "
-        f"{'chit' if isinstance(r, Draw) else 'die'} of its first {first}, then one per {after}",
+        f"force {r.name} at least {_many(needs, one, many)}, {_order(r)}",
     )
+
+
+def _order(r: Randomizer) -> str:
+    """The order the sampler takes a randomizer's forced faces or chits in, for the hint: a
+    draw's and a pool's first roll whole, then what is redrawn, rerolled or added; an `each_die`
+    pool's die by die, each die's own rerolls and added dice straight after it."""
+    if isinstance(r, Draw):
+        return "in order: one per chit of its first draw, then one per chit redrawn"
+    if isinstance(r, Pool) and r.own is not None:
+        return "die by die: each die's first face, then one per die rerolled or added for it"
+    return "in order: one per die of its first roll, then one per die rerolled or added"
 
 
 def _many(n: int, one: str, many: str) -> str:
