@@ -8,6 +8,7 @@ problem is a bound passed is refused with a `LimitError`."""
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -397,3 +398,27 @@ def test_a_scale_member_may_not_be_a_word_of_the_expression_language() -> None:
         == "'else' is a word of the expression language and cannot name a member of scale 'w'"
     )
     assert "'face' is a name of the expression language" in found[3].message
+
+
+def test_a_file_over_max_yaml_bytes_shows_its_first_line_by_a_file_s_line_ends(tmp_path: Path) -> None:
+    """A file with lone-CR line ends over `max_yaml_bytes` showed its first two lines as one
+    (`rulecraft: 1\\rname: x` split at LF only): a lone CR ends a line, as a file is read."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_bytes(b"rulecraft: 1\rname: x\r" + b"#" * 100 + b"\r")
+    with pytest.raises(engine.LimitError) as caught:
+        engine.load(rules, limits=Limits(max_yaml_bytes=110))
+    assert str(caught.value).split("\n")[1:3] == ["  rulecraft: 1", "  ^"]
+
+
+@pytest.mark.parametrize("as_file", [True, False])
+def test_a_long_first_line_over_max_yaml_bytes_is_cut(tmp_path: Path, as_file: bool) -> None:
+    """A file (or text) over `max_yaml_bytes` whose first line is 150 KB long showed it whole: an
+    error of 150 KB. The line is cut as a message cuts a value (`clipped`), the caret under it."""
+    text = "# " + "x" * 150_000 + "\nrulecraft: 1\n"
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(text)
+    with pytest.raises(engine.LimitError) as caught:
+        engine.load(rules if as_file else text, limits=Limits(max_yaml_bytes=150_010))
+    said = str(caught.value)
+    assert len(said) < 400, len(said)
+    assert said.split("\n")[1:3] == ["  # " + "x" * 48 + "… (150002 characters)", "  ^"]

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import MAX_DIGITS, DeadlineError, Diagnostic, LimitError, LoadError, limit_advice
+from ..errors import MAX_DIGITS, DeadlineError, Diagnostic, LimitError, LoadError, clipped, limit_advice
 from ..frozen import frozen
 from .breaks import stray_break
 from .clock import Clock
@@ -349,7 +349,7 @@ def load(
     if size > max_bytes:
         raise _too_big(
             f"the file is {size:,} bytes, over the limit of {max_bytes:,}",
-            Span(source, 1, 1),
+            Span(SourceFile(source.name, _over_line(source.text.partition("\n")[0])), 1, 1),
             "max_yaml_bytes",
         )
     deep = _flow_too_deep(source.text, max_depth)
@@ -563,9 +563,16 @@ def _unacceptable(source: SourceFile, position: Any, character: Any) -> Diagnost
 def _first_line(data: bytes) -> str:
     """The first line of a file's first bytes, when they hold it whole, else nothing: what a file
     over `max_yaml_bytes` shows under its place, 1:1, as a text over it shows its first line (it
-    showed none, found by a hunt); the rest was never read, and a line cut short is not shown."""
-    line, newline, _ = data.partition(b"\n")
-    return line.decode("utf-8", "replace").removesuffix("\r") + "\n" if newline else ""
+    showed none, found by a hunt); the rest was never read, and a line cut short is not shown.
+    Its line ends are a file's (`line_ends`: a lone CR ends it too)."""
+    line, newline, _ = line_ends(data.decode("utf-8", "replace")).partition("\n")
+    return _over_line(line) if newline else ""
+
+
+def _over_line(line: str) -> str:
+    """The first line a text or file over `max_yaml_bytes` shows under its place, 1:1, cut as a
+    message cuts a value (`clipped`): a file of one long line (150 KB) made an error as long."""
+    return clipped(line) + "\n"
 
 
 def _too_big(message: str, span: Span | None, field: str) -> LimitError:
