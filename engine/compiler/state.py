@@ -65,6 +65,13 @@ STEP_VALUES = {"act": "inputs", "join": "params"}
 character's parameters) gives them."""
 STEP_WORDS = {"act": "an act step", "begin": "a begin step", "join": "a join step", "undo": "an undo step"}
 
+
+def _step_kind(step: Mapping[str, Any]) -> str:
+    """Which kind of step a state example's step is: the first of `STEP_KEYS` it holds (the
+    schema lets one kind through)."""
+    return next(k for k in STEP_KEYS if k in step)
+
+
 _UNKNOWN_ITEM = {
     "shared": "a shared item this ruleset does not have",
     "each": "an item characters do not have",
@@ -624,7 +631,7 @@ class StateCompiler:
         steps = raw.get("steps") or []
         for i, step in enumerate(steps[:-1] if raw.get("refused") is not None else steps):
             at = path + ("steps", i)
-            kind = next(k for k in STEP_KEYS if k in step)  # the schema lets one kind through
+            kind = _step_kind(step)
             if kind not in STEP_VALUES:  # a begin or undo step gives no values
                 continue
             key = STEP_VALUES[kind]
@@ -701,7 +708,7 @@ class StateCompiler:
                     self.span(at + ("begin",)),
                     did_you_mean(str(step["begin"]), periods),
                 )
-        kind = next(k for k in STEP_KEYS if k in step)  # the schema lets one kind through
+        kind = _step_kind(step)
         where = ".".join(map(str, self.unit.doc.first_path(at)))
         for key in step:
             if key not in STEP_KEYS[kind]:

@@ -24,7 +24,7 @@ from ..syntax.resources import shipped_rulesets
 from ..tools.render import event_json, ruleset_shown
 from . import jobs
 from .advice import api_hint
-from .app import Server, operators, server_of
+from .app import Server, operators, server_of, the_operators
 from .body import OnceRoute, before_body
 from .models import (
     ActRequest,
@@ -223,7 +223,7 @@ def _campaign(request: Request, name: str, read_only: bool = False) -> Iterator[
         except RulecraftError as exc:  # its file's place, where the server does not serve it
             exc.diagnostics = tuple(_unplaced(d, reference) for d in exc.diagnostics)
             if isinstance(exc, NOT_LOADING):  # its file no longer loads: the operator's to fix
-                exc.diagnostics = tuple(operators(d) for d in exc.diagnostics)
+                the_operators(exc)
             raise
 
 
