@@ -80,10 +80,15 @@ def test_an_example_that_fails_keeps_the_advice_of_what_failed(client: TestClien
     such place retells it with `Diagnostic.retold`, which keeps both."""
     examples = (
         "    examples:\n"
-        "      - name: too few dice\n        inputs: {skill: 1}\n        dice: {d: []}\n"
+        "      - name: too few dice\n        inputs: {skill: 1}\n        dice: {d: [6]}\n"
         "        expect: {outcome: heads}\n"
     )
-    r = client.post("/api/test", json={"source": COIN + examples})
+    # a 6 adds a die: one face is the first roll's, and runs out only when the example runs (a
+    # list shorter than the first roll, `d: []`, is RC702 when the ruleset loads)
+    exploding = COIN.replace(
+        "roll: {d: {die: 6}}", "roll: {d: {die: 6, triggers: [{on: face == 6, must: add}]}}"
+    )
+    r = client.post("/api/test", json={"source": exploding + examples})
     assert r.status_code == 200, r.text
     found: list[dict[str, Any]] = []
 
