@@ -180,3 +180,19 @@ checks:
         with pytest.raises(InputError) as caught:
             rules.roll("c", random.Random(1), forced={"b": [given]})
         assert caught.value.diagnostics[0].message == f"forced b = {said} is not left in bag 'beads'"
+
+
+@pytest.mark.parametrize(("given", "said"), [(["good"], '["good"]'), ({"good": 1}, '{"good": 1}')])
+def test_a_forced_chit_no_bag_could_hold_is_rc405_not_a_traceback(given: object, said: str) -> None:
+    """`rs.roll(..., forced={"b": [["good"]]})`, a chit that is a list (unhashable), was a
+    TypeError from the sampler's bag lookup, where every other bad chit is RC405: a chit is
+    named by text (`in_bag`), and anything else is in no bag."""
+    rules = engine.load(
+        "rulecraft: 1\nname: chits\nbags:\n  beads: {chits: {good: 1, poor: 2}}\nchecks:\n  c:\n"
+        "    roll:\n      b: {draw: beads}\n    outcomes: [lo, hi]\n"
+        "    outcome: \"'hi' if best(b) == 'good' else 'lo'\"\n"
+    )
+    with pytest.raises(InputError) as caught:
+        rules.roll("c", random.Random(1), forced={"b": [given]})
+    [d] = caught.value.diagnostics
+    assert (d.code, d.message) == ("RC405", f"forced b = {said} is not left in bag 'beads'")

@@ -129,7 +129,7 @@ class _Source:
                 name = getattr(queue[0], "name", queue[0])
                 queue.pop(0)
                 if not in_bag(name, 1, left):
-                    hint = did_you_mean(str(name), left) if name not in left else None
+                    hint = None if isinstance(name, str) and name in left else did_you_mean(str(name), left)
                     raise InputError(
                         [
                             Diagnostic(

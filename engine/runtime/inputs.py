@@ -290,8 +290,9 @@ def in_bag(name: Any, k: int, left: Mapping[str, int]) -> bool:
     """Whether a bag that holds `left` of each colour yields `k` chits `name` (drawn without
     putting them back): the one rule of a roll's forced chits (`eval.sample`, one at a time)
     and of an example's, checked when the ruleset loads (`compiler.given`, each colour's
-    count)."""
-    return left.get(name, 0) >= k
+    count). A chit is named by text: anything else (a list, a mapping, which no bag could be
+    asked for) is in no bag."""
+    return isinstance(name, str) and left.get(name, 0) >= k
 
 
 def listed(value: Any) -> list[Any] | None:
