@@ -1635,8 +1635,7 @@ def _campaign_undo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _campaign_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     campaign = _read(args, _store(args), err)
-    state = campaign.replay()
-    count = len(campaign.log())
+    state, count = campaign.replay_counted()
     if args.json:
         _dump({"ok": True, "events": count, "state": state}, out)
     else:

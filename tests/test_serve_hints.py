@@ -186,7 +186,7 @@ SAID = {
     "scenes/campaign.py:cast_of": ("cast", "scenes/campaign.py:cast_of"),
     "state/campaign.py:Campaign._opened": ("migrate", "state/campaign.py:Campaign._opened"),
     "state/campaign.py:_changed": ("migrate", "state/campaign.py:_changed"),
-    "state/campaign.py:Campaign.writing": ("reopen", "state/campaign.py:Campaign.writing"),
+    "state/campaign.py:Campaign._reopen": ("reopen", "state/campaign.py:Campaign._reopen"),
     "state/campaign.py:Campaign._roles": ("other", "state/campaign.py:Campaign._roles"),
     # words no client meets: the server opens no campaign with a migration pending (no --migrate)
     "state/campaign.py:Campaign._nothing_to_undo": "an undo under a migration pending: the CLI's alone",

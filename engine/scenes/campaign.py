@@ -11,8 +11,9 @@ from ..model.scene import Scene
 from ..runtime import arguments
 from ..runtime.context import RunContext, check_policy
 from ..runtime.state import State
-from ..state.campaign import Campaign
-from ..state.records import Event
+from ..runtime.work import Work
+from ..state.campaign import Campaign, kept_from_latest
+from ..state.records import Event, Transaction
 from ..syntax.positions import Span
 from .odds import Odds, odds
 from .play import Played, play
@@ -115,16 +116,16 @@ def play_in_campaign(
     after 10 s, found by a review). A scene is fixed by the state it starts from, the cast, the
     seed and the policy; under the lock the state is read again, and the scene played is kept
     only if that state is the one it was played from. If another process changed it meanwhile,
-    the scene is played again from the new state under the lock, as it was always played before:
-    slower, but never a refusal and never a scene kept from a state that is no longer the last.
-    A scene whose ending already holds in that state would play no round: it is refused (RC905)
-    and nothing is written."""
+    the scene is played again from the state now (`kept_from_latest`: outside the lock, on a
+    budget of its own, twice; then under it): slower, but never refused for another's write and
+    never kept from a state that is no longer the last. A scene whose ending already holds in
+    that state would play no round: it is refused (RC905) and nothing is written."""
     seed = arguments.seed("play_in_campaign", seed)
     found = scene_of(campaign, scene)
     seed = random.randrange(2**32) if seed is None else seed
     policy = check_policy(policy)  # before anything is played or written
 
-    def played_from(state: State, given: Mapping[str, str]) -> Played:
+    def played_from(state: State, given: Mapping[str, str], work: Work) -> Played:
         ctx = RunContext(campaign.limits, policy, campaign.caches, random.Random(seed), work=work)
         played = play(campaign.model, found, state, given, ctx)
         if played.rounds == 0:  # over before it begins: nothing played, so nothing to keep
@@ -142,22 +143,21 @@ def play_in_campaign(
             )
         return played
 
-    with campaign.request(found.span) as work:  # a spent budget is told at the scene
-        start = campaign.latest()  # carried to new rules, when a migration is pending, as `writing` does
-        given = cast_of(campaign, found, cast, start)
-        played = played_from(start, given)
-        with campaign.writing() as tx:
-            state = tx.last().state
-            if state != start:  # changed since it was read: play it from the state now
-                given = cast_of(campaign, found, cast, state)
-                played = played_from(state, given)
-            data = {
-                "scene": scene,
-                "cast": given,
-                "seed": seed,
-                "policy": policy,
-                "ending": played.ending,
-                "rounds": played.rounds,
-                "trace": list(played.trace),
-            }
-            return tx.append("scene", data, played.state), played
+    def played_in(state: State, work: Work) -> tuple[Mapping[str, str], Played]:
+        given = cast_of(campaign, found, cast, state)
+        return given, played_from(state, given, work)
+
+    def kept(tx: Transaction, done: tuple[Mapping[str, str], Played]) -> tuple[Event, Played]:
+        given, played = done
+        data = {
+            "scene": scene,
+            "cast": given,
+            "seed": seed,
+            "policy": policy,
+            "ending": played.ending,
+            "rounds": played.rounds,
+            "trace": list(played.trace),
+        }
+        return tx.append("scene", data, played.state), played
+
+    return kept_from_latest(campaign, found.span, played_in, kept)  # a spent budget is told at the scene

@@ -16,7 +16,7 @@ import random
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import (
     NOT_LOADING,
@@ -203,6 +203,55 @@ class Acted:
 
     event: Event
     result: Result | None
+
+
+Done = TypeVar("Done")
+Kept = TypeVar("Kept")
+
+AGAIN = 2
+"""How many times a change worked out from a state another process changed meanwhile is worked
+out again outside the write lock (`kept_from_latest`) before it is worked out under it."""
+
+
+class _Changed(Exception):
+    """The state changed since a change was worked out from it: its transaction is left unkept."""
+
+
+def kept_from_latest(
+    campaign: Campaign,
+    at: Span | None,
+    compute: Callable[[State, Work], Done],
+    keep: Callable[[Transaction, Done], Kept],
+) -> Kept:
+    """`keep` what `compute` works out from the campaign's state now, in the transaction that
+    reads that state again under the write lock: computed before the lock is taken, so a long
+    solve (an `optimal` policy's) keeps no other writer waiting. If another process changed the
+    state meanwhile, the transaction is left unkept (a pending migration with it) and the change
+    worked out again from the state now, outside the lock, up to `AGAIN` times; then under it, so
+    a change is never refused for others' writes, nor kept from a state that is no longer the
+    last. Each time again has a budget of its own (`Campaign._budget`, placed at `at`): a solve
+    made again because of another's write was charged to the spent budget of the first, and was
+    refused (RC503) when that one alone fitted (found by a hunt). So one change does at most
+    `AGAIN + 2` budgets' work."""
+    with campaign.request(at) as work:
+        start = campaign.latest()  # carried to new rules, when a migration is pending, as `writing` does
+        done = compute(start, work)
+        for left in range(AGAIN, -1, -1):
+            try:
+                with campaign.writing() as tx:
+                    now = tx.last().state
+                    if now != start:
+                        if left:
+                            raise _Changed
+                        with campaign._budget(at) as again:  # the last time: under the lock
+                            done = compute(now, again)
+                    return keep(tx, done)
+            except _Changed:
+                pass
+            start = campaign.latest()
+            with campaign._budget(at) as again:
+                done = compute(start, again)
+    raise AssertionError("the last time keeps what it worked out")
 
 
 class Campaign:
@@ -429,7 +478,40 @@ class Campaign:
 
     def state(self) -> State:
         """The state now (carried over to the new rules, when a migration is pending)."""
-        return self._current(self.store.events(self.name)[-1])
+        events, now = self._read_now()
+        return self._current(events[-1], now)
+
+    def _read_now(self) -> tuple[list[Event], Header]:
+        """The log and the header, read outside a transaction: the header after the log, so that
+        a migration by another process before the log was read shows in it (`_same_rules`)."""
+        events = self.store.events(self.name)
+        now = self.store.header(self.name)
+        self._same_rules(now)
+        return events, now
+
+    def _same_rules(self, now: Header) -> bool:
+        """Whether the stored state is under these rules already, another process having migrated
+        the campaign to the very ruleset this one carries it to (a migration pending here); RC904
+        if another process migrated it to other rules since it was opened here. Every read checks
+        it, not only a change (`writing`): a read had given its answer with the rules it was opened
+        with (a scene's odds from another ruleset's, a state the new rules dropped an item of as
+        RC903 'damaged', a replay's stored states as RC909 'changed outside'; found by a hunt)."""
+        if self._pending is not None:
+            return now.ruleset_hash == self._pending[0]
+        if now.ruleset_hash != self.header.ruleset_hash:
+            raise self._reopen()
+        return False
+
+    def _reopen(self) -> CampaignError:
+        # placed as a ruleset given that differs from the kept one is (`_changed`): at the
+        # `state:` of the rules played here (a refusal with no place; found by a hunt)
+        return _fail(
+            "RC904",
+            f"the ruleset of campaign '{self.name}' was changed since it was opened here",
+            "open it again (with --migrate, to play the ruleset given)",
+            advice=Advice("reopen"),
+            span=self.rules.span,
+        )
 
     def latest(self) -> State:
         """The state now, as `state` gives it, read from the last event alone, in a transaction of
@@ -439,13 +521,15 @@ class Campaign:
         here, and an older event damaged from outside is for `log` and `replay` to report, as it
         is when a change reads the last event under the lock."""
         with self.store.transaction(self.name) as tx:
-            last = tx.last()
-        return self._current(last)
+            last, now = tx.last(), tx.header()
+        return self._current(last, now)
 
-    def _current(self, last: Event) -> State:
-        """The state of `last`, the latest event: checked against these rules (`_fitting`), or
-        carried over to them when a migration is pending."""
-        if self._pending is None:
+    def _current(self, last: Event, now: Header) -> State:
+        """The state of `last`, the latest event, the header `now` read with it: checked against
+        these rules (`_fitting`), or carried over to them when a migration is pending (and not
+        made already by another process, `_same_rules`)."""
+        made = self._same_rules(now)  # RC904 first: migrated by another process since
+        if self._pending is None or made:
             return self._fitting(last)
         self._whole(last)
         with self.request(lead=f"carrying campaign '{self.name}' over to its new ruleset"):
@@ -486,6 +570,12 @@ class Campaign:
         if running is not None:
             yield running
             return
+        with self._budget(at, lead) as work:
+            yield work
+
+    @contextmanager
+    def _budget(self, at: Span | None = None, lead: str = "") -> Iterator[Work]:
+        """A fresh budget from `limits`, what passes it placed as `request` places it."""
         try:
             with metered(self.limits) as work:
                 yield work
@@ -510,17 +600,8 @@ class Campaign:
         with self.store.transaction(self.name) as tx:
             header = None
             now = tx.header()
-            if self._pending is None and now.ruleset_hash != self.header.ruleset_hash:
-                # another process migrated it since this one opened it: these rules are not its.
-                # Placed as a ruleset given that differs from the kept one is (`_changed`): at the
-                # `state:` of the rules played here (a refusal with no place; found by a hunt)
-                raise _fail(
-                    "RC904",
-                    f"the ruleset of campaign '{self.name}' was changed since it was opened here",
-                    "open it again (with --migrate, to play the ruleset given)",
-                    advice=Advice("reopen"),
-                    span=self.rules.span,
-                )
+            if self._pending is None:  # another process migrated it since: these rules are not its
+                self._same_rules(now)
             if self._pending is not None:
                 to, text = self._pending
                 if now.ruleset_hash != to:
@@ -645,14 +726,14 @@ class Campaign:
                 }
             return data, new, result
 
-        with self.request(act.span) as work:  # a spent budget is told at the action, as a roll's at its check
+        with self.request(act.span):  # a spent budget is told at the action, as a roll's at its check
             bound = bind(act.inputs, named, "action", act.name, act.span)
-            start = self.latest()  # carried to new rules, when a migration is pending, as `writing` does
-            data, new, result = taken(start, work)
-            with self.writing() as tx:
-                if tx.last().state != start:  # changed since it was read: taken again from the state now
-                    data, new, result = taken(tx.last().state, work)
+
+            def kept(tx: Transaction, done: tuple[dict[str, Any], State, Result | None]) -> Acted:
+                data, new, result = done
                 return Acted(tx.append("action", data, new), result)
+
+            return kept_from_latest(self, act.span, taken, kept)
 
     def _run(
         self,
@@ -796,15 +877,25 @@ class Campaign:
         made with (kept in the migration's event). A replay is one request: every event's rules
         and `EVENT_WORK` for each charge one budget (`Limits.max_work`), so a log too long for it
         is `RC503`."""
-        with self.request(lead=f"replaying campaign '{self.name}'") as work:
-            events = self.log()
-            work.charge(len(events))  # read and checked whole
-            return self._replayed(events, work)
+        return self.replay_counted()[0]
 
-    def _replayed(self, events: list[Event], work: Work) -> State:
+    def replay_counted(self) -> tuple[State, int]:
+        """What `replay` returns, and how many events it replayed: counted from the log it read,
+        where a count read after it could hold another process's events since (a replay told
+        "replayed 46 events" beside the state of event 44; found by a hunt)."""
+        with self.request(lead=f"replaying campaign '{self.name}'") as work:
+            events, now = self._read_now()
+            work.charge(len(events))  # read and checked whole
+            whole(events, self.name)
+            return self._replayed(events, work, self._same_rules(now)), len(events)
+
+    def _replayed(self, events: list[Event], work: Work, migrated: bool) -> State:
+        """The state `events` replay to, the last of them under the stored rules: this campaign's
+        own, or with a migration pending here, the text it keeps (`migrated`: another process
+        made that migration already, to these rules)."""
         migrations = [e for e in events if e.kind == "migrate"]
         stored = self.model  # the rules of the stored text: not this campaign's while one is pending
-        if self._pending is not None and self.compile is not None:
+        if self._pending is not None and not migrated and self.compile is not None:
             stored = _kept(self.name, self.compile, self.header.ruleset_text, "the ruleset text it keeps")
         # each migration's replaced rules, compiled before any event is replayed: a kept text that
         # no longer loads is RC903 as itself, never an event's RC909
@@ -899,7 +990,8 @@ class Campaign:
 
     def export(self) -> dict[str, Any]:
         """The whole campaign as JSON: header, log and current state."""
-        return exported(self.header, self.log())
+        events, now = self._read_now()
+        return exported(now, whole(events, self.name))
 
     def _replay_scene(self, state: State, event: Event, work: Work) -> State:
         """The state after a stored scene: each traced step again, with its dice, charged to the
