@@ -1799,6 +1799,14 @@ def test_a_kept_ruleset_text_that_does_not_load_is_a_placed_rc903(cli: Any, tmp_
         ), r.err
         assert r.err.count("error RC") == 1 and "\n  name: [\n        ^\n" in r.err, r.err
     assert _store_bytes(tmp_path) == before
+    # with the file there and good, the change it offers (RC904's --migrate) would copy the text
+    # that does not load into the log as the migration's `from_text`, where no replay could read
+    # it again (found by a review): RC903 too, and nothing written
+    rules.write_text(BOUNDED)
+    r = cli("campaign", "--db", db, "act", "b", "spend", "--migrate")
+    assert r.code == 1 and r.err.startswith("<campaign b>:2:7: error RC903: campaign 'b' is damaged"), r.err
+    assert "restore the store from a backup" in r.err, r.err
+    assert _store_bytes(tmp_path) == before
 
 
 def test_a_log_its_rules_refuse_is_rc909_naming_why(tmp_path: Path) -> None:

@@ -187,7 +187,8 @@ def _kept(name: str, compile: Compile, text: str, which: str) -> RulesetModel:
         raise _fail(
             "RC903",
             f"campaign '{name}' is damaged: {which} does not load ({first.code}: {first.message})",
-            "the stored text was changed outside rulecraft, which keeps only a ruleset text that loads",
+            "the stored text was changed outside rulecraft, which keeps only a ruleset text that "
+            "loads: restore the store from a backup (its log can still be exported)",
             span=first.span or _top(shown, text),
         ) from None
     return _stateful(name, model, text)
@@ -469,6 +470,10 @@ class Campaign:
             return kept._read_instead(
                 refused, "it is read with the ruleset text it keeps, not with the changed file"
             )
+        # the text it keeps is recorded with the migration, for a replay of the events before it:
+        # one that does not load (changed outside) is RC903 here, never copied into the log by
+        # rulecraft itself, where no replay could ever read it again (found by a review)
+        _kept(name, compile, header.ruleset_text, "the ruleset text it keeps")
         campaign = cls(store, header, model, limits, compile)
         campaign._pending = (content_hash(text), text)
         campaign.state()  # the state carried over now: one the new rules cannot hold is refused
