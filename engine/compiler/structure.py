@@ -31,7 +31,6 @@ from ..graph import circle_text, postorder
 from ..model import types as T
 from ..model.objective import Objective
 from ..model.ruleset import (
-    ROLLED,
     Bag,
     Check,
     Die,
@@ -582,7 +581,10 @@ class Structure:
                             self.unit.doc.span(here + (key, name), key=True),
                             did_you_mean(str(name), known),
                         )
-        named = not parts.failed  # every input and die named rightly: each read as a run reads it
+        if not parts.failed:  # every input and die named rightly: each read as a run reads it
+            bound = self._example_inputs(here, ex, inputs, parts)
+            forced = ex.get("dice") or {}
+            forced_dice(self.unit, parts, here + ("dice",), forced, roll, bound, auto, _rolls(ex["expect"]))
         expects: list[Expectation] = []
         want = ex["expect"]
         if "outcome" in want:
@@ -602,10 +604,6 @@ class Structure:
                 with parts.part():
                     example_key(name, self.unit.doc.span(where, key=True))
                     expects.append(self._expectation(kind, name, value, where, types, value_names, outcomes))
-        if named:
-            bound = self._example_inputs(here, ex, inputs, parts)
-            rolls = any(e.kind in ROLLED for e in expects)
-            forced_dice(self.unit, parts, here + ("dice",), ex.get("dice") or {}, roll, bound, auto, rolls)
         parts.settle()
         return Example(
             str(ex.get("name", f"example {i + 1}")),
@@ -1080,3 +1078,10 @@ def _kept_in_sum(node: ast.Node, pool: str) -> ast.Call | None:
     ):
         return kept
     return None
+
+
+def _rolls(want: Any) -> bool:
+    """Whether an example's `expect:` has it roll its check with its forced dice: an outcome or
+    a value expected does (`tools.examples.run_example`), probabilities and means are worked out
+    exactly, with no dice taken."""
+    return isinstance(want, dict) and ("outcome" in want or bool(want.get("values")))

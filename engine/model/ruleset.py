@@ -440,13 +440,6 @@ class Expectation:
     span: Span | None = field(default=None, compare=False)
 
 
-ROLLED = ("outcome", "value")
-"""The kinds of `Expectation` an example rolls its check for, taking its forced dice in turn
-(`tools.examples`); probabilities and means are worked out exactly and take none, so only an
-example that expects one of these has its forced lists counted when the ruleset loads
-(`compiler.given`)."""
-
-
 @frozen
 class Example:
     """A worked example written in the ruleset, run by `rulecraft test`."""
