@@ -2108,7 +2108,9 @@ def test_a_change_worked_out_again_for_another_write_has_a_budget_of_its_own(
             return True
 
     def compute(state: Any, work: Any) -> int:
-        work.charge(900)  # alone within the budget; twice on one budget not
+        # alone within the budget, with the reads of the state each time: twice on one budget not
+        # (the reads of the state again were charged to the first time's: a review)
+        work.charge(985)
         locked.append(held())
         if len(locked) <= writes and not locked[-1]:
             other.act("tick")  # another process writes while this one works
@@ -2119,3 +2121,89 @@ def test_a_change_worked_out_again_for_another_write_has_a_budget_of_its_own(
     times = min(writes, AGAIN + 1) + 1
     assert locked == [False] * (times - 1) + [writes > AGAIN]
     assert kept == (min(writes, AGAIN + 1), min(writes, AGAIN + 1))  # from the state it was kept in
+
+
+def test_a_change_worked_out_again_is_bounded_by_the_request_s_one_deadline(tmp_path: Path) -> None:
+    """Each time a change is worked out again (`kept_from_latest`) counts its work afresh, but
+    under the first time's deadline: a fresh deadline each time let one request run four times
+    its deadline (the server's --deadline no longer bounding it; found by a review)."""
+    import time
+
+    from engine.state.campaign import kept_from_latest
+
+    path = tmp_path / "counting.yaml"
+    path.write_text(COUNTING)
+    db = tmp_path / "c.db"
+    engine.new_campaign("c", path, store=SqliteStore(db))
+    campaign = engine.open_campaign("c", store=SqliteStore(db), limits=engine.Limits(deadline=0.5))
+    other = engine.open_campaign("c", store=SqliteStore(db))
+    times: list[float] = []
+
+    def compute(state: Any, work: Any) -> None:
+        time.sleep(0.2)
+        work.check_clock()  # 0.2 s each time: the third passes the request's 0.5 s
+        times.append(time.monotonic())
+        other.act("tick")  # another process writes each time
+
+    with pytest.raises(engine.LimitError) as caught:
+        kept_from_latest(campaign, None, compute, lambda tx, done: done)
+    assert caught.value.diagnostics[0].code == "RC503" and "deadline" in caught.value.diagnostics[0].message
+    assert len(times) == 2
+
+
+def test_a_replay_with_a_migration_pending_reads_the_rules_stored_now(tmp_path: Path) -> None:
+    """A campaign opened with `--migrate` while another process migrated it to a third ruleset
+    and acted under it: its replay replayed the events after that migration under the text it
+    read when it was opened, a false RC909 ("no action 'boost'"; found by a review). It replays
+    under the text stored now, as its state and its next change read it."""
+    path = tmp_path / "bounded.yaml"
+    path.write_text(BOUNDED)
+    db = tmp_path / "c.db"
+    engine.new_campaign("b", path, store=SqliteStore(db))
+    path.write_text(MIGRATED)
+    pending = engine.open_campaign("b", store=SqliteStore(db), migrate=True)
+    third = tmp_path / "third.yaml"
+    third.write_text(BOUNDED + "  boost:\n    effects: [{add: {luck: 1}}]\n")
+    engine.open_campaign("b", store=SqliteStore(db), ruleset=third, migrate=True).act("spend")
+    engine.open_campaign("b", store=SqliteStore(db), ruleset=third).act("boost")
+    assert pending.replay_counted() == (pending.log()[-1].state, 4)  # the stored state, replayed
+    pending.act("spend")  # records the migration from the third ruleset to its own
+    assert [e.kind for e in pending.log()] == ["new", "migrate", "action", "action", "migrate", "action"]
+    assert pending.replay() == pending.state()
+
+
+def test_a_migration_between_reading_the_log_and_its_header_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read outside a transaction read the log, then the header: a migration by another process
+    landing between them paired the old rules' log with the new rules' header (a false RC903
+    "damaged", an export of a header and a log not its own; found by a review). The log is read
+    again when the header before and after it differ. Here another process migrates, with the
+    same changed file, in that gap (the store's real `events`, called through)."""
+    db = tmp_path / "c.db"
+    done: list[str] = []
+
+    def pending(name: str) -> engine.Campaign:
+        """Campaign `name` opened with `--migrate`; another process migrates it in the gap."""
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(BOUNDED)
+        engine.new_campaign(name, path, store=SqliteStore(db))
+        path.write_text(MIGRATED)
+        store = SqliteStore(db)
+        opened = engine.open_campaign(name, store=store, migrate=True)
+        real = store.events
+
+        def events(name: str) -> Any:
+            read = real(name)
+            if name not in done:
+                done.append(name)
+                engine.open_campaign(name, store=SqliteStore(db), migrate=True).act("gem")
+            return read
+
+        monkeypatch.setattr(store, "events", events)
+        return opened
+
+    assert pending("b").show()["shared"] == {"luck": 1, "gems": {"red": 1, "green": 1}, "alarms": 3}
+    exported = pending("e").export()
+    assert [e["kind"] for e in exported["events"]] == ["new", "migrate", "action"]
+    assert exported["ruleset_hash"] == exported["events"][1]["data"]["to"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable, Collection, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -39,7 +39,7 @@ from ..model.state import Action, StateModel
 from ..model.values import to_json
 from ..runtime import arguments
 from ..runtime.cache import Caches
-from ..runtime.context import RunContext, check_policy, metered, with_work
+from ..runtime.context import RunContext, check_policy, metered, new_work, with_work
 from ..runtime.inputs import bind, bind_inputs
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.state import (
@@ -188,7 +188,7 @@ def _kept(name: str, compile: Compile, text: str, which: str) -> RulesetModel:
             "RC903",
             f"campaign '{name}' is damaged: {which} does not load ({first.code}: {first.message})",
             "the stored text was changed outside rulecraft, which keeps only a ruleset text that "
-            "loads: restore the store from a backup (its log can still be exported)",
+            "loads: restore the store from a backup",
             span=first.span or _top(shown, text),
         ) from None
     return _stateful(name, model, text)
@@ -230,28 +230,28 @@ def kept_from_latest(
     state meanwhile, the transaction is left unkept (a pending migration with it) and the change
     worked out again from the state now, outside the lock, up to `AGAIN` times; then under it, so
     a change is never refused for others' writes, nor kept from a state that is no longer the
-    last. Each time again has a budget of its own (`Campaign._budget`, placed at `at`): a solve
-    made again because of another's write was charged to the spent budget of the first, and was
-    refused (RC503) when that one alone fitted (found by a hunt). So one change does at most
-    `AGAIN + 2` budgets' work."""
-    with campaign.request(at) as work:
-        start = campaign.latest()  # carried to new rules, when a migration is pending, as `writing` does
-        done = compute(start, work)
-        for left in range(AGAIN, -1, -1):
-            try:
-                with campaign.writing() as tx:
-                    now = tx.last().state
-                    if now != start:
-                        if left:
+    last. Each time again, with its reads of the state, counts its work afresh under the
+    request's one deadline (`Campaign._budget`, placed at `at`): done again because of another's
+    write, it was charged to the first time's spent budget, and refused (RC503) when that alone
+    fitted (found by a hunt). So one change does at most `AGAIN + 2` budgets' work, and takes no
+    longer than one request's deadline."""
+    with campaign.request(at) as first:
+        for tries in range(AGAIN + 2):
+            last = tries == AGAIN + 1  # the last time: under the lock
+            with campaign._budget(at, within=first) if tries else nullcontext(first) as work:
+                if not last:
+                    start = campaign.latest()  # carried to new rules, when a migration is pending
+                    done = compute(start, work)
+                try:
+                    with campaign.writing() as tx:
+                        now = tx.last().state
+                        if last:
+                            done = compute(now, work)
+                        elif now != start:
                             raise _Changed
-                        with campaign._budget(at) as again:  # the last time: under the lock
-                            done = compute(now, again)
-                    return keep(tx, done)
-            except _Changed:
-                pass
-            start = campaign.latest()
-            with campaign._budget(at) as again:
-                done = compute(start, again)
+                        return keep(tx, done)
+                except _Changed:
+                    pass
     raise AssertionError("the last time keeps what it worked out")
 
 
@@ -487,12 +487,19 @@ class Campaign:
         return self._current(events[-1], now)
 
     def _read_now(self) -> tuple[list[Event], Header]:
-        """The log and the header, read outside a transaction: the header after the log, so that
-        a migration by another process before the log was read shows in it (`_same_rules`)."""
-        events = self.store.events(self.name)
-        now = self.store.header(self.name)
-        self._same_rules(now)
-        return events, now
+        """The log and the header it was read under (`_same_rules` checks it), read outside a
+        transaction, so with the header before and after it: a migration by another process
+        between the two reads had the log under the old rules read with the new (a false RC903,
+        an export pairing a header with a log not its own; found by a review). Read again when
+        the two differ, twice at most; then RC904, as a change meets it."""
+        for _ in range(3):
+            before = self.store.header(self.name)
+            events = self.store.events(self.name)
+            now = self.store.header(self.name)
+            if now.ruleset_hash == before.ruleset_hash:
+                self._same_rules(now)
+                return events, now
+        raise self._reopen()
 
     def _same_rules(self, now: Header) -> bool:
         """Whether the stored state is under these rules already, another process having migrated
@@ -562,7 +569,9 @@ class Campaign:
         """The work budget of the request running: the one it already made (an action's, which
         its check of the stored state, its roll and its effects all charge), else a fresh one
         from `limits` for this request alone. A caller that reads the campaign and then changes
-        it (a scene played in it) opens one around both, so the whole request is one budget.
+        it (a scene played in it) opens one around both, so the whole request is one budget (but
+        for a change worked out again because another process wrote meanwhile, which counts its
+        work afresh under the same deadline: `kept_from_latest`).
 
         The request that made the budget places what passes it or its deadline (`RC503`) that
         nothing placed yet: at `at`, what was asked for (an action, a check, a scene), or the
@@ -579,10 +588,16 @@ class Campaign:
             yield work
 
     @contextmanager
-    def _budget(self, at: Span | None = None, lead: str = "") -> Iterator[Work]:
-        """A fresh budget from `limits`, what passes it placed as `request` places it."""
+    def _budget(self, at: Span | None = None, lead: str = "", within: Work | None = None) -> Iterator[Work]:
+        """A fresh budget from `limits`, what passes it placed as `request` places it; `within` a
+        request's budget, its work counted afresh under that one's deadline."""
+        work = (
+            new_work(self.limits)
+            if within is None
+            else Work(self.limits.max_work, within.seconds, until=within.until)
+        )
         try:
-            with metered(self.limits) as work:
+            with working(work):
                 yield work
         except LimitError as exc:
             raise placed(exc, at or self.rules.span, lead) from None
@@ -698,9 +713,10 @@ class Campaign:
         fixed by the state it starts from, its inputs, the seed (drawn here when neither it nor the
         dice are given) and the policy; under the lock the state is read again, and the action is
         kept only if that state is the one it was taken from. If another process changed it
-        meanwhile, the action is taken again from the new state, with the same seed, under the lock:
-        slower, but never an action kept from a state that is no longer the last. One request: both
-        takes share its work budget. Inputs are keyword arguments or, by any name (even `seed`,
+        meanwhile, the action is taken again from the new state, with the same seed
+        (`kept_from_latest`: outside the lock twice, then under it, each time counting its work
+        afresh under the request's one deadline): slower, but never an action kept from a state
+        that is no longer the last. Inputs are keyword arguments or, by any name (even `seed`,
         `others` or `inputs`), a mapping `inputs=`; each name once."""
         if inputs is not None:
             named = arguments.inputs("Campaign.act", inputs, named)
@@ -892,16 +908,18 @@ class Campaign:
             events, now = self._read_now()
             work.charge(len(events))  # read and checked whole
             whole(events, self.name)
-            return self._replayed(events, work, self._same_rules(now)), len(events)
+            return self._replayed(events, work, now), len(events)
 
-    def _replayed(self, events: list[Event], work: Work, migrated: bool) -> State:
-        """The state `events` replay to, the last of them under the stored rules: this campaign's
-        own, or with a migration pending here, the text it keeps (`migrated`: another process
-        made that migration already, to these rules)."""
+    def _replayed(self, events: list[Event], work: Work, now: Header) -> State:
+        """The state `events` replay to, the last of them under the rules stored in `now`, the
+        header read with them: this campaign's own, or with a migration pending here, the text
+        stored now (the one it was opened on, or another process's migration to a third ruleset,
+        which the text read when it was opened had replayed as a false RC909; found by a review),
+        unless another process made that migration already, to these rules."""
         migrations = [e for e in events if e.kind == "migrate"]
         stored = self.model  # the rules of the stored text: not this campaign's while one is pending
-        if self._pending is not None and not migrated and self.compile is not None:
-            stored = _kept(self.name, self.compile, self.header.ruleset_text, "the ruleset text it keeps")
+        if self._pending is not None and now.ruleset_hash != self._pending[0] and self.compile is not None:
+            stored = _kept(self.name, self.compile, now.ruleset_text, "the ruleset text it keeps")
         # each migration's replaced rules, compiled before any event is replayed: a kept text that
         # no longer loads is RC903 as itself, never an event's RC909
         replaced = [self._replaced(m) for m in migrations] if self.compile is not None else []
