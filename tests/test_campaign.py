@@ -1703,7 +1703,9 @@ def test_a_stored_ruleset_text_changed_by_hand_is_refused(cli: Any, tmp_path: Pa
         before = con.execute("select count(*) from events").fetchone()
     for argv in (("act", "b", "spend"), ("show", "b"), ("replay", "b")):
         r = cli("campaign", "--db", db, *argv)
-        assert r.code == 1 and r.err.startswith("error RC903: ") and "stored ruleset text" in r.err, r.err
+        # placed where the stored text begins (it had no place, a review found)
+        assert r.code == 1 and r.err.startswith("<campaign b>:1:1: error RC903: "), r.err
+        assert "stored ruleset text" in r.err, r.err
     with sqlite3.connect(db) as con:
         assert con.execute("select count(*) from events").fetchone() == before
 
@@ -1807,6 +1809,40 @@ def test_a_kept_ruleset_text_that_does_not_load_is_a_placed_rc903(cli: Any, tmp_
     assert r.code == 1 and r.err.startswith("<campaign b>:2:7: error RC903: campaign 'b' is damaged"), r.err
     assert "restore the store from a backup" in r.err, r.err
     assert _store_bytes(tmp_path) == before
+
+
+def test_a_kept_ruleset_text_changed_outside_is_never_recorded_by_a_migration(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A kept ruleset text changed outside rulecraft that still loads (its content hash no longer
+    its own) was RC903 with the hint to play the file "and --migrate, to record the change": a
+    migration then recorded the changed text in the log as its `from_text`, and every replay was
+    RC909 at the events before it, for good (found by a review). The migration is RC903 too, and
+    nothing is written; the file the campaign was made with still plays it."""
+    import contextlib
+    import sqlite3
+
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(BOUNDED)
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "b", str(rules)).code == 0
+    with contextlib.closing(sqlite3.connect(db)) as con, con:
+        con.execute(
+            "update campaigns set ruleset_text = ? where name = 'b'", (BOUNDED.replace("max: 3", "max: 9"),)
+        )
+    rules.write_text(MIGRATED)
+    before = _store_bytes(tmp_path)
+    r = cli("campaign", "--db", db, "act", "b", "spend", "--migrate")
+    told = "<campaign b>:1:1: error RC903: campaign 'b' is damaged: its stored ruleset text is not the one"
+    assert r.code == 1 and r.err.startswith(told) and "\n  rulecraft: 1\n  ^" in r.err, r.err
+    assert "play it with the ruleset file it was made with, or restore the store from a backup" in r.err, (
+        r.err
+    )
+    assert "--migrate" not in r.err and r.err.count("error RC") == 1, r.err
+    assert _store_bytes(tmp_path) == before
+    rules.write_text(BOUNDED)  # the file it was made with
+    assert cli("campaign", "--db", db, "act", "b", "spend").code == 0
+    assert "every state equals the stored one" in cli("campaign", "--db", db, "replay", "b").out
 
 
 def test_a_log_its_rules_refuse_is_rc909_naming_why(tmp_path: Path) -> None:

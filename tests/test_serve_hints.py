@@ -184,7 +184,6 @@ SAID = {
     "runtime/state.py:bind_params": ("give", "runtime/inputs.py:_problems"),
     "scenes/play.py:cast_state": ("give", "runtime/inputs.py:_problems"),
     "scenes/campaign.py:cast_of": ("cast", "scenes/campaign.py:cast_of"),
-    "state/campaign.py:Campaign._opened": ("migrate", "state/campaign.py:Campaign._opened"),
     "state/campaign.py:_changed": ("migrate", "state/campaign.py:_changed"),
     "state/campaign.py:Campaign._reopen": ("reopen", "state/campaign.py:Campaign._reopen"),
     "state/campaign.py:Campaign._roles": ("other", "state/campaign.py:Campaign._roles"),

@@ -172,6 +172,23 @@ def _stateful(name: str, model: RulesetModel, text: str) -> RulesetModel:
     )
 
 
+def _made_with(name: str, header: Header) -> None:
+    """RC903 unless the ruleset text campaign `name` keeps is the one it was made with (its
+    content hash): the rules every stored state was made by, which a replay reads and a
+    migration records; told where that text begins, as one with no `state:` is (`_stateful`).
+    Its hint offered `--migrate`, which recorded the changed text in the log
+    for good, so that the events before it never replayed again (found by a review)."""
+    if content_hash(header.ruleset_text) != header.ruleset_hash:
+        raise _fail(
+            "RC903",
+            f"campaign '{name}' is damaged: its stored ruleset text is not the one it was made with"
+            " (its content hash differs)",
+            "the stored text was changed outside rulecraft: play it with the ruleset file it was made"
+            " with, or restore the store from a backup",
+            span=_top(f"<campaign {name}>", header.ruleset_text),  # the text at fault, shown
+        )
+
+
 def _kept(name: str, compile: Compile, text: str, which: str) -> RulesetModel:
     """The model of `text`, a ruleset text campaign `name` keeps (`which` says which: its own, or
     the one a migration replaced), shown as `<campaign NAME>` with that text's lines. rulecraft
@@ -444,15 +461,7 @@ class Campaign:
         """`open`, its arguments checked."""
         header = store.header(name)
         if text is None:
-            if content_hash(header.ruleset_text) != header.ruleset_hash:  # the rules it was made with?
-                raise _fail(
-                    "RC903",
-                    f"campaign '{name}' is damaged: its stored ruleset text is not the one it was made"
-                    " with (its content hash differs)",
-                    "the stored text was changed outside rulecraft; play it with the ruleset file"
-                    " (and --migrate, to record the change)",
-                    advice=Advice("migrate", lead="the stored text was changed outside rulecraft"),
-                )
+            _made_with(name, header)
             stored = _kept(name, compile, header.ruleset_text, "the ruleset text it keeps")
             return cls(store, header, stored, limits, compile)
         if keeps(header, text):
@@ -471,8 +480,10 @@ class Campaign:
                 refused, "it is read with the ruleset text it keeps, not with the changed file"
             )
         # the text it keeps is recorded with the migration, for a replay of the events before it:
-        # one that does not load (changed outside) is RC903 here, never copied into the log by
-        # rulecraft itself, where no replay could ever read it again (found by a review)
+        # one changed outside (not the text it was made with, or one that does not load) is RC903
+        # here, never copied into the log by rulecraft itself, where no replay could ever replay
+        # those events again (found by reviews)
+        _made_with(name, header)
         _kept(name, compile, header.ruleset_text, "the ruleset text it keeps")
         campaign = cls(store, header, model, limits, compile)
         campaign._pending = (content_hash(text), text)
