@@ -1857,3 +1857,19 @@ def test_a_forced_face_or_chit_is_judged_by_one_rule_at_load_and_at_run(
         assert {d.code for d in exc.diagnostics} == {"RC405"}
         rolls = False
     assert loads == rolls == (good_face and good_chits)
+
+
+def test_a_short_forced_list_is_told_beside_an_expectation_that_is_wrong() -> None:
+    """Whether an example rolls (and so has its forced lists counted) is read from its raw
+    `expect:` (`model.ruleset.ROLLED`): read from the expectations built, a misspelt outcome left
+    out hid the short list's RC702 in the same run (found by a review of a refactor)."""
+    text = (
+        "rulecraft: 1\nname: ex\nchecks:\n  t:\n    roll:\n      p: {pool: 3, die: 6}\n"
+        "    outcomes: [lo, hi]\n    outcome: \"'hi' if sum(p) >= 9 else 'lo'\"\n"
+        "    examples:\n      - {dice: {p: [6]}, expect: {outcome: hii}}\n"
+    )
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(text)
+    told = [(d.code, d.message) for d in caught.value.diagnostics]
+    assert ("RC702", "in this example, p is forced 1 face, but its first roll needs 3") in told, told
+    assert any("'hii' is not an outcome" in m for _, m in told), told

@@ -31,6 +31,7 @@ from ..graph import circle_text, postorder
 from ..model import types as T
 from ..model.objective import Objective
 from ..model.ruleset import (
+    ROLLED,
     Bag,
     Check,
     Die,
@@ -1081,7 +1082,7 @@ def _kept_in_sum(node: ast.Node, pool: str) -> ast.Call | None:
 
 
 def _rolls(want: Any) -> bool:
-    """Whether an example's `expect:` has it roll its check with its forced dice: an outcome or
-    a value expected does (`tools.examples.run_example`), probabilities and means are worked out
-    exactly, with no dice taken."""
-    return isinstance(want, dict) and ("outcome" in want or bool(want.get("values")))
+    """Whether an example's `expect:` has it roll its check with its forced dice (`ROLLED`: an
+    outcome or a value expected), read from the raw keys, so that an expectation whose value is
+    wrong, told apart, still has the example's forced lists counted."""
+    return isinstance(want, dict) and any(want.get(key) for key in ROLLED)

@@ -429,6 +429,14 @@ class Let:
     span: Span | None = field(default=None, compare=False)
 
 
+ROLLED = {"outcome": "outcome", "values": "value"}
+"""What an example expects that has it roll its check, taking its forced dice in turn: each key
+of its `expect:` to the kind of `Expectation` it makes. Probabilities and means are worked out
+exactly and take no dice, so only such an example's forced lists are counted when the ruleset
+loads (`compiler.structure`, from the raw `expect:`, whose every key is read even where one's
+value is wrong) and rolled by `rulecraft test` (`tools.examples`, from the built kinds)."""
+
+
 @frozen
 class Expectation:
     """One thing an example expects: the outcome, a named value, an outcome's probability

@@ -17,7 +17,7 @@ from ..api import Ruleset
 from ..compiler.given import to_add
 from ..errors import UNROLLED, Diagnostic, InputError, RulecraftError
 from ..frozen import frozen
-from ..model.ruleset import Check, Example, Expectation
+from ..model.ruleset import ROLLED, Check, Example, Expectation
 from ..model.state import StateExample
 from ..model.values import Multi, Symbol, show, to_json
 from ..runtime.inputs import parse_number
@@ -211,7 +211,7 @@ def _state_text(value: Any) -> str:
 def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
     problems: list[Diagnostic] = []
     where = f"example '{ex.name}' of check '{check.name}'"
-    rolled = [e for e in ex.expects if e.kind in ("outcome", "value")]
+    rolled = [e for e in ex.expects if e.kind in ROLLED.values()]
     probs = [e for e in ex.expects if e.kind in ("probability", "mean")]
     try:
         if rolled:
