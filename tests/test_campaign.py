@@ -2003,6 +2003,16 @@ def test_a_campaign_kept_with_cr_line_ends_opens_with_the_same_text(tmp_path: Pa
     assert [e.kind for e in opened.log()] == ["new", "action"]
 
 
+def _made(folder: Path, name: str, text: str, file: str) -> tuple[Path, Path]:
+    """Campaign `name` of ruleset `text`, written to `file` in `folder`, made in a SQLite store
+    there: the file and the database."""
+    path = folder / file
+    path.write_text(text)
+    db = folder / "c.db"
+    engine.new_campaign(name, path, store=SqliteStore(db))
+    return path, db
+
+
 def test_every_read_of_a_campaign_migrated_by_another_process_since_is_refused_with_a_place(
     tmp_path: Path,
 ) -> None:
@@ -2011,10 +2021,7 @@ def test_every_read_of_a_campaign_migrated_by_another_process_since_is_refused_w
     states RC909 "changed outside rulecraft", a state missing an item the new rules dropped RC903
     "damaged"; found by a hunt). Every read is RC904 "changed since it was opened here" now,
     placed at the `state:` of the rules it was opened with, and nothing is written."""
-    path = tmp_path / "bounded.yaml"
-    path.write_text(BOUNDED)
-    db = tmp_path / "c.db"
-    engine.new_campaign("b", path, store=SqliteStore(db))
+    path, db = _made(tmp_path, "b", BOUNDED, "bounded.yaml")
     opened = engine.open_campaign("b", store=SqliteStore(db))
     path.write_text(MIGRATED)
     with SqliteStore(db) as store:
@@ -2045,10 +2052,7 @@ def test_a_migration_another_process_made_to_the_same_rules_is_read_as_made(tmp_
     migration first. The first's reads see the state already carried (it is not carried again),
     its replay replays the migration and the rules after it, and its next change records no
     second migration."""
-    path = tmp_path / "bounded.yaml"
-    path.write_text(BOUNDED)
-    db = tmp_path / "c.db"
-    engine.new_campaign("b", path, store=SqliteStore(db))
+    path, db = _made(tmp_path, "b", BOUNDED, "bounded.yaml")
     path.write_text(MIGRATED)
     first = engine.open_campaign("b", store=SqliteStore(db), migrate=True)
     engine.open_campaign("b", store=SqliteStore(db), migrate=True).act("gem")
@@ -2085,10 +2089,7 @@ def test_a_replay_counts_the_events_it_replayed_while_another_process_writes(
     (here every event's state is its own: a counter ticked up once per event)."""
     import threading
 
-    path = tmp_path / "counting.yaml"
-    path.write_text(COUNTING)
-    db = tmp_path / "c.db"
-    engine.new_campaign("c", path, store=SqliteStore(db))
+    path, db = _made(tmp_path, "c", COUNTING, "counting.yaml")
     done = threading.Event()
 
     def writer() -> None:
@@ -2125,10 +2126,7 @@ def test_a_change_worked_out_again_for_another_write_has_a_budget_of_its_own(
     outside the lock and the last under it; what is kept is worked out from the last state."""
     from engine.state.campaign import AGAIN, kept_from_latest
 
-    path = tmp_path / "counting.yaml"
-    path.write_text(COUNTING)
-    db = tmp_path / "c.db"
-    engine.new_campaign("c", path, store=SqliteStore(db))
+    path, db = _made(tmp_path, "c", COUNTING, "counting.yaml")
     campaign = engine.open_campaign("c", store=SqliteStore(db), limits=engine.Limits(max_work=1_000))
     store = SqliteStore(db, timeout=0.05)
     other = engine.open_campaign("c", store=store)
@@ -2167,10 +2165,7 @@ def test_a_change_worked_out_again_is_bounded_by_the_request_s_one_deadline(tmp_
 
     from engine.state.campaign import kept_from_latest
 
-    path = tmp_path / "counting.yaml"
-    path.write_text(COUNTING)
-    db = tmp_path / "c.db"
-    engine.new_campaign("c", path, store=SqliteStore(db))
+    path, db = _made(tmp_path, "c", COUNTING, "counting.yaml")
     campaign = engine.open_campaign("c", store=SqliteStore(db), limits=engine.Limits(deadline=0.5))
     other = engine.open_campaign("c", store=SqliteStore(db))
     times: list[float] = []
@@ -2192,10 +2187,7 @@ def test_a_replay_with_a_migration_pending_reads_the_rules_stored_now(tmp_path: 
     and acted under it: its replay replayed the events after that migration under the text it
     read when it was opened, a false RC909 ("no action 'boost'"; found by a review). It replays
     under the text stored now, as its state and its next change read it."""
-    path = tmp_path / "bounded.yaml"
-    path.write_text(BOUNDED)
-    db = tmp_path / "c.db"
-    engine.new_campaign("b", path, store=SqliteStore(db))
+    path, db = _made(tmp_path, "b", BOUNDED, "bounded.yaml")
     path.write_text(MIGRATED)
     pending = engine.open_campaign("b", store=SqliteStore(db), migrate=True)
     third = tmp_path / "third.yaml"

@@ -502,13 +502,13 @@ class Campaign:
         transaction, so with the header before and after it: a migration by another process
         between the two reads had the log under the old rules read with the new (a false RC903,
         an export pairing a header with a log not its own; found by a review). Read again when
-        the two differ, twice at most; then RC904, as a change meets it."""
+        the two differ, twice at most; then RC904, as a change meets it. Its caller checks the
+        header once, with what it reads (`_current`, `replay_counted`, `export`)."""
         for _ in range(3):
             before = self.store.header(self.name)
             events = self.store.events(self.name)
             now = self.store.header(self.name)
             if now.ruleset_hash == before.ruleset_hash:
-                self._same_rules(now)
                 return events, now
         raise self._reopen()
 
@@ -917,6 +917,7 @@ class Campaign:
         "replayed 46 events" beside the state of event 44; found by a hunt)."""
         with self.request(lead=f"replaying campaign '{self.name}'") as work:
             events, now = self._read_now()
+            self._same_rules(now)
             work.charge(len(events))  # read and checked whole
             whole(events, self.name)
             return self._replayed(events, work, now), len(events)
@@ -1025,6 +1026,7 @@ class Campaign:
     def export(self) -> dict[str, Any]:
         """The whole campaign as JSON: header, log and current state."""
         events, now = self._read_now()
+        self._same_rules(now)
         return exported(now, whole(events, self.name))
 
     def _replay_scene(self, state: State, event: Event, work: Work) -> State:
