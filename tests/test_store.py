@@ -244,11 +244,11 @@ def test_a_folder_that_cannot_be_written_is_rc903(tmp_path: Path) -> None:
 
 
 def log_readers_refuse(store: SqliteStore, db: Path, name: str) -> list[str]:
-    """The header still reads; the log, whole or its last event in a transaction, is one RC903
-    each: their messages."""
+    """The header still reads; the log, whole or its last event (in a transaction or not), is one
+    RC903 each: their messages."""
     assert store.header(name).name == name
     messages = []
-    for call in (store.events, lambda name: last_in_transaction(store, name)):
+    for call in (store.events, store.last, lambda name: last_in_transaction(store, name)):
         with pytest.raises(CampaignError) as error:
             call(name)
         messages.append(only_diagnostic(error, "RC903", db))

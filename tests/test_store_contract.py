@@ -133,6 +133,7 @@ def test_create_names_header_events_round_trip(backend: Backend, store: Store) -
     assert got.created.endswith("+00:00")  # ISO 8601, UTC
     events = store.events("moor")
     assert events == [first, *appended]
+    assert store.last("moor") == appended[-1] and store.last("abbey").seq == 1
     store.close()
     with contextlib.closing(backend.open()) as again:  # all of it was committed
         assert again.events("moor") == events
@@ -180,7 +181,7 @@ def test_an_unknown_campaign_is_rc901_with_the_nearest_name(backend: Backend, st
     assert f"this {backend.holder} has no campaigns yet" in (error.value.diagnostics[0].hint or "")
     store.create(header("moor"), counter(0))
     store.create(header("abbey"), counter(0))
-    for call in (store.header, store.events, lambda name: last_in_transaction(store, name)):
+    for call in (store.header, store.events, store.last, lambda name: last_in_transaction(store, name)):
         with pytest.raises(CampaignError) as error:
             call("mor")
         assert "'mor'" in only_diagnostic(error, "RC901", backend)

@@ -59,6 +59,10 @@ class MemoryStore:
         self._known(name)
         return list(self._events[name])
 
+    def last(self, name: str) -> Event:
+        self._known(name)
+        return self._events[name][-1]
+
     @contextmanager
     def transaction(self, name: str) -> Iterator[_Transaction]:
         with self._lock:

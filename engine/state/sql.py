@@ -192,6 +192,12 @@ class SqlStore:
             self._header(connection, name)
             return self._events(connection, name)
 
+    def last(self, name: str) -> Event:
+        """The campaign's newest event; RC901 if there is no such campaign."""
+        with self._read() as connection:
+            self._header(connection, name)
+            return self._events(connection, name, last=True)[0]
+
     def _header(self, connection: Any, name: str, *, lock: bool = False) -> Header:
         """The header, read inside the caller's transaction; `lock` also locks the campaign's row
         until it ends (`FOR UPDATE`: a store whose write lock is the whole file never asks)."""
