@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import engine
 from engine.cli import run
 from engine.errors import LoadError, RulecraftError
-from engine.syntax.positions import SourceFile
+from engine.syntax.positions import EXCERPT_WIDTH, SourceFile
 
 BASE = """\
 rulecraft: 1
@@ -59,7 +59,13 @@ def one(text: str) -> engine.Diagnostic:
     assert d.span is not None
     rendered = str(info.value)
     line = text.splitlines()[d.span.line - 1]
-    assert f"  {line}\n  " in rendered and "^" in rendered and "Traceback" not in rendered
+    excerpt = d.span.excerpt()
+    assert excerpt in rendered and "Traceback" not in rendered
+    # the line, or a window of it around the place (`EXCERPT_WIDTH`), the caret under its token
+    shown, carets = excerpt.split("\n")
+    assert shown[2:].strip("…") in line and len(shown) <= EXCERPT_WIDTH + 4
+    if d.span.col <= len(line):
+        assert shown[carets.index("^")] == line[d.span.col - 1]
     return d
 
 

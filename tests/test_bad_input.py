@@ -736,3 +736,37 @@ def test_a_bound_of_a_list_of_whole_numbers_that_is_not_whole_is_refused() -> No
     )
     d = assert_one_diagnostic(text, CompileError, "RC310", locate(text, "0.5", "0.5"))
     assert d.hint is not None and "min: 1 (or 'of: number'" in d.hint
+
+
+def test_a_place_far_along_a_long_line_is_shown_in_a_window_around_it(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A long line is shown as `EXCERPT_WIDTH` characters around the place, cut with `…`: the whole
+    line was shown with as many spaces before the caret, so a mistake near the end of a minified
+    JSON ruleset (one line) printed the whole file twice over, and an HTTP answer, cut to its first
+    2,000 characters, lost the caret (found by a hunt)."""
+    import json
+
+    from engine.syntax.positions import EXCERPT_WIDTH
+
+    ruleset = {
+        "rulecraft": 1,
+        "name": "wide",
+        "title": "x" * 5000,
+        "checks": {
+            "flip": {
+                "roll": {"d": {"die": 2}},
+                "outcomes": ["tails", "heads"],
+                "outcome": "'heads' if dd == 2 else 'tails'",
+                "description": "y" * 5000,
+            }
+        },
+    }
+    text = json.dumps(ruleset)
+    path = tmp_path / "wide.json"
+    path.write_text(text + "\n")
+    r = cli("validate", str(path))
+    column = text.index("dd == 2") + 1
+    assert r.code == 1 and f"wide.json:1:{column}: error RC301: unknown name 'dd'" in r.err, r.err
+    head, shown, carets, hint = r.err.splitlines()[:4]
+    assert shown.startswith("  …") and len(shown) == EXCERPT_WIDTH + 4 and shown.endswith("…")
+    assert shown[carets.index("^") :].startswith("dd == 2") and carets.strip() == "^^"
+    assert len(r.err) < 1000 and hint == "  hint: did you mean 'd'?"

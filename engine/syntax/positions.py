@@ -7,8 +7,16 @@ Every stage reports problems against the text the author wrote, so positions are
 from __future__ import annotations
 
 from functools import cached_property
+from typing import Final
 
 from ..frozen import frozen
+
+EXCERPT_WIDTH: Final = 120
+"""The most characters of a source line an excerpt shows: a longer line (a flow mapping written on
+one line, a minified JSON text) is shown as that many around the place, cut with `…`. The whole
+line was shown, with as many spaces before the caret: a place at column 900,016 of a JSON text
+was a megabyte of message, and an answer cut to its first characters lost the caret (found by a
+hunt)."""
 
 
 @frozen
@@ -75,7 +83,15 @@ class Span:
         if self.end_line in (0, self.line) and self.end_col > self.col:
             width = self.end_col - self.col
         width = max(1, min(width, len(text) - self.col + 1))
-        pad = "".join("\t" if c == "\t" else " " for c in text[: self.col - 1])
+        before = text[: self.col - 1]  # what stands before the caret on the line shown
+        if len(text) > EXCERPT_WIDTH:  # a window around the place, a third of it before
+            first = max(0, min(self.col - 1 - EXCERPT_WIDTH // 3, len(text) - EXCERPT_WIDTH))
+            last = first + EXCERPT_WIDTH
+            lead = "…" if first else ""
+            before = lead + text[first : self.col - 1]
+            width = max(1, min(width, last - self.col + 1))
+            text = lead + text[first:last] + ("…" if last < len(text) else "")
+        pad = "".join("\t" if c == "\t" else " " for c in before)
         return f"  {text}\n  {pad}{'^' * width}"
 
 
