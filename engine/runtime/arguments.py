@@ -63,23 +63,34 @@ KEPT_NAME_MOST = 100
 _ODD = {"Cc": "a control character", "Cs": "a lone surrogate", "Zl": "a line break", "Zp": "a line break"}
 
 
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Embeddings, overrides and isolates: they reorder the text after them wherever it is shown (a
+name beginning with U+202E showed the names listed after it reversed), unlike a direction mark."""
+
+
 def _unprintable(text: str) -> str | None:
     """The first character of `text` no terminal, log line or UTF-8 store takes as it is, said in
-    words; None when there is none. Format characters (a zero-width joiner in an emoji, a
-    direction mark) and spaces other than ' ' are text like any other."""
+    words; None when there is none. Other format characters (a zero-width joiner in an emoji, a
+    direction mark) and spaces other than ' ' are text like any other, but not a name of them
+    alone, which shows as nothing (found by a hunt)."""
     import unicodedata
 
+    seen = False  # a character that shows
     for c in text:
-        kind = _ODD.get(unicodedata.category(c))
+        kind = _ODD.get(category := unicodedata.category(c))
+        if kind is None and c in _BIDI_CONTROLS:
+            kind = "a direction override"
         if kind is not None:
             return f"{kind} ({ascii(c)})"
-    return None
+        seen = seen or category not in ("Cf", "Zs", "Mn", "Me")
+    return None if seen else "nothing that shows (only spaces, marks or format characters)"
 
 
 def kept_name(where: str, argument: str, value: Any, what: str) -> None:
     """A name a campaign keeps (its own, a character's): one it can print, store and put in a
-    URL path — 1 to `KEPT_NAME_MOST` characters, none a control character, a line break or a lone
-    surrogate (which no UTF-8 store can take), no space at either end, no '/', not '.' or '..'.
+    URL path — 1 to `KEPT_NAME_MOST` characters, none a control character, a line break, a lone
+    surrogate (which no UTF-8 store can take) or a direction override, some that show, no space at
+    either end, no '/', not '.' or '..'.
     A wrong one is an `InputError` RC410 that says which rule it breaks, in words that name no
     Python function (`where` names the one called only in a `TypeError`, a Python caller's alone):
     a server answers it to an HTTP client and the command line prints it as it is. A name kept
@@ -91,7 +102,7 @@ def kept_name(where: str, argument: str, value: Any, what: str) -> None:
     elif len(value) > KEPT_NAME_MOST:
         problem = f"is {len(value)} characters long (at most {KEPT_NAME_MOST})"
     elif (odd := _unprintable(value)) is not None:
-        problem = f"holds {odd}"
+        problem = odd if odd.startswith("nothing") else f"holds {odd}"
     elif value != value.strip():
         problem = "begins or ends with a space"
     elif "/" in value:
