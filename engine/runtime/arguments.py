@@ -69,10 +69,10 @@ name beginning with U+202E showed the names listed after it reversed), unlike a 
 
 
 def _unprintable(text: str) -> str | None:
-    """The first character of `text` no terminal, log line or UTF-8 store takes as it is, said in
-    words; None when there is none. Other format characters (a zero-width joiner in an emoji, a
-    direction mark) and spaces other than ' ' are text like any other, but not a name of them
-    alone, which shows as nothing (found by a hunt)."""
+    """What is wrong with `text` as a name shown and stored, said in words: the first character no
+    terminal, log line or UTF-8 store takes as it is; None when there is none. Other format
+    characters (a zero-width joiner in an emoji, a direction mark) and spaces other than ' ' are
+    text like any other, but not a name of them alone, which shows as nothing (found by a hunt)."""
     import unicodedata
 
     seen = False  # a character that shows
@@ -81,9 +81,9 @@ def _unprintable(text: str) -> str | None:
         if kind is None and c in _BIDI_CONTROLS:
             kind = "a direction override"
         if kind is not None:
-            return f"{kind} ({ascii(c)})"
+            return f"holds {kind} ({ascii(c)})"
         seen = seen or category not in ("Cf", "Zs", "Mn", "Me")
-    return None if seen else "nothing that shows (only spaces, marks or format characters)"
+    return None if seen else "shows nothing (only spaces, marks or format characters)"
 
 
 def kept_name(where: str, argument: str, value: Any, what: str) -> None:
@@ -102,7 +102,7 @@ def kept_name(where: str, argument: str, value: Any, what: str) -> None:
     elif len(value) > KEPT_NAME_MOST:
         problem = f"is {len(value)} characters long (at most {KEPT_NAME_MOST})"
     elif (odd := _unprintable(value)) is not None:
-        problem = odd if odd.startswith("nothing") else f"holds {odd}"
+        problem = odd
     elif value != value.strip():
         problem = "begins or ends with a space"
     elif "/" in value:

@@ -258,7 +258,7 @@ def kept_from_latest(
             last = tries == AGAIN + 1  # the last time: under the lock
             with campaign._budget(at, within=first) if tries else nullcontext(first) as work:
                 if not last:
-                    start = campaign.latest()  # carried to new rules, when a migration is pending
+                    start = campaign.state()  # carried to new rules, when a migration is pending
                     done = compute(start, work)
                 try:
                     with campaign.writing() as tx:
@@ -495,9 +495,13 @@ class Campaign:
 
     def state(self) -> State:
         """The state now (carried over to the new rules, when a migration is pending), read from
-        the last event alone, as `latest` reads it: an older event damaged from outside is for
-        `log` and `replay` to report (reading the whole log for its last event took time that grew
-        with it: 35 ms for each `show` of a campaign of 2,000 events)."""
+        the last event alone, outside a transaction: what a change that may take long to compute
+        (an action, a scene) is computed from before its own transaction opens, so that the
+        store's write lock is not held while it is (`kept_from_latest`). The log before that
+        event is not read: a long one costs nothing here (reading it whole took 35 ms for each
+        `show` of a campaign of 2,000 events, and grew with it), and an older event damaged from
+        outside is for `log` and `replay` to report, as it is when a change reads the last event
+        under the lock."""
         last, now = self._read_now(self.store.last)
         return self._current(last, now)
 
@@ -540,17 +544,6 @@ class Campaign:
             advice=Advice("reopen"),
             span=self.rules.span,
         )
-
-    def latest(self) -> State:
-        """The state now, as `state` gives it, read from the last event alone, in a transaction of
-        its own that writes nothing: what a change that may take long to compute (an action, a
-        scene) is computed from before its own transaction opens, so that the store's write lock
-        is not held while it is. The log before that event is not read: a long one costs nothing
-        here, and an older event damaged from outside is for `log` and `replay` to report, as it
-        is when a change reads the last event under the lock."""
-        with self.store.transaction(self.name) as tx:
-            last, now = tx.last(), tx.header()
-        return self._current(last, now)
 
     def _current(self, last: Event, now: Header) -> State:
         """The state of `last`, the latest event, the header `now` read with it: checked against
