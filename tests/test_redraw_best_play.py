@@ -152,6 +152,29 @@ def test_many_redraws_of_a_pool_under_best_play_are_no_deep_recursion() -> None:
     assert rs.roll("deep", random.Random(1), policy="optimal", k=300).outcome.name in ("fail", "pass")
 
 
+def test_many_redraws_of_one_die_rolled_under_best_play_are_no_deep_recursion() -> None:
+    """A roll under `optimal` asks whether to redraw with the most redraws left first, each answer
+    asking the next: a die that may be redrawn 200 times was a RecursionError traceback from
+    `roll`, `test`, `campaign act` (found by a hunt), where the distribution, which solved the
+    fewest left first, answered. Each redraw is now solved the fewest left first wherever it is
+    first asked. Best play redraws every die under 6, so the check fails only if all 1,001 rolls
+    miss: (5/6)^1001."""
+    text = """\
+rulecraft: 1
+name: longredraw
+checks:
+  c:
+    roll:
+      d: {die: 6, redraw: {may: "d < 6", times: 1000}}
+    outcomes: [lo, hi]
+    outcome: "'lo' if d < 6 else 'hi'"
+"""
+    rolled = engine.load(text).roll("c", random.Random(1), policy="optimal")  # first: nothing warmed
+    assert rolled.outcome.name in ("lo", "hi")
+    rs = engine.load(text)
+    assert rs.distribution("c", policy="optimal").probability("lo") == Fraction(5, 6) ** 1001
+
+
 SCALED = """\
 rulecraft: 1
 name: scaled

@@ -947,8 +947,6 @@ class Sequential:
         if r.redraw is None:
             return first
         times = redraw_times(r, env, self.ctx.limits)
-        for t in range(1, times):  # fewest redraws left first, so no chain of calls is `times` deep
-            self.redrawn(i, dice, env, t, times - t)
         parts = []
         kept = True  # no value redrawn: the first roll is the answer, no mix to make
         for (value, capped), w in first.weights.items():
@@ -986,9 +984,16 @@ class Sequential:
     def redrawn(self, i: int, dice: tuple[Any, ...], env: dict[str, Any], times: int, made: int) -> Dist:
         """Where the value ends when it is redrawn now (with `times - 1` redraws left after, and
         `made` made before: for one stage key, always its `times` allowed less those left)."""
-        key = (i, self.stage_key(i, dice), times)
+        stage = self.stage_key(i, dice)
+        key = (i, stage, times)
         found = self._redrawn.get(key)
         if found is None:
+            if times > 1 and (i, stage, times - 1) not in self._redrawn:
+                # fewest redraws left first, so no chain of calls is `times` deep: a roll under
+                # `optimal` asks for the most left first, and 200 left passed Python's recursion
+                # limit (a traceback, found by a hunt), where a distribution had warmed these
+                for t in range(1, times):
+                    self.redrawn(i, dice, env, t, times + made - t)
             fresh = self.fresh(i, env, made + 1)
             meter().charge(TRANSITION * len(fresh))
             found = self._redrawn[key] = Dist.mix(
