@@ -5,13 +5,14 @@ guard, the one error body, the routers and the static playground."""
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -24,6 +25,7 @@ from ..api import Ruleset, load, load_source
 from ..errors import NOT_LOADING, Advice, Diagnostic, LoadError, RulecraftError, did_you_mean
 from ..frozen import field, frozen, replace
 from ..runtime.limits import Limits
+from ..syntax.cachedir import digest, settled, stamp
 from ..syntax.positions import SourceFile
 from ..syntax.resources import is_listed_ruleset, shipped_rulesets
 from .body import SafeJSONResponse, Unreadable
@@ -96,13 +98,31 @@ def operators(d: Diagnostic) -> Diagnostic:
     return d if d.advice is not None else replace(d, advice=Advice("keeper", lead=d.hint or ""))
 
 
+class _Read(NamedTuple):
+    """A ruleset file as it was compiled: its `stamp` and content's digest then, and when it was
+    read."""
+
+    stamp: tuple[int, ...]
+    content: bytes
+    read_ns: int
+    ruleset: Ruleset
+
+
+def _content(path: Path) -> bytes:
+    """The digest of a file's content (empty if it cannot be read: its load says why)."""
+    try:
+        return digest(path.read_bytes())
+    except OSError:
+        return b""
+
+
 class Catalog:
     """The rulesets a request may name, and those it sends as text, compiled once each."""
 
     def __init__(self, settings: Settings, limits: Limits) -> None:
         self.settings = settings
         self.limits = limits
-        self._named: dict[str, tuple[tuple[Path, int], Ruleset]] = {}
+        self._named: dict[Path, _Read] = {}
         self._sources: OrderedDict[str, Ruleset] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -153,8 +173,8 @@ class Catalog:
         return found
 
     def named(self, name: str, known: Mapping[str, Path] | None = None) -> Ruleset:
-        """The served ruleset `name`, compiled once while its file is unchanged; `known` is
-        `names()` when the caller has it already (each listing globs the served folder)."""
+        """The served ruleset `name` (`file`); `known` is `names()` when the caller has it
+        already (each listing globs the served folder)."""
         known = self.names() if known is None else known
         path = known.get(name)
         if path is None:
@@ -162,20 +182,34 @@ class Catalog:
             raise LoadError(
                 [Diagnostic("RC001", f"no ruleset '{name}' on this server", None, hint)], missing=True
             )
+        return self.file(path)
+
+    def file(self, path: Path) -> Ruleset:
+        """The ruleset file at `path`, compiled once while it is unchanged (by its
+        `cachedir.stamp`, and by its content while it is not `settled`)."""
         try:
-            stamp = path.stat().st_mtime_ns
+            status: os.stat_result | None = path.stat()
         except OSError:
-            stamp = 0
+            status = None
         with self._lock:
-            kept = self._named.get(name)
-        if kept is not None and kept[0] == (path, stamp):
-            return kept[1]
+            kept = self._named.get(path)
+        if kept is not None and status is not None and kept.stamp == stamp(status):
+            if settled(status, kept.read_ns):
+                return kept.ruleset
+            now = time.time_ns()
+            if _content(path) == kept.content:  # changed within a tick of its reading: compared
+                with self._lock:
+                    self._named[path] = kept._replace(read_ns=now)
+                return kept.ruleset
+        # its status and content read before it is loaded: a change meanwhile is seen next time
+        read_ns, content = time.time_ns(), _content(path)
         try:
             found = load(path, limits=self.limits, name=path.name)
         except NOT_LOADING as exc:
             raise the_operators(exc) from None
-        with self._lock:
-            self._named[name] = ((path, stamp), found)
+        if status is not None:
+            with self._lock:
+                self._named[path] = _Read(stamp(status), content, read_ns, found)
         return found
 
     def source(self, text: str, name: str | None) -> Ruleset:

@@ -75,10 +75,35 @@ def write_atomically(path: str, data: bytes) -> bool:
         return False
 
 
+RACY_NS = 2_000_000_000
+"""The coarsest tick of a file system's timestamps commonly met (FAT's two seconds; ext3's and
+many network file systems' one): a change within one tick of a file's last leaves them as they
+were (`settled`)."""
+
+
+def stamp(st: os.stat_result) -> tuple[int, ...]:
+    """What a file's status tells of its content that no one sets by hand, the one rule by which
+    rulecraft trusts what it read from a file as unchanged: its device and inode (a file replaced,
+    as `sed -i` and many editors save), its size, its modification time, and its change time.
+    The modification time alone is not enough: `touch -r`, `cp -p`, `rsync -t` and tar set it back,
+    and a served file edited so was served as it was until the server restarted (found by a hunt);
+    the change time moves with every write and no tool sets it. Where timestamps are coarse,
+    see `settled`."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def settled(st: os.stat_result, read_ns: int) -> bool:
+    """Whether a file of status `st`, read at `read_ns` (`time.time_ns()`), was last changed at
+    least a tick (`RACY_NS`) before it was read, so that any change since has moved its `stamp`.
+    One changed within a tick of its reading may change again without moving it: its content is
+    compared instead (git's "racily clean" files)."""
+    return st.st_ctime_ns + RACY_NS <= read_ns
+
+
 def library_identity(name: str) -> bytes | None:
     """Which copy of an installed library this is, told without importing it: its package file's
-    path, inode, size and modification time, which an upgrade or reinstall changes. None when
-    the library is not to be found."""
+    path and `stamp`, which an upgrade or reinstall changes. None when the library is not to be
+    found."""
     try:
         spec = importlib.util.find_spec(name)
         if spec is None or spec.origin is None:
@@ -86,7 +111,7 @@ def library_identity(name: str) -> bytes | None:
         st = os.stat(spec.origin)
     except (ImportError, ValueError, OSError):
         return None
-    return f"{name} {spec.origin} {st.st_ino} {st.st_size} {st.st_mtime_ns}".encode()
+    return f"{name} {spec.origin} {stamp(st)}".encode()
 
 
 def trim(folder: str, prefix: str, most: int) -> None:
