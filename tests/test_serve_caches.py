@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,8 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from engine.serve import app as served  # noqa: E402
-from engine.serve.app import create_app  # noqa: E402
+from engine.serve.app import Settings, create_app  # noqa: E402
+from engine.syntax.resources import shipped_rulesets  # noqa: E402
 
 COIN = """\
 rulecraft: 1
@@ -67,3 +69,40 @@ def test_a_file_changed_within_a_tick_of_its_reading_is_compared_by_content(
         catalog = c.app.state.server.catalog  # type: ignore[attr-defined]
         kept = catalog._named[mine].ruleset
         assert catalog.named("mine") is kept  # unchanged since: not compiled again
+
+
+def _act(c: TestClient, campaign: str) -> Any:
+    wound = {"action": "take_wound", "character": "ann", "inputs": {"level": "light"}}
+    return c.post(f"/api/campaigns/{campaign}/act", json=wound)
+
+
+def test_a_served_file_named_like_a_shipped_ruleset_leaves_its_campaigns_alone(tmp_path: Path) -> None:
+    """A `castle.yaml` put in the served folder is served as `castle` in place of the shipped one
+    (the folder's files win), but a campaign made with the shipped `castle` had every change
+    refused, 409 RC904 with the hint that "the ruleset's file on the server was changed", though
+    no file had. It keeps playing the shipped one, which its stored reference (a shipped name, not
+    a path) names; a campaign made with the folder's file plays that, and its RC904 is true."""
+    games = tmp_path / "games"
+    games.mkdir()
+    settings = Settings(rulesets=games, db=str(tmp_path / "c.db"), workers=1, deadline=60.0)
+    shipped = shipped_rulesets()["castle"].read_text(encoding="utf-8")
+    with TestClient(create_app(settings)) as c:
+        made = {"name": "shadow", "ruleset": "castle", "characters": {"ann": {"wielding": "bow"}}}
+        assert c.post("/api/campaigns", json=made).status_code == 201
+        mine = games / "castle.yaml"
+        mine.write_text(shipped.replace("title: The Castle", "title: My Castle"), encoding="utf-8")
+        assert c.get("/api/rulesets/castle").json()["title"].startswith("My Castle")
+        acted = _act(c, "shadow")
+        assert acted.status_code == 200, acted.text
+        shown = c.get("/api/campaigns/shadow").json()
+        assert shown["warnings"] == [] and shown["ruleset"] == "castle", shown
+        assert c.get("/api/campaigns/shadow/replay").json()["warnings"] == []
+        assert c.app.state.server.catalog.shadowing() == [(mine, "castle")]  # type: ignore[attr-defined]
+        # one made now is the folder's, and told its file changed when it has
+        assert c.post("/api/campaigns", json={**made, "name": "mine"}).status_code == 201
+        assert _act(c, "mine").status_code == 200
+        mine.write_text(shipped.replace("title: The Castle", "title: Our Castle"), encoding="utf-8")
+        refused = _act(c, "mine")
+        assert refused.status_code == 409, refused.text
+        assert [d["code"] for d in refused.json()["error"]["diagnostics"]] == ["RC904"]
+        assert _act(c, "shadow").status_code == 200

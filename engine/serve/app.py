@@ -127,7 +127,10 @@ class Catalog:
         self._lock = threading.Lock()
 
     def names(self) -> dict[str, Path]:
-        """Every ruleset by name: the shipped ones, then the served folder's (which win)."""
+        """Every ruleset by name: the shipped ones, then the served folder's, which win: a request
+        naming `castle` gets the folder's `castle.yaml` (`shadowing` lists them when `serve`
+        starts), and a campaign made with the shipped one keeps playing it, told apart by its
+        stored reference (`routes_campaigns._played`)."""
         found = dict(shipped_rulesets())
         folder = self.settings.rulesets
         if folder is not None and folder.is_dir():
@@ -141,6 +144,12 @@ class Catalog:
                 if is_listed_ruleset(path) and _is_text(path.name):
                     found[path.stem] = path
         return found
+
+    def shadowing(self) -> list[tuple[Path, str]]:
+        """Each file of the served folder served by a shipped ruleset's name, in its place, and
+        that name: what `serve` names when it starts."""
+        shipped = shipped_rulesets()
+        return [(path, name) for name, path in self.names().items() if shipped.get(name, path) != path]
 
     def misnamed(self) -> list[tuple[Path, RulecraftError]]:
         """Each ruleset file of the served folder whose name is not UTF-8 text (bytes the file
@@ -185,7 +194,8 @@ class Catalog:
         return self.file(path)
 
     def file(self, path: Path) -> Ruleset:
-        """The ruleset file at `path`, compiled once while it is unchanged (by its
+        """The ruleset file at `path` (a served one, or a shipped one a campaign was made with,
+        though a served file of its name shadows it), compiled once while it is unchanged (by its
         `cachedir.stamp`, and by its content while it is not `settled`)."""
         try:
             status: os.stat_result | None = path.stat()

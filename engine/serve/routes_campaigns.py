@@ -209,10 +209,10 @@ def _campaign(request: Request, name: str, read_only: bool = False) -> Iterator[
     names = _names(request)
     with _store(server) as store:
         reference = store.header(name).ruleset
-        served = _served(names, reference)
+        played = _played(names, reference)
         try:
             try:
-                ruleset = server.catalog.named(served, names) if served in names else None
+                ruleset = server.catalog.file(played) if played is not None else None
             except RulecraftError as exc:  # a served file broken since: read with the text it keeps
                 opened = read_kept(store, name, exc, server.limits, read_only=read_only)
             else:
@@ -243,11 +243,27 @@ def _served(names: Mapping[str, Path], reference: str) -> str:
     """A campaign's stored ruleset as the API names it: a served ruleset (of `names`, the
     catalog's) by its name, the one a request gives; any other file by its file name alone
     (where it lies is the operator's), as its errors name it (`_unplaced`): a relative path was
-    shown whole, in `GET /api/campaigns` and every state (found by a hunt)."""
+    shown whole, in `GET /api/campaigns` and every state (found by a hunt). A shipped ruleset a
+    served file shadows is named by its name still."""
     for name, path in names.items():  # a file is stored by its resolved path (`api._found_again`)
         if reference in (name, str(path)) or reference == str(path.resolve()):
             return name
     return _file_alone(reference)
+
+
+def _played(names: Mapping[str, Path], reference: str) -> Path | None:
+    """The file the server compiles for a campaign's stored ruleset: a shipped one by its name,
+    though a served file of that name shadows it (which had every change to a campaign of the
+    shipped `castle` refused as its file changed, RC904, once a `castle.yaml` was put in the
+    served folder: found by a hunt); a served file by its path. None for any other file, which
+    `open_campaign` finds by itself."""
+    shipped = shipped_rulesets().get(reference)
+    if shipped is not None:
+        return shipped
+    for path in names.values():  # a file is stored by its resolved path (`api._found_again`)
+        if reference in (str(path), str(path.resolve())):
+            return path
+    return None
 
 
 def _state(request: Request, campaign: Campaign, at: Event | None = None) -> dict[str, Any]:

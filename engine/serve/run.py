@@ -88,6 +88,8 @@ def serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for path, exc in app.state.server.catalog.unloadable():  # served (its error, by name), but said now
         err.write(f"warning: {path} does not load; GET /api/rulesets leaves it out:\n{exc}\n")
         err.flush()
+    for path, name in app.state.server.catalog.shadowing():
+        err.write(f"note: {path} is served as '{name}', in place of the shipped ruleset of that name\n")
     for path, exc in app.state.server.catalog.misnamed():  # not served at all
         shown = os.fsencode(path).decode("utf-8", "backslashreplace")  # the bytes as they are
         err.write(f"warning: {shown} is not served:\n{exc}\n")
