@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import os
 import random
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -41,7 +39,7 @@ from .eval.trace import Result
 from .expr import parser
 from .model.ruleset import Check, RulesetModel
 from .runtime import arguments as arg
-from .runtime.cache import Caches, approx_bytes
+from .runtime.cache import MB, BoundedCache, Caches, approx_bytes, compiled_bytes
 from .runtime.context import POLICIES, RunContext, check_policy
 from .runtime.inputs import bind, bind_inputs, whole
 from .runtime.limits import DEFAULT_LIMITS, Limits, enforce
@@ -678,13 +676,10 @@ def load_source(
         deadline = arg.seconds("load_source", "deadline", deadline)
     source = newlines(source)  # before the caches' keys: a cached ruleset is read from its text
     memo = (source.name, source.text, limits)
-    found = _LOADED.get(memo)
+    found: _Loaded | None = _LOADED.get(memo)
     if found is None:
         found = _compiled(source, limits, deadline)
-        with _LOADED_LOCK:
-            _LOADED[memo] = found
-            while len(_LOADED) > _LOADED_MAX:
-                _LOADED.popitem(last=False)
+        _LOADED.put(memo, found, compiled_bytes(found.model.code, len(source.text)))
     return Ruleset(found.model, found.document, limits)
 
 
@@ -710,11 +705,11 @@ class _Loaded(NamedTuple):
     document: Document
 
 
-_LOADED: OrderedDict[tuple[str, str, Limits], _Loaded] = OrderedDict()
+_LOADED = BoundedCache(16, 64 * MB)
 """The rulesets this process compiled, by source name, text and limits: loading the same file
-again costs a lookup (a bad ruleset is never kept: it raises before)."""
-_LOADED_MAX = 16
-_LOADED_LOCK = threading.Lock()
+again costs a lookup (a bad ruleset is never kept: it raises before). Weighed by
+`compiled_bytes`: kept by count alone, 16 rulesets sent to a server's worker could hold 40 MB
+each."""
 
 
 def _compiled(source: SourceFile, limits: Limits, deadline: float | None = None) -> _Loaded:

@@ -13,6 +13,9 @@ import pytest
 pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient  # noqa: E402
 
+import engine  # noqa: E402
+from engine import api  # noqa: E402
+from engine.runtime.cache import BoundedCache, compiled_bytes  # noqa: E402
 from engine.serve import app as served  # noqa: E402
 from engine.serve.app import Settings, create_app  # noqa: E402
 from engine.syntax.resources import shipped_rulesets  # noqa: E402
@@ -106,3 +109,53 @@ def test_a_served_file_named_like_a_shipped_ruleset_leaves_its_campaigns_alone(t
         assert refused.status_code == 409, refused.text
         assert [d["code"] for d in refused.json()["error"]["diagnostics"]] == ["RC904"]
         assert _act(c, "shadow").status_code == 200
+
+
+def _coin(i: int) -> str:
+    return COIN.replace("name: coin", f"name: coin{i}")
+
+
+def test_rulesets_sent_as_text_are_kept_by_what_they_weigh(tmp_path: Path) -> None:
+    """The server kept the 64 rulesets last sent as text, whatever each held: a text of 700 checks
+    (66 KB) held about 10 MB, so a stranger could hold 650 MB with 64 of them. They are kept by
+    `compiled_bytes` too (`Settings.cached_bytes`), the least recently sent going first."""
+    texts = [_coin(i) for i in range(4)]
+    weights = {compiled_bytes(engine.load(t).model.code, len(t)) for t in texts}
+    [weight] = weights
+    settings = Settings(db=str(tmp_path / "c.db"), workers=1, cached_bytes=2 * weight + weight // 2)
+    with TestClient(create_app(settings)) as c:
+        kept = c.app.state.server.catalog._sources  # type: ignore[attr-defined]
+
+        def send(text: str) -> list[str]:
+            assert c.post("/api/validate", json={"source": text}).json()["ok"] is True
+            return [rs.name for _, rs in kept.items()]
+
+        assert [send(t) for t in texts] == [
+            ["coin0"],
+            ["coin0", "coin1"],
+            ["coin1", "coin2"],
+            ["coin2", "coin3"],
+        ]
+        assert kept.bytes == 2 * weight <= settings.cached_bytes
+        assert send(texts[2]) == ["coin3", "coin2"]  # sent again: the newest
+        assert send(texts[0]) == ["coin2", "coin0"]
+
+
+def test_a_processs_compiled_rulesets_are_kept_by_what_they_weigh(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`api._LOADED`, the rulesets a process compiled last, kept 16 whatever each held (a
+    server's worker compiles the texts sent to it): it is bounded by `compiled_bytes` too. A
+    ruleset weighs by its code, which grows far faster than its text for values that read each
+    other: 60 of them, 1 KB of text, compile to over 200 times that."""
+    chain = "".join(f"      l{i}: l{i - 1} + 1\n" for i in range(1, 60))
+    text = (
+        "rulecraft: 1\nname: chain\nchecks:\n  c:\n    outcomes: [lo, hi]\n"
+        "    roll:\n      d: {die: 6}\n    let:\n      l0: d\n"
+        + chain
+        + "    outcome: \"'hi' if l59 > 62 else 'lo'\"\n"
+    )
+    assert engine.load(text).model.code > 200 * len(text)
+    weight = compiled_bytes(engine.load(_coin(0)).model.code, len(_coin(0)))
+    monkeypatch.setattr(api, "_LOADED", BoundedCache(16, 2 * weight + weight // 2))
+    for i in range(3):
+        engine.load(_coin(i))
+    assert [key[1] for key, _ in api._LOADED.items()] == [_coin(1), _coin(2)]

@@ -215,6 +215,7 @@ class Structure:
             checks=checks,
             source_name=self.unit.doc.source.name,
             state=state,
+            code=self.unit.emit.code,
         )
 
     # -- scales and bags ---------------------------------------------------------------

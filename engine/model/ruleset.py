@@ -640,3 +640,6 @@ class RulesetModel:
     source_name: str
     state: StateModel | None = None
     """What lasts across rolls in a stored campaign, and the actions that change it."""
+    code: int = 0
+    """Characters of Python its compile wrote (`Emitter.code`): most of what it holds in memory,
+    which can grow far faster than its text (`api.compiled_bytes`)."""
