@@ -112,6 +112,16 @@ def test_a_full_queue_is_503_with_retry_after(make: Any) -> None:
     assert sorted(r.status_code for r, _ in answers) == [200, 200, 503, 503]
 
 
+def test_one_worker_and_no_queue_says_one_request(make: Any) -> None:
+    """`--workers 1 --queue 0` refused a second question with "solving 1 requests"."""
+    app = make(workers=1, queue=0, deadline=60.0)
+    answers = asyncio.run(gather(app, [prob(30), prob(2)]))
+    refused = [r for r, _ in answers if r.status_code == 503]
+    assert len(refused) == 1
+    message = refused[0].json()["error"]["diagnostics"][0]["message"]
+    assert message == "the server is solving 1 request, its limit: try again shortly"
+
+
 def test_a_deadline_that_passes_running_or_waiting_is_504(make: Any) -> None:
     # the work budget raised, so that the deadline, not the budget, is what ends the solves
     app = make(workers=1, queue=4, deadline=1.0, limits=Limits(max_work=10**12))

@@ -153,8 +153,8 @@ class Pool:
                 raise ApiError.of(
                     503,
                     "RC503",
-                    f"the server is solving {self._admitted} request{'' if self._admitted == 1 else 's'},"
-                    " its limit: try again shortly",
+                    f"the server is solving {self._admitted} request{'' if self._admitted == 1 else 's'}, "
+                    "its limit: try again shortly",
                     "the operator sets --workers and --queue",
                     **{"Retry-After": "1"},
                 )
