@@ -22,6 +22,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,16 @@ def _get(url: str) -> Any:
 @pytest.fixture(scope="module")
 def server(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`python -m engine serve` on a free loopback port, with a campaign in its database."""
+    yield from _serve(repo_root, tmp_path_factory, [])
+
+
+@pytest.fixture(scope="module")
+def lone(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server that solves one question at a time and keeps none waiting."""
+    yield from _serve(repo_root, tmp_path_factory, ["--workers", "1", "--queue", "0"])
+
+
+def _serve(repo_root: Path, tmp_path_factory: pytest.TempPathFactory, more: list[str]) -> Iterator[str]:
     db = tmp_path_factory.mktemp("serve") / "campaigns.db"
     env = {**os.environ, "PYTHONPATH": str(repo_root)}
     for argv in (
@@ -98,6 +109,7 @@ def server(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
                 str(db),
                 "--deadline",
                 "120",
+                *more,
             ],
             cwd=repo_root,
             env=env,
@@ -137,6 +149,20 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture()
 def page(server: str) -> Iterator[Page]:
+    with _browse(server) as opened:
+        yield opened
+
+
+@pytest.fixture()
+def lone_page(lone: str) -> Iterator[Page]:
+    with _browse(lone) as opened:
+        yield opened
+
+
+@contextmanager
+def _browse(server: str) -> Iterator[Page]:
+    """The page in headless Chromium, failing on any script error or failed request (but those a
+    test stands in for the server with, after setting `page.expect_failures`)."""
     assert sync_playwright is not None
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -155,15 +181,26 @@ def page(server: str) -> Iterator[Page]:
                     d.dismiss()
 
             page.on("dialog", dialog)
+
             # A 4xx the test asks for (a misspelt action: 404, a name the ruleset does not have) is
             # logged by the browser too; a script error, a 5xx or any other 404 (a page file or an
             # API path that is not there) is a failure.
-            page.on("response", lambda r: problems.append(f"{r.status} {r.url}") if r.status >= 500 else None)
+            def failing() -> bool:
+                return bool(getattr(page, "expect_failures", False))
+
+            page.on(
+                "response",
+                lambda r: (
+                    problems.append(f"{r.status} {r.url}") if r.status >= 500 and not failing() else None
+                ),
+            )
             page.on(
                 "console",
                 lambda m: (
                     problems.append(m.text)
-                    if m.type == "error" and "the server responded with a status of 4" not in m.text
+                    if m.type == "error"
+                    and "the server responded with a status of 4" not in m.text
+                    and not failing()
                     else None
                 ),
             )
@@ -495,3 +532,160 @@ def test_a_note_is_marked_as_a_note(page: Page, server: str) -> None:
     expect(page.locator("#validity")).to_have_text("1 warning")  # RC803, read from the rules: proven
     expect(page.locator("#gutter .mark.warning")).to_have_attribute("data-code", "RC803")
     expect(page.locator("#gutter .mark.note")).to_have_attribute("data-code", "RC802")
+
+
+# -- found by a hunt through the page's corners (2026-12-06) ------------------------------------------
+
+BUILT_IN_NAMES = """\
+rulecraft: 1
+name: coin
+checks:
+  flip:
+    inputs:
+      constructor: {type: int, default: 1, min: 0, max: 5}
+      toString: {type: number, default: 1}
+      __proto__: {type: int, min: 0, max: 5}
+    roll: {d: {die: 2}}
+    outcomes: [tails, heads]
+    outcome: "heads if d + constructor + __proto__ >= 2 else tails"
+"""
+
+
+def test_inputs_named_as_a_scripts_built_ins_are_shown_and_sent(page: Page, server: str) -> None:
+    """`constructor` showed an empty field, `toString` "function toString() { [native code] }",
+    and `__proto__` filled in was sent as no input at all (422): the page keyed plain objects
+    by the ruleset's names, and `in` and `[]` saw what every object has."""
+    _load(page, server, "chill")
+    page.fill("#source", BUILT_IN_NAMES)
+    expect(page.locator("#validity")).to_have_text("valid")
+    expect(page.locator("#inputs [name='constructor']")).to_have_value("1")
+    expect(page.locator("#inputs [name='toString']")).to_have_value("1")
+    expect(page.locator("#inputs [name='__proto__']")).to_have_value("")
+    page.fill("#inputs [name='__proto__']", "1")
+    page.fill("#inputs [name='toString']", "1/2")
+    # a new default in the editor: what was typed is kept, and `constructor` takes the new one
+    page.fill("#source", BUILT_IN_NAMES.replace("default: 1, min: 0", "default: 2, min: 0"))
+    expect(page.locator("#inputs [name='constructor']")).to_have_value("2")
+    expect(page.locator("#inputs [name='__proto__']")).to_have_value("1")
+    expect(page.locator("#inputs [name='toString']")).to_have_value("1/2")
+    with page.expect_request("**/api/roll") as asked:
+        page.click("#roll")
+    sent = json.loads(asked.value.post_data or "{}")["inputs"]
+    assert sent == {"constructor": 2, "toString": "1/2", "__proto__": 1}
+    expect(page.locator("#outcome")).to_have_text("heads")
+    expect(page.locator("#errors li")).to_have_count(0)
+
+
+def test_act_sends_inputs_as_the_command_line_reads_them(page: Page, server: str) -> None:
+    """The Act form's `name=value` pairs were split at commas too (`dice=1,0,2` became three
+    inputs) and read as JavaScript numbers: `Infinity` and `1e999` sent as null, `0x10` as 16,
+    12345678901234567891 rounded, `__proto__=3` dropped. Now each value is sent as typed, the
+    text `--input NAME=VALUE` gives, for the ruleset to read."""
+    _load(page, server, "chill")
+    typed = "dice=1,0,2 t=Infinity x=1e999 big=12345678901234567891 h=0x10 __proto__=3 e="
+    read = page.evaluate("(typed) => JSON.stringify(pairs(typed))", typed)
+    assert json.loads(read) == {
+        "dice": "1,0,2",
+        "t": "Infinity",
+        "x": "1e999",
+        "big": "12345678901234567891",
+        "h": "0x10",
+        "__proto__": "3",
+        "e": "",
+    }
+    log = page.locator("#campaign-log li")
+    expect(log).not_to_have_count(0)
+    before = log.count()
+    page.fill("#act-action", "player_roll")
+    for typed, said in [
+        ("target=55 target=60", "input 'target' is given twice: give each name once"),
+        ("target 55", "input 'target' is not of the form NAME=VALUE"),
+        ("=55", "input '=55' is not of the form NAME=VALUE"),
+    ]:
+        page.fill("#act-inputs", typed)
+        page.click("#act")
+        expect(page.locator("#campaign-errors li")).to_have_text(said)
+    page.fill("#act-inputs", "target=0x10")  # the engine's word, as on the command line
+    page.click("#act")
+    expect(page.locator("#campaign-errors li")).to_contain_text("input 'target' = '0x10' is not a number")
+    page.fill("#act-inputs", "  target=55  ")
+    with page.expect_request("**/api/campaigns/mycase/act") as asked:
+        page.click("#act")
+    assert json.loads(asked.value.post_data or "{}")["inputs"] == {"target": "55"}
+    expect(log).to_have_count(before + 1)
+    expect(page.locator("#campaign-errors li")).to_have_count(0)
+
+
+def test_the_distribution_waits_for_its_turn_on_a_server_of_one(lone_page: Page, lone: str) -> None:
+    """With `--workers 1 --queue 0` Distribution always failed: the distribution and the policies
+    chart were asked at once, and the second was refused (503) while the first was solved."""
+    page = lone_page
+    _load(page, lone, "chimera")
+    page.locator("#check-list button", has_text="skill").click()
+    page.click("#exact")
+    expect(page.locator("#chart-card")).to_be_visible()
+    expect(page.locator("#chart svg")).to_have_count(1)
+    expect(page.locator("#policies-chart svg")).to_have_count(1)
+    expect(page.locator("#errors li")).to_have_count(0)
+    expect(page.locator("#status")).to_have_text("ready")
+
+
+def _answer(code: int, kind: str, body: str) -> Any:
+    """A route handler that answers in the server's place."""
+    return lambda route: route.fulfill(status=code, content_type=kind, body=body)
+
+
+def test_an_answer_that_is_not_the_apis_is_one_plain_message(page: Page, server: str) -> None:
+    """After a failed Roll the header said "ready" under a "1 error" badge; a 200 answer with an
+    HTML body showed "TypeError: r.trace is not iterable", and a 504 with an HTML body labelled
+    JSON "SyntaxError: Unexpected token…"."""
+    source = _load(page, server, "chill")
+    page.locator("#check-list button", has_text="specific").click()
+    page.fill("#inputs input[name='target']", "55")
+    page.fill("#source", source.replace("outcomes:", "outcomez:", 1))
+    expect(page.locator("#validity")).not_to_have_text("valid")
+    expect(page.locator("#status")).to_have_text("fix the errors to roll")
+    page.click("#roll")
+    expect(page.locator("#errors li")).not_to_have_count(0)
+    page.wait_for_timeout(500)  # the roll's answer came: the header still says what the text needs
+    expect(page.locator("#status")).to_have_text("fix the errors to roll")
+
+    page.fill("#source", source)
+    expect(page.locator("#validity")).to_have_text("valid")
+    expect(page.locator("#status")).to_have_text("ready")
+    page.expect_failures = True  # type: ignore[attr-defined]
+    plain = "the server's answer (HTTP {}, {}) is not one this page can read: try again, or ask its operator"
+    for code, kind, body in [
+        (200, "text/html", "<html>oops</html>"),
+        (504, "application/json", "<html>gateway timeout</html>"),
+        (502, "text/html", "<html><h1>502 Bad Gateway</h1></html>"),
+        (500, "application/json", '{"detail": "boom"}'),
+    ]:
+        page.route("**/api/roll", _answer(code, kind, body))
+        page.click("#roll")
+        expect(page.locator("#errors li")).to_have_text(plain.format(code, kind))
+        expect(page.locator("#roll-card")).to_be_hidden()
+        expect(page.locator("#status")).to_have_text("ready")
+        page.unroute("**/api/roll")
+    page.route("**/api/chart/distribution", _answer(200, "application/json", '{"not": "a chart"}'))
+    page.click("#exact")
+    expect(page.locator("#errors li")).to_have_text(plain.format(200, "application/json"))
+
+
+def test_a_caret_past_the_part_of_a_long_line_shown_is_said_as_its_column(page: Page, server: str) -> None:
+    """The server cuts a source line at 2,000 characters; the page put 2,135 spaces and a caret
+    under it, past its end."""
+    _load(page, server, "chill")
+    far = (
+        "rulecraft: 1\nname: coin\nchecks:\n  flip:\n    roll: {d: {die: 2}}\n    outcomes: [tails, heads]\n"
+        '    outcome: "' + " " * 2100 + 'heads if d == 2 else tailz"\n'
+    )
+    page.fill("#source", far)
+    excerpt = page.locator("#diagnostics li.diag .excerpt")
+    expect(excerpt).to_have_count(1)
+    shown = excerpt.text_content() or ""
+    assert shown.endswith("…\n(column 2136, past the part of the line shown)")
+    assert "^" not in shown
+    near = far.replace(" " * 2100, " " * 100)
+    page.fill("#source", near)  # within the line: the caret, under the name, as before
+    expect(excerpt).to_have_text(near.split("\n")[6] + "\n" + " " * 135 + "^" * 5)

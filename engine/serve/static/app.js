@@ -11,9 +11,14 @@ const state = {
   answers: { roll: 0, chart: 0, sweep: 0 }, // one count per card: only its latest question's answer is shown
   loading: 0, // the same for a ruleset being loaded
   pending: 0, // questions of any card still on their way (the header says "solving…" until none is)
+  settled: "ready", // what the header says once none is: the last validation's word on the text
   pristine: "", // the text as it was loaded, to tell whether the author's edits would be lost
   escaped: false, // Escape was the last key in the editor: the next Tab leaves it
 };
+
+// Names from a ruleset (an input called `constructor`, `toString` or `__proto__`) key these maps:
+// a map without a prototype holds any name as its own, and `in` or `[]` sees nothing built in.
+function names() { return Object.create(null); }
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -22,30 +27,66 @@ function el(tag, text, cls) {
   return node;
 }
 
-async function api(path, body, token) {
+function unexpected(res) {
+  // An answer that is not what the API gives (a proxy's HTML error page, a cut-off body): one
+  // plain sentence, never a script's own error (`r.trace is not iterable`, `Unexpected token`).
+  const type = res ? ` (HTTP ${res.status}, ${(res.headers.get("content-type") || "no type").split(";")[0]})` : "";
+  const text = `the server's answer${type} is not one this page can read: try again, or ask its operator`;
+  return Object.assign(new Error(text), { diagnostics: [{ text }] });
+}
+
+async function api(path, body, token, want = "json") {
+  // The answer to a request: JSON, or for a chart (`want` "svg") the SVG's text; an error's
+  // diagnostics, or one plain sentence when the answer is not the API's JSON (or SVG) at all.
   const headers = { "Content-Type": "application/json" };
   if (token) headers.Authorization = "Bearer " + token;
   const init = body === undefined ? {} : { method: "POST", headers, body: JSON.stringify(body) };
   const res = await fetch("api/" + path, init);
   const type = res.headers.get("content-type") || "";
-  const data = type.includes("json") ? await res.json() : await res.text();
-  if (!res.ok) {
-    const diags = (data && data.error && data.error.diagnostics) || [{ text: `HTTP ${res.status}` }];
-    throw Object.assign(new Error("request failed"), { diagnostics: diags });
+  let data = null;
+  if (type.includes("json")) {
+    try {
+      data = await res.json();
+    } catch {
+      data = null;
+    }
+  } else if (res.ok && want === "svg" && type.includes("svg")) {
+    return res.text();
   }
+  if (!res.ok) {
+    const diags = data && data.error && data.error.diagnostics;
+    if (Array.isArray(diags) && diags.length) throw Object.assign(new Error("request failed"), { diagnostics: diags });
+    throw unexpected(res);
+  }
+  if (data === null || typeof data !== "object" || want !== "json") throw unexpected(res);
   return data;
 }
 
 function status(text) { $("status").textContent = text; }
 
+function settle(text) {
+  // the text's state, shown now unless a question is on its way, and again once none is
+  state.settled = text;
+  if (!state.pending) status(text);
+}
+
 // A diagnostic's hint is the server's `api_hint`, worded for this page: its `hint` and `text` are
 // the command line's, whose hints may name flags a page cannot pass (`--input skill=VALUE`).
 
+const CUT = 2000; // the most characters of a source line the server sends (then `…`): MAX_TEXT
+
 function caret(d) {
-  // the source line with a caret under the place, as the command line prints it; null without one
+  // The source line with a caret under the place, as the command line prints it; null without
+  // one. The server cuts a long line (at 2,000 characters, with `…`): a place past what is shown
+  // is said as its column, and a caret is never longer than the line it underlines.
   if (d.source_line === null || d.source_line === undefined || !d.column) return null;
-  const width = d.end_line === d.line && d.end_column > d.column ? d.end_column - d.column : 1;
-  return `${d.source_line}\n${" ".repeat(d.column - 1)}${"^".repeat(width)}`;
+  const line = String(d.source_line);
+  // the last column a caret may stand in: one past the end of a whole line, the last one shown of a cut one
+  const last = line.length > CUT ? CUT : line.length + 1;
+  if (d.column > last) return `${line}\n(column ${d.column}, past the part of the line shown)`;
+  const wide = d.end_line === d.line && d.end_column > d.column ? d.end_column - d.column : 1;
+  const width = Math.max(1, Math.min(wide, last + 1 - d.column));
+  return `${line}\n${" ".repeat(d.column - 1)}${"^".repeat(width)}`;
 }
 
 function described(d) {
@@ -164,7 +205,7 @@ async function validate() {
     drawGutter(result.diagnostics);
     drawDiagnostics(result.diagnostics);
     if (result.ok) setChecks(result.checks || {});
-    status(result.ok ? "ready" : "fix the errors to roll");
+    settle(result.ok ? "ready" : "fix the errors to roll");
   } catch (err) {
     // the text could not be checked (over the server's size limit, the server gone): say so
     // where the diagnostics are, instead of leaving the last text's list and badge up
@@ -172,7 +213,7 @@ async function validate() {
     drawGutter([]);
     drawDiagnostics((err && err.diagnostics) || [{ severity: "error", code: "", message: String(err) }]);
     $("validity").textContent = "not checked";
-    status("could not validate");
+    settle("could not validate");
   }
 }
 
@@ -236,9 +277,13 @@ function tabKeys(event) {
   pickCheck(names[to]);
 }
 
+function checkInfo() {
+  return Object.hasOwn(state.checks, state.check) ? state.checks[state.check] : undefined;
+}
+
 function drawForm() {
-  const info = state.checks[state.check];
-  const old = state.drawn === state.check ? typedInputs() : {}; // keep what was typed for this check
+  const info = checkInfo();
+  const old = state.drawn === state.check ? typedInputs() : names(); // keep what was typed for this check
   state.drawn = state.check;
   const box = $("inputs");
   box.replaceChildren(el("legend", "Inputs"));
@@ -272,7 +317,7 @@ function drawForm() {
     field.dataset.type = spec.type;
     // no default: the form must be filled (but a box left unticked is an answer: false)
     if ((spec.default === null || spec.default === undefined) && field.type !== "checkbox") field.required = true;
-    const typed = spec.name in old;
+    const typed = Object.hasOwn(old, spec.name);
     const value = typed ? old[spec.name] : spec.default;
     if (typed) field.dataset.touched = "1"; // what the author typed outlives a new default
     if (field.type === "checkbox") field.checked = Boolean(value);
@@ -309,7 +354,7 @@ function drawForm() {
 
 function typedInputs() {
   // The fields the author typed in, as typed: a form drawn again keeps them (and only them).
-  const out = {};
+  const out = names();
   for (const field of $("inputs").querySelectorAll("[name]")) {
     if (!field.dataset.touched) continue;
     out[field.name] = field.type === "checkbox" ? field.checked : field.value;
@@ -332,7 +377,7 @@ function number(field, what) {
 function checkedInputs() {
   // The inputs to send: an empty or unreadable number is said, not left out (which would
   // quietly roll with the default the author had cleared) nor sent as 0.
-  const out = {};
+  const out = names();
   for (const field of $("inputs").querySelectorAll("[name]")) {
     if (field.type === "checkbox") out[field.name] = field.checked;
     else if (field.type === "number") out[field.name] = number(field, field.name);
@@ -377,7 +422,7 @@ async function ask(kind, work) {
     for (const id of CARDS[kind]) $(id).hidden = true;
     showErrors(err instanceof FormProblem ? { diagnostics: [{ text: err.message }] } : err);
   } finally {
-    if (--state.pending === 0) status("ready");
+    if (--state.pending === 0) status(state.settled);
   }
 }
 
@@ -388,6 +433,7 @@ function roll(event) {
     const seedField = $("seed");
     const seed = seedField.value === "" ? undefined : number(seedField, "seed");
     const r = await api("roll", question({ seed, trace: true }));
+    if (!Array.isArray(r.trace)) throw unexpected(null);
     return () => {
       $("outcome").textContent = r.outcome;
       const values = $("roll-values");
@@ -412,10 +458,12 @@ function roll(event) {
 async function svg(path, body) {
   // A chart from the server, parsed as SVG; only an <svg> root without a script is taken.
   status("solving…");
-  const text = await api(path, body);
+  const text = await api(path, body, undefined, "svg");
   const doc = new DOMParser().parseFromString(text, "image/svg+xml");
   const root = doc.documentElement;
-  if (root.nodeName !== "svg" || doc.querySelector("parsererror, script")) throw new Error("not a chart");
+  if (root.nodeName !== "svg" || doc.querySelector("parsererror, script")) {
+    throw unexpected(null);
+  }
   return document.importNode(root, true);
 }
 
@@ -423,11 +471,11 @@ function distribution() {
   if (!state.check) return undefined;
   return ask("chart", async () => {
     const body = question({});
-    const info = state.checks[state.check];
-    const [chart, policies] = await Promise.all([
-      svg("chart/distribution", body),
-      info.policies && info.policies.length > 1 ? svg("chart/policies", body) : null,
-    ]);
+    const info = checkInfo();
+    // one after the other: each takes a place in the server's solve pool, and a server with one
+    // worker and no queue (`--workers 1 --queue 0`) refuses a second question asked meanwhile
+    const chart = await svg("chart/distribution", body);
+    const policies = info.policies && info.policies.length > 1 ? await svg("chart/policies", body) : null;
     return () => {
       $("chart").replaceChildren(chart);
       $("policies-chart").replaceChildren(...(policies ? [policies] : []));
@@ -503,12 +551,17 @@ async function campaign(name) {
 }
 
 function pairs(text) {
-  // "skill=3 mood=calm" → {skill: 3, mood: "calm"}: what the CLI's -i takes.
-  const out = {};
-  for (const part of text.split(/[\s,]+/).filter(Boolean)) {
-    const [name, ...rest] = part.split("=");
-    const value = rest.join("=");
-    out[name] = value !== "" && !Number.isNaN(Number(value)) ? Number(value) : value;
+  // "skill=3 dice=1,0,2" → {skill: "3", dice: "1,0,2"}: what the command line's `--input NAME=VALUE`
+  // takes, split at spaces. Each value is sent as the text typed, for the ruleset to read as it
+  // reads the command line's (a whole number exactly, however long; a list; `0x10` refused), never
+  // as JavaScript reads a number (Infinity, 1e999 as null, 16 for 0x10, big ones rounded).
+  const out = names();
+  for (const part of text.split(/\s+/).filter(Boolean)) {
+    const at = part.indexOf("=");
+    if (at <= 0) throw new FormProblem(`input '${part}' is not of the form NAME=VALUE`);
+    const name = part.slice(0, at);
+    if (Object.hasOwn(out, name)) throw new FormProblem(`input '${name}' is given twice: give each name once`);
+    out[name] = part.slice(at + 1);
   }
   return out;
 }
@@ -526,7 +579,14 @@ async function change(path, body) {
 
 function act(event) {
   event.preventDefault();
-  const body = { action: $("act-action").value.trim(), inputs: pairs($("act-inputs").value) };
+  let inputs;
+  try {
+    inputs = pairs($("act-inputs").value);
+  } catch (err) {
+    showErrors({ diagnostics: [{ text: err.message }] }, "campaign-errors");
+    return undefined;
+  }
+  const body = { action: $("act-action").value.trim(), inputs };
   if ($("act-character").value.trim()) body.character = $("act-character").value.trim();
   return change("act", body);
 }
