@@ -689,3 +689,42 @@ def test_a_caret_past_the_part_of_a_long_line_shown_is_said_as_its_column(page: 
     near = far.replace(" " * 2100, " " * 100)
     page.fill("#source", near)  # within the line: the caret, under the name, as before
     expect(excerpt).to_have_text(near.split("\n")[6] + "\n" + " " * 135 + "^" * 5)
+
+
+def test_a_long_ruleset_draws_only_the_line_numbers_near_the_view(page: Page, server: str) -> None:
+    """250,000 lines froze the page for 12 s and each keystroke took ~2 s: the gutter had a row
+    per line, all made at once and laid out again on every key. It draws at most 2,000 now."""
+    _load(page, server, "chill")
+    head = (
+        "rulecraft: 1\nname: coin\nchecks:\n  flip:\n    roll: {d: {die: 2}}\n"
+        '    outcomes: [tails, heads]\n    outcome: "heads if d == 2 else tails"\n'
+    )
+    text = head + "#\n" * 30_000 + "oops: 1\n"
+    lines = text.count("\n") + 1
+    page.evaluate(
+        """(text) => { const src = document.getElementById("source"); src.value = text;
+            src.dispatchEvent(new Event("input")); }""",
+        text,
+    )
+    expect(page.locator("#diagnostics li.diag")).to_have_count(1)
+    rows = page.locator("#gutter .ln")
+    expect(rows).to_have_count(2000)
+    expect(rows.first).to_have_text("1")
+    expect(page.locator("#gutter .mark")).to_have_count(0)  # the mark's line is far below the view
+    page.click("#diagnostics li.diag .where")  # to the line: its row is drawn, and marked
+    mark = page.locator("#gutter .mark.error")
+    expect(mark).to_have_text(str(lines - 1))
+    expect(mark).to_have_attribute("data-code", "RC102")
+    expect(rows).to_have_count(2000)
+    expect(rows.last).to_have_text(str(lines))
+    box = page.locator("#gutter").bounding_box()
+    cell = mark.bounding_box()
+    assert box is not None and cell is not None
+    assert box["y"] <= cell["y"] <= box["y"] + box["height"]  # in view
+    band = page.locator(f"#marks .band[data-line='{lines - 1}']").bounding_box()
+    assert band is not None and abs(band["y"] - cell["y"]) < 1.5  # beside its line's band
+    page.keyboard.type("x")  # a key at the end: the rows stay, the mark goes till the text is checked
+    expect(page.locator("#gutter .mark")).to_have_count(0)
+    expect(rows).to_have_count(2000)
+    page.evaluate("() => { document.getElementById('source').scrollTop = 0; }")
+    expect(rows.first).to_have_text("1")

@@ -116,38 +116,84 @@ function lineCount(text) {
   return n;
 }
 
+// The gutter draws the line numbers near the view only, at most ROWS of them, between two empty
+// rows as tall as the lines above and below: a ruleset of 250,000 lines costs ROWS rows, and a
+// keystroke only the rows it adds or takes away at the end (and a scroll far away, ROWS new ones).
+const ROWS = 2000;
+const gutter = { lines: 0, from: 1, to: 0, marked: new Map(), cells: [] };
+
 function drawGutter(diagnostics) {
-  // The rows are kept and only added or taken away at the end, and only marked rows are
-  // unmarked: a keystroke in a long ruleset costs its own few rows, not one per line.
-  const gutter = $("gutter");
-  const lines = lineCount($("source").value);
-  while (gutter.childElementCount > lines) gutter.lastElementChild.remove();
-  for (let n = gutter.childElementCount + 1; n <= lines; n++) gutter.append(el("div", n, "ln"));
-  for (const cell of [...gutter.querySelectorAll(".mark")]) {
-    cell.className = "ln";
-    delete cell.dataset.code;
-    cell.removeAttribute("title");
-  }
+  gutter.lines = lineCount($("source").value);
+  gutter.marked = new Map();
+  for (const d of diagnostics) if (d.line) gutter.marked.set(d.line, [...(gutter.marked.get(d.line) || []), d]);
   const marks = $("marks");
   marks.replaceChildren();
-  const byLine = new Map();
-  for (const d of diagnostics) if (d.line) byLine.set(d.line, [...(byLine.get(d.line) || []), d]);
-  for (const [n, here] of byLine) {
-    const cell = gutter.children[n - 1];
-    if (!cell) continue;
-    const worst = ["error", "warning", "note"].find((s) => here.some((d) => d.severity === s)) || "note";
-    cell.classList.add("mark", worst);
-    cell.dataset.code = here.map((d) => d.code).join(" ");
-    cell.title = here.map((d) => `${d.code}: ${d.message}`).join("\n");
-    const band = el("div", null, "band " + worst);
+  for (const [n, here] of gutter.marked) {
+    const band = el("div", null, "band " + worst(here));
     band.style.top = `${(n - 1) * state.lineHeight}px`;
     band.dataset.line = n;
     marks.append(band);
   }
-  syncScroll();
+  syncScroll(true);
 }
 
-function syncScroll() {
+function worst(here) {
+  return ["error", "warning", "note"].find((s) => here.some((d) => d.severity === s)) || "note";
+}
+
+function drawRows(marksChanged) {
+  // The rows from..to, kept where they can be: moved only when the view nears the edge of them.
+  const box = $("gutter");
+  if (!box.firstElementChild) box.append(el("div", null, "pad"), el("div", null, "pad"));
+  const src = $("source");
+  const first = Math.floor(src.scrollTop / state.lineHeight) + 1;
+  const seen = Math.ceil(src.clientHeight / state.lineHeight) + 1;
+  const margin = Math.floor((ROWS - seen) / 4);
+  const end = Math.min(gutter.lines, gutter.from + ROWS - 1);
+  const above = gutter.from > 1 && first - margin < gutter.from;
+  const below = end < gutter.lines && first + seen + margin > end;
+  if (above || below || gutter.from > Math.max(1, gutter.lines - ROWS + 1)) {
+    const from = Math.max(1, Math.min(first - Math.floor((ROWS - seen) / 2), gutter.lines - ROWS + 1));
+    if (from !== gutter.from) {
+      for (const cell of gutter.cells) cell.remove();
+      gutter.cells = [];
+      gutter.from = from;
+      gutter.to = from - 1;
+      marksChanged = true;
+    }
+  }
+  const to = Math.min(gutter.lines, gutter.from + ROWS - 1);
+  const bottom = box.lastElementChild;
+  while (gutter.to > to) { gutter.cells.pop().remove(); gutter.to--; }
+  while (gutter.to < to) {
+    const cell = el("div", ++gutter.to, "ln");
+    bottom.before(cell);
+    gutter.cells.push(cell);
+    if (gutter.marked.has(gutter.to)) marksChanged = true;
+  }
+  box.firstElementChild.style.height = `${(gutter.from - 1) * state.lineHeight}px`;
+  bottom.style.height = `${Math.max(0, gutter.lines - gutter.to) * state.lineHeight}px`;
+  if (marksChanged) markRows();
+}
+
+function markRows() {
+  // only marked rows are unmarked, and only the marked lines drawn are marked
+  for (const cell of [...$("gutter").querySelectorAll(".mark")]) {
+    cell.className = "ln";
+    delete cell.dataset.code;
+    cell.removeAttribute("title");
+  }
+  for (const [n, here] of gutter.marked) {
+    const cell = gutter.cells[n - gutter.from];
+    if (!cell) continue;
+    cell.classList.add("mark", worst(here));
+    cell.dataset.code = here.map((d) => d.code).join(" ");
+    cell.title = here.map((d) => `${d.code}: ${d.message}`).join("\n");
+  }
+}
+
+function syncScroll(marksChanged = false) {
+  drawRows(marksChanged === true);
   const src = $("source");
   $("gutter").scrollTop = src.scrollTop;
   $("marks").style.transform = `translate(${-src.scrollLeft}px, ${-src.scrollTop}px)`;
