@@ -179,3 +179,50 @@ def test_a_header_shows_the_values_as_read_not_as_typed(cli: Any) -> None:
     sweep = cli("prob", "chill", "specific", "--input", "tokens=01", "--sweep", "target=1..3")
     assert sweep.code == 0, sweep.err
     assert sweep.out.splitlines()[0].endswith("(tokens=1)"), sweep.out
+
+
+DECIMAL_BOUNDS = """\
+rulecraft: 1
+name: decimal_bounds
+checks:
+  a:
+    inputs:
+      x: {type: number, min: 0.1, max: 0.3, default: 0.1}
+      xs: {type: list, of: number, min: 0.1, max_length: 2.0, default: [0.1]}
+    roll:
+      d: {die: 6}
+    outcomes: [miss, hit]
+    outcome: "'hit' if d * x + sum(xs) > 1 else 'miss'"
+  capped:
+    roll:
+      p: {pool: 2, die: 6, cap: 2.0, triggers: [{on: face == 6, must: add}]}
+    outcomes: [miss, hit]
+    outcome: "'hit' if sum(p) > 6 else 'miss'"
+state:
+  campaign:
+    r: {type: number, min: 0.1, max: 0.5, default: 0.1}
+"""
+
+
+def test_a_decimal_bound_is_the_number_written_as_a_value_is() -> None:
+    """A bound is read as the number written, as a value given for it is: `min: 0.1` was kept as
+    the binary float, so 0.1 (read as 1/10) was "below its minimum 0.1", a default equal to its
+    bound did not load (RC310), and a campaign's parameter at its bound was refused (found by a
+    hunt). A whole count written `2.0` (a cap, a list's length), which JSON Schema takes as
+    whole, is that whole number: a cap of 2.0 was a traceback in the solver."""
+    from engine.state.memory import MemoryStore
+
+    rs = engine.load(DECIMAL_BOUNDS)
+    for low in (0.1, "0.1", "1/10", Fraction(1, 10)):  # d * 1/10 + 1/10 > 1 never holds
+        assert rs.distribution("a", x=low, xs=[low]).probability("hit") == 0
+    for high in (0.3, "0.3", Fraction(3, 10)):  # d * 3/10 + 1/10 > 1 for d of 4 or more
+        assert rs.distribution("a", x=high).probability("hit") == Fraction(1, 2)
+    assert rs.distribution("a").probability("hit") == 0  # the defaults, at their bounds
+    with pytest.raises(InputError) as below:
+        rs.distribution("a", x="0.09")
+    assert "below its minimum 1/10" in str(below.value)
+    with pytest.raises(InputError):
+        rs.distribution("a", xs=[0.1, 0.1, 0.1])  # max_length 2
+    assert rs.distribution("capped").probability("miss") == Fraction(5, 12)
+    campaign = engine.new_campaign("b", rs, store=MemoryStore(), params={"r": 0.1})
+    assert campaign.state()["params"] == {"r": "1/10"}

@@ -174,7 +174,7 @@ class RandomizerCompiler:
                 self._trigger(path + ("triggers", i), t, scope, face_scope)
                 for i, t in enumerate(spec.get("triggers", []))
             )
-            cap = spec.get("cap")
+            cap = _whole_count(spec.get("cap"))
             n = self._constant(count)
             self.unit.within(f"a pool of {n} dice", n, "max_pool", path + ("pool",))
             self._procedure_limits(path, triggers, faces, cap, set_cap(total, False))
@@ -309,7 +309,7 @@ class RandomizerCompiler:
                     "drop 'target' (the die that set the step off is the one rerolled), or "
                     + hint.split("; ")[1],
                 )
-        cap = own.get("cap")
+        cap = _whole_count(own.get("cap"))
         self._procedure_limits(at, triggers, faces, cap, set_cap(True, True))
         one = self.exprs.lower(ast.Num(1, span=span), {})
         return Pool(
@@ -441,3 +441,10 @@ def _count(values: Sequence[Any]) -> int:
             return max(0, (values.stop - values.start + values.step - 1) // values.step)
         return max(0, (values.start - values.stop - values.step - 1) // -values.step)
     return len(values)
+
+
+def _whole_count(value: Any) -> Any:
+    """A count the schema took as whole, `2.0` as JSON Schema reads it: the `int` it is (a cap of
+    2.0 passed the schema and was a traceback in the solver, found by a hunt), as `per_die` and
+    `sets` are read."""
+    return int(value) if isinstance(value, float) else value

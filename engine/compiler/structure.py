@@ -55,7 +55,7 @@ from ..model.values import Symbol
 from ..runtime.builtins import HISTORY, library
 from ..runtime.context import new_work
 from ..runtime.folds import FOLDS, SUMMED, keeps
-from ..runtime.inputs import coerce, parse_number
+from ..runtime.inputs import as_written, coerce, parse_number
 from ..runtime.kinds import Use, type_of, vague
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.rules import counting
@@ -921,7 +921,7 @@ class Structure:
             default = scale[str(default)]
         if kind == "int":
             self._whole_bounds(path, name, spec, "type: number")
-        lo, hi = spec.get("min"), spec.get("max")
+        lo, hi = _bound(spec.get("min")), _bound(spec.get("max"))
         if lo is not None and hi is not None and lo > hi:
             raise problem("RC310", f"min {lo} is greater than max {hi}", self.unit.doc.span(path + ("min",)))
         made = InputSpec(
@@ -1000,7 +1000,8 @@ class Structure:
                 span,
                 "say how many numbers it may hold at most, e.g. 'max_length: 4' (it bounds the work)",
             )
-        lo_len, hi_len = spec.get("min_length", 0), spec["max_length"]
+        # whole counts, `2.0` as JSON Schema reads it (a float was the linter's internal error)
+        lo_len, hi_len = int(spec.get("min_length", 0)), int(spec["max_length"])
         if lo_len > hi_len:
             raise problem(
                 "RC321",
@@ -1010,7 +1011,7 @@ class Structure:
         self.unit.within(f"a list of up to {hi_len} numbers", hi_len, "max_pool", path + ("max_length",))
         if of == "int":
             self._whole_bounds(path, name, spec, "of: number")
-        lo, hi = spec.get("min"), spec.get("max")
+        lo, hi = _bound(spec.get("min")), _bound(spec.get("max"))
         if lo is not None and hi is not None and lo > hi:
             raise problem("RC310", f"min {lo} is greater than max {hi}", self.unit.doc.span(path + ("min",)))
         made = InputSpec(
@@ -1087,3 +1088,9 @@ def _rolls(want: Any) -> bool:
     outcome or a value expected), read from the raw keys, so that an expectation whose value is
     wrong, told apart, still has the example's forced lists counted."""
     return isinstance(want, dict) and any(want.get(key) for key in ROLLED)
+
+
+def _bound(value: Any) -> Any:
+    """An input's `min` or `max` read as the number written (`as_written`), as a value given
+    for it is read."""
+    return as_written(value) if isinstance(value, float) and math.isfinite(value) else value

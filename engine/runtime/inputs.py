@@ -246,7 +246,7 @@ def _coerce(spec: InputSpec, value: Any, noun: str = "input") -> Any:
         # read as written: its shortest text (`str` of a float, 0.1 of NumPy's float32 0.1);
         # 1e308 is 309 digits, 1e-300 a denominator of 301
         read = None if isinstance(value, float) else parse_number(str(value))
-        number = read if read is not None else Fraction(str(float(value)))
+        number = read if read is not None else as_written(float(value))
         if max(abs(number.numerator), number.denominator) >= 10**MAX_DIGITS:
             raise _bad(spec, value, f"has more than {MAX_DIGITS} digits", noun=noun)
     elif isinstance(value, str):
@@ -265,6 +265,14 @@ def _coerce(spec: InputSpec, value: Any, noun: str = "input") -> Any:
     if spec.maximum is not None and number > spec.maximum:
         raise _bad(spec, value, f"is above its maximum {spec.maximum}", "RC403", noun)
     return number
+
+
+def as_written(value: float) -> int | Fraction:
+    """A finite float as its shortest text reads it (0.1 is 1/10, not the binary float nearest
+    it): the one reading of a decimal written for a number, a value given and a ruleset's bound
+    alike (a bound kept as the float had `min: 0.1` refuse 0.1 as below its minimum 0.1, found
+    by a hunt)."""
+    return normalize(Fraction(str(value)))
 
 
 def whole(value: Any) -> int | None:
