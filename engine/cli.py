@@ -567,6 +567,13 @@ def _serve_parser(sub: Any, build: bool = True) -> None:
     sv.add_argument("--rulesets", metavar="DIR", help="a folder of rulesets served beside the shipped ones")
     sv.add_argument("--db", metavar="TARGET", help="the campaign store (default: as 'rulecraft campaign')")
     sv.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name the server answers to besides the loopback's and --host's (repeatable; '*': any)",
+    )
+    sv.add_argument(
         "--token", help="campaign writes need 'Authorization: Bearer TOKEN' (default: $RULECRAFT_TOKEN)"
     )
     sv.add_argument("--workers", type=_whole, default=2, help="processes for exact solves (default 2)")

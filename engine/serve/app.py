@@ -52,7 +52,13 @@ class Settings:
     db: str | None = None
     """The campaign store, as `engine.api.open_store` takes it (None: the default file)."""
     token: str | None = None
-    """When set, campaign writes need `Authorization: Bearer <token>`."""
+    """When set, campaign writes need `Authorization: Bearer <token>`: text with no space at
+    either end (`usable_token`), since a client's is read without one."""
+    allowed_hosts: tuple[str, ...] = ("*",)
+    """The names a request's `Host` may give (any port; `HostCheck`), `*` for any: `rulecraft
+    serve` gives the loopback's and its `--host` (`run.allowed_hosts`), so that a web page whose
+    own name a DNS rebinding points at this machine is refused; an app embedded elsewhere checks
+    none unless given some, as Starlette's own `TrustedHostMiddleware` does not."""
     workers: int = 2
     """Processes that run exact solves."""
     queue: int = 32
@@ -72,6 +78,14 @@ class Settings:
     def __post_init__(self) -> None:
         if self.workers < 1 or self.queue < 0 or self.max_body < 1 or not self.deadline > 0:
             raise ValueError("workers >= 1, queue >= 0, max_body >= 1 and deadline > 0")
+        if self.token is not None and not usable_token(self.token):
+            raise ValueError("a token is text with no space at either end")
+
+
+def usable_token(token: str) -> bool:
+    """Whether `token` can be matched: not empty, no space at either end (a client's is read
+    with none, so `'abc '` would refuse every client; an empty one would be no token at all)."""
+    return token != "" and token == token.strip()
 
 
 _RENAME = "rename the file to a UTF-8 name: a request names a served ruleset by its file name"
@@ -339,6 +353,66 @@ class BodyLimit:
         await response({"type": "http"}, _nothing, send)
 
 
+LOOPBACK = ("localhost", "127.0.0.1", "[::1]")
+"""The names of this machine's loopback, which `rulecraft serve` always answers to."""
+
+
+def host_name(text: str) -> str:
+    """A host's name as it is compared: in lower case, without a final dot, an IPv6 address in
+    brackets (`::1` and `[::1]` alike)."""
+    name = text.strip().lower().rstrip(".")
+    return f"[{name}]" if ":" in name and not name.startswith("[") else name
+
+
+def _sent_host(value: str) -> str | None:
+    """The name a `Host` header gives (`name`, `name:port`, `[v6]`, `[v6]:port`), without its
+    port; None when it is none of these."""
+    if value.startswith("["):
+        end = value.find("]") + 1
+        name, port = value[:end], value[end:]
+    else:
+        name, colon, rest = value.partition(":")
+        port = colon + rest
+    if port and not (port[:1] == ":" and port[1:].isascii() and port[1:].isdigit()):
+        return None
+    return host_name(name)
+
+
+class HostCheck:
+    """Refuse a request whose `Host` is not one of `hosts` with 400 `RC407`, before anything else
+    reads it: a web page whose own name a DNS rebinding points at this machine sends its own
+    name, so a server on the loopback with no token is not a server for every page its user
+    opens. `*` among `hosts` answers any."""
+
+    def __init__(self, app: ASGIApp, hosts: Sequence[str]) -> None:
+        self.app = app
+        self.hosts = frozenset(host_name(h) for h in hosts)
+        self.any = "*" in self.hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.any or scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        sent = dict(scope.get("headers") or []).get(b"host")
+        value = sent.decode("latin-1") if sent is not None else None
+        if value is not None and _sent_host(value) in self.hosts:
+            await self.app(scope, receive, send)
+            return
+        said = (
+            "the request has no Host header: this server answers only to its own names"
+            if value is None
+            else f"this server does not answer to the Host {cut(value, 200)!r}"
+        )
+        error = ApiError.of(
+            400,
+            "RC407",
+            said,
+            "ask it by the name or address it was started on (127.0.0.1 or localhost on this machine);"
+            " another name is the server's operator's to allow, with --allow-host NAME",
+        )
+        await _error_response(error)({"type": "http"}, _nothing, send)
+
+
 async def _nothing() -> Message:
     return {"type": "http.disconnect"}
 
@@ -418,6 +492,8 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
         )
 
     app.add_middleware(BodyLimit, limit=settings.max_body)
+    # outermost: a request by a name the server does not answer to is refused before all else
+    app.add_middleware(HostCheck, hosts=settings.allowed_hosts)
     return app
 
 

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
+import re
 import socket
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
 import uvicorn
 
 from ..errors import Diagnostic, InputError
-from .app import Settings, create_app
+from ..frozen import replace
+from .app import LOOPBACK, Settings, create_app, host_name, usable_token
 
 MOST_WORKERS = 64
 """Solver processes one server may start: each is a whole interpreter with the engine loaded."""
@@ -34,21 +38,72 @@ def settings_of(args: argparse.Namespace) -> Settings:
         problems.append("--port must be 0..65535")
     folder = Path(args.rulesets) if args.rulesets else None
     if folder is not None and not folder.is_dir():
-        problems.append(f"--rulesets {args.rulesets}: no such folder")
+        problems.append(
+            f"--rulesets {args.rulesets}: {'not a folder' if folder.exists() else 'no such folder'}"
+        )
     if any(item.partition("=")[0].strip() == "deadline" for item in args.limit):
         problems.append("--limit deadline: a request's deadline is --deadline SECONDS")
+    problems += [
+        f"--allow-host {name!r}: {wrong}" for name in args.allow_host if (wrong := _not_a_host(name))
+    ]
+    # a token no client could send (an empty one, or one with spaces a client's header loses) is
+    # refused, not taken for no token or kept to refuse every client
+    token, given_as = (args.token, "--token")
+    if token is None:
+        token, given_as = os.environ.get("RULECRAFT_TOKEN"), "$RULECRAFT_TOKEN"
+    if token is not None and not usable_token(token):
+        problems.append(
+            f"{given_as} is empty: give a token, or none for campaign writes open to all"
+            if token == ""
+            else f"{given_as} begins or ends with white space, which no client can send: give it without"
+        )
     if problems:
         raise InputError([Diagnostic("RC407", p, None) for p in problems])
     return Settings(
         rulesets=folder,
         db=args.db,
-        token=args.token or os.environ.get("RULECRAFT_TOKEN") or None,
+        token=token,
+        allowed_hosts=allowed_hosts(args.allow_host, args.host),
         workers=args.workers,
         queue=args.queue,
         max_body=args.max_body,
         deadline=args.deadline,
         limits=args.limits,
     )
+
+
+_HOST = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?", re.ASCII | re.IGNORECASE)
+"""A host name as a browser sends it (an international one in its `xn--` form)."""
+
+
+def _not_a_host(name: str) -> str | None:
+    """Why `name`, given to --allow-host, is no host name or address; None when it is one."""
+    if name == "*" or _HOST.fullmatch(name):
+        return None
+    try:
+        ipaddress.ip_address(name.removeprefix("[").removesuffix("]"))
+    except ValueError:
+        return "give a host name or address alone, with no scheme, port or path ('*': any name)"
+    return None
+
+
+def unspecified(host: str) -> bool:
+    """Whether `host` binds every address of the machine (`0.0.0.0`, `::`, or none named)."""
+    try:
+        return host == "" or ipaddress.ip_address(host.removeprefix("[").removesuffix("]")).is_unspecified
+    except ValueError:
+        return False
+
+
+def allowed_hosts(given: Sequence[str], host: str, bound: str | None = None) -> tuple[str, ...]:
+    """The names the server answers to: `*` (any) when `given` holds it, or when the server
+    listens on every address (`--host 0.0.0.0`: its operator opened it to the network, and by
+    names no server can know) with no name `given`; else the loopback's, `--host` itself and the
+    address it was `bound` to, and each `given`."""
+    if "*" in given or (unspecified(host) and not given):
+        return ("*",)
+    named = [] if unspecified(host) else [host, *([bound] if bound else [])]
+    return tuple(dict.fromkeys(host_name(h) for h in [*LOOPBACK, *named, *given]))
 
 
 def listening(host: str, port: int) -> socket.socket:
@@ -84,6 +139,9 @@ def listening(host: str, port: int) -> socket.socket:
 def serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     settings = settings_of(args)
     sock = listening(args.host, args.port)
+    host, port = sock.getsockname()[:2]
+    # the address `--host` was bound to is a name of the server's too (`--host` a name that resolves)
+    settings = replace(settings, allowed_hosts=allowed_hosts(args.allow_host, args.host, host))
     app = create_app(settings)
     for path, exc in app.state.server.catalog.unloadable():  # served (its error, by name), but said now
         err.write(f"warning: {path} does not load; GET /api/rulesets leaves it out:\n{exc}\n")
@@ -94,10 +152,14 @@ def serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         shown = os.fsencode(path).decode("utf-8", "backslashreplace")  # the bytes as they are
         err.write(f"warning: {shown} is not served:\n{exc}\n")
         err.flush()
-    host, port = sock.getsockname()[:2]
     where = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     guard = "campaign writes need the token" if settings.token else "no token: campaign writes are open"
-    out.write(f"rulecraft serving on {where} (API docs: {where}/docs; {guard})\n")
+    names = (
+        "any Host name (--allow-host NAME limits them)"
+        if settings.allowed_hosts == ("*",)
+        else f"Host names: {', '.join(settings.allowed_hosts)}"
+    )
+    out.write(f"rulecraft serving on {where} (API docs: {where}/docs; {guard}; {names})\n")
     out.flush()
     uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=[sock])
     return 0
