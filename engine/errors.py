@@ -108,7 +108,9 @@ class Advice:
       (`limit_advice`);
     - `keeper`: a ruleset file its reader did not write and cannot change (a server's, to a
       client of it) does not load: whoever keeps the file fixes it; `lead` is the hint for its
-      author, what would fix it.
+      author, what would fix it. `of` is 'store' for a campaign store that cannot be used
+      (RC903: not a campaign database, out of reach), which whoever keeps it mends; `lead` is
+      the hint for them.
 
     `lead` and `note` are words that fit every front end, said before and after the advice."""
 

@@ -926,6 +926,25 @@ def test_a_store_that_cannot_be_opened_is_not_named_either(tmp_path: Path) -> No
         assert "secret-" not in response.text and str(tmp_path) not in response.text, response.text
 
 
+def test_a_store_that_is_no_campaign_database_is_the_operators_to_mend(tmp_path: Path) -> None:
+    """Its `api_hint` told a client to "give a campaign database, or a new file name to start
+    one", which only the server's operator can (found by a hunt): it says so, and keeps the
+    words for the operator after it; the command line's hint is as it was."""
+    odd = tmp_path / "odd.db"
+    odd.write_text("hello\n")
+    for db, lead in [
+        (odd, "give a campaign database, or a new file name to start one; the file was left as it is"),
+        (tmp_path / "no" / "c.db", "create the folder first, or give another path"),
+    ]:
+        with TestClient(create_app(Settings(db=str(db), workers=1))) as other:
+            [d] = error(other.post("/api/campaigns", json={"name": "x", "ruleset": "chill"}), 503)
+        assert d["code"] == "RC903" and d["hint"].startswith(lead), d
+        operator = (
+            "the campaign store is the server's, which no request can change: the server's operator mends it"
+        )
+        assert d["api_hint"].startswith(f"{operator}; for them: {lead}"), d["api_hint"]
+
+
 def test_a_campaign_of_a_served_file_is_named_as_the_server_serves_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

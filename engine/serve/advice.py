@@ -67,6 +67,11 @@ def _migrate(a: Advice) -> str:
 
 
 def _keeper(a: Advice) -> str:
+    if a.of == "store":
+        then = (
+            "the campaign store is the server's, which no request can change: the server's operator mends it"
+        )
+        return f"{then}; for them: {a.lead}" if a.lead else then
     then = "the ruleset's file is the server's, which a request cannot change: the server's operator fixes it"
     return f"{then}; for its author: {a.lead}" if a.lead else then
 

@@ -445,16 +445,14 @@ class PostgresStore(SqlStore):
         with self._errors("reading what the database holds"):
             (encoding,) = _one(connection.execute("SELECT current_setting('server_encoding')"))
             if encoding != "UTF8":  # LATIN1 cannot hold every name; SQL_ASCII hands back bytes
-                raise self._error(
-                    "RC903",
+                raise self._keepers(
                     f"{self._where} keeps its text as {encoding}: rulecraft keeps campaigns, whose names"
                     " and rulesets may hold any character, in a UTF8 database",
                     "create one with CREATE DATABASE name ENCODING 'UTF8' TEMPLATE template0",
                 )
             (schema,) = _one(connection.execute("SELECT current_schema()"))
             if schema is None:
-                raise self._error(
-                    "RC903",
+                raise self._keepers(
                     f"{self._where} has no schema to keep campaigns in:"
                     " its search_path names none that exists",
                     "create the schema first (CREATE SCHEMA name), or leave search_path as it is",
@@ -474,8 +472,7 @@ class PostgresStore(SqlStore):
                     meta = {str(k): str(v) for k, v in connection.execute("SELECT key, value FROM meta")}
                 except pg_errors.UndefinedColumn:
                     meta = {}  # another program's meta table
-        foreign = self._error(
-            "RC903",
+        foreign = self._keepers(
             f"{self._where} holds tables that are not rulecraft's (schema '{schema}' has no"
             f" '{FORMAT}' format mark)",
             "give an empty database, or a schema of its own (add ?options=-csearch_path%3DNAME"
@@ -548,8 +545,7 @@ class PostgresStore(SqlStore):
         """RC903 for a write transaction the server begins read-only: a standby's, or the
         default its administrator set for the database, the user or the URL's options."""
         if standby:
-            return self._error(
-                "RC903",
+            return self._keepers(
                 f"cannot write {self._where}: the server is read-only (a standby, in recovery);"
                 " nothing was written",
                 "give the primary server's address, not a standby's",
@@ -622,14 +618,12 @@ class PostgresStore(SqlStore):
                 "try again",
             )
         if state == "25006":  # read_only_sql_transaction: a standby
-            return self._error(
-                "RC903",
+            return self._keepers(
                 f"cannot write {self._where}: the server is read-only ({said})",
                 "give the primary server's address, not a standby's",
             )
         if state == "42501":  # insufficient_privilege
-            return self._error(
-                "RC903",
+            return self._keepers(
                 f"cannot use {self._where}: {said} (while {doing})",
                 "grant the user the rights it needs (CREATE on the schema for a new database;"
                 " SELECT, INSERT and UPDATE on rulecraft's tables), or use a database it owns",
@@ -637,8 +631,7 @@ class PostgresStore(SqlStore):
         if state.startswith("42"):  # undefined table or column: changed outside rulecraft
             return self._error("RC903", f"{self._where} is damaged ({said}) while {doing}")
         if state.startswith("53"):  # insufficient resources: disk full, out of memory
-            return self._error(
-                "RC903",
+            return self._keepers(
                 f"cannot write {self._where}: the server is out of room ({said}) while {doing}",
                 "free room on the server, then try again",
             )
@@ -701,32 +694,27 @@ class PostgresStore(SqlStore):
             or "authentication failed" in text
             or "pg_hba.conf" in text
         ):
-            return self._error(
-                "RC903",
+            return self._keepers(
                 f"cannot connect to {self._where}: the server refused the user or password ({_reason(text)})",
                 "check the user and password in the URL (or PGPASSWORD, ~/.pgpass)",
             )
         if "database" in text and "does not exist" in text:
-            return self._error(
-                "RC903",
+            return self._keepers(
                 f"cannot connect to {self._where}: {_reason(text)}",
                 "create it first (createdb NAME), or name one that exists",
             )
         if "Connection refused" in text or "No such file or directory" in text:
-            return self._error(
-                "RC903",
+            return self._keepers(
                 f"cannot connect to {self._where}: connection refused (no server is listening there)",
                 "check that PostgreSQL is running, and the host and port (or socket folder) in the URL",
             )
         if "resolve host" in text or "translate host name" in text:
-            return self._error(
-                "RC903",
+            return self._keepers(
                 f"cannot connect to {self._where}: {said}",
                 "check the host name in the URL",
             )
         if "timeout" in text.lower():
-            return self._error(
-                "RC903",
+            return self._keepers(
                 f"cannot connect to {self._where}: no answer within the connect timeout ({said})",
                 "check the host and port, and that a firewall lets the connection through",
             )

@@ -149,6 +149,12 @@ class SqlStore:
     ) -> CampaignError:
         return CampaignError([Diagnostic(code, message, None, hint, advice=advice)])
 
+    def _keepers(self, message: str, hint: str) -> CampaignError:
+        """RC903 about the store itself, which only whoever keeps it can mend (its `hint` tells
+        them how): to a client of a server, its operator (advice `keeper`, of the store), where
+        "give a campaign database" is nothing a request can do."""
+        return self._error("RC903", message, hint, Advice("keeper", of="store", lead=hint))
+
     def _ours(self, meta: Mapping[str, object], tables: set[str], foreign: CampaignError) -> Literal["ours"]:
         """Whether a database with `tables` and the `meta` rows read from it is ours: `foreign`
         when it has no format mark of ours, RC903 for an unknown or newer schema version or a
@@ -159,8 +165,7 @@ class SqlStore:
         if not (version.isascii() and version.isdigit()) or int(version) < 1:  # '²' is a digit to str
             raise self._error("RC903", f"{self._where} has an unknown schema version {version!r}")
         if int(version) > SCHEMA_VERSION:
-            raise self._error(
-                "RC903",
+            raise self._keepers(
                 f"{self._where} is a rulecraft campaign database of schema version {version}, newer than"
                 f" this rulecraft reads (version {SCHEMA_VERSION})",
                 f"upgrade rulecraft to use it; {self.LEFT}",

@@ -103,8 +103,7 @@ class SqliteStore(SqlStore):
         if other:  # SQLite would write its journal beside it (`/dev/null-journal`)
             raise self._error("RC903", f"{self._where} is not a file, so not a rulecraft campaign database")
         if not parent:
-            raise self._error(
-                "RC903",
+            raise self._keepers(
                 f"cannot create {self._where}: {self.path.parent} "
                 + ("is not a folder" if self.path.parent.exists() else "does not exist"),
                 "create the folder first, or give another path",
@@ -157,8 +156,7 @@ class SqliteStore(SqlStore):
             meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.OperationalError:  # no meta table, or one with other columns
             meta = {}
-        foreign = self._error(
-            "RC903",
+        foreign = self._keepers(
             f"{self._where} is an SQLite database but not rulecraft's (no '{FORMAT}' format mark)",
             f"give a new file name to start a campaign database; {self.LEFT}",
         )
@@ -226,16 +224,14 @@ class SqliteStore(SqlStore):
         if kind.startswith(
             ("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM", "SQLITE_IOERR", "SQLITE_FULL")
         ):
-            return self._error(
-                "RC903",
+            return self._keepers(
                 f"cannot write {self._where} ({error}) while {doing}",
                 "check that the file and its folder exist, can be written, and the disk has room",
             )
         return self._error("RC903", f"{self._where}: {doing} failed: {error}")
 
     def _not_sqlite(self) -> CampaignError:
-        return self._error(
-            "RC903",
+        return self._keepers(
             f"{self._where} is not a rulecraft campaign database (not SQLite)",
             f"give a campaign database, or a new file name to start one; {self.LEFT}",
         )
