@@ -262,6 +262,27 @@ def test_a_bad_policy_and_bad_forced_dice_are_422(client: TestClient) -> None:
     assert error(client.post("/api/roll", json={**body, "force": [1, 2]}), 422)[0]["code"] == "RC405"
 
 
+def test_a_forced_face_that_is_no_whole_number_is_said_to_be_none(client: TestClient, cli: Any) -> None:
+    """`"force": {"tens": 7.0}` said "7.0 is not a face of this die (0..9)", which 7 is (found by a
+    hunt): it is no whole number, said so over HTTP as on the command line (`--force tens=7.0`)."""
+    body = {
+        "ruleset": "chill",
+        "check": "specific",
+        "inputs": {"target": 5},
+        "force": {"tens": 7.0, "ones": 7},
+    }
+    [d] = error(client.post("/api/roll", json=body), 422)
+    assert (d["code"], d["message"]) == (
+        "RC405",
+        "forced tens = 7.0 is not a whole number, so no face of this die (0..9)",
+    )
+    said = cli("roll", "chill", "specific", "--input", "target=5", "--force", "tens=7.0", "--force", "ones=7")
+    assert (
+        said.code == 1
+        and "forced tens = '7.0' is not a whole number, so no face of this die (0..9)" in said.err
+    )
+
+
 @pytest.mark.parametrize(
     "body",
     [

@@ -21,7 +21,7 @@ from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Symbol, faces_text, redraws_key
 from ..runtime.cache import Caches
 from ..runtime.context import POLICIES, RunContext, check_policy, new_work
-from ..runtime.inputs import forced_face, in_bag, listed
+from ..runtime.inputs import forced_face, in_bag, listed, whole
 from ..runtime.limits import Limits, redraw_times, roll_count
 from ..runtime.procedure import Option, Procedure, State, procedure_for
 from ..runtime.rules import (
@@ -109,7 +109,13 @@ class _Source:
                 # an int as it is (NumPy's too); 1.0 and True equal 1, yet are not faces
                 face = forced_face(given, r.faces)
                 if face is None:
-                    raise _bad_force(r, given, f"is not a face of this die ({faces_text(r.faces)})")
+                    # 7.0 (a JSON number, or the command line's text) is none for being no whole number
+                    why = (
+                        "is not a face of this die"
+                        if whole(given) is not None
+                        else "is not a whole number, so no face of this die"
+                    )
+                    raise _bad_force(r, given, f"{why} ({faces_text(r.faces)})")
             else:
                 face = r.faces[self.rng.randrange(len(r.faces))]
             out.append(face)
