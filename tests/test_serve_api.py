@@ -1119,6 +1119,28 @@ def test_a_body_not_sent_as_json_is_415_saying_so(client: TestClient, content_ty
     assert sent.status_code == 200
 
 
+def test_the_page_answers_head_and_only_at_its_own_path(client: TestClient) -> None:
+    """Found by a hunt: `HEAD /` was 405; /static/index.html served the page where its relative
+    links find nothing; /redoc served a page loading its script from a CDN, documented nowhere."""
+    head = client.head("/")
+    assert (
+        head.status_code == 200
+        and head.content == b""
+        and head.headers["content-type"].startswith("text/html")
+    )
+    assert client.get("/static/app.js").status_code == 200
+    for path in ("/static/index.html", "/static/./index.html", "/redoc"):
+        assert error(client.get(path), 404)[0]["code"] == "RC407"
+
+
+def test_validate_names_a_text_sent_without_a_name_as_every_route_does(client: TestClient) -> None:
+    """`/api/validate` named it "ruleset.yaml", every other route `<request>`."""
+    [d] = client.post("/api/validate", json={"source": BROKEN}).json()["diagnostics"]
+    assert d["file"] == "<request>" and d["text"].startswith("<request>:7:")
+    roll = client.post("/api/roll", json={"source": BROKEN, "check": "hit"})
+    assert error(roll, 422)[0]["file"] == "<request>"
+
+
 def test_a_405_says_which_methods_the_path_allows(client: TestClient) -> None:
     response = client.get("/api/roll")
     assert error(response, 405)[0]["code"] == "RC407" and response.headers["allow"] == "POST"

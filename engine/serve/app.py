@@ -438,6 +438,8 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
         version="1",
         lifespan=lifespan,
         default_response_class=SafeJSONResponse,
+        # one page of docs, /docs; ReDoc's would load a script from a CDN as well
+        redoc_url=None,
         # a path with a slash too many is a 404 that says so, in the one error shape, not a 307
         # with an empty body that a bot's POST does not follow
         redirect_slashes=False,
@@ -480,11 +482,11 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
     app.include_router(routes_charts.router)
 
     if STATIC.is_dir():
-        app.mount("/static", StaticFiles(directory=STATIC), name="static")
+        app.mount("/static", Assets(directory=STATIC), name="static")
 
-    @app.get("/", include_in_schema=False, response_model=None)
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False, response_model=None)
     def index() -> Response:
-        page = STATIC / "index.html"
+        page = STATIC / PAGE
         if page.is_file():
             return FileResponse(page)
         return HTMLResponse(
@@ -495,6 +497,20 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
     # outermost: a request by a name the server does not answer to is refused before all else
     app.add_middleware(HostCheck, hosts=settings.allowed_hosts)
     return app
+
+
+class Assets(StaticFiles):
+    """The page's scripts and styles, under /static; not the page itself, which is served at `/`
+    (its links are relative to it: at /static/index.html it found none of them)."""
+
+    def lookup_path(self, path: str) -> tuple[str, os.stat_result | None]:
+        if path == PAGE:
+            return "", None
+        return super().lookup_path(path)
+
+
+PAGE = "index.html"
+"""The playground's page, in `STATIC`."""
 
 
 def _shape_problems(problems: Sequence[Any]) -> list[Diagnostic]:

@@ -43,6 +43,4 @@ def validate(body: ValidateRequest, request: Request) -> dict[str, Any]:
     """Load and lint a ruleset sent as text: 200 with every diagnostic, even when it is not ok."""
     server = server_of(request)
     catalog = server.catalog
-    return jobs.validate(
-        lambda: catalog.source(body.source, body.name or "ruleset.yaml"), server.settings.deadline
-    )
+    return jobs.validate(lambda: catalog.source(body.source, body.name), server.settings.deadline)
