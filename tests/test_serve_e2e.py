@@ -135,7 +135,7 @@ def test_ten_megabytes_streamed_are_refused_before_they_are_all_sent(server: str
     sent = 0
     with socket.create_connection((host, int(port)), timeout=30) as sock:
         sock.sendall(
-            b"POST /api/validate HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+            b"POST /api/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             b"Transfer-Encoding: chunked\r\n\r\n"
         )
         chunk = b" " * 65536

@@ -1,6 +1,7 @@
 """`create_app`: the FastAPI app of `rulecraft serve` — its settings, the rulesets it serves,
-the limits every evaluation runs under, the bounded pool for exact solves, the request-size
-guard, the one error body, the routers and the static playground."""
+the limits every evaluation runs under, the bounded pool for exact solves, the names it
+answers to and the request-size guard, the one error body, the routers and the static
+playground."""
 
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ class Settings:
     """The names a request's `Host` may give (any port; `HostCheck`), `*` for any: `rulecraft
     serve` gives the loopback's and its `--host` (`run.allowed_hosts`), so that a web page whose
     own name a DNS rebinding points at this machine is refused; an app embedded elsewhere checks
-    none unless given some, as Starlette's own `TrustedHostMiddleware` does not."""
+    none unless given some, as Starlette's `TrustedHostMiddleware` given none checks none."""
     workers: int = 2
     """Processes that run exact solves."""
     queue: int = 32
