@@ -146,8 +146,8 @@ class Catalog:
 
     def names(self) -> dict[str, Path]:
         """Every ruleset by name: the shipped ones, then the served folder's, which win: a request
-        naming `castle` gets the folder's `castle.yaml` (`shadowing` lists them when `serve`
-        starts), and a campaign made with the shipped one keeps playing it, told apart by its
+        naming a shipped ruleset `NAME` gets the folder's `NAME.yaml` (`shadowing` lists them when
+        `serve` starts), and a campaign made with the shipped one keeps playing it, told apart by its
         stored reference (`routes_campaigns._played`)."""
         found = dict(shipped_rulesets())
         folder = self.settings.rulesets

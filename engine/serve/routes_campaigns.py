@@ -253,8 +253,8 @@ def _served(names: Mapping[str, Path], reference: str) -> str:
 
 def _played(names: Mapping[str, Path], reference: str) -> Path | None:
     """The file the server compiles for a campaign's stored ruleset: a shipped one by its name,
-    though a served file of that name shadows it (which had every change to a campaign of the
-    shipped `castle` refused as its file changed, RC904, once a `castle.yaml` was put in the
+    though a served file of that name shadows it (which had every change to a campaign of a
+    shipped ruleset `NAME` refused as its file changed, RC904, once a `NAME.yaml` was put in the
     served folder: found by a hunt); a served file by its path. None for any other file, which
     `open_campaign` finds by itself."""
     shipped = shipped_rulesets().get(reference)
