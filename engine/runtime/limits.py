@@ -44,12 +44,13 @@ class Limits:
     """What a loaded ruleset's caches may hold together, in bytes (about: each value is weighed
     when it is kept); the oldest entries go first."""
     max_yaml_bytes: int = 512 * 1024
-    """Size of a ruleset's text, in bytes of UTF-8 (`RC004`); the shipped rulesets are under 100 KB."""
+    """Size of a ruleset's text, in bytes of UTF-8 (`RC004`); the shipped rulesets are under 100 KB.
+    Four times it bounds the characters of its keys and values once every alias is expanded."""
     max_yaml_depth: int = 64
     """Mappings and lists nested inside each other in a ruleset's YAML (`RC004`)."""
     max_yaml_nodes: int = 100_000
     """Values in a ruleset's YAML once every alias is expanded (`RC004`): a few aliases may not
-    stand for millions of values."""
+    stand for millions of values. Each merge key (`<<: *m`) counts all it merges."""
     max_expression_depth: int = 50
     """Levels of one expression's tree (`RC202`): `a + b + c` is 3 (two sums, then a name)."""
     max_expression_size: int = 2000

@@ -22,6 +22,7 @@ from ..errors import MAX_DIGITS, DeadlineError, Diagnostic, LimitError, LoadErro
 from ..frozen import frozen
 from .breaks import stray_break
 from .clock import Clock
+from .expansion import Expansion
 from .positions import ExprOrigin, SourceFile, Span
 
 PathKey = tuple[str | int, ...]
@@ -331,8 +332,10 @@ def load(
     """Parse YAML into a `Document`; a YAML error becomes a `LoadError` at its position.
 
     Untrusted text is bounded before and while it is read: its size (`max_bytes`), how deeply
-    mappings and lists nest (`max_depth`) and how many values it holds once aliases are expanded
-    (`max_nodes`) — each a `LimitError` `RC004`; a number that is not finite or is written with
+    mappings and lists nest (`max_depth`), how many values it holds once aliases are expanded
+    (`max_nodes`, merge keys' too) and how much text it then holds (`EXPANDED_TEXT` times
+    `max_bytes`; both counted as it is composed, at the alias that passes them: `expansion.py`)
+    — each a `LimitError` `RC004`; a number that is not finite or is written with
     more than `MAX_DIGITS` digits is `RC005`; an explicit tag other than the core schema's, or a
     value its tag cannot be made from, is `RC002` at the tag, so only JSON-like data is made; a
     U+0085, U+2028 or U+2029 outside a quoted scalar, which the reader would take for a line
@@ -377,6 +380,7 @@ def load(
     yaml.Constructor = _constructor()
     if clock is not None:
         yaml.composer.clock = yaml.constructor.clock = clock
+    yaml.composer.expansion = Expansion(source, max_nodes, max_bytes)
     try:
         with warnings.catch_warnings():
             # YAML lets an anchor be defined again (later aliases mean the newer one);
@@ -676,6 +680,8 @@ _NOT_FINITE = re.compile(r"^[-+]?\.(inf|nan)$", re.IGNORECASE)
 def _composer() -> Any:
     """The composer class below, made on first use: ruamel is imported only then."""
     from ruamel.yaml.composer import Composer
+    from ruamel.yaml.events import AliasEvent
+    from ruamel.yaml.nodes import MappingNode
 
     class _Composer(Composer):
         """ruamel's composer, refusing before conversion the numbers Python would choke on or that
@@ -683,12 +689,21 @@ def _composer() -> Any:
 
         clock: Clock | None = None
         """The load's clock (`load(clock=)`), read as values are composed."""
+        expansion: Expansion | None = None
+        """The load's count of what the text stands for, aliases expanded, told of each node."""
 
         def compose_node(self, parent: Any, index: Any) -> Any:
             if self.clock is not None:
                 self.clock.tick()
-            if getattr(self.parser.peek_event(), "ctag", None) is not None:  # an alias has none
-                _check_tag(self.parser.peek_event())
+            event = self.parser.peek_event()
+            if self.expansion is not None:
+                key = isinstance(parent, MappingNode) and index is None
+                if not isinstance(event, AliasEvent):
+                    self.expansion.write(event, key=key)
+                elif event.anchor in self.anchors:  # else the composer's own error
+                    self.expansion.use(event, self.anchors[event.anchor], key=key)
+            if getattr(event, "ctag", None) is not None:  # an alias has none
+                _check_tag(event)
             return super().compose_node(parent, index)
 
         def compose_scalar_node(self, anchor: Any) -> Any:
@@ -728,12 +743,32 @@ def _composer() -> Any:
 def _constructor() -> Any:
     """ruamel's round-trip constructor, telling a value its tag cannot be made from (`!!int six`,
     `!!bool maybe`) as a `_BadTag` at the node: ruamel lets Python's own error through."""
+    from ruamel.yaml.comments import CommentedMap
     from ruamel.yaml.constructor import RoundTripConstructor
     from ruamel.yaml.error import YAMLError
+
+    class _Map(CommentedMap):
+        """ruamel's mapping, told of each mapping that merges it (`<<: *m`) without comparing the
+        newcomer with every earlier one, each a full copy of a mapping (`cm not in self._ref`):
+        J merges of a mapping of K keys cost J²·K, 25 000 merges of one key over a minute."""
+
+        __slots__ = ()
+
+        def add_referent(self, cm: Any) -> None:
+            if not self._ref or self._ref[-1] is not cm:
+                self._ref.append(cm)
 
     class _Constructor(RoundTripConstructor):
         clock: Clock | None = None
         """The load's clock (`load(clock=)`), read as values are constructed."""
+
+        def construct_yaml_map(self, node: Any) -> Any:
+            """ruamel's own, making a `_Map`."""
+            data = _Map()
+            data._yaml_set_line_col(node.start_mark.line, node.start_mark.column)
+            yield data
+            self.construct_mapping(node, data, deep=True)
+            self.set_collection_style(data, node)
 
         def check_mapping_key(self, node: Any, key_node: Any, mapping: Any, key: Any, value: Any) -> bool:
             if key in mapping and not self.allow_duplicate_keys:
@@ -759,6 +794,7 @@ def _constructor() -> Any:
                     node.end_mark,
                 ) from None
 
+    _Constructor.add_constructor("tag:yaml.org,2002:map", _Constructor.construct_yaml_map)
     return _Constructor
 
 
@@ -879,6 +915,18 @@ class _Budget:
         self.left = limit
         self.clock = clock
         """The load's clock (`load(clock=)`), read as values are copied."""
+        self.texts: dict[int, str] = {}
+        """Each anchored text (ruamel's `str` subclass) by identity, as a plain `str` made once:
+        every use of its alias shares it, where `str()` of each use made a copy of its own."""
+
+    def text(self, value: str) -> str:
+        """`value` as a plain `str`: itself when it is one, else one copy for all its uses."""
+        if type(value) is str:
+            return value
+        made = self.texts.get(id(value))
+        if made is None:
+            made = self.texts[id(value)] = str(value)
+        return made
 
     def take(self) -> None:
         if self.clock is not None:
@@ -923,7 +971,7 @@ def _plain(
             elif key is None:  # `~:` or `null:`: an empty name, which no name pattern takes
                 k = ""
             else:
-                k = _scalar(key) if isinstance(key, (str, int)) else str(key)  # plain, as in the data
+                k = _scalar(key, budget) if isinstance(key, (str, int)) else str(key)  # plain, as in the data
             try:
                 kl, kc = node.lc.key(key)
                 vl, vc = node.lc.value(key)
@@ -932,7 +980,7 @@ def _plain(
                 places[path + (k,)] = Place((kl + 1, kc + 1), (vl + 1, vc + 1))
             except (KeyError, TypeError, AttributeError):
                 pass
-            out[_scalar(k)] = _plain(value, path + (k,), places, budget, kinds, met)
+            out[_scalar(k, budget)] = _plain(value, path + (k,), places, budget, kinds, met)
         return out
     if isinstance(node, kinds[1]):
         items = []
@@ -944,10 +992,10 @@ def _plain(
                 pass
             items.append(_plain(value, path + (index,), places, budget, kinds, met))
         return items
-    return _scalar(node)
+    return _scalar(node, budget)
 
 
-def _scalar(value: Any) -> Any:
+def _scalar(value: Any, budget: _Budget) -> Any:
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, int):
@@ -955,7 +1003,7 @@ def _scalar(value: Any) -> Any:
     if isinstance(value, float):
         return float(value)
     if isinstance(value, str):
-        return str(value)
+        return budget.text(value)
     if type(value).__name__ == "TaggedScalar":  # `!!str 6`: its text, as written (no other tag passes)
         return str(value.value)
     return value

@@ -68,6 +68,79 @@ def test_the_billion_laughs(refused):
     refused("RC004", engine.load, text)
 
 
+def _line_of(text: str, line: int) -> str:
+    return text.split("\n")[line - 1]
+
+
+def test_an_alias_to_a_long_text_used_many_times(refused):
+    """Hunt 7a: 60,000 uses of a 250,000-character text (430 KB) were 15 GB of copies and a
+    `MemoryError`, under `max_yaml_nodes`. The text of values once aliases are expanded is bounded
+    (four times `max_yaml_bytes`), refused as it is composed, at the alias that passes it."""
+    text = 'rulecraft: 1\nname: t\ns: &s "' + "z" * 250_000 + '"\nx: [' + ",".join(["*s"] * 60_000) + "]\n"
+    error = refused("RC004", engine.load, text)
+    (told,) = error.diagnostics
+    assert "2,097,152 characters once its aliases are expanded" in told.message
+    assert "max_yaml_bytes" in (told.hint or "")
+    # the eighth use passes it: 250,000 written and 8 × 250,000 more, over 2,097,152
+    assert told.span is not None and (told.span.line, told.span.col) == (4, 5 + 3 * 7)
+    assert told.span.end_col - told.span.col == 2
+    # the bound is the embedder's: four times theirs
+    small = engine.Limits(max_yaml_bytes=10_000)
+    few = (
+        'rulecraft: 1\nname: t\ns: &s "'
+        + "z" * 5_000
+        + '"\nnotes:\n'
+        + "".join(f"  - {{id: n{i}, text: *s}}\n" for i in range(8))
+    )
+    # the seventh use: 5,000 written and 7 × 5,000 more, with the keys' own text, over 40,000
+    (told,) = refused("RC004", engine.load, few, limits=small).diagnostics
+    assert "40,000 characters" in told.message and told.span is not None
+    assert _line_of(few, told.span.line)[told.span.col - 1 :].startswith("*s}") and told.span.line == 11
+
+
+def test_uses_of_an_anchored_text_share_one_string():
+    """Each use of `*s` was a copy of its own (`str()` of ruamel's anchored string)."""
+    from engine.syntax.document import load
+    from engine.syntax.positions import SourceFile
+
+    doc = load(SourceFile("t", "s: &s long text\nnotes: [{text: *s}, {text: *s}]\n"))
+    first, second = (note["text"] for note in doc.data["notes"])
+    assert first == "long text" and type(first) is str and first is second and first is doc.data["s"]
+
+
+def test_merge_keys_are_counted_as_they_are_composed(refused):
+    """Hunt 7a: a mapping of 3,000 keys merged (`<<: *m0`) 500 times ran over 120 s inside ruamel
+    before the values were counted. Each merge is counted at its alias, as it is composed: the
+    34th passes `max_yaml_nodes` (33 × 3,001 values and the 3,003 written before them)."""
+    m0 = "m0: &m0 {" + ", ".join(f"k{i}: {i}" for i in range(3000)) + "}\n"
+    for merges in (100, 500):
+        text = "rulecraft: 1\nname: t\n" + m0 + "".join(f"x{j}: {{<<: *m0}}\n" for j in range(merges))
+        (told,) = refused("RC004", engine.load, text).diagnostics
+        assert "100,000 values once its aliases are expanded" in told.message
+        assert told.span is not None and _line_of(text, told.span.line) == "x32: {<<: *m0}"
+        assert told.span.col == 11
+
+
+def test_many_merges_of_a_small_mapping_compare_no_mappings(monkeypatch):
+    """ruamel told a merged mapping of each mapping merging it by `cm not in refs`: each newcomer
+    compared with every earlier one, a full copy of it each time (J²·K: 25,000 merges of one key,
+    414 KB, took over a minute). Merged values are as before, and no mapping is compared."""
+    from ruamel.yaml.comments import CommentedMap
+
+    from engine.syntax.document import load
+    from engine.syntax.positions import SourceFile
+
+    compared = []
+    plain_eq = CommentedMap.__eq__
+    monkeypatch.setattr(
+        CommentedMap, "__eq__", lambda self, other: compared.append(1) or plain_eq(self, other)
+    )
+    text = "m: &m {a: 1}\n" + "".join(f"x{j}: {{<<: *m, b: {j}}}\n" for j in range(300))
+    doc = load(SourceFile("t", text))
+    assert doc.data["x299"] == {"a": 1, "b": 299} and doc.data["x0"] == {"a": 1, "b": 0}
+    assert compared == []
+
+
 def test_a_5_mb_file(refused):
     note = "  - {id: n, text: '" + "a" * 60 + "'}\n"
     text = "rulecraft: 1\nname: big\nnotes:\n" + note * (5_000_000 // len(note))
