@@ -307,6 +307,36 @@ def test_syntax_error_hints_do_not_leak_grammar_internals():
     assert "__anon" not in str(info.value).lower()
 
 
+@pytest.mark.parametrize(
+    ("written", "word", "rest"),
+    [
+        ("doubles andy", "and", "y"),
+        ("doubles orange", "or", "ange"),
+        ("tens notin [1, 2]", "not", "in"),
+        ("tens inside", "in", "side"),
+        ("1 ifx else 2", "if", "x"),
+    ],
+)
+def test_a_word_of_the_language_is_never_split_out_of_a_name(written: str, word: str, rest: str) -> None:
+    """`doubles andy` was read `doubles and y` (lark's lexer took `and` from the front of `andy`
+    where no name could come): it is a name where an operator belongs, placed at that name."""
+    text = broken("flips: \"1 if outcome == 'botch' else 0\"", f'flips: "{written}"')
+    d = assert_one_diagnostic(text, CompileError, "RC201", locate(text, "flips:", f"{word}{rest}"))
+    assert f"'{word}{rest}'" in d.message
+    assert d.hint is not None and f"'{word} {rest}'" in d.hint
+
+
+@pytest.mark.parametrize(
+    ("written", "word"), [("tens + not(ones)", "not"), ("and + 1", "and"), ("if(1)", "if")]
+)
+def test_a_word_of_the_language_names_no_value_and_no_function(written: str, word: str) -> None:
+    """`not(ones)` after `+` was a call of a function `not` (RC302), `and + 1` a value `and` (RC301):
+    the words belong to the language (language.md), so either is a syntax error placed at the word."""
+    text = broken("flips: \"1 if outcome == 'botch' else 0\"", f'flips: "{written}"')
+    d = assert_one_diagnostic(text, CompileError, "RC201", locate(text, "flips:", word))
+    assert d.hint is not None and f"'{word}' is a word of the language" in d.hint
+
+
 # -- expressions: types and scale members ------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
+from engine.errors import ExprSyntaxError
 from engine.expr import ast
 from engine.expr.parser import parse
 from engine.expr.printer import to_text
@@ -192,7 +193,15 @@ def test_grammar_keywords_found():
     assert {"if", "else", "and", "or", "not", "in", "true", "false"} <= KEYWORDS
 
 
-names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True).filter(lambda s: s not in KEYWORDS)
+names = st.one_of(
+    st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True),
+    # a name that starts with a word of the language (`andy`, `inside`): one name, never split
+    st.builds(
+        lambda k, s: k + s,
+        st.sampled_from(sorted(KEYWORDS)),
+        st.from_regex(r"[A-Za-z0-9_]{1,4}", fullmatch=True),
+    ),
+).filter(lambda s: s not in KEYWORDS)
 nums = st.one_of(
     st.integers(-(10**12), 10**12).map(ast.Num),
     st.builds(lambda n, k: Fraction(n, 10**k), st.integers(-(10**6), 10**6), st.integers(1, 5))
@@ -235,6 +244,16 @@ def test_parse_print_parse_is_stable(node):
     again = parse(text)
     assert again == node, text
     assert to_text(again) == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(first=names, second=names)
+def test_two_names_never_make_an_expression(first, second):
+    """`x andy` was read `x and y`: a word of the language is read only whole, so a name after a
+    name (`andy`, `inside`, `orange` too) is always a syntax error, placed at the second name."""
+    with pytest.raises(ExprSyntaxError) as info:
+        parse(f"{first} {second}")
+    assert info.value.diagnostics[0].span.col == len(first) + 2
 
 
 def _arithmetic(children: st.SearchStrategy) -> st.SearchStrategy:

@@ -39,7 +39,7 @@ from . import ast
 
 if TYPE_CHECKING:
     from lark import Lark
-    from lark.exceptions import UnexpectedInput
+    from lark.exceptions import UnexpectedInput, UnexpectedToken
 
 _GRAMMAR = files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
 
@@ -77,7 +77,28 @@ def _parser() -> Lark:
         propagate_positions=True,
         maybe_placeholders=False,
         cache=_cache_file() or False,
+        postlex=_whole_words(),
     )
+
+
+def _whole_words() -> Any:
+    """A postlexer that changes no token: it makes every state of lark's contextual lexer read a
+    `NAME` and the words of the language (`always_accept`), so that a word is read only whole.
+
+    lark reads a quoted word such as "and" as a NAME whose text is that word (its `unless`
+    callback), but only where a NAME may come. Where none may (after `x`), its lexer alone took
+    the word from the front of a longer one: `x andy` was `x and y`, `x inside` `x in side`.
+    Now `andy` is read whole, a name where an operator was expected (`RC201`, with a hint), and
+    a word of the language is never a name (`not(x)` after `+` is no call of a function `not`)."""
+    from lark.lark import PostLex
+
+    class WholeWords(PostLex):
+        always_accept = ("NAME", *_KEYWORD_TOKENS)
+
+        def process(self, stream: Iterator[Any]) -> Iterator[Any]:
+            return stream
+
+    return WholeWords()
 
 
 @lru_cache(maxsize=1)
@@ -173,6 +194,9 @@ def _well_formed(shape: object) -> bool:
     return True
 
 
+KEYWORDS = ("if", "else", "or", "and", "not", "in", "true", "false")
+"""The words of the language (`grammar.lark`'s quoted words): each is a whole word, never a name."""
+_KEYWORD_TOKENS = {word.upper(): word for word in KEYWORDS}
 _TOKEN_WORDS = {
     "NAME": "a name",
     "INT": "a number",
@@ -493,8 +517,33 @@ def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSy
         hint = f"'{written}' is written '{_WORDS[written]}'"
     elif here[:1] in _TYPESET:
         hint = f"write '{_TYPESET[here[0]]}' for '{here[0]}' (a typeset character, as pasted from a document)"
+    elif isinstance(exc, UnexpectedToken) and (word := _word_hint(exc, here)) is not None:
+        hint = word
     elif isinstance(exc, UnexpectedCharacters) and here[:1].isalpha() and not here[:1].isascii():
         # a letter to its author (`tötal`), refused as a let-name's is: the one rule, in its words
         hint = name_rule(here[:1])
     span = origin.span(line, col, line, col + 1)
     return ExprSyntaxError([Diagnostic("RC201", f"expression syntax error: {found}", span, hint)])
+
+
+def _word_hint(exc: UnexpectedToken, here: str) -> str | None:
+    """Where a word of the language meets a name: `x andy` (one name `andy`, where an operator was
+    expected) or `not(x)` after an operator (a word where a name or value was expected); `here`
+    is the text from the token on."""
+    token, expected = exc.token, set(getattr(exc, "expected", ()) or ())
+    after = here[len(token.value) : len(token.value) + 1]
+    if after.isalpha() and not after.isascii():
+        # `andé`: the word ends at a letter no name may hold, which is the mistake
+        return name_rule(after)
+    if token.type == "NAME":
+        for word in KEYWORDS:
+            rest = token.value[len(word) :]
+            if token.value.startswith(word) and word.upper() in expected and rest:
+                return (
+                    f"'{token.value}' is one name; '{word}' is written apart from the next: '{word} {rest}'"
+                )
+        return None
+    keyword = _KEYWORD_TOKENS.get(token.type)
+    if keyword is not None and "NAME" in expected:
+        return f"'{keyword}' is a word of the language: it cannot name a value or a function"
+    return None
