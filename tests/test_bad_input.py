@@ -355,6 +355,27 @@ def test_type_error_number_where_a_condition_is_needed():
     assert "true/false" in d.message
 
 
+@pytest.mark.parametrize("written", ["+(roll > target)", "-(roll > target)"])
+def test_unary_plus_needs_a_number_as_minus_does(written: str) -> None:
+    """`+(roll > target)` was accepted (the parser dropped the `+`, so nothing checked its operand)
+    while `-(roll > target)` was RC304: both are arithmetic, which needs numbers."""
+    text = broken("      - when: roll > target\n", f'      - when: "{written}"\n')
+    d = assert_one_diagnostic(text, CompileError, "RC304", locate(text, written, "roll"))
+    assert "true/false" in d.message
+
+
+def test_unary_plus_is_kept_on_a_name_and_folded_into_a_number() -> None:
+    """`+x` stays in the tree (so `x` is checked) and prints back as written; `+3` is the number 3;
+    a number under `+` is still a number to the compiler."""
+    from engine.expr import ast
+    from engine.expr.parser import parse
+    from engine.expr.printer import to_text
+
+    assert parse("+x") == ast.Unary("+", ast.Name("x")) and to_text(parse("+x")) == "+x"
+    assert parse("+3") == ast.Num(3) and parse("+-x") == ast.Unary("+", ast.Unary("-", ast.Name("x")))
+    load_text(broken("flips: \"1 if outcome == 'botch' else 0\"", 'flips: "+tens + +(ones) + +1"'))
+
+
 def test_unknown_scale_member_with_did_you_mean():
     text = broken("outcome == 'botch'", "outcome == 'botsh'")
     d = assert_one_diagnostic(text, CompileError, "RC305", locate(text, "flips:", "'botsh'"))

@@ -214,13 +214,14 @@ leaves = st.one_of(nums, st.booleans().map(ast.Bool), syms, names.map(ast.Name))
 
 
 def _compound(children: st.SearchStrategy) -> st.SearchStrategy:
-    # The parser folds `-` into a literal (`-3` is Num(-3)), so Unary never wraps a Num.
+    # The parser folds `-` and `+` into a literal (`-3` is Num(-3), `+3` Num(3)), so Unary never
+    # wraps a Num.
     not_a_literal = children.filter(lambda n: not isinstance(n, ast.Num))
     return st.one_of(
         st.lists(children, max_size=3).map(lambda xs: ast.ListExpr(tuple(xs))),
         st.builds(lambda f, xs: ast.Call(f, tuple(xs)), names, st.lists(children, max_size=3)),
         st.builds(ast.Range, children, children),
-        st.builds(lambda x: ast.Unary("-", x), not_a_literal),
+        st.builds(ast.Unary, st.sampled_from(["-", "+"]), not_a_literal),
         st.builds(ast.Binary, st.sampled_from(["+", "-", "*", "/", "//", "%", "**"]), children, children),
         st.builds(
             ast.Compare,
@@ -259,14 +260,14 @@ def test_two_names_never_make_an_expression(first, second):
 def _arithmetic(children: st.SearchStrategy) -> st.SearchStrategy:
     not_a_literal = children.filter(lambda n: not isinstance(n, ast.Num))
     return st.one_of(
-        st.builds(lambda x: ast.Unary("-", x), not_a_literal),
+        st.builds(ast.Unary, st.sampled_from(["-", "+"]), not_a_literal),
         st.builds(ast.Binary, st.just("**"), children, children),
         st.builds(ast.Binary, st.sampled_from(["+", "-", "*", "/", "//", "%"]), children, children),
     )
 
 
 arithmetic = st.recursive(st.one_of(nums, names.map(ast.Name)), _arithmetic, max_leaves=8)
-"""Numbers and names under unary minus and the binary operators alone, a third of them `**`: where
+"""Numbers and names under unary minus or plus and the binary operators alone, a third of them `**`: where
 the brackets of a power (its left an atom, its right a unary) are most often needed."""
 
 

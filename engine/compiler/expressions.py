@@ -286,9 +286,9 @@ class Expressions:
             case ast.Range(lo=lo, hi=hi):
                 (_, a), (_, b) = self._need(lo, scope, T.NUM), self._need(hi, scope, T.NUM)
                 return T.RANGE, f"_range({a}, {b}, {k(node.span)})"
-            case ast.Unary(operand=operand):
+            case ast.Unary(op=op, operand=operand):
                 _, a = self._need(operand, scope, T.NUM)
-                return T.NUM, f"(-{a})"
+                return T.NUM, f"({op}{a})"
             case ast.Binary(op=op, left=left, right=right):
                 (_, a), (_, b) = self._need(left, scope, T.NUM), self._need(right, scope, T.NUM)
                 if op == "*":  # the bound of `rt_mul` inline for whole numbers (a call costs more)

@@ -555,7 +555,7 @@ def _number(node: ast.Node, types: Mapping[str, T.Type]) -> bool:
         case ast.Name(id=name):
             found = types.get(name)
             return found is not None and found.kind == "num"
-        case ast.Unary(op="-", operand=operand):
+        case ast.Unary(operand=operand):
             return _number(operand, types)
         case ast.Binary(op=op, left=left, right=right):
             return op in ("+", "-") and _number(left, types) and _number(right, types)

@@ -62,7 +62,7 @@ class Range(Node):
 
 @frozen(slots=True)
 class Unary(Node):
-    """`-x`."""
+    """`-x`, `+x` (kept, so that its operand is checked to be a number)."""
 
     op: str
     operand: Node

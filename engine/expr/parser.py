@@ -305,7 +305,12 @@ class _Build:
         return ast.Unary("-", operand, span=self._span(meta))
 
     def pos(self, meta: Meta, c: list[ast.Node]) -> ast.Node:
-        return c[0]
+        """`+3` is the number 3; `+x` stays in the tree, so that `x` is checked to be a number
+        as it is for `-x`."""
+        operand = c[0]
+        if isinstance(operand, ast.Num):
+            return operand
+        return ast.Unary("+", operand, span=self._span(meta))
 
 
 MAX_DEPTH = 50
