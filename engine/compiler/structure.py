@@ -26,6 +26,7 @@ from ..errors import (
     shown,
 )
 from ..expr import ast
+from ..expr.parser import KEYWORDS
 from ..frozen import replace
 from ..graph import circle_text, postorder
 from ..model import types as T
@@ -106,7 +107,9 @@ def _whole_load_once(found: list[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
-RESERVED = frozenset({"if", "else", "and", "or", "not", "in", "true", "false", "outcome", "face"})
+RESERVED = frozenset({*KEYWORDS, "outcome", "face"})
+"""The words no input, named value, die or member may be: the language's (`parser.KEYWORDS`),
+and the names every check's own expressions read."""
 
 
 def compile_document(
