@@ -75,7 +75,8 @@ def test_a_page_rebound_to_the_loopback_cannot_write_a_campaign(server: str) -> 
 
 def test_the_names_answered_follow_host_and_allow_host() -> None:
     """By default the loopback's names and `--host` (and the address it bound); `*` in
-    --allow-host, or `--host 0.0.0.0` with no --allow-host, any name."""
+    --allow-host any name; `--host 0.0.0.0` the names --allow-host gives (it had answered any
+    name, so a page anyone on the network opened could write by DNS rebinding: a review)."""
     from engine.serve.run import allowed_hosts
 
     loopback = ("localhost", "127.0.0.1", "[::1]")
@@ -84,7 +85,8 @@ def test_the_names_answered_follow_host_and_allow_host() -> None:
     assert allowed_hosts([], "pi.lan", "192.168.1.5") == (*loopback, "pi.lan", "192.168.1.5")
     assert allowed_hosts(["Dice.Example.org"], "127.0.0.1") == (*loopback, "dice.example.org")
     assert allowed_hosts(["*"], "127.0.0.1") == ("*",)
-    assert allowed_hosts([], "0.0.0.0") == allowed_hosts([], "::") == ("*",)
+    assert allowed_hosts([], "0.0.0.0") == allowed_hosts([], "::") == loopback
+    assert allowed_hosts(["2001:DB8:0::1"], "::") == (*loopback, "[2001:db8::1]")  # its standard form
     assert allowed_hosts(["pi.lan"], "0.0.0.0", "0.0.0.0") == (*loopback, "pi.lan")
 
 
@@ -100,6 +102,9 @@ def test_every_path_refuses_a_host_it_does_not_answer_to() -> None:
         assert client.get("/", headers={"Host": "dice.example.org:443"}).status_code == 200
         for host in ("evil.example", "127.0.0.1.evil.example", "localhost:8000@evil", "127.0.0.1:x"):
             assert "does not answer" in refused(client.get("/", headers={"Host": host}))
+        # an address is no rebinding (the page's own origin), in any form; an empty port is a port
+        for host in ("192.168.1.5:8000", "[2001:db8:0::1]", "[::1]:8000", "127.0.0.1:"):
+            assert client.get("/", headers={"Host": host}).status_code == 200, host
         auth = {"Authorization": "Bearer tok", "Host": "evil.example"}
         refused(client.post("/api/campaigns", json=CAMPAIGN, headers=auth))
         refused(client.get("/openapi.json", headers={"Host": "evil.example"}))
@@ -115,6 +120,8 @@ def test_every_path_refuses_a_host_it_does_not_answer_to() -> None:
         (["--allow-host", ""], "--allow-host '': give a host name or address alone"),
         (["--token", "abc "], "--token begins or ends with white space"),
         (["--token", ""], "--token is empty"),
+        (["--token", "pässword"], "--token holds a character that is not printable ASCII"),
+        (["--token", "a\tb"], "--token holds a character that is not printable ASCII"),
         (["--rulesets", "/etc/passwd"], "--rulesets /etc/passwd: not a folder"),
     ],
 )

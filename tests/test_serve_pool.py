@@ -214,3 +214,40 @@ def test_a_dead_worker_is_replaced(make: Any) -> None:
     ready_by(app.state.server.pool, 60)
     [(after, _)] = asyncio.run(gather(app, [prob(3)]))
     assert after.status_code == 200
+
+
+def test_a_worker_keeps_the_rulesets_it_was_sent_by_weight(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker kept the 16 rulesets last sent to it by count alone, so they stayed in memory
+    whatever `api._LOADED`'s weight let go (a review): it keeps them under a bound in bytes too.
+    The worker's loop runs here in a thread on a pipe, with `_LOADED` and the worker's own bound
+    too small for any ruleset: none is kept once its answer is sent."""
+    import gc
+    import multiprocessing
+    import threading
+
+    from engine import api
+    from engine.model.ruleset import RulesetModel
+    from engine.runtime.cache import BoundedCache
+    from engine.runtime.limits import Limits
+    from engine.serve import workers
+
+    monkeypatch.setattr(api, "_LOADED", BoundedCache(16, 1))
+    monkeypatch.setattr(workers, "RULESET_BYTES_PER_WORKER", 1, raising=False)
+    coin = (
+        "rulecraft: 1\nname: coin{i}\nchecks:\n  flip:\n    roll: {{d: {{die: 6}}}}\n"
+        "    outcomes: [tails, heads]\n    outcome: \"'heads' if d >= 4 else 'tails'\"\n"
+    )
+    gc.collect()
+    before = sum(isinstance(o, RulesetModel) for o in gc.get_objects())
+    parent, child = multiprocessing.Pipe()
+    threading.Thread(target=workers._serve, args=(child, Limits()), daemon=True).start()
+    assert parent.recv() == ("ready",)
+    for i in range(4):
+        parent.send(
+            (workers.Job("prob", f"c{i}.yaml", coin.format(i=i), {"check": "flip", "inputs": {}}), 30.0)
+        )
+        assert parent.recv()[0] == "ok"
+    gc.collect()  # the worker waits for its next job, holding what it keeps
+    alive = sum(isinstance(o, RulesetModel) for o in gc.get_objects()) - before
+    parent.close()
+    assert alive <= 1  # the last one answered, still named by the loop (it had kept all 4)

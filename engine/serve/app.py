@@ -6,6 +6,7 @@ playground."""
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import os
 import threading
 import time
@@ -85,8 +86,10 @@ class Settings:
 
 def usable_token(token: str) -> bool:
     """Whether `token` can be matched: not empty, no space at either end (a client's is read
-    with none, so `'abc '` would refuse every client; an empty one would be no token at all)."""
-    return token != "" and token == token.strip()
+    with none, so `'abc '` would refuse every client; an empty one would be no token at all),
+    and printable ASCII (a header is read as Latin-1 and clients send UTF-8, so `pässword` never
+    matched; browsers refuse anything past Latin-1: a review)."""
+    return token != "" and token == token.strip() and token.isascii() and token.isprintable()
 
 
 _RENAME = "rename the file to a UTF-8 name: a request names a served ruleset by its file name"
@@ -359,31 +362,44 @@ LOOPBACK = ("localhost", "127.0.0.1", "[::1]")
 
 
 def host_name(text: str) -> str:
-    """A host's name as it is compared: in lower case, without a final dot, an IPv6 address in
-    brackets (`::1` and `[::1]` alike)."""
+    """A host's name as it is compared: in lower case, without a final dot, an address in its
+    standard form (`ipaddress`), IPv6 in brackets (`::1`, `[0::1]` and `[::1]` alike)."""
     name = text.strip().lower().rstrip(".")
+    address = _address(name)
+    if address is not None:
+        return f"[{address}]" if address.version == 6 else str(address)
     return f"[{name}]" if ":" in name and not name.startswith("[") else name
 
 
+def _address(name: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """`name` as an IP address (`[v6]` unbracketed), or None for a name."""
+    try:
+        return ipaddress.ip_address(name[1:-1] if name.startswith("[") and name.endswith("]") else name)
+    except ValueError:
+        return None
+
+
 def _sent_host(value: str) -> str | None:
-    """The name a `Host` header gives (`name`, `name:port`, `[v6]`, `[v6]:port`), without its
-    port; None when it is none of these."""
+    """The name a `Host` header gives (`name`, `name:port`, `[v6]`, `[v6]:port`; an empty port as
+    RFC 3986 allows), without its port; None when it is none of these."""
     if value.startswith("["):
         end = value.find("]") + 1
         name, port = value[:end], value[end:]
     else:
         name, colon, rest = value.partition(":")
         port = colon + rest
-    if port and not (port[:1] == ":" and port[1:].isascii() and port[1:].isdigit()):
+    if port and not (port[:1] == ":" and port[1:].isascii() and (port[1:].isdigit() or port == ":")):
         return None
-    return host_name(name)
+    return host_name(name) if name else None
 
 
 class HostCheck:
-    """Refuse a request whose `Host` is not one of `hosts` with 400 `RC407`, before anything else
-    reads it: a web page whose own name a DNS rebinding points at this machine sends its own
-    name, so a server on the loopback with no token is not a server for every page its user
-    opens. `*` among `hosts` answers any."""
+    """Refuse a request whose `Host` is neither an IP address nor one of `hosts` with 400
+    `RC407`, before anything else reads it: a web page whose own name a DNS rebinding points at
+    this machine sends its own name, so a server on the loopback (or on the network) with no
+    token is not a server for every page its users open. An address is no rebinding: a page is
+    of the origin its address names, so one sent as the `Host` is the server's own. `*` among
+    `hosts` answers any."""
 
     def __init__(self, app: ASGIApp, hosts: Sequence[str]) -> None:
         self.app = app
@@ -396,7 +412,8 @@ class HostCheck:
             return
         sent = dict(scope.get("headers") or []).get(b"host")
         value = sent.decode("latin-1") if sent is not None else None
-        if value is not None and _sent_host(value) in self.hosts:
+        name = _sent_host(value) if value is not None else None
+        if name is not None and (name in self.hosts or _address(name) is not None):
             await self.app(scope, receive, send)
             return
         said = (

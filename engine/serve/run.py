@@ -56,6 +56,9 @@ def settings_of(args: argparse.Namespace) -> Settings:
             f"{given_as} is empty: give a token, or none for campaign writes open to all"
             if token == ""
             else f"{given_as} begins or ends with white space, which no client can send: give it without"
+            if token != token.strip()
+            else f"{given_as} holds a character that is not printable ASCII, which clients send apart:"
+            " give a token of letters, digits and punctuation"
         )
     if problems:
         raise InputError([Diagnostic("RC407", p, None) for p in problems])
@@ -96,11 +99,12 @@ def unspecified(host: str) -> bool:
 
 
 def allowed_hosts(given: Sequence[str], host: str, bound: str | None = None) -> tuple[str, ...]:
-    """The names the server answers to: `*` (any) when `given` holds it, or when the server
-    listens on every address (`--host 0.0.0.0`: its operator opened it to the network, and by
-    names no server can know) with no name `given`; else the loopback's, `--host` itself and the
-    address it was `bound` to, and each `given`."""
-    if "*" in given or (unspecified(host) and not given):
+    """The names the server answers to besides any IP address (`HostCheck`): `*` (any) when
+    `given` holds it; else the loopback's, `--host` itself and the address it was `bound` to
+    (none of them for `--host 0.0.0.0`), and each `given`. A server on every address answers to
+    the machine's addresses and to names its operator gives: it had answered to any name, so a
+    page anyone on the network opened could write its campaigns by DNS rebinding (a review)."""
+    if "*" in given:
         return ("*",)
     named = [] if unspecified(host) else [host, *([bound] if bound else [])]
     return tuple(dict.fromkeys(host_name(h) for h in [*LOOPBACK, *named, *given]))
@@ -157,7 +161,7 @@ def serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     names = (
         "any Host name (--allow-host NAME limits them)"
         if settings.allowed_hosts == ("*",)
-        else f"Host names: {', '.join(settings.allowed_hosts)}"
+        else f"Host: an IP address or {', '.join(settings.allowed_hosts)} (--allow-host NAME adds one)"
     )
     out.write(f"rulecraft serving on {where} (API docs: {where}/docs; {guard}; {names})\n")
     out.flush()

@@ -15,7 +15,6 @@ import os
 import queue
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
@@ -25,6 +24,7 @@ from typing import Any
 from ..api import Ruleset, load_source
 from ..errors import DeadlineError, RulecraftError
 from ..frozen import frozen, replace
+from ..runtime.cache import MB, BoundedCache, compiled_bytes
 from ..runtime.limits import Limits
 from ..runtime.work import deadline_passed
 from ..syntax.positions import SourceFile
@@ -46,7 +46,10 @@ RETRY_MAX = 30.0
 """The longest pause between two attempts to start a worker that failed to start."""
 
 RULESETS_PER_WORKER = 16
-"""Compiled rulesets one worker keeps, by content (the oldest goes first)."""
+"""Compiled rulesets one worker keeps, by content (the oldest goes first), weighing together at
+most `RULESET_BYTES_PER_WORKER` (`cache.compiled_bytes`): kept by count alone, the 16 stayed in
+memory whatever `api._LOADED`'s weight let go (a review)."""
+RULESET_BYTES_PER_WORKER = 64 * MB
 
 
 @frozen
@@ -217,7 +220,7 @@ def _late(when: str) -> ApiError:
 
 def _serve(conn: Connection, limits: Limits) -> None:  # pragma: no cover - runs in a worker process
     """A worker's loop: one job at a time, each within the request's remaining time."""
-    kept: OrderedDict[tuple[str, str], Ruleset] = OrderedDict()
+    kept = BoundedCache(RULESETS_PER_WORKER, RULESET_BYTES_PER_WORKER)
     try:
         os.nice(NICENESS)
     except OSError:  # not permitted here: the worker runs at the server's priority
@@ -230,15 +233,12 @@ def _serve(conn: Connection, limits: Limits) -> None:  # pragma: no cover - runs
             return
         try:
             key = (job.name, job.text)
-            rs = kept.get(key)
+            rs: Ruleset | None = kept.get(key)
             if rs is None:
                 # within what the request has left (the server loaded it too: a text's compile
                 # is seconds at most, but each is the request's time)
                 rs = load_source(SourceFile(job.name, job.text), limits=limits, deadline=max(seconds, 0.001))
-                kept[key] = rs
-                while len(kept) > RULESETS_PER_WORKER:
-                    kept.popitem(last=False)
-            kept.move_to_end(key)
+                kept.put(key, rs, compiled_bytes(rs.model.code, len(job.text)))
             rs.limits = replace(limits, deadline=max(seconds, 0.001))  # this worker's only job now
             reply: tuple[Any, ...] = ("ok", HEAVY[job.kind](rs, job.body))
         except DeadlineError:  # the solve had what was left of the request: name the request's own
