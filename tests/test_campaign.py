@@ -931,7 +931,18 @@ def test_a_name_a_campaign_cannot_keep_is_refused_before_anything_is_written(
     assert cli("campaign", "--db", str(db), "new", "case", "chill", "-p", "players=4").code == 0
     # (a direction override reversed the names listed after it; a name of format characters
     # alone showed as nothing: found by a hunt)
-    for bad in ["c\udcff", "", " case2", "a/b", "tab\there", "x" * 101, "\u202ecase", "\u200b\u200b"]:
+    for bad in [
+        "c\udcff",
+        "",
+        " case2",
+        "a/b",
+        "tab\there",
+        "x" * 101,
+        "\u202ecase",
+        "\u200b\u200b",
+        "\u3164",
+        "\u2800",
+    ]:
         r = cli("campaign", "--db", str(db), "new", bad, "chill", "-p", "players=4")
         assert r.code == 1 and "RC410: the campaign's name" in r.err and "Traceback" not in r.err, r.err
         assert "Campaign." not in r.err, r.err  # no Python method's name (`Campaign.create: ...`)

@@ -68,6 +68,11 @@ _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u20
 name beginning with U+202E showed the names listed after it reversed), unlike a direction mark."""
 
 
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Letters and symbols that show as blank space (Hangul fillers, the blank braille pattern): no
+name of them alone shows (a review)."""
+
+
 def _unprintable(text: str) -> str | None:
     """What is wrong with `text` as a name shown and stored, said in words: the first character no
     terminal, log line or UTF-8 store takes as it is; None when there is none. Other format
@@ -82,7 +87,7 @@ def _unprintable(text: str) -> str | None:
             kind = "a direction override"
         if kind is not None:
             return f"holds {kind} ({ascii(c)})"
-        seen = seen or category not in ("Cf", "Zs", "Mn", "Me")
+        seen = seen or (category not in ("Cf", "Zs", "Mn", "Me") and c not in _BLANK)
     return None if seen else "shows nothing (only spaces, marks or format characters)"
 
 
