@@ -501,6 +501,25 @@ def test_a_table_called_also_with_constant_arguments_is_still_judged() -> None:
     ]
 
 
+def test_a_constant_call_not_read_is_told_without_offering_more_work() -> None:
+    """Found by a hunt: a table called with a constant fraction, `t(3 / 10)`, was RC809 with the
+    hint "Give it more with --lint-work N", and no budget changed it: the compiler works such a
+    call out when the ruleset loads, where no work of the linter's sees it. The hint names the
+    call and says how to write it for the table to be judged, and offers no budget."""
+    outputs = "    outputs:\n      base: band(3 / 10)\n"
+    small, large = (
+        lint(engine.load(_banded(SHADOWED, outputs=outputs)), LintBudget(max_work=work))
+        for work in (DEFAULT_BUDGET.max_work, 10 * DEFAULT_BUDGET.max_work)
+    )
+    assert [d.code for d in small] == [d.code for d in large] == ["RC809"]
+    hint = small[0].hint or ""
+    assert "--lint-work" not in hint and "LintBudget" not in hint and small[0].advice is None
+    assert hint.startswith("band(3 / 10) is worked out once, when the ruleset loads")
+    assert "plain numbers or truth values (0.3, not 3 / 10); written so, the rules are judged" in hint
+    written = lint(engine.load(_banded(SHADOWED, outputs="    outputs:\n      base: band(0.3)\n")))
+    assert [d.code for d in written] == ["RC802"]
+
+
 def test_a_table_called_with_more_argument_lists_than_remembered_says_so() -> None:
     """Found by a linter audit: past `max_table_args` argument lists the table's rules were left
     unjudged without a word. It is an RC809 now, and the default bound is a share of the budget

@@ -18,9 +18,11 @@ from typing import Any
 from ...compiler import compile_document
 from ...errors import Diagnostic, RulecraftError
 from ...expr import ast
+from ...expr.printer import to_text
 from ...model.ruleset import RulesetModel
 from ...runtime.limits import Limits
 from ...syntax.document import Document
+from ...syntax.positions import Span
 from .probe import TableCalls
 from .report import never, note
 from .static import Bodies, walk
@@ -51,14 +53,8 @@ def table_rule_findings(
             )
             continue
         constant = _constant_calls(t, model, bodies)
-        if constant is None:
-            found.append(
-                note(
-                    f"the {rows} of table '{t}' were not judged: a call of it whose arguments are "
-                    "worked out when the ruleset loads, not plain numbers, is not seen by the linter",
-                    where,
-                )
-            )
+        if isinstance(constant, ast.Call):
+            found.append(_unread(t, rows, constant, where))
             continue
         args[t] = calls.args.get(t, set()) | constant
         if args[t] and t not in calls.incomplete:
@@ -215,10 +211,27 @@ def _decide(
     return first
 
 
-def _constant_calls(table: str, model: RulesetModel, bodies: Bodies) -> set[tuple[Any, ...]] | None:
+def _unread(t: str, rows: str, site: ast.Call, where: Span) -> Diagnostic:
+    """RC809: table `t` is not judged, for a call `site` whose constant arguments are not all
+    literals. No budget would read them (the compiler works the call out when the ruleset loads,
+    where the linter's recording never sees it), so the hint offers no more work: it says what
+    the linter reads, and how to write the call so that the table is judged."""
+    return Diagnostic(
+        "RC809",
+        f"the {rows} of table '{t}' were not judged: a call of it whose arguments are worked out "
+        "when the ruleset loads, not plain numbers, is not seen by the linter",
+        where,
+        f"{to_text(site)} is worked out once, when the ruleset loads, and of such a call the linter "
+        "reads only arguments written as plain numbers or truth values (0.3, not 3 / 10); written "
+        f"so, the {rows} are judged. More work for the linter does not change this",
+        "warning",
+    )
+
+
+def _constant_calls(table: str, model: RulesetModel, bodies: Bodies) -> set[tuple[Any, ...]] | ast.Call:
     """The argument lists of the table's calls whose arguments are constant, which the compiler
     works out once (the wrapper that records calls never sees them), read off their literals;
-    None when such a call's arguments are not plain numbers or truth values."""
+    or the first such call whose arguments are not plain numbers or truth values."""
     sites: list[ast.Call] = []
     for check in model.checks.values():
         for _, e in check.expressions():
@@ -231,7 +244,7 @@ def _constant_calls(table: str, model: RulesetModel, bodies: Bodies) -> set[tupl
         if any(ast.names(a) for a in site.args):
             continue  # called at run time, and recorded there
         if not all(isinstance(a, (ast.Num, ast.Bool)) for a in site.args):
-            return None
+            return site
         found.add(tuple(_literal(a) for a in site.args))
     return found
 
