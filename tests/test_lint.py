@@ -1000,6 +1000,74 @@ def test_a_call_whose_values_are_not_known_is_not_tried(change: tuple[str, str])
     assert not [d for d in codes(gap) if d.code == "RC801"]
 
 
+STATE_BONUS = """rulecraft: 1
+name: st
+tables:
+  bonus:
+    params: [x]
+    cases:
+      1: 1
+      2: 2
+      10: 5
+      else: 0
+checks:
+  act:
+    inputs:
+      b: {type: int, min: 0, max: 5, default: 0}
+    roll:
+      d: {die: 2}
+    outputs:
+      o: bonus(d) + b
+    outcomes: [miss, hit]
+    outcome: "'hit' if d + b > 3 else 'miss'"
+state:
+  campaign:
+    lvl: {type: int, min: 1, max: 20, default: 10}
+  shared:
+    start: {derived: bonus(lvl)}
+"""
+
+
+def test_a_table_case_only_the_lasting_state_reaches_is_not_said_never_to_fire() -> None:
+    """Found by a hunt: `bonus` called by a check with a d2 and by a derived value with `lvl` in
+    1..20 (default 10) was RC802 "case 10 of table 'bonus' never fires: its key matches none of
+    the 2 different calls the checks make" (an error under --strict), yet a campaign starts at 5:
+    only the checks' calls were counted. The state's calls that `lasting` lists count too; a key
+    no call of either matches is still told, naming both; and of a table some state call of which
+    cannot be listed, nothing is claimed."""
+    assert not [d for d in codes(STATE_BONUS) if d.code == "RC802"]
+    band = STATE_BONUS.replace("      else: 0", "      30: 7\n      else: 0")
+    found = only(codes(band), "RC802")
+    assert found.message == (
+        "case 30 of table 'bonus' never fires: its key matches none of the 20 different calls "
+        "the checks and the lasting state make"
+    )
+    assert found.hint == (
+        "compare the key with the dice faces and the inputs' min and max, and the min and max of "
+        "the state's parameters and counters"
+    )
+    # called by the state alone, through another table: the state's calls are its only calls
+    alone = band.replace("o: bonus(d) + b", "o: d + b").replace(
+        "start: {derived: bonus(lvl)}", "start: {derived: outer(lvl)}"
+    )
+    alone = alone.replace("tables:\n", "tables:\n  outer:\n    params: [y]\n    value: bonus(y)\n")
+    found = only(codes(alone), "RC802")
+    assert found.message.endswith("matches none of the 20 different calls the lasting state makes")
+    assert found.hint == "compare the key with the min and max of the state's parameters and counters"
+    # a table's rules alike: `x >= 10` is true for no roll of a d6, but for lvl 10..20
+    rules = STATE_BONUS.replace(
+        "    cases:\n      1: 1\n      2: 2\n      10: 5\n      else: 0",
+        "    rules:\n      - {when: x >= 10, then: 5}\n      - {when: x >= 30, then: 7}\n      - else: 0",
+    ).replace("d: {die: 2}", "d: {die: 6}")
+    found = only(codes(rules), "RC802")
+    assert found.message.startswith("rule 2 of table 'bonus' (when x >= 30) never fires: its condition")
+    assert found.message.endswith("for any of the 20 different calls the checks and the lasting state make")
+    # a call whose values the state does not list: no claim either way
+    unlisted = STATE_BONUS.replace("start: {derived: bonus(lvl)}", "start: {derived: bonus(lvl * 2)}")
+    assert not [d for d in codes(unlisted) if d.code == "RC802"]
+    assert not [d for d in codes(unlisted.replace("lvl * 2", "lvl * 2 + 40")) if d.code == "RC802"]
+
+
 def test_trying_the_tables_lasting_state_calls_is_within_the_linter_s_budget() -> None:
     """Each combination tried is charged to the linter's work; past its budget the linter says
     what it left out (RC809) instead of going on."""

@@ -22,7 +22,9 @@ the same per-randomizer distributions)
          condition is never true (warning; `else` rows are never reported; a condition never
          true over only part of the inputs' combinations is a note: it may be true at one the
          grid left out; rules in the wrong order are a warning wherever found); a table's
-         `cases` key that earlier keys of its level cover, or that no call matches
+         `cases` key that earlier keys of its level cover, or that no call matches (the calls
+         of the lasting state that `lasting` lists counted with the checks'; a table some of
+         whose state calls it cannot list is not judged)
   RC803  a declared outcome that nothing in the check (its rules, values, tables) names and
          no computed value gives (warning; a static fact, confirmed by the enumeration)
   RC804  a declared outcome that something names but that has probability 0 for every

@@ -26,7 +26,7 @@ from .budget import COMBINATION_SHARE, LintBudget
 from .cost import cost
 from .evaluate import exact_distribution
 from .grid import grid
-from .lasting import state_table_gaps
+from .lasting import state_calls, state_table_gaps
 from .probe import FAIL, GAP, OVER_SHARE, CheckRun, Probe, Stop, TableCalls, spent
 from .report import Report, note
 from .static import table_nodes, tables_reached
@@ -82,8 +82,12 @@ class Analysis:
             found.append(
                 note(f"the tables the state calls were not all tried: {exc.diagnostics[0].message}", None)
             )
-        try:
-            found += table_rule_findings(self.rs.document, self.model, self.bodies, self.tables, self.limits)
+        try:  # the tables' rules, over the calls of the checks and of the lasting state
+            by_state, unlisted = state_calls(self.model, self.tables, self.bodies)
+            self.tables.incomplete |= unlisted
+            found += table_rule_findings(
+                self.rs.document, self.model, self.bodies, self.tables, self.limits, by_state
+            )
         except LimitError as exc:
             found.append(note(f"the table rules were not all analysed: {exc.diagnostics[0].message}", None))
         return found

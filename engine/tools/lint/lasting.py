@@ -15,6 +15,9 @@ check's value after a roll, a counter without both bounds or with bounds that re
 parameter that is a number with no bounds — is not tried: the values it may take are not known
 without playing the state out, and taking a guess would report gaps no play reaches. Nothing is
 reported of such a call (the linter claims nothing about it either way), and the docs say so.
+
+The calls listed so are RC802's too (`state_calls`): a table's rule or key that only the state's
+calls reach fires, and of a table a state call of which cannot be listed, RC802 claims nothing.
 """
 
 from __future__ import annotations
@@ -32,8 +35,8 @@ from ...model.state import Counter, Derived, StateModel
 from ...model.values import show
 from ...runtime.work import meter
 from ...syntax.document import Document
-from .probe import spent
-from .static import walk
+from .probe import TableCalls, spent
+from .static import Bodies, reached, walk
 
 COMBINATIONS = 10_000
 """Combinations of the values a call's arguments may take that are tried, at most, for one call
@@ -81,6 +84,31 @@ def state_table_gaps(doc: Document, model: RulesetModel, skip: set[str]) -> list
                 found[table] = _finding(doc, model, table, call, args, matched, where, env)
                 break
     return list(found.values())
+
+
+def state_calls(model: RulesetModel, calls: TableCalls, bodies: Bodies) -> tuple[set[str], set[str]]:
+    """Record in `calls` every argument list the lasting state calls a table with, as `_Values`
+    lists them, each call run through the recording (so the tables a table calls are recorded
+    too), for RC802 to judge the tables' rules over the state's calls as over the checks'.
+    Returns the tables whose state calls were all recorded, and those (with every table they
+    call) of which some state call could not be listed: RC802 claims nothing of those."""
+    state = model.state
+    listed: set[str] = set()
+    unlisted: set[str] = set()
+    if state is None or not model.tables:
+        return listed, unlisted
+    for _, expr in state.expressions():
+        for call in (n for n in walk(expr.node) if isinstance(n, ast.Call) and n.func in model.tables):
+            reach = reached([call], bodies)
+            try:
+                values = _Values(state, model, call)
+            except _Unknown:
+                unlisted |= reach
+                continue
+            for _, args in values.calls():
+                calls.call(call.func, args)
+            (listed if values.whole else unlisted).update(reach)
+    return listed - unlisted, unlisted
 
 
 def _gap(model: RulesetModel, table: str, args: tuple[Any, ...]) -> tuple[str, str] | None:
@@ -143,6 +171,9 @@ class _Values:
         self.counters: dict[Var, Counter] = {}
         self.derived: dict[Var, Derived] = {}
         self.shown: list[str] = []
+        self.whole = True
+        """Whether `calls` gave every combination (False once it left some out, past
+        `COMBINATIONS` or for a value it cannot work out)."""
         for arg in call.args:
             if isinstance(arg, ast.Name):
                 self.shown.append(arg.id)
@@ -203,6 +234,7 @@ class _Values:
             count += 1
             meter().charge(COMBINATION_WORK)
             if count > COMBINATIONS:
+                self.whole = False
                 return
             env: dict[Var, Any] = dict(zip(names, picked))
             ranges: list[range] = []
@@ -211,21 +243,29 @@ class _Values:
                     assert counter.minimum is not None and counter.maximum is not None
                     lo, hi = (self._run(b, var[0], env) for b in (counter.minimum, counter.maximum))
                     ranges.append(range(_whole_up(lo), _whole_down(hi) + 1))
-            except (RulecraftError, _Unknown):
+            except RulecraftError:
+                continue  # bounds that cannot be worked out: no campaign has these parameters
+            except _Unknown:
+                self.whole = False
                 continue
             if any(len(r) > COMBINATIONS for r in ranges):
+                self.whole = False
                 continue
             for values in itertools.product(*ranges):
                 count += 1
                 meter().charge(COMBINATION_WORK)
                 if count > COMBINATIONS:
+                    self.whole = False
                     return
                 full = {**env, **dict(zip(self.counters, values))}
                 try:
                     for var, derived in self.derived.items():
                         full[var] = self._run(derived.expr, var[0], full)
                     args = tuple(self._arg(a, full) for a in self.call.args)
-                except (RulecraftError, _Unknown):
+                except RulecraftError:
+                    continue  # a derived value that fails here: no play makes this call
+                except _Unknown:
+                    self.whole = False
                     continue
                 shown = {name: full[self._var(name, "")] for name in self.shown}
                 yield shown, args

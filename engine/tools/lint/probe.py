@@ -93,6 +93,17 @@ class TableCalls:
         self.gap: tuple[str, tuple[Any, ...]] | None = None
         """The first table call since the last reset that had no rule or case for its arguments."""
         self._instrument(model)
+        self._direct = {t.name: self._wrap(t.name, t.run) for t in model.tables.values()}
+
+    def call(self, table: str, args: tuple[Any, ...]) -> None:
+        """Call `table` with `args` as the lasting state would, recording it and every table call
+        it makes; a call that fails (no rule, a division by zero) is not the checks' to report,
+        but the budget running out is raised."""
+        try:
+            self._direct[table](*args)
+        except RulecraftError as exc:
+            if spent(exc):
+                raise
 
     def _instrument(self, model: RulesetModel) -> None:
         by_id = {id(t.run): t.name for t in model.tables.values()}

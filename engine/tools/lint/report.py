@@ -153,6 +153,7 @@ def never(
     lost: str | None = None,
     tried: int | None = None,
     rows: Sequence[str] | None = None,
+    against: str = "the dice faces and the inputs' min and max",
 ) -> Diagnostic:
     """RC802: a rule that never fires, because earlier rules decide first or its condition is never
     true. With `tried`, over only that many input combinations, not every allowed one. Rules in
@@ -160,7 +161,9 @@ def never(
     the grid left out: `d == 20` after `d + bonus >= 11`, bonus in 0..30); a condition never
     true over part of the grid is a note (`x * 3 == 2001` holds at 667, which the grid may leave
     out), which `--strict` leaves a note. A value table's key has no condition but itself
-    (`condition` None): `rows` names its level's keys, the earlier ones that cover it."""
+    (`condition` None): `rows` names its level's keys, the earlier ones that cover it.
+    `against` is what a condition never true is to be compared with: what gave the values it
+    was tried on."""
     owner = f" of table '{table}'" if table else (f" of check '{check}'" if check else "")
     head = f"{label}{owner}{f' (when {condition})' if condition is not None else ''} never fires"
     row, test = ("rule", "condition") if rows is None else ("case", "key")
@@ -183,7 +186,7 @@ def never(
         return Diagnostic("RC802", msg, span, hint, "warning")
     said = "its condition is never true" if rows is None else "its key matches none"
     msg = f"{head}: {said} {scope}{tail}"
-    hint = f"compare the {test} with the dice faces and the inputs' min and max"
+    hint = f"compare the {test} with {against}"
     if tried is None:
         return Diagnostic("RC802", msg, span, hint, "warning")
     return Diagnostic("RC802", msg, span, hint + UNPROVEN, "note")

@@ -25,16 +25,25 @@ from ...syntax.document import Document
 from ...syntax.positions import Span
 from .probe import TableCalls
 from .report import never, note
-from .static import Bodies, walk
+from .static import Bodies, tables_reached, walk
 
 Condition = Callable[..., Any]
 
 
 def table_rule_findings(
-    doc: Document, model: RulesetModel, bodies: Bodies, calls: TableCalls, limits: Limits
+    doc: Document,
+    model: RulesetModel,
+    bodies: Bodies,
+    calls: TableCalls,
+    limits: Limits,
+    by_state: set[str] | None = None,
 ) -> list[Diagnostic]:
-    """RC802 for every table rule that no recorded call reaches, when all its calls were recorded."""
+    """RC802 for every table rule that no recorded call reaches, when all its calls were recorded
+    (`by_state`: the tables the lasting state calls, its calls recorded too, which the findings
+    name among the callers)."""
     data = doc.data.get("tables", {})
+    by_checks = set().union(*(tables_reached(c, bodies) for c in model.checks.values()))
+    callers = {t: _callers(t in by_checks or t not in (by_state or ()), t in (by_state or ())) for t in data}
     found: list[Diagnostic] = []
     wanted: list[str] = []
     args: dict[str, set[tuple[Any, ...]]] = {}
@@ -46,7 +55,7 @@ def table_rule_findings(
         if t in calls.overflowed:
             found.append(
                 note(
-                    f"the {rows} of table '{t}' were not judged: the checks call it with more than "
+                    f"the {rows} of table '{t}' were not judged: {callers[t][0]} it with more than "
                     f"{calls.cap:,} different argument lists (a share of the linter's budget)",
                     where,
                 )
@@ -66,10 +75,26 @@ def table_rule_findings(
         return found
     for t in wanted:
         if "cases" in data[t]:
-            found += _case_findings(doc, t, probes, args[t])
+            found += _case_findings(doc, t, probes, args[t], callers[t][1:])
         else:
-            found += _rule_findings(doc, t, probes, args[t])
+            found += _rule_findings(doc, t, probes, args[t], callers[t][1:])
     return found
+
+
+_DICE = "the dice faces and the inputs' min and max"
+_BOUNDS = "the min and max of the state's parameters and counters"
+
+
+def _callers(checks: bool, state: bool) -> tuple[str, str, str]:
+    """Who calls a table, in words: (with "call", with "make", what gave the calls' values), as
+    the checks or the lasting state or both, so that a key no call matches is not said to be
+    missed by the checks alone."""
+    if checks and state:
+        both = "the checks and the lasting state"
+        return f"{both} call", f"{both} make", f"{_DICE}, and {_BOUNDS}"
+    if state:
+        return "the lasting state calls", "the lasting state makes", _BOUNDS
+    return "the checks call", "the checks make", _DICE
 
 
 def _rows(spec: Any) -> str | None:
@@ -84,7 +109,11 @@ def _rows(spec: Any) -> str | None:
 
 
 def _rule_findings(
-    doc: Document, t: str, probes: dict[tuple[str, Any], Condition], calls: set[tuple[Any, ...]]
+    doc: Document,
+    t: str,
+    probes: dict[tuple[str, Any], Condition],
+    calls: set[tuple[Any, ...]],
+    callers: tuple[str, str],
 ) -> list[Diagnostic]:
     """RC802 for each rule of table `t` that none of `calls` reaches."""
     rows = doc.data["tables"][t]["rules"]
@@ -105,9 +134,10 @@ def _rule_findings(
             str(row["when"]),
             shadowed.get(j),
             "call",
-            f"for any of the {len(calls)} different calls the checks make",
+            f"for any of the {len(calls)} different calls {callers[0]}",
             doc.span(("tables", t, "rules", j, "when"), key=True),
             table=t,
+            against=callers[1],
         )
         for j, row in enumerate(rows)
         if "when" in row and j not in fired
@@ -115,7 +145,11 @@ def _rule_findings(
 
 
 def _case_findings(
-    doc: Document, t: str, probes: dict[tuple[str, Any], Condition], calls: set[tuple[Any, ...]]
+    doc: Document,
+    t: str,
+    probes: dict[tuple[str, Any], Condition],
+    calls: set[tuple[Any, ...]],
+    callers: tuple[str, str],
 ) -> list[Diagnostic]:
     """RC802 for each key of value table `t` that none of `calls` reaches at its level, though
     the key above it is reached (a key under one never reached is that key's finding)."""
@@ -152,10 +186,11 @@ def _case_findings(
                     None,
                     shadowed.get(j),
                     "call",
-                    f"of the {len(reaching)} different calls the checks make" + (" here" if above else ""),
+                    f"of the {len(reaching)} different calls {callers[0]}" + (" here" if above else ""),
                     doc.span(("tables", t, "cases", *above, key), key=True),
                     table=t,
                     rows=[str(k) for k in keys],
+                    against=callers[1],
                 )
             )
     return found
