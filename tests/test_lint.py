@@ -269,6 +269,61 @@ def test_rc802_shadowed_and_never_true():
     assert not [d for d in diags if d.code in ("RC803", "RC804")]  # folded into the RC802
 
 
+AUTO_FIRST = """rulecraft: 1
+name: au2
+checks:
+  a:
+    inputs:
+      x: {type: int, min: 0, max: 3, default: 1}
+    roll:
+      d: {die: 6}
+    auto:
+      - when: x == 0
+        then: miss
+    outcomes: [miss, hit, odd]
+    outcome:
+      - when: x == 0 and d == 6
+        then: odd
+      - when: d >= 4
+        then: hit
+      - else: miss
+"""
+
+
+def test_rc802_names_the_auto_rule_that_decides_first() -> None:
+    """Found by a hunt: an outcome rule true only at inputs an auto rule decides before the roll
+    was RC802 "its condition is never true for any allowed input", with a hint to compare it with
+    the dice faces and min and max, though it is true at x = 0, d = 6. The rolls of the inputs the
+    auto rules decided are tried for such a rule (and only for one), and the auto rule named; a
+    condition true nowhere is told as before; where those rolls cannot all be tried, the message
+    says the condition is never true where the auto rules leave the roll to it."""
+    found = only(codes(AUTO_FIRST), "RC802")
+    assert (found.severity, found.message) == (
+        "warning",
+        "rule 1 of check 'a' (when x == 0 and d == 6) never fires: its condition is true only at "
+        "inputs where auto rule 1 already decides before the roll, so outcome 'odd' never comes out",
+    )
+    assert found.hint is not None and "narrow auto rule 1's condition" in found.hint
+    assert "dice faces" not in found.hint
+    nowhere = only(codes(AUTO_FIRST.replace("x == 0 and d == 6", "x == 1 and d == 7")), "RC802")
+    assert nowhere.message.endswith(
+        "its condition is never true for any allowed input, so outcome 'odd' never comes out"
+    )
+    # a die of x faces: at x = 0, which the auto rule decides, the dice cannot be rolled
+    unsure = only(
+        codes(
+            AUTO_FIRST.replace("d: {die: 6}", "d: {die: x}")
+            .replace("d == 6", "d == 1")
+            .replace("d >= 4", "d >= 1")
+        ),
+        "RC802",
+    )
+    assert "never true for any allowed input where the auto rules leave the roll to it (auto rule 1 " in (
+        unsure.message
+    )
+    assert not codes(AUTO_FIRST.replace("x == 0 and d == 6", "x == 1 and d == 6"))
+
+
 def test_rc802_auto_rule_and_table_rule():
     diags = codes("""
 rulecraft: 1

@@ -24,7 +24,9 @@ the same per-randomizer distributions)
          grid left out; rules in the wrong order are a warning wherever found); a table's
          `cases` key that earlier keys of its level cover, or that no call matches (the calls
          of the lasting state that `lasting` lists counted with the checks'; a table some of
-         whose state calls it cannot list is not judged)
+         whose state calls it cannot list is not judged); an outcome rule true only where an
+         auto rule decides before the roll names that auto rule (the rolls of the inputs the
+         auto rules decided are tried for such a rule alone)
   RC803  a declared outcome that nothing in the check (its rules, values, tables) names and
          no computed value gives (warning; a static fact, confirmed by the enumeration)
   RC804  a declared outcome that something names but that has probability 0 for every

@@ -27,7 +27,7 @@ from .cost import cost
 from .evaluate import exact_distribution
 from .grid import grid
 from .lasting import state_calls, state_table_gaps
-from .probe import FAIL, GAP, OVER_SHARE, CheckRun, Probe, Stop, TableCalls, spent
+from .probe import FAIL, GAP, OVER_SHARE, CheckRun, Matches, Probe, Stop, TableCalls, spent
 from .report import Report, note
 from .static import table_nodes, tables_reached
 from .tables import table_rule_findings
@@ -123,6 +123,7 @@ class Analysis:
         run = CheckRun(check, public, probe, len(combos), exhaustive)
         roll_names = _roll_names(check)
         seen: dict[tuple[Any, ...], int] = {}  # the index of the first combination that rolls so
+        decided: list[tuple[int, dict[str, Any]]] = []  # (the auto rule, the inputs) it decided
         # The cost model puts a reroll chain far above the work it does (3 d6 that may reroll
         # once: 94,000 units for three policies, 2,500 done), so what it calls too dear to
         # follow is still tried, counted as it runs: all of a check's tries together within the
@@ -154,7 +155,7 @@ class Analysis:
                     probe.failed(exc, dict(bound), None, before=True)
                 continue
             try:
-                fired = _auto(check, env, run, probe)
+                deciding, fired = _auto(check, env, run, probe)
             except LimitError as exc:
                 _leave_out(run, combo, self._why(exc), exc)
                 continue
@@ -162,6 +163,8 @@ class Analysis:
                 if isinstance(fired, Symbol):
                     run.produced.add(str(fired))
                     run.produced_followed.add(str(fired))  # decided before any die: nothing to follow
+                if deciding is not None and fired is not FAIL:
+                    decided.append((deciding, bound))
                 continue
             try:
                 key = tuple((n, env.get(n)) for n in roll_names)
@@ -221,7 +224,49 @@ class Analysis:
                 probe.policy = policy if check.sequential and target is probed else ""
                 if not self._evaluate(run, target, policy, bound, env, combo):
                     break
+        if decided and run.conclusive:
+            self._decided_first(run, probed, policies, decided)
         return run
+
+    def _decided_first(
+        self,
+        run: CheckRun,
+        target: Check,
+        policies: tuple[str, ...],
+        decided: list[tuple[int, dict[str, Any]]],
+    ) -> None:
+        """For each outcome rule that never fired and that no earlier rule shadows, whether its
+        condition is true at some roll of the inputs an auto rule decided before the roll (the
+        outcome rules are not tried there): `run.auto_first` names those auto rules. Run only for
+        such a rule (a ruleset without one is analysed as before; its work is charged as any
+        evaluation's), the table calls it makes forgotten (no play makes them); where it cannot be run
+        to the end (the budget, a bound, a roll that fails where the auto rule spares it),
+        `run.auto_unsure` says so, and the rule is told as never true where the roll is left to it."""
+        probe = run.probe
+        open_rules = [j for j in probe.pending if j not in probe.shadowed]
+        if not open_rules:
+            return
+        shadow = Matches(run.check, probe.rules, open_rules)
+        rolled = replace(target, auto=(), program=shadow)
+        saved = self.tables.saved()
+        try:
+            for auto, bound in decided:
+                if set(open_rules) <= set(shadow.matched):
+                    break
+                shadow.auto = auto
+                for policy in policies:
+                    check_left = max(0, self.budget.per_check - run.work)
+                    share = self.work.share(min(self.limits.max_work, check_left))
+                    try:
+                        exact_distribution(rolled, bound, self.ctx._replace(policy=policy, work=share))
+                    finally:
+                        run.work += share.used
+                        self.work.count(share)
+        except RulecraftError:
+            run.auto_unsure = True
+        finally:
+            self.tables.restore(saved)
+        run.auto_first = shadow.matched
 
     def _admits(self, run: CheckRun, combo: dict[str, Any], units: float, states: float) -> bool:
         """Whether one combination estimated at `units` and `states` is run; if not, it is left
@@ -462,9 +507,9 @@ def _dependent(check: Check) -> bool:
     return False
 
 
-def _auto(check: Check, env: dict[str, Any], run: CheckRun, probe: Probe) -> Any:
-    """The value of the auto rule that decides this combination (None: roll), recording every
-    other that matched too (which `first_rule` does not: it stops at the first)."""
+def _auto(check: Check, env: dict[str, Any], run: CheckRun, probe: Probe) -> tuple[int | None, Any]:
+    """The auto rule that decides this combination and its value (None, None: roll), recording
+    every other that matched too (which `first_rule` does not: it stops at the first)."""
     first: int | None = None
     value: Any = None
     for i, rule in enumerate(check.auto):
@@ -475,7 +520,7 @@ def _auto(check: Check, env: dict[str, Any], run: CheckRun, probe: Probe) -> Any
                 raise  # not a failure of the rules: the analysis's budget
             if first is None:
                 probe.failed(exc, env, None, before=True)
-                return FAIL
+                return None, FAIL
             continue
         if not hit:
             continue
@@ -488,7 +533,7 @@ def _auto(check: Check, env: dict[str, Any], run: CheckRun, probe: Probe) -> Any
                 if spent(exc):
                     raise
                 probe.failed(exc, env, None, before=True)
-                return FAIL
+                return first, FAIL
         else:
             run.auto_true.setdefault(i, set()).add(first)
-    return value if first is not None else None
+    return first, (value if first is not None else None)

@@ -95,6 +95,18 @@ class TableCalls:
         self._instrument(model)
         self._direct = {t.name: self._wrap(t.name, t.run) for t in model.tables.values()}
 
+    def saved(self) -> tuple[dict[str, set[tuple[Any, ...]]], set[str], set[str]]:
+        """What has been recorded so far, for `restore` after calls that no play makes."""
+        return {t: set(a) for t, a in self.args.items()}, set(self.incomplete), set(self.overflowed)
+
+    def restore(self, saved: tuple[dict[str, set[tuple[Any, ...]]], set[str], set[str]]) -> None:
+        """Forget every call recorded since `saved` was taken."""
+        args, incomplete, overflowed = saved
+        for t, a in args.items():
+            self.args[t].clear()
+            self.args[t].update(a)
+        self.incomplete, self.overflowed, self.gap = incomplete, overflowed, None
+
     def call(self, table: str, args: tuple[Any, ...]) -> None:
         """Call `table` with `args` as the lasting state would, recording it and every table call
         it makes; a call that fails (no rule, a division by zero) is not the checks' to report,
@@ -273,6 +285,39 @@ class Probe:
                 ex.at.add(self.index)
 
 
+class Matches:
+    """Stands in for a check's `program` on the rolls of inputs an auto rule decided (no play
+    rolls them): notes, for each of `rules` (indices of the outcome rules), the auto rules at
+    whose inputs its condition is true for some roll. It records nothing else, and a roll that
+    fails here is no failure of the check's."""
+
+    def __init__(self, check: Check, rules: tuple[Rule, ...], wanted: list[int]) -> None:
+        self.check = check
+        self.program = check.program
+        self.rules = rules
+        self.wanted = wanted
+        self.auto = -1
+        self.matched: dict[int, set[int]] = {}
+        self.blank = (None,) * len(check.layout)
+
+    def __call__(self, env: dict[str, Any], *dice: Any) -> tuple[Any, ...]:
+        try:
+            key = self.program(env, *dice)
+        except (EvalError, BoundError):
+            return (FAIL, -2, *self.blank)
+        full = with_dice(env, self.check.roll, dice)
+        full.update(zip(self.check.layout, key[2:]))
+        for j in self.wanted:
+            when = self.rules[j].when
+            assert when is not None
+            try:
+                if when.run(full):
+                    self.matched.setdefault(j, set()).add(self.auto)
+            except (EvalError, BoundError):
+                continue
+        return key
+
+
 @dataclass(frozen=True)
 class Stop:
     """Why a combination's rerolls were not followed, its dice taken as first rolled: the reason
@@ -329,6 +374,11 @@ class CheckRun:
     still leave another out for its cost, so RC809's hint offers this too when it is more."""
     produced_followed: set[str] = field(default_factory=set)
     """Outcomes some roll gave whose rerolls were followed (not taken as first rolled)."""
+    auto_first: dict[int, set[int]] = field(default_factory=dict)
+    """For each outcome rule that never fired, no earlier rule shadowing it: the auto rules at
+    whose inputs its condition is true for some roll (they decide first: `_decided_first`)."""
+    auto_unsure: bool = False
+    """The rolls of the inputs the auto rules decided were not all tried for `auto_first`."""
     unfollowed: Stop | None = None
     """Why the first combination whose rerolls were not followed was not (the first: RC809 names
     it beside the rolls seen only with the dice as first rolled, as it names the first combination

@@ -154,6 +154,8 @@ def never(
     tried: int | None = None,
     rows: Sequence[str] | None = None,
     against: str = "the dice faces and the inputs' min and max",
+    autos: Sequence[int] = (),
+    sure: bool = True,
 ) -> Diagnostic:
     """RC802: a rule that never fires, because earlier rules decide first or its condition is never
     true. With `tried`, over only that many input combinations, not every allowed one. Rules in
@@ -163,7 +165,9 @@ def never(
     out), which `--strict` leaves a note. A value table's key has no condition but itself
     (`condition` None): `rows` names its level's keys, the earlier ones that cover it.
     `against` is what a condition never true is to be compared with: what gave the values it
-    was tried on."""
+    was tried on. `autos` (indices) are the auto rules that decide first where the condition is
+    true (`sure`), or, not `sure`, that decided inputs whose rolls were not all tried: the
+    condition is then told never true where the auto rules leave the roll to it."""
     owner = f" of table '{table}'" if table else (f" of check '{check}'" if check else "")
     head = f"{label}{owner}{f' (when {condition})' if condition is not None else ''} never fires"
     row, test = ("rule", "condition") if rows is None else ("case", "key")
@@ -184,6 +188,37 @@ def never(
             "if it is not needed, remove it"
         )
         return Diagnostic("RC802", msg, span, hint, "warning")
+    if autos:
+        named = _and([str(i + 1) for i in autos])
+        who = f"auto rule {named}" if len(autos) == 1 else f"auto rules {named}"
+        over = f" over the {tried} input combinations tried" if tried is not None else ""
+        if sure:
+            decide = "decides" if len(autos) == 1 else "decide"
+            msg = (
+                f"{head}: its condition is true only at inputs where {who} already {decide} "
+                f"before the roll{over}{tail}"
+            )
+            hint = (
+                "the outcome rules are not tried where an auto rule decides: narrow "
+                f"{who}'s condition to leave these rolls to this rule; if it is not needed, remove it"
+            )
+            return Diagnostic("RC802", msg, span, hint, "warning")
+        msg = (
+            f"{head}: its condition is never true {scope} where the auto rules leave the roll to it "
+            f"({who} {'decides' if len(autos) == 1 else 'decide'} the other inputs first, whose rolls "
+            f"were not all tried){tail}"
+        )
+        hint = (
+            f"compare the condition with {against}, and with {who}, under which the outcome rules "
+            "are not tried"
+        )
+        return Diagnostic(
+            "RC802",
+            msg,
+            span,
+            hint if tried is None else hint + UNPROVEN,
+            "warning" if tried is None else "note",
+        )
     said = "its condition is never true" if rows is None else "its key matches none"
     msg = f"{head}: {said} {scope}{tail}"
     hint = f"compare the {test} with {against}"
@@ -309,6 +344,7 @@ class Report:
             lost = gives if gives is not None and gives not in run.produced and not probe.gaps else None
             if lost is not None:
                 explained.add(lost)
+            first, sure = _decided_first(run, label, what, shadowers)
             found.append(
                 never(
                     label,
@@ -320,6 +356,8 @@ class Report:
                     check=check.name,
                     lost=lost,
                     tried=tried,
+                    autos=first,
+                    sure=sure,
                 )
             )
         return found, explained
@@ -492,6 +530,22 @@ def _frac(p: Fraction) -> str:
 
 def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _decided_first(
+    run: CheckRun, label: str, what: str, shadowers: set[int] | None
+) -> tuple[list[int], bool]:
+    """For an outcome rule (`what` 'roll') that never fired and no earlier rule shadows: the auto
+    rules that decide first where its condition is true, and True; or, where the rolls of the
+    inputs they decided were not all tried, every auto rule that decided some, and False; else
+    none."""
+    if what != "roll" or shadowers:
+        return [], True
+    j = int(label.rpartition(" ")[2]) - 1
+    first = sorted(run.auto_first.get(j, ()))
+    if first:
+        return first, True
+    return (sorted(run.auto_fired), False) if run.auto_unsure else ([], True)
 
 
 def _named_outcome(node: ast.Node, check: Check) -> str | None:
