@@ -14,6 +14,7 @@ from typing import Any
 
 from ..frozen import frozen
 from ..model.values import Symbol, show
+from ..runtime.work import Work, gcd_units, made_units, meter, product_units, quotient_units
 
 _new = object.__new__
 _SLOTS = getattr(Fraction, "__slots__", None) == ("_numerator", "_denominator")
@@ -44,6 +45,40 @@ def ratios(numerators: Iterable[int], d: int) -> list[Fraction]:
 def ratio(n: int, d: int) -> Fraction:
     """`Fraction(n, d)` as `ratios` makes it."""
     return ratios((n,), d)[0]
+
+
+SMALL_BITS = 1_800
+"""Whole numbers of fewer bits than this together are below every charge for their size
+(`product_units`, `made_units`): a game's common totals are combined as they always were."""
+
+
+def common_multiple(a: int, b: int, work: Work) -> int:
+    """The least common multiple of whole numbers a, b > 0 (`math.lcm`), charged to `work` by
+    the size of its numbers: the division that starts their greatest common divisor before it
+    is made, the divisor's further steps (`gcd_units`) once its size is known, and the division
+    and product that make the multiple before they are made."""
+    a_bits, b_bits = a.bit_length(), b.bit_length()
+    if a_bits + b_bits < SMALL_BITS:
+        return math.lcm(a, b)
+    short = min(a_bits, b_bits)
+    work.charge(quotient_units(max(a_bits, b_bits), short))
+    g = math.gcd(a, b)
+    g_bits = g.bit_length()
+    work.charge(
+        gcd_units(short, g_bits) + quotient_units(b_bits, g_bits) + product_units(a_bits, b_bits - g_bits)
+    )
+    return a * (b // g)
+
+
+def spread_units(den_bits: int, scale_bits: int, w_bits: int, child: Dist) -> int:
+    """Units to charge for weighing `child` into a total of `den_bits` bits (`Dist.mix`): the
+    factor (the total divided by the child's scale of `scale_bits` bits, times a weight of
+    `w_bits`), then each of its weights times the factor and added to the total's."""
+    factor_bits = den_bits - scale_bits + w_bits + 1
+    each = product_units(child.total.bit_length(), factor_bits) + made_units(den_bits)
+    return (
+        quotient_units(den_bits, scale_bits) + product_units(factor_bits, w_bits) + len(child.weights) * each
+    )
 
 
 @frozen
@@ -86,14 +121,21 @@ class Dist:
     @staticmethod
     def mix(parts: Iterable[tuple[Dist, int, int]]) -> Dist:
         """Σ (w / of) · child over every (child, w, of): each child weighed by the chance w / of,
-        kept whole over one common total."""
+        kept whole over one common total. Charged by the size of the numbers it handles
+        (`common_multiple`, `spread_units`): the totals of a chain of redraws grow by the megabyte,
+        and one step over them takes milliseconds."""
         parts = list(parts)
+        work = meter()
         den = 1
         for child, _, of in parts:
-            den = math.lcm(den, child.total * of)
+            den = common_multiple(den, child.total * of, work)
+        bits = den.bit_length()
         out: dict[Any, int] = {}
         for child, w, of in parts:
-            factor = den // (child.total * of) * w
+            scale = child.total * of
+            if bits > SMALL_BITS:
+                work.charge(spread_units(bits, scale.bit_length(), w.bit_length(), child))
+            factor = den // scale * w
             for k, n in child.weights.items():
                 out[k] = out.get(k, 0) + n * factor
         return Dist(out, den)

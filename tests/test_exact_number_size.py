@@ -1,0 +1,114 @@
+"""Exact arithmetic is charged by the size of its numbers: a chain of redraws over a bag of
+99,000 chits makes totals of hundreds of thousands of digits, and combining two of them
+(`Dist.mix`: a least common multiple, a division, products) takes milliseconds where a unit of
+work is a microsecond. Charged by the item alone, such a check ran 34 s and 644 MB at the
+default budget (2 s, 256 MB promised) and overran a deadline of 1 s by 7 to 118 s."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import pytest
+
+import engine
+from engine.errors import DeadlineError, LimitError
+from engine.eval import dist
+from engine.eval.dist import Dist
+from engine.runtime import work as work_module
+from engine.runtime.work import Work, working
+
+BAG = """\
+rulecraft: 1
+name: bag1
+bags:
+  big: {chits: {a: 30000, b: 30000, c: 39000}}
+checks:
+  c:
+    roll:
+      d: {draw: big, count: 100, redraw: {RULE: "count(d, 'a') > 10", times: 1000}}
+    outcomes: big
+    outcome: best(d)
+"""
+
+
+def _mix_units(total: int) -> int:
+    """Units `Dist.mix` charges to weigh a two-valued child over `total` with a certain one."""
+    child = Dist({0: 1, 1: total - 1}, total)
+    work = Work(10**15)
+    with working(work):
+        Dist.mix([(child, 1, 3), (Dist.certain(2), 2, 3)])
+    return work.used
+
+
+def test_a_mix_is_charged_by_the_digits_of_its_totals() -> None:
+    # a game's totals cost nothing more than the item loops charge
+    assert _mix_units(6**20) == 0
+    small, double, quadruple = (_mix_units(7**n) for n in (20_000, 40_000, 80_000))
+    assert 0 < small
+    assert double >= 2 * small and quadruple >= 2 * double
+
+
+def test_the_default_budget_stops_a_redraw_chain_before_its_totals_grow_huge(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made = dist.Dist.mix
+    longest = [0]
+
+    def spied(parts: object) -> Dist:
+        out = made(parts)  # type: ignore[arg-type]
+        longest[0] = max(longest[0], out.total.bit_length())
+        return out
+
+    monkeypatch.setattr(dist.Dist, "mix", staticmethod(spied))
+    rs = engine.load(BAG.replace("RULE", "must"), limits=engine.Limits(deadline=None))
+    with pytest.raises(LimitError) as raised:
+        rs.distribution("c")
+    (d,) = raised.value.diagnostics
+    assert d.code == "RC503" and "work budget of 2,000,000 units" in d.message
+    # charged by the item alone, it went on to totals of 957,000 bits (288,000 digits)
+    assert 0 < longest[0] < 500_000
+
+
+@pytest.mark.parametrize("policy", ["always", "optimal"])
+def test_a_deadline_stops_a_redraw_chain_near_it(policy: str) -> None:
+    rs = engine.load(BAG.replace("RULE", "may"), limits=engine.Limits(deadline=1, max_work=10**12))
+    start = time.monotonic()
+    with pytest.raises(DeadlineError) as raised:
+        rs.distribution("c", policy=policy)
+    took = time.monotonic() - start
+    assert raised.value.diagnostics[0].code == "RC503"
+    # the clock is read every 20,000 units, tens of milliseconds now: the first look found 1 s
+    # not yet passed, and the next came 7-118 s later
+    assert took < 5
+
+
+class _Enough(Exception):
+    """Raised by the spy once the totals are long enough."""
+
+
+def test_the_clock_is_read_as_the_totals_grow(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deterministic: the looks at the clock a deadline makes (one per 20,000 units) while a
+    redraw chain's totals grow to 300,000 bits, some 270 redraws deep. Charged by the item, the
+    clock was read 3 times in all (each mix some 40 units); by size, about 90."""
+    looks = [0]
+
+    def monotonic() -> float:
+        looks[0] += 1
+        return time.monotonic()
+
+    made = dist.Dist.mix
+
+    def spied(parts: object) -> Dist:
+        out = made(parts)  # type: ignore[arg-type]
+        if out.total.bit_length() > 300_000:
+            raise _Enough
+        return out
+
+    monkeypatch.setattr(work_module, "time", SimpleNamespace(monotonic=monotonic))
+    monkeypatch.setattr(dist.Dist, "mix", staticmethod(spied))
+    rs = engine.load(BAG.replace("RULE", "must"), limits=engine.Limits(deadline=3600, max_work=10**12))
+    looks[0] = 0
+    with pytest.raises(_Enough):
+        rs.distribution("c")
+    assert looks[0] > 50
