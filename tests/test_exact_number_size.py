@@ -112,3 +112,50 @@ def test_the_clock_is_read_as_the_totals_grow(monkeypatch: pytest.MonkeyPatch) -
     with pytest.raises(_Enough):
         rs.distribution("c")
     assert looks[0] > 50
+
+
+SCENE = """\
+rulecraft: 1
+name: sc
+bags:
+  big: {chits: {a: 30000, b: 30000, c: 39000}}
+checks:
+  c:
+    roll:
+      d: {draw: big, count: 100}
+    outcomes: [lo, hi]
+    outcome: [{when: "count(d, 'a') > 30", then: hi}, {else: lo}]
+state:
+  character:
+    start: {type: int, min: 1, max: 100000, default: 300}
+  each:
+    hp: {counter: start, min: 0}
+actions:
+  hit:
+    by: character
+    roll: {check: c}
+    effects:
+      - {remove: {hp: 1}, when: "outcome == 'hi'"}
+scenes:
+  s:
+    parties: [p]
+    round:
+      - {act: hit, by: p}
+    ends:
+      - {when: p.hp == 0, then: done}
+    max_rounds: 100000
+"""
+
+
+def test_a_scene_length_count_charges_its_products_by_the_weights_digits() -> None:
+    """A scene whose check is over a bag of 99,000 chits moves its mass by weights of 1,100 bits,
+    and its total grows by as many each round: each push is a product of the two. Charged by the
+    total's length alone, the count went on to round 200 (15 s) before its RC503; by the product's
+    size, round 116 (about 3 s)."""
+    rs = engine.load(SCENE)
+    with pytest.raises(LimitError) as raised:
+        rs.scene_odds("s")
+    (d,) = raised.value.diagnostics
+    assert d.code == "RC503" and "round by round, at round " in d.message
+    reached = int(d.message.split("at round ")[1].split()[0])
+    assert reached < 150

@@ -31,7 +31,7 @@ from ..model.values import Multi
 from ..runtime import arguments
 from ..runtime.context import RunContext, with_work
 from ..runtime.state import begin, width_work
-from ..runtime.work import Work, working
+from ..runtime.work import Work, product_units, quotient_units, working
 from ..state.exact import after_action
 from .memo import state_key
 from .play import ending, scene_view, step_call, takes_place, too_long
@@ -412,8 +412,10 @@ def _count_lengths(
     of it stands at the same step: a round is `size` steps). The mass is kept as whole numbers
     over one common total, reduced once a round. Nodes are numbered and every step's weights put
     over one denominator up front, so a push is integer multiply-adds only. Each step charges
-    `work` for its multiply-adds before it makes them (`PUSHES_PER_UNIT`): a scene that can go on
-    for ever with `max_rounds: 100000` pushes a hundred thousand rounds.
+    `work` for its multiply-adds before it makes them (`PUSHES_PER_UNIT`, and `product_units` of
+    the total by the longest weight: a check over a large bag moves mass by weights of a thousand
+    bits), the reduction's divisions likewise (`quotient_units`): a scene that can go on for ever
+    with `max_rounds: 100000` pushes a hundred thousand rounds.
 
     Mass that reaches a node from which no ending can be reached (`_stuck`) is not pushed on: it
     is set aside as `stuck`, for `longer`, since it ends in no round of any count. The count stops
@@ -438,6 +440,9 @@ def _count_lengths(
             out[to] = out.get(to, 0) + w * f
         moves.append(list(out.items()))
     fan = [len(m) for m in moves]
+    # the longest move weight: past a thousand bits or so (a check over a large bag), each push
+    # is a product of the mass by it (`product_units`), which the word count alone misses
+    weight_bits = max((w.bit_length() for m in moves for _, w in m), default=0)
     stuck = 0  # the mass set aside, over the running total
     mass: dict[int, int] = {}
     if start in stuck_nodes:
@@ -455,7 +460,12 @@ def _count_lengths(
             nxt: dict[int, int] = {}
             ended = lost = 0
             width = 1 + total.bit_length() // BITS_PER_WORD  # long numbers cost more per push
-            work.charge(1 + width * sum(fan[at] for at in mass) // PUSHES_PER_UNIT)
+            pushes = sum(fan[at] for at in mass)
+            work.charge(
+                1
+                + width * pushes // PUSHES_PER_UNIT
+                + pushes * product_units(total.bit_length(), weight_bits)
+            )
             for at, m in mass.items():
                 for t, w in moves[at]:
                     if t >= 0:
@@ -476,6 +486,7 @@ def _count_lengths(
         rounds[r] = Fraction(done, total)
         common = math.gcd(total, stuck, *mass.values())
         if common > 1:
+            work.charge((2 + len(mass)) * quotient_units(total.bit_length(), common.bit_length()))
             total //= common
             stuck //= common
             mass = {k: v // common for k, v in mass.items()}
