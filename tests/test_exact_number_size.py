@@ -6,6 +6,7 @@ default budget (2 s, 256 MB promised) and overran a deadline of 1 s by 7 to 118 
 
 from __future__ import annotations
 
+import random
 import time
 from types import SimpleNamespace
 
@@ -159,3 +160,15 @@ def test_a_scene_length_count_charges_its_products_by_the_weights_digits() -> No
     assert d.code == "RC503" and "round by round, at round " in d.message
     reached = int(d.message.split("at round ")[1].split()[0])
     assert reached < 150
+
+
+def test_a_sampled_redraw_is_charged_by_the_chits_it_draws_again() -> None:
+    """Sampled, each of the check's thousand redraws draws 100 chits again from 99,000 (some
+    50 microseconds): charged 8 units each, 1,000 rolls ran 65 s before their RC503."""
+    rs = engine.load(BAG.replace("RULE", "must"), limits=engine.Limits(deadline=None))
+    with pytest.raises(LimitError) as raised:
+        rs.sample("c", 1000, random.Random(7))
+    (d,) = raised.value.diagnostics
+    assert d.code == "RC503" and "the first took " in d.message
+    first = int(d.message.split("the first took ")[1].split()[0].replace(",", ""))
+    assert first > 100_000

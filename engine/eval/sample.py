@@ -779,7 +779,9 @@ class _Roller:
         allowed = times
         work = meter()
         while redraw_offered(r, env, value, times):
-            work.charge(TRANSITION)
+            # a unit per die or chit the redraw rolls again, as a reroll chain's step is charged:
+            # redrawing 100 chits from a bag of 99,000 takes some 50 microseconds
+            work.charge(TRANSITION + len(getattr(value, "items", ())))
             if r.redraw.must:
                 by = "rule"
             elif self.policy == "optimal":
