@@ -52,6 +52,10 @@ SMALL_BITS = 1_800
 (`product_units`, `made_units`): a game's common totals are combined as they always were."""
 
 
+_HALF = 1 << (SMALL_BITS // 2)
+"""Two whole numbers under it are together under `SMALL_BITS`: compared, not measured."""
+
+
 def common_multiple(a: int, b: int, work: Work) -> int:
     """The least common multiple of whole numbers a, b > 0 (`math.lcm`), charged to `work` by
     the size of its numbers: the division that starts their greatest common divisor before it
@@ -125,16 +129,21 @@ class Dist:
         (`common_multiple`, `spread_units`): the totals of a chain of redraws grow by the megabyte,
         and one step over them takes milliseconds."""
         parts = list(parts)
-        work = meter()
         den = 1
+        lcm = math.lcm
         for child, _, of in parts:
-            den = common_multiple(den, child.total * of, work)
+            scale = child.total * of
+            # a game's totals, the common case, without a call or a charge (13 % of a small mix)
+            if den < _HALF and scale < _HALF:
+                den = lcm(den, scale)
+            else:
+                den = common_multiple(den, scale, meter())
         bits = den.bit_length()
         out: dict[Any, int] = {}
         for child, w, of in parts:
             scale = child.total * of
             if bits > SMALL_BITS:
-                work.charge(spread_units(bits, scale.bit_length(), w.bit_length(), child))
+                meter().charge(spread_units(bits, scale.bit_length(), w.bit_length(), child))
             factor = den // scale * w
             for k, n in child.weights.items():
                 out[k] = out.get(k, 0) + n * factor
