@@ -821,3 +821,33 @@ def test_a_place_far_along_a_long_line_is_shown_in_a_window_around_it(cli, tmp_p
     assert shown.startswith("  …") and len(shown) == EXCERPT_WIDTH + 4 and shown.endswith("…")
     assert shown[carets.index("^") :].startswith("dd == 2") and carets.strip() == "^^"
     assert len(r.err) < 1000 and hint == "  hint: did you mean 'd'?"
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            "tables:\n  in:\n    params: [x]\n    value: x + 1\n",
+            "'in' is a word of the expression language and cannot name a table",
+        ),
+        (
+            "state:\n  shared:\n    in: {counter: 3}\n",
+            "'in' is a reserved word and cannot name a shared item",
+        ),
+        ("state:\n  each:\n    true: {counter: 3}\n", "'true' is a reserved word and cannot name an item"),
+    ],
+)
+def test_a_word_of_the_language_names_no_table_or_state_item(text: str, said: str) -> None:
+    """Once a word of the language is read only as a word, a table or a state item named `in`
+    loaded and no expression could call or read it (`in(d)`, `in + 1`, `rival.in` are RC201):
+    it is refused where it is declared (a review)."""
+    base = (
+        "rulecraft: 1\nname: kw\nchecks:\n  c:\n    roll: {d: {die: 6}}\n    outcomes: [lo, hi]\n"
+        "    outcome: \"'hi' if d > 3 else 'lo'\"\n"
+    )
+    with pytest.raises(RulecraftError) as error:
+        engine.load_source(SourceFile("kw.yaml", base + text))
+    [d] = error.value.diagnostics
+    assert d.code == "RC307" and said in d.message, d.message
+    name = said.split("'")[1]
+    assert d.span is not None and d.span.excerpt().split("\n")[0].strip().startswith(f"{name}:")

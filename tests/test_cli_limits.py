@@ -152,6 +152,8 @@ def test_serve_takes_the_bounds_but_its_deadline_is_its_own_option() -> None:
             max_body=10,
             deadline=5.0,
             port=0,
+            host="127.0.0.1",
+            allow_host=[],
             rulesets=None,
             db=None,
             token=None,

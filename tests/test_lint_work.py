@@ -515,7 +515,10 @@ def test_a_constant_call_not_read_is_told_without_offering_more_work() -> None:
     hint = small[0].hint or ""
     assert "--lint-work" not in hint and "LintBudget" not in hint and small[0].advice is None
     assert hint.startswith("band(3 / 10) is worked out once, when the ruleset loads")
-    assert "plain numbers or truth values (0.3, not 3 / 10); written so, the rules are judged" in hint
+    assert (
+        "plain numbers or truth values (0.3, not 3 / 10; a scale's value it does not read at all);"
+        " written so, the rules are judged" in hint
+    )
     written = lint(engine.load(_banded(SHADOWED, outputs="    outputs:\n      base: band(0.3)\n")))
     assert [d.code for d in written] == ["RC802"]
 

@@ -100,7 +100,14 @@ def test_every_path_refuses_a_host_it_does_not_answer_to() -> None:
     with TestClient(create_app(settings), base_url="http://127.0.0.1:8000") as client:
         assert client.get("/").status_code == 200
         assert client.get("/", headers={"Host": "dice.example.org:443"}).status_code == 200
-        for host in ("evil.example", "127.0.0.1.evil.example", "localhost:8000@evil", "127.0.0.1:x"):
+        refused_too = ("[1.2.3.4]", "[fe80::1%25evil.example]")  # bracketed IPv4, an IPv6 zone
+        for host in (
+            "evil.example",
+            "127.0.0.1.evil.example",
+            "localhost:8000@evil",
+            "127.0.0.1:x",
+            *refused_too,
+        ):
             assert "does not answer" in refused(client.get("/", headers={"Host": host}))
         # an address is no rebinding (the page's own origin), in any form; an empty port is a port
         for host in ("192.168.1.5:8000", "[2001:db8:0::1]", "[::1]:8000", "127.0.0.1:"):

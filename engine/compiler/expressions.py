@@ -24,7 +24,7 @@ from ..errors import (
     limit_advice,
 )
 from ..expr import ast
-from ..expr.parser import parse
+from ..expr.parser import KEYWORDS, parse
 from ..expr.printer import to_text
 from ..frozen import frozen
 from ..graph import circle_text
@@ -744,6 +744,13 @@ class Expressions:
                 "RC307",
                 f"table '{name}' has the name of a builtin function",
                 self.unit.doc.span(path, key=True),
+            )
+        if name in KEYWORDS:  # no call of it could be written: `in(d)` reads the word
+            raise problem(
+                "RC307",
+                f"'{name}' is a word of the expression language and cannot name a table",
+                self.unit.doc.span(path, key=True),
+                f"rename it, e.g. '{name}_'",
             )
         self._table_busy.append(name)
         self.unit.counted.append(0)

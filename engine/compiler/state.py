@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CODES, InputError, did_you_mean
+from ..expr.parser import KEYWORDS
 from ..model import types as T
 from ..model.ruleset import Check, Expr, InputSpec, Scale
 from ..model.state import (
@@ -51,7 +52,10 @@ if TYPE_CHECKING:
     from ..model.scene import Scene
     from .structure import Structure
 
-RESERVED = frozenset({"outcome", "face", "character"})
+RESERVED = frozenset({*KEYWORDS, "outcome", "face", "character"})
+"""The words no state item, parameter, role, party or action input may be: the language's
+(`parser.KEYWORDS`: an item named `in` loaded and no expression could read it, found by a
+review), and the names a roll's and an action's expressions read."""
 
 STEP_KEYS = {
     "act": ("act", "character", "others", "inputs", "dice", "policy"),

@@ -545,7 +545,8 @@ def _word_hint(exc: UnexpectedToken, here: str) -> str | None:
             rest = token.value[len(word) :]
             if token.value.startswith(word) and word.upper() in expected and rest:
                 return (
-                    f"'{token.value}' is one name; '{word}' is written apart from the next: '{word} {rest}'"
+                    f"'{token.value}' is one name, where an operator belongs; if '{word}' was meant,"
+                    f" write it apart: '{word} {rest}'"
                 )
         return None
     keyword = _KEYWORD_TOKENS.get(token.type)

@@ -372,11 +372,16 @@ def host_name(text: str) -> str:
 
 
 def _address(name: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """`name` as an IP address (`[v6]` unbracketed), or None for a name."""
+    """`name` as an IP address: IPv4 bare, IPv6 in brackets or bare (as `--allow-host` gives it),
+    no zone (`%eth0`, which no browser sends); None for a name."""
+    bracketed = name.startswith("[") and name.endswith("]")
     try:
-        return ipaddress.ip_address(name[1:-1] if name.startswith("[") and name.endswith("]") else name)
+        address = ipaddress.ip_address(name[1:-1] if bracketed else name)
     except ValueError:
         return None
+    if "%" in name or (bracketed and address.version == 4):  # `[1.2.3.4]` is no host RFC 3986 writes
+        return None
+    return address
 
 
 def _sent_host(value: str) -> str | None:

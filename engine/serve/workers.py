@@ -46,9 +46,10 @@ RETRY_MAX = 30.0
 """The longest pause between two attempts to start a worker that failed to start."""
 
 RULESETS_PER_WORKER = 16
-"""Compiled rulesets one worker keeps, by content (the oldest goes first), weighing together at
-most `RULESET_BYTES_PER_WORKER` (`cache.compiled_bytes`): kept by count alone, the 16 stayed in
-memory whatever `api._LOADED`'s weight let go (a review)."""
+"""Compiled rulesets one worker keeps, by content (the least recently sent goes first), their
+code and text weighing together at most `RULESET_BYTES_PER_WORKER` (`cache.compiled_bytes`):
+kept by count alone, the 16 stayed in memory whatever `api._LOADED`'s weight let go (a review).
+What each remembers as it runs is its own caches', each bounded by `Limits.max_cache_bytes`."""
 RULESET_BYTES_PER_WORKER = 64 * MB
 
 
@@ -238,7 +239,8 @@ def _serve(conn: Connection, limits: Limits) -> None:  # pragma: no cover - runs
                 # within what the request has left (the server loaded it too: a text's compile
                 # is seconds at most, but each is the request's time)
                 rs = load_source(SourceFile(job.name, job.text), limits=limits, deadline=max(seconds, 0.001))
-                kept.put(key, rs, compiled_bytes(rs.model.code, len(job.text)))
+            # kept as the newest, found or made: the least recently sent goes first
+            kept.put(key, rs, compiled_bytes(rs.model.code, len(job.text)))
             rs.limits = replace(limits, deadline=max(seconds, 0.001))  # this worker's only job now
             reply: tuple[Any, ...] = ("ok", HEAVY[job.kind](rs, job.body))
         except DeadlineError:  # the solve had what was left of the request: name the request's own

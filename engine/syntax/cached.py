@@ -35,7 +35,7 @@ MAX_ENTRIES = 128
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 
 _HERE = Path(__file__).resolve().parent
-_SOURCES = ("breaks.py", "cached.py", "document.py", "schema.py", "yaml_errors.py")
+_SOURCES = ("breaks.py", "cached.py", "document.py", "expansion.py", "schema.py", "yaml_errors.py")
 _LIBRARIES = ("ruamel.yaml", "jsonschema")
 
 

@@ -257,8 +257,9 @@ def _unread(t: str, rows: str, site: ast.Call, where: Span) -> Diagnostic:
         "when the ruleset loads, not plain numbers, is not seen by the linter",
         where,
         f"{to_text(site)} is worked out once, when the ruleset loads, and of such a call the linter "
-        "reads only arguments written as plain numbers or truth values (0.3, not 3 / 10); written "
-        f"so, the {rows} are judged. More work for the linter does not change this",
+        "reads only arguments written as plain numbers or truth values (0.3, not 3 / 10; a scale's "
+        f"value it does not read at all); written so, the {rows} are judged. More work for the "
+        "linter does not change this",
         "warning",
     )
 
