@@ -322,6 +322,18 @@ def test_rc802_names_the_auto_rule_that_decides_first() -> None:
         unsure.message
     )
     assert not codes(AUTO_FIRST.replace("x == 0 and d == 6", "x == 1 and d == 6"))
+    # (a review) an earlier rule that decides those rolls is no auto rule's to name: narrowing the
+    # auto rule would never let the rule fire; and every auto rule that decides first is named
+    shadowed = AUTO_FIRST.replace(
+        "      - when: x == 0 and d == 6\n",
+        "      - when: d == 6\n        then: hit\n      - when: x == 0 and d == 6\n",
+    )
+    assert "auto rule" not in only(codes(shadowed), "RC802").message
+    two = AUTO_FIRST.replace(
+        "      - when: x == 0\n        then: miss\n",
+        "      - when: x == 0\n        then: miss\n      - when: x == 3\n        then: miss\n",
+    ).replace("x == 0 and d == 6", "(x == 0 or x == 3) and d == 6")
+    assert "auto rules 1 and 2 already decide" in only(codes(two), "RC802").message
 
 
 def test_rc802_auto_rule_and_table_rule():

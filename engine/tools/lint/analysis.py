@@ -250,9 +250,7 @@ class Analysis:
         rolled = replace(target, auto=(), program=shadow)
         saved = self.tables.saved()
         try:
-            for auto, bound in decided:
-                if set(open_rules) <= set(shadow.matched):
-                    break
+            for auto, bound in decided:  # every one, so that each auto rule that decides first is named
                 shadow.auto = auto
                 for policy in policies:
                     check_left = max(0, self.budget.per_check - run.work)

@@ -287,9 +287,9 @@ class Probe:
 
 class Matches:
     """Stands in for a check's `program` on the rolls of inputs an auto rule decided (no play
-    rolls them): notes, for each of `rules` (indices of the outcome rules), the auto rules at
-    whose inputs its condition is true for some roll. It records nothing else, and a roll that
-    fails here is no failure of the check's."""
+    rolls them): notes, for each of `wanted` (indices of the outcome rules), the auto rules at
+    whose inputs it would decide some roll (its condition true, and no earlier rule's). It
+    records nothing else, and a roll that fails here is no failure of the check's."""
 
     def __init__(self, check: Check, rules: tuple[Rule, ...], wanted: list[int]) -> None:
         self.check = check
@@ -307,14 +307,18 @@ class Matches:
             return (FAIL, -2, *self.blank)
         full = with_dice(env, self.check.roll, dice)
         full.update(zip(self.check.layout, key[2:]))
-        for j in self.wanted:
-            when = self.rules[j].when
-            assert when is not None
+        # the rule that would decide this roll: the first whose condition holds (an earlier one
+        # that holds decides it, so a later rule it shadows here is not the auto rule's to name:
+        # a review found 'narrow auto rule 1' told of a rule that rule 1 shadowed everywhere)
+        for j, rule in enumerate(self.rules):
             try:
-                if when.run(full):
-                    self.matched.setdefault(j, set()).add(self.auto)
+                holds = rule.when is None or rule.when.run(full)
             except (EvalError, BoundError):
-                continue
+                return key
+            if holds:
+                if j in self.wanted:
+                    self.matched.setdefault(j, set()).add(self.auto)
+                return key
         return key
 
 
