@@ -62,7 +62,8 @@ class Expansion:
 
     def _size(self, node: Any) -> tuple[int, int]:
         """The values and text `node` stands for; a collection still being composed (an alias
-        inside its own anchor) as nothing yet: `load` refuses the loop once it is built."""
+        inside its own anchor) as nothing yet: it expands to no more than its anchor already
+        counts (such an alias is read as null when the data is copied, `document._plain`)."""
         if isinstance(node.value, str):
             return 1, len(node.value)
         found = self.sizes.get(id(node))
