@@ -251,3 +251,36 @@ def test_a_worker_keeps_the_rulesets_it_was_sent_by_weight(monkeypatch: pytest.M
     alive = sum(isinstance(o, RulesetModel) for o in gc.get_objects()) - before
     parent.close()
     assert alive <= 1  # the last one answered, still named by the loop (it had kept all 4)
+
+
+def test_a_worker_keeps_the_ruleset_sent_again_as_the_newest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Of the rulesets a worker keeps, the least recently sent goes first: one sent again is the
+    newest (a review: under the weight bound a hit had stopped refreshing it, so a ruleset in
+    constant use was compiled again after every 16 others). Kept two: A, B, A, C keeps A and C."""
+    import gc
+    import multiprocessing
+    import threading
+
+    from engine import api
+    from engine.model.ruleset import RulesetModel
+    from engine.runtime.cache import BoundedCache
+    from engine.runtime.limits import Limits
+    from engine.serve import workers
+
+    monkeypatch.setattr(api, "_LOADED", BoundedCache(16, 1))
+    monkeypatch.setattr(workers, "RULESETS_PER_WORKER", 2)
+    coin = (
+        "rulecraft: 1\nname: {name}\nchecks:\n  flip:\n    roll: {{d: {{die: 6}}}}\n"
+        "    outcomes: [tails, heads]\n    outcome: \"'heads' if d >= 4 else 'tails'\"\n"
+    )
+    parent, child = multiprocessing.Pipe()
+    threading.Thread(target=workers._serve, args=(child, Limits()), daemon=True).start()
+    assert parent.recv() == ("ready",)
+    for name in ("a", "b", "a", "c"):
+        job = workers.Job("prob", f"{name}.yaml", coin.format(name=name), {"check": "flip", "inputs": {}})
+        parent.send((job, 30.0))
+        assert parent.recv()[0] == "ok"
+    gc.collect()
+    alive = sorted(o.name for o in gc.get_objects() if isinstance(o, RulesetModel) and o.name in "abc")
+    parent.close()
+    assert alive == ["a", "c"], alive
