@@ -54,8 +54,8 @@ class Settings:
     db: str | None = None
     """The campaign store, as `engine.api.open_store` takes it (None: the default file)."""
     token: str | None = None
-    """When set, campaign writes need `Authorization: Bearer <token>`: text with no space at
-    either end (`usable_token`), since a client's is read without one."""
+    """When set, campaign writes need `Authorization: Bearer <token>`: one a client can send
+    (`token_problem`)."""
     allowed_hosts: tuple[str, ...] = ("*",)
     """The names a request's `Host` may give (any port; `HostCheck`), `*` for any: `rulecraft
     serve` gives the loopback's and its `--host` (`run.allowed_hosts`), so that a web page whose
@@ -80,16 +80,27 @@ class Settings:
     def __post_init__(self) -> None:
         if self.workers < 1 or self.queue < 0 or self.max_body < 1 or not self.deadline > 0:
             raise ValueError("workers >= 1, queue >= 0, max_body >= 1 and deadline > 0")
-        if self.token is not None and not usable_token(self.token):
-            raise ValueError("a token is text with no space at either end")
+        wrong = token_problem(self.token) if self.token is not None else None
+        if wrong is not None:
+            raise ValueError(f"a token is printable ASCII with no space at either end; this one {wrong}")
 
 
-def usable_token(token: str) -> bool:
-    """Whether `token` can be matched: not empty, no space at either end (a client's is read
-    with none, so `'abc '` would refuse every client; an empty one would be no token at all),
-    and printable ASCII (a header is read as Latin-1 and clients send UTF-8, so `pässword` never
-    matched; browsers refuse anything past Latin-1: a review)."""
-    return token != "" and token == token.strip() and token.isascii() and token.isprintable()
+def token_problem(token: str) -> str | None:
+    """Why no client could send `token`, in words that follow its name; None when one can. Empty
+    (it would be no token at all), white space at either end (a client's header is read without
+    it, so `'abc '` refused every client), or not printable ASCII (a header is read as Latin-1
+    and clients send UTF-8, so `pässword` never matched; browsers refuse anything past Latin-1:
+    a review)."""
+    if token == "":
+        return "is empty: give a token, or none for campaign writes open to all"
+    if token != token.strip():
+        return "begins or ends with white space, which no client can send: give it without"
+    if not (token.isascii() and token.isprintable()):
+        return (
+            "holds a character that is not printable ASCII, which clients send apart:"
+            " give a token of letters, digits and punctuation"
+        )
+    return None
 
 
 _RENAME = "rename the file to a UTF-8 name: a request names a served ruleset by its file name"
@@ -365,13 +376,13 @@ def host_name(text: str) -> str:
     """A host's name as it is compared: in lower case, without a final dot, an address in its
     standard form (`ipaddress`), IPv6 in brackets (`::1`, `[0::1]` and `[::1]` alike)."""
     name = text.strip().lower().rstrip(".")
-    address = _address(name)
+    address = address_of(name)
     if address is not None:
         return f"[{address}]" if address.version == 6 else str(address)
     return f"[{name}]" if ":" in name and not name.startswith("[") else name
 
 
-def _address(name: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+def address_of(name: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     """`name` as an IP address: IPv4 bare, IPv6 in brackets or bare (as `--allow-host` gives it),
     no zone (`%eth0`, which no browser sends); None for a name."""
     bracketed = name.startswith("[") and name.endswith("]")
@@ -418,7 +429,7 @@ class HostCheck:
         sent = dict(scope.get("headers") or []).get(b"host")
         value = sent.decode("latin-1") if sent is not None else None
         name = _sent_host(value) if value is not None else None
-        if name is not None and (name in self.hosts or _address(name) is not None):
+        if name is not None and (name in self.hosts or address_of(name) is not None):
             await self.app(scope, receive, send)
             return
         said = (

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import os
 import re
 import socket
@@ -15,7 +14,7 @@ import uvicorn
 
 from ..errors import Diagnostic, InputError
 from ..frozen import replace
-from .app import LOOPBACK, Settings, create_app, host_name, usable_token
+from .app import LOOPBACK, Settings, address_of, create_app, host_name, token_problem
 
 MOST_WORKERS = 64
 """Solver processes one server may start: each is a whole interpreter with the engine loaded."""
@@ -51,15 +50,9 @@ def settings_of(args: argparse.Namespace) -> Settings:
     token, given_as = (args.token, "--token")
     if token is None:
         token, given_as = os.environ.get("RULECRAFT_TOKEN"), "$RULECRAFT_TOKEN"
-    if token is not None and not usable_token(token):
-        problems.append(
-            f"{given_as} is empty: give a token, or none for campaign writes open to all"
-            if token == ""
-            else f"{given_as} begins or ends with white space, which no client can send: give it without"
-            if token != token.strip()
-            else f"{given_as} holds a character that is not printable ASCII, which clients send apart:"
-            " give a token of letters, digits and punctuation"
-        )
+    wrong = token_problem(token) if token is not None else None
+    if wrong is not None:
+        problems.append(f"{given_as} {wrong}")
     if problems:
         raise InputError([Diagnostic("RC407", p, None) for p in problems])
     return Settings(
@@ -81,21 +74,15 @@ _HOST = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?", re.ASCII | re.IGNORECASE)
 
 def _not_a_host(name: str) -> str | None:
     """Why `name`, given to --allow-host, is no host name or address; None when it is one."""
-    if name == "*" or _HOST.fullmatch(name):
+    if name == "*" or _HOST.fullmatch(name) or address_of(name) is not None:
         return None
-    try:
-        ipaddress.ip_address(name.removeprefix("[").removesuffix("]"))
-    except ValueError:
-        return "give a host name or address alone, with no scheme, port or path ('*': any name)"
-    return None
+    return "give a host name or address alone, with no scheme, port or path ('*': any name)"
 
 
 def unspecified(host: str) -> bool:
     """Whether `host` binds every address of the machine (`0.0.0.0`, `::`, or none named)."""
-    try:
-        return host == "" or ipaddress.ip_address(host.removeprefix("[").removesuffix("]")).is_unspecified
-    except ValueError:
-        return False
+    address = address_of(host)
+    return host == "" or (address is not None and address.is_unspecified)
 
 
 def allowed_hosts(given: Sequence[str], host: str, bound: str | None = None) -> tuple[str, ...]:
