@@ -1729,6 +1729,19 @@ def test_a_stored_ruleset_text_changed_by_hand_is_refused(cli: Any, tmp_path: Pa
         assert con.execute("select count(*) from events").fetchone() == before
 
 
+def _one_kept_one_migrated(cli: Any, tmp_path: Path) -> tuple[Path, str]:
+    """Campaigns `b` and `m` of one ruleset file in a new store, `m` migrated to the file changed:
+    the file and the store, for a test to damage what `b` keeps or `m`'s migration records."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(BOUNDED)
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "b", str(rules)).code == 0
+    assert cli("campaign", "--db", db, "new", "m", str(rules)).code == 0
+    rules.write_text(BOUNDED.replace("max: 3", "max: 5"))
+    assert cli("campaign", "--db", db, "act", "m", "spend", "--migrate").code == 0
+    return rules, db
+
+
 def test_a_stored_ruleset_text_with_no_state_is_a_placed_rc903_not_a_campaign_with_no_rules(
     cli: Any, tmp_path: Path
 ) -> None:
@@ -1740,13 +1753,7 @@ def test_a_stored_ruleset_text_with_no_state_is_a_placed_rc903_not_a_campaign_wi
     import hashlib
     import sqlite3
 
-    rules = tmp_path / "rules.yaml"
-    rules.write_text(BOUNDED)
-    db = str(tmp_path / "c.db")
-    assert cli("campaign", "--db", db, "new", "b", str(rules)).code == 0
-    assert cli("campaign", "--db", db, "new", "m", str(rules)).code == 0
-    rules.write_text(BOUNDED.replace("max: 3", "max: 5"))
-    assert cli("campaign", "--db", db, "act", "m", "spend", "--migrate").code == 0
+    rules, db = _one_kept_one_migrated(cli, tmp_path)
     rules.unlink()
     stateless = "\n" + BOUNDED[: BOUNDED.index("state:")]
     with contextlib.closing(sqlite3.connect(db)) as con, con:
@@ -1776,13 +1783,7 @@ def test_a_kept_ruleset_text_that_does_not_load_is_a_placed_rc903(cli: Any, tmp_
     import hashlib
     import sqlite3
 
-    rules = tmp_path / "rules.yaml"
-    rules.write_text(BOUNDED)
-    db = str(tmp_path / "c.db")
-    assert cli("campaign", "--db", db, "new", "b", str(rules)).code == 0
-    assert cli("campaign", "--db", db, "new", "m", str(rules)).code == 0
-    rules.write_text(BOUNDED.replace("max: 3", "max: 5"))
-    assert cli("campaign", "--db", db, "act", "m", "spend", "--migrate").code == 0
+    rules, db = _one_kept_one_migrated(cli, tmp_path)
     broken, unknown = "rulecraft: 1\nname: [\n", BOUNDED.replace("checks:", "chekcs:")
     line = BOUNDED[: BOUNDED.index("checks:")].count("\n") + 1
     for text, told in (
