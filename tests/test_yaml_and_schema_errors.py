@@ -14,6 +14,7 @@ import pytest
 
 import engine
 from engine.errors import RulecraftError
+from engine.syntax.document import load as load_yaml
 from engine.syntax.positions import SourceFile
 
 BASE = """\
@@ -420,6 +421,75 @@ def test_a_mistake_in_each_of_two_places_is_said_for_each() -> None:
         "unknown key 'sides' in checks.a.roll.d",
         "unknown key 'sides' in checks.b.roll.d",
     ]
+
+
+# -- an alias inside the value its anchor names ---------------------------------------------------
+
+SELF_ALIASES = [
+    # (old, new, the alias as written): a value that would contain itself
+    ("name: coin", "name: coin\ndescription: &d [a, *d]", "*d"),  # in a list
+    ("d: {die: 6}", "d: &d {die: 6, then: *d}", "*d"),  # a mapping's value
+    ("d: {die: 6}", "d: &d {die: 6, *d : 1}", "*d"),  # a mapping's key
+    ("d: {die: 6}", "d: &d {die: 6, <<: *d}", "*d"),  # merged into itself
+    ("outcomes: [lo, hi]", "outcomes: &o [[lo, [*o]]]", "*o"),  # nested two deep
+    ("    roll:\n      d: {die: 6}", "    roll: &r\n      d: {die: 6}\n      e:\n        - *r", "*r"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "alias"), SELF_ALIASES)
+def test_an_alias_inside_the_value_its_anchor_names_is_one_rc002_at_the_alias(
+    old: str, new: str, alias: str
+) -> None:
+    """ruamel composes such a value as a cycle and reads the alias as null (`[a, None]`): a wrong
+    reading, said nowhere. It is refused where the alias is written, before the value is made."""
+    text = edit(old, new)
+    d = one(text)
+    line, col = at(text, alias)
+    assert d.code == "RC002"
+    assert d.span is not None and (d.span.line, d.span.col, d.span.end_col) == (line, col, col + len(alias))
+    name = alias[1:]
+    assert d.message == (
+        f"the alias *{name} is used inside the value its anchor &{name} names: a value cannot contain itself"
+    )
+    assert d.hint is not None and d.hint.startswith("write the value out in full here")
+    anchor_line = at(text, "&" + name)[0]
+    assert (f"(&{name} is on line {anchor_line})" in d.hint) == (anchor_line != line)
+
+
+def test_an_alias_after_its_anchored_value_closes_still_reads() -> None:
+    """Only a value still open when its alias comes is refused: a use after it closes, a use of an
+    anchor written again inside it (`&o [&o [..], *o]`: the inner one, closed), read as before."""
+    text = edit("outcomes: [lo, hi]", "outcomes: &o [lo, hi]")
+    text += "  again:\n    roll: {d: {die: 6}}\n    outcomes: *o\n    outcome: \"'hi' if d > 3 else 'lo'\"\n"
+    assert engine.load(text).distribution("again").probability("hi") == 1 / 2
+    doc = load_yaml(SourceFile("t.yaml", "a: &x [1]\nb: *x\nc: &y [&y [2], *y]\n"))
+    assert doc.data == {"a": [1], "b": [1], "c": [[2], [2]]}
+
+
+def test_an_alias_inside_its_own_value_from_the_command_line_is_one_message_and_exit_1(
+    tmp_path: Path,
+    cli,  # type: ignore[no-untyped-def]
+) -> None:
+    path = tmp_path / "bad.yaml"
+    text = edit("outcomes: [lo, hi]", "outcomes: &o [lo, hi, *o]")
+    path.write_text(text)
+    line, col = at(text, "*o")
+    result = cli("validate", str(path))
+    said = result.out + result.err
+    assert result.code == 1
+    assert said.count("error RC") == 1 and "Traceback" not in said
+    assert f"{path}:{line}:{col}: error RC002: the alias *o is used inside" in said
+
+
+def test_an_alias_inside_its_own_value_is_refused_each_time_a_file_is_loaded(tmp_path: Path) -> None:
+    """A refused file is never kept by the on-disk cache (`syntax.cached`): the second load reads
+    it afresh and refuses it as the first did."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(edit("outcomes: [lo, hi]", "outcomes: &o [lo, hi, *o]"))
+    for _ in range(2):
+        with pytest.raises(engine.LoadError) as info:
+            engine.load(path)
+        assert [d.code for d in info.value.diagnostics] == ["RC002"]
 
 
 # -- keys that are one key to rulecraft ----------------------------------------------------------

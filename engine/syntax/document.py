@@ -22,7 +22,7 @@ from ..errors import MAX_DIGITS, DeadlineError, Diagnostic, LimitError, LoadErro
 from ..frozen import frozen
 from .breaks import stray_break
 from .clock import Clock
-from .expansion import Expansion
+from .expansion import Expansion, alias_span
 from .positions import ExprOrigin, SourceFile, Span
 
 PathKey = tuple[str | int, ...]
@@ -398,6 +398,8 @@ def load(
         raise LoadError([Diagnostic("RC005", exc.message, span, exc.hint)]) from None
     except _BadTag as exc:
         raise LoadError([_tag_diagnostic(source, exc)]) from None
+    except _SelfAlias as exc:
+        raise LoadError([exc.diagnostic(source)]) from None
     except _SameKey as exc:
         line, col = exc.mark.line + 1, exc.mark.column + 1
         end = exc.end.column + 1 if exc.end.line == exc.mark.line else col + 1
@@ -696,6 +698,10 @@ def _composer() -> Any:
             if self.clock is not None:
                 self.clock.tick()
             event = self.parser.peek_event()
+            if isinstance(event, AliasEvent) and event.anchor in self.anchors:
+                target = self.anchors[event.anchor]
+                if target.end_mark is None:  # a list or mapping still being composed: the alias is in it
+                    raise _SelfAlias(event, target)
             if self.expansion is not None:
                 key = isinstance(parent, MappingNode) and index is None
                 if not isinstance(event, AliasEvent):
@@ -796,6 +802,30 @@ def _constructor() -> Any:
 
     _Constructor.add_constructor("tag:yaml.org,2002:map", _Constructor.construct_yaml_map)
     return _Constructor
+
+
+class _SelfAlias(Exception):
+    """An alias inside the very list or mapping its anchor names (`&d [a, *d]`, `&m {<<: *m}`):
+    ruamel composes a cycle, which its constructor reads as null (or, merged, as a bad `!!map`)
+    — a wrong reading, not data. Refused at the alias, as it is composed."""
+
+    def __init__(self, event: Any, target: Any) -> None:
+        super().__init__(event.anchor)
+        self.event, self.target = event, target
+
+    def diagnostic(self, source: SourceFile) -> Diagnostic:
+        name, anchor = self.event.anchor, self.target.start_mark
+        where = (
+            f" (&{name} is on line {anchor.line + 1})" if anchor.line != self.event.start_mark.line else ""
+        )
+        return Diagnostic(
+            "RC002",
+            f"the alias *{name} is used inside the value its anchor &{name} names: a value cannot "
+            "contain itself",
+            alias_span(source, self.event),
+            f"write the value out in full here, or put the anchor on a part of it that does not hold "
+            f"*{name}{where}",
+        )
 
 
 class _SameKey(Exception):

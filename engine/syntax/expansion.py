@@ -61,9 +61,9 @@ class Expansion:
             )
 
     def _size(self, node: Any) -> tuple[int, int]:
-        """The values and text `node` stands for; a collection still being composed (an alias
-        inside its own anchor) as nothing yet: it expands to no more than its anchor already
-        counts (such an alias is read as null when the data is copied, `document._plain`)."""
+        """The values and text `node` stands for. A collection still being composed (an alias
+        inside its own anchor) counts as nothing: the document's composer refuses such an alias
+        before it is counted (`RC002`), and this keeps the count from recursing if it is not."""
         if isinstance(node.value, str):
             return 1, len(node.value)
         found = self.sizes.get(id(node))
@@ -85,11 +85,13 @@ class Expansion:
     def _over(self, alias: Any, message: str) -> LimitError:
         """`RC004` at the alias that passed a bound (or at the file), naming the bound it passed."""
         field = "max_yaml_nodes" if self.values > self.max_values else "max_yaml_bytes"
-        if alias is None:
-            span = Span(self.source, 1, 1)
-        else:
-            start, end = alias.start_mark, alias.end_mark
-            line, col = start.line + 1, start.column + 1
-            stop = end.column + 1 if end.line == start.line else col + 1
-            span = Span(self.source, line, col, line, max(stop, col + 1))
+        span = Span(self.source, 1, 1) if alias is None else alias_span(self.source, alias)
         return LimitError([Diagnostic("RC004", message, span, **limit_advice(field))])
+
+
+def alias_span(source: SourceFile, alias: Any) -> Span:
+    """Where the alias `alias` (its event) is written: `*name`, on its line."""
+    start, end = alias.start_mark, alias.end_mark
+    line, col = start.line + 1, start.column + 1
+    stop = end.column + 1 if end.line == start.line else col + 1
+    return Span(source, line, col, line, max(stop, col + 1))
