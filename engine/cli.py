@@ -792,6 +792,13 @@ def _campaign_parser(sub: Any, build: bool = True) -> None:
 
     lg = with_json(cs.add_parser("log", help="the campaign's events, oldest first"))
     lg.add_argument("name")
+    lg.add_argument(
+        "--after", type=_whole, default=0, metavar="SEQ", help="only the events numbered after SEQ"
+    )
+    lg.add_argument("--before", type=_whole, metavar="SEQ", help="only the events numbered before SEQ")
+    most = lg.add_mutually_exclusive_group()
+    most.add_argument("--first", type=_whole, metavar="N", help="only the oldest N of those events")
+    most.add_argument("--last", type=_whole, metavar="N", help="only the newest N of those events")
     lg.set_defaults(func=_campaign_log)
 
     u = with_json(
@@ -1625,13 +1632,18 @@ def _campaign_begin(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _campaign_log(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .state.campaign import window
     from .state.records import whole  # read without the ruleset: it may no longer load
 
-    events = whole(_store(args).events(args.name), args.name)
+    newest = args.last is not None
+    most = args.last if newest else args.first
+    flags = {"after": "--after", "before": "--before", "limit": "--last" if newest else "--first"}
+    page = window("rulecraft campaign log", args.after, args.before, most, newest, shown=flags)
+    events = whole(_store(args).events(args.name, page), args.name)
     if args.json:
         _dump([event_json(e) for e in events], out)
     else:
-        out.write("\n".join(event_text(e) for e in events) + "\n")
+        out.write("".join(event_text(e) + "\n" for e in events))
     return 0
 
 

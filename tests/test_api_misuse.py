@@ -697,6 +697,13 @@ def cases() -> list[Case]:
         lambda: engine.Campaign.open(_stored(), "c", _compile, TEXT, refused=engine.LoadError([])),
     )
     add("Campaign.show", "at", "type", lambda: engine.open_campaign("c", store=_stored()).show(at=3))
+    add("Campaign.log", "after", "type", lambda: c().log(after="3"))
+    add("Campaign.log", "after", "range", lambda: c().log(after=-1), "must be at least 0")
+    add("Campaign.log", "before", "type", lambda: c().log(before=2.0))
+    add("Campaign.log", "before", "range", lambda: c().log(before=0), "must be at least 1")
+    add("Campaign.log", "limit", "type", lambda: c().log(limit=True))
+    add("Campaign.log", "limit", "range", lambda: c().log(limit=0), "must be at least 1")
+    add("Campaign.log", "newest", "type", lambda: c().log(newest="yes"))
     return out
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -32,7 +33,7 @@ from hypothesis import strategies as st
 from engine.errors import CampaignError
 from engine.state import open_store
 from engine.state.postgres import PostgresStore, redact
-from engine.state.records import Event, Header, State, Store
+from engine.state.records import Event, Header, State, Store, Window
 from engine.state.sqlite import SqliteStore
 
 CHILD_ENV = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
@@ -161,6 +162,75 @@ def test_reads_inside_a_transaction_are_current(store: Store) -> None:
         assert tx.header().ruleset_hash == "f" * 64
     assert store.header("moor").ruleset_text == "name: castle  # v2\n"
     assert store.events("moor")[-1] == undo
+
+
+# -- pages of a log ---------------------------------------------------------------------------------
+
+
+def expected_page(
+    events: list[Event], after: int, before: int | None, limit: int | None, newest: bool
+) -> list[Event]:
+    """A page as the docs state it, worked out here on its own (not through `Window.take`)."""
+    inside = [e for e in events if after < e.seq and (before is None or e.seq < before)]
+    if limit is None:
+        return inside
+    return inside[max(0, len(inside) - limit) :] if newest else inside[:limit]
+
+
+def test_a_window_reads_the_part_of_the_log_it_names_in_and_out_of_a_transaction(store: Store) -> None:
+    store.create(header("moor"), counter(0))
+    store.create(header("abbey"), counter(10))  # another campaign's events are never in the page
+    for i in range(9):
+        append_counter(store, "moor", {"action": "tick", "i": i})
+        append_counter(store, "abbey")
+    events = store.events("moor")
+    assert [e.seq for e in events] == list(range(1, 11))
+    pages = [
+        (after, before, limit, newest)
+        for after in (0, 1, 3, 9, 10, 11)
+        for before in (None, 1, 2, 5, 10, 11, 12)
+        for limit in (None, 1, 3, 10)
+        for newest in (False, True)
+    ]
+    with store.transaction("moor") as tx:
+        for after, before, limit, newest in pages:
+            want = expected_page(events, after, before, limit, newest)
+            window = Window(after, before, limit, newest)
+            assert store.events("moor", window) == want, window
+            assert tx.events(window) == want, window
+    assert store.events("moor", Window(after=3, limit=2)) == events[3:5]  # seqs 4 and 5
+    assert store.events("moor", Window(before=9, limit=2, newest=True)) == events[6:8]  # 7 and 8
+
+
+def test_a_window_past_a_gap_in_the_log_is_rc903(backend: Backend, store: Store) -> None:
+    """A page must start at the event after `after` and go on without a gap: the pages an undo
+    reads (newest first) and the server's `/log` find a log changed from outside as a whole read
+    does."""
+    store.create(header("moor"), counter(0))
+    for _ in range(9):
+        append_counter(store, "moor")
+    statement = "DELETE FROM events WHERE campaign = 'moor' AND seq = 5"
+    if backend.kind == "sqlite":
+        raw = sqlite3.connect(backend.target)
+        raw.execute(statement)
+        raw.commit()
+        raw.close()
+    else:
+        assert backend.cluster is not None
+        backend.cluster.execute(statement, backend.target)
+    for window in (
+        Window(),
+        Window(after=4),
+        Window(after=2, limit=5),
+        Window(before=9, limit=5, newest=True),
+    ):
+        with pytest.raises(CampaignError) as error:
+            store.events("moor", window)
+        message = only_diagnostic(error, "RC903", backend)
+        assert "event 5 is missing (the log goes on at event 6)" in message, (window, message)
+    # a page that does not reach the gap is read
+    assert [e.seq for e in store.events("moor", Window(after=5, limit=2))] == [6, 7]
+    assert [e.seq for e in store.events("moor", Window(before=5))] == [1, 2, 3, 4]
 
 
 def test_create_refuses_a_taken_name_and_writes_nothing(backend: Backend, store: Store) -> None:

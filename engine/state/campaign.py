@@ -61,7 +61,7 @@ from ..runtime.work import Work, current, working
 from ..syntax.document import line_ends
 from ..syntax.positions import SourceFile, Span
 from .exact import after_action
-from .records import STORE_METHODS, Event, Header, Store, Transaction, whole
+from .records import MOST_SEQ, STORE_METHODS, Event, Header, Store, Transaction, Window, whole
 
 EVENT_WORK = 20
 """Units of work a replay charges for each event besides what the event's own rules charge (its
@@ -652,9 +652,20 @@ class Campaign:
         if header is not None:
             self.header, self._pending = header, None
 
-    def log(self) -> list[Event]:
-        """Every event, oldest first; one that is not whole (changed from outside) is RC903."""
-        return whole(self.store.events(self.name), self.name)
+    def log(
+        self,
+        *,
+        after: int = 0,
+        before: int | None = None,
+        limit: int | None = None,
+        newest: bool = False,
+    ) -> list[Event]:
+        """Every event, oldest first; or those numbered after `after` and before `before`, at
+        most `limit` of them, the oldest or (`newest`) the newest (`records.Window`): a page of a
+        long log. One that is not whole (changed from outside) is RC903."""
+        return whole(
+            self.store.events(self.name, window("Campaign.log", after, before, limit, newest)), self.name
+        )
 
     def _whole(self, event: Event) -> None:
         whole([event], self.name)
@@ -861,26 +872,29 @@ class Campaign:
             return tx.append("period", {"period": period, "effects": done}, new)
 
     def undo(self) -> Event:
-        """Reverse the latest change that is not already undone (an undo appends; nothing is deleted)."""
+        """Reverse the latest change that is not already undone (an undo appends; nothing is deleted).
+        The log is read from its newest event back, a page at a time (`_newest_first`), only as
+        far as the change to reverse: an undo costs what it looks at, not the whole log."""
         migrating = self._pending[0] if self._pending is not None else None
         lead = f"undoing the latest change of campaign '{self.name}'"
         with self.request(lead=lead) as work, self.writing() as tx:
-            events = tx.events()
-            work.charge(len(events))  # read, and looked through for the change to undo
-            target = _undoable(events)
+            back = _newest_first(tx, work, self.name)
+            target, stop = _undoable(back)
             if target is None:
-                raise self._nothing_to_undo(events, migrating)
-            before = _state_before(events, target.seq)
+                raise self._nothing_to_undo(back, stop, migrating)
+            before = next(back).state  # the event just before the change: the log has no gaps
             return tx.append("undo", {"undoes": target.seq, "kind": target.kind}, before, undoes=target.seq)
 
-    def _nothing_to_undo(self, events: list[Event], migrating: str | None) -> CampaignError:
+    def _nothing_to_undo(
+        self, back: Iterator[Event], stop: Event | None, migrating: str | None
+    ) -> CampaignError:
         """RC908, saying what stopped the undo: the campaign's making, or a migration with changes
         before it, which an undo does not reach past. When that migration is the one this opening
         accepted (`migrating`, the new ruleset's hash: `writing` has just appended it), it says so
-        and what can be done, where "nothing to undo" alone was untrue (found by a review)."""
-        stop = next(e for e in reversed(events) if e.kind in ("new", "migrate"))
-        earlier = _undoable(events[: events.index(stop)]) if stop.kind == "migrate" else None
-        if earlier is None:
+        and what can be done, where "nothing to undo" alone was untrue (found by a review). `back`
+        goes on reading the log from just before `stop`."""
+        earlier = _undoable(back)[0] if stop is not None and stop.kind == "migrate" else None
+        if stop is None or earlier is None:
             return _fail("RC908", f"campaign '{self.name}' has nothing to undo")
         change = f"#{earlier.seq} ({earlier.kind})"
         if migrating is not None and stop.data.get("to") == migrating:
@@ -1228,17 +1242,63 @@ def rolled(check: Check | None, result: Result | None) -> Seen | None:
     return seen_roll(check, result.values, result.outcome, result.auto)
 
 
-def _undoable(events: list[Event]) -> Event | None:
-    """The latest change not yet undone; undoing again walks further back. A campaign's making and
-    a migration of its ruleset are not undone."""
-    undone = {e.undoes for e in events if e.kind == "undo"}
-    for e in reversed(events):
+def window(
+    where: str, after: Any, before: Any, limit: Any, newest: Any, *, shown: Mapping[str, str] | None = None
+) -> Window:
+    """A caller's page of a log, each bound checked (`arguments.whole`) and named as the caller
+    wrote it (`shown`: the command line's flags): event numbers are whole, from 0 (`after`) and 1
+    (`before`), at most `MOST_SEQ`, and a page holds at least one event."""
+    name = {"after": "after", "before": "before", "limit": "limit", **(shown or {})}
+    arguments.of_type(where, "newest", newest, bool)
+    return Window(
+        arguments.whole(where, name["after"], after, most=MOST_SEQ),
+        None
+        if before is None
+        else arguments.whole(where, name["before"], before, least=1, most=MOST_SEQ + 1),
+        None if limit is None else arguments.whole(where, name["limit"], limit, least=1, most=MOST_SEQ),
+        newest,
+    )
+
+
+def _undoable(back: Iterator[Event]) -> tuple[Event | None, Event | None]:
+    """The latest change not yet undone, from the log read newest first (`back`, read only as far
+    as needed), and None; or None and what stopped the search: the campaign's making or a
+    migration of its ruleset, which are not undone (undoing again walks further back). An event
+    is undone only by a later undo, so the undos met on the way are all that can have undone it."""
+    undone: set[int | None] = set()
+    for e in back:
         if e.kind in ("new", "migrate"):
-            return None
-        if e.kind in ("undo", "roll") or e.seq in undone:
-            continue
-        return e
-    return None
+            return None, e
+        if e.kind == "undo":
+            undone.add(e.undoes)
+        elif e.kind != "roll" and e.seq not in undone:
+            return e, None
+    return None, None
+
+
+UNDO_PAGE = 256
+"""How many events an undo reads at a time as it looks back for the change to reverse."""
+
+
+def _newest_first(tx: Transaction, work: Work, name: str) -> Iterator[Event]:
+    """The log from its newest event back, read a page at a time inside `tx`, each event charged
+    to `work` as it is read (as an undo charged the whole log it read before). A page that does
+    not end just before the one read after it means a gap in the log: RC903."""
+    before: int | None = None
+    while True:
+        page = tx.events(Window(before=before, limit=UNDO_PAGE, newest=True))
+        work.charge(len(page))
+        if before is not None and page and page[-1].seq != before - 1:
+            raise _fail(
+                "RC903",
+                f"campaign '{name}' is damaged: event {before - 1} is missing (the log goes on at event "
+                f"{before})",
+                "the log was changed outside rulecraft",
+            )
+        yield from reversed(page)
+        if len(page) < UNDO_PAGE or page[0].seq <= 1:
+            return
+        before = page[0].seq
 
 
 def _mapping(event: Event, key: str, within: Mapping[str, Any] | None = None) -> dict[str, Any] | None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import CampaignError, Diagnostic, did_you_mean
 from ..frozen import replace
-from .records import Event, Header, State
+from .records import WHOLE, Event, Header, State, Window
 
 
 def _now() -> str:
@@ -55,9 +55,9 @@ class MemoryStore:
         self._known(name)
         return self._headers[name]
 
-    def events(self, name: str) -> list[Event]:
+    def events(self, name: str, window: Window = WHOLE) -> list[Event]:
         self._known(name)
-        return list(self._events[name])
+        return window.take(self._events[name])
 
     def last(self, name: str) -> Event:
         self._known(name)
@@ -100,11 +100,11 @@ class _Transaction:
     def header(self) -> Header:
         return self.new_header or self.store._headers[self.name]
 
-    def events(self) -> list[Event]:
-        return [*self.store._events[self.name], *self.added]
+    def events(self, window: Window = WHOLE) -> list[Event]:
+        return window.take([*self.store._events[self.name], *self.added])
 
     def last(self) -> Event:
-        return self.events()[-1]
+        return self.added[-1] if self.added else self.store._events[self.name][-1]
 
     def append(self, kind: str, data: Mapping[str, Any], state: State, undoes: int | None = None) -> Event:
         event = Event(

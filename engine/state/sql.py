@@ -17,11 +17,14 @@ from typing import Any, ClassVar, Final, Literal, Self
 from ..errors import Advice, CampaignError, Diagnostic
 from .records import (
     FORMAT,
+    NEWEST,
     SCHEMA_VERSION,
+    WHOLE,
     Event,
     Header,
     State,
     Transaction,
+    Window,
     check_append,
     damage,
     dumps,
@@ -191,17 +194,18 @@ class SqlStore:
         with self._read() as connection:
             return self._header(connection, name)
 
-    def events(self, name: str) -> list[Event]:
-        """The campaign's whole log, oldest first; RC901 if there is no such campaign."""
+    def events(self, name: str, window: Window = WHOLE) -> list[Event]:
+        """The campaign's whole log, or the part `window` asks for, oldest first; RC901 if there
+        is no such campaign."""
         with self._read() as connection:
             self._header(connection, name)
-            return self._events(connection, name)
+            return self._events(connection, name, window)
 
     def last(self, name: str) -> Event:
         """The campaign's newest event; RC901 if there is no such campaign."""
         with self._read() as connection:
             self._header(connection, name)
-            return self._events(connection, name, last=True)[0]
+            return self._events(connection, name, NEWEST)[0]
 
     def _header(self, connection: Any, name: str, *, lock: bool = False) -> Header:
         """The header, read inside the caller's transaction; `lock` also locks the campaign's row
@@ -230,16 +234,26 @@ class SqlStore:
             name, ruleset, ruleset_hash, ruleset_text, self._load(params, name, "its parameters"), created
         )
 
-    def _events(self, connection: Any, name: str, *, last: bool = False) -> list[Event]:
-        """The campaign's events (`last`: the newest alone). A campaign is made with its first
-        event in one transaction, so one without any was damaged from outside (RC903)."""
-        order = "DESC LIMIT 1" if last else "ASC"
+    def _events(self, connection: Any, name: str, window: Window = WHOLE) -> list[Event]:
+        """The campaign's events in `window`, oldest first. A campaign is made with its first
+        event in one transaction, so one without any was damaged from outside (RC903), as is a
+        log with a gap: the events read must follow one another, from the one after `after`."""
+        where = "campaign = ?"
+        args: list[object] = [name]
+        if window.after:
+            where, args = where + " AND seq > ?", [*args, window.after]
+        if window.before is not None:
+            where, args = where + " AND seq < ?", [*args, window.before]
+        order = "DESC" if window.newest else "ASC"
+        limit = "" if window.limit is None else f" LIMIT {int(window.limit)}"
         with self._errors("reading events"):
             rows = connection.execute(
-                self._sql(f"SELECT {EVENT_COLUMNS} FROM events WHERE campaign = ? ORDER BY seq {order}"),
-                (name,),
+                self._sql(f"SELECT {EVENT_COLUMNS} FROM events WHERE {where} ORDER BY seq {order}{limit}"),
+                args,
             ).fetchall()
-        if not rows:
+        if window.newest:
+            rows.reverse()
+        if not rows and window.after == 0 and window.before is None:
             raise self._error("RC903", f"{self._where} is damaged: campaign '{name}' has no events")
         events = [
             Event(
@@ -252,12 +266,16 @@ class SqlStore:
             )
             for seq, kind, data, state, undoes, at in rows
         ]
-        for i, e in enumerate(events, start=1):
+        # appended one after another from 1: the first read is the one after `after`, unless the
+        # page was taken from the newest end
+        expected = None if window.newest else window.after + 1
+        for e in events:
             wrong = damage(e.seq, e.kind, e.undoes, e.at)
-            if wrong is None and not last and e.seq != i:  # appended one after another, from 1
-                wrong = f"event {i} is missing (the log goes on at event {e.seq})"
+            if wrong is None and expected is not None and e.seq != expected:
+                wrong = f"event {expected} is missing (the log goes on at event {e.seq})"
             if wrong is not None:
                 raise self._error("RC903", f"{self._where} is damaged: in campaign '{name}', {wrong}")
+            expected = e.seq + 1
         return events
 
     def _load(self, text: object, campaign: str, what: str) -> dict[str, Any]:
@@ -286,11 +304,11 @@ class SqlTransaction:
     def header(self) -> Header:
         return self._store._header(self._live(), self.name)
 
-    def events(self) -> list[Event]:
-        return self._store._events(self._live(), self.name)
+    def events(self, window: Window = WHOLE) -> list[Event]:
+        return self._store._events(self._live(), self.name, window)
 
     def last(self) -> Event:
-        return self._store._events(self._live(), self.name, last=True)[0]
+        return self._store._events(self._live(), self.name, NEWEST)[0]
 
     def append(self, kind: str, data: Mapping[str, Any], state: State, undoes: int | None = None) -> Event:
         """Add an event after the last one (seq = last seq + 1, read under the write lock). A

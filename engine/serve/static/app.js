@@ -585,14 +585,22 @@ async function campaigns() {
   } catch (err) { $("campaign-state").textContent = "no campaigns to show"; }
 }
 
+const LOG_SHOWN = 200; // the newest events a campaign's log shows
+
 async function campaign(name) {
   try {
     const [shown, log] = await Promise.all([
-      api("campaigns/" + encodeURIComponent(name)), api("campaigns/" + encodeURIComponent(name) + "/log"),
+      api("campaigns/" + encodeURIComponent(name)),
+      api("campaigns/" + encodeURIComponent(name) + "/log?newest=true&limit=" + LOG_SHOWN),
     ]);
     $("campaign-state").textContent = JSON.stringify(shown, null, 2);
     const events = Array.isArray(log) ? log : log.events || [];
-    $("campaign-log").replaceChildren(...events.map(logItem));
+    const items = events.map(logItem);
+    if (events.length && events[0].seq > 1) {
+      // the newest page alone: a long log is read a page at a time (`/log`'s `before`)
+      items.unshift(el("li", `events #1 to #${events[0].seq - 1} are not shown (GET /log pages through them)`, "muted"));
+    }
+    $("campaign-log").replaceChildren(...items);
   } catch (err) { $("campaign-state").textContent = "could not read the campaign"; }
 }
 
