@@ -728,3 +728,31 @@ def test_a_long_ruleset_draws_only_the_line_numbers_near_the_view(page: Page, se
     expect(rows).to_have_count(2000)
     page.evaluate("() => { document.getElementById('source').scrollTop = 0; }")
     expect(rows.first).to_have_text("1")
+
+
+def _post(url: str, body: dict[str, Any]) -> Any:
+    asked = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"content-type": "application/json"}, method="POST"
+    )
+    with urllib.request.urlopen(asked, timeout=60) as answer:
+        return json.load(answer)
+
+
+def test_a_long_log_shows_its_newest_200_events_and_says_what_it_leaves_out(page: Page, server: str) -> None:
+    """The page asked for the whole log; the server answers a page of it now, and the page asks for
+    the newest 200 events, saying which are left out. A campaign named to sort after `mycase`, so
+    the page's other tests still open on that one."""
+    _post(server + "api/campaigns", {"name": "zlong", "ruleset": "chill", "params": {"players": 2}})
+    for seed in range(204):  # 205 events with the making
+        _post(
+            server + "api/campaigns/zlong/roll", {"check": "specific", "inputs": {"target": 50}, "seed": seed}
+        )
+    page.reload()
+    with page.expect_request("**/api/campaigns/zlong/log?newest=true&limit=200"):
+        page.select_option("#campaign-list", "zlong")
+    log = page.locator("#campaign-log li.event")
+    expect(log).to_have_count(200)
+    expect(page.locator("#campaign-log > li").first).to_have_text(
+        "events #1 to #5 are not shown (GET /log pages through them)"
+    )
+    expect(log.last.locator(".what")).to_contain_text("roll")
