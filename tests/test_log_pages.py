@@ -22,7 +22,7 @@ from engine import Limits
 from engine.errors import CampaignError, InputError
 from engine.state import campaign as campaign_module
 from engine.state.memory import MemoryStore
-from engine.state.records import Store
+from engine.state.records import WHOLE, Event, Store, Window
 from engine.state.sqlite import SqliteStore
 
 COUNT = """\
@@ -274,3 +274,42 @@ def test_the_servers_log_answers_pages_linked_to_each_other(tmp_path: Path) -> N
             assert refused.status_code == 422, refused.text
             [d] = refused.json()["error"]["diagnostics"]
             assert d["code"] == "RC407" and f"query.{field}" in d["text"], d
+
+
+# -- a replay too long for its budget is refused unread -------------------------------------------------
+
+
+class CountedStore(MemoryStore):
+    """A memory store that counts the events read from it (a real store: it keeps and answers
+    as `MemoryStore` does)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.read = 0
+
+    def events(self, name: str, window: Window = WHOLE) -> list[Event]:
+        got = super().events(name, window)
+        self.read += len(got)
+        return got
+
+
+def test_a_replay_is_charged_for_the_log_before_it_reads_it() -> None:
+    """Each event's reading and `EVENT_WORK` are charged for the events there are (the newest
+    event's number) before any is read: a log the budget cannot replay is refused unread, where
+    200,000 events took 6 s to read before the first was charged. Within the budget, a replay is
+    charged as before and agrees."""
+    store = CountedStore()
+    campaign = engine.new_campaign("c", COUNT, store=store)
+    for _ in range(99):
+        campaign.act("tick")
+    per_event = 1 + campaign_module.EVENT_WORK
+    tight = engine.open_campaign("c", store=store, ruleset=COUNT, limits=Limits(max_work=100 * per_event - 1))
+    store.read = 0
+    with pytest.raises(engine.LimitError) as error:
+        tight.replay()
+    assert error.value.diagnostics[0].code == "RC503" and store.read == 0
+    roomy = engine.open_campaign(
+        "c", store=store, ruleset=COUNT, limits=Limits(max_work=100 * per_event + 10_000)
+    )
+    state, count = roomy.replay_counted()
+    assert count == 100 and state["shared"]["n"] == 99 and store.read == 100

@@ -928,9 +928,14 @@ class Campaign:
         where a count read after it could hold another process's events since (a replay told
         "replayed 46 events" beside the state of event 44; found by a hunt)."""
         with self.request(lead=f"replaying campaign '{self.name}'") as work:
+            # each event's reading and `EVENT_WORK`, charged for the events there are before any
+            # is read: a log too long for the budget is refused unread (200,000 events took 6 s
+            # to read before the first was charged), and one within it is charged as before
+            known = self.store.last(self.name).seq
+            work.charge(known * (1 + EVENT_WORK))
             events, now = self._read_now(self.store.events)
             self._same_rules(now)
-            work.charge(len(events))  # read and checked whole
+            work.charge(max(0, len(events) - known) * (1 + EVENT_WORK))  # appended meanwhile
             whole(events, self.name)
             return self._replayed(events, work, now), len(events)
 
@@ -953,7 +958,7 @@ class Campaign:
         states: list[State] = []
         for e in events:
             try:
-                work.charge(EVENT_WORK + len(e.state["characters"]))
+                work.charge(len(e.state["characters"]))  # its reading and EVENT_WORK charged before
                 if e.kind == "new":
                     got = e.state
                 elif e.kind == "join":

@@ -129,15 +129,20 @@ def test_a_replay_is_one_request_charged_per_event(refused):
 
 
 def test_an_undo_is_charged_for_the_log_it_reads(refused):
-    """An undo reads the whole log and looks back through it for the change to undo: a unit an
-    event, on the request's budget (refused, it appends nothing)."""
+    """An undo looks back through the log, newest first, for the change to undo: a unit for each
+    event it reads, on the request's budget (refused, it appends nothing). Rolls are passed over,
+    so a change 3,000 rolls back costs 3,000 units; one just made costs a page, whatever the log's
+    length (it read and charged the whole log until 2026-12-06)."""
     game = campaign(state_ruleset())
+    game.act("push", seed=0)
     for seed in range(3000):
-        game.act("push", seed=seed)
+        game.roll("act", seed=seed)
     tight = engine.open_campaign("c", store=game.store, limits=Limits(max_work=2_000))
     refused("RC503", tight.undo)
-    assert len(game.log()) == 3001
-    assert engine.open_campaign("c", store=game.store, limits=Limits(max_work=20_000)).undo().kind == "undo"
+    assert len(game.log()) == 3002
+    assert engine.open_campaign("c", store=game.store, limits=Limits(max_work=20_000)).undo().undoes == 2
+    game.act("push", seed=1)  # the newest change: found in the first page read
+    assert tight.undo().undoes == 3004
 
 
 def test_a_budget_spent_on_the_stored_state_is_rc503_not_damage(refused):
