@@ -186,6 +186,12 @@ class Ruleset:
     def checks(self) -> Mapping[str, Check]:
         return self.model.checks
 
+    def held_bytes(self) -> int:
+        """About what this ruleset holds in memory now: its compiled code and text
+        (`cache.compiled_bytes`) and what its caches hold (`Caches.bytes`, which grow as it runs).
+        What a server weighs the rulesets it keeps by, after each request they ran."""
+        return compiled_bytes(self.model.code, len(self.document.source.text)) + self.caches.bytes()
+
     def check(self, name: str) -> Check:
         """The check called `name`, or an `InputError` naming the nearest one, at the ruleset's
         `checks:` key: where the check was looked for, and where it would be written (an

@@ -152,6 +152,19 @@ def test_reweighing_drops_what_no_longer_fits() -> None:
     assert cache.get("grows") is None and cache.get("a") == "x" and cache.bytes == 100
 
 
+def test_putting_a_key_again_heavier_than_the_whole_cache_drops_it() -> None:
+    """A key put again with a weight past the cache's bytes was left out, and its old entry kept
+    at its old weight: a server weighing a kept ruleset again after a request (its caches grown)
+    kept one heavier than its whole bound, counted as it was when first put."""
+    cache = BoundedCache(max_entries=4, max_bytes=1_000)
+    cache.put("a", "x", size=100)
+    cache.put("b", "y", size=200)
+    cache.put("a", "x", size=5_000)
+    assert cache.get("a") is None and cache.get("b") == "y" and cache.bytes == 200
+    cache.put("c", "z", size=5_000)  # a new key too heavy: not kept, nothing else changed
+    assert [k for k, _ in cache.items()] == ["b"] and cache.bytes == 200
+
+
 def test_what_a_cache_holds_is_read_as_a_copy_oldest_first_with_its_weights() -> None:
     """`items` and `weight` are how a caller (a test, a report) looks inside: a copy, so a later
     put does not change what was read, and the weight counted, which `bytes` adds up."""

@@ -118,9 +118,9 @@ def _coin(i: int) -> str:
 def test_rulesets_sent_as_text_are_kept_by_what_they_weigh(tmp_path: Path) -> None:
     """The server kept the 64 rulesets last sent as text, whatever each held: a text of 700 checks
     (66 KB) held about 10 MB, so a stranger could hold 650 MB with 64 of them. They are kept by
-    `compiled_bytes` too (`Settings.cached_bytes`), the least recently sent going first."""
+    `Ruleset.held_bytes` too (`Settings.cached_bytes`), the least recently sent going first."""
     texts = [_coin(i) for i in range(4)]
-    weights = {compiled_bytes(engine.load(t).model.code, len(t)) for t in texts}
+    weights = {engine.load(t).held_bytes() for t in texts}
     [weight] = weights
     settings = Settings(db=str(tmp_path / "c.db"), workers=1, cached_bytes=2 * weight + weight // 2)
     with TestClient(create_app(settings)) as c:
@@ -139,6 +139,41 @@ def test_rulesets_sent_as_text_are_kept_by_what_they_weigh(tmp_path: Path) -> No
         assert kept.bytes == 2 * weight <= settings.cached_bytes
         assert send(texts[2]) == ["coin3", "coin2"]  # sent again: the newest
         assert send(texts[0]) == ["coin2", "coin0"]
+
+
+def held(rs: engine.Ruleset) -> int:
+    """What a ruleset holds, as the server weighs it: code and text, and its caches now."""
+    return compiled_bytes(rs.model.code, len(rs.document.source.text)) + rs.caches.bytes()
+
+
+BIAS = COIN.replace(
+    "    roll: {d: {die: 6}}",
+    "    inputs:\n      bias: {type: int, min: 0, max: 1000000, default: 0}\n    roll: {d: {die: 6}}",
+).replace("d >= 4", "d + bias >= 4")
+
+
+def test_a_sent_rulesets_caches_count_as_it_is_rolled(tmp_path: Path) -> None:
+    """A ruleset sent as text was weighed by its code and text when it was sent, and its caches,
+    which grow as it is rolled in the server's process (a binding and its rolls kept per input,
+    up to 256 MiB each), never counted: 64 kept rulesets could hold many times `cached_bytes`.
+    Each is weighed again after each roll, so a heavier one pushes the least recently used out."""
+    first, second = BIAS.replace("name: coin", "name: one"), BIAS.replace("name: coin", "name: two")
+    weight = max(held(engine.load(first)), held(engine.load(second)))
+    settings = Settings(db=str(tmp_path / "c.db"), workers=1, cached_bytes=2 * weight + weight // 4)
+    with TestClient(create_app(settings)) as c:
+        kept = c.app.state.server.catalog._sources  # type: ignore[attr-defined]
+        for text in (second, first):
+            assert c.post("/api/validate", json={"source": text}).json()["ok"] is True
+        assert [rs.name for _, rs in kept.items()] == ["two", "one"]
+        [one] = [rs for _, rs in kept.items() if rs.name == "one"]
+        bias = 0
+        while held(one) < weight + weight // 4:  # each new input keeps a binding
+            rolled = c.post("/api/roll", json={"source": first, "check": "flip", "inputs": {"bias": bias}})
+            assert rolled.status_code == 200, rolled.text
+            bias += 1
+            assert bias < 5_000, held(one)
+        assert [rs.name for _, rs in kept.items()] == ["one"]  # "two" let go for it
+        assert kept.bytes == held(one) <= settings.cached_bytes
 
 
 def test_a_processs_compiled_rulesets_are_kept_by_what_they_weigh(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+import engine
+
 pytest.importorskip("fastapi")
 import httpx  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
@@ -284,3 +286,55 @@ def test_a_worker_keeps_the_ruleset_sent_again_as_the_newest(monkeypatch: pytest
     alive = sorted(o.name for o in gc.get_objects() if isinstance(o, RulesetModel) and o.name in "abc")
     parent.close()
     assert alive == ["a", "c"], alive
+
+
+def test_a_worker_weighs_a_ruleset_again_with_what_its_job_left_in_its_caches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker weighed a ruleset by its code and text when it was sent, and never counted its
+    caches, which a job fills (distributions, tables: up to `max_cache_bytes`, 256 MiB, each), so
+    16 kept rulesets could hold gigabytes. It is weighed again after each job: room for two fresh
+    ones, B is let go once a sweep has filled A's caches."""
+    import gc
+    import multiprocessing
+    import threading
+
+    from engine import api
+    from engine.model.ruleset import RulesetModel
+    from engine.runtime.cache import BoundedCache, compiled_bytes
+    from engine.runtime.limits import Limits
+    from engine.serve import workers
+
+    text = (
+        "rulecraft: 1\nname: {name}\nchecks:\n  flip:\n    inputs:\n"
+        "      bias: {{type: int, min: 0, max: 1000, default: 0}}\n    roll: {{d: {{die: 6}}}}\n"
+        "    outcomes: [tails, heads]\n    outcome: \"'heads' if d + bias >= 4 else 'tails'\"\n"
+    )
+    from engine.serve import jobs
+
+    monkeypatch.setattr(api, "_LOADED", BoundedCache(16, 1))
+    prob = {"check": "flip", "inputs": {}}
+    sweep = {"check": "flip", "input": "bias", "from": 0, "to": 4, "inputs": {}}
+
+    def held(rs: engine.Ruleset) -> int:
+        return compiled_bytes(rs.model.code, len(rs.document.source.text)) + rs.caches.bytes()
+
+    fresh = held(engine.load(text.format(name="b")))
+    swept = engine.load(text.format(name="a"))
+    jobs.sweep(swept, sweep)
+    after = held(swept)
+    del swept
+    assert after > fresh
+    # two fresh ones fit, and A after its sweep alone, but not A after its sweep and B
+    monkeypatch.setattr(workers, "RULESET_BYTES_PER_WORKER", after + fresh - 1, raising=False)
+    parent, child = multiprocessing.Pipe()
+    threading.Thread(target=workers._serve, args=(child, Limits()), daemon=True).start()
+    assert parent.recv() == ("ready",)
+    for name, kind, body in (("a", "prob", prob), ("b", "prob", prob), ("a", "sweep", sweep)):
+        parent.send((workers.Job(kind, f"{name}.yaml", text.format(name=name), body), 30.0))
+        answer = parent.recv()
+        assert answer[0] == "ok", answer
+    gc.collect()
+    alive = sorted(o.name for o in gc.get_objects() if isinstance(o, RulesetModel) and o.name in "ab")
+    parent.close()
+    assert alive == ["a"], alive

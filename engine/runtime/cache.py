@@ -177,7 +177,12 @@ class BoundedCache:
         except TypeError:
             return
         weight = approx_bytes(value) if size is None else size
-        if weight > self.max_bytes:
+        if weight > self.max_bytes:  # not kept: nor what the key held (weighed again, it has grown)
+            with self._lock:
+                if key in self._data:
+                    del self._data[key]
+                    self.bytes -= self._sizes.pop(key)
+                    self.recent.clear()
             return
         with self._lock:
             if key in self._data:

@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ..api import Ruleset, load, load_source
 from ..errors import NOT_LOADING, Advice, Diagnostic, LoadError, RulecraftError, did_you_mean
 from ..frozen import field, frozen, replace
-from ..runtime.cache import MB, BoundedCache, compiled_bytes
+from ..runtime.cache import MB, BoundedCache
 from ..runtime.limits import Limits
 from ..syntax.cachedir import digest, settled, stamp
 from ..syntax.positions import SourceFile
@@ -74,8 +74,10 @@ class Settings:
     cached_sources: int = 64
     """Rulesets sent as text kept compiled, by content hash (the least recently used goes first)."""
     cached_bytes: int = 128 * MB
-    """What they may hold together, as `cache.compiled_bytes` estimates it: kept by count alone,
-    64 texts of 700 checks held 650 MB (found by a hunt)."""
+    """What they may hold together, as `Ruleset.held_bytes` estimates it (their code and text, and
+    their caches, weighed again after each roll): kept by count alone, 64 texts of 700 checks held
+    650 MB (found by a hunt), and by code and text alone, each one's caches could grow to 256 MiB
+    as it was rolled."""
 
     def __post_init__(self) -> None:
         if self.workers < 1 or self.queue < 0 or self.max_body < 1 or not self.deadline > 0:
@@ -261,8 +263,18 @@ class Catalog:
         if found is None:
             found = load_source(SourceFile(shown, text), limits=self.limits, deadline=self.settings.deadline)
         # put again when found, as the newest: the one least recently sent goes first
-        self._sources.put(key, found, compiled_bytes(found.model.code, len(text)))
+        self._sources.put(key, found, found.held_bytes())
         return found
+
+    def weigh_again(self, ruleset: Ruleset) -> None:
+        """Weigh a ruleset sent as text again after a request ran on it here (a roll), with what
+        its caches hold now (`Ruleset.held_bytes`), if it is still kept: its caches grow as it is rolled, by
+        up to `Limits.max_cache_bytes` each (256 MiB), which its weight when it was sent left out,
+        so 64 kept rulesets could grow past `cached_bytes` many times over (found by a hunt)."""
+        for key, kept in self._sources.items():
+            if kept is ruleset:
+                self._sources.put(key, ruleset, ruleset.held_bytes())
+                return
 
     def resolve(self, ruleset: str | None, source: str | None, name: str | None) -> tuple[Ruleset, str]:
         """The ruleset a request refers to, and the name to show for it."""

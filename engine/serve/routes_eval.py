@@ -37,7 +37,11 @@ async def roll(body: RollRequest, request: Request) -> dict[str, Any]:
     rs.check(body.check)
     if body.policy == "optimal":
         return await server.solve("roll", rs, data, started)
-    return await _light(jobs.roll, rs, data)
+    try:
+        return await _light(jobs.roll, rs, data)
+    finally:  # what the roll kept in the ruleset's caches counts to what the server keeps
+        if body.source is not None:
+            server.catalog.weigh_again(rs)
 
 
 @router.post("/prob", response_model=ProbResponse, response_model_exclude_none=True)

@@ -24,7 +24,7 @@ from typing import Any
 from ..api import Ruleset, load_source
 from ..errors import DeadlineError, RulecraftError
 from ..frozen import frozen, replace
-from ..runtime.cache import MB, BoundedCache, compiled_bytes
+from ..runtime.cache import MB, BoundedCache
 from ..runtime.limits import Limits
 from ..runtime.work import deadline_passed
 from ..syntax.positions import SourceFile
@@ -47,9 +47,10 @@ RETRY_MAX = 30.0
 
 RULESETS_PER_WORKER = 16
 """Compiled rulesets one worker keeps, by content (the least recently sent goes first), their
-code and text weighing together at most `RULESET_BYTES_PER_WORKER` (`cache.compiled_bytes`):
+code, text and caches weighing together at most `RULESET_BYTES_PER_WORKER` (`Ruleset.held_bytes`):
 kept by count alone, the 16 stayed in memory whatever `api._LOADED`'s weight let go (a review).
-What each remembers as it runs is its own caches', each bounded by `Limits.max_cache_bytes`."""
+What each remembers as it runs is its own caches' (each bounded by `Limits.max_cache_bytes`),
+counted in its weight after each job: one left heavier than the bound by its job is not kept."""
 RULESET_BYTES_PER_WORKER = 64 * MB
 
 
@@ -240,9 +241,12 @@ def _serve(conn: Connection, limits: Limits) -> None:  # pragma: no cover - runs
                 # is seconds at most, but each is the request's time)
                 rs = load_source(SourceFile(job.name, job.text), limits=limits, deadline=max(seconds, 0.001))
             # kept as the newest, found or made: the least recently sent goes first
-            kept.put(key, rs, compiled_bytes(rs.model.code, len(job.text)))
+            kept.put(key, rs, rs.held_bytes())
             rs.limits = replace(limits, deadline=max(seconds, 0.001))  # this worker's only job now
-            reply: tuple[Any, ...] = ("ok", HEAVY[job.kind](rs, job.body))
+            try:
+                reply: tuple[Any, ...] = ("ok", HEAVY[job.kind](rs, job.body))
+            finally:  # weighed again with what the job left in its caches
+                kept.put(key, rs, rs.held_bytes())
         except DeadlineError:  # the solve had what was left of the request: name the request's own
             reply = ("error", 504, diagnostics_json(deadline_passed(limits.deadline).diagnostics))
         except RulecraftError as exc:
