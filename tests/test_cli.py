@@ -237,6 +237,41 @@ def test_schema_is_valid_json_schema_that_accepts_the_shipped_rulesets(schema, r
     assert list(validator.iter_errors({"rulecraft": 1, "name": "x", "checks": {}, "bogus": 1}))
 
 
+def test_the_schema_refuses_for_any_validator_the_names_the_engine_refuses(schema, repo_root):
+    """A plain validator in Python (jsonschema, as a CI pipeline runs it on YAML it has read) took
+    a name ending in a line break, since Python's `$` matches before one where ECMA-262's, which
+    JSON Schema means, does not; and a key that is a number (`1:`), since a pattern says nothing
+    of what is not text. The engine refuses both (RC104), and so does the schema now, to any
+    validator; the shipped rulesets still pass (above)."""
+    validator = Draft202012Validator(schema)
+    check = {"roll": {"d": {"die": 6}}, "outcomes": ["a", "b"], "outcome": "'a'"}
+    for key in ("flip\n", 1, "1flip", ""):
+        errors = list(validator.iter_errors({"rulecraft": 1, "name": "x", "checks": {key: check}}))
+        assert errors, repr(key)
+    assert not list(validator.iter_errors({"rulecraft": 1, "name": "x", "checks": {"flip": check}}))
+    for key in ("flip\n", 1):
+        data = {"rulecraft": 1, "name": "x", "checks": {key: check}}
+        r = engine_refuses(repo_root, data)
+        assert "error RC104" in r and "is not a valid name" in r, r
+
+
+def engine_refuses(repo_root, data) -> str:
+    """What `engine.load` says of `data` written as YAML."""
+    import io
+
+    from ruamel.yaml import YAML as RoundTrip
+
+    import engine
+
+    text = io.StringIO()
+    RoundTrip().dump(data, text)
+    try:
+        engine.load(text.getvalue())
+    except engine.RulecraftError as exc:
+        return "\n".join(d.render() for d in exc.diagnostics)
+    return "loaded"
+
+
 def test_schema_describes_every_property(schema):
     """The issue asks for a description on every property so editors can show it."""
     missing = []

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import re
 
-NAME_PATTERN = "^[A-Za-z_][A-Za-z0-9_]*$"
-"""The pattern `schemas/ruleset.schema.json` gives every name but a ruleset's own."""
+NAME_PATTERN = "^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$"
+"""The pattern `schemas/ruleset.schema.json` gives every name but a ruleset's own. Not followed
+by a line break: to Python's `re`, which jsonschema uses, `$` also matches before a last line
+break, so `"flip\\n"` passed the schema that ECMA-262's `$` (and the engine, RC104) refuses."""
 
 NAME_RULE = "names start with a letter or _ and use letters, digits and _"
 """The pattern in words, as a hint says it."""
@@ -26,7 +28,7 @@ def name_rule(name: object) -> str:
     )
 
 
-_NAME = re.compile(NAME_PATTERN[1:-1])
+_NAME = re.compile(NAME_PATTERN[1:-1])  # the lookahead is no matter to fullmatch
 
 
 def is_name(key: object) -> bool:

@@ -420,6 +420,8 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
             key_span,
             _found_deeper(doc, tuple(path), error.instance, missing),
         )
+    if v == "type" and "propertyNames" in error.absolute_schema_path:  # `1:` where a name belongs
+        return _bad_key(doc, error, path, span, where)
     if v == "type":
         want: Any = error.validator_value
         want_s = " or ".join(want) if isinstance(want, list) else want
@@ -448,16 +450,7 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
                 span,
                 'write a whole number, a decimal or a fraction as text: 3, 0.5, "7/2"',
             )
-        key = error.instance
-        if "propertyNames" in error.absolute_schema_path and isinstance(key, (str, int)):
-            span = doc.span((*path, key), key=True)  # a key: point at it, not at its mapping
-        named = "an empty key (null)" if error.instance == "" else repr(error.instance)
-        shape = PATTERN_HINTS.get(str(error.validator_value))
-        if error.validator_value == NAME_PATTERN and shape is not None:
-            shape = (shape[0], name_rule(error.instance))
-        if shape is None:  # a pattern added to the schema without a hint: say the pattern itself
-            shape = ("valid here", f"it must match the pattern {error.validator_value}")
-        return Diagnostic("RC104", f"{named} at {where} is not {shape[0]}", span, shape[1])
+        return _bad_key(doc, error, path, span, where)
     if v == "uniqueItems" and isinstance(error.instance, list):
         counts = Counter(map(str, error.instance))
         twice = next((x for x, n in counts.items() if n > 1), "?")
@@ -476,6 +469,23 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
 
 
 _DICE = re.compile(r"(?P<count>[0-9]*)[dD](?P<sides>[0-9]+)")
+
+
+def _bad_key(doc: Document, error: ValidationError, path: list[Any], span: Span, where: str) -> Diagnostic:
+    """RC104 for a text that does not match its pattern, or a key that is not text where a name
+    belongs (the schema's `propertyNames` ask for a string, for validators that read YAML's
+    keys as they are): at the key, when it is one, saying what it should be."""
+    key = error.instance
+    if "propertyNames" in error.absolute_schema_path and isinstance(key, (str, int)):
+        span = doc.span((*path, key), key=True)  # a key: point at it, not at its mapping
+    named = "an empty key (null)" if key == "" else repr(key)
+    pattern = error.validator_value if error.validator == "pattern" else _schema_of(error).get("pattern")
+    shape = PATTERN_HINTS.get(str(pattern))
+    if pattern == NAME_PATTERN and shape is not None:
+        shape = (shape[0], name_rule(key))
+    if shape is None:  # a pattern added to the schema without a hint: say the pattern itself
+        shape = ("valid here", f"it must match the pattern {pattern}")
+    return Diagnostic("RC104", f"{named} at {where} is not {shape[0]}", span, shape[1])
 
 
 def _mapping_hint(path: list[Any], instance: Any) -> str | None:
