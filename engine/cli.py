@@ -1375,7 +1375,7 @@ def _new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         target = given if is_ruleset_file(given) else given.with_name(given.name + ".yaml")
     name = target.stem.lower()
-    if not NAME_PATTERN.match(name):
+    if not NAME_PATTERN.fullmatch(name):
         err.write(
             f"rulecraft new: '{target.stem or args.name}' is not a ruleset name: "
             "start with a letter, then use a-z 0-9 _ - (for example 'my-game')\n"

@@ -249,6 +249,7 @@ def test_the_schema_refuses_for_any_validator_the_names_the_engine_refuses(schem
         errors = list(validator.iter_errors({"rulecraft": 1, "name": "x", "checks": {key: check}}))
         assert errors, repr(key)
     assert not list(validator.iter_errors({"rulecraft": 1, "name": "x", "checks": {"flip": check}}))
+    assert list(validator.iter_errors({"rulecraft": 1, "name": "x\n", "checks": {"flip": check}}))
     for key in ("flip\n", 1):
         data = {"rulecraft": 1, "name": "x", "checks": {key: check}}
         r = engine_refuses(repo_root, data)

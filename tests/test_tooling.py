@@ -191,6 +191,12 @@ def test_new_refuses_a_bad_name_and_a_missing_folder(tmp_path: Path, cli):
     for folder in ("", ".", "/", ".."):  # no file name in it: a ValueError from pathlib before
         r = cli("new", folder, cwd=tmp_path)
         assert r.code == 2 and "not a ruleset name" in r.err and "Traceback" not in r.err, r.err
+    # a name ending in a line break: the pattern was matched with `$`, which takes one, and a file
+    # named "game\n.yaml" was written
+    r = cli("new", "game\n", cwd=tmp_path)
+    assert r.code == 2 and "not a ruleset name" in r.err, r.err
+    with pytest.raises(ValueError, match="invalid ruleset name"):
+        starter_text("game\n")
     assert list(tmp_path.iterdir()) == []
 
 

@@ -12,6 +12,10 @@ NAME_PATTERN = "^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$"
 by a line break: to Python's `re`, which jsonschema uses, `$` also matches before a last line
 break, so `"flip\\n"` passed the schema that ECMA-262's `$` (and the engine, RC104) refuses."""
 
+RULESET_NAME_PATTERN = "^[a-z][a-z0-9_-]*(?!\\n)$"
+"""The schema's pattern for a ruleset's own `name:` (and `rulecraft new`'s), as `NAME_PATTERN`
+not followed by a line break."""
+
 NAME_RULE = "names start with a letter or _ and use letters, digits and _"
 """The pattern in words, as a hint says it."""
 

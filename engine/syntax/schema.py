@@ -25,7 +25,7 @@ from .clock import SCHEMA_STEPS, Clock
 from .document import Document
 from .faces import NO_FACES, no_faces_hint, too_many_faces
 from .input_keys import input_takes
-from .names import NAME_PATTERN, NAME_RULE, name_rule
+from .names import NAME_PATTERN, NAME_RULE, RULESET_NAME_PATTERN, name_rule
 from .positions import Span
 from .resources import schema_path
 
@@ -521,7 +521,7 @@ def _then(hint: str | None, more: str) -> str:
 
 PATTERN_HINTS: dict[str, tuple[str, str]] = {
     NAME_PATTERN: ("a valid name", NAME_RULE),
-    "^[a-z][a-z0-9_-]*$": (
+    RULESET_NAME_PATTERN: (
         "a valid ruleset name",
         "a ruleset's name starts with a lower-case letter and uses lower-case letters, digits, _ and -",
     ),

@@ -11,10 +11,12 @@ import os
 import re
 from pathlib import Path
 
+from ..syntax.names import RULESET_NAME_PATTERN
 from ..syntax.resources import schema_path
 
-NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_-]*$")
-"""What `name:` accepts (the same pattern as the JSON Schema)."""
+NAME_PATTERN = re.compile(RULESET_NAME_PATTERN[1:-1])
+"""What `name:` accepts (the JSON Schema's pattern), matched whole (`fullmatch`): `match` with
+`$` took `abc` and a line break, and `rulecraft new` wrote a file whose name ended in one."""
 
 
 def schema_reference(target: Path, schema: Path | None = None) -> str:
@@ -39,7 +41,7 @@ def schema_reference(target: Path, schema: Path | None = None) -> str:
 def starter_text(name: str, schema: str | None = None) -> str:
     """A commented starter ruleset called `name`, whose schema comment points at `schema`
     (a path as `schema_reference` gives it; by default the installed schema's absolute path)."""
-    if not NAME_PATTERN.match(name):
+    if not NAME_PATTERN.fullmatch(name):
         raise ValueError(f"invalid ruleset name {name!r}: a lower-case letter, then a-z 0-9 _ -")
     ref = schema if schema is not None else schema_path().resolve().as_posix()
     file = f"{name}.yaml"
