@@ -851,3 +851,25 @@ def test_a_word_of_the_language_names_no_table_or_state_item(text: str, said: st
     assert d.code == "RC307" and said in d.message, d.message
     name = said.split("'")[1]
     assert d.span is not None and d.span.excerpt().split("\n")[0].strip().startswith(f"{name}:")
+
+
+def test_a_caret_after_wide_characters_stands_under_its_place_in_a_terminal() -> None:
+    """The blank before a caret was a space per character: a terminal draws 漢 and 🎲 two columns
+    wide, so a caret after them stood short of its place, under the wrong token. It keeps the
+    line's tabs, takes two columns for a wide character and none for a combining mark, and the
+    carets are as wide as what they underline."""
+    from engine.syntax.positions import SourceFile, Span
+
+    line = "outcome: \"'漢🎲'\tif tailz else 'heads'\""
+    at = line.index("tailz") + 1
+    shown = Span(SourceFile("f.yaml", line), 1, at, 1, at + 5).excerpt().split("\n")
+    assert shown == ["  " + line, "  " + " " * 11 + "  " + "  " + " " + "\t" + "   " + "^" * 5]
+    wide = Span(SourceFile("f.yaml", "x: 漢字 y"), 1, 4, 1, 6).excerpt().split("\n")
+    assert wide[1] == "  " + "   " + "^^^^"  # two wide characters: four carets
+
+
+def test_the_blank_before_a_caret_is_as_wide_as_a_terminal_draws_the_text() -> None:
+    from engine.syntax.positions import blank, columns
+
+    assert blank("a漢🎲\te\u0301ｶ") == " " + "  " + "  " + "\t" + " " + "" + " "  # ｶ: halfwidth
+    assert columns("漢字") == 4 and columns("e\u0301") == 1

@@ -91,8 +91,30 @@ class Span:
             before = lead + text[first : self.col - 1]
             width = max(1, min(width, last - self.col + 1))
             text = lead + text[first:last] + ("…" if last < len(text) else "")
-        pad = "".join("\t" if c == "\t" else " " for c in before)
-        return f"  {text}\n  {pad}{'^' * width}"
+        under = columns(text[len(before) : len(before) + width]) if len(before) < len(text) else 1
+        return f"  {text}\n  {blank(before)}{'^' * max(1, under)}"
+
+
+def _width(c: str) -> int:
+    """The columns a character takes in a terminal (as `wcwidth` counts them): two for an East
+    Asian wide or fullwidth one (漢, ｶ is one: halfwidth), none for a combining mark."""
+    import unicodedata  # only when a caret is drawn: not at start-up
+
+    if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1
+
+
+def columns(text: str) -> int:
+    """The columns `text` takes in a terminal (`_width` of each character)."""
+    return sum(_width(c) for c in text)
+
+
+def blank(text: str) -> str:
+    """Blank space as wide as `text` shows: its tabs kept (the terminal's own stops), every other
+    character as many spaces as the columns it takes. A caret drawn after `漢漢` stood two
+    columns short of its place, under the wrong token."""
+    return "".join("\t" if c == "\t" else " " * _width(c) for c in text)
 
 
 @frozen(slots=True)

@@ -691,6 +691,32 @@ def test_a_caret_past_the_part_of_a_long_line_shown_is_said_as_its_column(page: 
     expect(excerpt).to_have_text(near.split("\n")[6] + "\n" + " " * 135 + "^" * 5)
 
 
+def test_a_caret_after_tabs_wide_characters_and_an_emoji_stands_under_its_place(
+    page: Page, server: str
+) -> None:
+    """The page's caret put one space per UTF-16 unit before the place: a tab drawn eight columns
+    wide stood over one space, 漢 over one of its two columns, and an emoji (two units, one
+    character to the engine) pushed the caret a column too far. The blank now keeps the tabs and
+    is as wide as what it stands under, as the command line's (`positions.blank`), and a jump to
+    the place counts characters, not units."""
+    _load(page, server, "chill")
+    text = (
+        "rulecraft: 1\nname: coin\nchecks:\n  flip:\n    roll: {d: {die: 2}}\n    outcomes: [tails, heads]\n"
+        "    outcome: \"'漢🎲'\tif tailz else 'heads'\"\n"
+    )
+    page.fill("#source", text)
+    excerpt = page.locator("#diagnostics li.diag .excerpt")
+    expect(excerpt).to_have_count(1)
+    line = text.split("\n")[6]
+    # `    outcome: "'` is 15 columns, 漢 and 🎲 two each, `'` one, the tab kept: tailz under carets
+    expect(excerpt).to_contain_text("^^^^^")
+    # exactly (`to_have_text` would fold the blank's spaces and tab into one)
+    assert excerpt.text_content() == line + "\n" + " " * 15 + "  " + "  " + " " + "\t" + "   " + "^" * 5
+    page.locator("#diagnostics li.diag button.where").click()
+    at = page.evaluate("() => document.getElementById('source').selectionStart")
+    assert at == len(text[: text.index("tailz")].encode("utf-16-le")) // 2  # the textarea's units
+
+
 def test_a_long_ruleset_draws_only_the_line_numbers_near_the_view(page: Page, server: str) -> None:
     """250,000 lines froze the page for 12 s and each keystroke took ~2 s: the gutter had a row
     per line, all made at once and laid out again on every key. It draws at most 2,000 now."""

@@ -75,18 +75,33 @@ function settle(text) {
 
 const CUT = 2000; // the most characters of a source line the server sends (then `…`): MAX_TEXT
 
+// Characters a monospaced line shows two columns wide (East Asian wide and fullwidth: CJK,
+// Hangul, kana, fullwidth forms, most emoji), and marks that take none: as the command line's
+// caret counts them (`positions.blank`).
+const WIDE = /[\u1100-\u115F\u231A\u231B\u2329\u232A\u23E9-\u23EC\u23F0\u23F3\u25FD\u25FE\u2614\u2615\u2648-\u2653\u267F\u2693\u26A1\u26AA\u26AB\u26BD\u26BE\u26C4\u26C5\u26CE\u26D4\u26EA\u26F2\u26F3\u26F5\u26FA\u26FD\u2705\u270A\u270B\u2728\u274C\u274E\u2753-\u2755\u2757\u2795-\u2797\u27B0\u27BF\u2B1B\u2B1C\u2B50\u2B55\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uA960-\uA97F\uAC00-\uD7A3\uF900-\uFAFF\uFE10-\uFE19\uFE30-\uFE6F\uFF00-\uFF60\uFFE0-\uFFE6\u{16FE0}-\u{18CFF}\u{1B000}-\u{1B2FF}\u{1F004}\u{1F0CF}\u{1F18E}\u{1F191}-\u{1F19A}\u{1F200}-\u{1F251}\u{1F300}-\u{1F64F}\u{1F680}-\u{1F6FF}\u{1F7E0}-\u{1F7EB}\u{1F90C}-\u{1F9FF}\u{1FA70}-\u{1FAFF}\u{20000}-\u{2FFFD}\u{30000}-\u{3FFFD}]/u;
+const NO_WIDTH = /[\p{Mn}\p{Me}\p{Cf}]/u;
+
+function columns(c) {
+  return c === "\t" ? 1 : NO_WIDTH.test(c) ? 0 : WIDE.test(c) ? 2 : 1;
+}
+
 function caret(d) {
   // The source line with a caret under the place, as the command line prints it; null without
   // one. The server cuts a long line (at 2,000 characters, with `…`): a place past what is shown
-  // is said as its column, and a caret is never longer than the line it underlines.
+  // is said as its column, and a caret is never longer than the line it underlines. A column
+  // counts characters (code points, as the engine does, not JavaScript's UTF-16 units); the
+  // blank before the caret keeps the line's tabs and is as wide as what it stands under.
   if (d.source_line === null || d.source_line === undefined || !d.column) return null;
   const line = String(d.source_line);
+  const chars = Array.from(line);
   // the last column a caret may stand in: one past the end of a whole line, the last one shown of a cut one
-  const last = line.length > CUT ? CUT : line.length + 1;
+  const last = chars.length > CUT ? CUT : chars.length + 1;
   if (d.column > last) return `${line}\n(column ${d.column}, past the part of the line shown)`;
   const wide = d.end_line === d.line && d.end_column > d.column ? d.end_column - d.column : 1;
   const width = Math.max(1, Math.min(wide, last + 1 - d.column));
-  return `${line}\n${" ".repeat(d.column - 1)}${"^".repeat(width)}`;
+  const before = chars.slice(0, d.column - 1).map((c) => (c === "\t" ? "\t" : " ".repeat(columns(c)))).join("");
+  const under = chars.slice(d.column - 1, d.column - 1 + width).reduce((n, c) => n + columns(c), 0);
+  return `${line}\n${before}${"^".repeat(Math.max(1, under))}`;
 }
 
 function described(d) {
@@ -232,7 +247,8 @@ function goToLine(line, column) {
   const lines = src.value.split("\n");
   let at = 0;
   for (let i = 0; i < line - 1 && i < lines.length; i++) at += lines[i].length + 1;
-  at += Math.max(0, (column || 1) - 1);
+  // a column counts characters; the textarea's offsets count UTF-16 units (an emoji is two)
+  at += Array.from(lines[line - 1] || "").slice(0, Math.max(0, (column || 1) - 1)).join("").length;
   src.focus();
   src.setSelectionRange(at, at);
   src.scrollTop = Math.max(0, (line - 5) * state.lineHeight);
