@@ -670,6 +670,14 @@ def test_an_answer_that_is_not_the_apis_is_one_plain_message(page: Page, server:
     page.route("**/api/chart/distribution", _answer(200, "application/json", '{"not": "a chart"}'))
     page.click("#exact")
     expect(page.locator("#errors li")).to_have_text(plain.format(200, "application/json"))
+    # no answer at all (the server stopped): said in words, not the browser's "Failed to fetch"
+    page.route("**/api/roll", lambda route: route.abort("connectionrefused"))
+    page.click("#roll")
+    expect(page.locator("#errors li")).to_have_text(
+        "the server did not answer (is rulecraft serve still running, and this page's address right?)"
+        ": try again"
+    )
+    page.unroute("**/api/roll")
 
 
 def test_a_caret_past_the_part_of_a_long_line_shown_is_said_as_its_column(page: Page, server: str) -> None:

@@ -41,7 +41,15 @@ async function api(path, body, token, want = "json") {
   const headers = { "Content-Type": "application/json" };
   if (token) headers.Authorization = "Bearer " + token;
   const init = body === undefined ? {} : { method: "POST", headers, body: JSON.stringify(body) };
-  const res = await fetch("api/" + path, init);
+  let res;
+  try {
+    res = await fetch("api/" + path, init);
+  } catch {
+    // the server did not answer at all (stopped, the network down): the browser's own words
+    // are "Failed to fetch" or "NetworkError when attempting to fetch resource"
+    const text = "the server did not answer (is rulecraft serve still running, and this page's address right?): try again";
+    throw Object.assign(new Error(text), { diagnostics: [{ text }] });
+  }
   const type = res.headers.get("content-type") || "";
   let data = null;
   if (type.includes("json")) {
