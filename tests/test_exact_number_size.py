@@ -14,7 +14,7 @@ import pytest
 
 import engine
 from engine.errors import DeadlineError, LimitError
-from engine.eval import dist
+from engine.eval import dist, markov
 from engine.eval.dist import Dist
 from engine.runtime import work as work_module
 from engine.runtime.work import Work, working
@@ -172,3 +172,50 @@ def test_a_sampled_redraw_is_charged_by_the_chits_it_draws_again() -> None:
     assert d.code == "RC503" and "the first took " in d.message
     first = int(d.message.split("the first took ")[1].split()[0].replace(",", ""))
     assert first > 100_000
+
+
+DEEP = """\
+rulecraft: 1
+name: deep
+checks:
+  c:
+    inputs:
+      n: {type: int, min: 1, max: 100, default: 5}
+    roll:
+      d:
+        pool: n
+        die: 1000
+        each: "1 if face > 1 else 0"
+        cap: 1000
+        triggers:
+          - {on: face <= 1, may: reroll, take: all}
+    outcomes: [lo, hi]
+    objective: {at_least: hi}
+    outcome: "'hi' if sum(d) >= n else 'lo'"
+"""
+
+
+def test_a_rescale_is_charged_by_the_size_of_the_scores() -> None:
+    """Best play's scale grows by 1000**8 at a time; every score kept is multiplied with it."""
+    factor = 1000**markov.RESCALE
+    table = {i: i for i in range(1_000)}
+    # a game's scale costs nothing more
+    assert markov.rescale_units(table, 6**200, factor) == 0
+    small, double = (markov.rescale_units(table, 7**n, factor) for n in (4_000, 8_000))
+    assert 0 < small and double >= 2 * small - 1
+    assert markov.rescale_units({**table, **{-i: i for i in range(1, 1_001)}}, 7**4_000, factor) >= 2 * small
+    # a score of several parts is that many numbers
+    assert markov.rescale_units({i: (i, i) for i in range(1_000)}, 7**4_000, factor) >= 2 * small
+
+
+def test_best_play_on_a_deep_chain_is_charged_for_its_scale() -> None:
+    """Best play on 5 d1000 each rerolling a 1 up to a cap of 1,000 dice: a chance node's score
+    divides by 1000 once more each die deeper, so the scale grows to 10,000 bits, 1000**8 a time:
+    125 times, each multiplying every score kept (20,000 in the end). Charged for the scores alone (487,000
+    units) it ran 2 s, four times as long a unit as the budget means; at 10 dice it took 5 s and
+    was not refused. Now its rescales are charged too, and the budget of a million stops it."""
+    rs = engine.load(DEEP, limits=engine.Limits(deadline=None, max_work=1_000_000))
+    with pytest.raises(LimitError) as raised:
+        rs.distribution("c", policy="optimal")
+    (d,) = raised.value.diagnostics
+    assert d.code == "RC503" and "work budget of 1,000,000 units" in d.message

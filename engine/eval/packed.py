@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..runtime.procedure import Option
 from ..runtime.work import TRANSITION
 from .dist import Dist
-from .markov import RESCALE, BestPlay, Node, multiply
+from .markov import RESCALE, BestPlay, Node, multiply, rescale_units
 
 if TYPE_CHECKING:
     from .rerolls import RerollSolver
@@ -255,6 +255,7 @@ def pushed(solver: RerollSolver, starts: Dist, above: list[int], end: Callable[[
                 share, left = divmod(num, faces)
                 if left:  # the scale takes on powers of the faces first (`pushed`)
                     factor = faces**RESCALE
+                    work.charge(rescale_units(mass, scale, factor) + rescale_units(ends, scale, factor))
                     scale *= factor
                     multiply(mass, factor)
                     multiply(ends, factor)
