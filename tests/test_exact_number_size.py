@@ -219,3 +219,52 @@ def test_best_play_on_a_deep_chain_is_charged_for_its_scale() -> None:
         rs.distribution("c", policy="optimal")
     (d,) = raised.value.diagnostics
     assert d.code == "RC503" and "work budget of 1,000,000 units" in d.message
+
+
+WEAR = """\
+rulecraft: 1
+name: wear
+checks:
+  c:
+    roll:
+      d: {die: 1000}
+    outcomes: [lo, mid, hi]
+    outcome: [{when: "d > 990", then: hi}, {when: "d > 7", then: mid}, {else: lo}]
+state:
+  character:
+    start: {type: int, min: 1, max: 100000, default: 10}
+  each:
+    hp: {counter: start, min: 0}
+    sp: {counter: start, min: 0}
+actions:
+  hit:
+    by: character
+    roll: {check: c}
+    effects:
+      - {remove: {hp: 1}, when: "outcome == 'hi'"}
+      - {remove: {sp: 1}, when: "outcome == 'lo'"}
+scenes:
+  s:
+    parties: [p]
+    round:
+      - {act: hit, by: p}
+    ends:
+      - {when: p.hp == 0, then: done}
+      - {when: p.sp == 0, then: other}
+    max_rounds: 100000
+"""
+
+
+def test_a_scene_length_count_charges_its_divisors_by_their_size() -> None:
+    """A scene of a d1000 whose masses share a long factor with the total (powers of 1000):
+    each round's reduction takes a greatest common divisor of that length per mass. Charged by
+    the total's length alone, a budget of 500,000 units counted to round 2,218 (3.7 s; the
+    default budget, to round 3,960 in 13 s); each divisor charged by its size, round 1,242
+    (1.1 s)."""
+    rs = engine.load(WEAR, limits=engine.Limits(max_work=500_000, deadline=None))
+    with pytest.raises(LimitError) as raised:
+        rs.scene_odds("s")
+    (d,) = raised.value.diagnostics
+    assert d.code == "RC503" and "round by round, at round " in d.message
+    reached = int(d.message.split("at round ")[1].split()[0].replace(",", ""))
+    assert reached < 1_800

@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, limit_advice, placed
-from ..eval.dist import Dist, fraction_text
+from ..eval.dist import SMALL_BITS, Dist, fraction_text
 from ..eval.markov import expectation, solve_components
 from ..frozen import field, frozen
 from ..model.ruleset import RulesetModel
@@ -31,7 +31,7 @@ from ..model.values import Multi
 from ..runtime import arguments
 from ..runtime.context import RunContext, with_work
 from ..runtime.state import begin, width_work
-from ..runtime.work import Work, product_units, quotient_units, working
+from ..runtime.work import Work, gcd_units, product_units, quotient_units, working
 from ..state.exact import after_action
 from .memo import state_key
 from .play import ending, scene_view, step_call, takes_place, too_long
@@ -163,6 +163,7 @@ third of a microsecond, measured on a two-party duel and on a cycle pushed 16,00
 BITS_PER_WORD = 32_768
 """Past this many bits of the common total, a multiply-add is charged once more per as many bits
 (a chain pushed 100,000 rounds carries numbers of about 150,000 bits)."""
+
 
 GCD_BITS = 1_600
 """A greatest common divisor of numbers of n bits is charged (n / GCD_BITS)² units: about a
@@ -481,16 +482,47 @@ def _count_lengths(
             if not mass:
                 break
         # two greatest common divisors of the total follow (the round's fraction, the reduction),
-        # each quadratic in its length: 4,000 rounds of a chain that never ends took 8 s in them
+        # each quadratic in its length: 4,000 rounds of a chain that never ends took 8 s in them.
+        # Charged by the total's length as before (which also bounds the rounds' fractions kept:
+        # 'tossing' of docs/scenes.md), and by the size of the numbers each divides (`_divisor`):
+        # a reduction over many masses that share a long factor with the total (a d1000's
+        # chances) takes a divisor of that length per mass, and ran 12 s at the default budget
         work.charge(2 * (total.bit_length() // GCD_BITS) ** 2)
+        bits, done_bits = total.bit_length(), done.bit_length()
+        if bits + done_bits >= SMALL_BITS:  # as `_divisor` charges the fraction's own
+            work.charge(quotient_units(bits, done_bits))
         rounds[r] = Fraction(done, total)
-        common = math.gcd(total, stuck, *mass.values())
+        if bits + done_bits >= SMALL_BITS:
+            work.charge(gcd_units(done_bits, bits - rounds[r].denominator.bit_length()))
+        if bits < SMALL_BITS:  # a game's totals: one call, nothing more charged
+            common = math.gcd(total, stuck, *mass.values())
+        else:
+            common = total
+            for v in (stuck, *mass.values()):
+                if common == 1:
+                    break
+                common = _divisor(common, v, work)
         if common > 1:
             work.charge((2 + len(mass)) * quotient_units(total.bit_length(), common.bit_length()))
             total //= common
             stuck //= common
             mass = {k: v // common for k, v in mass.items()}
     return rounds, Fraction(sum(mass.values()) + stuck, total)
+
+
+def _divisor(a: int, b: int, work: Work) -> int:
+    """`math.gcd(a, b)` for a > 0, b >= 0, charged to `work` by the size of its numbers as
+    `common_multiple` charges its own: the division that starts it before it is made, Lehmer's
+    steps on the shorter once the divisor's size is known (`gcd_units`); nothing more while the
+    two are under `SMALL_BITS` together."""
+    a_bits, b_bits = a.bit_length(), b.bit_length()
+    if a_bits + b_bits < SMALL_BITS:
+        return math.gcd(a, b)
+    short = min(a_bits, b_bits)
+    work.charge(quotient_units(max(a_bits, b_bits), short))
+    g = math.gcd(a, b)
+    work.charge(gcd_units(short, g.bit_length()))
+    return g
 
 
 _ENDS = -1
