@@ -56,21 +56,31 @@ _HALF = 1 << (SMALL_BITS // 2)
 """Two whole numbers under it are together under `SMALL_BITS`: compared, not measured."""
 
 
+def common_divisor(a: int, b: int, work: Work) -> int:
+    """The greatest common divisor of whole numbers a > 0, b >= 0 (`math.gcd`), charged to `work`
+    by the size of its numbers: the division that starts it before it is made, and its further
+    steps (`gcd_units`) once its size is known; nothing while the two are together under
+    `SMALL_BITS`."""
+    a_bits, b_bits = a.bit_length(), b.bit_length()
+    if a_bits + b_bits < SMALL_BITS:
+        return math.gcd(a, b)
+    short = min(a_bits, b_bits)
+    work.charge(quotient_units(max(a_bits, b_bits), short))
+    g = math.gcd(a, b)
+    work.charge(gcd_units(short, g.bit_length()))
+    return g
+
+
 def common_multiple(a: int, b: int, work: Work) -> int:
     """The least common multiple of whole numbers a, b > 0 (`math.lcm`), charged to `work` by
-    the size of its numbers: the division that starts their greatest common divisor before it
-    is made, the divisor's further steps (`gcd_units`) once its size is known, and the division
+    the size of its numbers: their greatest common divisor (`common_divisor`), then the division
     and product that make the multiple before they are made."""
     a_bits, b_bits = a.bit_length(), b.bit_length()
     if a_bits + b_bits < SMALL_BITS:
         return math.lcm(a, b)
-    short = min(a_bits, b_bits)
-    work.charge(quotient_units(max(a_bits, b_bits), short))
-    g = math.gcd(a, b)
+    g = common_divisor(a, b, work)
     g_bits = g.bit_length()
-    work.charge(
-        gcd_units(short, g_bits) + quotient_units(b_bits, g_bits) + product_units(a_bits, b_bits - g_bits)
-    )
+    work.charge(quotient_units(b_bits, g_bits) + product_units(a_bits, b_bits - g_bits))
     return a * (b // g)
 
 

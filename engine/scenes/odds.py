@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, limit_advice, placed
-from ..eval.dist import SMALL_BITS, Dist, fraction_text
+from ..eval.dist import SMALL_BITS, Dist, common_divisor, fraction_text
 from ..eval.markov import expectation, solve_components
 from ..frozen import field, frozen
 from ..model.ruleset import RulesetModel
@@ -484,12 +484,12 @@ def _count_lengths(
         # two greatest common divisors of the total follow (the round's fraction, the reduction),
         # each quadratic in its length: 4,000 rounds of a chain that never ends took 8 s in them.
         # Charged by the total's length as before (which also bounds the rounds' fractions kept:
-        # 'tossing' of docs/scenes.md), and by the size of the numbers each divides (`_divisor`):
+        # 'tossing' of docs/scenes.md), and by the size of the numbers each divides (`common_divisor`):
         # a reduction over many masses that share a long factor with the total (a d1000's
         # chances) takes a divisor of that length per mass, and ran 12 s at the default budget
         work.charge(2 * (total.bit_length() // GCD_BITS) ** 2)
         bits, done_bits = total.bit_length(), done.bit_length()
-        if bits + done_bits >= SMALL_BITS:  # as `_divisor` charges the fraction's own
+        if bits + done_bits >= SMALL_BITS:  # as `common_divisor` charges the fraction's own
             work.charge(quotient_units(bits, done_bits))
         rounds[r] = Fraction(done, total)
         if bits + done_bits >= SMALL_BITS:
@@ -501,28 +501,13 @@ def _count_lengths(
             for v in (stuck, *mass.values()):
                 if common == 1:
                     break
-                common = _divisor(common, v, work)
+                common = common_divisor(common, v, work)
         if common > 1:
             work.charge((2 + len(mass)) * quotient_units(total.bit_length(), common.bit_length()))
             total //= common
             stuck //= common
             mass = {k: v // common for k, v in mass.items()}
     return rounds, Fraction(sum(mass.values()) + stuck, total)
-
-
-def _divisor(a: int, b: int, work: Work) -> int:
-    """`math.gcd(a, b)` for a > 0, b >= 0, charged to `work` by the size of its numbers as
-    `common_multiple` charges its own: the division that starts it before it is made, Lehmer's
-    steps on the shorter once the divisor's size is known (`gcd_units`); nothing more while the
-    two are under `SMALL_BITS` together."""
-    a_bits, b_bits = a.bit_length(), b.bit_length()
-    if a_bits + b_bits < SMALL_BITS:
-        return math.gcd(a, b)
-    short = min(a_bits, b_bits)
-    work.charge(quotient_units(max(a_bits, b_bits), short))
-    g = math.gcd(a, b)
-    work.charge(gcd_units(short, g.bit_length()))
-    return g
 
 
 _ENDS = -1
