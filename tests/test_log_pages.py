@@ -16,6 +16,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import engine
 from engine import Limits
@@ -313,3 +315,43 @@ def test_a_replay_is_charged_for_the_log_before_it_reads_it() -> None:
     )
     state, count = roomy.replay_counted()
     assert count == 100 and state["shared"]["n"] == 99 and store.read == 100
+
+
+def test_an_undo_of_a_log_whose_first_events_were_deleted_is_rc903(tmp_path: Path) -> None:
+    """The oldest event left was the change to undo, and no event was before it: the undo raised
+    StopIteration, a traceback on the command line and a 500 from the server (found by a review).
+    The last page read must start at event 1."""
+    import sqlite3
+
+    db = tmp_path / "c.db"
+    store = SqliteStore(db)
+    campaign = engine.new_campaign("c", COUNT, store=store)
+    for _ in range(3):
+        campaign.act("tick")
+    raw = sqlite3.connect(db)
+    raw.execute("DELETE FROM events WHERE campaign = 'c' AND seq <= 3")
+    raw.commit()
+    raw.close()
+    with pytest.raises(CampaignError) as error:
+        campaign.undo()
+    assert error.value.diagnostics[0].code == "RC903"
+    assert "events 1 to 3 are missing (the log starts at event 4)" in error.value.diagnostics[0].message
+    store.close()
+
+
+@given(
+    seqs=st.integers(0, 40),
+    after=st.integers(0, 45),
+    before=st.none() | st.integers(1, 46),
+    limit=st.none() | st.integers(1, 45),
+    newest=st.booleans(),
+)
+def test_a_window_takes_from_a_log_in_memory_what_it_names(
+    seqs: int, after: int, before: int | None, limit: int | None, newest: bool
+) -> None:
+    """`Window.take` (a memory store's page, found by bisection) against the rule stated plainly."""
+    log = [Event(i, "roll", {}, {}) for i in range(1, seqs + 1)]
+    inside = [e for e in log if after < e.seq and (before is None or e.seq < before)]
+    if limit is not None:
+        inside = inside[max(0, len(inside) - limit) :] if newest else inside[:limit]
+    assert Window(after, before, limit, newest).take(log) == inside

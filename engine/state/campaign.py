@@ -1288,17 +1288,23 @@ UNDO_PAGE = 256
 def _newest_first(tx: Transaction, work: Work, name: str) -> Iterator[Event]:
     """The log from its newest event back, read a page at a time inside `tx`, each event charged
     to `work` as it is read (as an undo charged the whole log it read before). A page that does
-    not end just before the one read after it means a gap in the log: RC903."""
+    not end just before the one read after it, or the last, short one not starting at event 1,
+    means a gap in the log: RC903 (an undo whose change was the oldest event left found no event
+    before it: a traceback, found by a review)."""
     before: int | None = None
     while True:
         page = tx.events(Window(before=before, limit=UNDO_PAGE, newest=True))
         work.charge(len(page))
+        gone = None
         if before is not None and page and page[-1].seq != before - 1:
+            gone = f"event {before - 1} is missing (the log goes on at event {before})"
+        elif len(page) < UNDO_PAGE:  # the log's start: event 1 must be in it
+            first = page[0].seq if page else (before or 1)
+            if first > 1:
+                gone = f"events 1 to {first - 1} are missing (the log starts at event {first})"
+        if gone is not None:
             raise _fail(
-                "RC903",
-                f"campaign '{name}' is damaged: event {before - 1} is missing (the log goes on at event "
-                f"{before})",
-                "the log was changed outside rulecraft",
+                "RC903", f"campaign '{name}' is damaged: {gone}", "the log was changed outside rulecraft"
             )
         yield from reversed(page)
         if len(page) < UNDO_PAGE or page[0].seq <= 1:

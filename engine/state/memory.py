@@ -101,7 +101,8 @@ class _Transaction:
         return self.new_header or self.store._headers[self.name]
 
     def events(self, window: Window = WHOLE) -> list[Event]:
-        return window.take([*self.store._events[self.name], *self.added])
+        kept = self.store._events[self.name]
+        return window.take([*kept, *self.added] if self.added else kept)
 
     def last(self) -> Event:
         return self.added[-1] if self.added else self.store._events[self.name][-1]

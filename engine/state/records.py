@@ -11,6 +11,7 @@ campaign's hint) are stated here once, for the SQLite and the PostgreSQL store a
 from __future__ import annotations
 
 import json
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
@@ -71,16 +72,23 @@ class Window:
     newest: bool = False
 
     @property
-    def whole(self) -> bool:
-        """No bound: the log from its first event (one without events was damaged)."""
-        return self.after == 0 and self.before is None and self.limit is None
+    def open_ended(self) -> bool:
+        """No bound on the event numbers (a page of the newest, or the whole log): a log with no
+        event in it was damaged."""
+        return self.after == 0 and self.before is None
 
     def take(self, events: list[Event]) -> list[Event]:
-        """The window of a log held in order (a memory store's)."""
-        inside = [e for e in events if e.seq > self.after and (self.before is None or e.seq < self.before)]
-        if self.limit is None or len(inside) <= self.limit:
-            return inside
-        return inside[len(inside) - self.limit :] if self.newest else inside[: self.limit]
+        """The window of a log held in order (a memory store's), found by bisection: copying and
+        filtering the log for each page made an undo over 200,000 events take 44 s."""
+        lo = bisect_right(events, self.after, key=_seq)
+        hi = len(events) if self.before is None else bisect_left(events, self.before, lo, key=_seq)
+        if self.limit is not None and hi - lo > self.limit:
+            lo, hi = (hi - self.limit, hi) if self.newest else (lo, lo + self.limit)
+        return events[lo:hi]
+
+
+def _seq(event: Event) -> int:
+    return event.seq
 
 
 WHOLE: Final = Window()

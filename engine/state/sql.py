@@ -253,7 +253,7 @@ class SqlStore:
             ).fetchall()
         if window.newest:
             rows.reverse()
-        if not rows and window.after == 0 and window.before is None:
+        if not rows and window.open_ended:
             raise self._error("RC903", f"{self._where} is damaged: campaign '{name}' has no events")
         events = [
             Event(

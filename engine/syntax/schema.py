@@ -525,7 +525,7 @@ PATTERN_HINTS: dict[str, tuple[str, str]] = {
         "a valid ruleset name",
         "a ruleset's name starts with a lower-case letter and uses lower-case letters, digits, _ and -",
     ),
-    "^RC[0-9]{3}$": ("a diagnostic code", "a code is RC and three digits, as RC104"),
+    "^RC[0-9]{3}(?!\\n)$": ("a diagnostic code", "a code is RC and three digits, as RC104"),
 }
 """What each of the schema's name patterns is called in a message, and the hint that says it in
 words (read from the pattern itself, so a hint cannot describe another pattern's rule)."""
