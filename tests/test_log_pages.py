@@ -355,3 +355,34 @@ def test_a_window_takes_from_a_log_in_memory_what_it_names(
     if limit is not None:
         inside = inside[max(0, len(inside) - limit) :] if newest else inside[:limit]
     assert Window(after, before, limit, newest).take(log) == inside
+
+
+def test_the_servers_campaign_list_answers_pages_linked_to_each_other(tmp_path: Path) -> None:
+    """`GET /api/campaigns` listed every campaign in one answer (100,000: 2 s and 5 MB); it answers
+    at most 1,000, by name, with a `Link` to the next page when it is full."""
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from engine.serve.app import Settings, create_app
+
+    db = tmp_path / "c.db"
+    store = SqliteStore(db)
+    names = ["b", "a", "Émile", "c", "日本"]
+    for name in names:
+        engine.new_campaign(name, COUNT, store=store)
+    store.close()
+    with TestClient(create_app(Settings(db=str(db), workers=1))) as client:
+        whole = client.get("/api/campaigns")
+        assert [c["name"] for c in whole.json()] == sorted(names) and "link" not in whole.headers
+        seen, answer = [], client.get("/api/campaigns", params={"limit": 2})
+        while True:
+            seen += [c["name"] for c in answer.json()]
+            links = linked(answer.headers.get("link", ""))
+            if "next" not in links:
+                break
+            path, query = links["next"]
+            assert query["limit"] == "2"
+            answer = client.get(path, params=query)
+        assert seen == sorted(names)
+        refused = client.get("/api/campaigns", params={"limit": 1_001})
+        assert refused.status_code == 422 and "query.limit" in refused.text

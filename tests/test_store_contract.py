@@ -202,6 +202,27 @@ def test_a_window_reads_the_part_of_the_log_it_names_in_and_out_of_a_transaction
     assert store.events("moor", Window(before=9, limit=2, newest=True)) == events[6:8]  # 7 and 8
 
 
+def test_names_list_by_code_point_a_page_at_a_time(backend: Backend, store: Store) -> None:
+    """`names` lists by name in the order Python sorts text (its code points) on every store,
+    PostgreSQL's locale notwithstanding, and a page of them after a name: what the server's
+    `GET /api/campaigns` pages through."""
+    names = ["zed", "Zed", "apple", "Émile", "émile", "日本", "a b", "a-b", "a_b", "ä"]
+    for name in names:
+        store.create(header(name), counter(0))
+    append_counter(store, "apple")
+    listed = store.names()
+    assert [n for n, _, _ in listed] == sorted(names)
+    assert dict((n, k) for n, _, k in listed)["apple"] == 2
+    paged, after = [], None
+    while page := store.names(after, 3):
+        assert len(page) <= 3
+        paged += page
+        after = page[-1][0]
+    assert paged == listed
+    assert store.names("zed") == [(n, r, k) for n, r, k in listed if n > "zed"]
+    assert store.names(None, 1) == listed[:1] and store.names("\U0010ffff") == []
+
+
 def test_a_window_past_a_gap_in_the_log_is_rc903(backend: Backend, store: Store) -> None:
     """A page must start at the event after `after` and go on without a gap: the pages an undo
     reads (newest first) and the server's `/log` find a log changed from outside as a whole read

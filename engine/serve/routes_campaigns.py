@@ -300,11 +300,26 @@ def _changed(
     return {"event": event_json(event), "state": _state(request, campaign, event), **given}
 
 
+LIST_PAGE = 1000
+"""The most campaigns one answer of `GET /api/campaigns` lists (and how many unless asked for
+fewer): 100,000 took 2 s and 5 MB to list whole."""
+
+
 @router.get("", response_model=list[CampaignSummary])
-def list_campaigns(request: Request) -> list[dict[str, Any]]:
-    """Every campaign in the store."""
+def list_campaigns(
+    request: Request,
+    response: Response,
+    after: str | None = Query(None, description="only campaigns named after this"),
+    limit: int = Query(LIST_PAGE, ge=1, le=LIST_PAGE, description="at most this many"),
+) -> list[dict[str, Any]]:
+    """The campaigns in the store, by name, a page at a time: at most `limit` (1,000 unless fewer
+    are asked for). A full page's `Link` header names the next (`rel="next"`)."""
     with _store(server_of(request)) as store:
-        return [{"name": n, "ruleset": _served(request, r), "events": k} for n, r, k in store.names()]
+        page = store.names(after, limit)
+    if len(page) == limit:
+        url = request.url.include_query_params(after=page[-1][0])
+        response.headers["Link"] = f'<{url.path}?{url.query}>; rel="next"'
+    return [{"name": n, "ruleset": _served(request, r), "events": k} for n, r, k in page]
 
 
 @router.get("/{name}")

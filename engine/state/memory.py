@@ -48,8 +48,11 @@ class MemoryStore:
             self._events[header.name] = [first]
             return first
 
-    def names(self) -> list[tuple[str, str, int]]:
-        return sorted((n, h.ruleset, len(self._events[n])) for n, h in self._headers.items())
+    def names(self, after: str | None = None, limit: int | None = None) -> list[tuple[str, str, int]]:
+        listed = sorted((n, h.ruleset, len(self._events[n])) for n, h in self._headers.items())
+        if after is not None:
+            listed = [row for row in listed if row[0] > after]
+        return listed if limit is None else listed[:limit]
 
     def header(self, name: str) -> Header:
         self._known(name)

@@ -332,6 +332,7 @@ class PostgresStore(SqlStore):
 
     HOLDER = "database"
     MARK = "%s"
+    BY_CODE_POINT = ' COLLATE "C"'
     LEFT = "the database was left as it is"
     LOCKS_ROW = True
 

@@ -130,8 +130,9 @@ class Store(Protocol):
         """A new campaign with its first event ("new"); `CampaignError` RC902 if the name is taken."""
         ...
 
-    def names(self) -> list[tuple[str, str, int]]:
-        """Every campaign: (name, ruleset, number of events)."""
+    def names(self, after: str | None = None, limit: int | None = None) -> list[tuple[str, str, int]]:
+        """Every campaign: (name, ruleset, number of events), by name in the order of its code
+        points; or a page of them: those named after `after`, at most `limit`."""
         ...
 
     def header(self, name: str) -> Header:

@@ -67,6 +67,9 @@ class SqlStore:
     HOLDER: ClassVar[str] = "file"
     """What holds the campaigns, in messages: "file" or "database"."""
     MARK: ClassVar[str] = "?"
+    BY_CODE_POINT: ClassVar[str] = ""
+    """What orders text by its code points, as Python does (SQLite's own order, memcmp of UTF-8;
+    PostgreSQL's by the database's locale unless told `COLLATE "C"`)."""
     """The driver's parameter mark."""
     LEFT: ClassVar[str] = "the file was left as it is"
     """What a refusal says of the database it would not use."""
@@ -180,14 +183,22 @@ class SqlStore:
             )
         return "ours"
 
-    def names(self) -> list[tuple[str, str, int]]:
-        """Every campaign as (name, ruleset, number of events), sorted by name."""
+    def names(self, after: str | None = None, limit: int | None = None) -> list[tuple[str, str, int]]:
+        """Every campaign as (name, ruleset, number of events), sorted by name (its code points:
+        `BY_CODE_POINT`, as Python sorts); or those named after `after`, at most `limit`: a page of
+        a store of many (100,000 took 2 s and 5 MB to list whole)."""
+        order = f"c.name{self.BY_CODE_POINT}"
+        where, args = ("", []) if after is None else (f" WHERE {order} > ?", [after])
+        cut = "" if limit is None else f" LIMIT {int(limit)}"
         with self._read() as connection, self._errors("listing campaigns"):
             rows = connection.execute(
-                "SELECT c.name, c.ruleset, COUNT(e.seq) FROM campaigns AS c"
-                " LEFT JOIN events AS e ON e.campaign = c.name GROUP BY c.name, c.ruleset"
+                self._sql(
+                    "SELECT c.name, c.ruleset, (SELECT COUNT(*) FROM events AS e WHERE e.campaign = c.name)"
+                    f" FROM campaigns AS c{where} ORDER BY {order}{cut}"
+                ),
+                args,
             ).fetchall()
-        return sorted((str(name), str(ruleset), int(count)) for name, ruleset, count in rows)
+        return [(str(name), str(ruleset), int(count)) for name, ruleset, count in rows]
 
     def header(self, name: str) -> Header:
         """The campaign's header; RC901 (with the nearest name) if there is no such campaign."""
