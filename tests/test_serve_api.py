@@ -1625,3 +1625,27 @@ def test_listing_campaigns_names_their_rulesets_once_per_request_not_per_campaig
     ]
     named = len(shipped_rulesets()) + 1  # the served folder's mine.yaml
     assert len(resolved) <= 2 * named and len(listed) <= 1, (len(resolved), len(listed))
+
+
+def test_a_looping_link_in_the_served_folder_leaves_every_other_campaign_named(tmp_path: Path) -> None:
+    """Naming campaigns' rulesets from a table of every served file resolved each of them for
+    every request; a link that loops (`resolve` raises RuntimeError on Python 3.11) made every
+    campaign's state and the list a 500 (review AN). That file is found by its listed path; the
+    rest are named as before."""
+    from engine.api import new_campaign, open_store
+
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "zloop.yaml").symlink_to("zloop.yaml")
+    db = tmp_path / "c.db"
+    store = open_store(db)
+    try:
+        new_campaign("c1", "chill", store=store, params={"players": 2})
+    finally:
+        store.close()
+    with TestClient(create_app(Settings(db=str(db), workers=1, rulesets=games))) as c:
+        listed = c.get("/api/campaigns")
+        assert listed.status_code == 200, listed.text
+        assert listed.json() == [{"name": "c1", "ruleset": "chill", "events": 1}]
+        shown = c.get("/api/campaigns/c1")
+        assert shown.status_code == 200 and shown.json()["ruleset"] == "chill", shown.text

@@ -262,9 +262,21 @@ def _naming(names: Mapping[str, Path]) -> dict[str, str]:
     100,000."""
     naming: dict[str, str] = {}
     for name, path in names.items():
-        for way in (name, str(path), str(path.resolve())):
-            naming.setdefault(way, name)
+        for way in (name, str(path), _resolved(path)):
+            if way is not None:
+                naming.setdefault(way, name)
     return naming
+
+
+def _resolved(path: Path) -> str | None:
+    """`path` resolved, or None where it cannot be (a link that loops: Python 3.11's `resolve`
+    raises RuntimeError; a folder that cannot be read): that file is then found by its path as
+    listed, and every other campaign is named as before (one looping link in the served folder
+    was a 500 for every campaign's state once the table was made for all: review AN)."""
+    try:
+        return str(path.resolve())
+    except (OSError, RuntimeError):
+        return None
 
 
 def _played(names: Mapping[str, Path], reference: str) -> Path | None:
@@ -277,7 +289,7 @@ def _played(names: Mapping[str, Path], reference: str) -> Path | None:
     if shipped is not None:
         return shipped
     for path in names.values():  # a file is stored by its resolved path (`api._found_again`)
-        if reference in (str(path), str(path.resolve())):
+        if reference in (str(path), _resolved(path)):
             return path
     return None
 

@@ -98,6 +98,7 @@ class _Transaction:
         self.store = store
         self.name = name
         self.added: list[Event] = []
+        self._joined: list[Event] | None = None
         self.new_header: Header | None = None
 
     def header(self) -> Header:
@@ -105,7 +106,11 @@ class _Transaction:
 
     def events(self, window: Window = WHOLE) -> list[Event]:
         kept = self.store._events[self.name]
-        return window.take([*kept, *self.added] if self.added else kept)
+        if not self.added:
+            return window.take(kept)
+        if self._joined is None:  # made once per append, not once per page an undo reads
+            self._joined = [*kept, *self.added]
+        return window.take(self._joined)
 
     def last(self) -> Event:
         return self.added[-1] if self.added else self.store._events[self.name][-1]
@@ -115,6 +120,7 @@ class _Transaction:
             self.last().seq + 1, kind, copy.deepcopy(dict(data)), copy.deepcopy(state), undoes, _now()
         )
         self.added.append(event)
+        self._joined = None
         return event
 
     def replace_ruleset(self, ruleset_hash: str, ruleset_text: str) -> None:

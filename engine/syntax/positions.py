@@ -96,11 +96,13 @@ class Span:
 
 
 def _width(c: str) -> int:
-    """The columns a character takes in a terminal (as `wcwidth` counts them): two for an East
-    Asian wide or fullwidth one (漢, ｶ is one: halfwidth), none for a combining mark."""
+    """The columns a character takes in a terminal (about as `wcwidth` counts them): two for an
+    East Asian wide or fullwidth one (漢, ｶ is one: halfwidth), none for a mark drawn on the
+    character before it or a format character (a combining accent, a zero-width joiner); a
+    spacing mark (a virama of category Mc) takes its own column."""
     import unicodedata  # only when a caret is drawn: not at start-up
 
-    if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me", "Cf"):
+    if unicodedata.category(c) in ("Mn", "Me", "Cf"):
         return 0
     return 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1
 
