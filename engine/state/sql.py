@@ -67,10 +67,10 @@ class SqlStore:
     HOLDER: ClassVar[str] = "file"
     """What holds the campaigns, in messages: "file" or "database"."""
     MARK: ClassVar[str] = "?"
+    """The driver's parameter mark."""
     BY_CODE_POINT: ClassVar[str] = ""
     """What orders text by its code points, as Python does (SQLite's own order, memcmp of UTF-8;
     PostgreSQL's by the database's locale unless told `COLLATE "C"`)."""
-    """The driver's parameter mark."""
     LEFT: ClassVar[str] = "the file was left as it is"
     """What a refusal says of the database it would not use."""
     LOCKS_ROW: ClassVar[bool] = False
