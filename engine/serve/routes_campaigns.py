@@ -245,9 +245,12 @@ def _served(request: Request, reference: str) -> str:
     alone (where it lies is the operator's), as its errors name it (`_unplaced`): a relative path
     was shown whole, in `GET /api/campaigns` and every state (found by a hunt). A shipped ruleset a
     served file shadows is named by its name still."""
+    names = _names(request)
+    if "." not in reference and reference in names:  # a name that no path (x.yaml) can be
+        return reference
     naming: dict[str, str] | None = getattr(request.state, "naming", None)
-    if naming is None:
-        naming = request.state.naming = _naming(_names(request))
+    if naming is None:  # made only where a path must be matched: it resolves every served file
+        naming = request.state.naming = _naming(names)
     shown = naming.get(reference)
     if shown is None:  # every shipped name is one of `_names`: a file, by its name alone
         shown = naming[reference] = Path(reference).name  # kept: many campaigns share a file
