@@ -1800,7 +1800,8 @@ def test_the_hint_to_add_a_value_an_example_leaves_out_is_worded_once(
 
     assert to_add("much", where, character) == hint
     span = Span(SourceFile("x.yaml", "x"), 1, 1, 1, 2)
-    assert Missing("gives", "the input", where, span, character=character).problem("much").diag.hint == hint
+    missing = Missing("gives", "the input", where, lambda: span, character=character)
+    assert missing.problem("much").diag.hint == hint
     found = Diagnostic(
         "RC401", f"{of} 'x' needs the input 'much' (a number)", None, "", advice=Advice("give", "much", of)
     )

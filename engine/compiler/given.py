@@ -5,7 +5,7 @@ only when `rulecraft test` runs it, so it is RC702 at the value, one message per
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from ..errors import InputError, RulecraftError, did_you_mean, shown
@@ -29,14 +29,15 @@ def to_add(name: str, where: str, character: bool = False) -> str:
 
 
 class Missing(NamedTuple):
-    """How a value an example leaves out is told, at `span`: "{gives} no value for {what}
+    """How a value an example leaves out is told, at `span()`: "{gives} no value for {what}
     'NAME'{of}, which has no default", with the hint to add it under `to` (`to_add`; a
-    `character`'s parameter)."""
+    `character`'s parameter). The place is worked out only when something is missing: a
+    load checks every example, and nearly all of them give what they must."""
 
     gives: str
     what: str
     to: str
-    span: Span
+    span: Callable[[], Span]
     of: str = ""
     character: bool = False
 
@@ -44,7 +45,7 @@ class Missing(NamedTuple):
         return problem(
             "RC702",
             f"{self.gives} no value for {self.what} '{name}'{self.of}, which has no default",
-            self.span,
+            self.span(),
             to_add(name, self.to, self.character),
         )
 

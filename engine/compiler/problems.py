@@ -3,7 +3,7 @@ compiler goes on with the next one instead of stopping at the first mistake."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from ..errors import DeadlineError, Diagnostic, RulecraftError
@@ -29,10 +29,11 @@ def problem(code: str, message: str, span: Span | None, hint: str | None = None)
     return Problem(Diagnostic(code, message, span, hint))
 
 
-def example_key(key: object, span: Span) -> None:
-    """RC702 at `span` unless an example's key `key` is a name: YAML reads `1:`, `1.5:`, `null:` or
+def example_key(key: object, at: Callable[[], Span]) -> None:
+    """RC702 at `at()` unless an example's key `key` is a name: YAML reads `1:`, `1.5:`, `null:` or
     a date as no text (the loader makes all but the number text: '1.5', ''), told as written."""
     if not is_name(key):
+        span = at()
         shown = written(span) or repr(key)
         raise problem("RC702", f"example gives {shown} where a name is wanted", span, name_rule(key))
 
@@ -58,20 +59,35 @@ def once(seen: dict[str, Span], name: str, span: Span, what: str, called: str = 
         )
 
 
-@contextmanager
-def statement(diags: list[Diagnostic]) -> Iterator[None]:
+class statement:  # noqa: N801 - used as `with statement(diags):`, like a function
     """Run one statement, recording its problems (and any error of a stage below) in `diags`. A
-    passed deadline is no problem of the statement's: it ends the load (`DeadlineError`)."""
-    try:
-        yield
-    except Problem as p:
-        diags.append(p.diag)
-    except Reported:
-        pass
-    except DeadlineError:
-        raise
-    except RulecraftError as e:
-        diags.extend(e.diagnostics)
+    passed deadline is no problem of the statement's: it ends the load (`DeadlineError`). A class,
+    not a generator: a load enters thousands of these, and a generator's context costs several
+    times as much to enter and leave."""
+
+    __slots__ = ("diags",)
+
+    def __init__(self, diags: list[Diagnostic]) -> None:
+        self.diags = diags
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: object) -> bool:
+        return kind is not None and _recorded(self.diags, error)
+
+
+def _recorded(diags: list[Diagnostic], error: BaseException | None) -> bool:
+    """Whether `error` is a statement's own (recorded in `diags`, or skipped as `Reported`)."""
+    if isinstance(error, Problem):
+        diags.append(error.diag)
+        return True
+    if isinstance(error, Reported):
+        return True
+    if isinstance(error, RulecraftError) and not isinstance(error, DeadlineError):
+        diags.extend(error.diagnostics)
+        return True
+    return False
 
 
 class Apart:
@@ -83,19 +99,32 @@ class Apart:
         self.diags = diags
         self.failed = False
 
-    @contextmanager
-    def part(self) -> Iterator[None]:
+    def part(self) -> _Part:
         """Run one part as a `statement`, remembering whether it failed."""
-        done = False
-        with statement(self.diags):
-            yield
-            done = True
-        self.failed |= not done
+        return _Part(self)
 
     def settle(self) -> None:
         """`Reported` if a part failed: what the statement makes rests on every part."""
         if self.failed:
             raise Reported
+
+
+class _Part:
+    """One part of an `Apart`: a `statement` that marks the whole failed when it records one."""
+
+    __slots__ = ("apart",)
+
+    def __init__(self, apart: Apart) -> None:
+        self.apart = apart
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: object) -> bool:
+        if kind is None or not _recorded(self.apart.diags, error):
+            return False
+        self.apart.failed = True
+        return True
 
 
 @contextmanager

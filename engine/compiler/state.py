@@ -10,7 +10,7 @@ its roll the check's `outcome`, values and outputs.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -100,6 +100,9 @@ class StateCompiler:
 
     def span(self, path: PathKey, key: bool = False) -> Any:
         return self.unit.doc.span(path, key=key)
+
+    def later(self, path: PathKey, key: bool = False) -> Callable[[], Span]:
+        return self.unit.doc.span_later(path, key=key)
 
     # -- pass 1: the scales of tallies ----------------------------------------------------------
 
@@ -619,7 +622,7 @@ class StateCompiler:
         given = raw.get("params")
         at = path + ("params",) if given is not None else path
         missing = Missing(
-            "example gives", "the campaign parameter", "this example's params:", self.span(at, True)
+            "example gives", "the campaign parameter", "this example's params:", self.later(at, True)
         )
         self._values(path + ("params",), given, campaign, "campaign", missing, parts)
         for who, given in (raw.get("characters") or {}).items():
@@ -628,7 +631,7 @@ class StateCompiler:
                 f"example gives character '{who}'",
                 "the parameter",
                 "this example's characters:",
-                self.span(at, True),
+                self.later(at, True),
                 character=True,
             )
             self._values(at, given, character, "character", missing, parts)
@@ -643,13 +646,13 @@ class StateCompiler:
             # (`inputs` on a join, meant as its params) stand for what the step leaves out, which
             # is not told again (review AG); any other (`policy` on a join) hides nothing
             stray = any(k in step for k in STEP_VALUES.values() if k != key)
-            span = self.span(at + ((key,) if step.get(key) is not None else (kind,)), True)
+            place = self.later(at + ((key,) if step.get(key) is not None else (kind,)), True)
             if kind == "join":
                 missing = Missing(
                     f"step {i + 1} gives character '{step['join']}'",
                     "the parameter",
                     f"step {i + 1}'s params:",
-                    span,
+                    place,
                     character=True,
                 )
                 self._values(at + (key,), step.get(key), character, "character", missing, parts, stray)
@@ -659,7 +662,7 @@ class StateCompiler:
                     f"step {i + 1} gives",
                     "the input",
                     f"step {i + 1}'s inputs:",
-                    span,
+                    place,
                     f" of action '{action.name}'",
                 )
                 self._values(at + (key,), step.get(key), action.inputs, "", missing, parts, stray)
@@ -828,13 +831,13 @@ class StateCompiler:
             if raw.get("refused") and i == len(every) - 1:
                 break
             if isinstance(step, dict) and "character" in step:
-                named.append((self.span(at + ("character",)), step["character"], made))
+                named.append((self.later(at + ("character",)), step["character"], made))
             for role, who in (step.get("others") or {}).items() if isinstance(step, dict) else ():
-                named.append((self.span(at + ("others", role)), who, made))
+                named.append((self.later(at + ("others", role)), who, made))
         for part, among in (("start", first), ("expect", made)):
             for who in (raw.get(part) or {}).get("characters") or {}:
-                named.append((self.span(path + (part, "characters", who), True), who, among))
-        for span, who, among in named:
+                named.append((self.later(path + (part, "characters", who), True), who, among))
+        for where, who, among in named:
             if not isinstance(who, str) or _no_character_name(who) is not None or who in among:
                 continue
             if among is first and who in made:
@@ -846,15 +849,15 @@ class StateCompiler:
                     "a character plays from the start under the example's 'characters:'"
                     + (", or joins with a step {join: NAME}" if among is made else "")
                 )
-            yield why, span, hint
+            yield why, where(), hint
 
     def _example_name(self, at: PathKey, key: Any, what: str, known: Collection[str] | None) -> None:
         """RC702 at the key `at` unless `key` is a name (YAML reads `1:`, `1.5:`, `true:`, `null:`
         or a date as no name) and, where `known` is given, one of them."""
-        span = self.span(at, True)
         if what == CHARACTER:
             why = _no_character_name(key)
             if why is not None:
+                span = self.span(at, True)
                 shown = written(span) or repr(key)
                 raise problem(
                     "RC702",
@@ -863,9 +866,11 @@ class StateCompiler:
                     why[1],
                 )
             return
-        example_key(key, span)
+        example_key(key, self.later(at, True))
         if known is not None and key not in known:
-            raise problem("RC702", f"example names no {what}: '{key}'", span, did_you_mean(key, known))
+            raise problem(
+                "RC702", f"example names no {what}: '{key}'", self.span(at, True), did_you_mean(key, known)
+            )
 
     # -- actions ---------------------------------------------------------------------------------
 

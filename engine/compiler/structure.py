@@ -528,7 +528,9 @@ class Structure:
             here + ("inputs",),
             ex.get("inputs") or {},
             inputs,
-            Missing("example gives", "the input", "this example's inputs:", self.unit.doc.span(at, key=True)),
+            Missing(
+                "example gives", "the input", "this example's inputs:", self.unit.doc.span_later(at, key=True)
+            ),
         )
 
     def _examples(
@@ -578,7 +580,7 @@ class Structure:
         ):
             for name in ex.get(key) or {}:
                 with parts.part():
-                    example_key(name, self.unit.doc.span(here + (key, name), key=True))
+                    example_key(name, self.unit.doc.span_later(here + (key, name), key=True))
                     if name not in known:
                         raise problem(
                             "RC702",
@@ -607,7 +609,7 @@ class Structure:
             for name, value in given.items() if isinstance(given, dict) else ():
                 where = here + ("expect", kind, name)
                 with parts.part():
-                    example_key(name, self.unit.doc.span(where, key=True))
+                    example_key(name, self.unit.doc.span_later(where, key=True))
                     expects.append(self._expectation(kind, name, value, where, types, value_names, outcomes))
         parts.settle()
         return Example(

@@ -13,8 +13,8 @@ import os
 import re
 import stat
 import warnings
-from collections.abc import Mapping
-from functools import lru_cache
+from collections.abc import Callable, Mapping
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +117,11 @@ class Document:
         line, col = place.key if (key and place.key) else place.value
         width = self._token_width(line, col)
         return Span(self.source, line, col, line, col + width)
+
+    def span_later(self, path: PathKey, *, key: bool = False) -> Callable[[], Span]:
+        """`span(path, key=key)`, worked out when called: for a check that nearly always
+        passes, whose message alone needs the place (a load checks thousands of them)."""
+        return partial(self.span, path, key=key)
 
     def _token_width(self, line: int, col: int) -> int:
         whole = self.source.line(line)
