@@ -6,7 +6,7 @@ Every stage reports problems against the text the author wrote, so positions are
 
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Final
 
 from ..frozen import frozen
@@ -91,32 +91,80 @@ class Span:
             before = lead + text[first : self.col - 1]
             width = max(1, min(width, last - self.col + 1))
             text = lead + text[first:last] + ("…" if last < len(text) else "")
-        under = columns(text[len(before) : len(before) + width]) if len(before) < len(text) else 1
-        return f"  {text}\n  {blank(before)}{'^' * max(1, under)}"
+        shown = widths(text)
+        at = drawn_at(text, shown, len(before))
+        under = sum(shown[at : len(before) + width])
+        return f"  {text}\n  {_blank(text[:at], shown[:at])}{'^' * max(1, under)}"
+
+
+TABLE: Final = "widths.json"
+"""The columns each character takes in a terminal, beside this file: written from `unicodedata`
+by `python -m engine.syntax.widths`, which writes the same table into the playground's app.js."""
+
+
+@cache
+def _table() -> tuple[list[int], list[int]]:
+    """The table's runs, as their first code points and their widths: read when a caret is first
+    drawn, never at start-up (a roll that draws none reads no file)."""
+    import json
+    from pathlib import Path
+
+    runs = json.loads((Path(__file__).resolve().parent / TABLE).read_text(encoding="utf-8"))["runs"]
+    return [run[0] for run in runs], [run[1] for run in runs]
 
 
 def _width(c: str) -> int:
-    """The columns a character takes in a terminal (about as `wcwidth` counts them): two for an
-    East Asian wide or fullwidth one (漢, ｶ is one: halfwidth), none for a mark drawn on the
+    """The columns a character alone takes in a terminal (about as `wcwidth` counts them): two for
+    an East Asian wide or fullwidth one (漢, ｶ is one: halfwidth), none for a mark drawn on the
     character before it or a format character (a combining accent, a zero-width joiner); a
-    spacing mark (a virama of category Mc) takes its own column."""
-    import unicodedata  # only when a caret is drawn: not at start-up
+    spacing mark (a virama of category Mc) takes its own column. The table says, so the page
+    counts as this does."""
+    from bisect import bisect_right
 
-    if unicodedata.category(c) in ("Mn", "Me", "Cf"):
-        return 0
-    return 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1
+    starts, each = _table()
+    return each[bisect_right(starts, ord(c)) - 1]
+
+
+def widths(text: str) -> list[int]:
+    """The columns each character of `text` takes: `_width`, but a character joined by U+200D to
+    the one before takes none (👨‍👩‍👧 is drawn in two columns, not six), and one that U+FE0F
+    asks to be drawn as an emoji (🏳️‍🌈, ☂️) takes two. A tab counts one (`blank` keeps it)."""
+    out: list[int] = []
+    for i, c in enumerate(text):
+        if c == "\t":
+            out.append(1)
+        elif i and text[i - 1] == "\u200d":
+            out.append(0)
+        else:
+            if c == "\ufe0f" and i and out[i - 1] == 1 and text[i - 1] != "\t":
+                out[i - 1] = 2
+            out.append(_width(c))
+    return out
+
+
+def drawn_at(text: str, shown: list[int], at: int) -> int:
+    """Where a caret for the character at index `at` stands: a character drawn in no column of its
+    own (a combining accent, a joined emoji) is drawn in the cell of the one before it, and so
+    is its caret. A caret on the accent of `é` stood under the character after it."""
+    while 0 < at < len(text) and shown[at] == 0 and text[at - 1] != "\t":
+        at -= 1
+    return at
 
 
 def columns(text: str) -> int:
-    """The columns `text` takes in a terminal (`_width` of each character)."""
-    return sum(_width(c) for c in text)
+    """The columns `text` takes in a terminal (`widths` of its characters)."""
+    return sum(widths(text))
 
 
 def blank(text: str) -> str:
     """Blank space as wide as `text` shows: its tabs kept (the terminal's own stops), every other
     character as many spaces as the columns it takes. A caret drawn after `漢漢` stood two
     columns short of its place, under the wrong token."""
-    return "".join("\t" if c == "\t" else " " * _width(c) for c in text)
+    return _blank(text, widths(text))
+
+
+def _blank(text: str, shown: list[int]) -> str:
+    return "".join("\t" if c == "\t" else " " * w for c, w in zip(text, shown, strict=True))
 
 
 @frozen(slots=True)

@@ -725,6 +725,71 @@ def test_a_caret_after_tabs_wide_characters_and_an_emoji_stands_under_its_place(
     assert at == len(text[: text.index("tailz")].encode("utf-16-le")) // 2  # the textarea's units
 
 
+def test_the_page_counts_every_character_s_columns_as_the_command_line_does(page: Page, server: str) -> None:
+    """The page had a table of wide characters of its own: about 300 symbols (☀, ⛰, 🕐 ...) it
+    counted two columns that the command line, as a terminal, counts one. It reads the command
+    line's table now (`engine/syntax/widths.json`); every code point is counted alike."""
+    from engine.syntax.positions import _width
+
+    _load(page, server, "chill")
+    theirs = page.evaluate(
+        """(top) => { const out = [];
+            for (let p = 0; p <= top; p++) out.push(widths([String.fromCodePoint(p)])[0]);
+            return out.join(""); }""",
+        sys.maxunicode,
+    )
+    ours = "".join(str(_width(chr(point))) for point in range(sys.maxunicode + 1))
+    differ = [hex(i) for i, (a, b) in enumerate(zip(theirs, ours, strict=True)) if a != b]
+    assert not differ, f"{len(differ)} code points differ: {differ[:20]}"
+
+
+CARETS = [
+    ("x: '\U0001f468\u200d\U0001f469\u200d\U0001f467' y", 12, 13),  # after a family: 2 columns
+    ("x: '\U0001f468\u200d\U0001f469\u200d\U0001f467' y", 7, 8),  # on its second emoji
+    ("x: '\U0001f3f3\ufe0f\u200d\U0001f308' y", 11, 12),  # after a rainbow flag
+    ("x: '\u2602\ufe0f\u2600' y", 10, 11),  # an umbrella asked as emoji (2), a sun (1)
+    ("x: 'e\u0301' y", 6, 7),  # on a combining accent
+    ("x: '漢\u0301\u0302'\ty", 6, 10),  # on two marks on a wide character, to past the tab
+    ("\u0301x", 1, 2),  # a mark on nothing
+    ("a\t\u0301b", 3, 4),  # a mark after a tab
+]
+
+
+def test_the_page_s_carets_stand_where_the_command_line_s_do(page: Page, server: str) -> None:
+    """A caret on a combining mark stood under the next character, on both sides; a family of
+    emoji joined by U+200D was counted six columns, where a terminal draws two. The page lays
+    each of these out exactly as the command line (`Span.excerpt`, without its indent)."""
+    from engine.syntax.positions import SourceFile, Span
+
+    _load(page, server, "chill")
+    for line, col, end in CARETS:
+        ours = "\n".join(
+            x[2:] for x in Span(SourceFile("f.yaml", line), 1, col, 1, end).excerpt().split("\n")
+        )
+        d = {"source_line": line, "line": 1, "column": col, "end_line": 1, "end_column": end}
+        assert page.evaluate("(d) => caret(d)", d) == ours, (line, col)
+
+
+def test_a_caret_on_a_combining_mark_stands_under_the_character_it_is_drawn_on(
+    page: Page, server: str
+) -> None:
+    """An expression that starts with a combining accent (U+0301): its caret stood under the `t`
+    after it; the accent is drawn on the `"` before it, and so is its caret, and a jump to the
+    place puts the cursor before the `"`, not between it and its accent."""
+    _load(page, server, "chill")
+    text = (
+        "rulecraft: 1\nname: coin\nchecks:\n  flip:\n    roll: {d: {die: 2}}\n    outcomes: [tails, heads]\n"
+        '    outcome: "\u0301tails if d == 2 else heads"\n'
+    )
+    page.fill("#source", text)
+    excerpt = page.locator("#diagnostics li.diag .excerpt")
+    expect(excerpt).to_have_count(1)
+    assert excerpt.text_content() == text.split("\n")[6] + "\n" + " " * 13 + "^"
+    page.locator("#diagnostics li.diag button.where").click()
+    at = page.evaluate("() => document.getElementById('source').selectionStart")
+    assert at == text.index('"\u0301')
+
+
 def test_a_long_ruleset_draws_only_the_line_numbers_near_the_view(page: Page, server: str) -> None:
     """250,000 lines froze the page for 12 s and each keystroke took ~2 s: the gutter had a row
     per line, all made at once and laid out again on every key. It draws at most 2,000 now."""
