@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import threading
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -13,7 +14,7 @@ from typing import Any
 
 from ..errors import CampaignError, Diagnostic, did_you_mean
 from ..frozen import replace
-from .records import WHOLE, Event, Header, State, Window
+from .records import HINT_SIDE, WHOLE, Event, Header, Near, State, Window, near_names
 
 
 def _now() -> str:
@@ -28,6 +29,9 @@ class MemoryStore:
     def __init__(self) -> None:
         self._headers: dict[str, Header] = {}
         self._events: dict[str, list[Event]] = {}
+        self._sorted: list[str] = []
+        """The names by code point: a page of them, or an unknown name's neighbours, is found by
+        bisection, where sorting every name for each took 0.3 s at 100,000 campaigns."""
         self._lock = threading.RLock()
 
     def create(self, header: Header, state: State) -> Event:
@@ -46,13 +50,14 @@ class MemoryStore:
             first = Event(1, "new", {}, copy.deepcopy(state), None, _now())
             self._headers[header.name] = header
             self._events[header.name] = [first]
+            insort(self._sorted, header.name)
             return first
 
     def names(self, after: str | None = None, limit: int | None = None) -> list[tuple[str, str, int]]:
-        listed = sorted((n, h.ruleset, len(self._events[n])) for n, h in self._headers.items())
-        if after is not None:
-            listed = [row for row in listed if row[0] > after]
-        return listed if limit is None else listed[:limit]
+        with self._lock:
+            start = 0 if after is None else bisect_right(self._sorted, after)
+            page = self._sorted[start:] if limit is None else self._sorted[start : start + limit]
+            return [(n, self._headers[n].ruleset, len(self._events[n])) for n in page]
 
     def header(self, name: str) -> Header:
         self._known(name)
@@ -84,11 +89,24 @@ class MemoryStore:
             raise CampaignError(
                 [
                     Diagnostic(
-                        "RC901", f"no campaign '{name}'", None, did_you_mean(name, self._headers) or None
+                        "RC901", f"no campaign '{name}'", None, did_you_mean(name, self._near(name).names)
                     )
                 ],
                 missing=True,
             )
+
+    def _near(self, name: str) -> Near:
+        """The names the unknown campaign `name`'s hint weighs (`records.near_names`), found by
+        bisection: a bounded number, however many campaigns there are."""
+
+        def side(anchor: str, before: bool) -> list[str]:
+            if before:
+                at = bisect_left(self._sorted, anchor)
+                return self._sorted[max(0, at - HINT_SIDE) : at][::-1]
+            at = bisect_right(self._sorted, anchor)
+            return self._sorted[at : at + HINT_SIDE]
+
+        return near_names(name, side, lambda names: [n for n in names if n in self._headers])
 
 
 class _Transaction:

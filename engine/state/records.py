@@ -11,8 +11,9 @@ campaign's hint) are stated here once, for the SQLite and the PostgreSQL store a
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol
@@ -309,18 +310,70 @@ def json_object(text: object) -> dict[str, Any] | str:
     return value if isinstance(value, dict) else "is not a JSON object"
 
 
-def unknown_campaign(name: str, names: list[str], where: str, holder: str = "file") -> CampaignError:
-    """RC901 for campaign `name`, not among `names` of the database at `where` (a "file" or a
-    "database"): the hint names the nearest name, or the campaigns there, or says there are none."""
-    hint = did_you_mean(name, names)
+HINT_SIDE: Final = 25
+"""How many names an unknown campaign's hint reads on each side of the asked name (and of it in
+lower case), in code-point order: the hint weighs those and the asked name's other cases alone,
+never every campaign of the store (100,000 names took 3 to 6 s per unknown name, which anyone
+can ask for over HTTP)."""
+
+
+@frozen
+class Near:
+    """The names an unknown campaign's hint weighs (`near_names`): `whole` when they are every
+    campaign of the store (both sides of the asked name ended before `HINT_SIDE`)."""
+
+    names: tuple[str, ...]
+    whole: bool
+
+
+def case_variants(name: str) -> list[str]:
+    """The asked name in its other cases (`Moor`, `MOOR`, `The Moor`...): looked up one by one,
+    since a name that differs in its first letter's case sorts far from it."""
+    found = [name.lower(), name.upper(), name.capitalize(), name.title(), name.swapcase()]
+    return [v for v in dict.fromkeys(found) if v != name]
+
+
+def anchored(name: str) -> str:
+    """`name` as a store can be sent it: a lone surrogate (what Python makes of a command line's
+    bytes that are not UTF-8), which no store takes, as U+FFFD; it only places the name in order."""
+    return re.sub("[\ud800-\udfff]", "\ufffd", name)
+
+
+def near_names(
+    name: str, side: Callable[[str, bool], list[str]], exist: Callable[[list[str]], list[str]]
+) -> Near:
+    """The names an unknown campaign `name`'s hint weighs, read a bounded number at a time:
+    `side(anchor, before)` gives at most `HINT_SIDE` names after `anchor` (or before it), nearest
+    first; `exist(names)` those of `names` that are campaigns. Its neighbours on both sides, and
+    those of its lower case, find a letter wrong, missing or added toward its end, or anywhere
+    where few names lie between; its other cases are looked up whole."""
+    anchor = anchored(name)
+    before, after = side(anchor, True), side(anchor, False)
+    found = [*before, *after]
+    lower = anchored(name.lower())
+    if lower != anchor:
+        found += [*side(lower, True), *side(lower, False)]
+    found += exist([anchored(v) for v in case_variants(name)])
+    whole = len(before) < HINT_SIDE and len(after) < HINT_SIDE
+    return Near(tuple(dict.fromkeys(found)), whole)
+
+
+def unknown_campaign(name: str, near: Near, where: str, holder: str = "file") -> CampaignError:
+    """RC901 for campaign `name`, not in the database at `where` (a "file" or a "database"): the
+    hint names the nearest of the names `near` read, or the campaigns there (all of them, or
+    those next to it by name where there are more), or says there are none."""
+    hint = did_you_mean(name, near.names)
     if hint is None:
-        shown = sorted(names)
-        more = f" and {len(shown) - 10} more" if len(shown) > 10 else ""
-        hint = (
-            f"the campaigns in this {holder}: {', '.join(shown[:10])}{more}"
-            if shown
-            else f"this {holder} has no campaigns yet: create one first"
-        )
+        shown = sorted(near.names)
+        if not near.whole:  # the ten next to it by name, of a store of more than it read
+            at = bisect_left(shown, anchored(name))
+            shown = shown[max(0, min(at - 5, len(shown) - 10)) :][:10]
+            hint = f"the campaigns next to it by name in this {holder}: {', '.join(shown)}, and more"
+        elif shown:
+            more = f" and {len(shown) - 10} more" if len(shown) > 10 else ""
+            hint = f"the campaigns in this {holder}: {', '.join(shown[:10])}{more}"
+        else:
+            hint = f"this {holder} has no campaigns yet: create one first"
     return CampaignError(
         [Diagnostic("RC901", f"no campaign named '{name}' in {where}", None, hint)], missing=True
     )

@@ -17,11 +17,13 @@ from typing import Any, ClassVar, Final, Literal, Self
 from ..errors import Advice, CampaignError, Diagnostic
 from .records import (
     FORMAT,
+    HINT_SIDE,
     NEWEST,
     SCHEMA_VERSION,
     WHOLE,
     Event,
     Header,
+    Near,
     State,
     Transaction,
     Window,
@@ -30,6 +32,7 @@ from .records import (
     dumps,
     header_damage,
     json_object,
+    near_names,
     now,
     unknown_campaign,
 )
@@ -233,8 +236,7 @@ class SqlStore:
                     (name,),
                 ).fetchone()
             if row is None:
-                names = [str(r[0]) for r in connection.execute("SELECT name FROM campaigns").fetchall()]
-                raise unknown_campaign(name, names, self._where, self.HOLDER)
+                raise unknown_campaign(name, self._near(connection, name), self._where, self.HOLDER)
         ruleset, ruleset_hash, ruleset_text, params, created = row
         wrong = header_damage(
             ruleset=ruleset, ruleset_hash=ruleset_hash, ruleset_text=ruleset_text, created=created
@@ -244,6 +246,36 @@ class SqlStore:
         return Header(
             name, ruleset, ruleset_hash, ruleset_text, self._load(params, name, "its parameters"), created
         )
+
+    def _near(self, connection: Any, name: str) -> Near:
+        """The names the unknown campaign `name`'s hint weighs (`records.near_names`): `HINT_SIDE`
+        names on each side of it and its other cases, each read through the key's index, where
+        every name of the store was read before. The sides are in the database's own order, not
+        `BY_CODE_POINT`: any order places a typo near its name, and PostgreSQL's index keeps only
+        its own (with `COLLATE "C"`, each side was a scan of every name: 40 ms at 100,000)."""
+        order = "name"
+
+        def side(anchor: str, before: bool) -> list[str]:
+            which, direction = ("<", "DESC") if before else (">", "ASC")
+            rows = connection.execute(
+                self._sql(
+                    f"SELECT name FROM campaigns WHERE {order} {which} ? ORDER BY {order} {direction}"
+                    f" LIMIT {HINT_SIDE}"
+                ),
+                (anchor,),
+            ).fetchall()
+            return [str(r[0]) for r in rows]
+
+        def exist(names: list[str]) -> list[str]:
+            if not names:
+                return []
+            marks = ", ".join("?" for _ in names)
+            rows = connection.execute(
+                self._sql(f"SELECT name FROM campaigns WHERE name IN ({marks})"), names
+            ).fetchall()
+            return [str(r[0]) for r in rows]
+
+        return near_names(name, side, exist)
 
     def _events(self, connection: Any, name: str, window: Window = WHOLE) -> list[Event]:
         """The campaign's events in `window`, oldest first. A campaign is made with its first
