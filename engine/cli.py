@@ -13,6 +13,7 @@ import json
 import os
 import random
 import re
+import shlex
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
@@ -710,7 +711,11 @@ def _campaign_parser(sub: Any, build: bool = True) -> None:
     )
     n.set_defaults(func=_campaign_new)
 
-    ls = with_json(cs.add_parser("list", help="the campaigns in the database"))
+    ls = with_json(cs.add_parser("list", help="the campaigns in the database, by name"))
+    ls.add_argument(
+        "--after", metavar="NAME", help="only the campaigns named after NAME (in code-point order)"
+    )
+    ls.add_argument("--first", type=_whole, metavar="N", help="only the first N of those campaigns")
     ls.set_defaults(func=_campaign_list)
 
     sh = with_json(cs.add_parser("show", help="a campaign's state: the table's and each character's"))
@@ -1475,14 +1480,41 @@ def _campaign_new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _campaign_list(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    rows = _store(args).names()
+    """The campaigns by name: all of them, or a page (`--after NAME`, `--first N`), as the
+    server's `GET /api/campaigns` answers one (`Store.names`). No `--last`: names have no newest,
+    and the end of the alphabet is no more wanted than its start; a store pages forward only. A
+    full page's text ends with the command for the next."""
+    from .state.records import MOST_SEQ
+
+    where = "rulecraft campaign list"
+    first = (
+        None if args.first is None else arguments.whole(where, "--first", args.first, least=1, most=MOST_SEQ)
+    )
+    if args.after is not None and (odd := re.search("[\\x00\ud800-\udfff]", args.after)) is not None:
+        said = "a NUL character" if odd[0] == "\x00" else "a lone surrogate (bytes that are not UTF-8)"
+        raise InputError(
+            [
+                Diagnostic(
+                    "RC410", f"the argument '--after' holds {said}, which no campaign's name holds", None
+                )
+            ]
+        )
+    rows = _store(args).names(args.after, first)
     if args.json:
         _dump([{"campaign": n, "ruleset": r, "events": k} for n, r, k in rows], out)
         return 0
     if not rows:
-        out.write("no campaigns yet (rulecraft campaign new NAME RULESET)\n")
+        out.write(
+            "no campaigns yet (rulecraft campaign new NAME RULESET)\n"
+            if args.after is None
+            else f"no campaigns named after {args.after!r}\n"
+        )
     for name, ruleset, events in rows:
         out.write(f"{name}  ({ruleset_shown(ruleset)}, {events} event{'s' if events != 1 else ''})\n")
+    if first is not None and len(rows) == first:
+        out.write(
+            f"more may follow: rulecraft campaign list --after {shlex.quote(rows[-1][0])} --first {first}\n"
+        )
     return 0
 
 

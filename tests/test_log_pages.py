@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -218,6 +219,57 @@ def test_the_command_lines_log_takes_a_window(cli: Any, tmp_path: Path) -> None:
     assert r.code == 1 and "error RC410: the argument '--after' must be at least 0, got -1" in r.err
 
 
+def test_the_command_lines_campaign_list_takes_a_window(cli: Any, tmp_path: Path) -> None:
+    """`campaign list` listed every campaign at once; it takes a page as `GET /api/campaigns`
+    answers one: those named after `--after NAME` (code-point order), the first `--first N`."""
+    rules = tmp_path / "count.yaml"
+    rules.write_text(COUNT)
+    db = str(tmp_path / "c.db")
+    names = ["b", "a", "Émile", "c", "日本", "it's"]
+    for name in names:
+        assert cli("campaign", "--db", db, "new", name, str(rules)).code == 0
+
+    def listed(*window: str) -> list[str]:
+        r = cli("campaign", "--db", db, "list", *window)
+        assert r.code == 0, r.err
+        text = re.findall(r"^(.+)  \(", r.out, re.MULTILINE)
+        r = cli("campaign", "--db", db, "list", "--json", *window)
+        assert [c["campaign"] for c in json.loads(r.out)] == text
+        return text
+
+    assert listed() == sorted(names)
+    assert listed("--first", "2") == ["a", "b"]
+    assert listed("--after", "b") == ["c", "it's", "Émile", "日本"]
+    assert listed("--after", "b", "--first", "2") == ["c", "it's"]
+    assert listed("--after", "日本") == [] and listed("--after", "") == sorted(names)
+    r = cli("campaign", "--db", db, "list", "--after", "b", "--first", "2")
+    assert r.out.endswith("more may follow: rulecraft campaign list --after 'it'\"'\"'s' --first 2\n")
+    seen, after = [], None  # the line a full page ends with pages through them all
+    while True:
+        r = cli("campaign", "--db", db, "list", "--first", "4", *(["--after", after] if after else []))
+        seen += re.findall(r"^(.+)  \(", r.out, re.MULTILINE)
+        more = re.search(r"^more may follow: .* --after (.+) --first 4$", r.out, re.MULTILINE)
+        if more is None:
+            break
+        after = shlex.split(more[1])[0]
+    assert seen == sorted(names)
+    for window, said in [
+        (["--first", "0"], "error RC410: the argument '--first' must be at least 1, got 0"),
+        (["--first", "-2"], "error RC410: the argument '--first' must be at least 1, got -2"),
+        (
+            ["--first", "1" + "0" * 20],
+            "error RC410: the argument '--first' must be at most 9,007,199,254,740,992",
+        ),
+        (["--first", "two"], "error RC407: --first: expected a whole number, got 'two'"),
+        (["--after", "b\udcff"], "error RC410: the argument '--after' holds a lone surrogate"),
+        (["--after", "b\x00"], "error RC410: the argument '--after' holds a NUL character"),
+    ]:
+        r = cli("campaign", "--db", db, "list", *window)
+        assert r.code == 1 and said in r.err and not r.out, (window, r.err)
+    r = cli("campaign", "--db", db, "list", "--last", "2")
+    assert r.code == 2 and "unrecognized arguments: --last" in r.err  # names have no newest
+
+
 # -- the server -----------------------------------------------------------------------------------------
 
 
@@ -355,6 +407,21 @@ def test_a_window_takes_from_a_log_in_memory_what_it_names(
     if limit is not None:
         inside = inside[max(0, len(inside) - limit) :] if newest else inside[:limit]
     assert Window(after, before, limit, newest).take(log) == inside
+
+
+def test_a_store_lists_its_campaigns_a_page_at_a_time(store: Store) -> None:
+    """`names` by code point, whole or a page after a name (one that is no campaign's too): the
+    memory store finds a page by bisection in the names it keeps sorted, where it sorted them all
+    for each page."""
+    names = ["zed", "Zed", "apple", "Émile", "日本", "a b", "ä", "m"]
+    for name in names:
+        engine.new_campaign(name, COUNT, store=store)
+    listed = store.names()
+    assert [n for n, _, _ in listed] == sorted(names) and {k for _, _, k in listed} == {1}
+    for after in (None, "", "a", "apple", "l", "zed", "\U0010ffff"):
+        for limit in (None, 1, 3, 100):
+            want = [row for row in listed if after is None or row[0] > after][:limit]
+            assert store.names(after, limit) == want, (after, limit)
 
 
 def test_the_servers_campaign_list_answers_pages_linked_to_each_other(tmp_path: Path) -> None:
