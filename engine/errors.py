@@ -275,12 +275,14 @@ class CampaignError(RulecraftError):
     Nothing was written."""
 
 
-def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
-    """A hint naming the nearest candidate, if one is close enough to be a misspelling."""
+def did_you_mean(name: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """A hint naming the nearest candidate, if one is close enough to be a misspelling (`cutoff`:
+    the least `difflib` ratio; a caller weighing only some of the names there are asks for more,
+    since the right one may be among those it did not read)."""
     options = sorted(set(candidates))
     import difflib  # only when a name is wrong: not at every start
 
-    close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+    close = difflib.get_close_matches(name, options, n=1, cutoff=cutoff)
     if not close:
         lowered = {c.lower(): c for c in options}
         if name.lower() in lowered:

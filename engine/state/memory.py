@@ -12,9 +12,9 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import CampaignError, Diagnostic, did_you_mean
+from ..errors import CampaignError, Diagnostic
 from ..frozen import replace
-from .records import HINT_SIDE, WHOLE, Event, Header, Near, State, Window, near_names
+from .records import HINT_SIDE, WHOLE, Event, Header, Near, State, Window, near_hint, near_names
 
 
 def _now() -> str:
@@ -87,11 +87,7 @@ class MemoryStore:
     def _known(self, name: str) -> None:
         if name not in self._headers:
             raise CampaignError(
-                [
-                    Diagnostic(
-                        "RC901", f"no campaign '{name}'", None, did_you_mean(name, self._near(name).names)
-                    )
-                ],
+                [Diagnostic("RC901", f"no campaign '{name}'", None, near_hint(name, self._near(name)))],
                 missing=True,
             )
 

@@ -317,6 +317,14 @@ never every campaign of the store (100,000 names took 3 to 6 s per unknown name,
 can ask for over HTTP)."""
 
 
+PARTIAL_CUTOFF: Final = 0.8
+"""The least likeness (`difflib`'s ratio) of a name the hint offers when it read only some of the
+store's names: with every name read the nearest is offered from 0.6, but among a few the nearest
+read may be the wrong one (`tabel-04123`, with `table-04123` among 100,000 and unread, came out
+as 'did you mean table-00023', 0.73 alike). One letter wrong, swapped, missing or added in a
+name of five or more is 0.8 or more."""
+
+
 @frozen
 class Near:
     """The names an unknown campaign's hint weighs (`near_names`): `whole` when they are every
@@ -358,11 +366,18 @@ def near_names(
     return Near(tuple(dict.fromkeys(found)), whole)
 
 
+def near_hint(name: str, near: Near) -> str | None:
+    """'did you mean' the nearest of the names `near` read, if close enough: as close as any
+    misspelling when they are every name (`did_you_mean`), at least `PARTIAL_CUTOFF` alike when
+    they are only some."""
+    return did_you_mean(name, near.names, 0.6 if near.whole else PARTIAL_CUTOFF)
+
+
 def unknown_campaign(name: str, near: Near, where: str, holder: str = "file") -> CampaignError:
     """RC901 for campaign `name`, not in the database at `where` (a "file" or a "database"): the
     hint names the nearest of the names `near` read, or the campaigns there (all of them, or
     those next to it by name where there are more), or says there are none."""
-    hint = did_you_mean(name, near.names)
+    hint = near_hint(name, near)
     if hint is None:
         shown = sorted(near.names)
         if not near.whole:  # the ten next to it by name, of a store of more than it read
