@@ -1513,7 +1513,8 @@ def _campaign_list(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(f"{name}  ({ruleset_shown(ruleset)}, {events} event{'s' if events != 1 else ''})\n")
     if first is not None and len(rows) == first:
         out.write(
-            f"more may follow: rulecraft campaign list --after {shlex.quote(rows[-1][0])} --first {first}\n"
+            # `--after=NAME`: a name may start with '-', which `--after -x` would read as a flag
+            f"more may follow: rulecraft campaign list --after={shlex.quote(rows[-1][0])} --first {first}\n"
         )
     return 0
 

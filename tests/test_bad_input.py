@@ -873,4 +873,6 @@ def test_the_blank_before_a_caret_is_as_wide_as_a_terminal_draws_the_text() -> N
 
     assert blank("a漢🎲\te\u0301ｶ") == " " + "  " + "  " + "\t" + " " + "" + " "  # ｶ: halfwidth
     assert columns("漢字") == 4 and columns("e\u0301") == 1
-    assert columns("\u1b44") == 1 and columns("a\u200d") == 1  # a spacing virama (Mc); a joiner (Cf)
+    assert columns("\u1b44") == 1 and columns("a\u200db") == 2  # a spacing virama (Mc); a joiner (Cf)
+    # a letter joined by U+200D keeps its column (क्‍ष, as Indic scripts join); a joined emoji none
+    assert columns("\u0915\u094d\u200d\u0937") == 2 and columns("\U0001f468\u200d\U0001f469") == 2

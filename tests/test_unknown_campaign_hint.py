@@ -21,9 +21,11 @@ from engine.state.records import HINT_SIDE, Header, Store
 from engine.state.sqlite import SqliteStore
 
 NAMED = ["moor", "abbey", "Castle Keep", "the-long-night", "Émile"]
-MOST_READ = 4 * HINT_SIDE + 5 + 1
-"""The names one unknown name may read: two sides of the name and of its lower case, its other
-cases (at most five: lower, upper, capitalized, title, swapped), and the header it looked for."""
+MOST_READ = 4 * (HINT_SIDE + 1) + 6 + 1
+"""The names one unknown name may read: two sides of the name and of its lower case (each one
+more than it weighs, which tells whether there are more), its other cases (at most five: lower,
+upper, capitalized, title, swapped) and itself as a store is sent it (`anchored`), and the header
+it looked for."""
 
 
 def made(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Store:
@@ -155,3 +157,31 @@ def test_a_small_store_is_listed_whole_when_no_name_is_near(tmp_path: Path) -> N
         " and more"
     )
     store.close()
+
+
+def test_a_store_of_exactly_a_side_s_names_is_listed_whole(tmp_path: Path) -> None:
+    """A side of exactly `HINT_SIDE` names was taken for a part of more: a file of 25 campaigns
+    was said to hold "…, and more", and its hint asked for `PARTIAL_CUTOFF` (review AO)."""
+    store = SqliteStore(tmp_path / "c.db")
+    for i in range(HINT_SIDE):
+        store.create(Header(f"zone-{i:02d}", "castle", "0" * 64, "x"), {"shared": {}, "characters": {}})
+    said = hint(store, "zone")  # 0.73 alike to each: offered, since every name was read
+    assert said is not None and said.startswith("did you mean 'zone-"), said
+    said = hint(store, "aaaa")
+    assert (
+        said is not None
+        and said.startswith("the campaigns in this file: zone-00")
+        and said.endswith(f"and {HINT_SIDE - 10} more")
+    )
+    store.close()
+
+
+def test_a_nul_in_a_name_or_a_page_s_start_is_no_database_error(store: Store) -> None:
+    """PostgreSQL takes no NUL in text: `GET /api/campaigns/mo%00r` and `?after=%00` were 503
+    RC903 ("cannot keep that"), an answer that tells a client to try again (review AO). No name
+    holds a NUL, so the first is an unknown campaign (`moor\\x00`: its hint still finds `moor`), and the
+    names after `p + NUL + rest` are those after `p`."""
+    assert hint(store, "moor\x00") == "did you mean 'moor'?"
+    everything = store.names()
+    assert store.names("\x00") == everything
+    assert store.names("table-01230\x00x", 2) == [r for r in everything if r[0] > "table-01230"][:2]

@@ -98,9 +98,9 @@ class MemoryStore:
         def side(anchor: str, before: bool) -> list[str]:
             if before:
                 at = bisect_left(self._sorted, anchor)
-                return self._sorted[max(0, at - HINT_SIDE) : at][::-1]
+                return self._sorted[max(0, at - HINT_SIDE - 1) : at][::-1]
             at = bisect_right(self._sorted, anchor)
-            return self._sorted[at : at + HINT_SIDE]
+            return self._sorted[at : at + HINT_SIDE + 1]
 
         return near_names(name, side, lambda names: [n for n in names if n in self._headers])
 

@@ -343,26 +343,33 @@ def case_variants(name: str) -> list[str]:
 
 def anchored(name: str) -> str:
     """`name` as a store can be sent it: a lone surrogate (what Python makes of a command line's
-    bytes that are not UTF-8), which no store takes, as U+FFFD; it only places the name in order."""
-    return re.sub("[\ud800-\udfff]", "\ufffd", name)
+    bytes that are not UTF-8), which no store takes, as U+FFFD, and a NUL (which PostgreSQL
+    refuses) left out; it only places the name in order."""
+    return re.sub("[\ud800-\udfff]", "\ufffd", name).replace("\x00", "")
 
 
 def near_names(
     name: str, side: Callable[[str, bool], list[str]], exist: Callable[[list[str]], list[str]]
 ) -> Near:
     """The names an unknown campaign `name`'s hint weighs, read a bounded number at a time:
-    `side(anchor, before)` gives at most `HINT_SIDE` names after `anchor` (or before it), nearest
-    first; `exist(names)` those of `names` that are campaigns. Its neighbours on both sides, and
-    those of its lower case, find a letter wrong, missing or added toward its end, or anywhere
-    where few names lie between; its other cases are looked up whole."""
+    `side(anchor, before)` gives at most `HINT_SIDE + 1` names after `anchor` (or before it),
+    nearest first (the one past `HINT_SIDE` only tells whether there are more); `exist(names)`
+    those of `names` that are campaigns. Its neighbours on both sides, and those of its lower
+    case, find a letter wrong, missing or added toward its end, or anywhere where few names lie
+    between; its other cases are looked up whole."""
     anchor = anchored(name)
     before, after = side(anchor, True), side(anchor, False)
-    found = [*before, *after]
+    # a side of exactly `HINT_SIDE` names may be the store's last: one more tells (a file of 25
+    # names was said to hold more, and its hint asked for `PARTIAL_CUTOFF`)
+    whole = len(before) <= HINT_SIDE and len(after) <= HINT_SIDE
+    found = [*before[:HINT_SIDE], *after[:HINT_SIDE]]
     lower = anchored(name.lower())
     if lower != anchor:
-        found += [*side(lower, True), *side(lower, False)]
-    found += exist([anchored(v) for v in case_variants(name)])
-    whole = len(before) < HINT_SIDE and len(after) < HINT_SIDE
+        found += [*side(lower, True)[:HINT_SIDE], *side(lower, False)[:HINT_SIDE]]
+    looked = [anchored(v) for v in case_variants(name)]
+    if anchor != name:  # the name as sent (a NUL left out) may be a campaign's, which no side holds
+        looked.append(anchor)
+    found += exist(list(dict.fromkeys(looked)))
     return Near(tuple(dict.fromkeys(found)), whole)
 
 

@@ -191,6 +191,10 @@ class SqlStore:
         `BY_CODE_POINT`, as Python sorts); or those named after `after`, at most `limit`: a page of
         a store of many (100,000 took 2 s and 5 MB to list whole)."""
         order = f"c.name{self.BY_CODE_POINT}"
+        if after is not None and "\x00" in after:
+            # no name holds a NUL (nor can PostgreSQL be sent one), so the names after `p + NUL
+            # + rest` are exactly those after `p`, which is not after it
+            after = after[: after.index("\x00")]
         where, args = ("", []) if after is None else (f" WHERE {order} > ?", [after])
         cut = "" if limit is None else f" LIMIT {int(limit)}"
         with self._read() as connection, self._errors("listing campaigns"):
@@ -260,7 +264,7 @@ class SqlStore:
             rows = connection.execute(
                 self._sql(
                     f"SELECT name FROM campaigns WHERE {order} {which} ? ORDER BY {order} {direction}"
-                    f" LIMIT {HINT_SIDE}"
+                    f" LIMIT {HINT_SIDE + 1}"
                 ),
                 (anchor,),
             ).fetchall()
@@ -391,7 +395,11 @@ class SqlTransaction:
 
 def _storable(name: str) -> bool:
     """Whether `name` can be sent to the database at all: text with a lone surrogate (what Python
-    makes of bytes that are not UTF-8 on a command line) cannot, so no campaign is named so."""
+    makes of bytes that are not UTF-8 on a command line) cannot, nor a NUL to PostgreSQL (it was
+    a 503 RC903 over HTTP, `/api/campaigns/mo%00r`), so no campaign is named so (a name holds
+    neither: `arguments.kept_name`)."""
+    if "\x00" in name:
+        return False
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:

@@ -126,14 +126,15 @@ def _width(c: str) -> int:
 
 
 def widths(text: str) -> list[int]:
-    """The columns each character of `text` takes: `_width`, but a character joined by U+200D to
-    the one before takes none (👨‍👩‍👧 is drawn in two columns, not six), and one that U+FE0F
+    """The columns each character of `text` takes: `_width`, but a wide character (an emoji)
+    joined by U+200D to the one before takes none (👨‍👩‍👧 is drawn in two columns, not six; a
+    letter after a joiner, as Indic scripts write them, keeps its column), and one that U+FE0F
     asks to be drawn as an emoji (🏳️‍🌈, ☂️) takes two. A tab counts one (`blank` keeps it)."""
     out: list[int] = []
     for i, c in enumerate(text):
         if c == "\t":
             out.append(1)
-        elif i and text[i - 1] == "\u200d":
+        elif i and text[i - 1] == "\u200d" and _width(c) == 2:  # an emoji joined to one before
             out.append(0)
         else:
             if c == "\ufe0f" and i and out[i - 1] == 1 and text[i - 1] != "\t":

@@ -752,6 +752,7 @@ CARETS = [
     ("x: '漢\u0301\u0302'\ty", 6, 10),  # on two marks on a wide character, to past the tab
     ("\u0301x", 1, 2),  # a mark on nothing
     ("a\t\u0301b", 3, 4),  # a mark after a tab
+    ("x: '\u0915\u094d\u200d\u0937' y", 11, 12),  # a letter joined by U+200D keeps its column
 ]
 
 
