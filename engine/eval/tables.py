@@ -20,7 +20,7 @@ from ..runtime.cache import BoundedCache
 from ..runtime.context import RunContext
 from ..runtime.folds import FOLDS, Summary, in_order
 from ..runtime.limits import enforce, roll_count
-from ..runtime.multisets import compositions, kind_multisets
+from ..runtime.multisets import compositions, kind_multisets, way_units
 from ..runtime.rules import concrete, die_readings, face_readings, folds_for
 from ..runtime.work import made_units, meter, product_units
 from .dist import Dist
@@ -261,8 +261,9 @@ def _hypergeometric(contents: tuple[tuple[Symbol, int], ...], k: int) -> Dist:
     """Every multiset of `k` chits drawn without replacement, weighted by C(N_i, c_i) products."""
     weights: dict[Any, int] = {}
     work = meter()
+    units = way_units(len(contents))
     for counts in compositions(k, len(contents)):
-        work.charge()
+        work.charge(units)
         weight = 1
         for (_, avail), c in zip(contents, counts):
             weight *= math.comb(avail, c)

@@ -40,6 +40,13 @@ kinds: every shipped one)."""
 FIELDS_PER_UNIT = 4
 """Fields packed or unpacked per unit of work past `FREE_FIELDS` (a field takes about 0.2 µs:
 0.55 ms for a state of 3,000 fields, measured on a d1000 with two triggers)."""
+BITS_PER_STEP = 10_000
+"""An unpacked field costs once more per this many bits of its state's fields: unpacking shifts
+the whole code down once per field, so it grows as the square of the fields, where packing grows
+as the fields (per field, packing about 0.4 µs; unpacking 0.16 µs at 80 bits, 1.1 µs at 11,000,
+1.4 µs at 33,000, 3.6 µs at 66,000: measured on the 2-core machine under load). Charged by its
+fields alone, a d1000 whose faces are a thousand kinds, with a trigger adding a die (whose cap
+makes every state read unpacked), ran 2.6-3 s to its RC503 on the default budget."""
 
 
 Sums = Callable[[int, Sequence[int]], list[int]]
@@ -111,11 +118,12 @@ class Packing:
         kept = proc.keeps if proc.pool.history else (False, False, False)
         self._kept = kept
         size = n + len(self._held) + (1 if proc.cap is not None else 0) + n * sum(kept)
-        self._cost = max(0, size - FREE_FIELDS) // FIELDS_PER_UNIT
-        """Units charged for packing or unpacking one state past the first `FREE_FIELDS` fields
-        (a pool of many kinds has states of thousands of fields; a few are in the state's own
-        charge)."""
         width = max(bound, 1).bit_length()
+        self._cost = max(0, size - FREE_FIELDS) // FIELDS_PER_UNIT
+        """Units charged for packing one state past the first `FREE_FIELDS` fields (a pool of many
+        kinds has states of thousands of fields; a few are in the state's own charge)."""
+        self._unpack_cost = self._cost * (1 + width * size // BITS_PER_STEP)
+        """Units charged for unpacking one, more for a long code (`BITS_PER_STEP`)."""
         self._mask = (1 << width) - 1
         self._shifts = tuple(range(0, width * size, width))
         self._high = width * size
@@ -327,8 +335,13 @@ class Packing:
 
     @property
     def unit_cost(self) -> int:
-        """Units charged for packing or unpacking a state (0 for a pool of a few kinds: `FREE_FIELDS`)."""
+        """Units charged for packing a state (0 for a pool of a few kinds: `FREE_FIELDS`)."""
         return self._cost
+
+    @property
+    def unpack_cost(self) -> int:
+        """Units charged for unpacking a state (more a field than packing, for a long code)."""
+        return self._unpack_cost
 
     def move_reads(self, t: int, policy: str) -> int:
         """The fields step `t`'s options read under `policy`: states alike in them share their
@@ -566,14 +579,14 @@ class Packing:
         """The dice of each kind in the state of a code below `flying` (`unpack`'s first part,
         without the rest: what a finished pool without a history is read by)."""
         if self._cost:
-            meter().charge(self._cost)
+            meter().charge(self._unpack_cost)
         mask = self._mask
         return tuple([(code >> shift) & mask for shift in self._count_shifts])
 
     def unpack(self, code: int) -> State:
         """The state of a code below `flying`."""
         if self._cost:
-            meter().charge(self._cost)
+            meter().charge(self._unpack_cost)
         proc = self.proc
         mask = self._mask
         flat = [(code >> shift) & mask for shift in self._shifts]
