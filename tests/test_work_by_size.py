@@ -11,7 +11,7 @@ import math
 import pytest
 
 import engine
-from engine.eval import dist
+from engine.eval import dist, markov
 from engine.eval.dist import Dist
 from engine.runtime.folds import Summary
 from engine.runtime.multisets import kind_multisets
@@ -96,3 +96,49 @@ def test_a_long_code_costs_more_a_field() -> None:
     assert few.unit_cost == (1001 - 16) // 4 and many.unit_cost == (2000 - 16) // 4
     assert many.unpack_cost >= 3 * many.unit_cost
     assert few.unpack_cost >= 2 * few.unit_cost
+
+
+WALK = """\
+rulecraft: 1
+name: walk
+checks:
+  c:
+    roll:
+      d: {{die: 1000}}
+    outcomes: [lo, mid, hi]
+    outcome: [{{when: "d > 501", then: hi}}, {{when: "d > 3", then: mid}}, {{else: lo}}]
+state:
+  each:
+    hp: {{counter: {n}, min: 0, max: {n}}}
+actions:
+  hit:
+    by: character
+    roll: {{check: c}}
+    effects:
+      - {{remove: {{hp: 1}}, when: "outcome == 'hi'"}}
+      - {{add: {{hp: 1}}, clamp: true, when: "outcome == 'mid'"}}
+scenes:
+  s:
+    parties: [p]
+    round:
+      - {{act: hit, by: p}}
+    ends:
+      - {{when: p.hp == 0, then: done}}
+"""
+"""A counter walking up and down: one cycle through all its values, whose elimination leaves
+entries as long as the cycle (fractions of thousands of bits)."""
+
+
+def test_a_long_cycle_of_a_scene_is_charged_by_its_fractions() -> None:
+    """Charged a unit an entry, a walk over 2,000 values was answered in 10 s on 445,000 units
+    (one over 4,000 in 75 s on 883,000): the solve was 1-5 ms a unit."""
+    assert markov.fraction_units(200) == 0  # a game's fractions: the entry's unit alone
+    assert markov.fraction_units(10_000) >= 30 * markov.fraction_units(1_000) > 0  # as their square
+    # 800 values: 182,000 units charged by the entry, about 750,000 by their size
+    rs = engine.load(WALK.format(n=800), limits=engine.Limits(max_work=400_000, deadline=None))
+    with pytest.raises(engine.LimitError) as raised:
+        rs.scene_odds("s")
+    assert raised.value.diagnostics[0].code == "RC503"
+    rs = engine.load(WALK.format(n=2000), limits=engine.Limits(deadline=None))
+    with pytest.raises(engine.LimitError):
+        rs.scene_odds("s")
