@@ -65,6 +65,15 @@ def test_a_joined_emoji_takes_no_column_of_its_own() -> None:
     U+FE0F asks for the emoji (two columns) of a character otherwise drawn in one."""
     assert columns(FAMILY) == 2 and columns(RAINBOW) == 2 and columns("\u2602\ufe0f") == 2
     assert blank(FAMILY + "x") == "   " and columns("\t\ufe0f") == 1
+    # a joined symbol asked as an emoji (⚕️, ☠️, ⚧️, 🗨️) is part of the emoji before the joiner
+    # (review AP: 2255985 counted these four columns); a joined letter keeps its column
+    for joined in (
+        "\U0001f9d1\u200d\u2695\ufe0f",
+        "\U0001f3f4\u200d\u2620\ufe0f",
+        "\U0001f441\ufe0f\u200d\U0001f5e8\ufe0f",
+    ):
+        assert columns(joined) == 2, ascii(joined)
+    assert columns("\u0915\u094d\u200d\u0937") == 2 and columns("a\u200db") == 2
     line = f"x: '{FAMILY}' y"
     at = line.index("y") + 1
     assert Span(SourceFile("f.yaml", line), 1, at).excerpt().split("\n")[1] == "  " + " " * 8 + "^"

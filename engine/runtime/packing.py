@@ -41,12 +41,13 @@ FIELDS_PER_UNIT = 4
 """Fields packed or unpacked per unit of work past `FREE_FIELDS` (a field takes about 0.2 µs:
 0.55 ms for a state of 3,000 fields, measured on a d1000 with two triggers)."""
 BITS_PER_STEP = 10_000
-"""An unpacked field costs once more per this many bits of its state's fields: unpacking shifts
-the whole code down once per field, so it grows as the square of the fields, where packing grows
-as the fields (per field, packing about 0.4 µs; unpacking 0.16 µs at 80 bits, 1.1 µs at 11,000,
-1.4 µs at 33,000, 3.6 µs at 66,000: measured on the 2-core machine under load). Charged by its
-fields alone, a d1000 whose faces are a thousand kinds, with a trigger adding a die (whose cap
-makes every state read unpacked), ran 2.6-3 s to its RC503 on the default budget."""
+"""A packed or unpacked field costs once more per this many bits of its state's fields: unpacking
+shifts the whole code down once per field, and packing (`code |= v << shift`, and `start`'s sum)
+copies the code grown so far once per field, so both grow as the square of the fields
+(unpacking 0.16 µs a field at 80 bits, 1.1 µs at 11,000, 1.4 µs at 33,000, 3.6 µs at 66,000;
+packing 3,000 fields of 11 bits 3.9 ms, 6,000 9.9 ms: measured on the 2-core machine under load).
+Charged by its fields alone, a d1000 whose faces are a thousand kinds, with a trigger adding a die
+(whose cap makes every state read unpacked), ran 2.6-3 s to its RC503 on the default budget."""
 
 
 Sums = Callable[[int, Sequence[int]], list[int]]
@@ -120,10 +121,11 @@ class Packing:
         size = n + len(self._held) + (1 if proc.cap is not None else 0) + n * sum(kept)
         width = max(bound, 1).bit_length()
         self._cost = max(0, size - FREE_FIELDS) // FIELDS_PER_UNIT
-        """Units charged for packing one state past the first `FREE_FIELDS` fields (a pool of many
-        kinds has states of thousands of fields; a few are in the state's own charge)."""
-        self._unpack_cost = self._cost * (1 + width * size // BITS_PER_STEP)
-        """Units charged for unpacking one, more for a long code (`BITS_PER_STEP`)."""
+        """Units for a state's fields past the first `FREE_FIELDS` (a pool of many kinds has states
+        of thousands of fields; a few are in the state's own charge)."""
+        self._code_cost = self._cost * (1 + width * size // BITS_PER_STEP)
+        """Units charged for packing or unpacking one state: `_cost`, more for a long code
+        (`BITS_PER_STEP`)."""
         self._mask = (1 << width) - 1
         self._shifts = tuple(range(0, width * size, width))
         self._high = width * size
@@ -259,7 +261,7 @@ class Packing:
         """`pack(proc.start(counts))`, summed from one die's code per kind (`_first`; a test holds
         it to the rule): every first roll of a pool is packed, thousands of them at 20 dice."""
         if self._cost:
-            meter().charge(self._cost)
+            meter().charge(self._code_cost)
         code = 0
         for c, one in zip(counts, self._first):
             if c:
@@ -268,7 +270,7 @@ class Packing:
 
     def pack(self, state: State) -> int:
         if self._cost:
-            meter().charge(self._cost)
+            meter().charge(self._code_cost)
         counts, unused, used, hist = state
         flat = [*counts, *(unused[t][k] for t, k in self._held)]
         if self.proc.cap is not None:
@@ -335,13 +337,13 @@ class Packing:
 
     @property
     def unit_cost(self) -> int:
-        """Units charged for packing a state (0 for a pool of a few kinds: `FREE_FIELDS`)."""
+        """Units for a state's fields (0 for a pool of a few kinds: `FREE_FIELDS`)."""
         return self._cost
 
     @property
     def unpack_cost(self) -> int:
-        """Units charged for unpacking a state (more a field than packing, for a long code)."""
-        return self._unpack_cost
+        """Units charged for packing or unpacking a state (more a field for a long code)."""
+        return self._code_cost
 
     def move_reads(self, t: int, policy: str) -> int:
         """The fields step `t`'s options read under `policy`: states alike in them share their
@@ -579,14 +581,14 @@ class Packing:
         """The dice of each kind in the state of a code below `flying` (`unpack`'s first part,
         without the rest: what a finished pool without a history is read by)."""
         if self._cost:
-            meter().charge(self._unpack_cost)
+            meter().charge(self._code_cost)
         mask = self._mask
         return tuple([(code >> shift) & mask for shift in self._count_shifts])
 
     def unpack(self, code: int) -> State:
         """The state of a code below `flying`."""
         if self._cost:
-            meter().charge(self._unpack_cost)
+            meter().charge(self._code_cost)
         proc = self.proc
         mask = self._mask
         flat = [(code >> shift) & mask for shift in self._shifts]

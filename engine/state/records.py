@@ -328,7 +328,7 @@ name of five or more is 0.8 or more."""
 @frozen
 class Near:
     """The names an unknown campaign's hint weighs (`near_names`): `whole` when they are every
-    campaign of the store (both sides of the asked name ended before `HINT_SIDE`)."""
+    campaign of the store (neither side of the asked name held more than `HINT_SIDE`)."""
 
     names: tuple[str, ...]
     whole: bool

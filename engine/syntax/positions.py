@@ -126,20 +126,25 @@ def _width(c: str) -> int:
 
 
 def widths(text: str) -> list[int]:
-    """The columns each character of `text` takes: `_width`, but a wide character (an emoji)
-    joined by U+200D to the one before takes none (👨‍👩‍👧 is drawn in two columns, not six; a
-    letter after a joiner, as Indic scripts write them, keeps its column), and one that U+FE0F
-    asks to be drawn as an emoji (🏳️‍🌈, ☂️) takes two. A tab counts one (`blank` keeps it)."""
+    """The columns each character of `text` takes: `_width`, but a character joined by U+200D to
+    an emoji (the last character before it that takes columns, drawn in two) takes none, and one
+    that U+FE0F asks to be drawn as an emoji (🏳️‍🌈, ☂️) takes two unless it is so joined:
+    👨‍👩‍👧, 🧑‍⚕️ and 🏴‍☠️ are drawn in two columns, and a letter after a joiner, as Indic
+    scripts write them (क्‍ष), keeps its column. A tab counts one (`blank` keeps it)."""
     out: list[int] = []
+    base = -1  # the last character that takes columns
     for i, c in enumerate(text):
         if c == "\t":
             out.append(1)
-        elif i and text[i - 1] == "\u200d" and _width(c) == 2:  # an emoji joined to one before
+            base = -1
+        elif i and text[i - 1] == "\u200d" and base >= 0 and out[base] == 2:
             out.append(0)
         else:
             if c == "\ufe0f" and i and out[i - 1] == 1 and text[i - 1] != "\t":
                 out[i - 1] = 2
             out.append(_width(c))
+            if out[-1]:
+                base = i
     return out
 
 

@@ -753,6 +753,7 @@ CARETS = [
     ("\u0301x", 1, 2),  # a mark on nothing
     ("a\t\u0301b", 3, 4),  # a mark after a tab
     ("x: '\u0915\u094d\u200d\u0937' y", 11, 12),  # a letter joined by U+200D keeps its column
+    ("x: '\U0001f9d1\u200d\u2695\ufe0f' y", 11, 12),  # 🧑‍⚕️: a joined symbol asked as an emoji, 2
 ]
 
 

@@ -102,17 +102,22 @@ function width(point) {
 
 function widths(chars) {
   // The columns each of a line's characters takes, as `positions.widths` counts them: a tab one
-  // (kept as a tab in the blank), a wide character joined by U+200D to the one before none (one
-  // emoji of a family, drawn in two columns; a joined letter keeps its column), and one a U+FE0F
-  // asks to be drawn as an emoji two.
+  // (kept as a tab in the blank), a character joined by U+200D to an emoji (the last character
+  // before it that takes columns, drawn in two) none, and one a U+FE0F asks to be drawn as an
+  // emoji two unless it is so joined (a family, 🧑‍⚕️ and 🏴‍☠️ take two columns; a joined
+  // letter, as Indic scripts join them, keeps its column).
   const out = [];
+  let base = -1;
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i];
-    if (c === "\t") out.push(1);
-    else if (i > 0 && chars[i - 1] === "\u200d" && width(c.codePointAt(0)) === 2) out.push(0);
+    if (c === "\t") {
+      out.push(1);
+      base = -1;
+    } else if (i > 0 && chars[i - 1] === "\u200d" && base >= 0 && out[base] === 2) out.push(0);
     else {
       if (c === "\ufe0f" && i > 0 && out[i - 1] === 1 && chars[i - 1] !== "\t") out[i - 1] = 2;
       out.push(width(c.codePointAt(0)));
+      if (out[out.length - 1] > 0) base = i;
     }
   }
   return out;
