@@ -88,6 +88,35 @@ def test_the_record_sheet_rounds_up_and_the_rule_wins() -> None:
     assert [a - b for a, b in zip(sheet, rule, strict=True)] == [1, 0, 1, 0, 1, 0, 1, 0, 1, 0]
 
 
+@pytest.mark.parametrize("style", STYLES)
+def test_a_point_of_insight_gained_gives_a_point_only_in_a_shocking_discovery(style: str) -> None:
+    """Erratum (erratum-insight-points): "Every point of Terrible Insight gained gives a point to
+    a pair of special Traits: Practicality and Cognizance" against the Style table, which the
+    next sentence defers to ("The meaning and values of these Traits depend on the Style"): the
+    table wins: in a Weird Tale a point gained from TI 2 to 3 gives nothing (2 // 2 = 3 // 2 = 1),
+    in a Pulp Adventure Practicality rises only at every third point, and only in a Shocking
+    Discovery does the sentence hold for every point."""
+    assert "erratum-insight-points" in {n.id for n in RULESET.model.notes}
+    gains = []
+    for ti in range(10):
+        c = campaign(style, walter=ti)
+        before = items(c, "walter")
+        c.act("insight_roll", "walter", forced={"die": 1}, difficulty=8)  # fails: one point gained
+        after = items(c, "walter")
+        assert after["ti"] == ti + 1
+        gains.append(
+            (after["practicality"] - before["practicality"], after["cognizance"] - before["cognizance"])
+        )
+    every_point = [(1, 1)] * 10
+    assert (gains == every_point) == (style == "shocking_discovery"), gains
+    practicality, cognizance = SUGGESTED[style]
+    assert gains == [
+        (math.floor(practicality * (ti + 1)) - math.floor(practicality * ti),
+         math.floor(cognizance * (ti + 1)) - math.floor(cognizance * ti))
+        for ti in range(10)
+    ]  # fmt: skip
+
+
 def test_the_derived_values_follow_terrible_insight_as_it_changes() -> None:
     c = campaign("pulp_adventure", walter=5)
     assert (items(c, "walter")["practicality"], items(c, "walter")["cognizance"]) == (1, 2)
