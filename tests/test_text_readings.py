@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import engine
-from engine.errors import CampaignError
+from engine.errors import CampaignError, InputError
 from engine.state.campaign import Campaign
 from engine.state.memory import MemoryStore
 
@@ -204,6 +204,20 @@ def test_chimera_a_zero_rerolled_away_forces_nothing_and_a_new_zero_does():
     new = CHIMERA.roll("skill", forced={"rolled": [9, 0, 6, 0, 2]}, dice=3)
     assert sorted(new.rolled["rolled"].faces) == [0, 2, 9]  # the new 0 rerolled the 6
     assert new.outcome.name == "fail"
+
+
+def test_chimera_a_repeated_step_counts_the_nines_the_rerolls_brought():
+    """ "reroll a number of die equal to the number of 9s" and "If another 9 is rolled as a result
+    of rerolling, repeat step 2" (note `nines`): a repeat counts the new 9s, not every 9 standing.
+    9, 1, 2, 3: the first 9 rerolls the 1 (least valuable first), which comes up 9; that new 9
+    rerolls one die, the 2 (to a 4), and the 3 stands: a third face forced is never used (RC405).
+    Counting the first 9 again would reroll the 3 too."""
+    r = CHIMERA.roll("skill", forced={"rolled": [9, 1, 2, 3, 9, 4]}, dice=4)
+    assert sorted(r.rolled["rolled"].faces) == [3, 4, 9, 9]
+    assert r.outcome.name == "crit_pass"  # two 9s against one 3 and one 4
+    with pytest.raises(InputError) as more:  # a die for the 3 is never asked for
+        CHIMERA.roll("skill", forced={"rolled": [9, 1, 2, 3, 9, 4, 4]}, dice=4)
+    assert more.value.diagnostics[0].code == "RC405"
 
 
 def test_chimera_the_nines_and_zeros_take_dice_by_face():
