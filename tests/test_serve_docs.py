@@ -359,3 +359,15 @@ def test_the_scene_and_campaign_answers_are_documented_field_by_field(tmp_path: 
     assert kinds == data, {
         k: (kinds.get(k), data.get(k)) for k in kinds.keys() | data.keys() if kinds.get(k) != data.get(k)
     }
+
+
+def test_the_documented_error_body_is_the_servers_answer() -> None:
+    """The error shape under "## Errors" is a real answer (a check misspelt on a shipped ruleset):
+    its line and text once named different lines of chill.yaml (184 and 189), and both moved as
+    the ruleset's notes grew, unnoticed."""
+    section = DOC.split("## Errors", 1)[1]
+    shown = json.loads(re.search(r"```json\n(.*?)```", section, flags=re.S)[1])  # type: ignore[index]
+    client = TestClient(create_app(Settings()))
+    answer = client.post("/api/roll", json={"ruleset": "chill", "check": "specfic", "inputs": {"target": 55}})
+    assert answer.status_code == shown["error"]["status"]
+    assert answer.json() == shown
