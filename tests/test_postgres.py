@@ -204,6 +204,43 @@ def test_a_database_laid_out_without_the_page_index_gets_it_when_opened(
     assert [r for r in relations if r not in before[0]] == [("public", PAGE_INDEX, "i")]
 
 
+def test_adding_the_page_index_waits_for_no_lock_and_is_tried_again_later(
+    pg_cluster: Cluster, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Adding the index needs the table's SHARE lock, which a campaign being made (or a migration,
+    or an `ANALYZE` from outside) holds against it: the open waited the store's whole `timeout`
+    (10 s) and then went on without it, and so did every later open (a server opens a store per
+    request). It waits `INDEX_WAIT` now, and this process tries again after `INDEX_RETRY`."""
+    import psycopg
+
+    from engine.state import postgres
+
+    monkeypatch.setattr(postgres, "_INDEX_TRIED", {})
+    with PostgresStore(pg_url) as store:
+        store.create(header("moor"), counter(0))
+    pg_cluster.execute(f"DROP INDEX {PAGE_INDEX}", pg_url)
+    holder = psycopg.connect(pg_url, autocommit=True)
+    try:
+        holder.execute("BEGIN")
+        holder.execute("UPDATE campaigns SET created = created WHERE name = 'moor'")  # a writer's lock
+        for _ in range(2):
+            began = time.monotonic()
+            with PostgresStore(pg_url, timeout=5) as store:
+                assert [n for n, _, _ in store.names()] == ["moor"]
+            assert time.monotonic() - began < 2.5
+            assert _page_index(pg_cluster, pg_url) == []
+        holder.execute("COMMIT")
+        with PostgresStore(pg_url) as store:  # tried within INDEX_RETRY: not again
+            store.names()
+        assert _page_index(pg_cluster, pg_url) == []
+        monkeypatch.setattr(postgres, "INDEX_RETRY", 0.0)
+        with PostgresStore(pg_url) as store:
+            store.names()
+        assert len(_page_index(pg_cluster, pg_url)) == 1
+    finally:
+        holder.close()
+
+
 @pytest.mark.parametrize("who", ["read-only", "not-the-owner"])
 def test_a_database_without_the_page_index_that_cannot_get_it_is_read_as_before(
     pg_cluster: Cluster, pg_url: str, who: str

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -91,6 +92,17 @@ PAGE_INDEX: Final = "campaigns_by_code_point"
 LIMIT n`): the primary key's index keeps the database's locale order, so without this one each
 page read and sorted every name (31 ms at 100,000 campaigns; 0.2 ms with it)."""
 _PAGE_INDEX_SQL: Final = f'CREATE INDEX IF NOT EXISTS {PAGE_INDEX} ON campaigns (name COLLATE "C")'
+INDEX_WAIT: Final = "50ms"
+"""How long adding the page index to an older database waits for the table's lock (a campaign
+being made, an `ANALYZE` from outside): an open goes on without it rather than wait."""
+INDEX_BUILD: Final = "2s"
+"""How long building it may take (a writer of a new campaign waits meanwhile): about 2,000,000
+campaigns' names. A larger database is given it by hand (docs/language.md)."""
+INDEX_RETRY: Final = 600.0
+"""Seconds before a process tries again where adding it failed (a server opens a store per
+request)."""
+_INDEX_TRIED: dict[str, float] = {}
+"""Where this process last failed to add it, by URL, and when (`time.monotonic`)."""
 
 
 _SCHEME: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
@@ -453,17 +465,28 @@ class PostgresStore(SqlStore):
         """Add `PAGE_INDEX` to a database laid out without it (by rulecraft before 2026-12-06; the
         schema version is the same: an index changes no row, and an older rulecraft reads and
         writes the database as before). It is only ever faster, never needed: where it cannot be
-        made now — a read-only database or server, a user who does not own the table, a lock
-        held longer than `timeout` — pages are read as they were, by a scan of every name, and
-        the next store opened tries again. One transaction, under the layout's lock: two stores
-        opening at once build it once."""
+        made now — a read-only database or server, a user who does not own the table, the
+        table's lock held longer than `INDEX_WAIT`, a build longer than `INDEX_BUILD` — pages
+        are read as they were, by a scan of every name, and this process tries again after
+        `INDEX_RETRY`. One transaction; another process building it (the layout's lock taken)
+        is left to it."""
+        tried = _INDEX_TRIED.get(self.url)
+        if tried is not None and time.monotonic() - tried < INDEX_RETRY:
+            return
         try:
             with self._write() as connection, self._errors("adding the page index"):
-                connection.execute("SELECT pg_advisory_xact_lock(%s)", (_LAYOUT_LOCK,))
-                connection.execute(_PAGE_INDEX_SQL)
-        except CampaignError:
-            pass  # said above: not having it is slower, never wrong; whatever stops every use is
-            # met again, and told, by the store's first read or write
+                connection.execute(
+                    "SELECT set_config('lock_timeout', %s, true), set_config('statement_timeout', %s, true)",
+                    (INDEX_WAIT, INDEX_BUILD),
+                )
+                (ours,) = _one(connection.execute("SELECT pg_try_advisory_xact_lock(%s)", (_LAYOUT_LOCK,)))
+                if ours:
+                    connection.execute(_PAGE_INDEX_SQL)
+        except CampaignError:  # said above: not having it is slower, never wrong; whatever stops
+            # every use is met again, and told, by the store's first read or write
+            if len(_INDEX_TRIED) >= 1024:
+                _INDEX_TRIED.clear()
+            _INDEX_TRIED[self.url] = time.monotonic()
 
     def _inspect(self, connection: Connection) -> tuple[Literal["empty", "ours"], bool]:
         """What the current schema holds, decided by reading alone, and whether it has the page
