@@ -35,7 +35,7 @@ from ..runtime.builtins import HISTORY, Call
 from ..runtime.comparing import EQUALITY, MEMBERSHIP, compare_rule, element
 from ..runtime.kinds import vague
 from ..syntax.document import PathKey
-from ..syntax.positions import ExprOrigin, Span
+from ..syntax.positions import ExprOrigin, Span, decimal_text
 from .codegen import TOO_BIG
 from .problems import Problem, problem, statement
 from .table_order import table_order
@@ -955,13 +955,36 @@ class Expressions:
         them it is, placed on the key."""
         place = self.unit.doc.places.get(path)
         origin = self.unit.doc.expr_origin(path)
+        text = "" if key is None else str(key)
         if place is not None and place.key is not None:
-            origin = ExprOrigin(self.unit.doc.source, place.key[0], place.key[1], 0)
-        text = str(key)
+            line, col = place.key
+            written = self.unit.doc.source.line(line)[col - 1 :]
+            quote = written[:1]
+            if quote in ("'", '"') and written.find(quote, 1) == len(text) + 1:  # no escapes in it
+                col += 1  # the key's text starts after its quote
+            elif quote not in ("'", '"') and _FLOAT_KEY.fullmatch(text):
+                # a decimal written without quotes, every digit the file writes (the document keeps
+                # a key as the text of the float YAML read, 17 digits at most)
+                text = decimal_text(self.unit.doc.span(path, key=True), float(text))
+            origin = ExprOrigin(self.unit.doc.source, line, col, 0)
+        if not text.strip(" []"):
+            raise problem(
+                "RC310",
+                f"the case key {'(empty)' if not text.strip() else repr(text)} names no value",
+                self.unit.doc.span(path, key=True),
+                "a case key is a value, a range ('1..3') or several ('1, 2', [1, 3]); 'else' for the rest",
+            )
         node = self.parse(text, origin) if text.lstrip().startswith("[") else None
         if not isinstance(node, ast.ListExpr):
             at = ExprOrigin(origin.source, origin.line, origin.col - 1, origin.indent)
-            node = self.parse(f"[{text}]", at)
+            try:
+                node = self.parse(f"[{text}]", at)
+            except RulecraftError as exc:
+                end = exc.diagnostics[0].span
+                if end is None or (end.line, end.col) != (origin.line, origin.col + len(text)):
+                    raise
+                self.parse(f"[{text}", at)  # the ']' added here: the key ends too early, said so
+                raise
         assert isinstance(node, ast.ListExpr)
         return node
 
@@ -1013,6 +1036,9 @@ class Expressions:
                 tests.append(f"{var} == {src}")
         return " or ".join(tests)
 
+
+_FLOAT_KEY = re.compile(r"[-+]?[0-9]*\.[0-9]*(?:e[-+]?[0-9]+)?|[-+]?[0-9]+e[-+]?[0-9]+")
+"""A key that is the text of a float (`str(float)`), as the document keeps a decimal key."""
 
 _TYPED_KEY = {
     "bool": "a true/false parameter's cases are true and false "

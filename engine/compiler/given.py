@@ -15,7 +15,7 @@ from ..runtime.inputs import coerce, forced_face, in_bag, listed, parse_number, 
 from ..runtime.limits import Limits, roll_count
 from ..runtime.rules import concrete
 from ..syntax.document import PathKey
-from ..syntax.positions import Span
+from ..syntax.positions import Span, decimal_text
 from .problems import Apart, Problem, problem
 from .unit import Unit
 
@@ -63,6 +63,7 @@ def given_values(
     (`missing`: how to say so) for each declaration with no default left out. Each is
     checked apart; the values bound, defaults too, when all are good."""
     bound: dict[str, Any] = {}
+    given = exact_decimals(unit, at, given)
     for spec in specs:
         with parts.part():
             if spec.name in given:
@@ -72,6 +73,14 @@ def given_values(
             elif missing is not None:
                 raise missing.problem(spec.name)
     return bound if len(bound) == len(specs) else None
+
+
+def exact_decimals(unit: Unit, at: PathKey, given: Mapping[str, Any]) -> dict[str, Any]:
+    """`given` (written at `at`) with each number the file writes without quotes as its text,
+    every digit kept (`decimal_text`), which a run reads exactly as it reads a quoted one."""
+    return {
+        k: decimal_text(unit.doc.span(at + (k,)), v) if isinstance(v, float) else v for k, v in given.items()
+    }
 
 
 def _value(unit: Unit, at: PathKey, spec: InputSpec, value: Any, noun: str) -> Any:

@@ -158,6 +158,14 @@ class RandomizerCompiler:
             face_scope = dict(scope)
             face_scope["face"] = T.NUM
             if per:
+                if "item" in scope and "each" in spec:  # `each` would read the element, not it
+                    raise problem(
+                        "RC307",
+                        "'item' names an input or value of this check, and in 'each' of a pool over a"
+                        " list it names the list's element instead: the two would be one name",
+                        self.unit.doc.span(path + ("each",)),
+                        "rename the input or value, e.g. 'item_'",
+                    )
                 face_scope["item"] = count.type.elem or T.NUM
                 for key in ("triggers", "cap", "redraw", "each_die"):
                     if key in spec:

@@ -64,11 +64,11 @@ from ..runtime.work import Work, working
 from ..syntax.clock import Clock
 from ..syntax.document import Document, PathKey
 from ..syntax.input_keys import LIST_INPUT_KEYS, input_takes
-from ..syntax.positions import Span
+from ..syntax.positions import Span, decimal_text
 from .codegen import CLOCK_CODE
 from .expected import expected_value
 from .expressions import BeforeTheRoll, Expressions, OutputScope
-from .given import Missing, forced_dice, given_values
+from .given import Missing, exact_decimals, forced_dice, given_values
 from .problems import Apart, Problem, example_key, known_if_failing, once, problem, statement
 from .programs import ProgramWriter, counted_randomizers
 from .randomizers import RandomizerCompiler
@@ -614,7 +614,7 @@ class Structure:
         parts.settle()
         return Example(
             str(ex.get("name", f"example {i + 1}")),
-            dict(ex.get("inputs", {})),
+            exact_decimals(self.unit, here + ("inputs",), ex.get("inputs") or {}),
             dict(ex.get("dice", {})),
             str(ex.get("policy", "always")),
             tuple(expects),
@@ -647,6 +647,8 @@ class Structure:
             )
         if kind == "values":
             at = self.unit.doc.span(where)
+            if isinstance(value, float):  # every digit the file writes (`decimal_text`)
+                value = decimal_text(at, value)
             expected_value(self.unit, name, types[name], value, at)
             return Expectation("value", name, value, at)
         if kind == "mean":
@@ -683,8 +685,10 @@ class Structure:
         self, raw: Any, where: PathKey, what: str = "a number", like: str = 'a fraction like "7/2"'
     ) -> Fraction:
         """An example's exact number: a whole number, a decimal or a fraction written as text, read
-        as the language reads a number written as text (`parse_number`)."""
-        number = parse_number(str(raw))
+        as the language reads a number written as text (`parse_number`); one written without
+        quotes, every digit the file writes (`decimal_text`: YAML's float keeps 17)."""
+        text = decimal_text(self.unit.doc.span(where), raw) if isinstance(raw, float) else str(raw)
+        number = parse_number(text)
         if number is None:
             raise problem(
                 "RC702", f"{clipped(str(raw))} is not {what}", self.unit.doc.span(where), f"write {like}"

@@ -372,6 +372,22 @@ def load(
     stray = stray_break(source, clock)
     if stray is not None:
         raise LoadError([stray])
+    version = _YAML_DIRECTIVE.search(source.text)
+    if version is not None and version[2] not in ("1.1", "1.2"):
+        # ruamel's reader asserts on any other 1.x (an AssertionError, not a YAML error)
+        line = source.text.count("\n", 0, version.start(2)) + 1
+        col = version.start(2) - (source.text.rfind("\n", 0, version.start(2)) + 1) + 1
+        raise LoadError(
+            [
+                Diagnostic(
+                    "RC002",
+                    f"YAML syntax error: the file asks for YAML {version[2]}, and rulecraft reads YAML 1.2"
+                    " (and 1.1)",
+                    Span(source, line, col, line, col + len(version[2])),
+                    "write %YAML 1.2, or leave the %YAML line out",
+                )
+            ]
+        )
     from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
     from ruamel.yaml.composer import MaxDepthExceededError
@@ -456,6 +472,11 @@ def load(
 
 
 _DUPLICATE = re.compile(r'found duplicate key "(.*?)" with value')
+
+
+_YAML_DIRECTIVE = re.compile(r"\A(?:(?:[ \t]*(?:#[^\n]*)?|%[^\n]*)\n)*?(%YAML[ \t]+)(\S+)", re.MULTILINE)
+"""A `%YAML` directive among the lines before the document (blank lines, comments, other
+directives before it), and the version it names."""
 
 
 def _first_line_of(text: str, key: str, line: int) -> int | None:

@@ -211,3 +211,18 @@ class ExprOrigin:
         last = positions[index_of(end_line, end_col - 1)] if end_col > 1 else a
         end = (last[0], last[1] + 1) if last[0] == a[0] else (a[0], a[1] + 1)
         return Span(self.source, a[0], a[1], end[0], end[1])
+
+
+def decimal_text(span: Span, number: float) -> str:
+    """A decimal number as the file writes it at `span`, every digit kept: YAML reads an unquoted
+    123456789.123456789 as the float 123456789.12345679, and an exact number is read from the
+    text (a key of a value table, an example's number, the hint that asks for quotes). The
+    float's own text where the span, on one line, does not read as that float."""
+    if span.end_line in (0, span.line) and span.end_col > span.col:
+        text = span.source.line(span.line)[span.col - 1 : span.end_col - 1].strip().replace("_", "")
+        try:
+            if float(text) == number:
+                return text
+        except ValueError:
+            pass
+    return repr(number)

@@ -26,7 +26,7 @@ from .document import Document
 from .faces import NO_FACES, no_faces_hint, too_many_faces
 from .input_keys import input_takes
 from .names import NAME_PATTERN, NAME_RULE, RULESET_NAME_PATTERN, name_rule
-from .positions import Span
+from .positions import Span, decimal_text
 from .resources import schema_path
 
 
@@ -429,7 +429,8 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
         want_s = want_s.replace("object", "mapping")
         hint = _mapping_hint(path, error.instance) if want_s == "mapping" else None
         if isinstance(error.instance, float) and "string" in want_s:  # 1.5 where an expression goes
-            hint = f'an exact number is written as an expression, in quotes: "{error.instance}"'
+            written = decimal_text(span, error.instance)
+            hint = f'an exact number is written as an expression, in quotes: "{written}"'
         return Diagnostic(
             "RC103", f"{where} should be {_article(want_s)}, not {_kind(error.instance)}", span, hint
         )
