@@ -10,6 +10,7 @@ own terms.
 
 from __future__ import annotations
 
+import datetime
 import json
 import numbers
 from collections.abc import Collection, Iterable, Sequence
@@ -358,6 +359,8 @@ def shown(value: Any) -> str:
         text = str(value)  # 2.5, not NumPy's np.float64(2.5)
     elif isinstance(value, (dict, list, tuple)):
         text = _json_text(value)
+    elif isinstance(value, (datetime.date, datetime.time)):  # YAML's unquoted 2001-12-14
+        text = value.isoformat()
     else:
         text = repr(value)
     return clipped(text)

@@ -170,3 +170,9 @@ def test_a_yaml_version_rulecraft_does_not_read_is_rc002_at_it(version: str) -> 
     assert (d.code, d.span.line, d.span.col) == ("RC002", 2, 7)
     assert f"YAML {version}" in d.message
     assert engine.load(text.replace(f"%YAML {version}", "%YAML 1.2"))
+
+
+def test_a_date_where_the_format_version_goes_is_shown_as_written() -> None:
+    """`rulecraft: 2001-12-14` said "unsupported format version datetime.date(2001, 12, 14)"."""
+    d = one("rulecraft: 2001-12-14\nname: k\n")
+    assert d.code == "RC003" and d.message == "unsupported format version 2001-12-14"
