@@ -176,3 +176,118 @@ def test_a_date_where_the_format_version_goes_is_shown_as_written() -> None:
     """`rulecraft: 2001-12-14` said "unsupported format version datetime.date(2001, 12, 14)"."""
     d = one("rulecraft: 2001-12-14\nname: k\n")
     assert d.code == "RC003" and d.message == "unsupported format version 2001-12-14"
+
+
+@pytest.mark.parametrize(
+    ("key", "value"), [("1e3", "1000"), ("1.0E3", "1000"), (".5", "1/2"), ("-.5", "-1/2"), ("5.", "5")]
+)
+def test_a_decimal_key_in_any_form_yaml_reads_matches_its_number(key: str, value: str) -> None:
+    """Review AR: the file's own text of a key, `1e3` or `.5`, is no expression the language reads."""
+    rs = engine.load(table("{" + key + ": 5, else: 1}"))
+    assert rs.distribution("c", inputs={"x": value}).mean("o") == 5
+    assert rs.distribution("c", inputs={"x": "7"}).mean("o") == 1
+
+
+@pytest.mark.parametrize("key", [".", "-.", ".e5"])
+def test_a_key_that_is_no_number_is_a_syntax_error_not_a_traceback(key: str) -> None:
+    assert one(table("{" + key + ": 5, else: 1}")).code == "RC201"
+
+
+@pytest.mark.parametrize("start", ["\ufeff", "rulecraft: 1\n...\n"])
+def test_a_yaml_version_after_a_byte_order_mark_or_a_documents_end_is_rc002(start: str) -> None:
+    d = one(start + "%YAML 1.3\n---\n" + table("{else: 1}"))
+    assert d.code == "RC002" and "YAML 1.3" in d.message
+
+
+def test_a_decimal_list_element_bound_and_default_keep_every_digit(cli: Any, tmp_path: Path) -> None:
+    text = table("{else: 1}").replace(
+        "x: {type: number, default: 0}",
+        "x: {type: number, min: 0.1000000000000000000001, default: 0.1000000000000000000001}\n"
+        "      xs: {type: list, of: number, max_length: 3, default: [0]}",
+    )
+    rs = engine.load(text + "      big: 1 if x > 1/10 else 0\n      many: 1 if sum(xs) > 1/10 else 0\n")
+    assert rs.distribution("c").mean("big") == 1  # the default, every digit
+    with pytest.raises(RulecraftError):
+        rs.distribution("c", inputs={"x": "1/10"})  # below the minimum written
+    f = tmp_path / "k.yaml"
+    f.write_text(
+        text
+        + "      many: 1 if sum(xs) > 1/10 else 0\n    examples:\n"
+        + "      - {inputs: {xs: [0.1000000000000000000001]}, dice: {d: 1}, expect: {values: {many: 1}}}\n",
+        encoding="utf-8",
+    )
+    r = cli("test", str(f))
+    assert r.code == 0, r.out + r.err
+
+
+def test_a_state_examples_decimals_keep_every_digit(cli: Any, tmp_path: Path) -> None:
+    """Review AR: a campaign parameter and an action's input written without quotes ran as the
+    float's 17 digits in a state example, so `p > 1/10` was refused (RC905)."""
+    f = tmp_path / "st.yaml"
+    f.write_text(
+        """\
+rulecraft: 1
+name: st
+state:
+  periods: [case]
+  campaign:
+    p: {type: number, default: 0}
+  shared:
+    n:
+      counter: 0
+      min: 0
+  examples:
+    - name: action input
+      steps: [{act: go, inputs: {x: 0.1000000000000000000001}}]
+      expect: {shared: {n: 1}}
+    - name: campaign param
+      params: {p: 0.1000000000000000000001}
+      steps: [{act: gp}]
+      expect: {shared: {n: 1}}
+checks:
+  c:
+    roll: {d: {die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if d > 3 else 'lo'"
+actions:
+  go:
+    inputs:
+      x: {type: number}
+    requires:
+      - when: x > 1/10
+        else: too small
+    effects:
+      - {set: {n: 1}}
+  gp:
+    requires:
+      - when: p > 1/10
+        else: too small
+    effects:
+      - {set: {n: 1}}
+""",
+        encoding="utf-8",
+    )
+    r = cli("test", str(f))
+    assert r.code == 0, r.out + r.err
+
+
+def test_an_item_of_the_check_is_refused_only_where_each_reads_item() -> None:
+    text = """\
+rulecraft: 1
+name: it
+checks:
+  c:
+    inputs:
+      item: {type: int, min: 0, max: 5, default: 3}
+      xs: {type: list, min: 0, max: 5, max_length: 3, default: [0, 1]}
+    roll:
+      b: {pool: xs, die: 6, each: face}
+    outcomes: [lo, hi]
+    outcome: "'hi' if sum(b) + item > 6 else 'lo'"
+"""
+    assert engine.load(text)
+
+
+def test_a_list_where_an_expression_goes_is_told_to_be_quoted() -> None:
+    d = one(table("{1: [1, 2], else: 1}", params="[a]", returns="any"))
+    assert d.code == "RC103" and d.hint == 'a list is written as an expression, in quotes: "[1, 2]"'

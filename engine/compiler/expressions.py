@@ -962,7 +962,7 @@ class Expressions:
             quote = written[:1]
             if quote in ("'", '"') and written.find(quote, 1) == len(text) + 1:  # no escapes in it
                 col += 1  # the key's text starts after its quote
-            elif quote not in ("'", '"') and _FLOAT_KEY.fullmatch(text):
+            elif quote not in ("'", '"') and _FLOAT_KEY.fullmatch(text) and not text.isdigit():
                 # a decimal written without quotes, every digit the file writes (the document keeps
                 # a key as the text of the float YAML read, 17 digits at most)
                 text = decimal_text(self.unit.doc.span(path, key=True), float(text))
@@ -1037,7 +1037,7 @@ class Expressions:
         return " or ".join(tests)
 
 
-_FLOAT_KEY = re.compile(r"[-+]?[0-9]*\.[0-9]*(?:e[-+]?[0-9]+)?|[-+]?[0-9]+e[-+]?[0-9]+")
+_FLOAT_KEY = re.compile(r"[-+]?[0-9]+(?:\.[0-9]*)?(?:e[-+]?[0-9]+)?")
 """A key that is the text of a float (`str(float)`), as the document keeps a decimal key."""
 
 _TYPED_KEY = {

@@ -77,10 +77,20 @@ def given_values(
 
 def exact_decimals(unit: Unit, at: PathKey, given: Mapping[str, Any]) -> dict[str, Any]:
     """`given` (written at `at`) with each number the file writes without quotes as its text,
-    every digit kept (`decimal_text`), which a run reads exactly as it reads a quoted one."""
-    return {
-        k: decimal_text(unit.doc.span(at + (k,)), v) if isinstance(v, float) else v for k, v in given.items()
-    }
+    every digit kept (`written_exactly`), which a run reads exactly as it reads a quoted one."""
+    return {k: written_exactly(unit, at + (k,), v) for k, v in given.items()}
+
+
+def written_exactly(unit: Unit, at: PathKey, value: Any) -> Any:
+    """`value` (written at `at`) with each float in it, at any depth of lists and mappings, as
+    the decimal the file writes (`decimal_text`): YAML's float keeps 17 digits."""
+    if isinstance(value, float):
+        return decimal_text(unit.doc.span(at), value)
+    if isinstance(value, list):
+        return [written_exactly(unit, at + (i,), v) for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        return {k: written_exactly(unit, at + (k,), v) for k, v in value.items()}
+    return value
 
 
 def _value(unit: Unit, at: PathKey, spec: InputSpec, value: Any, noun: str) -> Any:

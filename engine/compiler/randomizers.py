@@ -158,13 +158,17 @@ class RandomizerCompiler:
             face_scope = dict(scope)
             face_scope["face"] = T.NUM
             if per:
-                if "item" in scope and "each" in spec:  # `each` would read the element, not it
-                    raise problem(
+                if (
+                    "item" in scope
+                    and "each" in spec
+                    and "item" in ast.names(self.exprs.node_at(path + ("each",)))
+                ):
+                    raise problem(  # `each` would read the element, never the check's own `item`
                         "RC307",
-                        "'item' names an input or value of this check, and in 'each' of a pool over a"
-                        " list it names the list's element instead: the two would be one name",
+                        "'item' is a name of this check already, and in 'each' of a pool over a list"
+                        " it names the list's element: 'each' could not read the check's 'item'",
                         self.unit.doc.span(path + ("each",)),
-                        "rename the input or value, e.g. 'item_'",
+                        "rename the check's 'item', e.g. 'item_'",
                     )
                 face_scope["item"] = count.type.elem or T.NUM
                 for key in ("triggers", "cap", "redraw", "each_die"):

@@ -68,7 +68,7 @@ from ..syntax.positions import Span, decimal_text
 from .codegen import CLOCK_CODE
 from .expected import expected_value
 from .expressions import BeforeTheRoll, Expressions, OutputScope
-from .given import Missing, exact_decimals, forced_dice, given_values
+from .given import Missing, exact_decimals, forced_dice, given_values, written_exactly
 from .problems import Apart, Problem, example_key, known_if_failing, once, problem, statement
 from .programs import ProgramWriter, counted_randomizers
 from .randomizers import RandomizerCompiler
@@ -918,7 +918,7 @@ class Structure:
                 )
                 if scale is None:
                     raise problem("RC307", "duplicate choices", self.unit.doc.span(path))
-        default = spec.get("default")
+        default = written_exactly(self.unit, path + ("default",), spec.get("default"))
         if default is not None and scale is not None:
             if str(default) not in scale.names:
                 raise problem(
@@ -930,7 +930,7 @@ class Structure:
             default = scale[str(default)]
         if kind == "int":
             self._whole_bounds(path, name, spec, "type: number")
-        lo, hi = _bound(spec.get("min")), _bound(spec.get("max"))
+        lo, hi = self._bound(path, "min", spec), self._bound(path, "max", spec)
         if lo is not None and hi is not None and lo > hi:
             raise problem("RC310", f"min {lo} is greater than max {hi}", self.unit.doc.span(path + ("min",)))
         made = InputSpec(
@@ -1020,7 +1020,7 @@ class Structure:
         self.unit.within(f"a list of up to {hi_len} numbers", hi_len, "max_pool", path + ("max_length",))
         if of == "int":
             self._whole_bounds(path, name, spec, "of: number")
-        lo, hi = _bound(spec.get("min")), _bound(spec.get("max"))
+        lo, hi = self._bound(path, "min", spec), self._bound(path, "max", spec)
         if lo is not None and hi is not None and lo > hi:
             raise problem("RC310", f"min {lo} is greater than max {hi}", self.unit.doc.span(path + ("min",)))
         made = InputSpec(
@@ -1036,7 +1036,7 @@ class Structure:
             min_length=lo_len,
             max_length=hi_len,
         )
-        default = spec.get("default")
+        default = written_exactly(self.unit, path + ("default",), spec.get("default"))
         if default is not None and not isinstance(default, list):
             # a list's default is a list (docs/language.md): `5` is not taken for `[5]`
             raise problem(
@@ -1048,6 +1048,15 @@ class Structure:
                 else "write its numbers in brackets, e.g. [0, 1] ([] for none)",
             )
         return replace(made, default=None if default is None else self._fitted(made, default, path))
+
+    def _bound(self, path: PathKey, key: str, spec: dict[str, Any]) -> Any:
+        """An input's `min` or `max` read as the number written, every digit (`decimal_text`),
+        as a value given for it is read."""
+        value = spec.get(key)
+        if not (isinstance(value, float) and math.isfinite(value)):
+            return value
+        exact = parse_number(decimal_text(self.unit.doc.span(path + (key,)), value))
+        return as_written(value) if exact is None else exact
 
     def _fitted(self, made: InputSpec, default: Any, path: PathKey, noun: str = "input") -> Any:
         """An input's default, checked as a value given for it would be (RC310 if it does not fit)."""
@@ -1097,9 +1106,3 @@ def _rolls(want: Any) -> bool:
     outcome or a value expected), read from the raw keys, so that an expectation whose value is
     wrong, told apart, still has the example's forced lists counted."""
     return isinstance(want, dict) and any(want.get(key) for key in ROLLED)
-
-
-def _bound(value: Any) -> Any:
-    """An input's `min` or `max` read as the number written (`as_written`), as a value given
-    for it is read."""
-    return as_written(value) if isinstance(value, float) and math.isfinite(value) else value

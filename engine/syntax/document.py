@@ -372,8 +372,8 @@ def load(
     stray = stray_break(source, clock)
     if stray is not None:
         raise LoadError([stray])
-    version = _YAML_DIRECTIVE.search(source.text)
-    if version is not None and version[2] not in ("1.1", "1.2"):
+    version = next((v for v in _YAML_DIRECTIVE.finditer(source.text) if v[2] not in ("1.1", "1.2")), None)
+    if version is not None:
         # ruamel's reader asserts on any other 1.x (an AssertionError, not a YAML error)
         line = source.text.count("\n", 0, version.start(2)) + 1
         col = version.start(2) - (source.text.rfind("\n", 0, version.start(2)) + 1) + 1
@@ -453,6 +453,11 @@ def load(
         raise LoadError([_unacceptable(source, exc.position, exc.character)]) from None
     except YAMLError as exc:
         raise LoadError([Diagnostic("RC002", f"YAML error: {exc}", Span(source, 1, 1))]) from None
+    except AssertionError as exc:  # ruamel's reader asserts on a %YAML version (`_YAML_DIRECTIVE`)
+        if "version" not in str(exc):
+            raise
+        said = f"YAML syntax error: the file asks for a YAML version rulecraft does not read ({exc})"
+        raise LoadError([Diagnostic("RC002", said, Span(source, 1, 1), "write %YAML 1.2")]) from None
     except RecursionError:  # a safety net: max_depth's ceiling is below Python's own limit
         said = "mappings and lists are nested too deeply for the YAML reader"
         raise LimitError([Diagnostic("RC004", said, Span(source, 1, 1), "nest them less deeply")]) from None
@@ -474,9 +479,13 @@ def load(
 _DUPLICATE = re.compile(r'found duplicate key "(.*?)" with value')
 
 
-_YAML_DIRECTIVE = re.compile(r"\A(?:(?:[ \t]*(?:#[^\n]*)?|%[^\n]*)\n)*?(%YAML[ \t]+)(\S+)", re.MULTILINE)
-"""A `%YAML` directive among the lines before the document (blank lines, comments, other
-directives before it), and the version it names."""
+_YAML_DIRECTIVE = re.compile(
+    r"(?:\A\ufeff?|^\.\.\.[ \t]*(?:#[^\n]*)?\n)(?:(?:[ \t]*(?:#[^\n]*)?|%[^\n]*)\n)*?(%YAML[ \t]+)(\S+)",
+    re.MULTILINE,
+)
+"""A `%YAML` directive among the lines before a document (at the start of the text, a byte-order
+mark aside, or after a document's end `...`; blank lines, comments and other directives before
+it), and the version it names."""
 
 
 def _first_line_of(text: str, key: str, line: int) -> int | None:

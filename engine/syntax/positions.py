@@ -6,6 +6,7 @@ Every stage reports problems against the text the author wrote, so positions are
 
 from __future__ import annotations
 
+from decimal import Decimal, InvalidOperation
 from functools import cache, cached_property
 from typing import Final
 
@@ -214,15 +215,20 @@ class ExprOrigin:
 
 
 def decimal_text(span: Span, number: float) -> str:
-    """A decimal number as the file writes it at `span`, every digit kept: YAML reads an unquoted
-    123456789.123456789 as the float 123456789.12345679, and an exact number is read from the
-    text (a key of a value table, an example's number, the hint that asks for quotes). The
-    float's own text where the span, on one line, does not read as that float."""
+    """A decimal number as the file writes it at `span`, every digit kept, as the language writes
+    a number (`1e3` as 1000, `.5` as 0.5): YAML reads an unquoted 123456789.123456789 as the
+    float 123456789.12345679, and an exact number is read from the text (a key of a value table,
+    an example's number, the hint that asks for quotes). The float's own digits where the span,
+    on one line, does not read as that float."""
+    chosen = repr(number)
     if span.end_line in (0, span.line) and span.end_col > span.col:
         text = span.source.line(span.line)[span.col - 1 : span.end_col - 1].strip().replace("_", "")
         try:
             if float(text) == number:
-                return text
+                chosen = text
         except ValueError:
             pass
-    return repr(number)
+    try:
+        return format(Decimal(chosen), "f")
+    except (InvalidOperation, ValueError):  # not finite: said as YAML read it
+        return chosen

@@ -431,6 +431,10 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
         if isinstance(error.instance, float) and "string" in want_s:  # 1.5 where an expression goes
             written = decimal_text(span, error.instance)
             hint = f'an exact number is written as an expression, in quotes: "{written}"'
+        elif isinstance(error.instance, list) and "string" in want_s:  # [1, 2] where an expression goes
+            written = _written(span)
+            if written.startswith("[") and '"' not in written:
+                hint = f'a list is written as an expression, in quotes: "{written}"'
         return Diagnostic(
             "RC103", f"{where} should be {_article(want_s)}, not {_kind(error.instance)}", span, hint
         )
