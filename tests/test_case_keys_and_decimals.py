@@ -291,3 +291,11 @@ checks:
 def test_a_list_where_an_expression_goes_is_told_to_be_quoted() -> None:
     d = one(table("{1: [1, 2], else: 1}", params="[a]", returns="any"))
     assert d.code == "RC103" and d.hint == 'a list is written as an expression, in quotes: "[1, 2]"'
+
+
+def test_the_linter_names_a_decimal_key_as_written() -> None:
+    """RC802 said "case 0.1 of table 't' never fires" of a key written 0.1000000000000000000001."""
+    from engine.tools.lint import lint
+
+    said = [w.message for w in lint(engine.load(table("{0.1000000000000000000001: 5, else: 1}")))]
+    assert any(m.startswith("case 0.1000000000000000000001 of table 't' never fires") for m in said), said

@@ -35,7 +35,7 @@ from ..runtime.builtins import HISTORY, Call
 from ..runtime.comparing import EQUALITY, MEMBERSHIP, compare_rule, element
 from ..runtime.kinds import vague
 from ..syntax.document import PathKey
-from ..syntax.positions import ExprOrigin, Span, decimal_text
+from ..syntax.positions import ExprOrigin, Span
 from .codegen import TOO_BIG
 from .problems import Problem, problem, statement
 from .table_order import table_order
@@ -955,17 +955,13 @@ class Expressions:
         them it is, placed on the key."""
         place = self.unit.doc.places.get(path)
         origin = self.unit.doc.expr_origin(path)
-        text = "" if key is None else str(key)
+        text = self.unit.doc.key_text(path)  # a decimal without quotes: every digit written
         if place is not None and place.key is not None:
             line, col = place.key
             written = self.unit.doc.source.line(line)[col - 1 :]
             quote = written[:1]
             if quote in ("'", '"') and written.find(quote, 1) == len(text) + 1:  # no escapes in it
                 col += 1  # the key's text starts after its quote
-            elif quote not in ("'", '"') and _FLOAT_KEY.fullmatch(text) and not text.isdigit():
-                # a decimal written without quotes, every digit the file writes (the document keeps
-                # a key as the text of the float YAML read, 17 digits at most)
-                text = decimal_text(self.unit.doc.span(path, key=True), float(text))
             origin = ExprOrigin(self.unit.doc.source, line, col, 0)
         if not text.strip(" []"):
             raise problem(
@@ -1036,9 +1032,6 @@ class Expressions:
                 tests.append(f"{var} == {src}")
         return " or ".join(tests)
 
-
-_FLOAT_KEY = re.compile(r"[-+]?[0-9]+(?:\.[0-9]*)?(?:e[-+]?[0-9]+)?")
-"""A key that is the text of a float (`str(float)`), as the document keeps a decimal key."""
 
 _TYPED_KEY = {
     "bool": "a true/false parameter's cases are true and false "

@@ -23,7 +23,7 @@ from ..frozen import frozen
 from .breaks import stray_break
 from .clock import Clock
 from .expansion import Expansion, alias_span
-from .positions import ExprOrigin, SourceFile, Span
+from .positions import ExprOrigin, SourceFile, Span, decimal_text
 
 PathKey = tuple[str | int, ...]
 
@@ -117,6 +117,23 @@ class Document:
         line, col = place.key if (key and place.key) else place.value
         width = self._token_width(line, col)
         return Span(self.source, line, col, line, col + width)
+
+    def key_text(self, path: PathKey) -> str:
+        """The key at the end of `path` as text: one YAML read as a float (a value table's `1e3`
+        or `0.1000000000000000000001`, kept here as the float's text, 17 digits at most) as the
+        decimal the file writes, every digit (`decimal_text`); any other as it is kept."""
+        other = self._part(path)
+        if other is not None:
+            return other.key_text(path)
+        key = path[-1]
+        text = "" if key is None else str(key)
+        place = self.places.get(tuple(path))
+        if place is None or place.key is None or text.isdigit() or not _FLOAT_TEXT.fullmatch(text):
+            return text
+        line, col = place.key
+        if self.source.line(line)[col - 1 : col] in ("'", '"'):  # written as text: kept as written
+            return text
+        return decimal_text(self.span(path, key=True), float(text))
 
     def span_later(self, path: PathKey, *, key: bool = False) -> Callable[[], Span]:
         """`span(path, key=key)`, worked out when called: for a check that nearly always
@@ -478,6 +495,9 @@ def load(
 
 _DUPLICATE = re.compile(r'found duplicate key "(.*?)" with value')
 
+
+_FLOAT_TEXT = re.compile(r"[-+]?[0-9]+(?:\.[0-9]*)?(?:e[-+]?[0-9]+)?")
+"""The text of a float (`str(float)`), as a key YAML read as a float is kept (`key_text`)."""
 
 _YAML_DIRECTIVE = re.compile(
     r"(?:\A\ufeff?|^\.\.\.[ \t]*(?:#[^\n]*)?\n)(?:(?:[ \t]*(?:#[^\n]*)?|%[^\n]*)\n)*?(%YAML[ \t]+)(\S+)",

@@ -182,7 +182,7 @@ def _case_findings(
                 continue
             found.append(
                 never(
-                    "case " + ": ".join(str(k) for k in (*above, key)),
+                    "case " + ": ".join(_key_texts(doc, t, (*above, key))),
                     None,
                     shadowed.get(j),
                     "call",
@@ -194,6 +194,11 @@ def _case_findings(
                 )
             )
     return found
+
+
+def _key_texts(doc: Document, table: str, keys: tuple[Any, ...]) -> list[str]:
+    """A case's keys, each as the file writes it (`Document.key_text`: a decimal's every digit)."""
+    return [doc.key_text(("tables", table, "cases", *keys[: i + 1])) for i in range(len(keys))]
 
 
 def _judge(
