@@ -218,6 +218,58 @@ def test_a_dead_worker_is_replaced(make: Any) -> None:
     assert after.status_code == 200
 
 
+MAX_DEPTH = 64
+"""`body.MAX_DEPTH`, the deepest a body may nest, as docs/server.md gives it."""
+
+
+def nested(depth: int) -> Any:
+    """A list inside a list, `depth` lists in all."""
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("route", ["/api/prob", "/api/sweep", "/api/chart/distribution"])
+def test_a_body_nested_too_deeply_is_one_422_and_the_worker_stays(make: Any, route: str) -> None:
+    """An input 500 lists deep was read, then failed to be pickled for the worker (500 RC506), and
+    that worker never came back: with one worker every later solve was a 504. Such a body is now
+    refused at the door (past `body.MAX_DEPTH`), and the solves that follow are answered."""
+    app = make(workers=1, queue=1, deadline=5.0)
+    client = TestClient(app)
+    body = {**prob(2), "inputs": {"n": nested(500)}}
+    if route == "/api/sweep":
+        body = {**body, "input": "n", "from": 1, "to": 2}
+    deep = client.post(route, json=body)
+    assert deep.status_code == 422 and codes(deep) == {"RC407"}, deep.text
+    assert f"deeper than the server reads ({MAX_DEPTH} levels)" in deep.text
+    # the body itself, then its inputs, then the lists: 64 levels are read, the input is refused
+    fits = client.post("/api/prob", json={**prob(2), "inputs": {"n": nested(MAX_DEPTH - 2)}})
+    assert fits.status_code == 422 and "deeper" not in fits.text and "RC407" not in fits.text
+    past = client.post("/api/prob", json={**prob(2), "inputs": {"n": nested(MAX_DEPTH - 1)}})
+    assert past.status_code == 422 and "deeper" in past.text
+    for _ in range(3):
+        assert client.post("/api/prob", json=prob(2)).status_code == 200
+
+
+def test_a_job_that_cannot_be_sent_gives_its_worker_back(make: Any) -> None:
+    """Whatever a job holds, one that cannot be pickled for a worker is one clean answer and the
+    worker goes back to the pool (only a broken pipe was caught: the worker was lost for good)."""
+    from engine.serve.problems import ApiError
+    from engine.serve.workers import Job
+
+    app = make(workers=1, queue=1, deadline=5.0)
+    pool = app.state.server.pool
+    for body, status, code in (({"n": nested(100_000)}, 422, "RC407"), ({"n": lambda: 1}, 500, "RC506")):
+        job = Job("prob", "heavy.yaml", HEAVY, {"check": "big", "inputs": body})
+        with pytest.raises(ApiError) as refused:
+            asyncio.run(pool.run(job, time.monotonic() + 5.0))
+        assert refused.value.status == status and refused.value.diagnostics[0]["code"] == code
+        assert pool.idle == 1
+    [(after, seconds)] = asyncio.run(gather(app, [prob(2)]))
+    assert after.status_code == 200 and seconds < 3.0
+
+
 def test_a_worker_keeps_the_rulesets_it_was_sent_by_weight(monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker kept the 16 rulesets last sent to it by count alone, so they stayed in memory
     whatever `api._LOADED`'s weight let go (a review): it keeps them under a bound in bytes too.

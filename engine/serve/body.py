@@ -1,7 +1,7 @@
 """JSON in and out of the API. In: a body is read as FastAPI reads it, except that an object
 giving one key twice is refused instead of keeping the last (as the command line refuses a
-`NAME=VALUE` given twice), and a body that cannot be read — not JSON, not UTF-8, nested past
-what the reader takes, a number past Python's digit limit — is one 422 `RC407` that says why.
+`NAME=VALUE` given twice), and a body that cannot be read — not JSON, not UTF-8, nested deeper
+than `MAX_DEPTH`, a number past Python's digit limit — is one 422 `RC407` that says why.
 Out: text that UTF-8 cannot carry (a lone surrogate, which JSON's `\\ud800` can spell) is
 escaped rather than crashing the response that would report it."""
 
@@ -21,6 +21,13 @@ from ..errors import Diagnostic
 from ..syntax.positions import SourceFile, Span
 from .jobs import diagnostic_json
 from .problems import ApiError
+
+MAX_DEPTH = 64
+"""The deepest a body may nest arrays and objects (the body itself is 1): a request's values are
+numbers, text, booleans and lists of them, a few levels deep. A body nested hundreds deep was read
+(Python's reader goes to about a thousand), then failed to be pickled for a solve worker (a
+`RecursionError`), which lost that worker for good; refused here, nothing past the door recurses
+on it. The same bound as a ruleset's YAML (`Limits.max_yaml_depth`)."""
 
 
 class Twice(ValueError):
@@ -53,6 +60,10 @@ class TooLong(ValueError):
     """A whole number of more digits than Python turns text into (`sys.get_int_max_str_digits`)."""
 
 
+class TooDeep(ValueError):
+    """Arrays and objects nested deeper than `MAX_DEPTH`."""
+
+
 def _integer(text: str) -> int:
     try:
         return int(text)
@@ -63,26 +74,28 @@ def _integer(text: str) -> int:
 def read_json(body: bytes | str) -> Any:
     """`json.loads`, refusing a key given twice in any one object (`Twice`), text with a lone
     surrogate anywhere (`Unpaired`), the numbers JSON does not have (`NotJson`) and whole numbers
-    too long to read (`TooLong`)."""
+    too long to read (`TooLong`) and nesting deeper than `MAX_DEPTH` (`TooDeep`)."""
     found = json.loads(body, object_pairs_hook=_once, parse_constant=_constant, parse_int=_integer)
     _whole_text(found)
     return found
 
 
 def _whole_text(found: Any) -> None:
-    todo = [found]
+    todo: list[tuple[Any, int]] = [(found, 1)]
     while todo:
-        item = todo.pop()
+        item, depth = todo.pop()
+        if isinstance(item, (dict, list)) and depth > MAX_DEPTH:
+            raise TooDeep(str(MAX_DEPTH))
         if isinstance(item, str):
             try:
                 item.encode("utf-8")
             except UnicodeEncodeError as exc:
                 raise Unpaired(item[max(exc.start - 20, 0) : exc.end + 20]) from None
         elif isinstance(item, dict):
-            todo.extend(item)
-            todo.extend(item.values())
+            todo.extend((key, depth + 1) for key in item)
+            todo.extend((value, depth + 1) for value in item.values())
         elif isinstance(item, list):
-            todo.extend(item)
+            todo.extend((value, depth + 1) for value in item)
 
 
 def _unreadable(exc: Exception) -> str:
@@ -100,8 +113,8 @@ def _unreadable(exc: Exception) -> str:
         return f"the body is not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
     if isinstance(exc, UnicodeDecodeError):
         return "the body is not JSON: it is not UTF-8 (or UTF-16/32) text"
-    if isinstance(exc, RecursionError):
-        return "the body nests arrays and objects deeper than the server reads"
+    if isinstance(exc, (RecursionError, TooDeep)):
+        return f"the body nests arrays and objects deeper than the server reads ({MAX_DEPTH} levels)"
     return f"the body is not JSON the server can read: {exc}"
 
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 from ..api import Ruleset, load_source
@@ -182,8 +183,13 @@ class Pool:
         if left <= 0:
             self._idle.put(slot)
             raise _late("while it waited for a worker")
+        try:  # pickled before anything is written: a job that cannot be sent gives its worker back
+            sent = _packed(job, left)
+        except ApiError:
+            self._idle.put(slot)
+            raise
         try:
-            slot.conn.send((job, left))
+            slot.conn.send_bytes(sent)  # what `send` writes; the worker's `recv` reads it
             if not slot.conn.poll(left + KILL_GRACE):
                 self.killed += 1
                 self._replace(slot)
@@ -194,6 +200,11 @@ class Pool:
             raise ApiError.of(
                 503, "RC503", "the worker solving this request stopped", **{"Retry-After": "1"}
             ) from None
+        except ApiError:
+            raise
+        except Exception as exc:  # its reply unreadable, say: the worker's state is unknown, so a new one
+            self._replace(slot)
+            raise ApiError.of(500, "RC506", f"internal error: {type(exc).__name__}") from None
         self._idle.put(slot)
         if reply[0] == "ok":
             answer: dict[str, Any] = reply[1]
@@ -209,6 +220,19 @@ class Pool:
         for slot in slots:
             slot.kill()
         self._threads.shutdown(wait=False, cancel_futures=True)
+
+
+def _packed(job: Job, seconds: float) -> bytes:
+    """The job and its seconds pickled for a worker, or an `ApiError`: pickled by `send`, a value
+    nested too deeply (a `RecursionError`) failed where only a broken pipe was caught, and the
+    worker was lost for good, so that with `--workers 1` every later solve was a 504 (a hunt).
+    `body.MAX_DEPTH` refuses such a body first; this keeps the pool whole whatever a job holds."""
+    try:
+        return bytes(ForkingPickler.dumps((job, seconds)))
+    except RecursionError:
+        raise ApiError.of(422, "RC407", "the request nests too deeply to be solved") from None
+    except Exception as exc:  # a bug: one clean answer, and no worker is held
+        raise ApiError.of(500, "RC506", f"internal error: {type(exc).__name__}") from None
 
 
 def _late(when: str) -> ApiError:
@@ -259,6 +283,11 @@ def _serve(conn: Connection, limits: Limits) -> None:  # pragma: no cover - runs
             conn.send(reply)
         except (BrokenPipeError, OSError):
             return
+        except Exception as exc:  # a reply that cannot be pickled: still one answer, no lost worker
+            try:
+                conn.send(("error", 500, [_bug("RC506", f"internal error: {type(exc).__name__}")]))
+            except (BrokenPipeError, OSError):
+                return
 
 
 def _bug(code: str, message: str) -> dict[str, Any]:
