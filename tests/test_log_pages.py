@@ -8,13 +8,14 @@ at all)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, quote, urlsplit
 
 import pytest
 from hypothesis import given
@@ -330,6 +331,56 @@ def test_the_servers_log_answers_pages_linked_to_each_other(tmp_path: Path) -> N
             assert refused.status_code == 422, refused.text
             [d] = refused.json()["error"]["diagnostics"]
             assert d["code"] == "RC407" and f"query.{field}" in d["text"], d
+
+
+NAMES = ["Город", "😀", "café", "a%2Fb", 'a b<">', "x?y#z"]
+
+
+def test_a_log_link_percent_encodes_the_campaigns_name(tmp_path: Path) -> None:
+    """The `/log` page's `Link` wrote the name as it was decoded: `Город` or `😀` failed the
+    response (500, `UnicodeEncodeError`), `café` went out as a raw Latin-1 byte, `a%2Fb` linked
+    to `a/b` (404) and a space or `<>"` broke RFC 8288. Each link is ASCII and leads back to the
+    campaign's log."""
+    pytest.importorskip("fastapi")
+    from engine.serve.app import Settings, create_app
+
+    db = tmp_path / "c.db"
+    store = SqliteStore(db)
+    for name in NAMES:
+        engine.new_campaign(name, COUNT, store=store)
+        with store.transaction(name) as tx:
+            state = tx.last().state
+            for _ in range(3):
+                tx.append("period", {"period": "night", "effects": []}, state)
+    store.close()
+    app = create_app(Settings(db=str(db), workers=1))
+    try:
+        asyncio.run(_follow_log_links(app))
+    finally:
+        app.state.server.close()
+
+
+async def _follow_log_links(app: Any) -> None:
+    """Each name's newest page, its `prev` link followed, and the oldest page's `next`. Sent
+    through httpx's own ASGI transport: Starlette's `TestClient` decodes a path twice (`a%252Fb`
+    reaches the app as `a/b`), as no HTTP server does."""
+    import httpx
+
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+        for name in NAMES:
+            url = f"/api/campaigns/{quote(name, safe='')}/log"
+            newest = await client.get(url, params={"newest": "true", "limit": 1})
+            assert newest.status_code == 200, (name, newest.text)
+            header = newest.headers["link"]
+            assert header.isascii() and re.fullmatch(r'<[!-~]+>; rel="prev"', header), (name, header)
+            prev = re.findall(r"<([^>]*)>", header)[0]
+            assert urlsplit(prev).path == url, (name, prev)
+            older = await client.get(prev)
+            assert older.status_code == 200 and [e["seq"] for e in older.json()] == [3], (name, older.text)
+            assert re.findall(r"<([^>]*)>", older.headers["link"])[0].startswith(url + "?")
+            oldest = await client.get(url, params={"limit": 2})
+            assert urlsplit(re.findall(r"<([^>]*)>", oldest.headers["link"])[0]).path == url
 
 
 # -- a replay too long for its budget is refused unread -------------------------------------------------

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 
@@ -333,7 +334,7 @@ def list_campaigns(
         page = store.names(after, limit)
     if len(page) == limit:
         url = request.url.include_query_params(after=page[-1][0])
-        response.headers["Link"] = f'<{url.path}?{url.query}>; rel="next"'
+        response.headers["Link"] = f'<{quote(url.path)}?{url.query}>; rel="next"'
     return [{"name": n, "ruleset": _served(request, r), "events": k} for n, r, k in page]
 
 
@@ -345,12 +346,13 @@ def show_campaign(name: str, request: Request) -> dict[str, Any]:
 
 
 def _page_links(
-    request: Request, page: list[Event], limit: int, newest: bool, before: int | None
+    request: Request, name: str, page: list[Event], limit: int, newest: bool, before: int | None
 ) -> dict[str, str]:
     """A `/log` page's `Link` header (RFC 8288, addresses relative to the server): `next`, the
     events after it, where there may be more (a full page from the oldest end; a page ended at
     `before`), and `prev`, the page of events before it, where it does not start the log."""
     url = request.url
+    path = _log_path(url.path, name)
     links = []
     if page and not newest and len(page) == limit:
         links.append((url.include_query_params(after=page[-1].seq), "next"))
@@ -367,7 +369,16 @@ def _page_links(
         )
     if not links:
         return {}
-    return {"Link": ", ".join(f'<{u.path}?{u.query}>; rel="{rel}"' for u, rel in links)}
+    return {"Link": ", ".join(f'<{path}?{u.query}>; rel="{rel}"' for u, rel in links)}
+
+
+def _log_path(decoded: str, name: str) -> str:
+    """The `/log` address of campaign `name`, percent-encoded as RFC 8288 and HTTP take it:
+    written as it was decoded, a name outside Latin-1 (`Город`) failed the response (500), `café`
+    went out as a raw byte, `a%2Fb` linked to `a/b` and a space or `<>"` broke the header."""
+    tail = f"/{name}/log"
+    prefix = decoded[: -len(tail)] if decoded.endswith(tail) else decoded.rsplit("/", 2)[0]
+    return f"{quote(prefix)}/{quote(name, safe='')}/log"
 
 
 LOG_PAGE = 1000
@@ -391,7 +402,7 @@ def campaign_log(
     it) and one not at the log's start the page before it (`rel="prev"`)."""
     with _store(server_of(request)) as store:
         page = whole(store.events(name, Window(after, before, limit, newest)), name)
-    response.headers.update(_page_links(request, page, limit, newest, before))
+    response.headers.update(_page_links(request, name, page, limit, newest, before))
     return [event_json(e) for e in page]
 
 
