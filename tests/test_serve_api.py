@@ -94,6 +94,58 @@ def test_a_served_folder_adds_its_rulesets(tmp_path: Path) -> None:
         assert rolled["outcome"] in ("heads", "tails")
 
 
+def test_a_named_pipe_in_the_served_folder_is_rc001_not_waited_on(tmp_path: Path) -> None:
+    """The server read a served file for its digest before its load's regular-file check, so a
+    named pipe in the folder held each `GET /api/rulesets` in `open` for good (and `serve` at its
+    start): it is RC001, as docs/security.md says, and the rest is listed."""
+    import threading
+
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no named pipes here")
+    (tmp_path / "coin.yaml").write_text(COIN, encoding="utf-8")
+    pipe = tmp_path / "pipe.yaml"
+    os.mkfifo(pipe)
+    answers: list[Any] = []
+
+    def ask() -> None:
+        with TestClient(create_app(rulesets=tmp_path)) as c:
+            answers.append(c.get("/api/rulesets"))
+            answers.append(c.get("/api/rulesets/pipe"))
+
+    asking = threading.Thread(target=ask, daemon=True)
+    asking.start()
+    asking.join(30)
+    if asking.is_alive():  # let a reader stuck in `open` go: a writer comes and leaves
+        os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
+    assert not asking.is_alive() and len(answers) == 2, "a request waited on the named pipe"
+    listed, pipe_asked = answers
+    assert listed.status_code == 200 and "coin" in [r["name"] for r in listed.json()]
+    [d] = error(pipe_asked, 422)
+    assert d["code"] == "RC001" and "not a regular file" in d["message"], d
+
+
+def test_a_served_file_over_the_limit_is_never_read_whole(tmp_path: Path, monkeypatch: Any) -> None:
+    """The server read an oversized served file whole on every request for its digest (a 1 GiB
+    file: 3.3 s and 1.1 GB on each `GET /api/rulesets`): at most `max_yaml_bytes` + 1 of it is."""
+    from engine import Limits
+    from engine.serve import app as app_module
+
+    most = 1000
+    big = tmp_path / "big.yaml"
+    with big.open("wb") as f:
+        f.write(b"rulecraft: 1\n")
+        f.truncate(8 * 1024 * 1024)  # sparse: 8 MiB to read, none of it on disc
+    read: list[int] = []
+    real = app_module.digest
+    monkeypatch.setattr(app_module, "digest", lambda data: read.append(len(data)) or real(data))
+    with TestClient(create_app(Settings(rulesets=tmp_path, limits=Limits(max_yaml_bytes=most)))) as c:
+        for _ in range(2):
+            assert "big" not in [r["name"] for r in c.get("/api/rulesets").json()]
+        [d] = error(c.get("/api/rulesets/big"), 422)
+        assert d["code"] == "RC004" and "max_yaml_bytes" in d["text"], d
+    assert read and max(read) <= most + 1, read
+
+
 def test_a_served_folder_reads_the_suffix_in_any_case(tmp_path: Path) -> None:
     """`serve --rulesets` listed only `*.yaml` and `*.yml` in lower case, where `rulecraft validate`
     of the same folder reads `RULES.YAML` too: the served ruleset was 404 (an audit)."""
