@@ -1171,6 +1171,36 @@ def test_a_body_not_sent_as_json_is_415_saying_so(client: TestClient, content_ty
     assert sent.status_code == 200
 
 
+def test_an_undo_takes_an_empty_body_or_an_empty_object_and_nothing_else(client: TestClient) -> None:
+    """`/undo` took any body at all (`text/plain`, `{"x": 1}`) and undid, where every other route
+    refuses a field it does not know (422) or a body that is not JSON (415); nothing is undone."""
+    made = client.post(
+        "/api/campaigns", json={"name": "undos", "ruleset": "chill", "params": {"players": 4}}, headers=AUTH
+    )
+    assert made.status_code == 201, made.text
+    url = "/api/campaigns/undos"
+    act = {"action": "player_roll", "inputs": {"target": 55}, "force": {"tens": 7, "ones": 7}}
+
+    def events() -> int:
+        return len(client.get(f"{url}/log").json())
+
+    for body in ({}, None):
+        assert client.post(f"{url}/act", json=act, headers=AUTH).status_code == 200
+        done = client.post(f"{url}/undo", headers=AUTH, **({} if body is None else {"json": body}))
+        assert done.status_code == 200 and done.json()["event"]["kind"] == "undo", done.text
+    assert client.post(f"{url}/act", json=act, headers=AUTH).status_code == 200
+    before = events()
+    [d] = error(client.post(f"{url}/undo", json={"x": 1}, headers=AUTH), 422)
+    assert d["code"] == "RC407" and "x" in d["text"], d
+    [d] = error(
+        client.post(f"{url}/undo", content=b"undo", headers={"content-type": "text/plain", **AUTH}), 415
+    )
+    assert d["code"] == "RC407" and "not as JSON" in d["message"], d
+    [d] = error(client.post(f"{url}/undo", json=[1], headers=AUTH), 422)
+    assert d["code"] == "RC407", d
+    assert events() == before
+
+
 def test_the_page_answers_head_and_only_at_its_own_path(client: TestClient) -> None:
     """Found by a hunt: `HEAD /` was 405; /static/index.html served the page where its relative
     links find nothing; /redoc served a page loading its script from a CDN, documented nowhere."""
@@ -1487,6 +1517,7 @@ NULL_BODIES: dict[str, Any] = {
     "/api/campaigns/{name}/roll": {"check": "task", "seed": 3},
     "/api/campaigns/{name}/begin": {"period": "fight"},
     "/api/campaigns/{name}/scene": {"scene": "shootout", "cast": {"you": "ann", "foe": "bo"}, "seed": 3},
+    "/api/campaigns/{name}/undo": {},  # no field: the body itself may be left out
 }
 """A request to each route that takes a body (`test_null_is_an_optional_field_not_given` checks
 that this is every one), each of its optional fields to be left out and sent as null in turn."""
@@ -1532,7 +1563,8 @@ def test_null_is_an_optional_field_not_given(client: TestClient) -> None:
 
     tried = 0
     for path, body in NULL_BODIES.items():
-        ref = schema["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+        taken = schema["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        ref = taken["$ref"] if "$ref" in taken else taken["anyOf"][0]["$ref"]  # an optional body
         model = schema["components"]["schemas"][ref.rsplit("/", 1)[-1]]
         for field in set(model["properties"]) - set(model.get("required", [])):
             if field == "seed" and path in ("/api/roll", "/api/scenes/roll", "/api/campaigns/{name}/roll"):

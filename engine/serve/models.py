@@ -275,6 +275,11 @@ class BeginRequest(Strict):
     period: str
 
 
+class UndoRequest(Strict):
+    """An undo takes no field: its body is empty or `{}`, refused as every route's is when it
+    holds a field (422) or is not JSON (415), where any body at all had been taken and undone."""
+
+
 class CampaignSceneRequest(Strict):
     scene: str
     cast: dict[str, str] = Field(default_factory=dict)

@@ -37,6 +37,7 @@ from .models import (
     Changed,
     EventModel,
     JoinRequest,
+    UndoRequest,
 )
 from .problems import ApiError
 
@@ -477,8 +478,9 @@ def begin(name: str, body: BeginRequest, request: Request) -> dict[str, Any]:
 
 
 @router.post("/{name}/undo", response_model=Changed, response_model_exclude_unset=True, dependencies=TOKEN)
-def undo(name: str, request: Request) -> dict[str, Any]:
-    """Reverse the latest change (an undo is appended; nothing is deleted)."""
+def undo(name: str, request: Request, body: UndoRequest | None = None) -> dict[str, Any]:
+    """Reverse the latest change (an undo is appended; nothing is deleted). Its body, if any, is
+    `{}`."""
     with _campaign(request, name) as campaign:
         return _changed(request, campaign, campaign.undo())
 
