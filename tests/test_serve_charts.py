@@ -180,3 +180,16 @@ def test_a_charts_tiny_chance_reads_as_text_shows_it() -> None:
     assert percent(Fraction(1, 10**20)) == "1.0e-18%"
     assert percent(Fraction(1, 20)) == "5.00%"
     assert percent(Fraction(0)) == "0.00%"
+
+
+@pytest.mark.parametrize("route", ["/api/chart/distribution", "/api/chart/policies"])
+def test_a_chart_refuses_value_which_it_would_not_draw(client: TestClient, route: str) -> None:
+    """Both charts took `/api/prob`'s `value` (`"value": "nope"` too) and dropped it unsaid: a
+    chart draws outcomes, so `value` is refused as any field the route does not take is."""
+    body = {"ruleset": "chimera", "check": "skill", "inputs": {"dice": 2, "resolve": 1}}
+    for value in ("nope", None):
+        sent = client.post(route, json={**body, "value": value})
+        assert sent.status_code == 422, (value, sent.text[:200])
+        [d] = sent.json()["error"]["diagnostics"]
+        assert d["code"] == "RC407" and "value" in d["message"], d
+    _svg(client.post(route, json=body))

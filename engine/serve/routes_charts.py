@@ -20,7 +20,7 @@ from ..tools.svgchart import bar_chart, grouped_bar_chart, sweep_chart
 from . import jobs
 from .app import Server, server_of
 from .body import OnceRoute
-from .models import ProbRequest, RulesetRef, SweepRequest
+from .models import CheckRequest, RulesetRef, SweepRequest
 
 router = APIRouter(prefix="/api/chart", tags=["charts"], route_class=OnceRoute)
 
@@ -70,8 +70,10 @@ async def _resolve(server: Server, body: RulesetRef) -> Any:
 
 
 @router.post("/distribution", response_class=Response, responses=PICTURE)
-async def distribution(body: ProbRequest, request: Request) -> Response:
-    """The exact distribution of a check's outcomes as a bar chart, worst first."""
+async def distribution(body: CheckRequest, request: Request) -> Response:
+    """The exact distribution of a check's outcomes as a bar chart, worst first. Its body is
+    /api/prob's but for `value`: a chart draws outcomes, and a `value` it took was dropped
+    unsaid (`"value": "nope"` too), so it is refused (422) as any unknown field is."""
     started = time.monotonic()
     server = server_of(request)
     rs = await _resolve(server, body)
@@ -105,7 +107,7 @@ def _sweep_picture(title: str, answer: Mapping[str, Any], stacked: bool) -> str:
 
 
 @router.post("/policies", response_class=Response, responses=PICTURE)
-async def policies(body: ProbRequest, request: Request) -> Response:
+async def policies(body: CheckRequest, request: Request) -> Response:
     """The distribution under each policy the check offers, side by side (`policy` is ignored):
     how much the player's choices change each outcome."""
     started = time.monotonic()
