@@ -641,6 +641,37 @@ def test_the_server_hides_a_url_whose_scheme_is_in_capitals() -> None:
         assert shown == f"cannot connect to {STORE}: connection refused (no server is listening there)", shown
 
 
+def test_the_server_names_neither_the_stores_host_nor_its_user_nor_its_database() -> None:
+    """docs/server.md: an error names the store "the server's campaign store", never its URL. The
+    URL whole was hidden, but the driver's words name its host: a client reading campaigns while
+    `postgresql://alice:pw@db.internal.example/x` was down got a 503 naming the host (a hunt)."""
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from engine.errors import Diagnostic
+    from engine.serve.app import Server, Settings, create_app
+    from engine.serve.routes_campaigns import _hidden
+
+    given = "postgresql://alice:pw@db.internal.invalid/tables?connect_timeout=2"  # .invalid: never found
+    with TestClient(create_app(db=given, workers=1)) as client:
+        read = client.get("/api/campaigns")
+    assert read.status_code == 503, read.text
+    for secret in ("db.internal", "alice", "tables", "pw"):
+        assert secret not in read.text, (secret, read.text)
+    assert "the server's campaign store" in read.text
+    server = Server(Settings(db="postgresql://alice:pw@db.internal.invalid:5433,[fd00::7]/tables"))
+    for said in (  # libpq's words, as a server that is there but refuses says them
+        'connection to server at "db.internal.invalid" (10.1.2.3), port 5433 failed: timeout expired',
+        'connection to server at "fd00::7", port 5432 failed: FATAL: password for user "alice" failed',
+        "FATAL: database 'tables' does not exist",
+        'could not translate host name "db.internal.invalid" to address',
+    ):
+        d = Diagnostic("RC903", f"cannot connect to the server's campaign store: {said}", None, said)
+        shown = _hidden(server, d)
+        for secret in ("db.internal", "10.1.2.3", "fd00", "5433", "alice", "tables"):
+            assert secret not in shown.message and secret not in (shown.hint or ""), (secret, shown)
+
+
 SECRET_TOKENS = [*"@/:?&=#% []'\"\\", "%zz", *"QJKZ"]
 """What a password is made of in the property test: the characters a URL or libpq's URL reading
 gives a meaning to, and letters that no message of ours holds (so that a password found in the

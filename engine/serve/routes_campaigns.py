@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 
@@ -175,9 +175,51 @@ def _hidden(server: Server, d: Diagnostic) -> Diagnostic:
         d = _file_named(d, shown)
     # a folder alone, not as the start of another path (a ruleset's beside the store)
     d = _replaced(d, places, lambda p, to: p + ("" if to == STORE else r"(?![\w./-])"))
+    if is_postgres(target):  # what is left of its URL in the driver's words
+        d = _unaddressed(d, postgres_url(target))
     if d.code == "RC904":  # the API's words already, true for the case
         return replace(d, hint=_changed_hint(d), advice=None)
     return d
+
+
+LIBPQ_SERVER = re.compile(
+    r'connection to server (?:at "[^"]*"(?: \([^)]*\))?, port \d+|on socket "[^"]*") failed'
+)
+"""How libpq names the server it could not reach: its host as given, its address, its port."""
+
+
+def _unaddressed(d: Diagnostic, url: str) -> Diagnostic:
+    """`d` without the parts of the store's PostgreSQL URL that the driver's words hold: its host
+    names and addresses (`failed to resolve host 'db.internal.example'`, libpq's `connection to
+    server at "h" (10.0.0.5), port 5432 failed`), and its user and database where quoted. The
+    URL whole was hidden, but a 503 while the database was down named its host (a hunt); the
+    operator's log and command line still name them."""
+    parts = urlsplit(url)
+    query = parse_qs(parts.query)
+    hosts = {_host(h) for h in parts.netloc.rpartition("@")[2].split(",")}
+    hosts.update(h for key in ("host", "hostaddr") for v in query.get(key, []) for h in v.split(","))
+    named = {unquote(parts.netloc.rpartition("@")[0].partition(":")[0]), *query.get("user", [])}
+    databases = {unquote(parts.path.lstrip("/")), *query.get("dbname", [])}
+
+    def hidden(text: str) -> str:
+        text = LIBPQ_SERVER.sub(f"connection to {STORE} failed", text)
+        for host in sorted(hosts - {""}, key=len, reverse=True):
+            found = rf"(?:host )?([\"']?)(?<![\w.:-]){re.escape(host)}(?![\w.-])\1"
+            text = re.sub(found, "the store's host", text)
+        for shown, kept in (("the store's user", named), ("the store's database", databases)):
+            for word in kept - {""}:
+                text = re.sub(rf"([\"']){re.escape(word)}\1", shown, text)
+        return text
+
+    return replace(d, message=hidden(d.message), hint=d.hint and hidden(d.hint))
+
+
+def _host(given: str) -> str:
+    """A host of a URL's address part, without its port (`h:5432`, `[::1]:5432`)."""
+    given = unquote(given)
+    if given.startswith("["):
+        return given[1:].partition("]")[0]
+    return given.partition(":")[0]
 
 
 def _changed_hint(d: Diagnostic) -> str | None:
