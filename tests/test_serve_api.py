@@ -1201,6 +1201,21 @@ def test_an_undo_takes_an_empty_body_or_an_empty_object_and_nothing_else(client:
     assert events() == before
 
 
+def test_an_unknown_campaigns_hint_names_the_store_as_its_message_does(tmp_path: Path) -> None:
+    """RC901's hint said "the campaigns in this file: ..." to a client of a server, whose message
+    says "the server's campaign store" (and "this database" on PostgreSQL): it names the store as
+    the message does, whatever the store is."""
+    with TestClient(create_app(db=str(tmp_path / "c.db"), workers=1)) as c:
+        [d] = error(c.get("/api/campaigns/zzz"), 404)
+        assert d["hint"] == "the server's campaign store has no campaigns yet: create one first", d
+        made = {"name": "alpha", "ruleset": "chill", "params": {"players": 2}}
+        assert c.post("/api/campaigns", json=made).status_code == 201
+        [d] = error(c.get("/api/campaigns/zzz"), 404)
+        assert d["code"] == "RC901" and "in the server's campaign store" in d["message"], d
+        assert d["hint"] == "the campaigns in the server's campaign store: alpha", d
+        assert "this file" not in d["text"] and "this file" not in (d["api_hint"] or ""), d
+
+
 def test_the_page_answers_head_and_only_at_its_own_path(client: TestClient) -> None:
     """Found by a hunt: `HEAD /` was 405; /static/index.html served the page where its relative
     links find nothing; /redoc served a page loading its script from a CDN, documented nowhere."""

@@ -153,7 +153,9 @@ def _hidden(server: Server, d: Diagnostic) -> Diagnostic:
     with the password masked as the store shows it. Nor a campaign's ruleset's place, where the
     server does not serve it (a file given on the command line, or in a served folder since
     changed): its file name alone, as every route names a ruleset's file (named from the working
-    folder, `_unplaced`). And, for a ruleset changed on disk (`RC904`), a hint the API can act on."""
+    folder, `_unplaced`). An unknown campaign's hint (`RC901`) names the store as its message does,
+    not as "this file" or "this database", which a client cannot see. And, for a ruleset changed
+    on disk (`RC904`), a hint the API can act on."""
     target = str(server.settings.db if server.settings.db is not None else default_db())
     places: dict[str, str] = {}
     if is_postgres(target):
@@ -177,6 +179,8 @@ def _hidden(server: Server, d: Diagnostic) -> Diagnostic:
     d = _replaced(d, places, lambda p, to: p + ("" if to == STORE else r"(?![\w./-])"))
     if is_postgres(target):  # what is left of its URL in the driver's words
         d = _unaddressed(d, postgres_url(target))
+    if d.code == "RC901" and d.hint:  # the store's own word for itself: "this file", "this database"
+        d = replace(d, hint=re.sub(r"\bthis (?:file|database)\b", STORE, d.hint))
     if d.code == "RC904":  # the API's words already, true for the case
         return replace(d, hint=_changed_hint(d), advice=None)
     return d
