@@ -1304,3 +1304,25 @@ def test_command_line_processes_acting_at_once(pg_url: str, tmp_path: Path) -> N
     assert replayed["events"] == 10 and replayed["state"]["shared"]["total"] == 9
     with contextlib.closing(open_store(pg_url)) as store:
         assert [e.seq for e in store.events("race")] == list(range(1, 11))
+
+
+def test_a_servers_answers_name_campaigns_called_like_the_stores_user_or_database(pg_url: str) -> None:
+    """The server hides the store's host, user and database from the driver's words (RC903); it
+    hid them in every campaign error, so a campaign named `postgres` (the usual user) was offered
+    as "did you mean the store's user?" (review AS)."""
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from engine.serve.app import Settings, create_app
+
+    user = pg_url.split("://", 1)[1].split("@", 1)[0].split(":", 1)[0]
+    database = database_name(pg_url)
+    with TestClient(create_app(Settings(db=pg_url))) as client:
+        for name in (user, database):
+            made = client.post("/api/campaigns", json={"name": name, "ruleset": "castle"})
+            assert made.status_code == 201, made.text
+        answer = client.get(f"/api/campaigns/{user}s")
+    assert answer.status_code == 404
+    (d,) = answer.json()["error"]["diagnostics"]
+    assert d["hint"] == f"did you mean '{user}'?", d
+    assert "the store's" not in json.dumps(answer.json())

@@ -151,7 +151,15 @@ def _content(path: Path, max_bytes: int) -> bytes:
     without waiting (a pipe's `open` would wait for a writer), then looked at, so a file swapped
     for a pipe after a `stat` is not waited on either."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a device is not even opened (review AS)
+            return b""
+        flags = (
+            os.O_RDONLY
+            | getattr(os, "O_NONBLOCK", 0)
+            | getattr(os, "O_NOCTTY", 0)
+            | getattr(os, "O_BINARY", 0)
+        )
+        fd = os.open(path, flags)
     except OSError:
         return b""
     try:

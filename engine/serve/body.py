@@ -24,10 +24,11 @@ from .problems import ApiError
 
 MAX_DEPTH = 64
 """The deepest a body may nest arrays and objects (the body itself is 1): a request's values are
-numbers, text, booleans and lists of them, a few levels deep. A body nested hundreds deep was read
-(Python's reader goes to about a thousand), then failed to be pickled for a solve worker (a
-`RecursionError`), which lost that worker for good; refused here, nothing past the door recurses
-on it. The same bound as a ruleset's YAML (`Limits.max_yaml_depth`)."""
+numbers, text, booleans, and lists and objects of them a few levels deep (a party, parameters,
+forced dice). A body nested hundreds deep was read (Python's reader goes to about a thousand),
+then failed to be pickled for a solve worker (a `RecursionError`), which lost that worker for
+good; refused here, nothing past the door recurses on it. The same bound as a ruleset's YAML
+(`Limits.max_yaml_depth`)."""
 
 
 class Twice(ValueError):

@@ -177,7 +177,9 @@ def _hidden(server: Server, d: Diagnostic) -> Diagnostic:
         d = _file_named(d, shown)
     # a folder alone, not as the start of another path (a ruleset's beside the store)
     d = _replaced(d, places, lambda p, to: p + ("" if to == STORE else r"(?![\w./-])"))
-    if is_postgres(target):  # what is left of its URL in the driver's words
+    if is_postgres(target) and d.code == "RC903":  # what is left of its URL in the driver's words
+        # (a store's own error alone: a campaign, a check or a hint named like the host, the user
+        # or the database — `postgres`, `db` — is no part of the address, review AS)
         d = _unaddressed(d, postgres_url(target))
     if d.code == "RC901" and d.hint:  # the store's own word for itself: "this file", "this database"
         d = replace(d, hint=re.sub(r"\bthis (?:file|database)\b", STORE, d.hint))

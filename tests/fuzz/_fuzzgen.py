@@ -205,7 +205,7 @@ def _node(schema: Any) -> Any:
                 },
             ]
         }
-    if ref is not None:  # inlined (the schema has no recursive definition), so each piece stands alone
+    if ref is not None:  # inlined (`fuzz_schema` leaves no recursive definition), so each piece stands alone
         return _node({**_DEFS[ref.rsplit("/", 1)[-1]], **{k: v for k, v in schema.items() if k != "$ref"}})
     out = {k: v for k, v in schema.items() if k not in ANNOTATIONS}
     if out.get("type") == "string" and "enum" not in out and "const" not in out:
@@ -251,6 +251,9 @@ def fuzz_schema() -> dict[str, Any]:
         "propertyNames": {"type": "string", "format": CASE},
         "additionalProperties": {"$ref": "#/$defs/expression"},
     }
+    # the schema's one recursive definition (a level of cases holds the next level) as that one
+    # level: every reference is inlined here, which a recursive one would do for ever
+    schema["$defs"]["cases"] = schema["$defs"]["table"]["properties"]["cases"]
     # `redraw: {times: N}`: a few, many (16 once ran for minutes, 3^N work), up to max_rerolls
     # and past it (RC503 when the ruleset loads), or an expression
     schema["$defs"]["redraw"]["properties"]["times"] = {"enum": [0, 1, 2, "1", 16, 1000, 1001, 10**9, "a"]}
