@@ -1326,3 +1326,18 @@ def test_a_servers_answers_name_campaigns_called_like_the_stores_user_or_databas
     (d,) = answer.json()["error"]["diagnostics"]
     assert d["hint"] == f"did you mean '{user}'?", d
     assert "the store's" not in json.dumps(answer.json())
+
+
+def test_a_campaign_named_like_the_stores_host_or_user_keeps_its_name_in_a_store_error() -> None:
+    """Review AT: the store's address was masked anywhere in an RC903's words, so a damaged
+    campaign named `db` (the store's host) was told as "in campaign the store's host"."""
+    pytest.importorskip("fastapi")
+    from engine.errors import Diagnostic
+    from engine.serve.routes_campaigns import _unaddressed
+
+    url = "postgresql://postgres@db/rc"
+    for name in ("db", "postgres", "rc"):
+        said = f"damaged: in campaign '{name}', event 3 (could not translate host name \"db\" to address)"
+        shown = _unaddressed(Diagnostic("RC903", said, None, None), url).message
+        assert f"in campaign '{name}', event 3" in shown, shown
+        assert '"db"' not in shown, shown
