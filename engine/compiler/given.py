@@ -63,7 +63,7 @@ def given_values(
     (`missing`: how to say so) for each declaration with no default left out. Each is
     checked apart; the values bound, defaults too, when all are good."""
     bound: dict[str, Any] = {}
-    given = exact_decimals(unit, at, given)
+    given = written_exactly(unit, at, given)  # a decimal without quotes: every digit written
     for spec in specs:
         with parts.part():
             if spec.name in given:
@@ -73,12 +73,6 @@ def given_values(
             elif missing is not None:
                 raise missing.problem(spec.name)
     return bound if len(bound) == len(specs) else None
-
-
-def exact_decimals(unit: Unit, at: PathKey, given: Mapping[str, Any]) -> dict[str, Any]:
-    """`given` (written at `at`) with each number the file writes without quotes as its text,
-    every digit kept (`written_exactly`), which a run reads exactly as it reads a quoted one."""
-    return {k: written_exactly(unit, at + (k,), v) for k, v in given.items()}
 
 
 def written_exactly(unit: Unit, at: PathKey, value: Any) -> Any:

@@ -36,7 +36,7 @@ from ..syntax.document import PathKey
 from ..syntax.names import is_name
 from ..syntax.positions import Span
 from .expected import expected_value
-from .given import Missing, exact_decimals, forced_dice, given_values
+from .given import Missing, forced_dice, given_values, written_exactly
 from .problems import (
     Apart,
     Reported,
@@ -593,9 +593,9 @@ class StateCompiler:
                 )
         return StateExample(
             name=str(raw["name"]),
-            params=exact_decimals(self.unit, path + ("params",), raw.get("params") or {}),
+            params=written_exactly(self.unit, path + ("params",), raw.get("params") or {}),
             characters={
-                str(k): exact_decimals(self.unit, path + ("characters", k), v or {})
+                str(k): written_exactly(self.unit, path + ("characters", k), v or {})
                 for k, v in (raw.get("characters") or {}).items()
             },
             steps=tuple(
@@ -610,11 +610,11 @@ class StateCompiler:
 
     def _written_step(self, at: PathKey, step: dict[str, Any]) -> dict[str, Any]:
         """A state example's step with the numbers of its inputs or parameters (`STEP_VALUES`)
-        written without quotes as the file writes them, every digit (`exact_decimals`)."""
+        written without quotes as the file writes them, every digit (`written_exactly`)."""
         found = dict(step)
         for part in STEP_VALUES.values():
             if isinstance(found.get(part), dict):
-                found[part] = exact_decimals(self.unit, at + (part,), found[part])
+                found[part] = written_exactly(self.unit, at + (part,), found[part])
         return found
 
     def _given(

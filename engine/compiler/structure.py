@@ -64,11 +64,11 @@ from ..runtime.work import Work, working
 from ..syntax.clock import Clock
 from ..syntax.document import Document, PathKey
 from ..syntax.input_keys import LIST_INPUT_KEYS, input_takes
-from ..syntax.positions import Span, decimal_text
+from ..syntax.positions import Span
 from .codegen import CLOCK_CODE
 from .expected import expected_value
 from .expressions import BeforeTheRoll, Expressions, OutputScope
-from .given import Missing, exact_decimals, forced_dice, given_values, written_exactly
+from .given import Missing, forced_dice, given_values, written_exactly
 from .problems import Apart, Problem, example_key, known_if_failing, once, problem, statement
 from .programs import ProgramWriter, counted_randomizers
 from .randomizers import RandomizerCompiler
@@ -614,7 +614,7 @@ class Structure:
         parts.settle()
         return Example(
             str(ex.get("name", f"example {i + 1}")),
-            exact_decimals(self.unit, here + ("inputs",), ex.get("inputs") or {}),
+            written_exactly(self.unit, here + ("inputs",), ex.get("inputs") or {}),
             dict(ex.get("dice", {})),
             str(ex.get("policy", "always")),
             tuple(expects),
@@ -647,8 +647,7 @@ class Structure:
             )
         if kind == "values":
             at = self.unit.doc.span(where)
-            if isinstance(value, float):  # every digit the file writes (`decimal_text`)
-                value = decimal_text(at, value)
+            value = written_exactly(self.unit, where, value)  # a decimal's every digit
             expected_value(self.unit, name, types[name], value, at)
             return Expectation("value", name, value, at)
         if kind == "mean":
@@ -686,9 +685,8 @@ class Structure:
     ) -> Fraction:
         """An example's exact number: a whole number, a decimal or a fraction written as text, read
         as the language reads a number written as text (`parse_number`); one written without
-        quotes, every digit the file writes (`decimal_text`: YAML's float keeps 17)."""
-        text = decimal_text(self.unit.doc.span(where), raw) if isinstance(raw, float) else str(raw)
-        number = parse_number(text)
+        quotes, every digit the file writes (`written_exactly`: YAML's float keeps 17)."""
+        number = parse_number(str(written_exactly(self.unit, where, raw)))
         if number is None:
             raise problem(
                 "RC702", f"{clipped(str(raw))} is not {what}", self.unit.doc.span(where), f"write {like}"
@@ -1050,12 +1048,12 @@ class Structure:
         return replace(made, default=None if default is None else self._fitted(made, default, path))
 
     def _bound(self, path: PathKey, key: str, spec: dict[str, Any]) -> Any:
-        """An input's `min` or `max` read as the number written, every digit (`decimal_text`),
+        """An input's `min` or `max` read as the number written, every digit (`written_exactly`),
         as a value given for it is read."""
         value = spec.get(key)
         if not (isinstance(value, float) and math.isfinite(value)):
             return value
-        exact = parse_number(decimal_text(self.unit.doc.span(path + (key,)), value))
+        exact = parse_number(written_exactly(self.unit, path + (key,), value))
         return as_written(value) if exact is None else exact
 
     def _fitted(self, made: InputSpec, default: Any, path: PathKey, noun: str = "input") -> Any:

@@ -75,6 +75,13 @@ class Span:
     def location(self) -> str:
         return f"{self.source.name}:{self.line}:{self.col}"
 
+    @property
+    def text(self) -> str:
+        """The text under the span ('' where it spans lines or holds none)."""
+        if self.end_line not in (0, self.line) or self.end_col <= self.col:
+            return ""
+        return self.source.line(self.line)[self.col - 1 : self.end_col - 1]
+
     def excerpt(self) -> str:
         """The source line and a caret (or a run of carets) under the span."""
         text = self.source.line(self.line)
@@ -221,13 +228,12 @@ def decimal_text(span: Span, number: float) -> str:
     an example's number, the hint that asks for quotes). The float's own digits where the span,
     on one line, does not read as that float."""
     chosen = repr(number)
-    if span.end_line in (0, span.line) and span.end_col > span.col:
-        text = span.source.line(span.line)[span.col - 1 : span.end_col - 1].strip().replace("_", "")
-        try:
-            if float(text) == number:
-                chosen = text
-        except ValueError:
-            pass
+    text = span.text.strip().replace("_", "")
+    try:
+        if text and float(text) == number:
+            chosen = text
+    except ValueError:
+        pass
     try:
         return format(Decimal(chosen), "f")
     except (InvalidOperation, ValueError):  # not finite: said as YAML read it

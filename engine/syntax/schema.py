@@ -395,7 +395,7 @@ def _unknown_keys(doc: Document, error: ValidationError, slips: Slips) -> list[D
         hint = f"did you mean '{meant[name]}'?" if name in meant else did_you_mean(name, unused)
         if name in meant and not did_you_mean(name, [meant[name]]):
             # short for a key, not misspelt (`d` for `die`): the key as it is written
-            shown = _written(doc.span(path + (key,))) or "VALUE"
+            shown = doc.span(path + (key,)).text or "VALUE"
             hint = f"'{name}' is no key here: write {meant[name]}: {shown}"
         told.append(
             Diagnostic(
@@ -432,7 +432,7 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
             written = decimal_text(span, error.instance)
             hint = f'an exact number is written as an expression, in quotes: "{written}"'
         elif isinstance(error.instance, list) and "string" in want_s:  # [1, 2] where an expression goes
-            written = _written(span)
+            written = span.text
             if written.startswith("[") and '"' not in written:
                 hint = f'a list is written as an expression, in quotes: "{written}"'
         return Diagnostic(
@@ -546,13 +546,6 @@ def _found_deeper(doc: Document, path: tuple[Any, ...], instance: Any, key: str)
             at = doc.span((*path, name, key), key=True)
             return f"'{key}' is at line {at.line}, inside '{name}': indent it to go with '{name}'"
     return None
-
-
-def _written(span: Span) -> str:
-    """The text at `span` on its line ('' where it spans lines or no text)."""
-    if span.end_line not in (0, span.line) or span.end_col <= span.col:
-        return ""
-    return span.source.line(span.line)[span.col - 1 : span.end_col - 1]
 
 
 def _schema_of(error: ValidationError) -> dict[str, Any]:
