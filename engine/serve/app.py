@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import os
-import stat
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping, Sequence
@@ -29,6 +28,7 @@ from ..frozen import field, frozen, replace
 from ..runtime.cache import MB, BoundedCache
 from ..runtime.limits import Limits
 from ..syntax.cachedir import digest, settled, stamp
+from ..syntax.document import read_regular
 from ..syntax.positions import SourceFile
 from ..syntax.resources import is_listed_ruleset, shipped_rulesets
 from .body import SafeJSONResponse, Unreadable
@@ -145,32 +145,15 @@ class _Read(NamedTuple):
 
 def _content(path: Path, max_bytes: int) -> bytes:
     """The digest of a file's content (empty if it cannot be read: its load says why), read as
-    `read_source` reads it: only a regular file, and no more than `max_bytes` + 1 of it. It was
-    read whole first, so a named pipe in the folder held `serve` at its start, and each listing,
-    in `open` for good, and a 1 GiB file cost 3.3 s and 1.1 GB on every request (a hunt). Opened
-    without waiting (a pipe's `open` would wait for a writer), then looked at, so a file swapped
-    for a pipe after a `stat` is not waited on either."""
+    `read_source` reads it (`read_regular`: only a regular file, never waited on, and no more
+    than `max_bytes` + 1 of it). It was read whole first, so a named pipe in the folder held
+    `serve` at its start, and each listing, in `open` for good, and a 1 GiB file cost 3.3 s and
+    1.1 GB on every request (a hunt)."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # a device is not even opened (review AS)
-            return b""
-        flags = (
-            os.O_RDONLY
-            | getattr(os, "O_NONBLOCK", 0)
-            | getattr(os, "O_NOCTTY", 0)
-            | getattr(os, "O_BINARY", 0)
-        )
-        fd = os.open(path, flags)
+        found = read_regular(path, max_bytes)
     except OSError:
         return b""
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return b""
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return digest(f.read(max_bytes + 1))
-    except OSError:
-        return b""
-    finally:
-        os.close(fd)
+    return b"" if found is None else digest(found[0])
 
 
 class Catalog:

@@ -283,26 +283,46 @@ def read_source(path: Path, name: str | None = None, max_bytes: int | None = Non
         max_bytes = MAX_YAML_BYTES
     shown = name or str(path)
     try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            raise LoadError([Diagnostic("RC001", f"cannot read {shown}: not a regular file", None)])
-        with path.open("rb") as f:
-            data = f.read(max_bytes + 1)
-            if len(data) > max_bytes:  # its size, told without reading the rest
-                size = max(os.fstat(f.fileno()).st_size, len(data))
-                raise _too_big(
-                    f"the file is {size:,} bytes, over the limit of {max_bytes:,}",
-                    Span(SourceFile(shown, _first_line(data)), 1, 1),
-                    "max_yaml_bytes",
-                )
+        found = read_regular(path, max_bytes)
     except OSError as exc:
         raise LoadError(
             [Diagnostic("RC001", f"cannot read {shown}: {exc.strerror or exc}", None)], missing=True
         ) from None
+    if found is None:
+        raise LoadError([Diagnostic("RC001", f"cannot read {shown}: not a regular file", None)])
+    data, size = found
+    if len(data) > max_bytes:  # its size, told without reading the rest
+        raise _too_big(
+            f"the file is {max(size, len(data)):,} bytes, over the limit of {max_bytes:,}",
+            Span(SourceFile(shown, _first_line(data)), 1, 1),
+            "max_yaml_bytes",
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _not_utf8(SourceFile(shown, line_ends(data.decode("utf-8", "replace"))), data, exc) from None
     return SourceFile(shown, line_ends(text))
+
+
+def read_regular(path: Path, max_bytes: int) -> tuple[bytes, int] | None:
+    """At most `max_bytes` + 1 bytes of the regular file at `path`, and its size; None for
+    anything else (a pipe would wait for a writer, a device such as /dev/zero never ends), which
+    is never waited on: looked at before it is opened, opened without waiting, and looked at
+    again once open (a file swapped for a pipe in between). `OSError` where it cannot be read."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        return None
+    flags = (
+        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    )
+    fd = os.open(path, flags)
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(max_bytes + 1), status.st_size
+    finally:
+        os.close(fd)
 
 
 def newlines(source: SourceFile) -> SourceFile:
