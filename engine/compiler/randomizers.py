@@ -16,7 +16,18 @@ from ..errors import RulecraftError, did_you_mean
 from ..expr import ast
 from ..frozen import replace
 from ..model import types as T
-from ..model.ruleset import Die, Draw, Expr, Pool, Randomizer, Redraw, Trigger, endless_steps, set_cap
+from ..model.ruleset import (
+    Die,
+    Draw,
+    Expr,
+    Pool,
+    Randomizer,
+    Redraw,
+    Trigger,
+    acts_on_every_die,
+    endless_steps,
+    set_cap,
+)
 from ..runtime.limits import MAX_FACES
 from ..syntax.document import PathKey
 from ..syntax.faces import NO_FACES, no_faces_hint, too_many_faces
@@ -360,14 +371,9 @@ class RandomizerCompiler:
 
     @classmethod
     def _on_every_face(cls, t: Trigger, faces: tuple[int, ...]) -> bool:
-        """A `must: add`, or a `must: reroll` of the die itself or of a target that takes every
-        face (so some die, the one that set it off at least, is always there to reroll), that
-        holds on every face, whatever the inputs."""
-        if t.action == "reroll" and t.target is not None:
-            itself = cls._every_face(t.target, faces)
-        else:
-            itself = t.action in ("add", "reroll")
-        return t.must and itself and t.only_if is None and cls._every_face(t.on, faces)
+        """A step that acts on every die (`acts_on_every_die`) whatever the inputs."""
+        hits = t.target is not None and cls._every_face(t.target, faces)
+        return t.only_if is None and acts_on_every_die(t, cls._every_face(t.on, faces), hits)
 
     @staticmethod
     def _every_face(condition: Expr, faces: tuple[int, ...]) -> bool:

@@ -20,13 +20,12 @@ from fractions import Fraction
 from types import ModuleType
 from typing import Any
 
-from ..errors import Diagnostic, EndlessError, LimitError, limit_advice, placed
-from ..frozen import replace
+from ..errors import Diagnostic, EndlessError, LimitError, limit_advice
 from ..graph import postorder
 from ..model.objective import Objective
 from ..model.values import Multi, Symbol
 from ..runtime.packing import Packing
-from ..runtime.procedure import Counts, Option, Procedure, State
+from ..runtime.procedure import Counts, Option, Procedure, State, never_ends
 from ..runtime.work import TRANSITION, meter
 from .dist import Dist
 from .markov import Edges, Node, absorb
@@ -220,6 +219,9 @@ class RerollSolver:
         pool's cap or `TRUNCATED` at the solver's depth). Ends alike in counts and in the history
         the check reads are one end."""
         self.work = meter()
+        first = tuple(first)
+        if self.proc.endless and any(any(counts) for counts, _ in first):
+            raise never_ends(self.proc.pool)  # a die rolled sets off steps that never stop
         cut = TRUNCATED if self.proc.truncating else CAPPED
         packing = self.packing
         flying = packing.flying
@@ -295,15 +297,9 @@ class RerollSolver:
         begun = starts.map(follow)  # a followed state is charged as work
         try:
             return absorb(begun, step, end, self.count_states, self.max_states)
-        except EndlessError as exc:  # told at the pool, as its other limits are, with its cap's place
-            pool = self.proc.pool
-            hint = f"{pool.set_cap}, or narrow the trigger's 'on' (or the inputs it reads)"
-            if self.policy == "always" and not all(s.must for s in self.proc.steps):
-                # a 'may' step taken every time: the player's to stop, as the policy never does
-                hint += (
-                    "; if a 'may' reroll taken every time is what never ends, the policy 'never' declines it"
-                )
-            raise placed(EndlessError([replace(d, hint=hint) for d in exc.diagnostics]), pool.span) from None
+        except EndlessError:  # told at the pool, as its other limits are, with its cap's place
+            mays = self.policy == "always" and not all(s.must for s in self.proc.steps)
+            raise never_ends(self.proc.pool, mays) from None
 
     def _played(self, starts: Dist, end: Callable[[int], Hashable]) -> Dist | None:
         """`ends` under best play with one walk of the chain fewer: best play keeps every node it

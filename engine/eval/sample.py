@@ -23,7 +23,7 @@ from ..runtime.cache import Caches
 from ..runtime.context import POLICIES, RunContext, check_policy, new_work
 from ..runtime.inputs import forced_face, in_bag, listed, whole
 from ..runtime.limits import Limits, redraw_times, roll_count
-from ..runtime.procedure import Option, Procedure, State, procedure_for
+from ..runtime.procedure import Option, Procedure, State, never_ends, procedure_for
 from ..runtime.rules import (
     auto_outputs,
     before_roll,
@@ -868,6 +868,8 @@ class _Roller:
                 self.trace.append(_roll_step(r, empty, self.source))
             return empty
         proc = procedure_for(written, env, self.ctx.caches, r)
+        if proc.endless:  # each die sets off steps that never stop: no roll of n >= 1 dice ends
+            raise never_ends(written)
         faces = self.source.faces(r, n)
         holds = proc.holds
         unused = [holds(f) for f in faces]

@@ -226,6 +226,19 @@ def endless_steps(triggers: Sequence[Trigger], acting: Collection[int] | None = 
     return frozenset(circled.union(*(reach[t] for t in circled)))
 
 
+def acts_on_every_die(trigger: Trigger, on_every_face: bool, hits_every_face: bool) -> bool:
+    """Whether a step acts on every die of its pool, with a die to act on, whatever falls: a
+    `must` step whose `on` holds on every face, adding a die or rerolling the die itself, or a
+    `target` that takes every face (so some die, the one that set it off at least, is always there
+    to reroll). Such steps that set each other off (`endless_steps`) never let a roll end: the
+    compiler refuses them when the faces alone decide it (`RC313`), a procedure when its inputs do."""
+    if not trigger.must or not on_every_face:
+        return False
+    if trigger.action == "reroll" and trigger.target is not None:
+        return hits_every_face
+    return trigger.action in ("add", "reroll")
+
+
 def chains_without_end(triggers: Sequence[Trigger]) -> bool:
     """Whether some step of a pool can act again and again without end (`endless_steps`)."""
     return bool(endless_steps(triggers))

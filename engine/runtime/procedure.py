@@ -23,9 +23,9 @@ from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import Any
 
-from ..errors import Diagnostic, EvalError
+from ..errors import Diagnostic, EndlessError, EvalError
 from ..frozen import frozen
-from ..model.ruleset import Pool, Trigger, adds_without_end, sets_off
+from ..model.ruleset import Pool, Trigger, acts_on_every_die, adds_without_end, endless_steps, sets_off
 from ..model.values import Multi, Symbol, faces_text
 from .builtins import HISTORY
 from .cache import Caches
@@ -130,6 +130,25 @@ class Procedure:
         )
         """The steps that can act in this roll: its `only_if` true, and its `on` holding on some face
         (both may read the inputs)."""
+        self.endless = (
+            frozenset()
+            if pool.cap is not None
+            else endless_steps(
+                pool.triggers,
+                [
+                    u
+                    for u in self.acting
+                    if acts_on_every_die(
+                        pool.triggers[u],
+                        all(k.on[u] for k in self.kinds),
+                        all(k.target[u] for k in self.kinds),
+                    )
+                ],
+            )
+        )
+        """The steps that, for these inputs, act on every die and set each other off for ever, with
+        no cap: a roll of one die or more never ends (`never_ends`; the compiler's `RC313` where
+        the faces alone decide it). Empty for a procedure whose every roll ends."""
         endless = pool.cap is None and adds_without_end(pool.triggers, self.acting)
         self.cap = pool.cap if pool.cap is not None else (depth if endless else None)
         self.truncating = endless and depth is not None
@@ -623,6 +642,16 @@ def _unpicked(k: Kind, triggers: tuple[Trigger, ...]) -> bool:
     if any(k.target):
         return False
     return all(t.must and t.target is None for u, t in enumerate(triggers) if k.on[u])
+
+
+def never_ends(pool: Pool, mays_taken: bool = False) -> EndlessError:
+    """A roll of `pool` that can never end for the inputs given, told at the pool with where its
+    cap goes: its `Procedure.endless` steps, or a chain of rerolls the exact solver found has no
+    end (`mays_taken`: a `may` step is taken every time, under the policy `always`)."""
+    hint = f"{pool.set_cap}, or narrow the trigger's 'on' (or the inputs it reads)"
+    if mays_taken:  # the player's to stop, as the policy never does
+        hint += "; if a 'may' reroll taken every time is what never ends, the policy 'never' declines it"
+    return EndlessError([Diagnostic("RC503", "this chain of rerolls never ends", pool.span, hint)])
 
 
 def procedure_for(
