@@ -142,3 +142,49 @@ def test_the_shipped_scenes_are_not_charged_for_width() -> None:
         for sc in rs.scenes.values():
             state = {"characters": dict.fromkeys(sc.parties)}
             assert width_work(rules, state) == 0, (name, sc.name)
+
+
+def tallied(tallies: int, counters: int) -> str:
+    """A table of `tallies` tallies of four members holding six and `counters` counters, none of
+    which changes, and a count of rounds that never ends the scene (hunt 11b's ruleset)."""
+    items = [f"    t{k}: {{tally: [a, b, c, d], start: {{a: 3, b: 2, c: 1}}}}" for k in range(tallies)]
+    items += [f"    c{k}: {{counter: 0}}" for k in range(counters)]
+    body = "\n".join(items)
+    return f"""\
+rulecraft: 1
+name: tallied
+checks:
+  d: {{roll: {{x: {{die: 6}}}}, outcomes: [lo, hi], outcome: "'hi' if x > 3 else 'lo'"}}
+state:
+  shared:
+    n: {{counter: 0}}
+{body}
+actions:
+  go: {{roll: {{check: d}}, effects: [{{add: {{n: 1}}}}]}}
+scenes:
+  s: {{parties: [p], round: [{{act: go}}], ends: [{{when: n < 0, then: x}}], max_rounds: 100000}}
+"""
+
+
+def _rounds_within(text: str, budget: int) -> int:
+    """The round a played scene reached when `budget` units were spent (told in its RC503)."""
+    rs = engine.load(text, limits=engine.Limits(max_work=budget))
+    with pytest.raises(engine.LimitError) as caught:
+        rs.play_scene("s", random.Random(1))
+    message = caught.value.diagnostics[0].message
+    return int(message.split("at round ")[1].split(" ")[0].replace(",", ""))
+
+
+def test_a_tally_is_charged_as_the_pool_a_view_makes_of_it() -> None:
+    """Hunt 11b: a state of 20 tallies was charged as 21 items, within `FREE_WIDTH`, so as a
+    table of 20 counters; played round by round it cost about 62 µs a tally a round (each view
+    reads a tally as a pool of its members), eleven times a counter, and the default budget let
+    the scene run 20 s of CPU (60 tallies: 50 s). A tally now weighs `TALLY_WIDTH` items: the
+    budget that plays some rounds of 20 counters plays well under a third of them with 20
+    tallies (the cost measured is about a fifth)."""
+    counters = _rounds_within(tallied(0, 20), 100_000)
+    tallies = _rounds_within(tallied(20, 0), 100_000)
+    assert counters > 500 and tallies * 3 < counters, (tallies, counters)
+    rules = engine.load(tallied(20, 0)).model.state
+    assert rules is not None
+    assert runtime_state.width_work(rules, {"characters": {}}) == 1 + 20 * runtime_state.TALLY_WIDTH - 64

@@ -53,15 +53,30 @@ an item (measured at 1,500 counters). What comes before the roll (the preconditi
 inputs' view) and a state's first look (its scene view) are charged one pass each."""
 
 
+TALLY_WIDTH = 12
+"""Items a tally counts as in a state's width (`width_work`): a view reads it as a pool of its
+members (`tally_value`, about 5.6 µs for a tally of four members holding six), where a counter's
+value is read as it is. Played round by round, a state of 20 such tallies took about 62 µs a
+tally a round and one of 240 counters about 5.7 µs a counter (1,000 rounds each, 2026-12-06):
+eleven times a counter, so twelve items. The shipped ruleset with tallies in its scenes (two
+characters of 20 items and a wound track each) weighs 64, within `FREE_WIDTH`."""
+
+
 def width_work(model: StateModel, state: State) -> int:
     """Units a scene charges, besides its own, for one pass over a state's items past the first
-    `FREE_WIDTH`: a unit an item. A scene keeps its views (`environment`'s `memo`), so reads are
-    not charged one by one there; but a state it meets is still read, keyed, copied and checked
-    item by item (about 0.5 µs an item a pass, measured at 1,500 counters), and a node of 1,500
-    counters, charged 170 units for some 7,000 µs, let a solve run 200 s under the default budget
-    (found by a hunt)."""
-    items = len(model.shared) + len(model.each) * len(state["characters"])
+    `FREE_WIDTH`: a unit an item, `TALLY_WIDTH` a tally. A scene keeps its views (`environment`'s
+    `memo`), so reads are not charged one by one there; but a state it meets is still read, keyed,
+    copied and checked item by item (about 0.5 µs an item a pass, measured at 1,500 counters), and
+    a node of 1,500 counters, charged 170 units for some 7,000 µs, let a solve run 200 s under the
+    default budget (found by a hunt); 20 tallies, each counted as one item, let a played scene run
+    20 s (hunt 11b)."""
+    items = _width(model.shared) + _width(model.each) * len(state["characters"])
     return ITEM_WORK * max(0, items - FREE_WIDTH)
+
+
+def _width(items: Mapping[str, Item]) -> int:
+    """A state part's items as `width_work` counts them: a tally as `TALLY_WIDTH`."""
+    return len(items) + (TALLY_WIDTH - 1) * sum(1 for i in items.values() if isinstance(i, Tally))
 
 
 def _fail(code: str, message: str, span: Span | None, hint: str | None = None) -> CampaignError:
