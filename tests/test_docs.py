@@ -101,3 +101,35 @@ def test_ruleset_block_compiles_and_its_examples_pass(block: Block):
         assert results, f"{block.id}: the block has 'examples:' but no example ran"
         failed = [d.render() for r in results for d in r.problems]
         assert not failed, f"{block.id}: examples failed\n" + "\n".join(failed)
+
+
+def _section(doc: str, package: str) -> str:
+    """The text under the `### ` heading that names `engine/PACKAGE/`, up to the next heading."""
+    lines, on = [], False
+    for line in doc.splitlines():
+        if line.startswith("#"):
+            on = line.startswith("### ") and f"`engine/{package}/`" in line
+        elif on:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def test_every_engine_module_is_named_in_architecture_md():
+    """A module (every .py under engine/ but `__init__` and `__main__`) is named by its path
+    (`compiler/state.py`) anywhere on the page, or by its file name (`given.py`) in the section of
+    its top-level package: a new module without its line there fails here, not a newcomer's read."""
+    doc = (REPO_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    engine_dir = REPO_ROOT / "engine"
+    modules = [
+        p.relative_to(engine_dir)
+        for p in sorted(engine_dir.rglob("*.py"))
+        if p.name not in ("__init__.py", "__main__.py")
+    ]
+    assert len(modules) >= 100, len(modules)  # the walk found the engine
+    missing = [
+        m.as_posix()
+        for m in modules
+        if f"`{m.as_posix()}`" not in doc
+        and not (len(m.parts) > 1 and f"`{m.name}`" in _section(doc, m.parts[0]))
+    ]
+    assert not missing, f"docs/architecture.md does not say what these modules own: {missing}"

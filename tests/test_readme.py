@@ -134,3 +134,18 @@ def test_the_playground_screenshot_s_caption_names_the_line_the_browser_test_bre
     rows = (REPO_ROOT / "rulesets" / "chill.yaml").read_text(encoding="utf-8").split("\n")
     line = next(i for i, text in enumerate(rows, 1) if text.strip() == "- when: roll > target")
     assert int(m[1]) == line
+
+
+def test_a_shown_serve_folder_is_in_a_fresh_clone() -> None:
+    """A `serve --rulesets DIR` the README or server.md shows in a shell block names a folder the
+    repository has, so that pasting it from a fresh clone serves (`games/` was `RC407`)."""
+    pages = {"README.md": README, "docs/server.md": (REPO_ROOT / "docs" / "server.md").read_text()}
+    shown = [
+        (page, m[1])
+        for page, text in pages.items()
+        for block in re.findall(r"```sh\n(.*?)```", text, flags=re.S)
+        for m in re.finditer(r"rulecraft serve .*?--rulesets (\S+)", block)
+    ]
+    assert {page for page, _ in shown} == set(pages), shown
+    for page, folder in shown:
+        assert (REPO_ROOT / folder).is_dir(), f"{page}: --rulesets {folder} is no folder of the repository"
