@@ -194,3 +194,21 @@ def test_the_engine_lists_every_code_it_has() -> None:
     from engine.errors import CODES
 
     assert engine_codes() == set(CODES)
+
+
+def test_the_path_steps_a_campaign_name_cannot_be_are_said_refused() -> None:
+    """`.` and `..` are RC410 (a path step), and the pages that list what a campaign's name may
+    not be say so; `...` is a name, as their "any other text" says."""
+    from engine.runtime.arguments import kept_name
+
+    for step in (".", ".."):
+        with pytest.raises(engine.RulecraftError) as caught:
+            kept_name("new_campaign", "name", step, "campaign")
+        assert [d.code for d in caught.value.diagnostics] == ["RC410"]
+    kept_name("new_campaign", "name", "...", "campaign")
+    rc410 = DOC.read_text(encoding="utf-8").split("## RC410", 1)[1].split("\n## ", 1)[0]
+    language = (REPO_ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+    campaigns = language[language.index("A campaign's name and a character's name are") :][:800]
+    row = next(line for line in language.splitlines() if line.startswith("| RC410 |"))
+    for said in (rc410, campaigns, row):
+        assert "is `.` or `..`" in said or "not `.` or `..`" in said, said[:200]

@@ -177,3 +177,60 @@ def test_the_max_work_row_states_the_fold_charges_foldcost_makes() -> None:
         f"a unit for each {fc.FRACTION_BITS} bits of their numerators and denominators",
     ):
         assert phrase in row, phrase
+
+
+def _quoted_rows() -> list[tuple[str, str]]:
+    """The table of "Quoted scale values": each expression with what it gives (`loads`, a code)."""
+    text = DOC.read_text(encoding="utf-8")
+    section = text[text.index("### Quoted scale values") : text.index("### Operators and precedence")]
+    rows = [line.split("|")[1:3] for line in section.splitlines() if line.startswith("| `")]
+    return [(e, said.strip().strip("`")) for cell, said in rows for e in re.findall(r"`([^`]+)`", cell)]
+
+
+QUOTED = _quoted_rows()
+
+
+def test_the_quoted_values_table_is_read() -> None:
+    said = {s for _, s in QUOTED}
+    assert len(QUOTED) >= 20 and {"loads", "RC301", "RC305", "RC306"} <= said, said
+
+
+@pytest.mark.parametrize(("expr", "said"), QUOTED, ids=[e for e, _ in QUOTED])
+def test_a_quoted_value_loads_or_is_refused_as_the_page_says(expr: str, said: str) -> None:
+    """Each expression of the table, as a `let:` value of the section's `quoted_demo` ruleset."""
+    import engine
+    from engine.syntax.positions import SourceFile
+
+    [base] = [b.text for b in RULESETS if b.name == "quoted_demo"]
+    line = "      most: \"majority(p, ['b', 'a'])\"\n"
+    assert base.count(line) == 1
+    text = base.replace(line, line + f'      tried: "{expr}"\n')
+    try:
+        engine.load_source(SourceFile("quoted_demo.yaml", text))
+        got = "loads"
+    except engine.RulecraftError as exc:
+        got = " ".join(sorted({d.code for d in exc.diagnostics}))
+    assert got == said, f"{expr}: {got}, not {said} as the page says"
+
+
+def _versions_said_rc003() -> list[str]:
+    """The versions the "Format version" paragraph names as also `RC003`."""
+    text = DOC.read_text(encoding="utf-8")
+    start = text.index('(`rulecraft: "1"`, a string, is also `RC003`')
+    said = text[start : text.index(".)", start)]
+    return re.findall(r"`rulecraft: ([^`]+)`", said)
+
+
+@pytest.mark.parametrize("version", _versions_said_rc003())
+def test_a_version_the_page_says_is_rc003_is(version: str) -> None:
+    """`rulecraft: true` among them (the page once called it the schema's `RC104`)."""
+    import engine
+    from engine.syntax.positions import SourceFile
+
+    text = f"rulecraft: {version}\nname: v\nchecks: {{}}\n"
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.load_source(SourceFile("v.yaml", text))
+    assert [d.code for d in caught.value.diagnostics] == ["RC003"], version
+    assert "`rulecraft: true`" not in next(
+        line for line in DOC.read_text(encoding="utf-8").splitlines() if line.startswith("| RC104 |")
+    )
