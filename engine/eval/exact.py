@@ -19,7 +19,7 @@ from functools import cached_property, partial
 from itertools import islice, product, repeat
 from typing import Any
 
-from ..errors import EvalError, InputError, LimitError, no_outcome, no_value, placed
+from ..errors import BoundError, EndlessError, EvalError, InputError, LimitError, no_outcome, no_value, placed
 from ..expr import ast
 from ..frozen import field, frozen
 from ..model.ruleset import Check, Pool, Randomizer, Scale, randomizer_expressions
@@ -106,6 +106,11 @@ class Distribution:
     unrolled: tuple[str, ...] = ()
     """The values worked out after the roll that an auto rule, deciding the outcome, left without
     one (`Check.unrolled`): nothing was rolled, and `value` says so."""
+    failed: EvalError | BoundError | None = field(default=None, repr=False)
+    """The first error a value or an output the outcome does not read raised at some end of the
+    roll, where the check was worked out randomizer by randomizer (`Sequential`): the outcome's
+    distribution stands, and asking for the joint, a value or an output raises it, as a roll with
+    those dice does (the product's `joint` raises it when made)."""
     _outcome: Dist | None = field(init=False, repr=False)
     """The outcome's distribution as made with the distribution; None when its pass was left
     (then `_Product.finish` makes and keeps it)."""
@@ -114,6 +119,8 @@ class Distribution:
     @cached_property
     def joint(self) -> Dist:
         """Over (outcome, index of the rule that fired, each named value in `names`)."""
+        if self.failed is not None:
+            raise self.failed
         source = self.source
         return source if isinstance(source, Dist) else source.joint()
 
@@ -137,8 +144,9 @@ class Distribution:
         """Pickled with its joint distribution worked out first: the product that would make it
         later holds the check's compiled code, which does not pickle (so a distribution solved in
         a worker process reaches its parent)."""
-        fields = (self.check, self.inputs, self.outcomes, self.joint, self.names, self.states, self.policy)
-        return (Distribution, (*fields, self.capped, self.truncated, self.known, self.unrolled))
+        joint, failed = self._made()
+        fields = (self.check, self.inputs, self.outcomes, joint, self.names, self.states, self.policy)
+        return (Distribution, (*fields, self.capped, self.truncated, self.known, self.unrolled, failed))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Distribution):
@@ -150,12 +158,24 @@ class Distribution:
             other.names,
             other.states,
             other.policy,
-        ) and (self.capped, self.truncated, self.known, self.joint) == (
+        ) and (self.capped, self.truncated, self.known, *_shown(self._made())) == (
             other.capped,
             other.truncated,
             other.known,
-            other.joint,
+            *_shown(other._made()),
         )
+
+    def _made(self) -> tuple[Dist, EvalError | BoundError | None]:
+        """The joint as it was made, the ends whose values failed as the outcome alone, with the
+        first such failure (a product's joint is made now, and may fail so): what equality,
+        pickling and a cache's weighing read, never the answer to a question."""
+        source = self.source
+        if isinstance(source, Dist):
+            return source, self.failed
+        try:
+            return self.joint, None
+        except (EvalError, BoundError) as exc:  # a value the outcome does not read fails
+            return self.outcome.map(_alone), exc
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -264,12 +284,13 @@ class Distribution:
             made = source.outcome  # not made yet: at its most, every outcome
             outcomes = len(made.weights) if made is not None else len(self.outcomes.members)
             return 1000 + each * self.states + tables + 150 * outcomes + 200 * len(self.inputs)
-        points = list(islice(self.joint.weights.items(), 2))
+        joint = self._made()[0]
+        points = list(islice(joint.weights.items(), 2))
         if all(type(v) in _SMALL for (key, _) in points for v in key):  # no value to walk into
             each = 64 + 8 * len(points[0][0]) + 28 * (len(points[0][0]) + 1) + 100
         else:
             each = approx_bytes(points) // max(len(points), 1) + 100  # and its entry in the dict
-        return 1000 + each * len(self.joint.weights) + 200 * len(self.inputs)
+        return 1000 + each * len(joint.weights) + 200 * len(self.inputs)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -409,6 +430,16 @@ def _read_alike(check: Check, i: int, table: Dist, env: dict[str, Any], ctx: Run
 
 def _first(key: tuple[Any, ...]) -> Any:
     return key[0]
+
+
+def _shown(made: tuple[Dist, Exception | None]) -> tuple[Dist, str]:
+    """A made joint and its failure as equality compares them (an error by what it says)."""
+    return made[0], repr(made[1])
+
+
+def _alone(outcome: Any) -> tuple[Any]:
+    """An end of the roll as the outcome alone: its values failed (`Distribution.failed`)."""
+    return (outcome,)
 
 
 def _carried(env: Mapping[str, Any], r: Randomizer) -> Any:
@@ -711,6 +742,8 @@ class Sequential:
         """Ends of the roll the last randomizer's values reached without a memo entry each."""
         self._redrawn: dict[tuple[int, tuple[Any, ...], int], Dist] = {}
         self._redrawn_outcomes: dict[tuple[int, tuple[Any, ...], int], Dist] = {}
+        self.failed: EvalError | BoundError | None = None
+        """The first error a value the outcome does not read raised at an end (`_program`)."""
         self._tables: dict[tuple[int, int], tuple[Dist, Dist]] = {}
         """Each randomizer's tables met, by id, with the values it reads alike merged and paired
         with "not cut" (`fresh`)."""
@@ -755,6 +788,7 @@ class Sequential:
             capped,
             truncated,
             known_values(self.check, self.env),
+            failed=self.failed,
         )
 
     def stage_key(self, i: int, dice: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -786,10 +820,10 @@ class Sequential:
             return memo
         env = with_dice(self.env, self.check.roll, dice)
         if i == len(self.check.roll):
-            result = Dist.certain((self.check.program(env, *dice), 0))
+            result = Dist.certain((self._program(env, *dice), 0))
         elif i == len(self.check.roll) - 1:  # the last randomizer: the program once per value
             values = self.values(i, dice, env)
-            program = self.check.program
+            program = self._program
             # under `optimal`, the ends best play asked the outcome of (making `values`) have their
             # result in the memo already
             ended = self._finish if self.policy == "optimal" else None
@@ -834,6 +868,23 @@ class Sequential:
             counting=True,
         )
         return result
+
+    def _program(self, env: dict[str, Any], *dice: Any) -> tuple[Any, ...]:
+        """`Check.program` at one end of the roll; where a value or an output the outcome does not
+        read fails there (a division by zero, a statistic of an empty pool, a number past the
+        language's bound), the outcome alone (`Check.outcome_program`, which raises where the
+        outcome's own reading fails), the error kept for whoever asks for the values
+        (`Distribution.failed`): the product's outcome is worked out alike."""
+        try:
+            return self.check.program(env, *dice)
+        except (EvalError, BoundError) as exc:
+            cut = self.check.outcome_program
+            if cut is None or isinstance(exc, EndlessError):
+                raise
+            outcome = _alone(cut(env, *dice))
+            if self.failed is None:
+                self.failed = exc
+            return outcome
 
     def outcomes(self, i: int, dice: tuple[Any, ...]) -> Dist:
         """The outcome distribution once the first `i` randomizers are known."""
