@@ -15,7 +15,7 @@ import random
 import re
 import shlex
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
@@ -1380,39 +1380,76 @@ def _new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         target = given if is_ruleset_file(given) else given.with_name(given.name + ".yaml")
     name = target.stem.lower()
-    if not NAME_PATTERN.fullmatch(name):
-        err.write(
-            f"rulecraft new: '{target.stem or args.name}' is not a ruleset name: "
-            "start with a letter, then use a-z 0-9 _ - (for example 'my-game')\n"
+    if not NAME_PATTERN.fullmatch(name):  # the argument's value, not a command line unread: RC407
+        said = target.stem or args.name
+        raise InputError(
+            [
+                Diagnostic(
+                    "RC407",
+                    f"{said!r} is not a ruleset name: start with a letter, then use a-z 0-9 _ -",
+                    None,
+                    "for example 'my-game'",
+                )
+            ]
         )
-        return 2
-    try:
-        taken, folder = target.exists() or target.is_symlink(), target.parent.is_dir()
-    except OSError as exc:  # a path the system refuses (a name too long)
-        err.write(f"rulecraft new: cannot write {target}: {exc.strerror or exc}\n")
-        return 1
-    if taken:
-        err.write(
-            f"rulecraft new: {target} already exists; "
-            "not overwriting it (choose another name, or move the file away)\n"
-        )
-        return 1
-    if not folder:
-        err.write(f"rulecraft new: folder {target.parent} does not exist\n")
-        return 1
-    text = starter_text(name, schema_reference(target))
-    try:
-        with target.open("x", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-    except FileExistsError:
-        err.write(f"rulecraft new: {target} already exists; not overwriting it\n")
-        return 1
-    except OSError as exc:
-        err.write(f"rulecraft new: cannot write {target}: {exc.strerror or exc}\n")
-        return 1
+    _write_new(target, lambda: starter_text(name, schema_reference(target)), "choose another name")
     out.write(f"wrote {target}: ruleset '{name}' with one check ('act') and one example\n")
     out.write(f"next: rulecraft validate {target} && rulecraft test {target}\n")
     return 0
+
+
+def _unwritten(message: str, hint: str | None = None) -> RulecraftError:
+    """RC603: a file the command writes cannot be written (and nothing of it was)."""
+    return RulecraftError([Diagnostic("RC603", message, None, hint)])
+
+
+def _write_new(target: Path, text: Callable[[], str], other: str) -> None:
+    """`text()` as the new file `target`, whole or not at all, and never over a file that is
+    there (`other`: the hint's other way out). It is written to a temporary file beside it, then
+    linked in under its name only when whole: written in place, a full disk or a size limit left
+    a truncated file under the name, which every retry then refused to overwrite. The link fails
+    if the name was taken meanwhile; where the file system links no files, the name is claimed
+    (`O_EXCL`) and the temporary renamed over that claim. The temporary is removed on every way
+    out; it is made with the mode a new file gets (the umask's), not a private one."""
+    taken = _unwritten(f"{target} already exists; not overwriting it", f"{other}, or move the file away")
+    try:
+        if target.exists() or target.is_symlink():
+            raise taken
+        if not target.parent.is_dir():
+            raise _unwritten(f"cannot write {target}: folder {target.parent} does not exist")
+        temporary, fd = _temporary(target)
+    except OSError as exc:  # a path the system refuses (a name too long)
+        raise _unwritten(f"cannot write {target}: {exc.strerror or exc}") from None
+    try:
+        with open(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text())
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(temporary, target)
+        except FileExistsError:
+            raise
+        except OSError:  # a file system without hard links (FAT, some shares)
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            os.replace(temporary, target)
+    except FileExistsError:  # taken since it was looked at
+        raise taken from None
+    except OSError as exc:
+        raise _unwritten(f"cannot write {target}: {exc.strerror or exc}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+def _temporary(target: Path) -> tuple[Path, int]:
+    """A new, hidden file beside `target` (its name and a random part), opened to be written."""
+    for _ in range(100):
+        path = target.with_name(f".{target.name[:100]}.{os.urandom(4).hex()}.part")
+        try:
+            return path, os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {target}")
 
 
 # -- campaigns ------------------------------------------------------------------------------------
@@ -1701,20 +1738,11 @@ def _campaign_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     store = _store(args)  # the log as stored: no ruleset is read, so a changed one is no matter
     data = exported(store.header(args.name), whole(store.events(args.name), args.name))
-    if not args.out:
+    if args.out in (None, "-"):  # `-o -`: standard output, as is usual, not a file named '-'
         _dump(data, out)
         return 0
     target = Path(args.out)
-    try:
-        with target.open("x", encoding="utf-8") as f:
-            json.dump(data, f, indent=2)
-            f.write("\n")
-    except FileExistsError:
-        err.write(f"rulecraft campaign export: {target} already exists; not overwriting it\n")
-        return 1
-    except OSError as exc:
-        err.write(f"rulecraft campaign export: cannot write {target}: {exc.strerror or exc}\n")
-        return 1
+    _write_new(target, lambda: json.dumps(data, indent=2) + "\n", "choose another file")
     out.write(f"wrote {target}: {len(data['events'])} events of campaign '{args.name}'\n")
     return 0
 

@@ -178,23 +178,23 @@ def test_new_refuses_to_overwrite(tmp_path: Path, cli):
     existing.write_text("my own work\n", encoding="utf-8")
     r = cli("new", "mygame", cwd=tmp_path)
     assert r.code == 1
-    assert "mygame.yaml already exists" in r.err and "not overwriting" in r.err
+    assert "RC603: mygame.yaml already exists" in r.err and "not overwriting" in r.err
     assert existing.read_text(encoding="utf-8") == "my own work\n"
     assert r.out == ""
 
 
 def test_new_refuses_a_bad_name_and_a_missing_folder(tmp_path: Path, cli):
-    code, _, err = cli("new", "9lives", cwd=tmp_path)
-    assert code == 2 and "not a ruleset name" in err
+    code, _, err = cli("new", "9lives", cwd=tmp_path)  # a value, not a command line unread: RC407, 1
+    assert code == 1 and "RC407: '9lives' is not a ruleset name" in err
     code, _, err = cli("new", "nowhere/mygame", cwd=tmp_path)
-    assert code == 1 and "does not exist" in err
+    assert code == 1 and "RC603: cannot write nowhere/mygame.yaml: folder nowhere does not exist" in err
     for folder in ("", ".", "/", ".."):  # no file name in it: a ValueError from pathlib before
         r = cli("new", folder, cwd=tmp_path)
-        assert r.code == 2 and "not a ruleset name" in r.err and "Traceback" not in r.err, r.err
+        assert r.code == 1 and "RC407" in r.err and "not a ruleset name" in r.err, r.err
     # a name ending in a line break: the pattern was matched with `$`, which takes one, and a file
     # named "game\n.yaml" was written
     r = cli("new", "game\n", cwd=tmp_path)
-    assert r.code == 2 and "not a ruleset name" in r.err, r.err
+    assert r.code == 1 and "not a ruleset name" in r.err, r.err
     with pytest.raises(ValueError, match="invalid ruleset name"):
         starter_text("game\n")
     assert list(tmp_path.iterdir()) == []

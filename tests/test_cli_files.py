@@ -1,0 +1,106 @@
+"""Files the command line writes (`rulecraft new`, `campaign export -o`): whole or not at all,
+never over a file that is there, and every refusal an RC diagnostic (exit 1), as README says of
+every problem but a command line the parser cannot read (hunt 11)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _repo import REPO_ROOT
+
+import engine
+from engine.api import open_store
+
+resource = pytest.importorskip("resource")
+LIMIT = 40_000
+
+
+def _campaign(cli: Any, tmp_path: Path) -> str:
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "c", "chill", "-p", "players=4").code == 0
+    for action in ("turn_dark", "turn_light", "turn_dark"):
+        assert cli("campaign", "--db", db, "act", "c", action).code == 0
+    return db
+
+
+def _limited(size: int) -> None:
+    """In the child: files of at most `size` bytes, a write past it an error (EFBIG), not a signal."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+
+def test_an_export_cut_short_leaves_no_file_and_a_retry_writes_it_whole(cli: Any, tmp_path: Path) -> None:
+    """A write that failed halfway (here a size limit, as `ulimit -f`) left the part written
+    under the name, and every retry was refused: 'already exists; not overwriting it'."""
+    db = str(tmp_path / "c.db")
+    store = open_store(db)
+    campaign = engine.new_campaign("c", "chill", store=store, params={"players": 4})
+    for _ in range(40):  # a log larger than the limit below, which SQLite's own files stay within
+        campaign.act("turn_dark")
+        campaign.act("turn_light")
+    store.close()
+    whole = cli("campaign", "--db", db, "export", "c").out
+    assert len(whole) > LIMIT
+    command = [sys.executable, "-m", "engine", "campaign", "--db", db, "export", "c", "-o", "part.json"]
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    cut = subprocess.run(
+        command, cwd=tmp_path, env=env, capture_output=True, text=True, preexec_fn=lambda: _limited(LIMIT)
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.db"], "no part and no temporary left"
+    assert cut.returncode == 1 and "error RC603: cannot write part.json: File too large" in cut.stderr, cut
+    again = cli("campaign", "--db", db, "export", "c", "-o", "part.json", cwd=tmp_path)
+    assert again.code == 0, again.err
+    assert (tmp_path / "part.json").read_text(encoding="utf-8") == whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.db", "part.json"]
+
+
+def test_an_export_never_overwrites_and_says_so_with_a_code(cli: Any, tmp_path: Path) -> None:
+    db = _campaign(cli, tmp_path)
+    (tmp_path / "mine.json").write_text("my own\n", encoding="utf-8")
+    r = cli("campaign", "--db", db, "export", "c", "-o", "mine.json", cwd=tmp_path)
+    assert r.code == 1 and r.err.startswith("error RC603: mine.json already exists; not overwriting it")
+    assert (tmp_path / "mine.json").read_text(encoding="utf-8") == "my own\n"
+    r = cli("campaign", "--db", db, "export", "c", "-o", "no/such.json", cwd=tmp_path)
+    assert r.code == 1 and "error RC603: cannot write no/such.json: folder no does not exist" in r.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.db", "mine.json"]
+
+
+def test_an_export_to_dash_is_standard_output(cli: Any, tmp_path: Path) -> None:
+    """`-o -` wrote a file named '-'; it is standard output, as with most commands."""
+    db = _campaign(cli, tmp_path)
+    r = cli("campaign", "--db", db, "export", "c", "-o", "-", cwd=tmp_path)
+    assert r.code == 0 and r.out == cli("campaign", "--db", db, "export", "c").out
+    assert [e["kind"] for e in json.loads(r.out)["events"]] == ["new", "action", "action", "action"]
+    assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["new", "My Game"], "error RC407: 'My Game' is not a ruleset name"),
+        (["new", "9lives"], "error RC407: '9lives' is not a ruleset name"),
+        (["new", "sub/dir/x"], "error RC603: cannot write sub/dir/x.yaml: folder sub/dir does not exist"),
+    ],
+)
+def test_new_refusals_are_coded_and_exit_1(cli: Any, tmp_path: Path, argv: list[str], said: str) -> None:
+    """A bad name was exit 2 (a command line the parser cannot read, README says) and no code;
+    a missing folder had no code."""
+    r = cli(*argv, cwd=tmp_path)
+    assert (r.code, r.out) == (1, "") and r.err.startswith(said), r
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_new_twice_is_coded_and_leaves_the_first(cli: Any, tmp_path: Path) -> None:
+    assert cli("new", "mygame", cwd=tmp_path).code == 0
+    first = (tmp_path / "mygame.yaml").read_text(encoding="utf-8")
+    r = cli("new", "mygame", cwd=tmp_path)
+    assert r.code == 1 and r.err.startswith("error RC603: mygame.yaml already exists; not overwriting it")
+    assert (tmp_path / "mygame.yaml").read_text(encoding="utf-8") == first
+    assert [p.name for p in tmp_path.iterdir()] == ["mygame.yaml"]
