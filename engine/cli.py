@@ -37,6 +37,7 @@ from .runtime import arguments
 from .runtime.context import POLICIES
 from .runtime.limits import NAMES as LIMIT_NAMES
 from .runtime.limits import Limits
+from .syntax.positions import visible
 from .syntax.resources import is_listed_ruleset, is_ruleset_file, schema_path, shipped_rulesets
 from .tools.render import (
     batch_text,
@@ -134,6 +135,25 @@ class _Out:
         return getattr(self._out, name)
 
 
+class _Visible:
+    """A stream of the command's text whose control characters are written visibly (`visible`:
+    `\\x1b`, not the escape itself). Titles, messages and names come from rulesets a stranger
+    may have written, and a raw escape sequence in one would be acted on by the terminal (clear
+    it, retitle it, hide what was said): every line the command writes passes through here,
+    once, rather than each message being escaped where it is made. JSON is written with every
+    character past ASCII escaped, so it passes unchanged."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(visible(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         out = cast(TextIO, _Out(sys.stdout))
@@ -153,6 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(argv: list[str], out: TextIO, err: TextIO) -> int:
+    out, err = cast(TextIO, _Visible(out)), cast(TextIO, _Visible(err))
     first = next((a for a in argv if not a.startswith("-")), "")
     parser = _parser(first)
     commands = _subcommands(parser)

@@ -13,7 +13,7 @@ from _repo import REPO_ROOT
 
 import engine
 from engine.errors import CompileError, InputError, LoadError, RulecraftError, SchemaError
-from engine.syntax.positions import SourceFile
+from engine.syntax.positions import SourceFile, visible
 
 BASE = """\
 rulecraft: 1
@@ -86,7 +86,7 @@ def assert_one_diagnostic(
     assert (d.span.line, d.span.col) == (line, col), str(exc)
     rendered = str(exc)
     assert rendered.startswith(f"{name}:{line}:{col}: "), rendered
-    source_line = text.splitlines()[line - 1]
+    source_line = visible(text.splitlines()[line - 1])  # a control character shown escaped: `\x07`
     assert f"  {source_line}\n  {' ' * (col - 1)}^" in rendered, rendered
     assert "Traceback" not in rendered
     return d
@@ -128,6 +128,8 @@ def test_a_character_yaml_does_not_allow_is_shown_where_it_is(character: str) ->
     text = broken("        max: 100\n", f"        max: 100{character}\n")
     d = assert_one_diagnostic(text, LoadError, "RC002", locate(text, "max: 100" + character, character))
     assert f"U+{ord(character):04X}" in d.message and "does not show" in (d.hint or "")
+    if character != "\ud800":  # shown as its escape, its caret as wide, never sent raw to a terminal
+        assert f"max: 100\\x{ord(character):02x}\n" in str(d.render()) and character not in d.render()
 
 
 # -- schema ------------------------------------------------------------------------------------

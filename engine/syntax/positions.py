@@ -6,6 +6,7 @@ Every stage reports problems against the text the author wrote, so positions are
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal, InvalidOperation
 from functools import cache, cached_property
 from typing import Final
@@ -100,9 +101,24 @@ class Span:
             width = max(1, min(width, last - self.col + 1))
             text = lead + text[first:last] + ("…" if last < len(text) else "")
         shown = widths(text)
+        drawn = [visible(c) for c in text]  # a control character as its escape, as wide as it is
+        shown = [len(d) if d != c else w for c, d, w in zip(text, drawn, shown, strict=True)]
         at = drawn_at(text, shown, len(before))
         under = sum(shown[at : len(before) + width])
-        return f"  {text}\n  {_blank(text[:at], shown[:at])}{'^' * max(1, under)}"
+        return f"  {''.join(drawn)}\n  {_blank(text[:at], shown[:at])}{'^' * max(1, under)}"
+
+
+CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""The characters a terminal acts on rather than draws: C0 but for the tab and the newline, DEL,
+and C1. From a stranger's ruleset, written raw, `\\x1b[2J` clears the screen, `\\x1b]0;...\\a`
+retitles the window, and others have moved the cursor over what was said (docs/security.md)."""
+
+
+def visible(text: str) -> str:
+    """`text` with each `CONTROL` character written as its escape (`\\x1b`), as Python writes one:
+    what the command line prints and a diagnostic's excerpt shows, so that text from a ruleset
+    or its inputs is read, never acted on, by the terminal."""
+    return CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", text) if CONTROL.search(text) else text
 
 
 TABLE: Final = "widths.json"
