@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 from .api import Ruleset, load, new_campaign, open_campaign, open_store
 from .errors import (
     MAX_DIGITS,
+    Advice,
     CampaignError,
     Diagnostic,
     InputError,
@@ -162,7 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         out.flush()  # met here, in a line of ours, rather than as the interpreter exits
         return code
     except _OutputLost as exc:  # what the command changed (a campaign's event) was kept before it
-        sys.stderr.write(f"rulecraft: could not write to standard output: {exc}\n")
+        lost = Diagnostic("RC603", f"could not write to standard output: {exc}", None)  # a file unwritten
+        sys.stderr.write(lost.render() + "\n")
         return 1
     except BrokenPipeError:  # the reader (head, less) went away: not an error of ours
         sys.stderr.close()
@@ -615,15 +617,23 @@ def _serve_parser(sub: Any, build: bool = True) -> None:
 
 
 def _serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Start the HTTP server; without FastAPI and uvicorn, one line naming the extra to install."""
+    """Start the HTTP server; without FastAPI and uvicorn, RC601 naming the extra to install (an
+    extra missing, as for a plot; it was exit 2 and no code, which is for a command line unread)."""
     try:
         from .serve.run import serve
     except ImportError as exc:
-        err.write(
-            f"rulecraft serve: needs the 'serve' extra ({exc.name or 'fastapi'} is missing): "
-            "pip install 'rulecraft[serve]'\n"
-        )
-        return 2
+        missing = exc.name or "fastapi"
+        raise RulecraftError(
+            [
+                Diagnostic(
+                    "RC601",
+                    f"serving needs the 'serve' extra ({missing} is missing)",
+                    None,
+                    "pip install 'rulecraft[serve]'",
+                    advice=Advice("extra", "serve"),
+                )
+            ]
+        ) from None
     return serve(args, out, err)
 
 

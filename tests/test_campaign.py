@@ -1613,7 +1613,7 @@ def test_output_that_cannot_be_written_is_one_line_and_the_change_is_kept(tmp_pa
             [*command, "act", "b", "add_light"], stdout=full, stderr=subprocess.PIPE, text=True
         )
     assert done.returncode == 1
-    assert done.stderr == "rulecraft: could not write to standard output: No space left on device\n"
+    assert done.stderr == "error RC603: could not write to standard output: No space left on device\n"
     with sqlite3.connect(db) as con:
         assert con.execute("select count(*) from events").fetchone() == (2,)
 
