@@ -1462,7 +1462,11 @@ def _write_new(target: Path, text: Callable[[], str], other: str) -> None:
             raise
         except OSError:  # a file system without hard links (FAT, some shares)
             os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-            os.replace(temporary, target)
+            try:
+                os.replace(temporary, target)
+            except OSError:  # the claim is ours and empty: not left under the name
+                os.unlink(target)
+                raise
     except FileExistsError:  # taken since it was looked at
         raise taken from None
     except OSError as exc:

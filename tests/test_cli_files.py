@@ -104,3 +104,46 @@ def test_new_twice_is_coded_and_leaves_the_first(cli: Any, tmp_path: Path) -> No
     assert r.code == 1 and r.err.startswith("error RC603: mygame.yaml already exists; not overwriting it")
     assert (tmp_path / "mygame.yaml").read_text(encoding="utf-8") == first
     assert [p.name for p in tmp_path.iterdir()] == ["mygame.yaml"]
+
+
+def test_a_file_made_while_the_export_was_written_is_kept(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The name is taken only when the file is whole, and not over a file another process made
+    meanwhile: the other's stays, and nothing of this one is left."""
+    db = _campaign(cli, tmp_path)
+    synced = os.fsync
+
+    def another_writer(fd: int) -> None:
+        synced(fd)
+        (tmp_path / "out.json").write_text("theirs\n", encoding="utf-8")
+
+    monkeypatch.setattr(os, "fsync", another_writer)
+    r = cli("campaign", "--db", db, "export", "c", "-o", "out.json", cwd=tmp_path)
+    assert r.code == 1 and r.err.startswith("error RC603: out.json already exists; not overwriting it")
+    assert (tmp_path / "out.json").read_text(encoding="utf-8") == "theirs\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.db", "out.json"]
+
+
+def test_without_hard_links_the_file_is_still_written_whole(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file system that links no files (FAT, some shares): the name is claimed, then the whole
+    file renamed over the claim; a rename that fails leaves neither the claim nor the temporary."""
+    db = _campaign(cli, tmp_path)
+    whole = cli("campaign", "--db", db, "export", "c").out
+
+    def no_links(source: object, target: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    assert cli("campaign", "--db", db, "export", "c", "-o", "a.json", cwd=tmp_path).code == 0
+    assert (tmp_path / "a.json").read_text(encoding="utf-8") == whole
+
+    def no_rename(source: object, target: object) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "replace", no_rename)
+    r = cli("campaign", "--db", db, "export", "c", "-o", "b.json", cwd=tmp_path)
+    assert r.code == 1 and "error RC603: cannot write b.json: Input/output error" in r.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "c.db"]
