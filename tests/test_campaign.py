@@ -213,6 +213,38 @@ def test_a_value_outside_its_bounds_is_refused_unless_the_rule_clamps() -> None:
     assert campaign.show()["shared"] == {"luck": 0, "gems": {"blue": 1}}
 
 
+@pytest.mark.parametrize(
+    ("effect", "strays"),
+    [
+        ("{add: {luck: 1}, count: 3}", ["count"]),
+        ("{remove: {gems: {red: 1}}, from: red, to: blue}", ["from", "to"]),
+        ("{reset: luck, count: 2}", ["count"]),
+    ],
+)
+def test_an_effect_takes_no_key_of_a_move(effect: str, strays: list[str]) -> None:
+    """`count:`, `from:` and `to:` go with a `move` only: on an `add` the count had been ignored
+    unseen (it added 1, not 3; hunt 11). Each is RC102 at its key, worded as a state example's
+    step that its kind does not take (one rule for both)."""
+    text = BOUNDED.replace("effects: [{remove: {luck: 1}}]", f"effects: [{effect}]")
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(text)
+    kind = effect[1:].split(":")[0]
+    word = f"{'an' if kind == 'add' else 'a'} '{kind}' effect"
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if effect in ln)
+    said = [(d.code, d.message, d.span.line, d.span.col) for d in caught.value.diagnostics]
+    column = text.splitlines()[line - 1].index
+    assert said == [
+        (
+            "RC102",
+            f"unknown key '{k}' in actions.spend.effects.0: {word} does not take it",
+            line,
+            column(f" {k}:") + 2,
+        )
+        for k in strays
+    ], said
+    assert caught.value.diagnostics[0].hint == f"{word} takes {kind}, when, of, clamp; it goes with a move"
+
+
 def test_an_unknown_policy_is_refused_even_when_the_action_rolls_nothing() -> None:
     """The policy is checked when it is given, not only when a roll reads it: before (found by a
     review) an action that rolls nothing took `policy="bogus"` and stored it in its event."""

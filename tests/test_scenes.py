@@ -303,6 +303,37 @@ def test_scene_mistakes_are_diagnostics() -> None:
     assert [d.code for d in compiled.value.diagnostics] == ["RC305"]
 
 
+def test_a_scene_s_begin_step_takes_no_key_of_an_act_step() -> None:
+    """`{begin: rest, by: nobody, may: ..., inputs: ..., others: ...}` had passed, each key
+    ignored though it named nothing (hunt 11): each is RC102 at its key now, worded as a state
+    example's step that its kind does not take (one rule for both), in a ruleset and a scene file."""
+    step = "{begin: rest, by: nobody, may: {x: 1}, inputs: {y: 2}, others: {foe: zz}}"
+    scene = f"scenes:\n  z:\n    parties: [student]\n    round:\n      - {step}\n" + (
+        "      - {act: instruct, by: student, inputs: {subject: 1, proficiency: 2, given: 4}}\n"
+        "    ends:\n      - {when: student.learned > 0, then: learned}\n"
+    )
+    with pytest.raises(engine.RulecraftError) as caught:
+        CHIMERA.with_scenes(scene)
+    said = [(d.code, d.message, d.span.line, d.span.col) for d in caught.value.diagnostics]
+    where = "unknown key '{}' in scenes.z.round.0: a scene's begin step does not take it"
+    assert said == [
+        ("RC102", where.format(key), 5, step.index(f" {key}:") + 10)
+        for key in ("by", "may", "inputs", "others")
+    ], said
+    assert (
+        caught.value.diagnostics[0].hint == "a scene's begin step takes begin, when; it goes with an act step"
+    )
+    ruleset = DUEL.replace("    round:\n", "    round:\n      - {begin: rest, by: ann}\n", 1)
+    assert "periods:" not in ruleset
+    ruleset = ruleset.replace("state:\n", "state:\n  periods: [rest]\n", 1)
+    with pytest.raises(engine.CompileError) as compiled:
+        engine.load(ruleset)
+    assert [(d.code, d.message) for d in compiled.value.diagnostics] == [
+        ("RC102", "unknown key 'by' in scenes.fight.round.0: a scene's begin step does not take it")
+    ]
+    engine.load(ruleset.replace("{begin: rest, by: ann}", "{begin: rest, when: ann.hurt >= 0}"))
+
+
 def test_the_command_line_prints_the_odds_and_a_played_scene(cli: Any, tmp_path: Any) -> None:
     (tmp_path / "skirmish.yaml").write_text(DUEL)
     r = cli(

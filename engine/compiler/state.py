@@ -68,6 +68,20 @@ STEP_VALUES = {"act": "inputs", "join": "params"}
 """The key under which a step of each kind that gives values (an action's inputs, a joining
 character's parameters) gives them."""
 STEP_WORDS = {"act": "an act step", "begin": "a begin step", "join": "a join step", "undo": "an undo step"}
+SCENE_STEP_KEYS = {
+    "act": ("act", "by", "others", "inputs", "may", "when"),
+    "begin": ("begin", "when"),
+}
+"""The keys a scene's step of each kind takes (docs/scenes.md): the schema lets a key of the
+other kind through (`by:` on a begin step, which had been ignored unseen)."""
+EFFECT_KEYS = {
+    **{op: (op, "when", "of", "clamp") for op in ("add", "remove", "set")},
+    "move": ("move", "from", "to", "count", "when", "of", "clamp"),
+    "reset": ("reset", "when", "of", "clamp"),
+}
+"""The keys an effect of each kind takes (docs/language.md, Effects): `count:` on an `add`
+had been ignored unseen (the schema lets a key of `move` through on any effect)."""
+EFFECT_WORDS = {k: f"{'an' if k == 'add' else 'a'} '{k}' effect" for k in EFFECT_KEYS}
 
 
 def _step_kind(step: Mapping[str, Any]) -> str:
@@ -387,6 +401,14 @@ class StateCompiler:
                 )
             scope.update({f"{party}.{k}": v for k, v in own.items()})
         steps: list[SceneStep] = []
+        parts = Apart(self.unit.diags)
+        for i, raw in enumerate(spec["round"]):
+            kind = "begin" if "begin" in raw else "act"
+            notes = {k: "it goes with an act step" for k in SCENE_STEP_KEYS["act"]}
+            self._only_keys(
+                path + ("round", i), raw, SCENE_STEP_KEYS[kind], f"a scene's {kind} step", parts, notes
+            )
+        parts.settle()
         for i, raw in enumerate(spec["round"]):
             at = path + ("round", i)
             if "begin" in raw:
@@ -730,16 +752,38 @@ class StateCompiler:
                     did_you_mean(str(step["begin"]), periods),
                 )
         kind = _step_kind(step)
+        self._only_keys(
+            at,
+            step,
+            STEP_KEYS[kind],
+            STEP_WORDS[kind],
+            parts,
+            {"params": "a character's parameters go with a join step"},
+        )
+
+    def _only_keys(
+        self,
+        at: PathKey,
+        raw: Mapping[str, Any],
+        keys: tuple[str, ...],
+        word: str,
+        parts: Apart,
+        notes: Mapping[str, str] | None = None,
+    ) -> None:
+        """RC102 at each key of the mapping written at `at` (a state example's or a scene's step,
+        an effect) that its kind (`word`: "a begin step") does not take, though the schema lets it
+        through as another kind's (`keys`: the ones it takes); each told on its own (`parts`),
+        with what the key goes with where `notes` says."""
         where = ".".join(map(str, self.unit.doc.first_path(at)))
-        for key in step:
-            if key not in STEP_KEYS[kind]:
+        for key in raw:
+            if key not in keys:
                 with parts.part():
+                    note = (notes or {}).get(str(key))
                     raise problem(
                         "RC102",
-                        f"unknown key '{key}' in {where}: {STEP_WORDS[kind]} does not take it",
+                        f"unknown key '{key}' in {where}: {word} does not take it",
                         self.span(at + (key,), True),
-                        f"{STEP_WORDS[kind]} takes {', '.join(STEP_KEYS[kind])}"
-                        + ("; a character's parameters go with a join step" if key == "params" else ""),
+                        f"{word} takes {', '.join(keys)}" + (f"; {note}" if note else ""),
                     )
 
     def _example_value(self, at: PathKey, item: Item, value: Any, verb: str) -> None:
@@ -928,6 +972,12 @@ class StateCompiler:
         after = dict(scope)
         if "roll" in spec:
             roll, after = self._roll(path + ("roll",), spec["roll"], checks, scope)
+        parts = Apart(self.unit.diags)
+        notes = {k: "it goes with a move" for k in EFFECT_KEYS["move"]}
+        for i, raw in enumerate(spec.get("effects") or []):
+            kind = next(k for k in EFFECT_KEYS if k in raw)
+            self._only_keys(path + ("effects", i), raw, EFFECT_KEYS[kind], EFFECT_WORDS[kind], parts, notes)
+        parts.settle()
         effects: list[Effect] = []
         for i, raw in enumerate(spec.get("effects") or []):
             effects += self._effects(path + ("effects", i), raw, after, by, others)
