@@ -873,6 +873,68 @@ def test_a_state_the_new_rules_cannot_hold_is_not_migrated(tmp_path: Path) -> No
     ]
 
 
+@pytest.mark.parametrize(
+    ("declare", "whose", "hint"),
+    [
+        ("state:\n  campaign:\n    level: {type: int, min: 1, max: 5}\n", "the campaign", "when it is made"),
+        (
+            "state:\n  character:\n    level: {type: int, min: 1, max: 5}\n",
+            "character 'ann'",
+            "when they join",
+        ),
+    ],
+)
+def test_a_new_parameter_with_no_default_is_refused_with_a_hint_that_works(
+    cli: Any, tmp_path: Path, declare: str, whose: str, hint: str
+) -> None:
+    """The hint was "give it as --param level=VALUE" (or "ann:level=VALUE"), which no command that
+    migrates takes, and the message named the campaign twice (hunt 11): it is a default in the
+    ruleset now, the one way such a migration can go; given one, it goes."""
+    path = tmp_path / "bounded.yaml"
+    path.write_text(BOUNDED)
+    base = ("campaign", "--db", str(tmp_path / "c.db"))
+    assert cli(*base, "new", "b", str(path)).code == 0
+    assert cli(*base, "join", "b", "ann").code == 0
+    path.write_text(BOUNDED.replace("state:\n", declare, 1))
+    r = cli(*base, "act", "b", "spend", "--migrate")
+    assert r.code == 1, r.err
+    first, source, caret, said = r.err.splitlines()[:4]
+    assert first.endswith(
+        f"error RC401: campaign 'b' cannot take the new ruleset: {whose} has no value for the "
+        "parameter 'level' (a whole number from 1 to 5), which has no default"
+    ), r.err
+    assert re.search(r"bounded\.yaml:\d+:5: ", first) and source.strip().startswith("level:"), r.err
+    assert caret.strip() == "^^^^^", r.err
+    assert said == (
+        f"  hint: a {whose.split()[-1] if whose == 'the campaign' else 'character'}'s parameters are given "
+        f"{hint}, never after: give 'level' a default in the ruleset (level: {{..., default: VALUE}}) "
+        "and migrate again"
+    ), r.err
+    assert "--param" not in r.err and "ann:level" not in r.err
+    path.write_text(BOUNDED.replace("state:\n", declare.replace("max: 5}", "max: 5, default: 2}"), 1))
+    assert cli(*base, "act", "b", "spend", "--migrate").code == 0
+
+
+def test_an_item_whose_kind_changed_is_carried_as_dropped_and_added(tmp_path: Path) -> None:
+    """A counter made a tally takes its start, its value lost: the migration's `carried` listed
+    only "added shared.luck", the value it dropped unsaid (hunt 11). Both are listed now."""
+    text = BOUNDED.split("state:")[0] + "state:\n  shared:\n    luck: {counter: 1}\n"
+    text += "actions:\n  wait:\n    effects: [{add: {luck: 0}, when: 'false'}]\n"
+    path = tmp_path / "turns.yaml"
+    path.write_text(text)
+    store = SqliteStore(tmp_path / "c.db")
+    engine.new_campaign("b", path, store=store)
+    path.write_text(
+        text.replace("luck: {counter: 1}", "luck: {tally: [red, blue]}").replace("luck: 0", "luck: {red: 1}")
+    )
+    campaign = engine.open_campaign("b", store=store, migrate=True)
+    campaign.act("wait")
+    event = campaign.log()[-2]
+    assert event.kind == "migrate"
+    assert event.data["carried"] == ["dropped shared.luck", "added shared.luck"], event.data
+    assert event.state["shared"]["luck"] == {}
+
+
 def test_two_processes_migrating_at_once_record_one_migration(tmp_path: Path) -> None:
     """Each opens with `--migrate` before either writes: the ruleset is read again under the
     write lock, so the second records its action alone (before: two or three migrate events,

@@ -22,7 +22,7 @@ from ..model.state import Action, Counter, Derived, Effect, Item, StateModel, Ta
 from ..model.values import Multi, normalize, to_json
 from ..syntax.positions import Span
 from .cache import BoundedCache
-from .inputs import bind, bind_inputs
+from .inputs import bind, bind_inputs, describe
 from .work import meter
 
 State = dict[str, Any]
@@ -334,9 +334,10 @@ def join(model: StateModel, state: State, character: str, params: Mapping[str, A
 def carry(model: StateModel, state: State, campaign: str) -> tuple[State, list[str]]:
     """The state under a ruleset's new rules, for a migration: what the new rules still declare
     is carried as it is; a parameter or an item they add takes its default or start, one they
-    drop (or whose kind changed) is left out. Then every bound and derived value is checked, so a
-    state the new rules cannot hold is refused (nothing is migrated). The second part names
-    each difference (`added shared.alarms`, `dropped bo.nerve`), for the migration's event."""
+    drop is left out, one whose kind changed takes its start (its value dropped). Then every
+    bound and derived value is checked, so a state the new rules cannot hold is refused (nothing
+    is migrated). The second part names each difference (`added shared.alarms`, `dropped
+    bo.nerve`, both for an item whose kind changed), for the migration's event."""
     try:
         new, changes = _carried(model, state, campaign)
     except LimitError:
@@ -400,6 +401,21 @@ def _carried(model: StateModel, state: State, campaign: str) -> tuple[State, lis
     ) -> dict[str, Any]:
         names = {spec.name for spec in specs}
         where = "params" if kind == "campaign" else f"{owner}.params"
+        for spec in specs:
+            if spec.default is None and spec.name not in stored:
+                # no command gives a parameter after the campaign is made or the character joins
+                # (the RC401 of `bind_params` hinted `--param`, which `act` has not: hunt 11)
+                of_campaign = kind == "campaign"
+                whose = "the campaign" if of_campaign else f"character '{owner}'"
+                given = "it is made" if of_campaign else "they join"
+                raise _fail(
+                    "RC401",
+                    f"{whose} has no value for the parameter '{spec.name}' ({describe(spec)}), "
+                    "which has no default",
+                    spec.span,
+                    f"a {kind}'s parameters are given when {given}, never after: give '{spec.name}' "
+                    f"a default in the ruleset ({spec.name}: {{..., default: VALUE}}) and migrate again",
+                )
         notes.extend(Change(False, f"{where}.{k}") for k in stored if k not in names)
         notes.extend(Change(True, f"{where}.{k}") for k in names if k not in stored)
         return bind_params(specs, {k: v for k, v in stored.items() if k in names}, kind, owner)
@@ -425,6 +441,8 @@ def _carried(model: StateModel, state: State, campaign: str) -> tuple[State, lis
                 out[name] = _ordered(item, {m: n for m, n in value.items() if m in members})
                 env[name] = tally_value(item, out[name])
             else:
+                if name in stored:  # of another kind (a counter made a tally): its value is lost
+                    notes.append(Change(False, f"{where}.{name}"))
                 out.update(_start({name: item}, env))
                 notes.append(Change(True, f"{where}.{name}"))
         notes.extend(Change(False, f"{where}.{name}") for name in stored if name not in out)
