@@ -762,6 +762,29 @@ def test_a_ruleset_named_that_is_not_there_is_an_error_read_only_too(tmp_path: P
     assert caught.value.missing and caught.value.diagnostics[0].code == "RC001"
 
 
+def test_forced_dice_are_refused_where_the_action_rolls_nothing(cli: Any, tmp_path: Path) -> None:
+    """`act spend --force zz=99` had succeeded, the dice ignored, where an unknown die of an
+    action that rolls is RC405 (hunt 11): RC405 alike now, at the action, and nothing written."""
+    campaign = engine.new_campaign("p", engine.load(BOUNDED), store=MemoryStore())
+    with pytest.raises(engine.InputError) as caught:
+        campaign.act("spend", forced={"zz": 99})
+    [d] = caught.value.diagnostics
+    assert (d.code, d.message) == (
+        "RC405",
+        "'zz' is not a die or draw of action 'spend', which rolls nothing",
+    )
+    assert d.span is not None and d.span.text.startswith("spend"), d.span
+    assert len(campaign.log()) == 1
+    campaign.act("spend", forced={})  # nothing forced: nothing to refuse
+    path = tmp_path / "bounded.yaml"
+    path.write_text(BOUNDED)
+    base = ("campaign", "--db", str(tmp_path / "c.db"))
+    assert cli(*base, "new", "b", str(path)).code == 0
+    r = cli(*base, "act", "b", "spend", "--force", "zz=99")
+    assert r.code == 1 and "error RC405: 'zz' is not a die or draw of action 'spend'" in r.err, r.err
+    assert [e["kind"] for e in json.loads(cli(*base, "log", "b", "--json").out)] == ["new"]
+
+
 def test_a_changed_ruleset_is_refused_unless_migrated(tmp_path: Path) -> None:
     path = tmp_path / "bounded.yaml"
     path.write_text(BOUNDED)

@@ -1233,6 +1233,19 @@ def take(
     assert ctx.work is not None
     with working(ctx.work):  # preconditions, inputs and effects share the roll's budget
         roll = roll_of(rules, model.checks, act, state, who, bound, roles, memo)
+        if roll is None and ctx.forced:
+            # as a die its check does not roll is RC405 (`sample`), not dice ignored (hunt 11)
+            raise InputError(
+                [
+                    Diagnostic(
+                        "RC405",
+                        f"'{next(iter(ctx.forced))}' is not a die or draw of action '{act.name}', "
+                        "which rolls nothing",
+                        act.span,
+                        "force dice only for an action with a 'roll:'",
+                    )
+                ]
+            )
         result = sample(roll[0], roll[1], ctx) if roll is not None else None
         new, done = apply(
             rules, act, state, who, bound, rolled(roll[0] if roll else None, result), roles, memo
