@@ -234,3 +234,39 @@ def test_a_version_the_page_says_is_rc003_is(version: str) -> None:
     assert "`rulecraft: true`" not in next(
         line for line in DOC.read_text(encoding="utf-8").splitlines() if line.startswith("| RC104 |")
     )
+
+
+@pytest.mark.parametrize(
+    ("then", "other", "said"),
+    [("a", "b", "loads"), ("b", "a", "loads"), ("b", "c", "RC306"), ("a", "d", "RC305")],
+)
+def test_a_conditional_s_other_branch_gives_a_quoted_name_its_scale(then: str, other: str, said: str) -> None:
+    """Rule 1 of "Quoted scale values": the other branch of a conditional gives a quoted name its
+    scale, whichever branch holds the name only one scale has. `'a' if t else 'b'` was RC306 at
+    'b' while `'b' if t else 'a'` loaded (fix11c saw it: the first branch read the second first)."""
+    import engine
+    from engine.syntax.positions import SourceFile
+
+    text = f"""\
+rulecraft: 1
+name: cond
+scales:
+  s1: [a, b, c]
+  s2: [b, c, d]
+checks:
+  pick:
+    inputs:
+      t: {{type: bool, default: true}}
+    let:
+      v: "'{then}' if t else '{other}'"
+    outcomes: [miss, hit]
+    outcome: "'hit' if v == '{then}' else 'miss'"
+"""
+    try:
+        rs = engine.load_source(SourceFile("cond.yaml", text))
+    except engine.RulecraftError as exc:
+        assert " ".join(sorted({d.code for d in exc.diagnostics})) == said
+        return
+    assert said == "loads"
+    assert rs.distribution("pick").probability("hit") == 1
+    assert rs.distribution("pick", t=False).probability("hit") == 0

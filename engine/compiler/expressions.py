@@ -29,7 +29,7 @@ from ..expr.printer import to_text
 from ..frozen import frozen
 from ..graph import circle_text
 from ..model import types as T
-from ..model.ruleset import Expr, Rule, Table
+from ..model.ruleset import Expr, Rule, Scale, Table
 from ..model.values import Symbol, normalize
 from ..runtime.builtins import HISTORY, Call
 from ..runtime.comparing import EQUALITY, MEMBERSHIP, compare_rule, element
@@ -323,8 +323,14 @@ class Expressions:
             case ast.Cond(then=then, test=test, other=other):
                 _, c = self._need(test, scope, T.BOOL)
                 if isinstance(then, ast.Sym) and expect is None:
-                    tb, b = self._lower(other, scope, None)
-                    ta, a = self._lower(then, scope, tb)
+                    if isinstance(other, ast.Sym) and len(self._owners(then.name)) == 1:
+                        # two quoted names: the one only one scale has tells the other its scale,
+                        # whichever branch it is in (`'a' if t else 'b'` as `'b' if t else 'a'`)
+                        ta, a = self._lower(then, scope, None)
+                        tb, b = self._lower(other, scope, ta)
+                    else:
+                        tb, b = self._lower(other, scope, None)
+                        ta, a = self._lower(then, scope, tb)
                 else:
                     ta, a = self._lower(then, scope, expect)
                     tb, b = self._lower(other, scope, ta if ta.kind != "any" else expect)
@@ -463,11 +469,7 @@ class Expressions:
                 node.span,
                 did_you_mean(name, scale.names),
             )
-        owners = [
-            s
-            for s in self.unit.scales.values()
-            if name in s.names and self.unit.owner.get(s.name, self.unit.current) == self.unit.current
-        ]
+        owners = self._owners(name)
         if len(owners) == 1 or (owners and expect is not None and expect.broken):
             return owners[0][name]  # (compared with a name whose definition has an error: reported)
         if not owners:
@@ -484,6 +486,16 @@ class Expressions:
             "compare it with a value to say which",
             node.span,
         )
+
+    def _owners(self, name: str) -> list[Scale]:
+        """The scales this check sees that have a member `name` (its own inline scales and the
+        ruleset's)."""
+        current = self.unit.current
+        return [
+            s
+            for s in self.unit.scales.values()
+            if name in s.names and self.unit.owner.get(s.name, current) == current
+        ]
 
     def _symbol_hint(self, name: str) -> str | None:
         for s in self.unit.scales.values():
