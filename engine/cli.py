@@ -1858,6 +1858,19 @@ def _scene_of(rs: Ruleset, ref: str) -> tuple[Ruleset, str]:
                 ]
             )
         name = added[0]
+    elif name not in added:  # told at the file, of its scenes (it was told at the ruleset's `scenes:`)
+        first = with_file.scenes[added[0]].span if added else None
+        raise CampaignError(
+            [
+                Diagnostic(
+                    "RC907",
+                    f"{file} has no scene '{name}'",
+                    first,
+                    did_you_mean(name, added) or f"its scenes: {', '.join(added)}",
+                )
+            ],
+            missing=True,
+        )
     return with_file, name
 
 

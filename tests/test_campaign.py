@@ -2399,3 +2399,24 @@ def test_the_state_now_is_read_from_the_last_event_alone(tmp_path: Path) -> None
             with pytest.raises(engine.CampaignError) as error:
                 read()
             assert [d.code for d in error.value.diagnostics] == ["RC903"], read
+
+
+def test_a_start_past_a_bound_is_told_to_start_within_it() -> None:
+    """Hunt 11b: a state example's (or a new campaign's) start past a bound was hinted "add a
+    precondition, or 'clamp: true' on the effect", though no effect had run."""
+    from engine.runtime.state import with_values
+
+    rules = engine.load(BOUNDED).model.state
+    assert rules is not None
+    state = new_state(rules, {})
+    for given in ({"shared": {"luck": 5}}, {"shared": {"gems": {"red": 3}}}):
+        with pytest.raises(engine.CampaignError) as caught:
+            with_values(rules, state, given)
+        d = caught.value.diagnostics[0]
+        assert d.code == "RC906" and d.hint is not None, d
+        assert "effect" not in d.hint and "start within its bounds" in d.hint, d.hint
+    below = BOUNDED.replace("luck: {counter: 1, min: 0, max: 3}", "luck: {counter: 4, min: 0, max: 3}")
+    with pytest.raises(engine.CampaignError) as caught:
+        engine.new_campaign("b", engine.load(below), store=MemoryStore())
+    hint = caught.value.diagnostics[0].hint or ""
+    assert "effect" not in hint and "start within its bounds" in hint, hint

@@ -194,3 +194,17 @@ def test_a_scene_file_under_a_deadline_stops_in_the_yaml_stage(
     monkeypatch.undo()
     [d] = caught.value.diagnostics
     assert d.code == "RC503" and d.message == "the deadline of 0.5 s passed before the request ended"
+
+
+@pytest.mark.parametrize(("name", "hint"), [("secnod", "did you mean 'second'"), ("duel", "its scenes: ")])
+def test_a_name_the_scene_file_does_not_hold_is_told_at_the_file(
+    cli: Any, tmp_path: Path, name: str, hint: str
+) -> None:
+    """Hunt 11b: `two.yaml:d9` was told at the ruleset's `scenes:` line, its hint mixing both
+    files' scenes; and `two.yaml:duel` played the ruleset's own duel, not a scene of the file."""
+    twice = FIRST_BLOOD + FIRST_BLOOD.replace("scenes:\n", "").replace("first_blood:", "second:")
+    (tmp_path / "two.yaml").write_text(twice)
+    r = cli("scene", "prob", "castle", f"two.yaml:{name}", cwd=tmp_path)
+    assert r.code == 1, r.out
+    assert r.err.startswith(f"two.yaml:2:3: error RC907: two.yaml has no scene '{name}'"), r.err
+    assert hint in r.err and "duel," not in r.err, r.err

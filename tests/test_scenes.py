@@ -1171,6 +1171,12 @@ PLACED = [
         "scene 'duel' has no party 'x'",
         "duel:",
     ),
+    (
+        # a misspelt party is told as such (hunt 11b: "needs the character who plays 'foe'", alone)
+        ("campaign", "scene", "c", "duel", "--cast", "you=ann", "--cast", "fo=bo"),
+        "scene 'duel' has no party 'fo'",
+        "duel:",
+    ),
     (("campaign", "join", "c", "cy:fencin=1"), "character 'cy' has no parameter 'fencin'", "character:"),
 ]
 

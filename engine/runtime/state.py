@@ -859,12 +859,13 @@ CLAMPED = {"counter": ("add", "remove", "set"), "tally": ("add", "remove", "move
 def _hint(item: Counter | Tally, effect: Effect | None) -> str:
     """How to keep `item` within its bounds: a precondition, and `clamp: true` only where it would
     stop this change and is not given already (an effect that clamps and was still refused, its
-    bound moving with the change, was told to add the `clamp: true` it had; found by a hunt)."""
+    bound moving with the change, was told to add the `clamp: true` it had; found by a hunt); with
+    no effect, a start that fits (an example's start past a bound was told of effects: hunt 11b)."""
+    if effect is None:  # a start (a campaign's, a character's, a period's reset, an example's)
+        return "give it a start within its bounds (an example's 'start:' too), or bounds that hold it"
     counter = isinstance(item, Counter)
-    given = (effect is not None and effect.clamp) or (isinstance(item, Counter) and item.clamp)
-    stops = effect is None or (
-        effect.item == item.name and effect.op in CLAMPED["counter" if counter else "tally"]
-    )
+    given = effect.clamp or (isinstance(item, Counter) and item.clamp)
+    stops = effect.item == item.name and effect.op in CLAMPED["counter" if counter else "tally"]
     if given or not stops:
         return "add a precondition"
     if counter:

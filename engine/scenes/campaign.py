@@ -53,6 +53,17 @@ def cast_of(campaign: Campaign, found: Scene, cast: Mapping[str, str] | None, st
     scene, at = found.name, found.span
     given = dict(cast or {})
     names = list(state["characters"])
+    extra = [p for p in given if p not in found.parties]
+    if extra:  # before what is missing: a misspelt party is both (hunt 11b: only the missing was told)
+        missing = [p for p in found.parties if p not in given]
+        raise _fail(
+            f"scene '{scene}' has no party '{extra[0]}'",
+            did_you_mean(extra[0], missing or found.parties)
+            or (f"it lacks {', '.join(map(repr, missing))}; " if missing else "")
+            + f"parties: {', '.join(found.parties)}",
+            unfit=True,
+            span=at,
+        )
     for party in found.parties:
         if party not in given:
             raise _fail(
@@ -68,14 +79,6 @@ def cast_of(campaign: Campaign, found: Scene, cast: Mapping[str, str] | None, st
                 did_you_mean(given[party], names) or f"characters: {', '.join(names) or 'none'}",
                 span=at,
             )
-    extra = [p for p in given if p not in found.parties]
-    if extra:
-        raise _fail(
-            f"scene '{scene}' has no party '{extra[0]}'",
-            did_you_mean(extra[0], found.parties) or f"parties: {', '.join(found.parties)}",
-            unfit=True,
-            span=at,
-        )
     if len(set(given.values())) != len(given):
         raise _fail("one character cannot play two parties of a scene", unfit=True, span=at)
     return given
