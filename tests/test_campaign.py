@@ -2409,9 +2409,9 @@ def test_a_start_past_a_bound_is_told_to_start_within_it() -> None:
     rules = engine.load(BOUNDED).model.state
     assert rules is not None
     state = new_state(rules, {})
-    for given in ({"shared": {"luck": 5}}, {"shared": {"gems": {"red": 3}}}):
+    for values in ({"shared": {"luck": 5}}, {"shared": {"gems": {"red": 3}}}):
         with pytest.raises(engine.CampaignError) as caught:
-            with_values(rules, state, given)
+            with_values(rules, state, values)
         d = caught.value.diagnostics[0]
         assert d.code == "RC906" and d.hint is not None, d
         assert "effect" not in d.hint and "start within its bounds" in d.hint, d.hint
