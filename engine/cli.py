@@ -1477,9 +1477,10 @@ def _write_new(target: Path, text: Callable[[], str], other: str) -> None:
 
 
 def _temporary(target: Path) -> tuple[Path, int]:
-    """A new, hidden file beside `target` (its name and a random part), opened to be written."""
+    """A new, hidden file beside `target`, opened to be written: a short name of its own, so that
+    a name at the file system's length (255 bytes) is not refused for its temporary's."""
     for _ in range(100):
-        path = target.with_name(f".{target.name[:100]}.{os.urandom(4).hex()}.part")
+        path = target.with_name(f".rulecraft-{os.urandom(6).hex()}.part")
         try:
             return path, os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:

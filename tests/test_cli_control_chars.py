@@ -53,11 +53,33 @@ def test_the_ruleset_title_keeps_its_tab_and_shows_c1_and_del(cli: Any, coin: Pa
     assert "coin: tab\there \\x9bC1 \\x7fDEL" in cli("show", str(coin)).out
 
 
-def test_json_is_left_as_json_writes_it(cli: Any, coin: Path) -> None:
-    """JSON escapes every character past ASCII itself: the writer changes none of it."""
-    r = cli("roll", str(coin), "flip", "--seed", "1", "--json")
-    assert r.code == 0 and json.loads(r.out)["outcome"] in ("heads", "tails")
-    assert "\\\\x" not in r.out
+def test_json_is_left_as_json_writes_it(cli: Any, tmp_path: Path) -> None:
+    """JSON escapes every character past ASCII itself (a key holding DEL is `\\u007f` in it): the
+    writer changes none of it, so it still reads back as the text the ruleset wrote (review AU: a
+    `roll --json` carries no ruleset text, so it could not tell)."""
+    path = tmp_path / "del.yaml"
+    path.write_text(RULESET.replace("    roll:", '    "ro\\x7flls": 1\n    roll:'), encoding="utf-8")
+    r = cli("validate", str(path), "--format", "json")
+    assert r.code == 1 and RAW.search(r.out) is None, r.out
+    assert "\\u007f" in r.out and "\\\\x7f" not in r.out, r.out
+    assert "ro\x7flls" in json.dumps(json.loads(r.out), ensure_ascii=False), r.out
+
+
+def test_a_file_name_s_c1_byte_is_shown_escaped(cli: Any, tmp_path: Path) -> None:
+    """A file name's byte 0x9b that is no UTF-8 is held by Python as U+DC9B and written back raw:
+    an 8-bit CSI to a terminal (review AU). It is shown as `\\x9b`."""
+    import os
+
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    try:
+        (folder / os.fsdecode(b"\x9b31m.yaml")).write_text(RULESET, encoding="utf-8")
+    except (OSError, UnicodeError):
+        pytest.skip("this file system takes no such name")
+    r = cli("validate", str(folder))
+    shown = r.out + r.err
+    assert "\\x9b31m.yaml" in shown, shown
+    assert "\udc9b" not in shown and RAW.search(shown) is None, repr(shown)
 
 
 def test_a_raw_escape_in_a_line_is_escaped_in_the_excerpt_under_its_caret(cli: Any, tmp_path: Path) -> None:

@@ -147,3 +147,16 @@ def test_without_hard_links_the_file_is_still_written_whole(
     r = cli("campaign", "--db", db, "export", "c", "-o", "b.json", cwd=tmp_path)
     assert r.code == 1 and "error RC603: cannot write b.json: Input/output error" in r.err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "c.db"]
+
+
+def test_a_name_at_the_file_system_s_length_is_written(cli: Any, tmp_path: Path) -> None:
+    """Review AU: the temporary was named after the file (its first 100 characters), so a name of
+    250 bytes in 64 characters made a temporary past 255 bytes: RC603 'File name too long' for a
+    file the file system takes."""
+    db = _campaign(cli, tmp_path)
+    name = "\N{GRINNING FACE}" * 62 + ".j"
+    assert len(name.encode()) == 250
+    r = cli("campaign", "--db", db, "export", "c", "-o", name, cwd=tmp_path)
+    assert r.code == 0, r.err
+    assert json.loads((tmp_path / name).read_text(encoding="utf-8"))["events"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["c.db", name])

@@ -73,3 +73,18 @@ def test_a_failing_outcome_still_fails() -> None:
     with pytest.raises(engine.EvalError) as caught:
         rs.distribution("c")
     assert caught.value.diagnostics[0].code == "RC502"
+
+
+@pytest.mark.parametrize("kind", ["plain", "trigger"])
+def test_prob_json_gives_the_outcomes_and_the_values_error(kind: str, tmp_path, cli) -> None:
+    """Review AU: `prob --json` failed with RC502 where `prob` answered; the outcomes are given,
+    `values` is null and `values_error` says why."""
+    import json
+
+    path = tmp_path / "t.yaml"
+    path.write_text(BASE.replace("ROLL", ROLLS[kind][0]))
+    r = cli("prob", str(path), "c", "--json")
+    assert r.code == 0, r.err
+    data = json.loads(r.out)
+    assert data["outcomes"]["hit"] == str(ROLLS[kind][1]) and data["values"] is None
+    assert [d["code"] for d in data["values_error"]] == ["RC502"] and data["values_error"][0]["line"] == 10

@@ -172,10 +172,14 @@ class Distribution:
         source = self.source
         if isinstance(source, Dist):
             return source, self.failed
+        made: tuple[Dist, EvalError | BoundError | None] | None = self.__dict__.get("_failed_joint")
+        if made is not None:  # a failed joint is not kept by `cached_property`
+            return made
         try:
             return self.joint, None
         except (EvalError, BoundError) as exc:  # a value the outcome does not read fails
-            return self.outcome.map(_alone), exc
+            made = self.__dict__["_failed_joint"] = (self.outcome.map(_alone), exc)
+            return made
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -293,16 +297,27 @@ class Distribution:
         return 1000 + each * len(joint.weights) + 200 * len(self.inputs)
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        """The distribution as JSON; where a value the outcome does not read fails at some roll,
+        `values` is null and `values_error` its diagnostics, the outcomes given as `prob` gives
+        them (review AU: `prob --json` failed where `prob` answered)."""
+        failed: list[dict[str, Any]] = []
+        try:
+            values: dict[str, Any] | None = {k: d.as_json() for k, d in self.values.items()}
+        except (EvalError, BoundError) as exc:
+            values, failed = None, [d.as_json() for d in exc.diagnostics]
+        out: dict[str, Any] = {
             "check": self.check,
             "inputs": {k: to_json(v) for k, v in self.inputs.items()},
             "outcomes": {s.name: fraction_text(p) for s, p in self.table()},
-            "values": {k: d.as_json() for k, d in self.values.items()},
+            "values": values,
             "states": self.states,
             "policy": self.policy,
             "capped": fraction_text(self.capped),
             "truncated": fraction_text(self.truncated),
         }
+        if failed:
+            out["values_error"] = failed
+        return out
 
 
 def distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Distribution:

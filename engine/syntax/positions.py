@@ -108,17 +108,26 @@ class Span:
         return f"  {''.join(drawn)}\n  {_blank(text[:at], shown[:at])}{'^' * max(1, under)}"
 
 
-CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\udc80-\udc9f]")
 """The characters a terminal acts on rather than draws: C0 but for the tab and the newline, DEL,
 and C1. From a stranger's ruleset, written raw, `\\x1b[2J` clears the screen, `\\x1b]0;...\\a`
-retitles the window, and others have moved the cursor over what was said (docs/security.md)."""
+retitles the window, and others have moved the cursor over what was said (docs/security.md);
+and a file name's bytes 0x80-0x9f that are no UTF-8, which Python holds as lone surrogates."""
 
 
 def visible(text: str) -> str:
     """`text` with each `CONTROL` character written as its escape (`\\x1b`), as Python writes one:
     what the command line prints and a diagnostic's excerpt shows, so that text from a ruleset
     or its inputs is read, never acted on, by the terminal."""
-    return CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", text) if CONTROL.search(text) else text
+    return CONTROL.sub(_escaped, text) if CONTROL.search(text) else text
+
+
+def _escaped(m: re.Match[str]) -> str:
+    """A control character as `\\x1b`; a byte 0x80-0x9f a file name held that was no UTF-8
+    (Python reads it as a lone surrogate, U+DC80-U+DC9F, and writes it back as the raw byte, a C1
+    control to a terminal: an 8-bit CSI, 0x9b) as that byte, `\\x9b`."""
+    code = ord(m[0])
+    return f"\\x{code - 0xDC00 if code >= 0xDC00 else code:02x}"
 
 
 TABLE: Final = "widths.json"
