@@ -24,6 +24,7 @@ from engine.runtime.context import RunContext
 from engine.runtime.work import Work
 from engine.scenes.odds import solve
 from engine.scenes.play import cast_state, play
+from engine.state.memory import MemoryStore
 
 
 def wide(items: int, far: int) -> str:
@@ -188,3 +189,34 @@ def test_a_tally_is_charged_as_the_pool_a_view_makes_of_it() -> None:
     rules = engine.load(tallied(20, 0)).model.state
     assert rules is not None
     assert runtime_state.width_work(rules, {"characters": {}}) == 1 + 20 * runtime_state.TALLY_WIDTH - 64
+
+
+def test_each_effect_that_changes_a_wide_state_is_charged_for_its_width() -> None:
+    """Review AU: an action's effects each make a new state, whose bounds are checked and which
+    the next effect sees, every item read again (a tally as the pool of its members); in a
+    campaign those views are kept in a memo, so they were not charged one by one, and 200 effects
+    over 1,000 tallies ran 2.7 s on a twentieth of the default budget. Each effect that changes
+    a state past `FREE_WIDTH` is charged two passes over it (`APPLY_PASSES`)."""
+    tallies = "\n".join(f"    t{k}: {{tally: [a, b, c, d], start: {{a: 3, b: 2, c: 1}}}}" for k in range(300))
+    effects = "\n".join("      - {add: {n: 1}}" for _ in range(50))
+    text = f"""\
+rulecraft: 1
+name: wide_effects
+checks:
+  d: {{roll: {{x: {{die: 6}}}}, outcomes: [lo, hi], outcome: "'hi' if x > 3 else 'lo'"}}
+state:
+  shared:
+    n: {{counter: 0}}
+{tallies}
+actions:
+  tick:
+    effects:
+{effects}
+"""
+    rs = engine.load(text, limits=engine.Limits(max_work=100_000))
+    campaign = engine.new_campaign("w", rs, store=MemoryStore())
+    with pytest.raises(engine.LimitError):
+        campaign.act("tick")
+    assert campaign.show()["shared"]["n"] == 0  # nothing written
+    roomy = engine.load(text, limits=engine.Limits(max_work=2_000_000))
+    assert engine.new_campaign("w", roomy, store=MemoryStore()).act("tick") is not None
