@@ -145,12 +145,14 @@ def test_the_shipped_scenes_are_not_charged_for_width() -> None:
             assert width_work(rules, state) == 0, (name, sc.name)
 
 
-def tallied(tallies: int, counters: int) -> str:
+def tallied(tallies: int, counters: int, effects: int = 1) -> str:
     """A table of `tallies` tallies of four members holding six and `counters` counters, none of
-    which changes, and a count of rounds that never ends the scene (hunt 11b's ruleset)."""
+    which changes, and a count of rounds that never ends the scene, `go` adding to it `effects`
+    times (hunt 11b's ruleset)."""
     items = [f"    t{k}: {{tally: [a, b, c, d], start: {{a: 3, b: 2, c: 1}}}}" for k in range(tallies)]
     items += [f"    c{k}: {{counter: 0}}" for k in range(counters)]
     body = "\n".join(items)
+    adds = ", ".join(["{add: {n: 1}}"] * effects)
     return f"""\
 rulecraft: 1
 name: tallied
@@ -161,7 +163,7 @@ state:
     n: {{counter: 0}}
 {body}
 actions:
-  go: {{roll: {{check: d}}, effects: [{{add: {{n: 1}}}}]}}
+  go: {{roll: {{check: d}}, effects: [{adds}]}}
 scenes:
   s: {{parties: [p], round: [{{act: go}}], ends: [{{when: n < 0, then: x}}], max_rounds: 100000}}
 """
@@ -197,26 +199,11 @@ def test_each_effect_that_changes_a_wide_state_is_charged_for_its_width() -> Non
     campaign those views are kept in a memo, so they were not charged one by one, and 200 effects
     over 1,000 tallies ran 2.7 s on a twentieth of the default budget. Each effect that changes
     a state past `FREE_WIDTH` is charged two passes over it (`APPLY_PASSES`)."""
-    tallies = "\n".join(f"    t{k}: {{tally: [a, b, c, d], start: {{a: 3, b: 2, c: 1}}}}" for k in range(300))
-    effects = "\n".join("      - {add: {n: 1}}" for _ in range(50))
-    text = f"""\
-rulecraft: 1
-name: wide_effects
-checks:
-  d: {{roll: {{x: {{die: 6}}}}, outcomes: [lo, hi], outcome: "'hi' if x > 3 else 'lo'"}}
-state:
-  shared:
-    n: {{counter: 0}}
-{tallies}
-actions:
-  tick:
-    effects:
-{effects}
-"""
+    text = tallied(300, 0, effects=50)
     rs = engine.load(text, limits=engine.Limits(max_work=100_000))
     campaign = engine.new_campaign("w", rs, store=MemoryStore())
     with pytest.raises(engine.LimitError):
-        campaign.act("tick")
+        campaign.act("go", seed=1)
     assert campaign.show()["shared"]["n"] == 0  # nothing written
     roomy = engine.load(text, limits=engine.Limits(max_work=2_000_000))
-    assert engine.new_campaign("w", roomy, store=MemoryStore()).act("tick") is not None
+    assert engine.new_campaign("w", roomy, store=MemoryStore()).act("go", seed=1) is not None
