@@ -1484,14 +1484,17 @@ def test_a_body_that_is_not_json_shows_its_line_as_sent(client: TestClient, brk:
     """The server read a body's lines by a rule of its own (`_lines_as_json`), which made a
     U+2028, U+2029 or U+0085 a space so that `str.splitlines` would not count it; `SourceFile`
     counts lines at a newline only, as JSON does, so the body is placed as it is, and the line
-    shown under the caret is the line sent, such a character and all."""
+    shown under the caret is the line sent, such a character and all (in `text`, drawn for a
+    terminal, U+0085, a C1 control, as `\\x85`: `positions.visible`)."""
+    from engine.syntax.positions import visible
+
     body = f'{{"ruleset":"ch{brk}ill",\n "check":"specific", "note":"a{brk}b", "inputs":}}'
     sent = client.post("/api/roll", content=body.encode(), headers={"content-type": "application/json"})
     [d] = error(sent, 422)
     shown = body.split("\n")[1]
     assert (d["line"], d["column"]) == (2, shown.index("}") + 1), d
     assert d["source_line"] == shown, d
-    assert f"  {shown}\n" in d["text"], d
+    assert f"  {visible(shown)}\n" in d["text"], d
 
 
 def test_an_empty_policy_or_value_is_asked_for_and_refused(client: TestClient) -> None:
