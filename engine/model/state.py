@@ -10,6 +10,7 @@ resets; a derived value is an expression over the rest.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..frozen import field, frozen
@@ -193,6 +194,16 @@ class StateModel:
     none): an unknown check is told there, as `Ruleset.check` tells it."""
     periods_span: Span | None = field(default=None, compare=False)
     """The key `state: periods:`, where the periods are declared (None: it has none)."""
+
+    @cached_property
+    def tallies(self) -> tuple[int, int]:
+        """How many of the table's items and of a character's are tallies: what a state's width
+        weighs more (`runtime.state.width_work`, asked for every state a scene meets), counted
+        once per model."""
+        return (
+            sum(1 for i in self.shared.values() if isinstance(i, Tally)),
+            sum(1 for i in self.each.values() if isinstance(i, Tally)),
+        )
 
     def expressions(self) -> list[tuple[str, Expr]]:
         """Every expression of the lasting state, each with where it is in words: each item's

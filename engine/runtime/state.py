@@ -70,13 +70,10 @@ def width_work(model: StateModel, state: State) -> int:
     a node of 1,500 counters, charged 170 units for some 7,000 µs, let a solve run 200 s under the
     default budget (found by a hunt); 20 tallies, each counted as one item, let a played scene run
     20 s (hunt 11b)."""
-    items = _width(model.shared) + _width(model.each) * len(state["characters"])
+    shared, each = model.tallies
+    own = len(model.each) + (TALLY_WIDTH - 1) * each
+    items = len(model.shared) + (TALLY_WIDTH - 1) * shared + own * len(state["characters"])
     return ITEM_WORK * max(0, items - FREE_WIDTH)
-
-
-def _width(items: Mapping[str, Item]) -> int:
-    """A state part's items as `width_work` counts them: a tally as `TALLY_WIDTH`."""
-    return len(items) + (TALLY_WIDTH - 1) * sum(1 for i in items.values() if isinstance(i, Tally))
 
 
 def _fail(code: str, message: str, span: Span | None, hint: str | None = None) -> CampaignError:
