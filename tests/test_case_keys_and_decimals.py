@@ -286,3 +286,16 @@ def test_the_linter_names_a_decimal_key_as_written() -> None:
 
     said = [w.message for w in lint(engine.load(table("{0.1000000000000000000001: 5, else: 1}")))]
     assert any(m.startswith("case 0.1000000000000000000001 of table 't' never fires") for m in said), said
+
+
+@pytest.mark.parametrize("key", ["0.10", "0.1000000000000000000001", "2.50"])
+def test_a_schema_message_names_a_decimal_key_as_written(key: str) -> None:
+    """A schema message named a decimal key by the float's digits: `unknown key '0.1'` of a key
+    written `0.10`, and `tables.t.cases.0.1` of a case written `0.1000000000000000000001`."""
+    text = table("{" + key + ": [1], else: 1}")
+    d = one(text)
+    assert d.code == "RC103" and d.message.startswith(f"tables.t.cases.{key} should be"), d.message
+    text = table("{else: 1}").replace("    outcomes:", f"    {key}: x\n    outcomes:")
+    d = one(text)
+    assert d.code == "RC102" and d.message == f"unknown key '{key}' in checks.c", d.message
+    assert (d.span.line, d.span.col) == place(text, f"{key}: x")

@@ -774,14 +774,15 @@ class StateCompiler:
         an effect) that its kind (`word`: "a begin step") does not take, though the schema lets it
         through as another kind's (`keys`: the ones it takes); each told on its own (`parts`),
         with what the key goes with where `notes` says."""
-        where = ".".join(map(str, self.unit.doc.first_path(at)))
+        where = self.unit.doc.path_text(at)
         for key in raw:
             if key not in keys:
                 with parts.part():
                     note = (notes or {}).get(str(key))
                     raise problem(
                         "RC102",
-                        f"unknown key '{key}' in {where}: {word} does not take it",
+                        f"unknown key '{self.unit.doc.key_text(at + (key,))}' in {where}: "
+                        f"{word} does not take it",
                         self.span(at + (key,), True),
                         f"{word} takes {', '.join(keys)}" + (f"; {note}" if note else ""),
                     )

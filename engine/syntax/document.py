@@ -118,6 +118,12 @@ class Document:
         width = self._token_width(line, col)
         return Span(self.source, line, col, line, col + width)
 
+    def path_text(self, path: PathKey) -> str:
+        """`path` as a message names it, dotted: by the path the file first reaches it by
+        (`first_path`), each key as written (`key_text`: a decimal key with every digit)."""
+        first = tuple(self.first_path(tuple(path)))
+        return ".".join(self.key_text(first[: i + 1]) for i in range(len(first)))
+
     def key_text(self, path: PathKey) -> str:
         """The key at the end of `path` as text: one YAML read as a float (a value table's `1e3`
         or `0.1000000000000000000001`, kept here as the float's text, 17 digits at most) as the

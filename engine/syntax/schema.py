@@ -245,7 +245,7 @@ def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
 def _where(doc: Document, path: list[Any]) -> str:
     """The path named in a message: the first by which the file reaches the value, so that a
     mistake inside a value several aliases share is told the same for every use (and once)."""
-    return ".".join(str(p) for p in doc.first_path(tuple(path))) or "the top level"
+    return doc.path_text(tuple(path)) or "the top level"
 
 
 def _extra_keys(error: ValidationError) -> int:
@@ -391,7 +391,7 @@ def _unknown_keys(doc: Document, error: ValidationError, slips: Slips) -> list[D
     unused = [k for k in allowed if not (isinstance(instance, dict) and k in instance)]
     told = []
     for key in _extra(error) or ["?"]:
-        name = str(key)
+        name = doc.key_text(path + (key,)) if key in instance else str(key)
         hint = f"did you mean '{meant[name]}'?" if name in meant else did_you_mean(name, unused)
         if name in meant and not did_you_mean(name, [meant[name]]):
             # short for a key, not misspelt (`d` for `die`): the key as it is written
