@@ -38,7 +38,7 @@ from .runtime import arguments
 from .runtime.context import POLICIES
 from .runtime.limits import NAMES as LIMIT_NAMES
 from .runtime.limits import Limits
-from .syntax.positions import visible
+from .syntax.positions import one_line, visible
 from .syntax.resources import is_listed_ruleset, is_ruleset_file, schema_path, shipped_rulesets
 from .tools.render import (
     batch_text,
@@ -63,6 +63,8 @@ from .tools.render import (
 )
 
 if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
     from .eval.exact import Distribution
     from .model.ruleset import Check
     from .runtime.work import Work
@@ -153,6 +155,18 @@ class _Visible:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose own messages (a usage error, `--help`) are written visibly too:
+    argparse writes to standard error itself, past `_Visible`, and a usage error quotes what was
+    given. A bad choice is quoted as `repr` writes it, but "unrecognized arguments: --bogus
+    ESC]0;pwn BEL" (`$'\\e]0;pwn\\a'`) and `_misplaced`'s words were written raw, and retitled the
+    window or cleared the screen. The exit status stays 2."""
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        if message:
+            super()._print_message(visible(message), file)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -442,7 +456,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     """The command line. Given `command` (the first word of the arguments), the commands it does
     not name are only listed, with their help: building every command's options took a twentieth
     of a fresh `rulecraft roll`. None builds them all."""
-    p = argparse.ArgumentParser(prog="rulecraft", description="A declarative rules engine for tabletop RPGs.")
+    p = _Parser(prog="rulecraft", description="A declarative rules engine for tabletop RPGs.")
     sub = p.add_subparsers(dest="command", required=True)
 
     v = sub.add_parser("validate", help="check ruleset files or folders; exit 1 on any problem")
@@ -1040,11 +1054,11 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 more = f", {warnings} warning(s)" if warnings else ""
                 more += f", {notes} note(s)" if notes else ""
                 out.write(
-                    f"ok      {f}  ({len(checks)} check{'s' if len(checks) != 1 else ''}: "
+                    f"ok      {one_line(str(f))}  ({len(checks)} check{'s' if len(checks) != 1 else ''}: "
                     f"{', '.join(checks)}{more})\n"
                 )
             else:
-                out.write(f"FAILED  {f}\n")
+                out.write(f"FAILED  {one_line(str(f))}\n")
             if diags:
                 err.write("\n".join(d.render() for d in diags) + "\n")
     if args.format == "json":
@@ -1222,7 +1236,7 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.plot:
             plot_sweep(name, points, dists, Path(args.plot), f"{title}: outcome by {name}")
             if not args.json:
-                out.write(f"wrote {args.plot}\n")
+                out.write(f"wrote {one_line(args.plot)}\n")
         return 0
     dist = rs.distribution(args.check, policy=args.policy, inputs=inputs)
     for name in args.value:
@@ -1246,7 +1260,7 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         shown = _inputs_text(dist.inputs)
         plot_distribution(dist, Path(args.plot), f"{title} ({shown})")
         if not args.json:
-            out.write(f"wrote {args.plot}\n")
+            out.write(f"wrote {one_line(args.plot)}\n")
     return 0
 
 
@@ -1351,7 +1365,7 @@ def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 {"file": str(f), "ok": False, "diagnostics": [_placed_json(d, f) for d in exc.diagnostics]}
             )
             if args.format == "text":  # listed as validate lists it, then why
-                out.write(f"FAILED  {f}  (did not load)\n")
+                out.write(f"FAILED  {one_line(str(f))}  (did not load)\n")
                 err.write(exc.render() + "\n")
             continue
         results = run_examples(rs)
@@ -1381,7 +1395,9 @@ def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
         if args.format == "text":
             mark = "ok    " if all(r.passed for r in results) else "FAILED"
-            out.write(f"{mark}  {f}  ({sum(r.passed for r in results)}/{len(results)} examples)\n")
+            out.write(
+                f"{mark}  {one_line(str(f))}  ({sum(r.passed for r in results)}/{len(results)} examples)\n"
+            )
     if args.format == "json":
         json.dump(
             {"ok": not (failed or broken), "passed": passed, "failed": failed, "files": report}, out, indent=2
@@ -1424,8 +1440,9 @@ def _new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             ]
         )
     _write_new(target, lambda: starter_text(name, schema_reference(target)), "choose another name")
-    out.write(f"wrote {target}: ruleset '{name}' with one check ('act') and one example\n")
-    out.write(f"next: rulecraft validate {target} && rulecraft test {target}\n")
+    out.write(f"wrote {one_line(str(target))}: ruleset '{name}' with one check ('act') and one example\n")
+    shown = one_line(str(target))
+    out.write(f"next: rulecraft validate {shown} && rulecraft test {shown}\n")
     return 0
 
 
@@ -1547,7 +1564,7 @@ def _campaign_new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _dump(campaign.show(), out)
     else:
         shown = ruleset_shown(campaign.header.ruleset)
-        out.write(f"made campaign '{campaign.name}' ({shown}) in {store_path(store)}\n")
+        out.write(f"made campaign '{campaign.name}' ({shown}) in {one_line(store_path(store))}\n")
         out.write(campaign_text(campaign.show()) + "\n")
     return 0
 
@@ -1779,7 +1796,7 @@ def _campaign_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 0
     target = Path(args.out)
     _write_new(target, lambda: json.dumps(data, indent=2) + "\n", "choose another file")
-    out.write(f"wrote {target}: {len(data['events'])} events of campaign '{args.name}'\n")
+    out.write(f"wrote {one_line(str(target))}: {len(data['events'])} events of campaign '{args.name}'\n")
     return 0
 
 
@@ -1908,7 +1925,7 @@ def _scene_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write(scene_odds_text(found, _scene_title(rs, args, parties)) + "\n")
     if args.plot:
         plot_scene(found, Path(args.plot), _scene_title(rs, args, parties))
-        out.write(f"wrote {args.plot}\n")
+        out.write(f"wrote {one_line(args.plot)}\n")
     return 0
 
 
@@ -1993,7 +2010,7 @@ def _scene_grid(
     if args.plot:
         labelled = ((axes[0][0], rows), (axes[1][0], columns))  # as the table shows them
         plot_grid(*labelled, chances, Path(args.plot), _scene_title(rs, args, parties), f"P({objective})")
-        out.write(f"wrote {args.plot}\n")
+        out.write(f"wrote {one_line(args.plot)}\n")
     return 0
 
 

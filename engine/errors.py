@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any, Literal, TypeVar
 
 from .frozen import frozen, replace
-from .syntax.positions import Span
+from .syntax.positions import Span, one_line
 
 Severity = Literal["error", "warning", "note"]
 """An error fails the request; a warning fails `validate --strict` (but `RC809` and `RC314`,
@@ -144,17 +144,22 @@ class Diagnostic:
         return Diagnostic(code, message, span, self.hint, advice=self.advice)
 
     def render(self) -> str:
+        """The problem as lines of text: its place and message, the excerpt, the hint. The place,
+        the message and the hint are one line each, whatever they quote: a newline or a tab in
+        a file name or a name a message quotes is written `\\n`, `\\t` (`one_line`). A file
+        named with a newline split `file:line:col` over two lines, and a check's name given
+        with one split the message."""
         where = self.span.location() + ": " if self.span and self.span.line else ""
         if self.span and not self.span.line and self.span.file:
             where = self.span.file + ": "
-        head = f"{where}{self.severity} {self.code}: {self.message}"
+        head = one_line(f"{where}{self.severity} {self.code}: {self.message}")
         parts = [head]
         if self.span and self.span.line:
             excerpt = self.span.excerpt()
             if excerpt:
                 parts.append(excerpt)
         if self.hint:
-            parts.append(f"  hint: {self.hint}")
+            parts.append(f"  hint: {one_line(self.hint)}")
         return "\n".join(parts)
 
     def as_json(self) -> dict[str, object]:

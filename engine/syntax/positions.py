@@ -108,26 +108,47 @@ class Span:
         return f"  {''.join(drawn)}\n  {_blank(text[:at], shown[:at])}{'^' * max(1, under)}"
 
 
-CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\udc80-\udc9f]")
+CONTROL: Final = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\udc80-\udc9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
 """The characters a terminal acts on rather than draws: C0 but for the tab and the newline, DEL,
 and C1. From a stranger's ruleset, written raw, `\\x1b[2J` clears the screen, `\\x1b]0;...\\a`
 retitles the window, and others have moved the cursor over what was said (docs/security.md);
-and a file name's bytes 0x80-0x9f that are no UTF-8, which Python holds as lone surrogates."""
+and a file name's bytes 0x80-0x9f that are no UTF-8, which Python holds as lone surrogates.
+And Unicode's bidirectional controls, every character of the property Bidi_Control (U+061C,
+U+200E, U+200F, U+202A-U+202E, U+2066-U+2069): drawn as nothing, they reorder what follows
+them on the line ("Trojan Source"), so that a ruleset's title or a line in an excerpt read in
+another order than it was written. The whole property, not only the overrides and isolates:
+the marks (U+200E, U+200F, U+061C) move neutral characters about as well, and a ruleset has
+no use for any of them that a reader should not see."""
 
 
 def visible(text: str) -> str:
-    """`text` with each `CONTROL` character written as its escape (`\\x1b`), as Python writes one:
-    what the command line prints and a diagnostic's excerpt shows, so that text from a ruleset
-    or its inputs is read, never acted on, by the terminal."""
+    """`text` with each `CONTROL` character written as its escape (`\\x1b`, `\\u202e`), as Python
+    writes one: what the command line prints and a diagnostic's excerpt shows, so that text from
+    a ruleset or its inputs is read, never acted on, by the terminal."""
     return CONTROL.sub(_escaped, text) if CONTROL.search(text) else text
 
 
 def _escaped(m: re.Match[str]) -> str:
-    """A control character as `\\x1b`; a byte 0x80-0x9f a file name held that was no UTF-8
-    (Python reads it as a lone surrogate, U+DC80-U+DC9F, and writes it back as the raw byte, a C1
-    control to a terminal: an 8-bit CSI, 0x9b) as that byte, `\\x9b`."""
+    """A control character as `\\x1b`, a bidirectional one as `\\u202e`; a byte 0x80-0x9f a file
+    name held that was no UTF-8 (Python reads it as a lone surrogate, U+DC80-U+DC9F, and writes it
+    back as the raw byte, a C1 control to a terminal: an 8-bit CSI, 0x9b) as that byte, `\\x9b`."""
     code = ord(m[0])
-    return f"\\x{code - 0xDC00 if code >= 0xDC00 else code:02x}"
+    if code >= 0xDC00:
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+BREAKS: Final = re.compile("[\n\t]")
+
+
+def one_line(value: str) -> str:
+    """`value` with its line breaks and tabs written as `\\n` and `\\t`: a value put into a line of
+    text (a file name, a name given on the command line or in a ruleset) that is one value, not
+    lines of its own. A file name holding a newline split a diagnostic's `file:line:col` over two
+    lines, and `wrote x` / `y.json` read as two things said; the text's own lines stay lines."""
+    return BREAKS.sub(lambda m: "\\n" if m[0] == "\n" else "\\t", value) if BREAKS.search(value) else value
 
 
 TABLE: Final = "widths.json"
