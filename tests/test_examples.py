@@ -1250,6 +1250,23 @@ def test_a_refused_code_rulecraft_does_not_have_is_rc702_at_load() -> None:
     assert d.span is not None and d.span.line == REFUSED.splitlines().index("      refused: CODE") + 1
 
 
+def test_a_refusal_expected_of_an_example_with_no_steps_is_rc702_at_load() -> None:
+    """Hunt 12b: `steps: []` with `refused: RC906` passed `test` (ok, 1/1) having tried nothing:
+    there is no last step to be refused (`steps:` left out is RC101: the schema requires it)."""
+    text = REFUSED.replace("CODE", "RC906")
+    start = text.index("      steps:\n")
+    end = text.index("      refused:")
+    text = text[:start] + "      steps: []\n" + text[end:]
+    with pytest.raises(engine.CompileError) as caught:
+        engine.load(text)
+    [d] = caught.value.diagnostics
+    assert (d.code, d.message) == (
+        "RC702",
+        "example expects its last step to be refused with RC906, but it has no steps",
+    )
+    assert d.span is not None and d.span.line == text.splitlines().index("      refused: RC906") + 1
+
+
 def test_the_language_doc_says_an_unforced_die_fails_as_it_does(repo_root: Path) -> None:
     """language.md had said dice an example does not force are rolled with a fixed seed; such an
     example fails (RC701), with the words the page quotes."""

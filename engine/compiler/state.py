@@ -613,6 +613,13 @@ class StateCompiler:
                     "name the code the refusal prints, like RC905 (a requirement not met) or "
                     "RC906 (past an item's bound)",
                 )
+            if not steps:  # no last step to refuse: `test` would pass it having tried nothing
+                raise problem(
+                    "RC702",
+                    f"example expects its last step to be refused with {refused}, but it has no steps",
+                    spans[("refused",)],
+                    "give the step that is refused as the last of 'steps:', or leave 'refused:' out",
+                )
         return StateExample(
             name=str(raw["name"]),
             params=written_exactly(self.unit, path + ("params",), raw.get("params") or {}),
