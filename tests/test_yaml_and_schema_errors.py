@@ -795,3 +795,27 @@ def test_a_die_with_no_faces_or_too_many_is_rc310_however_it_is_written(
     assert (d.code, d.message) == ("RC310", message)
     assert d.span is not None and (d.span.line, d.span.col) == at(text, faces)
     assert d.hint is not None and hint in d.hint
+
+
+TRIGGERED = edit(
+    "d: {die: 6}",
+    'd: {pool: 1, die: 6, cap: 2, triggers: [{ON: "face == 6", must: add}]}',
+    "%YAML 1.1\n---\n" + edit("'hi' if d > 3", "'hi' if sum(d) > 6"),
+)
+
+
+@pytest.mark.parametrize("written", ["on", "On", "ON"])
+def test_a_key_yaml_1_1_reads_as_true_is_one_rc102_saying_so(written: str) -> None:
+    """Hunt 12b: under `%YAML 1.1`, which reads `on:` as the key `true`, a trigger's `on:` was two
+    messages, neither the cause: RC101 "missing the required key 'on'" at the trigger, and RC102
+    "unknown key 'true'" at the `on` the author wrote."""
+    text = TRIGGERED.replace("ON:", f"{written}:")
+    d = one(text)
+    assert d.code == "RC102"
+    assert d.message.startswith(f"the key '{written}' in checks.flip.roll.d.triggers.0 is read as true: "), (
+        d.message
+    )
+    assert d.span is not None and (d.span.line, d.span.col) == at(text, f"{written}:")
+    assert d.hint is not None and d.hint.startswith("quote the key ('on':)")
+    fixed = text.replace(f"{written}:", "'on':")
+    engine.load_source(SourceFile("fixed.yaml", fixed))  # the hint's quoted key loads

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from collections.abc import Set as AbstractSet
 from contextvars import ContextVar
 from functools import lru_cache
@@ -103,7 +103,7 @@ def validate(doc: Document, clock: Clock | None = None) -> None:
         errors = list(_validator().iter_errors(doc.data))
     finally:
         _CLOCK.reset(token)
-    slips = _misspellings(errors)
+    slips = _misspellings(errors, lambda at, key: doc.span(at + (key,), key=True).text)
     # a value of the wrong kind is said once, as that: the forms it fits none of say it again
     typed = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
     errors = [
@@ -136,10 +136,11 @@ def _missing(error: ValidationError) -> list[str]:
     return [str(k) for k in error.validator_value if k not in error.instance and str(k) == named]
 
 
-def _misspellings(errors: list[ValidationError]) -> Slips:
+def _misspellings(errors: list[ValidationError], written: Callable[[tuple[Any, ...], Any], str]) -> Slips:
     """The unknown keys that stand for a required key missing from the same mapping (in any of
     the forms it was tried against): `outcom` where `outcome` is missing, `ay` where a trigger
-    needs `may` or `must`."""
+    needs `may` or `must`, and a key written as the missing one but read as another (`on:`,
+    which YAML 1.1 reads as `true`: `written` gives a key's text in the file)."""
     missing: dict[tuple[Any, ...], set[str]] = {}
     unknown: list[ValidationError] = []
     for e in _walk(errors):
@@ -151,7 +152,9 @@ def _misspellings(errors: list[ValidationError]) -> Slips:
     for e in unknown:
         at = tuple(e.absolute_path)
         for key in _extra(e):
-            meant = _nearest(str(key), missing.get(at, set()))
+            lacking = missing.get(at, set())
+            text = written(at, key).lower() if str(key) in ("true", "false") else written(at, key)
+            meant = text if text != str(key) and text in lacking else _nearest(str(key), lacking)
             if meant is not None:
                 slips.setdefault(at, {})[str(key)] = meant
     for e in unknown:
@@ -393,6 +396,19 @@ def _unknown_keys(doc: Document, error: ValidationError, slips: Slips) -> list[D
     for key in _extra(error) or ["?"]:
         name = doc.key_text(path + (key,)) if key in instance else str(key)
         hint = f"did you mean '{meant[name]}'?" if name in meant else did_you_mean(name, unused)
+        text = doc.span(path + (key,), key=True).text
+        if name in ("true", "false") and text != name and text.lower() in allowed:
+            # YAML 1.1 (a file's `%YAML 1.1`) reads on/off/yes/no/y/n as true or false
+            told.append(
+                Diagnostic(
+                    "RC102",
+                    f"the key '{text}' in {where} is read as {name}: the file asks for YAML 1.1, "
+                    "which reads on, off, yes, no, y and n as true or false",
+                    doc.span(path + (key,), key=True),
+                    f"quote the key ('{text.lower()}':), or write %YAML 1.2 (or leave the %YAML line out)",
+                )
+            )
+            continue
         if name in meant and not did_you_mean(name, [meant[name]]):
             # short for a key, not misspelt (`d` for `die`): the key as it is written
             shown = doc.span(path + (key,)).text or "VALUE"
