@@ -65,6 +65,7 @@ from ..syntax.clock import Clock
 from ..syntax.document import Document, PathKey
 from ..syntax.input_keys import LIST_INPUT_KEYS, input_takes
 from ..syntax.positions import Span
+from ..syntax.schema import PROBABILITY_HINT
 from .codegen import CLOCK_CODE
 from .expected import expected_value
 from .expressions import BeforeTheRoll, Expressions, OutputScope
@@ -700,6 +701,7 @@ class Structure:
                 "RC702",
                 f"{clipped(str(raw))} is not a probability between 0 and 1",
                 self.unit.doc.span(where),
+                PROBABILITY_HINT,
             )
         return value
 

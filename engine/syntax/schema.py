@@ -13,13 +13,14 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from collections.abc import Set as AbstractSet
 from contextvars import ContextVar
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
-from ..errors import Diagnostic, SchemaError, did_you_mean, shown
+from ..errors import Diagnostic, SchemaError, clipped, did_you_mean, shown
 from ..frozen import replace
 from .clock import SCHEMA_STEPS, Clock
 from .document import Document
@@ -35,6 +36,80 @@ def schema() -> dict[str, Any]:
     """The ruleset JSON Schema (draft 2020-12)."""
     loaded: dict[str, Any] = json.loads(schema_path().read_text(encoding="utf-8"))
     return loaded
+
+
+MESSAGES: dict[str, str] = {
+    "/$defs/rules/items": "a rule row has either `when` and `then`, or `else` alone",
+    "/$defs/table": "a table has exactly one body: `rules`, `cases` or `value`",
+    "/$defs/randomizer": "a roll entry is a die (`die`, optionally with `triggers`, `cap`), a pool (`pool`"
+    " with `die`, `each`, `triggers`, `cap` or `each_die`) or a draw (`draw` with `count`), each"
+    " optionally with `redraw`",
+    "/$defs/trigger": "a trigger has `on` and exactly one of `may` or `must` (reroll or add)",
+    "/$defs/redraw": "a redraw has exactly one of `may` or `must`, and optionally `times`",
+    "/$defs/example/properties/expect": "an example expects at least one of `outcome`, `values`,"
+    " `probability` and `mean`: an empty `expect` checks nothing",
+    "/$defs/example/properties/expect/properties/values": "name at least one value or output, or remove"
+    " `values`: an empty `values` checks nothing",
+    "/$defs/example/properties/expect/properties/mean": "name at least one value or output, or remove"
+    " `mean`: an empty `mean` checks nothing",
+    "/$defs/example/properties/expect/properties/probability": "name at least one outcome, or remove"
+    " `probability`: an empty `probability` checks nothing",
+    "/$defs/example/properties/expect/properties/probability/additionalProperties/oneOf/1": "bounds name"
+    " `at_least`, `at_most` or both: an empty mapping checks nothing",
+    "/properties/state/properties/examples/items/properties/expect": "name at least one item under"
+    " `shared` or `characters`, or remove `expect`: an empty `expect` checks nothing",
+    "/properties/state/properties/examples/items/properties/expect/properties/shared": "name at least"
+    " one item, or remove `shared`: an empty `shared` checks nothing",
+    "/properties/state/properties/examples/items/properties/expect/properties/characters": "name at"
+    " least one character, or remove `characters`: an empty `characters` checks nothing",
+    "/properties/state/properties/examples/items/properties/expect/properties/characters"
+    "/additionalProperties": "name at least one of the character's items, or remove the character: an"
+    " empty mapping checks nothing",
+}
+"""The engine's own words for a subschema's failure, by the subschema's JSON pointer in the
+shipped schema. They live here, not in the schema, so that the file strangers validate with holds
+only Draft 2020-12's keywords (a strict validator, as Ajv's default, refuses one it does not
+know); tests/test_schema_standard.py holds every pointer to a subschema that is there."""
+
+_PROBABILITY = "/$defs/probability"
+_EXPECTED_P = "/$defs/example/properties/expect/properties/probability/additionalProperties"
+NUMBER_TEXT = (
+    "/$defs/probability/oneOf/0",
+    "/$defs/example/properties/expect/properties/mean/additionalProperties/oneOf/0",
+)
+"""The subschemas of an example's probability (a number, text or bounds), and those of a number
+written as text, which the engine words itself rather than as the forms they list."""
+
+PROBABILITY_HINT = 'a probability is a number from 0 to 1 (0.25, 1) or a fraction written as text ("1/6")'
+"""The hint of a probability written wrong, out of 0..1 or no number at all, told where the
+schema finds it or where the compiler does ("3/2")."""
+
+
+def resolve(pointer: str) -> Any:
+    """The subschema at a JSON pointer of the shipped schema (KeyError, IndexError when none)."""
+    node: Any = schema()
+    for part in pointer.split("/")[1:]:
+        part = part.replace("~1", "/").replace("~0", "~")
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    return node
+
+
+@lru_cache(maxsize=1)
+def _by_identity() -> dict[int, str]:
+    """Each pointer the engine words, by the identity of its subschema: a validation error carries
+    the subschema it failed (`error.schema`), the very mapping the validator was made from."""
+    return {id(resolve(p)): p for p in (*MESSAGES, _PROBABILITY, _EXPECTED_P, *NUMBER_TEXT)}
+
+
+def _at(error: ValidationError) -> str | None:
+    """The JSON pointer of the subschema an error came from, if it is one the engine words."""
+    return _by_identity().get(id(error.schema))
+
+
+def _custom(error: ValidationError) -> str | None:
+    """The engine's message for the subschema an error came from, if it has one (`MESSAGES`)."""
+    at = _at(error)
+    return MESSAGES.get(at) if at is not None else None
 
 
 def _pattern(
@@ -279,11 +354,13 @@ def _exclusive(error: ValidationError) -> tuple[str, str] | None:
 
 def _diagnostics(doc: Document, error: ValidationError, slips: Slips | None = None) -> list[Diagnostic]:
     """What one schema error says: one diagnostic, or one per unknown key of a mapping."""
+    if (probability := _probability(doc, error, slips)) is not None:
+        return probability
     if error.validator == "oneOf" and error.context and (pair := _exclusive(error)) is not None:
         # both of two keys that exclude each other: at the later one, which is most often the slip
         at = tuple(error.absolute_path)
         spans = sorted((doc.span((*at, k), key=True) for k in pair), key=lambda sp: (sp.line, sp.col))
-        text = _schema_of(error).get("errorMessage") or _schema_of(error).get("description", error.message)
+        text = _custom(error) or _schema_of(error).get("description", error.message)
         return [
             Diagnostic(
                 "RC105",
@@ -302,7 +379,7 @@ def _diagnostics(doc: Document, error: ValidationError, slips: Slips | None = No
             if (e.validator != "type" or len(e.absolute_path) > len(error.absolute_path))
             and not (e.validator == "enum" and not _same_kind(e.instance, e.validator_value))
         ]
-        custom = _schema_of(error).get("errorMessage")
+        custom = _custom(error)
         # a misspelt key says most: of the forms that have one, the one it is nearest to
         unknown = [e for e in fitting if e.validator == "additionalProperties"]
         # an empty mapping is told as empty by the form of mappings, not as none of the forms
@@ -356,6 +433,55 @@ def _diagnostics(doc: Document, error: ValidationError, slips: Slips | None = No
     if v == "additionalProperties":
         return _unknown_keys(doc, error, slips or {})
     return [_diagnostic(doc, error, path, span, where)]
+
+
+def _probability(doc: Document, error: ValidationError, slips: Slips | None) -> list[Diagnostic] | None:
+    """An example's expected probability that is none (`2`, `-0.5`, `"x"`, `true`), told at the
+    value as the compiler tells `"3/2"`, not as the forms it fits none of; of bounds
+    (`{at_most: 2}`), what is wrong inside them: the mapping is bounds, not a probability."""
+    at = _at(error)
+    if at not in (_PROBABILITY, _EXPECTED_P) or error.validator != "oneOf":
+        return None
+    if at == _EXPECTED_P and isinstance(error.instance, dict):
+        bounds = [e for e in error.context or () if e.relative_schema_path and e.relative_schema_path[0] == 1]
+        return [d for e in bounds for d in _diagnostics(doc, e, slips)] or None
+    path = list(error.absolute_path)
+    span = doc.span(tuple(path))
+    value = error.instance
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        written = decimal_text(span, value) if isinstance(value, float) else shown(value)
+        return [
+            Diagnostic("RC702", f"{written} is not a probability between 0 and 1", span, PROBABILITY_HINT)
+        ]
+    where = _where(doc, path)
+    if not isinstance(value, str):
+        return [
+            Diagnostic(
+                "RC103", f"{where} should be a probability, not {_kind(value)}", span, PROBABILITY_HINT
+            )
+        ]
+    number = _signed_number(value)
+    if number is not None and not 0 <= number <= 1:  # "-0.5", "-1/2", "+2": a number, out of range
+        text = clipped(value.strip())
+        return [Diagnostic("RC702", f"{text} is not a probability between 0 and 1", span, PROBABILITY_HINT)]
+    said = "is not a number" if number is None else "is not written as a probability"
+    return [Diagnostic("RC104", f"{clipped(value)!r} at {where} {said}", span, PROBABILITY_HINT)]
+
+
+_SIGNED = re.compile(
+    r"\s*[+-]?(?:[0-9]+\s*(?:/\s*[0-9]+)?|(?:[0-9]+|[0-9]*\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?)\s*"
+)
+
+
+def _signed_number(text: str) -> Fraction | None:
+    """A number written as text with a sign or an exponent (`-0.5`, `+1/2`, `5e-1`), as a
+    probability's text is not; None for any other text (or one too long to be worth reading)."""
+    if len(text) > 100 or _SIGNED.fullmatch(text) is None:
+        return None
+    try:
+        return Fraction(re.sub(r"\s", "", text))
+    except (ValueError, ZeroDivisionError):
+        return None
 
 
 def _sides(doc: Document, error: ValidationError) -> Diagnostic | None:
@@ -464,7 +590,7 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
             hint,
         )
     if v == "pattern":
-        if r"\d" in str(error.validator_value):  # a number written as text: a probability, a mean
+        if _at(error) in NUMBER_TEXT:  # a number written as text: a mean
             return Diagnostic(
                 "RC104",
                 f"{error.instance!r} at {where} is not a number",
@@ -480,11 +606,11 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
         )
     if v == "minProperties" and error.instance == {}:
         # an empty mapping where something must be named: said so, with what to name if the schema says
-        return Diagnostic("RC104", f"{where} is empty", span, _schema_of(error).get("errorMessage"))
+        return Diagnostic("RC104", f"{where} is empty", span, _custom(error))
     if v in ("minimum", "maximum", "minItems", "minProperties", "uniqueItems"):
         return Diagnostic("RC104", f"{where}: {error.message}", span)
     if v == "oneOf" or v == "not":
-        text = _schema_of(error).get("errorMessage") or _schema_of(error).get("description", error.message)
+        text = _custom(error) or _schema_of(error).get("description", error.message)
         return Diagnostic("RC105", f"{where} does not have a valid form: {text}", span)
     return Diagnostic("RC105", f"{where}: {error.message}", span)
 
