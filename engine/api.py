@@ -37,6 +37,7 @@ from .eval.sample import READY_WEIGHT, Forced, Ready, kept_roller, prepared, sam
 from .eval.tables import keep_die_tables
 from .eval.trace import Result
 from .expr import parser
+from .frozen import FrozenDict
 from .model.ruleset import Check, RulesetModel
 from .runtime import arguments as arg
 from .runtime.cache import MB, BoundedCache, Caches, approx_bytes, compiled_bytes
@@ -74,6 +75,9 @@ def _exact_at_first_use(check: Check, env: dict[str, Any], ctx: RunContext) -> D
 
 exact_distribution: Callable[[Check, dict[str, Any], RunContext], Distribution] = _exact_at_first_use
 
+
+_NO_SCENES: Mapping[str, Scene] = FrozenDict()
+"""The scenes of a ruleset without `state:`."""
 
 RECENT = 256
 """How many argument sets of one check `Ruleset.roll` finds its roller by without binding them
@@ -184,6 +188,8 @@ class Ruleset:
 
     @property
     def checks(self) -> Mapping[str, Check]:
+        """The checks by name, read-only (a `FrozenDict`): the compiled model's own, which every
+        `Ruleset` loaded from the same text shares."""
         return self.model.checks
 
     def held_bytes(self) -> int:
@@ -453,8 +459,9 @@ class Ruleset:
 
     @property
     def scenes(self) -> Mapping[str, Scene]:
-        """The ruleset's scenes by name (none without `state:`)."""
-        return self.model.state.scenes if self.model.state is not None else {}
+        """The ruleset's scenes by name (none without `state:`), read-only: the compiled model's
+        own, which every `Ruleset` loaded from the same text shares."""
+        return self.model.state.scenes if self.model.state is not None else _NO_SCENES
 
     def scene(self, name: str) -> Scene:
         """The scene called `name`, or a `CampaignError` RC907 naming the nearest one, at the

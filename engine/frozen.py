@@ -504,6 +504,11 @@ class FrozenDict(dict[Any, Any]):
     __setitem__ = __delitem__ = __ior__ = _refuse
     clear = pop = popitem = setdefault = update = _refuse
 
+    def __hash__(self) -> int:  # type: ignore[override]
+        # hashable as its items are (as `frozenset` is beside `set`): a record that holds it, a
+        # `Result`, hashes as its fields do, where `hash(result)` told of an unhashable FrozenDict
+        return hash(frozenset(self.items()))
+
     def __reduce__(self) -> tuple[Any, ...]:
         # pickled as its items, made again in one step (a `dict` subclass would be refilled
         # key by key through the refused `__setitem__`)

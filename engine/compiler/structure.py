@@ -27,7 +27,7 @@ from ..errors import (
 )
 from ..expr import ast
 from ..expr.parser import KEYWORDS
-from ..frozen import replace
+from ..frozen import FrozenDict, replace
 from ..graph import circle_text, postorder
 from ..model import types as T
 from ..model.objective import Objective
@@ -514,6 +514,7 @@ class Structure:
             sequential=sequential,
             examples=self._examples(path, spec, inputs, roll, lets, outputs, outcomes),
             span=self.unit.doc.span(path, key=True),
+            scales=FrozenDict({**self.unit.scales, outcomes.name: outcomes}),
         )
 
     def _example_inputs(

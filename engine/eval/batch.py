@@ -24,7 +24,7 @@ from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LimitError, no_outcome, no_value, placed
-from ..frozen import frozen
+from ..frozen import FrozenDict, frozen
 from ..model.ruleset import Check
 from ..model.values import COUNTED, Symbol, to_json
 from ..runtime import arguments
@@ -60,6 +60,17 @@ class Batch:
     unrolled: tuple[str, ...] = ()
     """The values worked out after the roll that an auto rule left without one (as
     `Distribution.unrolled`): `mean` says so."""
+
+    def __post_init__(self) -> None:
+        # read-only all the way down, as a `Result` is: its inputs may be the cached
+        # distribution's own (`_drawn`), shared by every later request
+        for name in ("inputs", "outcomes"):
+            mapping = getattr(self, name)
+            if type(mapping) is not FrozenDict:
+                object.__setattr__(self, name, FrozenDict(mapping))
+        values = self.values
+        if type(values) is not FrozenDict or any(type(c) is not FrozenDict for c in values.values()):
+            object.__setattr__(self, "values", FrozenDict({k: FrozenDict(c) for k, c in values.items()}))
 
     def share(self, outcome: str | Symbol) -> float:
         """The fraction of the rolls that came out so (`InputError` RC402 for an outcome the check

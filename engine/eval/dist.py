@@ -8,14 +8,20 @@ whole numbers (no `Fraction` per state); a probability is made only when someone
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Hashable, Iterable, Iterator, Mapping
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..errors import Diagnostic, InputError
 from ..frozen import frozen
 from ..model.values import Multi, Symbol, show
+from ..runtime import arguments
 from ..runtime.folds import Summary
 from ..runtime.work import Work, gcd_units, made_units, meter, product_units, quotient_units
+
+if TYPE_CHECKING:
+    from ..model.ruleset import Scale
 
 _new = object.__new__
 _SLOTS = getattr(Fraction, "__slots__", None) == ("_numerator", "_denominator")
@@ -128,6 +134,10 @@ class Dist:
 
     weights: Mapping[Any, int]
     total: int
+    scale: ClassVar[Scale | None] = None
+    """The scale its values are members of, set on a `Dist` a `Distribution` hands out when it
+    knows it (not a field: no part of equality): a name outside it is RC402, where it would
+    otherwise be a chance of 0."""
 
     @staticmethod
     def certain(value: Hashable) -> Dist:
@@ -192,7 +202,9 @@ class Dist:
         return Dist(out, den)
 
     def probability(self, value: Any) -> Fraction:
-        return ratio(self.weights.get(value, 0), self.total)
+        """P(value) (`_asked`: a value of the wrong kind is a `TypeError`, a name outside its
+        scale RC402)."""
+        return ratio(self.weights.get(self._asked("Dist.probability", value, False), 0), self.total)
 
     def fractions(self) -> dict[Any, Fraction]:
         weights = self.weights
@@ -228,13 +240,75 @@ class Dist:
         return Fraction(sum(v * w for v, w in self.weights.items()), self.total)
 
     def at_least(self, value: Any) -> Fraction:
+        """P(a value >= `value`): numbers, true/false, or a scale's members by rank (`_asked`)."""
+        value = self._asked("Dist.at_least", value, True)
         return ratio(sum(w for v, w in self.weights.items() if v >= value), self.total)
 
     def at_most(self, value: Any) -> Fraction:
+        """P(a value <= `value`), as `at_least`."""
+        value = self._asked("Dist.at_most", value, True)
         return ratio(sum(w for v, w in self.weights.items() if v <= value), self.total)
+
+    def _asked(self, where: str, value: Any, ordered: bool) -> Any:
+        """`value` as its values are asked for: of their kind (a number, not True, for numbers; a
+        name or member for a scale's) else a `TypeError` naming the argument; a name of its
+        `scale` as the member, a name outside it RC402 (compared as text, or never found, it
+        answered 1 or 0). `ordered`: for `at_least`, `at_most`, which need an order."""
+        weights = self.weights
+        if type(value) in _NUMBERS and self.scale is None:  # the common question, at once
+            if not weights or type(next(iter(weights))) in _NUMBERS:
+                return value
+        kind = _kind(value)
+        if kind is None and not ordered:
+            try:
+                hash(value)
+            except TypeError:
+                arguments.wrong_type(where, "value", value, "one of its values (a number, a name)")
+        scale = self.scale
+        if scale is not None:
+            if kind != "name":
+                arguments.wrong_type(where, "value", value, f"a '{scale.name}' value (a str)")
+            if type(value) is Symbol and value.scale == scale.name:
+                return value
+            for member in scale.members:
+                if member.name == value:
+                    return member
+            raise arguments.unknown("value", value, scale.names, f"scale '{scale.name}'", code="RC402")
+        if not weights or _kind(next(iter(weights))) == kind:  # the first value tells, mostly
+            held = {kind}
+        else:  # values of more than one kind (a value of type `any`) or of none it tells
+            held = {_kind(v) for v in weights}
+        if held == {None}:  # tuples, pools: asked for as they are
+            return value
+        if kind not in held:
+            wanted = " or ".join(_KIND_WORDS[k] for k in sorted(held, key=str) if k is not None)
+            arguments.wrong_type(where, "value", value, wanted)
+        if ordered and kind == "name" and type(value) is not Symbol:
+            for v in self.weights:  # a member named so, compared by its rank
+                if v == value and type(v) is Symbol:
+                    return v
+            raise InputError([Diagnostic("RC402", f"no value {value!r} to compare with"[:120], None)])
+        return value
 
     def as_json(self) -> dict[str, str]:
         return {v.name if isinstance(v, Symbol) else show(v): fraction_text(p) for v, p in self.items()}
+
+
+def _kind(value: Any) -> str | None:
+    """What `Dist._asked` tells values apart by: a number, true/false, a name (a scale's member
+    or a plain str); None for anything else."""
+    if value is True or value is False:
+        return "bool"
+    if isinstance(value, str):
+        return "name"
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return "number"
+    return None
+
+
+_NUMBERS = frozenset({int, Fraction})
+"""The exact types of the numbers a check's values hold: asked for with one of them, asked at once."""
+_KIND_WORDS = {"bool": "True or False", "name": "a name (a str)", "number": "a number"}
 
 
 HEX_BITS = 13_000

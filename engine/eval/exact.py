@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import BoundError, EndlessError, EvalError, InputError, LimitError, no_outcome, no_value, placed
 from ..expr import ast
-from ..frozen import field, frozen
+from ..frozen import FrozenDict, field, frozen
 from ..model.ruleset import Check, Pool, Randomizer, Scale, randomizer_expressions
 from ..model.values import COUNTED, Multi, Symbol, redraws_key, to_json
 from ..runtime import arguments
@@ -111,6 +111,9 @@ class Distribution:
     roll, where the check was worked out randomizer by randomizer (`Sequential`): the outcome's
     distribution stands, and asking for the joint, a value or an output raises it, as a roll with
     those dice does (the product's `joint` raises it when made)."""
+    scales: Mapping[str, Scale] = field(default_factory=dict, repr=False)
+    """The scales its values' symbols may belong to, by name (`Check.scales`): each value's `Dist`
+    is told its own (`Dist.scale`), so that a misspelt member is RC402, not a chance of 0."""
     _outcome: Dist | None = field(init=False, repr=False)
     """The outcome's distribution as made with the distribution; None when its pass was left
     (then `_Product.finish` makes and keeps it)."""
@@ -122,7 +125,7 @@ class Distribution:
         if self.failed is not None:
             raise self.failed
         source = self.source
-        return source if isinstance(source, Dist) else source.joint()
+        return source if isinstance(source, Dist) else _frozen(source.joint())
 
     @property
     def outcome(self) -> Dist:
@@ -131,13 +134,21 @@ class Distribution:
         made = self._outcome
         if made is None:
             assert isinstance(self.source, _Product)
-            made = self.source.finish()
+            made = _frozen(self.source.finish(), self.outcomes)
+            object.__setattr__(self, "_outcome", made)
         return made
 
     def __post_init__(self) -> None:
+        # what it hands out is read-only (`_frozen`): a distribution is kept in the ruleset's
+        # cache and handed to every caller who asks the same question
+        if type(self.inputs) is not FrozenDict:
+            object.__setattr__(self, "inputs", FrozenDict(self.inputs))
         source = self.source
+        if isinstance(source, Dist):
+            source = _frozen(source)
+            object.__setattr__(self, "source", source)
         made = source.outcome if isinstance(source, _Product) else source.map(_first)
-        object.__setattr__(self, "_outcome", made)
+        object.__setattr__(self, "_outcome", None if made is None else _frozen(made, self.outcomes))
         object.__setattr__(self, "_marginals", {})
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -146,7 +157,8 @@ class Distribution:
         a worker process reaches its parent)."""
         joint, failed = self._made()
         fields = (self.check, self.inputs, self.outcomes, joint, self.names, self.states, self.policy)
-        return (Distribution, (*fields, self.capped, self.truncated, self.known, self.unrolled, failed))
+        rest = (self.capped, self.truncated, self.known, self.unrolled, failed, self.scales)
+        return (Distribution, (*fields, *rest))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Distribution):
@@ -192,7 +204,7 @@ class Distribution:
             _ = self.joint  # some value has no loop of its own: every value from one pass
         found = {name: self._marginal(name) for name, _ in self.known}
         found.update((name, self._marginal(name)) for name in self.names)
-        return {name: d for name, d in found.items() if d is not None}
+        return FrozenDict({name: d for name, d in found.items() if d is not None})
 
     def _marginal(self, name: str) -> Dist | None:
         """One named value's distribution from the joint, kept; None for a name the check has
@@ -204,7 +216,7 @@ class Distribution:
         if name not in self.names:  # known before the roll, or no value of the check
             for known, v in self.known:  # the same at every point
                 if known == name and isinstance(v, _KINDS):
-                    made = Dist.certain(v)
+                    made = _frozen(Dist({v: 1}, 1), self._scale_of(v))
         else:
             source = self.source
             loop = None
@@ -229,9 +241,15 @@ class Distribution:
                 or set(map(type, counts)) <= _PLAIN
                 or all(isinstance(v, _KINDS) for v in counts)
             ):
-                made = Dist(counts, total)
+                made = _frozen(Dist(counts, total), self._scale_of(next(iter(counts), None)))
         kept[name] = made
         return made
+
+    def _scale_of(self, value: Any) -> Scale | None:
+        """The scale of a symbol among a value's values (None for a number or true/false)."""
+        if type(value) is not Symbol:
+            return None
+        return self.outcomes if value.scale == self.outcomes.name else self.scales.get(value.scale)
 
     def probability(self, outcome: str | Symbol) -> Fraction:
         return self.outcome.probability(self._sym(outcome))
@@ -318,6 +336,17 @@ class Distribution:
         if failed:
             out["values_error"] = failed
         return out
+
+
+def _frozen(d: Dist, scale: Scale | None = None) -> Dist:
+    """`d` with read-only weights (a `FrozenDict`, copied once) and told the `scale` its values
+    belong to (`Dist.scale`): what a `Distribution` keeps and hands out, to every caller who asks
+    its cache the same question."""
+    if type(d.weights) is not FrozenDict:
+        d = Dist(FrozenDict(d.weights), d.total)
+    if scale is not None:
+        object.__setattr__(d, "scale", scale)
+    return d
 
 
 def distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Distribution:
@@ -572,7 +601,7 @@ class _Product:
         finally:
             if token is not None:
                 leave(token)
-        return Dist(weights, self.total)
+        return Dist(FrozenDict(weights), self.total)  # read-only: the distribution hands it out
 
     def finish(self) -> Dist:
         """The outcome's distribution, its pass run now if it was left (`Check.outcome_total`):
@@ -584,7 +613,7 @@ class _Product:
 
     def _run(self, program: Any) -> Dist:
         """`program(env, *values)` over every combination, its results' weights summed."""
-        return Dist(_tally(partial(program, self.env), self.parts), self.total)
+        return Dist(FrozenDict(_tally(partial(program, self.env), self.parts)), self.total)
 
     def joint(self) -> Dist:
         """The joint distribution of (outcome, rule, values), made now: within the request that
@@ -684,6 +713,7 @@ def _product(
         states,
         ctx.policy,
         known=known_values(check, env),
+        scales=check.scales,
     )
 
 
@@ -707,6 +737,7 @@ def _fixed(
         policy,
         known=known,
         unrolled=unrolled,
+        scales=check.scales,
     )
 
 
@@ -804,6 +835,7 @@ class Sequential:
             truncated,
             known_values(self.check, self.env),
             failed=self.failed,
+            scales=self.check.scales,
         )
 
     def stage_key(self, i: int, dice: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import Advice, Diagnostic, InputError, LimitError, did_you_mean, limit_advice, placed, shown
+from ..expr import ast
 from ..frozen import FrozenDict
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Symbol, faces_text, redraws_key
@@ -494,20 +495,29 @@ def prepared(
     and whether they go unmetered decided now, so a roll of plain dice is its dice and what
     was kept (`kept_roller`). `source` checks a random source that is not a
     `random.Random`."""
-    if ready.before is None:
-        try:
-            with working(new_work(limits)):
-                ready.work_out()
-        except LimitError as exc:
-            raise placed(exc, ready.check.span) from None
-    assert ready.before is not None
-    _decide(ready, ready.before, limits)
+    try:
+        with working(new_work(limits)):
+            before = ready.before if ready.before is not None else ready.work_out()
+            if before.fired is None:
+                _counted(ready.check, before.env, limits)
+    except LimitError as exc:
+        raise placed(exc, ready.check.span) from None
+    _decide(ready, before, limits)
     if ready.unmetered is limits:
         return kept_roller(ready, policy, traced, caches, source)
     check, inputs = ready.check, ready.inputs
     return lambda rng=None: sample(
         check, inputs, RunContext(limits, policy, caches, source(rng)), traced, ready
     )
+
+
+def _counted(check: Check, env: dict[str, Any], limits: Limits) -> None:
+    """Each pool's and draw's count that the inputs and the values known before the roll decide,
+    checked now (`roll_count`: RC503 over `max_pool` or `max_draw`, RC406 past the bag): a
+    roller's mistakes are raised when it is made, not at each of its calls."""
+    for r in check.roll:
+        if isinstance(r, (Pool, Draw)) and ast.names(r.count.node) <= env.keys():
+            roll_count(r.count, env, r, limits)
 
 
 def kept_roller(

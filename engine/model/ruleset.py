@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import MAX_DIGITS
 from ..expr import ast
-from ..frozen import field, frozen
+from ..frozen import FrozenDict, field, frozen
 from ..syntax.positions import Span
 from .objective import Objective
 from .types import Type
@@ -558,6 +558,10 @@ class Check:
     every part of the check that reads the value (each reads besides it only the names `reads`,
     all known before the roll), so values with equal keys are read alike and the exact evaluator
     lists one of them, weighed for all. None as `stage_keys` is."""
+    scales: Mapping[str, Scale] = field(default_factory=dict, compare=False, repr=False)
+    """The ruleset's scales by name, as the check was compiled (its own outcomes' among them): the
+    scale a named value's symbols belong to, so a `Distribution` tells a misspelt member of it
+    (RC402) from one that never comes up (a probability of 0)."""
     pre_lets: tuple[Let, ...] = field(init=False, compare=False, repr=False)
     """The values that need no die (`Let.before_roll`), in order."""
     pre_names: tuple[str, ...] = field(init=False, compare=False, repr=False)
@@ -656,3 +660,17 @@ class RulesetModel:
     code: int = 0
     """Characters of Python its compile wrote (`Emitter.code`): most of what it holds in memory,
     which can grow far faster than its text (`api.compiled_bytes`)."""
+
+    def __post_init__(self) -> None:
+        # read-only all the way to its checks: one compiled model is shared by every `Ruleset`
+        # loaded from the same text (`api._LOADED`), so a caller's `rs.checks.pop(...)` would
+        # have changed every later `load` in the process
+        for name in ("scales", "bags", "tables", "checks"):
+            freeze(self, name)
+
+
+def freeze(record: Any, name: str) -> None:
+    """Make the mapping `record.name` of a frozen record a `FrozenDict` (a copy) unless it is one."""
+    mapping = getattr(record, name)
+    if type(mapping) is not FrozenDict:
+        object.__setattr__(record, name, FrozenDict(mapping))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..frozen import field, frozen
 from ..syntax.positions import Span
-from .ruleset import Expr, InputSpec, Scale
+from .ruleset import Expr, InputSpec, Scale, freeze
 
 if TYPE_CHECKING:
     from .scene import Scene
@@ -194,6 +194,11 @@ class StateModel:
     none): an unknown check is told there, as `Ruleset.check` tells it."""
     periods_span: Span | None = field(default=None, compare=False)
     """The key `state: periods:`, where the periods are declared (None: it has none)."""
+
+    def __post_init__(self) -> None:
+        # read-only, as `RulesetModel`'s mappings: shared by every `Ruleset` of the same text
+        for name in ("shared", "each", "actions", "scenes"):
+            freeze(self, name)
 
     @cached_property
     def tallies(self) -> tuple[int, int]:
