@@ -148,7 +148,9 @@ class Distribution:
             source = _frozen(source)
             object.__setattr__(self, "source", source)
         made = source.outcome if isinstance(source, _Product) else source.map(_first)
-        object.__setattr__(self, "_outcome", None if made is None else _frozen(made, self.outcomes))
+        if made is not None:  # the product's pass makes its own read-only; a map is made here
+            made = _frozen(made, self.outcomes, fresh=not isinstance(source, _Product))
+        object.__setattr__(self, "_outcome", made)
         object.__setattr__(self, "_marginals", {})
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -216,7 +218,7 @@ class Distribution:
         if name not in self.names:  # known before the roll, or no value of the check
             for known, v in self.known:  # the same at every point
                 if known == name and isinstance(v, _KINDS):
-                    made = _frozen(Dist({v: 1}, 1), self._scale_of(v))
+                    made = _frozen(Dist(FrozenDict({v: 1}), 1), self._scale_of(v))
         else:
             source = self.source
             loop = None
@@ -241,7 +243,7 @@ class Distribution:
                 or set(map(type, counts)) <= _PLAIN
                 or all(isinstance(v, _KINDS) for v in counts)
             ):
-                made = _frozen(Dist(counts, total), self._scale_of(next(iter(counts), None)))
+                made = _frozen(Dist(FrozenDict(counts), total), self._scale_of(next(iter(counts), None)))
         kept[name] = made
         return made
 
@@ -338,12 +340,16 @@ class Distribution:
         return out
 
 
-def _frozen(d: Dist, scale: Scale | None = None) -> Dist:
+def _frozen(d: Dist, scale: Scale | None = None, fresh: bool = False) -> Dist:
     """`d` with read-only weights (a `FrozenDict`, copied once) and told the `scale` its values
     belong to (`Dist.scale`): what a `Distribution` keeps and hands out, to every caller who asks
-    its cache the same question."""
+    its cache the same question. `fresh`: `d` was just made and nobody else holds it, so its own
+    weights are replaced (no second `Dist`: this is on every request's path)."""
     if type(d.weights) is not FrozenDict:
-        d = Dist(FrozenDict(d.weights), d.total)
+        if fresh:
+            object.__setattr__(d, "weights", FrozenDict(d.weights))
+        else:
+            d = Dist(FrozenDict(d.weights), d.total)
     if scale is not None:
         object.__setattr__(d, "scale", scale)
     return d
