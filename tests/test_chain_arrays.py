@@ -28,12 +28,13 @@ from test_procedure_quick import pools
 
 import engine
 from engine.api import Limits
-from engine.eval import chainarrays, rerolls
+from engine.eval import chainarrays, packed, rerolls
 from engine.eval.dist import Dist
+from engine.eval.markov import BestPlay
 from engine.eval.rerolls import RerollSolver
 from engine.model.values import Multi
 from engine.runtime.procedure import Procedure
-from engine.runtime.work import Work, meter, working
+from engine.runtime.work import SCORED_END, TRANSITION, Work, meter, working
 from engine.syntax.positions import SourceFile
 
 NEVER = 10**9
@@ -208,6 +209,93 @@ def test_a_chain_that_loops_is_handed_on_with_its_work_taken_back() -> None:
 
     (nodes, by_node), (arrays, by_arrays) = both(refused)
     assert arrays == nodes == "RC505" and by_arrays == by_node
+
+
+MANY_ENDS = """
+rulecraft: 1
+name: many-ends
+checks:
+  c:
+    roll:
+      p: {pool: 6, die: 6, each: "face // 2",
+          triggers: [{name: r, on: "face <= 2", may: reroll, repeat: false}]}
+    let:
+      v: "sum(highest(p, 3))"
+    outcomes: [o0, o1, o2]
+    objective: mean_rank
+    outcome: "'o2' if v >= 7 else 'o1' if v >= 5 else 'o0'"
+"""
+"""A chain best play scores many ends of (the dice a reroll of 1s and 2s can leave, read in four
+kinds), which the arrays can hold (no cap, and fields that fit their 64 bits)."""
+
+ADDING = """
+rulecraft: 1
+name: adding
+checks:
+  c:
+    roll:
+      p: {pool: 2, die: 5, cap: 4, each: "face // 2", triggers: [{name: s0, on: "face in [1, 2, 4, 5]",
+          must: add}, {name: s1, on: "face in [2, 3, 4, 5]", may: reroll, per_die: 2, repeat: false}]}
+    let:
+      v: "sum(lowest(p, 2))"
+    outcomes: [o0, o1, o2]
+    objective: mean_rank
+    outcome: "'o2' if v >= 3 else 'o1' if v >= 0 else 'o0'"
+"""
+"""A hunt's repro (2 d5, a die added on four faces and a reroll on four), capped: a chain of many
+ends for its size, node by node only (the cap)."""
+
+
+@contextmanager
+def scored_ends() -> Iterator[dict[str, list[int]]]:
+    """The units charged while each end best play scores is scored, by how it was scored: node by
+    node in `BestPlay._end` (which `packed._Scores` and `BestPlay`'s own loop both call), with
+    arrays in `RerollSolver.end_score`."""
+    charged: dict[str, list[int]] = {"nodes": [], "arrays": []}
+    end, end_score = BestPlay._end, RerollSolver.end_score
+
+    def counted(scoring: Any, into: list[int]) -> Any:
+        def scored(*args: Any) -> Any:
+            work = meter()
+            before = work.used
+            try:
+                return scoring(*args)
+            finally:
+                into.append(work.used - before)
+
+        return scored
+
+    BestPlay._end = counted(end, charged["nodes"])  # type: ignore[method-assign]
+    RerollSolver.end_score = counted(end_score, charged["arrays"])  # type: ignore[method-assign]
+    try:
+        yield charged
+    finally:
+        BestPlay._end = end  # type: ignore[method-assign]
+        RerollSolver.end_score = end_score  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize(
+    ("text", "solved"),
+    [(MANY_ENDS, "packed"), (MANY_ENDS, "loop"), (MANY_ENDS, "arrays"), (ADDING, "packed"), (ADDING, "loop")],
+)
+def test_each_end_best_play_scores_is_charged_more_than_a_move(
+    text: str, solved: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scoring an end — the pool's value read off its state, the rest of the check finished on
+    it, the objective weighed — took about 20 µs, more than a move listed (`2 * TRANSITION`
+    units), and was charged a unit where the check's memo missed, else none: `ADDING`'s chain,
+    uncapped, under `optimal` ran twice as long as under `always` to its RC503 on the default
+    budget. Each end is now charged `SCORED_END` before it is scored, alike node by node
+    (`packed._Scores`, or `BestPlay`'s own loop past `packed.DEEP` levels) and with arrays."""
+    if solved == "loop":
+        monkeypatch.setattr(packed, "DEEP", 0)
+    rs = engine.load_source(SourceFile("ends.yaml", text), limits=BIG)
+    with arrays_from(0 if solved == "arrays" else NEVER), solved_ends() as solves, scored_ends() as by:
+        rs.distribution("c", policy="optimal")
+    ends = by["arrays" if solved == "arrays" else "nodes"]
+    assert len(ends) > 100 and not by["nodes" if solved == "arrays" else "arrays"]
+    assert min(ends) >= SCORED_END > 2 * TRANSITION
+    assert sum(solves) >= SCORED_END * len(ends)
 
 
 def test_work_taken_back_is_what_was_charged_since_and_never_more() -> None:

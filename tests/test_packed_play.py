@@ -28,7 +28,7 @@ from engine.eval.markov import BestPlay
 from engine.eval.rerolls import RerollSolver
 from engine.model.values import Multi
 from engine.runtime.procedure import Option, Procedure
-from engine.runtime.work import Work, meter, working
+from engine.runtime.work import SCORED_END, Work, meter, working
 
 
 def _solver(text: str, dice: int, most: int = 200_000) -> tuple[RerollSolver, Procedure]:
@@ -98,13 +98,14 @@ checks:
 """
 """A chain that returns to a state through its first option (found by hypothesis in a full run):
 a state being scored was kept as None and read as a score, so its other options were scored
-before the refusal (224 units against `BestPlay`'s 48); now it is refused where it is read."""
+before the refusal (224 units against `BestPlay`'s 48); now it is refused where it is read. The
+two ends scored before it are charged as ends (`SCORED_END` each, since they were a unit or none)."""
 
 
 def test_a_chain_that_returns_to_a_state_is_refused_where_it_returns() -> None:
     solver, proc = _solver(RETURNING, 7)
     by_packed, by_generic = _both(solver, _firsts(solver, proc, 1))
-    assert by_packed == by_generic == ("refused", ["RC505"], 48)
+    assert by_packed == by_generic == ("refused", ["RC505"], 48 + 2 * SCORED_END)
 
 
 @settings(max_examples=150, deadline=None)

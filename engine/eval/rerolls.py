@@ -26,7 +26,7 @@ from ..model.objective import Objective
 from ..model.values import Multi, Symbol
 from ..runtime.packing import Packing
 from ..runtime.procedure import Counts, Option, Procedure, State, never_ends
-from ..runtime.work import TRANSITION, meter
+from ..runtime.work import SCORED_END, TRANSITION, meter
 from .dist import Dist
 from .markov import Edges, Node, absorb
 from .packed import PackedPlay, pushed, room
@@ -94,10 +94,11 @@ class RerollSolver:
         self._scores: dict[tuple[tuple[tuple[Any, int], ...], int], tuple[Fraction, ...]] = {}
         self.whole_scores = objective.parts(members) == 1
         """Whether best play's scores are whole numbers (an objective of one part), not tuples."""
+        self._outcome_of = outcome_of
         self.play: PackedPlay = PackedPlay(
             self,
             self._node,
-            lambda code: outcome_of(self._final(code)),
+            self._outcome,
             self._score,
             self.count_states,
             self._cycle,
@@ -109,10 +110,12 @@ class RerollSolver:
         """The nodes `_played`'s walk has charged while it runs: each node is charged once."""
 
     def close(self) -> None:
-        """Drop best play (and so its tables): its callbacks are this solver's methods and its
-        evaluator's, so it is in reference cycles that reference counting alone cannot free.
-        The solver cannot be asked again."""
+        """Drop best play (and so its tables) and the evaluator's callback: best play's callbacks
+        are this solver's methods, and the callback reaches the evaluator that keeps this solver,
+        so both are in reference cycles that reference counting alone cannot free. The solver
+        cannot be asked again."""
         del self.play
+        del self._outcome_of
 
     def _final(self, code: int) -> Any:
         """The pool's value at an end state (asked by best play and again by `ends`: made once)."""
@@ -124,6 +127,13 @@ class RerollSolver:
             else:  # the dice alone
                 found = self._finals[code] = self.proc.final(self.packing.counts(code), ())
         return found
+
+    def _outcome(self, code: int) -> Dist:
+        """The check's outcomes at the end state of `code`, as best play scores it: every path
+        (`BestPlay`'s loop, `packed._Scores`, `chainarrays`) asks once per end it scores, so the
+        end's work is charged here alike (`SCORED_END`), before it is done."""
+        self.work.charge(SCORED_END)
+        return self._outcome_of(self._final(code))
 
     def count_states(self, n: int) -> None:
         """Refuse a chain of more than `max_states` states (`RC503`), told `n` so far."""

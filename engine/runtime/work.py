@@ -9,7 +9,8 @@ a context variable the evaluator sets for the length of the request (`working`).
 variable is per thread (and per asyncio task), so two requests never see each other's counter.
 
 One unit is roughly a microsecond of the engine's own work: a state listed, a fold step, a table
-call; a reroll chain's transition, which costs several times more, is charged several units.
+call; a reroll chain's transition, which costs several times more, is charged several units, and
+an end of the chain that best play scores (the rest of the check finished on it) more again.
 """
 
 from __future__ import annotations
@@ -82,6 +83,16 @@ def gcd_units(short_bits: int, gcd_bits: int) -> int:
 
 TRANSITION = 8
 """Units charged per transition of a reroll chain or redraw (each costs several microseconds)."""
+
+SCORED_END = 4 * TRANSITION
+"""Units charged for each end (absorbing state) of a reroll chain that best play scores, before it
+is scored: the pool's value read off the state (unpacked under a cap or a history), the rest of
+the check finished on it and the objective weighed took 10-16 µs of CPU, and finding the state an
+end (its `pending`, unpacked under a cap) 4.5-7 µs more, where the chain's own units ran at about
+0.5 µs (a move listed, `2 * TRANSITION`, so about 8 µs): about 30-40 units, measured on the 2-core machine.
+They were charged a unit (`Sequential.finish`'s, only where its memo missed), so a pool of 2 d5
+adding a die on four faces under `optimal` ran twice as long as under `always` to its RC503.
+Later randomizers and tables the rest of the check runs charge their own work besides."""
 
 
 class Work:
