@@ -228,20 +228,24 @@ def test_the_deadline_runs_from_the_start_of_the_request(monkeypatch):
     """`auto` first tries the exact distribution; when that spends the deadline, the rolls that
     follow have no time left: no roll is made, and the deadline error is placed at the check.
     The exact attempt is a real one: 20 dice under `optimal` take seconds, far past 0.3 s (the
-    rolls had been given a new window of the whole deadline, and about 2x it was spent)."""
+    rolls had been given a new window of the whole deadline, and about 2x it was spent). The
+    rolls that price a roll before the attempt (`batch._reserve`) use a random source of their
+    own: only the rolls of the batch, with the caller's, are counted."""
     from engine.eval import batch as batch_module
 
     rs = engine.load("chimera", limits=Limits(deadline=0.3, max_work=10**12))
     rolled = []
     real = batch_module.sample
+    given = random.Random(1)
 
-    def counted(*args, **kwargs):  # the real sampler, its calls counted
-        rolled.append(1)
-        return real(*args, **kwargs)
+    def counted(check, inputs, ctx, *args, **kwargs):  # the real sampler, the batch's rolls counted
+        if ctx.rng is given:
+            rolled.append(1)
+        return real(check, inputs, ctx, *args, **kwargs)
 
     monkeypatch.setattr(batch_module, "sample", counted)
     with pytest.raises(engine.DeadlineError) as caught:
-        rs.sample("skill", 1_000_000, random.Random(1), policy="optimal", dice=10, resolve=10)
+        rs.sample("skill", 1_000_000, given, policy="optimal", dice=10, resolve=10)
     assert not rolled
     assert caught.value.diagnostics[0].span == rs.check("skill").span
 
@@ -287,8 +291,9 @@ def test_the_mean_of_a_scale_value_is_refused_as_distribution_refuses_it(shipped
 
 def test_rolls_made_one_by_one_share_the_request_s_work_budget():
     """`max_work` bounds the whole batch of rolls, not each roll: 1,000 rolls of a check whose
-    rolls are plain dice are each charged a unit, so a budget of 500 units refuses them, at the
-    check; a budget of 5,000 lets them through."""
+    rolls are plain dice are each charged 8 units (`batch.ROLL`, and its two dice, each read a
+    few times: `batch.die_weights`), so a budget of 500 units refuses them, at the check; a
+    budget of 10,000 lets them through."""
     check = "specific"
     tight = engine.load("chill", limits=Limits(max_work=500))
     with pytest.raises(engine.LimitError) as caught:
@@ -296,12 +301,12 @@ def test_rolls_made_one_by_one_share_the_request_s_work_budget():
     found = caught.value.diagnostics[0]
     assert found.code == "RC503" and "work budget" in found.message
     assert found.span == tight.check(check).span
-    enough = engine.load("chill", limits=Limits(max_work=5000))
+    enough = engine.load("chill", limits=Limits(max_work=10_000))
     assert enough.sample(check, 1000, random.Random(1), method="rolled", target=55).times == 1000
 
 
 def test_a_costly_check_rolled_one_by_one_is_bounded_by_the_budget():
-    """Chimera's skill check at 6 dice charges about 28 units a roll: under a budget of 200,000
+    """Chimera's skill check at 6 dice charges about 40 units a roll: under a budget of 200,000
     units a batch of 10,000 rolls one by one is refused (each roll alone fits; each roll had a
     budget of its own before, so only `max_samples` and a deadline bounded the batch)."""
     rs = engine.load("chimera", limits=Limits(max_work=200_000))

@@ -9,29 +9,32 @@ rolling `times` times gives, in law, for every check: triggers, redraws and the 
 included, since the exact evaluator solves the same rules as the sampler. When the distribution
 cannot be had (its solve would spend the budget), or when the caller asks for it
 (`method="rolled"`: an independent check of the exact evaluator), the check is rolled `times`
-times by the one sampler, within one work budget and one deadline for the whole request.
+times by the one sampler. One work budget and one deadline for the whole request: the exact
+attempt, then the draw or the rolls, each roll charged for the dice it draws and the reads of
+them (`die_weights`), about what it costs.
 """
 
 from __future__ import annotations
 
 import math
 import random
-import time
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import LimitError, no_outcome, no_value, placed
+from ..errors import LimitError, RulecraftError, no_outcome, no_value, placed
+from ..expr import ast
 from ..frozen import FrozenDict, frozen
-from ..model.ruleset import Check
+from ..model.ruleset import Check, Pool, after_roll_expressions
 from ..model.values import COUNTED, Symbol, to_json
 from ..runtime import arguments
 from ..runtime.context import RunContext
 from ..runtime.work import Work, too_many
 from .dist import Dist
 from .sample import Ready, sample
+from .trace import Result
 
 if TYPE_CHECKING:
     from .exact import Distribution
@@ -117,32 +120,49 @@ def sample_many(
     ctx: RunContext,
     times: int,
     method: str,
-    exact: Any,
+    exact: Callable[[Work], Distribution],
+    kept: Callable[[], Distribution | None],
 ) -> Batch:
-    """`times` rolls of `check` with bound `inputs`, made as `method` says; `exact()` gives the
-    check's exact `Distribution` (the caller's, so its cache is used) or raises `LimitError`."""
+    """`times` rolls of `check` with bound `inputs`, made as `method` says; `exact(work)` gives
+    the check's exact `Distribution` (the caller's, so its cache is used), solved under `work`,
+    or raises `LimitError`; `kept()` gives it when it is already known, else None. One request,
+    one budget (`Limits.max_work`) and one deadline: the exact attempt, then the draw or the
+    rolls, all charge the same `Work`. Under `auto` the attempt may spend all of it but what
+    the rolls would take (`_reserve`), so a solve that does not fit leaves the rolls their part;
+    all of it when the rolls could not fit anyway, even at `ROLL` units each (they are then
+    refused as soon as they start)."""
     rng = ctx.rng or random.Random()
-    deadline = ctx.limits.deadline  # over the whole request: the exact attempt, then the draw or rolls
-    until = None if deadline is None else time.monotonic() + deadline
+    limits = ctx.limits
+    work = Work(limits.max_work, limits.deadline)  # the request's: its deadline runs from here
+    rolls: _Rolls | None = None  # made when they are needed (a cached distribution is drawn at once)
     try:
         if method != "rolled":
+            part = work
+            if method == "auto" and times * ROLL < work.limit and kept() is None:  # rolls might fit
+                rolls = _rolls(check, inputs, ctx._replace(rng=rng), work)
+                reserve = _reserve(rolls, times, work)
+                if reserve < work.left:
+                    part = work.share(work.left - reserve)
             try:
-                dist: Distribution = exact()
+                dist: Distribution | None = exact(part)
             except LimitError:
                 if method == "exact":
                     raise
-            else:
-                return _drawn(check, dist, rng, times, ctx, until)
-        return _rolled(check, inputs, ctx._replace(rng=rng), times, until)
+                dist = None  # the rolls go on with what the attempt left
+            finally:
+                if part is not work:  # the charge that passed its part was refused before its work
+                    work.used += min(part.used, part.limit)
+            if dist is not None:
+                return _drawn(check, dist, rng, times, ctx, work)
+        return _rolled(rolls or _rolls(check, inputs, ctx._replace(rng=rng), work), times)
     except LimitError as exc:  # a budget spent by the draw or the rolls: reported at the check
         raise placed(exc, check.span) from None
 
 
 def _drawn(
-    check: Check, dist: Distribution, rng: random.Random, times: int, ctx: RunContext, until: float | None
+    check: Check, dist: Distribution, rng: random.Random, times: int, ctx: RunContext, work: Work
 ) -> Batch:
     points = list(dist.joint.weights.items())
-    work = Work(ctx.limits.max_work, ctx.limits.deadline, until=until)
     counts = _multinomial(rng, [w for _, w in points], dist.joint.total, times, work)
     outcomes = {s.name: 0 for s in check.outcomes.members}
     reported = dist.values  # the one choice of what is counted: `Distribution.values`
@@ -183,30 +203,148 @@ def _multinomial(rng: random.Random, weights: list[int], total: int, times: int,
     return [int(n) for n in drawn]
 
 
-def _rolled(
-    check: Check, inputs: Mapping[str, Any], ctx: RunContext, times: int, until: float | None
-) -> Batch:
-    """The check rolled `times` times within one budget (`Limits.max_work`) and the request's
-    deadline (`until`, from `Limits.deadline`) for them all: each roll is charged a unit besides
-    its own work (a roll of plain dice charges none of its own, and takes several microseconds)."""
-    limits = ctx.limits
-    work = Work(limits.max_work, limits.deadline, until=until)
-    ctx = ctx._replace(work=work)
+ROLL = 4
+"""Units each roll of a batch rolled one by one is charged for its own: the sampler's call, its
+result and its counting, 5-15 µs a roll of a die or two (measured on the 2-core machine:
+a check of two d10 read a few times, 6 µs). Its dice are charged besides (`die_weights`)."""
+
+POOL = 2
+"""Units each roll is charged besides for each pool it rolls: the pool's dice made into a value
+the check reads (a pool of one d1000 rolls in 11 µs, a die alone in 6)."""
+
+QUARTERS = 4
+"""A die's weight (`die_weights`) is in quarters of a unit: drawing a face, or reading it once
+through a statistic, is about a quarter of a microsecond."""
+
+EACH = 3
+"""What a pool's `each` adds to the weight of each of its dice (in quarters of a unit: an
+expression run per die, about 0.75 µs)."""
+
+
+def die_weights(check: Check) -> dict[str, int]:
+    """What each die or chit a roll of `check` draws costs, in quarters of a unit, by its
+    randomizer's name: drawing it (1), running the pool's `each` on it (`EACH`), and once more
+    for each place after the roll that reads the randomizer (`sum(p)`, `highest(p, 3)`, a
+    trigger's condition...: each goes over every die of it). Worked out once per batch from the
+    check's expressions: the sampler's compiled code charges none of this itself."""
+    reads: dict[str, int] = {}
+    posts = [let for let in check.lets if not let.before_roll]
+    for expr in after_roll_expressions(check.roll, posts, check.outcome, check.outputs):
+        stack = [expr.node]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Name):
+                reads[node.id] = reads.get(node.id, 0) + 1
+            stack.extend(ast.children(node))
+    weights = {}
+    for r in check.roll:
+        each = EACH if isinstance(r, Pool) and r.each is not None else 0
+        weights[r.name] = 1 + each + reads.get(r.name, 0)
+    return weights
+
+
+class _Rolls(NamedTuple):
+    """What each roll of a batch rolled one by one needs, made once: the check, its bound inputs,
+    the context (its `work` the budget charged), what the rolls share (`ready`), the weight of
+    each randomizer's dice (`die_weights`) and the units each roll is charged before it is made
+    (`ROLL`, `POOL` for each pool)."""
+
+    check: Check
+    inputs: Mapping[str, Any]
+    ctx: RunContext
+    ready: Ready
+    weights: Mapping[str, int]
+    own: int
+
+    def one(self) -> Result:
+        """One roll without its trace, charged to `ctx.work`: `own` before it (and a look at the
+        clock: a roll's work may be small and slow), its dice after it."""
+        work = self.ctx.work
+        assert work is not None
+        work.charge(self.own)
+        work.check_clock()
+        result = sample(self.check, self.inputs, self.ctx, False, self.ready)
+        work.charge(self.dice(result))
+        return result
+
+    def dice(self, result: Result) -> int:
+        """The units for the dice and chits `result` drew (`die_weights`)."""
+        weights = self.weights
+        quarters = 0
+        for name, drawn in result.drawn.items():
+            quarters += len(drawn) * weights.get(name, 1)
+        return quarters // QUARTERS
+
+    def fixed(self, result: Result) -> int:
+        """What every roll after `result` is charged, when it is the same for each: a roll of
+        plain dice (`Before.quick`: no trigger, no redraw) draws as many every time, so its
+        charge is made before it, in one. 0 otherwise: each roll is charged by what it drew."""
+        before = self.ready.before
+        if before is None or not before.quick or self.ctx.forced:
+            return 0
+        return self.own + self.dice(result)
+
+
+def _rolls(check: Check, inputs: Mapping[str, Any], ctx: RunContext, work: Work) -> _Rolls:
+    own = ROLL + POOL * sum(isinstance(r, Pool) for r in check.roll)
+    return _Rolls(check, inputs, ctx._replace(work=work), Ready(check, inputs), die_weights(check), own)
+
+
+PROBE_SEED = 0
+"""The seed of the rolls `_reserve` makes to price a roll: a source of their own, so the caller's
+draws are the same whether or not they were made."""
+
+
+def _reserve(rolls: _Rolls, times: int, work: Work) -> int:
+    """What `times` rolls would charge, priced by two rolls made now with a random source of
+    their own (the second's charge: the first also works out what the rolls share), charged to
+    `work`. When the two are refused (the budget, or an error of the roll itself, which the
+    rolls would meet again): all that is left, so the exact attempt has it all, as it would."""
+    probe = work.share(work.left)
+    priced = rolls._replace(ctx=rolls.ctx._replace(work=probe, rng=random.Random(PROBE_SEED)))
+    try:
+        priced.one()
+        before = probe.used
+        priced.one()
+    except RulecraftError:
+        return work.left
+    finally:
+        work.count(probe)
+    return SLACK * times * (probe.used - before)
+
+
+SLACK = 2
+"""How many times the priced roll's charge `_reserve` keeps for each roll: rolls with rerolls or
+triggers vary (a pool of ten d10 rerolling its 9s and 10s, 40 to 200 units)."""
+
+
+def _rolled(rolls: _Rolls, times: int) -> Batch:
+    """The check rolled `times` times within the request's budget (`ctx.work`: `Limits.max_work`,
+    and the deadline from `Limits.deadline`) for them all: each roll is charged `ROLL` units,
+    `POOL` more for each pool, and its dice and chits, each its weight (`die_weights`, in
+    quarters of a unit: after the roll, or before it for plain dice, which draw as many each
+    time), besides the work the roll charges itself (a reroll chain's, a table call's: a roll
+    of plain dice charges none of its own)."""
+    check, work = rolls.check, rolls.ctx.work
+    assert work is not None
     outcomes = {s.name: 0 for s in check.outcomes.members}
     values: dict[str, dict[Any, int]] = {}
     unrolled: tuple[str, ...] = ()  # the inputs are the same in every roll: so is an auto rule
-    ready = Ready(check, inputs)  # what the rolls share, worked out in the first one
-    first = last = (
-        0  # the budget used once the first roll was done (what the rolls share made in it), the last
-    )
+    first = last = 0  # the budget used once the first roll was done (one-off work included), the last
+    one, fixed = rolls.one, 0
+    inputs, ctx, ready = rolls.inputs, rolls.ctx, rolls.ready
     for done in range(times):
         try:
-            work.charge()
-            work.check_clock()  # a roll's work may be small and slow: the clock is read at each
-            result = sample(check, inputs, ctx, False, ready)  # no trace: none is kept
+            if fixed:  # `one`, without its frame and its look at the dice
+                work.charge(fixed)
+                work.check_clock()
+                result = sample(check, inputs, ctx, False, ready)
+            else:
+                result = one()
+                fixed = rolls.fixed(result)
         except LimitError as exc:
-            rolls = f"rolls of check '{check.name}'"
-            raise too_many(exc, done, times, rolls, work, first, last) from None
+            said = f"rolls of check '{check.name}'"
+            raise too_many(exc, done, times, said, work, first, last) from None
         last = work.used
         if not done and result.auto:
             unrolled = check.unrolled(result.values)
