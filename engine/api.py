@@ -410,7 +410,6 @@ class Ruleset:
             times,
             method,
             lambda work: self._distribution(check, policy, named, work),
-            lambda: self._kept(check, policy, named)[3],
         )
 
     def _bind(self, check: Check, inputs: dict[str, Any]) -> Ready:
@@ -449,22 +448,8 @@ class Ruleset:
         self, check: str, policy: str, named: dict[str, Any], work: Work | None
     ) -> Distribution:
         """`distribution`, its arguments checked; solved under `work` when given (a request that
-        does more than the solve, `sample`: one budget for the whole request), else a fresh one."""
-        c, bound, key, found = self._kept(check, policy, named)
-        if found is None:
-            limits = self.limits
-            if work is None:
-                work = Work(limits.max_work, limits.deadline)  # `new_work`, without its frame
-            ctx = RunContext(limits, policy, self.caches, None, None, work)
-            found = exact_distribution(c, bound, ctx)
-            self.caches.distributions.put(key, found, found.approx_bytes())
-        return found
-
-    def _kept(
-        self, check: str, policy: str, named: dict[str, Any]
-    ) -> tuple[Check, dict[str, Any], tuple[Any, ...], Distribution | None]:
-        """The check, its bound inputs, the key its distribution is kept by and the distribution
-        when it is kept (else None)."""
+        does more than the solve, `sample`, whose draw is charged to what the solve left and
+        whose deadline runs from its start), else a fresh one."""
         c = self.model.checks.get(check)
         if c is None:
             c = self.check(check)  # the error, with the nearest name
@@ -472,11 +457,19 @@ class Ruleset:
         # this is one pass (`bind`, as `bind_inputs` calls it, without its frame)
         bound = bind(c.inputs, named, "check", check, c.span)
         key = (check, policy, tuple(bound.values()))  # every declared input, in order: no names
+        distributions = self.caches.distributions
         try:  # every bound value is hashable: `lookup` is `get` without its frame
-            found: Distribution | None = self.caches.distributions.lookup(key)
+            found: Distribution | None = distributions.lookup(key)
         except TypeError:
             found = None
-        return c, bound, key, found
+        if found is None:
+            limits = self.limits
+            if work is None:
+                work = Work(limits.max_work, limits.deadline)  # `new_work`, without its frame
+            ctx = RunContext(limits, policy, self.caches, None, None, work)
+            found = exact_distribution(c, bound, ctx)
+            distributions.put(key, found, found.approx_bytes())
+        return found
 
     @property
     def scenes(self) -> Mapping[str, Scene]:

@@ -9,9 +9,10 @@ rolling `times` times gives, in law, for every check: triggers, redraws and the 
 included, since the exact evaluator solves the same rules as the sampler. When the distribution
 cannot be had (its solve would spend the budget), or when the caller asks for it
 (`method="rolled"`: an independent check of the exact evaluator), the check is rolled `times`
-times by the one sampler. One work budget and one deadline for the whole request: the exact
-attempt, then the draw or the rolls, each roll charged for the dice it draws and the reads of
-them (`die_weights`), about what it costs.
+times by the one sampler, each roll charged for the dice it draws and the reads of them
+(`die_weights`), about what it costs. One deadline for the whole request; the exact attempt has
+the whole work budget (the draw is charged to what it left), and rolls after an attempt that
+did not fit a budget of their own (`sample_many`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from fractions import Fraction
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import LimitError, RulecraftError, no_outcome, no_value, placed
+from ..errors import LimitError, no_outcome, no_value, placed
 from ..expr import ast
 from ..frozen import FrozenDict, frozen
 from ..model.ruleset import Check, Pool, after_roll_expressions
@@ -121,40 +122,30 @@ def sample_many(
     times: int,
     method: str,
     exact: Callable[[Work], Distribution],
-    kept: Callable[[], Distribution | None],
 ) -> Batch:
     """`times` rolls of `check` with bound `inputs`, made as `method` says; `exact(work)` gives
     the check's exact `Distribution` (the caller's, so its cache is used), solved under `work`,
-    or raises `LimitError`; `kept()` gives it when it is already known, else None. One request,
-    one budget (`Limits.max_work`) and one deadline: the exact attempt, then the draw or the
-    rolls, all charge the same `Work`. Under `auto` the attempt may spend all of it but what
-    the rolls would take (`_reserve`), so a solve that does not fit leaves the rolls their part;
-    all of it when the rolls could not fit anyway, even at `ROLL` units each (they are then
-    refused as soon as they start)."""
+    or raises `LimitError`. One deadline for the whole request. The exact attempt has the whole
+    budget (`Limits.max_work`), so `auto` draws whenever the distribution fits it, whatever
+    `times` is; the draw is charged to what it left. Under `auto`, rolls after an attempt that
+    did not fit have a budget of their own, so such a request may do up to twice `max_work`
+    (a share of one budget, priced ahead by trial rolls, had left the attempt short of a
+    distribution that fitted, and rolled where it would have drawn: which of the two it did
+    flipped back and forth as `times` grew)."""
     rng = ctx.rng or random.Random()
     limits = ctx.limits
     work = Work(limits.max_work, limits.deadline)  # the request's: its deadline runs from here
-    rolls: _Rolls | None = None  # made when they are needed (a cached distribution is drawn at once)
     try:
         if method != "rolled":
-            part = work
-            if method == "auto" and times * ROLL < work.limit and kept() is None:  # rolls might fit
-                rolls = _rolls(check, inputs, ctx._replace(rng=rng), work)
-                reserve = _reserve(rolls, times, work)
-                if reserve < work.left:
-                    part = work.share(work.left - reserve)
             try:
-                dist: Distribution | None = exact(part)
+                dist = exact(work)
             except LimitError:
                 if method == "exact":
                     raise
-                dist = None  # the rolls go on with what the attempt left
-            finally:
-                if part is not work:  # the charge that passed its part was refused before its work
-                    work.used += min(part.used, part.limit)
-            if dist is not None:
+                work = Work(limits.max_work, until=work.until)  # the rolls': the same deadline
+            else:
                 return _drawn(check, dist, rng, times, ctx, work)
-        return _rolled(rolls or _rolls(check, inputs, ctx._replace(rng=rng), work), times)
+        return _rolled(_rolls(check, inputs, ctx._replace(rng=rng), work), times)
     except LimitError as exc:  # a budget spent by the draw or the rolls: reported at the check
         raise placed(exc, check.span) from None
 
@@ -288,34 +279,6 @@ class _Rolls(NamedTuple):
 def _rolls(check: Check, inputs: Mapping[str, Any], ctx: RunContext, work: Work) -> _Rolls:
     own = ROLL + POOL * sum(isinstance(r, Pool) for r in check.roll)
     return _Rolls(check, inputs, ctx._replace(work=work), Ready(check, inputs), die_weights(check), own)
-
-
-PROBE_SEED = 0
-"""The seed of the rolls `_reserve` makes to price a roll: a source of their own, so the caller's
-draws are the same whether or not they were made."""
-
-
-def _reserve(rolls: _Rolls, times: int, work: Work) -> int:
-    """What `times` rolls would charge, priced by two rolls made now with a random source of
-    their own (the second's charge: the first also works out what the rolls share), charged to
-    `work`. When the two are refused (the budget, or an error of the roll itself, which the
-    rolls would meet again): all that is left, so the exact attempt has it all, as it would."""
-    probe = work.share(work.left)
-    priced = rolls._replace(ctx=rolls.ctx._replace(work=probe, rng=random.Random(PROBE_SEED)))
-    try:
-        priced.one()
-        before = probe.used
-        priced.one()
-    except RulecraftError:
-        return work.left
-    finally:
-        work.count(probe)
-    return SLACK * times * (probe.used - before)
-
-
-SLACK = 2
-"""How many times the priced roll's charge `_reserve` keeps for each roll: rolls with rerolls or
-triggers vary (a pool of ten d10 rerolling its 9s and 10s, 40 to 200 units)."""
 
 
 def _rolled(rolls: _Rolls, times: int) -> Batch:
