@@ -210,3 +210,38 @@ def test_deadline_zero_stops_what_reads_the_clock_and_nothing_else() -> None:
     assert late.distribution("specific", target=55).probability("botch") == Fraction(1, 20)
     with pytest.raises(engine.DeadlineError):
         late.sample("specific", 5, random.Random(1), method="rolled", target=55)
+
+
+ANY_VALUE = """\
+rulecraft: 1
+name: anyv
+scales:
+  a: [x, y]
+  b: [p, q]
+tables:
+  t:
+    params: [n]
+    rules: [{else: n}]
+checks:
+  c:
+    roll: {d: {die: 6}}
+    let:
+      v: "t('x') if d < 2 else (t('p') if d < 3 else t(d))"
+      w: "'y' if d > 5 else 'x'"
+    outcomes: [lo, hi]
+    outcome: "'hi' if d > 3 else 'lo'"
+"""
+
+
+def test_a_value_of_any_type_is_told_no_scale_and_one_of_a_scales_type_is():
+    """Review AV: the scale was taken from a value's first value, so `v`, whose values are a
+    member of scale a, one of scale b and numbers, was told scale a: `probability('p')` was RC402
+    and `probability(3)` a TypeError, each of chance 1/6. A scale is the declared type's."""
+    d = engine.load(ANY_VALUE, name="anyv.yaml").distribution("c")
+    v = d.value("v")
+    assert (v.probability("x"), v.probability("p"), v.probability(3)) == (Fraction(1, 6),) * 3
+    w = d.value("w")  # a value of scale a's type: a misspelt member is told
+    assert w.probability("y") == Fraction(1, 6)
+    with pytest.raises(engine.InputError) as caught:
+        w.probability("yy")
+    assert caught.value.diagnostics[0].code == "RC402"

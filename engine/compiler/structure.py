@@ -514,8 +514,26 @@ class Structure:
             sequential=sequential,
             examples=self._examples(path, spec, inputs, roll, lets, outputs, outcomes),
             span=self.unit.doc.span(path, key=True),
-            scales=FrozenDict({**self.unit.scales, outcomes.name: outcomes}),
+            value_scales=self._value_scales(inputs, lets, outputs, outcomes),
         )
+
+    def _value_scales(
+        self,
+        inputs: list[InputSpec],
+        lets: list[Let],
+        outputs: list[tuple[str, Expr]],
+        outcomes: Scale,
+    ) -> FrozenDict:
+        """The scale of each named value whose declared type is one scale's values (a choice
+        input, a `let` or an output of a scale's type): a `Distribution` tells a misspelt member
+        of it (RC402) from one that never comes up. A value of any other type, `any` among them,
+        whose values may be members of several scales, has none."""
+        scales = {**self.unit.scales, outcomes.name: outcomes}
+        found = {spec.name: spec.scale for spec in inputs if spec.scale is not None}
+        for name, expr in [*((let.name, let.expr) for let in lets), *outputs]:
+            if expr.type.kind == "sym" and expr.type.scale in scales:
+                found[name] = scales[expr.type.scale]
+        return FrozenDict(found)
 
     def _example_inputs(
         self, here: PathKey, ex: dict[str, Any], inputs: list[InputSpec], parts: Apart

@@ -111,9 +111,9 @@ class Distribution:
     roll, where the check was worked out randomizer by randomizer (`Sequential`): the outcome's
     distribution stands, and asking for the joint, a value or an output raises it, as a roll with
     those dice does (the product's `joint` raises it when made)."""
-    scales: Mapping[str, Scale] = field(default_factory=dict, repr=False)
-    """The scales its values' symbols may belong to, by name (`Check.scales`): each value's `Dist`
-    is told its own (`Dist.scale`), so that a misspelt member is RC402, not a chance of 0."""
+    value_scales: Mapping[str, Scale] = field(default_factory=dict, repr=False)
+    """The scale of each named value declared of a scale's type (`Check.value_scales`): its `Dist`
+    is told it (`Dist.scale`), so that a misspelt member is RC402, not a chance of 0."""
     _outcome: Dist | None = field(init=False, repr=False)
     """The outcome's distribution as made with the distribution; None when its pass was left
     (then `_Product.finish` makes and keeps it)."""
@@ -159,7 +159,7 @@ class Distribution:
         a worker process reaches its parent)."""
         joint, failed = self._made()
         fields = (self.check, self.inputs, self.outcomes, joint, self.names, self.states, self.policy)
-        rest = (self.capped, self.truncated, self.known, self.unrolled, failed, self.scales)
+        rest = (self.capped, self.truncated, self.known, self.unrolled, failed, self.value_scales)
         return (Distribution, (*fields, *rest))
 
     def __eq__(self, other: object) -> bool:
@@ -218,7 +218,7 @@ class Distribution:
         if name not in self.names:  # known before the roll, or no value of the check
             for known, v in self.known:  # the same at every point
                 if known == name and isinstance(v, _KINDS):
-                    made = _frozen(Dist(FrozenDict({v: 1}), 1), self._scale_of(v))
+                    made = _frozen(Dist(FrozenDict({v: 1}), 1), self.value_scales.get(name))
         else:
             source = self.source
             loop = None
@@ -243,15 +243,9 @@ class Distribution:
                 or set(map(type, counts)) <= _PLAIN
                 or all(isinstance(v, _KINDS) for v in counts)
             ):
-                made = _frozen(Dist(FrozenDict(counts), total), self._scale_of(next(iter(counts), None)))
+                made = _frozen(Dist(FrozenDict(counts), total), self.value_scales.get(name))
         kept[name] = made
         return made
-
-    def _scale_of(self, value: Any) -> Scale | None:
-        """The scale of a symbol among a value's values (None for a number or true/false)."""
-        if type(value) is not Symbol:
-            return None
-        return self.outcomes if value.scale == self.outcomes.name else self.scales.get(value.scale)
 
     def probability(self, outcome: str | Symbol) -> Fraction:
         return self.outcome.probability(self._sym(outcome))
@@ -719,7 +713,7 @@ def _product(
         states,
         ctx.policy,
         known=known_values(check, env),
-        scales=check.scales,
+        value_scales=check.value_scales,
     )
 
 
@@ -743,7 +737,7 @@ def _fixed(
         policy,
         known=known,
         unrolled=unrolled,
-        scales=check.scales,
+        value_scales=check.value_scales,
     )
 
 
@@ -841,7 +835,7 @@ class Sequential:
             truncated,
             known_values(self.check, self.env),
             failed=self.failed,
-            scales=self.check.scales,
+            value_scales=self.check.value_scales,
         )
 
     def stage_key(self, i: int, dice: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -558,10 +558,10 @@ class Check:
     every part of the check that reads the value (each reads besides it only the names `reads`,
     all known before the roll), so values with equal keys are read alike and the exact evaluator
     lists one of them, weighed for all. None as `stage_keys` is."""
-    scales: Mapping[str, Scale] = field(default_factory=dict, compare=False, repr=False)
-    """The ruleset's scales by name, as the check was compiled (its own outcomes' among them): the
-    scale a named value's symbols belong to, so a `Distribution` tells a misspelt member of it
-    (RC402) from one that never comes up (a probability of 0)."""
+    value_scales: Mapping[str, Scale] = field(default_factory=dict, compare=False, repr=False)
+    """The scale of each named value declared of a scale's type (a choice input, a `let`, an
+    output), by the value's name: a `Distribution` tells a misspelt member of it (RC402) from one
+    that never comes up (a probability of 0). A value of `any` type has none."""
     pre_lets: tuple[Let, ...] = field(init=False, compare=False, repr=False)
     """The values that need no die (`Let.before_roll`), in order."""
     pre_names: tuple[str, ...] = field(init=False, compare=False, repr=False)
