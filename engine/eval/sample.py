@@ -265,6 +265,7 @@ class Ready:
         "weighed",
         "weigh",
         "rollers",
+        "counted",
     )
 
     def __init__(self, check: Check, inputs: Mapping[str, Any]) -> None:
@@ -285,6 +286,8 @@ class Ready:
         """Weigh this in the cache that holds it; False when it does not fit (`BoundedCache.grow`)."""
         self.rollers: dict[tuple[str, bool, Callable[[Any], random.Random]], Callable[..., Result]] = {}
         """Its rollers once proven unmeterable, by policy, trace and random source (`kept_roller`)."""
+        self.counted: Limits | None = None
+        """The limits its pools' and draws' counts were checked against by `prepared`, else None."""
 
     def work_out(self) -> Before:
         """`before`, worked out now (under the current request's budget) and kept."""
@@ -495,13 +498,17 @@ def prepared(
     and whether they go unmetered decided now, so a roll of plain dice is its dice and what
     was kept (`kept_roller`). `source` checks a random source that is not a
     `random.Random`."""
-    try:
-        with working(new_work(limits)):
-            before = ready.before if ready.before is not None else ready.work_out()
-            if before.fired is None:
-                _counted(ready.check, before.env, limits)
-    except LimitError as exc:
-        raise placed(exc, ready.check.span) from None
+    before = ready.before
+    if before is None or ready.counted is not limits:  # once per binding: a roller is made often
+        try:
+            with working(new_work(limits)):
+                if before is None:
+                    before = ready.work_out()
+                if before.fired is None:
+                    _counted(ready.check, before.env, limits)
+        except LimitError as exc:
+            raise placed(exc, ready.check.span) from None
+        ready.counted = limits
     _decide(ready, before, limits)
     if ready.unmetered is limits:
         return kept_roller(ready, policy, traced, caches, source)
