@@ -281,6 +281,12 @@ class CampaignError(RulecraftError):
     Nothing was written."""
 
 
+PROBABILITY_HINT = 'a probability is a number from 0 to 1 (0.25, 1) or a fraction written as text ("1/6")'
+"""The hint of an example's probability written wrong, out of 0..1 or no number at all, told
+where the schema finds it or where the compiler does ("3/2"): here, so the compiler need not
+import the schema's module (and jsonschema with it) on a load the cache answers."""
+
+
 def did_you_mean(name: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | None:
     """A hint naming the nearest candidate, if one is close enough to be a misspelling (`cutoff`:
     the least `difflib` ratio; a caller weighing only some of the names there are asks for more,

@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import (
+    PROBABILITY_HINT,
     CompileError,
     Diagnostic,
     ExprSyntaxError,
@@ -65,7 +66,6 @@ from ..syntax.clock import Clock
 from ..syntax.document import Document, PathKey
 from ..syntax.input_keys import LIST_INPUT_KEYS, input_takes
 from ..syntax.positions import Span
-from ..syntax.schema import PROBABILITY_HINT
 from .codegen import CLOCK_CODE
 from .expected import expected_value
 from .expressions import BeforeTheRoll, Expressions, OutputScope

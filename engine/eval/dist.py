@@ -284,11 +284,15 @@ class Dist:
             wanted = " or ".join(_KIND_WORDS[k] for k in sorted(held, key=str) if k is not None)
             arguments.wrong_type(where, "value", value, wanted)
         if ordered and kind == "name" and type(value) is not Symbol:
+            members = False
             for v in self.weights:  # a member named so, compared by its rank
-                if v == value and type(v) is Symbol:
-                    return v
-            raise InputError([Diagnostic("RC402", f"no value {value!r} to compare with"[:120], None)])
-        return value
+                if type(v) is Symbol:
+                    if v == value:
+                        return v
+                    members = True
+            if members:  # a scale's members, none named so: compared as text, it answered 1 or 0
+                raise InputError([Diagnostic("RC402", f"no value {value!r} to compare with"[:120], None)])
+        return value  # plain text among plain text (a `Dist` made by hand): in text's order
 
     def as_json(self) -> dict[str, str]:
         return {v.name if isinstance(v, Symbol) else show(v): fraction_text(p) for v, p in self.items()}

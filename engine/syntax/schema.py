@@ -20,7 +20,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
-from ..errors import Diagnostic, SchemaError, clipped, did_you_mean, shown
+from ..errors import PROBABILITY_HINT, Diagnostic, SchemaError, clipped, did_you_mean, shown
 from ..frozen import replace
 from .clock import SCHEMA_STEPS, Clock
 from .document import Document
@@ -79,10 +79,6 @@ NUMBER_TEXT = (
 )
 """The subschemas of an example's probability (a number, text or bounds), and those of a number
 written as text, which the engine words itself rather than as the forms they list."""
-
-PROBABILITY_HINT = 'a probability is a number from 0 to 1 (0.25, 1) or a fraction written as text ("1/6")'
-"""The hint of a probability written wrong, out of 0..1 or no number at all, told where the
-schema finds it or where the compiler does ("3/2")."""
 
 
 def resolve(pointer: str) -> Any:
