@@ -143,6 +143,7 @@ def test_serve_on_port_0_prints_the_port_it_took_and_a_port_in_use_is_rc407(cli:
 
     (tmp_path / "torn.yaml").write_text("rulecraft: 1\nname: [\n", encoding="utf-8")
     (tmp_path / os.fsdecode(b"caf\xe9.yaml")).write_text("rulecraft: 1\nname: x\n", encoding="utf-8")
+    (tmp_path / "two\nlines.yaml").write_text("rulecraft: 1\nname: [\n", encoding="utf-8")
     process = subprocess.Popen(
         [
             sys.executable,
@@ -178,6 +179,10 @@ def test_serve_on_port_0_prints_the_port_it_took_and_a_port_in_use_is_rc407(cli:
     # a file name that is not UTF-8 text is not served, and said (its bad byte shown escaped)
     assert f"warning: {tmp_path}/caf\\xe9.yaml is not served" in err, err
     assert "RC001" in err and "its file name is not UTF-8 text" in err, err
+    # a newline in a file's name is shown as \n: the warning stays one line (review AV)
+    assert re.search(
+        rf"warning: {re.escape(str(tmp_path))}/two\\nlines\.yaml (does not load|is not served)", err
+    ), err
 
 
 # -- /api/roll: its request and its answer, field by field -------------------------------------------

@@ -14,6 +14,7 @@ import uvicorn
 
 from ..errors import Diagnostic, InputError
 from ..frozen import replace
+from ..syntax.positions import one_line
 from .app import LOOPBACK, Settings, address_of, create_app, host_name, token_problem
 
 MOST_WORKERS = 64
@@ -135,13 +136,14 @@ def serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     settings = replace(settings, allowed_hosts=allowed_hosts(args.allow_host, args.host, host))
     app = create_app(settings)
     for path, exc in app.state.server.catalog.unloadable():  # served (its error, by name), but said now
-        err.write(f"warning: {path} does not load; GET /api/rulesets leaves it out:\n{exc}\n")
+        err.write(f"warning: {one_line(str(path))} does not load; GET /api/rulesets leaves it out:\n{exc}\n")
         err.flush()
     for path, name in app.state.server.catalog.shadowing():
-        err.write(f"note: {path} is served as '{name}', in place of the shipped ruleset of that name\n")
+        shown = one_line(str(path))
+        err.write(f"note: {shown} is served as '{name}', in place of the shipped ruleset of that name\n")
     for path, exc in app.state.server.catalog.misnamed():  # not served at all
         shown = os.fsencode(path).decode("utf-8", "backslashreplace")  # the bytes as they are
-        err.write(f"warning: {shown} is not served:\n{exc}\n")
+        err.write(f"warning: {one_line(shown)} is not served:\n{exc}\n")
         err.flush()
     where = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     guard = "campaign writes need the token" if settings.token else "no token: campaign writes are open"
