@@ -26,13 +26,13 @@ from itertools import accumulate
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import LimitError, no_outcome, no_value, placed
-from ..expr import ast
 from ..frozen import FrozenDict, frozen
-from ..model.ruleset import Check, Pool, after_roll_expressions
+from ..model.ruleset import Check, Pool
 from ..model.values import COUNTED, Symbol, to_json
 from ..runtime import arguments
 from ..runtime.context import RunContext
 from ..runtime.work import Work, too_many
+from .dicework import dice_units, die_weights
 from .dist import Dist
 from .sample import Ready, sample
 from .trace import Result
@@ -203,36 +203,6 @@ POOL = 2
 """Units each roll is charged besides for each pool it rolls: the pool's dice made into a value
 the check reads (a pool of one d1000 rolls in 11 µs, a die alone in 6)."""
 
-QUARTERS = 4
-"""A die's weight (`die_weights`) is in quarters of a unit: drawing a face, or reading it once
-through a statistic, is about a quarter of a microsecond."""
-
-EACH = 3
-"""What a pool's `each` adds to the weight of each of its dice (in quarters of a unit: an
-expression run per die, about 0.75 µs)."""
-
-
-def die_weights(check: Check) -> dict[str, int]:
-    """What each die or chit a roll of `check` draws costs, in quarters of a unit, by its
-    randomizer's name: drawing it (1), running the pool's `each` on it (`EACH`), and once more
-    for each place after the roll that reads the randomizer (`sum(p)`, `highest(p, 3)`, a
-    trigger's condition...: each goes over every die of it). Worked out once per batch from the
-    check's expressions: the sampler's compiled code charges none of this itself."""
-    reads: dict[str, int] = {}
-    posts = [let for let in check.lets if not let.before_roll]
-    for expr in after_roll_expressions(check.roll, posts, check.outcome, check.outputs):
-        stack = [expr.node]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, ast.Name):
-                reads[node.id] = reads.get(node.id, 0) + 1
-            stack.extend(ast.children(node))
-    weights = {}
-    for r in check.roll:
-        each = EACH if isinstance(r, Pool) and r.each is not None else 0
-        weights[r.name] = 1 + each + reads.get(r.name, 0)
-    return weights
-
 
 class _Rolls(NamedTuple):
     """What each roll of a batch rolled one by one needs, made once: the check, its bound inputs,
@@ -260,11 +230,7 @@ class _Rolls(NamedTuple):
 
     def dice(self, result: Result) -> int:
         """The units for the dice and chits `result` drew (`die_weights`)."""
-        weights = self.weights
-        quarters = 0
-        for name, drawn in result.drawn.items():
-            quarters += len(drawn) * weights.get(name, 1)
-        return quarters // QUARTERS
+        return dice_units(self.weights, result)
 
     def fixed(self, result: Result) -> int:
         """What every roll after `result` is charged, when it is the same for each: a roll of

@@ -31,7 +31,7 @@ class Limits:
     max_work: int = 2_000_000
     """Units of work one request may do (`RC503`): about a microsecond each — a state listed, a
     statistic's step, a table call, a few for a reroll chain's transition, a roll of many at once
-    by its dice and their reads (`batch.die_weights`). The default ends any
+    by its dice and their reads (`dicework.die_weights`). The default ends any
     request in about 2 s on a small machine, well under 256 MB."""
     deadline: float | None = None
     """Seconds of wall clock one request may take (`RC503`); None: only `max_work` bounds it."""

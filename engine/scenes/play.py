@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, limit_advice, placed
+from ..eval.dicework import dice_units
 from ..eval.sample import Ready, sample
 from ..frozen import field, frozen
 from ..model.ruleset import RulesetModel
@@ -155,7 +156,9 @@ class Played:
 
 STEP_WORK = 20
 """Units of work charged for one step a played scene takes (about its cost at a microsecond a
-unit, the dice it rolls charged apart)."""
+unit, the roll's call included); the dice it rolls are charged apart, after the roll, by the rule
+a batch's rolls are charged by (`dicework.dice_units`: a quarter of a unit per die drawn and per
+read of its pool after the roll), besides the work the roll charges itself (a reroll chain's)."""
 NEW_STEP_WORK = 50
 """More for a step from a state not met before (its action bound, its preconditions checked):
 about 50 µs, where a step met before costs 5–10 µs."""
@@ -501,12 +504,17 @@ def _take(
                 # the check with its inputs, kept with what every roll of them shares (`Ready`:
                 # worked out at its first roll, so no roll of this step works it out again)
                 ready = Ready(*roll) if roll is not None else None
-                call = (act, who, bound, roles, ready, shown)
+                weights = steps.die_weights(roll[0]) if roll is not None else {}
+                call = (act, who, bound, roles, ready, shown, weights)
         steps.keep("calls", at, call)
     if call is None or isinstance(call, str):
         return call
-    act, who, bound, roles, ready, shown = call
-    result = sample(ready.check, ready.inputs, ctx, traced, ready) if ready is not None else None
+    act, who, bound, roles, ready, shown, weights = call
+    result = None
+    if ready is not None:
+        result = sample(ready.check, ready.inputs, ctx, traced, ready)
+        assert ctx.work is not None
+        ctx.work.charge(dice_units(weights, result))  # its dice, as a batch's roll's (`dicework`)
     seen = rolled(ready.check if ready is not None else None, result)
     after_key = (at, _frozen(seen))
     after = steps.afters.get(after_key) if after_key[1] is not None else None

@@ -1,0 +1,51 @@
+"""What a roll's dice cost to draw and to read, the one rule every roll made one by one is charged
+by: a batch's rolls (`batch.py`) and a scene's (`scenes/play.py`). The sampler's compiled code
+charges none of it itself, so a roll of plain dice charged nothing for its dice: a hundred d1000
+cost what one did."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..expr import ast
+from ..model.ruleset import Check, Pool, after_roll_expressions
+from .trace import Result
+
+QUARTERS = 4
+"""A die's weight (`die_weights`) is in quarters of a unit: drawing a face, or reading it once
+through a statistic, is about a quarter of a microsecond."""
+
+EACH = 3
+"""What a pool's `each` adds to the weight of each of its dice (in quarters of a unit: an
+expression run per die, about 0.75 µs)."""
+
+
+def die_weights(check: Check) -> dict[str, int]:
+    """What each die or chit a roll of `check` draws costs, in quarters of a unit, by its
+    randomizer's name: drawing it (1), running the pool's `each` on it (`EACH`), and once more
+    for each place after the roll that reads the randomizer (`sum(p)`, `highest(p, 3)`, a
+    trigger's condition...: each goes over every die of it). Worked out once per check by its
+    caller (a batch, a scene's steps), from the check's expressions, not once per roll."""
+    reads: dict[str, int] = {}
+    posts = [let for let in check.lets if not let.before_roll]
+    for expr in after_roll_expressions(check.roll, posts, check.outcome, check.outputs):
+        stack = [expr.node]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Name):
+                reads[node.id] = reads.get(node.id, 0) + 1
+            stack.extend(ast.children(node))
+    weights = {}
+    for r in check.roll:
+        each = EACH if isinstance(r, Pool) and r.each is not None else 0
+        weights[r.name] = 1 + each + reads.get(r.name, 0)
+    return weights
+
+
+def dice_units(weights: Mapping[str, int], result: Result) -> int:
+    """The units for the dice and chits `result` drew, each its weight (`weights`, the check's
+    `die_weights`; 1 for one not there), in whole units."""
+    quarters = 0
+    for name, drawn in result.drawn.items():
+        quarters += len(drawn) * weights.get(name, 1)
+    return quarters // QUARTERS
