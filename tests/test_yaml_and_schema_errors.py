@@ -819,3 +819,27 @@ def test_a_key_yaml_1_1_reads_as_true_is_one_rc102_saying_so(written: str) -> No
     assert d.hint is not None and d.hint.startswith("quote the key ('on':)")
     fixed = text.replace(f"{written}:", "'on':")
     engine.load_source(SourceFile("fixed.yaml", fixed))  # the hint's quoted key loads
+
+
+def test_an_unknown_key_yaml_1_1_reads_as_false_is_told_as_written() -> None:
+    """Review AV: `off:` in a trigger under `%YAML 1.1` was "unknown key 'false'"."""
+    text = TRIGGERED.replace("must: add}", "must: add, off: 1}").replace("ON:", "'on':")
+    d = one(text)
+    assert d.code == "RC102"
+    assert d.message.startswith("unknown key 'off' in checks.flip.roll.d.triggers.0 (read as false: "), (
+        d.message
+    )
+    assert d.span is not None and (d.span.line, d.span.col) == at(text, "off:")
+
+
+def test_a_name_yaml_1_1_reads_as_true_is_one_rc307_saying_so() -> None:
+    """Review AV: a `let` named `y` under `%YAML 1.1` was "'true' is a word of the expression
+    language ... rename it, e.g. 'true_'"."""
+    text = TRIGGERED.replace("ON:", "'on':").replace(
+        "    outcomes:", "    let:\n      y: sum(d)\n    outcomes:"
+    )
+    found = diagnostics(text)
+    said = [d for d in found if d.code == "RC307"]
+    assert len(said) == 1 and said[0].message.startswith("the name 'y' is read as true: "), found
+    assert said[0].span is not None and (said[0].span.line, said[0].span.col) == at(text, "y: sum")
+    assert said[0].hint is not None and said[0].hint.startswith("quote the key ('y':)")

@@ -63,7 +63,7 @@ from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.rules import counting
 from ..runtime.work import Work, working
 from ..syntax.clock import Clock
-from ..syntax.document import Document, PathKey
+from ..syntax.document import YAML11_HINT, YAML11_SAID, Document, PathKey
 from ..syntax.input_keys import LIST_INPUT_KEYS, input_takes
 from ..syntax.positions import Span
 from .codegen import CLOCK_CODE
@@ -291,6 +291,14 @@ class Structure:
 
         def declare(n: str, t: T.Type, kind: str, at: PathKey) -> None:
             if n in RESERVED:
+                written = self.unit.doc.boolean_key(at)
+                if written is not None:  # `y:` under `%YAML 1.1`, read as true
+                    raise problem(
+                        "RC307",
+                        f"the name '{written}' is read as {n}: {YAML11_SAID}",
+                        self.unit.doc.span(at, key=True),
+                        YAML11_HINT.format(written),
+                    )
                 raise problem(
                     "RC307",
                     f"'{n}' is a word of the expression language and cannot name a value",

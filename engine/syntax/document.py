@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from ..errors import MAX_DIGITS, DeadlineError, Diagnostic, LimitError, LoadError, clipped, limit_advice
 from ..frozen import frozen
@@ -64,6 +64,13 @@ class Place:
 
     key: tuple[int, int] | None
     value: tuple[int, int]
+
+
+YAML11_BOOLEANS: Final = frozenset({"y", "yes", "n", "no", "on", "off"})
+"""The words YAML 1.1 reads as true or false besides `true` and `false` (in any case), which YAML
+1.2, rulecraft's default, reads as text: under `%YAML 1.1` a trigger's `on:` is the key `true`."""
+YAML11_SAID: Final = "the file asks for YAML 1.1, which reads on, off, yes, no, y and n as true or false"
+YAML11_HINT: Final = "quote the key ('{}':), or write %YAML 1.2 (or leave the %YAML line out)"
 
 
 @frozen
@@ -123,6 +130,14 @@ class Document:
         (`first_path`), each key as written (`key_text`: a decimal key with every digit)."""
         first = tuple(self.first_path(tuple(path)))
         return ".".join(self.key_text(first[: i + 1]) for i in range(len(first)))
+
+    def boolean_key(self, path: PathKey) -> str | None:
+        """The key at the end of `path` as the file writes it, when YAML 1.1 (a file's
+        `%YAML 1.1`) read that word as true or false (`on:`, `Yes:`, `n:`); else None."""
+        if str(path[-1]) not in ("true", "false"):
+            return None
+        text = self.span(path, key=True).text
+        return text if text.lower() in YAML11_BOOLEANS else None
 
     def key_text(self, path: PathKey) -> str:
         """The key at the end of `path` as text: one YAML read as a float (a value table's `1e3`

@@ -23,7 +23,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from ..errors import PROBABILITY_HINT, Diagnostic, SchemaError, clipped, did_you_mean, shown
 from ..frozen import replace
 from .clock import SCHEMA_STEPS, Clock
-from .document import Document
+from .document import YAML11_HINT, YAML11_SAID, Document
 from .faces import NO_FACES, no_faces_hint, too_many_faces
 from .input_keys import input_takes
 from .names import NAME_PATTERN, NAME_RULE, RULESET_NAME_PATTERN, name_rule
@@ -174,7 +174,7 @@ def validate(doc: Document, clock: Clock | None = None) -> None:
         errors = list(_validator().iter_errors(doc.data))
     finally:
         _CLOCK.reset(token)
-    slips = _misspellings(errors, lambda at, key: doc.span(at + (key,), key=True).text)
+    slips = _misspellings(errors, lambda at, key: (doc.boolean_key(at + (key,)) or "").lower())
     # a value of the wrong kind is said once, as that: the forms it fits none of say it again
     typed = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
     errors = [
@@ -211,7 +211,7 @@ def _misspellings(errors: list[ValidationError], written: Callable[[tuple[Any, .
     """The unknown keys that stand for a required key missing from the same mapping (in any of
     the forms it was tried against): `outcom` where `outcome` is missing, `ay` where a trigger
     needs `may` or `must`, and a key written as the missing one but read as another (`on:`,
-    which YAML 1.1 reads as `true`: `written` gives a key's text in the file)."""
+    which YAML 1.1 reads as `true`: `written` gives such a key's word in lower case, else '')."""
     missing: dict[tuple[Any, ...], set[str]] = {}
     unknown: list[ValidationError] = []
     for e in _walk(errors):
@@ -224,8 +224,8 @@ def _misspellings(errors: list[ValidationError], written: Callable[[tuple[Any, .
         at = tuple(e.absolute_path)
         for key in _extra(e):
             lacking = missing.get(at, set())
-            text = written(at, key).lower() if str(key) in ("true", "false") else written(at, key)
-            meant = text if text != str(key) and text in lacking else _nearest(str(key), lacking)
+            read_as = written(at, key)
+            meant = read_as if read_as in lacking else _nearest(str(key), lacking)
             if meant is not None:
                 slips.setdefault(at, {})[str(key)] = meant
     for e in unknown:
@@ -518,16 +518,19 @@ def _unknown_keys(doc: Document, error: ValidationError, slips: Slips) -> list[D
     for key in _extra(error) or ["?"]:
         name = doc.key_text(path + (key,)) if key in instance else str(key)
         hint = f"did you mean '{meant[name]}'?" if name in meant else did_you_mean(name, unused)
-        text = doc.span(path + (key,), key=True).text
-        if name in ("true", "false") and text != name and text.lower() in allowed:
-            # YAML 1.1 (a file's `%YAML 1.1`) reads on/off/yes/no/y/n as true or false
+        written = doc.boolean_key(path + (key,)) if key in instance else None
+        if written is not None:  # a word YAML 1.1 reads as true or false: said as written
+            known = written.lower() in allowed
             told.append(
                 Diagnostic(
                     "RC102",
-                    f"the key '{text}' in {where} is read as {name}: the file asks for YAML 1.1, "
-                    "which reads on, off, yes, no, y and n as true or false",
+                    f"the key '{written}' in {where} is read as {name}: {YAML11_SAID}"
+                    if known
+                    else f"unknown key '{written}' in {where} (read as {name}: {YAML11_SAID})",
                     doc.span(path + (key,), key=True),
-                    f"quote the key ('{text.lower()}':), or write %YAML 1.2 (or leave the %YAML line out)",
+                    YAML11_HINT.format(written.lower())
+                    if known
+                    else (did_you_mean(written, unused) or f"allowed keys: {', '.join(allowed)}"),
                 )
             )
             continue
