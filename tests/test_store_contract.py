@@ -406,9 +406,9 @@ while not os.path.exists(go):
     time.sleep(0.002)
 for _ in range(n):
     with store.transaction("race") as tx:
-        state = tx.last().state
+        last = tx.last().state  # read-only, as a store hands it out: the next state is a copy
         time.sleep(0.0005)  # widen the read-to-write window a lost update would need
-        state["shared"]["counter"] += 1
+        state = {**last, "shared": {**last["shared"], "counter": last["shared"]["counter"] + 1}}
         tx.append("action", {"by": os.getpid()}, state)
 store.close()
 """

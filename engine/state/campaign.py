@@ -33,7 +33,7 @@ from ..errors import (
 from ..eval.dist import Dist
 from ..eval.sample import sample
 from ..eval.trace import Result
-from ..frozen import frozen, replace
+from ..frozen import FrozenDict, FrozenList, frozen, frozen_json, replace
 from ..model.ruleset import Check, RulesetModel
 from ..model.state import Action, StateModel
 from ..model.values import to_json
@@ -554,7 +554,8 @@ class Campaign:
             return self._fitting(last)
         self._whole(last)
         with self.request(lead=f"carrying campaign '{self.name}' over to its new ruleset"):
-            return carry(self.rules, last.state, self.name)[0]
+            carried: State = frozen_json(carry(self.rules, last.state, self.name)[0])
+            return carried  # read-only, as a stored state is
 
     def _fitting(self, event: Event) -> State:
         """An event's state, when these rules could have made it: one changed from outside (an
@@ -673,20 +674,25 @@ class Campaign:
     def show(self, at: Event | None = None) -> dict[str, Any]:
         """Every item of the table and of each character, derived values included, JSON-ready:
         as it stands now, or as it stood after event `at` (what a caller that has just appended
-        it shows, without reading the store again: another writer may hold it by then)."""
+        it shows, without reading the store again: another writer may hold it by then). Read-only
+        all the way down (`FrozenDict`), as every view a campaign hands out is: its parameters were
+        the memory store's own, and a change to them changed the campaign (review 12g)."""
         arguments.of_type("Campaign.show", "at", at, Event, optional=True)
         with self.request(lead=f"reading the state of campaign '{self.name}'"):
             state = at.state if at is not None else self.state()
-            return {
-                "campaign": self.name,
-                "ruleset": self.header.ruleset,
-                "params": state["params"],
-                "shared": view(self.rules, state, None),
-                "characters": {
-                    who: {"params": sheet["params"], "items": view(self.rules, state, who)}
-                    for who, sheet in state["characters"].items()
-                },
-            }
+            shown: dict[str, Any] = frozen_json(
+                {
+                    "campaign": self.name,
+                    "ruleset": self.header.ruleset,
+                    "params": state["params"],
+                    "shared": view(self.rules, state, None),
+                    "characters": {
+                        who: {"params": sheet["params"], "items": view(self.rules, state, who)}
+                        for who, sheet in state["characters"].items()
+                    },
+                }
+            )
+            return shown
 
     # -- changing --------------------------------------------------------------------------------
 
@@ -937,7 +943,8 @@ class Campaign:
             self._same_rules(now)
             work.charge(max(0, len(events) - known) * (1 + EVENT_WORK))  # appended meanwhile
             whole(events, self.name)
-            return self._replayed(events, work, now), len(events)
+            # a stored state, or one replayed: read-only either way, as `state` gives it
+            return frozen_json(self._replayed(events, work, now)), len(events)
 
     def _replayed(self, events: list[Event], work: Work, now: Header) -> State:
         """The state `events` replay to, the last of them under the rules stored in `now`, the
@@ -1172,26 +1179,20 @@ class Campaign:
 
 def exported(header: Header, events: list[Event]) -> dict[str, Any]:
     """A campaign as JSON: header, log and current state. It reads no rules, so a campaign whose
-    ruleset changed or no longer loads is exported all the same."""
-    return {
-        "campaign": header.name,
-        "ruleset": header.ruleset,
-        "ruleset_hash": header.ruleset_hash,
-        "params": dict(header.params),
-        "created": header.created,
-        "events": [
-            {
-                "seq": e.seq,
-                "kind": e.kind,
-                "at": e.at,
-                "undoes": e.undoes,
-                "data": e.data,
-                "state": e.state,
-            }
+    ruleset changed or no longer loads is exported all the same. Read-only all the way down: the
+    events' data and states are the store's own, read-only already (`Event`), and not copied."""
+    return FrozenDict(
+        campaign=header.name,
+        ruleset=header.ruleset,
+        ruleset_hash=header.ruleset_hash,
+        params=header.params,
+        created=header.created,
+        events=FrozenList(
+            FrozenDict(seq=e.seq, kind=e.kind, at=e.at, undoes=e.undoes, data=e.data, state=e.state)
             for e in events
-        ],
-        "state": events[-1].state,
-    }
+        ),
+        state=events[-1].state,
+    )
 
 
 def _acting(where: str, action: Any, character: Any, others: Any, policy: Any) -> str:

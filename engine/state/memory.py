@@ -4,7 +4,6 @@ SQLite store within one process (a lock serialises transactions; a failed one ke
 
 from __future__ import annotations
 
-import copy
 import threading
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterator, Mapping
@@ -13,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic
-from ..frozen import replace
+from ..frozen import FrozenDict, frozen_json, replace
 from .records import HINT_SIDE, WHOLE, Event, Header, Near, State, Window, near_hint, near_names
 
 
@@ -47,7 +46,7 @@ class MemoryStore:
                         )
                     ]
                 )
-            first = Event(1, "new", {}, copy.deepcopy(state), None, _now())
+            first = Event(1, "new", FrozenDict(), frozen_json(state), None, _now())
             self._headers[header.name] = header
             self._events[header.name] = [first]
             insort(self._sorted, header.name)
@@ -130,9 +129,9 @@ class _Transaction:
         return self.added[-1] if self.added else self.store._events[self.name][-1]
 
     def append(self, kind: str, data: Mapping[str, Any], state: State, undoes: int | None = None) -> Event:
-        event = Event(
-            self.last().seq + 1, kind, copy.deepcopy(dict(data)), copy.deepcopy(state), undoes, _now()
-        )
+        # kept read-only all the way down, a copy of what is given: the event kept is the one
+        # every reader is handed (a deep copy kept, and handed out to be changed, before 12g)
+        event = Event(self.last().seq + 1, kind, frozen_json(dict(data)), frozen_json(state), undoes, _now())
         self.added.append(event)
         self._joined = None
         return event

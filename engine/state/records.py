@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any, Final, Protocol
 
 from ..errors import CampaignError, Diagnostic, did_you_mean
-from ..frozen import field, frozen
+from ..frozen import field, frozen, frozen_hook, frozen_json
 
 State = dict[str, Any]
 """{"shared": {item: value}, "characters": {name: {item: value}}}: counters are ints, tallies
@@ -40,6 +40,10 @@ class Header:
     created: str = ""
     """ISO 8601 time, UTC."""
 
+    def __post_init__(self) -> None:
+        # read-only, as a store keeps it: `campaign.header.params` was the memory store's own dict
+        object.__setattr__(self, "params", frozen_json(dict(self.params)))
+
 
 @frozen
 class Event:
@@ -48,7 +52,11 @@ class Event:
     `kind` is "new" (the first event: the starting state), "action", "period" (a period begins
     or ends and resets what it resets), "undo" (`undoes` is the seq of the event reversed; the
     state is the one before it), or "migrate" (the ruleset was replaced on purpose). `data` holds
-    the rest: action, character, inputs, seed, policy, dice drawn, outcome, effects applied."""
+    the rest: action, character, inputs, seed, policy, dice drawn, outcome, effects applied.
+
+    As a store hands it out, `data` and `state` are read-only all the way down (`FrozenDict`,
+    `FrozenList`: `frozen_json`, `frozen_hook`), whatever the store: a memory store hands out the
+    very event it keeps, and a reader's change to it changed the campaign (review 12g)."""
 
     seq: int
     kind: str
@@ -298,11 +306,17 @@ def _no_constant(name: str) -> Any:
 
 
 def json_object(text: object) -> dict[str, Any] | str:
-    """A JSON object read from a column, or what is wrong with it (the caller names the place)."""
+    """A JSON object read from a column, read-only all the way down (`frozen_hook`: a state or
+    an event's data is handed out as read, by every store alike), or what is wrong with it (the
+    caller names the place)."""
     if isinstance(text, dict | list):  # the driver decoded it: the column is no longer text
         return "is JSON the database decoded itself (a column changed to json or jsonb?), not text"
     try:  # NaN and Infinity are Python's, not JSON's: rulecraft never writes them
-        value = json.loads(text, parse_constant=_no_constant) if isinstance(text, str | bytes) else None
+        value = (
+            json.loads(text, parse_constant=_no_constant, object_pairs_hook=frozen_hook(text))
+            if isinstance(text, str | bytes)
+            else None
+        )
     except ValueError as e:
         return f"is not valid JSON ({e})"
     except RecursionError:

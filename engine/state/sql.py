@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import Any, ClassVar, Final, Literal, Self
 
 from ..errors import Advice, CampaignError, Diagnostic
+from ..frozen import FrozenDict, frozen_hook
 from .records import (
     FORMAT,
     HINT_SIDE,
@@ -134,7 +135,14 @@ class SqlStore:
                 ),
                 (header.name, state_text, at),
             )
-        return Event(1, "new", {}, json.loads(state_text), None, at)
+        return Event(
+            1,
+            "new",
+            FrozenDict(),
+            json.loads(state_text, object_pairs_hook=frozen_hook(state_text)),
+            None,
+            at,
+        )
 
     @contextmanager
     def transaction(self, name: str) -> Iterator[Transaction]:
@@ -341,6 +349,7 @@ class SqlTransaction:
         self._connection = connection
         self.name = name
         self.closed = False
+        self._last: Event | None = None
 
     def _live(self) -> Any:
         if self.closed:
@@ -354,7 +363,14 @@ class SqlTransaction:
         return self._store._events(self._live(), self.name, window)
 
     def last(self) -> Event:
-        return self._store._events(self._live(), self.name, NEWEST)[0]
+        # read once per transaction and per append: an event is read-only (`Event`), so the one
+        # read is handed to every reader (a change read it twice under the lock, and a JSON read
+        # into read-only values costs a plain read and half again)
+        if self._last is None:
+            self._last = self._store._events(self._live(), self.name, NEWEST)[0]
+        else:
+            self._live()
+        return self._last
 
     def append(self, kind: str, data: Mapping[str, Any], state: State, undoes: int | None = None) -> Event:
         """Add an event after the last one (seq = last seq + 1, read under the write lock). A
@@ -381,7 +397,10 @@ class SqlTransaction:
                 sql(f"INSERT INTO events (campaign, {EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"),
                 (self.name, seq, kind, data_text, state_text, undoes, at),
             )
-        return Event(seq, kind, json.loads(data_text), json.loads(state_text), undoes, at)
+        data_read = json.loads(data_text, object_pairs_hook=frozen_hook(data_text))
+        state_read = json.loads(state_text, object_pairs_hook=frozen_hook(state_text))
+        self._last = Event(seq, kind, data_read, state_read, undoes, at)
+        return self._last
 
     def replace_ruleset(self, ruleset_hash: str, ruleset_text: str) -> None:
         """Point the campaign at a changed ruleset; the caller records the migration as an event."""
