@@ -519,6 +519,16 @@ class FrozenDict(dict[Any, Any]):
         return cls(dict.fromkeys(keys, value))
 
 
+def freeze_fields(record: Any, *names: str) -> None:
+    """Make each mapping field `names` of a frozen record a `FrozenDict` (a copy) unless it is
+    one already: what a record hands out is read-only all the way down (a `Result`, a `Batch`, a
+    `Distribution`'s inputs, a compiled model's tables), whoever made it."""
+    for name in names:
+        mapping = getattr(record, name)
+        if type(mapping) is not FrozenDict:
+            object.__setattr__(record, name, FrozenDict(mapping))
+
+
 class FrozenList(list[Any]):
     """A `list` whose changing methods raise `TypeError`, as `FrozenDict` is a `dict`: the lists a
     stored campaign's event holds (its effects, a scene's trace), handed out as they are kept. It

@@ -26,7 +26,7 @@ from itertools import accumulate
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import LimitError, no_outcome, no_value, placed
-from ..frozen import FrozenDict, frozen
+from ..frozen import FrozenDict, freeze_fields, frozen
 from ..model.ruleset import Check, Pool
 from ..model.values import COUNTED, Symbol, to_json
 from ..runtime import arguments
@@ -68,10 +68,7 @@ class Batch:
     def __post_init__(self) -> None:
         # read-only all the way down, as a `Result` is: its inputs may be the cached
         # distribution's own (`_drawn`), shared by every later request
-        for name in ("inputs", "outcomes"):
-            mapping = getattr(self, name)
-            if type(mapping) is not FrozenDict:
-                object.__setattr__(self, name, FrozenDict(mapping))
+        freeze_fields(self, "inputs", "outcomes")
         values = self.values
         if type(values) is not FrozenDict or any(type(c) is not FrozenDict for c in values.values()):
             object.__setattr__(self, "values", FrozenDict({k: FrozenDict(c) for k, c in values.items()}))
@@ -225,12 +222,8 @@ class _Rolls(NamedTuple):
         work.charge(self.own)
         work.check_clock()
         result = sample(self.check, self.inputs, self.ctx, False, self.ready)
-        work.charge(self.dice(result))
+        work.charge(dice_units(self.weights, result))
         return result
-
-    def dice(self, result: Result) -> int:
-        """The units for the dice and chits `result` drew (`die_weights`)."""
-        return dice_units(self.weights, result)
 
     def fixed(self, result: Result) -> int:
         """What every roll after `result` is charged, when it is the same for each: a roll of
@@ -239,7 +232,7 @@ class _Rolls(NamedTuple):
         before = self.ready.before
         if before is None or not before.quick or self.ctx.forced:
             return 0
-        return self.own + self.dice(result)
+        return self.own + dice_units(self.weights, result)
 
 
 def _rolls(check: Check, inputs: Mapping[str, Any], ctx: RunContext, work: Work) -> _Rolls:

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import BoundError, EndlessError, EvalError, InputError, LimitError, no_outcome, no_value, placed
 from ..expr import ast
-from ..frozen import FrozenDict, field, frozen
+from ..frozen import FrozenDict, field, freeze_fields, frozen
 from ..model.ruleset import Check, Pool, Randomizer, Scale, randomizer_expressions
 from ..model.values import COUNTED, Multi, Symbol, redraws_key, to_json
 from ..runtime import arguments
@@ -141,8 +141,7 @@ class Distribution:
     def __post_init__(self) -> None:
         # what it hands out is read-only (`_frozen`): a distribution is kept in the ruleset's
         # cache and handed to every caller who asks the same question
-        if type(self.inputs) is not FrozenDict:
-            object.__setattr__(self, "inputs", FrozenDict(self.inputs))
+        freeze_fields(self, "inputs")
         source = self.source
         if isinstance(source, Dist):
             source = _frozen(source)

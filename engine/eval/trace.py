@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from ..frozen import FrozenDict, field, frozen
+from ..frozen import FrozenDict, field, freeze_fields, frozen
 from ..model.objective import MEAN_RANK
 from ..model.values import Symbol, faces_text, show, to_json
 from ..syntax.positions import Span
@@ -130,10 +130,7 @@ class Result:
     def __post_init__(self) -> None:
         # a result made by hand (`Result(...)`, `dataclasses.replace`) is frozen all the way down
         # too, as `made` makes the engine's: its mappings become `FrozenDict`s (copies)
-        for name in ("values", "inputs", "rolled", "drawn"):
-            mapping = getattr(self, name)
-            if type(mapping) is not FrozenDict:
-                object.__setattr__(self, name, FrozenDict(mapping))
+        freeze_fields(self, "values", "inputs", "rolled", "drawn")
 
     def forced(self) -> dict[str, Any]:
         """The dice and chits of this roll, in the form `roll(..., forced=...)` accepts."""

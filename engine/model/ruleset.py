@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import MAX_DIGITS
 from ..expr import ast
-from ..frozen import FrozenDict, field, frozen
+from ..frozen import field, freeze_fields, frozen
 from ..syntax.positions import Span
 from .objective import Objective
 from .types import Type
@@ -665,12 +665,4 @@ class RulesetModel:
         # read-only all the way to its checks: one compiled model is shared by every `Ruleset`
         # loaded from the same text (`api._LOADED`), so a caller's `rs.checks.pop(...)` would
         # have changed every later `load` in the process
-        for name in ("scales", "bags", "tables", "checks"):
-            freeze(self, name)
-
-
-def freeze(record: Any, name: str) -> None:
-    """Make the mapping `record.name` of a frozen record a `FrozenDict` (a copy) unless it is one."""
-    mapping = getattr(record, name)
-    if type(mapping) is not FrozenDict:
-        object.__setattr__(record, name, FrozenDict(mapping))
+        freeze_fields(self, "scales", "bags", "tables", "checks")

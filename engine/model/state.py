@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..frozen import field, frozen
+from ..frozen import field, freeze_fields, frozen
 from ..syntax.positions import Span
-from .ruleset import Expr, InputSpec, Scale, freeze
+from .ruleset import Expr, InputSpec, Scale
 
 if TYPE_CHECKING:
     from .scene import Scene
@@ -197,8 +197,7 @@ class StateModel:
 
     def __post_init__(self) -> None:
         # read-only, as `RulesetModel`'s mappings: shared by every `Ruleset` of the same text
-        for name in ("shared", "each", "actions", "scenes"):
-            freeze(self, name)
+        freeze_fields(self, "shared", "each", "actions", "scenes")
 
     @cached_property
     def tallies(self) -> tuple[int, int]:
