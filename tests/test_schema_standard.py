@@ -152,6 +152,33 @@ def test_one_as_a_decimal_in_text_is_a_probability(written: str) -> None:
     assert [d.code for r in run_examples(coin) for d in r.problems] == wrong
 
 
+@pytest.mark.parametrize(
+    ("written", "half"),
+    [('"1."', False), ('" 1. "', False), ("1.", False), ('{at_least: "1."}', False), ('"0."', False)]
+    + [('".5"', True), (".5", True), ('"0.5"', True), ('{at_least: "0.", at_most: "1."}', True)],
+)
+def test_a_decimal_with_no_digits_on_one_side_of_its_point_is_a_probability(written: str, half: bool) -> None:
+    """ "1." and "0." were RC104 "is not a number" where `1.` and `.5` (YAML 1.2 floats, as Python
+    reads them) and ".5" were read: the pattern wanted a digit after the point. Text reads as the
+    number does: a coin's heads hold at 1/2 and not at 1 or 0, where they are read as numbers."""
+    coin = engine.load_source(SourceFile("coin.yaml", BASE.replace("P", written)))
+    assert [d.code for r in run_examples(coin) for d in r.problems] == ([] if half else ["RC701"])
+    assert Draft202012Validator(published()).is_valid(yaml_1_2(BASE.replace("P", written)))
+    if not half and "0." not in written:
+        always = BASE.replace("P", written).replace("when: d == 2", "when: d >= 1")
+        assert all(r.passed for r in run_examples(engine.load_source(SourceFile("ok.yaml", always))))
+
+
+def test_a_mean_written_as_text_with_a_bare_point_is_a_number() -> None:
+    """A mean as text is read as a probability's text is: "2." is 2, "-1." is -1 (it was RC104)."""
+    text = BASE.replace("{probability: {heads: P}}", "{mean: {v: M}}")
+    text = text.replace("    outcomes:", "    let: {v: d}\n    outcomes:")
+    for written, holds in (('"2."', False), ('"1.5"', True), ('"-1."', False), ('"3."', False)):
+        ruleset = engine.load_source(SourceFile("mean.yaml", text.replace("M", written)))
+        assert [d.code for r in run_examples(ruleset) for d in r.problems] == ([] if holds else ["RC701"])
+    assert Draft202012Validator(published()).is_valid(yaml_1_2(text.replace("M", '"2."')))
+
+
 def yaml_1_2(text: str) -> Any:
     """The text as a YAML 1.2 loader reads it (ruamel.yaml's safe loader), as a validator is given it."""
     from ruamel.yaml import YAML
@@ -177,6 +204,14 @@ def yaml_1_2(text: str) -> Any:
             '"x"',
         ),
         ('"x"', "RC104", "'x' at checks.flip.examples.0.expect.probability.heads is not a number", '"x"'),
+        ('"."', "RC104", "'.' at checks.flip.examples.0.expect.probability.heads is not a number", '"."'),
+        (
+            '"1.e0"',
+            "RC104",
+            "'1.e0' at checks.flip.examples.0.expect.probability.heads is not written as a probability",
+            '"1.e0"',
+        ),
+        ('"-1."', "RC702", "-1. is not a probability between 0 and 1", '"-1."'),
         (
             '"\u0661/\u0662"',
             "RC104",
