@@ -1441,9 +1441,16 @@ def _new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
     _write_new(target, lambda: starter_text(name, schema_reference(target)), "choose another name")
     out.write(f"wrote {one_line(str(target))}: ruleset '{name}' with one check ('act') and one example\n")
-    shown = one_line(str(target))
-    out.write(f"next: rulecraft validate {shown} && rulecraft test {shown}\n")
+    out.write(f"next: rulecraft validate {_pasted(target)} && rulecraft test {_pasted(target)}\n")
     return 0
+
+
+def _pasted(path: Path) -> str:
+    """A path as a shell reads it back: quoted where it holds a space or a character the shell
+    acts on (`my games/x.yaml`, `it's.yaml`), and after `./` where it would read as an option
+    (`-x/y.yaml`), so that the hint can be pasted; a line break or tab still shown as one line."""
+    text = str(path)
+    return one_line(shlex.quote("./" + text if text.startswith("-") else text))
 
 
 def _unwritten(message: str, hint: str | None = None) -> RulecraftError:

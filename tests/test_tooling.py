@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 import sys
 import tomllib
@@ -257,3 +258,18 @@ def test_the_starters_commented_probability_example_passes_when_uncommented():
     assert len(results) == 2 and all(r.passed for r in results), [
         d.render() for r in results for d in r.problems
     ]
+
+
+@pytest.mark.parametrize("folder", ["my games", "it's", "a;b $(x)", "-x"])
+def test_new_hints_a_command_that_can_be_pasted(tmp_path: Path, cli, folder: str):
+    """`next: rulecraft validate my games/quest.yaml` split the path at its space when pasted, and
+    `it's` opened a quote: the path is quoted as a shell reads it (and `-x/…` is not an option)."""
+    (tmp_path / folder).mkdir()
+    made = cli("new", "--", f"{folder}/quest", cwd=tmp_path)
+    assert made.code == 0, made.err
+    hint = next(line for line in made.out.splitlines() if line.startswith("next: "))
+    words = shlex.split(hint.removeprefix("next: "))
+    assert words[:2] == ["rulecraft", "validate"] and words[3:5] == ["&&", "rulecraft"], words
+    assert (tmp_path / words[2]).resolve() == (tmp_path / folder / "quest.yaml").resolve()
+    assert words[2] == words[-1] and not words[2].startswith("-")
+    assert cli("validate", words[2], cwd=tmp_path).code == 0
