@@ -48,6 +48,7 @@ from .tools.render import (
     distribution_text,
     event_json,
     event_text,
+    one_title,
     percent,
     played_text,
     result_text,
@@ -1073,9 +1074,9 @@ def _list(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     loaded = [(name, load(path)) for name, path in shipped_rulesets().items()]
     width = max([len(n) for n, _ in loaded] + [len(c) + 2 for _, rs in loaded for c in rs.checks]) + 1
     for name, rs in loaded:
-        out.write(f"{name:<{width}} {rs.title}\n")
+        out.write(f"{name:<{width}} {one_title(rs.title)}\n")
         for c in rs.checks.values():
-            out.write(f"  {c.name:<{width - 2}} {c.title}\n")
+            out.write(f"  {c.name:<{width - 2}} {one_title(c.title)}\n")
     return 0
 
 
@@ -1128,7 +1129,7 @@ def _roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return 0
         how = "drawn from the exact distribution" if batch.method == "exact" else "rolled one by one"
         seed = f"; seed {args.seed}" if args.seed is not None else ""
-        title = f"{rs.name} · {rs.check(args.check).title}  ({args.times} rolls, {how}{seed})"
+        title = f"{rs.name} · {one_title(rs.check(args.check).title)}  ({args.times} rolls, {how}{seed})"
         out.write(batch_text(batch, title) + "\n")
         return 0
     given: dict[str, Any] = dict(inputs)
@@ -1143,7 +1144,7 @@ def _roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write("\n")
     else:
         seed = f"  (seed {args.seed})" if args.seed is not None else ""
-        out.write(result_text(result, f"{rs.name} · {rs.check(args.check).title}{seed}") + "\n")
+        out.write(result_text(result, f"{rs.name} · {one_title(rs.check(args.check).title)}{seed}") + "\n")
     return 0
 
 
@@ -1181,7 +1182,7 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     rs = _ruleset(args.ruleset, args.limits)
     check = rs.check(args.check)
     inputs = _pairs(args.input, "input")
-    title = f"{rs.name} · {check.title}"
+    title = f"{rs.name} · {one_title(check.title)}"
     if args.plot:
         check_plot_path(Path(args.plot))
     if args.policy == "all":
@@ -1835,7 +1836,7 @@ def _scene_title(rs: Ruleset, args: argparse.Namespace, parties: dict[str, dict[
         mine = ", ".join(f"{k}={_as_read(rs, f'{p}.{k}', v)}" for k, v in ps.items())
         shown.append(f"{p}: " + (mine or "as made"))
     detail = "; ".join(s for s in shown if s)
-    return f"{rs.name} · {scene.title}" + (f"  ({detail})" if detail else "")
+    return f"{rs.name} · {one_title(scene.title)}" + (f"  ({detail})" if detail else "")
 
 
 def _as_read(rs: Ruleset, name: str, value: str) -> str:

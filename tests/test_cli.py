@@ -195,6 +195,52 @@ def test_list(cli, shipped):
             assert re.search(rf"^\s+{check}\b", r.out, re.M)
 
 
+TITLED = """\
+rulecraft: 1
+name: two
+title: "Two\\nlines"
+checks:
+  flip:
+    title: |
+      Flip
+      a coin
+    roll:
+      d: {die: 2}
+    outcomes: [tails, heads]
+    outcome:
+      - when: d == 2
+        then: heads
+      - else: tails
+"""
+
+
+def test_a_title_with_a_line_break_is_printed_on_one_line(cli, tmp_path: Path, monkeypatch) -> None:
+    """A ruleset's `title: "Two\\nlines"` and a check's block-scalar title were printed across lines
+    by `show`, `list` and the headers of `roll` and `prob`: each is one line now, its break written
+    `\\n` (as a file name's is in a diagnostic) and a block scalar's final one left out."""
+    path = tmp_path / "two.yaml"
+    path.write_text(TITLED, encoding="utf-8")
+    seen = {
+        "show": cli("show", str(path)).out,
+        "show check": cli("show", str(path), "flip").out,
+        "roll": cli("roll", str(path), "flip", "--seed", "1").out,
+        "prob": cli("prob", str(path), "flip").out,
+    }
+    monkeypatch.setattr("engine.cli.shipped_rulesets", lambda: {"two": path})
+    seen["list"] = cli("list").out
+    for command, out in seen.items():
+        lines = out.splitlines()
+        assert "lines" not in " ".join(line.split()[0] for line in lines if line.split()), (command, out)
+        assert not any(line.strip() == "a coin" for line in lines), (command, out)
+    assert "two: Two\\nlines  (" in seen["show"] and "  flip: Flip\\na coin\n" in seen["show"]
+    assert seen["show check"].startswith("flip: Flip\\na coin\n")
+    assert seen["prob"].startswith("two · Flip\\na coin\n")
+    assert seen["roll"].startswith("two · Flip\\na coin  (seed 1)\n")
+    assert re.search(r"^two +Two\\nlines$", seen["list"], re.M) and re.search(
+        r"^  flip +Flip\\na coin$", seen["list"], re.M
+    ), seen["list"]
+
+
 def test_show_chill(cli, shipped):
     r = cli("show", "chill")
     assert r.code == 0

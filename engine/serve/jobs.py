@@ -21,7 +21,7 @@ from ..runtime.context import POLICIES
 from ..runtime.work import Work
 from ..tools.examples import Outcome, each_example
 from ..tools.lint import DEFAULT_WORK, LintBudget, lint, ordered
-from ..tools.render import result_text
+from ..tools.render import one_title, result_text
 from .advice import api_hint
 
 MAX_SWEEP_POINTS = 201
@@ -173,7 +173,7 @@ def roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
         "policy": data["policy"],
         "seed": seed,
         "trace": trace,
-        "text": result_text(result, f"{rs.name} · {check.title}  (seed {seed})"),
+        "text": result_text(result, f"{rs.name} · {one_title(check.title)}  (seed {seed})"),
     }
 
 

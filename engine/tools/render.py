@@ -21,6 +21,7 @@ from ..expr.printer import to_text
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, RulesetModel
 from ..model.values import faces_text, readable, show
 from ..runtime.inputs import describe
+from ..syntax.positions import one_line
 
 if TYPE_CHECKING:  # named in signatures only: a roll's text loads none of them
     from ..eval.batch import Batch
@@ -79,7 +80,14 @@ def _how_many(count: Expr, one: str, many: str) -> str:
 
 def _named(name: str, title: str) -> str:
     """A name with its title, or alone where the title is the name (its default): never 'x: x'."""
-    return name if title == name else f"{name}: {title}"
+    return name if title == name else f"{name}: {one_title(title)}"
+
+
+def one_title(title: str) -> str:
+    """A title as one line of the text it heads: a title from a block scalar (`title: |`) ends in
+    a line break, left out, and one within it is written `\\n`, as a diagnostic writes a file name
+    (`one_line`): printed as it was, `show` and `list` wrote a check's title across lines."""
+    return one_line(title.strip())
 
 
 def check_text(check: Check) -> str:
