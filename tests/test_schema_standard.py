@@ -95,6 +95,78 @@ def test_the_engines_own_messages_name_subschemas_that_are_there() -> None:
         assert schema_module.resolve(pointer) is not None
 
 
+WORDED = [  # an example's expectation each of whose mistakes the engine words itself
+    "{mean: {}}",
+    "{}",
+    "{probability: {}}",
+    "{values: {}}",
+    "{probability: {heads: {}}}",
+    '{probability: {heads: "x"}}',
+    "{probability: {heads: 2}}",
+    '{probability: {heads: {at_most: "x"}}}',
+    '{mean: {d: "x1"}}',
+]
+
+
+def _errors(validator: Any, text: str) -> Iterator[Any]:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        data = YAML(typ="safe", pure=True).load(text)
+    except YAMLError:  # a broken ruleset that is no YAML, or not YAML 1.2's
+        return
+    stack = list(validator.iter_errors(data))
+    while stack:
+        error = stack.pop()
+        yield error
+        stack += error.context or ()
+
+
+def test_each_errors_pointer_is_the_subschema_it_failed() -> None:
+    """The engine finds a failed subschema's pointer from the error's schema path (`pointer_of`,
+    following the `$ref`s jsonschema leaves out of it): it is the very subschema the error holds,
+    for every error of every broken ruleset and of every worded mistake."""
+    broken = sorted((REPO / "tests" / "broken").glob("*.yaml"))
+    texts = [p.read_bytes().decode("utf-8", "replace") for p in broken]
+    texts += [BASE.replace("{probability: {heads: P}}", w) for w in WORDED]
+    seen: set[str] = set()
+    for text in texts:
+        for error in _errors(schema_module._validator(), text):
+            pointer = schema_module.pointer_of(tuple(error.absolute_schema_path))
+            assert pointer is not None and schema_module.resolve(pointer) is error.schema, (
+                list(error.absolute_schema_path),
+                pointer,
+            )
+            seen.add(pointer)
+    worded = {*schema_module.MESSAGES, *schema_module.NUMBER_TEXT, "/$defs/probability"}
+    assert len(worded & seen) >= 6, worded & seen
+
+
+def test_a_validator_made_from_a_copy_of_the_schema_words_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`MESSAGES` was found by the identity of the schema's subschemas (`id(error.schema)`): a
+    validator made from a copy of the schema lost the engine's words ("[] should be non-empty"
+    for "name at least one value or output"). Found by pointer, they are the same."""
+    import copy
+
+    from jsonschema import validators
+
+    def told(text: str) -> list[str]:
+        with pytest.raises(RulecraftError) as info:
+            engine.load_source(SourceFile("bad.yaml", text))
+        return [d.render() for d in info.value.diagnostics]
+
+    texts = [BASE.replace("{probability: {heads: P}}", w) for w in WORDED]
+    shipped = [told(t) for t in texts]
+    made = validators.extend(  # type: ignore[no-untyped-call]
+        Draft202012Validator,
+        {"pattern": schema_module._pattern, "properties": schema_module._properties},
+    )(copy.deepcopy(schema_module.schema()))
+    monkeypatch.setattr(schema_module, "_validator", lambda: made)
+    assert [told(t) for t in texts] == shipped
+    assert any(schema_module.MESSAGES[p] in " ".join(shipped[0]) for p in schema_module.MESSAGES)
+
+
 def test_names_are_text_and_patterns_ascii_digits() -> None:
     """A JSON key is text: `boolean` in a `propertyNames` type means nothing to a JSON validator,
     and Ajv's strict mode warns of it. `\\d` is [0-9] to ECMA-262 and any Unicode digit to Python."""

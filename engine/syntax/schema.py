@@ -90,16 +90,40 @@ def resolve(pointer: str) -> Any:
     return node
 
 
-@lru_cache(maxsize=1)
-def _by_identity() -> dict[int, str]:
-    """Each pointer the engine words, by the identity of its subschema: a validation error carries
-    the subschema it failed (`error.schema`), the very mapping the validator was made from."""
-    return {id(resolve(p)): p for p in (*MESSAGES, _PROBABILITY, _EXPECTED_P, *NUMBER_TEXT)}
+_WORDED = frozenset((*MESSAGES, _PROBABILITY, _EXPECTED_P, *NUMBER_TEXT))
+
+
+@lru_cache(maxsize=1024)
+def pointer_of(path: tuple[str | int, ...]) -> str | None:
+    """The JSON pointer, in the shipped schema, of the subschema whose keyword is the last of a
+    validation error's `absolute_schema_path` (None when the path is not the schema's). jsonschema
+    writes no `$ref` into the path: where a step is not a key of a subschema that refers, it is one
+    of the subschema referred to, and the pointer goes on from there. Read from the path alone, not
+    from the subschema's identity, the words hold for a validator made from a copy of the schema."""
+    node: Any = schema()
+    pointer = ""
+    for i, part in enumerate(path):
+        while isinstance(node, dict) and part not in node and isinstance(node.get("$ref"), str):
+            ref = node["$ref"]
+            if not ref.startswith("#/"):
+                return None
+            pointer, node = ref[1:], resolve(ref[1:])
+        if i == len(path) - 1:  # the keyword that failed, of the subschema reached
+            break
+        if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        elif isinstance(node, dict) and isinstance(part, str) and part in node:
+            node = node[part]
+        else:
+            return None
+        pointer += "/" + str(part).replace("~", "~0").replace("/", "~1")
+    return pointer
 
 
 def _at(error: ValidationError) -> str | None:
     """The JSON pointer of the subschema an error came from, if it is one the engine words."""
-    return _by_identity().get(id(error.schema))
+    at = pointer_of(tuple(error.absolute_schema_path))
+    return at if at in _WORDED else None
 
 
 def _custom(error: ValidationError) -> str | None:
