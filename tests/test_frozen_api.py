@@ -148,6 +148,37 @@ def test_a_name_outside_the_values_scale_is_rc402(method: str, name: str) -> Non
         assert first.code == "RC402" and "botch" in (first.hint or ""), first
 
 
+@pytest.mark.parametrize("method", ["probability", "at_least", "at_most"])
+def test_a_dist_mapped_or_mixed_over_the_same_members_keeps_their_scale(method: str) -> None:
+    """`map` and `mix` made a `Dist` with no scale: asked a misspelt member, one of the outcome's
+    mapped to itself, or two outcomes mixed, answered 0 (or compared as text) where the outcome
+    itself is RC402. Values that stay the scale's members keep it; any other value drops it."""
+    d = _dist()
+    outcome, scale = d.outcome, d.value("before_tokens")
+    better = {m: d.outcomes.members[min(m.rank + 1, len(d.outcomes.members) - 1)] for m in outcome.weights}
+    kept = [
+        outcome.map(lambda v: v),
+        outcome.map(better.__getitem__),
+        Dist.mix([(outcome, 1, 2), (scale, 1, 2)]),
+        Dist.mix([(outcome.map(better.__getitem__), 1, 1)]),
+    ]
+    for made in kept:
+        assert made.scale == outcome.scale is not None
+        with pytest.raises(engine.InputError) as caught:
+            getattr(made, method)("botchh")
+        assert caught.value.diagnostics[0].code == "RC402", caught.value
+    assert getattr(kept[0], method)("failure") == getattr(outcome, method)("failure")
+    assert kept[2].probability("failure") == outcome.probability("failure")  # the same chances, mixed
+    dropped = [
+        outcome.map(str),  # plain text: no member
+        outcome.map(lambda v: v.rank),  # numbers
+        Dist.mix([(outcome, 1, 2), (Dist.certain(d.outcomes.members[0]), 1, 2)]),  # one of no scale
+        Dist.mix([(outcome, 1, 2), (d.value("roll"), 1, 2)]),
+    ]
+    assert [m.scale for m in dropped] == [None] * len(dropped)
+    assert dropped[0].probability("botchh") == 0  # as a hand-made Dist of text answers
+
+
 def test_good_questions_are_answered_as_before() -> None:
     d = _dist()
     roll, scale = d.value("roll"), d.value("before_tokens")

@@ -137,7 +137,10 @@ class Dist:
     scale: ClassVar[Scale | None] = None
     """The scale its values are members of, set on a `Dist` a `Distribution` hands out when it
     knows it (not a field: no part of equality): a name outside it is RC402, where it would
-    otherwise be a chance of 0."""
+    otherwise be a chance of 0. `map` keeps it where every value it makes is still a member of
+    it, and `mix` where every part has it; anything else drops it (a value mapped to text, a
+    number or another scale's member, a part of no scale or another: the values may then be of
+    any kind, and a name they never take is a chance of 0, as of a `Dist` made by hand)."""
 
     @staticmethod
     def certain(value: Hashable) -> Dist:
@@ -199,7 +202,11 @@ class Dist:
             factor = den // scale * w
             for k, n in child.weights.items():
                 out[k] = out.get(k, 0) + n * factor
-        return Dist(out, den)
+        made = Dist(out, den)
+        kept = parts[0][0].scale if parts else None
+        if kept is not None and all(child.scale == kept for child, _, _ in parts):
+            object.__setattr__(made, "scale", kept)  # every value a member of it (`scale`)
+        return made
 
     def probability(self, value: Any) -> Fraction:
         """P(value) (`_asked`: a value of the wrong kind is a `TypeError`, a name outside its
@@ -211,12 +218,17 @@ class Dist:
         return dict(zip(weights, ratios(weights.values(), self.total)))
 
     def map(self, f: Any) -> Dist:
-        """The distribution of `f(value)`: weights of values that map alike are merged."""
+        """The distribution of `f(value)`: weights of values that map alike are merged; the
+        `scale`, where every value is mapped to a member of it."""
         out: dict[Any, int] = {}
         for v, w in self.weights.items():
             k = f(v)
             out[k] = out.get(k, 0) + w
-        return Dist(out, self.total)
+        made = Dist(out, self.total)
+        scale = self.scale
+        if scale is not None and all(type(k) is Symbol and k.scale == scale.name for k in out):
+            object.__setattr__(made, "scale", scale)
+        return made
 
     def __len__(self) -> int:
         return len(self.weights)
