@@ -1891,3 +1891,48 @@ def test_a_short_forced_list_is_told_beside_an_expectation_that_is_wrong() -> No
     told = [(d.code, d.message) for d in caught.value.diagnostics]
     assert ("RC702", "in this example, p is forced 1 face, but its first roll needs 3") in told, told
     assert any("'hii' is not an outcome" in m for _, m in told), told
+
+
+EXPLODING = """\
+rulecraft: 1
+name: again10
+checks:
+  roll:
+    roll:
+      p:
+        pool: 1
+        die: 10
+        triggers:
+          - {name: ten_again, on: face == 10, must: add}
+    let:
+      successes: count(p, 8..10)
+      odd: successes % 2 == 1
+    outcomes: [even, odd]
+    outcome: "'odd' if odd else 'even'"
+    examples:
+      - name: the true chance
+        note: >-
+          One die, 8-10 a success and a 10 adding a die: an 8 or 9 (2/10) is odd, a 10 (1/10) is
+          odd when the dice it adds are even, so P(odd) = 0.2 + 0.1 (1 - P(odd)) = 0.3 / 1.1 = 3/11;
+          the mean, E = 0.3 + 0.1 E, is 1/3.
+        expect: {probability: {odd: 3/11}}
+      - {name: off by more than the cut, expect: {probability: {odd: 0.2727}}}
+      - {name: the true mean, expect: {mean: {successes: 1/3}}}
+"""
+
+
+def test_a_probability_of_an_uncapped_explosion_is_held_to_within_its_cut() -> None:
+    """An uncapped explosion is followed until a share of at most 1e-15 is left, and every
+    probability is exact to within it (docs/language.md): an example giving the true value passes,
+    one off by more does not; a mean over the tail is not exact, and the hint says why."""
+    rs = engine.load(EXPLODING)
+    dist = rs.distribution("roll")
+    assert 0 < dist.truncated <= Fraction(1, 10**15)
+    assert dist.probability("odd") != Fraction(3, 11)  # the cut changes the exact number
+    assert abs(dist.probability("odd") - Fraction(3, 11)) <= dist.truncated
+    [true, off, mean] = run_examples(rs)
+    assert true.problems == ()
+    [d] = off.problems
+    assert d.code == "RC701" and "exact to within" in d.message
+    [d] = mean.problems
+    assert d.code == "RC701" and "uncapped explosion" in (d.hint or "") and "'cap'" in (d.hint or "")

@@ -266,11 +266,18 @@ def run_example(rs: Ruleset, check: Check, ex: Example) -> Outcome:
                     continue
                 p = dist.probability(e.name)
                 lo, hi = e.expected
-                if not lo <= p <= hi:
+                cut = dist.truncated  # every probability is exact to within it
+                if not lo - cut <= p <= hi + cut:
                     want = f"exactly {exact(lo)}" if lo == hi else f"between {exact(lo)} and {exact(hi)}"
                     problems.append(
                         _fail(
-                            f"{where}: expected P({e.name}) {want}, got {exact(p)} ≈ {float(p):.4f}", e.span
+                            f"{where}: expected P({e.name}) {want}, got {exact(p)} ≈ {float(p):.4f}"
+                            + (
+                                f" (exact to within {float(cut):.1e}, an uncapped explosion's cut)"
+                                if cut
+                                else ""
+                            ),
+                            e.span,
                         )
                     )
     except RulecraftError as exc:
@@ -333,11 +340,17 @@ def _mean(dist: Any, e: Expectation, where: str) -> list[Diagnostic]:
     got = values.mean
     if got == e.expected:
         return []
+    cut = dist.truncated
     return [
         _fail(
             f"{where}: expected the mean of {e.name} {exact(e.expected)}, "
             f"got {exact(got)} ≈ {float(got):.4f}",
             e.span,
+            None
+            if not cut
+            else f"an uncapped explosion is followed until {float(cut):.1e} of the probability is left,"
+            " so no mean over it is exact: give the explosion a 'cap' to pin an exact mean, or expect"
+            " probabilities, which are exact to within that share",
         )
     ]
 
