@@ -6,7 +6,8 @@ appended with that state, or nothing is written at all. An action is worked out 
 transaction opens (its roll may be a long exact solve) and, under the lock, kept only if the
 state is still the one it was worked out from, or worked out again from the state now.
 `replay` recomputes every state from the log and must find the stored ones; the dice an action
-drew are in its event, so a replay rolls nothing.
+drew are in its event, so a replay rolls nothing new; it is charged for them as the action was
+(`dicework.dice_units`, in `take`), as a recorded roll at the table is.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ..errors import (
     did_you_mean,
     placed,
 )
+from ..eval.dicework import dice_units, kept_weights
 from ..eval.dist import Dist
 from ..eval.sample import sample
 from ..eval.trace import Result
@@ -827,6 +829,7 @@ class Campaign:
             result = sample(
                 found, bound, RunContext(self.limits, policy, self.caches, random.Random(seed), forced, work)
             )
+            work.charge(dice_units(kept_weights(found, self.caches.bindings), result))  # as an action's
             data = {
                 "check": check,
                 "inputs": {k: to_json(v) for k, v in bound.items()},
@@ -1248,6 +1251,8 @@ def take(
                 ]
             )
         result = sample(roll[0], roll[1], ctx) if roll is not None else None
+        if roll is not None and result is not None:  # its dice, as a batch's or a scene's roll's
+            ctx.work.charge(dice_units(kept_weights(roll[0], ctx.caches.bindings), result))
         new, done = apply(
             rules, act, state, who, bound, rolled(roll[0] if roll else None, result), roles, memo
         )
