@@ -26,7 +26,7 @@ from ..model.objective import Objective
 from ..model.values import Multi, Symbol
 from ..runtime.packing import Packing
 from ..runtime.procedure import Counts, Option, Procedure, State, never_ends
-from ..runtime.work import SCORED_END, TRANSITION, meter
+from ..runtime.work import END, SCORED_END, TRANSITION, meter
 from .dist import Dist
 from .markov import Edges, Node, absorb
 from .packed import PackedPlay, pushed, room
@@ -106,6 +106,9 @@ class RerollSolver:
         )
         self.work = meter()
         """The counter this solve charges: the current request's (set again at every entry)."""
+        self._scored: set[int] = set()
+        """The ends best play has scored, each charged `SCORED_END` then (`_outcome`): `ends`
+        charges the others `END` as it reads them (`end`), so every end is charged once."""
         self.walked: Container[int] = frozenset()
         """The nodes `_played`'s walk has charged while it runs: each node is charged once."""
 
@@ -133,6 +136,7 @@ class RerollSolver:
         (`BestPlay`'s loop, `packed._Scores`, `chainarrays`) asks once per end it scores, so the
         end's work is charged here alike (`SCORED_END`), before it is done."""
         self.work.charge(SCORED_END)
+        self._scored.add(code)
         return self._outcome_of(self._final(code))
 
     def count_states(self, n: int) -> None:
@@ -289,7 +293,11 @@ class RerollSolver:
                     out[nxt] = w
             return tuple(out), tuple(out.values()), faces
 
+        scored = self._scored
+
         def end(code: int) -> tuple[Any, int]:
+            if code not in scored:  # best play's were charged as it scored them
+                work.charge(END)
             if proc.cap is None:  # nothing cuts it: no need to unpack the state to ask
                 return (self._final(code), 0)
             return (self._final(code), cut if proc.capped(packing.unpack(code)) else 0)
