@@ -160,12 +160,12 @@ def _listed(solver: RerollSolver, starts: Dist) -> _Chain:
     moves: dict[tuple[int, int], tuple[int, ...]] = {}
     most = solver.max_states
     while frontier.size:
-        work.check_clock()  # a layer's arrays are charged in one sum: the deadline is looked at here
+        work.check_clock()  # a layer's arrays are charged in a few sums: the deadline is looked at here
         reached: list[Ints] = []
         flight = frontier >= flying
         if flight.any():
             fl, at = frontier[flight], frontier_ids[flight]
-            work.charge(2 * TRANSITION * int(fl.size))
+            work.charge_at_once(2 * TRANSITION * int(fl.size))
             tops, _, which = _grouped(fl >> shift)
             table = []
             for top in tops.tolist():
@@ -190,6 +190,8 @@ def _listed(solver: RerollSolver, starts: Dist) -> _Chain:
             if not here.any():
                 continue
             s_t, id_t = st[here], at[here]
+            # a state has an option at least: charged before they are grouped, the rest once known
+            work.charge_at_once(2 * TRANSITION * int(s_t.size))
             keys, first, which = _grouped(s_t & packing.move_reads(t, policy))
             lists: list[tuple[int, ...]] = []
             for key, one in zip(keys.tolist(), s_t[first].tolist()):
@@ -200,7 +202,7 @@ def _listed(solver: RerollSolver, starts: Dist) -> _Chain:
             sizes = np.array([len(x) for x in lists], np.int64)
             flat = np.array([d for x in lists for d in x], np.int64)
             count = sizes[which]
-            work.charge(2 * TRANSITION * int(count.sum()))
+            work.charge_at_once(2 * TRANSITION * (int(count.sum()) - int(s_t.size)))
             index, _ = _ranges((np.cumsum(sizes) - sizes)[which], count)
             states.append(id_t)
             options.append(count)
@@ -382,7 +384,7 @@ def _pushed(
         passed = to[~scored[st]]
         again[passed[scored[passed] & (chain.kind[passed] == 2)]] = True
         steps.append((fl, landed.ravel(), st, to))
-    work.charge(2 * TRANSITION * int(again.sum()))
+    work.charge_at_once(2 * TRANSITION * int(again.sum()))
     # The mass at node s is a probability P(s) = N(s) / (starts.total * faces**flights), N(s) a
     # whole number no larger than the denominator: each flight on a path divides by faces once.
     scale = starts.total * faces**flights

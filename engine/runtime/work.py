@@ -128,6 +128,15 @@ class Work:
         if self.used > self.mark:
             self.over()
 
+    def charge_at_once(self, n: int) -> None:
+        """`charge` for `n` units of work about to be done in one go (a layer of a chain held in
+        arrays), which charged a unit at a time would be refused part way: past the budget, it is
+        refused having charged it up to its end and a unit more, not `n` past it, so the refusal
+        comes where a unit-by-unit charge's would, or before (a 14-die chain solved with numpy was
+        refused at 2,269,996 units of 2,000,000: a layer's 270,000 in one sum)."""
+        left = self.limit - self.used
+        self.charge(n if n <= left else left + 1)
+
     def check_clock(self) -> None:
         """Look at the deadline now (for loops whose steps are few but slow)."""
         if self.until is not None and time.monotonic() > self.until:
