@@ -15,7 +15,7 @@ from math import comb
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_procedure_quick import pools
 
@@ -108,13 +108,39 @@ def test_a_chain_that_returns_to_a_state_is_refused_where_it_returns() -> None:
     assert by_packed == by_generic == ("refused", ["RC505"], 48 + 2 * SCORED_END)
 
 
+TOO_MANY = """\
+rulecraft: 1
+name: quick
+scales:
+  mark: [lo, hi]
+checks:
+  c:
+    roll:
+      p:
+        pool: 6
+        die: 6
+        each: "'hi' if face >= 4 else 'lo'"
+        cap: 4
+        triggers:
+          - {name: t0, on: 'face in [1, 2, 3]', may: reroll, per_die: 2, repeat: true, pick: lowest, take: any, first_roll_only: true}
+          - {name: t1, on: 'face in [1, 2, 4]', may: reroll, target: 'face in [1, 2, 3]', per_die: 2, repeat: true, pick: lowest, take: all}
+          - {name: t2, on: 'face in [1, 4, 5]', may: add, per_die: 2, repeat: true, pick: highest}
+    outcomes: [a, b]
+    outcome: "'a' if count(p) > 3 else 'b'"
+"""  # noqa: E501
+"""A generated pool whose chain has more states than the test's bound (found by hypothesis on
+2026-12-06): both plays refuse it with RC503, the bound on states, not RC505, a cycle."""
+
+
 @settings(max_examples=150, deadline=None)
 @given(pools(), st.booleans())
+@example((TOO_MANY, 6), True)
 def test_generated_pools_are_played_alike(spec: tuple[str, int], whole: bool) -> None:
     """Pools of d6 with one to three triggers of every form, an objective of one part (its
     scores whole numbers) or of two (tuples): the same best play from every first roll, or the
-    same refusal where the chain returns to a state (then the work up to it may differ: the
-    packed play may go round once more before it meets a state it is scoring)."""
+    same refusal where the chain returns to a state, or has more states than the bound (then the
+    work up to it may differ: the packed play may go round once more before it meets a state it
+    is scoring, or score a flight's other landings first)."""
     text, n = spec
     if whole:
         text = text.replace("    outcomes: [a, b]", "    objective: {at_least: b}\n    outcomes: [a, b]")
@@ -125,7 +151,7 @@ def test_generated_pools_are_played_alike(spec: tuple[str, int], whole: bool) ->
         # refused alike, and about as soon (the work charged): a state being scored is marked, so
         # the cycle is seen where it is first read again (unmarked, it went round until `DEEP`
         # levels); a flight's other landings may be scored first, which `BestPlay` leaves
-        assert by_packed[1] == by_generic[1] == ["RC505"]
+        assert by_packed[1] == by_generic[1] and by_generic[1] in (["RC505"], ["RC503"])
         assert by_packed[2] <= 4 * by_generic[2] + 24, (by_packed, by_generic)
     else:
         assert by_packed == by_generic
