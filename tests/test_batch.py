@@ -366,3 +366,28 @@ def test_a_budget_of_one_unit_is_said_in_the_singular() -> None:
     with pytest.raises(engine.LimitError) as caught:
         rs.sample("specific", 100, random.Random(1), method="rolled", target=55)
     assert caught.value.diagnostics[0].message.startswith("the work budget of 1 unit was used up")
+
+
+def test_without_numpy_the_draw_reads_the_clock_as_it_goes(monkeypatch):
+    """The pure-Python draw is charged a chunk at a time, so a deadline that passes while it
+    draws stops it (it was charged once, before the first draw, and then drew every roll: 10
+    million past a 1 s deadline took 8 s). A clock that jumps past the deadline at its fourth
+    reading stands for the time passing; the error says how many rolls were drawn."""
+    from engine.runtime import work as work_module
+
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    rs = engine.load("chill", limits=Limits(max_work=10**9, deadline=1.0))
+    rs.distribution("specific", target=55)  # cached: the request below only draws
+    readings = []
+
+    def clock() -> float:
+        readings.append(None)
+        return 0.0 if len(readings) <= 3 else 100.0
+
+    monkeypatch.setattr(work_module, "time", type("Clock", (), {"monotonic": staticmethod(clock)}))
+    with pytest.raises(engine.DeadlineError) as caught:
+        rs.sample("specific", 1_000_000, random.Random(1), method="exact", target=55)
+    found = caught.value.diagnostics[0]
+    assert found.code == "RC503" and found.span == rs.check("specific").span
+    done = re.search(r"the deadline of 1 s passed after ([\d,]+) of the 1,000,000 rolls", found.message)
+    assert done is not None and 0 < int(done.group(1).replace(",", "")) < 1_000_000, found.message

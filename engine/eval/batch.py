@@ -25,13 +25,13 @@ from fractions import Fraction
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import LimitError, no_outcome, no_value, placed
+from ..errors import DeadlineError, LimitError, no_outcome, no_value, placed
 from ..frozen import FrozenDict, freeze_fields, frozen
 from ..model.ruleset import Check, Pool
 from ..model.values import COUNTED, Symbol, to_json
 from ..runtime import arguments
 from ..runtime.context import RunContext
-from ..runtime.work import Work, too_many
+from ..runtime.work import CLOCK_EVERY, Work, too_many
 from .dicework import dice_units, die_weights
 from .dist import Dist
 from .sample import Ready, sample
@@ -151,7 +151,8 @@ def _drawn(
     check: Check, dist: Distribution, rng: random.Random, times: int, ctx: RunContext, work: Work
 ) -> Batch:
     points = list(dist.joint.weights.items())
-    counts = _multinomial(rng, [w for _, w in points], dist.joint.total, times, work)
+    weights = [w for _, w in points]
+    counts = _multinomial(rng, weights, dist.joint.total, times, work, f"rolls of check '{check.name}'")
     outcomes = {s.name: 0 for s in check.outcomes.members}
     reported = dist.values  # the one choice of what is counted: `Distribution.values`
     known = dict(dist.known)  # the same in every roll
@@ -170,19 +171,35 @@ def _drawn(
     )
 
 
-def _multinomial(rng: random.Random, weights: list[int], total: int, times: int, work: Work) -> list[int]:
+DRAWS = 2 * CLOCK_EVERY
+"""Draws made in Python between two charges (`_multinomial`): half a unit each, so each charge
+of a chunk may look at the clock (`CLOCK_EVERY` units), and a deadline stops the draw within a
+few milliseconds."""
+
+
+def _multinomial(
+    rng: random.Random, weights: list[int], total: int, times: int, work: Work, said: str
+) -> list[int]:
     """How many of `times` draws fall on each point, each point drawn with chance weight / total.
     numpy's multinomial costs a unit a point; without numpy, each of the `times` draws is made
-    in Python, and costs about half a unit."""
+    in Python, and costs about half a unit, charged a chunk of `DRAWS` at a time (a deadline
+    passed is told after how many of the rolls, `said`, were drawn)."""
     try:
         import numpy as np
     except ImportError:  # the pure-Python way: each draw a whole number below the total, exactly
-        work.charge(times // 2)  # a draw is a `randrange` and a bisection: it grows with `times`
         counts = [0] * len(weights)
         cumulative = list(accumulate(weights))
         below = rng.randrange
-        for _ in range(times):  # integers throughout: a total of any size, and no float rounding
-            counts[bisect_right(cumulative, below(total))] += 1
+        done = 0
+        while done < times:  # a draw is a `randrange` and a bisection: it grows with `times`
+            chunk = min(DRAWS, times - done)
+            try:
+                work.charge(chunk // 2)  # DRAWS is even: the chunks' charges add up to times // 2
+            except DeadlineError as exc:
+                raise too_many(exc, done, times, said, work, 0, 0) from None
+            for _ in range(chunk):  # integers throughout: a total of any size, and no float rounding
+                counts[bisect_right(cumulative, below(total))] += 1
+            done += chunk
         return counts
     work.charge(len(weights))
     generator = np.random.default_rng(rng.getrandbits(128))
