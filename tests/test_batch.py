@@ -391,3 +391,26 @@ def test_without_numpy_the_draw_reads_the_clock_as_it_goes(monkeypatch):
     assert found.code == "RC503" and found.span == rs.check("specific").span
     done = re.search(r"the deadline of 1 s passed after ([\d,]+) of the 1,000,000 rolls", found.message)
     assert done is not None and 0 < int(done.group(1).replace(",", "")) < 1_000_000, found.message
+
+
+def test_without_numpy_more_rolls_than_the_budget_draws_are_refused_with_the_ways_on(monkeypatch):
+    """A distribution that fits, asked for more rolls than the budget left draws in Python (half
+    a unit each), is refused before any is drawn, saying how many it draws and to ask for fewer
+    at once or have numpy: not the advice for a check too big to solve ("fewer dice, a smaller
+    input, a 'cap'"), which fits here."""
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    rs = engine.load("chill", limits=Limits(max_work=100_000))
+    rs.distribution("specific", target=55)
+    rs.sample("specific", 150_000, random.Random(1), target=55)  # within the budget: drawn
+    with pytest.raises(engine.LimitError) as caught:
+        rs.sample("specific", 250_000, random.Random(1), target=55)
+    found = caught.value.diagnostics[0]
+    assert found.code == "RC503" and found.span == rs.check("specific").span
+    left = re.search(
+        r"the ([\d,]+) units left after the exact distribution draw at most ([\d,]+)", found.message
+    )
+    assert left is not None, found.message
+    assert 150_000 <= int(left.group(2).replace(",", "")) < 250_000
+    assert "250,000 rolls of check 'specific'" in found.message
+    assert found.hint is not None and "fewer at once" in found.hint and "numpy" in found.hint
+    assert "fewer dice" not in found.hint and "max_work" in found.hint

@@ -25,13 +25,13 @@ from fractions import Fraction
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import DeadlineError, LimitError, no_outcome, no_value, placed
+from ..errors import DeadlineError, Diagnostic, LimitError, limit_advice, no_outcome, no_value, placed
 from ..frozen import FrozenDict, freeze_fields, frozen
 from ..model.ruleset import Check, Pool
 from ..model.values import COUNTED, Symbol, to_json
 from ..runtime import arguments
 from ..runtime.context import RunContext
-from ..runtime.work import CLOCK_EVERY, Work, too_many
+from ..runtime.work import CLOCK_EVERY, Work, too_many, units
 from .dicework import dice_units, die_weights
 from .dist import Dist
 from .sample import Ready, sample
@@ -187,6 +187,8 @@ def _multinomial(
     try:
         import numpy as np
     except ImportError:  # the pure-Python way: each draw a whole number below the total, exactly
+        if times // 2 > work.left:  # refused before a draw, saying what would fit and what helps
+            raise _undrawable(times, work, said) from None
         counts = [0] * len(weights)
         cumulative = list(accumulate(weights))
         below = rng.randrange
@@ -206,6 +208,19 @@ def _multinomial(
     shares = np.array([Fraction(w, total) for w in weights], dtype=float)
     drawn = generator.multinomial(times, shares / shares.sum())
     return [int(n) for n in drawn]
+
+
+def _undrawable(times: int, work: Work, said: str) -> LimitError:
+    """RC503 for more rolls than the budget left draws in Python (half a unit each): how many it
+    draws, and the ways on, fewer at once or numpy, whose draw does not grow with the rolls (not
+    a smaller check's advice: the distribution fitted)."""
+    message = (
+        f"the work budget of {units(work.limit)} is too small for the {times:,} {said} asked for "
+        f"at once: without numpy each is drawn in Python, half a unit a roll, and the "
+        f"{units(work.left)} left after the exact distribution draw at most {2 * work.left:,}"
+    )
+    lead = "ask for fewer at once (with numpy, the 'fast' extra, the draw does not grow with the rolls)"
+    return LimitError([Diagnostic("RC503", message, None, **limit_advice("max_work", lead))])
 
 
 ROLL = 4
