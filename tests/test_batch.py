@@ -414,3 +414,27 @@ def test_without_numpy_more_rolls_than_the_budget_draws_are_refused_with_the_way
     assert "250,000 rolls of check 'specific'" in found.message
     assert found.hint is not None and "fewer at once" in found.hint and "numpy" in found.hint
     assert "fewer dice" not in found.hint and "max_work" in found.hint
+
+
+def test_a_deadline_passed_by_the_rolls_after_an_exact_try_is_told_in_seconds(monkeypatch):
+    """Under `auto`, the rolls after an exact try that did not fit have a budget of their own
+    under the request's deadline; a deadline they pass is told as given ("the deadline of 2 s"),
+    not "of its time". A clock that jumps past the deadline at its 21st reading stands for the
+    time passing (each roll reads it)."""
+    from engine.runtime import work as work_module
+
+    rs = engine.load("chimera", limits=Limits(max_work=5_000, deadline=2.0))
+    readings = []
+
+    def clock() -> float:
+        readings.append(None)
+        return 0.0 if len(readings) <= 20 else 100.0
+
+    monkeypatch.setattr(work_module, "time", type("Clock", (), {"monotonic": staticmethod(clock)}))
+    with pytest.raises(engine.DeadlineError) as caught:
+        rs.sample("skill", 1_000, random.Random(1), dice=6)
+    found = caught.value.diagnostics[0]
+    assert found.code == "RC503" and found.span == rs.check("skill").span
+    assert re.search(r"the deadline of 2 s passed after [\d,]+ of the 1,000 rolls", found.message), (
+        found.message
+    )

@@ -139,7 +139,7 @@ def sample_many(
             except LimitError:
                 if method == "exact":
                     raise
-                work = Work(limits.max_work, until=work.until)  # the rolls': the same deadline
+                work = Work(limits.max_work, work.seconds, until=work.until)  # the rolls': the same deadline
             else:
                 return _drawn(check, dist, rng, times, ctx, work)
         return _rolled(_rolls(check, inputs, ctx._replace(rng=rng), work), times)
