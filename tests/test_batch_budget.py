@@ -12,6 +12,7 @@ import pytest
 
 import engine
 from engine import Limits
+from engine.eval import batch
 from engine.runtime import work as work_module
 
 DICE = """\
@@ -139,3 +140,48 @@ def test_auto_rolls_after_a_try_that_did_not_fit_with_a_budget_of_their_own(monk
     assert first.used >= 200_000  # the try spent its budget
     assert 0 < rolls.used <= 200_000
     assert rolls.until == first.until  # one deadline for the request
+
+
+BAGS = """\
+rulecraft: 1
+name: bags
+bags:
+  b: {chits: {x: 3, y: 4, z: 2}, sets: 5}
+checks:
+  pool:
+    roll: {p: {pool: 1, die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if count(p, 6) > 0 else 'lo'"
+  draw:
+    roll: {t: {draw: b, count: 1}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if count(t, 'z') > 0 else 'lo'"
+  pools:
+    roll: {p: {pool: 1, die: 6}, q: {pool: 1, die: 6}, r: {pool: 1, die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if count(p, 6) + count(q, 6) + count(r, 6) > 0 else 'lo'"
+  draws:
+    roll: {t: {draw: b, count: 1}, u: {draw: b, count: 1}, v: {draw: b, count: 1}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if count(t, 'z') + count(u, 'z') + count(v, 'z') > 0 else 'lo'"
+"""
+
+
+def test_a_draw_of_chits_is_charged_what_it_costs():
+    """A draw of one chit from a bag of 45 (its count, `random.sample` over the bag, its chits
+    made a value) costs what a pool of one die does and each draw more a little more than each
+    pool more (5.5 µs against 4.8, `batch.DRAW`): it is charged at least as much. It was charged
+    for its chits alone, a quarter of a unit each, so Castle's checks ran 2-4 µs a unit, and its
+    combat, three draws, was charged 10 units a roll for 35-50 µs."""
+    rs = engine.load(BAGS, name="bags.yaml", limits=Limits(max_work=20_000))
+    taken = {}
+    for check in ("pool", "draw", "pools", "draws"):
+        with pytest.raises(engine.LimitError) as caught:
+            rs.sample(check, 1_000_000, random.Random(1), method="rolled")
+        taken[check] = per_roll(caught.value)
+    assert taken["draw"] >= taken["pool"], taken
+    assert taken["draws"] - taken["draw"] >= taken["pools"] - taken["pool"], taken
+    castle = engine.load("castle", limits=Limits(max_work=20_000))
+    with pytest.raises(engine.LimitError) as caught:
+        castle.sample("combat", 1_000_000, random.Random(1), method="rolled")
+    assert per_roll(caught.value) >= 3 * batch.DRAW, caught.value.diagnostics[0].message
