@@ -821,3 +821,19 @@ def test_a_huge_bound_is_told_by_its_length_either_side_of_zero() -> None:
         engine.Limits(max_work=-5)
     with pytest.raises(engine.InputError, match="got 100,000,000,000,000,000,000$"):
         engine.Limits(max_work=10**20)
+
+
+@pytest.mark.parametrize(
+    "name, check, inputs", [("chill", "specific", {"target": 55}), ("chimera", "skill", {"dice": 3})]
+)
+def test_a_roller_called_with_other_arguments_names_the_public_call(name, check, inputs):
+    """A roller (`Ruleset.roller`) takes the random source alone; another argument is a TypeError
+    that names the call the caller made, kept roller (plain dice, proven unmeterable) or metered
+    alike, not this engine's inner function (it said `_kept_roller.<locals>.roll()`)."""
+    roller = engine.load(name).roller(check, **inputs)
+    for call in (lambda: roller(random.Random(1), forced={}), lambda: roller(random.Random(1), 2)):
+        with pytest.raises(TypeError) as caught:
+            call()
+        said = str(caught.value)
+        assert said.startswith("Ruleset.roller's roll()") and "<locals>" not in said, said
+    assert roller(rng=random.Random(1)).check == check

@@ -513,9 +513,23 @@ def prepared(
     if ready.unmetered is limits:
         return kept_roller(ready, policy, traced, caches, source)
     check, inputs = ready.check, ready.inputs
-    return lambda rng=None: sample(
-        check, inputs, RunContext(limits, policy, caches, source(rng)), traced, ready
-    )
+
+    def roll(rng: Any = None) -> Result:
+        return sample(check, inputs, RunContext(limits, policy, caches, source(rng)), traced, ready)
+
+    return _named(roll)
+
+
+ROLLER = "Ruleset.roller's roll"
+"""What a roller is called where Python words a call with other arguments than its one, the
+random source ("Ruleset.roller's roll() got an unexpected keyword argument 'forced'"): the
+public call that made it, not this module's inner function."""
+
+
+def _named(roll: Callable[..., Result]) -> Callable[..., Result]:
+    """`roll`, named as the caller knows it (`ROLLER`), at no cost to a call."""
+    roll.__qualname__ = ROLLER
+    return roll
 
 
 def _counted(check: Check, env: dict[str, Any], limits: Limits) -> None:
@@ -569,7 +583,7 @@ def _kept_roller(
                 raise placed(exc, check.span) from None
         return kept
 
-    return roll
+    return _named(roll)
 
 
 def _variant(before: Before, policy: str, traced: bool) -> int:
