@@ -527,7 +527,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         r.add_argument(
             "--method",
             choices=METHODS,
-            default="auto",
+            default=None,  # given or not: without --times it is refused, not ignored
             help="with --times: 'exact' draws from the exact distribution, 'rolled' rolls each time, "
             "'auto' (default) draws when the exact distribution fits the work budget",
         )
@@ -1120,10 +1120,15 @@ def _roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     inputs = _pairs(args.input, "input")
     forced = _forced(_pairs(args.force, "force"))
     rng = random.Random(args.seed)
+    if args.times is None and args.method is not None:
+        raise InputError(
+            [Diagnostic("RC407", "--method says how the --times rolls are made; it needs --times", None)]
+        )
     if args.times is not None:
         if forced:
             raise InputError([Diagnostic("RC407", "--force fixes one roll; it cannot go with --times", None)])
-        batch = rs.sample(args.check, args.times, rng, policy=args.policy, method=args.method, inputs=inputs)
+        method = args.method or "auto"
+        batch = rs.sample(args.check, args.times, rng, policy=args.policy, method=method, inputs=inputs)
         if args.json:
             _dump({**batch.as_json(), "ruleset": rs.name, "seed": args.seed}, out)
             return 0

@@ -710,3 +710,16 @@ def test_the_module_runs_every_command() -> None:
         cwd=REPO_ROOT,
     )
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("method", ["rolled", "exact", "auto"])
+def test_roll_method_without_times_is_refused_as_force_with_times_is(cli, method: str) -> None:
+    """`--method` says how the `--times` rolls are made; without `--times` it is RC407, as
+    `--force` with `--times` is, not passed over (one roll was made and `--method` ignored)."""
+    bad = cli("roll", "chill", "specific", "--input", "target=55", "--method", method, "--seed", "1")
+    assert bad.code == 1 and bad.err.startswith("error RC407: --method says how the --times rolls"), bad.err
+    assert bad.out == ""
+    forced = cli("roll", "chill", "specific", "--input", "target=55", "--force", "tens=1", "--times", "5")
+    assert forced.code == 1 and forced.err.startswith("error RC407: --force fixes one roll"), forced.err
+    many = cli("roll", "chill", "specific", "--input", "target=55", "--method", method, "--times", "5")
+    assert many.code == 0 and "(5 rolls" in many.out, many.err
