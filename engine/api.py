@@ -12,6 +12,7 @@ and a document already loaded and validated by an earlier process is read from t
 
 from __future__ import annotations
 
+import numbers
 import os
 import random
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -31,6 +32,7 @@ from .errors import (
     RulecraftError,
     SchemaError,
     did_you_mean,
+    scalar_bool,
     shown,
 )
 from .eval.sample import READY_WEIGHT, Forced, Ready, kept_roller, prepared, sample
@@ -393,7 +395,7 @@ class Ruleset:
         c = self.check(check)
         count = whole(times)
         if count is None or count < 1:
-            message = f"the number of rolls must be a whole number, at least 1, got {shown(times)}"
+            message = f"the number of rolls must be a whole number, at least 1, got {_count_shown(times)}"
             raise InputError([Diagnostic("RC404", message, c.span)])
         times = count
         enforce("the number of rolls", times, self.limits.max_samples, c.span, "max_samples")
@@ -555,7 +557,8 @@ class Ruleset:
         found = self.scene(scene)
         count = whole(times)
         if count is None or count < 1:
-            message = f"'times', the number of scenes, must be a whole number, at least 1, got {shown(times)}"
+            said = _count_shown(times)
+            message = f"'times', the number of scenes, must be a whole number, at least 1, got {said}"
             raise InputError([Diagnostic("RC404", message, found.span)])
         times = count
         enforce("the number of scenes", times, self.limits.max_scenes, found.span, "max_scenes")
@@ -775,6 +778,19 @@ def _load_clock(limits: Limits, deadline: float | None) -> tuple[Work | None, Cl
         return None, None
     work = Work(limits.max_work, deadline)
     return work, Clock(work.check_clock)
+
+
+def _count_shown(times: Any) -> str:
+    """A count of rolls or scenes refused, as its message shows it: a number of a kind a count
+    is not (a `Fraction`, a float, a `Decimal`, a bool) named by its kind, whole or not, so
+    `Fraction(5)` is not answered "got 5" (a count is any `numbers.Integral` but `bool`: a
+    `Fraction` is refused as `Limits` refuses it, not read as the whole number it equals)."""
+    said = shown(times)
+    if isinstance(times, bool) or scalar_bool(times):
+        return f"{said} (a bool: a count is an int)"
+    if isinstance(times, numbers.Number) and not isinstance(times, numbers.Integral):
+        return f"{said} (a {type(times).__name__}: a count is an int)"
+    return said
 
 
 def _random(rng: Any) -> random.Random:

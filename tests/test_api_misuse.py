@@ -16,6 +16,7 @@ import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import partial
 from typing import Any
 
@@ -837,3 +838,22 @@ def test_a_roller_called_with_other_arguments_names_the_public_call(name, check,
         said = str(caught.value)
         assert said.startswith("Ruleset.roller's roll()") and "<locals>" not in said, said
     assert roller(rng=random.Random(1)).check == check
+
+
+@pytest.mark.parametrize(
+    "times, kind", [(Fraction(5), "Fraction"), (Fraction(5, 2), "Fraction"), (5.0, "float"), (True, "bool")]
+)
+def test_a_count_of_another_kind_than_int_is_refused_naming_its_kind(times, kind):
+    """A count of rolls or scenes is any `numbers.Integral` but `bool` (as a `Limits` bound):
+    `Fraction(5)` is refused, and the message names its kind; it said "got 5", which reads as
+    if 5 were wrong."""
+    chill = engine.load("chill")
+    with pytest.raises(RulecraftError) as caught:
+        chill.sample("specific", times, random.Random(1), target=55)
+    found = caught.value.diagnostics[0]
+    assert found.code == "RC404" and f"(a {kind}: a count is an int)" in found.message, found.message
+    castle = engine.load("castle")
+    with pytest.raises(RulecraftError) as caught:
+        castle.sample_scenes("duel", times, random.Random(1))
+    assert f"(a {kind}: a count is an int)" in caught.value.diagnostics[0].message
+    assert chill.sample("specific", 5, random.Random(1), target=55).times == 5

@@ -109,7 +109,7 @@ def test_a_count_of_rolls_or_scenes_may_be_a_numpy_integer() -> None:
     )
     with pytest.raises(engine.InputError) as caught:
         RULES.sample("c", np.bool_(True), random.Random(3))
-    assert caught.value.diagnostics[0].message.endswith("at least 1, got true")
+    assert caught.value.diagnostics[0].message.endswith("at least 1, got true (a bool: a count is an int)")
 
 
 SKIRMISH = """\
