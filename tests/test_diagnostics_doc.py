@@ -104,7 +104,8 @@ def test_example(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, 
             assert (
                 v_code == 1
                 or t_code == 1
-                or block.arg in ("RC802", "RC803", "RC804", "RC805", "RC806", "RC807", "RC809", "RC314")
+                or block.arg
+                in ("RC802", "RC803", "RC804", "RC805", "RC806", "RC807", "RC809", "RC810", "RC314")
             )
         else:
             assert (v_code, t_code) == (0, 0) and not found, found

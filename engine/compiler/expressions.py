@@ -1011,6 +1011,7 @@ class Expressions:
         node = self._key_node(key, path)
         tests: list[str] = []
         for item in node.items:
+            _literal_key(item)
             expect = ptype if ptype.kind == "sym" else None
             if isinstance(item, ast.Name) and expect is None and ptype.kind == "any":
                 item = ast.Sym(item.id, span=item.span)
@@ -1043,6 +1044,46 @@ class Expressions:
                     )
                 tests.append(f"{var} == {src}")
         return " or ".join(tests)
+
+
+def _literal_key(item: ast.Node) -> None:
+    """Refuse a case key's item that is arithmetic: a key is a value or a range, so `"1-2"`
+    (read as the number -1, a slip for the range 1..2) or `"1+1"` would match a value the
+    author never wrote. A fraction `a/b` of two numbers is a value (1/3 has no decimal)."""
+    if isinstance(item, ast.Range):
+        for end in (item.lo, item.hi):
+            _literal_key(end)
+        return
+    if isinstance(item, (ast.Num, ast.Bool, ast.Sym, ast.Name)):
+        return
+    if (
+        isinstance(item, ast.Binary)
+        and item.op == "/"
+        and isinstance(item.left, ast.Num)
+        and isinstance(item.right, ast.Num)
+    ):
+        return
+    written = (item.span.text if item.span is not None else "") or to_text(item)
+    dash = ast.range_slip(item)
+    raise problem(
+        "RC310",
+        f"the case key '{written}' is a calculation"
+        + (f" (the number {node_value})" if (node_value := _worked(item)) is not None else "")
+        + ": a case key is a value or a range, not arithmetic",
+        item.span,
+        f"write {dash[0]}..{dash[1]} for a range"
+        if dash
+        else "write the value it stands for, or a range (1..3)",
+    )
+
+
+def _worked(node: ast.Node) -> str | None:
+    """What a key of two numbers and one operator works out to, said so the slip shows."""
+    if isinstance(node, ast.Binary) and isinstance(node.left, ast.Num) and isinstance(node.right, ast.Num):
+        a, b = node.left.value, node.right.value
+        value = {"-": a - b, "+": a + b, "*": a * b}.get(node.op)
+        return None if value is None else str(value)
+    return None
 
 
 _TYPED_KEY = {

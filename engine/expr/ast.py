@@ -143,3 +143,19 @@ def names(node: Node) -> set[str]:
             found.add(n.id)
         stack.extend(children(n))
     return found
+
+
+def range_slip(node: Node) -> tuple[int, int] | None:
+    """The range `a..b` that `a-b` (whole numbers, 0 < a < b) almost surely stands for: read as
+    a subtraction it is a negative number no author means there."""
+    if (
+        isinstance(node, Binary)
+        and node.op == "-"
+        and isinstance(node.left, Num)
+        and isinstance(node.right, Num)
+        and isinstance(node.left.value, int)
+        and isinstance(node.right.value, int)
+        and 0 < node.left.value < node.right.value
+    ):
+        return node.left.value, node.right.value
+    return None

@@ -2,7 +2,7 @@
 
 The compiler already rejects unknown names (with the nearest declared one), wrong types,
 cycles and bad structure; the linter runs only on a ruleset that compiled, so it never
-repeats those. Its findings are `Diagnostic`s with codes RC801-RC809:
+repeats those. Its findings are `Diagnostic`s with codes RC801-RC810:
 
 static, read from the compiled model
   RC805  an input that no expression, rule, randomizer parameter or output reads (warning)
@@ -10,6 +10,8 @@ static, read from the compiled model
          that rolls it (warning)
   RC807  a table that nothing calls (a check, an item, an action, a scene), directly or through
          another table (warning)
+  RC810  a literal `a-b` of whole numbers, 0 < a < b (`count(p, 5-6)`): the number a - b,
+         almost surely a slip for the range `a..b` (warning)
 
 dynamic, by running the check's own compiled code over a bounded grid of inputs and,
 for each, every roll the exact evaluator enumerates (one semantics: the same closures,
@@ -69,7 +71,7 @@ code looks it up, so the caller's `Ruleset` is never changed. A table rule's con
 compiled on its own (as a one-line table in a copy of the document), so it is judged with the
 engine's own semantics too.
 
-The modules, one job each: `static` (RC805-RC807, table bodies), `lasting` (RC801 for the tables
+The modules, one job each: `static` (RC805-RC807, RC810, table bodies), `lasting` (RC801 for the tables
 lasting state calls), `grid` (the input grid),
 `cost` (the cost model), `probe` (what running a check records), `analysis` (the run loop),
 `report` (the wording of the findings), `tables` (RC802 for table rules and cases keys), `evaluate` (the one
@@ -100,10 +102,11 @@ def lint(rs: Ruleset, budget: LintBudget = DEFAULT_BUDGET) -> list[Diagnostic]:
     """Every finding about a compiled ruleset, errors first, then by position."""
     from .analysis import Analysis  # imported when a linter runs: `rulecraft roll` never needs it
     from .report import note
-    from .static import unused
+    from .static import range_slips, unused
 
     found: list[Diagnostic] = []
     found += unused(rs)
+    found += range_slips(rs)
     try:
         found += Analysis(rs, budget).run()
     except RulecraftError as exc:  # its deadline passed as it compiled its copy (the rest it catches)

@@ -1,4 +1,4 @@
-"""RC805-RC807, read from the compiled model without running anything; and the helpers that read
+"""RC805-RC807 and RC810, read from the compiled model without running anything; and the helpers that read
 a table's body, which the compiler turns into one function, back from the document.
 
 A named value is used when anything reads it: the check's own expressions, or the effects of an
@@ -105,6 +105,35 @@ def reached(nodes: Iterable[ast.Node], bodies: Bodies) -> set[str]:
         seen.add(t)
         todo += [u for n in bodies[t] for u in calls(n) if u in bodies]
     return seen
+
+
+def range_slips(rs: Ruleset) -> list[Diagnostic]:
+    """RC810: a literal `a-b` of whole numbers with 0 < a < b (`count(p, 5-6)`) is the negative
+    number a - b, which no author writes so: it is almost surely the range `a..b`. A warning, not
+    an error: it is well-formed arithmetic (a case key, where it is never meant, is RC310)."""
+    nodes: list[ast.Node] = [e.node for check in rs.checks.values() for _, e in check.expressions()]
+    nodes += [n for t in rs.model.tables for n in table_nodes(rs.document, t)]
+    if rs.model.state is not None:
+        nodes += [e.node for _, e in rs.model.state.expressions()]
+    found: dict[tuple[Any, ...], Diagnostic] = {}
+    for node in nodes:
+        for n in walk(node):
+            ends = ast.range_slip(n)
+            if ends is None or n.span is None:
+                continue
+            a, b = ends
+            at = (n.span.file, n.span.line, n.span.col)
+            found.setdefault(
+                at,
+                Diagnostic(
+                    "RC810",
+                    f"'{n.span.text or f'{a}-{b}'}' is the number {a - b} ({a} minus {b}), not a range",
+                    n.span,
+                    f"write {a}..{b} for a range; write {a - b} if the number is meant",
+                    "warning",
+                ),
+            )
+    return list(found.values())
 
 
 def unused(rs: Ruleset) -> list[Diagnostic]:
