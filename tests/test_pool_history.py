@@ -504,3 +504,36 @@ def test_the_docs_transcripts_are_what_the_command_prints(tmp_path: Any) -> None
         assert run.returncode == 0, run.stderr
         assert run.stdout.rstrip("\n").splitlines() == expected
     assert lint(engine.load(ruleset.group(1))) == []
+
+
+SINGLE = """rulecraft: 1
+name: single
+checks:
+  c:
+    roll:
+      t:
+        {pool}die: 4
+        cap: 3
+        triggers:
+          - {{name: ace, on: face == 4, must: add}}
+      w: {{die: 6}}
+    let:
+      snake: {read} and w == 1
+    outcomes: [a, b]
+    outcome: "'a' if snake else 'b'"
+"""
+
+
+@pytest.mark.parametrize("func", ["first_roll", "added_dice", "rerolled_dice"])
+def test_a_single_die_with_triggers_is_told_to_be_a_pool_of_one(func: str) -> None:
+    """A die with triggers reads as the number its dice total: its history is RC324, and the hint
+    (not "only a check's after-roll expressions", which it is in) says to write it `pool: 1`; the
+    file so written loads, and gives the natural 1 of the hint's pool."""
+    text = SINGLE.format(pool="", read=f"1 in {func}(t)")
+    [d] = _compile_error(text).diagnostics
+    assert d.code == "RC324"
+    assert d.hint is not None and "after-roll" not in d.hint
+    assert "'t' is a die with triggers" in d.hint and "'pool: 1'" in d.hint and "sum(t)" in d.hint
+    fixed = engine.load(SINGLE.format(pool="pool: 1\n        ", read=f"1 in {func}(t)"))
+    if func == "first_roll":
+        assert fixed.roll("c", forced={"t": [1], "w": 1}).outcome == "a"

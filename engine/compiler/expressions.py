@@ -503,6 +503,25 @@ class Expressions:
                 return f"'{name}' is a value of scale '{s.name}'; quote it: '{name}'"
         return None
 
+    def _history_hint(self, arg: ast.Node, func: str) -> str | None:
+        """RC324's hint where the argument is a die of this check with triggers: it is rolled as a
+        pool of one, but its name reads as the number its dice total, with no history to read;
+        a pool of one (`pool: 1`) keeps it, and `sum` of it is that total."""
+        if not isinstance(arg, ast.Name):
+            return None
+        checks = self.unit.data.get("checks")
+        spec = checks.get(self.unit.current) if isinstance(checks, dict) and self.unit.current else None
+        roll = spec.get("roll") if isinstance(spec, dict) else None
+        die = roll.get(arg.id) if isinstance(roll, dict) else None
+        if not (isinstance(die, dict) and "triggers" in die and "pool" not in die):
+            return None
+        name = arg.id
+        return (
+            f"'{name}' is a die with triggers: it reads as the number its dice total and keeps no "
+            f"history; to read {func}() of it, write it as a pool of one ('pool: 1' beside its 'die:' "
+            f"and triggers), whose total is sum({name})"
+        )
+
     def _call(self, node: ast.Call, scope: Mapping[str, T.Type]) -> tuple[T.Type, str]:
         name, args = node.func, node.args
         if name in self.unit.builtins:
@@ -525,9 +544,12 @@ class Expressions:
                     f"{name}() reads a pool's own history: its argument must be the name of a pool "
                     "of this check's roll",
                     args[0].span or node.span,
-                    f"pools here: {pools}"
-                    if pools
-                    else "only a check's after-roll expressions can read a pool",
+                    self._history_hint(args[0], name)
+                    or (
+                        f"pools here: {pools}"
+                        if pools
+                        else "only a check's after-roll expressions can read a pool"
+                    ),
                 )
             if name == "redraws":
                 return T.NUM, self._redraws(node)
