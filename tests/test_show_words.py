@@ -94,3 +94,30 @@ def test_no_word_of_show_doubles() -> None:
                 assert not DOUBLED.search(said), f"{where}: {line}"
             shown += 1
     assert shown > 50
+
+
+def test_a_single_die_shows_its_triggers_and_cap_as_a_pool_does() -> None:
+    """A die with triggers is a pool of one: `show` lists its steps and cap under it, as under a
+    pool (it printed only "read as the total of its dice")."""
+    text = """\
+rulecraft: 1
+name: single
+checks:
+  act:
+    roll:
+      t: {die: 8, cap: 4, triggers: [{name: ace, on: face == 8, must: add}]}
+      p: {pool: 1, die: 8, cap: 4, triggers: [{name: ace, on: face == 8, must: add}]}
+    outcomes: [miss, hit]
+    outcome: "'hit' if t + sum(p) >= 12 else 'miss'"
+"""
+    lines = check_text(engine.load(text).model.checks["act"]).splitlines()
+    t, p = (
+        lines.index(next(x for x in lines if x.startswith("    t: "))),
+        lines.index("    p: a pool of 1 die with faces 1..8"),
+    )
+    assert lines[t] == "    t: a die with faces 1..8, read as the total of its dice"
+    assert lines[t + 1 : p] == lines[p + 1 :][: p - t - 1]  # the same steps, the same cap
+    assert lines[t + 1 : p] == [
+        "      ace: each die where face == 8 must add the die itself ×1",
+        "      at most 4 dice rerolled or added in all",
+    ]

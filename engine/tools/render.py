@@ -125,6 +125,7 @@ def check_text(check: Check) -> str:
                 lines.append(f"    {r.name}: a pool of {size} with faces {faces}{each}")
                 if r.own is not None:
                     lines.append("      each die rolled on its own, read as the total of its dice:")
+            if isinstance(r, Pool):  # a die with triggers is a pool of one: its steps are shown alike
                 for t in r.triggers + (r.own.triggers if r.own is not None else ()):
                     verb = "must" if t.must else "may"
                     target = "the die itself" if t.target is None else f"a die where {t.target.text}"
