@@ -593,10 +593,16 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
         # a mapping, as the docs call it (RC103), not JSON's "object"
         want_s = want_s.replace("object", "mapping")
         hint = _mapping_hint(path, error.instance) if want_s == "mapping" else None
-        if isinstance(error.instance, float) and "string" in want_s:  # 1.5 where an expression goes
+        at = pointer_of(tuple(error.absolute_schema_path)) or ""
+        placed = _placed_hint(at, path, error.instance, span)
+        if placed is not None:
+            hint = placed
+        elif at != "/$defs/expression":  # quoting makes text, not a value, where no expression goes
+            pass
+        elif isinstance(error.instance, float):  # 1.5 where an expression goes
             written = decimal_text(span, error.instance)
             hint = f'an exact number is written as an expression, in quotes: "{written}"'
-        elif isinstance(error.instance, list) and "string" in want_s:  # [1, 2] where an expression goes
+        elif isinstance(error.instance, list):  # [1, 2] where an expression goes
             written = span.text
             if written.startswith("[") and '"' not in written:
                 hint = f'a list is written as an expression, in quotes: "{written}"'
@@ -636,6 +642,49 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
         text = _custom(error) or _schema_of(error).get("description", error.message)
         return Diagnostic("RC105", f"{where} does not have a valid form: {text}", span)
     return Diagnostic("RC105", f"{where}: {error.message}", span)
+
+
+_WHOLE = {
+    ("roll", "pool"): "a pool rolls a whole number of dice",
+    ("roll", "count"): "a draw takes a whole number of chits",
+    ("redraw", "times"): "the most redraws is a whole number",
+}
+"""The expressions whose value must be whole, by (where, key): quoting a decimal there would
+only move the error to the roll (RC406, RC808), so their hint says what is expected."""
+
+
+def _placed_hint(at: str, path: list[Any], instance: Any, span: Span) -> str | None:
+    """RC103's hint where quoting the value (the general hint) would make it no better: a
+    decimal where a whole number goes, a forced die that is no face, an expected outcome that is
+    not one name. None elsewhere."""
+    key = str(path[-1]) if path else ""
+    randomizer = len(path) >= 5 and path[0] == "checks" and path[2] == "roll"  # checks.C.roll.R...
+    where = (
+        "roll"
+        if randomizer and len(path) == 5
+        else "redraw"
+        if randomizer and path[4:5] == ["redraw"]
+        else ""
+    )
+    whole = _WHOLE.get((where, key)) if at == "/$defs/expression" else None
+    if whole is not None and isinstance(instance, float):
+        low = int(instance // 1)
+        return f"{whole}: {key}: {low} or {key}: {low + 1}, or an expression that gives a whole number"
+    if "/properties/dice/additionalProperties" in at:  # a forced die, or one of a pool's
+        name = next((str(p) for p in reversed(path) if isinstance(p, str)), "d")
+        if isinstance(instance, list):
+            inner = span.text.strip()[1:-1].strip() if span.text.strip().startswith("[") else "1, 2"
+            return f"a pool's forced faces are one list, in the order they are rolled: {name}: [{inner}]"
+        face = str(int(instance // 1)) if isinstance(instance, float) else "1"
+        shown = f"[{face}]" if isinstance(path[-1], int) else face  # one of a pool's, or a die's
+        return f"a forced die shows one of its faces: a whole number, or a face's name: {name}: {shown}"
+    if at.endswith("/expect/properties/outcome"):
+        names = [x for x in instance if isinstance(x, str)] if isinstance(instance, list) else []
+        if names:
+            more = "; each outcome its own example" if len(names) > 1 else ""
+            return f"an example expects one outcome, by its name: outcome: {names[0]}{more}"
+        return "an example expects one of the check's outcomes, by its name: outcome: NAME"
+    return None
 
 
 _DICE = re.compile(r"(?P<count>[0-9]*)[dD](?P<sides>[0-9]+)")
