@@ -560,7 +560,7 @@ checks:
 """),
         "RC808",
     )
-    assert "allowed input: a = 1, b = 1 with no inputs: highest(" in d.message, d.message
+    assert "at a = 1, b = 1, highest(" in d.message, d.message
     assert ",  " not in d.message and ", with" not in d.message
 
 
@@ -586,7 +586,7 @@ def test_rc808_for_a_number_past_the_bound_of_computed_numbers(tmp_path: Path, c
     d = only(codes(POWER), "RC808")
     assert d.severity == "error"
     assert d.message == (
-        "check 'act' fails for an allowed input: d = 2 with no inputs: "
+        "check 'act' always fails (it has no inputs, and its odds take in every roll): at d = 2, "
         "a number this ruleset computes has more than 1000 digits (RC503)"
     )
     assert d.span is not None and (d.span.line, d.span.col, d.span.end_col) == (9, 11, 20)
@@ -688,6 +688,43 @@ def test_a_failure_at_some_allowed_inputs_names_one():
     d = only(codes(EVERY.replace("max: 3, default: 2}", "max: 6, default: 2}")), "RC808")
     assert d.message.startswith("check 'act' fails for an allowed input: "), d.message
     assert "for every" not in d.message
+
+
+NO_INPUTS = """\
+rulecraft: 1
+name: none
+checks:
+  act:
+    roll:
+      d: ROLL
+    outcomes: [low, high]
+    outcome: "'high' if OUTCOME else 'low'"
+"""
+
+
+@pytest.mark.parametrize(
+    ("roll", "outcome", "at", "dice"),
+    [
+        ("{pool: -1, die: 6}", "sum(d) > 3", "-1", False),
+        ("{pool: 2 - 3, die: 6}", "sum(d) > 3", "2 - 3", False),
+        ("{die: 6}", "d / 0 > 3", "d / 0", True),
+    ],
+)
+def test_a_check_with_no_inputs_always_fails_at_its_expression(roll, outcome, at, dice):
+    """A check with no inputs that fails was told 'fails for an allowed input: no inputs' and to
+    'narrow the inputs with min and max' (hunt 13): it always fails, and only the expression can
+    be corrected. A pool's count is pointed at, not the die's name."""
+    text = NO_INPUTS.replace("ROLL", roll).replace("OUTCOME", outcome)
+    d = only(codes(text), "RC808")
+    assert d.message.startswith("check 'act' always fails (it has no inputs"), d.message
+    assert "allowed input" not in d.message and "no inputs:" not in d.message
+    assert d.hint is not None and "correct the expression" in d.hint and "min and max" not in d.hint
+    assert ("guard it" in d.hint) is dice and ("at d = 1, " in d.message) is dice
+    line = next(n for n, x in enumerate(text.splitlines(), 1) if at in x)
+    assert d.span is not None and (d.span.line, d.span.col) == (
+        line,
+        text.splitlines()[line - 1].index(at) + 1,
+    )
 
 
 def test_a_pool_over_the_embedder_s_max_pool_stays_rc809():

@@ -115,11 +115,12 @@ def roll_count(expr: Expr, env: dict[str, Any], r: Randomizer, limits: Limits) -
         if isinstance(r, Draw)
         else ("dice in the pool", limits.max_pool, "max_pool")
     )
+    at = expr.node.span if expr.node.span is not None and expr.node.span.line else r.span  # the count
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:  # true is no count (an untyped table's)
         said = f"the number of {what} must be a whole number, at least 0, got {show(n)}"
-        raise InputError([Diagnostic("RC406", said, r.span)])
+        raise InputError([Diagnostic("RC406", said, at)])
     if isinstance(r, Draw) and n > r.bag.size:
-        raise InputError([Diagnostic("RC406", f"cannot draw {n} chits from a bag of {r.bag.size}", r.span)])
+        raise InputError([Diagnostic("RC406", f"cannot draw {n} chits from a bag of {r.bag.size}", at)])
     enforce(what, n, limit, r.span, name)
     return n
 

@@ -258,6 +258,10 @@ class Report:
             # every combination allowed was run (more than one: a check with no inputs has one),
             # and each failed here: no min or max avoids it
             every = run.exhaustive and not run.skipped and run.tried > 1 and len(ex.at) == run.tried
+            span = d.span if d.span is not None and d.span.line else public.span
+            if not check.inputs:  # nothing to narrow: every question asked of the check meets it
+                found.append(_unsure(_always(check, ex, d, span), ex))
+                continue
             found.append(
                 _unsure(
                     d.retold(
@@ -265,7 +269,7 @@ class Report:
                         f"check '{check.name}' fails for "
                         + ("every allowed input, e.g. " if every else "an allowed input: ")
                         + f"{situation(check, ex)}: {d.message} ({d.code})",
-                        d.span if d.span is not None and d.span.line else public.span,
+                        span,
                         "it fails whatever the inputs: correct the expression"
                         if every
                         else "guard the expression (for example with 'if ... else'), "
@@ -490,6 +494,23 @@ def _unsure(found: Diagnostic, ex: Example) -> Diagnostic:
         "warning",
         Advice("unsure", lead=f"if it can happen: {found.hint.rstrip('.')}" if found.hint else ""),
     )
+
+
+def _always(check: Check, ex: Example, d: Diagnostic, span: Span | None) -> Diagnostic:
+    """RC808 for a check with no inputs: no input narrows it away, so it always fails — on every
+    roll when the dice play no part (a pool's count), else on every question of its odds (each
+    enumerates the roll that fails) and whenever that roll comes up."""
+    where = situation(check, ex)
+    if ex.dice is None or where == "no inputs":
+        said = f"check '{check.name}' always fails (it has no inputs): {d.message} ({d.code})"
+        return d.retold("RC808", said, span, "correct the expression: no input can avoid it")
+    dice = where.removesuffix(" with no inputs")
+    said = (
+        f"check '{check.name}' always fails (it has no inputs, and its odds take in every roll): "
+        f"at {dice}, {d.message} ({d.code})"
+    )
+    hint = "correct the expression, or guard it (for example with 'if ... else') for the rolls that fail"
+    return d.retold("RC808", said, span, hint)
 
 
 def situation(check: Check, ex: Example) -> str:
