@@ -354,6 +354,34 @@ DICE = [
         "'die:' is one die's faces and 'pool:' how many: write die: 6",
     ),
     ("d: {die: 2}", "d: {pool: 2d6}", "2d6", "'pool:' is how many dice: write pool: 2 with die: 6"),
+    ("d: {die: 2}", "d: {die: dF}", "dF", 'a dF die is the faces -1..1: write die: "-1..1"'),
+    ("d: {die: 2}", "d: {die: F}", "F", 'a dF die is the faces -1..1: write die: "-1..1"'),
+    (
+        "d: {die: 2}",
+        "d: {die: 4dF}",
+        "4dF",
+        "a dF die is the faces -1..1: for 4 of them write a pool: "
+        'pool: 4 with die: "-1..1" (then read sum(d))',
+    ),
+    ("d: {die: 2}", "d: {pool: 4, die: 4df}", "4df", 'a dF die is the faces -1..1: write die: "-1..1"'),
+    (
+        "d: {die: 2}",
+        'd: {die: "d6+1"}',
+        '"d6+1"',
+        "write die: 6, and add 1 where it is read: a let such as total: d + 1",
+    ),
+    (
+        "d: {die: 2}",
+        'd: {die: "2d6 - 2"}',
+        '"2d6 - 2"',
+        "write a pool, pool: 2 with die: 6, and take 2 off where it is read: a let such as total: sum(d) - 2",
+    ),
+    (
+        "d: {die: 2}",
+        'd: {pool: 3, die: "d8+1"}',
+        '"d8+1"',
+        "write die: 8, and add 1 where the pool is read: sum(d) + 1",
+    ),
 ]
 
 
@@ -364,6 +392,29 @@ def test_dice_notation_gets_the_right_form(old: str, new: str, token: str, hint:
     assert d.span is not None
     assert (d.code, d.span.line, d.span.col) == ("RC310", *at(text, new, token))
     assert "dice notation" in d.message and d.hint == hint
+
+
+@pytest.mark.parametrize(
+    ("new", "hint"),
+    [
+        ("d: 4dF", 'a pool of dice is a mapping: d: {pool: 4, die: "-1..1"}'),
+        ("d: dF", 'a die is a mapping: d: {die: "-1..1"}'),
+        ('d: "2d6-1"', "a pool of dice is a mapping: d: {pool: 2, die: 6}, read as sum(d) - 1"),
+        ('d: "d8 + 2"', "a die is a mapping: d: {die: 8}, read as d + 2"),
+        ("d: 2d6", "a pool of dice is a mapping: d: {pool: 2, die: 6}"),
+    ],
+)
+def test_a_roll_entry_written_as_notation_is_told_the_mapping(new: str, hint: str) -> None:
+    d = one(edit("d: {die: 2}", new))
+    assert (d.code, d.hint) == ("RC103", hint)
+
+
+def test_the_fudge_die_the_hint_names_loads_with_its_three_faces() -> None:
+    """`die: dF` is told `die: "-1..1"`: written so, it loads, and its faces are -1, 0 and +1."""
+    text = edit("d: {die: 2}", 'd: {die: "-1..1"}')
+    check = engine.load_source(SourceFile("fudge.yaml", text)).model.checks
+    [die] = [r for c in check.values() for r in c.roll if r.name == "d"]
+    assert tuple(die.faces) == (-1, 0, 1)
 
 
 def test_a_name_where_faces_go_is_left_to_the_compiler() -> None:

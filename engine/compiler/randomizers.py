@@ -432,9 +432,56 @@ class RandomizerCompiler:
 _DICE_NOTATION = re.compile(r"^\s*(?P<count>[0-9]*)\s*[dD]\s*(?P<sides>[0-9]+|%)\s*$")
 
 
+_PLUS_MINUS = re.compile(r"^\s*(?P<count>[0-9]*)\s*(?:[dD]\s*)?[fF]\s*$")
+"""The notation `dF`, `4dF`, `F`: a die of the faces -1, 0 and +1 (two of each on six
+sides, the same odds as three), `die: "-1..1"`."""
+
+_MODIFIED = re.compile(
+    r"^\s*(?P<count>[0-9]*)\s*[dD]\s*(?P<sides>[0-9]+|%)\s*(?P<op>[-+])\s*(?P<mod>[0-9]+)\s*$"
+)
+"""Dice notation with a modifier, `d6+1`, `2d6-2`: the die is its faces, the modifier is added
+where the die is read."""
+
+
 def dice_notation(text: str, name: str, *, in_pool: bool) -> tuple[str, str] | None:
-    """The message and hint for faces written in dice notation (`2d6`, `d6`, `d%`), which a die
-    does not take: a die has faces, and a number of dice is a pool's `pool:`. None for other text."""
+    """The message and hint for faces written in dice notation (`2d6`, `d6`, `d%`, `4dF`,
+    `d6+1`), which a die does not take: a die has faces, a number of dice is a pool's `pool:`, and
+    a modifier is added where the die is read. None for other text."""
+    plus_minus = _PLUS_MINUS.match(text)
+    if plus_minus is not None:
+        message = (
+            f"'{text.strip()}' is dice notation (dF); a die's faces are a number of sides, a range or a list"
+        )
+        count = plus_minus["count"]
+        if count and count != "1" and not in_pool:
+            return message, (
+                f"a dF die is the faces -1..1: for {count} of them write a pool: pool: {count} with "
+                f'die: "-1..1" (then read sum({name}))'
+            )
+        return message, 'a dF die is the faces -1..1: write die: "-1..1"'
+    mod = _MODIFIED.match(text)
+    if mod is not None:
+        shown = "100" if mod["sides"] == "%" else mod["sides"]
+        count, op, plus = mod["count"], mod["op"], mod["mod"]
+        verb = f"add {plus}" if op == "+" else f"take {plus} off"
+        message = (
+            f"'{text.strip()}' is dice notation with a modifier; "
+            "a die's faces are a number of sides, a range or a list"
+        )
+        if in_pool:
+            return (
+                message,
+                f"write die: {shown}, and {verb} where the pool is read: sum({name}) {op} {plus}",
+            )
+        if count and count != "1":
+            return message, (
+                f"write a pool, pool: {count} with die: {shown}, and {verb} where it is read: "
+                f"a let such as total: sum({name}) {op} {plus}"
+            )
+        return (
+            message,
+            f"write die: {shown}, and {verb} where it is read: a let such as total: {name} {op} {plus}",
+        )
     m = _DICE_NOTATION.match(text)
     if m is None:
         return None

@@ -688,6 +688,8 @@ def _placed_hint(at: str, path: list[Any], instance: Any, span: Span) -> str | N
 
 
 _DICE = re.compile(r"(?P<count>[0-9]*)[dD](?P<sides>[0-9]+)")
+_PLUS_MINUS = re.compile(r"(?P<count>[0-9]*)[dD]?[fF]")
+_MODIFIED = re.compile(r"(?P<count>[0-9]*)\s*[dD]\s*(?P<sides>[0-9]+)\s*(?P<op>[-+])\s*(?P<mod>[0-9]+)")
 
 
 def _bad_key(doc: Document, error: ValidationError, path: list[Any], span: Span, where: str) -> Diagnostic:
@@ -714,6 +716,19 @@ def _mapping_hint(path: list[Any], instance: Any) -> str | None:
     parent = str(path[-2]) if len(path) >= 2 else ""
     if parent == "roll" and isinstance(instance, (int, str)) and not isinstance(instance, bool):
         notation = _DICE.fullmatch(instance.strip()) if isinstance(instance, str) else None
+        plus_minus = _PLUS_MINUS.fullmatch(instance.strip()) if isinstance(instance, str) else None
+        modified = _MODIFIED.fullmatch(instance.strip()) if isinstance(instance, str) else None
+        if modified is not None:  # 2d6+1: the dice, and the modifier where they are read
+            count, sides, op, plus = modified["count"], modified["sides"], modified["op"], modified["mod"]
+            if count not in ("", "1"):
+                pool = f"{{pool: {count}, die: {sides}}}"
+                return f"a pool of dice is a mapping: {name}: {pool}, read as sum({name}) {op} {plus}"
+            return f"a die is a mapping: {name}: {{die: {sides}}}, read as {name} {op} {plus}"
+        if plus_minus is not None:  # dF, 4dF: a die of the faces -1..1
+            count = plus_minus["count"]
+            if count not in ("", "1"):
+                return f'a pool of dice is a mapping: {name}: {{pool: {count}, die: "-1..1"}}'
+            return f'a die is a mapping: {name}: {{die: "-1..1"}}'
         if notation is not None and notation["count"] not in ("", "1"):
             count, sides = notation["count"], notation["sides"]
             return f"a pool of dice is a mapping: {name}: {{pool: {count}, die: {sides}}}"
