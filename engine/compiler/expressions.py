@@ -186,7 +186,7 @@ class Expressions:
         """Type-check `node` and compile it to a function of the environment."""
         t, src = self._lower(node, scope, expect)
         if expect is not None and not expect.accepts(t):
-            raise _mismatch(expect, t, node, self._twin_scales(expect, t))
+            raise _mismatch(expect, t, node, self._mismatch_hint(expect, t, node))
         src = self._wanted(src, t, expect, node)
         return Expr(node, t, self.unit.emit.expression(src, node.span), to_text(node))
 
@@ -364,7 +364,7 @@ class Expressions:
         is known only then: `_wanted`)."""
         t, src = self._lower(node, scope, want)
         if not want.accepts(t):
-            raise _mismatch(want, t, node, self._twin_scales(want, t))
+            raise _mismatch(want, t, node, self._mismatch_hint(want, t, node))
         return t, self._wanted(src, t, want, node)
 
     def _compare(
@@ -417,6 +417,29 @@ class Expressions:
                         left, right = (f"({other} * {k})", num) if not flip else (num, f"({other} * {k})")
                         return T.BOOL, f"({left} {op} {right})"
         return T.BOOL, f"({sa} {op} {sb})"
+
+    def _mismatch_hint(self, want: T.Type, t: T.Type, node: ast.Node) -> str | None:
+        """RC304's hint that the caller knows better than the usual way from `t` to `want`."""
+        return self._shadowed(want, node) or self._twin_scales(want, t)
+
+    def _shadowed(self, want: T.Type, node: ast.Node) -> str | None:
+        """The hint when a bare name where a scale's member goes is also a value in scope (a
+        `let` named like an outcome): the value is read first, so the member must be quoted."""
+        if not isinstance(node, ast.Name) or want.kind != "sym" or not want.scale:
+            return None
+        scale = self.unit.scales.get(want.scale)
+        if scale is None or node.id not in scale.names:
+            return None
+        check = self.unit.owner.get(want.scale)
+        member = (
+            "the outcome"
+            if check is not None and want.scale == check
+            else f"the member of scale '{want.scale}'"
+        )
+        return (
+            f"'{node.id}' is also the name of a value here (a let, an input, a die or a parameter), "
+            f"which a bare name reads first: quote it, '{node.id}', to name {member}"
+        )
 
     def _twin_scales(self, a: T.Type, b: T.Type) -> str | None:
         """The hint when one of two scales that do not meet is a check's own list (a choice
@@ -847,7 +870,7 @@ class Expressions:
         """Python source for `node`, for generated code that inlines it instead of calling an `Expr`."""
         t, src = self._lower(node, scope, expect)
         if expect is not None and not expect.accepts(t):
-            raise _mismatch(expect, t, node, self._twin_scales(expect, t))
+            raise _mismatch(expect, t, node, self._mismatch_hint(expect, t, node))
         return self._wanted(src, t, expect, node)
 
     def assign(

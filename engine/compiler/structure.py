@@ -164,6 +164,8 @@ class Structure:
         self.exprs = Expressions(self.unit)
         self.programs = ProgramWriter(self.unit, self.exprs)
         self.randomizers = RandomizerCompiler(self.unit, self.exprs)
+        self.scale_paths: dict[str, PathKey] = {}
+        """Where each scale was made, for RC307 to say what made both of two of one name."""
 
     # -- driver -------------------------------------------------------------------------
 
@@ -228,10 +230,20 @@ class Structure:
         self, name: str, members: list[str], path: PathKey, owner: str | None = None
     ) -> Scale | None:
         if name in self.unit.scales:
-            self.unit.diags.append(
-                Diagnostic("RC307", f"scale '{name}' is declared twice", self.unit.doc.span(path, key=True))
-            )
+            first = self.scale_paths.get(name)
+            made = [_made_by(p) for p in (first, path) if p is not None]
+            implicit = [m for m in made if m != "'scales:'"]
+            said = f"scale '{name}' is declared twice" + (f": by {' and by '.join(made)}" if implicit else "")
+            hint = None
+            if implicit:
+                hint = (
+                    f"{' and '.join(implicit)} make a scale named so, as 'scales:' does: rename one of them"
+                )
+                if path[:1] == ("checks",) and first is not None and first[:1] == ("scales",):
+                    hint += f", or write outcomes: {name} to take the declared scale as the check's outcomes"
+            self.unit.diags.append(Diagnostic("RC307", said, self.unit.doc.span(path, key=True), hint))
             return None
+        self.scale_paths[name] = path
         seen: set[str] = set()
         for i, m in enumerate(members):
             if m in RESERVED:  # it could not be written where a member is read by name (`then: hi`)
@@ -1110,6 +1122,18 @@ class Structure:
                 return None
             return self.unit.scales[raw]
         return self.new_scale(check, [str(m) for m in raw], path + ("outcomes",), owner=check)
+
+
+def _made_by(path: PathKey) -> str:
+    """What made a scale, in words, from where it was made: a check's inline outcomes, a bag's
+    chits and a tally's members each make a scale named after their owner."""
+    if path[:1] == ("checks",) and path[-1:] == ("outcomes",):
+        return f"the inline outcomes of check '{path[1]}'"
+    if path[:1] == ("bags",):
+        return f"the chits of bag '{path[1]}'"
+    if path[:1] == ("state",) and path[-1:] == ("tally",):
+        return f"the members of tally '{path[-2]}'"
+    return "'scales:'"
 
 
 def _kept_in_sum(node: ast.Node, pool: str) -> ast.Call | None:
