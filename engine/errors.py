@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 import json
 import numbers
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Literal, TypeVar
 
@@ -33,7 +33,7 @@ CODES = frozenset(
     RC301 RC302 RC303 RC304 RC305 RC306 RC307 RC308 RC310 RC312 RC313 RC314
     RC320 RC321 RC322 RC324 RC325 RC326 RC327 RC328
     RC401 RC402 RC403 RC404 RC405 RC406 RC407 RC408 RC409 RC410
-    RC501 RC502 RC503 RC504 RC505 RC506
+    RC501 RC502 RC503 RC504 RC505 RC506 RC507 RC508
     RC601 RC602 RC603
     RC701 RC702
     RC801 RC802 RC803 RC804 RC805 RC806 RC807 RC808 RC809 RC810
@@ -330,6 +330,44 @@ def no_outcome(check: str, outcome: object, names: Iterable[str]) -> InputError:
     names = list(names)
     hint = did_you_mean(str(outcome), names) or f"outcomes: {', '.join(names)}"
     return InputError([Diagnostic("RC402", f"check '{check}' has no outcome {outcome!r}"[:120], None, hint)])
+
+
+def never_ends(check: str, inputs: Mapping[str, Any], span: Span | None, many: bool) -> EvalError:
+    """`EvalError` RC507: every roll of `check` with these inputs is made again by a rule
+    `then: again` (`span`: the first such rule; `many`, there are others), so it never ends:
+    the exact evaluator finds it (a chance of 1 of rolling again), and its refusal is the
+    sampler's too, which would roll until its work budget ran out."""
+    given = ", ".join(f"{k}={shown(v)}" for k, v in inputs.items())
+    which = "a rule 'then: again'" + (" (this one, or another)" if many else "")
+    return EvalError(
+        [
+            Diagnostic(
+                "RC507",
+                f"check '{check}' never ends{' with ' + given if given else ''}: {which} holds for "
+                "every roll, so every roll is made again",
+                span,
+                "give the rule a condition that some roll escapes, or ask with other inputs",
+            )
+        ]
+    )
+
+
+def optimal_again(check: str, span: Span | None) -> EvalError:
+    """`EvalError` RC508: best play (`optimal`) over a check whose player chooses and whose
+    outcome rules may roll it again would have to weigh every attempt to come, which the
+    per-roll objective does not; refused rather than answered wrong."""
+    return EvalError(
+        [
+            Diagnostic(
+                "RC508",
+                f"policy 'optimal' cannot play check '{check}': its player chooses ('may') and a rule "
+                "'then: again' may roll it again, so best play would weigh every attempt to come, "
+                "not one roll's objective",
+                span,
+                "use policy 'always' or 'never' for this check",
+            )
+        ]
+    )
 
 
 UNROLLED = "an auto rule decided the outcome before the roll, and nothing was rolled"

@@ -333,8 +333,10 @@ def test_chthonian_contest_by_hand(traits: int, foe_traits: int, must_win: bool)
                 counts["win" if extent > 0 else "lose"] += 1
             elif not must_win:
                 counts["tie"] += 1
-            else:
-                counts["win" if traits > foe_traits else "lose" if traits < foe_traits else "reroll"] += 1
+            elif traits != foe_traits:
+                counts["win" if traits > foe_traits else "lose"] += 1
+            # else equal Traits: that roll is made again (`then: again`), so it is left out and
+            # the rest weighed over what is left (`normalise`)
     assert outcomes(
         CHTHONIAN, "contest", traits=traits, foe_traits=foe_traits, must_win=must_win
     ) == normalise(counts)

@@ -19,7 +19,7 @@ GAME_WORDS = re.compile(r"chill|chimera|castle|chthonian|botch|nodule", re.IGNOR
 SHIPPED = ("castle", "chill", "chimera", "chthonian")
 ENGLISH = frozenset(
     {"average", "deadly", "fail", "failure", "good", "hit", "light", "lose", "miss", "nobody"}
-    | {"pass", "poor", "reroll", "serious", "success", "tie", "win"}
+    | {"pass", "poor", "serious", "success", "tie", "win"}
 )
 """Outcome names of the shipped rulesets that are ordinary words; every other one (`half_pass`,
 `low_success`, `stand_off`, ...) is the game's own, and must not appear in engine/."""

@@ -29,7 +29,7 @@ from ..expr.printer import to_text
 from ..frozen import frozen
 from ..graph import circle_text
 from ..model import types as T
-from ..model.ruleset import Expr, Rule, Scale, Table
+from ..model.ruleset import AGAIN, Expr, Rule, Scale, Table
 from ..model.values import Symbol, normalize
 from ..runtime.builtins import HISTORY, Call
 from ..runtime.comparing import EQUALITY, MEMBERSHIP, compare_rule, element
@@ -942,15 +942,21 @@ class Expressions:
         or a check's outcome rules, as `chain` takes them."""
         parts: list[tuple[str | None, str]] = []
         for rule in rows:
-            then = self.lower_checked(rule.then.node, scope, returns)
+            if rule.again:  # `then: again`: the symbol no outcome is (`AGAIN`), as a constant
+                then = self.unit.emit.const(rule.then.run({}))
+            else:
+                then = self.lower_checked(rule.then.node, scope, returns)
             when = None if rule.when is None else self.lower_checked(rule.when.node, scope, T.BOOL)
             parts.append((when, then))
             if when is None:
                 break  # rows after an `else:` never run (nor are their table calls counted)
         return parts
 
-    def rule_list(self, path: PathKey, scope: Mapping[str, T.Type], returns: T.Type) -> tuple[Rule, ...]:
-        """Each row is its own statement, so every faulty row is reported, not just the first."""
+    def rule_list(
+        self, path: PathKey, scope: Mapping[str, T.Type], returns: T.Type, again: bool = False
+    ) -> tuple[Rule, ...]:
+        """Each row is its own statement, so every faulty row is reported, not just the first.
+        `again`: a check's outcome rules, where `then: again` rolls the whole check again."""
         rows: list[Rule] = []
         items = self.unit.doc.data
         for p in path:
@@ -959,13 +965,31 @@ class Expressions:
             with statement(self.unit.diags):
                 here = path + (i,)
                 if "else" in item:
-                    then = self.expr(here + ("else",), scope, returns)
-                    rows.append(Rule(None, then, self.unit.doc.span(here + ("else",), key=True)))
+                    key = here + ("else",)
+                    if again and _is_again(item["else"]):
+                        then = self._again(key, returns)
+                        rows.append(Rule(None, then, self.unit.doc.span(key, key=True), again=True))
+                        continue
+                    then = self.expr(key, scope, returns)
+                    rows.append(Rule(None, then, self.unit.doc.span(key, key=True)))
                 else:
                     when = self.expr(here + ("when",), scope, T.BOOL)
+                    span = self.unit.doc.span(here + ("when",), key=True)
+                    if again and _is_again(item.get("then")):
+                        rows.append(Rule(when, self._again(here + ("then",), returns), span, again=True))
+                        continue
                     then = self.expr(here + ("then",), scope, returns)
-                    rows.append(Rule(when, then, self.unit.doc.span(here + ("when",), key=True)))
+                    rows.append(Rule(when, then, span))
         return tuple(rows)
+
+    def _again(self, path: PathKey, returns: T.Type) -> Expr:
+        """The result of a row `then: again`: `AGAIN` as a symbol of the outcome scale that is
+        none of its members (its rank is -1), so the programs and loops that count outcomes
+        count it as they count any, and the evaluators take it apart (`Check.again_rules`)."""
+        node = ast.Sym(AGAIN, span=self.unit.doc.span(path))
+        symbol = Symbol(returns.scale or "", AGAIN, -1)
+        run = self.unit.emit.expression(self.unit.emit.const(symbol), node.span)
+        return Expr(node, returns, run, AGAIN)
 
     def _cases(
         self,
@@ -1140,6 +1164,12 @@ _TYPED_KEY = {
 """The hint of a case key of the wrong type, true/false against a number, by the parameter's kind
 (docs/language.md, `cases`: keys compare by value, a truth value equal to a number, only in an
 untyped parameter's table; a typed one checks each key against its type)."""
+
+
+def _is_again(raw: Any) -> bool:
+    """Whether a rule's written result is the bare word `again` (not quoted: `'again'` would be
+    a member of the scale, which no outcome scale may have)."""
+    return isinstance(raw, str) and raw.strip() == AGAIN
 
 
 def chain(

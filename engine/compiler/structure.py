@@ -33,6 +33,7 @@ from ..graph import circle_text, postorder
 from ..model import types as T
 from ..model.objective import Objective
 from ..model.ruleset import (
+    AGAIN,
     ROLLED,
     Bag,
     Check,
@@ -432,7 +433,7 @@ class Structure:
         outcome: Expr | tuple[Rule, ...] | None = None
         with statement(self.unit.diags):
             if isinstance(spec.get("outcome"), list):
-                outcome = self.exprs.rule_list(path + ("outcome",), scope, out_t)
+                outcome = self.exprs.rule_list(path + ("outcome",), scope, out_t, again=True)
             else:
                 outcome = self.exprs.expr(path + ("outcome",), scope, out_t)
 
@@ -528,7 +529,8 @@ class Structure:
             roller=made.roller,
             roller_units=made.roller_units,
             outcome_units=made.outcome_units,
-            value_loops=made.value_loops,
+            # a value's own loop runs no outcome, so it could not leave out the rolls made again
+            value_loops={} if _rolls_again(outcome) else made.value_loops,
             outcome_total=made.outcome_total,
             objective=objective,
             sequential=sequential,
@@ -1110,6 +1112,9 @@ class Structure:
         spec = self.unit.data["checks"][check]
         raw = spec["outcomes"]
         if isinstance(raw, str):
+            if raw in self.unit.scales and AGAIN in self.unit.scales[raw].names:
+                self.unit.diags.append(_named_again(check, self.unit.doc.span(path + ("outcomes",)), raw))
+                return None
             if raw not in self.unit.scales:
                 self.unit.diags.append(
                     Diagnostic(
@@ -1121,7 +1126,31 @@ class Structure:
                 )
                 return None
             return self.unit.scales[raw]
-        return self.new_scale(check, [str(m) for m in raw], path + ("outcomes",), owner=check)
+        members = [str(m) for m in raw]
+        if AGAIN in members:
+            at = self.unit.doc.span(path + ("outcomes", members.index(AGAIN)))
+            self.unit.diags.append(_named_again(check, at))
+            return None
+        return self.new_scale(check, members, path + ("outcomes",), owner=check)
+
+
+def _rolls_again(outcome: Expr | tuple[Rule, ...]) -> bool:
+    """Whether some outcome rule is `then: again`."""
+    return not isinstance(outcome, Expr) and any(rule.again for rule in outcome)
+
+
+def _named_again(check: str, span: Span | None, scale: str = "") -> Diagnostic:
+    """`again` named as an outcome: it is the word of the outcome rules that rolls the check
+    again (`then: again`), so no outcome may have it as its name."""
+    of = f" (a member of scale '{scale}')" if scale else ""
+    return Diagnostic(
+        "RC307",
+        f"'{AGAIN}'{of} cannot be an outcome of check '{check}': it is the word of an outcome rule "
+        "that rolls the whole check again ('then: again')",
+        span,
+        f"to roll the check again, write 'then: {AGAIN}' in a rule of 'outcome:' and leave it out of "
+        f"'outcomes:'; for an outcome of that name, rename it, e.g. '{AGAIN}_'",
+    )
 
 
 def _made_by(path: PathKey) -> str:

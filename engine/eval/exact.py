@@ -19,10 +19,21 @@ from functools import cached_property, partial
 from itertools import islice, product, repeat
 from typing import Any
 
-from ..errors import BoundError, EndlessError, EvalError, InputError, LimitError, no_outcome, no_value, placed
+from ..errors import (
+    BoundError,
+    EndlessError,
+    EvalError,
+    InputError,
+    LimitError,
+    never_ends,
+    no_outcome,
+    no_value,
+    optimal_again,
+    placed,
+)
 from ..expr import ast
 from ..frozen import FrozenDict, field, freeze_fields, frozen
-from ..model.ruleset import Check, Pool, Randomizer, Scale, randomizer_expressions
+from ..model.ruleset import AGAIN, Check, Expr, Pool, Randomizer, Scale, randomizer_expressions
 from ..model.values import COUNTED, Multi, Symbol, redraws_key, to_json
 from ..runtime import arguments
 from ..runtime.cache import approx_bytes
@@ -125,7 +136,7 @@ class Distribution:
         if self.failed is not None:
             raise self.failed
         source = self.source
-        return source if isinstance(source, Dist) else _frozen(source.joint())
+        return source if isinstance(source, Dist) else _frozen(_not_again(source.joint(), _first))
 
     @property
     def outcome(self) -> Dist:
@@ -134,7 +145,7 @@ class Distribution:
         made = self._outcome
         if made is None:
             assert isinstance(self.source, _Product)
-            made = _frozen(self.source.finish(), self.outcomes)
+            made = _frozen(_not_again(self.source.finish()), self.outcomes)
             object.__setattr__(self, "_outcome", made)
         return made
 
@@ -144,9 +155,11 @@ class Distribution:
         freeze_fields(self, "inputs")
         source = self.source
         if isinstance(source, Dist):
-            source = _frozen(source)
+            source = _frozen(_not_again(source, _first))
             object.__setattr__(self, "source", source)
         made = source.outcome if isinstance(source, _Product) else source.map(_first)
+        if made is not None and isinstance(source, _Product):
+            made = _not_again(made)
         if made is not None:  # the product's pass makes its own read-only; a map is made here
             made = _frozen(made, self.outcomes, fresh=not isinstance(source, _Product))
         object.__setattr__(self, "_outcome", made)
@@ -276,7 +289,7 @@ class Distribution:
         made = self._outcome
         if made is None:  # its pass was left for the first question about outcomes
             assert isinstance(self.source, _Product)
-            made = self.source.finish()
+            made = _not_again(self.source.finish())
         weights = made.weights
         return list(zip(members, ratios(map(weights.get, members, repeat(0)), made.total)))
 
@@ -333,6 +346,39 @@ class Distribution:
         return out
 
 
+class _Endless(Exception):
+    """Every roll of the check is made again (`_not_again`): the check never ends."""
+
+
+def _not_again(d: Dist, outcome_of: Callable[[Any], Any] | None = None) -> Dist:
+    """`d` given that the check is not rolled again: its points whose outcome (the point itself,
+    or `outcome_of(point)`) is `AGAIN` left out and the rest weighed over what is left, P(x | not
+    again) — the distribution of the roll that ends, however many were made before it. `d`
+    itself when it has none of them (every check without a `then: again`). `_Endless` when
+    every point is one (the caller says which check, `distribution`)."""
+    if outcome_of is None:
+        dropped = d.weights.get(AGAIN, 0)
+        if not dropped:
+            return d
+        kept = {k: w for k, w in d.weights.items() if k != AGAIN}
+    else:
+        kept = {}
+        dropped = 0
+        for k, w in d.weights.items():
+            if outcome_of(k) == AGAIN:
+                dropped += w
+            else:
+                kept[k] = w
+        if not dropped:
+            return d
+    if not kept:
+        raise _Endless
+    made = Dist(kept, d.total - dropped)
+    if d.scale is not None:
+        object.__setattr__(made, "scale", d.scale)
+    return made
+
+
 def _frozen(d: Dist, scale: Scale | None = None, fresh: bool = False) -> Dist:
     """`d` with read-only weights (a `FrozenDict`, copied once) and told the `scale` its values
     belong to (`Dist.scale`): what a `Distribution` keeps and hands out, to every caller who asks
@@ -364,6 +410,8 @@ def distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Di
             fired = first_rule(check.auto, env)
             if fired is not None:
                 return _fixed(check, inputs, env, fired[1], ctx.policy)
+        if check.again_rules:
+            return _ended(check, inputs, env, ctx)
         if check.sequential:
             parts = _unlinked(check, env, ctx)
             if parts is None:
@@ -379,6 +427,35 @@ def distribution(check: Check, inputs: Mapping[str, Any], ctx: RunContext) -> Di
         raise placed(exc, check.span) from None
     finally:
         leave(token)
+
+
+def _ended(check: Check, inputs: Mapping[str, Any], env: dict[str, Any], ctx: RunContext) -> Distribution:
+    """The distribution of a check with a `then: again` rule: that of the roll that ends, each
+    made again left out (`_not_again`); refused when every roll is made again (`never_ends`,
+    RC507) or when best play would have to weigh the rolls made again (`optimal_again`, RC508)."""
+    rules = check.outcome
+    assert not isinstance(rules, Expr)
+    first = rules[check.again_rules[0]].span
+    if ctx.policy == "optimal" and check.chooses:
+        raise optimal_again(check.name, first)
+    try:
+        if check.sequential:
+            parts = _unlinked(check, env, ctx)
+            if parts is None:
+                with collector_paused:
+                    evaluator = Sequential(check, env, ctx)
+                    try:
+                        made = evaluator.distribution(inputs)
+                    finally:
+                        evaluator.close()
+            else:
+                made = _product(check, inputs, _unredrawn(check, env), ctx, parts)
+        else:
+            made = _product(check, inputs, env, ctx)
+        _ = made.outcome  # made now: a check that never ends is refused here, not at a question
+    except _Endless:
+        raise never_ends(check.name, inputs, first, len(check.again_rules) > 1) from None
+    return made
 
 
 class _Read(Exception):
@@ -816,11 +893,12 @@ class Sequential:
     def distribution(self, inputs: Mapping[str, Any]) -> Distribution:
         result = self.finish(0, ())
         joint = result.map(_first)
-        cut = [(c, w) for (_, c), w in result.weights.items() if c]
+        cut = [(c, w) for (key, c), w in result.weights.items() if c and key[0] != AGAIN]
         capped = truncated = _NONE
-        if cut:  # a reroll procedure was cut short somewhere
-            capped = Fraction(sum(w for c, w in cut if c & CAPPED), result.total)
-            truncated = Fraction(sum(w for c, w in cut if c & TRUNCATED), result.total)
+        if cut:  # a reroll procedure was cut short somewhere (in a roll that ends: `_not_again`)
+            ended = result.total - sum(w for (key, _), w in result.weights.items() if key[0] == AGAIN)
+            capped = Fraction(sum(w for c, w in cut if c & CAPPED), ended)
+            truncated = Fraction(sum(w for c, w in cut if c & TRUNCATED), ended)
         states = len(self._finish) + self._leaves + len(result)
         return Distribution(
             self.check.name,

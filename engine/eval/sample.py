@@ -15,10 +15,20 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import Advice, Diagnostic, InputError, LimitError, did_you_mean, limit_advice, placed, shown
+from ..errors import (
+    Advice,
+    Diagnostic,
+    InputError,
+    LimitError,
+    did_you_mean,
+    limit_advice,
+    optimal_again,
+    placed,
+    shown,
+)
 from ..expr import ast
 from ..frozen import FrozenDict
-from ..model.ruleset import Check, Die, Draw, Expr, Pool, Randomizer, Rule
+from ..model.ruleset import AGAIN, Check, Die, Draw, Expr, Pool, Randomizer, Rule
 from ..model.values import Multi, Symbol, faces_text, redraws_key
 from ..runtime.cache import Caches
 from ..runtime.context import POLICIES, RunContext, check_policy, new_work
@@ -299,7 +309,8 @@ class Ready:
         ]
         fired = first_rule(check.auto, env) if check.auto else None
         outcome = check.outcome
-        quick = check.roller is not None and fired is None
+        # a check that may roll again goes the general way (`_sample`), which makes each attempt
+        quick = check.roller is not None and fired is None and not check.again_rules
         dice = tuple((r.name, r.faces) for r in check.roll if isinstance(r, Die))
         self.before = Before(
             env,
@@ -689,6 +700,55 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
         trace.append(Step("auto", check.outcomes.name, outcome, rule=_rule_ref(check.auto, index)))
         source.finish(" (an auto rule decided the outcome: nothing was rolled)")
         return _auto(check, env, values, inputs, trace, outcome, ctx.policy)
+    if check.again_rules and ctx.policy == "optimal" and check.chooses:
+        raise optimal_again(check.name, before.refs[check.again_rules[0]].span)
+    again = drawn_before = 0
+    steps_before = len(trace)
+    while True:
+        outcome, rule, rolled, after = _attempt(check, before, env, source, ctx, trace, traced)
+        if outcome != AGAIN or rule not in check.again_rules:
+            break
+        # `then: again`: the whole check is made again from scratch, its dice drawn anew (forced
+        # ones taken on in order), each attempt charged as a roll is (`ROLL_AGAIN`)
+        again += 1
+        if traced:  # the attempt as a roll shows it, then that it was made again and by which rule
+            earlier = dict(values)
+            for (_, name, _), value in zip(before.posts + before.outs, after):
+                earlier[name] = value
+            trace += _after(before, outcome, rule, earlier)
+            trace.append(Step("again", before.scale, again, rule=before.refs[rule]))
+        faces = sum(map(len, source.drawn.values()))  # and each step a traced attempt made
+        meter().charge(ROLL_AGAIN + faces - drawn_before + len(trace) - steps_before)
+        drawn_before, steps_before = faces, len(trace)
+        env = dict(before.env)
+    source.finish()
+    for (_, name, _), value in zip(before.posts + before.outs, after):
+        values[name] = value
+    drawn = {k: tuple(v) for k, v in source.drawn.items()}
+    if not traced:
+        return made(check.name, outcome, values, inputs, rolled, (), drawn, ctx.policy, again=again)
+    trace += _after(before, outcome, rule, values)
+    return made(check.name, outcome, values, inputs, rolled, tuple(trace), drawn, ctx.policy, again=again)
+
+
+ROLL_AGAIN = 4
+"""Units each attempt a rule `then: again` makes again is charged, besides a unit for each face
+or chit it drew, as a roll of a batch is charged for its own (`batch.ROLL`): a check that almost
+always rolls again runs out of its work budget (RC503) rather than rolling on without end."""
+
+
+def _attempt(
+    check: Check,
+    before: Before,
+    env: dict[str, Any],
+    source: _Source,
+    ctx: RunContext,
+    trace: list[Step],
+    traced: bool,
+) -> tuple[Any, int, dict[str, Any], list[Any]]:
+    """One attempt at the check from its dice on (`env`: the values known before the roll, filled
+    in here): the outcome (`AGAIN` for a row `then: again`), the rule that fired, the dice by name
+    and the values after the roll in `before.posts + before.outs`' order."""
     roller = _Roller(check, env, source, ctx, trace) if check.sequential else None
     dice: list[Any] = []
     rolled: dict[str, Any] = {}
@@ -704,15 +764,8 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
         if r.counted:  # the name reads the value; redraws(name) the count (0 when it is bare)
             value, env[redraws_key(r.name)] = split_counted(value)
         env[r.name] = rolled[r.name] = value
-    source.finish()
     outcome, rule, *after = check.program(env, *dice)
-    for (_, name, _), value in zip(before.posts + before.outs, after):
-        values[name] = value
-    drawn = {k: tuple(v) for k, v in source.drawn.items()}
-    if not traced:
-        return made(check.name, outcome, values, inputs, rolled, (), drawn, ctx.policy)
-    trace += _after(before, outcome, rule, values)
-    return made(check.name, outcome, values, inputs, rolled, tuple(trace), drawn, ctx.policy)
+    return outcome, rule, rolled, after
 
 
 def _auto(

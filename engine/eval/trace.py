@@ -27,6 +27,7 @@ KINDS = (
     "choice",
     "redraw",
     "rule",
+    "again",
     "outcome",
     "output",
 )
@@ -124,8 +125,12 @@ class Result:
     trace: tuple[Step, ...] = field(repr=False)
     auto: bool = False
     drawn: Mapping[str, tuple[Any, ...]] = field(default_factory=dict, repr=False)
-    """Every face or chit each randomizer took, in order (first roll, rerolls, redraws)."""
+    """Every face or chit each randomizer took, in order (first roll, rerolls, redraws), over
+    every attempt when the check was rolled again."""
     policy: str = "always"
+    rolled_again: int = 0
+    """How many times a rule `then: again` had the whole check made again before this roll,
+    the one that ended (`rolled` and `values` are its own; the trace shows every attempt)."""
 
     def __post_init__(self) -> None:
         # a result made by hand (`Result(...)`, `dataclasses.replace`) is frozen all the way down
@@ -147,6 +152,7 @@ class Result:
             "drawn": {k: [to_json(x) for x in v] for k, v in self.drawn.items()},
             "values": {k: to_json(v) for k, v in self.values.items()},
             "trace": [step_json(s) for s in self.trace],
+            **({"rolled_again": self.rolled_again} if self.rolled_again else {}),
         }
 
 
@@ -160,6 +166,7 @@ def made(
     drawn: Mapping[str, tuple[Any, ...]],
     policy: str,
     auto: bool = False,
+    again: int = 0,
 ) -> Result:
     """The `Result` that `Result(...)` makes, its mappings frozen (each a `FrozenDict`: a copy,
     or the one given when it already is one), made without the frozen dataclass's field-by-field
@@ -179,6 +186,7 @@ def made(
             "auto": auto,
             "drawn": drawn if type(drawn) is FrozenDict else FrozenDict(drawn),
             "policy": policy,
+            "rolled_again": again,
         },
     )
     return result
@@ -206,6 +214,8 @@ def detail(step: Step) -> str:
         return step.expr
     if kind == "rule" and step.rule is not None:
         return rule_text(step.rule)
+    if kind == "again" and step.rule is not None:
+        return f"attempt {step.value} rolled again ({rule_text(step.rule)}): the check is made again"
     if kind == "auto" and step.rule is not None:
         return rule_text(step.rule) + " (nothing is rolled)"
     if kind == "die":

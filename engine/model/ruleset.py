@@ -132,11 +132,21 @@ class InputSpec:
 
 @frozen
 class Rule:
-    """One row of an ordered rule list: `when` (None for `else`) and the outcome it gives."""
+    """One row of an ordered rule list: `when` (None for `else`) and the outcome it gives.
+
+    `again`: the row is `then: again` (a check's outcome rules only): the whole check is made
+    again from scratch, and `then` gives `AGAIN`, which no outcome scale has as a member."""
 
     when: Expr | None
     then: Expr
     span: Span | None = field(default=None, compare=False)
+    again: bool = False
+
+
+AGAIN = "again"
+"""The word of an outcome rule that rolls the whole check again (`then: again`), and what such a
+row's `then` gives in place of an outcome: no outcome may be named so (the compiler refuses it),
+so a distribution's or a program's outcome equal to it can only mean "roll again"."""
 
 
 @frozen
@@ -636,6 +646,20 @@ class Check:
                 out += [("", e) for e in (rule.when, rule.then) if e is not None]
         out += [("", e) for _, e in self.outputs]
         return out
+
+    @cached_property
+    def again_rules(self) -> tuple[int, ...]:
+        """The indexes of the outcome rules that roll the check again (`then: again`)."""
+        if isinstance(self.outcome, Expr):
+            return ()
+        return tuple(i for i, rule in enumerate(self.outcome) if rule.again)
+
+    @cached_property
+    def chooses(self) -> bool:
+        """Whether the player decides something in a roll (a `may` trigger or redraw)."""
+        return any(r.redraw is not None and not r.redraw.must for r in self.roll) or any(
+            not t.must for r in self.roll if isinstance(r, Pool) for t in r.triggers
+        )
 
     def after_roll_expressions(self) -> list[Expr]:
         """See `after_roll_expressions`."""

@@ -171,6 +171,7 @@ def roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
         "inputs": data["inputs"],
         "drawn": data["drawn"],
         "policy": data["policy"],
+        "rolled_again": result.rolled_again,
         "seed": seed,
         "trace": trace,
         "text": result_text(result, f"{rs.name} · {one_title(check.title)}  (seed {seed})"),

@@ -161,6 +161,9 @@ class RollResponse(BaseModel):
     inputs: dict[str, JsonValue]
     drawn: dict[str, JsonValue]
     policy: str
+    rolled_again: int = Field(
+        default=0, description="How many times a rule 'then: again' had the whole check made again."
+    )
     seed: int
     trace: list[dict[str, JsonValue]]
     text: str

@@ -40,6 +40,10 @@ def result_text(result: Result, title: str = "") -> str:
             lines.append(f"  rolled  {name.ljust(width)} : {show(value)}")
         for name, value in result.values.items():
             lines.append(f"  value   {name.ljust(width)} = {show(value)}")
+        if result.rolled_again:
+            lines.append(
+                f"  again   {result.rolled_again} time(s): the check was rolled again before this roll"
+            )
         lines.append(f"=> {result.outcome.name}")
         return "\n".join(lines)
     width = max([len(s.name) for s in result.trace] + [8])
@@ -62,6 +66,8 @@ def result_text(result: Result, title: str = "") -> str:
             lines.append(f"  auto    {name} = {value}  ← {step.detail}")
         elif step.kind in ("rule", "outcome"):
             lines.append(f"  outcome {name} = {value}  ← {step.detail}")
+        elif step.kind == "again":
+            lines.append(f"  again   {name} : {step.detail}")
         elif step.kind == "output":
             lines.append(f"  output  {name} = {value.ljust(6)}  ← {step.detail}")
     lines.append(f"=> {result.outcome.name}")
@@ -165,7 +171,8 @@ def check_text(check: Check) -> str:
         lines.append("  outcome:")
         for rule in check.outcome:
             when = f"when {to_text(rule.when.node)}" if rule.when else "otherwise"
-            lines.append(f"    {to_text(rule.then.node)} {when}")
+            then = "again (the whole check is rolled again)" if rule.again else to_text(rule.then.node)
+            lines.append(f"    {then} {when}")
     if check.outputs:
         lines.append("  outputs:")
         for name, expr in check.outputs:
