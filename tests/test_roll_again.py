@@ -11,6 +11,7 @@ player chooses is refused (RC508) rather than answered wrong.
 from __future__ import annotations
 
 import itertools
+import json
 import random
 from collections import Counter
 from fractions import Fraction
@@ -281,7 +282,15 @@ def test_a_state_action_rolls_a_contest_again() -> None:
         characters={"walter": {"starting_ti": 0}},
     )
     after = c.distribution("fight", "walter", must_win=True)
-    assert sum(p for _, p in after.items()) == 1
+    wounded: Counter[int] = Counter()
+    for state, p in after.items():
+        wounded[json.loads(state)["characters"]["walter"]["items"]["wounded"]] += p
+    by_hand: Counter[int] = Counter()
+    for mine, theirs in itertools.product(range(1, 13), repeat=2):
+        if mine != theirs:  # equal dice with equal Traits: rolled again, left out
+            by_hand[max(theirs - mine, 0)] += 1
+    assert dict(wounded) == {k: Fraction(n, 132) for k, n in by_hand.items()}
+    assert wounded[0] == Fraction(1, 2)
     event = c.act("fight", "walter", forced={"die": [7, 4], "foe_die": [7, 9]}, must_win=True)
     assert event.result is not None and event.result.rolled_again == 1
     assert event.result.outcome == "lose" and event.result.values["extent"] == -5
