@@ -136,7 +136,11 @@ class Distribution:
         if self.failed is not None:
             raise self.failed
         source = self.source
-        return source if isinstance(source, Dist) else _frozen(_not_again(source.joint(), _first))
+        if isinstance(source, Dist):
+            return source
+        joint = source.joint()
+        # a check that may roll again: the roll that ends (a pass over the joint for it alone)
+        return _frozen(_not_again(joint, _first) if source.check.again_rules else joint)
 
     @property
     def outcome(self) -> Dist:
@@ -155,11 +159,16 @@ class Distribution:
         freeze_fields(self, "inputs")
         source = self.source
         if isinstance(source, Dist):
-            source = _frozen(_not_again(source, _first))
+            made: Dist | None = source.map(_first)
+            assert made is not None
+            if AGAIN in made.weights:  # a check that may roll again: the roll that ends (`_not_again`)
+                source, made = _not_again(source, _first), _not_again(made)
+            source = _frozen(source)
             object.__setattr__(self, "source", source)
-        made = source.outcome if isinstance(source, _Product) else source.map(_first)
-        if made is not None and isinstance(source, _Product):
-            made = _not_again(made)
+        else:
+            made = source.outcome
+            if made is not None:
+                made = _not_again(made)
         if made is not None:  # the product's pass makes its own read-only; a map is made here
             made = _frozen(made, self.outcomes, fresh=not isinstance(source, _Product))
         object.__setattr__(self, "_outcome", made)
