@@ -21,7 +21,6 @@ from ..expr.printer import to_text
 from ..model.ruleset import Check, Die, Draw, Expr, Pool, RulesetModel
 from ..model.values import faces_text, readable, show
 from ..runtime.inputs import describe
-from ..syntax.positions import one_line
 
 if TYPE_CHECKING:  # named in signatures only: a roll's text loads none of them
     from ..eval.batch import Batch
@@ -92,8 +91,10 @@ def _named(name: str, title: str) -> str:
 def one_title(title: str) -> str:
     """A title as one line of the text it heads: a title from a block scalar (`title: |`) ends in
     a line break, left out, and one within it is written `\\n`, as a diagnostic writes a file name
-    (`one_line`): printed as it was, `show` and `list` wrote a check's title across lines."""
-    return one_line(title.strip())
+    (`one_line`): printed as it was, `show` and `list` wrote a check's title across lines. A tab
+    stays a tab, as it always printed: it breaks no line (other control characters are escaped
+    where the text is written)."""
+    return title.strip().replace("\n", "\\n")
 
 
 def check_text(check: Check) -> str:
