@@ -1259,7 +1259,7 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         shown = _inputs_text(dist.inputs)
         policy = f"  policy {args.policy}" if check.sequential else ""
         out.write(distribution_text(dist, f"{title}{'  (' + shown + ')' if shown else ''}{policy}") + "\n")
-        out.write("".join(f"  note: {line}\n" for line in distribution_notes(dist)))
+        out.write("".join(f"  note: {line}\n" for line in distribution_notes(dist, bool(check.again_rules))))
         for name in args.value:
             out.write(value_text(name, dist.values[name]) + "\n")
     if args.plot:
@@ -1349,6 +1349,8 @@ def _prob_policies(
     if target is not None:
         cells = "".join(percent(dists[p].at_least(target)).rjust(10) for p in POLICIES)
         out.write(f"  {('≥ ' + target.name).ljust(width)}{cells}\n")
+    if rs.check(args.check).again_rules:  # the same for every policy: said once
+        out.write("".join(f"  note: {line}\n" for line in distribution_notes(first, True)[:1]))
     for p in POLICIES:
         out.write("".join(f"  note ({p}): {line}\n" for line in distribution_notes(dists[p])))
     return 0

@@ -15,6 +15,7 @@ import json
 import random
 from collections import Counter
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from _repo import REPO_ROOT
@@ -357,3 +358,19 @@ checks:
     table = dict(rs.distribution("c").table())
     assert sum(table.values()) == 1
     assert {k.name: p for k, p in table.items() if p} == {k: Fraction(v, total) for k, v in counts.items()}
+
+
+AGAIN_NOTE = "a rule 'then: again' makes the check again where it fires"
+
+
+def test_prob_says_its_chances_are_those_of_the_roll_that_ends(cli: Any) -> None:
+    """`prob` of a check with a rule `then: again` says in a note what its numbers are (the roll
+    that ends), once, also beside the three policies; a check without one has no such note."""
+    r = cli("prob", "chthonian", "contest", "-i", "must_win=true")
+    assert r.code == 0, r.err
+    assert "win   1/2" in r.out and f"  note: {AGAIN_NOTE}" in r.out
+    r = cli("prob", "chthonian", "contest", "-i", "must_win=true", "--policy", "all")
+    assert r.code == 0, r.err
+    assert r.out.count(AGAIN_NOTE) == 1
+    r = cli("prob", "chthonian", "standard")
+    assert r.code == 0 and AGAIN_NOTE not in r.out

@@ -252,10 +252,16 @@ def distribution_text(dist: Distribution, title: str) -> str:
     return "\n".join(lines)
 
 
-def distribution_notes(dist: Distribution) -> list[str]:
+def distribution_notes(dist: Distribution, again: bool = False) -> list[str]:
     """What a distribution's numbers leave out: the probability a reroll cap ended the procedure,
-    and an uncapped explosion's tail."""
+    an uncapped explosion's tail, and (`again`: the check has a rule `then: again`) the rolls made
+    again, whose chances the numbers are not: they are those of the roll that ends."""
     notes = []
+    if again:
+        notes.append(
+            "a rule 'then: again' makes the check again where it fires: "
+            "these are the chances of the roll that ends"
+        )
     if dist.capped:
         notes.append(f"a reroll cap ended the procedure with probability {readable(dist.capped)}")
     if dist.truncated:
