@@ -41,6 +41,7 @@ from .runtime.limits import Limits
 from .syntax.positions import one_line, visible
 from .syntax.resources import is_listed_ruleset, is_ruleset_file, schema_path, shipped_rulesets
 from .tools.render import (
+    AGAIN_NOTE,
     batch_text,
     campaign_text,
     check_text,
@@ -1350,7 +1351,7 @@ def _prob_policies(
         cells = "".join(percent(dists[p].at_least(target)).rjust(10) for p in POLICIES)
         out.write(f"  {('≥ ' + target.name).ljust(width)}{cells}\n")
     if rs.check(args.check).again_rules:  # the same for every policy: said once
-        out.write("".join(f"  note: {line}\n" for line in distribution_notes(first, True)[:1]))
+        out.write(f"  note: {AGAIN_NOTE}\n")
     for p in POLICIES:
         out.write("".join(f"  note ({p}): {line}\n" for line in distribution_notes(dists[p])))
     return 0

@@ -8,7 +8,6 @@ Faces (constant, or an expression checked when rolled), pools with their trigger
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -31,6 +30,7 @@ from ..model.ruleset import (
 from ..runtime.limits import MAX_FACES
 from ..syntax.document import PathKey
 from ..syntax.faces import NO_FACES, no_faces_hint, too_many_faces
+from ..syntax.notation import DICE, MODIFIED, PLUS_MINUS, sides
 from .expressions import Expressions
 from .problems import Problem, problem
 from .unit import Unit
@@ -141,7 +141,7 @@ class RandomizerCompiler:
                 try:
                     count = self.exprs.expr(path + ("pool",), scope)
                 except (Problem, RulecraftError):
-                    slip = _DICE_NOTATION.match(str(spec["pool"]))
+                    slip = DICE.fullmatch(str(spec["pool"]))
                     if slip is None or not slip["count"]:
                         raise
                     hint = f"'pool:' is how many dice: write pool: {slip['count']} with die: {slip['sides']}"
@@ -429,25 +429,11 @@ class RandomizerCompiler:
         return Redraw(allowed, must, times, self.unit.doc.span(path, key=True))
 
 
-_DICE_NOTATION = re.compile(r"^\s*(?P<count>[0-9]*)\s*[dD]\s*(?P<sides>[0-9]+|%)\s*$")
-
-
-_PLUS_MINUS = re.compile(r"^\s*(?P<count>[0-9]*)\s*(?:[dD]\s*)?[fF]\s*$")
-"""The notation `dF`, `4dF`, `F`: a die of the faces -1, 0 and +1 (two of each on six
-sides, the same odds as three), `die: "-1..1"`."""
-
-_MODIFIED = re.compile(
-    r"^\s*(?P<count>[0-9]*)\s*[dD]\s*(?P<sides>[0-9]+|%)\s*(?P<op>[-+])\s*(?P<mod>[0-9]+)\s*$"
-)
-"""Dice notation with a modifier, `d6+1`, `2d6-2`: the die is its faces, the modifier is added
-where the die is read."""
-
-
 def dice_notation(text: str, name: str, *, in_pool: bool) -> tuple[str, str] | None:
     """The message and hint for faces written in dice notation (`2d6`, `d6`, `d%`, `4dF`,
     `d6+1`), which a die does not take: a die has faces, a number of dice is a pool's `pool:`, and
     a modifier is added where the die is read. None for other text."""
-    plus_minus = _PLUS_MINUS.match(text)
+    plus_minus = PLUS_MINUS.fullmatch(text)
     if plus_minus is not None:
         message = (
             f"'{text.strip()}' is dice notation (dF); a die's faces are a number of sides, a range or a list"
@@ -459,9 +445,9 @@ def dice_notation(text: str, name: str, *, in_pool: bool) -> tuple[str, str] | N
                 f'die: "-1..1" (then read sum({name}))'
             )
         return message, 'a dF die is the faces -1..1: write die: "-1..1"'
-    mod = _MODIFIED.match(text)
+    mod = MODIFIED.fullmatch(text)
     if mod is not None:
-        shown = "100" if mod["sides"] == "%" else mod["sides"]
+        shown = sides(mod)
         count, op, plus = mod["count"], mod["op"], mod["mod"]
         verb = f"add {plus}" if op == "+" else f"take {plus} off"
         message = (
@@ -482,10 +468,10 @@ def dice_notation(text: str, name: str, *, in_pool: bool) -> tuple[str, str] | N
             message,
             f"write die: {shown}, and {verb} where it is read: a let such as total: {name} {op} {plus}",
         )
-    m = _DICE_NOTATION.match(text)
+    m = DICE.fullmatch(text)
     if m is None:
         return None
-    shown = "100" if m["sides"] == "%" else m["sides"]
+    shown = sides(m)
     count = m["count"]
     message = f"'{text.strip()}' is dice notation; a die's faces are a number of sides, a range or a list"
     if count and count != "1":

@@ -7,8 +7,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..eval.dicework import die_weights
-from ..model.ruleset import Check
 from ..model.scene import Scene
 from ..runtime.context import RunContext
 from ..runtime.state import State
@@ -33,7 +31,6 @@ class Steps:
         self.looks: dict[str, tuple[dict[str, Any], str | None]] = {}
         self.calls: dict[tuple[str, int, bool], Any] = {}
         self.afters: dict[Any, After] = {}
-        self.weights: dict[str, tuple[Check, Mapping[str, int]]] = {}
         self.most = {"looks": limit, "calls": 4 * limit, "afters": 2 * limit}
 
     def keep(self, name: str, key: Any, value: Any) -> None:
@@ -42,15 +39,6 @@ class Steps:
         if len(part) >= self.most[name]:
             part.clear()
         part[key] = value
-
-    def die_weights(self, check: Check) -> Mapping[str, int]:
-        """`check`'s `die_weights`, worked out once for the scene's every step and play that rolls
-        it (a walk over its expressions: not once per roll, nor once per state)."""
-        kept = self.weights.get(check.name)
-        if kept is None or kept[0] is not check:
-            kept = (check, die_weights(check))
-            self.weights[check.name] = kept
-        return kept[1]
 
 
 STEP_BYTES = 32 * 1024

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, limit_advice, placed
-from ..eval.dicework import dice_units
+from ..eval.dicework import dice_units, kept_weights
 from ..eval.sample import Ready, sample
 from ..frozen import field, frozen
 from ..model.ruleset import RulesetModel
@@ -504,7 +504,7 @@ def _take(
                 # the check with its inputs, kept with what every roll of them shares (`Ready`:
                 # worked out at its first roll, so no roll of this step works it out again)
                 ready = Ready(*roll) if roll is not None else None
-                weights = steps.die_weights(roll[0]) if roll is not None else {}
+                weights = kept_weights(roll[0], ctx.caches.bindings) if roll is not None else {}
                 call = (act, who, bound, roles, ready, shown, weights)
         steps.keep("calls", at, call)
     if call is None or isinstance(call, str):

@@ -27,6 +27,7 @@ from .document import YAML11_HINT, YAML11_SAID, Document
 from .faces import NO_FACES, no_faces_hint, too_many_faces
 from .input_keys import input_takes
 from .names import NAME_PATTERN, NAME_RULE, RULESET_NAME_PATTERN, name_rule
+from .notation import DICE, MODIFIED, PLUS_MINUS, sides
 from .positions import Span, decimal_text
 from .resources import schema_path
 
@@ -687,11 +688,6 @@ def _placed_hint(at: str, path: list[Any], instance: Any, span: Span) -> str | N
     return None
 
 
-_DICE = re.compile(r"(?P<count>[0-9]*)[dD](?P<sides>[0-9]+)")
-_PLUS_MINUS = re.compile(r"(?P<count>[0-9]*)[dD]?[fF]")
-_MODIFIED = re.compile(r"(?P<count>[0-9]*)\s*[dD]\s*(?P<sides>[0-9]+)\s*(?P<op>[-+])\s*(?P<mod>[0-9]+)")
-
-
 def _bad_key(doc: Document, error: ValidationError, path: list[Any], span: Span, where: str) -> Diagnostic:
     """RC104 for a text that does not match its pattern, or a key that is not text where a name
     belongs (the schema's `propertyNames` ask for a string, for validators that read YAML's
@@ -715,25 +711,26 @@ def _mapping_hint(path: list[Any], instance: Any) -> str | None:
     name = str(path[-1]) if path else ""
     parent = str(path[-2]) if len(path) >= 2 else ""
     if parent == "roll" and isinstance(instance, (int, str)) and not isinstance(instance, bool):
-        notation = _DICE.fullmatch(instance.strip()) if isinstance(instance, str) else None
-        plus_minus = _PLUS_MINUS.fullmatch(instance.strip()) if isinstance(instance, str) else None
-        modified = _MODIFIED.fullmatch(instance.strip()) if isinstance(instance, str) else None
+        notation = DICE.fullmatch(instance) if isinstance(instance, str) else None
+        plus_minus = PLUS_MINUS.fullmatch(instance) if isinstance(instance, str) else None
+        modified = MODIFIED.fullmatch(instance) if isinstance(instance, str) else None
         if modified is not None:  # 2d6+1: the dice, and the modifier where they are read
-            count, sides, op, plus = modified["count"], modified["sides"], modified["op"], modified["mod"]
+            count, op, plus = modified["count"], modified["op"], modified["mod"]
+            faces = sides(modified)
             if count not in ("", "1"):
-                pool = f"{{pool: {count}, die: {sides}}}"
+                pool = f"{{pool: {count}, die: {faces}}}"
                 return f"a pool of dice is a mapping: {name}: {pool}, read as sum({name}) {op} {plus}"
-            return f"a die is a mapping: {name}: {{die: {sides}}}, read as {name} {op} {plus}"
+            return f"a die is a mapping: {name}: {{die: {faces}}}, read as {name} {op} {plus}"
         if plus_minus is not None:  # dF, 4dF: a die of the faces -1..1
             count = plus_minus["count"]
             if count not in ("", "1"):
                 return f'a pool of dice is a mapping: {name}: {{pool: {count}, die: "-1..1"}}'
             return f'a die is a mapping: {name}: {{die: "-1..1"}}'
         if notation is not None and notation["count"] not in ("", "1"):
-            count, sides = notation["count"], notation["sides"]
-            return f"a pool of dice is a mapping: {name}: {{pool: {count}, die: {sides}}}"
-        sides = notation["sides"] if notation is not None else instance
-        return f"a die is a mapping: {name}: {{die: {sides}}}"
+            return (
+                f"a pool of dice is a mapping: {name}: {{pool: {notation['count']}, die: {sides(notation)}}}"
+            )
+        return f"a die is a mapping: {name}: {{die: {sides(notation) if notation is not None else instance}}}"
     if parent == "inputs" and isinstance(instance, str):
         kinds = schema()["$defs"]["input"]["properties"]["type"]["enum"]
         kind = instance if instance in kinds else "int"

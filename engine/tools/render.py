@@ -252,16 +252,17 @@ def distribution_text(dist: Distribution, title: str) -> str:
     return "\n".join(lines)
 
 
+AGAIN_NOTE = (
+    "a rule 'then: again' makes the check again where it fires: these are the chances of the roll that ends"
+)
+"""What a distribution of a check with a rule `then: again` gives: the same for every policy."""
+
+
 def distribution_notes(dist: Distribution, again: bool = False) -> list[str]:
     """What a distribution's numbers leave out: the probability a reroll cap ended the procedure,
     an uncapped explosion's tail, and (`again`: the check has a rule `then: again`) the rolls made
     again, whose chances the numbers are not: they are those of the roll that ends."""
-    notes = []
-    if again:
-        notes.append(
-            "a rule 'then: again' makes the check again where it fires: "
-            "these are the chances of the roll that ends"
-        )
+    notes = [AGAIN_NOTE] if again else []
     if dist.capped:
         notes.append(f"a reroll cap ended the procedure with probability {readable(dist.capped)}")
     if dist.truncated:

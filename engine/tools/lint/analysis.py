@@ -118,7 +118,7 @@ class Analysis:
         first_rolled = replace(probed, sequential=False) if can_skip_choices else None
         # every way the player may play (a rule that fires only under best play fires); with no
         # "may", one way to play
-        policies = ("always", "never", "optimal") if _chooses(check) else ("always",)
+        policies = ("always", "never", "optimal") if check.chooses else ("always",)
         combos, exhaustive = grid(check, self.bodies, self.rs.document, self.budget.max_combinations)
         run = CheckRun(check, public, probe, len(combos), exhaustive)
         roll_names = _roll_names(check)
@@ -392,7 +392,7 @@ class Analysis:
             if truncated > run.truncated[0]:
                 run.truncated = (truncated, dict(combo))
         except RulecraftError as exc:
-            if isinstance(exc, EndlessError) and policy != "never" and _chooses(target):
+            if isinstance(exc, EndlessError) and policy != "never" and target.chooses:
                 # every 'may' reroll taken for ever: the player's, who may stop, as `optimal` on a
                 # chain that returns is no way to play it; `never` tells whether the rules end
                 return True
@@ -461,14 +461,6 @@ def _roll_names(check: Check) -> list[str]:
     known = {spec.name for spec in check.inputs} | {let.name for let in check.pre_lets}
     exprs = check.after_roll_expressions()
     return sorted(known & set().union(*(ast.names(e.node) for e in exprs))) if exprs else []
-
-
-def _chooses(check: Check) -> bool:
-    """Whether the player decides something in a roll of `check` (a `may` trigger or redraw), so
-    that it is played every way a player may play it."""
-    return any(r.redraw is not None and not r.redraw.must for r in check.roll) or any(
-        not t.must for r in check.roll if isinstance(r, Pool) for t in r.triggers
-    )
 
 
 def _leave_out(run: CheckRun, combo: dict[str, Any], reason: str, exc: LimitError | None = None) -> None:
