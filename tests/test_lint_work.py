@@ -295,7 +295,9 @@ with the dice taken as first rolled the linter saw rule 1 fire and said nothing 
 
 
 def test_a_rule_seen_firing_only_on_first_rolls_is_said_to_be_unsure() -> None:
-    cheap = LintBudget(max_work=2_000_000, follow_work=1_000)
+    # a share of 100: since `1 in p` merges the faces 2-6 into one kind (`Pool.count_keys`),
+    # following the rerolls costs less than the 1,000 units this test once gave
+    cheap = LintBudget(max_work=2_000_000, follow_work=100)
     [d] = lint(engine.load(ONES_NEVER_STAND), cheap)
     assert (d.code, d.severity) == ("RC809", "warning")
     assert d.message == (

@@ -478,7 +478,10 @@ class Structure:
         dice_before: dict[str, T.Type] = {}
         folded = []
         for r in roll:
-            folded.append(self._with_folds(r, read_by, scope, {**pre_scope, **dice_before}))
+            known = {**pre_scope, **dice_before}
+            folded.append(
+                self._with_count_keys(self._with_folds(r, read_by, scope, known), read_by, scope, known)
+            )
             if isinstance(r, Die) or (isinstance(r, Pool) and r.total):
                 dice_before[r.name] = scope[r.name]
         roll = folded
@@ -844,6 +847,70 @@ class Structure:
             if uses and isinstance(r, Pool) and r.each is not None and vague(r.each.type):
                 r = replace(r, each=self._checked_each(r.each, uses))
             return replace(r, folds=tuple(keys))
+        return r
+
+    def _with_count_keys(
+        self, r: Randomizer, nodes: list[ast.Node], scope: Mapping[str, T.Type], before: Mapping[str, T.Type]
+    ) -> Randomizer:
+        """Mark a pool with triggers whose dice the check tells apart only by counts of readings,
+        in the pool and in the parts of its history it reads (`count(p, 8..10)`,
+        `1 in first_roll(p)`, `count(added_dice(p), 10)`): their keys, so that the procedure
+        merges faces alike in all of them, and keeps each part of the history only by the counts
+        read of it (`Pool.count_keys`). Folds cannot say so once the history is read (the pool is
+        then listed as multisets), yet the check still sees no more of a die than its counts."""
+        if not isinstance(r, Pool) or not r.triggers or r.total or r.per or r.own is not None:
+            return r
+        keys: list[tuple[Any, ...]] = []
+        elem = scope[r.name].elem or T.ANY
+
+        def part(node: ast.Node) -> str | None:
+            """`count` where `node` is the pool, the part of its history it is, or None."""
+            if isinstance(node, ast.Name):
+                return "count" if node.id == r.name else None
+            if (
+                isinstance(node, ast.Call)
+                and node.func in HISTORY
+                and len(node.args) == 1
+                and isinstance(node.args[0], ast.Name)
+                and node.args[0].id == r.name
+            ):
+                return node.func
+            return None
+
+        def key(tag: str, what: ast.Node) -> bool:
+            """Keep the key `what` counted in `tag`: a constant, or read from the inputs (worked
+            out per request)."""
+            try:
+                want = elem if isinstance(what, ast.Sym) else None
+                if not ast.names(what):
+                    made: Any = self.exprs.lower(what, {}, want).run({})
+                else:
+                    made = self.exprs.lower(what, before, want)
+            except (RulecraftError, Problem):
+                return False  # reads a die or a value after the roll (or is refused as written)
+            if (tag, made) not in keys:
+                keys.append((tag, made))
+            return True
+
+        def visit(node: ast.Node) -> bool:
+            if isinstance(node, ast.Call) and node.func == "count" and node.args:
+                tag = part(node.args[0])
+                if tag is not None:
+                    if len(node.args) == 1:  # how many: every die alike
+                        if (tag,) not in keys:
+                            keys.append((tag,))
+                        return True
+                    return len(node.args) == 2 and key(tag, node.args[1])
+            if isinstance(node, ast.Compare) and node.op in ("in", "not in"):
+                tag = part(node.right)
+                if tag is not None:
+                    return key(tag, node.left)
+            if part(node) is not None:
+                return False  # the pool, or a part of its history, read whole
+            return all(visit(c) for c in ast.children(node))
+
+        if all(visit(n) for n in nodes) and keys:
+            return replace(r, count_keys=tuple(keys))
         return r
 
     def _checked_each(self, each: Expr, uses: list[Use]) -> Expr:

@@ -319,6 +319,13 @@ class Pool:
     `each` reads as `face`. The pool itself then has no triggers, cap or redraw."""
     each_die: bool = False
     """This is a pool's `own` die: its triggers and cap are written under that pool's `each_die`."""
+    count_keys: tuple[tuple[Any, ...], ...] | None = None
+    """When the check tells this pool's dice apart only by counts of readings, in the pool and in
+    the parts of its history it reads (`count(p, 8..10)`, `1 in first_roll(p)`): their keys, each
+    `(part, what)` with part `count` (the pool) or the history's function (`first_roll`), what
+    an `Expr` where it is read from the inputs. The procedure merges faces alike in all of them
+    (`procedure._merged`), and keeps each part of the history by its own keys alone; None where
+    the check reads the dice otherwise."""
 
     @property
     def set_cap(self) -> str:
@@ -330,8 +337,7 @@ class Pool:
         """The names of the check that its reroll procedure reads (through `each`, the faces and
         the triggers): a procedure made for one set of their values serves every roll with them."""
         exprs = [self.each, self.faces_expr] + [e for t in self.triggers for e in (t.on, t.target, t.only_if)]
-        counted = tuple(key for key in self.folds or () if key[0] == "count")
-        found: set[str] = set(_fold_reads(counted))  # which dice count alike merges kinds (`_merged`)
+        found: set[str] = set(self.count_key_reads)  # which dice count alike merges kinds (`_merged`)
         for e in exprs:
             if e is not None:
                 found |= reads(e.node)
@@ -342,6 +348,11 @@ class Pool:
     def fold_reads(self) -> tuple[str, ...]:
         """The names the arguments of `folds` read (none where every argument is a constant)."""
         return _fold_reads(self.folds)
+
+    @cached_property
+    def count_key_reads(self) -> tuple[str, ...]:
+        """The names the arguments of `count_keys` read (none where every argument is a constant)."""
+        return _fold_reads(self.count_keys)
 
 
 def _fold_reads(folds: tuple[tuple[Any, ...], ...] | None) -> tuple[str, ...]:

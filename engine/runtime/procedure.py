@@ -31,7 +31,7 @@ from .builtins import HISTORY
 from .cache import Caches
 from .folds import matches
 from .multisets import kind_multisets
-from .rules import folds_for
+from .rules import count_keys_for
 from .rules import reading as read
 from .work import meter
 
@@ -106,7 +106,8 @@ class Procedure:
         self.reading_of = {f: k.reading for k in plain for f in k.faces}
         """Each face's own reading (a sampled roll's dice are read by it, whatever the kinds)."""
         ranked = sorted(plain, key=attrgetter("order"))  # the order `pick` takes dice in, lowest first
-        merged = _merged(ranked, folds_for(pool, env), pool.triggers)
+        keys = count_keys_for(pool, env)
+        merged = _merged(ranked, keys, pool.triggers)
         self.kinds = tuple(plain) if merged is None else merged
         self.kind_of = {f: i for i, k in enumerate(self.kinds) for f in k.faces}
         self.weights = tuple(len(k.faces) for k in self.kinds)
@@ -201,6 +202,11 @@ class Procedure:
         self._lands = tuple(tuple(frozenset(held(k, t)) for k in self.kinds) for t in range(n_steps))
         self.keeps = tuple(h in pool.history for h in HISTORY)
         """Which parts of the history the check reads (first roll, added, rerolled)."""
+        self._gather = tuple(_gathering(self.kinds, keys, h) for h in HISTORY)
+        """Per part of the history, the kind each kind's dice are counted under there: the first
+        alike in every count the check reads of that part (-1: in none, not kept; None: each its
+        own). A check that reads `1 in first_roll(p)` keeps of the first roll only its 1s, not
+        every kind the pool's own counts tell apart."""
         self._fresh: dict[int, tuple[tuple[tuple[int, ...], int], ...]] = {}
         self._options: dict[Asked, list[Option]] = {}
         self._kept = 0
@@ -219,7 +225,10 @@ class Procedure:
         """The history a state keeps: only the parts the check reads, nothing when it reads none."""
         if not self.pool.history:
             return ()
-        return tuple(c if keep else () for c, keep in zip((first, added, rerolled), self.keeps))
+        return tuple(
+            _gathered(c, rep) if keep else ()
+            for c, keep, rep in zip((first, added, rerolled), self.keeps, self._gather)
+        )
 
     def pending(self, state: State) -> int | None:
         """The trigger that acts next, or None when the procedure is over. The solver's depth
@@ -379,7 +388,11 @@ class Procedure:
         )
         if hist and self.steps[t].action != "add" and hist[2]:  # the dice rerolled away join the history
             first, added, rerolled = hist
-            hist = (first, added, tuple([x + r for x, r in zip(rerolled, remove)]))
+            hist = (
+                first,
+                added,
+                _gathered(tuple([x + r for x, r in zip(rerolled, remove)]), self._gather[2]),
+            )
         base = (counts, rows, self.used_after(state, t, rolled), hist)
         return base if rolled == 0 else (base, t, rolled)
 
@@ -400,7 +413,10 @@ class Procedure:
             )
         if hist and self.steps[t].action == "add" and hist[1]:  # the dice added join the history
             first, added, rerolled = hist
-            hist = (first, added[:kind] + (added[kind] + 1,) + added[kind + 1 :], rerolled)
+            rep = self._gather[1]
+            at = kind if rep is None else rep[kind]
+            if at >= 0:  # a die in no count the check reads of them is not kept (`_gathering`)
+                hist = (first, added[:at] + (added[at] + 1,) + added[at + 1 :], rerolled)
         state = (counts, rows, used, hist)
         return state if left == 1 else (state, t, left - 1)
 
@@ -596,24 +612,25 @@ def _first_roll_order(pool: Pool, steps: tuple[StepRule, ...], kinds: list[Kind]
 
 
 def _merged(
-    plain: list[Kind], folds: tuple[tuple[Any, ...], ...] | None, triggers: tuple[Trigger, ...]
+    plain: list[Kind], keys: tuple[tuple[Any, ...], ...] | None, triggers: tuple[Trigger, ...]
 ) -> tuple[Kind, ...] | None:
     """The kinds the procedure counts: `plain` (faces alike in reading and in every step, in the
     order `pick` takes them), with neighbours merged where the check cannot tell them apart. A
-    check that reads the pool only through counts of readings (`count(p, 8..10)`: `Pool.folds`)
-    sees of a die only which of those it is counted in; dice alike in that and in every step
+    check that reads the pool, and the parts of its history it reads, only through counts of
+    readings (`count(p, 8..10)`, `1 in first_roll(p)`: `Pool.count_keys`, worked out for the
+    inputs) sees of a die only which of those it is counted in; dice alike in that and in every step
     lead to the same remaining computation, so a d10 pool whose 10s add a die, counted 8-10, is
     three kinds, not ten (1-7, 8-9, and 10, which holds the step). Faces that hold a step are
     merged only where no step ever chooses among them (`_unpicked`), and merged kinds must be
     runs of `plain`'s order, so that the dice a rule or `always` takes, lowest first, are alike
     either way; where they would not be, nothing is merged. A merged kind reads as its first
-    member (any member: the counts agree). None where nothing is merged."""
-    if folds is None or not plain or any(key[0] != "count" for key in folds):
+    member (any member: the counts agree; the history's counts are kept per merged kind, and read
+    alike). None where nothing is merged."""
+    if keys is None or not plain:
         return None
-    seen = [key[1:] for key in folds]
 
     def alike(k: Kind) -> tuple[Any, ...]:
-        counted = tuple(matches(k.reading, what[0]) for what in seen if what)
+        counted = tuple(matches(k.reading, key[1]) for key in keys if len(key) == 2)
         # a die that holds a step is merged only where nothing picks among such dice: which of
         # several alike dice a reroll takes depends on which still hold their steps (they go
         # first), and that would then reach across faces the rules take in another order
@@ -631,6 +648,35 @@ def _merged(
         Kind(run[0].reading, tuple(sorted(f for k in run for f in k.faces)), run[0].on, run[0].target)
         for run in runs
     )
+
+
+def _gathering(
+    kinds: tuple[Kind, ...], keys: tuple[tuple[Any, ...], ...] | None, part: str
+) -> tuple[int, ...] | None:
+    """For a part of the history (`first_roll`...), the kind each kind is counted under there:
+    the first kind alike in every count the check reads of the part (`Pool.count_keys`); None
+    where the check reads the history otherwise (each kind its own)."""
+    if keys is None:
+        return None
+    whole = (part,) in keys  # `count(first_roll(p))`: how many, whatever they show
+    seen: dict[tuple[bool, ...], int] = {}
+    out: list[int] = []
+    for i, k in enumerate(kinds):
+        counted = tuple(matches(k.reading, key[1]) for key in keys if key[0] == part and len(key) == 2)
+        out.append(seen.setdefault(counted, i) if whole or any(counted) else -1)  # -1: in no count read
+    return tuple(out)
+
+
+def _gathered(counts: Counts, rep: tuple[int, ...] | None) -> Counts:
+    """`counts` by kind, each added to the kind it is counted under (`_gathering`; left out where
+    no count read holds it)."""
+    if rep is None:
+        return counts
+    out = [0] * len(counts)
+    for c, i in zip(counts, rep):
+        if i >= 0:
+            out[i] += c
+    return tuple(out)
 
 
 def _unpicked(k: Kind, triggers: tuple[Trigger, ...]) -> bool:

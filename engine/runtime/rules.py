@@ -123,7 +123,30 @@ def folds_for(
     if not r.fold_reads:
         return r.folds
     assert r.folds is not None
-    key = ("folds", id(r), *((type(v), v) for v in map(env.get, r.fold_reads)))  # True == 1, not alike
+    return _worked("folds", r, r.folds, r.fold_reads, env, caches)
+
+
+def count_keys_for(
+    pool: Pool, env: Mapping[str, Any], caches: Caches | None = None
+) -> tuple[tuple[Any, ...], ...] | None:
+    """`pool.count_keys` for `env`, worked out as `folds_for` works out folds (None where an
+    argument fails: nothing is then merged)."""
+    if pool.count_keys is None or not pool.count_key_reads:
+        return pool.count_keys
+    return _worked("count_keys", pool, pool.count_keys, pool.count_key_reads, env, caches)
+
+
+def _worked(
+    tag: str,
+    r: Pool | Draw,
+    keys: tuple[tuple[Any, ...], ...],
+    names: tuple[str, ...],
+    env: Mapping[str, Any],
+    caches: Caches | None,
+) -> tuple[tuple[Any, ...], ...] | None:
+    """`keys` (`folds` or `count_keys`) with each argument read from the inputs worked out for
+    `env`, kept per value of the `names` they read."""
+    key = (tag, id(r), *((type(v), v) for v in map(env.get, names)))  # True == 1, not alike
     if caches is not None:
         found: tuple[Pool | Draw, tuple[tuple[Any, ...], ...] | None] | None = caches.tables.get(key)
         if found is not None and found[0] is r:  # an id can be reused by a later randomizer
@@ -132,7 +155,7 @@ def folds_for(
     scope = dict(env)
     out: tuple[tuple[Any, ...], ...] | None = None
     try:
-        for fold in r.folds:
+        for fold in keys:
             args = tuple(a.run(scope) if isinstance(a, Expr) else a for a in fold[1:])
             if fold[0] in KEPT and args and not keeps(args):
                 break
@@ -143,7 +166,7 @@ def folds_for(
     except (EvalError, InputError):  # a spent budget or deadline is no reason to list the pool
         pass
     if caches is not None:
-        caches.tables.put(key, (r, out), 64 + 64 * len(r.folds))
+        caches.tables.put(key, (r, out), 64 + 64 * len(keys))
     return out
 
 

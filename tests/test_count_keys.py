@@ -1,0 +1,124 @@
+"""A pool with triggers read only through counts, its history too (`Pool.count_keys`).
+
+`1 in first_roll(p)` once stopped the procedure from merging faces the check cannot tell apart:
+the pool was then read as multisets, so a d10 pool whose 8s, 9s and 10s add a die was solved
+over ten kinds where `count(p, 8..10)` alone needs three, and two dice ran out of the default
+budget (RC503; one die took about 10 s). Reading counts of the history keeps the merge, and each
+part of the history keeps only the counts read of it. Every number must stay as it was: each
+check is solved again with a read that defeats the merge (`sum(first_roll(p))`, read whole), and
+the two must agree exactly, outcomes and every value, under every policy.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import engine
+from engine import Limits
+
+COUNTED = """
+rulecraft: 1
+name: counted
+checks:
+  k:
+    inputs:
+      dice: {type: int, min: 1, max: 3, default: 2}
+      top: {type: int, min: 4, max: 6, default: 5}
+    roll:
+      p:
+        pool: dice
+        die: 6
+        cap: 3
+        triggers:
+          - {name: burst, on: face >= top, must: add}
+          - {name: mulligan, on: face <= 2, may: reroll, first_roll_only: true}
+    let:
+      hits: count(p, top..6)
+      ones: 1 in first_roll(p)
+      burst: count(added_dice(p), 6)
+      gone: count(rerolled_dice(p), 2)
+      kept: not (2 in first_roll(p))
+      many: count(first_roll(p))
+      tail: TAIL
+    outcomes: [botch, miss, hit, crit]
+    objective: {at_least: hit}
+    outcome:
+      - when: ones and hits == 0
+        then: botch
+      - when: hits >= 3 or burst >= 2
+        then: crit
+      - when: hits > 0
+        then: hit
+      - else: miss
+"""
+
+MERGED = COUNTED.replace("TAIL", "0")
+WHOLE = COUNTED.replace("TAIL", "sum(first_roll(p)) * 0")  # the history read whole: nothing merged
+NAMES = ("hits", "ones", "burst", "gone", "kept", "many")
+BIG = Limits(max_work=10**9, max_states=10**7)
+
+
+def test_the_counts_are_kept_only_where_every_read_is_a_count() -> None:
+    merged = engine.load(MERGED).model.checks["k"].roll[0]
+    assert merged.history == ("first_roll", "added_dice", "rerolled_dice")
+    assert merged.count_keys is not None
+    assert {key[0] for key in merged.count_keys} == {"count", "first_roll", "added_dice", "rerolled_dice"}
+    assert ("first_roll",) in merged.count_keys  # count(first_roll(p)): how many, whatever they show
+    assert engine.load(WHOLE).model.checks["k"].roll[0].count_keys is None
+
+
+@pytest.mark.parametrize("policy", ["always", "never", "optimal"])
+@pytest.mark.parametrize("dice", [1, 2, 3])
+@pytest.mark.parametrize("top", [4, 6])
+def test_merging_by_counts_changes_no_number(policy: str, dice: int, top: int) -> None:
+    merged = engine.load(MERGED, limits=BIG).distribution("k", policy=policy, dice=dice, top=top)
+    whole = engine.load(WHOLE, limits=BIG).distribution("k", policy=policy, dice=dice, top=top)
+    assert merged.table() == whole.table()
+    for name in NAMES:
+        assert merged.value(name) == whole.value(name), name
+    assert merged.capped == whole.capped
+    assert merged.states < whole.states  # fewer kinds, and a history kept by its counts alone
+
+
+EXPLODING = """
+rulecraft: 1
+name: again
+checks:
+  roll:
+    inputs:
+      dice: {type: int, min: 0, max: 12, default: 2}
+      again: {type: int, min: 8, max: 10, default: 8}
+    roll:
+      p:
+        pool: "1 if dice == 0 else dice"
+        die: 10
+        triggers:
+          - {name: again, on: face >= again, must: add}
+    let:
+      successes: "count(p, 10) if dice == 0 else count(p, 8..10)"
+      chance_fail: dice == 0 and 1 in first_roll(p)
+    outcomes: [dramatic_failure, failure, success, exceptional]
+    outcome:
+      - when: chance_fail
+        then: dramatic_failure
+      - when: successes == 0
+        then: failure
+      - when: successes >= 5
+        then: exceptional
+      - else: success
+"""
+
+
+def test_an_exploding_pool_read_for_a_first_roll_one_fits_the_default_budget() -> None:
+    """The hunt's 8-again pool: two dice were RC503 under the default budget; now they are
+    solved, and the outcome's chances are those of the same pool without the first-roll read
+    (which cannot fire unless dice is 0) — its failures (0.7^2) and 1/10 for a chance die's 1."""
+    rs = engine.load(EXPLODING)
+    d = rs.distribution("roll", dice=2)
+    plain = engine.load(EXPLODING.replace("dice == 0 and 1 in first_roll(p)", "false")).distribution(
+        "roll", dice=2
+    )
+    assert d.table() == plain.table()
+    assert d.probability("failure") == pytest.approx(0.49, abs=d.truncated)
+    chance = rs.distribution("roll", dice=0)
+    assert chance.probability("dramatic_failure") == pytest.approx(0.1, abs=chance.truncated)
