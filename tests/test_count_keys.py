@@ -234,3 +234,35 @@ def test_keys_read_from_the_inputs_are_worked_out_for_each_request() -> None:
             a, b = merged.distribution("k", t=t, dice=dice), whole.distribution("k", t=t, dice=dice)
             assert a.table() == b.table(), (t, dice)
             assert dict(a.value("low").items()) == dict(b.value("low").items()), (t, dice)
+
+
+STALE = """
+rulecraft: 1
+name: stale
+checks:
+  k:
+    inputs:
+      t: {type: int, min: 1, max: 6, default: 5}
+    roll:
+      p:
+        pool: 3
+        die: 6
+        triggers:
+          - {on: "face == 6", must: reroll, target: "face <= 2"}
+    let:
+      hits: count(p, t..6)
+      low: t - 3 in first_roll(p)
+    outcomes: [lo, hi]
+    outcome: "'hi' if hits >= 2 else 'lo'"
+"""
+
+
+def test_a_rolled_pool_is_merged_by_the_keys_of_its_own_inputs() -> None:
+    """The sampler keeps a pool's procedure per value of what it reads (`procedure_for`), the
+    keys' inputs too: at t = 6 the 1s and 2s are alike (the 6 may reroll either), at t = 2 they
+    are not and the 6 rerolls the 1, the least valuable, leaving 2, 5, 6 three hits; a
+    procedure kept from t = 6 rerolled the 2 (the first rolled of alike dice), two hits."""
+    rs = engine.load(STALE)
+    forced = {"p": [2, 1, 6, 5]}
+    assert rs.roll("k", forced=forced, t=6).values["hits"] == 1  # the 6 alone, whichever went
+    assert rs.roll("k", forced=forced, t=2).values["hits"] == 3
