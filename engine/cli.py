@@ -619,14 +619,18 @@ def _serve_parser(sub: Any, build: bool = True) -> None:
     sv.add_argument("--workers", type=_whole, default=2, help="processes for exact solves (default 2)")
     sv.add_argument("--queue", type=_whole, default=32, help="solves that may wait for a worker (default 32)")
     sv.add_argument(
-        "--max-body", type=_whole, default=1024 * 1024, metavar="BYTES", help="largest request body"
+        "--max-body",
+        type=_whole,
+        default=1024 * 1024,
+        metavar="BYTES",
+        help="largest request body (default 1048576)",
     )
     sv.add_argument(
         "--deadline",
         type=float,
         default=5.0,
         metavar="SECONDS",
-        help="longest a request may take (default 5)",
+        help="longest a request may take (default 5; more than 0 and under 3600)",
     )
     _limit(sv)
     sv.set_defaults(func=_serve)
@@ -727,7 +731,7 @@ def _campaign_parser(sub: Any, build: bool = True) -> None:
         "--db",
         metavar="FILE|URL",
         help="the campaign database: an SQLite file, or postgresql://USER@HOST/DB (default: $RULECRAFT_DB,"
-        " else ~/.local/share/rulecraft/campaigns.db)",
+        " else $XDG_DATA_HOME/rulecraft/campaigns.db, else ~/.local/share/rulecraft/campaigns.db)",
     )
     cs = c.add_subparsers(dest="campaign_command", required=True)
 

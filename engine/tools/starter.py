@@ -100,7 +100,7 @@ checks:
       Roll two six-sided dice and add your skill; 10 or more is a full success,
       7 to 9 a success at a cost.
 
-    # Inputs the player or game master gives: int, number, bool or choice. Without a
+    # Inputs the player or game master gives: int, number, bool, choice or list. Without a
     # default an input is required; min and max are checked.
     inputs:
       skill: {{type: int, min: -1, max: 3, default: 0, description: The skill you act with.}}
