@@ -291,7 +291,7 @@ def test_the_mean_of_a_scale_value_is_refused_as_distribution_refuses_it(shipped
 
 def test_rolls_made_one_by_one_share_the_request_s_work_budget():
     """`max_work` bounds the whole batch of rolls, not each roll: 1,000 rolls of a check whose
-    rolls are plain dice are each charged 8 units (`batch.ROLL`, and its two dice, each read a
+    rolls are plain dice are each charged 8 units (`dicework.ROLL`, and its two dice, each read a
     few times: `batch.die_weights`), so a budget of 500 units refuses them, at the check; a
     budget of 10,000 lets them through."""
     check = "specific"

@@ -12,7 +12,7 @@ import pytest
 
 import engine
 from engine import Limits
-from engine.eval import batch
+from engine.eval import dicework
 from engine.runtime import work as work_module
 
 DICE = """\
@@ -170,7 +170,7 @@ checks:
 def test_a_draw_of_chits_is_charged_what_it_costs():
     """A draw of one chit from a bag of 45 (its count, `random.sample` over the bag, its chits
     made a value) costs what a pool of one die does and each draw more a little more than each
-    pool more (5.5 µs against 4.8, `batch.DRAW`): it is charged at least as much. It was charged
+    pool more (5.5 µs against 4.8, `dicework.DRAW`): it is charged at least as much. It was charged
     for its chits alone, a quarter of a unit each, so Castle's checks ran 2-4 µs a unit, and its
     combat, three draws, was charged 10 units a roll for 35-50 µs."""
     rs = engine.load(BAGS, name="bags.yaml", limits=Limits(max_work=20_000))
@@ -184,4 +184,4 @@ def test_a_draw_of_chits_is_charged_what_it_costs():
     castle = engine.load("castle", limits=Limits(max_work=20_000))
     with pytest.raises(engine.LimitError) as caught:
         castle.sample("combat", 1_000_000, random.Random(1), method="rolled")
-    assert per_roll(caught.value) >= 3 * batch.DRAW, caught.value.diagnostics[0].message
+    assert per_roll(caught.value) >= 3 * dicework.DRAW, caught.value.diagnostics[0].message

@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import DeadlineError, Diagnostic, LimitError, limit_advice, no_outcome, no_value, placed
 from ..frozen import FrozenDict, freeze_fields, frozen
-from ..model.ruleset import Check, Draw, Pool
+from ..model.ruleset import Check
 from ..model.values import COUNTED, Symbol, to_json
 from ..runtime import arguments
 from ..runtime.context import RunContext
 from ..runtime.work import CLOCK_EVERY, Work, too_many, units
-from .dicework import dice_units, die_weights
+from .dicework import dice_units, die_weights, own_units
 from .dist import Dist
 from .sample import Ready, sample
 from .trace import Result
@@ -223,30 +223,11 @@ def _undrawable(times: int, work: Work, said: str) -> LimitError:
     return LimitError([Diagnostic("RC503", message, None, **limit_advice("max_work", lead))])
 
 
-ROLL = 4
-"""Units each roll of a batch rolled one by one is charged for its own: the sampler's call, its
-result and its counting, 5-15 µs a roll of a die or two (measured on the 2-core machine:
-a check of two d10 read a few times, 6 µs). Its dice are charged besides (`die_weights`)."""
-
-POOL = 2
-"""Units each roll is charged besides for each pool it rolls: the pool's dice made into a value
-the check reads (a pool of one d1000 rolls in 11 µs, a die alone in 6)."""
-
-DRAW = 6
-"""Units each roll is charged besides for each draw of chits it makes, whatever its count: the
-count worked out, `random.sample` over the bag's every chit, the chits made a value the check
-reads (by CPU time on the 2-core machine, best of 15-25 rounds of 2,000 rolls: a check of one
-draw of no chit or one 10.2-11.1 µs a roll, as a check of a pool of one die, 10.3; each draw
-more 5.5 µs, each pool more 4.8). Its chits are charged besides, as dice are (`die_weights`).
-Charged none, checks of a draw or three ran 1.8-3.5 µs a unit where checks of dice ran about 1
-(`docs/performance.md`): now 0.9-1.25."""
-
-
 class _Rolls(NamedTuple):
     """What each roll of a batch rolled one by one needs, made once: the check, its bound inputs,
     the context (its `work` the budget charged), what the rolls share (`ready`), the weight of
     each randomizer's dice (`die_weights`) and the units each roll is charged before it is made
-    (`ROLL`, `POOL` for each pool, `DRAW` for each draw)."""
+    (`dicework.own_units`: `ROLL`, `POOL` for each pool, `DRAW` for each draw)."""
 
     check: Check
     inputs: Mapping[str, Any]
@@ -277,16 +258,17 @@ class _Rolls(NamedTuple):
 
 
 def _rolls(check: Check, inputs: Mapping[str, Any], ctx: RunContext, work: Work) -> _Rolls:
-    own = ROLL + sum(POOL if isinstance(r, Pool) else DRAW if isinstance(r, Draw) else 0 for r in check.roll)
+    own = own_units(check)
     return _Rolls(check, inputs, ctx._replace(work=work), Ready(check, inputs), die_weights(check), own)
 
 
 def _rolled(rolls: _Rolls, times: int) -> Batch:
     """The check rolled `times` times within the request's budget (`ctx.work`: `Limits.max_work`,
-    and the deadline from `Limits.deadline`) for them all: each roll is charged `ROLL` units,
-    `POOL` more for each pool, `DRAW` for each draw of chits, and its dice and chits, each its
-    weight (`die_weights`, in quarters of a unit: after the roll, or before it for plain dice,
-    which draw as many each time), besides the work the roll charges itself (a reroll chain's,
+    and the deadline from `Limits.deadline`) for them all: each roll is charged by the rule every
+    roll made one by one is (`dicework.roll_units`): `ROLL` units, `POOL` more for each pool,
+    `DRAW` for each draw of chits, and its dice and chits, each its weight (`die_weights`, in
+    quarters of a unit: after the roll, or before it for plain dice, which draw as many each
+    time), besides the work the roll charges itself (a reroll chain's,
     a table call's: a roll of plain dice charges none of its own)."""
     check, work = rolls.check, rolls.ctx.work
     assert work is not None

@@ -733,7 +733,7 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
 
 ROLL_AGAIN = 4
 """Units each attempt a rule `then: again` makes again is charged, besides a unit for each face
-or chit it drew, as a roll of a batch is charged for its own (`batch.ROLL`): a check that almost
+or chit it drew, as a roll made one by one is charged for its own (`dicework.ROLL`): a check that almost
 always rolls again runs out of its work budget (RC503) rather than rolling on without end."""
 
 

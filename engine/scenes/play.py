@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, limit_advice, placed
-from ..eval.dicework import dice_units, kept_weights
+from ..eval.dicework import kept_weights, roll_units
 from ..eval.sample import Ready, sample
 from ..frozen import field, frozen
 from ..model.ruleset import RulesetModel
@@ -156,9 +156,10 @@ class Played:
 
 STEP_WORK = 20
 """Units of work charged for one step a played scene takes (about its cost at a microsecond a
-unit, the roll's call included); the dice it rolls are charged apart, after the roll, by the rule
-a batch's rolls are charged by (`dicework.dice_units`: a quarter of a unit per die drawn and per
-read of its pool after the roll), besides the work the roll charges itself (a reroll chain's)."""
+unit, the roll's call included); a step that rolls is charged for its roll apart, after it, by
+the rule a batch's rolls are charged by (`dicework.roll_units`: 4 units, 2 more a pool, 6 more a
+draw of chits, and a quarter of a unit per die drawn and per read of its pool after the roll),
+besides the work the roll charges itself (a reroll chain's)."""
 NEW_STEP_WORK = 50
 """More for a step from a state not met before (its action bound, its preconditions checked):
 about 50 µs, where a step met before costs 5–10 µs."""
@@ -514,7 +515,7 @@ def _take(
     if ready is not None:
         result = sample(ready.check, ready.inputs, ctx, traced, ready)
         assert ctx.work is not None
-        ctx.work.charge(dice_units(weights, result))  # its dice, as a batch's roll's (`dicework`)
+        ctx.work.charge(roll_units(ready.check, weights, result))  # as a batch's roll (`dicework`)
     seen = rolled(ready.check if ready is not None else None, result)
     after_key = (at, _frozen(seen))
     after = steps.afters.get(after_key) if after_key[1] is not None else None

@@ -7,7 +7,8 @@ transaction opens (its roll may be a long exact solve) and, under the lock, kept
 state is still the one it was worked out from, or worked out again from the state now.
 `replay` recomputes every state from the log and must find the stored ones; the dice an action
 drew are in its event, so a replay rolls nothing new; it is charged for them as the action was
-(`dicework.dice_units`, in `take`), as a recorded roll at the table is.
+(`dicework.roll_units`, in `take`: the roll's own units and its dice's, as a batch's roll), as a
+recorded roll at the table is.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from ..errors import (
     did_you_mean,
     placed,
 )
-from ..eval.dicework import dice_units, kept_weights
+from ..eval.dicework import kept_weights, roll_units
 from ..eval.dist import Dist
 from ..eval.sample import sample
 from ..eval.trace import Result
@@ -829,7 +830,9 @@ class Campaign:
             result = sample(
                 found, bound, RunContext(self.limits, policy, self.caches, random.Random(seed), forced, work)
             )
-            work.charge(dice_units(kept_weights(found, self.caches.bindings), result))  # as an action's
+            work.charge(
+                roll_units(found, kept_weights(found, self.caches.bindings), result)
+            )  # as an action's
             data = {
                 "check": check,
                 "inputs": {k: to_json(v) for k, v in bound.items()},
@@ -1252,7 +1255,7 @@ def take(
             )
         result = sample(roll[0], roll[1], ctx) if roll is not None else None
         if roll is not None and result is not None:  # its dice, as a batch's or a scene's roll's
-            ctx.work.charge(dice_units(kept_weights(roll[0], ctx.caches.bindings), result))
+            ctx.work.charge(roll_units(roll[0], kept_weights(roll[0], ctx.caches.bindings), result))
         new, done = apply(
             rules, act, state, who, bound, rolled(roll[0] if roll else None, result), roles, memo
         )
