@@ -848,6 +848,7 @@ def _constructor() -> Any:
     from ruamel.yaml.comments import CommentedMap
     from ruamel.yaml.constructor import RoundTripConstructor
     from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.nodes import ScalarNode
 
     class _Map(CommentedMap):
         """ruamel's mapping, told of each mapping that merges it (`<<: *m`) without comparing the
@@ -873,6 +874,8 @@ def _constructor() -> Any:
             self.set_collection_style(data, node)
 
         def check_mapping_key(self, node: Any, key_node: Any, mapping: Any, key: Any, value: Any) -> bool:
+            if not isinstance(key_node, ScalarNode):  # a mapping or list as a key: no message shows one
+                raise _shaped_key(key_node)
             if key in mapping and not self.allow_duplicate_keys:
                 raise _twice(node, key_node, key, self.constructed_objects)
             return bool(super().check_mapping_key(node, key_node, mapping, key, value))
@@ -925,7 +928,8 @@ class _SelfAlias(Exception):
 
 
 class _SameKey(Exception):
-    """A key of a mapping that an earlier key of it equals: at the later key."""
+    """A key of a mapping that an earlier key of it equals, or one that is no key at all
+    (`_shaped_key`): at the later key."""
 
     def __init__(self, message: str, mark: Any, end: Any, hint: str) -> None:
         super().__init__(message)
@@ -969,6 +973,29 @@ def _twice(node: Any, key_node: Any, key: Any, constructed: Mapping[Any, Any]) -
         key_node.end_mark,
         f"keep one of them{line}"
         + (" (an untyped table's case true matches 1, and 1 matches true)" if truth else ""),
+    )
+
+
+def _shaped_key(key_node: Any) -> _SameKey:
+    """A mapping or list written as a key (`{a: {{x: 1}}}`, `{[1, 2]: 3}`, `? [a]`): no key of a
+    ruleset is one, and a message naming it showed Python's own text for it (`unknown key
+    'ordereddict([('x', 1)])'`, `checks.c.inputs.(1, 2)`). Told at the load, at the key, as a
+    key written twice is (one place for every mapping of the file)."""
+    from ruamel.yaml.nodes import SequenceNode
+
+    if isinstance(key_node, SequenceNode):
+        what, hint = "a list", "write a name before it ('name: […]'), or quote it to keep it as text"
+    else:
+        what = "a mapping"
+        hint = (
+            "write a name before it ('name: {…}'), or remove the braces that make it a key "
+            "(braces inside braces with no key before them make a key)"
+        )
+    return _SameKey(
+        f"{what} is written as a key here; a key is a name, a number or true/false",
+        key_node.start_mark,
+        key_node.end_mark,
+        hint,
     )
 
 
