@@ -110,7 +110,8 @@ class Distribution:
     """The chance that a pool's `cap`, not its rules, ended a reroll procedure."""
     truncated: Fraction = Fraction(0)
     """The chance that an uncapped explosion went on past where it was followed: each
-    probability is exact to within it (the cut roll counts the dice as they stood)."""
+    probability is exact to within it (the cut roll counts the dice as they stood). For a check
+    with a rule `then: again`, the bound of the roll that ends (`Sequential.distribution`)."""
     known: tuple[tuple[str, Any], ...] = ()
     """The values known before the roll (`known_values`), by name: the same at every point, so
     not in `joint`; `values` reports each as certain, auto rule or not, as a roll reports it."""
@@ -789,6 +790,8 @@ def _product(
     if states > ctx.limits.max_states:
         enforce("exact states", states, ctx.limits.max_states, check.span, "max_states")
     source = _Product(check, env, parts, states, ctx)  # it charges the states
+    # no `capped` or `truncated` to keep: a product has no reroll procedure to cut (a pool with
+    # triggers is solved die by die, `Sequential`, which keeps them, conditioned for `again`)
     return Distribution(
         check.name,
         dict(inputs),
@@ -902,12 +905,31 @@ class Sequential:
     def distribution(self, inputs: Mapping[str, Any]) -> Distribution:
         result = self.finish(0, ())
         joint = result.map(_first)
-        cut = [(c, w) for (key, c), w in result.weights.items() if c and key[0] != AGAIN]
         capped = truncated = _NONE
-        if cut:  # a reroll procedure was cut short somewhere (in a roll that ends: `_not_again`)
-            ended = result.total - sum(w for (key, _), w in result.weights.items() if key[0] == AGAIN)
-            capped = Fraction(sum(w for c, w in cut if c & CAPPED), ended)
-            truncated = Fraction(sum(w for c, w in cut if c & TRUNCATED), ended)
+        if any(c for _, c in result.weights):  # a reroll procedure was cut short somewhere
+            again = capped_w = cut_w = cut_ended = 0
+            for (key, c), w in result.weights.items():
+                if key[0] == AGAIN:
+                    again += w
+                    cut_w += w if c & TRUNCATED else 0
+                else:
+                    capped_w += w if c & CAPPED else 0
+                    cut_ended += w if c & TRUNCATED else 0
+                    cut_w += w if c & TRUNCATED else 0
+            ended = result.total - again
+            # the cap is part of the game: its share is one of the roll that ends (`_not_again`)
+            capped = Fraction(capped_w, ended) if ended else _NONE
+            # A cut is not: the cut rolls (cut_w, of every attempt) count their dice as they
+            # stood, so each may truly end otherwise, or be made again where it was counted as
+            # ending, and the reverse. Of the roll that ends, P(x | not again) = (u + a) / (n + a + b)
+            # with u, n the uncut weights of x and of every end, and a + b <= cut_w what the cut
+            # rolls truly give x and the other ends: truth and figure both lie in
+            # [u / (n + cut_w), (u + cut_w) / (n + cut_w)], so each probability is exact to within
+            # cut_w / (n + cut_w), n = ended - cut_ended. Conditioning scales the bound up by about
+            # 1 / P(not again); the cut share of the rolls that end alone (what was kept until
+            # 2026-12-06) said 0 where every cut roll was counted as made again.
+            if cut_w:
+                truncated = Fraction(cut_w, ended - cut_ended + cut_w)
         states = len(self._finish) + self._leaves + len(result)
         return Distribution(
             self.check.name,
