@@ -519,6 +519,79 @@ def test_forced_faces_that_run_out_say_how_many_the_roll_needs(
     assert code == 0, err
 
 
+AGAIN = """\
+rulecraft: 1
+name: again
+bags:
+  fate: {chits: {black: 3, grey: 4, white: 2}}
+checks:
+  duel:
+    roll:
+      mine: {die: 6}
+      theirs: {die: 6}
+    outcomes: [lose, win]
+    outcome:
+      - when: mine > theirs
+        then: win
+      - when: mine < theirs
+        then: lose
+      - else: again
+  boom:
+    roll:
+      p: {pool: 1, die: 6, triggers: [{on: face == 6, must: add}]}
+    outcomes: [lo, hi]
+    outcome:
+      - when: sum(p) > 7
+        then: hi
+      - when: sum(p) < 3
+        then: lo
+      - else: again
+  pick:
+    roll:
+      b: {draw: fate}
+    outcomes: [lo, hi]
+    outcome:
+      - when: best(b) == 'white'
+        then: hi
+      - when: best(b) == 'black'
+        then: lo
+      - else: again
+"""
+
+FORCED_AGAIN = [
+    # (check and forced dice, the message); the first attempt is made again (a tie, a sum of 7, grey)
+    (
+        ("duel", "--force", "mine=4", "--force", "theirs=4"),
+        "forced mine ran out: 1 face(s) given, but the roll needs at least 2, counting the dice of the "
+        "check made again",
+    ),
+    (
+        ("boom", "--force", "p=6,1"),
+        "forced p ran out: 2 face(s) given, but the roll needs at least 3, counting the dice rerolls "
+        "and triggers roll again and the check made again",
+    ),
+    (
+        ("pick", "--force", "b=grey"),
+        "forced b ran out: 1 chit(s) given, but the roll needs at least 2, counting the chits of the "
+        "check made again",
+    ),
+]
+
+
+@pytest.mark.parametrize("argv, message", FORCED_AGAIN, ids=["dice", "trigger", "draw"])
+def test_forced_dice_that_run_out_in_an_attempt_made_again_say_so(
+    argv: tuple[str, ...], message: str, tmp_path: Path
+) -> None:
+    """Forced faces taken by an attempt a rule `then: again` made again are counted as the check
+    made again, not put down to rerolls and triggers (which `duel` and `pick` have none of); the
+    hint says the faces go on attempt after attempt."""
+    path = tmp_path / "again.yaml"
+    path.write_text(AGAIN)
+    code, out, err = cli("roll", str(path), *argv)
+    assert code == 1 and "error RC405: " + message + "\n" in err, err
+    assert "attempt after attempt of the check made again" in err, err
+
+
 def test_forced_dice_that_run_out_from_python_show_the_python_form() -> None:
     with pytest.raises(engine.InputError) as info:
         engine.load("chimera").roll("pool", forced={"rolled": [6]}, dice=2)

@@ -83,6 +83,9 @@ class _Source:
         self.to_come: dict[str, int] = {}
         """Per randomizer, its dice not rolled yet after the one rolling now (an `each_die`
         pool's, rolled die by die): a shortfall of forced faces counts them too."""
+        self.earlier: dict[str, int] = {}
+        """Per randomizer, its faces or chits drawn by the attempts a rule `then: again` made
+        again before this one: a shortfall of forced ones says the check made again counts."""
         if not forced:
             return
         self.spans = {r.name: r.span for r in check.roll}
@@ -171,9 +174,20 @@ class _Source:
         needed = before + n + self.to_come.get(r.name, 0)
         why = ""
         if before:
-            why = (
-                ", counting every redraw" if chits else ", counting the dice rerolls and triggers roll again"
-            )
+            again = self.earlier.get(r.name, 0) > 0  # some were drawn by an attempt made again
+            # what rolls again within an attempt: a redraw, a pool's triggers or its die-by-die steps
+            within = r.redraw is not None or (isinstance(r, Pool) and bool(r.triggers or r.own is not None))
+            counted = []
+            if within or not again:
+                counted.append("every redraw" if chits else "the dice rerolls and triggers roll again")
+            if again:
+                counted.append(
+                    "the check made again"
+                    if counted
+                    else f"the {'chits' if chits else 'dice'} of the check made again"
+                )
+            why = ", counting " + " and ".join(counted)
+        attempts = ", attempt after attempt of the check made again" if self.earlier.get(r.name) else ""
         filler = fill[len(fill) // 2] if fill else "?"
         example = [*given, *[filler] * (needed - len(given))]
         in_python = ", ".join(repr(x) for x in example) if chits else ", ".join(example)
@@ -186,7 +200,7 @@ class _Source:
                     f"{needed}{why}",
                     r.span,
                     f"force one per {'chit drawn' if chits else 'die'} in order, then one per reroll or "
-                    f"redraw: e.g. --force {r.name}={','.join(example)} "
+                    f"redraw{attempts}: e.g. --force {r.name}={','.join(example)} "
                     f"(from Python: forced={{'{r.name}': [{in_python}]}})",
                     advice=Advice("force", r.name, "chit" if chits else "die", tuple(example)),
                 )
@@ -719,6 +733,8 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
             trace.append(Step("again", before.scale, again, rule=before.refs[rule]))
         faces = sum(map(len, source.drawn.values()))  # and each step a traced attempt made
         meter().charge(ROLL_AGAIN + faces - drawn_before + len(trace) - steps_before)
+        if source.forced:  # what forced faces running out will count (`_ran_out`)
+            source.earlier = {k: len(v) for k, v in source.drawn.items()}
         drawn_before, steps_before = faces, len(trace)
         env = dict(before.env)
     source.finish()
