@@ -114,8 +114,8 @@ def test_readme_python_api_block_runs_and_says_true_things() -> None:
     odds = scope["odds"]
     assert odds.probability("you_win") == Fraction(1, 2)  # type: ignore[attr-defined]
     assert f"{float(odds.expected['you.wound_track']):.3f}" == "0.922" and "0.922..." in block  # type: ignore[attr-defined]
-    sampled = scope["castle"].sample_scenes("duel", 1000, random.Random(1))  # type: ignore[attr-defined]
-    assert str(sampled.endings) == "{'you_win': 471, 'you_lose': 529}" and str(sampled.endings) in block
+    sampled = scope["castle"].sample_scenes("duel", 800, random.Random(1))  # type: ignore[attr-defined]
+    assert str(sampled.endings) == "{'you_win': 382, 'you_lose': 418}" and str(sampled.endings) in block
     first = result.trace[0]  # type: ignore[attr-defined]
     assert (first.kind, first.name, first.value) == ("input", "target", 55)
     assert "Step(kind='input', name='target', value=55)" in block and repr(first) in block
