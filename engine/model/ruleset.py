@@ -416,7 +416,8 @@ Randomizer = Die | Pool | Draw
 
 def randomizer_expressions(r: Randomizer) -> list[Expr]:
     """Every expression a randomizer evaluates: its faces (when not constant), count, `each`,
-    triggers, redraw, and its statistics' arguments read per request (`Pool.folds`)."""
+    triggers, redraw, its statistics' arguments read per request (`Pool.folds`) and the counts'
+    by which its procedure merges faces (`Pool.count_keys`)."""
     out: list[Expr] = []
     if not isinstance(r, Draw) and r.faces_expr is not None:
         out.append(r.faces_expr)
@@ -426,6 +427,7 @@ def randomizer_expressions(r: Randomizer) -> list[Expr]:
             out.append(r.each)
         for t in r.triggers + (r.own.triggers if r.own is not None else ()):
             out += [e for e in (t.on, t.target, t.only_if) if e is not None]
+        out += [key[1] for key in r.count_keys or () if len(key) == 2 and isinstance(key[1], Expr)]
     elif isinstance(r, Draw):
         out.append(r.count)
     if r.redraw is not None:
