@@ -2358,8 +2358,8 @@ def test_a_migration_between_reading_the_log_and_its_header_is_read_again(
         opened = engine.open_campaign(name, store=store, migrate=True)
 
         def gap(real: Any) -> Any:
-            def read(name: str) -> Any:
-                got = real(name)
+            def read(name: str, *window: Any) -> Any:
+                got = real(name, *window)
                 if name not in done:
                     done.append(name)
                     engine.open_campaign(name, store=SqliteStore(db), migrate=True).act("gem")
@@ -2367,7 +2367,7 @@ def test_a_migration_between_reading_the_log_and_its_header_is_read_again(
 
             return read
 
-        for method in ("events", "last"):  # the log whole, or its last event (`state`)
+        for method in ("events", "last"):  # the log whole, or its last event's state (`state`)
             monkeypatch.setattr(store, method, gap(getattr(store, method)))
         return opened
 
