@@ -506,3 +506,105 @@ def test_the_servers_campaign_list_answers_pages_linked_to_each_other(tmp_path: 
         assert seen == sorted(names)
         refused = client.get("/api/campaigns", params={"limit": 1_001})
         assert refused.status_code == 422 and "query.limit" in refused.text
+
+
+# -- a page is bounded by its size too ------------------------------------------------------------------
+
+BIG = 1_500_000
+"""Characters of each big event's data: two fit in a page of `LOG_PAGE_CHARS`, three do not."""
+
+
+def _with_big_events(store: Store, count: int, size: int = BIG) -> None:
+    """Campaign 'big': its first event, then `count` actions whose data holds `size` characters
+    (as a long scene's trace does)."""
+    engine.new_campaign("big", COUNT, store=store)
+    with store.transaction("big") as tx:
+        state = tx.last().state
+        for i in range(count):
+            note = str(i % 10) * size
+            tx.append(
+                "action",
+                {"action": "tick", "character": None, "inputs": {"note": note}, "effects": []},
+                state,
+            )
+
+
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    if request.param == "postgres":
+        from engine.state.postgres import PostgresStore
+
+        made: Store = PostgresStore(request.getfixturevalue("pg_url"))
+    else:
+        made = MemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "c.db")
+    yield made
+    made.close()
+
+
+def test_a_window_bounded_by_size_takes_what_fits_and_one_event_at_least(any_store: Store) -> None:
+    store = any_store
+    _with_big_events(store, 5)
+    bound = 2 * BIG + 10_000
+    assert [e.seq for e in store.events("big", Window(most_chars=bound))] == [1, 2, 3]
+    assert [e.seq for e in store.events("big", Window(after=1, most_chars=bound))] == [2, 3]
+    assert [e.seq for e in store.events("big", Window(limit=9, newest=True, most_chars=bound))] == [5, 6]
+    assert [e.seq for e in store.events("big", Window(after=1, most_chars=10))] == [2]  # one at least
+    assert [e.seq for e in store.events("big", Window(newest=True, most_chars=10))] == [6]
+    heads = Window(after=1, most_chars=10, data=False)  # sized by what is read: the states alone
+    assert [e.seq for e in store.events("big", heads)] == [2]
+    assert [e.seq for e in store.events("big", Window(after=1, data=False, most_chars=10**6))] == [
+        2,
+        3,
+        4,
+        5,
+        6,
+    ]
+
+
+def test_the_servers_log_pages_by_size_as_by_count(tmp_path: Path) -> None:
+    """Six events of 1.5 MB were one answer of 9 MB (19 long scenes: 76 MB in 31 s, past the
+    deadline, and anyone may read a log); a page now holds about `LOG_PAGE_CHARS` of them, one
+    event at least, and links to the next as a full page does."""
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from engine.serve.app import Settings, create_app
+    from engine.serve.routes_campaigns import LOG_PAGE_CHARS
+
+    db = tmp_path / "c.db"
+    store = SqliteStore(db)
+    _with_big_events(store, 6)
+    store.close()
+    assert 2 * BIG < LOG_PAGE_CHARS < 3 * BIG
+    with TestClient(create_app(Settings(db=str(db), workers=1))) as client:
+        url = "/api/campaigns/big/log"
+        pages, answer = [], client.get(url)
+        while True:
+            assert answer.status_code == 200
+            pages.append([e["seq"] for e in answer.json()])
+            links = linked(answer.headers.get("link", ""))
+            if "next" not in links:
+                break
+            answer = client.get(links["next"][0], params=links["next"][1])
+        assert pages == [[1, 2, 3], [4, 5], [6, 7]]
+        back, answer = [], client.get(url, params={"newest": "true"})
+        while True:
+            back.append([e["seq"] for e in answer.json()])
+            links = linked(answer.headers.get("link", ""))
+            if "prev" not in links:
+                break
+            answer = client.get(links["prev"][0], params=links["prev"][1])
+        assert back == [[6, 7], [4, 5], [1, 2, 3]]
+        assert "next" not in linked(client.get(url, params={"after": 5}).headers["link"])  # the end
+        huge = SqliteStore(db)
+        with huge.transaction("big") as tx:
+            data = {
+                "action": "tick",
+                "character": None,
+                "inputs": {"note": "h" * LOG_PAGE_CHARS},
+                "effects": [],
+            }
+            tx.append("action", data, tx.last().state)
+        huge.close()
+        one = client.get(url, params={"after": 7})
+        assert [e["seq"] for e in one.json()] == [8]  # bigger than a page: alone

@@ -405,15 +405,16 @@ def show_campaign(name: str, request: Request) -> dict[str, Any]:
 
 
 def _page_links(
-    request: Request, name: str, page: list[Event], limit: int, newest: bool, before: int | None
+    request: Request, name: str, page: list[Event], full: bool, newest: bool, before: int | None
 ) -> dict[str, str]:
     """A `/log` page's `Link` header (RFC 8288, addresses relative to the server): `next`, the
-    events after it, where there may be more (a full page from the oldest end; a page ended at
-    `before`), and `prev`, the page of events before it, where it does not start the log."""
+    events after it, where there may be more (a `full` page from the oldest end, of `limit`
+    events or cut by `LOG_PAGE_CHARS` with more after it; a page ended at `before`), and `prev`,
+    the page of events before it, where it does not start the log."""
     url = request.url
     path = _log_path(url.path, name)
     links = []
-    if page and not newest and len(page) == limit:
+    if page and not newest and full:
         links.append((url.include_query_params(after=page[-1].seq), "next"))
     if page and newest and before is not None:
         links.append(
@@ -444,6 +445,11 @@ LOG_PAGE = 1000
 """The most events one answer of `/log` holds (and how many it holds unless asked for fewer): a
 stranger's read of a long log is a page, where the whole of 200,000 events took 18 s
 and 59 MB."""
+LOG_PAGE_CHARS = 4_000_000
+"""About the most characters of stored JSON (events' data and states) one answer of `/log`
+holds, but always one event: 19 long scenes (a 4.6 MB trace each) were answered as one page of
+76 MB in 31 s, past the deadline, and anyone may read a log. A page cut by it links to the next
+as a page cut by `limit` does."""
 
 
 @router.get("/{name}/log", response_model=list[EventModel])
@@ -457,11 +463,17 @@ def campaign_log(
     newest: bool = Query(False, description="the newest `limit` of them, not the oldest"),
 ) -> list[dict[str, Any]]:
     """The campaign's events, oldest first, a page at a time: at most `limit` (1,000 unless fewer
-    are asked for). A full page's `Link` header names the next (`rel="next"`, the events after
-    it) and one not at the log's start the page before it (`rel="prev"`)."""
+    are asked for) and about `LOG_PAGE_CHARS` of stored JSON, one event at least. A full page's
+    `Link` header names the next (`rel="next"`, the events after it) and one not at the log's
+    start the page before it (`rel="prev"`)."""
     with _store(server_of(request)) as store:
-        page = whole(store.events(name, Window(after, before, limit, newest)), name)
-    response.headers.update(_page_links(request, name, page, limit, newest, before))
+        window = Window(after, before, limit, newest, most_chars=LOG_PAGE_CHARS)
+        page = whole(store.events(name, window), name)
+        full = len(page) == limit
+        if page and not newest and not full:  # cut by its size, or the log's end: which?
+            heads = Window(page[-1].seq, before, 1, data=False, state=False)
+            full = bool(store.events(name, heads))
+    response.headers.update(_page_links(request, name, page, full, newest, before))
     return [event_json(e) for e in page]
 
 

@@ -353,6 +353,7 @@ class PostgresStore(SqlStore):
     BY_CODE_POINT = ' COLLATE "C"'
     LEFT = "the database was left as it is"
     LOCKS_ROW = True
+    SIZE = "octet_length"  # read from a long value's TOAST header, which `length` would decompress
 
     def __init__(self, url: str, *, timeout: float = 10.0, connect_timeout: float = _CONNECT_TIMEOUT) -> None:
         self.url = url

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol
@@ -87,6 +87,11 @@ class Window:
     state: bool = True
     """Whether each event's state is read; without, it holds `UNREAD`. A store may read more
     than it is asked for (a memory store hands out what it keeps, which costs nothing)."""
+    most_chars: int | None = None
+    """At most about this many characters of stored JSON (the data and state read) in all, but
+    always one event at least: the page ends at the event that would pass it (the newest kept
+    with `newest`, else the oldest). A page of the server's `/log` is bounded so, where 19 long
+    scenes (4.6 MB of trace each) answered 76 MB in 31 s."""
 
     @property
     def open_ended(self) -> bool:
@@ -101,11 +106,37 @@ class Window:
         hi = len(events) if self.before is None else bisect_left(events, self.before, lo, key=_seq)
         if self.limit is not None and hi - lo > self.limit:
             lo, hi = (hi - self.limit, hi) if self.newest else (lo, lo + self.limit)
-        return events[lo:hi]
+        taken = events[lo:hi]
+        if self.most_chars is None:
+            return taken
+        sizes = (_chars(e, self.data, self.state) for e in (reversed(taken) if self.newest else taken))
+        count = fitting(sizes, self.most_chars)
+        return taken[len(taken) - count :] if self.newest else taken[:count]
 
 
 def _seq(event: Event) -> int:
     return event.seq
+
+
+def _chars(event: Event, data: bool, state: bool) -> int:
+    """The characters of `event`'s data and state as a store keeps them (`dumps`): what a memory
+    store weighs against `Window.most_chars`."""
+    return (len(json.dumps(event.data, sort_keys=True)) if data else 0) + (
+        len(json.dumps(event.state, sort_keys=True)) if state else 0
+    )
+
+
+def fitting(sizes: Iterable[int], most: int) -> int:
+    """How many of the events whose sizes come in `sizes`, in the order a page takes them, fit
+    in `most` characters: one at least (where there is one), and no size read past the first
+    that does not fit."""
+    count = total = 0
+    for size in sizes:
+        total += size
+        if count and total > most:
+            break
+        count += 1
+    return count
 
 
 UNREAD: Final = FrozenDict()

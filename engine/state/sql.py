@@ -33,6 +33,7 @@ from .records import (
     check_append,
     damage,
     dumps,
+    fitting,
     header_damage,
     json_object,
     near_names,
@@ -79,6 +80,8 @@ class SqlStore:
     PostgreSQL's by the database's locale unless told `COLLATE "C"`)."""
     LEFT: ClassVar[str] = "the file was left as it is"
     """What a refusal says of the database it would not use."""
+    SIZE: ClassVar[str] = "length"
+    """The SQL function that sizes a text column without decoding it (`Window.most_chars`)."""
     LOCKS_ROW: ClassVar[bool] = False
     """Whether a transaction locks its campaign's row (`FOR UPDATE`); not where the write lock
     already covers the whole file."""
@@ -306,6 +309,8 @@ class SqlStore:
         # SQLite, its overflow pages read from the file
         data = "data" if window.data else "NULL"
         state = "state" if window.state else "NULL"
+        if window.most_chars is not None:
+            limit = f" LIMIT {self._fitting(connection, window, where, args, order + limit)}"
         with self._errors("reading events"):
             rows = connection.execute(
                 self._sql(
@@ -340,6 +345,21 @@ class SqlStore:
                 raise self._error("RC903", f"{self._where} is damaged: in campaign '{name}', {wrong}")
             expected = e.seq + 1
         return events
+
+    def _fitting(self, connection: Any, window: Window, where: str, args: list[object], rest: str) -> int:
+        """How many events of the page `where` and `rest` (its order and limit) take fit in
+        `window.most_chars`, sized by `SIZE` (the columns read, not decoded), and read only until
+        one does not fit (SQLite's rows come one at a time)."""
+        parts = [f"{self.SIZE}({c})" for c, read in (("data", window.data), ("state", window.state)) if read]
+        size = " + ".join(parts) or "0"
+        with self._errors("reading events"):
+            cursor = connection.execute(
+                self._sql(f"SELECT {size} FROM events WHERE {where} ORDER BY seq {rest}"), args
+            )
+            try:
+                return fitting((int(row[0] or 0) for row in cursor), window.most_chars or 0)
+            finally:
+                cursor.close()
 
     def _load(self, text: object, campaign: str, what: str) -> dict[str, Any]:
         """A JSON object from a column; anything else means the database was damaged (RC903)."""
