@@ -1751,3 +1751,36 @@ def test_a_looping_link_in_the_served_folder_leaves_every_other_campaign_named(t
         assert listed.json() == [{"name": "c1", "ruleset": "chill", "events": 1}]
         shown = c.get("/api/campaigns/c1")
         assert shown.status_code == 200 and shown.json()["ruleset"] == "chill", shown.text
+
+
+DIVIDES = """\
+rulecraft: 1
+name: der
+checks:
+  coin:
+    roll: {d: {die: 2}}
+    outcomes: [tails, heads]
+    outcome: "heads if d == 2 else tails"
+state:
+  shared:
+    hits: {counter: 0, min: 0}
+    ratio: {derived: "10 // (2 - hits)"}
+actions:
+  tick:
+    effects:
+      - {add: {hits: 1}}
+"""
+
+
+def test_a_derived_value_dividing_by_zero_after_an_action_is_422_as_at_roll(tmp_path: Path) -> None:
+    """RC502 is 422 wherever it is met (`/api/roll`, and server.md's table): after an action it
+    was 409, whose row lists only a campaign's own refusals (RC902, RC904, RC905-RC909). Nothing
+    is written."""
+    (tmp_path / "der.yaml").write_text(DIVIDES)
+    settings = Settings(rulesets=tmp_path, db=str(tmp_path / "c.db"), workers=1, deadline=60.0)
+    with TestClient(create_app(settings)) as c:
+        assert c.post("/api/campaigns", json={"name": "d", "ruleset": "der"}).status_code == 201
+        assert c.post("/api/campaigns/d/act", json={"action": "tick"}).status_code == 200
+        [d] = error(c.post("/api/campaigns/d/act", json={"action": "tick"}), 422)
+        assert d["code"] == "RC502" and "derived value 'ratio': division by zero" in d["message"]
+        assert [e["seq"] for e in c.get("/api/campaigns/d/log").json()] == [1, 2]

@@ -32,15 +32,20 @@ class ApiError(Exception):
 def status_of(exc: RulecraftError) -> int:
     """The status of an engine error, read from what the error is, never from its words: 404
     for a name that names nothing (`missing`: a ruleset, campaign, check, scene, action or
-    period), 504 for a deadline (`DeadlineError`), 409 for a campaign that refused a change, 503
-    for a database that cannot be used now, 422 for everything else the request got wrong (a
-    `CampaignError` that is `unfit` among them)."""
+    period), 504 for a deadline (`DeadlineError`), 409 for a campaign that refused a change (its
+    own codes, `RC9xx`), 503 for a database that cannot be used now, 422 for everything else the
+    request got wrong: a `CampaignError` that is `unfit`, and one that carries an error of the
+    rules' own met on the campaign's state (a derived value dividing by zero, `RC502`, after an
+    action), which is 422 wherever else it is met (`/api/roll`) and was 409 here."""
     if exc.missing:
         return 404
     if isinstance(exc, DeadlineError):
         return 504
     if isinstance(exc, CampaignError) and not exc.unfit:
-        return 503 if any(d.code == "RC903" for d in exc.diagnostics) else 409
+        if any(d.code == "RC903" for d in exc.diagnostics):
+            return 503
+        if any(d.code.startswith("RC9") for d in exc.diagnostics):
+            return 409
     return 422
 
 
