@@ -78,6 +78,7 @@ AdviceKind = Literal[
     "reopen",
     "limit",
     "keeper",
+    "retry",
 ]
 """What a hint worded for the command line asks of its reader, one word each (`Advice.kind`)."""
 
@@ -112,6 +113,8 @@ class Advice:
       author, what would fix it. `of` is 'store' for a campaign store that cannot be used
       (RC903: not a campaign database, out of reach), which whoever keeps it mends; `lead` is
       the hint for them.
+    - `retry`: the campaign store is locked by another writer for longer than the store waits
+      (RC903 "locked"): the same request may succeed once that writer is done.
 
     `lead` and `note` are words that fit every front end, said before and after the advice."""
 

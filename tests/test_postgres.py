@@ -842,6 +842,7 @@ def test_a_reader_waits_no_longer_than_a_writer_and_a_cancel_is_said_as_one(
     holder.execute("LOCK TABLE events IN ACCESS EXCLUSIVE MODE")
     try:
         said: list[str] = []
+        kinds: list[str | None] = []  # the advice: a server tells its client to send it again
 
         def read(seconds: float) -> None:
             with PostgresStore(pg_url, timeout=seconds) as reader:
@@ -849,12 +850,15 @@ def test_a_reader_waits_no_longer_than_a_writer_and_a_cancel_is_said_as_one(
                     reader.events("moor")
                 except CampaignError as e:
                     said.append(e.diagnostics[0].render())
+                    advice = e.diagnostics[0].advice
+                    kinds.append(None if advice is None else advice.kind)
 
         hasty = threading.Thread(target=read, args=(1,))  # in a thread: a read that waits on is
         hasty.start()  # a failure here, not a test that hangs until the lock is let go
         hasty.join(8)
         assert not hasty.is_alive() and len(said) == 1, said
         assert "is locked" in said[0] and "more than 1 s" in said[0], said
+        assert kinds == ["retry"], kinds
         said.clear()
         waiting = threading.Thread(target=read, args=(60,))
         waiting.start()

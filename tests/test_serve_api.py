@@ -1784,3 +1784,26 @@ def test_a_derived_value_dividing_by_zero_after_an_action_is_422_as_at_roll(tmp_
         [d] = error(c.post("/api/campaigns/d/act", json={"action": "tick"}), 422)
         assert d["code"] == "RC502" and "derived value 'ratio': division by zero" in d["message"]
         assert [e["seq"] for e in c.get("/api/campaigns/d/log").json()] == [1, 2]
+
+
+def test_a_locked_store_tells_a_client_to_send_again(tmp_path: Path) -> None:
+    """RC903 "locked" over HTTP gave the command line's hint alone ("another process is writing to
+    this file ... or wait longer"), which a client cannot act on: its `api_hint` says to send the
+    request again, and the answer has `Retry-After`. The store waits its timeout (10 s) first."""
+    import sqlite3
+
+    db = tmp_path / "c.db"
+    with TestClient(create_app(Settings(db=str(db), workers=1, deadline=60.0))) as c:
+        made = c.post("/api/campaigns", json={"name": "k", "ruleset": "chill", "params": {"players": 4}})
+        assert made.status_code == 201, made.text
+        holder = sqlite3.connect(db, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")  # another process's write lock
+        try:
+            answer = c.post("/api/campaigns/k/undo")
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        [d] = error(answer, 503)
+        assert d["code"] == "RC903" and "is locked" in d["message"]
+        assert "this file" not in d["api_hint"] and "send the request again" in d["api_hint"], d
+        assert answer.headers["retry-after"] == "1"

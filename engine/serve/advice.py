@@ -96,6 +96,10 @@ WORDING: dict[AdviceKind, Callable[[Advice], str]] = {
     ),
     "limit": _limit,
     "keeper": _keeper,
+    "retry": lambda a: (
+        "another request or process held the campaign store's write lock for longer than this one"
+        " waits: nothing was written; send the request again in a moment (Retry-After)"
+    ),
 }
 """Every kind of advice in a request's terms: the only place the API words one."""
 

@@ -651,6 +651,7 @@ class PostgresStore(SqlStore):
                 f"{self._where} is locked: another writer held the campaign for more than {self.timeout:g} s",
                 "another process is writing to this campaign (or holds its tables); try again when it is"
                 " done, or wait longer",
+                Advice("retry"),
             )
         if state == "57014":  # query_canceled: by an administrator, or a role's statement_timeout
             return self._error(

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ..errors import CampaignError
+from ..errors import Advice, CampaignError
 from .records import (
     APPEND_KINDS,
     FORMAT,
@@ -216,6 +216,7 @@ class SqliteStore(SqlStore):
                 "RC903",
                 f"{self._where} is locked: another writer held it for more than {self.timeout:g} s",
                 "another process is writing to this file; try again when it is done, or wait longer",
+                Advice("retry"),
             )
         if kind.startswith("SQLITE_NOTADB"):
             return self._not_sqlite()
