@@ -1807,3 +1807,21 @@ def test_a_locked_store_tells_a_client_to_send_again(tmp_path: Path) -> None:
         assert d["code"] == "RC903" and "is locked" in d["message"]
         assert "this file" not in d["api_hint"] and "send the request again" in d["api_hint"], d
         assert answer.headers["retry-after"] == "1"
+
+
+@pytest.mark.parametrize(
+    ("path", "query", "name"),
+    [
+        ("/api/campaigns/nosuch/log", "limit=2&limit=3", "limit"),
+        ("/api/campaigns", "limit=1&%6Cimit=1", "limit"),  # the same name however it is written
+        ("/api/rulesets", "x=&x=", "x"),  # one no route reads, alike
+    ],
+)
+def test_a_query_parameter_given_twice_is_refused(
+    client: TestClient, path: str, query: str, name: str
+) -> None:
+    """The framework took the last and said nothing (a `/log` page's `Link` echoed both), where a
+    body's key given twice is refused: so is a query's, before anything reads it."""
+    [d] = error(client.get(f"{path}?{query}"), 422)
+    assert d["code"] == "RC407" and f"the query gives the parameter '{name}' more than once" in d["message"]
+    assert client.get(f"{path}?{query.split('&')[0]}").status_code in (200, 404)

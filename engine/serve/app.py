@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Mutable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
+from urllib.parse import parse_qsl
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -466,6 +467,36 @@ class HostCheck:
         await _error_response(error)({"type": "http"}, _nothing, send)
 
 
+class QueryOnce:
+    """Refuse a request that gives one query parameter more than once (`?limit=2&limit=3`) with
+    422 `RC407`, as a body that gives a key twice in one object is: the framework took the last
+    and said nothing (and a `/log` page's `Link` echoed both), so which one the server read was
+    a guess. Before any route reads it; a parameter no route reads is refused alike."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raw = scope.get("query_string", b"") if scope["type"] == "http" else b""
+        seen: set[str] = set()
+        twice = None
+        for name, _ in parse_qsl(raw.decode("latin-1"), keep_blank_values=True):  # as Starlette reads it
+            if name in seen:
+                twice = name
+                break
+            seen.add(name)
+        if twice is None:
+            await self.app(scope, receive, send)
+            return
+        error = ApiError.of(
+            422,
+            "RC407",
+            f"the query gives the parameter {ascii(cut(twice, 200))} more than once",
+            "give each query parameter once",
+        )
+        await _error_response(error)({"type": "http"}, _nothing, send)
+
+
 async def _nothing() -> Message:
     return {"type": "http.disconnect"}
 
@@ -546,6 +577,7 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
             '<!doctype html><title>rulecraft</title><p>rulecraft API: <a href="/docs">/docs</a>'
         )
 
+    app.add_middleware(QueryOnce)
     app.add_middleware(BodyLimit, limit=settings.max_body)
     # outermost: a request by a name the server does not answer to is refused before all else
     app.add_middleware(HostCheck, hosts=settings.allowed_hosts)
