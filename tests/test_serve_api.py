@@ -1825,3 +1825,32 @@ def test_a_query_parameter_given_twice_is_refused(
     [d] = error(client.get(f"{path}?{query}"), 422)
     assert d["code"] == "RC407" and f"the query gives the parameter '{name}' more than once" in d["message"]
     assert client.get(f"{path}?{query.split('&')[0]}").status_code in (200, 404)
+
+
+def test_an_echoed_text_is_cut_to_its_bound_ellipsis_included(client: TestClient) -> None:
+    """The 2,000-character bound came out as 2,001 characters (the `…` after 2,000): a source's
+    100,000-character `name`, the file every diagnostic names, and a message naming a check of a
+    million characters."""
+    from engine.serve.jobs import MAX_TEXT
+
+    sent = client.post("/api/validate", json={"source": "rulecraft: 1\nname: n\n", "name": "f" * 100_000})
+    assert sent.status_code == 200 and not sent.json()["ok"]
+    d = sent.json()["diagnostics"][0]
+    assert len(d["file"]) == MAX_TEXT and d["file"].endswith("…"), len(d["file"])
+    assert len(d["text"]) == 3 * MAX_TEXT and d["text"].endswith("…"), len(d["text"])
+    [d] = error(client.post("/api/roll", json={"ruleset": "chill", "check": "x" * 1_000_000}), 404)
+    assert len(d["message"]) == MAX_TEXT and d["message"].endswith("…"), len(d["message"])
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/api/rulesets", "/api/rulesets/chill", "/api/campaigns", "/api/campaigns/nosuch", "/api/nothing"],
+)
+def test_head_is_answered_as_get_without_the_body(client: TestClient, path: str) -> None:
+    """`HEAD` on the API's `GET` routes was 405 (RFC 9110: the same status and headers as `GET`)."""
+    got, head = client.get(path), client.head(path)
+    assert head.status_code == got.status_code and head.content == b""
+    assert head.headers["content-type"] == got.headers["content-type"]
+    assert head.headers["content-length"] == str(len(got.content))
+    refused = client.head("/api/roll")  # a path that takes no GET takes no HEAD
+    assert refused.status_code == 405 and "POST" in refused.headers["allow"]

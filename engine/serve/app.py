@@ -497,6 +497,28 @@ class QueryOnce:
         await _error_response(error)({"type": "http"}, _nothing, send)
 
 
+class HeadAsGet:
+    """Answer `HEAD` as `GET` is answered, without the body (RFC 9110 9.3.2: the same status and
+    headers, `Content-Length` among them): the API's routes are declared for `GET` alone, and
+    `HEAD` on them was 405. A path that takes no `GET` is 405 to it as before, `Allow` naming what
+    it takes."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_alone(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_alone)
+
+
 async def _nothing() -> Message:
     return {"type": "http.disconnect"}
 
@@ -577,6 +599,7 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
             '<!doctype html><title>rulecraft</title><p>rulecraft API: <a href="/docs">/docs</a>'
         )
 
+    app.add_middleware(HeadAsGet)
     app.add_middleware(QueryOnce)
     app.add_middleware(BodyLimit, limit=settings.max_body)
     # outermost: a request by a name the server does not answer to is refused before all else

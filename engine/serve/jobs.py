@@ -50,8 +50,9 @@ def diagnostics_json(diagnostics: Sequence[Diagnostic]) -> list[dict[str, Any]]:
 
 
 def cut(text: str | None, most: int = MAX_TEXT) -> str | None:
-    """`text` of at most `most` characters, with `…` where it was cut."""
-    return text if text is None or len(text) <= most else text[: max(most, 0)] + "…"
+    """`text` of at most `most` characters, the `…` that ends one cut among them (it was one
+    more: 2,001 characters of a 2,000-character bound)."""
+    return text if text is None or len(text) <= most else text[: max(most - 1, 0)] + "…"
 
 
 def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
@@ -79,7 +80,7 @@ def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
         "source_line": cut(source_line),
         "hint": d.hint,
         "api_hint": worded,
-        "text": text if len(text) <= 3 * MAX_TEXT else text[: 3 * MAX_TEXT] + "…",
+        "text": cut(text, 3 * MAX_TEXT),
     }
 
 
