@@ -61,6 +61,11 @@ class Odds:
     resource, a count of wounds); None when some state never ends, so there is no end to average."""
     declared: tuple[str, ...] = field(default=(), compare=False, repr=False)
     """Every ending the scene may have (its own and `never`), for telling a misspelt one."""
+    truncated: Fraction = Fraction(0)
+    """The largest share any roll the scene makes was cut at (an uncapped explosion followed
+    down to a tail, `Distribution.truncated`): each step's chances are exact to within it, and
+    the numbers above are exact for the chances so cut. Not a bound on the scene's numbers: a
+    scene that returns to a state again and again carries a roll's error round after round."""
 
     def probability(self, name: str) -> Fraction:
         """P(the scene ends so); `CampaignError` RC907 for an ending the scene does not have."""
@@ -108,6 +113,7 @@ class Odds:
             "expected": None
             if self.expected is None
             else {k: fraction_text(v) for k, v in self.expected.items()},
+            "truncated": fraction_text(self.truncated),
         }
 
 
@@ -230,6 +236,7 @@ def _solve(
         return look(key)[2]
 
     forks: set[Node] = set()  # the nodes that offer a choice
+    cut: list[Fraction] = []  # the tails of the rolls cut short (`after_action`)
 
     def successors(node: Node) -> list[Dist] | None:
         """The distributions a node may lead to: several where the step offers a choice and the
@@ -253,7 +260,7 @@ def _solve(
                 continue
             act, who, bound, roles = call
             try:
-                after = after_action(rules, model.checks, act, here, who, bound, ctx, roles)
+                after = after_action(rules, model.checks, act, here, who, bound, ctx, roles, cut)
             except CampaignError as exc:
                 if exc.diagnostics[0].code != "RC905":
                     raise
@@ -328,7 +335,19 @@ def _solve(
     took = len(forks) if ctx.policy == "always" else sum(1 for n in offered if chosen.get(n, 0) == 1)
     taken = {"offered": len(forks), "taken": took}
     declared = (*(e.name for e in scene.ends), NEVER)
-    odds = Odds(scene.name, ctx.policy, endings, rounds, longer, mean, len(graph), taken, expected, declared)
+    odds = Odds(
+        scene.name,
+        ctx.policy,
+        endings,
+        rounds,
+        longer,
+        mean,
+        len(graph),
+        taken,
+        expected,
+        declared,
+        max(cut, default=Fraction(0)),
+    )
     decisions = {}
     for n in offered:
         options = graph[n]

@@ -38,13 +38,16 @@ def after_action(
     inputs: Mapping[str, Any],
     ctx: RunContext,
     others: Mapping[str, str] | None = None,
+    cut: list[Fraction] | None = None,
 ) -> Dist:
     """The exact distribution of the state after `action`, keyed by the state as canonical JSON
-    text (`json.loads` gives it back); certain when the action rolls nothing."""
+    text (`json.loads` gives it back); certain when the action rolls nothing. Where the roll's
+    chances are those of an uncapped explosion followed down to a tail (`Distribution.truncated`),
+    its share is appended to `cut`: each chance of the state after is exact to within it."""
     ctx = with_work(ctx)
     assert ctx.work is not None
     with working(ctx.work):  # the effects on every joint point share the solve's budget
-        return _after(rules, checks, action, state, character, inputs, ctx, others)
+        return _after(rules, checks, action, state, character, inputs, ctx, others, cut)
 
 
 def _after(
@@ -56,6 +59,7 @@ def _after(
     inputs: Mapping[str, Any],
     ctx: RunContext,
     others: Mapping[str, str] | None,
+    cut: list[Fraction] | None,
 ) -> Dist:
     memo = ctx.caches.environments
     work = ctx.work or meter()
@@ -72,6 +76,8 @@ def _after(
     if dist is None:  # a scene asks for the same roll from many states
         dist = distribution(check, bound, ctx)
         ctx.caches.distributions.put(key, dist, dist.approx_bytes())
+    if cut is not None and dist.truncated:
+        cut.append(dist.truncated)
     fixed = dict(dist.known)  # the values known before the roll
     # the node that asked paid for one point (scenes.odds.NODE_WORK); every other is charged
     # before it is applied, so a roll of a thousand points cannot run past the budget unseen

@@ -500,7 +500,16 @@ def scene_odds_text(odds: Odds, title: str) -> str:
     elif odds.expected is None:
         lines.append("  expected at the end: none, since some states never end")
     lines.append(f"  ({odds.states} states, policy {odds.policy})")
+    if odds.truncated:
+        lines.append(f"  note: {SCENE_CUT_NOTE.format(readable(odds.truncated))}")
     return "\n".join(lines)
+
+
+SCENE_CUT_NOTE = (
+    "a roll of this scene is an uncapped explosion followed until {} of its probability was left: "
+    "the numbers above are exact for the rolls so cut, and each step's chances are exact to within it"
+)
+"""What a scene's odds leave out when a roll it makes was cut (`Odds.truncated`)."""
 
 
 def scene_grid_text(rows: list[str], columns: list[str] | None, chances: list[list[Fraction]]) -> str:
