@@ -932,9 +932,20 @@ def _pairs(items: list[str], what: str) -> dict[str, str]:
     return out
 
 
-def _twice(named: str) -> InputError:
+def _twice(named: str, what: str = "name") -> InputError:
     """A name given twice on the command line (RC407): refused, never the last one taken."""
-    return InputError([Diagnostic("RC407", f"{named} is given twice", None, "give each name once")])
+    return InputError([Diagnostic("RC407", f"{named} is given twice", None, f"give each {what} once")])
+
+
+def _each_once(given: list[str] | None, flag: str) -> list[str]:
+    """The names a repeatable option gives (`--expect`), each once: one given twice is a slip,
+    refused (RC407) as a name given twice anywhere on the command line is."""
+    seen: set[str] = set()
+    for name in given or ():
+        if name in seen:
+            raise _twice(f"{flag} '{name}'")
+        seen.add(name)
+    return list(given or ())
 
 
 def _files(paths: list[str]) -> tuple[list[Path], dict[Path, LoadError]]:
@@ -1183,7 +1194,11 @@ def _sweep_values(spec: str, flag: str = "--sweep") -> tuple[str, list[str]]:
                 ]
             )
         return name, [str(v) for v in range(a, b + 1)]
-    return name, _listed(text, f"{flag} '{spec}'")
+    values = _listed(text, f"{flag} '{spec}'")
+    for i, v in enumerate(values):
+        if v in values[:i]:  # a row or column shown twice: a slip, as a name given twice is
+            raise _twice(f"the value '{v}' of {flag} '{spec}'", "value")
+    return name, values
 
 
 def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -1754,7 +1769,9 @@ def _campaign_scene(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         wrong = "--expect goes with --odds (a played scene has one end)"
         raise InputError([Diagnostic("RC407", wrong, None)])
     if args.odds:
-        found = campaign_odds(campaign, args.scene, cast, policy=args.policy, expect=args.expect)
+        found = campaign_odds(
+            campaign, args.scene, cast, policy=args.policy, expect=_each_once(args.expect, "--expect")
+        )
         if args.json:
             _dump(found.as_json(), out)
         else:
@@ -1935,7 +1952,7 @@ def _scene_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         params=_pairs(args.param, "param"),
         parties=parties,
         policy=args.policy,
-        expect=args.expect,
+        expect=_each_once(args.expect, "--expect"),
     )
     if args.json:
         data = found.as_json()
