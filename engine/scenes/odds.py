@@ -346,7 +346,7 @@ def _solve(
         taken,
         expected,
         declared,
-        max(cut, default=Fraction(0)),
+        cut[-1] if cut else Fraction(0),
     )
     decisions = {}
     for n in offered:

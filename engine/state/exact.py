@@ -43,7 +43,8 @@ def after_action(
     """The exact distribution of the state after `action`, keyed by the state as canonical JSON
     text (`json.loads` gives it back); certain when the action rolls nothing. Where the roll's
     chances are those of an uncapped explosion followed down to a tail (`Distribution.truncated`),
-    its share is appended to `cut`: each chance of the state after is exact to within it."""
+    its share is appended to `cut` where it is larger than the last there (so `cut[-1]` is the
+    largest met): each chance of the state after is exact to within it."""
     ctx = with_work(ctx)
     assert ctx.work is not None
     with working(ctx.work):  # the effects on every joint point share the solve's budget
@@ -76,8 +77,8 @@ def _after(
     if dist is None:  # a scene asks for the same roll from many states
         dist = distribution(check, bound, ctx)
         ctx.caches.distributions.put(key, dist, dist.approx_bytes())
-    if cut is not None and dist.truncated:
-        cut.append(dist.truncated)
+    if cut is not None and dist.truncated and (not cut or dist.truncated > cut[-1]):
+        cut.append(dist.truncated)  # the largest last: a scene asks at every node, not a list that long
     fixed = dict(dist.known)  # the values known before the roll
     # the node that asked paid for one point (scenes.odds.NODE_WORK); every other is charged
     # before it is applied, so a roll of a thousand points cannot run past the budget unseen
