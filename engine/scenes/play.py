@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, limit_advice, placed
+from ..errors import CampaignError, Diagnostic, InputError, LimitError, did_you_mean, limit_advice, placed
 from ..eval.dicework import kept_weights, roll_units
 from ..eval.sample import Ready, sample
 from ..frozen import field, frozen
@@ -126,11 +126,45 @@ def step_call(
     if not takes_place(step, view):
         return None
     act = rules.actions[step.action]
-    given = {name: expr.run(dict(view)) for name, expr in (*step.inputs, *(step.may if offer else ()))}
-    bound = bind(act.inputs, given, "action", act.name, act.span)
+    written = (*step.inputs, *(step.may if offer else ()))
+    given = {name: expr.run(dict(view)) for name, expr in written}
+    try:
+        bound = bind(act.inputs, given, "action", act.name, act.span)
+    except InputError as exc:
+        raise _given_by_step(exc, act.inputs, dict(written), step, offer) from None
     who = cast[step.party] if step.party else None
     roles = {role: cast[party] for role, party in step.others}
     return act, who, bound, roles
+
+
+def _given_by_step(
+    exc: InputError, specs: Any, written: Mapping[str, Any], step: SceneStep, offer: bool
+) -> InputError:
+    """An action's input refused where a scene's step gives it (out of its bounds, of another
+    kind, or missing): told at the step's expression for it (at the step where it gives none),
+    saying so, with the declaration's place in the words. It was told at the declaration alone,
+    with no word of the scene, and a scene solved over every state it reaches meets it where
+    one played may not (found by hunt 13f)."""
+    declared = {spec.span: spec.name for spec in specs if spec.span is not None}
+    told = []
+    for d in exc.diagnostics:
+        name = declared.get(d.span) if d.span is not None else None
+        expr = written.get(name) if name is not None else None
+        at = expr.node.span if expr is not None and expr.node.span is not None else step.span
+        by = f"the scene's step taking '{step.action}'" + (" (its 'may:' choice)" if offer else "")
+        where = f", declared at {d.span.location()}" if d.span is not None and d.span.line else ""
+        if d.code == "RC401":  # missing: the command line's hint (--input) is not the way here
+            told.append(
+                Diagnostic(
+                    d.code,
+                    f"{d.message}: {by} gives none{where}",
+                    at,
+                    "give it in the step's 'inputs:' (an expression over the scene's state)",
+                )
+            )
+            continue
+        told.append(d.retold(d.code, f"{d.message}: given by {by} in a state the scene reaches{where}", at))
+    return InputError(told)
 
 
 @frozen
