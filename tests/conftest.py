@@ -46,6 +46,7 @@ from _repo import REPO_ROOT, SHIPPED_NAMES
 
 import engine
 from engine.cli import run
+from engine.state.records import Store
 
 with warnings.catch_warnings():
     warnings.filterwarnings(
@@ -168,3 +169,20 @@ def pg_url(pg_cluster: Cluster) -> Iterator[str]:
         yield url
     finally:
         pg_cluster.drop(database_name(url))
+
+
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """An empty campaign store of each kind (PostgreSQL skipped, with its reason, when no server
+    can be had): for a test that holds every store to the same rule."""
+    from engine.state.memory import MemoryStore
+    from engine.state.sqlite import SqliteStore
+
+    if request.param == "postgres":
+        from engine.state.postgres import PostgresStore
+
+        made: Store = PostgresStore(request.getfixturevalue("pg_url"))
+    else:
+        made = MemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "c.db")
+    yield made
+    made.close()

@@ -529,18 +529,6 @@ def _with_big_events(store: Store, count: int, size: int = BIG) -> None:
             )
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
-def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    if request.param == "postgres":
-        from engine.state.postgres import PostgresStore
-
-        made: Store = PostgresStore(request.getfixturevalue("pg_url"))
-    else:
-        made = MemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "c.db")
-    yield made
-    made.close()
-
-
 def test_a_window_bounded_by_size_takes_what_fits_and_one_event_at_least(any_store: Store) -> None:
     store = any_store
     _with_big_events(store, 5)

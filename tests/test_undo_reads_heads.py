@@ -7,8 +7,6 @@ the newest (1.4 s). Counted here as the JSON text a store decodes, not timed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +15,6 @@ import engine
 from engine.state import sql as sql_module
 from engine.state.memory import MemoryStore
 from engine.state.records import Store, Window
-from engine.state.sqlite import SqliteStore
 
 COUNT = """\
 rulecraft: 1
@@ -40,16 +37,10 @@ BIG = 300_000
 """Characters of each big event's data: far more than anything else an undo reads."""
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    if request.param == "postgres":
-        from engine.state.postgres import PostgresStore
-
-        made: Store = PostgresStore(request.getfixturevalue("pg_url"))
-    else:
-        made = MemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "c.db")
-    yield made
-    made.close()
+@pytest.fixture
+def store(any_store: Store) -> Store:
+    """Every kind of store (`conftest.any_store`)."""
+    return any_store
 
 
 @pytest.fixture

@@ -821,13 +821,11 @@ class Structure:
                 try:
                     for a in rest:
                         want = expect if expect else (elem if isinstance(a, ast.Sym) else None)
-                        if not ast.names(a):
-                            values += (self.exprs.lower(a, {}, want).run({}),)
-                        elif node.func in ("count", "highest", "lowest"):  # worked out per request
-                            values += (self.exprs.lower(a, before, want),)
-                            read = True
-                        else:
+                        if ast.names(a) and node.func not in ("count", "highest", "lowest"):
                             return False
+                        made = self._known_before(a, before, want)
+                        values += (made,)
+                        read = read or isinstance(made, Expr)  # worked out per request
                 except (RulecraftError, Problem):
                     return False  # reads a die or a value after the roll (or is refused as written)
                 if values and node.func in ("highest", "lowest") and not read and not keeps(values):
@@ -881,11 +879,7 @@ class Structure:
             """Keep the key `what` counted in `tag`: a constant, or read from the inputs (worked
             out per request)."""
             try:
-                want = elem if isinstance(what, ast.Sym) else None
-                if not ast.names(what):
-                    made: Any = self.exprs.lower(what, {}, want).run({})
-                else:
-                    made = self.exprs.lower(what, before, want)
+                made = self._known_before(what, before, elem if isinstance(what, ast.Sym) else None)
             except (RulecraftError, Problem):
                 return False  # reads a die or a value after the roll (or is refused as written)
             if (tag, made) not in keys:
@@ -912,6 +906,14 @@ class Structure:
         if all(visit(n) for n in nodes) and keys:
             return replace(r, count_keys=tuple(keys))
         return r
+
+    def _known_before(self, a: ast.Node, before: Mapping[str, T.Type], want: T.Type | None) -> Any:
+        """A statistic's argument known before the roll: its value where it is a constant, else
+        its `Expr` over the values `before` the roll (worked out per request); raises where it
+        reads anything else (a die or a value after the roll)."""
+        if not ast.names(a):
+            return self.exprs.lower(a, {}, want).run({})
+        return self.exprs.lower(a, before, want)
 
     def _checked_each(self, each: Expr, uses: list[Use]) -> Expr:
         """`each` of a folded pool whose readings are of a type known only when it runs (an
