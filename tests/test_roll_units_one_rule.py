@@ -11,12 +11,12 @@ import re
 from pathlib import Path
 
 import pytest
+from test_campaign_dice_work import acted
 
 import engine
 from engine import Limits
 from engine.api import open_store
 from engine.eval import dicework
-from engine.runtime.work import Work
 
 RULES = """\
 rulecraft: 1
@@ -102,14 +102,6 @@ def campaign(tmp_path: Path) -> engine.Campaign:
     engine.new_campaign("c", path, store=store, characters={"ann": {}})
     yield engine.open_campaign("c", store=store)
     store.close()
-
-
-def acted(campaign: engine.Campaign, action: str) -> int:
-    """The units one `action` by ann from the campaign's state uses (nothing is written)."""
-    act = campaign.rules.actions[action]
-    work = Work(10**9)
-    campaign._run(act, campaign.state(), "ann", {}, 1, None, "always", {}, work)
-    return work.used
 
 
 def test_a_campaign_s_action_pays_for_its_draw_what_a_batch_s_roll_does(campaign: engine.Campaign) -> None:
