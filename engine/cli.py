@@ -1721,6 +1721,7 @@ def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "character": args.character,
                 "others": others,
                 "inputs": {k: to_json(v) for k, v in inputs.items()},
+                "truncated": fraction_text(dist.truncated),
                 "items": {
                     name: [
                         {"value": json.loads(v), "p": fraction_text(Fraction(w, d.total))}
@@ -1743,7 +1744,7 @@ def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             Dist.certain(json.dumps(campaign.state(), sort_keys=True)), args.character, campaign.rules, others
         )
     )
-    out.write(state_distribution_text(title, marginals, now) + "\n")
+    out.write(state_distribution_text(title, marginals, now, dist.truncated) + "\n")
     return 0
 
 

@@ -141,6 +141,10 @@ class Dist:
     it, and `mix` where every part has it; anything else drops it (a value mapped to text, a
     number or another scale's member, a part of no scale or another: the values may then be of
     any kind, and a name they never take is a chance of 0, as of a `Dist` made by hand)."""
+    truncated: ClassVar[Fraction] = Fraction(0)
+    """Set on the state after an action (`Campaign.distribution`) whose roll is an uncapped
+    explosion followed down to a tail (`Distribution.truncated`, not a field: no part of equality):
+    each chance is exact to within it. Nothing made from this `Dist` keeps it."""
 
     @staticmethod
     def certain(value: Hashable) -> Dist:

@@ -18,6 +18,7 @@ import random
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
+from fractions import Fraction
 from typing import Any, TypeVar
 
 from ..errors import (
@@ -879,7 +880,8 @@ class Campaign:
     ) -> Dist:
         """The exact distribution of the state after `action` taken now (nothing is written): a
         `Dist` over states as canonical JSON text; `item_marginals` splits it per item. Inputs are
-        given as `act` takes them."""
+        given as `act` takes them. Where the action's roll is an uncapped explosion followed down to
+        a tail, its `truncated` says how much was cut, as `Distribution.truncated` does."""
         if inputs is not None:
             named = arguments.inputs("Campaign.distribution", inputs, named)
         policy = _acting("Campaign.distribution", action, character, others, policy)
@@ -890,7 +892,11 @@ class Campaign:
             roles = self._roles(act, who, others, state)
             bound = bind(act.inputs, named, "action", act.name, act.span)
             ctx = RunContext(self.limits, policy, self.caches, work=work)
-            return after_action(self.rules, self.model.checks, act, state, who, bound, ctx, roles)
+            cut: list[Fraction] = []
+            dist = after_action(self.rules, self.model.checks, act, state, who, bound, ctx, roles, cut)
+            if cut:  # a fresh `Dist`, made for this answer alone
+                object.__setattr__(dist, "truncated", cut[-1])
+            return dist
 
     def begin(self, period: str) -> Event:
         """A period begins: everything that names it in `reset` goes back to its start."""

@@ -266,11 +266,15 @@ def distribution_notes(dist: Distribution, again: bool = False) -> list[str]:
     if dist.capped:
         notes.append(f"a reroll cap ended the procedure with probability {readable(dist.capped)}")
     if dist.truncated:
-        notes.append(
-            f"an uncapped explosion was followed until {readable(dist.truncated)} of the probability "
-            "was left: each number above is exact to within it"
-        )
+        notes.append(CUT_NOTE.format(readable(dist.truncated)))
     return notes
+
+
+CUT_NOTE = (
+    "an uncapped explosion was followed until {} of the probability was left: "
+    "each number above is exact to within it"
+)
+"""What a roll's numbers leave out when it was cut (`Distribution.truncated`, `Dist.truncated`)."""
 
 
 def value_text(name: str, dist: Dist) -> str:
@@ -403,10 +407,14 @@ def store_path(store: Any) -> str:
 
 
 def state_distribution_text(
-    title: str, marginals: Mapping[str, Dist], now: Mapping[str, Dist] | None = None
+    title: str,
+    marginals: Mapping[str, Dist],
+    now: Mapping[str, Dist] | None = None,
+    cut: Fraction = Fraction(0),
 ) -> str:
     """After one action: each item's exact distribution — with `now` (the items as they are), only
-    those that may change."""
+    those that may change; `cut`, the share an uncapped explosion the action rolls left out
+    (`Dist.truncated`), noted as `prob` notes it."""
     lines = [title]
     for name, dist in marginals.items():
         if now is not None and name in now and len(dist) == 1 and set(dist.weights) == set(now[name].weights):
@@ -422,6 +430,8 @@ def state_distribution_text(
             )
     if len(lines) == 1:
         lines.append("  nothing changes")
+    if cut:
+        lines.append(f"  note: {CUT_NOTE.format(readable(cut))}")
     return "\n".join(lines)
 
 
