@@ -286,6 +286,10 @@ def _ordered(tally: Tally, counts: Mapping[str, int]) -> dict[str, int]:
 
 
 def _whole(value: Any, span: Span | None, name: str) -> int:
+    """A count or an amount: a whole number, a fraction of denominator 1 too (`x * 2` of a number
+    input `x = 1/2` is 1 held as a fraction, and was refused as "not whole, got 1": hunt 13g)."""
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return int(value)
     if isinstance(value, bool) or not isinstance(value, int):
         raise _fail("RC906", f"'{name}' must be a whole number, got {value}", span)
     return value
