@@ -254,6 +254,10 @@ def _coerce(spec: InputSpec, value: Any, noun: str = "input") -> Any:
         if parsed is None:
             raise _bad(spec, value, "is not a number", noun=noun)
         number = parsed
+        # `1e100` is a digit and an exponent, but 101 digits once read, as `10**100` is: kept,
+        # no stored state holding it could be read again (hunt 13g)
+        if max(abs(Fraction(number).numerator), Fraction(number).denominator) >= _TOO_LONG:
+            raise _bad(spec, value, f"has more than {MAX_DIGITS} digits", noun=noun)
     else:
         raise _bad(spec, value, "is not a number", noun=noun)
     if type(number) is not int:
