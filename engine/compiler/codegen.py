@@ -17,10 +17,11 @@ from fractions import Fraction
 from typing import Any
 
 from ..compiled import compile_kept
-from ..errors import MAX_COMPUTED_DIGITS, BoundError, Diagnostic, EvalError, LimitError, limit_advice
+from ..errors import Diagnostic, EvalError, LimitError, limit_advice
 from ..frozen import replace
 from ..model.values import Multi, normalize
 from ..runtime import kinds
+from ..runtime.bounds import TOO_BIG, bounded, too_big
 from ..runtime.comparing import found_in
 from ..runtime.work import current_work
 from ..syntax.clock import Clock
@@ -31,10 +32,6 @@ def _fail(code: str, message: str, span: Span | None, hint: str | None = None) -
     return EvalError([Diagnostic(code, message, span, hint)])
 
 
-TOO_BIG = 10**MAX_COMPUTED_DIGITS
-"""A computed number's bound: a product or quotient this big or bigger is refused (`rt_mul`)."""
-
-
 def rt_div(x: Any, y: Any, span: Span | None) -> Any:
     """x / y, exact, refused like a product when the quotient has more than `MAX_COMPUTED_DIGITS`
     digits: a sum of fractions can double its digits (p/q + q/p), and dividing by it is what lets
@@ -43,38 +40,15 @@ def rt_div(x: Any, y: Any, span: Span | None) -> Any:
         raise _fail("RC502", "division by zero", span)
     if type(x) is int and type(y) is int:
         q, r = divmod(x, y)
-        return q if r == 0 else _bounded(Fraction(x, y), span)
-    return _bounded(normalize(Fraction(x) / y), span)
+        return q if r == 0 else bounded(Fraction(x, y), span)
+    return bounded(normalize(Fraction(x) / y), span)
 
 
 def rt_mul(x: Any, y: Any, span: Span | None) -> Any:
     """x * y, refused when the product has more than `MAX_COMPUTED_DIGITS` digits: products are
     the one way a ruleset's numbers grow fast (a value squared forty times), and every operand is
     itself bounded, so the product is cheap to make before it is checked."""
-    return _bounded(x * y, span)
-
-
-def _bounded(p: Any, span: Span | None) -> Any:
-    if type(p) is int:
-        if -TOO_BIG < p < TOO_BIG:
-            return p
-    elif not isinstance(p, Fraction) or (-TOO_BIG < p.numerator < TOO_BIG and p.denominator < TOO_BIG):
-        return p
-    raise _too_big(span)
-
-
-def _too_big(span: Span | None) -> BoundError:
-    """RC503 for a number past the bound of computed numbers: a bound no `Limits` raises."""
-    return BoundError(
-        [
-            Diagnostic(
-                "RC503",
-                f"a number this ruleset computes has more than {MAX_COMPUTED_DIGITS} digits",
-                span,
-                f"numbers rulecraft computes have at most {MAX_COMPUTED_DIGITS} digits",
-            )
-        ]
-    )
+    return bounded(x * y, span)
 
 
 _TOO_BIG_BITS = TOO_BIG.bit_length()
@@ -105,9 +79,9 @@ def rt_pow(x: Any, y: Any, span: Span | None) -> Any:
     n = abs(y)
     parts = (x, 1) if type(x) is int else (x.numerator, x.denominator)
     if any((abs(part).bit_length() - 1) * n >= _TOO_BIG_BITS for part in parts):
-        raise _too_big(span)
+        raise too_big(span)
     p = x**n
-    return _bounded(normalize(Fraction(1) / p if y < 0 else p), span)
+    return bounded(normalize(Fraction(1) / p if y < 0 else p), span)
 
 
 def rt_floordiv(x: Any, y: Any, span: Span | None) -> Any:

@@ -31,12 +31,12 @@ from ..graph import circle_text
 from ..model import types as T
 from ..model.ruleset import AGAIN, Expr, Rule, Scale, Table
 from ..model.values import Symbol, normalize
+from ..runtime.bounds import TOO_BIG
 from ..runtime.builtins import HISTORY, Call
 from ..runtime.comparing import EQUALITY, MEMBERSHIP, compare_rule, element
 from ..runtime.kinds import vague
 from ..syntax.document import PathKey
 from ..syntax.positions import ExprOrigin, Span
-from .codegen import TOO_BIG
 from .problems import Problem, problem, statement
 from .table_order import table_order
 from .unit import InlineBody, Unit

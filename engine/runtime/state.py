@@ -15,12 +15,22 @@ from fractions import Fraction
 from itertools import chain, repeat
 from typing import Any, NamedTuple
 
-from ..errors import CampaignError, Diagnostic, EvalError, LimitError, RulecraftError, did_you_mean, no_value
+from ..errors import (
+    MAX_COMPUTED_DIGITS,
+    CampaignError,
+    Diagnostic,
+    EvalError,
+    LimitError,
+    RulecraftError,
+    did_you_mean,
+    no_value,
+)
 from ..frozen import replace
 from ..model.ruleset import Check, Expr, InputSpec
 from ..model.state import Action, Counter, Derived, Effect, Item, StateModel, Tally
 from ..model.values import Multi, normalize, to_json
 from ..syntax.positions import Span
+from .bounds import TOO_BIG, bounded
 from .cache import BoundedCache
 from .inputs import bind, bind_inputs, describe
 from .work import meter
@@ -246,8 +256,8 @@ def _run(expr: Expr, env: Mapping[str, Any], what: str, own: bool = False) -> An
     only reads its view)."""
     if not (own and isinstance(env, dict)):
         env = env.copy() if isinstance(env, Seen) else dict(env)
-    try:
-        return expr.run(env)
+    try:  # a sum has no bound of its own in the code: a derived value or an amount is held to it
+        return bounded(expr.run(env), expr.node.span)
     except LimitError as exc:  # a spent budget stays a LimitError, placed at the expression
         d = exc.diagnostics[0]
         raise LimitError(
@@ -824,6 +834,13 @@ def _check_owner(items: Mapping[str, Item], env: dict[str, Any], effect: Effect 
         where = effect.span if effect is not None else item.span
         if isinstance(item, Counter):
             value = env[name]
+            if not -TOO_BIG < value < TOO_BIG:  # `n + n` again and again: a number no text could show
+                raise _fail(
+                    "RC906",
+                    f"'{name}' would have more than {MAX_COMPUTED_DIGITS} digits",
+                    where,
+                    f"numbers rulecraft computes have at most {MAX_COMPUTED_DIGITS} digits",
+                )
             lo = (
                 _run(item.minimum, env, f"the min of '{name}'", own=True)
                 if item.minimum is not None
