@@ -20,7 +20,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from .api import Ruleset, load, new_campaign, open_campaign, open_store
+from .api import Ruleset, default_db, load, new_campaign, open_campaign, open_store
 from .errors import (
     MAX_DIGITS,
     Advice,
@@ -1544,7 +1544,27 @@ def _temporary(target: Path) -> tuple[Path, int]:
 
 
 def _store(args: argparse.Namespace) -> Store:
-    """The store `--db` names (a file or a postgresql:// URL), closed when the command ends."""
+    """The store `--db` names (a file or a postgresql:// URL), closed when the command ends. SQLite
+    reads `:memory:` as a database in memory, which a command would make and drop unseen ("made
+    campaign 'x' in :memory:", then nothing to list: hunt 13g): refused, as an empty name is."""
+    target = args.db if args.db is not None else default_db()
+    if str(target).strip() in ("", ":memory:"):
+        said = (
+            "an empty name"
+            if not str(target).strip()
+            else "SQLite's database in memory, gone when the command ends"
+        )
+        given = "--db" if args.db is not None else "$RULECRAFT_DB"
+        raise InputError(
+            [
+                Diagnostic(
+                    "RC407",
+                    f"{given} {str(target)!r} is {said}: campaigns are kept in a file or in PostgreSQL",
+                    None,
+                    "give a file path (./:memory: for a file of that name), or postgresql://USER@HOST/DATABASE",
+                )
+            ]
+        )
     store = open_store(args.db)
     args.closing.callback(store.close)
     return store

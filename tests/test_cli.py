@@ -700,11 +700,11 @@ def test_a_negative_seed_is_refused_by_every_campaign_command(cli: Any, tmp_path
     assert caught.value.diagnostics[0].code == "RC410" and len(case.log()) == 1
 
 
-def test_the_module_runs_every_command() -> None:
+def test_the_module_runs_every_command(tmp_path: Path) -> None:
     """`python -m engine.cli campaign ...` ended in a NameError: the module ran `main()` before the
     campaign commands below it were defined."""
     done = subprocess.run(
-        [sys.executable, "-m", "engine.cli", "campaign", "--db", ":memory:", "list"],
+        [sys.executable, "-m", "engine.cli", "campaign", "--db", str(tmp_path / "c.db"), "list"],
         capture_output=True,
         text=True,
         cwd=REPO_ROOT,
@@ -723,3 +723,19 @@ def test_roll_method_without_times_is_refused_as_force_with_times_is(cli, method
     assert forced.code == 1 and forced.err.startswith("error RC407: --force fixes one roll"), forced.err
     many = cli("roll", "chill", "specific", "--input", "target=55", "--method", method, "--times", "5")
     assert many.code == 0 and "(5 rolls" in many.out, many.err
+
+
+@pytest.mark.parametrize("db", [":memory:", "", " "])
+def test_a_store_that_keeps_nothing_is_refused(cli, db: str) -> None:
+    """`--db :memory:` is SQLite's database in memory: `campaign new` said "made campaign 'x' ...
+    in :memory:" and exited 0, and nothing was kept (hunt 13g); an empty name read as the folder
+    `.`. Both are RC407 now, before any store is opened."""
+    r = cli("campaign", "--db", db, "new", "x", "chill")
+    assert r.code == 1 and r.out == "" and r.err.startswith(f"error RC407: --db {db!r} is "), r.err
+    assert "Traceback" not in r.err
+
+
+def test_a_default_store_in_memory_is_refused_too(cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("RULECRAFT_DB", ":memory:")
+    r = cli("campaign", "list")
+    assert r.code == 1 and r.err.startswith("error RC407: $RULECRAFT_DB ':memory:' is SQLite's"), r.err
