@@ -26,6 +26,7 @@ import engine
 from engine.errors import RulecraftError
 from engine.eval.batch import Batch
 from engine.eval.exact import Distribution
+from engine.scenes.campaign import campaign_odds, play_in_campaign
 from engine.scenes.odds import Odds
 from engine.scenes.play import Played, Sampled
 from engine.state.memory import MemoryStore
@@ -534,6 +535,22 @@ def cases() -> list[Case]:
         "policy",
     )
     add("Campaign.act", "others", "type", lambda: c().act("strike", "ann", others=["bo"]))
+    # a role's character that is no name: Python's own TypeError from deep inside a hint (hunt 13g)
+    for wrong, what in [(None, "None"), (5, "int"), (["bo"], "list")]:
+        add(
+            "Campaign.act",
+            "others",
+            f"type of a value, {what}",
+            lambda wrong=wrong: c().act("strike", "ann", others={"foe": wrong}),
+            "a character's name (str)",
+        )
+        add(
+            "Campaign.distribution",
+            "others",
+            f"type of a value, {what}",
+            lambda wrong=wrong: c().distribution("strike", "ann", others={"foe": wrong}),
+            "a character's name (str)",
+        )
     add(
         "Campaign.act",
         "others",
@@ -857,3 +874,16 @@ def test_a_count_of_another_kind_than_int_is_refused_naming_its_kind(times, kind
         castle.sample_scenes("duel", times, random.Random(1))
     assert f"(a {kind}: a count is an int)" in caught.value.diagnostics[0].message
     assert chill.sample("specific", 5, random.Random(1), target=55).times == 5
+
+
+@pytest.mark.parametrize("wrong", [None, 5, ["bo"]])
+@pytest.mark.parametrize("call", [play_in_campaign, campaign_odds])
+def test_a_cast_of_no_names_is_a_worded_misuse(call: Any, wrong: Any) -> None:
+    """`engine.scenes.campaign`'s scenes of a stored campaign (scenes.md): a party's character
+    that is no name ended in Python's own TypeError from deep inside a hint (hunt 13g)."""
+    with pytest.raises(TypeError) as info:
+        call(campaign(), "fight", {"ann": "ann", "bo": wrong})
+    text = str(info.value)
+    assert (
+        text.startswith(f"{call.__name__}: argument 'cast['bo']'") and "a character's name (str)" in text
+    ), text

@@ -130,10 +130,18 @@ def kept_name(where: str, argument: str, value: Any, what: str) -> None:
 
 
 def mapping(
-    where: str, argument: str, value: Any, *, optional: bool = True, of_mappings: bool = False
+    where: str,
+    argument: str,
+    value: Any,
+    *,
+    optional: bool = True,
+    of_mappings: bool = False,
+    of_names: bool = False,
 ) -> None:
     """A mapping with `str` keys (None allowed when `optional`); with `of_mappings`, each of its
-    values is a mapping too (a party's or a character's parameters)."""
+    values is a mapping too (a party's or a character's parameters); with `of_names`, each is a
+    name (`str`: the character who plays a role or a party, where None or a list had ended in
+    Python's own TypeError from deep inside a hint: hunt 13g)."""
     if value is None and optional:
         return
     if not isinstance(value, Mapping):
@@ -143,6 +151,8 @@ def mapping(
             raise TypeError(f"{where}: argument '{argument}' has a key {key!r}; its keys are names (str)")
         if of_mappings and not isinstance(item, Mapping):
             wrong_type(where, f"{argument}[{key!r}]", item, "a mapping (dict) of parameters")
+        if of_names and not isinstance(item, str):
+            wrong_type(where, f"{argument}[{key!r}]", item, "a character's name (str)")
 
 
 def inputs(

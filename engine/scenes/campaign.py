@@ -94,6 +94,7 @@ def campaign_odds(
 ) -> Odds:
     """The exact odds of a scene played from the campaign's state now (nothing is written). One
     request: reading the state (and checking it) and the solve share one work budget."""
+    arguments.mapping("campaign_odds", "cast", cast, of_names=True)
     found = scene_of(campaign, scene)
     with campaign.request(found.span) as work:  # a spent budget is told at the scene
         state = campaign.state()
@@ -124,6 +125,7 @@ def play_in_campaign(
     never kept from a state that is no longer the last. A scene whose ending already holds in
     that state would play no round: it is refused (RC905) and nothing is written."""
     seed = arguments.seed("play_in_campaign", seed)
+    arguments.mapping("play_in_campaign", "cast", cast, of_names=True)
     found = scene_of(campaign, scene)
     seed = random.randrange(2**32) if seed is None else seed
     policy = check_policy(policy)  # before anything is played or written

@@ -1236,7 +1236,7 @@ def _acting(where: str, action: Any, character: Any, others: Any, policy: Any) -
     nothing stored an unknown one in its event, found by a review)."""
     arguments.name(where, "action", action)
     arguments.name(where, "character", character, optional=True)
-    arguments.mapping(where, "others", others)
+    arguments.mapping(where, "others", others, of_names=True)
     arguments.name(where, "policy", policy)
     return check_policy(policy)
 
