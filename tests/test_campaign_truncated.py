@@ -45,3 +45,15 @@ def test_campaign_prob_notes_the_cut(tmp_path, cli) -> None:  # type: ignore[no-
         j = json.loads(cli("campaign", "--db", db, "prob", "xp", "go", "--json").out)
         assert (j["truncated"] == "1/3656158440062976") is noted
         assert noted or j["truncated"] == "0/1"
+
+
+def test_a_period_of_a_ruleset_with_none_is_told_at_its_state() -> None:
+    """Hunt 13g: RC907 "ruleset 'cnt' has no period 'x'" had the empty hint "periods: " and no
+    place, where a scene's says "scenes: none"."""
+    c = engine.new_campaign("xp", engine.load(EXPLODING), store=MemoryStore())
+    try:
+        c.begin("night")
+    except engine.CampaignError as exc:
+        [d] = exc.diagnostics
+    assert (d.code, d.hint) == ("RC907", "periods: none")
+    assert d.span is not None and d.span.line == EXPLODING.splitlines().index("state:") + 1

@@ -902,7 +902,10 @@ class Campaign:
         """A period begins: everything that names it in `reset` goes back to its start."""
         arguments.name("Campaign.begin", "period", period)
         if period not in self.rules.periods:
-            raise self._missing("period", period, self.rules.periods, self.rules.periods_span)
+            # with no periods at all, told at `state:`, where they would be declared (hunt 13g)
+            raise self._missing(
+                "period", period, self.rules.periods, self.rules.periods_span or self.rules.span
+            )
         with self.request(self.rules.periods_span, f"period '{period}' beginning"), self.writing() as tx:
             new, done = begin(self.rules, tx.last().state, period)
             return tx.append("period", {"period": period, "effects": done}, new)
@@ -1143,7 +1146,7 @@ class Campaign:
         kind; `missing`, so a server answers 404; told at `span`, where such names are declared,
         if given (an unknown action at `actions:`, an unknown check at `checks:`, as an unknown
         scene is told at `scenes:`)."""
-        hint = did_you_mean(name, known) or f"{kind}s: {', '.join(known)}"
+        hint = did_you_mean(name, known) or f"{kind}s: {', '.join(known) or 'none'}"
         message = f"ruleset '{self.model.name}' has no {kind} '{name}'"
         return _fail("RC907", message, hint, missing=True, span=span)
 
