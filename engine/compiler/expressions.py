@@ -35,6 +35,7 @@ from ..runtime.bounds import TOO_BIG
 from ..runtime.builtins import HISTORY, Call
 from ..runtime.comparing import EQUALITY, MEMBERSHIP, compare_rule, element
 from ..runtime.kinds import vague
+from ..runtime.work import code_units
 from ..syntax.document import PathKey
 from ..syntax.positions import ExprOrigin, Span
 from .problems import Problem, problem, statement
@@ -114,6 +115,9 @@ class Expressions:
         self._queued: list[tuple[Table, tuple[T.Type, ...], Span | None]] | None = None
         """Table bodies waiting to be checked for one call's types, while one is (`_check_instance`)."""
         self._tables_made = 0
+        self._nodes = 0
+        """Expression nodes lowered by `lower_checked` so far, and three for each case key tested:
+        a table's code is charged by its size (`runtime.work.code_units`)."""
         self._last_call: tuple[ast.Call, Table, list[str]] | None = None
         """The table call lowered last, with its arguments' sources: what `assign` inlines."""
         self._bounds: dict[int, Mapping[str, int]] = {}
@@ -811,6 +815,7 @@ class Expressions:
             )
         self._table_busy.append(name)
         self.unit.counted.append(0)
+        nodes = self._nodes
         saved_locals, saved_renamed = self.unit.locals, self.unit.renamed
         saved_pools, self.unit.pools = self.unit.pools, set()  # a table sees values, not the check's pools
         saved_redrawn, self.unit.redrawn = self.unit.redrawn, set()
@@ -851,13 +856,15 @@ class Expressions:
                 rows = [(None, self.lower_checked(self.node_at(path + ("value",)), scope, returns))]
                 body = [f"return {rows[0][1]}"]
             local = tuple(self._name(p) for p, _ in params)
-            # each call is charged to the request that makes it (a table calling tables grows fast)
-            run = self.unit.emit.function(f"table_{name}", list(local), [*_CHARGE, *body], span)
+            # each call is charged to the request that makes it (a table calling tables grows fast),
+            # a unit and its code's size past a few lines (58 rules ran 7 µs a call: hunt 13h)
+            own = 1 + code_units(self._nodes - nodes)
+            run = self.unit.emit.function(f"table_{name}", list(local), [*_charged(own), *body], span)
             if rows is not None and self.unit.inline:
                 self.unit.bodies[name] = InlineBody(local, tuple(rows), otherwise, where)
             table = Table(name, tuple(params), returns, run, spec.get("description", ""), span)
             self.unit.tables[name] = table
-            self.unit.table_units[name] = 1 + self.unit.counted[-1]
+            self.unit.table_units[name] = own + self.unit.counted[-1]
             return table
         finally:
             self._table_busy.pop()
@@ -868,6 +875,7 @@ class Expressions:
 
     def lower_checked(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None) -> str:
         """Python source for `node`, for generated code that inlines it instead of calling an `Expr`."""
+        self._nodes += ast.size(node)
         t, src = self._lower(node, scope, expect)
         if expect is not None and not expect.accepts(t):
             raise _mismatch(expect, t, node, self._mismatch_hint(expect, t, node))
@@ -1026,6 +1034,7 @@ class Expressions:
                     default = result
                 else:
                     lines.append(f"if {self._pattern(key, here, pname, ptype)}:")
+                    self._nodes += 3
                     lines += ["    " + line for line in result] or ["    pass"]  # rows that failed
         if default is not None:
             lines += default
@@ -1250,14 +1259,15 @@ def _guarded(lines: list[str], where: str) -> list[str]:
     ]
 
 
-_CHARGE = [
-    "_w = _work()",
-    "if _w is not None:",
-    "    _w.used += 1",
-    "    if _w.used > _w.mark:",
-    "        _w.over()",
-]
-"""A table call's first lines: one unit charged to the current request (`runtime.work`), inline."""
+def _charged(units: int) -> list[str]:
+    """A table call's first lines: its `units` charged to the current request (`runtime.work`), inline."""
+    return [
+        "_w = _work()",
+        "if _w is not None:",
+        f"    _w.used += {units}",
+        "    if _w.used > _w.mark:",
+        "        _w.over()",
+    ]
 
 
 def _too_long(value: Any) -> bool:

@@ -29,6 +29,7 @@ from ..model.ruleset import (
     counts_redraws,
     randomizer_expressions,
 )
+from ..runtime.work import code_units
 from ..syntax.positions import Span
 from .expressions import ENV_READ, Expressions, Inlined, chain, located
 from .problems import Problem, Reported
@@ -50,6 +51,7 @@ class Programs:
     outcome_units: int
     value_loops: dict[str, tuple[Callable[..., None], int]]
     outcome_total: bool = False
+    code_units: int = 0
 
 
 class ProgramWriter:
@@ -164,7 +166,22 @@ class ProgramWriter:
                 and all(_total(e.node, types) for r in outcome for e in (r.when, r.then) if e is not None)
             )
             short = [line for _, block in needed for line in block]
-            outcome_units = decide_units + sum(let_units[let.name] for let, _ in needed)
+            decide_nodes = (
+                ast.size(outcome.node)
+                if isinstance(outcome, Expr)
+                else sum(ast.size(e.node) for r in outcome for e in (r.when, r.then) if e is not None)
+            )
+            # the size of the code charged with the table calls it can make (`Check.code_units`)
+            outcome_units = (
+                decide_units
+                + sum(let_units[let.name] for let, _ in needed)
+                + code_units(decide_nodes + sum(ast.size(let.expr.node) for let, _ in needed))
+            )
+            whole_units = code_units(
+                decide_nodes
+                + sum(ast.size(let.expr.node) for let in post)
+                + sum(ast.size(e.node) for _, e in outputs)
+            )
             short += [*decide, "return v_outcome"]
             where = self.unit.doc.span(("checks", name), key=True)
             params = ["env", *(f"v_{d}" for d in dice)]
@@ -228,7 +245,16 @@ class ProgramWriter:
             )
             if pre is None:
                 return Programs(
-                    program, outcome_program, loop, staged, None, 0, outcome_units, value_loops, total
+                    program,
+                    outcome_program,
+                    loop,
+                    staged,
+                    None,
+                    0,
+                    outcome_units,
+                    value_loops,
+                    total,
+                    whole_units,
                 )
             draws = [
                 f"v_{r.name} = {emit.const(r.faces)}[draw({len(r.faces)})]"
@@ -253,6 +279,7 @@ class ProgramWriter:
                 outcome_units,
                 value_loops,
                 total,
+                whole_units,
             )
         finally:
             self.exprs.unbounded(full)

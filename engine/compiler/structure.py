@@ -532,6 +532,7 @@ class Structure:
             roller=made.roller,
             roller_units=made.roller_units,
             outcome_units=made.outcome_units,
+            code_units=made.code_units,
             # a value's own loop runs no outcome, so it could not leave out the rolls made again
             value_loops={} if _rolls_again(outcome) else made.value_loops,
             outcome_total=made.outcome_total,

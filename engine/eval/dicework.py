@@ -97,8 +97,9 @@ def dice_units(weights: Mapping[str, int], result: Result) -> int:
 def own_units(check: Check) -> int:
     """The units a roll of `check` is charged for its own, whatever it draws: `ROLL`, `POOL` for
     each pool and `DRAW` for each draw of chits (a batch charges them before each roll, with a
-    look at the clock)."""
-    return ROLL + sum(POOL if isinstance(r, Pool) else DRAW if isinstance(r, Draw) else 0 for r in check.roll)
+    look at the clock), and the size of its code past a roll's own (`Check.code_units`)."""
+    own = ROLL + check.code_units
+    return own + sum(POOL if isinstance(r, Pool) else DRAW if isinstance(r, Draw) else 0 for r in check.roll)
 
 
 def roll_units(check: Check, weights: Mapping[str, int], result: Result) -> int:

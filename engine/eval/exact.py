@@ -639,7 +639,7 @@ class _Product:
         groups = None
         due = states  # a unit per state, charged with the pass's table calls in one charge
         if check.outcome_stages is not None:
-            work.charge(due)
+            work.charge(due * (1 + check.code_units))  # the first stage's code runs at every state
             due = 0
             groups = _groups(check.outcome_stages[0], parts, ctx, loop is None)
         if groups is not None or loop is not None:
@@ -648,8 +648,8 @@ class _Product:
             # goes instead
             runs = len(groups) if groups is not None else states
             units = check.outcome_units * runs
-            if units > CLOCK_EVERY:
-                work.charge(due)
+            if units > CLOCK_EVERY:  # its code charged before it (it looks at nothing as it runs)
+                work.charge(due + runs * check.code_units)
                 self.outcome = self._pass(groups, False)
             else:
                 work.charge(due + units)
@@ -660,8 +660,8 @@ class _Product:
                     self.finish()
                 # else nothing in the loop can raise (and it calls no table): it runs when the
                 # outcome is first asked for, so a question about a value alone never runs it
-        else:
-            work.charge(due)
+        else:  # its table calls charge as they are made, its code before it runs
+            work.charge(due + states * check.code_units)
             if check.outcome_program is not None:
                 self.outcome = self._run(check.outcome_program)
             else:
@@ -705,7 +705,7 @@ class _Product:
         """The joint distribution of (outcome, rule, values), made now: within the request that
         asks for it, else within a budget of its own from the same limits (it is as much work
         as the outcome's pass, charged again)."""
-        states = self.states
+        states = self.states * (1 + self.check.code_units)  # the code's units with each state's
         if current_work() is not None:  # no Python frame: a first request runs it cold
             meter().charge(states)
             return self._run(self.check.program)
@@ -726,18 +726,19 @@ class _Product:
         tables = []  # each table's (value, weight) pairs, read in place
         for d in self.parts:
             tables.append(d.weights.items())
+        states = self.states * (1 + self.check.code_units)  # at most the whole code's units too
         if current_work() is not None:  # no Python frame: a first request runs it cold
-            meter().charge(self.states)
+            meter().charge(states)
             loop(self.env, out, *tables)
             return
         limits = self.limits
-        if unstoppable(self.states * (1 + units), limits.max_work):
+        if unstoppable(states + self.states * units, limits.max_work):
             loop(self.env, out, *tables)
             return
         work = Work(limits.max_work, limits.deadline)  # `new_work`, without its frame
         token = enter(work)  # `working` without its three frames
         try:
-            work.charge(self.states)
+            work.charge(states)
             loop(self.env, out, *tables)
         except LimitError as exc:
             raise placed(exc, self.check.span) from None
@@ -1030,6 +1031,9 @@ class Sequential:
         language's bound), the outcome alone (`Check.outcome_program`, which raises where the
         outcome's own reading fails), the error kept for whoever asks for the values
         (`Distribution.failed`): the product's outcome is worked out alike."""
+        code = self.check.code_units
+        if code:  # the code past a state's own unit, charged before it runs (`Check.code_units`)
+            meter().charge(code)
         try:
             return self.check.program(env, *dice)
         except (EvalError, BoundError) as exc:

@@ -133,6 +133,16 @@ def children(node: Node) -> tuple[Node, ...]:
     return ()
 
 
+def size(node: Node) -> int:
+    """How many nodes an expression has (what its code is charged by: `runtime.work.code_units`)."""
+    count = 0
+    stack = [node]
+    while stack:
+        count += 1
+        stack.extend(children(stack.pop()))
+    return count
+
+
 def names(node: Node) -> set[str]:
     """Every name an expression refers to (not counting function names)."""
     found: set[str] = set()

@@ -525,8 +525,15 @@ class Check:
     """The most work units one run of `roller` can charge (its table calls, counted at load)."""
     outcome_units: int = 0
     """The most work units the outcome's statements can charge for one combination of the dice
-    (their table calls, counted at load): one run of `outcome_program`, one state of
-    `outcome_loop`, one group of `outcome_stages`' rest."""
+    (their table calls, counted at load, and the size of their code: `code_units` of the code the
+    outcome reads): one run of `outcome_program`, one state of `outcome_loop`, one group of
+    `outcome_stages`' rest."""
+    code_units: int = 0
+    """Units one run of the check's code after the roll costs past a state's or a roll's own unit:
+    a unit for each `CODE_NODES` expression nodes of its named values, outcome and outputs past
+    the first `FREE_CODE_NODES` (counted at load). 0 for a check of a few lines (every shipped
+    one): a unit a state was charged whatever the code ran, so 40 named values of 25 operations
+    each ran 13.5 s of CPU on 160,000 states charged 160,000 units (hunt 13h)."""
     objective: Objective = Objective()
     """What the `optimal` policy maximises."""
     sequential: bool = False

@@ -47,7 +47,7 @@ def cost(check: Check, env: dict[str, Any], follow: bool, ctx: RunContext) -> tu
         states *= size
         if r.name in read_later and size <= 1000:
             envs = _extend(r, envs, ctx)
-    return states * _PER_STATE + extra, states
+    return states * (_PER_STATE + check.code_units) + extra, states
 
 
 def _extend(r: Randomizer, envs: list[dict[str, Any]], ctx: RunContext) -> list[dict[str, Any]]:
