@@ -902,6 +902,11 @@ def test_a_state_examples_fraction_compares_as_a_number() -> None:
     assert all(r.passed for r in run_examples(engine.load(text, name="typed.yaml")))
 
 
+UNUSED_DICE_HINT = (
+    "make it two examples: the dice with the outcome or values they give, and the probability without dice"
+)
+
+
 def test_every_misspelt_name_of_a_check_example_is_reported_in_one_run() -> None:
     """All problems of a file are reported in one run (docs/diagnostics.md), an example's too: its
     every unknown input, die, outcome and value is RC702 at its own key, not only the first."""
@@ -914,6 +919,8 @@ def test_every_misspelt_name_of_a_check_example_is_reported_in_one_run() -> None
     said = [(d.code, d.hint) for d in err.value.diagnostics]
     assert said == [
         ("RC702", "did you mean 'bias'?"),
+        # forced dice with a probability or a mean go unused (hunt 13h): told at `dice:`
+        ("RC702", UNUSED_DICE_HINT),
         ("RC702", "did you mean 'd'?"),
         ("RC702", "did you mean 'heads'?"),
         ("RC702", None),
@@ -1731,18 +1738,22 @@ def test_a_forced_list_whose_first_roll_is_not_known_at_load_is_left_to_the_run(
     "expect",
     ["{probability: {hi: 1/4}}", "{probability: {hi: {at_least: 0.1}}}", "{mean: {total: 3}}"],
 )
-def test_a_short_forced_list_of_an_example_that_does_not_roll_still_loads(expect: str) -> None:
-    """An example that expects only probabilities or means is worked out exactly and never
-    takes its forced dice, so a short list there can never run out: it loaded and passed, and
-    the check for a short list had refused it at load. It loads and passes again."""
+def test_forced_dice_of_an_example_that_does_not_roll_are_refused_as_unused(expect: str) -> None:
+    """An example that expects probabilities or means is worked out exactly and never takes its
+    forced dice: the check for a short list had refused this one at load, and it was then let
+    load and pass (the list could never run out). Dice that go unused let an example pass whatever
+    they are (hunt 13h: `first: 6, second: 6` with a mean of 7), so forcing any is RC702 at
+    `dice:`, not a short list's message (tests/test_example_dice_unused.py)."""
     text = (
         "rulecraft: 1\nname: pr\nchecks:\n  t:\n    roll:\n      p: {pool: 2, die: 2}\n"
         "    outcomes: [lo, hi]\n    outcome: \"'hi' if sum(p) >= 4 else 'lo'\"\n"
         "    outputs: {total: sum(p)}\n"
         f"    examples:\n      - {{dice: {{p: [2]}}, expect: {expect}}}\n"
     )
-    [outcome] = run_examples(engine.load(text))
-    assert outcome.passed, outcome.problems
+    with pytest.raises(engine.RulecraftError) as raised:
+        engine.load(text)
+    [d] = raised.value.diagnostics
+    assert d.code == "RC702" and "example forces dice, but expects a" in d.message, d.message
 
 
 def test_the_short_list_hint_of_an_each_die_pool_says_its_order() -> None:

@@ -640,6 +640,17 @@ class Structure:
             forced_dice(self.unit, parts, here + ("dice",), forced, roll, bound, auto, _rolls(ex["expect"]))
         expects: list[Expectation] = []
         want = ex["expect"]
+        whole = [kind for kind in ("probability", "mean") if want.get(kind)]
+        if ex.get("dice") and whole:  # they were read over every roll, the dice passed over (hunt 13h)
+            with parts.part():
+                raise problem(
+                    "RC702",
+                    f"example forces dice, but expects a {whole[0]}, which is worked out over every "
+                    "roll: the dice would not be used",
+                    self.unit.doc.span(here + ("dice",), key=True),
+                    f"make it two examples: the dice with the outcome or values they give, and the "
+                    f"{whole[0]} without dice",
+                )
         if "outcome" in want:
             with parts.part():
                 expects.append(
