@@ -251,6 +251,9 @@ def _misspellings(errors: list[ValidationError], written: Callable[[tuple[Any, .
             lacking = missing.get(at, set())
             read_as = written(at, key)
             meant = read_as if read_as in lacking else _nearest(str(key), lacking)
+            glued = _glued(str(key))
+            if glued is not None and glued[0] in lacking:  # `{act:take_wound}`: the key `act` is there
+                meant = glued[0]
             if meant is not None:
                 slips.setdefault(at, {})[str(key)] = meant
     for e in unknown:
@@ -261,6 +264,15 @@ def _misspellings(errors: list[ValidationError], written: Callable[[tuple[Any, .
             if meant is not None:
                 slips.setdefault(at, {})[str(extra[0])] = meant
     return slips
+
+
+def _glued(key: str) -> tuple[str, str] | None:
+    """A key and its value written with no space after the colon (`act:take_wound`), which a flow
+    mapping reads as one key: the two, or None."""
+    head, colon, rest = key.partition(":")
+    if not colon or not head.strip() or not rest.strip() or rest[:1].isspace():
+        return None
+    return head.strip(), rest.strip()
 
 
 def _short_for(error: ValidationError, key: Any, here: list[ValidationError]) -> str | None:
@@ -556,6 +568,20 @@ def _unknown_keys(doc: Document, error: ValidationError, slips: Slips) -> list[D
                     YAML11_HINT.format(written.lower())
                     if known
                     else (did_you_mean(written, unused) or f"allowed keys: {', '.join(allowed)}"),
+                )
+            )
+            continue
+        glued = _glued(name)
+        if glued is not None and glued[0] in allowed:
+            # `{act:take_wound}`: YAML reads a flow mapping's key up to its `,` or `}` when no space
+            # follows the colon (hunt 13h: RC101 and RC102 with no word of the colon)
+            told.append(
+                Diagnostic(
+                    "RC102",
+                    f"unknown key '{name}' in {where}: '{glued[0]}:' has no space after its colon, so "
+                    "YAML reads it all as one key",
+                    doc.span(path + (key,), key=True),
+                    f"put a space after the colon: {glued[0]}: {glued[1]}",
                 )
             )
             continue
