@@ -83,3 +83,14 @@ def test_the_shipped_checks_code_is_within_a_states_own_unit(name: str) -> None:
     """So the numbers the docs give for them (budgets, dice that fit) stand."""
     rs = engine.load(name)
     assert all(check.code_units == 0 for check in rs.model.checks.values())
+
+
+def test_a_heavy_pass_within_the_budget_still_meets_the_deadline() -> None:
+    """With the budget raised, the pass is charged state by state, so the clock is looked at as it
+    runs: it ran 13.5 s past a deadline of 1 s."""
+    rs = engine.load(_heavy(4), limits=Limits(max_work=10**9, deadline=0.5))
+    started = time.process_time()
+    with pytest.raises(LimitError) as raised:
+        rs.distribution("c")
+    assert raised.value.diagnostics[0].code == "RC503" and "deadline" in str(raised.value)
+    assert time.process_time() - started < 5

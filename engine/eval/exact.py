@@ -635,6 +635,15 @@ class _Product:
         self.total = total
         self.limits = ctx.limits
         work = ctx.work if ctx.work is not None else meter()
+        if check.code_units and states * check.code_units > CLOCK_EVERY:
+            # code that could make the budget look at the clock: charged state by state, so that the
+            # budget and the deadline stop it where they fall (no loop, nor stages, charge as they go)
+            work.charge(states)
+            program = check.outcome_program
+            self.outcome = self._metered(program if program is not None else check.program, work)
+            if program is None:
+                self.outcome = self.outcome.map(_first)
+            return
         loop = check.outcome_loop
         groups = None
         due = states  # a unit per state, charged with the pass's table calls in one charge
@@ -701,16 +710,32 @@ class _Product:
         """`program(env, *values)` over every combination, its results' weights summed."""
         return Dist(FrozenDict(_tally(partial(program, self.env), self.parts)), self.total)
 
+    def _metered(self, program: Any, work: Work) -> Dist:
+        """`_run`, each run charged its code's units first (`Check.code_units`)."""
+        env, code, charge = self.env, self.check.code_units, work.charge
+
+        def run(*values: Any) -> Any:
+            charge(code)
+            return program(env, *values)
+
+        return Dist(FrozenDict(_tally(run, self.parts)), self.total)
+
     def joint(self) -> Dist:
         """The joint distribution of (outcome, rule, values), made now: within the request that
         asks for it, else within a budget of its own from the same limits (it is as much work
         as the outcome's pass, charged again)."""
         states = self.states * (1 + self.check.code_units)  # the code's units with each state's
         if current_work() is not None:  # no Python frame: a first request runs it cold
+            if states - self.states > CLOCK_EVERY:  # charged run by run, as the outcome's pass
+                meter().charge(self.states)
+                return self._metered(self.check.program, meter())
             meter().charge(states)
             return self._run(self.check.program)
         try:
             with working(new_work(self.limits)) as work:
+                if states - self.states > CLOCK_EVERY:
+                    work.charge(self.states)
+                    return self._metered(self.check.program, work)
                 work.charge(states)
                 return self._run(self.check.program)
         except LimitError as exc:
