@@ -53,3 +53,15 @@ def test_a_glued_key_is_one_message_with_the_fix(
         line,
         text.splitlines()[line - 1].index(key) + 1,
     )
+
+
+def test_a_second_document_is_told_as_one_with_its_fix() -> None:
+    """Hunt 13h: a `---` after the ruleset was RC002 "YAML syntax error: but found another document",
+    half of the reader's message, with no hint."""
+    text = BASE.replace("INPUT", "{type: int}").replace("DIE", "{die: 6}") + "---\nrulecraft: 1\n"
+    with pytest.raises(RulecraftError) as raised:
+        engine.load(text)
+    [d] = raised.value.diagnostics
+    assert d.code == "RC002" and d.message.startswith("a second YAML document starts at line 11 ('---')")
+    assert d.hint is not None and d.hint.startswith("remove the '---' line")
+    assert d.span is not None and (d.span.line, d.span.col, d.span.end_col) == (11, 1, 4)

@@ -107,6 +107,12 @@ def explain(
             Span(source, line, col, line, col + 1),
             f"put ',' before this item (or close the {what} with '{closer}' before it)",
         )
+    if "found another document" in problem:  # a `---` after the ruleset (hunt 13h: half a message)
+        return Explained(
+            f"a second YAML document starts at line {line} ('---'): a ruleset file holds one",
+            Span(source, line, col, line, col + 3),
+            "remove the '---' line and what follows it, or put the second ruleset in a file of its own",
+        )
     if problem.startswith("expected '<document start>'"):
         return Explained(
             f"line {line} does not line up with the lines above it: the top-level keys of a "
