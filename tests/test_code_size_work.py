@@ -94,3 +94,13 @@ def test_a_heavy_pass_within_the_budget_still_meets_the_deadline() -> None:
         rs.distribution("c")
     assert raised.value.diagnostics[0].code == "RC503" and "deadline" in str(raised.value)
     assert time.process_time() - started < 5
+
+
+def test_a_heavy_checks_values_agree_with_its_outcome() -> None:
+    """Its values come from its joint, metered as its outcome's pass is (no value loop, which
+    would be charged before it ran)."""
+    rs = engine.load(_heavy(2), limits=Limits(max_work=10**9))
+    d = rs.distribution("c")
+    u = d.value("u")
+    assert sum(p for _, p in u.items()) == 1
+    assert d.probability("a") == sum(p for v, p in u.items() if v > 3000) > 0

@@ -224,7 +224,7 @@ class Distribution:
         """Each named value's and output's distribution (numbers, true/false and scale values),
         made on first use: those known before the roll first (certain), then the others."""
         source = self.source
-        if isinstance(source, _Product) and len(source.check.value_loops) < len(self.names):
+        if isinstance(source, _Product) and (len(source.check.value_loops) < len(self.names) or source.heavy):
             _ = self.joint  # some value has no loop of its own: every value from one pass
         found = {name: self._marginal(name) for name, _ in self.known}
         found.update((name, self._marginal(name)) for name in self.names)
@@ -244,8 +244,8 @@ class Distribution:
         else:
             source = self.source
             loop = None
-            if isinstance(source, _Product) and "joint" not in self.__dict__:
-                loop = source.check.value_loops.get(name)
+            if isinstance(source, _Product) and "joint" not in self.__dict__ and not source.heavy:
+                loop = source.check.value_loops.get(name)  # (a heavy check's values: its joint, metered)
             counts: dict[Any, int] = {}
             if loop is not None:  # that value alone, through its own loop (the joint is not made)
                 assert isinstance(source, _Product)
@@ -635,9 +635,7 @@ class _Product:
         self.total = total
         self.limits = ctx.limits
         work = ctx.work if ctx.work is not None else meter()
-        if check.code_units and states * check.code_units > CLOCK_EVERY:
-            # code that could make the budget look at the clock: charged state by state, so that the
-            # budget and the deadline stop it where they fall (no loop, nor stages, charge as they go)
+        if self.heavy:  # no loop nor stage charges as it goes: state by state, through the program
             work.charge(states)
             program = check.outcome_program
             self.outcome = self._metered(program if program is not None else check.program, work)
@@ -706,6 +704,14 @@ class _Product:
             made = self.outcome = self._pass(None, True)
         return made
 
+    @property
+    def heavy(self) -> bool:
+        """Whether the check's code over every state could make the budget look at the clock
+        (`Check.code_units`): then it is run state by state, each charged before it (`_metered`),
+        so the budget and the deadline stop it where they fall, where a loop charged before it
+        ran 13.5 s past a deadline of 1 s (hunt 13h)."""
+        return self.check.code_units * self.states > CLOCK_EVERY
+
     def _run(self, program: Any) -> Dist:
         """`program(env, *values)` over every combination, its results' weights summed."""
         return Dist(FrozenDict(_tally(partial(program, self.env), self.parts)), self.total)
@@ -726,14 +732,14 @@ class _Product:
         as the outcome's pass, charged again)."""
         states = self.states * (1 + self.check.code_units)  # the code's units with each state's
         if current_work() is not None:  # no Python frame: a first request runs it cold
-            if states - self.states > CLOCK_EVERY:  # charged run by run, as the outcome's pass
+            if self.heavy:  # charged run by run, as the outcome's pass
                 meter().charge(self.states)
                 return self._metered(self.check.program, meter())
             meter().charge(states)
             return self._run(self.check.program)
         try:
             with working(new_work(self.limits)) as work:
-                if states - self.states > CLOCK_EVERY:
+                if self.heavy:
                     work.charge(self.states)
                     return self._metered(self.check.program, work)
                 work.charge(states)
