@@ -257,7 +257,10 @@ def _run(expr: Expr, env: Mapping[str, Any], what: str, own: bool = False) -> An
     if not (own and isinstance(env, dict)):
         env = env.copy() if isinstance(env, Seen) else dict(env)
     try:  # a sum has no bound of its own in the code: a derived value or an amount is held to it
-        return bounded(expr.run(env), expr.node.span)
+        value = expr.run(env)
+        if type(value) is not int or not -TOO_BIG < value < TOO_BIG:  # (the usual small int: no call)
+            value = bounded(value, expr.node.span)
+        return value
     except LimitError as exc:  # a spent budget stays a LimitError, placed at the expression
         d = exc.diagnostics[0]
         raise LimitError(
@@ -298,7 +301,9 @@ def _ordered(tally: Tally, counts: Mapping[str, int]) -> dict[str, int]:
 def _whole(value: Any, span: Span | None, name: str) -> int:
     """A count or an amount: a whole number, a fraction of denominator 1 too (`x * 2` of a number
     input `x = 1/2` is 1 held as a fraction, and was refused as "not whole, got 1": hunt 13g)."""
-    if isinstance(value, Fraction) and value.denominator == 1:
+    if type(value) is int:  # the usual case first: `isinstance(x, Fraction)` asks an ABC
+        return value
+    if type(value) is Fraction and value.denominator == 1:
         return int(value)
     if isinstance(value, bool) or not isinstance(value, int):
         raise _fail("RC906", f"'{name}' must be a whole number, got {value}", span)
