@@ -112,8 +112,8 @@ CODE_NODES = 16
 on the 2-core machine."""
 FREE_CODE_NODES = 128
 """Nodes of a check's code after the roll, or of a table's, that its state's, roll's or call's own
-unit covers: every shipped check has at most 55, every shipped table at most 115 (Chimera's
-ladder, which most calls leave after a few rows)."""
+unit covers: every shipped check has at most 55, every shipped table at most 115 (a ladder of
+outcomes, which most calls leave after a few rows)."""
 
 
 def code_units(nodes: int) -> int:
