@@ -1125,6 +1125,35 @@ def test_typeset_quotes_are_told_what_to_write(typed: str, meant: str) -> None:
     assert d.code == "RC201" and d.hint is not None and f"write '{meant}' for '{typed[0]}'" in d.hint
 
 
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("\u00a0", "this is a no-break space, not a space: type a plain space here"),
+        ("\u202f", "this is a narrow no-break space, not a space: type a plain space here"),
+        ("\u200b", "this is a zero-width space, which shows as nothing: delete it"),
+    ],
+)
+def test_a_space_that_is_none_is_named(typed: str, said: str) -> None:
+    """Hunt 13h: a no-break space pasted into an expression was RC201 with no hint, where a
+    typeset operator is told what to write. (A zero-width one takes no column on screen, so its
+    caret is drawn under the character after it: not held to `one`'s drawing.)"""
+    text = edit("when: d == 2", f"when: d =={typed}2")
+    with pytest.raises(RulecraftError) as info:
+        engine.load_source(SourceFile("bad.yaml", text))
+    [d] = info.value.diagnostics
+    assert d.span is not None
+    assert (d.code, d.span.line, d.span.col) == ("RC201", *at(text, typed, typed))
+    assert d.hint == said
+
+
+def test_a_quote_never_closed_in_an_expression_says_so() -> None:
+    """Hunt 13h: `first if 'a == 1 else second` was RC201 "unexpected character" with no hint."""
+    text = edit("when: d == 2", 'when: "d == \'two"')
+    d = one(text)
+    assert (d.code, d.span.line, d.span.col) == ("RC201", *at(text, "'two", "'"))
+    assert d.hint == "the text opened with ' here is not closed: close it with ' on this line"
+
+
 def test_a_name_with_a_letter_outside_ascii_names_that_letter() -> None:
     text = edit("      d: {die: 2}", "      d: {die: 2}\n    let:\n      tötal: d")
     d = one(text)

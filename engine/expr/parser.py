@@ -475,6 +475,17 @@ _TYPESET = {
     "”": '"',
 }
 """Typeset characters (text pasted from a PDF or a word processor), and what is written for each."""
+_SPACES = {
+    "\u00a0": "a no-break space",
+    "\u2007": "a figure space",
+    "\u2009": "a thin space",
+    "\u200a": "a hair space",
+    "\u202f": "a narrow no-break space",
+    "\u3000": "an ideographic space",
+    "\u200b": "a zero-width space",
+    "\ufeff": "a zero-width no-break space",
+}
+"""Characters that look like a space, or like nothing, and are none to the expression language."""
 _COMPARED = re.compile(r"[<>]|[=!]=")
 """A comparison before the place a parse failed at another: the author chained them."""
 
@@ -522,6 +533,15 @@ def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSy
         hint = f"'{written}' is written '{_WORDS[written]}'"
     elif here[:1] in _TYPESET:
         hint = f"write '{_TYPESET[here[0]]}' for '{here[0]}' (a typeset character, as pasted from a document)"
+    elif here[:1] in _SPACES:  # hunt 13h: no hint, though it looks like a space (or like nothing)
+        said = _SPACES[here[0]]
+        hint = (
+            f"this is {said}, which shows as nothing: delete it"
+            if "zero-width" in said
+            else f"this is {said}, not a space: type a plain space here"
+        )
+    elif here[:1] in "'\"" and here[0] not in here[1:].split("\n")[0]:
+        hint = f"the text opened with {here[0]} here is not closed: close it with {here[0]} on this line"
     elif isinstance(exc, UnexpectedToken) and (word := _word_hint(exc, here)) is not None:
         hint = word
     elif isinstance(exc, UnexpectedCharacters) and here[:1].isalpha() and not here[:1].isascii():
