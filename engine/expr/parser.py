@@ -540,7 +540,7 @@ def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSy
             if "zero-width" in said
             else f"this is {said}, not a space: type a plain space here"
         )
-    elif here[:1] in "'\"" and here[0] not in here[1:].split("\n")[0]:
+    elif here[:1] in ("'", '"') and here[0] not in here[1:].split("\n")[0]:
         hint = f"the text opened with {here[0]} here is not closed: close it with {here[0]} on this line"
     elif isinstance(exc, UnexpectedToken) and (word := _word_hint(exc, here)) is not None:
         hint = word
