@@ -15,23 +15,7 @@ import engine
 from engine.state import sql as sql_module
 from engine.state.memory import MemoryStore
 from engine.state.records import Store, Window
-
-COUNT = """\
-rulecraft: 1
-name: count
-checks:
-  flip:
-    roll: {d: {die: 2}}
-    outcomes: [low, high]
-    outcome: "'high' if d == 2 else 'low'"
-state:
-  shared:
-    n: {counter: 0, min: 0}
-actions:
-  tick:
-    effects:
-      - {add: {n: 1}}
-"""
+from tests.test_log_pages import COUNT  # the counting ruleset the log's pages are read on
 
 BIG = 300_000
 """Characters of each big event's data: far more than anything else an undo reads."""

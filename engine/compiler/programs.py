@@ -166,6 +166,7 @@ class ProgramWriter:
                 and all(_total(e.node, types) for r in outcome for e in (r.when, r.then) if e is not None)
             )
             short = [line for _, block in needed for line in block]
+            let_nodes = {let.name: ast.size(let.expr.node) for let in post}
             decide_nodes = (
                 ast.size(outcome.node)
                 if isinstance(outcome, Expr)
@@ -175,12 +176,10 @@ class ProgramWriter:
             outcome_units = (
                 decide_units
                 + sum(let_units[let.name] for let, _ in needed)
-                + code_units(decide_nodes + sum(ast.size(let.expr.node) for let, _ in needed))
+                + code_units(decide_nodes + sum(let_nodes[let.name] for let, _ in needed))
             )
             whole_units = code_units(
-                decide_nodes
-                + sum(ast.size(let.expr.node) for let in post)
-                + sum(ast.size(e.node) for _, e in outputs)
+                decide_nodes + sum(let_nodes.values()) + sum(ast.size(e.node) for _, e in outputs)
             )
             short += [*decide, "return v_outcome"]
             where = self.unit.doc.span(("checks", name), key=True)

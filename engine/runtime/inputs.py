@@ -256,7 +256,8 @@ def _coerce(spec: InputSpec, value: Any, noun: str = "input") -> Any:
         number = parsed
         # `1e100` is a digit and an exponent, but 101 digits once read, as `10**100` is: kept,
         # no stored state holding it could be read again (hunt 13g)
-        if max(abs(Fraction(number).numerator), Fraction(number).denominator) >= _TOO_LONG:
+        read = Fraction(number)
+        if max(abs(read.numerator), read.denominator) >= _TOO_LONG:
             raise _bad(spec, value, f"has more than {MAX_DIGITS} digits", noun=noun)
     else:
         raise _bad(spec, value, "is not a number", noun=noun)
