@@ -95,13 +95,15 @@ def kept_name(where: str, argument: str, value: Any, what: str) -> None:
     """A name a campaign keeps (its own, a character's): one it can print, store and put in a
     URL path — 1 to `KEPT_NAME_MOST` characters, none a control character, a line break, a lone
     surrogate (which no UTF-8 store can take) or a direction override, some that show, no space at
-    either end, no '/', not '.' or '..'.
+    either end, no '/', not '.' or '..', written in Unicode's composed form (NFC).
     A wrong one is an `InputError` RC410 that says which rule it breaks, in words that name no
     Python function (`where` names the one called only in a `TypeError`, a Python caller's alone):
     a server answers it to an HTTP client and the command line prints it as it is. A name kept
     before this rule is still opened as it is."""
     name(where, argument, value)
-    problem = None
+    import unicodedata
+
+    problem = hint = None
     if not value:
         problem = "is empty"
     elif len(value) > KEPT_NAME_MOST:
@@ -114,15 +116,25 @@ def kept_name(where: str, argument: str, value: Any, what: str) -> None:
         problem = "holds a '/' (a name is part of the HTTP API's paths)"
     elif value in (".", ".."):  # a URL's path reads them as "here" and "up": no path reaches them
         problem = "is a path step ('.' or '..'), which an HTTP API path cannot hold as a name"
+    elif (composed := unicodedata.normalize("NFC", value)) != value:
+        # 'é' typed as one character or as 'e' and a combining accent shows alike: two names
+        # that look the same must not be two campaigns (a hunt), so a kept name is composed
+        problem = (
+            f"is not in Unicode's composed form (NFC): {ascii(value[:40])} composes to"
+            f" {ascii(composed[:40])}, which looks the same"
+        )
+        hint = f"write it composed, {composed!r}: a name that looks the same is then the same {what}"
     if problem is not None:
-        shown = ascii(value[:40]) + ("..." if len(value) > 40 else "")
+        # repr, not ascii: a name in any script shows as written (what cannot show is escaped)
+        shown = repr(value[:40]) + ("..." if len(value) > 40 else "")
         raise InputError(
             [
                 Diagnostic(
                     "RC410",
                     f"the {what}'s name {shown} {problem}",
                     None,
-                    f"give the {what} a name of 1 to {KEPT_NAME_MOST} printable characters, without '/'"
+                    hint
+                    or f"give the {what} a name of 1 to {KEPT_NAME_MOST} printable characters, without '/'"
                     " (and not '.' or '..')",
                 )
             ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
@@ -433,6 +434,7 @@ def near_names(
     if lower != anchor:
         found += [*side(lower, True)[:HINT_SIDE], *side(lower, False)[:HINT_SIDE]]
     looked = [anchored(v) for v in case_variants(name)]
+    looked.append(anchored(unicodedata.normalize("NFC", name)))  # the same text composed
     if anchor != name:  # the name as sent (a NUL left out) may be a campaign's, which no side holds
         looked.append(anchor)
     found += exist(list(dict.fromkeys(looked)))
@@ -442,7 +444,14 @@ def near_names(
 def near_hint(name: str, near: Near) -> str | None:
     """'did you mean' the nearest of the names `near` read, if close enough: as close as any
     misspelling when they are every name (`did_you_mean`), at least `PARTIAL_CUTOFF` alike when
-    they are only some."""
+    they are only some. A name kept written composed (Unicode NFC, as every name is kept now:
+    `arguments.kept_name`) that `name` decomposed would be is told as such: the two look the same."""
+    composed = unicodedata.normalize("NFC", name)
+    if composed != name and composed in near.names:
+        return (
+            f"the campaign {composed!r} looks the same, but is written composed (Unicode NFC) where"
+            f" this name is not: {ascii(name)} against {ascii(composed)}; give its composed form"
+        )
     return did_you_mean(name, near.names, 0.6 if near.whole else PARTIAL_CUTOFF)
 
 
