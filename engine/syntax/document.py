@@ -219,7 +219,7 @@ class Document:
         elif first in ("|", ">"):
             offset = starts[line] if line < len(starts) else offset
         breaks = (0, *(i + 1 for i, ch in enumerate(value) if ch == "\n"))
-        aligned = _align(value, self.source.text, offset, starts, escapes=first == '"')
+        aligned = _align(value, self.source.text, offset, starts, quote=first)
         return ExprOrigin(self.source, line, col, 0, aligned, breaks)
 
     def _line_starts(self) -> list[int]:
@@ -247,29 +247,33 @@ def _escape(text: str, i: int) -> tuple[str, int] | None:
 
 
 def _align(
-    value: str, text: str, offset: int, starts: list[int], *, escapes: bool = False
-) -> tuple[tuple[int, int], ...]:
-    """The (line, col) in `text` of each character of `value`, read from `offset` on.
+    value: str, text: str, offset: int, starts: list[int], *, quote: str = ""
+) -> tuple[tuple[int, int, int], ...]:
+    """The (line, col, width) in `text` of each character of `value`, read from `offset` on: the
+    columns it takes there, so a caret under a token ending in one spans all of it.
 
     Source characters that produce nothing in the value (quotes, the indentation YAML strips) are
-    skipped, and a folded line break stands for a space. In a double-quoted scalar (`escapes`) an
-    escape such as `\\t` or `\\u006f` is the one character it stands for, placed at its backslash."""
+    skipped, and a folded line break stands for a space. In a double-quoted scalar (`quote` '"') an
+    escape such as `\\t` or `\\u006f` is the one character it stands for, placed at its backslash
+    and as wide as the escape; in a single-quoted one (`quote` "'"), so is `''` for one quote."""
     import bisect
 
-    out: list[tuple[int, int]] = []
+    out: list[tuple[int, int, int]] = []
     i = offset
     for ch in value:
-        found = _escape(text, i) if escapes and i < len(text) and text[i] == "\\" else None
+        found = _escape(text, i) if quote == '"' and i < len(text) and text[i] == "\\" else None
+        if found is None and quote == "'" and ch == "'" and text[i : i + 2] == "''":
+            found = ch, 2
         if found is not None and found[0] == ch:
             ln = bisect.bisect_right(starts, i)
-            out.append((ln, i - starts[ln - 1] + 1))
+            out.append((ln, i - starts[ln - 1] + 1, found[1]))
             i += found[1]
             continue
         while i < len(text) and text[i] != ch and not (ch == " " and text[i] == "\n"):
             i += 1
         j = min(i, len(text) - 1) if text else 0
         ln = bisect.bisect_right(starts, j)
-        out.append((ln, j - starts[ln - 1] + 1))
+        out.append((ln, j - starts[ln - 1] + 1, 1))
         if i < len(text) and ch == " " and text[i] == "\n":
             i += 1
             while i < len(text) and text[i] in " \t":

@@ -235,8 +235,10 @@ class ExprOrigin:
     line: int
     col: int
     indent: int
-    positions: tuple[tuple[int, int], ...] | None = None
-    """Where each character of the expression is, when it is not one run of one line."""
+    positions: tuple[tuple[int, int, int], ...] | None = None
+    """Where each character of the expression is (line, column, and the columns it takes: an
+    escape such as `\\u0061` or a single-quoted scalar's `''` stands for one character), when it
+    is not one run of one line."""
     breaks: tuple[int, ...] = (0,)
     """Where each line of the expression starts, in characters of the expression."""
 
@@ -263,7 +265,7 @@ class ExprOrigin:
 
         a = positions[index_of(line, col)]
         last = positions[index_of(end_line, end_col - 1)] if end_col > 1 else a
-        end = (last[0], last[1] + 1) if last[0] == a[0] else (a[0], a[1] + 1)
+        end = (last[0], last[1] + last[2]) if last[0] == a[0] else (a[0], a[1] + a[2])
         return Span(self.source, a[0], a[1], end[0], end[1])
 
 
