@@ -396,8 +396,29 @@ def no_value(check: str, name: str, names: Iterable[str], unrolled: Collection[s
 # -- values as a message shows them ----------------------------------------------------------------
 
 
+class Numeral(float):
+    """A number as a JSON body wrote it (`3.0`, `0.30000000000000000001`, `1e400`): the float
+    Python reads, which rounds, and the `text` itself, which an input, a parameter or a forced die
+    reads exactly, as the command line's `--input` reads its text (the HTTP API rounded
+    0.30000000000000000001 to 3/10 and 55.00000000000000001 to 55, where the same text as a
+    string or on the command line was exact: hunt 13i). Made by the server's body reader."""
+
+    __slots__ = ("text",)
+    text: str
+
+    def __new__(cls, text: str) -> Numeral:
+        made = super().__new__(cls, text)
+        made.text = text
+        return made
+
+    def __reduce__(self) -> tuple[type[Numeral], tuple[str]]:  # to a worker process, text and all
+        return Numeral, (self.text,)
+
+
 def shown(value: Any) -> str:
     """A caller's value as a message shows it: never a wall of text, never a number too long to print."""
+    if isinstance(value, Numeral):  # as the client wrote it (1e400, not inf)
+        return clipped(value.text)
     # true/false and null in the language's words (and JSON's), not Python's
     if value is None or isinstance(value, bool) or scalar_bool(value):
         return "null" if value is None else "true" if value else "false"

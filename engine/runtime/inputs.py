@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..errors import MAX_DIGITS, Advice, Diagnostic, InputError, did_you_mean, scalar_bool, shown
+from ..errors import MAX_DIGITS, Advice, Diagnostic, InputError, Numeral, did_you_mean, scalar_bool, shown
 from ..frozen import replace
 from ..model.ruleset import Check, InputSpec
 from ..model.values import Multi, normalize
@@ -240,6 +240,8 @@ def _coerce(spec: InputSpec, value: Any, noun: str = "input") -> Any:
         number = Fraction(int(value.numerator), int(value.denominator))
         if max(abs(number.numerator), number.denominator) >= 10**MAX_DIGITS:
             raise _bad(spec, value, f"has more than {MAX_DIGITS} digits", noun=noun)
+    elif isinstance(value, Numeral):  # a JSON number: its text, read as `--input` reads it
+        number = _numeral(spec, value, value.text, noun)
     elif isinstance(value, numbers.Real):  # a float, NumPy's floats
         if not math.isfinite(value):
             raise _bad(spec, value, "is not a finite number", noun=noun)
@@ -250,15 +252,7 @@ def _coerce(spec: InputSpec, value: Any, noun: str = "input") -> Any:
         if max(abs(number.numerator), number.denominator) >= 10**MAX_DIGITS:
             raise _bad(spec, value, f"has more than {MAX_DIGITS} digits", noun=noun)
     elif isinstance(value, str):
-        parsed = parse_number(value)
-        if parsed is None:
-            raise _bad(spec, value, "is not a number", noun=noun)
-        number = parsed
-        # `1e100` is a digit and an exponent, but 101 digits once read, as `10**100` is: kept,
-        # no stored state holding it could be read again (hunt 13g)
-        read = Fraction(number)
-        if max(abs(read.numerator), read.denominator) >= _TOO_LONG:
-            raise _bad(spec, value, f"has more than {MAX_DIGITS} digits", noun=noun)
+        number = _numeral(spec, value, value, noun)
     else:
         raise _bad(spec, value, "is not a number", noun=noun)
     if type(number) is not int:
@@ -270,6 +264,21 @@ def _coerce(spec: InputSpec, value: Any, noun: str = "input") -> Any:
     if spec.maximum is not None and number > spec.maximum:
         raise _bad(spec, value, f"is above its maximum {spec.maximum}", "RC403", noun)
     return number
+
+
+def _numeral(spec: InputSpec, value: Any, text: str, noun: str) -> int | Fraction:
+    """The number `text` writes (`value` is what was given, as a message shows it)."""
+    parsed = parse_number(text)
+    if parsed is None:
+        # a decimal past the digits read (1e400, 5e-324, 101 nines) is a number, too long
+        why = f"has more than {MAX_DIGITS} digits" if _DECIMAL.fullmatch(text.strip()) else "is not a number"
+        raise _bad(spec, value, why, noun=noun)
+    # `1e100` is a digit and an exponent, but 101 digits once read, as `10**100` is: kept,
+    # no stored state holding it could be read again (hunt 13g)
+    read = Fraction(parsed)
+    if max(abs(read.numerator), read.denominator) >= _TOO_LONG:
+        raise _bad(spec, value, f"has more than {MAX_DIGITS} digits", noun=noun)
+    return parsed
 
 
 def as_written(value: float) -> int | Fraction:

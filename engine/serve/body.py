@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.requests import ClientDisconnect
 
-from ..errors import Diagnostic
+from ..errors import Diagnostic, Numeral
 from ..syntax.positions import SourceFile, Span
 from .jobs import diagnostic_json
 from .problems import ApiError
@@ -75,8 +75,11 @@ def _integer(text: str) -> int:
 def read_json(body: bytes | str) -> Any:
     """`json.loads`, refusing a key given twice in any one object (`Twice`), text with a lone
     surrogate anywhere (`Unpaired`), the numbers JSON does not have (`NotJson`) and whole numbers
-    too long to read (`TooLong`) and nesting deeper than `MAX_DEPTH` (`TooDeep`)."""
-    found = json.loads(body, object_pairs_hook=_once, parse_constant=_constant, parse_int=_integer)
+    too long to read (`TooLong`) and nesting deeper than `MAX_DEPTH` (`TooDeep`). A number with a
+    point or an exponent is a `Numeral`, which keeps its text: an input reads it exactly."""
+    found = json.loads(
+        body, object_pairs_hook=_once, parse_constant=_constant, parse_int=_integer, parse_float=Numeral
+    )
     _whole_text(found)
     return found
 
