@@ -27,6 +27,19 @@ from .advice import api_hint
 MAX_SWEEP_POINTS = 201
 """The most points one sweep may ask for: each is a whole exact solve."""
 
+MAX_SWEEP_VALUES = 201 * 50
+"""The most chances one sweep (or its chart) may answer: its points times the check's outcomes,
+each point giving every outcome's. Refused before the solve, from the check's declared outcomes:
+a check of 4,500 outcomes swept over 201 points was 900,000 chances, a 25-38 MB answer built in
+the server process past the deadline, with 1.3 GB of memory, while other requests waited (hunt
+13i). The shipped checks have at most 5 outcomes: 201 points of up to 50 outcomes fit."""
+
+MAX_SWEEP_CHARACTERS = 4_000_000
+"""The most characters of exact chances (their fractions' text) one sweep's answer may hold,
+counted as its points are solved, in the worker: a chance's fraction can be hundreds of digits
+long, so `MAX_SWEEP_VALUES` alone does not bound the answer's size. Refused with RC503 (422) when
+passed, before the next point is solved."""
+
 
 MAX_DIAGNOSTICS = 50
 """The most diagnostics one answer lists; past them, one more says how many were left out. The
@@ -224,6 +237,38 @@ def sweep(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
         raise InputError(
             [Diagnostic("RC402", f"check '{check.name}' has no input '{name}'", check.span, hint)]
         )
+    sweep_fits(check, body)
+    policy = policy_of(body.get("policy"))
+    points = []
+    clock = _Shared(rs)
+    written = 0
+    for x in range(lo, hi + 1):
+        if written > MAX_SWEEP_CHARACTERS:
+            raise InputError(
+                [
+                    Diagnostic(
+                        "RC503",
+                        f"the sweep's answer passed {MAX_SWEEP_CHARACTERS:,} characters of exact chances "
+                        f"by {x - 1} (of {lo}..{hi}): the chances' fractions are too long to send so many",
+                        None,
+                        "sweep fewer values, or ask /api/prob for the values you need",
+                    )
+                ]
+            )
+        with clock:
+            dist = rs.distribution(check.name, policy=policy, inputs={**body["inputs"], name: x})
+        texts = [(s.name, fraction_text(p), float(p)) for s, p in dist.table()]
+        written += sum(len(text) for _, text, _ in texts)
+        outcomes = {kind: {"probability": text, "float": chance} for kind, text, chance in texts}
+        points.append({"x": x, "outcomes": outcomes})
+    return {"check": check.name, "input": name, "policy": policy, "points": points}
+
+
+def sweep_fits(check: Check, body: Mapping[str, Any]) -> None:
+    """Refuse a sweep (or its chart) larger than the server answers: more than
+    `MAX_SWEEP_POINTS` values, or more than `MAX_SWEEP_VALUES` chances (its values times the
+    check's outcomes), with 422 RC407. The route asks it before the pool is, the worker again."""
+    lo, hi = body["from"], body["to"]
     if hi < lo or hi - lo + 1 > MAX_SWEEP_POINTS:
         raise InputError(
             [
@@ -234,21 +279,22 @@ def sweep(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
                 )
             ]
         )
-    policy = policy_of(body.get("policy"))
-    points = []
-    clock = _Shared(rs)
-    for x in range(lo, hi + 1):
-        with clock:
-            dist = rs.distribution(check.name, policy=policy, inputs={**body["inputs"], name: x})
-        points.append(
-            {
-                "x": x,
-                "outcomes": {
-                    s.name: {"probability": fraction_text(p), "float": float(p)} for s, p in dist.table()
-                },
-            }
+    outcomes = len(check.outcomes.members)
+    values = (hi - lo + 1) * outcomes
+    if values > MAX_SWEEP_VALUES:
+        most = max(MAX_SWEEP_VALUES // outcomes, 1)
+        raise InputError(
+            [
+                Diagnostic(
+                    "RC407",
+                    f"a sweep answers at most {MAX_SWEEP_VALUES:,} chances (values times outcomes): "
+                    f"{hi - lo + 1} values of check '{check.name}', which has {outcomes:,} outcomes, "
+                    f"are {values:,}",
+                    None,
+                    f"sweep at most {most:,} values of this check at once (e.g. {lo}..{lo + most - 1})",
+                )
+            ]
         )
-    return {"check": check.name, "input": name, "policy": policy, "points": points}
 
 
 def examples(rs: Ruleset) -> dict[str, Any]:

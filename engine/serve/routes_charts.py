@@ -92,7 +92,9 @@ async def sweep(body: SweepChartRequest, request: Request) -> Response:
     started = time.monotonic()
     server = server_of(request)
     rs = await _resolve(server, body)
-    answer = await server.solve("sweep", rs, _fields(body, stacked=None), started)
+    fields = _fields(body, stacked=None)
+    jobs.sweep_fits(rs.check(body.check), fields)  # too large a picture is refused before any solve
+    answer = await server.solve("sweep", rs, fields, started)
     fixed = _shown({k: v for k, v in body.inputs.items() if k != answer["input"]})
     title = f"{answer['check']} by {answer['input']}{' (' + fixed + ')' if fixed else ''}"
     # Up to 201 points a line: tens of milliseconds of drawing, kept off the event loop.

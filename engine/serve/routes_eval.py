@@ -80,7 +80,9 @@ async def _heavy(kind: str, data: dict[str, Any], body: Any, request: Request) -
     server = server_of(request)
     rs = await _resolve(server, body)
     if getattr(body, "check", None) is not None:
-        rs.check(body.check)  # a misspelt check is a 404 now, not after a wait for a worker
+        check = rs.check(body.check)  # a misspelt check is a 404 now, not after a wait for a worker
+        if kind == "sweep":  # too large an answer is refused before any solve
+            jobs.sweep_fits(check, data)
     if getattr(body, "scene", None) is not None:
         rs.scene(body.scene)
     return await server.solve(kind, rs, data, started)
