@@ -15,10 +15,10 @@ its choices is walked once.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Container, Hashable, Iterable
+from collections.abc import Callable, Container, Hashable, Iterable, Iterator
 from fractions import Fraction
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import Diagnostic, EndlessError, LimitError, limit_advice
 from ..graph import postorder
@@ -26,7 +26,8 @@ from ..model.objective import Objective
 from ..model.values import Multi, Symbol
 from ..runtime.packing import Packing
 from ..runtime.procedure import Counts, Option, Procedure, State, never_ends
-from ..runtime.work import END, SCORED_END, TRANSITION, meter
+from ..runtime.multisets import CLOCK_MASK
+from ..runtime.work import END, SCORED_END, TRANSITION, Work, meter
 from .dist import Dist
 from .markov import Edges, Node, absorb
 from .packed import PackedPlay, pushed, room
@@ -62,6 +63,18 @@ def _arrays(first_rolls: int) -> ModuleType | None:
         else:
             _ARRAYS = chainarrays
     return _ARRAYS  # type: ignore[return-value]
+
+
+T = TypeVar("T")
+
+
+def _clocked(items: Iterator[T], work: Work) -> Iterator[T]:
+    """`items`, looking at the deadline once every `CLOCK_MASK` + 1 of them (a first roll's ways,
+    each cheap, charged when they were listed: millions took seconds past it)."""
+    for i, item in enumerate(items):
+        if not i & CLOCK_MASK:
+            work.check_clock()
+        yield item
 
 
 class RerollSolver:
@@ -302,7 +315,7 @@ class RerollSolver:
                 return (self._final(code), 0)
             return (self._final(code), cut if proc.capped(packing.unpack(code)) else 0)
 
-        starts = Dist.of((packing.start(counts), w) for counts, w in first)
+        starts = Dist.of(_clocked(((packing.start(counts), w) for counts, w in first), work))
         arrays = _arrays(len(starts.weights))
         if arrays is not None and arrays.eligible(self):
             whole: Dist | None = arrays.solve(self, starts, end)

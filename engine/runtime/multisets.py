@@ -21,6 +21,11 @@ made, walked to weigh it and walked again by whoever reads it, about 70 ns a kin
 (500,500 ways) ran 63 s to their RC503 on the default budget."""
 
 
+CLOCK_MASK = 0x1FFF
+"""The deadline is looked at once every 8,192 ways listed (their units are charged before the list
+is made, which looks at the clock only then)."""
+
+
 def way_units(kinds: int) -> int:
     """Units for listing one way `kinds` kinds long (`KINDS_PER_UNIT`)."""
     return 1 + max(0, kinds - FREE_KINDS) // KINDS_PER_UNIT
@@ -43,6 +48,8 @@ def kind_multisets(weights: tuple[int, ...], n: int) -> tuple[tuple[tuple[int, .
     fact = list(accumulate(range(1, n + 1), mul, initial=1))
     fact_bits = [f.bit_length() for f in fact] if long else []
     for counts in compositions(n, len(weights)):
+        if not len(out) & CLOCK_MASK:  # a way is cheap, but millions are not: look at the deadline
+            work.check_clock()
         if long:
             work.charge(_weight_units(counts, sizes, fact_bits))
         w = fact[n]
