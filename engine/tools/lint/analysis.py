@@ -396,11 +396,14 @@ class Analysis:
                 # every 'may' reroll taken for ever: the player's, who may stop, as `optimal` on a
                 # chain that returns is no way to play it; `never` tells whether the rules end
                 return True
+            if policy == "optimal" and exc.diagnostics[0].code in ("RC505", "RC508"):
+                # no best play on a chain that returns, nor over attempts a rule rolls again:
+                # `optimal` is no way to play it, and `always` and `never` are analysed (a valid
+                # check holding both a `may` and a `then: again` failed `validate`: hunt 13j)
+                return True
             if not spent(exc):
                 probe.failed(exc, env, None)
                 return False
-            if policy == "optimal" and exc.diagnostics[0].code == "RC505":
-                return True  # no best play on a chain that returns: `optimal` is no way to play it
             reason = self._share_spent(exc, share, check_left)
             if follow is not None and share.used > share.limit == follow.left:
                 raise _FollowSpent(OVER_SHARE) from exc
