@@ -24,9 +24,9 @@ from ..errors import Diagnostic, EndlessError, LimitError, limit_advice
 from ..graph import postorder
 from ..model.objective import Objective
 from ..model.values import Multi, Symbol
+from ..runtime.multisets import CLOCK_MASK
 from ..runtime.packing import Packing
 from ..runtime.procedure import Counts, Option, Procedure, State, never_ends
-from ..runtime.multisets import CLOCK_MASK
 from ..runtime.work import END, SCORED_END, TRANSITION, Work, meter
 from .dist import Dist
 from .markov import Edges, Node, absorb
