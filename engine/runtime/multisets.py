@@ -37,7 +37,7 @@ def kind_multisets(weights: tuple[int, ...], n: int) -> tuple[tuple[tuple[int, .
     listed (more for a way of many kinds: `way_units`); where the numbers can grow long
     (`_long`), each way is charged besides for the length of the numbers its weight takes,
     before it is worked out."""
-    out = []
+    out: list[tuple[tuple[int, ...], int]] = []
     work = meter()
     ways = math.comb(n + len(weights) - 1, len(weights) - 1) if weights else 1
     work.charge(ways * way_units(len(weights)))  # before listing
