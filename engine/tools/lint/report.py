@@ -236,6 +236,26 @@ inputs' grid: what they say may hold for every allowed input, or fail at one the
 (`x * 3 == 2001` for x in 0..10000), so they are notes, which `--strict` does not make errors."""
 
 
+def _beyond_the_tail(run: CheckRun, found: list[Diagnostic]) -> list[Diagnostic]:
+    """`found` (rules that never fire, outcomes of probability 0) as notes where an explosion
+    without a cap was solved down to a tail (RC314): the rolls past it were not followed, and a
+    rule or an outcome may be reached there (`d >= 200` of a d6 exploding on 6, about 6^-34 in
+    truth, was a warning of probability 0, and failed `--strict`: hunt 13j)."""
+    cut = run.truncated[0]
+    if not cut:
+        return found
+    said = (
+        f" (a note, not a warning: the rolls past the explosion's tail, at most {readable(cut)} of "
+        "the probability, were not followed, and it may be otherwise there)"
+    )
+    return [
+        replace(
+            d, message=d.message + " above the explosion's tail", hint=(d.hint or "") + said, severity="note"
+        )
+        for d in found
+    ]
+
+
 class Report:
     """Words the findings about the checks of one ruleset; positions come from its document."""
 
@@ -304,7 +324,7 @@ class Report:
         if not run.conclusive:
             return found  # RC802-RC804 need the whole picture
         silent, explained = self._silent(run)
-        found += silent
+        found += _beyond_the_tail(run, silent)
         if probe.gaps:
             return found  # outcomes that the rolls falling through should have had: the gap comes first
         unsure = _seen_first_rolled_only(run)
@@ -319,7 +339,7 @@ class Report:
                     limit=stop.limit,
                 )
             )
-        return found + self._unproduced(run, explained)
+        return found + _beyond_the_tail(run, self._unproduced(run, explained))
 
     def _silent(self, run: CheckRun) -> tuple[list[Diagnostic], set[str]]:
         """RC802 for the check's auto and outcome rules, and the outcomes that this explains:
