@@ -17,9 +17,9 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.requests import ClientDisconnect
 
-from ..errors import Diagnostic, Numeral
+from ..errors import Diagnostic, Numeral, did_you_mean
 from ..syntax.positions import SourceFile, Span
-from .jobs import diagnostic_json
+from .jobs import cut, diagnostic_json
 from .problems import ApiError
 
 MAX_DEPTH = 64
@@ -176,11 +176,14 @@ class OnceRoute(APIRoute):
         takes_body = self.body_field is not None
         # FastAPI runs them again as the route's dependencies: the same answer, at no cost
         gates = [gate for gate in BEFORE_BODY if any(d.dependency is gate for d in self.dependencies)]
+        # the query parameters the route declares, its dependencies' among them, by the name sent
+        takes = _query_names(self.dependant)
 
         async def handle(request: Request) -> Response:
             once = OnceRequest(request.scope, request.receive)
             for gate in gates:
                 gate(once)
+            _known_query(once, self.path, takes)
             try:
                 sent = takes_body and await once.body()
             except ClientDisconnect:  # gone, or cut off by `BodyLimit`, which has answered 413
@@ -196,6 +199,31 @@ class OnceRoute(APIRoute):
             return await handler(once)
 
         return handle
+
+
+def _query_names(dependant: Any) -> list[str]:
+    """The query parameters a route's `Dependant` declares, its dependencies' among them, by the
+    name a request sends (`alias`): read from FastAPI's public fields, as it reads them."""
+    names: set[str] = set()
+    todo = [dependant]
+    while todo:
+        current = todo.pop()
+        names.update(param.alias for param in current.query_params)
+        todo.extend(current.dependencies)
+    return sorted(names)
+
+
+def _known_query(request: Request, path: str, takes: list[str]) -> None:
+    """Refuse a query parameter the route does not take with 422 `RC407` naming it and the
+    nearest it takes: FastAPI ignores one, so `?limt=5` on a log was the whole page, silently
+    (hunt 13i), as a parameter given twice is refused (`app.QueryOnce`)."""
+    for name in request.query_params:
+        if name not in takes:
+            given = cut(name, 200) or ""
+            hint = did_you_mean(given, takes) or (
+                f"its query parameters: {', '.join(takes)}" if takes else "it takes no query parameters"
+            )
+            raise ApiError.of(422, "RC407", f"{path} takes no query parameter {ascii(given)}", hint)
 
 
 class SafeJSONResponse(JSONResponse):
