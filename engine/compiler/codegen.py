@@ -23,6 +23,7 @@ from ..model.values import Multi, normalize
 from ..runtime import kinds
 from ..runtime.bounds import TOO_BIG, bounded, too_big
 from ..runtime.comparing import found_in
+from ..runtime.folds import Summary
 from ..runtime.work import current_work
 from ..syntax.clock import Clock
 from ..syntax.positions import Span
@@ -126,9 +127,18 @@ def rt_wrong(span: Span | None, exc: Exception) -> EvalError:
     )
 
 
-def rt_show(env: dict[str, Any], *dice: Any) -> str:
-    parts = [f"{k} = {v}" for k, v in env.items() if not isinstance(v, Multi)]
-    return ", ".join(parts + [str(d) for d in dice])
+def rt_show(env: dict[str, Any], *dice: tuple[str, Any]) -> str:
+    """The values a roll that no rule matched had, for its message: the scope's but its dice,
+    then each die by name (a die the scope held was shown twice, once unnamed: hunt 13j); a pool
+    the exact evaluator read only through its statistics, as those (`sum(p) = 12`)."""
+    named = {name for name, _ in dice}
+    parts = [f"{k} = {v}" for k, v in env.items() if k not in named and not isinstance(v, (Multi, Summary))]
+    for name, v in dice:
+        if isinstance(v, Summary):
+            parts += [f"{k[0]}({', '.join([name, *map(str, k[1:])])}) = {x}" for k, x in v.results.items()]
+        else:
+            parts.append(f"{name} = {v}")
+    return ", ".join(parts)
 
 
 _RUNTIME: dict[str, Any] = {

@@ -134,7 +134,7 @@ class ProgramWriter:
                 read = set(ast.names(outcome.node))
             else:
                 span = self.unit.emit.const(outcome[0].span if outcome else None)
-                shown = ", ".join(f"v_{d}" for d in dice)
+                shown = ", ".join(f"({d!r}, v_{d})" for d in dice)
                 nomatch = [f"raise _nomatch({span}, 'outcome rule', _show(env, {shown}))"]
                 parts = self.exprs.rule_parts(outcome, full, out_t)
                 decide = chain(parts, lambda i, then: [f"v_outcome = {then}", f"rule = {i}"], nomatch)
