@@ -571,8 +571,47 @@ def test_inputs_named_as_a_scripts_built_ins_are_shown_and_sent(page: Page, serv
     with page.expect_request("**/api/roll") as asked:
         page.click("#roll")
     sent = json.loads(asked.value.post_data or "{}")["inputs"]
-    assert sent == {"constructor": 2, "toString": "1/2", "__proto__": 1}
+    assert sent == {"constructor": "2", "toString": "1/2", "__proto__": "1"}  # whole numbers as typed
     expect(page.locator("#outcome")).to_have_text("heads")
+    expect(page.locator("#errors li")).to_have_count(0)
+
+
+BIG = """\
+rulecraft: 1
+name: big
+checks:
+  parity:
+    inputs:
+      n: {type: int, min: 0}
+    roll: {d: {die: 2}}
+    outcomes: [even, odd]
+    outcome: "odd if n % 2 == 1 else even"
+"""
+
+
+def test_a_whole_number_is_sent_as_typed_however_long(page: Page, server: str) -> None:
+    """A whole-number field was sent as `Number(field.value)`: 9007199254740993 went as
+    9007199254740992 and rolled `even` (hunt 13i). Now the text typed, which the server reads
+    exactly; a sweep's end, which the API takes as a JSON number, past 2^53 is said, not sent."""
+    _load(page, server, "chill")
+    page.fill("#source", BIG)
+    expect(page.locator("#validity")).to_have_text("valid")
+    page.fill("#inputs [name='n']", "9007199254740993")
+    with page.expect_request("**/api/roll") as asked:
+        page.click("#roll")
+    assert json.loads(asked.value.post_data or "{}")["inputs"] == {"n": "9007199254740993"}
+    expect(page.locator("#outcome")).to_have_text("odd")
+    expect(page.locator("#errors li")).to_have_count(0)
+    page.select_option("#sweep-input", "n")
+    page.fill("#sweep-from", "9007199254740993")
+    page.fill("#sweep-to", "9007199254740995")
+    page.click("#sweep")
+    said = "sweep from: 9007199254740993 is too large for this page to send exactly"
+    expect(page.locator("#errors li")).to_have_text(said)
+    page.fill("#sweep-from", "9007199254740")
+    page.fill("#sweep-to", "9007199254741")
+    page.click("#sweep")
+    expect(page.locator("#sweep-chart svg g.series polyline")).to_have_count(2)
     expect(page.locator("#errors li")).to_have_count(0)
 
 

@@ -475,14 +475,31 @@ function typedInputs() {
 
 class FormProblem extends Error {}
 
-function number(field, what) {
-  // A number field's value, or a FormProblem: Chromium gives "" both for an empty field and for
-  // one it cannot read ("5e", "--3"), and Number() would make "" a 0 and "1e400" Infinity.
+function typedNumber(field, what) {
+  // A number field's text, or a FormProblem: Chromium gives "" both for an empty field and for
+  // one it cannot read ("5e", "--3").
   if (field.validity && field.validity.badInput) throw new FormProblem(`${what}: what is typed is not a number`);
   if (field.value.trim() === "") throw new FormProblem(`${what}: give a number`);
-  const n = Number(field.value);
-  if (!Number.isFinite(n)) throw new FormProblem(`${what}: ${field.value} is not a number this page can send`);
+  return field.value.trim();
+}
+
+function number(field, what) {
+  // A number field's value as a JavaScript number (a seed, a sweep's ends), or a FormProblem:
+  // Number() would make "" a 0 and "1e400" Infinity, and past 2^53 a number is not the one
+  // typed (9007199254740993 is ...992): refused, not sent as another.
+  const typed = typedNumber(field, what);
+  const n = Number(typed);
+  if (!Number.isFinite(n)) throw new FormProblem(`${what}: ${typed} is not a number this page can send`);
+  if (Number.isInteger(n) && !Number.isSafeInteger(n)) {
+    throw new FormProblem(`${what}: ${typed} is too large for this page to send exactly`);
+  }
   return n;
+}
+
+function whole(field, what) {
+  // A whole-number input's field, sent as the text typed, for the ruleset to read as the command
+  // line's --input reads it: exact however long (Number() rounded 9007199254740993 to ...992).
+  return typedNumber(field, what);
 }
 
 function checkedInputs() {
@@ -491,7 +508,7 @@ function checkedInputs() {
   const out = names();
   for (const field of $("inputs").querySelectorAll("[name]")) {
     if (field.type === "checkbox") out[field.name] = field.checked;
-    else if (field.type === "number") out[field.name] = number(field, field.name);
+    else if (field.type === "number") out[field.name] = whole(field, field.name);
     else if (field.value.trim() === "") throw new FormProblem(`${field.name}: give a value`);
     else out[field.name] = field.value;
   }
