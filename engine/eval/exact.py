@@ -1110,8 +1110,7 @@ class Sequential:
                     # a pool's multisets are (20 d10 of ten kinds, 10 M ways, filled the memory
                     # past any deadline: hunt 13j)
                     kinds = len(proc.weights)
-                    ways = math.comb(n + kinds - 1, kinds - 1) if kinds else 1
-                    enforce("exact states", ways, self.ctx.limits.max_states, r.span, "max_states")
+                    solver.count_states(math.comb(n + kinds - 1, kinds - 1) if kinds else 1)
                     ends = solver.ends(proc.fresh(n))
                     depth = proc.cap
                     if not proc.truncating or depth is None or depth >= self.ctx.limits.max_rerolls:
