@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -204,14 +205,38 @@ def test_a_stuck_worker_is_killed_and_replaced(make: Any) -> None:
     assert pool._all[0].process.pid != pid
 
 
-def test_a_dead_worker_is_replaced(make: Any) -> None:
-    app = make(workers=1, queue=4, deadline=5.0)
+def test_a_worker_that_died_idle_is_replaced_before_it_is_given_a_job(make: Any) -> None:
+    """A worker killed while it waited for a job (the OOM killer, an operator's `kill`) was handed
+    the next request, whatever it was, which was 503 "the worker solving this request stopped"
+    though nothing of it had run (hunt 13i). Its liveness is looked at first: the request waits
+    for the worker that takes its place, within its deadline."""
+    app = make(workers=1, queue=4, deadline=60.0)
     [(first, _)] = asyncio.run(gather(app, [prob(2)]))
     assert first.status_code == 200
     [slot] = app.state.server.pool._all
-    slot.process.kill()
-    slot.process.join()
-    [(lost, _)] = asyncio.run(gather(app, [prob(3)]))
+    os.kill(slot.process.pid, signal.SIGKILL)
+    until = time.monotonic() + 10
+    while slot.process.is_alive():  # dead, and seen so, before the next request
+        assert time.monotonic() < until
+        time.sleep(0.02)
+    [(after, _)] = asyncio.run(gather(app, [prob(3)]))
+    assert after.status_code == 200, after.text
+    [new] = app.state.server.pool._all
+    assert new is not slot and new.process.is_alive()
+
+
+def test_a_worker_that_dies_under_a_request_is_503_and_replaced(make: Any) -> None:
+    app = make(workers=1, queue=4, deadline=60.0)
+    [slot] = app.state.server.pool._all
+
+    def kill_soon() -> None:
+        time.sleep(0.5)
+        slot.process.kill()
+
+    killer = threading.Thread(target=kill_soon)
+    killer.start()
+    [(lost, _)] = asyncio.run(gather(app, [prob(40)]))  # seconds of work: killed while it runs
+    killer.join()
     assert lost.status_code == 503 and codes(lost) == {"RC503"} and lost.headers["retry-after"] == "1"
     ready_by(app.state.server.pool, 60)
     [(after, _)] = asyncio.run(gather(app, [prob(3)]))

@@ -175,10 +175,16 @@ class Pool:
     def _run(self, job: Job, until: float) -> dict[str, Any]:
         if time.monotonic() >= until:  # spent already: loading a ruleset sent as text, say
             raise _late("before it reached a worker")
-        try:
-            slot = self._idle.get(timeout=max(0.0, until - time.monotonic()))
-        except queue.Empty:
-            raise _late("while it waited for a worker") from None
+        while True:
+            try:
+                slot = self._idle.get(timeout=max(0.0, until - time.monotonic()))
+            except queue.Empty:
+                raise _late("while it waited for a worker") from None
+            if slot.process.is_alive():
+                break
+            # died while idle (killed, out of memory): replaced, and the job waits for a live one;
+            # handed the job, it was this request's 503 though nothing of it had run (hunt 13i)
+            self._replace(slot)
         left = until - time.monotonic()
         if left <= 0:
             self._idle.put(slot)
