@@ -90,6 +90,27 @@ def test_the_names_answered_follow_host_and_allow_host() -> None:
     assert allowed_hosts(["pi.lan"], "0.0.0.0", "0.0.0.0") == (*loopback, "pi.lan")
 
 
+def test_host_0_0_0_0_answers_as_the_docs_say() -> None:
+    """The docs said `--host 0.0.0.0` answers "to its addresses and the names --allow-host gives"
+    (hunt 13i): it answers any IP address, the machine's or not, and `localhost` too, and no
+    other name unless --allow-host gives it. The docs now say so; this holds the code to them."""
+    from engine.serve.run import allowed_hosts
+
+    app = create_app(Settings(allowed_hosts=allowed_hosts(["pi.lan"], "0.0.0.0", "0.0.0.0")))
+    client = TestClient(app)
+    for host in ["203.0.113.9", "[2001:db8::1]:8000", "localhost", "127.0.0.1", "[::1]", "pi.lan:8000"]:
+        assert client.get("/api/rulesets", headers={"Host": host}).status_code == 200, host
+    for host in ["myhost", "myhost.lan", "rebind.attacker.example"]:  # the machine's own name too
+        assert "does not answer to the Host" in refused(client.get("/api/rulesets", headers={"Host": host}))
+    server = (REPO_ROOT / "docs" / "server.md").read_text(encoding="utf-8")
+    security = (REPO_ROOT / "docs" / "security.md").read_text(encoding="utf-8")
+    assert "to its addresses and the names `--allow-host` gives" not in server
+    assert "answers the\nmachine's addresses" not in server
+    said = "to any IP address (the machine's or not), the loopback's names and the names `--allow-host` gives"
+    assert said in server
+    assert "`--host 0.0.0.0` answers any IP address and the loopback's names as well" in security
+
+
 def test_every_path_refuses_a_host_it_does_not_answer_to() -> None:
     """Before any route, the body limit and the token: a page, the schema, a write with the token."""
     from engine.serve.run import allowed_hosts
