@@ -1067,13 +1067,14 @@ def test_a_name_a_campaign_cannot_keep_is_refused_before_anything_is_written(
             r = cli("campaign", "--db", str(db), "join", "case", bad)
             assert r.code == 1 and "RC410: the character's name" in r.err and "Traceback" not in r.err, r.err
             assert "Campaign." not in r.err, r.err
-    # text like any other: a letter with a mark, a joined emoji, a no-break space, a direction mark
-    assert cli("campaign", "--db", str(db), "join", "case", "Zoë\u00a0👨\u200d👩\u200d👧\u200f").code == 0
+    # text like any other: a letter with a mark, a joined emoji, a no-break space (a direction
+    # mark, which shows as nothing, is refused since hunt 13i: test_composed_names)
+    assert cli("campaign", "--db", str(db), "join", "case", "Zoë\u00a0👨\u200d👩\u200d👧").code == 0
     listed = cli("campaign", "--db", str(db), "list")
     assert listed.code == 0 and listed.out.count("\n") == 1 and "case" in listed.out, listed.out
     assert "tokens" in cli("campaign", "--db", str(db), "show", "case").out
     shown = json.loads(cli("campaign", "--db", str(db), "show", "case", "--json").out)
-    assert list(shown["characters"]) == ["Zoë\u00a0👨\u200d👩\u200d👧\u200f"]
+    assert list(shown["characters"]) == ["Zoë\u00a0👨\u200d👩\u200d👧"]
 
 
 # -- exact questions one step deep -----------------------------------------------------------------

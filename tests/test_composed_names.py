@@ -104,3 +104,29 @@ def test_an_example_naming_a_character_decomposed_is_told_where() -> None:
     assert [(d.span.line, d.span.col) for d in told if d.span is not None] == [(10, 20), (12, 29)]
     for d in told:
         assert "where a character's name is wanted" in d.message and "composed" in d.message, d.message
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["case\u200b", "ca\u00adse", "case\u2060", "c\u200dase", "case\u200f", "\ufeffcase", "x\U000e0067"],
+)
+def test_a_name_holding_a_character_that_shows_as_nothing_is_refused(name: str) -> None:
+    """Hunt 13i: each of these was one more campaign beside 'case', listed as 'case' again."""
+    with pytest.raises(InputError) as raised:
+        engine.new_campaign(name, engine.load(RULES), store=MemoryStore())
+    [d] = raised.value.diagnostics
+    assert d.code == "RC410" and "holds a character that shows as nothing" in d.message, d.message
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\U0001f468\u200d\U0001f469\u200d\U0001f467",  # a family: the joiners make one emoji
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",  # Persian: the non-joiner keeps two letters apart
+        "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f",  # a flag's tags
+    ],
+)
+def test_a_joiner_or_a_flags_tags_that_change_what_shows_are_kept(name: str) -> None:
+    store = MemoryStore()
+    engine.new_campaign(name, engine.load(RULES), store=store)
+    assert [n for n, *_ in store.names()] == [name]

@@ -73,18 +73,45 @@ _BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 name of them alone shows (a review)."""
 
 
+_JOINERS = frozenset("\u200c\u200d")
+"""The zero-width non-joiner and joiner: between two letters of a script that joins (Persian,
+the Indic scripts) or two emoji (a family: 👨\u200d👩\u200d👧) they change what shows; between two
+ASCII letters they show as nothing."""
+_TAGS = range(0xE0020, 0xE0080)
+"""Tag characters: the letters of a subdivision's flag after U+1F3F4 (🏴 and the tags of 'gbeng')."""
+
+
+def _invisible(text: str, i: int) -> bool:
+    """Whether the format character (Cf) at `text[i]` shows as nothing, so that a name holding it
+    looks like one without it: all but a joiner between two characters past ASCII that show, and
+    the tags of a flag (a hunt: `case\u200b`, `ca\u00adse`, `c\u200dase` and `case\u200f` were
+    four more campaigns that all showed as 'case')."""
+    c = text[i]
+    if c in _JOINERS:
+        before, after = text[i - 1 : i], text[i + 1 : i + 2]
+        return not (before and after and all(x > "\x7f" and x.isprintable() for x in (before, after)))
+    if ord(c) in _TAGS:
+        j = i
+        while j > 0 and ord(text[j - 1]) in _TAGS:
+            j -= 1
+        return not (j > 0 and text[j - 1] == "\U0001f3f4")
+    return True
+
+
 def _unprintable(text: str) -> str | None:
     """What is wrong with `text` as a name shown and stored, said in words: the first character no
-    terminal, log line or UTF-8 store takes as it is; None when there is none. Other format
-    characters (a zero-width joiner in an emoji, a direction mark) and spaces other than ' ' are
-    text like any other, but not a name of them alone, which shows as nothing (found by a hunt)."""
+    terminal, log line or UTF-8 store takes as it is, or one that shows as nothing (`_invisible`);
+    None when there is none. Spaces other than ' ' are text like any other, but not a name of
+    them alone, which shows as nothing (found by a hunt)."""
     import unicodedata
 
     seen = False  # a character that shows
-    for c in text:
+    for i, c in enumerate(text):
         kind = _ODD.get(category := unicodedata.category(c))
         if kind is None and c in _BIDI_CONTROLS:
             kind = "a direction override"
+        if kind is None and category == "Cf" and _invisible(text, i):
+            kind = "a character that shows as nothing, so the name would look like another"
         if kind is not None:
             return f"holds {kind} ({ascii(c)})"
         seen = seen or (category not in ("Cf", "Zs", "Mn", "Me") and c not in _BLANK)
