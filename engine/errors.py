@@ -424,8 +424,10 @@ def shown(value: Any) -> str:
         return "null" if value is None else "true" if value else "false"
     if isinstance(value, numbers.Rational):
         top, bottom = int(value.numerator), int(value.denominator)
-        if max(abs(top), bottom) >= 10**MAX_DIGITS:
-            return f"(a number of more than {MAX_DIGITS} digits)"
+        if max(abs(top), bottom) >= 10**MAX_DIGITS:  # by its length, not its digits
+            if bottom == 1:
+                return f"(a whole number of {digits(top):,} digits)"
+            return f"(a fraction whose top has {digits(top):,} digits and bottom {digits(bottom):,})"
         # 1/2 as the language writes it; 11, not NumPy's np.int64(11)
         text = str(Fraction(top, bottom))
     elif isinstance(value, numbers.Real):

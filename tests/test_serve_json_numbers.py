@@ -73,6 +73,8 @@ def test_the_number_and_the_text_give_the_same_exact_answer(client: TestClient) 
         ("55.00000000000000001", "input 'target' = 55.00000000000000001 is not a whole number"),
         ("1e400", "input 'target' = 1e400 has more than 100 digits"),
         ("5e-324", "input 'target' = 5e-324 has more than 100 digits"),
+        # told by its length (it was "(a number of more than 100 digits) has more than 100 digits")
+        ("9" * 4300, "input 'target' = (a whole number of 4,300 digits) has more than 100 digits"),
     ],
 )
 def test_a_number_the_text_refuses_is_refused_in_its_own_words(
