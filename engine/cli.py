@@ -1346,13 +1346,26 @@ def _prob_policies(
                 )
             ]
         )
-    dists = {p: rs.distribution(args.check, policy=p, inputs=inputs) for p in POLICIES}
+    dists: dict[str, Any] = {}
+    unplayable: dict[str, Diagnostic] = {}  # a policy that is no way to play this check
+    for p in POLICIES:
+        try:
+            dists[p] = rs.distribution(args.check, policy=p, inputs=inputs)
+        except RulecraftError as exc:
+            # best play on a chain that returns (RC505), or over attempts a rule rolls again
+            # (RC508): the other columns stand (it ended the whole table: hunt 13j)
+            if p != "optimal" or exc.diagnostics[0].code not in UNPLAYABLE:
+                raise
+            unplayable[p] = exc.diagnostics[0]
     if args.json:
-        json.dump(
-            {"ruleset": rs.name, "check": args.check, "policies": {p: d.as_json() for p, d in dists.items()}},
-            out,
-            indent=2,
-        )
+        data: dict[str, Any] = {
+            "ruleset": rs.name,
+            "check": args.check,
+            "policies": {p: d.as_json() for p, d in dists.items()},
+        }
+        if unplayable:
+            data["unplayable"] = {p: {"code": d.code, "message": d.message} for p, d in unplayable.items()}
+        json.dump(data, out, indent=2)
         out.write("\n")
         return 0
     first = dists[POLICIES[0]]
@@ -1363,17 +1376,27 @@ def _prob_policies(
     out.write(f"{title}{'  (' + shown + ')' if shown else ''}\n")
     out.write("  " + "".ljust(width) + "".join(p.rjust(10) for p in POLICIES) + "\n")
     for s in first.outcomes.members:
-        cells = "".join(percent(dists[p].probability(s)).rjust(10) for p in POLICIES)
+        cells = "".join((percent(dists[p].probability(s)) if p in dists else "-").rjust(10) for p in POLICIES)
         out.write(f"  {s.name.ljust(width)}{cells}\n")
     target = rs.check(args.check).objective.target
     if target is not None:
-        cells = "".join(percent(dists[p].at_least(target)).rjust(10) for p in POLICIES)
+        cells = "".join(
+            (percent(dists[p].at_least(target)) if p in dists else "-").rjust(10) for p in POLICIES
+        )
         out.write(f"  {('≥ ' + target.name).ljust(width)}{cells}\n")
     if rs.check(args.check).again_rules:  # the same for every policy: said once
         out.write(f"  note: {AGAIN_NOTE}\n")
     for p in POLICIES:
-        out.write("".join(f"  note ({p}): {line}\n" for line in distribution_notes(dists[p])))
+        if p in unplayable:
+            out.write(f"  note ({p}): {unplayable[p].message} ({unplayable[p].code})\n")
+        else:
+            out.write("".join(f"  note ({p}): {line}\n" for line in distribution_notes(dists[p])))
     return 0
+
+
+UNPLAYABLE = ("RC505", "RC508")
+"""What `optimal` answers where it is no way to play the check: `prob --policy all` shows the
+other policies and says so."""
 
 
 def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
