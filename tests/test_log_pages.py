@@ -444,6 +444,29 @@ def test_an_undo_of_a_log_whose_first_events_were_deleted_is_rc903(tmp_path: Pat
     store.close()
 
 
+def test_one_event_missing_is_told_in_the_singular(tmp_path: Path) -> None:
+    """Hunt 13i: with event 1 deleted, an undo said "events 1 to 1 are missing" and a roll "1
+    events are numbered up to 2"."""
+    import sqlite3
+
+    db = tmp_path / "c.db"
+    store = SqliteStore(db)
+    campaign = engine.new_campaign("c", COUNT, store=store)
+    campaign.act("tick")
+    raw = sqlite3.connect(db)
+    raw.execute("DELETE FROM events WHERE campaign = 'c' AND seq = 1")
+    raw.commit()
+    raw.close()
+    with pytest.raises(CampaignError) as undone:
+        campaign.undo()
+    assert "is damaged: event 1 is missing (the log starts at event 2)" in undone.value.diagnostics[0].message
+    with pytest.raises(CampaignError) as acted:
+        campaign.act("tick")
+    said = acted.value.diagnostics[0].message
+    assert said.endswith("is damaged: in campaign 'c', 1 event is numbered up to 2"), said
+    store.close()
+
+
 @given(
     seqs=st.integers(0, 40),
     after=st.integers(0, 45),

@@ -1355,7 +1355,8 @@ def _newest_first(tx: Transaction, work: Work, name: str) -> Iterator[Event]:
         elif len(page) < UNDO_PAGE:  # the log's start: event 1 must be in it
             first = page[0].seq if page else (before or 1)
             if first > 1:
-                gone = f"events 1 to {first - 1} are missing (the log starts at event {first})"
+                lost = "event 1 is" if first == 2 else f"events 1 to {first - 1} are"
+                gone = f"{lost} missing (the log starts at event {first})"
         if gone is not None:
             raise _fail(
                 "RC903", f"campaign '{name}' is damaged: {gone}", "the log was changed outside rulecraft"

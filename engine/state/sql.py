@@ -416,8 +416,8 @@ class SqlTransaction:
         if row[0] != row[1]:  # events are appended one after another from 1: a gap was made outside
             raise self._store._error(
                 "RC903",
-                f"{self._store._where} is damaged: in campaign '{self.name}', {row[0]} events are "
-                f"numbered up to {row[1]}",
+                f"{self._store._where} is damaged: in campaign '{self.name}', "
+                f"{'1 event is' if row[0] == 1 else f'{row[0]} events are'} numbered up to {row[1]}",
             )
         with self._store._errors("appending an event"):
             seq = int(row[1]) + 1
