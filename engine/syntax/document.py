@@ -8,6 +8,7 @@ document found in the cache (`cached.py`) never needs it.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import re
@@ -310,8 +311,11 @@ def read_source(path: Path, name: str | None = None, max_bytes: int | None = Non
     try:
         found = read_regular(path, max_bytes)
     except OSError as exc:
+        # only a file not there names nothing (a server's 404): one there that cannot be read (a
+        # symlink loop, no permission) is a file that does not load, as a pipe is (hunt 13i)
         raise LoadError(
-            [Diagnostic("RC001", f"cannot read {shown}: {exc.strerror or exc}", None)], missing=True
+            [Diagnostic("RC001", f"cannot read {shown}: {exc.strerror or exc}", None)],
+            missing=exc.errno in (errno.ENOENT, errno.ENOTDIR),
         ) from None
     if found is None:
         raise LoadError([Diagnostic("RC001", f"cannot read {shown}: not a regular file", None)])
