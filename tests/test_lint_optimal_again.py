@@ -13,29 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_roll_again import CHOOSING
 
 import engine
 from engine.errors import EvalError
 
-PICK = """\
-rulecraft: 1
-name: choosing
-checks:
-  pick:
-    roll:
-      p:
-        pool: 2
-        die: 6
-        triggers:
-          - {on: face == 1, may: reroll}
-    outcomes: [low, high]
-    outcome:
-      - when: sum(p) == 7
-        then: again
-      - when: sum(p) >= 8
-        then: high
-      - else: low
-"""
+PICK = CHOOSING  # the check of test_roll_again's policies
 
 
 def test_the_check_is_refused_under_optimal_alone() -> None:

@@ -11,25 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-PICK = """\
-rulecraft: 1
-name: choosing
-checks:
-  pick:
-    roll:
-      p:
-        pool: 2
-        die: 6
-        triggers:
-          - {on: face == 1, may: reroll}
-    outcomes: [low, high]
-    outcome:
-      - when: sum(p) == 7
-        then: again
-      - when: sum(p) >= 8
-        then: high
-      - else: low
-"""
+from test_roll_again import CHOOSING
+
+PICK = CHOOSING  # the check of test_roll_again's policies
 
 
 def test_the_table_shows_the_policies_that_play_it(cli: Any, tmp_path: Path) -> None:
