@@ -125,10 +125,8 @@ def _read(name: str) -> dict[tuple[str, str], CodeType]:
     folder = cachedir.folder(make=False)
     if folder is None:
         return {}
-    try:
-        with open(_path(folder, name), "rb") as handle:
-            blob = handle.read(MAX_FILE_BYTES + 1)
-    except OSError:
+    blob = cachedir.read_entry(_path(folder, name), MAX_FILE_BYTES)
+    if blob is None:  # not there, unreadable, or no regular file (a pipe would be waited on)
         return {}
     head = len(MAGIC)
     payload = blob[head + 32 :]

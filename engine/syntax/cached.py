@@ -81,10 +81,8 @@ def read(k: bytes | None, source: SourceFile) -> tuple[Document, Any] | None:
     folder = cachedir.folder() if k is not None else None
     if folder is None or k is None:
         return None
-    try:
-        with open(_path(folder, k), "rb") as handle:
-            blob = handle.read(MAX_ENTRY_BYTES + 1)
-    except OSError:
+    blob = cachedir.read_entry(_path(folder, k), MAX_ENTRY_BYTES)
+    if blob is None:
         return None
     head = len(MAGIC)
     if len(blob) > MAX_ENTRY_BYTES or blob[:head] != MAGIC or blob[head : head + 32] != k:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import stat
 import tempfile
 
 try:  # CPython's own BLAKE2: `hashlib` would load OpenSSL, a tenth of a cached start-up
@@ -30,6 +31,28 @@ def digest(*parts: bytes) -> bytes:
         h.update(b"%d:" % len(part))
         h.update(part)
     return h.digest()
+
+
+def read_entry(path: str, most: int) -> bytes | None:
+    """At most `most` + 1 bytes of the cache entry at `path`; None when it is not there, cannot
+    be read, or is no regular file. Opened without waiting and looked at once open: a pipe put
+    in an entry's place hung every load for good, whatever its deadline (hunt 13k)."""
+    flags = (
+        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    )
+    try:
+        fd = os.open(path, flags)
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(most + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def disabled() -> bool:

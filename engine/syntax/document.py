@@ -310,6 +310,11 @@ def read_source(path: Path, name: str | None = None, max_bytes: int | None = Non
     shown = name or str(path)
     try:
         found = read_regular(path, max_bytes)
+    except ValueError:  # a NUL in the path, which no file's name holds (hunt 13k)
+        raise LoadError(
+            [Diagnostic("RC001", f"cannot read {clipped(ascii(shown))}: a file's name holds no NUL", None)],
+            missing=True,
+        ) from None
     except OSError as exc:
         # only a file not there names nothing (a server's 404): one there that cannot be read (a
         # symlink loop, no permission) is a file that does not load, as a pipe is (hunt 13i)
