@@ -643,8 +643,22 @@ def load(source: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str | Non
         )
     if source in shipped_rulesets():
         path = shipped_rulesets()[source]
-        return load_source(read_source(path, name or _display(path), limits.max_yaml_bytes), limits=limits)
+        shipped = load_source(read_source(path, name or _display(path), limits.max_yaml_bytes), limits=limits)
+        shipped.file = _resolved(path)  # a file the engine chose, found again by a campaign
+        return shipped
     line = source.strip()
+    if line != source and line in shipped_rulesets():  # it was "no ruleset 'chill' ... did you mean 'chill'?"
+        raise LoadError(
+            [
+                Diagnostic(
+                    "RC001",
+                    f"no ruleset {source!r}: a name has no spaces or line breaks around it",
+                    None,
+                    f"did you mean '{line}'?",
+                )
+            ],
+            missing=True,
+        )
     if "\n" not in line and ":" not in line:
         if _looks_like_a_name(line):
             raise _no_such_name(line)
@@ -943,10 +957,11 @@ def open_campaign(
     given = limits or DEFAULT_LIMITS
     text = None
     if ruleset is None:
-        found = stored_reference(store.header(name).ruleset)
+        ref = store.header(name).ruleset
+        found = None if text_reference(ref) else stored_reference(ref)
         # only a file gone falls back to the stored text in silence: one that is there but no
         # longer loads (its YAML broken, say) is its error, or, read only, its warnings
-        ruleset = None if isinstance(found, Path) and not found.exists() else found
+        ruleset = None if found is None or (isinstance(found, Path) and not found.exists()) else found
     shown_as = ""
     loaded: Ruleset | None = None
     if ruleset is not None:
@@ -987,16 +1002,21 @@ def _found_again(rs: Ruleset) -> str:
     loaded from, resolved then (`Ruleset.file`): its name as given is relative to the folder it
     was loaded from, which a campaign made from another folder kept as it was, a path found
     again from whatever folder opened it (another file, or none) and shown to a server's clients
-    (found by a hunt). A ruleset not loaded from a `Path`: its name, resolved where it is a
-    file here; a name that is no file (YAML text's `<string>`) as it is."""
+    (found by a hunt). A ruleset loaded from text (`Ruleset.file` None): its name in angle
+    brackets (`<string>`, `<upload.yaml>`), which `open_campaign` never reads as a file
+    (`text_reference`) and opens with the text the campaign keeps. Its name was resolved where it
+    was a file here: `load(text, name="/etc/passwd")` made a campaign that opened that file, and
+    quoted it in its error (hunt 13k)."""
     if rs.file is not None:
         return str(rs.file)
     name = rs.document.source.name
-    try:
-        where = Path(name)
-        return str(where.resolve()) if where.is_file() else name
-    except (OSError, ValueError):  # a name the system refuses is no file
-        return name
+    return name if text_reference(name) else f"<{name}>"
+
+
+def text_reference(ref: str) -> bool:
+    """Whether a campaign's stored ruleset reference names text it keeps (`<string>`), not a
+    file or a shipped ruleset: never looked for on the disk."""
+    return ref.startswith("<") and ref.endswith(">")
 
 
 def _resolved(path: Path) -> Path | None:

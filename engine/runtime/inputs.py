@@ -253,6 +253,12 @@ def _coerce(spec: InputSpec, value: Any, noun: str = "input") -> Any:
             raise _bad(spec, value, f"has more than {MAX_DIGITS} digits", noun=noun)
     elif isinstance(value, str):
         number = _numeral(spec, value, value, noun)
+    elif isinstance(value, numbers.Number) and not scalar_bool(value):
+        # a Decimal, a complex: a number, of a kind not taken (it was "is not a number": hunt 13k)
+        taken = "an int, a Fraction, a float or its text"
+        raise _bad(
+            spec, value, f"is a {type(value).__name__}, not a kind of number taken ({taken})", noun=noun
+        )
     else:
         raise _bad(spec, value, "is not a number", noun=noun)
     if type(number) is not int:
