@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, limit_advice, placed
 from ..eval.dist import SMALL_BITS, Dist, common_divisor, fraction_text
 from ..eval.markov import expectation, solve_components
-from ..frozen import field, frozen
+from ..frozen import FrozenDict, field, freeze_fields, frozen
 from ..model.ruleset import RulesetModel
 from ..model.scene import NEVER, Scene
 from ..model.values import Multi
@@ -66,6 +66,19 @@ class Odds:
     down to a tail, `Distribution.truncated`): each step's chances are exact to within it, and
     the numbers above are exact for the chances so cut. Not a bound on the scene's numbers: a
     scene that returns to a state again and again carries a roll's error round after round."""
+
+    def __post_init__(self) -> None:
+        # read-only all the way down, as a check's `Distribution` is: a changed weight made
+        # `probability` answer 500000 (hunt 13k)
+        freeze_fields(self, "rounds", "choices")
+        if self.expected is not None:
+            freeze_fields(self, "expected")
+        if type(self.endings.weights) is not FrozenDict:
+            endings = Dist(FrozenDict(self.endings.weights), self.endings.total)
+            for kept in ("scale", "truncated"):  # set on it, not fields (`Dist`)
+                if kept in self.endings.__dict__:
+                    object.__setattr__(endings, kept, self.endings.__dict__[kept])
+            object.__setattr__(self, "endings", endings)
 
     def probability(self, name: str) -> Fraction:
         """P(the scene ends so); `CampaignError` RC907 for an ending the scene does not have."""

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import CampaignError, Diagnostic, InputError, LimitError, did_you_mean, limit_advice, placed
 from ..eval.dicework import kept_weights, roll_units
 from ..eval.sample import Ready, sample
-from ..frozen import field, frozen
+from ..frozen import field, freeze_fields, frozen, frozen_json
 from ..model.ruleset import RulesetModel
 from ..model.scene import UNFINISHED, Scene, SceneStep
 from ..model.state import StateModel
@@ -177,6 +177,11 @@ class Played:
     rounds: int
     trace: tuple[dict[str, Any], ...]
     state: State
+
+    def __post_init__(self) -> None:
+        # read-only all the way down, as every result is (hunt 13k): copies, sharing nothing
+        object.__setattr__(self, "trace", tuple(frozen_json(step) for step in self.trace))
+        object.__setattr__(self, "state", frozen_json(self.state))
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -419,6 +424,9 @@ class Sampled:
     rounds: Mapping[int, int]
     declared: tuple[str, ...] = field(default=(), compare=False, repr=False)
     """Every ending the scene may have (its own and `unfinished`), for telling a misspelt one."""
+
+    def __post_init__(self) -> None:
+        freeze_fields(self, "endings", "rounds")  # read-only, as a check's `Batch` is (hunt 13k)
 
     def share(self, ending: str) -> float:
         """The fraction of the scenes that ended so."""
