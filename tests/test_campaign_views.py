@@ -179,15 +179,17 @@ def test_no_view_a_campaign_hands_out_changes_it(store: Store, tmp_path: Path) -
 
 
 def test_what_is_the_caller_s_own_shares_nothing_kept(store: Store, tmp_path: Path) -> None:
-    """A played scene's trace and state, and a scene's odds, are made for the caller (mutable,
-    documented so): changing them changes neither the campaign nor the next answer."""
+    """A played scene's trace and state, and a scene's odds, share nothing kept, and are
+    read-only (they were mutable copies until hunt 13k: test_scene_results_read_only): no change
+    to them reaches the campaign or the next answer."""
     c, _, played = _played(store, tmp_path)
     before = _as_played(c)
     cast = {"ann": "ann", "bo": "bo"}
     odds = campaign_odds(c, "fight", cast)
     endings, rounds = dict(odds.endings.weights), dict(odds.rounds)
     for made in (odds.endings.weights, odds.rounds, odds.choices, played.state, *played.trace):
-        made.clear()
+        with pytest.raises(TypeError, match="read-only"):
+            made.clear()
     again = campaign_odds(c, "fight", cast)
     assert dict(again.endings.weights) == endings and dict(again.rounds) == rounds
     assert _as_played(c) == before
