@@ -647,7 +647,7 @@ def load(source: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str | Non
         shipped.file = _resolved(path)  # a file the engine chose, found again by a campaign
         return shipped
     line = source.strip()
-    if line != source and line in shipped_rulesets():  # it was "no ruleset 'chill' ... did you mean 'chill'?"
+    if line != source and line in shipped_rulesets():  # it was "no ruleset 'x' ... did you mean 'x'?"
         raise LoadError(
             [
                 Diagnostic(

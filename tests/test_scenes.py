@@ -180,13 +180,14 @@ def _scribble(value: Any) -> None:
 def test_a_played_trace_shares_nothing_the_ruleset_keeps(source: str, scene: str, parties: Any) -> None:
     """A trace's effects (a tally's `from` and `to`, an action's or a period's) were the very
     counts the ruleset keeps per state for the next play: a caller that edited the trace it was
-    handed changed the next play's trace, and the states later plays went on from."""
+    handed changed the next play's trace, and the states later plays went on from. They are
+    read-only now, as every result is (hunt 13k): each change is refused."""
     rs = engine.load(source)
     first = rs.play_scene(scene, random.Random(3), parties=parties)
     assert any(isinstance(c.get("to"), dict) for e in first.trace for c in e.get("effects", ()))
-    for entry in first.trace:
-        _scribble(entry)
-    _scribble(first.state)
+    for entry in (*first.trace, first.state):
+        with pytest.raises(TypeError, match="read-only"):
+            _scribble(entry)
     again = [rs.play_scene(scene, random.Random(seed), parties=parties).as_json() for seed in (3, 4)]
     fresh = engine.load(source)
     assert again == [
