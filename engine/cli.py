@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 from .api import Ruleset, default_db, load, new_campaign, open_campaign, open_store
 from .errors import (
     MAX_DIGITS,
+    NO_BEST_PLAY,
     Advice,
     CampaignError,
     Diagnostic,
@@ -1354,7 +1355,7 @@ def _prob_policies(
         except RulecraftError as exc:
             # best play on a chain that returns (RC505), or over attempts a rule rolls again
             # (RC508): the other columns stand (it ended the whole table: hunt 13j)
-            if p != "optimal" or exc.diagnostics[0].code not in UNPLAYABLE:
+            if p != "optimal" or exc.diagnostics[0].code not in NO_BEST_PLAY:
                 raise
             unplayable[p] = exc.diagnostics[0]
     if args.json:
@@ -1392,11 +1393,6 @@ def _prob_policies(
         else:
             out.write("".join(f"  note ({p}): {line}\n" for line in distribution_notes(dists[p])))
     return 0
-
-
-UNPLAYABLE = ("RC505", "RC508")
-"""What `optimal` answers where it is no way to play the check: `prob --policy all` shows the
-other policies and says so."""
 
 
 def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -355,6 +355,12 @@ def never_ends(check: str, inputs: Mapping[str, Any], span: Span | None, many: b
     )
 
 
+NO_BEST_PLAY = ("RC505", "RC508")
+"""What `optimal` answers where it is no way to play a check (a chain that can return to a state,
+a choice over attempts a rule rolls again): `always` and `never` still play it, so the linter
+analyses those and `prob --policy all` shows them."""
+
+
 def optimal_again(check: str, span: Span | None) -> EvalError:
     """`EvalError` RC508: best play (`optimal`) over a check whose player chooses and whose
     outcome rules may roll it again would have to weigh every attempt to come, which the

@@ -28,8 +28,7 @@ from ..errors import NOT_LOADING, Advice, Diagnostic, LoadError, RulecraftError,
 from ..frozen import field, frozen, replace
 from ..runtime.cache import MB, BoundedCache
 from ..runtime.limits import Limits
-from ..syntax.cachedir import digest, settled, stamp
-from ..syntax.document import read_regular
+from ..syntax.cachedir import digest, read_regular, settled, stamp
 from ..syntax.positions import SourceFile
 from ..syntax.resources import is_listed_ruleset, shipped_rulesets
 from .body import SafeJSONResponse, Unreadable

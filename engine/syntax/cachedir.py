@@ -14,11 +14,13 @@ import importlib.util
 import os
 import stat
 import tempfile
+from pathlib import Path
 
 try:  # CPython's own BLAKE2: `hashlib` would load OpenSSL, a tenth of a cached start-up
     from _blake2 import blake2b
 except ImportError:  # pragma: no cover - another Python
     from hashlib import blake2b
+
 
 NO_CACHE = "RULECRAFT_NO_CACHE"
 
@@ -33,26 +35,37 @@ def digest(*parts: bytes) -> bytes:
     return h.digest()
 
 
-def read_entry(path: str, most: int) -> bytes | None:
-    """At most `most` + 1 bytes of the cache entry at `path`; None when it is not there, cannot
-    be read, or is no regular file. Opened without waiting and looked at once open: a pipe put
-    in an entry's place hung every load for good, whatever its deadline (hunt 13k)."""
+def read_regular(path: str | Path, max_bytes: int) -> tuple[bytes, int] | None:
+    """At most `max_bytes` + 1 bytes of the regular file at `path`, and its size; None for
+    anything else (a pipe would wait for a writer, a device such as /dev/zero never ends), which
+    is never waited on: looked at before it is opened, opened without waiting, and looked at
+    again once open (a file swapped for a pipe in between). `OSError` where it cannot be read,
+    `ValueError` for a path holding a NUL."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        return None
     flags = (
         os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
     )
+    fd = os.open(path, flags)
     try:
-        fd = os.open(path, flags)
-    except (OSError, ValueError):
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
             return None
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(most + 1)
-    except OSError:
-        return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(max_bytes + 1), status.st_size
     finally:
         os.close(fd)
+
+
+def read_entry(path: str, most: int) -> bytes | None:
+    """At most `most` + 1 bytes of the cache entry at `path`; None when it is not there, cannot
+    be read, or is no regular file (`read_regular`: never waited on; a pipe put in an
+    entry's place hung every load for good, whatever its deadline: hunt 13k)."""
+    try:
+        found = read_regular(path, most)
+    except (OSError, ValueError):
+        return None
+    return None if found is None else found[0]
 
 
 def disabled() -> bool:

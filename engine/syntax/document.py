@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import errno
 import math
-import os
 import re
-import stat
 import warnings
 from collections.abc import Callable, Mapping
 from functools import lru_cache, partial
@@ -22,6 +20,7 @@ from typing import Any, Final
 from ..errors import MAX_DIGITS, DeadlineError, Diagnostic, LimitError, LoadError, clipped, limit_advice
 from ..frozen import frozen
 from .breaks import stray_break
+from .cachedir import read_regular
 from .clock import Clock
 from .expansion import Expansion, alias_span
 from .positions import ExprOrigin, SourceFile, Span, decimal_text
@@ -336,27 +335,6 @@ def read_source(path: Path, name: str | None = None, max_bytes: int | None = Non
     except UnicodeDecodeError as exc:
         raise _not_utf8(SourceFile(shown, line_ends(data.decode("utf-8", "replace"))), data, exc) from None
     return SourceFile(shown, line_ends(text))
-
-
-def read_regular(path: Path, max_bytes: int) -> tuple[bytes, int] | None:
-    """At most `max_bytes` + 1 bytes of the regular file at `path`, and its size; None for
-    anything else (a pipe would wait for a writer, a device such as /dev/zero never ends), which
-    is never waited on: looked at before it is opened, opened without waiting, and looked at
-    again once open (a file swapped for a pipe in between). `OSError` where it cannot be read."""
-    if not stat.S_ISREG(os.stat(path).st_mode):
-        return None
-    flags = (
-        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
-    )
-    fd = os.open(path, flags)
-    try:
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read(max_bytes + 1), status.st_size
-    finally:
-        os.close(fd)
 
 
 def newlines(source: SourceFile) -> SourceFile:

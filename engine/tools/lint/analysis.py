@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from ...compiler import compile_document
-from ...errors import Diagnostic, EndlessError, LimitError, RulecraftError
+from ...errors import NO_BEST_PLAY, Diagnostic, EndlessError, LimitError, RulecraftError
 from ...expr import ast
 from ...frozen import replace
 from ...model.ruleset import Check, Pool, RulesetModel, randomizer_expressions
@@ -396,7 +396,7 @@ class Analysis:
                 # every 'may' reroll taken for ever: the player's, who may stop, as `optimal` on a
                 # chain that returns is no way to play it; `never` tells whether the rules end
                 return True
-            if policy == "optimal" and exc.diagnostics[0].code in ("RC505", "RC508"):
+            if policy == "optimal" and exc.diagnostics[0].code in NO_BEST_PLAY:
                 # no best play on a chain that returns, nor over attempts a rule rolls again:
                 # `optimal` is no way to play it, and `always` and `never` are analysed (a valid
                 # check holding both a `may` and a `then: again` failed `validate`: hunt 13j)
