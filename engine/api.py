@@ -39,7 +39,7 @@ from .eval.sample import READY_WEIGHT, Forced, Ready, kept_roller, prepared, sam
 from .eval.tables import keep_die_tables
 from .eval.trace import Result
 from .expr import parser
-from .frozen import FrozenDict
+from .frozen import FrozenDict, frozen_json, replace
 from .model.ruleset import Check, RulesetModel
 from .runtime import arguments as arg
 from .runtime.cache import MB, BoundedCache, Caches, approx_bytes, compiled_bytes
@@ -180,7 +180,7 @@ class Ruleset:
         from .syntax.schema import validate
 
         validate(merged, clock)
-        grown = Ruleset(compile_document(merged, self.limits, work=work), merged, self.limits)
+        grown = Ruleset(compile_document(merged, self.limits, work=work), _read_only(merged), self.limits)
         grown.file = self.file
         return grown
 
@@ -772,7 +772,7 @@ def _compiled(source: SourceFile, limits: Limits, deadline: float | None = None)
         doc = hit[0]
         check_version(doc)
         with code:
-            return _Loaded(compile_document(doc, limits, work=work), doc)
+            return _Loaded(compile_document(doc, limits, work=work), _read_only(doc))
     doc = _yaml(source, limits, clock)
     check_version(doc)
     from .syntax.schema import validate
@@ -780,8 +780,15 @@ def _compiled(source: SourceFile, limits: Limits, deadline: float | None = None)
     validate(doc, clock)
     with parser.recording() as shapes, code:
         model = compile_document(doc, limits, work=work)
-    cached.write(key, doc, shapes)
-    return _Loaded(model, doc)
+    cached.write(key, doc, shapes)  # before `_read_only`: `marshal` writes no dict of a subclass
+    return _Loaded(model, _read_only(doc))
+
+
+def _read_only(doc: Document) -> Document:
+    """`doc` with its data read-only all the way down (`frozen_json`): a loaded ruleset's document
+    is shared by every `Ruleset` of the same text in the process (`_LOADED`), so one embedder's
+    `rs.document.data["name"] = ...` would have changed what every later load showed."""
+    return replace(doc, data=frozen_json(doc.data))
 
 
 def _load_clock(limits: Limits, deadline: float | None) -> tuple[Work | None, Clock | None]:
