@@ -57,6 +57,7 @@ def test_no_cache_folder_to_be_had_still_parses(tmp_path: Path, repo_root: Path)
 
 import json  # noqa: E402
 import shutil  # noqa: E402
+from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 from _repo import SHIPPED_NAMES  # noqa: E402
@@ -152,10 +153,20 @@ def _key(path: Path) -> bytes:
     return key
 
 
+def _thawed(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _thawed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_thawed(v) for v in value]
+    return value
+
+
 def _plant_stale_title(path: Path, title: str) -> None:
     """An entry under `path`'s key whose document says another title: what a stale cache would hold."""
     doc = engine.load(path).document
-    stale = type(doc)(doc.source, {**doc.data, "title": title}, doc.places)
+    # the loaded document's data is read-only (`FrozenDict`s and `FrozenList`s), which `marshal`
+    # does not write: thawed into plain dicts and lists, as the loader makes them
+    stale = type(doc)(doc.source, {**_thawed(doc.data), "title": title}, doc.places)
     cached.write(_key(path), stale, dict(parser._SHAPES))
     _forget()
 
@@ -239,7 +250,10 @@ def test_malformed_shapes_in_an_entry_are_not_used(folder: Path, tmp_path: Path,
         {text: "x"},
         ["x"],
     ):
-        cached.write(_key(path), expected.document, bad)  # a valid entry with shapes no parser made
+        doc = expected.document
+        thawed = type(doc)(doc.source, _thawed(doc.data), doc.places)  # plain data, as marshal writes
+        cached.write(_key(path), thawed, bad)  # a valid entry with shapes no parser made
+        assert cached.read(_key(path), doc.source)[1] == bad, "the entry was not written"
         _forget()
         assert engine.load(path).model == expected.model
         assert _valid(path, expected)  # written again, with the shapes the parser made

@@ -119,7 +119,7 @@ def write(k: bytes | None, doc: Document, beside: Any = None) -> None:
     rows = tuple((path, place.key, place.value) for path, place in doc.places.items())
     try:
         payload = marshal.dumps((doc.data, rows, beside), 4)
-    except ValueError:  # a date or another value that is not plain data: not kept
+    except ValueError:  # a value that is not plain data (a read-only `FrozenDict`): not kept
         return
     if len(payload) > MAX_ENTRY_BYTES:
         return
