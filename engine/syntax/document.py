@@ -465,7 +465,8 @@ def load(
         ) from None
     except _BadNumber as exc:
         span = Span(source, exc.mark.line + 1, exc.mark.column + 1, exc.mark.line + 1, exc.end)
-        raise LoadError([Diagnostic("RC005", exc.message, span, exc.hint)]) from None
+        code = "RC002" if isinstance(exc, _Surrogate) else "RC005"
+        raise LoadError([Diagnostic(code, exc.message, span, exc.hint)]) from None
     except _BadTag as exc:
         raise LoadError([_tag_diagnostic(source, exc)]) from None
     except _SelfAlias as exc:
@@ -678,6 +679,13 @@ class _BadNumber(Exception):
         self.message, self.mark, self.end, self.hint = message, mark, end, hint
 
 
+class _Surrogate(_BadNumber):
+    """A double-quoted scalar whose escape (`\\ud800`) makes a lone surrogate: RC002 at it."""
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 _NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
 _CORE = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {
@@ -801,6 +809,20 @@ def _composer() -> Any:
 
         def compose_scalar_node(self, anchor: Any) -> Any:
             node = super().compose_scalar_node(anchor)
+            if node.style == '"' and _SURROGATE.search(node.value):
+                # only an escape makes one (a file's own bytes are UTF-8, refused before): no
+                # terminal, file or store can write it, so `show` and `roll` ended in a
+                # UnicodeEncodeError traceback on a title that validated (hunt 13m)
+                mark, stop = node.start_mark, node.end_mark
+                found = _SURROGATE.search(node.value)
+                assert found is not None
+                raise _Surrogate(
+                    f"this text holds the lone surrogate {ascii(found[0])[1:-1]}, which is not a character",
+                    mark,
+                    stop.column + 1 if stop.line == mark.line else mark.column + 2,
+                    "write the character itself, or its whole code point as \\U and eight hex digits "
+                    "(\\U0001F600, not the pair \\ud83d\\ude00)",
+                )
             if str(node.tag) in _NUMBER_TAGS and node.style is None:
                 text = str(node.value)
                 mark = node.start_mark
@@ -891,6 +913,11 @@ def _constructor() -> Any:
                 ) from None
 
     _Constructor.add_constructor("tag:yaml.org,2002:map", _Constructor.construct_yaml_map)
+    # a plain date (`source: 2019-05-03`) is text, as YAML 1.2's core schema and every JSON
+    # Schema validator read it: ruamel made a `datetime.date`, which the schema check then
+    # refused as "a value YAML could not give plainly" (hunt 13m); `!!timestamp` written out is
+    # still refused at its tag (`_check_tag`)
+    _Constructor.add_constructor("tag:yaml.org,2002:timestamp", _Constructor.construct_yaml_str)
     return _Constructor
 
 
