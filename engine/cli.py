@@ -102,7 +102,10 @@ class _AfterOut:
 
     def write(self, text: str) -> int:
         self._out.flush()
-        return self._err.write(text)
+        try:
+            return self._err.write(text)
+        except BrokenPipeError:  # its reader went away (`2>&1 | head`): the status still says
+            return len(text)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._err, name)
@@ -124,18 +127,45 @@ def _lost() -> Iterator[None]:
 
 
 class _Out:
-    """Standard output whose failures are told apart from any other `OSError`."""
+    """Standard output whose failures are told apart from any other `OSError`, and whose reader
+    may go away (`head`, `less` quit): the rest of the text is then dropped and the command runs
+    to its end, so its status is its own. It was 0 whatever the command found, so a CI step
+    `rulecraft validate rulesets/ | head` under `set -o pipefail` passed on broken rulesets
+    (hunt 13m); a campaign's change was kept before its report either way."""
 
     def __init__(self, out: TextIO) -> None:
         self._out = out
+        self.gone = False
+        """The reader went away: nothing more is written."""
 
     def write(self, text: str) -> int:
-        with _lost():
-            return self._out.write(text)
+        if self.gone:
+            return len(text)
+        try:
+            with _lost():
+                return self._out.write(text)
+        except BrokenPipeError:
+            self._leave()
+            return len(text)
 
     def flush(self) -> None:
-        with _lost():
-            self._out.flush()
+        if self.gone:
+            return
+        try:
+            with _lost():
+                self._out.flush()
+        except BrokenPipeError:
+            self._leave()
+
+    def _leave(self) -> None:
+        """Drop what is buffered: standard output's descriptor is pointed at /dev/null, so the
+        interpreter's own flush at exit neither fails nor says "Exception ignored" (the way the
+        Python docs give for SIGPIPE)."""
+        self.gone = True
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._out.fileno())
+            os.close(devnull)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._out, name)
@@ -173,6 +203,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        # a character the terminal's encoding lacks (`PYTHONIOENCODING=ascii`, a C locale without
+        # UTF-8) is written as its escape, `\u2014`, not a UnicodeEncodeError traceback (hunt 13m)
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     try:
         out = cast(TextIO, _Out(sys.stdout))
         err = cast(TextIO, _AfterOut(sys.stderr, out))
@@ -183,9 +218,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         lost = Diagnostic("RC603", f"could not write to standard output: {exc}", None)  # a file unwritten
         sys.stderr.write(lost.render() + "\n")
         return 1
-    except BrokenPipeError:  # the reader (head, less) went away: not an error of ours
-        sys.stderr.close()
-        return 0
+    except BrokenPipeError:  # standard error's reader went away too: nothing more can be said
+        with contextlib.suppress(OSError):
+            sys.stderr.close()
+        return 1
     except KeyboardInterrupt:  # Ctrl-C: the user's stop, said in a line (a campaign's write is
         sys.stderr.write("interrupted\n")  # one transaction: an interrupted one is not kept)
         return 130
