@@ -43,6 +43,7 @@ from .syntax.positions import one_line, visible
 from .syntax.resources import is_listed_ruleset, is_ruleset_file, schema_path, shipped_rulesets
 from .tools.render import (
     AGAIN_NOTE,
+    SCENE_CUT_NOTE,
     batch_text,
     campaign_text,
     check_text,
@@ -2083,6 +2084,7 @@ def _scene_grid(
     objective = scene.objective or scene.ends[0].name
     work = new_work(rs.limits)  # the whole grid's
     chances: list[list[Fraction]] = []
+    cut = Fraction(0)  # the largest share a roll was cut at (`Odds.truncated`), over the cells
     for a in axes[0][1]:
         row: list[Fraction] = []
         for b in axes[1][1]:
@@ -2099,18 +2101,22 @@ def _scene_grid(
             with _point(work, scene.span):  # its state made under the grid's budget too
                 state, players = cast_state(rs.model, scene, params, cast)
             ctx = RunContext(rs.limits, args.policy, rs.caches, work=work)
-            row.append(odds(rs.model, scene, state, players, ctx).probability(objective))
+            found = odds(rs.model, scene, state, players, ctx)
+            cut = max(cut, found.truncated)
+            row.append(found.probability(objective))
         chances.append(row)
-    table = [[float(p) for p in row] for row in chances]
-    if args.json:
+    if args.json:  # exact, as every other --json: a float read 1 - 1e-22 as 1.0 (hunt 13m)
+        from .eval.dist import fraction_text
+
         _dump(
             {
                 "ruleset": rs.name,
                 "scene": scene.name,
                 "objective": objective,
                 "rows": axes[0],
-                "columns": axes[1],
-                "chances": table,
+                "columns": axes[1] if axes[1][0] else None,  # one --grid: one column, no name
+                "chances": [[fraction_text(p) for p in row] for row in chances],
+                "truncated": fraction_text(cut),
             },
             out,
         )
@@ -2120,6 +2126,10 @@ def _scene_grid(
     head = f"P({objective})  rows: {axes[0][0]}" + (f", columns: {axes[1][0]}" if axes[1][0] else "")
     out.write(_scene_title(rs, args, parties) + "\n" + head + "\n")
     out.write(scene_grid_text(rows, columns if axes[1][0] else None, chances) + "\n")
+    if cut:  # as one cell's odds say it (`scene_odds_text`), where the grid said nothing
+        from .model.values import readable
+
+        out.write(f"  note: {SCENE_CUT_NOTE.format(readable(cut))}\n")
     if args.plot:
         labelled = ((axes[0][0], rows), (axes[1][0], columns))  # as the table shows them
         plot_grid(*labelled, chances, Path(args.plot), _scene_title(rs, args, parties), f"P({objective})")

@@ -464,7 +464,10 @@ def _long(p: Fraction) -> str:
 def percent(p: Fraction) -> str:
     """A chance as a percentage with two decimals, one too small for them in scientific form
     (`4.2e-8%`; worked out in decimals, as a float of 1/2**20000 is 0), so a chance that is not 0
-    never reads as 0.00%."""
+    never reads as 0.00%; nor one that is not 1 as 100.00% (`>99.99%`, where a chance of
+    1 - 1e-22 in a scene grid read as a certainty: hunt 13m)."""
+    if Fraction(19_999, 20_000) <= p < 1:
+        return ">99.99%"
     if not p or p >= Fraction(1, 20_000):
         return f"{float(p) * 100:6.2f}%"
     with localcontext() as context:
@@ -509,7 +512,7 @@ def scene_odds_text(odds: Odds, title: str) -> str:
             lines.append(f"    {name.ljust(named)}  {float(v):.4f}{exact}")
     elif odds.expected is None:
         lines.append("  expected at the end: none, since some states never end")
-    lines.append(f"  ({odds.states} states, policy {odds.policy})")
+    lines.append(f"  ({odds.states} {'state' if odds.states == 1 else 'states'}, policy {odds.policy})")
     if odds.truncated:
         lines.append(f"  note: {SCENE_CUT_NOTE.format(readable(odds.truncated))}")
     return "\n".join(lines)
