@@ -1346,12 +1346,34 @@ def _sweep(
 
     work = new_work(rs.limits)  # the whole sweep's
     ctx = RunContext(rs.limits, policy, rs.caches, work=work)
+    points = [bind(check.inputs, {**inputs, name: v}, "check", check.name, check.span) for v in values]
+    _read_once([(v, p[name]) for v, p in zip(values, points)], f"--sweep '{name}=...'")
     dists: list[Distribution] = []
-    for v in values:
+    for bound in points:
         with _point(work, check.span):
-            bound = bind(check.inputs, {**inputs, name: v}, "check", check.name, check.span)
             dists.append(distribution(check, bound, ctx))
     return dists
+
+
+def _read_once(values: list[tuple[str, Any]], flag: str) -> None:
+    """Each value of a sweep or a grid (as written, as read) read once: `7` and `07`, `7` and
+    `7.0`, `true` and `yes` are one row shown twice, refused as `7,7` is (`_sweep_values`: it
+    compared the text, hunt 13m)."""
+    seen: dict[Any, str] = {}
+    for written, read in values:
+        key = (type(read) is bool, read)  # True is 1 to Python, and no input is both
+        first = seen.setdefault(key, written)
+        if first != written:
+            raise InputError(
+                [
+                    Diagnostic(
+                        "RC407",
+                        f"the values '{first}' and '{written}' of {flag} are read alike, as {show(read)}",
+                        None,
+                        "give each value once",
+                    )
+                ]
+            )
 
 
 @contextlib.contextmanager
@@ -2078,6 +2100,8 @@ def _scene_grid(
         if name in fixed or any(name == other for other, _ in axes):
             raise _twice(f"'{name}' (by --grid and --param, or by two --grid)")
         axes.append((name, values))
+    for name, values in axes:  # each read as its cells read it: '1' and '01' are one row
+        _read_once([(v, _as_read(rs, name, v)) for v in values], f"--grid '{name}=...'")
     if len(axes) == 1:
         axes.append(("", [""]))
     scene = rs.scene(args.scene)
