@@ -236,45 +236,50 @@ class StateCompiler:
         for name, item in raw.items():
             path: PathKey = ("state", owner, name)
             with statement(self.unit.diags), self._unmade_if_failing(owner, name, scope):
-                reset = self._reset(item.get("reset"), periods, path + ("reset",))
-                if "counter" in item:
-                    start = self.exprs.expr(path + ("counter",), scope, T.NUM)
-                    found[name] = Counter(
-                        name,
-                        start,
-                        reset=reset,
-                        clamp=bool(item.get("clamp", False)),
-                        description=item.get("description", ""),
-                        span=self.span(path, True),
-                    )
-                    declare(name, T.NUM, what, path)
-                    scope[name] = T.NUM
-                    pending.append((name, path))
-                elif "tally" in item:
-                    scale = self._tally_scale(name, item["tally"], path)
-                    counts = tuple(
-                        (
-                            self._member(scale.name, m, path + ("start", m)),
-                            self.exprs.expr(path + ("start", m), scope, T.NUM),
+                parts = Apart(self.unit.diags)  # its reset and its start apart: both told (hunt 13m)
+                reset: tuple[str, ...] = ()
+                with parts.part():
+                    reset = self._reset(item.get("reset"), periods, path + ("reset",))
+                with parts.part():
+                    if "counter" in item:
+                        start = self.exprs.expr(path + ("counter",), scope, T.NUM)
+                        found[name] = Counter(
+                            name,
+                            start,
+                            reset=reset,
+                            clamp=bool(item.get("clamp", False)),
+                            description=item.get("description", ""),
+                            span=self.span(path, True),
                         )
-                        for m in (item.get("start") or {})
-                    )
-                    found[name] = Tally(
-                        name,
-                        scale,
-                        counts,
-                        reset=reset,
-                        description=item.get("description", ""),
-                        span=self.span(path, True),
-                    )
-                    declare(name, T.multi(T.sym(scale.name)), what, path)
-                    scope[name] = T.multi(T.sym(scale.name))
-                    pending.append((name, path))
-                else:
-                    value = self.exprs.expr(path + ("derived",), scope)
-                    found[name] = Derived(name, value, item.get("description", ""), self.span(path, True))
-                    declare(name, value.type, what, path)
-                    scope[name] = value.type
+                        declare(name, T.NUM, what, path)
+                        scope[name] = T.NUM
+                        pending.append((name, path))
+                    elif "tally" in item:
+                        scale = self._tally_scale(name, item["tally"], path)
+                        counts = tuple(
+                            (
+                                self._member(scale.name, m, path + ("start", m)),
+                                self.exprs.expr(path + ("start", m), scope, T.NUM),
+                            )
+                            for m in (item.get("start") or {})
+                        )
+                        found[name] = Tally(
+                            name,
+                            scale,
+                            counts,
+                            reset=reset,
+                            description=item.get("description", ""),
+                            span=self.span(path, True),
+                        )
+                        declare(name, T.multi(T.sym(scale.name)), what, path)
+                        scope[name] = T.multi(T.sym(scale.name))
+                        pending.append((name, path))
+                    else:
+                        value = self.exprs.expr(path + ("derived",), scope)
+                        found[name] = Derived(name, value, item.get("description", ""), self.span(path, True))
+                        declare(name, value.type, what, path)
+                        scope[name] = value.type
+                parts.settle()
         # Bounds and promotions see the whole state of their owner.
         for name, path in pending:
             item = raw[name]
@@ -400,7 +405,6 @@ class StateCompiler:
                     self.span(path + ("parties", i)),
                 )
             scope.update({f"{party}.{k}": v for k, v in own.items()})
-        steps: list[SceneStep] = []
         parts = Apart(self.unit.diags)
         for i, raw in enumerate(spec["round"]):
             kind = "begin" if "begin" in raw else "act"
@@ -409,121 +413,31 @@ class StateCompiler:
                 path + ("round", i), raw, SCENE_STEP_KEYS[kind], f"a scene's {kind} step", parts, notes
             )
         parts.settle()
+        steps: list[SceneStep] = []
+        made = Apart(self.unit.diags)  # each step and each ending apart: every slip told in one run
         for i, raw in enumerate(spec["round"]):
-            at = path + ("round", i)
-            if "begin" in raw:
-                period = str(raw["begin"])
-                if period not in (self.spec.get("periods") or []):
-                    raise problem(
-                        "RC312",
-                        f"unknown period '{period}'",
-                        self.span(at + ("begin",)),
-                        did_you_mean(period, list(self.spec.get("periods") or [])),
-                    )
-                when = self.exprs.expr(at + ("when",), scope, T.BOOL) if "when" in raw else None
-                steps.append(SceneStep("", "", when=when, period=period, span=self.span(at)))
-                continue
-            act_name = str(raw["act"])
-            act = actions.get(act_name)
-            if act is None and act_name in self.action_spec:
-                raise Reported  # the action itself did not compile, and says why
-            if act is None:
-                raise problem(
-                    "RC312",
-                    f"unknown action '{act_name}'",
-                    self.span(at + ("act",)),
-                    did_you_mean(act_name, list(self.action_spec)),
-                )
-            party = str(raw.get("by", ""))
-            if act.by == "character" and party and party not in parties:
-                raise problem(
-                    "RC307",
-                    f"'{party}' is not a party of this scene",
-                    self.span(at + ("by",)),
-                    did_you_mean(party, list(parties)) or f"parties: {', '.join(parties)}",
-                )
-            if act.by == "character" and party not in parties:
-                raise problem(
-                    "RC307",
-                    f"action '{act_name}' is taken by a character: say which party takes it",
-                    self.span(at, True),
-                    f"parties: {', '.join(parties)}",
-                )
-            if act.by != "character" and party:
-                raise problem(
-                    "RC307",
-                    f"action '{act_name}' is taken by the table, not by a party",
-                    self.span(at + ("by",)),
-                )
-            others = tuple((str(r), str(p)) for r, p in (raw.get("others") or {}).items())
-            for role, who in others:
-                if role not in act.others or who not in parties:
+            with made.part():
+                steps.append(self._scene_step(path + ("round", i), raw, actions, parties, scope))
+        endings: list[Ending] = []
+        for i, e in enumerate(spec["ends"]):
+            with made.part():
+                if e["then"] in RESERVED_ENDINGS:
                     raise problem(
                         "RC307",
-                        f"'{role}: {who}' is not a role of '{act_name}' filled by a party",
-                        self.span(at + ("others", role), True),
-                        f"roles: {', '.join(act.others) or 'none'}; parties: {', '.join(parties)}",
+                        f"'{e['then']}' is the name of a scene's ending the engine gives itself",
+                        self.span(path + ("ends", i, "then")),
+                        f"'{NEVER}' is a state from which no ending can be reached, '{UNFINISHED}' a "
+                        "played scene still going after max_rounds: give this ending another name",
                     )
-            if party and any(who == party for _, who in others):
-                raise problem(
-                    "RC307",
-                    f"party '{party}' cannot fill a role of its own action '{act_name}'",
-                    self.span(at + ("others",)),
-                    "name another party for the role",
-                )
-            missing = [r for r in act.others if r not in dict(others)]
-            if missing:
-                raise problem(
-                    "RC307",
-                    f"step names no party for the role '{missing[0]}' of '{act_name}'",
-                    self.span(at, True),
-                )
-            specs = act.input_map
-            inputs = []
-            for iname in raw.get("inputs") or {}:
-                if iname not in specs:
-                    raise problem(
-                        "RC402",
-                        f"action '{act_name}' has no input '{iname}'",
-                        self.span(at + ("inputs", iname), True),
-                        did_you_mean(str(iname), specs),
+                endings.append(
+                    Ending(
+                        str(e["then"]),
+                        self.exprs.expr(path + ("ends", i, "when"), scope, T.BOOL),
+                        self.span(path + ("ends", i)),
                     )
-                inputs.append(
-                    (str(iname), self.exprs.expr(at + ("inputs", iname), scope, _input_type(specs[iname])))
                 )
-            may = []
-            for iname in raw.get("may") or {}:
-                if iname not in specs:
-                    raise problem(
-                        "RC402",
-                        f"action '{act_name}' has no input '{iname}'",
-                        self.span(at + ("may", iname), True),
-                        did_you_mean(str(iname), specs),
-                    )
-                may.append(
-                    (str(iname), self.exprs.expr(at + ("may", iname), scope, _input_type(specs[iname])))
-                )
-            when = self.exprs.expr(at + ("when",), scope, T.BOOL) if "when" in raw else None
-            steps.append(
-                SceneStep(act_name, party, others, tuple(inputs), when, may=tuple(may), span=self.span(at))
-            )
-        for i, e in enumerate(spec["ends"]):
-            if e["then"] in RESERVED_ENDINGS:
-                raise problem(
-                    "RC307",
-                    f"'{e['then']}' is the name of a scene's ending the engine gives itself",
-                    self.span(path + ("ends", i, "then")),
-                    f"'{NEVER}' is a state from which no ending can be reached, '{UNFINISHED}' a played "
-                    "scene still going after max_rounds: give this ending another name",
-                )
-        ends = tuple(
-            Ending(
-                str(e["then"]),
-                self.exprs.expr(path + ("ends", i, "when"), scope, T.BOOL),
-                self.span(path + ("ends", i)),
-            )
-            for i, e in enumerate(spec["ends"])
-        )
+        made.settle()
+        ends = tuple(endings)
         objective = str(spec.get("objective", ""))
         if objective and objective not in [e.name for e in ends]:
             raise problem(
@@ -544,6 +458,109 @@ class StateCompiler:
             span=self.span(path, True),
             rounds_span=self.span(path + ("max_rounds",), True) if "max_rounds" in spec else None,
         )
+
+    def _scene_step(
+        self,
+        at: PathKey,
+        raw: dict[str, Any],
+        actions: Mapping[str, Action],
+        parties: tuple[str, ...],
+        scope: Mapping[str, T.Type],
+    ) -> Any:
+        """One step of a scene's round (a `SceneStep`): its action, party and roles checked."""
+        from ..model.scene import SceneStep
+
+        if "begin" in raw:
+            period = str(raw["begin"])
+            if period not in (self.spec.get("periods") or []):
+                raise problem(
+                    "RC312",
+                    f"unknown period '{period}'",
+                    self.span(at + ("begin",)),
+                    did_you_mean(period, list(self.spec.get("periods") or [])),
+                )
+            when = self.exprs.expr(at + ("when",), scope, T.BOOL) if "when" in raw else None
+            return SceneStep("", "", when=when, period=period, span=self.span(at))
+        act_name = str(raw["act"])
+        act = actions.get(act_name)
+        if act is None and act_name in self.action_spec:
+            raise Reported  # the action itself did not compile, and says why
+        if act is None:
+            raise problem(
+                "RC312",
+                f"unknown action '{act_name}'",
+                self.span(at + ("act",)),
+                did_you_mean(act_name, list(self.action_spec)),
+            )
+        party = str(raw.get("by", ""))
+        if act.by == "character" and party and party not in parties:
+            raise problem(
+                "RC307",
+                f"'{party}' is not a party of this scene",
+                self.span(at + ("by",)),
+                did_you_mean(party, list(parties)) or f"parties: {', '.join(parties)}",
+            )
+        if act.by == "character" and party not in parties:
+            raise problem(
+                "RC307",
+                f"action '{act_name}' is taken by a character: say which party takes it",
+                self.span(at, True),
+                f"parties: {', '.join(parties)}",
+            )
+        if act.by != "character" and party:
+            raise problem(
+                "RC307",
+                f"action '{act_name}' is taken by the table, not by a party",
+                self.span(at + ("by",)),
+            )
+        others = tuple((str(r), str(p)) for r, p in (raw.get("others") or {}).items())
+        for role, who in others:
+            if role not in act.others or who not in parties:
+                raise problem(
+                    "RC307",
+                    f"'{role}: {who}' is not a role of '{act_name}' filled by a party",
+                    self.span(at + ("others", role), True),
+                    f"roles: {', '.join(act.others) or 'none'}; parties: {', '.join(parties)}",
+                )
+        if party and any(who == party for _, who in others):
+            raise problem(
+                "RC307",
+                f"party '{party}' cannot fill a role of its own action '{act_name}'",
+                self.span(at + ("others",)),
+                "name another party for the role",
+            )
+        missing = [r for r in act.others if r not in dict(others)]
+        if missing:
+            raise problem(
+                "RC307",
+                f"step names no party for the role '{missing[0]}' of '{act_name}'",
+                self.span(at, True),
+            )
+        specs = act.input_map
+        inputs = []
+        for iname in raw.get("inputs") or {}:
+            if iname not in specs:
+                raise problem(
+                    "RC402",
+                    f"action '{act_name}' has no input '{iname}'",
+                    self.span(at + ("inputs", iname), True),
+                    did_you_mean(str(iname), specs),
+                )
+            inputs.append(
+                (str(iname), self.exprs.expr(at + ("inputs", iname), scope, _input_type(specs[iname])))
+            )
+        may = []
+        for iname in raw.get("may") or {}:
+            if iname not in specs:
+                raise problem(
+                    "RC402",
+                    f"action '{act_name}' has no input '{iname}'",
+                    self.span(at + ("may", iname), True),
+                    did_you_mean(str(iname), specs),
+                )
+            may.append((str(iname), self.exprs.expr(at + ("may", iname), scope, _input_type(specs[iname]))))
+        when = self.exprs.expr(at + ("when",), scope, T.BOOL) if "when" in raw else None
+        return SceneStep(act_name, party, others, tuple(inputs), when, may=tuple(may), span=self.span(at))
 
     def _example(
         self,
@@ -958,43 +975,59 @@ class StateCompiler:
                 )
             for k, v in own.items():
                 scope[f"{role}.{k}"] = v
+        # each input, requirement, the roll and each effect apart: every slip told in one run (a
+        # slip in the roll's inputs hid one in an effect's `when`: hunt 13m)
+        made = Apart(self.unit.diags)
         inputs: list[InputSpec] = []
         for iname in spec.get("inputs") or {}:
             at = path + ("inputs", iname)
-            if iname in scope or iname in RESERVED:
-                raise problem(
-                    "RC307", f"input '{iname}' has the name of a state item or parameter", self.span(at, True)
+            with made.part(), known_if_failing(scope, iname):  # what reads it is not told too
+                if iname in scope or iname in RESERVED:
+                    raise problem(
+                        "RC307",
+                        f"input '{iname}' has the name of a state item or parameter",
+                        self.span(at, True),
+                    )
+                given = self.structure.input_at(at, iname, f"actions.{name}")
+                inputs.append(given)
+                scope[iname] = _input_type(given)
+        requires: list[Requirement] = []
+        for i, r in enumerate(spec.get("requires") or []):
+            with made.part():
+                requires.append(
+                    Requirement(
+                        self.exprs.expr(path + ("requires", i, "when"), scope, T.BOOL),
+                        str(r["else"]),
+                        self.span(path + ("requires", i), False),
+                    )
                 )
-            made = self.structure.input_at(at, iname, f"actions.{name}")
-            inputs.append(made)
-            scope[iname] = _input_type(made)
-        requires = tuple(
-            Requirement(
-                self.exprs.expr(path + ("requires", i, "when"), scope, T.BOOL),
-                str(r["else"]),
-                self.span(path + ("requires", i), False),
-            )
-            for i, r in enumerate(spec.get("requires") or [])
-        )
         roll = None
-        after = dict(scope)
+        after: dict[str, T.Type] | None = dict(scope)
         if "roll" in spec:
-            roll, after = self._roll(path + ("roll",), spec["roll"], checks, scope)
-        parts = Apart(self.unit.diags)
+            after = None  # the roll's check unknown: the effects that read its values are not told
+            with made.part():
+                check, after = self._roll_check(path + ("roll",), spec["roll"], checks, scope)
+            if after is not None:
+                with made.part():
+                    roll = self._roll(path + ("roll",), spec["roll"], check, scope)
+        keys = Apart(self.unit.diags)
         notes = {k: "it goes with a move" for k in EFFECT_KEYS["move"]}
         for i, raw in enumerate(spec.get("effects") or []):
             kind = next(k for k in EFFECT_KEYS if k in raw)
-            self._only_keys(path + ("effects", i), raw, EFFECT_KEYS[kind], EFFECT_WORDS[kind], parts, notes)
-        parts.settle()
+            self._only_keys(path + ("effects", i), raw, EFFECT_KEYS[kind], EFFECT_WORDS[kind], keys, notes)
+        keys.settle()
         effects: list[Effect] = []
-        for i, raw in enumerate(spec.get("effects") or []):
-            effects += self._effects(path + ("effects", i), raw, after, by, others)
+        if after is not None:
+            for i, raw in enumerate(spec.get("effects") or []):
+                with made.part():
+                    effects += self._effects(path + ("effects", i), raw, after, by, others)
+        made.settle()
         return Action(
             name=name,
             title=str(spec.get("title", name)),
             by=by,
             inputs=tuple(inputs),
-            requires=requires,
+            requires=tuple(requires),
             roll=roll,
             effects=tuple(effects),
             description=str(spec.get("description", "")),
@@ -1002,9 +1035,11 @@ class StateCompiler:
             span=self.span(path, True),
         )
 
-    def _roll(
+    def _roll_check(
         self, path: PathKey, spec: dict[str, Any], checks: Mapping[str, Check], scope: Mapping[str, T.Type]
-    ) -> tuple[ActionRoll, dict[str, T.Type]]:
+    ) -> tuple[Check, dict[str, T.Type]]:
+        """An action's roll's check, and what the action's effects read after it: its scope with
+        the outcome and the check's values (a slip in the roll's inputs leaves these known)."""
         check_name = str(spec["check"])
         check = checks.get(check_name)
         if check is None and check_name in (self.unit.data.get("checks") or {}):
@@ -1016,18 +1051,6 @@ class StateCompiler:
                 self.span(path + ("check",)),
                 did_you_mean(check_name, list(self.unit.data.get("checks", {}))),
             )
-        specs = check.input_map
-        bound: list[tuple[str, Expr]] = []
-        for iname in spec.get("inputs") or {}:
-            if iname not in specs:
-                raise problem(
-                    "RC402",
-                    f"check '{check_name}' has no input '{iname}'",
-                    self.span(path + ("inputs", iname), True),
-                    did_you_mean(str(iname), specs),
-                )
-            want = _input_type(specs[iname])
-            bound.append((iname, self.exprs.expr(path + ("inputs", iname), scope, want)))
         after = dict(scope)
         after["outcome"] = T.sym(check.outcomes.name)
         for value, t in [
@@ -1043,7 +1066,28 @@ class StateCompiler:
                     "after the roll both would be in scope: rename one of them",
                 )
             after[value] = t
-        return ActionRoll(check_name, tuple(bound), self.span(path, True)), after
+        return check, after
+
+    def _roll(
+        self, path: PathKey, spec: dict[str, Any], check: Check, scope: Mapping[str, T.Type]
+    ) -> ActionRoll:
+        """An action's roll of `check`: each input it gives checked apart."""
+        specs = check.input_map
+        bound: list[tuple[str, Expr]] = []
+        made = Apart(self.unit.diags)
+        for iname in spec.get("inputs") or {}:
+            with made.part():
+                if iname not in specs:
+                    raise problem(
+                        "RC402",
+                        f"check '{check.name}' has no input '{iname}'",
+                        self.span(path + ("inputs", iname), True),
+                        did_you_mean(str(iname), specs),
+                    )
+                want = _input_type(specs[iname])
+                bound.append((iname, self.exprs.expr(path + ("inputs", iname), scope, want)))
+        made.settle()
+        return ActionRoll(check.name, tuple(bound), self.span(path, True))
 
     def _effects(
         self,
