@@ -392,7 +392,7 @@ def test_the_shared_base_is_valid() -> None:
         (
             "        then: hi",
             "        then: hi\n        note: 3",
-            "checks.a.outcome.0.note should be a string",
+            "checks.a.outcome.0.note should be text, not a number",
         ),
         (
             "      - else: lo",

@@ -413,6 +413,22 @@ def _diagnostics(doc: Document, error: ValidationError, slips: Slips | None = No
             and not (e.validator == "enum" and not _same_kind(e.instance, e.validator_value))
         ]
         custom = _custom(error)
+        if not fitting and not custom:
+            # no form takes a value of this kind: every kind they take, where one form's was said
+            # ("should be an array" of `outcomes: 3`, which a scale's name may be too: hunt 13m)
+            here = [e for e in error.context if len(e.absolute_path) == len(error.absolute_path)]
+            kinds = [
+                str(t)
+                for e in here
+                if e.validator == "type"
+                for t in (e.validator_value if isinstance(e.validator_value, list) else [e.validator_value])
+            ]
+            if kinds and all(e.validator == "type" for e in here):  # not a form of named words
+                span = doc.span(tuple(error.absolute_path))
+                where = _where(doc, list(error.absolute_path))
+                said = f"{where} should be {_wanted(kinds)}, not {_kind(error.instance)}"
+                one = _diagnostic(doc, best_match(error.context), list(error.absolute_path), span, where)
+                return [Diagnostic("RC103", said, span, one.hint)]  # its hint: quote a decimal, ...
         # a misspelt key says most: of the forms that have one, the one it is nearest to
         unknown = [e for e in fitting if e.validator == "additionalProperties"]
         # an empty mapping is told as empty by the form of mappings, not as none of the forms
@@ -616,10 +632,8 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
         return _bad_key(doc, error, path, span, where)
     if v == "type":
         want: Any = error.validator_value
-        want_s = " or ".join(want) if isinstance(want, list) else want
-        # a mapping, as the docs call it (RC103), not JSON's "object"
-        want_s = want_s.replace("object", "mapping")
-        hint = _mapping_hint(path, error.instance) if want_s == "mapping" else None
+        want_s = _wanted(want if isinstance(want, list) else [want])
+        hint = _mapping_hint(path, error.instance) if want_s == "a mapping" else None
         at = pointer_of(tuple(error.absolute_schema_path)) or ""
         placed = _placed_hint(at, path, error.instance, span)
         if placed is not None:
@@ -633,9 +647,7 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
             written = span.text
             if written.startswith("[") and '"' not in written:
                 hint = f'a list is written as an expression, in quotes: "{written}"'
-        return Diagnostic(
-            "RC103", f"{where} should be {_article(want_s)}, not {_kind(error.instance)}", span, hint
-        )
+        return Diagnostic("RC103", f"{where} should be {want_s}, not {_kind(error.instance)}", span, hint)
     if v in ("enum", "const"):
         options: list[Any] = list(error.validator_value) if v == "enum" else [error.validator_value]  # type: ignore[arg-type]
         hint = did_you_mean(str(error.instance), [str(o) for o in options])
@@ -805,8 +817,23 @@ def _schema_of(error: ValidationError) -> dict[str, Any]:
     return error.schema if isinstance(error.schema, dict) else {}
 
 
-def _article(word: str) -> str:
-    return ("an " if word[:1] in "aeiou" else "a ") + word
+_TYPE_WORDS = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "text",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true/false",
+    "null": "empty",
+}
+"""A JSON Schema type in the docs' words, as `_kind` names what was written (not JSON's
+"object" and "array": the docs say mapping and list)."""
+
+
+def _wanted(types: list[str]) -> str:
+    """What a value should be, from the JSON Schema types its forms take: "a list or text"."""
+    words = list(dict.fromkeys(_TYPE_WORDS.get(t, t) for t in types))
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
 def _kind(value: Any) -> str:
@@ -819,4 +846,4 @@ def _kind(value: Any) -> str:
         bool: "true/false",
         int: "a number",
         float: "a number",
-    }.get(type(value)) or "a value YAML could not give plainly"  # a date written plainly
+    }.get(type(value)) or "a value YAML could not give plainly"
