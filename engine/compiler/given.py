@@ -190,8 +190,10 @@ def _faces(unit: Unit, at: PathKey, r: Die | Pool, given: Any, bound: Mapping[st
     die = not isinstance(r, Pool) or r.total
     for where, face in _items(at, given):
         if forced_face(face, faces) is None:
-            # a face written as text ("3") is none: the sampler takes numbers
+            # a face written as text ("3") is none: the sampler takes numbers; nor is 6.0, which
+            # equals 6 but is written as no face is (hunt 13m: the message read as if 6 were none)
             meant = whole(parse_number(face.strip())) if isinstance(face, str) else None
+            decimal = int(face) if isinstance(face, float) and face.is_integer() else None
             raise problem(
                 "RC702",
                 f"in this example, {r.name} is forced {shown(face)}, which is not a face of "
@@ -199,6 +201,8 @@ def _faces(unit: Unit, at: PathKey, r: Die | Pool, given: Any, bound: Mapping[st
                 unit.doc.span(where),
                 f"a face is a number: write it unquoted, {meant}"
                 if meant in faces
+                else f"a face is a whole number: write {decimal}, not {shown(face)}"
+                if decimal in faces
                 else f"force {r.name} one of its faces, {faces_text(faces)}"
                 if die
                 else f"force {r.name} faces its dice have, {faces_text(faces)}",
