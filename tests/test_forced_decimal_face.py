@@ -25,17 +25,17 @@ checks:
 
 
 @pytest.mark.parametrize(
-    ("face", "hint"),
+    ("face", "code", "hint"),
     [
-        ("6.0", "a face is a whole number: write 6, not 6.0"),
-        ("6.5", "force a one of its faces, 1..6"),
-        ("7.0", "force a one of its faces, 1..6"),
-        ('"6"', "a face is a number: write it unquoted, 6"),
+        ("6.0", "RC702", "a face is a whole number: write 6, not 6.0"),
+        ("7.0", "RC702", "force a one of its faces, 1..6"),
+        ('"6"', "RC702", "a face is a number: write it unquoted, 6"),
+        ("6.5", "RC103", "a forced die shows one of its faces: a whole number, or a face's name: a: 6"),
     ],
 )
-def test_a_forced_face_that_is_no_whole_number_says_what_to_write(face: str, hint: str) -> None:
+def test_a_forced_face_that_is_no_whole_number_says_what_to_write(face: str, code: str, hint: str) -> None:
     with pytest.raises(RulecraftError) as info:
         engine.load_source(SourceFile("f.yaml", TEXT.replace("FACE", face)))
     (d,) = info.value.diagnostics
-    assert d.code == "RC702" and d.hint == hint, (d.message, d.hint)
+    assert d.code == code and d.hint == hint, (d.message, d.hint)
     assert engine.load_source(SourceFile("f.yaml", TEXT.replace("FACE", "6"))).check("c")
