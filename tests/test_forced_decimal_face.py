@@ -39,3 +39,14 @@ def test_a_forced_face_that_is_no_whole_number_says_what_to_write(face: str, cod
     (d,) = info.value.diagnostics
     assert d.code == code and d.hint == hint, (d.message, d.hint)
     assert engine.load_source(SourceFile("f.yaml", TEXT.replace("FACE", "6"))).check("c")
+
+
+def test_expecting_a_die_as_a_value_says_it_is_forced_not_expected() -> None:
+    """`expect: {values: {a: 3}}` where `a` is a die said only "example expects a value this check
+    does not have: 'a'" (hunt 13m)."""
+    text = TEXT.replace("{dice: {a: FACE}, expect: {outcome: hi}}", "{expect: {values: {a: 3}}}")
+    with pytest.raises(RulecraftError) as info:
+        engine.load_source(SourceFile("f.yaml", text))
+    (d,) = info.value.diagnostics
+    assert d.message == "example expects a value this check does not have: 'a'"
+    assert d.hint == "'a' is a die this check rolls: force it under 'dice:', and expect a value that reads it"

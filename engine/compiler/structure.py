@@ -696,11 +696,16 @@ class Structure:
         """What an example's `expect: {values|mean|probability: {name: value}}` asks, checked."""
         if kind in ("values", "mean") and name not in value_names:
             asked = "a value" if kind == "values" else "the mean of a value"
+            rolled = (self.unit.data.get(str(where[0]), {}).get(where[1]) or {}).get("roll") or {}
             raise problem(
                 "RC702",
                 f"example expects {asked} this check does not have: '{name}'",
                 self.unit.doc.span(where, key=True),
-                did_you_mean(str(name), value_names),
+                # a die is what an example forces, not what it expects (hunt 13m)
+                f"'{name}' is a die this check rolls: force it under 'dice:', and expect a value "
+                "that reads it"
+                if name in rolled
+                else did_you_mean(str(name), value_names),
             )
         if kind == "values":
             at = self.unit.doc.span(where)
