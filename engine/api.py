@@ -147,7 +147,10 @@ class Ruleset:
         )
         part = _yaml(text, self.limits, clock)
         scenes = part.data.get("scenes") if isinstance(part.data, dict) else None
-        if not isinstance(part.data, dict) or not isinstance(scenes, dict) or not scenes:
+        if isinstance(scenes, dict) and not scenes:  # it holds 'scenes:', with none in it (hunt 13m)
+            where = part.span(("scenes",), key=True)
+            raise SchemaError([Diagnostic("RC104", "the scene file's 'scenes:' holds no scene", where)])
+        if not isinstance(part.data, dict) or not isinstance(scenes, dict):
             where = part.span(())
             raise SchemaError(
                 [Diagnostic("RC101", "a scene file holds 'scenes:', a mapping of scenes", where)]

@@ -109,7 +109,8 @@ def test_the_docs_scene_file_section_shows_what_the_command_prints(cli: Any, tmp
         ("parties: [you, foe]", "parties: 3", "RC103"),
         ("first_blood:", "duel:", "RC307"),
         ("scenes:", "rulecraft: 1\nscenes:", "RC102"),
-        (FIRST_BLOOD, "scenes: {}\n", "RC101"),
+        (FIRST_BLOOD, "scenes: {}\n", "RC104"),  # "holds no scene" (hunt 13m: "holds 'scenes:'")
+        (FIRST_BLOOD, "scenes: [1]\n", "RC101"),
     ],
 )
 def test_a_mistake_in_a_scene_file_is_reported_at_its_own_line(
@@ -123,6 +124,8 @@ def test_a_mistake_in_a_scene_file_is_reported_at_its_own_line(
         castle.with_scenes(path)
     first = caught.value.diagnostics[0]
     assert first.code == code, caught.value
+    if new == "scenes: {}\n":
+        assert first.message == "the scene file's 'scenes:' holds no scene"
     assert first.span is not None and first.span.source.name.endswith("blood.yaml")
     assert first.span.line == line, caught.value
 
