@@ -1528,6 +1528,17 @@ def _new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .tools.starter import NAME_PATTERN, schema_reference, starter_text
 
     given = Path(args.name)
+    if given.name and args.name.endswith(("/", os.sep)) and given.is_dir():  # `new proj/`: a folder, named to write in
+        raise InputError(
+            [
+                Diagnostic(
+                    "RC407",
+                    f"{args.name!r} is a folder: give the ruleset's name after it",
+                    None,
+                    f"for example {_pasted(given / 'my-game')}",
+                )
+            ]
+        )
     if not given.name:  # '', '.', '/': a folder, with no file name in it
         target = given
     else:
@@ -1577,7 +1588,9 @@ def _write_new(target: Path, text: Callable[[], str], other: str) -> None:
         if target.exists() or target.is_symlink():
             raise taken
         if not target.parent.is_dir():
-            raise _unwritten(f"cannot write {target}: folder {target.parent} does not exist")
+            there = target.parent.exists() or target.parent.is_symlink()  # a file, not a folder
+            said = f"{target.parent} is not a folder" if there else f"folder {target.parent} does not exist"
+            raise _unwritten(f"cannot write {target}: {said}")  # (hunt 13m: both 'does not exist')
         temporary, fd = _temporary(target)
     except OSError as exc:  # a path the system refuses (a name too long)
         raise _unwritten(f"cannot write {target}: {exc.strerror or exc}") from None

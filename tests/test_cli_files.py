@@ -97,6 +97,26 @@ def test_new_refusals_are_coded_and_exit_1(cli: Any, tmp_path: Path, argv: list[
     assert list(tmp_path.iterdir()) == []
 
 
+def test_new_in_what_is_no_folder_says_so(cli: Any, tmp_path: Path) -> None:
+    """Hunt 13m: `new afile.yaml/x`, where afile.yaml is a file, said "folder afile.yaml does not
+    exist"; `new proj/` of a folder proj wrote proj.yaml beside it."""
+    (tmp_path / "afile.yaml").write_text("x")
+    (tmp_path / "proj").mkdir()
+    r = cli("new", "afile.yaml/x", cwd=tmp_path)
+    assert r.code == 1 and r.err.startswith(
+        "error RC603: cannot write afile.yaml/x.yaml: afile.yaml is not a folder"
+    )
+    r = cli("new", "proj/", cwd=tmp_path)
+    assert r.code == 1 and r.err.startswith(
+        "error RC407: 'proj/' is a folder: give the ruleset's name after it"
+    )
+    assert "for example proj/my-game" in r.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile.yaml", "proj"]
+    assert list((tmp_path / "proj").iterdir()) == []
+    r = cli("new", "proj/my-game", cwd=tmp_path)
+    assert r.code == 0 and (tmp_path / "proj" / "my-game.yaml").is_file()
+
+
 def test_new_twice_is_coded_and_leaves_the_first(cli: Any, tmp_path: Path) -> None:
     assert cli("new", "mygame", cwd=tmp_path).code == 0
     first = (tmp_path / "mygame.yaml").read_text(encoding="utf-8")
