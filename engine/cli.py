@@ -1528,7 +1528,8 @@ def _new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .tools.starter import NAME_PATTERN, schema_reference, starter_text
 
     given = Path(args.name)
-    if given.name and args.name.endswith(("/", os.sep)) and given.is_dir():  # `new proj/`: a folder, named to write in
+    # `new proj/`: a folder, named to write in
+    if given.name and args.name.endswith(("/", os.sep)) and given.is_dir():
         raise InputError(
             [
                 Diagnostic(
