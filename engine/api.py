@@ -1017,10 +1017,24 @@ def _found_again(rs: Ruleset) -> str:
     (`text_reference`) and opens with the text the campaign keeps. Its name was resolved where it
     was a file here: `load(text, name="/etc/passwd")` made a campaign that opened that file, and
     quoted it in its error (hunt 13k)."""
-    if rs.file is not None:
+    if rs.file is not None and _keepable(str(rs.file)):
         return str(rs.file)
-    name = rs.document.source.name
+    # a file's name that is no UTF-8 (`r\xff.yaml`, which Python reads as a lone surrogate) no
+    # store can keep: the campaign keeps the ruleset as its text, under the name as the bytes
+    # show it (hunt 13l: a UnicodeEncodeError traceback from the store's insert)
+    name = str(rs.file) if rs.file is not None else rs.document.source.name
+    if not _keepable(name):
+        name = os.fsencode(name).decode("utf-8", "backslashreplace")
     return name if text_reference(name) else f"<{name}>"
+
+
+def _keepable(text: str) -> bool:
+    """Whether a store can keep `text`: it is UTF-8 (no lone surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def text_reference(ref: str) -> bool:

@@ -1639,13 +1639,11 @@ def _store(args: argparse.Namespace) -> Store:
     """The store `--db` names (a file or a postgresql:// URL), closed when the command ends. SQLite
     reads `:memory:` as a database in memory, which a command would make and drop unseen ("made
     campaign 'x' in :memory:", then nothing to list: hunt 13g): refused, as an empty name is."""
+    from .state.stores import unkept
+
     target = args.db if args.db is not None else default_db()
-    if str(target).strip() in ("", ":memory:"):
-        said = (
-            "an empty name"
-            if not str(target).strip()
-            else "SQLite's database in memory, gone when the command ends"
-        )
+    said = unkept(target)
+    if said is not None:
         given = "--db" if args.db is not None else "$RULECRAFT_DB"
         raise InputError(
             [

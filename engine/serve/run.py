@@ -14,6 +14,7 @@ import uvicorn
 
 from ..errors import Diagnostic, InputError
 from ..frozen import replace
+from ..state.stores import unkept
 from ..syntax.positions import one_line
 from .app import LOOPBACK, Settings, address_of, create_app, host_name, token_problem
 
@@ -41,6 +42,8 @@ def settings_of(args: argparse.Namespace) -> Settings:
         problems.append(
             f"--rulesets {args.rulesets}: {'not a folder' if folder.exists() else 'no such folder'}"
         )
+    if args.db is not None and (why := unkept(args.db)) is not None:  # every write kept nowhere (hunt 13l)
+        problems.append(f"--db {args.db!r} is {why}: campaigns are kept in a file or in PostgreSQL")
     if any(item.partition("=")[0].strip() == "deadline" for item in args.limit):
         problems.append("--limit deadline: a request's deadline is --deadline SECONDS")
     problems += [

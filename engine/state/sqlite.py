@@ -24,6 +24,7 @@ the file's lock.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -31,13 +32,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ..errors import Advice, CampaignError
+from ..errors import Advice, CampaignError, Diagnostic, InputError
 from .records import (
     APPEND_KINDS,
     FORMAT,
     SCHEMA_VERSION,
 )
 from .sql import SCHEMA, SqlStore
+from .stores import MEMORY
 
 if TYPE_CHECKING:
     from .records import Store
@@ -54,13 +56,23 @@ class SqliteStore(SqlStore):
     """
 
     def __init__(self, path: str | Path, *, timeout: float = 10.0) -> None:
+        if (str(path) if isinstance(path, Path) else path).strip() == MEMORY:
+            # `Path("./:memory:")` is `:memory:` again: only the text tells the file apart
+            raise InputError(
+                [Diagnostic("RC407", f"{MEMORY!r} is SQLite's database in memory: give a file path", None)]
+            )
         self.path = Path(path)
         self.timeout = timeout
         self._where = str(self.path)
         self._connection: sqlite3.Connection | None = None
         self._check_file()
+        # a name SQLite reads as a URI (`file:x.db?nolock=1`, `file::memory:`, where the library
+        # is built to read file names as URIs) or as its database in memory (`:memory:`, given as
+        # `./:memory:`) is a file's name here: written from the folder (hunt 13l)
+        name = str(self.path)
+        opened = name if self.path.is_absolute() else os.path.join(os.curdir, name)
         try:
-            connection = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+            connection = sqlite3.connect(opened, timeout=timeout, isolation_level=None, uri=False)
         except sqlite3.Error as e:
             raise self._db_error(e, "opening it") from e
         self._connection = connection

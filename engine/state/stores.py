@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Final
 
-from ..errors import CampaignError, Diagnostic
+from ..errors import CampaignError, Diagnostic, InputError
 from .records import Store
 
 URL_SCHEMES: Final = ("postgresql://", "postgres://")
@@ -30,9 +30,38 @@ def postgres_url(target: str) -> str:
     return f"{given.lower()}://{rest}"
 
 
+MEMORY: Final = ":memory:"
+
+
+def unkept(target: str | Path) -> str | None:
+    """Why campaigns could not be kept at `target`, a path or URL as given, or None: an empty
+    name, or SQLite's database in memory (`:memory:`), which a command or a server's request
+    would make and drop unseen ("made campaign 'x'", then nothing to list: hunts 13g and 13l).
+    The one rule the CLI's `--db`, `serve --db` and every store opened share; `./:memory:` is a
+    file of that name (`SqliteStore` opens it so)."""
+    text = str(target) if isinstance(target, Path) else target
+    if not text.strip():
+        return "an empty name"
+    if text.strip() == MEMORY:
+        return "SQLite's database in memory, gone when the command ends"
+    return None
+
+
 def open_store(target: str | Path) -> Store:
     """The campaign store `target` names: a `PostgresStore` for a `postgresql://` or `postgres://`
     URL, else a `SqliteStore` for the file at that path. Close it when done."""
+    why = unkept(target)
+    if why is not None:
+        raise InputError(
+            [
+                Diagnostic(
+                    "RC407",
+                    f"{str(target)!r} is {why}: campaigns are kept in a file or in PostgreSQL",
+                    None,
+                    "give a file path (./:memory: for a file of that name), or postgresql://USER@HOST/DATABASE",
+                )
+            ]
+        )
     if is_postgres(target):
         from .postgres import PostgresStore
 
@@ -52,4 +81,4 @@ def open_store(target: str | Path) -> Store:
         )
     from .sqlite import SqliteStore
 
-    return SqliteStore(Path(target))
+    return SqliteStore(target)

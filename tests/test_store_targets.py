@@ -1,0 +1,92 @@
+"""Where campaigns are kept: a target SQLite would read as its database in memory or as a URI is
+a file's name, or refused (hunt 13l).
+
+- `./:memory:`, the CLI's own hint for "a file of that name", was `Path(":memory:")` again: the
+  campaign was made in memory and gone ("made campaign 'm1'", then "no campaigns yet").
+- `file::memory:` and `file:x.db?nolock=1` were read as SQLite URIs (this library reads file
+  names as URIs): one lost every campaign, the other let four writers corrupt the file.
+- `serve --db :memory:` started, answered every write 201 and kept nothing.
+- A ruleset file whose name is no UTF-8 ended `campaign new` in a UnicodeEncodeError traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import engine
+from engine import api
+from engine.errors import InputError
+
+COUNTER = """\
+rulecraft: 1
+name: counter
+checks:
+  c:
+    roll: {d: {die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if d > 3 else 'lo'"
+state:
+  shared:
+    n: {counter: 0, min: 0}
+actions:
+  tick:
+    effects:
+      - {add: {n: 1}}
+"""
+
+
+@pytest.mark.parametrize("target", ["./:memory:", "file::memory:", "file:x.db?nolock=1", "file:x.db"])
+def test_a_target_sqlite_would_read_otherwise_is_a_file_of_that_name(
+    cli: Callable[..., Any], tmp_path: Path, target: str
+) -> None:
+    (tmp_path / "counter.yaml").write_text(COUNTER)
+    made = cli("campaign", "--db", target, "new", "kept", "counter.yaml", cwd=tmp_path)
+    assert made.code == 0, made.err
+    assert cli("campaign", "--db", target, "act", "kept", "tick", cwd=tmp_path).code == 0
+    listed = cli("campaign", "--db", target, "list", cwd=tmp_path)
+    assert "kept  (counter.yaml, 2 events)" in listed.out, listed.out
+    file = tmp_path / os.path.normpath(target)
+    assert file.is_file(), sorted(p.name for p in tmp_path.iterdir())
+    db = sqlite3.connect(str(file.absolute()))  # absolute: no URI; a real database, with the campaign
+    try:
+        assert db.execute("SELECT COUNT(*) FROM events").fetchone() == (2,)
+    finally:
+        db.close()
+    assert not (tmp_path / "x.db").exists()
+
+
+@pytest.mark.parametrize("target", [":memory:", " :memory: ", ""])
+def test_sqlite_in_memory_or_no_name_is_refused_by_every_way_in(
+    cli: Callable[..., Any], tmp_path: Path, target: str
+) -> None:
+    with pytest.raises(InputError) as caught:
+        api.open_store(target)
+    assert caught.value.diagnostics[0].code == "RC407"
+    served = cli("serve", "--db", target, "--port", "0", cwd=tmp_path)
+    assert served.code == 1 and "RC407" in served.err and "--db" in served.err, served.err
+    assert served.out == ""  # refused before it served
+
+
+def test_a_store_given_a_path_of_memory_is_refused_not_made_in_memory() -> None:
+    from engine.state.sqlite import SqliteStore
+
+    with pytest.raises(InputError):
+        SqliteStore(Path(":memory:"))
+
+
+def test_a_ruleset_file_whose_name_is_no_utf8_is_kept_as_text(tmp_path: Path) -> None:
+    folder = os.fsdecode(bytes(tmp_path) + b"/r\xff.yaml")
+    Path(folder).write_text(COUNTER)
+    with api.open_store(tmp_path / "c.db") as store:
+        campaign = engine.new_campaign("odd", engine.load(Path(folder)), store=store)
+        campaign.act("tick")
+        assert campaign.header.ruleset.startswith("<") and "r\\xff.yaml" in campaign.header.ruleset
+    with api.open_store(tmp_path / "c.db") as store:
+        again = api.open_campaign("odd", store=store)
+        assert again.show()["shared"]["n"] == 1
