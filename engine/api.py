@@ -870,9 +870,12 @@ def default_db() -> str | Path:
     read as `--db` is (`state.stores.open_store`): a URL of another scheme is refused, not taken
     for a file path, and its folders are the user's to make, as the default's are ours."""
     given = os.environ.get("RULECRAFT_DB")
-    if given:
+    if given:  # set but empty is unset, as XDG reads its own variables
         return given
-    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    # a relative $XDG_DATA_HOME is ignored, as the XDG spec says ("consider the path invalid"):
+    # it named another file from every working folder (hunt 13l)
+    xdg = os.environ.get("XDG_DATA_HOME") or ""
+    base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".local" / "share"
     return base / "rulecraft" / "campaigns.db"
 
 

@@ -739,3 +739,20 @@ def test_a_default_store_in_memory_is_refused_too(cli, monkeypatch) -> None:  # 
     monkeypatch.setenv("RULECRAFT_DB", ":memory:")
     r = cli("campaign", "list")
     assert r.code == 1 and r.err.startswith("error RC407: $RULECRAFT_DB ':memory:' is SQLite's"), r.err
+
+
+def test_a_relative_xdg_data_home_is_ignored(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Hunt 13l: a relative `$XDG_DATA_HOME` named another store from every working folder; the
+    XDG spec says to ignore it. An empty one, or an empty `$RULECRAFT_DB`, is as unset."""
+    from engine.api import default_db
+
+    monkeypatch.delenv("RULECRAFT_DB", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    home = tmp_path / ".local" / "share" / "rulecraft" / "campaigns.db"
+    for xdg in ("data", "./data", ""):
+        monkeypatch.setenv("XDG_DATA_HOME", xdg)
+        assert default_db() == home
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "x"))
+    assert default_db() == tmp_path / "x" / "rulecraft" / "campaigns.db"
+    monkeypatch.setenv("RULECRAFT_DB", "")
+    assert default_db() == tmp_path / "x" / "rulecraft" / "campaigns.db"
