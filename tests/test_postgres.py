@@ -353,6 +353,13 @@ def test_every_way_of_failing_to_connect_is_one_rc903_without_the_password(
         (f"postgresql://ann:{SECRET}@no such host/games", "not a PostgreSQL address"),
         (f"postgresql://ann:{SECRET} x@db.example/games", "not a PostgreSQL address"),  # psycopg quotes it
         (f"postgresql://h/x?password={SECRET}&sslmode=nonsense", "postgresql://h/x?password=***"),
+        # a bad parameter is not a host that does not answer ("no answer within the connect
+        # timeout", hunt 13l)
+        (
+            f"postgresql://ann:{SECRET}@127.0.0.1:{port}/g?connect_timeout=abc",
+            "check the parameters after '?'",
+        ),
+        (f"postgresql://ann:{SECRET}@127.0.0.1:{port}/g?sslmode=bogus", "check the parameters after '?'"),
     ]
     if pg_cluster.tcp is not None:  # the private cluster asks for a password over TCP
         cases.append((pg_cluster.tcp_url(database_name(pg_url), SECRET), "refused the user or password"))

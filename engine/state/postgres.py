@@ -764,6 +764,14 @@ class PostgresStore(SqlStore):
                 f"cannot connect to {self._where}: {said}",
                 "check the host name in the URL",
             )
+        if "invalid" in text and "value" in text or "bad value for" in text:
+            # libpq refusing a parameter of the URL (`connect_timeout=abc`, `sslmode=bogus`): not a
+            # host that does not answer (hunt 13l: "no answer within the connect timeout")
+            return self._error(
+                "RC903",
+                f"{self._where} is not a PostgreSQL address rulecraft can read: {said}",
+                "check the parameters after '?' in the URL",
+            )
         if "timeout" in text.lower():
             return self._keepers(
                 f"cannot connect to {self._where}: no answer within the connect timeout ({said})",
