@@ -879,20 +879,23 @@ def default_db() -> str | Path:
     return base / "rulecraft" / "campaigns.db"
 
 
-def open_store(db: str | Path | None = None) -> Store:
+def open_store(db: str | Path | None = None, *, wait: float | None = None) -> Store:
     """The campaign store at `db` — a file path, or a `postgresql://` (`postgres://`) URL — or at
-    the default place when None (`default_db`). Close it when done."""
+    the default place when None (`default_db`). Close it when done. `wait`: the most seconds a
+    write waits for another writer (10 by default)."""
     from .state.stores import open_store as state_store
 
+    if wait is not None:
+        wait = arg.seconds("open_store", "wait", wait)
     if db is not None:
-        return state_store(db)
+        return state_store(db, wait=wait)
     target = default_db()
     if isinstance(target, Path):
         try:  # the default folder is ours to make; a path the user names is not
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError:
             pass  # the store says what is wrong with the place
-    return state_store(target)
+    return state_store(target, wait=wait)
 
 
 def text_compiler(limits: Limits) -> Callable[[str, str], RulesetModel]:

@@ -1858,3 +1858,27 @@ def test_head_is_answered_as_get_without_the_body(client: TestClient, path: str)
     assert head.headers["content-length"] == str(len(got.content))
     refused = client.head("/api/roll")  # a path that takes no GET takes no HEAD
     assert refused.status_code == 405 and "POST" in refused.headers["allow"]
+
+
+def test_a_locked_store_waits_no_longer_than_the_deadline(tmp_path: Path) -> None:
+    """Hunt 13l: under `--deadline 5` a write waiting for another writer answered after the
+    store's own 10 s, past a proxy's timeout set "longer than --deadline"."""
+    import sqlite3
+    import time
+
+    db = tmp_path / "c.db"
+    with TestClient(create_app(Settings(db=str(db), workers=1, deadline=1.5))) as c:
+        made = c.post("/api/campaigns", json={"name": "k", "ruleset": "chill", "params": {"players": 4}})
+        assert made.status_code == 201, made.text
+        holder = sqlite3.connect(db, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            start = time.monotonic()
+            answer = c.post("/api/campaigns/k/undo")
+            took = time.monotonic() - start
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        [d] = error(answer, 503)
+        assert d["code"] == "RC903" and "is locked" in d["message"] and "1.5 s" in d["message"], d
+        assert took < 6, took  # the deadline's 1.5 s and the request's own work, not the store's 10 s

@@ -83,6 +83,9 @@ moved away) cannot be followed by a client."""
 READ = f"what is stored is read all the same; to change the campaign, {_MIGRATE}"
 """RC904's hint over HTTP for a read's warning: the read was answered, only a change is refused."""
 
+STORE_WAIT = 10.0
+"""The most seconds a campaign write waits for another writer of the store (the stores' own)."""
+
 NO_STATE = (
     "the ruleset's file on the server was changed and no longer declares a 'state:', so the "
     "campaign cannot be migrated to it: the server's operator puts the old text back in the file"
@@ -97,7 +100,9 @@ def _store(server: Server) -> Iterator[Store]:
     `STORE`, never by its path or URL."""
     store: Store | None = None
     try:
-        store = open_store(server.settings.db)
+        # a write waits for another writer no longer than a request may take (it waited the
+        # store's 10 s under --deadline 5, past a proxy's timeout: hunt 13l)
+        store = open_store(server.settings.db, wait=min(STORE_WAIT, server.settings.deadline))
         yield store
     except RulecraftError as exc:
         exc.diagnostics = tuple(_hidden(server, d) for d in exc.diagnostics)

@@ -47,9 +47,11 @@ def unkept(target: str | Path) -> str | None:
     return None
 
 
-def open_store(target: str | Path) -> Store:
+def open_store(target: str | Path, *, wait: float | None = None) -> Store:
     """The campaign store `target` names: a `PostgresStore` for a `postgresql://` or `postgres://`
-    URL, else a `SqliteStore` for the file at that path. Close it when done."""
+    URL, else a `SqliteStore` for the file at that path. Close it when done. `wait` bounds how
+    many seconds a write waits for another writer (the stores' own 10 s by default): a server
+    waits no longer than its request's deadline."""
     why = unkept(target)
     if why is not None:
         raise InputError(
@@ -65,6 +67,8 @@ def open_store(target: str | Path) -> Store:
     if is_postgres(target):
         from .postgres import PostgresStore
 
+        if wait is not None:
+            return PostgresStore(postgres_url(str(target)), timeout=wait)
         return PostgresStore(postgres_url(str(target)))
     scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", target) if isinstance(target, str) else None
     if scheme:  # `mysql://...` is no file either: say so, not that its "folder" is missing
@@ -81,4 +85,4 @@ def open_store(target: str | Path) -> Store:
         )
     from .sqlite import SqliteStore
 
-    return SqliteStore(target)
+    return SqliteStore(target) if wait is None else SqliteStore(target, timeout=wait)
