@@ -894,8 +894,33 @@ def test_a_url_with_its_scheme_in_capitals_and_a_column_made_jsonb(pg_cluster: C
     with open_store(f"{scheme.upper()}://{rest}") as store:
         store.create(header("moor"), counter(0))
     pg_cluster.execute("ALTER TABLE events ALTER data TYPE jsonb USING data::jsonb", pg_url)
-    with PostgresStore(pg_url) as store:
-        refused(lambda: store.events("moor"), "damaged", "a column changed to json or jsonb?")
+    # told when the store is opened, before anything is written (hunt 13l), not at the first read
+    refused(lambda: PostgresStore(pg_url), "damaged", "events.data is jsonb, not text", "ALTER TABLE events")
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ("ALTER TABLE events ALTER undoes TYPE text", "events.undoes is text, not integer"),
+        (
+            "ALTER TABLE campaigns ALTER created TYPE timestamptz USING created::timestamptz",
+            "campaigns.created is",
+        ),
+        ("ALTER TABLE events DROP COLUMN at", "events.at is missing"),
+    ],
+)
+def test_a_column_changed_outside_is_refused_before_any_write(
+    pg_cluster: Cluster, pg_url: str, change: str, said: str
+) -> None:
+    """Hunt 13l: with `events.undoes` made text, `act` and `undo` each wrote an event into it, and
+    only then did every read fail ("event 8 undoes '7', no earlier event"): rulecraft's own
+    writes made the campaign unreadable. Now the open is refused, and nothing is written."""
+    with open_store(pg_url) as store:
+        store.create(header("moor"), counter(0))
+    pg_cluster.execute(change, pg_url)
+    refused(lambda: open_store(pg_url), "damaged", said, "changed outside rulecraft")
+    rows = pg_cluster.execute("SELECT count(*) FROM events", pg_url)
+    assert rows == [(1,)], rows
 
 
 def test_a_user_without_the_rights_is_told_which_it_needs(pg_cluster: Cluster, pg_url: str) -> None:

@@ -528,7 +528,38 @@ class PostgresStore(SqlStore):
             "give an empty database, or a schema of its own (add ?options=-csearch_path%3DNAME"
             f" to the URL); {self.LEFT}",
         )
-        return self._ours(meta, tables, foreign), PAGE_INDEX in tables
+        ours = self._ours(meta, tables, foreign)
+        self._check_columns(connection)
+        return ours, PAGE_INDEX in tables
+
+    def _check_columns(self, connection: Connection) -> None:
+        """RC903 when a column of ours was changed to another type, or dropped, outside rulecraft
+        (`ALTER TABLE events ALTER undoes TYPE text`): told before anything is written. It was
+        told only when a row was read back, after rulecraft had written its own events into
+        the changed column (hunt 13l: an `undoes` of text took two writes, then every read of the
+        campaign failed)."""
+        with self._errors("reading what the database holds"):
+            found = {
+                (str(table), str(column)): str(kind)
+                for table, column, kind in connection.execute(
+                    "SELECT c.relname, a.attname, format_type(a.atttypid, NULL) FROM pg_attribute AS a"
+                    " JOIN pg_class AS c ON c.oid = a.attrelid"
+                    " JOIN pg_namespace AS n ON n.oid = c.relnamespace"
+                    " WHERE n.nspname = current_schema() AND c.relname IN ('campaigns', 'events')"
+                    " AND a.attnum > 0 AND NOT a.attisdropped"
+                ).fetchall()
+            }
+        for (table, column), kind in COLUMN_TYPES.items():
+            now = found.get((table, column))
+            if now != kind:
+                said = f"is {now}, not {kind}" if now is not None else "is missing"
+                raise self._error(
+                    "RC903",
+                    f"{self._where} is damaged: the column {table}.{column} {said} (changed outside"
+                    " rulecraft)",
+                    f"change it back (ALTER TABLE {table} ALTER {column} TYPE {kind}), or restore the"
+                    " database from a copy",
+                )
 
     # -- transactions and errors ---------------------------------------------------------------
 
@@ -780,6 +811,15 @@ class PostgresStore(SqlStore):
         return self._error("RC903", f"cannot connect to {self._where}: {said}")
 
     # -- rows -------------------------------------------------------------------------------------
+
+
+COLUMN_TYPES: Final = {
+    **{("campaigns", c): "text" for c in ("name", "ruleset", "ruleset_hash", "ruleset_text", "params", "created")},
+    **{("events", c): "text" for c in ("campaign", "kind", "data", "state", "at")},
+    ("events", "seq"): "integer",
+    ("events", "undoes"): "integer",
+}
+"""Each column of the tables (`sql.SCHEMA`) and the type PostgreSQL gives it (`format_type`)."""
 
 
 def _one(cursor: psycopg.Cursor[tuple[Any, ...]]) -> tuple[Any, ...]:
