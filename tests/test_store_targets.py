@@ -90,3 +90,30 @@ def test_a_ruleset_file_whose_name_is_no_utf8_is_kept_as_text(tmp_path: Path) ->
     with api.open_store(tmp_path / "c.db") as store:
         again = api.open_campaign("odd", store=store)
         assert again.show()["shared"]["n"] == 1
+
+
+def test_a_campaign_file_in_a_read_only_folder_says_so(cli: Callable[..., Any], tmp_path: Path) -> None:
+    """Hunt 13l: a copy of a campaign file on a read-only file system could not even be listed,
+    and the message said "cannot write r.db" with no word of the folder. SQLite writes a WAL
+    database's `-shm` beside it to read it; the message now names the folder and what to do. A
+    read-only file system is a real one (tmpfs mounted read-only), or the test skips."""
+    import shutil
+    import subprocess
+
+    (tmp_path / "counter.yaml").write_text(COUNTER)
+    assert cli("campaign", "--db", str(tmp_path / "r.db"), "new", "x", "counter.yaml", cwd=tmp_path).code == 0
+    mount = tmp_path / "ro"
+    mount.mkdir()
+    if (
+        shutil.which("mount") is None
+        or subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(mount)], capture_output=True).returncode
+    ):
+        pytest.skip("no read-only file system to be had here (mounting a tmpfs needs root)")
+    try:
+        shutil.copy(tmp_path / "r.db", mount / "r.db")
+        assert subprocess.run(["mount", "-o", "remount,ro", str(mount)], capture_output=True).returncode == 0
+        r = cli("campaign", "--db", str(mount / "r.db"), "list", cwd=tmp_path)
+        assert r.code == 1 and "its folder" in r.err and "cannot be written" in r.err, r.err
+        assert "copy the file to a folder that can be written" in r.err
+    finally:
+        subprocess.run(["umount", str(mount)], capture_output=True)

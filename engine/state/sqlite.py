@@ -234,6 +234,20 @@ class SqliteStore(SqlStore):
             return self._not_sqlite()
         if kind.startswith("SQLITE_CORRUPT"):
             return self._error("RC903", f"{self._where} is damaged ({error}) while {doing}")
+        folder = self.path.parent
+        if (
+            kind.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY"))
+            and self.path.is_file()
+            and not os.access(folder, os.W_OK)
+        ):
+            # a read too: SQLite keeps a WAL database's shared-memory file (`-shm`) beside it, which
+            # a folder it cannot write has no room for ("cannot write" told a `list` of a backup in
+            # a read-only folder, with no word of the folder: hunt 13l)
+            return self._keepers(
+                f"cannot use {self._where}: its folder {folder} cannot be written, and SQLite writes"
+                f" files beside a campaign database even to read it ({error}, while {doing})",
+                "copy the file to a folder that can be written, and open the copy",
+            )
         if kind.startswith(
             ("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM", "SQLITE_IOERR", "SQLITE_FULL")
         ):
