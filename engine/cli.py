@@ -1749,9 +1749,27 @@ def _campaign_list(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if first is not None and len(rows) == first:
         out.write(
             # `--after=NAME`: a name may start with '-', which `--after -x` would read as a flag
-            f"more may follow: rulecraft campaign list --after={shlex.quote(rows[-1][0])} --first {first}\n"
+            # with the store named as it was given (it read the default store when pasted: hunt 13l)
+            f"more may follow: rulecraft campaign{_db_option(args)} list --after={shlex.quote(rows[-1][0])}"
+            f" --first {first}\n"
         )
     return 0
+
+
+def _db_option(args: argparse.Namespace) -> str:
+    """` --db TARGET` as the command was given it (quoted for a shell), or nothing: what a hint
+    that names another command needs to read the same store. A PostgreSQL URL is shown with its
+    password masked (`redact`): the hint is printed, and the user has the password already."""
+    if args.db is None:
+        return ""
+    from .state.stores import is_postgres
+
+    target = str(args.db)
+    if is_postgres(target):
+        from .state.postgres import redact
+
+        target = redact(target)
+    return f" --db {shlex.quote(target)}"
 
 
 def _campaign_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -117,3 +117,26 @@ def test_a_campaign_file_in_a_read_only_folder_says_so(cli: Callable[..., Any], 
         assert "copy the file to a folder that can be written" in r.err
     finally:
         subprocess.run(["umount", str(mount)], capture_output=True)
+
+
+def test_a_name_longer_than_any_kept_is_not_echoed_whole(cli: Callable[..., Any], tmp_path: Path) -> None:
+    """Hunt 13l: `show` of a 5,000-character name echoed it whole in RC901."""
+    (tmp_path / "counter.yaml").write_text(COUNTER)
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "kept", "counter.yaml", cwd=tmp_path).code == 0
+    r = cli("campaign", "--db", db, "show", "x" * 5000, cwd=tmp_path)
+    assert r.code == 1 and "RC901" in r.err and "(5,000 characters)" in r.err and len(r.err) < 600, r.err
+    near = "y" * 100  # as long as a kept name may be: shown whole
+    r = cli("campaign", "--db", db, "show", near, cwd=tmp_path)
+    assert f"no campaign named '{near}'" in r.err
+
+
+def test_the_line_that_pages_on_names_the_store(cli: Callable[..., Any], tmp_path: Path) -> None:
+    """Hunt 13l: `list --first N`'s "more may follow" line left out `--db`, so pasted it read the
+    default store."""
+    (tmp_path / "counter.yaml").write_text(COUNTER)
+    db = "my games.db"
+    for name in ("a", "b"):
+        assert cli("campaign", "--db", db, "new", name, "counter.yaml", cwd=tmp_path).code == 0
+    r = cli("campaign", "--db", db, "list", "--first", "1", cwd=tmp_path)
+    assert r.out.endswith("more may follow: rulecraft campaign --db 'my games.db' list --after=a --first 1\n")

@@ -13,7 +13,18 @@ from typing import Any
 
 from ..errors import CampaignError, Diagnostic
 from ..frozen import FrozenDict, frozen_json, replace
-from .records import HINT_SIDE, WHOLE, Event, Header, Near, State, Window, near_hint, near_names
+from .records import (
+    HINT_SIDE,
+    WHOLE,
+    Event,
+    Header,
+    Near,
+    State,
+    Window,
+    asked_name,
+    near_hint,
+    near_names,
+)
 
 
 def _now() -> str:
@@ -86,7 +97,11 @@ class MemoryStore:
     def _known(self, name: str) -> None:
         if name not in self._headers:
             raise CampaignError(
-                [Diagnostic("RC901", f"no campaign '{name}'", None, near_hint(name, self._near(name)))],
+                [
+                    Diagnostic(
+                        "RC901", f"no campaign '{asked_name(name)}'", None, near_hint(name, self._near(name))
+                    )
+                ],
                 missing=True,
             )
 

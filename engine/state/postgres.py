@@ -814,7 +814,10 @@ class PostgresStore(SqlStore):
 
 
 COLUMN_TYPES: Final = {
-    **{("campaigns", c): "text" for c in ("name", "ruleset", "ruleset_hash", "ruleset_text", "params", "created")},
+    **{
+        ("campaigns", c): "text"
+        for c in ("name", "ruleset", "ruleset_hash", "ruleset_text", "params", "created")
+    },
     **{("events", c): "text" for c in ("campaign", "kind", "data", "state", "at")},
     ("events", "seq"): "integer",
     ("events", "undoes"): "integer",

@@ -21,6 +21,7 @@ from typing import Any, Final, Protocol
 
 from ..errors import CampaignError, Diagnostic, did_you_mean
 from ..frozen import FrozenDict, field, frozen, frozen_hook, frozen_json
+from ..runtime.arguments import KEPT_NAME_MOST
 
 State = dict[str, Any]
 """{"shared": {item: value}, "characters": {name: {item: value}}}: counters are ints, tallies
@@ -472,5 +473,12 @@ def unknown_campaign(name: str, near: Near, where: str, holder: str = "file") ->
         else:
             hint = f"this {holder} has no campaigns yet: create one first"
     return CampaignError(
-        [Diagnostic("RC901", f"no campaign named '{name}' in {where}", None, hint)], missing=True
+        [Diagnostic("RC901", f"no campaign named '{asked_name(name)}' in {where}", None, hint)], missing=True
     )
+
+
+def asked_name(name: str) -> str:
+    """A campaign's name as a message shows the one asked for: whole, unless it is longer than
+    any kept name may be (`KEPT_NAME_MOST`), then its start and its length (a name of 5,000
+    characters was echoed whole: hunt 13l)."""
+    return name if len(name) <= KEPT_NAME_MOST else f"{name[:50]}… ({len(name):,} characters)"

@@ -261,7 +261,12 @@ class SqlStore:
         if wrong is not None:
             raise self._error("RC903", f"{self._where} is damaged: in campaign '{name}', {wrong}")
         return Header(
-            name, ruleset, ruleset_hash, ruleset_text, self._load(params, name, "its parameters"), created
+            name,
+            ruleset,
+            ruleset_hash,
+            ruleset_text,
+            self._load(params, name, "its parameters' text"),
+            created,
         )
 
     def _near(self, connection: Any, name: str) -> Near:
