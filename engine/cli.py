@@ -1931,6 +1931,10 @@ def _campaign_log(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     events = whole(_store(args).events(args.name, page), args.name)
     if args.json:
         _dump([event_json(e) for e in events], out)
+    elif not events:  # said, as `list` says it has none (it printed nothing: hunt 13l)
+        bounds = [f"after #{args.after}" if args.after else ""]
+        bounds.append(f"before #{args.before}" if args.before else "")
+        out.write(f"no events of '{args.name}' {' and '.join(b for b in bounds if b)}\n")
     else:
         out.write("".join(event_text(e) + "\n" for e in events))
     return 0

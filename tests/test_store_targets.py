@@ -140,3 +140,14 @@ def test_the_line_that_pages_on_names_the_store(cli: Callable[..., Any], tmp_pat
         assert cli("campaign", "--db", db, "new", name, "counter.yaml", cwd=tmp_path).code == 0
     r = cli("campaign", "--db", db, "list", "--first", "1", cwd=tmp_path)
     assert r.out.endswith("more may follow: rulecraft campaign --db 'my games.db' list --after=a --first 1\n")
+
+
+def test_an_empty_log_window_is_said(cli: Callable[..., Any], tmp_path: Path) -> None:
+    """Hunt 13l: `log --before 1` printed nothing at all, where `list` says it has none."""
+    (tmp_path / "counter.yaml").write_text(COUNTER)
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "k", "counter.yaml", cwd=tmp_path).code == 0
+    r = cli("campaign", "--db", db, "log", "k", "--before", "1", cwd=tmp_path)
+    assert (r.code, r.out) == (0, "no events of 'k' before #1\n"), r
+    r = cli("campaign", "--db", db, "log", "k", "--after", "3", "--json", cwd=tmp_path)
+    assert (r.code, r.out.strip()) == (0, "[]"), r
