@@ -245,8 +245,9 @@ def test_the_command_lines_campaign_list_takes_a_window(cli: Any, tmp_path: Path
     assert listed("--after", "日本") == [] and listed("--after", "") == sorted(names)
     r = cli("campaign", "--db", db, "list", "--after", "b", "--first", "2")
     # the store named as given, so the line pasted reads the same store (hunt 13l: it read the default)
+    store = shlex.quote(str(db))
     assert r.out.endswith(
-        f"more may follow: rulecraft campaign --db {shlex.quote(str(db))} list --after='it'\"'\"'s' --first 2\n"
+        f"more may follow: rulecraft campaign --db {store} list --after='it'\"'\"'s' --first 2\n"
     )
     seen, after = [], None  # the line a full page ends with pages through them all
     while True:
