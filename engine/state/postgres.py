@@ -679,7 +679,9 @@ class PostgresStore(SqlStore):
         if state == "55P03":  # lock_not_available: `lock_timeout` passed
             return self._error(
                 "RC903",
-                f"{self._where} is locked: another writer held the campaign for more than {self.timeout:g} s",
+                # a campaign's row, or the tables (`list` has no campaign: hunt 13l)
+                f"{self._where} is locked: another writer held what this needs (a campaign, or the"
+                f" tables) for more than {self.timeout:g} s",
                 "another process is writing to this campaign (or holds its tables); try again when it is"
                 " done, or wait longer",
                 Advice("retry"),
