@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import sys
@@ -146,8 +147,9 @@ def test_a_plot_writes_a_tiny_chance_as_the_text_does(tmp_path: Path, cli) -> No
         r = cli("prob", str(f), "c", "--plot", str(svg))
     assert r.code == 0, r.err
     assert "1.6e-6%" in r.out
-    labels = re.findall(r"<text[^>]*>([^<]*%)</text>", svg.read_text())
-    assert "1.6e-6%" in labels and "100.00%" in labels, labels
+    labels = [html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*%)</text>", svg.read_text())]
+    # the other bar, 1 - 1/20**6, is short of 1 by too little for two decimals (hunt 13m)
+    assert "1.6e-6%" in labels and ">99.99%" in labels, labels
 
 
 def test_plot_without_matplotlib_is_a_clear_message(
@@ -331,7 +333,8 @@ def test_a_tiny_chance_never_reads_as_zero_percent(cli, tmp_path: Path) -> None:
     assert r.code == 0, r.err
     lines = r.out.splitlines()
     cells = {line.split()[0]: line.split()[1:] for line in lines[-2:]}
-    assert cells == {"9": ["100.00%", percent(nine).strip()], "10": ["100.00%", "1.0e-18%"]}, r.out
+    # `lo`, short of 1 by 1e-18 or so, is not shown as a certainty (hunt 13m)
+    assert cells == {"9": [">99.99%", percent(nine).strip()], "10": [">99.99%", "1.0e-18%"]}, r.out
     assert len({len(line) for line in lines[-3:]}) == 1, r.out  # the columns line up
     r = cli("prob", str(path), "act", "--policy", "all")
     assert r.code == 0, r.err
