@@ -76,10 +76,12 @@ class Batch:
     def share(self, outcome: str | Symbol) -> float:
         """The fraction of the rolls that came out so (`InputError` RC402 for an outcome the check
         does not have, as `Distribution.probability`)."""
+        arguments.name("Batch.share", "outcome", outcome)  # text, as `Distribution.probability` asks
         return self.outcomes[self._outcome(outcome)] / self.times
 
     def standard_error(self, outcome: str | Symbol) -> float:
         """The standard error of `share(outcome)`, √(p(1−p)/n)."""
+        arguments.name("Batch.standard_error", "outcome", outcome)
         p = self.share(outcome)
         return math.sqrt(p * (1 - p) / self.times)
 

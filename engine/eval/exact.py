@@ -270,15 +270,15 @@ class Distribution:
         return made
 
     def probability(self, outcome: str | Symbol) -> Fraction:
-        return self.outcome.probability(self._sym(outcome))
+        return self.outcome.probability(self._sym(outcome, "Distribution.probability"))
 
     def at_least(self, outcome: str | Symbol) -> Fraction:
         """P(outcome is this one or better)."""
-        return self.outcome.at_least(self._sym(outcome))
+        return self.outcome.at_least(self._sym(outcome, "Distribution.at_least"))
 
     def at_most(self, outcome: str | Symbol) -> Fraction:
         """P(outcome is this one or worse)."""
-        return self.outcome.at_most(self._sym(outcome))
+        return self.outcome.at_most(self._sym(outcome, "Distribution.at_most"))
 
     def value(self, name: str) -> Dist:
         """A named value's distribution (`InputError` RC402 for a name the check has no value of)."""
@@ -303,7 +303,10 @@ class Distribution:
         weights = made.weights
         return list(zip(members, ratios(map(weights.get, members, repeat(0)), made.total)))
 
-    def _sym(self, outcome: str | Symbol) -> Symbol:
+    def _sym(self, outcome: str | Symbol, where: str) -> Symbol:
+        # a name is text (`TypeError` otherwise), as `value` says of a value's name: None or 3
+        # was RC402, "no outcome None", where `value(None)` was a TypeError (hunt 13k)
+        arguments.name(where, "outcome", outcome)
         if isinstance(outcome, Symbol):
             return outcome
         if isinstance(outcome, str) and outcome in self.outcomes.names:
