@@ -797,7 +797,7 @@ class PostgresStore(SqlStore):
                 f"cannot connect to {self._where}: {said}",
                 "check the host name in the URL",
             )
-        if "invalid" in text and "value" in text or "bad value for" in text:
+        if ("invalid" in text and "value" in text) or "bad value for" in text:
             # libpq refusing a parameter of the URL (`connect_timeout=abc`, `sslmode=bogus`): not a
             # host that does not answer (hunt 13l: "no answer within the connect timeout")
             return self._error(
