@@ -313,7 +313,7 @@ class RerollSolver:
                 work.charge(END)
             if proc.cap is None:  # nothing cuts it: no need to unpack the state to ask
                 return (self._final(code), 0)
-            return (self._final(code), cut if proc.capped(packing.unpack(code)) else 0)
+            return (self._final(code), cut if proc.capped(packing.unpack(code), self.policy) else 0)
 
         starts = Dist.of(_clocked(((packing.start(counts), w) for counts, w in first), work))
         arrays = _arrays(len(starts.weights))

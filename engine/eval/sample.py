@@ -1002,7 +1002,7 @@ class _Roller:
             if now is None and (t is not None or cap is not None):
                 now = proc.read(faces)
             if t is None:
-                if cap is not None and proc.capped(proc.state_of(faces, unused, used)):
+                if cap is not None and proc.capped(proc.state_of(faces, unused, used), self.ctx.policy):
                     trace.append(Step("reroll", r.name, now, cap=cap))
                 break
             step = proc.steps[t]

@@ -244,14 +244,21 @@ class Procedure:
                 return t
         return None
 
-    def capped(self, state: State) -> bool:
+    def capped(self, state: State, policy: str = "always") -> bool:
         """Whether the cap, not the rules, cut the procedure short on the way here (asked of a
-        state where it is over): a step is still waiting, and the game's cap was reached, or the
-        solver's depth stopped it (`pending`)."""
+        state where it is over): a step that could still act is waiting, and the game's cap was
+        reached, or the solver's depth stopped it (`pending`). Under `never` a `may` step could
+        not: the policy declines it, so a cap that leaves only such steps waiting changed
+        nothing (hunt 13n: a `never` roll was told the cap ended it, the same distribution as
+        without the cap). Under `optimal` a waiting `may` step counts: best play might take it."""
         unused, used = state[1], state[2]
         if self.cap is None:
             return False
-        waiting = any(step.active and any(unused[t]) for t, step in enumerate(self.steps))
+        declining = policy == "never"
+        waiting = any(
+            step.active and any(unused[t]) and not (declining and not step.must)
+            for t, step in enumerate(self.steps)
+        )
         return waiting and (self.truncating or used >= self.cap)
 
     def used_after(self, state: State, t: int, rolled: int) -> int:
