@@ -181,7 +181,11 @@ class Reference:
         proc = self.proc
         t = proc.pending(state)
         if t is None:
-            out = {(proc.final(state[0], state[3]), CAPPED if proc.capped(state) else 0): Fraction(1)}
+            out = {
+                (proc.final(state[0], state[3]), CAPPED if proc.capped(state, self.policy) else 0): Fraction(
+                    1
+                )
+            }
         else:
             self._busy.add(state)
             options = proc.options(state, t, self.policy)

@@ -362,14 +362,16 @@ def test_a_grant_the_cap_cuts_short_stops_the_procedure_only_when_its_dice_reach
     grant of 2 cut to 1) and the other stays, a; a 1 beside a 2-5 (8/36) or beside a declined 6
     (2/36) is rerolled, b unless it shows 1 again (5/6). P(b) = 25/36 + 10/36 × 5/6 = 25/27.
     Capped: the one die rerolled reaches the cap, and the procedure was cut short when that
-    die shows 1 or 6 (a step still waiting): (1 + 8 + 2)/36 × 2/6 = 11/108. `optimal` declines
-    too: rerolling a 6 spends the cap, so a 1 beside it would stay, and the new die could only
-    add a 1 (on a tie, the fewest dice). Under `always` the 6 rerolls itself and the cap is
-    reached, as before."""
+    die shows 1 or 6 and a step waits that could act: under `optimal` both, (1 + 8 + 2)/36 ×
+    2/6 = 11/108 (best play might take the 6's reroll); under `never` only the 1's `must`, since
+    the 6's `may` is declined: (1 + 8 + 2)/36 × 1/6 = 11/216 (hunt 13n: 11/108 counted a step the
+    policy would not take). `optimal` declines too: rerolling a 6 spends the cap, so a 1 beside
+    it would stay, and the new die could only add a 1 (on a tie, the fewest dice). Under
+    `always` the 6 rerolls itself and the cap is reached, as before."""
     rs = engine.load_source(SourceFile("cut.yaml", CUT))
-    for policy in ("never", "optimal"):
+    for policy, capped in (("never", Fraction(11, 216)), ("optimal", Fraction(11, 108))):
         d = rs.distribution("c", policy=policy)
-        assert d.probability("b") == Fraction(25, 27) and d.capped == Fraction(11, 108), policy
+        assert d.probability("b") == Fraction(25, 27) and d.capped == capped, policy
     r = rs.roll("c", forced={"d": [6, 1, 3]}, policy="never")
     assert r.outcome == "b" and sorted(r.rolled["d"].items) == [3, 6]
     assert [s.kind for s in r.trace if s.kind in ("choice", "reroll")] == ["choice", "reroll"]
