@@ -18,27 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_log_pages import COUNT
 
 import engine
 from engine import api
 from engine.errors import InputError
 
-COUNTER = """\
-rulecraft: 1
-name: counter
-checks:
-  c:
-    roll: {d: {die: 6}}
-    outcomes: [lo, hi]
-    outcome: "'hi' if d > 3 else 'lo'"
-state:
-  shared:
-    n: {counter: 0, min: 0}
-actions:
-  tick:
-    effects:
-      - {add: {n: 1}}
-"""
+COUNTER = COUNT
+"""A shared counter and the action `tick` that adds 1 to it (test_log_pages' ruleset)."""
 
 
 @pytest.mark.parametrize("target", ["./:memory:", "file::memory:", "file:x.db?nolock=1", "file:x.db"])

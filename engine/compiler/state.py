@@ -537,30 +537,24 @@ class StateCompiler:
                 self.span(at, True),
             )
         specs = act.input_map
-        inputs = []
-        for iname in raw.get("inputs") or {}:
-            if iname not in specs:
-                raise problem(
-                    "RC402",
-                    f"action '{act_name}' has no input '{iname}'",
-                    self.span(at + ("inputs", iname), True),
-                    did_you_mean(str(iname), specs),
-                )
-            inputs.append(
-                (str(iname), self.exprs.expr(at + ("inputs", iname), scope, _input_type(specs[iname])))
-            )
-        may = []
-        for iname in raw.get("may") or {}:
-            if iname not in specs:
-                raise problem(
-                    "RC402",
-                    f"action '{act_name}' has no input '{iname}'",
-                    self.span(at + ("may", iname), True),
-                    did_you_mean(str(iname), specs),
-                )
-            may.append((str(iname), self.exprs.expr(at + ("may", iname), scope, _input_type(specs[iname]))))
+
+        def given(key: str) -> tuple[tuple[str, Expr], ...]:
+            """The step's `inputs` or `may`: each an input of the action, read as its type."""
+            out = []
+            for iname in raw.get(key) or {}:
+                if iname not in specs:
+                    raise problem(
+                        "RC402",
+                        f"action '{act_name}' has no input '{iname}'",
+                        self.span(at + (key, iname), True),
+                        did_you_mean(str(iname), specs),
+                    )
+                out.append((str(iname), self.exprs.expr(at + (key, iname), scope, _input_type(specs[iname]))))
+            return tuple(out)
+
+        inputs, may = given("inputs"), given("may")
         when = self.exprs.expr(at + ("when",), scope, T.BOOL) if "when" in raw else None
-        return SceneStep(act_name, party, others, tuple(inputs), when, may=tuple(may), span=self.span(at))
+        return SceneStep(act_name, party, others, inputs, when, may=may, span=self.span(at))
 
     def _example(
         self,
