@@ -32,14 +32,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ..errors import Advice, CampaignError, Diagnostic, InputError
+from ..errors import Advice, CampaignError
 from .records import (
     APPEND_KINDS,
     FORMAT,
     SCHEMA_VERSION,
 )
 from .sql import SCHEMA, SqlStore
-from .stores import MEMORY
+from .stores import refuse_unkept
 
 if TYPE_CHECKING:
     from .records import Store
@@ -56,11 +56,7 @@ class SqliteStore(SqlStore):
     """
 
     def __init__(self, path: str | Path, *, timeout: float = 10.0) -> None:
-        if (str(path) if isinstance(path, Path) else path).strip() == MEMORY:
-            # `Path("./:memory:")` is `:memory:` again: only the text tells the file apart
-            raise InputError(
-                [Diagnostic("RC407", f"{MEMORY!r} is SQLite's database in memory: give a file path", None)]
-            )
+        refuse_unkept(path)  # `Path("./:memory:")` is `:memory:` again: only the text tells them apart
         self.path = Path(path)
         self.timeout = timeout
         self._where = str(self.path)

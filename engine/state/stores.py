@@ -47,11 +47,9 @@ def unkept(target: str | Path) -> str | None:
     return None
 
 
-def open_store(target: str | Path, *, wait: float | None = None) -> Store:
-    """The campaign store `target` names: a `PostgresStore` for a `postgresql://` or `postgres://`
-    URL, else a `SqliteStore` for the file at that path. Close it when done. `wait` bounds how
-    many seconds a write waits for another writer (the stores' own 10 s by default): a server
-    waits no longer than its request's deadline."""
+def refuse_unkept(target: str | Path) -> None:
+    """RC407 when campaigns could not be kept at `target` (`unkept`): what every store opened
+    asks first, `SqliteStore` made directly too."""
     why = unkept(target)
     if why is not None:
         raise InputError(
@@ -64,6 +62,14 @@ def open_store(target: str | Path, *, wait: float | None = None) -> Store:
                 )
             ]
         )
+
+
+def open_store(target: str | Path, *, wait: float | None = None) -> Store:
+    """The campaign store `target` names: a `PostgresStore` for a `postgresql://` or `postgres://`
+    URL, else a `SqliteStore` for the file at that path. Close it when done. `wait` bounds how
+    many seconds a write waits for another writer (the stores' own 10 s by default): a server
+    waits no longer than its request's deadline."""
+    refuse_unkept(target)
     if is_postgres(target):
         from .postgres import PostgresStore
 

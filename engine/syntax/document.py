@@ -463,10 +463,9 @@ def load(
         raise _too_big(
             f"mappings and lists are nested more than {max_depth} deep", span, "max_yaml_depth"
         ) from None
-    except _BadNumber as exc:
+    except _BadNumber as exc:  # and `_Surrogate`, each with its code
         span = Span(source, exc.mark.line + 1, exc.mark.column + 1, exc.mark.line + 1, exc.end)
-        code = "RC002" if isinstance(exc, _Surrogate) else "RC005"
-        raise LoadError([Diagnostic(code, exc.message, span, exc.hint)]) from None
+        raise LoadError([Diagnostic(exc.code, exc.message, span, exc.hint)]) from None
     except _BadTag as exc:
         raise LoadError([_tag_diagnostic(source, exc)]) from None
     except _SelfAlias as exc:
@@ -674,13 +673,20 @@ def _too_big(message: str, span: Span | None, field: str) -> LimitError:
 
 
 class _BadNumber(Exception):
+    """A number a ruleset cannot use (not finite, too many digits): RC005 at it."""
+
+    code = "RC005"
+
     def __init__(self, message: str, mark: Any, end: int, hint: str) -> None:
         super().__init__(message)
         self.message, self.mark, self.end, self.hint = message, mark, end, hint
 
 
 class _Surrogate(_BadNumber):
-    """A double-quoted scalar whose escape (`\\ud800`) makes a lone surrogate: RC002 at it."""
+    """A double-quoted scalar whose escape (`\\ud800`) makes a lone surrogate: RC002 at it,
+    placed and told as a bad number is."""
+
+    code = "RC002"
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -809,13 +815,11 @@ def _composer() -> Any:
 
         def compose_scalar_node(self, anchor: Any) -> Any:
             node = super().compose_scalar_node(anchor)
-            if node.style == '"' and _SURROGATE.search(node.value):
+            if node.style == '"' and (found := _SURROGATE.search(node.value)):
                 # only an escape makes one (a file's own bytes are UTF-8, refused before): no
                 # terminal, file or store can write it, so `show` and `roll` ended in a
                 # UnicodeEncodeError traceback on a title that validated (hunt 13m)
                 mark, stop = node.start_mark, node.end_mark
-                found = _SURROGATE.search(node.value)
-                assert found is not None
                 raise _Surrogate(
                     f"this text holds the lone surrogate {ascii(found[0])[1:-1]}, which is not a character",
                     mark,
