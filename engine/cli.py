@@ -2134,10 +2134,14 @@ def _scene_grid(
         if name in fixed or any(name == other for other, _ in axes):
             raise _twice(f"'{name}' (by --grid and --param, or by two --grid)")
         axes.append((name, values))
-    for name, values in axes:  # each read as its cells read it: '1' and '01' are one row
-        _read_once([(v, _as_read(rs, name, v)) for v in values], f"--grid '{name}=...'")
+    # the labels as read, as the header shows the parameters (`0..1` of a true/false: false,
+    # true), each read once: '1' and '01' are one row
+    labels = [[_as_read(rs, name, v) for v in values] for name, values in axes]
+    for (name, values), read in zip(axes, labels):
+        _read_once(list(zip(values, read)), f"--grid '{name}=...'")
     if len(axes) == 1:
         axes.append(("", [""]))
+        labels.append([""])
     scene = rs.scene(args.scene)
     objective = scene.objective or scene.ends[0].name
     work = new_work(rs.limits)  # the whole grid's
@@ -2179,8 +2183,7 @@ def _scene_grid(
             out,
         )
         return 0
-    # the labels as read, as the header shows the parameters (`0..1` of a true/false: false, true)
-    rows, columns = ([_as_read(rs, name, v) if name else v for v in values] for name, values in axes)
+    rows, columns = labels
     head = f"P({objective})  rows: {axes[0][0]}" + (f", columns: {axes[1][0]}" if axes[1][0] else "")
     out.write(_scene_title(rs, args, parties) + "\n" + head + "\n")
     out.write(scene_grid_text(rows, columns if axes[1][0] else None, chances) + "\n")
