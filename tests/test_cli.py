@@ -756,3 +756,18 @@ def test_a_relative_xdg_data_home_is_ignored(monkeypatch, tmp_path) -> None:  # 
     assert default_db() == tmp_path / "x" / "rulecraft" / "campaigns.db"
     monkeypatch.setenv("RULECRAFT_DB", "")
     assert default_db() == tmp_path / "x" / "rulecraft" / "campaigns.db"
+
+
+def test_xdg_data_home_naming_a_file_is_told_as_such(cli, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`$XDG_DATA_HOME` naming a file: the message named the `rulecraft/` folder under it as
+    not existing, and hinted to make it, which cannot be done; the file is what is wrong."""
+    monkeypatch.delenv("RULECRAFT_DB", raising=False)
+    afile = tmp_path / "data"
+    afile.write_text("x", encoding="utf-8")
+    monkeypatch.setenv("XDG_DATA_HOME", str(afile))
+    r = cli("campaign", "list")
+    assert r.code == 1, r.err
+    assert r.err.splitlines() == [
+        f"error RC903: cannot create {afile}/rulecraft/campaigns.db: {afile} is not a folder",
+        "  hint: give another path",
+    ]

@@ -214,6 +214,9 @@ def test_paths_that_cannot_hold_a_database_are_rc903(tmp_path: Path) -> None:
         (tmp_path, "is a folder"),
         (tmp_path / "missing" / "campaigns.db", "does not exist"),
         (a_file / "campaigns.db", "is not a folder"),
+        # a file further up is named, not the folder below it said not to exist (as where
+        # $XDG_DATA_HOME names a file, and `rulecraft/` would be made in it)
+        (a_file / "rulecraft" / "campaigns.db", f"{a_file} is not a folder"),
         (pipe, "is not a file"),
     ]:
         with pytest.raises(CampaignError) as error:

@@ -111,10 +111,11 @@ class SqliteStore(SqlStore):
         if other:  # SQLite would write its journal beside it (`/dev/null-journal`)
             raise self._error("RC903", f"{self._where} is not a file, so not a rulecraft campaign database")
         if not parent:
+            blocker = _file_above(self.path.parent)
             raise self._keepers(
-                f"cannot create {self._where}: {self.path.parent} "
-                + ("is not a folder" if self.path.parent.exists() else "does not exist"),
-                "create the folder first, or give another path",
+                f"cannot create {self._where}: "
+                + (f"{blocker} is not a folder" if blocker else f"{self.path.parent} does not exist"),
+                "give another path" if blocker else "create the folder first, or give another path",
             )
 
     def _prepare(self, connection: sqlite3.Connection) -> None:
@@ -280,3 +281,16 @@ def _busy(error: sqlite3.Error) -> bool:
     """Whether SQLite refused because another connection holds the file (busy or locked)."""
     kind = getattr(error, "sqlite_errorname", "") or ""
     return kind.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(error)
+
+
+def _file_above(folder: Path) -> Path | None:
+    """The nearest of `folder` and the folders above it that is there but is no folder (a file
+    where `$XDG_DATA_HOME` names the folder): what to name, where "does not exist" would send the
+    user to make a folder that cannot be made."""
+    for place in (folder, *folder.parents):
+        try:
+            if place.exists():
+                return None if place.is_dir() else place
+        except OSError:
+            return None
+    return None
