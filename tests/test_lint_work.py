@@ -311,12 +311,15 @@ def test_a_rule_seen_firing_only_on_first_rolls_is_said_to_be_unsure() -> None:
 
 
 def _may_reroll(pool: str, on: str, inputs: str = "", outcome: str = "count(p, 6) > 0") -> str:
-    """A check of a pool of d6 that may reroll the faces `on` once."""
+    """A check of a pool of d6 that may reroll the faces `on` once, and must reroll a 1 once: a
+    `must` step, without which the dice as first rolled are what the `never` policy plays, and
+    what the linter sees of them is sure (`test_with_no_must_step_the_first_roll_is_sure`)."""
     return (
         "rulecraft: 1\nname: may\nchecks:\n  act:\n"
         + (f"    inputs:\n{inputs}" if inputs else "")
         + f"    roll:\n      p:\n        pool: {pool}\n        die: 6\n"
         + f"        triggers:\n          - {{on: {on}, may: reroll, repeat: false}}\n"
+        + "          - {on: face == 1, must: reroll, repeat: false}\n"
         + f"    outcomes: [lo, hi]\n    outcome: \"'hi' if {outcome} else 'lo'\"\n"
     )
 
@@ -394,10 +397,12 @@ checks:
         die: 6
         triggers:
           - {name: low, on: "face <= n", may: reroll}
+          - {on: "face == 6", must: reroll, repeat: false}
     outcomes: [miss, hit, great]
     outcome: "'great' if sum(p) >= 30 else 'hit' if sum(p) >= 18 else 'miss'"
 """
-"""Six d6 that may reroll the faces up to n: the cost model calls following them too dear, so
+"""Six d6 that may reroll the faces up to n (and must reroll a 6 once, so that the dice as first
+rolled are not simply what `never` plays): the cost model calls following them too dear, so
 each combination is only tried; the try at the default one does about 12,000 units before it
 passes a `max_states` of 300, and the dice as first rolled about 740."""
 
@@ -880,3 +885,40 @@ def test_the_hint_offers_a_budget_for_every_combination_left_out_for_its_cost(tm
     ) in small.err, small.err
     assert "size = 4" in cli("validate", "--lint-work", "14880", str(f)).err
     assert cli("validate", "--strict", "--lint-work", "21600", str(f)).err == ""
+
+
+@pytest.mark.parametrize(
+    ("roll", "when", "says"),
+    [
+        (
+            "pool: 10\n        die: 6\n        triggers: [{on: face <= 5, may: reroll, repeat: false}]",
+            "count(p, 6) > 0",
+            "count(p, ...) = 0 with no inputs (when the player declines every choice) falls through "
+            "(probability about 0.1615 for these inputs)",  # (5/6)^10
+        ),
+        (
+            'pool: 20\n        die: 10\n        redraw: {may: "sum(p) < 100"}',
+            "sum(p) > 150",
+            "sum(p) = 150 with no inputs (when the player declines every choice) falls through "
+            "(probability about 0.9993 for these inputs)",
+        ),
+    ],
+)
+def test_with_no_must_step_the_first_roll_is_sure(
+    roll: str, when: str, says: str, tmp_path: Path, cli
+) -> None:
+    """Hunt 13p: dice that may reroll (or be redrawn), too dear to follow, and a roll no rule
+    takes. The linter took the dice as first rolled and warned "perhaps RC801 ... a reroll may
+    keep such a roll from standing", with a hint to raise `--lint-work`; `validate --strict`
+    passed. With every step a `may`, the first roll is what stands when the player declines
+    every choice, so the gap is certain: RC801, an error, said under that policy."""
+    text = (
+        f"rulecraft: 1\nname: sure\nchecks:\n  k:\n    roll:\n      p:\n        {roll}\n"
+        f"    outcomes: [hi]\n    outcome:\n      - when: {when}\n        then: hi\n"
+    )
+    [d] = lint(engine.load(text))
+    assert (d.code, d.severity) == ("RC801", "error"), d.message
+    assert d.message == f"the outcome rules of check 'k' leave rolls without an outcome: e.g. {says}"
+    f = tmp_path / "sure.yaml"
+    f.write_text(text, encoding="utf-8")
+    assert cli("validate", "--strict", str(f)).code == 1

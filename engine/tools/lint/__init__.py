@@ -63,7 +63,8 @@ puts over `LintBudget.per_follow` is still tried, counted as it runs, all of a c
 together within `per_follow` units (the model puts a reroll chain far above the work it does),
 and past that the dice are taken as first rolled: every value a reroll can end on is a value a
 first roll can show, so rules that fire there are evidence of reachability, and a roll that
-falls through there is reported with that caveat.
+falls through there is reported with that caveat — but where no step is a `must`, the first roll is
+what the `never` policy plays, and what is seen there is certain.
 
 Tables are analysed over every argument list the checks actually call them with: the linter
 compiles a private copy of the ruleset and wraps each table's function where the generated

@@ -116,6 +116,11 @@ class Analysis:
             and not any(isinstance(r, Pool) and r.history or r.counted for r in check.roll)
         )
         first_rolled = replace(probed, sequential=False) if can_skip_choices else None
+        # With no `must` step, the dice as first rolled are what stands when the player declines
+        # every choice, and every roll a reroll can leave is among them: the rolls seen so are
+        # the rolls that can stand, for certain (hunt 13p: a gap seen there was told as a
+        # "perhaps", with a hint to give the linter a budget that could tell no more).
+        declined = first_rolled is not None and _no_must(check)
         # every way the player may play (a rule that fires only under best play fires); with no
         # "may", one way to play
         policies = ("always", "never", "optimal") if check.chooses else ("always",)
@@ -219,9 +224,12 @@ class Analysis:
                     continue
                 if not self._admits(run, combo, units, states):
                     continue
-            probe.first_rolled = target is first_rolled
+            probe.first_rolled = target is first_rolled and not declined
             for policy in runs:
-                probe.policy = policy if check.sequential and target is probed else ""
+                if target is first_rolled:
+                    probe.policy = "never" if declined else ""
+                else:
+                    probe.policy = policy if check.sequential else ""
                 if not self._evaluate(run, target, policy, bound, env, combo):
                     break
         if decided and run.conclusive:
@@ -488,6 +496,15 @@ def _limit_named(reason: str, exc: LimitError) -> str:
     if reason == d.message and a is not None and a.kind == "limit" and a.name != "deadline":
         return a.name
     return ""
+
+
+def _no_must(check: Check) -> bool:
+    """Whether every reroll and redraw of the check is the player's choice (`may`): then the
+    dice as first rolled are what the `never` policy plays."""
+    pools = [p for r in check.roll if isinstance(r, Pool) for p in (r, r.own) if p is not None]
+    return not any(t.must for p in pools for t in p.triggers) and not any(
+        r.redraw is not None and r.redraw.must for r in (*check.roll, *pools)
+    )
 
 
 def _dependent(check: Check) -> bool:
