@@ -606,9 +606,17 @@ def run_procedure(report: Report, settings: Settings, dice: list[int] | None = N
 _D20_SNIPPET = """
 import time, d20, statistics
 def once():
-    r = d20.roll("2d10")
-    t = r.total
-    return "failure" if t > 55 else ("high" if t * 2 <= 55 else "low")
+    # the check's own reading (benchmarks/handwritten.py): two d10 as tens and ones, 00 reads
+    # 100, doubles apart, in the five bands against 55 (the total of 2d10 against 55 was always
+    # the same band: hunt 13q)
+    tens, ones = [d.total % 10 for d in d20.roll("2d10").expr.roll.values]
+    roll = 100 if tens == 0 and ones == 0 else tens * 10 + ones
+    doubles = tens == ones
+    if roll == 100:
+        return "botch"
+    if doubles:
+        return "botch" if roll > 55 else "colossal"
+    return "failure" if roll > 55 else ("high" if roll * 2 <= 55 else "low")
 for _ in range(2000): once()
 times = []
 for _ in range(9):
@@ -1036,6 +1044,14 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--worker-second-load", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    sizes = sorted({free + resolve for free, resolve in procedure_sizes()})
+    unknown = sorted(set(args.dice or ()) - set(sizes))
+    if unknown:  # a row that is not in the table printed an empty one, and exited 0 (hunt 13q)
+        parser.error(
+            f"--dice {', '.join(map(str, unknown))}: the procedure's rows are "
+            + ", ".join(map(str, sizes))
+            + " dice"
+        )
     if args.worker:
         worker_exact(args.worker[0], args.worker[1], args.memory)
         return

@@ -70,14 +70,19 @@ def scored_chain(dice: int, resolve: int) -> tuple[dict[int, tuple[Any, ...]], A
             chain[code] = ("choice", tuple(found[1]))
         return found
 
-    arrays, play = rerolls._arrays, rerolls.PackedPlay
+    arrays, play, close = rerolls._arrays, rerolls.PackedPlay, rerolls.RerollSolver.close
     rerolls.PackedPlay = _Asking  # type: ignore[misc]
     rerolls.RerollSolver._node = recorded  # type: ignore[method-assign]
     rerolls._arrays = lambda first_rolls: None  # node by node, numpy or not: the chain best play scores
+    # the solver kept open: `end_key` asks it for the ends' outcomes after the solve (closed, it
+    # has dropped what works them out, and `--ends outcome` and `--ends score` ended in an
+    # AttributeError: hunt 13q)
+    rerolls.RerollSolver.close = lambda self: None  # type: ignore[method-assign]
     try:
         rs.distribution("skill", dice=dice, resolve=resolve, policy="optimal")
     finally:
         rerolls.RerollSolver._node = node  # type: ignore[method-assign]
+        rerolls.RerollSolver.close = close  # type: ignore[method-assign]
         rerolls._arrays, rerolls.PackedPlay = arrays, play  # type: ignore[misc]
     me, final, score = solver[0]
 
@@ -134,7 +139,10 @@ def main() -> None:
     parser.add_argument("--resolve", type=int, default=10)
     parser.add_argument("--ends", choices=ENDS, default="outcome", help="when two ends are alike")
     args = parser.parse_args()
-    chain, end_key = scored_chain(args.dice, args.resolve)
+    try:
+        chain, end_key = scored_chain(args.dice, args.resolve)
+    except engine.RulecraftError as exc:  # an input out of its range: the engine's message, no traceback
+        raise SystemExit(f"chain_floor.py: {exc}") from None
     classes = merged(chain, end_key, args.ends)
     kinds, edges = counts(list(chain.values()))
     merged_kinds, merged_edges = counts([(key[0], key[1]) for key in classes])

@@ -45,7 +45,10 @@ from engine.api import Limits
 n, policy = {n}, {policy!r}
 rs = engine.load("chimera", limits=Limits(max_work=10**12, max_states=10**7))
 start, cpu = time.perf_counter(), time.process_time()
-rs.distribution("skill", dice=min(n, 10), resolve=max(0, n - 10), policy=policy)
+try:
+    rs.distribution("skill", dice=min(n, 10), resolve=max(0, n - 10), policy=policy)
+except engine.RulecraftError as error:  # a size past an input's bound: the engine's own words
+    raise SystemExit(str(error))
 wall, cpu = time.perf_counter() - start, time.process_time() - cpu
 peak = 0
 for line in open("/proc/self/status"):
@@ -108,8 +111,11 @@ def one(n: int, policy: str) -> dict[str, float]:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        check=True,
     )
+    if run.returncode != 0:  # the solve's own words (an unknown policy, an input out of range), as
+        # `instructions` gives them, where a CalledProcessError's traceback hid them (hunt 13q)
+        said = run.stderr.splitlines()
+        raise SystemExit(f"{n} dice under {policy}: the solve failed:\n" + "\n".join(said[-20:]))
     result: dict[str, float] = json.loads(run.stdout)
     return result
 

@@ -161,14 +161,21 @@ def test_the_chain_floor_records_the_node_by_node_chain_where_numpy_would_solve_
     assert len(chain) == 141  # as test_the_chain_floor_runs_on_four_dice counts it
 
 
-def test_the_chain_floor_runs_on_four_dice() -> None:
+@pytest.mark.parametrize(
+    ("ends", "merged"),
+    [("value", ("125", "262")), ("outcome", ("84", "221")), ("score", ("79", "213"))],
+)
+def test_the_chain_floor_runs_on_four_dice(ends: str, merged: tuple[str, str]) -> None:
     """The script end to end on a small check: best play's chain at 4 dice, and fewer nodes once
-    alike ones are merged. The numbers are the script's own today (141 nodes and 288 edges, 125
-    and 262 merged, ends alike by the pool's value), pinned: the chain and the merge are
-    deterministic, so a change in either shows here."""
+    alike ones are merged. The numbers are the script's own today (141 nodes and 288 edges; 125
+    and 262 merged with ends alike by the pool's value, 84 and 221 by their outcomes, 79 and 213
+    by their scores), pinned: the chain and the merge are deterministic, so a change in either
+    shows here. Every way of telling ends alike: `outcome` (the default) and `score` asked the
+    solver after it was closed, and ended in an AttributeError (hunt 13q) where only `value` was
+    run here."""
     done = subprocess.run(
         [sys.executable, str(REPO_ROOT / "benchmarks" / "chain_floor.py"), "--dice", "4", "--resolve", "0"]
-        + ["--ends", "value"],
+        + ["--ends", ends],
         capture_output=True,
         text=True,
         check=True,
@@ -177,7 +184,19 @@ def test_the_chain_floor_runs_on_four_dice() -> None:
     rows = [line.split("|")[1:-1] for line in done.stdout.splitlines() if line.startswith("| ")]
     cells = {row[0].strip(): [c.strip() for c in row[1:]] for row in rows[1:]}
     assert cells["scored by best play"][0] == "141" and cells["scored by best play"][-1] == "288"
-    assert cells["alike nodes merged"][0] == "125" and cells["alike nodes merged"][-1] == "262"
+    assert (cells["alike nodes merged"][0], cells["alike nodes merged"][-1]) == merged
+
+
+def test_the_chain_floor_tells_an_input_out_of_range_without_a_traceback() -> None:
+    done = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "benchmarks" / "chain_floor.py"), "--dice", "11", "--resolve", "0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("chain_floor.py: ") and "chimera.yaml:" in done.stderr, done.stderr
+    assert "error RC403: input 'dice' = 11 is above its maximum 10" in done.stderr
 
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
@@ -205,6 +224,22 @@ def test_the_reroll_instruction_count_is_the_solve_alone(tmp_path: Path) -> None
 
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+@pytest.mark.parametrize(("size", "policy", "says"), [("25", "always", "RC403"), ("2", "sometimes", "RC408")])
+def test_the_reroll_timing_of_a_bad_size_or_policy_is_one_message(size: str, policy: str, says: str) -> None:
+    """In timing mode too (hunt 13q: a CalledProcessError's traceback, the engine's message in
+    the child's output unseen): exit 1 with the engine's own words."""
+    process = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "benchmarks" / "reroll.py")]
+        + ["--sizes", size, "--repeats", "1", "--policies", policy],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert process.returncode == 1
+    assert f"{size} dice under {policy}: the solve failed:" in process.stderr and says in process.stderr
+    assert "Traceback" not in process.stderr, process.stderr
+
+
 def test_the_reroll_instruction_count_of_a_size_past_the_bound_is_one_message() -> None:
     """25 dice is 15 resolve dice, past the input's bound of 10: the script exits 1 with the
     engine's own message (code, place, hint), not a traceback or valgrind's summary."""
@@ -218,3 +253,18 @@ def test_the_reroll_instruction_count_of_a_size_past_the_bound_is_one_message() 
     assert process.returncode == 1
     assert "RC403" in process.stderr and "resolve" in process.stderr
     assert "Traceback" not in process.stderr and "==" not in process.stderr
+
+
+def test_a_procedure_row_not_in_the_table_is_refused() -> None:
+    """Hunt 13q: `--only procedure --dice 11` printed the table's header alone and exited 0."""
+    process = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "benchmarks" / "bench.py"), "--only", "procedure", "--dice", "11"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert process.returncode == 2 and process.stdout == "", process.stdout
+    assert (
+        "bench.py: error: --dice 11: the procedure's rows are 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16, 20 dice"
+        in (process.stderr)
+    )
