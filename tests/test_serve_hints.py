@@ -340,7 +340,7 @@ def test_a_campaign_migrated_meanwhile_is_sent_again_and_a_changed_file_is_the_o
 
 
 def test_a_server_file_that_does_not_load_is_its_operators_to_fix(tmp_path: Any) -> None:
-    """A `--rulesets` file, or an unserved campaign's file, that does not load answered its load
+    """A `--rulesets` file, or a campaign's served file, that does not load answered its load
     error with the hint for the file's author as the client's `api_hint` ("finish its last item
     and close the list with ']'"), which no request can do: the API says the server's operator
     fixes it, that hint kept as what the fix is; the CLI's `hint` is as ever. The same text sent
@@ -355,8 +355,7 @@ def test_a_server_file_that_does_not_load_is_its_operators_to_fix(tmp_path: Any)
     broken = "rulecraft: 1\nname: [\n"
     (games / "broken.yaml").write_text(broken)
     (games / "schema.yaml").write_text(COIN.replace("outcomes:", "outcomez:"))
-    elsewhere = tmp_path / "elsewhere" / "coin.yaml"
-    elsewhere.parent.mkdir()
+    elsewhere = games / "coin.yaml"  # served: a file the server does not serve, it never reads
     state = "state:\n  shared:\n    luck: {counter: 2, min: 0}\n"
     state += "actions:\n  spend:\n    effects: [{remove: {luck: 1}}]\n"
     elsewhere.write_text(COIN + state)

@@ -16,10 +16,19 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 
-from ..api import default_db, open_campaign, open_store, read_kept, stored_reference
+from ..api import (
+    Ruleset,
+    default_db,
+    load,
+    open_campaign,
+    open_store,
+    read_kept,
+    stored_reference,
+    text_reference,
+)
 from ..errors import NOT_LOADING, Diagnostic, RulecraftError
 from ..state.campaign import Campaign
-from ..state.records import MOST_SEQ, Event, Store, Window, whole
+from ..state.records import MOST_SEQ, Event, Header, Store, Window, whole
 from ..state.stores import is_postgres, postgres_url
 from ..syntax.resources import shipped_rulesets
 from ..tools.render import event_json, ruleset_shown
@@ -273,12 +282,15 @@ def _campaign(request: Request, name: str, read_only: bool = False) -> Iterator[
     server = server_of(request)
     names = _names(request)
     with _store(server) as store:
-        reference = store.header(name).ruleset
+        header = store.header(name)
+        reference = header.ruleset
         played = _played(names, reference)
         try:
             try:
-                ruleset = server.catalog.file(played) if played is not None else None
+                ruleset = server.catalog.file(played) if played is not None else _kept(header, server)
             except RulecraftError as exc:  # a served file broken since: read with the text it keeps
+                if played is None:  # the text kept is what is broken: nothing else to read it with
+                    raise
                 opened = read_kept(store, name, exc, server.limits, read_only=read_only)
             else:
                 opened = open_campaign(
@@ -290,6 +302,17 @@ def _campaign(request: Request, name: str, read_only: bool = False) -> Iterator[
             if isinstance(exc, NOT_LOADING):  # its file no longer loads: the operator's to fix
                 the_operators(exc)
             raise
+
+
+def _kept(header: Header, server: Server) -> Ruleset | None:
+    """What the server plays a campaign of a ruleset it does not serve with: the text the
+    campaign keeps (None where its reference names that text already), named by its file's name
+    alone, never the file its stored reference names. A stored row is no request, but it is not
+    the operator's word either: anyone who could write to the database could name any file there,
+    and its load error showed that file's first line to every client (`/etc/passwd`: hunt 13o)."""
+    if text_reference(header.ruleset):
+        return None
+    return load(header.ruleset_text, limits=server.limits, name=_file_alone(header.ruleset))
 
 
 def _warnings(request: Request, campaign: Campaign) -> list[dict[str, Any]]:
