@@ -198,8 +198,8 @@ SAID = {
     "serve/app.py:BodyLimit._refuse": "the API's: the operator's --max-body",
     "serve/app.py:HostCheck.__call__": "the API's: the operator's --allow-host",
     "serve/routes_campaigns.py:_MIGRATE": "the API's RC904 hints: the operator migrates on the command line",
-    "serve/workers.py:Pool.run": "the API's: the operator's --workers and --queue",
-    "serve/workers.py:_late": "the API's: the operator's --deadline",
+    "serve/workers.py:busy": "the API's: the operator's --workers and --queue",
+    "serve/workers.py:late": "the API's: the operator's --deadline",
 }
 """Every place in engine/ (by file and function, or module-level name) whose strings name the
 command line's flags or commands, and what it is. A new one fails

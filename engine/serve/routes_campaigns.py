@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import hmac
 import re
+import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from ..api import (
     text_reference,
 )
 from ..errors import NOT_LOADING, Diagnostic, RulecraftError
+from ..runtime.limits import Limits
 from ..state.campaign import Campaign
 from ..state.records import MOST_SEQ, Event, Header, Store, Window, whole
 from ..state.stores import is_postgres, postgres_url
@@ -275,11 +277,25 @@ def _names(request: Request) -> Mapping[str, Path]:
 
 
 @contextmanager
-def _campaign(request: Request, name: str, read_only: bool = False) -> Iterator[Campaign]:
+def _campaign(
+    request: Request, name: str, read_only: bool = False, solves: bool = False
+) -> Iterator[Campaign]:
     """The campaign, played with the ruleset the server has compiled already when it names one
     the server serves (a changed text is still `RC904`, or, `read_only`, the campaign's warning,
-    read with the text it keeps: `_warnings`); otherwise as `open_campaign` finds it."""
+    read with the text it keeps: `_warnings`); otherwise with the text it keeps (`_kept`). A
+    request that `solves` (an action, a roll, a scene, a replay: any may be an exact solve) waits
+    for its turn first, and runs within what is left of its deadline (`Server.campaign_turn`)."""
     server = server_of(request)
+    with ExitStack() as turn:
+        limits = turn.enter_context(server.campaign_turn(time.monotonic())) if solves else server.limits
+        with _opened(request, server, name, read_only, limits) as campaign:
+            yield campaign
+
+
+@contextmanager
+def _opened(
+    request: Request, server: Server, name: str, read_only: bool, limits: Limits
+) -> Iterator[Campaign]:
     names = _names(request)
     with _store(server) as store:
         header = store.header(name)
@@ -287,15 +303,13 @@ def _campaign(request: Request, name: str, read_only: bool = False) -> Iterator[
         played = _played(names, reference)
         try:
             try:
-                ruleset = server.catalog.file(played) if played is not None else _kept(header, server)
+                ruleset = server.catalog.file(played) if played is not None else _kept(header, limits)
             except RulecraftError as exc:  # a served file broken since: read with the text it keeps
                 if played is None:  # the text kept is what is broken: nothing else to read it with
                     raise
-                opened = read_kept(store, name, exc, server.limits, read_only=read_only)
+                opened = read_kept(store, name, exc, limits, read_only=read_only)
             else:
-                opened = open_campaign(
-                    name, store=store, ruleset=ruleset, limits=server.limits, read_only=read_only
-                )
+                opened = open_campaign(name, store=store, ruleset=ruleset, limits=limits, read_only=read_only)
             yield opened
         except RulecraftError as exc:  # its file's place, where the server does not serve it
             exc.diagnostics = tuple(_unplaced(d, reference) for d in exc.diagnostics)
@@ -304,7 +318,7 @@ def _campaign(request: Request, name: str, read_only: bool = False) -> Iterator[
             raise
 
 
-def _kept(header: Header, server: Server) -> Ruleset | None:
+def _kept(header: Header, limits: Limits) -> Ruleset | None:
     """What the server plays a campaign of a ruleset it does not serve with: the text the
     campaign keeps (None where its reference names that text already), named by its file's name
     alone, never the file its stored reference names. A stored row is no request, but it is not
@@ -312,7 +326,7 @@ def _kept(header: Header, server: Server) -> Ruleset | None:
     and its load error showed that file's first line to every client (`/etc/passwd`: hunt 13o)."""
     if text_reference(header.ruleset):
         return None
-    return load(header.ruleset_text, limits=server.limits, name=_file_alone(header.ruleset))
+    return load(header.ruleset_text, limits=limits, name=_file_alone(header.ruleset))
 
 
 def _warnings(request: Request, campaign: Campaign) -> list[dict[str, Any]]:
@@ -540,7 +554,7 @@ def join(name: str, body: JoinRequest, request: Request) -> dict[str, Any]:
 @router.post("/{name}/act", response_model=Changed, response_model_exclude_unset=True, dependencies=TOKEN)
 def act(name: str, body: ActRequest, request: Request) -> dict[str, Any]:
     """Take an action: its preconditions, its roll, its effects, one event."""
-    with _campaign(request, name) as campaign:
+    with _campaign(request, name, solves=True) as campaign:
         acted = campaign.act(
             body.action,
             body.character,
@@ -557,7 +571,7 @@ def act(name: str, body: ActRequest, request: Request) -> dict[str, Any]:
 @router.post("/{name}/roll", response_model=Changed, response_model_exclude_unset=True, dependencies=TOKEN)
 def roll(name: str, body: CampaignRollRequest, request: Request) -> dict[str, Any]:
     """Roll a check at the table and record it (the state is unchanged)."""
-    with _campaign(request, name) as campaign:
+    with _campaign(request, name, solves=True) as campaign:
         event, result = campaign.roll(
             body.check,
             seed=body.seed,
@@ -588,7 +602,7 @@ def scene(name: str, body: CampaignSceneRequest, request: Request) -> dict[str, 
     """Play a scene from the campaign's state and keep where it ends, as one event."""
     from ..scenes.campaign import play_in_campaign
 
-    with _campaign(request, name) as campaign:
+    with _campaign(request, name, solves=True) as campaign:
         event, played = play_in_campaign(
             campaign,
             body.scene,
@@ -606,7 +620,7 @@ def scene(name: str, body: CampaignSceneRequest, request: Request) -> dict[str, 
 @router.get("/{name}/replay")
 def replay(name: str, request: Request) -> dict[str, Any]:
     """Recompute every state from the log and compare it with the stored one (RC909 on a difference)."""
-    with _campaign(request, name, read_only=True) as campaign:
+    with _campaign(request, name, read_only=True, solves=True) as campaign:
         state, count = campaign.replay_counted()
         told = _warnings(request, campaign)
         return {"ok": True, "events": count, "state": state, "warnings": told}

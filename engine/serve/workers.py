@@ -156,14 +156,7 @@ class Pool:
         `time.monotonic()`), the engine's own diagnostics otherwise."""
         with self._lock:
             if self._closed or self._admitted >= self.workers + self.waiting:
-                raise ApiError.of(
-                    503,
-                    "RC503",
-                    f"the server is solving {self._admitted} request{'' if self._admitted == 1 else 's'}, "
-                    "its limit: try again shortly",
-                    "the operator sets --workers and --queue",
-                    **{"Retry-After": "1"},
-                )
+                raise busy(self._admitted, "solving", "request")
             self._admitted += 1
         try:
             loop = asyncio.get_running_loop()
@@ -174,12 +167,12 @@ class Pool:
 
     def _run(self, job: Job, until: float) -> dict[str, Any]:
         if time.monotonic() >= until:  # spent already: loading a ruleset sent as text, say
-            raise _late("before it reached a worker")
+            raise late("before it reached a worker")
         while True:
             try:
                 slot = self._idle.get(timeout=max(0.0, until - time.monotonic()))
             except queue.Empty:
-                raise _late("while it waited for a worker") from None
+                raise late("while it waited for a worker") from None
             if slot.process.is_alive():
                 break
             # died while idle (killed, out of memory): replaced, and the job waits for a live one;
@@ -188,7 +181,7 @@ class Pool:
         left = until - time.monotonic()
         if left <= 0:
             self._idle.put(slot)
-            raise _late("while it waited for a worker")
+            raise late("while it waited for a worker")
         try:  # pickled before anything is written: a job that cannot be sent gives its worker back
             sent = _packed(job, left)
         except ApiError:
@@ -199,7 +192,7 @@ class Pool:
             if not slot.conn.poll(left + KILL_GRACE):
                 self.killed += 1
                 self._replace(slot)
-                raise _late("while it was being solved (the worker was stopped)")
+                raise late("while it was being solved (the worker was stopped)")
             reply: tuple[Any, ...] = slot.conn.recv()
         except (EOFError, OSError):
             self._replace(slot)
@@ -241,7 +234,19 @@ def _packed(job: Job, seconds: float) -> bytes:
         raise ApiError.of(500, "RC506", f"internal error: {type(exc).__name__}") from None
 
 
-def _late(when: str) -> ApiError:
+def busy(admitted: int, doing: str, what: str) -> ApiError:
+    """503 for a request past the `admitted` already running or waiting: `--workers` and `--queue`."""
+    return ApiError.of(
+        503,
+        "RC503",
+        f"the server is {doing} {admitted} {what}{'' if admitted == 1 else 's'}, "
+        "its limit: try again shortly",
+        "the operator sets --workers and --queue",
+        **{"Retry-After": "1"},
+    )
+
+
+def late(when: str) -> ApiError:
     return ApiError.of(
         504,
         "RC503",
