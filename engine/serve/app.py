@@ -377,6 +377,9 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        # when the request came (`request.state.arrived`): a deadline counts from here, not from
+        # when a thread began its handler, over a second later under load (hunt 13o)
+        scope.setdefault("state", {})["arrived"] = time.monotonic()
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
             await self._refuse(send)

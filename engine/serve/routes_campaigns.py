@@ -287,7 +287,8 @@ def _campaign(
     for its turn first, and runs within what is left of its deadline (`Server.campaign_turn`)."""
     server = server_of(request)
     with ExitStack() as turn:
-        limits = turn.enter_context(server.campaign_turn(time.monotonic())) if solves else server.limits
+        arrived = getattr(request.state, "arrived", None) or time.monotonic()
+        limits = turn.enter_context(server.campaign_turn(arrived)) if solves else server.limits
         with _opened(request, server, name, read_only, limits) as campaign:
             yield campaign
 
