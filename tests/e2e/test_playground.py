@@ -896,3 +896,128 @@ def test_a_long_log_shows_its_newest_200_events_and_says_what_it_leaves_out(page
         "events #1 to #5 are not shown (GET /log pages through them)"
     )
     expect(log.last.locator(".what")).to_contain_text("roll")
+
+
+# -- found by a hunt through the campaign card (2026-12-07) -------------------------------------------
+
+# The server's answer when its campaign store has gone (its file replaced by a folder), with a
+# hint added to see it shown.
+_FOLDER = "the server's campaign store is a folder, not a rulecraft campaign database"
+STORE_GONE = json.dumps(
+    {
+        "error": {
+            "status": 503,
+            "diagnostics": [
+                {
+                    "code": "RC903",
+                    "severity": "error",
+                    "message": _FOLDER,
+                    "file": None,
+                    "line": None,
+                    "column": None,
+                    "end_line": None,
+                    "end_column": None,
+                    "source_line": None,
+                    "hint": None,
+                    "api_hint": "ask the server's operator",
+                    "text": "error RC903: " + _FOLDER,
+                }
+            ],
+        }
+    }
+)
+
+
+def test_a_campaign_store_that_fails_is_said_with_its_diagnostic(page: Page, server: str) -> None:
+    """With the store unreachable (503 RC903) the State box said "no campaigns to show" and the
+    diagnostic was dropped; after Refresh the old list and log stayed beside that sentence; a
+    failed read of a campaign said only "could not read the campaign", without its code."""
+    state = page.locator("#campaign-state")
+    log = page.locator("#campaign-log li")
+    listed = page.locator("#campaign-list option")
+    errors = page.locator("#campaign-errors li")
+    expect(state).to_contain_text('"campaign": "mycase"')
+    expect(log).not_to_have_count(0)
+    page.expect_failures = True  # type: ignore[attr-defined]
+    gone = (
+        "error RC903: the server's campaign store is a folder, not a rulecraft campaign database\n"
+        "  hint: ask the server's operator"
+    )
+
+    page.route("**/api/campaigns", _answer(503, "application/json", STORE_GONE))
+    page.click("#campaign-refresh")
+    expect(errors).to_have_text(gone)
+    expect(listed).to_have_count(0)  # what was listed may not be the store's any more
+    expect(log).to_have_count(0)
+    expect(state).to_have_text("")  # not "no campaigns to show": the store did not say
+    page.unroute("**/api/campaigns")
+
+    # no answer at all: said so
+    page.route("**/api/campaigns", lambda route: route.abort("connectionrefused"))
+    page.click("#campaign-refresh")
+    expect(errors).to_have_text(
+        "the server did not answer (is rulecraft serve still running, and this page's address right?)"
+        ": try again"
+    )
+    expect(state).to_have_text("")
+    page.unroute("**/api/campaigns")
+
+    # listed, but the campaign's read fails: its diagnostic, and no state or log of it on show
+    page.route("**/api/campaigns/mycase", _answer(503, "application/json", STORE_GONE))
+    page.click("#campaign-refresh")
+    expect(page.locator("#campaign-list option[value='mycase']")).to_have_count(1)
+    expect(errors).to_have_text(gone)
+    expect(state).to_have_text("")
+    expect(log).to_have_count(0)
+    page.unroute("**/api/campaigns/mycase")
+
+    page.click("#campaign-refresh")  # the store back: the campaign again, and no error
+    expect(state).to_contain_text('"campaign": "mycase"')
+    expect(log).not_to_have_count(0)
+    expect(errors).to_have_count(0)
+
+    # "no campaigns" only when the list is empty, and nothing of the last one left beside it
+    page.route("**/api/campaigns", _answer(200, "application/json", "[]"))
+    page.click("#campaign-refresh")
+    expect(state).to_have_text("no campaigns to show")
+    expect(log).to_have_count(0)
+    expect(listed).to_have_count(0)
+    expect(errors).to_have_count(0)
+    page.unroute("**/api/campaigns")
+
+
+def test_of_two_campaigns_picked_only_the_later_is_shown(page: Page, server: str) -> None:
+    """Campaign A picked with its read held back, then B: once A's answer came, the list showed B
+    picked but State showed A's state, beside B's log (and Act and Undo went to B). A campaign
+    named to sort after `mycase`, so the page's other tests still open on that one."""
+    _post(server + "api/campaigns", {"name": "other", "ruleset": "chill", "params": {"players": 2}})
+    page.reload()
+    state = page.locator("#campaign-state")
+    log = page.locator("#campaign-log li")
+    expect(page.locator("#campaign-list option[value='other']")).to_have_count(1)
+    expect(state).to_contain_text('"campaign": "mycase"')
+    theirs = len(_get(server + "api/campaigns/mycase/log?newest=true&limit=200"))
+    assert theirs > 1  # mycase's log is not other's (one event)
+
+    held: list[Any] = []
+    page.route("**/api/campaigns/other", lambda route: held.append(route))
+    page.select_option("#campaign-list", "other")
+    _until(page, lambda: len(held) == 1)
+    expect(state).to_have_text("reading…")  # mycase's state and log are not left beside other's name
+    expect(log).to_have_count(0)
+    page.select_option("#campaign-list", "mycase")
+    expect(state).to_contain_text('"campaign": "mycase"')
+    expect(log).to_have_count(theirs)
+    held[0].continue_()
+    page.wait_for_timeout(1500)  # other's answer arrives, and is dropped
+    expect(page.locator("#campaign-list")).to_have_value("mycase")
+    assert '"campaign": "mycase"' in (state.text_content() or "")
+    expect(log).to_have_count(theirs)
+    page.unroute("**/api/campaigns/other")
+
+    page.select_option("#campaign-list", "other")  # and other, picked alone, is shown whole
+    expect(state).to_contain_text('"campaign": "other"')
+    expect(log).to_have_count(1)
+    page.click("#campaign-refresh")  # the list read again: the campaign picked stays picked
+    expect(page.locator("#campaign-list")).to_have_value("other")
+    expect(state).to_contain_text('"campaign": "other"')

@@ -8,8 +8,10 @@
 const $ = (id) => document.getElementById(id);
 const state = {
   checks: {}, check: null, drawn: null, timer: null, asked: 0, lineHeight: 20,
-  answers: { roll: 0, chart: 0, sweep: 0 }, // one count per card: only its latest question's answer is shown
+  answers: { roll: 0, chart: 0, sweep: 0, campaign: 0 }, // one count per card: only its latest question's answer is shown
   loading: 0, // the same for a ruleset being loaded
+  campaignShown: null, // the campaign whose state and log are on show, if any
+  campaignPicked: null, // the campaign last asked for: a list read again picks it while it is there
   pending: 0, // questions of any card still on their way (the header says "solving…" until none is)
   settled: "ready", // what the header says once none is: the last validation's word on the text
   pristine: "", // the text as it was loaded, to tell whether the author's edits would be lost
@@ -655,35 +657,66 @@ async function loadRuleset(name) {
 }
 
 async function campaigns() {
+  // The store's campaigns, the one picked kept if it is still there. A list that cannot be read
+  // (the store gone: 503 RC903; no answer at all) is said with its diagnostics, and nothing read
+  // before is left on show as if it were the store's; "no campaigns" is said only of an empty list.
+  const asked = ++state.answers.campaign;
+  const select = $("campaign-list");
+  showErrors(null, "campaign-errors");
   try {
     const list = await api("campaigns");
-    const select = $("campaign-list");
-    const items = Array.isArray(list) ? list : list.campaigns || [];
-    select.replaceChildren(...items.map((c) => {
-      const name = typeof c === "string" ? c : c.name || c.campaign;
-      return new Option(name, name);
-    }));
-    if (items.length) await campaign(select.value);
-  } catch (err) { $("campaign-state").textContent = "no campaigns to show"; }
+    const items = Array.isArray(list) ? list : list.campaigns;
+    if (!Array.isArray(items)) throw unexpected(null);
+    if (asked !== state.answers.campaign) return;
+    const names = items.map((c) => (typeof c === "string" ? c : c.name || c.campaign));
+    select.replaceChildren(...names.map((name) => new Option(name, name)));
+    if (names.includes(state.campaignPicked)) select.value = state.campaignPicked;
+    if (names.length) await campaign(select.value);
+    else showCampaign(null, [], "no campaigns to show");
+  } catch (err) {
+    if (asked !== state.answers.campaign) return;
+    select.replaceChildren();
+    showCampaign(null, []);
+    showErrors(err, "campaign-errors");
+  }
 }
 
 const LOG_SHOWN = 200; // the newest events a campaign's log shows
 
+function showCampaign(name, items, text = "") {
+  // One campaign's state and log on show, or (no name) none: never one's state beside another's log.
+  state.campaignShown = name;
+  $("campaign-state").textContent = text;
+  $("campaign-log").replaceChildren(...items);
+}
+
 async function campaign(name) {
+  // A campaign's state and log; of two campaigns asked for (picked, or read again after a write),
+  // only the later one's answer is drawn, whichever comes first, as for the cards' questions. While
+  // another campaign is read, the one shown before is taken off the page; a failed read is said
+  // with its diagnostics, and leaves nothing of that campaign on show.
+  const asked = ++state.answers.campaign;
+  state.campaignPicked = name;
+  showErrors(null, "campaign-errors");
+  if (name !== state.campaignShown) showCampaign(null, [], "reading…");
   try {
     const [shown, log] = await Promise.all([
       api("campaigns/" + encodeURIComponent(name)),
       api("campaigns/" + encodeURIComponent(name) + "/log?newest=true&limit=" + LOG_SHOWN),
     ]);
-    $("campaign-state").textContent = JSON.stringify(shown, null, 2);
+    if (asked !== state.answers.campaign) return;
     const events = Array.isArray(log) ? log : log.events || [];
     const items = events.map(logItem);
     if (events.length && events[0].seq > 1) {
       // the newest page alone: a long log is read a page at a time (`/log`'s `before`)
       items.unshift(el("li", `events #1 to #${events[0].seq - 1} are not shown (GET /log pages through them)`, "muted"));
     }
-    $("campaign-log").replaceChildren(...items);
-  } catch (err) { $("campaign-state").textContent = "could not read the campaign"; }
+    showCampaign(name, items, JSON.stringify(shown, null, 2));
+  } catch (err) {
+    if (asked !== state.answers.campaign) return;
+    showCampaign(null, []);
+    showErrors(err, "campaign-errors");
+  }
 }
 
 function pairs(text) {
@@ -709,7 +742,8 @@ async function change(path, body) {
   showErrors(null, "campaign-errors");
   try {
     await api(`campaigns/${encodeURIComponent(name)}/${path}`, body, $("act-token").value);
-    await campaign(name);
+    // read again, unless another campaign was picked meanwhile: that one's answer is the one to draw
+    if ($("campaign-list").value === name) await campaign(name);
   } catch (err) { showErrors(err, "campaign-errors"); }
 }
 
