@@ -13,7 +13,9 @@ kind, the count, the throughput and the p50/p99 latency, and how many answers we
 `--campaign`: one campaign, M actions sent by the clients at once (spread over
 `--server-processes` servers sharing one `--db`); then the log is checked: every acknowledged
 action's event is there exactly once, the sequence numbers run 1..n without a gap, and replaying
-the log gives the stored state. SQLite today; `--db postgresql://...` once that store exists.
+the log gives the stored state. `--db` is a SQLite file (a temporary one by default) or a
+PostgreSQL URL (`--db postgresql://USER@HOST/DATABASE`, with the `postgres` extra installed): the
+servers open it as `rulecraft serve --db` does, through `engine.api.open_store`.
 Only 127.0.0.1 is ever targeted.
 """
 
