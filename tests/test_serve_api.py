@@ -606,9 +606,15 @@ def test_every_write_answers_its_event_as_the_log_lists_it(client: TestClient) -
 
 def test_campaign_writes_need_the_token(client: TestClient) -> None:
     body = {"name": "nope", "ruleset": "chill", "params": {"players": 2}}
-    assert error(client.post("/api/campaigns", json=body), 401)[0]["code"] == "RC407"
+    [none] = error(client.post("/api/campaigns", json=body), 401)
+    assert none["code"] == "RC407" and none["message"] == "this server's campaign writes need its token"
+    assert none["hint"] == "send the header 'Authorization: Bearer <token>'"
     wrong = client.post("/api/campaigns", json=body, headers={"Authorization": "Bearer s3cre"})
-    assert error(wrong, 401) and wrong.headers["www-authenticate"] == "Bearer"
+    [d] = error(wrong, 401)
+    assert wrong.headers["www-authenticate"] == "Bearer"
+    # a token sent but not this one: told so, not to send the header it sent (hunt 13o)
+    assert d["message"] == "the token sent is not this server's", d
+    assert d["hint"] == "ask the server's operator for its token", d
     assert "nope" not in [c["name"] for c in client.get("/api/campaigns").json()]
 
 

@@ -62,12 +62,19 @@ def require_token(request: Request) -> None:
         return
     given = request.headers.get("authorization", "")
     scheme, _, value = given.partition(" ")
-    if not (scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), token.encode())):
+    bearer = scheme.lower() == "bearer"
+    if not (bearer and hmac.compare_digest(value.strip().encode(), token.encode())):
+        # a token sent but not this server's is told so: it had the hint to send the header it
+        # had sent (hunt 13o); which way it differs is not said
         raise ApiError.of(
             401,
             "RC407",
-            "this server's campaign writes need its token",
-            "send the header 'Authorization: Bearer <token>'",
+            "the token sent is not this server's"
+            if bearer
+            else "this server's campaign writes need its token",
+            "ask the server's operator for its token"
+            if bearer
+            else "send the header 'Authorization: Bearer <token>'",
             **{"WWW-Authenticate": "Bearer"},
         )
 
