@@ -79,6 +79,7 @@ AdviceKind = Literal[
     "limit",
     "keeper",
     "retry",
+    "full",
 ]
 """What a hint worded for the command line asks of its reader, one word each (`Advice.kind`)."""
 
@@ -115,6 +116,8 @@ class Advice:
       the hint for them.
     - `retry`: the campaign store is locked by another writer for longer than the store waits
       (RC903 "locked"): the same request may succeed once that writer is done.
+    - `full`: the campaign store's server has no connection free (RC903): the same request may
+      succeed once another connection closes; whoever keeps it may allow more.
 
     `lead` and `note` are words that fit every front end, said before and after the advice."""
 

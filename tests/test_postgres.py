@@ -1377,3 +1377,41 @@ def test_a_campaign_named_like_the_stores_host_or_user_keeps_its_name_in_a_store
         shown = _unaddressed(Diagnostic("RC903", said, None, None), url).message
         assert f"in campaign '{name}', event 3" in shown, shown
         assert '"db"' not in shown, shown
+
+
+def test_a_server_with_no_connection_free_is_told_as_for_now(pg_cluster: Cluster, pg_url: str) -> None:
+    """Hunt 13o: several `serve` processes on one database ran it out of connections, and 417 of
+    1,000 requests answered 503 "cannot connect ...: connection failed: connection to ... failed:
+    FATAL: sorry, too many clients already", with no `Retry-After`, as if the store could not be
+    used. A server (or a role, or a database) with no connection free is now told as such, for
+    now: RC903 with the advice `full`, which the API answers with `Retry-After`. (A role's own
+    connection limit stands in for the server's, which a test cannot lower on a shared cluster.)"""
+    import psycopg
+
+    from engine.serve.advice import api_hint
+    from engine.serve.problems import api_error
+
+    role = "rc_" + database_name(pg_url)[3:] + "_one"
+    one = pg_url.replace("postgresql://postgres@", f"postgresql://{role}@", 1)
+    if one == pg_url:
+        pytest.skip("the role's URL is made from the private cluster's (trusted socket) URL")
+    with PostgresStore(pg_url) as store:
+        store.create(header("moor"), counter(0))
+    pg_cluster.execute(f"CREATE ROLE {role} LOGIN CONNECTION LIMIT 1")
+    try:
+        pg_cluster.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}", pg_url)
+        with psycopg.connect(one):  # the role's one connection, held
+            with pytest.raises(CampaignError) as error:
+                PostgresStore(one).names()
+        (d,) = error.value.diagnostics
+        assert d.code == "RC903" and d.advice is not None and d.advice.kind == "full", d.render()
+        assert "it has no connection free (too many connections for role" in d.message, d.message
+        assert "connection failed" not in d.message, d.message
+        answer = api_error(error.value)
+        assert answer.status == 503 and answer.headers == {"Retry-After": "1"}
+        assert "send the request again in a moment (Retry-After)" in (api_hint(d) or "")
+        with PostgresStore(one) as store:  # the connection given back: the store as it was
+            assert store.names() == [("moor", "castle", 1)]
+    finally:
+        pg_cluster.execute(f"DROP OWNED BY {role}", pg_url)
+        pg_cluster.execute(f"DROP ROLE {role}")

@@ -158,6 +158,7 @@ SAMPLES: dict[AdviceKind, Advice] = {
     "limit": Advice("limit", "max_work", lead="ask for less (fewer dice, a smaller input, a 'cap')"),
     "keeper": Advice("keeper", lead="finish its last item and close the list with ']'"),
     "retry": Advice("retry"),
+    "full": Advice("full"),
 }
 
 

@@ -100,6 +100,10 @@ WORDING: dict[AdviceKind, Callable[[Advice], str]] = {
         "another request or process held the campaign store's write lock for longer than this one"
         " waits: nothing was written; send the request again in a moment (Retry-After)"
     ),
+    "full": lambda a: (
+        "the campaign store's database server had no connection free: nothing was written; send the"
+        " request again in a moment (Retry-After); the server's operator may allow it more connections"
+    ),
 }
 """Every kind of advice in a request's terms: the only place the API words one."""
 

@@ -51,10 +51,11 @@ def status_of(exc: RulecraftError) -> int:
 
 RETRY_LOCKED = "1"
 """Seconds a client is told to wait (`Retry-After`) before sending again a request that found the
-campaign store locked (RC903 with the advice `retry`): the writer holding it is one request."""
+campaign store locked (RC903 with the advice `retry`): the writer holding it is one request; or
+its database server with no connection free (the advice `full`)."""
 
 
 def api_error(exc: RulecraftError) -> ApiError:
-    locked = any(d.advice is not None and d.advice.kind == "retry" for d in exc.diagnostics)
+    locked = any(d.advice is not None and d.advice.kind in ("retry", "full") for d in exc.diagnostics)
     headers = {"Retry-After": RETRY_LOCKED} if locked else None
     return ApiError(status_of(exc), diagnostics_json(exc.diagnostics), headers)

@@ -782,6 +782,22 @@ class PostgresStore(SqlStore):
                 f"cannot connect to {self._where}: the server refused the user or password ({_reason(text)})",
                 "check the user and password in the URL (or PGPASSWORD, ~/.pgpass)",
             )
+        if (
+            "too many clients" in text
+            or "too many connections" in text
+            or "connection slots are reserved" in text
+        ):
+            # the server's max_connections reached, for now (SQLSTATE 53300): not a store that
+            # cannot be used, and a server's client is told to try again (hunt 13o: several
+            # `serve` processes on one database answered 417 of 1,000 requests so, as if broken)
+            return self._error(
+                "RC903",
+                f"cannot connect to {self._where}: it has no connection free ({_reason(text)}); nothing"
+                " was written",
+                "try again in a moment; its keeper may raise PostgreSQL's max_connections, or run fewer"
+                " processes on it",
+                Advice("full"),
+            )
         if "database" in text and "does not exist" in text:
             return self._keepers(
                 f"cannot connect to {self._where}: {_reason(text)}",
