@@ -765,6 +765,11 @@ def test_many_unknown_inputs_are_named_ten_and_counted_and_a_misspelling_still_c
     found = caught.value.diagnostics
     assert [d.code for d in found] == ["RC402"] * (UNKNOWN_SHOWN + 1), [d.message for d in found]
     assert found[-1].message == "11 more names given are not inputs of check 'specific'"
+    one = {f"x{i}": 0 for i in range(UNKNOWN_SHOWN + 1)} | {"target": 55}
+    with pytest.raises(InputError) as caught:
+        rs.distribution("specific", **one)
+    # one past the ten named: said in the singular (hunt 13o: "1 more names given are not inputs")
+    assert caught.value.diagnostics[-1].message == "1 more name given is not an input of check 'specific'"
 
 
 @pytest.mark.parametrize(

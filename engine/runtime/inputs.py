@@ -131,9 +131,9 @@ def _problems(
             if near:
                 meant.add(near.split("'")[1])
         left = len(unknown) - UNKNOWN_SHOWN
-        diags.append(
-            Diagnostic("RC402", f"{left} more names given are not {noun}s of {kind} '{owner}'", span, listed)
-        )
+        one = f"1 more name given is not {'an' if noun[0] in 'aeiou' else 'a'} {noun}"
+        said = one if left == 1 else f"{left} more names given are not {noun}s"
+        diags.append(Diagnostic("RC402", f"{said} of {kind} '{owner}'", span, listed))
     for spec in specs:
         if spec.name in given:
             try:
