@@ -366,6 +366,12 @@ def test_every_way_of_failing_to_connect_is_one_rc903_without_the_password(
     for url, says in cases:
         text = refused(lambda url=url: PostgresStore(url, connect_timeout=3), says)
         assert SECRET not in text
+        # each the store's keeper's to mend, so a server's client is told so, not how to write
+        # a URL it never gave (hunt 13o: `api_hint` "write it as postgresql://...", or none)
+        with pytest.raises(CampaignError) as error:
+            PostgresStore(url, connect_timeout=3)
+        advice = error.value.diagnostics[0].advice
+        assert advice is not None and (advice.kind, advice.of) == ("keeper", "store"), (url, advice)
         r = cli("campaign", "--db", url, "list")
         assert r.code == 1 and "error RC903" in r.err and says in r.err, r.err
         assert SECRET not in r.out + r.err

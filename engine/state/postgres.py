@@ -430,7 +430,8 @@ class PostgresStore(SqlStore):
             failure = self._error(
                 "RC903",
                 f"{self._where} is not a PostgreSQL address rulecraft can read: {_first_line(e)}",
-                "write it as postgresql://USER:PASSWORD@HOST:PORT/DATABASE",
+                ADDRESS,
+                Advice("keeper", of="store", lead=ADDRESS),  # the URL is its keeper's (hunt 13o)
                 parsing=True,
             )
         else:
@@ -816,8 +817,7 @@ class PostgresStore(SqlStore):
         if ("invalid" in text and "value" in text) or "bad value for" in text:
             # libpq refusing a parameter of the URL (`connect_timeout=abc`, `sslmode=bogus`): not a
             # host that does not answer (hunt 13l: "no answer within the connect timeout")
-            return self._error(
-                "RC903",
+            return self._keepers(
                 f"{self._where} is not a PostgreSQL address rulecraft can read: {said}",
                 "check the parameters after '?' in the URL",
             )
@@ -826,10 +826,16 @@ class PostgresStore(SqlStore):
                 f"cannot connect to {self._where}: no answer within the connect timeout ({said})",
                 "check the host and port, and that a firewall lets the connection through",
             )
-        return self._error("RC903", f"cannot connect to {self._where}: {said}")
+        return self._keepers(
+            f"cannot connect to {self._where}: {said}",
+            "check the URL's host, port and parameters (sslmode: does the server offer what it asks?)",
+        )
 
     # -- rows -------------------------------------------------------------------------------------
 
+
+ADDRESS: Final = "write it as postgresql://USER:PASSWORD@HOST:PORT/DATABASE"
+"""The hint for a URL libpq cannot read."""
 
 COLUMN_TYPES: Final = {
     **{
