@@ -1676,11 +1676,13 @@ def _open(args: argparse.Namespace, store: Store) -> Campaign:
 
 
 def _read(args: argparse.Namespace, store: Store, err: TextIO) -> Campaign:
-    """The campaign opened to be read (`show`, `replay`): a ruleset file changed since, or broken
-    since, is no refusal but RC904 or its load error as warnings on standard error, and what is
-    stored is read with the ruleset text the campaign keeps (every change stays refused until the
-    file is put back, mended or migrated to)."""
-    campaign = open_campaign(args.name, store=store, migrate=args.migrate, limits=args.limits, read_only=True)
+    """The campaign opened to be read (`show`, `replay`, `prob`, `scene --odds`, which write
+    nothing: the last two refused a changed file as a change, hunt 13p): a ruleset file changed
+    since, or broken since, is no refusal but RC904 or its load error as warnings on standard
+    error, and what is stored is read with the ruleset text the campaign keeps (every change stays
+    refused until the file is put back, mended or migrated to)."""
+    migrate = getattr(args, "migrate", False)
+    campaign = open_campaign(args.name, store=store, migrate=migrate, limits=args.limits, read_only=True)
     for told in campaign.warnings:
         err.write(told.render() + "\n")
     return campaign
@@ -1834,7 +1836,7 @@ def _campaign_prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .runtime.inputs import bind
     from .state.exact import item_marginals
 
-    campaign = _open(args, _store(args))
+    campaign = _read(args, _store(args), err)
     given: dict[str, Any] = _pairs(args.input, "input")
     others = _pairs(args.other, "other")
     dist = campaign.distribution(args.action, args.character, policy=args.policy, others=others, inputs=given)
@@ -1892,7 +1894,7 @@ def _campaign_scene(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 )
             ]
         )
-    campaign = _open(args, _store(args))
+    campaign = _read(args, _store(args), err) if args.odds else _open(args, _store(args))
     cast = _pairs(args.cast, "cast")
     if args.expect and not args.odds:
         wrong = "--expect goes with --odds (a played scene has one end)"

@@ -771,3 +771,31 @@ def test_xdg_data_home_naming_a_file_is_told_as_such(cli, monkeypatch, tmp_path)
         f"error RC903: cannot create {afile}/rulecraft/campaigns.db: {afile} is not a folder",
         "  hint: give another path",
     ]
+
+
+def test_campaign_prob_and_scene_odds_read_a_campaign_whose_file_changed(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Hunt 13p: `campaign prob` and `campaign scene --odds` write nothing, yet refused a campaign
+    whose ruleset file changed since it was made (RC904 as an error), where the README says only
+    changes are refused. They read it now as `show` does: with the text it keeps, RC904 a
+    warning; a change is still refused."""
+    from engine.syntax.resources import shipped_rulesets
+
+    mine = tmp_path / "mycastle.yaml"
+    mine.write_text(shipped_rulesets()["castle"].read_text(encoding="utf-8"), encoding="utf-8")
+    db = str(tmp_path / "c.db")
+    made = cli("campaign", "--db", db, "new", "c1", str(mine), "-c", "ann", "-c", "bob")
+    assert made.code == 0, made.err
+    before = cli(
+        "campaign", "--db", db, "scene", "c1", "duel", "--cast", "you=ann", "--cast", "foe=bob", "--odds"
+    )
+    assert before.code == 0 and before.err == "", before.err
+    with mine.open("a", encoding="utf-8") as f:
+        f.write("# edited since\n")
+    odds = cli(
+        "campaign", "--db", db, "scene", "c1", "duel", "--cast", "you=ann", "--cast", "foe=bob", "--odds"
+    )
+    assert odds.code == 0, odds.err
+    assert odds.out == before.out  # the text the campaign keeps: the same rules
+    assert "warning RC904: the ruleset of campaign 'c1' has changed" in odds.err, odds.err
+    played = cli("campaign", "--db", db, "scene", "c1", "duel", "--cast", "you=ann", "--cast", "foe=bob")
+    assert played.code == 1 and "error RC904" in played.err, played.err
