@@ -54,7 +54,8 @@ evaluation charges the units it really does to the check's and the whole analysi
 units of work, never seconds, so the findings are the same on every run and machine; only an
 embedder's explicit `LintBudget.deadline` (off by default) adds the clock. Anything left
 out is reported as RC809, and then the findings that need the whole picture (RC802-RC804)
-are not claimed for that check.
+are not claimed for that check; nor where a roll fails or falls through in code run for each
+face (a redraw's condition, a die's faces, `each:`), which stops that evaluation at the face.
 
 Player choices (`check.sequential`: reroll triggers, redraws, dice that depend on earlier
 dice) are analysed exactly under the `always`, `never` and `optimal` policies while that is

@@ -8,23 +8,25 @@ what was found is worded by `report`, and the table calls it recorded are judged
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from ...compiler import compile_document
-from ...errors import NO_BEST_PLAY, Diagnostic, EndlessError, LimitError, RulecraftError
+from ...errors import NO_BEST_PLAY, Diagnostic, EndlessError, EvalError, LimitError, RulecraftError
 from ...expr import ast
 from ...frozen import replace
-from ...model.ruleset import Check, Pool, RulesetModel, randomizer_expressions
+from ...model.ruleset import Check, Die, Pool, RulesetModel, randomizer_expressions
 from ...model.values import Symbol
 from ...runtime.cache import Caches
 from ...runtime.context import RunContext
 from ...runtime.inputs import bind_inputs
-from ...runtime.rules import before_roll
+from ...runtime.limits import redraw_times
+from ...runtime.rules import before_roll, concrete, reading
 from ...runtime.work import Work, working
 from .budget import COMBINATION_SHARE, LintBudget
 from .cost import cost
-from .evaluate import exact_distribution
+from .evaluate import exact_distribution, randomizer_values
 from .grid import grid
 from .lasting import state_calls, state_table_gaps
 from .probe import FAIL, GAP, OVER_SHARE, CheckRun, Matches, Probe, Stop, TableCalls, spent
@@ -410,7 +412,9 @@ class Analysis:
                 # check holding both a `may` and a `then: again` failed `validate`: hunt 13j)
                 return True
             if not spent(exc):
-                probe.failed(exc, env, None)
+                # not a roll the probe caught: the evaluation stopped here, and no later roll was seen
+                run.cut = True
+                probe.failed(exc, env, None, at=self._located(target, env))
                 return False
             reason = self._share_spent(exc, share, check_left)
             if follow is not None and share.used > share.limit == follow.left:
@@ -438,6 +442,26 @@ class Analysis:
                 if where not in before and example.probability is None:
                     example.probability = Fraction(gap_weight, total)
         return True
+
+    def _located(self, check: Check, env: dict[str, Any]) -> dict[str, Any] | None:
+        """The dice at which an evaluation that stopped (`CheckRun.cut`) met its failure, where the
+        code run for each face (a redraw's condition, a later die's faces, `each:`) fails so again,
+        for the example to name (hunt 13p: "in check 'k3', no inputs falls through" named no die);
+        None where it is not found so. The table calls it makes are real ones: a play makes them."""
+        gap = self.tables.gap
+
+        def same(exc: RulecraftError) -> bool:  # the roll without a result the evaluation met
+            met = self.tables.gap
+            self.tables.gap = None
+            return exc.diagnostics[0].code == "RC501" and met == gap
+
+        self.tables.gap = None
+        try:
+            return None if gap is None else _first_failing(check, env, self.ctx, same)
+        except RulecraftError:  # the budget, or another failure: the example names no dice
+            return None
+        finally:
+            self.tables.gap = gap
 
     def _share_spent(self, exc: LimitError, share: Work, check_left: int) -> str:
         """Why an evaluation stopped: the share it had, named by whose budget it came from."""
@@ -547,3 +571,64 @@ def _auto(check: Check, env: dict[str, Any], run: CheckRun, probe: Probe) -> tup
         else:
             run.auto_true.setdefault(i, set()).add(first)
     return first, (value if first is not None else None)
+
+
+_LOCATE = 256
+"""At most this many first rolls of the check's dice are tried by `_first_failing`."""
+
+
+def _first_failing(
+    check: Check, env: dict[str, Any], ctx: RunContext, same: Callable[[RulecraftError], bool]
+) -> dict[str, Any] | None:
+    """The first dice, one die's face after another in the check's order, at which the code run
+    for each face fails with a roll without a result that `same` tells is the one met (the same
+    table and arguments); None when none is found within `_LOCATE` rolls, or past a pool, a
+    draw or a die whose redraws are counted (their values are not single faces)."""
+    left = [_LOCATE]
+
+    def fails(run: Callable[..., Any], *args: Any) -> bool:
+        try:
+            run(*args)
+        except EvalError as exc:
+            return same(exc)
+        return False
+
+    def walk(i: int, scope: dict[str, Any], dice: dict[str, Any]) -> dict[str, Any] | None:
+        if i == len(check.roll) or left[0] <= 0:
+            return None
+        r = check.roll[i]
+        try:
+            values = randomizer_values(r, scope, ctx)
+        except EvalError as exc:
+            if not same(exc):
+                return None
+            face = _each_failing(r, scope, fails) if isinstance(r, Pool) and r.each is not None else None
+            if face is not None:  # a die of the pool, read through its `each`
+                return {**dice, f"a die of {r.name}": face}
+            return dict(dice)  # its faces or its count fail for the dice before it
+        if not isinstance(r, Die) or r.counted:
+            return None
+        for v in values:
+            left[0] -= 1
+            if left[0] < 0:
+                return None
+            there = {**scope, r.name: v}
+            if r.redraw is not None and redraw_times(r, scope, ctx.limits) > 0:
+                if fails(r.redraw.allowed.run, there):  # redrawn or kept: asked of every face
+                    return {**dice, r.name: v}
+            found = walk(i + 1, there, {**dice, r.name: v})
+            if found is not None:
+                return found
+        return None
+
+    return walk(0, dict(env), {})
+
+
+def _each_failing(pool: Pool, scope: dict[str, Any], fails: Callable[..., bool]) -> int | None:
+    """The first face of `pool` whose reading through its `each` `fails`; None where none does
+    (its faces or its count failed instead)."""
+    try:
+        made = concrete(pool, scope)
+    except RulecraftError:
+        return None
+    return next((f for f in made.faces if fails(reading, made, dict(scope), f)), None)

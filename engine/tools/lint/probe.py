@@ -226,12 +226,18 @@ class Probe:
         return out
 
     def failed(
-        self, exc: RulecraftError, env: dict[str, Any], dice: tuple[Any, ...] | None, before: bool = False
+        self,
+        exc: RulecraftError,
+        env: dict[str, Any],
+        dice: tuple[Any, ...] | None,
+        before: bool = False,
+        at: dict[str, Any] | None = None,
     ) -> tuple[Any, ...]:
         """Record a roll (or, with `dice` None, an input combination) that has no result;
-        `before`: it failed before any die was rolled."""
+        `before`: it failed before any die was rolled; `at`, with `dice` None: the dice, as
+        shown, where an evaluation that stopped was found to fail (`Analysis._located`)."""
         d = exc.diagnostics[0]
-        shown_dice = None
+        shown_dice = at or None
         if dice is not None:  # a die carried with its redraws shows both, as the check reads them
             shown_dice = {}
             for n, v in zip(self.dice_names, dice):
@@ -388,8 +394,15 @@ class CheckRun:
     it beside the rolls seen only with the dice as first rolled, as it names the first combination
     left out; None: every combination's were, or none was left to the dice as first rolled)."""
 
+    cut: bool = False
+    """Some exact evaluation stopped at a roll that fell through or failed in code the evaluator
+    runs for each face (a redraw's condition, a die's faces, `each:`), not in the check's program,
+    which the probe catches roll by roll: the rolls after it, their rules and table calls, were
+    not seen (hunt 13p: a table's rule for `f >= 3` never fired, as rows after f = 2 went unseen)."""
+
     @property
     def conclusive(self) -> bool:
         """Whether which rules fire and which outcomes come out can be judged: nothing was left
-        out, and no roll failed (a failing roll stops before later rules and tables)."""
-        return not self.skipped and not self.probe.failures
+        out, no roll failed (a failing roll stops before later rules and tables), and no
+        evaluation was cut short by a roll without a result (`cut`)."""
+        return not self.skipped and not self.probe.failures and not self.cut
