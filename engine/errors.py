@@ -342,7 +342,8 @@ def never_ends(check: str, inputs: Mapping[str, Any], span: Span | None, many: b
     """`EvalError` RC507: every roll of `check` with these inputs is made again by a rule
     `then: again` (`span`: the first such rule; `many`, there are others), so it never ends:
     the exact evaluator finds it (a chance of 1 of rolling again), and its refusal is the
-    sampler's too, which would roll until its work budget ran out."""
+    sampler's too, which tells it at once where the rule reads only what is known before the roll,
+    else once it has rolled again long enough to ask the exact evaluator (`sample._ask_exact`)."""
     given = ", ".join(f"{k}={shown(v)}" for k, v in inputs.items())
     which = "a rule 'then: again'" + (" (this one, or another)" if many else "")
     return EvalError(

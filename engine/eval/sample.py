@@ -18,14 +18,17 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..errors import (
     Advice,
     Diagnostic,
+    EvalError,
     InputError,
     LimitError,
+    RulecraftError,
     did_you_mean,
     limit_advice,
     optimal_again,
     placed,
     shown,
 )
+from ..errors import never_ends as endless_check
 from ..expr import ast
 from ..frozen import FrozenDict
 from ..model.ruleset import AGAIN, Check, Die, Draw, Expr, Pool, Randomizer, Rule
@@ -47,7 +50,7 @@ from ..runtime.rules import (
     split_counted,
     with_dice,
 )
-from ..runtime.work import TRANSITION, current_work, enter, leave, meter, unstoppable, working
+from ..runtime.work import TRANSITION, Work, current_work, enter, leave, meter, unstoppable, working
 from .trace import Decision, Result, RuleRef, Step, TriggerStep, made
 
 if TYPE_CHECKING:  # the exact evaluator is imported by the rolls that consult it (`_exact_for`)
@@ -290,6 +293,8 @@ class Ready:
         "weigh",
         "rollers",
         "counted",
+        "surely",
+        "ends",
     )
 
     def __init__(self, check: Check, inputs: Mapping[str, Any]) -> None:
@@ -312,6 +317,11 @@ class Ready:
         """Its rollers once proven unmeterable, by policy, trace and random source (`kept_roller`)."""
         self.counted: Limits | None = None
         """The limits its pools' and draws' counts were checked against by `prepared`, else None."""
+        self.surely: dict[int, bool] = {}
+        """Per `then: again` rule that fired: whether it fires on every attempt (`_surely_again`)."""
+        self.ends: dict[str, bool | Limits] = {}
+        """Per policy, what the exact evaluator said of whether a roll ends (`_ask_exact`): True,
+        it can; the limits under which it could not tell."""
 
     def work_out(self) -> Before:
         """`before`, worked out now (under the current request's budget) and kept."""
@@ -718,13 +728,25 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
         raise optimal_again(check.name, before.refs[check.again_rules[0]].span)
     again = drawn_before = 0
     steps_before = len(trace)
+    work = _UNSET  # the request's budget, and what it had, once an attempt is made again
+    used = left = 0
     while True:
-        outcome, rule, rolled, after = _attempt(check, before, env, source, ctx, trace, traced)
+        try:
+            outcome, rule, rolled, after = _attempt(check, before, env, source, ctx, trace, traced)
+        except LimitError as exc:
+            raise _spent_again(exc, work, again) from None
         if outcome != AGAIN or rule not in check.again_rules:
             break
         # `then: again`: the whole check is made again from scratch, its dice drawn anew (forced
         # ones taken on in order), each attempt charged as a roll is (`ROLL_AGAIN`)
         again += 1
+        if again == 1:  # nothing here for a roll made once: the common roll pays nothing
+            if _surely_again(check, ready, before, rule):
+                raise endless_check(check.name, inputs, before.refs[rule].span, False)
+            work = meter()
+            used, left = work.used, work.left
+        elif again & (again - 1) == 0 and (again >= ASK_AGAIN or work.used - used > left // 4):
+            _ask_exact(check, ready, ctx, work)  # at a power of two: O(1) an attempt, a few asks a roll
         if traced:  # the attempt as a roll shows it, then that it was made again and by which rule
             earlier = dict(values)
             for (_, name, _), value in zip(before.posts + before.outs, after):
@@ -732,7 +754,10 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
             trace += _after(before, outcome, rule, earlier)
             trace.append(Step("again", before.scale, again, rule=before.refs[rule]))
         faces = sum(map(len, source.drawn.values()))  # and each step a traced attempt made
-        meter().charge(ROLL_AGAIN + faces - drawn_before + len(trace) - steps_before)
+        try:
+            work.charge(ROLL_AGAIN + faces - drawn_before + len(trace) - steps_before)
+        except LimitError as exc:
+            raise _spent_again(exc, work, again) from None
         if source.forced:  # what forced faces running out will count (`_ran_out`)
             source.earlier = {k: len(v) for k, v in source.drawn.items()}
         drawn_before, steps_before = faces, len(trace)
@@ -751,6 +776,75 @@ ROLL_AGAIN = 4
 """Units each attempt a rule `then: again` makes again is charged, besides a unit for each face
 or chit it drew, as a roll made one by one is charged for its own (`dicework.ROLL`): a check that almost
 always rolls again runs out of its work budget (RC503) rather than rolling on without end."""
+
+_UNSET = Work(0)
+"""What `_sample` holds for the request's budget before any attempt is made again (never charged)."""
+
+ASK_AGAIN = 1024
+"""Attempts made again in one roll after which the sampler asks the exact evaluator, once for
+the binding and policy, whether the check can end at all (`_ask_exact`): a check that ends with a
+chance of 1 in 100 an attempt gets this far once in 30,000 rolls, so the ask is rare where a
+check ends, and where none does it comes within a few milliseconds, not at the work budget."""
+
+
+def _surely_again(check: Check, ready: Ready, before: Before, rule: int) -> bool:
+    """Whether the `then: again` rule `rule`, having fired, fires on every attempt: it and every
+    rule before it read only what is known before the roll (the inputs and the values worked out
+    from them), so each attempt takes the same row whatever its dice. Worked out once a binding
+    (`Ready.surely`); exact, and no solve."""
+    found = ready.surely.get(rule)
+    if found is None:
+        rules = check.outcome
+        assert not isinstance(rules, Expr)
+        known = before.env.keys()
+        found = ready.surely[rule] = all(
+            r.when is None or ast.names(r.when.node) <= known for r in rules[: rule + 1]
+        )
+    return found
+
+
+def _ask_exact(check: Check, ready: Ready, ctx: RunContext, work: Work) -> None:
+    """RC507 (as the exact evaluator words it) when no roll of the check ends under this policy,
+    asked of the exact evaluator within a share of what the request has left (half of it), charged
+    to the request. Its answer is kept by the binding: that it ends (no more asks), or that it
+    could not tell under these limits (no more asks under them); either way the roll goes on."""
+    known = ready.ends.get(ctx.policy)
+    if known is True or known == ctx.limits:
+        return
+    from .exact import distribution
+
+    share = work.share(work.left // 2)
+    try:
+        distribution(check, ready.inputs, RunContext(ctx.limits, ctx.policy, ctx.caches, None, None, share))
+        ready.ends[ctx.policy] = True
+    except EvalError as exc:
+        if exc.diagnostics[0].code == "RC507":
+            raise
+        ready.ends[ctx.policy] = ctx.limits  # a roll that fails is the sampler's to meet, or not
+    except RulecraftError:  # too large to solve within the share: the rolls tell what they can
+        ready.ends[ctx.policy] = ctx.limits
+    finally:
+        work.count(share)
+
+
+def _spent_again(exc: LimitError, work: Work, again: int) -> LimitError:
+    """`exc`, the request's budget or deadline passed by a roll that a rule `then: again` made
+    again `again` times, said so: such a check may never end, which more budget cannot mend and
+    `rulecraft prob` tells. Any other limit, or none made again: `exc` as it is."""
+    passed = work.passed(exc) if again and work is not _UNSET else None
+    if passed is None:
+        return exc
+    what, name = passed
+    attempt = "attempt" if again == 1 else "attempts"
+    message = (
+        f"{what} after {again:,} {attempt} made again by a rule 'then: again': the check may never end "
+        "with these inputs (its exact distribution tells whether it does)"
+    )
+    # words for every front end (a server's client has no command line): its exact distribution
+    # is `prob` on the command line, `/api/prob` over HTTP, `Ruleset.distribution` in Python
+    lead = "ask for its exact distribution to see whether it ends, or give the rule a condition"
+    lead += " more rolls escape"
+    return type(exc)([Diagnostic("RC503", message, None, **limit_advice(name, lead))])
 
 
 def _attempt(

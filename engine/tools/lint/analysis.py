@@ -402,9 +402,13 @@ class Analysis:
             if truncated > run.truncated[0]:
                 run.truncated = (truncated, dict(combo))
         except RulecraftError as exc:
-            if isinstance(exc, EndlessError) and policy != "never" and target.chooses:
-                # every 'may' reroll taken for ever: the player's, who may stop, as `optimal` on a
-                # chain that returns is no way to play it; `never` tells whether the rules end
+            endless = isinstance(exc, EndlessError) or exc.diagnostics[0].code == "RC507"
+            if endless and policy != "never" and target.chooses:
+                # every 'may' taken for ever (a reroll chain that returns, or a rule `then: again`
+                # that a taken redraw sets off on every attempt): the player's, who may stop, as
+                # `optimal` on a chain that returns is no way to play it; `never` tells whether the
+                # rules end (hunt 13p: RC507 under `always` was RC808 "always fails" of a check
+                # that `never` solves)
                 return True
             if policy == "optimal" and exc.diagnostics[0].code in NO_BEST_PLAY:
                 # no best play on a chain that returns, nor over attempts a rule rolls again:

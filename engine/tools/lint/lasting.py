@@ -12,8 +12,9 @@ check's roll that falls through is.
 
 A call with any other argument — an expression over several values, a tally, an action's input, a
 check's value after a roll, a counter without both bounds or with bounds that read other items, a
-`number` parameter (even between bounds: its values, fractions, are no list) — is not tried: the values it may take are not known
-without playing the state out, and taking a guess would report gaps no play reaches. Nothing is
+`number` parameter (even between bounds: its values, fractions, are no list) — is not tried: the
+values it may take are not known without playing the state out, and taking a guess would report
+gaps no play reaches. Nothing is
 reported of such a call (the linter claims nothing about it either way), and the docs say so.
 
 The calls listed so are RC802's too (`state_calls`): a table's rule or key that only the state's
