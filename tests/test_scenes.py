@@ -1206,7 +1206,7 @@ def test_a_command_line_mistake_is_told_at_the_declaration_it_concerns(
 
 def test_a_campaign_scene_whose_ending_already_holds_is_refused(cli: Any, tmp_path: Any) -> None:
     """A scene played in a campaign whose ending already holds plays no round: it was kept as an
-    event 'ann_wins after 0 round(s)' that changed nothing. It is refused (RC905, at the scene) and
+    event 'ann_wins after 0 rounds' that changed nothing. It is refused (RC905, at the scene) and
     nothing is written; `--odds` still says it is over (a mean of 0 rounds), as a scene that
     starts over does on its own."""
     from engine.scenes.campaign import play_in_campaign

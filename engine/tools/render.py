@@ -371,7 +371,8 @@ def event_text(event: Event) -> str:
         return f"{head} undo #{event.undoes} ({d.get('kind', '')})"
     if event.kind == "scene":
         cast = ", ".join(f"{p}={c}" for p, c in d.get("cast", {}).items())
-        return f"{head} scene {d['scene']} ({cast}): {d['ending']} after {d['rounds']} round(s)"
+        rounds = f"{d['rounds']} round{'' if d['rounds'] == 1 else 's'}"
+        return f"{head} scene {d['scene']} ({cast}): {d['ending']} after {rounds}"
     if event.kind == "migrate":
         carried = d.get("carried") or []
         what = ": " + ", ".join(str(c) for c in carried) if isinstance(carried, list) and carried else ""

@@ -304,7 +304,11 @@ class Report:
             combo, reason = run.skipped[0]
             none_run = len(run.skipped) >= run.total
             left = (
-                f"was not analysed: all {run.total} input combinations were left out"
+                (
+                    "was not analysed: its one input combination was left out"
+                    if run.total == 1
+                    else f"was not analysed: all {run.total} input combinations were left out"
+                )
                 if none_run
                 else f"was not fully analysed: {len(run.skipped)} of {run.total} input combinations "
                 "were left out"
