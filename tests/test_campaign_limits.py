@@ -112,7 +112,7 @@ def test_a_spent_budget_is_told_where_the_request_was(made: Any, request_: str) 
     at, message, source = told(caught.value)
     assert at == line and source.endswith("heap.yaml")
     assert message == lead + "the work budget of 1,000 units was used up (this request needs more " + (
-        "work than the embedder allows)"
+        "work than its limits allow)"
     )
     assert made(Limits()).log() == before  # nothing written
 

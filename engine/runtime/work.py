@@ -186,7 +186,7 @@ class Work:
                     Diagnostic(
                         "RC503",
                         f"the work budget of {units(self.limit)} was used up "
-                        "(this request needs more work than the embedder allows)",
+                        "(this request needs more work than its limits allow)",
                         None,
                         **limit_advice("max_work", "ask for less (fewer dice, a smaller input, a 'cap')"),
                     )
