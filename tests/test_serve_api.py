@@ -1268,9 +1268,13 @@ def test_a_field_of_the_wrong_type_is_refused_not_converted(
 
 @pytest.mark.parametrize("constant", [b"NaN", b"Infinity", b"-Infinity"])
 def test_the_numbers_json_has_not_are_refused(client: TestClient, constant: bytes) -> None:
-    body = b'{"ruleset": "chill", "check": "specific", "inputs": {"target": ' + constant + b"}}"
+    body = (
+        b'{"ruleset": "chill", "check": "specific",\n "NaN": "NaN", "inputs": {"target": ' + constant + b"}}"
+    )
     [d] = error(client.post("/api/prob", content=body, headers={"content-type": "application/json"}), 422)
     assert d["code"] == "RC407" and "is no JSON number" in d["message"]
+    # placed in the body as any body not JSON is, past the word inside strings (hunt 13o: no place)
+    assert (d["file"], d["line"], d["column"]) == ("<request body>", 2, 37), d
 
 
 @pytest.mark.parametrize(("ruleset", "check"), [("chill", "specific"), ("chthonian", "contest")])

@@ -8,6 +8,7 @@ escaped rather than crashing the response that would report it."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -102,6 +103,19 @@ def _whole_text(found: Any) -> None:
             todo.extend((value, depth + 1) for value in item)
 
 
+_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|(-?Infinity|NaN)')
+"""A JSON string (skipped whole), or a word `NotJson` names."""
+
+
+def _outside_strings(text: str, word: str) -> tuple[int, int] | None:
+    """The line and column (from 1) of the first `word` in `text` outside its strings, or None."""
+    for m in _TOKENS.finditer(text):
+        if m.group(1) == word:
+            before = text[: m.start()]
+            return before.count("\n") + 1, m.start() - (before.rfind("\n") + 1) + 1
+    return None
+
+
 def _unreadable(exc: Exception) -> str:
     """What is wrong with a body `read_json` could not read, in words for the client."""
     if isinstance(exc, Twice):
@@ -140,6 +154,12 @@ class OnceRequest(Request):
                 # placed in the body: its line, column and caret; `json` counts lines at a newline
                 # only, as `SourceFile` splits them
                 where = Span(SourceFile("<request body>", exc.doc), exc.lineno, exc.colno)
+                said = Diagnostic("RC407", _unreadable(exc), where)
+                raise Unreadable([diagnostic_json(said)]) from None
+            except NotJson as exc:  # placed too, at the first such word outside a string (hunt 13o)
+                text = (await self.body()).decode("utf-8", "replace")
+                found = _outside_strings(text, str(exc))
+                where = None if found is None else Span(SourceFile("<request body>", text), *found)
                 said = Diagnostic("RC407", _unreadable(exc), where)
                 raise Unreadable([diagnostic_json(said)]) from None
             except (ValueError, RecursionError) as exc:  # UnicodeDecodeError too
