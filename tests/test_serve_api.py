@@ -1250,6 +1250,10 @@ def test_validate_names_a_text_sent_without_a_name_as_every_route_does(client: T
 def test_a_405_says_which_methods_the_path_allows(client: TestClient) -> None:
     response = client.get("/api/roll")
     assert error(response, 405)[0]["code"] == "RC407" and response.headers["allow"] == "POST"
+    # a GET route answers HEAD too, and says so (hunt 13o: `Allow: GET`)
+    other = client.delete("/api/rulesets")
+    assert error(other, 405) and other.headers["allow"] == "GET, HEAD"
+    assert client.head("/api/rulesets").status_code == 200
 
 
 @pytest.mark.parametrize(

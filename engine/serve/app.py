@@ -608,6 +608,9 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
             return _error_response(ApiError(exc.status_code, exc.diagnostics))
         message = f"{request.method} {request.url.path}: {exc.detail}"
         headers = dict(exc.headers or {})  # a 405's Allow among them
+        allow = [m.strip() for m in headers.get("Allow", "").split(",") if m.strip()]
+        if "GET" in allow and "HEAD" not in allow:  # every GET route answers HEAD (hunt 13o: not named)
+            headers["Allow"] = ", ".join([*allow, "HEAD"])
         return _error_response(ApiError.of(exc.status_code, "RC407", message, "see /docs", **headers))
 
     @app.exception_handler(Exception)
