@@ -335,3 +335,33 @@ def test_opening_another_store_on_the_file_keeps_this_process_locks(tmp_path: Pa
 def test_a_url_of_another_database_is_rc903_naming_what_a_store_is(cli: Any) -> None:
     r = cli("campaign", "--db", "mysql://x/y", "list")
     assert r.code == 1 and "cannot keep campaigns at mysql://..." in r.err and "does not exist" not in r.err
+
+
+def test_a_stored_number_too_long_to_read_is_told_without_python_s_words(tmp_path: Path) -> None:
+    """A state holding a whole number past Python's digits limit was told with Python's own words
+    ("use sys.set_int_max_str_digits() to increase the limit"): a function the reader cannot call
+    (hunt 13o). It is told as what it is."""
+    import sqlite3
+    import sys
+
+    import engine
+    from engine.api import open_campaign
+
+    db = tmp_path / "c.db"
+    with SqliteStore(db) as store:
+        engine.new_campaign("c1", "chill", store=store, params={"players": 4})
+    with sqlite3.connect(db) as con:
+        (state,) = con.execute("SELECT state FROM events WHERE campaign = 'c1' AND seq = 1").fetchone()
+        con.execute(
+            "UPDATE events SET state = ? WHERE campaign = 'c1' AND seq = 1",
+            (state.replace('"light": 3', '"light": ' + "9" * (sys.get_int_max_str_digits() + 1)),),
+        )
+    with SqliteStore(db) as store, pytest.raises(CampaignError) as error:
+        open_campaign("c1", store=store).show()
+    (d,) = error.value.diagnostics
+    assert d.code == "RC903" and "sys.set_int_max_str_digits" not in d.message, d.message
+    most = f"{sys.get_int_max_str_digits():,}"
+    assert (
+        f"event 1's state holds a whole number of more than {most} digits, which rulecraft never writes"
+        in (d.message)
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping
@@ -372,6 +373,9 @@ def json_object(text: object) -> dict[str, Any] | str:
             else None
         )
     except ValueError as e:
+        if "integer string conversion" in str(e):  # Python's words name a function of its own
+            most = sys.get_int_max_str_digits()
+            return f"holds a whole number of more than {most:,} digits, which rulecraft never writes"
         return f"is not valid JSON ({e})"
     except RecursionError:
         return "is not JSON rulecraft writes: it nests deeper than Python's reader goes"
