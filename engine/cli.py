@@ -1894,11 +1894,14 @@ def _campaign_scene(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 )
             ]
         )
-    campaign = _read(args, _store(args), err) if args.odds else _open(args, _store(args))
-    cast = _pairs(args.cast, "cast")
     if args.expect and not args.odds:
         wrong = "--expect goes with --odds (a played scene has one end)"
         raise InputError([Diagnostic("RC407", wrong, None)])
+    if args.odds and args.seed is not None:  # it was passed over in silence (hunt 13p)
+        wrong = "--seed goes with a played scene; --odds solves the scene exactly, rolling nothing"
+        raise InputError([Diagnostic("RC407", wrong, None)])
+    campaign = _read(args, _store(args), err) if args.odds else _open(args, _store(args))
+    cast = _pairs(args.cast, "cast")
     if args.odds:
         found = campaign_odds(
             campaign, args.scene, cast, policy=args.policy, expect=_each_once(args.expect, "--expect")

@@ -799,3 +799,17 @@ def test_campaign_prob_and_scene_odds_read_a_campaign_whose_file_changed(cli, tm
     assert "warning RC904: the ruleset of campaign 'c1' has changed" in odds.err, odds.err
     played = cli("campaign", "--db", db, "scene", "c1", "duel", "--cast", "you=ann", "--cast", "foe=bob")
     assert played.code == 1 and "error RC904" in played.err, played.err
+
+
+def test_campaign_scene_odds_refuses_a_seed_it_would_not_use(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Hunt 13p: `campaign scene --odds --seed 3` passed the seed over in silence."""
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "c1", "castle", "-c", "ann", "-c", "bob").code == 0
+    cast = ["--cast", "you=ann", "--cast", "foe=bob"]
+    r = cli("campaign", "--db", db, "scene", "c1", "duel", *cast, "--odds", "--seed", "3")
+    assert r.code == 1 and r.out == "", r.out
+    assert (
+        r.err.strip()
+        == "error RC407: --seed goes with a played scene; --odds solves the scene exactly, rolling nothing"
+    )
+    assert cli("campaign", "--db", db, "scene", "c1", "duel", *cast, "--odds").code == 0
