@@ -35,3 +35,18 @@ def test_a_check_with_one_input_combination_left_out_says_so_in_the_singular(cli
         in (r.err)
     ), r.err
     assert "all 1 input combinations" not in r.err
+
+
+def test_a_table_rule_never_true_for_the_one_call_made_says_one_call() -> None:
+    """Hunt 13p: "never true for any of the 1 different calls the checks make"."""
+    import engine
+    from engine.tools.lint import lint
+
+    text = (
+        "rulecraft: 1\nname: one\ntables:\n  band:\n    params: {x: int}\n    returns: int\n"
+        "    rules:\n      - when: x < 3\n        then: 1\n      - else: 2\nchecks:\n  k:\n"
+        "    roll:\n      d: {die: 6}\n    outcomes: [lo, hi]\n"
+        "    outcome: \"'hi' if d + band(5) >= 5 else 'lo'\"\n"
+    )
+    [d] = [d for d in lint(engine.load(text)) if d.code == "RC802"]
+    assert d.message.endswith("its condition is never true for the one call the checks make"), d.message

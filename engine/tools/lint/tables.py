@@ -134,7 +134,9 @@ def _rule_findings(
             str(row["when"]),
             shadowed.get(j),
             "call",
-            f"for any of the {len(calls)} different calls {callers[0]}",
+            f"for the one call {callers[0]}"
+            if len(calls) == 1
+            else f"for any of the {len(calls)} different calls {callers[0]}",
             doc.span(("tables", t, "rules", j, "when"), key=True),
             table=t,
             against=callers[1],
