@@ -24,9 +24,9 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 from ..errors import Diagnostic, EndlessError, EvalError
-from ..frozen import frozen
+from ..frozen import frozen, replace
 from ..model.ruleset import Pool, Trigger, acts_on_every_die, adds_without_end, endless_steps, sets_off
-from ..model.values import Multi, Symbol, faces_text
+from ..model.values import Multi, Symbol, faces_text, show
 from .builtins import HISTORY
 from .cache import Caches
 from .folds import matches
@@ -83,6 +83,19 @@ class StepRule:
     """A `may` step's grant is taken whole or not at all (`take: all`)."""
 
 
+def _at_face(exc: EvalError, pool: Pool, face: Any) -> EvalError:
+    """`exc`, met reading a face of `pool` with its triggers, said so in its hint: every face is
+    read so when the roll begins, whatever the dice show, so a table with no row for a face no die
+    showed failed the roll (hunt 13p: "nothing matched f = 2" where the dice showed 3 and 4)."""
+    first, *rest = exc.diagnostics
+    note = (
+        f"met reading face {show(face)} of '{pool.name}' with its triggers, as every face "
+        "is when the roll begins, whatever the dice show"
+    )
+    hint = f"{first.hint}; {note}" if first.hint else note
+    return type(exc)([replace(first, hint=hint), *rest])
+
+
 class Procedure:
     """One pool's reroll procedure for fixed inputs: its kinds, steps and the shared rules."""
 
@@ -96,11 +109,14 @@ class Procedure:
         # each face is read and tried against every trigger: a die of many faces is much work
         meter().charge(len(pool.faces) * (1 + len(pool.triggers)))
         for face in pool.faces:
-            reading = read(pool, scope, face)  # sets `face` in the scope for the triggers too
-            on = tuple(bool(t.on.run(scope)) for t in pool.triggers)
-            target = tuple(
-                bool(t.target.run(scope)) if t.target is not None else False for t in pool.triggers
-            )
+            try:
+                reading = read(pool, scope, face)  # sets `face` in the scope for the triggers too
+                on = tuple(bool(t.on.run(scope)) for t in pool.triggers)
+                target = tuple(
+                    bool(t.target.run(scope)) if t.target is not None else False for t in pool.triggers
+                )
+            except EvalError as exc:
+                raise _at_face(exc, pool, face) from None
             groups.setdefault((reading, on, target), []).append(face)
         plain = [Kind(r, tuple(f), on, tg) for (r, on, tg), f in groups.items()]
         self.reading_of = {f: k.reading for k in plain for f in k.faces}

@@ -159,8 +159,8 @@ class OnceRequest(Request):
             except NotJson as exc:  # placed too, at the first such word outside a string (hunt 13o)
                 text = (await self.body()).decode("utf-8", "replace")
                 found = _outside_strings(text, str(exc))
-                where = None if found is None else Span(SourceFile("<request body>", text), *found)
-                said = Diagnostic("RC407", _unreadable(exc), where)
+                at = None if found is None else Span(SourceFile("<request body>", text), *found)
+                said = Diagnostic("RC407", _unreadable(exc), at)
                 raise Unreadable([diagnostic_json(said)]) from None
             except (ValueError, RecursionError) as exc:  # UnicodeDecodeError too
                 raise HTTPException(422, _unreadable(exc)) from None
