@@ -363,6 +363,12 @@ def _finish(
         setattr(cls, name, fn)
 
 
+def frozen_error(message: str) -> AttributeError:
+    """The error a read-only object raises on assignment (`_frozen_error`), for classes that
+    refuse it themselves (`values.Symbol`, a `str`)."""
+    return _frozen_error(message)
+
+
 def _frozen_error(message: str) -> AttributeError:
     """`dataclasses.FrozenInstanceError`, the standard one (imported only for the error)."""
     from dataclasses import FrozenInstanceError

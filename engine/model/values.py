@@ -10,7 +10,7 @@ from collections import Counter
 from fractions import Fraction
 from typing import Any
 
-from ..frozen import field, frozen
+from ..frozen import field, frozen, frozen_error
 
 
 class Symbol(str):
@@ -28,10 +28,19 @@ class Symbol(str):
 
     def __new__(cls, scale: str, name: str, rank: int) -> Symbol:
         self = super().__new__(cls, name)
-        self.scale = scale
-        self.rank = rank
-        self.name = str.__str__(self)
+        _SET_SCALE(self, scale)
+        _SET_RANK(self, rank)
+        _SET_NAME(self, str.__str__(self))
         return self
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # one symbol is shared by every answer and every ruleset loaded from the same text: a
+        # caller who set `result.outcome.rank` changed later exact answers (hunt 13r: 3/5 where
+        # 33/100 is right)
+        raise frozen_error(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise frozen_error(f"cannot delete field {name!r}")
 
     def __lt__(self, other: object) -> bool:
         if isinstance(other, Symbol) and other.scale == self.scale:
@@ -62,6 +71,12 @@ class Symbol(str):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (Symbol, (self.scale, self.name, self.rank))
+
+
+_SET_SCALE = Symbol.scale.__set__  # type: ignore[attr-defined]
+_SET_RANK = Symbol.rank.__set__  # type: ignore[attr-defined]
+_SET_NAME = Symbol.name.__set__  # type: ignore[attr-defined]
+"""A symbol's slots set past its `__setattr__`, which refuses every assignment once it is made."""
 
 
 @frozen(slots=True)  # its own `__eq__` and `__hash__`: a pool is a multiset
