@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any, Literal, TypeVar
 
 from .frozen import frozen, replace
-from .syntax.positions import Span, one_line
+from .syntax.positions import Span, one_line, visible
 
 Severity = Literal["error", "warning", "note"]
 """An error fails the request; a warning fails `validate --strict` (but `RC809` and `RC314`,
@@ -154,18 +154,22 @@ class Diagnostic:
         the message and the hint are one line each, whatever they quote: a newline or a tab in
         a file name or a name a message quotes is written `\\n`, `\\t` (`one_line`). A file
         named with a newline split `file:line:col` over two lines, and a check's name given
-        with one split the message."""
+        with one split the message. And each is seen, never acted on, and bounded: a control
+        character a caller's name held is written as its escape (`visible`, as the command line
+        writes every line and an excerpt is shown), and a line past `MAX_SAID` characters is cut
+        (hunt 13r: `Ruleset.roll("\\x1b[2J")` put a raw escape into `str(error)`, and a 1 MB name
+        was echoed whole)."""
         where = self.span.location() + ": " if self.span and self.span.line else ""
         if self.span and not self.span.line and self.span.file:
             where = self.span.file + ": "
-        head = one_line(f"{where}{self.severity} {self.code}: {self.message}")
+        head = _said(one_line(f"{where}{self.severity} {self.code}: {self.message}"))
         parts = [head]
         if self.span and self.span.line:
             excerpt = self.span.excerpt()
             if excerpt:
                 parts.append(excerpt)
         if self.hint:
-            parts.append(f"  hint: {one_line(self.hint)}")
+            parts.append(f"  hint: {_said(one_line(self.hint))}")
         return "\n".join(parts)
 
     def as_json(self) -> dict[str, object]:
@@ -449,6 +453,17 @@ def shown(value: Any) -> str:
     else:
         text = repr(value)
     return clipped(text)
+
+
+MAX_SAID = 4000
+"""The most characters of a diagnostic's line (its place and message, or its hint) that `render`
+writes: a name a caller gave, echoed back, could otherwise make an error as large as the name."""
+
+
+def _said(line: str) -> str:
+    """`line` as `render` writes it: its controls escaped (`visible`), cut past `MAX_SAID`."""
+    line = visible(line)
+    return line if len(line) <= MAX_SAID else line[: MAX_SAID - 40] + f"… ({len(line):,} characters in all)"
 
 
 def clipped(text: str) -> str:

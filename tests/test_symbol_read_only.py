@@ -37,3 +37,19 @@ def test_a_symbol_is_still_made_compared_and_pickled_as_before() -> None:
     assert low < high and low == "low" and hash(low) == hash("low")
     again = pickle.loads(pickle.dumps(high))
     assert (again.scale, again.name, again.rank) == ("band", "high", 1) and isinstance(again, Symbol)
+
+
+def test_an_error_s_text_shows_a_caller_s_controls_and_bounds_a_long_name() -> None:
+    """Hunt 13r: `str(error)` of `roll("\\x1b[2J")` held the raw escape, which a bot printing it
+    to a terminal had acted on, and a 1 MB name came back whole."""
+    from engine.errors import MAX_SAID, RulecraftError
+
+    rs = engine.load("chill")
+    with pytest.raises(RulecraftError) as error:
+        rs.roll("\x1b[2J")
+    said = str(error.value)
+    assert "\x1b" not in said and "no check '\\x1b[2J'" in said, said
+    with pytest.raises(RulecraftError) as error:
+        rs.roll("a" * 1_000_000)
+    first = str(error.value).splitlines()[0]
+    assert len(first) <= MAX_SAID and first.endswith("characters in all)"), first[-60:]
