@@ -15,7 +15,8 @@ from __future__ import annotations
 import numbers
 import os
 import random
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -26,6 +27,7 @@ from .errors import (
     NOT_LOADING,
     CampaignError,
     CompileError,
+    DeadlineError,
     Diagnostic,
     InputError,
     LoadError,
@@ -109,7 +111,10 @@ class Ruleset:
     def __setattr__(self, name: str, value: Any) -> None:
         """New `limits` (a server's worker sets each job's deadline) forget the rollers `roll`
         finds by their arguments (`_remember`): each was proven under the limits before, and a
-        roll under the new ones is proven again (`sample._decide`)."""
+        roll under the new ones is proven again (`sample._decide`). They are a `Limits`: anything
+        else failed later, inside a roll, with an AssertionError or AttributeError (hunt 13r)."""
+        if name == "limits":
+            arg.of_type("Ruleset", "limits", value, Limits)
         if name == "limits" and "_recent" in self.__dict__:
             self._recent.clear()
         object.__setattr__(self, name, value)
@@ -139,6 +144,11 @@ class Ruleset:
         arg.of_type("Ruleset.with_scenes", "source", source, (Path, str))
         if deadline is not None:
             deadline = arg.seconds("Ruleset.with_scenes", "deadline", deadline)
+        with _load_deadline():
+            return self._with_scenes(source, deadline)
+
+    def _with_scenes(self, source: Path | str, deadline: float | None) -> Ruleset:
+        """`with_scenes` once its arguments are checked."""
         work, clock = _load_clock(self.limits, deadline)
         text = (
             read_source(source, max_bytes=self.limits.max_yaml_bytes)
@@ -695,6 +705,10 @@ def _no_such_name(text: str, file: Path | None = None, *, path: bool = False) ->
     """RC001 for a bare word that names nothing. Given as a `Path` (`path`), it was looked for as a
     file or folder too; a `str` never is, so its message does not say it was."""
     known = list(shipped_rulesets())
+    if path and file is None and text in known:  # not "no shipped ruleset has that name ... did you mean it?"
+        said = f"the path '{text}' does not exist (a pathlib.Path is always a file or folder)"
+        hint = f"to load the shipped ruleset '{text}', pass the str: engine.load({text!r})"
+        return LoadError([Diagnostic("RC001", f"no ruleset '{text}': {said}", None, hint)], missing=True)
     hint = (
         f"did you mean the file '{file}'?"
         if file is not None
@@ -716,8 +730,8 @@ def load_source(
     a `DeadlineError`. (`Limits.deadline` bounds each evaluation, not a load, whose size the
     text's bounds already limit: a cold load of a shipped ruleset takes a few tenths of a second.)"""
     arg.of_type("load_source", "source", source, SourceFile)
-    arg.name("load_source", "source' name", source.name)
-    arg.name("load_source", "source' text", source.text)
+    arg.name("load_source", "source.name", source.name)
+    arg.name("load_source", "source.text", source.text)
     arg.of_type("load_source", "limits", limits, Limits)
     if deadline is not None:
         deadline = arg.seconds("load_source", "deadline", deadline)
@@ -725,7 +739,8 @@ def load_source(
     memo = (source.name, source.text, limits)
     found: _Loaded | None = _LOADED.get(memo)
     if found is None:
-        found = _compiled(source, limits, deadline)
+        with _load_deadline():
+            found = _compiled(source, limits, deadline)
         _LOADED.put(memo, found, compiled_bytes(found.model.code, len(source.text)))
     return Ruleset(found.model, found.document, limits)
 
@@ -792,6 +807,17 @@ def _read_only(doc: Document) -> Document:
     is shared by every `Ruleset` of the same text in the process (`_LOADED`), so one embedder's
     `rs.document.data["name"] = ...` would have changed what every later load showed."""
     return replace(doc, data=frozen_json(doc.data))
+
+
+@contextmanager
+def _load_deadline() -> Iterator[None]:
+    """A load's `deadline=` passed: its hint names that argument, not `--limit deadline` or
+    `Limits.deadline`, which bound each evaluation and never a load (hunt 13r)."""
+    try:
+        yield
+    except DeadlineError as e:
+        hint = "ask for less, or give the load more time: a larger deadline= (seconds; None: no deadline)"
+        raise DeadlineError([replace(d, hint=hint) for d in e.diagnostics]) from e
 
 
 def _load_clock(limits: Limits, deadline: float | None) -> tuple[Work | None, Clock | None]:
@@ -887,6 +913,8 @@ def open_store(db: str | Path | None = None, *, wait: float | None = None) -> St
 
     if wait is not None:
         wait = arg.seconds("open_store", "wait", wait)
+    if db is not None and not isinstance(db, (str, Path)):  # a TypeError here, not an AttributeError inside
+        arg.wrong_type("open_store", "db", db, "a str, a pathlib.Path or None")
     if db is not None:
         return state_store(db, wait=wait)
     target = default_db()

@@ -488,18 +488,18 @@ FORCED = [
     # (command, the message, the example in the hint)
     (
         ("roll", "chimera", "pool", "--input", "dice=2", "--force", "rolled=6"),
-        "forced rolled ran out: 1 face(s) given, but the roll needs at least 2",
+        "forced rolled ran out: 1 face given, but the roll needs at least 2",
         "--force rolled=6,5",
     ),
     (
         ("roll", "chimera", "skill", "--input", "dice=2", "--force", "rolled=9,5"),
-        "forced rolled ran out: 2 face(s) given, but the roll needs at least 3, counting the dice "
+        "forced rolled ran out: 2 faces given, but the roll needs at least 3, counting the dice "
         "rerolls and triggers roll again",
         "--force rolled=9,5,5",
     ),
     (
         ("roll", "castle", "task", "--input", "skill=advantaged", "--force", "beads=good"),
-        "forced beads ran out: 1 chit(s) given, but the roll needs at least 2",
+        "forced beads ran out: 1 chit given, but the roll needs at least 2",
         "--force beads=good,average",
     ),
 ]
@@ -562,17 +562,17 @@ FORCED_AGAIN = [
     # (check and forced dice, the message); the first attempt is made again (a tie, a sum of 7, grey)
     (
         ("duel", "--force", "mine=4", "--force", "theirs=4"),
-        "forced mine ran out: 1 face(s) given, but the roll needs at least 2, counting the dice of the "
+        "forced mine ran out: 1 face given, but the roll needs at least 2, counting the dice of the "
         "check made again",
     ),
     (
         ("boom", "--force", "p=6,1"),
-        "forced p ran out: 2 face(s) given, but the roll needs at least 3, counting the dice rerolls "
+        "forced p ran out: 2 faces given, but the roll needs at least 3, counting the dice rerolls "
         "and triggers roll again and the check made again",
     ),
     (
         ("pick", "--force", "b=grey"),
-        "forced b ran out: 1 chit(s) given, but the roll needs at least 2, counting the chits of the "
+        "forced b ran out: 1 chit given, but the roll needs at least 2, counting the chits of the "
         "check made again",
     ),
 ]

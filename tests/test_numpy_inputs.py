@@ -182,8 +182,14 @@ def test_a_limit_may_be_a_numpy_number_and_is_kept_as_python_s() -> None:
         ({"max_work": np.float64(3.0)}, "'max_work' must be a whole number (int), not float64"),
         ({"max_work": np.array([3])}, "'max_work' must be a whole number (int), not ndarray"),
         ({"max_work": np.array(3)}, "'max_work' must be a whole number (int), not ndarray"),
-        ({"deadline": np.bool_(False)}, "'deadline' must be a whole number (int) or a number, not bool"),
-        ({"deadline": np.array([1.5])}, "'deadline' must be a whole number (int) or a number, not ndarray"),
+        (
+            {"deadline": np.bool_(False)},
+            "'deadline' must be a number of seconds (an int or a float), not bool",
+        ),
+        (
+            {"deadline": np.array([1.5])},
+            "'deadline' must be a number of seconds (an int or a float), not ndarray",
+        ),
     ],
     ids=["int-bool", "int-float", "int-array", "int-0d-array", "seconds-bool", "seconds-array"],
 )

@@ -75,6 +75,12 @@ _REST = (None, (), (), (), "", None, None, None)
 """The fields after `expr` of a step that shows a value and the expression it came from."""
 
 
+def _faces_or_chits(n: int, chits: bool) -> str:
+    """`n` forced faces or chits, in words ("1 face", "2 chits"): no "face(s)" (hunt 13r)."""
+    word = "chit" if chits else "face"
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 class _Source:
     """Where faces and chits come from: the forced lists first, else the RNG; all recorded."""
 
@@ -92,6 +98,7 @@ class _Source:
         if not forced:
             return
         self.spans = {r.name: r.span for r in check.roll}
+        self.draws = {r.name for r in check.roll if isinstance(r, Draw)}
         for k in forced:
             if k not in self.spans:
                 hint = (
@@ -194,13 +201,12 @@ class _Source:
         filler = fill[len(fill) // 2] if fill else "?"
         example = [*given, *[filler] * (needed - len(given))]
         in_python = ", ".join(repr(x) for x in example) if chits else ", ".join(example)
-        what = "chit(s)" if chits else "face(s)"
         return InputError(
             [
                 Diagnostic(
                     "RC405",
-                    f"forced {r.name} ran out: {len(given)} {what} given, but the roll needs at least "
-                    f"{needed}{why}",
+                    f"forced {r.name} ran out: {_faces_or_chits(len(given), chits)} given, but the roll needs"
+                    f" at least {needed}{why}",
                     r.span,
                     f"force one per {'chit drawn' if chits else 'die'} in order, then one per reroll or "
                     f"redraw{attempts}: e.g. --force {r.name}={','.join(example)} "
@@ -218,8 +224,8 @@ class _Source:
                     [
                         Diagnostic(
                             "RC405",
-                            f"forced {name} has {len(queue)} face(s) or chit(s) the roll never used: "
-                            f"{queue}{why}",
+                            f"forced {name} has {_faces_or_chits(len(queue), name in self.draws)} the roll"
+                            f" never used: {queue}{why}",
                             self.spans.get(name),
                             "force only what the roll takes, in order (rerolls and redraws included)",
                         )

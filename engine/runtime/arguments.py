@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn
 
@@ -30,7 +31,14 @@ _KIND_WORDS = {
 
 
 def _words(kinds: tuple[type, ...]) -> str:
-    return " or ".join(_KIND_WORDS.get(k, f"a {k.__name__}") for k in kinds)
+    """What a value of `kinds` is, in words: a type without its own words is named with the article
+    its first letter takes ("an Event", not "a Event")."""
+    return " or ".join(_KIND_WORDS.get(k, f"{_article(k.__name__)} {k.__name__}") for k in kinds)
+
+
+def _article(word: str) -> str:
+    """'an' before a vowel's letter, else 'a' (by the letter: type names are not read aloud)."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def wrong_type(where: str, argument: str, value: Any, wanted: str) -> NoReturn:
@@ -278,10 +286,21 @@ SEED_RULE = "a seed is a whole number, at least 0"
 server's `seed`."""
 
 
+SEED_MOST_DIGITS = 4300
+"""The most digits a seed may have: Python writes no longer whole number as text, so an event's
+JSON could not keep one (SQLite refused it, the memory store kept it and its export failed)."""
+
+
 def seed_problem(value: int) -> str | None:
     """What is wrong with a whole number as a seed, or None. `random.Random` seeds by a number's
     absolute value, so -7 would roll exactly what 7 rolls: a negative seed is refused rather than
-    taken for another seed (every seed of 0 or more rolls as it always did)."""
+    taken for another seed (every seed of 0 or more rolls as it always did). A seed is kept in its
+    event, so it is no longer than JSON can be written with (`SEED_MOST_DIGITS`)."""
+    if digits(value) > SEED_MOST_DIGITS:
+        return (
+            f"a seed has at most {SEED_MOST_DIGITS:,} digits (the largest is 10**{SEED_MOST_DIGITS} - 1),"
+            f" got {_number(value)}"
+        )
     if value < 0:
         return f"{SEED_RULE}, got {value} (-{-value} would roll what {-value} rolls)"
     return None
@@ -299,7 +318,8 @@ def seed(where: str, value: Any, *, code: str = "RC410") -> int | None:
         wrong_type(where, "seed", value, _words((int,)) + " or None")
     problem = seed_problem(read)
     if problem is not None:
-        raise InputError([Diagnostic(code, problem, None, "give a seed from 0 up")])
+        hint = f"give a seed from 0 up to 10**{SEED_MOST_DIGITS} - 1"
+        raise InputError([Diagnostic(code, problem, None, hint)])
     return read
 
 
@@ -312,18 +332,24 @@ def seconds(
         return None
     read = _real(value)
     if read is None:
-        wrong_type(where, argument, value, _words((int, float)))
+        wrong_type(where, argument, value, "a number of seconds (an int or a float)")
     try:
         finite = math.isfinite(read)
+        large = False
     except OverflowError:  # a whole number past a float's range: no clock can add it
-        finite = False
+        finite, large = False, True
     if not finite or read < 0:
         shown = _number(read) if isinstance(read, int) else repr(read)
+        said = (
+            f"is too large a number of seconds for a clock (at most {sys.float_info.max:.3g}), got {shown}"
+            if large and read > 0
+            else f"must be a finite number of seconds, at least 0, got {shown}"
+        )
         raise InputError(
             [
                 Diagnostic(
                     "RC410",
-                    f"the {what} '{argument}' must be a finite number of seconds, at least 0, got {shown}",
+                    f"the {what} '{argument}' {said}",
                     None,
                     "leave it None for no wall-clock bound" if optional else None,
                 )

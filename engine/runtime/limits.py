@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import Diagnostic, InputError, LimitError, limit_advice
+from ..errors import Diagnostic, InputError, LimitError, limit_advice, shown
 from ..frozen import field_names, frozen
 from ..model.ruleset import Draw, Expr, Pool, Randomizer
 from ..model.values import Multi, show
@@ -99,7 +99,7 @@ def enforce(
         said = (
             f"more {what} are needed than the limit of {limit}"
             if counting
-            else f"{what} is {value}, over the limit of {limit}"
+            else f"{what} is {shown(value)}, over the limit of {limit}"
         )
         raise LimitError([Diagnostic("RC503", said, span, **limit_advice(name))])
 

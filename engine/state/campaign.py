@@ -701,6 +701,8 @@ class Campaign:
         the memory store's own, and a change to them changed the campaign (review 12g)."""
         arguments.of_type("Campaign.show", "at", at, Event, optional=True)
         with self.request(lead=f"reading the state of campaign '{self.name}'"):
+            if at is not None:
+                self._own(at)
             state = at.state if at is not None else self.state()
             shown: dict[str, Any] = frozen_json(
                 {
@@ -715,6 +717,27 @@ class Campaign:
                 }
             )
             return shown
+
+    def _own(self, event: Event) -> None:
+        """RC410 unless `event` is the one this campaign's log holds at its number: another
+        campaign's event was shown as this one's state, labelled with this one's name, or failed
+        inside the view with a `KeyError` (hunt 13r). An event is read again by its number alone,
+        which no later write changes (a log only grows)."""
+        seq = event.seq
+        numbered = isinstance(seq, int) and not isinstance(seq, bool) and seq >= 1
+        kept = self.store.events(self.name, Window(after=seq - 1, before=seq + 1)) if numbered else []
+        if not kept or kept[0] != event:
+            raise InputError(
+                [
+                    Diagnostic(
+                        "RC410",
+                        f"the event given (number {str(seq)[:20]}) is not in the log of campaign"
+                        f" '{self.name}'",
+                        None,
+                        "pass an event of this campaign: from its log(), or one its act, roll or join gave",
+                    )
+                ]
+            )
 
     # -- changing --------------------------------------------------------------------------------
 

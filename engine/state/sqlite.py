@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -61,6 +62,7 @@ class SqliteStore(SqlStore):
         self.timeout = timeout
         self._where = str(self.path)
         self._connection: sqlite3.Connection | None = None
+        self._thread = threading.get_ident()  # the one thread its connection serves
         self._check_file()
         # a name SQLite reads as a URI (`file:x.db?nolock=1`, `file::memory:`, where the library
         # is built to read file names as URIs) or as its database in memory (`:memory:`, given as
@@ -176,6 +178,13 @@ class SqliteStore(SqlStore):
     def _open(self) -> sqlite3.Connection:
         if self._connection is None:
             raise RuntimeError(f"{self!r} is closed")
+        if threading.get_ident() != self._thread:  # sqlite3's own ProgrammingError said no more (hunt 13r)
+            raise self._error(
+                "RC903",
+                f"{self._where}: this store was opened in another thread, and a SQLite store serves only"
+                " the thread that opened it",
+                "open one store per thread (engine.api.open_store), each on the same file",
+            )
         return self._connection
 
     @contextmanager

@@ -69,6 +69,9 @@ def open_store(target: str | Path, *, wait: float | None = None) -> Store:
     URL, else a `SqliteStore` for the file at that path. Close it when done. `wait` bounds how
     many seconds a write waits for another writer (the stores' own 10 s by default): a server
     waits no longer than its request's deadline."""
+    if isinstance(target, bool) or not isinstance(target, (str, Path)):  # not read as a name (hunt 13r)
+        shown = f"{type(target).__name__} {target!r}"[:60]
+        raise TypeError(f"open_store: argument 'target' must be a str or a pathlib.Path, not {shown}")
     refuse_unkept(target)
     if is_postgres(target):
         from .postgres import PostgresStore
