@@ -69,6 +69,7 @@ from .records import (
     MOST_SEQ,
     STATE_NOW,
     STORE_METHODS,
+    WHOLE,
     Event,
     Header,
     Store,
@@ -76,6 +77,31 @@ from .records import (
     Window,
     whole,
 )
+
+
+class _Appending:
+    """A change's transaction (`Campaign.writing`) that keeps the last event it appended."""
+
+    def __init__(self, tx: Transaction) -> None:
+        self.tx = tx
+        self.made: Event | None = None
+
+    def header(self) -> Header:
+        return self.tx.header()
+
+    def events(self, window: Window = WHOLE) -> list[Event]:
+        return self.tx.events(window)
+
+    def last(self) -> Event:
+        return self.tx.last()
+
+    def append(self, kind: str, data: Mapping[str, Any], state: State, undoes: int | None = None) -> Event:
+        self.made = self.tx.append(kind, data, state, undoes)
+        return self.made
+
+    def replace_ruleset(self, ruleset_hash: str, ruleset_text: str) -> None:
+        self.tx.replace_ruleset(ruleset_hash, ruleset_text)
+
 
 EVENT_WORK = 20
 """Units of work a replay charges for each event besides what the event's own rules charge (its
@@ -318,6 +344,10 @@ class Campaign:
         `writing` records it with the first change, in that change's transaction."""
         self._read_only = False
         """Opened `read_only`: every change is refused (`writing`)."""
+        self._made: Event | None = None
+        """The event this campaign appended last (`writing`): `show(at=)` of it, which the command
+        line and the server ask after every change, needs no read of the store to know it is
+        this campaign's (`_own`)."""
         self._refusal: RulecraftError | None = None
         """For a campaign opened `read_only` on a ruleset changed since (RC904) or no longer
         loading (its load error): read with the text it keeps, it refuses every change
@@ -671,9 +701,11 @@ class Campaign:
                     tx.append("migrate", data, state)
                 header = Header(now.name, now.ruleset, to, text, now.params, now.created)
             self._fitting(tx.last())
-            yield tx
+            appending = _Appending(tx)
+            yield appending
         if header is not None:
             self.header, self._pending = header, None
+        self._made = appending.made
 
     def log(
         self,
@@ -722,7 +754,10 @@ class Campaign:
         """RC410 unless `event` is the one this campaign's log holds at its number: another
         campaign's event was shown as this one's state, labelled with this one's name, or failed
         inside the view with a `KeyError` (hunt 13r). An event is read again by its number alone,
-        which no later write changes (a log only grows)."""
+        which no later write changes (a log only grows); the one this campaign appended last is
+        known without a read (a scene's data, read again, can be megabytes)."""
+        if event is self._made:
+            return
         seq = event.seq
         numbered = isinstance(seq, int) and not isinstance(seq, bool) and seq >= 1
         kept = self.store.events(self.name, Window(after=seq - 1, before=seq + 1)) if numbered else []
