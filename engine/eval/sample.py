@@ -734,13 +734,12 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
         raise optimal_again(check.name, before.refs[check.again_rules[0]].span)
     again = drawn_before = 0
     steps_before = len(trace)
-    work = _UNSET  # the request's budget, and what it had, once an attempt is made again
-    used = left = 0
+    used = left = 0  # the request's budget as it was once an attempt was made again
     while True:
         try:
             outcome, rule, rolled, after = _attempt(check, before, env, source, ctx, trace, traced)
         except LimitError as exc:
-            raise _spent_again(exc, work, again) from None
+            raise _spent_again(exc, again) from None
         if outcome != AGAIN or rule not in check.again_rules:
             break
         # `then: again`: the whole check is made again from scratch, its dice drawn anew (forced
@@ -749,10 +748,10 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
         if again == 1:  # nothing here for a roll made once: the common roll pays nothing
             if _surely_again(check, ready, before, rule):
                 raise endless_check(check.name, inputs, before.refs[rule].span, False)
-            work = meter()
-            used, left = work.used, work.left
-        elif again & (again - 1) == 0 and (again >= ASK_AGAIN or work.used - used > left // 4):
-            _ask_exact(check, ready, ctx, work)  # at a power of two: O(1) an attempt, a few asks a roll
+            budget = meter()
+            used, left = budget.used, budget.left
+        elif again & (again - 1) == 0 and (again >= ASK_AGAIN or meter().used - used > left // 4):
+            _ask_exact(check, ready, ctx, meter())  # at a power of two: O(1) an attempt, a few asks a roll
         if traced:  # the attempt as a roll shows it, then that it was made again and by which rule
             earlier = dict(values)
             for (_, name, _), value in zip(before.posts + before.outs, after):
@@ -761,9 +760,9 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
             trace.append(Step("again", before.scale, again, rule=before.refs[rule]))
         faces = sum(map(len, source.drawn.values()))  # and each step a traced attempt made
         try:
-            work.charge(ROLL_AGAIN + faces - drawn_before + len(trace) - steps_before)
+            meter().charge(ROLL_AGAIN + faces - drawn_before + len(trace) - steps_before)
         except LimitError as exc:
-            raise _spent_again(exc, work, again) from None
+            raise _spent_again(exc, again) from None
         if source.forced:  # what forced faces running out will count (`_ran_out`)
             source.earlier = {k: len(v) for k, v in source.drawn.items()}
         drawn_before, steps_before = faces, len(trace)
@@ -782,9 +781,6 @@ ROLL_AGAIN = 4
 """Units each attempt a rule `then: again` makes again is charged, besides a unit for each face
 or chit it drew, as a roll made one by one is charged for its own (`dicework.ROLL`): a check that almost
 always rolls again runs out of its work budget (RC503) rather than rolling on without end."""
-
-_UNSET = Work(0)
-"""What `_sample` holds for the request's budget before any attempt is made again (never charged)."""
 
 ASK_AGAIN = 1024
 """Attempts made again in one roll after which the sampler asks the exact evaluator, once for
@@ -833,11 +829,11 @@ def _ask_exact(check: Check, ready: Ready, ctx: RunContext, work: Work) -> None:
         work.count(share)
 
 
-def _spent_again(exc: LimitError, work: Work, again: int) -> LimitError:
+def _spent_again(exc: LimitError, again: int) -> LimitError:
     """`exc`, the request's budget or deadline passed by a roll that a rule `then: again` made
     again `again` times, said so: such a check may never end, which more budget cannot mend and
     `rulecraft prob` tells. Any other limit, or none made again: `exc` as it is."""
-    passed = work.passed(exc) if again and work is not _UNSET else None
+    passed = meter().passed(exc) if again else None
     if passed is None:
         return exc
     what, name = passed

@@ -9,7 +9,7 @@ import hmac
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -293,11 +293,10 @@ def _campaign(
     request that `solves` (an action, a roll, a scene, a replay: any may be an exact solve) waits
     for its turn first, and runs within what is left of its deadline (`Server.campaign_turn`)."""
     server = server_of(request)
-    with ExitStack() as turn:
-        arrived = getattr(request.state, "arrived", None) or time.monotonic()
-        limits = turn.enter_context(server.campaign_turn(arrived)) if solves else server.limits
-        with _opened(request, server, name, read_only, limits) as campaign:
-            yield campaign
+    arrived = getattr(request.state, "arrived", None) or time.monotonic()
+    turn = server.campaign_turn(arrived) if solves else nullcontext(server.limits)
+    with turn as limits, _opened(request, server, name, read_only, limits) as campaign:
+        yield campaign
 
 
 @contextmanager
