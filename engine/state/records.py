@@ -360,6 +360,22 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is no JSON number")
 
 
+class _TooLong(ValueError):
+    """A whole number past Python's digit limit (`_whole`)."""
+
+
+def _whole(text: str) -> int:
+    """A whole number read as JSON has it; past Python's digit limit, said so in words of ours:
+    Python's name a function of its own (`sys.set_int_max_str_digits`), which no reader calls."""
+    try:
+        return int(text)
+    except ValueError:
+        most = sys.get_int_max_str_digits()
+        raise _TooLong(
+            f"holds a whole number of more than {most:,} digits, which rulecraft never writes"
+        ) from None
+
+
 def json_object(text: object) -> dict[str, Any] | str:
     """A JSON object read from a column, read-only all the way down (`frozen_hook`: a state or
     an event's data is handed out as read, by every store alike), or what is wrong with it (the
@@ -368,14 +384,15 @@ def json_object(text: object) -> dict[str, Any] | str:
         return "is JSON the database decoded itself (a column changed to json or jsonb?), not text"
     try:  # NaN and Infinity are Python's, not JSON's: rulecraft never writes them
         value = (
-            json.loads(text, parse_constant=_no_constant, object_pairs_hook=frozen_hook(text))
+            json.loads(
+                text, parse_constant=_no_constant, parse_int=_whole, object_pairs_hook=frozen_hook(text)
+            )
             if isinstance(text, str | bytes)
             else None
         )
+    except _TooLong as e:
+        return str(e)
     except ValueError as e:
-        if "integer string conversion" in str(e):  # Python's words name a function of its own
-            most = sys.get_int_max_str_digits()
-            return f"holds a whole number of more than {most:,} digits, which rulecraft never writes"
         return f"is not valid JSON ({e})"
     except RecursionError:
         return "is not JSON rulecraft writes: it nests deeper than Python's reader goes"
