@@ -659,6 +659,8 @@ def load(source: str | Path, *, limits: Limits = DEFAULT_LIMITS, name: str | Non
         shipped = load_source(read_source(path, name or _display(path), limits.max_yaml_bytes), limits=limits)
         shipped.file = _resolved(path)  # a file the engine chose, found again by a campaign
         return shipped
+    if len(source) > limits.max_yaml_bytes:  # no name is that long: text over the limit (RC004), told at once
+        return load_source(SourceFile(name or "<string>", source), limits=limits)
     line = source.strip()
     if line != source and line in shipped_rulesets():  # it was "no ruleset 'x' ... did you mean 'x'?"
         raise LoadError(
