@@ -71,7 +71,7 @@ def test_two_runs_give_identical_findings_rc809_and_its_numbers_included():
     assert len(checks) == 3, notes  # the comparison is of partial coverage, not of all or nothing
     # and the table whose calls outnumber this budget's share (7,500 argument lists) says so
     assert [m for m in notes if m not in checks] == [
-        "the rules of table 'specific_band' were not judged: the checks call it with more than 7,500 "
+        "which rules of table 'specific_band' fire was not judged: the checks call it with more than 7,500 "
         "different argument lists (a share of the linter's budget)"
     ], notes
 
@@ -505,7 +505,7 @@ def test_a_table_called_also_with_constant_arguments_is_still_judged() -> None:
     assert [(d.code, d.message) for d in worked] == [
         (
             "RC809",
-            "the rules of table 'band' were not judged: a call of it whose arguments are worked out "
+            "which rules of table 'band' fire was not judged: a call of it whose arguments are worked out "
             "when the ruleset loads, not plain numbers, is not seen by the linter",
         )
     ]
@@ -527,7 +527,7 @@ def test_a_constant_call_not_read_is_told_without_offering_more_work() -> None:
     assert hint.startswith("band(3 / 10) is worked out once, when the ruleset loads")
     assert (
         "plain numbers or truth values (0.3, not 3 / 10; a scale's value it does not read at all);"
-        " written so, the rules are judged" in hint
+        " written so, they are judged" in hint
     )
     written = lint(engine.load(_banded(SHADOWED, outputs="    outputs:\n      base: band(0.3)\n")))
     assert [d.code for d in written] == ["RC802"]
@@ -922,3 +922,32 @@ def test_with_no_must_step_the_first_roll_is_sure(
     f = tmp_path / "sure.yaml"
     f.write_text(text, encoding="utf-8")
     assert cli("validate", "--strict", str(f)).code == 1
+
+
+def test_a_table_not_judged_for_rc802_still_has_its_gap_told() -> None:
+    """Found by a hunt: `band(3 / 10)` on a table with no rule for 3/10 drew RC801 (the gap, met by
+    every roll) beside RC809 saying "the rules of table 'band' were not judged", which the RC801
+    contradicted. RC809 says what was not judged: which rules fire (RC802)."""
+    text = """\
+rulecraft: 1
+name: lit
+tables:
+  band:
+    params: {x: number}
+    returns: int
+    rules:
+      - when: x < 0.3
+        then: 1
+      - when: x > 0.3
+        then: 2
+checks:
+  k:
+    roll:
+      d: {die: 6}
+    outcomes: [lo, hi]
+    outcome: "'hi' if d + band(3 / 10) >= 5 else 'lo'"
+"""
+    found = {d.code: d for d in lint(engine.load(text))}
+    assert sorted(found) == ["RC801", "RC809"], found
+    assert "table 'band' has no rule for x = 3/10" in found["RC801"].message
+    assert found["RC809"].message.startswith("which rules of table 'band' fire was not judged: "), found

@@ -55,7 +55,7 @@ def table_rule_findings(
         if t in calls.overflowed:
             found.append(
                 note(
-                    f"the {rows} of table '{t}' were not judged: {callers[t][0]} it with more than "
+                    f"which {rows} of table '{t}' fire was not judged: {callers[t][0]} it with more than "
                     f"{calls.cap:,} different argument lists (a share of the linter's budget)",
                     where,
                 )
@@ -260,12 +260,12 @@ def _unread(t: str, rows: str, site: ast.Call, where: Span) -> Diagnostic:
     the linter reads, and how to write the call so that the table is judged."""
     return Diagnostic(
         "RC809",
-        f"the {rows} of table '{t}' were not judged: a call of it whose arguments are worked out "
+        f"which {rows} of table '{t}' fire was not judged: a call of it whose arguments are worked out "
         "when the ruleset loads, not plain numbers, is not seen by the linter",
         where,
         f"{to_text(site)} is worked out once, when the ruleset loads, and of such a call the linter "
         "reads only arguments written as plain numbers or truth values (0.3, not 3 / 10; a scale's "
-        f"value it does not read at all); written so, the {rows} are judged. More work for the "
+        f"value it does not read at all); written so, they are judged. More work for the "
         "linter does not change this",
         "warning",
     )
