@@ -2001,7 +2001,8 @@ def _scene_title(rs: Ruleset, args: argparse.Namespace, parties: dict[str, dict[
     shown = [", ".join(f"{k}={_as_read(rs, k, v)}" for k, v in _pairs(args.param, "param").items())]
     for p, ps in parties.items():
         mine = ", ".join(f"{k}={_as_read(rs, f'{p}.{k}', v)}" for k, v in ps.items())
-        shown.append(f"{p}: " + (mine or "as made"))
+        if mine:  # `--party you:` gives nothing: the party as when no --party names it
+            shown.append(f"{p}: {mine}")
     detail = "; ".join(s for s in shown if s)
     return f"{rs.name} · {one_title(scene.title)}" + (f"  ({detail})" if detail else "")
 

@@ -211,3 +211,12 @@ def test_a_name_the_scene_file_does_not_hold_is_told_at_the_file(
     assert r.code == 1, r.out
     assert r.err.startswith(f"two.yaml:2:3: error RC907: two.yaml has no scene '{name}'"), r.err
     assert hint in r.err and "duel," not in r.err, r.err
+
+
+def test_a_party_given_no_parameters_is_shown_as_when_not_named(cli: Any) -> None:
+    """`--party you:` names the party and gives it nothing: the header had "(you: as made)", which
+    no other header says; it is the header of the scene with no `--party`, as the odds are."""
+    plain = cli("scene", "prob", "castle", "duel")
+    empty = cli("scene", "prob", "castle", "duel", "--party", "you:")
+    assert plain.code == empty.code == 0, (plain.err, empty.err)
+    assert empty.out == plain.out and empty.out.splitlines()[0] == "castle · A duel to the end", empty.out
