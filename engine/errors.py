@@ -342,22 +342,27 @@ def no_outcome(check: str, outcome: object, names: Iterable[str]) -> InputError:
     return InputError([Diagnostic("RC402", f"check '{check}' has no outcome {outcome!r}"[:120], None, hint)])
 
 
-def never_ends(check: str, inputs: Mapping[str, Any], span: Span | None, many: bool) -> EvalError:
+def never_ends(
+    check: str, inputs: Mapping[str, Any], span: Span | None, many: bool, policy: str | None = None
+) -> EvalError:
     """`EvalError` RC507: every roll of `check` with these inputs is made again by a rule
     `then: again` (`span`: the first such rule; `many`, there are others), so it never ends:
     the exact evaluator finds it (a chance of 1 of rolling again), and its refusal is the
     sampler's too, which tells it at once where the rule reads only what is known before the roll,
-    else once it has rolled again long enough to ask the exact evaluator (`sample._ask_exact`)."""
+    else once it has rolled again long enough to ask the exact evaluator (`sample._ask_exact`).
+    `policy` is named where the player's choices decide it (another policy may end)."""
     given = ", ".join(f"{k}={shown(v)}" for k, v in inputs.items())
     which = "a rule 'then: again'" + (" (this one, or another)" if many else "")
+    under = f" under the policy '{policy}'" if policy else ""
+    other = ", or play it under another policy" if policy else ""
     return EvalError(
         [
             Diagnostic(
                 "RC507",
-                f"check '{check}' never ends{' with ' + given if given else ''}: {which} holds for "
-                "every roll, so every roll is made again",
+                f"check '{check}' never ends{' with ' + given if given else ''}{under}: {which} holds "
+                "for every roll, so every roll is made again",
                 span,
-                "give the rule a condition that some roll escapes, or ask with other inputs",
+                f"give the rule a condition that some roll escapes, or ask with other inputs{other}",
             )
         ]
     )

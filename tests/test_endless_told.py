@@ -139,3 +139,24 @@ def test_the_linter_still_fails_a_check_that_never_ends_whatever_the_player_does
     text = TAKEN.replace("when: redraws(d) == 1", "when: redraws(d) <= 1")
     found = [d for d in lint(engine.load(text)) if d.code == "RC808"]
     assert len(found) == 1 and found[0].severity == "error" and "always fails" in found[0].message
+
+
+def test_a_check_that_never_ends_under_one_policy_names_it() -> None:
+    """RC507 did not name the policy: `always` takes the redraw and never ends, `never` declines
+    and ends, and the message read as if no way of playing the check ended. A check without
+    choices names none (no policy changes it)."""
+    rs = engine.load(TAKEN)
+    for ask in (
+        lambda: rs.distribution("k"),
+        lambda: rs.roll("k", rng=random.Random(1)),
+    ):
+        with pytest.raises(EvalError) as error:
+            ask()
+        d = error.value.diagnostics[0]
+        assert d.code == "RC507" and "check 'k' never ends under the policy 'always': " in d.message, d
+        assert d.hint is not None and d.hint.endswith(", or play it under another policy"), d.hint
+    assert sum(p for _, p in rs.distribution("k", policy="never").table()) == 1
+    with pytest.raises(EvalError) as error:
+        engine.load(SURE).distribution("k", x=0)
+    d = error.value.diagnostics[0]
+    assert "check 'k' never ends with x=0: " in d.message and "policy" not in (d.hint or ""), d

@@ -467,7 +467,8 @@ def _ended(check: Check, inputs: Mapping[str, Any], env: dict[str, Any], ctx: Ru
             made = _product(check, inputs, env, ctx)
         _ = made.outcome  # made now: a check that never ends is refused here, not at a question
     except _Endless:
-        raise never_ends(check.name, inputs, first, len(check.again_rules) > 1) from None
+        chosen = ctx.policy if check.chooses else None  # the player's choices decide it: named
+        raise never_ends(check.name, inputs, first, len(check.again_rules) > 1, chosen) from None
     return made
 
 
