@@ -323,3 +323,35 @@ def test_one_instruction_attempt_per_rest_from_the_command_line(tmp_path: Path) 
     assert code == 0
     ada = json.loads(out)["characters"]["ada"]["items"]
     assert (ada["instruction_successes"], ada["learning"], ada["attempts_left"]) == (1, 1, 0)
+
+
+# -- the ladder: every source summed before the level is read (note ladder) -----------------------
+
+
+@pytest.mark.parametrize(
+    ("action", "extra"),
+    [
+        ("skill_check", {"dice": 2}),
+        ("attack_check", {"dice": 2}),
+        ("evasion_check", {"dice": 2}),
+        ("save_check", {}),
+        ("instruct", {"subject": 1, "proficiency": 4, "given": 4}),
+        ("contest_check", {"npc_dice": 1, "dice": 1}),
+    ],
+)
+@pytest.mark.parametrize(
+    ("advantage", "helpers", "disadvantage", "level"), [(9, 3, 10, 2), (10, 3, 10, 3), (0, 2, 5, -3)]
+)
+def test_help_and_advantage_are_summed_with_disadvantage_before_any_cap(
+    action: str, extra: dict[str, int], advantage: int, helpers: int, disadvantage: int, level: int
+) -> None:
+    """Hunt 13t: the actions passed `min(advantage + helpers, 10)` to the check, capping the
+    advantage before the disadvantage was taken from it: 9 advantages and 3 helpers against 10
+    disadvantages read level 0 where the sum is +2, and 10 and 3 against 10 read 0 where it is +3,
+    Auto-pass (a save's 0 then a critical failure that cost the helpers)."""
+    c = table(ada={"max_resolve": 3})
+    acted = c.act(
+        action, "ada", seed=1, advantage=advantage, helpers=helpers, disadvantage=disadvantage, **extra
+    )
+    assert acted.result is not None
+    assert acted.result.values["level"] == level, acted.result.values
