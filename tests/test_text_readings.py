@@ -121,7 +121,8 @@ def test_chill_exactly_half_the_target_is_a_high_success(target: int, tens: int,
     ("target", "tens", "ones", "band"),
     [
         (70, 7, 7, "botch"),  # higher than the target: a Failure's roll too
-        (55, 3, 3, "colossal_success"),  # lower than half the target: a High Success's roll too
+        (55, 2, 2, "colossal_success"),  # lower than half the target: a High Success's roll too
+        (55, 3, 3, "colossal_success"),  # above half (27.5): a Low Success's roll too
         (44, 2, 2, "colossal_success"),  # exactly half (note half-target): High
         (55, 4, 4, "colossal_success"),  # above half: a Low Success's roll too
         (55, 5, 5, "colossal_success"),  # the target itself (note erratum-lower-than)
