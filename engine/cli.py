@@ -362,13 +362,26 @@ def _unrecognized(command: argparse.ArgumentParser, extra: list[str]) -> None:
             if single and party and key and any("--party" in a.option_strings for a in command._actions):
                 message += f" (did you mean `--party {party}:{key}={value}`?)"
         else:
+            bounds = set(LIMIT_NAMES)
             takes = next(
-                (a for a in command._actions if a.option_strings and a.metavar == "NAME=VALUE"), None
+                (
+                    a
+                    for a in command._actions
+                    if a.option_strings
+                    and a.metavar == "NAME=VALUE"
+                    and ("--limit" not in a.option_strings or name in bounds)  # a bound's name only
+                ),
+                None,
             )
             option = max(takes.option_strings, key=len) if takes is not None else ""
+            sheet = any(
+                ":KEY=VALUE" in f"{a.metavar} {a.help}" for a in command._actions if not a.option_strings
+            )
             # only an input may be a list (`--input dice=3,1,2`); no option takes a range
             if option and ".." not in value and ("," not in value or option == "--input"):
                 message += f" (did you mean `{option} {bare}`?)"
+            elif sheet and ".." not in value:  # `join`: a character's parameters follow its name
+                message += f" (a character's parameters follow its name: `CHARACTER:{bare}`)"
     command.error(message)
 
 

@@ -468,6 +468,17 @@ def cli(*argv: str) -> tuple[int, str, str]:
         (("roll", "chimera", "pool", "dice=3,1"), "usage: rulecraft roll ", "`--input dice=3,1`"),  # a list
         (("validate", "rulesets", "--strictly"), "usage: rulecraft validate ", None),
         (("roll", "chill"), "usage: rulecraft roll ", None),
+        # `join` takes only --limit NAME=VALUE: a character's parameter was told `--limit starting_ti=3`
+        (
+            ("campaign", "join", "t", "anna", "--param", "starting_ti=3"),
+            "usage: rulecraft campaign join ",
+            "(a character's parameters follow its name: `CHARACTER:starting_ti=3`)",
+        ),
+        (
+            ("campaign", "join", "t", "anna", "max_work=9"),
+            "usage: rulecraft campaign join ",
+            "`--limit max_work=9`",
+        ),
     ],
 )
 def test_a_usage_error_prints_the_subcommands_own_usage(
@@ -482,6 +493,7 @@ def test_a_usage_error_prints_the_subcommands_own_usage(
         assert hint in err, err
     else:
         assert "did you mean" not in err
+    assert "`--limit starting_ti" not in err  # a bound's option offered only for a bound's name
 
 
 FORCED = [
