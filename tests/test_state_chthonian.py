@@ -455,3 +455,27 @@ def test_walters_story_through_the_command_line(tmp_path: Path) -> None:
     assert code == 1
     assert "RC905" in out + err and "no Nodule left" in out + err
     assert cli("campaign", "--db", db, "replay", "tale")[0] == 0
+
+
+def test_a_check_input_the_action_works_out_out_of_bounds_is_told_at_the_action() -> None:
+    """Hunt 13v: at Terrible Insight 31 in a Shocking Discovery (Practicality 31), the action's
+    `traits - practicality - wounded` is -31, below the Standard Roll's -30. It was told at the
+    check's declaration as `input 'traits' = -31`, naming an input the user never gave (theirs
+    was 0); it is told at the action's expression, saying which action worked it out and how,
+    and nothing is written."""
+    c = campaign("shocking_discovery", walter=30)
+    c.act("insight_roll", "walter", forced={"die": 1})
+    assert items(c, "walter")["ti"] == 31
+    before, events = c.show(), len(c.log())
+    with pytest.raises(engine.RulecraftError) as error:
+        c.act("insight_roll", "walter", forced={"die": 1})
+    [d] = error.value.diagnostics
+    assert d.code == "RC403", d.render()
+    assert d.message.startswith(
+        "input 'traits' = -31 is below its minimum -30: worked out by action 'insight_roll' as "
+        "traits - practicality - wounded for check 'standard', declared at "
+    ), d.message
+    assert d.span is not None
+    text = (REPO_ROOT / "rulesets" / "chthonian.yaml").read_text().splitlines()[d.span.line - 1]
+    assert text[d.span.col - 1 :].startswith("traits - practicality - wounded"), text
+    assert c.show() == before and len(c.log()) == events

@@ -20,6 +20,7 @@ from ..errors import (
     CampaignError,
     Diagnostic,
     EvalError,
+    InputError,
     LimitError,
     RulecraftError,
     did_you_mean,
@@ -555,7 +556,31 @@ def roll_of(
     check = checks[action.roll.check]
     env = {**environment(model, state, character, others, memo), **inputs}
     given = {name: expr.run(dict(env)) for name, expr in action.roll.inputs}
-    return check, bind_inputs(check, given)
+    try:
+        return check, bind_inputs(check, given)
+    except InputError as exc:
+        raise _given_by_action(exc, check, action) from None
+
+
+def _given_by_action(exc: InputError, check: Check, action: Action) -> InputError:
+    """A check's input refused where the action works it out (`roll: inputs:`), out of its bounds
+    or of another kind: told at the action's expression, saying what it is, with the check's
+    declaration's place in the words. It was told at the declaration alone, as if the user had
+    given the value (hunt 13v: `input 'traits' = -31 is below its minimum -30` for an action whose
+    own `traits` was 0 and whose expression subtracts the character's Practicality)."""
+    declared = {spec.span: spec.name for spec in check.inputs if spec.span is not None}
+    written = dict(action.roll.inputs) if action.roll is not None else {}
+    told = []
+    for d in exc.diagnostics:
+        name = declared.get(d.span) if d.span is not None else None
+        expr = written.get(name) if name is not None else None
+        if expr is None or expr.node.span is None:
+            told.append(d)
+            continue
+        where = f", declared at {d.span.location()}" if d.span is not None and d.span.line else ""
+        by = f"worked out by action '{action.name}' as {expr.text} for check '{check.name}'{where}"
+        told.append(d.retold(d.code, f"{d.message}: {by}", expr.node.span))
+    return InputError(told)
 
 
 class Seen(dict[str, Any]):
