@@ -120,7 +120,7 @@ def _long_way(
                     "RC401",
                     f"{kind} '{owner}' needs the {noun} '{spec.name}' ({describe(spec)})",
                     spec.span,
-                    f"give it as --input {spec.name}=VALUE",
+                    f"give it as --input {spec.name}=VALUE ({spec.name}=VALUE from Python)",
                     advice=Advice("give", spec.name, kind),
                 )
             )

@@ -61,7 +61,9 @@ def only(response: Any, status: int, code: str) -> dict[str, Any]:
 
 def test_a_missing_input_is_asked_for_in_the_inputs_not_by_a_flag(client: TestClient) -> None:
     d = only(client.post("/api/roll", json={"source": COIN, "check": "flip"}), 422, "RC401")
-    assert d["hint"] == "give it as --input skill=VALUE" and "--input" in d["text"]  # the CLI's, as ever
+    assert (
+        d["hint"] == "give it as --input skill=VALUE (skill=VALUE from Python)" and "--input" in d["text"]
+    )  # the CLI's, as ever
     assert not CLI.search(d["api_hint"]), d["api_hint"]
     assert "'skill'" in d["api_hint"] and "inputs" in d["api_hint"]
 
@@ -183,6 +185,10 @@ SAID = {
     "errors.py:limit_advice": ("limit", "errors.py:limit_advice"),
     "eval/sample.py:_Source._ran_out": ("force", "eval/sample.py:_Source._ran_out"),
     "runtime/inputs.py:bind": ("give", "runtime/inputs.py:_problems"),
+    "runtime/inputs.py:_from_python": (
+        "give",
+        "runtime/inputs.py:_problems",
+    ),  # the flag read, for the Python half
     "runtime/state.py:bind_params": ("give", "runtime/inputs.py:_problems"),
     "scenes/play.py:cast_state": ("give", "runtime/inputs.py:_problems"),
     "scenes/campaign.py:cast_of": ("cast", "scenes/campaign.py:cast_of"),

@@ -148,11 +148,28 @@ def _problems(
                     "RC401",
                     f"{kind} '{owner}' needs the {noun} '{spec.name}' ({describe(spec)})",
                     spec.span,
-                    f"give it as {flag}{'' if flag.endswith(':') else ' '}{spec.name}=VALUE",
+                    f"give it as {flag}{'' if flag.endswith(':') else ' '}{spec.name}=VALUE"
+                    + _from_python(flag, spec.name),
                     advice=Advice("give", spec.name, kind),
                 )
             )
     return diags
+
+
+def _from_python(flag: str, name: str) -> str:
+    """The Python way to give what the command line's `flag` gives, after its hint: an embedder
+    reads the same message (the HTTP API words the advice its own way, `serve.advice`)."""
+    if flag == "--input":
+        way = f"{name}=VALUE"
+    elif flag == "--param":
+        way = f"params={{'{name}': VALUE}}"
+    elif flag.startswith("--party ") and flag.endswith(":"):
+        way = f"parties={{'{flag[len('--party ') : -1]}': {{'{name}': VALUE}}}}"
+    elif flag.endswith(":"):  # a character's, after its name
+        way = f"params={{'{name}': VALUE}}"
+    else:
+        return ""
+    return f" ({way} from Python)"
 
 
 def describe(spec: InputSpec) -> str:

@@ -68,7 +68,8 @@ def cast_of(campaign: Campaign, found: Scene, cast: Mapping[str, str] | None, st
         if party not in given:
             raise _fail(
                 f"scene '{scene}' needs the character who plays '{party}'",
-                f"give it as --cast {party}=NAME (characters: {', '.join(names) or 'none'})",
+                f"give it as --cast {party}=NAME (cast={{'{party}': NAME}} from Python; characters: "
+                f"{', '.join(names) or 'none'})",
                 unfit=True,
                 advice=Advice("cast", party, values=tuple(names)),
                 span=at,

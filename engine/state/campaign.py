@@ -1228,7 +1228,8 @@ class Campaign:
                 raise _fail(
                     "RC907",
                     f"action '{act.name}' needs the character who is its '{role}'",
-                    f"give it as --other {role}=NAME (characters: {', '.join(names) or 'none'})",
+                    f"give it as --other {role}=NAME (others={{'{role}': NAME}} from Python; characters: "
+                    f"{', '.join(names) or 'none'})",
                     unfit=True,
                     advice=Advice("other", role, values=tuple(names)),
                 )
