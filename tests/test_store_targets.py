@@ -138,3 +138,22 @@ def test_an_empty_log_window_is_said(cli: Callable[..., Any], tmp_path: Path) ->
     assert (r.code, r.out) == (0, "no events of 'k' before #1\n"), r
     r = cli("campaign", "--db", db, "log", "k", "--after", "3", "--json", cwd=tmp_path)
     assert (r.code, r.out.strip()) == (0, "[]"), r
+
+
+@pytest.mark.parametrize(
+    ("target", "said"),
+    [
+        ("postgresql://u:sekret@localhost/db?bogusparam=1", 'invalid URI query parameter: "bogusparam"'),
+        ("mysql://host/db", "cannot keep campaigns at mysql://...: a campaign store is a SQLite file or a"),
+    ],
+)
+def test_a_store_address_no_request_could_open_is_refused_at_start(
+    cli: Callable[..., Any], tmp_path: Path, target: str, said: str
+) -> None:
+    """Hunt 13o: `serve --db 'postgresql://...?bogusparam=1'` started, and every request was then
+    503. The address is read at start, as libpq will read it (nothing is connected to), and
+    refused with the request's own RC903, its password masked."""
+    served = cli("serve", "--db", target, "--port", "0", cwd=tmp_path)
+    assert served.code == 1 and "error RC903: " in served.err and said in served.err, served.err
+    assert "sekret" not in served.err and served.out == ""  # refused before it served
+    assert list(tmp_path.iterdir()) == []

@@ -14,7 +14,7 @@ import uvicorn
 
 from ..errors import Diagnostic, InputError
 from ..frozen import replace
-from ..state.stores import unkept
+from ..state.stores import check_address, unkept
 from ..syntax.positions import one_line
 from .app import LOOPBACK, Settings, address_of, create_app, host_name, token_problem
 
@@ -59,6 +59,8 @@ def settings_of(args: argparse.Namespace) -> Settings:
         problems.append(f"{given_as} {wrong}")
     if problems:
         raise InputError([Diagnostic("RC407", p, None) for p in problems])
+    if args.db is not None:  # an address no request could open is refused now, not 503 for each
+        check_address(args.db)
     return Settings(
         rulesets=folder,
         db=args.db,

@@ -355,7 +355,16 @@ class PostgresStore(SqlStore):
     LOCKS_ROW = True
     SIZE = "octet_length"  # read from a long value's TOAST header, which `length` would decompress
 
-    def __init__(self, url: str, *, timeout: float = 10.0, connect_timeout: float = _CONNECT_TIMEOUT) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout: float = 10.0,
+        connect_timeout: float = _CONNECT_TIMEOUT,
+        connect: bool = True,
+    ) -> None:
+        """Open the store at `url`; `connect=False` only reads the address, as libpq will, and is
+        closed (a server checks its `--db` so at start: `address_read`)."""
         self.url = url
         self.path = redact(url)
         """Where the campaigns are, for messages: the URL with its password masked."""
@@ -391,6 +400,10 @@ class PostgresStore(SqlStore):
                 "percent-encode an '&' in a password as %26, a '=' as %3D and a '?' as %3F: the password"
                 " PASS&WORD is written ?password=PASS%26WORD; and check the names of the parameters after it",
             )
+        if not connect:
+            self._given()
+            self._closed = True
+            return
         self._connection = self._connect()
         try:
             self._prepare()
@@ -424,8 +437,22 @@ class PostgresStore(SqlStore):
         driver's exception is neither the cause nor the context of the RC903 raised for it: its
         words may hold the password whole ('invalid percent-encoded token: "PASS%zz"'), and a
         traceback or `logging.exception` would print them."""
+        given = self._given()
+        # text goes both ways as UTF-8 whatever the client's environment says (PGCLIENTENCODING)
+        extra: dict[str, Any] = {"application_name": "rulecraft", "client_encoding": "utf8"}
+        if "connect_timeout" not in given:
+            extra["connect_timeout"] = max(2, round(self.connect_timeout))
         try:
-            given = psycopg.conninfo.conninfo_to_dict(self.url)
+            return psycopg.connect(self.url, autocommit=True, **extra)
+        except psycopg.Error as e:
+            failure = self._connect_error(e)
+        raise failure from None  # raised outside the handler: the driver's error is not its context
+
+    def _given(self) -> dict[str, Any]:
+        """The address's parameters as libpq reads them, or RC903 (without the driver's error as
+        its context, for the same reason as `_connect`)."""
+        try:
+            return dict(psycopg.conninfo.conninfo_to_dict(self.url))
         except psycopg.Error as e:
             failure = self._error(
                 "RC903",
@@ -434,16 +461,7 @@ class PostgresStore(SqlStore):
                 Advice("keeper", of="store", lead=ADDRESS),  # the URL is its keeper's (hunt 13o)
                 parsing=True,
             )
-        else:
-            # text goes both ways as UTF-8 whatever the client's environment says (PGCLIENTENCODING)
-            extra: dict[str, Any] = {"application_name": "rulecraft", "client_encoding": "utf8"}
-            if "connect_timeout" not in given:
-                extra["connect_timeout"] = max(2, round(self.connect_timeout))
-            try:
-                return psycopg.connect(self.url, autocommit=True, **extra)
-            except psycopg.Error as e:
-                failure = self._connect_error(e)
-        raise failure from None  # raised outside the handler: the driver's error is not its context
+        raise failure from None
 
     def _prepare(self) -> None:
         """Check that the database is ours (only reading), or lay out our tables in an empty one;

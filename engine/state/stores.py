@@ -79,8 +79,30 @@ def open_store(target: str | Path, *, wait: float | None = None) -> Store:
         if wait is not None:
             return PostgresStore(postgres_url(str(target)), timeout=wait)
         return PostgresStore(postgres_url(str(target)))
+    _no_other_scheme(target)
+    from .sqlite import SqliteStore
+
+    return SqliteStore(target) if wait is None else SqliteStore(target, timeout=wait)
+
+
+def check_address(target: str | Path) -> None:
+    """RC903 (RC407 for `unkept`) now for a store `target` that no request could open: a URL
+    libpq cannot read, or a scheme of no store. Nothing is connected to or made: a server checks
+    its `--db` so at start, where it had started and answered every request 503 (hunt 13o)."""
+    refuse_unkept(target)
+    if is_postgres(target):
+        from .postgres import PostgresStore
+
+        PostgresStore(postgres_url(str(target)), connect=False)
+        return
+    _no_other_scheme(target)
+
+
+def _no_other_scheme(target: str | Path) -> None:
+    """RC903 for a URL of another scheme: `mysql://...` is no file either: say so, not that its
+    "folder" is missing."""
     scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", target) if isinstance(target, str) else None
-    if scheme:  # `mysql://...` is no file either: say so, not that its "folder" is missing
+    if scheme:
         raise CampaignError(
             [
                 Diagnostic(
@@ -92,6 +114,3 @@ def open_store(target: str | Path, *, wait: float | None = None) -> Store:
                 )
             ]
         )
-    from .sqlite import SqliteStore
-
-    return SqliteStore(target) if wait is None else SqliteStore(target, timeout=wait)
