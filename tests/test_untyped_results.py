@@ -38,7 +38,7 @@ tables:
     params: [u]
     cases:
       1: true
-      else: 2
+      else: true
 checks:
   a:
     inputs:
@@ -256,3 +256,52 @@ def test_a_pool_of_true_dice_is_refused() -> None:
             ask()
         [d] = caught.value.diagnostics
         assert d.code == "RC406" and d.message.endswith("got true"), d.message
+
+
+MIXED = """\
+rulecraft: 1
+name: mixed
+scales:
+  q: [lo, hi]
+tables:
+  u:
+    params: [x]
+    cases:
+      1: "true"
+      2: 1
+      else: 5
+checks:
+  c:
+    roll:
+      d: {die: 3}
+    let:
+      m: u(d)
+    outcomes: q
+    outcome: "'lo' if d == 1 else 'hi'"
+"""
+
+
+def test_a_cases_table_whose_results_mix_truth_and_numbers_is_refused_once() -> None:
+    """Hunt 13x: `u` gave true at 1 and 1 at 2, and the exact distribution of `m` read `true 2/3,
+    5 1/3` (mean 7/3): it counts values by what they equal, and true == 1 in Python. A roll kept
+    them apart. Mixing them is refused where the table is written, once, at the first case that
+    does; a number beside a scale value is still allowed (docs/language.md, Tables)."""
+    with pytest.raises(engine.RulecraftError) as error:
+        engine.load(MIXED)
+    [d] = error.value.diagnostics
+    assert d.code == "RC304" and d.message.startswith(
+        "this case gives number, but an earlier case gives true/false"
+    )
+    assert d.span is not None and MIXED.splitlines()[d.span.line - 1] == "      2: 1"
+    nested = MIXED.replace(
+        '      1: "true"\n      2: 1\n      else: 5\n', "      1: {else: 1}\n      else: {else: true}\n"
+    )
+    nested = nested.replace("params: [x]", "params: [x, y]").replace("u(d)", "u(d, d)")
+    with pytest.raises(engine.RulecraftError) as error:
+        engine.load(nested)
+    assert [d.code for d in error.value.diagnostics] == ["RC304"]
+    scaled = engine.load(MIXED.replace('      1: "true"\n', "      1: \"'lo'\"\n"))
+    m = scaled.distribution("c").value("m")
+    assert (
+        sorted((str(k), w) for k, w in m.weights.items()) == [("1", 1), ("5", 1), ("lo", 1)] and m.total == 3
+    )

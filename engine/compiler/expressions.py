@@ -875,11 +875,17 @@ class Expressions:
 
     def lower_checked(self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None) -> str:
         """Python source for `node`, for generated code that inlines it instead of calling an `Expr`."""
+        return self._lower_typed(node, scope, expect)[1]
+
+    def _lower_typed(
+        self, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None
+    ) -> tuple[T.Type, str]:
+        """`lower_checked`, with the type `node` has."""
         self._nodes += ast.size(node)
         t, src = self._lower(node, scope, expect)
         if expect is not None and not expect.accepts(t):
             raise _mismatch(expect, t, node, self._mismatch_hint(expect, t, node))
-        return self._wanted(src, t, expect, node)
+        return t, self._wanted(src, t, expect, node)
 
     def assign(
         self, target: str, node: ast.Node, scope: Mapping[str, T.Type], expect: T.Type | None
@@ -1006,8 +1012,13 @@ class Expressions:
         params: list[tuple[str, T.Type]],
         depth: int,
         returns: T.Type,
+        given: list[tuple[T.Type, ast.Node]] | None = None,
     ) -> list[str]:
-        """A value table as an if-chain: one nested mapping level per parameter, keys are patterns."""
+        """A value table as an if-chain: one nested mapping level per parameter, keys are patterns.
+        Without `returns`, its results may be of several kinds (docs/language.md, Tables), but not
+        true/false beside numbers (`given`: the kinds seen so far): `true` is no 1, and an exact
+        distribution, which keys its values by what they equal, would count them as one."""
+        given = [] if given is None else given
         if depth >= len(params):
             raise problem(
                 "RC310",
@@ -1021,7 +1032,7 @@ class Expressions:
             here = path + (key,)
             with statement(self.unit.diags):
                 if isinstance(sub, dict):
-                    result = self._cases(here, sub, params, depth + 1, returns)
+                    result = self._cases(here, sub, params, depth + 1, returns, given)
                 else:
                     if depth != len(params) - 1:
                         raise problem(
@@ -1029,7 +1040,11 @@ class Expressions:
                             f"expected a nested table for parameter '{params[depth + 1][0]}'",
                             self.unit.doc.span(here),
                         )
-                    result = [f"return {self.lower_checked(self.node_at(here), {}, returns)}"]
+                    node = self.node_at(here)
+                    kind, src = self._lower_typed(node, {}, returns)
+                    if returns.kind == "any":
+                        _one_of_truth_or_number(kind, node, given)
+                    result = [f"return {src}"]
                 if key == "else":
                     default = result
                 else:
@@ -1277,3 +1292,20 @@ def _too_long(value: Any) -> bool:
     if isinstance(value, (int, Fraction)):
         return bool(max(abs(value.numerator), value.denominator) >= 10**MAX_DIGITS)
     return False
+
+
+def _one_of_truth_or_number(kind: T.Type, node: ast.Node, given: list[tuple[T.Type, ast.Node]]) -> None:
+    """RC304 for a result of a `cases` table without `returns` that is true/false where an
+    earlier one is a number, or the other way round (`Compiler._cases`)."""
+    if kind.kind in ("bool", "num") and not any(t.kind == "any" for t, _ in given):  # told once
+        other = next((t for t, _ in given if t.kind in ("bool", "num") and t.kind != kind.kind), None)
+        if other is not None:
+            given.append((T.ANY, node))
+            raise problem(
+                "RC304",
+                f"this case gives {kind}, but an earlier case gives {other}: true is no 1, and a table's"
+                " results do not mix them",
+                node.span,
+                "give one kind of value in every case, or declare it with 'returns:'",
+            )
+        given.append((kind, node))
