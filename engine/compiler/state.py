@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import CODES, InputError, did_you_mean
 from ..expr.parser import KEYWORDS
+from ..frozen import replace
 from ..model import types as T
 from ..model.ruleset import Check, Expr, InputSpec, Scale
 from ..model.state import (
@@ -1162,7 +1163,8 @@ class StateCompiler:
                 for m in value
             )
             out.append(Effect(op, str(item_name), members=members, when=when, clamp=clamp, on=on, span=span))
-        return out
+        # one entry is one change: each item's condition and amounts read the state it found
+        return [replace(e, with_next=True) for e in out[:-1]] + out[-1:]
 
     def _target(
         self, name: str, path: PathKey, by: str, tally: bool = False, key: bool = True

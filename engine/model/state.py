@@ -95,6 +95,9 @@ class Effect:
     clamp: bool = False
     on: str = ""
     """A role of the action (`others`): the effect changes that character's item, not the actor's."""
+    with_next: bool = False
+    """The next effect is written in the same entry (`add: {a: 1, b: 1}`): its `when` and amounts
+    are read from the state as this one found it, so the entry acts as one change."""
     span: Span | None = field(default=None, compare=False)
 
     def expressions(self) -> list[Expr]:

@@ -646,17 +646,24 @@ def apply(
     new = _copied(state)
     done: list[dict[str, Any]] = []
     env: dict[str, Any] | None = None
+    entry: tuple[dict[str, Any], bool] | None = None  # the view and condition of the entry applied
     work = meter()
     for effect in action.effects:
         work.charge(ITEM_WORK)
-        if env is None:  # the state changed (or this is the first effect): see it anew
-            env = {**environment(model, new, character, others, memo), **inputs}
-            if rolled is not None:
-                env = rolled.within(env)
-        if effect.when is not None and not _run(effect.when, env, f"a condition of '{action.name}'"):
+        if entry is not None:  # an item of the entry before: the state as that entry found it
+            seen, taken = entry
+        else:
+            if env is None:  # the state changed (or this is the first effect): see it anew
+                env = {**environment(model, new, character, others, memo), **inputs}
+                if rolled is not None:
+                    env = rolled.within(env)
+            seen = env
+            taken = effect.when is None or bool(_run(effect.when, env, f"a condition of '{action.name}'"))
+        entry = (seen, taken) if effect.with_next else None
+        if not taken:
             continue
         who = others[effect.on] if effect.on else character
-        changed = _effect(model, effect, new, who, env, memo)
+        changed = _effect(model, effect, new, who, seen, memo)
         if not changed:
             continue  # the state is as it was, and that was within its bounds
         env = None
