@@ -57,6 +57,9 @@ WRONG = [
     ("idv('hi') * n", "idv('hi')", "expected number here, but this gave hi"),
     ("t(d) + 1", "t(d)", "expected number here, but this gave true"),
     ("-idv(d == 1)", "idv(d == 1)", "expected number here, but this gave true"),
+    # `x / k > y` is worked out as `x > y * k` (no fraction made): the value is checked all the same
+    ("idv(d == 1) / 2 > 0", "idv(d == 1)", "expected number here, but this gave true"),
+    ("0 < idv('hi') / 2", "idv('hi')", "expected number here, but this gave hi"),
     ("t(d) == 1", "t(d) == 1", "cannot compare true/false with number"),
     ("idv(d == 2) != idv(d)", "idv(d == 2) != idv(d)", "cannot compare true/false with number"),
     ("idv('mid') == 'hi'", "idv('mid') == 'hi'", "cannot compare 'r' value with 'q' value"),

@@ -417,7 +417,7 @@ class Expressions:
                 if isinstance(side, ast.Binary) and side.op == "/" and isinstance(side.right, ast.Num):
                     k = side.right.value
                     if isinstance(k, int) and k > 0:
-                        _, num = self._lower(side.left, scope, T.NUM)
+                        _, num = self._need(side.left, scope, T.NUM)  # checked, as `/` checks it
                         left, right = (f"({other} * {k})", num) if not flip else (num, f"({other} * {k})")
                         return T.BOOL, f"({left} {op} {right})"
         return T.BOOL, f"({sa} {op} {sb})"
