@@ -204,7 +204,8 @@ names = st.one_of(
 ).filter(lambda s: s not in KEYWORDS)
 nums = st.one_of(
     st.integers(-(10**12), 10**12).map(ast.Num),
-    st.builds(lambda n, k: Fraction(n, 10**k), st.integers(-(10**6), 10**6), st.integers(1, 5))
+    # up to 90 places: a literal may have 100 digits (the printer had stopped at 64 places: hunt 13y)
+    st.builds(lambda n, k: Fraction(n, 10**k), st.integers(-(10**6), 10**6), st.integers(1, 90))
     .filter(lambda f: f.denominator != 1)
     .map(ast.Num),
 )

@@ -90,10 +90,15 @@ def _decimal(value: Fraction) -> str:
     """A terminating decimal for a literal rational (literals are written as decimals)."""
     sign = "-" if value < 0 else ""
     value = abs(value)
-    places = 0
-    while (value * 10**places).denominator != 1:
-        places += 1
-        if places > 64:  # pragma: no cover - literals always terminate
-            raise ValueError(f"{value} has no finite decimal form")
+    rest, twos, fives = value.denominator, 0, 0  # the places it takes: its denominator's 2s or 5s
+    while rest % 2 == 0:
+        rest, twos = rest // 2, twos + 1
+    while rest % 5 == 0:
+        rest, fives = rest // 5, fives + 1
+    if rest != 1:  # pragma: no cover - a literal is written as a decimal: it terminates
+        raise ValueError(f"{value} has no finite decimal form")
+    places = max(twos, fives)  # as many as a literal has (it had stopped at 64: hunt 13y)
+    if places == 0:
+        return f"{sign}{value.numerator}.0"
     digits = str((value * 10**places).numerator).rjust(places + 1, "0")
     return f"{sign}{digits[:-places]}.{digits[-places:]}"
