@@ -35,8 +35,9 @@ def _fail(code: str, message: str, span: Span | None, hint: str | None = None) -
 
 def rt_div(x: Any, y: Any, span: Span | None) -> Any:
     """x / y, exact, refused like a product when the quotient has more than `MAX_COMPUTED_DIGITS`
-    digits: a sum of fractions can double its digits (p/q + q/p), and dividing by it is what lets
-    it grow again, so capping quotients and products bounds every chain of arithmetic."""
+    digits; sums, differences and remainders are capped too (`Compiler._lower`, `rt_mod`): a sum
+    of fractions has a denominator as long as its terms' together (hunt 13y: seven terms of 1,000
+    digits each made a number no roll could show)."""
     if y == 0:
         raise _fail("RC502", "division by zero", span)
     if type(x) is int and type(y) is int:
@@ -94,7 +95,7 @@ def rt_floordiv(x: Any, y: Any, span: Span | None) -> Any:
 def rt_mod(x: Any, y: Any, span: Span | None) -> Any:
     if y == 0:
         raise _fail("RC502", "division by zero", span)
-    return normalize(x % y)
+    return bounded(normalize(x % y), span)  # fractions': a denominator of both sizes
 
 
 def rt_range(lo: Any, hi: Any, span: Span | None) -> range:

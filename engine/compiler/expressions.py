@@ -295,12 +295,14 @@ class Expressions:
                 return T.NUM, f"({op}{a})"
             case ast.Binary(op=op, left=left, right=right):
                 (_, a), (_, b) = self._need(left, scope, T.NUM), self._need(right, scope, T.NUM)
-                if op == "*":  # the bound of `rt_mul` inline for whole numbers (a call costs more)
+                if op in ("*", "+", "-"):  # the bound of `rt_mul` inline for whole numbers (a call
+                    # costs more); a sum too: fractions' sums multiply their denominators, and seven
+                    # of 1,000 digits each made one that no number could be shown of (hunt 13y)
                     size = self._bound(node, scope)
                     if size is not None and size < TOO_BIG:  # small whole numbers: within it
-                        return T.NUM, f"({a} * {b})"
+                        return T.NUM, f"({a} {op} {b})"
                     big = f"_mul(_p, 1, {k(node.span)})"
-                    return T.NUM, f"(_p if _type(_p := {a} * {b}) is _int and -_B < _p < _B else {big})"
+                    return T.NUM, f"(_p if _type(_p := {a} {op} {b}) is _int and -_B < _p < _B else {big})"
                 if op == "**" and not ast.names(right):  # a constant exponent: whole, or refused now
                     # a folded constant's value by its name; None for digits or unfolded source
                     power = self.unit.emit.namespace.get(b)
