@@ -37,7 +37,7 @@ from ..runtime.comparing import EQUALITY, MEMBERSHIP, compare_rule, element
 from ..runtime.kinds import vague
 from ..runtime.work import code_units
 from ..syntax.document import PathKey
-from ..syntax.positions import ExprOrigin, Span
+from ..syntax.positions import ExprOrigin, Span, decimal_text
 from .problems import Problem, problem, statement
 from .table_order import table_order
 from .unit import InlineBody, Unit
@@ -133,6 +133,10 @@ class Expressions:
     def unbounded(self, scope: Mapping[str, T.Type]) -> None:
         self._bounds.pop(id(scope), None)
 
+    def size_bound(self, node: ast.Node, scope: Mapping[str, T.Type]) -> int | None:
+        """`_bound`, for a caller that bounds a named value by its expression (`Programs`)."""
+        return self._bound(node, scope)
+
     def _bound(self, node: ast.Node, scope: Mapping[str, T.Type]) -> int | None:
         """The largest size `node`'s value can have when it is surely a whole number, else None."""
         match node:
@@ -177,8 +181,23 @@ class Expressions:
             raw = raw[p]
         if isinstance(raw, bool):
             return ast.Bool(raw, span=self.unit.doc.span(path))
-        if isinstance(raw, (int, float)):
-            return ast.Num(normalize(Fraction(str(raw))), span=self.unit.doc.span(path))
+        if isinstance(raw, float):  # whole as YAML reads it (the schema refuses others): as written?
+            span = self.unit.doc.span(path)
+            written = decimal_text(span, raw)  # every digit the file writes, not the float's 17
+            try:
+                value = normalize(Fraction(written))
+            except ValueError:  # not finite
+                value = None
+            if not isinstance(value, int):  # 1.0000000000000000001 is no whole number (hunt 13y)
+                raise problem(
+                    "RC103",
+                    f"{'.'.join(map(str, path))} should be text, a whole number or true/false, not a number",
+                    span,
+                    f'an exact number is written as an expression, in quotes: "{written}"',
+                )
+            return ast.Num(value, span=span)
+        if isinstance(raw, int):
+            return ast.Num(raw, span=self.unit.doc.span(path))
         return self.parse(str(raw), self.unit.doc.expr_origin(path))
 
     def parse(self, text: str, origin: ExprOrigin) -> ast.Node:

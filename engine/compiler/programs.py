@@ -29,6 +29,7 @@ from ..model.ruleset import (
     counts_redraws,
     randomizer_expressions,
 )
+from ..runtime.bounds import TOO_BIG
 from ..runtime.work import code_units
 from ..syntax.positions import Span
 from .expressions import ENV_READ, Expressions, Inlined, chain, located
@@ -72,6 +73,7 @@ class ProgramWriter:
         outcome: Expr | tuple[Rule, ...],
         outputs: list[tuple[str, Expr]],
         pre: list[str] | None,
+        sized: Mapping[str, int] | None = None,
     ) -> Programs:
         """One Python function for everything after the roll, shared by sampler and exact; the
         same statements cut down to what the outcome needs (`Check.outcome_program`,
@@ -96,8 +98,9 @@ class ProgramWriter:
         self.unit.counted.append(0)  # the table units one run can charge
         full = dict(scope)
         full["outcome"] = out_t
-        # a die of constant whole faces is at most its largest face in everything written here
-        sizes = {}
+        # a die of constant whole faces is at most its largest face in everything written here, a
+        # whole-number input its bounds' size (`sized`), a named value what its expression can be
+        sizes = dict(sized or {})
         for r in roll:
             if (
                 isinstance(r, Die)
@@ -124,6 +127,9 @@ class ProgramWriter:
                 before = counted[-1]
                 let_lines.append((let, guarded(f"v_{let.name}", let.expr.node, None)))
                 let_units[let.name] = counted[-1] - before
+                size = self.exprs.size_bound(let.expr.node, full)
+                if size is not None and size < TOO_BIG:  # a whole number this small, read after
+                    sizes[let.name] = size  # (its sums and products need no check: `_bound`)
             before = counted[-1]
             unmatched = False  # a rule list with no 'else': its message shows every die
             nomatch: list[str] = []

@@ -495,8 +495,13 @@ class Structure:
         plain = not sequential and all(isinstance(r, Die) and r.faces_expr is None for r in roll)
         pre = [let.name for let in lets if let.before_roll]
         with statement(self.unit.diags):
+            sized = {  # a whole-number input between whole bounds is at most their size
+                i.name: max(abs(i.minimum), abs(i.maximum))
+                for i in inputs
+                if i.kind == "int" and type(i.minimum) is int and type(i.maximum) is int
+            }
             made = self.programs.program(
-                name, scope, out_t, roll, post, outcome, outputs, pre if plain else None
+                name, scope, out_t, roll, post, outcome, outputs, pre if plain else None, sized
             )
         if made is None:
             return None

@@ -13,6 +13,7 @@ import math
 import re
 import warnings
 from collections.abc import Callable, Mapping
+from decimal import Decimal, InvalidOperation
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Final
@@ -846,6 +847,14 @@ def _composer() -> Any:
                         "numbers in a ruleset are finite",
                     )
                 digits = sum(ch.isdigit() for ch in text)
+                out = _written_out(text) if str(node.tag).endswith("float") else 0  # `1e308`: 309
+                if out > MAX_DIGITS and digits <= MAX_DIGITS and len(text) <= 4 * MAX_DIGITS:
+                    raise _BadNumber(
+                        f"{text.strip()} has {out} digits written out, over the limit of {MAX_DIGITS}",
+                        mark,
+                        end,
+                        f"numbers in a ruleset have at most {MAX_DIGITS} digits",
+                    )
                 if digits > MAX_DIGITS or len(text) > 4 * MAX_DIGITS:
                     raise _BadNumber(
                         f"a number written with {digits} digits, over the limit of {MAX_DIGITS}",
@@ -856,6 +865,18 @@ def _composer() -> Any:
             return node
 
     return _Composer
+
+
+def _written_out(text: str) -> int:
+    """How many digits a YAML float has written out in full (`1e308`: 309; `1e-400`: 400), as a
+    ruleset's numbers are read (`positions.decimal_text`); 0 where it is no decimal."""
+    try:
+        _, digits, exponent = Decimal(text.strip().replace("_", "")).as_tuple()
+    except (InvalidOperation, ValueError):
+        return 0
+    if not isinstance(exponent, int):  # not finite: told as such
+        return 0
+    return len(digits) + exponent if exponent >= 0 else max(len(digits), -exponent)
 
 
 @lru_cache(maxsize=1)
