@@ -78,6 +78,8 @@ class Analysis:
             gaps |= {where[1] for where in result.probe.gaps if where[0] == "table"}
             if not result.conclusive:  # some calls may not have been seen
                 self.tables.incomplete |= tables_reached(check, self.bodies)
+            elif not result.exhaustive:  # seen, over some of the inputs only
+                self.tables.partial |= tables_reached(check, self.bodies)
         try:  # the tables the lasting state calls, over the values the state gives them
             found += state_table_gaps(self.rs.document, self.rs.model, gaps)
         except LimitError as exc:

@@ -10,6 +10,7 @@ naturally.
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 from itertools import product
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from ...expr import ast
 from ...frozen import replace
 from ...model.ruleset import Check, InputSpec
-from ...model.values import Multi
+from ...model.values import Multi, normalize
 from ...syntax.document import Document
 from .static import Bodies, case_entries, tables_reached, walk
 
@@ -86,6 +87,12 @@ def _nearest(size: int, home: int, most: int) -> list[int]:
     return sorted(range(size), key=lambda a: abs(a - home))[:most]
 
 
+_KEY_NUMBER = re.compile(r"-?[0-9]{1,30}(?:/[0-9]{1,30}|\.[0-9]{1,30})?")
+"""A number in a case key's text: whole, a fraction or a decimal (longer ones are left out)."""
+_KEY_NUMBERS = 8
+"""At most this many numbers taken from one key."""
+
+
 def _numbers(check: Check, bodies: Bodies, doc: Document) -> set[Fraction | int]:
     """The numbers the check's expressions and the tables it reaches mention (and case keys)."""
     nodes = [e.node for _, e in check.expressions()]
@@ -93,6 +100,15 @@ def _numbers(check: Check, bodies: Bodies, doc: Document) -> set[Fraction | int]
         nodes += bodies[t]
         nodes += [
             ast.Num(k) for k, _ in case_entries(doc, t) if isinstance(k, int) and not isinstance(k, bool)
+        ]
+        # the numbers in a key of several values or a range ("10..12", "4, 6", "[7, 8]", "1/3"):
+        # the grid tries each and its neighbours, as it tries a plain key (hunt 13w: a range key
+        # was said never to fire, over a grid that had not tried it)
+        nodes += [
+            ast.Num(normalize(Fraction(n)))
+            for k, _ in case_entries(doc, t)
+            if isinstance(k, str)
+            for n in _KEY_NUMBER.findall(k)[:_KEY_NUMBERS]
         ]
     found: set[Fraction | int] = set()
     for node in nodes:

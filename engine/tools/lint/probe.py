@@ -90,6 +90,10 @@ class TableCalls:
         `cap`, arguments that cannot be remembered, or a check that was not fully analysed."""
         self.overflowed: set[str] = set()
         """Of those, the tables called with more distinct argument lists than `cap`."""
+        self.partial: set[str] = set()
+        """Tables a check reaches whose inputs were tried only in part (a grid, not every allowed
+        input): a rule or case no recorded call reaches may be reached at an input left out, so
+        it is a note, as a check's own rule is (`report.never`'s `tried`)."""
         self.gap: tuple[str, tuple[Any, ...]] | None = None
         """The first table call since the last reset that had no rule or case for its arguments."""
         self._instrument(model)

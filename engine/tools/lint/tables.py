@@ -74,10 +74,11 @@ def table_rule_findings(
     if probes is None:
         return found
     for t in wanted:
+        partial = t in calls.partial  # over part of some check's inputs: notes, not warnings
         if "cases" in data[t]:
-            found += _case_findings(doc, t, probes, args[t], callers[t][1:])
+            found += _case_findings(doc, t, probes, args[t], callers[t][1:], partial)
         else:
-            found += _rule_findings(doc, t, probes, args[t], callers[t][1:])
+            found += _rule_findings(doc, t, probes, args[t], callers[t][1:], partial)
     return found
 
 
@@ -114,8 +115,10 @@ def _rule_findings(
     probes: dict[tuple[str, Any], Condition],
     calls: set[tuple[Any, ...]],
     callers: tuple[str, str],
+    partial: bool = False,
 ) -> list[Diagnostic]:
-    """RC802 for each rule of table `t` that none of `calls` reaches."""
+    """RC802 for each rule of table `t` that none of `calls` reaches (a note where the calls came
+    from part of a check's inputs, `partial`)."""
     rows = doc.data["tables"][t]["rules"]
     tests = {j: probes[(t, j)] for j, row in enumerate(rows) if "when" in row and (t, j) in probes}
     if len(tests) != sum(1 for row in rows if "when" in row):
@@ -140,6 +143,7 @@ def _rule_findings(
             doc.span(("tables", t, "rules", j, "when"), key=True),
             table=t,
             against=callers[1],
+            tried=len(calls) if partial else None,
         )
         for j, row in enumerate(rows)
         if "when" in row and j not in fired
@@ -152,9 +156,11 @@ def _case_findings(
     probes: dict[tuple[str, Any], Condition],
     calls: set[tuple[Any, ...]],
     callers: tuple[str, str],
+    partial: bool = False,
 ) -> list[Diagnostic]:
     """RC802 for each key of value table `t` that none of `calls` reaches at its level, though
-    the key above it is reached (a key under one never reached is that key's finding)."""
+    the key above it is reached (a key under one never reached is that key's finding); a note
+    where the calls came from part of a check's inputs (`partial`)."""
     found: list[Diagnostic] = []
     todo: list[tuple[tuple[Any, ...], dict[Any, Any], set[tuple[Any, ...]]]] = [
         ((), doc.data["tables"][t]["cases"], calls)
@@ -193,6 +199,7 @@ def _case_findings(
                     table=t,
                     rows=[str(k) for k in keys],
                     against=callers[1],
+                    tried=len(reaching) if partial else None,
                 )
             )
     return found
