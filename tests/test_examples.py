@@ -165,13 +165,13 @@ checks:
     outcomes: [miss, hit]
     outcome: "'hit' if d >= 3 else 'miss'"
     outputs:
-      rank: "'hit' if d >= 3 else 'miss'"
+      verdict: "'hit' if d >= 3 else 'miss'"
     examples:
       - name: the mean damage
         note: A hit (4/6) deals 2d6, a mean of 7; a miss none. 4/6 x 7 = 14/3.
         expect: {mean: {damage: 14/3}, probability: {hit: 2/3}}
       - {name: a wrong mean, expect: {mean: {damage: 5}}}
-      - {name: no mean of names, expect: {mean: {rank: 1}}}
+      - {name: no mean of names, expect: {mean: {verdict: 1}}}
 """
 
 
@@ -183,7 +183,7 @@ def test_an_example_pins_a_values_exact_mean() -> None:
     line = next(n for n, text in enumerate(MEANS.splitlines(), 1) if "{damage: 5}" in text)
     assert d.span is not None and d.span.line == line
     [d] = names.problems
-    assert d.code == "RC701" and "'rank' has no mean" in d.message
+    assert d.code == "RC701" and "'verdict' has no mean" in d.message
 
 
 @pytest.mark.parametrize(

@@ -849,6 +849,13 @@ class Expressions:
             else:
                 params = [(str(p), T.ANY) for p in params_raw]
             for i, (p, _) in enumerate(params):
+                if p in KEYWORDS:  # its body could never read it (hunts 13w, 13x)
+                    raise problem(
+                        "RC307",
+                        f"'{p}' is a word of the expression language and cannot name a parameter",
+                        self.unit.doc.span(path + ("params", i if isinstance(params_raw, list) else p)),
+                        f"rename it, e.g. '{p}_'",
+                    )
                 if any(q == p for q, _ in params[:i]):
                     raise problem(
                         "RC307",

@@ -962,7 +962,13 @@ class StateCompiler:
         others = tuple(str(r) for r in spec.get("others") or [])
         own = {k: v for k, v in each.items() if k not in shared}  # a character's parameters and items
         for i, role in enumerate(others):
-            if role in scope or role in RESERVED or others.index(role) != i:
+            if role in RESERVED:  # said as a reserved word is, not as another value (hunt 13x)
+                raise problem(
+                    "RC307",
+                    f"'{role}' is a reserved word and cannot name a role",
+                    self.span(path + ("others", i)),
+                )
+            if role in scope or others.index(role) != i:
                 raise problem(
                     "RC307",
                     f"role '{role}' has the name of another value, or is given twice",
@@ -977,7 +983,11 @@ class StateCompiler:
         for iname in spec.get("inputs") or {}:
             at = path + ("inputs", iname)
             with made.part(), known_if_failing(scope, iname):  # what reads it is not told too
-                if iname in scope or iname in RESERVED:
+                if iname in RESERVED:
+                    raise problem(
+                        "RC307", f"'{iname}' is a reserved word and cannot name an input", self.span(at, True)
+                    )
+                if iname in scope:
                     raise problem(
                         "RC307",
                         f"input '{iname}' has the name of a state item or parameter",

@@ -325,7 +325,7 @@ class Structure:
                     self.unit.doc.span(at, key=True),
                 )
             if n in self.unit.builtins or n in self.unit.data.get("tables", {}):
-                raise problem("RC307", f"'{n}' is the name of a function", self.unit.doc.span(at, key=True))
+                raise problem("RC307", _named_like(n, self.unit.builtins), self.unit.doc.span(at, key=True))
             kinds[n] = kind
             scope[n] = t
 
@@ -443,6 +443,18 @@ class Structure:
         written = list(spec.get("outputs", {}))
         for k, oname in enumerate(written):
             with statement(self.unit.diags):
+                at = path + ("outputs", oname)
+                if oname in RESERVED:  # no later output could read it (hunt 13w)
+                    raise problem(
+                        "RC307",
+                        f"'{oname}' is a word of the expression language and cannot name a value",
+                        self.unit.doc.span(at, key=True),
+                        f"rename it, e.g. '{oname}_'",
+                    )
+                if oname in self.unit.builtins or oname in self.unit.data.get("tables", {}):
+                    raise problem(
+                        "RC307", _named_like(oname, self.unit.builtins), self.unit.doc.span(at, key=True)
+                    )
                 if oname in scope or oname == "outcome":
                     raise problem(
                         "RC307",
@@ -1277,3 +1289,8 @@ def _rolls(want: Any) -> bool:
     outcome or a value expected), read from the raw keys, so that an expectation whose value is
     wrong, told apart, still has the example's forced lists counted."""
     return isinstance(want, dict) and any(want.get(key) for key in ROLLED)
+
+
+def _named_like(name: str, builtins: Mapping[str, Any]) -> str:
+    """RC307's words for a value named like a builtin function or a table, which a call reads."""
+    return f"'{name}' is the name of {'a function' if name in builtins else 'a table'}"
