@@ -2421,3 +2421,43 @@ def test_a_start_past_a_bound_is_told_to_start_within_it() -> None:
         engine.new_campaign("b", engine.load(below), store=MemoryStore())
     hint = caught.value.diagnostics[0].hint or ""
     assert "effect" not in hint and "start within its bounds" in hint, hint
+
+
+SPLIT_REFUSALS = """\
+rulecraft: 1
+name: rf
+checks:
+  coin:
+    roll:
+      d: {die: 4}
+    let:
+      dv: d
+    outcomes: [tails, heads]
+    outcome: "'heads' if d >= 4 else 'tails'"
+state:
+  shared:
+    pips: {counter: 5, min: 0, max: 5}
+actions:
+  flip:
+    roll: {check: coin}
+    effects:
+      - {add: {pips: 3}, when: "outcome == 'heads'"}
+      - {add: {pips: "dv - 2"}}
+"""
+
+
+def test_rolls_refused_at_different_effects_are_not_told_as_one() -> None:
+    """Hunt 13x: heads (d = 4) is refused at the first effect with 8, and d = 3 (tails) at the
+    second with 6; `campaign prob` said "'pips' would be 6 ... for the rolls whose outcome is
+    'heads' and some of those whose outcome is 'tails' (a chance of 1/2)", at the second. The
+    rolls named are those of the refusal told; the others are counted apart."""
+    campaign = engine.new_campaign("c", SPLIT_REFUSALS, store=MemoryStore())
+    with pytest.raises(engine.CampaignError) as caught:
+        campaign.distribution("flip")
+    (d,) = caught.value.diagnostics
+    assert d.span is not None and d.span.line == 19, d.render()
+    assert d.message == (
+        "'pips' would be 6, above its maximum 5, for some of the rolls whose outcome is 'tails' (a chance"
+        " of 1/4), which refuse the whole action; other rolls (a chance of 1/4) are refused too, at"
+        " another effect or with another value"
+    )

@@ -9,7 +9,7 @@ roll?" or "of the wound track after this hit?" is a `Dist` over whole states, ex
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -88,20 +88,25 @@ def _after(
     # a rolled one, every value worked out after the roll (`Check.layout`), pools too
     auto = dist.names != check.layout
     out: dict[str, int] = {}
-    refused: CampaignError | None = None
-    refusing: list[tuple[Any, ...]] = []  # the points refused
+    # the points refused, by the refusal (its place and words): rolls refused at other effects, or
+    # for other values, are not told as the first one's (hunt 13x: heads, refused at one effect
+    # with 8, were told among tails refused at the next with 6)
+    refusals: dict[tuple[Any, str], tuple[CampaignError, list[tuple[Any, ...]]]] = {}
     for key, weight in dist.joint.weights.items():
         rolled = seen_roll(check, {**fixed, **dict(zip(dist.names, key[2:]))}, key[0], auto)
         try:
             new, _ = apply(rules, action, state, character, inputs, rolled, others, memo)
         except CampaignError as exc:
-            refused = refused or exc
-            refusing.append(key)
+            first = exc.diagnostics[0]
+            refusals.setdefault((first.span, first.message), (exc, []))[1].append(key)
             continue
         k = _key(new)
         out[k] = out.get(k, 0) + weight
-    if refused is not None:
-        raise _refused_by_some(refused, refusing, dist.joint) if out else refused
+    if refusals:
+        (refused, refusing), *more = refusals.values()
+        if not out and not more:
+            raise refused
+        raise _refused_by_some(refused, refusing, dist.joint, [p for _, points in more for p in points])
     return Dist(out, dist.joint.total)
 
 
@@ -114,14 +119,20 @@ def _by_outcome(weights: Mapping[tuple[Any, ...], int], points: Iterable[tuple[A
     return found
 
 
-def _refused_by_some(refused: CampaignError, points: list[tuple[Any, ...]], joint: Dist) -> CampaignError:
+def _refused_by_some(
+    refused: CampaignError,
+    points: list[tuple[Any, ...]],
+    joint: Dist,
+    elsewhere: Sequence[tuple[Any, ...]] = (),
+) -> CampaignError:
     """The first refusal of the action's effects (`RC906`, a bound broken) at some points of its
     roll (`points`, of `joint`) and not at others, saying which rolls refuse it (by their
     outcomes, "some of" those of an outcome not all of whose rolls refuse it, review AH; worked
     out here, off the path of an action no roll refuses) and how likely they are: told alone,
     as `act` tells it of the one roll it made, "there are only 0" read as if every roll broke it
     (hunt 5). The whole action is refused for those rolls, so the state after it has no
-    distribution; the error stays the effect's, at its place."""
+    distribution; the error stays the effect's, at its place. Rolls refused otherwise (at another
+    effect, or for another value: `elsewhere`) are counted apart, after it."""
     first, *rest = refused.diagnostics
     refusing = _by_outcome(joint.weights, points)
     outcomes = _by_outcome(joint.weights, joint.weights)
@@ -133,6 +144,11 @@ def _refused_by_some(refused: CampaignError, points: list[tuple[Any, ...]], join
     )
     chance = Fraction(sum(refusing.values()), joint.total)
     said = f"{first.message}, for {' and '.join(parts)} (a chance of {chance}), which refuse the whole action"
+    if elsewhere:
+        other = Fraction(sum(joint.weights[p] for p in elsewhere), joint.total)
+        said += (
+            f"; other rolls (a chance of {other}) are refused too, at another effect or with another value"
+        )
     return CampaignError([replace(first, message=said), *rest], missing=refused.missing, unfit=refused.unfit)
 
 
