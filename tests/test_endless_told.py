@@ -131,8 +131,28 @@ def test_a_spent_budget_says_the_check_may_never_end() -> None:
 def test_the_linter_takes_a_check_that_never_ends_only_when_every_may_is_taken_as_no_failure() -> None:
     """As a reroll chain that returns under `always` is (docs/diagnostics.md: "a chain that never
     ends only when the player takes every `may` ... is no failure"): `never` tells, and ends."""
-    assert [d for d in lint(engine.load(TAKEN)) if d.code == "RC808"] == []
+    found = [d for d in lint(engine.load(TAKEN)) if d.code == "RC808"]
+    assert [d.severity for d in found] == ["note"], [d.render() for d in found]  # no failure ...
+    # ... but `roll` and `prob` take `always` unless told, and refuse it: a note says so (hunt 13w)
+    assert found[0].message.startswith("check 'k' never ends under the policy 'always' (every 'may' taken)")
+    assert "(RC507)" in found[0].message and "--policy never" in (found[0].hint or "")
     assert engine.load(TAKEN).distribution("k", policy="never").probability("hi") == 0.5
+
+
+def test_a_reroll_chain_that_never_ends_when_every_may_is_taken_is_a_note() -> None:
+    text = """\
+rulecraft: 1
+name: t
+checks:
+  f:
+    roll:
+      p: {pool: 2, die: 6, triggers: [{on: face >= 1, may: reroll}]}
+    outcomes: [lo, hi]
+    outcome: "'hi' if sum(p) > 7 else 'lo'"
+"""
+    found = [d for d in lint(engine.load(text)) if d.code == "RC808"]
+    assert [d.severity for d in found] == ["note"], [d.render() for d in found]
+    assert "never ends under the policy 'always'" in found[0].message and "(RC503)" in found[0].message
 
 
 def test_the_linter_still_fails_a_check_that_never_ends_whatever_the_player_does() -> None:

@@ -410,7 +410,9 @@ class Analysis:
                 # that a taken redraw sets off on every attempt): the player's, who may stop, as
                 # `optimal` on a chain that returns is no way to play it; `never` tells whether the
                 # rules end (hunt 13p: RC507 under `always` was RC808 "always fails" of a check
-                # that `never` solves)
+                # that `never` solves). Said as a note: `always` is the default policy (hunt 13w)
+                if policy == "always" and run.endless_always is None:
+                    run.endless_always = (exc.diagnostics[0], dict(combo))
                 return True
             if policy == "optimal" and exc.diagnostics[0].code in NO_BEST_PLAY:
                 # no best play on a chain that returns, nor over attempts a rule rolls again:

@@ -393,6 +393,10 @@ class CheckRun:
     whose inputs its condition is true for some roll (they decide first: `_decided_first`)."""
     auto_unsure: bool = False
     """The rolls of the inputs the auto rules decided were not all tried for `auto_first`."""
+    endless_always: tuple[Diagnostic, dict[str, Any]] | None = None
+    """The first refusal met where every `may` taken never ends (under `always`; `never` ends
+    it), with its inputs: no failure of the check, but `roll` and `prob` refuse it there unless
+    told another policy, which a note says (`Report.check`)."""
     unfollowed: Stop | None = None
     """Why the first combination whose rerolls were not followed was not (the first: RC809 names
     it beside the rolls seen only with the dice as first rolled, as it names the first combination

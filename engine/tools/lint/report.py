@@ -298,6 +298,8 @@ class Report:
                     ex,
                 )
             )
+        if run.endless_always is not None and not probe.failures:
+            found.append(_endless_always(check, public, *run.endless_always))
         if run.truncated[0]:
             found.append(_tail(run))
         if run.skipped:
@@ -616,3 +618,22 @@ def _show_die(name: str, value: Any) -> str:
 def _shown(value: Any) -> bool:
     """Whether a value is one the language shows (an empty pool's statistic is not)."""
     return isinstance(value, (bool, int, Fraction, Symbol, Multi, tuple, range))
+
+
+def _endless_always(check: Check, public: Check, d: Diagnostic, combo: Mapping[str, Any]) -> Diagnostic:
+    """RC808 as a note: under `always` (every `may` taken) the check never ends with these inputs,
+    which is no failure of the check, since the player may stop (`never` ends it), but `roll` and
+    `prob` take `always` unless told another policy, and refuse it there (hunt 13w: `validate
+    --strict` said ok of a check whose every default roll and `prob` failed)."""
+    given = ", ".join(f"{k} = {show(v)}" for k, v in combo.items())
+    return Diagnostic(
+        "RC808",
+        f"check '{check.name}' never ends under the policy 'always' (every 'may' taken)"
+        + (f" with {given}" if given else "")
+        + f": {d.message} ({d.code})",
+        d.span if d.span is not None and d.span.line else public.span,
+        "no failure: the player may stop, and under 'never' it ends; but a roll or its odds asked under"
+        " 'always', the default, are refused there: ask them under --policy never, or give"
+        " the reroll a condition some roll escapes (or a cap)",
+        "note",
+    )
