@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -308,3 +309,51 @@ def test_a_cases_table_whose_results_mix_truth_and_numbers_is_refused_once() -> 
     assert (
         sorted((str(k), w) for k, w in m.weights.items()) == [("1", 1), ("5", 1), ("lo", 1)] and m.total == 3
     )
+
+
+MERGED = """\
+rulecraft: 1
+name: merge
+tables:
+  un:
+    params: [a]
+    value: a
+  pick:
+    params: [a]
+    rules:
+      - when: a == 1
+        then: true
+      - else: a
+checks:
+  c:
+    roll:
+      d: {die: 4}
+    let:
+      v: un(d == 1) if d <= 2 else un(1)
+      w: pick(d)
+      z: un(d == 1)
+    outcomes: [lo, hi]
+    outcome: "'hi' if d > 2 else 'lo'"
+"""
+
+
+@pytest.mark.parametrize("name", ["v", "w"])
+def test_a_value_true_for_some_rolls_and_a_number_for_others_has_no_distribution(name: str) -> None:
+    """Hunt 13y: `v` rolls true, false, 1, 1 and its exact distribution read true 3/4, false 1/4
+    (mean 3/4), where true 1/4, false 1/4 and 1 1/2 are right: a dictionary counts true as 1.
+    Where the two kinds meet in one value's distribution it is RC506 at the value, not a wrong
+    number; the outcome's distribution stands, and a roll shows each kind as it is."""
+    rs = engine.load(MERGED)
+    with pytest.raises(engine.RulecraftError) as error:
+        rs.distribution("c").value(name)
+    [d] = error.value.diagnostics
+    assert d.code == "RC506" and d.message.startswith(
+        f"value '{name}' is true/false for some rolls and a number"
+    )
+    assert d.span is not None and MERGED.splitlines()[d.span.line - 1].startswith(f"      {name}: ")
+    assert rs.distribution("c").probability("hi") == Fraction(1, 2)
+    assert rs.roll("c", forced={"d": 1}).values[name] is True
+    third = rs.roll("c", forced={"d": 3}).values[name]
+    assert third == {"v": 1, "w": 3}[name] and type(third) is int
+    z = rs.distribution("c").value("z")  # true/false alone: counted as it is
+    assert z.weights == {True: 1, False: 3}
