@@ -515,7 +515,12 @@ def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSy
         "RSQB": open_brackets > 0,
         "COMMA": open_parens > 0 or open_brackets > 0,
     }
-    expected = sorted({_token_word(t) for t in getattr(exc, "expected", ()) or () if closers.get(t, True)})
+    # what can begin a value first (a name, a number, a quoted name), then punctuation and words:
+    # sorted as text, `'('` came before them, and the six shown left them out (hunt 13y)
+    expected = sorted(
+        {_token_word(t) for t in getattr(exc, "expected", ()) or () if closers.get(t, True)},
+        key=lambda word: (word.startswith("'"), word),
+    )
     hint = f"expected {', '.join(expected[:6])}" if expected else None
     here = rows[line - 1][col - 1 :]
     if here.startswith(("=>", "=<")):
