@@ -512,7 +512,7 @@ FORCED = [
     (
         ("roll", "castle", "task", "--input", "skill=advantaged", "--force", "beads=good"),
         "forced beads ran out: 1 chit given, but the roll needs at least 2",
-        "--force beads=good,average",
+        "--force beads=good,poor",  # the bag's chits in turn, each as often as it is there
     ),
 ]
 
@@ -1284,3 +1284,28 @@ def test_a_list_of_other_members_than_the_scales_gets_no_such_hint() -> None:
     text = TWINS.replace("choices: [high, low]", "choices: [high, mid, low]")
     d = one(text)
     assert d.code == "RC304" and d.hint is None
+
+
+def test_a_draw_s_example_can_be_drawn() -> None:
+    """Hunt 13x: from a bag of one black, two greys and two whites, three chits forced as none
+    were told "e.g. --force beads=grey,grey,grey", which RC405 refused ("'grey' is not left in
+    bag"): the example takes the bag's chits in turn, each as often as it is there."""
+    text = """\
+rulecraft: 1
+name: bagt
+bags:
+  fate:
+    chits: {black: 1, grey: 2, white: 2}
+checks:
+  three:
+    roll:
+      beads: {draw: fate, count: 3}
+    outcomes: fate
+    outcome: best(beads)
+"""
+    rs = engine.load(text)
+    with pytest.raises(engine.InputError) as error:
+        rs.roll("three", forced={"beads": []})
+    hint = error.value.diagnostics[0].hint or ""
+    assert "e.g. --force beads=black,grey,grey " in hint, hint
+    assert rs.roll("three", forced={"beads": ["black", "grey", "grey"]}).outcome.name == "grey"

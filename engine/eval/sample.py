@@ -155,7 +155,9 @@ class _Source:
             out = []
             for _ in range(n):
                 if not queue:
-                    raise self._ran_out(r, n, [name for name, k in left.items() if k > 0])
+                    # the chits still in the bag, each as often as it is there: an example that
+                    # can be drawn (grey three times from a bag of two greys could not: hunt 13x)
+                    raise self._ran_out(r, n, [name for name, k in left.items() for _ in range(k)])
                 name = getattr(queue[0], "name", queue[0])
                 queue.pop(0)
                 if not in_bag(name, 1, left):
@@ -198,8 +200,11 @@ class _Source:
                 )
             why = ", counting " + " and ".join(counted)
         attempts = ", attempt after attempt of the check made again" if self.earlier.get(r.name) else ""
-        filler = fill[len(fill) // 2] if fill else "?"
-        example = [*given, *[filler] * (needed - len(given))]
+        wanted = max(0, needed - len(given))
+        if chits:  # the bag's chits in turn (a redraw puts them back: round again)
+            example = [*given, *[fill[i % len(fill)] if fill else "?" for i in range(wanted)]]
+        else:  # a die's middle face, as often as needed
+            example = [*given, *[fill[len(fill) // 2] if fill else "?"] * wanted]
         in_python = ", ".join(repr(x) for x in example) if chits else ", ".join(example)
         return InputError(
             [

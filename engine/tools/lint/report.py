@@ -633,7 +633,7 @@ def _endless_always(check: Check, public: Check, d: Diagnostic, combo: Mapping[s
         + f": {d.message} ({d.code})",
         d.span if d.span is not None and d.span.line else public.span,
         "no failure: the player may stop, and under 'never' it ends; but a roll or its odds asked under"
-        " 'always', the default, are refused there: ask them under --policy never, or give"
+        " 'always', the default, are refused there: ask them under the policy 'never', or give"
         " the reroll a condition some roll escapes (or a cap)",
         "note",
     )
