@@ -1309,3 +1309,31 @@ checks:
     hint = error.value.diagnostics[0].hint or ""
     assert "e.g. --force beads=black,grey,grey " in hint, hint
     assert rs.roll("three", forced={"beads": ["black", "grey", "grey"]}).outcome.name == "grey"
+
+
+def test_a_named_value_the_roll_cannot_read_yet_is_said_to_come_after_it() -> None:
+    """Hunt 13w: `pool: v` where `v: d + 1` is a named value was "unknown name 'v'" with no hint,
+    though `v` is declared: it reads a die, so it is worked out after the roll, which no part of
+    the roll can read. The hint says so, and what the roll reads."""
+    text = """\
+rulecraft: 1
+name: t
+checks:
+  c:
+    roll:
+      d: {die: 6}
+      q: {pool: v, die: 6}
+    let:
+      v: d + 1
+    outcomes: [a, b]
+    outcome: "'a' if sum(q) > 3 else 'b'"
+"""
+    with pytest.raises(RulecraftError) as error:
+        engine.load(text)
+    [d] = error.value.diagnostics
+    assert d.code == "RC301" and d.message == "unknown name 'v'"
+    assert (d.hint or "").startswith("'v' is a named value worked out after the roll (it reads a die)"), (
+        d.hint
+    )
+    before = engine.load(text.replace("v: d + 1", "v: 2").replace("pool: v", "pool: v"))
+    assert before.check("c").name == "c"  # a value that needs no die is known before the roll

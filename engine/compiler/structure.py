@@ -10,7 +10,8 @@ statement) and raised together as a `CompileError`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import re
+from collections.abc import Collection, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -400,7 +401,10 @@ class Structure:
             if isinstance(rspec, dict) and "pool" in rspec:
                 self.unit.pools.add(rname)  # its own redraw condition may read its history
             with statement(self.unit.diags):
-                r = self.randomizers.randomizer(path + ("roll", rname), rname, rspec, roll_scope)
+                try:
+                    r = self.randomizers.randomizer(path + ("roll", rname), rname, rspec, roll_scope)
+                except Problem as f:  # a named value worked out after the roll: say so (hunt 13w)
+                    raise _after_the_roll(f, needs_dice) from None
                 rtype = (
                     T.NUM
                     if isinstance(r, Die) or (isinstance(r, Pool) and r.total)
@@ -1294,3 +1298,18 @@ def _rolls(want: Any) -> bool:
 def _named_like(name: str, builtins: Mapping[str, Any]) -> str:
     """RC307's words for a value named like a builtin function or a table, which a call reads."""
     return f"'{name}' is the name of {'a function' if name in builtins else 'a table'}"
+
+
+def _after_the_roll(f: Problem, after: Collection[str]) -> Problem:
+    """RC301 "unknown name 'v'" in a part of the roll, where `v` is one of the check's named values
+    that read a die (`after`): it is declared, but worked out after the roll, which no part of the
+    roll can read; the hint says so and what the roll reads (it had no hint)."""
+    found = re.fullmatch(r"unknown name '([^']*)'", f.diag.message) if f.diag.code == "RC301" else None
+    if found is None or found[1] not in after:
+        return f
+    said = (
+        f"'{found[1]}' is a named value worked out after the roll (it reads a die); the roll's parts"
+        " (counts, faces, each, triggers, redraws) read the check's inputs, the values known before"
+        " the roll and the dice written above them"
+    )
+    return Problem(replace(f.diag, hint=f"{f.diag.hint}; {said}" if f.diag.hint else said))
