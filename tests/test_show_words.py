@@ -118,6 +118,35 @@ checks:
     assert lines[t] == "    t: a die with faces 1..8, read as the total of its dice"
     assert lines[t + 1 : p] == lines[p + 1 :][: p - t - 1]  # the same steps, the same cap
     assert lines[t + 1 : p] == [
-        "      ace: each die where face == 8 must add the die itself ×1",
+        "      ace: each die where face == 8 must add a die ×1",
         "      at most 4 dice rerolled or added in all",
     ]
+
+
+def test_a_step_s_keys_that_change_what_it_does_are_shown() -> None:
+    """Hunt 13w: a rote (`first_roll_only: true`) and "reroll until 8 or more" printed the same
+    line, though one solves and the other runs out of work; `repeat`, `pick` and `take` were not
+    shown either, and every `add` read "must add the die itself"."""
+    text = """\
+rulecraft: 1
+name: steps
+checks:
+  act:
+    roll:
+      p:
+        pool: 3
+        die: 10
+        triggers:
+          - {name: again, on: face == 10, must: add}
+          - {name: rote, on: face < 8, must: reroll, first_roll_only: true}
+          - {name: once, on: face == 1, may: reroll, repeat: false, pick: highest, take: all}
+    outcomes: [lo, hi]
+    outcome: "'hi' if count(p, 8..10) >= 2 else 'lo'"
+"""
+    lines = check_text(engine.load(text).model.checks["act"]).splitlines()
+    assert "      again: each die where face == 10 must add a die ×1" in lines, lines
+    assert "      rote: each die where face < 8 must reroll the die itself ×1, first_roll_only: true" in lines
+    assert (
+        "      once: each die where face == 1 may reroll the die itself ×1, repeat: false, pick: highest,"
+        " take: all" in lines
+    ), lines

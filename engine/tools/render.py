@@ -135,8 +135,17 @@ def check_text(check: Check) -> str:
             if isinstance(r, Pool):  # a die with triggers is a pool of one: its steps are shown alike
                 for t in r.triggers + (r.own.triggers if r.own is not None else ()):
                     verb = "must" if t.must else "may"
-                    target = "the die itself" if t.target is None else f"a die where {t.target.text}"
+                    if t.target is not None:
+                        target = f"a die where {t.target.text}"
+                    else:  # an added die is a new one; a rerolled one is the die itself
+                        target = "a die" if t.action == "add" else "the die itself"
                     extra = f", only if {t.only_if.text}" if t.only_if is not None else ""
+                    # the keys that change what it does, as written (hunt 13w: a rote's
+                    # first_roll_only and "reroll until" read alike here)
+                    extra += ", first_roll_only: true" if t.first_roll_only else ""
+                    extra += ", repeat: false" if not t.repeat else ""
+                    extra += f", pick: {t.pick}" if t.pick != "lowest" else ""
+                    extra += f", take: {t.take}" if t.take != "any" else ""
                     lines.append(
                         f"      {t.name}: each die where {t.on.text} "
                         f"{verb} {t.action} {target} ×{t.per_die}{extra}"
