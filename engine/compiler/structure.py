@@ -295,6 +295,34 @@ class Structure:
 
     # -- checks ------------------------------------------------------------------------
 
+    def _name_free(self, n: str, at: PathKey, kinds: Mapping[str, str] | None = None) -> None:
+        """RC307 for a name of a check's namespace (an input, a value, a die, an output) that no
+        expression could read as the value: a word of the language, a name `kinds` already holds,
+        or a builtin's or a table's, which a call reads."""
+        if n in RESERVED:
+            written = self.unit.doc.boolean_key(at)
+            if written is not None:  # `y:` under `%YAML 1.1`, read as true
+                raise problem(
+                    "RC307",
+                    f"the name '{written}' is read as {n}: {YAML11_SAID}",
+                    self.unit.doc.span(at, key=True),
+                    YAML11_HINT.format(written),
+                )
+            raise problem(
+                "RC307",
+                f"'{n}' is a word of the expression language and cannot name a value",
+                self.unit.doc.span(at, key=True),
+                f"rename it, e.g. '{n}_'",
+            )
+        if kinds is not None and n in kinds:
+            raise problem(
+                "RC307",
+                f"'{n}' is already declared as {kinds[n]} of this check",
+                self.unit.doc.span(at, key=True),
+            )
+        if n in self.unit.builtins or n in self.unit.data.get("tables", {}):
+            raise problem("RC307", _named_like(n, self.unit.builtins), self.unit.doc.span(at, key=True))
+
     def _check(self, name: str) -> Check | None:
         path: PathKey = ("checks", name)
         spec = self.unit.data["checks"][name]
@@ -304,29 +332,7 @@ class Structure:
         kinds: dict[str, str] = {}
 
         def declare(n: str, t: T.Type, kind: str, at: PathKey) -> None:
-            if n in RESERVED:
-                written = self.unit.doc.boolean_key(at)
-                if written is not None:  # `y:` under `%YAML 1.1`, read as true
-                    raise problem(
-                        "RC307",
-                        f"the name '{written}' is read as {n}: {YAML11_SAID}",
-                        self.unit.doc.span(at, key=True),
-                        YAML11_HINT.format(written),
-                    )
-                raise problem(
-                    "RC307",
-                    f"'{n}' is a word of the expression language and cannot name a value",
-                    self.unit.doc.span(at, key=True),
-                    f"rename it, e.g. '{n}_'",
-                )
-            if n in kinds:
-                raise problem(
-                    "RC307",
-                    f"'{n}' is already declared as {kinds[n]} of this check",
-                    self.unit.doc.span(at, key=True),
-                )
-            if n in self.unit.builtins or n in self.unit.data.get("tables", {}):
-                raise problem("RC307", _named_like(n, self.unit.builtins), self.unit.doc.span(at, key=True))
+            self._name_free(n, at, kinds)
             kinds[n] = kind
             scope[n] = t
 
@@ -447,18 +453,7 @@ class Structure:
         written = list(spec.get("outputs", {}))
         for k, oname in enumerate(written):
             with statement(self.unit.diags):
-                at = path + ("outputs", oname)
-                if oname in RESERVED:  # no later output could read it (hunt 13w)
-                    raise problem(
-                        "RC307",
-                        f"'{oname}' is a word of the expression language and cannot name a value",
-                        self.unit.doc.span(at, key=True),
-                        f"rename it, e.g. '{oname}_'",
-                    )
-                if oname in self.unit.builtins or oname in self.unit.data.get("tables", {}):
-                    raise problem(
-                        "RC307", _named_like(oname, self.unit.builtins), self.unit.doc.span(at, key=True)
-                    )
+                self._name_free(oname, path + ("outputs", oname))  # as a value's (hunt 13w)
                 if oname in scope or oname == "outcome":
                     raise problem(
                         "RC307",

@@ -257,10 +257,11 @@ class Distribution:
                 total = source.total
             else:
                 at = self.names.index(name) + 2
+                get = counts.get
                 joint = self.joint
                 for key, weight in joint.weights.items():
                     v = key[at]
-                    counts[v] = counts.get(v, 0) + weight
+                    counts[v] = get(v, 0) + weight
                 total = joint.total
             if isinstance(counts, _Kinds) and counts.truth and counts.number:
                 raise _truth_and_number(name, getattr(source, "check", None))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -154,6 +154,17 @@ def _problems(
                 )
             )
     return diags
+
+
+def written_for(d: Diagnostic, specs: Iterable[InputSpec], written: Mapping[str, Any]) -> tuple[Any, str]:
+    """For an input refused by `d` (placed at the input's declaration among `specs`), the
+    expression `written` gave it by name (an action's `roll: inputs:`, a scene step's `inputs:`),
+    or None; and the words that name the declaration's place, for a message told at that
+    expression instead (`state._given_by_action`, `play._given_by_step`)."""
+    declared = {spec.span: spec.name for spec in specs if spec.span is not None}
+    name = declared.get(d.span) if d.span is not None else None
+    where = f", declared at {d.span.location()}" if d.span is not None and d.span.line else ""
+    return (written.get(name) if name is not None else None), where
 
 
 def _from_python(flag: str, name: str) -> str:

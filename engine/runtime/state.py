@@ -33,7 +33,7 @@ from ..model.values import Multi, normalize, to_json
 from ..syntax.positions import Span
 from .bounds import TOO_BIG, bounded
 from .cache import BoundedCache
-from .inputs import bind, bind_inputs, describe
+from .inputs import bind, bind_inputs, describe, written_for
 from .work import meter
 
 State = dict[str, Any]
@@ -568,16 +568,13 @@ def _given_by_action(exc: InputError, check: Check, action: Action) -> InputErro
     declaration's place in the words. It was told at the declaration alone, as if the user had
     given the value (hunt 13v: `input 'traits' = -31 is below its minimum -30` for an action whose
     own `traits` was 0 and whose expression subtracts the character's Practicality)."""
-    declared = {spec.span: spec.name for spec in check.inputs if spec.span is not None}
     written = dict(action.roll.inputs) if action.roll is not None else {}
     told = []
     for d in exc.diagnostics:
-        name = declared.get(d.span) if d.span is not None else None
-        expr = written.get(name) if name is not None else None
+        expr, where = written_for(d, check.inputs, written)
         if expr is None or expr.node.span is None:
             told.append(d)
             continue
-        where = f", declared at {d.span.location()}" if d.span is not None and d.span.line else ""
         by = f"worked out by action '{action.name}' as {expr.text} for check '{check.name}'{where}"
         told.append(d.retold(d.code, f"{d.message}: {by}", expr.node.span))
     return InputError(told)

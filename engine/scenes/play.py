@@ -24,7 +24,7 @@ from ..model.values import to_json
 from ..runtime import arguments
 from ..runtime.cache import BoundedCache
 from ..runtime.context import RunContext, with_work
-from ..runtime.inputs import bind
+from ..runtime.inputs import bind, written_for
 from ..runtime.state import (
     APPLY_PASSES,
     State,
@@ -145,14 +145,11 @@ def _given_by_step(
     saying so, with the declaration's place in the words. It was told at the declaration alone,
     with no word of the scene, and a scene solved over every state it reaches meets it where
     one played may not (found by hunt 13f)."""
-    declared = {spec.span: spec.name for spec in specs if spec.span is not None}
     told = []
     for d in exc.diagnostics:
-        name = declared.get(d.span) if d.span is not None else None
-        expr = written.get(name) if name is not None else None
+        expr, where = written_for(d, specs, written)
         at = expr.node.span if expr is not None and expr.node.span is not None else step.span
         by = f"the scene's step taking '{step.action}'" + (" (its 'may:' choice)" if offer else "")
-        where = f", declared at {d.span.location()}" if d.span is not None and d.span.line else ""
         if d.code == "RC401":  # missing: the command line's hint (--input) is not the way here
             told.append(
                 Diagnostic(
