@@ -55,3 +55,17 @@ def test_a_sum_within_the_bound_is_made_exactly() -> None:
     rs = engine.load(SUM.replace("EXPR", "1/(x+8)**100 + 1/(x+10)**100"))
     v = rs.roll("c", rng=random.Random(1)).values["v"]
     assert v == pytest.approx(0) and v.denominator == (11**100 * 13**100)
+
+
+def test_sums_of_bounded_inputs_and_values_before_the_roll_carry_no_check() -> None:
+    """The check added to sums stays out of code it could never fail: a whole-number input
+    between whole bounds, and a value before the roll made of them (`target + 10 * tokens`), are
+    bounded when the ruleset loads (the read of the change: the Chill check's value before the
+    roll had carried one)."""
+    rs = engine.load("chill")
+    check = rs.model.checks["specific"]
+    let = next(let for let in check.lets if let.name == "final_target")
+    assert let.before_roll and "_mul" not in let.expr.run.__code__.co_names, let.expr.run.__code__.co_names
+    open_ended = engine.load(SUM.replace("EXPR", "x + x").replace(" max: 3,", ""))
+    value = next(let for let in open_ended.model.checks["c"].lets if let.name == "v")
+    assert value.before_roll and "_mul" in value.expr.run.__code__.co_names  # x has no max: checked

@@ -56,6 +56,7 @@ from ..model.ruleset import (
     counts_redraws,
 )
 from ..model.values import Symbol
+from ..runtime.bounds import TOO_BIG
 from ..runtime.builtins import HISTORY, library
 from ..runtime.context import new_work
 from ..runtime.folds import FOLDS, SUMMED, keeps
@@ -370,6 +371,13 @@ class Structure:
         needs_dice = _reading(let_nodes, roll_names)
         lets: list[Let] = []
         pre_scope = BeforeTheRoll(scope, [*roll_names, *let_spec])
+        # a whole-number input between whole bounds is at most their size, and a value before the
+        # roll what its expression can be: their sums and products need no check (`_bound`)
+        sized = {
+            i.name: max(abs(i.minimum), abs(i.maximum))
+            for i in inputs
+            if i.kind == "int" and type(i.minimum) is int and type(i.maximum) is int
+        }
 
         def poison_let(lname: str) -> None:
             if lname not in kinds:
@@ -383,15 +391,22 @@ class Structure:
         for lname in let_spec:
             if lname not in ordered:
                 poison_let(lname)  # did not parse, or part of a circle: reported, and known by name
-        for lname in order:
-            if lname in needs_dice:
-                continue
-            with statement(self.unit.diags):
-                e = self.exprs.lower(let_nodes[lname], pre_scope)
-                declare(lname, e.type, "a named value", path + ("let", lname))
-                pre_scope[lname] = e.type
-                lets.append(Let(lname, e, True, self.unit.doc.span(path + ("let", lname), key=True)))
-            poison_let(lname)
+        self.exprs.bounded(pre_scope, sized)
+        try:
+            for lname in order:
+                if lname in needs_dice:
+                    continue
+                with statement(self.unit.diags):
+                    e = self.exprs.lower(let_nodes[lname], pre_scope)
+                    declare(lname, e.type, "a named value", path + ("let", lname))
+                    pre_scope[lname] = e.type
+                    lets.append(Let(lname, e, True, self.unit.doc.span(path + ("let", lname), key=True)))
+                    size = self.exprs.size_bound(let_nodes[lname], pre_scope)
+                    if size is not None and size < TOO_BIG:
+                        sized[lname] = size
+                poison_let(lname)
+        finally:
+            self.exprs.unbounded(pre_scope)
 
         if outcomes is None:
             return None
@@ -506,11 +521,6 @@ class Structure:
         plain = not sequential and all(isinstance(r, Die) and r.faces_expr is None for r in roll)
         pre = [let.name for let in lets if let.before_roll]
         with statement(self.unit.diags):
-            sized = {  # a whole-number input between whole bounds is at most their size
-                i.name: max(abs(i.minimum), abs(i.maximum))
-                for i in inputs
-                if i.kind == "int" and type(i.minimum) is int and type(i.maximum) is int
-            }
             made = self.programs.program(
                 name, scope, out_t, roll, post, outcome, outputs, pre if plain else None, sized
             )
