@@ -347,9 +347,9 @@ def _parse(text: str, origin: ExprOrigin, max_depth: int = MAX_DEPTH, max_size: 
     return node
 
 
-_TOKENS = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|\w+|\S")
-"""What the grammar reads as one token, near enough to count them: a string, a word or number, or
-one other character."""
+_TOKENS = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|\w+|\*\*|//|[=!<>]=|\.\.|\S")
+"""What the grammar reads as one token, near enough to count them: a string, a word or number, an
+operator of two characters, or one other character."""
 TOKENS_PER_PART = 4
 """Tokens an expression may have per part of `max_size` before it is parsed: a part is a name,
 number or operation, and brackets, commas and `if`/`else` add tokens that are no part."""
@@ -421,6 +421,9 @@ def _bound(shape: Shape, origin: ExprOrigin, max_depth: int, max_size: int) -> N
                 raise LimitError(
                     [Diagnostic("RC202", said, span, f"numbers have at most {MAX_DIGITS} digits")]
                 )
+            continue
+        if item[0] == "args":  # a call's or a list's items: a level of lark's tree, not of ours
+            stack.extend((child, depth) for child in item[2])
             continue
         size += 1
         if depth > max_depth or size > max_size:

@@ -198,6 +198,36 @@ def test_nested_parentheses_that_nest_operations(refused, ruleset):
     refused("RC202", engine.load, ruleset(outcome=_outcome(nested + " > 7")))
 
 
+@pytest.mark.parametrize(("layer", "levels"), [("abs(@)", 1), ("max(@, 1)", 1), ("-(@)", 1), ("sum([@])", 2)])
+@pytest.mark.parametrize("depth", [50, 100])
+def test_a_call_or_a_list_is_one_level_deep(refused, ruleset, layer, levels, depth):
+    """Found by a hunt: a call's or a list's items were a level of lark's tree of their own, so 25
+    nested `abs(` were "nested more than 50 operations deep". A call is one level and a list one
+    more; the deepest allowed (under the condition, the comparison and the layers, `d`) compiles
+    and runs, up to the ceiling of 100, and one layer more is refused."""
+
+    def nest(n: int) -> str:
+        text = "d"
+        for _ in range(n):
+            text = layer.replace("@", text)
+        return f"{text} > 3"
+
+    limits = engine.Limits(max_expression_depth=depth)
+    n = (depth - 3) // levels
+    rs = engine.load(ruleset(outcome=_outcome(nest(n))), limits=limits)
+    flips = layer == "-(@)" and n % 2 == 1
+    assert rs.distribution("act", target=1).probability("hit") == (0 if flips else Fraction(1, 2))
+    refused("RC202", engine.load, ruleset(outcome=_outcome(nest(n + 1))), limits=limits)
+
+
+def test_an_operator_of_two_characters_is_one_token(ruleset):
+    """Found by a hunt: `**` counted as two tokens before parsing, so an expression of under 2,000
+    parts, 4 tokens a part, was refused as one of more than 8,000 tokens."""
+    items = ", ".join(["((d))**((1))"] * 660)  # 1,982 parts; 7,924 tokens (8,584 counting `*` twice)
+    rs = engine.load(ruleset(outcome=_outcome(f"sum([{items}]) > 7")))
+    assert rs.distribution("act", target=1).probability("hit") == 1
+
+
 def test_redundant_parentheses_are_harmless(ruleset):
     rs = engine.load(ruleset(outcome=_outcome("(" * 1000 + "d" + ")" * 1000 + " + target > 7")))
     assert rs.distribution("act", target=1).probability("hit") == engine.load(ruleset()).distribution(
