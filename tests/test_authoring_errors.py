@@ -702,6 +702,23 @@ def test_auto_rules_are_not_offered_a_die() -> None:
         ("sixes = 2", "RC201", "comparison is written '==' (a single '=' is not an operator)"),
         ("1 < sixes < 3", "RC201", "comparisons do not chain: join two with 'and', as in 1 < x and x < 3"),
         ("sixes == 2 == 2", "RC201", "comparisons do not chain: join two with 'and', as in 1 < x and x < 3"),
+        # found by hunt 13y: each of these was told that comparisons do not chain, that `not` cannot
+        # name a value, or that `=` is written `==`
+        ("sixes <> 2", "RC201", "'<>' is written '!='"),
+        ("sixes >> 1 > 0", "RC201", "'>>' is no operator; a comparison is one of <, <=, >, >=, ==, !="),
+        ("sixes << 1 > 0", "RC201", "'<<' is no operator; a comparison is one of <, <=, >, >=, ==, !="),
+        (
+            "lucky == not lucky",
+            "RC201",
+            "'not' binds more loosely than operators and comparisons: put it in brackets, as in f == (not g)",
+        ),
+        (
+            "sixes += 1",
+            "RC201",
+            "'+=' is no operator: an expression changes no value; write the new one, as in x + 1",
+        ),
+        ("sixes > = 1", "RC201", "'>=' is written without a space"),
+        ("sixes === 1", "RC201", "comparison is written '==' ('===' is not an operator)"),
         ("sixes", "RC304", "a condition is true or false: compare the number, e.g. sixes > 0"),
         ("lucky + 1 > 1", "RC304", "true/false is no number: write 1 if lucky else 0"),
         (

@@ -489,6 +489,8 @@ _SPACES = {
     "\ufeff": "a zero-width no-break space",
 }
 """Characters that look like a space, or like nothing, and are none to the expression language."""
+_ASSIGNING = frozenset("+-*/%")
+"""Operators a program writes before `=` to change a value (`x += 1`)."""
 _COMPARED = re.compile(r"[<>]|[=!]=")
 """A comparison before the place a parse failed at another: the author chained them."""
 
@@ -526,10 +528,27 @@ def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSy
     )
     hint = f"expected {', '.join(expected[:6])}" if expected else None
     here = rows[line - 1][col - 1 :]
+    last = before.rstrip()[-1:]  # the character before the one that failed, past spaces
     if here.startswith(("=>", "=<")):
         hint = f"'{here[:2]}' is written '{here[1]}='"
+    elif here.startswith("=") and last in _ASSIGNING:  # `x += 1`, as a program changes a value
+        hint = (
+            f"'{last}=' is no operator: an expression changes no value; write the new one, as in x {last} 1"
+        )
+    elif here.startswith("=") and before.rstrip().endswith("=="):
+        hint = "comparison is written '==' ('===' is not an operator)"
+    elif here.startswith("=") and last in ("<", ">", "!"):  # `x > = 1`
+        hint = f"'{last}=' is written without a space"
     elif here.startswith("=") and not here.startswith("=="):
         hint = "comparison is written '==' (a single '=' is not an operator)"
+    elif isinstance(exc, UnexpectedToken) and exc.token.value in _COMPARISONS and before.endswith(("<", ">")):
+        # `x <> y`, `x >> 1`: two characters that are no operator here (hunt 13y)
+        written = before[-1] + exc.token.value
+        hint = (
+            "'<>' is written '!='"
+            if written == "<>"
+            else f"'{written}' is no operator; a comparison is one of <, <=, >, >=, ==, !="
+        )
     elif isinstance(exc, UnexpectedToken) and exc.token.value in _COMPARISONS and _COMPARED.search(before):
         hint = "comparisons do not chain: join two with 'and', as in 1 < x and x < 3"
     elif here.startswith("^"):
@@ -578,6 +597,10 @@ def _word_hint(exc: UnexpectedToken, here: str) -> str | None:
                 )
         return None
     keyword = _KEYWORD_TOKENS.get(token.type)
+    if keyword == "not" and "NAME" in expected:  # `f == not g`: a value was expected, `not` is looser
+        return (
+            "'not' binds more loosely than operators and comparisons: put it in brackets, as in f == (not g)"
+        )
     if keyword is not None and "NAME" in expected:
         return f"'{keyword}' is a word of the language: it cannot name a value or a function"
     return None
