@@ -282,6 +282,20 @@ def test_main_gauche_is_spent_only_by_the_redraw_it_makes(castle: engine.Ruleset
     assert items(c, "duval")["main_gauche_left"] == 0
 
 
+def test_a_shot_in_flight_does_not_land_in_the_next_fight(castle: engine.Ruleset) -> None:
+    """Found by hunt 13u: `hit_pending` was kept across fights, so a hit whose wound was never
+    drawn could land in the next fight, and the next `shoot` was refused for it."""
+    c = play(castle, anna={"wielding": "bow"}, bo={"wielding": "bow"})
+    c.act("shoot", "anna", others={"foe": "bo"}, forced={"beads": ["good"]})
+    assert items(c, "anna")["hit_pending"] == 1
+    refused(c, "RC905", "shoot", "anna", others={"foe": "bo"}, forced={"beads": ["good"]})
+    c.begin("fight")
+    assert items(c, "anna")["hit_pending"] == 0
+    refused(c, "RC905", "shot_lands", "anna", others={"foe": "bo"}, forced={"chits": ["serious"]})
+    acted = c.act("shoot", "anna", others={"foe": "bo"}, forced={"beads": ["poor"]})
+    assert acted.result is not None and items(c, "anna")["hit_pending"] == 0
+
+
 def test_riposte_is_spent_only_on_a_stand_off(castle: engine.Ruleset) -> None:
     c = play(castle, rene={"fencing": 2, "riposte": True})
     c.act("exchange", "rene", forced={"foe_beads": ["average"], "beads": ["good"]})
