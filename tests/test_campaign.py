@@ -1209,7 +1209,7 @@ STEPS = st.lists(
 
 
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(players=st.integers(1, 6), steps=STEPS)
+@given(players=st.integers(2, 6), steps=STEPS)
 def test_random_actions_never_break_a_bound_and_always_replay(
     players: int, steps: list[tuple[Any, ...]]
 ) -> None:
@@ -2461,3 +2461,15 @@ def test_rolls_refused_at_different_effects_are_not_told_as_one() -> None:
         " of 1/4), which refuse the whole action; other rolls (a chance of 1/4) are refused too, at"
         " another effect or with another value"
     )
+
+
+def test_a_chill_case_has_the_chill_master_and_a_player() -> None:
+    """Found by hunt 13s: `players` (the Chill Master included) allowed 1, a table of the CM
+    alone, whose case started with no light token. Two is the least: its case starts with one
+    light token and two dark, three tokens, under the bound of four."""
+    with pytest.raises(engine.RulecraftError) as caught:
+        engine.new_campaign("alone", "chill", store=MemoryStore(), params={"players": 1})
+    assert caught.value.diagnostics[0].code == "RC403"
+    assert "below its minimum 2" in caught.value.diagnostics[0].message
+    two = engine.new_campaign("two", "chill", store=MemoryStore(), params={"players": 2})
+    assert two.show()["shared"]["tokens"] == {"light": 1, "dark": 2}
