@@ -310,3 +310,37 @@ def test_without_a_possible_redraw_the_check_is_still_a_product() -> None:
     assert isinstance(castle.distribution("combat", main_gauche=True).source, Dist)  # die by die
     assert plain.probability("foe_hits") == Fraction(26, 81)
     assert dict(plain.value("main_gauche_used").weights) == {0: plain.joint.total}
+
+
+COUNTED_UNTAKEN = """\
+rulecraft: 1
+name: counted
+checks:
+  c:
+    inputs:
+      t: {type: int, min: 0, max: 2, default: 0}
+    roll:
+      d:
+        die: 6
+        redraw: {may: d <= 2, times: t}
+    let:
+      m: d - redraws(d)
+    outcomes: [lo, hi]
+    outcome: "'hi' if m >= 4 else 'lo'"
+"""
+
+
+@pytest.mark.parametrize("t", [0, 1])
+def test_a_count_of_redraws_is_read_at_every_request_of_a_ruleset(t: int) -> None:
+    """Found by hunt 13z: with no redraw to offer (t = 0) the dice are a product, and at the
+    second request of the same tables the value `m`, which reads `redraws(d)`, was worked out
+    once per die without the environment holding the count: a NameError (an HTTP 500). Each
+    policy in turn, in one ruleset, gives what a fresh ruleset gives; by hand, at t = 1 a 1 or 2
+    is redrawn and then counts one less (hi on a 5 or 6): 1/2 + 1/3 * 1/3 = 11/18."""
+    rs = engine.load(COUNTED_UNTAKEN)
+    want = {"always": Fraction(11, 18) if t else Fraction(1, 2), "never": Fraction(1, 2)}
+    want["optimal"] = want["always"]
+    for _ in range(2):
+        for policy, p in want.items():
+            assert rs.distribution("c", t=t, policy=policy).probability("hi") == p
+            assert engine.load(COUNTED_UNTAKEN).distribution("c", t=t, policy=policy).probability("hi") == p

@@ -312,7 +312,9 @@ class ProgramWriter:
         lets, decide, quick, fast_decide = forms
         alone: set[str] = set(dice)
         for let, _ in lets:
-            if ast.names(let.expr.node) <= alone:
+            # `redraws(d)` reads the count the environment carries beside the die, not the die
+            # (hunt 13z: a stage reading it had no `env`, a NameError at the second request)
+            if ast.names(let.expr.node) <= alone and not counted_randomizers([let.expr.node]):
                 alone.add(let.name)
         early = [(let, block) for let, block in lets if let.name in alone]
         if not early:
