@@ -414,3 +414,82 @@ def test_a_reroll_chain_that_loops_is_solved_exactly() -> None:
     rng = random.Random(3)
     observed = Counter(rs.roll("c", rng).outcome.name for _ in range(4000))
     assert chi_square_p(observed, {s.name: p for s, p in d.table()}) > 1e-6
+
+
+# -- rule 5: dice that read the same but play different parts go by face ------------------
+
+BY_FACE = """\
+rulecraft: 1
+name: by_face
+scales:
+  r: [bad, good]
+checks:
+  c:
+    roll:
+      p:
+        pool: 3
+        die: 6
+        cap: 3
+        each: "'bad' if face == 1 else 'good'"
+        triggers:
+          - {name: curse, on: face == 1, must: reroll, target: "face in [2, 3, 4]", repeat: false}
+          - {name: bonus, on: face == 3, must: add, repeat: false}
+    outcomes: [lo, hi]
+    outcome: "'hi' if count(p, 'good') >= 3 else 'lo'"
+"""
+"""Faces 2 to 6 read alike; 2 and 4 play the same parts (hit by the curse), 3 others (hit by it,
+and setting off the bonus), 5 and 6 others again."""
+
+
+def _by_face_reference() -> dict[str, Fraction]:
+    """BY_FACE's procedure written from docs/language.md's rules 1-7, not from the engine: every
+    die a (face, steps held unused) pair; a curse rerolls the eligible die lowest by reading, then
+    by face, then holding unused steps; a rerolled or added die holds what its new face sets off
+    but the step that rolled it (`repeat: false`); at most 3 dice rerolled or added."""
+
+    def holds(face: int, by: str | None) -> frozenset[str]:
+        held = {"curse"} if face == 1 else {"bonus"} if face == 3 else set()
+        return frozenset(held - {by} if by else held)
+
+    out: dict[str, Fraction] = {"lo": Fraction(0), "hi": Fraction(0)}
+
+    def run(dice: list[tuple[int, frozenset[str]]], used: int, p: Fraction) -> None:
+        step = next((s for s in ("curse", "bonus") if any(s in h for _, h in dice)), None)
+        if used == 3 or step is None:
+            good = sum(face != 1 for face, _ in dice)
+            out["hi" if good >= 3 else "lo"] += p
+            return
+        holders = [i for i, (_, h) in enumerate(dice) if step in h]
+        dice = [(f, h - {step}) if i in holders else (f, h) for i, (f, h) in enumerate(dice)]
+        grant = min(len(holders), 3 - used)
+        if step == "bonus":
+            for faces in itertools.product(range(1, 7), repeat=grant):
+                run(dice + [(f, holds(f, "bonus")) for f in faces], used + grant, p / 6**grant)
+            return
+        eligible = sorted(
+            (i for i, (f, _) in enumerate(dice) if f in (2, 3, 4)), key=lambda i: (dice[i][0], not dice[i][1])
+        )[:grant]
+        if not eligible:
+            run(dice, used, p)
+            return
+        for faces in itertools.product(range(1, 7), repeat=len(eligible)):
+            new = list(dice)
+            for i, f in zip(eligible, faces):
+                new[i] = (f, holds(f, "curse"))
+            run(new, used + len(eligible), p / 6 ** len(eligible))
+
+    for first in itertools.product(range(1, 7), repeat=3):
+        run([(f, holds(f, None)) for f in first], 0, Fraction(1, 216))
+    return out
+
+
+def test_dice_that_read_alike_but_play_other_parts_are_rerolled_by_face() -> None:
+    """Found by hunt 13z: faces 2 and 4 were one kind, taken at the kind's first face, so from 1,
+    3, 4 the curse rerolled the 4 before the 3 (whose bonus then added a die); rule 5 takes the 3.
+    The exact distribution (and the cap's share) matches the rules written out by hand."""
+    rs = engine.load(BY_FACE)
+    r = rs.roll("c", forced={"p": [1, 3, 4, 5]})
+    assert r.rolled["p"].faces == (1, 5, 4)  # the 3 went, its bonus with it
+    d = rs.distribution("c")
+    assert {o: d.probability(o) for o in ("lo", "hi")} == _by_face_reference()
+    assert d.probability("lo") == Fraction(5647, 15552)

@@ -96,6 +96,29 @@ def _at_face(exc: EvalError, pool: Pool, face: Any) -> EvalError:
     return type(exc)([replace(first, hint=hint), *rest])
 
 
+def _runs(
+    faces: list[int], groups: Mapping[tuple[Any, ...], list[int]], reading: Any
+) -> list[tuple[int, ...]]:
+    """A group of faces that read alike and play the same parts, split where a face that reads
+    alike but plays another part falls between them: dice that read the same are taken by face
+    (docs/language.md, rule 5), so a kind is a run of such faces. Faces 2 and 4 of one part with 3
+    of another between them are two kinds, 2 before 3 before 4 (hunt 13z: as one, the 4 was
+    rerolled before the 3)."""
+    alike = sorted({f for (r, _, _), fs in groups.items() if r == reading for f in fs})
+    if len(alike) == len(set(faces)):
+        return [tuple(faces)]
+    place = {f: i for i, f in enumerate(alike)}
+    runs: list[list[int]] = []
+    for f in sorted(faces):
+        if runs and place[f] - place[runs[-1][-1]] > 1:
+            runs.append([f])
+        elif runs:
+            runs[-1].append(f)
+        else:
+            runs.append([f])
+    return [tuple(run) for run in runs]
+
+
 class Procedure:
     """One pool's reroll procedure for fixed inputs: its kinds, steps and the shared rules."""
 
@@ -118,7 +141,7 @@ class Procedure:
             except EvalError as exc:
                 raise _at_face(exc, pool, face) from None
             groups.setdefault((reading, on, target), []).append(face)
-        plain = [Kind(r, tuple(f), on, tg) for (r, on, tg), f in groups.items()]
+        plain = [Kind(r, f, on, tg) for (r, on, tg), faces in groups.items() for f in _runs(faces, groups, r)]
         self.reading_of = {f: k.reading for k in plain for f in k.faces}
         """Each face's own reading (a sampled roll's dice are read by it, whatever the kinds)."""
         ranked = sorted(plain, key=attrgetter("order"))  # the order `pick` takes dice in, lowest first
