@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from fractions import Fraction
 
 import engine
 from engine.eval.trace import Decision, RuleRef, Step, TriggerStep, detail
@@ -104,3 +105,23 @@ def test_a_mean_rank_objective_is_shown_as_a_rank_not_a_percentage() -> None:
     [step] = [s for s in r.trace if s.kind == "reroll"]
     assert "policy optimal (mean rank 1.500 vs 1.000 taking none)" in step.detail
     assert "%" not in step.detail
+
+
+def test_a_best_first_choice_names_the_part_that_decided_it() -> None:
+    """Found by hunt 13z: under `best_first` the trace showed P(best outcome) alone, 0.0% against
+    0.0% where a roll can never reach the best, though the chance of the next best decided it.
+    A 1 and a 4 on 2d6 (o1 from 6): rerolling the 1 makes o1 certain at 5/6 (a 2 or more: 4 + x
+    >= 6), keeping it gives o0; with a 6 beside the 1 every option ties, and the lead is shown."""
+    rs = engine.load(
+        "rulecraft: 1\nname: bf\nchecks:\n  c:\n    roll:\n      p:\n        pool: 2\n        die: 6\n"
+        "        triggers:\n          - {name: ones, on: face == 1, may: reroll, repeat: false}\n"
+        "    outcomes: [o0, o1, o2]\n"
+        "    outcome: \"'o2' if sum(p) >= 13 else 'o1' if sum(p) >= 6 else 'o0'\"\n"
+    )
+    r = rs.roll("c", forced={"p": [1, 4, 5]}, policy="optimal")
+    [step] = [s for s in r.trace if s.kind == "reroll"]
+    assert "policy optimal (P(o1 or better) 83.3% vs 0.0% taking none)" in step.detail
+    assert step.decision is not None and step.decision.reached == Fraction(5, 6)
+    r = rs.roll("c", forced={"p": [1, 6]}, policy="optimal")
+    [step] = [s for s in r.trace if s.kind == "choice"]
+    assert "policy optimal (P(o2) 0.0%): none taken" in step.detail

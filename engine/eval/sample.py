@@ -1201,9 +1201,15 @@ class _Roller:
             best = solver.choice(state, t)
         best_score = dict(scored)[best]
         keep = next((s for o, s in scored if o[1] == 0), None)
-        label = self.check.objective.label(self.check.outcomes.members)
-        declined = keep[0] if keep is not None and best[1] else None
-        return best, Decision("optimal", True, label, best_score[0], declined)
+        # what decided: against taking nothing, or (nothing taken) against the best that takes
+        # some; under `best_first` a part past the first where the first ties (hunt 13z)
+        taking = [s for o, s in scored if o[1]]
+        other = keep if best[1] else (max(taking) if taking else None)
+        objective = self.check.objective
+        part = objective.deciding(best_score, other)
+        label = objective.label(self.check.outcomes.members, part)
+        declined = keep[part] if keep is not None and best[1] else None
+        return best, Decision("optimal", True, label, best_score[part], declined)
 
 
 REWEIGH_WORK = 2_000

@@ -49,14 +49,22 @@ class Objective:
         """How many numbers `score` gives for an outcome scale of these members."""
         return 1 if self.kind in ("at_least", "mean_rank") else len(members)
 
-    def label(self, members: tuple[Symbol, ...]) -> str:
-        """The quantity the score leads with, as a trace names it."""
+    def label(self, members: tuple[Symbol, ...], part: int = 0) -> str:
+        """Part `part` of the score (the one it leads with by default), as a trace names it."""
         if self.kind == "at_least":
             assert self.target is not None
             return f"P(at least {self.target.name})"
         if self.kind == "mean_rank":
             return MEAN_RANK
-        return f"P({members[-1].name})"
+        return f"P({members[-1].name})" if part == 0 else f"P({members[-1 - part].name} or better)"
+
+    @staticmethod
+    def deciding(score: tuple[Fraction, ...], other: tuple[Fraction, ...] | None) -> int:
+        """The part of `score` that tells it from `other`: the first that differs (0 when none
+        does, or there is no other), so a trace names what decided a choice, not a part tied."""
+        if other is None:
+            return 0
+        return next((i for i, (a, b) in enumerate(zip(score, other)) if a != b), 0)
 
     def describe(self) -> str:
         """What the player plays for, in words."""
