@@ -374,3 +374,30 @@ def test_prob_says_its_chances_are_those_of_the_roll_that_ends(cli: Any) -> None
     assert r.out.count(AGAIN_NOTE) == 1
     r = cli("prob", "chthonian", "standard")
     assert r.code == 0 and AGAIN_NOTE not in r.out
+
+
+def test_each_attempt_is_charged_for_its_code_and_its_trace() -> None:
+    """Found by hunt 13za: an attempt made again was charged 4 units and its dice, whatever its
+    code, so two values of a 1,000-term `max` ran 142,858 attempts (21 s) before the budget
+    ended the roll; a roll of many charges a roll for its code. A traced roll is charged too for
+    the text its steps show past what their work paid for (each attempt shows both expressions)."""
+    terms = ", ".join(["d"] * 1000)
+    text = (
+        "rulecraft: 1\nname: heavy\nchecks:\n  c:\n    roll:\n      d: {die: 1000}\n      e: {die: 1000}\n"
+        f'    let:\n      a: "max({terms})"\n      b: "max({terms}) + 1"\n    outcomes: [lo, hi]\n'
+        "    outcome:\n      - when: d + e < 2000\n        then: again\n      - else: hi\n"
+    )
+    rs = engine.load(text)
+    with pytest.raises(engine.LimitError) as caught:
+        rs.roll("c", random.Random(1), trace=False)
+    untraced = _attempts(caught.value)
+    assert 1_000 < untraced < 40_000
+    with pytest.raises(engine.LimitError) as caught:
+        rs.roll("c", random.Random(1))
+    assert _attempts(caught.value) < untraced * 2 // 3  # the expressions' text, shown each attempt
+
+
+def _attempts(exc: engine.LimitError) -> int:
+    said = exc.diagnostics[0].message
+    assert "attempts made again" in said, said
+    return int(said.split(" after ")[1].split(" attempt")[0].replace(",", ""))

@@ -291,6 +291,34 @@ def test_a_roll_without_its_trace(client: TestClient) -> None:
     assert client.post("/api/roll", json=body).json()["trace"] == []
 
 
+LONG_NAMES = (
+    "rulecraft: 1\nname: long\nscales:\n  s: [{lo}, {hi}]\nchecks:\n  c:\n    roll:\n      p:\n"
+    "        pool: 1\n        die: 300\n        each: \"'{hi}' if face == 300 else '{lo}'\"\n"
+    "        triggers:\n          - {{on: face < 300, must: add}}\n        cap: 300\n"
+    "    outcomes: [a, b]\n    outcome: \"'a' if count(p, '{hi}') > 0 else 'b'\"\n"
+)
+
+
+def test_a_trace_too_long_to_show_is_refused_and_rolls_without_it(client: TestClient) -> None:
+    """Found by hunt 13za: a pool shown after each of its rerolls, its dice read as names of
+    3,000 characters, made a 300 MB answer to a 6 KB ruleset (its `text` the whole trace even
+    with `"trace": false`). The trace's text is charged to the budget (RC503, the roll itself
+    fits); without it the answer is the dice and outcome, its text without the steps."""
+    source = LONG_NAMES.format(lo="l" * 3000, hi="h" * 3000)
+    body = {"source": source, "check": "c", "seed": 1, "force": [1] * 300 + [300]}
+    refused = client.post("/api/roll", json=body)
+    assert refused.status_code == 422, len(refused.content)
+    [d] = error(refused, 422)
+    assert d["code"] == "RC503" and "by the roll's trace" in d["message"]
+    got = client.post("/api/roll", json={**body, "trace": False})
+    assert got.status_code == 200, got.json()["diagnostics"]
+    assert got.json()["trace"] == [] and got.json()["outcome"] == "a"
+    assert len(got.content) < 2_000_000 and "reroll" not in got.json()["text"]
+    short = LONG_NAMES.format(lo="lo", hi="hi")  # the same roll with short names shows its trace
+    shown = client.post("/api/roll", json={**body, "source": short}).json()
+    assert shown["outcome"] == "a" and len(shown["trace"]) > 300
+
+
 def test_a_misspelt_check_is_404_with_did_you_mean(client: TestClient) -> None:
     [d] = error(client.post("/api/roll", json={"ruleset": "chill", "check": "specfic"}), 404)
     assert d["code"] == "RC402" and d["hint"] == "did you mean 'specific'?"

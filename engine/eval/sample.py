@@ -51,7 +51,7 @@ from ..runtime.rules import (
     with_dice,
 )
 from ..runtime.work import TRANSITION, Work, current_work, enter, leave, meter, unstoppable, working
-from .trace import Decision, Result, RuleRef, Step, TriggerStep, made
+from .trace import Decision, Result, RuleRef, Step, TriggerStep, made, text_units
 
 if TYPE_CHECKING:  # the exact evaluator is imported by the rolls that consult it (`_exact_for`)
     from .exact import Sequential
@@ -765,9 +765,13 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
             trace.append(Step("again", before.scale, again, rule=before.refs[rule]))
         faces = sum(map(len, source.drawn.values()))  # and each step a traced attempt made
         try:
-            meter().charge(ROLL_AGAIN + faces - drawn_before + len(trace) - steps_before)
+            # its code too, as a roll of many is charged for it (`dicework.roll_units`): 1,900-term
+            # values were 14 units an attempt, and a roll ran 21 s of its budget (hunt 13za)
+            meter().charge(ROLL_AGAIN + check.code_units + faces - drawn_before + len(trace) - steps_before)
         except LimitError as exc:
             raise _spent_again(exc, again) from None
+        if traced:
+            _show(trace[steps_before:], check)
         if source.forced:  # what forced faces running out will count (`_ran_out`)
             source.earlier = {k: len(v) for k, v in source.drawn.items()}
         drawn_before, steps_before = faces, len(trace)
@@ -779,6 +783,7 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
     if not traced:
         return made(check.name, outcome, values, inputs, rolled, (), drawn, ctx.policy, again=again)
     trace += _after(before, outcome, rule, values)
+    _show(trace[steps_before:], check)
     return made(check.name, outcome, values, inputs, rolled, tuple(trace), drawn, ctx.policy, again=again)
 
 
@@ -832,6 +837,27 @@ def _ask_exact(check: Check, ready: Ready, ctx: RunContext, work: Work) -> None:
         ready.ends[ctx.policy] = ctx.limits
     finally:
         work.count(share)
+
+
+def _show(steps: list[Step], check: Check) -> None:
+    """Charge what `steps` of a roll's trace show past what their work paid for (`text_units`),
+    the budget passed said so: the answer would be too long to show, where the roll itself fit."""
+    shown = text_units(steps)
+    if not shown:
+        return
+    try:
+        meter().charge(shown)
+    except LimitError as exc:
+        passed = meter().passed(exc)
+        if passed is None:
+            raise
+        what, name = passed
+        message = (
+            f"{what} by the roll's trace: its steps show more text than the budget pays for "
+            "(a long name or expression shown at every step)"
+        )
+        lead = "roll it without its trace (the dice, values and outcome alone)"
+        raise type(exc)([Diagnostic("RC503", message, check.span, **limit_advice(name, lead))]) from None
 
 
 def _spent_again(exc: LimitError, again: int) -> LimitError:

@@ -7,13 +7,13 @@ command line, a web page or a bot can also show a trace its own way from the fie
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
 
 from ..frozen import FrozenDict, field, freeze_fields, frozen
 from ..model.objective import MEAN_RANK
-from ..model.values import Symbol, faces_text, show, to_json
+from ..model.values import Multi, Symbol, faces_text, show, to_json
 from ..syntax.positions import Span
 
 KINDS = (
@@ -31,6 +31,41 @@ KINDS = (
     "outcome",
     "output",
 )
+
+
+TEXT_PER_UNIT = 16
+"""Characters of an answer's trace per unit of work past what a step's own work pays for: a long
+name or expression text is carried by every step that shows it, so the work budget bounds the
+answer's size as it bounds its time (a roll's steps: `text_units`; a scene's entries)."""
+STEP_TEXT = 160
+"""The characters of a roll's trace step its roll's own work pays for (an ordinary step shows a
+name, a value and an expression of a few dozen)."""
+
+
+def text_units(steps: Sequence[Step]) -> int:
+    """The work the characters these steps show past `STEP_TEXT` each cost, estimated from their
+    values and expression texts without rendering them: a pool of 1,000 dice read as names of
+    3,000 characters, shown after each of 1,000 rerolls, was a 300 MB answer to a 6 KB ruleset
+    (hunt 13za); its roll charged a unit a die."""
+    chars = 0
+    for step in steps:
+        chars += len(step.expr) + _chars(step.value) + 4 * (len(step.faces) + len(step.replaced))
+    return max(0, chars - STEP_TEXT * len(steps)) // TEXT_PER_UNIT
+
+
+def _chars(value: Any) -> int:
+    """About the characters `value` shows as (as text, and again as JSON)."""
+    if isinstance(value, Multi):
+        return 2 + sum(_chars(item) + 2 for item in value.items)
+    if isinstance(value, Symbol):
+        return len(value.name)
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, int):
+        return value.bit_length() * 3 // 10 + 2
+    if isinstance(value, Fraction):
+        return (value.numerator.bit_length() + value.denominator.bit_length()) * 3 // 10 + 3
+    return 8
 
 
 @frozen(slots=True)

@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import CampaignError, Diagnostic, InputError, LimitError, did_you_mean, limit_advice, placed
 from ..eval.dicework import kept_weights, roll_units
 from ..eval.sample import Ready, sample
+from ..eval.trace import TEXT_PER_UNIT
 from ..frozen import field, freeze_fields, frozen, frozen_json
 from ..model.ruleset import RulesetModel
 from ..model.scene import UNFINISHED, Scene, SceneStep
@@ -205,10 +206,10 @@ state keyed), and for a period's beginning not met before in that state (its ite
 ENTRY_TEXT = 512
 """The characters of a step's trace entry (as JSON) that its `STEP_WORK` pays for: a duel's
 entries are some 340 (at most about 400); one shipped scene ends with one of 568."""
-TEXT_PER_UNIT = 16
-"""Past `ENTRY_TEXT`, a unit more for each this many characters of the entry: a long refusal
-message or text value is carried by every entry that shows it, so the work budget bounds the
-answer's size (about 26 characters a unit, some 50 MB under the default) as it bounds its time."""
+# Past `ENTRY_TEXT`, a unit more for each `TEXT_PER_UNIT` characters of the entry, as a roll's
+# trace is charged: a long refusal message or text value is carried by every entry that shows it,
+# so the work budget bounds the answer's size (about 26 characters a unit, some 50 MB under the
+# default) as it bounds its time.
 
 
 def _log(log: list[dict[str, Any]], entry: dict[str, Any], text: int, work: Work) -> None:
