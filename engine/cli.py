@@ -1220,6 +1220,14 @@ def _roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+SWEEP_MOST = 10_001
+"""The values one `--sweep` or `--grid` axis takes, as a range or as a list."""
+SWEEP_CHANCES = 1_000_000
+"""The chances one `--sweep` answers (its values times the check's outcomes), some 10 MB of
+text: 201 values of a check of 40,000 outcomes ran 28 s past a 2 s deadline to print 72 MB
+(hunt 13za), its table written after its last point was solved."""
+
+
 def _sweep_values(spec: str, flag: str = "--sweep") -> tuple[str, list[str]]:
     """An input's name and its values from `NAME=A..B` or `NAME=a,b,c` (`flag` names the option
     in the errors: `--sweep`, or `scene prob --grid`)."""
@@ -1236,24 +1244,31 @@ def _sweep_values(spec: str, flag: str = "--sweep") -> tuple[str, list[str]]:
             raise InputError(
                 [Diagnostic("RC407", f"{flag} range '{text}' needs whole numbers, like 1..120", None)]
             ) from None
-        if b < a or b - a > 10_000:
+        if b < a or b - a >= SWEEP_MOST:
             raise InputError(
                 [
                     Diagnostic(
-                        "RC407", f"{flag} range '{text}' must run upwards over at most 10001 values", None
+                        "RC407",
+                        f"{flag} range '{text}' must run upwards over at most {SWEEP_MOST} values",
+                        None,
                     )
                 ]
             )
         return name, [str(v) for v in range(a, b + 1)]
     values = _listed(text, f"{flag} '{spec}'")
-    for i, v in enumerate(values):
-        if v in values[:i]:  # a row or column shown twice: a slip, as a name given twice is
+    if len(values) > SWEEP_MOST:  # as many as a range may run over (hunt 13za: 20,001 were solved)
+        said = f"{flag} '{name}' lists {len(values):,} values, more than the {SWEEP_MOST:,} a sweep takes"
+        raise InputError([Diagnostic("RC407", said, None, "sweep fewer values at once")])
+    seen: set[str] = set()  # in one pass: a check of each against those before was quadratic
+    for v in values:
+        if v in seen:  # a row or column shown twice: a slip, as a name given twice is
             raise _twice(f"the value '{v}' of {flag} '{spec}'", "value")
+        seen.add(v)
     return name, values
 
 
 def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .tools.plot import check_plot_path, plot_distribution, plot_sweep
+    from .tools.plot import check_plot_path, check_plot_size, plot_distribution, plot_sweep
 
     rs = _ruleset(args.ruleset, args.limits)
     check = rs.check(args.check)
@@ -1261,6 +1276,7 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     title = f"{rs.name} · {one_title(check.title)}"
     if args.plot:
         check_plot_path(Path(args.plot))
+        check_plot_size(len(check.outcomes.members), check.name)
     if args.policy == "all":
         return _prob_policies(rs, args, inputs, title, out)
     if args.sweep:
@@ -1291,6 +1307,15 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     )
                 ]
             )
+        outcomes = len(check.outcomes.members)
+        if len(values) * outcomes > SWEEP_CHANCES:  # before any is solved (as the server's sweep)
+            most = max(SWEEP_CHANCES // outcomes, 1)
+            said = (
+                f"--sweep answers at most {SWEEP_CHANCES:,} chances (values times outcomes): "
+                f"{len(values):,} values of check '{check.name}', which has {outcomes:,} outcomes, "
+                f"are {len(values) * outcomes:,}"
+            )
+            raise InputError([Diagnostic("RC407", said, None, f"sweep at most {most:,} values at once")])
         dists = _sweep(rs, check, args.policy, inputs, name, values)
         points = [dists[i].inputs[name] for i in range(len(values))]
         if args.json:
