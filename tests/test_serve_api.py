@@ -257,6 +257,7 @@ def test_validate_of_a_good_ruleset_lists_its_checks(client: TestClient) -> None
         "minimum": 0,
         "maximum": 4,
         "choices": None,
+        "choices_left_out": None,
         "description": None,
     }
 
@@ -1928,3 +1929,24 @@ def test_a_locked_store_waits_no_longer_than_the_deadline(tmp_path: Path) -> Non
         [d] = error(answer, 503)
         assert d["code"] == "RC903" and "is locked" in d["message"] and "1.5 s" in d["message"], d
         assert took < 6, took  # the deadline's 1.5 s and the request's own work, not the store's 10 s
+
+
+def test_a_long_scale_is_listed_in_part_in_a_checks_description(client: TestClient) -> None:
+    """Found by hunt 13za: each check over a shared scale of 40,000 names repeated it, outcomes
+    and choices, so 400 checks made `/api/validate` answer 279 MB. A list holds 200 names and
+    says how many more there are; the lint's notes on them come as one per check."""
+    members = ", ".join(f"m{i}" for i in range(1_500))
+    checks = "".join(
+        f"  c{i}:\n    inputs: {{k: {{type: choice, choices: s, default: m0}}}}\n"
+        "    roll: {d: {die: 2}}\n    outcomes: s\n    outcome: k\n"
+        for i in range(30)
+    )
+    source = f"rulecraft: 1\nname: wide\nscales:\n  s: [{members}]\nchecks:\n{checks}"
+    got = client.post("/api/validate", json={"source": source})
+    assert got.status_code == 200 and len(got.content) < 1_000_000, len(got.content)
+    info = got.json()["checks"]["c7"]
+    assert info["outcomes"][:2] == ["m0", "m1"] and len(info["outcomes"]) == 200
+    assert info["outcomes_left_out"] == 1_300
+    assert len(info["inputs"][0]["choices"]) == 200 and info["inputs"][0]["choices_left_out"] == 1_300
+    notes = [d for d in got.json()["diagnostics"] if d["code"] == "RC804"]  # the 500 choices not tried
+    assert len(notes) == 30 and "and 495 more of check" in notes[0]["message"], notes[0]["message"]

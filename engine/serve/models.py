@@ -103,6 +103,7 @@ class InputInfo(BaseModel):
     minimum: JsonValue = None
     maximum: JsonValue = None
     choices: list[str] | None = None
+    choices_left_out: int | None = Field(default=None, description="choices past the 200 listed")
     description: str | None = None
 
 
@@ -111,6 +112,7 @@ class CheckInfo(BaseModel):
     description: str | None = None
     inputs: list[InputInfo]
     outcomes: list[str]
+    outcomes_left_out: int | None = Field(default=None, description="outcomes past the 200 listed")
     values: list[str]
     policies: list[str]
 
