@@ -372,3 +372,18 @@ def test_what_is_reported_truncated_bounds_every_probability_cut(dice: int) -> N
     n = d.value("n").fractions()
     for m in range(dice, max(n) + 1):
         assert abs(n.get(m, Fraction(0)) - Fraction(math.comb(m - 1, dice - 1), 2**m)) <= d.truncated, m
+
+
+def test_a_weighted_die_names_each_shared_face_once() -> None:
+    """Found by hunt 13z: a die `[1, 1, 2, 3]` was said to act on "the same faces (1, 1)"."""
+    rs = engine.load(
+        "rulecraft: 1\nname: w\nchecks:\n  c:\n    roll:\n      p:\n        pool: 2\n"
+        "        die: [1, 1, 2, 3]\n        cap: 2\n        triggers:\n"
+        "          - {name: boost, on: face <= 2, must: add}\n"
+        "          - {name: rote, on: face <= 2, must: reroll, first_roll_only: true}\n"
+        "    outcomes: [lo, hi]\n    outcome: \"'hi' if sum(p) >= 5 else 'lo'\"\n"
+    )
+    with pytest.raises(engine.EvalError) as caught:
+        rs.distribution("c")
+    d = caught.value.diagnostics[0]
+    assert d.code == "RC327" and d.message.endswith("acts on the same faces (1..2)"), d.message

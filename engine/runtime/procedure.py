@@ -640,7 +640,7 @@ def _first_roll_order(pool: Pool, steps: tuple[StepRule, ...], kinds: list[Kind]
         for i, earlier in enumerate(pool.triggers[:j]):
             if earlier.first_roll_only or not steps[i].active:
                 continue
-            shared = sorted(f for k in kinds if k.on[i] and k.on[j] for f in k.faces)
+            shared = sorted({f for k in kinds if k.on[i] and k.on[j] for f in k.faces})  # a face once
             if shared:
                 faces = str(shared[0]) if len(shared) == 1 else faces_text(tuple(shared))
                 raise EvalError(
