@@ -493,3 +493,17 @@ def test_dice_that_read_alike_but_play_other_parts_are_rerolled_by_face() -> Non
     d = rs.distribution("c")
     assert {o: d.probability(o) for o in ("lo", "hi")} == _by_face_reference()
     assert d.probability("lo") == Fraction(5647, 15552)
+
+
+def test_an_optimal_tie_among_as_many_dice_takes_the_later_face() -> None:
+    """Found by hunt 13z: the docs said only "on a tie, the fewest dice". With a 1 granting one
+    reroll of a 2 or a 3 and only a 6 counting (at least o2), rerolling either ties (1/6); the
+    option listed first takes the face listed later on the die, the 3, as docs/language.md says."""
+    rs = engine.load(
+        "rulecraft: 1\nname: tie\nchecks:\n  c:\n    roll:\n      p:\n        pool: 3\n        die: 6\n"
+        '        triggers:\n          - {name: luck, on: face == 1, may: reroll, target: "face in 2..3", '
+        "repeat: false}\n    outcomes: [o0, o1, o2]\n    objective: {at_least: o2}\n"
+        "    outcome: \"'o2' if count(p, 6) >= 1 else 'o1' if sum(p) >= 8 else 'o0'\"\n"
+    )
+    r = rs.roll("c", forced={"p": [1, 2, 3, 5]}, policy="optimal")
+    assert sorted(r.rolled["p"].items) == [1, 2, 5]

@@ -142,6 +142,8 @@ class Procedure:
                 raise _at_face(exc, pool, face) from None
             groups.setdefault((reading, on, target), []).append(face)
         plain = [Kind(r, f, on, tg) for (r, on, tg), faces in groups.items() for f in _runs(faces, groups, r)]
+        first = {f: i for i, f in reversed(list(enumerate(pool.faces)))}
+        plain.sort(key=lambda k: first[k.faces[0]])  # as the die lists its faces (runs apart too)
         self.reading_of = {f: k.reading for k in plain for f in k.faces}
         """Each face's own reading (a sampled roll's dice are read by it, whatever the kinds)."""
         ranked = sorted(plain, key=attrgetter("order"))  # the order `pick` takes dice in, lowest first
