@@ -542,12 +542,12 @@ class Expressions:
         return [
             s
             for s in self.unit.scales.values()
-            if name in s.names and self.unit.owner.get(s.name, current) == current
+            if s.has(name) and self.unit.owner.get(s.name, current) == current
         ]
 
     def _symbol_hint(self, name: str) -> str | None:
         for s in self.unit.scales.values():
-            if name in s.names:
+            if s.has(name):
                 return f"'{name}' is a value of scale '{s.name}'; quote it: '{name}'"
         return None
 

@@ -57,6 +57,10 @@ class Scale:
         combinations rebuilt it each time, 100 s of `validate` (hunt 13za)."""
         return tuple(m.name for m in self.members)
 
+    def has(self, name: str) -> bool:
+        """Whether a member is named `name` (a look-up, where `names` is a scan)."""
+        return name in self._by_name
+
     @cached_property
     def _by_name(self) -> dict[str, Symbol]:
         return {m.name: m for m in reversed(self.members)}  # the first of a name

@@ -234,7 +234,7 @@ def _coerce(spec: InputSpec, value: Any, noun: str = "input") -> Any:
         name = getattr(value, "name", value)
         if isinstance(name, str):  # text as the command line's `--input` reads it, spaces aside
             name = name.strip()
-        if isinstance(name, str) and name in spec.scale.names:
+        if isinstance(name, str) and spec.scale.has(name):
             return spec.scale[name]
         hint = did_you_mean(name, spec.scale.names) if isinstance(name, str) else None
         raise InputError(
