@@ -406,7 +406,7 @@ def load(
     size = len(source.text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
         raise _too_big(
-            f"the file is {size:,} bytes, over the limit of {max_bytes:,}",
+            f"the ruleset is {size:,} bytes, over the limit of {max_bytes:,}",
             Span(SourceFile(source.name, _over_line(source.text.partition("\n")[0])), 1, 1),
             "max_yaml_bytes",
         )
