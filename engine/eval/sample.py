@@ -856,7 +856,7 @@ def _show(steps: list[Step], check: Check) -> None:
             f"{what} by the roll's trace: its steps show more text than the budget pays for "
             "(a long name or expression shown at every step)"
         )
-        lead = "roll it without its trace (the dice, values and outcome alone)"
+        lead = "roll it without its trace where that is offered (the dice, values and outcome alone)"
         raise type(exc)([Diagnostic("RC503", message, check.span, **limit_advice(name, lead))]) from None
 
 
