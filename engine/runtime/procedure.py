@@ -96,18 +96,14 @@ def _at_face(exc: EvalError, pool: Pool, face: Any) -> EvalError:
     return type(exc)([replace(first, hint=hint), *rest])
 
 
-def _runs(
-    faces: list[int], groups: Mapping[tuple[Any, ...], list[int]], reading: Any
-) -> list[tuple[int, ...]]:
+def _runs(faces: list[int], place: Mapping[int, int], alike: int) -> list[tuple[int, ...]]:
     """A group of faces that read alike and play the same parts, split where a face that reads
     alike but plays another part falls between them: dice that read the same are taken by face
     (docs/language.md, rule 5), so a kind is a run of such faces. Faces 2 and 4 of one part with 3
     of another between them are two kinds, 2 before 3 before 4 (hunt 13z: as one, the 4 was
-    rerolled before the 3)."""
-    alike = sorted({f for (r, _, _), fs in groups.items() if r == reading for f in fs})
-    if len(alike) == len(set(faces)):
+    rerolled before the 3). `place`: each face's place among the `alike` faces of its reading."""
+    if alike == len(set(faces)):
         return [tuple(faces)]
-    place = {f: i for i, f in enumerate(alike)}
     runs: list[list[int]] = []
     for f in sorted(faces):
         if runs and place[f] - place[runs[-1][-1]] > 1:
@@ -141,7 +137,15 @@ class Procedure:
             except EvalError as exc:
                 raise _at_face(exc, pool, face) from None
             groups.setdefault((reading, on, target), []).append(face)
-        plain = [Kind(r, f, on, tg) for (r, on, tg), faces in groups.items() for f in _runs(faces, groups, r)]
+        by_reading: dict[Any, set[int]] = {}
+        for (r, _, _), faces in groups.items():
+            by_reading.setdefault(r, set()).update(faces)
+        place = {f: i for fs in by_reading.values() for i, f in enumerate(sorted(fs))}
+        plain = [
+            Kind(r, run, on, tg)
+            for (r, on, tg), faces in groups.items()
+            for run in _runs(faces, place, len(by_reading[r]))
+        ]
         first = {f: i for i, f in reversed(list(enumerate(pool.faces)))}
         plain.sort(key=lambda k: first[k.faces[0]])  # as the die lists its faces (runs apart too)
         self.reading_of = {f: k.reading for k in plain for f in k.faces}
