@@ -713,12 +713,21 @@ def test_auto_rules_are_not_offered_a_die() -> None:
             "'not' binds more loosely than operators and comparisons: put it in brackets, as in f == (not g)",
         ),
         (
-            "sixes += 1",
+            "sixes += 2",
             "RC201",
-            "'+=' is no operator: an expression changes no value; write the new one, as in x + 1",
+            "'+=' is no operator: an expression changes no value; write the new value, as in sixes + 2",
         ),
         ("sixes > = 1", "RC201", "'>=' is written without a space"),
-        ("sixes === 1", "RC201", "comparison is written '==' ('===' is not an operator)"),
+        # and by hunt 13zc: these were told that comparison is written '==', or '!' is 'not'
+        ("sixes === 1", "RC201", "'==' is followed by another '=': write '==' alone"),
+        ("sixes !== 1", "RC201", "'!=' is followed by another '=': write '!=' alone"),
+        ("sixes <== 1", "RC201", "'<=' is followed by another '=': write '<=' alone"),
+        ("sixes ! = 1", "RC201", "'!=' is written without a space"),
+        (
+            "sixes ** = 2 > 1",
+            "RC201",
+            "'**=' is no operator: an expression changes no value; write the new value, as in sixes ** 2",
+        ),
         ("sixes", "RC304", "a condition is true or false: compare the number, e.g. sixes > 0"),
         ("lucky + 1 > 1", "RC304", "true/false is no number: write 1 if lucky else 0"),
         (

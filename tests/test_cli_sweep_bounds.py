@@ -51,3 +51,27 @@ def test_a_chart_of_too_many_outcomes_is_refused_before_it_is_drawn(cli: Any, tm
     r = cli("prob", str(_many(tmp_path, 101)), "c", "--plot", str(tmp_path / "c.svg"))
     assert r.code == 1 and "a chart shows at most 100 outcomes, and it has 101" in r.err, r.err
     assert not (tmp_path / "c.svg").exists()
+
+
+def test_a_sweeps_json_is_made_inside_its_budget(cli: Any, tmp_path: Path) -> None:
+    """Found by hunt 13zc: `--json` writes every value's distribution for each row, worked out
+    after the sweep's request had ended, charged nothing: 1,000 rows of four values of a d1000
+    ran 52 s to 118 MB. They are made with each point now, under the sweep's one budget."""
+    path = tmp_path / "values.yaml"
+    path.write_text(
+        "rulecraft: 1\nname: values\nchecks:\n  c:\n    inputs:\n      x: {type: int, min: 1, max: 9999}\n"
+        "    roll:\n      d: {die: 1000}\n    let:\n      a: d * x\n      b: d * x + 1\n"
+        "    outcomes: [lo, hi]\n    outcome: \"'hi' if d > 500 else 'lo'\"\n"
+    )
+    small = ("--limit", "max_work=40000")
+    r = cli("prob", str(path), "c", "--sweep", "x=1..20", *small)
+    assert r.code == 0, r.err  # the outcomes alone fit
+    r = cli("prob", str(path), "c", "--sweep", "x=1..20", "--json", *small)
+    assert r.code == 1 and '"RC503"' in r.out and "work budget of 40,000 units" in r.out, r.out[-400:]
+
+
+def test_all_policies_take_no_plot_however_many_outcomes(cli: Any, tmp_path: Path) -> None:
+    """Found by hunt 13zc: `--policy all --plot` on 101 outcomes was told the chart's bound, not
+    that `--policy all` takes no `--plot`."""
+    r = cli("prob", str(_many(tmp_path, 101)), "c", "--policy", "all", "--plot", str(tmp_path / "c.svg"))
+    assert r.code == 1 and "RC407" in r.err and "--plot" in r.err and "RC602" not in r.err, r.err

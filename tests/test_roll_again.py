@@ -401,3 +401,29 @@ def _attempts(exc: engine.LimitError) -> int:
     said = exc.diagnostics[0].message
     assert "attempts made again" in said, said
     return int(said.split(" after ")[1].split(" attempt")[0].replace(",", ""))
+
+
+def test_a_rule_shown_at_each_attempt_is_charged_with_its_text() -> None:
+    """Found by hunt 13zc: the text a step shows of its rule (a `when` of 1,000 numbers, shown by
+    each attempt's rule and again step, three times each in text and JSON) and of a die's faces
+    were not counted, and a 5 KB ruleset was answered with 203 MB of text (769 MB of JSON)."""
+    listed = ", ".join(str(i) for i in range(1, 1000))
+    rs = engine.load(
+        "rulecraft: 1\nname: longwhen\nchecks:\n  c:\n    roll:\n      d: {die: 1000}\n      e: {die: 1000}\n"
+        f'    outcomes: [lo, hi]\n    outcome:\n      - when: "d in [{listed}] or e > 1"\n'
+        "        then: again\n      - else: hi\n"
+    )
+    with pytest.raises(engine.LimitError) as caught:
+        rs.roll("c", random.Random(1))
+    assert "by the roll's trace" in caught.value.diagnostics[0].message
+    faces = ", ".join(str(2 * i + 1) for i in range(1000))
+    rs = engine.load(
+        "rulecraft: 1\nname: bigdie\nchecks:\n  c:\n    roll:\n"
+        + "".join(f"      d{i}: {{die: [{faces}]}}\n" for i in range(20))
+        + "    outcomes: [lo, hi]\n    outcome:\n      - when: d0 > 1995\n        then: hi\n"
+        "      - else: again\n"
+    )
+    with pytest.raises(engine.LimitError) as caught:
+        rs.roll("c", random.Random(1))
+    assert "by the roll's trace" in caught.value.diagnostics[0].message
+    assert rs.roll("c", random.Random(1), trace=False).outcome == "hi"

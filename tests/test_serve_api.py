@@ -1950,6 +1950,7 @@ def test_a_long_scale_is_listed_in_part_in_a_checks_description(client: TestClie
     assert len(info["inputs"][0]["choices"]) == 200 and info["inputs"][0]["choices_left_out"] == 1_300
     notes = [d for d in got.json()["diagnostics"] if d["code"] == "RC804"]  # the 500 choices not tried
     assert len(notes) == 30 and "and 495 more of check" in notes[0]["message"], notes[0]["message"]
+    assert notes[0]["hint"].startswith("no roll reaches them with these dice")  # hunt 13zc: "it"
 
 
 def test_a_source_over_the_bytes_allowed_is_no_file(client: TestClient) -> None:

@@ -50,6 +50,13 @@ def text_units(steps: Sequence[Step]) -> int:
     chars = 0
     for step in steps:
         chars += len(step.expr) + _chars(step.value) + 4 * (len(step.faces) + len(step.replaced))
+        if step.rule is not None:  # its condition and result, in the text, the JSON's detail and rule
+            chars += 3 * (len(step.rule.when or "") + len(step.rule.then))
+        if step.die:  # a die's faces, in the text and as the JSON's list (hunt 13zc: 1,000 odd ones)
+            chars += 2 * sum([_chars(face) + 2 for face in step.die])
+        if step.trigger is not None:
+            chars += 8 * len(step.trigger.showing) + 2 * len(step.trigger.trigger)
+        chars += 2 * len(step.bag)
     return max(0, chars - STEP_TEXT * len(steps)) // TEXT_PER_UNIT
 
 

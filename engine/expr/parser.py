@@ -489,8 +489,12 @@ _SPACES = {
     "\ufeff": "a zero-width no-break space",
 }
 """Characters that look like a space, or like nothing, and are none to the expression language."""
-_ASSIGNING = frozenset("+-*/%")
+_ASSIGNING = frozenset(("+", "-", "*", "/", "%", "**", "//"))
 """Operators a program writes before `=` to change a value (`x += 1`)."""
+_OPERATOR_END = re.compile(r"[-+*/%<>=!]+$")
+"""The operator a text ends with (`x **`: `**`)."""
+_WORD_END = re.compile(r"[\w.]+$")
+_WORD_START = re.compile(r"[\w.]+")
 _COMPARED = re.compile(r"[<>]|[=!]=")
 """A comparison before the place a parse failed at another: the author chained them."""
 
@@ -528,19 +532,23 @@ def _syntax_error(text: str, origin: ExprOrigin, exc: UnexpectedInput) -> ExprSy
     )
     hint = f"expected {', '.join(expected[:6])}" if expected else None
     here = rows[line - 1][col - 1 :]
-    last = before.rstrip()[-1:]  # the character before the one that failed, past spaces
+    op = _OPERATOR_END.search(before.rstrip())
+    last = op.group() if op else ""  # the operator before the character that failed, past spaces
     if here.startswith(("=>", "=<")):
         hint = f"'{here[:2]}' is written '{here[1]}='"
-    elif here.startswith("=") and last in _ASSIGNING:  # `x += 1`, as a program changes a value
-        hint = (
-            f"'{last}=' is no operator: an expression changes no value; write the new one, as in x {last} 1"
-        )
-    elif here.startswith("=") and before.rstrip().endswith("=="):
-        hint = "comparison is written '==' ('===' is not an operator)"
-    elif here.startswith("=") and last in ("<", ">", "!"):  # `x > = 1`
+    elif here.startswith("=") and last in ("==", "!=", "<=", ">="):  # `x !== 1`, `x == = 1`
+        hint = f"'{last}' is followed by another '=': write '{last}' alone"
+    elif here.startswith("=") and last in _ASSIGNING:  # `x += 5`, as a program changes a value
+        left = _WORD_END.search(before.rstrip()[: -len(last)].rstrip())
+        right = _WORD_START.match(here[1:].lstrip())
+        shown = f"{left.group() if left else 'x'} {last} {right.group() if right else '1'}"
+        hint = f"'{last}=' is no operator: an expression changes no value; write the new value, as in {shown}"
+    elif here.startswith("=") and last in ("<", ">"):  # `x > = 1`
         hint = f"'{last}=' is written without a space"
     elif here.startswith("=") and not here.startswith("=="):
         hint = "comparison is written '==' (a single '=' is not an operator)"
+    elif re.match(r"![ \t]+=", here):  # `x ! = 1`
+        hint = "'!=' is written without a space"
     elif isinstance(exc, UnexpectedToken) and exc.token.value in _COMPARISONS and before.endswith(("<", ">")):
         # `x <> y`, `x >> 1`: two characters that are no operator here (hunt 13y)
         written = before[-1] + exc.token.value

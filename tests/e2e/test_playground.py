@@ -1021,3 +1021,32 @@ def test_of_two_campaigns_picked_only_the_later_is_shown(page: Page, server: str
     page.click("#campaign-refresh")  # the list read again: the campaign picked stays picked
     expect(page.locator("#campaign-list")).to_have_value("other")
     expect(state).to_contain_text('"campaign": "other"')
+
+
+MANY_CHOICES = (
+    "rulecraft: 1\nname: many\nscales:\n  s: [{members}]\nchecks:\n  pick:\n    inputs:\n"
+    "      who: {{type: choice, choices: s, default: m250}}\n    roll: {{d: {{die: 2}}}}\n"
+    "    outcomes: [lo, hi]\n    outcome: \"'hi' if who >= 'm250' else 'lo'\"\n"
+).format(members=", ".join(f"m{i}" for i in range(300)))
+
+
+def test_a_choice_past_the_listed_ones_can_be_typed_and_is_the_default(page: Page, server: str) -> None:
+    """Found by hunt 13zc: the API lists 200 choices (and how many it left out), and the page's
+    select held those alone, so a default of the 251st was no value ("who: give a value") and the
+    rest could never be picked. With choices left out the field is typed, the listed offered."""
+    _load(page, server, "chill")
+    page.fill("#source", MANY_CHOICES)
+    expect(page.locator("#validity")).to_have_text("valid")
+    field = page.locator("#inputs [name='who']")
+    expect(field).to_have_value("m250")
+    expect(page.locator("#inputs datalist option")).to_have_count(200)
+    with page.expect_request("**/api/roll") as asked:
+        page.click("#roll")
+    assert json.loads(asked.value.post_data or "{}")["inputs"] == {"who": "m250"}
+    expect(page.locator("#outcome")).to_have_text("hi")
+    field.fill("m299")
+    page.click("#roll")
+    expect(page.locator("#outcome")).to_have_text("hi")
+    field.fill("m3")
+    page.click("#roll")
+    expect(page.locator("#outcome")).to_have_text("lo")

@@ -406,7 +406,18 @@ function drawForm() {
   for (const spec of info.inputs) {
     const label = el("label", spec.name + " ");
     let field;
-    if (spec.choices) {
+    if (spec.choices && spec.choices_left_out) {
+      // more choices than the answer lists: typed, the listed ones offered (a select could not
+      // reach the rest, nor show a default past them)
+      field = document.createElement("input");
+      field.type = "text";
+      field.spellcheck = false;
+      const offered = document.createElement("datalist");
+      offered.id = "choices-" + spec.name;
+      offered.append(...spec.choices.map((c) => new Option(c, c)));
+      field.setAttribute("list", offered.id);
+      label.append(offered);
+    } else if (spec.choices) {
       field = document.createElement("select");
       for (const c of spec.choices) field.append(new Option(c, c));
     } else if (spec.type === "bool") {

@@ -418,6 +418,8 @@ class Report:
                 "no rule, value or table of this check names it; "
                 "remove it from the outcomes, or add the rule that gives it",
                 "warning",
+                "no rule, value or table of this check names them; "
+                "remove them from the outcomes, or add the rules that give them",
             )
         if zero:
             every = (
@@ -429,6 +431,10 @@ class Report:
                 "no roll reaches it with these dice and inputs; compare the conditions "
                 "that give it with the dice faces and the inputs' min and max"
             )
+            hints = (
+                "no roll reaches them with these dice and inputs; compare the conditions "
+                "that give them with the dice faces and the inputs' min and max"
+            )
             found += self._outcomes_told(
                 check,
                 zero,
@@ -437,14 +443,23 @@ class Report:
                 f"have probability 0 {every}",
                 hint if run.exhaustive else hint + UNPROVEN,
                 "warning" if run.exhaustive else "note",
+                hints if run.exhaustive else hints + UNPROVEN,
             )
         return found
 
     def _outcomes_told(
-        self, check: Check, ks: list[int], code: str, one: str, several: str, hint: str, severity: Severity
+        self,
+        check: Check,
+        ks: list[int],
+        code: str,
+        one: str,
+        several: str,
+        hint: str,
+        severity: Severity,
+        hints: str,
     ) -> list[Diagnostic]:
         """A diagnostic for each outcome at `ks`, or where they are more than `ONE_BY_ONE`, one for
-        them all at the first, naming `SHOWN` of them and how many more."""
+        them all at the first, naming `SHOWN` of them and how many more (its hint `hints`)."""
         members = check.outcomes.members
         if len(ks) <= ONE_BY_ONE:
             return [
@@ -459,7 +474,7 @@ class Report:
             ]
         named = ", ".join(f"'{members[k].name}'" for k in ks[:SHOWN])
         said = f"outcomes {named} and {len(ks) - SHOWN:,} more of check '{check.name}' {several}"
-        return [Diagnostic(code, said, self._outcome_span(check, ks[0]), hint, severity)]
+        return [Diagnostic(code, said, self._outcome_span(check, ks[0]), hints, severity)]
 
     def _mentions(self, check: Check) -> tuple[set[str], bool]:
         """Scale names that the check's values, rules and tables name; and whether some
