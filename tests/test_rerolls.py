@@ -507,3 +507,34 @@ def test_an_optimal_tie_among_as_many_dice_takes_the_later_face() -> None:
     )
     r = rs.roll("c", forced={"p": [1, 2, 3, 5]}, policy="optimal")
     assert sorted(r.rolled["p"].items) == [1, 2, 5]
+
+
+def test_an_optimal_tie_goes_the_same_way_where_the_pool_is_read_only_by_counts() -> None:
+    """Found by hunt 13zb: a check reading its pool only through `count(...)` merges the kinds it
+    counts alike, and the merged ones were listed by value, so a tie went to the less valuable
+    face; adding `and sum(p) > 0` (which reads the pool whole) changed the exact numbers. With a
+    d6 listed 6 to 1, a 1 grants a reroll of a 2 or a 3: rerolling either ties on P(at least o1);
+    the 2, listed later, goes, merged or not. By hand, from 1, 2, 3 that keeps the 3 for o2."""
+    body = (
+        "    objective: {{at_least: o1}}\n    roll:\n      p:\n        pool: 3\n"
+        "        die: [6, 5, 4, 3, 2, 1]\n        triggers:\n"
+        "          - {{name: t1, on: face == 1, may: reroll, target: 'face in [2, 3]', repeat: false}}\n"
+        "    outcomes: [o0, o1, o2]\n"
+        "    outcome: \"'o2' if count(p, 3..6) >= 2 and count(p, 4..6) >= 1{extra} else 'o1' if "
+        "count(p, 4..6) >= 1 else 'o0'\"\n"
+    )
+    rs = engine.load(
+        "rulecraft: 1\nname: tie\nchecks:\n  cnt:\n"
+        + body.format(extra="")
+        + "  whole:\n"
+        + body.format(extra=" and sum(p) > 0")
+    )
+    for check in ("cnt", "whole"):
+        d = rs.distribution(check, policy="optimal")
+        assert [d.probability(o) for o in ("o0", "o1", "o2")] == [
+            Fraction(1, 12),
+            Fraction(3, 16),
+            Fraction(35, 48),
+        ], check
+        r = rs.roll(check, forced={"p": [1, 2, 3, 4]}, policy="optimal")
+        assert sorted(r.rolled["p"].items) == [1, 3, 4], check

@@ -153,7 +153,14 @@ class Procedure:
         ranked = sorted(plain, key=attrgetter("order"))  # the order `pick` takes dice in, lowest first
         keys = count_keys_for(pool, env)
         merged = _merged(ranked, keys, pool.triggers)
-        self.kinds = tuple(plain) if merged is None else merged
+        # merged kinds, made in the order `pick` takes them, are kept as the die lists its faces
+        # too, so a tie among options of as many dice goes the same way merged or not (hunt 13zb)
+        listed = (
+            None
+            if merged is None
+            else sorted(range(len(merged)), key=lambda i: min(first[f] for f in merged[i].faces))
+        )
+        self.kinds = tuple(plain) if merged is None or listed is None else tuple(merged[i] for i in listed)
         self.kind_of = {f: i for i, k in enumerate(self.kinds) for f in k.faces}
         self.weights = tuple(len(k.faces) for k in self.kinds)
         self._readings = tuple(k.reading for k in self.kinds)
@@ -205,8 +212,8 @@ class Procedure:
         self._targets = tuple(tuple(k.target[u] for k in self.kinds) for u in range(len(self.steps)))
         by_value = (
             sorted(range(len(self.kinds)), key=lambda i: self.kinds[i].order)
-            if merged is None
-            else range(len(self.kinds))  # merged kinds are made in that order
+            if listed is None
+            else sorted(range(len(self.kinds)), key=lambda i: listed[i])  # merged: the order made
         )
         self._order = {"lowest": tuple(by_value), "highest": tuple(reversed(by_value))}
         n_steps = len(self.steps)
