@@ -764,14 +764,16 @@ def _sample(check: Check, ready: Ready, before: Before, ctx: RunContext, traced:
             trace += _after(before, outcome, rule, earlier)
             trace.append(Step("again", before.scale, again, rule=before.refs[rule]))
         faces = sum(map(len, source.drawn.values()))  # and each step a traced attempt made
+        # its code too, as a roll of many is charged for it (`dicework.roll_units`): 1,900-term
+        # values were 14 units an attempt, and a roll ran 21 s of its budget (hunt 13za); and the
+        # text its steps show (`text_units`), told with the rest as attempts made again
+        shown = text_units(trace[steps_before:]) if traced else 0
         try:
-            # its code too, as a roll of many is charged for it (`dicework.roll_units`): 1,900-term
-            # values were 14 units an attempt, and a roll ran 21 s of its budget (hunt 13za)
-            meter().charge(ROLL_AGAIN + check.code_units + faces - drawn_before + len(trace) - steps_before)
+            meter().charge(
+                ROLL_AGAIN + check.code_units + faces - drawn_before + len(trace) - steps_before + shown
+            )
         except LimitError as exc:
             raise _spent_again(exc, again) from None
-        if traced:
-            _show(trace[steps_before:], check)
         if source.forced:  # what forced faces running out will count (`_ran_out`)
             source.earlier = {k: len(v) for k, v in source.drawn.items()}
         drawn_before, steps_before = faces, len(trace)

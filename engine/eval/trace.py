@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from ..frozen import FrozenDict, field, freeze_fields, frozen
@@ -53,11 +54,18 @@ def text_units(steps: Sequence[Step]) -> int:
         if step.rule is not None:  # its condition and result, in the text, the JSON's detail and rule
             chars += 3 * (len(step.rule.when or "") + len(step.rule.then))
         if step.die:  # a die's faces, in the text and as the JSON's list (hunt 13zc: 1,000 odd ones)
-            chars += 2 * sum([_chars(face) + 2 for face in step.die])
+            chars += _die_chars(step.die)
         if step.trigger is not None:
             chars += 8 * len(step.trigger.showing) + 2 * len(step.trigger.trigger)
         chars += 2 * len(step.bag)
     return max(0, chars - STEP_TEXT * len(steps)) // TEXT_PER_UNIT
+
+
+@lru_cache(maxsize=256)
+def _die_chars(die: tuple[int, ...]) -> int:
+    """A die's faces as a trace shows them, twice (the text, the JSON's list): worked out once per
+    die, as the same die shows in every attempt a rule `then: again` makes."""
+    return 2 * sum([_chars(face) + 2 for face in die])
 
 
 def _chars(value: Any) -> int:

@@ -605,7 +605,8 @@ def _word_hint(exc: UnexpectedToken, here: str) -> str | None:
                 )
         return None
     keyword = _KEYWORD_TOKENS.get(token.type)
-    if keyword == "not" and "NAME" in expected:  # `f == not g`: a value was expected, `not` is looser
+    called = here[len(token.value) :].lstrip().startswith("(")  # `not(x)`, as if a function
+    if keyword == "not" and "NAME" in expected and not called:  # `f == not g`: `not` is looser
         return (
             "'not' binds more loosely than operators and comparisons: put it in brackets, as in f == (not g)"
         )
