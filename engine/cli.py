@@ -38,7 +38,7 @@ from .model.values import show
 from .runtime import arguments
 from .runtime.context import POLICIES
 from .runtime.limits import NAMES as LIMIT_NAMES
-from .runtime.limits import Limits
+from .runtime.limits import Limits, sweep_chances
 from .syntax.positions import one_line, visible
 from .syntax.resources import is_listed_ruleset, is_ruleset_file, schema_path, shipped_rulesets
 from .tools.render import (
@@ -1308,15 +1308,7 @@ def _prob(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     )
                 ]
             )
-        outcomes = len(check.outcomes.members)
-        if len(values) * outcomes > SWEEP_CHANCES:  # before any is solved (as the server's sweep)
-            most = max(SWEEP_CHANCES // outcomes, 1)
-            said = (
-                f"--sweep answers at most {SWEEP_CHANCES:,} chances (values times outcomes): "
-                f"{len(values):,} values of check '{check.name}', which has {outcomes:,} outcomes, "
-                f"are {len(values) * outcomes:,}"
-            )
-            raise InputError([Diagnostic("RC407", said, None, f"sweep at most {most:,} values at once")])
+        sweep_chances(check, len(values), SWEEP_CHANCES, "--sweep")  # before any is solved
         rows: list[dict[str, Any]] = []
         dists = _sweep(rs, check, args.policy, inputs, name, values, rows if args.json else None)
         points = [dists[i].inputs[name] for i in range(len(values))]

@@ -41,7 +41,7 @@ def test_a_sweep_of_too_many_chances_is_refused_before_it_is_solved(cli: Any, tm
     path = _many(tmp_path, 5_000)
     r = cli("prob", str(path), "c", "--sweep", "x=0..200")
     assert r.code == 1 and "201 values of check 'c', which has 5,000 outcomes, are 1,005,000" in r.err
-    assert "sweep at most 200 values at once" in r.err
+    assert "sweep at most 200 values of this check at once" in r.err
     r = cli("prob", str(path), "c", "--sweep", "x=0..1", "--json")
     assert r.code == 0 and r.out.count('"m999"') == 2
 

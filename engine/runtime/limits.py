@@ -6,7 +6,7 @@ from typing import Any
 
 from ..errors import Diagnostic, InputError, LimitError, limit_advice, shown
 from ..frozen import field_names, frozen
-from ..model.ruleset import Draw, Expr, Pool, Randomizer
+from ..model.ruleset import Check, Draw, Expr, Pool, Randomizer
 from ..model.values import Multi, show
 from ..syntax.positions import Span
 from . import arguments
@@ -143,3 +143,23 @@ def redraw_times(r: Randomizer, env: dict[str, Any], limits: Limits) -> int:
 
 
 DEFAULT_LIMITS = Limits()
+
+
+def sweep_chances(check: Check, values: int, most: int, asked: str, first: int | None = None) -> None:
+    """RC407 for a sweep of `values` points of `check` whose chances (points times the check's
+    outcomes) pass `most`, told before any point is solved: the one rule of the command line's
+    `--sweep` and the server's sweeps and charts, each with its own bound. `asked` names the
+    sweep in the message; `first`, its first value, gives the hint an example range."""
+    outcomes = len(check.outcomes.members)
+    chances = values * outcomes
+    if chances <= most:
+        return
+    fit = max(most // outcomes, 1)
+    example = f" (e.g. {first}..{first + fit - 1})" if first is not None else ""
+    said = (
+        f"{asked} answers at most {most:,} chances (values times outcomes): {values:,} values of "
+        f"check '{check.name}', which has {outcomes:,} outcomes, are {chances:,}"
+    )
+    raise InputError(
+        [Diagnostic("RC407", said, None, f"sweep at most {fit:,} values of this check at once{example}")]
+    )

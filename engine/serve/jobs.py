@@ -18,6 +18,7 @@ from ..model.ruleset import Check, InputSpec
 from ..model.values import Symbol, show, to_json
 from ..runtime import arguments
 from ..runtime.context import POLICIES
+from ..runtime.limits import sweep_chances
 from ..runtime.work import Work
 from ..tools.examples import Outcome, each_example
 from ..tools.lint import DEFAULT_WORK, LintBudget, lint, ordered
@@ -290,22 +291,7 @@ def sweep_fits(check: Check, body: Mapping[str, Any]) -> None:
                 )
             ]
         )
-    outcomes = len(check.outcomes.members)
-    values = (hi - lo + 1) * outcomes
-    if values > MAX_SWEEP_VALUES:
-        most = max(MAX_SWEEP_VALUES // outcomes, 1)
-        raise InputError(
-            [
-                Diagnostic(
-                    "RC407",
-                    f"a sweep answers at most {MAX_SWEEP_VALUES:,} chances (values times outcomes): "
-                    f"{hi - lo + 1} values of check '{check.name}', which has {outcomes:,} outcomes, "
-                    f"are {values:,}",
-                    None,
-                    f"sweep at most {most:,} values of this check at once (e.g. {lo}..{lo + most - 1})",
-                )
-            ]
-        )
+    sweep_chances(check, hi - lo + 1, MAX_SWEEP_VALUES, "a sweep", lo)
 
 
 def examples(rs: Ruleset) -> dict[str, Any]:
