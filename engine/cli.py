@@ -441,6 +441,15 @@ def _policy(q: argparse.ArgumentParser, text: str = "how the player decides ever
     q.add_argument("--policy", choices=POLICIES, default="always", help=text)
 
 
+def _no_trace(q: argparse.ArgumentParser) -> None:
+    """`--no-trace` for a command that rolls once and prints it (a bot wanting the result alone)."""
+    q.add_argument(
+        "--no-trace",
+        action="store_true",
+        help="skip the trace: print the dice, the values and the outcome (the same for the same seed)",
+    )
+
+
 def _actor(q: argparse.ArgumentParser) -> None:
     """Who takes a campaign action: the acting character and the characters in its roles."""
     q.add_argument("-c", "--character", help="the character who acts (for actions taken by a character)")
@@ -565,11 +574,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         r.add_argument("--seed", type=_seed, help="seed for a replayable roll")
         _policy(r, "how the player decides every 'may' (default always)")
         r.add_argument("--json", action="store_true", help="print the result as JSON")
-        r.add_argument(
-            "--no-trace",
-            action="store_true",
-            help="skip the trace: print the dice, the values and the outcome (the same for the same seed)",
-        )
+        _no_trace(r)
         r.add_argument(
             "--times",
             type=_whole,
@@ -841,6 +846,7 @@ def _campaign_parser(sub: Any, build: bool = True) -> None:
     a.add_argument("--force", action="append", default=[], metavar="NAME=FACES", help="fix a die of its roll")
     a.add_argument("--seed", type=_seed, help="seed for a replayable roll (recorded either way)")
     _policy(a)
+    _no_trace(a)
     opening(a)
     a.set_defaults(func=_campaign_act)
 
@@ -853,6 +859,7 @@ def _campaign_parser(sub: Any, build: bool = True) -> None:
     r.add_argument("--force", action="append", default=[], metavar="NAME=FACES", help="fix a die")
     r.add_argument("--seed", type=_seed, help="seed for a replayable roll (recorded either way)")
     _policy(r)
+    _no_trace(r)
     opening(r)
     r.set_defaults(func=_campaign_roll)
 
@@ -1858,6 +1865,7 @@ def _campaign_act(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         policy=args.policy,
         others=_pairs(args.other, "other"),
         inputs=given,
+        trace=not args.no_trace,
     )
     roll = result_text(acted.result, f"{campaign.name} · {acted.result.check}") if acted.result else ""
     return _changed(campaign, acted.event, args, out, roll)
@@ -1867,7 +1875,12 @@ def _campaign_roll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     campaign = _open(args, _store(args))
     forced = _forced(_pairs(args.force, "force")) or None
     event, result = campaign.roll(
-        args.check, seed=args.seed, forced=forced, policy=args.policy, inputs=_pairs(args.input, "input")
+        args.check,
+        seed=args.seed,
+        forced=forced,
+        policy=args.policy,
+        inputs=_pairs(args.input, "input"),
+        trace=not args.no_trace,
     )
     return _changed(campaign, event, args, out, result_text(result, f"{campaign.name} · {result.check}"))
 

@@ -266,6 +266,7 @@ class ActRequest(Strict):
     seed: int | None = Field(default=None, ge=0, lt=2**63)
     force: dict[str, JsonValue] | None = None
     policy: str | None = None
+    trace: bool = True
 
 
 class CampaignRollRequest(Strict):
@@ -274,6 +275,7 @@ class CampaignRollRequest(Strict):
     seed: int | None = Field(default=None, ge=0, lt=2**63)
     force: dict[str, JsonValue] | None = None
     policy: str | None = None
+    trace: bool = True
 
 
 class BeginRequest(Strict):

@@ -570,6 +570,7 @@ def act(name: str, body: ActRequest, request: Request) -> dict[str, Any]:
             policy=jobs.policy_of(body.policy),
             others=body.others,
             inputs=body.inputs,
+            trace=body.trace,
         )
         roll = acted.result.as_json() if acted.result is not None else None
         return _changed(request, campaign, acted.event, {"roll": roll})
@@ -585,6 +586,7 @@ def roll(name: str, body: CampaignRollRequest, request: Request) -> dict[str, An
             forced=body.force or None,
             policy=jobs.policy_of(body.policy),
             inputs=body.inputs,
+            trace=body.trace,
         )
         return _changed(request, campaign, event, {"roll": result.as_json()})
 

@@ -807,6 +807,7 @@ class Campaign:
         policy: str = "always",
         others: Mapping[str, str] | None = None,
         inputs: Mapping[str, Any] | None = None,
+        trace: bool = True,
         **named: Any,
     ) -> Acted:
         """Run `action` (for `character` when it acts by character, with the characters in its
@@ -823,10 +824,13 @@ class Campaign:
         (`kept_from_latest`: outside the lock twice, then under it, each time counting its work
         afresh under the request's one deadline): slower, but never an action kept from a state
         that is no longer the last. Inputs are keyword arguments or, by any name (even `seed`,
-        `others` or `inputs`), a mapping `inputs=`; each name once."""
+        `others`, `inputs` or `trace`), a mapping `inputs=`; each name once. `trace=False` rolls
+        without the trace, as `Ruleset.roll` does: the same dice, outcome, values and event, and
+        no text charged for steps nobody reads."""
         if inputs is not None:
             named = arguments.inputs("Campaign.act", inputs, named)
         policy = _acting("Campaign.act", action, character, others, policy)
+        arguments.of_type("Campaign.act", "trace", trace, bool)
         seed = _rolling("Campaign.act", seed, forced)
         act = self._action(action)
         seed = random.randrange(2**32) if seed is None and forced is None else seed
@@ -834,7 +838,7 @@ class Campaign:
         def taken(state: State, work: Work) -> tuple[dict[str, Any], State, Result | None]:
             who = self._who(act, character, state)
             roles = self._roles(act, who, others, state)
-            new, done, result = self._run(act, state, who, bound, seed, forced, policy, roles, work)
+            new, done, result = self._run(act, state, who, bound, seed, forced, policy, roles, work, trace)
             data: dict[str, Any] = {
                 "action": act.name,
                 "character": who,
@@ -873,11 +877,12 @@ class Campaign:
         policy: str,
         roles: Mapping[str, str] | None = None,
         work: Work | None = None,
+        trace: bool = True,
     ) -> tuple[State, list[dict[str, Any]], Result | None]:
-        """The rules of one action, pure: the next state, the effects applied, the roll made;
-        charged to `work`, the request's budget (None: a fresh one)."""
+        """The rules of one action, pure: the next state, the effects applied, the roll made (with
+        its trace or without); charged to `work`, the request's budget (None: a fresh one)."""
         ctx = RunContext(self.limits, policy, self.caches, random.Random(seed), forced, work)
-        return take(self.model, act, state, who, bound, ctx, roles)
+        return take(self.model, act, state, who, bound, ctx, roles, trace)
 
     def roll(
         self,
@@ -888,14 +893,17 @@ class Campaign:
         forced: Mapping[str, Any] | None = None,
         policy: str = "always",
         inputs: Mapping[str, Any] | None = None,
+        trace: bool = True,
         **named: Any,
     ) -> tuple[Event, Result]:
         """Roll a check at the table, with inputs as given (as keyword arguments or, by any name,
-        a mapping `inputs=`, as `act` takes them), and record it; the state is unchanged."""
+        a mapping `inputs=`, as `act` takes them), and record it; the state is unchanged.
+        `trace=False` rolls without the trace, as `act` may."""
         if inputs is not None:
             named = arguments.inputs("Campaign.roll", inputs, named)
         arguments.name("Campaign.roll", "check", check)
         arguments.name("Campaign.roll", "policy", policy)
+        arguments.of_type("Campaign.roll", "trace", trace, bool)
         policy = check_policy(policy)
         seed = _rolling("Campaign.roll", seed, forced)
         found = self.model.checks.get(check)
@@ -905,7 +913,10 @@ class Campaign:
         seed = random.randrange(2**32) if seed is None and forced is None else seed
         with self.request(found.span) as work:  # one budget: the roll, then the check of the stored state
             result = sample(
-                found, bound, RunContext(self.limits, policy, self.caches, random.Random(seed), forced, work)
+                found,
+                bound,
+                RunContext(self.limits, policy, self.caches, random.Random(seed), forced, work),
+                trace,
             )
             work.charge(
                 roll_units(found, kept_weights(found, self.caches.bindings), result)
@@ -1319,11 +1330,12 @@ def take(
     bound: Mapping[str, Any],
     ctx: RunContext,
     roles: Mapping[str, str] | None = None,
+    trace: bool = True,
 ) -> tuple[State, list[dict[str, Any]], Result | None]:
     """One action on a state, pure: preconditions, the roll (with `ctx`'s random source, forced
-    dice and policy), the effects. The next state, the effects applied and the roll made. (A
-    sampled scene takes the same three parts, `roll_of`, the roll and `apply` with `rolled`, and
-    keeps per state what comes before the dice.)"""
+    dice and policy; with its trace or without), the effects. The next state, the effects applied
+    and the roll made. (A sampled scene takes the same three parts, `roll_of`, the roll and
+    `apply` with `rolled`, and keeps per state what comes before the dice.)"""
     rules = model.state
     assert rules is not None
     memo = ctx.caches.environments
@@ -1344,7 +1356,7 @@ def take(
                     )
                 ]
             )
-        result = sample(roll[0], roll[1], ctx) if roll is not None else None
+        result = sample(roll[0], roll[1], ctx, trace) if roll is not None else None
         if roll is not None and result is not None:  # its dice, as a batch's or a scene's roll's
             ctx.work.charge(roll_units(roll[0], kept_weights(roll[0], ctx.caches.bindings), result))
         new, done = apply(
