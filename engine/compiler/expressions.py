@@ -38,7 +38,7 @@ from ..runtime.kinds import vague
 from ..runtime.work import code_units
 from ..syntax.document import PathKey
 from ..syntax.positions import ExprOrigin, Span, decimal_text
-from .problems import Problem, problem, statement
+from .problems import Problem, UnknownName, problem, statement
 from .table_order import table_order
 from .unit import InlineBody, Unit
 
@@ -283,16 +283,19 @@ class Expressions:
                     if expect is not None and expect.kind == "sym" and expect.scale in self.unit.scales:
                         members = list(self.unit.scales[expect.scale].names)
                     below = isinstance(scope, OutputScope) and name in scope.below
-                    raise problem(
-                        "RC301",
-                        f"unknown name '{name}'"
-                        + (f" (not a value nor one of {', '.join(members)})" if members else ""),
-                        node.span,
-                        f"'{name}' is an output written below this one: an output reads the outputs "
-                        "above it, so move it up"
-                        if below
-                        else did_you_mean(name, [*members, *scope, *_later(scope)])
-                        or self._symbol_hint(name),
+                    raise UnknownName(
+                        Diagnostic(
+                            "RC301",
+                            f"unknown name '{name}'"
+                            + (f" (not a value nor one of {', '.join(members)})" if members else ""),
+                            node.span,
+                            f"'{name}' is an output written below this one: an output reads the outputs "
+                            "above it, so move it up"
+                            if below
+                            else did_you_mean(name, [*members, *scope, *_later(scope)])
+                            or self._symbol_hint(name),
+                        ),
+                        name,
                     )
                 return scope[name], self._name(name)
             case ast.ListExpr(items=items):

@@ -19,6 +19,15 @@ class Problem(Exception):
         self.diag = diag
 
 
+class UnknownName(Problem):
+    """RC301, a name no scope holds, with the name kept as data: a caller that knows more of why
+    (a named value worked out after the roll) adds its hint without reading the message back."""
+
+    def __init__(self, diag: Diagnostic, name: str) -> None:
+        super().__init__(diag)
+        self.name = name
+
+
 class Reported(Exception):
     """A statement that rests on one whose problem is already recorded: skipped without a second
     message, so that one mistake is not also reported as an unknown name further down."""

@@ -10,7 +10,6 @@ statement) and raised together as a `CompileError`.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Collection, Mapping
 from fractions import Fraction
 from typing import Any
@@ -73,7 +72,7 @@ from .codegen import CLOCK_CODE
 from .expected import expected_value
 from .expressions import BeforeTheRoll, Expressions, OutputScope
 from .given import Missing, forced_dice, given_values, written_exactly
-from .problems import Apart, Problem, example_key, known_if_failing, once, problem, statement
+from .problems import Apart, Problem, UnknownName, example_key, known_if_failing, once, problem, statement
 from .programs import ProgramWriter, counted_randomizers
 from .randomizers import RandomizerCompiler
 from .unit import Unit
@@ -1309,11 +1308,10 @@ def _after_the_roll(f: Problem, after: Collection[str]) -> Problem:
     """RC301 "unknown name 'v'" in a part of the roll, where `v` is one of the check's named values
     that read a die (`after`): it is declared, but worked out after the roll, which no part of the
     roll can read; the hint says so and what the roll reads (it had no hint)."""
-    found = re.fullmatch(r"unknown name '([^']*)'", f.diag.message) if f.diag.code == "RC301" else None
-    if found is None or found[1] not in after:
+    if not isinstance(f, UnknownName) or f.name not in after:
         return f
     said = (
-        f"'{found[1]}' is a named value worked out after the roll (it reads a die); the roll's parts"
+        f"'{f.name}' is a named value worked out after the roll (it reads a die); the roll's parts"
         " (counts, faces, each, triggers, redraws) read the check's inputs, the values known before"
         " the roll and the dice written above them"
     )
