@@ -69,3 +69,23 @@ def test_every_route_refuses_a_query_parameter_it_does_not_take(client: TestClie
         answer = client.request(method, path + "?zz_unknown=1", headers=AUTH, json={})
         assert answer.status_code == 422, (path, answer.text)
         assert "takes no query parameter 'zz_unknown'" in answer.json()["error"]["diagnostics"][0]["message"]
+
+
+@pytest.mark.parametrize("value", ["1.0", "+1", "%201", "1_0", "", "1e0", "0x1"])
+@pytest.mark.parametrize(
+    "query", ["/api/campaigns/race1/log?limit=", "/api/campaigns/race1/log?after=", "/api/campaigns?limit="]
+)
+def test_a_whole_number_in_the_query_is_written_in_digits(client: TestClient, query: str, value: str) -> None:
+    """`?limit=1.0` was read as 1, `+1` and ` 1` as 1 and `1_0` as 10 (pydantic's conversion of a
+    query's text, Python's `int`), where a body's numbers are JSON's own (`Strict`). 422 `RC407`,
+    as a body's field of the wrong type is."""
+    said = _refused(client.get(query + value))
+    name = query.rsplit("?", 1)[1].rstrip("=")
+    assert said["message"].startswith(f"query parameter '{name}' is ")
+    assert client.get(query + "1").status_code == 200
+    assert client.get(query + "001").status_code == 200
+
+
+def test_a_whole_number_below_its_bound_is_told_its_bound(client: TestClient) -> None:
+    said = _refused(client.get("/api/campaigns/race1/log?limit=-1"))
+    assert "greater than or equal to 1" in said["message"]

@@ -198,12 +198,14 @@ class OnceRoute(APIRoute):
         gates = [gate for gate in BEFORE_BODY if any(d.dependency is gate for d in self.dependencies)]
         # the query parameters the route declares, its dependencies' among them, by the name sent
         takes = _query_names(self.dependant)
+        whole = _query_names(self.dependant, whole=True)
 
         async def handle(request: Request) -> Response:
             once = OnceRequest(request.scope, request.receive)
             for gate in gates:
                 gate(once)
             _known_query(once, self.path, takes)
+            _whole_query(once, whole)
             try:
                 sent = takes_body and await once.body()
             except ClientDisconnect:  # gone, or cut off by `BodyLimit`, which has answered 413
@@ -221,16 +223,40 @@ class OnceRoute(APIRoute):
         return handle
 
 
-def _query_names(dependant: Any) -> list[str]:
+def _query_names(dependant: Any, whole: bool = False) -> list[str]:
     """The query parameters a route's `Dependant` declares, its dependencies' among them, by the
-    name a request sends (`alias`): read from FastAPI's public fields, as it reads them."""
+    name a request sends (`alias`): read from FastAPI's public fields, as it reads them. With
+    `whole`, only those that take a whole number (`int`, or `int | None`)."""
     names: set[str] = set()
     todo = [dependant]
     while todo:
         current = todo.pop()
-        names.update(param.alias for param in current.query_params)
+        names.update(
+            param.alias
+            for param in current.query_params
+            if not whole or param.field_info.annotation in (int, int | None)
+        )
         todo.extend(current.dependencies)
     return sorted(names)
+
+
+_DIGITS = re.compile(r"-?[0-9]+")
+
+
+def _whole_query(request: Request, whole: list[str]) -> None:
+    """Refuse a whole-number query parameter written as anything but digits with 422 `RC407`:
+    the conversion FastAPI asks of pydantic reads `1.0` as 1, `+1` and ` 1` as 1 and `1_0` as 10
+    (Python's `int`), where a body's fields are taken only as JSON's own numbers (`Strict`). A
+    minus sign is read, and the route's bounds then refuse what is below them."""
+    for name in whole:
+        value = request.query_params.get(name)
+        if value is not None and not _DIGITS.fullmatch(value):
+            raise ApiError.of(
+                422,
+                "RC407",
+                f"query parameter '{name}' is {ascii(cut(value, 200))}, not a whole number",
+                f"write it in digits alone, as ?{name}=20",
+            )
 
 
 def _known_query(request: Request, path: str, takes: list[str]) -> None:
