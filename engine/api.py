@@ -914,7 +914,7 @@ def open_store(db: str | Path | None = None, *, wait: float | None = None) -> St
     from .state.stores import open_store as state_store
 
     if wait is not None:
-        wait = arg.seconds("open_store", "wait", wait)
+        wait = arg.seconds("open_store", "wait", wait, none_is="the store's own wait of 10 s")
     if db is not None and not isinstance(db, (str, Path)):  # a TypeError here, not an AttributeError inside
         arg.wrong_type("open_store", "db", db, "a str, a pathlib.Path or None")
     if db is not None:

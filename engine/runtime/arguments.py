@@ -324,10 +324,17 @@ def seed(where: str, value: Any, *, code: str = "RC410") -> int | None:
 
 
 def seconds(
-    where: str, argument: str, value: Any, *, optional: bool = True, what: str = "argument"
+    where: str,
+    argument: str,
+    value: Any,
+    *,
+    optional: bool = True,
+    what: str = "argument",
+    none_is: str = "no wall-clock bound",
 ) -> int | float | None:
-    """A finite number of seconds, at least 0 (None allowed when `optional`), returned as Python's
-    `int` or `float` (NumPy's as `_real` reads them); RC410 words it as `whole` does."""
+    """A finite number of seconds, at least 0 (None allowed when `optional`, and `none_is` what
+    None means, for the hint), returned as Python's `int` or `float` (NumPy's as `_real` reads
+    them); RC410 words it as `whole` does."""
     if value is None and optional:
         return None
     read = _real(value)
@@ -351,7 +358,7 @@ def seconds(
                     "RC410",
                     f"the {what} '{argument}' {said}",
                     None,
-                    "leave it None for no wall-clock bound" if optional else None,
+                    f"leave it None for {none_is}" if optional else None,
                 )
             ]
         )

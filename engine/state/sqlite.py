@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ..errors import Advice, CampaignError
+from ..runtime import arguments
 from .records import (
     APPEND_KINDS,
     FORMAT,
@@ -57,10 +58,21 @@ class SqliteStore(SqlStore):
     """
 
     def __init__(self, path: str | Path, *, timeout: float = 10.0) -> None:
+        if isinstance(path, bool) or not isinstance(path, (str, Path)):
+            arguments.wrong_type("SqliteStore", "path", path, "a str or a pathlib.Path")
+        # a wait of NaN never ended (no clock passes it), and one below 0 was told as such (hunt 13ze)
+        read = arguments.seconds("SqliteStore", "timeout", timeout, optional=False)
+        assert read is not None
         refuse_unkept(path)  # `Path("./:memory:")` is `:memory:` again: only the text tells them apart
         self.path = Path(path)
-        self.timeout = timeout
+        self.timeout = float(read)
         self._where = str(self.path)
+        if isinstance(path, str) and path.endswith(("/", os.sep)) and not self.path.is_dir():
+            # `Path` drops the slash that says a folder is meant: `--db newdir/` made a file (hunt 13ze)
+            raise self._keepers(
+                f"{path} names a folder, not a rulecraft campaign database file",
+                f"give a file's path, as {os.path.join(path.rstrip('/' + os.sep) or '.', 'campaigns.db')}",
+            )
         self._connection: sqlite3.Connection | None = None
         self._thread = threading.get_ident()  # the one thread its connection serves
         self._check_file()
@@ -136,7 +148,14 @@ class SqliteStore(SqlStore):
                         )
             (mode,) = connection.execute("PRAGMA journal_mode").fetchone()
             if str(mode).lower() != "wal":
-                self._to_wal(connection)
+                try:
+                    self._to_wal(connection)
+                except sqlite3.OperationalError as e:
+                    # a file this process may not write (a backup kept read-only, copied by `VACUUM
+                    # INTO` with its journal in a file): read in the journal mode it has; a write is
+                    # refused when one is asked for. It could not be read at all (hunt 13ze).
+                    if not _read_only(e):
+                        raise
 
     def _to_wal(self, connection: sqlite3.Connection) -> None:
         """Switch the file's journal to write-ahead logging, waiting up to `timeout` for it.
@@ -284,6 +303,12 @@ def _rollback(connection: sqlite3.Connection) -> None:
 
 if TYPE_CHECKING:
     _conforms: type[Store] = SqliteStore  # mypy checks that SqliteStore is a Store
+
+
+def _read_only(error: sqlite3.Error) -> bool:
+    """Whether SQLite refused a write because the file (or its folder) may not be written."""
+    kind = getattr(error, "sqlite_errorname", "") or ""
+    return kind.startswith("SQLITE_READONLY") or "readonly database" in str(error)
 
 
 def _busy(error: sqlite3.Error) -> bool:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Final
 
 from ..errors import CampaignError, Diagnostic, InputError
+from ..runtime import arguments
 from .records import Store
 
 URL_SCHEMES: Final = ("postgresql://", "postgres://")
@@ -72,6 +73,7 @@ def open_store(target: str | Path, *, wait: float | None = None) -> Store:
     if isinstance(target, bool) or not isinstance(target, (str, Path)):  # not read as a name (hunt 13r)
         shown = f"{type(target).__name__} {target!r}"[:60]
         raise TypeError(f"open_store: argument 'target' must be a str or a pathlib.Path, not {shown}")
+    wait = arguments.seconds("open_store", "wait", wait, none_is="the store's own wait of 10 s")
     refuse_unkept(target)
     if is_postgres(target):
         from .postgres import PostgresStore

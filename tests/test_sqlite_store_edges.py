@@ -1,0 +1,107 @@
+"""Edges of the SQLite store found by hunt 13ze: a read-only copy of a campaign database whose
+journal is not write-ahead (a backup made by `VACUUM INTO`) could not be read at all ("cannot
+write backup.db" for a `list`); `--db newdir/` made a file named `newdir`; a wait of NaN waited
+without bound and one below 0 was told as "held it for more than -1 s"."""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import engine
+from engine.api import open_store
+from engine.state import stores
+from engine.state.sqlite import SqliteStore
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _without_root_overrides(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`argv` run as a process whose file modes apply to it: as it is when not root; as root with
+    the capabilities that pass over them dropped (`setpriv`, util-linux's)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    if os.geteuid() != 0:
+        return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: a file's mode does not bind this process")
+    drop = ["--bounding-set=-dac_override,-dac_read_search,-fowner", "--"]
+    return subprocess.run(
+        [setpriv, *drop, *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_a_read_only_backup_in_another_journal_mode_is_read(tmp_path: Path) -> None:
+    live, backup = tmp_path / "live.db", tmp_path / "backup.db"
+    with open_store(live) as store:
+        engine.new_campaign("c", "chill", store=store, params={"players": 4}).act("turn_dark", n=1)
+    with sqlite3.connect(live) as db:
+        db.execute(f"VACUUM INTO '{backup}'")
+    with sqlite3.connect(backup) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal"  # what the bug needs
+    backup.chmod(0o444)
+    tmp_path.chmod(0o555)  # nor can a journal be made beside it
+    try:
+        cli = [sys.executable, "-m", "engine", "campaign", "--db", "backup.db"]
+        probe = _without_root_overrides([sys.executable, "-c", "open('backup.db', 'a')"], tmp_path)
+        assert probe.returncode != 0, "the file could be written: the test would show nothing"
+        listed = _without_root_overrides([*cli, "list"], tmp_path)
+        assert listed.returncode == 0 and listed.stdout.startswith("c  (chill, 2 events)"), listed.stderr
+        shown = _without_root_overrides([*cli, "show", "c"], tmp_path)
+        assert shown.returncode == 0 and "tokens: 2 light, 3 dark" in shown.stdout, shown.stderr
+        logged = _without_root_overrides([*cli, "log", "c"], tmp_path)
+        assert logged.returncode == 0 and "turn_dark" in logged.stdout, logged.stderr
+        acted = _without_root_overrides([*cli, "act", "c", "turn_dark", "-i", "n=1"], tmp_path)
+        assert acted.returncode == 1 and "RC903" in acted.stderr and "Traceback" not in acted.stderr
+        assert "cannot use backup.db: its folder . cannot be written" in acted.stderr
+    finally:
+        tmp_path.chmod(0o755)
+    with sqlite3.connect(f"file:{backup}?mode=ro", uri=True) as db:  # the write left nothing
+        assert db.execute("SELECT count(*) FROM events").fetchone()[0] == 2
+
+
+@pytest.mark.parametrize("slash", sorted({"/", os.sep}))
+def test_a_path_ending_in_a_slash_is_a_folder_not_a_file(
+    tmp_path: Path, cli: Callable[..., Any], slash: str
+) -> None:
+    named = str(tmp_path / "newdir") + slash
+    made = cli("campaign", "--db", named, "new", "c", "chill", "-p", "players=3")
+    assert made.code == 1 and "names a folder, not a rulecraft campaign database file" in made.err
+    assert f"give a file's path, as {tmp_path / 'newdir' / 'campaigns.db'}" in made.err
+    assert not (tmp_path / "newdir").exists()
+    with pytest.raises(engine.CampaignError, match="names a folder"):
+        SqliteStore(named)
+    (tmp_path / "newdir").mkdir()  # a folder that is there is told as before
+    with pytest.raises(engine.CampaignError, match="is a folder"):
+        SqliteStore(named)
+
+
+@pytest.mark.parametrize(
+    "wait", [math.nan, -1, -0.5, math.inf, 10**400], ids=["nan", "-1", "-0.5", "inf", "huge"]
+)
+@pytest.mark.parametrize("opener", [open_store, stores.open_store])
+def test_a_wait_is_a_finite_number_of_seconds(tmp_path: Path, opener: Any, wait: Any) -> None:
+    with pytest.raises(engine.InputError) as refused:
+        opener(str(tmp_path / "c.db"), wait=wait)
+    [d] = refused.value.diagnostics
+    assert d.code == "RC410" and "'wait'" in d.message
+    assert d.hint == "leave it None for the store's own wait of 10 s"
+    assert not (tmp_path / "c.db").exists()
+
+
+def test_a_store_is_made_of_a_path_and_a_finite_timeout(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="argument 'path' must be a str or a pathlib.Path"):
+        SqliteStore(5)  # type: ignore[arg-type]
+    with pytest.raises(engine.InputError, match="'timeout' must be a finite number of seconds"):
+        SqliteStore(tmp_path / "c.db", timeout=math.nan)
+    with SqliteStore(tmp_path / "c.db", timeout=0) as store:  # 0: give up at once, as before
+        assert store.timeout == 0.0
