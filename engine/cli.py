@@ -1635,6 +1635,8 @@ def _write_new(target: Path, text: Callable[[], str], other: str) -> None:
     out; it is made with the mode a new file gets (the umask's), not a private one."""
     taken = _unwritten(f"{target} already exists; not overwriting it", f"{other}, or move the file away")
     try:
+        if target.is_dir():  # "move the file away" is no way out for a folder (hunt 13ze)
+            raise _unwritten(f"{target} is a folder, not a file to write", other)
         if target.exists() or target.is_symlink():
             raise taken
         if not target.parent.is_dir():
@@ -2011,7 +2013,8 @@ def _campaign_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _dump({"ok": True, "events": count, "state": state}, out)
     else:
-        out.write(f"replayed {count} events of '{campaign.name}': every state equals the stored one\n")
+        events = "event" if count == 1 else "events"
+        out.write(f"replayed {count:,} {events} of '{campaign.name}': every state equals the stored one\n")
     return 0
 
 

@@ -478,7 +478,7 @@ def test_a_tally_without_a_max_still_holds_no_more_than_most_in_tally(tmp_path: 
         with pytest.raises(engine.CampaignError) as caught:
             campaign.act("fill", n=n)
         d = caught.value.diagnostics[0]
-        assert d.code == "RC906" and f"'bag' would hold {MOST_IN_TALLY + n}" in d.message
+        assert d.code == "RC906" and f"'bag' would hold {MOST_IN_TALLY + n:,}" in d.message
     assert len(engine.open_campaign("u", store=store).log()) == 2  # created, filled once
 
 
@@ -561,7 +561,7 @@ def test_a_changed_ruleset_is_shown_and_replayed_with_a_warning_and_written_to_b
     assert as_json.err.startswith(warned), as_json.err
     replayed = cli("campaign", "--db", db, "replay", "b", cwd=tmp_path)
     assert replayed.code == 0 and replayed.err.startswith(warned), replayed.err
-    assert replayed.out == "replayed 1 events of 'b': every state equals the stored one\n"
+    assert replayed.out == "replayed 1 event of 'b': every state equals the stored one\n"
     for change in (["act", "b", "spend"], ["roll", "b", "flip"], ["join", "b", "ann"], ["undo", "b"]):
         refused = cli("campaign", "--db", db, *change, cwd=tmp_path)
         assert refused.code == 1 and refused.out == "", change
@@ -706,7 +706,7 @@ def test_a_broken_ruleset_file_is_shown_and_replayed_with_its_error_as_warnings_
     assert as_json.err == shown.err
     replayed = cli("campaign", "--db", db, "replay", "b", cwd=tmp_path)
     assert replayed.code == 0 and replayed.err == shown.err, replayed.err
-    assert replayed.out == "replayed 1 events of 'b': every state equals the stored one\n"
+    assert replayed.out == "replayed 1 event of 'b': every state equals the stored one\n"
     changes = (["act", "b", "spend"], ["roll", "b", "flip"], ["join", "b", "ann"], ["undo", "b"])
     for change in (*changes, ["show", "b", "--migrate"], ["act", "b", "spend", "--migrate"]):
         refused = cli("campaign", "--db", db, *change, cwd=tmp_path)

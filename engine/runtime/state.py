@@ -170,7 +170,7 @@ def tally_value(tally: Tally, counts: Mapping[str, int]) -> Multi:
     if total > MOST_IN_TALLY:
         raise _fail(
             "RC906",
-            f"'{tally.name}' would hold {total}, more than a tally may ({MOST_IN_TALLY:,})",
+            f"'{tally.name}' would hold {total:,}, more than a tally may ({MOST_IN_TALLY:,})",
             tally.span,
             "give the tally a 'max', or keep a large amount in a counter",
         )
@@ -815,11 +815,21 @@ def _promote(
     slot: dict[str, Any],
     memo: BoundedCache | None = None,
 ) -> None:
-    """Apply the tally's promotions, in order and again, until none holds."""
-    for _ in range(MAX_PROMOTIONS):
+    """Apply the tally's promotions, in order and again, until none holds: at most
+    `MAX_PROMOTIONS` of them (the last had been refused too, as still changing, though none held
+    after it)."""
+    for applied in range(MAX_PROMOTIONS + 1):
         env = environment(model, state, character, None, memo)
         for rule in tally.promote:
             if _run(rule.when, env, f"a promotion of '{tally.name}'"):
+                if applied == MAX_PROMOTIONS:
+                    raise _fail(
+                        "RC906",
+                        f"the promotions of '{tally.name}' do not settle within {MAX_PROMOTIONS:,} rounds",
+                        tally.span,
+                        "make each promotion's condition false once it has been applied, and promote"
+                        " many at once (an amount read from the counts) where a change adds many",
+                    )
                 counts: dict[str, int] = {} if rule.clear else dict(slot[tally.name])
                 for m, e in rule.remove:
                     counts[m] = counts.get(m, 0) - _whole(_run(e, env, "a promotion"), rule.span, tally.name)
@@ -831,12 +841,6 @@ def _promote(
                 break
         else:
             return
-    raise _fail(
-        "RC906",
-        f"the promotions of '{tally.name}' never settle",
-        tally.span,
-        "make each promotion's condition false once it has been applied",
-    )
 
 
 def _check_bounds(

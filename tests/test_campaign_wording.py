@@ -1,0 +1,98 @@
+"""Campaign messages that said what was not so (hunt 13ze): promotions that would settle after
+40,000 rounds "never settle" (the bound is 1,000 rounds); a tally's total written as 101000 beside
+its bound 100,000; "replayed 1 events"; `export -o` to a folder told to "move the file away"."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import engine
+from engine.state.memory import MemoryStore
+
+PROMOTED = """\
+rulecraft: 1
+name: promo
+checks:
+  c:
+    roll: {d: {die: 2}}
+    outcomes: [x]
+    outcome: "'x'"
+state:
+  shared:
+    v:
+      tally: [a, b]
+      promote:
+        - {when: "count(v, 'a') >= 1", remove: {a: 1}, add: {b: 2}}
+    u:
+      tally: [a, b]
+      promote:
+        - {when: "count(u, 'a') >= 1", remove: {a: "count(u, 'a')"}, add: {b: "2 * count(u, 'a')"}}
+    w:
+      tally: [a, b]
+actions:
+  grow:
+    inputs:
+      k: {type: int, min: 0, max: 100000}
+    effects:
+      - {add: {v: {a: k}}}
+  grow_at_once:
+    inputs:
+      k: {type: int, min: 0, max: 100000}
+    effects:
+      - {add: {u: {a: k}}}
+  fill:
+    effects:
+      - {add: {w: {a: 60000}}}
+      - {add: {w: {b: 41000}}}
+"""
+
+
+@pytest.fixture
+def promoted(tmp_path: Path) -> engine.Campaign:
+    path = tmp_path / "promo.yaml"
+    path.write_text(PROMOTED)
+    return engine.new_campaign("p", path, store=MemoryStore())
+
+
+def test_promotions_past_the_bound_are_told_the_bound_not_never(promoted: engine.Campaign) -> None:
+    promoted.act("grow", k=1000)  # one a round: within the bound
+    assert promoted.state()["shared"]["v"] == {"b": 2000}
+    with pytest.raises(engine.CampaignError) as refused:
+        promoted.act("grow", k=1001)
+    [d] = refused.value.diagnostics
+    assert d.code == "RC906" and d.message == "the promotions of 'v' do not settle within 1,000 rounds"
+    assert "promote many at once (an amount read from the counts)" in (d.hint or "")
+    promoted.act("grow_at_once", k=40_000)  # as the hint and the docs say: one round
+    assert promoted.state()["shared"]["u"] == {"b": 80_000}
+
+
+def test_a_tally_past_its_bound_writes_both_numbers_alike(promoted: engine.Campaign) -> None:
+    with pytest.raises(engine.CampaignError) as refused:
+        promoted.act("fill")
+    [d] = refused.value.diagnostics
+    assert d.code == "RC906" and d.message == "'w' would hold 101,000, more than a tally may (100,000)"
+
+
+def test_replay_counts_one_event_as_one(cli: Callable[..., Any], tmp_path: Path) -> None:
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "c", "chill", "-p", "players=3").code == 0
+    assert cli("campaign", "--db", db, "replay", "c").out == (
+        "replayed 1 event of 'c': every state equals the stored one\n"
+    )
+    assert cli("campaign", "--db", db, "act", "c", "turn_dark", "-i", "n=1").code == 0
+    assert cli("campaign", "--db", db, "replay", "c").out.startswith("replayed 2 events of 'c'")
+
+
+def test_export_to_a_folder_says_it_is_a_folder(cli: Callable[..., Any], tmp_path: Path) -> None:
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "c", "chill", "-p", "players=3").code == 0
+    (tmp_path / "fold").mkdir()
+    told = cli("campaign", "--db", db, "export", "c", "-o", str(tmp_path / "fold"))
+    assert told.code == 1
+    assert f"error RC603: {tmp_path / 'fold'} is a folder, not a file to write" in told.err
+    assert "move the file away" not in told.err and "hint: choose another file" in told.err
+    assert list((tmp_path / "fold").iterdir()) == []
