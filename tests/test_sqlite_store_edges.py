@@ -105,3 +105,20 @@ def test_a_store_is_made_of_a_path_and_a_finite_timeout(tmp_path: Path) -> None:
         SqliteStore(tmp_path / "c.db", timeout=math.nan)
     with SqliteStore(tmp_path / "c.db", timeout=0) as store:  # 0: give up at once, as before
         assert store.timeout == 0.0
+
+
+def test_a_stored_text_that_is_not_utf8_is_told_as_damage(tmp_path: Path, cli: Callable[..., Any]) -> None:
+    """A row whose bytes were flipped by hand had been "reading events failed: Could not decode
+    to UTF-8 column 'data' with text '...'", the text echoed, no word of damage, no hint."""
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "c", "chill", "-p", "players=3").code == 0
+    assert cli("campaign", "--db", db, "act", "c", "turn_dark", "-i", "n=1").code == 0
+    with sqlite3.connect(db) as raw:
+        raw.execute("UPDATE events SET data = CAST(X'7b22ff' || 'x' AS TEXT) WHERE seq = 2")
+    for command in (["log", "c"], ["replay", "c"], ["export", "c"]):
+        told = cli("campaign", "--db", db, *command)
+        assert told.code == 1, command
+        assert told.err == (
+            f"error RC903: {db} is damaged: a text it holds in its column 'data' is not UTF-8, while"
+            " reading events\n  hint: the file was changed outside rulecraft; restore it from a copy\n"
+        )

@@ -25,6 +25,7 @@ the file's lock.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -259,6 +260,14 @@ class SqliteStore(SqlStore):
             return self._not_sqlite()
         if kind.startswith("SQLITE_CORRUPT"):
             return self._error("RC903", f"{self._where} is damaged ({error}) while {doing}")
+        if "Could not decode to UTF-8" in str(error):  # Python's reading of a text column
+            column = re.search(r"column '([^']*)'", str(error))
+            where = f" in its column '{column[1]}'" if column else ""
+            return self._error(
+                "RC903",
+                f"{self._where} is damaged: a text it holds{where} is not UTF-8, while {doing}",
+                "the file was changed outside rulecraft; restore it from a copy",
+            )
         folder = self.path.parent
         if (
             kind.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY"))
