@@ -184,13 +184,14 @@ class Diagnostic:
         }
 
 
-def limit_advice(name: str, lead: str = "") -> dict[str, Any]:
+def limit_advice(name: str, lead: str = "", bound: str = "it") -> dict[str, Any]:
     """The hint and advice of a diagnostic for the bound `name` of `Limits` (`max_work`, `deadline`,
-    ...) reached or passed: `lead`, what else would help, then how to raise it. Splat into a
+    ...) reached or passed: `lead`, what else would help, then how to raise it (`bound`, the words
+    for it, where a lead names something else that "it" would be read as). Splat into a
     `Diagnostic`: `Diagnostic("RC503", message, span, **limit_advice("max_work", "ask for less"))`.
     The one place that words how a bound is raised, for the command line and for Python."""
     value = "SECONDS (none: no deadline)" if name == "deadline" else "N"
-    how = f"raise it with --limit {name}={value} (Limits.{name} from Python)"
+    how = f"raise {bound} with --limit {name}={value} (Limits.{name} from Python)"
     return {"hint": f"{lead}, or {how}" if lead else how, "advice": Advice("limit", name, lead=lead)}
 
 

@@ -19,12 +19,13 @@ import math
 from collections import deque
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from itertools import islice
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, limit_advice, placed
 from ..eval.dist import SMALL_BITS, Dist, common_divisor, fraction_text
 from ..eval.markov import expectation, solve_components
-from ..frozen import FrozenDict, field, freeze_fields, frozen
+from ..frozen import FrozenDict, field, freeze_fields, frozen, replace
 from ..model.ruleset import RulesetModel
 from ..model.scene import NEVER, Scene
 from ..model.values import Multi
@@ -293,25 +294,28 @@ def _solve(
     start: Node = (state_key(state), 0)
     graph: dict[Node, list[Dist] | None] = {}
     todo = deque([start])
-    while todo:
-        node = todo.popleft()
-        if node in graph:
-            continue
-        graph[node] = successors(node)
-        work.charge(NODE_WORK + sum(len(d.weights) for d in graph[node] or ()))
-        if len(graph) > ctx.limits.max_states:
-            raise LimitError(
-                [
-                    Diagnostic(
-                        "RC503",
-                        f"scene '{scene.name}' has more than {ctx.limits.max_states} states",
-                        scene.span,
-                        **limit_advice("max_states"),
-                    )
-                ]
-            )
-        for d in graph[node] or ():
-            todo.extend(t for t in d.weights if t not in graph)
+    try:
+        while todo:
+            node = todo.popleft()
+            if node in graph:
+                continue
+            graph[node] = successors(node)
+            work.charge(NODE_WORK + sum(len(d.weights) for d in graph[node] or ()))
+            if len(graph) > ctx.limits.max_states:
+                raise LimitError(
+                    [
+                        Diagnostic(
+                            "RC503",
+                            f"scene '{scene.name}' has more than {ctx.limits.max_states} states",
+                            scene.span,
+                            **limit_advice("max_states"),
+                        )
+                    ]
+                )
+            for d in graph[node] or ():
+                todo.extend(t for t in d.weights if t not in graph)
+    except LimitError as exc:
+        raise _grown(exc, [found[0] for found in islice(seen.values(), LOOKED)], cast) from None
 
     objective = scene.objective or scene.ends[0].name
 
@@ -431,6 +435,45 @@ def _lengths(
             "the endings' odds and the mean do not depend on it"
         )
         raise too_long(exc, scene, reached[0], work, "counting the length of", why, lead) from None
+
+
+LOOKED = 20_000
+"""How many of a scene's states `_grown` reads (the first met): its hint is worked out after the
+budget has been spent, so it is bounded on its own."""
+GROWN = 50
+"""How many values one item must have taken among a scene's states, when the solve passes a
+bound, for the hint to name it as what multiplies them (`_grown`)."""
+
+
+def _grown(exc: LimitError, states: Sequence[Mapping[str, Any]], cast: Mapping[str, str]) -> LimitError:
+    """`exc`, a bound passed while a scene's states were found, with a hint naming the items that
+    took the most values among the states met, where one took `GROWN` or more: a scene's state is
+    every item's value, so an item that changes each round (a counter that only grows) makes
+    new states round after round. The hint had been "fewer dice, a smaller input, a 'cap'", and
+    past `max_states` only to raise it, which never ends such a scene (hunt 13ze)."""
+    values: dict[str, set[str]] = {}
+    party = {character: name for name, character in cast.items()}
+    for state in states:
+        for item, value in (state.get("shared") or {}).items():
+            values.setdefault(item, set()).add(json.dumps(value, sort_keys=True))
+        for who, sheet in (state.get("characters") or {}).items():
+            for item, value in (sheet.get("items") or {}).items():
+                name = f"{party.get(who, who)}.{item}"
+                values.setdefault(name, set()).add(json.dumps(value, sort_keys=True))
+    most = sorted(values.items(), key=lambda kv: -len(kv[1]))[:2]
+    named = [f"{name} ({len(seen):,} values)" for name, seen in most if len(seen) >= GROWN]
+    if not named:
+        return exc
+    lead = (
+        f"every value of every item is a state of its own, and {' and '.join(named)} took the most"
+        " among the states met: keep an item the scene does not need from changing, or give it a"
+        " 'max'"
+    )
+    told = []
+    for d in exc.diagnostics:
+        bound = d.advice.name if d.advice is not None and d.advice.kind == "limit" else ""
+        told.append(replace(d, **limit_advice(bound, lead, "the limit")) if bound else d)
+    return type(exc)(told, missing=exc.missing, unfit=exc.unfit)
 
 
 def _count_lengths(
