@@ -130,3 +130,24 @@ def test_a_joiner_or_a_flags_tags_that_change_what_shows_are_kept(name: str) -> 
     store = MemoryStore()
     engine.new_campaign(name, engine.load(RULES), store=store)
     assert [n for n, *_ in store.names()] == [name]
+
+
+def test_an_unknown_name_kept_decomposed_by_hand_says_so(cli: Any, tmp_path: Path) -> None:
+    """The other way round (hunt 13ze): a campaign kept decomposed, written into the file by hand
+    or by a rulecraft before names were composed, asked for composed, was "did you mean 'café'?",
+    a name that looks the same as the one given. Given as it is kept, it opens."""
+    import sqlite3
+
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", COMPOSED, "chill", "-p", "players=4").code == 0
+    with sqlite3.connect(db) as raw:
+        raw.execute("PRAGMA foreign_keys = OFF")
+        raw.execute("UPDATE events SET campaign = ? WHERE campaign = ?", (DECOMPOSED, COMPOSED))
+        raw.execute("UPDATE campaigns SET name = ? WHERE name = ?", (DECOMPOSED, COMPOSED))
+    shown = cli("campaign", "--db", db, "show", COMPOSED)
+    assert shown.code == 1 and "did you mean" not in shown.err
+    assert (
+        "hint: the campaign 'cafe\\u0301' looks the same, but is written with other code points than"
+        " this name, 'caf\\xe9'; give it as it is kept"
+    ) in shown.err, shown.err
+    assert cli("campaign", "--db", db, "show", DECOMPOSED).code == 0

@@ -467,13 +467,20 @@ def near_hint(name: str, near: Near) -> str | None:
     """'did you mean' the nearest of the names `near` read, if close enough: as close as any
     misspelling when they are every name (`did_you_mean`), at least `PARTIAL_CUTOFF` alike when
     they are only some. A name kept written composed (Unicode NFC, as every name is kept now:
-    `arguments.kept_name`) that `name` decomposed would be is told as such: the two look the same."""
+    `arguments.kept_name`) that `name` decomposed would be is told as such, and a name kept otherwise
+    (by hand, or by an older rulecraft) that `name` composed would be: the two look the same."""
     composed = unicodedata.normalize("NFC", name)
     if composed != name and composed in near.names:
         return (
             f"the campaign {composed!r} looks the same, but is written composed (Unicode NFC) where"
             f" this name is not: {ascii(name)} against {ascii(composed)}; give its composed form"
         )
+    for kept in near.names:  # one kept by an older rulecraft, or written into the file by hand
+        if kept != name and unicodedata.normalize("NFC", kept) == composed:
+            return (
+                f"the campaign {ascii(kept)} looks the same, but is written with other code points"
+                f" than this name, {ascii(name)}; give it as it is kept"
+            )
     return did_you_mean(name, near.names, 0.6 if near.whole else PARTIAL_CUTOFF)
 
 
