@@ -35,6 +35,7 @@ from ..runtime.work import CLOCK_EVERY, Work, too_many, units
 from .dicework import dice_units, die_weights, own_units
 from .dist import Dist
 from .sample import Ready, sample
+from .tally import KindCounts, truth_and_number
 from .trace import Result
 
 if TYPE_CHECKING:
@@ -299,9 +300,35 @@ def _rolled(rolls: _Rolls, times: int) -> Batch:
         outcomes[result.outcome.name] += 1
         for name, v in result.values.items():
             if isinstance(v, COUNTED):  # as `Distribution.values` reports them
+                if v is True or v is False:  # kept apart from 1 and 0, which a dict takes them for
+                    v = _TRUTHS[v]
                 tally = values.setdefault(name, {})
                 tally[v] = tally.get(v, 0) + 1
-    return Batch(check.name, dict(inputs), ctx.policy, times, "rolled", outcomes, _sorted(values), unrolled)
+    told = {name: _told(name, tally, check) for name, tally in values.items()}
+    return Batch(check.name, dict(inputs), ctx.policy, times, "rolled", outcomes, _sorted(told), unrolled)
+
+
+class _Truth(NamedTuple):
+    """true or false as a key of a batch's counts, unequal to 1 and 0 (`_rolled`)."""
+
+    value: bool
+
+
+_TRUTHS = {True: _Truth(True), False: _Truth(False)}
+
+
+def _told(name: str, tally: dict[Any, int], check: Check) -> dict[Any, int]:
+    """A value's counts with true and false as themselves; RC506 where numbers were counted too,
+    as the exact draw refuses such a value (`tally.KindCounts`): true and 1 had been counted as
+    one, and the mean had read true as 1 (hunt 13zd)."""
+    if not any(k.__class__ is _Truth for k in tally):
+        return tally
+    counts = KindCounts()
+    for k, n in tally.items():
+        counts[k.value if k.__class__ is _Truth else k] = n
+    if counts.mixed:
+        raise truth_and_number(name, check)
+    return dict(counts)
 
 
 def _sorted(values: dict[str, dict[Any, int]]) -> dict[str, dict[Any, int]]:

@@ -21,7 +21,6 @@ from typing import Any
 
 from ..errors import (
     BoundError,
-    Diagnostic,
     EndlessError,
     EvalError,
     InputError,
@@ -70,6 +69,7 @@ from .collector import collector_paused
 from .dist import Dist, fraction_text, ratios
 from .rerolls import CAPPED, TRUNCATED, RerollSolver
 from .tables import randomizer_table, weighted_pool
+from .tally import KindCounts, truth_and_number
 
 TAIL = Fraction(1, 10**15)
 """An uncapped explosion is followed deeper (8, 16, 32, … dice added or rerolled, at most
@@ -250,7 +250,7 @@ class Distribution:
             plain = source.check.plain_values if isinstance(source, _Product) else ()
             # a value whose type is known only when it runs may be true for some rolls and a number
             # for others, which a dictionary counts as one (true == 1): seen as they are counted
-            counts: dict[Any, int] = {} if name in plain else _Kinds()
+            counts: dict[Any, int] = {} if name in plain else KindCounts()
             if loop is not None:  # that value alone, through its own loop (the joint is not made)
                 assert isinstance(source, _Product)
                 source.value(*loop, counts)
@@ -263,8 +263,8 @@ class Distribution:
                     v = key[at]
                     counts[v] = get(v, 0) + weight
                 total = joint.total
-            if isinstance(counts, _Kinds) and counts.truth and counts.number:
-                raise _truth_and_number(name, getattr(source, "check", None))
+            if isinstance(counts, KindCounts) and counts.mixed:
+                raise truth_and_number(name, getattr(source, "check", None))
             if (
                 name in plain  # its static type says what it holds: no value looked at
                 or set(map(type, counts)) <= _PLAIN
@@ -362,43 +362,6 @@ class Distribution:
         if failed:
             out["values_error"] = failed
         return out
-
-
-class _Kinds(dict[Any, int]):
-    """Counts by value that note whether true/false and numbers were both counted: a dictionary
-    takes true for 1 and false for 0, so a value of either kind by the roll (an untyped table's
-    result) would be counted wrong (hunt 13y: true 3/4 where true 1/4 and 1 1/2 are right)."""
-
-    truth = False
-    number = False
-
-    def __setitem__(self, key: Any, weight: int) -> None:
-        if key.__class__ is bool:
-            self.truth = True
-        elif isinstance(key, (int, Fraction)):
-            self.number = True
-        dict.__setitem__(self, key, weight)
-
-
-def _truth_and_number(name: str, check: Check | None) -> EvalError:
-    """RC506 for a value that is true/false for some rolls and a number for others, at its
-    expression where the check's model is at hand."""
-    at = None
-    if isinstance(check, Check):
-        at = next((let.expr.node.span for let in check.lets if let.name == name), None)
-        at = at or next((e.node.span for n, e in check.outputs if n == name), None) or check.span
-    return EvalError(
-        [
-            Diagnostic(
-                "RC506",
-                f"value '{name}' is true/false for some rolls and a number for others: true is no 1,"
-                " so its distribution cannot be told",
-                at,
-                "declare the table's result ('returns:') so that rulecraft checks it when it loads,"
-                " or give one kind of value in every case",
-            )
-        ]
-    )
 
 
 class _Endless(Exception):
