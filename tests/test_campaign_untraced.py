@@ -139,3 +139,23 @@ def test_the_server_acts_and_rolls_without_the_trace(tmp_path: Path) -> None:
         assert rolled["roll"]["trace"] == [] and rolled["roll"]["outcome"] == "low_success"
         wrong = c.post("/api/campaigns/c/roll", json={**roll, "trace": "no"}, headers=auth)
         assert wrong.status_code == 422
+
+
+def test_a_campaign_acted_without_the_trace_replays(long_names: engine.Campaign) -> None:
+    """Hunt 13zf: the replay acted again with the trace on, so an action that could only be taken
+    without it was refused on replay (RC503 "by the roll's trace"); nothing reads a replay's trace."""
+    long_names.act("look", forced=FORCED, trace=False)
+    assert long_names.replay()["shared"] == {"found": 1}
+
+
+def test_a_state_example_whose_trace_is_too_long_passes(tmp_path: Path, cli: Callable[..., Any]) -> None:
+    example = (
+        "  examples:\n    - name: looks\n"
+        f"      steps: [{{act: look, dice: {{p: {[1] * 300 + [300]}}}}}]\n"
+        "      expect: {shared: {found: 1}}\n"
+    )
+    text = LONG.format(lo="l" * 3000, hi="h" * 3000).replace("actions:\n", example + "actions:\n")
+    path = tmp_path / "long.yaml"
+    path.write_text(text)
+    tested = cli("test", str(path))
+    assert tested.code == 0 and "1 passed, 0 failed" in tested.out, tested.out + tested.err

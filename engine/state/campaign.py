@@ -1085,9 +1085,9 @@ class Campaign:
                     roles = played._roles(act, who, _mapping(e, "others"), states[-1])
                     bound = bind(act.inputs, e.data["inputs"], "action", act.name, act.span)
                     forced = _mapping(e, "dice", e.data["roll"]) if "roll" in e.data else None
-                    got, _, _ = played._run(
+                    got, _, _ = played._run(  # no trace: nothing reads it, and a long one is refused
                         act, states[-1], who, bound, e.data.get("seed"), forced,
-                        e.data.get("policy", "always"), roles, work,
+                        e.data.get("policy", "always"), roles, work, False,
                     )  # fmt: skip
                 elif e.kind == "roll":
                     got = states[-1]
@@ -1184,7 +1184,7 @@ class Campaign:
                     _mapping(event, "dice", entry) or {},
                     work,
                 )
-                state, _, _ = take(self.model, act, state, who, bound, ctx, roles)
+                state, _, _ = take(self.model, act, state, who, bound, ctx, roles, False)
         return state
 
     # -- helpers ---------------------------------------------------------------------------------

@@ -165,6 +165,7 @@ def _step(rs: Ruleset, campaign: Campaign, step: Mapping[str, Any]) -> None:
                 policy=str(step.get("policy", "always")),
                 others={str(k): str(v) for k, v in (step.get("others") or {}).items()},
                 inputs=dict(step.get("inputs") or {}),
+                trace=False,  # an example reads the state, not the trace (a long one is refused)
             )
         except InputError as exc:
             advice = exc.diagnostics[0].advice
