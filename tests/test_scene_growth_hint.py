@@ -80,3 +80,16 @@ def test_a_scene_past_its_budget_with_no_item_growing_keeps_its_hint() -> None:
 def test_the_command_line_prints_it(grow: Path, cli: Callable[..., Any]) -> None:
     told = cli("scene", "prob", str(grow), "grows")
     assert told.code == 1 and "p.n (" in told.err and "keep an item the scene does not need" in told.err
+
+
+def test_an_item_bounded_on_both_sides_is_not_named(grow: Path, tmp_path: Path) -> None:
+    """Hunt 13zf: hit points with a `min` and a `max` were named as what multiplies the states,
+    and told to get a 'max' they had; such an item cannot grow without end."""
+    bounded = tmp_path / "bounded.yaml"
+    bounded.write_text(
+        grow.read_text().replace("n: {counter: 0, min: 0}", "n: {counter: 0, min: 0, max: 100000}")
+    )
+    with pytest.raises(engine.LimitError) as refused:
+        engine.load(bounded).scene_odds("grows")
+    [d] = refused.value.diagnostics
+    assert d.code == "RC503" and "every value of every item" not in (d.hint or ""), d.hint

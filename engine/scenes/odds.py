@@ -17,9 +17,8 @@ from __future__ import annotations
 import json
 import math
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from itertools import islice
 from typing import Any
 
 from ..errors import CampaignError, Diagnostic, LimitError, did_you_mean, limit_advice, placed
@@ -28,6 +27,7 @@ from ..eval.markov import expectation, solve_components
 from ..frozen import FrozenDict, field, freeze_fields, frozen, replace
 from ..model.ruleset import RulesetModel
 from ..model.scene import NEVER, Scene
+from ..model.state import Counter, StateModel, Tally
 from ..model.values import Multi
 from ..runtime import arguments
 from ..runtime.context import RunContext, with_work
@@ -315,7 +315,7 @@ def _solve(
             for d in graph[node] or ():
                 todo.extend(t for t in d.weights if t not in graph)
     except LimitError as exc:
-        raise _grown(exc, [found[0] for found in islice(seen.values(), LOOKED)], cast) from None
+        raise _grown(exc, (found[0] for found in seen.values()), cast, rules) from None
 
     objective = scene.objective or scene.ends[0].name
 
@@ -437,29 +437,42 @@ def _lengths(
         raise too_long(exc, scene, reached[0], work, "counting the length of", why, lead) from None
 
 
-LOOKED = 20_000
-"""How many of a scene's states `_grown` reads (the first met): its hint is worked out after the
-budget has been spent, so it is bounded on its own."""
+LOOKED = 200_000
+"""How many items' values `_grown` reads, of the states first met: its hint is worked out after
+the budget has been spent, so it is bounded on its own."""
 GROWN = 50
 """How many values one item must have taken among a scene's states, when the solve passes a
 bound, for the hint to name it as what multiplies them (`_grown`)."""
 
 
-def _grown(exc: LimitError, states: Sequence[Mapping[str, Any]], cast: Mapping[str, str]) -> LimitError:
+def _grown(
+    exc: LimitError, states: Iterable[Mapping[str, Any]], cast: Mapping[str, str], rules: StateModel
+) -> LimitError:
     """`exc`, a bound passed while a scene's states were found, with a hint naming the items that
     took the most values among the states met, where one took `GROWN` or more: a scene's state is
     every item's value, so an item that changes each round (a counter that only grows) makes
     new states round after round. The hint had been "fewer dice, a smaller input, a 'cap'", and
-    past `max_states` only to raise it, which never ends such a scene (hunt 13ze)."""
-    values: dict[str, set[str]] = {}
+    past `max_states` only to raise it, which never ends such a scene (hunt 13ze). An item with
+    bounds on both sides (a counter's `min` and `max`, a tally's `max`) is not named: it cannot
+    grow without end, and a scene may need it (hit points); and at most `LOOKED` values are read,
+    as this runs after the budget is spent (a scene of 1,500 items had taken 2 s here)."""
+    unbounded = {name for name, item in rules.shared.items() if not _bounded(item)}
+    each = {name for name, item in rules.each.items() if not _bounded(item)}
+    values: dict[str, set[Any]] = {}
     party = {character: name for name, character in cast.items()}
+    read = 0
     for state in states:
+        if read > LOOKED:
+            break
         for item, value in (state.get("shared") or {}).items():
-            values.setdefault(item, set()).add(json.dumps(value, sort_keys=True))
+            if item in unbounded:
+                values.setdefault(item, set()).add(_seen(value))
+                read += 1
         for who, sheet in (state.get("characters") or {}).items():
             for item, value in (sheet.get("items") or {}).items():
-                name = f"{party.get(who, who)}.{item}"
-                values.setdefault(name, set()).add(json.dumps(value, sort_keys=True))
+                if item in each:
+                    values.setdefault(f"{party.get(who, who)}.{item}", set()).add(_seen(value))
+                    read += 1
     most = sorted(values.items(), key=lambda kv: -len(kv[1]))[:2]
     named = [f"{name} ({len(seen):,} values)" for name, seen in most if len(seen) >= GROWN]
     if not named:
@@ -474,6 +487,21 @@ def _grown(exc: LimitError, states: Sequence[Mapping[str, Any]], cast: Mapping[s
         bound = d.advice.name if d.advice is not None and d.advice.kind == "limit" else ""
         told.append(replace(d, **limit_advice(bound, lead, "the limit")) if bound else d)
     return type(exc)(told, missing=exc.missing, unfit=exc.unfit)
+
+
+def _bounded(item: Any) -> bool:
+    """Whether a state item cannot grow without end: a counter with a `min` and a `max`, a tally
+    with a `max`; a derived value is no state."""
+    if isinstance(item, Counter):
+        return item.minimum is not None and item.maximum is not None
+    if isinstance(item, Tally):
+        return item.maximum is not None
+    return True
+
+
+def _seen(value: Any) -> Any:
+    """A stored value as a set keeps it: a number or a name as it is, a tally's counts as text."""
+    return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else value
 
 
 def _count_lengths(
