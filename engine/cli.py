@@ -2005,6 +2005,7 @@ def _campaign_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _campaign_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .state.campaign import exported
     from .state.records import whole
+    from .state.stores import names_folder
 
     store = _store(args)  # the log as stored: no ruleset is read, so a changed one is no matter
     data = exported(store.header(args.name), whole(store.events(args.name), args.name))
@@ -2012,6 +2013,8 @@ def _campaign_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _dump(data, out)
         return 0
     target = Path(args.out)
+    if names_folder(args.out):  # `Path` drops the slash: `-o out/` had written a file named `out`
+        raise _unwritten(f"{args.out} names a folder, not a file to write", "choose another file")
     _write_new(target, lambda: json.dumps(data, indent=2) + "\n", "choose another file")
     out.write(f"wrote {one_line(str(target))}: {len(data['events'])} events of campaign '{args.name}'\n")
     return 0

@@ -76,7 +76,7 @@ def test_a_path_ending_in_a_slash_is_a_folder_not_a_file(
     named = str(tmp_path / "newdir") + slash
     made = cli("campaign", "--db", named, "new", "c", "chill", "-p", "players=3")
     assert made.code == 1 and "names a folder, not a rulecraft campaign database file" in made.err
-    assert f"give a file's path, as {tmp_path / 'newdir' / 'campaigns.db'}" in made.err
+    assert "hint: give a file's path, ending in its name (as campaigns.db)" in made.err
     assert not (tmp_path / "newdir").exists()
     with pytest.raises(engine.CampaignError, match="names a folder"):
         SqliteStore(named)
@@ -122,3 +122,48 @@ def test_a_stored_text_that_is_not_utf8_is_told_as_damage(tmp_path: Path, cli: C
             f"error RC903: {db} is damaged: a text it holds in its column 'data' is not UTF-8, while"
             " reading events\n  hint: the file was changed outside rulecraft; restore it from a copy\n"
         )
+
+
+@pytest.mark.parametrize("tail", ["/.", "/..", "//"])
+def test_a_path_ending_in_a_dot_names_a_folder_too(
+    tmp_path: Path, cli: Callable[..., Any], tail: str
+) -> None:
+    """Hunt 13zf: `--db nd2/.` made a file named `nd2`, `Path` dropping the `/.`."""
+    named = str(tmp_path / "nd2") + tail
+    made = cli("campaign", "--db", named, "new", "c", "chill", "-p", "players=3")
+    assert made.code == 1 and "names a folder" in made.err and not (tmp_path / "nd2").exists()
+    with pytest.raises(engine.CampaignError, match="names a folder"):
+        stores.check_address(named)  # what `serve --db` asks at start
+
+
+def test_a_file_named_with_a_slash_after_it_is_told_so(tmp_path: Path, cli: Callable[..., Any]) -> None:
+    (tmp_path / "afile.db").write_text("")
+    made = cli("campaign", "--db", str(tmp_path / "afile.db") + "/", "new", "c", "chill", "-p", "players=3")
+    assert made.code == 1 and f"names a folder, but {tmp_path / 'afile.db'} is a file" in made.err
+    assert "hint: give the file's path without what follows its name" in made.err
+
+
+@pytest.mark.parametrize("tail", ["/", "/."])
+def test_export_to_a_path_naming_a_folder_writes_nothing(
+    tmp_path: Path, cli: Callable[..., Any], tail: str
+) -> None:
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "c", "chill", "-p", "players=3").code == 0
+    named = str(tmp_path / "newout") + tail
+    told = cli("campaign", "--db", db, "export", "c", "-o", named)
+    assert told.code == 1 and f"error RC603: {named} names a folder, not a file to write" in told.err
+    assert not (tmp_path / "newout").exists()
+
+
+def test_a_server_names_no_path_in_the_hint_for_a_folder(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from engine.serve.app import Settings, create_app
+
+    hidden = str(tmp_path / "secretplace" / "newdir") + "/"
+    (tmp_path / "secretplace").mkdir()
+    with TestClient(create_app(Settings(db=hidden, workers=1)), raise_server_exceptions=False) as c:
+        answer = c.get("/api/campaigns")
+    assert answer.status_code == 503
+    assert "secretplace" not in answer.text and "campaign storecampaigns" not in answer.text

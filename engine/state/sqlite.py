@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ..errors import Advice, CampaignError
+from ..errors import Advice, CampaignError, Diagnostic
 from ..runtime import arguments
 from .records import (
     APPEND_KINDS,
@@ -42,7 +42,7 @@ from .records import (
     SCHEMA_VERSION,
 )
 from .sql import SCHEMA, SqlStore
-from .stores import refuse_unkept
+from .stores import names_folder, refuse_unkept
 
 if TYPE_CHECKING:
     from .records import Store
@@ -68,12 +68,8 @@ class SqliteStore(SqlStore):
         self.path = Path(path)
         self.timeout = float(read)
         self._where = str(self.path)
-        if isinstance(path, str) and path.endswith(("/", os.sep)) and not self.path.is_dir():
-            # `Path` drops the slash that says a folder is meant: `--db newdir/` made a file (hunt 13ze)
-            raise self._keepers(
-                f"{path} names a folder, not a rulecraft campaign database file",
-                f"give a file's path, as {os.path.join(path.rstrip('/' + os.sep) or '.', 'campaigns.db')}",
-            )
+        if isinstance(path, str) and names_folder(path) and not self.path.is_dir():
+            raise folder_named(path)
         self._connection: sqlite3.Connection | None = None
         self._thread = threading.get_ident()  # the one thread its connection serves
         self._check_file()
@@ -312,6 +308,20 @@ def _rollback(connection: sqlite3.Connection) -> None:
 
 if TYPE_CHECKING:
     _conforms: type[Store] = SqliteStore  # mypy checks that SqliteStore is a Store
+
+
+def folder_named(path: str) -> CampaignError:
+    """RC903 for a `--db` path that names a folder by how it ends (`stores.names_folder`), told
+    to whoever keeps the store (a server's operator), its hint naming no path (a server's answer
+    names no store's place)."""
+    said = f"{path} names a folder, not a rulecraft campaign database file"
+    hint = "give a file's path, ending in its name (as campaigns.db)"
+    if Path(path).is_file():  # `afile.db/`: the file is there, named with a slash after it
+        said = f"{path} names a folder, but {Path(path)} is a file"
+        hint = "give the file's path without what follows its name"
+    return CampaignError(
+        [Diagnostic("RC903", said, None, hint, advice=Advice("keeper", of="store", lead=hint))]
+    )
 
 
 def _read_only(error: sqlite3.Error) -> bool:

@@ -8,6 +8,7 @@ runs without psycopg until one is.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Final
@@ -87,6 +88,13 @@ def open_store(target: str | Path, *, wait: float | None = None) -> Store:
     return SqliteStore(target) if wait is None else SqliteStore(target, timeout=wait)
 
 
+def names_folder(text: str) -> bool:
+    """Whether a path as given names a folder by how it ends (`/`, `/.`, `/..`): `Path` drops the
+    slash, so `--db newdir/` had made a file named `newdir`, and `export -o out/` one named `out`
+    (hunts 13ze, 13zf)."""
+    return bool(text) and (text.endswith(("/", os.sep)) or os.path.basename(text) in (".", ".."))
+
+
 def check_address(target: str | Path) -> None:
     """RC903 (RC407 for `unkept`) now for a store `target` that no request could open: a URL
     libpq cannot read, or a scheme of no store. Nothing is connected to or made: a server checks
@@ -98,6 +106,10 @@ def check_address(target: str | Path) -> None:
         PostgresStore(postgres_url(str(target)), connect=False)
         return
     _no_other_scheme(target)
+    if isinstance(target, str) and names_folder(target):
+        from .sqlite import folder_named
+
+        raise folder_named(target)
 
 
 def _no_other_scheme(target: str | Path) -> None:
