@@ -1363,3 +1363,11 @@ checks:
     )
     before = engine.load(text.replace("v: d + 1", "v: 2").replace("pool: v", "pool: v"))
     assert before.check("c").name == "c"  # a value that needs no die is known before the roll
+    # a die's faces add a hint of their own, and keep this one (hunt 13zf: lost for a while, as
+    # the faces' hint was added to a copy that no longer carried the unknown name)
+    with pytest.raises(RulecraftError) as faces:
+        engine.load(text.replace("q: {pool: v, die: 6}", 'q: {die: "1..v"}').replace("sum(q)", "q"))
+    [d] = faces.value.diagnostics
+    assert d.code == "RC301" and d.message == "unknown name 'v'"
+    assert (d.hint or "").startswith("a die's faces may read the check's inputs"), d.hint
+    assert "'v' is a named value worked out after the roll (it reads a die)" in (d.hint or ""), d.hint

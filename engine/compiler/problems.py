@@ -18,6 +18,10 @@ class Problem(Exception):
     def __init__(self, diag: Diagnostic) -> None:
         self.diag = diag
 
+    def retold(self, diag: Diagnostic) -> Problem:
+        """The same problem told in other words (a hint added), keeping what it carries as data."""
+        return Problem(diag)
+
 
 class UnknownName(Problem):
     """RC301, a name no scope holds, with the name kept as data: a caller that knows more of why
@@ -26,6 +30,9 @@ class UnknownName(Problem):
     def __init__(self, diag: Diagnostic, name: str) -> None:
         super().__init__(diag)
         self.name = name
+
+    def retold(self, diag: Diagnostic) -> Problem:
+        return UnknownName(diag, self.name)
 
 
 class Reported(Exception):

@@ -113,7 +113,7 @@ class RandomizerCompiler:
                 "a die's faces may read the check's inputs, values known before the roll and dice above it"
             )
             hint = f"{p.diag.hint}; {reads}" if p.diag.hint else reads
-            raise Problem(replace(p.diag, hint=hint)) from None
+            raise p.retold(replace(p.diag, hint=hint)) from None
         if e.type.kind not in ("num", "range", "any") and not (
             e.type.kind == "list" and e.type.elem is not None and e.type.elem.kind in ("num", "any")
         ):
