@@ -62,7 +62,8 @@ def test_a_read_only_backup_in_another_journal_mode_is_read(tmp_path: Path) -> N
         assert logged.returncode == 0 and "turn_dark" in logged.stdout, logged.stderr
         acted = _without_root_overrides([*cli, "act", "c", "turn_dark", "-i", "n=1"], tmp_path)
         assert acted.returncode == 1 and "RC903" in acted.stderr and "Traceback" not in acted.stderr
-        assert "cannot use backup.db: its folder . cannot be written" in acted.stderr
+        assert "cannot write backup.db: the file may not be written" in acted.stderr  # not its folder
+        assert "its campaigns can be read; to change one, work on a copy that may be written" in acted.stderr
     finally:
         tmp_path.chmod(0o755)
     with sqlite3.connect(f"file:{backup}?mode=ro", uri=True) as db:  # the write left nothing
@@ -167,3 +168,42 @@ def test_a_server_names_no_path_in_the_hint_for_a_folder(tmp_path: Path) -> None
         answer = c.get("/api/campaigns")
     assert answer.status_code == 503
     assert "secretplace" not in answer.text and "campaign storecampaigns" not in answer.text
+
+
+def test_a_meta_text_that_is_not_utf8_is_damage_not_another_programs_file(
+    tmp_path: Path, cli: Callable[..., Any]
+) -> None:
+    """Hunt 13zf: a flipped byte in the schema's version was told as "an SQLite database but not
+    rulecraft's (no format mark)"."""
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "c", "chill", "-p", "players=3").code == 0
+    with sqlite3.connect(db) as raw:
+        raw.execute("UPDATE meta SET value = CAST(X'31ff' AS TEXT) WHERE key = 'version'")
+    told = cli("campaign", "--db", db, "list")
+    assert told.code == 1 and "is damaged: a text it holds in its column 'value' is not UTF-8" in told.err
+    assert "not rulecraft's" not in told.err
+
+
+def test_the_damage_is_the_stores_keepers_to_mend(tmp_path: Path) -> None:
+    """A server's client is not told to restore the file (hunt 13zf): the advice is the keeper's."""
+    db = str(tmp_path / "c.db")
+    with open_store(db) as store:
+        engine.new_campaign("c", "chill", store=store, params={"players": 3})
+    with sqlite3.connect(db) as raw:
+        raw.execute("UPDATE events SET data = CAST(X'7b22ff' AS TEXT) WHERE seq = 1")
+    with open_store(db) as store, pytest.raises(engine.CampaignError) as refused:
+        store.events("c")
+    [d] = refused.value.diagnostics
+    assert d.advice is not None and d.advice.kind == "keeper" and d.advice.of == "store"
+
+
+def test_a_postgres_timeout_is_a_finite_number_of_seconds() -> None:
+    """Hunt 13zf: `PostgresStore(url, timeout=nan)` was taken, to fail at the first transaction with
+    a `ValueError`; and a wait of -0.0 was told as "more than -0 s"."""
+    from engine.runtime import arguments
+    from engine.state.postgres import PostgresStore
+
+    for wait in (math.nan, -1):
+        with pytest.raises(engine.InputError, match="'timeout' must be a finite number of seconds"):
+            PostgresStore("postgresql://u@localhost/db", timeout=wait, connect=False)
+    assert str(arguments.seconds("f", "wait", -0.0)) == "0.0"

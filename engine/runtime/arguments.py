@@ -362,7 +362,7 @@ def seconds(
                 )
             ]
         )
-    return read
+    return read if read else abs(read)  # -0.0 as 0.0: "more than -0 s" was told of a wait (hunt 13zf)
 
 
 def unknown(

@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import unquote
 
 from ..errors import Advice, CampaignError
+from ..runtime import arguments
 from .records import (
     FORMAT,
     SCHEMA_VERSION,
@@ -368,8 +369,11 @@ class PostgresStore(SqlStore):
         self.url = url
         self.path = redact(url)
         """Where the campaigns are, for messages: the URL with its password masked."""
-        self.timeout = timeout
-        self.connect_timeout = connect_timeout
+        # NaN had passed here, to fail as a ValueError at the first transaction (hunt 13zf)
+        self.timeout = float(arguments.seconds("PostgresStore", "timeout", timeout, optional=False) or 0)
+        self.connect_timeout = float(
+            arguments.seconds("PostgresStore", "connect_timeout", connect_timeout, optional=False) or 0
+        )
         self._where = self.path
         self._lock = threading.RLock()
         self._connection: Connection | None = None

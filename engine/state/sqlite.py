@@ -181,7 +181,9 @@ class SqliteStore(SqlStore):
             return "empty"
         try:
             meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
-        except sqlite3.OperationalError:  # no meta table, or one with other columns
+        except sqlite3.OperationalError as e:  # no meta table, or one with other columns
+            if "Could not decode to UTF-8" in str(e):  # ours, damaged: not another program's
+                raise self._db_error(e, "opening it") from None
             meta = {}
         foreign = self._keepers(
             f"{self._where} is an SQLite database but not rulecraft's (no '{FORMAT}' format mark)",
@@ -259,12 +261,18 @@ class SqliteStore(SqlStore):
         if "Could not decode to UTF-8" in str(error):  # Python's reading of a text column
             column = re.search(r"column '([^']*)'", str(error))
             where = f" in its column '{column[1]}'" if column else ""
-            return self._error(
-                "RC903",
+            return self._keepers(  # the file's keeper mends it: a client of a server cannot
                 f"{self._where} is damaged: a text it holds{where} is not UTF-8, while {doing}",
                 "the file was changed outside rulecraft; restore it from a copy",
             )
         folder = self.path.parent
+        if kind.startswith("SQLITE_READONLY") and self.path.is_file() and not os.access(self.path, os.W_OK):
+            # the file's own mode (a backup kept read-only, which reads fine): not its folder, which
+            # was blamed "even to read it" just after a read of it had worked (hunt 13zf)
+            return self._keepers(
+                f"cannot write {self._where}: the file may not be written ({error}, while {doing})",
+                "its campaigns can be read; to change one, work on a copy that may be written",
+            )
         if (
             kind.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY"))
             and self.path.is_file()
