@@ -96,3 +96,14 @@ def test_export_to_a_folder_says_it_is_a_folder(cli: Callable[..., Any], tmp_pat
     assert f"error RC603: {tmp_path / 'fold'} is a folder, not a file to write" in told.err
     assert "move the file away" not in told.err and "hint: choose another file" in told.err
     assert list((tmp_path / "fold").iterdir()) == []
+
+
+def test_a_tally_past_its_own_max_writes_both_numbers_alike(tmp_path: Path) -> None:
+    path = tmp_path / "m.yaml"
+    path.write_text(
+        PROMOTED.replace("    w:\n      tally: [a, b]\n", "    w:\n      tally: [a, b]\n      max: 20000\n")
+    )
+    with pytest.raises(engine.CampaignError) as refused:
+        engine.new_campaign("p", path, store=MemoryStore()).act("fill")
+    [d] = refused.value.diagnostics
+    assert d.message == "'w' would hold 60,000, more than its maximum 20,000", d.message

@@ -905,7 +905,9 @@ def _check_owner(items: Mapping[str, Item], env: dict[str, Any], effect: Effect 
             if total > hi:
                 raise _fail(
                     "RC906",
-                    f"'{name}' would hold {total}, more than its maximum {hi}",
+                    # its thousands marked, as the bound every tally has is told (hunt 13zf)
+                    f"'{name}' would hold {total:,}, more than its maximum"
+                    f" {f'{hi:,}' if isinstance(hi, int) else hi}",
                     where,
                     _hint(item, effect),
                 )
