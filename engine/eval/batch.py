@@ -308,10 +308,14 @@ def _rolled(rolls: _Rolls, times: int) -> Batch:
     return Batch(check.name, dict(inputs), ctx.policy, times, "rolled", outcomes, _sorted(told), unrolled)
 
 
-class _Truth(NamedTuple):
-    """true or false as a key of a batch's counts, unequal to 1 and 0 (`_rolled`)."""
+class _Truth:
+    """true or false as a key of a batch's counts, equal to nothing but itself (`_rolled`): not to
+    1 and 0, as true and false are, nor to a value of any other kind."""
 
-    value: bool
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool) -> None:
+        self.value = value
 
 
 _TRUTHS = {True: _Truth(True), False: _Truth(False)}
