@@ -46,7 +46,7 @@ def test_the_first_rolls_ways_are_held_to_max_states_before_any_is_listed() -> N
         rules.distribution("h", n=15)
     [d] = raised.value.diagnostics
     assert d.code == "RC503"
-    assert d.message == "the reroll chain has more than 200000 states", d.message
+    assert d.message == "the reroll chain has more than 200,000 states", d.message
     assert d.span is not None and d.span.line == 8  # the pool
     assert "max_states" in (d.hint or ""), d.hint
 

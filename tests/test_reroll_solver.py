@@ -293,7 +293,7 @@ def test_a_state_bound_stops_best_play_too() -> None:
         with pytest.raises(engine.LimitError) as err:
             ask()
         assert err.value.diagnostics[0].code == "RC503"
-        assert "more than 2000 states" in str(err.value)
+        assert "more than 2,000 states" in str(err.value)
 
 
 SKIPPING = """

@@ -168,7 +168,7 @@ class RerollSolver:
                 [
                     Diagnostic(
                         "RC503",
-                        f"the reroll chain has more than {self.max_states} states",
+                        f"the reroll chain has more than {self.max_states:,} states",
                         pool.span,
                         **limit_advice("max_states", lead),
                     )

@@ -306,7 +306,7 @@ def _solve(
                     [
                         Diagnostic(
                             "RC503",
-                            f"scene '{scene.name}' has more than {ctx.limits.max_states} states",
+                            f"scene '{scene.name}' has more than {ctx.limits.max_states:,} states",
                             scene.span,
                             **limit_advice("max_states"),
                         )
