@@ -93,3 +93,26 @@ def test_an_item_bounded_on_both_sides_is_not_named(grow: Path, tmp_path: Path) 
         engine.load(bounded).scene_odds("grows")
     [d] = refused.value.diagnostics
     assert d.code == "RC503" and "every value of every item" not in (d.hint or ""), d.hint
+
+
+def test_a_name_to_average_given_twice_is_refused_by_every_front_end(tmp_path: Path) -> None:
+    """Hunt 13ze: the command line refused `--expect` given twice (RC407), while
+    `Ruleset.scene_odds` and `/api/scenes/odds` took it, and answered it once."""
+    castle = engine.load("castle")
+    with pytest.raises(engine.CampaignError) as refused:
+        castle.scene_odds("duel", expect=["you.wound_track", "you.wound_track"])
+    [d] = refused.value.diagnostics
+    assert d.code == "RC907" and d.message == "'you.wound_track' is asked to average twice"
+    assert d.hint == "name each once" and refused.value.unfit
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from engine.serve.app import Settings, create_app
+
+    body = {"ruleset": "castle", "scene": "duel", "expect": ["you.wound_track", "you.wound_track"]}
+    with TestClient(create_app(Settings(db=str(tmp_path / "c.db"), workers=1))) as c:
+        answer = c.post("/api/scenes/odds", json=body)
+    assert answer.status_code == 422, answer.text
+    assert (
+        answer.json()["error"]["diagnostics"][0]["message"] == "'you.wound_track' is asked to average twice"
+    )

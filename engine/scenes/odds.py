@@ -394,9 +394,17 @@ def _number(value: Any) -> Fraction:
 
 
 def _check_names(scene: Scene, view: Mapping[str, Any], expect: Sequence[str]) -> None:
-    """Each name to average must be one the scene's expressions can read, and hold a number."""
+    """Each name to average must be one the scene's expressions can read, hold a number, and be
+    asked once."""
     numbers = [n for n, v in view.items() if isinstance(v, (int, Fraction, Multi))]
+    seen: set[str] = set()
     for asked in expect:
+        if asked in seen:  # a slip, as `--expect` given twice is (hunt 13ze): each once
+            raise CampaignError(
+                [Diagnostic("RC907", f"'{asked}' is asked to average twice", scene.span, "name each once")],
+                unfit=True,
+            )
+        seen.add(asked)
         if asked not in numbers:
             raise CampaignError(
                 [
