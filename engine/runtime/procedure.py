@@ -106,9 +106,7 @@ def _runs(faces: list[int], place: Mapping[int, int], alike: int) -> list[tuple[
         return [tuple(faces)]
     runs: list[list[int]] = []
     for f in sorted(faces):
-        if runs and place[f] - place[runs[-1][-1]] > 1:
-            runs.append([f])
-        elif runs:
+        if runs and place[f] - place[runs[-1][-1]] == 1:  # next to the last: the same run
             runs[-1].append(f)
         else:
             runs.append([f])

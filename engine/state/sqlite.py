@@ -182,7 +182,7 @@ class SqliteStore(SqlStore):
         try:
             meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.OperationalError as e:  # no meta table, or one with other columns
-            if "Could not decode to UTF-8" in str(e):  # ours, damaged: not another program's
+            if _undecodable(e):  # ours, damaged: not another program's
                 raise self._db_error(e, "opening it") from None
             meta = {}
         foreign = self._keepers(
@@ -258,7 +258,7 @@ class SqliteStore(SqlStore):
             return self._not_sqlite()
         if kind.startswith("SQLITE_CORRUPT"):
             return self._error("RC903", f"{self._where} is damaged ({error}) while {doing}")
-        if "Could not decode to UTF-8" in str(error):  # Python's reading of a text column
+        if _undecodable(error):
             column = re.search(r"column '([^']*)'", str(error))
             where = f" in its column '{column[1]}'" if column else ""
             return self._keepers(  # the file's keeper mends it: a client of a server cannot
@@ -330,6 +330,11 @@ def folder_named(path: str) -> CampaignError:
     return CampaignError(
         [Diagnostic("RC903", said, None, hint, advice=Advice("keeper", of="store", lead=hint))]
     )
+
+
+def _undecodable(error: sqlite3.Error) -> bool:
+    """Whether Python's `sqlite3` could not read a text column as UTF-8 (a byte changed by hand)."""
+    return "Could not decode to UTF-8" in str(error)
 
 
 def _read_only(error: sqlite3.Error) -> bool:
