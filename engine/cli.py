@@ -1556,16 +1556,19 @@ def _schema(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _new(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Write a starter ruleset; never overwrite a file that is there."""
+    from .state.stores import names_folder
     from .tools.starter import NAME_PATTERN, schema_reference, starter_text
 
     given = Path(args.name)
-    # `new proj/`: a folder, named to write in
-    if given.name and args.name.endswith(("/", os.sep)) and given.is_dir():
+    # `new proj/`: a folder, named to write in (`proj/` of no folder had written `proj.yaml`, as
+    # `--db newdir/` had made a file: hunt 13zf)
+    if given.name not in ("", ".") and names_folder(args.name):
+        named = "is" if given.is_dir() else "names"
         raise InputError(
             [
                 Diagnostic(
                     "RC407",
-                    f"{args.name!r} is a folder: give the ruleset's name after it",
+                    f"{args.name!r} {named} a folder: give the ruleset's name after it",
                     None,
                     f"for example {_pasted(given / 'my-game')}",
                 )

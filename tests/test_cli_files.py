@@ -117,6 +117,28 @@ def test_new_in_what_is_no_folder_says_so(cli: Any, tmp_path: Path) -> None:
     assert r.code == 0 and (tmp_path / "proj" / "my-game.yaml").is_file()
 
 
+@pytest.mark.parametrize(
+    ("given", "said", "example"),
+    [
+        ("newdir/", "'newdir/' names a folder", "newdir/my-game"),
+        ("newdir/.", "'newdir/.' names a folder", "newdir/my-game"),
+        ("a/b/", "'a/b/' names a folder", "a/b/my-game"),
+        ("proj/..", "'proj/..' is a folder", "proj/../my-game"),
+    ],
+)
+def test_new_of_a_folder_that_is_not_there_writes_nothing(
+    cli: Any, tmp_path: Path, given: str, said: str, example: str
+) -> None:
+    """Hunt 13zf: `new newdir/` of no folder `newdir` wrote `newdir.yaml`, where a path ending in a
+    slash names a folder (as `--db newdir/` and `export -o out/` now read it)."""
+    (tmp_path / "proj").mkdir()
+    r = cli("new", given, cwd=tmp_path)
+    assert (r.code, r.out) == (1, ""), r
+    assert r.err.startswith(f"error RC407: {said}: give the ruleset's name after it"), r.err
+    assert f"for example {example}" in r.err
+    assert [p.name for p in tmp_path.iterdir()] == ["proj"] and not any((tmp_path / "proj").iterdir())
+
+
 def test_new_twice_is_coded_and_leaves_the_first(cli: Any, tmp_path: Path) -> None:
     assert cli("new", "mygame", cwd=tmp_path).code == 0
     first = (tmp_path / "mygame.yaml").read_text(encoding="utf-8")
