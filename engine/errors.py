@@ -210,7 +210,10 @@ class RulecraftError(Exception):
         self.diagnostics: tuple[Diagnostic, ...] = tuple(diagnostics)
         self.missing = missing
         self.unfit = unfit
-        super().__init__(self.render())
+        # drawn when read (`__str__`), not here: an error raised and caught where no one reads it
+        # (the linter's size of a pool, face by face) cost its source excerpt each time, 53 s of a
+        # `validate` for 300,000 of them (hunt 13zh)
+        super().__init__()
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled with its diagnostics and flags (`Exception` would pickle only the rendered
@@ -222,6 +225,9 @@ class RulecraftError(Exception):
 
     def __str__(self) -> str:
         return self.render()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.render()!r})"
 
 
 def _rebuilt(
