@@ -36,7 +36,7 @@ from ..model.values import Multi, Symbol, faces_text, redraws_key
 from ..runtime.cache import Caches
 from ..runtime.context import POLICIES, RunContext, check_policy, new_work
 from ..runtime.inputs import forced_face, in_bag, listed, whole
-from ..runtime.limits import Limits, redraw_times, roll_count
+from ..runtime.limits import Limits, counted_before_roll, redraw_times, roll_count
 from ..runtime.procedure import Option, Procedure, State, never_ends, procedure_for
 from ..runtime.rules import (
     auto_outputs,
@@ -551,7 +551,7 @@ def prepared(
                 if before is None:
                     before = ready.work_out()
                 if before.fired is None:
-                    _counted(ready.check, before.env, limits)
+                    counted_before_roll(ready.check, before.env, limits)  # a roller's mistakes, now
         except LimitError as exc:
             raise placed(exc, ready.check.span) from None
         ready.counted = limits
@@ -576,15 +576,6 @@ def _named(roll: Callable[..., Result]) -> Callable[..., Result]:
     """`roll`, named as the caller knows it (`ROLLER`), at no cost to a call."""
     roll.__qualname__ = ROLLER
     return roll
-
-
-def _counted(check: Check, env: dict[str, Any], limits: Limits) -> None:
-    """Each pool's and draw's count that the inputs and the values known before the roll decide,
-    checked now (`roll_count`: RC503 over `max_pool` or `max_draw`, RC406 past the bag): a
-    roller's mistakes are raised when it is made, not at each of its calls."""
-    for r in check.roll:
-        if isinstance(r, (Pool, Draw)) and ast.names(r.count.node) <= env.keys():
-            roll_count(r.count, env, r, limits)
 
 
 def kept_roller(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import Diagnostic, InputError, LimitError, limit_advice, shown
+from ..expr import ast
 from ..frozen import field_names, frozen
 from ..model.ruleset import Check, Draw, Expr, Pool, Randomizer
 from ..model.values import Multi, show
@@ -123,6 +124,18 @@ def roll_count(expr: Expr, env: dict[str, Any], r: Randomizer, limits: Limits) -
         raise InputError([Diagnostic("RC406", f"cannot draw {n} chits from a bag of {r.bag.size}", at)])
     enforce(what, n, limit, r.span, name)
     return n
+
+
+def counted_before_roll(check: Check, env: dict[str, Any], limits: Limits) -> None:
+    """Each pool's and draw's count that the inputs and the values known before the roll decide
+    (`env`), checked before any die (`roll_count`: RC503 over `max_pool` or `max_draw`, RC406 past
+    the bag, or no whole number): a roller's mistakes are raised when it is made, not at each of
+    its calls; and the linter finds them for a combination too dear to enumerate (a draw of 600
+    from a bag of 45 had passed `validate` with an RC809, its work estimated from the count:
+    hunt 13zh)."""
+    for r in check.roll:
+        if isinstance(r, (Pool, Draw)) and ast.names(r.count.node) <= env.keys():
+            roll_count(r.count, env, r, limits)
 
 
 def redraw_times(r: Randomizer, env: dict[str, Any], limits: Limits) -> int:

@@ -21,7 +21,7 @@ from ...model.values import Symbol
 from ...runtime.cache import Caches
 from ...runtime.context import RunContext
 from ...runtime.inputs import bind_inputs
-from ...runtime.limits import redraw_times
+from ...runtime.limits import counted_before_roll, redraw_times
 from ...runtime.rules import before_roll, concrete, reading
 from ...runtime.work import Work, working
 from .budget import COMBINATION_SHARE, LintBudget
@@ -162,6 +162,15 @@ class Analysis:
                     _leave_out(run, combo, self._why(exc), exc)
                 else:
                     probe.failed(exc, dict(bound), None, before=True)
+                continue
+            try:  # what the inputs decide of the dice, before they are sized (`cost` reads them)
+                counted_before_roll(check, env, self.limits)
+            except LimitError as exc:  # a bound of `Limits`, named as such (not `--lint-work`)
+                _leave_out(run, combo, self._why(exc), exc)
+                continue
+            except RulecraftError as exc:  # a draw past its bag: every roll fails there (RC808),
+                run.cut = True  # as the evaluation would have stopped at it, before any die
+                probe.failed(exc, env, None)
                 continue
             try:
                 deciding, fired = _auto(check, env, run, probe)
