@@ -84,3 +84,27 @@ def test_a_pool_over_max_pool_is_left_out_for_that_bound_not_the_linters_budget(
     assert "--lint-work N`, at least" not in r.err  # had asked for 199,430,720 units
     raised = cli("validate", "--limit", "max_pool=600", str(path)).err
     assert "Limits.max_pool" not in raised and "dice in the pool is 600" not in raised  # that bound passed
+
+
+@pytest.mark.parametrize(
+    ("times", "said", "col", "carets"), [("-1", "-1", 18, "^^"), ('"1/2"', "1/2", 19, "^^^")]
+)
+def test_a_redraws_times_that_is_no_count_is_told_at_its_value(
+    cli: Any, tmp_path: Path, times: str, said: str, col: int, carets: str
+) -> None:
+    """It was told at `redraw:` (8:9), with the hint "correct the expression" two lines above the
+    expression, where a pool's count is told at the count (hunt 13zh)."""
+    path = tmp_path / "times.yaml"
+    path.write_text(
+        "rulecraft: 1\nname: x\nchecks:\n  c:\n    roll:\n      d:\n        die: 6\n        redraw:\n"
+        f"          must: d == 1\n          times: {times}\n    outcomes: [lo, hi]\n"
+        "    outcome: \"'hi' if d > 3 else 'lo'\"\n",
+        encoding="utf-8",
+    )
+    r = cli("validate", str(path))
+    assert r.code == 1, r
+    assert (
+        f"times.yaml:10:{col}: error RC808: check 'c' always fails (it has no inputs): "
+        f"a redraw's 'times' must be a whole number, at least 0, got {said} (RC406)"
+    ) in r.err
+    assert f"\n            times: {times}\n{' ' * (col + 1)}{carets}\n" in r.err

@@ -142,16 +142,14 @@ def redraw_times(r: Randomizer, env: dict[str, Any], limits: Limits) -> int:
     """How many redraws a die or draw allows: a whole number, at least 0, at most
     `limits.max_rerolls`."""
     assert r.redraw is not None
-    n = r.redraw.times.run(env)
-    if not isinstance(n, int) or n < 0:
-        raise InputError(
-            [
-                Diagnostic(
-                    "RC406", f"a redraw's 'times' must be a whole number, at least 0, got {n}", r.redraw.span
-                )
-            ]
-        )
-    enforce("a redraw's 'times'", n, limits.max_rerolls, r.redraw.span, "max_rerolls")
+    times = r.redraw.times
+    n = times.run(env)
+    # told at the value, as a pool's count is (`times: -1` was told at `redraw:`: hunt 13zh)
+    at = times.node.span if times.node.span is not None and times.node.span.line else r.redraw.span
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        said = f"a redraw's 'times' must be a whole number, at least 0, got {show(n)}"
+        raise InputError([Diagnostic("RC406", said, at)])
+    enforce("a redraw's 'times'", n, limits.max_rerolls, at, "max_rerolls")
     return n
 
 
