@@ -1371,3 +1371,27 @@ checks:
     assert d.code == "RC301" and d.message == "unknown name 'v'"
     assert (d.hint or "").startswith("a die's faces may read the check's inputs"), d.hint
     assert "'v' is a named value worked out after the roll (it reads a die)" in (d.hint or ""), d.hint
+
+
+def test_one_space_is_said_so(tmp_path: Path) -> None:
+    """Hunt 13zh: "'x' is indented 1 spaces" and "indent that line 1 spaces"."""
+    path = tmp_path / "one.yaml"
+    path.write_text("rulecraft: 1\nname: x\nchecks:\n  c:\n    outcome: a\n x: 1\n", encoding="utf-8")
+    with pytest.raises(RulecraftError) as caught:
+        engine.load(path)
+    [d] = caught.value.diagnostics
+    assert d.message == "'x' is indented 1 space, which lines up with no key above it"
+    assert d.hint is not None and d.hint.endswith(
+        "if it is 'c' that is out of line, indent that line 1 space"
+    )
+
+
+def test_an_empty_text_where_a_name_belongs_is_no_key() -> None:
+    """Hunt 13zh: `name: ""` was "an empty key (null) at name": it is a value, and not null."""
+    with pytest.raises(RulecraftError) as caught:
+        engine.load(
+            'rulecraft: 1\nname: ""\nchecks:\n  c:\n    roll: {d: {die: 6}}\n'
+            "    outcomes: [a]\n    outcome: \"'a'\"\n"
+        )
+    [d] = caught.value.diagnostics
+    assert (d.code, d.message) == ("RC104", "an empty text at name is not a valid ruleset name")

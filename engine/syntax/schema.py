@@ -731,9 +731,10 @@ def _bad_key(doc: Document, error: ValidationError, path: list[Any], span: Span,
     belongs (the schema's `propertyNames` ask for a string, for validators that read YAML's
     keys as they are): at the key, when it is one, saying what it should be."""
     key = error.instance
-    if "propertyNames" in error.absolute_schema_path and isinstance(key, (str, int)):
+    keyed = "propertyNames" in error.absolute_schema_path
+    if keyed and isinstance(key, (str, int)):
         span = doc.span((*path, key), key=True)  # a key: point at it, not at its mapping
-    named = "an empty key (null)" if key == "" else repr(key)
+    named = ("an empty key (null)" if keyed else "an empty text") if key == "" else repr(key)
     pattern = error.validator_value if error.validator == "pattern" else _schema_of(error).get("pattern")
     shape = PATTERN_HINTS.get(str(pattern))
     if pattern == NAME_PATTERN and shape is not None:

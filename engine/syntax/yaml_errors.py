@@ -425,8 +425,13 @@ def _indentation(source: SourceFile, lines: list[str], line: int) -> Explained |
     width = len(entry["key"].strip()) if entry and not entry["dashes"] else 1
     span = Span(source, line, here + 1, line, here + 1 + width)
     return Explained(
-        f"{name} is indented {here} spaces, {where}", span, _line_up(lines, line, here, item=item)
+        f"{name} is indented {_spaces(here)}, {where}", span, _line_up(lines, line, here, item=item)
     )
+
+
+def _spaces(n: int) -> str:
+    """`1 space`, `2 spaces` ("indented 1 spaces" had been said)."""
+    return f"{n} space" if n == 1 else f"{n} spaces"
 
 
 def _line_up(lines: list[str], line: int, here: int, *, item: bool = False) -> str:
@@ -438,7 +443,7 @@ def _line_up(lines: list[str], line: int, here: int, *, item: bool = False) -> s
             near = min(dashes, key=lambda lv: abs(lv.indent - here))
             return (
                 "the items of one list line up: indent it "
-                f"{near.indent} spaces to go with the '-' on line {near.line}"
+                f"{_spaces(near.indent)} to go with the '-' on line {near.line}"
             )
     keys = [lv for lv in _levels(lines, line) if not lv.dash and lv.indent != here]
     deeper = [lv for lv in keys if lv.indent > here]
@@ -451,7 +456,7 @@ def _line_up(lines: list[str], line: int, here: int, *, item: bool = False) -> s
         options.append(max(shallower, key=lambda lv: lv.indent))
     if not options:
         return "a key lines up with the other keys of its mapping, indented with spaces"
-    said = [f"{options[0].indent} spaces to go with '{options[0].name}' (line {options[0].line})"]
+    said = [f"{_spaces(options[0].indent)} to go with '{options[0].name}' (line {options[0].line})"]
     said += [f"{lv.indent} to go with '{lv.name}' (line {lv.line})" for lv in options[1:]]
     hint = "a key lines up with the other keys of its mapping: indent it " + ", or ".join(said)
     # the key that opened the mapping this line meant to join, right under its parent: deeper than
@@ -467,7 +472,7 @@ def _line_up(lines: list[str], line: int, here: int, *, item: bool = False) -> s
     if opener.line == parent.line + 1 and here - parent.indent == step != opener.indent - parent.indent:
         # the line sits one usual step under the parent, and the key that opened the parent's
         # mapping right under it does not: that key is likely the one astray
-        hint += f"; or, if it is '{opener.name}' that is out of line, indent that line {here} spaces"
+        hint += f"; or, if it is '{opener.name}' that is out of line, indent that line {_spaces(here)}"
     return hint
 
 
