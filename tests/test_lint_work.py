@@ -951,3 +951,10 @@ checks:
     assert sorted(found) == ["RC801", "RC809"], found
     assert "table 'band' has no rule for x = 3/10" in found["RC801"].message
     assert found["RC809"].message.startswith("which rules of table 'band' fire was not judged: "), found
+
+
+def test_a_deadline_is_told_to_the_hundredth():
+    """The server gives the linter what is left of a request's deadline, told as "the linter's
+    deadline of 4.91066 s passed" (hunt 13zh)."""
+    found = lint(engine.load(POOL), LintBudget(deadline=1e-9))
+    assert "the linter's deadline of 0 s passed" in found[0].message  # was "of 1e-09 s"

@@ -367,7 +367,7 @@ class Analysis:
         try:
             self.work.check_clock()
         except LimitError:
-            return f"the linter's deadline of {self.budget.deadline:g} s passed"
+            return f"the linter's deadline of {round(self.budget.deadline, 2):g} s passed"  # not 4.91066
         return ""
 
     def _why(self, exc: LimitError) -> str:
