@@ -843,3 +843,19 @@ def test_a_name_yaml_1_1_reads_as_true_is_one_rc307_saying_so() -> None:
     assert len(said) == 1 and said[0].message.startswith("the name 'y' is read as true: "), found
     assert said[0].span is not None and (said[0].span.line, said[0].span.col) == at(text, "y: sum")
     assert said[0].hint is not None and said[0].hint.startswith("quote the key ('y':)")
+
+
+@pytest.mark.parametrize(("key", "written"), [("cap", "1.5"), ("cap", "2.50"), ("sets", "1.25")])
+def test_a_fraction_where_a_whole_number_belongs_is_shown_as_written(key: str, written: str) -> None:
+    """It was "should be a whole number, not a number" (hunt 13zh)."""
+    text = (
+        "rulecraft: 1\nname: x\nbags:\n  b:\n    chits: {a: 1}\n"
+        + (f"    sets: {written}\n" if key == "sets" else "")
+        + "checks:\n  c:\n    roll:\n      p: {pool: 2, die: 6, triggers: [{on: face == 6, must: add}]"
+        + (f", cap: {written}" if key == "cap" else "")
+        + "}\n    outcomes: [a]\n    outcome: \"'a'\"\n"
+    )
+    with pytest.raises(RulecraftError) as caught:
+        engine.load(text)
+    [d] = caught.value.diagnostics
+    assert d.code == "RC103" and d.message.endswith(f".{key} should be a whole number, not {written}"), d

@@ -647,7 +647,11 @@ def _diagnostic(doc: Document, error: ValidationError, path: list[Any], span: Sp
             written = span.text
             if written.startswith("[") and '"' not in written:
                 hint = f'a list is written as an expression, in quotes: "{written}"'
-        return Diagnostic("RC103", f"{where} should be {want_s}, not {_kind(error.instance)}", span, hint)
+        kinds = want if isinstance(want, list) else [want]
+        got = _kind(error.instance)
+        if isinstance(error.instance, float) and "integer" in kinds and "number" not in kinds:
+            got = decimal_text(span, error.instance)  # "a whole number, not a number" said nothing
+        return Diagnostic("RC103", f"{where} should be {want_s}, not {got}", span, hint)
     if v in ("enum", "const"):
         options: list[Any] = list(error.validator_value) if v == "enum" else [error.validator_value]  # type: ignore[arg-type]
         hint = did_you_mean(str(error.instance), [str(o) for o in options])
