@@ -859,3 +859,28 @@ def test_a_fraction_where_a_whole_number_belongs_is_shown_as_written(key: str, w
         engine.load(text)
     [d] = caught.value.diagnostics
     assert d.code == "RC103" and d.message.endswith(f".{key} should be a whole number, not {written}"), d
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ('"1/1' + "0" * 100 + '"', "a number written with 101 digits, over the limit of 100"),
+        ('"0.' + "0" * 100 + '1"', "a number written with 102 digits, over the limit of 100"),
+        ('"1/2"', None),
+    ],
+)
+def test_an_expected_probability_too_long_to_read_says_so(written: str, said: str | None) -> None:
+    """A fraction of 101 digits is a probability, but longer than a number is read: it was told
+    "is not a probability" (hunt 13zh)."""
+    text = (
+        "rulecraft: 1\nname: x\nchecks:\n  c:\n    roll: {d: {die: 2}}\n    outcomes: [lo, hi]\n"
+        "    outcome: \"'hi' if d == 2 else 'lo'\"\n"
+        f"    examples:\n      - expect: {{probability: {{hi: {written}}}}}\n"
+    )
+    if said is None:
+        engine.load(text)
+        return
+    with pytest.raises(RulecraftError) as caught:
+        engine.load(text)
+    [d] = caught.value.diagnostics
+    assert d.code == "RC702" and d.message.endswith(f"is not a probability: {said}"), d

@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import (
+    MAX_DIGITS,
     PROBABILITY_HINT,
     CompileError,
     Diagnostic,
@@ -59,7 +60,7 @@ from ..runtime.bounds import TOO_BIG
 from ..runtime.builtins import HISTORY, library
 from ..runtime.context import new_work
 from ..runtime.folds import FOLDS, SUMMED, keeps
-from ..runtime.inputs import as_written, coerce, parse_number
+from ..runtime.inputs import as_written, coerce, digits_over, parse_number
 from ..runtime.kinds import Use, type_of, vague
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.rules import counting
@@ -773,10 +774,16 @@ class Structure:
         """An example's exact number: a whole number, a decimal or a fraction written as text, read
         as the language reads a number written as text (`parse_number`); one written without
         quotes, every digit the file writes (`written_exactly`: YAML's float keeps 17)."""
-        number = parse_number(str(written_exactly(self.unit, where, raw)))
+        text = str(written_exactly(self.unit, where, raw))
+        number = parse_number(text)
         if number is None:
+            digits = digits_over(text)  # a number, but longer than any is read (hunt 13zh)
+            said = f"a number written with {digits} digits, over the limit of {MAX_DIGITS}" if digits else ""
             raise problem(
-                "RC702", f"{clipped(str(raw))} is not {what}", self.unit.doc.span(where), f"write {like}"
+                "RC702",
+                f"{clipped(str(raw))} is not {what}" + (f": {said}" if said else ""),
+                self.unit.doc.span(where),
+                f"write {like}",
             )
         return Fraction(number)
 

@@ -367,7 +367,8 @@ class Analysis:
         try:
             self.work.check_clock()
         except LimitError:
-            return f"the linter's deadline of {round(self.budget.deadline, 2):g} s passed"  # not 4.91066
+            deadline = round(self.budget.deadline or 0.0, 2)  # a clock runs only with one: not 4.91066
+            return f"the linter's deadline of {deadline:g} s passed"
         return ""
 
     def _why(self, exc: LimitError) -> str:
