@@ -19,6 +19,7 @@ from itertools import combinations, product
 from typing import Any
 
 import pytest
+from test_scenes import MARKS
 
 import engine
 from engine.state.memory import MemoryStore
@@ -140,36 +141,10 @@ actions:
     assert campaign.show()["characters"]["ann"]["items"]["hp"] == 1
 
 
-MARKS = """rulecraft: 1
-name: marks
-checks:
-  swing:
-    roll: {d: {die: 6}}
-    outcomes: [miss, hit]
-    outcome: "'hit' if d >= 4 else 'miss'"
-state:
-  periods: [bout]
-  each:
-    hits: {counter: 0, min: 0}
-    marks: {tally: [graze, cut], reset: bout}
-actions:
-  strike:
-    by: character
-    roll: {check: swing}
-    effects:
-      - {add: {marks: {graze: 1}}}
-      - {add: {hits: 1}, when: "outcome == 'hit'"}
-scenes:
-  bouts:
-    parties: [ann]
-    round:
-      - {begin: bout}
-      - {act: strike, by: ann}
-      - {act: strike, by: ann}
-    ends:
-      - {when: "ann.hits >= 1 and count(ann.marks) == 0", then: done}
-    max_rounds: 40
-"""
+ENDS_AS_A_BOUT_BEGINS = MARKS.replace(
+    "{when: ann.hits >= 3, then: done}", '{when: "ann.hits >= 1 and count(ann.marks) == 0", then: done}'
+)
+"""test_scenes' bouts, ended only where a bout's beginning has cleared the marks."""
 
 
 def test_a_scene_that_can_end_only_as_a_period_begins() -> None:
@@ -177,7 +152,7 @@ def test_a_scene_that_can_end_only_as_a_period_begins() -> None:
     k is the first round with a hit (two strikes, each a hit with chance 1/2: a round has one with
     chance 3/4). So the scene ends in round r >= 2 with chance (1/4)^(r-2) * 3/4, and lasts
     1 + 4/3 = 7/3 rounds on average. The sampler looks at the ending there too."""
-    rs = engine.load(MARKS)
+    rs = engine.load(ENDS_AS_A_BOUT_BEGINS)
     odds = rs.scene_odds("bouts")
     assert dict(odds.endings.fractions()) == {"done": 1}
     assert odds.mean_rounds == Fraction(7, 3)
@@ -194,7 +169,7 @@ def test_a_sampled_scenes_standard_error_is_that_of_its_share() -> None:
     """√(p(1 − p)/n) of the share p of n scenes: what `scene roll --times` prints as ±."""
     rs = engine.load(
         MARKS.replace(
-            '      - {when: "ann.hits >= 1 and count(ann.marks) == 0", then: done}',
+            "      - {when: ann.hits >= 3, then: done}",
             "      - {when: ann.hits >= 1, then: won}\n      - {when: count(ann.marks) >= 4, then: lost}",
         ).replace("      - {begin: bout}\n", "")
     )
