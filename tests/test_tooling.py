@@ -189,9 +189,11 @@ def test_new_refuses_a_bad_name_and_a_missing_folder(tmp_path: Path, cli):
     assert code == 1 and "RC407: '9lives' is not a ruleset name" in err
     code, _, err = cli("new", "nowhere/mygame", cwd=tmp_path)
     assert code == 1 and "RC603: cannot write nowhere/mygame.yaml: folder nowhere does not exist" in err
-    for folder in ("", ".", "/", ".."):  # no file name in it: a ValueError from pathlib before
+    for folder in ("", ".", "/"):  # no file name in it: a ValueError from pathlib before
         r = cli("new", folder, cwd=tmp_path)
         assert r.code == 1 and "RC407" in r.err and "not a ruleset name" in r.err, r.err
+    r = cli("new", "..", cwd=tmp_path)  # a folder named as such, as `new proj/` is
+    assert r.code == 1 and "RC407: '..' is a folder: give the ruleset's name after it" in r.err, r.err
     # a name ending in a line break: the pattern was matched with `$`, which takes one, and a file
     # named "game\n.yaml" was written
     r = cli("new", "game\n", cwd=tmp_path)

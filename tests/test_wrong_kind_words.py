@@ -42,7 +42,7 @@ def _one(old: str, new: str) -> engine.Diagnostic:
             "checks.c.roll.d.die should be a whole number, text or a list, not a number",
         ),
         ("{die: 6}", "{die: {a: 1}}", "should be a whole number, text or a list, not a mapping"),
-        ('v: "1"', "v: 1.5", "checks.c.let.v should be text, a whole number or true/false, not a number"),
+        ('v: "1"', "v: 1.5", "checks.c.let.v should be text, a whole number or true/false, not 1.5"),
         ("d: {die: 6}", "d: 6", "checks.c.roll.d should be a mapping, not a number"),
     ],
 )
