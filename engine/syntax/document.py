@@ -14,7 +14,7 @@ import re
 import warnings
 from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
-from functools import lru_cache, partial
+from functools import cached_property, lru_cache, partial
 from pathlib import Path
 from typing import Any, Final
 
@@ -127,14 +127,29 @@ class Document:
         return Span(self.source, line, col, line, col + width, self._through(tuple(path)))
 
     def _through(self, path: PathKey) -> int:
-        """The line of the innermost alias `path` is reached by (its key's: `let: *L`), where the
-        value is written elsewhere; 0 when none, or the alias is not a mapping's value."""
-        for use, first in self.aliases:
-            if len(use) <= len(path) and path[: len(use)] == use and first != use:
-                place = self.places.get(use)
-                if place is not None and place.key is not None:
-                    return self._through(first + path[len(use) :]) or place.key[0]
-        return 0
+        """The line of the alias `path` is reached by (its key's: `let: *L`), where the value is
+        written elsewhere; of the innermost, where the anchored value is itself reached through
+        another; 0 when none, or the alias is not a mapping's value. A look-up per prefix of the
+        path (`_uses`), not a pass over every alias: it is asked for every value compiled."""
+        uses = self._uses
+        line = 0
+        for _ in range(len(uses)):  # each step moves to where an anchored value is written
+            for n in range(len(path), 0, -1):
+                first = uses.get(path[:n])
+                if first is not None:
+                    place = self.places.get(path[:n])
+                    if place is not None and place.key is not None:
+                        line = place.key[0]
+                    path = first + path[n:]
+                    break
+            else:
+                break
+        return line
+
+    @cached_property
+    def _uses(self) -> dict[PathKey, PathKey]:
+        """`aliases` by the path of each use (a use that is its own first path left out)."""
+        return {use: first for use, first in self.aliases if first != use}
 
     def path_text(self, path: PathKey) -> str:
         """`path` as a message names it, dotted: by the path the file first reaches it by
