@@ -108,3 +108,17 @@ def test_a_redraws_times_that_is_no_count_is_told_at_its_value(
         f"a redraw's 'times' must be a whole number, at least 0, got {said} (RC406)"
     ) in r.err
     assert f"\n            times: {times}\n{' ' * (col + 1)}{carets}\n" in r.err
+
+
+def test_a_count_an_auto_rule_never_lets_roll_is_no_failure(cli: Any, tmp_path: Path) -> None:
+    """Past 45 chits the rule decides before any draw, so no draw of more than the bag is made:
+    the roller checks the counts only where no such rule fired, and so does the linter."""
+    path = tmp_path / "auto.yaml"
+    path.write_text(
+        BAG.replace("COUNT", "600").replace(
+            "    roll:\n", "    auto:\n      - when: n > 45\n        then: poor\n    roll:\n", 1
+        ),
+        encoding="utf-8",
+    )
+    r = cli("validate", str(path))
+    assert r.code == 0 and "RC808" not in r.err, r

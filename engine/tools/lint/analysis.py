@@ -163,15 +163,6 @@ class Analysis:
                 else:
                     probe.failed(exc, dict(bound), None, before=True)
                 continue
-            try:  # what the inputs decide of the dice, before they are sized (`cost` reads them)
-                counted_before_roll(check, env, self.limits)
-            except LimitError as exc:  # a bound of `Limits`, named as such (not `--lint-work`)
-                _leave_out(run, combo, self._why(exc), exc)
-                continue
-            except RulecraftError as exc:  # a draw past its bag: every roll fails there (RC808),
-                run.cut = True  # as the evaluation would have stopped at it, before any die
-                probe.failed(exc, env, None)
-                continue
             try:
                 deciding, fired = _auto(check, env, run, probe)
             except LimitError as exc:
@@ -193,6 +184,17 @@ class Analysis:
                 probe.same_as(seen[key])
                 continue
             seen[key] = index
+            # what the inputs decide of the dice, checked before they are sized (`cost` reads
+            # them), where no rule decided before the roll (as the roller checks it: `prepared`)
+            try:
+                counted_before_roll(check, env, self.limits)
+            except LimitError as exc:  # a bound of `Limits`, named as such (not `--lint-work`)
+                _leave_out(run, combo, self._why(exc), exc)
+                continue
+            except RulecraftError as exc:  # a draw past its bag: every roll fails there (RC808),
+                run.cut = True  # as the evaluation would have stopped at it, before any die
+                probe.failed(exc, env, None)
+                continue
             target, runs = probed, policies
             try:
                 units, states = cost(check, env, check.sequential, self.ctx)
