@@ -11,7 +11,7 @@ from decimal import Decimal, InvalidOperation
 from functools import cache, cached_property
 from typing import Final
 
-from ..frozen import frozen
+from ..frozen import field, frozen
 
 EXCERPT_WIDTH: Final = 120
 """The most characters of a source line an excerpt shows: a longer line (a flow mapping written on
@@ -68,11 +68,12 @@ class Span:
     col: int
     end_line: int = 0
     end_col: int = 0
-    through: int = 0
+    through: int = field(default=0, compare=False, repr=False)
     """The line of the alias (`*name`) by which what is told here was reached, where it is a
     value written once, at its anchor, and read again elsewhere (0: none): the excerpt shows it
     where it is written, and a mistake only its use makes (a name the other check does not
-    have) is then told with where it is used too (hunt 13zh)."""
+    have) is then told with where it is used too (hunt 13zh). A note on the place, not part of
+    it: two spans of one place are equal, and a span reads as it did."""
 
     @property
     def file(self) -> str:
