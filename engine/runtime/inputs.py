@@ -28,9 +28,11 @@ def digits_over(text: str) -> int | None:
     """The digits of a text written as a number (`2/3`, `-2.5`) that `parse_number` refuses for
     its length alone, past `MAX_DIGITS`; None for any other text, one it reads or no number."""
     text = text.strip()
-    if len(text) > 8 * MAX_DIGITS or not (_RATIO.fullmatch(text) or _DECIMAL.fullmatch(text)):
+    if len(text) > 8 * MAX_DIGITS:
         return None
     ratio = _RATIO.fullmatch(text)
+    if ratio is None and _DECIMAL.fullmatch(text) is None:
+        return None
     parts = ratio.groups() if ratio else (text,)  # a fraction's parts are bounded each
     digits = max(sum(ch.isdigit() for ch in part) for part in parts)
     return digits if digits > MAX_DIGITS and parse_number(text) is None else None
