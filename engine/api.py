@@ -15,7 +15,7 @@ from __future__ import annotations
 import numbers
 import os
 import random
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -213,6 +213,11 @@ class Ruleset:
         What a server weighs the rulesets it keeps by, after each request they ran."""
         return compiled_bytes(self.model.code, len(self.document.source.text)) + self.caches.bytes()
 
+    def _input_names(self, check: Any) -> Collection[str]:
+        """The names of a known check's inputs (none for a name it does not have)."""
+        found = self.model.checks.get(check) if type(check) is str else None
+        return () if found is None else {spec.name for spec in found.inputs}
+
     def check(self, name: str) -> Check:
         """The check called `name`, or an `InputError` naming the nearest one, at the ruleset's
         `checks:` key: where the check was looked for, and where it would be written (an
@@ -293,10 +298,8 @@ class Ruleset:
                     if entry is not None:
                         self._recent[check] = (entry, table, groups)
                         return entry[4](rng)
-        if forced is not None or type(check) is not str or type(policy) is not str:
-            _check_call("Ruleset.roll", check, policy, forced)
-        if trace is not True and trace is not False:
-            arg.of_type("Ruleset.roll", "trace", trace, bool)
+        if forced is not None or type(check) is not str or type(policy) is not str or type(trace) is not bool:
+            _check_call("Ruleset.roll", check, policy, forced, trace, self._input_names)
         key = (check, *named.items(), *map(type, named.values()))  # `_bind`'s key, inline: it is hot
         try:
             ready = self.caches.bindings.lookup(key)
@@ -375,9 +378,7 @@ class Ruleset:
         the same check again and again. Inputs are given as `roll` takes them."""
         if inputs is not None:
             named = arg.inputs("Ruleset.roller", inputs, named)
-        _check_call("Ruleset.roller", check, policy)
-        if trace is not True and trace is not False:
-            arg.of_type("Ruleset.roller", "trace", trace, bool)
+        _check_call("Ruleset.roller", check, policy, None, trace, self._input_names)
         check_policy(policy)
         ready = self._bind(self.check(check), named)
         return prepared(ready, policy, trace, self.limits, self.caches, _random)
@@ -403,8 +404,9 @@ class Ruleset:
 
         if inputs is not None:
             named = arg.inputs("Ruleset.sample", inputs, named)
-        _check_call("Ruleset.sample", check, policy)
-        arg.name("Ruleset.sample", "method", method)
+        _check_call("Ruleset.sample", check, policy, None, True, self._input_names)
+        with arg.meant_as_input("check", check, lambda: self._input_names(check)):
+            arg.name("Ruleset.sample", "method", method)
         c = self.check(check)
         count = whole(times)
         if count is None or count < 1:
@@ -456,7 +458,7 @@ class Ruleset:
         if inputs is not None:
             named = arg.inputs("Ruleset.distribution", inputs, named)
         if type(check) is not str or type(policy) is not str:  # `_check_call`'s test, inline
-            _check_call("Ruleset.distribution", check, policy)
+            _check_call("Ruleset.distribution", check, policy, None, True, self._input_names)
         return self._distribution(check, policy, named, None)
 
     def _distribution(
@@ -610,13 +612,23 @@ def _remembered(policy: str, trace: bool, inputs: dict[str, Any]) -> tuple[Any, 
     return (policy, trace, *inputs.items())
 
 
-def _check_call(where: str, check: Any, policy: Any, forced: Any = None) -> None:
-    """The arguments every call of a check shares: its name, the policy, forced dice."""
-    if type(check) is str and type(policy) is str and forced is None:
-        return  # the common call, checked at the cost of two comparisons (a roll takes ~20 µs)
+def _check_call(
+    where: str,
+    check: Any,
+    policy: Any,
+    forced: Any = None,
+    trace: Any = True,
+    input_names: Callable[[Any], Collection[str]] = lambda check: (),
+) -> None:
+    """The arguments every call of a check shares: its name, the policy, forced dice, the trace;
+    one of a wrong type whose name the check's inputs share says how to give the input."""
+    if type(check) is str and type(policy) is str and forced is None and type(trace) is bool:
+        return  # the common call, checked at the cost of a few comparisons (a roll takes ~20 µs)
     arg.name(where, "check", check)
-    arg.name(where, "policy", policy)
-    arg.mapping(where, "forced", forced)
+    with arg.meant_as_input("check", check, lambda: input_names(check)):
+        arg.name(where, "policy", policy)
+        arg.mapping(where, "forced", forced)
+        arg.of_type(where, "trace", trace, bool)
 
 
 def _scene_call(where: str, scene: Any, params: Any, parties: Any, policy: Any) -> None:

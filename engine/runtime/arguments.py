@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 import numbers
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 from ..errors import Diagnostic, InputError, RulecraftError, did_you_mean, digits
@@ -41,10 +42,35 @@ def _article(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
 
 
+class ArgumentTypeError(TypeError):
+    """An argument of the wrong type, with its name, so a caller whose check has an input of that
+    name can say how the input is given (`meant_as_input`)."""
+
+    def __init__(self, message: str, argument: str) -> None:
+        super().__init__(message)
+        self.argument = argument
+
+
 def wrong_type(where: str, argument: str, value: Any, wanted: str) -> NoReturn:
     """Raise the `TypeError` that names the argument, what it must be and what it was."""
     shown = f"{type(value).__name__} {value!r}"[:60]
-    raise TypeError(f"{where}: argument '{argument}' must be {wanted}, not {shown}")
+    raise ArgumentTypeError(f"{where}: argument '{argument}' must be {wanted}, not {shown}", argument)
+
+
+@contextmanager
+def meant_as_input(kind: str, name: object, inputs: Callable[[], Collection[str]]) -> Iterator[None]:
+    """An argument of the wrong type whose name is also one of the check's (or action's) inputs
+    was most likely meant for that input (`trace=6` for an input `trace`): the `TypeError` says
+    how an input of that name is given. `inputs` is asked only then, and only for a known name."""
+    try:
+        yield
+    except ArgumentTypeError as e:
+        if e.argument not in inputs():
+            raise
+        way = f"inputs={{'{e.argument}': ...}}"
+        raise ArgumentTypeError(
+            f"{e}; {kind} '{name}' has an input named '{e.argument}': give it as {way}", e.argument
+        ) from None
 
 
 def of_type(

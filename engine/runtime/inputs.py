@@ -6,6 +6,7 @@ Values may come as Python values or as command-line text; either way a bad one i
 
 from __future__ import annotations
 
+import keyword
 import math
 import numbers
 import re
@@ -181,11 +182,24 @@ def written_for(d: Diagnostic, specs: Iterable[InputSpec], written: Mapping[str,
     return (written.get(name) if name is not None else None), where
 
 
+OWN_ARGUMENTS = frozenset(
+    ("rng", "forced", "policy", "trace", "inputs", "method", "seed", "others", "character", "params")
+)
+"""The keyword arguments of the entry points that take inputs as keywords too (`Ruleset.roll`,
+`sample`, `distribution`, `Campaign.act`, …): an input of one of these names is given in
+`inputs=`, as is one whose name Python reserves (`class`, `lambda`)."""
+
+
+def by_keyword(name: str) -> bool:
+    """Whether an input of this name can be given from Python as `name=VALUE`."""
+    return name.isidentifier() and not keyword.iskeyword(name) and name not in OWN_ARGUMENTS
+
+
 def _from_python(flag: str, name: str) -> str:
     """The Python way to give what the command line's `flag` gives, after its hint: an embedder
     reads the same message (the HTTP API words the advice its own way, `serve.advice`)."""
     if flag == "--input":
-        way = f"{name}=VALUE"
+        way = f"{name}=VALUE" if by_keyword(name) else f"inputs={{'{name}': VALUE}}"
     elif flag == "--param":
         way = f"params={{'{name}': VALUE}}"
     elif flag.startswith("--party ") and flag.endswith(":"):

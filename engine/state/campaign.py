@@ -829,9 +829,10 @@ class Campaign:
         no text charged for steps nobody reads."""
         if inputs is not None:
             named = arguments.inputs("Campaign.act", inputs, named)
-        policy = _acting("Campaign.act", action, character, others, policy)
-        arguments.of_type("Campaign.act", "trace", trace, bool)
-        seed = _rolling("Campaign.act", seed, forced)
+        with arguments.meant_as_input("action", action, lambda: self._action_inputs(action)):
+            policy = _acting("Campaign.act", action, character, others, policy)
+            arguments.of_type("Campaign.act", "trace", trace, bool)
+            seed = _rolling("Campaign.act", seed, forced)
         act = self._action(action)
         seed = random.randrange(2**32) if seed is None and forced is None else seed
 
@@ -902,10 +903,11 @@ class Campaign:
         if inputs is not None:
             named = arguments.inputs("Campaign.roll", inputs, named)
         arguments.name("Campaign.roll", "check", check)
-        arguments.name("Campaign.roll", "policy", policy)
-        arguments.of_type("Campaign.roll", "trace", trace, bool)
-        policy = check_policy(policy)
-        seed = _rolling("Campaign.roll", seed, forced)
+        with arguments.meant_as_input("check", check, lambda: self._check_inputs(check)):
+            arguments.name("Campaign.roll", "policy", policy)
+            arguments.of_type("Campaign.roll", "trace", trace, bool)
+            policy = check_policy(policy)
+            seed = _rolling("Campaign.roll", seed, forced)
         found = self.model.checks.get(check)
         if found is None:
             raise self._missing("check", check, self.model.checks, self.rules.checks_span)
@@ -953,7 +955,8 @@ class Campaign:
         a tail, its `truncated` says how much was cut, as `Distribution.truncated` does."""
         if inputs is not None:
             named = arguments.inputs("Campaign.distribution", inputs, named)
-        policy = _acting("Campaign.distribution", action, character, others, policy)
+        with arguments.meant_as_input("action", action, lambda: self._action_inputs(action)):
+            policy = _acting("Campaign.distribution", action, character, others, policy)
         act = self._action(action)
         with self.request(act.span) as work:
             state = self.state()
@@ -1201,6 +1204,16 @@ class Campaign:
         if not isinstance(name, str):
             raise _fail("RC907", f"a stored event names the action {name!r}")
         return self._action(name)
+
+    def _action_inputs(self, name: object) -> Collection[str]:
+        """The names of a known action's inputs (none for a name it does not have)."""
+        found = self.rules.actions.get(name) if type(name) is str else None
+        return () if found is None else {spec.name for spec in found.inputs}
+
+    def _check_inputs(self, name: object) -> Collection[str]:
+        """The names of a known check's inputs (none for a name it does not have)."""
+        found = self.model.checks.get(name) if type(name) is str else None
+        return () if found is None else {spec.name for spec in found.inputs}
 
     def _action(self, name: str) -> Action:
         found = self.rules.actions.get(name)
