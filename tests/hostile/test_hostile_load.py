@@ -238,7 +238,14 @@ def test_redundant_parentheses_are_harmless(ruleset):
 def test_a_flood_of_redundant_parentheses_is_refused_before_it_is_parsed(refused, ruleset):
     """200,000 brackets around one name add nothing to the tree, so its bounds passed them after
     seconds of parsing; the tokens are counted first (4 a part: 8,000 by default)."""
-    refused("RC202", engine.load, ruleset(outcome=_outcome("(" * 200_000 + "d" + ")" * 200_000 + " > 7")))
+    error = refused(
+        "RC202", engine.load, ruleset(outcome=_outcome("(" * 200_000 + "d" + ")" * 200_000 + " > 7"))
+    )
+    [d] = error.diagnostics  # the limit in words a reader follows (it read "(4 a part of its 2000 parts)")
+    assert (
+        d.message
+        == "this expression has more than 8,000 tokens: 4 for each of the 2,000 parts an expression may have"
+    )
 
 
 def test_an_expression_of_many_parts(refused, ruleset):
