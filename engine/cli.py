@@ -487,6 +487,15 @@ def _seed(text: str) -> int | _BadValue:
     return n if problem is None else _BadValue(problem)
 
 
+def _times(text: str) -> int | _BadValue:
+    """`--times N`: a whole number (`_whole`) of at least 1, refused here as the option's value
+    (it had been told as the check's own RC404, at the check's line in the ruleset)."""
+    n = _whole(text)
+    if isinstance(n, _BadValue) or n >= 1:
+        return n
+    return _BadValue(f"expected at least 1, got {n}")
+
+
 def _grouped(text: str) -> int | _BadValue:
     """`_whole`, its digits grouped by `_` or in thousands by `,` (`20,000,000`)."""
     return _whole(text.replace(",", "_")) if re.fullmatch(r"[0-9]+(?:,[0-9]{3})+", text) else _whole(text)
@@ -503,7 +512,7 @@ def _work_units(text: str) -> int | _BadValue:
 
 
 def _bad_values(args: argparse.Namespace) -> None:
-    """RC407 for each option whose value `_whole` or `_work_units` refused."""
+    """RC407 for each option whose value `_whole`, `_times` or `_work_units` refused."""
     wrong = [
         Diagnostic("RC407", f"--{dest.replace('_', '-')}: {value.message}", None)
         for dest, value in vars(args).items()
@@ -576,7 +585,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         _no_trace(r)
         r.add_argument(
             "--times",
-            type=_whole,
+            type=_times,
             metavar="N",
             help="roll N times at once and count the outcomes (no trace; see --method)",
         )
@@ -754,7 +763,7 @@ def _scene_parser(sub: Any, build: bool = True) -> None:
             q.add_argument("--seed", type=_seed, help="seed for a replayable scene")
             q.add_argument(
                 "--times",
-                type=_whole,
+                type=_times,
                 metavar="N",
                 help="play N scenes and count their endings and lengths (no trace)",
             )

@@ -190,6 +190,18 @@ def test_a_shown_message_is_what_validate_prints(bad: Block, shown: Block, tmp_p
     assert printed[start : start + len(lines)] == lines
 
 
+def test_the_page_s_first_output_is_its_rc301_example_s(tmp_path: Path, cli) -> None:
+    """The output at the top of the page is what `validate` prints for the `RC301` example saved
+    as `mygame.yaml`, whole (it had shown a line no file on the page made, hunt 13zk)."""
+    [top] = [b for b in BLOCKS if b.lang == "text" and b.text.startswith("$ rulecraft validate mygame.yaml")]
+    [bad] = [b for b in BLOCKS if b.kind == "bad" and b.arg == "RC301"]
+    (tmp_path / "mygame.yaml").write_text(bad.text, encoding="utf-8")
+    code, out, err = cli("validate", "mygame.yaml", cwd=tmp_path)
+    assert code == 1
+    printed = sorted(line.rstrip() for line in (out + err).splitlines())
+    assert printed == sorted(line.rstrip() for line in top.text.splitlines()[1:])
+
+
 def test_the_engine_lists_every_code_it_has() -> None:
     """`errors.CODES` (what a state example's `refused:` may name) is every code the engine uses."""
     from engine.errors import CODES

@@ -108,7 +108,8 @@ def test_a_campaign_action_and_roll_name_the_input() -> None:
     campaign = engine.new_campaign("c", SOURCE, store=MemoryStore())
     with pytest.raises(TypeError) as wrong:
         campaign.act("try", seed="7")  # type: ignore[arg-type]
-    assert str(wrong.value).endswith("action 'try' has an input named 'seed': give it as inputs={'seed': ...}")
+    told = str(wrong.value)
+    assert told.endswith("action 'try' has an input named 'seed': give it as inputs={'seed': ...}")
     with pytest.raises(TypeError) as wrong:
         campaign.roll("c", trace=6)  # type: ignore[arg-type]
     assert str(wrong.value).endswith("check 'c' has an input named 'trace': give it as inputs={'trace': ...}")

@@ -168,6 +168,10 @@ class RandomizerCompiler:
             )
             face_scope = dict(scope)
             face_scope["face"] = T.NUM
+            if not total and count.type.broken and "item" not in scope:
+                # a count read from a name refused already (a list input without 'max_length'):
+                # it may be a list, so 'each' may read its element, not told as an unknown name
+                face_scope["item"] = T.UNKNOWN
             if per:
                 if (
                     "item" in scope
