@@ -154,7 +154,12 @@ def _problems(
             try:
                 _coerce(spec, given[spec.name], noun)
             except InputError as exc:
-                diags.extend(exc.diagnostics)
+                if kind == "character":  # one command may give several: say whose (hunt 13zi)
+                    diags.extend(
+                        replace(d, message=f"{d.message} (for character '{owner}')") for d in exc.diagnostics
+                    )
+                else:
+                    diags.extend(exc.diagnostics)
         elif spec.default is not None:
             pass
         elif spec.name not in meant:

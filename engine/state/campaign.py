@@ -75,6 +75,7 @@ from .records import (
     Store,
     Transaction,
     Window,
+    same_json,
     whole,
 )
 
@@ -1122,7 +1123,7 @@ class Campaign:
                     f"({d.code}: {d.message})",
                     "the log or the stored state was changed outside rulecraft",
                 ) from None
-            if got != e.state:
+            if not same_json(got, e.state):
                 raise _fail(
                     "RC909",
                     f"replaying campaign '{self.name}' gives a different state at event {e.seq} ({e.kind})",

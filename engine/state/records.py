@@ -11,6 +11,7 @@ campaign's hint) are stated here once, for the SQLite and the PostgreSQL store a
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 import unicodedata
@@ -376,6 +377,28 @@ def _whole(text: str) -> int:
         ) from None
 
 
+def _finite(text: str) -> float:
+    """A number with a fraction or an exponent read as JSON has it; one past a float's range
+    (`1e400`, which Python reads as infinity) said so: JSON has no infinity, and rulecraft never
+    writes one, so the column was changed outside it (it was shown as `Infinity`, not JSON)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise _TooLong(f"holds the number {text[:40]}, past a float's range, which rulecraft never writes")
+    return value
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two values read from or written as JSON are the same JSON: equal, and each number
+    of the same kind (`3` and `3.0`, `1` and `true` are equal to Python, not as written). A replay
+    compares a stored state so, since a state holding `3.0` where the rules write `3` is damaged
+    (`show` refuses it) and its replay had said every state equals the stored one."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same_json(v, b[k]) for k, v in a.items())
+    if isinstance(a, list | tuple):
+        return isinstance(b, list | tuple) and len(a) == len(b) and all(map(same_json, a, b))
+    return type(a) is type(b) and a == b
+
+
 def json_object(text: object) -> dict[str, Any] | str:
     """A JSON object read from a column, read-only all the way down (`frozen_hook`: a state or
     an event's data is handed out as read, by every store alike), or what is wrong with it (the
@@ -385,7 +408,11 @@ def json_object(text: object) -> dict[str, Any] | str:
     try:  # NaN and Infinity are Python's, not JSON's: rulecraft never writes them
         value = (
             json.loads(
-                text, parse_constant=_no_constant, parse_int=_whole, object_pairs_hook=frozen_hook(text)
+                text,
+                parse_constant=_no_constant,
+                parse_int=_whole,
+                parse_float=_finite,
+                object_pairs_hook=frozen_hook(text),
             )
             if isinstance(text, str | bytes)
             else None

@@ -14,8 +14,9 @@ The journal is WAL, so readers never wait for the writer nor the writer for read
 runs in `BEGIN IMMEDIATE`: the write lock is taken before anything is read, so one process's
 read-compute-append can never interleave with another's.
 
-A file that is not ours is never changed: its kind is decided by reading, and our tables are
-created only in a file that is empty or new.
+A file that is not ours is never changed: its kind is decided by reading (through a connection
+that cannot write, where a write-ahead log beside it would be merged into it on closing), and our
+tables are created only in a file that is empty or new.
 
 One `SqliteStore` per thread: its connection refuses other threads (sqlite3's
 `check_same_thread`). Each thread or process opens its own store on the same path; they share
@@ -29,6 +30,7 @@ import re
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,6 +50,12 @@ if TYPE_CHECKING:
     from .records import Store
 
 __all__ = ["APPEND_KINDS", "FORMAT", "SCHEMA_VERSION", "SqliteStore"]
+
+
+SWITCH_WAIT = 0.2
+"""Seconds an opening waits to switch a campaign database kept with a rollback journal (a copy
+made by `VACUUM INTO`) to write-ahead logging, while another process holds it: past that, the file
+is used in the mode it has. A new file waits the whole timeout, as its tables wait for it."""
 
 
 class SqliteStore(SqlStore):
@@ -73,6 +81,7 @@ class SqliteStore(SqlStore):
         self._connection: sqlite3.Connection | None = None
         self._thread = threading.get_ident()  # the one thread its connection serves
         self._check_file()
+        self._inspect_read_only()
         # a name SQLite reads as a URI (`file:x.db?nolock=1`, `file::memory:`, where the library
         # is built to read file names as URIs) or as its database in memory (`:memory:`, given as
         # `./:memory:`) is a file's name here: written from the folder (hunt 13l)
@@ -95,11 +104,18 @@ class SqliteStore(SqlStore):
     # -- the Store interface ------------------------------------------------------------------
 
     def close(self) -> None:
-        """Release the file (an open transaction is rolled back). Closing twice is harmless."""
-        connection, self._connection = self._connection, None
-        if connection is not None:
-            _rollback(connection)
-            connection.close()
+        """Release the file (an open transaction is rolled back). Closing twice is harmless; from
+        another thread than the one that opened it, RC903 as any other use there, and the store
+        stays open (sqlite3's own `ProgrammingError` had marked it closed, its file still held:
+        hunt 13zi)."""
+        connection = self._connection
+        if connection is None:
+            return
+        if threading.get_ident() != self._thread:
+            raise self._other_thread()
+        self._connection = None
+        _rollback(connection)
+        connection.close()
 
     # -- opening --------------------------------------------------------------------------------
 
@@ -129,6 +145,27 @@ class SqliteStore(SqlStore):
                 "give another path" if blocker else "create the folder first, or give another path",
             )
 
+    def _inspect_read_only(self) -> None:
+        """A file with a write-ahead log beside it is first read through a connection that may not
+        write: the last connection that may write to a file checkpoints its log into it on closing,
+        so refusing another program's database, left with its log unmerged when it was killed,
+        had changed the file (4,096 bytes to 20,480, its log deleted: hunt 13zi). A file that is
+        not ours is refused here, never opened to write; any other answer, or none (a read-only
+        connection cannot always be made), is left to the usual opening."""
+        if not os.path.isfile(f"{self.path}-wal"):
+            return
+        uri = "file:" + urllib.parse.quote(os.path.abspath(self.path)) + "?mode=ro"
+        try:
+            reader = sqlite3.connect(uri, timeout=self.timeout, isolation_level=None, uri=True)
+        except sqlite3.Error:
+            return
+        try:
+            self._inspect(reader)
+        except sqlite3.Error:
+            return
+        finally:
+            reader.close()
+
     def _prepare(self, connection: sqlite3.Connection) -> None:
         """Check that the file is ours (only reading), or lay out our tables in a new, empty one."""
         with self._errors("opening it"):
@@ -146,33 +183,43 @@ class SqliteStore(SqlStore):
             (mode,) = connection.execute("PRAGMA journal_mode").fetchone()
             if str(mode).lower() != "wal":
                 try:
-                    self._to_wal(connection)
+                    self._to_wal(connection, SWITCH_WAIT)
                 except sqlite3.OperationalError as e:
                     # a file this process may not write (a backup kept read-only, copied by `VACUUM
                     # INTO` with its journal in a file): read in the journal mode it has; a write is
-                    # refused when one is asked for. It could not be read at all (hunt 13ze).
-                    if not _read_only(e):
+                    # refused when one is asked for. It could not be read at all (hunt 13ze). Or a
+                    # file another process holds, if only to read it: used in the mode it has (its
+                    # writes wait for its readers), switched by a later opening (a `show` waited 10 s
+                    # for a reader, then blamed "another writer": hunt 13zi).
+                    if not (_read_only(e) or _busy(e)):
                         raise
 
-    def _to_wal(self, connection: sqlite3.Connection) -> None:
-        """Switch the file's journal to write-ahead logging, waiting up to `timeout` for it.
+    def _to_wal(self, connection: sqlite3.Connection, most: float | None = None) -> None:
+        """Switch the file's journal to write-ahead logging, waiting up to `timeout` for it (or
+        `most` seconds, if less).
 
         The switch needs the file to itself, and while another connection holds it — a second
         process opening the same new file and reading what it holds — SQLite answers "database is
         locked" at once, without the busy timeout's wait (seen: 11 of 240 processes, four at a time
         on one new file, failed in a few milliseconds). So the switch is tried again, with short
-        sleeps, until it is made or the timeout has passed."""
-        deadline = time.monotonic() + self.timeout
+        sleeps, until it is made or the timeout has passed. Where another process holds the file
+        with a lock, the busy handler waits on it instead: that wait is cut to `most` as well."""
+        wait = self.timeout if most is None else min(most, self.timeout)
+        deadline = time.monotonic() + wait
         pause = 0.001
-        while True:
-            try:
-                connection.execute("PRAGMA journal_mode = WAL").fetchall()
-                return
-            except sqlite3.OperationalError as e:
-                if not _busy(e) or time.monotonic() + pause > deadline:
-                    raise
-            time.sleep(pause)
-            pause = min(pause * 2, 0.05)
+        connection.execute(f"PRAGMA busy_timeout = {_milliseconds(wait)}")
+        try:
+            while True:
+                try:
+                    connection.execute("PRAGMA journal_mode = WAL").fetchall()
+                    return
+                except sqlite3.OperationalError as e:
+                    if not _busy(e) or time.monotonic() + pause > deadline:
+                        raise
+                time.sleep(pause)
+                pause = min(pause * 2, 0.05)
+        finally:
+            connection.execute(f"PRAGMA busy_timeout = {_milliseconds(self.timeout)}")
 
     def _inspect(self, connection: sqlite3.Connection) -> Literal["empty", "ours"]:
         """What the file holds, decided by reading alone; RC903 for anything but ours or empty."""
@@ -197,13 +244,16 @@ class SqliteStore(SqlStore):
         if self._connection is None:
             raise RuntimeError(f"{self!r} is closed")
         if threading.get_ident() != self._thread:  # sqlite3's own ProgrammingError said no more (hunt 13r)
-            raise self._error(
-                "RC903",
-                f"{self._where}: this store was opened in another thread, and a SQLite store serves only"
-                " the thread that opened it",
-                "open one store per thread (engine.api.open_store), each on the same file",
-            )
+            raise self._other_thread()
         return self._connection
+
+    def _other_thread(self) -> CampaignError:
+        return self._error(
+            "RC903",
+            f"{self._where}: this store was opened in another thread, and a SQLite store serves only"
+            " the thread that opened it",
+            "open one store per thread (engine.api.open_store), each on the same file",
+        )
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -250,8 +300,9 @@ class SqliteStore(SqlStore):
         if _busy(error):
             return self._error(
                 "RC903",
-                f"{self._where} is locked: another writer held it for more than {self.timeout:g} s",
-                "another process is writing to this file; try again when it is done, or wait longer",
+                f"{self._where} is locked: another process held it for more than {self.timeout:g} s",
+                "another process is writing to this file (or reading it, if its journal is not"
+                " write-ahead); try again when it is done, or wait longer",
                 Advice("retry"),
             )
         if kind.startswith("SQLITE_NOTADB"):
@@ -330,6 +381,11 @@ def folder_named(path: str) -> CampaignError:
     return CampaignError(
         [Diagnostic("RC903", said, None, hint, advice=Advice("keeper", of="store", lead=hint))]
     )
+
+
+def _milliseconds(seconds: float) -> int:
+    """A wait as SQLite's busy timeout takes it: whole milliseconds, within its `int`."""
+    return min(int(seconds * 1000), 2**31 - 1)
 
 
 def _undecodable(error: sqlite3.Error) -> bool:
