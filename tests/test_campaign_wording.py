@@ -107,3 +107,19 @@ def test_a_tally_past_its_own_max_writes_both_numbers_alike(tmp_path: Path) -> N
         engine.new_campaign("p", path, store=MemoryStore()).act("fill")
     [d] = refused.value.diagnostics
     assert d.message == "'w' would hold 60,000, more than its maximum 20,000", d.message
+
+
+def test_a_character_s_bad_parameter_names_the_character(cli: Callable[..., Any], tmp_path: Path) -> None:
+    """`-c ann:armour=3 -c bob:armour=11` said "parameter 'armour' = '11' is above its maximum 10",
+    not whose (hunt 13zi); an unknown parameter (RC402) named the character already."""
+    db = str(tmp_path / "c.db")
+    r = cli("campaign", "--db", db, "new", "z", "castle", "-c", "ann:armour=3", "-c", "bob:armour=11")
+    assert (
+        r.code == 1
+        and "error RC403: parameter 'armour' = '11' is above its maximum 10 (for character 'bob')" in r.err
+    )
+    campaign = engine.new_campaign("z", "castle", store=MemoryStore())
+    with pytest.raises(engine.InputError) as refused:
+        campaign.join("cy", armour=-1)
+    [d] = refused.value.diagnostics
+    assert d.code == "RC403" and d.message.endswith("(for character 'cy')"), d.message
