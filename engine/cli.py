@@ -1626,7 +1626,8 @@ def _write_new(target: Path, text: Callable[[], str], other: str) -> None:
     a truncated file under the name, which every retry then refused to overwrite. The link fails
     if the name was taken meanwhile; where the file system links no files, the name is claimed
     (`O_EXCL`) and the temporary renamed over that claim. The temporary is removed on every way
-    out; it is made with the mode a new file gets (the umask's), not a private one."""
+    out Python sees, and made only once the text is; it has the mode a new file gets (the
+    umask's), not a private one."""
     taken = _unwritten(f"{target} already exists; not overwriting it", f"{other}, or move the file away")
     try:
         if target.is_dir():  # "move the file away" is no way out for a folder (hunt 13ze)
@@ -1637,12 +1638,18 @@ def _write_new(target: Path, text: Callable[[], str], other: str) -> None:
             there = target.parent.exists() or target.parent.is_symlink()  # a file, not a folder
             said = f"{target.parent} is not a folder" if there else f"folder {target.parent} does not exist"
             raise _unwritten(f"cannot write {target}: {said}")  # (hunt 13m: both 'does not exist')
-        temporary, fd = _temporary(target)
     except OSError as exc:  # a path the system refuses (a name too long)
+        raise _unwritten(f"cannot write {target}: {exc.strerror or exc}") from None
+    # made before the temporary is: a process killed while a long log is written out as JSON (5 s
+    # at 50,000 events) left an empty temporary beside the target (hunt 13zi)
+    content = text()
+    try:
+        temporary, fd = _temporary(target)
+    except OSError as exc:
         raise _unwritten(f"cannot write {target}: {exc.strerror or exc}") from None
     try:
         with open(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text())
+            f.write(content)
             f.flush()
             os.fsync(f.fileno())
         try:

@@ -202,3 +202,23 @@ def test_a_name_at_the_file_system_s_length_is_written(cli: Any, tmp_path: Path)
     assert r.code == 0, r.err
     assert json.loads((tmp_path / name).read_text(encoding="utf-8"))["events"]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["c.db", name])
+
+
+def test_the_temporary_is_made_once_the_text_is(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hunt 13zi: `export -o` made its temporary, then wrote out the log as JSON (5 s at 50,000
+    events), so a process killed meanwhile left an empty `.rulecraft-….part` beside the target.
+    The text is made first: while it is, no temporary is there."""
+    db = _campaign(cli, tmp_path)
+    seen: list[list[str]] = []
+    dumps = json.dumps
+
+    def watched(value: Any, **kw: Any) -> str:
+        seen.append(sorted(p.name for p in tmp_path.iterdir()))
+        return dumps(value, **kw)
+
+    monkeypatch.setattr(json, "dumps", watched)
+    assert cli("campaign", "--db", db, "export", "c", "-o", "out.json", cwd=tmp_path).code == 0
+    assert seen and all(not any(name.endswith(".part") for name in names) for names in seen), seen
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.db", "out.json"]
