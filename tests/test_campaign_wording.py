@@ -123,3 +123,10 @@ def test_a_character_s_bad_parameter_names_the_character(cli: Callable[..., Any]
         campaign.join("cy", armour=-1)
     [d] = refused.value.diagnostics
     assert d.code == "RC403" and d.message.endswith("(for character 'cy')"), d.message
+
+
+def test_a_party_s_bad_parameter_names_the_party(cli: Callable[..., Any]) -> None:
+    r = cli("scene", "roll", "castle", "duel", "--party", "you:armour=x")
+    assert (
+        r.code == 1 and "error RC404: parameter 'armour' = 'x' is not a number (for party 'you')" in r.err
+    ), r.err

@@ -183,3 +183,18 @@ def test_only_a_checks_inputs_may_be_lists():
         engine.load(head + "\nactions:\n" + actions)
     d = err.value.diagnostics[0]
     assert d.code == "RC320" and "only a check's inputs may be lists" in d.message, d.render()
+
+
+def test_an_item_is_still_unknown_beside_an_input_refused_that_is_no_list() -> None:
+    """Only a list input refused for how it is declared lets 'each' read an `item` untold (hunt
+    13zk); an int input refused (min above max) says nothing of lists, and `item` is unknown there."""
+    text = LIST.replace(
+        "xs: {type: list, min: 0, max: 3, min_length: 0, max_length: 3, default: [1, 2]}",
+        "xs: {type: int, min: 5, max: 1}",
+    )
+    with pytest.raises(engine.RulecraftError) as err:
+        engine.load(text)
+    assert [(d.code, d.message) for d in err.value.diagnostics] == [
+        ("RC310", "min 5 is greater than max 1"),
+        ("RC301", "unknown name 'item'"),
+    ]

@@ -62,7 +62,9 @@ def test_a_missing_input_named_as_an_own_argument_is_given_by_inputs(rules: engi
 
 
 @pytest.mark.parametrize(("name", "way"), [("class", "inputs={'class': VALUE}"), ("skill", "skill=VALUE")])
-def test_the_python_way_is_a_keyword_only_where_python_takes_one(name: str, way: str) -> None:
+def test_the_python_way_is_a_keyword_only_where_python_and_every_entry_point_take_one(
+    name: str, way: str
+) -> None:
     source = SOURCE.replace("class: {type: int, default: 0}", "class: {type: int}").replace(
         "skill: {type: int, default: 0}", "skill: {type: int}"
     )

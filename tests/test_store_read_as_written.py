@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -56,8 +57,95 @@ def _files(folder: Path) -> dict[str, str]:
     return {
         p.name: hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(folder.iterdir())
-        if not p.name.endswith("-shm")
+        if p.is_file() and not p.name.endswith("-shm")
     }
+
+
+HOT = """
+import os, sqlite3, sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("PRAGMA journal_mode = DELETE")
+c.execute("CREATE TABLE notes (a)")
+for _ in range(50):
+    c.execute("INSERT INTO notes VALUES (?)", ("x" * 200,))
+c.execute("PRAGMA cache_size = 1")  # the transaction's pages spill into the file: a hot journal
+c.execute("BEGIN")
+for _ in range(500):
+    c.execute("INSERT INTO notes VALUES (?)", ("y" * 400,))
+os._exit(0)
+"""
+
+
+@pytest.mark.parametrize(
+    ("made", "log", "through"),
+    [(KILLED, "-wal", None), (HOT, "-journal", None), (KILLED, "-wal", "link"), (KILLED, "-wal", "dots")],
+    ids=["wal", "journal", "link", "dots"],
+)
+def test_another_program_s_killed_database_is_left_as_it_is(
+    tmp_path: Path, made: str, log: str, through: str | None
+) -> None:
+    """Its write-ahead log or its hot rollback journal (a writer killed mid-transaction), reached
+    by its own name, through a link to it (SQLite names the log after the file the link leads to)
+    or through `link/..` (a look by the path's text had read another file; hunt 13zl)."""
+    folder = tmp_path / "app"
+    folder.mkdir()
+    subprocess.run([sys.executable, "-c", made, str(folder / "app.db")], check=True)
+    before = _files(folder)
+    assert f"app.db{log}" in before
+    path = folder / "app.db"
+    if through == "link":
+        path = tmp_path / "link.db"
+        path.symlink_to(folder / "app.db")
+    elif through == "dots":
+        (folder / "sub").mkdir()
+        (tmp_path / "in").symlink_to(folder / "sub")
+        path = tmp_path / "in" / ".." / "app.db"  # the kernel: folder/app.db; the text: tmp_path/app.db
+    with pytest.raises(engine.CampaignError, match="not rulecraft's"):
+        SqliteStore(path)
+    assert _files(folder) == before
+
+
+def test_a_path_that_is_not_utf8_with_a_log_beside_it_opens(tmp_path: Path) -> None:
+    """The first look's address was quoted from the path's text, which a name of bytes that are
+    not UTF-8 cannot be encoded from: a traceback (hunt 13zl), where the store had opened."""
+    path = Path(os.fsdecode(bytes(tmp_path) + b"/t\xff.db"))
+    held = SqliteStore(path)  # held open: its log stays beside it
+    engine.new_campaign("c", COUNTER, store=held)
+    assert os.path.isfile(os.fsencode(path) + b"-wal")
+    with SqliteStore(path) as store:
+        assert [name for name, _, _ in store.names()] == ["c"]
+    held.close()
+
+
+def test_a_file_held_by_another_process_is_waited_for_once(tmp_path: Path) -> None:
+    """The first look waited the whole timeout, and the usual opening as long again: 4 s for a
+    timeout of 2, told as "more than 2 s" (hunt 13zl)."""
+    db = tmp_path / "app.db"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys, time\n"
+            "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+            "c.execute('PRAGMA journal_mode = WAL'); c.execute('PRAGMA locking_mode = EXCLUSIVE')\n"
+            "c.execute('CREATE TABLE t (a)'); c.execute('INSERT INTO t VALUES (1)')\n"
+            "print('held', flush=True); time.sleep(30)\n",
+            str(db),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        start = time.monotonic()
+        with pytest.raises(engine.CampaignError, match="locked: another process held it for more than 2 s"):
+            SqliteStore(db, timeout=2)
+        assert time.monotonic() - start < 3.5  # the timeout and the look's fifth of a second, not twice 2 s
+    finally:
+        holder.kill()
+        holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()
 
 
 def test_another_program_s_database_with_its_log_is_left_as_it_is(tmp_path: Path, cli) -> None:
@@ -187,3 +275,13 @@ def test_closing_from_another_thread_is_told_and_leaves_the_store_open(tmp_path:
     assert [name for name, _, _ in store.names()] == ["c"]  # still open, in its own thread
     store.close()
     store.close()  # twice: harmless
+
+
+def test_a_long_number_past_a_float_s_range_is_shown_cut_and_said_so() -> None:
+    from engine.state.records import json_object
+
+    said = json_object('{"n": 1' + "0" * 400 + ".0}")
+    assert said == (
+        "holds the number 10000000000000000000… (403 characters), past a float's range, which rulecraft"
+        " never writes"
+    )

@@ -53,6 +53,18 @@ class RandomizerCompiler:
             spec = spec[p]
         return isinstance(spec, dict) and "pool" in spec
 
+    def _refused_list(self, count: object) -> bool:
+        """Whether a pool's `pool:` is the bare name of an input of the check being compiled that
+        is declared a list (`type: list`, or a list's own key), refused for how it is declared."""
+        if not isinstance(count, str) or self.unit.current is None:
+            return False
+        check = self.unit.data.get("checks", {}).get(self.unit.current)
+        inputs = check.get("inputs") if isinstance(check, dict) else None
+        declared = inputs.get(count.strip()) if isinstance(inputs, dict) else None
+        return isinstance(declared, dict) and (
+            declared.get("type") == "list" or any(k in declared for k in ("of", "min_length", "max_length"))
+        )
+
     def _faces(self, path: PathKey, scope: Mapping[str, T.Type]) -> tuple[tuple[int, ...], Expr | None]:
         """A die's faces: constant (checked now), or an expression over what a count may read
         (inputs, values known before the roll, dice above), checked when the die is rolled."""
@@ -168,9 +180,10 @@ class RandomizerCompiler:
             )
             face_scope = dict(scope)
             face_scope["face"] = T.NUM
-            if not total and count.type.broken and "item" not in scope:
-                # a count read from a name refused already (a list input without 'max_length'):
-                # it may be a list, so 'each' may read its element, not told as an unknown name
+            if not total and count.type.broken and "item" not in scope and self._refused_list(spec["pool"]):
+                # a count that names a list input refused already (no 'max_length'): 'each' may
+                # read its element, not told as an unknown name; a count broken otherwise (a name
+                # misspelt) says nothing of lists, and an 'item' read beside it is still told
                 face_scope["item"] = T.UNKNOWN
             if per:
                 if (

@@ -369,7 +369,7 @@ def _prebound(text: str, origin: ExprOrigin, max_size: int) -> None:
             col = at - (text.rfind("\n", 0, at) + 1) + 1
             raise _too_large(
                 f"this expression has more than {most:,} tokens: {TOKENS_PER_PART} for each of the "
-                f"{max_size:,} parts an expression may have",
+                f"{max_size:,} {'part' if max_size == 1 else 'parts'} an expression may have",
                 origin.span(line, col, line, col + len(m.group())),
                 "max_expression_size",
             )

@@ -155,9 +155,8 @@ def _problems(
                 _coerce(spec, given[spec.name], noun)
             except InputError as exc:
                 if kind == "character":  # one command may give several: say whose (hunt 13zi)
-                    diags.extend(
-                        replace(d, message=f"{d.message} (for character '{owner}')") for d in exc.diagnostics
-                    )
+                    whose = f"party '{owner}'" if flag.startswith("--party ") else f"character '{owner}'"
+                    diags.extend(replace(d, message=f"{d.message} (for {whose})") for d in exc.diagnostics)
                 else:
                     diags.extend(exc.diagnostics)
         elif spec.default is not None:
@@ -191,8 +190,11 @@ OWN_ARGUMENTS = frozenset(
     ("rng", "forced", "policy", "trace", "inputs", "method", "seed", "others", "character", "params")
 )
 """The keyword arguments of the entry points that take inputs as keywords too (`Ruleset.roll`,
-`sample`, `distribution`, `Campaign.act`, …): an input of one of these names is given in
-`inputs=`, as is one whose name Python reserves (`class`, `lambda`)."""
+`sample`, `distribution`, `Campaign.act`, …), all of them: an input of one of these names is
+told to be given in `inputs=`, as is one whose name Python reserves (`class`, `lambda`). One set
+for every entry point, since a message does not know which one was called: `inputs=` takes any
+name at all of them, where `seed=` is the seed of `Campaign.act` though an input of
+`Ruleset.roll`."""
 
 
 def by_keyword(name: str) -> bool:

@@ -383,7 +383,8 @@ def _finite(text: str) -> float:
     writes one, so the column was changed outside it (it was shown as `Infinity`, not JSON)."""
     value = float(text)
     if not math.isfinite(value):
-        raise _TooLong(f"holds the number {text[:40]}, past a float's range, which rulecraft never writes")
+        shown = text if len(text) <= 40 else f"{text[:20]}… ({len(text):,} characters)"
+        raise _TooLong(f"holds the number {shown}, past a float's range, which rulecraft never writes")
     return value
 
 

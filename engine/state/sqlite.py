@@ -15,8 +15,8 @@ runs in `BEGIN IMMEDIATE`: the write lock is taken before anything is read, so o
 read-compute-append can never interleave with another's.
 
 A file that is not ours is never changed: its kind is decided by reading (through a connection
-that cannot write, where a write-ahead log beside it would be merged into it on closing), and our
-tables are created only in a file that is empty or new.
+that cannot write where a log lies beside it, which opening it to write would merge into it or
+roll back), and our tables are created only in a file that is empty or new.
 
 One `SqliteStore` per thread: its connection refuses other threads (sqlite3's
 `check_same_thread`). Each thread or process opens its own store on the same path; they share
@@ -55,7 +55,9 @@ __all__ = ["APPEND_KINDS", "FORMAT", "SCHEMA_VERSION", "SqliteStore"]
 SWITCH_WAIT = 0.2
 """Seconds an opening waits to switch a campaign database kept with a rollback journal (a copy
 made by `VACUUM INTO`) to write-ahead logging, while another process holds it: past that, the file
-is used in the mode it has. A new file waits the whole timeout, as its tables wait for it."""
+is used in the mode it has. A new file waits the whole timeout, as its tables wait for it. The
+read-only first look at a file with a log beside it waits as long at most, so a file another
+process holds is waited for once (the whole timeout), not twice."""
 
 
 class SqliteStore(SqlStore):
@@ -146,17 +148,28 @@ class SqliteStore(SqlStore):
             )
 
     def _inspect_read_only(self) -> None:
-        """A file with a write-ahead log beside it is first read through a connection that may not
-        write: the last connection that may write to a file checkpoints its log into it on closing,
-        so refusing another program's database, left with its log unmerged when it was killed,
-        had changed the file (4,096 bytes to 20,480, its log deleted: hunt 13zi). A file that is
-        not ours is refused here, never opened to write; any other answer, or none (a read-only
-        connection cannot always be made), is left to the usual opening."""
-        if not os.path.isfile(f"{self.path}-wal"):
+        """A file with a log beside it — a write-ahead log, or a rollback journal left by a
+        writer that was killed — is first read through a connection that may not write: opening
+        it to write rolls such a journal back, and closing the last connection that may write
+        merges a write-ahead log into the file, so refusing another program's database, left so
+        when it was killed, had changed it (4,096 bytes to 20,480, its log deleted: hunt 13zi). A
+        file that is not ours is refused here, never opened to write; any other answer, or none
+        (the file is held, or a read-only connection cannot be made), is left to the usual
+        opening. The log is looked for beside the file the path leads to, through any link, as
+        SQLite names it; a journal is not read (`immutable`: the file as it lies), a write-ahead
+        log is (the tables a program made may be in it alone)."""
+        real = os.path.realpath(self.path)
+        if os.path.isfile(f"{real}-wal"):
+            mode = "mode=ro"
+        elif os.path.isfile(f"{real}-journal"):
+            mode = "immutable=1"
+        else:
             return
-        uri = "file:" + urllib.parse.quote(os.path.abspath(self.path)) + "?mode=ro"
+        uri = "file:" + urllib.parse.quote(os.fsencode(real)) + "?" + mode
         try:
-            reader = sqlite3.connect(uri, timeout=self.timeout, isolation_level=None, uri=True)
+            reader = sqlite3.connect(
+                uri, timeout=min(self.timeout, SWITCH_WAIT), isolation_level=None, uri=True
+            )
         except sqlite3.Error:
             return
         try:

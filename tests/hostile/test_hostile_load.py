@@ -246,6 +246,13 @@ def test_a_flood_of_redundant_parentheses_is_refused_before_it_is_parsed(refused
         d.message
         == "this expression has more than 8,000 tokens: 4 for each of the 2,000 parts an expression may have"
     )
+    one = refused(
+        "RC202",
+        engine.load,
+        ruleset(outcome=_outcome("((d)) > 7")),
+        limits=engine.Limits(max_expression_size=1),
+    )
+    assert one.diagnostics[0].message.endswith("4 for each of the 1 part an expression may have")
 
 
 def test_an_expression_of_many_parts(refused, ruleset):
