@@ -122,3 +122,14 @@ def test_a_campaign_action_and_roll_name_the_input() -> None:
     acted = campaign.act("try", inputs={"seed": 1}, seed=7)
     assert acted.event.data["inputs"] == {"seed": 1} and acted.event.data["seed"] == 7
     assert campaign.state()["shared"] == {"tally": 1}
+
+
+def test_the_type_error_pickles_whole(rules: engine.Ruleset) -> None:
+    """As every error the engine raises: a worker process hands it to its parent pickled."""
+    import pickle
+
+    with pytest.raises(TypeError) as wrong:
+        rules.roll("c", trace=6)  # type: ignore[arg-type]
+    again = pickle.loads(pickle.dumps(wrong.value))
+    assert type(again) is type(wrong.value) and str(again) == str(wrong.value)
+    assert again.argument == "trace"  # type: ignore[attr-defined]

@@ -50,6 +50,9 @@ class ArgumentTypeError(TypeError):
         super().__init__(message)
         self.argument = argument
 
+    def __reduce__(self) -> tuple[type[ArgumentTypeError], tuple[str, str]]:
+        return (ArgumentTypeError, (str(self), self.argument))  # to a worker's parent and back whole
+
 
 def wrong_type(where: str, argument: str, value: Any, wanted: str) -> NoReturn:
     """Raise the `TypeError` that names the argument, what it must be and what it was."""
