@@ -189,6 +189,7 @@ SAID = {
         "give",
         "runtime/inputs.py:_problems",
     ),  # the flag read, for the Python half
+    "runtime/inputs.py:_problems": ("give", "runtime/inputs.py:_problems"),  # the flag read, to name a party
     "runtime/state.py:bind_params": ("give", "runtime/inputs.py:_problems"),
     "scenes/play.py:cast_state": ("give", "runtime/inputs.py:_problems"),
     "scenes/campaign.py:cast_of": ("cast", "scenes/campaign.py:cast_of"),

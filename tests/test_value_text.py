@@ -90,10 +90,15 @@ def test_a_campaigns_or_characters_parameter_is_called_a_parameter(cli: Any, tmp
     campaign = engine.new_campaign("k", RULES, store=MemoryStore())
     with pytest.raises(InputError) as caught:
         campaign.join("cy", tough=9)
-    assert caught.value.diagnostics[0].message == "parameter 'tough' = 9 is above its maximum 3"
+    assert (
+        caught.value.diagnostics[0].message
+        == "parameter 'tough' = 9 is above its maximum 3 (for character 'cy')"
+    )
     with pytest.raises(InputError) as caught:
         campaign.join("cy", tough=[1])
-    assert caught.value.diagnostics[0].message == "parameter 'tough' = [1] is not a number"
+    assert (
+        caught.value.diagnostics[0].message == "parameter 'tough' = [1] is not a number (for character 'cy')"
+    )
     file = tmp_path / "texts.yaml"
     file.write_text(TEXT)
     db = str(tmp_path / "c.db")
