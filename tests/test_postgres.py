@@ -1412,6 +1412,11 @@ def test_a_server_with_no_connection_free_is_told_as_for_now(pg_cluster: Cluster
         (d,) = error.value.diagnostics
         assert d.code == "RC903" and d.advice is not None and d.advice.kind == "full", d.render()
         assert "it has no connection free (too many connections for role" in d.message, d.message
+        # the role's own limit stopped it, not the server's (hunt 13zi: told to raise max_connections)
+        assert d.hint == (
+            "try again in a moment; its keeper may raise the role's CONNECTION LIMIT (ALTER ROLE), or run"
+            " fewer processes on it"
+        ), d.hint
         assert "connection failed" not in d.message, d.message
         answer = api_error(error.value)
         assert answer.status == 503 and answer.headers == {"Retry-After": "1"}

@@ -813,12 +813,20 @@ class PostgresStore(SqlStore):
             # the server's max_connections reached, for now (SQLSTATE 53300): not a store that
             # cannot be used, and a server's client is told to try again (hunt 13o: several
             # `serve` processes on one database answered 417 of 1,000 requests so, as if broken)
+            # whose limit: the role's or the database's own (CONNECTION LIMIT), or the server's;
+            # a role's was told to raise max_connections, which is not what stopped it (hunt 13zi)
+            limit = (
+                "the role's CONNECTION LIMIT (ALTER ROLE)"
+                if "connections for role" in text
+                else "the database's CONNECTION LIMIT (ALTER DATABASE)"
+                if "connections for database" in text
+                else "PostgreSQL's max_connections"
+            )
             return self._error(
                 "RC903",
                 f"cannot connect to {self._where}: it has no connection free ({_reason(text)}); nothing"
                 " was written",
-                "try again in a moment; its keeper may raise PostgreSQL's max_connections, or run fewer"
-                " processes on it",
+                f"try again in a moment; its keeper may raise {limit}, or run fewer processes on it",
                 Advice("full"),
             )
         if "database" in text and "does not exist" in text:
