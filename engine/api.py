@@ -379,7 +379,8 @@ class Ruleset:
         if inputs is not None:
             named = arg.inputs("Ruleset.roller", inputs, named)
         _check_call("Ruleset.roller", check, policy, None, trace, self._input_names)
-        check_policy(policy)
+        with arg.meant_as_input("check", check, lambda: self._input_names(check)):
+            check_policy(policy)
         ready = self._bind(self.check(check), named)
         return prepared(ready, policy, trace, self.limits, self.caches, _random)
 
@@ -417,7 +418,8 @@ class Ruleset:
         if method not in METHODS:
             hint = did_you_mean(str(method), METHODS) or f"methods: {', '.join(METHODS)}"
             raise InputError([Diagnostic("RC404", f"no sampling method {method!r}"[:120], None, hint)])
-        check_policy(policy)
+        with arg.meant_as_input("check", check, lambda: self._input_names(check)):
+            check_policy(policy)
         bound = self._bind(c, named).inputs
         ctx = RunContext(self.limits, policy, self.caches, _random(rng))
         return sample_many(

@@ -6,6 +6,8 @@ input it was most likely meant for. Both now name `inputs={...}`, which takes an
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 import engine
@@ -133,3 +135,54 @@ def test_the_type_error_pickles_whole(rules: engine.Ruleset) -> None:
     again = pickle.loads(pickle.dumps(wrong.value))
     assert type(again) is type(wrong.value) and str(again) == str(wrong.value)
     assert again.argument == "trace"  # type: ignore[attr-defined]
+
+
+BOLD = """rulecraft: 1
+name: bold
+scales:
+  result: [lo, hi]
+  stance: [bold, careful]
+checks:
+  p:
+    inputs:
+      policy: {type: choice, choices: stance}
+    roll:
+      d: {die: 6}
+    outcomes: result
+    outcome:
+      - when: policy == 'bold' and d > 3
+        then: hi
+      - else: lo
+actions:
+  go:
+    inputs:
+      policy: {type: choice, choices: stance}
+    roll: {check: p, inputs: {policy: policy}}
+    effects: []
+"""
+
+
+def test_a_policy_that_is_no_policy_names_an_input_policy() -> None:
+    """Hunt 13zl: `policy="bold"` for a choice input `policy` was "unknown policy 'bold'" alone."""
+    rules = engine.load(BOLD)
+    also = "check 'p' has an input named 'policy': give it as inputs={'policy': ...}"
+    for call in (lambda: rules.sample("p", 10, policy="bold"), lambda: rules.roller("p", policy="bold")):
+        with pytest.raises(engine.InputError) as unknown:
+            call()
+        [d] = unknown.value.diagnostics
+        assert d.code == "RC408" and d.message == "unknown policy 'bold'" and d.hint is not None
+        assert d.hint.endswith(f"; {also}"), d.hint
+    with pytest.raises(engine.InputError) as missing:  # the roll binds its inputs first: RC401
+        rules.roll("p", policy="bold")
+    assert "inputs={'policy': VALUE} from Python" in str(missing.value)
+    assert rules.distribution("p", inputs={"policy": "bold"}).probability("hi") == Fraction(1, 2)
+    campaign = engine.new_campaign("c", BOLD, store=MemoryStore())
+    with pytest.raises(engine.InputError) as unknown:
+        campaign.act("go", policy="bold")
+    assert str(unknown.value.diagnostics[0].hint).endswith(
+        "action 'go' has an input named 'policy': give it as inputs={'policy': ...}"
+    )
+    plain = engine.load(SOURCE)  # no input `policy`: nothing more said
+    with pytest.raises(engine.InputError) as unknown:
+        plain.sample("plain", 10, policy="bold")
+    assert "input" not in str(unknown.value.diagnostics[0].hint)

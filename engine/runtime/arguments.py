@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from typing import Any, NoReturn
 
 from ..errors import Diagnostic, InputError, RulecraftError, did_you_mean, digits
+from ..frozen import replace
 from .inputs import whole as integral
 
 _KIND_WORDS = {
@@ -64,7 +65,9 @@ def wrong_type(where: str, argument: str, value: Any, wanted: str) -> NoReturn:
 def meant_as_input(kind: str, name: object, inputs: Callable[[], Collection[str]]) -> Iterator[None]:
     """An argument of the wrong type whose name is also one of the check's (or action's) inputs
     was most likely meant for that input (`trace=6` for an input `trace`): the `TypeError` says
-    how an input of that name is given. `inputs` is asked only then, and only for a known name."""
+    how an input of that name is given, as the hint of an unknown policy (RC408) does where there
+    is an input `policy` (`policy="bold"` for a choice input). `inputs` is asked only then, and
+    only for a known name."""
     try:
         yield
     except ArgumentTypeError as e:
@@ -74,6 +77,13 @@ def meant_as_input(kind: str, name: object, inputs: Callable[[], Collection[str]
         raise ArgumentTypeError(
             f"{e}; {kind} '{name}' has an input named '{e.argument}': give it as {way}", e.argument
         ) from None
+    except InputError as e:  # a policy of the right type that is no policy: RC408
+        first, *rest = e.diagnostics
+        if first.code != "RC408" or "policy" not in inputs():
+            raise
+        also = f"{kind} '{name}' has an input named 'policy': give it as inputs={{'policy': ...}}"
+        hint = f"{first.hint}; {also}" if first.hint else also
+        raise InputError([replace(first, hint=hint), *rest]) from None
 
 
 def of_type(
