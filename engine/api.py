@@ -15,7 +15,7 @@ from __future__ import annotations
 import numbers
 import os
 import random
-from collections.abc import Callable, Collection, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -46,7 +46,7 @@ from .model.ruleset import Check, RulesetModel
 from .runtime import arguments as arg
 from .runtime.cache import MB, BoundedCache, Caches, approx_bytes, compiled_bytes
 from .runtime.context import POLICIES, RunContext, check_policy
-from .runtime.inputs import bind, bind_inputs, whole
+from .runtime.inputs import bind, bind_inputs, input_names, whole
 from .runtime.limits import DEFAULT_LIMITS, Limits, enforce
 from .runtime.work import Work
 from .syntax import cached
@@ -213,11 +213,6 @@ class Ruleset:
         What a server weighs the rulesets it keeps by, after each request they ran."""
         return compiled_bytes(self.model.code, len(self.document.source.text)) + self.caches.bytes()
 
-    def _input_names(self, check: Any) -> Collection[str]:
-        """The names of a known check's inputs (none for a name it does not have)."""
-        found = self.model.checks.get(check) if type(check) is str else None
-        return () if found is None else {spec.name for spec in found.inputs}
-
     def check(self, name: str) -> Check:
         """The check called `name`, or an `InputError` naming the nearest one, at the ruleset's
         `checks:` key: where the check was looked for, and where it would be written (an
@@ -299,7 +294,7 @@ class Ruleset:
                         self._recent[check] = (entry, table, groups)
                         return entry[4](rng)
         if forced is not None or type(check) is not str or type(policy) is not str or type(trace) is not bool:
-            _check_call("Ruleset.roll", check, policy, forced, trace, self._input_names)
+            _check_call("Ruleset.roll", check, policy, forced, trace, self.model.checks)
         key = (check, *named.items(), *map(type, named.values()))  # `_bind`'s key, inline: it is hot
         try:
             ready = self.caches.bindings.lookup(key)
@@ -378,8 +373,8 @@ class Ruleset:
         the same check again and again. Inputs are given as `roll` takes them."""
         if inputs is not None:
             named = arg.inputs("Ruleset.roller", inputs, named)
-        _check_call("Ruleset.roller", check, policy, None, trace, self._input_names)
-        with arg.meant_as_input("check", check, lambda: self._input_names(check)):
+        _check_call("Ruleset.roller", check, policy, None, trace, self.model.checks)
+        with arg.meant_as_input("check", check, lambda: input_names(self.model.checks, check)):
             check_policy(policy)
         ready = self._bind(self.check(check), named)
         return prepared(ready, policy, trace, self.limits, self.caches, _random)
@@ -405,8 +400,8 @@ class Ruleset:
 
         if inputs is not None:
             named = arg.inputs("Ruleset.sample", inputs, named)
-        _check_call("Ruleset.sample", check, policy, None, True, self._input_names)
-        with arg.meant_as_input("check", check, lambda: self._input_names(check)):
+        _check_call("Ruleset.sample", check, policy, None, True, self.model.checks)
+        with arg.meant_as_input("check", check, lambda: input_names(self.model.checks, check)):
             arg.name("Ruleset.sample", "method", method)
         c = self.check(check)
         count = whole(times)
@@ -418,7 +413,7 @@ class Ruleset:
         if method not in METHODS:
             hint = did_you_mean(str(method), METHODS) or f"methods: {', '.join(METHODS)}"
             raise InputError([Diagnostic("RC404", f"no sampling method {method!r}"[:120], None, hint)])
-        with arg.meant_as_input("check", check, lambda: self._input_names(check)):
+        with arg.meant_as_input("check", check, lambda: input_names(self.model.checks, check)):
             check_policy(policy)
         bound = self._bind(c, named).inputs
         ctx = RunContext(self.limits, policy, self.caches, _random(rng))
@@ -460,7 +455,7 @@ class Ruleset:
         if inputs is not None:
             named = arg.inputs("Ruleset.distribution", inputs, named)
         if type(check) is not str or type(policy) is not str:  # `_check_call`'s test, inline
-            _check_call("Ruleset.distribution", check, policy, None, True, self._input_names)
+            _check_call("Ruleset.distribution", check, policy, None, True, self.model.checks)
         return self._distribution(check, policy, named, None)
 
     def _distribution(
@@ -620,14 +615,14 @@ def _check_call(
     policy: Any,
     forced: Any = None,
     trace: Any = True,
-    input_names: Callable[[Any], Collection[str]] = lambda check: (),
+    checks: Mapping[str, Any] | None = None,
 ) -> None:
     """The arguments every call of a check shares: its name, the policy, forced dice, the trace;
     one of a wrong type whose name the check's inputs share says how to give the input."""
     if type(check) is str and type(policy) is str and forced is None and type(trace) is bool:
         return  # the common call, checked at the cost of a few comparisons (a roll takes ~20 µs)
     arg.name(where, "check", check)
-    with arg.meant_as_input("check", check, lambda: input_names(check)):
+    with arg.meant_as_input("check", check, lambda: input_names(checks or {}, check)):
         arg.name(where, "policy", policy)
         arg.mapping(where, "forced", forced)
         arg.of_type(where, "trace", trace, bool)

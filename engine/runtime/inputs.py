@@ -186,6 +186,13 @@ def written_for(d: Diagnostic, specs: Iterable[InputSpec], written: Mapping[str,
     return (written.get(name) if name is not None else None), where
 
 
+def input_names(owners: Mapping[str, Any], name: object) -> frozenset[str]:
+    """The names of the inputs of the check (or action) called `name` among `owners`; none for a
+    name they do not have, or no name at all (a caller's argument, of any type)."""
+    found = owners.get(name) if type(name) is str else None
+    return frozenset() if found is None else frozenset(spec.name for spec in found.inputs)
+
+
 OWN_ARGUMENTS = frozenset(
     ("rng", "forced", "policy", "trace", "inputs", "method", "seed", "others", "character", "params")
 )

@@ -44,7 +44,7 @@ from ..model.values import to_json
 from ..runtime import arguments
 from ..runtime.cache import Caches
 from ..runtime.context import RunContext, check_policy, metered, new_work, with_work
-from ..runtime.inputs import bind, bind_inputs
+from ..runtime.inputs import bind, bind_inputs, input_names
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.state import (
     Seen,
@@ -830,7 +830,7 @@ class Campaign:
         no text charged for steps nobody reads."""
         if inputs is not None:
             named = arguments.inputs("Campaign.act", inputs, named)
-        with arguments.meant_as_input("action", action, lambda: self._action_inputs(action)):
+        with arguments.meant_as_input("action", action, lambda: input_names(self.rules.actions, action)):
             policy = _acting("Campaign.act", action, character, others, policy)
             arguments.of_type("Campaign.act", "trace", trace, bool)
             seed = _rolling("Campaign.act", seed, forced)
@@ -904,7 +904,7 @@ class Campaign:
         if inputs is not None:
             named = arguments.inputs("Campaign.roll", inputs, named)
         arguments.name("Campaign.roll", "check", check)
-        with arguments.meant_as_input("check", check, lambda: self._check_inputs(check)):
+        with arguments.meant_as_input("check", check, lambda: input_names(self.model.checks, check)):
             arguments.name("Campaign.roll", "policy", policy)
             arguments.of_type("Campaign.roll", "trace", trace, bool)
             policy = check_policy(policy)
@@ -956,7 +956,7 @@ class Campaign:
         a tail, its `truncated` says how much was cut, as `Distribution.truncated` does."""
         if inputs is not None:
             named = arguments.inputs("Campaign.distribution", inputs, named)
-        with arguments.meant_as_input("action", action, lambda: self._action_inputs(action)):
+        with arguments.meant_as_input("action", action, lambda: input_names(self.rules.actions, action)):
             policy = _acting("Campaign.distribution", action, character, others, policy)
         act = self._action(action)
         with self.request(act.span) as work:
@@ -1205,16 +1205,6 @@ class Campaign:
         if not isinstance(name, str):
             raise _fail("RC907", f"a stored event names the action {name!r}")
         return self._action(name)
-
-    def _action_inputs(self, name: object) -> Collection[str]:
-        """The names of a known action's inputs (none for a name it does not have)."""
-        found = self.rules.actions.get(name) if type(name) is str else None
-        return () if found is None else {spec.name for spec in found.inputs}
-
-    def _check_inputs(self, name: object) -> Collection[str]:
-        """The names of a known check's inputs (none for a name it does not have)."""
-        found = self.model.checks.get(name) if type(name) is str else None
-        return () if found is None else {spec.name for spec in found.inputs}
 
     def _action(self, name: str) -> Action:
         found = self.rules.actions.get(name)
