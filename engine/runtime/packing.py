@@ -118,8 +118,22 @@ class Packing:
         self._held = tuple((t, k) for t in range(len(proc.steps)) for k in range(n) if proc.kinds[k].on[t])
         kept = proc.keeps if proc.pool.history else (False, False, False)
         self._kept = kept
-        size = n + len(self._held) + (1 if proc.cap is not None else 0) + n * sum(kept)
+        summed = proc.summed
+        self._summed = summed
+        self._plain = tuple(k for k in range(n) if k not in summed)
+        """The kinds counted each in a field of its own; the dice of the others (`summed`) are
+        kept as how many there are and the sum of their readings past the lowest (`counts`)."""
+        counted = len(self._plain) + (1 if summed else 0)
+        size = counted + len(self._held) + (1 if proc.cap is not None else 0) + n * sum(kept)
         width = max(bound, 1).bit_length()
+        low = min([proc.kinds[k].reading for k in summed], default=0)
+        self._past = tuple(proc.kinds[k].reading - low for k in summed)
+        """Per summed kind, how far its reading is past the lowest."""
+        self._widest = max(self._past, default=0)
+        self._by_past = {p: k for k, p in reversed(list(zip(summed, self._past)))}
+        """Per distance past the lowest reading, the first summed kind that reads so: what a
+        state's summed dice are read as (the highest, at most one between, the rest the lowest)."""
+        sum_width = (max(bound, 1) * self._widest).bit_length()
         self._cost = max(0, size - FREE_FIELDS) // FIELDS_PER_UNIT
         """Units for a state's fields past the first `FREE_FIELDS` (a pool of many kinds has states
         of thousands of fields; a few are in the state's own charge)."""
@@ -128,8 +142,13 @@ class Packing:
         (`BITS_PER_STEP`)."""
         self._mask = (1 << width) - 1
         self._shifts = tuple(range(0, width * size, width))
-        self._high = width * size
-        self._count_shifts = self._shifts[:n]
+        self._sum_at = width * size
+        """Where the sum of the summed dice's readings (past the lowest) is kept, in a field of its
+        own width above the others."""
+        self._sum_mask = (1 << sum_width) - 1
+        self._high = width * size + sum_width
+        self._count_shifts = self._shifts[: len(self._plain)]
+        self._dice_at = self._shifts[len(self._plain)] if summed else 0
         self._by_roll: dict[tuple[int, int, int, int], list[int]] = {}
         self._by_kind: dict[tuple[int, ...], list[int]] = {}
         self._holding = tuple(
@@ -138,7 +157,7 @@ class Packing:
         )
         """Per step and kind, the other steps a die of that kind can hold unused (what taking it reads)."""
         rows = [0] * len(proc.steps)  # per step, its unused triggers' fields
-        for (t, _), shift in zip(self._held, self._shifts[n:]):
+        for (t, _), shift in zip(self._held, self._shifts[counted:]):
             rows[t] |= self._mask << shift
         self._rows = tuple(rows)
         self._active = tuple(t for t, step in enumerate(proc.steps) if step.active)
@@ -147,14 +166,14 @@ class Packing:
         # of each kind it can take, the count and the other steps' unused triggers (the dice used
         # too, under a cap); nothing else of a state changes what the step does to it. Fields are
         # named (kind,) for a count and (step, kind) for unused triggers.
-        field: dict[tuple[int, ...], int] = {(k,): shift for k, shift in enumerate(self._shifts[:n])}
-        field.update({(t, k): shift for (t, k), shift in zip(self._held, self._shifts[n:])})
+        field: dict[tuple[int, ...], int] = {(k,): shift for k, shift in zip(self._plain, self._count_shifts)}
+        field.update({(t, k): shift for (t, k), shift in zip(self._held, self._shifts[counted:])})
         reads = []
         whole: list[int] = []
         greedy: list[tuple[tuple[int, tuple[int, ...]], ...]] = []
         declined = []  # per step, what declining it reads: its own unused triggers (and the dice used)
         clips = []
-        self._used_at = self._shifts[n + len(self._held)] if proc.cap is not None else 0
+        self._used_at = self._shifts[counted + len(self._held)] if proc.cap is not None else 0
         for t, step in enumerate(proc.steps):
             mask = rows[t]
             if proc.cap is not None:
@@ -272,15 +291,20 @@ class Packing:
         if self._cost:
             meter().charge(self._code_cost)
         counts, unused, used, hist = state
-        flat = [*counts, *(unused[t][k] for t, k in self._held)]
+        flat = [counts[k] for k in self._plain]
+        total = 0
+        if self._summed:
+            flat.append(sum([counts[k] for k in self._summed]))
+            total = sum([counts[k] * p for k, p in zip(self._summed, self._past)])
+        flat.extend([unused[t][k] for t, k in self._held])
         if self.proc.cap is not None:
             flat.append(used)
         if hist:
             for part, keep in zip(hist, self._kept):
                 if keep:
                     flat.extend(part)
-        assert max(flat) <= self._mask and min(flat) >= 0
-        code = 0
+        assert max(flat, default=0) <= self._mask and min(flat, default=0) >= 0 and total <= self._sum_mask
+        code = total << self._sum_at
         for v, shift in zip(flat, self._shifts):
             code |= v << shift
         return code * self._spread
@@ -582,8 +606,28 @@ class Packing:
         without the rest: what a finished pool without a history is read by)."""
         if self._cost:
             meter().charge(self._code_cost)
+        if not self._summed:
+            mask = self._mask
+            return tuple([(code >> shift) & mask for shift in self._count_shifts])
+        return self._read_counts(code)
+
+    def _read_counts(self, code: int) -> Counts:
+        """The dice of each kind in a state with summed kinds, those given as one way of making
+        their number and sum (`Procedure.summed`: every way leads to the same remaining
+        computation, so any is the state's), which packs back to the same code."""
         mask = self._mask
-        return tuple([(code >> shift) & mask for shift in self._count_shifts])
+        out = list(self.proc.zeros)
+        for k, shift in zip(self._plain, self._count_shifts):
+            out[k] = (code >> shift) & mask
+        dice, total = (code >> self._dice_at) & mask, (code >> self._sum_at) & self._sum_mask
+        if self._widest:  # as many dice as can read the highest, at most one between, the rest the lowest
+            top, between = divmod(total, self._widest)
+            out[self._by_past[self._widest]] += top
+            if between:
+                out[self._by_past[between]] += 1
+            dice -= top + (1 if between else 0)
+        out[self._by_past[0]] += dice
+        return tuple(out)
 
     def unpack(self, code: int) -> State:
         """The state of a code below `flying`."""
@@ -593,9 +637,9 @@ class Packing:
         mask = self._mask
         flat = [(code >> shift) & mask for shift in self._shifts]
         n = len(proc.kinds)
-        counts = tuple(flat[:n])
+        at = len(self._plain) + (1 if self._summed else 0)
+        counts = self._read_counts(code) if self._summed else tuple(flat[:n])
         rows = [list(proc.zeros) for _ in proc.steps]
-        at = n
         for t, k in self._held:
             rows[t][k] = flat[at]
             at += 1
