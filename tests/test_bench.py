@@ -268,3 +268,16 @@ def test_a_procedure_row_not_in_the_table_is_refused() -> None:
         "bench.py: error: --dice 11: the procedure's rows are 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16, 20 dice"
         in (process.stderr)
     )
+
+
+@needs_peers
+def test_the_explosion_script_runs_and_agrees_with_icepool() -> None:
+    """benchmarks/explode.py end to end, one round: it asserts both give 9/40 before timing."""
+    done = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "benchmarks" / "explode.py"), "--rounds", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("rulecraft ") and "icepool" in done.stdout and "ratio" in done.stdout
