@@ -35,8 +35,11 @@ checks:
         triggers:
           - {name: r, on: face == 1, may: reroll, target: face <= 4}
     outcomes: [lo, hi]
-    outcome: "'hi' if sum(p) % 7 == 3 else 'lo'"
+    outcome: "'hi' if (sum(p) + 0 * max(p)) % 7 == 3 else 'lo'"
 """
+"""Read by `max(p)` too, so that its faces 5-10 are kinds apart: read by its sum alone, they are
+summed (`Procedure.summed`) and its first rolls are made one die at a time as codes
+(`RerollSolver.summed_starts`), which `tests/test_summed_kinds.py` bounds."""
 
 
 def test_the_first_rolls_ways_are_held_to_max_states_before_any_is_listed() -> None:

@@ -1115,12 +1115,7 @@ class Sequential:
             with collector_paused:  # a chain's tables are acyclic (see `collector`)
                 while True:
                     proc = solver.proc
-                    # the first roll's ways, by kind, are listed whole before the chain: bounded as
-                    # a pool's multisets are (20 d10 of ten kinds, 10 M ways, filled the memory
-                    # past any deadline: hunt 13j)
-                    kinds = len(proc.weights)
-                    solver.count_states(math.comb(n + kinds - 1, kinds - 1) if kinds else 1)
-                    ends = solver.ends(proc.fresh(n))
+                    ends = solver.ends_of(n)  # the first roll's ways bounded before they are listed
                     depth = proc.cap
                     if not proc.truncating or depth is None or depth >= self.ctx.limits.max_rerolls:
                         break

@@ -14,6 +14,7 @@ its choices is walked once.
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable, Container, Hashable, Iterable, Iterator
 from fractions import Fraction
@@ -159,8 +160,9 @@ class RerollSolver:
             cap = pool.set_cap
             lead = (
                 cap
-                # a die with triggers, or each die of an `each_die`, has no `each` of its own
-                if pool.each is not None or pool.total
+                # a die with triggers, or each die of an `each_die`, has no `each` of its own; and
+                # dice kept by their number and sum are told apart by nothing `each` could merge
+                if pool.each is not None or pool.total or self.proc.summed
                 else "read the faces as the few classes the check tells apart with 'each:' "
                 f"(dice read alike are one state of the chain), {cap}"
             )
@@ -223,6 +225,23 @@ class RerollSolver:
         meter().charge(2 * TRANSITION)
         return self.packing.pack_any(self.proc.launch(state, t, option))
 
+    def depth_for(self, state: State, t: int) -> int:
+        """0 where this solver's chain holds `state` (a sampled roll's, pending on step `t`);
+        else how deep a solver must follow the explosion to hold it. A sampled roll rolls on past
+        the depth the exact solver stopped at, so it may hold more dice than the chain's fields
+        count (one field counts every summed die: hunt 13zm, 114 tens of a d10), or be granted
+        more than the depth leaves, where the chain sees the roll cut and offers no move (nine
+        1s that may add a die each, at depth 8)."""
+        proc = self.proc
+        if not proc.truncating or proc.cap is None:
+            return 0  # the game's cap bounds every roll, sampled or solved
+        grant = proc.steps[t].per_die * sum(state[1][t])
+        fits = self.packing.fits(state)
+        if grant <= proc.cap - state[2] and fits:
+            return 0
+        deeper = max(2 * proc.cap, state[2] + grant)  # twice as deep at least, as `exact` deepens
+        return deeper if fits else max(deeper, sum(state[0]))  # the fields grow with the depth
+
     def choice(self, state: State, t: int) -> Option:
         """The option the policy takes at `state` (which is pending on trigger `t`)."""
         self.work = meter()
@@ -240,6 +259,44 @@ class RerollSolver:
             (o, self.play.scored(self._launch(state, t, o))) for o in self.proc.options(state, t, self.policy)
         ]
 
+    def ends_of(self, n: int) -> Dist:
+        """`ends` from every first roll of `n` dice. Where the procedure sums kinds, the first
+        rolls are made one die at a time as codes, those alike in the summed dice's number and
+        sum one (`summed_starts`); else every multiset by kind (`Procedure.fresh`), refused past
+        `max_states` before any is listed (20 d10 of ten kinds, 10 M ways, filled the memory
+        past any deadline: hunt 13j)."""
+        self.work = meter()
+        if not self.proc.summed:
+            kinds = len(self.proc.weights)
+            self.count_states(math.comb(n + kinds - 1, kinds - 1) if kinds else 1)
+            return self.ends(self.proc.fresh(n))
+        if self.proc.endless and n:
+            raise never_ends(self.proc.pool)  # a die rolled sets off steps that never stop
+        return self._ends_from(self.summed_starts(n))
+
+    def summed_starts(self, n: int) -> Dist:
+        """The first rolls of `n` dice as codes, with their ways: one die's codes added to the
+        codes of the dice before, one die at a time (a first roll's code is the sum of its dice's:
+        `Packing.start`), alike codes merged as they are made. Where kinds are summed they are far
+        fewer than the multisets by kind: 12 d10 adding a die on a 10, read by their sum, are
+        637 codes, where their multisets are 293,930. Charged a unit a sum made (about a quarter
+        of a microsecond), before each die, as a multiset listed is a unit; bounded by
+        `max_states` as the multisets are."""
+        packing, work = self.packing, self.work
+        one = [(packing.start(unit), w) for unit, w in self.proc.fresh(1)]
+        ways: dict[int, int] = {0: 1}
+        for _ in range(n):
+            work.charge(len(ways) * len(one))
+            work.check_clock()
+            made: dict[int, int] = {}
+            for code, w in ways.items():
+                for step, v in one:
+                    at = code + step
+                    made[at] = made.get(at, 0) + w * v
+            ways = made
+            self.count_states(len(ways))
+        return Dist(ways, self._faces**n)
+
     def ends(self, first: Iterable[tuple[Counts, int]]) -> Dist:
         """Where the procedure ends from the first rolls `first` (dice per kind, each with its
         number of ways: `Procedure.fresh`): (the pool's value, how it was cut: 0, `CAPPED` by the
@@ -249,6 +306,11 @@ class RerollSolver:
         first = tuple(first)
         if self.proc.endless and any(any(counts) for counts, _ in first):
             raise never_ends(self.proc.pool)  # a die rolled sets off steps that never stop
+        work = self.work
+        return self._ends_from(Dist.of(_clocked(((self.packing.start(c), w) for c, w in first), work)))
+
+    def _ends_from(self, starts: Dist) -> Dist:
+        """`ends` from the first rolls' codes `starts`."""
         cut = TRUNCATED if self.proc.truncating else CAPPED
         packing = self.packing
         flying = packing.flying
@@ -315,7 +377,6 @@ class RerollSolver:
                 return (self._final(code), 0)
             return (self._final(code), cut if proc.capped(packing.unpack(code), self.policy) else 0)
 
-        starts = Dist.of(_clocked(((packing.start(counts), w) for counts, w in first), work))
         arrays = _arrays(len(starts.weights))
         if arrays is not None and arrays.eligible(self):
             whole: Dist | None = arrays.solve(self, starts, end)

@@ -1159,16 +1159,7 @@ class _Roller:
                 continue
             used += count  # the cap is reached only by dice rerolled or added (`Procedure.used_after`)
             if used > self.ctx.limits.max_rerolls:
-                raise LimitError(
-                    [
-                        Diagnostic(
-                            "RC503",
-                            f"the reroll procedure went past {self.ctx.limits.max_rerolls} dice",
-                            r.span,
-                            **limit_advice("max_rerolls", written.set_cap),
-                        )
-                    ]
-                )
+                raise _past_rerolls(written, self.ctx.limits.max_rerolls)
             if step.action == "add":
                 new = self.source.faces(r, count)
                 for f in new:
@@ -1216,6 +1207,13 @@ class _Roller:
             return proc.options(state, t, self.policy)[0], _DECIDED[self.policy]
         with self.consulted() as exact:
             solver = exact.solver(i, dice, env, made=made)
+            deeper = solver.depth_for(state, t)
+            while deeper:  # rolled past where the solver stopped following the explosion
+                was = solver.proc.cap
+                solver = exact.solver(i, dice, env, deeper, made)
+                deeper = solver.depth_for(state, t)
+                if deeper and solver.proc.cap == was:  # no deeper than `max_rerolls`
+                    raise _past_rerolls(self.check.roll[i], self.ctx.limits.max_rerolls)
             scored = solver.decision_scores(state, t)
             best = solver.choice(state, t)
         best_score = dict(scored)[best]
@@ -1250,6 +1248,21 @@ def _exact_for(check: Check, env: dict[str, Any], ctx: RunContext) -> Sequential
         found = (check, Sequential(check, env, ctx, key))
         ctx.caches.evaluators.put(key, found)
     return found[1]
+
+
+def _past_rerolls(written: Randomizer, most: int) -> LimitError:
+    """A roll whose procedure goes past `max_rerolls` dice, told at the pool as written."""
+    assert isinstance(written, Pool)
+    return LimitError(
+        [
+            Diagnostic(
+                "RC503",
+                f"the reroll procedure went past {most} dice",
+                written.span,
+                **limit_advice("max_rerolls", written.set_cap),
+            )
+        ]
+    )
 
 
 def _bad_force(r: Randomizer, value: Any, why: str) -> InputError:

@@ -123,7 +123,7 @@ class Packing:
         self._plain = tuple(k for k in range(n) if k not in summed)
         """The kinds counted each in a field of its own; the dice of the others (`summed`) are
         kept as how many there are and the sum of their readings past the lowest (`counts`)."""
-        counted = len(self._plain) + (1 if summed else 0)
+        counted = len(self._plain)
         size = counted + len(self._held) + (1 if proc.cap is not None else 0) + n * sum(kept)
         width = max(bound, 1).bit_length()
         low = min([proc.kinds[k].reading for k in summed], default=0)
@@ -133,7 +133,9 @@ class Packing:
         self._by_past = {p: k for k, p in reversed(list(zip(summed, self._past)))}
         """Per distance past the lowest reading, the first summed kind that reads so: what a
         state's summed dice are read as (the highest, at most one between, the rest the lowest)."""
-        sum_width = (max(bound, 1) * self._widest).bit_length()
+        most = max(bound, 1) * len(summed)  # as many as the kinds' own fields would hold
+        dice_width = most.bit_length() if summed else 0
+        sum_width = (most * self._widest).bit_length()
         self._cost = max(0, size - FREE_FIELDS) // FIELDS_PER_UNIT
         """Units for a state's fields past the first `FREE_FIELDS` (a pool of many kinds has states
         of thousands of fields; a few are in the state's own charge)."""
@@ -142,13 +144,16 @@ class Packing:
         (`BITS_PER_STEP`)."""
         self._mask = (1 << width) - 1
         self._shifts = tuple(range(0, width * size, width))
-        self._sum_at = width * size
-        """Where the sum of the summed dice's readings (past the lowest) is kept, in a field of its
-        own width above the others."""
+        self._dice_at = width * size
+        self._dice_mask = (1 << dice_width) - 1
+        self._sum_at = self._dice_at + dice_width
+        """Where the summed dice's number and the sum of their readings (past the lowest) are kept,
+        in fields of their own width above the others: room for as many dice as each summed kind's
+        own field would hold (a sampled roll asking best play may hold more than the solver's
+        chain: `RerollSolver.depth_for`)."""
         self._sum_mask = (1 << sum_width) - 1
-        self._high = width * size + sum_width
+        self._high = self._sum_at + sum_width
         self._count_shifts = self._shifts[: len(self._plain)]
-        self._dice_at = self._shifts[len(self._plain)] if summed else 0
         self._by_roll: dict[tuple[int, int, int, int], list[int]] = {}
         self._by_kind: dict[tuple[int, ...], list[int]] = {}
         self._holding = tuple(
@@ -292,9 +297,9 @@ class Packing:
             meter().charge(self._code_cost)
         counts, unused, used, hist = state
         flat = [counts[k] for k in self._plain]
-        total = 0
+        dice = total = 0
         if self._summed:
-            flat.append(sum([counts[k] for k in self._summed]))
+            dice = sum([counts[k] for k in self._summed])
             total = sum([counts[k] * p for k, p in zip(self._summed, self._past)])
         flat.extend([unused[t][k] for t, k in self._held])
         if self.proc.cap is not None:
@@ -303,11 +308,29 @@ class Packing:
             for part, keep in zip(hist, self._kept):
                 if keep:
                     flat.extend(part)
-        assert max(flat, default=0) <= self._mask and min(flat, default=0) >= 0 and total <= self._sum_mask
-        code = total << self._sum_at
+        assert self.holds(flat, dice, total)
+        code = (total << self._sum_at) | (dice << self._dice_at)
         for v, shift in zip(flat, self._shifts):
             code |= v << shift
         return code * self._spread
+
+    def holds(self, flat: list[int], dice: int, total: int) -> bool:
+        """Whether a state's fields (`flat`; the summed dice's number and sum) fit their widths."""
+        return (
+            max(flat, default=0) <= self._mask
+            and min(flat, default=0) >= 0
+            and dice <= self._dice_mask
+            and total <= self._sum_mask
+        )
+
+    def fits(self, state: State) -> bool:
+        """Whether `state` can be packed: no count past its field (a sampled roll's may be)."""
+        counts, unused, used, hist = state
+        flat = [counts[k] for k in self._plain] + [unused[t][k] for t, k in self._held] + [used]
+        for part in hist:
+            flat.extend(part)
+        dice = sum([counts[k] for k in self._summed])
+        return self.holds(flat, dice, sum([counts[k] * p for k, p in zip(self._summed, self._past)]))
 
     def pack_any(self, now: State | Flight) -> int:
         """A state's code, or a flight's: its state's, with the step and the dice left above."""
@@ -619,7 +642,7 @@ class Packing:
         out = list(self.proc.zeros)
         for k, shift in zip(self._plain, self._count_shifts):
             out[k] = (code >> shift) & mask
-        dice, total = (code >> self._dice_at) & mask, (code >> self._sum_at) & self._sum_mask
+        dice, total = (code >> self._dice_at) & self._dice_mask, (code >> self._sum_at) & self._sum_mask
         if self._widest:  # as many dice as can read the highest, at most one between, the rest the lowest
             top, between = divmod(total, self._widest)
             out[self._by_past[self._widest]] += top
@@ -637,7 +660,7 @@ class Packing:
         mask = self._mask
         flat = [(code >> shift) & mask for shift in self._shifts]
         n = len(proc.kinds)
-        at = len(self._plain) + (1 if self._summed else 0)
+        at = len(self._plain)
         counts = self._read_counts(code) if self._summed else tuple(flat[:n])
         rows = [list(proc.zeros) for _ in proc.steps]
         for t, k in self._held:
