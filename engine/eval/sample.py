@@ -54,6 +54,7 @@ from ..runtime.work import TRANSITION, Work, current_work, enter, leave, meter, 
 from .trace import Decision, Result, RuleRef, Step, TriggerStep, made, text_units
 
 if TYPE_CHECKING:  # the exact evaluator is imported by the rolls that consult it (`_exact_for`)
+    from ..syntax.positions import Span
     from .exact import Sequential
 
 Forced = Mapping[str, Any]
@@ -1159,7 +1160,7 @@ class _Roller:
                 continue
             used += count  # the cap is reached only by dice rerolled or added (`Procedure.used_after`)
             if used > self.ctx.limits.max_rerolls:
-                raise _past_rerolls(written, self.ctx.limits.max_rerolls)
+                raise _past_rerolls(r.span, written, self.ctx.limits.max_rerolls)
             if step.action == "add":
                 new = self.source.faces(r, count)
                 for f in new:
@@ -1213,7 +1214,9 @@ class _Roller:
                 solver = exact.solver(i, dice, env, deeper, made)
                 deeper = solver.depth_for(state, t)
                 if deeper and solver.proc.cap == was:  # no deeper than `max_rerolls`
-                    raise _past_rerolls(self.check.roll[i], self.ctx.limits.max_rerolls)
+                    written = self.check.roll[i]
+                    assert isinstance(written, Pool)
+                    raise _past_rerolls(written.span, written, self.ctx.limits.max_rerolls)
             scored = solver.decision_scores(state, t)
             best = solver.choice(state, t)
         best_score = dict(scored)[best]
@@ -1250,15 +1253,15 @@ def _exact_for(check: Check, env: dict[str, Any], ctx: RunContext) -> Sequential
     return found[1]
 
 
-def _past_rerolls(written: Randomizer, most: int) -> LimitError:
-    """A roll whose procedure goes past `max_rerolls` dice, told at the pool as written."""
-    assert isinstance(written, Pool)
+def _past_rerolls(span: Span | None, written: Pool, most: int) -> LimitError:
+    """A roll whose procedure goes past `max_rerolls` dice, told at `span`, with where the cap of
+    the pool as written goes."""
     return LimitError(
         [
             Diagnostic(
                 "RC503",
                 f"the reroll procedure went past {most} dice",
-                written.span,
+                span,
                 **limit_advice("max_rerolls", written.set_cap),
             )
         ]
