@@ -64,15 +64,19 @@ def test_a_grant_deeper_than_the_solvers_depth_gets_its_choice() -> None:
     assert decided and decided[0].decision is not None and decided[0].decision.by == "optimal"
 
 
-
 def test_no_deeper_than_max_rerolls() -> None:
-    """Where the solver may follow no deeper (`max_rerolls`), the roll is told so, at the pool, as
-    a roll whose own steps go past it is: two 1s that may add five dice each, 10 past 9."""
+    """Where the solver may follow no deeper (`max_rerolls`), the roll is told so, at the pool:
+    two 1s that may add five dice each, a grant of 10 past 9. Not "went past 9 dice": best play
+    might have taken none (hunt 13zn), and no die was added."""
     text = LUCK.replace("      d:\n        die: 6", "      d:\n        pool: 2\n        die: 6")
     text = text.replace("per_die: 9", "per_die: 5").replace("d >= 30", "sum(d) >= 30")
     rs = engine.load(text, limits=engine.Limits(max_rerolls=9))
     with pytest.raises(engine.LimitError) as raised:
         rs.roll("c", forced={"d": [1, 1] + [2] * 10}, policy="optimal")
     [d] = raised.value.diagnostics
-    assert (d.code, d.message) == ("RC503", "the reroll procedure went past 9 dice")
+    assert (d.code, d.message) == (
+        "RC503",
+        "best play cannot weigh this roll's grant of 10 dice: the exact solver follows a roll at "
+        "most 9 dice deep",
+    )
     assert d.span is not None and d.span.line == 6 and "max_rerolls" in (d.hint or ""), d

@@ -279,17 +279,21 @@ class RerollSolver:
         codes of the dice before, one die at a time (a first roll's code is the sum of its dice's:
         `Packing.start`), alike codes merged as they are made. Where kinds are summed they are far
         fewer than the multisets by kind: 12 d10 adding a die on a 10, read by their sum, are
-        637 codes, where their multisets are 293,930. Charged a unit a sum made (about a quarter
-        of a microsecond), before each die, as a multiset listed is a unit; bounded by
-        `max_states` as the multisets are."""
-        packing, work = self.packing, self.work
+        637 codes, where their multisets are 293,930. Charged a unit a sum made (about 0.15 µs
+        for 20 d10 of such a pool: the kinds summed are at most `SUMMED_KINDS_MOST`, so a code
+        is never long), before each die, as a multiset listed is a unit; bounded by `max_states`
+        as the codes are made, and looking at the deadline every `CLOCK_MASK` + 1 codes."""
+        packing, work, most = self.packing, self.work, self.max_states
         one = [(packing.start(unit), w) for unit, w in self.proc.fresh(1)]
         ways: dict[int, int] = {0: 1}
         for _ in range(n):
             work.charge(len(ways) * len(one))
-            work.check_clock()
             made: dict[int, int] = {}
-            for code, w in ways.items():
+            for i, (code, w) in enumerate(ways.items()):
+                if not i & CLOCK_MASK:  # within a die too: one die's sums may be millions
+                    work.check_clock()
+                if len(made) > most:  # as they are made
+                    self.count_states(len(made))
                 for step, v in one:
                     at = code + step
                     made[at] = made.get(at, 0) + w * v

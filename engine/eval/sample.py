@@ -1216,7 +1216,7 @@ class _Roller:
                 if deeper and solver.proc.cap == was:  # no deeper than `max_rerolls`
                     written = self.check.roll[i]
                     assert isinstance(written, Pool)
-                    raise _past_rerolls(written.span, written, self.ctx.limits.max_rerolls)
+                    raise _too_deep_to_weigh(written, proc.grant(state, t), self.ctx.limits.max_rerolls)
             scored = solver.decision_scores(state, t)
             best = solver.choice(state, t)
         best_score = dict(scored)[best]
@@ -1262,6 +1262,24 @@ def _past_rerolls(span: Span | None, written: Pool, most: int) -> LimitError:
                 "RC503",
                 f"the reroll procedure went past {most} dice",
                 span,
+                **limit_advice("max_rerolls", written.set_cap),
+            )
+        ]
+    )
+
+
+def _too_deep_to_weigh(written: Pool, grant: int, most: int) -> LimitError:
+    """Best play cannot weigh a step's options: the exact solver follows a roll at most `most`
+    dice deep, and the grant, with the dice the roll already holds, goes past that. Whatever
+    best play would choose (taking none of the dice, perhaps), it cannot be worked out (hunt
+    13zn: told "went past N dice" where no die had been added)."""
+    return LimitError(
+        [
+            Diagnostic(
+                "RC503",
+                f"best play cannot weigh this roll's grant of {grant} dice: the exact solver follows "
+                f"a roll at most {most} dice deep",
+                written.span,
                 **limit_advice("max_rerolls", written.set_cap),
             )
         ]
