@@ -295,6 +295,15 @@ class Packing:
     def pack(self, state: State) -> int:
         if self._cost:
             meter().charge(self._code_cost)
+        flat, dice, total = self._fields(state)
+        assert self._holds(flat, dice, total)
+        code = (total << self._sum_at) | (dice << self._dice_at)
+        for v, shift in zip(flat, self._shifts):
+            code |= v << shift
+        return code * self._spread
+
+    def _fields(self, state: State) -> tuple[list[int], int, int]:
+        """A state's fields of the common width, in order, and its summed dice's number and sum."""
         counts, unused, used, hist = state
         flat = [counts[k] for k in self._plain]
         dice = total = 0
@@ -308,14 +317,10 @@ class Packing:
             for part, keep in zip(hist, self._kept):
                 if keep:
                     flat.extend(part)
-        assert self.holds(flat, dice, total)
-        code = (total << self._sum_at) | (dice << self._dice_at)
-        for v, shift in zip(flat, self._shifts):
-            code |= v << shift
-        return code * self._spread
+        return flat, dice, total
 
-    def holds(self, flat: list[int], dice: int, total: int) -> bool:
-        """Whether a state's fields (`flat`; the summed dice's number and sum) fit their widths."""
+    def _holds(self, flat: list[int], dice: int, total: int) -> bool:
+        """Whether a state's fields (`_fields`) fit their widths."""
         return (
             max(flat, default=0) <= self._mask
             and min(flat, default=0) >= 0
@@ -325,12 +330,7 @@ class Packing:
 
     def fits(self, state: State) -> bool:
         """Whether `state` can be packed: no count past its field (a sampled roll's may be)."""
-        counts, unused, used, hist = state
-        flat = [counts[k] for k in self._plain] + [unused[t][k] for t, k in self._held] + [used]
-        for part in hist:
-            flat.extend(part)
-        dice = sum([counts[k] for k in self._summed])
-        return self.holds(flat, dice, sum([counts[k] * p for k, p in zip(self._summed, self._past)]))
+        return self._holds(*self._fields(state))
 
     def pack_any(self, now: State | Flight) -> int:
         """A state's code, or a flight's: its state's, with the step and the dice left above."""
