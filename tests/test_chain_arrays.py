@@ -326,7 +326,8 @@ def test_what_the_arrays_cannot_hold_goes_node_by_node() -> None:
 
 
 def test_without_numpy_every_chain_goes_node_by_node(monkeypatch: pytest.MonkeyPatch) -> None:
-    """numpy is an optional extra (`fast`): without it the same numbers come node by node."""
+    """Where numpy cannot be imported (a dependency, but an embedder may leave it out) the same
+    numbers come node by node."""
     ask = lambda: engine.load("chimera", limits=BIG).distribution("skill", dice=9, policy="optimal")  # noqa: E731
     with arrays_from(0):
         expected = ask()
@@ -469,3 +470,14 @@ def test_threads_that_find_more_moduli_at_once_agree(monkeypatch: pytest.MonkeyP
         t.join()
     assert len(found) == 4 and all(f == MODULI[: len(f)] for f in found)
     assert list(chainarrays._PRIMES) == MODULI[: len(chainarrays._PRIMES)]
+
+
+def test_numpy_is_a_dependency_of_the_default_install() -> None:
+    """A long chain is solved whole on every install (Chimera's 20 dice under `optimal` within its
+    time goal: docs/performance.md), so numpy is in the package's own dependencies, not an extra."""
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    named = {d.split(">")[0].split("=")[0].split("[")[0].strip() for d in project["project"]["dependencies"]}
+    assert "numpy" in named

@@ -2,12 +2,13 @@
 push as operations on arrays.
 
 `RerollSolver.ends` asks this module first for a chain of many first rolls (`ARRAYS_FROM`) when
-numpy is installed (the `fast` extra). The rules are still `Packing`'s: a flight's landings, a
-state's pending step and its options (`Packing.field_moves`) are asked of one state of each kind
-met, and applied to every alike state at once as the difference of their fields (the acting
-step's own unused triggers, which a launch spends, cleared on the whole layer). What is restated
-here is the arithmetic of `markov.BestPlay` and `markov.pushed` — a chance node's weighted sum over
-one scale, a choice's first best option, the mass pushed down — on whole layers.
+numpy can be imported (a dependency; where it cannot, the chain is solved node by node). The rules
+are still `Packing`'s: a flight's landings, a state's pending step and its options
+(`Packing.field_moves`) are asked of one state of each kind met, and applied to every alike state
+at once as the difference of their fields (the acting step's own unused triggers, which a launch
+spends, cleared on the whole layer). What is restated here is the arithmetic of `markov.BestPlay`
+and `markov.pushed` — a chance node's weighted sum over one scale, a choice's first best option,
+the mass pushed down — on whole layers.
 `tests/test_chain_arrays.py` holds the results, the states counted and the work charged to the
 node-by-node solver on random procedures.
 

@@ -50,7 +50,7 @@ _ARRAYS: ModuleType | None | bool = False
 
 def _arrays(first_rolls: int) -> ModuleType | None:
     """The numpy solver (`chainarrays`) for a chain of this many first rolls, or None: a smaller
-    chain, or no numpy installed (the `fast` extra; imported when first worth it)."""
+    chain, or numpy not importable (a dependency, imported when first worth it)."""
     global _ARRAYS
     if first_rolls < ARRAYS_FROM:
         return None
