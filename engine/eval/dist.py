@@ -102,13 +102,21 @@ def spread_units(den_bits: int, scale_bits: int, w_bits: int, child: Dist) -> in
     )
 
 
+_HASHED_AT_COST = frozenset({tuple, Summary, Multi})
+"""The kinds of value `key_units` charges for (a tuple for its parts)."""
+
+
 def key_units(key: Any) -> int:
     """Units, past the item's own, to hash a value twice and compare it once where `Dist.mix`
     merges it: a pool read through folds (`Summary`) hashes a set of its results each time
     (about 3.5 µs, and 1 µs a result), a multiset its tally (a quarter of a microsecond a
     reading), a tuple its parts; a number or a symbol nothing more. Measured on the 2-core machine."""
-    if type(key) is tuple:
-        return sum(key_units(part) for part in key)
+    if type(key) is tuple:  # a joint key: mostly numbers and symbols, passed over without a call
+        units = 0
+        for part in key:
+            if type(part) in _HASHED_AT_COST:
+                units += key_units(part)
+        return units
     if type(key) is Summary:
         return 3 + len(key.results)
     if type(key) is Multi:

@@ -82,7 +82,10 @@ def _one_type(items: Iterable[Any], span: Span | None) -> T.Type:
 
 def want(value: Any, wanted: T.Type, span: Span | None) -> Any:
     """`value`, of a type known only when it runs, where the compiler expected `wanted` (a number,
-    true/false, a scale's value, ...): checked, never passed on as another kind."""
+    true/false, a scale's value, ...): checked, never passed on as another kind. A scale's value
+    where its scale is wanted (a table's answer, the common case) is passed at once."""
+    if type(value) is Symbol and wanted.kind == "sym" and wanted.scale == value.scale:
+        return value
     if not wanted.accepts(type_of(value, span)):
         raise _wrong(f"expected {wanted} here, but this gave {show(value)}", span)
     return value
