@@ -262,16 +262,22 @@ def _hypergeometric(contents: tuple[tuple[Symbol, int], ...], k: int) -> Dist:
     weights: dict[Any, int] = {}
     work = meter()
     units = way_units(len(contents))
+    comb = math.comb
     for counts in compositions(k, len(contents)):
         work.charge(units)
         weight = 1
-        for (_, avail), c in zip(contents, counts):
-            weight *= math.comb(avail, c)
+        items: list[Symbol] = []
+        tally = []
+        # one loop and no generators (a draw's table is made inside a request's first
+        # computation); a colour not drawn weighs C(avail, 0) = 1 and adds nothing
+        for (s, avail), c in zip(contents, counts):
+            if c:
+                weight *= comb(avail, c)
+                items += (s,) * c
+                tally.append((s, c))
         if weight:
-            items = tuple(s for (s, _), c in zip(contents, counts) for _ in range(c))
-            tally = tuple((s, c) for (s, _), c in zip(contents, counts) if c)
-            weights[Multi(items, tally=tally)] = weight
-    return Dist(weights, math.comb(sum(n for _, n in contents), k))
+            weights[Multi(tuple(items), tally=tuple(tally))] = weight
+    return Dist(weights, comb(sum(n for _, n in contents), k))
 
 
 def _folded(
