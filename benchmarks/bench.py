@@ -343,6 +343,16 @@ def _warm_up(library: str) -> None:
     peers.warm_up(library)
 
 
+def _numpy_version() -> str:
+    """numpy's installed version, read without importing it ("none" where it is not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("numpy")
+    except PackageNotFoundError:
+        return "none"
+
+
 def _fresh_worker(argv: list[str], timeout: float | None = None) -> dict[str, Any]:
     """Run this script as a worker in a fresh process; its last line of output is JSON."""
     run = subprocess.run(
@@ -1085,7 +1095,8 @@ def main(argv: list[str] | None = None) -> None:
     report = Report(args.markdown)
     peers = _peers()
     versions = peers.versions() if peers else "icepool and dyce not installed"
-    report.say(f"# {platform.platform()} · Python {platform.python_version()} · {versions}")
+    numpy = _numpy_version()  # the reroll procedure's rows from 12 dice are numpy's solve
+    report.say(f"# {platform.platform()} · Python {platform.python_version()} · {versions} · numpy {numpy}")
     report.say(f"# {settings}")
     if "exact" in parts:
         report.say("\n# Exact distributions; times in ms, peaks in KiB; ratio = rulecraft / the faster peer")

@@ -225,6 +225,8 @@ def test_without_numpy_a_draw_over_the_work_budget_is_placed_at_the_check(monkey
     found = caught.value.diagnostics[0]
     assert found.code == "RC503" and found.span is not None
     assert found.span == rs.check("specific").span
+    # numpy is a dependency: where it could not be imported the way on says so, not "an extra"
+    assert "install numpy (a dependency of rulecraft that could not be imported here)" in (found.hint or "")
 
 
 def test_the_deadline_runs_from_the_start_of_the_request(monkeypatch):

@@ -222,7 +222,10 @@ def _undrawable(times: int, work: Work, said: str) -> LimitError:
         f"at once: without numpy each is drawn in Python, half a unit a roll, and the "
         f"{units(work.left)} left after the exact distribution draw at most {2 * work.left:,}"
     )
-    lead = "ask for fewer at once (with numpy, a dependency, the draw does not grow with the rolls)"
+    lead = (
+        "ask for fewer at once, or install numpy (a dependency of rulecraft that could not be "
+        "imported here), whose draw does not grow with the rolls"
+    )
     return LimitError([Diagnostic("RC503", message, None, **limit_advice("max_work", lead))])
 
 
