@@ -390,14 +390,16 @@ def _inputs(q: argparse.ArgumentParser, of: str) -> None:
     )
 
 
-def _limit(q: argparse.ArgumentParser) -> None:
+def _limit(q: argparse.ArgumentParser, deadline: str = "deadline=30 (seconds; none: no deadline)") -> None:
+    """`--limit NAME=VALUE`; `deadline`: how the help names the deadline (the server takes its
+    own as `--deadline SECONDS` and refuses it here: hunt 13zp)."""
     q.add_argument(
         "--limit",
         action="append",
         default=[],
         metavar="NAME=VALUE",
         help="a bound on what the command may do, in place of its default, e.g. max_work=20000000, "
-        "max_states=1000000, deadline=30 (seconds; none: no deadline); once per bound (the bounds "
+        f"max_states=1000000, {deadline}; once per bound (the bounds "
         "and their defaults: 'Limits' in docs/language.md)",
     )
 
@@ -696,7 +698,7 @@ def _serve_parser(sub: Any, build: bool = True) -> None:
         metavar="SECONDS",
         help="longest a request may take (default 5; more than 0 and under 3600)",
     )
-    _limit(sv)
+    _limit(sv, "not the deadline, which is --deadline")
     sv.set_defaults(func=_serve)
 
 
