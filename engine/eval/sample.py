@@ -1254,18 +1254,8 @@ def _exact_for(check: Check, env: dict[str, Any], ctx: RunContext) -> Sequential
 
 
 def _past_rerolls(span: Span | None, written: Pool, most: int) -> LimitError:
-    """A roll whose procedure goes past `max_rerolls` dice, told at `span`, with where the cap of
-    the pool as written goes."""
-    return LimitError(
-        [
-            Diagnostic(
-                "RC503",
-                f"the reroll procedure went past {most} dice",
-                span,
-                **limit_advice("max_rerolls", written.set_cap),
-            )
-        ]
-    )
+    """A roll whose procedure goes past `max_rerolls` dice, told at `span`."""
+    return _over_rerolls(f"the reroll procedure went past {most} dice", span, written)
 
 
 def _too_deep_to_weigh(written: Pool, grant: int, most: int) -> LimitError:
@@ -1273,17 +1263,16 @@ def _too_deep_to_weigh(written: Pool, grant: int, most: int) -> LimitError:
     dice deep, and the grant, with the dice the roll already holds, goes past that. Whatever
     best play would choose (taking none of the dice, perhaps), it cannot be worked out (hunt
     13zn: told "went past N dice" where no die had been added)."""
-    return LimitError(
-        [
-            Diagnostic(
-                "RC503",
-                f"best play cannot weigh this roll's grant of {grant} dice: the exact solver follows "
-                f"a roll at most {most} dice deep",
-                written.span,
-                **limit_advice("max_rerolls", written.set_cap),
-            )
-        ]
+    said = (
+        f"best play cannot weigh this roll's grant of {grant} dice: the exact solver follows "
+        f"a roll at most {most} dice deep"
     )
+    return _over_rerolls(said, written.span, written)
+
+
+def _over_rerolls(said: str, span: Span | None, written: Pool) -> LimitError:
+    """RC503 of `max_rerolls`, with where the cap of the pool as written goes."""
+    return LimitError([Diagnostic("RC503", said, span, **limit_advice("max_rerolls", written.set_cap))])
 
 
 def _bad_force(r: Randomizer, value: Any, why: str) -> InputError:
