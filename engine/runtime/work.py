@@ -17,7 +17,8 @@ and an end read without being scored (`END`) about a transition.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar, Token
 
 from ..errors import DeadlineError, Diagnostic, LimitError, limit_advice
@@ -121,6 +122,27 @@ def code_units(nodes: int) -> int:
     return max(0, nodes - FREE_CODE_NODES) // CODE_NODES
 
 
+_REQUEST: ContextVar[tuple[float, float] | None] = ContextVar("rulecraft_request_deadline", default=None)
+"""The deadline every budget made now keeps to, whatever its own (`request_deadline`): when it
+passes (a `time.monotonic()`) and its length in seconds, for the message."""
+
+
+@contextmanager
+def request_deadline(seconds: float, until: float) -> Iterator[None]:
+    """Every budget made while the block runs (and in the threads it hands work to with its
+    context) stops by `until`, a `time.monotonic()`, or by its own deadline if that comes first:
+    one deadline for all a request does. A server counts it from the request's arrival, so
+    loading a ruleset sent as text and then rolling it, or waiting for a thread, no longer start
+    the deadline afresh (a roll of a text had two whole deadlines, and work waiting for a thread
+    ran its full deadline after the wait: hunt 13zp). `seconds` is that deadline's length, for
+    the message that it passed."""
+    token = _REQUEST.set((until, seconds))
+    try:
+        yield
+    finally:
+        _REQUEST.reset(token)
+
+
 class Work:
     """How much work one request may still do, and until when."""
 
@@ -130,9 +152,14 @@ class Work:
         self.limit = limit
         """Units this request may charge (`Limits.max_work`)."""
         self.used = 0
+        if until is None and seconds is not None:
+            until = time.monotonic() + seconds
+        outer = _REQUEST.get()
+        if outer is not None and (until is None or outer[0] < until):
+            until, seconds = outer  # the request's deadline comes first (`request_deadline`)
         self.seconds = seconds
         """The deadline as the embedder gave it (`Limits.deadline`), for the message."""
-        self.until = until if until is not None else (None if seconds is None else time.monotonic() + seconds)
+        self.until = until
         """The `time.monotonic()` past which the request stops (None: no deadline)."""
         self.mark = limit if self.until is None else min(limit, CLOCK_EVERY)
         """Past this count `over()` decides: the budget is spent, or it is time to look at the clock."""

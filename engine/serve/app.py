@@ -28,6 +28,7 @@ from ..errors import NOT_LOADING, Advice, Diagnostic, LoadError, RulecraftError,
 from ..frozen import field, frozen, replace
 from ..runtime.cache import MB, BoundedCache
 from ..runtime.limits import Limits
+from ..runtime.work import request_deadline
 from ..syntax.cachedir import digest, read_regular, settled, stamp
 from ..syntax.positions import SourceFile
 from ..syntax.resources import is_listed_ruleset, shipped_rulesets
@@ -365,6 +366,33 @@ def server_of(request: Request) -> Server:
     return found
 
 
+class RequestClock:
+    """Start each request's deadline when it arrives: its time is `request.state.arrived`, and
+    every budget the engine makes for it, here or in the threads it hands work to (which run in
+    its context), stops by then plus `deadline` (`request_deadline`). A deadline counted from
+    when a thread began a handler ran a second or more past it under load (hunt 13o), and one
+    counted afresh by each step (loading a text, then rolling it) ran twice as long (hunt 13zp)."""
+
+    def __init__(self, app: ASGIApp, deadline: float) -> None:
+        self.app = app
+        self.deadline = deadline
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        arrived = time.monotonic()
+        scope.setdefault("state", {})["arrived"] = arrived
+        with request_deadline(self.deadline, arrived + self.deadline):
+            await self.app(scope, receive, send)
+
+
+def arrived(request: Request) -> float:
+    """When the request came (`RequestClock`), the `time.monotonic()` its deadline counts from."""
+    found = getattr(request.state, "arrived", None)
+    return found if isinstance(found, float) else time.monotonic()
+
+
 class BodyLimit:
     """Refuse a request body over `limit` bytes with 413: at once when Content-Length says so,
     else as soon as the streamed chunks pass it — never after reading it all."""
@@ -377,9 +405,6 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        # when the request came (`request.state.arrived`): a deadline counts from here, not from
-        # when a thread began its handler, over a second later under load (hunt 13o)
-        scope.setdefault("state", {})["arrived"] = time.monotonic()
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
             await self._refuse(send)
@@ -639,6 +664,7 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
     app.add_middleware(HeadAsGet)
     app.add_middleware(QueryOnce)
     app.add_middleware(BodyLimit, limit=settings.max_body)
+    app.add_middleware(RequestClock, deadline=settings.deadline)
     # outermost: a request by a name the server does not answer to is refused before all else
     app.add_middleware(HostCheck, hosts=settings.allowed_hosts)
     return app

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hmac
 import re
-import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import replace
@@ -36,7 +35,7 @@ from ..syntax.resources import shipped_rulesets
 from ..tools.render import event_json, ruleset_shown
 from . import jobs
 from .advice import api_hint
-from .app import Server, operators, server_of, the_operators
+from .app import Server, arrived, operators, server_of, the_operators
 from .body import OnceRoute, before_body
 from .models import (
     ActRequest,
@@ -293,8 +292,7 @@ def _campaign(
     request that `solves` (an action, a roll, a scene, a replay: any may be an exact solve) waits
     for its turn first, and runs within what is left of its deadline (`Server.campaign_turn`)."""
     server = server_of(request)
-    arrived = getattr(request.state, "arrived", None) or time.monotonic()
-    turn = server.campaign_turn(arrived) if solves else nullcontext(server.limits)
+    turn = server.campaign_turn(arrived(request)) if solves else nullcontext(server.limits)
     with turn as limits, _opened(request, server, name, read_only, limits) as campaign:
         yield campaign
 

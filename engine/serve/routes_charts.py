@@ -6,7 +6,6 @@ the server process: drawing is light."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -18,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ..tools.svgchart import bar_chart, grouped_bar_chart, sweep_chart
 from . import jobs
-from .app import Server, server_of
+from .app import Server, arrived, server_of
 from .body import OnceRoute
 from .models import CheckRequest, RulesetRef, SweepRequest
 
@@ -74,7 +73,7 @@ async def distribution(body: CheckRequest, request: Request) -> Response:
     """The exact distribution of a check's outcomes as a bar chart, worst first. Its body is
     /api/prob's but for `value`: a chart draws outcomes, and a `value` it took was dropped
     unsaid (`"value": "nope"` too), so it is refused (422) as any unknown field is."""
-    started = time.monotonic()
+    started = arrived(request)
     server = server_of(request)
     rs = await _resolve(server, body)
     answer = await server.solve("prob", rs, _fields(body, value=None), started)
@@ -89,7 +88,7 @@ async def distribution(body: CheckRequest, request: Request) -> Response:
 @router.post("/sweep", response_class=Response, responses=PICTURE)
 async def sweep(body: SweepChartRequest, request: Request) -> Response:
     """Each outcome's chance as one input runs over a range: lines, or stacked areas."""
-    started = time.monotonic()
+    started = arrived(request)
     server = server_of(request)
     rs = await _resolve(server, body)
     fields = _fields(body, stacked=None)
@@ -112,7 +111,7 @@ def _sweep_picture(title: str, answer: Mapping[str, Any], stacked: bool) -> str:
 async def policies(body: CheckRequest, request: Request) -> Response:
     """The distribution under each policy the check offers, side by side (`policy` is ignored):
     how much the player's choices change each outcome."""
-    started = time.monotonic()
+    started = arrived(request)
     server = server_of(request)
     rs = await _resolve(server, body)
     rs.check(body.check)  # a check it has not: refused here, before the pool is asked

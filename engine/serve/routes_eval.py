@@ -4,13 +4,12 @@ the bounded pool within the request's deadline."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from fastapi import APIRouter, Request
 
 from . import jobs
-from .app import server_of
+from .app import arrived, server_of
 from .body import OnceRoute
 from .models import (
     ProbRequest,
@@ -30,7 +29,7 @@ router = APIRouter(prefix="/api", tags=["evaluate"], route_class=OnceRoute)
 @router.post("/roll", response_model=RollResponse)
 async def roll(body: RollRequest, request: Request) -> dict[str, Any]:
     """One seeded roll with its trace as data (and as the CLI's text)."""
-    started = time.monotonic()
+    started = arrived(request)
     server = server_of(request)
     rs = await _resolve(server, body)
     data = body.model_dump(exclude={"ruleset", "source", "name"})
@@ -76,7 +75,7 @@ async def scene_roll(body: SceneRequest, request: Request) -> dict[str, Any]:
 
 
 async def _heavy(kind: str, data: dict[str, Any], body: Any, request: Request) -> dict[str, Any]:
-    started = time.monotonic()
+    started = arrived(request)
     server = server_of(request)
     rs = await _resolve(server, body)
     if getattr(body, "check", None) is not None:

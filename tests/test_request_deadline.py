@@ -1,0 +1,100 @@
+"""One deadline for all a request does (`runtime.work.request_deadline`), and the server counting
+it from the request's arrival (`serve.app.RequestClock`). Hunt 13zp: a roll of a ruleset sent as
+text loaded it under `--deadline`, then rolled it under a deadline started afresh (8.97 s for a
+5 s deadline), and work a server thread picked up late ran its whole deadline after the wait."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.api import load_source
+from engine.errors import DeadlineError
+from engine.runtime.work import Work, request_deadline
+from engine.syntax.positions import SourceFile
+
+
+def _compiled_with_the_clock_read(terms: int = 200) -> str:
+    """A ruleset that compiles in tens of milliseconds, long enough that its compile reads the
+    clock (`Emitter._clock`): one outcome reads a max of `terms` sums."""
+    terms_text = ", ".join(f"d + {j}" for j in range(terms))
+    return (
+        "rulecraft: 1\nname: heavy\nchecks:\n  c0:\n    roll: {d: {die: 6}}\n"
+        f'    outcomes: [lo, hi]\n    outcome: "hi if max({terms_text}) > 3 else lo"\n'
+    )
+
+
+def test_a_budget_made_within_a_request_deadline_stops_by_it() -> None:
+    now = time.monotonic()
+    with request_deadline(5.0, now + 5.0):
+        longer = Work(100, 60.0)  # its own deadline is later: the request's comes first
+        assert longer.until == now + 5.0 and longer.seconds == 5.0
+        none = Work(100)  # no deadline of its own: the request's
+        assert none.until == now + 5.0 and none.seconds == 5.0
+        sooner = Work(100, 0.5)  # its own is sooner: kept
+        assert sooner.until is not None and sooner.until < now + 1.0 and sooner.seconds == 0.5
+        with request_deadline(2.0, now + 2.0):  # nested: the inner while it runs
+            assert Work(100).until == now + 2.0
+        assert Work(100).until == now + 5.0
+    assert Work(100).until is None  # and none after it
+
+
+def test_a_load_past_the_request_deadline_stops_with_the_request_s_message() -> None:
+    text = _compiled_with_the_clock_read()
+    load_source(SourceFile("free.yaml", text), deadline=5.0)  # loads, given its own 5 s
+    with request_deadline(7.0, time.monotonic() - 0.1), pytest.raises(DeadlineError) as caught:
+        load_source(SourceFile("late.yaml", text), deadline=5.0)
+    assert "the deadline of 7 s passed" in caught.value.diagnostics[0].message
+
+
+pytest.importorskip("fastapi")
+httpx = pytest.importorskip("httpx")
+
+from engine.serve.app import Settings, create_app  # noqa: E402
+
+
+async def _late_body(payload: dict[str, Any], after: float) -> AsyncIterator[bytes]:
+    """The request's body, sent `after` seconds after the request arrived."""
+    await asyncio.sleep(after)
+    yield json.dumps(payload).encode()
+
+
+def _post_late(app: Any, path: str, payload: dict[str, Any], after: float) -> httpx.Response:
+    async def go() -> httpx.Response:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+            return await client.post(
+                path, content=_late_body(payload, after), headers={"content-type": "application/json"}
+            )
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize(
+    ("path", "extra"),
+    [("/api/validate", {}), ("/api/roll", {"check": "c0"}), ("/api/prob", {"check": "c0"})],
+)
+def test_the_server_counts_a_request_s_deadline_from_its_arrival(
+    tmp_path: Path, path: str, extra: dict[str, Any]
+) -> None:
+    """A body that comes after the deadline has passed is a 504 when its work reads the clock:
+    it was a 200, the text loaded (and rolled) under deadlines that started when the body was
+    read. The same text sent at once is answered (the test can fail)."""
+    app = create_app(Settings(db=str(tmp_path / "c.db"), deadline=0.5, workers=1))
+    try:
+        payload = {"source": _compiled_with_the_clock_read(), "name": "heavy.yaml", **extra}
+        on_time = _post_late(app, path, payload, 0.0)
+        assert on_time.status_code == 200, on_time.text
+        payload["name"] = "heavy2.yaml"  # not the one compiled and kept already
+        late = _post_late(app, path, payload, 0.8)
+        assert late.status_code == 504, late.text
+        [d] = late.json()["error"]["diagnostics"]
+        assert d["code"] == "RC503" and "deadline of 0.5 s passed" in d["message"], d
+    finally:
+        app.state.server.close()
