@@ -337,14 +337,22 @@ def new_state(model: StateModel, params: Mapping[str, Any]) -> State:
 
 def join(model: StateModel, state: State, character: str, params: Mapping[str, Any]) -> State:
     """The state with a new character, made with bound `params`."""
-    if character in state["characters"]:
-        raise _fail("RC902", f"there is already a character '{character}'", None, "choose another name")
-    env = environment(model, state, None)
-    env.update(params)
+    return join_all(model, state, {character: params})
+
+
+def join_all(model: StateModel, state: State, joining: Mapping[str, Mapping[str, Any]]) -> State:
+    """The state with each new character of `joining` (a name and its bound parameters), in
+    order, as `join` after `join` would make it, but copied once: a campaign made with 1,600
+    characters copied every sheet for each, 4.2 s, and 3,000 passed the deadline (hunt 13zp)."""
     new = _copied(state)
-    new["characters"][character] = {"params": {k: to_json(v) for k, v in params.items()}, "items": {}}
-    new["characters"][character]["items"] = _start(model.each, env)
-    _check_bounds(model, new, character, None)
+    for character, params in joining.items():
+        if character in new["characters"]:
+            raise _fail("RC902", f"there is already a character '{character}'", None, "choose another name")
+        env = environment(model, new, None)
+        env.update(params)
+        sheet = {"params": {k: to_json(v) for k, v in params.items()}, "items": _start(model.each, env)}
+        new["characters"][character] = sheet
+        _check_bounds(model, new, character, None)
     return new
 
 

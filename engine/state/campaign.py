@@ -54,6 +54,7 @@ from ..runtime.state import (
     bind_params,
     carry,
     join,
+    join_all,
     misfit,
     new_state,
     roll_of,
@@ -420,15 +421,14 @@ class Campaign:
         try:
             with metered(limits):
                 state = new_state(rules, bound)
-                for who, given in (characters or {}).items():
-                    state = join(
-                        rules,
-                        state,
-                        who,
-                        bind_params(
-                            rules.character, given, "character", who, span=rules.character_span or rules.span
-                        ),
+                joining = {
+                    who: bind_params(
+                        rules.character, given, "character", who, span=rules.character_span or rules.span
                     )
+                    for who, given in (characters or {}).items()
+                }
+                if joining:
+                    state = join_all(rules, state, joining)
                 if start:
                     state = with_values(model.state, state, start)
         except LimitError as exc:  # no request of a campaign yet: placed as `request` places one
