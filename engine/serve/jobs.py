@@ -4,6 +4,7 @@ both call the same code, so an answer does not depend on where it was computed."
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -340,6 +341,34 @@ def scene_roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
         policy=policy_of(body.get("policy")),
     )
     return {**played.as_json(), "seed": seed}
+
+
+MAX_ANSWER_BYTES = 8_000_000
+"""The most bytes of JSON one solved answer may be (counted with non-ASCII escaped, so at least
+what is sent), measured in the worker that made it, before it is sent back: the server process
+checks it against its response model and encodes it on its event loop, where a large answer
+holds every request. A value over `a * 100000 + b` of two d447 was a 14.7 MB answer from a
+200-byte request, and six at once took the server to 832 MB; 300 failing examples made by a YAML
+alias in a 17 KB text answered 38 MB (hunt 13zp). A sweep's own bound (`MAX_SWEEP_CHARACTERS`)
+comes first, and the shipped rulesets' largest answers are a few kilobytes."""
+
+_LESS = {
+    "prob": "ask for a named value with fewer results, or for the outcomes alone",
+    "test": "send fewer examples at once (their failures are what is long)",
+    "scene_roll": "play a shorter scene, or ask for its odds",
+}
+
+
+def fitted(kind: str, answer: dict[str, Any]) -> dict[str, Any]:
+    """`answer`, or an `InputError` RC503 (422) when its JSON passes `MAX_ANSWER_BYTES`: one bound
+    for every job a worker runs, stated here, where answers are made."""
+    size = len(json.dumps(answer, separators=(",", ":")))
+    if size <= MAX_ANSWER_BYTES:
+        return answer
+    most = MAX_ANSWER_BYTES / 1e6
+    message = f"the answer is {size / 1e6:.1f} MB of JSON, over the server's {most:g} MB for one answer"
+    hint = _LESS.get(kind, "ask for less") + "; the Python API gives answers of any size"
+    raise InputError([Diagnostic("RC503", message, None, hint)])
 
 
 HEAVY: dict[str, Callable[[Ruleset, Mapping[str, Any]], dict[str, Any]]] = {

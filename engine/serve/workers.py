@@ -29,7 +29,7 @@ from ..runtime.cache import MB, BoundedCache
 from ..runtime.limits import Limits
 from ..runtime.work import deadline_passed
 from ..syntax.positions import SourceFile
-from .jobs import HEAVY, diagnostic_json, diagnostics_json
+from .jobs import HEAVY, diagnostic_json, diagnostics_json, fitted
 from .problems import ApiError, status_of
 
 KILL_GRACE = 0.5
@@ -279,7 +279,7 @@ def _serve(conn: Connection, limits: Limits) -> None:  # pragma: no cover - runs
             kept.put(key, rs, rs.held_bytes())
             rs.limits = replace(limits, deadline=max(seconds, 0.001))  # this worker's only job now
             try:
-                reply: tuple[Any, ...] = ("ok", HEAVY[job.kind](rs, job.body))
+                reply: tuple[Any, ...] = ("ok", fitted(job.kind, HEAVY[job.kind](rs, job.body)))
             finally:  # weighed again with what the job left in its caches
                 kept.put(key, rs, rs.held_bytes())
         except DeadlineError:  # the solve had what was left of the request: name the request's own
