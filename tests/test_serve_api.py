@@ -1340,6 +1340,17 @@ def test_a_body_that_is_not_json_is_placed_in_the_body(client: TestClient) -> No
     [d] = error(sent, 422)
     assert (d["file"], d["line"], d["column"], d["source_line"]) == ("<request body>", 2, 11, ' "check": }')
     assert d["text"].endswith(' "check": }\n            ^')
+    # said after the method and path, as every other refusal of a body is (hunt 13zp: not these)
+    assert d["message"].startswith("POST /api/roll: the body is not JSON: "), d
+
+
+def test_a_scene_request_refuses_a_field_its_endpoint_does_not_use(client: TestClient) -> None:
+    """`seed` on the odds and `expect` on a played scene were accepted and ignored (hunt 13zp):
+    a bot that sent one believed it was used. Each is 422 now, as any unknown field is."""
+    scene = {"ruleset": "castle", "scene": "shootout", "parties": {"you": {"wielding": "bow"}}}
+    for path, field in (("/api/scenes/odds", {"seed": 3}), ("/api/scenes/roll", {"expect": ["you.wounds"]})):
+        [d] = error(client.post(path, json={**scene, **field}), 422)
+        assert d["code"] == "RC407" and next(iter(field)) in d["message"], (path, d)
 
 
 def test_the_store_is_hidden_and_a_path_beside_it_left_whole() -> None:

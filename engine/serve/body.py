@@ -154,17 +154,22 @@ class OnceRequest(Request):
                 # placed in the body: its line, column and caret; `json` counts lines at a newline
                 # only, as `SourceFile` splits them
                 where = Span(SourceFile("<request body>", exc.doc), exc.lineno, exc.colno)
-                said = Diagnostic("RC407", _unreadable(exc), where)
+                said = Diagnostic("RC407", self._said(_unreadable(exc)), where)
                 raise Unreadable([diagnostic_json(said)]) from None
             except NotJson as exc:  # placed too, at the first such word outside a string (hunt 13o)
                 text = (await self.body()).decode("utf-8", "replace")
                 found = _outside_strings(text, str(exc))
                 at = None if found is None else Span(SourceFile("<request body>", text), *found)
-                said = Diagnostic("RC407", _unreadable(exc), at)
+                said = Diagnostic("RC407", self._said(_unreadable(exc)), at)
                 raise Unreadable([diagnostic_json(said)]) from None
             except (ValueError, RecursionError) as exc:  # UnicodeDecodeError too
                 raise HTTPException(422, _unreadable(exc)) from None
         return self._json
+
+    def _said(self, message: str) -> str:
+        """`message` after the request's method and path, as every other refusal of a body says
+        it (`app.on_http`): these two said the body was not JSON without them until 2026-12-07."""
+        return f"{self.method} {self.url.path}: {message}"
 
 
 BEFORE_BODY: set[Callable[[Request], None]] = set()

@@ -242,8 +242,18 @@ class SceneRequest(RulesetRef):
     inputs: dict[str, JsonValue] = Field(default_factory=dict, description="the campaign's parameters")
     parties: dict[str, dict[str, JsonValue]] = Field(default_factory=dict)
     policy: str | None = None
-    seed: int | None = Field(default=None, ge=0, lt=2**63)
+
+
+class SceneOddsRequest(SceneRequest):
+    """A scene's odds take no `seed` (nothing is rolled): one sent was ignored until 2026-12-07."""
+
     expect: list[str] = Field(default_factory=list)
+
+
+class SceneRollRequest(SceneRequest):
+    """A played scene has no `expect` (it answers its end state): one sent was ignored until 2026-12-07."""
+
+    seed: int | None = Field(default=None, ge=0, lt=2**63)
 
 
 class CampaignCreate(Strict):

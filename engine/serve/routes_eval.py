@@ -16,7 +16,8 @@ from .models import (
     ProbResponse,
     RollRequest,
     RollResponse,
-    SceneRequest,
+    SceneOddsRequest,
+    SceneRollRequest,
     SweepRequest,
     SweepResponse,
     TestRequest,
@@ -63,13 +64,13 @@ async def test(body: TestRequest, request: Request) -> dict[str, Any]:
 
 
 @router.post("/scenes/odds")
-async def scene_odds(body: SceneRequest, request: Request) -> dict[str, Any]:
+async def scene_odds(body: SceneOddsRequest, request: Request) -> dict[str, Any]:
     """A scene's exact odds: each ending's chance, its length in rounds."""
     return await _heavy("scene_odds", body.model_dump(exclude={"ruleset", "source", "name"}), body, request)
 
 
 @router.post("/scenes/roll")
-async def scene_roll(body: SceneRequest, request: Request) -> dict[str, Any]:
+async def scene_roll(body: SceneRollRequest, request: Request) -> dict[str, Any]:
     """One whole scene played round by round, with its trace."""
     return await _heavy("scene_roll", body.model_dump(exclude={"ruleset", "source", "name"}), body, request)
 
