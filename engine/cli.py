@@ -479,6 +479,11 @@ def _whole(text: str) -> int | _BadValue:
     return int(text)
 
 
+def _as_given(text: str) -> str:
+    """An option's value as it was typed, cut to 40 characters: `00` had been told as `0`."""
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
 def _seed(text: str) -> int | _BadValue:
     """`--seed N`: a whole number (`_whole`) that is a seed (`arguments.seed_problem`: at least 0,
     the rule every way in shares)."""
@@ -495,7 +500,7 @@ def _times(text: str) -> int | _BadValue:
     n = _whole(text)
     if isinstance(n, _BadValue) or n >= 1:
         return n
-    return _BadValue(f"expected at least 1, got {n}")
+    return _BadValue(f"expected at least 1, got {_as_given(text)}")
 
 
 def _grouped(text: str) -> int | _BadValue:
@@ -509,7 +514,7 @@ def _work_units(text: str) -> int | _BadValue:
     if isinstance(n, _BadValue):
         return _BadValue(f"expected a whole number of units of work, got {text[:40]!r}")
     if n < 0:
-        return _BadValue(f"expected at least 0 units of work, got {n}")
+        return _BadValue(f"expected at least 0 units of work, got {_as_given(text)}")
     return n
 
 

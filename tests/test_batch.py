@@ -123,7 +123,7 @@ def test_the_command_line_rolls_many(cli):
     assert any(line.lstrip().startswith("failure") and "±" in line for line in lines)
     j = cli("roll", "chill", "specific", "-i", "target=55", "--times", "1000", "--json", "--method", "rolled")
     assert j.code == 0 and '"method": "rolled"' in j.out
-    for times in ("0", "-3"):  # the option's value (it was RC404 at the check's line: hunt 13zk)
+    for times in ("0", "-3", "00", "-0"):  # the value as given (RC404 at the check's line: hunt 13zk)
         bad = cli("roll", "chill", "specific", "-i", "target=55", "--times", times)
         assert bad.code == 1 and bad.err == f"error RC407: --times: expected at least 1, got {times}\n"
     bad = cli("scene", "roll", "chimera", "learning", "--times", "0")
