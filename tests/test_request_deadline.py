@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -96,5 +97,81 @@ def test_the_server_counts_a_request_s_deadline_from_its_arrival(
         assert late.status_code == 504, late.text
         [d] = late.json()["error"]["diagnostics"]
         assert d["code"] == "RC503" and "deadline of 0.5 s passed" in d["message"], d
+    finally:
+        app.state.server.close()
+
+
+def _folds_a_heavy_constant(depth: int = 15) -> str:
+    """A ruleset whose load folds a constant through 2^depth table calls (past the clock's first
+    look at 20,000 units of work)."""
+    lines = ["rulecraft: 1", "name: folded", "tables:"]
+    for i in range(depth):
+        body = f"t{i + 1}(x) + t{i + 1}(x + 1)" if i < depth - 1 else "x"
+        lines += [f"  t{i}:", "    params: [x]", f'    value: "{body}"']
+    lines += ["checks:", "  c:", "    roll: {d: {die: 6}}", "    outcomes: [lo, hi]"]
+    lines += ["    let: {k: t0(1)}", "    outcome: \"'hi' if d + k > 3 else 'lo'\""]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_load_without_a_clock_of_its_own_is_not_cut_by_a_request_s_deadline(tmp_path: Path) -> None:
+    """A served ruleset's file is compiled once for every request after it, with no clock of its
+    own: cut by the request's deadline, the folding of its constant was told as a fault at a line
+    of the operator's file (422), and a listing left the file out (hunt 13zq)."""
+    import engine
+
+    path = tmp_path / "folded.yaml"
+    path.write_text(_folds_a_heavy_constant())
+    with request_deadline(1.0, time.monotonic() - 1.0):
+        rs = engine.load(path)  # folded whole, as without a request
+        with pytest.raises(DeadlineError):  # a load with its own clock is the request's still
+            load_source(SourceFile("sent.yaml", _folds_a_heavy_constant()), deadline=5.0)
+    assert rs.distribution("c").table()
+
+
+def test_a_write_waits_for_the_store_only_what_its_deadline_has_left(tmp_path: Path) -> None:
+    """A write whose store was locked waited the whole deadline from when it began to wait, so a
+    request answered 503 after 5.5 s under `--deadline 3` (hunt 13zq): its wait is now what the
+    request has left. The body comes 2 s into a 3 s deadline: answered at about 3 s, not 5."""
+    import sqlite3
+
+    db = tmp_path / "c.db"
+    app = create_app(Settings(db=str(db), workers=1, deadline=3.0))
+    try:
+        made = _post_late(
+            app, "/api/campaigns", {"name": "k", "ruleset": "chill", "params": {"players": 4}}, 0
+        )
+        assert made.status_code == 201, made.text
+        holder = sqlite3.connect(db, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            started = time.monotonic()
+            answer = _post_late(app, "/api/campaigns/k/begin", {"period": "case"}, 2.0)
+            took = time.monotonic() - started
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        assert answer.status_code == 503, answer.text
+        [d] = answer.json()["error"]["diagnostics"]
+        assert d["code"] == "RC903" and "is locked" in d["message"], d
+        waited = re.search(r"for more than ([0-9.]+) s", d["message"])
+        assert waited is not None and float(waited.group(1)) <= 1.0, d  # what was left, to a tenth
+        assert took < 4.3, took  # the deadline's 3 s; the whole deadline after the 2 s was 5 s
+    finally:
+        app.state.server.close()
+
+
+def test_a_campaign_request_that_came_late_never_waited_for_its_turn(tmp_path: Path) -> None:
+    """Its 504 said "while it waited for its turn" though it had not waited (hunt 13zq)."""
+    app = create_app(Settings(db=str(tmp_path / "c.db"), workers=1, deadline=0.5))
+    try:
+        made = _post_late(
+            app, "/api/campaigns", {"name": "k", "ruleset": "chill", "params": {"players": 4}}, 0
+        )
+        assert made.status_code == 201, made.text
+        act = {"action": "player_roll", "inputs": {"target": 55}, "seed": 1}
+        late = _post_late(app, "/api/campaigns/k/act", act, 0.8)
+        assert late.status_code == 504, late.text
+        [d] = late.json()["error"]["diagnostics"]
+        assert d["message"] == "the request's deadline passed before its turn began", d
     finally:
         app.state.server.close()

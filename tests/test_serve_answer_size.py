@@ -38,7 +38,10 @@ def test_an_answer_is_refused_past_the_bound_and_kept_below_it() -> None:
     with pytest.raises(InputError) as caught:
         fitted("prob", {"t": "x" * MAX_ANSWER_BYTES})
     [d] = caught.value.diagnostics
-    assert d.code == "RC503" and "over the server's 8 MB for one answer" in d.message
+    assert d.code == "RC503" and "over the server's 8,000,000 for one answer" in d.message
+    assert d.message.startswith("the answer is 8,000,008 bytes of JSON"), d.message  # exactly
+    wide = {"t": "語" * 2_600_000}  # 7.8 MB as UTF-8, as it is sent (15.6 MB escaped: hunt 13zq)
+    assert fitted("test", wide) is wide
     assert d.hint is not None and "fewer results" in d.hint
 
 
@@ -53,7 +56,7 @@ def test_a_value_of_200_000_results_is_refused_in_the_worker(client: TestClient)
     r = client.post("/api/prob", json={"source": WIDE, "check": "c", "value": "wide"})
     assert r.status_code == 422, r.text[:300]
     [d] = r.json()["error"]["diagnostics"]
-    assert d["code"] == "RC503" and "MB of JSON, over the server's 8 MB" in d["message"], d
+    assert d["code"] == "RC503" and "bytes of JSON, over the server's 8,000,000" in d["message"], d
     assert len(r.content) < 10_000
     narrow = client.post("/api/prob", json={"source": WIDE, "check": "c", "value": "narrow"})
     assert narrow.status_code == 200, narrow.text[:300]  # the same check, a short value: answered
@@ -78,7 +81,7 @@ def test_many_failing_examples_made_by_an_alias_are_refused(client: TestClient) 
     r = client.post("/api/test", json={"source": _failing(300)})
     assert r.status_code == 422, r.text[:300]
     [d] = r.json()["error"]["diagnostics"]
-    assert d["code"] == "RC503" and "over the server's 8 MB" in d["message"], d
+    assert d["code"] == "RC503" and "over the server's 8,000,000" in d["message"], d
     assert "fewer examples" in d["api_hint"], d
     r = client.post("/api/test", json={"source": _failing(3)})  # a few: their failures are answered
     assert r.status_code == 200 and r.json()["failed"] == 3, r.text[:300]

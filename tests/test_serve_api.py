@@ -1340,8 +1340,18 @@ def test_a_body_that_is_not_json_is_placed_in_the_body(client: TestClient) -> No
     [d] = error(sent, 422)
     assert (d["file"], d["line"], d["column"], d["source_line"]) == ("<request body>", 2, 11, ' "check": }')
     assert d["text"].endswith(' "check": }\n            ^')
-    # said after the method and path, as every other refusal of a body is (hunt 13zp: not these)
+    # said after the method and path, as the server's own refusals are (hunt 13zp: not these)
     assert d["message"].startswith("POST /api/roll: the body is not JSON: "), d
+    # a path of thousands of characters is cut, so the reason still fits (hunt 13zq)
+    long = client.post(
+        "/api/campaigns/" + "n" * 5000 + "/join",
+        content=b"{",
+        headers={"content-type": "application/json", "authorization": "Bearer s3cret"},
+    )
+    [d] = error(long, 422)
+    assert "n" * 150 + "…: the body is not JSON" in d["message"] and len(d["message"]) < 400, d
+    [d] = error(client.get("/api/" + "x" * 5000), 404)
+    assert d["message"].startswith("GET /api/" + "x" * 190) and d["message"].endswith("…: Not Found"), d
 
 
 def test_a_scene_request_refuses_a_field_its_endpoint_does_not_use(client: TestClient) -> None:

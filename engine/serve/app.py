@@ -33,7 +33,7 @@ from ..syntax.cachedir import digest, read_regular, settled, stamp
 from ..syntax.positions import SourceFile
 from ..syntax.resources import is_listed_ruleset, shipped_rulesets
 from .body import SafeJSONResponse, Unreadable
-from .jobs import MAX_TEXT, cut, diagnostics_json
+from .jobs import MAX_PATH, MAX_TEXT, cut, diagnostics_json
 from .problems import ApiError, api_error
 from .workers import Job, Pool, busy, late
 
@@ -339,6 +339,8 @@ class Server:
             self._in_turn += 1
         try:
             until = started + self.settings.deadline
+            if until <= time.monotonic():  # its body came late, or its thread did: it never waited
+                raise late("before its turn began")
             if not self._turns.acquire(timeout=max(0.0, until - time.monotonic())):
                 raise late("while it waited for its turn")
             try:
@@ -631,7 +633,7 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
     async def on_http(request: Request, exc: StarletteHTTPException) -> SafeJSONResponse:
         if isinstance(exc, Unreadable):  # not JSON: placed in the body
             return _error_response(ApiError(exc.status_code, exc.diagnostics))
-        message = f"{request.method} {request.url.path}: {exc.detail}"
+        message = f"{request.method} {cut(request.url.path, MAX_PATH)}: {exc.detail}"
         headers = dict(exc.headers or {})  # a 405's Allow among them
         allow = [m.strip() for m in headers.get("Allow", "").split(",") if m.strip()]
         if "GET" in allow and "HEAD" not in allow:  # every GET route answers HEAD (hunt 13o: not named)

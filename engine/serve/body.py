@@ -20,7 +20,7 @@ from starlette.requests import ClientDisconnect
 
 from ..errors import Diagnostic, Numeral, did_you_mean
 from ..syntax.positions import SourceFile, Span
-from .jobs import cut, diagnostic_json
+from .jobs import MAX_PATH, cut, diagnostic_json
 from .problems import ApiError
 
 MAX_DEPTH = 64
@@ -167,9 +167,11 @@ class OnceRequest(Request):
         return self._json
 
     def _said(self, message: str) -> str:
-        """`message` after the request's method and path, as every other refusal of a body says
-        it (`app.on_http`): these two said the body was not JSON without them until 2026-12-07."""
-        return f"{self.method} {self.url.path}: {message}"
+        """`message` after the request's method and path (cut to `MAX_PATH`: a path of thousands
+        of characters left no room for the reason), as the server's own refusals of a request
+        say it (`app.on_http`): these two said the body was not JSON without them until
+        2026-12-07."""
+        return f"{self.method} {cut(self.url.path, MAX_PATH)}: {message}"
 
 
 BEFORE_BODY: set[Callable[[Request], None]] = set()

@@ -52,6 +52,11 @@ request sent, echoed back, could otherwise make an error as large as the request
 diagnostic the API answers is cut by `diagnostic_json` to it, and by nothing else."""
 
 
+MAX_PATH = 200
+"""The most characters of a request's path that a refusal naming it gives (`METHOD PATH: why`),
+so that the reason fits in the message's `MAX_TEXT` whatever the path."""
+
+
 def diagnostics_json(diagnostics: Sequence[Diagnostic]) -> list[dict[str, Any]]:
     """Diagnostics as the API carries them, at most `MAX_DIAGNOSTICS` and each bounded in size,
     so an answer stays small however many problems a request has."""
@@ -344,8 +349,9 @@ def scene_roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
 
 
 MAX_ANSWER_BYTES = 8_000_000
-"""The most bytes of JSON one solved answer may be (counted with non-ASCII escaped, so at least
-what is sent), measured in the worker that made it, before it is sent back: the server process
+"""The most bytes of JSON one solved answer may be, as UTF-8 (as the server sends it; counted
+escaped, text in other scripts was told twice its size: hunt 13zq), measured in the worker that
+made it, before it is sent back: the server process
 checks it against its response model and encodes it on its event loop, where a large answer
 holds every request. A value over `a * 100000 + b` of two d447 was a 14.7 MB answer from a
 200-byte request, and six at once took the server to 832 MB; 300 failing examples made by a YAML
@@ -362,11 +368,11 @@ _LESS = {
 def fitted(kind: str, answer: dict[str, Any]) -> dict[str, Any]:
     """`answer`, or an `InputError` RC503 (422) when its JSON passes `MAX_ANSWER_BYTES`: one bound
     for every job a worker runs, stated here, where answers are made."""
-    size = len(json.dumps(answer, separators=(",", ":")))
+    text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+    size = len(text.encode("utf-8", "surrogatepass"))  # (a lone surrogate: 3 bytes, where 6 are sent)
     if size <= MAX_ANSWER_BYTES:
         return answer
-    most = MAX_ANSWER_BYTES / 1e6
-    message = f"the answer is {size / 1e6:.1f} MB of JSON, over the server's {most:g} MB for one answer"
+    message = f"the answer is {size:,} bytes of JSON, over the server's {MAX_ANSWER_BYTES:,} for one answer"
     hint = _LESS.get(kind, "ask for less") + "; the Python API gives answers of any size"
     raise InputError([Diagnostic("RC503", message, None, hint)])
 

@@ -81,6 +81,18 @@ from .records import (
 )
 
 
+def _views(rules: StateModel, state: State) -> dict[str, Any]:
+    """Every item of the table and of each character, derived values included (`Campaign.show`'s
+    body but for the campaign's name, ruleset and parameters), charged to the running budget."""
+    return {
+        "shared": view(rules, state, None),
+        "characters": {
+            who: {"params": sheet["params"], "items": view(rules, state, who)}
+            for who, sheet in state["characters"].items()
+        },
+    }
+
+
 class _Appending:
     """A change's transaction (`Campaign.writing`) that keeps the last event it appended."""
 
@@ -350,6 +362,11 @@ class Campaign:
         """The event this campaign appended last (`writing`): `show(at=)` of it, which the command
         line and the server ask after every change, needs no read of the store to know it is
         this campaign's (`_own`)."""
+        self._made_views: dict[str, Any] | None = None
+        """The views of `_made`'s state (`_views`), worked out before it was committed, within the
+        change's budget: `show(at=)` of it does no work, so a change that was written is never
+        answered as one that failed (a deadline or the work budget passed in the read after it:
+        hunt 13zq)."""
         self._refusal: RulecraftError | None = None
         """For a campaign opened `read_only` on a ruleset changed since (RC904) or no longer
         loading (its load error): read with the text it keeps, it refuses every change
@@ -418,19 +435,22 @@ class Campaign:
         bound = bind_params(
             rules.campaign, params or {}, "campaign", name, span=rules.campaign_span or rules.span
         )
+        at = rules.character_span or rules.span
         try:
             with metered(limits):
                 state = new_state(rules, bound)
-                joining = {
-                    who: bind_params(
-                        rules.character, given, "character", who, span=rules.character_span or rules.span
+                if characters:  # each bound as it joins, so the first problem told is one by one's
+                    joining = (
+                        (who, bind_params(rules.character, given, "character", who, span=at))
+                        for who, given in characters.items()
                     )
-                    for who, given in (characters or {}).items()
-                }
-                if joining:
                     state = join_all(rules, state, joining)
                 if start:
                     state = with_values(model.state, state, start)
+                # a campaign that could not then be read within a budget is not made: what a read
+                # does, the check that the state fits the rules and every view (hunt 13zq)
+                misfit(rules, state, name)
+                _views(rules, state)
         except LimitError as exc:  # no request of a campaign yet: placed as `request` places one
             raise placed(exc, rules.span, f"making campaign '{name}'") from None
         header = Header(
@@ -704,9 +724,13 @@ class Campaign:
             self._fitting(tx.last())
             appending = _Appending(tx)
             yield appending
+            views = None
+            if appending.made is not None:  # before the commit: a state that cannot be shown is not written
+                with self.request(lead=f"showing the state of campaign '{self.name}' after the change"):
+                    views = _views(self.rules, appending.made.state)
         if header is not None:
             self.header, self._pending = header, None
-        self._made = appending.made
+        self._made, self._made_views = appending.made, views
 
     def log(
         self,
@@ -737,17 +761,11 @@ class Campaign:
             if at is not None:
                 self._own(at)
             state = at.state if at is not None else self.state()
+            views = self._made_views if at is not None and at is self._made else None
+            if views is None:
+                views = _views(self.rules, state)
             shown: dict[str, Any] = frozen_json(
-                {
-                    "campaign": self.name,
-                    "ruleset": self.header.ruleset,
-                    "params": state["params"],
-                    "shared": view(self.rules, state, None),
-                    "characters": {
-                        who: {"params": sheet["params"], "items": view(self.rules, state, who)}
-                        for who, sheet in state["characters"].items()
-                    },
-                }
+                {"campaign": self.name, "ruleset": self.header.ruleset, "params": state["params"], **views}
             )
             return shown
 
