@@ -40,6 +40,8 @@ def test_a_budget_made_within_a_request_deadline_stops_by_it() -> None:
         assert none.until == now + 5.0 and none.seconds == 5.0
         sooner = Work(100, 0.5)  # its own is sooner: kept
         assert sooner.until is not None and sooner.until < now + 1.0 and sooner.seconds == 0.5
+        part = Work(100, 4.9, until=now + 5.0)  # a part ending with the request: told as it
+        assert part.until == now + 5.0 and part.seconds == 5.0  # ("1.49959 s" had been: hunt 13zq)
         with request_deadline(2.0, now + 2.0):  # nested: the inner while it runs
             assert Work(100).until == now + 2.0
         assert Work(100).until == now + 5.0
