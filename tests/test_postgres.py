@@ -1436,3 +1436,31 @@ def test_a_server_with_no_connection_free_is_told_as_for_now(pg_cluster: Cluster
     finally:
         pg_cluster.execute(f"DROP OWNED BY {role}", pg_url)
         pg_cluster.execute(f"DROP ROLE {role}")
+
+
+def test_a_write_waits_for_a_lock_what_its_request_has_left(pg_url: str) -> None:
+    """As SQLite's: the lock wait is asked when the transaction begins, at most what the running
+    request has left (`wait_within`), where it was the store's whole timeout (hunt 13zr)."""
+    import psycopg
+
+    from engine.runtime.work import request_deadline
+
+    with PostgresStore(pg_url) as store:
+        store.create(header("tor"), counter(0))
+    holder = psycopg.connect(pg_url, autocommit=True)
+    holder.execute("BEGIN")
+    holder.execute("LOCK TABLE events IN ACCESS EXCLUSIVE MODE")
+    try:
+        with PostgresStore(pg_url, timeout=10) as store:
+            with request_deadline(5.0, time.monotonic() + 0.6):
+                started = time.monotonic()
+                with pytest.raises(CampaignError) as caught:
+                    with store.transaction("tor") as tx:
+                        tx.append("note", {}, tx.last().state)
+                took = time.monotonic() - started
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    message = caught.value.diagnostics[0].message
+    assert "is locked" in message and "for more than 0.6 s" in message, message
+    assert took < 4.0, took

@@ -115,17 +115,25 @@ def _folds_a_heavy_constant(depth: int = 15) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_a_load_without_a_clock_of_its_own_is_not_cut_by_a_request_s_deadline(tmp_path: Path) -> None:
-    """A served ruleset's file is compiled once for every request after it, with no clock of its
-    own: cut by the request's deadline, the folding of its constant was told as a fault at a line
-    of the operator's file (422), and a listing left the file out (hunt 13zq)."""
+def test_a_served_file_is_compiled_under_its_own_bounds_alone(tmp_path: Path) -> None:
+    """A served ruleset's file is compiled once for every request after it: cut by the deadline
+    of the request that first asked for it, the folding of its constant was told as a fault at a
+    line of the operator's file (422), and a listing left the file out (hunt 13zq). Any other
+    load in a request keeps to the request's deadline: a ruleset sent as text, and the compiles a
+    validation's linter makes to probe its tables (cut by none for a while: hunt 13zr)."""
     import engine
+    from engine.errors import LimitError
+    from engine.serve.app import Catalog
 
     path = tmp_path / "folded.yaml"
     path.write_text(_folds_a_heavy_constant())
+    catalog = Catalog(Settings(db=str(tmp_path / "c.db"), rulesets=tmp_path), engine.Limits())
     with request_deadline(1.0, time.monotonic() - 1.0):
-        rs = engine.load(path)  # folded whole, as without a request
-        with pytest.raises(DeadlineError):  # a load with its own clock is the request's still
+        rs = catalog.file(path)  # folded whole, as at start-up
+        with pytest.raises(LimitError) as caught:  # a load in the request: the request's deadline
+            engine.load(path)
+        assert "folding this constant: the deadline of 1 s passed" in caught.value.diagnostics[0].message
+        with pytest.raises(DeadlineError):  # a text sent, with its own clock: the request's 504
             load_source(SourceFile("sent.yaml", _folds_a_heavy_constant()), deadline=5.0)
     assert rs.distribution("c").table()
 
@@ -177,3 +185,48 @@ def test_a_campaign_request_that_came_late_never_waited_for_its_turn(tmp_path: P
         assert d["message"] == "the request's deadline passed before its turn began", d
     finally:
         app.state.server.close()
+
+
+def test_a_wait_for_a_lock_is_at_most_what_the_request_has_left() -> None:
+    from engine.runtime.work import LEAST_WAIT, wait_within
+
+    assert wait_within(10.0) == 10.0  # no request: the store's own
+    with request_deadline(5.0, time.monotonic() + 2.04):
+        assert wait_within(10.0) == 2.0 and wait_within(1.5) == 1.5  # to a tenth; its own if less
+    with request_deadline(5.0, time.monotonic() - 3.0):
+        assert wait_within(10.0) == LEAST_WAIT  # passed: a store free at once is still written
+
+
+def test_a_sqlite_write_waits_what_is_left_when_it_begins_to_wait(tmp_path: Path) -> None:
+    """Asked when the write begins, after the work before it: a wait worked out when the store
+    was opened ran past the deadline by the time an action took to work out (hunt 13zr)."""
+    import sqlite3
+
+    from engine.api import open_store
+    from engine.errors import CampaignError
+
+    db = tmp_path / "c.db"
+    with open_store(db) as store:
+        store.create(_header(), {"params": {}, "shared": {}, "characters": {}})
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with open_store(db, wait=10) as store:  # opened with its whole wait: 10 s
+            with request_deadline(5.0, time.monotonic() + 0.6):  # 0.6 s left when it writes
+                started = time.monotonic()
+                with pytest.raises(CampaignError) as caught:
+                    with store.transaction("k") as tx:
+                        tx.append("note", {}, tx.last().state)
+                took = time.monotonic() - started
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    message = caught.value.diagnostics[0].message
+    assert "is locked" in message and "for more than 0.6 s" in message, message
+    assert took < 3.0, took
+
+
+def _header() -> Any:
+    from engine.state.records import Header
+
+    return Header("k", "chill", "0" * 64, "text", {}, "2026-12-07T00:00:00Z")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping
-from contextlib import nullcontext
 from fractions import Fraction
 from typing import Any
 
@@ -65,7 +64,7 @@ from ..runtime.inputs import as_written, coerce, digits_over, parse_number
 from ..runtime.kinds import Use, type_of, vague
 from ..runtime.limits import DEFAULT_LIMITS, Limits
 from ..runtime.rules import counting
-from ..runtime.work import Work, own_deadlines, working
+from ..runtime.work import Work, working
 from ..syntax.clock import Clock
 from ..syntax.document import YAML11_HINT, YAML11_SAID, Document, PathKey
 from ..syntax.input_keys import LIST_INPUT_KEYS, input_takes
@@ -127,14 +126,13 @@ def compile_document(
     (a server's, for a ruleset sent in a request: `api.load_source(deadline=)`) passes `work`,
     whose clock is also read as code is written and compiled (`Emitter._clock`), so the compile
     stops with a `DeadlineError` when it passes; `Limits.deadline` alone bounds evaluations, not
-    a load. Without one, a server request's deadline does not bound it either (`own_deadlines`)."""
+    a load."""
     try:
-        with nullcontext() if work is not None else own_deadlines():
-            with working(work if work is not None else new_work(limits)):
-                structure = Structure(doc, limits, inline=inline)
-                if work is not None:
-                    structure.unit.emit.clock = Clock(work.check_clock, CLOCK_CODE)
-                return structure.run()
+        with working(work if work is not None else new_work(limits)):
+            structure = Structure(doc, limits, inline=inline)
+            if work is not None:
+                structure.unit.emit.clock = Clock(work.check_clock, CLOCK_CODE)
+            return structure.run()
     except Problem as f:  # a problem outside any statement: still a diagnostic, never a traceback
         raise CompileError([f.diag]) from None
 

@@ -150,13 +150,29 @@ def request_left() -> float | None:
     return None if outer is None else outer[0] - time.monotonic()
 
 
+LEAST_WAIT = 0.1
+"""Seconds a store's write waits for another writer when its request's deadline has (all but)
+passed: a store free at once is written, one locked is refused at once (RC903, `Retry-After`)."""
+
+
+def wait_within(most: float) -> float:
+    """Seconds to wait now for a lock another writer holds: `most` (a store's own timeout), or
+    what the running request has left when that is less, to a tenth (the refusal says how long
+    it waited), at least `LEAST_WAIT`. Asked when the wait begins, after the work before it: a
+    wait worked out when the store was opened, before an action was worked out, ran past the
+    deadline by the action's time (hunt 13zr)."""
+    left = request_left()
+    return most if left is None else min(most, max(round(left, 1), LEAST_WAIT))
+
+
 @contextmanager
 def own_deadlines() -> Iterator[None]:
     """Budgets made while the block runs keep to their own deadlines alone, not the request's
-    (`request_deadline`): a load with no clock of its own (a served ruleset's file, compiled once
-    for every request after it: cut by one request's deadline, its folding of a constant was
-    told as a fault at a line of the operator's file, and a listing left the file out), and the
-    read that answers a change already written (cut there, a written change was answered 504)."""
+    (`request_deadline`): the compile of a served ruleset's file, once for every request after
+    it (cut by one request's deadline, its folding of a constant was told as a fault at a line
+    of the operator's file, and a listing left the file out: hunt 13zq), and the read that
+    answers a campaign made already. Any other load in a request keeps to its deadline (a
+    linter's probes of a ruleset's tables, cut by none for a while: hunt 13zr)."""
     token = _REQUEST.set(None)
     try:
         yield

@@ -28,7 +28,7 @@ from ..api import (
 )
 from ..errors import NOT_LOADING, Diagnostic, RulecraftError
 from ..runtime.limits import Limits
-from ..runtime.work import own_deadlines, request_left
+from ..runtime.work import own_deadlines
 from ..state.campaign import Campaign
 from ..state.records import MOST_SEQ, Event, Header, Store, Window, whole
 from ..state.stores import is_postgres, postgres_url
@@ -112,24 +112,17 @@ NO_STATE = (
 for a read's warning as for a change refused."""
 
 
-MIN_STORE_WAIT = 0.1
-"""Seconds a write waits for another writer when its request's deadline has (all but) passed:
-a store free at once is written, one locked is 503 `RC903` with `Retry-After` at once."""
-
-
 @contextmanager
 def _store(server: Server) -> Iterator[Store]:
     """The store, open for one request; an error, raised opening it or using it, names it
     `STORE`, never by its path or URL."""
     store: Store | None = None
     try:
-        # a write waits for another writer no longer than the request has left (it waited the
-        # store's 10 s under --deadline 5, past a proxy's timeout: hunt 13l; then the whole
-        # deadline, from when it began to wait: hunt 13zq)
-        left = request_left()
-        # (to a tenth: the refusal says how long it waited)
-        wait = server.settings.deadline if left is None else max(round(left, 1), MIN_STORE_WAIT)
-        store = open_store(server.settings.db, wait=min(STORE_WAIT, wait))
+        # a write waits for another writer no longer than a request may take (it waited the
+        # store's 10 s under --deadline 5, past a proxy's timeout: hunt 13l), and no longer than
+        # the request has left when it begins to wait (`wait_within`: it waited the whole
+        # deadline from then, hunt 13zq, or from the store's opening, before the work, 13zr)
+        store = open_store(server.settings.db, wait=min(STORE_WAIT, server.settings.deadline))
         yield store
     except RulecraftError as exc:
         exc.diagnostics = tuple(_hidden(server, d) for d in exc.diagnostics)

@@ -447,8 +447,10 @@ class Campaign:
                     state = join_all(rules, state, joining)
                 if start:
                     state = with_values(model.state, state, start)
-                # a campaign that could not then be read within a budget is not made: what a read
-                # does, the check that the state fits the rules and every view (hunt 13zq)
+            # a campaign that could not then be read within a budget is not made: what a read
+            # does, the check that the state fits the rules and every view, on a budget of its
+            # own, as a read has (hunt 13zq)
+            with metered(limits):
                 misfit(rules, state, name)
                 _views(rules, state)
         except LimitError as exc:  # no request of a campaign yet: placed as `request` places one
@@ -726,7 +728,10 @@ class Campaign:
             yield appending
             views = None
             if appending.made is not None:  # before the commit: a state that cannot be shown is not written
-                with self.request(lead=f"showing the state of campaign '{self.name}' after the change"):
+                # on a budget of its own, as the read that showed it after the commit had, under
+                # the change's deadline: what a change may do is what it was
+                lead = f"showing the state of campaign '{self.name}' after the change"
+                with self._budget(lead=lead, within=current()):
                     views = _views(self.rules, appending.made.state)
         if header is not None:
             self.header, self._pending = header, None

@@ -65,6 +65,7 @@ from urllib.parse import unquote
 
 from ..errors import Advice, CampaignError
 from ..runtime import arguments
+from ..runtime.work import wait_within
 from .records import (
     FORMAT,
     SCHEMA_VERSION,
@@ -371,6 +372,8 @@ class PostgresStore(SqlStore):
         """Where the campaigns are, for messages: the URL with its password masked."""
         # NaN had passed here, to fail as a ValueError at the first transaction (hunt 13zf)
         self.timeout = float(arguments.seconds("PostgresStore", "timeout", timeout, optional=False) or 0)
+        self._waited = self.timeout
+        """What the running transaction waits for a lock at most (`wait_within`), for its refusal."""
         self.connect_timeout = float(
             arguments.seconds("PostgresStore", "connect_timeout", connect_timeout, optional=False) or 0
         )
@@ -612,14 +615,15 @@ class PostgresStore(SqlStore):
         return connection
 
     def _bound_waits(self, connection: Connection) -> tuple[bool, bool]:
-        """Wait for a lock no longer than `timeout` in this transaction (then 55P03: RC903). And,
+        """Wait for a lock no longer than `timeout`, or what the running request has left
+        (`wait_within`), in this transaction (then 55P03: RC903). And,
         in the same round trip, whether the transaction is read-only and whether that is because
         the server is a standby (in recovery)."""
         _, read_only, standby = _one(
             connection.execute(
                 "SELECT set_config('lock_timeout', %s, true), current_setting('transaction_read_only'),"
                 " pg_is_in_recovery()",
-                (f"{max(1, round(self.timeout * 1000))}ms",),
+                (f"{max(1, round(self._waited * 1000))}ms",),
             )
         )
         return read_only == "on", bool(standby)
@@ -635,6 +639,7 @@ class PostgresStore(SqlStore):
                 connection = self._begin("BEGIN ISOLATION LEVEL READ COMMITTED")
             try:
                 with self._errors("starting a transaction"):
+                    self._waited = wait_within(self.timeout)
                     read_only, standby = self._bound_waits(connection)
                 if read_only:
                     raise self._read_only(standby)
@@ -679,6 +684,7 @@ class PostgresStore(SqlStore):
                 # a writer never blocks a reader, but a table lock taken from outside (LOCK TABLE,
                 # ALTER TABLE) would, for as long as it is held: a reader waits as long as a writer
                 with self._errors("reading"):
+                    self._waited = wait_within(self.timeout)
                     self._bound_waits(connection)
                 yield connection
             finally:
@@ -704,7 +710,7 @@ class PostgresStore(SqlStore):
                 "RC903",
                 # a campaign's row, or the tables (`list` has no campaign: hunt 13l)
                 f"{self._where} is locked: another writer held what this needs (a campaign, or the"
-                f" tables) for more than {self.timeout:g} s",
+                f" tables) for more than {self._waited:g} s",
                 "another process is writing to this campaign (or holds its tables); try again when it is"
                 " done, or wait longer",
                 Advice("retry"),

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ..errors import Advice, CampaignError, Diagnostic
 from ..runtime import arguments
+from ..runtime.work import wait_within
 from .records import (
     APPEND_KINDS,
     FORMAT,
@@ -77,6 +78,8 @@ class SqliteStore(SqlStore):
         refuse_unkept(path)  # `Path("./:memory:")` is `:memory:` again: only the text tells them apart
         self.path = Path(path)
         self.timeout = float(read)
+        self._waited = self.timeout
+        """What the last write waited at most (`wait_within`), for its refusal."""
         self._where = str(self.path)
         if isinstance(path, str) and names_folder(path) and not self.path.is_dir():
             raise folder_named(path)
@@ -274,7 +277,9 @@ class SqliteStore(SqlStore):
         connection = self._open()
         if connection.in_transaction:
             raise RuntimeError(f"{self!r} already has a transaction open: one at a time per store")
+        self._waited = wait_within(self.timeout)  # what is left of a request's deadline, if less
         with self._errors("taking the write lock"):
+            connection.execute(f"PRAGMA busy_timeout = {_milliseconds(self._waited)}")
             connection.execute("BEGIN IMMEDIATE")
         try:
             yield connection
@@ -313,7 +318,7 @@ class SqliteStore(SqlStore):
         if _busy(error):
             return self._error(
                 "RC903",
-                f"{self._where} is locked: another process held it for more than {self.timeout:g} s",
+                f"{self._where} is locked: another process held it for more than {self._waited:g} s",
                 "another process is writing to this file (or reading it, if its journal is not"
                 " write-ahead); try again when it is done, or wait longer",
                 Advice("retry"),
