@@ -132,3 +132,51 @@ def test_a_change_once_written_is_shown_without_more_work(tmp_path: Path) -> Non
         with request_deadline(1.0, time.monotonic() - 1.0):  # passed: any clock read stops it
             shown = made.show(at=event)
         assert "late" in shown["characters"] and len(shown["characters"]) == 1501
+
+
+def test_a_change_is_written_only_if_a_read_could_show_it(tmp_path: Path) -> None:
+    """A change checked its views alone where a read checks the state against the rules too, on
+    one budget: a join was written that no read could then show (hunt 13zs). Joined one by one
+    under a small budget, each join is refused, with nothing written, or shown after."""
+    from engine.errors import LimitError
+    from engine.runtime.limits import Limits
+
+    rs = engine.load("chill")
+    limits = Limits(max_work=400)
+    with open_store(tmp_path / "c.db") as store:
+        made = Campaign.create(
+            store,
+            "crowd",
+            rs.model,
+            rs.document.source.text,
+            {"players": 4},
+            {f"e{i}": {} for i in range(50)},
+            limits,
+        )
+        for k in range(200):
+            events = len(made.log())
+            try:
+                made.join(f"newbie{k}")
+            except LimitError as exc:
+                assert "showing the state of campaign 'crowd' after the change" in str(exc), str(exc)
+                assert len(made.log()) == events  # nothing written
+                break
+            made.show()  # written: a read shows it
+        else:
+            raise AssertionError("every join fitted: the budget does not test the bound")
+
+
+def test_a_request_s_short_wait_for_the_lock_does_not_outlast_its_write(tmp_path: Path) -> None:
+    """A write in a request waits for the lock what the request has left; the store's next read
+    waits its own again (it kept the write's tenth of a second, and the read that answered a
+    campaign just made met a lock as a 503: hunt 13zs)."""
+    import time
+
+    from engine.runtime.work import request_deadline
+
+    rs = engine.load("chill")
+    with open_store(tmp_path / "c.db", wait=5) as store:
+        with request_deadline(1.0, time.monotonic() + 0.25):
+            Campaign.create(store, "k", rs.model, rs.document.source.text, {"players": 4}, {}, rs.limits)
+        (busy,) = store._open().execute("PRAGMA busy_timeout").fetchone()  # type: ignore[attr-defined]
+        assert busy == 5000, busy

@@ -16,6 +16,7 @@ and an end read without being scored (`END`) about a transition.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -157,12 +158,12 @@ passed: a store free at once is written, one locked is refused at once (RC903, `
 
 def wait_within(most: float) -> float:
     """Seconds to wait now for a lock another writer holds: `most` (a store's own timeout), or
-    what the running request has left when that is less, to a tenth (the refusal says how long
-    it waited), at least `LEAST_WAIT`. Asked when the wait begins, after the work before it: a
-    wait worked out when the store was opened, before an action was worked out, ran past the
-    deadline by the action's time (hunt 13zr)."""
+    what the running request has left when that is less, down to a tenth (the refusal says how
+    long it waited; rounded, it ended after the deadline), at least `LEAST_WAIT`. Asked when
+    each wait begins, after the work before it: a wait worked out when the store was opened,
+    before an action was worked out, ran past the deadline by the action's time (hunt 13zr)."""
     left = request_left()
-    return most if left is None else min(most, max(round(left, 1), LEAST_WAIT))
+    return most if left is None else min(most, max(math.floor(left * 10) / 10, LEAST_WAIT))
 
 
 @contextmanager
@@ -171,8 +172,7 @@ def own_deadlines() -> Iterator[None]:
     (`request_deadline`): the compile of a served ruleset's file, once for every request after
     it (cut by one request's deadline, its folding of a constant was told as a fault at a line
     of the operator's file, and a listing left the file out: hunt 13zq), and the read that
-    answers a campaign made already. Any other load in a request keeps to its deadline (a
-    linter's probes of a ruleset's tables, cut by none for a while: hunt 13zr)."""
+    answers a campaign made already."""
     token = _REQUEST.set(None)
     try:
         yield

@@ -363,10 +363,10 @@ class Campaign:
         line and the server ask after every change, needs no read of the store to know it is
         this campaign's (`_own`)."""
         self._made_views: dict[str, Any] | None = None
-        """The views of `_made`'s state (`_views`), worked out before it was committed, within the
-        change's budget: `show(at=)` of it does no work, so a change that was written is never
-        answered as one that failed (a deadline or the work budget passed in the read after it:
-        hunt 13zq)."""
+        """The views of `_made`'s state (`_views`), worked out before it was committed (on a budget
+        of their own, within the change's deadline): `show(at=)` of it does no work, so a change
+        that was written is never answered as one that failed (a deadline or the work budget
+        passed in the read after it: hunt 13zq)."""
         self._refusal: RulecraftError | None = None
         """For a campaign opened `read_only` on a ruleset changed since (RC904) or no longer
         loading (its load error): read with the text it keeps, it refuses every change
@@ -727,11 +727,13 @@ class Campaign:
             appending = _Appending(tx)
             yield appending
             views = None
-            if appending.made is not None:  # before the commit: a state that cannot be shown is not written
-                # on a budget of its own, as the read that showed it after the commit had, under
-                # the change's deadline: what a change may do is what it was
+            if appending.made is not None:  # before the commit: a state no read could show is not written
+                # what a read does (the check that the state fits the rules, and every view), on
+                # a budget of its own, as the read that showed it after the commit had, under the
+                # change's deadline: what a change may do is what it was (hunt 13zq, 13zs)
                 lead = f"showing the state of campaign '{self.name}' after the change"
                 with self._budget(lead=lead, within=current()):
+                    misfit(self.rules, appending.made.state, self.name)
                     views = _views(self.rules, appending.made.state)
         if header is not None:
             self.header, self._pending = header, None

@@ -277,17 +277,30 @@ class SqliteStore(SqlStore):
         connection = self._open()
         if connection.in_transaction:
             raise RuntimeError(f"{self!r} already has a transaction open: one at a time per store")
-        self._waited = wait_within(self.timeout)  # what is left of a request's deadline, if less
-        with self._errors("taking the write lock"):
-            connection.execute(f"PRAGMA busy_timeout = {_milliseconds(self._waited)}")
-            connection.execute("BEGIN IMMEDIATE")
         try:
-            yield connection
-            with self._errors("committing"):
-                connection.execute("COMMIT")
-        except BaseException:
-            _rollback(connection)
-            raise
+            self._bound_wait(connection)  # what is left of a request's deadline, if less
+            with self._errors("taking the write lock"):
+                connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield connection
+                self._bound_wait(connection)  # again: a commit may wait for readers (no WAL)
+                with self._errors("committing"):
+                    connection.execute("COMMIT")
+            except BaseException:
+                _rollback(connection)
+                raise
+        finally:  # the store's own wait for what it does next (a read after a request's write
+            # waited a tenth of a second, and a campaign made was answered 503: hunt 13zs)
+            if self._waited != self.timeout:
+                self._waited = self.timeout
+                connection.execute(f"PRAGMA busy_timeout = {_milliseconds(self.timeout)}")
+
+    def _bound_wait(self, connection: sqlite3.Connection) -> None:
+        """Wait for another writer no longer than the running request has left (`wait_within`)."""
+        wait = wait_within(self.timeout)
+        if wait != self._waited:
+            connection.execute(f"PRAGMA busy_timeout = {_milliseconds(wait)}")
+            self._waited = wait
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
