@@ -351,12 +351,12 @@ def scene_roll(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
 MAX_ANSWER_BYTES = 8_000_000
 """The most bytes of JSON one solved answer may be, as UTF-8 (as the server sends it; counted
 escaped, text in other scripts was told twice its size: hunt 13zq), measured in the worker that
-made it, before it is sent back: the server process
-checks it against its response model and encodes it on its event loop, where a large answer
-holds every request. A value over `a * 100000 + b` of two d447 was a 14.7 MB answer from a
-200-byte request, and six at once took the server to 832 MB; 300 failing examples made by a YAML
-alias in a 17 KB text answered 38 MB (hunt 13zp). A sweep's own bound (`MAX_SWEEP_CHARACTERS`)
-comes first, and the shipped rulesets' largest answers are a few kilobytes."""
+made it, before it is sent back: the server process checks it against its response model and
+encodes it on its event loop, where a large answer holds every request. A value over
+`a * 100000 + b` of two d447 was a 14.7 MB answer from a 200-byte request, and six at once took
+the server to 832 MB; 300 failing examples made by a YAML alias in a 17 KB text answered 38 MB
+(hunt 13zp). A sweep's own bound (`MAX_SWEEP_CHARACTERS`) comes first, and the shipped rulesets'
+largest answers are a few kilobytes."""
 
 _LESS = {
     "prob": "ask for a named value with fewer results, or for the outcomes alone",
