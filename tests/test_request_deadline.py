@@ -89,16 +89,16 @@ def test_the_server_counts_a_request_s_deadline_from_its_arrival(
     """A body that comes after the deadline has passed is a 504 when its work reads the clock:
     it was a 200, the text loaded (and rolled) under deadlines that started when the body was
     read. The same text sent at once is answered (the test can fail)."""
-    app = create_app(Settings(db=str(tmp_path / "c.db"), deadline=0.5, workers=1))
+    app = create_app(Settings(db=str(tmp_path / "c.db"), deadline=1.5, workers=1))
     try:
         payload = {"source": _compiled_with_the_clock_read(), "name": "heavy.yaml", **extra}
         on_time = _post_late(app, path, payload, 0.0)
         assert on_time.status_code == 200, on_time.text
         payload["name"] = "heavy2.yaml"  # not the one compiled and kept already
-        late = _post_late(app, path, payload, 0.8)
+        late = _post_late(app, path, payload, 1.8)
         assert late.status_code == 504, late.text
         [d] = late.json()["error"]["diagnostics"]
-        assert d["code"] == "RC503" and "deadline of 0.5 s passed" in d["message"], d
+        assert d["code"] == "RC503" and "deadline of 1.5 s passed" in d["message"], d
     finally:
         app.state.server.close()
 
