@@ -134,9 +134,15 @@ def test_a_deadline_that_passes_running_or_waiting_is_504(make: Any) -> None:
         assert codes(response) == {"RC503"} and seconds < 3.0
     messages = sorted(r.json()["error"]["diagnostics"][0]["message"] for r, _ in answers)
     assert "deadline" in messages[0] and "deadline" in messages[1]
-    # the second never reached the worker: it waited for it, or (the deadline counting from its
-    # arrival, on a loaded machine) loading the text used the deadline up before it was its turn
-    assert any("waited for a worker" in m or "before it reached a worker" in m for m in messages), messages
+    # each is told where the deadline passed: the second while it waited for the worker, or,
+    # arriving a little after the first (on a loaded machine), reaching the worker with a sliver
+    # of its deadline left and stopped by the engine's clock at once (CI, 2026-12-07)
+    told = (
+        "waited for a worker",
+        "before it reached a worker",
+        "the deadline of 1 s passed before the request",
+    )
+    assert all(any(t in m for t in told) for m in messages), messages
     assert app.state.server.pool.killed == 0  # the engine stopped itself at its deadline
 
 
