@@ -231,3 +231,13 @@ def _header() -> Any:
     from engine.state.records import Header
 
     return Header("k", "chill", "0" * 64, "text", {}, "2026-12-07T00:00:00Z")
+
+
+def test_a_lock_s_advice_is_worded_for_a_read_as_for_a_write() -> None:
+    """A read that met a lock was told of "the campaign store's write lock" (hunt 13zs)."""
+    from engine.errors import Advice, Diagnostic
+    from engine.serve.advice import api_hint
+
+    said = api_hint(Diagnostic("RC903", "locked", None, "wait", advice=Advice("retry")))
+    assert said is not None and "write lock" not in said and "held a lock on the campaign store" in said
+    assert "nothing was written by it; send the request again in a moment (Retry-After)" in said

@@ -96,9 +96,9 @@ WORDING: dict[AdviceKind, Callable[[Advice], str]] = {
     ),
     "limit": _limit,
     "keeper": _keeper,
-    "retry": lambda a: (
-        "another request or process held the campaign store's write lock for longer than this one"
-        " waits: nothing was written; send the request again in a moment (Retry-After)"
+    "retry": lambda a: (  # a read meets it too (a table locked from outside): worded for both
+        "another request or process held a lock on the campaign store for longer than this one"
+        " waits: nothing was written by it; send the request again in a moment (Retry-After)"
     ),
     "full": lambda a: (
         "the campaign store's database server had no connection free: nothing was written; send the"
