@@ -185,6 +185,29 @@ def test_serve_on_port_0_prints_the_port_it_took_and_a_port_in_use_is_rc407(cli:
     ), err
 
 
+def test_a_served_file_past_the_deadline_at_start_is_told_to_raise_serve_s_own_deadline(
+    tmp_path: Path,
+) -> None:
+    """`serve` bounds each compile of a served file by `--deadline`, and its warning at start
+    told the operator to "raise it with --limit deadline=SECONDS", a flag `serve` refuses (a
+    hunt's LOW finding, left open until 2026-12-07)."""
+    from test_request_deadline import _folds_a_heavy_constant
+
+    from engine.serve.run import in_serve_s_words
+
+    (tmp_path / "folded.yaml").write_text(_folds_a_heavy_constant(19), encoding="utf-8")
+    app = create_app(Settings(workers=1, deadline=0.001, rulesets=tmp_path, db=str(tmp_path / "c.db")))
+    try:
+        [(path, exc)] = app.state.server.catalog.unloadable()
+    finally:
+        app.state.server.close()
+    said = in_serve_s_words(exc)
+    assert path.name == "folded.yaml" and "RC503" in said and "deadline of 0.001 s passed" in said, said
+    assert "--limit deadline" in str(exc)  # the engine's hint, for every other command
+    assert "--limit" not in said and "raise that deadline with --deadline SECONDS" in said, said
+    assert said.count("\n") == str(exc).count("\n")  # the place, the excerpt and the caret kept
+
+
 # -- /api/roll: its request and its answer, field by field -------------------------------------------
 
 

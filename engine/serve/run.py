@@ -12,7 +12,7 @@ from typing import TextIO
 
 import uvicorn
 
-from ..errors import Diagnostic, InputError
+from ..errors import Diagnostic, InputError, RulecraftError
 from ..frozen import replace
 from ..state.stores import check_address, unkept
 from ..syntax.positions import one_line
@@ -133,6 +133,25 @@ def listening(host: str, port: int) -> socket.socket:
     return sock
 
 
+def in_serve_s_words(exc: RulecraftError) -> str:
+    """`exc`, a served file's, as `serve` prints it at start: a file that did not compile within the
+    deadline is told to raise `--deadline`, which bounds each compile of a served file as it bounds a
+    request; the hint of every other command, `--limit deadline`, is one `serve` refuses (a hunt)."""
+    return "\n".join(
+        (replace(d, hint=SERVED_COMPILE) if _is_deadline(d) else d).render() for d in exc.diagnostics
+    )
+
+
+SERVED_COMPILE = (
+    "the server compiles each of its files within its deadline for one request: make the file quicker"
+    " to load, or raise that deadline with --deadline SECONDS"
+)
+
+
+def _is_deadline(d: Diagnostic) -> bool:
+    return d.advice is not None and d.advice.kind == "limit" and d.advice.name == "deadline"
+
+
 def serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     settings = settings_of(args)
     sock = listening(args.host, args.port)
@@ -141,7 +160,10 @@ def serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     settings = replace(settings, allowed_hosts=allowed_hosts(args.allow_host, args.host, host))
     app = create_app(settings)
     for path, exc in app.state.server.catalog.unloadable():  # served (its error, by name), but said now
-        err.write(f"warning: {one_line(str(path))} does not load; GET /api/rulesets leaves it out:\n{exc}\n")
+        shown = one_line(str(path))
+        err.write(
+            f"warning: {shown} does not load; GET /api/rulesets leaves it out:\n{in_serve_s_words(exc)}\n"
+        )
         err.flush()
     for path, name in app.state.server.catalog.shadowing():
         shown = one_line(str(path))
