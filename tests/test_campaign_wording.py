@@ -130,3 +130,47 @@ def test_a_party_s_bad_parameter_names_the_party(cli: Callable[..., Any]) -> Non
     assert (
         r.code == 1 and "error RC404: parameter 'armour' = 'x' is not a number (for party 'you')" in r.err
     ), r.err
+
+
+JOINER = """\
+rulecraft: 1
+name: joiner
+state:
+  character:
+    grit: {type: int, min: 0, max: 5}
+  each:
+    luck: {tally: [spent, fresh], start: {fresh: grit - 1}}
+    hp: {counter: "grit * 2", min: 0, max: 8}
+checks:
+  c:
+    roll: {d: {die: 6}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if d > 3 else 'lo'"
+"""
+
+
+def test_a_joining_character_s_start_or_bound_refused_names_the_character(
+    cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Of characters made together, `-c ann:grit=2 -c bob:grit=0` said "'luck' would start with -1
+    fresh" and named none of them (a hunt's LOW finding, left open until 2026-12-07); nothing is
+    written."""
+    path = tmp_path / "joiner.yaml"
+    path.write_text(JOINER, encoding="utf-8")
+    db = str(tmp_path / "c.db")
+    r = cli("campaign", "--db", db, "new", "z", str(path), "-c", "ann:grit=2", "-c", "bob:grit=0")
+    assert r.code == 1 and "Traceback" not in r.err, r.err
+    assert (
+        "error RC906: 'luck' would start with -1 fresh: a tally holds no member below zero"
+        " (as character 'bob' joins)" in r.err
+    ), r.err
+    assert "joiner.yaml:7:50:" in r.err and "^^^^^^^^" in r.err, r.err  # the start's place, as before
+    assert "no campaign" in cli("campaign", "--db", db, "show", "z").err
+    campaign = engine.new_campaign("z", path, store=MemoryStore(), characters={"ann": {"grit": 2}})
+    with pytest.raises(engine.CampaignError) as refused:
+        campaign.join("cy", grit=5)
+    [d] = refused.value.diagnostics
+    assert (
+        d.code == "RC906" and d.message == "'hp' would be 10, above its maximum 8 (as character 'cy' joins)"
+    )
+    assert list(campaign.state()["characters"]) == ["ann"]

@@ -352,9 +352,19 @@ def join_all(model: StateModel, state: State, joining: Iterable[tuple[str, Mappi
             raise _fail("RC902", f"there is already a character '{character}'", None, "choose another name")
         env = environment(model, new, None)
         env.update(params)
-        sheet = {"params": {k: to_json(v) for k, v in params.items()}, "items": _start(model.each, env)}
-        new["characters"][character] = sheet
-        _check_bounds(model, new, character, None)
+        try:
+            sheet = {"params": {k: to_json(v) for k, v in params.items()}, "items": _start(model.each, env)}
+            new["characters"][character] = sheet
+            _check_bounds(model, new, character, None)
+        except LimitError:
+            raise  # the request's budget or deadline, not the character's
+        except RulecraftError as exc:
+            # whose start or bound it is: of characters made together, "'luck' would start with -1
+            # fresh" named none of them (a hunt's LOW finding)
+            told = [
+                replace(d, message=f"{d.message} (as character '{character}' joins)") for d in exc.diagnostics
+            ]
+            raise type(exc)(told, missing=exc.missing, unfit=exc.unfit) from None
     return new
 
 
