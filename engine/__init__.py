@@ -11,34 +11,60 @@
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from .api import Ruleset as Ruleset
-from .api import load as load
-from .api import load_source as load_source
-from .api import new_campaign as new_campaign
-from .api import open_campaign as open_campaign
-from .errors import CampaignError as CampaignError
-from .errors import CompileError as CompileError
-from .errors import DeadlineError as DeadlineError
-from .errors import Diagnostic as Diagnostic
-from .errors import EvalError as EvalError
-from .errors import ExprSyntaxError as ExprSyntaxError
-from .errors import InputError as InputError
-from .errors import LimitError as LimitError
-from .errors import LoadError as LoadError
-from .errors import RulecraftError as RulecraftError
-from .errors import SchemaError as SchemaError
-from .model.values import Multi as Multi
-from .model.values import Symbol as Symbol
-from .runtime.limits import Limits as Limits
-from .syntax.positions import SourceFile as SourceFile
-
 if TYPE_CHECKING:
+    from .api import Ruleset as Ruleset
+    from .api import load as load
+    from .api import load_source as load_source
+    from .api import new_campaign as new_campaign
+    from .api import open_campaign as open_campaign
+    from .errors import CampaignError as CampaignError
+    from .errors import CompileError as CompileError
+    from .errors import DeadlineError as DeadlineError
+    from .errors import Diagnostic as Diagnostic
+    from .errors import EvalError as EvalError
+    from .errors import ExprSyntaxError as ExprSyntaxError
+    from .errors import InputError as InputError
+    from .errors import LimitError as LimitError
+    from .errors import LoadError as LoadError
+    from .errors import RulecraftError as RulecraftError
+    from .errors import SchemaError as SchemaError
     from .eval.trace import Result as Result
     from .eval.trace import Step as Step
+    from .model.values import Multi as Multi
+    from .model.values import Symbol as Symbol
+    from .runtime.limits import Limits as Limits
     from .state.campaign import Campaign as Campaign
+    from .syntax.positions import SourceFile as SourceFile
 
-_LATER = {"Campaign": ".state.campaign", "Result": ".eval.trace", "Step": ".eval.trace"}
-"""Names imported on first use: a command that keeps no campaign never loads the campaign code."""
+_API = ("Ruleset", "load", "load_source", "new_campaign", "open_campaign")
+_ERRORS = (
+    "CampaignError",
+    "CompileError",
+    "DeadlineError",
+    "Diagnostic",
+    "EvalError",
+    "ExprSyntaxError",
+    "InputError",
+    "LimitError",
+    "LoadError",
+    "RulecraftError",
+    "SchemaError",
+)
+_LATER = {
+    **dict.fromkeys(_API, ".api"),
+    **dict.fromkeys(_ERRORS, ".errors"),
+    "Campaign": ".state.campaign",
+    "Result": ".eval.trace",
+    "Step": ".eval.trace",
+    "Multi": ".model.values",
+    "Symbol": ".model.values",
+    "Limits": ".runtime.limits",
+    "SourceFile": ".syntax.positions",
+}
+"""Every public name, imported on first use: `import engine` loads none of the engine, so the
+command line's entry point (`engine.__main__.console`) is inside its Ctrl-C guard before the
+engine's imports begin (a Ctrl-C in them printed a traceback); and a command that keeps no
+campaign never loads the campaign code."""
 
 
 def __getattr__(name: str) -> Any:

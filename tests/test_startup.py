@@ -414,7 +414,7 @@ FROZEN_AT_EXIT = (
     "import atexit, gc, sys\n"
     "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0, file=sys.stderr))\n"
     "sys.argv = ['rulecraft', *sys.argv[1:]]\n"
-    "from engine.cli import console\n"
+    "from engine.__main__ import console\n"
     "console()\n"
 )
 
@@ -458,7 +458,7 @@ def test_the_command_leaves_its_objects_to_the_system_and_loses_nothing(
     assert refused.returncode == 1 and "RC403" in refused.stderr and "frozen True" in refused.stderr
     # the installed command and `python -m engine` both go through `console`
     scripts = tomllib.loads((repo_root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
-    assert scripts["rulecraft"] == "engine.cli:console"
+    assert scripts["rulecraft"] == "engine.__main__:console"
     as_module = subprocess.run(
         [
             sys.executable,
@@ -479,3 +479,31 @@ def test_the_command_leaves_its_objects_to_the_system_and_loses_nothing(
         assert [e.seq for e in store.events("mycase")] == [1, 2, 3, 4]
     finally:
         store.close()
+
+
+CTRL_C_IN_IMPORT = (
+    "import importlib.abc, sys\n"
+    "class Stop(importlib.abc.MetaPathFinder):\n"
+    "    def find_spec(self, name, path, target=None):\n"
+    "        if name == 'engine.cli':\n"
+    "            raise KeyboardInterrupt  # as a Ctrl-C while the command line is imported\n"
+    "sys.meta_path.insert(0, Stop())\n"
+    "sys.argv = ['rulecraft', 'list']\n"
+    "from engine.__main__ import console\n"
+    "print(sorted(m for m in sys.modules if m.startswith('engine.')), file=sys.stderr)\n"
+    "console()\n"
+)
+
+
+def test_a_ctrl_c_while_the_command_line_is_imported_is_one_line_and_status_130(repo_root: Path) -> None:
+    """The command line's imports take about 35 ms of a fresh command, and a Ctrl-C in them (before
+    `cli.main`'s own guard) printed a traceback (a hunt's LOW finding, left open until 2026-12-07).
+    `import engine` now loads none of the engine, and the entry point imports the command line
+    inside its guard: nothing of the engine was loaded before it, and the interrupt is one line."""
+    done = subprocess.run(
+        [sys.executable, "-c", CTRL_C_IN_IMPORT], cwd=repo_root, capture_output=True, text=True, timeout=120
+    )
+    loaded, _, said = done.stderr.partition("\n")
+    assert loaded == "['engine.__main__']", done.stderr  # the guard is in place before any of the engine
+    assert done.returncode == 130 and said == "interrupted\n", done.stderr
+    assert "Traceback" not in done.stderr and not done.stdout
