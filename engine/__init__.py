@@ -75,28 +75,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = [
-    "Campaign",
-    "CampaignError",
-    "CompileError",
-    "DeadlineError",
-    "Diagnostic",
-    "EvalError",
-    "ExprSyntaxError",
-    "InputError",
-    "LimitError",
-    "LoadError",
-    "Limits",
-    "Multi",
-    "Result",
-    "Ruleset",
-    "RulecraftError",
-    "SchemaError",
-    "SourceFile",
-    "Step",
-    "Symbol",
-    "load",
-    "load_source",
-    "new_campaign",
-    "open_campaign",
-]
+__all__ = sorted(_LATER)
