@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -532,6 +532,82 @@ class HostCheck:
         await _error_response(error)({"type": "http"}, _nothing, send)
 
 
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+"""Methods that neither change a campaign nor ask the server to compute: the only ones another
+site's page may send."""
+
+NOT_FRAMED = (
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+)
+"""Every answer says that no page may show it in a frame (the old header and the new): another
+site's page could frame the playground and have its visitor click Act or Undo (a hunt)."""
+
+
+class CrossSite:
+    """Refuse a request of any method but GET, HEAD and OPTIONS that another site's page sent,
+    with 403 `RC407`, and tell browsers never to frame an answer (`NOT_FRAMED`). A browser sends a
+    page's POST to any address without asking first when it has no JSON body (a form, or
+    `fetch(url, {method: "POST", mode: "no-cors"})`), so on a server with no token any page its user
+    opened could undo a campaign's events (an undo takes no body: a hunt). The browser names the
+    page's origin in `Origin`; the playground's is the server's own (its `Host`), and a program (a
+    bot, curl) sends none, so each goes on. `Sec-Fetch-Site: cross-site` with no `Origin` is
+    another site's too. The `Host` check (`HostCheck`) is no help here: that request is sent to
+    the server's own name."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        origin = headers.get(b"origin")
+        if scope["method"] not in SAFE_METHODS and (
+            (origin is not None and not _same_origin(origin.decode("latin-1"), headers.get(b"host")))
+            or (origin is None and headers.get(b"sec-fetch-site") == b"cross-site")
+        ):
+            shown = cut(origin.decode("latin-1"), 200) if origin is not None else "another site"
+            error = ApiError.of(
+                403,
+                "RC407",
+                f"{scope['method']} {cut(scope.get('path', ''), MAX_PATH)}: refused: a page of another"
+                f" site ({shown!r}) sent it, through its visitor's browser",
+                "the API takes requests that change a campaign or compute from its own page (at /) and"
+                " from programs (a bot, curl), which send no Origin header",
+            )
+            await _error_response(error)({"type": "http"}, _nothing, self._framed(send))
+            return
+        await self.app(scope, receive, self._framed(send))
+
+    @staticmethod
+    def _framed(send: Send) -> Send:
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *NOT_FRAMED]}
+            await send(message)
+
+        return sending
+
+
+def _same_origin(origin: str, host: bytes | None) -> bool:
+    """Whether a browser's `Origin` (`scheme://name[:port]`) is the origin whose `Host` this
+    request was sent to: the same name and port, a port left out being the scheme's own. `null`
+    (a sandboxed frame, a file) is no origin of the server's."""
+    if host is None:
+        return False
+    try:
+        page, server = urlsplit(origin), urlsplit("//" + host.decode("latin-1"))
+        default = {"http": 80, "https": 443}.get(page.scheme)
+        ports = (page.port or default, server.port or default)
+    except ValueError:  # a port that is no number
+        return False
+    if default is None or not page.hostname or not server.hostname:
+        return False
+    return host_name(page.hostname) == host_name(server.hostname) and ports[0] == ports[1]
+
+
 class QueryOnce:
     """Refuse a request that gives one query parameter more than once (`?limit=2&limit=3`) with
     422 `RC407`, as a body that gives a key twice in one object is: the framework took the last
@@ -671,6 +747,7 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
     app.add_middleware(QueryOnce)
     app.add_middleware(BodyLimit, limit=settings.max_body)
     app.add_middleware(RequestClock, deadline=settings.deadline)
+    app.add_middleware(CrossSite)
     # outermost: a request by a name the server does not answer to is refused before all else
     app.add_middleware(HostCheck, hosts=settings.allowed_hosts)
     return app

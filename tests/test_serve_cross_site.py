@@ -1,0 +1,94 @@
+"""Requests another site's page sends through its visitor's browser (`serve.app.CrossSite`).
+
+A hunt (2026-12-07) had a page at another origin send `fetch(url, {method: "POST", mode:
+"no-cors"})` to `/api/campaigns/NAME/undo` on a server with no token: a POST with no JSON body is
+sent without asking the server first, and the campaign's latest change was undone. The page could
+also show the playground in a frame and have its visitor click. Here, the same requests as the
+browser sends them (its `Origin` and `Sec-Fetch-Site` headers), through the real app."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from engine.serve.app import Settings, create_app
+
+OTHER = {"Origin": "http://localhost:8001", "Sec-Fetch-Site": "same-site"}  # another port: another origin
+OWN = {"Origin": "http://testserver"}  # the playground's own page (TestClient's Host is `testserver`)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(db=str(tmp_path / "c.db"), workers=1, deadline=60.0))) as c:
+        yield c
+
+
+def _events(client: TestClient) -> list[str]:
+    return [e["kind"] for e in client.get("/api/campaigns/case/log").json()]
+
+
+def _made(client: TestClient) -> None:
+    made = client.post("/api/campaigns", json={"name": "case", "ruleset": "chill", "params": {"players": 4}})
+    assert made.status_code == 201, made.text
+    acted = client.post("/api/campaigns/case/act", json={"action": "turn_dark", "inputs": {"n": 1}})
+    assert acted.status_code == 200, acted.text
+
+
+def test_another_site_s_page_cannot_undo_a_campaign_s_change(client: TestClient) -> None:
+    _made(client)
+    for headers in (
+        OTHER,
+        {"Origin": "https://evil.example"},
+        {"Origin": "null"},  # a sandboxed frame, a file
+        {"Origin": "http://testserver:8000"},  # the server's name on another port
+        {"Sec-Fetch-Site": "cross-site"},  # a browser that left Origin out
+    ):
+        refused = client.post("/api/campaigns/case/undo", headers=headers)
+        assert refused.status_code == 403, (headers, refused.text)
+        [d] = refused.json()["error"]["diagnostics"]
+        assert d["code"] == "RC407" and d["message"].startswith("POST /api/campaigns/case/undo: refused:"), d
+        assert "a page of another site" in d["message"] and "no Origin header" in d["hint"], d
+        assert _events(client) == ["new", "action"]  # nothing undone
+    # the same with a JSON body, and every other write and computation alike
+    assert client.post("/api/campaigns/case/undo", json={}, headers=OTHER).status_code == 403
+    assert (
+        client.post("/api/roll", json={"ruleset": "chill", "check": "specific"}, headers=OTHER).status_code
+        == 403
+    )
+    assert (
+        client.post("/api/campaigns", json={"name": "b", "ruleset": "chill"}, headers=OTHER).status_code
+        == 403
+    )
+    assert _events(client) == ["new", "action"] and client.get("/api/campaigns/b").status_code == 404
+    # reads are answered (a browser keeps their answers from the other page without CORS headers)
+    assert client.get("/api/campaigns/case", headers=OTHER).status_code == 200
+
+
+def test_the_server_s_own_page_and_programs_are_answered(client: TestClient) -> None:
+    _made(client)
+    own = client.post("/api/campaigns/case/undo", headers={**OWN, "Sec-Fetch-Site": "same-origin"})
+    assert own.status_code == 200, own.text
+    client.post("/api/campaigns/case/act", json={"action": "turn_dark", "inputs": {"n": 1}}, headers=OWN)
+    program = client.post("/api/campaigns/case/undo")  # a bot, curl: no Origin
+    assert program.status_code == 200, program.text
+    assert _events(client) == ["new", "action", "undo", "action", "undo"]
+    upper = client.post(
+        "/api/campaigns/case/act",
+        json={"action": "turn_dark", "inputs": {"n": 1}},
+        headers={"Origin": "HTTP://TestServer:80"},
+    )  # the scheme's own port, any case
+    assert upper.status_code == 200, upper.text
+
+
+def test_no_answer_may_be_shown_in_another_page_s_frame(client: TestClient) -> None:
+    for answer in (
+        client.get("/"),
+        client.get("/api/rulesets"),
+        client.get("/api/campaigns/nobody"),  # 404
+        client.post("/api/campaigns/case/undo", headers=OTHER),  # the refusal itself
+    ):
+        assert answer.headers["x-frame-options"] == "DENY", answer.headers
+        assert answer.headers["content-security-policy"] == "frame-ancestors 'none'", answer.headers
