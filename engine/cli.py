@@ -934,6 +934,12 @@ def _campaign_parser(sub: Any, build: bool = True) -> None:
         cs.add_parser("undo", help="reverse the latest change (appends an undo; nothing is deleted)")
     )
     u.add_argument("name")
+    u.add_argument(
+        "--seen",
+        type=_whole,
+        metavar="N",
+        help="the newest event you have read: refused (RC908) if the log has grown past it",
+    )
     opening(u)
     u.set_defaults(func=_campaign_undo)
 
@@ -2014,7 +2020,7 @@ def _campaign_log(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _campaign_undo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     campaign = _open(args, _store(args))
-    return _changed(campaign, campaign.undo(), args, out)
+    return _changed(campaign, campaign.undo(args.seen), args, out)
 
 
 def _campaign_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -726,6 +726,8 @@ def cases() -> list[Case]:
     add("Campaign.log", "limit", "type", lambda: c().log(limit=True))
     add("Campaign.log", "limit", "range", lambda: c().log(limit=0), "must be at least 1")
     add("Campaign.log", "newest", "type", lambda: c().log(newest="yes"))
+    add("Campaign.undo", "seen", "type", lambda: c().undo(seen="2"))
+    add("Campaign.undo", "seen", "range", lambda: c().undo(seen=0), "must be at least 1")
     return out
 
 

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ..state.records import MOST_SEQ
+
 JsonValue = Any
 """An input's value as JSON gives it: a number, text, true/false or a list of numbers."""
 
@@ -293,8 +295,12 @@ class BeginRequest(Strict):
 
 
 class UndoRequest(Strict):
-    """An undo takes no field: its body is empty or `{}`, refused as every route's is when it
-    holds a field (422) or is not JSON (415), where any body at all had been taken and undone."""
+    """An undo's body is empty, `{}`, or `{"seen": N}`: the number of the newest event the client
+    has read, so that an undo never reverses a change the client did not see (409 `RC908` when the
+    log has grown past it). Refused as every route's is when it holds another field (422) or is
+    not JSON (415), where any body at all had been taken and undone."""
+
+    seen: int | None = Field(default=None, ge=1, le=MOST_SEQ)
 
 
 class CampaignSceneRequest(Strict):

@@ -603,9 +603,9 @@ def begin(name: str, body: BeginRequest, request: Request) -> dict[str, Any]:
 @router.post("/{name}/undo", response_model=Changed, response_model_exclude_unset=True, dependencies=TOKEN)
 def undo(name: str, request: Request, body: UndoRequest | None = None) -> dict[str, Any]:
     """Reverse the latest change (an undo is appended; nothing is deleted). Its body, if any, is
-    `{}`."""
+    `{}` or `{"seen": N}`, the newest event the client has read (409 when the log has grown past it)."""
     with _campaign(request, name) as campaign:
-        return _changed(request, campaign, campaign.undo())
+        return _changed(request, campaign, campaign.undo(body.seen if body is not None else None))
 
 
 @router.post("/{name}/scene", dependencies=TOKEN)

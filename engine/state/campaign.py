@@ -19,6 +19,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from fractions import Fraction
+from itertools import chain
 from typing import Any, TypeVar
 
 from ..errors import (
@@ -1008,23 +1009,48 @@ class Campaign:
             new, done = begin(self.rules, tx.last().state, period)
             return tx.append("period", {"period": period, "effects": done}, new)
 
-    def undo(self) -> Event:
+    def undo(self, seen: int | None = None) -> Event:
         """Reverse the latest change that is not already undone (an undo appends; nothing is deleted).
         The log is read from its newest event back, a page at a time (`_newest_first`), only as
         far as the change to reverse: an undo costs what it looks at, not the whole log. What it
         looks at is each event's number, kind and `undoes`, and then the one state it restores:
         no event's data nor any other state is read (an undo over 8 scenes, each with a 4 MB
-        trace, decoded every one of them under the write lock: 6.6 s, 0.1 s now)."""
+        trace, decoded every one of them under the write lock: 6.6 s, 0.1 s now).
+
+        `seen`, the number of the newest event the caller has seen: the undo is refused (RC908)
+        when the log has grown past it, so that it never reverses a change its caller did not see
+        (the playground's second tab undid another tab's change, which it never showed: a hunt)."""
+        if seen is not None:
+            seen = arguments.whole("Campaign.undo", "seen", seen, least=1, most=MOST_SEQ)
         migrating = self._pending[0] if self._pending is not None else None
         lead = f"undoing the latest change of campaign '{self.name}'"
         with self.request(lead=lead) as work, self.writing() as tx:
             back = _newest_first(tx, work, self.name)
+            if seen is not None:
+                back = self._seen(back, seen, migrating)
             target, stop = _undoable(back)
             if target is None:
                 raise self._nothing_to_undo(tx, back, stop, migrating)
             seq = next(back).seq  # the event just before the change: the log has no gaps
             before = _read_one(tx, work, self.name, seq, data=False).state
             return tx.append("undo", {"undoes": target.seq, "kind": target.kind}, before, undoes=target.seq)
+
+    def _seen(self, back: Iterator[Event], seen: int, migrating: str | None) -> Iterator[Event]:
+        """`back`, the log newest first, once its newest event is `seen` (or the migration this
+        opening appended just after it); RC908 when a change came after what the caller saw."""
+        newest = next(back)
+        if newest.seq == seen + 1 and migrating is not None and newest.kind == "migrate":
+            return chain([newest], back)
+        if newest.seq != seen:
+            said = (
+                f"campaign '{self.name}' has changed since event #{seen}, the newest its undo was asked"
+                f" from: its newest is #{newest.seq} ({newest.kind}), so nothing was undone"
+                if newest.seq > seen
+                else f"campaign '{self.name}' has no event #{seen}: its newest is #{newest.seq}"
+            )
+            hint = "read the campaign again, and undo what it shows then"
+            raise CampaignError([Diagnostic("RC908", said, None, hint)])
+        return chain([newest], back)
 
     def _nothing_to_undo(
         self, tx: Transaction, back: Iterator[Event], stop: Event | None, migrating: str | None

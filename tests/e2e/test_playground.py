@@ -1050,3 +1050,26 @@ def test_a_choice_past_the_listed_ones_can_be_typed_and_is_the_default(page: Pag
     field.fill("m3")
     page.click("#roll")
     expect(page.locator("#outcome")).to_have_text("lo")
+
+
+def test_undo_never_reverses_a_change_the_page_did_not_show(page: Page, server: str) -> None:
+    """Two tabs on one campaign: the second's Undo reversed the change the first had just made,
+    which the second never showed (hunt 13zt). The page sends the newest event it shows as
+    `seen`, and an undo past it is refused with its diagnostic; read again, the undo goes. A
+    campaign named to sort after `mycase`, so the page's other tests still open on that one."""
+    _post(server + "api/campaigns", {"name": "tabs", "ruleset": "chill", "params": {"players": 2}})
+    page.reload()
+    log = page.locator("#campaign-log li")
+    expect(page.locator("#campaign-list option[value='tabs']")).to_have_count(1)
+    page.select_option("#campaign-list", "tabs")
+    expect(log).to_have_count(1)
+    _post(server + "api/campaigns/tabs/act", {"action": "turn_dark", "inputs": {"n": 1}})  # the other tab
+    page.click("#undo")
+    expect(page.locator("#campaign-errors li")).to_contain_text("has changed since event #1")
+    assert [e["kind"] for e in _get(server + "api/campaigns/tabs/log")] == ["new", "action"]  # nothing undone
+    page.click("#campaign-refresh")
+    expect(log).to_have_count(2)
+    page.click("#undo")
+    expect(log).to_have_count(3)
+    expect(log.nth(2)).to_contain_text("undoes #2")
+    expect(page.locator("#campaign-errors li")).to_have_count(0)

@@ -12,6 +12,7 @@ const state = {
   loading: 0, // the same for a ruleset being loaded
   campaignShown: null, // the campaign whose state and log are on show, if any
   campaignPicked: null, // the campaign last asked for: a list read again picks it while it is there
+  campaignSeen: null, // {name, seq}: the newest event of the log on show, which Undo sends as `seen`
   pending: 0, // questions of any card still on their way (the header says "solving…" until none is)
   settled: "ready", // what the header says once none is: the last validation's word on the text
   pristine: "", // the text as it was loaded, to tell whether the author's edits would be lost
@@ -723,8 +724,11 @@ async function campaign(name) {
       items.unshift(el("li", `events #1 to #${events[0].seq - 1} are not shown (GET /log pages through them)`, "muted"));
     }
     showCampaign(name, items, JSON.stringify(shown, null, 2));
+    // the newest event on show: Undo reverses nothing newer (another tab's change, never shown here)
+    state.campaignSeen = events.length ? { name, seq: events[events.length - 1].seq } : null;
   } catch (err) {
     if (asked !== state.answers.campaign) return;
+    state.campaignSeen = null;
     showCampaign(null, []);
     showErrors(err, "campaign-errors");
   }
@@ -813,7 +817,10 @@ async function start() {
   $("campaign-list").addEventListener("change", (e) => campaign(e.target.value));
   $("campaign-refresh").addEventListener("click", campaigns);
   $("act-form").addEventListener("submit", act);
-  $("undo").addEventListener("click", () => change("undo", {}));
+  $("undo").addEventListener("click", () => {
+    const seen = state.campaignSeen;
+    change("undo", seen && seen.name === $("campaign-list").value ? { seen: seen.seq } : {});
+  });
   const pick = $("ruleset-list");
   pick.addEventListener("change", () => loadRuleset(pick.value));
   try {
