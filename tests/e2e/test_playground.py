@@ -1073,3 +1073,68 @@ def test_undo_never_reverses_a_change_the_page_did_not_show(page: Page, server: 
     expect(log).to_have_count(3)
     expect(log.nth(2)).to_contain_text("undoes #2")
     expect(page.locator("#campaign-errors li")).to_have_count(0)
+
+
+LONG = """\
+rulecraft: 1
+name: long
+title: {title}
+checks:
+  {check}:
+    inputs:
+      q: {{type: number, default: 1, min: 0, max: 3}}
+      {name}: {{type: int, default: 1, min: 0, max: 3}}
+    roll: {{pool: {{pool: 60, die: 2}}}}
+    outcomes: [lo, hi]
+    outcome: "'hi' if sum(pool) + q >= 60 else 'lo'"
+    outputs:
+      faces: pool
+""".format(title="T" * 400, check="c" * 150, name="n" * 150)
+
+
+def test_the_page_s_own_words_long_text_a_sweep_s_ends_and_a_token_no_header_carries(
+    page: Page, server: str
+) -> None:
+    """Hunt 13zt (2026-12-07): a validation the server did not answer listed a bare file name
+    under a green "not checked"; a 400-character title, long names and a long value widened the
+    page past the window; an end of 0.5 in the sweep's `from` stopped Roll (the browser's bubble
+    at that field) and Enter in it rolled; a token with a euro sign was "the server did not
+    answer", where the browser had sent nothing."""
+    _load(page, server, "chill")
+    page.fill("#source", LONG)
+    expect(page.locator("#validity")).to_have_text("valid")
+    page.select_option("#sweep-input", "q")
+    page.fill("#sweep-from", "0.5")
+    page.click("#roll")
+    expect(page.locator("#outcome")).to_have_text("hi")  # rolled: the sweep's end is not the roll's
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "the page is wider"
+    page.locator("#sweep-to").press("Enter")  # sweeps: the end of 0.5 is said, nothing is sent
+    expect(page.locator("#errors li")).to_have_text(
+        "sweep from: 0.5 is not a whole number (a sweep steps by 1)"
+    )
+    page.fill("#sweep-from", "0")
+    page.fill("#sweep-to", "3")
+    page.locator("#sweep-to").press("Enter")
+    expect(page.locator("#sweep-chart svg")).to_have_count(1)
+    expect(page.locator("#errors li")).to_have_count(0)
+
+    page.expect_failures = True  # type: ignore[attr-defined]
+    page.route("**/api/validate", lambda route: route.abort("connectionrefused"))
+    page.fill("#source", LONG.replace("lo", "low"))
+    diagnostics = page.locator("#diagnostics li")
+    expect(diagnostics).to_have_count(1)
+    expect(diagnostics.locator(".message")).to_have_text(
+        "the server did not answer (is rulecraft serve still running, and this page's address right?)"
+        ": try again"
+    )
+    expect(page.locator("#validity")).to_have_text("not checked")
+    expect(page.locator("#validity")).to_have_class("badge bad")
+    page.unroute("**/api/validate")
+
+    page.fill("#act-token", "s3cret€")
+    with_token = page.locator("#campaign-errors li")
+    page.fill("#act-action", "player_roll")
+    page.click("#act")
+    expect(with_token).to_contain_text(
+        "the token holds a space or a character a request's header cannot carry"
+    )

@@ -42,6 +42,11 @@ async function api(path, body, token, want = "json") {
   // The answer to a request: JSON, or for a chart (`want` "svg") the SVG's text; an error's
   // diagnostics, or one plain sentence when the answer is not the API's JSON (or SVG) at all.
   const headers = { "Content-Type": "application/json" };
+  if (token && !/^[\x21-\x7e]+$/.test(token)) {
+    // the browser refuses such a header and sends nothing ("the server did not answer" was untrue)
+    const text = "the token holds a space or a character a request's header cannot carry (only printable ASCII): nothing was sent; check the token";
+    throw Object.assign(new Error(text), { diagnostics: [{ text }] });
+  }
   if (token) headers.Authorization = "Bearer " + token;
   const init = body === undefined ? {} : { method: "POST", headers, body: JSON.stringify(body) };
   let res;
@@ -268,7 +273,9 @@ function drawDiagnostics(diagnostics) {
   const list = $("diagnostics");
   list.replaceChildren();
   for (const d of diagnostics) {
-    const item = el("li", null, "diag " + d.severity);
+    // the page's own words (the server did not answer, an answer it cannot read) are `text` alone
+    const severity = d.severity || "error";
+    const item = el("li", null, "diag " + severity);
     item.dataset.line = d.line ?? "";
     item.dataset.code = d.code;
     const file = d.file || $("file-name").value || "mine.yaml";
@@ -276,13 +283,13 @@ function drawDiagnostics(diagnostics) {
     const jump = el("button", where, "where");
     jump.type = "button";
     jump.addEventListener("click", () => goToLine(d.line, d.column));
-    item.append(jump, el("span", d.code, "code"), el("span", d.message, "message"));
+    item.append(jump, el("span", d.code || "", "code"), el("span", d.message ?? d.text ?? "", "message"));
     const excerpt = caret(d);
     if (excerpt) item.append(el("pre", excerpt, "excerpt"));
     if (d.api_hint) item.append(el("div", "hint: " + d.api_hint, "hint"));
     list.append(item);
   }
-  const count = (s) => diagnostics.filter((d) => d.severity === s).length;
+  const count = (s) => diagnostics.filter((d) => (d.severity || "error") === s).length;
   const [errors, warnings, notes] = [count("error"), count("warning"), count("note")];
   const badge = $("validity");
   badge.textContent = errors ? `${errors} error${errors > 1 ? "s" : ""}` :
@@ -327,6 +334,7 @@ async function validate() {
     drawGutter([]);
     drawDiagnostics((err && err.diagnostics) || [{ severity: "error", code: "", message: String(err) }]);
     $("validity").textContent = "not checked";
+    $("validity").className = "badge bad";
     settle("could not validate");
   }
 }
@@ -510,6 +518,13 @@ function number(field, what) {
   return n;
 }
 
+function end(field, what) {
+  // A sweep's end: a whole number, as the sweep steps by one (a `number` input's sweep too)
+  const n = number(field, what);
+  if (!Number.isInteger(n)) throw new FormProblem(`${what}: ${field.value} is not a whole number (a sweep steps by 1)`);
+  return n;
+}
+
 function whole(field, what) {
   // A whole-number input's field, sent as the text typed, for the ruleset to read as the command
   // line's --input reads it: exact however long (Number() rounded 9007199254740993 to ...992).
@@ -629,8 +644,8 @@ function sweep() {
   if (!state.check || !$("sweep-input").value) return undefined;
   return ask("sweep", async () => {
     const body = question({
-      input: $("sweep-input").value, from: number($("sweep-from"), "sweep from"),
-      to: number($("sweep-to"), "sweep to"), stacked: $("sweep-stacked").checked,
+      input: $("sweep-input").value, from: end($("sweep-from"), "sweep from"),
+      to: end($("sweep-to"), "sweep to"), stacked: $("sweep-stacked").checked,
     });
     const chart = await svg("chart/sweep", body);
     return () => $("sweep-chart").replaceChildren(chart);
@@ -814,6 +829,10 @@ async function start() {
   $("inputs-form").addEventListener("submit", roll);
   $("exact").addEventListener("click", distribution);
   $("sweep").addEventListener("click", sweep);
+  for (const id of ["sweep-from", "sweep-to"]) {
+    // the sweep's fields are not the roll form's (index.html: form="sweep-form"): Enter sweeps
+    $(id).addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); sweep(); } });
+  }
   $("campaign-list").addEventListener("change", (e) => campaign(e.target.value));
   $("campaign-refresh").addEventListener("click", campaigns);
   $("act-form").addEventListener("submit", act);
