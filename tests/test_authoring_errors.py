@@ -239,6 +239,38 @@ def test_a_yaml_mistake_is_told_with_its_place_and_a_hint(mistake: tuple[object,
     assert "<block" not in d.message and "<scalar>" not in d.message
 
 
+@pytest.mark.parametrize(
+    ("opened", "later", "closed_at"),
+    [
+        # the hunt's: a title's quote left open, closed by the first quote of a rule five lines on
+        ('name: "coin', '      - else: "tails"', (11, 15)),
+        # closed inside a comment's quote: YAML reads no comment inside a quoted text
+        ('name: "coin', '    # a d2: "heads" or tails\n    outcomes: [tails, heads]', (7, 13)),
+        ("name: 'coin", "      - else: 'tails'", (11, 15)),  # the other kind of quote
+    ],
+)
+def test_a_quote_closed_lines_later_is_told_at_the_quote(
+    opened: str, later: str, closed_at: tuple[int, int]
+) -> None:
+    """A value's quote not closed on its line was closed by the next quote of its kind, lines on,
+    and what followed that quote was told as a key indented wrong, at that later line (or a
+    comment "indented more than 'skill'"), with a hint to re-indent a line that was right (hunt
+    13zt, 2026-12-07). Told at the quote, naming where YAML read on to."""
+    replaced = "      - else: tails" if later.startswith("      - else") else "    outcomes: [tails, heads]"
+    text = edit(replaced, later).replace("name: coin", opened, 1)
+    d = one(text)
+    quote = opened[-5]
+    assert (d.code, d.span.line, d.span.col) == ("RC002", 2, 7), d.render()
+    line, col = closed_at
+    assert d.message == (
+        f"the quote opened here is not closed on its line: YAML reads on to the next {quote} at line {line},"
+        f" column {col}, and takes every line between as one text"
+    ), d.render()
+    assert d.hint == "close the quote at the end of its value, on its own line, with the same kind of quote"
+    fixed = text.replace(opened, opened + quote, 1)  # closed on its line: the file loads
+    assert engine.load_source(SourceFile("good.yaml", fixed)).checks
+
+
 STRAY_CLOSERS = [
     # (the edit, the line the stray bracket is on, message, hint); the bracket is the line's last
     (

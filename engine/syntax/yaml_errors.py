@@ -70,6 +70,9 @@ def explain(
         return None
     if "'\\t'" in problem:
         return _tab(source, lines, line, col)
+    run_on = _quote_run_on(source, lines, line)
+    if run_on is not None:  # before any other reading: the lines YAML read were inside a quote
+        return run_on
     if "could not find expected ':'" in problem and context_at is not None and "simple key" in context:
         return _missing_colon(source, lines, context_at[0])
     if "mapping values are not allowed" in problem:
@@ -129,6 +132,57 @@ def explain(
         if found == "'-'":
             return _dash_in_mapping(source, lines, line, col)
         return _indentation(source, lines, line)
+    return None
+
+
+def _quote_run_on(source: SourceFile, lines: list[str], line: int) -> Explained | None:
+    """A value's quote not closed on its own line, which the next quote of its kind closes on the
+    problem's line or the line before it (`title: "Starter`, then `outcome: "hi if ..."` five lines
+    on): YAML reads every line between as the one text, and what follows that quote is the mistake it reports,
+    told as a key out of line or a comment indented wrong, at the wrong line (hunt 13zt). A quoted
+    text over several lines is YAML, but not one whose end is followed by a mistake."""
+    row = 0
+    while row < line - 1:
+        opened = _QUOTED_START.match(lines[row])
+        if opened is None:
+            row += 1
+            continue
+        closed = _closing(lines, row, opened.end("quote"), opened["quote"])
+        if closed is None or closed[0] == row:  # never closed (said elsewhere), or on its own line
+            if closed is None:
+                return None
+            row += 1
+            continue
+        if not closed[0] <= line - 1 <= closed[0] + 1:  # the mistake on its line, or the next
+            row = closed[0] + 1
+            continue
+        at = opened.start("quote") + 1
+        return Explained(
+            f"the quote opened here is not closed on its line: YAML reads on to the next {opened['quote']}"
+            f" at line {closed[0] + 1}, column {closed[1] + 1}, and takes every line between as one text",
+            Span(source, row + 1, at, row + 1, at + 1),
+            "close the quote at the end of its value, on its own line, with the same kind of quote",
+        )
+    return None
+
+
+def _closing(lines: list[str], row: int, col: int, quote: str) -> tuple[int, int] | None:
+    """Where the quote opened before (`row`, `col`) closes, 0-based: the next `"` not escaped by a
+    backslash, or the next `'` not doubled; None when none does."""
+    while row < len(lines):
+        text, i = lines[row], col
+        while i < len(text):
+            c = text[i]
+            if quote == '"' and c == "\\":
+                i += 2
+                continue
+            if c == quote:
+                if quote == "'" and text[i + 1 : i + 2] == "'":
+                    i += 2
+                    continue
+                return row, i
+            i += 1
+        row, col = row + 1, 0
     return None
 
 
