@@ -128,6 +128,8 @@ def test_ten_megabytes_declared_are_413(server: str) -> None:
         timeout=30,
     )
     assert response.status_code == 413 and clean_error(response, 413)
+    [d] = response.json()["error"]["diagnostics"]
+    assert "the request body is over the server's limit of 1,048,576 bytes" in d["message"], d  # grouped
 
 
 def test_ten_megabytes_streamed_are_refused_before_they_are_all_sent(server: str) -> None:

@@ -116,3 +116,19 @@ def test_a_long_title_is_cut_to_the_chart_and_kept_whole_in_its_title() -> None:
             assert shown.endswith("…") and title.startswith(shown[:-1])
             assert len(shown) * 9 <= width - 16  # 14-pixel bold letters fit between the edges
     assert next(t for t in _tree(bar_chart("short", [("a", Fraction(1))])).iter(f"{SVG}text")).text == "short"
+
+
+def test_a_sweep_s_axis_labels_keep_to_the_chart_and_to_their_room() -> None:
+    """A 300-letter input name ran off both edges of the chart, and 16-digit ends were drawn
+    every eighth point, one over another (hunt 13zt, 2026-12-07): the name is cut to the plot, and
+    labels are spaced so that each has room for its digits (7 pixels a letter, 8 between)."""
+    for xs in (list(range(9007199254740000, 9007199254740101)), list(range(0, 121)), [5, 6]):
+        root = _tree(sweep_chart("t", "n" * 300, xs, [("a", [Fraction(1, 2)] * len(xs))]))
+        texts = [t for t in root.iter(f"{SVG}text") if t.get("text-anchor") == "middle"]
+        ticks = [(float(t.get("x") or 0), t.text or "") for t in texts if (t.text or "").isdigit()]
+        assert ticks[0][1] == str(xs[0]) and ticks[-1][1] == str(xs[-1])
+        assert len(ticks) <= 12 or len(ticks) == 13  # twelve, and the last point's own
+        for (x1, a), (x2, b) in zip(ticks, ticks[1:]):
+            assert x2 - x1 >= (len(a) + len(b)) / 2 * 7 + 8, (a, b, x2 - x1)
+        [name] = [t.text or "" for t in texts if (t.text or "").startswith("n")]
+        assert name.endswith("…") and len(name) * 7 <= 640 - 48 - 16

@@ -446,7 +446,7 @@ class BodyLimit:
         error = ApiError.of(
             413,
             "RC503",
-            f"the request body is over the server's limit of {self.limit} bytes",
+            f"the request body is over the server's limit of {self.limit:,} bytes",
             "send less (a ruleset is at most 512 KB), or ask the operator for a larger --max-body",
         )
         response = SafeJSONResponse(error.body(), status_code=413, headers={"Connection": "close"})

@@ -10,6 +10,7 @@ readers say and browsers show on hover.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 from xml.sax.saxutils import escape, quoteattr
@@ -207,13 +208,17 @@ def sweep_chart(
             f'<line x1="{left}" y1="{y:.2f}" x2="{width - right}" y2="{y:.2f}" stroke="#ddd"/>'
             f'<text x="{left - 6}" y="{y + 4:.2f}" text-anchor="end">{tick}%</text>'
         )
-    step = max(1, -(-len(xs) // 12))
+    # at most 12 labels, and each with room for its digits (16-digit ends ran into one another)
+    widest = max((len(str(x)) for x in xs), default=1) * LETTER + 8
+    need = math.ceil(widest / (plot_w / span))  # points between two labels that do not touch
+    step = max(1, -(-len(xs) // 12), need)
     last = len(xs) - 1
     for i, x in enumerate(xs):
-        if (i % step == 0 and last - i >= step / 2) or i == last:
+        if (i % step == 0 and last - i >= max(step / 2, need)) or i == last:
             out.append(f'<text x="{px(i):.2f}" y="{base + 16}" text-anchor="middle">{x}</text>')
     out.append(
-        f'<text x="{left + plot_w / 2:.1f}" y="{base + 32}" text-anchor="middle">{_text(x_name)}</text>'
+        f'<text x="{left + plot_w / 2:.1f}" y="{base + 32}" text-anchor="middle">'
+        f"{_text(_short(x_name, plot_w))}</text>"
     )
     below = [Fraction(0)] * len(xs)
     for s, (name, ps) in enumerate(series):
