@@ -364,3 +364,18 @@ def test_the_default_budget_plays_as_many_duels_as_the_docs_say() -> None:
             played = re.search(r"after ([\d,]+) of the 3,000 plays", caught.value.diagnostics[0].message)
             assert played, caught.value.diagnostics[0].message
             assert least <= int(played.group(1).replace(",", "")) <= most, (policy, seed, played.group(1))
+
+
+def test_the_documented_200000_duels_fit_the_budget_the_docs_give_them() -> None:
+    """docs/scenes.md and README gave the 200,000 seeded duels `--limit max_work=400000000`, which
+    had fitted them before each step's roll paid for its dice (2026-12-06); at about 2,220 units a
+    duel they need some 444 million, and the command the docs show stopped with RC503 (hunt 13zu,
+    2026-12-07). A hundredth of them, from the same seed, fit in a hundredth of the budget the docs
+    give: a duel's cost is steady from the first."""
+    scenes = (REPO_ROOT / "docs" / "scenes.md").read_text(encoding="utf-8")
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    [given] = re.findall(r"scene roll castle duel --times 200000 --seed 1 --limit max_work=(\d+)", scenes)
+    assert f"so that many need `--limit max_work={given}`" in " ".join(readme.split())
+    rs = engine.load("castle", limits=engine.Limits(max_work=int(given) // 100))
+    sampled = rs.sample_scenes("duel", 2000, random.Random(1))
+    assert sum(sampled.endings.values()) == 2000
