@@ -597,8 +597,11 @@ def _same_origin(origin: str, host: bytes | None) -> bool:
     (a sandboxed frame, a file) is no origin of the server's."""
     if host is None:
         return False
+    sent = host.decode("latin-1")
+    if origin in (f"http://{sent}", f"https://{sent}"):  # as a browser writes its own page's origin
+        return True
     try:
-        page, server = urlsplit(origin), urlsplit("//" + host.decode("latin-1"))
+        page, server = urlsplit(origin), urlsplit("//" + sent)
         default = {"http": 80, "https": 443}.get(page.scheme)
         ports = (page.port or default, server.port or default)
     except ValueError:  # a port that is no number
