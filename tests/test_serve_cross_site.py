@@ -92,3 +92,13 @@ def test_no_answer_may_be_shown_in_another_page_s_frame(client: TestClient) -> N
     ):
         assert answer.headers["x-frame-options"] == "DENY", answer.headers
         assert answer.headers["content-security-policy"] == "frame-ancestors 'none'", answer.headers
+
+
+def test_behind_a_proxy_that_gives_another_host_the_forwarded_one_is_the_page_s(client: TestClient) -> None:
+    """A proxy that rewrites `Host` (the server then run with `--allow-host '*'`) names the public
+    one in X-Forwarded-Host, which a page cannot make a browser send without asking first."""
+    _made(client)
+    public = {"Origin": "https://dice.example.org", "X-Forwarded-Host": "dice.example.org"}
+    assert client.post("/api/campaigns/case/undo", headers=public).status_code == 200
+    other = {"Origin": "https://evil.example", "X-Forwarded-Host": "dice.example.org"}
+    assert client.post("/api/campaigns/case/undo", headers=other).status_code == 403

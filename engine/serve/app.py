@@ -564,9 +564,16 @@ class CrossSite:
             return
         headers = dict(scope.get("headers") or [])
         origin = headers.get(b"origin")
+        # a proxy that gives the server another `Host` names the public one in X-Forwarded-Host,
+        # which no page can make a browser send without asking the server first (it is no header
+        # a request may carry unasked: CORS), so either names the server's own origin
         if scope["method"] not in SAFE_METHODS and (
-            (origin is not None and not _same_origin(origin.decode("latin-1"), headers.get(b"host")))
-            or (origin is None and headers.get(b"sec-fetch-site") == b"cross-site")
+            (origin is None and headers.get(b"sec-fetch-site") == b"cross-site")
+            or (
+                origin is not None
+                and not _same_origin(page := origin.decode("latin-1"), headers.get(b"host"))
+                and not _same_origin(page, headers.get(b"x-forwarded-host"))
+            )
         ):
             shown = cut(origin.decode("latin-1"), 200) if origin is not None else "another site"
             error = ApiError.of(
