@@ -50,7 +50,7 @@ def test_another_site_s_page_cannot_undo_a_campaign_s_change(client: TestClient)
         assert refused.status_code == 403, (headers, refused.text)
         [d] = refused.json()["error"]["diagnostics"]
         assert d["code"] == "RC407" and d["message"].startswith("POST /api/campaigns/case/undo: refused:"), d
-        assert "a page of another site" in d["message"] and "no Origin header" in d["hint"], d
+        assert "a page of another origin" in d["message"] and "no Origin header" in d["hint"], d
         assert _events(client) == ["new", "action"]  # nothing undone
     # the same with a JSON body, and every other write and computation alike
     assert client.post("/api/campaigns/case/undo", json={}, headers=OTHER).status_code == 403
@@ -94,11 +94,40 @@ def test_no_answer_may_be_shown_in_another_page_s_frame(client: TestClient) -> N
         assert answer.headers["content-security-policy"] == "frame-ancestors 'none'", answer.headers
 
 
-def test_behind_a_proxy_that_gives_another_host_the_forwarded_one_is_the_page_s(client: TestClient) -> None:
-    """A proxy that rewrites `Host` (the server then run with `--allow-host '*'`) names the public
-    one in X-Forwarded-Host, which a page cannot make a browser send without asking first."""
-    _made(client)
-    public = {"Origin": "https://dice.example.org", "X-Forwarded-Host": "dice.example.org"}
-    assert client.post("/api/campaigns/case/undo", headers=public).status_code == 200
-    other = {"Origin": "https://evil.example", "X-Forwarded-Host": "dice.example.org"}
-    assert client.post("/api/campaigns/case/undo", headers=other).status_code == 403
+def test_the_host_check_s_refusal_may_not_be_framed_either(tmp_path: Path) -> None:
+    settings = Settings(db=str(tmp_path / "c.db"), workers=1, deadline=60.0, allowed_hosts=("localhost",))
+    with TestClient(create_app(settings)) as client:
+        refused = client.get("/", headers={"Host": "evil.example"})
+    assert refused.status_code == 400 and refused.headers["x-frame-options"] == "DENY"
+    assert refused.headers["content-security-policy"] == "frame-ancestors 'none'"
+
+
+def test_behind_a_proxy_that_sends_its_own_host_the_page_s_public_name_is_given(tmp_path: Path) -> None:
+    """A proxy that sends the server a `Host` of its own (nginx's default, `127.0.0.1:8000`):
+    the page's origin is the public name, which `--allow-host NAME` gives (`page_names`), on any
+    port. X-Forwarded-Host is not read: a proxy that sets it from the `Host` it was sent let a page
+    whose name a DNS rebinding pointed at the proxy write (hunt 13zv, on a first try)."""
+    settings = Settings(db=str(tmp_path / "c.db"), workers=1, deadline=60.0, page_names=("Dice.Example.org",))
+    with TestClient(create_app(settings)) as client:
+        _made(client)
+        proxied = {"Host": "127.0.0.1:8000"}
+        for origin in ("https://dice.example.org", "http://dice.example.org:8443"):
+            answer = client.post("/api/campaigns/case/undo", headers={**proxied, "Origin": origin})
+            assert answer.status_code == 200, (origin, answer.text)
+            client.post("/api/campaigns/case/act", json={"action": "turn_dark", "inputs": {"n": 1}})
+        rebound = {**proxied, "Origin": "http://evil.test:38081", "X-Forwarded-Host": "evil.test:38081"}
+        assert client.post("/api/campaigns/case/undo", headers=rebound).status_code == 403
+    with TestClient(create_app(Settings(db=str(tmp_path / "d.db"), workers=1, deadline=60.0))) as client:
+        _made(client)  # given no public name, a proxy's page is another origin
+        public = {"Host": "127.0.0.1:8000", "Origin": "https://dice.example.org"}
+        assert client.post("/api/campaigns/case/undo", headers=public).status_code == 403
+
+
+def test_no_origin_and_a_browser_s_mark_is_said_so(client: TestClient) -> None:
+    [d] = client.post("/api/roll", json={}, headers={"Sec-Fetch-Site": "cross-site"}).json()["error"][
+        "diagnostics"
+    ]
+    assert d["message"] == (
+        "POST /api/roll: refused: a page of another origin (its browser says so) sent it, through its"
+        " visitor's browser"
+    ), d

@@ -63,6 +63,11 @@ class Settings:
     serve` gives the loopback's and its `--host` (`run.allowed_hosts`), so that a web page whose
     own name a DNS rebinding points at this machine is refused; an app embedded elsewhere checks
     none unless given some, as Starlette's `TrustedHostMiddleware` given none checks none."""
+    page_names: tuple[str, ...] = ()
+    """Names the server's page may be shown under by a proxy that sends the server a `Host` of its
+    own: a write or computation whose `Origin` names one of them (any port) is the page's own
+    (`CrossSite`). `rulecraft serve` gives each `--allow-host NAME`; a proxy that passes the public
+    name on in `Host` needs none."""
     workers: int = 2
     """Processes that run exact solves."""
     queue: int = 32
@@ -529,7 +534,7 @@ class HostCheck:
             "ask it by the name or address it was started on (127.0.0.1 or localhost on this machine);"
             " another name is the server's operator's to allow, with --allow-host NAME",
         )
-        await _error_response(error)({"type": "http"}, _nothing, send)
+        await _error_response(error)({"type": "http"}, _nothing, framed(send))
 
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -545,18 +550,22 @@ site's page could frame the playground and have its visitor click Act or Undo (a
 
 
 class CrossSite:
-    """Refuse a request of any method but GET, HEAD and OPTIONS that another site's page sent,
-    with 403 `RC407`, and tell browsers never to frame an answer (`NOT_FRAMED`). A browser sends a
+    """Refuse a request of any method but GET, HEAD and OPTIONS that another origin's page sent,
+    with 403 `RC407`, and tell browsers never to frame an answer (`framed`). A browser sends a
     page's POST to any address without asking first when it has no JSON body (a form, or
     `fetch(url, {method: "POST", mode: "no-cors"})`), so on a server with no token any page its user
     opened could undo a campaign's events (an undo takes no body: a hunt). The browser names the
-    page's origin in `Origin`; the playground's is the server's own (its `Host`), and a program (a
-    bot, curl) sends none, so each goes on. `Sec-Fetch-Site: cross-site` with no `Origin` is
-    another site's too. The `Host` check (`HostCheck`) is no help here: that request is sent to
-    the server's own name."""
+    page's origin in `Origin`; the playground's is the server's own (the name and port of its
+    `Host`, or, behind a proxy that sends its own `Host`, one of `names`: `Settings.page_names`),
+    and a program (a bot, curl) sends none, so each goes on. `Sec-Fetch-Site: cross-site` with no
+    `Origin` is another site's too. The `Host` check (`HostCheck`) is no help here: that request
+    is sent to the server's own name. (`X-Forwarded-Host` is not read: through a proxy that sets it
+    from the `Host` it was sent, a page whose name a DNS rebinding pointed at the proxy named its
+    own origin there: a review.)"""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, names: Sequence[str] = ()) -> None:
         self.app = app
+        self.names = frozenset(host_name(n) for n in names)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -564,38 +573,44 @@ class CrossSite:
             return
         headers = dict(scope.get("headers") or [])
         origin = headers.get(b"origin")
-        # a proxy that gives the server another `Host` names the public one in X-Forwarded-Host,
-        # which no page can make a browser send without asking the server first (it is no header
-        # a request may carry unasked: CORS), so either names the server's own origin
         if scope["method"] not in SAFE_METHODS and (
             (origin is None and headers.get(b"sec-fetch-site") == b"cross-site")
-            or (
-                origin is not None
-                and not _same_origin(page := origin.decode("latin-1"), headers.get(b"host"))
-                and not _same_origin(page, headers.get(b"x-forwarded-host"))
-            )
+            or (origin is not None and not self._own(origin.decode("latin-1"), headers.get(b"host")))
         ):
-            shown = cut(origin.decode("latin-1"), 200) if origin is not None else "another site"
+            shown = repr(cut(origin.decode("latin-1"), 200)) if origin is not None else "its browser says so"
             error = ApiError.of(
                 403,
                 "RC407",
                 f"{scope['method']} {cut(scope.get('path', ''), MAX_PATH)}: refused: a page of another"
-                f" site ({shown!r}) sent it, through its visitor's browser",
+                f" origin ({shown}) sent it, through its visitor's browser",
                 "the API takes requests that change a campaign or compute from its own page (at /) and"
                 " from programs (a bot, curl), which send no Origin header",
             )
-            await _error_response(error)({"type": "http"}, _nothing, self._framed(send))
+            await _error_response(error)({"type": "http"}, _nothing, framed(send))
             return
-        await self.app(scope, receive, self._framed(send))
+        await self.app(scope, receive, framed(send))
 
-    @staticmethod
-    def _framed(send: Send) -> Send:
-        async def sending(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *NOT_FRAMED]}
-            await send(message)
+    def _own(self, origin: str, host: bytes | None) -> bool:
+        if _same_origin(origin, host):
+            return True
+        if not self.names:
+            return False
+        try:
+            name = urlsplit(origin).hostname
+        except ValueError:
+            return False
+        return name is not None and host_name(name) in self.names
 
-        return sending
+
+def framed(send: Send) -> Send:
+    """`send`, each answer's head with `NOT_FRAMED` added."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), *NOT_FRAMED]}
+        await send(message)
+
+    return sending
 
 
 def _same_origin(origin: str, host: bytes | None) -> bool:
@@ -757,7 +772,7 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
     app.add_middleware(QueryOnce)
     app.add_middleware(BodyLimit, limit=settings.max_body)
     app.add_middleware(RequestClock, deadline=settings.deadline)
-    app.add_middleware(CrossSite)
+    app.add_middleware(CrossSite, names=settings.page_names)
     # outermost: a request by a name the server does not answer to is refused before all else
     app.add_middleware(HostCheck, hosts=settings.allowed_hosts)
     return app

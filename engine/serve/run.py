@@ -66,6 +66,7 @@ def settings_of(args: argparse.Namespace) -> Settings:
         db=args.db,
         token=token,
         allowed_hosts=allowed_hosts(args.allow_host, args.host),
+        page_names=tuple(name for name in args.allow_host if name != "*"),
         workers=args.workers,
         queue=args.queue,
         max_body=args.max_body,
@@ -137,9 +138,13 @@ def in_serve_s_words(exc: RulecraftError) -> str:
     """`exc`, a served file's, as `serve` prints it at start: a file that did not compile within the
     deadline is told to raise `--deadline`, which bounds each compile of a served file as it bounds a
     request; the hint of every other command, `--limit deadline`, is one `serve` refuses (a hunt)."""
-    return "\n".join(
-        (replace(d, hint=SERVED_COMPILE) if _is_deadline(d) else d).render() for d in exc.diagnostics
-    )
+    return "\n".join((_compiled_late(d) if _is_deadline(d) else d).render() for d in exc.diagnostics)
+
+
+def _compiled_late(d: Diagnostic) -> Diagnostic:
+    """A served file's deadline passed, told as its compile's: at start no request is running."""
+    said = d.message.replace("passed before the request ended", "passed before the file was compiled")
+    return replace(d, message=said, hint=SERVED_COMPILE)
 
 
 SERVED_COMPILE = (
