@@ -2019,8 +2019,13 @@ def _campaign_log(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _campaign_undo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .state.records import MOST_SEQ
+
+    seen = args.seen
+    if seen is not None:  # named as typed, as `log`'s bounds are (the argument 'seen' was named)
+        seen = arguments.whole("rulecraft campaign undo", "--seen", seen, least=1, most=MOST_SEQ)
     campaign = _open(args, _store(args))
-    return _changed(campaign, campaign.undo(args.seen), args, out)
+    return _changed(campaign, campaign.undo(seen), args, out)
 
 
 def _campaign_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -65,6 +65,10 @@ def test_the_command_line_and_the_api_take_seen(cli: Callable[..., Any], tmp_pat
     r = cli("campaign", "--db", db, "undo", "case", "--seen", "1")
     assert r.code == 1 and "error RC908: campaign 'case' has changed since event #1" in r.err, r.err
     assert "Traceback" not in r.err
+    low = cli("campaign", "--db", db, "undo", "case", "--seen", "0")  # named as typed
+    assert low.code == 1 and "error RC410: the argument '--seen' must be at least 1, got 0" in low.err, (
+        low.err
+    )
     assert cli("campaign", "--db", db, "undo", "case", "--seen", "2").code == 0
     with TestClient(create_app(Settings(db=db, workers=1, deadline=60.0))) as client:
         client.post("/api/campaigns/case/act", json={"action": "turn_dark", "inputs": {"n": 1}})  # event 4
@@ -79,3 +83,24 @@ def test_the_command_line_and_the_api_take_seen(cli: Callable[..., Any], tmp_pat
         assert client.post("/api/campaigns/case/undo").status_code == 200  # no `seen`: as before
         kinds = [e["kind"] for e in client.get("/api/campaigns/case/log").json()]
     assert kinds == ["new", "action", "undo", "action", "undo", "action", "undo"]
+
+
+def test_a_migration_pending_is_no_event_seen_nor_named(cli: Callable[..., Any], tmp_path: Path) -> None:
+    """`campaign undo --migrate --seen N` with the ruleset's file changed: the migration the
+    opening appends is rolled back with the refusal, and was named as the newest event ("its
+    newest is #3 (migrate)"), and `--seen 3` was taken as seeing it (hunt 13zv)."""
+    from _repo import REPO_ROOT
+
+    rules = tmp_path / "mych.yaml"
+    rules.write_text((REPO_ROOT / "rulesets" / "chill.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    db = str(tmp_path / "c.db")
+    assert cli("campaign", "--db", db, "new", "m", str(rules), "-p", "players=4").code == 0
+    assert cli("campaign", "--db", db, "act", "m", "turn_dark", "-i", "n=1").code == 0
+    text = rules.read_text(encoding="utf-8")
+    rules.write_text(text.replace("\ntitle:", "\ntitle: Chill changed #", 1), encoding="utf-8")
+    stale = cli("campaign", "--db", db, "undo", "m", "--migrate", "--seen", "1")
+    assert stale.code == 1 and "its newest is #2 (action), so nothing was undone" in stale.err, stale.err
+    ahead = cli("campaign", "--db", db, "undo", "m", "--migrate", "--seen", "3")
+    assert ahead.code == 1 and "has no event #3: its newest is #2" in ahead.err, ahead.err
+    kinds = [line.split()[2] for line in cli("campaign", "--db", db, "log", "m").out.splitlines()]
+    assert len(kinds) == 2  # nothing written: no migration, no undo

@@ -1036,11 +1036,14 @@ class Campaign:
             return tx.append("undo", {"undoes": target.seq, "kind": target.kind}, before, undoes=target.seq)
 
     def _seen(self, back: Iterator[Event], seen: int, migrating: str | None) -> Iterator[Event]:
-        """`back`, the log newest first, once its newest event is `seen` (or the migration this
-        opening appended just after it); RC908 when a change came after what the caller saw."""
+        """`back`, the log newest first, once its newest event is `seen`; RC908 when a change came
+        after what the caller saw. A migration this opening has just appended (`migrating`) is no
+        event the caller could have seen, nor one to name: it is written only with the undo (the
+        message named a migration rolled back with the refusal: a review)."""
         newest = next(back)
-        if newest.seq == seen + 1 and migrating is not None and newest.kind == "migrate":
-            return chain([newest], back)
+        ahead = [newest] if migrating is not None and newest.kind == "migrate" else []
+        if ahead:
+            newest = next(back)
         if newest.seq != seen:
             said = (
                 f"campaign '{self.name}' has changed since event #{seen}, the newest its undo was asked"
@@ -1050,7 +1053,7 @@ class Campaign:
             )
             hint = "read the campaign again, and undo what it shows then"
             raise CampaignError([Diagnostic("RC908", said, None, hint)])
-        return chain([newest], back)
+        return chain([*ahead, newest], back)
 
     def _nothing_to_undo(
         self, tx: Transaction, back: Iterator[Event], stop: Event | None, migrating: str | None

@@ -42,9 +42,10 @@ async function api(path, body, token, want = "json") {
   // The answer to a request: JSON, or for a chart (`want` "svg") the SVG's text; an error's
   // diagnostics, or one plain sentence when the answer is not the API's JSON (or SVG) at all.
   const headers = { "Content-Type": "application/json" };
-  if (token && !/^[\x21-\x7e]+$/.test(token)) {
-    // the browser refuses such a header and sends nothing ("the server did not answer" was untrue)
-    const text = "the token holds a space or a character a request's header cannot carry (only printable ASCII): nothing was sent; check the token";
+  if (token && !/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(token)) {
+    // no token `serve` takes (printable ASCII, no space at either end): a browser refuses some such
+    // headers and sends nothing ("the server did not answer" was untrue), and trims the others
+    const text = "the token begins or ends with a space, or holds a character a request's header cannot carry (only printable ASCII): nothing was sent; check the token";
     throw Object.assign(new Error(text), { diagnostics: [{ text }] });
   }
   if (token) headers.Authorization = "Bearer " + token;
@@ -725,7 +726,10 @@ async function campaign(name) {
   const asked = ++state.answers.campaign;
   state.campaignPicked = name;
   showErrors(null, "campaign-errors");
-  if (name !== state.campaignShown) showCampaign(null, [], "reading…");
+  if (name !== state.campaignShown) {
+    state.campaignSeen = null; // what was on show is another campaign's
+    showCampaign(null, [], "reading…");
+  }
   try {
     const [shown, log] = await Promise.all([
       api("campaigns/" + encodeURIComponent(name)),
@@ -837,8 +841,14 @@ async function start() {
   $("campaign-refresh").addEventListener("click", campaigns);
   $("act-form").addEventListener("submit", act);
   $("undo").addEventListener("click", () => {
+    // only with the newest event on show: an undo of what this page never showed is never sent
     const seen = state.campaignSeen;
-    change("undo", seen && seen.name === $("campaign-list").value ? { seen: seen.seq } : {});
+    if (!seen || seen.name !== $("campaign-list").value) {
+      const text = "the campaign's log is not on show yet: wait for it (or Refresh), then Undo reverses its newest change";
+      showErrors({ diagnostics: [{ text }] }, "campaign-errors");
+      return undefined;
+    }
+    return change("undo", { seen: seen.seq });
   });
   const pick = $("ruleset-list");
   pick.addEventListener("change", () => loadRuleset(pick.value));
