@@ -8,10 +8,10 @@
 >>> rules.distribution("attack", skill=3).table()          # exact Fractions, worst first
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # neither `typing` nor `importlib` is imported: most of what `import engine` cost
 if TYPE_CHECKING:
+    from typing import Any
+
     from .api import Ruleset as Ruleset
     from .api import load as load
     from .api import load_source as load_source
@@ -67,12 +67,24 @@ engine's imports begin (a Ctrl-C in them printed a traceback); and a command tha
 campaign never loads the campaign code."""
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":
     if name in _LATER:
-        value = getattr(import_module(_LATER[name], __name__), name)
+        value = getattr(__import__(__name__ + _LATER[name], fromlist=["__name__"]), name)
         globals()[name] = value
         return value
+    if name.isidentifier() and not name.startswith("__"):
+        # a module of the package, as `engine.api.load_source(...)` reads it after `import engine`
+        # alone: loaded by the names above before they were imported on first use (a review)
+        try:
+            return __import__(f"{__name__}.{name}", fromlist=["__name__"])
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise  # a module it imports is missing: not this name's fault
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LATER})
 
 
 __all__ = sorted(_LATER)

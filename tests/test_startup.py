@@ -507,3 +507,26 @@ def test_a_ctrl_c_while_the_command_line_is_imported_is_one_line_and_status_130(
     assert loaded == "['engine.__main__']", done.stderr  # the guard is in place before any of the engine
     assert done.returncode == 130 and said == "interrupted\n", done.stderr
     assert "Traceback" not in done.stderr and not done.stdout
+
+
+def test_import_engine_loads_nothing_until_a_name_or_module_is_read(repo_root: Path) -> None:
+    """`import engine` imports its public names on first use (for the Ctrl-C guard above); a
+    module of the package read as an attribute (`engine.api.load_source`, as docs/language.md
+    writes it) was an AttributeError in a fresh process, and `dir(engine)` listed none of the
+    names (hunt 13zv). Neither `typing` nor `importlib` is imported for it."""
+    probe = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "import engine\n"
+        "print(sorted(set(sys.modules) - before))\n"
+        "print(engine.api.load_source.__name__, engine.errors.LoadError.__name__, engine.Limits.__name__)\n"
+        "print('load' in dir(engine), 'Campaign' in dir(engine))\n"
+        "try:\n    engine.nosuch\nexcept AttributeError as e:\n    print(e)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", probe], cwd=repo_root, capture_output=True, text=True, timeout=120
+    )
+    loaded, names, listed, missing = done.stdout.splitlines()
+    assert loaded == "['engine']", loaded
+    assert names == "load_source LoadError Limits" and listed == "True True", done.stdout
+    assert missing == "module 'engine' has no attribute 'nosuch'", done.stderr
