@@ -1427,3 +1427,12 @@ def test_an_empty_text_where_a_name_belongs_is_no_key() -> None:
         )
     [d] = caught.value.diagnostics
     assert (d.code, d.message) == ("RC104", "an empty text at name is not a valid ruleset name")
+
+
+def test_a_text_quoted_over_lines_on_purpose_is_not_blamed_for_the_mistake_after_it() -> None:
+    """A quoted text written over two lines on purpose, then a key indented one space off: it was
+    told as the quote not closed on its line (hunt 13zv). A quote is blamed only when the lines it
+    took in hold a key no deeper than its own (the file's structure read as text)."""
+    text = BASE.replace("name: coin", 'name: coin\ntitle: "a coin\n  to flip"\n source: x', 1)
+    d = one(text)
+    assert d.message == "'source' is indented 1 space, which lines up with no key above it", d.render()

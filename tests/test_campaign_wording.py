@@ -174,3 +174,23 @@ def test_a_joining_character_s_start_or_bound_refused_names_the_character(
         d.code == "RC906" and d.message == "'hp' would be 10, above its maximum 8 (as character 'cy' joins)"
     )
     assert list(campaign.state()["characters"]) == ["ann"]
+
+
+def test_a_joining_character_s_number_too_long_names_the_character(tmp_path: Path) -> None:
+    """A start that computes a number of more than 1,000 digits (a bound of the language, not a
+    budget) was not named, and its start's `LimitError` lost its kind (hunt 13zv)."""
+    path = tmp_path / "joiner2.yaml"
+    path.write_text(
+        JOINER.replace('hp: {counter: "grit * 2", min: 0, max: 8}', 'hp: {counter: "10 ** (grit * 200000)"}')
+    )
+    path.write_text(path.read_text().replace("start: {fresh: grit - 1}", "start: {fresh: grit}"))
+    with pytest.raises(engine.LimitError) as refused:
+        engine.new_campaign(
+            "z", path, store=MemoryStore(), characters={"ann": {"grit": 0}, "bob": {"grit": 2}}
+        )
+    [d] = refused.value.diagnostics
+    assert type(refused.value).__name__ == "BoundError", type(refused.value)
+    assert d.code == "RC503" and d.message == (
+        "the start of 'hp': a number this ruleset computes has more than 1000 digits"
+        " (as character 'bob' joins)"
+    ), d.message

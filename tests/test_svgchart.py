@@ -130,5 +130,7 @@ def test_a_sweep_s_axis_labels_keep_to_the_chart_and_to_their_room() -> None:
         assert len(ticks) <= 12 or len(ticks) == 13  # twelve, and the last point's own
         for (x1, a), (x2, b) in zip(ticks, ticks[1:]):
             assert x2 - x1 >= (len(a) + len(b)) / 2 * 7 + 8, (a, b, x2 - x1)
+        for x, label in ticks:  # each inside the chart's 640 pixels
+            assert x - len(label) * 7 / 2 >= 0 and x + len(label) * 7 / 2 <= 640, (x, label)
         [name] = [t.text or "" for t in texts if (t.text or "").startswith("n")]
         assert name.endswith("…") and len(name) * 7 <= 640 - 48 - 16

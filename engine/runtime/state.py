@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from ..errors import (
     MAX_COMPUTED_DIGITS,
+    BoundError,
     CampaignError,
     Diagnostic,
     EvalError,
@@ -263,8 +264,8 @@ def _run(expr: Expr, env: Mapping[str, Any], what: str, own: bool = False) -> An
             value = bounded(value, expr.node.span)
         return value
     except LimitError as exc:  # a spent budget stays a LimitError, placed at the expression
-        d = exc.diagnostics[0]
-        raise LimitError(
+        d = exc.diagnostics[0]  # of its own kind: a deadline (504), a number too long (the rules')
+        raise type(exc)(
             [replace(d, message=f"{what}: {d.message}", span=d.span or expr.node.span)]
         ) from None
     except RulecraftError as exc:
@@ -356,11 +357,11 @@ def join_all(model: StateModel, state: State, joining: Iterable[tuple[str, Mappi
             sheet = {"params": {k: to_json(v) for k, v in params.items()}, "items": _start(model.each, env)}
             new["characters"][character] = sheet
             _check_bounds(model, new, character, None)
-        except LimitError:
-            raise  # the request's budget or deadline, not the character's
         except RulecraftError as exc:
+            if isinstance(exc, LimitError) and not isinstance(exc, BoundError):
+                raise  # the request's budget or deadline, not the character's
             # whose start or bound it is: of characters made together, "'luck' would start with -1
-            # fresh" named none of them (a hunt's LOW finding)
+            # fresh" named none of them (a hunt's LOW finding), nor a number too long (a review)
             told = [
                 replace(d, message=f"{d.message} (as character '{character}' joins)") for d in exc.diagnostics
             ]

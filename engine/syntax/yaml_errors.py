@@ -153,8 +153,8 @@ def _quote_run_on(source: SourceFile, lines: list[str], line: int) -> Explained 
                 return None
             row += 1
             continue
-        if not closed[0] <= line - 1 <= closed[0] + 1:  # the mistake on its line, or the next
-            row = closed[0] + 1
+        if not closed[0] <= line - 1 <= closed[0] + 1 or not _swallows_keys(lines, row, closed[0]):
+            row = closed[0] + 1  # not the mistake's quote, or a text over lines that is one
             continue
         at = opened.start("quote") + 1
         return Explained(
@@ -164,6 +164,17 @@ def _quote_run_on(source: SourceFile, lines: list[str], line: int) -> Explained 
             "close the quote at the end of its value, on its own line, with the same kind of quote",
         )
     return None
+
+
+def _swallows_keys(lines: list[str], opened: int, closed: int) -> bool:
+    """Whether the quoted text from row `opened` to `closed` holds a line that reads as a key no
+    deeper than the quote's own (`checks:` under `title: "Starter`): the file's structure taken
+    in as text, where a text written over several lines on purpose holds none (a review)."""
+    depth = len(lines[opened]) - len(lines[opened].lstrip(" "))
+    return any(
+        (found := _KEY_LINE.match(lines[r])) is not None and len(found["indent"]) <= depth
+        for r in range(opened + 1, closed + 1)
+    )
 
 
 def _closing(lines: list[str], row: int, col: int, quote: str) -> tuple[int, int] | None:

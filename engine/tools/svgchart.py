@@ -210,12 +210,16 @@ def sweep_chart(
         )
     # at most 12 labels, and each with room for its digits (16-digit ends ran into one another)
     widest = max((len(str(x)) for x in xs), default=1) * LETTER + 8
-    need = math.ceil(widest / (plot_w / span))  # points between two labels that do not touch
+    # points between two labels that do not touch, an end's label moved in from the chart's edge
+    moved = max(0.0, widest / 2 - left) + max(0.0, widest / 2 - right)
+    need = math.ceil((widest + moved) / (plot_w / span))
     step = max(1, -(-len(xs) // 12), need)
     last = len(xs) - 1
     for i, x in enumerate(xs):
         if (i % step == 0 and last - i >= max(step / 2, need)) or i == last:
-            out.append(f'<text x="{px(i):.2f}" y="{base + 16}" text-anchor="middle">{x}</text>')
+            half = len(str(x)) * LETTER / 2  # kept inside the chart: an end's label ran off its edge
+            at = max(half + 2, min(width - half - 2, px(i)))
+            out.append(f'<text x="{at:.2f}" y="{base + 16}" text-anchor="middle">{x}</text>')
     out.append(
         f'<text x="{left + plot_w / 2:.1f}" y="{base + 32}" text-anchor="middle">'
         f"{_text(_short(x_name, plot_w))}</text>"
