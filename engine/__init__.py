@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from .runtime.limits import Limits as Limits
     from .state.campaign import Campaign as Campaign
     from .syntax.positions import SourceFile as SourceFile
+del TYPE_CHECKING  # not a name of the package's
 
 _API = ("Ruleset", "load", "load_source", "new_campaign", "open_campaign")
 _ERRORS = (
@@ -84,7 +85,7 @@ def __getattr__(name: str) -> "Any":
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LATER})
+    return sorted({*(n for n in globals() if not n.startswith("_") or n.startswith("__")), *_LATER})
 
 
 __all__ = sorted(_LATER)

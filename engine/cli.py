@@ -685,6 +685,14 @@ def _serve_parser(sub: Any, build: bool = True) -> None:
         help="a name the server answers to besides the loopback's and --host's (repeatable; '*': any)",
     )
     sv.add_argument(
+        "--origin",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="the page's public origin behind a proxy that sends its own Host (repeatable;"
+        " https://dice.example.org): its writes are not another site's",
+    )
+    sv.add_argument(
         "--token", help="campaign writes need 'Authorization: Bearer TOKEN' (default: $RULECRAFT_TOKEN)"
     )
     sv.add_argument("--workers", type=_whole, default=2, help="processes for exact solves (default 2)")

@@ -1436,3 +1436,12 @@ def test_a_text_quoted_over_lines_on_purpose_is_not_blamed_for_the_mistake_after
     text = BASE.replace("name: coin", 'name: coin\ntitle: "a coin\n  to flip"\n source: x', 1)
     d = one(text)
     assert d.message == "'source' is indented 1 space, which lines up with no key above it", d.render()
+
+
+def test_a_list_item_s_quote_that_takes_in_its_next_key_is_told_at_the_quote() -> None:
+    """`- id: "first` then `  text: "plain words"`: the item's next key stands after its dash, and
+    was not counted as taken in, so the mistake was told as 'text' indented wrong (hunt 13zw)."""
+    text = BASE.replace("name: coin", 'name: coin\nnotes:\n  - id: "first\n    text: "plain words"', 1)
+    d = one(text)
+    assert (d.span.line, d.span.col) == (4, 9), d.render()
+    assert d.message.startswith("the quote opened here is not closed on its line"), d.render()

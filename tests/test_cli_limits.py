@@ -154,6 +154,7 @@ def test_serve_takes_the_bounds_but_its_deadline_is_its_own_option() -> None:
             port=0,
             host="127.0.0.1",
             allow_host=[],
+            origin=[],
             rulesets=None,
             db=None,
             token=None,

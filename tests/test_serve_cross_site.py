@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from engine.serve.app import Settings, create_app
+from engine.serve.app import Settings, create_app, origin_of
 
 OTHER = {"Origin": "http://localhost:8001", "Sec-Fetch-Site": "same-site"}  # another port: another origin
 OWN = {"Origin": "http://testserver"}  # the playground's own page (TestClient's Host is `testserver`)
@@ -102,25 +103,71 @@ def test_the_host_check_s_refusal_may_not_be_framed_either(tmp_path: Path) -> No
     assert refused.headers["content-security-policy"] == "frame-ancestors 'none'"
 
 
-def test_behind_a_proxy_that_sends_its_own_host_the_page_s_public_name_is_given(tmp_path: Path) -> None:
+def test_behind_a_proxy_that_sends_its_own_host_the_page_s_origin_is_given(tmp_path: Path) -> None:
     """A proxy that sends the server a `Host` of its own (nginx's default, `127.0.0.1:8000`):
-    the page's origin is the public name, which `--allow-host NAME` gives (`page_names`), on any
-    port. X-Forwarded-Host is not read: a proxy that sets it from the `Host` it was sent let a page
-    whose name a DNS rebinding pointed at the proxy write (hunt 13zv, on a first try)."""
-    settings = Settings(db=str(tmp_path / "c.db"), workers=1, deadline=60.0, page_names=("Dice.Example.org",))
+    the page's origin is the public one, which `--origin URL` gives (`Settings.origins`), exactly.
+    Two tries before were too wide (hunts 13zv, 13zw): X-Forwarded-Host, which a proxy may set
+    from the `Host` a DNS-rebound page's request carried, and the `--allow-host` names on any port,
+    which let another web app of the same machine write."""
+    origins = (origin_of("HTTPS://Dice.Example.org:443/"), origin_of("http://dice.example.org:8443"))
+    assert origins == ("https://dice.example.org", "http://dice.example.org:8443")
+    settings = Settings(db=str(tmp_path / "c.db"), workers=1, deadline=60.0, origins=origins)  # type: ignore[arg-type]
     with TestClient(create_app(settings)) as client:
         _made(client)
         proxied = {"Host": "127.0.0.1:8000"}
-        for origin in ("https://dice.example.org", "http://dice.example.org:8443"):
+        for origin in (
+            "https://dice.example.org",
+            "http://dice.example.org:8443",
+            "https://DICE.example.org:443",
+        ):
             answer = client.post("/api/campaigns/case/undo", headers={**proxied, "Origin": origin})
             assert answer.status_code == 200, (origin, answer.text)
             client.post("/api/campaigns/case/act", json={"action": "turn_dark", "inputs": {"n": 1}})
+        for origin in (
+            "http://dice.example.org",
+            "https://dice.example.org:8443",
+            "http://dice.example.org:3000",
+        ):
+            answer = client.post("/api/campaigns/case/undo", headers={**proxied, "Origin": origin})
+            assert answer.status_code == 403, (origin, answer.text)
         rebound = {**proxied, "Origin": "http://evil.test:38081", "X-Forwarded-Host": "evil.test:38081"}
         assert client.post("/api/campaigns/case/undo", headers=rebound).status_code == 403
-    with TestClient(create_app(Settings(db=str(tmp_path / "d.db"), workers=1, deadline=60.0))) as client:
-        _made(client)  # given no public name, a proxy's page is another origin
-        public = {"Host": "127.0.0.1:8000", "Origin": "https://dice.example.org"}
-        assert client.post("/api/campaigns/case/undo", headers=public).status_code == 403
+
+
+def test_a_name_the_server_answers_to_is_no_origin_on_another_port(tmp_path: Path) -> None:
+    """`serve --allow-host localhost`, no proxy: a page of another web app on the same machine
+    (`http://localhost:8799`) undid a campaign's change on the server at port 8741 (hunt 13zw)."""
+    from engine.cli import _limits, _parser
+    from engine.serve.run import settings_of
+
+    given = [
+        "serve",
+        "--allow-host",
+        "localhost",
+        "--allow-host",
+        "testserver",
+        "--db",
+        str(tmp_path / "c.db"),
+    ]
+    args = _parser("serve").parse_args([*given, "--workers", "1", "--deadline", "60"])
+    args.limits = _limits([])
+    with TestClient(create_app(settings_of(args))) as client:  # as `serve` makes its settings
+        _made(client)
+        other_app = {"Host": "localhost:8741", "Origin": "http://localhost:8799"}
+        assert client.post("/api/campaigns/case/undo", headers=other_app).status_code == 403
+        own = {"Host": "localhost:8741", "Origin": "http://localhost:8741"}
+        assert client.post("/api/campaigns/case/undo", headers=own).status_code == 200
+
+
+def test_serve_refuses_an_origin_that_is_none(cli: Any) -> None:
+    for bad in (
+        "dice.example.org",
+        "ftp://dice.example.org",
+        "https://dice.example.org/play",
+        "https://a@b.org",
+    ):
+        refused = cli("serve", "--origin", bad, "--port", "0")
+        assert refused.code == 1 and f"--origin {bad!r}: give an origin alone" in refused.err, refused.err
 
 
 def test_no_origin_and_a_browser_s_mark_is_said_so(client: TestClient) -> None:

@@ -205,6 +205,7 @@ SAID = {
     # the API's own words already, for a client: the options are the server operator's
     "serve/app.py:BodyLimit._refuse": "the API's: the operator's --max-body",
     "serve/app.py:HostCheck.__call__": "the API's: the operator's --allow-host",
+    "serve/app.py:CrossSite.__call__": "the API's: the operator's --origin",
     "serve/routes_campaigns.py:_MIGRATE": "the API's RC904 hints: the operator migrates on the command line",
     "serve/workers.py:busy": "the API's: the operator's --workers and --queue",
     "serve/workers.py:late": "the API's: the operator's --deadline",

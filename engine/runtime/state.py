@@ -265,9 +265,7 @@ def _run(expr: Expr, env: Mapping[str, Any], what: str, own: bool = False) -> An
         return value
     except LimitError as exc:  # a spent budget stays a LimitError, placed at the expression
         d = exc.diagnostics[0]  # of its own kind: a deadline (504), a number too long (the rules')
-        raise type(exc)(
-            [replace(d, message=f"{what}: {d.message}", span=d.span or expr.node.span)]
-        ) from None
+        raise type(exc)([replace(d, message=f"{what}: {d.message}", span=d.span or expr.node.span)]) from None
     except RulecraftError as exc:
         d = exc.diagnostics[0]
         raise CampaignError([d.retold(d.code, f"{what}: {d.message}", d.span)]) from None

@@ -63,11 +63,11 @@ class Settings:
     serve` gives the loopback's and its `--host` (`run.allowed_hosts`), so that a web page whose
     own name a DNS rebinding points at this machine is refused; an app embedded elsewhere checks
     none unless given some, as Starlette's `TrustedHostMiddleware` given none checks none."""
-    page_names: tuple[str, ...] = ()
-    """Names the server's page may be shown under by a proxy that sends the server a `Host` of its
-    own: a write or computation whose `Origin` names one of them (any port) is the page's own
-    (`CrossSite`). `rulecraft serve` gives each `--allow-host NAME`; a proxy that passes the public
-    name on in `Host` needs none."""
+    origins: tuple[str, ...] = ()
+    """Origins the server's page is shown under by a proxy that sends the server a `Host` of its
+    own (`https://dice.example.org`, each as `origin_of` writes it): a write or computation whose
+    `Origin` is one of them exactly is the page's own (`CrossSite`). `rulecraft serve` gives each
+    `--origin URL`. A proxy that passes the public name on in `Host` needs none."""
     workers: int = 2
     """Processes that run exact solves."""
     queue: int = 32
@@ -556,16 +556,17 @@ class CrossSite:
     `fetch(url, {method: "POST", mode: "no-cors"})`), so on a server with no token any page its user
     opened could undo a campaign's events (an undo takes no body: a hunt). The browser names the
     page's origin in `Origin`; the playground's is the server's own (the name and port of its
-    `Host`, or, behind a proxy that sends its own `Host`, one of `names`: `Settings.page_names`),
-    and a program (a bot, curl) sends none, so each goes on. `Sec-Fetch-Site: cross-site` with no
-    `Origin` is another site's too. The `Host` check (`HostCheck`) is no help here: that request
-    is sent to the server's own name. (`X-Forwarded-Host` is not read: through a proxy that sets it
-    from the `Host` it was sent, a page whose name a DNS rebinding pointed at the proxy named its
-    own origin there: a review.)"""
+    `Host`, or, behind a proxy that sends its own `Host`, one of `origins` exactly:
+    `Settings.origins`), and a program (a bot, curl) sends none, so each goes on.
+    `Sec-Fetch-Site: cross-site` with no `Origin` is another site's too. The `Host` check
+    (`HostCheck`) is no help here: that request is sent to the server's own name. Neither
+    `X-Forwarded-Host` (a proxy that sets it from the `Host` it was sent named a DNS-rebound page's
+    origin there) nor the `--allow-host` names (any port of one was taken: another web app of the
+    same machine wrote) is read: reviews of a first and a second try."""
 
-    def __init__(self, app: ASGIApp, names: Sequence[str] = ()) -> None:
+    def __init__(self, app: ASGIApp, origins: Sequence[str] = ()) -> None:
         self.app = app
-        self.names = frozenset(host_name(n) for n in names)
+        self.origins = frozenset(origins)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -584,22 +585,33 @@ class CrossSite:
                 f"{scope['method']} {cut(scope.get('path', ''), MAX_PATH)}: refused: a page of another"
                 f" origin ({shown}) sent it, through its visitor's browser",
                 "the API takes requests that change a campaign or compute from its own page (at /) and"
-                " from programs (a bot, curl), which send no Origin header",
+                " from programs (a bot, curl), which send no Origin header; the server's own page behind"
+                " a proxy that sends the server another Host is named by its operator, --origin URL",
             )
             await _error_response(error)({"type": "http"}, _nothing, framed(send))
             return
         await self.app(scope, receive, framed(send))
 
     def _own(self, origin: str, host: bytes | None) -> bool:
-        if _same_origin(origin, host):
-            return True
-        if not self.names:
-            return False
-        try:
-            name = urlsplit(origin).hostname
-        except ValueError:
-            return False
-        return name is not None and host_name(name) in self.names
+        return _same_origin(origin, host) or (bool(self.origins) and origin_of(origin) in self.origins)
+
+
+def origin_of(text: str) -> str | None:
+    """An origin as it is compared: `scheme://name[:port]`, the scheme and name in lower case, a
+    name as `host_name` writes it, the scheme's own port left out; None for anything else (a
+    path, a query, user info, a scheme other than http and https)."""
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname or parts.username is not None:
+        return None
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        return None
+    shown = port is not None and port != {"http": 80, "https": 443}[scheme]
+    return f"{scheme}://{host_name(parts.hostname)}{f':{port}' if shown else ''}"
 
 
 def framed(send: Send) -> Send:
@@ -772,7 +784,7 @@ def create_app(settings: Settings | None = None, **given: Any) -> FastAPI:
     app.add_middleware(QueryOnce)
     app.add_middleware(BodyLimit, limit=settings.max_body)
     app.add_middleware(RequestClock, deadline=settings.deadline)
-    app.add_middleware(CrossSite, names=settings.page_names)
+    app.add_middleware(CrossSite, origins=settings.origins)
     # outermost: a request by a name the server does not answer to is refused before all else
     app.add_middleware(HostCheck, hosts=settings.allowed_hosts)
     return app

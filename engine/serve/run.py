@@ -16,7 +16,7 @@ from ..errors import Diagnostic, InputError, RulecraftError
 from ..frozen import replace
 from ..state.stores import check_address, unkept
 from ..syntax.positions import one_line
-from .app import LOOPBACK, Settings, address_of, create_app, host_name, token_problem
+from .app import LOOPBACK, Settings, address_of, create_app, host_name, origin_of, token_problem
 
 MOST_WORKERS = 64
 """Solver processes one server may start: each is a whole interpreter with the engine loaded."""
@@ -49,6 +49,12 @@ def settings_of(args: argparse.Namespace) -> Settings:
     problems += [
         f"--allow-host {name!r}: {wrong}" for name in args.allow_host if (wrong := _not_a_host(name))
     ]
+    problems += [
+        f"--origin {text!r}: give an origin alone, http:// or https:// and a name, with a port if it"
+        " is not the scheme's own (https://dice.example.org)"
+        for text in args.origin
+        if origin_of(text) is None
+    ]
     # a token no client could send (an empty one, or one with spaces a client's header loses) is
     # refused, not taken for no token or kept to refuse every client
     token, given_as = (args.token, "--token")
@@ -66,7 +72,7 @@ def settings_of(args: argparse.Namespace) -> Settings:
         db=args.db,
         token=token,
         allowed_hosts=allowed_hosts(args.allow_host, args.host),
-        page_names=tuple(name for name in args.allow_host if name != "*"),
+        origins=tuple(origin_of(text) or "" for text in args.origin),
         workers=args.workers,
         queue=args.queue,
         max_body=args.max_body,

@@ -168,11 +168,18 @@ def _quote_run_on(source: SourceFile, lines: list[str], line: int) -> Explained 
 
 def _swallows_keys(lines: list[str], opened: int, closed: int) -> bool:
     """Whether the quoted text from row `opened` to `closed` holds a line that reads as a key no
-    deeper than the quote's own (`checks:` under `title: "Starter`): the file's structure taken
-    in as text, where a text written over several lines on purpose holds none (a review)."""
-    depth = len(lines[opened]) - len(lines[opened].lstrip(" "))
+    deeper than the quote's own key (`checks:` under `title: "Starter`; `text:` under `- id: "first`,
+    at the column after the dash): the file's structure taken in as text, where a text written over
+    several lines on purpose holds none (reviews 13zv, 13zw)."""
+    own = _KEY_LINE.match(lines[opened])  # its key's column: a list item's keys stand after its dash
+    depth = (
+        len(own["indent"]) + len(own["dashes"])
+        if own
+        else len(lines[opened]) - len(lines[opened].lstrip(" "))
+    )
     return any(
-        (found := _KEY_LINE.match(lines[r])) is not None and len(found["indent"]) <= depth
+        (found := _KEY_LINE.match(lines[r])) is not None
+        and len(found["indent"]) + len(found["dashes"]) <= depth
         for r in range(opened + 1, closed + 1)
     )
 

@@ -743,6 +743,7 @@ async function campaign(name) {
       items.unshift(el("li", `events #1 to #${events[0].seq - 1} are not shown (GET /log pages through them)`, "muted"));
     }
     showCampaign(name, items, JSON.stringify(shown, null, 2));
+    showErrors(null, "campaign-errors"); // what was said while it was read ("not on show yet") is past
     // the newest event on show: Undo reverses nothing newer (another tab's change, never shown here)
     state.campaignSeen = events.length ? { name, seq: events[events.length - 1].seq } : null;
   } catch (err) {
