@@ -91,7 +91,7 @@ def test_a_body_over_the_limit_is_413_whether_declared_or_streamed(make: Any) ->
     client = TestClient(make(max_body=1000))
     declared = client.post("/api/validate", content=b"x" * 2000, headers={"content-type": "application/json"})
     assert declared.status_code == 413 and codes(declared) == {"RC503"}
-    assert "1000 bytes" in declared.json()["error"]["diagnostics"][0]["message"]
+    assert "1,000 bytes" in declared.json()["error"]["diagnostics"][0]["message"]
 
     def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it streams in
         yield from (b" " * 100 for _ in range(30))
