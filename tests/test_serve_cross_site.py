@@ -115,21 +115,18 @@ def test_behind_a_proxy_that_sends_its_own_host_the_page_s_origin_is_given(tmp_p
     with TestClient(create_app(settings)) as client:
         _made(client)
         proxied = {"Host": "127.0.0.1:8000"}
-        for origin in (
-            "https://dice.example.org",
-            "http://dice.example.org:8443",
-            "https://DICE.example.org:443",
+        for origin, status in (
+            ("https://dice.example.org", 200),
+            ("http://dice.example.org:8443", 200),
+            ("https://DICE.example.org:443", 200),
+            ("http://dice.example.org", 403),
+            ("https://dice.example.org:8443", 403),
+            ("http://dice.example.org:3000", 403),
         ):
             answer = client.post("/api/campaigns/case/undo", headers={**proxied, "Origin": origin})
-            assert answer.status_code == 200, (origin, answer.text)
-            client.post("/api/campaigns/case/act", json={"action": "turn_dark", "inputs": {"n": 1}})
-        for origin in (
-            "http://dice.example.org",
-            "https://dice.example.org:8443",
-            "http://dice.example.org:3000",
-        ):
-            answer = client.post("/api/campaigns/case/undo", headers={**proxied, "Origin": origin})
-            assert answer.status_code == 403, (origin, answer.text)
+            assert answer.status_code == status, (origin, answer.text)
+            if status == 200:  # a change again, for the next undo
+                client.post("/api/campaigns/case/act", json={"action": "turn_dark", "inputs": {"n": 1}})
         rebound = {**proxied, "Origin": "http://evil.test:38081", "X-Forwarded-Host": "evil.test:38081"}
         assert client.post("/api/campaigns/case/undo", headers=rebound).status_code == 403
 

@@ -627,22 +627,15 @@ def framed(send: Send) -> Send:
 
 def _same_origin(origin: str, host: bytes | None) -> bool:
     """Whether a browser's `Origin` (`scheme://name[:port]`) is the origin whose `Host` this
-    request was sent to: the same name and port, a port left out being the scheme's own. `null`
-    (a sandboxed frame, a file) is no origin of the server's."""
+    request was sent to: the same name and port, a port left out being the scheme's own, each read
+    by the one rule for an origin (`origin_of`). `null` (a sandboxed frame, a file) is none."""
     if host is None:
         return False
     sent = host.decode("latin-1")
     if origin in (f"http://{sent}", f"https://{sent}"):  # as a browser writes its own page's origin
         return True
-    try:
-        page, server = urlsplit(origin), urlsplit("//" + sent)
-        default = {"http": 80, "https": 443}.get(page.scheme)
-        ports = (page.port or default, server.port or default)
-    except ValueError:  # a port that is no number
-        return False
-    if default is None or not page.hostname or not server.hostname:
-        return False
-    return host_name(page.hostname) == host_name(server.hostname) and ports[0] == ports[1]
+    page = origin_of(origin)
+    return page is not None and page == origin_of(f"{page.partition(':')[0]}://{sent}")
 
 
 class QueryOnce:
