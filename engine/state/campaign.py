@@ -1051,8 +1051,7 @@ class Campaign:
                 if newest.seq > seen
                 else f"campaign '{self.name}' has no event #{seen}: its newest is #{newest.seq}"
             )
-            hint = "read the campaign again, and undo what it shows then"
-            raise CampaignError([Diagnostic("RC908", said, None, hint)])
+            raise _fail("RC908", said, "read the campaign again, and undo what it shows then")
         return chain([*ahead, newest], back)
 
     def _nothing_to_undo(
