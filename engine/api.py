@@ -469,7 +469,7 @@ class Ruleset:
             c = self.check(check)  # the error, with the nearest name
         # no `Ready`: what rolls share, made, weighed and kept, is a third of a first request;
         # this is one pass (`bind`, as `bind_inputs` calls it, without its frame)
-        bound = bind(c.inputs, named, "check", check, c.span)
+        bound = bind(c.inputs, named, "check", check, c.span, roll=c.roll)
         key = (check, policy, tuple(bound.values()))  # every declared input, in order: no names
         distributions = self.caches.distributions
         try:  # every bound value is hashable: `lookup` is `get` without its frame

@@ -239,7 +239,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         _misplaced(parser, argv)
         args, extra = parser.parse_known_args(argv)
         if extra:
-            _unrecognized(_command_parser(parser, argv), extra)
+            _unrecognized(_command_parser(parser, argv), extra, argv, lambda: _dice_named(args))
     except SystemExit as exc:
         return int(exc.code or 0)
     try:
@@ -344,16 +344,47 @@ def _command_parser(parser: argparse.ArgumentParser, argv: list[str]) -> argpars
             return current
 
 
-def _unrecognized(command: argparse.ArgumentParser, extra: list[str]) -> None:
-    """Refuse arguments `command` does not take (exit 2, with its usage). A bare `NAME=VALUE`
-    is most likely an input or parameter written without its option, which the message says; a
-    bare `PARTY.NAME=VALUE` a party's parameter, `--party PARTY:NAME=VALUE`, where the command
-    takes `--party` (it was told as `--param PARTY.NAME=VALUE`, which no command reads). A value
-    that no option of the command reads so (a range `A..B`, or several values `a,b` for anything
-    but an input, as `--grid` takes them; a dotted name where there is no `--party`) gets no hint."""
+def _dice_named(args: argparse.Namespace) -> set[str] | None:
+    """The names of the dice and draws of the check `args` names with its ruleset (`roll`), for a
+    usage error's hint alone; None where the command names no such check or it does not load."""
+    ref, check = getattr(args, "ruleset", None), getattr(args, "check", None)
+    if not isinstance(ref, str) or not isinstance(check, str):
+        return None
+    try:
+        found = _ruleset(ref, Limits()).model.checks.get(check)
+    except (RulecraftError, OSError):
+        return None
+    return None if found is None else {r.name for r in found.roll}
+
+
+def _unrecognized(
+    command: argparse.ArgumentParser,
+    extra: list[str],
+    argv: list[str],
+    dice_named: Callable[[], set[str] | None] = lambda: None,
+) -> None:
+    """Refuse arguments `command` does not take (exit 2, with its usage), with a hint where one is
+    likely: a bare `NAME=VALUE` given after an option the command does not take is that option's
+    value, so the hint names the command's own option spelt like it (`--forced` for `--force`) or
+    the commands that take it (`--force` given to `prob`), never another option (hunts 13zx, 13zy:
+    `--input tens=7` for a die, which the check then refused as no input of its). Any other bare
+    `NAME=VALUE` is most likely an input or parameter written without its option, which the
+    message says, or a die's `--force` where the command fixes dice: the one it is where
+    `dice_named` tells the check's dice, both where it cannot (an action's check); a bare
+    `PARTY.NAME=VALUE` a party's parameter, `--party PARTY:NAME=VALUE`, where the command takes
+    `--party`. A value that no option of the command reads so (a range `A..B`, or several values
+    `a,b` for anything but an input or a die; a dotted name where there is no `--party`) gets no
+    hint. A bare word given to a command that takes `-c CHARACTER`, and was given none, is most
+    likely the character. `join`'s character's parameters follow its name, whatever option was
+    given before them (`--param starting_ti=3`)."""
     message = f"unrecognized arguments: {' '.join(extra)}"
-    bare = next((word for word in extra if "=" in word and not word.startswith("-")), None)
-    if bare is not None:
+    at = next((i for i, word in enumerate(extra) if "=" in word and not word.startswith("-")), None)
+    bare = extra[at] if at is not None else None
+    before = extra[at - 1] if at else ""
+    sheet = any(":KEY=VALUE" in f"{a.metavar} {a.help}" for a in command._actions if not a.option_strings)
+    if bare is not None and before.startswith("-") and "=" not in before and not sheet:
+        message += _option_hint(command, before, bare)
+    elif bare is not None:
         name, _, value = bare.partition("=")
         party, dot, key = name.partition(".")
         if dot:
@@ -373,15 +404,47 @@ def _unrecognized(command: argparse.ArgumentParser, extra: list[str]) -> None:
                 None,
             )
             option = max(takes.option_strings, key=len) if takes is not None else ""
-            sheet = any(
-                ":KEY=VALUE" in f"{a.metavar} {a.help}" for a in command._actions if not a.option_strings
-            )
-            # only an input may be a list (`--input dice=3,1,2`); no option takes a range
-            if option and ".." not in value and ("," not in value or option == "--input"):
-                message += f" (did you mean `{option} {bare}`?)"
+            fixes = any(a.metavar == "NAME=FACES" for a in command._actions if a.option_strings)
+            dice = dice_named() if fixes else None  # the check's, where the command names one
+            # only an input or a die may be a list (`--input dice=3,1,2`); no option takes a range
+            if dice is not None and name in dice and ".." not in value:
+                message += f" (did you mean `--force {bare}`?)"
+            elif option and ".." not in value and ("," not in value or option == "--input"):
+                die = f", or `--force {bare}` to fix a die or draw" if fixes and dice is None else ""
+                message += f" (did you mean `{option} {bare}`{die}?)"
             elif sheet and ".." not in value:  # `join`: a character's parameters follow its name
                 message += f" (a character's parameters follow its name: `CHARACTER:{bare}`)"
+    else:
+        word = next((w for w in extra if not w.startswith("-")), None)
+        named = {"-c", "--character"} & {a.split("=", 1)[0] for a in argv}
+        if word is not None and "--character" in command._option_string_actions and not named:
+            message += f" (did you mean `-c {word}`, the character who acts?)"
     command.error(message)
+
+
+def _option_hint(command: argparse.ArgumentParser, option: str, bare: str) -> str:
+    """A hint for `option`, which `command` does not take, given with the value `bare`: the
+    command's own option spelt like it, else the commands that take it, else none."""
+    own = [o for o in command._option_string_actions if o.startswith("--")]
+    near = did_you_mean(option, own, cutoff=0.8)  # `--forced`, not `--format` for `--force`
+    if near is not None:
+        return f" (did you mean `{near.split(chr(39))[1]} {bare}`?)"
+    owners: list[str] = []
+
+    def walk(parser: argparse.ArgumentParser) -> None:
+        commands = _subcommands(parser)
+        if commands is None:
+            if option in parser._option_string_actions:
+                owners.append(f"`{parser.prog}`")
+            return
+        for q in dict.fromkeys(commands.choices.values()):  # an alias names its parser again
+            walk(q)
+
+    walk(_parser(None))
+    if not owners:
+        return ""
+    listed = owners[0] if len(owners) == 1 else f"{', '.join(owners[:-1])} and {owners[-1]}"
+    return f" (`{option}` is an option of {listed}, not of `{command.prog}`)"
 
 
 def _inputs(q: argparse.ArgumentParser, of: str) -> None:
@@ -1409,7 +1472,10 @@ def _sweep(
 
     work = new_work(rs.limits)  # the whole sweep's
     ctx = RunContext(rs.limits, policy, rs.caches, work=work)
-    points = [bind(check.inputs, {**inputs, name: v}, "check", check.name, check.span) for v in values]
+    points = [
+        bind(check.inputs, {**inputs, name: v}, "check", check.name, check.span, roll=check.roll)
+        for v in values
+    ]
     _read_once([(v, p[name]) for v, p in zip(values, points)], f"--sweep '{name}=...'")
     dists: list[Distribution] = []
     for bound in points:

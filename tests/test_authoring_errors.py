@@ -485,17 +485,19 @@ def cli(*argv: str) -> tuple[int, str, str]:
             "usage: rulecraft scene roll ",
             "`--party you:fencing=1`",
         ),
-        # a grid's values fit no option of `scene roll`: no hint, where `--param you.fencing=1,2` was one
+        # a grid's values fit no option of `scene roll`: not `--param you.fencing=1,2`, but the
+        # command that takes `--grid`
         (
             ("scene", "roll", "castle", "duel", "--grid", "you.fencing=1,2"),
             "usage: rulecraft scene roll ",
-            None,
+            "(`--grid` is an option of `rulecraft scene prob`, not of `rulecraft scene roll`)",
         ),
         (
             ("scene", "roll", "castle", "duel", "--grid", "cinematic=1..2"),
             "usage: rulecraft scene roll ",
-            None,
+            "(`--grid` is an option of `rulecraft scene prob`, not of `rulecraft scene roll`)",
         ),
+        (("scene", "roll", "castle", "duel", "cinematic=1..2"), "usage: rulecraft scene roll ", None),
         (("roll", "chill", "specific", "you.target=50"), "usage: rulecraft roll ", None),  # no --party
         (("roll", "chimera", "pool", "dice=3,1"), "usage: rulecraft roll ", "`--input dice=3,1`"),  # a list
         (("validate", "rulesets", "--strictly"), "usage: rulecraft validate ", None),
@@ -511,6 +513,49 @@ def cli(*argv: str) -> tuple[int, str, str]:
             "usage: rulecraft campaign join ",
             "`--limit max_work=9`",
         ),
+        # a die's face given bare: `--force`, where the command names the check (hunt 13zx) ...
+        (
+            ("roll", "chill", "specific", "--force", "tens=7", "ones=7"),
+            "usage: rulecraft roll ",
+            "(did you mean `--force ones=7`?)",
+        ),
+        (
+            ("roll", "chimera", "skill", "rolled=9,5"),
+            "usage: rulecraft roll ",
+            "(did you mean `--force rolled=9,5`?)",
+        ),
+        # ... both options it may be where its check is not known here (an action's)
+        (
+            ("campaign", "act", "c", "hit", "tens=7"),
+            "usage: rulecraft campaign act ",
+            "(did you mean `--input tens=7`, or `--force tens=7` to fix a die or draw?)",
+        ),
+        # after an option the command does not take, the value is that option's: the option it
+        # is spelt like, or the commands that take it; never `--input tens=7` (hunts 13zx, 13zy)
+        (
+            ("roll", "chill", "specific", "--forced", "tens=7", "--forced", "ones=7"),
+            "usage: rulecraft roll ",
+            "(did you mean `--force tens=7`?)",
+        ),
+        (
+            ("prob", "chthonian", "standard", "--force", "die=8"),
+            "usage: rulecraft prob ",
+            "(`--force` is an option of `rulecraft roll`, `rulecraft campaign act` and "
+            "`rulecraft campaign roll`, not of `rulecraft prob`)",
+        ),
+        (
+            ("scene", "prob", "chthonian", "combat", "--force", "die=3"),
+            "usage: rulecraft scene prob ",
+            "not of `rulecraft scene prob`)",
+        ),
+        (("prob", "chill", "specific", "--frobble", "x=1"), "usage: rulecraft prob ", None),
+        # a bare word to a command whose actor is `-c NAME`, given none (hunt 13zy)
+        (
+            ("campaign", "act", "walt", "insight_roll", "walter"),
+            "usage: rulecraft campaign act ",
+            "(did you mean `-c walter`, the character who acts?)",
+        ),
+        (("campaign", "act", "walt", "insight_roll", "-c", "walter", "walter"), "usage: ", None),
     ],
 )
 def test_a_usage_error_prints_the_subcommands_own_usage(
@@ -524,8 +569,55 @@ def test_a_usage_error_prints_the_subcommands_own_usage(
     if hint is not None:
         assert hint in err, err
     else:
-        assert "did you mean" not in err
+        assert "did you mean" not in err and "is an option of" not in err
     assert "`--limit starting_ti" not in err  # a bound's option offered only for a bound's name
+    if argv[0] != "campaign":  # where the check is known, a die is never offered as an input
+        assert "`--input tens" not in err and "`--input die" not in err and "`--input rolled" not in err
+    if hint is None or "--force" not in hint:  # and an input never as a die
+        assert "`--force target" not in err
+
+
+@pytest.mark.parametrize(
+    "argv, faces",
+    [
+        (("prob", "chimera", "skill", "-i", "dice=3", "--input", "rolled=0,4,9"), "rolled=0,4,9"),
+        (("roll", "chill", "specific", "-i", "target=70", "--input", "tens=7"), "tens=7"),
+        (("roll", "castle", "combat", "--input", "beads=poor"), "beads=poor"),
+    ],
+)
+def test_a_die_given_as_an_input_is_told_as_a_die(argv: tuple[str, ...], faces: str) -> None:
+    """A die or draw given as an input was "no input 'tens'" with "did you mean 'tokens'?", another
+    input with another meaning (hunt 13zx): it is told as the check's die, with how a roll fixes
+    it, and that the exact odds take every face."""
+    code, out, err = cli(*argv)
+    name = faces.split("=")[0]
+    assert code == 1 and out == ""
+    assert f"error RC402: check '{argv[2]}' has no input '{name}'" in err
+    assert f"'{name}' is a die or draw of check '{argv[2]}', not an input" in err, err
+    assert f"--force {faces} (from Python: forced={{'{name}': [" in err
+    assert "the exact odds take every face" in err and "did you mean" not in err
+
+
+def test_a_die_given_as_an_input_in_python_and_over_http() -> None:
+    """The same from Python (one diagnostic, its advice for a client of the API worded in a
+    request's terms), and a misspelt input beside it still gets its nearest name."""
+    from engine.serve.advice import api_hint
+
+    with pytest.raises(engine.InputError) as raised:
+        engine.load("chill").distribution("specific", target=55, tens=7, tokns=2)
+    die, misspelt = raised.value.diagnostics
+    assert die.hint is not None and "forced={'tens': [7]}" in die.hint
+    assert api_hint(die) == (
+        "'tens' is a die or draw of check 'specific', not an input: a roll (POST /api/roll) takes its "
+        'faces as "force": {"tens": [7]}; the exact odds take every face'
+    )
+    assert (misspelt.message, misspelt.hint) == (
+        "check 'specific' has no input 'tokns'",
+        "did you mean 'tokens'?",
+    )
+    # what the hint says works: the forced face is taken by a roll
+    result = engine.load("chill").roll("specific", target=55, forced={"tens": [7], "ones": [2]})
+    assert result.rolled == {"tens": 7, "ones": 2}
 
 
 FORCED = [

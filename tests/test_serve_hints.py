@@ -147,6 +147,9 @@ def test_every_linter_note_has_words_for_the_api() -> None:
 SAMPLES: dict[AdviceKind, Advice] = {
     "give": Advice("give", "skill", "check"),
     "force": Advice("force", "bag", "chit", ("white", "black")),
+    "die": Advice(
+        "die", "tens", "specific", ("7",), lead="'tens' is a die", note="the exact odds take every face"
+    ),
     "cast": Advice("cast", "hero", values=("ann", "bob")),
     "other": Advice("other", "foe", values=()),
     "lint_work": Advice("lint_work", lead="the linter bounds its work", note="Its other findings cover less"),
@@ -190,6 +193,7 @@ SAID = {
         "runtime/inputs.py:_problems",
     ),  # the flag read, for the Python half
     "runtime/inputs.py:_problems": ("give", "runtime/inputs.py:_problems"),  # the flag read, to name a party
+    "runtime/inputs.py:_die_given": ("die", "runtime/inputs.py:_die_given"),
     "runtime/state.py:bind_params": ("give", "runtime/inputs.py:_problems"),
     "scenes/play.py:cast_state": ("give", "runtime/inputs.py:_problems"),
     "scenes/campaign.py:cast_of": ("cast", "scenes/campaign.py:cast_of"),

@@ -41,6 +41,11 @@ def _force(a: Advice) -> str:
     return f'force one per {per} in order, then one per reroll or redraw: e.g. "force": {example}'
 
 
+def _die(a: Advice) -> str:
+    example = json.dumps({a.name: [_json(v) for v in a.values]})
+    return f'{a.lead}: a roll (POST /api/roll) takes its faces as "force": {example}; {a.note}'
+
+
 def _characters(a: Advice) -> str:
     return f"characters: {', '.join(a.values) or 'none'}"
 
@@ -84,6 +89,7 @@ def _limit(a: Advice) -> str:
 WORDING: dict[AdviceKind, Callable[[Advice], str]] = {
     "give": _give,
     "force": _force,
+    "die": _die,
     "cast": lambda a: f"name the character who plays '{a.name}' in \"cast\" ({_characters(a)})",
     "other": lambda a: f"name the character who is its '{a.name}' in \"others\" ({_characters(a)})",
     "lint_work": _lint_work,
