@@ -32,7 +32,10 @@ def table(rs: engine.Ruleset, check: str, **inputs: object) -> dict[str, Fractio
 def test_chill_against_exactly_100_the_00_is_a_failure_not_a_botch():
     """Botch: "the roll is doubles ... and is higher than the target number"; "A roll of a 100 is
     a failure, no matter what"; "If a target number is 100 or more, you can only fail if you
-    roll 100". 100 is not higher than 100: against exactly 100 the 00 is a plain Failure."""
+    roll 100". 100 is not higher than 100: against exactly 100 the 00 is a plain Failure. The
+    footnote, "*If your character number is greater than 100, a roll of 00 is considered a Failure,
+    not a Botch", speaks of numbers over 100 alone and so does not decide exactly 100 either way
+    (note hundred reads its "character number" as the target number)."""
     # By hand, target 100: doubles 11..99 are Colossal (9 rolls); 1..50 but 11, 22, 33, 44 High
     # (46); 51..99 but 55, 66, 77, 88, 99 Low (44); 00 a Failure (1).
     assert table(CHILL, "specific", target=100) == {
@@ -84,7 +87,7 @@ def test_chimera_an_instruction_with_one_die_reads_the_variables_of_success():
 
 
 def test_chimera_an_instructor_of_proficiency_six_needs_no_die_and_the_student_passes():
-    """6 - 6 = 0 dice are needed: nothing is rolled and the student passes (it was an Auto-fail);
+    """6 - 6 = 0 dice are needed: nothing is rolled and the student passes (an earlier reading of ours made it an Auto-fail);
     Auto-fail still fails."""
     master = CHIMERA.distribution("instruction", proficiency=6)
     assert {s.name: p for s, p in master.table() if p} == {"pass": Fraction(1)}

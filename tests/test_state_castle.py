@@ -102,6 +102,10 @@ def test_deadly_and_light_is_still_deadly(castle: engine.Ruleset) -> None:
 
 
 def test_toughness_raises_the_threshold_to_three(castle: engine.Ruleset) -> None:
+    """Note toughness-threshold: "2 lights make a serious, 2 serious make a deadly", and "Toughness
+    raises the wound threshold by one, so the character can take 3 lights before it becomes
+    serious and 3 serious before it becomes deadly". Raised by one, the threshold is 3: the third
+    light makes a serious (a fourth would be a threshold raised by two)."""
     c = play(castle, tomas={"toughness": True}, anna={})
     wound(c, "tomas", "light", "light")
     wound(c, "anna", "light", "light")

@@ -256,7 +256,7 @@ def test_resolve_makes_up_the_dice_an_instruction_needs() -> None:
 
 def test_an_instructor_of_proficiency_six_needs_no_die() -> None:
     """Note instruction-master: 6 - 6 = 0 dice are needed; the student passes without a roll and
-    pays no resolve (it was an automatic fail)."""
+    pays no resolve (an earlier reading of ours made it an automatic fail)."""
     c = table(ada={"max_resolve": 0})
     acted = c.act("instruct", "ada", forced={"rolled": []}, subject=1, proficiency=6)
     assert acted.result is not None and acted.result.outcome.name == "pass" and acted.result.auto

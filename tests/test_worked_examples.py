@@ -120,7 +120,8 @@ def test_jade_figure_contest():
 
 def test_phase_bear_atomized_contest():
     """ "Walter tries to duck and I roll a 7 (no Traits apply). The Narrator rolls a 9 (10 - 1 for
-    the Phase Bear's Clumsy) for an initial Extent of 2 … the final Extent is 4 (2 + 3 - 1)"."""
+    the Phase Bear's Clumsy) for an initial Extent of 2 … the final Extent is 4 (2 + 3 - 1 from
+    the Bear's Strong and Walter's Protection)"."""
     # Strong 3 and Walter's Protection 1 modify only the Extent (note `atomizing`); the contest's
     # Extent is signed from Walter's side.
     duck = CHTHONIAN.roll(
