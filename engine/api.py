@@ -469,7 +469,10 @@ class Ruleset:
             c = self.check(check)  # the error, with the nearest name
         # no `Ready`: what rolls share, made, weighed and kept, is a third of a first request;
         # this is one pass (`bind`, as `bind_inputs` calls it, without its frame)
-        bound = bind(c.inputs, named, "check", check, c.span, roll=c.roll)
+        try:
+            bound = bind(c.inputs, named, "check", check, c.span)
+        except InputError:  # refused again, the check's dice named as such: off the warm path
+            bound = bind_inputs(c, named)
         key = (check, policy, tuple(bound.values()))  # every declared input, in order: no names
         distributions = self.caches.distributions
         try:  # every bound value is hashable: `lookup` is `get` without its frame
