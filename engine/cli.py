@@ -1473,8 +1473,7 @@ def _sweep(
     work = new_work(rs.limits)  # the whole sweep's
     ctx = RunContext(rs.limits, policy, rs.caches, work=work)
     points = [
-        bind(check.inputs, {**inputs, name: v}, "check", check.name, check.span, roll=check.roll)
-        for v in values
+        bind(check.inputs, {**inputs, name: v}, "check", check.name, check.span, rolls=check) for v in values
     ]
     _read_once([(v, p[name]) for v, p in zip(values, points)], f"--sweep '{name}=...'")
     dists: list[Distribution] = []

@@ -1537,3 +1537,24 @@ def test_a_list_item_s_quote_that_takes_in_its_next_key_is_told_at_the_quote() -
     d = one(text)
     assert (d.span.line, d.span.col) == (4, 9), d.render()
     assert d.message.startswith("the quote opened here is not closed on its line"), d.render()
+
+
+def test_a_die_given_as_an_actions_input_is_told_as_its_checks_die() -> None:
+    """An action that rolls a check: the check's die given as the action's input is told as that
+    check's die, at the action, in `act` and in the action's odds alike; nothing is written."""
+    from engine.state.memory import MemoryStore
+
+    walt = engine.new_campaign("walt", "chthonian", store=MemoryStore(), params={"style": "weird_tale"})
+    walt.join("walter")
+    for attempt in (
+        lambda: walt.act("insight_roll", character="walter", die=3),
+        lambda: walt.distribution("insight_roll", character="walter", die=3),
+    ):
+        with pytest.raises(engine.InputError) as raised:
+            attempt()
+        [d] = raised.value.diagnostics
+        assert d.message == "action 'insight_roll' has no input 'die'"
+        assert d.hint is not None and d.hint.startswith(
+            "'die' is a die or draw of check 'standard', not an input: a roll takes its faces as --force die=3"
+        )
+    assert [e.kind for e in walt.log()] == ["new", "join"]

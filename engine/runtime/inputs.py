@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import MAX_DIGITS, Advice, Diagnostic, InputError, Numeral, did_you_mean, scalar_bool, shown
 from ..frozen import replace
-from ..model.ruleset import Check, InputSpec, Randomizer
+from ..model.ruleset import Check, InputSpec
 from ..model.values import Multi, normalize
 from ..syntax.positions import Span
 
@@ -68,7 +68,7 @@ def parse_number(text: str) -> int | Fraction | None:
 
 def bind_inputs(check: Check, given: Mapping[str, Any]) -> dict[str, Any]:
     """Every declared input with its value (given or default), typed; or an `InputError`."""
-    return bind(check.inputs, given, "check", check.name, check.span, roll=check.roll)
+    return bind(check.inputs, given, "check", check.name, check.span, rolls=check)
 
 
 def bind(
@@ -78,11 +78,11 @@ def bind(
     owner: str,
     span: Span | None,
     flag: str = "--input",
-    roll: tuple[Randomizer, ...] = (),
+    rolls: Check | None = None,
 ) -> dict[str, Any]:
     """Inputs of a check, an action, a campaign or a character (`kind` and `owner` name it in
-    messages; `flag` is how the command line gives one; `roll`, a check's dice and draws, each
-    told as such when given as an input).
+    messages; `flag` is how the command line gives one; `rolls`, the check they roll, the check
+    itself or an action's, whose dice and draws are each told as such when given as an input).
 
     Every name known, every value good and nothing missing is the common case, taken in one pass
     over the declarations with nothing else made; anything else goes the long way, which words
@@ -109,12 +109,12 @@ def bind(
                 return bound
     except InputError:
         pass
-    raise InputError(_problems(specs, given, kind, owner, span, flag, {r.name for r in roll}))
+    raise InputError(_problems(specs, given, kind, owner, span, flag, rolls))
 
 
-def _die_given(name: str, value: Any, owner: str, span: Span | None) -> Diagnostic:
-    """A die or draw of check `owner` given as an input: a roll takes its face as a forced one,
-    and the exact odds take every face, so neither has it as an input."""
+def _die_given(name: str, value: Any, kind: str, owner: str, check: str, span: Span | None) -> Diagnostic:
+    """A die or draw of `check`, which the `kind` `owner` rolls, given as its input: a roll takes
+    its face as a forced one, and the exact odds take every face, so neither has it as an input."""
     if isinstance(value, str):  # the command line's `--input dice=9,2,0`, as `--force` takes it
         value = value.split(",")
     items = list(value) if isinstance(value, (list, tuple)) else [value]
@@ -122,15 +122,15 @@ def _die_given(name: str, value: Any, owner: str, span: Span | None) -> Diagnost
         str(v).strip() if isinstance(v, (int, str)) and len(str(v)) <= 40 else "FACE" for v in items[:10]
     ]
     in_python = ", ".join(f if re.fullmatch(r"-?[0-9]+", f) else repr(f) for f in faces)
-    lead = f"'{name}' is a die or draw of check '{owner}', not an input"
+    lead = f"'{name}' is a die or draw of check '{check}', not an input"
     note = "the exact odds take every face"
     return Diagnostic(
         "RC402",
-        f"check '{owner}' has no input '{name}'",
+        f"{kind} '{owner}' has no input '{name}'",
         span,
         f"{lead}: a roll takes its faces as --force {name}={','.join(faces)} "
         f"(from Python: forced={{'{name}': [{in_python}]}}); {note}",
-        advice=Advice("die", name, owner, tuple(faces), lead=lead, note=note),
+        advice=Advice("die", name, check, tuple(faces), lead=lead, note=note),
     )
 
 
@@ -147,20 +147,21 @@ def _problems(
     owner: str,
     span: Span | None,
     flag: str,
-    dice: Collection[str] = (),
+    rolls: Check | None = None,
 ) -> list[Diagnostic]:
     """Every problem of a binding that failed, in order: unknown names (with the nearest known
-    one, or, for one of the check's `dice`, how a roll fixes a die), then each declaration's bad
-    value or missing input (not one a misspelt name stands for)."""
+    one, or, for a die or draw of the check it `rolls`, how a roll fixes its face), then each
+    declaration's bad value or missing input (not one a misspelt name stands for)."""
     by_name = {s.name: s for s in specs}
     diags: list[Diagnostic] = []
     meant: set[str] = set()  # inputs a misspelt name stands for: one message, not two
     noun = "input" if kind in ("check", "action") else "parameter"
     unknown = [name for name in given if name not in by_name]
     listed = f"{noun}s of '{owner}': {', '.join(by_name)}" if by_name else f"'{owner}' takes no {noun}s"
+    dice = {r.name for r in rolls.roll} if rolls is not None else set()
     for name in unknown[:UNKNOWN_SHOWN]:
-        if name in dice:  # not "did you mean" another input: `tens` for `tokens` (hunt 13zx)
-            diags.append(_die_given(name, given[name], owner, span))
+        if name in dice and rolls is not None:  # not "did you mean" another input: `tens` for `tokens`
+            diags.append(_die_given(name, given[name], kind, owner, rolls.name, span))  # (hunt 13zx)
             continue
         near = did_you_mean(name, by_name)
         if near:

@@ -886,7 +886,7 @@ class Campaign:
             return data, new, result
 
         with self.request(act.span):  # a spent budget is told at the action, as a roll's at its check
-            bound = bind(act.inputs, named, "action", act.name, act.span)
+            bound = bind(act.inputs, named, "action", act.name, act.span, rolls=self._rolls(act))
 
             def kept(tx: Transaction, done: tuple[dict[str, Any], State, Result | None]) -> Acted:
                 data, new, result = done
@@ -989,7 +989,7 @@ class Campaign:
             state = self.state()
             who = self._who(act, character, state)
             roles = self._roles(act, who, others, state)
-            bound = bind(act.inputs, named, "action", act.name, act.span)
+            bound = bind(act.inputs, named, "action", act.name, act.span, rolls=self._rolls(act))
             ctx = RunContext(self.limits, policy, self.caches, work=work)
             cut: list[Fraction] = []
             dist = after_action(self.rules, self.model.checks, act, state, who, bound, ctx, roles, cut)
@@ -1264,6 +1264,10 @@ class Campaign:
         if found is None:
             raise self._missing("action", name, self.rules.actions, self.rules.actions_span)
         return found
+
+    def _rolls(self, act: Action) -> Check | None:
+        """The check `act` rolls, if any: its dice, given as the action's inputs, are told as dice."""
+        return self.model.checks.get(act.roll.check) if act.roll is not None else None
 
     def _missing(
         self, kind: str, name: str, known: Collection[str], span: Span | None = None
