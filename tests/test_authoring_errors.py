@@ -608,8 +608,8 @@ def test_a_die_given_as_an_input_in_python_and_over_http() -> None:
     die, misspelt = raised.value.diagnostics
     assert die.hint is not None and "forced={'tens': [7]}" in die.hint
     assert api_hint(die) == (
-        "'tens' is a die or draw of check 'specific', not an input: a roll (POST /api/roll) takes its "
-        'faces as "force": {"tens": [7]}; the exact odds take every face'
+        "'tens' is a die or draw of check 'specific', not an input: a request that rolls it (a roll, an "
+        'action) takes its faces as "force": {"tens": [7]}; the exact odds take every face'
     )
     assert (misspelt.message, misspelt.hint) == (
         "check 'specific' has no input 'tokns'",
@@ -1555,6 +1555,7 @@ def test_a_die_given_as_an_actions_input_is_told_as_its_checks_die() -> None:
         [d] = raised.value.diagnostics
         assert d.message == "action 'insight_roll' has no input 'die'"
         assert d.hint is not None and d.hint.startswith(
-            "'die' is a die or draw of check 'standard', not an input: a roll takes its faces as --force die=3"
+            "'die' is a die or draw of check 'standard', not an input: "
+            "a roll takes its faces as --force die=3"
         )
     assert [e.kind for e in walt.log()] == ["new", "join"]

@@ -87,8 +87,8 @@ def test_chimera_an_instruction_with_one_die_reads_the_variables_of_success():
 
 
 def test_chimera_an_instructor_of_proficiency_six_needs_no_die_and_the_student_passes():
-    """6 - 6 = 0 dice are needed: nothing is rolled and the student passes (an earlier reading of ours made it an Auto-fail);
-    Auto-fail still fails."""
+    """6 - 6 = 0 dice are needed: nothing is rolled and the student passes (an earlier reading of
+    ours made it an Auto-fail); Auto-fail still fails."""
     master = CHIMERA.distribution("instruction", proficiency=6)
     assert {s.name: p for s, p in master.table() if p} == {"pass": Fraction(1)}
     assert master.value("success").probability(1) == 1

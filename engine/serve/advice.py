@@ -43,7 +43,8 @@ def _force(a: Advice) -> str:
 
 def _die(a: Advice) -> str:
     example = json.dumps({a.name: [_json(v) for v in a.values]})
-    return f'{a.lead}: a roll (POST /api/roll) takes its faces as "force": {example}; {a.note}'
+    rolls = "a request that rolls it (a roll, an action)"
+    return f'{a.lead}: {rolls} takes its faces as "force": {example}; {a.note}'
 
 
 def _characters(a: Advice) -> str:
