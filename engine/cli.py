@@ -239,7 +239,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         _misplaced(parser, argv)
         args, extra = parser.parse_known_args(argv)
         if extra:
-            _unrecognized(_command_parser(parser, argv), extra, argv, lambda: _dice_named(args))
+            _unrecognized(_command_parser(parser, argv), extra, argv, args)
     except SystemExit as exc:
         return int(exc.code or 0)
     try:
@@ -358,93 +358,139 @@ def _dice_named(args: argparse.Namespace) -> set[str] | None:
 
 
 def _unrecognized(
-    command: argparse.ArgumentParser,
-    extra: list[str],
-    argv: list[str],
-    dice_named: Callable[[], set[str] | None] = lambda: None,
+    command: argparse.ArgumentParser, extra: list[str], argv: list[str], args: argparse.Namespace
 ) -> None:
     """Refuse arguments `command` does not take (exit 2, with its usage), with a hint where one is
-    likely: a bare `NAME=VALUE` given after an option the command does not take is that option's
-    value, so the hint names the command's own option spelt like it (`--forced` for `--force`) or
-    the commands that take it (`--force` given to `prob`), never another option (hunts 13zx, 13zy:
-    `--input tens=7` for a die, which the check then refused as no input of its). Any other bare
-    `NAME=VALUE` is most likely an input or parameter written without its option, which the
-    message says, or a die's `--force` where the command fixes dice: the one it is where
-    `dice_named` tells the check's dice, both where it cannot (an action's check); a bare
-    `PARTY.NAME=VALUE` a party's parameter, `--party PARTY:NAME=VALUE`, where the command takes
-    `--party`. A value that no option of the command reads so (a range `A..B`, or several values
-    `a,b` for anything but an input or a die; a dotted name where there is no `--party`) gets no
-    hint. A bare word given to a command that takes `-c CHARACTER`, and was given none, is most
-    likely the character. `join`'s character's parameters follow its name, whatever option was
-    given before them (`--param starting_ti=3`)."""
+    likely. A stray `NAME=VALUE` given right after an option the command does not take (or as
+    `--option=NAME=VALUE`) is that option's value: the hint names the command's own option spelt
+    like it that reads such a value (`--forced` for `--force`; never `--json`, which reads none, nor
+    `--limit` for a name that is no bound), else the commands whose option it is (`--force` given
+    to `prob`: hunts 13zx, 13zy, 13zzb), and says what the stray value may be here where the option
+    it was given with reads the same kind of value or gave no clue (`_stray_hint`). A bare word
+    given to a command whose actor is `-c NAME`, and was given none, is most likely that actor."""
     message = f"unrecognized arguments: {' '.join(extra)}"
-    at = next((i for i, word in enumerate(extra) if "=" in word and not word.startswith("-")), None)
-    bare = extra[at] if at is not None else None
-    before = extra[at - 1] if at else ""
-    sheet = any(":KEY=VALUE" in f"{a.metavar} {a.help}" for a in command._actions if not a.option_strings)
-    if bare is not None and before.startswith("-") and "=" not in before and not sheet:
-        message += _option_hint(command, before, bare)
-    elif bare is not None:
+    hints: list[str] = []
+    stray = _stray(extra, argv)
+    if stray is not None:
+        option, bare = stray
         name, _, value = bare.partition("=")
-        party, dot, key = name.partition(".")
-        if dot:
-            single = "," not in value and ".." not in value  # a party's parameter has one value
-            if single and party and key and any("--party" in a.option_strings for a in command._actions):
-                message += f" (did you mean `--party {party}:{key}={value}`?)"
+        near = _spelt_like(command, option, name, value) if option else None
+        if near is not None:
+            hints.append(f"did you mean `{near} {bare}`?")
         else:
-            bounds = set(LIMIT_NAMES)
-            takes = next(
-                (
-                    a
-                    for a in command._actions
-                    if a.option_strings
-                    and a.metavar == "NAME=VALUE"
-                    and ("--limit" not in a.option_strings or name in bounds)  # a bound's name only
-                ),
-                None,
-            )
-            option = max(takes.option_strings, key=len) if takes is not None else ""
-            fixes = any(a.metavar == "NAME=FACES" for a in command._actions if a.option_strings)
-            dice = dice_named() if fixes else None  # the check's, where the command names one
-            # only an input or a die may be a list (`--input dice=3,1,2`); no option takes a range
-            if dice is not None and name in dice and ".." not in value:
-                message += f" (did you mean `--force {bare}`?)"
-            elif option and ".." not in value and ("," not in value or option == "--input"):
-                die = f", or `--force {bare}` to fix a die or draw" if fixes and dice is None else ""
-                message += f" (did you mean `{option} {bare}`{die}?)"
-            elif sheet and ".." not in value:  # `join`: a character's parameters follow its name
-                message += f" (a character's parameters follow its name: `CHARACTER:{bare}`)"
+            owners, metavars = _owners(option, bare) if option else ([], set())
+            if owners:
+                listed = owners[0] if len(owners) == 1 else f"{', '.join(owners[:-1])} and {owners[-1]}"
+                hints.append(f"`{option}` is an option of {listed}, not of `{command.prog}`")
+            dice = _dice_named(args)
+            # the stray value's own hint, where the option gave none or reads the same kind of value
+            if not owners or "NAME=VALUE" in metavars or (dice is not None and name in dice):
+                hints += _stray_hint(command, name, value, dice)
     else:
         word = next((w for w in extra if not w.startswith("-")), None)
-        named = {"-c", "--character"} & {a.split("=", 1)[0] for a in argv}
-        if word is not None and "--character" in command._option_string_actions and not named:
-            message += f" (did you mean `-c {word}`, the character who acts?)"
+        if word is not None and "--other" in command._option_string_actions and args.character is None:
+            hints.append(f"did you mean `-c {word}`, for an action a character takes?")
+    if hints:
+        message += f" ({'; '.join(hints)})"
     command.error(message)
 
 
-def _option_hint(command: argparse.ArgumentParser, option: str, bare: str) -> str:
-    """A hint for `option`, which `command` does not take, given with the value `bare`: the
-    command's own option spelt like it, else the commands that take it, else none."""
-    own = [o for o in command._option_string_actions if o.startswith("--")]
-    near = did_you_mean(option, own, cutoff=0.8)  # `--forced`, not `--format` for `--force`
-    if near is not None:
-        return f" (did you mean `{near.split(chr(39))[1]} {bare}`?)"
+def _stray(extra: list[str], argv: list[str]) -> tuple[str, str] | None:
+    """The first `NAME=VALUE` among the arguments not taken, with the option given right before it
+    that the command does not take (or written `--option=NAME=VALUE`), or "" where there is none."""
+    for word in extra:
+        if word.startswith("-"):
+            option, eq, rest = word.partition("=")
+            if eq and "=" in rest and option.startswith("--"):
+                return option, rest
+            continue
+        if "=" in word:
+            at = argv.index(word)
+            before = argv[at - 1] if at else ""
+            if before in extra and before.startswith("-") and "=" not in before:
+                return before, word
+            return "", word
+    return None
+
+
+def _reads(action: argparse.Action, name: str, value: str) -> bool:
+    """Whether `action`'s option reads `NAME=VALUE` with this name and value: a bound's name alone
+    for `--limit`, a range only where it takes one, several values only where it takes a list."""
+    metavar = str(action.metavar or "")
+    if "=" not in metavar or "--party" in action.option_strings:  # `--party` reads PARTY:NAME=VALUE
+        return False
+    if "--limit" in action.option_strings:
+        return name in LIMIT_NAMES and ".." not in value and "," not in value
+    if ".." in value:
+        return "A..B" in metavar
+    if "," in value:
+        return metavar == "NAME=FACES" or "--input" in action.option_strings or ",..." in metavar
+    return "A..B" not in metavar
+
+
+def _spelt_like(command: argparse.ArgumentParser, option: str, name: str, value: str) -> str | None:
+    """The option of `command` spelt like `option` that reads `name=value`, if there is one."""
+    own = [o for a in command._actions if _reads(a, name, value) for o in a.option_strings if o[:2] == "--"]
+    near = did_you_mean(option, own, cutoff=0.8)  # `--forced` for `--force`, not `--format`
+    return near.split("'")[1] if near is not None else None
+
+
+def _owners(option: str, bare: str) -> tuple[list[str], set[str]]:
+    """The commands whose `option` reads a `NAME=VALUE` such as `bare`, and its metavars there."""
     owners: list[str] = []
+    metavars: set[str] = set()
 
     def walk(parser: argparse.ArgumentParser) -> None:
         commands = _subcommands(parser)
         if commands is None:
-            if option in parser._option_string_actions:
+            action = parser._option_string_actions.get(option)
+            if action is not None and "=" in str(action.metavar or ""):  # not `campaign export -o FILE`
                 owners.append(f"`{parser.prog}`")
+                metavars.add(str(action.metavar))
             return
         for q in dict.fromkeys(commands.choices.values()):  # an alias names its parser again
             walk(q)
 
     walk(_parser(None))
-    if not owners:
-        return ""
-    listed = owners[0] if len(owners) == 1 else f"{', '.join(owners[:-1])} and {owners[-1]}"
-    return f" (`{option}` is an option of {listed}, not of `{command.prog}`)"
+    return owners, metavars
+
+
+def _stray_hint(command: argparse.ArgumentParser, name: str, value: str, dice: set[str] | None) -> list[str]:
+    """What a stray `name=value` most likely is for `command`: a die of its check (`dice`, where the
+    command names one), an input or parameter written without its option, a party's parameter
+    `PARTY.NAME=VALUE`, or a character's parameter of `join`. A value no option of the command
+    reads so (a range, several values for anything but an input or a die) gets none."""
+    bare = f"{name}={value}"
+    party, dot, key = name.partition(".")
+    if dot:
+        single = "," not in value and ".." not in value  # a party's parameter has one value
+        if single and party and key and "--party" in command._option_string_actions:
+            return [f"did you mean `--party {party}:{key}={value}`?"]
+        return []
+    fixes = any(a.metavar == "NAME=FACES" for a in command._actions if a.option_strings)
+    if dice is not None and name in dice and ".." not in value:
+        if fixes:
+            return [f"did you mean `--force {bare}`?"]
+        return [
+            f"'{name}' is a die or draw of the check, whose every face this command takes; "
+            f"`rulecraft roll` fixes one with `--force {bare}`"
+        ]
+    takes = next(  # an input's or a parameter's option, or a sweep's for a range; no actor's role
+        (
+            a
+            for a in command._actions
+            if a.option_strings and a.metavar in ("NAME=VALUE", "NAME=A..B") and _reads(a, name, value)
+        ),
+        None,
+    )
+    if takes is not None:
+        option = max(takes.option_strings, key=len)
+        die = f", or `--force {bare}` to fix a die or draw" if fixes and dice is None else ""
+        return [f"did you mean `{option} {bare}`{die}?"]
+    sheet = any(":KEY=VALUE" in f"{a.metavar} {a.help}" for a in command._actions if not a.option_strings)
+    if sheet and ".." not in value:  # `join`: a character's parameters follow its name
+        return [f"a character's parameters follow its name: `CHARACTER:{bare}`"]
+    return []
 
 
 def _inputs(q: argparse.ArgumentParser, of: str) -> None:

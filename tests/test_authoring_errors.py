@@ -506,7 +506,7 @@ def cli(*argv: str) -> tuple[int, str, str]:
         (
             ("campaign", "join", "t", "anna", "--param", "starting_ti=3"),
             "usage: rulecraft campaign join ",
-            "(a character's parameters follow its name: `CHARACTER:starting_ti=3`)",
+            "; a character's parameters follow its name: `CHARACTER:starting_ti=3`)",
         ),
         (
             ("campaign", "join", "t", "anna", "max_work=9"),
@@ -541,21 +541,74 @@ def cli(*argv: str) -> tuple[int, str, str]:
             ("prob", "chthonian", "standard", "--force", "die=8"),
             "usage: rulecraft prob ",
             "(`--force` is an option of `rulecraft roll`, `rulecraft campaign act` and "
-            "`rulecraft campaign roll`, not of `rulecraft prob`)",
+            "`rulecraft campaign roll`, not of `rulecraft prob`; 'die' is a die or draw of the check, whose "
+            "every face this command takes; `rulecraft roll` fixes one with `--force die=8`)",
+        ),
+        (
+            ("prob", "chill", "specific", "--force=tens=7"),
+            "usage: rulecraft prob ",
+            "not of `rulecraft prob`; 'tens' is a die or draw of the check",
+        ),
+        (
+            ("prob", "chill", "specific", "tens=7"),
+            "usage: rulecraft prob ",
+            "`rulecraft roll` fixes one with",
+        ),
+        # the option spelt like the one given must read such a value (hunt 13zzb): not `--json`,
+        # `--seed`, nor `--limit` for a name that is no bound
+        (
+            ("roll", "chill", "specific", "--jsn", "target=50"),
+            "usage: ",
+            "(did you mean `--input target=50`?)",
+        ),
+        (
+            ("roll", "chill", "specific", "--seeds", "target=5"),
+            "usage: ",
+            "(did you mean `--input target=5`?)",
+        ),
+        (
+            ("roll", "chill", "specific", "--limits", "target=5"),
+            "usage: ",
+            "(did you mean `--input target=5`?)",
+        ),
+        (("prob", "chill", "specific", "--inputs", "target=1..5"), "usage: ", "`--sweep target=1..5`?"),
+        (
+            ("scene", "prob", "castle", "duel", "--partys", "you.fighting=good"),
+            "usage: ",
+            "(did you mean `--party you:fighting=good`?)",
+        ),
+        # an option of other commands that reads another kind of value: only theirs is said
+        (
+            ("roll", "chill", "specific", "-o", "x=y"),
+            "usage: ",
+            "(`-o` is an option of `rulecraft campaign act` and `rulecraft campaign prob`, not of "
+            "`rulecraft roll`)",
+        ),
+        (
+            ("roll", "chill", "specific", "-p", "target=50"),
+            "usage: ",
+            "not of `rulecraft roll`; did you mean `--input target=50`?)",
         ),
         (
             ("scene", "prob", "chthonian", "combat", "--force", "die=3"),
             "usage: rulecraft scene prob ",
             "not of `rulecraft scene prob`)",
         ),
-        (("prob", "chill", "specific", "--frobble", "x=1"), "usage: rulecraft prob ", None),
+        (
+            ("prob", "chill", "specific", "--frobble", "x=1"),
+            "usage: rulecraft prob ",
+            "(did you mean `--input x=1`?)",
+        ),
         # a bare word to a command whose actor is `-c NAME`, given none (hunt 13zy)
         (
             ("campaign", "act", "walt", "insight_roll", "walter"),
             "usage: rulecraft campaign act ",
-            "(did you mean `-c walter`, the character who acts?)",
+            "(did you mean `-c walter`, for an action a character takes?)",
         ),
         (("campaign", "act", "walt", "insight_roll", "-c", "walter", "walter"), "usage: ", None),
+        (("campaign", "act", "walt", "insight_roll", "-cwalter", "bob"), "usage: ", None),
+        (("campaign", "act", "walt", "insight_roll", "--char", "walter", "bob"), "usage: ", None),
+        (("campaign", "new", "c3", "chill", "word"), "usage: ", None),  # its -c is not an actor
     ],
 )
 def test_a_usage_error_prints_the_subcommands_own_usage(
@@ -578,45 +631,68 @@ def test_a_usage_error_prints_the_subcommands_own_usage(
 
 
 @pytest.mark.parametrize(
-    "argv, faces",
+    "argv, what, example",
     [
-        (("prob", "chimera", "skill", "-i", "dice=3", "--input", "rolled=0,4,9"), "rolled=0,4,9"),
-        (("roll", "chill", "specific", "-i", "target=70", "--input", "tens=7"), "tens=7"),
-        (("roll", "castle", "combat", "--input", "beads=poor"), "beads=poor"),
+        (("prob", "chimera", "skill", "-i", "dice=3", "--input", "rolled=0,4,9"), "die", "rolled=0,4,9"),
+        (("roll", "chill", "specific", "-i", "target=70", "--input", "tens=7"), "die", "tens=7"),
+        (("roll", "castle", "combat", "--input", "beads=poor"), "draw", "beads=poor"),
+        # the example is one a roll accepts, never the value echoed (hunt 13zzb): a face that is
+        # none of the die's is its middle face, `07` is 7, an empty or spaced value a face too
+        (("roll", "chill", "specific", "-i", "target=5", "-i", "tens=11"), "die", "tens=5"),
+        (("roll", "chill", "specific", "-i", "target=5", "-i", "tens=07"), "die", "tens=7"),
+        (("roll", "chill", "specific", "-i", "target=5", "-i", "tens="), "die", "tens=5"),
+        (("roll", "chill", "specific", "-i", "target=5", "-i", "tens=a b"), "die", "tens=5"),
+        (("roll", "chill", "specific", "-i", "target=5", "-i", "tens=7,3"), "die", "tens=7"),
+        (("roll", "castle", "combat", "--input", "beads=poor,gold"), "draw", "beads=poor,average"),
     ],
 )
-def test_a_die_given_as_an_input_is_told_as_a_die(argv: tuple[str, ...], faces: str) -> None:
+def test_a_die_given_as_an_input_is_told_as_a_die(argv: tuple[str, ...], what: str, example: str) -> None:
     """A die or draw given as an input was "no input 'tens'" with "did you mean 'tokens'?", another
     input with another meaning (hunt 13zx): it is told as the check's die, with how a roll fixes
-    it, and that the exact odds take every face."""
+    it (an example `roll` takes), and that the exact odds take every face."""
     code, out, err = cli(*argv)
-    name = faces.split("=")[0]
+    name = example.split("=")[0]
     assert code == 1 and out == ""
     assert f"error RC402: check '{argv[2]}' has no input '{name}'" in err
-    assert f"'{name}' is a die or draw of check '{argv[2]}', not an input" in err, err
-    assert f"--force {faces} (from Python: forced={{'{name}': [" in err
-    assert "the exact odds take every face" in err and "did you mean" not in err
+    assert f"'{name}' is a {what} of check '{argv[2]}', not an input" in err, err
+    assert f"--force {example} (from Python, a roll's forced={{'{name}': [" in err, err
+    assert "the exact odds take every " in err and "did you mean" not in err
+    inputs = [w for w in argv[3:] if w != "--input" and w != "-i" and not w.startswith(f"{name}=")]
+    given = [x for i in inputs for x in ("-i", i)] if argv[1] != "castle" else []
+    code, out, err = cli("roll", argv[1], argv[2], *given, "--force", example, "--no-trace")
+    # each face is one `roll` takes; how many a pool or a draw takes is known only at the roll,
+    # which says so in its own RC405 (its count reads the inputs: `beads_for(level)`)
+    assert code == 0 or "RC405" in err and ("ran out" in err or "never used" in err), err
+    assert "is not a face" not in err and "not left in bag" not in err
 
 
 def test_a_die_given_as_an_input_in_python_and_over_http() -> None:
     """The same from Python (one diagnostic, its advice for a client of the API worded in a
-    request's terms), and a misspelt input beside it still gets its nearest name."""
+    request's terms), and a misspelt input beside it still gets its nearest name; a value with no
+    text (a whole number of 5,000 digits) or of another type still gets one RC402 and an example."""
     from engine.serve.advice import api_hint
 
+    chill = engine.load("chill")
     with pytest.raises(engine.InputError) as raised:
-        engine.load("chill").distribution("specific", target=55, tens=7, tokns=2)
+        chill.distribution("specific", target=55, tens=7, tokns=2)
     die, misspelt = raised.value.diagnostics
     assert die.hint is not None and "forced={'tens': [7]}" in die.hint
     assert api_hint(die) == (
-        "'tens' is a die or draw of check 'specific', not an input: a request that rolls it (a roll, an "
+        "'tens' is a die of check 'specific', not an input: a request that rolls it (a roll, an "
         'action) takes its faces as "force": {"tens": [7]}; the exact odds take every face'
     )
     assert (misspelt.message, misspelt.hint) == (
         "check 'specific' has no input 'tokns'",
         "did you mean 'tokens'?",
     )
+    for value in (10**5000, [10**5000], True, None, 2.5, {}, [], list(range(10_000))):
+        with pytest.raises(engine.InputError) as raised:
+            chill.roll("specific", target=50, tens=value)
+        [d] = raised.value.diagnostics
+        assert d.code == "RC402" and d.hint is not None
+        assert "--force tens=5 " in d.hint or "--force tens=0 " in d.hint, d.hint
     # what the hint says works: the forced face is taken by a roll
-    result = engine.load("chill").roll("specific", target=55, forced={"tens": [7], "ones": [2]})
+    result = chill.roll("specific", target=55, forced={"tens": [7], "ones": [2]})
     assert result.rolled == {"tens": 7, "ones": 2}
 
 
@@ -1555,7 +1631,31 @@ def test_a_die_given_as_an_actions_input_is_told_as_its_checks_die() -> None:
         [d] = raised.value.diagnostics
         assert d.message == "action 'insight_roll' has no input 'die'"
         assert d.hint is not None and d.hint.startswith(
-            "'die' is a die or draw of check 'standard', not an input: "
-            "a roll takes its faces as --force die=3"
+            "'die' is a die of check 'standard', not an input: a roll takes its face as --force die=3"
         )
     assert [e.kind for e in walt.log()] == ["new", "join"]
+
+
+def test_a_die_swept_over_http_is_told_as_a_die(tmp_path: Path) -> None:
+    """`/api/sweep` names its input apart from the others and checked it itself: a die there was
+    still "did you mean 'tokens'?" (hunt 13zzb). Now the one rule of `runtime.inputs` tells it."""
+    from fastapi.testclient import TestClient
+
+    from engine.serve.app import Settings, create_app
+
+    with TestClient(create_app(Settings(db=str(tmp_path / "c.db"), workers=1, deadline=60.0))) as client:
+        body = {"ruleset": "chill", "check": "specific", "inputs": {"target": 50}, "from": 0, "to": 9}
+        answer = client.post("/api/sweep", json={**body, "input": "tens"})
+        [d] = answer.json()["error"]["diagnostics"]
+        assert (answer.status_code, d["code"], d["message"]) == (
+            422,
+            "RC402",
+            "check 'specific' has no input 'tens'",
+        )
+        assert d["api_hint"].startswith(
+            "'tens' is a die of check 'specific', not an input: a request that rolls"
+        )
+        assert "--force" not in d["api_hint"]
+        answer = client.post("/api/sweep", json={**body, "input": "tokns"})
+        [d] = answer.json()["error"]["diagnostics"]
+        assert d["hint"] == "did you mean 'tokens'?"

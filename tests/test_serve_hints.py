@@ -148,7 +148,7 @@ SAMPLES: dict[AdviceKind, Advice] = {
     "give": Advice("give", "skill", "check"),
     "force": Advice("force", "bag", "chit", ("white", "black")),
     "die": Advice(
-        "die", "tens", "specific", ("7",), lead="'tens' is a die", note="the exact odds take every face"
+        "die", "tens", "die", ("7",), lead="'tens' is a die", note="the exact odds take every face"
     ),
     "cast": Advice("cast", "hero", values=("ann", "bob")),
     "other": Advice("other", "foe", values=()),

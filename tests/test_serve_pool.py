@@ -363,14 +363,15 @@ def test_a_worker_keeps_the_ruleset_sent_again_as_the_newest(monkeypatch: pytest
     parent, child = multiprocessing.Pipe()
     threading.Thread(target=workers._serve, args=(child, Limits()), daemon=True).start()
     assert parent.recv() == ("ready",)
-    for name in ("a", "b", "a", "c"):
+    for name in ("pool_a", "pool_b", "pool_a", "pool_c"):  # names no other test's ruleset has
         job = workers.Job("prob", f"{name}.yaml", coin.format(name=name), {"check": "flip", "inputs": {}})
         parent.send((job, 30.0))
         assert parent.recv()[0] == "ok"
     gc.collect()
-    alive = sorted(o.name for o in gc.get_objects() if isinstance(o, RulesetModel) and o.name in "abc")
+    mine = ("pool_a", "pool_b", "pool_c")
+    alive = sorted(o.name for o in gc.get_objects() if isinstance(o, RulesetModel) and o.name in mine)
     parent.close()
-    assert alive == ["a", "c"], alive
+    assert alive == ["pool_a", "pool_c"], alive
 
 
 def test_a_worker_weighs_a_ruleset_again_with_what_its_job_left_in_its_caches(
@@ -404,8 +405,8 @@ def test_a_worker_weighs_a_ruleset_again_with_what_its_job_left_in_its_caches(
     def held(rs: engine.Ruleset) -> int:
         return compiled_bytes(rs.model.code, len(rs.document.source.text)) + rs.caches.bytes()
 
-    fresh = held(engine.load(text.format(name="b")))
-    swept = engine.load(text.format(name="a"))
+    fresh = held(engine.load(text.format(name="pool_b")))  # names no other test's ruleset has
+    swept = engine.load(text.format(name="pool_a"))
     jobs.sweep(swept, sweep)
     after = held(swept)
     del swept
@@ -415,11 +416,12 @@ def test_a_worker_weighs_a_ruleset_again_with_what_its_job_left_in_its_caches(
     parent, child = multiprocessing.Pipe()
     threading.Thread(target=workers._serve, args=(child, Limits()), daemon=True).start()
     assert parent.recv() == ("ready",)
-    for name, kind, body in (("a", "prob", prob), ("b", "prob", prob), ("a", "sweep", sweep)):
+    for name, kind, body in (("pool_a", "prob", prob), ("pool_b", "prob", prob), ("pool_a", "sweep", sweep)):
         parent.send((workers.Job(kind, f"{name}.yaml", text.format(name=name), body), 30.0))
         answer = parent.recv()
         assert answer[0] == "ok", answer
     gc.collect()
-    alive = sorted(o.name for o in gc.get_objects() if isinstance(o, RulesetModel) and o.name in "ab")
+    mine = ("pool_a", "pool_b")
+    alive = sorted(o.name for o in gc.get_objects() if isinstance(o, RulesetModel) and o.name in mine)
     parent.close()
-    assert alive == ["a"], alive
+    assert alive == ["pool_a"], alive

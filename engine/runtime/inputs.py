@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import MAX_DIGITS, Advice, Diagnostic, InputError, Numeral, did_you_mean, scalar_bool, shown
 from ..frozen import replace
-from ..model.ruleset import Check, InputSpec
+from ..model.ruleset import Check, Die, Draw, InputSpec, Randomizer
 from ..model.values import Multi, normalize
 from ..syntax.positions import Span
 
@@ -112,26 +112,60 @@ def bind(
     raise InputError(_problems(specs, given, kind, owner, span, flag, rolls))
 
 
-def _die_given(name: str, value: Any, kind: str, owner: str, check: str, span: Span | None) -> Diagnostic:
-    """A die or draw of `check`, which the `kind` `owner` rolls, given as its input: a roll takes
-    its face as a forced one, and the exact odds take every face, so neither has it as an input."""
-    if isinstance(value, str):  # the command line's `--input dice=9,2,0`, as `--force` takes it
-        value = value.split(",")
-    items = list(value) if isinstance(value, (list, tuple)) else [value]
-    faces = [
-        str(v).strip() if isinstance(v, (int, str)) and len(str(v)) <= 40 else "FACE" for v in items[:10]
-    ]
-    in_python = ", ".join(f if re.fullmatch(r"-?[0-9]+", f) else repr(f) for f in faces)
-    lead = f"'{name}' is a die or draw of check '{check}', not an input"
-    note = "the exact odds take every face"
+def _die_given(r: Randomizer, value: Any, kind: str, owner: str, check: str, span: Span | None) -> Diagnostic:
+    """The die or draw `r` of `check`, which the `kind` `owner` rolls, given as its input: a roll
+    takes its face as a forced one, and the exact odds take every face, so neither has it as an
+    input. The hint's example is one a roll accepts: each given face that is one of `r`'s, else
+    its middle face (chit), as many as were given for a pool or a draw (at most ten), one for a
+    die; never the given value unread (a number of 5,000 digits has no text: hunt 13zzb)."""
+    draw = isinstance(r, Draw)
+    taken = "chits" if draw else "face" if isinstance(r, Die) else "faces"
+    options = [str(c) for c, _ in r.bag.chits] if isinstance(r, Draw) else [str(f) for f in r.faces]
+    items = _items(value)
+    wanted = 1 if isinstance(r, Die) or not 1 <= len(items) <= 10 else len(items)
+    faces = [_face(item, options) for item in [*items, None][:wanted]]
+    in_python = ", ".join(f if re.fullmatch(r"-?[0-9]{1,30}", f) else repr(f) for f in faces)
+    lead = f"'{r.name}' is a {'draw' if draw else 'die'} of check '{check}', not an input"
+    note = "the exact odds take every " + ("chit" if draw else "face")
     return Diagnostic(
         "RC402",
-        f"{kind} '{owner}' has no input '{name}'",
+        f"{kind} '{owner}' has no input '{r.name}'",
         span,
-        f"{lead}: a roll takes its faces as --force {name}={','.join(faces)} "
-        f"(from Python: forced={{'{name}': [{in_python}]}}); {note}",
-        advice=Advice("die", name, check, tuple(faces), lead=lead, note=note),
+        f"{lead}: a roll takes its {taken} as --force {r.name}={','.join(faces)} "
+        f"(from Python, a roll's forced={{'{r.name}': [{in_python}]}}); {note}",
+        advice=Advice("die", r.name, "chit" if draw else "die", tuple(faces), lead=lead, note=note),
     )
+
+
+def unknown_input(check: Check, name: str, value: Any) -> Diagnostic:
+    """RC402 for `name`, given with `value` but no input of `check` (a sweep's input, named
+    apart from the others): told as the check's die where it is one, else with the nearest input."""
+    for r in check.roll:
+        if r.name == name:
+            return _die_given(r, value, "check", check.name, check.name, check.span)
+    hint = did_you_mean(name, check.input_map) or f"inputs: {', '.join(check.input_map) or 'none'}"
+    return Diagnostic("RC402", f"check '{check.name}' has no input '{name}'", check.span, hint)
+
+
+def _items(value: Any) -> list[Any]:
+    """The faces a value given for a die stands for: the command line's `9,2,0`, a list, or one."""
+    if isinstance(value, str):
+        return value.split(",")
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _face(item: Any, options: list[str]) -> str:
+    """`item` written as the face or chit of `options` it is, else their middle one (or `FACE`
+    where the faces are worked out at the roll and so not known here)."""
+    if isinstance(item, str) and len(item) <= 40:
+        text = item.strip()
+        if re.fullmatch(r"[+-]?[0-9]{1,30}", text):
+            text = str(int(text))  # `07` is the face 7
+        if text in options or (not options and re.fullmatch(r"[A-Za-z0-9_-]{1,40}", text)):
+            return text
+    elif type(item) is int and -(10**30) < item < 10**30 and (str(item) in options or not options):
+        return str(item)
+    return options[len(options) // 2] if options else "FACE"
 
 
 UNKNOWN_SHOWN = 10
@@ -158,10 +192,10 @@ def _problems(
     noun = "input" if kind in ("check", "action") else "parameter"
     unknown = [name for name in given if name not in by_name]
     listed = f"{noun}s of '{owner}': {', '.join(by_name)}" if by_name else f"'{owner}' takes no {noun}s"
-    dice = {r.name for r in rolls.roll} if rolls is not None else set()
+    dice = {r.name: r for r in rolls.roll} if rolls is not None else {}
     for name in unknown[:UNKNOWN_SHOWN]:
         if name in dice and rolls is not None:  # not "did you mean" another input: `tens` for `tokens`
-            diags.append(_die_given(name, given[name], kind, owner, rolls.name, span))  # (hunt 13zx)
+            diags.append(_die_given(dice[name], given[name], kind, owner, rolls.name, span))  # (hunt 13zx)
             continue
         near = did_you_mean(name, by_name)
         if near:

@@ -12,13 +12,14 @@ from fractions import Fraction
 from typing import Any
 
 from ..api import Ruleset
-from ..errors import DeadlineError, Diagnostic, InputError, RulecraftError, did_you_mean, placed
+from ..errors import DeadlineError, Diagnostic, InputError, RulecraftError, placed
 from ..eval.dist import fraction_text
 from ..frozen import replace
 from ..model.ruleset import Check, InputSpec
 from ..model.values import Symbol, show, to_json
 from ..runtime import arguments
 from ..runtime.context import POLICIES
+from ..runtime.inputs import unknown_input
 from ..runtime.limits import sweep_chances
 from ..runtime.work import Work
 from ..tools.examples import Outcome, each_example
@@ -251,10 +252,7 @@ def sweep(rs: Ruleset, body: Mapping[str, Any]) -> dict[str, Any]:
     check = rs.check(body["check"])
     name, lo, hi = body["input"], body["from"], body["to"]
     if name not in check.input_map:
-        hint = did_you_mean(name, check.input_map) or f"inputs: {', '.join(check.input_map) or 'none'}"
-        raise InputError(
-            [Diagnostic("RC402", f"check '{check.name}' has no input '{name}'", check.span, hint)]
-        )
+        raise InputError([unknown_input(check, name, lo)])
     sweep_fits(check, body)
     policy = policy_of(body.get("policy"))
     points = []
