@@ -291,13 +291,15 @@ def _misplaced(parser: argparse.ArgumentParser, argv: list[str]) -> None:
         commands = _subcommands(current)
         if word == "--":
             return
-        if word.startswith("--"):
-            option = word.split("=", 1)[0]
+        if word.startswith("-") and len(word) > 1:  # `--input x=1`, `--input=x=1`, `-i x=1`, `-cwalter`
+            long = word.startswith("--")
+            option = word.split("=", 1)[0] if long else word[:2]
+            joined = "=" in word if long else len(word) > 2
             action = current._option_string_actions.get(option)
             if action is not None:
-                i += 2 if action.nargs != 0 and "=" not in word else 1  # the option and its value
+                i += 2 if action.nargs != 0 and not joined else 1  # the option and its value
                 continue
-            value = argv[i + 1] if "=" not in word and i + 1 < len(argv) else ""
+            value = argv[i + 1] if not joined and i + 1 < len(argv) else ""
             named = commands.choices if commands is not None else {}
             valued = bool(value) and not value.startswith("-") and value not in named
             given = f"{word} {value}" if valued else word
@@ -344,17 +346,20 @@ def _command_parser(parser: argparse.ArgumentParser, argv: list[str]) -> argpars
             return current
 
 
-def _dice_named(args: argparse.Namespace) -> set[str] | None:
-    """The names of the dice and draws of the check `args` names with its ruleset (`roll`), for a
-    usage error's hint alone; None where the command names no such check or it does not load."""
+def _dice_named(args: argparse.Namespace) -> dict[str, str] | None:
+    """The dice and draws of the check `args` names with its ruleset (`roll`, `prob`, `show`), each
+    name with 'die' or 'draw', for a usage error's hint alone; None where the command names no
+    such check or it does not load."""
     ref, check = getattr(args, "ruleset", None), getattr(args, "check", None)
     if not isinstance(ref, str) or not isinstance(check, str):
         return None
+    from .model.ruleset import Draw
+
     try:
         found = _ruleset(ref, Limits()).model.checks.get(check)
     except (RulecraftError, OSError):
         return None
-    return None if found is None else {r.name for r in found.roll}
+    return None if found is None else {r.name: "draw" if isinstance(r, Draw) else "die" for r in found.roll}
 
 
 def _unrecognized(
@@ -374,7 +379,8 @@ def _unrecognized(
     if stray is not None:
         option, bare = stray
         name, _, value = bare.partition("=")
-        near = _spelt_like(command, option, name, value) if option else None
+        dice = _dice_named(args)
+        near = _spelt_like(command, option, name, value, dice) if option else None
         if near is not None:
             hints.append(f"did you mean `{near} {bare}`?")
         else:
@@ -382,7 +388,6 @@ def _unrecognized(
             if owners:
                 listed = owners[0] if len(owners) == 1 else f"{', '.join(owners[:-1])} and {owners[-1]}"
                 hints.append(f"`{option}` is an option of {listed}, not of `{command.prog}`")
-            dice = _dice_named(args)
             # the stray value's own hint, where the option gave none or reads the same kind of value
             if not owners or "NAME=VALUE" in metavars or (dice is not None and name in dice):
                 hints += _stray_hint(command, name, value, dice)
@@ -404,33 +409,46 @@ def _stray(extra: list[str], argv: list[str]) -> tuple[str, str] | None:
             if eq and "=" in rest and option.startswith("--"):
                 return option, rest
             continue
-        if "=" in word:
-            at = argv.index(word)
-            before = argv[at - 1] if at else ""
-            if before in extra and before.startswith("-") and "=" not in before:
-                return before, word
+        if "=" in word:  # the word may stand in argv more than once (`-i x=1 --bad x=1`): each place
+            for at in (i for i, w in enumerate(argv) if w == word and i):
+                before = argv[at - 1]
+                if before in extra and before.startswith("-") and "=" not in before:
+                    return before, word
             return "", word
     return None
 
 
-def _reads(action: argparse.Action, name: str, value: str) -> bool:
+def _reads(action: argparse.Action, name: str, value: str, dice: Mapping[str, str] | None = None) -> bool:
     """Whether `action`'s option reads `NAME=VALUE` with this name and value: a bound's name alone
-    for `--limit`, a range only where it takes one, several values only where it takes a list."""
+    for `--limit`, a range or a list only where it takes one, a dotted name only where it names a
+    party's (`--grid`), a die's face only where the name is a die of `dice` (where they are
+    known) and an input's value only where it is not. An option whose `=` is a character's
+    parameter (`NAME[:KEY=VALUE,...]`, `--party PARTY:KEY=VALUE`) reads none."""
     metavar = str(action.metavar or "")
-    if "=" not in metavar or "--party" in action.option_strings:  # `--party` reads PARTY:NAME=VALUE
+    if "=" not in metavar or ":" in metavar.split("=", 1)[0]:
         return False
     if "--limit" in action.option_strings:
         return name in LIMIT_NAMES and ".." not in value and "," not in value
+    if "." in name and "[PARTY.]" not in metavar:
+        return False
+    if dice is not None and (metavar == "NAME=FACES") != (name in dice):
+        return False
     if ".." in value:
         return "A..B" in metavar
     if "," in value:
-        return metavar == "NAME=FACES" or "--input" in action.option_strings or ",..." in metavar
+        return (
+            metavar in ("NAME=FACES", "NAME=A..B") or "--input" in action.option_strings or ",..." in metavar
+        )
     return "A..B" not in metavar
 
 
-def _spelt_like(command: argparse.ArgumentParser, option: str, name: str, value: str) -> str | None:
+def _spelt_like(
+    command: argparse.ArgumentParser, option: str, name: str, value: str, dice: Mapping[str, str] | None
+) -> str | None:
     """The option of `command` spelt like `option` that reads `name=value`, if there is one."""
-    own = [o for a in command._actions if _reads(a, name, value) for o in a.option_strings if o[:2] == "--"]
+    own = [
+        o for a in command._actions if _reads(a, name, value, dice) for o in a.option_strings if o[:2] == "--"
+    ]
     near = did_you_mean(option, own, cutoff=0.8)  # `--forced` for `--force`, not `--format`
     return near.split("'")[1] if near is not None else None
 
@@ -455,11 +473,14 @@ def _owners(option: str, bare: str) -> tuple[list[str], set[str]]:
     return owners, metavars
 
 
-def _stray_hint(command: argparse.ArgumentParser, name: str, value: str, dice: set[str] | None) -> list[str]:
+def _stray_hint(
+    command: argparse.ArgumentParser, name: str, value: str, dice: Mapping[str, str] | None
+) -> list[str]:
     """What a stray `name=value` most likely is for `command`: a die of its check (`dice`, where the
-    command names one), an input or parameter written without its option, a party's parameter
-    `PARTY.NAME=VALUE`, or a character's parameter of `join`. A value no option of the command
-    reads so (a range, several values for anything but an input or a die) gets none."""
+    command names one), an input or parameter written without its option (or a sweep's values),
+    a party's parameter `PARTY.NAME=VALUE`, or a character's parameter of `join`. A value no option
+    of the command reads so (a range, several values for anything but an input, a sweep or a
+    die) gets none."""
     bare = f"{name}={value}"
     party, dot, key = name.partition(".")
     if dot:
@@ -468,25 +489,21 @@ def _stray_hint(command: argparse.ArgumentParser, name: str, value: str, dice: s
             return [f"did you mean `--party {party}:{key}={value}`?"]
         return []
     fixes = any(a.metavar == "NAME=FACES" for a in command._actions if a.option_strings)
-    if dice is not None and name in dice and ".." not in value:
+    if dice is not None and name in dice:
+        if ".." in value:
+            return []
         if fixes:
             return [f"did you mean `--force {bare}`?"]
-        return [
-            f"'{name}' is a die or draw of the check, whose every face this command takes; "
-            f"`rulecraft roll` fixes one with `--force {bare}`"
-        ]
-    takes = next(  # an input's or a parameter's option, or a sweep's for a range; no actor's role
-        (
-            a
-            for a in command._actions
-            if a.option_strings and a.metavar in ("NAME=VALUE", "NAME=A..B") and _reads(a, name, value)
-        ),
-        None,
-    )
-    if takes is not None:
-        option = max(takes.option_strings, key=len)
+        fixed = f"`rulecraft roll` fixes it with `--force {bare}`"
+        return [f"'{name}' is a {dice[name]} of the check, not an input: {fixed}"]
+    takes = [  # an input's or a parameter's option, or a sweep's; no actor's role
+        max(a.option_strings, key=len)
+        for a in command._actions
+        if a.option_strings and a.metavar in ("NAME=VALUE", "NAME=A..B") and _reads(a, name, value, dice)
+    ]
+    if takes:
         die = f", or `--force {bare}` to fix a die or draw" if fixes and dice is None else ""
-        return [f"did you mean `{option} {bare}`{die}?"]
+        return [f"did you mean {' or '.join(f'`{o} {bare}`' for o in takes)}{die}?"]
     sheet = any(":KEY=VALUE" in f"{a.metavar} {a.help}" for a in command._actions if not a.option_strings)
     if sheet and ".." not in value:  # `join`: a character's parameters follow its name
         return [f"a character's parameters follow its name: `CHARACTER:{bare}`"]

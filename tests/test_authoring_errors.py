@@ -541,18 +541,18 @@ def cli(*argv: str) -> tuple[int, str, str]:
             ("prob", "chthonian", "standard", "--force", "die=8"),
             "usage: rulecraft prob ",
             "(`--force` is an option of `rulecraft roll`, `rulecraft campaign act` and "
-            "`rulecraft campaign roll`, not of `rulecraft prob`; 'die' is a die or draw of the check, whose "
-            "every face this command takes; `rulecraft roll` fixes one with `--force die=8`)",
+            "`rulecraft campaign roll`, not of `rulecraft prob`; 'die' is a die of the check, not an input: "
+            "`rulecraft roll` fixes it with `--force die=8`)",
         ),
         (
             ("prob", "chill", "specific", "--force=tens=7"),
             "usage: rulecraft prob ",
-            "not of `rulecraft prob`; 'tens' is a die or draw of the check",
+            "not of `rulecraft prob`; 'tens' is a die of the check",
         ),
         (
             ("prob", "chill", "specific", "tens=7"),
             "usage: rulecraft prob ",
-            "`rulecraft roll` fixes one with",
+            "'tens' is a die of the check, not an input: `rulecraft roll` fixes it with",
         ),
         # the option spelt like the one given must read such a value (hunt 13zzb): not `--json`,
         # `--seed`, nor `--limit` for a name that is no bound
@@ -577,6 +577,38 @@ def cli(*argv: str) -> tuple[int, str, str]:
             "usage: ",
             "(did you mean `--party you:fighting=good`?)",
         ),
+        # ... and the dice of the check decide between `--force` and `--input` (hunt 13zzc)
+        (
+            ("roll", "chill", "specific", "--forced", "target=50"),
+            "usage: ",
+            "did you mean `--input target=50`?",
+        ),
+        (("roll", "chill", "specific", "--inputs", "tens=7"), "usage: ", "(did you mean `--force tens=7`?)"),
+        # several values: an input's list or a sweep's values; a dotted name is a party's
+        (
+            ("prob", "chill", "specific", "target=1,5"),
+            "usage: ",
+            "(did you mean `--input target=1,5` or `--sweep target=1,5`?)",
+        ),
+        (("prob", "chill", "specific", "--sweeps", "target=1,5"), "usage: ", "`--sweep target=1,5`?)"),
+        (
+            ("scene", "prob", "castle", "duel", "--params", "you.fighting=good"),
+            "usage: ",
+            "(did you mean `--party you:fighting=good`?)",
+        ),
+        # a character's option `NAME[:KEY=VALUE,...]` reads no parameter: never `--character x=1`
+        (
+            ("campaign", "new", "c5", "chthonian", "--charcter", "starting_ti=3"),
+            "usage: ",
+            "(did you mean `--param starting_ti=3`?)",
+        ),
+        # `show` takes no face either: the die is said as a die, not as one this command solves
+        (
+            ("show", "chill", "specific", "tens=7"),
+            "usage: rulecraft show ",
+            "('tens' is a die of the check, not an input: `rulecraft roll` fixes it with `--force tens=7`)",
+        ),
+        (("prob", "chill", "specific", "tens=1..5"), "usage: ", None),
         # an option of other commands that reads another kind of value: only theirs is said
         (
             ("roll", "chill", "specific", "-o", "x=y"),
@@ -622,7 +654,8 @@ def test_a_usage_error_prints_the_subcommands_own_usage(
     if hint is not None:
         assert hint in err, err
     else:
-        assert "did you mean" not in err and "is an option of" not in err
+        assert "did you mean" not in err and "is an option of" not in err and "is a die" not in err
+    assert "`--character starting_ti" not in err and "`--sweep tens" not in err
     assert "`--limit starting_ti" not in err  # a bound's option offered only for a bound's name
     if argv[0] != "campaign":  # where the check is known, a die is never offered as an input
         assert "`--input tens" not in err and "`--input die" not in err and "`--input rolled" not in err
@@ -679,7 +712,7 @@ def test_a_die_given_as_an_input_in_python_and_over_http() -> None:
     assert die.hint is not None and "forced={'tens': [7]}" in die.hint
     assert api_hint(die) == (
         "'tens' is a die of check 'specific', not an input: a request that rolls it (a roll, an "
-        'action) takes its faces as "force": {"tens": [7]}; the exact odds take every face'
+        'action) takes its face as "force": {"tens": [7]}; the exact odds take every face'
     )
     assert (misspelt.message, misspelt.hint) == (
         "check 'specific' has no input 'tokns'",
@@ -1659,3 +1692,24 @@ def test_a_die_swept_over_http_is_told_as_a_die(tmp_path: Path) -> None:
         answer = client.post("/api/sweep", json={**body, "input": "tokns"})
         [d] = answer.json()["error"]["diagnostics"]
         assert d["hint"] == "did you mean 'tokens'?"
+
+
+def test_a_die_given_as_an_input_is_forced_only_with_what_its_roll_can_take(tmp_path: Path) -> None:
+    """The example never echoes what the die cannot show (hunt 13zzc): a die whose faces are worked
+    out at the roll is given `FACE`, not the given 99 or text; a draw's chits as many as its bag
+    holds of each (`low,low` from a bag of one `low` is `low` and another chit)."""
+    path = tmp_path / "var.yaml"
+    path.write_text(
+        "rulecraft: 1\nname: var\nbags:\n  sack:\n    chits: {low: 1, mid: 1, high: 1}\n"
+        "checks:\n  faces:\n    inputs:\n      size: {type: int, min: 1, max: 20, default: 6}\n"
+        '    roll:\n      d: {die: "1..size"}\n      s: {draw: sack, count: 2}\n'
+        "    outcomes: [miss, hit]\n    outcome: \"'hit' if d > 3 else 'miss'\"\n",
+        encoding="utf-8",
+    )
+    rs = engine.load(path)
+    for name, value, example in (("d", 99, "d=FACE"), ("d", "abc", "d=FACE"), ("s", "low,low", "s=low,high")):
+        with pytest.raises(engine.InputError) as raised:
+            rs.roll("faces", **{name: value})
+        [d] = raised.value.diagnostics
+        assert d.hint is not None and f"--force {example} " in d.hint, d.hint
+    assert rs.roll("faces", forced={"s": ["low", "high"], "d": [4]}).outcome.name == "hit"

@@ -413,6 +413,18 @@ ACT = ["act", "c", "add_light"]
             "--db=play.db goes before 'show'",
             [*CAMPAIGN, "show", "c"],
         ),
+        # short options too: they were "invalid choice: 'target=5'" (hunt 13zzc)
+        (
+            ["-i", "target=5", "roll", "chill", "specific"],
+            "-i target=5 goes after 'roll'",
+            ["roll", "chill", "specific", "-i", "target=5"],
+        ),
+        (
+            ["scene", "-p", "cinematic=true", "prob", "castle", "shootout"],
+            "-p cinematic=true goes after 'prob'",
+            None,
+        ),
+        ([*CAMPAIGN, "-cwalter", *ACT], "-cwalter goes after 'act'", None),
     ],
 )
 def test_an_option_on_the_wrong_side_of_its_command_is_told_where_it_goes(

@@ -115,26 +115,58 @@ def bind(
 def _die_given(r: Randomizer, value: Any, kind: str, owner: str, check: str, span: Span | None) -> Diagnostic:
     """The die or draw `r` of `check`, which the `kind` `owner` rolls, given as its input: a roll
     takes its face as a forced one, and the exact odds take every face, so neither has it as an
-    input. The hint's example is one a roll accepts: each given face that is one of `r`'s, else
-    its middle face (chit), as many as were given for a pool or a draw (at most ten), one for a
-    die; never the given value unread (a number of 5,000 digits has no text: hunt 13zzb)."""
+    input. The hint's example is one a roll accepts face by face (`_example`); how many a pool or
+    a draw takes is known only at the roll, which says so itself."""
     draw = isinstance(r, Draw)
-    taken = "chits" if draw else "face" if isinstance(r, Die) else "faces"
-    options = [str(c) for c, _ in r.bag.chits] if isinstance(r, Draw) else [str(f) for f in r.faces]
-    items = _items(value)
-    wanted = 1 if isinstance(r, Die) or not 1 <= len(items) <= 10 else len(items)
-    faces = [_face(item, options) for item in [*items, None][:wanted]]
+    of = "chit" if draw else "die" if isinstance(r, Die) else "pool"
+    faces = _example(r, _items(value))
     in_python = ", ".join(f if re.fullmatch(r"-?[0-9]{1,30}", f) else repr(f) for f in faces)
     lead = f"'{r.name}' is a {'draw' if draw else 'die'} of check '{check}', not an input"
     note = "the exact odds take every " + ("chit" if draw else "face")
+    taken = {"chit": "chits", "die": "face"}.get(of, "faces")
     return Diagnostic(
         "RC402",
         f"{kind} '{owner}' has no input '{r.name}'",
         span,
         f"{lead}: a roll takes its {taken} as --force {r.name}={','.join(faces)} "
         f"(from Python, a roll's forced={{'{r.name}': [{in_python}]}}); {note}",
-        advice=Advice("die", r.name, "chit" if draw else "die", tuple(faces), lead=lead, note=note),
+        advice=Advice("die", r.name, of, tuple(faces), lead=lead, note=note),
     )
+
+
+def _example(r: Randomizer, items: list[Any]) -> list[str]:
+    """Faces or chits to force `r` with, for the `items` given in its place: each given one that
+    is one of `r`'s (a chit while the bag still holds one), else its middle face or the middle
+    chit left; as many as were given for a pool or a draw (at most ten, at most the bag's
+    chits), one for a die; `FACE` where the faces are worked out at the roll. Never the given
+    value unread: a number of 5,000 digits has no text (hunt 13zzb)."""
+    wanted = 1 if isinstance(r, Die) or not 1 <= len(items) <= 10 else len(items)
+    if isinstance(r, Draw):
+        left = {str(c): k * r.bag.sets for c, k in r.bag.chits}
+        out: list[str] = []
+        for item in items[:wanted] or [None]:
+            chit = _known(item, [c for c, k in left.items() if k])
+            if chit is not None:
+                left[chit] -= 1
+                out.append(chit)
+        return out
+    faces = [str(f) for f in r.faces]
+    if not faces:  # `die: "1..size"`: its faces are known only at the roll
+        return ["FACE"] * wanted
+    return [_known(item, faces) or faces[len(faces) // 2] for item in [*items, None][:wanted]]
+
+
+def _known(item: Any, options: list[str]) -> str | None:
+    """`item` written as the one of `options` it is (`07` is 7), else the middle option, or None
+    where there are none left."""
+    if not options:
+        return None
+    text = item.strip() if isinstance(item, str) and len(item) <= 40 else None
+    if type(item) is int and -(10**30) < item < 10**30:
+        text = str(item)
+    if text is not None and re.fullmatch(r"[+-]?[0-9]{1,30}", text):
+        text = str(int(text))
+    return text if text in options else options[len(options) // 2]
 
 
 def unknown_input(check: Check, name: str, value: Any) -> Diagnostic:
@@ -152,20 +184,6 @@ def _items(value: Any) -> list[Any]:
     if isinstance(value, str):
         return value.split(",")
     return list(value) if isinstance(value, (list, tuple)) else [value]
-
-
-def _face(item: Any, options: list[str]) -> str:
-    """`item` written as the face or chit of `options` it is, else their middle one (or `FACE`
-    where the faces are worked out at the roll and so not known here)."""
-    if isinstance(item, str) and len(item) <= 40:
-        text = item.strip()
-        if re.fullmatch(r"[+-]?[0-9]{1,30}", text):
-            text = str(int(text))  # `07` is the face 7
-        if text in options or (not options and re.fullmatch(r"[A-Za-z0-9_-]{1,40}", text)):
-            return text
-    elif type(item) is int and -(10**30) < item < 10**30 and (str(item) in options or not options):
-        return str(item)
-    return options[len(options) // 2] if options else "FACE"
 
 
 UNKNOWN_SHOWN = 10

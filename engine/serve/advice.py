@@ -44,7 +44,7 @@ def _force(a: Advice) -> str:
 def _die(a: Advice) -> str:
     example = json.dumps({a.name: [_json(v) for v in a.values]})
     rolls = "a request that rolls it (a roll, an action)"
-    taken = "chits" if a.of == "chit" else "faces"  # a die's, or a pool's
+    taken = {"chit": "chits", "die": "face"}.get(a.of, "faces")  # a pool's
     return f'{a.lead}: {rolls} takes its {taken} as "force": {example}; {a.note}'
 
 
