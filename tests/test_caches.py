@@ -116,6 +116,35 @@ def test_caches_share_out_a_budget() -> None:
     assert sum(p.max_bytes for p in parts) <= 1_000_000
 
 
+def test_a_solver_is_weighed_without_the_caches_its_context_refers_to() -> None:
+    """An exact evaluator keeps its run context, and the context the ruleset's caches: weighing
+    it walked into every cache of the ruleset, so a new solver of a few kilobytes counted as all of
+    them (57 MB) and was not kept, and optimal rolls solved again each time (hunt 13zz). Now it
+    weighs the same beside full caches as beside empty ones, and stays kept between rolls."""
+    from engine.eval.exact import Sequential
+    from engine.runtime.cache import Caches
+    from engine.runtime.context import RunContext
+    from engine.runtime.inputs import bind_inputs
+
+    rs = engine.load("chimera")
+    rng = random.Random(3)
+    for dice in (4, 5, 6):  # the caches fill with other inputs' solvers and tables
+        for _ in range(20):
+            rs.roll("skill", rng, policy="optimal", dice=dice, resolve=2)
+    assert rs.caches.evaluators.bytes > 100_000
+    check = rs.model.checks["skill"]
+    env = bind_inputs(check, {"dice": 3, "resolve": 1})
+    beside_full = approx_bytes((check, Sequential(check, env, RunContext(rs.limits, "optimal", rs.caches))))
+    beside_empty = approx_bytes((check, Sequential(check, env, RunContext(rs.limits, "optimal", Caches()))))
+    assert beside_full == beside_empty < 20_000
+    rs.roll("skill", rng, policy="optimal", dice=3, resolve=1)
+    kept = [k for k, _ in rs.caches.evaluators.items() if ("dice", 3) in k]
+    assert len(kept) == 1
+    first = rs.caches.evaluators.get(kept[0])
+    rs.roll("skill", rng, policy="optimal", dice=3, resolve=1)
+    assert rs.caches.evaluators.get(kept[0]) is first  # the same solver, not made again
+
+
 def test_a_kept_optimal_solver_is_weighed_again_as_it_grows() -> None:
     """The optimal policy's exact evaluator is kept between rolls and learns as it is asked; the
     cache weighs it again once it has grown, so what it counts follows what it holds and the

@@ -96,6 +96,8 @@ def approx_bytes(value: Any, cap: int = 200_000) -> int:
             continue
         if _shared(v):
             continue  # the ruleset's own immutable model (a scale's member, a check): not the cache's
+        if (type(v) is Caches or type(v) is BoundedCache) and v is not value:
+            continue  # a cache a value refers to (an exact evaluator's context) holds it: not its own
         total += sys.getsizeof(v, 64) * scale
         if isinstance(v, (str, bytes, int, float, bool, type(None))):
             continue
