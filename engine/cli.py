@@ -348,18 +348,23 @@ def _command_parser(parser: argparse.ArgumentParser, argv: list[str]) -> argpars
 
 def _dice_named(args: argparse.Namespace) -> dict[str, str] | None:
     """The dice and draws of the check `args` names with its ruleset (`roll`, `prob`, `show`), each
-    name with 'die' or 'draw', for a usage error's hint alone; None where the command names no
+    name with 'die', 'pool' or 'draw', for a usage error's hint alone; None where the command names no
     such check or it does not load."""
     ref, check = getattr(args, "ruleset", None), getattr(args, "check", None)
     if not isinstance(ref, str) or not isinstance(check, str):
         return None
-    from .model.ruleset import Draw
+    from .model.ruleset import Die, Draw
 
     try:
         found = _ruleset(ref, Limits()).model.checks.get(check)
     except (RulecraftError, OSError):
         return None
-    return None if found is None else {r.name: "draw" if isinstance(r, Draw) else "die" for r in found.roll}
+    if found is None:
+        return None
+    # 'die' has one face (`tens=3,4` leaves the 4 unused), a 'pool' one per die
+    return {
+        r.name: "draw" if isinstance(r, Draw) else "die" if isinstance(r, Die) else "pool" for r in found.roll
+    }
 
 
 def _unrecognized(
@@ -492,10 +497,14 @@ def _stray_hint(
     if dice is not None and name in dice:
         if ".." in value:
             return []
+        if dice[name] == "die":  # one face: `tens=3,4` would leave the 4 unused
+            bare = f"{name}={value.split(',')[0]}"
         if fixes:
             return [f"did you mean `--force {bare}`?"]
         fixed = f"`rulecraft roll` fixes it with `--force {bare}`"
-        return [f"'{name}' is a {dice[name]} of the check, not an input: {fixed}"]
+        return [
+            f"'{name}' is a {'draw' if dice[name] == 'draw' else 'die'} of the check, not an input: {fixed}"
+        ]
     takes = [  # an input's or a parameter's option, or a sweep's; no actor's role
         max(a.option_strings, key=len)
         for a in command._actions

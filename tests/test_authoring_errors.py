@@ -584,6 +584,8 @@ def cli(*argv: str) -> tuple[int, str, str]:
             "did you mean `--input target=50`?",
         ),
         (("roll", "chill", "specific", "--inputs", "tens=7"), "usage: ", "(did you mean `--force tens=7`?)"),
+        # a die takes one face; a pool one per die
+        (("roll", "chill", "specific", "tens=3,4"), "usage: ", "(did you mean `--force tens=3`?)"),
         # several values: an input's list or a sweep's values; a dotted name is a party's
         (
             ("prob", "chill", "specific", "target=1,5"),
