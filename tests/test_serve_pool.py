@@ -340,6 +340,22 @@ def test_a_worker_keeps_the_rulesets_it_was_sent_by_weight(monkeypatch: pytest.M
     assert alive <= 1  # the last one answered, still named by the loop (it had kept all 4)
 
 
+def _recorded_caches(monkeypatch: pytest.MonkeyPatch, workers: Any) -> list[Any]:
+    """The caches a worker's loop makes from now on, to read what it keeps (the gc alone cannot
+    tell a kept ruleset from the one its loop still holds: review 13zzc)."""
+    from engine.runtime.cache import BoundedCache
+
+    made: list[BoundedCache] = []
+
+    class Recorded(BoundedCache):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(workers, "BoundedCache", Recorded)
+    return made
+
+
 def test_a_worker_keeps_the_ruleset_sent_again_as_the_newest(monkeypatch: pytest.MonkeyPatch) -> None:
     """Of the rulesets a worker keeps, the least recently sent goes first: one sent again is the
     newest (a review: under the weight bound a hit had stopped refreshing it, so a ruleset in
@@ -356,6 +372,7 @@ def test_a_worker_keeps_the_ruleset_sent_again_as_the_newest(monkeypatch: pytest
 
     monkeypatch.setattr(api, "_LOADED", BoundedCache(16, 1))
     monkeypatch.setattr(workers, "RULESETS_PER_WORKER", 2)
+    kept = _recorded_caches(monkeypatch, workers)
     coin = (
         "rulecraft: 1\nname: {name}\nchecks:\n  flip:\n    roll: {{d: {{die: 6}}}}\n"
         "    outcomes: [tails, heads]\n    outcome: \"'heads' if d >= 4 else 'tails'\"\n"
@@ -372,6 +389,8 @@ def test_a_worker_keeps_the_ruleset_sent_again_as_the_newest(monkeypatch: pytest
     alive = sorted(o.name for o in gc.get_objects() if isinstance(o, RulesetModel) and o.name in mine)
     parent.close()
     assert alive == ["pool_a", "pool_c"], alive
+    # what the worker keeps, read in its cache (the last sent is alive in its loop either way)
+    assert sorted(name for (name, _), _ in kept[0].items()) == ["pool_a.yaml", "pool_c.yaml"]
 
 
 def test_a_worker_weighs_a_ruleset_again_with_what_its_job_left_in_its_caches(
@@ -413,6 +432,7 @@ def test_a_worker_weighs_a_ruleset_again_with_what_its_job_left_in_its_caches(
     assert after > fresh
     # two fresh ones fit, and A after its sweep alone, but not A after its sweep and B
     monkeypatch.setattr(workers, "RULESET_BYTES_PER_WORKER", after + fresh - 1, raising=False)
+    kept = _recorded_caches(monkeypatch, workers)
     parent, child = multiprocessing.Pipe()
     threading.Thread(target=workers._serve, args=(child, Limits()), daemon=True).start()
     assert parent.recv() == ("ready",)
@@ -425,3 +445,4 @@ def test_a_worker_weighs_a_ruleset_again_with_what_its_job_left_in_its_caches(
     alive = sorted(o.name for o in gc.get_objects() if isinstance(o, RulesetModel) and o.name in mine)
     parent.close()
     assert alive == ["pool_a"], alive
+    assert [name for (name, _), _ in kept[0].items()] == ["pool_a.yaml"]  # kept, not only alive
