@@ -438,6 +438,7 @@ class Ruleset:
             ready = Ready(check, bind_inputs(check, inputs))
             cache.put(key, ready, approx_bytes(ready.inputs) * READY_WEIGHT)
             ready.weigh = partial(cache.grow, key, ready)  # the rolls it keeps, weighed as they come
+            ready.settle = partial(cache.put, key, ready)
         return ready
 
     def distribution(

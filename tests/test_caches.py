@@ -10,6 +10,8 @@ import tracemalloc
 from fractions import Fraction
 from typing import Any
 
+import pytest
+
 import engine
 from engine.model.values import Multi
 from engine.runtime.cache import BoundedCache, Caches, approx_bytes
@@ -315,3 +317,36 @@ def test_a_pool_made_at_run_time_is_weighed_though_its_type_is_the_models() -> N
     thirds = Multi(tuple(Fraction(i, 3) for i in range(1_000)), faces=tuple(range(1_000)))
     held = sys.getsizeof(thirds.items) + sys.getsizeof(thirds.faces) + 1_000 * sys.getsizeof(Fraction(1, 3))
     assert approx_bytes({"p": thirds, "n": 1}) >= 0.8 * held, (approx_bytes({"p": thirds}), held)
+
+
+@pytest.mark.parametrize(
+    "name, check, inputs",
+    [
+        ("chill", "specific", lambda i: {"target": 1 + i // 3, "tokens": i % 3}),
+        ("chthonian", "standard", lambda i: {"traits": i % 10, "difficulty": 1 + i // 10}),
+    ],
+)
+def test_kept_bindings_count_what_they_hold(name: str, check: str, inputs: Any) -> None:
+    """A bot's bindings under a small budget: each was counted at four times its inputs until its
+    eighth kept roll, so a bot rolling each fewer times held seven times what the cache counted
+    (2 MB past a 4 MB budget), and a trace's step counted the ruleset's whole text through its
+    place in it (hunt 13zzd). What clearing them frees is now about what the cache counts."""
+    rs = engine.load(name, limits=engine.Limits(max_cache_bytes=4_000_000))
+    rng = random.Random(1)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for i in range(300):
+            for _ in range(3):
+                rs.roll(check, rng, **inputs(i))
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0]
+        counted = rs.caches.bindings.bytes
+        rs.caches.bindings.clear()
+        rs._recent.clear()
+        gc.collect()
+        freed = held - tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert counted <= rs.caches.bindings.max_bytes
+    assert 0.4 * counted <= freed <= 1.6 * counted, (counted, freed)

@@ -303,6 +303,7 @@ class Ready:
         "grew",
         "weighed",
         "weigh",
+        "settle",
         "rollers",
         "counted",
         "surely",
@@ -325,6 +326,9 @@ class Ready:
         """How many rolls were kept when the cache last weighed this."""
         self.weigh: Callable[[], bool] | None = None
         """Weigh this in the cache that holds it; False when it does not fit (`BoundedCache.grow`)."""
+        self.settle: Callable[[], None] | None = None
+        """Weigh this in the cache that holds it as a new entry, pushing older ones out to fit
+        (`BoundedCache.put`): at its first kept roll, when its environment and steps are made."""
         self.rollers: dict[tuple[str, bool, Callable[[Any], random.Random]], Callable[..., Result]] = {}
         """Its rollers once proven unmeterable, by policy, trace and random source (`kept_roller`)."""
         self.counted: Limits | None = None
@@ -666,13 +670,16 @@ def _keep(ready: Ready, before: Before, index: int, at: int, policy: str, traced
     if ready.weigh is not None and (at in ready.kept or len(ready.kept) < ready.room):
         ready.kept[at] = kept
         ready.grew += 1
-        if ready.grew >= 8 and ready.grew & (ready.grew - 1) == 0:
+        if ready.grew & (ready.grew - 1) == 0:  # at the 1st, 2nd, 4th, 8th ... kept roll (hunt 13zzd)
             if ready.weigh():
                 ready.weighed = len(ready.kept)
             else:  # no room: back to what the cache weighed, and no more
                 for unweighed in list(ready.kept)[ready.weighed :]:
                     ready.kept.pop(unweighed, None)
                 ready.room = ready.weighed
+                if ready.grew == 1 and ready.settle is not None:  # its own weight (its environment
+                    ready.settle()  # and steps, made at this roll), not growth: counted as a new
+                    # entry's (7x undercounted before: hunt 13zzd)
     return kept
 
 

@@ -21,6 +21,9 @@ DEFAULT_CACHE_BYTES = 256 * MB
 
 
 _MODEL = __name__.rsplit(".", 2)[0] + ".model"
+_SOURCE = __name__.rsplit(".", 2)[0] + ".syntax.positions"
+"""Where a place in the ruleset's text is (`Span`, `SourceFile`): a trace's step refers to it,
+and through it to the whole text, which the ruleset holds and no cached value does."""
 _MADE = frozenset({Multi, Redrawn})
 """The model's types whose values are made as requests run, each the cache's own to weigh."""
 
@@ -128,9 +131,12 @@ def _plain(items: tuple[Any, ...]) -> bool:
 def _shared(value: Any) -> bool:
     """Whether `value` is the ruleset's own immutable model, which every cache shares and none
     holds: a model type's instance, but for the values made at run time (a pool, a redraw), which
-    a cached environment holds alone (a tally of 100,000 chits is a pool of 100,000 readings)."""
+    a cached environment holds alone (a tally of 100,000 chits is a pool of 100,000 readings);
+    or a place in the ruleset's text (a 170 KB text was counted in every kept binding whose
+    trace names an outcome rule's row: hunt 13zzd)."""
     kind = type(value)
-    return kind.__module__.startswith(_MODEL) and kind not in _MADE
+    module = kind.__module__
+    return (module.startswith(_MODEL) and kind not in _MADE) or module == _SOURCE
 
 
 def _push(stack: list[tuple[Any, int]], items: Any, scale: int) -> None:
