@@ -353,7 +353,7 @@ def _dice_named(args: argparse.Namespace) -> dict[str, str] | None:
     ref, check = getattr(args, "ruleset", None), getattr(args, "check", None)
     if not isinstance(ref, str) or not isinstance(check, str):
         return None
-    from .model.ruleset import Die, Draw
+    from .runtime.inputs import kind_of
 
     try:
         found = _ruleset(ref, Limits()).model.checks.get(check)
@@ -361,10 +361,7 @@ def _dice_named(args: argparse.Namespace) -> dict[str, str] | None:
         return None
     if found is None:
         return None
-    # 'die' has one face (`tens=3,4` leaves the 4 unused), a 'pool' one per die
-    return {
-        r.name: "draw" if isinstance(r, Draw) else "die" if isinstance(r, Die) else "pool" for r in found.roll
-    }
+    return {r.name: kind_of(r) for r in found.roll}
 
 
 def _unrecognized(
@@ -497,7 +494,7 @@ def _stray_hint(
     if dice is not None and name in dice:
         if ".." in value:
             return []
-        if dice[name] == "die":  # one face: `tens=3,4` would leave the 4 unused
+        if dice[name] == "die":  # one face, where a pool has one per die: `tens=3,4` would leave the 4 unused
             bare = f"{name}={value.split(',')[0]}"
         if fixes:
             return [f"did you mean `--force {bare}`?"]

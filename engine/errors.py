@@ -98,7 +98,7 @@ class Advice:
       'scene' or 'character') a value (RC401);
     - `force`: force `name` (a roll) one face or chit in order, then one per reroll or redraw;
       `of` is 'chit' or 'die', `values` an example that is long enough (RC405);
-    - `die`: `name`, given as an input, is a die or draw of a check (`of`: 'die', 'pool', 'chit'),
+    - `die`: `name`, given as an input, is a die or draw of a check (`of`: 'die', 'pool', 'draw'),
       whose face a roll takes as a forced one; `values` an example a roll accepts; `lead` and
       `note` say it is no input and that the exact odds take every face (RC402);
     - `cast`, `other`: name the character who plays the scene's party, or is the action's role,
@@ -131,6 +131,11 @@ class Advice:
     values: tuple[str, ...] = ()
     lead: str = ""
     note: str = ""
+
+
+def forced_as(kind: str) -> str:
+    """What a roll is given of a randomizer of `kind` ('die', 'pool' or 'draw') to force it."""
+    return {"die": "face", "pool": "faces"}.get(kind, "chits")
 
 
 @frozen(slots=True)

@@ -14,7 +14,17 @@ from collections.abc import Collection, Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..errors import MAX_DIGITS, Advice, Diagnostic, InputError, Numeral, did_you_mean, scalar_bool, shown
+from ..errors import (
+    MAX_DIGITS,
+    Advice,
+    Diagnostic,
+    InputError,
+    Numeral,
+    did_you_mean,
+    forced_as,
+    scalar_bool,
+    shown,
+)
 from ..frozen import replace
 from ..model.ruleset import Check, Die, Draw, InputSpec, Randomizer
 from ..model.values import Multi, normalize
@@ -117,18 +127,16 @@ def _die_given(r: Randomizer, value: Any, kind: str, owner: str, check: str, spa
     takes its face as a forced one, and the exact odds take every face, so neither has it as an
     input. The hint's example is one a roll accepts face by face (`_example`); how many a pool or
     a draw takes is known only at the roll, which says so itself."""
-    draw = isinstance(r, Draw)
-    of = "chit" if draw else "die" if isinstance(r, Die) else "pool"
+    of = kind_of(r)
     faces = _example(r, _items(value))
     in_python = ", ".join(f if re.fullmatch(r"-?[0-9]{1,30}", f) else repr(f) for f in faces)
-    lead = f"'{r.name}' is a {'draw' if draw else 'die'} of check '{check}', not an input"
-    note = "the exact odds take every " + ("chit" if draw else "face")
-    taken = {"chit": "chits", "die": "face"}.get(of, "faces")
+    lead = f"'{r.name}' is a {'draw' if of == 'draw' else 'die'} of check '{check}', not an input"
+    note = "the exact odds take every " + ("chit" if of == "draw" else "face")
     return Diagnostic(
         "RC402",
         f"{kind} '{owner}' has no input '{r.name}'",
         span,
-        f"{lead}: a roll takes its {taken} as --force {r.name}={','.join(faces)} "
+        f"{lead}: a roll takes its {forced_as(of)} as --force {r.name}={','.join(faces)} "
         f"(from Python, a roll's forced={{'{r.name}': [{in_python}]}}); {note}",
         advice=Advice("die", r.name, of, tuple(faces), lead=lead, note=note),
     )
@@ -153,7 +161,7 @@ def _example(r: Randomizer, items: list[Any]) -> list[str]:
     faces = [str(f) for f in r.faces]
     if not faces:  # `die: "1..size"`: its faces are known only at the roll
         return ["FACE"] * wanted
-    return [_known(item, faces) or faces[len(faces) // 2] for item in [*items, None][:wanted]]
+    return [_known(item, faces) or "FACE" for item in [*items, None][:wanted]]  # (None only for no faces)
 
 
 def _known(item: Any, options: list[str]) -> str | None:
@@ -167,6 +175,11 @@ def _known(item: Any, options: list[str]) -> str | None:
     if text is not None and re.fullmatch(r"[+-]?[0-9]{1,30}", text):
         text = str(int(text))
     return text if text in options else options[len(options) // 2]
+
+
+def kind_of(r: Randomizer) -> str:
+    """'die' (one face), 'pool' (a face per die) or 'draw' (chits from a bag), as hints say it."""
+    return "draw" if isinstance(r, Draw) else "die" if isinstance(r, Die) else "pool"
 
 
 def unknown_input(check: Check, name: str, value: Any) -> Diagnostic:

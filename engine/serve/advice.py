@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Callable
 
-from ..errors import Advice, AdviceKind, Diagnostic
+from ..errors import Advice, AdviceKind, Diagnostic, forced_as
 
 REQUEST = "POST /api/prob"
 """Where a client asks for a check's exact odds (the playground's Distribution)."""
@@ -44,8 +44,7 @@ def _force(a: Advice) -> str:
 def _die(a: Advice) -> str:
     example = json.dumps({a.name: [_json(v) for v in a.values]})
     rolls = "a request that rolls it (a roll, an action)"
-    taken = {"chit": "chits", "die": "face"}.get(a.of, "faces")  # a pool's
-    return f'{a.lead}: {rolls} takes its {taken} as "force": {example}; {a.note}'
+    return f'{a.lead}: {rolls} takes its {forced_as(a.of)} as "force": {example}; {a.note}'
 
 
 def _characters(a: Advice) -> str:
