@@ -350,3 +350,50 @@ def test_kept_bindings_count_what_they_hold(name: str, check: str, inputs: Any) 
         tracemalloc.stop()
     assert counted <= rs.caches.bindings.max_bytes
     assert 0.4 * counted <= freed <= 1.6 * counted, (counted, freed)
+
+
+@pytest.mark.parametrize("budget", [8_000_000, None])
+def test_a_played_scene_keeps_its_steps_weighed_by_what_they_hold(budget: int | None) -> None:
+    """A scene's steps were weighed at the most they might grow to, the scenes' whole share: so
+    two policies played in turn pushed each other out, and under a budget of about 20 MB no
+    steps were kept at all (hunt 13zzd). Now they are weighed by what they hold as they grow:
+    both policies' steps are kept, within the share, and clearing them frees no more than the
+    cache counts (entries share parts of states, which each entry's weight counts again)."""
+    limits = engine.Limits() if budget is None else engine.Limits(max_cache_bytes=budget)
+    rs = engine.load("castle", limits=limits)
+    rng = random.Random(1)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for i in range(60):
+            rs.play_scene("duel", rng, policy=("always", "never")[i % 2])
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0]
+        counted = rs.caches.scenes.bytes
+        kept = [
+            min(len(steps.looks), len(steps.calls), len(steps.afters))
+            for _, steps in rs.caches.scenes.items()
+        ]
+        rs.caches.scenes.clear()
+        gc.collect()
+        freed = held - tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert len(kept) == 2 and min(kept) >= 5, kept
+    assert counted <= rs.caches.scenes.max_bytes * 0.75
+    assert 0.25 * counted <= freed <= counted, (counted, freed)
+
+
+def test_scene_steps_let_go_of_what_the_cache_has_no_room_for() -> None:
+    """Once growing would not fit, the entry just kept is let go and no new one is kept; the
+    plays go on the same, seeded, as with room for everything."""
+    roomy = engine.load("castle")
+    tight = engine.load("castle", limits=engine.Limits(max_cache_bytes=2_000_000))
+    for seed in range(6):
+        assert tight.play_scene("duel", random.Random(seed)) == roomy.play_scene("duel", random.Random(seed))
+    ((_, steps),) = tight.caches.scenes.items()
+    assert steps.full
+    assert tight.caches.scenes.bytes == steps.weight() <= tight.caches.scenes.max_bytes * 0.75
+    looks = dict(steps.looks)
+    tight.play_scene("duel", random.Random(99))
+    assert steps.looks == looks

@@ -231,14 +231,15 @@ class BoundedCache:
                 old, _ = self._data.popitem(last=False)
                 self.bytes -= self._sizes.pop(old)
 
-    def grow(self, key: Hashable, value: Any) -> bool:
+    def grow(self, key: Hashable, value: Any, size: int | None = None) -> bool:
         """Weigh `value`, which has grown, under `key` again — putting it back if the cache let
         it go meanwhile (it is in use) — only if the cache then holds at most `GROW_SHARE` of its
         bytes, so that growing never pushes another entry out and leaves room for new ones;
         False, changing nothing, when it does not fit so (or another value took its key). A
         bot rolling against more targets than the cache holds would otherwise push bindings
-        out and make them again in turn, each push forgetting every recent roller."""
-        weight = approx_bytes(value)
+        out and make them again in turn, each push forgetting every recent roller. `size`
+        overrides the estimate (a value that counts what it holds as it grows: a scene's steps)."""
+        weight = approx_bytes(value) if size is None else size
         with self._lock:
             held = self._data.get(key)
             if held is not value and (held is not None or len(self._data) >= self.max_entries):

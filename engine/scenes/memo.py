@@ -1,13 +1,15 @@
 """What a scene played many times keeps between its plays: per state, everything that does not
-depend on the dice (kept in the ruleset's caches, weighed at the most it may grow to)."""
+depend on the dice (kept in the ruleset's caches, weighed by what it holds as it grows)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 from ..model.scene import Scene
+from ..runtime.cache import approx_bytes
 from ..runtime.context import RunContext
 from ..runtime.state import State
 
@@ -24,7 +26,16 @@ class Steps:
     after a period's beginning, which rolls nothing). The dice are still rolled every time, so a
     seeded scene plays exactly as without it. A part is cleared when it grows past its share of
     `limit`: `limit` views, four times as many steps (a state takes each step of the round) and
-    twice as many states after a roll or a beginning."""
+    twice as many states after a roll or a beginning.
+
+    Weighed by what it holds, as it grows: each part's entries count at the mean weight of those
+    of its entries that were walked (`approx_bytes`: its 1st, 2nd, 4th, 8th ... kept), and every
+    keep weighs the whole again in the cache that holds it (`weigh`, `BoundedCache.grow`: counts
+    times means, no walk). Growing never pushes another entry out: once the cache has no room
+    for it, the entry just kept is let go, and the steps keep what they hold and no more (later
+    plays work the rest out each time, as the same results). Weighed once at the most it might
+    grow to, it filled the scenes' whole share, so one scene, cast and policy was kept at a time,
+    and none under a budget of about 20 MB (hunt 13zzd)."""
 
     def __init__(self, limit: int = 1024) -> None:
         self.limit = limit
@@ -32,31 +43,63 @@ class Steps:
         self.calls: dict[tuple[str, int, bool], Any] = {}
         self.afters: dict[Any, After] = {}
         self.most = {"looks": limit, "calls": 4 * limit, "afters": 2 * limit}
+        self.kept = dict.fromkeys(self.most, 0)
+        """How many entries each part has kept, ever: its entries are walked at powers of two."""
+        self.walked = dict.fromkeys(self.most, (0, 0))
+        """Per part, how many of its entries were walked, and their bytes together."""
+        self.base = 0
+        """What the steps weigh empty."""
+        self.weigh: Callable[[int], bool] | None = None
+        """Weigh this at the given bytes in the cache that holds it; False when it does not fit."""
+        self.full = False
+        """Whether the cache had no room for more: no new entry is kept."""
 
     def keep(self, name: str, key: Any, value: Any) -> None:
-        """Keep `value` under `key` in the part called `name`, emptied first when it is full."""
+        """Keep `value` under `key` in the part called `name`, emptied first when it is full, if
+        the cache that holds these steps has room for it."""
         part: dict[Any, Any] = getattr(self, name)
+        if self.full and key not in part:
+            return
         if len(part) >= self.most[name]:
             part.clear()
         part[key] = value
+        if self.weigh is None:
+            return
+        kept = self.kept[name] = self.kept[name] + 1
+        if kept & (kept - 1) == 0:
+            walked, total = self.walked[name]
+            self.walked[name] = (walked + 1, total + approx_bytes((key, value)))
+        if not self.weigh(self.weight()):
+            part.pop(key, None)
+            self.full = True
+
+    def weight(self) -> int:
+        """About what these steps hold: each part's entries at the mean of those walked."""
+        total = self.base
+        for name, (walked, held) in self.walked.items():
+            if walked:
+                total += len(getattr(self, name)) * held // walked
+        return total
 
 
 STEP_BYTES = 32 * 1024
-"""About what `Steps` holds at most per unit of its `limit`: a view (about 6 KB), four steps'
-calls (about 3 KB each: the action, its inputs and the check's `Ready`, whose values and steps
-known before the roll are worked out at its first roll) and two states after a roll (about 7 KB
-each)."""
+"""About what `Steps` holds at most per unit of its `limit`: a view (about 9 KB), four steps'
+calls (about 2 KB each: the action, its inputs and the check's `Ready`, whose values and steps
+known before the roll are worked out at its first roll) and two states after a roll (about 10 KB
+each). The cache's budget over it bounds `limit`, the entries a part keeps."""
 
 
 def steps_of(scene: Scene, cast: Mapping[str, str], ctx: RunContext) -> Steps:
-    """The ruleset's `Steps` for this scene and cast (in the ruleset's caches, weighed at the
-    most it may grow to, so the cache's byte bound holds)."""
+    """The ruleset's `Steps` for this scene and cast (in the ruleset's caches, weighed by what
+    it holds as it grows, so the cache's byte bound holds)."""
     key = ("scene steps", scene.name, tuple(sorted(cast.items())), ctx.policy)
     cache = ctx.caches.scenes
     found: Steps | None = cache.get(key)
     if found is None:
         found = Steps(limit=max(64, cache.max_bytes // STEP_BYTES))
-        cache.put(key, found, size=found.limit * STEP_BYTES)
+        found.base = approx_bytes(found)
+        cache.put(key, found, size=found.base)
+        found.weigh = partial(cache.grow, key, found)
     return found
 
 
