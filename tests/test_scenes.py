@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from _fences import fences
 from _repo import REPO_ROOT
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import engine
@@ -1470,6 +1470,7 @@ def test_the_answer_of_a_long_length_count_is_bounded(cli: Any, tmp_path: Any) -
 
 
 @given(st.integers(1, 10**12), st.integers(10**6, 10**40))
+@example(999_950, 1_000_000)  # short of 1: hypothesis found the law's old form wrong there
 @settings(max_examples=300, deadline=None)
 def test_a_small_chance_is_shown_rounded_once(top: int, bottom: int) -> None:
     """Law (review: 5.57e-7 was shown as 5.7e-7%, the percentage rounded before the quotient):
@@ -1479,6 +1480,9 @@ def test_a_small_chance_is_shown_rounded_once(top: int, bottom: int) -> None:
 
     p = Fraction(top, bottom)
     text = percent(p)
+    if Fraction(19_999, 20_000) <= p < 1:  # not 1, never shown as 100.00% (ea5ed52, hunt 13m)
+        assert text == ">99.99%"
+        return
     if p >= Fraction(1, 20_000):
         assert text == f"{float(p) * 100:6.2f}%"
         return
