@@ -904,6 +904,9 @@ class Sequential:
         """Units of work done before it was last weighed by that cache."""
         self.unweighed = 0
         """Units of work done since (the sampler weighs it again when this passes a quarter of `weighed`)."""
+        self.walked = 0
+        self.walked_bytes = 0
+        """Units of work done before its cache last walked it (`approx_bytes`), and what it found."""
         self.check = check
         self.env = env
         self.ctx = ctx

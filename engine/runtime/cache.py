@@ -203,14 +203,15 @@ class BoundedCache:
             if len(self._data) > self.max_entries or self.bytes > self.max_bytes:
                 self._fit()  # a call only when something must go: every request puts its answer
 
-    def reweigh(self, key: Hashable) -> None:
+    def reweigh(self, key: Hashable, size: int | None = None) -> None:
         """Weigh the value under `key` again (it has grown since it was put: a kept solver), and
         drop the oldest entries — itself too, if it no longer fits — until the cache fits. The
-        caller must keep the value from changing while it is weighed."""
+        caller must keep the value from changing while it is weighed; `size` overrides the
+        estimate (a value that knows how it grew since it was last walked)."""
         value = self.get(key)
         if value is None:
             return
-        weight = approx_bytes(value)
+        weight = approx_bytes(value) if size is None else size
         with self._lock:
             if self._data.get(key) is not value:
                 return  # replaced or dropped meanwhile
