@@ -904,6 +904,8 @@ class Sequential:
         """Units of work done before it was last weighed by that cache."""
         self.unweighed = 0
         """Units of work done since (the sampler weighs it again when this passes a quarter of `weighed`)."""
+        self.made = 0
+        """What its cache weighed it at when it was put there, empty."""
         self.walked = 0
         self.walked_bytes = 0
         """Units of work done before its cache last walked it (`approx_bytes`), and what it found."""

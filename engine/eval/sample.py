@@ -997,10 +997,18 @@ class _Roller:
             before = work.used
             yield exact
             exact.unweighed += work.used - before
-            if exact.key is not None and exact.unweighed > max(REWEIGH_WORK, exact.weighed // 4):
+            if exact.key is None:
+                return
+            evaluators = self.ctx.caches.evaluators
+            held = evaluators.get(exact.key)
+            if held is None or held[1] is not exact:  # let go meanwhile: another may hold its key
+                return
+            if exact.unweighed <= max(REWEIGH_WORK, exact.weighed // 4):
+                if not exact.walked:  # not walked since it was made: counted by what its work may hold
+                    evaluators.reweigh(exact.key, exact.made + FIRST_BYTES + WORK_BYTES * exact.unweighed)
+            else:
                 exact.weighed += exact.unweighed
                 exact.unweighed = 0
-                evaluators = self.ctx.caches.evaluators
                 if exact.walked and exact.weighed < 2 * exact.walked:
                     evaluators.reweigh(exact.key, exact.walked_bytes * exact.weighed // exact.walked)
                 else:
@@ -1253,6 +1261,14 @@ class _Roller:
 REWEIGH_WORK = 2_000
 """Units of work a kept exact evaluator may do before it is weighed again (a few milliseconds)."""
 
+FIRST_BYTES = 32 * 1024
+WORK_BYTES = 64
+"""What a kept exact evaluator not walked since it was made is counted at, past its weight when
+made: what its first solve makes (its procedure and packing) and a unit of work's memos, at or
+above what Chimera's `contest` and `skill` and Castle's `combat` measured under `optimal` (22-80 KB
+from 100 to 1,300 units). Counted at its weight when made, such evaluators held 3-4.5 times what
+their cache counted (review 13zze)."""
+
 
 def _exact_for(check: Check, env: dict[str, Any], ctx: RunContext) -> Sequential:
     """One exact evaluator per check, inputs and policy, kept in the ruleset's caches so that
@@ -1268,6 +1284,7 @@ def _exact_for(check: Check, env: dict[str, Any], ctx: RunContext) -> Sequential
     if found is None or found[0] is not check:  # an id can be reused by a later check object
         found = (check, Sequential(check, env, ctx, key))
         ctx.caches.evaluators.put(key, found)
+        found[1].made = ctx.caches.evaluators.weight(key) or 0
     return found[1]
 
 

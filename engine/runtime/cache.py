@@ -153,8 +153,9 @@ def _push(stack: list[tuple[Any, int]], items: Any, scale: int) -> None:
 class BoundedCache:
     """A map of at most `max_entries` entries holding at most about `max_bytes` (each value
     weighed by `approx_bytes` when it is put, and again by `reweigh` if it grows); the oldest goes
-    first. Reads take no lock (one dictionary read is atomic), writes do, so a hit stays as quick
-    as a dict lookup. A value too big for the whole cache is not kept at all."""
+    first (put longest ago, or, for a caller that `touch`es what it uses, used longest ago).
+    Reads take no lock (one dictionary read is atomic), writes do, so a hit stays as quick as a
+    dict lookup. A value too big for the whole cache is not kept at all."""
 
     def __init__(self, max_entries: int, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         self.max_entries = max_entries
@@ -232,15 +233,14 @@ class BoundedCache:
                 old, _ = self._data.popitem(last=False)
                 self.bytes -= self._sizes.pop(old)
 
-    def grow(self, key: Hashable, value: Any, size: int | None = None) -> bool:
+    def grow(self, key: Hashable, value: Any) -> bool:
         """Weigh `value`, which has grown, under `key` again — putting it back if the cache let
         it go meanwhile (it is in use) — only if the cache then holds at most `GROW_SHARE` of its
         bytes, so that growing never pushes another entry out and leaves room for new ones;
         False, changing nothing, when it does not fit so (or another value took its key). A
         bot rolling against more targets than the cache holds would otherwise push bindings
-        out and make them again in turn, each push forgetting every recent roller. `size`
-        overrides the estimate (a value that counts what it holds as it grows: a scene's steps)."""
-        weight = approx_bytes(value) if size is None else size
+        out and make them again in turn, each push forgetting every recent roller."""
+        weight = approx_bytes(value)
         with self._lock:
             held = self._data.get(key)
             if held is not value and (held is not None or len(self._data) >= self.max_entries):
@@ -252,6 +252,30 @@ class BoundedCache:
             self._sizes[key] = weight
             self.bytes += weight - was
             return True
+
+    def hold(self, key: Hashable, value: Any, size: int) -> bool:
+        """Keep `value` under `key` at `size` bytes as the newest entry (put back if the cache let
+        it go meanwhile: it is in use), the oldest others going to make room; False, changing
+        nothing, when `size` is more than the whole cache holds. For a value that grows as it
+        is used and is the one to keep (a scene's steps, played now), unlike `grow`'s."""
+        if size > self.max_bytes:
+            return False
+        with self._lock:
+            if self._data.get(key) is value:  # the common case: held, weighed again
+                self._data.move_to_end(key)
+                self.bytes += size - self._sizes[key]
+                self._sizes[key] = size
+                if self.bytes > self.max_bytes:
+                    self._fit()
+                return True
+        self.put(key, value, size)
+        return True
+
+    def touch(self, key: Hashable) -> None:
+        """Make the entry under `key`, if any, the newest: used now, it is the last to go."""
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
 
     def get_or_make(self, key: Hashable, make: Callable[[], V], weigh: Callable[[V], int] | None = None) -> V:
         """The cached value, or `make()` stored under `key` (two threads may both make it once);

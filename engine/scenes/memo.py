@@ -4,7 +4,8 @@ depend on the dice (kept in the ruleset's caches, weighed by what it holds as it
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections import ChainMap
+from collections.abc import Callable, Mapping, MutableMapping
 from functools import partial
 from typing import Any
 
@@ -30,18 +31,18 @@ class Steps:
 
     Weighed by what it holds, as it grows: each part's entries count at the mean weight of those
     of its entries that were walked (`approx_bytes`: its 1st, 2nd, 4th, 8th ... kept), and every
-    keep weighs the whole again in the cache that holds it (`weigh`, `BoundedCache.grow`: counts
-    times means, no walk). Growing never pushes another entry out: once the cache has no room
-    for it, the entry just kept is let go, and the steps keep what they hold and no more (later
-    plays work the rest out each time, as the same results). Weighed once at the most it might
-    grow to, it filled the scenes' whole share, so one scene, cast and policy was kept at a time,
-    and none under a budget of about 20 MB (hunt 13zzd)."""
+    keep weighs the whole again in the cache that holds it (`weigh`: counts times means, no walk)
+    as its newest entry, the scenes played least recently going first to make room. Steps that
+    would outgrow the whole share keep what they hold (`full`), and each play of them keeps what
+    it meets besides for itself alone (`overlay`). Weighed once at the most it might grow to, it
+    filled the scenes' whole share, so one scene, cast and policy was kept at a time, and none
+    under a budget of about 20 MB (hunt 13zzd)."""
 
     def __init__(self, limit: int = 1024) -> None:
         self.limit = limit
-        self.looks: dict[str, tuple[dict[str, Any], str | None]] = {}
-        self.calls: dict[tuple[str, int, bool], Any] = {}
-        self.afters: dict[Any, After] = {}
+        self.looks: MutableMapping[str, tuple[dict[str, Any], str | None]] = {}
+        self.calls: MutableMapping[tuple[str, int, bool], Any] = {}
+        self.afters: MutableMapping[Any, After] = {}
         self.most = {"looks": limit, "calls": 4 * limit, "afters": 2 * limit}
         self.kept = dict.fromkeys(self.most, 0)
         """How many entries each part has kept, ever: its entries are walked at powers of two."""
@@ -50,14 +51,15 @@ class Steps:
         self.base = 0
         """What the steps weigh empty."""
         self.weigh: Callable[[int], bool] | None = None
-        """Weigh this at the given bytes in the cache that holds it; False when it does not fit."""
+        """Weigh this at the given bytes in the cache that holds it, as its newest entry; False,
+        changing nothing, when that is more than the whole cache holds."""
         self.full = False
-        """Whether the cache had no room for more: no new entry is kept."""
+        """Whether the cache could not hold more: no new entry is kept here."""
 
     def keep(self, name: str, key: Any, value: Any) -> None:
         """Keep `value` under `key` in the part called `name`, emptied first when it is full, if
-        the cache that holds these steps has room for it."""
-        part: dict[Any, Any] = getattr(self, name)
+        the cache that holds these steps can hold it."""
+        part = getattr(self, name)
         if self.full and key not in part:
             return
         if len(part) >= self.most[name]:
@@ -66,20 +68,33 @@ class Steps:
         if self.weigh is None:
             return
         kept = self.kept[name] = self.kept[name] + 1
+        was = self.walked[name]
         if kept & (kept - 1) == 0:
-            walked, total = self.walked[name]
-            self.walked[name] = (walked + 1, total + approx_bytes((key, value)))
+            self.walked[name] = (was[0] + 1, was[1] + approx_bytes((key, value)))
         if not self.weigh(self.weight()):
             part.pop(key, None)
+            self.walked[name] = was  # as the cache counts it: without the entry let go
             self.full = True
 
     def weight(self) -> int:
         """About what these steps hold: each part's entries at the mean of those walked."""
+        walked = self.walked
         total = self.base
-        for name, (walked, held) in self.walked.items():
-            if walked:
-                total += len(getattr(self, name)) * held // walked
+        for name, part in (("looks", self.looks), ("calls", self.calls), ("afters", self.afters)):
+            count, held = walked[name]
+            if count:
+                total += len(part) * held // count
         return total
+
+    def overlay(self) -> Steps:
+        """Steps for one play of these full ones: what they hold, and what the play meets besides
+        kept apart, for it alone (let go with it, so no cache counts it)."""
+        over = Steps(self.limit)
+        over.looks = ChainMap({}, self.looks)
+        over.calls = ChainMap({}, self.calls)
+        over.afters = ChainMap({}, self.afters)
+        over.most = {name: most + len(getattr(self, name)) for name, most in self.most.items()}
+        return over
 
 
 STEP_BYTES = 32 * 1024
@@ -91,16 +106,26 @@ each). The cache's budget over it bounds `limit`, the entries a part keeps."""
 
 def steps_of(scene: Scene, cast: Mapping[str, str], ctx: RunContext) -> Steps:
     """The ruleset's `Steps` for this scene and cast (in the ruleset's caches, weighed by what
-    it holds as it grows, so the cache's byte bound holds)."""
+    it holds as it grows, so the cache's byte bound holds; the scenes played least recently go
+    first)."""
     key = ("scene steps", scene.name, tuple(sorted(cast.items())), ctx.policy)
     cache = ctx.caches.scenes
     found: Steps | None = cache.get(key)
     if found is None:
         found = Steps(limit=max(64, cache.max_bytes // STEP_BYTES))
         found.base = approx_bytes(found)
+        # the same scene and cast under another policy: the weights of its entries stand for
+        # these (no walks to learn them again: two policies that do not both fit the share push
+        # each other out at every play)
+        for other, steps in cache.items():
+            if isinstance(other, tuple) and other[:3] == key[:3] and isinstance(steps, Steps):
+                found.kept, found.walked = dict(steps.kept), dict(steps.walked)
+                break
         cache.put(key, found, size=found.base)
-        found.weigh = partial(cache.grow, key, found)
-    return found
+        found.weigh = partial(cache.hold, key, found)
+    else:
+        cache.touch(key)  # played now: the last to go
+    return found.overlay() if found.full else found
 
 
 def state_key(state: Mapping[str, Any]) -> str:
