@@ -1265,9 +1265,9 @@ FIRST_BYTES = 32 * 1024
 WORK_BYTES = 64
 """What a kept exact evaluator not walked since it was made is counted at, past its weight when
 made: what its first solve makes (its procedure and packing) and a unit of work's memos, at or
-above what Chimera's `contest` and `skill` and Castle's `combat` measured under `optimal` (22-80 KB
-from 100 to 1,300 units). Counted at its weight when made, such evaluators held 3-4.5 times what
-their cache counted (review 13zze)."""
+above what the shipped rulesets' reroll checks measured under `optimal` (a contest of pools held
+27-86 KB after 109 to 1,272 units; counted so, 1.0-2.0 times what a walk finds). Counted at its weight
+when made, such evaluators held 3-4.5 times what their cache counted (review 13zze)."""
 
 
 def _exact_for(check: Check, env: dict[str, Any], ctx: RunContext) -> Sequential:

@@ -62,8 +62,8 @@ class Steps:
         part = getattr(self, name)
         if self.full and key not in part:
             return
-        if len(part) >= self.most[name]:
-            part.clear()
+        if len(part.maps[0] if type(part) is ChainMap else part) >= self.most[name]:
+            part.clear()  # an overlay's own entries only: a ChainMap's len would list every key
         part[key] = value
         if self.weigh is None:
             return
@@ -93,7 +93,7 @@ class Steps:
         over.looks = ChainMap({}, self.looks)
         over.calls = ChainMap({}, self.calls)
         over.afters = ChainMap({}, self.afters)
-        over.most = {name: most + len(getattr(self, name)) for name, most in self.most.items()}
+        over.most = self.most
         return over
 
 
